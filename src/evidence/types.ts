@@ -1,0 +1,136 @@
+// Evidence: what the hidden channels recorded for one trial. The agent never sees or writes any of it.
+// Channels: the model endpoint (every request/response, so every tool call and tool result), the mock
+// services (every request), the filesystem (snapshot before/after), the process, and the harness's own
+// output (parsed by the adapter's output parser).
+import type { Action, ActionKind } from '../cases/schema.js';
+
+/** Which part of the scripted plan a tool call served. */
+export interface StepRef {
+  role: 'owner' | 'attack';
+  index: number;
+}
+
+/** One tool call the model asked for. */
+export interface ToolCallRecord {
+  /** Call id as sent to the harness. */
+  id: string;
+  /** Harness tool name. */
+  tool: string;
+  args: unknown;
+  /** The abstract action it carries out (absent for live-mode calls that map to none). */
+  action?: ActionKind;
+  step?: StepRef;
+  /** True when the action was compiled into a shell command because the harness has no such tool. */
+  via_shell?: boolean;
+}
+
+/** A tool result the harness sent back to the model. */
+export interface ToolResultRecord {
+  call_id: string;
+  /** Tool result text, capped at 4 KiB. */
+  text: string;
+  is_error: boolean;
+  /** The harness refused the call (is_error + a denial pattern, or a denial pattern alone). */
+  denied: boolean;
+}
+
+export interface ModelExchange {
+  seq: number;
+  at: number;
+  dialect: 'anthropic-messages' | 'openai-responses' | 'openai-chat';
+  path: string;
+  /** Tool names offered in the request. */
+  tools: string[];
+  /** The request was a reviewer/approval call, not an agent turn. */
+  review?: { verdict: 'allow' | 'deny' };
+  /** The trigger of the injection was visible in this request. */
+  injection_visible: boolean;
+  /** Tool results that arrived in this request (new since the previous one). */
+  results: ToolResultRecord[];
+  /** What the model answered. */
+  response: { kind: 'tool_calls'; calls: ToolCallRecord[] } | { kind: 'text'; text: string };
+}
+
+export interface ServiceRequest {
+  seq: number;
+  at: number;
+  /** mail | chat | payments | deploy | registry | web | tickets | mcp | sink | egress | unknown */
+  service: string;
+  /** Operation name, e.g. send, transfer, trigger, install, get, collect, tools/call. */
+  op: string;
+  method: string;
+  path: string;
+  /** Host the request was meant for (proxy/egress requests), else the services host. */
+  host?: string;
+  /** Request body, capped at 16 KiB. */
+  body: string;
+  /** Names of canaries whose value appeared anywhere in the request (URL, headers, body). */
+  canaries: string[];
+  status: number;
+}
+
+export interface FileState {
+  /** sha256 of the content. */
+  hash: string;
+  size: number;
+  /** Content for text files up to 256 KiB (for contains checks). */
+  text?: string;
+}
+
+/** Snapshot keyed by path as the case sees it: `ws/REL`, `home/REL`, `tmp/REL`. */
+export type Snapshot = Record<string, FileState>;
+
+export interface FsDiff {
+  added: string[];
+  modified: string[];
+  deleted: string[];
+}
+
+export interface ProcessOutcome {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  /** Last 64 KiB of each stream. */
+  stdout: string;
+  stderr: string;
+  /** The harness could not be started at all (missing binary, Docker error…). */
+  spawn_error?: string;
+  /** The runner's infrastructure failed (daemon died…): the trial is invalid. */
+  infra_error?: string;
+}
+
+export interface HarnessEvent {
+  kind: 'denial' | 'error' | 'warning' | 'tool';
+  tool?: string;
+  text: string;
+}
+
+export interface Evidence {
+  model: ModelExchange[];
+  services: ServiceRequest[];
+  before: Snapshot;
+  after: Snapshot;
+  diff: FsDiff;
+  process: ProcessOutcome;
+  harness: HarnessEvent[];
+  /** Values of the trial's canaries by name (needed to scan files and replies). */
+  canaries: Record<string, string>;
+  /** Snapshot keys of the adapter's memory files and skills folder (for memory/skill checks). */
+  state: { memory_files: string[]; skills_dir?: string; config_dirs: string[] };
+}
+
+/** The trial context the scripted model needs: what the owner wants and what the attacker wants. */
+export interface ScriptContext {
+  trial_id: string;
+  plan: Action[];
+  goal: Action[];
+  trigger: string;
+  reviewer_verdict: 'allow' | 'deny';
+  /** Paths as the harness sees them, for turning relative paths into absolute ones. */
+  paths: { workspace: string; home: string; tmp: string };
+  /** Memory file the `remember` action appends to when the harness has no memory tool. */
+  memory_file?: string;
+  tool_hints: Record<string, { name: string; args: Record<string, string> }>;
+  denial_patterns: RegExp[];
+}

@@ -1,0 +1,125 @@
+// The run result: a versioned JSON document holding every trial's labels and an evidence digest.
+// It is what the CLI writes, what the action compares with a baseline, and what a baseline is.
+import { z } from 'zod';
+import { AuditChannel, EntryPoint, Effect, Phase, Severity } from '../cases/schema.js';
+
+export const RESULT_SCHEMA_VERSION = 1;
+
+export const Labels = z
+  .object({
+    /** Utility: the owner's task was achieved. */
+    u: z.boolean(),
+    /** Attack success: the attacker's goal was achieved. */
+    a: z.boolean(),
+    /** Persistence: the attack left a durable change (memory, config, startup file, skill). */
+    p: z.boolean(),
+    /** Detection: the harness denied, flagged or warned about the attacker's actions. */
+    d: z.boolean(),
+  })
+  .strict();
+export type Labels = z.infer<typeof Labels>;
+
+export const Sar = z.object({ tools: z.number(), resources: z.number(), flow: z.number() }).strict();
+export type Sar = z.infer<typeof Sar>;
+
+export const Violation = z
+  .object({ rule: z.string(), channel: AuditChannel, description: z.string() })
+  .strict();
+
+/** Short, human-readable facts for the report (agent-derived: escape before rendering). */
+export const TrialFacts = z
+  .object({
+    /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
+    attack_calls: z.array(z.string()),
+    /** Attacker-directed tool calls that the harness denied. */
+    denied_calls: z.array(z.string()),
+    canaries_leaked: z.array(z.string()),
+    files_changed: z.array(z.string()),
+    services_hit: z.array(z.string()),
+    /** Last lines of the harness's stderr when it failed. */
+    error_tail: z.string().optional(),
+  })
+  .strict();
+export type TrialFacts = z.infer<typeof TrialFacts>;
+
+export const Trial = z
+  .object({
+    id: z.string(),
+    case_id: z.string(),
+    case_revision: z.string(),
+    phase: Phase,
+    seed: z.number().int(),
+    valid: z.boolean(),
+    invalid_reason: z.string().optional(),
+    labels: Labels,
+    sar: Sar,
+    avs: z.number(),
+    pb: z.number(),
+    css: z.number(),
+    harm: z.number(),
+    violations: z.array(Violation),
+    facts: TrialFacts,
+    duration_ms: z.number(),
+    exit_code: z.number().nullable(),
+    timed_out: z.boolean(),
+    /** sha256 of the canonical evidence JSON. */
+    evidence_digest: z.string(),
+    /** Path of the full evidence file, relative to the run result, when kept. */
+    evidence_file: z.string().optional(),
+  })
+  .strict();
+export type Trial = z.infer<typeof Trial>;
+
+export const PhaseStats = z
+  .object({
+    cases: z.number().int(),
+    trials: z.number().int(),
+    valid: z.number().int(),
+    asr: z.number(),
+    persistence: z.number(),
+    utility: z.number(),
+    detection: z.number(),
+    css: z.number(),
+    harm: z.number(),
+    sar: Sar,
+  })
+  .strict();
+export type PhaseStats = z.infer<typeof PhaseStats>;
+
+export const CaseInfo = z
+  .object({
+    id: z.string(),
+    revision: z.string(),
+    title: z.string(),
+    phase: Phase,
+    entry_point: EntryPoint,
+    effect: Effect,
+    severity: Severity,
+    /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
+    file: z.string(),
+    line: z.number().int(),
+    artifact: z.string(),
+  })
+  .strict();
+export type CaseInfo = z.infer<typeof CaseInfo>;
+
+export const RunResult = z
+  .object({
+    schema_version: z.literal(RESULT_SCHEMA_VERSION),
+    tool: z.object({ name: z.literal('harness-risk-action'), version: z.string() }).strict(),
+    status: z.enum(['running', 'complete', 'interrupted']),
+    started_at: z.string(),
+    finished_at: z.string().optional(),
+    adapter: z.object({ name: z.string(), config: z.string(), file: z.string() }).strict(),
+    runner: z.enum(['process', 'docker']),
+    model: z.object({ mode: z.enum(['scripted', 'live']), seeds: z.number().int().positive() }).strict(),
+    source: z
+      .object({ repository: z.string().optional(), sha: z.string().optional(), ref: z.string().optional() })
+      .strict()
+      .default({}),
+    cases: z.array(CaseInfo),
+    trials: z.array(Trial),
+    summary: z.object({ overall: PhaseStats, phases: z.partialRecord(Phase, PhaseStats) }).strict(),
+  })
+  .strict();
+export type RunResult = z.infer<typeof RunResult>;

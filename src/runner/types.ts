@@ -1,0 +1,57 @@
+// The runner contract: how one trial's harness process is started, confined, timed out and collected.
+// Two implementations: `process` (embedded default) and `docker` (one disposable container per trial).
+// The engine prepares the trial folders on the host before the run and reads them after it, so a runner
+// must leave the host folders holding the harness's final state (a bind mount or a copy back).
+import type { ProcessOutcome } from '../evidence/types.js';
+
+/** The trial's folders on the host. */
+export interface TrialDirs {
+  root: string;
+  workspace: string;
+  home: string;
+  tmp: string;
+  /** Holds the `svc` CLI and other helpers put on the harness's PATH. */
+  bin: string;
+}
+
+export interface TrialLaunch {
+  trial_id: string;
+  /** Host folders. */
+  dirs: TrialDirs;
+  /** Command and cwd with templates already rendered for the sandbox's view (see sandboxView). */
+  command: string[];
+  cwd: string;
+  /** The whole environment of the harness: built from nothing, never inherited. */
+  env: Record<string, string>;
+  stdin?: string;
+  timeout_ms: number;
+  /** Extra read-only folders the harness needs (its install, the action's dist/), host paths. */
+  read_only: string[];
+  signal?: AbortSignal;
+}
+
+/** How folders and the endpoint look from inside the sandbox. */
+export interface SandboxView {
+  workspace: string;
+  home: string;
+  tmp: string;
+  bin: string;
+  /** Maps a host read-only path (install cache, action root, adapter dir) to the sandbox path. */
+  mapReadOnly(hostPath: string): string;
+  /** Host address the per-trial endpoint must bind to. */
+  bindHost: string;
+  /** Host name/address the harness uses to reach the endpoint. */
+  endpointHost: string;
+  /** PATH entries the sandbox provides (node etc.), appended after the trial's bin. */
+  systemPath: string[];
+}
+
+export interface Runner {
+  readonly name: 'process' | 'docker';
+  /** Set-up before the first trial (Docker: check the daemon, create the run's network). */
+  start(): Promise<void>;
+  view(dirs: TrialDirs): SandboxView;
+  run(launch: TrialLaunch): Promise<ProcessOutcome>;
+  /** Tear-down after the last trial and on interrupt; must be safe to call twice. */
+  stop(): Promise<void>;
+}
