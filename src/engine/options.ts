@@ -1,0 +1,40 @@
+// Options of one engine run: what the CLI flags and the action inputs both turn into.
+import type { RunResult } from '../result/schema.js';
+
+export interface Shard {
+  /** 1-based. */
+  index: number;
+  total: number;
+}
+
+export type ProgressEvent =
+  | { kind: 'start'; trials: number; adapter: string; config: string }
+  | { kind: 'trial'; done: number; total: number; case_id: string; valid: boolean; a: boolean; u: boolean; reason?: string }
+  | { kind: 'notice'; message: string };
+
+export interface RunOptions {
+  /** Built-in adapter name (`reference`, `claude-code`…) or a path to an adapter folder or adapter.yaml. */
+  adapter: string;
+  /** Configuration name inside the adapter. */
+  config: string;
+  /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
+  cases: string[];
+  runner: 'process' | 'docker';
+  /** Docker image for `runner: docker`. */
+  image?: string;
+  concurrency: number;
+  /** Per-trial timeout; overrides the adapter's. */
+  timeout_s?: number;
+  seeds: number;
+  model: 'scripted' | 'live';
+  /** Where the run result JSON is written (incrementally). */
+  out: string;
+  /** Keep each trial's full evidence JSON beside the run result. */
+  keep_evidence: boolean;
+  shard?: Shard;
+  /** Folder of the harness install cache (default .cache/harnesses under the action root). */
+  cache_dir?: string;
+  on_progress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+  source?: RunResult['source'];
+}
