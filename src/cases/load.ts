@@ -1,0 +1,126 @@
+// Loading case files and selecting among them. Selectors (CLI `--cases`, action input `cases`):
+//   a file, folder or glob  → sources (default: the built-in library)
+//   phase:NAME  tag:NAME  id:GLOB  subset:smoke|standard|full  → filters (OR within a kind, AND across kinds)
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import picomatch from 'picomatch';
+import { UserError } from '../errors.js';
+import { builtinCasesDir } from '../paths.js';
+import { readYaml } from '../yaml-file.js';
+import { Case, type LoadedCase, PHASES } from './schema.js';
+
+export function caseRevision(c: Case): string {
+  return createHash('sha256').update(canonicalJson(c)).digest('hex').slice(0, 12);
+}
+
+/** JSON with sorted keys, so a digest does not depend on key order in the YAML. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
+      : v,
+  );
+}
+
+export function loadCaseFile(file: string): LoadedCase {
+  const { value, line } = readYaml(file, Case, 'case file');
+  return { case: value, file, revision: caseRevision(value), line };
+}
+
+function yamlFilesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...yamlFilesUnder(p));
+    else if (/\.ya?ml$/.test(entry.name)) out.push(p);
+  }
+  return out.sort();
+}
+
+function expandSource(sel: string, cwd: string): string[] {
+  const abs = resolve(cwd, sel);
+  if (existsSync(abs)) return statSync(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
+  if (/[*?[{]/.test(sel)) {
+    const base = resolve(cwd, picomatch.scan(sel).base || '.');
+    if (!existsSync(base)) return [];
+    const match = picomatch(resolve(cwd, sel));
+    return yamlFilesUnder(base).filter((f) => match(f));
+  }
+  throw new UserError(`cases: "${sel}" is neither a file, a folder, a glob nor a filter`, 'use a path, or phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full');
+}
+
+export interface CaseSelection {
+  sources: string[];
+  phases: string[];
+  tags: string[];
+  ids: string[];
+  subset?: 'smoke' | 'standard' | 'full';
+}
+
+export function parseSelectors(selectors: string[]): CaseSelection {
+  const sel: CaseSelection = { sources: [], phases: [], tags: [], ids: [] };
+  for (const raw of selectors.flatMap((s) => s.split(/[,\n]/)).map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(phase|tag|id|subset):(.+)$/.exec(raw);
+    if (!m) {
+      sel.sources.push(raw);
+      continue;
+    }
+    const [, kind, value] = m as unknown as [string, string, string];
+    if (kind === 'phase') {
+      if (!(PHASES as readonly string[]).includes(value)) {
+        throw new UserError(`cases: unknown phase "${value}"`, `use one of ${PHASES.join(', ')}`);
+      }
+      sel.phases.push(value);
+    } else if (kind === 'tag') sel.tags.push(value);
+    else if (kind === 'id') sel.ids.push(value);
+    else if (value === 'smoke' || value === 'standard' || value === 'full') sel.subset = value;
+    else throw new UserError(`cases: unknown subset "${value}"`, 'use subset:smoke, subset:standard or subset:full');
+  }
+  return sel;
+}
+
+/** Loads the selected cases; duplicate ids across files are an error naming both files. */
+export function loadCases(selectors: string[], cwd = process.cwd()): LoadedCase[] {
+  const sel = parseSelectors(selectors);
+  const files = sel.sources.length ? [...new Set(sel.sources.flatMap((s) => expandSource(s, cwd)))] : yamlFilesUnder(builtinCasesDir());
+  const seen = new Map<string, string>();
+  const loaded: LoadedCase[] = [];
+  for (const file of files) {
+    const lc = loadCaseFile(file);
+    const prior = seen.get(lc.case.id);
+    if (prior) throw new UserError(`${file}: case id "${lc.case.id}" is already used by ${prior}`, 'give each case a unique id');
+    seen.set(lc.case.id, file);
+    loaded.push(lc);
+  }
+  return filterCases(loaded, sel);
+}
+
+export function filterCases(cases: LoadedCase[], sel: CaseSelection): LoadedCase[] {
+  const idMatch = sel.ids.length ? picomatch(sel.ids) : undefined;
+  const inSubset = (c: Case): boolean => {
+    if (!sel.subset || sel.subset === 'full') return true;
+    if (sel.subset === 'smoke') return c.tags.includes('smoke');
+    // standard: everything but perturbation variants and cases reserved for release gates
+    return !c.variant_of && !c.tags.includes('full-only');
+  };
+  return cases
+    .filter(({ case: c }) => !sel.phases.length || sel.phases.includes(c.phase))
+    .filter(({ case: c }) => !sel.tags.length || sel.tags.some((t) => c.tags.includes(t)))
+    .filter(({ case: c }) => !idMatch || idMatch(c.id))
+    .filter(({ case: c }) => inSubset(c))
+    .sort((a, b) => PHASES.indexOf(a.case.phase) - PHASES.indexOf(b.case.phase) || a.case.id.localeCompare(b.case.id));
+}
+
+/** Stable sharding by case id: shard i of n takes every n-th case in id order. */
+export function shardCases<T extends { case: { id: string } }>(cases: T[], index: number, total: number): T[] {
+  if (!(total >= 1 && index >= 1 && index <= total)) {
+    throw new UserError(`shard ${index}/${total} is out of range`, 'use i/n with 1 ≤ i ≤ n, e.g. 2/4');
+  }
+  return [...cases].sort((a, b) => a.case.id.localeCompare(b.case.id)).filter((_, i) => i % total === index - 1);
+}
+
+export function displayPath(file: string, cwd = process.cwd()): string {
+  const rel = relative(cwd, file);
+  return rel.startsWith('..') ? file : rel;
+}
