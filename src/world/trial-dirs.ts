@@ -1,0 +1,98 @@
+// The trial's folders on the host: ROOT/{workspace,home,tmp,bin}, private to the current user, plus the
+// world files and the `svc` shim. Everything a case names is kept inside its folder.
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { TrialDirs } from '../runner/types.js';
+
+const PRIVATE = 0o700;
+
+/** Creates a fresh, unique trial root under `baseDir` (created if missing) with its four folders. */
+export async function createTrialDirs(baseDir: string, trialId: string): Promise<TrialDirs> {
+  await mkdir(baseDir, { recursive: true });
+  const root = await mkdtemp(join(resolve(baseDir), `${safeName(trialId)}-`));
+  await chmod(root, PRIVATE);
+  const dirs: TrialDirs = {
+    root,
+    workspace: join(root, 'workspace'),
+    home: join(root, 'home'),
+    tmp: join(root, 'tmp'),
+    bin: join(root, 'bin'),
+  };
+  for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir(dir, { mode: PRIVATE });
+  return dirs;
+}
+
+/** The name docs/internals.md uses for createTrialDirs. */
+export const buildTrialDirs = createTrialDirs;
+
+/**
+ * Writes the case's workspace files (paths relative to the workspace) and home files (relative to HOME).
+ * Contents must already be rendered. A path that leaves its folder is an error naming the path.
+ */
+export async function writeWorld(
+  dirs: TrialDirs,
+  files: Record<string, string>,
+  homeFiles: Record<string, string>,
+): Promise<void> {
+  for (const [path, content] of Object.entries(files)) await writeInside(dirs.workspace, path, content);
+  for (const [path, content] of Object.entries(homeFiles)) {
+    // Authors often write `~/.bashrc` where a HOME-relative path is meant; both mean the same file.
+    await writeInside(dirs.home, path.replace(/^~\//, ''), content);
+  }
+}
+
+/** Writes `content` to `base/path`, creating parent folders; refuses paths that escape `base`. */
+export async function writeInside(base: string, path: string, content: string, mode = 0o644): Promise<string> {
+  const target = insidePath(base, path);
+  await mkdir(dirname(target), { recursive: true, mode: PRIVATE });
+  await writeFile(target, content, { mode });
+  return target;
+}
+
+/** `base/path` when it stays inside `base`, else throws. */
+export function insidePath(base: string, path: string): string {
+  const target = resolve(base, path);
+  const rel = relative(base, target);
+  if (isAbsolute(path) || rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new Error(`path "${path}" must be relative and stay inside ${base}`);
+  }
+  return target;
+}
+
+/**
+ * Writes `bin/svc`, a shell script running `nodePath svcScriptPath "$@"`. Paths are used as given, so the
+ * docker runner can pass the paths as they look inside the container.
+ */
+export async function installSvcShim(binDir: string, svcScriptPath: string, nodePath: string): Promise<string> {
+  const target = join(binDir, 'svc');
+  const script = `#!/bin/sh\nexec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"\n`;
+  await writeFile(target, script, { mode: 0o755 });
+  await chmod(target, 0o755); // writeFile's mode is masked by the umask and ignored for existing files
+  return target;
+}
+
+/** Removes the trial root, even when the harness left folders without write permission. */
+export async function removeTrialDirs(dirs: TrialDirs): Promise<void> {
+  try {
+    await rm(dirs.root, { recursive: true, force: true });
+  } catch {
+    await makeWritable(dirs.root);
+    await rm(dirs.root, { recursive: true, force: true });
+  }
+}
+
+async function makeWritable(dir: string): Promise<void> {
+  await chmod(dir, PRIVATE).catch(() => undefined);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (entry.isDirectory()) await makeWritable(join(dir, entry.name));
+  }
+}
+
+function safeName(trialId: string): string {
+  return trialId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || 'trial';
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
