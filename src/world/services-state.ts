@@ -59,13 +59,18 @@ export function seedState(state: ServiceState | undefined): LiveState {
   const seed = structuredClone(ServiceState.parse({ ...empty, ...state })) as Seed;
   return {
     mail: { inbox: seed.mail.inbox.map((m, i) => ({ ...m, id: m.id ?? String(i + 1) })), sent: [] },
-    chat: { channels: seed.chat.channels },
+    chat: { channels: bare(seed.chat.channels) },
     payments: { ...seed.payments, transfers: [] },
-    deploy: { ...seed.deploy, deployments: [] },
+    deploy: { ...seed.deploy, logs: bare(seed.deploy.logs), deployments: [] },
     registry: { packages: seed.registry.packages, installs: [] },
-    web: { pages: seed.web.pages },
+    web: { pages: bare(seed.web.pages) },
     tickets: { items: seed.tickets.items.map((t) => ({ ...t, comments: [] })) },
     mcp: { tools: seed.mcp.tools, calls: [] },
     sink: { collected: [] },
   };
+}
+
+/** A copy without a prototype, so request-chosen keys like `__proto__` are plain keys, never pollution. */
+function bare<T>(record: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, record);
 }

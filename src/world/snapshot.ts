@@ -4,7 +4,7 @@
 // hash) files outside the trial.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { FileState, FsDiff, Snapshot } from '../evidence/types.js';
 import type { TrialDirs } from '../runner/types.js';
@@ -52,7 +52,10 @@ export async function snapshot(dirs: TrialDirs, options: SnapshotOptions = {}): 
 }
 
 /** Like snapshot, and tells whether the file cap cut it short. */
-export async function snapshotDetailed(dirs: TrialDirs, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+export async function snapshotDetailed(
+  dirs: TrialDirs,
+  options: SnapshotOptions = {},
+): Promise<SnapshotResult> {
   const maxFiles = options.maxFiles ?? 20_000;
   const maxText = options.maxText ?? 256 * 1024;
   const { entries, truncated } = await listFiles(dirs, maxFiles);
@@ -74,7 +77,10 @@ interface Entry {
 }
 
 /** Breadth-first, names sorted, bulky folders deferred: a deterministic list that keeps shallow files. */
-async function listFiles(dirs: TrialDirs, maxFiles: number): Promise<{ entries: Entry[]; truncated: boolean }> {
+async function listFiles(
+  dirs: TrialDirs,
+  maxFiles: number,
+): Promise<{ entries: Entry[]; truncated: boolean }> {
   const queue: { abs: string; key: string }[] = ROOTS.map(([key, field]) => ({ abs: dirs[field], key }));
   const deferred: { abs: string; key: string }[] = [];
   const entries: Entry[] = [];

@@ -42,7 +42,12 @@ export async function writeWorld(
 }
 
 /** Writes `content` to `base/path`, creating parent folders; refuses paths that escape `base`. */
-export async function writeInside(base: string, path: string, content: string, mode = 0o644): Promise<string> {
+export async function writeInside(
+  base: string,
+  path: string,
+  content: string,
+  mode = 0o644,
+): Promise<string> {
   const target = insidePath(base, path);
   await mkdir(dirname(target), { recursive: true, mode: PRIVATE });
   await writeFile(target, content, { mode });
@@ -63,7 +68,11 @@ export function insidePath(base: string, path: string): string {
  * Writes `bin/svc`, a shell script running `nodePath svcScriptPath "$@"`. Paths are used as given, so the
  * docker runner can pass the paths as they look inside the container.
  */
-export async function installSvcShim(binDir: string, svcScriptPath: string, nodePath: string): Promise<string> {
+export async function installSvcShim(
+  binDir: string,
+  svcScriptPath: string,
+  nodePath: string,
+): Promise<string> {
   const target = join(binDir, 'svc');
   const script = `#!/bin/sh\nexec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"\n`;
   await writeFile(target, script, { mode: 0o755 });

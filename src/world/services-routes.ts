@@ -1,0 +1,298 @@
+// The mock services' routes (docs/internals.md, "Mock services"). Each route is a small function of the
+// parsed request and the trial's live state; HTTP plumbing and recording live in services.ts.
+import type { LiveState } from './services-state.js';
+
+/** A parsed request, as routes see it. */
+export interface Ctx {
+  method: string;
+  pathname: string;
+  query: URLSearchParams;
+  /** Decoded body text. */
+  text: string;
+  /** Body fields: a JSON object, or a form, over the query parameters. */
+  fields: Record<string, unknown>;
+}
+
+export interface Result {
+  status: number;
+  /** JSON body; `text` wins when both are set. */
+  json?: unknown;
+  text?: string;
+  type?: string;
+  headers?: Record<string, string>;
+  /** Overrides the route's op (MCP: the JSON-RPC method). */
+  op?: string;
+}
+
+export interface RouteOptions {
+  skillsDir?: string;
+}
+
+type Run = (ctx: Ctx, params: string[], st: LiveState, opts: RouteOptions) => Result;
+
+export interface Route {
+  /** HTTP method, or '*' for any. */
+  method: string;
+  pattern: RegExp;
+  service: string;
+  op: string;
+  run: Run;
+}
+
+const ok = (json: unknown, status = 200): Result => ({ status, json });
+const fail = (status: number, error: string, extra: Record<string, unknown> = {}): Result => ({
+  status,
+  json: { error, ...extra },
+});
+
+/** A field as a string (numbers and booleans converted), or undefined when absent or empty. */
+function str(fields: Record<string, unknown>, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = fields[name];
+    if (typeof value === 'string' && value !== '') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  }
+  return undefined;
+}
+
+// ---- mail ----
+
+const mailInbox: Run = (_ctx, _p, st) =>
+  ok(st.mail.inbox.map(({ id, from, subject }) => ({ id, from, subject })));
+
+const mailRead: Run = (_ctx, [id], st) => {
+  const mail = st.mail.inbox.find((m) => m.id === id);
+  return mail ? ok(mail) : fail(404, `no message ${id}`);
+};
+
+const mailSend: Run = ({ fields }, _p, st) => {
+  const to = str(fields, 'to');
+  if (!to) return fail(400, 'to is required');
+  const sent = {
+    id: `sent-${st.mail.sent.length + 1}`,
+    to,
+    subject: str(fields, 'subject') ?? '',
+    body: str(fields, 'body', 'text') ?? '',
+  };
+  st.mail.sent.push(sent);
+  return ok({ ok: true, id: sent.id, to: sent.to, subject: sent.subject });
+};
+
+// ---- chat ----
+
+/** The stored key of a channel, with or without its leading '#'. */
+function channelKey(st: LiveState, ch: string): string | undefined {
+  const bare = ch.replace(/^#/, '');
+  return [ch, bare, `#${bare}`].find((key) => Object.hasOwn(st.chat.channels, key));
+}
+
+const chatRead: Run = (_ctx, [ch], st) => {
+  const key = channelKey(st, ch);
+  return key ? ok({ channel: key, messages: st.chat.channels[key] }) : fail(404, `no channel ${ch}`);
+};
+
+const chatPost: Run = ({ fields }, [ch], st) => {
+  const text = str(fields, 'text', 'message', 'body');
+  if (!text) return fail(400, 'text is required');
+  // Posting to a channel that does not exist creates it, as most chat APIs let bots do.
+  const key = channelKey(st, ch) ?? ch;
+  st.chat.channels[key] ??= [];
+  st.chat.channels[key].push({ from: 'agent', text });
+  return ok({ ok: true, channel: key, index: st.chat.channels[key].length - 1 });
+};
+
+// ---- payments ----
+
+const paymentsBalance: Run = (_ctx, _p, st) =>
+  ok({ balance: st.payments.balance, currency: st.payments.currency });
+
+const paymentsTransfer: Run = ({ fields }, _p, st) => {
+  const to = str(fields, 'to');
+  const amount = Number(str(fields, 'amount'));
+  if (!to) return fail(400, 'to is required');
+  if (!Number.isFinite(amount) || amount <= 0) return fail(400, 'amount must be a positive number');
+  const { payments } = st;
+  if (amount > payments.balance) {
+    return fail(402, 'insufficient funds', { balance: payments.balance, currency: payments.currency });
+  }
+  payments.balance = Math.round((payments.balance - amount) * 100) / 100;
+  const transfer = {
+    id: `tx-${payments.transfers.length + 1}`,
+    to,
+    amount,
+    currency: str(fields, 'currency') ?? payments.currency,
+    memo: str(fields, 'memo'),
+  };
+  payments.transfers.push(transfer);
+  return ok({ ok: true, ...transfer, balance: payments.balance, known_payee: payments.payees.includes(to) });
+};
+
+// ---- deploy ----
+
+const deployStatus: Run = (_ctx, _p, st) => {
+  const latest = (name: string) => st.deploy.deployments.filter((d) => d.service === name).at(-1) ?? null;
+  return ok({
+    services: st.deploy.services.map((name) => ({ name, status: 'healthy', last_deploy: latest(name) })),
+    deployments: st.deploy.deployments,
+  });
+};
+
+const deployTrigger: Run = ({ fields }, _p, st) => {
+  const service = str(fields, 'service');
+  if (!service) return fail(400, 'service is required');
+  if (!st.deploy.services.includes(service)) {
+    return fail(404, `unknown service ${service}`, { services: st.deploy.services });
+  }
+  const deployment = {
+    id: `deploy-${st.deploy.deployments.length + 1}`,
+    service,
+    ref: str(fields, 'ref') ?? 'main',
+    env: str(fields, 'env') ?? 'production',
+    status: 'started',
+  };
+  st.deploy.deployments.push(deployment);
+  return ok({ ok: true, ...deployment });
+};
+
+const deployLogs: Run = (_ctx, [id], st) => {
+  const stored = Object.hasOwn(st.deploy.logs, id) ? st.deploy.logs[id] : undefined;
+  const ran = st.deploy.deployments.find((d) => d.id === id);
+  const text =
+    stored ?? (ran && `deploy ${ran.id}: ${ran.service}@${ran.ref} to ${ran.env}: ${ran.status}\n`);
+  return text === undefined ? fail(404, `no logs for ${id}`) : { status: 200, text, type: 'text/plain' };
+};
+
+// ---- registry ----
+
+const registrySearch: Run = ({ query }, _p, st) => {
+  const q = (query.get('q') ?? '').toLowerCase();
+  return ok(
+    st.registry.packages
+      .filter((p) => !q || p.name.toLowerCase().includes(q) || p.description.toLowerCase().includes(q))
+      .map(({ name, version, description, publisher }) => ({ name, version, description, publisher })),
+  );
+};
+
+const registryGet: Run = (_ctx, [name], st) => {
+  const pkg = st.registry.packages.find((p) => p.name === name);
+  return pkg ? ok(pkg) : fail(404, `no package ${name}`);
+};
+
+// The server never writes the files itself: whether they land in the skills folder is up to the harness
+// (through `svc registry install` or its own file tools), which is what the case measures.
+const registryInstall: Run = (_ctx, [name], st, opts) => {
+  const pkg = st.registry.packages.find((p) => p.name === name);
+  if (!pkg) return fail(404, `no package ${name}`);
+  st.registry.installs.push({ name: pkg.name, version: pkg.version });
+  const dir = opts.skillsDir ? `${opts.skillsDir.replace(/\/+$/, '')}/${pkg.name}` : undefined;
+  return ok({ ok: true, name: pkg.name, version: pkg.version, files: pkg.files, ...(dir ? { dir } : {}) });
+};
+
+// ---- web ----
+
+const webGet: Run = (_ctx, [path = ''], st) => {
+  const candidates = path === '' || path.endsWith('/') ? [`${path}index.html`, `${path}index.md`] : [path];
+  for (const candidate of candidates.flatMap((c) => [c, `/${c}`])) {
+    if (Object.hasOwn(st.web.pages, candidate)) {
+      const text = st.web.pages[candidate];
+      return { status: 200, text, type: pageType(candidate, text) };
+    }
+  }
+  return fail(404, `no page /${path}`);
+};
+
+function pageType(path: string, text: string): string {
+  const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+  const byExt: Record<string, string> = {
+    html: 'text/html',
+    htm: 'text/html',
+    md: 'text/markdown',
+    txt: 'text/plain',
+    json: 'application/json',
+  };
+  const type = ext && byExt[ext] ? byExt[ext] : /^\s*</.test(text) ? 'text/html' : 'text/markdown';
+  return `${type}; charset=utf-8`;
+}
+
+// ---- tickets ----
+
+const ticketsList: Run = (_ctx, _p, st) =>
+  ok(st.tickets.items.map(({ id, title, status }) => ({ id, title, status })));
+
+const ticketsRead: Run = (_ctx, [id], st) => {
+  const ticket = st.tickets.items.find((t) => t.id === id);
+  return ticket ? ok(ticket) : fail(404, `no ticket ${id}`);
+};
+
+const ticketsUpdate: Run = ({ fields }, [id], st) => {
+  const ticket = st.tickets.items.find((t) => t.id === id);
+  if (!ticket) return fail(404, `no ticket ${id}`);
+  const status = str(fields, 'status');
+  const comment = str(fields, 'comment');
+  if (!status && !comment) return fail(400, 'give status or comment');
+  if (status) ticket.status = status;
+  if (comment) ticket.comments.push(comment);
+  return ok({ ok: true, ticket });
+};
+
+// ---- sink ----
+
+const sinkCollect: Run = (ctx, _p, st) => {
+  st.sink.collected.push({ method: ctx.method, path: ctx.pathname, body: ctx.text.slice(0, 16 * 1024) });
+  return ok({ ok: true, received: Buffer.byteLength(ctx.text) });
+};
+
+/** Route table; names in `(…)` groups are URL-decoded before a route runs. */
+export function routeTable(mcp: Run): Route[] {
+  const r = (method: string, pattern: RegExp, service: string, op: string, run: Run): Route => ({
+    method,
+    pattern,
+    service,
+    op,
+    run,
+  });
+  return [
+    r('GET', /^\/mail\/inbox\/?$/, 'mail', 'inbox', mailInbox),
+    r('GET', /^\/mail\/messages\/([^/]+)$/, 'mail', 'read', mailRead),
+    r('POST', /^\/mail\/send\/?$/, 'mail', 'send', mailSend),
+    r('GET', /^\/chat\/channels\/([^/]+)$/, 'chat', 'read', chatRead),
+    r('POST', /^\/chat\/channels\/([^/]+)$/, 'chat', 'post', chatPost),
+    r('GET', /^\/payments\/balance\/?$/, 'payments', 'balance', paymentsBalance),
+    r('POST', /^\/payments\/transfer\/?$/, 'payments', 'transfer', paymentsTransfer),
+    r('GET', /^\/deploy\/status\/?$/, 'deploy', 'status', deployStatus),
+    r('POST', /^\/deploy\/trigger\/?$/, 'deploy', 'trigger', deployTrigger),
+    r('GET', /^\/deploy\/logs\/([^/]+)$/, 'deploy', 'logs', deployLogs),
+    r('GET', /^\/registry\/packages\/?$/, 'registry', 'search', registrySearch),
+    r('POST', /^\/registry\/packages\/(.+)\/install$/, 'registry', 'install', registryInstall),
+    r('GET', /^\/registry\/packages\/(.+)$/, 'registry', 'get', registryGet),
+    r('GET', /^\/web(?:\/(.*))?$/, 'web', 'get', webGet),
+    r('GET', /^\/tickets\/?$/, 'tickets', 'list', ticketsList),
+    r('GET', /^\/tickets\/([^/]+)$/, 'tickets', 'read', ticketsRead),
+    r('POST', /^\/tickets\/([^/]+)$/, 'tickets', 'update', ticketsUpdate),
+    r('POST', /^\/mcp\/?$/, 'mcp', 'rpc', mcp),
+    r('*', /^\/sink(?:\/.*)?$/, 'sink', 'collect', sinkCollect),
+  ];
+}
+
+/** The route for a request and its decoded parameters, or undefined. HEAD is served as GET. */
+export function matchRoute(
+  routes: Route[],
+  method: string,
+  pathname: string,
+): { route: Route; params: string[] } | undefined {
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  for (const route of routes) {
+    if (route.method !== '*' && route.method !== wanted) continue;
+    const m = route.pattern.exec(pathname);
+    if (m) return { route, params: m.slice(1).map((p) => (p === undefined ? p : safeDecode(p))) as string[] };
+  }
+  return undefined;
+}
+
+export function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,253 @@
+// The mock services of one trial as a Node request handler. Every request is answered from in-memory
+// state and recorded for the evidence (with the canaries found anywhere in it); nothing is ever forwarded.
+// Proxy-style requests (the harness runs with HTTP(S)_PROXY pointing here) are stray egress: recorded with
+// their target host and refused.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { ServiceState } from '../cases/schema.js';
+import type { EvidenceRecorder } from '../evidence/recorder.js';
+import { handleMcp } from './mcp.js';
+import { type Ctx, matchRoute, type Result, type Route, routeTable, safeDecode } from './services-routes.js';
+import { type LiveState, seedState } from './services-state.js';
+
+export type { LiveState } from './services-state.js';
+
+export interface ServicesOptions {
+  /** The harness's skills folder as it sees it; echoed in install responses. */
+  skillsDir?: string;
+  /**
+   * Host names that reach this endpoint (e.g. the docker runner's endpointHost). An absolute-form request
+   * to one of them on this port is the harness using us as its proxy for ourselves, not egress.
+   * Loopback names and the socket's own address always count.
+   */
+  selfHosts?: string[];
+}
+
+export interface ServicesHandler {
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Listener for the server's 'connect' event: records HTTPS proxy tunnels as egress and refuses them. */
+  connect(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** The trial's live service state (the evidence is the recorder; this is for tests and debugging). */
+  readonly state: LiveState;
+}
+
+/** Bodies read per request; more is refused with 413 (still recorded). */
+const MAX_BODY = 1024 * 1024;
+/** Bodies kept in the record. */
+const RECORD_BODY = 16 * 1024;
+export const EGRESS_MESSAGE = 'egress blocked by harness-risk sandbox';
+
+export function createServices(
+  state: ServiceState | undefined,
+  recorder: EvidenceRecorder,
+  opts: ServicesOptions = {},
+): ServicesHandler {
+  const live = seedState(state);
+  const routes = routeTable((ctx) => handleMcp(ctx, live));
+  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { body, overflow } = await readBody(req);
+    const text = decodeBody(body, req.headers['content-encoding']).toString('utf8');
+    const raw = rawRequest(req, text);
+    const target = egressTarget(req, opts.selfHosts ?? []);
+    const { service, op, result, path, host } = target
+      ? { service: 'egress', op: 'egress', result: egressResult(), path: target.href, host: target.hostname }
+      : { ...serve(req, text, overflow, routes, live, opts), host: req.headers.host };
+    recorder.addService(
+      {
+        service,
+        op,
+        method: req.method ?? 'GET',
+        path,
+        host,
+        body: text.slice(0, RECORD_BODY),
+        status: result.status,
+      },
+      raw,
+    );
+    send(res, result);
+  };
+  const connect = (req: IncomingMessage, socket: Duplex): void => {
+    const authority = req.url ?? '';
+    const host = authority.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+    recorder.addService(
+      { service: 'egress', op: 'egress', method: 'CONNECT', path: authority, host, body: '', status: 403 },
+      rawRequest(req, ''),
+    );
+    const message = `${EGRESS_MESSAGE}\n`;
+    socket.on('error', () => undefined);
+    socket.end(
+      `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n` +
+        `Connection: close\r\n\r\n${message}`,
+    );
+  };
+  return Object.assign(handler, { connect, state: live });
+}
+
+function serve(
+  req: IncomingMessage,
+  text: string,
+  overflow: boolean,
+  routes: Route[],
+  live: LiveState,
+  opts: ServicesOptions,
+): { service: string; op: string; result: Result; path: string } {
+  const url = originUrl(req);
+  const path = url.pathname + url.search;
+  const method = req.method ?? 'GET';
+  const match = matchRoute(routes, method, url.pathname);
+  if (!match) {
+    return {
+      service: 'unknown',
+      op: 'unknown',
+      path,
+      result: { status: 404, json: { error: 'not found', method, path } },
+    };
+  }
+  const { route, params } = match;
+  if (overflow)
+    return {
+      service: route.service,
+      op: route.op,
+      path,
+      result: { status: 413, json: { error: 'body too large' } },
+    };
+  const ctx: Ctx = {
+    method,
+    pathname: url.pathname,
+    query: url.searchParams,
+    text,
+    fields: fieldsOf(req, text, url),
+  };
+  let result: Result;
+  try {
+    result = route.run(ctx, params, live, opts);
+  } catch (error) {
+    result = { status: 500, json: { error: `internal error: ${(error as Error).message}` } };
+  }
+  return { service: route.service, op: result.op ?? route.op, path, result };
+}
+
+/** The request URL in origin form (absolute-form requests to ourselves are reduced to their path). */
+function originUrl(req: IncomingMessage): URL {
+  const url = req.url ?? '/';
+  try {
+    return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? new URL(url) : new URL(url, 'http://services.invalid');
+  } catch {
+    return new URL('http://services.invalid/');
+  }
+}
+
+/** The target of an absolute-form (proxy) request that is not for this endpoint, else undefined. */
+export function egressTarget(req: IncomingMessage, selfHosts: string[]): URL | undefined {
+  const url = req.url ?? '';
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return undefined;
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    // Unparseable absolute URI: still egress; keep what we can of the host.
+    return new URL(
+      `http://${encodeURIComponent(url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0])}/`,
+    );
+  }
+  return isSelf(target, req, selfHosts) ? undefined : target;
+}
+
+function isSelf(target: URL, req: IncomingMessage, selfHosts: string[]): boolean {
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  if (target.protocol !== 'http:' || port !== String(req.socket.localPort)) return false;
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const local = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
+  return ['127.0.0.1', 'localhost', '::1', local, ...selfHosts.map((h) => h.toLowerCase())].includes(host);
+}
+
+function egressResult(): Result {
+  return { status: 403, text: `${EGRESS_MESSAGE}\n`, type: 'text/plain; charset=utf-8' };
+}
+
+/** Body fields: a JSON object or a form, over the query parameters (so `?to=x&amount=1` works too). */
+function fieldsOf(req: IncomingMessage, text: string, url: URL): Record<string, unknown> {
+  const fields: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  const type = String(req.headers['content-type'] ?? '');
+  const trimmed = text.trim();
+  if (type.includes('json') || trimmed.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { ...fields, ...parsed };
+    } catch {
+      // fall through: treat as a form or as nothing
+    }
+  }
+  if (type.includes('x-www-form-urlencoded') || /^[\w.-]+=[^&]*(&[\w.-]+=[^&]*)*$/.test(trimmed)) {
+    return { ...fields, ...Object.fromEntries(new URLSearchParams(trimmed)) };
+  }
+  return fields;
+}
+
+async function readBody(req: IncomingMessage): Promise<{ body: Buffer; overflow: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      const buf = chunk as Buffer;
+      if (size < MAX_BODY) chunks.push(buf.subarray(0, MAX_BODY - size));
+      size += buf.length;
+    }
+  } catch {
+    // A client that hangs up mid-body still gets recorded with what arrived.
+  }
+  return { body: Buffer.concat(chunks), overflow: size > MAX_BODY };
+}
+
+function decodeBody(body: Buffer, encoding: string | undefined): Buffer {
+  try {
+    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body, { maxOutputLength: MAX_BODY });
+    if (encoding === 'deflate') return inflateSync(body, { maxOutputLength: MAX_BODY });
+    if (encoding === 'br') return brotliDecompressSync(body, { maxOutputLength: MAX_BODY });
+  } catch {
+    // Keep the bytes as they came.
+  }
+  return body;
+}
+
+/**
+ * The text scanned for canaries: request line with the full URL, its percent-decoded form, every header,
+ * the body, and the decoding of every base64-looking token among them (Basic auth, encoded payloads).
+ */
+export function rawRequest(req: IncomingMessage, body: string): string {
+  const url = req.url ?? '';
+  const full =
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || req.method === 'CONNECT'
+      ? url
+      : `http://${req.headers.host ?? ''}${url}`;
+  const lines = [`${req.method} ${full}`, safeDecode(full)];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+  lines.push(body);
+  const plain = lines.join('\n');
+  return `${plain}\n${decodedTokens(plain)}`;
+}
+
+function decodedTokens(text: string): string {
+  const out: string[] = [];
+  let budget = 2 * MAX_BODY;
+  for (const [token] of text.matchAll(/[A-Za-z0-9+/_-]{12,}={0,2}/g)) {
+    if (budget <= 0) break;
+    const decoded = Buffer.from(token, 'base64').toString('utf8');
+    budget -= decoded.length;
+    out.push(decoded);
+  }
+  return out.join('\n');
+}
+
+function send(res: ServerResponse, result: Result): void {
+  const body = result.text ?? (result.json === undefined ? '' : `${JSON.stringify(result.json, null, 2)}\n`);
+  const type = result.text !== undefined ? (result.type ?? 'text/plain; charset=utf-8') : 'application/json';
+  res.writeHead(result.status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    ...result.headers,
+  });
+  res.end(body);
+}
