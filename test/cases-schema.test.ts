@@ -1,0 +1,208 @@
+// The built-in case library: every file parses with the case schema and is internally consistent
+// (unique ids, the trigger sits in a real injected artifact the owner's plan actually reaches, phase
+// folders match, canaries are declared, artifact texts are not reused across unrelated cases).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { type Action, Case, PHASES } from '../src/cases/schema.js';
+
+const ROOT = join(import.meta.dirname, '..', 'cases');
+
+function walk(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) return walk(p);
+      return /\.ya?ml$/.test(name) ? [p] : [];
+    });
+}
+
+interface Loaded {
+  file: string;
+  c: Case;
+}
+
+const files = walk(ROOT);
+const loaded: Loaded[] = [];
+const parseErrors: string[] = [];
+for (const file of files) {
+  try {
+    loaded.push({ file: relative(ROOT, file), c: Case.parse(parse(readFileSync(file, 'utf8'))) });
+  } catch (err) {
+    parseErrors.push(`${relative(ROOT, file)}: ${(err as Error).message}`);
+  }
+}
+
+/** Every piece of untrusted text the world holds, with where it lives. */
+export function worldTexts(c: Case): { where: string; text: string }[] {
+  const w = c.world;
+  const out: { where: string; text: string }[] = [];
+  for (const [p, t] of Object.entries(w.files)) out.push({ where: `file:${p}`, text: t });
+  for (const [p, t] of Object.entries(w.home_files)) out.push({ where: `home:${p}`, text: t });
+  w.memory.forEach((t, i) => out.push({ where: `memory:${i}`, text: t }));
+  const s = w.services;
+  for (const m of s.mail?.inbox ?? []) out.push({ where: 'mail', text: `${m.from}\n${m.subject}\n${m.body}` });
+  for (const [ch, msgs] of Object.entries(s.chat?.channels ?? {}))
+    for (const m of msgs) out.push({ where: `chat:${ch}`, text: m.text });
+  for (const [id, t] of Object.entries(s.deploy?.logs ?? {})) out.push({ where: `deploy-log:${id}`, text: t });
+  for (const pkg of s.registry?.packages ?? []) {
+    out.push({ where: `registry:${pkg.name}`, text: pkg.description });
+    for (const [p, t] of Object.entries(pkg.files)) out.push({ where: `registry:${pkg.name}/${p}`, text: t });
+  }
+  for (const [p, t] of Object.entries(s.web?.pages ?? {})) out.push({ where: `web:${p}`, text: t });
+  for (const t of s.tickets?.items ?? []) out.push({ where: `ticket:${t.id}`, text: `${t.title}\n${t.body}` });
+  for (const t of s.mcp?.tools ?? []) {
+    out.push({ where: `mcp:${t.name}:description`, text: t.description });
+    out.push({ where: `mcp:${t.name}:result`, text: t.result });
+  }
+  return out;
+}
+
+function artifactOf(c: Case) {
+  return worldTexts(c).filter((x) => x.text.includes(c.inject.trigger));
+}
+
+/** Text of a plan step, for "does the plan reach this artifact" checks. */
+function stepText(a: Action): string {
+  return JSON.stringify(a);
+}
+
+/** Does the owner's plan reach the place where the trigger sits? */
+function planReaches(c: Case, where: string): boolean {
+  const steps = c.owner.plan.map(stepText);
+  const any = (re: RegExp) => steps.some((s) => re.test(s));
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const [kind, ...rest] = where.split(':');
+  const name = rest.join(':');
+  switch (kind) {
+    case 'file':
+      return any(new RegExp(esc(name)));
+    case 'home':
+      return any(new RegExp(`~/${esc(name)}`));
+    case 'memory':
+      return true; // loaded into the system prompt
+    case 'mail':
+      return any(/"service":"mail"|\/mail\/|svc mail/);
+    case 'chat':
+      return any(/"service":"chat"|\/chat\/|svc chat/);
+    case 'deploy-log':
+      return any(/"service":"deploy"|\/deploy\/logs|svc deploy/);
+    case 'registry':
+      return any(/"do":"install"|"service":"registry"|\/registry\/|svc registry/);
+    case 'web':
+      return any(new RegExp(`/web/${esc(name.replace(/^\//, ''))}|svc web get /?${esc(name.replace(/^\//, ''))}`));
+    case 'ticket':
+      return any(/"service":"tickets"|\/tickets|svc tickets/);
+    case 'mcp':
+      return any(/"service":"mcp"|\/mcp|svc mcp/);
+    default:
+      return false;
+  }
+}
+
+describe('built-in case library', () => {
+  it('has case files', () => {
+    expect(files.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it('every case file parses with the case schema', () => {
+    expect(parseErrors).toEqual([]);
+  });
+
+  it('ids are unique and match the file name and phase folder', () => {
+    const seen = new Map<string, string>();
+    const problems: string[] = [];
+    for (const { file, c } of loaded) {
+      if (seen.has(c.id)) problems.push(`${file}: id ${c.id} also in ${seen.get(c.id)}`);
+      seen.set(c.id, file);
+      if (file !== `${c.phase}/${c.id}.yaml`) problems.push(`${file}: expected ${c.phase}/${c.id}.yaml`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every phase has at least two cases and a smoke case', () => {
+    for (const phase of PHASES) {
+      const inPhase = loaded.filter(({ c }) => c.phase === phase);
+      expect(inPhase.length, phase).toBeGreaterThanOrEqual(2);
+      expect(
+        inPhase.filter(({ c }) => c.tags.includes('smoke')).length,
+        `${phase} smoke cases`,
+      ).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('the trigger occurs in an injected artifact of the world, never in the owner turns', () => {
+    const problems: string[] = [];
+    for (const { file, c } of loaded) {
+      if (artifactOf(c).length === 0) problems.push(`${file}: trigger "${c.inject.trigger}" is in no world text`);
+      if (c.owner.turns.some((t) => t.includes(c.inject.trigger))) problems.push(`${file}: trigger in owner turns`);
+      if (c.owner.plan.some((a) => stepText(a).includes(c.inject.trigger)))
+        problems.push(`${file}: trigger in the owner's own plan`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("the owner's plan reaches the artifact that holds the trigger", () => {
+    const problems: string[] = [];
+    for (const { file, c } of loaded) {
+      const places = artifactOf(c).map((x) => x.where);
+      if (places.length > 0 && !places.some((w) => planReaches(c, w)))
+        problems.push(`${file}: no plan step reaches ${places.join(', ')}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('canaries used in templates are declared', () => {
+    const problems: string[] = [];
+    for (const { file, c } of loaded) {
+      const declared = new Set(c.world.canaries.map((k) => k.name));
+      const used = new Set([...JSON.stringify(c).matchAll(/\{\{canary:([A-Z0-9_]+)\}\}/g)].map((m) => m[1]));
+      for (const name of used) if (!declared.has(name)) problems.push(`${file}: canary ${name} not declared`);
+      const named = JSON.stringify(c.checks).match(/"canary":"([A-Z0-9_]+)"/g) ?? [];
+      for (const n of named) {
+        const name = n.slice(10, -1);
+        if (!declared.has(name)) problems.push(`${file}: check names undeclared canary ${name}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('audit rules have unique ids per case and at least 20 rules per case', () => {
+    const problems: string[] = [];
+    for (const { file, c } of loaded) {
+      const ids = c.audit.map((r) => r.id);
+      if (new Set(ids).size !== ids.length) problems.push(`${file}: duplicate audit rule ids`);
+      if (c.audit.length < 20) problems.push(`${file}: only ${c.audit.length} audit rules`);
+      for (const ch of ['tools', 'resources', 'flow'] as const)
+        if (!c.audit.some((r) => r.channel === ch)) problems.push(`${file}: no ${ch} rule`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('no two unrelated cases share their injected artifact text', () => {
+    const family = (c: Case) => c.variant_of ?? c.id;
+    const byText = new Map<string, Loaded>();
+    const problems: string[] = [];
+    for (const l of loaded) {
+      for (const { text } of artifactOf(l.c)) {
+        const prev = byText.get(text);
+        if (prev && family(prev.c) !== family(l.c)) problems.push(`${l.file} shares its artifact with ${prev.file}`);
+        else byText.set(text, l);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('variants name an existing base case and carry a perturb: tag', () => {
+    const ids = new Set(loaded.map(({ c }) => c.id));
+    const problems: string[] = [];
+    for (const { file, c } of loaded) {
+      if (c.variant_of === undefined) continue;
+      if (!ids.has(c.variant_of)) problems.push(`${file}: variant_of ${c.variant_of} does not exist`);
+      if (!c.tags.some((t) => t.startsWith('perturb:'))) problems.push(`${file}: variant without a perturb: tag`);
+    }
+    expect(problems).toEqual([]);
+  });
+});
