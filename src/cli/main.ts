@@ -1,0 +1,192 @@
+// Subcommands of `harness-risk`. Each parses its flags, calls the engine, prints; no logic of its own.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
+import { Adapter } from '../adapters/schema.js';
+import { loadCases } from '../cases/load.js';
+import { Case } from '../cases/schema.js';
+import type { ProgressEvent, RunOptions } from '../engine/options.js';
+import { runSafetyCases } from '../engine/run.js';
+import { UserError } from '../errors.js';
+import { RunResult } from '../result/schema.js';
+import { VERSION } from '../version.js';
+import { phaseTable } from './phase-table.js';
+
+const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agent harnesses
+
+Usage:
+  harness-risk run --adapter NAME|PATH --config NAME[,NAME…] [--cases SEL]… [options]
+  harness-risk list [cases|adapters] [--cases SEL]…
+  harness-risk schema [--out DIR]
+  harness-risk --version | --help
+
+run options:
+  --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
+                     (repeatable; default: every built-in case)
+  --runner R         process (default) | docker
+  --image IMAGE      container image for --runner docker
+  --concurrency N    trials at once (default 2)
+  --timeout S        seconds per trial (default: the adapter's)
+  --seeds N          trials per case (default 1)
+  --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
+  --keep-evidence    keep every trial's full evidence beside the result
+  --shard I/N        run shard I of N (stable by case id)
+  --quiet            no per-trial progress
+`;
+
+export function parseShard(s: string | undefined): RunOptions['shard'] {
+  if (!s) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
+  if (!m) throw new UserError(`--shard "${s}" is not of the form I/N`, 'for example --shard 2/4');
+  return { index: Number(m[1]), total: Number(m[2]) };
+}
+
+function positiveInt(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} "${v}" must be a positive whole number`);
+  return n;
+}
+
+function progressPrinter(quiet: boolean): (e: ProgressEvent) => void {
+  return (e) => {
+    if (e.kind === 'start') process.stderr.write(`▶ ${e.adapter}/${e.config}: ${e.trials} trial(s)\n`);
+    else if (e.kind === 'notice') process.stderr.write(`  note: ${e.message}\n`);
+    else if (!quiet) {
+      const verdict = !e.valid ? `INVALID (${e.reason})` : `${e.a ? 'attack SUCCEEDED' : 'attack blocked'}, ${e.u ? 'task done' : 'task NOT done'}`;
+      process.stderr.write(`  [${String(e.done).padStart(String(e.total).length)}/${e.total}] ${e.case_id}: ${verdict}\n`);
+    }
+  };
+}
+
+async function cmdRun(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      adapter: { type: 'string' },
+      config: { type: 'string' },
+      cases: { type: 'string', multiple: true },
+      runner: { type: 'string', default: 'process' },
+      image: { type: 'string' },
+      concurrency: { type: 'string' },
+      timeout: { type: 'string' },
+      seeds: { type: 'string' },
+      out: { type: 'string' },
+      'keep-evidence': { type: 'boolean', default: false },
+      shard: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (!values.adapter) throw new UserError('run: --adapter is required', `use a built-in adapter (${listBuiltinAdapters().join(', ')}) or a path`);
+  const adapter = loadAdapter(values.adapter);
+  const configs = (values.config ?? Object.keys(adapter.adapter.configs)[0]!).split(',').map((s) => s.trim()).filter(Boolean);
+  if (values.runner !== 'process' && values.runner !== 'docker') throw new UserError(`--runner "${values.runner}" is unknown`, 'use process or docker');
+  if (values.out && configs.length > 1) throw new UserError('--out names one file but --config names several', 'drop --out (one file per config is written under runs/) or run one config at a time');
+
+  const controller = new AbortController();
+  const onSignal = (sig: string) => {
+    process.stderr.write(`\n${sig}: stopping; finished trials are kept\n`);
+    controller.abort();
+  };
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+
+  let interrupted = false;
+  for (const config of configs) {
+    const out = values.out ?? join('runs', `${adapter.adapter.name}-${config}.json`);
+    const result = await runSafetyCases({
+      adapter: values.adapter,
+      config,
+      cases: values.cases ?? [],
+      runner: values.runner,
+      image: values.image,
+      concurrency: positiveInt('--concurrency', values.concurrency, 2),
+      timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0) : undefined,
+      seeds: positiveInt('--seeds', values.seeds, 1),
+      model: 'scripted',
+      out,
+      keep_evidence: values['keep-evidence'],
+      shard: parseShard(values.shard),
+      on_progress: progressPrinter(values.quiet),
+      signal: controller.signal,
+    });
+    process.stdout.write(`\n${adapter.adapter.name} / ${config}  (${result.trials.length} trials, result: ${out})\n${phaseTable(result)}\n`);
+    const invalid = result.trials.filter((t) => !t.valid);
+    if (invalid.length) {
+      process.stdout.write(`\n${invalid.length} invalid trial(s) — not counted as safe or unsafe:\n`);
+      for (const t of invalid.slice(0, 20)) process.stdout.write(`  ${t.case_id}: ${t.invalid_reason}\n`);
+    }
+    if (result.status === 'interrupted') {
+      interrupted = true;
+      break;
+    }
+  }
+  return interrupted ? 130 : 0;
+}
+
+async function cmdList(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { cases: { type: 'string', multiple: true } }, allowPositionals: true });
+  if (positionals[0] === 'adapters') {
+    for (const name of listBuiltinAdapters()) {
+      const a = loadAdapter(name).adapter;
+      process.stdout.write(`${name}\t${Object.keys(a.configs).join(', ')}\t${a.description}\n`);
+    }
+    return 0;
+  }
+  for (const lc of loadCases(values.cases ?? [])) {
+    const c = lc.case;
+    process.stdout.write(`${c.id}\t${c.phase}\t${c.entry_point}\t${c.effect}\t${c.tags.join(',')}\n`);
+  }
+  return 0;
+}
+
+async function cmdSchema(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'schema' } } });
+  mkdirSync(values.out!, { recursive: true });
+  const schemas = { case: Case, adapter: Adapter, 'run-result': RunResult };
+  for (const [name, schema] of Object.entries(schemas)) {
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+    writeFileSync(join(values.out!, `${name}.schema.json`), `${JSON.stringify(json, null, 2)}\n`);
+  }
+  process.stdout.write(`wrote ${Object.keys(schemas).length} JSON Schemas to ${values.out}/\n`);
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    return await dispatch(argv);
+  } catch (e) {
+    // node:util parseArgs reports flag mistakes as TypeErrors; they are the user's to fix.
+    if ((e as NodeJS.ErrnoException)?.code?.startsWith('ERR_PARSE_ARGS')) {
+      throw new UserError((e as Error).message, 'run harness-risk --help');
+    }
+    throw e;
+  }
+}
+
+async function dispatch(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case 'run':
+      return cmdRun(rest);
+    case 'list':
+      return cmdList(rest);
+    case 'schema':
+      return cmdSchema(rest);
+    case '--version':
+    case '-v':
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE);
+      return cmd === undefined ? 2 : 0;
+    default:
+      throw new UserError(`unknown command "${cmd}"`, 'run harness-risk --help');
+  }
+}

@@ -1,0 +1,33 @@
+// The terminal phase table: cases, ASR, persistence, utility, detection, CSS by phase.
+import { PHASES } from '../cases/schema.js';
+import type { PhaseStats, RunResult } from '../result/schema.js';
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+export function phaseRows(result: RunResult): string[][] {
+  const row = (name: string, s: PhaseStats) => [
+    name,
+    String(s.cases),
+    s.valid === s.trials ? String(s.trials) : `${s.valid}/${s.trials}`,
+    pct(s.asr),
+    pct(s.persistence),
+    pct(s.utility),
+    pct(s.detection),
+    s.css.toFixed(2),
+  ];
+  const rows = PHASES.filter((p) => result.summary.phases[p]).map((p) => row(p, result.summary.phases[p]!));
+  rows.push(row('overall', result.summary.overall));
+  return rows;
+}
+
+export const PHASE_HEADER = ['phase', 'cases', 'valid', 'ASR', 'persist', 'utility', 'detect', 'CSS'];
+
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function phaseTable(result: RunResult): string {
+  return formatTable(PHASE_HEADER, phaseRows(result));
+}

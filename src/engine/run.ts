@@ -1,0 +1,142 @@
+// The engine: the one function both the action and the CLI call.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { adapterConfig, loadAdapter } from '../adapters/load.js';
+import { displayPath, loadCases, shardCases } from '../cases/load.js';
+import type { LoadedCase } from '../cases/schema.js';
+import { UserError } from '../errors.js';
+import { defaultCacheDir } from '../paths.js';
+import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
+import { ResultWriter } from '../result/writer.js';
+import { ProcessRunner } from '../runner/process.js';
+import type { Runner } from '../runner/types.js';
+import { NO_SCORES } from '../score/labels.js';
+import { newRunKey } from '../world/canaries.js';
+import type { RunOptions } from './options.js';
+import { runTrial, trialId } from './trial.js';
+import { VERSION } from '../version.js';
+
+/** Runs `task` over `items` with at most `limit` at once; results keep the input order. */
+export async function pool<T, R>(items: T[], limit: number, task: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await task(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+async function makeRunner(opts: RunOptions, runId: string): Promise<Runner> {
+  if (opts.runner === 'process') return new ProcessRunner();
+  if (!opts.image) throw new UserError('runner docker needs an image', 'set `image:` (action input) or --image (CLI) to the image holding your harness build');
+  const { DockerRunner } = await import('../runner/docker.js');
+  return new DockerRunner({ image: opts.image, runId }) as Runner;
+}
+
+function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
+  return {
+    id: trialId(lc.case.id, seed),
+    case_id: lc.case.id,
+    case_revision: lc.revision,
+    phase: lc.case.phase,
+    seed,
+    valid: false,
+    invalid_reason: reason,
+    ...NO_SCORES,
+    facts: { attack_calls: [], denied_calls: [], canaries_leaked: [], files_changed: [], services_hit: [] },
+    duration_ms: 0,
+    exit_code: null,
+    timed_out: false,
+    evidence_digest: '',
+  };
+}
+
+export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
+  if (opts.model === 'live') {
+    throw new UserError('model mode "live" is not available in this version', 'use model: scripted (the deterministic worst-case model)');
+  }
+  const adapter = loadAdapter(opts.adapter);
+  const config = adapterConfig(adapter, opts.config);
+  let cases = loadCases(opts.cases);
+  if (opts.shard) cases = shardCases(cases, opts.shard.index, opts.shard.total);
+  if (cases.length === 0) throw new UserError(`no case matches ${JSON.stringify(opts.cases)}`, 'check the case selectors (paths, phase:, tag:, id:, subset:)');
+
+  const runKey = newRunKey();
+  const runId = runKey.slice(0, 12);
+  const runner = await makeRunner(opts, runId);
+  const workRoot = await mkdtemp(join(tmpdir(), `harness-risk-${runId}-`));
+  const writer = new ResultWriter(opts.out, {
+    schema_version: RESULT_SCHEMA_VERSION,
+    tool: { name: 'harness-risk-action', version: VERSION },
+    started_at: new Date().toISOString(),
+    adapter: { name: adapter.adapter.name, config: opts.config, file: displayPath(adapter.file) },
+    runner: opts.runner,
+    model: { mode: opts.model, seeds: opts.seeds },
+    source: opts.source ?? {},
+    cases: cases.map((lc) => ({
+      id: lc.case.id,
+      revision: lc.revision,
+      title: lc.case.title,
+      phase: lc.case.phase,
+      entry_point: lc.case.entry_point,
+      effect: lc.case.effect,
+      severity: lc.case.severity,
+      file: displayPath(lc.file),
+      line: lc.line,
+      artifact: lc.case.inject.artifact,
+    })),
+  });
+
+  const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
+  const progress = opts.on_progress ?? (() => {});
+  progress({ kind: 'start', trials: jobs.length, adapter: adapter.adapter.name, config: opts.config });
+  let done = 0;
+  let stopped = false;
+  const onAbort = () => (stopped = true);
+  opts.signal?.addEventListener('abort', onAbort);
+  try {
+    await runner.start();
+    await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
+      let trial: Trial;
+      if (stopped) {
+        trial = invalidTrial(lc, seed, 'run interrupted before this trial started');
+      } else {
+        try {
+          const out = await runTrial({
+            loaded: lc,
+            adapter,
+            configName: opts.config,
+            config,
+            seed,
+            runner,
+            runKey,
+            workRoot,
+            cacheDir: opts.cache_dir ?? defaultCacheDir(),
+            timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
+            keepEvidenceDir: opts.keep_evidence ? join(dirname(opts.out), 'evidence') : undefined,
+            signal: opts.signal,
+          });
+          trial = out.trial;
+          for (const n of out.notices) progress({ kind: 'notice', message: n });
+        } catch (e) {
+          // A user error in the case or adapter stops the run: every trial would fail the same way.
+          if (e instanceof UserError) throw e;
+          trial = invalidTrial(lc, seed, `infrastructure: ${(e as Error).message}`);
+        }
+      }
+      writer.add(trial);
+      done++;
+      progress({ kind: 'trial', done, total: jobs.length, case_id: lc.case.id, valid: trial.valid, a: trial.labels.a, u: trial.labels.u, reason: trial.invalid_reason });
+    });
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    await runner.stop();
+    await rm(workRoot, { recursive: true, force: true }).catch(() => {});
+  }
+  return writer.finish(stopped ? 'interrupted' : 'complete');
+}

@@ -1,0 +1,262 @@
+// One trial: case × adapter configuration × seed, in its own folders, with its own endpoint (model +
+// mock services) and its own evidence. Everything the agent could touch is created here and thrown away.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { parseHarnessOutput } from '../adapters/parsers/index.js';
+import type { AdapterConfig, LoadedAdapter } from '../adapters/schema.js';
+import type { Case, LoadedCase } from '../cases/schema.js';
+import { UserError } from '../errors.js';
+import { EvidenceRecorder } from '../evidence/recorder.js';
+import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.js';
+import { createModelHandler } from '../model/server.js';
+import { actionRoot } from '../paths.js';
+import type { Trial } from '../result/schema.js';
+import type { Runner, SandboxView, TrialDirs } from '../runner/types.js';
+import { makeCheckContext } from '../score/checks.js';
+import { evidenceDigest, invalidReason, NO_SCORES, scoreTrial, trialFacts } from '../score/labels.js';
+import { makeCanaries } from '../world/canaries.js';
+import { createServices } from '../world/services.js';
+import { diffSnapshots, resolveCasePath, snapshot } from '../world/snapshot.js';
+import { renderDeep, renderTemplate, TemplateError, trialVars } from '../world/template.js';
+import { createTrialDirs, installSvcShim, removeTrialDirs, writeInside, writeWorld } from '../world/trial-dirs.js';
+import { buildTrialEnv } from './env.js';
+
+export interface TrialInput {
+  loaded: LoadedCase;
+  adapter: LoadedAdapter;
+  configName: string;
+  config: AdapterConfig;
+  seed: number;
+  runner: Runner;
+  runKey: string;
+  workRoot: string;
+  cacheDir: string;
+  timeoutMs: number;
+  keepEvidenceDir?: string;
+  keepTrialDirs?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface TrialOutput {
+  trial: Trial;
+  evidence: Evidence;
+  notices: string[];
+}
+
+/** Snapshot key (`ws/…`, `home/…`, `tmp/…`) → host path. */
+function keyToHost(key: string, dirs: TrialDirs): string {
+  const [root, ...rest] = key.split('/');
+  const base = root === 'ws' ? dirs.workspace : root === 'home' ? dirs.home : dirs.tmp;
+  return join(base, ...rest);
+}
+
+async function startEndpoint(host: string, handle: (req: any, res: any) => Promise<void>): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: String((e as Error)?.message ?? e) }));
+    });
+  });
+  // CONNECT (HTTPS through the proxy variables) is egress too: hand it to the same handler.
+  server.on('connect', (req, socket) => {
+    const res = {
+      headersSent: false,
+      writeHead: (status: number) => socket.write(`HTTP/1.1 ${status} Forbidden\r\n\r\n`),
+      setHeader: () => {},
+      end: () => socket.end(),
+    };
+    handle(req, res).catch(() => socket.destroy());
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, host, () => ok());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function stopEndpoint(server: Server): Promise<void> {
+  server.closeAllConnections?.();
+  return new Promise((ok) => server.close(() => ok()));
+}
+
+function renderCase(c: Case, vars: Record<string, string>, file: string): Case {
+  try {
+    return renderDeep(c, vars);
+  } catch (e) {
+    if (e instanceof TemplateError) {
+      throw new UserError(`${file}: case "${c.id}" uses unknown template variable {{${e.variable}}}`, 'use {{svc}}, {{workspace}}, {{home}}, {{tmp}} or {{canary:NAME}} with NAME declared under world.canaries');
+    }
+    throw e;
+  }
+}
+
+export function trialId(caseId: string, seed: number): string {
+  return `${caseId}.s${seed}`;
+}
+
+export async function runTrial(input: TrialInput): Promise<TrialOutput> {
+  const { loaded, adapter, config, runner } = input;
+  const c0 = loaded.case;
+  const id = trialId(c0.id, input.seed);
+  const notices: string[] = [];
+  const dirs = await createTrialDirs(input.workRoot, id);
+  const view: SandboxView = runner.view(dirs);
+  let server: Server | undefined;
+  try {
+    const canaries = makeCanaries(c0.world.canaries, input.runKey, id);
+    const recorder = new EvidenceRecorder(canaries);
+    // The endpoint must exist before rendering: its URL is {{svc}} and {{model_url}}.
+    let handler: (req: any, res: any) => Promise<void> = async (_q, r) => r.end();
+    const ep = await startEndpoint(view.bindHost, (q, r) => handler(q, r));
+    server = ep.server;
+    const endpoint = `http://${view.endpointHost}:${ep.port}`;
+
+    const baseVars = trialVars({ canaries, svc: endpoint, workspace: view.workspace, home: view.home, tmp: view.tmp });
+    const c = renderCase(c0, baseVars, loaded.file);
+    const adapterVars: Record<string, string> = {
+      ...baseVars,
+      bin: view.bin,
+      adapter_dir: view.mapReadOnly(adapter.dir),
+      action_root: view.mapReadOnly(actionRoot()),
+      cache: view.mapReadOnly(input.cacheDir),
+      model_url: endpoint,
+      model_key: `hr-${id}`,
+      prompt: c.owner.turns.join('\n\n'),
+      config: input.configName,
+    };
+    const ra = (s: string) => {
+      try {
+        return renderTemplate(s, adapterVars);
+      } catch (e) {
+        if (e instanceof TemplateError) throw new UserError(`${adapter.file}: unknown template variable {{${e.variable}}}`, `use one of the variables listed in src/adapters/schema.ts`);
+        throw e;
+      }
+    };
+    const st = adapter.adapter.state;
+    const keyOf = (p: string, what: string) => {
+      const key = resolveCasePath(ra(p), view);
+      if (!key) throw new UserError(`${adapter.file}: ${what} "${p}" is outside the trial's folders`, 'use a path under {{home}}, {{workspace}} or {{tmp}}');
+      return key;
+    };
+    const memoryKeys = st.memory_files.map((p) => keyOf(p, 'state.memory_files entry'));
+    const skillsKey = st.skills_dir ? keyOf(st.skills_dir, 'state.skills_dir') : undefined;
+    const configKeys = st.config_dirs.map((p) => keyOf(p, 'state.config_dirs entry'));
+
+    // The world: workspace and HOME files, memory entries, the adapter configuration's files.
+    await writeWorld(dirs, c.world.files, c.world.home_files);
+    if (c.world.memory.length) {
+      if (!memoryKeys[0]) {
+        notices.push(`${c.id}: the adapter declares no memory file; the case's memory entries were not placed`);
+      } else {
+        const target = keyToHost(memoryKeys[0], dirs);
+        await mkdir(join(target, '..'), { recursive: true });
+        await writeFile(target, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
+      }
+    }
+    for (const [pathT, content] of Object.entries(config.files)) {
+      const key = keyOf(pathT, 'configs file');
+      const text = typeof content === 'string' ? ra(content) : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}\n`;
+      const target = keyToHost(key, dirs);
+      const [root] = key.split('/');
+      const base = root === 'ws' ? dirs.workspace : root === 'home' ? dirs.home : dirs.tmp;
+      await writeInside(base, target.slice(base.length + 1), text);
+    }
+    await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
+    await installSvcShim(dirs.bin, view.mapReadOnly(join(actionRoot(), 'dist', 'svc.js')), runner.name === 'process' ? process.execPath : 'node');
+
+    const skillsDirView = st.skills_dir ? ra(st.skills_dir) : undefined;
+    const memoryFileView = st.memory_files[0] ? ra(st.memory_files[0]) : undefined;
+    const ctx: ScriptContext = {
+      trial_id: id,
+      plan: c.owner.plan,
+      goal: c.inject.goal,
+      trigger: c.inject.trigger,
+      reviewer_verdict: config.reviewer_verdict,
+      paths: { workspace: view.workspace, home: view.home, tmp: view.tmp },
+      memory_file: memoryFileView,
+      tool_hints: adapter.adapter.tools,
+      denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
+    };
+    const model = createModelHandler(ctx, recorder);
+    const services = createServices(c.world.services, recorder, { skillsDir: skillsDirView });
+    handler = async (req, res) => {
+      if (await model(req, res)) return;
+      await services(req, res);
+    };
+
+    const before = await snapshot(dirs);
+    const { env, dropped } = buildTrialEnv({
+      view,
+      endpoint,
+      endpointHost: view.endpointHost,
+      skillsDir: skillsDirView,
+      memoryFile: memoryFileView,
+      adapterEnv: Object.fromEntries(Object.entries(adapter.adapter.launch.env).map(([k, v]) => [k, ra(v)])),
+      configEnv: Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, ra(v)])),
+    });
+    if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
+
+    const launchCmd = [...adapter.adapter.launch.command, ...config.args].map(ra);
+    const readOnly = [join(actionRoot(), 'dist'), adapter.dir, input.cacheDir];
+    let outcome: ProcessOutcome;
+    try {
+      outcome = await runner.run({
+        trial_id: id,
+        dirs,
+        command: launchCmd,
+        cwd: ra(adapter.adapter.launch.cwd),
+        env,
+        stdin: adapter.adapter.launch.stdin === undefined ? undefined : ra(adapter.adapter.launch.stdin),
+        timeout_ms: input.timeoutMs,
+        read_only: readOnly,
+        signal: input.signal,
+      });
+    } catch (e) {
+      outcome = { exit_code: null, signal: null, timed_out: false, duration_ms: 0, stdout: '', stderr: '', infra_error: (e as Error).message };
+    }
+
+    const after = await snapshot(dirs);
+    const evidence: Evidence = {
+      model: recorder.model,
+      services: recorder.services,
+      before,
+      after,
+      diff: diffSnapshots(before, after),
+      process: outcome,
+      harness: [...recorder.harness, ...parseHarnessOutput(adapter.adapter.output, outcome.stdout, outcome.stderr)],
+      canaries,
+      state: { memory_files: memoryKeys, skills_dir: skillsKey, config_dirs: configKeys },
+    };
+    const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, view));
+    const reason = invalidReason(evidence);
+    const scores = reason ? NO_SCORES : scoreTrial(c, checkCtx);
+    let evidenceFile: string | undefined;
+    if (input.keepEvidenceDir) {
+      await mkdir(input.keepEvidenceDir, { recursive: true });
+      evidenceFile = join(input.keepEvidenceDir, `${id}.json`);
+      await writeFile(evidenceFile, JSON.stringify(evidence, null, 1));
+    }
+    const trial: Trial = {
+      id,
+      case_id: c.id,
+      case_revision: loaded.revision,
+      phase: c.phase,
+      seed: input.seed,
+      valid: !reason,
+      ...(reason ? { invalid_reason: reason } : {}),
+      ...scores,
+      facts: trialFacts(checkCtx),
+      duration_ms: outcome.duration_ms,
+      exit_code: outcome.exit_code,
+      timed_out: outcome.timed_out,
+      evidence_digest: evidenceDigest(evidence),
+      ...(evidenceFile ? { evidence_file: evidenceFile } : {}),
+    };
+    return { trial, evidence, notices };
+  } finally {
+    if (server) await stopEndpoint(server);
+    if (!input.keepTrialDirs) await removeTrialDirs(dirs).catch(() => {});
+  }
+}
