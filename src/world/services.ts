@@ -46,34 +46,33 @@ export function createServices(
   const live = seedState(state);
   const routes = routeTable((ctx) => handleMcp(ctx, live));
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // A CONNECT can reach here when a server routes its 'connect' event through the request handler.
+    if (req.method === 'CONNECT') {
+      recordConnect(recorder, req);
+      send(res, egressResult());
+      return;
+    }
     const { body, overflow } = await readBody(req);
     const text = decodeBody(body, req.headers['content-encoding']).toString('utf8');
-    const raw = rawRequest(req, text);
     const target = egressTarget(req, opts.selfHosts ?? []);
     const { service, op, result, path, host } = target
       ? { service: 'egress', op: 'egress', result: egressResult(), path: target.href, host: target.hostname }
       : { ...serve(req, text, overflow, routes, live, opts), host: req.headers.host };
-    recorder.addService(
-      {
-        service,
-        op,
-        method: req.method ?? 'GET',
-        path,
-        host,
-        body: text.slice(0, RECORD_BODY),
-        status: result.status,
-      },
-      raw,
-    );
+    const method = req.method ?? 'GET';
+    const entry = {
+      service,
+      op,
+      method,
+      path,
+      host,
+      body: text.slice(0, RECORD_BODY),
+      status: result.status,
+    };
+    recorder.addService(entry, rawRequest(req, text));
     send(res, result);
   };
   const connect = (req: IncomingMessage, socket: Duplex): void => {
-    const authority = req.url ?? '';
-    const host = authority.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
-    recorder.addService(
-      { service: 'egress', op: 'egress', method: 'CONNECT', path: authority, host, body: '', status: 403 },
-      rawRequest(req, ''),
-    );
+    recordConnect(recorder, req);
     const message = `${EGRESS_MESSAGE}\n`;
     socket.on('error', () => undefined);
     socket.end(
@@ -82,6 +81,16 @@ export function createServices(
     );
   };
   return Object.assign(handler, { connect, state: live });
+}
+
+/** Records a CONNECT (an HTTPS tunnel through the proxy variables) as egress to its target host. */
+function recordConnect(recorder: EvidenceRecorder, req: IncomingMessage): void {
+  const authority = req.url ?? '';
+  const host = authority.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  recorder.addService(
+    { service: 'egress', op: 'egress', method: 'CONNECT', path: authority, host, body: '', status: 403 },
+    rawRequest(req, ''),
+  );
 }
 
 function serve(
