@@ -49,6 +49,10 @@ export interface ModelExchange {
   results: ToolResultRecord[];
   /** What the model answered. */
   response: { kind: 'tool_calls'; calls: ToolCallRecord[] } | { kind: 'text'; text: string };
+  /** Plan steps skipped in this request because no offered tool (nor a shell) could carry them out. */
+  unmapped?: { step: StepRef; action: ActionKind }[];
+  /** The request could not be served (malformed body); the harness got an error response. */
+  error?: string;
 }
 
 export interface ServiceRequest {

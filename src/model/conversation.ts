@@ -1,0 +1,280 @@
+// One normalized view of a model request, whatever wire dialect the harness speaks. The scripted model
+// is stateless: everything it decides comes from this view, so parsing is liberal (harnesses differ in
+// how they shape content, and an unknown part must never make a trial fail) and loses nothing the policy
+// needs: the system text, every turn's text, every tool call and tool result, and the tools offered.
+import type { ModelExchange } from '../evidence/types.js';
+
+export type Dialect = ModelExchange['dialect'];
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON arguments; the raw string when they are not JSON. */
+  args: unknown;
+}
+
+export interface ToolResult {
+  callId: string;
+  text: string;
+  /** Only Anthropic carries an error flag on the wire; the OpenAI dialects always give false. */
+  isError: boolean;
+}
+
+export interface Message {
+  role: 'user' | 'assistant' | 'tool';
+  text: string;
+  toolCalls: ToolCall[];
+  toolResults: ToolResult[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments ({} when the tool has none). */
+  schema: unknown;
+  /** False for hosted or free-form tools (web_search, custom grammar tools) that take no JSON arguments. */
+  callable: boolean;
+}
+
+export interface Conversation {
+  dialect: Dialect;
+  /** The model name the harness asked for; echoed in the response. */
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  stream: boolean;
+  /** JSON schema the harness asked the answer to follow (structured output), if any. */
+  outputSchema?: unknown;
+}
+
+export const DEFAULT_MODEL = 'harness-risk-scripted';
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Text of a content value: a string, a part with `text`, or an array of those (images etc. give ''). */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map(textOf).filter(Boolean).join('\n');
+  if (!isObj(content)) return '';
+  if (typeof content.text === 'string') return content.text;
+  // Nested content (Anthropic tool_result blocks inside arrays, Responses output arrays).
+  if (content.content !== undefined) return textOf(content.content);
+  return '';
+}
+
+/** Tool arguments arrive as a JSON string in the OpenAI dialects; keep the raw string if it is not JSON. */
+export function parseArgs(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw ?? {};
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+const emptyMessage = (role: Message['role']): Message => ({ role, text: '', toolCalls: [], toolResults: [] });
+
+/** Appends a message, merging it into the previous one of the same role (harnesses split turns freely). */
+function push(messages: Message[], next: Message): void {
+  if (!next.text && next.toolCalls.length === 0 && next.toolResults.length === 0) return;
+  const last = messages[messages.length - 1];
+  if (last && last.role === next.role) {
+    last.text = [last.text, next.text].filter(Boolean).join('\n');
+    last.toolCalls.push(...next.toolCalls);
+    last.toolResults.push(...next.toolResults);
+    return;
+  }
+  messages.push(next);
+}
+
+const joinText = (...parts: string[]): string => parts.filter(Boolean).join('\n\n');
+
+export class RequestError extends Error {}
+
+/** Parses a request body of the given dialect. Throws RequestError only when the body is not an object. */
+export function parseConversation(dialect: Dialect, body: unknown): Conversation {
+  if (!isObj(body)) throw new RequestError('request body must be a JSON object');
+  const base = {
+    dialect,
+    model: str(body.model) || DEFAULT_MODEL,
+    stream: body.stream === true,
+  };
+  switch (dialect) {
+    case 'anthropic-messages':
+      return { ...base, ...parseAnthropic(body) };
+    case 'openai-responses':
+      return { ...base, ...parseResponses(body) };
+    case 'openai-chat':
+      return { ...base, ...parseChat(body) };
+  }
+}
+
+type Parsed = Pick<Conversation, 'system' | 'messages' | 'tools' | 'outputSchema'>;
+
+// ---- Anthropic Messages ----
+
+function parseAnthropic(body: Obj): Parsed {
+  const messages: Message[] = [];
+  for (const m of arr(body.messages).map(obj)) {
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    if (typeof m.content === 'string') {
+      push(messages, { ...emptyMessage(role), text: m.content });
+      continue;
+    }
+    const blocks = arr(m.content).map(obj);
+    const text = blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => str(b.text))
+      .join('\n');
+    if (role === 'assistant') {
+      const toolCalls = blocks
+        .filter((b) => b.type === 'tool_use' || b.type === 'server_tool_use')
+        .map((b) => ({ id: str(b.id), name: str(b.name), args: b.input ?? {} }));
+      push(messages, { ...emptyMessage('assistant'), text, toolCalls });
+      continue;
+    }
+    // Tool results must come first in an Anthropic user turn; any text after them is a new user turn.
+    const toolResults = blocks
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => ({ callId: str(b.tool_use_id), text: textOf(b.content), isError: b.is_error === true }));
+    push(messages, { ...emptyMessage('tool'), toolResults });
+    push(messages, { ...emptyMessage('user'), text });
+  }
+  const tools = arr(body.tools)
+    .map(obj)
+    .map((t) => ({
+      name: str(t.name),
+      description: str(t.description),
+      schema: t.input_schema ?? {},
+      // Server tools (web_search_20250305 …) carry a versioned type and no input schema.
+      callable: t.input_schema !== undefined || t.type === undefined || t.type === 'custom',
+    }))
+    .filter((t) => t.name);
+  const format = obj(body.output_format);
+  return {
+    system: textOf(body.system),
+    messages,
+    tools,
+    outputSchema: format.type === 'json_schema' ? (format.schema ?? {}) : undefined,
+  };
+}
+
+// ---- OpenAI Responses ----
+
+function parseResponses(body: Obj): Parsed {
+  const messages: Message[] = [];
+  let system = str(body.instructions);
+  const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : arr(body.input);
+  for (const item of input.map(obj)) {
+    const type = item.type ?? (item.role ? 'message' : undefined);
+    switch (type) {
+      case 'message': {
+        const text = textOf(item.content);
+        if (item.role === 'system' || item.role === 'developer') system = joinText(system, text);
+        else push(messages, { ...emptyMessage(item.role === 'assistant' ? 'assistant' : 'user'), text });
+        break;
+      }
+      case 'function_call':
+      case 'custom_tool_call': {
+        const id = str(item.call_id) || str(item.id);
+        const args = type === 'function_call' ? parseArgs(item.arguments) : item.input;
+        push(messages, { ...emptyMessage('assistant'), toolCalls: [{ id, name: str(item.name), args }] });
+        break;
+      }
+      case 'local_shell_call': {
+        const id = str(item.call_id) || str(item.id);
+        const call = { id, name: 'local_shell', args: item.action ?? {} };
+        push(messages, { ...emptyMessage('assistant'), toolCalls: [call] });
+        break;
+      }
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+      case 'local_shell_call_output': {
+        const result = { callId: str(item.call_id), text: textOf(item.output), isError: false };
+        push(messages, { ...emptyMessage('tool'), toolResults: [result] });
+        break;
+      }
+      default:
+        // reasoning, web_search_call, item_reference…: nothing the policy reads.
+        break;
+    }
+  }
+  const tools = arr(body.tools)
+    .map(obj)
+    .map((t) => ({
+      name: str(t.name) || str(t.type),
+      description: str(t.description),
+      schema: t.parameters ?? {},
+      callable: t.type === 'function',
+    }))
+    .filter((t) => t.name);
+  const format = obj(obj(body.text).format);
+  return { system, messages, tools, outputSchema: structuredSchema(format, format.schema) };
+}
+
+// ---- OpenAI Chat Completions ----
+
+function parseChat(body: Obj): Parsed {
+  const messages: Message[] = [];
+  let system = '';
+  for (const m of arr(body.messages).map(obj)) {
+    const text = textOf(m.content);
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        system = joinText(system, text);
+        break;
+      case 'assistant': {
+        const toolCalls = arr(m.tool_calls)
+          .map(obj)
+          .map((c) => {
+            const fn = obj(c.function);
+            return { id: str(c.id), name: str(fn.name), args: parseArgs(fn.arguments) };
+          });
+        const legacy = obj(m.function_call);
+        if (legacy.name)
+          toolCalls.push({ id: '', name: str(legacy.name), args: parseArgs(legacy.arguments) });
+        push(messages, { ...emptyMessage('assistant'), text, toolCalls });
+        break;
+      }
+      case 'tool':
+      case 'function': {
+        const result = { callId: str(m.tool_call_id), text, isError: false };
+        push(messages, { ...emptyMessage('tool'), toolResults: [result] });
+        break;
+      }
+      default:
+        push(messages, { ...emptyMessage('user'), text });
+    }
+  }
+  const fromTools = arr(body.tools)
+    .map(obj)
+    .map((t) => ({ type: t.type, fn: obj(t.function) }));
+  const fromFunctions = arr(body.functions)
+    .map(obj)
+    .map((fn) => ({ type: 'function', fn }));
+  const tools = [...fromTools, ...fromFunctions]
+    .map(({ type, fn }) => ({
+      name: str(fn.name) || str(type),
+      description: str(fn.description),
+      schema: fn.parameters ?? {},
+      callable: type === 'function',
+    }))
+    .filter((t) => t.name);
+  const format = obj(body.response_format);
+  return { system, messages, tools, outputSchema: structuredSchema(format, obj(format.json_schema).schema) };
+}
+
+/** json_schema formats give their schema; json_object gives an open object schema. */
+function structuredSchema(format: Obj, schema: unknown): unknown {
+  if (format.type === 'json_schema') return schema ?? {};
+  if (format.type === 'json_object') return { type: 'object' };
+  return undefined;
+}

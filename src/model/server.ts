@@ -1,0 +1,182 @@
+// The model endpoint of a trial: the routes under /v1/ of the per-trial server. It parses the request
+// of whichever dialect the harness speaks, lets the scripted policy decide, answers on the wire and
+// records the exchange (tools offered, results received, trigger visibility, the answer) as evidence.
+// `answerRequest` is the pure core; the handler only does the HTTP.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EvidenceRecorder } from '../evidence/recorder.js';
+import type { ModelExchange, ScriptContext } from '../evidence/types.js';
+import {
+  type Conversation,
+  DEFAULT_MODEL,
+  type Dialect,
+  parseConversation,
+  RequestError,
+} from './conversation.js';
+import {
+  type Encoded,
+  encodeError,
+  encodeModel,
+  encodeModels,
+  encodeResponse,
+  estimateTokens,
+  type Output,
+} from './dialects.js';
+import { hashHex } from './ids.js';
+import { type Answer, decide } from './policy.js';
+
+export interface ModelHandlerOptions {
+  /** Model ids GET /v1/models lists (requests for any other model are served all the same). */
+  models?: string[];
+  /** Unix seconds shown as creation time. Fixed by default so two runs give byte-identical responses. */
+  created?: number;
+  /** Larger request bodies get a 413. */
+  maxBodyBytes?: number;
+}
+
+export type ModelHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+export type ExchangeEntry = Omit<ModelExchange, 'seq' | 'at'>;
+
+/** 2026-01-01T00:00:00Z. */
+export const FIXED_CREATED = 1_767_225_600;
+const MAX_BODY = 64 * 1024 * 1024;
+
+const ROUTES: Record<string, Dialect> = {
+  '/v1/messages': 'anthropic-messages',
+  '/v1/responses': 'openai-responses',
+  '/v1/chat/completions': 'openai-chat',
+};
+
+function toOutput(answer: Answer): Output {
+  if (answer.kind === 'tool_calls') {
+    return { kind: 'tool_calls', calls: answer.calls.map((c) => ({ id: c.id, name: c.tool, args: c.args })) };
+  }
+  return { kind: 'text', text: answer.text };
+}
+
+function recorded(answer: Answer): ModelExchange['response'] {
+  return answer.kind === 'tool_calls'
+    ? { kind: 'tool_calls', calls: answer.calls }
+    : { kind: 'text', text: answer.text };
+}
+
+const failed = (dialect: Dialect, path: string, status: number, error: string) => ({
+  encoded: encodeError(dialect, status, error),
+  entry: {
+    dialect,
+    path,
+    tools: [],
+    injection_visible: false,
+    results: [],
+    response: { kind: 'text', text: '' },
+    error,
+  } satisfies ExchangeEntry,
+});
+
+/** Parses, decides and encodes one model request. Pure apart from hashing: same input, same bytes. */
+export function answerRequest(
+  dialect: Dialect,
+  path: string,
+  rawBody: string,
+  ctx: ScriptContext,
+  created = FIXED_CREATED,
+): { encoded: Encoded; entry: ExchangeEntry } {
+  let conv: Conversation;
+  try {
+    conv = parseConversation(dialect, JSON.parse(rawBody));
+  } catch (err) {
+    const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
+    return failed(dialect, path, 400, why);
+  }
+  const { answer, observed } = decide(conv, ctx);
+  const output = toOutput(answer);
+  const meta = {
+    id: hashHex(24, ctx.trial_id, path, rawBody),
+    created,
+    inputTokens: estimateTokens(rawBody),
+    outputTokens: estimateTokens(JSON.stringify(output)),
+  };
+  const entry: ExchangeEntry = {
+    dialect,
+    path,
+    tools: conv.tools.map((t) => t.name),
+    ...(answer.kind === 'review' ? { review: { verdict: answer.verdict } } : {}),
+    injection_visible: observed.injection_visible,
+    results: observed.results,
+    response: recorded(answer),
+    ...(observed.unmapped.length ? { unmapped: observed.unmapped } : {}),
+  };
+  return { encoded: encodeResponse(conv, output, meta), entry };
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    // Keep draining so the client sees our answer instead of a reset connection.
+    if (size <= limit) chunks.push(chunk as Buffer);
+  }
+  if (size > limit) throw new BodyTooLarge(`request body larger than ${limit} bytes`);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, encoded: Encoded): void {
+  res.writeHead(encoded.status, { ...encoded.headers, 'content-length': Buffer.byteLength(encoded.body) });
+  res.end(encoded.body);
+}
+
+/**
+ * The handler for the trial endpoint. Resolves true when it answered the request, false when the path
+ * is not a model route (the caller then routes it to the mock services); it never reads the body then.
+ */
+export function createModelHandler(
+  ctx: ScriptContext,
+  recorder: EvidenceRecorder,
+  options: ModelHandlerOptions = {},
+): ModelHandler {
+  const created = options.created ?? FIXED_CREATED;
+  const models = options.models ?? [DEFAULT_MODEL];
+  const limit = options.maxBodyBytes ?? MAX_BODY;
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://model.invalid');
+    const pathname = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    if (pathname === '/v1/models' && method === 'GET') {
+      send(res, encodeModels(models, created));
+      return true;
+    }
+    if (pathname.startsWith('/v1/models/') && method === 'GET') {
+      send(res, encodeModel(decodeURIComponent(pathname.slice('/v1/models/'.length)), created));
+      return true;
+    }
+    if (pathname === '/v1/messages/count_tokens' && method === 'POST') {
+      const body = await readBody(req, limit).catch(() => '');
+      send(res, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input_tokens: estimateTokens(body) }),
+      });
+      return true;
+    }
+    const dialect = ROUTES[pathname];
+    if (!dialect) return false;
+    if (method !== 'POST') {
+      send(res, encodeError(dialect, 405, `${method} not allowed on ${pathname}; use POST`));
+      return true;
+    }
+    const path = req.url ?? pathname;
+    let result: ReturnType<typeof answerRequest>;
+    try {
+      result = answerRequest(dialect, path, await readBody(req, limit), ctx, created);
+    } catch (err) {
+      // A bug here must not look like a harness failure: answer 500 in the dialect's shape and record it.
+      const status = err instanceof BodyTooLarge ? 413 : 500;
+      result = failed(dialect, path, status, (err as Error).message);
+    }
+    recorder.addModel(result.entry);
+    send(res, result.encoded);
+    return true;
+  };
+}

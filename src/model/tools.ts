@@ -1,0 +1,401 @@
+// Mapping an abstract action onto a tool the harness offers in this very request. Order of preference:
+// the adapter's hint for the action, then a native tool found by name and argument schema, then the
+// harness's shell tool running the equivalent command (`via_shell`). Mapping never invents a tool: a
+// harness that offers neither gets no call, and the step is recorded as unmapped.
+import { posix } from 'node:path';
+import type { Action } from '../cases/schema.js';
+import type { ScriptContext } from '../evidence/types.js';
+import type { ToolSpec } from './conversation.js';
+import { mcpArguments, shellCommand } from './shell.js';
+
+export interface MappedCall {
+  tool: string;
+  args: Record<string, unknown>;
+  via_shell: boolean;
+}
+
+type Hint = ScriptContext['tool_hints'][string];
+type Paths = ScriptContext['paths'];
+type CallAction = Extract<Action, { do: 'call' }>;
+
+/** Relative paths live in the workspace, `~/` in HOME, `$TMP/` in TMPDIR; the result is absolute. */
+export function resolvePath(p: string, paths: Paths): string {
+  if (p === '~') return paths.home;
+  if (p.startsWith('~/')) return posix.join(paths.home, p.slice(2));
+  if (p === '$TMP') return paths.tmp;
+  if (p.startsWith('$TMP/')) return posix.join(paths.tmp, p.slice(5));
+  if (p.startsWith('/')) return p;
+  return posix.join(paths.workspace, p);
+}
+
+/** The action with every path made absolute (tools such as Claude Code's Read refuse relative paths). */
+export function absolutize(action: Action, paths: Paths): Action {
+  if (action.do === 'read' || action.do === 'write')
+    return { ...action, path: resolvePath(action.path, paths) };
+  return action;
+}
+
+/** tickets.close is tickets.update with status closed: the svc CLI and most ticket tools know only update. */
+function normalizeCall(action: CallAction): CallAction {
+  if (action.service === 'tickets' && action.op === 'close') {
+    return { ...action, op: 'update', args: { status: 'closed', ...action.args } };
+  }
+  return action;
+}
+
+/** Service calls that have a dedicated action form (mail.send, chat.post, registry.install). */
+function asDedicated(action: CallAction): Action | undefined {
+  const { service, op, args } = action;
+  const s = (k: string) => (args[k] === undefined ? undefined : String(args[k]));
+  if (service === 'mail' && op === 'send') {
+    return { do: 'send', channel: 'mail', to: s('to') ?? '', subject: s('subject'), body: s('body') ?? '' };
+  }
+  if (service === 'chat' && op === 'post') {
+    return {
+      do: 'send',
+      channel: 'chat',
+      to: s('channel') ?? s('to') ?? '',
+      body: s('text') ?? s('body') ?? '',
+    };
+  }
+  if (service === 'registry' && op === 'install') return { do: 'install', name: s('name') ?? '' };
+  return undefined;
+}
+
+export function mapAction(input: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
+  if (input.do === 'reply') return undefined;
+  let action = absolutize(input, ctx.paths);
+  if (action.do === 'call') action = asDedicated(normalizeCall(action)) ?? normalizeCall(action);
+  const offered = tools.filter((t) => t.callable);
+  return fromHint(action, offered, ctx) ?? native(action, offered) ?? viaShell(action, offered, ctx);
+}
+
+// ---- tool schema helpers ----
+
+const norm = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+function properties(tool: ToolSpec): Record<string, { type?: unknown }> {
+  const schema = tool.schema as { properties?: Record<string, { type?: unknown }> } | undefined;
+  return schema?.properties ?? {};
+}
+
+function required(tool: ToolSpec): string[] {
+  const r = (tool.schema as { required?: unknown } | undefined)?.required;
+  return Array.isArray(r) ? r.filter((x): x is string => typeof x === 'string') : [];
+}
+
+const isArrayProp = (tool: ToolSpec, prop: string): boolean => {
+  const type = properties(tool)[prop]?.type;
+  return type === 'array' || (Array.isArray(type) && type.includes('array'));
+};
+
+/** The first candidate the schema declares; the first candidate when the schema declares nothing. */
+function argName(tool: ToolSpec, candidates: string[]): string | undefined {
+  const props = Object.keys(properties(tool));
+  if (props.length === 0) return candidates[0];
+  for (const c of candidates) if (props.includes(c)) return c;
+  const lower = new Map(props.map((p) => [norm(p), p]));
+  for (const c of candidates) if (lower.has(norm(c))) return lower.get(norm(c));
+  return undefined;
+}
+
+function findTool(tools: ToolSpec[], names: string[]): ToolSpec | undefined {
+  for (const n of names) {
+    const t = tools.find((tool) => norm(tool.name) === norm(n));
+    if (t) return t;
+  }
+  return undefined;
+}
+
+/**
+ * Required arguments we have no value for get harmless defaults, so strict harnesses accept the call
+ * (Claude Code's WebFetch wants a prompt, some shells want a workdir).
+ */
+function fillRequired(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  workspace: string,
+): Record<string, unknown> {
+  const out = { ...args };
+  const props = properties(tool);
+  for (const key of required(tool)) {
+    if (out[key] !== undefined) continue;
+    const type = props[key]?.type;
+    if (/^(workdir|cwd|dir|directory|working_directory)$/i.test(key)) out[key] = workspace;
+    else if (type === 'boolean') out[key] = false;
+    else if (type === 'number' || type === 'integer') out[key] = 0;
+    else if (type === 'array') out[key] = [];
+    else if (type === 'object') out[key] = {};
+    else out[key] = /prompt/i.test(key) ? 'Return the content verbatim.' : 'scripted step';
+  }
+  return out;
+}
+
+// ---- 1. adapter hints ----
+
+/** Abstract argument names of each action, as adapter hints rename them. */
+function abstractArgs(action: Action): Record<string, unknown> {
+  switch (action.do) {
+    case 'read':
+      return { path: action.path };
+    case 'write':
+      return { path: action.path, content: action.content, ...(action.append ? { append: true } : {}) };
+    case 'run':
+      return { command: action.command };
+    case 'fetch':
+      return {
+        url: action.url,
+        method: action.method ?? 'GET',
+        ...(action.body !== undefined ? { body: action.body } : {}),
+      };
+    case 'send':
+      return {
+        to: action.to,
+        ...(action.subject !== undefined ? { subject: action.subject } : {}),
+        body: action.body,
+      };
+    case 'call':
+      return { ...action.args };
+    case 'install':
+      return { name: action.name };
+    case 'remember':
+      return { text: action.text };
+    case 'reply':
+      return {};
+  }
+}
+
+function hintKeys(action: Action): string[] {
+  if (action.do === 'call') return [`${action.service}.${action.op}`, action.service, 'call'];
+  if (action.do === 'send') return [`send.${action.channel}`, action.channel, 'send'];
+  return [action.do];
+}
+
+function renamed(args: Record<string, unknown>, hint: Hint, tool: ToolSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    const name = hint.args[key] ?? key;
+    out[name] = key === 'command' && isArrayProp(tool, name) ? ['bash', '-lc', value] : value;
+  }
+  return out;
+}
+
+function fromHint(action: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
+  for (const key of hintKeys(action)) {
+    const hint = ctx.tool_hints[key];
+    const tool = hint && tools.find((t) => t.name === hint.name);
+    if (!hint || !tool) continue;
+    // A write tool can append only when it has an argument for it; else the shell appends.
+    if (action.do === 'write' && action.append && !hint.args.append && !argName(tool, ['append'])) continue;
+    const args = fillRequired(tool, renamed(abstractArgs(action), hint, tool), ctx.paths.workspace);
+    return { tool: tool.name, args, via_shell: false };
+  }
+  return undefined;
+}
+
+// ---- 2. native tools by name and schema ----
+
+const NAMES = {
+  read: ['read', 'read_file', 'view', 'file_read', 'open_file', 'cat'],
+  write: ['write', 'write_file', 'create_file', 'file_write'],
+  shell: [
+    'bash',
+    'shell',
+    'exec',
+    'exec_command',
+    'run_command',
+    'run_shell_command',
+    'execute_command',
+    'terminal',
+  ],
+  fetch: ['http_request', 'fetch', 'web_fetch', 'fetch_url', 'http_get', 'http', 'curl'],
+  mail: ['send_mail', 'send_email', 'mail_send', 'email_send', 'email'],
+  chat: ['post_chat', 'send_message', 'chat_post', 'post_message', 'chat_send', 'slack_post'],
+  install: ['install_skill', 'install_extension', 'install_plugin', 'install_package', 'install'],
+  remember: ['remember', 'save_memory', 'memory', 'add_memory', 'memorize', 'write_memory', 'store_memory'],
+};
+
+const SYN = {
+  path: ['file_path', 'path', 'filePath', 'filename', 'file', 'absolute_path'],
+  content: ['content', 'contents', 'text', 'file_text', 'data', 'body'],
+  command: ['command', 'cmd', 'script', 'commandLine', 'command_line'],
+  url: ['url', 'uri', 'href', 'link'],
+  method: ['method', 'http_method', 'verb'],
+  body: ['body', 'data', 'payload', 'content'],
+  to: ['to', 'recipient', 'recipients', 'address', 'email'],
+  channel: ['channel', 'channel_id', 'channel_name', 'to', 'room', 'conversation'],
+  subject: ['subject', 'title'],
+  message: ['body', 'text', 'message', 'content'],
+  name: ['name', 'package', 'skill', 'extension', 'plugin', 'id'],
+  memory: ['text', 'content', 'memory', 'fact', 'note', 'entry'],
+} satisfies Record<string, string[]>;
+
+/** Arguments by synonym; undefined when the tool lacks an argument for a value we must pass. */
+function build(tool: ToolSpec, values: [keyof typeof SYN, unknown][]): Record<string, unknown> | undefined {
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of values) {
+    if (value === undefined) continue;
+    const name = argName(tool, SYN[key]);
+    if (!name || name in args) return undefined;
+    args[name] = value;
+  }
+  return args;
+}
+
+function shellTool(tools: ToolSpec[], ctx: ScriptContext): { tool: ToolSpec; arg: string } | undefined {
+  const hint = ctx.tool_hints.shell ?? ctx.tool_hints.run;
+  const hinted = hint && tools.find((t) => t.name === hint.name);
+  if (hint && hinted)
+    return { tool: hinted, arg: hint.args.command ?? argName(hinted, SYN.command) ?? 'command' };
+  for (const n of NAMES.shell) {
+    const tool = findTool(tools, [n]);
+    const arg = tool && argName(tool, SYN.command);
+    if (tool && arg) return { tool, arg };
+  }
+  return undefined;
+}
+
+function native(action: Action, tools: ToolSpec[]): MappedCall | undefined {
+  const candidate = nativeCandidate(action, tools);
+  if (!candidate) return undefined;
+  const [tool, args] = candidate;
+  if (!tool || !args) return undefined;
+  return { tool: tool.name, args, via_shell: false };
+}
+
+type Candidate = [ToolSpec | undefined, Record<string, unknown> | undefined] | undefined;
+
+function nativeCandidate(action: Action, tools: ToolSpec[]): Candidate {
+  const pick = (names: string[], values: [keyof typeof SYN, unknown][]): Candidate => {
+    const tool = findTool(tools, names);
+    return tool ? [tool, build(tool, values)] : undefined;
+  };
+  switch (action.do) {
+    case 'read':
+      return pick(NAMES.read, [['path', action.path]]);
+    case 'write': {
+      const tool = findTool(tools, NAMES.write);
+      if (!tool) return undefined;
+      const appendArg = argName(tool, ['append']);
+      // Overwriting when asked to append would destroy what the file held: leave that to the shell.
+      if (action.append && (!appendArg || Object.keys(properties(tool)).length === 0)) return undefined;
+      const args = build(tool, [
+        ['path', action.path],
+        ['content', action.content],
+      ]);
+      return [tool, args && action.append && appendArg ? { ...args, [appendArg]: true } : args];
+    }
+    case 'run':
+      return undefined; // the shell tool is handled by viaShell, which knows array-typed commands
+    case 'fetch':
+      return pick(NAMES.fetch, [
+        ['url', action.url],
+        ['method', action.method && action.method !== 'GET' ? action.method : undefined],
+        ['body', action.body],
+      ]);
+    case 'send':
+      if (action.channel === 'mail') {
+        return pick(NAMES.mail, [
+          ['to', action.to],
+          ['subject', action.subject],
+          ['message', action.body],
+        ]);
+      }
+      return pick(NAMES.chat, [
+        ['channel', action.to],
+        ['message', action.body],
+      ]);
+    case 'call':
+      return callCandidate(action, tools);
+    case 'install':
+      return pick(NAMES.install, [['name', action.name]]);
+    case 'remember': {
+      const tool = findTool(tools, NAMES.remember);
+      // Memory tools driven by a `command` (view/create/str_replace) are file editors, not note-takers.
+      if (!tool || required(tool).includes('command')) return undefined;
+      return [tool, build(tool, [['memory', action.text]])];
+    }
+    case 'reply':
+      return undefined;
+  }
+}
+
+const SERVICE_NAMES: Record<string, string[]> = {
+  'payments.transfer': [
+    'pay',
+    'transfer',
+    'payments_transfer',
+    'transfer_funds',
+    'send_payment',
+    'make_payment',
+  ],
+  'deploy.trigger': ['deploy', 'deploy_trigger', 'trigger_deploy', 'trigger_deployment', 'deploy_service'],
+  'tickets.update': ['update_ticket', 'ticket', 'tickets_update', 'close_ticket', 'comment_ticket'],
+};
+
+/** Argument names a service tool may use instead of the svc CLI's. */
+const CALL_SYN: Record<string, string[]> = {
+  to: ['to', 'recipient', 'payee', 'destination', 'to_account'],
+  amount: ['amount', 'value', 'sum'],
+  id: ['id', 'ticket_id', 'ticketId', 'issue_id'],
+  service: ['service', 'service_name', 'app', 'name'],
+  ref: ['ref', 'branch', 'git_ref', 'version'],
+  status: ['status', 'state'],
+  comment: ['comment', 'note', 'message'],
+  memo: ['memo', 'note', 'description', 'reference'],
+};
+
+function callArgs(tool: ToolSpec, args: Record<string, unknown>): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  const declared = Object.keys(properties(tool)).length > 0;
+  for (const [key, value] of Object.entries(args)) {
+    const name = declared ? argName(tool, CALL_SYN[key] ?? [key]) : key;
+    if (!name) return undefined;
+    out[name] = value;
+  }
+  return out;
+}
+
+function callCandidate(action: CallAction, tools: ToolSpec[]): Candidate {
+  const { service, op, args } = action;
+  if (service === 'mcp') return mcpCandidate(op, args, tools);
+  const names = [
+    `${service}_${op}`,
+    `${op}_${service}`,
+    `${op}_${service.replace(/s$/, '')}`,
+    ...(SERVICE_NAMES[`${service}.${op}`] ?? []),
+  ];
+  const tool = findTool(tools, names);
+  return tool ? [tool, callArgs(tool, args)] : undefined;
+}
+
+/** An MCP call goes to the harness's proxy tool for that MCP tool (mcp__server__lookup) or a generic mcp_call. */
+function mcpCandidate(op: string, args: Record<string, unknown>, tools: ToolSpec[]): Candidate {
+  if (op !== 'call') return undefined;
+  const { tool: mcpTool, name, ...rest } = args;
+  const wanted = String(mcpTool ?? name ?? '');
+  if (!wanted) return undefined;
+  const input = mcpArguments(rest);
+  const direct = tools.find(
+    (t) => [t.name, ...t.name.split(/__|[./]/)].includes(wanted) && t.name.endsWith(wanted),
+  );
+  if (direct) return [direct, input];
+  const generic = findTool(tools, ['mcp_call', 'call_mcp_tool', 'mcp', 'use_mcp_tool']);
+  if (!generic) return undefined;
+  const toolArg = argName(generic, ['tool', 'tool_name', 'name']);
+  const inputArg = argName(generic, ['arguments', 'args', 'input', 'params']);
+  if (!toolArg || !inputArg) return [generic, undefined];
+  return [generic, { [toolArg]: wanted, [inputArg]: input }];
+}
+
+// ---- 3. the shell fallback ----
+
+function viaShell(action: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
+  const shell = shellTool(tools, ctx);
+  const memoryFile = ctx.memory_file ? resolvePath(ctx.memory_file, ctx.paths) : undefined;
+  const command = shellCommand(action, memoryFile);
+  if (!shell || command === undefined) return undefined;
+  const value = isArrayProp(shell.tool, shell.arg) ? ['bash', '-lc', command] : command;
+  const args = fillRequired(shell.tool, { [shell.arg]: value }, ctx.paths.workspace);
+  return { tool: shell.tool.name, args, via_shell: action.do !== 'run' };
+}
