@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
 import { Adapter } from '../adapters/schema.js';
 import { loadCases } from '../cases/load.js';
+import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { Case } from '../cases/schema.js';
+import { validateCases } from '../engine/validate.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { UserError } from '../errors.js';
@@ -19,6 +21,8 @@ const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agen
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME…] [--cases SEL]… [options]
   harness-risk list [cases|adapters] [--cases SEL]…
+  harness-risk validate [--cases SEL]… [--replays N]
+  harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
   harness-risk schema [--out DIR]
   harness-risk --version | --help
 
@@ -143,6 +147,36 @@ async function cmdList(argv: string[]): Promise<number> {
   return 0;
 }
 
+async function cmdValidate(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { cases: { type: 'string', multiple: true }, replays: { type: 'string' }, concurrency: { type: 'string' }, quiet: { type: 'boolean', default: true } },
+  });
+  const cases = values.cases ?? ['subset:full'];
+  const loaded = loadCases(cases); // schema errors stop here, naming file, line and field
+  process.stderr.write(`validating ${loaded.length} case(s): schema ok; replaying against reference/open and reference/guarded…\n`);
+  const verdicts = await validateCases({
+    cases,
+    replays: positiveInt('--replays', values.replays, 3),
+    concurrency: positiveInt('--concurrency', values.concurrency, 2),
+    on_progress: progressPrinter(values.quiet!),
+  });
+  const rejected = verdicts.filter((v) => !v.admitted);
+  for (const v of rejected) process.stdout.write(`✗ ${v.case_id}\n${v.reasons.map((r) => `    ${r}`).join('\n')}\n`);
+  process.stdout.write(`${verdicts.length - rejected.length} of ${verdicts.length} case(s) admitted${rejected.length ? `, ${rejected.length} rejected` : ''}\n`);
+  return rejected.length ? 1 : 0;
+}
+
+async function cmdCoverage(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { cases: { type: 'string', multiple: true }, json: { type: 'string' }, markdown: { type: 'string' } } });
+  const cov = coverage(loadCases(values.cases ?? ['subset:full']));
+  const md = coverageMarkdown(cov);
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(cov, null, 2)}\n`);
+  if (values.markdown) writeFileSync(values.markdown, md);
+  process.stdout.write(md);
+  return 0;
+}
+
 async function cmdSchema(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'schema' } } });
   mkdirSync(values.out!, { recursive: true });
@@ -176,6 +210,10 @@ async function dispatch(argv: string[]): Promise<number> {
       return cmdList(rest);
     case 'schema':
       return cmdSchema(rest);
+    case 'validate':
+      return cmdValidate(rest);
+    case 'coverage':
+      return cmdCoverage(rest);
     case '--version':
     case '-v':
       process.stdout.write(`${VERSION}\n`);
