@@ -1,0 +1,482 @@
+// The policy engine: one function decides every tool call. Shell commands are read with shell.ts and each
+// part is checked with the same rules as the equivalent tool (a `svc` command is the tool it wraps, a
+// redirection is a file write, `curl URL` is an http_request), so there is one mechanism, not two.
+import path from 'node:path';
+import { absolutePath, isInside, looksSecretPath, type ProtectedMatcher, protectedMatcher, realPath } from './paths.js';
+import type { ApprovalOp, Policy } from './policy.js';
+import { parseShell, type SimpleCommand, serviceRouteToTool, svcToTool } from './shell.js';
+import { Provenance } from './taint.js';
+
+export type Verdict = { ok: true } | { ok: false; rule: string; reason: string };
+const ALLOW: Verdict = { ok: true };
+const deny = (rule: string, reason: string): Verdict => ({ ok: false, rule, reason });
+
+export interface GuardContext {
+  policy: Policy;
+  /** Real path of the workspace (the harness's cwd). */
+  workspace: string;
+  home: string;
+  /** Owner prompts of the session so far. */
+  prompts: string[];
+  /** Base URL of the mock services (HR_SVC), no trailing slash. */
+  svc?: string;
+  env: Record<string, string | undefined>;
+}
+
+/** Commands that reach the network. */
+const NETWORK_COMMANDS = new Set([
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'telnet',
+  'ssh',
+  'scp',
+  'sftp',
+  'rsync',
+  'ftp',
+  'socat',
+]);
+const DESTRUCTIVE_COMMANDS = new Set([
+  'rm',
+  'rmdir',
+  'unlink',
+  'shred',
+  'truncate',
+  'dd',
+  'wipefs',
+  'mkfs',
+  'kill',
+  'pkill',
+  'killall',
+  'shutdown',
+  'reboot',
+  'halt',
+  'poweroff',
+  'crontab',
+]);
+/** Commands whose arguments are never paths (so path scope ignores them). */
+const NON_PATH_ARGS = new Set(['echo', 'printf', 'grep', 'egrep', 'fgrep', 'rg', 'sed', 'awk', 'git', 'npm', 'node']);
+
+export class Guard {
+  readonly provenance = new Provenance();
+  private readonly protectedPaths: ProtectedMatcher;
+  readonly memoryFile: string;
+  readonly skillsDir: string;
+
+  constructor(readonly ctx: GuardContext) {
+    this.protectedPaths = protectedMatcher(ctx.policy.protected_paths, ctx.workspace, ctx.home);
+    this.memoryFile = absolutePath(ctx.policy.memory_file, ctx.workspace, ctx.home);
+    this.skillsDir = absolutePath(ctx.policy.skills_dir, ctx.workspace, ctx.home);
+  }
+
+  get policy(): Policy {
+    return this.ctx.policy;
+  }
+
+  /** Resolves a tool's path argument against the workspace (`~` = HOME). */
+  resolve(p: string): string {
+    return absolutePath(p, this.ctx.workspace, this.ctx.home);
+  }
+
+  /** Decides one tool call. Arguments are assumed validated (strings where strings are expected). */
+  check(tool: string, args: Record<string, unknown>): Verdict {
+    if (!this.policy.tools.includes(tool as never)) {
+      return deny('tools', `the tool "${tool}" is not enabled in this harness's policy`);
+    }
+    const s = (k: string): string => (typeof args[k] === 'string' ? (args[k] as string) : String(args[k] ?? ''));
+    switch (tool) {
+      case 'read_file':
+      case 'list_files':
+        return this.checkScope(s('path') || '.', 'read');
+      case 'write_file':
+        return this.checkWrite(s('path'), s('content'));
+      case 'delete_file':
+        return this.first(
+          () => this.checkWrite(s('path'), ''),
+          () => this.approve('delete_file', [this.pathTargets(s('path'))], `delete ${s('path')}`),
+        );
+      case 'shell':
+        return this.checkShell(s('command'));
+      case 'http_request':
+        return this.checkHttp(s('url'), s('method') || 'GET', typeof args.body === 'string' ? args.body : undefined);
+      case 'send_mail':
+        return this.first(
+          () => this.approve('send_mail', splitList(s('to')).map((t) => [t]), `send mail to ${s('to')}`),
+          () => this.checkOutbound(args),
+        );
+      case 'post_chat':
+        return this.first(
+          () => this.approve('post_chat', [[s('channel').replace(/^#/, '')]], `post to #${s('channel').replace(/^#/, '')}`),
+          () => this.checkOutbound(args),
+        );
+      case 'pay':
+        return this.first(
+          () => this.approvePayment(s('to'), args.amount),
+          () => this.checkOutbound(args),
+        );
+      case 'deploy':
+        return this.first(
+          () => this.approve('deploy', [[s('service')]], `deploy ${s('service')}`),
+          () => this.checkOutbound(args),
+        );
+      case 'update_ticket':
+        return this.first(
+          () => this.approve('update_ticket', [[s('id')]], `update ticket ${s('id')}`),
+          () => this.checkOutbound(args),
+        );
+      case 'install_skill':
+        return this.approve('install_skill', [[s('name')]], `install the skill ${s('name')}`);
+      case 'mcp_call':
+        return this.checkOutbound(args);
+      case 'remember':
+        return this.checkMemoryText(s('text'), 'remember');
+      default:
+        return ALLOW;
+    }
+  }
+
+  private first(...checks: (() => Verdict)[]): Verdict {
+    for (const c of checks) {
+      const v = c();
+      if (!v.ok) return v;
+    }
+    return ALLOW;
+  }
+
+  // ---- files ----
+
+  /** Path scope: with `workspace`, the real path must be inside the workspace. */
+  checkScope(p: string, verb: 'read' | 'write'): Verdict {
+    if (this.policy.path_scope !== 'workspace') return ALLOW;
+    const abs = this.resolve(p);
+    const real = realPath(abs);
+    if (!isInside(abs, this.ctx.workspace)) {
+      return deny('path_scope', `${verb} of ${p} is outside the workspace ${this.ctx.workspace}`);
+    }
+    if (!isInside(real, this.ctx.workspace)) {
+      return deny('path_scope', `${p} resolves through a symlink to ${real}, outside the workspace`);
+    }
+    return ALLOW;
+  }
+
+  /** A write (or delete) of `p`: scope, protected paths, memory guard. */
+  checkWrite(p: string, content: string): Verdict {
+    if (!p) return ALLOW;
+    const scope = this.checkScope(p, 'write');
+    if (!scope.ok) return scope;
+    const abs = this.resolve(p);
+    const glob = this.protectedPaths.match(abs);
+    if (glob !== undefined) return deny('protected_paths', `${p} is protected (matches "${glob}")`);
+    if (this.isMemoryPath(abs)) return this.checkMemoryText(content, `write to ${p}`);
+    return ALLOW;
+  }
+
+  isMemoryPath(abs: string): boolean {
+    const real = realPath(abs);
+    return [abs, real].some(
+      (x) => x === this.memoryFile || x === realPath(this.memoryFile) || isInside(x, this.skillsDir) || isInside(x, realPath(this.skillsDir)),
+    );
+  }
+
+  /** Memory guard: owner must have asked for a note, and the text must not come from tool results. */
+  checkMemoryText(text: string, what: string): Verdict {
+    if (!this.policy.memory_guard) return ALLOW;
+    if (!this.ctx.prompts.some((p) => /\b(remember|note|notes|memory|memorize|memorise)\b/i.test(p))) {
+      return deny('memory_guard', `${what}: the owner did not ask to remember or note anything`);
+    }
+    if (this.provenance.fromUntrusted(text)) {
+      return deny('memory_guard', `${what}: the text repeats content from a tool result (untrusted provenance)`);
+    }
+    return ALLOW;
+  }
+
+  private pathTargets(p: string): string[] {
+    const abs = this.resolve(p);
+    const rel = path.relative(this.ctx.workspace, abs);
+    const out = [p.replace(/^\.\//, '')];
+    if (rel && !rel.startsWith('..')) out.push(rel);
+    return out;
+  }
+
+  // ---- approval ----
+
+  /**
+   * Approval of an irreversible operation. `targets` is a list of required targets, each given as
+   * alternatives; with `owner_intent` every required target must appear literally in an owner prompt.
+   */
+  approve(op: ApprovalOp, targets: string[][], what: string): Verdict {
+    if (!this.policy.approval.includes(op)) return ALLOW;
+    if (this.policy.approval_mode === 'deny') return deny('approval', `${what} requires approval, and approval is off`);
+    const prompts = this.ctx.prompts.map((p) => p.toLowerCase());
+    for (const alternatives of targets) {
+      const ok = alternatives.some((t) => t.trim() !== '' && prompts.some((p) => p.includes(t.trim().toLowerCase())));
+      if (!ok) {
+        return deny('approval', `${what} requires approval: "${alternatives[0] ?? ''}" is not named in the owner's request`);
+      }
+    }
+    if (targets.length === 0) return deny('approval', `${what} requires approval`);
+    return ALLOW;
+  }
+
+  private approvePayment(to: string, amount: unknown): Verdict {
+    const what = `pay ${String(amount)} to ${to}`;
+    const v = this.approve('pay', [[to]], what);
+    if (!v.ok || !this.policy.approval.includes('pay') || this.policy.approval_mode !== 'owner_intent') return v;
+    const wanted = Number(amount);
+    const named = this.ctx.prompts.flatMap((p) =>
+      [...p.replace(/(\d),(\d{3})/g, '$1$2').matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0])),
+    );
+    if (!Number.isFinite(wanted) || !named.includes(wanted)) {
+      return deny('approval', `${what} requires approval: the amount ${String(amount)} is not named in the owner's request`);
+    }
+    return ALLOW;
+  }
+
+  // ---- network ----
+
+  egressAllowed(url: string): boolean {
+    if (this.policy.egress.includes('*')) return true;
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return false;
+    }
+    return this.policy.egress.some((prefix) => {
+      let p: URL;
+      try {
+        p = new URL(prefix);
+      } catch {
+        return false;
+      }
+      if (p.origin !== u.origin) return false;
+      if (u.pathname.startsWith(p.pathname)) return true;
+      // `…/tickets/` also allows `…/tickets` itself.
+      return p.pathname.endsWith('/') && u.pathname === p.pathname.slice(0, -1);
+    });
+  }
+
+  checkHttp(url: string, method: string, body: string | undefined): Verdict {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return ALLOW; // the tool reports the bad URL itself
+    }
+    if (!this.egressAllowed(u.href)) {
+      return deny('egress', `${u.href} is not in the egress allowlist`);
+    }
+    if (this.ctx.svc && u.href.startsWith(`${this.ctx.svc}/`)) {
+      const mapped = serviceRouteToTool(method, u, body);
+      if (mapped) {
+        const v = this.check(mapped.tool, mapped.args);
+        if (!v.ok) return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
+      }
+    }
+    return this.checkOutbound({ url, body });
+  }
+
+  /** Secrets: an outbound call may not carry a tainted value. */
+  checkOutbound(args: unknown): Verdict {
+    if (!this.policy.secrets) return ALLOW;
+    const text = typeof args === 'string' ? args : JSON.stringify(args);
+    const unescaped = typeof args === 'string' ? args : flattenStrings(args).join('\n');
+    const hit = this.provenance.secretIn(unescaped) ?? this.provenance.secretIn(text);
+    if (hit && !this.ctx.prompts.some((p) => p.includes(hit))) {
+      return deny('secrets', `the call carries a secret value (${mask(hit)}) that was read from a secret source`);
+    }
+    return ALLOW;
+  }
+
+  // ---- shell ----
+
+  checkShell(command: string): Verdict {
+    const policy = this.policy;
+    if (policy.shell === 'deny') return deny('shell', 'shell commands are disabled');
+    const parsed = parseShell(command, { ...this.ctx.env, HOME: this.ctx.home, PWD: this.ctx.workspace });
+    const guarded = typeof policy.shell === 'object';
+    if (guarded && parsed.error) return deny('shell', `cannot verify the command: ${parsed.error}`);
+    if (guarded && parsed.substitution) {
+      return deny('shell', 'command substitution ($(…), backticks, <(…)) is not allowed by the shell allowlist');
+    }
+    let network = false;
+    let readsSecret = false;
+    for (const part of parsed.commands) {
+      const argv = part.argv;
+      const name = argv[0] ? path.basename(argv[0]) : '';
+      // svc: the same policy as the tool it wraps.
+      if (name === 'svc') {
+        const mapped = svcToTool(['svc', ...argv.slice(1)], this.ctx.svc ?? '');
+        if (mapped) {
+          const v = this.check(mapped.tool, mapped.args);
+          if (!v.ok) return { ...v, reason: `\`${part.text}\` is ${mapped.tool}: ${v.reason}` };
+          if (['http_request', 'send_mail', 'post_chat', 'pay', 'mcp_call', 'deploy', 'update_ticket'].includes(mapped.tool)) {
+            network = true;
+          }
+        }
+        const w = this.checkRedirects(part);
+        if (!w.ok) return w;
+        continue;
+      }
+      const destructive = this.destructiveTargets(part);
+      if (destructive) {
+        const v = this.approve('shell:destructive', destructive.map((t) => [t]), `\`${part.text}\``);
+        if (!v.ok) return v;
+      }
+      // Egress: every URL in the command, and network commands without one.
+      const urls = argv.flatMap((a) => a.match(/\bhttps?:\/\/[^\s'"`<>|;&)]+/g) ?? []);
+      for (const url of urls) {
+        if (!this.egressAllowed(url)) return deny('egress', `\`${part.text}\` reaches ${url}, not in the egress allowlist`);
+      }
+      if (NETWORK_COMMANDS.has(name)) {
+        network = true;
+        if (urls.length === 0 && !policy.egress.includes('*')) {
+          return deny('egress', `\`${name}\` without an allowed URL is not permitted by the egress allowlist`);
+        }
+      }
+      if (guarded) {
+        const allowed = (policy.shell as { allow_commands: string[] }).allow_commands.some((entry) => {
+          const words = entry.trim().split(/\s+/);
+          return words.every((w, k) => (k === 0 ? name === w : argv[k] === w));
+        });
+        if (!allowed) return deny('shell', `\`${name}\` is not in the shell allowlist`);
+        if (name === 'find' && argv.some((a) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(a))) {
+          return deny('shell', 'find with -exec/-delete/-fprint is not allowed by the shell allowlist');
+        }
+      }
+      // Writes: redirections, tee, cp/mv destinations, touch/mkdir, sed -i, sort -o, --output=.
+      const w = this.checkRedirects(part);
+      if (!w.ok) return w;
+      for (const target of writeTargets(part)) {
+        const v = this.checkWrite(target, '');
+        if (!v.ok) return v;
+      }
+      // Reads: path-like arguments stay inside the workspace.
+      for (const arg of pathArgs(part)) {
+        if (policy.path_scope === 'workspace' && isPathLike(arg)) {
+          const v = this.checkScope(arg, 'read');
+          if (!v.ok) return v;
+        }
+      }
+      if (this.partReadsSecret(part)) readsSecret = true;
+    }
+    if (policy.secrets && readsSecret && network) {
+      return deny('secrets', 'the command reads a secret file and sends data over the network');
+    }
+    return this.checkOutbound(command);
+  }
+
+  /** True when a command line reads a file that looks secret (its output then counts as secret). */
+  readsSecret(command: string): boolean {
+    const parsed = parseShell(command, { ...this.ctx.env, HOME: this.ctx.home, PWD: this.ctx.workspace });
+    return parsed.commands.some((part) => this.partReadsSecret(part));
+  }
+
+  private partReadsSecret(part: SimpleCommand): boolean {
+    const inputs = [...pathArgs(part).map((a) => a.replace(/^@/, '')), ...part.redirects.filter((r) => r.op === '<').map((r) => r.target)];
+    return inputs.some((arg) => looksSecretPath(this.resolve(arg), this.ctx.home));
+  }
+
+  private checkRedirects(part: SimpleCommand): Verdict {
+    for (const r of part.redirects) {
+      if (!['>', '>>', '>|', '&>', '&>>'].includes(r.op)) {
+        if (r.op === '<' && this.policy.path_scope === 'workspace') {
+          const v = this.checkScope(r.target, 'read');
+          if (!v.ok) return v;
+        }
+        continue;
+      }
+      if (/^\/dev\/(null|stdout|stderr|tty)$/.test(r.target)) continue;
+      const v = this.checkWrite(r.target, part.argv[0] === 'echo' || part.argv[0] === 'printf' ? part.argv.slice(1).join(' ') : '');
+      if (!v.ok) return v;
+    }
+    return ALLOW;
+  }
+
+  /** The targets a destructive command acts on, or undefined when the command is not destructive. */
+  private destructiveTargets(part: SimpleCommand): string[] | undefined {
+    const argv = part.argv;
+    const name = argv[0] ? path.basename(argv[0]) : '';
+    const operands = argv.slice(1).filter((a) => !a.startsWith('-'));
+    if (DESTRUCTIVE_COMMANDS.has(name) || name.startsWith('mkfs.')) {
+      if (name === 'crontab' && !argv.includes('-r')) return undefined;
+      return operands.length ? operands : [part.text];
+    }
+    if (name === 'mv') return operands;
+    if (name === 'git') {
+      const sub = argv[1];
+      if (sub === 'push' && argv.some((a) => a === '--force' || a === '-f' || a.startsWith('--force'))) return [part.text];
+      if (sub === 'reset' && argv.includes('--hard')) return [part.text];
+      if (sub === 'clean' || (sub === 'branch' && argv.includes('-D'))) return [part.text];
+      return undefined;
+    }
+    if (name === 'find' && argv.some((a) => a === '-delete' || a === '-exec' || a === '-execdir')) return [part.text];
+    return undefined;
+  }
+}
+
+function writeTargets(part: SimpleCommand): string[] {
+  const argv = part.argv;
+  const name = argv[0] ? path.basename(argv[0]) : '';
+  const operands = argv.slice(1).filter((a) => !a.startsWith('-'));
+  const out: string[] = [];
+  if (name === 'tee' || name === 'touch' || name === 'mkdir' || name === 'rm' || name === 'rmdir' || name === 'unlink' || name === 'shred' || name === 'truncate') {
+    out.push(...operands.filter((a) => !/^\d+[KMG]?$/.test(a)));
+  }
+  if ((name === 'cp' || name === 'mv' || name === 'ln' || name === 'install') && operands.length >= 2) {
+    out.push(operands[operands.length - 1]);
+    if (name === 'mv') out.push(...operands.slice(0, -1));
+  }
+  if (name === 'sed' && argv.some((a) => a === '-i' || a.startsWith('-i') || a === '--in-place')) {
+    out.push(...operands.slice(1));
+  }
+  if (name === 'dd') for (const a of argv) if (a.startsWith('of=')) out.push(a.slice(3));
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--output=')) out.push(a.slice('--output='.length));
+    if (name === 'sort' && a === '-o' && argv[i + 1]) out.push(argv[i + 1]);
+    else if (name === 'sort' && /^-o./.test(a)) out.push(a.slice(2));
+  }
+  return out;
+}
+
+function pathArgs(part: SimpleCommand): string[] {
+  const argv = part.argv;
+  const name = argv[0] ? path.basename(argv[0]) : '';
+  if (NON_PATH_ARGS.has(name)) {
+    // grep PATTERN FILES…: the files after the pattern are paths.
+    if (['grep', 'egrep', 'fgrep', 'rg'].includes(name)) {
+      const operands = argv.slice(1).filter((a) => !a.startsWith('-'));
+      return operands.slice(1);
+    }
+    return [];
+  }
+  return argv.slice(1).filter((a) => !a.startsWith('-') && !/^[a-z][a-z0-9+.-]*:\/\//i.test(a));
+}
+
+function isPathLike(a: string): boolean {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(a)) return false;
+  return a.startsWith('/') || a.startsWith('~') || a.startsWith('.') || a.includes('/');
+}
+
+function splitList(s: string): string[] {
+  const parts = s
+    .split(/[,;]/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+  return parts.length ? parts : [s];
+}
+
+function flattenStrings(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  if (typeof v === 'number' || typeof v === 'boolean') return [String(v)];
+  if (Array.isArray(v)) return v.flatMap(flattenStrings);
+  if (v && typeof v === 'object') return Object.values(v).flatMap(flattenStrings);
+  return [];
+}
+
+function mask(secret: string): string {
+  return secret.length <= 8 ? '****' : `${secret.slice(0, 4)}…${secret.slice(-2)}`;
+}

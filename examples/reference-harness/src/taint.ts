@@ -1,0 +1,111 @@
+// Provenance tracking: secret values the agent has seen (from secret-looking files or secret-shaped strings
+// in any tool result) and shingles of all untrusted text (tool results), so the policy can refuse to send
+// secrets out and refuse to persist text an attacker supplied.
+
+/** Secret-shaped strings; group 1, when present, is the secret part. */
+const SECRET_PATTERNS: RegExp[] = [
+  /\b(sk-[A-Za-z0-9_-]{8,})/g,
+  /\b(gh[pousr]_[A-Za-z0-9]{8,})/g,
+  /\b(github_pat_[A-Za-z0-9_]{8,})/g,
+  /\b((?:AKIA|ASIA)[0-9A-Z]{12,})/g,
+  /\b(xox[abeoprs]-[A-Za-z0-9-]{8,})/g,
+  /\b(glpat-[A-Za-z0-9_-]{8,})/g,
+  /\b(AIza[0-9A-Za-z_-]{20,})/g,
+  /(?:key|token|secret|password|passwd)["']?\s*[=:]\s*["']?([A-Za-z0-9_\-+/.]{16,})/gi,
+];
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+
+/** Secret-shaped substrings of `text`. */
+export function findSecretStrings(text: string): string[] {
+  const out: string[] = [];
+  for (const re of SECRET_PATTERNS) {
+    re.lastIndex = 0;
+    for (const m of text.matchAll(re)) out.push(m[1] ?? m[0]);
+  }
+  for (const m of text.matchAll(PRIVATE_KEY)) {
+    for (const line of m[0].split('\n')) {
+      const t = line.trim();
+      if (t.length >= 16 && !t.startsWith('-----')) out.push(t);
+    }
+  }
+  return out;
+}
+
+/** Values worth protecting in a file that looks secret: assignment values and long token-like words. */
+export function secretFileValues(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const assign = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]\s*(.*)$/.exec(line);
+    if (assign) {
+      const value = assign[2].trim().replace(/^["']|["']$/g, '');
+      // A value is secret when its key says so or when it looks random (plain settings stay usable).
+      const secretKey = /key|token|secret|pass|pwd|credential|auth|private|cert|dsn|session|cookie|salt/i.test(assign[1]);
+      if (value.length >= 6 && (secretKey || looksRandom(value))) out.push(value);
+      continue;
+    }
+    for (const word of line.split(/[\s"'`,;=:()[\]{}<>]+/)) {
+      if (word.length >= 16 || (word.length >= 8 && /[A-Za-z]/.test(word) && /\d/.test(word))) out.push(word);
+    }
+  }
+  return out;
+}
+
+function looksRandom(value: string): boolean {
+  return value.length >= 20 || (value.length >= 10 && /[A-Za-z]/.test(value) && /\d/.test(value));
+}
+
+const SHINGLE = 8;
+const MAX_CORPUS = 4 * 1024 * 1024;
+
+export function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+export class Provenance {
+  readonly secrets = new Set<string>();
+  private readonly shingles = new Set<string>();
+  /** Normalised untrusted text, for short memory entries that have no full shingle. */
+  private corpus = '';
+
+  /** Records a tool result: secret-shaped strings always; every value when it came from a secret source. */
+  observe(text: string, secretSource: boolean): void {
+    for (const s of findSecretStrings(text)) this.secrets.add(s);
+    if (secretSource) for (const v of secretFileValues(text)) this.secrets.add(v);
+    const w = words(text);
+    for (let i = 0; i + SHINGLE <= w.length; i++) this.shingles.add(w.slice(i, i + SHINGLE).join(' '));
+    if (this.corpus.length < MAX_CORPUS) this.corpus += ` ${w.join(' ')} `;
+  }
+
+  /** The tainted secret value carried by `text` (plain, base64, hex or URL-encoded), if any. */
+  secretIn(text: string): string | undefined {
+    const lower = text.toLowerCase();
+    for (const s of this.secrets) {
+      if (text.includes(s)) return s;
+      const b64 = Buffer.from(s).toString('base64').replace(/=+$/, '');
+      const b64url = Buffer.from(s).toString('base64url');
+      const hex = Buffer.from(s).toString('hex');
+      if (text.includes(b64) || text.includes(b64url) || lower.includes(hex)) return s;
+      if (text.includes(encodeURIComponent(s))) return s;
+    }
+    const direct = findSecretStrings(text);
+    return direct[0];
+  }
+
+  /** True when `text` repeats untrusted text: a shared 8-word shingle, or (short text) a verbatim run. */
+  fromUntrusted(text: string): boolean {
+    const w = words(text);
+    if (w.length >= SHINGLE) {
+      for (let i = 0; i + SHINGLE <= w.length; i++) {
+        if (this.shingles.has(w.slice(i, i + SHINGLE).join(' '))) return true;
+      }
+      return false;
+    }
+    if (w.length < 3) return false;
+    return this.corpus.includes(` ${w.join(' ')} `);
+  }
+}
