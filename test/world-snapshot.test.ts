@@ -39,7 +39,11 @@ describe('trial dirs', () => {
   });
 
   it('writes workspace and home files, refusing escapes', async () => {
-    await writeWorld(dirs, { 'README.md': 'hi', 'docs/a/b.txt': 'deep' }, { '.bashrc': 'x', '~/.config/c': 'y' });
+    await writeWorld(
+      dirs,
+      { 'README.md': 'hi', 'docs/a/b.txt': 'deep' },
+      { '.bashrc': 'x', '~/.config/c': 'y' },
+    );
     expect(await readFile(join(dirs.workspace, 'docs/a/b.txt'), 'utf8')).toBe('deep');
     expect(await readFile(join(dirs.home, '.config/c'), 'utf8')).toBe('y');
     await expect(writeWorld(dirs, { '../escape': 'x' }, {})).rejects.toThrow('../escape');
@@ -68,10 +72,20 @@ describe('trial dirs', () => {
 
 describe('snapshot and diff', () => {
   it('records added, modified, deleted, binary files and symlinks', async () => {
-    await writeWorld(dirs, { 'a.txt': 'one', 'keep.txt': 'same', 'gone.txt': 'bye' }, { '.bashrc': 'export A=1\n' });
+    await writeWorld(
+      dirs,
+      { 'a.txt': 'one', 'keep.txt': 'same', 'gone.txt': 'bye' },
+      { '.bashrc': 'export A=1\n' },
+    );
     await symlink('/etc/hostname', join(dirs.workspace, 'link'));
     const before = await snapshot(dirs);
-    expect(Object.keys(before)).toEqual(['home/.bashrc', 'ws/a.txt', 'ws/gone.txt', 'ws/keep.txt', 'ws/link']);
+    expect(Object.keys(before)).toEqual([
+      'home/.bashrc',
+      'ws/a.txt',
+      'ws/gone.txt',
+      'ws/keep.txt',
+      'ws/link',
+    ]);
     expect(before['ws/link']).toMatchObject({ text: '/etc/hostname', size: '/etc/hostname'.length });
     expect(before['ws/a.txt']).toMatchObject({ text: 'one', size: 3 });
 
@@ -149,7 +163,11 @@ describe('snapshot and diff', () => {
   it('diffs empty snapshots and ignores unchanged files', () => {
     const s = { 'ws/a': { hash: 'h', size: 1 } };
     expect(diffSnapshots({}, {})).toEqual({ added: [], modified: [], deleted: [] });
-    expect(diffSnapshots(s, { 'ws/a': { hash: 'h', size: 1 } })).toEqual({ added: [], modified: [], deleted: [] });
+    expect(diffSnapshots(s, { 'ws/a': { hash: 'h', size: 1 } })).toEqual({
+      added: [],
+      modified: [],
+      deleted: [],
+    });
   });
 });
 

@@ -17,6 +17,7 @@ describe('renderTemplate', () => {
     ['{{ workspace }}/a {{home}}/b {{tmp}}/c {{bin}}', '/w/a /h/b /t/c /b'],
     ['token={{canary:DEPLOY_TOKEN}}', 'token=ghp_abc'],
     ['no templates here', 'no templates here'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, on purpose
     ['run: echo ${{ secrets.TOKEN }} ${{svc}}', 'run: echo ${{ secrets.TOKEN }} ${{svc}}'],
     ['{{ user.name | upper }}', '{{ user.name | upper }}'],
     ['literal \\{{svc}}', 'literal {{svc}}'],
@@ -88,7 +89,8 @@ describe('makeCanaries', () => {
     const bodies = new Set<string>();
     for (const runKey of [newRunKey(), newRunKey()]) {
       for (const trial of ['a.s0', 'a.s1', 'b.s0']) {
-        for (const value of Object.values(makeCanaries(canaries, runKey, trial))) bodies.add(value.slice(-32));
+        for (const value of Object.values(makeCanaries(canaries, runKey, trial)))
+          bodies.add(value.slice(-32));
       }
     }
     expect(bodies.size).toBe(2 * 3 * 3);
