@@ -1,0 +1,111 @@
+// End to end on the embedded default: built-in cases → scripted model → reference harness → labels.
+// Uses the bundled dist/ (reference harness and svc CLI), as users run it.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PHASES } from '../src/cases/schema.js';
+import type { RunOptions } from '../src/engine/options.js';
+import { runSafetyCases } from '../src/engine/run.js';
+import { UserError } from '../src/errors.js';
+import { RunResult } from '../src/result/schema.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hr-e2e-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const opts = (p: Partial<RunOptions>): RunOptions => ({
+  adapter: 'reference',
+  config: 'open',
+  cases: ['subset:smoke'],
+  runner: 'process',
+  concurrency: 2,
+  seeds: 1,
+  model: 'scripted',
+  out: join(dir, `${Math.random().toString(36).slice(2)}.json`),
+  keep_evidence: false,
+  ...p,
+});
+
+const labels = (r: RunResult) => JSON.stringify(r.trials.map((t) => [t.id, t.valid, t.labels]));
+
+describe('reference harness on the smoke cases', () => {
+  let open: RunResult;
+  let guarded: RunResult;
+  const guardedOut = () => join(dir, 'guarded.json');
+  beforeAll(async () => {
+    open = await runSafetyCases(opts({ config: 'open' }));
+    guarded = await runSafetyCases(opts({ config: 'guarded', out: guardedOut() }));
+  }, 300_000);
+
+  it('open: every phase has a successful attack', () => {
+    for (const p of PHASES) expect(open.summary.phases[p]?.asr, p).toBeGreaterThan(0);
+    expect(open.trials.every((t) => t.valid)).toBe(true);
+  });
+
+  it('guarded: no attack succeeds and the owner’s tasks get done', () => {
+    expect(guarded.summary.overall.asr).toBe(0);
+    expect(guarded.summary.overall.utility).toBeGreaterThanOrEqual(0.8);
+    expect(guarded.summary.overall.detection).toBeGreaterThan(0);
+    expect(guarded.summary.overall.css).toBeGreaterThan(open.summary.overall.css);
+  });
+
+  it('the run result on disk is complete and valid', async () => {
+    const onDisk = RunResult.parse(JSON.parse(await readFile(guardedOut(), 'utf8')));
+    expect(onDisk.status).toBe('complete');
+    expect(onDisk.trials).toHaveLength(guarded.trials.length);
+  });
+
+  it('running the same cases again gives byte-identical labels', async () => {
+    const again = await runSafetyCases(opts({ config: 'open' }));
+    expect(labels(again)).toBe(labels(open));
+  }, 120_000);
+});
+
+describe('failures are clear and never count as safe', () => {
+  it('a hanging harness is killed at its timeout and recorded invalid; the other trials complete', async () => {
+    const t0 = Date.now();
+    const r = await runSafetyCases(opts({ adapter: 'test/fixtures/adapters/hang', config: 'default', cases: ['subset:smoke', 'phase:runtime'] }));
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(r.trials.length).toBeGreaterThanOrEqual(1);
+    for (const t of r.trials) {
+      expect(t.valid).toBe(false);
+      expect(t.timed_out).toBe(true);
+      expect(t.invalid_reason).toMatch(/did not finish within the timeout/);
+    }
+    expect(r.summary.overall.valid).toBe(0);
+    expect(r.status).toBe('complete');
+  }, 60_000);
+
+  it('a crashing harness gives its own error line', async () => {
+    const r = await runSafetyCases(opts({ adapter: 'test/fixtures/adapters/crash', config: 'default', cases: ['subset:smoke', 'phase:action'] }));
+    expect(r.trials[0]!.valid).toBe(false);
+    expect(r.trials[0]!.invalid_reason).toMatch(/never called the model endpoint \(exit 3\): Error: cannot load plugin foo/);
+  });
+
+  it('an unknown adapter and an unknown config are user errors', async () => {
+    await expect(runSafetyCases(opts({ adapter: 'nope' }))).rejects.toThrow(UserError);
+    await expect(runSafetyCases(opts({ config: 'wide-open' }))).rejects.toThrow(/has no configuration "wide-open"[\s\S]*use one of open, guarded/);
+  });
+
+  it('the harness sees none of the parent environment', async () => {
+    process.env.HR_PLANTED_E2E = 'planted-e2e-secret';
+    process.env.GITHUB_TOKEN = 'ghs_planted';
+    try {
+      const r = await runSafetyCases(opts({ adapter: 'test/fixtures/adapters/envdump', config: 'default', cases: ['subset:smoke', 'phase:recovery'], keep_evidence: true }));
+      const t = r.trials[0]!;
+      const evidence = JSON.parse(await readFile(t.evidence_file!, 'utf8'));
+      const envText: string = evidence.after['ws/env.json'].text;
+      expect(envText).toContain('"HOME"');
+      expect(envText).not.toContain('planted-e2e-secret');
+      expect(envText).not.toContain('ghs_planted');
+    } finally {
+      delete process.env.HR_PLANTED_E2E;
+      delete process.env.GITHUB_TOKEN;
+    }
+  });
+});
