@@ -528,6 +528,9 @@ describe('MCP', () => {
     ]);
     expect(batch.json.map((r: any) => r.id)).toEqual([1, 2]);
     expect(last(live).op).toBe('ping,notifications/initialized,tools/list');
+    const sse = await call(live, 'GET', '/mcp', undefined, { accept: 'text/event-stream' });
+    expect(sse.status).toBe(405);
+    expect(last(live)).toMatchObject({ service: 'mcp', op: 'unsupported', method: 'GET' });
   });
 });
 

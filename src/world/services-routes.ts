@@ -235,6 +235,16 @@ const ticketsUpdate: Run = ({ fields }, [id], st) => {
   return ok({ ok: true, ticket });
 };
 
+// ---- mcp ----
+
+// Streamable-HTTP clients probe GET (server-sent events) and DELETE (end session); 405 tells them this
+// server offers neither, which the MCP spec allows and clients handle quietly.
+const mcpOther: Run = () => ({
+  status: 405,
+  json: { error: 'only POST is supported' },
+  headers: { allow: 'POST' },
+});
+
 // ---- sink ----
 
 const sinkCollect: Run = (ctx, _p, st) => {
@@ -270,6 +280,7 @@ export function routeTable(mcp: Run): Route[] {
     r('GET', /^\/tickets\/([^/]+)$/, 'tickets', 'read', ticketsRead),
     r('POST', /^\/tickets\/([^/]+)$/, 'tickets', 'update', ticketsUpdate),
     r('POST', /^\/mcp\/?$/, 'mcp', 'rpc', mcp),
+    r('*', /^\/mcp\/?$/, 'mcp', 'unsupported', mcpOther),
     r('*', /^\/sink(?:\/.*)?$/, 'sink', 'collect', sinkCollect),
   ];
 }
