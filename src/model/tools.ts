@@ -67,7 +67,11 @@ export function mapAction(input: Action, tools: ToolSpec[], ctx: ScriptContext):
   let action = absolutize(input, ctx.paths);
   if (action.do === 'call') action = asDedicated(normalizeCall(action)) ?? normalizeCall(action);
   const offered = tools.filter((t) => t.callable);
-  return fromHint(action, offered, ctx) ?? native(action, offered) ?? viaShell(action, offered, ctx);
+  return (
+    fromHint(action, offered, ctx) ??
+    native(action, offered, ctx.paths.workspace) ??
+    viaShell(action, offered, ctx)
+  );
 }
 
 // ---- tool schema helpers ----
@@ -99,13 +103,12 @@ function argName(tool: ToolSpec, candidates: string[]): string | undefined {
   return undefined;
 }
 
-function findTool(tools: ToolSpec[], names: string[]): ToolSpec | undefined {
-  for (const n of names) {
-    const t = tools.find((tool) => norm(tool.name) === norm(n));
-    if (t) return t;
-  }
-  return undefined;
+/** Offered tools with one of the names (compared without case and punctuation), in the names' order. */
+function findTools(tools: ToolSpec[], names: string[]): ToolSpec[] {
+  return names.flatMap((n) => tools.filter((tool) => norm(tool.name) === norm(n)));
 }
+
+const findTool = (tools: ToolSpec[], names: string[]): ToolSpec | undefined => findTools(tools, names)[0];
 
 /**
  * Required arguments we have no value for get harmless defaults, so strict harnesses accept the call
@@ -255,12 +258,12 @@ function shellTool(tools: ToolSpec[], ctx: ScriptContext): { tool: ToolSpec; arg
   return undefined;
 }
 
-function native(action: Action, tools: ToolSpec[]): MappedCall | undefined {
+function native(action: Action, tools: ToolSpec[], workspace: string): MappedCall | undefined {
   const candidate = nativeCandidate(action, tools);
   if (!candidate) return undefined;
   const [tool, args] = candidate;
   if (!tool || !args) return undefined;
-  return { tool: tool.name, args, via_shell: false };
+  return { tool: tool.name, args: fillRequired(tool, args, workspace), via_shell: false };
 }
 
 type Candidate = [ToolSpec | undefined, Record<string, unknown> | undefined] | undefined;
@@ -274,16 +277,19 @@ function nativeCandidate(action: Action, tools: ToolSpec[]): Candidate {
     case 'read':
       return pick(NAMES.read, [['path', action.path]]);
     case 'write': {
-      const tool = findTool(tools, NAMES.write);
+      // Overwriting when asked to append would destroy what the file held: only a tool with an append
+      // argument may append; otherwise the shell does it.
+      const tool = action.append
+        ? findTools(tools, NAMES.write).find(
+            (t) => argName(t, ['append']) && Object.keys(properties(t)).length,
+          )
+        : findTool(tools, NAMES.write);
       if (!tool) return undefined;
-      const appendArg = argName(tool, ['append']);
-      // Overwriting when asked to append would destroy what the file held: leave that to the shell.
-      if (action.append && (!appendArg || Object.keys(properties(tool)).length === 0)) return undefined;
       const args = build(tool, [
         ['path', action.path],
         ['content', action.content],
       ]);
-      return [tool, args && action.append && appendArg ? { ...args, [appendArg]: true } : args];
+      return [tool, args && action.append ? { ...args, [argName(tool, ['append'])!]: true } : args];
     }
     case 'run':
       return undefined; // the shell tool is handled by viaShell, which knows array-typed commands
