@@ -2,17 +2,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
-import { Adapter } from '../adapters/schema.js';
 import { loadCases } from '../cases/load.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
-import { Case } from '../cases/schema.js';
 import { validateCases } from '../engine/validate.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { UserError } from '../errors.js';
-import { RunResult } from '../result/schema.js';
+import { jsonSchemas } from '../json-schemas.js';
 import { VERSION } from '../version.js';
 import { phaseTable } from './phase-table.js';
 
@@ -180,12 +177,9 @@ async function cmdCoverage(argv: string[]): Promise<number> {
 async function cmdSchema(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'schema' } } });
   mkdirSync(values.out!, { recursive: true });
-  const schemas = { case: Case, adapter: Adapter, 'run-result': RunResult };
-  for (const [name, schema] of Object.entries(schemas)) {
-    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-    writeFileSync(join(values.out!, `${name}.schema.json`), `${JSON.stringify(json, null, 2)}\n`);
-  }
-  process.stdout.write(`wrote ${Object.keys(schemas).length} JSON Schemas to ${values.out}/\n`);
+  const files = jsonSchemas();
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(values.out!, name), text);
+  process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/\n`);
   return 0;
 }
 

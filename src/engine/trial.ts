@@ -52,23 +52,20 @@ function keyToHost(key: string, dirs: TrialDirs): string {
   return join(base, ...rest);
 }
 
-async function startEndpoint(host: string, handle: (req: any, res: any) => Promise<void>): Promise<{ server: Server; port: number }> {
+interface EndpointHandler {
+  (req: any, res: any): Promise<void>;
+  connect(req: any, socket: any, head: Buffer): void;
+}
+
+async function startEndpoint(host: string, handler: () => EndpointHandler): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
-    handle(req, res).catch((e) => {
+    handler()(req, res).catch((e) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: String((e as Error)?.message ?? e) }));
     });
   });
-  // CONNECT (HTTPS through the proxy variables) is egress too: hand it to the same handler.
-  server.on('connect', (req, socket) => {
-    const res = {
-      headersSent: false,
-      writeHead: (status: number) => socket.write(`HTTP/1.1 ${status} Forbidden\r\n\r\n`),
-      setHeader: () => {},
-      end: () => socket.end(),
-    };
-    handle(req, res).catch(() => socket.destroy());
-  });
+  // CONNECT (HTTPS through the proxy variables) is egress: the services record it and refuse it.
+  server.on('connect', (req, socket, head) => handler().connect(req, socket, head));
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(0, host, () => ok());
@@ -108,8 +105,8 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     const canaries = makeCanaries(c0.world.canaries, input.runKey, id);
     const recorder = new EvidenceRecorder(canaries);
     // The endpoint must exist before rendering: its URL is {{svc}} and {{model_url}}.
-    let handler: (req: any, res: any) => Promise<void> = async (_q, r) => r.end();
-    const ep = await startEndpoint(view.bindHost, (q, r) => handler(q, r));
+    let handler: EndpointHandler = Object.assign(async (_q: any, r: any) => void r.end(), { connect: (_q: any, sock: any) => sock.destroy() });
+    const ep = await startEndpoint(view.bindHost, () => handler);
     server = ep.server;
     const endpoint = `http://${view.endpointHost}:${ep.port}`;
 
@@ -180,11 +177,15 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
     };
     const model = createModelHandler(ctx, recorder);
-    const services = createServices(c.world.services, recorder, { skillsDir: skillsDirView });
-    handler = async (req, res) => {
-      if (await model(req, res)) return;
-      await services(req, res);
-    };
+    // selfHosts: a proxied request to the endpoint itself is not egress.
+    const services = createServices(c.world.services, recorder, { skillsDir: skillsDirView, selfHosts: [view.endpointHost] });
+    handler = Object.assign(
+      async (req: any, res: any) => {
+        if (await model(req, res)) return;
+        await services(req, res);
+      },
+      { connect: services.connect },
+    );
 
     const before = await snapshot(dirs);
     const { env, dropped } = buildTrialEnv({

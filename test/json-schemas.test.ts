@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { jsonSchemas } from '../src/json-schemas.js';
+
+describe('JSON Schemas for editors', () => {
+  const generated = jsonSchemas();
+  it.each(Object.keys(generated))('schema/%s is current (run `npm run schema` after changing a zod schema)', (name) => {
+    expect(readFileSync(`schema/${name}`, 'utf8')).toBe(generated[name]);
+  });
+
+  it('the case schema accepts a built-in case and rejects a broken one', () => {
+    const ajv = new Ajv2020({ strict: false });
+    const validate = ajv.compile(JSON.parse(generated['case.schema.json']!));
+    const good = parse(readFileSync('test/fixtures/cases-bad/bad-phase.yaml', 'utf8'));
+    expect(validate({ ...good, phase: 'runtime' })).toBe(true);
+    expect(validate(good)).toBe(false);
+  });
+});
