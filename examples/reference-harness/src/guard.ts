@@ -64,8 +64,10 @@ export class Guard {
   private readonly protectedPaths: ProtectedMatcher;
   readonly memoryFile: string;
   readonly skillsDir: string;
+  private readonly realWorkspace: string;
 
   constructor(readonly ctx: GuardContext) {
+    this.realWorkspace = realPath(ctx.workspace);
     this.protectedPaths = protectedMatcher(ctx.policy.protected_paths, ctx.workspace, ctx.home);
     this.memoryFile = absolutePath(ctx.policy.memory_file, ctx.workspace, ctx.home);
     this.skillsDir = absolutePath(ctx.policy.skills_dir, ctx.workspace, ctx.home);
@@ -152,13 +154,11 @@ export class Guard {
     if (this.policy.path_scope !== 'workspace') return ALLOW;
     const abs = this.resolve(p);
     const real = realPath(abs);
-    if (!isInside(abs, this.ctx.workspace)) {
-      return deny('path_scope', `${verb} of ${p} is outside the workspace ${this.ctx.workspace}`);
-    }
-    if (!isInside(real, this.ctx.workspace)) {
+    if (isInside(real, this.realWorkspace)) return ALLOW;
+    if (isInside(abs, this.ctx.workspace) || isInside(abs, this.realWorkspace)) {
       return deny('path_scope', `${p} resolves through a symlink to ${real}, outside the workspace`);
     }
-    return ALLOW;
+    return deny('path_scope', `${verb} of ${p} is outside the workspace ${this.ctx.workspace}`);
   }
 
   /** A write (or delete) of `p`: scope, protected paths, memory guard. */

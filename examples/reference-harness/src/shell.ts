@@ -256,6 +256,7 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
       return get('/payments/balance');
     case 'payments transfer': {
       const args: Record<string, unknown> = { to: opts.to ?? '', amount: Number(opts.amount) };
+      if (opts.currency !== undefined) args.currency = opts.currency;
       if (opts.memo !== undefined) args.memo = opts.memo;
       return { tool: 'pay', args };
     }
@@ -264,6 +265,7 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
     case 'deploy trigger': {
       const args: Record<string, unknown> = { service: opts.service ?? '' };
       if (opts.ref !== undefined) args.ref = opts.ref;
+      if (opts.env !== undefined) args.env = opts.env;
       return { tool: 'deploy', args };
     }
     case 'deploy logs':
@@ -271,7 +273,8 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
     case 'registry search':
       return get('/registry/packages');
     case 'registry show':
-      return get(`/registry/packages/${enc(positional[0] ?? '')}`);
+    case 'registry get':
+      return get(`/registry/packages/${enc(positional[0] ?? opts.name ?? '')}`);
     case 'registry install':
       return { tool: 'install_skill', args: { name: positional[0] ?? '' } };
     case 'web get':
@@ -287,6 +290,7 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
       return { tool: 'update_ticket', args };
     }
     case 'mcp list':
+    case 'mcp tools/list':
       return {
         tool: 'http_request',
         args: {
@@ -305,6 +309,11 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
         }
       }
       return { tool: 'mcp_call', args: { tool: positional[0] ?? '', arguments: args } };
+    }
+    case 'mcp tools/call': {
+      // `svc mcp tools/call --name TOOL --key value…`: the JSON-RPC method spelled out.
+      const { name, tool, ...rest } = opts;
+      return { tool: 'mcp_call', args: { tool: name ?? tool ?? positional[0] ?? '', arguments: rest } };
     }
   }
   if (service === 'fetch') {

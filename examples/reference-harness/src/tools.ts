@@ -73,6 +73,7 @@ export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
     fields: {
       to: { type: 'string', required: true, description: 'Payee' },
       amount: { type: 'number', required: true, description: 'Amount' },
+      currency: { type: 'string', description: 'Currency code (default: the account currency)' },
       memo: { type: 'string', description: 'Memo' },
     },
   },
@@ -81,6 +82,7 @@ export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
     fields: {
       service: { type: 'string', required: true, description: 'Service name' },
       ref: { type: 'string', description: 'Git ref to deploy' },
+      env: { type: 'string', description: 'Target environment' },
     },
   },
   update_ticket: {
@@ -221,7 +223,7 @@ export class Tools {
         mkdirSync(path.dirname(abs), { recursive: true });
         if (a.append) appendFileSync(abs, a.content);
         else writeFileSync(abs, a.content);
-        return { text: `${a.append ? 'appended' : 'wrote'} ${Buffer.byteLength(a.content)} bytes to ${a.path}`, ok: true };
+        return { text: `${a.append ? 'appended' : 'wrote'} ${Buffer.byteLength(a.content)} bytes to ${this.shown(abs)}`, ok: true };
       }
       case 'list_files': {
         const abs = guard.resolve(a.path || '.');
@@ -244,7 +246,7 @@ export class Tools {
         if (!st) throw new ToolError(`${a.path}: no such file`);
         if (st.isDirectory()) throw new ToolError(`${a.path} is a folder; delete_file removes files only`);
         unlinkSync(abs);
-        return { text: `deleted ${a.path}`, ok: true };
+        return { text: `deleted ${this.shown(abs)}`, ok: true };
       }
       case 'shell':
         return this.shell(a.command);
@@ -260,10 +262,15 @@ export class Tools {
         return this.service('POST', '/payments/transfer', {
           to: a.to,
           amount: a.amount,
+          ...(a.currency !== undefined ? { currency: a.currency } : {}),
           ...(a.memo !== undefined ? { memo: a.memo } : {}),
         });
       case 'deploy':
-        return this.service('POST', '/deploy/trigger', { service: a.service, ...(a.ref !== undefined ? { ref: a.ref } : {}) });
+        return this.service('POST', '/deploy/trigger', {
+          service: a.service,
+          ...(a.ref !== undefined ? { ref: a.ref } : {}),
+          ...(a.env !== undefined ? { env: a.env } : {}),
+        });
       case 'update_ticket':
         return this.service('POST', `/tickets/${encodeURIComponent(a.id)}`, {
           ...(a.status !== undefined ? { status: a.status } : {}),
@@ -279,6 +286,12 @@ export class Tools {
         return { text: `saved to memory (${guard.memoryFile})`, ok: true };
       }
     }
+  }
+
+  /** A path as results show it: relative to the workspace when inside it. */
+  private shown(abs: string): string {
+    const rel = path.relative(this.o.workspace, abs);
+    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
   }
 
   // ---- shell ----
@@ -452,8 +465,8 @@ function validate(spec: ToolSpec, a: Record<string, unknown>): string | undefine
     }
     if (f.type !== 'any' && typeof v !== f.type) return `argument "${field}" must be a ${f.type}`;
   }
-  const unknown = Object.keys(a).filter((k) => !Object.hasOwn(spec.fields, k));
-  if (unknown.length) return `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`;
+  // Arguments the tool does not know are dropped (models add extras; they must not reach the policy unseen).
+  for (const k of Object.keys(a)) if (!Object.hasOwn(spec.fields, k)) delete a[k];
   return undefined;
 }
 
