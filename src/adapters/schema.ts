@@ -8,6 +8,7 @@ import { z } from 'zod';
  * - {{workspace}} {{home}} {{tmp}} {{bin}}  the trial's folders (bin holds the `svc` CLI)
  * - {{adapter_dir}}  the folder holding adapter.yaml (read-only)
  * - {{action_root}}  the root of harness-risk-action itself (its dist/ holds the reference harness)
+ * - {{repo}}  the repository under test (the working directory; GITHUB_WORKSPACE in the action), read-only
  * - {{cache}}  the harness install cache (.cache/harnesses by default)
  * - {{model_url}}  base URL of the scripted/live model endpoint, no trailing slash, no /v1
  * - {{model_key}}  the API key the harness must send (identifies the trial)
@@ -22,6 +23,7 @@ export const TEMPLATE_VARS = [
   'bin',
   'adapter_dir',
   'action_root',
+  'repo',
   'cache',
   'model_url',
   'model_key',

@@ -117,6 +117,7 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             runKey,
             workRoot,
             cacheDir: opts.cache_dir ?? defaultCacheDir(),
+            repoDir: process.cwd(),
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
             keepEvidenceDir: opts.keep_evidence ? join(dirname(opts.out), 'evidence') : undefined,
             signal: opts.signal,

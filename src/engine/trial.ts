@@ -33,6 +33,8 @@ export interface TrialInput {
   runKey: string;
   workRoot: string;
   cacheDir: string;
+  /** The user's repository (GITHUB_WORKSPACE or the CLI's cwd): {{repo}}. */
+  repoDir: string;
   timeoutMs: number;
   keepEvidenceDir?: string;
   keepTrialDirs?: boolean;
@@ -118,6 +120,8 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       adapter_dir: view.mapReadOnly(adapter.dir),
       action_root: view.mapReadOnly(actionRoot()),
       cache: view.mapReadOnly(input.cacheDir),
+      // The repository under test (its own harness build), read-only under docker.
+      repo: view.mapReadOnly(input.repoDir),
       model_url: endpoint,
       model_key: `hr-${id}`,
       prompt: c.owner.turns.join('\n\n'),
@@ -200,7 +204,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
 
     const launchCmd = [...adapter.adapter.launch.command, ...config.args].map(ra);
-    const readOnly = [join(actionRoot(), 'dist'), adapter.dir, input.cacheDir];
+    const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, input.cacheDir, input.repoDir])];
     let outcome: ProcessOutcome;
     try {
       outcome = await runner.run({
