@@ -23,15 +23,32 @@ try {
       const out = join(dir, `${config}-${i}.json`);
       const t0 = process.hrtime.bigint();
       // GNU time reports the peak RSS; without it the memory column is left out.
-      const argv = [process.execPath, 'dist/cli.js', 'run', '--adapter', 'reference', '--config', config, '--cases', cases, '--out', out, '--quiet'];
-      const r = hasTime ? spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { encoding: 'utf8' }) : spawnSync(argv[0], argv.slice(1), { encoding: 'utf8' });
+      const argv = [
+        process.execPath,
+        'dist/cli.js',
+        'run',
+        '--adapter',
+        'reference',
+        '--config',
+        config,
+        '--cases',
+        cases,
+        '--out',
+        out,
+        '--quiet',
+      ];
+      const r = hasTime
+        ? spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { encoding: 'utf8' })
+        : spawnSync(argv[0], argv.slice(1), { encoding: 'utf8' });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0) throw new Error(`run failed: ${r.stderr}`);
       trials = JSON.parse(readFileSync(out, 'utf8')).trials.length;
       perTrial.push(ms / trials);
       rss = Math.max(rss, Number(r.stderr.trim().split('\n').pop()) || 0);
     }
-    console.log(`engine reference/${config}: ${trials} trials, median ${median(perTrial).toFixed(0)} ms per trial (concurrency 2, ${runs} runs), ${hasTime ? `peak RSS ${(rss / 1024).toFixed(0)} MiB` : 'peak RSS n/a (install GNU time)'}`);
+    console.log(
+      `engine reference/${config}: ${trials} trials, median ${median(perTrial).toFixed(0)} ms per trial (concurrency 2, ${runs} runs), ${hasTime ? `peak RSS ${(rss / 1024).toFixed(0)} MiB` : 'peak RSS n/a (install GNU time)'}`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -41,5 +58,7 @@ if (existsSync('scripts/bench-docker.mjs') && existsSync('/var/run/docker.sock')
   const r = spawnSync(process.execPath, ['scripts/bench-docker.mjs'], { stdio: 'inherit' });
   process.exitCode = r.status ?? 1;
 } else {
-  console.log('docker runner overhead: skipped (no Docker daemon at /var/run/docker.sock; run scripts/docker-setup.sh)');
+  console.log(
+    'docker runner overhead: skipped (no Docker daemon at /var/run/docker.sock; run scripts/docker-setup.sh)',
+  );
 }

@@ -20,9 +20,10 @@ for (const [name, entry] of Object.entries(entries)) {
     legalComments: 'none',
     // Some CommonJS dependencies call require(); give the ESM bundle one.
     banner: {
-      js: name === 'cli' || name === 'svc' || name === 'reference-harness'
-        ? "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
-        : "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+      js:
+        name === 'cli' || name === 'svc' || name === 'reference-harness'
+          ? "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
+          : "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
     external: ['cpu-features', 'ssh2', '*.node'],
     logLevel: 'warning',

@@ -6,17 +6,21 @@ import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
-/** The folder holding action.yml, cases/, adapters/ and dist/. */
-export function actionRoot(): string {
-  if (cached) return cached;
+function findRoot(): string {
   const override = process.env.HARNESS_RISK_ROOT;
-  if (override) return (cached = resolve(override));
+  if (override) return resolve(override);
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, 'adapters')) && existsSync(join(dir, 'package.json'))) return (cached = dir);
+    if (existsSync(join(dir, 'adapters')) && existsSync(join(dir, 'package.json'))) return dir;
     dir = dirname(dir);
   }
   throw new Error(`cannot find the harness-risk-action root above ${fileURLToPath(import.meta.url)}`);
+}
+
+/** The folder holding action.yml, cases/, adapters/ and dist/. */
+export function actionRoot(): string {
+  cached ??= findRoot();
+  return cached;
 }
 
 export const builtinCasesDir = () => join(actionRoot(), 'cases');

@@ -12,7 +12,12 @@ export interface Located<T> {
 }
 
 function fieldPath(path: PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(top level)';
+  return (
+    path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, '') || '(top level)'
+  );
 }
 
 /** The first line at or above `path` that exists in the document. */
@@ -24,13 +29,21 @@ function lineOf(doc: ReturnType<typeof parseDocument>, lc: LineCounter, path: Pr
   return 1;
 }
 
-export function parseYaml<S extends z.ZodTypeAny>(file: string, text: string, schema: S, what: string): Located<z.infer<S>> {
+export function parseYaml<S extends z.ZodTypeAny>(
+  file: string,
+  text: string,
+  schema: S,
+  what: string,
+): Located<z.infer<S>> {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const err = doc.errors[0]!;
     const line = err.linePos?.[0]?.line ?? 1;
-    throw new UserError(`${file}:${line}: not valid YAML: ${err.message.split('\n')[0]}`, `fix the YAML syntax of this ${what}`);
+    throw new UserError(
+      `${file}:${line}: not valid YAML: ${err.message.split('\n')[0]}`,
+      `fix the YAML syntax of this ${what}`,
+    );
   }
   const raw = doc.toJS({ maxAliasCount: 100 });
   const parsed = schema.safeParse(raw);
@@ -39,10 +52,15 @@ export function parseYaml<S extends z.ZodTypeAny>(file: string, text: string, sc
       const line = lineOf(doc, lc, issue.path);
       return `${file}:${line}: ${fieldPath(issue.path)}: ${issue.message}`;
     });
-    const more = parsed.error.issues.length > 5 ? `\n  (${parsed.error.issues.length - 5} more problems)` : '';
-    throw new UserError(`invalid ${what}:\n  ${lines.join('\n  ')}${more}`, `correct the field(s) named above; the JSON Schema under schema/ gives every allowed field`);
+    const more =
+      parsed.error.issues.length > 5 ? `\n  (${parsed.error.issues.length - 5} more problems)` : '';
+    throw new UserError(
+      `invalid ${what}:\n  ${lines.join('\n  ')}${more}`,
+      `correct the field(s) named above; the JSON Schema under schema/ gives every allowed field`,
+    );
   }
-  const first = doc.contents && isNode(doc.contents) && doc.contents.range ? lc.linePos(doc.contents.range[0]).line : 1;
+  const first =
+    doc.contents && isNode(doc.contents) && doc.contents.range ? lc.linePos(doc.contents.range[0]).line : 1;
   return { value: parsed.data, line: first };
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { loadAdapter } from '../src/adapters/load.js';
 import { filterCases, loadCaseFile, parseSelectors, shardCases } from '../src/cases/load.js';
 import type { LoadedCase } from '../src/cases/schema.js';
 import { UserError } from '../src/errors.js';
-import { loadAdapter } from '../src/adapters/load.js';
 
 const dir = 'test/fixtures/cases-bad';
 
@@ -28,7 +28,12 @@ describe('malformed case files give file:line and field', () => {
 });
 
 const fake = (id: string, phase: string, tags: string[] = [], variant_of?: string) =>
-  ({ case: { id, phase, tags, variant_of }, file: `${id}.yaml`, revision: 'r', line: 1 }) as unknown as LoadedCase;
+  ({
+    case: { id, phase, tags, variant_of },
+    file: `${id}.yaml`,
+    revision: 'r',
+    line: 1,
+  }) as unknown as LoadedCase;
 const lib = [
   fake('cfg-a', 'configuration', ['smoke']),
   fake('cfg-b', 'configuration', ['perturb:late-injection'], 'cfg-a'),
@@ -44,9 +49,16 @@ describe('selection', () => {
     [['subset:smoke'], ['cfg-a', 'run-a']],
     [['subset:standard'], ['cfg-a', 'run-a']],
     [['subset:full'], ['cfg-a', 'cfg-b', 'run-a', 'rec-a']],
-    [['phase:configuration,phase:runtime', 'tag:smoke'], ['cfg-a', 'run-a']],
+    [
+      ['phase:configuration,phase:runtime', 'tag:smoke'],
+      ['cfg-a', 'run-a'],
+    ],
   ])('%j', (selectors, ids) => {
-    expect(filterCases(lib, parseSelectors(selectors)).map((c) => c.case.id).sort()).toEqual([...ids].sort());
+    expect(
+      filterCases(lib, parseSelectors(selectors))
+        .map((c) => c.case.id)
+        .sort(),
+    ).toEqual([...ids].sort());
   });
 
   it('unknown phase and subset are user errors', () => {
@@ -63,6 +75,8 @@ describe('selection', () => {
 
 describe('adapters', () => {
   it('an unknown adapter lists the built-in ones', () => {
-    expect(() => loadAdapter('no-such-harness')).toThrow(/unknown adapter "no-such-harness".*\n.*use one of .*reference/s);
+    expect(() => loadAdapter('no-such-harness')).toThrow(
+      /unknown adapter "no-such-harness".*\n.*use one of .*reference/s,
+    );
   });
 });

@@ -69,7 +69,13 @@ describe('reference harness on the smoke cases', () => {
 describe('failures are clear and never count as safe', () => {
   it('a hanging harness is killed at its timeout and recorded invalid; the other trials complete', async () => {
     const t0 = Date.now();
-    const r = await runSafetyCases(opts({ adapter: 'test/fixtures/adapters/hang', config: 'default', cases: ['subset:smoke', 'phase:runtime'] }));
+    const r = await runSafetyCases(
+      opts({
+        adapter: 'test/fixtures/adapters/hang',
+        config: 'default',
+        cases: ['subset:smoke', 'phase:runtime'],
+      }),
+    );
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(r.trials.length).toBeGreaterThanOrEqual(1);
     for (const t of r.trials) {
@@ -82,21 +88,38 @@ describe('failures are clear and never count as safe', () => {
   }, 60_000);
 
   it('a crashing harness gives its own error line', async () => {
-    const r = await runSafetyCases(opts({ adapter: 'test/fixtures/adapters/crash', config: 'default', cases: ['subset:smoke', 'phase:action'] }));
+    const r = await runSafetyCases(
+      opts({
+        adapter: 'test/fixtures/adapters/crash',
+        config: 'default',
+        cases: ['subset:smoke', 'phase:action'],
+      }),
+    );
     expect(r.trials[0]!.valid).toBe(false);
-    expect(r.trials[0]!.invalid_reason).toMatch(/never called the model endpoint \(exit 3\): Error: cannot load plugin foo/);
+    expect(r.trials[0]!.invalid_reason).toMatch(
+      /never called the model endpoint \(exit 3\): Error: cannot load plugin foo/,
+    );
   });
 
   it('an unknown adapter and an unknown config are user errors', async () => {
     await expect(runSafetyCases(opts({ adapter: 'nope' }))).rejects.toThrow(UserError);
-    await expect(runSafetyCases(opts({ config: 'wide-open' }))).rejects.toThrow(/has no configuration "wide-open"[\s\S]*use one of open, guarded/);
+    await expect(runSafetyCases(opts({ config: 'wide-open' }))).rejects.toThrow(
+      /has no configuration "wide-open"[\s\S]*use one of open, guarded/,
+    );
   });
 
   it('the harness sees none of the parent environment', async () => {
     process.env.HR_PLANTED_E2E = 'planted-e2e-secret';
     process.env.GITHUB_TOKEN = 'ghs_planted';
     try {
-      const r = await runSafetyCases(opts({ adapter: 'test/fixtures/adapters/envdump', config: 'default', cases: ['subset:smoke', 'phase:recovery'], keep_evidence: true }));
+      const r = await runSafetyCases(
+        opts({
+          adapter: 'test/fixtures/adapters/envdump',
+          config: 'default',
+          cases: ['subset:smoke', 'phase:recovery'],
+          keep_evidence: true,
+        }),
+      );
       const t = r.trials[0]!;
       const evidence = JSON.parse(await readFile(t.evidence_file!, 'utf8'));
       const envText: string = evidence.after['ws/env.json'].text;

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { jsonSchemas } from '../src/json-schemas.js';
 
 describe('JSON Schemas for editors', () => {
   const generated = jsonSchemas();
-  it.each(Object.keys(generated))('schema/%s is current (run `npm run schema` after changing a zod schema)', (name) => {
-    expect(readFileSync(`schema/${name}`, 'utf8')).toBe(generated[name]);
-  });
+  it.each(Object.keys(generated))(
+    'schema/%s is current (run `npm run schema` after changing a zod schema)',
+    (name) => {
+      expect(readFileSync(`schema/${name}`, 'utf8')).toBe(generated[name]);
+    },
+  );
 
   it('the case schema accepts a built-in case and rejects a broken one', () => {
     const ajv = new Ajv2020({ strict: false });

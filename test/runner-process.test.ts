@@ -22,11 +22,25 @@ afterAll(async () => {
 });
 
 function envFor(extra: Record<string, string> = {}) {
-  return buildTrialEnv({ view: runner.view(dirs), endpoint: 'http://127.0.0.1:9', endpointHost: '127.0.0.1', adapterEnv: extra, configEnv: {} });
+  return buildTrialEnv({
+    view: runner.view(dirs),
+    endpoint: 'http://127.0.0.1:9',
+    endpointHost: '127.0.0.1',
+    adapterEnv: extra,
+    configEnv: {},
+  });
 }
 
 const node = (code: string, timeout_ms = 10_000, env = envFor().env) =>
-  runner.run({ trial_id: 't1', dirs, command: [process.execPath, '-e', code], cwd: dirs.workspace, env, timeout_ms, read_only: [] });
+  runner.run({
+    trial_id: 't1',
+    dirs,
+    command: [process.execPath, '-e', code],
+    cwd: dirs.workspace,
+    env,
+    timeout_ms,
+    read_only: [],
+  });
 
 describe('process runner', () => {
   it('the harness sees none of the parent environment (planted secret)', async () => {
@@ -51,7 +65,12 @@ describe('process runner', () => {
   });
 
   it('an adapter cannot smuggle forbidden variables in', () => {
-    const { env, dropped } = envFor({ GITHUB_TOKEN: 'x', INPUT_FOO: 'y', ACTIONS_RUNTIME_TOKEN: 'z', OK_VAR: '1' });
+    const { env, dropped } = envFor({
+      GITHUB_TOKEN: 'x',
+      INPUT_FOO: 'y',
+      ACTIONS_RUNTIME_TOKEN: 'z',
+      OK_VAR: '1',
+    });
     expect(dropped.sort()).toEqual(['ACTIONS_RUNTIME_TOKEN', 'GITHUB_TOKEN', 'INPUT_FOO']);
     expect(env.OK_VAR).toBe('1');
     expect(env.GITHUB_TOKEN).toBeUndefined();
@@ -79,7 +98,15 @@ describe('process runner', () => {
   });
 
   it('a missing binary is a spawn error, not a crash of ours', async () => {
-    const out = await runner.run({ trial_id: 't1', dirs, command: ['/nonexistent/harness'], cwd: dirs.workspace, env: envFor().env, timeout_ms: 5000, read_only: [] });
+    const out = await runner.run({
+      trial_id: 't1',
+      dirs,
+      command: ['/nonexistent/harness'],
+      cwd: dirs.workspace,
+      env: envFor().env,
+      timeout_ms: 5000,
+      read_only: [],
+    });
     expect(out.spawn_error).toMatch(/command not found: \/nonexistent\/harness/);
   });
 

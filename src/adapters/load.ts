@@ -15,7 +15,10 @@ export function listBuiltinAdapters(): string[] {
 
 export function loadAdapter(nameOrPath: string, cwd = process.cwd()): LoadedAdapter {
   let file: string;
-  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync(join(builtinAdaptersDir(), nameOrPath, 'adapter.yaml'))) {
+  if (
+    /^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) &&
+    existsSync(join(builtinAdaptersDir(), nameOrPath, 'adapter.yaml'))
+  ) {
     file = join(builtinAdaptersDir(), nameOrPath, 'adapter.yaml');
   } else {
     const abs = resolve(cwd, nameOrPath);

@@ -103,7 +103,9 @@ export const Adapter = z
     /** Built-in parser for the harness's own stdout (adds denial/error evidence). */
     output: z.enum(['none', 'reference', 'claude-code', 'codex', 'openclaw', 'pi']).default('none'),
     timeout_s: z.number().positive().default(120),
-    configs: z.record(z.string(), AdapterConfig).refine((c) => Object.keys(c).length > 0, 'at least one config'),
+    configs: z
+      .record(z.string(), AdapterConfig)
+      .refine((c) => Object.keys(c).length > 0, 'at least one config'),
   })
   .strict();
 export type Adapter = z.infer<typeof Adapter>;

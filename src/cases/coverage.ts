@@ -1,6 +1,6 @@
 // Coverage of a case library: cases per phase, per entry point × effect cell, audit rules per case.
 import { markdownTable } from 'markdown-table';
-import { EFFECTS, ENTRY_POINTS, PHASES, type LoadedCase } from './schema.js';
+import { EFFECTS, ENTRY_POINTS, type LoadedCase, PHASES } from './schema.js';
 
 export interface Coverage {
   cases: number;
@@ -17,7 +17,9 @@ export interface Coverage {
 
 export function coverage(cases: LoadedCase[]): Coverage {
   const phases = Object.fromEntries(PHASES.map((p) => [p, 0]));
-  const grid = Object.fromEntries(ENTRY_POINTS.map((ep) => [ep, Object.fromEntries(EFFECTS.map((ef) => [ef, 0]))]));
+  const grid = Object.fromEntries(
+    ENTRY_POINTS.map((ep) => [ep, Object.fromEntries(EFFECTS.map((ef) => [ef, 0]))]),
+  );
   const byChannel: Record<string, number> = { tools: 0, resources: 0, flow: 0 };
   const tags: Record<string, number> = {};
   let rules = 0;
@@ -56,7 +58,10 @@ export function coverageMarkdown(cov: Coverage): string {
     ['**total**', `**${cov.cases}** (${cov.base_cases} base, ${cov.variants} variants)`],
   ]);
   const gridTable = markdownTable(
-    [['entry point \\ effect', ...EFFECTS], ...ENTRY_POINTS.map((ep) => [ep, ...EFFECTS.map((ef) => String(cov.grid[ep]![ef]))])],
+    [
+      ['entry point \\ effect', ...EFFECTS],
+      ...ENTRY_POINTS.map((ep) => [ep, ...EFFECTS.map((ef) => String(cov.grid[ep]![ef]))]),
+    ],
     { align: ['l', ...EFFECTS.map(() => 'r' as const)] },
   );
   const lines = [

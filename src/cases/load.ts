@@ -18,7 +18,11 @@ export function caseRevision(c: Case): string {
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
       : v,
   );
 }
@@ -47,7 +51,10 @@ function expandSource(sel: string, cwd: string): string[] {
     const match = picomatch(resolve(cwd, sel));
     return yamlFilesUnder(base).filter((f) => match(f));
   }
-  throw new UserError(`cases: "${sel}" is neither a file, a folder, a glob nor a filter`, 'use a path, or phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full');
+  throw new UserError(
+    `cases: "${sel}" is neither a file, a folder, a glob nor a filter`,
+    'use a path, or phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full',
+  );
 }
 
 export interface CaseSelection {
@@ -60,7 +67,10 @@ export interface CaseSelection {
 
 export function parseSelectors(selectors: string[]): CaseSelection {
   const sel: CaseSelection = { sources: [], phases: [], tags: [], ids: [] };
-  for (const raw of selectors.flatMap((s) => s.split(/[,\n]/)).map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of selectors
+    .flatMap((s) => s.split(/[,\n]/))
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^(phase|tag|id|subset):(.+)$/.exec(raw);
     if (!m) {
       sel.sources.push(raw);
@@ -75,7 +85,11 @@ export function parseSelectors(selectors: string[]): CaseSelection {
     } else if (kind === 'tag') sel.tags.push(value);
     else if (kind === 'id') sel.ids.push(value);
     else if (value === 'smoke' || value === 'standard' || value === 'full') sel.subset = value;
-    else throw new UserError(`cases: unknown subset "${value}"`, 'use subset:smoke, subset:standard or subset:full');
+    else
+      throw new UserError(
+        `cases: unknown subset "${value}"`,
+        'use subset:smoke, subset:standard or subset:full',
+      );
   }
   return sel;
 }
@@ -83,13 +97,19 @@ export function parseSelectors(selectors: string[]): CaseSelection {
 /** Loads the selected cases; duplicate ids across files are an error naming both files. */
 export function loadCases(selectors: string[], cwd = process.cwd()): LoadedCase[] {
   const sel = parseSelectors(selectors);
-  const files = sel.sources.length ? [...new Set(sel.sources.flatMap((s) => expandSource(s, cwd)))] : yamlFilesUnder(builtinCasesDir());
+  const files = sel.sources.length
+    ? [...new Set(sel.sources.flatMap((s) => expandSource(s, cwd)))]
+    : yamlFilesUnder(builtinCasesDir());
   const seen = new Map<string, string>();
   const loaded: LoadedCase[] = [];
   for (const file of files) {
     const lc = loadCaseFile(file);
     const prior = seen.get(lc.case.id);
-    if (prior) throw new UserError(`${file}: case id "${lc.case.id}" is already used by ${prior}`, 'give each case a unique id');
+    if (prior)
+      throw new UserError(
+        `${file}: case id "${lc.case.id}" is already used by ${prior}`,
+        'give each case a unique id',
+      );
     seen.set(lc.case.id, file);
     loaded.push(lc);
   }
@@ -109,15 +129,24 @@ export function filterCases(cases: LoadedCase[], sel: CaseSelection): LoadedCase
     .filter(({ case: c }) => !sel.tags.length || sel.tags.some((t) => c.tags.includes(t)))
     .filter(({ case: c }) => !idMatch || idMatch(c.id))
     .filter(({ case: c }) => inSubset(c))
-    .sort((a, b) => PHASES.indexOf(a.case.phase) - PHASES.indexOf(b.case.phase) || a.case.id.localeCompare(b.case.id));
+    .sort(
+      (a, b) =>
+        PHASES.indexOf(a.case.phase) - PHASES.indexOf(b.case.phase) || a.case.id.localeCompare(b.case.id),
+    );
 }
 
 /** Stable sharding by case id: shard i of n takes every n-th case in id order. */
-export function shardCases<T extends { case: { id: string } }>(cases: T[], index: number, total: number): T[] {
+export function shardCases<T extends { case: { id: string } }>(
+  cases: T[],
+  index: number,
+  total: number,
+): T[] {
   if (!(total >= 1 && index >= 1 && index <= total)) {
     throw new UserError(`shard ${index}/${total} is out of range`, 'use i/n with 1 ≤ i ≤ n, e.g. 2/4');
   }
-  return [...cases].sort((a, b) => a.case.id.localeCompare(b.case.id)).filter((_, i) => i % total === index - 1);
+  return [...cases]
+    .sort((a, b) => a.case.id.localeCompare(b.case.id))
+    .filter((_, i) => i % total === index - 1);
 }
 
 export function displayPath(file: string, cwd = process.cwd()): string {

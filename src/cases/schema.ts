@@ -132,7 +132,9 @@ export const Check: z.ZodType<Check> = z.lazy(() =>
       'tool_called',
       z
         .object({
-          action: z.enum(Action.options.map((o) => o.shape.do.value) as [ActionKind, ...ActionKind[]]).optional(),
+          action: z
+            .enum(Action.options.map((o) => o.shape.do.value) as [ActionKind, ...ActionKind[]])
+            .optional(),
           name: z.string().optional(),
           contains: Text.optional(),
         })
@@ -142,7 +144,9 @@ export const Check: z.ZodType<Check> = z.lazy(() =>
       'harness_denied',
       z
         .object({
-          action: z.enum(Action.options.map((o) => o.shape.do.value) as [ActionKind, ...ActionKind[]]).optional(),
+          action: z
+            .enum(Action.options.map((o) => o.shape.do.value) as [ActionKind, ...ActionKind[]])
+            .optional(),
           contains: Text.optional(),
           step: z.enum(['owner', 'attack']).optional(),
         })
@@ -204,7 +208,10 @@ const McpTool = z
 
 export const ServiceState = z
   .object({
-    mail: z.object({ inbox: z.array(Mail).default([]) }).strict().optional(),
+    mail: z
+      .object({ inbox: z.array(Mail).default([]) })
+      .strict()
+      .optional(),
     chat: z
       .object({
         channels: z
@@ -228,18 +235,36 @@ export const ServiceState = z
       })
       .strict()
       .optional(),
-    registry: z.object({ packages: z.array(RegistryPackage).default([]) }).strict().optional(),
+    registry: z
+      .object({ packages: z.array(RegistryPackage).default([]) })
+      .strict()
+      .optional(),
     /** Web pages served under {{svc}}/web/PATH. */
-    web: z.object({ pages: z.record(z.string(), z.string()).default({}) }).strict().optional(),
+    web: z
+      .object({ pages: z.record(z.string(), z.string()).default({}) })
+      .strict()
+      .optional(),
     tickets: z
       .object({
         items: z
-          .array(z.object({ id: z.string(), title: z.string(), body: z.string(), status: z.string().default('open') }).strict())
+          .array(
+            z
+              .object({
+                id: z.string(),
+                title: z.string(),
+                body: z.string(),
+                status: z.string().default('open'),
+              })
+              .strict(),
+          )
           .default([]),
       })
       .strict()
       .optional(),
-    mcp: z.object({ tools: z.array(McpTool).default([]) }).strict().optional(),
+    mcp: z
+      .object({ tools: z.array(McpTool).default([]) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type ServiceState = z.infer<typeof ServiceState>;

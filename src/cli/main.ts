@@ -3,11 +3,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
-import { loadCases } from '../cases/load.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
-import { validateCases } from '../engine/validate.js';
+import { loadCases } from '../cases/load.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
+import { validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
 import { jsonSchemas } from '../json-schemas.js';
 import { VERSION } from '../version.js';
@@ -56,8 +56,12 @@ function progressPrinter(quiet: boolean): (e: ProgressEvent) => void {
     if (e.kind === 'start') process.stderr.write(`▶ ${e.adapter}/${e.config}: ${e.trials} trial(s)\n`);
     else if (e.kind === 'notice') process.stderr.write(`  note: ${e.message}\n`);
     else if (!quiet) {
-      const verdict = !e.valid ? `INVALID (${e.reason})` : `${e.a ? 'attack SUCCEEDED' : 'attack blocked'}, ${e.u ? 'task done' : 'task NOT done'}`;
-      process.stderr.write(`  [${String(e.done).padStart(String(e.total).length)}/${e.total}] ${e.case_id}: ${verdict}\n`);
+      const verdict = !e.valid
+        ? `INVALID (${e.reason})`
+        : `${e.a ? 'attack SUCCEEDED' : 'attack blocked'}, ${e.u ? 'task done' : 'task NOT done'}`;
+      process.stderr.write(
+        `  [${String(e.done).padStart(String(e.total).length)}/${e.total}] ${e.case_id}: ${verdict}\n`,
+      );
     }
   };
 }
@@ -81,11 +85,23 @@ async function cmdRun(argv: string[]): Promise<number> {
     },
     strict: true,
   });
-  if (!values.adapter) throw new UserError('run: --adapter is required', `use a built-in adapter (${listBuiltinAdapters().join(', ')}) or a path`);
+  if (!values.adapter)
+    throw new UserError(
+      'run: --adapter is required',
+      `use a built-in adapter (${listBuiltinAdapters().join(', ')}) or a path`,
+    );
   const adapter = loadAdapter(values.adapter);
-  const configs = (values.config ?? Object.keys(adapter.adapter.configs)[0]!).split(',').map((s) => s.trim()).filter(Boolean);
-  if (values.runner !== 'process' && values.runner !== 'docker') throw new UserError(`--runner "${values.runner}" is unknown`, 'use process or docker');
-  if (values.out && configs.length > 1) throw new UserError('--out names one file but --config names several', 'drop --out (one file per config is written under runs/) or run one config at a time');
+  const configs = (values.config ?? Object.keys(adapter.adapter.configs)[0]!)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (values.runner !== 'process' && values.runner !== 'docker')
+    throw new UserError(`--runner "${values.runner}" is unknown`, 'use process or docker');
+  if (values.out && configs.length > 1)
+    throw new UserError(
+      '--out names one file but --config names several',
+      'drop --out (one file per config is written under runs/) or run one config at a time',
+    );
 
   const controller = new AbortController();
   const onSignal = (sig: string) => {
@@ -114,7 +130,9 @@ async function cmdRun(argv: string[]): Promise<number> {
       on_progress: progressPrinter(values.quiet),
       signal: controller.signal,
     });
-    process.stdout.write(`\n${adapter.adapter.name} / ${config}  (${result.trials.length} trials, result: ${out})\n${phaseTable(result)}\n`);
+    process.stdout.write(
+      `\n${adapter.adapter.name} / ${config}  (${result.trials.length} trials, result: ${out})\n${phaseTable(result)}\n`,
+    );
     const invalid = result.trials.filter((t) => !t.valid);
     if (invalid.length) {
       process.stdout.write(`\n${invalid.length} invalid trial(s) — not counted as safe or unsafe:\n`);
@@ -129,7 +147,11 @@ async function cmdRun(argv: string[]): Promise<number> {
 }
 
 async function cmdList(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { cases: { type: 'string', multiple: true } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { cases: { type: 'string', multiple: true } },
+    allowPositionals: true,
+  });
   if (positionals[0] === 'adapters') {
     for (const name of listBuiltinAdapters()) {
       const a = loadAdapter(name).adapter;
@@ -147,11 +169,18 @@ async function cmdList(argv: string[]): Promise<number> {
 async function cmdValidate(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { cases: { type: 'string', multiple: true }, replays: { type: 'string' }, concurrency: { type: 'string' }, quiet: { type: 'boolean', default: true } },
+    options: {
+      cases: { type: 'string', multiple: true },
+      replays: { type: 'string' },
+      concurrency: { type: 'string' },
+      quiet: { type: 'boolean', default: true },
+    },
   });
   const cases = values.cases ?? ['subset:full'];
   const loaded = loadCases(cases); // schema errors stop here, naming file, line and field
-  process.stderr.write(`validating ${loaded.length} case(s): schema ok; replaying against reference/open and reference/guarded…\n`);
+  process.stderr.write(
+    `validating ${loaded.length} case(s): schema ok; replaying against reference/open and reference/guarded…\n`,
+  );
   const verdicts = await validateCases({
     cases,
     replays: positiveInt('--replays', values.replays, 3),
@@ -159,13 +188,23 @@ async function cmdValidate(argv: string[]): Promise<number> {
     on_progress: progressPrinter(values.quiet!),
   });
   const rejected = verdicts.filter((v) => !v.admitted);
-  for (const v of rejected) process.stdout.write(`✗ ${v.case_id}\n${v.reasons.map((r) => `    ${r}`).join('\n')}\n`);
-  process.stdout.write(`${verdicts.length - rejected.length} of ${verdicts.length} case(s) admitted${rejected.length ? `, ${rejected.length} rejected` : ''}\n`);
+  for (const v of rejected)
+    process.stdout.write(`✗ ${v.case_id}\n${v.reasons.map((r) => `    ${r}`).join('\n')}\n`);
+  process.stdout.write(
+    `${verdicts.length - rejected.length} of ${verdicts.length} case(s) admitted${rejected.length ? `, ${rejected.length} rejected` : ''}\n`,
+  );
   return rejected.length ? 1 : 0;
 }
 
 async function cmdCoverage(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { cases: { type: 'string', multiple: true }, json: { type: 'string' }, markdown: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      cases: { type: 'string', multiple: true },
+      json: { type: 'string' },
+      markdown: { type: 'string' },
+    },
+  });
   const cov = coverage(loadCases(values.cases ?? ['subset:full']));
   const md = coverageMarkdown(cov);
   if (values.json) writeFileSync(values.json, `${JSON.stringify(cov, null, 2)}\n`);

@@ -9,7 +9,16 @@ export interface Shard {
 
 export type ProgressEvent =
   | { kind: 'start'; trials: number; adapter: string; config: string }
-  | { kind: 'trial'; done: number; total: number; case_id: string; valid: boolean; a: boolean; u: boolean; reason?: string }
+  | {
+      kind: 'trial';
+      done: number;
+      total: number;
+      case_id: string;
+      valid: boolean;
+      a: boolean;
+      u: boolean;
+      reason?: string;
+    }
   | { kind: 'notice'; message: string };
 
 export interface RunOptions {

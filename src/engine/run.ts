@@ -12,13 +12,17 @@ import { ResultWriter } from '../result/writer.js';
 import { ProcessRunner } from '../runner/process.js';
 import type { Runner } from '../runner/types.js';
 import { NO_SCORES } from '../score/labels.js';
+import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
 import type { RunOptions } from './options.js';
 import { runTrial, trialId } from './trial.js';
-import { VERSION } from '../version.js';
 
 /** Runs `task` over `items` with at most `limit` at once; results keep the input order. */
-export async function pool<T, R>(items: T[], limit: number, task: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: T[],
+  limit: number,
+  task: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -33,7 +37,11 @@ export async function pool<T, R>(items: T[], limit: number, task: (item: T, i: n
 
 async function makeRunner(opts: RunOptions, runId: string): Promise<Runner> {
   if (opts.runner === 'process') return new ProcessRunner();
-  if (!opts.image) throw new UserError('runner docker needs an image', 'set `image:` (action input) or --image (CLI) to the image holding your harness build');
+  if (!opts.image)
+    throw new UserError(
+      'runner docker needs an image',
+      'set `image:` (action input) or --image (CLI) to the image holding your harness build',
+    );
   const { DockerRunner } = await import('../runner/docker.js');
   return new DockerRunner({ image: opts.image, runId }) as Runner;
 }
@@ -58,13 +66,20 @@ function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
 
 export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   if (opts.model === 'live') {
-    throw new UserError('model mode "live" is not available in this version', 'use model: scripted (the deterministic worst-case model)');
+    throw new UserError(
+      'model mode "live" is not available in this version',
+      'use model: scripted (the deterministic worst-case model)',
+    );
   }
   const adapter = loadAdapter(opts.adapter);
   const config = adapterConfig(adapter, opts.config);
   let cases = loadCases(opts.cases);
   if (opts.shard) cases = shardCases(cases, opts.shard.index, opts.shard.total);
-  if (cases.length === 0) throw new UserError(`no case matches ${JSON.stringify(opts.cases)}`, 'check the case selectors (paths, phase:, tag:, id:, subset:)');
+  if (cases.length === 0)
+    throw new UserError(
+      `no case matches ${JSON.stringify(opts.cases)}`,
+      'check the case selectors (paths, phase:, tag:, id:, subset:)',
+    );
 
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
@@ -132,7 +147,16 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
       }
       writer.add(trial);
       done++;
-      progress({ kind: 'trial', done, total: jobs.length, case_id: lc.case.id, valid: trial.valid, a: trial.labels.a, u: trial.labels.u, reason: trial.invalid_reason });
+      progress({
+        kind: 'trial',
+        done,
+        total: jobs.length,
+        case_id: lc.case.id,
+        valid: trial.valid,
+        a: trial.labels.a,
+        u: trial.labels.u,
+        reason: trial.invalid_reason,
+      });
     });
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);

@@ -2,8 +2,8 @@
 // mock services) and its own evidence. Everything the agent could touch is created here and thrown away.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { parseHarnessOutput } from '../adapters/parsers/index.js';
 import type { AdapterConfig, LoadedAdapter } from '../adapters/schema.js';
 import type { Case, LoadedCase } from '../cases/schema.js';
@@ -20,7 +20,13 @@ import { makeCanaries } from '../world/canaries.js';
 import { createServices } from '../world/services.js';
 import { diffSnapshots, resolveCasePath, snapshot } from '../world/snapshot.js';
 import { renderDeep, renderTemplate, TemplateError, trialVars } from '../world/template.js';
-import { createTrialDirs, installSvcShim, removeTrialDirs, writeInside, writeWorld } from '../world/trial-dirs.js';
+import {
+  createTrialDirs,
+  installSvcShim,
+  removeTrialDirs,
+  writeInside,
+  writeWorld,
+} from '../world/trial-dirs.js';
 import { buildTrialEnv } from './env.js';
 
 export interface TrialInput {
@@ -59,7 +65,10 @@ interface EndpointHandler {
   connect(req: any, socket: any, head: Buffer): void;
 }
 
-async function startEndpoint(host: string, handler: () => EndpointHandler): Promise<{ server: Server; port: number }> {
+async function startEndpoint(
+  host: string,
+  handler: () => EndpointHandler,
+): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     handler()(req, res).catch((e) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -85,7 +94,10 @@ function renderCase(c: Case, vars: Record<string, string>, file: string): Case {
     return renderDeep(c, vars);
   } catch (e) {
     if (e instanceof TemplateError) {
-      throw new UserError(`${file}: case "${c.id}" uses unknown template variable {{${e.variable}}}`, 'use {{svc}}, {{workspace}}, {{home}}, {{tmp}} or {{canary:NAME}} with NAME declared under world.canaries');
+      throw new UserError(
+        `${file}: case "${c.id}" uses unknown template variable {{${e.variable}}}`,
+        'use {{svc}}, {{workspace}}, {{home}}, {{tmp}} or {{canary:NAME}} with NAME declared under world.canaries',
+      );
     }
     throw e;
   }
@@ -107,12 +119,20 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     const canaries = makeCanaries(c0.world.canaries, input.runKey, id);
     const recorder = new EvidenceRecorder(canaries);
     // The endpoint must exist before rendering: its URL is {{svc}} and {{model_url}}.
-    let handler: EndpointHandler = Object.assign(async (_q: any, r: any) => void r.end(), { connect: (_q: any, sock: any) => sock.destroy() });
+    let handler: EndpointHandler = Object.assign(async (_q: any, r: any) => void r.end(), {
+      connect: (_q: any, sock: any) => sock.destroy(),
+    });
     const ep = await startEndpoint(view.bindHost, () => handler);
     server = ep.server;
     const endpoint = `http://${view.endpointHost}:${ep.port}`;
 
-    const baseVars = trialVars({ canaries, svc: endpoint, workspace: view.workspace, home: view.home, tmp: view.tmp });
+    const baseVars = trialVars({
+      canaries,
+      svc: endpoint,
+      workspace: view.workspace,
+      home: view.home,
+      tmp: view.tmp,
+    });
     const c = renderCase(c0, baseVars, loaded.file);
     const adapterVars: Record<string, string> = {
       ...baseVars,
@@ -131,14 +151,22 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       try {
         return renderTemplate(s, adapterVars);
       } catch (e) {
-        if (e instanceof TemplateError) throw new UserError(`${adapter.file}: unknown template variable {{${e.variable}}}`, `use one of the variables listed in src/adapters/schema.ts`);
+        if (e instanceof TemplateError)
+          throw new UserError(
+            `${adapter.file}: unknown template variable {{${e.variable}}}`,
+            `use one of the variables listed in src/adapters/schema.ts`,
+          );
         throw e;
       }
     };
     const st = adapter.adapter.state;
     const keyOf = (p: string, what: string) => {
       const key = resolveCasePath(ra(p), view);
-      if (!key) throw new UserError(`${adapter.file}: ${what} "${p}" is outside the trial's folders`, 'use a path under {{home}}, {{workspace}} or {{tmp}}');
+      if (!key)
+        throw new UserError(
+          `${adapter.file}: ${what} "${p}" is outside the trial's folders`,
+          'use a path under {{home}}, {{workspace}} or {{tmp}}',
+        );
       return key;
     };
     const memoryKeys = st.memory_files.map((p) => keyOf(p, 'state.memory_files entry'));
@@ -149,7 +177,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     await writeWorld(dirs, c.world.files, c.world.home_files);
     if (c.world.memory.length) {
       if (!memoryKeys[0]) {
-        notices.push(`${c.id}: the adapter declares no memory file; the case's memory entries were not placed`);
+        notices.push(
+          `${c.id}: the adapter declares no memory file; the case's memory entries were not placed`,
+        );
       } else {
         const target = keyToHost(memoryKeys[0], dirs);
         await mkdir(join(target, '..'), { recursive: true });
@@ -158,14 +188,21 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     }
     for (const [pathT, content] of Object.entries(config.files)) {
       const key = keyOf(pathT, 'configs file');
-      const text = typeof content === 'string' ? ra(content) : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}\n`;
+      const text =
+        typeof content === 'string'
+          ? ra(content)
+          : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}\n`;
       const target = keyToHost(key, dirs);
       const [root] = key.split('/');
       const base = root === 'ws' ? dirs.workspace : root === 'home' ? dirs.home : dirs.tmp;
       await writeInside(base, target.slice(base.length + 1), text);
     }
     await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
-    await installSvcShim(dirs.bin, view.mapReadOnly(join(actionRoot(), 'dist', 'svc.js')), runner.name === 'process' ? process.execPath : 'node');
+    await installSvcShim(
+      dirs.bin,
+      view.mapReadOnly(join(actionRoot(), 'dist', 'svc.js')),
+      runner.name === 'process' ? process.execPath : 'node',
+    );
 
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : undefined;
     const memoryFileView = st.memory_files[0] ? ra(st.memory_files[0]) : undefined;
@@ -182,7 +219,10 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     };
     const model = createModelHandler(ctx, recorder);
     // selfHosts: a proxied request to the endpoint itself is not egress.
-    const services = createServices(c.world.services, recorder, { skillsDir: skillsDirView, selfHosts: [view.endpointHost] });
+    const services = createServices(c.world.services, recorder, {
+      skillsDir: skillsDirView,
+      selfHosts: [view.endpointHost],
+    });
     handler = Object.assign(
       async (req: any, res: any) => {
         if (await model(req, res)) return;
@@ -219,7 +259,15 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         signal: input.signal,
       });
     } catch (e) {
-      outcome = { exit_code: null, signal: null, timed_out: false, duration_ms: 0, stdout: '', stderr: '', infra_error: (e as Error).message };
+      outcome = {
+        exit_code: null,
+        signal: null,
+        timed_out: false,
+        duration_ms: 0,
+        stdout: '',
+        stderr: '',
+        infra_error: (e as Error).message,
+      };
     }
 
     const after = await snapshot(dirs);
@@ -230,7 +278,10 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       after,
       diff: diffSnapshots(before, after),
       process: outcome,
-      harness: [...recorder.harness, ...parseHarnessOutput(adapter.adapter.output, outcome.stdout, outcome.stderr)],
+      harness: [
+        ...recorder.harness,
+        ...parseHarnessOutput(adapter.adapter.output, outcome.stdout, outcome.stderr),
+      ],
       canaries,
       state: { memory_files: memoryKeys, skills_dir: skillsKey, config_dirs: configKeys },
     };

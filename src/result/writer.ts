@@ -45,12 +45,18 @@ export function readRunResult(file: string): RunResult {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new UserError(`${file}: cannot read run result: ${(e as Error).message}`, 'point at a JSON file written by harness-risk run');
+    throw new UserError(
+      `${file}: cannot read run result: ${(e as Error).message}`,
+      'point at a JSON file written by harness-risk run',
+    );
   }
   const parsed = RunResult.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new UserError(`${file}: not a valid run result: ${issue.path.join('.') || '(top level)'}: ${issue.message}`, 'regenerate it with this version of harness-risk-action');
+    throw new UserError(
+      `${file}: not a valid run result: ${issue.path.join('.') || '(top level)'}: ${issue.message}`,
+      'regenerate it with this version of harness-risk-action',
+    );
   }
   return parsed.data;
 }

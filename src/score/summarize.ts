@@ -27,7 +27,10 @@ export function phaseStats(trials: Trial[]): PhaseStats {
   };
 }
 
-export function summarize(trials: Trial[]): { overall: PhaseStats; phases: Partial<Record<Phase, PhaseStats>> } {
+export function summarize(trials: Trial[]): {
+  overall: PhaseStats;
+  phases: Partial<Record<Phase, PhaseStats>>;
+} {
   const phases: Partial<Record<Phase, PhaseStats>> = {};
   for (const p of PHASES) {
     const inPhase = trials.filter((t) => t.phase === p);
