@@ -1,0 +1,61 @@
+// The CLI as users run it: the bundled dist/cli.js in a child process.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ['dist/cli.js', ...args], { encoding: 'utf8', timeout: 120_000 });
+
+describe('harness-risk CLI', () => {
+  it.each([
+    [
+      ['run', '--adapter', 'reference', '--cases', 'test/fixtures/cases-bad/bad-phase.yaml'],
+      /bad-phase\.yaml:3: phase: /,
+    ],
+    [['run', '--adapter', 'no-such-harness'], /unknown adapter "no-such-harness".*\n.*use one of/],
+    [
+      ['run', '--adapter', 'reference', '--config', 'nope'],
+      /has no configuration "nope"\n.*use one of open, guarded/,
+    ],
+    [['run', '--adapter', 'reference', '--cases', 'phase:deploy'], /unknown phase "deploy"/],
+    [['run', '--adapter', 'reference', '--shard', 'x'], /--shard "x" is not of the form I\/N/],
+    [['run', '--adapter', 'reference', '--bogus'], /Unknown option '--bogus'/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ])('%j → a clear message, exit 2, no stack trace', (args, message) => {
+    const r = cli(...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('runs a smoke case and prints the phase table; the result file is complete', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'hr-cli-')), 'r.json');
+    const r = cli(
+      'run',
+      '--adapter',
+      'reference',
+      '--config',
+      'open',
+      '--cases',
+      'subset:smoke',
+      '--cases',
+      'phase:recovery',
+      '--out',
+      out,
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/phase\s+cases\s+valid\s+ASR\s+persist\s+utility\s+detect\s+CSS/);
+    expect(r.stdout).toMatch(/^recovery\s+1\s+1\s+/m);
+    expect(r.stderr).toMatch(/\[1\/1\] .*: attack SUCCEEDED/);
+    expect(JSON.parse(readFileSync(out, 'utf8')).status).toBe('complete');
+  });
+
+  it('coverage prints the phase and entry point × effect tables', () => {
+    const r = cli('coverage');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('### Entry point × effect');
+    expect(r.stdout).toMatch(/\| workspace_file +\|/);
+  });
+});
