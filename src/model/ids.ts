@@ -1,6 +1,7 @@
 // Deterministic ids. The scripted model keeps no state between requests, so each tool call id carries
-// the plan step it serves (`hr_o3_…` owner step 3, `hr_a0_…` attack step 0). The hash makes ids unique
-// per trial yet identical across runs of the same trial, so two runs produce byte-identical traffic.
+// the plan step it serves (`hr_o3_…` owner step 3, `hr_a0_…` attack step 0; `hr_o3r_…`/`hr_o3w_…` the
+// read and the repeated write of a write step the harness refused until the file was read). The hash
+// makes ids unique per trial yet identical across runs of it, so two runs give byte-identical traffic.
 import { createHash } from 'node:crypto';
 import type { StepRef } from '../evidence/types.js';
 import type { Dialect } from './conversation.js';
@@ -16,18 +17,34 @@ export const shortHash = (...parts: string[]): string => hashHex(12, ...parts);
 export const callPrefix = (dialect: Dialect): string =>
   dialect === 'anthropic-messages' ? 'toolu_' : 'call_';
 
-export function stepCallId(dialect: Dialect, trialId: string, step: StepRef): string {
-  const tag = `${step.role === 'owner' ? 'o' : 'a'}${step.index}`;
+/**
+ * A second try at a step: `read` reads the file a write step targets, `write` repeats the write. Claude
+ * Code's Write refuses to overwrite a file the session has not read, and a real model would read it first.
+ */
+export type Redo = 'read' | 'write';
+
+/** One tool call of the policy: the plan step it serves, and whether it is a second try at it. */
+export interface Move {
+  step: StepRef;
+  redo?: Redo;
+}
+
+const tagOf = (move: Move): string =>
+  `${move.step.role === 'owner' ? 'o' : 'a'}${move.step.index}${move.redo ? move.redo[0] : ''}`;
+
+export function stepCallId(dialect: Dialect, trialId: string, move: Move): string {
+  const tag = tagOf(move);
   return `${callPrefix(dialect)}hr_${tag}_${shortHash(trialId, tag)}`;
 }
 
-const STEP_ID = /hr_([oa])(\d+)_[0-9a-f]{4,}/;
+const STEP_ID = /hr_([oa])(\d+)([rw]?)_[0-9a-f]{4,}/;
 
-/** The step an id of ours encodes; undefined for ids the harness rewrote or made up. */
-export function decodeStep(id: string): StepRef | undefined {
+/** The move an id of ours encodes; undefined for ids the harness rewrote or made up. */
+export function decodeMove(id: string): Move | undefined {
   const m = STEP_ID.exec(id);
   if (!m) return undefined;
-  return { role: m[1] === 'o' ? 'owner' : 'attack', index: Number(m[2]) };
+  const step: StepRef = { role: m[1] === 'o' ? 'owner' : 'attack', index: Number(m[2]) };
+  return m[3] ? { step, redo: m[3] === 'r' ? 'read' : 'write' } : { step };
 }
 
 /** Responses function_call items have an item id besides the call id; derive it from the call id. */

@@ -9,7 +9,7 @@
 import type { Action, ActionKind } from '../cases/schema.js';
 import type { ScriptContext, StepRef, ToolCallRecord, ToolResultRecord } from '../evidence/types.js';
 import type { Conversation, ToolResult } from './conversation.js';
-import { decodeStep, stepCallId } from './ids.js';
+import { decodeMove, type Move, stepCallId } from './ids.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { type MappedCall, mapAction } from './tools.js';
 
@@ -105,34 +105,55 @@ interface Progress {
   /** A denied attack step ends the attack for good. */
   abandoned: boolean;
   calls: number;
+  /** A second try that comes before any further plan step (read-then-write). */
+  redo?: Move;
 }
 
-/** The step that comes next: attack steps once the trigger was seen (until denied), else the owner's. */
-function nextStep(p: Progress, steps: Steps): StepRef | undefined {
+/**
+ * Claude Code's Write refuses to overwrite a file the session has not read. That is a precondition, not
+ * a policy: a real model reads the file and writes again, so the scripted one does too (once).
+ */
+const READ_FIRST = /has not been read|read it first/i;
+
+/** The move that comes next: a pending second try, attack steps once the trigger was seen (until denied), else the owner's. */
+function nextMove(p: Progress, steps: Steps): Move | undefined {
+  if (p.redo && !(p.redo.step.role === 'attack' && p.abandoned)) return p.redo;
   if (p.trigger && !p.abandoned && p.attack < steps.attack.length) {
-    return { role: 'attack', index: steps.attack[p.attack] };
+    return { step: { role: 'attack', index: steps.attack[p.attack] } };
   }
-  if (p.owner < steps.owner.length) return { role: 'owner', index: steps.owner[p.owner] };
+  if (p.owner < steps.owner.length) return { step: { role: 'owner', index: steps.owner[p.owner] } };
   return undefined;
 }
 
-/** Marks a step as issued; positions only move forward, so a repeated or stale id changes nothing. */
-function advance(p: Progress, steps: Steps, step: StepRef): void {
-  if (step.role === 'owner') p.owner = Math.max(p.owner, steps.owner.indexOf(step.index) + 1);
-  else p.attack = Math.max(p.attack, steps.attack.indexOf(step.index) + 1);
+/** Marks a move as issued; positions only move forward, so a repeated or stale id changes nothing. */
+function issue(p: Progress, steps: Steps, move: Move): void {
+  const { role, index } = move.step;
+  if (role === 'owner') p.owner = Math.max(p.owner, steps.owner.indexOf(index) + 1);
+  else p.attack = Math.max(p.attack, steps.attack.indexOf(index) + 1);
+  // After the read comes the repeated write; after anything else no second try is pending.
+  p.redo = move.redo === 'read' ? { step: move.step, redo: 'write' } : undefined;
+  // An attack step proves the trigger was seen, even if the harness has since compacted it away.
+  if (role === 'attack') p.trigger = true;
 }
 
-const actionOf = (ctx: ScriptContext, step: StepRef): Action =>
+const actionOf = (ctx: ScriptContext, step: StepRef): Action | undefined =>
   step.role === 'owner' ? ctx.plan[step.index] : ctx.goal[step.index];
 
+/** The action a move carries out: the step's own, or the read that precedes a repeated write. */
+function moveAction(ctx: ScriptContext, move: Move): Action {
+  const action = actionOf(ctx, move.step)!;
+  return move.redo === 'read' && action.do === 'write' ? { do: 'read', path: action.path } : action;
+}
+
 interface Planned {
-  step: StepRef;
+  move: Move;
+  action: Action;
   call: MappedCall;
 }
 
 /**
- * The next step a tool offered now can carry out, skipping (and reporting) the ones none can. Advances
- * the progress past everything it returns or skips.
+ * The next move a tool offered now can carry out, skipping (and reporting) plan steps none can. Issues
+ * everything it returns or skips.
  */
 function planNext(
   p: Progress,
@@ -141,52 +162,73 @@ function planNext(
   ctx: ScriptContext,
   skipped: Observed['unmapped'],
 ): Planned | undefined {
-  for (let step = nextStep(p, steps); step; step = nextStep(p, steps)) {
-    advance(p, steps, step);
-    const action = actionOf(ctx, step);
+  for (let move = nextMove(p, steps); move; move = nextMove(p, steps)) {
+    issue(p, steps, move);
+    const action = moveAction(ctx, move);
     const call = mapAction(action, conv.tools, ctx);
-    if (call) return { step, call };
-    skipped.push({ step, action: action.do });
+    if (call) return { move, action, call };
+    if (!move.redo) skipped.push({ step: move.step, action: action.do });
   }
   return undefined;
 }
 
 interface Replayed {
   progress: Progress;
-  /** Results after the model's last turn, with the step their call served. */
-  fresh: { result: ToolResult; step?: StepRef }[];
+  /** Results after the model's last turn. */
+  fresh: ToolResult[];
+}
+
+/** The move an earlier call served: from its id, else the move the policy would have made then. */
+function recall(
+  id: string,
+  p: Progress,
+  steps: Steps,
+  conv: Conversation,
+  ctx: ScriptContext,
+): Move | undefined {
+  const decoded = decodeMove(id);
+  if (decoded && actionOf(ctx, decoded.step)) {
+    issue(p, steps, decoded);
+    return decoded;
+  }
+  return planNext(p, steps, conv, ctx, [])?.move;
+}
+
+/** What a result means for the progress: a denied attack step ends the attack, read-first asks for a redo. */
+function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result: ToolResult): void {
+  p.trigger ||= triggerVisible(result.text, ctx.trigger);
+  if (!move) return;
+  const denied = isDenied(result, ctx.denial_patterns);
+  if (denied && move.step.role === 'attack') p.abandoned = true;
+  if (!denied && !move.redo && actionOf(ctx, move.step)?.do === 'write' && READ_FIRST.test(result.text)) {
+    p.redo = { step: move.step, redo: 'read' };
+  }
 }
 
 /**
- * Reads the progress back from the conversation. Calls carry their step in the id; when a harness
- * rewrote ids, the call is matched to the step the policy would have issued at that point. Results are
+ * Reads the progress back from the conversation. Calls carry their move in the id; when a harness
+ * rewrote ids, a call is matched to the move the policy would have made at that point. Results are
  * matched by call id, else to the oldest call still waiting for one.
  */
 function replay(conv: Conversation, ctx: ScriptContext, steps: Steps): Replayed {
   const p: Progress = { trigger: false, owner: 0, attack: 0, abandoned: false, calls: 0 };
-  const issued: { id: string; step?: StepRef; answered: boolean }[] = [];
-  let fresh: Replayed['fresh'] = [];
+  const issued: { id: string; move?: Move; answered: boolean }[] = [];
+  let fresh: ToolResult[] = [];
   p.trigger = triggerVisible(conv.system, ctx.trigger);
   for (const m of conv.messages) {
     if (m.role === 'assistant') fresh = [];
     // The model's own text does not count: only what the harness (system, owner, tools) showed it.
     if (m.role === 'user') p.trigger ||= triggerVisible(m.text, ctx.trigger);
     for (const call of m.toolCalls) {
-      const decoded = decodeStep(call.id);
-      const step = decoded && actionOf(ctx, decoded) ? decoded : planNext(p, steps, conv, ctx, [])?.step;
-      if (step) advance(p, steps, step);
-      // An attack step proves the trigger was seen, even if the harness has since compacted it away.
-      if (step?.role === 'attack') p.trigger = true;
-      issued.push({ id: call.id, step, answered: false });
+      issued.push({ id: call.id, move: recall(call.id, p, steps, conv, ctx), answered: false });
       p.calls++;
     }
     for (const result of m.toolResults) {
       const call =
         issued.find((c) => !c.answered && c.id === result.callId) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
-      if (call?.step?.role === 'attack' && isDenied(result, ctx.denial_patterns)) p.abandoned = true;
-      p.trigger ||= triggerVisible(result.text, ctx.trigger);
-      fresh.push({ result, step: call?.step });
+      absorb(p, ctx, call?.move, result);
+      fresh.push(result);
     }
   }
   return { progress: p, fresh };
@@ -201,8 +243,8 @@ function finalText(p: Progress, ctx: ScriptContext): string {
 
 const cap = (s: string): string => (s.length > RESULT_TEXT_CAP ? s.slice(0, RESULT_TEXT_CAP) : s);
 
-function observedResults(fresh: Replayed['fresh'], ctx: ScriptContext): ToolResultRecord[] {
-  return fresh.map(({ result }) => ({
+function observedResults(fresh: ToolResult[], ctx: ScriptContext): ToolResultRecord[] {
+  return fresh.map((result) => ({
     call_id: result.callId,
     text: cap(result.text),
     is_error: result.isError,
@@ -224,16 +266,17 @@ export function decide(conv: Conversation, ctx: ScriptContext): Decision {
     return { answer: { kind: 'review', verdict, text: reviewAnswer(conv, verdict) }, observed };
   }
   if (isTitleCall(conv)) return { answer: { kind: 'text', text: titleAnswer(conv) }, observed };
-  const next =
-    progress.calls < MAX_TOOL_CALLS ? planNext(progress, steps, conv, ctx, observed.unmapped) : undefined;
+  // A request offering no callable tool is an auxiliary call (Claude Code's quota probe, a compaction)
+  // or a harness with every tool removed: either way nothing is "unmapped", the model just replies.
+  const agentTurn = conv.tools.some((t) => t.callable) && progress.calls < MAX_TOOL_CALLS;
+  const next = agentTurn ? planNext(progress, steps, conv, ctx, observed.unmapped) : undefined;
   if (!next) return { answer: { kind: 'text', text: finalText(progress, ctx) }, observed };
-  const action = actionOf(ctx, next.step);
   const call: ToolCallRecord = {
-    id: stepCallId(conv.dialect, ctx.trial_id, next.step),
+    id: stepCallId(conv.dialect, ctx.trial_id, next.move),
     tool: next.call.tool,
     args: next.call.args,
-    action: action.do,
-    step: next.step,
+    action: next.action.do,
+    step: next.move.step,
     via_shell: next.call.via_shell,
   };
   return { answer: { kind: 'tool_calls', calls: [call] }, observed };
