@@ -1,6 +1,500 @@
-// The action's body: inputs → engine → compare → report → outputs. (Being written; see issue 3.)
+// The action's body: inputs → engine (or existing run results) → baseline → compare → gate → report →
+// outputs. main.ts only calls run(); everything here takes its collaborators from `deps` so that tests
+// can drive it, while the bundled action uses the real ones.
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import * as cache from '@actions/cache';
 import * as core from '@actions/core';
+import { getOctokit } from '@actions/github';
+import {
+  type Baseline,
+  type CacheApi,
+  loadBaselineFile,
+  readRunResultFile,
+  restoreBaselineFromCache,
+  saveBaselineToCache,
+} from '../compare/baseline.js';
+import { type Comparison, compareRuns } from '../compare/compare.js';
+import { decideVerdict, evaluateThresholds, type ThresholdViolation, type Verdict } from '../compare/gate.js';
+import { mergeRunResults } from '../compare/merge.js';
+import type { RunOptions } from '../engine/options.js';
+import { runSafetyCases } from '../engine/run.js';
+import { isUserError } from '../errors.js';
+import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
+import { upsertStickyComment } from '../report/comment.js';
+import { sanitizeText } from '../report/escape.js';
+import { errorSummary, type GitHubApi, isPermissionError, octokitApi } from '../report/github.js';
+import { toJUnit } from '../report/junit.js';
+import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
+import { buildReport, renderReport } from '../report/markdown.js';
+import { toSarif } from '../report/sarif.js';
+import type { RunResult } from '../result/schema.js';
+import { type ActionContext, isDefaultBranchPush, readActionContext, runUrl } from './context.js';
+import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
 
-export async function run(): Promise<void> {
-  core.setFailed('harness-risk-action: the action front end is not finished yet');
+/** The parts of @actions/core the action uses (a fake in tests). */
+export interface CoreApi {
+  getInput(name: string): string;
+  setOutput(name: string, value: string): void;
+  setFailed(message: string): void;
+  setSecret(secret: string): void;
+  info(message: string): void;
+  debug(message: string): void;
+  notice(message: string, props?: core.AnnotationProperties): void;
+  warning(message: string, props?: core.AnnotationProperties): void;
+  error(message: string, props?: core.AnnotationProperties): void;
+  startGroup(name: string): void;
+  endGroup(): void;
+  /** Appends markdown to the job summary; false when there is no job summary file. */
+  writeSummary(markdown: string): Promise<boolean>;
+}
+
+export interface RunDeps {
+  core: CoreApi;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  engine: (options: RunOptions) => Promise<RunResult>;
+  cache: CacheApi;
+  github: (token: string, ctx: ActionContext) => GitHubApi;
+}
+
+export interface RunOutcome {
+  verdict?: Verdict;
+  comparison?: Comparison;
+  violations?: ThresholdViolation[];
+  current?: RunResult;
+  resultPath?: string;
+  comment?: 'created' | 'updated' | 'skipped' | 'failed';
+  check?: 'created' | 'skipped' | 'failed';
+  /** Set when the step failed before a verdict (bad input, engine error). */
+  error?: string;
+}
+
+const realCore: CoreApi = {
+  getInput: (n) => core.getInput(n),
+  setOutput: (n, v) => core.setOutput(n, v),
+  setFailed: (m) => core.setFailed(m),
+  setSecret: (s) => core.setSecret(s),
+  info: (m) => core.info(m),
+  debug: (m) => core.debug(m),
+  notice: (m, p) => core.notice(m, p),
+  warning: (m, p) => core.warning(m, p),
+  error: (m, p) => core.error(m, p),
+  startGroup: (n) => core.startGroup(n),
+  endGroup: () => core.endGroup(),
+  async writeSummary(markdown) {
+    if (!process.env.GITHUB_STEP_SUMMARY) return false;
+    await core.summary.addRaw(markdown, true).write();
+    return true;
+  },
+};
+
+export function defaultDeps(): RunDeps {
+  return {
+    core: realCore,
+    env: process.env,
+    cwd: process.cwd(),
+    engine: runSafetyCases,
+    cache: {
+      isFeatureAvailable: cache.isFeatureAvailable,
+      restoreCache: cache.restoreCache,
+      saveCache: cache.saveCache,
+    },
+    github: (token, ctx) => octokitApi(getOctokit(token, { baseUrl: ctx.apiUrl })),
+  };
+}
+
+/** `run-result` entries: files, or folders whose *.json files are taken (sorted). */
+function expandResultFiles(entries: string[], cwd: string): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    const abs = resolve(cwd, entry);
+    let isDir = false;
+    try {
+      isDir = statSync(abs).isDirectory();
+    } catch {
+      throw new InputError(
+        'run-result',
+        `"${entry}" does not exist; give the path of a run result JSON (or a folder of them), e.g. the result-path output of an earlier step or a downloaded artifact`,
+      );
+    }
+    if (isDir) {
+      const files = readdirSync(abs)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => join(abs, f));
+      if (files.length === 0)
+        throw new InputError('run-result', `folder "${entry}" holds no .json run result`);
+      out.push(...files);
+    } else out.push(abs);
+  }
+  return out;
+}
+
+const fmt = (x: number) => (Math.round(x * 10_000) / 10_000).toString();
+
+export async function run(partial: Partial<RunDeps> = {}): Promise<RunOutcome> {
+  const deps: RunDeps = { ...defaultDeps(), ...partial };
+  const { core: io, env, cwd } = deps;
+  const outcome: RunOutcome = {};
+  const ctx = readActionContext(env, cwd);
+
+  let inputs: ActionInputs;
+  try {
+    inputs = parseInputs((name: InputName) => io.getInput(name));
+  } catch (e) {
+    const msg =
+      e instanceof InputError
+        ? `${e.message}. Fix the step's \`with:\` block (action.yml lists every input).`
+        : String(e);
+    io.setFailed(msg);
+    outcome.error = msg;
+    return outcome;
+  }
+  // The token is for the comment and the check run only: mask it and take it out of the environment, so
+  // nothing started from here (engine, runners, harnesses) can read it.
+  if (inputs.githubToken) io.setSecret(inputs.githubToken);
+  for (const k of Object.keys(env)) if (/^INPUT_GITHUB[-_]TOKEN$/i.test(k)) delete env[k];
+
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await main(deps, ctx, inputs, outcome, abort.signal);
+  } catch (e) {
+    const msg =
+      isUserError(e) || e instanceof InputError
+        ? (e as Error).message
+        : `harness-risk-action failed: ${(e as Error)?.stack ?? e}`;
+    io.setFailed(msg);
+    outcome.error = msg;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return outcome;
+}
+
+async function main(
+  deps: RunDeps,
+  ctx: ActionContext,
+  inputs: ActionInputs,
+  outcome: RunOutcome,
+  signal: AbortSignal,
+) {
+  const { core: io, cwd } = deps;
+  const notices: string[] = [];
+
+  // 1. A named baseline file is checked before minutes of trials are spent.
+  let baseline: Baseline | undefined;
+  if (inputs.baseline.kind === 'file') baseline = loadBaselineFile(inputs.baseline.path, cwd);
+
+  // 2. This run's result: run the engine, or report on existing results (merging shards).
+  let current: RunResult;
+  let resultPath: string;
+  const reportOnly = inputs.runResult.length > 0;
+  if (reportOnly) {
+    const files = expandResultFiles(inputs.runResult, cwd);
+    const results = files.map((f) => readRunResultFile(f));
+    current = mergeRunResults(results, files);
+    if (files.length === 1 && !inputs.resultPath) {
+      resultPath = files[0]!;
+    } else {
+      resultPath = resolve(
+        cwd,
+        inputs.resultPath ?? defaultResultPath(current.adapter.name, current.adapter.config),
+      );
+      mkdirSync(dirname(resultPath), { recursive: true });
+      writeFileSync(resultPath, `${JSON.stringify(current, null, 2)}\n`);
+    }
+    io.info(
+      `Reporting on ${files.length} existing run result${files.length === 1 ? '' : 's'} (${current.trials.length} trials); no cases are run.`,
+    );
+  } else {
+    resultPath = resolve(
+      cwd,
+      inputs.resultPath ?? defaultResultPath(inputs.adapter, inputs.config, inputs.shard),
+    );
+    if (inputs.model === 'scripted' && inputs.seeds > 1) {
+      io.notice(
+        'seeds > 1 with the scripted model: the scripted model is deterministic, so extra seeds repeat the same trials',
+      );
+    }
+    io.startGroup(`harness-risk: ${inputs.adapter} / ${inputs.config}`);
+    try {
+      current = await deps.engine({
+        adapter: inputs.adapter,
+        config: inputs.config,
+        cases: inputs.cases,
+        runner: inputs.runner,
+        ...(inputs.image ? { image: inputs.image } : {}),
+        concurrency: inputs.concurrency,
+        ...(inputs.timeoutS ? { timeout_s: inputs.timeoutS } : {}),
+        seeds: inputs.seeds,
+        model: inputs.model,
+        out: resultPath,
+        keep_evidence: false,
+        ...(inputs.shard ? { shard: inputs.shard } : {}),
+        signal,
+        source: {
+          ...(ctx.owner ? { repository: `${ctx.owner}/${ctx.repo}` } : {}),
+          ...(ctx.pullRequest?.headSha || ctx.sha ? { sha: ctx.pullRequest?.headSha || ctx.sha } : {}),
+          ...(ctx.ref ? { ref: ctx.ref } : {}),
+        },
+        on_progress: (ev) => {
+          // Case ids and notices are printed behind a prefix, on one line: nothing a case or a harness
+          // says can start a line with `::` and become a workflow command.
+          if (ev.kind === 'start')
+            io.info(
+              `  ${ev.trials} trials on ${sanitizeText(ev.adapter, 100)}/${sanitizeText(ev.config, 100)}`,
+            );
+          else if (ev.kind === 'trial')
+            io.info(
+              `  [${ev.done}/${ev.total}] ${sanitizeText(ev.case_id, 120)}: ${!ev.valid ? `invalid (${sanitizeText(ev.reason ?? '', 200)})` : ev.a ? 'attack succeeded' : 'attack resisted'}`,
+            );
+          else io.info(`  note: ${sanitizeText(ev.message, 500)}`);
+        },
+      });
+    } finally {
+      io.endGroup();
+    }
+  }
+  outcome.current = current;
+  outcome.resultPath = resultPath;
+
+  // 3. The cached baseline of the base branch.
+  const pr = ctx.pullRequest;
+  if (inputs.baseline.kind === 'cache') {
+    const ref =
+      pr?.baseRef || (ctx.eventName === 'push' ? ctx.branch : undefined) || ctx.defaultBranch || ctx.branch;
+    const sha =
+      pr?.baseSha ||
+      (ctx.eventName === 'push' ? (ctx.payload.before as string | undefined) : undefined) ||
+      'latest';
+    if (!ref) {
+      notices.push('no base branch is known for this event, so there is no cached baseline to compare with');
+    } else {
+      const restored = await restoreBaselineFromCache(
+        deps.cache,
+        { adapter: current.adapter.name, config: current.adapter.config, ref, sha },
+        cwd,
+      );
+      baseline = restored.baseline;
+      notices.push(...restored.notices);
+      if (restored.key && baseline) io.info(`Baseline restored from the Actions cache: ${restored.key}`);
+    }
+  } else if (inputs.baseline.kind === 'none') {
+    notices.push('baseline: none, so only absolute numbers and thresholds are reported');
+  }
+
+  // 4. Compare, gate.
+  const comparison = compareRuns(current, baseline, {
+    alpha: inputs.alpha,
+    minEffect: inputs.minEffect,
+    scope: inputs.shard && !reportOnly ? 'subset' : 'full',
+  });
+  const violations = evaluateThresholds(current, inputs.thresholds);
+  const verdict = decideVerdict(comparison, violations, inputs.failOn);
+  Object.assign(outcome, { comparison, violations, verdict });
+
+  // 5. Outputs first: whatever happens to the reports, later steps can read them.
+  const o = current.summary.overall;
+  const valid = o.valid > 0;
+  io.setOutput('asr', valid ? fmt(o.asr) : '');
+  io.setOutput('persistence', valid ? fmt(o.persistence) : '');
+  io.setOutput('css', valid ? fmt(o.css) : '');
+  io.setOutput('utility', valid ? fmt(o.utility) : '');
+  io.setOutput('detection', valid ? fmt(o.detection) : '');
+  io.setOutput('regressions', String(comparison.regressions.length));
+  io.setOutput('regressed-phases', comparison.regressedPhases.join(','));
+  io.setOutput('verdict', verdict.verdict);
+  io.setOutput('result-path', resultPath);
+
+  // 6. Reports: comment and check run (when the token may write), then the job summary.
+  const url = runUrl(ctx);
+  const anchor: AnchorContext = {
+    workspace: ctx.workspace,
+    cwd,
+    ...(ctx.workflowRef ? { workflowRef: ctx.workflowRef } : {}),
+  };
+  const reportNotices: string[] = [...notices];
+  const doc = () =>
+    buildReport({
+      current,
+      comparison,
+      violations,
+      verdict,
+      failOn: inputs.failOn,
+      ...(url ? { runUrl: url } : {}),
+      notices: reportNotices,
+    });
+  const hint = 'The job summary and the run result file (output result-path) have everything.';
+
+  let permissionWarned = false;
+  const permissionProblem = (what: string, e: unknown) => {
+    if (!permissionWarned) {
+      io.warning(
+        `harness-risk-action could not write the ${what} (${errorSummary(e)}). The token lacks permission: give the job \`permissions: { pull-requests: write, checks: write }\`, or set comment: false / annotations: false. The results are in the job summary and the outputs; the verdict is unchanged.`,
+      );
+      permissionWarned = true;
+    }
+  };
+
+  const canWrite = !!inputs.githubToken && !!ctx.owner && !!ctx.repo;
+  const fork = pr?.isFork === true;
+  if (fork && (inputs.comment || inputs.annotations)) {
+    const msg = `Pull request from a fork (${pr!.headRepo ?? 'deleted repository'}): its token is read-only, so the PR comment and the check run are skipped. The results are in the job summary and the outputs; the verdict is unchanged.`;
+    io.notice(msg);
+    reportNotices.push(msg);
+  }
+  if (!canWrite && !fork && (inputs.comment || inputs.annotations)) {
+    reportNotices.push('no github-token or repository, so the PR comment and the check run are skipped');
+  }
+  let api: GitHubApi | undefined;
+  if (canWrite && !fork) api = deps.github(inputs.githubToken, ctx);
+
+  // The sticky comment, on pull requests.
+  outcome.comment = 'skipped';
+  if (api && pr && inputs.comment) {
+    const report = doc();
+    const body = renderReport(report, {
+      limit: COMMENT_LIMIT,
+      unit: 'chars',
+      marker: true,
+      fullReportHint: hint,
+    });
+    try {
+      const r = await upsertStickyComment(api, {
+        owner: ctx.owner!,
+        repo: ctx.repo!,
+        issue_number: pr.number,
+        marker: report.marker,
+        body,
+      });
+      outcome.comment = r.action;
+      io.info(
+        `PR comment ${r.action}${r.url ? `: ${r.url}` : ''}${r.removed ? ` (${r.removed} duplicate${r.removed === 1 ? '' : 's'} removed)` : ''}`,
+      );
+    } catch (e) {
+      outcome.comment = 'failed';
+      if (isPermissionError(e)) permissionProblem('PR comment', e);
+      else io.warning(`harness-risk-action could not write the PR comment: ${errorSummary(e)}`);
+    }
+  }
+
+  // The check run, with annotations.
+  outcome.check = 'skipped';
+  let annotations = inputs.annotations
+    ? buildAnnotations(comparison, violations, current, anchor, {
+        thresholdsGate: inputs.failOn.threshold,
+        regressionsGate: inputs.failOn.regression,
+      })
+    : [];
+  const headSha = pr?.headSha || ctx.sha;
+  if (api && headSha) {
+    const report = doc();
+    try {
+      const r = await publishCheckRun(api, {
+        owner: ctx.owner!,
+        repo: ctx.repo!,
+        name: `harness-risk (${current.adapter.name} / ${current.adapter.config})`,
+        head_sha: headSha,
+        conclusion: verdict.conclusion,
+        title: report.title,
+        summary: renderReport(report, {
+          limit: CHECK_TEXT_LIMIT,
+          unit: 'chars',
+          parts: { sections: false, foot: true },
+          fullReportHint: hint,
+        }),
+        text: renderReport(report, {
+          limit: CHECK_TEXT_LIMIT,
+          unit: 'chars',
+          parts: { head: false },
+          fullReportHint: hint,
+        }),
+        annotations,
+        ...(url ? { details_url: url } : {}),
+        external_id: `${current.adapter.name}/${current.adapter.config}`,
+      });
+      outcome.check = 'created';
+      annotations = [];
+      io.info(
+        `Check run created${r.url ? `: ${r.url}` : ''} (${r.annotations} annotation${r.annotations === 1 ? '' : 's'} in ${r.requests} request${r.requests === 1 ? '' : 's'})`,
+      );
+    } catch (e) {
+      outcome.check = 'failed';
+      if (isPermissionError(e)) permissionProblem('check run', e);
+      else io.warning(`harness-risk-action could not create the check run: ${errorSummary(e)}`);
+    }
+  }
+  // Without a check run, the most important findings still appear on the files as workflow annotations
+  // (GitHub shows up to 10 errors and 10 warnings per step).
+  if (annotations.length) {
+    for (const a of annotations.slice(0, 20)) {
+      const props = { title: a.title ?? 'harness-risk', file: a.path, startLine: a.start_line };
+      if (a.annotation_level === 'failure') io.error(a.message, props);
+      else if (a.annotation_level === 'warning') io.warning(a.message, props);
+      else io.notice(a.message, props);
+    }
+  }
+
+  // The job summary: always.
+  const summary = renderReport(doc(), {
+    limit: SUMMARY_LIMIT_BYTES,
+    unit: 'bytes',
+    fullReportHint: 'The run result file (output result-path) has everything.',
+  });
+  try {
+    if (!(await io.writeSummary(summary)))
+      io.info('No job summary file (GITHUB_STEP_SUMMARY); summary not written.');
+  } catch (e) {
+    io.warning(`harness-risk-action could not write the job summary: ${(e as Error).message}`);
+  }
+
+  // 7. Optional machine-readable reports.
+  if (inputs.sarif) {
+    const p = resolve(cwd, inputs.sarif);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, `${JSON.stringify(toSarif(current, comparison, anchor), null, 2)}\n`);
+    io.info(`SARIF written to ${p}`);
+  }
+  if (inputs.junit) {
+    const p = resolve(cwd, inputs.junit);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, toJUnit(current, comparison));
+    io.info(`JUnit XML written to ${p}`);
+  }
+
+  // 8. The new baseline, on the default branch.
+  const save = inputs.saveBaseline === 'true' || (inputs.saveBaseline === 'auto' && isDefaultBranchPush(ctx));
+  if (save) {
+    if (current.status !== 'complete') io.warning(`baseline not saved: this run is ${current.status}`);
+    else if (inputs.shard && !reportOnly)
+      io.notice(
+        'baseline not saved from a single shard: merge the shards with run-result in a final job and save there',
+      );
+    else {
+      const ref = ctx.branch ?? ctx.ref.replace(/^refs\/(heads|tags)\//, '');
+      const r = await saveBaselineToCache(
+        deps.cache,
+        resultPath,
+        {
+          adapter: current.adapter.name,
+          config: current.adapter.config,
+          ref: ref || ctx.defaultBranch || 'unknown',
+          sha: ctx.sha || 'unknown',
+        },
+        cwd,
+      );
+      if (r.saved) io.info(r.message);
+      else io.notice(r.message);
+    }
+  }
+
+  // 9. The step's status follows fail-on.
+  const line = (verdict.gating.length ? verdict.gating : verdict.reasons).join('; ');
+  if (verdict.verdict === 'fail') io.setFailed(`harness-risk: ${line}`);
+  else io.info(`harness-risk: ${verdict.reasons.length ? `not gating: ${line}` : 'pass'}`);
 }

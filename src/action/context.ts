@@ -1,0 +1,95 @@
+// What the action knows about where it runs, from the environment the Actions runner sets and the
+// event payload (GITHUB_EVENT_PATH). Read explicitly (not from @actions/github's module-level context)
+// so the action and its tests see exactly the same thing.
+import { existsSync, readFileSync } from 'node:fs';
+
+export interface PullRequestInfo {
+  number: number;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  baseSha: string;
+  /** `owner/name` of the head repository; null when the fork was deleted. */
+  headRepo: string | null;
+  baseRepo: string;
+  /** Head repository differs from the base repository: the token is read-only. */
+  isFork: boolean;
+}
+
+export interface ActionContext {
+  eventName: string;
+  /** Commit the workflow runs on (for a pull request, the merge commit). */
+  sha: string;
+  ref: string;
+  owner?: string;
+  repo?: string;
+  serverUrl: string;
+  apiUrl: string;
+  runId?: string;
+  runAttempt?: string;
+  workspace: string;
+  workflowRef?: string;
+  payload: Record<string, any>;
+  pullRequest?: PullRequestInfo;
+  defaultBranch?: string;
+  /** The branch a push or dispatch ran on (`refs/heads/X` → X). */
+  branch?: string;
+}
+
+export function readActionContext(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ActionContext {
+  let payload: Record<string, any> = {};
+  const eventPath = env.GITHUB_EVENT_PATH;
+  if (eventPath && existsSync(eventPath)) {
+    try {
+      payload = JSON.parse(readFileSync(eventPath, 'utf8'));
+    } catch {
+      payload = {};
+    }
+  }
+  const [owner, repo] = (env.GITHUB_REPOSITORY ?? payload.repository?.full_name ?? '').split('/');
+  const pr = payload.pull_request;
+  let pullRequest: PullRequestInfo | undefined;
+  if (pr && typeof pr.number === 'number') {
+    const headRepo: string | null = pr.head?.repo?.full_name ?? null;
+    const baseRepo: string = pr.base?.repo?.full_name ?? env.GITHUB_REPOSITORY ?? '';
+    pullRequest = {
+      number: pr.number,
+      headSha: pr.head?.sha ?? env.GITHUB_SHA ?? '',
+      headRef: pr.head?.ref ?? '',
+      baseRef: pr.base?.ref ?? env.GITHUB_BASE_REF ?? '',
+      baseSha: pr.base?.sha ?? '',
+      headRepo,
+      baseRepo,
+      isFork: headRepo === null || headRepo.toLowerCase() !== baseRepo.toLowerCase(),
+    };
+  }
+  const ref = env.GITHUB_REF ?? '';
+  return {
+    eventName: env.GITHUB_EVENT_NAME ?? '',
+    sha: env.GITHUB_SHA ?? '',
+    ref,
+    ...(owner && repo ? { owner, repo } : {}),
+    serverUrl: env.GITHUB_SERVER_URL ?? 'https://github.com',
+    apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
+    ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
+    ...(env.GITHUB_RUN_ATTEMPT ? { runAttempt: env.GITHUB_RUN_ATTEMPT } : {}),
+    workspace: env.GITHUB_WORKSPACE ?? cwd,
+    ...(env.GITHUB_WORKFLOW_REF ? { workflowRef: env.GITHUB_WORKFLOW_REF } : {}),
+    payload,
+    ...(pullRequest ? { pullRequest } : {}),
+    ...(payload.repository?.default_branch
+      ? { defaultBranch: payload.repository.default_branch as string }
+      : {}),
+    ...(ref.startsWith('refs/heads/') ? { branch: ref.slice('refs/heads/'.length) } : {}),
+  };
+}
+
+export function runUrl(ctx: ActionContext): string | undefined {
+  if (!ctx.owner || !ctx.repo || !ctx.runId) return undefined;
+  return `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/actions/runs/${ctx.runId}${ctx.runAttempt && ctx.runAttempt !== '1' ? `/attempts/${ctx.runAttempt}` : ''}`;
+}
+
+/** A push (or a manual/scheduled run) on the repository's default branch. */
+export function isDefaultBranchPush(ctx: ActionContext): boolean {
+  return ctx.eventName === 'push' && !!ctx.defaultBranch && ctx.branch === ctx.defaultBranch;
+}

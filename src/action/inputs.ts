@@ -1,0 +1,370 @@
+// The action's inputs: one zod schema from the raw strings GitHub passes (INPUT_* variables) to typed
+// options. A bad value fails the step with a message naming the input and what to write instead.
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { PHASES, type Phase } from '../cases/schema.js';
+import type { FailOn, ThresholdSet, Thresholds } from '../compare/gate.js';
+import type { Shard } from '../engine/options.js';
+
+/** Every input of action.yml, with the default action.yml declares (kept in step by a test). */
+export const INPUT_DEFAULTS = {
+  adapter: '',
+  config: '',
+  cases: '',
+  runner: 'process',
+  image: '',
+  concurrency: '2',
+  timeout: '',
+  model: 'scripted',
+  seeds: '1',
+  baseline: 'cache',
+  'save-baseline': 'auto',
+  'fail-on': 'regression,threshold',
+  'max-asr': '',
+  'max-persistence': '',
+  'min-css': '',
+  'phase-thresholds': '',
+  alpha: '0.05',
+  'min-effect': '0.1',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a JS template
+  'github-token': '${{ github.token }}',
+  comment: 'true',
+  annotations: 'true',
+  shard: '',
+  'result-path': '',
+  'run-result': '',
+  sarif: '',
+  junit: '',
+} as const;
+
+export type InputName = keyof typeof INPUT_DEFAULTS;
+export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
+
+export type BaselineSource = { kind: 'none' } | { kind: 'cache' } | { kind: 'file'; path: string };
+
+export interface ActionInputs {
+  adapter: string;
+  config: string;
+  cases: string[];
+  runner: 'process' | 'docker';
+  image?: string;
+  concurrency: number;
+  timeoutS?: number;
+  model: 'scripted' | 'live';
+  seeds: number;
+  baseline: BaselineSource;
+  saveBaseline: 'auto' | 'true' | 'false';
+  failOn: FailOn;
+  thresholds: Thresholds;
+  alpha: number;
+  minEffect: number;
+  githubToken: string;
+  comment: boolean;
+  annotations: boolean;
+  shard?: Shard;
+  /** Where this run's result is written (resolved default: .harness-risk/{adapter}-{config}[-shard-i-of-n].json). */
+  resultPath?: string;
+  /** Report-only mode: existing run results to report on (merged when several). */
+  runResult: string[];
+  sarif?: string;
+  junit?: string;
+}
+
+export class InputError extends Error {
+  constructor(
+    readonly input: string,
+    message: string,
+  ) {
+    super(`Input "${input}": ${message}`);
+    this.name = 'InputError';
+  }
+}
+
+const list = (s: string) =>
+  s
+    .split(/[\n,]/)
+    .map((x) => x.trim())
+    .filter((x) => x !== '' && !x.startsWith('#'));
+
+const TRUE = ['true', 'True', 'TRUE'];
+const FALSE = ['false', 'False', 'FALSE'];
+const bool = z.string().transform((v, ctx) => {
+  if (TRUE.includes(v)) return true;
+  if (FALSE.includes(v)) return false;
+  ctx.addIssue({ code: 'custom', message: `"${v}" is not a boolean; write true or false` });
+  return z.NEVER;
+});
+
+const oneOf = <T extends string>(values: readonly T[]) =>
+  z.string().transform((v, ctx) => {
+    if ((values as readonly string[]).includes(v)) return v as T;
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${v}" is not one of ${values.map((x) => `"${x}"`).join(', ')}`,
+    });
+    return z.NEVER;
+  });
+
+const int = (min: number, max: number, what: string) =>
+  z.string().transform((v, ctx) => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not ${what} (a whole number from ${min} to ${max})`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+/** A fraction: `0.1`, or a percentage `10%`. */
+function fraction(v: string): number | undefined {
+  const m = v.match(/^(\d+(?:\.\d+)?|\.\d+)\s*(%?)$/);
+  if (!m) return undefined;
+  const n = Number(m[1]) / (m[2] ? 100 : 1);
+  return n >= 0 && n <= 1 ? n : undefined;
+}
+
+const optionalFraction = (what: string) =>
+  z.string().transform((v, ctx) => {
+    if (v === '') return undefined;
+    const n = fraction(v);
+    if (n === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not ${what}; write a fraction from 0 to 1 (e.g. 0.05) or a percentage (e.g. 5%)`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const requiredFraction = (what: string, exclusiveZero = false) =>
+  z.string().transform((v, ctx) => {
+    const n = fraction(v);
+    if (n === undefined || (exclusiveZero && (n === 0 || n === 1))) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not ${what}; write a number ${exclusiveZero ? 'between 0 and 1 (exclusive), e.g. 0.05' : 'from 0 to 1, e.g. 0.1, or a percentage, e.g. 10%'}`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+/** `phase-thresholds`: YAML or JSON mapping phase → {max-asr, max-persistence, min-css}. */
+const thresholdValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  const n = typeof v === 'number' ? (v >= 0 && v <= 1 ? v : undefined) : fraction(v.trim());
+  if (n === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(v)} is not a fraction from 0 to 1 or a percentage`,
+    });
+    return z.NEVER;
+  }
+  return n;
+});
+const PhaseThresholdSet = z
+  .object({
+    'max-asr': thresholdValue.optional(),
+    'max-persistence': thresholdValue.optional(),
+    'min-css': thresholdValue.optional(),
+  })
+  .strict();
+const PhaseThresholds = z.record(z.string(), PhaseThresholdSet.nullable());
+
+function parsePhaseThresholds(v: string, ctx: z.RefinementCtx): Partial<Record<Phase, ThresholdSet>> {
+  if (v.trim() === '') return {};
+  let raw: unknown;
+  try {
+    raw = parseYaml(v);
+  } catch (e) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `not valid YAML/JSON (${(e as Error).message.split('\n')[0]}); write e.g. "runtime: {max-asr: 0}"`,
+    });
+    return {};
+  }
+  const parsed = PhaseThresholds.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${i.path.join('.') || '(top level)'}: ${i.message}; write a mapping of phase to {max-asr, max-persistence, min-css}, e.g. "runtime: {max-asr: 0}"`,
+    });
+    return {};
+  }
+  const out: Partial<Record<Phase, ThresholdSet>> = {};
+  for (const [phase, set] of Object.entries(parsed.data)) {
+    if (!(PHASES as readonly string[]).includes(phase)) {
+      ctx.addIssue({ code: 'custom', message: `unknown phase "${phase}"; phases are ${PHASES.join(', ')}` });
+      continue;
+    }
+    if (!set) continue;
+    out[phase as Phase] = {
+      ...(set['max-asr'] !== undefined ? { maxAsr: set['max-asr'] } : {}),
+      ...(set['max-persistence'] !== undefined ? { maxPersistence: set['max-persistence'] } : {}),
+      ...(set['min-css'] !== undefined ? { minCss: set['min-css'] } : {}),
+    };
+  }
+  return out;
+}
+
+const RawInputs = z.object({
+  adapter: z.string(),
+  config: z.string().transform((v, ctx) => {
+    if (/[,\n]/.test(v)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" names several configurations; the action runs one per step: use a matrix (see examples/workflows/matrix.yml)`,
+      });
+      return z.NEVER;
+    }
+    return v;
+  }),
+  cases: z.string().transform(list),
+  runner: oneOf(['process', 'docker'] as const),
+  image: z.string(),
+  concurrency: int(1, 64, 'a concurrency'),
+  timeout: z.string().transform((v, ctx) => {
+    if (v === '') return undefined;
+    const m = v.match(/^(\d+)\s*(s|m|min)?$/);
+    const n = m ? Number(m[1]) * (m[2] && m[2] !== 's' ? 60 : 1) : Number.NaN;
+    if (!(n >= 1 && n <= 6 * 3600)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not a per-trial timeout; write seconds (e.g. 120) or minutes (e.g. 5m), or leave it empty for the adapter's`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  }),
+  model: oneOf(['scripted', 'live'] as const),
+  seeds: int(1, 100, 'a number of seeds'),
+  baseline: z.string().transform((v, ctx): BaselineSource => {
+    if (v === 'none' || v === '') return { kind: 'none' };
+    if (v === 'cache') return { kind: 'cache' };
+    if (v.startsWith('file:') && v.length > 5) return { kind: 'file', path: v.slice(5).trim() };
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${v}" is not a baseline source; write file:PATH (a committed run result), cache (the base branch's latest result) or none`,
+    });
+    return z.NEVER;
+  }),
+  'save-baseline': oneOf(['auto', 'true', 'false'] as const),
+  'fail-on': z.string().transform((v, ctx): FailOn => {
+    const parts = list(v.replace(/\s*\|\s*/g, ','));
+    const ok = ['regression', 'threshold', 'never'];
+    const bad = parts.filter((p) => !ok.includes(p));
+    if (parts.length === 0 || bad.length || (parts.includes('never') && parts.length > 1)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not valid; write regression, threshold, "regression,threshold" or never`,
+      });
+      return z.NEVER;
+    }
+    return { regression: parts.includes('regression'), threshold: parts.includes('threshold') };
+  }),
+  'max-asr': optionalFraction('a maximum ASR'),
+  'max-persistence': optionalFraction('a maximum persistence rate'),
+  'min-css': optionalFraction('a minimum CSS'),
+  'phase-thresholds': z.string().transform((v, ctx) => parsePhaseThresholds(v, ctx)),
+  alpha: requiredFraction('a significance level', true),
+  'min-effect': requiredFraction('a minimum effect'),
+  'github-token': z.string(),
+  comment: bool,
+  annotations: bool,
+  shard: z.string().transform((v, ctx): Shard | undefined => {
+    if (v === '') return undefined;
+    const m = v.match(/^(\d+)\s*\/\s*(\d+)$/);
+    const index = m ? Number(m[1]) : 0;
+    const total = m ? Number(m[2]) : 0;
+    if (!m || total < 1 || index < 1 || index > total) {
+      ctx.addIssue({ code: 'custom', message: `"${v}" is not a shard; write i/n with 1 ≤ i ≤ n, e.g. 2/4` });
+      return z.NEVER;
+    }
+    return { index, total };
+  }),
+  'result-path': z.string(),
+  'run-result': z.string().transform(list),
+  sarif: z.string(),
+  junit: z.string(),
+});
+
+/**
+ * Reads and validates every input. `get` returns the raw (trimmed) value, '' when unset — core.getInput.
+ * Throws InputError naming the first bad input.
+ */
+export function parseInputs(get: (name: InputName) => string): ActionInputs {
+  const raw = Object.fromEntries(INPUT_NAMES.map((n) => [n, get(n) ?? ''])) as Record<InputName, string>;
+  const parsed = RawInputs.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'unknown');
+    throw new InputError(name, issue.message);
+  }
+  const v = parsed.data;
+  const reportOnly = v['run-result'].length > 0;
+  if (!reportOnly && v.adapter === '') {
+    throw new InputError(
+      'adapter',
+      'is required (a built-in adapter such as "reference", or the path of your adapter folder or adapter.yaml), unless run-result names results to report on',
+    );
+  }
+  if (!reportOnly && v.config === '') {
+    throw new InputError(
+      'config',
+      'is required: the name of one configuration of the adapter (e.g. "guarded")',
+    );
+  }
+  if (v.runner === 'docker' && !reportOnly && v.image === '') {
+    throw new InputError(
+      'image',
+      'is required with runner: docker (the image that holds your harness build)',
+    );
+  }
+  return {
+    adapter: v.adapter,
+    config: v.config,
+    cases: v.cases,
+    runner: v.runner,
+    ...(v.image ? { image: v.image } : {}),
+    concurrency: v.concurrency,
+    ...(v.timeout !== undefined ? { timeoutS: v.timeout } : {}),
+    model: v.model,
+    seeds: v.seeds,
+    baseline: v.baseline,
+    saveBaseline: v['save-baseline'],
+    failOn: v['fail-on'],
+    thresholds: {
+      overall: {
+        ...(v['max-asr'] !== undefined ? { maxAsr: v['max-asr'] } : {}),
+        ...(v['max-persistence'] !== undefined ? { maxPersistence: v['max-persistence'] } : {}),
+        ...(v['min-css'] !== undefined ? { minCss: v['min-css'] } : {}),
+      },
+      phases: v['phase-thresholds'],
+    },
+    alpha: v.alpha,
+    minEffect: v['min-effect'],
+    githubToken: v['github-token'],
+    comment: v.comment,
+    annotations: v.annotations,
+    ...(v.shard ? { shard: v.shard } : {}),
+    ...(v['result-path'] ? { resultPath: v['result-path'] } : {}),
+    runResult: v['run-result'],
+    ...(v.sarif ? { sarif: v.sarif } : {}),
+    ...(v.junit ? { junit: v.junit } : {}),
+  };
+}
+
+/** The default result path: `.harness-risk/{adapter}-{config}[-shard-i-of-n].json` (names made file-safe). */
+export function defaultResultPath(adapter: string, config: string, shard?: Shard): string {
+  const base = (s: string) => {
+    const parts = s.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+    const last = parts.at(-1) ?? '';
+    return /^adapter\.ya?ml$/.test(last) ? (parts.at(-2) ?? 'adapter') : last.replace(/\.ya?ml$/, '');
+  };
+  const safe = (s: string) => base(s).replace(/[^A-Za-z0-9._-]/g, '_') || 'adapter';
+  return `.harness-risk/${safe(adapter)}-${safe(config)}${shard ? `-shard-${shard.index}-of-${shard.total}` : ''}.json`;
+}

@@ -1,0 +1,208 @@
+// The check run: conclusion, title, summary and text from the shared report, and annotations on the
+// user's own files, sent 50 per request (create, then update for the rest).
+//
+// Where an annotation points (GitHub needs a path in the repository):
+//   1. the case file, when the case is the user's own (a file inside the workspace), at the case's line;
+//   2. else the adapter file, when it is inside the workspace (a custom adapter);
+//   3. else the workflow file that ran the action (from GITHUB_WORKFLOW_REF), line 1;
+//   4. else `.github`, which GitHub shows in the check run without a diff position.
+// Threshold violations point at the workflow file (where thresholds are set), else as above.
+import { existsSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { CaseComparison, Comparison } from '../compare/compare.js';
+import type { ThresholdViolation } from '../compare/gate.js';
+import type { RunResult, Trial } from '../result/schema.js';
+import { sanitizeText } from './escape.js';
+import type { CheckAnnotation, CheckConclusion, CheckOutput, GitHubApi, Repo } from './github.js';
+import {
+  ANNOTATION_MESSAGE_LIMIT,
+  ANNOTATION_TITLE_LIMIT,
+  ANNOTATIONS_PER_REQUEST,
+  CHECK_TEXT_LIMIT,
+  MAX_ANNOTATIONS,
+} from './limits.js';
+
+export interface AnchorContext {
+  /** Repository checkout (GITHUB_WORKSPACE). */
+  workspace: string;
+  /** Working directory the run result's relative paths are relative to (usually the workspace). */
+  cwd: string;
+  /** `owner/repo/.github/workflows/file.yml@ref` (GITHUB_WORKFLOW_REF). */
+  workflowRef?: string;
+}
+
+/** Repository-relative POSIX path of `file` when it is a file inside the workspace. */
+export function repoPath(file: string | undefined, ctx: AnchorContext): string | undefined {
+  if (!file || file.startsWith('builtin:')) return undefined;
+  const abs = resolve(ctx.cwd, file);
+  const rel = relative(resolve(ctx.workspace), abs);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel) || !existsSync(abs)) return undefined;
+  return rel.split(sep).join('/');
+}
+
+export function workflowPath(workflowRef: string | undefined): string | undefined {
+  const m = workflowRef?.match(/^[^/]+\/[^/]+\/(.+?)@/);
+  return m?.[1];
+}
+
+interface Anchor {
+  path: string;
+  line: number;
+}
+
+function anchorFor(c: CaseComparison | undefined, current: RunResult, ctx: AnchorContext): Anchor {
+  const casePath = repoPath(c?.info?.file, ctx);
+  if (casePath) return { path: casePath, line: Math.max(1, c!.info!.line) };
+  const adapterPath = repoPath(current.adapter.file, ctx);
+  if (adapterPath) return { path: adapterPath, line: 1 };
+  return { path: workflowPath(ctx.workflowRef) ?? '.github', line: 1 };
+}
+
+const clip = (s: string, max = ANNOTATION_MESSAGE_LIMIT) => sanitizeText(s, max);
+
+function factsText(t: Trial | undefined): string {
+  if (!t) return '';
+  const f = t.facts;
+  const parts: string[] = [];
+  const join = (xs: string[]) =>
+    xs
+      .slice(0, 8)
+      .map((x) => sanitizeText(x, 200))
+      .join('; ') + (xs.length > 8 ? `; … ${xs.length - 8} more` : '');
+  if (f.attack_calls.length) parts.push(`Attacker-directed tool calls executed: ${join(f.attack_calls)}.`);
+  if (f.canaries_leaked.length) parts.push(`Canaries leaked: ${join(f.canaries_leaked)}.`);
+  if (f.files_changed.length) parts.push(`Files changed: ${join(f.files_changed)}.`);
+  if (f.services_hit.length) parts.push(`Services hit: ${join(f.services_hit)}.`);
+  if (!t.valid && t.invalid_reason) parts.push(`Invalid: ${sanitizeText(t.invalid_reason, 300)}.`);
+  return parts.join(' ');
+}
+
+const rep = (ts: Trial[]) =>
+  ts.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? ts.find((t) => t.valid) ?? ts[0];
+
+/** Annotations for regressions (failure), threshold violations, invalid cases and unsafe new/changed cases. */
+export function buildAnnotations(
+  comparison: Comparison,
+  violations: ThresholdViolation[],
+  current: RunResult,
+  ctx: AnchorContext,
+  opts: { thresholdsGate: boolean; regressionsGate: boolean },
+): CheckAnnotation[] {
+  const out: CheckAnnotation[] = [];
+  const add = (a: Anchor, level: CheckAnnotation['annotation_level'], title: string, message: string) =>
+    out.push({
+      path: a.path,
+      start_line: a.line,
+      end_line: a.line,
+      annotation_level: level,
+      title: sanitizeText(title, ANNOTATION_TITLE_LIMIT),
+      message: clip(message) || '(no details)',
+    });
+  for (const c of comparison.regressions) {
+    const how =
+      comparison.mode === 'exact'
+        ? 'Safe in the baseline, unsafe now'
+        : `Unsafe in ${c.baseline?.counts.unsafe}/${c.baseline?.counts.valid} baseline trials, ${c.now?.counts.unsafe}/${c.now?.counts.valid} now`;
+    add(
+      anchorFor(c, current, ctx),
+      opts.regressionsGate ? 'failure' : 'warning',
+      `Safety regression: ${c.id} (${c.phase})`,
+      `${how}: ${c.title}. ${factsText(rep(c.trials))}`,
+    );
+  }
+  const workflow = workflowPath(ctx.workflowRef);
+  for (const v of violations) {
+    const a = workflow ? { path: workflow, line: 1 } : anchorFor(undefined, current, ctx);
+    add(a, opts.thresholdsGate ? 'failure' : 'warning', `Threshold not met (${v.scope})`, v.message);
+  }
+  for (const c of comparison.cases) {
+    if (c.status === 'invalid') {
+      add(
+        anchorFor(c, current, ctx),
+        'warning',
+        `No valid trial: ${c.id} (${c.phase})`,
+        `${c.note ?? 'invalid'}: ${c.title}. ${factsText(rep(c.trials))}`,
+      );
+    } else if (
+      (c.status === 'new' || c.status === 'changed') &&
+      c.now &&
+      c.now.counts.unsafe > 0 &&
+      comparison.hasBaseline
+    ) {
+      add(
+        anchorFor(c, current, ctx),
+        'notice',
+        `Unsafe ${c.status} case: ${c.id} (${c.phase})`,
+        `${c.title}. ${factsText(rep(c.trials))}`,
+      );
+    }
+  }
+  if (out.length > MAX_ANNOTATIONS) {
+    const extra = out.length - MAX_ANNOTATIONS + 1;
+    out.splice(MAX_ANNOTATIONS - 1);
+    add(
+      anchorFor(undefined, current, ctx),
+      'warning',
+      'More findings',
+      `${extra} more annotations left out; see the job summary and the run result.`,
+    );
+  }
+  return out;
+}
+
+export interface CheckRunRequest extends Repo {
+  name: string;
+  head_sha: string;
+  conclusion: CheckConclusion;
+  title: string;
+  summary: string;
+  text?: string;
+  annotations: CheckAnnotation[];
+  details_url?: string;
+  external_id?: string;
+}
+
+export interface CheckRunOutcome {
+  id: number;
+  url?: string | null;
+  /** Requests made (1 create + updates). */
+  requests: number;
+  annotations: number;
+}
+
+/** Creates a completed check run with the first 50 annotations, then appends the rest 50 per update. */
+export async function publishCheckRun(api: GitHubApi, r: CheckRunRequest): Promise<CheckRunOutcome> {
+  const batches: CheckAnnotation[][] = [];
+  for (let i = 0; i < r.annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(r.annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  const output = (annotations: CheckAnnotation[] | undefined): CheckOutput => ({
+    title: sanitizeText(r.title, 250),
+    summary: r.summary.slice(0, CHECK_TEXT_LIMIT),
+    ...(r.text ? { text: r.text.slice(0, CHECK_TEXT_LIMIT) } : {}),
+    ...(annotations?.length ? { annotations } : {}),
+  });
+  const created = await api.createCheckRun({
+    owner: r.owner,
+    repo: r.repo,
+    name: sanitizeText(r.name, 100),
+    head_sha: r.head_sha,
+    status: 'completed',
+    conclusion: r.conclusion,
+    completed_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    ...(r.details_url ? { details_url: r.details_url } : {}),
+    ...(r.external_id ? { external_id: r.external_id } : {}),
+    output: output(batches[0]),
+  });
+  let requests = 1;
+  for (const batch of batches.slice(1)) {
+    await api.updateCheckRun({
+      owner: r.owner,
+      repo: r.repo,
+      check_run_id: created.id,
+      output: output(batch),
+    });
+    requests++;
+  }
+  return { id: created.id, url: created.html_url, requests, annotations: r.annotations.length };
+}

@@ -1,0 +1,31 @@
+// Number formatting shared by the reports.
+import type { Metric } from '../compare/compare.js';
+
+export const pct = (x: number | null | undefined, digits = 1): string =>
+  x === null || x === undefined ? '—' : `${(x * 100).toFixed(digits)}%`;
+
+export const score = (x: number | null | undefined): string =>
+  x === null || x === undefined ? '—' : x.toFixed(3);
+
+/** `+12.5 pp` style delta of a rate; empty when there is none or it is zero. */
+export function ppDelta(m: Metric): string {
+  if (m.delta === null) return '';
+  const pp = m.delta * 100;
+  if (Math.abs(pp) < 0.05) return ' (±0)';
+  return ` (${pp > 0 ? '+' : '−'}${Math.abs(pp).toFixed(1)} pp)`;
+}
+
+export function scoreDelta(m: Metric): string {
+  if (m.delta === null) return '';
+  if (Math.abs(m.delta) < 0.0005) return ' (±0)';
+  return ` (${m.delta > 0 ? '+' : '−'}${Math.abs(m.delta).toFixed(3)})`;
+}
+
+export const rateCell = (m: Metric): string => `${pct(m.now)}${ppDelta(m)}`;
+export const scoreCell = (m: Metric): string => `${score(m.now)}${scoreDelta(m)}`;
+
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** p-value for display. */
+export const pValue = (p: number | undefined): string =>
+  p === undefined ? '' : p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;

@@ -1,0 +1,118 @@
+// The few GitHub REST calls the action makes, behind a small interface (tests give a fake, the action
+// gives Octokit), plus one place that recognises "the token may not do this".
+
+export interface IssueComment {
+  id: number;
+  body?: string | null;
+}
+
+export interface CheckAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
+  raw_details?: string;
+}
+
+export interface CheckOutput {
+  title: string;
+  summary: string;
+  text?: string;
+  annotations?: CheckAnnotation[];
+}
+
+export type CheckConclusion = 'success' | 'failure' | 'neutral';
+
+export interface Repo {
+  owner: string;
+  repo: string;
+}
+
+export interface GitHubApi {
+  listIssueComments(p: Repo & { issue_number: number }): Promise<IssueComment[]>;
+  createIssueComment(
+    p: Repo & { issue_number: number; body: string },
+  ): Promise<{ id: number; html_url?: string }>;
+  updateIssueComment(
+    p: Repo & { comment_id: number; body: string },
+  ): Promise<{ id: number; html_url?: string }>;
+  deleteIssueComment(p: Repo & { comment_id: number }): Promise<void>;
+  createCheckRun(
+    p: Repo & {
+      name: string;
+      head_sha: string;
+      status: 'completed';
+      conclusion: CheckConclusion;
+      completed_at: string;
+      details_url?: string;
+      external_id?: string;
+      output: CheckOutput;
+    },
+  ): Promise<{ id: number; html_url?: string | null }>;
+  updateCheckRun(p: Repo & { check_run_id: number; output: CheckOutput }): Promise<{ id: number }>;
+}
+
+/** Minimal structural type of the Octokit that @actions/github's getOctokit returns. */
+export interface OctokitLike {
+  request: (route: any, params?: any) => Promise<{ data: any }>;
+  paginate: { iterator: (route: any, params?: any) => AsyncIterable<{ data: any }> };
+}
+
+export function octokitApi(octokit: OctokitLike): GitHubApi {
+  return {
+    async listIssueComments({ owner, repo, issue_number }) {
+      const out: IssueComment[] = [];
+      for await (const page of octokit.paginate.iterator(
+        'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+        {
+          owner,
+          repo,
+          issue_number,
+          per_page: 100,
+        },
+      )) {
+        for (const c of page.data as IssueComment[]) out.push({ id: c.id, body: c.body });
+      }
+      return out;
+    },
+    async createIssueComment(p) {
+      return (await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', p)).data;
+    },
+    async updateIssueComment(p) {
+      return (await octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', p)).data;
+    },
+    async deleteIssueComment(p) {
+      await octokit.request('DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}', p);
+    },
+    async createCheckRun(p) {
+      return (await octokit.request('POST /repos/{owner}/{repo}/check-runs', p)).data;
+    },
+    async updateCheckRun(p) {
+      return (await octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', p)).data;
+    },
+  };
+}
+
+/** HTTP status of an Octokit RequestError (or anything with a numeric `status`). */
+export function httpStatus(e: unknown): number | undefined {
+  const s = (e as { status?: unknown } | null)?.status;
+  return typeof s === 'number' ? s : undefined;
+}
+
+/**
+ * A request the token is not allowed to make: 401/403, and 404 on a repository the token cannot see.
+ * (GitHub answers 403 "Resource not accessible by integration" to a read-only GITHUB_TOKEN, e.g. on a
+ * pull request from a fork.)
+ */
+export function isPermissionError(e: unknown): boolean {
+  const s = httpStatus(e);
+  return s === 401 || s === 403 || s === 404;
+}
+
+export function errorSummary(e: unknown): string {
+  const s = httpStatus(e);
+  const msg = (e as Error)?.message ?? String(e);
+  return s ? `HTTP ${s}: ${msg.split('\n')[0]}` : msg.split('\n')[0]!;
+}

@@ -1,0 +1,409 @@
+// The markdown report, built once and rendered three ways: the sticky PR comment, the check run's output
+// and the job summary. A report is a head (always kept), self-contained sections (dropped from the end
+// when GitHub's size limit is near, with a note) and a foot (always kept).
+//
+// Every string that comes from a trial, a case file, an adapter file or an error goes through
+// `escapeMarkdown` (src/report/escape.ts); numbers and the enum values of the schema are the only things
+// written raw.
+import { markdownTable } from 'markdown-table';
+import { PHASES } from '../cases/schema.js';
+import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '../compare/compare.js';
+import type { FailOn, ThresholdViolation, Verdict } from '../compare/gate.js';
+import type { RunResult, Trial } from '../result/schema.js';
+import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
+import { pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
+
+export interface ReportInput {
+  current: RunResult;
+  comparison: Comparison;
+  violations: ThresholdViolation[];
+  verdict: Verdict;
+  failOn: FailOn;
+  /** Link to the workflow run. */
+  runUrl?: string;
+  /** Extra lines for the notices section (e.g. why the comment or check was skipped). */
+  notices?: string[];
+}
+
+export interface ReportDoc {
+  /** `<!-- harness-risk-action:{adapter}:{config} -->`. */
+  marker: string;
+  /** Plain-text one-liner (check-run title). */
+  title: string;
+  head: string[];
+  sections: string[];
+  foot: string[];
+}
+
+/** The hidden marker that identifies the sticky comment of one adapter/config. */
+export function stickyMarker(adapter: string, config: string): string {
+  return `<!-- harness-risk-action:${markerSafe(adapter)}:${markerSafe(config)} -->`;
+}
+
+const STATUS_ICON: Record<CaseStatus, string> = {
+  regression: '❌',
+  fix: '✅',
+  unchanged: '',
+  new: '🆕',
+  removed: '➖',
+  changed: '🔄',
+  invalid: '⚠️',
+};
+
+const STATUS_WORD: Record<CaseStatus, string> = {
+  regression: 'regressed',
+  fix: 'fixed',
+  unchanged: 'unchanged',
+  new: 'new',
+  removed: 'removed',
+  changed: 'changed',
+  invalid: 'invalid',
+};
+
+/** Order of cases in lists and details: what needs a reviewer's eyes first. */
+const STATUS_ORDER: CaseStatus[] = ['regression', 'invalid', 'changed', 'new', 'fix', 'removed', 'unchanged'];
+
+const e = (s: unknown, max?: number) => escapeMarkdown(s, max === undefined ? {} : { max });
+
+function stateWord(state: string | undefined, counts?: { unsafe: number; valid: number }): string {
+  if (!state) return '—';
+  const base =
+    state === 'safe'
+      ? '🛡️ safe'
+      : state === 'unsafe'
+        ? '💥 unsafe'
+        : state === 'mixed'
+          ? '💥 mixed'
+          : '⚠️ invalid';
+  return counts && counts.valid > 1 ? `${base} (${counts.unsafe}/${counts.valid})` : base;
+}
+
+function changesCell(row: PhaseComparison, hasBaseline: boolean): string {
+  const s = row.statuses;
+  const parts: string[] = [];
+  if (s.regression) parts.push(`❌ ${s.regression} regressed`);
+  if (s.fix) parts.push(`✅ ${s.fix} fixed`);
+  if (s.invalid) parts.push(`⚠️ ${s.invalid} invalid`);
+  if (s.changed) parts.push(`🔄 ${s.changed} changed`);
+  if (hasBaseline && s.new) parts.push(`🆕 ${s.new} new`);
+  if (s.removed) parts.push(`➖ ${s.removed} removed`);
+  if (row.p !== undefined && row.matched.baseValid > 0) parts.push(pValue(row.p));
+  return parts.join(' · ') || (hasBaseline ? 'no change' : '');
+}
+
+export function phaseTable(comparison: Comparison): string {
+  const rows: string[][] = [
+    ['Phase', 'Cases', 'ASR', 'Persistence', 'Utility', 'Detection', 'CSS', 'Changes'],
+  ];
+  const row = (r: PhaseComparison, label: string) => [
+    label,
+    String(r.cases),
+    rateCell(r.asr),
+    rateCell(r.persistence),
+    rateCell(r.utility),
+    rateCell(r.detection),
+    scoreCell(r.css),
+    changesCell(r, comparison.hasBaseline),
+  ];
+  for (const r of comparison.phases) rows.push(row(r, `${r.regressed ? '❌ ' : ''}${r.phase}`));
+  rows.push(row(comparison.overall, `${comparison.overall.regressed ? '❌ ' : ''}**all phases**`));
+  return markdownTable(rows, { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'], alignDelimiters: false });
+}
+
+/** Mermaid bar chart of ASR by phase: bars = baseline, line = this run (phase names are schema enums). */
+export function asrChart(comparison: Comparison): string {
+  const phases = PHASES.filter((p) => comparison.phases.some((r) => r.phase === p));
+  if (phases.length === 0) return '';
+  const byPhase = new Map(comparison.phases.map((r) => [r.phase, r]));
+  const val = (x: number | null | undefined) =>
+    x === null || x === undefined ? 0 : Math.round(x * 1000) / 10;
+  const now = phases.map((p) => val(byPhase.get(p)?.asr.now));
+  const base = phases.map((p) => val(byPhase.get(p)?.asr.baseline));
+  const withBase = comparison.hasBaseline;
+  const lines = [
+    '```mermaid',
+    'xychart-beta',
+    `  title "ASR by phase (%)${withBase ? ': bars = baseline, line = this run' : ''}"`,
+    `  x-axis [${phases.map((p) => `"${p}"`).join(', ')}]`,
+    '  y-axis "ASR (%)" 0 --> 100',
+    ...(withBase
+      ? [`  bar [${base.join(', ')}]`, `  line [${now.join(', ')}]`]
+      : [`  bar [${now.join(', ')}]`]),
+    '```',
+  ];
+  return lines.join('\n');
+}
+
+function caseLabel(c: CaseComparison): string {
+  const info = c.info;
+  const meta = info
+    ? ` · ${info.phase} · ${info.entry_point} → ${info.effect} · ${info.severity}`
+    : ` · ${c.phase}`;
+  return `**${e(c.id, 120)}**${meta} — ${e(c.title, 200)}`;
+}
+
+/** The first unsafe valid trial, else the first valid, else the first. */
+function representative(trials: Trial[]): Trial | undefined {
+  return (
+    trials.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? trials.find((t) => t.valid) ?? trials[0]
+  );
+}
+
+const list = (xs: string[], max = 8, each = 160) => {
+  const shown = xs.slice(0, max).map((x) => e(x, each));
+  if (xs.length > max) shown.push(`… ${xs.length - max} more`);
+  return shown.join(' · ');
+};
+
+/** What happened in a trial, as indented list items (for a regression) or lines (in details). */
+export function factsLines(t: Trial | undefined): string[] {
+  if (!t) return [];
+  const f = t.facts;
+  const out: string[] = [];
+  if (f.attack_calls.length) out.push(`attacker-directed tool calls executed: ${list(f.attack_calls)}`);
+  if (f.canaries_leaked.length) out.push(`canaries leaked: ${list(f.canaries_leaked)}`);
+  if (f.files_changed.length) out.push(`files changed: ${list(f.files_changed)}`);
+  if (f.services_hit.length) out.push(`services hit: ${list(f.services_hit)}`);
+  if (f.denied_calls.length) out.push(`denied by the harness: ${list(f.denied_calls)}`);
+  if (t.violations.length)
+    out.push(
+      `audit violations: ${list(
+        t.violations.map((v) => `${v.rule}: ${v.description}`),
+        5,
+      )}`,
+    );
+  if (!t.valid && t.invalid_reason) out.push(`invalid: ${e(t.invalid_reason, 300)}`);
+  if (f.error_tail) out.push(`error output: ${escapeLines(f.error_tail, 8, { max: 200 })}`);
+  return out;
+}
+
+function regressionItem(c: CaseComparison, comparison: Comparison): string {
+  const t = representative(c.trials);
+  const how =
+    comparison.mode === 'exact'
+      ? 'safe in the baseline, unsafe now'
+      : `unsafe in ${c.baseline?.counts.unsafe}/${c.baseline?.counts.valid} baseline trials, ${c.now?.counts.unsafe}/${c.now?.counts.valid} now (${pValue(c.p)})`;
+  const lines = [`- ❌ ${caseLabel(c)}`, `  - ${how}`];
+  for (const f of factsLines(t)) lines.push(`  - ${f}`);
+  if (c.info && !c.info.file.startsWith('builtin:'))
+    lines.push(`  - case file: ${e(c.info.file, 200)}:${c.info.line}`);
+  return lines.join('\n');
+}
+
+function caseDetails(c: CaseComparison, comparison: Comparison): string {
+  const icon = STATUS_ICON[c.status];
+  const summary = `${icon ? `${icon} ` : ''}${STATUS_WORD[c.status]}: <b>${e(c.id, 120)}</b> (${c.phase}) — ${e(c.title, 160)}`;
+  const body: string[] = [];
+  const info = c.info;
+  if (info) {
+    body.push(
+      `- ${info.entry_point} → ${info.effect} · ${info.severity} · artifact: ${e(info.artifact, 120)}`,
+    );
+    body.push(`- case file: ${e(info.file, 200)}:${info.line} · revision ${e(info.revision, 16)}`);
+  }
+  if (comparison.hasBaseline)
+    body.push(
+      `- baseline: ${stateWord(c.baseline?.state, c.baseline?.counts)} → now: ${stateWord(c.now?.state, c.now?.counts)}${c.p !== undefined ? ` (${pValue(c.p)})` : ''}`,
+    );
+  else body.push(`- now: ${stateWord(c.now?.state, c.now?.counts)}`);
+  if (c.note) body.push(`- ${e(c.note, 200)}`);
+  const rows: string[][] = [
+    ['Seed', 'Valid', 'Attack', 'Persist', 'Utility', 'Detect', 'CSS', 'What happened'],
+  ];
+  for (const t of c.trials.slice(0, 10)) {
+    rows.push([
+      String(t.seed),
+      t.valid ? 'yes' : 'no',
+      t.labels.a ? '💥' : '—',
+      t.labels.p ? '💥' : '—',
+      t.labels.u ? 'yes' : 'no',
+      t.labels.d ? 'yes' : 'no',
+      score(t.css),
+      factsLines(t).join(' · ') || '—',
+    ]);
+  }
+  const table = c.trials.length ? `\n\n${markdownTable(rows, { alignDelimiters: false })}` : '';
+  const more = c.trials.length > 10 ? `\n\n… ${c.trials.length - 10} more trials in the run result` : '';
+  return `<details><summary>${summary}</summary>\n\n${body.join('\n')}${table}${more}\n\n</details>`;
+}
+
+function headline(input: ReportInput): { md: string; title: string } {
+  const { comparison: c, verdict, current, failOn } = input;
+  const who = `${current.adapter.name} · ${current.adapter.config}`;
+  const n = c.regressions.length;
+  const regressed = c.regressedPhases.length > 0 || c.overallRegressed;
+  let icon: string;
+  let what: string;
+  if (verdict.verdict === 'fail') {
+    icon = '❌';
+    what = regressed && failOn.regression ? 'Safety regression' : 'Safety threshold not met';
+  } else if (verdict.conclusion === 'neutral') {
+    icon = '⚠️';
+    what = regressed ? 'Safety regression (not gating)' : 'Safety threshold not met (not gating)';
+  } else {
+    icon = '✅';
+    what = c.hasBaseline ? 'No safety regression' : 'Harness risk';
+  }
+  const o = c.overall;
+  const facts: string[] = [];
+  if (regressed) {
+    facts.push(
+      c.mode === 'exact'
+        ? `**${plural(n, 'case')} went from safe to unsafe** in ${c.regressedPhases.join(', ') || 'all phases'}`
+        : `**significant increase of unsafe trials** in ${c.regressedPhases.join(', ') || 'all phases'}`,
+    );
+  }
+  facts.push(`${plural(o.cases, 'case')}, ${plural(o.valid, 'valid trial')}`);
+  facts.push(
+    c.hasBaseline && o.asr.baseline !== null
+      ? `ASR ${pct(o.asr.baseline)} → ${pct(o.asr.now)}`
+      : `ASR ${pct(o.asr.now)}`,
+  );
+  facts.push(
+    c.hasBaseline && o.css.baseline !== null
+      ? `CSS ${score(o.css.baseline)} → ${score(o.css.now)}`
+      : `CSS ${score(o.css.now)}`,
+  );
+  if (c.statuses.fix) facts.push(`${plural(c.statuses.fix, 'fix', 'fixes')}`);
+  if (c.statuses.invalid) facts.push(`⚠️ ${c.statuses.invalid} invalid (not counted as safe)`);
+  if (input.violations.length) facts.push(`${plural(input.violations.length, 'threshold')} not met`);
+  if (!c.hasBaseline) facts.push('no baseline');
+  const md = `### ${icon} ${what}: ${e(who, 120)}\n\n${facts.join(' · ')}`;
+  const title = sanitizeText(
+    `${what}: ${regressed ? `${plural(n, 'case')} regressed; ` : ''}ASR ${pct(o.asr.now)}${o.asr.delta !== null ? ` (${o.asr.delta >= 0 ? '+' : '−'}${Math.abs(o.asr.delta * 100).toFixed(1)} pp)` : ''}, CSS ${score(o.css.now)}`,
+    200,
+  );
+  return { md, title };
+}
+
+export function buildReport(input: ReportInput): ReportDoc {
+  const { comparison, current, verdict } = input;
+  const marker = stickyMarker(current.adapter.name, current.adapter.config);
+  const { md, title } = headline(input);
+  const head: string[] = [md];
+  if (verdict.reasons.length) {
+    head.push(
+      verdict.reasons
+        .map((r) => `- ${verdict.gating.includes(r) ? '**fails**: ' : 'not gating: '}${e(r, 300)}`)
+        .join('\n'),
+    );
+  }
+  head.push(phaseTable(comparison));
+
+  const sections: string[] = [];
+  const chart = asrChart(comparison);
+  if (chart) sections.push(chart);
+
+  const notices = [...(input.notices ?? []), ...comparison.notices];
+  if (notices.length) sections.push(notices.map((n) => `> [!NOTE]\n> ${e(n, 500)}`).join('\n\n'));
+
+  if (input.violations.length) {
+    sections.push(
+      [
+        `#### Thresholds not met${input.failOn.threshold ? '' : ' (not gating: fail-on excludes threshold)'}`,
+        '',
+        ...input.violations.map((v) => `- ${e(v.message, 300)}`),
+      ].join('\n'),
+    );
+  }
+
+  if (comparison.regressions.length) {
+    sections.push(`#### Regressed cases (${comparison.regressions.length})`);
+    for (const c of comparison.regressions) sections.push(regressionItem(c, comparison));
+  }
+
+  const byStatus = (s: CaseStatus) => comparison.cases.filter((c) => c.status === s);
+  const shortList = (s: CaseStatus, heading: string) => {
+    const cs = byStatus(s);
+    if (!cs.length || (s === 'new' && !comparison.hasBaseline)) return;
+    const items = cs
+      .slice(0, 50)
+      .map((c) => `- ${STATUS_ICON[s]} ${caseLabel(c)}${c.note ? ` (${e(c.note, 120)})` : ''}`);
+    if (cs.length > 50) items.push(`- … ${cs.length - 50} more`);
+    sections.push(`#### ${heading} (${cs.length})\n\n${items.join('\n')}`);
+  };
+  shortList('invalid', 'Invalid: no valid trial, not counted as safe');
+  shortList('fix', 'Fixed: unsafe in the baseline, safe now');
+  shortList('changed', 'Changed cases: compared as new, never as a regression or fix');
+  shortList('new', 'New cases');
+  shortList('removed', 'Removed cases');
+
+  const ordered = [...comparison.cases].sort(
+    (a, b) =>
+      STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
+      PHASES.indexOf(a.phase) - PHASES.indexOf(b.phase) ||
+      a.id.localeCompare(b.id),
+  );
+  if (ordered.length) {
+    sections.push(`#### Per-case detail (${ordered.length})`);
+    for (const c of ordered) sections.push(caseDetails(c, comparison));
+  }
+
+  const foot: string[] = [];
+  const b = comparison.baseline;
+  const bits: string[] = [];
+  if (input.runUrl) bits.push(`[workflow run](${input.runUrl})`);
+  bits.push(
+    b
+      ? `baseline: ${e(b.source, 200)}${b.commit?.sha ? ` @ ${e(b.commit.sha.slice(0, 7), 7)}` : ''}${b.level === 'labels' ? ` (schema v${b.schemaVersion}, labels only)` : ''}`
+      : 'no baseline',
+  );
+  bits.push(
+    `${current.model.mode} model, ${plural(current.model.seeds, 'seed')}, ${comparison.mode} comparison`,
+  );
+  if (comparison.mode === 'statistical')
+    bits.push(
+      `α = ${comparison.options.alpha}, min effect ${(comparison.options.minEffect * 100).toFixed(0)} pp`,
+    );
+  bits.push(`${current.runner} runner`);
+  bits.push(`harness-risk-action ${e(current.tool.version, 20)}`);
+  foot.push(`<sub>${bits.join(' · ')}</sub>`);
+  return { marker, title, head, sections, foot };
+}
+
+export interface RenderOptions {
+  /** Largest output. */
+  limit: number;
+  /** How to measure: UTF-16 characters (comments, check runs; never under-counts) or UTF-8 bytes (job summary). */
+  unit: 'chars' | 'bytes';
+  /** Put the hidden marker first (the sticky comment). */
+  marker?: boolean;
+  parts?: { head?: boolean; sections?: boolean; foot?: boolean };
+  /** Where the full report is, for the truncation note. */
+  fullReportHint?: string;
+}
+
+const SEP = '\n\n';
+
+/**
+ * Joins head, sections and foot, dropping whole sections from the end (never cutting one) until the
+ * output fits, with a note saying how many were left out. Head and foot are always kept (they are small;
+ * if even they do not fit, the text is cut hard as a last resort).
+ */
+export function renderReport(doc: ReportDoc, opts: RenderOptions): string {
+  const measure =
+    opts.unit === 'bytes' ? (s: string) => Buffer.byteLength(s, 'utf8') : (s: string) => s.length;
+  const parts = { head: true, sections: true, foot: true, ...opts.parts };
+  const head = [...(opts.marker ? [doc.marker] : []), ...(parts.head ? doc.head : [])];
+  const foot = parts.foot ? doc.foot : [];
+  const sections = parts.sections ? doc.sections : [];
+  const join = (xs: string[]) => xs.join(SEP);
+  const full = join([...head, ...sections, ...foot]);
+  if (measure(full) <= opts.limit) return full;
+  const note = (omitted: number) =>
+    `> [!WARNING]\n> Report truncated: ${omitted} more section${omitted === 1 ? '' : 's'} left out to stay within GitHub's limit of ${opts.limit.toLocaleString('en-US')} ${opts.unit === 'bytes' ? 'bytes' : 'characters'}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ''}`;
+  let used = measure(join([...head, note(sections.length), ...foot])) + measure(SEP);
+  let kept = 0;
+  for (const s of sections) {
+    const size = measure(s) + measure(SEP);
+    if (used + size > opts.limit) break;
+    used += size;
+    kept++;
+  }
+  const out = join([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  if (measure(out) <= opts.limit) return out;
+  // Last resort (a head larger than the limit): cut, keeping the marker.
+  let cut = out;
+  while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
+  return cut;
+}

@@ -1,0 +1,101 @@
+// SARIF 2.1.0 for code-scanning upload: one result per case that is unsafe in this run (error when it
+// regressed, warning otherwise), one rule per case, located at the case file (or the adapter file).
+import type { CaseComparison, Comparison } from '../compare/compare.js';
+import type { RunResult } from '../result/schema.js';
+import { type AnchorContext, repoPath, workflowPath } from './check.js';
+import { sanitizeText } from './escape.js';
+
+const LEVEL: Record<string, 'error' | 'warning' | 'note'> = {
+  critical: 'error',
+  high: 'error',
+  medium: 'warning',
+  low: 'note',
+};
+const SECURITY_SEVERITY: Record<string, string> = { critical: '9.5', high: '8.0', medium: '5.5', low: '3.0' };
+
+export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorContext): object {
+  const unsafe = comparison.cases.filter((c) => c.now && c.now.counts.unsafe > 0);
+  const location = (c: CaseComparison) => {
+    const casePath = repoPath(c.info?.file, ctx);
+    const path =
+      casePath ?? repoPath(current.adapter.file, ctx) ?? workflowPath(ctx.workflowRef) ?? '.github';
+    return {
+      physicalLocation: {
+        artifactLocation: { uri: path, uriBaseId: '%SRCROOT%' },
+        region: { startLine: casePath ? Math.max(1, c.info!.line) : 1 },
+      },
+    };
+  };
+  const rules = unsafe.map((c) => ({
+    id: c.id,
+    name: sanitizeText(c.id, 200),
+    shortDescription: { text: sanitizeText(c.title, 500) },
+    fullDescription: {
+      text: sanitizeText(
+        `${c.title} (phase ${c.phase}${c.info ? `, entry point ${c.info.entry_point}, effect ${c.info.effect}` : ''})`,
+        1000,
+      ),
+    },
+    properties: {
+      tags: [
+        'security',
+        'harness-risk',
+        `phase:${c.phase}`,
+        ...(c.info ? [`effect:${c.info.effect}`, `entry:${c.info.entry_point}`] : []),
+      ],
+      ...(c.info ? { 'security-severity': SECURITY_SEVERITY[c.info.severity] } : {}),
+    },
+  }));
+  const results = unsafe.map((c, i) => {
+    const t = c.trials.find((x) => x.valid && (x.labels.a || x.labels.p));
+    const facts = t
+      ? [
+          t.facts.attack_calls.length ? `attacker calls: ${t.facts.attack_calls.slice(0, 5).join('; ')}` : '',
+          t.facts.canaries_leaked.length
+            ? `canaries leaked: ${t.facts.canaries_leaked.slice(0, 5).join('; ')}`
+            : '',
+          t.facts.files_changed.length
+            ? `files changed: ${t.facts.files_changed.slice(0, 5).join('; ')}`
+            : '',
+        ].filter(Boolean)
+      : [];
+    const what = c.status === 'regression' ? 'Safety regression' : 'Unsafe';
+    return {
+      ruleId: c.id,
+      ruleIndex: i,
+      level: c.status === 'regression' ? 'error' : (LEVEL[c.info?.severity ?? 'medium'] ?? 'warning'),
+      message: {
+        text: sanitizeText(
+          `${what} (${current.adapter.name}/${current.adapter.config}, ${c.phase}): ${c.title}. ${facts.join('. ')}`,
+          2000,
+        ),
+      },
+      locations: [location(c)],
+      partialFingerprints: { harnessRiskCase: `${c.id}:${current.adapter.name}:${current.adapter.config}` },
+      properties: {
+        phase: c.phase,
+        status: c.status,
+        unsafe: c.now!.counts.unsafe,
+        valid: c.now!.counts.valid,
+      },
+    };
+  });
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'harness-risk-action',
+            version: current.tool.version,
+            informationUri: 'https://github.com/harness-risk/harness-risk-action',
+            rules,
+          },
+        },
+        automationDetails: { id: `harness-risk/${current.adapter.name}/${current.adapter.config}/` },
+        results,
+      },
+    ],
+  };
+}
