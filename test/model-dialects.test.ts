@@ -551,6 +551,18 @@ describe('model endpoint over HTTP (127.0.0.1)', () => {
     expect(await res.text()).toBe('not a model route');
   });
 
+  it('answers the small Anthropic side routes and refuses GET on a completion route', async () => {
+    const one = await fetch(`${base}/v1/models/claude-sonnet-4-5`);
+    expect(await one.json()).toMatchObject({ id: 'claude-sonnet-4-5', type: 'model' });
+    const count = await post('/v1/messages/count_tokens?beta=true', {
+      messages: [{ role: 'user', content: 'x'.repeat(400) }],
+    });
+    expect((await count.json()).input_tokens).toBeGreaterThan(100);
+    const wrong = await fetch(`${base}/v1/messages`);
+    expect(wrong.status).toBe(405);
+    expect((await wrong.json()).type).toBe('error');
+  });
+
   it('chat completions with stream false answers plain JSON', async () => {
     const body = { ...new FakeHarness(HARNESSES[2], 'Summarise SETUP.md').body(), stream: false };
     const res = await post('/v1/chat/completions', body);
