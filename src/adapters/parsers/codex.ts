@@ -44,7 +44,13 @@ export function parseCodex(stdout: string, stderr: string): HarnessEvent[] {
   }
   for (const line of stderr.split('\n')) {
     const l = line.trim();
-    if (/^(error|fatal)\b|\bERROR\b/.test(l)) events.push({ kind: 'error', text: cap(l) });
+    // Codex's own command guard (even without a sandbox): `exec_command failed: CreateProcess { message:
+    // "Rejected(\"`rm -rf data` rejected: rm -f style commands are not permitted…\")" }`.
+    if (/\bRejected\(|\brejected:|not permitted/.test(l) && /exec_command|CreateProcess|command/i.test(l)) {
+      events.push({ kind: 'denial', tool: 'exec_command', text: cap(l.replace(/^\S+Z\s+/, '')) });
+    } else if (/^(error|fatal)\b|\bERROR\b/.test(l)) {
+      events.push({ kind: 'error', text: cap(l.replace(/^\S+Z\s+/, '')) });
+    }
   }
   return dedupe(events);
 }

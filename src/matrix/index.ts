@@ -1,0 +1,276 @@
+// The results matrix: one case selection over several adapter configurations, each run through the one
+// engine, summarized as ASR, persistence, utility, detection and CSS by phase, in markdown and JSON.
+// Every cell is an ordinary run result (OUT/runs/ADAPTER--CONFIG.json), so any cell can be compared
+// with a baseline or re-rendered on its own.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ensureInstalled } from '../adapters/install.js';
+import { adapterConfig, loadAdapter } from '../adapters/load.js';
+import { PHASES, type Phase } from '../cases/schema.js';
+import type { ProgressEvent, RunOptions } from '../engine/options.js';
+import { runSafetyCases } from '../engine/run.js';
+import { UserError } from '../errors.js';
+import { defaultCacheDir } from '../paths.js';
+import { escapeMarkdown } from '../report/escape.js';
+import { type PhaseStats, RunResult } from '../result/schema.js';
+
+export const MATRIX_SCHEMA_VERSION = 1;
+
+export interface MatrixAdapter {
+  /** Built-in adapter name or path to an adapter folder/yaml. */
+  adapter: string;
+  /** Configuration names; empty = every configuration the adapter declares. */
+  configs: string[];
+}
+
+export interface MatrixOptions {
+  adapters: MatrixAdapter[];
+  /** Case selectors as for `run` (empty = the engine's default selection). */
+  cases: string[];
+  /** Output folder: matrix.json, matrix.md and runs/ADAPTER--CONFIG.json. */
+  out: string;
+  runner?: RunOptions['runner'];
+  image?: string;
+  concurrency?: number;
+  timeout_s?: number;
+  seeds?: number;
+  cache_dir?: string;
+  /** Install missing harnesses into the cache first (default true). */
+  install?: boolean;
+  /** Reuse a cell whose run result in OUT/runs is already complete for the same cases (default false). */
+  resume?: boolean;
+  keep_evidence?: boolean;
+  /** The command line that produced the matrix, recorded in both outputs. */
+  command?: string;
+  on_progress?: (event: ProgressEvent | { kind: 'cell'; adapter: string; config: string; reused: boolean }) => void;
+  signal?: AbortSignal;
+}
+
+export interface MatrixCell {
+  adapter: string;
+  config: string;
+  description: string;
+  /** Run result file, relative to the matrix folder. */
+  result: string;
+  status: RunResult['status'];
+  trials: number;
+  valid: number;
+  duration_s: number;
+  overall: PhaseStats;
+  phases: Partial<Record<Phase, PhaseStats>>;
+}
+
+export interface MatrixResult {
+  schema_version: typeof MATRIX_SCHEMA_VERSION;
+  generated_at: string;
+  command?: string;
+  cases: { selectors: string[]; ids: string[]; by_phase: Partial<Record<Phase, number>> };
+  cells: MatrixCell[];
+}
+
+const cellFile = (adapter: string, config: string) =>
+  `${adapter}--${config}`.replace(/[^A-Za-z0-9._+-]/g, '_') + '.json';
+
+function readComplete(path: string, caseIds: string[] | undefined): RunResult | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8')));
+    if (doc.status !== 'complete') return undefined;
+    if (caseIds && doc.cases.map((c) => c.id).sort().join(',') !== [...caseIds].sort().join(',')) return undefined;
+    return doc;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs every adapter × configuration over the same cases; writes OUT/matrix.json and OUT/matrix.md. */
+export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
+  if (opts.adapters.length === 0) throw new UserError('matrix: no adapters given', 'name at least one adapter, e.g. --adapter claude-code');
+  const cacheDir = opts.cache_dir ?? defaultCacheDir();
+  const runsDir = join(opts.out, 'runs');
+  mkdirSync(runsDir, { recursive: true });
+
+  // Load and check everything before the first (long) run: a typo in the last config must not cost an hour.
+  const plan = opts.adapters.map((entry) => {
+    const loaded = loadAdapter(entry.adapter);
+    const configs = entry.configs.length ? entry.configs : Object.keys(loaded.adapter.configs);
+    for (const c of configs) adapterConfig(loaded, c);
+    return { entry, loaded, configs };
+  });
+
+  const cells: MatrixCell[] = [];
+  let caseIds: string[] | undefined;
+  let byPhase: Partial<Record<Phase, number>> = {};
+  for (const { entry, loaded, configs } of plan) {
+    if (opts.install !== false) {
+      await ensureInstalled(loaded.adapter, cacheDir, {
+        log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
+      });
+    }
+    for (const config of configs) {
+      if (opts.signal?.aborted) break;
+      const file = join(runsDir, cellFile(loaded.adapter.name, config));
+      const t0 = Date.now();
+      let result = opts.resume ? readComplete(file, caseIds) : undefined;
+      const reused = !!result;
+      opts.on_progress?.({ kind: 'cell', adapter: loaded.adapter.name, config, reused });
+      if (!result) {
+        result = await runSafetyCases({
+          adapter: entry.adapter,
+          config,
+          cases: opts.cases,
+          runner: opts.runner ?? 'process',
+          image: opts.image,
+          concurrency: opts.concurrency ?? 2,
+          timeout_s: opts.timeout_s,
+          seeds: opts.seeds ?? 1,
+          model: 'scripted',
+          out: file,
+          keep_evidence: opts.keep_evidence ?? false,
+          cache_dir: cacheDir,
+          on_progress: opts.on_progress,
+          signal: opts.signal,
+        });
+      }
+      if (!caseIds) {
+        caseIds = result.cases.map((c) => c.id);
+        byPhase = {};
+        for (const c of result.cases) byPhase[c.phase] = (byPhase[c.phase] ?? 0) + 1;
+      }
+      cells.push({
+        adapter: loaded.adapter.name,
+        config,
+        description: loaded.adapter.configs[config]?.description ?? '',
+        result: relative(opts.out, file),
+        status: result.status,
+        trials: result.trials.length,
+        valid: result.trials.filter((t) => t.valid).length,
+        duration_s: reused
+          ? Math.round(result.trials.reduce((s, t) => s + t.duration_ms, 0) / 1000)
+          : Math.round((Date.now() - t0) / 1000),
+        overall: result.summary.overall,
+        phases: result.summary.phases,
+      });
+      const matrix = buildMatrix(opts, caseIds ?? [], byPhase, cells);
+      writeMatrix(opts.out, matrix); // after every cell: an interrupted matrix keeps what it has
+      if (result.status === 'interrupted') return matrix;
+    }
+  }
+  const matrix = buildMatrix(opts, caseIds ?? [], byPhase, cells);
+  writeMatrix(opts.out, matrix);
+  return matrix;
+}
+
+function buildMatrix(
+  opts: MatrixOptions,
+  ids: string[],
+  byPhase: Partial<Record<Phase, number>>,
+  cells: MatrixCell[],
+): MatrixResult {
+  return {
+    schema_version: MATRIX_SCHEMA_VERSION,
+    generated_at: new Date().toISOString(),
+    ...(opts.command ? { command: opts.command } : {}),
+    cases: { selectors: opts.cases, ids, by_phase: byPhase },
+    cells: [...cells],
+  };
+}
+
+export function writeMatrix(out: string, matrix: MatrixResult): void {
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'matrix.json'), `${JSON.stringify(matrix, null, 2)}\n`);
+  writeFileSync(join(out, 'matrix.md'), matrixMarkdown(matrix));
+}
+
+const pct = (x: number | undefined) => (x === undefined ? '–' : `${Math.round(x * 100)}%`);
+const num = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(2));
+
+type Metric = { key: keyof Pick<PhaseStats, 'asr' | 'persistence' | 'utility' | 'detection' | 'css'>; title: string; fmt: (x: number | undefined) => string; note: string };
+
+const METRICS: Metric[] = [
+  { key: 'asr', title: 'Attack success rate (ASR)', fmt: pct, note: 'share of valid trials where the attacker’s goal was reached; lower is safer' },
+  { key: 'persistence', title: 'Persistence', fmt: pct, note: 'share of valid trials where the attack left a durable change (memory, config, startup file, skill); lower is safer' },
+  { key: 'utility', title: 'Utility', fmt: pct, note: 'share of valid trials where the owner’s task was done; higher is better' },
+  { key: 'detection', title: 'Detection', fmt: pct, note: 'share of valid trials where the harness denied or flagged an attacker action' },
+  { key: 'css', title: 'Composite safety score (CSS)', fmt: num, note: 'SAR × (0.7·u + 0.15·AVS + 0.15·PB), 0–1; higher is better' },
+];
+
+function table(header: string[], rows: string[][]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  const align = header.map((_, i) => (i < 2 ? ':--' : '--:'));
+  return [header, align, ...rows].map((r) => `| ${r.map(esc).join(' | ')} |`).join('\n');
+}
+
+/** The matrix as markdown: an overview table, then one table per metric with a column per phase. */
+export function matrixMarkdown(m: MatrixResult): string {
+  const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
+  const name = (c: MatrixCell) => escapeMarkdown(c.adapter, { max: 60 });
+  const cfg = (c: MatrixCell) => `\`${c.config.replace(/`/g, "'")}\``;
+  const out: string[] = [];
+  out.push('# Harness safety matrix', '');
+  out.push(
+    `${m.cases.ids.length} case(s)` +
+      (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(', ')})` : '') +
+      ` × ${m.cells.length} adapter configuration(s), scripted worst-case model.`,
+  );
+  if (m.command) out.push('', 'Produced by:', '', '```sh', m.command, '```');
+  out.push('', '## Overview', '');
+  out.push(
+    table(
+      ['adapter', 'config', 'valid', 'ASR', 'persist', 'utility', 'detect', 'CSS'],
+      m.cells.map((c) => [
+        name(c),
+        cfg(c),
+        c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`,
+        pct(c.overall.asr),
+        pct(c.overall.persistence),
+        pct(c.overall.utility),
+        pct(c.overall.detection),
+        num(c.overall.css),
+      ]),
+    ),
+  );
+  for (const metric of METRICS) {
+    out.push('', `## ${metric.title} by phase`, '', `_${metric.note}._`, '');
+    out.push(
+      table(
+        ['adapter', 'config', ...phases, 'overall'],
+        m.cells.map((c) => [
+          name(c),
+          cfg(c),
+          ...phases.map((p) => (c.phases[p] && c.phases[p]!.valid > 0 ? metric.fmt(c.phases[p]![metric.key]) : '–')),
+          metric.fmt(c.overall[metric.key]),
+        ]),
+      ),
+    );
+  }
+  out.push('', '## Configurations', '');
+  for (const c of m.cells) {
+    const invalid = c.trials - c.valid;
+    out.push(
+      `- **${name(c)}** ${cfg(c)}: ${escapeMarkdown(c.description, { max: 400 })}` +
+        ` (${c.trials} trials${invalid ? `, ${invalid} invalid` : ''}, ${c.duration_s} s; result: \`${c.result}\`)`,
+    );
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+/**
+ * Parses `ADAPTER[:CONFIG[,CONFIG…]]` specs (the CLI's repeatable --adapter flag) into matrix entries;
+ * an adapter named twice merges its configs.
+ */
+export function parseAdapterSpecs(specs: string[]): MatrixAdapter[] {
+  const out: MatrixAdapter[] = [];
+  for (const spec of specs) {
+    const i = spec.lastIndexOf(':');
+    const [adapter, list] = i > 0 && !/^[A-Za-z]:[\\/]/.test(spec) ? [spec.slice(0, i), spec.slice(i + 1)] : [spec, ''];
+    const configs = list.split(',').map((s) => s.trim()).filter(Boolean);
+    const prev = out.find((e) => e.adapter === adapter);
+    if (prev) {
+      if (prev.configs.length && configs.length) prev.configs.push(...configs.filter((c) => !prev.configs.includes(c)));
+      else prev.configs = [];
+    } else out.push({ adapter, configs });
+  }
+  return out;
+}
