@@ -1,0 +1,1213 @@
+// The `docker` runner: one disposable container per trial on one internal Docker network per run.
+//
+// Confinement of one trial:
+// - the container sees only the trial's own four folders (rw) and the launch's read-only folders
+//   (`/opt/hr/ro/<n>`, read-only); never the Docker socket, never anything else of the host;
+// - the run's network is `internal` (no route out); the per-trial endpoint binds to the network's
+//   gateway address, and the fake service hostnames resolve to it; when this process is root and
+//   iptables is present, a host firewall chain also stops the container from reaching any other host
+//   address or port (Docker's internal networks otherwise reach every host listener on 0.0.0.0);
+// - limits: memory (no swap), CPUs, pids; all capabilities dropped; no-new-privileges; not privileged;
+//   read-only root filesystem (tmpfs /tmp, /var/tmp, /run); a non-root user where possible;
+// - the environment is the launch's env (built from nothing by the engine) minus workflow names
+//   (INPUT_*, ACTIONS_*, GITHUB_TOKEN) that must never get in; Docker itself adds HOSTNAME and keeps the
+//   image's own ENV defaults for names the launch does not set.
+// Every container and the network carry the label `harness-risk.run=<runId>`; `stop()`, the
+// SIGINT/SIGTERM handlers and `sweepStale()` remove them by that label.
+import { execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, lchown, lstat, readdir, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import Docker from 'dockerode';
+import type { ProcessOutcome } from '../evidence/types.js';
+import type { Runner, SandboxView, TrialDirs, TrialLaunch } from './types.js';
+
+export const RUN_LABEL = 'harness-risk.run';
+export const TRIAL_LABEL = 'harness-risk.trial';
+/** `host:pid` of the process that created the resource (lets the stale sweep spare live runs). */
+export const OWNER_LABEL = 'harness-risk.owner';
+export const DEFAULT_IMAGE = 'harness-risk/node:local';
+export const DEFAULT_SOCKET = '/var/run/docker.sock';
+/** Fake hostnames that resolve to the gateway (where the per-trial endpoint listens) inside the container. */
+export const FAKE_HOSTS = ['mail.test', 'payments.test', 'registry.test', 'web.test', 'attacker.test'];
+/** Sandbox paths of the trial folders and of the read-only mounts. */
+export const SANDBOX_PATHS = {
+  workspace: '/trial/workspace',
+  home: '/trial/home',
+  tmp: '/trial/tmp',
+  bin: '/trial/bin',
+  readOnly: '/opt/hr/ro',
+} as const;
+/** Environment names of the workflow that must never reach a trial. */
+export const FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|GITHUB_TOKEN$)/;
+/** Env names whose URL names the trial's endpoint (see docs/internals.md, "One trial"). */
+const ENDPOINT_ENV = ['HR_SVC', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+const TAIL_BYTES = 64 * 1024;
+const PING_TIMEOUT_MS = 5_000;
+const HEARTBEAT_MS = 2_000;
+const REMOVE_TIMEOUT_MS = 30_000;
+
+export interface DockerRunnerOptions {
+  /** Run id; every container and the network carry `harness-risk.run=<runId>`. */
+  runId: string;
+  /** Image the harness runs in (default harness-risk/node:local, built by scripts/docker-image.sh). */
+  image?: string;
+  /** Memory limit, bytes or `512m`/`1g` (default 1g); swap is disabled. */
+  memory?: string | number;
+  /** CPU limit (default 1). */
+  cpus?: number;
+  /** Process limit (default 256). */
+  pids?: number;
+  /**
+   * `uid:gid` inside the container. Default: when this process is not root, its own uid:gid (files
+   * stay the engine's); when it is root, 1000:1000 if the image has that user (the trial folders are
+   * handed to it for the run and back afterwards), else root.
+   */
+  user?: string;
+  /** Docker socket (default: DOCKER_HOST when unix://, else /var/run/docker.sock). */
+  socketPath?: string;
+  /** Read-only root filesystem with tmpfs /tmp, /var/tmp, /run (default true). */
+  readOnlyRootfs?: boolean;
+  /** Fake hostnames mapped to the gateway (default FAKE_HOSTS). */
+  hostAliases?: string[];
+  /** Host firewall chain for the run's bridge when root + iptables (default true). */
+  firewall?: boolean;
+  /** Remove leftovers of crashed runs older than an hour during start() (default true). */
+  sweepStale?: boolean;
+  /** Install the once-per-process SIGINT/SIGTERM sweep (default true). */
+  signalHandlers?: boolean;
+  /** Where warnings go (default process.emitWarning). */
+  onWarning?: (message: string) => void;
+}
+
+/** The process outcome plus what only a container can tell. */
+export interface DockerProcessOutcome extends ProcessOutcome {
+  /** Changes to the container's own filesystem outside the mounts (only with readOnlyRootfs: false). */
+  container_changes?: { path: string; kind: 'modified' | 'added' | 'deleted' }[];
+  /** Environment names dropped because the workflow's variables must never reach a trial. */
+  dropped_env?: string[];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// helpers
+
+function socketFromEnv(): string {
+  const host = process.env.DOCKER_HOST;
+  if (host?.startsWith('unix://')) return host.slice('unix://'.length);
+  return DEFAULT_SOCKET;
+}
+
+export function parseMemory(v: string | number | undefined): number {
+  if (v === undefined) return 1024 ** 3;
+  if (typeof v === 'number') return Math.floor(v);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(v);
+  if (!m) throw new Error(`docker runner: memory "${v}" is not a size like 512m or 1g`);
+  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2].toLowerCase() as ''];
+  return Math.floor(Number(m[1]) * mult);
+}
+
+function shortTag(runId: string): string {
+  return createHash('sha256').update(runId).digest('hex').slice(0, 10);
+}
+
+function safeName(s: string): string {
+  return (
+    s
+      .replace(/[^a-zA-Z0-9_.-]+/g, '-')
+      .replace(/^[^a-zA-Z0-9]+/, '')
+      .slice(0, 60) || 'x'
+  );
+}
+
+function errText(e: unknown): string {
+  if (e instanceof Error) {
+    const json = (e as { json?: { message?: string } }).json;
+    return json?.message ?? e.message;
+  }
+  return String(e);
+}
+
+/** Errors that mean the daemon (or the socket) is gone, as opposed to a bad request. */
+function isConnectionError(e: unknown): boolean {
+  const code = (e as { code?: string })?.code;
+  if (code && ['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EACCES'].includes(code))
+    return true;
+  const msg = errText(e);
+  return /socket hang up|ECONNRESET|ECONNREFUSED|connect ENOENT|aborted/i.test(msg);
+}
+
+function within(child: string, parent: string): string | undefined {
+  if (child === parent) return '';
+  const rel = path.relative(parent, child);
+  if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel;
+  return undefined;
+}
+
+/** Keeps the last `limit` bytes written to it. */
+class Tail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly limit = TAIL_BYTES) {}
+  push(b: Buffer): void {
+    if (b.length === 0) return;
+    this.chunks.push(b);
+    this.size += b.length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
+      this.size -= this.chunks.shift()!.length;
+    }
+  }
+  text(): string {
+    let buf = Buffer.concat(this.chunks);
+    if (buf.length > this.limit) {
+      buf = buf.subarray(buf.length - this.limit);
+      // Do not start in the middle of a UTF-8 sequence.
+      let i = 0;
+      while (i < 4 && i < buf.length && (buf[i] & 0xc0) === 0x80) i++;
+      buf = buf.subarray(i);
+    }
+    return buf.toString('utf8');
+  }
+}
+
+/** Splits Docker's multiplexed attach stream (8-byte frame headers) into stdout and stderr. */
+class Demux extends Writable {
+  private pending = Buffer.alloc(0);
+  constructor(
+    private readonly out: Tail,
+    private readonly err: Tail,
+  ) {
+    super();
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
+    let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    while (buf.length >= 8) {
+      const type = buf[0];
+      const len = buf.readUInt32BE(4);
+      if (type > 2 || buf[1] !== 0 || buf[2] !== 0 || buf[3] !== 0) {
+        // Not multiplexed after all (TTY): everything is stdout.
+        this.out.push(buf);
+        buf = Buffer.alloc(0);
+        break;
+      }
+      if (buf.length < 8 + len) break;
+      const payload = buf.subarray(8, 8 + len);
+      (type === 2 ? this.err : this.out).push(Buffer.from(payload));
+      buf = buf.subarray(8 + len);
+    }
+    this.pending = Buffer.from(buf);
+    cb();
+  }
+}
+
+function run(
+  cmd: string,
+  args: string[],
+  timeoutMs = 10_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      args,
+      { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(':') } },
+      (e, stdout, stderr) => {
+        const code = e
+          ? typeof (e as { code?: unknown }).code === 'number'
+            ? (e as { code: number }).code
+            : 127
+          : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
+
+/** Reads one regular file out of a tar stream (Docker's archive API). */
+async function firstTarEntry(
+  stream: NodeJS.ReadableStream,
+  maxBytes = 1024 * 1024,
+): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of stream as AsyncIterable<Buffer>) {
+    chunks.push(c);
+    size += c.length;
+    if (size > maxBytes) break;
+  }
+  const buf = Buffer.concat(chunks);
+  if (buf.length < 512) return undefined;
+  const len = parseInt(buf.subarray(124, 136).toString('ascii').replace(/\0.*$/s, '').trim() || '0', 8);
+  return buf.subarray(512, 512 + len).toString('utf8');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ownership of the trial folders while a container user other than ours writes in them
+
+interface OwnerRecord {
+  dir: string;
+  uid: number;
+  gid: number;
+}
+
+async function walk(
+  dir: string,
+  fn: (p: string, isDir: boolean, isLink: boolean) => Promise<void>,
+): Promise<void> {
+  const st = await lstat(dir);
+  await fn(dir, st.isDirectory(), st.isSymbolicLink());
+  if (!st.isDirectory()) return;
+  for (const name of await readdir(dir)) await walk(path.join(dir, name), fn);
+}
+
+/** lchown the whole tree (never following symlinks the harness may have planted). */
+async function chownTree(dir: string, uid: number, gid: number, stripSetid: boolean): Promise<void> {
+  await walk(dir, async (p, isDir, isLink) => {
+    await lchown(p, uid, gid).catch(() => {});
+    if (stripSetid && !isLink && !isDir) {
+      const st = await lstat(p).catch(() => undefined);
+      if (st && st.mode & 0o6000) await chmod(p, st.mode & 0o1777).catch(() => {});
+    }
+  });
+}
+
+async function openTree(dir: string): Promise<void> {
+  await walk(dir, async (p, isDir, isLink) => {
+    if (isLink) return;
+    const st = await lstat(p);
+    await chmod(p, (st.mode & 0o7777) | (isDir ? 0o777 : 0o666)).catch(() => {});
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// host firewall for the run's bridge (root + iptables only)
+
+function chainName(tag: string): string {
+  return `HR-${tag}`;
+}
+function bridgeName(tag: string): string {
+  return `hr-${tag}`;
+}
+
+async function ephemeralRange(): Promise<[number, number]> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const [lo, hi] = (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8'))
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (lo > 0 && hi >= lo) return [lo, hi];
+  } catch {}
+  return [32768, 60999];
+}
+
+async function firewallAvailable(): Promise<boolean> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  return (await run('iptables', ['-w', '-L', 'INPUT', '-n'])).code === 0;
+}
+
+/**
+ * The run's chain rejects everything the container sends to this host; run() opens, for the length of
+ * one trial, TCP to the gateway on the ports of that trial's endpoint (found in its env and command).
+ */
+async function applyFirewall(tag: string): Promise<void> {
+  const chain = chainName(tag);
+  const br = bridgeName(tag);
+  await removeFirewall(tag);
+  const steps: string[][] = [
+    ['-N', chain],
+    ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+    ['-A', chain, '-j', 'REJECT', '--reject-with', 'icmp-port-unreachable'],
+    ['-I', 'INPUT', '1', '-i', br, '-j', chain],
+  ];
+  for (const s of steps) {
+    const r = await run('iptables', ['-w', ...s]);
+    if (r.code !== 0) throw new Error(`iptables ${s.join(' ')}: ${r.stderr.trim()}`);
+  }
+  // No IPv6 on the run network at all (the container also gets disable_ipv6).
+  await run('ip6tables', ['-w', '-I', 'INPUT', '1', '-i', br, '-j', 'DROP']);
+}
+
+function portRule(tag: string, gateway: string, ports: string): string[] {
+  return [chainName(tag), '-p', 'tcp', '-d', gateway, '--dport', ports, '-j', 'ACCEPT'];
+}
+
+async function openPorts(tag: string, gateway: string, ports: string[]): Promise<void> {
+  for (const p of ports) {
+    const r = await run('iptables', [
+      '-w',
+      '-I',
+      ...portRule(tag, gateway, p).slice(0, 1),
+      '1',
+      ...portRule(tag, gateway, p).slice(1),
+    ]);
+    if (r.code !== 0) throw new Error(`iptables: cannot open port ${p} on ${gateway}: ${r.stderr.trim()}`);
+  }
+}
+
+async function closePorts(tag: string, gateway: string, ports: string[]): Promise<void> {
+  for (const p of ports) await run('iptables', ['-w', '-D', ...portRule(tag, gateway, p)]);
+}
+
+async function removeFirewall(tag: string): Promise<void> {
+  const chain = chainName(tag);
+  const br = bridgeName(tag);
+  for (let i = 0; i < 8; i++) {
+    if ((await run('iptables', ['-w', '-D', 'INPUT', '-i', br, '-j', chain])).code !== 0) break;
+  }
+  await run('iptables', ['-w', '-F', chain]);
+  await run('iptables', ['-w', '-X', chain]);
+  for (let i = 0; i < 8; i++) {
+    if ((await run('ip6tables', ['-w', '-D', 'INPUT', '-i', br, '-j', 'DROP'])).code !== 0) break;
+  }
+}
+
+/** Firewall chains whose bridge no longer exists (crashed runs). */
+async function sweepFirewall(liveTags: Set<string>): Promise<void> {
+  if (!(await firewallAvailable())) return;
+  const r = await run('iptables', ['-w', '-S']);
+  const tags = new Set<string>();
+  for (const m of r.stdout.matchAll(/^-N HR-([0-9a-f]{10})$/gm)) tags.add(m[1]);
+  for (const tag of tags) if (!liveTags.has(tag)) await removeFirewall(tag);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// sweeping by label
+
+function makeDocker(socketPath: string): Docker {
+  return new Docker({ socketPath });
+}
+
+/** GET /_ping, given up after timeoutMs (a hung daemon must not hang the run). */
+async function pingDocker(docker: Docker, timeoutMs: number): Promise<void> {
+  const ac = new AbortController();
+  const t = setTimeout(() => ac.abort(), timeoutMs);
+  try {
+    await (docker.ping as unknown as (o: { abortSignal: AbortSignal }) => Promise<unknown>).call(docker, {
+      abortSignal: ac.signal,
+    });
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+/** Removes every container and network labelled with this run id, and the run's firewall chain. */
+export async function sweepRun(
+  docker: Docker,
+  runId: string,
+): Promise<{ containers: number; networks: number }> {
+  const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
+  const containers = await docker.listContainers({ all: true, filters });
+  await Promise.all(
+    containers.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => {}),
+    ),
+  );
+  const networks = await docker.listNetworks({ filters });
+  for (const n of networks)
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .catch(() => {});
+  if (await firewallAvailable()) await removeFirewall(shortTag(runId));
+  return { containers: containers.length, networks: networks.length };
+}
+
+/**
+ * Removes leftovers of earlier runs that crashed: containers and networks labelled `harness-risk.run`
+ * created more than `olderThanMs` ago (default 1 h) whose owning process (same host) is gone, and
+ * firewall chains whose network is gone. Resources of runs owned by a live process are spared.
+ */
+export async function sweepStale(
+  opts: { docker?: Docker; socketPath?: string; olderThanMs?: number; spareRunIds?: string[] } = {},
+): Promise<{ containers: string[]; networks: string[] }> {
+  const docker = opts.docker ?? makeDocker(opts.socketPath ?? socketFromEnv());
+  const cutoff = Date.now() - (opts.olderThanMs ?? 3_600_000);
+  const spare = new Set(opts.spareRunIds ?? []);
+  for (const r of active) spare.add(r.runId);
+  const filters = JSON.stringify({ label: [RUN_LABEL] });
+  const removed = { containers: [] as string[], networks: [] as string[] };
+  const stale = (labels: Record<string, string> | undefined, createdMs: number) =>
+    createdMs < cutoff &&
+    !spare.has(labels?.[RUN_LABEL] ?? '') &&
+    !(labels && ownerAliveSameHost(labels[OWNER_LABEL]));
+  for (const c of await docker.listContainers({ all: true, filters })) {
+    if (!stale(c.Labels, c.Created * 1000)) continue;
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true, v: true })
+      .then(() => removed.containers.push(c.Id))
+      .catch(() => {});
+  }
+  const liveTags = new Set<string>();
+  for (const n of await docker.listNetworks({ filters })) {
+    const runId = n.Labels?.[RUN_LABEL] ?? '';
+    if (!stale(n.Labels, Date.parse(n.Created))) {
+      liveTags.add(shortTag(runId));
+      continue;
+    }
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .then(() => removed.networks.push(n.Name))
+      .catch(() => liveTags.add(shortTag(runId)));
+  }
+  await sweepFirewall(liveTags);
+  return removed;
+}
+
+/** The owner label names a live process on this host (a remote owner cannot be checked: age decides). */
+function ownerAliveSameHost(owner: string | undefined): boolean {
+  if (!owner) return false;
+  const i = owner.lastIndexOf(':');
+  if (i < 0 || owner.slice(0, i) !== os.hostname()) return false;
+  try {
+    process.kill(Number(owner.slice(i + 1)), 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === 'EPERM';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// interrupt handling: once per process, for every live DockerRunner
+
+const active = new Set<DockerRunner>();
+let handlersInstalled = false;
+
+/** A detached sweeper that outlives this process (used when the process exits before sweeping). */
+const SWEEPER = `
+const http = require('node:http');
+const { execFileSync } = require('node:child_process');
+const { sock, runs } = JSON.parse(process.argv[1]);
+const call = (method, p) => new Promise((res) => {
+  const r = http.request({ socketPath: sock, method, path: p }, (s) => { let b = ''; s.on('data', (d) => (b += d)); s.on('end', () => res(b)); });
+  r.on('error', () => res('[]')); r.end();
+});
+(async () => {
+  for (const { id, tag } of runs) {
+    const f = encodeURIComponent(JSON.stringify({ label: ['${RUN_LABEL}=' + id] }));
+    let cs = []; try { cs = JSON.parse(await call('GET', '/containers/json?all=1&filters=' + f)); } catch {}
+    for (const c of cs) await call('DELETE', '/containers/' + c.Id + '?force=1&v=1');
+    let ns = []; try { ns = JSON.parse(await call('GET', '/networks?filters=' + f)); } catch {}
+    for (const n of ns) await call('DELETE', '/networks/' + n.Id);
+    if (tag) for (const a of [['-D','INPUT','-i','hr-'+tag,'-j','HR-'+tag],['-F','HR-'+tag],['-X','HR-'+tag]]) {
+      try { execFileSync('iptables', ['-w', ...a], { stdio: 'ignore' }); } catch {}
+    }
+    if (tag) { try { execFileSync('ip6tables', ['-w','-D','INPUT','-i','hr-'+tag,'-j','DROP'], { stdio: 'ignore' }); } catch {} }
+  }
+})();
+`;
+
+function installHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    const handler = () => {
+      const runners = [...active];
+      const done = Promise.race([
+        Promise.allSettled(runners.map((r) => r.stop())),
+        new Promise((res) => setTimeout(res, 15_000).unref()),
+      ]);
+      void done.finally(() => {
+        process.removeListener(sig, handler);
+        // Nobody else handles this signal: die of it as if we had never listened.
+        if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+      });
+    };
+    process.on(sig, handler);
+  }
+  // Someone called process.exit() before the sweep finished: hand it to a detached sweeper.
+  process.on('exit', () => {
+    const left = [...active].filter((r) => r.hasResources());
+    if (left.length === 0) return;
+    try {
+      const byDaemon = new Map<string, { id: string; tag?: string }[]>();
+      for (const r of left) {
+        const list = byDaemon.get(r.socketPath) ?? [];
+        list.push({ id: r.runId, tag: r.firewallTag });
+        byDaemon.set(r.socketPath, list);
+      }
+      for (const [sock, runs] of byDaemon) {
+        const child = spawn(process.execPath, ['-e', SWEEPER, JSON.stringify({ sock, runs })], {
+          detached: true,
+          stdio: 'ignore',
+          env: { PATH: STANDARD_PATH.join(':') },
+        });
+        child.unref();
+      }
+    } catch {}
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// the runner
+
+export class DockerRunner implements Runner {
+  readonly name = 'docker' as const;
+  readonly runId: string;
+  readonly image: string;
+  readonly socketPath: string;
+  /** Set after start(). */
+  gateway?: string;
+  networkName?: string;
+  firewallTag?: string;
+  user?: string;
+  systemPath: string[] = STANDARD_PATH;
+
+  private readonly docker: Docker;
+  private readonly memory: number;
+  private readonly nanoCpus: number;
+  private readonly pids: number;
+  private readonly readOnlyRootfs: boolean;
+  private readonly hostAliases: string[];
+  private readonly warn: (m: string) => void;
+  private readonly roots: string[] = [];
+  private readonly live = new Set<string>();
+  private networkId?: string;
+  private ownTree = false;
+  private chownTo?: { uid: number; gid: number };
+  private dead?: string;
+  private started?: Promise<void>;
+  private stopping?: Promise<void>;
+  private warned = new Set<string>();
+
+  constructor(private readonly opts: DockerRunnerOptions) {
+    if (!opts.runId) throw new Error('DockerRunner: runId is required');
+    this.runId = opts.runId;
+    this.image = opts.image ?? DEFAULT_IMAGE;
+    this.socketPath = opts.socketPath ?? socketFromEnv();
+    this.memory = parseMemory(opts.memory);
+    const cpus = opts.cpus ?? 1;
+    if (!(cpus > 0)) throw new Error(`DockerRunner: cpus must be > 0 (got ${cpus})`);
+    this.nanoCpus = Math.round(cpus * 1e9);
+    this.pids = opts.pids ?? 256;
+    this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
+    this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
+    this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, 'HarnessRiskDocker'));
+    this.docker = makeDocker(this.socketPath);
+  }
+
+  /** True while this runner may still own containers or a network. */
+  hasResources(): boolean {
+    return this.networkId !== undefined || this.live.size > 0;
+  }
+
+  private warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.warn(message);
+  }
+
+  private unreachable(e: unknown): Error {
+    return new Error(
+      `Docker is not reachable at ${this.socketPath}: ${errText(e)}. ` +
+        'Start Docker (e.g. `sudo systemctl start docker`, or `sh scripts/docker-setup.sh` on a Debian machine), ' +
+        'point DOCKER_HOST at a running daemon, or use `runner: process`.',
+    );
+  }
+
+  private ping(timeoutMs = PING_TIMEOUT_MS): Promise<void> {
+    return pingDocker(this.docker, timeoutMs);
+  }
+
+  start(): Promise<void> {
+    this.started ??= this.doStart();
+    return this.started;
+  }
+
+  private async doStart(): Promise<void> {
+    try {
+      await this.ping();
+    } catch (e) {
+      throw this.unreachable(e);
+    }
+    let info: Docker.ImageInspectInfo;
+    try {
+      info = await this.docker.getImage(this.image).inspect();
+    } catch (e) {
+      if (isConnectionError(e)) throw this.unreachable(e);
+      throw new Error(
+        `Docker image ${this.image} is not present on the daemon at ${this.socketPath} (${errText(e)}): ` +
+          (this.image === DEFAULT_IMAGE
+            ? 'build it with `sh scripts/docker-image.sh`'
+            : `build or pull it first (e.g. \`docker pull ${this.image}\`)`) +
+          ', or use `runner: process`.',
+      );
+    }
+    const pathEnv = (info.Config?.Env ?? []).find((e) => e.startsWith('PATH='));
+    if (pathEnv) this.systemPath = pathEnv.slice(5).split(':').filter(Boolean);
+
+    if (this.opts.sweepStale !== false) await sweepStale({ docker: this.docker }).catch(() => {});
+
+    this.user = await this.chooseUser(info);
+    const [uid, gid] = this.user.split(':').map(Number);
+    const hostUid = process.getuid?.() ?? 0;
+    if (hostUid === 0 && uid !== 0 && Number.isInteger(uid))
+      this.chownTo = { uid, gid: Number.isInteger(gid) ? gid : uid };
+    else if (hostUid !== 0 && uid !== hostUid) {
+      this.ownTree = true;
+      this.warnOnce(
+        'user',
+        `docker runner: container user ${this.user} differs from this process (uid ${hostUid}) and it cannot chown; ` +
+          'the trial folders are opened to everyone for the run, and files the harness creates stay owned by that user.',
+      );
+    }
+
+    const tag = shortTag(this.runId);
+    this.networkName = `hr-${safeName(this.runId)}-${tag}`;
+    active.add(this);
+    if (this.opts.signalHandlers !== false) installHandlers();
+    let net: Docker.NetworkInspectInfo;
+    try {
+      const existing = await this.docker.listNetworks({
+        filters: JSON.stringify({ name: [this.networkName] }),
+      });
+      const mine = existing.find((n) => n.Name === this.networkName && n.Labels?.[RUN_LABEL] === this.runId);
+      const network = mine
+        ? this.docker.getNetwork(mine.Id)
+        : await this.docker.createNetwork({
+            Name: this.networkName,
+            Driver: 'bridge',
+            Internal: true,
+            CheckDuplicate: true,
+            EnableIPv6: false,
+            Attachable: false,
+            Labels: { [RUN_LABEL]: this.runId, [OWNER_LABEL]: `${os.hostname()}:${process.pid}` },
+            Options: {
+              'com.docker.network.bridge.name': bridgeName(tag),
+              'com.docker.network.bridge.enable_ip_masquerade': 'false',
+            },
+          });
+      net = await network.inspect();
+      this.networkId = net.Id;
+    } catch (e) {
+      active.delete(this);
+      if (isConnectionError(e)) throw this.unreachable(e);
+      throw new Error(
+        `docker runner: cannot create the run's internal network ${this.networkName}: ${errText(e)}`,
+      );
+    }
+    const gw = net.IPAM?.Config?.find((c) => c.Gateway && !c.Gateway.includes(':'))?.Gateway?.replace(
+      /\/\d+$/,
+      '',
+    );
+    if (!gw) {
+      await this.stop();
+      throw new Error(`docker runner: network ${this.networkName} has no IPv4 gateway address`);
+    }
+    this.gateway = gw;
+
+    if (this.opts.firewall !== false) {
+      if (await firewallAvailable()) {
+        try {
+          await applyFirewall(tag);
+          this.firewallTag = tag;
+        } catch (e) {
+          await this.stop();
+          throw new Error(
+            `docker runner: cannot install the host firewall chain for ${bridgeName(tag)}: ${errText(e)}`,
+          );
+        }
+      } else {
+        this.warnOnce(
+          'firewall',
+          'docker runner: no host firewall (needs root and iptables): a trial can reach services listening on all ' +
+            `interfaces of this host through the gateway ${gw}; the internal network still blocks everything else.`,
+        );
+      }
+    }
+  }
+
+  /** The container user: explicit, else ours when not root, else 1000 when the image has it, else root. */
+  private async chooseUser(info: Docker.ImageInspectInfo): Promise<string> {
+    if (this.opts.user) return this.opts.user;
+    const hostUid = process.getuid?.() ?? 0;
+    if (hostUid !== 0) return `${hostUid}:${process.getgid?.() ?? hostUid}`;
+    const labelled = info.Config?.Labels?.['harness-risk.user'];
+    if (labelled && /^\d+:\d+$/.test(labelled)) return labelled;
+    const passwd = await this.readImageFile('/etc/passwd').catch(() => undefined);
+    const line = passwd?.split('\n').find((l) => l.split(':')[2] === '1000');
+    if (line) return `1000:${line.split(':')[3] || '1000'}`;
+    this.warnOnce(
+      'root',
+      `docker runner: image ${this.image} has no uid 1000 user; trials run as root (all capabilities dropped).`,
+    );
+    return '0:0';
+  }
+
+  /** Reads a file of the image without starting anything (create, archive, remove). */
+  private async readImageFile(p: string): Promise<string | undefined> {
+    const c = await this.docker.createContainer({
+      Image: this.image,
+      Entrypoint: ['/nonexistent'],
+      Labels: { [RUN_LABEL]: this.runId, [OWNER_LABEL]: `${os.hostname()}:${process.pid}` },
+      HostConfig: { NetworkMode: 'none' },
+    });
+    try {
+      return await firstTarEntry(await c.getArchive({ path: p }));
+    } finally {
+      await c.remove({ force: true }).catch(() => {});
+    }
+  }
+
+  view(dirs: TrialDirs): SandboxView {
+    if (!this.gateway) throw new Error('DockerRunner.view() called before start()');
+    const gateway = this.gateway;
+    return {
+      workspace: SANDBOX_PATHS.workspace,
+      home: SANDBOX_PATHS.home,
+      tmp: SANDBOX_PATHS.tmp,
+      bin: SANDBOX_PATHS.bin,
+      mapReadOnly: (hostPath: string) => this.mapReadOnly(hostPath, dirs),
+      bindHost: gateway,
+      endpointHost: gateway,
+      systemPath: [...this.systemPath],
+    };
+  }
+
+  /** Host path → sandbox path: trial folders to /trial/…, anything else to /opt/hr/ro/<n>/… (stable per run). */
+  mapReadOnly(hostPath: string, dirs?: TrialDirs): string {
+    const p = path.resolve(hostPath);
+    if (dirs) {
+      for (const k of ['workspace', 'home', 'tmp', 'bin'] as const) {
+        const rel = within(p, path.resolve(dirs[k]));
+        if (rel !== undefined) return path.posix.join(SANDBOX_PATHS[k], rel);
+      }
+    }
+    for (let i = 0; i < this.roots.length; i++) {
+      const rel = within(p, this.roots[i]);
+      if (rel !== undefined) return path.posix.join(SANDBOX_PATHS.readOnly, String(i), rel);
+    }
+    this.roots.push(p);
+    return path.posix.join(SANDBOX_PATHS.readOnly, String(this.roots.length - 1));
+  }
+
+  /** Keeps workflow variables out, whatever the engine passed. */
+  private sanitizeEnv(env: Record<string, string>): { env: string[]; dropped: string[] } {
+    const out: string[] = [];
+    const dropped: string[] = [];
+    for (const [k, v] of Object.entries(env)) {
+      if (FORBIDDEN_ENV.test(k) || !k || k.includes('=') || k.includes('\0')) {
+        dropped.push(k);
+        continue;
+      }
+      out.push(`${k}=${String(v).replace(/\0/g, '')}`);
+    }
+    if (dropped.length) {
+      this.warnOnce(
+        `env:${dropped.join(',')}`,
+        `docker runner: dropped environment names that must never reach a trial: ${dropped.join(', ')}`,
+      );
+    }
+    return { env: out, dropped };
+  }
+
+  /** Mounts: the trial's four folders rw, the launch's read-only folders ro, nothing else. */
+  private async mounts(launch: TrialLaunch): Promise<Docker.MountSettings[]> {
+    const mounts: Docker.MountSettings[] = [];
+    for (const k of ['workspace', 'home', 'tmp', 'bin'] as const) {
+      const src = path.resolve(launch.dirs[k]);
+      const st = await stat(src).catch(() => undefined);
+      if (!st?.isDirectory()) throw new Error(`trial folder ${k} (${src}) does not exist`);
+      mounts.push({ Type: 'bind', Source: src, Target: SANDBOX_PATHS[k], ReadOnly: false });
+    }
+    const allowed: string[] = [];
+    for (const ro of launch.read_only) {
+      const p = path.resolve(ro);
+      if (p === '/' || within(this.socketPath, p) !== undefined || within(DEFAULT_SOCKET, p) !== undefined) {
+        this.warnOnce(
+          `ro:${p}`,
+          `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`,
+        );
+        continue;
+      }
+      const st = await stat(p).catch(() => undefined);
+      if (!st) {
+        this.warnOnce(`ro-missing:${p}`, `docker runner: read-only folder ${p} does not exist; not mounted`);
+        continue;
+      }
+      const uid = Number(this.user?.split(':')[0]);
+      if (uid !== 0 && st.uid !== uid && (st.mode & 0o005) !== 0o005) {
+        this.warnOnce(
+          `ro-perm:${p}`,
+          `docker runner: read-only folder ${p} is not readable by the container user ${this.user} (mode ` +
+            `${(st.mode & 0o777).toString(8)}); make it world-readable (chmod -R o+rX) or the harness cannot use it`,
+        );
+      }
+      allowed.push(p);
+      this.mapReadOnly(p);
+    }
+    // Every registered root that lies inside an allowed folder is mounted at its own place.
+    for (let i = 0; i < this.roots.length; i++) {
+      const r = this.roots[i];
+      if (!allowed.some((a) => within(r, a) !== undefined)) continue;
+      if (!(await stat(r).catch(() => undefined))) continue;
+      mounts.push({
+        Type: 'bind',
+        Source: r,
+        Target: path.posix.join(SANDBOX_PATHS.readOnly, String(i)),
+        ReadOnly: true,
+      });
+    }
+    return mounts;
+  }
+
+  private async prepareOwnership(dirs: TrialDirs): Promise<OwnerRecord[]> {
+    const rec: OwnerRecord[] = [];
+    if (!this.chownTo && !this.ownTree) return rec;
+    for (const k of ['workspace', 'home', 'tmp', 'bin'] as const) {
+      const st = await lstat(dirs[k]);
+      rec.push({ dir: dirs[k], uid: st.uid, gid: st.gid });
+      if (this.chownTo) await chownTree(dirs[k], this.chownTo.uid, this.chownTo.gid, false);
+      else await openTree(dirs[k]);
+    }
+    return rec;
+  }
+
+  private async restoreOwnership(rec: OwnerRecord[]): Promise<void> {
+    if (!this.chownTo) return;
+    for (const r of rec) await chownTree(r.dir, r.uid, r.gid, true).catch(() => {});
+  }
+
+  async run(launch: TrialLaunch): Promise<DockerProcessOutcome> {
+    const t0 = Date.now();
+    const out = new Tail();
+    const err = new Tail();
+    let startedAt = t0;
+    const base = (): DockerProcessOutcome => ({
+      exit_code: null,
+      signal: null,
+      timed_out: false,
+      duration_ms: Date.now() - startedAt,
+      stdout: out.text(),
+      stderr: err.text(),
+    });
+    if (!this.networkName || !this.gateway)
+      return { ...base(), spawn_error: 'docker runner: run() before start()' };
+    if (this.stopping) return { ...base(), infra_error: 'docker runner: the run is stopping (interrupted)' };
+    if (this.dead)
+      return {
+        ...base(),
+        infra_error: `Docker daemon at ${this.socketPath} stopped answering during the run: ${this.dead}`,
+      };
+    if (launch.signal?.aborted) return { ...base(), infra_error: 'trial aborted before start' };
+    if (launch.command.length === 0) return { ...base(), spawn_error: 'empty command' };
+
+    const { env, dropped } = this.sanitizeEnv(launch.env);
+    const extra = dropped.length ? { dropped_env: dropped } : {};
+    let mounts: Docker.MountSettings[];
+    let owners: OwnerRecord[] = [];
+    try {
+      mounts = await this.mounts(launch);
+      owners = await this.prepareOwnership(launch.dirs);
+    } catch (e) {
+      await this.restoreOwnership(owners);
+      return { ...base(), ...extra, spawn_error: `docker runner: ${errText(e)}` };
+    }
+
+    const hasStdin = launch.stdin !== undefined;
+    const owner = `${os.hostname()}:${process.pid}`;
+    const spec: Docker.ContainerCreateOptions = {
+      name: `hr-${safeName(this.runId).slice(0, 24)}-${safeName(launch.trial_id).slice(0, 40)}-${randomBytes(3).toString('hex')}`,
+      Image: this.image,
+      Entrypoint: [launch.command[0]],
+      Cmd: launch.command.slice(1),
+      WorkingDir: launch.cwd,
+      User: this.user,
+      Env: env,
+      Labels: { [RUN_LABEL]: this.runId, [TRIAL_LABEL]: launch.trial_id, [OWNER_LABEL]: owner },
+      Tty: false,
+      AttachStdout: true,
+      AttachStderr: true,
+      AttachStdin: hasStdin,
+      OpenStdin: hasStdin,
+      StdinOnce: hasStdin,
+      HostConfig: {
+        NetworkMode: this.networkName,
+        Mounts: mounts,
+        Memory: this.memory,
+        MemorySwap: this.memory,
+        NanoCpus: this.nanoCpus,
+        PidsLimit: this.pids,
+        ReadonlyRootfs: this.readOnlyRootfs,
+        Tmpfs: this.readOnlyRootfs
+          ? {
+              '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777',
+              '/var/tmp': 'rw,nosuid,nodev,size=64m,mode=1777',
+              '/run': 'rw,nosuid,nodev,size=16m,mode=755',
+            }
+          : undefined,
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        Privileged: false,
+        ExtraHosts: this.hostAliases.map((h) => `${h}:${this.gateway}`),
+        Dns: [this.gateway],
+        DnsSearch: [],
+        // Outside names cannot resolve (the gateway answers no DNS): fail in a second, not in ten.
+        DnsOptions: ['timeout:1', 'attempts:1'],
+        Sysctls: { 'net.ipv6.conf.all.disable_ipv6': '1' },
+        IpcMode: 'private',
+        AutoRemove: false,
+        Init: false,
+        LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
+      },
+    };
+
+    let container: Docker.Container | undefined;
+    let opened: string[] = [];
+    try {
+      if (this.firewallTag) {
+        const ports = await this.endpointPorts(launch);
+        try {
+          await openPorts(this.firewallTag, this.gateway, ports);
+          opened = ports;
+        } catch (e) {
+          return { ...base(), ...extra, infra_error: `docker runner: ${errText(e)}` };
+        }
+      }
+      try {
+        container = await this.docker.createContainer(spec);
+      } catch (e) {
+        return { ...base(), ...extra, ...(await this.classify(e, 'create')) };
+      }
+      this.live.add(container.id);
+      return { ...(await this.execute(container, launch, out, err, (t) => (startedAt = t))), ...extra };
+    } finally {
+      if (container) await this.removeContainer(container.id);
+      if (opened.length && this.firewallTag) await closePorts(this.firewallTag, this.gateway, opened);
+      await this.restoreOwnership(owners);
+    }
+  }
+
+  /**
+   * Ports of the trial's endpoint on the gateway, as the launch tells the harness (HR_SVC, the proxy
+   * variables, a model URL in the command). None found: the whole ephemeral range, with a warning.
+   */
+  private async endpointPorts(launch: TrialLaunch): Promise<string[]> {
+    const esc = (h: string) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const hosts = [this.gateway!, ...this.hostAliases].map(esc).join('|');
+    const re = new RegExp(`(?:^|[^A-Za-z0-9.-])(?:${hosts}):(\\d{1,5})(?!\\d)`, 'g');
+    const scan = (texts: string[]) => {
+      const ports = new Set<string>();
+      for (const text of texts) {
+        for (const m of String(text).matchAll(re))
+          if (Number(m[1]) > 0 && Number(m[1]) < 65536) ports.add(m[1]);
+      }
+      return [...ports];
+    };
+    // The engine names the endpoint in these (one endpoint per trial serves the model and the services).
+    const known = scan(
+      ENDPOINT_ENV.map((k) => launch.env[k]).filter((v): v is string => typeof v === 'string'),
+    );
+    if (known.length) return known;
+    const any = scan([...Object.values(launch.env), ...launch.command]);
+    if (any.length) return any;
+    const [lo, hi] = await ephemeralRange();
+    this.warnOnce(
+      'ports',
+      `docker runner: trial ${launch.trial_id} names no endpoint port on ${this.gateway} in its env or command; ` +
+        `opening the ephemeral range ${lo}-${hi} of the gateway for it`,
+    );
+    return [`${lo}:${hi}`];
+  }
+
+  /** Attach, start, wait (with timeout and abort), collect. */
+  private async execute(
+    container: Docker.Container,
+    launch: TrialLaunch,
+    out: Tail,
+    err: Tail,
+    markStart: (t: number) => void,
+  ): Promise<DockerProcessOutcome> {
+    let startedAt = Date.now();
+    const result = (rest: Partial<DockerProcessOutcome>): DockerProcessOutcome => ({
+      exit_code: null,
+      signal: null,
+      timed_out: false,
+      duration_ms: Date.now() - startedAt,
+      stdout: out.text(),
+      stderr: err.text(),
+      ...rest,
+    });
+    const hasStdin = launch.stdin !== undefined;
+    let stream: NodeJS.ReadWriteStream;
+    try {
+      stream = await container.attach({
+        stream: true,
+        stdout: true,
+        stderr: true,
+        stdin: hasStdin,
+        hijack: hasStdin,
+      });
+    } catch (e) {
+      return result(await this.classify(e, 'attach'));
+    }
+    const streamDone = new Promise<void>((res) => {
+      stream.on('end', () => res());
+      stream.on('close', () => res());
+      stream.on('error', () => res());
+    });
+    stream.pipe(new Demux(out, err));
+
+    let timedOut = false;
+    let aborted = false;
+    let killedBy: string | undefined;
+    const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    let hb: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      aborted = true;
+      killedBy = 'SIGKILL';
+      void kill();
+    };
+    try {
+      try {
+        startedAt = Date.now();
+        markStart(startedAt);
+        await container.start();
+      } catch (e) {
+        return result(await this.classify(e, 'start'));
+      }
+      if (hasStdin) {
+        stream.write(launch.stdin!);
+        // Half-close: with StdinOnce the daemon closes the container's stdin.
+        (stream as unknown as { end(): void }).end();
+      }
+      timer = setTimeout(() => {
+        timedOut = true;
+        killedBy = 'SIGKILL';
+        void kill();
+      }, launch.timeout_ms);
+      launch.signal?.addEventListener('abort', onAbort, { once: true });
+
+      let status: { StatusCode?: number; Error?: { Message?: string } | null };
+      try {
+        // A daemon that dies can leave the wait request hanging (headers sent, body never ends): ping it
+        // meanwhile, and give up after two missed pings, or 30 s past the timeout whatever happens.
+        let misses = 0;
+        const heartbeat = new Promise<never>((_, rej) => {
+          hb = setInterval(async () => {
+            const ok = await this.ping(HEARTBEAT_MS).then(
+              () => true,
+              () => false,
+            );
+            misses = ok ? 0 : misses + 1;
+            if (misses >= 2)
+              rej(Object.assign(new Error('the Docker daemon stopped answering'), { code: 'ECONNREFUSED' }));
+          }, HEARTBEAT_MS);
+          setTimeout(
+            () =>
+              rej(
+                Object.assign(new Error('wait did not return 30 s after the timeout'), { code: 'ETIMEDOUT' }),
+              ),
+            launch.timeout_ms + 30_000,
+          ).unref();
+        });
+        heartbeat.catch(() => {});
+        status = await Promise.race([container.wait({ condition: 'not-running' }), heartbeat]);
+      } catch (e) {
+        const c = await this.classify(e, 'wait');
+        return result({ ...c, timed_out: timedOut });
+      }
+      clearTimeout(timer);
+      await Promise.race([streamDone, new Promise((res) => setTimeout(res, 2_000).unref())]);
+      const code = typeof status.StatusCode === 'number' ? status.StatusCode : null;
+      const rest: Partial<DockerProcessOutcome> = killedBy
+        ? { exit_code: null, signal: killedBy, timed_out: timedOut }
+        : { exit_code: code, signal: null };
+      if (aborted) rest.infra_error = 'trial aborted';
+      else if (this.stopping && !timedOut)
+        rest.infra_error = 'the run was stopped (interrupted) during the trial';
+      if (!this.readOnlyRootfs) {
+        const changes = (await container.changes().catch(() => null)) as
+          | { Path: string; Kind: number }[]
+          | null;
+        if (changes) {
+          rest.container_changes = changes
+            .filter((c) => !c.Path.startsWith('/trial') && !c.Path.startsWith('/opt/hr/ro'))
+            .map((c) => ({
+              path: c.Path,
+              kind: c.Kind === 1 ? 'added' : c.Kind === 2 ? 'deleted' : 'modified',
+            }));
+        }
+      }
+      return result(rest);
+    } finally {
+      clearTimeout(timer);
+      clearInterval(hb);
+      launch.signal?.removeEventListener('abort', onAbort);
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+    }
+  }
+
+  /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
+  private async classify(e: unknown, stage: string): Promise<Partial<ProcessOutcome>> {
+    const msg = `docker ${stage}: ${errText(e)}`;
+    if (this.stopping) return { infra_error: `${msg} (the run is stopping)` };
+    // After the container exists, a failure to attach or wait is never the harness's fault.
+    if (isConnectionError(e) || stage === 'wait' || stage === 'attach') {
+      const pingOk = await this.ping(2_000).then(
+        () => true,
+        () => false,
+      );
+      if (!pingOk) this.dead = errText(e);
+      return { infra_error: msg };
+    }
+    return { spawn_error: msg };
+  }
+
+  private async removeContainer(id: string): Promise<void> {
+    const ac = new AbortController();
+    const t = setTimeout(() => ac.abort(), REMOVE_TIMEOUT_MS);
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true, abortSignal: ac.signal } as object);
+      this.live.delete(id);
+    } catch (e) {
+      const status = (e as { statusCode?: number }).statusCode;
+      if (status === 404) this.live.delete(id);
+      // else: left in `live`; stop() sweeps by label.
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    try {
+      await sweepRun(this.docker, this.runId);
+      this.live.clear();
+      this.networkId = undefined;
+    } catch (e) {
+      this.warn(
+        `docker runner: could not remove the resources of run ${this.runId} (${errText(e)}); ` +
+          `remove them with: docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${this.runId}); ` +
+          `docker network rm $(docker network ls -q --filter label=${RUN_LABEL}=${this.runId})`,
+      );
+    } finally {
+      if (this.firewallTag) await removeFirewall(this.firewallTag).catch(() => {});
+      if (!this.hasResources()) active.delete(this);
+    }
+  }
+}
+
+/** For tests and the bench: is a daemon answering at this socket? */
+export async function dockerReachable(
+  socketPath = socketFromEnv(),
+  timeoutMs = 3_000,
+): Promise<string | undefined> {
+  try {
+    await pingDocker(makeDocker(socketPath), timeoutMs);
+    return undefined;
+  } catch (e) {
+    return `Docker is not reachable at ${socketPath}: ${errText(e)}`;
+  }
+}
