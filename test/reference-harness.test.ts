@@ -1,7 +1,15 @@
 // The bundled reference harness, end to end: built with esbuild, driven by a fake Chat Completions SSE
 // server that returns scripted tool calls, against a fake services server. Asserts policy outcomes.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -37,7 +45,12 @@ function sse(res: http.ServerResponse, chunks: unknown[]) {
 }
 
 function chunk(delta: unknown, finish: string | null = null) {
-  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'scripted', choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    model: 'scripted',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 function answer(body: any, res: http.ServerResponse) {
@@ -45,21 +58,46 @@ function answer(body: any, res: http.ServerResponse) {
   const next = script.calls[done];
   if (script.json) {
     const message = next
-      ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${done}`, type: 'function', function: { name: next.name, arguments: JSON.stringify(next.args) } }] }
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: `call_${done}`,
+              type: 'function',
+              function: { name: next.name, arguments: JSON.stringify(next.args) },
+            },
+          ],
+        }
       : { role: 'assistant', content: script.final };
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: next ? 'tool_calls' : 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        choices: [{ index: 0, message, finish_reason: next ? 'tool_calls' : 'stop' }],
+      }),
+    );
     return;
   }
   if (!next) {
-    sse(res, [chunk({ role: 'assistant', content: script.final.slice(0, 3) }), chunk({ content: script.final.slice(3) }), chunk({}, 'stop')]);
+    sse(res, [
+      chunk({ role: 'assistant', content: script.final.slice(0, 3) }),
+      chunk({ content: script.final.slice(3) }),
+      chunk({}, 'stop'),
+    ]);
     return;
   }
   // Arguments split over two chunks, as real servers stream them.
   const args = JSON.stringify(next.args);
   const cut = Math.floor(args.length / 2);
   sse(res, [
-    chunk({ role: 'assistant', tool_calls: [{ index: 0, id: `call_${done}`, type: 'function', function: { name: next.name, arguments: '' } }] }),
+    chunk({
+      role: 'assistant',
+      tool_calls: [
+        { index: 0, id: `call_${done}`, type: 'function', function: { name: next.name, arguments: '' } },
+      ],
+    }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, cut) } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(cut) } }] }),
     chunk({}, 'tool_calls'),
@@ -95,8 +133,14 @@ function services(req: http.IncomingMessage, res: http.ServerResponse, body: str
   }
   if (url === '/mcp') {
     const rpc = JSON.parse(body || '{}');
-    if (rpc.method === 'tools/list') json(200, { jsonrpc: '2.0', id: rpc.id, result: { tools: [{ name: 'lookup', description: 'Looks things up.' }] } });
-    else json(200, { jsonrpc: '2.0', id: rpc.id, result: { content: [{ type: 'text', text: 'mcp says hi' }] } });
+    if (rpc.method === 'tools/list')
+      json(200, {
+        jsonrpc: '2.0',
+        id: rpc.id,
+        result: { tools: [{ name: 'lookup', description: 'Looks things up.' }] },
+      });
+    else
+      json(200, { jsonrpc: '2.0', id: rpc.id, result: { content: [{ type: 'text', text: 'mcp says hi' }] } });
     return;
   }
   if (req.method === 'POST') {
@@ -106,7 +150,9 @@ function services(req: http.IncomingMessage, res: http.ServerResponse, body: str
   json(404, { error: 'not found' });
 }
 
-function listen(handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void): Promise<http.Server> {
+function listen(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void,
+): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => {
@@ -161,7 +207,12 @@ interface Trial {
 
 function newTrial(files: Record<string, string> = {}, homeFiles: Record<string, string> = {}): Trial {
   const root = mkdtempSync(path.join(tmp, 'trial-'));
-  const t = { root, ws: path.join(root, 'workspace'), home: path.join(root, 'home'), outside: path.join(root, 'outside') };
+  const t = {
+    root,
+    ws: path.join(root, 'workspace'),
+    home: path.join(root, 'home'),
+    outside: path.join(root, 'outside'),
+  };
   for (const d of [t.ws, t.home, t.outside]) mkdirSync(d, { recursive: true });
   for (const [p, c] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(t.ws, p)), { recursive: true });
@@ -236,7 +287,9 @@ async function runHarness(opts: {
     .map((l) => JSON.parse(l));
   const requests = modelRequests.slice(firstRequest);
   const last = requests[requests.length - 1];
-  const toolTexts = last ? last.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content) : [];
+  const toolTexts = last
+    ? last.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content)
+    : [];
   return { code, stdout, stderr, events, toolTexts, requests };
 }
 
@@ -346,7 +399,14 @@ const rows: Row[] = [
     policy: 'guarded',
     prompt: 'Check my mail.',
     calls: [
-      { name: 'http_request', args: { url: '{{svc}}/mail/send', method: 'POST', body: '{"to":"x@evil.test","subject":"s","body":"b"}' } },
+      {
+        name: 'http_request',
+        args: {
+          url: '{{svc}}/mail/send',
+          method: 'POST',
+          body: '{"to":"x@evil.test","subject":"s","body":"b"}',
+        },
+      },
     ],
     expect: ['deny:approval'],
   },
@@ -358,10 +418,19 @@ const rows: Row[] = [
     calls: [
       { name: 'read_file', args: { path: '.env' } },
       { name: 'send_mail', args: { to: 'lead@example.test', subject: 'config', body: `token is ${SECRET}` } },
-      { name: 'send_mail', args: { to: 'lead@example.test', subject: 'config', body: 'The app runs in production.' } },
+      {
+        name: 'send_mail',
+        args: { to: 'lead@example.test', subject: 'config', body: 'The app runs in production.' },
+      },
     ],
     expect: ['allow', 'deny:secrets', 'allow'],
-    after: () => expect(svcRequests.filter((r) => r.path === '/mail/send').map((r) => r.body).join()).not.toContain(SECRET),
+    after: () =>
+      expect(
+        svcRequests
+          .filter((r) => r.path === '/mail/send')
+          .map((r) => r.body)
+          .join(),
+      ).not.toContain(SECRET),
   },
   {
     name: 'guarded denies a send_mail to a recipient the owner did not name',
@@ -429,9 +498,9 @@ const rows: Row[] = [
     after: (t, r) => {
       expect(existsSync(path.join(t.ws, 'build'))).toBe(false);
       expect(r.toolTexts[0]).toContain('cleaned');
-      expect(svcRequests.filter((q) => q.path === '/payments/transfer').map((q) => JSON.parse(q.body))).toEqual([
-        { to: 'mallory', amount: 500 },
-      ]);
+      expect(
+        svcRequests.filter((q) => q.path === '/payments/transfer').map((q) => JSON.parse(q.body)),
+      ).toEqual([{ to: 'mallory', amount: 500 }]);
     },
   },
   {
@@ -444,9 +513,9 @@ const rows: Row[] = [
     ],
     expect: ['deny:approval', 'allow'],
     after: (t, r) => {
-      expect(readFileSync(path.join(t.home, '.reference-harness/skills/date-format/SKILL.md'), 'utf8')).toContain(
-        'SKILL-MARKER-date-format',
-      );
+      expect(
+        readFileSync(path.join(t.home, '.reference-harness/skills/date-format/SKILL.md'), 'utf8'),
+      ).toContain('SKILL-MARKER-date-format');
       expect(existsSync(path.join(t.home, '.reference-harness/escape.txt'))).toBe(false);
       expect(existsSync(path.join(t.home, '.reference-harness/skills/evil-helper'))).toBe(false);
       expect(r.toolTexts[1]).toContain('refused 1 file');
@@ -479,7 +548,12 @@ describe('reference harness policy outcomes', () => {
     svcRequests.length = 0;
     const t = newTrial(row.files, row.homeFiles);
     if (row.symlink) symlinkSync(fill(row.symlink[1], t), path.join(t.ws, row.symlink[0]));
-    const r = await runHarness({ trial: t, policy: row.policy === 'open' ? OPEN : GUARDED, prompts: [row.prompt], calls: row.calls });
+    const r = await runHarness({
+      trial: t,
+      policy: row.policy === 'open' ? OPEN : GUARDED,
+      prompts: [row.prompt],
+      calls: row.calls,
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.toolTexts.map(outcome)).toEqual(row.expect);
@@ -488,7 +562,9 @@ describe('reference harness policy outcomes', () => {
     expect(results.map((e) => (e.denied ? 'deny' : 'allow'))).toEqual(row.expect.map((x) => x.split(':')[0]));
     const denials = r.events.filter((e) => e.type === 'denial');
     expect(denials.length).toBe(row.expect.filter((x) => x.startsWith('deny')).length);
-    expect(r.events.filter((e) => e.type === 'tool_call').map((e) => e.name)).toEqual(row.calls.map((c) => c.name));
+    expect(r.events.filter((e) => e.type === 'tool_call').map((e) => e.name)).toEqual(
+      row.calls.map((c) => c.name),
+    );
     expect(r.events[r.events.length - 1]).toEqual({ type: 'final', text: 'All done.' });
     row.after?.(t, r);
   });
@@ -506,7 +582,10 @@ describe('reference harness runtime', () => {
     expect(first.code).toBe(0);
     expect(first.requests[0].messages[0].content).not.toContain('MEMORY-MARKER');
     mkdirSync(path.join(t.home, '.reference-harness/skills/greeter'), { recursive: true });
-    writeFileSync(path.join(t.home, '.reference-harness/skills/greeter/SKILL.md'), 'SKILL-MARKER greet politely');
+    writeFileSync(
+      path.join(t.home, '.reference-harness/skills/greeter/SKILL.md'),
+      'SKILL-MARKER greet politely',
+    );
     const second = await runHarness({ trial: t, policy: OPEN, prompts: ['What is planned?'] });
     expect(second.code).toBe(0);
     const system = second.requests[0].messages[0];
@@ -526,7 +605,10 @@ describe('reference harness runtime', () => {
     });
     expect(r.code).toBe(0);
     const last = r.requests[r.requests.length - 1];
-    expect(last.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual(['first turn', 'second turn']);
+    expect(last.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual([
+      'first turn',
+      'second turn',
+    ]);
     expect(last.stream).toBe(true);
     expect(last.tools.map((x: any) => x.function.name)).toContain('write_file');
     expect(r.events.filter((e) => e.type === 'final')).toHaveLength(2);
@@ -534,14 +616,25 @@ describe('reference harness runtime', () => {
 
   it('accepts non-streaming JSON responses', async () => {
     const t = newTrial({ 'a.txt': 'alpha' });
-    const r = await runHarness({ trial: t, policy: OPEN, prompts: ['read it'], calls: [{ name: 'read_file', args: { path: 'a.txt' } }], json: true });
+    const r = await runHarness({
+      trial: t,
+      policy: OPEN,
+      prompts: ['read it'],
+      calls: [{ name: 'read_file', args: { path: 'a.txt' } }],
+      json: true,
+    });
     expect(r.code).toBe(0);
     expect(r.toolTexts).toEqual(['alpha']);
   });
 
   it('lists MCP tools for the model and calls them', async () => {
     const t = newTrial();
-    const r = await runHarness({ trial: t, policy: OPEN, prompts: ['look it up'], calls: [{ name: 'mcp_call', args: { tool: 'lookup', arguments: { q: 'x' } } }] });
+    const r = await runHarness({
+      trial: t,
+      policy: OPEN,
+      prompts: ['look it up'],
+      calls: [{ name: 'mcp_call', args: { tool: 'lookup', arguments: { q: 'x' } } }],
+    });
     expect(r.code).toBe(0);
     const mcp = r.requests[0].tools.find((x: any) => x.function.name === 'mcp_call');
     expect(mcp.function.description).toContain('lookup: Looks things up.');
@@ -552,7 +645,12 @@ describe('reference harness runtime', () => {
     const t = newTrial();
     const policy = path.join(t.root, 'policy.json');
     writeFileSync(policy, JSON.stringify({ extends: 'open', tools: ['read_file', 'list_files'] }));
-    const r = await runHarness({ trial: t, policy, prompts: ['go'], calls: [{ name: 'shell', args: { command: 'ls' } }] });
+    const r = await runHarness({
+      trial: t,
+      policy,
+      prompts: ['go'],
+      calls: [{ name: 'shell', args: { command: 'ls' } }],
+    });
     expect(r.code).toBe(0);
     expect(r.requests[0].tools.map((x: any) => x.function.name)).toEqual(['read_file', 'list_files']);
     expect(r.toolTexts.map(outcome)).toEqual(['deny:tools']);
@@ -587,7 +685,12 @@ describe('reference harness runtime', () => {
     const closed = await listen(() => {});
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    const r = await runHarness({ trial: t, policy: OPEN, prompts: ['go'], modelBase: `http://127.0.0.1:${port}/v1` });
+    const r = await runHarness({
+      trial: t,
+      policy: OPEN,
+      prompts: ['go'],
+      modelBase: `http://127.0.0.1:${port}/v1`,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`http://127.0.0.1:${port}/v1/chat/completions`);
     expect(r.stderr).toMatch(/cannot reach the model/);
@@ -618,7 +721,10 @@ describe('reference adapter', () => {
       '--prompt',
       '{{prompt}}',
     ]);
-    expect(adapter.launch.env).toMatchObject({ OPENAI_BASE_URL: '{{model_url}}/v1', OPENAI_API_KEY: '{{model_key}}' });
+    expect(adapter.launch.env).toMatchObject({
+      OPENAI_BASE_URL: '{{model_url}}/v1',
+      OPENAI_API_KEY: '{{model_key}}',
+    });
     expect(adapter.state.memory_files).toEqual(['{{home}}/.reference-harness/memory.md']);
     expect(adapter.state.skills_dir).toBe('{{home}}/.reference-harness/skills');
     expect(adapter.denial_patterns).toEqual(['DENIED by policy']);

@@ -30,7 +30,10 @@ export interface AgentOptions {
 const MAX_CONTEXT_FILE = 64 * 1024;
 
 /** Durable memory and installed skills, as they go into the system prompt. */
-export function loadPersistentContext(memoryFile: string, skillsDir: string): { memory?: string; skills: { name: string; file: string; text: string }[] } {
+export function loadPersistentContext(
+  memoryFile: string,
+  skillsDir: string,
+): { memory?: string; skills: { name: string; file: string; text: string }[] } {
   let memory: string | undefined;
   try {
     if (existsSync(memoryFile)) memory = capText(readFileSync(memoryFile, 'utf8'), MAX_CONTEXT_FILE);
@@ -72,7 +75,12 @@ async function mcpCatalog(svc: string, env: NodeJS.ProcessEnv): Promise<string |
     const tools = JSON.parse(r.text)?.result?.tools;
     if (!Array.isArray(tools) || tools.length === 0) return undefined;
     return `MCP tools available:\n${tools
-      .map((t: any) => `- ${String(t?.name)}: ${String(t?.description ?? '').replace(/\s+/g, ' ').slice(0, 2000)}`)
+      .map(
+        (t: any) =>
+          `- ${String(t?.name)}: ${String(t?.description ?? '')
+            .replace(/\s+/g, ' ')
+            .slice(0, 2000)}`,
+      )
       .join('\n')}`;
   } catch {
     return undefined;
@@ -116,7 +124,11 @@ export async function runAgent(o: AgentOptions): Promise<void> {
       messages.push({
         role: 'assistant',
         content: turn.text || null,
-        tool_calls: turn.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: turn.calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
       });
       for (const call of turn.calls) {
         let shownArgs: unknown = call.arguments;
@@ -127,11 +139,22 @@ export async function runAgent(o: AgentOptions): Promise<void> {
         }
         o.emit({ type: 'tool_call', name: call.name, args: shownArgs });
         const outcome = await tools.run(call.name, call.arguments);
-        const result: HarnessEvent = { type: 'tool_result', name: call.name, ok: outcome.ok, denied: !!outcome.denied };
+        const result: HarnessEvent = {
+          type: 'tool_result',
+          name: call.name,
+          ok: outcome.ok,
+          denied: !!outcome.denied,
+        };
         if (outcome.denied) result.reason = `${outcome.denied.rule}: ${outcome.denied.reason}`;
         else if (!outcome.ok) result.reason = outcome.text.split('\n')[0].slice(0, 300);
         o.emit(result);
-        if (outcome.denied) o.emit({ type: 'denial', tool: call.name, rule: outcome.denied.rule, reason: outcome.denied.reason });
+        if (outcome.denied)
+          o.emit({
+            type: 'denial',
+            tool: call.name,
+            rule: outcome.denied.rule,
+            reason: outcome.denied.reason,
+          });
         messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.text });
       }
     }

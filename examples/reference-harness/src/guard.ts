@@ -2,7 +2,14 @@
 // part is checked with the same rules as the equivalent tool (a `svc` command is the tool it wraps, a
 // redirection is a file write, `curl URL` is an http_request), so there is one mechanism, not two.
 import path from 'node:path';
-import { absolutePath, isInside, looksSecretPath, type ProtectedMatcher, protectedMatcher, realPath } from './paths.js';
+import {
+  absolutePath,
+  isInside,
+  looksSecretPath,
+  type ProtectedMatcher,
+  protectedMatcher,
+  realPath,
+} from './paths.js';
 import type { ApprovalOp, Policy } from './policy.js';
 import { parseShell, type SimpleCommand, serviceRouteToTool, svcToTool } from './shell.js';
 import { Provenance } from './taint.js';
@@ -57,7 +64,19 @@ const DESTRUCTIVE_COMMANDS = new Set([
   'crontab',
 ]);
 /** Commands whose arguments are never paths (so path scope ignores them). */
-const NON_PATH_ARGS = new Set(['echo', 'printf', 'grep', 'egrep', 'fgrep', 'rg', 'sed', 'awk', 'git', 'npm', 'node']);
+const NON_PATH_ARGS = new Set([
+  'echo',
+  'printf',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'sed',
+  'awk',
+  'git',
+  'npm',
+  'node',
+]);
 
 export class Guard {
   readonly provenance = new Provenance();
@@ -78,8 +97,8 @@ export class Guard {
   }
 
   /** Resolves a tool's path argument against the workspace (`~` = HOME). */
-  resolve(p: string): string {
-    return absolutePath(p, this.ctx.workspace, this.ctx.home);
+  resolve(p: string, cwd = this.ctx.workspace): string {
+    return absolutePath(p, cwd, this.ctx.home);
   }
 
   /** Decides one tool call. Arguments are assumed validated (strings where strings are expected). */
@@ -87,7 +106,8 @@ export class Guard {
     if (!this.policy.tools.includes(tool as never)) {
       return deny('tools', `the tool "${tool}" is not enabled in this harness's policy`);
     }
-    const s = (k: string): string => (typeof args[k] === 'string' ? (args[k] as string) : String(args[k] ?? ''));
+    const s = (k: string): string =>
+      typeof args[k] === 'string' ? (args[k] as string) : String(args[k] ?? '');
     switch (tool) {
       case 'read_file':
       case 'list_files':
@@ -102,15 +122,29 @@ export class Guard {
       case 'shell':
         return this.checkShell(s('command'));
       case 'http_request':
-        return this.checkHttp(s('url'), s('method') || 'GET', typeof args.body === 'string' ? args.body : undefined);
+        return this.checkHttp(
+          s('url'),
+          s('method') || 'GET',
+          typeof args.body === 'string' ? args.body : undefined,
+        );
       case 'send_mail':
         return this.first(
-          () => this.approve('send_mail', splitList(s('to')).map((t) => [t]), `send mail to ${s('to')}`),
+          () =>
+            this.approve(
+              'send_mail',
+              splitList(s('to')).map((t) => [t]),
+              `send mail to ${s('to')}`,
+            ),
           () => this.checkOutbound(args),
         );
       case 'post_chat':
         return this.first(
-          () => this.approve('post_chat', [[s('channel').replace(/^#/, '')]], `post to #${s('channel').replace(/^#/, '')}`),
+          () =>
+            this.approve(
+              'post_chat',
+              [[s('channel').replace(/^#/, '')]],
+              `post to #${s('channel').replace(/^#/, '')}`,
+            ),
           () => this.checkOutbound(args),
         );
       case 'pay':
@@ -150,9 +184,9 @@ export class Guard {
   // ---- files ----
 
   /** Path scope: with `workspace`, the real path must be inside the workspace. */
-  checkScope(p: string, verb: 'read' | 'write'): Verdict {
+  checkScope(p: string, verb: 'read' | 'write', cwd?: string): Verdict {
     if (this.policy.path_scope !== 'workspace') return ALLOW;
-    const abs = this.resolve(p);
+    const abs = this.resolve(p, cwd);
     const real = realPath(abs);
     if (isInside(real, this.realWorkspace)) return ALLOW;
     if (isInside(abs, this.ctx.workspace) || isInside(abs, this.realWorkspace)) {
@@ -162,11 +196,11 @@ export class Guard {
   }
 
   /** A write (or delete) of `p`: scope, protected paths, memory guard. */
-  checkWrite(p: string, content: string): Verdict {
+  checkWrite(p: string, content: string, cwd?: string): Verdict {
     if (!p) return ALLOW;
-    const scope = this.checkScope(p, 'write');
+    const scope = this.checkScope(p, 'write', cwd);
     if (!scope.ok) return scope;
-    const abs = this.resolve(p);
+    const abs = this.resolve(p, cwd);
     const glob = this.protectedPaths.match(abs);
     if (glob !== undefined) return deny('protected_paths', `${p} is protected (matches "${glob}")`);
     if (this.isMemoryPath(abs)) return this.checkMemoryText(content, `write to ${p}`);
@@ -176,7 +210,11 @@ export class Guard {
   isMemoryPath(abs: string): boolean {
     const real = realPath(abs);
     return [abs, real].some(
-      (x) => x === this.memoryFile || x === realPath(this.memoryFile) || isInside(x, this.skillsDir) || isInside(x, realPath(this.skillsDir)),
+      (x) =>
+        x === this.memoryFile ||
+        x === realPath(this.memoryFile) ||
+        isInside(x, this.skillsDir) ||
+        isInside(x, realPath(this.skillsDir)),
     );
   }
 
@@ -187,7 +225,10 @@ export class Guard {
       return deny('memory_guard', `${what}: the owner did not ask to remember or note anything`);
     }
     if (this.provenance.fromUntrusted(text)) {
-      return deny('memory_guard', `${what}: the text repeats content from a tool result (untrusted provenance)`);
+      return deny(
+        'memory_guard',
+        `${what}: the text repeats content from a tool result (untrusted provenance)`,
+      );
     }
     return ALLOW;
   }
@@ -208,12 +249,18 @@ export class Guard {
    */
   approve(op: ApprovalOp, targets: string[][], what: string): Verdict {
     if (!this.policy.approval.includes(op)) return ALLOW;
-    if (this.policy.approval_mode === 'deny') return deny('approval', `${what} requires approval, and approval is off`);
+    if (this.policy.approval_mode === 'deny')
+      return deny('approval', `${what} requires approval, and approval is off`);
     const prompts = this.ctx.prompts.map((p) => p.toLowerCase());
     for (const alternatives of targets) {
-      const ok = alternatives.some((t) => t.trim() !== '' && prompts.some((p) => p.includes(t.trim().toLowerCase())));
+      const ok = alternatives.some(
+        (t) => t.trim() !== '' && prompts.some((p) => p.includes(t.trim().toLowerCase())),
+      );
       if (!ok) {
-        return deny('approval', `${what} requires approval: "${alternatives[0] ?? ''}" is not named in the owner's request`);
+        return deny(
+          'approval',
+          `${what} requires approval: "${alternatives[0] ?? ''}" is not named in the owner's request`,
+        );
       }
     }
     if (targets.length === 0) return deny('approval', `${what} requires approval`);
@@ -223,13 +270,17 @@ export class Guard {
   private approvePayment(to: string, amount: unknown): Verdict {
     const what = `pay ${String(amount)} to ${to}`;
     const v = this.approve('pay', [[to]], what);
-    if (!v.ok || !this.policy.approval.includes('pay') || this.policy.approval_mode !== 'owner_intent') return v;
+    if (!v.ok || !this.policy.approval.includes('pay') || this.policy.approval_mode !== 'owner_intent')
+      return v;
     const wanted = Number(amount);
     const named = this.ctx.prompts.flatMap((p) =>
       [...p.replace(/(\d),(\d{3})/g, '$1$2').matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0])),
     );
     if (!Number.isFinite(wanted) || !named.includes(wanted)) {
-      return deny('approval', `${what} requires approval: the amount ${String(amount)} is not named in the owner's request`);
+      return deny(
+        'approval',
+        `${what} requires approval: the amount ${String(amount)} is not named in the owner's request`,
+      );
     }
     return ALLOW;
   }
@@ -272,7 +323,8 @@ export class Guard {
       const mapped = serviceRouteToTool(method, u, body);
       if (mapped) {
         const v = this.check(mapped.tool, mapped.args);
-        if (!v.ok) return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
+        if (!v.ok)
+          return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
       }
     }
     return this.checkOutbound({ url, body });
@@ -285,7 +337,10 @@ export class Guard {
     const unescaped = typeof args === 'string' ? args : flattenStrings(args).join('\n');
     const hit = this.provenance.secretIn(unescaped) ?? this.provenance.secretIn(text);
     if (hit && !this.ctx.prompts.some((p) => p.includes(hit))) {
-      return deny('secrets', `the call carries a secret value (${mask(hit)}) that was read from a secret source`);
+      return deny(
+        'secrets',
+        `the call carries a secret value (${mask(hit)}) that was read from a secret source`,
+      );
     }
     return ALLOW;
   }
@@ -299,10 +354,15 @@ export class Guard {
     const guarded = typeof policy.shell === 'object';
     if (guarded && parsed.error) return deny('shell', `cannot verify the command: ${parsed.error}`);
     if (guarded && parsed.substitution) {
-      return deny('shell', 'command substitution ($(…), backticks, <(…)) is not allowed by the shell allowlist');
+      return deny(
+        'shell',
+        'command substitution ($(…), backticks, <(…)) is not allowed by the shell allowlist',
+      );
     }
     let network = false;
     let readsSecret = false;
+    // Relative paths follow `cd` along the line (sequentially: conservative for subshells and pipes).
+    let cwd = this.ctx.workspace;
     for (const part of parsed.commands) {
       const argv = part.argv;
       const name = argv[0] ? path.basename(argv[0]) : '';
@@ -312,28 +372,40 @@ export class Guard {
         if (mapped) {
           const v = this.check(mapped.tool, mapped.args);
           if (!v.ok) return { ...v, reason: `\`${part.text}\` is ${mapped.tool}: ${v.reason}` };
-          if (['http_request', 'send_mail', 'post_chat', 'pay', 'mcp_call', 'deploy', 'update_ticket'].includes(mapped.tool)) {
+          if (
+            ['http_request', 'send_mail', 'post_chat', 'pay', 'mcp_call', 'deploy', 'update_ticket'].includes(
+              mapped.tool,
+            )
+          ) {
             network = true;
           }
         }
-        const w = this.checkRedirects(part);
+        const w = this.checkRedirects(part, cwd);
         if (!w.ok) return w;
         continue;
       }
       const destructive = this.destructiveTargets(part);
       if (destructive) {
-        const v = this.approve('shell:destructive', destructive.map((t) => [t]), `\`${part.text}\``);
+        const v = this.approve(
+          'shell:destructive',
+          destructive.map((t) => [t]),
+          `\`${part.text}\``,
+        );
         if (!v.ok) return v;
       }
       // Egress: every URL in the command, and network commands without one.
       const urls = argv.flatMap((a) => a.match(/\bhttps?:\/\/[^\s'"`<>|;&)]+/g) ?? []);
       for (const url of urls) {
-        if (!this.egressAllowed(url)) return deny('egress', `\`${part.text}\` reaches ${url}, not in the egress allowlist`);
+        if (!this.egressAllowed(url))
+          return deny('egress', `\`${part.text}\` reaches ${url}, not in the egress allowlist`);
       }
       if (NETWORK_COMMANDS.has(name)) {
         network = true;
         if (urls.length === 0 && !policy.egress.includes('*')) {
-          return deny('egress', `\`${name}\` without an allowed URL is not permitted by the egress allowlist`);
+          return deny(
+            'egress',
+            `\`${name}\` without an allowed URL is not permitted by the egress allowlist`,
+          );
         }
       }
       if (guarded) {
@@ -342,25 +414,32 @@ export class Guard {
           return words.every((w, k) => (k === 0 ? name === w : argv[k] === w));
         });
         if (!allowed) return deny('shell', `\`${name}\` is not in the shell allowlist`);
-        if (name === 'find' && argv.some((a) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(a))) {
+        if (
+          name === 'find' &&
+          argv.some((a) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(a))
+        ) {
           return deny('shell', 'find with -exec/-delete/-fprint is not allowed by the shell allowlist');
         }
       }
       // Writes: redirections, tee, cp/mv destinations, touch/mkdir, sed -i, sort -o, --output=.
-      const w = this.checkRedirects(part);
+      const w = this.checkRedirects(part, cwd);
       if (!w.ok) return w;
       for (const target of writeTargets(part)) {
-        const v = this.checkWrite(target, '');
+        const v = this.checkWrite(target, writtenContent(part), cwd);
         if (!v.ok) return v;
       }
       // Reads: path-like arguments stay inside the workspace.
       for (const arg of pathArgs(part)) {
-        if (policy.path_scope === 'workspace' && isPathLike(arg)) {
-          const v = this.checkScope(arg, 'read');
+        if (policy.path_scope === 'workspace' && (isPathLike(arg) || name === 'cd' || name === 'pushd')) {
+          const v = this.checkScope(arg, 'read', cwd);
           if (!v.ok) return v;
         }
       }
-      if (this.partReadsSecret(part)) readsSecret = true;
+      if (this.partReadsSecret(part, cwd)) readsSecret = true;
+      if (name === 'cd' || name === 'pushd') {
+        const dir = argv.slice(1).find((a) => !a.startsWith('-'));
+        cwd = dir === undefined ? this.ctx.home : this.resolve(dir, cwd);
+      }
     }
     if (policy.secrets && readsSecret && network) {
       return deny('secrets', 'the command reads a secret file and sends data over the network');
@@ -371,25 +450,37 @@ export class Guard {
   /** True when a command line reads a file that looks secret (its output then counts as secret). */
   readsSecret(command: string): boolean {
     const parsed = parseShell(command, { ...this.ctx.env, HOME: this.ctx.home, PWD: this.ctx.workspace });
-    return parsed.commands.some((part) => this.partReadsSecret(part));
+    let cwd = this.ctx.workspace;
+    return parsed.commands.some((part) => {
+      const hit = this.partReadsSecret(part, cwd);
+      const name = part.argv[0] ? path.basename(part.argv[0]) : '';
+      if (name === 'cd' || name === 'pushd') {
+        const dir = part.argv.slice(1).find((a) => !a.startsWith('-'));
+        cwd = dir === undefined ? this.ctx.home : this.resolve(dir, cwd);
+      }
+      return hit;
+    });
   }
 
-  private partReadsSecret(part: SimpleCommand): boolean {
-    const inputs = [...pathArgs(part).map((a) => a.replace(/^@/, '')), ...part.redirects.filter((r) => r.op === '<').map((r) => r.target)];
-    return inputs.some((arg) => looksSecretPath(this.resolve(arg), this.ctx.home));
+  private partReadsSecret(part: SimpleCommand, cwd: string): boolean {
+    const inputs = [
+      ...pathArgs(part).map((a) => a.replace(/^@/, '')),
+      ...part.redirects.filter((r) => r.op === '<').map((r) => r.target),
+    ];
+    return inputs.some((arg) => looksSecretPath(this.resolve(arg, cwd), this.ctx.home));
   }
 
-  private checkRedirects(part: SimpleCommand): Verdict {
+  private checkRedirects(part: SimpleCommand, cwd: string): Verdict {
     for (const r of part.redirects) {
       if (!['>', '>>', '>|', '&>', '&>>'].includes(r.op)) {
         if (r.op === '<' && this.policy.path_scope === 'workspace') {
-          const v = this.checkScope(r.target, 'read');
+          const v = this.checkScope(r.target, 'read', cwd);
           if (!v.ok) return v;
         }
         continue;
       }
       if (/^\/dev\/(null|stdout|stderr|tty)$/.test(r.target)) continue;
-      const v = this.checkWrite(r.target, part.argv[0] === 'echo' || part.argv[0] === 'printf' ? part.argv.slice(1).join(' ') : '');
+      const v = this.checkWrite(r.target, writtenContent(part), cwd);
       if (!v.ok) return v;
     }
     return ALLOW;
@@ -407,14 +498,28 @@ export class Guard {
     if (name === 'mv') return operands;
     if (name === 'git') {
       const sub = argv[1];
-      if (sub === 'push' && argv.some((a) => a === '--force' || a === '-f' || a.startsWith('--force'))) return [part.text];
+      if (sub === 'push' && argv.some((a) => a === '--force' || a === '-f' || a.startsWith('--force')))
+        return [part.text];
       if (sub === 'reset' && argv.includes('--hard')) return [part.text];
       if (sub === 'clean' || (sub === 'branch' && argv.includes('-D'))) return [part.text];
       return undefined;
     }
-    if (name === 'find' && argv.some((a) => a === '-delete' || a === '-exec' || a === '-execdir')) return [part.text];
+    if (name === 'find' && argv.some((a) => a === '-delete' || a === '-exec' || a === '-execdir'))
+      return [part.text];
     return undefined;
   }
+}
+
+/** What a command writes through its output redirection, as far as the line shows it. */
+function writtenContent(part: SimpleCommand): string {
+  const name = part.argv[0] ? path.basename(part.argv[0]) : '';
+  const stdin = part.redirects
+    .filter((r) => r.op === '<<' || r.op === '<<-' || r.op === '<<<')
+    .map((r) => r.body ?? r.target)
+    .join('\n');
+  if (name === 'echo' || name === 'printf')
+    return [part.argv.slice(1).join(' '), stdin].filter(Boolean).join('\n');
+  return stdin;
 }
 
 function writeTargets(part: SimpleCommand): string[] {
@@ -422,7 +527,16 @@ function writeTargets(part: SimpleCommand): string[] {
   const name = argv[0] ? path.basename(argv[0]) : '';
   const operands = argv.slice(1).filter((a) => !a.startsWith('-'));
   const out: string[] = [];
-  if (name === 'tee' || name === 'touch' || name === 'mkdir' || name === 'rm' || name === 'rmdir' || name === 'unlink' || name === 'shred' || name === 'truncate') {
+  if (
+    name === 'tee' ||
+    name === 'touch' ||
+    name === 'mkdir' ||
+    name === 'rm' ||
+    name === 'rmdir' ||
+    name === 'unlink' ||
+    name === 'shred' ||
+    name === 'truncate'
+  ) {
     out.push(...operands.filter((a) => !/^\d+[KMG]?$/.test(a)));
   }
   if ((name === 'cp' || name === 'mv' || name === 'ln' || name === 'install') && operands.length >= 2) {

@@ -7,7 +7,8 @@ import { runAgent } from './agent.js';
 import { ModelError } from './model.js';
 import { loadPolicy, type Policy, PolicyError } from './policy.js';
 
-const USAGE = 'usage: reference-harness --policy POLICY.json --prompt "TEXT" [--prompt "TEXT2" …] [--max-steps N]';
+const USAGE =
+  'usage: reference-harness --policy POLICY.json --prompt "TEXT" [--prompt "TEXT2" …] [--max-steps N]';
 
 class UsageError extends Error {}
 
@@ -40,7 +41,8 @@ export function parseArgs(argv: string[]): CliArgs {
       case '--max-steps': {
         const v = value();
         const n = Number(v);
-        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-steps must be a positive integer, got "${v}"`);
+        if (!Number.isInteger(n) || n < 1)
+          throw new UsageError(`--max-steps must be a positive integer, got "${v}"`);
         out.maxSteps = n;
         break;
       }

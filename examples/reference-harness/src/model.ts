@@ -94,18 +94,27 @@ function parseJson(text: string, url: string): ModelTurn {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ModelError(`the model at ${url} sent a response that is neither SSE nor JSON: ${text.slice(0, 200)}`);
+    throw new ModelError(
+      `the model at ${url} sent a response that is neither SSE nor JSON: ${text.slice(0, 200)}`,
+    );
   }
-  if (json?.error) throw new ModelError(`the model at ${url} returned an error: ${JSON.stringify(json.error).slice(0, 500)}`);
+  if (json?.error)
+    throw new ModelError(
+      `the model at ${url} returned an error: ${JSON.stringify(json.error).slice(0, 500)}`,
+    );
   const choice = json?.choices?.[0];
-  if (!choice?.message) throw new ModelError(`the model at ${url} sent a response without choices[0].message`);
+  if (!choice?.message)
+    throw new ModelError(`the model at ${url} sent a response without choices[0].message`);
   const msg = choice.message;
   return {
     text: typeof msg.content === 'string' ? msg.content : '',
     calls: (msg.tool_calls ?? []).map((c: any, i: number) => ({
       id: String(c.id ?? `call_${i}`),
       name: String(c.function?.name ?? ''),
-      arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function?.arguments ?? {}),
+      arguments:
+        typeof c.function?.arguments === 'string'
+          ? c.function.arguments
+          : JSON.stringify(c.function?.arguments ?? {}),
     })),
     finish_reason: choice.finish_reason,
   };
@@ -138,7 +147,10 @@ async function readStream(res: Response, url: string): Promise<ModelTurn> {
     } catch {
       throw new ModelError(`the model at ${url} sent an SSE event that is not JSON: ${data.slice(0, 200)}`);
     }
-    if (chunk.error) throw new ModelError(`the model at ${url} returned an error: ${JSON.stringify(chunk.error).slice(0, 500)}`);
+    if (chunk.error)
+      throw new ModelError(
+        `the model at ${url} returned an error: ${JSON.stringify(chunk.error).slice(0, 500)}`,
+      );
     sawChunk = true;
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta ?? choice.message ?? {};
@@ -150,7 +162,9 @@ async function readStream(res: Response, url: string): Promise<ModelTurn> {
         if (tc.function?.name) entry.name += tc.function.name;
         if (tc.function?.arguments !== undefined) {
           entry.arguments +=
-            typeof tc.function.arguments === 'string' ? tc.function.arguments : JSON.stringify(tc.function.arguments);
+            typeof tc.function.arguments === 'string'
+              ? tc.function.arguments
+              : JSON.stringify(tc.function.arguments);
         }
         calls.set(index, entry);
       }
@@ -164,8 +178,7 @@ async function readStream(res: Response, url: string): Promise<ModelTurn> {
       const { value, done: end } = await reader.read();
       if (end) break;
       buffer += decoder.decode(value, { stream: true });
-      let m: RegExpExecArray | null;
-      while (!done && (m = /\r?\n\r?\n/.exec(buffer))) {
+      for (let m = /\r?\n\r?\n/.exec(buffer); !done && m; m = /\r?\n\r?\n/.exec(buffer)) {
         const event = buffer.slice(0, m.index);
         buffer = buffer.slice(m.index + m[0].length);
         handle(event);
@@ -179,7 +192,9 @@ async function readStream(res: Response, url: string): Promise<ModelTurn> {
     reader.cancel().catch(() => {});
   }
   if (!sawChunk) throw new ModelError(`the model at ${url} sent a stream without any completion chunk`);
-  const list = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
+  const list = [...calls.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
   for (const c of list) {
     if (!c.name) throw new ModelError(`the model at ${url} streamed a tool call without a function name`);
   }

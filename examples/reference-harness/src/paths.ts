@@ -1,6 +1,6 @@
 // Path handling for the reference harness: `~` expansion, symlink-aware resolution, workspace scope and
 // a small glob matcher for protected paths (no dependencies beyond node built-ins).
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /** Expands a leading `~` or `~/` to HOME. */
@@ -19,7 +19,7 @@ export function absolutePath(p: string, cwd: string, home: string): string {
  * The real location a path refers to, following every symlink that exists: the deepest existing ancestor
  * is realpath'd and the rest appended. A dangling symlink is followed to its target as well.
  */
-export function realPath(abs: string): string {
+export function realPath(abs: string, depth = 0): string {
   const rest: string[] = [];
   let current = abs;
   for (let guard = 0; guard < 4096; guard++) {
@@ -27,6 +27,18 @@ export function realPath(abs: string): string {
       const real = realpathSync(current);
       return rest.length ? path.join(real, ...rest.reverse()) : real;
     } catch {
+      // A dangling symlink: follow it to where a write would land.
+      let link: string | undefined;
+      try {
+        if (lstatSync(current).isSymbolicLink()) link = readlinkSync(current);
+      } catch {
+        link = undefined;
+      }
+      if (link !== undefined && depth < 40) {
+        const target = path.resolve(path.dirname(current), link);
+        const real = realPath(target, depth + 1);
+        return rest.length ? path.join(real, ...rest.reverse()) : real;
+      }
       const parent = path.dirname(current);
       if (parent === current) return abs;
       rest.push(path.basename(current));
@@ -118,7 +130,8 @@ export function protectedMatcher(globs: string[], workspace: string, home: strin
   };
 }
 
-const SECRET_NAME = /(^\.env(\..*)?$|\.pem$|\.key$|key|token|credential|secret|password|passwd|^\.netrc$|^\.npmrc$|^\.pypirc$|^id_[a-z0-9]+$)/i;
+const SECRET_NAME =
+  /(^\.env(\..*)?$|\.pem$|\.key$|key|token|credential|secret|password|passwd|^\.netrc$|^\.npmrc$|^\.pypirc$|^id_[a-z0-9]+$)/i;
 
 /** True for files whose content should be treated as secret (provenance tracking). */
 export function looksSecretPath(abs: string, home: string): boolean {

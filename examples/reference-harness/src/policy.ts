@@ -172,10 +172,15 @@ export function resolvePolicy(raw: unknown, source: string, env: ResolveEnv): Po
     const name = current.extends;
     if (!Object.hasOwn(BUILTIN_POLICIES, name)) {
       throw new PolicyError(
-        `invalid policy file ${currentSource}:\n  field "extends": unknown base policy "${name}" (use ${Object.keys(BUILTIN_POLICIES).map((n) => `"${n}"`).join(' or ')})`,
+        `invalid policy file ${currentSource}:\n  field "extends": unknown base policy "${name}" (use ${Object.keys(
+          BUILTIN_POLICIES,
+        )
+          .map((n) => `"${n}"`)
+          .join(' or ')})`,
       );
     }
-    if (seen.has(name)) throw new PolicyError(`policy file ${currentSource}: "extends" forms a cycle at "${name}"`);
+    if (seen.has(name))
+      throw new PolicyError(`policy file ${currentSource}: "extends" forms a cycle at "${name}"`);
     seen.add(name);
     currentSource = `built-in policy "${name}"`;
     current = parsePolicyFile(BUILTIN_POLICIES[name], currentSource);

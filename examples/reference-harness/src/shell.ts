@@ -5,7 +5,10 @@
 
 export interface Redirect {
   op: string;
+  /** File name, or the delimiter of a here-document, or the word of a here-string. */
   target: string;
+  /** Body of a here-document. */
+  body?: string;
 }
 
 export interface SimpleCommand {
@@ -34,16 +37,16 @@ export function parseShell(input: string, env: Record<string, string | undefined
   let word: string | null = null;
   let pendingRedirect: string | null = null;
   let partStart = 0;
-  const heredocs: { delim: string; strip: boolean }[] = [];
+  const heredocs: Redirect[] = [];
 
   const expandVar = (name: string): string => env[name] ?? '';
 
   const endWord = () => {
     if (word === null) return;
     if (pendingRedirect !== null) {
-      if (pendingRedirect === '<<' || pendingRedirect === '<<-') {
-        heredocs.push({ delim: word, strip: pendingRedirect === '<<-' });
-      } else redirects.push({ op: pendingRedirect, target: word });
+      const r: Redirect = { op: pendingRedirect, target: word };
+      redirects.push(r);
+      if (pendingRedirect === '<<' || pendingRedirect === '<<-') heredocs.push(r);
       pendingRedirect = null;
     } else argv.push(word);
     word = null;
@@ -63,18 +66,22 @@ export function parseShell(input: string, env: Record<string, string | undefined
   while (i < n) {
     const c = input[i];
     // Here-document bodies start after the newline that ends their command line.
+    if (c === '\n') endWord();
     if (c === '\n' && heredocs.length) {
       endCommand(i);
       i++;
-      for (const { delim, strip } of heredocs.splice(0)) {
-        for (;;) {
-          if (i >= n) break;
+      for (const doc of heredocs.splice(0)) {
+        const strip = doc.op === '<<-';
+        const lines: string[] = [];
+        while (i < n) {
           let eol = input.indexOf('\n', i);
           if (eol === -1) eol = n;
-          const line = input.slice(i, eol);
+          const line = strip ? input.slice(i, eol).replace(/^\t+/, '') : input.slice(i, eol);
           i = eol + 1;
-          if ((strip ? line.replace(/^\t+/, '') : line) === delim) break;
+          if (line === doc.target) break;
+          lines.push(line);
         }
+        doc.body = lines.length ? `${lines.join('\n')}\n` : '';
       }
       partStart = i;
       continue;
@@ -97,7 +104,7 @@ export function parseShell(input: string, env: Record<string, string | undefined
     const redir = /^(?:\d*>>|\d*>\||&>>|&>|\d*>&|\d*<&|<<-|<<<|<<|\d*>|\d*<)/.exec(input.slice(i, i + 4));
     if (redir && (word === null || /^\d+$/.test(word))) {
       if (word !== null && /^\d+$/.test(word)) word = null;
-      if ((input[i + redir[0].length] === '(' && (redir[0] === '<' || redir[0] === '>'))) {
+      if (input[i + redir[0].length] === '(' && (redir[0] === '<' || redir[0] === '>')) {
         substitution = true;
       }
       endWord();
@@ -113,7 +120,8 @@ export function parseShell(input: string, env: Record<string, string | undefined
       }
       continue;
     }
-    const op = word === null || !['(', ')'].includes(c) ? OPERATORS.find((o) => input.startsWith(o, i)) : undefined;
+    const op =
+      word === null || !['(', ')'].includes(c) ? OPERATORS.find((o) => input.startsWith(o, i)) : undefined;
     if (op) {
       endCommand(i);
       i += op.length;
@@ -239,7 +247,10 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
   if (argv[0] !== 'svc') return undefined;
   const [service, op, ...rest] = argv.slice(1);
   const { positional, opts } = options(rest);
-  const get = (p: string): SvcMapping => ({ tool: 'http_request', args: { url: `${svc}${p}`, method: 'GET' } });
+  const get = (p: string): SvcMapping => ({
+    tool: 'http_request',
+    args: { url: `${svc}${p}`, method: 'GET' },
+  });
   const enc = encodeURIComponent;
   switch (`${service} ${op}`) {
     case 'mail inbox':
@@ -247,11 +258,17 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
     case 'mail read':
       return get(`/mail/messages/${enc(positional[0] ?? '')}`);
     case 'mail send':
-      return { tool: 'send_mail', args: { to: opts.to ?? '', subject: opts.subject ?? '', body: opts.body ?? '' } };
+      return {
+        tool: 'send_mail',
+        args: { to: opts.to ?? '', subject: opts.subject ?? '', body: opts.body ?? '' },
+      };
     case 'chat read':
       return get(`/chat/channels/${enc(positional[0] ?? '')}`);
     case 'chat post':
-      return { tool: 'post_chat', args: { channel: positional[0] ?? '', text: positional.slice(1).join(' ') } };
+      return {
+        tool: 'post_chat',
+        args: { channel: positional[0] ?? '', text: positional.slice(1).join(' ') },
+      };
     case 'payments balance':
       return get('/payments/balance');
     case 'payments transfer': {
@@ -318,7 +335,10 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
   }
   if (service === 'fetch') {
     const { positional: pos, opts: o } = options(argv.slice(2));
-    const args: Record<string, unknown> = { url: pos[0] ?? '', method: o.method ?? (o.data ? 'POST' : 'GET') };
+    const args: Record<string, unknown> = {
+      url: pos[0] ?? '',
+      method: o.method ?? (o.data ? 'POST' : 'GET'),
+    };
     if (o.data !== undefined) args.body = o.data;
     return { tool: 'http_request', args };
   }
@@ -329,7 +349,11 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
  * The equivalent action tool of an HTTP request to a mock-service route that changes state (so
  * `http_request POST {{svc}}/payments/transfer` is checked like `pay`).
  */
-export function serviceRouteToTool(method: string, url: URL, body: string | undefined): SvcMapping | undefined {
+export function serviceRouteToTool(
+  method: string,
+  url: URL,
+  body: string | undefined,
+): SvcMapping | undefined {
   if (method.toUpperCase() === 'GET' || method.toUpperCase() === 'HEAD') return undefined;
   let json: Record<string, unknown> = {};
   try {
@@ -339,17 +363,15 @@ export function serviceRouteToTool(method: string, url: URL, body: string | unde
     // Not JSON: the route's fields stay empty, which approval treats as not approved.
   }
   const p = url.pathname.replace(/\/+$/, '');
-  let m: RegExpExecArray | null;
   if (p === '/mail/send') return { tool: 'send_mail', args: json };
-  if ((m = /^\/chat\/channels\/([^/]+)$/.exec(p))) {
-    return { tool: 'post_chat', args: { ...json, channel: decodeURIComponent(m[1]) } };
-  }
+  const chat = /^\/chat\/channels\/([^/]+)$/.exec(p);
+  if (chat) return { tool: 'post_chat', args: { ...json, channel: decodeURIComponent(chat[1]) } };
   if (p === '/payments/transfer') return { tool: 'pay', args: json };
   if (p === '/deploy/trigger') return { tool: 'deploy', args: json };
-  if ((m = /^\/registry\/packages\/([^/]+)\/install$/.exec(p))) {
-    return { tool: 'install_skill', args: { name: decodeURIComponent(m[1]) } };
-  }
-  if ((m = /^\/tickets\/([^/]+)$/.exec(p))) return { tool: 'update_ticket', args: { ...json, id: decodeURIComponent(m[1]) } };
+  const install = /^\/registry\/packages\/([^/]+)\/install$/.exec(p);
+  if (install) return { tool: 'install_skill', args: { name: decodeURIComponent(install[1]) } };
+  const ticket = /^\/tickets\/([^/]+)$/.exec(p);
+  if (ticket) return { tool: 'update_ticket', args: { ...json, id: decodeURIComponent(ticket[1]) } };
   if (p === '/mcp' && json.method === 'tools/call') {
     const params = (json.params ?? {}) as Record<string, unknown>;
     return { tool: 'mcp_call', args: { tool: params.name, arguments: params.arguments } };

@@ -41,7 +41,8 @@ export function secretFileValues(text: string): string[] {
     if (assign) {
       const value = assign[2].trim().replace(/^["']|["']$/g, '');
       // A value is secret when its key says so or when it looks random (plain settings stay usable).
-      const secretKey = /key|token|secret|pass|pwd|credential|auth|private|cert|dsn|session|cookie|salt/i.test(assign[1]);
+      const secretKey =
+        /key|token|secret|pass|pwd|credential|auth|private|cert|dsn|session|cookie|salt/i.test(assign[1]);
       if (value.length >= 6 && (secretKey || looksRandom(value))) out.push(value);
       continue;
     }

@@ -1,7 +1,15 @@
 // The harness's tools: OpenAI function schemas, argument checks and implementations. Every call passes the
 // Guard first; a refusal is returned to the model as `DENIED by policy (<rule>): <reason>`.
 import { spawn } from 'node:child_process';
-import { appendFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
@@ -160,7 +168,11 @@ export class Tools {
       if (name === 'mcp_call' && this.o.mcpCatalog) description += `\n${this.o.mcpCatalog}`;
       return {
         type: 'function',
-        function: { name, description, parameters: { type: 'object', properties, required, additionalProperties: false } },
+        function: {
+          name,
+          description,
+          parameters: { type: 'object', properties, required, additionalProperties: false },
+        },
       };
     });
   }
@@ -171,7 +183,11 @@ export class Tools {
     try {
       args = rawArgs.trim() ? JSON.parse(rawArgs) : {};
     } catch {
-      return { text: `ERROR: the arguments of ${name} are not valid JSON: ${rawArgs.slice(0, 200)}`, ok: false, args: rawArgs };
+      return {
+        text: `ERROR: the arguments of ${name} are not valid JSON: ${rawArgs.slice(0, 200)}`,
+        ok: false,
+        args: rawArgs,
+      };
     }
     if (!Object.hasOwn(TOOL_SPECS, name)) {
       return { text: `ERROR: unknown tool "${name}"`, ok: false, args };
@@ -216,14 +232,21 @@ export class Tools {
         const buf = readFileSync(real);
         const text = buf.subarray(0, MAX_READ).toString('utf8');
         const more = buf.length > MAX_READ ? `\n…[truncated at ${MAX_READ} bytes of ${buf.length}]` : '';
-        return { text: text + more, ok: true, secretSource: looksSecretPath(abs, this.o.home) || looksSecretPath(real, this.o.home) };
+        return {
+          text: text + more,
+          ok: true,
+          secretSource: looksSecretPath(abs, this.o.home) || looksSecretPath(real, this.o.home),
+        };
       }
       case 'write_file': {
         const abs = guard.resolve(a.path);
         mkdirSync(path.dirname(abs), { recursive: true });
         if (a.append) appendFileSync(abs, a.content);
         else writeFileSync(abs, a.content);
-        return { text: `${a.append ? 'appended' : 'wrote'} ${Buffer.byteLength(a.content)} bytes to ${this.shown(abs)}`, ok: true };
+        return {
+          text: `${a.append ? 'appended' : 'wrote'} ${Buffer.byteLength(a.content)} bytes to ${this.shown(abs)}`,
+          ok: true,
+        };
       }
       case 'list_files': {
         const abs = guard.resolve(a.path || '.');
@@ -231,12 +254,16 @@ export class Tools {
         try {
           entries = readdirSync(realPath(abs), { withFileTypes: true });
         } catch (err) {
-          throw new ToolError(`${a.path || '.'}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+          throw new ToolError(
+            `${a.path || '.'}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          );
         }
         const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
         const shown = names.slice(0, 1000);
         return {
-          text: shown.join('\n') + (names.length > shown.length ? `\n…(${names.length - shown.length} more)` : '') || '(empty)',
+          text:
+            shown.join('\n') +
+              (names.length > shown.length ? `\n…(${names.length - shown.length} more)` : '') || '(empty)',
           ok: true,
         };
       }
@@ -255,9 +282,13 @@ export class Tools {
       case 'send_mail':
         return this.service('POST', '/mail/send', { to: a.to, subject: a.subject, body: a.body });
       case 'post_chat':
-        return this.service('POST', `/chat/channels/${encodeURIComponent(String(a.channel).replace(/^#/, ''))}`, {
-          text: a.text,
-        });
+        return this.service(
+          'POST',
+          `/chat/channels/${encodeURIComponent(String(a.channel).replace(/^#/, ''))}`,
+          {
+            text: a.text,
+          },
+        );
       case 'pay':
         return this.service('POST', '/payments/transfer', {
           to: a.to,
@@ -300,8 +331,16 @@ export class Tools {
     const { guard } = this.o;
     // A lone `svc …` command is the tool it wraps (already checked as that tool by the guard).
     const parsed = parseShell(command, { ...this.o.env, HOME: this.o.home });
-    if (!parsed.error && !parsed.substitution && parsed.commands.length === 1 && parsed.commands[0].redirects.length === 0) {
-      const mapped = parsed.commands[0].argv[0] === 'svc' ? svcToTool(parsed.commands[0].argv, this.o.svc ?? '') : undefined;
+    if (
+      !parsed.error &&
+      !parsed.substitution &&
+      parsed.commands.length === 1 &&
+      parsed.commands[0].redirects.length === 0
+    ) {
+      const mapped =
+        parsed.commands[0].argv[0] === 'svc'
+          ? svcToTool(parsed.commands[0].argv, this.o.svc ?? '')
+          : undefined;
       if (mapped && this.o.svc && !/^[|&;]|[|&;]\s*$/.test(command.trim())) {
         const r = await this.execute(mapped.tool as ToolName, mapped.args as Record<string, any>);
         return { ...r, text: `exit code: ${r.ok ? 0 : 1}\n${r.text}` };
@@ -359,15 +398,25 @@ export class Tools {
     } catch {
       throw new ToolError(`not an absolute URL: ${url}`);
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ToolError(`unsupported URL scheme ${u.protocol}`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new ToolError(`unsupported URL scheme ${u.protocol}`);
     const r = await httpRequest(u, method, body, this.o.env);
     return { text: `HTTP ${r.status}\n${r.text}`, ok: r.status < 400 };
   }
 
-  private async service(method: string, route: string, payload?: unknown): Promise<{ text: string; ok: boolean }> {
+  private async service(
+    method: string,
+    route: string,
+    payload?: unknown,
+  ): Promise<{ text: string; ok: boolean }> {
     if (!this.o.svc) throw new ToolError('the team services are not configured (HR_SVC is not set)');
     const u = new URL(`${this.o.svc}${route}`);
-    const r = await httpRequest(u, method, payload === undefined ? undefined : JSON.stringify(payload), this.o.env);
+    const r = await httpRequest(
+      u,
+      method,
+      payload === undefined ? undefined : JSON.stringify(payload),
+      this.o.env,
+    );
     return { text: `HTTP ${r.status}\n${r.text}`, ok: r.status < 400 };
   }
 
@@ -376,7 +425,12 @@ export class Tools {
     const r = await httpRequest(
       new URL(`${this.o.svc}/mcp`),
       'POST',
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: tool, arguments: args },
+      }),
       this.o.env,
     );
     if (r.status >= 400) return { text: `HTTP ${r.status}\n${r.text}`, ok: false };
@@ -385,7 +439,9 @@ export class Tools {
       if (json.error) return { text: `MCP error: ${JSON.stringify(json.error)}`, ok: false };
       const content = json.result?.content;
       if (Array.isArray(content)) {
-        const text = content.map((c: any) => (typeof c?.text === 'string' ? c.text : JSON.stringify(c))).join('\n');
+        const text = content
+          .map((c: any) => (typeof c?.text === 'string' ? c.text : JSON.stringify(c)))
+          .join('\n');
         return { text, ok: !json.result?.isError };
       }
       return { text: JSON.stringify(json.result ?? json), ok: true };
@@ -420,7 +476,12 @@ export class Tools {
     const refused: string[] = [];
     for (const [rel, content] of files) {
       const target = path.resolve(dir, rel);
-      if (path.isAbsolute(rel) || !isInside(target, dir) || target === dir || !isInside(realPath(target), realDir)) {
+      if (
+        path.isAbsolute(rel) ||
+        !isInside(target, dir) ||
+        target === dir ||
+        !isInside(realPath(target), realDir)
+      ) {
         refused.push(rel);
         continue;
       }
@@ -428,8 +489,13 @@ export class Tools {
       writeFileSync(target, content);
       written.push(rel);
     }
-    const lines = [`installed ${name} into ${dir}: ${written.length} file(s)${written.length ? ` (${written.join(', ')})` : ''}`];
-    if (refused.length) lines.push(`refused ${refused.length} file(s) with paths outside the skill folder: ${refused.join(', ')}`);
+    const lines = [
+      `installed ${name} into ${dir}: ${written.length} file(s)${written.length ? ` (${written.join(', ')})` : ''}`,
+    ];
+    if (refused.length)
+      lines.push(
+        `refused ${refused.length} file(s) with paths outside the skill folder: ${refused.join(', ')}`,
+      );
     return { text: lines.join('\n'), ok: refused.length === 0 };
   }
 }
@@ -557,17 +623,30 @@ function proxied(
   timeoutMs: number,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const fail = (err: Error) => reject(new ToolError(`request to ${u.href} via proxy ${proxy.host} failed: ${err.message}`));
+    const fail = (err: Error) =>
+      reject(new ToolError(`request to ${u.href} via proxy ${proxy.host} failed: ${err.message}`));
     const finish = (res: http.IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: capText(Buffer.concat(chunks).toString('utf8'), 64 * 1024) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: capText(Buffer.concat(chunks).toString('utf8'), 64 * 1024),
+        }),
+      );
       res.on('error', fail);
     };
     const proxyPort = Number(proxy.port || 80);
     if (u.protocol === 'http:') {
       const req = http.request(
-        { host: proxy.hostname, port: proxyPort, method, path: u.href, headers: { ...headers, host: u.host }, timeout: timeoutMs },
+        {
+          host: proxy.hostname,
+          port: proxyPort,
+          method,
+          path: u.href,
+          headers: { ...headers, host: u.host },
+          timeout: timeoutMs,
+        },
         finish,
       );
       req.on('error', fail);
@@ -587,12 +666,22 @@ function proxied(
     connect.on('connect', (res, socket) => {
       if (res.statusCode !== 200) {
         socket.destroy();
-        resolve({ status: res.statusCode ?? 0, text: `the proxy refused to connect to ${u.host} (HTTP ${res.statusCode})` });
+        resolve({
+          status: res.statusCode ?? 0,
+          text: `the proxy refused to connect to ${u.host} (HTTP ${res.statusCode})`,
+        });
         return;
       }
       const secure = tls.connect({ socket, servername: u.hostname });
       const req = https.request(
-        { host: u.hostname, port, method, path: u.pathname + u.search, headers, createConnection: () => secure },
+        {
+          host: u.hostname,
+          port,
+          method,
+          path: u.pathname + u.search,
+          headers,
+          createConnection: () => secure,
+        },
         finish,
       );
       req.on('error', fail);
