@@ -9,6 +9,7 @@ import { globToRegExp, protectedMatcher } from '../examples/reference-harness/sr
 import { BUILTIN_POLICIES, type Policy, resolvePolicy } from '../examples/reference-harness/src/policy.js';
 import { parseShell, serviceRouteToTool, svcToTool } from '../examples/reference-harness/src/shell.js';
 import { findSecretStrings, Provenance } from '../examples/reference-harness/src/taint.js';
+import { Tools } from '../examples/reference-harness/src/tools.js';
 
 const SVC = 'http://127.0.0.1:4555';
 let root: string;
@@ -392,5 +393,63 @@ describe('policy loading', () => {
       /\/x\/p\.json[\s\S]*extends/,
     );
     expect(() => resolvePolicy({ secret: true }, '/x/p.json', { home })).toThrow(/unknown field "secret"/);
+  });
+});
+
+describe('tools', () => {
+  it('kills a shell command at the timeout and reports it', async () => {
+    const g = guard('open');
+    const tools = new Tools({
+      guard: g,
+      workspace: ws,
+      home,
+      env: { PATH: process.env.PATH },
+      shellTimeoutMs: 300,
+    });
+    const started = Date.now();
+    const r = await tools.run('shell', JSON.stringify({ command: 'echo start; sleep 5; echo never' }));
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(r.ok).toBe(false);
+    expect(r.text).toMatch(/^timed out after 0.3 s/);
+    expect(r.text).toContain('start');
+    expect(r.text).not.toContain('never');
+  });
+
+  it('returns exit code and capped output', async () => {
+    const tools = new Tools({ guard: guard('open'), workspace: ws, home, env: { PATH: process.env.PATH } });
+    const r = await tools.run(
+      'shell',
+      JSON.stringify({ command: 'head -c 100000 /dev/zero | tr "\\0" a; exit 3' }),
+    );
+    expect(r.ok).toBe(false);
+    expect(r.text).toMatch(/^exit code: 3\n/);
+    expect(r.text.length).toBeLessThan(20_000);
+    expect(r.text).toContain('characters omitted');
+  });
+
+  it('reports bad arguments as errors, not denials', async () => {
+    const tools = new Tools({ guard: guard('guarded'), workspace: ws, home, env: {} });
+    expect((await tools.run('write_file', '{"path": 3}')).text).toMatch(
+      /^ERROR: write_file: missing argument "content"/,
+    );
+    expect((await tools.run('read_file', 'not json')).text).toMatch(
+      /^ERROR: the arguments of read_file are not valid JSON/,
+    );
+    expect((await tools.run('read_file', '{"path":"README.md","extra":1}')).text).toBe('hi');
+  });
+
+  it('offers only the allowed tools, with JSON schemas', () => {
+    const tools = new Tools({
+      guard: guard('open', ['x'], { tools: ['read_file', 'pay'] }),
+      workspace: ws,
+      home,
+      env: {},
+    });
+    const defs = tools.definitions();
+    expect(defs.map((d) => d.function.name)).toEqual(['read_file', 'pay']);
+    expect(defs[1].function.parameters).toMatchObject({
+      required: ['to', 'amount'],
+      properties: { amount: { type: 'number' } },
+    });
   });
 });

