@@ -132,9 +132,9 @@ async function installPackage(
       '--loglevel=error',
       '--fetch-retries=1',
       '--fetch-timeout=60000',
-      // npm ≥ 11 blocks dependency install scripts unless allowed; the harness's own may be needed
-      // (Claude Code's links its native binary). Older npm ignores the unknown flag.
-      `--allow-scripts=${pkg}`,
+      // No --allow-scripts: npm 11 refuses it for project-scoped installs. The requested package's own
+      // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
+      // postinstall links its native binary), the adapter's install.command does the step itself.
     ];
     const res = await run(opts.npm ?? 'npm', args, scratch, env);
     if (res.code !== 0) {

