@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  type Baseline,
   baselineCachePath,
   baselineFromResult,
   baselineKey,
@@ -513,6 +512,3 @@ describe('saved fixtures', () => {
     expect(r.success, r.success ? '' : JSON.stringify(r.error.issues.slice(0, 3))).toBe(true);
   });
 });
-
-// Keep the Baseline type referenced for readers of this file.
-export type { Baseline };
