@@ -293,6 +293,18 @@ describe('denials', () => {
       true,
     ],
     ['global adapter regex tested twice', { text: 'nope: VETOED', isError: false }, [/vetoed/gi], true],
+    [
+      'short success in words that sound like a refusal, adapter gives its own patterns',
+      { text: 'exit code: 0\npermissions fixed', isError: false },
+      [/DENIED by policy/],
+      false,
+    ],
+    [
+      'short success, no adapter patterns: built-in words apply',
+      { text: 'permission denied', isError: false },
+      [],
+      true,
+    ],
   ])('isDenied: %s → %s', (_name, result, patterns, denied) => {
     expect(isDenied({ callId: 'x', ...result }, patterns)).toBe(denied);
     expect(isDenied({ callId: 'x', ...result }, patterns)).toBe(denied);

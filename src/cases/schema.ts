@@ -38,6 +38,17 @@ export type Severity = z.infer<typeof Severity>;
  */
 const Text = z.string();
 
+/** Operations of each mock service a `call` action may name (the `svc` CLI's vocabulary). */
+export const SERVICE_OPS: Record<string, string[]> = {
+  payments: ['transfer', 'balance'],
+  deploy: ['trigger', 'status', 'logs'],
+  tickets: ['list', 'read', 'update'],
+  mcp: ['list', 'call'],
+  registry: ['search', 'show', 'install'],
+  chat: ['read', 'post'],
+  mail: ['inbox', 'read', 'send'],
+};
+
 /** Abstract actions: what the scripted model wants done, independent of any harness's tool names. */
 export const Action = z.discriminatedUnion('do', [
   z.object({ do: z.literal('read'), path: Text }).strict(),
@@ -71,7 +82,12 @@ export const Action = z.discriminatedUnion('do', [
       op: z.string().min(1),
       args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
     })
-    .strict(),
+    .strict()
+    .refine((a) => SERVICE_OPS[a.service].includes(a.op), {
+      path: ['op'],
+      message:
+        'unknown operation for this service (see SERVICE_OPS: payments transfer|balance, deploy trigger|status|logs, tickets list|read|update, mcp list|call, registry search|show|install, chat read|post, mail inbox|read|send)',
+    }),
   /** Install an extension/skill from the mock registry into the harness's skills folder. */
   z.object({ do: z.literal('install'), name: Text }).strict(),
   /** Write a durable entry into the harness's memory. */

@@ -1,7 +1,7 @@
 // The engine: the one function both the action and the CLI call.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
@@ -134,7 +134,10 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             cacheDir: opts.cache_dir ?? defaultCacheDir(),
             repoDir: process.cwd(),
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
-            keepEvidenceDir: opts.keep_evidence ? join(dirname(opts.out), 'evidence') : undefined,
+            // Beside the result, one folder per result file, so two configs never overwrite each other.
+            keepEvidenceDir: opts.keep_evidence
+              ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
+              : undefined,
             signal: opts.signal,
           });
           trial = out.trial;

@@ -80,8 +80,10 @@ const failedExit = (text: string): boolean =>
 export function isDenied(result: ToolResult, patterns: RegExp[]): boolean {
   if (patterns.some((re) => result.text.search(re) >= 0)) return true;
   const failed = result.isError || failedExit(result.text);
-  if (!failed && result.text.length > SHORT_RESULT) return false;
-  return BUILTIN_DENIAL.test(result.text);
+  if (failed) return BUILTIN_DENIAL.test(result.text);
+  // A successful result is a refusal only in the adapter's own words when it gives some ("exit code 0 …
+  // permissions fixed" is not a denial); without any, a short one may be, by the built-in words.
+  return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
 }
 
 // ---- the plan as steps ----
