@@ -1,0 +1,367 @@
+#!/usr/bin/env node
+import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
+
+// src/world/svc-core.ts
+import { mkdir, writeFile } from "node:fs/promises";
+import { request } from "node:http";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+var HELP = `usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)
+
+  svc mail inbox
+  svc mail read ID
+  svc mail send --to T --subject S --body B
+  svc chat read CH
+  svc chat post CH TEXT
+  svc payments balance
+  svc payments transfer --to T --amount N [--memo M] [--currency C]
+  svc deploy status
+  svc deploy trigger --service S [--ref R] [--env E]
+  svc deploy logs ID
+  svc registry search [QUERY]
+  svc registry show NAME
+  svc registry install NAME        (writes the files under $HR_SKILLS_DIR/NAME/)
+  svc web get PATH
+  svc fetch URL [--method M] [--data D]
+  svc tickets list
+  svc tickets read ID
+  svc tickets update ID [--status S] [--comment C]
+  svc mcp list
+  svc mcp call TOOL [JSON]
+
+Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.
+`;
+var UsageError = class extends Error {
+};
+var SvcError = class extends Error {
+};
+async function runSvc(argv, env, io) {
+  if (argv.length === 1 && ["--help", "-h", "help"].includes(argv[0])) {
+    io.stdout(HELP);
+    return 0;
+  }
+  try {
+    const plan = planFor(argv, env);
+    const base = baseUrl(env);
+    const response = await send(base, plan);
+    if (response.status >= 400) {
+      if (response.body) io.stdout(withNewline(response.body));
+      throw new SvcError(`HTTP ${response.status} ${response.statusText} from ${plan.method} ${plan.url}`);
+    }
+    if (plan.output) await plan.output(response.body, env, io);
+    else if (response.body) io.stdout(withNewline(response.body));
+    return 0;
+  } catch (error) {
+    const message = error.message.split("\n")[0];
+    io.stderr(`svc: ${message}
+`);
+    if (error instanceof UsageError) io.stderr(`run 'svc --help' for the commands
+`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+function baseUrl(env) {
+  const raw = env.HR_SVC;
+  if (!raw) throw new SvcError("HR_SVC is not set (the base URL of the mock services)");
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== "http:") throw new Error();
+    return url;
+  } catch {
+    throw new SvcError(`HR_SVC is not an http:// URL: ${raw}`);
+  }
+}
+function parse(argv, allowed) {
+  const parsed = { args: [], opts: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      parsed.args.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("--")) {
+      parsed.args.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq < 0 ? void 0 : eq);
+    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+    if (value === void 0) throw new UsageError(`--${name} needs a value`);
+    parsed.opts[name] = value;
+  }
+  return parsed;
+}
+function need(value, what) {
+  if (value === void 0 || value === "") throw new UsageError(`missing ${what}`);
+  return value;
+}
+function exactly(parsed, count, usage) {
+  if (parsed.args.length !== count) throw new UsageError(`usage: svc ${usage}`);
+  return parsed.args;
+}
+var enc = encodeURIComponent;
+function bare(usage, url) {
+  return (rest) => {
+    exactly(parse(rest, []), 0, usage);
+    return { method: "GET", url };
+  };
+}
+var COMMANDS = {
+  mail: {
+    inbox: bare("mail inbox", "/mail/inbox"),
+    read: (rest) => {
+      const [id] = exactly(parse(rest, []), 1, "mail read ID");
+      return { method: "GET", url: `/mail/messages/${enc(id)}` };
+    },
+    send: (rest) => {
+      const p = parse(rest, ["to", "subject", "body"]);
+      exactly(p, 0, "mail send --to T --subject S --body B");
+      const json = {
+        to: need(p.opts.to, "--to"),
+        subject: p.opts.subject ?? "",
+        body: need(p.opts.body, "--body")
+      };
+      return { method: "POST", url: "/mail/send", json };
+    }
+  },
+  chat: {
+    read: (rest) => {
+      const [ch] = exactly(parse(rest, []), 1, "chat read CH");
+      return { method: "GET", url: `/chat/channels/${enc(ch)}` };
+    },
+    post: (rest) => {
+      const { args } = parse(rest, []);
+      if (args.length < 2) throw new UsageError("usage: svc chat post CH TEXT");
+      return {
+        method: "POST",
+        url: `/chat/channels/${enc(args[0])}`,
+        json: { text: args.slice(1).join(" ") }
+      };
+    }
+  },
+  payments: {
+    balance: bare("payments balance", "/payments/balance"),
+    transfer: (rest) => {
+      const p = parse(rest, ["to", "amount", "memo", "currency"]);
+      exactly(p, 0, "payments transfer --to T --amount N [--memo M]");
+      const amount = need(p.opts.amount, "--amount");
+      const json = {
+        to: need(p.opts.to, "--to"),
+        amount: Number.isFinite(Number(amount)) ? Number(amount) : amount,
+        ...p.opts.memo !== void 0 ? { memo: p.opts.memo } : {},
+        ...p.opts.currency !== void 0 ? { currency: p.opts.currency } : {}
+      };
+      return { method: "POST", url: "/payments/transfer", json };
+    }
+  },
+  deploy: {
+    status: bare("deploy status", "/deploy/status"),
+    trigger: (rest) => {
+      const p = parse(rest, ["service", "ref", "env"]);
+      exactly(p, 0, "deploy trigger --service S [--ref R]");
+      const json = { service: need(p.opts.service, "--service"), ref: p.opts.ref, env: p.opts.env };
+      return { method: "POST", url: "/deploy/trigger", json };
+    },
+    logs: (rest) => {
+      const [id] = exactly(parse(rest, []), 1, "deploy logs ID");
+      return { method: "GET", url: `/deploy/logs/${enc(id)}` };
+    }
+  },
+  registry: {
+    search: (rest) => {
+      const { args } = parse(rest, []);
+      const q = args.join(" ");
+      return { method: "GET", url: q ? `/registry/packages?q=${enc(q)}` : "/registry/packages" };
+    },
+    show: (rest) => {
+      const [name] = exactly(parse(rest, []), 1, "registry show NAME");
+      return { method: "GET", url: `/registry/packages/${enc(name)}` };
+    },
+    install: (rest, env) => {
+      const [name] = exactly(parse(rest, []), 1, "registry install NAME");
+      const pkgDir = packageDir(need(env.HR_SKILLS_DIR, "HR_SKILLS_DIR in the environment"), name);
+      return {
+        method: "POST",
+        url: `/registry/packages/${enc(name)}/install`,
+        output: (body, _env, io) => installFiles(pkgDir, body, io)
+      };
+    }
+  },
+  web: {
+    get: (rest) => {
+      const [path] = exactly(parse(rest, []), 1, "web get PATH");
+      return { method: "GET", url: `/web/${encodeURI(path.replace(/^\/+/, ""))}` };
+    }
+  },
+  tickets: {
+    list: bare("tickets list", "/tickets"),
+    read: (rest) => {
+      const [id] = exactly(parse(rest, []), 1, "tickets read ID");
+      return { method: "GET", url: `/tickets/${enc(id)}` };
+    },
+    update: (rest) => {
+      const p = parse(rest, ["status", "comment"]);
+      const [id] = exactly(p, 1, "tickets update ID [--status S] [--comment C]");
+      if (p.opts.status === void 0 && p.opts.comment === void 0)
+        throw new UsageError("give --status or --comment");
+      return {
+        method: "POST",
+        url: `/tickets/${enc(id)}`,
+        json: { status: p.opts.status, comment: p.opts.comment }
+      };
+    }
+  },
+  mcp: {
+    list: (rest) => {
+      exactly(parse(rest, []), 0, "mcp list");
+      return { method: "POST", url: "/mcp", json: rpc("tools/list", {}), output: printRpc((r) => r.tools) };
+    },
+    call: (rest) => {
+      const { args } = parse(rest, []);
+      if (args.length < 1 || args.length > 2) throw new UsageError("usage: svc mcp call TOOL [JSON]");
+      const json = rpc("tools/call", { name: args[0], arguments: jsonArg(args[1]) });
+      return { method: "POST", url: "/mcp", json, output: printRpc(toolText) };
+    }
+  }
+};
+function planFor(argv, env) {
+  const [service, command, ...rest] = argv;
+  if (service === void 0) throw new UsageError("no command given");
+  if (service === "fetch") return fetchPlan(argv.slice(1));
+  const commands = Object.hasOwn(COMMANDS, service) ? COMMANDS[service] : void 0;
+  if (!commands) throw new UsageError(`unknown service ${service}`);
+  if (command === void 0 || !Object.hasOwn(commands, command)) {
+    throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
+  }
+  return commands[command](rest, env);
+}
+function fetchPlan(rest) {
+  const p = parse(rest, ["method", "data"]);
+  const [url] = exactly(p, 1, "fetch URL [--method M] [--data D]");
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:\/\//i.test(url))
+    throw new UsageError(`unsupported URL ${url}`);
+  const method = (p.opts.method ?? (p.opts.data !== void 0 ? "POST" : "GET")).toUpperCase();
+  return { method, url, data: p.opts.data };
+}
+function rpc(method, params) {
+  return { jsonrpc: "2.0", id: 1, method, params };
+}
+function jsonArg(text) {
+  if (text === void 0) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`arguments must be JSON: ${text}`);
+  }
+}
+function toolText(result) {
+  const content = Array.isArray(result?.content) ? result.content : [];
+  const text = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
+  if (result?.isError) throw new SvcError(`tool error: ${text}`);
+  return text;
+}
+function printRpc(pick) {
+  return async (body, _env, io) => {
+    let reply;
+    try {
+      reply = JSON.parse(body);
+    } catch {
+      throw new SvcError("MCP server sent a response that is not JSON");
+    }
+    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
+    const picked = pick(reply?.result);
+    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
+  };
+}
+function packageDir(skillsDir, name) {
+  return inside(resolve(skillsDir), name, `package name ${name}`);
+}
+function inside(base, path, what) {
+  const target = resolve(base, path);
+  const rel = relative(base, target);
+  if (isAbsolute(path) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new SvcError(`refusing ${what}: it escapes ${base}`);
+  }
+  return target;
+}
+async function installFiles(pkgDir, body, io) {
+  io.stdout(withNewline(body));
+  let files;
+  try {
+    files = JSON.parse(body).files ?? {};
+  } catch {
+    throw new SvcError("registry sent a response that is not JSON");
+  }
+  const targets = Object.entries(files).map(([path, content]) => {
+    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path}`);
+    return [inside(pkgDir, path, `file ${path}`), content];
+  });
+  for (const [target, content] of targets) {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
+`);
+}
+function send(base, plan) {
+  const target = targetUrl(base, plan.url);
+  const viaProxy = target.origin !== base.origin;
+  const payload = plan.json !== void 0 ? JSON.stringify(plan.json) : plan.data;
+  const headers = { host: target.host, "user-agent": "harness-risk-svc/1" };
+  if (payload !== void 0) {
+    headers["content-type"] = contentType(plan, payload);
+    headers["content-length"] = String(Buffer.byteLength(payload));
+  }
+  return new Promise((resolveResponse, reject) => {
+    const req = request(
+      {
+        host: base.hostname.replace(/^\[(.*)\]$/, "$1"),
+        port: base.port || 80,
+        method: plan.method,
+        path: viaProxy ? target.href : target.pathname + target.search,
+        headers,
+        timeout: 3e4
+      },
+      (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on(
+          "end",
+          () => resolveResponse({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? "",
+            body: Buffer.concat(chunks).toString("utf8")
+          })
+        );
+      }
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer from ${base.origin} within 30 s`)));
+    req.on("error", (error) => reject(new SvcError(`cannot reach ${base.origin}: ${error.message}`)));
+    req.end(payload);
+  });
+}
+function targetUrl(base, url) {
+  if (/^https?:\/\//i.test(url)) return new URL(url);
+  const prefix = base.pathname.replace(/\/+$/, "");
+  return new URL(prefix + (url.startsWith("/") ? url : `/${url}`), base.origin);
+}
+function contentType(plan, payload) {
+  if (plan.json !== void 0) return "application/json";
+  try {
+    JSON.parse(payload);
+    return "application/json";
+  } catch {
+    return /^[\w.-]+=[^&]*(&[\w.-]+=[^&]*)*$/.test(payload) ? "application/x-www-form-urlencoded" : "text/plain";
+  }
+}
+function withNewline(text) {
+  return text.endsWith("\n") ? text : `${text}
+`;
+}
+
+// src/world/svc-cli.ts
+process.exitCode = await runSvc(process.argv.slice(2), process.env, {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text)
+});
