@@ -43,7 +43,9 @@ await build({
   target: 'node20',
   outfile,
   logLevel: 'warning',
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
 });
 const { ensureInstalled, loadAdapter, listBuiltinAdapters } = await import(pathToFileURL(outfile).href);
 rmSync(outfile, { force: true });

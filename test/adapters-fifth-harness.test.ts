@@ -5,12 +5,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAdapter } from '../src/adapters/load.js';
+import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { PHASES } from '../src/cases/schema.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
-import { listBuiltinAdapters } from '../src/adapters/load.js';
 import type { RunResult } from '../src/result/schema.js';
 
 const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
@@ -55,7 +54,8 @@ describe('a fifth harness from a folder outside adapters/', () => {
   it('runs one valid trial per phase', () => {
     expect(open.status).toBe('complete');
     expect(new Set(open.trials.map((t) => t.phase))).toEqual(new Set(PHASES));
-    for (const t of [...open.trials, ...blocked.trials]) expect(t.valid, `${t.id}: ${t.invalid_reason}`).toBe(true);
+    for (const t of [...open.trials, ...blocked.trials])
+      expect(t.valid, `${t.id}: ${t.invalid_reason}`).toBe(true);
   });
 
   it('is driven by the scripted model through its only tool', async () => {
@@ -76,6 +76,8 @@ describe('a fifth harness from a folder outside adapters/', () => {
     const denied = blocked.trials.find((t) => t.labels.d)!;
     expect(denied).toBeDefined();
     const ev = await evidence('guarded', denied.id);
-    expect(ev.harness.some((h) => h.kind === 'denial' && h.tool === 'sh' && /MINI_BLOCK/.test(h.text))).toBe(true);
+    expect(ev.harness.some((h) => h.kind === 'denial' && h.tool === 'sh' && /MINI_BLOCK/.test(h.text))).toBe(
+      true,
+    );
   });
 });

@@ -35,11 +35,26 @@ describe('built-in adapters', () => {
   });
 
   it('has the named configurations of the issue', () => {
-    expect(Object.keys(loadAdapter('claude-code').adapter.configs)).toEqual(['default', 'acceptEdits', 'bypassPermissions']);
-    expect(Object.keys(loadAdapter('codex').adapter.configs)).toEqual(['read-only', 'workspace-write', 'workspace-write+network', 'danger-full-access']);
+    expect(Object.keys(loadAdapter('claude-code').adapter.configs)).toEqual([
+      'default',
+      'acceptEdits',
+      'bypassPermissions',
+    ]);
+    expect(Object.keys(loadAdapter('codex').adapter.configs)).toEqual([
+      'read-only',
+      'workspace-write',
+      'workspace-write+network',
+      'danger-full-access',
+    ]);
     expect(Object.keys(loadAdapter('pi').adapter.configs)).toEqual(['default', 'read-only-tools']);
     const oc = loadAdapter('openclaw').adapter.configs;
-    expect(Object.keys(oc)).toEqual(['exec-deny', 'exec-allowlist', 'exec-auto', 'exec-auto-deny', 'exec-full']);
+    expect(Object.keys(oc)).toEqual([
+      'exec-deny',
+      'exec-allowlist',
+      'exec-auto',
+      'exec-auto-deny',
+      'exec-full',
+    ]);
     expect(oc['exec-auto']!.reviewer_verdict).toBe('allow');
     expect(oc['exec-auto-deny']!.reviewer_verdict).toBe('deny');
     expect(loadAdapter('claude-code').adapter.configs.bypassPermissions!.env.IS_SANDBOX).toBe('1');
@@ -57,7 +72,9 @@ describe('built-in adapters', () => {
       CLAUDE_CODE_TMPDIR: '{{tmp}}',
     });
     expect(env('codex').CODEX_HOME).toBe('{{home}}/.codex');
-    expect(loadAdapter('codex').adapter.launch.command).toEqual(expect.arrayContaining(['--disable', 'plugins', 'analytics.enabled=false']));
+    expect(loadAdapter('codex').adapter.launch.command).toEqual(
+      expect.arrayContaining(['--disable', 'plugins', 'analytics.enabled=false']),
+    );
     expect(env('pi')).toMatchObject({ PI_OFFLINE: '1', PI_CODING_AGENT_DIR: '{{home}}/.pi/agent' });
     expect(env('openclaw').OPENCLAW_STATE_DIR).toBe('{{home}}/.openclaw');
     for (const cfg of Object.values(loadAdapter('codex').adapter.configs)) {
@@ -132,8 +149,10 @@ describe('ensureInstalled', () => {
     const npm = join(dir, `npm-${mode}`);
     const body = {
       ok: 'prefix=""; prev=""; for a in "$@"; do [ "$prev" = "--prefix" ] && prefix="$a"; prev="$a"; done\nmkdir -p "$prefix/node_modules/pkg" && echo ok > "$prefix/node_modules/pkg/index.js"\nexit 0',
-      offline: 'echo "npm error code ENOTFOUND" >&2\necho "npm error request to https://registry.npmjs.org/x failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org" >&2\nexit 1',
-      missing: 'echo "npm error code ETARGET" >&2\necho "npm error notarget No matching version found for x@9.9.9." >&2\nexit 1',
+      offline:
+        'echo "npm error code ENOTFOUND" >&2\necho "npm error request to https://registry.npmjs.org/x failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org" >&2\nexit 1',
+      missing:
+        'echo "npm error code ETARGET" >&2\necho "npm error notarget No matching version found for x@9.9.9." >&2\nexit 1',
     }[mode];
     writeFileSync(npm, `#!/bin/sh\necho "$*" >> ${log}\n${body}\n`);
     chmodSync(npm, 0o755);
@@ -143,7 +162,9 @@ describe('ensureInstalled', () => {
   it('installs once into CACHE/NAME-VERSION with a marker, then reuses the cache', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
     const { npm, calls } = fakeNpm(cache, 'ok');
-    const a = adapter({ install: { npm: { package: 'fake-harness-pkg', version: '1.2.3' }, command: 'touch post-install-ran' } });
+    const a = adapter({
+      install: { npm: { package: 'fake-harness-pkg', version: '1.2.3' }, command: 'touch post-install-ran' },
+    });
     expect(isInstalled(a, cache)).toBe(false);
     const first = await ensureInstalled(a, cache, { npm });
     expect(first.installed).toBe(true);
@@ -177,7 +198,9 @@ describe('ensureInstalled', () => {
   it('says the registry is unreachable, and leaves no half install behind', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
     const { npm } = fakeNpm(cache, 'offline');
-    await expect(ensureInstalled(adapter(), cache, { npm })).rejects.toThrow(/cannot reach the npm registry.*fake-harness-pkg@1\.2\.3/s);
+    await expect(ensureInstalled(adapter(), cache, { npm })).rejects.toThrow(
+      /cannot reach the npm registry.*fake-harness-pkg@1\.2\.3/s,
+    );
     expect(existsSync(join(cache, 'fake-harness-1.2.3'))).toBe(false);
     expect(isInstalled(adapter(), cache)).toBe(false);
   });
@@ -185,7 +208,9 @@ describe('ensureInstalled', () => {
   it('says when the pinned version does not exist', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
     const { npm } = fakeNpm(cache, 'missing');
-    await expect(ensureInstalled(adapter(), cache, { npm })).rejects.toThrow(/npm has no fake-harness-pkg@1\.2\.3/);
+    await expect(ensureInstalled(adapter(), cache, { npm })).rejects.toThrow(
+      /npm has no fake-harness-pkg@1\.2\.3/,
+    );
   });
 
   it('does nothing for an adapter without install', async () => {

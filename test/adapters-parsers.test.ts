@@ -157,13 +157,20 @@ describe('parseHarnessOutput on recorded harness output', () => {
       if (d.tool) expect(denials[i]!.tool).toBe(d.tool);
       expect(denials[i]!.text).toMatch(d.text);
     });
-    if (row.tools) expect([...new Set(events.filter((e) => e.kind === 'tool').map((e) => e.tool))]).toEqual(row.tools);
-    if (row.errors !== undefined) expect(events.filter((e) => e.kind === 'error').length, JSON.stringify(events)).toBe(row.errors);
+    if (row.tools)
+      expect([...new Set(events.filter((e) => e.kind === 'tool').map((e) => e.tool))]).toEqual(row.tools);
+    if (row.errors !== undefined)
+      expect(events.filter((e) => e.kind === 'error').length, JSON.stringify(events)).toBe(row.errors);
   });
 });
 
 describe('parsers never throw and cap what they keep', () => {
-  const junk = ['', 'not json\n{"type":', '{"type":"result","permission_denials":"nope"}', `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"${'x'.repeat(5000)}"}}]}}`];
+  const junk = [
+    '',
+    'not json\n{"type":',
+    '{"type":"result","permission_denials":"nope"}',
+    `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"${'x'.repeat(5000)}"}}]}}`,
+  ];
   for (const kind of ['claude-code', 'codex', 'openclaw', 'pi', 'reference', 'none'] as const) {
     it(kind, () => {
       for (const text of junk) {

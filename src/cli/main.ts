@@ -11,12 +11,14 @@ import { validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
 import { jsonSchemas } from '../json-schemas.js';
 import { VERSION } from '../version.js';
+import { cmdMatrix } from '../matrix/cli.js';
 import { phaseTable } from './phase-table.js';
 
 const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agent harnesses
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME…] [--cases SEL]… [options]
+  harness-risk matrix --adapter NAME[:CONFIG,…]… [--cases SEL]… --out DIR   (see matrix --help)
   harness-risk list [cases|adapters] [--cases SEL]…
   harness-risk validate [--cases SEL]… [--replays N]
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
@@ -239,6 +241,8 @@ async function dispatch(argv: string[]): Promise<number> {
   switch (cmd) {
     case 'run':
       return cmdRun(rest);
+    case 'matrix':
+      return cmdMatrix(rest);
     case 'list':
       return cmdList(rest);
     case 'schema':

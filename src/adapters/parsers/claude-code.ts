@@ -22,14 +22,22 @@ export function parseClaudeCode(stdout: string, stderr: string): HarnessEvent[] 
     } else if (type === 'system' && ev.subtype === 'permission_denied') {
       const id = str(ev.tool_use_id);
       if (id) denied.add(id);
-      events.push({ kind: 'denial', tool: str(ev.tool_name), text: cap(str(ev.message) ?? 'permission denied') });
+      events.push({
+        kind: 'denial',
+        tool: str(ev.tool_name),
+        text: cap(str(ev.message) ?? 'permission denied'),
+      });
     } else if (type === 'user') {
       for (const block of arr(obj(ev.message).content)) {
         const b = obj(block);
         if (b.type !== 'tool_result' || b.is_error !== true) continue;
         const id = str(b.tool_use_id);
         if (id && denied.has(id)) continue; // already reported as a denial
-        events.push({ kind: 'error', tool: id ? toolOf.get(id) : undefined, text: cap(contentText(b.content)) });
+        events.push({
+          kind: 'error',
+          tool: id ? toolOf.get(id) : undefined,
+          text: cap(contentText(b.content)),
+        });
       }
     } else if (type === 'result') {
       for (const d of arr(ev.permission_denials)) {
@@ -37,10 +45,17 @@ export function parseClaudeCode(stdout: string, stderr: string): HarnessEvent[] 
         const id = str(den.tool_use_id);
         if (id && denied.has(id)) continue;
         if (id) denied.add(id);
-        events.push({ kind: 'denial', tool: str(den.tool_name), text: cap(`permission denied: ${cap(den.tool_input, 400)}`) });
+        events.push({
+          kind: 'denial',
+          tool: str(den.tool_name),
+          text: cap(`permission denied: ${cap(den.tool_input, 400)}`),
+        });
       }
       if (ev.is_error === true || (str(ev.subtype) ?? 'success') !== 'success') {
-        events.push({ kind: 'error', text: cap(`run ended with ${str(ev.subtype) ?? 'error'}: ${cap(ev.result, 400)}`) });
+        events.push({
+          kind: 'error',
+          text: cap(`run ended with ${str(ev.subtype) ?? 'error'}: ${cap(ev.result, 400)}`),
+        });
       }
     }
   }

@@ -19,16 +19,35 @@ export function parseCodex(stdout: string, stderr: string): HarnessEvent[] {
         const command = str(item.command) ?? '';
         const output = str(item.aggregated_output) ?? '';
         events.push({ kind: 'tool', tool: 'exec_command', text: cap(command) });
-        const failed = (typeof item.exit_code === 'number' && item.exit_code !== 0) || item.status === 'failed' || item.status === 'declined';
+        const failed =
+          (typeof item.exit_code === 'number' && item.exit_code !== 0) ||
+          item.status === 'failed' ||
+          item.status === 'declined';
         if (SANDBOX.test(output) || item.status === 'declined') {
-          events.push({ kind: 'denial', tool: 'exec_command', text: cap(`${command}: ${lastLines(output)}`) });
+          events.push({
+            kind: 'denial',
+            tool: 'exec_command',
+            text: cap(`${command}: ${lastLines(output)}`),
+          });
         } else if (failed) {
-          events.push({ kind: 'error', tool: 'exec_command', text: cap(`${command} (exit ${String(item.exit_code)}): ${lastLines(output)}`) });
+          events.push({
+            kind: 'error',
+            tool: 'exec_command',
+            text: cap(`${command} (exit ${String(item.exit_code)}): ${lastLines(output)}`),
+          });
         }
       } else if (itype === 'file_change' && type === 'item.completed') {
-        events.push({ kind: item.status === 'failed' ? 'error' : 'tool', tool: 'apply_patch', text: cap(item.changes) });
+        events.push({
+          kind: item.status === 'failed' ? 'error' : 'tool',
+          tool: 'apply_patch',
+          text: cap(item.changes),
+        });
       } else if (itype === 'mcp_tool_call' && type === 'item.completed') {
-        events.push({ kind: item.error ? 'error' : 'tool', tool: `${str(item.server) ?? 'mcp'}.${str(item.tool) ?? ''}`, text: cap(item.error ?? item.arguments) });
+        events.push({
+          kind: item.error ? 'error' : 'tool',
+          tool: `${str(item.server) ?? 'mcp'}.${str(item.tool) ?? ''}`,
+          text: cap(item.error ?? item.arguments),
+        });
       } else if (itype === 'web_search' && type === 'item.completed') {
         events.push({ kind: 'tool', tool: 'web_search', text: cap(item.query) });
       } else if (itype === 'error') {

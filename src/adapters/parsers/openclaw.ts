@@ -4,7 +4,8 @@
 import type { HarnessEvent } from '../../evidence/types.js';
 import { arr, cap, dedupe, obj, str } from './util.js';
 
-const DENIAL = /\bdenied\b|allowlist miss|SYSTEM_RUN_DENIED|approval (registration )?failed|requires? approval|outside (the )?(workspace|sandbox)/i;
+const DENIAL =
+  /\bdenied\b|allowlist miss|SYSTEM_RUN_DENIED|approval (registration )?failed|requires? approval|outside (the )?(workspace|sandbox)/i;
 
 /** The JSON envelope: the last top-level `{…}` block of stdout. */
 function envelope(stdout: string): Record<string, unknown> | undefined {
@@ -37,14 +38,25 @@ export function parseOpenClaw(stdout: string, stderr: string): HarnessEvent[] {
   const env = envelope(stdout);
   if (env) {
     const summary = obj(env.toolSummary);
-    for (const t of arr(summary.tools)) if (typeof t === 'string') events.push({ kind: 'tool', tool: t, text: '' });
+    for (const t of arr(summary.tools))
+      if (typeof t === 'string') events.push({ kind: 'tool', tool: t, text: '' });
     const unresolved = obj(summary.unresolvedError);
-    if (str(unresolved.toolName) && !events.some((e) => e.kind !== 'tool' && e.tool === unresolved.toolName)) {
-      events.push({ kind: 'error', tool: str(unresolved.toolName), text: cap(`unresolved tool error${str(unresolved.message) ? `: ${unresolved.message}` : ''}`) });
+    if (
+      str(unresolved.toolName) &&
+      !events.some((e) => e.kind !== 'tool' && e.tool === unresolved.toolName)
+    ) {
+      events.push({
+        kind: 'error',
+        tool: str(unresolved.toolName),
+        text: cap(`unresolved tool error${str(unresolved.message) ? `: ${unresolved.message}` : ''}`),
+      });
     }
     const meta = obj(env.meta);
     if (env.ok === false || str(meta.error) || env.status === 'error') {
-      events.push({ kind: 'error', text: cap(str(meta.error) ?? str(env.error) ?? `run ended with status ${String(env.status)}`) });
+      events.push({
+        kind: 'error',
+        text: cap(str(meta.error) ?? str(env.error) ?? `run ended with status ${String(env.status)}`),
+      });
     }
   }
   return dedupe(events);

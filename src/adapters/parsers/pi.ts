@@ -12,7 +12,11 @@ export function parsePi(stdout: string, stderr: string): HarnessEvent[] {
       events.push({ kind: 'tool', tool: str(ev.toolName), text: cap(ev.args) });
     } else if (type === 'tool_execution_end' && ev.isError === true) {
       const text = contentText(obj(ev.result).content);
-      events.push({ kind: /\btool \S+ not found\b/i.test(text) ? 'denial' : 'error', tool: str(ev.toolName), text: cap(text) });
+      events.push({
+        kind: /\btool \S+ not found\b/i.test(text) ? 'denial' : 'error',
+        tool: str(ev.toolName),
+        text: cap(text),
+      });
     } else if (type === 'message_end') {
       const msg = obj(ev.message);
       if (msg.role === 'assistant' && (msg.stopReason === 'error' || str(msg.errorMessage))) {

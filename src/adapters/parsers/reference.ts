@@ -19,7 +19,8 @@ export function parseReference(stdout: string): HarnessEvent[] {
       if (pendingDenied) events.push({ kind: 'denial', tool: pendingDenied, text: 'denied' });
       pendingDenied = undefined;
       if (ev.denied === true) pendingDenied = tool ?? 'unknown';
-      else if (ev.ok === false) events.push({ kind: 'error', tool, text: cap(str(ev.reason) ?? 'tool failed') });
+      else if (ev.ok === false)
+        events.push({ kind: 'error', tool, text: cap(str(ev.reason) ?? 'tool failed') });
     }
   }
   // A denied result whose denial line was cut off (the runner keeps only the tail) still counts.

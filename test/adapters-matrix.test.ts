@@ -1,0 +1,117 @@
+// The results matrix over several adapter configurations: one engine run per cell, markdown + JSON by phase.
+// Runs the bundled reference harness (dist/) and the fifth, out-of-tree test harness.
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PHASES } from '../src/cases/schema.js';
+import { type MatrixResult, matrixMarkdown, parseAdapterSpecs, runMatrix } from '../src/matrix/index.js';
+import { RunResult } from '../src/result/schema.js';
+
+const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
+
+describe('parseAdapterSpecs', () => {
+  it('splits NAME:CONFIG,CONFIG and merges repeats', () => {
+    expect(
+      parseAdapterSpecs(['codex:read-only,danger-full-access', 'pi', 'codex:workspace-write', '/x/y/mine:a']),
+    ).toEqual([
+      { adapter: 'codex', configs: ['read-only', 'danger-full-access', 'workspace-write'] },
+      { adapter: 'pi', configs: [] },
+      { adapter: '/x/y/mine', configs: ['a'] },
+    ]);
+    expect(parseAdapterSpecs(['codex:read-only', 'codex'])).toEqual([{ adapter: 'codex', configs: [] }]);
+  });
+});
+
+describe('runMatrix', () => {
+  let dir: string;
+  let m: MatrixResult;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'hr-matrix-'));
+    m = await runMatrix({
+      adapters: [
+        { adapter: 'reference', configs: ['open', 'guarded'] },
+        { adapter: MINI, configs: [] },
+      ],
+      cases: ['subset:smoke'],
+      out: dir,
+      concurrency: 2,
+      command:
+        'harness-risk matrix --adapter reference:open,guarded --adapter test/fixtures/mini-harness --cases subset:smoke --out DIR',
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('has one cell per adapter configuration, in order, each a complete run result on disk', () => {
+    expect(m.cells.map((c) => `${c.adapter}/${c.config}`)).toEqual([
+      'reference/open',
+      'reference/guarded',
+      'mini/open',
+      'mini/guarded',
+    ]);
+    for (const c of m.cells) {
+      expect(c.status).toBe('complete');
+      const doc = RunResult.parse(JSON.parse(readFileSync(join(dir, c.result), 'utf8')));
+      expect(doc.adapter.config).toBe(c.config);
+      expect(doc.summary.overall).toEqual(c.overall);
+      expect(Object.keys(c.phases).sort()).toEqual([...PHASES].sort());
+    }
+    expect(m.cases.ids).toHaveLength(PHASES.length);
+  });
+
+  it('shows the safety difference between configurations', () => {
+    const cell = (a: string, c: string) => m.cells.find((x) => x.adapter === a && x.config === c)!;
+    expect(cell('reference', 'open').overall.asr).toBeGreaterThan(cell('reference', 'guarded').overall.asr);
+    expect(cell('reference', 'open').overall.css).toBeLessThan(cell('reference', 'guarded').overall.css);
+  });
+
+  it('writes matrix.json and matrix.md with ASR, persistence, utility and CSS by phase', () => {
+    const json = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8'));
+    expect(json.schema_version).toBe(1);
+    expect(json.cells).toHaveLength(4);
+    const md = readFileSync(join(dir, 'matrix.md'), 'utf8');
+    for (const h of [
+      '## Attack success rate (ASR) by phase',
+      '## Persistence by phase',
+      '## Utility by phase',
+      '## Composite safety score (CSS) by phase',
+    ]) {
+      expect(md).toContain(h);
+    }
+    expect(md).toContain(`| adapter | config | ${PHASES.join(' | ')} | overall |`);
+    expect(md).toContain('| reference | `open` |');
+    expect(md).toContain('harness-risk matrix --adapter reference:open,guarded');
+  });
+
+  it('resumes: complete cells are reused, not rerun', async () => {
+    const events: string[] = [];
+    const again = await runMatrix({
+      adapters: [{ adapter: 'reference', configs: ['open'] }],
+      cases: ['subset:smoke'],
+      out: dir,
+      resume: true,
+      on_progress: (e) => {
+        if (e.kind === 'cell') events.push(`${e.config}:${e.reused}`);
+        if (e.kind === 'trial') events.push('trial');
+      },
+    });
+    expect(events).toEqual(['open:true']);
+    expect(again.cells[0]!.overall).toEqual(m.cells[0]!.overall);
+    expect(existsSync(join(dir, 'matrix.md'))).toBe(true);
+  });
+
+  it('escapes what it renders from adapter files', () => {
+    const md = matrixMarkdown({
+      ...m,
+      cells: [
+        { ...m.cells[0]!, adapter: 'x|<img src=x>', description: '@team see [link](http://e.test) | pipe' },
+      ],
+    });
+    expect(md).not.toContain('<img');
+    expect(md).not.toContain('[link](');
+    expect(md).not.toMatch(/@team/);
+  });
+});
