@@ -16,7 +16,20 @@
 // SIGINT/SIGTERM handlers and `sweepStale()` remove them by that label.
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lchown, lstat, readdir, stat } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import {
+  chmod,
+  copyFile,
+  lchown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readlink,
+  rm,
+  stat,
+  symlink,
+} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -46,6 +59,11 @@ export const FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|GITHUB_TOKEN$)/;
 const ENDPOINT_ENV = ['HR_SVC', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 const TAIL_BYTES = 64 * 1024;
+/** Host-side folders of a run (warm containers' slot folders) are `$TMPDIR/hr-docker-<pid>-XXXXXX`. */
+const TMP_PREFIX = 'hr-docker-';
+const DEFAULT_IDLE = ['/bin/sh', '-c', 'while :; do sleep 3600; done'];
+const TRIAL_KEYS = ['workspace', 'home', 'tmp', 'bin'] as const;
+type TrialKey = (typeof TRIAL_KEYS)[number];
 const PING_TIMEOUT_MS = 5_000;
 const HEARTBEAT_MS = 2_000;
 const REMOVE_TIMEOUT_MS = 30_000;
@@ -81,6 +99,17 @@ export interface DockerRunnerOptions {
   signalHandlers?: boolean;
   /** Where warnings go (default process.emitWarning). */
   onWarning?: (message: string) => void;
+  /**
+   * Warm containers kept started and idle (default 1; 0 = one container created and started per trial,
+   * the harness as its own process, the trial folders bind-mounted). A warm container serves exactly one
+   * trial: the harness is exec'd in it, with the trial folders copied into its own slot folders before and
+   * copied back after; then it is removed.
+   */
+  warm?: number;
+  /** Read-only folders to pre-start warm containers for during start() (e.g. the action's dist/). */
+  prewarmReadOnly?: string[];
+  /** Idle process of a warm container (default `/bin/sh -c 'while :; do sleep 3600; done'`). */
+  idleCommand?: string[];
 }
 
 /** The process outcome plus what only a container can tell. */
@@ -202,6 +231,53 @@ class Demux extends Writable {
   }
 }
 
+interface TrialIo {
+  out: Tail;
+  err: Tail;
+  startedAt: number;
+}
+
+function outcomeOf(io: TrialIo, rest: Partial<DockerProcessOutcome>): DockerProcessOutcome {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: Date.now() - io.startedAt,
+    stdout: io.out.text(),
+    stderr: io.err.text(),
+    ...rest,
+  };
+}
+
+function endOf(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise<void>((res) => {
+    stream.on('end', () => res());
+    stream.on('close', () => res());
+    stream.on('error', () => res());
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((res) => setTimeout(res, ms).unref());
+}
+
+/** The read-only mounts of a launch; `key` identifies the set (a warm container serves one set). */
+interface RoSet {
+  mounts: Docker.MountSettings[];
+  key: string;
+}
+
+interface Slot {
+  container: Docker.Container;
+  /** Host folder holding workspace/home/tmp/bin, bind-mounted at /trial/… in the container. */
+  dir: string;
+  /** PIDs of the idle process(es), to tell whether anything of the harness is left. */
+  idlePids?: Set<string>;
+  key: string;
+}
+
+class IdleFailed extends Error {}
+
 function run(
   cmd: string,
   args: string[],
@@ -278,6 +354,55 @@ async function openTree(dir: string): Promise<void> {
     const st = await lstat(p);
     await chmod(p, (st.mode & 0o7777) | (isDir ? 0o777 : 0o666)).catch(() => {});
   });
+}
+
+/**
+ * Copies the children of `src` into the existing folder `dst`: folders, regular files (mode kept), symlinks
+ * as symlinks (never followed); fifos, sockets and devices are left out. Never writes through a link: every
+ * path written is one this walk created. `owner`: lchown every created entry; `stripSetid`: drop set-id bits.
+ */
+async function copyTree(
+  src: string,
+  dst: string,
+  o: { owner?: { uid: number; gid: number }; stripSetid?: boolean },
+): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(src);
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'EACCES') throw e;
+    await chmod(src, ((await lstat(src)).mode & 0o7777) | 0o700);
+    names = await readdir(src);
+  }
+  for (const name of names) {
+    const s = path.join(src, name);
+    const d = path.join(dst, name);
+    const st = await lstat(s);
+    const mode = st.mode & (o.stripSetid ? 0o1777 : 0o7777);
+    if (st.isDirectory()) {
+      await mkdir(d, { mode: 0o700 });
+      await copyTree(s, d, o);
+      await chmod(d, mode);
+    } else if (st.isFile()) {
+      try {
+        await copyFile(s, d);
+      } catch (e) {
+        if ((e as { code?: string }).code !== 'EACCES') throw e;
+        await chmod(s, (st.mode & 0o7777) | 0o400);
+        await copyFile(s, d);
+      }
+      await chmod(d, mode);
+    } else if (st.isSymbolicLink()) {
+      await symlink(await readlink(s), d);
+    } else {
+      continue;
+    }
+    if (o.owner) await lchown(d, o.owner.uid, o.owner.gid);
+  }
+}
+
+async function emptyDir(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -398,23 +523,44 @@ export async function sweepRun(
   runId: string,
 ): Promise<{ containers: number; networks: number }> {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
-  const containers = await docker.listContainers({ all: true, filters });
-  await Promise.all(
-    containers.map((c) =>
-      docker
-        .getContainer(c.Id)
-        .remove({ force: true, v: true })
-        .catch(() => {}),
-    ),
-  );
-  const networks = await docker.listNetworks({ filters });
-  for (const n of networks)
-    await docker
-      .getNetwork(n.Id)
-      .remove()
-      .catch(() => {});
+  const removed = { containers: 0, networks: 0 };
+  let last = '';
+  // A network cannot go while the daemon still tears down an endpoint: list, remove, check, retry.
+  for (let attempt = 0; attempt < 6; attempt++) {
+    if (attempt > 0) await sleep(250 * attempt);
+    const containers = await docker.listContainers({ all: true, filters });
+    await Promise.all(
+      containers.map((c) =>
+        docker
+          .getContainer(c.Id)
+          .remove({ force: true, v: true })
+          .then(() => removed.containers++)
+          .catch(() => {}),
+      ),
+    );
+    const networks = await docker.listNetworks({ filters });
+    const errors: string[] = [];
+    for (const n of networks) {
+      await docker
+        .getNetwork(n.Id)
+        .remove()
+        .then(() => removed.networks++)
+        .catch((e) => {
+          if ((e as { statusCode?: number }).statusCode !== 404) errors.push(`${n.Name}: ${errText(e)}`);
+        });
+    }
+    const left =
+      (await docker.listContainers({ all: true, filters })).length +
+      (await docker.listNetworks({ filters })).length;
+    if (left === 0) {
+      last = '';
+      break;
+    }
+    last = errors.join('; ') || `${left} resource(s) still listed`;
+  }
   if (await firewallAvailable()) await removeFirewall(shortTag(runId));
-  return { containers: containers.length, networks: networks.length };
+  if (last) throw new Error(`leftovers of run ${runId}: ${last}`);
+  return removed;
 }
 
 /**
@@ -424,13 +570,13 @@ export async function sweepRun(
  */
 export async function sweepStale(
   opts: { docker?: Docker; socketPath?: string; olderThanMs?: number; spareRunIds?: string[] } = {},
-): Promise<{ containers: string[]; networks: string[] }> {
+): Promise<{ containers: string[]; networks: string[]; folders: string[] }> {
   const docker = opts.docker ?? makeDocker(opts.socketPath ?? socketFromEnv());
   const cutoff = Date.now() - (opts.olderThanMs ?? 3_600_000);
   const spare = new Set(opts.spareRunIds ?? []);
   for (const r of active) spare.add(r.runId);
   const filters = JSON.stringify({ label: [RUN_LABEL] });
-  const removed = { containers: [] as string[], networks: [] as string[] };
+  const removed = { containers: [] as string[], networks: [] as string[], folders: [] as string[] };
   const stale = (labels: Record<string, string> | undefined, createdMs: number) =>
     createdMs < cutoff &&
     !spare.has(labels?.[RUN_LABEL] ?? '') &&
@@ -457,6 +603,16 @@ export async function sweepStale(
       .catch(() => liveTags.add(shortTag(runId)));
   }
   await sweepFirewall(liveTags);
+  // Slot folders of warm containers of dead processes.
+  const tmp = os.tmpdir();
+  for (const name of await readdir(tmp).catch(() => [] as string[])) {
+    const m = new RegExp(`^${TMP_PREFIX}(\\d+)-`).exec(name);
+    if (!m || Number(m[1]) === process.pid || ownerAliveSameHost(`${os.hostname()}:${m[1]}`)) continue;
+    const st = await lstat(path.join(tmp, name)).catch(() => undefined);
+    if (!st?.isDirectory() || st.mtimeMs >= cutoff) continue;
+    await rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
+    removed.folders.push(path.join(tmp, name));
+  }
   return removed;
 }
 
@@ -525,6 +681,11 @@ function installHandlers(): void {
   process.on('exit', () => {
     const left = [...active].filter((r) => r.hasResources());
     if (left.length === 0) return;
+    for (const r of left) {
+      try {
+        r.removeTmpSync();
+      } catch {}
+    }
     try {
       const byDaemon = new Map<string, { id: string; tag?: string }[]>();
       for (const r of left) {
@@ -575,6 +736,13 @@ export class DockerRunner implements Runner {
   private started?: Promise<void>;
   private stopping?: Promise<void>;
   private warned = new Set<string>();
+  private readonly warm: number;
+  private readonly idleCommand: string[];
+  private readonly pool = new Map<string, Promise<Slot>[]>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private tmpRoot?: string;
+  private tmpRootMade?: Promise<string>;
+  private warmDisabled?: string;
 
   constructor(private readonly opts: DockerRunnerOptions) {
     if (!opts.runId) throw new Error('DockerRunner: runId is required');
@@ -589,12 +757,14 @@ export class DockerRunner implements Runner {
     this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
     this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
     this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, 'HarnessRiskDocker'));
+    this.warm = Math.max(0, Math.floor(opts.warm ?? 1));
+    this.idleCommand = opts.idleCommand?.length ? opts.idleCommand : DEFAULT_IDLE;
     this.docker = makeDocker(this.socketPath);
   }
 
   /** True while this runner may still own containers or a network. */
   hasResources(): boolean {
-    return this.networkId !== undefined || this.live.size > 0;
+    return this.networkId !== undefined || this.live.size > 0 || this.tmpRoot !== undefined;
   }
 
   private warnOnce(key: string, message: string): void {
@@ -721,6 +891,7 @@ export class DockerRunner implements Runner {
         );
       }
     }
+    if (this.opts.prewarmReadOnly) await this.prewarm(this.opts.prewarmReadOnly);
   }
 
   /** The container user: explicit, else ours when not root, else 1000 when the image has it, else root. */
@@ -807,23 +978,29 @@ export class DockerRunner implements Runner {
     return { env: out, dropped };
   }
 
-  /** Mounts: the trial's four folders rw, the launch's read-only folders ro, nothing else. */
-  private async mounts(launch: TrialLaunch): Promise<Docker.MountSettings[]> {
+  /** The four trial folders (host side) as rw binds at their sandbox places. */
+  private async trialMounts(dirs: Pick<TrialDirs, TrialKey>): Promise<Docker.MountSettings[]> {
     const mounts: Docker.MountSettings[] = [];
-    for (const k of ['workspace', 'home', 'tmp', 'bin'] as const) {
-      const src = path.resolve(launch.dirs[k]);
+    for (const k of TRIAL_KEYS) {
+      const src = path.resolve(dirs[k]);
       const st = await stat(src).catch(() => undefined);
       if (!st?.isDirectory()) throw new Error(`trial folder ${k} (${src}) does not exist`);
       mounts.push({ Type: 'bind', Source: src, Target: SANDBOX_PATHS[k], ReadOnly: false });
     }
+    return mounts;
+  }
+
+  /**
+   * The launch's read-only folders as ro binds at /opt/hr/ro/<n> (never / or anything holding the Docker
+   * socket). `key` names the set, so a warm container made for the same set can serve the launch.
+   */
+  private async readOnlyMounts(launch: TrialLaunch): Promise<RoSet> {
+    const mounts: Docker.MountSettings[] = [];
     const allowed: string[] = [];
     for (const ro of launch.read_only) {
       const p = path.resolve(ro);
       if (p === '/' || within(this.socketPath, p) !== undefined || within(DEFAULT_SOCKET, p) !== undefined) {
-        this.warnOnce(
-          `ro:${p}`,
-          `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`,
-        );
+        this.warnOnce(`ro:${p}`, `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`);
         continue;
       }
       const st = await stat(p).catch(() => undefined);
@@ -854,13 +1031,49 @@ export class DockerRunner implements Runner {
         ReadOnly: true,
       });
     }
-    return mounts;
+    return { mounts, key: JSON.stringify(mounts.map((m) => [m.Source, m.Target])) };
+  }
+
+  private hostConfig(mounts: Docker.MountSettings[]): Docker.HostConfig {
+    return {
+      NetworkMode: this.networkName,
+      Mounts: mounts,
+      Memory: this.memory,
+      MemorySwap: this.memory,
+      NanoCpus: this.nanoCpus,
+      PidsLimit: this.pids,
+      ReadonlyRootfs: this.readOnlyRootfs,
+      Tmpfs: this.readOnlyRootfs
+        ? {
+            '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777',
+            '/var/tmp': 'rw,nosuid,nodev,size=64m,mode=1777',
+            '/run': 'rw,nosuid,nodev,size=16m,mode=755',
+          }
+        : undefined,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Privileged: false,
+      ExtraHosts: this.hostAliases.map((h) => `${h}:${this.gateway}`),
+      Dns: [this.gateway!],
+      DnsSearch: [],
+      // Outside names cannot resolve (the gateway answers no DNS): fail in a second, not in ten.
+      DnsOptions: ['timeout:1', 'attempts:1'],
+      Sysctls: { 'net.ipv6.conf.all.disable_ipv6': '1' },
+      IpcMode: 'private',
+      AutoRemove: false,
+      Init: false,
+      LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
+    };
+  }
+
+  private containerName(what: string): string {
+    return `hr-${safeName(this.runId).slice(0, 24)}-${safeName(what).slice(0, 40)}-${randomBytes(3).toString('hex')}`;
   }
 
   private async prepareOwnership(dirs: TrialDirs): Promise<OwnerRecord[]> {
     const rec: OwnerRecord[] = [];
     if (!this.chownTo && !this.ownTree) return rec;
-    for (const k of ['workspace', 'home', 'tmp', 'bin'] as const) {
+    for (const k of TRIAL_KEYS) {
       const st = await lstat(dirs[k]);
       rec.push({ dir: dirs[k], uid: st.uid, gid: st.gid });
       if (this.chownTo) await chownTree(dirs[k], this.chownTo.uid, this.chownTo.gid, false);
@@ -875,90 +1088,26 @@ export class DockerRunner implements Runner {
   }
 
   async run(launch: TrialLaunch): Promise<DockerProcessOutcome> {
-    const t0 = Date.now();
-    const out = new Tail();
-    const err = new Tail();
-    let startedAt = t0;
-    const base = (): DockerProcessOutcome => ({
-      exit_code: null,
-      signal: null,
-      timed_out: false,
-      duration_ms: Date.now() - startedAt,
-      stdout: out.text(),
-      stderr: err.text(),
-    });
-    if (!this.networkName || !this.gateway)
-      return { ...base(), spawn_error: 'docker runner: run() before start()' };
-    if (this.stopping) return { ...base(), infra_error: 'docker runner: the run is stopping (interrupted)' };
-    if (this.dead)
-      return {
-        ...base(),
-        infra_error: `Docker daemon at ${this.socketPath} stopped answering during the run: ${this.dead}`,
-      };
-    if (launch.signal?.aborted) return { ...base(), infra_error: 'trial aborted before start' };
-    if (launch.command.length === 0) return { ...base(), spawn_error: 'empty command' };
+    const io: TrialIo = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+    const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
+    if (!this.networkName || !this.gateway) return fail({ spawn_error: 'docker runner: run() before start()' });
+    if (this.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
+    if (this.dead) {
+      return fail({ infra_error: `Docker daemon at ${this.socketPath} stopped answering during the run: ${this.dead}` });
+    }
+    if (launch.signal?.aborted) return fail({ infra_error: 'trial aborted before start' });
+    if (launch.command.length === 0) return fail({ spawn_error: 'empty command' });
 
     const { env, dropped } = this.sanitizeEnv(launch.env);
     const extra = dropped.length ? { dropped_env: dropped } : {};
-    let mounts: Docker.MountSettings[];
-    let owners: OwnerRecord[] = [];
+    let ro: RoSet;
     try {
-      mounts = await this.mounts(launch);
-      owners = await this.prepareOwnership(launch.dirs);
+      await this.trialMounts(launch.dirs);
+      ro = await this.readOnlyMounts(launch);
     } catch (e) {
-      await this.restoreOwnership(owners);
-      return { ...base(), ...extra, spawn_error: `docker runner: ${errText(e)}` };
+      return fail({ ...extra, spawn_error: `docker runner: ${errText(e)}` });
     }
 
-    const hasStdin = launch.stdin !== undefined;
-    const owner = `${os.hostname()}:${process.pid}`;
-    const spec: Docker.ContainerCreateOptions = {
-      name: `hr-${safeName(this.runId).slice(0, 24)}-${safeName(launch.trial_id).slice(0, 40)}-${randomBytes(3).toString('hex')}`,
-      Image: this.image,
-      Entrypoint: [launch.command[0]],
-      Cmd: launch.command.slice(1),
-      WorkingDir: launch.cwd,
-      User: this.user,
-      Env: env,
-      Labels: { [RUN_LABEL]: this.runId, [TRIAL_LABEL]: launch.trial_id, [OWNER_LABEL]: owner },
-      Tty: false,
-      AttachStdout: true,
-      AttachStderr: true,
-      AttachStdin: hasStdin,
-      OpenStdin: hasStdin,
-      StdinOnce: hasStdin,
-      HostConfig: {
-        NetworkMode: this.networkName,
-        Mounts: mounts,
-        Memory: this.memory,
-        MemorySwap: this.memory,
-        NanoCpus: this.nanoCpus,
-        PidsLimit: this.pids,
-        ReadonlyRootfs: this.readOnlyRootfs,
-        Tmpfs: this.readOnlyRootfs
-          ? {
-              '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777',
-              '/var/tmp': 'rw,nosuid,nodev,size=64m,mode=1777',
-              '/run': 'rw,nosuid,nodev,size=16m,mode=755',
-            }
-          : undefined,
-        CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges'],
-        Privileged: false,
-        ExtraHosts: this.hostAliases.map((h) => `${h}:${this.gateway}`),
-        Dns: [this.gateway],
-        DnsSearch: [],
-        // Outside names cannot resolve (the gateway answers no DNS): fail in a second, not in ten.
-        DnsOptions: ['timeout:1', 'attempts:1'],
-        Sysctls: { 'net.ipv6.conf.all.disable_ipv6': '1' },
-        IpcMode: 'private',
-        AutoRemove: false,
-        Init: false,
-        LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
-      },
-    };
-
-    let container: Docker.Container | undefined;
     let opened: string[] = [];
     try {
       if (this.firewallTag) {
@@ -967,21 +1116,416 @@ export class DockerRunner implements Runner {
           await openPorts(this.firewallTag, this.gateway, ports);
           opened = ports;
         } catch (e) {
-          return { ...base(), ...extra, infra_error: `docker runner: ${errText(e)}` };
+          return fail({ ...extra, infra_error: `docker runner: ${errText(e)}` });
         }
       }
+      const warm = this.warm > 0 && !this.warmDisabled;
+      const outcome = warm
+        ? await this.runWarm(launch, env, ro, io)
+        : await this.runDirect(launch, env, ro, io);
+      return { ...outcome, ...extra };
+    } finally {
+      if (opened.length && this.firewallTag) await closePorts(this.firewallTag, this.gateway, opened);
+    }
+  }
+
+  // --- direct mode: the harness is the container's own process, the trial folders are bind-mounted ---
+
+  private async runDirect(launch: TrialLaunch, env: string[], ro: RoSet, io: TrialIo): Promise<DockerProcessOutcome> {
+    let owners: OwnerRecord[] = [];
+    let container: Docker.Container | undefined;
+    try {
+      let mounts: Docker.MountSettings[];
       try {
-        container = await this.docker.createContainer(spec);
+        mounts = [...(await this.trialMounts(launch.dirs)), ...ro.mounts];
+        owners = await this.prepareOwnership(launch.dirs);
       } catch (e) {
-        return { ...base(), ...extra, ...(await this.classify(e, 'create')) };
+        return outcomeOf(io, { spawn_error: `docker runner: ${errText(e)}` });
+      }
+      const hasStdin = launch.stdin !== undefined;
+      try {
+        container = await this.docker.createContainer({
+          name: this.containerName(launch.trial_id),
+          Image: this.image,
+          Entrypoint: [launch.command[0]],
+          Cmd: launch.command.slice(1),
+          WorkingDir: launch.cwd,
+          User: this.user,
+          Env: env,
+          Labels: this.labels(launch.trial_id),
+          Tty: false,
+          AttachStdout: true,
+          AttachStderr: true,
+          AttachStdin: hasStdin,
+          OpenStdin: hasStdin,
+          StdinOnce: hasStdin,
+          HostConfig: this.hostConfig(mounts),
+        });
+      } catch (e) {
+        return outcomeOf(io, await this.classify(e, 'create'));
       }
       this.live.add(container.id);
-      return { ...(await this.execute(container, launch, out, err, (t) => (startedAt = t))), ...extra };
+      return await this.execute(container, launch, io);
     } finally {
       if (container) await this.removeContainer(container.id);
-      if (opened.length && this.firewallTag) await closePorts(this.firewallTag, this.gateway, opened);
       await this.restoreOwnership(owners);
     }
+  }
+
+  private labels(trial: string): Record<string, string> {
+    return { [RUN_LABEL]: this.runId, [TRIAL_LABEL]: trial, [OWNER_LABEL]: `${os.hostname()}:${process.pid}` };
+  }
+
+  /** Attach, start, wait (with timeout, abort and a daemon heartbeat), collect. */
+  private async execute(container: Docker.Container, launch: TrialLaunch, io: TrialIo): Promise<DockerProcessOutcome> {
+    const hasStdin = launch.stdin !== undefined;
+    let stream: NodeJS.ReadWriteStream;
+    try {
+      stream = await container.attach({
+        stream: true,
+        stdout: true,
+        stderr: true,
+        stdin: hasStdin,
+        hijack: hasStdin,
+      });
+    } catch (e) {
+      return outcomeOf(io, await this.classify(e, 'attach'));
+    }
+    const streamDone = endOf(stream);
+    stream.pipe(new Demux(io.out, io.err));
+    const guard = this.guard(container, launch);
+    try {
+      try {
+        io.startedAt = Date.now();
+        await container.start();
+      } catch (e) {
+        return outcomeOf(io, await this.classify(e, 'start'));
+      }
+      if (hasStdin) {
+        stream.write(launch.stdin!);
+        // Half-close: with StdinOnce the daemon closes the container's stdin.
+        (stream as unknown as { end(): void }).end();
+      }
+      guard.arm();
+      let status: { StatusCode?: number };
+      try {
+        status = await Promise.race([container.wait({ condition: 'not-running' }), guard.failed]);
+      } catch (e) {
+        return outcomeOf(io, { ...(await this.classify(e, 'wait')), timed_out: guard.timedOut });
+      }
+      guard.disarm();
+      await Promise.race([streamDone, sleep(2_000)]);
+      const rest = this.ending(guard, typeof status.StatusCode === 'number' ? status.StatusCode : null);
+      if (!this.readOnlyRootfs) rest.container_changes = await this.changes(container);
+      return outcomeOf(io, rest);
+    } finally {
+      guard.disarm();
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+    }
+  }
+
+  /** Timeout, abort and daemon heartbeat around one running trial. */
+  private guard(container: Docker.Container, launch: TrialLaunch) {
+    let timer: NodeJS.Timeout | undefined;
+    let hb: NodeJS.Timeout | undefined;
+    let hard: NodeJS.Timeout | undefined;
+    let reject!: (e: Error) => void;
+    const failed = new Promise<never>((_, rej) => {
+      reject = rej;
+    });
+    failed.catch(() => {});
+    const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => {});
+    const g = {
+      timedOut: false,
+      aborted: false,
+      killed: false,
+      failed,
+      kill: () => {
+        g.killed = true;
+        void kill();
+      },
+      arm: () => {
+        timer = setTimeout(() => {
+          g.timedOut = true;
+          g.kill();
+        }, launch.timeout_ms);
+        launch.signal?.addEventListener('abort', onAbort, { once: true });
+        // A daemon that dies can leave a request hanging (headers sent, body never ends): ping it
+        // meanwhile, give up after two missed pings, or 30 s past the timeout whatever happens.
+        let misses = 0;
+        hb = setInterval(async () => {
+          const ok = await this.ping(HEARTBEAT_MS).then(
+            () => true,
+            () => false,
+          );
+          misses = ok ? 0 : misses + 1;
+          if (misses >= 2) reject(Object.assign(new Error('the Docker daemon stopped answering'), { code: 'ECONNREFUSED' }));
+        }, HEARTBEAT_MS);
+        hard = setTimeout(
+          () => reject(Object.assign(new Error('the trial did not end 30 s after its timeout'), { code: 'ETIMEDOUT' })),
+          launch.timeout_ms + 30_000,
+        );
+      },
+      disarm: () => {
+        clearTimeout(timer);
+        clearInterval(hb);
+        clearTimeout(hard);
+        launch.signal?.removeEventListener('abort', onAbort);
+      },
+    };
+    const onAbort = () => {
+      g.aborted = true;
+      g.kill();
+    };
+    return g;
+  }
+
+  /** The end of a trial as the contract reports it. */
+  private ending(guard: ReturnType<DockerRunner['guard']>, code: number | null): Partial<DockerProcessOutcome> {
+    const rest: Partial<DockerProcessOutcome> = guard.killed
+      ? { exit_code: null, signal: 'SIGKILL', timed_out: guard.timedOut }
+      : { exit_code: code, signal: null, timed_out: false };
+    if (guard.aborted) rest.infra_error = 'trial aborted';
+    else if (this.stopping && !guard.timedOut) rest.infra_error = 'the run was stopped (interrupted) during the trial';
+    return rest;
+  }
+
+  private async changes(container: Docker.Container): Promise<DockerProcessOutcome['container_changes']> {
+    const changes = (await container.changes().catch(() => null)) as { Path: string; Kind: number }[] | null;
+    if (!changes) return undefined;
+    return changes
+      .filter((c) => !/^\/(trial|opt\/hr\/ro)(\/|$)/.test(c.Path))
+      .map((c) => ({ path: c.Path, kind: c.Kind === 1 ? 'added' : c.Kind === 2 ? 'deleted' : 'modified' }));
+  }
+
+  // --- warm mode: a pre-started idle container per trial, the harness exec'd in it; the trial folders are
+  // --- copied into the container's own slot folders (bind-mounted) and copied back after the trial
+
+  private async runWarm(launch: TrialLaunch, env: string[], ro: RoSet, io: TrialIo): Promise<DockerProcessOutcome> {
+    let slot: Slot;
+    try {
+      slot = await this.takeSlot(ro);
+    } catch (e) {
+      if (e instanceof IdleFailed) {
+        this.warmDisabled = e.message;
+        this.warnOnce('warm', `docker runner: no warm containers (${e.message}); one container per trial from now on`);
+        return this.runDirect(launch, env, ro, io);
+      }
+      return outcomeOf(io, await this.classify(e, 'create'));
+    }
+    try {
+      try {
+        for (const k of TRIAL_KEYS) await copyTree(launch.dirs[k], path.join(slot.dir, k), { owner: this.chownTo });
+      } catch (e) {
+        return outcomeOf(io, { spawn_error: `docker runner: cannot copy the trial folders in: ${errText(e)}` });
+      }
+      const result = await this.execWarm(slot, launch, env, io);
+      if (result.infra_error && this.dead) return result;
+      // Nothing of the harness may still run (and write) while the folders are copied back.
+      await this.quiesce(slot, result.signal !== null);
+      if (!this.readOnlyRootfs) result.container_changes = await this.changes(slot.container);
+      try {
+        for (const k of TRIAL_KEYS) {
+          await emptyDir(launch.dirs[k]);
+          await copyTree(path.join(slot.dir, k), launch.dirs[k], { stripSetid: true });
+        }
+      } catch (e) {
+        return { ...result, infra_error: `docker runner: cannot copy the trial folders back: ${errText(e)}` };
+      }
+      return result;
+    } finally {
+      this.discard(slot);
+    }
+  }
+
+  private async execWarm(slot: Slot, launch: TrialLaunch, env: string[], io: TrialIo): Promise<DockerProcessOutcome> {
+    const hasStdin = launch.stdin !== undefined;
+    let exec: Docker.Exec;
+    let stream: NodeJS.ReadWriteStream;
+    try {
+      exec = await slot.container.exec({
+        Cmd: launch.command,
+        Env: env,
+        User: this.user,
+        WorkingDir: launch.cwd,
+        AttachStdin: hasStdin,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+      });
+      io.startedAt = Date.now();
+      stream = (await exec.start({ hijack: true, stdin: hasStdin })) as NodeJS.ReadWriteStream;
+    } catch (e) {
+      return outcomeOf(io, await this.classify(e, 'exec'));
+    }
+    const streamDone = endOf(stream);
+    stream.pipe(new Demux(io.out, io.err));
+    if (hasStdin) {
+      stream.write(launch.stdin!);
+      (stream as unknown as { end(): void }).end();
+    }
+    const guard = this.guard(slot.container, launch);
+    guard.arm();
+    try {
+      let code: number | null = null;
+      // The exec ends when its process exits; its output stream usually ends then too, but a child left
+      // running may hold it open: poll the exec's state as well.
+      let ended = false;
+      void streamDone.then(() => {
+        ended = true;
+      });
+      for (;;) {
+        try {
+          await Promise.race([streamDone, sleep(ended ? 250 : 200), guard.failed]);
+          const info = (await Promise.race([exec.inspect(), guard.failed])) as { Running: boolean; ExitCode: number | null };
+          if (!info.Running) {
+            code = info.ExitCode;
+            break;
+          }
+        } catch (e) {
+          return outcomeOf(io, { ...(await this.classify(e, 'wait')), timed_out: guard.timedOut });
+        }
+      }
+      guard.disarm();
+      await Promise.race([streamDone, sleep(ended ? 0 : 200)]);
+      if (!guard.killed && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
+        return outcomeOf(io, { spawn_error: `docker exec: ${(io.out.text() + io.err.text()).trim().slice(0, 500)}` });
+      }
+      return outcomeOf(io, this.ending(guard, code));
+    } finally {
+      guard.disarm();
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+    }
+  }
+
+  /** Kills the container unless only its idle process is left; waits until it has stopped. */
+  private async quiesce(slot: Slot, killed: boolean): Promise<void> {
+    let idle = false;
+    if (!killed && slot.idlePids) {
+      try {
+        const top = await slot.container.top();
+        const pidCol = top.Titles.indexOf('PID');
+        idle = top.Processes.every((p: string[]) => slot.idlePids!.has(p[pidCol]));
+      } catch {}
+    }
+    if (idle) return;
+    await slot.container.kill({ signal: 'SIGKILL' }).catch(() => {});
+    await Promise.race([slot.container.wait({ condition: 'not-running' }).catch(() => {}), sleep(5_000)]);
+  }
+
+  private async takeSlot(ro: RoSet): Promise<Slot> {
+    // Warm containers made for another set of read-only folders are of no use any more.
+    for (const [k, list] of this.pool) {
+      if (k === ro.key) continue;
+      for (const p of list) p.then((s) => this.discard(s), () => {});
+      this.pool.delete(k);
+    }
+    const list = this.pool.get(ro.key) ?? [];
+    this.pool.set(ro.key, list);
+    // The oldest warm-up, ready or still starting (waiting for it beats starting another from scratch).
+    const next = list.shift();
+    this.refill(ro);
+    if (next) {
+      try {
+        return await next;
+      } catch (e) {
+        if (e instanceof IdleFailed) throw e;
+      }
+    }
+    return this.createSlot(ro);
+  }
+
+  /** Keeps `warm` idle containers started (or starting) for this set of read-only folders. */
+  private refill(ro: RoSet): void {
+    if (this.stopping || this.warmDisabled || this.dead) return;
+    const list = this.pool.get(ro.key) ?? [];
+    this.pool.set(ro.key, list);
+    while (list.length < this.warm) {
+      const p = this.createSlot(ro);
+      this.track(
+        p.then(
+          (s) => {
+            // Made for a pool that is gone (stop, other read-only set): not needed.
+            if (this.stopping || this.pool.get(ro.key) !== list) this.discard(s);
+          },
+          (e) => {
+            if (e instanceof IdleFailed) this.warmDisabled = e.message;
+          },
+        ),
+      );
+      list.push(p);
+    }
+  }
+
+  /** Pre-starts warm containers for these read-only folders (optional; run() does it on first use). */
+  async prewarm(readOnly: string[]): Promise<void> {
+    if (!this.gateway || this.warm === 0) return;
+    const ro = await this.readOnlyMounts({ read_only: readOnly } as TrialLaunch);
+    this.refill(ro);
+  }
+
+  private async createSlot(ro: RoSet): Promise<Slot> {
+    this.tmpRootMade ??= mkdtemp(path.join(os.tmpdir(), `${TMP_PREFIX}${process.pid}-`)).then((r) => {
+      this.tmpRoot = r;
+      return r;
+    });
+    const dir = await mkdtemp(path.join(await this.tmpRootMade, 'slot-'));
+    const sub = {} as Record<TrialKey, string>;
+    for (const k of TRIAL_KEYS) {
+      sub[k] = path.join(dir, k);
+      await mkdir(sub[k], { mode: 0o755 });
+      if (this.chownTo) await lchown(sub[k], this.chownTo.uid, this.chownTo.gid);
+      else if (this.ownTree) await chmod(sub[k], 0o777);
+    }
+    let container: Docker.Container | undefined;
+    try {
+      container = await this.docker.createContainer({
+        name: this.containerName('warm'),
+        Image: this.image,
+        Entrypoint: [this.idleCommand[0]],
+        Cmd: this.idleCommand.slice(1),
+        // The idle process: root without capabilities, so the harness (another uid) cannot signal it.
+        User: '0:0',
+        Env: [],
+        WorkingDir: '/',
+        Labels: this.labels('warm'),
+        HostConfig: this.hostConfig([...(await this.trialMounts(sub)), ...ro.mounts]),
+      });
+      this.live.add(container.id);
+      await container.start();
+      const info = await container.inspect();
+      if (!info.State.Running) {
+        throw new IdleFailed(
+          `the idle command ${JSON.stringify(this.idleCommand)} exited (code ${info.State.ExitCode}) in ${this.image}`,
+        );
+      }
+      let idlePids: Set<string> | undefined;
+      try {
+        const top = await container.top();
+        const pidCol = top.Titles.indexOf('PID');
+        idlePids = new Set(top.Processes.map((p: string[]) => p[pidCol]));
+      } catch {}
+      return { container, dir, idlePids, key: ro.key };
+    } catch (e) {
+      if (container) await this.removeContainer(container.id);
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
+      throw e;
+    }
+  }
+
+  /** Removes a used (or unneeded) warm container and its slot folders, in the background. */
+  private discard(slot: Slot): void {
+    this.track(
+      (async () => {
+        await this.removeContainer(slot.container.id);
+        await rm(slot.dir, { recursive: true, force: true }).catch(() => {});
+      })(),
+    );
+  }
+
+  private track(p: Promise<unknown>): void {
+    const q = p.catch(() => {}).finally(() => this.pending.delete(q));
+    this.pending.add(q);
   }
 
   /**
@@ -1016,141 +1560,12 @@ export class DockerRunner implements Runner {
     return [`${lo}:${hi}`];
   }
 
-  /** Attach, start, wait (with timeout and abort), collect. */
-  private async execute(
-    container: Docker.Container,
-    launch: TrialLaunch,
-    out: Tail,
-    err: Tail,
-    markStart: (t: number) => void,
-  ): Promise<DockerProcessOutcome> {
-    let startedAt = Date.now();
-    const result = (rest: Partial<DockerProcessOutcome>): DockerProcessOutcome => ({
-      exit_code: null,
-      signal: null,
-      timed_out: false,
-      duration_ms: Date.now() - startedAt,
-      stdout: out.text(),
-      stderr: err.text(),
-      ...rest,
-    });
-    const hasStdin = launch.stdin !== undefined;
-    let stream: NodeJS.ReadWriteStream;
-    try {
-      stream = await container.attach({
-        stream: true,
-        stdout: true,
-        stderr: true,
-        stdin: hasStdin,
-        hijack: hasStdin,
-      });
-    } catch (e) {
-      return result(await this.classify(e, 'attach'));
-    }
-    const streamDone = new Promise<void>((res) => {
-      stream.on('end', () => res());
-      stream.on('close', () => res());
-      stream.on('error', () => res());
-    });
-    stream.pipe(new Demux(out, err));
-
-    let timedOut = false;
-    let aborted = false;
-    let killedBy: string | undefined;
-    const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => {});
-    let timer: NodeJS.Timeout | undefined;
-    let hb: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      aborted = true;
-      killedBy = 'SIGKILL';
-      void kill();
-    };
-    try {
-      try {
-        startedAt = Date.now();
-        markStart(startedAt);
-        await container.start();
-      } catch (e) {
-        return result(await this.classify(e, 'start'));
-      }
-      if (hasStdin) {
-        stream.write(launch.stdin!);
-        // Half-close: with StdinOnce the daemon closes the container's stdin.
-        (stream as unknown as { end(): void }).end();
-      }
-      timer = setTimeout(() => {
-        timedOut = true;
-        killedBy = 'SIGKILL';
-        void kill();
-      }, launch.timeout_ms);
-      launch.signal?.addEventListener('abort', onAbort, { once: true });
-
-      let status: { StatusCode?: number; Error?: { Message?: string } | null };
-      try {
-        // A daemon that dies can leave the wait request hanging (headers sent, body never ends): ping it
-        // meanwhile, and give up after two missed pings, or 30 s past the timeout whatever happens.
-        let misses = 0;
-        const heartbeat = new Promise<never>((_, rej) => {
-          hb = setInterval(async () => {
-            const ok = await this.ping(HEARTBEAT_MS).then(
-              () => true,
-              () => false,
-            );
-            misses = ok ? 0 : misses + 1;
-            if (misses >= 2)
-              rej(Object.assign(new Error('the Docker daemon stopped answering'), { code: 'ECONNREFUSED' }));
-          }, HEARTBEAT_MS);
-          setTimeout(
-            () =>
-              rej(
-                Object.assign(new Error('wait did not return 30 s after the timeout'), { code: 'ETIMEDOUT' }),
-              ),
-            launch.timeout_ms + 30_000,
-          ).unref();
-        });
-        heartbeat.catch(() => {});
-        status = await Promise.race([container.wait({ condition: 'not-running' }), heartbeat]);
-      } catch (e) {
-        const c = await this.classify(e, 'wait');
-        return result({ ...c, timed_out: timedOut });
-      }
-      clearTimeout(timer);
-      await Promise.race([streamDone, new Promise((res) => setTimeout(res, 2_000).unref())]);
-      const code = typeof status.StatusCode === 'number' ? status.StatusCode : null;
-      const rest: Partial<DockerProcessOutcome> = killedBy
-        ? { exit_code: null, signal: killedBy, timed_out: timedOut }
-        : { exit_code: code, signal: null };
-      if (aborted) rest.infra_error = 'trial aborted';
-      else if (this.stopping && !timedOut)
-        rest.infra_error = 'the run was stopped (interrupted) during the trial';
-      if (!this.readOnlyRootfs) {
-        const changes = (await container.changes().catch(() => null)) as
-          | { Path: string; Kind: number }[]
-          | null;
-        if (changes) {
-          rest.container_changes = changes
-            .filter((c) => !c.Path.startsWith('/trial') && !c.Path.startsWith('/opt/hr/ro'))
-            .map((c) => ({
-              path: c.Path,
-              kind: c.Kind === 1 ? 'added' : c.Kind === 2 ? 'deleted' : 'modified',
-            }));
-        }
-      }
-      return result(rest);
-    } finally {
-      clearTimeout(timer);
-      clearInterval(hb);
-      launch.signal?.removeEventListener('abort', onAbort);
-      (stream as unknown as { destroy?: () => void }).destroy?.();
-    }
-  }
-
   /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
   private async classify(e: unknown, stage: string): Promise<Partial<ProcessOutcome>> {
     const msg = `docker ${stage}: ${errText(e)}`;
     if (this.stopping) return { infra_error: `${msg} (the run is stopping)` };
-    // After the container exists, a failure to attach or wait is never the harness's fault.
-    if (isConnectionError(e) || stage === 'wait' || stage === 'attach') {
+    // After the container exists, a failure to attach, exec or wait is never the harness's fault.
+    if (isConnectionError(e) || stage === 'wait' || stage === 'attach' || stage === 'exec') {
       const pingOk = await this.ping(2_000).then(
         () => true,
         () => false,
@@ -1183,6 +1598,13 @@ export class DockerRunner implements Runner {
 
   private async doStop(): Promise<void> {
     try {
+      // Background removals and warm-ups first (new ones see `stopping` and discard themselves).
+      for (let i = 0; i < 5 && this.pending.size > 0; i++) {
+        await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
+      }
+      for (const list of this.pool.values()) for (const p of list) p.then((s) => this.discard(s), () => {});
+      this.pool.clear();
+      await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
       await sweepRun(this.docker, this.runId);
       this.live.clear();
       this.networkId = undefined;
@@ -1194,8 +1616,17 @@ export class DockerRunner implements Runner {
       );
     } finally {
       if (this.firewallTag) await removeFirewall(this.firewallTag).catch(() => {});
+      if (this.tmpRoot) {
+        await rm(this.tmpRoot, { recursive: true, force: true }).catch(() => {});
+        this.tmpRoot = undefined;
+      }
       if (!this.hasResources()) active.delete(this);
     }
+  }
+
+  /** Synchronous last-resort clean-up of host-side folders (process exit). */
+  removeTmpSync(): void {
+    if (this.tmpRoot) rmSync(this.tmpRoot, { recursive: true, force: true });
   }
 }
 
