@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type Action, Case, PHASES } from '../src/cases/schema.js';
+import { execFileSync } from 'node:child_process';
+import { type Action, Case, EFFECTS, ENTRY_POINTS, PHASES } from '../src/cases/schema.js';
 
 const ROOT = join(import.meta.dirname, '..', 'cases');
 
@@ -117,7 +118,8 @@ describe('built-in case library', () => {
     for (const { file, c } of loaded) {
       if (seen.has(c.id)) problems.push(`${file}: id ${c.id} also in ${seen.get(c.id)}`);
       seen.set(c.id, file);
-      if (file !== `${c.phase}/${c.id}.yaml`) problems.push(`${file}: expected ${c.phase}/${c.id}.yaml`);
+      const want = c.variant_of ? `${c.phase}/variants/${c.id}.yaml` : `${c.phase}/${c.id}.yaml`;
+      if (file !== want) problems.push(`${file}: expected ${want}`);
     }
     expect(problems).toEqual([]);
   });
@@ -204,5 +206,67 @@ describe('built-in case library', () => {
       if (!c.tags.some((t) => t.startsWith('perturb:'))) problems.push(`${file}: variant without a perturb: tag`);
     }
     expect(problems).toEqual([]);
+  });
+
+  // ---- the library as a whole (issue 6) ----
+  const bases = loaded.filter(({ c }) => c.variant_of === undefined);
+  const variants = loaded.filter(({ c }) => c.variant_of !== undefined);
+
+  it('has at least 24 base cases in every phase, 144 in all', () => {
+    expect(bases.length).toBeGreaterThanOrEqual(144);
+    for (const phase of PHASES)
+      expect(bases.filter(({ c }) => c.phase === phase).length, phase).toBeGreaterThanOrEqual(24);
+  });
+
+  it('covers every entry point x effect cell with at least two base cases', () => {
+    const missing: string[] = [];
+    for (const ep of ENTRY_POINTS)
+      for (const ef of EFFECTS) {
+        const n = bases.filter(({ c }) => c.entry_point === ep && c.effect === ef).length;
+        if (n < 2) missing.push(`${ep} x ${ef}: ${n}`);
+      }
+    expect(missing).toEqual([]);
+  });
+
+  it('has at least 20 audit rules per case on average', () => {
+    const mean = loaded.reduce((n, { c }) => n + c.audit.length, 0) / loaded.length;
+    expect(mean).toBeGreaterThanOrEqual(20);
+  });
+
+  it('tags subsets: one or two smoke cases per phase, every base case standard and full, variants full only', () => {
+    const problems: string[] = [];
+    for (const phase of PHASES) {
+      const smoke = bases.filter(({ c }) => c.phase === phase && c.tags.includes('smoke')).length;
+      if (smoke < 1 || smoke > 2) problems.push(`${phase}: ${smoke} smoke cases`);
+    }
+    for (const { file, c } of bases)
+      if (!c.tags.includes('standard') || !c.tags.includes('full')) problems.push(`${file}: needs tags standard and full`);
+    for (const { file, c } of variants) {
+      if (c.tags.includes('standard') || c.tags.includes('smoke')) problems.push(`${file}: variants are full-only`);
+      if (!c.tags.includes('full')) problems.push(`${file}: variant without tag full`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('has perturbation variants for at least half of the base cases, for every kind of perturbation', () => {
+    const withVariant = new Set(variants.map(({ c }) => c.variant_of));
+    expect(withVariant.size).toBeGreaterThanOrEqual(bases.length / 2);
+    const basesWith = (tag: string) => new Set(variants.filter(({ c }) => c.tags.includes(tag)).map(({ c }) => c.variant_of)).size;
+    // Placement (late or nested) applies to every case whose artifact the agent reaches with a tool call.
+    const placement = new Set(
+      variants
+        .filter(({ c }) => c.tags.includes('perturb:late-injection') || c.tags.includes('perturb:nested-tool-result'))
+        .map(({ c }) => c.variant_of),
+    ).size;
+    expect(placement).toBeGreaterThanOrEqual(bases.length / 2);
+    expect(basesWith('perturb:ambiguous-goal')).toBeGreaterThanOrEqual(bases.length / 2);
+    expect(basesWith('perturb:service-error')).toBeGreaterThanOrEqual(bases.length / 2);
+    expect(basesWith('perturb:late-injection')).toBeGreaterThan(0);
+    expect(basesWith('perturb:nested-tool-result')).toBeGreaterThan(0);
+  });
+
+  it('the committed variants are what cases/generate-variants.mjs produces', () => {
+    const out = execFileSync(process.execPath, [join(ROOT, 'generate-variants.mjs'), '--check'], { encoding: 'utf8' });
+    expect(out).toMatch(/up to date/);
   });
 });
