@@ -4,12 +4,21 @@ import type { ProgressEvent } from '../engine/options.js';
 import { UserError } from '../errors.js';
 import { parseAdapterSpecs, runMatrix } from './index.js';
 
+function parseShard(s: string | undefined): { index: number; total: number } | undefined {
+  if (!s) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
+  if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
+    throw new UserError(`--shard "${s}" is not of the form I/N`, 'for example --shard 1/6');
+  return { index: Number(m[1]), total: Number(m[2]) };
+}
+
 export const MATRIX_USAGE = `  harness-risk matrix --adapter NAME[:CONFIG,…] [--adapter …]… [--cases SEL]… --out DIR [options]
 
 matrix options (as for run, plus):
   --adapter SPEC     adapter (name or path) and its configurations, e.g. codex:read-only,danger-full-access;
                      no configurations = all of them (repeatable)
   --out DIR          writes DIR/matrix.md, DIR/matrix.json and one run result per cell under DIR/runs/
+  --shard I/N        only shard I of N of the selected cases (stable by case id), e.g. to sample a slow harness
   --resume           reuse cells whose run result under DIR/runs/ is already complete
   --no-install       do not install missing harnesses into the cache first
 `;
@@ -40,6 +49,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
       timeout: { type: 'string' },
       seeds: { type: 'string' },
       resume: { type: 'boolean', default: false },
+      shard: { type: 'string' },
       'no-install': { type: 'boolean', default: false },
       'keep-evidence': { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
@@ -81,6 +91,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0) : undefined,
     seeds: positiveInt('--seeds', values.seeds, 1),
     resume: values.resume,
+    shard: parseShard(values.shard),
     install: !values['no-install'],
     keep_evidence: values['keep-evidence'],
     command: ['harness-risk', 'matrix', ...argv].map(shellQuote).join(' '),

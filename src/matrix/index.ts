@@ -40,6 +40,8 @@ export interface MatrixOptions {
   /** Reuse a cell whose run result in OUT/runs is already complete for the same cases (default false). */
   resume?: boolean;
   keep_evidence?: boolean;
+  /** Run only shard I of N of the selected cases (stable by case id), e.g. to sample a slow harness. */
+  shard?: RunOptions['shard'];
   /** The command line that produced the matrix, recorded in both outputs. */
   command?: string;
   on_progress?: (
@@ -66,7 +68,7 @@ export interface MatrixResult {
   schema_version: typeof MATRIX_SCHEMA_VERSION;
   generated_at: string;
   command?: string;
-  cases: { selectors: string[]; ids: string[]; by_phase: Partial<Record<Phase, number>> };
+  cases: { selectors: string[]; shard?: string; ids: string[]; by_phase: Partial<Record<Phase, number>> };
   cells: MatrixCell[];
 }
 
@@ -137,6 +139,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
           model: 'scripted',
           out: file,
           keep_evidence: opts.keep_evidence ?? false,
+          shard: opts.shard,
           cache_dir: cacheDir,
           on_progress: opts.on_progress,
           signal: opts.signal,
@@ -181,7 +184,12 @@ function buildMatrix(
     schema_version: MATRIX_SCHEMA_VERSION,
     generated_at: new Date().toISOString(),
     ...(opts.command ? { command: opts.command } : {}),
-    cases: { selectors: opts.cases, ids, by_phase: byPhase },
+    cases: {
+      selectors: opts.cases,
+      ...(opts.shard ? { shard: `${opts.shard.index}/${opts.shard.total}` } : {}),
+      ids,
+      by_phase: byPhase,
+    },
     cells: [...cells],
   };
 }
@@ -251,6 +259,7 @@ export function matrixMarkdown(m: MatrixResult): string {
   out.push(
     `${m.cases.ids.length} case(s)` +
       (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(', ')})` : '') +
+      (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : '') +
       ` × ${m.cells.length} adapter configuration(s), scripted worst-case model.`,
   );
   if (m.command) out.push('', 'Produced by:', '', '```sh', m.command, '```');
