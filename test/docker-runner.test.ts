@@ -9,6 +9,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -150,70 +151,81 @@ it('start() names the fix when Docker is not reachable', async () => {
   await r.stop();
 });
 
-describe.skipIf(reason !== undefined)('docker runner (real daemon)', () => {
-  const runId = `test-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const warnings: string[] = [];
-  let runner: DockerRunner;
+// Both modes: the warm pool (harness exec'd in a pre-started container, folders copied in and out) and one
+// container per trial (the harness is the container's process, folders bind-mounted).
+const MODES = [
+  { mode: 'warm', warm: 1 },
+  { mode: 'direct', warm: 0 },
+];
 
-  beforeAll(async () => {
-    runner = new DockerRunner({ runId, image: IMAGE, onWarning: (m) => warnings.push(m) });
-    await runner.start();
-  });
+(reason === undefined ? describe : describe.skip).each(MODES)(
+  'docker runner, $mode mode (real daemon)',
+  ({ mode, warm }) => {
+    const runId = `test-${process.pid}-${mode}-${randomBytes(3).toString('hex')}`;
+    const warnings: string[] = [];
+    let runner: DockerRunner;
 
-  afterAll(async () => {
-    await runner?.stop();
-    for (const r of tmpRoots) rmSync(r, { recursive: true, force: true });
-  });
-
-  it('creates one internal network per run and exposes its gateway as the endpoint host', async () => {
-    const nets = await docker.listNetworks({ filters: JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] }) });
-    expect(nets).toHaveLength(1);
-    const info = await docker.getNetwork(nets[0].Id).inspect();
-    expect(info.Internal).toBe(true);
-    const dirs = trialDirs();
-    const view = runner.view(dirs);
-    expect(view.bindHost).toBe(info.IPAM?.Config?.[0]?.Gateway);
-    expect(view.endpointHost).toBe(view.bindHost);
-    expect(view.workspace).toBe('/trial/workspace');
-    expect(view.systemPath).toContain('/usr/local/bin');
-    expect(view.mapReadOnly(path.join(dirs.workspace, 'a.txt'))).toBe('/trial/workspace/a.txt');
-    const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
-    tmpRoots.push(ro);
-    const mapped = view.mapReadOnly(ro);
-    expect(mapped).toMatch(/^\/opt\/hr\/ro\/\d+$/);
-    expect(view.mapReadOnly(path.join(ro, 'x', 'y.js'))).toBe(`${mapped}/x/y.js`);
-  });
-
-  it('passes exactly the launch env: no variable of this process, no workflow names', async () => {
-    process.env.HR_PLANTED_SECRET = 'planted-7d1e9a';
-    process.env.GITHUB_TOKEN ??= 'ghs_planted_token';
-    const { launch } = launchOf(runner, 'console.log(JSON.stringify(process.env))', {
-      extraEnv: { FOO: 'bar', INPUT_TOKEN: 'x', ACTIONS_RUNTIME_TOKEN: 'y', GITHUB_TOKEN: 'z' },
+    beforeAll(async () => {
+      runner = new DockerRunner({ runId, image: IMAGE, warm, onWarning: (m) => warnings.push(m) });
+      await runner.start();
     });
-    const outcome = await runner.run(launch);
-    delete process.env.HR_PLANTED_SECRET;
-    expect(outcome.exit_code).toBe(0);
-    const env = JSON.parse(outcome.stdout) as Record<string, string>;
-    expect(outcome.stdout).not.toContain('planted-7d1e9a');
-    expect(outcome.stdout).not.toContain('ghs_planted_token');
-    expect(env.FOO).toBe('bar');
-    for (const k of ['INPUT_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'GITHUB_TOKEN', 'HR_PLANTED_SECRET'])
-      expect(env[k]).toBeUndefined();
-    expect(outcome.dropped_env?.sort()).toEqual(['ACTIONS_RUNTIME_TOKEN', 'GITHUB_TOKEN', 'INPUT_TOKEN']);
-    expect(warnings.join('\n')).toMatch(/dropped environment names.*INPUT_TOKEN/);
-    // Docker adds only HOSTNAME (the launch sets PATH, HOME and LANG, the image's only defaults).
-    const expected = Object.keys(launch.env).filter((k) => !/^(INPUT_|ACTIONS_|GITHUB_TOKEN$)/.test(k));
-    expect(
-      Object.keys(env)
-        .filter((k) => k !== 'HOSTNAME')
-        .sort(),
-    ).toEqual(expected.sort());
-  });
 
-  it('runs as a non-root user with no capabilities, no new privileges, limits applied', async () => {
-    const { launch } = launchOf(
-      runner,
-      `const fs = require('fs');
+    afterAll(async () => {
+      await runner?.stop();
+      for (const r of tmpRoots) rmSync(r, { recursive: true, force: true });
+    });
+
+    it('creates one internal network per run and exposes its gateway as the endpoint host', async () => {
+      const nets = await docker.listNetworks({
+        filters: JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] }),
+      });
+      expect(nets).toHaveLength(1);
+      const info = await docker.getNetwork(nets[0].Id).inspect();
+      expect(info.Internal).toBe(true);
+      const dirs = trialDirs();
+      const view = runner.view(dirs);
+      expect(view.bindHost).toBe(info.IPAM?.Config?.[0]?.Gateway);
+      expect(view.endpointHost).toBe(view.bindHost);
+      expect(view.workspace).toBe('/trial/workspace');
+      expect(view.systemPath).toContain('/usr/local/bin');
+      expect(view.mapReadOnly(path.join(dirs.workspace, 'a.txt'))).toBe('/trial/workspace/a.txt');
+      const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
+      tmpRoots.push(ro);
+      const mapped = view.mapReadOnly(ro);
+      expect(mapped).toMatch(/^\/opt\/hr\/ro\/\d+$/);
+      expect(view.mapReadOnly(path.join(ro, 'x', 'y.js'))).toBe(`${mapped}/x/y.js`);
+    });
+
+    it('passes exactly the launch env: no variable of this process, no workflow names', async () => {
+      process.env.HR_PLANTED_SECRET = 'planted-7d1e9a';
+      process.env.GITHUB_TOKEN ??= 'ghs_planted_token';
+      const { launch } = launchOf(runner, 'console.log(JSON.stringify(process.env))', {
+        extraEnv: { FOO: 'bar', INPUT_TOKEN: 'x', ACTIONS_RUNTIME_TOKEN: 'y', GITHUB_TOKEN: 'z' },
+      });
+      const outcome = await runner.run(launch);
+      delete process.env.HR_PLANTED_SECRET;
+      expect(outcome.exit_code).toBe(0);
+      const env = JSON.parse(outcome.stdout) as Record<string, string>;
+      expect(outcome.stdout).not.toContain('planted-7d1e9a');
+      expect(outcome.stdout).not.toContain('ghs_planted_token');
+      expect(env.FOO).toBe('bar');
+      for (const k of ['INPUT_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'GITHUB_TOKEN', 'HR_PLANTED_SECRET'])
+        expect(env[k]).toBeUndefined();
+      expect(outcome.dropped_env?.sort()).toEqual(['ACTIONS_RUNTIME_TOKEN', 'GITHUB_TOKEN', 'INPUT_TOKEN']);
+      expect(warnings.join('\n')).toMatch(/dropped environment names.*INPUT_TOKEN/);
+      // Docker adds only HOSTNAME (the launch sets PATH, HOME and LANG, the image's only defaults).
+      const expected = Object.keys(launch.env).filter((k) => !/^(INPUT_|ACTIONS_|GITHUB_TOKEN$)/.test(k));
+      expect(
+        Object.keys(env)
+          .filter((k) => k !== 'HOSTNAME')
+          .sort(),
+      ).toEqual(expected.sort());
+    });
+
+    it('runs as a non-root user with no capabilities, no new privileges, limits applied', async () => {
+      const { launch } = launchOf(
+        runner,
+        `const fs = require('fs');
        const status = fs.readFileSync('/proc/self/status', 'utf8');
        const read = (p) => { try { return fs.readFileSync(p, 'utf8').trim(); } catch { return null; } };
        console.log(JSON.stringify({
@@ -223,170 +235,176 @@ describe.skipIf(reason !== undefined)('docker runner (real daemon)', () => {
          pids: read('/sys/fs/cgroup/pids.max') ?? read('/sys/fs/cgroup/pids/pids.max'),
          cpu: read('/sys/fs/cgroup/cpu.max') ?? read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'),
        }));`,
-    );
-    const outcome = await runner.run(launch);
-    expect(outcome.stderr).toBe('');
-    const info = JSON.parse(outcome.stdout);
-    if (process.getuid?.() === 0) expect(info.uid).toBe(1000);
-    else expect(info.uid).toBe(process.getuid?.());
-    expect(info.capEff).toBe('0000000000000000');
-    expect(info.noNewPrivs).toBe('1');
-    expect(info.mem).toBe(String(1024 ** 3));
-    expect(info.pids).toBe('256');
-    expect(String(info.cpu)).toMatch(/^100000/);
-  });
-
-  it('kills a hanging harness at the timeout and records timed_out', async () => {
-    const { launch } = launchOf(runner, 'console.log("started"); setInterval(() => {}, 1000)', {
-      timeout_ms: 1500,
+      );
+      const outcome = await runner.run(launch);
+      expect(outcome.stderr).toBe('');
+      const info = JSON.parse(outcome.stdout);
+      if (process.getuid?.() === 0) expect(info.uid).toBe(1000);
+      else expect(info.uid).toBe(process.getuid?.());
+      expect(info.capEff).toBe('0000000000000000');
+      expect(info.noNewPrivs).toBe('1');
+      expect(info.mem).toBe(String(1024 ** 3));
+      expect(info.pids).toBe('256');
+      expect(String(info.cpu)).toMatch(/^100000/);
     });
-    const t0 = Date.now();
-    const outcome = await runner.run(launch);
-    expect(outcome.timed_out).toBe(true);
-    expect(outcome.exit_code).toBeNull();
-    expect(outcome.signal).toBe('SIGKILL');
-    expect(outcome.stdout).toContain('started');
-    expect(outcome.infra_error).toBeUndefined();
-    expect(Date.now() - t0).toBeLessThan(10_000);
-  });
 
-  it('records a crashing harness: exit code and stderr', async () => {
-    const a = await runner.run(launchOf(runner, 'console.error("boom here"); process.exit(3)').launch);
-    expect(a).toMatchObject({ exit_code: 3, signal: null, timed_out: false });
-    expect(a.stderr).toContain('boom here');
-    const b = await runner.run(launchOf(runner, 'throw new Error("uncaught kaboom")').launch);
-    expect(b.exit_code).toBe(1);
-    expect(b.stderr).toContain('uncaught kaboom');
-  });
+    it('kills a hanging harness at the timeout and records timed_out', async () => {
+      const { launch } = launchOf(runner, 'console.log("started"); setInterval(() => {}, 1000)', {
+        timeout_ms: 1500,
+      });
+      const t0 = Date.now();
+      const outcome = await runner.run(launch);
+      expect(outcome.timed_out).toBe(true);
+      expect(outcome.exit_code).toBeNull();
+      expect(outcome.signal).toBe('SIGKILL');
+      expect(outcome.stdout).toContain('started');
+      expect(outcome.infra_error).toBeUndefined();
+      expect(Date.now() - t0).toBeLessThan(10_000);
+    });
 
-  it('reports a missing executable as spawn_error', async () => {
-    const { launch } = launchOf(runner, '', { command: ['/nonexistent/harness', '--x'] });
-    const outcome = await runner.run(launch);
-    expect(outcome.spawn_error).toMatch(/nonexistent/);
-    expect(outcome.infra_error).toBeUndefined();
-  });
+    it('records a crashing harness: exit code and stderr', async () => {
+      const a = await runner.run(launchOf(runner, 'console.error("boom here"); process.exit(3)').launch);
+      expect(a).toMatchObject({ exit_code: 3, signal: null, timed_out: false });
+      expect(a.stderr).toContain('boom here');
+      const b = await runner.run(launchOf(runner, 'throw new Error("uncaught kaboom")').launch);
+      expect(b.exit_code).toBe(1);
+      expect(b.stderr).toContain('uncaught kaboom');
+    });
 
-  it('feeds stdin and keeps only the last 64 KiB of output', async () => {
-    const { launch } = launchOf(
-      runner,
-      `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
+    it('reports a missing executable as spawn_error', async () => {
+      const { launch } = launchOf(runner, '', { command: ['/nonexistent/harness', '--x'] });
+      const outcome = await runner.run(launch);
+      expect(outcome.spawn_error).toMatch(/nonexistent/);
+      expect(outcome.infra_error).toBeUndefined();
+    });
+
+    it('feeds stdin and keeps only the last 64 KiB of output', async () => {
+      const { launch } = launchOf(
+        runner,
+        `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
          process.stdout.write('x'.repeat(200000) + 'END:' + s.toUpperCase());
        });`,
-      { stdin: 'hello from the owner' },
-    );
-    const outcome = await runner.run(launch);
-    expect(outcome.exit_code).toBe(0);
-    expect(outcome.stdout.endsWith('END:HELLO FROM THE OWNER')).toBe(true);
-    expect(Buffer.byteLength(outcome.stdout)).toBeLessThanOrEqual(64 * 1024);
-  });
+        { stdin: 'hello from the owner' },
+      );
+      const outcome = await runner.run(launch);
+      expect(outcome.exit_code).toBe(0);
+      expect(outcome.stdout.endsWith('END:HELLO FROM THE OWNER')).toBe(true);
+      expect(Buffer.byteLength(outcome.stdout)).toBeLessThanOrEqual(64 * 1024);
+    });
 
-  it('leaves the harness files in the host folders, owned by this process, deletable', async () => {
-    const dirs = trialDirs();
-    writeFileSync(path.join(dirs.workspace, 'given.txt'), 'from the case\n');
-    const { launch } = launchOf(
-      runner,
-      `const fs = require('fs');
+    it('leaves the harness files in the host folders, owned by this process, deletable', async () => {
+      const dirs = trialDirs();
+      writeFileSync(path.join(dirs.workspace, 'given.txt'), 'from the case\n');
+      const { launch } = launchOf(
+        runner,
+        `const fs = require('fs');
        fs.writeFileSync('/trial/workspace/out.txt', 'written inside\\n');
        fs.appendFileSync('/trial/workspace/given.txt', 'appended\\n');
        fs.mkdirSync('/trial/home/.config/harness', { recursive: true });
        fs.writeFileSync('/trial/home/.config/harness/settings.json', '{"a":1}');
        fs.writeFileSync('/trial/tmp/scratch', 'tmp');
        fs.symlinkSync('/etc/passwd', '/trial/workspace/link-out');`,
-      { dirs },
-    );
-    const outcome = await runner.run(launch);
-    expect(outcome.stderr).toBe('');
-    expect(outcome.exit_code).toBe(0);
-    expect(readFileSync(path.join(dirs.workspace, 'out.txt'), 'utf8')).toBe('written inside\n');
-    expect(readFileSync(path.join(dirs.workspace, 'given.txt'), 'utf8')).toBe('from the case\nappended\n');
-    expect(readFileSync(path.join(dirs.home, '.config/harness/settings.json'), 'utf8')).toBe('{"a":1}');
-    expect(readFileSync(path.join(dirs.tmp, 'scratch'), 'utf8')).toBe('tmp');
-    const uid = process.getuid?.();
-    for (const p of [
-      'workspace/out.txt',
-      'home/.config/harness',
-      'home/.config/harness/settings.json',
-      'workspace',
-    ]) {
-      expect(statSync(path.join(dirs.root, p)).uid).toBe(uid);
-    }
-    // The planted symlink was not followed by the ownership hand-back.
-    expect(statSync('/etc/passwd').uid).toBe(0);
-    rmSync(dirs.root, { recursive: true });
-    expect(existsSync(dirs.root)).toBe(false);
-  });
+        { dirs },
+      );
+      const outcome = await runner.run(launch);
+      expect(outcome.stderr).toBe('');
+      expect(outcome.exit_code).toBe(0);
+      expect(readFileSync(path.join(dirs.workspace, 'out.txt'), 'utf8')).toBe('written inside\n');
+      expect(readFileSync(path.join(dirs.workspace, 'given.txt'), 'utf8')).toBe('from the case\nappended\n');
+      expect(readFileSync(path.join(dirs.home, '.config/harness/settings.json'), 'utf8')).toBe('{"a":1}');
+      expect(readFileSync(path.join(dirs.tmp, 'scratch'), 'utf8')).toBe('tmp');
+      const uid = process.getuid?.();
+      for (const p of [
+        'workspace/out.txt',
+        'home/.config/harness',
+        'home/.config/harness/settings.json',
+        'workspace',
+      ]) {
+        expect(statSync(path.join(dirs.root, p)).uid).toBe(uid);
+      }
+      // The planted symlink was not followed by the ownership hand-back.
+      expect(statSync('/etc/passwd').uid).toBe(0);
+      rmSync(dirs.root, { recursive: true });
+      expect(existsSync(dirs.root)).toBe(false);
+    });
 
-  it('writes outside the trial folders never reach the host; read-only mounts stay read-only', async () => {
-    const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
-    tmpRoots.push(ro);
-    writeFileSync(path.join(ro, 'harness.js'), 'module.exports = 1;\n');
-    chmodSync(ro, 0o755); // mkdtemp makes it 0700; the container user must be able to read it
-    const marker = `hr-escape-${randomBytes(4).toString('hex')}`;
-    const dirs = trialDirs();
-    const view = runner.view(dirs);
-    const roIn = view.mapReadOnly(ro);
-    const { launch } = launchOf(
-      runner,
-      `const fs = require('fs'); const r = {};
+    it('writes outside the trial folders never reach the host; read-only mounts stay read-only', async () => {
+      const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
+      tmpRoots.push(ro);
+      writeFileSync(path.join(ro, 'harness.js'), 'module.exports = 1;\n');
+      chmodSync(ro, 0o755); // mkdtemp makes it 0700; the container user must be able to read it
+      const marker = `hr-escape-${randomBytes(4).toString('hex')}`;
+      const dirs = trialDirs();
+      const view = runner.view(dirs);
+      const roIn = view.mapReadOnly(ro);
+      const { launch } = launchOf(
+        runner,
+        `const fs = require('fs'); const r = {};
        for (const p of ['/${marker}', '/etc/${marker}', '/usr/local/bin/${marker}', '${roIn}/${marker}', '${roIn}/harness.js',
                         '${dirs.root}/${marker}', '/tmp/${marker}']) {
          try { fs.writeFileSync(p, 'x'); r[p] = 'written'; } catch (e) { r[p] = e.code; }
        }
        r.read = fs.readFileSync('${roIn}/harness.js', 'utf8');
        console.log(JSON.stringify(r));`,
-      { dirs, read_only: [ro] },
-    );
-    const outcome = await runner.run(launch);
-    expect(outcome.stderr).toBe('');
-    const r = JSON.parse(outcome.stdout);
-    expect(r.read).toBe('module.exports = 1;\n');
-    expect(r[`/${marker}`]).toMatch(/EROFS|EACCES/);
-    expect(r[`/etc/${marker}`]).toMatch(/EROFS|EACCES/);
-    expect(r[`/usr/local/bin/${marker}`]).toMatch(/EROFS|EACCES/);
-    expect(r[`${roIn}/${marker}`]).toMatch(/EROFS|EACCES/);
-    expect(r[`${roIn}/harness.js`]).toMatch(/EROFS|EACCES/);
-    expect(r[`/tmp/${marker}`]).toBe('written'); // the container's own tmpfs
-    for (const p of [
-      `/${marker}`,
-      `/etc/${marker}`,
-      `/usr/local/bin/${marker}`,
-      `/tmp/${marker}`,
-      path.join(ro, marker),
-      path.join(dirs.root, marker),
-    ]) {
-      expect(existsSync(p)).toBe(false);
-    }
-    expect(readFileSync(path.join(ro, 'harness.js'), 'utf8')).toBe('module.exports = 1;\n');
-  });
-
-  it('with a writable root filesystem, outside writes are reported as container changes, not on the host', async () => {
-    const rid = `${runId}-rw`;
-    const rw = new DockerRunner({ runId: rid, image: IMAGE, readOnlyRootfs: false, sweepStale: false });
-    await rw.start();
-    try {
-      const marker = `hr-escape-${randomBytes(4).toString('hex')}`;
-      const { launch, dirs } = launchOf(
-        rw,
-        `require('fs').writeFileSync('/tmp/${marker}', 'x'); require('fs').writeFileSync('/trial/workspace/ok', 'y');`,
+        { dirs, read_only: [ro] },
       );
-      const outcome = await rw.run(launch);
-      expect(outcome.exit_code).toBe(0);
-      expect(outcome.container_changes?.map((c) => c.path)).toContain(`/tmp/${marker}`);
-      expect(outcome.container_changes?.some((c) => c.path.startsWith('/trial'))).toBe(false);
-      expect(existsSync(`/tmp/${marker}`)).toBe(false);
-      expect(existsSync(path.join(dirs.workspace, 'ok'))).toBe(true);
-    } finally {
-      await rw.stop();
-    }
-    expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
-  });
+      const outcome = await runner.run(launch);
+      expect(outcome.stderr).toBe('');
+      const r = JSON.parse(outcome.stdout);
+      expect(r.read).toBe('module.exports = 1;\n');
+      expect(r[`/${marker}`]).toMatch(/EROFS|EACCES/);
+      expect(r[`/etc/${marker}`]).toMatch(/EROFS|EACCES/);
+      expect(r[`/usr/local/bin/${marker}`]).toMatch(/EROFS|EACCES/);
+      expect(r[`${roIn}/${marker}`]).toMatch(/EROFS|EACCES/);
+      expect(r[`${roIn}/harness.js`]).toMatch(/EROFS|EACCES/);
+      expect(r[`/tmp/${marker}`]).toBe('written'); // the container's own tmpfs
+      for (const p of [
+        `/${marker}`,
+        `/etc/${marker}`,
+        `/usr/local/bin/${marker}`,
+        `/tmp/${marker}`,
+        path.join(ro, marker),
+        path.join(dirs.root, marker),
+      ]) {
+        expect(existsSync(p)).toBe(false);
+      }
+      expect(readFileSync(path.join(ro, 'harness.js'), 'utf8')).toBe('module.exports = 1;\n');
+    });
 
-  it('has no Docker socket and no host mounts beyond the trial folders and the read-only ones', async () => {
-    const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
-    tmpRoots.push(ro);
-    const { launch } = launchOf(
-      runner,
-      `const fs = require('fs');
+    it('with a writable root filesystem, outside writes are reported as container changes, not on the host', async () => {
+      const rid = `${runId}-rw`;
+      const rw = new DockerRunner({
+        runId: rid,
+        image: IMAGE,
+        warm,
+        readOnlyRootfs: false,
+        sweepStale: false,
+      });
+      await rw.start();
+      try {
+        const marker = `hr-escape-${randomBytes(4).toString('hex')}`;
+        const { launch, dirs } = launchOf(
+          rw,
+          `require('fs').writeFileSync('/tmp/${marker}', 'x'); require('fs').writeFileSync('/trial/workspace/ok', 'y');`,
+        );
+        const outcome = await rw.run(launch);
+        expect(outcome.exit_code).toBe(0);
+        expect(outcome.container_changes?.map((c) => c.path)).toContain(`/tmp/${marker}`);
+        expect(outcome.container_changes?.some((c) => c.path.startsWith('/trial'))).toBe(false);
+        expect(existsSync(`/tmp/${marker}`)).toBe(false);
+        expect(existsSync(path.join(dirs.workspace, 'ok'))).toBe(true);
+      } finally {
+        await rw.stop();
+      }
+      expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
+    });
+
+    it('has no Docker socket and no host mounts beyond the trial folders and the read-only ones', async () => {
+      const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
+      tmpRoots.push(ro);
+      const { launch } = launchOf(
+        runner,
+        `const fs = require('fs');
        const socks = ['/var/run/docker.sock', '/run/docker.sock', '/docker.sock'].filter((p) => fs.existsSync(p));
        const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\\n').filter(Boolean)
          .map((l) => l.split(' ')[4]).filter((m) => m.startsWith('/trial') || m.startsWith('/opt') || m.includes('docker.sock'));
@@ -394,284 +412,338 @@ describe.skipIf(reason !== undefined)('docker runner (real daemon)', () => {
        const s = require('net').connect('/var/run/docker.sock');
        s.on('connect', () => { net = 'connected'; }).on('error', (e) => { net = e.code; });
        setTimeout(() => { console.log(JSON.stringify({ socks, mounts: mounts.sort(), net })); process.exit(0); }, 300);`,
-      { read_only: [ro] },
-    );
-    const outcome = await runner.run(launch);
-    const r = JSON.parse(outcome.stdout);
-    expect(r.socks).toEqual([]);
-    expect(r.net).toBe('ENOENT');
-    const roIn = runner.mapReadOnly(ro);
-    expect(r.mounts).toEqual([roIn, '/trial/bin', '/trial/home', '/trial/tmp', '/trial/workspace'].sort());
-  });
-
-  it('reaches the endpoint on the gateway (and the fake hostnames), nothing else of this host or other networks', async (ctx) => {
-    const gw = runner.gateway!;
-    // The per-trial endpoint, as the engine binds it.
-    const endpoint = http.createServer((_q, s) => s.end('endpoint'));
-    const port = await listen(endpoint, gw);
-    // A second endpoint on the gateway that is NOT this trial's (another trial's, or anything else).
-    const other = http.createServer((_q, s) => s.end('other-on-gateway'));
-    const otherPort = await listen(other, gw);
-    // A host service on all interfaces, and one on loopback.
-    const anyIf = http.createServer((_q, s) => s.end('host-any'));
-    const anyPort = await listen(anyIf, '0.0.0.0');
-    const lo = http.createServer((_q, s) => s.end('host-loopback'));
-    const loPort = await listen(lo, '127.0.0.1');
-    // A second Docker network of ours: a listener on its gateway (host side) and a container on it.
-    const otherNetName = `hr-test-outside-${randomBytes(3).toString('hex')}`;
-    const otherNet = await docker.createNetwork({
-      Name: otherNetName,
-      Internal: true,
-      Labels: { [RUN_LABEL]: `${runId}-outside` },
-    });
-    let outsider: Docker.Container | undefined;
-    try {
-      const otherGw = (await otherNet.inspect()).IPAM?.Config?.[0]?.Gateway as string;
-      const outsideHost = http.createServer((_q, s) => s.end('outside-gateway'));
-      const outsideHostPort = await listen(outsideHost, otherGw);
-      outsider = await docker.createContainer({
-        Image: IMAGE,
-        Cmd: [
-          'node',
-          '-e',
-          'require("http").createServer((q, s) => s.end("outside-container")).listen(8080)',
-        ],
-        Labels: { [RUN_LABEL]: `${runId}-outside` },
-        HostConfig: { NetworkMode: otherNetName, CapDrop: ['ALL'] },
-      });
-      await outsider.start();
-      const outsiderIp = (await outsider.inspect()).NetworkSettings.Networks[otherNetName].IPAddress;
-      const urls = {
-        endpoint: `http://${gw}:${port}/`,
-        alias: `http://attacker.test:${port}/sink`,
-        otherOnGateway: `http://${gw}:${otherPort}/`,
-        hostAny: `http://${gw}:${anyPort}/`,
-        loopback: `http://127.0.0.1:${loPort}/`,
-        outsideGateway: `http://${otherGw}:${outsideHostPort}/`,
-        outsideContainer: `http://${outsiderIp}:8080/`,
-      };
-      // The outsider really listens (reachable from its own network's host side).
-      const up = await eventually(
-        () =>
-          fetch(urls.outsideContainer)
-            .then((r) => r.text())
-            .then(
-              (t) => t === 'outside-container',
-              () => false,
-            ),
-        10_000,
+        { read_only: [ro] },
       );
-      expect(up).toBe(true);
-      const { launch } = launchOf(runner, PROBE, {
-        stdin: JSON.stringify(Object.values(urls)),
-        extraEnv: {
-          HR_SVC: `http://${gw}:${port}`,
-          HTTP_PROXY: `http://${gw}:${port}`,
-        },
+      const outcome = await runner.run(launch);
+      const r = JSON.parse(outcome.stdout);
+      expect(r.socks).toEqual([]);
+      expect(r.net).toBe('ENOENT');
+      const roIn = runner.mapReadOnly(ro);
+      expect(r.mounts).toEqual([roIn, '/trial/bin', '/trial/home', '/trial/tmp', '/trial/workspace'].sort());
+    });
+
+    it('reaches the endpoint on the gateway (and the fake hostnames), nothing else of this host or other networks', async (ctx) => {
+      const gw = runner.gateway!;
+      // The per-trial endpoint, as the engine binds it.
+      const endpoint = http.createServer((_q, s) => s.end('endpoint'));
+      const port = await listen(endpoint, gw);
+      // A second endpoint on the gateway that is NOT this trial's (another trial's, or anything else).
+      const other = http.createServer((_q, s) => s.end('other-on-gateway'));
+      const otherPort = await listen(other, gw);
+      // A host service on all interfaces, and one on loopback.
+      const anyIf = http.createServer((_q, s) => s.end('host-any'));
+      const anyPort = await listen(anyIf, '0.0.0.0');
+      const lo = http.createServer((_q, s) => s.end('host-loopback'));
+      const loPort = await listen(lo, '127.0.0.1');
+      // A second Docker network of ours: a listener on its gateway (host side) and a container on it.
+      const otherNetName = `hr-test-outside-${randomBytes(3).toString('hex')}`;
+      const otherNet = await docker.createNetwork({
+        Name: otherNetName,
+        Internal: true,
+        Labels: { [RUN_LABEL]: `${runId}-outside` },
       });
+      let outsider: Docker.Container | undefined;
+      try {
+        const otherGw = (await otherNet.inspect()).IPAM?.Config?.[0]?.Gateway as string;
+        const outsideHost = http.createServer((_q, s) => s.end('outside-gateway'));
+        const outsideHostPort = await listen(outsideHost, otherGw);
+        outsider = await docker.createContainer({
+          Image: IMAGE,
+          Cmd: [
+            'node',
+            '-e',
+            'require("http").createServer((q, s) => s.end("outside-container")).listen(8080)',
+          ],
+          Labels: { [RUN_LABEL]: `${runId}-outside` },
+          HostConfig: { NetworkMode: otherNetName, CapDrop: ['ALL'] },
+        });
+        await outsider.start();
+        const outsiderIp = (await outsider.inspect()).NetworkSettings.Networks[otherNetName].IPAddress;
+        const urls = {
+          endpoint: `http://${gw}:${port}/`,
+          alias: `http://attacker.test:${port}/sink`,
+          otherOnGateway: `http://${gw}:${otherPort}/`,
+          hostAny: `http://${gw}:${anyPort}/`,
+          loopback: `http://127.0.0.1:${loPort}/`,
+          outsideGateway: `http://${otherGw}:${outsideHostPort}/`,
+          outsideContainer: `http://${outsiderIp}:8080/`,
+        };
+        // The outsider really listens (reachable from its own network's host side).
+        const up = await eventually(
+          () =>
+            fetch(urls.outsideContainer)
+              .then((r) => r.text())
+              .then(
+                (t) => t === 'outside-container',
+                () => false,
+              ),
+          10_000,
+        );
+        expect(up).toBe(true);
+        const { launch } = launchOf(runner, PROBE, {
+          stdin: JSON.stringify(Object.values(urls)),
+          extraEnv: {
+            HR_SVC: `http://${gw}:${port}`,
+            HTTP_PROXY: `http://${gw}:${port}`,
+          },
+        });
+        const outcome = await runner.run(launch);
+        expect(outcome.stderr).toBe('');
+        const r = JSON.parse(outcome.stdout) as Record<string, string>;
+        expect(r[urls.endpoint]).toBe('ok:endpoint');
+        expect(r[urls.alias]).toBe('ok:endpoint');
+        expect(r[urls.loopback]).toMatch(/^fail:/);
+        expect(r[urls.outsideContainer]).toMatch(/^fail:/);
+        if (!runner.firewallTag) {
+          ctx.skip(
+            'no host firewall (not root or no iptables): host listeners on other addresses are reachable',
+          );
+          return;
+        }
+        expect(r[urls.otherOnGateway]).toMatch(/^fail:/);
+        expect(r[urls.hostAny]).toMatch(/^fail:/);
+        expect(r[urls.outsideGateway]).toMatch(/^fail:/);
+        outsideHost.close();
+      } finally {
+        for (const s of [endpoint, other, anyIf, lo]) s.close();
+        await outsider?.remove({ force: true }).catch(() => {});
+        await otherNet.remove().catch(() => {});
+      }
+    });
+
+    it('DNS lookups of outside names fail inside the container, fast', async () => {
+      const { launch } = launchOf(
+        runner,
+        `require('dns').lookup('exfil-probe.invalid', (e, a) => console.log(JSON.stringify({ code: e && e.code, a })));
+       require('dns').lookup('mail.test', (e, a) => console.log(JSON.stringify({ alias: a })));`,
+      );
+      const t0 = Date.now();
+      const outcome = await runner.run(launch);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      const lines = outcome.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines.find((l) => 'code' in l)?.code).toMatch(/ENOTFOUND|EAI_AGAIN/);
+      expect(lines.find((l) => 'alias' in l)?.alias).toBe(runner.gateway);
+    });
+
+    it('gives every trial a fresh container', async () => {
+      const a = await runner.run(launchOf(runner, 'console.log(process.env.HOSTNAME)').launch);
+      const b = await runner.run(launchOf(runner, 'console.log(process.env.HOSTNAME)').launch);
+      expect(a.stdout.trim()).toMatch(/^[0-9a-f]{12}$/);
+      expect(b.stdout.trim()).not.toBe(a.stdout.trim());
+    });
+
+    it('brings deletions and symlinks back as they are, never following a link', async () => {
+      const dirs = trialDirs();
+      writeFileSync(path.join(dirs.workspace, 'doomed.txt'), 'x');
+      mkdirSync(path.join(dirs.home, '.cache'));
+      writeFileSync(path.join(dirs.home, '.cache', 'c'), 'c');
+      const { launch } = launchOf(
+        runner,
+        `const fs = require('fs');
+       fs.unlinkSync('/trial/workspace/doomed.txt');
+       fs.rmSync('/trial/home/.cache', { recursive: true });
+       fs.symlinkSync('../home/.profile', '/trial/workspace/rel-link');
+       fs.symlinkSync('/etc', '/trial/workspace/etc-link');
+       fs.writeFileSync('/trial/workspace/mode.sh', '#!/bin/sh', { mode: 0o755 });`,
+        { dirs },
+      );
       const outcome = await runner.run(launch);
       expect(outcome.stderr).toBe('');
-      const r = JSON.parse(outcome.stdout) as Record<string, string>;
-      expect(r[urls.endpoint]).toBe('ok:endpoint');
-      expect(r[urls.alias]).toBe('ok:endpoint');
-      expect(r[urls.loopback]).toMatch(/^fail:/);
-      expect(r[urls.outsideContainer]).toMatch(/^fail:/);
-      if (!runner.firewallTag) {
-        ctx.skip(
-          'no host firewall (not root or no iptables): host listeners on other addresses are reachable',
-        );
-        return;
-      }
-      expect(r[urls.otherOnGateway]).toMatch(/^fail:/);
-      expect(r[urls.hostAny]).toMatch(/^fail:/);
-      expect(r[urls.outsideGateway]).toMatch(/^fail:/);
-      outsideHost.close();
-    } finally {
-      for (const s of [endpoint, other, anyIf, lo]) s.close();
-      await outsider?.remove({ force: true }).catch(() => {});
-      await otherNet.remove().catch(() => {});
-    }
-  });
-
-  it('DNS lookups of outside names fail inside the container, fast', async () => {
-    const { launch } = launchOf(
-      runner,
-      `require('dns').lookup('exfil-probe.invalid', (e, a) => console.log(JSON.stringify({ code: e && e.code, a })));
-       require('dns').lookup('mail.test', (e, a) => console.log(JSON.stringify({ alias: a })));`,
-    );
-    const t0 = Date.now();
-    const outcome = await runner.run(launch);
-    expect(Date.now() - t0).toBeLessThan(5_000);
-    const lines = outcome.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines.find((l) => 'code' in l)?.code).toMatch(/ENOTFOUND|EAI_AGAIN/);
-    expect(lines.find((l) => 'alias' in l)?.alias).toBe(runner.gateway);
-  });
-
-  it('an aborted trial is killed and marked as an infrastructure failure', async () => {
-    const ac = new AbortController();
-    const { launch } = launchOf(runner, 'setInterval(() => {}, 1000)', {
-      signal: ac.signal,
-      timeout_ms: 60_000,
+      expect(existsSync(path.join(dirs.workspace, 'doomed.txt'))).toBe(false);
+      expect(existsSync(path.join(dirs.home, '.cache'))).toBe(false);
+      expect(readlinkSync(path.join(dirs.workspace, 'rel-link'))).toBe('../home/.profile');
+      expect(readlinkSync(path.join(dirs.workspace, 'etc-link'))).toBe('/etc');
+      expect(statSync(path.join(dirs.workspace, 'mode.sh')).mode & 0o777).toBe(0o755);
     });
-    setTimeout(() => ac.abort(), 1000);
-    const outcome = await runner.run(launch);
-    expect(outcome.timed_out).toBe(false);
-    expect(outcome.infra_error).toMatch(/aborted/);
-  });
 
-  it('leaves nothing behind after hanging and crashing trials and stop(); stop() twice is fine', async () => {
-    const rid = `${runId}-leak`;
-    const r = new DockerRunner({ runId: rid, image: IMAGE, sweepStale: false });
-    await r.start();
-    const [hang, crash] = await Promise.all([
-      r.run(launchOf(r, 'setInterval(() => {}, 1000)', { timeout_ms: 1000 }).launch),
-      r.run(launchOf(r, 'process.abort()').launch),
-    ]);
-    expect(hang.timed_out).toBe(true);
-    expect(crash.exit_code).not.toBe(0);
-    // A trial still running when stop() comes.
-    const pending = r.run(launchOf(r, 'setInterval(() => {}, 1000)', { timeout_ms: 60_000 }).launch);
-    await eventually(async () => (await leftovers(rid)).containers !== '', 10_000);
-    await Promise.all([r.stop(), r.stop()]);
-    const late = await pending;
-    expect(late.infra_error).toBeDefined();
-    expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
-  });
+    it('a child the harness leaves running cannot write after the trial', async () => {
+      const dirs = trialDirs();
+      const { launch } = launchOf(
+        runner,
+        `require('child_process').spawn(process.execPath, ['-e',
+         "setTimeout(() => require('fs').writeFileSync('/trial/workspace/late.txt', 'late'), 1500)"],
+         { detached: true, stdio: 'ignore' }).unref();
+       require('fs').writeFileSync('/trial/workspace/early.txt', 'early');`,
+        { dirs },
+      );
+      const t0 = Date.now();
+      const outcome = await runner.run(launch);
+      expect(outcome.exit_code).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(readFileSync(path.join(dirs.workspace, 'early.txt'), 'utf8')).toBe('early');
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(existsSync(path.join(dirs.workspace, 'late.txt'))).toBe(false);
+    });
 
-  it('marks the trial invalid when the daemon goes away mid-run, and every later trial too', async () => {
-    // A socket proxy stands in for the daemon; closing it is the daemon dying.
-    const proxyPath = path.join(mkdtempSync(path.join(os.tmpdir(), 'hr-sock-')), 'docker.sock');
-    tmpRoots.push(path.dirname(proxyPath));
-    const conns = new Set<net.Socket>();
-    const proxy = net.createServer((c) => {
-      const up = net.connect(SOCKET);
-      conns.add(c).add(up);
-      c.pipe(up).pipe(c);
-      const drop = () => {
-        c.destroy();
-        up.destroy();
-      };
-      c.on('error', drop).on('close', drop);
-      up.on('error', drop).on('close', drop);
+    it('an aborted trial is killed and marked as an infrastructure failure', async () => {
+      const ac = new AbortController();
+      const { launch } = launchOf(runner, 'setInterval(() => {}, 1000)', {
+        signal: ac.signal,
+        timeout_ms: 60_000,
+      });
+      setTimeout(() => ac.abort(), 1000);
+      const outcome = await runner.run(launch);
+      expect(outcome.timed_out).toBe(false);
+      expect(outcome.infra_error).toMatch(/aborted/);
     });
-    await new Promise<void>((res) => proxy.listen(proxyPath, res));
-    const rid = `${runId}-dies`;
-    const r = new DockerRunner({
-      runId: rid,
-      image: IMAGE,
-      socketPath: proxyPath,
-      sweepStale: false,
-      onWarning: () => {},
-    });
-    try {
+
+    it('leaves nothing behind after hanging and crashing trials and stop(); stop() twice is fine', async () => {
+      const rid = `${runId}-leak`;
+      const r = new DockerRunner({ runId: rid, image: IMAGE, warm, sweepStale: false });
       await r.start();
+      const [hang, crash] = await Promise.all([
+        r.run(launchOf(r, 'setInterval(() => {}, 1000)', { timeout_ms: 1000 }).launch),
+        r.run(launchOf(r, 'process.abort()').launch),
+      ]);
+      expect(hang.timed_out).toBe(true);
+      expect(crash.exit_code).not.toBe(0);
+      // A trial still running when stop() comes.
       const pending = r.run(launchOf(r, 'setInterval(() => {}, 1000)', { timeout_ms: 60_000 }).launch);
       await eventually(async () => (await leftovers(rid)).containers !== '', 10_000);
-      await new Promise((res) => setTimeout(res, 500));
-      proxy.close();
-      for (const c of conns) c.destroy();
-      const outcome = await pending;
-      expect(outcome.infra_error).toBeDefined();
-      expect(outcome.spawn_error).toBeUndefined();
-      const next = await r.run(launchOf(r, 'console.log(1)').launch);
-      expect(next.infra_error).toMatch(/stopped answering/);
-      await r.stop(); // cannot reach the daemon: warns, does not throw
-    } finally {
-      await sweepRun(docker, rid);
-    }
-    expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
-  });
-
-  describe('interrupts of the process that runs the runner', () => {
-    let child: string;
-    beforeAll(async () => {
-      const outdir = path.resolve('node_modules/.cache/hr-docker-test');
-      child = path.join(outdir, 'interrupt-child.mjs');
-      await build({
-        entryPoints: [path.resolve('test/fixtures/docker/interrupt-child.ts')],
-        outfile: child,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        packages: 'external',
-        logLevel: 'warning',
-      });
-    });
-
-    async function interrupt(
-      mode: 'SIGTERM' | 'SIGINT' | 'exit',
-    ): Promise<{ rid: string; code: number | null; signal: string | null; out: string }> {
-      const rid = `${runId}-${mode.toLowerCase()}`;
-      const root = mkdtempSync(path.join(os.tmpdir(), 'hr-docker-child-'));
-      tmpRoots.push(root);
-      const p = spawn(process.execPath, [child, rid, IMAGE, root, mode === 'exit' ? 'exit' : 'signal'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      p.stdout.on('data', (d) => (out += d));
-      p.stderr.on('data', (d) => (out += d));
-      const exited = new Promise<[number | null, string | null]>((res) =>
-        p.on('exit', (c, s) => res([c, s])),
-      );
-      const running = await eventually(async () => out.includes('RUNNING'), 30_000);
-      expect(running, out).toBe(true);
-      expect((await leftovers(rid)).containers).not.toBe('');
-      if (mode !== 'exit') p.kill(mode);
-      const [code, signal] = await exited;
-      return { rid, code, signal, out };
-    }
-
-    it('SIGTERM mid-trial: the child sweeps its containers and network, then dies of SIGTERM', async () => {
-      const { rid, signal, out } = await interrupt('SIGTERM');
-      expect(signal, out).toBe('SIGTERM');
+      await Promise.all([r.stop(), r.stop()]);
+      const late = await pending;
+      expect(late.infra_error).toBeDefined();
       expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
     });
 
-    it('SIGINT mid-trial: same', async () => {
-      const { rid, signal, out } = await interrupt('SIGINT');
-      expect(signal, out).toBe('SIGINT');
+    it('marks the trial invalid when the daemon goes away mid-run, and every later trial too', async () => {
+      // A socket proxy stands in for the daemon; closing it is the daemon dying.
+      const proxyPath = path.join(mkdtempSync(path.join(os.tmpdir(), 'hr-sock-')), 'docker.sock');
+      tmpRoots.push(path.dirname(proxyPath));
+      const conns = new Set<net.Socket>();
+      const proxy = net.createServer((c) => {
+        const up = net.connect(SOCKET);
+        conns.add(c).add(up);
+        c.pipe(up).pipe(c);
+        const drop = () => {
+          c.destroy();
+          up.destroy();
+        };
+        c.on('error', drop).on('close', drop);
+        up.on('error', drop).on('close', drop);
+      });
+      await new Promise<void>((res) => proxy.listen(proxyPath, res));
+      const rid = `${runId}-dies`;
+      const r = new DockerRunner({
+        runId: rid,
+        image: IMAGE,
+        socketPath: proxyPath,
+        sweepStale: false,
+        onWarning: () => {},
+      });
+      try {
+        await r.start();
+        const pending = r.run(launchOf(r, 'setInterval(() => {}, 1000)', { timeout_ms: 60_000 }).launch);
+        await eventually(async () => (await leftovers(rid)).containers !== '', 10_000);
+        await new Promise((res) => setTimeout(res, 500));
+        proxy.close();
+        for (const c of conns) c.destroy();
+        const outcome = await pending;
+        expect(outcome.infra_error).toBeDefined();
+        expect(outcome.spawn_error).toBeUndefined();
+        const next = await r.run(launchOf(r, 'console.log(1)').launch);
+        expect(next.infra_error).toMatch(/stopped answering/);
+        await r.stop(); // cannot reach the daemon: warns, does not throw
+      } finally {
+        await sweepRun(docker, rid);
+      }
       expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
     });
 
-    it('process.exit() mid-trial: a detached sweeper removes everything', async () => {
-      const { rid, code, out } = await interrupt('exit');
-      expect(code, out).toBe(3);
-      const clean = await eventually(async () => {
-        const l = await leftovers(rid);
-        return l.containers === '' && l.networks === '';
-      }, 20_000);
-      expect(clean).toBe(true);
-    });
-  });
+    describe.runIf(mode === 'warm')('interrupts of the process that runs the runner', () => {
+      let child: string;
+      beforeAll(async () => {
+        const outdir = path.resolve('node_modules/.cache/hr-docker-test');
+        child = path.join(outdir, 'interrupt-child.mjs');
+        await build({
+          entryPoints: [path.resolve('test/fixtures/docker/interrupt-child.ts')],
+          outfile: child,
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          target: 'node20',
+          packages: 'external',
+          logLevel: 'warning',
+        });
+      });
 
-  it('sweepStale() removes labelled leftovers of dead processes and spares live runs', async () => {
-    const rid = `${runId}-stale`;
-    const deadOwner = `${os.hostname()}:999999`;
-    const n = await docker.createNetwork({
-      Name: `hr-stale-${randomBytes(3).toString('hex')}`,
-      Internal: true,
-      Labels: { [RUN_LABEL]: rid, 'harness-risk.owner': deadOwner },
-    });
-    const c = await docker.createContainer({
-      Image: IMAGE,
-      Cmd: ['true'],
-      Labels: { [RUN_LABEL]: rid, 'harness-risk.owner': deadOwner },
-    });
-    const removed = await sweepStale({ olderThanMs: 0 });
-    expect(removed.containers).toContain(c.id);
-    expect(removed.networks.length).toBeGreaterThanOrEqual(1);
-    expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
-    await n.remove().catch(() => {});
-    // The live runner of this file was spared.
-    expect((await leftovers(runId)).networks).not.toBe('');
-  });
+      async function interrupt(
+        mode: 'SIGTERM' | 'SIGINT' | 'exit',
+      ): Promise<{ rid: string; code: number | null; signal: string | null; out: string }> {
+        const rid = `${runId}-${mode.toLowerCase()}`;
+        const root = mkdtempSync(path.join(os.tmpdir(), 'hr-docker-child-'));
+        tmpRoots.push(root);
+        const p = spawn(process.execPath, [child, rid, IMAGE, root, mode === 'exit' ? 'exit' : 'signal'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.stderr.on('data', (d) => (out += d));
+        const exited = new Promise<[number | null, string | null]>((res) =>
+          p.on('exit', (c, s) => res([c, s])),
+        );
+        const running = await eventually(async () => out.includes('RUNNING'), 30_000);
+        expect(running, out).toBe(true);
+        expect((await leftovers(rid)).containers).not.toBe('');
+        if (mode !== 'exit') p.kill(mode);
+        const [code, signal] = await exited;
+        return { rid, code, signal, out };
+      }
 
-  it('stop() removes every container and the network of the run', async () => {
-    await runner.stop();
-    expect(await leftovers(runId)).toEqual({ containers: '', networks: '' });
-  });
-});
+      it('SIGTERM mid-trial: the child sweeps its containers and network, then dies of SIGTERM', async () => {
+        const { rid, signal, out } = await interrupt('SIGTERM');
+        expect(signal, out).toBe('SIGTERM');
+        expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
+      });
+
+      it('SIGINT mid-trial: same', async () => {
+        const { rid, signal, out } = await interrupt('SIGINT');
+        expect(signal, out).toBe('SIGINT');
+        expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
+      });
+
+      it('process.exit() mid-trial: a detached sweeper removes everything', async () => {
+        const { rid, code, out } = await interrupt('exit');
+        expect(code, out).toBe(3);
+        const clean = await eventually(async () => {
+          const l = await leftovers(rid);
+          return l.containers === '' && l.networks === '';
+        }, 20_000);
+        expect(clean).toBe(true);
+      });
+    });
+
+    it.runIf(mode === 'warm')(
+      'sweepStale() removes labelled leftovers of dead processes and spares live runs',
+      async () => {
+        const rid = `${runId}-stale`;
+        const deadOwner = `${os.hostname()}:999999`;
+        const n = await docker.createNetwork({
+          Name: `hr-stale-${randomBytes(3).toString('hex')}`,
+          Internal: true,
+          Labels: { [RUN_LABEL]: rid, 'harness-risk.owner': deadOwner },
+        });
+        const c = await docker.createContainer({
+          Image: IMAGE,
+          Cmd: ['true'],
+          Labels: { [RUN_LABEL]: rid, 'harness-risk.owner': deadOwner },
+        });
+        const removed = await sweepStale({ olderThanMs: 0 });
+        expect(removed.containers).toContain(c.id);
+        expect(removed.networks.length).toBeGreaterThanOrEqual(1);
+        expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
+        await n.remove().catch(() => {});
+        // The live runner of this file was spared.
+        expect((await leftovers(runId)).networks).not.toBe('');
+      },
+    );
+
+    it('stop() removes every container and the network of the run', async () => {
+      await runner.stop();
+      expect(await leftovers(runId)).toEqual({ containers: '', networks: '' });
+    });
+  },
+);
