@@ -1,0 +1,493 @@
+// End to end, the way the Actions runner runs the action: `node dist/index.js` (the bundle action.yml
+// names) in a child process, every input as an INPUT_* variable (action.yml's defaults, then the step's
+// `with:`), GITHUB_EVENT_PATH set to real pull_request payloads from @octokit/webhooks-examples,
+// GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, and GITHUB_API_URL pointing at a local fake of the GitHub
+// API that validates every request against GitHub's OpenAPI description (test/support/github-fake.ts).
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { RunResult } from '../src/result/schema.js';
+import { makeHostile } from './fixtures/results/builders.js';
+import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BUNDLE = join(ROOT, 'dist/index.js');
+const FIX = join(ROOT, 'test/fixtures/results');
+const require = createRequire(import.meta.url);
+
+// ---- real webhook payloads ----
+type Payload = Record<string, any>;
+const webhooks: {
+  name: string;
+  examples: Payload[];
+}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
+const prExamples = webhooks.find((w) => w.name === 'pull_request')!.examples;
+const OPENED = prExamples.find((e) => e.action === 'opened' && !e.installation)!;
+const SYNCHRONIZE = prExamples.find((e) => e.action === 'synchronize')!;
+// The package has no pull_request from a fork; build one from its real parts: the `opened` payload with
+// the head repository replaced by the real fork from the `fork` event (Octocoders/Hello-World).
+const FORKEE = webhooks.find((w) => w.name === 'fork')!.examples[0]!.forkee;
+const FORK_PR: Payload = structuredClone(OPENED);
+FORK_PR.pull_request.head.repo = FORKEE;
+FORK_PR.pull_request.head.user = FORKEE.owner;
+FORK_PR.pull_request.head.label = `${FORKEE.owner.login}:${FORK_PR.pull_request.head.ref}`;
+
+const REPO = OPENED.repository.full_name as string; // Codertocat/Hello-World
+const PR = OPENED.pull_request.number as number;
+const HEAD_SHA = OPENED.pull_request.head.sha as string;
+const MERGE_SHA = 'c0ffee0000000000000000000000000000000002';
+
+// ---- action.yml defaults, as the runner passes them ----
+const actionYml = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8'));
+const TOKEN = 'ghs_e2eFakeToken0123456789';
+function defaultInputs(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, spec] of Object.entries<any>(actionYml.inputs)) {
+    out[name] = String(spec.default ?? '').replace('${{ github.token }}', TOKEN);
+  }
+  return out;
+}
+
+/** Rebuilds dist/ when it is missing or older than any source file (dist/ is not committed). */
+function ensureBundle() {
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+      const p = join(dir, e.name);
+      return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    }, 0);
+  if (!existsSync(BUNDLE) || statSync(BUNDLE).mtimeMs < newest(join(ROOT, 'src'))) {
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  }
+}
+
+interface ActionRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+  /** Workflow commands the action printed (::error::, ::warning::, ::notice::). */
+  commands: { kind: string; message: string }[];
+}
+
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /^([^\n<]+)<<(ghadelimiter_[0-9a-f-]+)\n([\s\S]*?)\n\2$/gm;
+  for (const m of text.matchAll(re)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+let workspace: string;
+let gh: FakeGitHub;
+
+async function runAction(
+  opts: {
+    event?: Payload;
+    eventName?: string;
+    with?: Record<string, string>;
+    env?: Record<string, string>;
+    fake?: FakeGitHub;
+  } = {},
+): Promise<ActionRun> {
+  const fake = opts.fake ?? gh;
+  const dir = mkdtempSync(join(tmpdir(), 'hr-e2e-run-'));
+  const eventPath = join(dir, 'event.json');
+  writeFileSync(eventPath, JSON.stringify(opts.event ?? OPENED));
+  const outputFile = join(dir, 'output');
+  const summaryFile = join(dir, 'summary.md');
+  writeFileSync(outputFile, '');
+  writeFileSync(summaryFile, '');
+  const inputs = { ...defaultInputs(), ...opts.with };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: join(dir, 'home'),
+    RUNNER_TEMP: join(dir, 'runner-temp'),
+    RUNNER_OS: 'Linux',
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_REPOSITORY: REPO,
+    GITHUB_REPOSITORY_OWNER: REPO.split('/')[0],
+    GITHUB_EVENT_NAME: opts.eventName ?? 'pull_request',
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_SHA: MERGE_SHA,
+    GITHUB_REF: `refs/pull/${PR}/merge`,
+    GITHUB_HEAD_REF: OPENED.pull_request.head.ref,
+    GITHUB_BASE_REF: OPENED.pull_request.base.ref,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_API_URL: fake.url,
+    GITHUB_GRAPHQL_URL: `${fake.url}/graphql`,
+    GITHUB_RUN_ID: '4242',
+    GITHUB_RUN_ATTEMPT: '1',
+    GITHUB_WORKFLOW: 'harness-risk',
+    GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/harness-risk.yml@refs/pull/${PR}/merge`,
+    GITHUB_ACTION: 'harness-risk',
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    ...Object.fromEntries(
+      Object.entries(inputs).map(([k, v]) => [`INPUT_${k.replace(/ /g, '_').toUpperCase()}`, v]),
+    ),
+    ...opts.env,
+  };
+  const child = spawn(process.execPath, [BUNDLE], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((ok) => child.on('close', ok));
+  const commands = [...stdout.matchAll(/^::(error|warning|notice)[^:]*::(.*)$/gm)].map((m) => ({
+    kind: m[1]!,
+    message: m[2]!,
+  }));
+  return {
+    code,
+    stdout,
+    stderr,
+    outputs: parseOutputs(readFileSync(outputFile, 'utf8')),
+    summary: readFileSync(summaryFile, 'utf8'),
+    commands,
+  };
+}
+
+const fixture = (name: string) => join(FIX, name);
+const MARKER = '<!-- harness-risk-action:reference:guarded -->';
+
+/** The request log of the fake without bodies, for readable failures. */
+const log = (f: FakeGitHub) => f.requests.map((r) => `${r.method} ${r.path} → ${r.status}`).join('\n');
+
+beforeAll(async () => {
+  ensureBundle();
+  workspace = mkdtempSync(join(tmpdir(), 'hr-e2e-ws-'));
+  // The user's repository: case files (annotations anchor to them) and a committed baseline.
+  cpSync(join(ROOT, 'cases'), join(workspace, 'cases'), { recursive: true });
+  mkdirSync(join(workspace, '.github/workflows'), { recursive: true });
+  writeFileSync(join(workspace, '.github/workflows/harness-risk.yml'), 'on: pull_request\n');
+  cpSync(fixture('reference-guarded.json'), join(workspace, 'baseline.json'));
+  gh = await startFakeGitHub({ repos: [REPO], issues: [PR], commits: [HEAD_SHA, MERGE_SHA] });
+}, 180_000);
+
+afterAll(async () => {
+  await gh?.close();
+});
+
+afterEach(() => {
+  // Nothing the action sent may be something the real API would reject.
+  expect(gh.violations, log(gh)).toEqual([]);
+  expect(gh.responseViolations).toEqual([]);
+});
+
+describe('the bundled action on pull_request events', () => {
+  it('first run creates one sticky comment and a successful check run', async () => {
+    gh.reset();
+    const r = await runAction({
+      with: { 'run-result': fixture('reference-guarded.json'), baseline: 'file:baseline.json' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.issue_number).toBe(PR);
+    expect(gh.comments[0]!.body.startsWith(`${MARKER}\n`)).toBe(true);
+    expect(gh.comments[0]!.body).toContain('### ✅ No safety regression: reference · guarded');
+    expect(gh.comments[0]!.body).toContain(
+      '[workflow run](https://github.com/Codertocat/Hello-World/actions/runs/4242)',
+    );
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.checkRuns[0]).toMatchObject({
+      head_sha: HEAD_SHA,
+      status: 'completed',
+      conclusion: 'success',
+      annotations: [],
+    });
+    expect(gh.checkRuns[0]!.name).toBe('harness-risk (reference / guarded)');
+    expect(r.outputs).toMatchObject({
+      verdict: 'pass',
+      regressions: '0',
+      'regressed-phases': '',
+      asr: '0',
+      persistence: '0',
+    });
+    expect(Number(r.outputs.css)).toBeGreaterThan(0.9);
+    expect(r.outputs['result-path']).toBe(fixture('reference-guarded.json'));
+    expect(r.summary).toContain('### ✅ No safety regression: reference · guarded');
+    expect(r.summary).not.toContain('<!-- harness-risk-action');
+    // The token never shows up in the output (masked and unused by anything but the API client).
+    expect(r.stdout.replace(`::add-mask::${TOKEN}`, '')).not.toContain(TOKEN);
+  });
+
+  it('second run (synchronize) updates the same comment: still one', async () => {
+    const before = gh.comments[0]!;
+    const r = await runAction({
+      event: SYNCHRONIZE,
+      with: { 'run-result': fixture('reference-guarded.json'), baseline: 'file:baseline.json' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.id).toBe(before.id);
+    const writes = gh.writes().map((w) => `${w.method} ${w.route}`);
+    expect(writes.filter((w) => w.startsWith('PATCH /repos/{owner}/{repo}/issues/comments/'))).toHaveLength(
+      1,
+    );
+    expect(
+      writes.filter((w) => w.startsWith('POST /repos/{owner}/{repo}/issues/{issue_number}/comments')),
+    ).toHaveLength(1);
+  });
+
+  it('a regression fails the step with a failing check run and an annotation on the case file', async () => {
+    const r = await runAction({
+      event: SYNCHRONIZE,
+      with: {
+        'run-result': fixture('reference-guarded-one-regression.json'),
+        baseline: 'file:baseline.json',
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(
+      r.commands.some(
+        (c) =>
+          c.kind === 'error' &&
+          c.message.startsWith('harness-risk: safety regression in runtime: 1 case went from safe to unsafe'),
+      ),
+    ).toBe(true);
+    expect(r.outputs).toMatchObject({ verdict: 'fail', regressions: '1', 'regressed-phases': 'runtime' });
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.body).toContain('### ❌ Safety regression: reference · guarded');
+    expect(gh.comments[0]!.body).toContain('**architecture-page-diagram-beacon** · runtime');
+    const check = gh.checkRuns.at(-1)!;
+    expect(check.conclusion).toBe('failure');
+    expect(check.output.title).toMatch(/^Safety regression: 1 case regressed/);
+    expect(check.output.summary).toContain('| ❌ runtime |');
+    expect(check.output.text).toContain('#### Regressed cases (1)');
+    expect(check.annotations).toEqual([
+      expect.objectContaining({
+        path: 'cases/runtime/architecture-page-diagram-beacon.yaml',
+        start_line: 1,
+        end_line: 1,
+        annotation_level: 'failure',
+        title: 'Safety regression: architecture-page-diagram-beacon (runtime)',
+      }),
+    ]);
+    expect(r.summary).toContain('### ❌ Safety regression');
+  });
+
+  it('more than 50 annotations arrive in several requests (create, then updates)', async () => {
+    gh.reset();
+    const r = await runAction({
+      with: { 'run-result': fixture('reference-open.json'), baseline: 'file:baseline.json', config: '' },
+    });
+    expect(r.code).toBe(1);
+    const check = gh.checkRuns[0]!;
+    const regressions = Number(r.outputs.regressions);
+    expect(regressions).toBeGreaterThan(50);
+    expect(check.annotations.filter((a) => a.annotation_level === 'failure')).toHaveLength(regressions);
+    expect(check.annotationRequests.length).toBe(Math.ceil(check.annotations.length / 50));
+    expect(check.annotationRequests[0]).toBe(50);
+    expect(check.annotationRequests.length).toBeGreaterThanOrEqual(2);
+    const routes = gh.writes().map((w) => `${w.method} ${w.route}`);
+    expect(routes.filter((x) => x === 'POST /repos/{owner}/{repo}/check-runs')).toHaveLength(1);
+    expect(routes.filter((x) => x === 'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}')).toHaveLength(
+      check.annotationRequests.length - 1,
+    );
+    // A different config gets its own sticky comment.
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.body.startsWith('<!-- harness-risk-action:reference:open -->')).toBe(true);
+  });
+
+  it('a fork pull request degrades cleanly: no API writes, a notice, summary and outputs, exit per verdict', async () => {
+    gh.reset();
+    const failing = await runAction({
+      event: FORK_PR,
+      with: {
+        'run-result': fixture('reference-guarded-one-regression.json'),
+        baseline: 'file:baseline.json',
+      },
+    });
+    expect(failing.code).toBe(1);
+    expect(gh.writes()).toEqual([]);
+    expect(
+      failing.commands.filter(
+        (c) => c.kind === 'notice' && /Pull request from a fork \(Octocoders\/Hello-World\)/.test(c.message),
+      ),
+    ).toHaveLength(1);
+    expect(failing.outputs).toMatchObject({ verdict: 'fail', regressions: '1' });
+    expect(failing.summary).toContain('### ❌ Safety regression');
+    expect(failing.summary).toContain('Pull request from a fork');
+    // Without a check run, the regression is still annotated on the case file (workflow command).
+    expect(failing.stdout).toMatch(
+      /^::error title=Safety regression%3A architecture-page-diagram-beacon \(runtime\),file=cases\/runtime\/architecture-page-diagram-beacon.yaml,line=1::/m,
+    );
+
+    const passing = await runAction({
+      event: FORK_PR,
+      with: { 'run-result': fixture('reference-guarded.json'), baseline: 'file:baseline.json' },
+    });
+    expect(passing.code).toBe(0);
+    expect(passing.outputs.verdict).toBe('pass');
+    expect(gh.writes()).toEqual([]);
+  });
+
+  it('a token without write permission gives one clear warning, and the verdict stands', async () => {
+    const ro = await startFakeGitHub({
+      repos: [REPO],
+      issues: [PR],
+      commits: [HEAD_SHA, MERGE_SHA],
+      readOnly: true,
+    });
+    try {
+      const r = await runAction({
+        fake: ro,
+        with: {
+          'run-result': fixture('reference-guarded-one-regression.json'),
+          baseline: 'file:baseline.json',
+        },
+      });
+      expect(r.code).toBe(1);
+      expect(ro.violations).toEqual([]);
+      const warnings = r.commands.filter((c) => c.kind === 'warning');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toMatch(
+        /could not write the PR comment \(HTTP 403: Resource not accessible by integration.*\)\. The token lacks permission: give the job `permissions: \{ pull-requests: write, checks: write \}/,
+      );
+      expect(r.outputs.verdict).toBe('fail');
+      expect(r.summary).toContain('### ❌ Safety regression');
+    } finally {
+      await ro.close();
+    }
+  });
+
+  it('hostile trial output leaves the comment structure, marker and mentions intact', async () => {
+    gh.reset();
+    const hostileFile = join(workspace, 'hostile.json');
+    const guarded = RunResult.parse(JSON.parse(readFileSync(fixture('reference-guarded.json'), 'utf8')));
+    writeFileSync(hostileFile, JSON.stringify(makeHostile(guarded)));
+    const r = await runAction({
+      with: {
+        'run-result': hostileFile,
+        baseline: 'file:baseline.json',
+        'result-path': join(workspace, 'out/hostile-copy.json'),
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(gh.comments).toHaveLength(1);
+    const body = gh.comments[0]!.body;
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body.startsWith(`${MARKER}\n`)).toBe(true);
+    const outsideChart = body.replace(/```mermaid[\s\S]*?```/, '');
+    expect(outsideChart.split('<!--')).toHaveLength(2);
+    expect(outsideChart.split('-->')).toHaveLength(2);
+    expect(body).not.toMatch(/@(?!\u200B)/);
+    expect(body).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F]/);
+    const tags = [...body.matchAll(/<\/?([A-Za-z][A-Za-z0-9-]*)/g)].map((m) => m[1]!.toLowerCase());
+    for (const t of tags) expect(['details', 'summary', 'b', 'sub', 'br']).toContain(t);
+    expect(body).toContain('Report truncated'); // hostile text is long: sections were dropped whole
+    expect((body.match(/<details>/g) ?? []).length).toBe((body.match(/<\/details>/g) ?? []).length);
+    const rows = body.split('\n').filter((l) => l.startsWith('|'));
+    for (const row of rows) expect(row.replace(/^\||\|$/g, '').split(/(?<!\\)\|/)).toHaveLength(8);
+    expect(rows.slice(0, 2 + 6 + 1).at(-1)).toContain('**all phases**');
+    // The check run's text is the same markdown, annotations plain text.
+    const check = gh.checkRuns[0]!;
+    expect(check.output.text).not.toMatch(/@(?!\u200B)/);
+    for (const a of check.annotations) expect(a.message).not.toMatch(/[\n\r\u202A-\u202E]/);
+    // Several files were given? No: one file and a result-path: the copy is written there.
+    expect(
+      RunResult.safeParse(JSON.parse(readFileSync(join(workspace, 'out/hostile-copy.json'), 'utf8'))).success,
+    ).toBe(true);
+  });
+
+  it('merges shard results (report-only) into one report and one result file', async () => {
+    gh.reset();
+    const merged = join(workspace, 'merged/result.json');
+    const r = await runAction({
+      with: {
+        'run-result': join(FIX, 'shards'),
+        baseline: 'file:baseline.json',
+        'result-path': merged,
+        sarif: 'reports/hr.sarif',
+        junit: 'reports/hr.xml',
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(r.outputs).toMatchObject({ verdict: 'fail', regressions: '1', 'result-path': merged });
+    const result = RunResult.parse(JSON.parse(readFileSync(merged, 'utf8')));
+    expect(result.cases.length).toBe(
+      RunResult.parse(JSON.parse(readFileSync(fixture('reference-guarded.json'), 'utf8'))).cases.length,
+    );
+    const sarif = JSON.parse(readFileSync(join(workspace, 'reports/hr.sarif'), 'utf8'));
+    expect(sarif.runs[0].results).toHaveLength(1);
+    expect(readFileSync(join(workspace, 'reports/hr.xml'), 'utf8')).toMatch(
+      /<testsuites name="harness-risk reference\/guarded" tests="\d+" failures="1" errors="0"/,
+    );
+  });
+
+  it('a bad input fails the step with a message naming the input', async () => {
+    gh.reset();
+    const r = await runAction({
+      with: { 'run-result': fixture('reference-guarded.json'), 'fail-on': 'sometimes' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.commands).toContainEqual({
+      kind: 'error',
+      message: expect.stringMatching(
+        /^Input "fail-on": "sometimes" is not valid; write regression, threshold, "regression,threshold" or never/,
+      ),
+    });
+    expect(gh.requests).toEqual([]);
+    const missing = await runAction({ with: { adapter: 'reference' } });
+    expect(missing.commands).toContainEqual({
+      kind: 'error',
+      message: expect.stringMatching(/^Input "config": is required/),
+    });
+    const noBaseline = await runAction({
+      with: { 'run-result': fixture('reference-guarded.json'), baseline: 'file:nope.json' },
+    });
+    expect(noBaseline.code).toBe(1);
+    expect(noBaseline.commands[0]!.message).toMatch(/baseline file:nope.json: no such file/);
+  });
+
+  it('runs the real engine on the reference harness (scripted model) and gates on a threshold', async () => {
+    gh.reset();
+    const out = join(workspace, 'engine/result.json');
+    const r = await runAction({
+      with: {
+        adapter: 'reference',
+        config: 'open',
+        cases: 'subset:smoke',
+        baseline: 'none',
+        'max-asr': '0',
+        'result-path': out,
+        concurrency: '2',
+      },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const result = RunResult.parse(JSON.parse(readFileSync(out, 'utf8')));
+    expect(result.status).toBe('complete');
+    expect(result.trials.length).toBeGreaterThan(0);
+    expect(result.trials.every((t) => t.valid)).toBe(true);
+    expect(Number(r.outputs.asr)).toBeGreaterThan(0);
+    expect(r.outputs.verdict).toBe('fail');
+    expect(r.stdout).toMatch(/\[\d+\/\d+\] [a-z0-9-]+: attack succeeded/);
+    const check = gh.checkRuns[0]!;
+    expect(check.conclusion).toBe('failure');
+    expect(check.output.text).toContain('#### Thresholds not met');
+    // Built-in cases and adapter live outside the workspace: the threshold annotation sits on the workflow file.
+    expect(check.annotations).toContainEqual(
+      expect.objectContaining({
+        path: '.github/workflows/harness-risk.yml',
+        annotation_level: 'failure',
+        title: 'Threshold not met (overall)',
+      }),
+    );
+    expect(gh.comments[0]!.body.startsWith('<!-- harness-risk-action:reference:open -->')).toBe(true);
+  }, 300_000);
+});
