@@ -1000,7 +1000,10 @@ export class DockerRunner implements Runner {
     for (const ro of launch.read_only) {
       const p = path.resolve(ro);
       if (p === '/' || within(this.socketPath, p) !== undefined || within(DEFAULT_SOCKET, p) !== undefined) {
-        this.warnOnce(`ro:${p}`, `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`);
+        this.warnOnce(
+          `ro:${p}`,
+          `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`,
+        );
         continue;
       }
       const st = await stat(p).catch(() => undefined);
@@ -1090,10 +1093,13 @@ export class DockerRunner implements Runner {
   async run(launch: TrialLaunch): Promise<DockerProcessOutcome> {
     const io: TrialIo = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
     const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
-    if (!this.networkName || !this.gateway) return fail({ spawn_error: 'docker runner: run() before start()' });
+    if (!this.networkName || !this.gateway)
+      return fail({ spawn_error: 'docker runner: run() before start()' });
     if (this.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
     if (this.dead) {
-      return fail({ infra_error: `Docker daemon at ${this.socketPath} stopped answering during the run: ${this.dead}` });
+      return fail({
+        infra_error: `Docker daemon at ${this.socketPath} stopped answering during the run: ${this.dead}`,
+      });
     }
     if (launch.signal?.aborted) return fail({ infra_error: 'trial aborted before start' });
     if (launch.command.length === 0) return fail({ spawn_error: 'empty command' });
@@ -1131,7 +1137,12 @@ export class DockerRunner implements Runner {
 
   // --- direct mode: the harness is the container's own process, the trial folders are bind-mounted ---
 
-  private async runDirect(launch: TrialLaunch, env: string[], ro: RoSet, io: TrialIo): Promise<DockerProcessOutcome> {
+  private async runDirect(
+    launch: TrialLaunch,
+    env: string[],
+    ro: RoSet,
+    io: TrialIo,
+  ): Promise<DockerProcessOutcome> {
     let owners: OwnerRecord[] = [];
     let container: Docker.Container | undefined;
     try {
@@ -1173,11 +1184,19 @@ export class DockerRunner implements Runner {
   }
 
   private labels(trial: string): Record<string, string> {
-    return { [RUN_LABEL]: this.runId, [TRIAL_LABEL]: trial, [OWNER_LABEL]: `${os.hostname()}:${process.pid}` };
+    return {
+      [RUN_LABEL]: this.runId,
+      [TRIAL_LABEL]: trial,
+      [OWNER_LABEL]: `${os.hostname()}:${process.pid}`,
+    };
   }
 
   /** Attach, start, wait (with timeout, abort and a daemon heartbeat), collect. */
-  private async execute(container: Docker.Container, launch: TrialLaunch, io: TrialIo): Promise<DockerProcessOutcome> {
+  private async execute(
+    container: Docker.Container,
+    launch: TrialLaunch,
+    io: TrialIo,
+  ): Promise<DockerProcessOutcome> {
     const hasStdin = launch.stdin !== undefined;
     let stream: NodeJS.ReadWriteStream;
     try {
@@ -1259,10 +1278,14 @@ export class DockerRunner implements Runner {
             () => false,
           );
           misses = ok ? 0 : misses + 1;
-          if (misses >= 2) reject(Object.assign(new Error('the Docker daemon stopped answering'), { code: 'ECONNREFUSED' }));
+          if (misses >= 2)
+            reject(Object.assign(new Error('the Docker daemon stopped answering'), { code: 'ECONNREFUSED' }));
         }, HEARTBEAT_MS);
         hard = setTimeout(
-          () => reject(Object.assign(new Error('the trial did not end 30 s after its timeout'), { code: 'ETIMEDOUT' })),
+          () =>
+            reject(
+              Object.assign(new Error('the trial did not end 30 s after its timeout'), { code: 'ETIMEDOUT' }),
+            ),
           launch.timeout_ms + 30_000,
         );
       },
@@ -1281,12 +1304,16 @@ export class DockerRunner implements Runner {
   }
 
   /** The end of a trial as the contract reports it. */
-  private ending(guard: ReturnType<DockerRunner['guard']>, code: number | null): Partial<DockerProcessOutcome> {
+  private ending(
+    guard: ReturnType<DockerRunner['guard']>,
+    code: number | null,
+  ): Partial<DockerProcessOutcome> {
     const rest: Partial<DockerProcessOutcome> = guard.killed
       ? { exit_code: null, signal: 'SIGKILL', timed_out: guard.timedOut }
       : { exit_code: code, signal: null, timed_out: false };
     if (guard.aborted) rest.infra_error = 'trial aborted';
-    else if (this.stopping && !guard.timedOut) rest.infra_error = 'the run was stopped (interrupted) during the trial';
+    else if (this.stopping && !guard.timedOut)
+      rest.infra_error = 'the run was stopped (interrupted) during the trial';
     return rest;
   }
 
@@ -1301,23 +1328,34 @@ export class DockerRunner implements Runner {
   // --- warm mode: a pre-started idle container per trial, the harness exec'd in it; the trial folders are
   // --- copied into the container's own slot folders (bind-mounted) and copied back after the trial
 
-  private async runWarm(launch: TrialLaunch, env: string[], ro: RoSet, io: TrialIo): Promise<DockerProcessOutcome> {
+  private async runWarm(
+    launch: TrialLaunch,
+    env: string[],
+    ro: RoSet,
+    io: TrialIo,
+  ): Promise<DockerProcessOutcome> {
     let slot: Slot;
     try {
       slot = await this.takeSlot(ro);
     } catch (e) {
       if (e instanceof IdleFailed) {
         this.warmDisabled = e.message;
-        this.warnOnce('warm', `docker runner: no warm containers (${e.message}); one container per trial from now on`);
+        this.warnOnce(
+          'warm',
+          `docker runner: no warm containers (${e.message}); one container per trial from now on`,
+        );
         return this.runDirect(launch, env, ro, io);
       }
       return outcomeOf(io, await this.classify(e, 'create'));
     }
     try {
       try {
-        for (const k of TRIAL_KEYS) await copyTree(launch.dirs[k], path.join(slot.dir, k), { owner: this.chownTo });
+        for (const k of TRIAL_KEYS)
+          await copyTree(launch.dirs[k], path.join(slot.dir, k), { owner: this.chownTo });
       } catch (e) {
-        return outcomeOf(io, { spawn_error: `docker runner: cannot copy the trial folders in: ${errText(e)}` });
+        return outcomeOf(io, {
+          spawn_error: `docker runner: cannot copy the trial folders in: ${errText(e)}`,
+        });
       }
       const result = await this.execWarm(slot, launch, env, io);
       if (result.infra_error && this.dead) return result;
@@ -1338,7 +1376,12 @@ export class DockerRunner implements Runner {
     }
   }
 
-  private async execWarm(slot: Slot, launch: TrialLaunch, env: string[], io: TrialIo): Promise<DockerProcessOutcome> {
+  private async execWarm(
+    slot: Slot,
+    launch: TrialLaunch,
+    env: string[],
+    io: TrialIo,
+  ): Promise<DockerProcessOutcome> {
     const hasStdin = launch.stdin !== undefined;
     let exec: Docker.Exec;
     let stream: NodeJS.ReadWriteStream;
@@ -1377,7 +1420,10 @@ export class DockerRunner implements Runner {
       for (;;) {
         try {
           await Promise.race([streamDone, sleep(ended ? 250 : 200), guard.failed]);
-          const info = (await Promise.race([exec.inspect(), guard.failed])) as { Running: boolean; ExitCode: number | null };
+          const info = (await Promise.race([exec.inspect(), guard.failed])) as {
+            Running: boolean;
+            ExitCode: number | null;
+          };
           if (!info.Running) {
             code = info.ExitCode;
             break;
@@ -1388,8 +1434,14 @@ export class DockerRunner implements Runner {
       }
       guard.disarm();
       await Promise.race([streamDone, sleep(ended ? 0 : 200)]);
-      if (!guard.killed && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
-        return outcomeOf(io, { spawn_error: `docker exec: ${(io.out.text() + io.err.text()).trim().slice(0, 500)}` });
+      if (
+        !guard.killed &&
+        (code === 126 || code === 127) &&
+        /OCI runtime exec failed/.test(io.out.text() + io.err.text())
+      ) {
+        return outcomeOf(io, {
+          spawn_error: `docker exec: ${(io.out.text() + io.err.text()).trim().slice(0, 500)}`,
+        });
       }
       return outcomeOf(io, this.ending(guard, code));
     } finally {
@@ -1417,7 +1469,11 @@ export class DockerRunner implements Runner {
     // Warm containers made for another set of read-only folders are of no use any more.
     for (const [k, list] of this.pool) {
       if (k === ro.key) continue;
-      for (const p of list) p.then((s) => this.discard(s), () => {});
+      for (const p of list)
+        p.then(
+          (s) => this.discard(s),
+          () => {},
+        );
       this.pool.delete(k);
     }
     const list = this.pool.get(ro.key) ?? [];
@@ -1602,7 +1658,12 @@ export class DockerRunner implements Runner {
       for (let i = 0; i < 5 && this.pending.size > 0; i++) {
         await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
       }
-      for (const list of this.pool.values()) for (const p of list) p.then((s) => this.discard(s), () => {});
+      for (const list of this.pool.values())
+        for (const p of list)
+          p.then(
+            (s) => this.discard(s),
+            () => {},
+          );
       this.pool.clear();
       await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
       await sweepRun(this.docker, this.runId);
