@@ -56,7 +56,8 @@ const TOKEN = 'ghs_e2eFakeToken0123456789';
 function defaultInputs(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, spec] of Object.entries<any>(actionYml.inputs)) {
-    out[name] = String(spec.default ?? '').replace('${{ github.token }}', TOKEN);
+    // The runner evaluates `${{ github.token }}` before the action starts.
+    out[name] = String(spec.default ?? '').replace(/\$\{\{\s*github\.token\s*\}\}/, TOKEN);
   }
   return out;
 }
