@@ -3,7 +3,7 @@
 // Uses the bundled dist/svc.js (the mock-services CLI), as users run it.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { PHASES } from '../src/cases/schema.js';
@@ -33,8 +33,9 @@ const opts = (config: string): RunOptions => ({
   keep_evidence: true,
 });
 
-async function evidence(config: string, trialId: string): Promise<Evidence> {
-  return JSON.parse(await readFile(join(dir, config, 'evidence', `${trialId}.json`), 'utf8'));
+async function evidence(result: RunResult, trialId: string): Promise<Evidence> {
+  const trial = result.trials.find((t) => t.id === trialId)!;
+  return JSON.parse(await readFile(resolve(dir, trial.evidence_file!), 'utf8'));
 }
 
 describe('a fifth harness from a folder outside adapters/', () => {
@@ -59,7 +60,7 @@ describe('a fifth harness from a folder outside adapters/', () => {
   });
 
   it('is driven by the scripted model through its only tool', async () => {
-    const ev = await evidence('open', open.trials[0]!.id);
+    const ev = await evidence(open, open.trials[0]!.id);
     const calls = ev.model.flatMap((m) => (m.response.kind === 'tool_calls' ? m.response.calls : []));
     expect(calls.length).toBeGreaterThan(0);
     for (const c of calls) expect(c.tool).toBe('sh');
@@ -75,7 +76,7 @@ describe('a fifth harness from a folder outside adapters/', () => {
   it('its denials reach the evidence through the built-in reference parser', async () => {
     const denied = blocked.trials.find((t) => t.labels.d)!;
     expect(denied).toBeDefined();
-    const ev = await evidence('guarded', denied.id);
+    const ev = await evidence(blocked, denied.id);
     expect(ev.harness.some((h) => h.kind === 'denial' && h.tool === 'sh' && /MINI_BLOCK/.test(h.text))).toBe(
       true,
     );

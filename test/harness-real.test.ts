@@ -10,7 +10,7 @@
 // Uses the bundled dist/svc.js (npm run build first), as users run it.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstalled } from '../src/adapters/install.js';
 import { loadAdapter } from '../src/adapters/load.js';
@@ -130,7 +130,8 @@ async function run(
 }
 
 async function evidenceOf(out: string, trial: Trial): Promise<Evidence> {
-  return JSON.parse(await readFile(join(out, '..', 'evidence', `${trial.id}.json`), 'utf8'));
+  if (!trial.evidence_file) throw new Error(`${trial.id}: no evidence file kept`);
+  return JSON.parse(await readFile(resolve(dirname(out), trial.evidence_file), 'utf8'));
 }
 
 const explain = (t: Trial) =>
