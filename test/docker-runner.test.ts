@@ -399,7 +399,34 @@ const MODES = [
       expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
     });
 
-    it('has no Docker socket and no host mounts beyond the trial folders and the read-only ones', async () => {
+    it('mounts dist/ alone where the engine maps it: under the action root it mapped first', async () => {
+    // The engine maps {{action_root}} (the whole root) for the command, but lists only its dist/ (and
+    // others) as read-only: only dist/ may be visible, at the place the mapping of the root implies.
+    const actionRoot = mkdtempSync(path.join(os.tmpdir(), 'hr-action-'));
+    tmpRoots.push(actionRoot);
+    mkdirSync(path.join(actionRoot, 'dist'));
+    writeFileSync(path.join(actionRoot, 'dist', 'harness.js'), 'console.log("from dist")');
+    writeFileSync(path.join(actionRoot, 'secret.txt'), 'not for the harness');
+    for (const p of [actionRoot, path.join(actionRoot, 'dist')]) chmodSync(p, 0o755);
+    const dirs = trialDirs();
+    const view = runner.view(dirs);
+    const rootIn = view.mapReadOnly(actionRoot);
+    const { launch } = launchOf(runner, '', {
+      dirs,
+      command: [
+        'node',
+        '-e',
+        `require('${rootIn}/dist/harness.js');
+         console.log(require('fs').existsSync('${rootIn}/secret.txt') ? 'secret visible' : 'secret hidden');`,
+      ],
+      read_only: [path.join(actionRoot, 'dist')],
+    });
+    const outcome = await runner.run(launch);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.stdout).toBe('from dist\nsecret hidden\n');
+  });
+
+  it('has no Docker socket and no host mounts beyond the trial folders and the read-only ones', async () => {
       const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
       tmpRoots.push(ro);
       const { launch } = launchOf(

@@ -10,7 +10,7 @@
 // - limits: memory (no swap), CPUs, pids; all capabilities dropped; no-new-privileges; not privileged;
 //   read-only root filesystem (tmpfs /tmp, /var/tmp, /run); a non-root user where possible;
 // - the environment is the launch's env (built from nothing by the engine) minus workflow names
-//   (INPUT_*, ACTIONS_*, GITHUB_TOKEN) that must never get in; Docker itself adds HOSTNAME and keeps the
+//   (INPUT_*, ACTIONS_*, RUNNER_*, GITHUB_TOKEN, GH_TOKEN) that must never get in; Docker itself adds HOSTNAME and keeps the
 //   image's own ENV defaults for names the launch does not set.
 // Every container and the network carry the label `harness-risk.run=<runId>`; `stop()`, the
 // SIGINT/SIGTERM handlers and `sweepStale()` remove them by that label.
@@ -54,7 +54,7 @@ export const SANDBOX_PATHS = {
   readOnly: '/opt/hr/ro',
 } as const;
 /** Environment names of the workflow that must never reach a trial. */
-export const FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|GITHUB_TOKEN$)/;
+export const FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
 /** Env names whose URL names the trial's endpoint (see docs/internals.md, "One trial"). */
 const ENDPOINT_ENV = ['HR_SVC', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -1022,18 +1022,33 @@ export class DockerRunner implements Runner {
       allowed.push(p);
       this.mapReadOnly(p);
     }
-    // Every registered root that lies inside an allowed folder is mounted at its own place.
+    // Each allowed folder at its own sandbox place (under the root it was first mapped with, e.g. the
+    // action root's dist/ at /opt/hr/ro/1/dist when {{action_root}} was mapped first), and every
+    // registered root that lies inside an allowed folder at its place too. Nothing outside them.
+    const seen = new Set<string>();
+    const add = (source: string, target: string) => {
+      if (seen.has(target)) return;
+      seen.add(target);
+      mounts.push({ Type: 'bind', Source: source, Target: target, ReadOnly: true });
+    };
+    for (const p of allowed) add(p, this.mapReadOnly(p));
     for (let i = 0; i < this.roots.length; i++) {
       const r = this.roots[i];
       if (!allowed.some((a) => within(r, a) !== undefined)) continue;
       if (!(await stat(r).catch(() => undefined))) continue;
-      mounts.push({
-        Type: 'bind',
-        Source: r,
-        Target: path.posix.join(SANDBOX_PATHS.readOnly, String(i)),
-        ReadOnly: true,
-      });
+      add(r, path.posix.join(SANDBOX_PATHS.readOnly, String(i)));
     }
+    // Drop a mount that another one already shows at the same place (e.g. the repo and its dist/).
+    const needed = mounts.filter(
+      (m) =>
+        !mounts.some((o) => {
+          if (o === m) return false;
+          const rel = within(m.Source!, o.Source!);
+          return rel ? path.posix.join(o.Target!, rel) === m.Target : false;
+        }),
+    );
+    mounts.length = 0;
+    mounts.push(...needed.sort((a, b) => a.Target!.localeCompare(b.Target!)));
     return { mounts, key: JSON.stringify(mounts.map((m) => [m.Source, m.Target])) };
   }
 
