@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
+import { loadCases } from '../cases/load.js';
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
@@ -110,6 +111,11 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     return { entry, loaded, configs };
   });
 
+  // Pin the selection to files once: a case library that grows while a long matrix runs must not give
+  // its cells different case sets.
+  const pinned = [...new Set(loadCases(opts.cases).map((lc) => lc.file))];
+  if (pinned.length === 0) throw new UserError(`matrix: no case matches ${JSON.stringify(opts.cases)}`, 'check the case selectors');
+
   const cells: MatrixCell[] = [];
   let caseIds: string[] | undefined;
   let byPhase: Partial<Record<Phase, number>> = {};
@@ -130,7 +136,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         result = await runSafetyCases({
           adapter: entry.adapter,
           config,
-          cases: opts.cases,
+          cases: pinned,
           runner: opts.runner ?? 'process',
           image: opts.image,
           concurrency: opts.concurrency ?? 2,
