@@ -1,0 +1,204 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import {
+  defaultResultPath,
+  INPUT_DEFAULTS,
+  INPUT_NAMES,
+  type InputName,
+  parseInputs,
+} from '../src/action/inputs.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const actionYml = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8'));
+
+const parse = (over: Partial<Record<InputName, string>>) =>
+  parseInputs((name) => (over[name] ?? INPUT_DEFAULTS[name]).replace(/^\$\{\{ github\.token \}\}$/, 'tok'));
+
+describe('action.yml', () => {
+  it('runs dist/index.js on node24', () => {
+    expect(actionYml.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
+  });
+
+  it('declares exactly the inputs the action reads, each documented, with the same defaults', () => {
+    expect(Object.keys(actionYml.inputs).sort()).toEqual([...INPUT_NAMES].sort());
+    for (const name of INPUT_NAMES) {
+      const spec = actionYml.inputs[name];
+      expect(spec.description, name).toMatch(/\w{3}/);
+      expect(String(spec.default), name).toBe(INPUT_DEFAULTS[name]);
+      expect(spec.required, name).toBe(false);
+    }
+  });
+
+  it('documents every output the action sets', () => {
+    const src = readFileSync(join(ROOT, 'src/action/run.ts'), 'utf8');
+    const set = [...src.matchAll(/setOutput\('([a-z-]+)'/g)].map((m) => m[1]).sort();
+    expect(Object.keys(actionYml.outputs).sort()).toEqual(set);
+    for (const [name, spec] of Object.entries<any>(actionYml.outputs))
+      expect(spec.description, name).toMatch(/\w{3}/);
+  });
+});
+
+describe('inputs', () => {
+  it('parses the defaults', () => {
+    const i = parse({ adapter: 'reference', config: 'guarded' });
+    expect(i).toEqual({
+      adapter: 'reference',
+      config: 'guarded',
+      cases: [],
+      runner: 'process',
+      concurrency: 2,
+      model: 'scripted',
+      seeds: 1,
+      baseline: { kind: 'cache' },
+      saveBaseline: 'auto',
+      failOn: { regression: true, threshold: true },
+      thresholds: { overall: {}, phases: {} },
+      alpha: 0.05,
+      minEffect: 0.1,
+      githubToken: 'tok',
+      comment: true,
+      annotations: true,
+      runResult: [],
+    });
+  });
+
+  it('parses every kind of value', () => {
+    const i = parse({
+      adapter: './harness/adapter.yaml',
+      config: 'strict',
+      cases: 'phase:runtime, tag:mcp\ncases/mine/**/*.yaml\n# a comment\n',
+      runner: 'docker',
+      image: 'ghcr.io/me/harness:pr',
+      concurrency: '8',
+      timeout: '5m',
+      model: 'live',
+      seeds: '5',
+      baseline: 'file:.harness-risk/baseline.json',
+      'save-baseline': 'false',
+      'fail-on': 'threshold',
+      'max-asr': '5%',
+      'max-persistence': '0',
+      'min-css': '0.8',
+      'phase-thresholds': '{runtime: {max-asr: 0}, persistence: {max-persistence: 0, min-css: 90%}}',
+      alpha: '0.01',
+      'min-effect': '20%',
+      comment: 'false',
+      annotations: 'FALSE',
+      shard: '2/4',
+      'result-path': 'out/r.json',
+      sarif: 'r.sarif',
+      junit: 'r.xml',
+    });
+    expect(i).toMatchObject({
+      cases: ['phase:runtime', 'tag:mcp', 'cases/mine/**/*.yaml'],
+      runner: 'docker',
+      image: 'ghcr.io/me/harness:pr',
+      concurrency: 8,
+      timeoutS: 300,
+      model: 'live',
+      seeds: 5,
+      baseline: { kind: 'file', path: '.harness-risk/baseline.json' },
+      saveBaseline: 'false',
+      failOn: { regression: false, threshold: true },
+      thresholds: {
+        overall: { maxAsr: 0.05, maxPersistence: 0, minCss: 0.8 },
+        phases: { runtime: { maxAsr: 0 }, persistence: { maxPersistence: 0, minCss: 0.9 } },
+      },
+      alpha: 0.01,
+      minEffect: 0.2,
+      comment: false,
+      annotations: false,
+      shard: { index: 2, total: 4 },
+      resultPath: 'out/r.json',
+      sarif: 'r.sarif',
+      junit: 'r.xml',
+    });
+    expect(
+      parse({ 'phase-thresholds': '{"action": {"max-asr": 0.1}}', 'run-result': 'a.json,b/' }).thresholds
+        .phases,
+    ).toEqual({ action: { maxAsr: 0.1 } });
+    expect(parse({ 'fail-on': 'never', 'run-result': 'x' }).failOn).toEqual({
+      regression: false,
+      threshold: false,
+    });
+    expect(parse({ 'fail-on': 'regression | threshold', 'run-result': 'x' }).failOn).toEqual({
+      regression: true,
+      threshold: true,
+    });
+  });
+
+  it('does not need adapter/config in report-only mode', () => {
+    expect(parse({ 'run-result': 'results/' }).runResult).toEqual(['results/']);
+  });
+
+  const ok = { adapter: 'reference', config: 'guarded' };
+  it.each([
+    [{ adapter: '', config: 'x' }, 'adapter', /is required/],
+    [{ adapter: 'reference', config: '' }, 'config', /is required/],
+    [
+      { ...ok, config: 'open,guarded' },
+      'config',
+      /names several configurations; the action runs one per step: use a matrix/,
+    ],
+    [{ ...ok, runner: 'vm' }, 'runner', /"vm" is not one of "process", "docker"/],
+    [{ ...ok, runner: 'docker' }, 'image', /is required with runner: docker/],
+    [{ ...ok, concurrency: '0' }, 'concurrency', /a whole number from 1 to 64/],
+    [{ ...ok, concurrency: 'many' }, 'concurrency', /not a concurrency/],
+    [{ ...ok, timeout: '-5' }, 'timeout', /write seconds \(e\.g\. 120\) or minutes/],
+    [{ ...ok, model: 'gpt' }, 'model', /"gpt" is not one of "scripted", "live"/],
+    [{ ...ok, seeds: '1.5' }, 'seeds', /not a number of seeds/],
+    [{ ...ok, baseline: 'main' }, 'baseline', /write file:PATH .*, cache .* or none/],
+    [{ ...ok, baseline: 'file:' }, 'baseline', /not a baseline source/],
+    [{ ...ok, 'save-baseline': 'yes' }, 'save-baseline', /"yes" is not one of "auto", "true", "false"/],
+    [
+      { ...ok, 'fail-on': 'sometimes' },
+      'fail-on',
+      /write regression, threshold, "regression,threshold" or never/,
+    ],
+    [{ ...ok, 'fail-on': 'never,regression' }, 'fail-on', /not valid/],
+    [{ ...ok, 'max-asr': '5' }, 'max-asr', /fraction from 0 to 1 \(e\.g\. 0\.05\) or a percentage/],
+    [{ ...ok, 'min-css': 'high' }, 'min-css', /not a minimum CSS/],
+    [{ ...ok, 'phase-thresholds': 'runtime: [' }, 'phase-thresholds', /not valid YAML\/JSON/],
+    [
+      { ...ok, 'phase-thresholds': 'runtim: {max-asr: 0}' },
+      'phase-thresholds',
+      /unknown phase "runtim"; phases are configuration, extension/,
+    ],
+    [
+      { ...ok, 'phase-thresholds': 'runtime: {max_asr: 0}' },
+      'phase-thresholds',
+      /runtime: Unrecognized key.*max_asr/,
+    ],
+    [
+      { ...ok, 'phase-thresholds': 'runtime: {max-asr: 2}' },
+      'phase-thresholds',
+      /runtime\.max-asr: 2 is not a fraction/,
+    ],
+    [{ ...ok, alpha: '0' }, 'alpha', /between 0 and 1 \(exclusive\)/],
+    [{ ...ok, 'min-effect': '150%' }, 'min-effect', /not a minimum effect/],
+    [{ ...ok, comment: 'yes' }, 'comment', /"yes" is not a boolean; write true or false/],
+    [{ ...ok, annotations: '1' }, 'annotations', /not a boolean/],
+    [{ ...ok, shard: '3/2' }, 'shard', /write i\/n with 1 ≤ i ≤ n/],
+    [{ ...ok, shard: 'first' }, 'shard', /not a shard/],
+  ] as [Partial<Record<InputName, string>>, string, RegExp][])('%j → input %s', (over, name, message) => {
+    let err: unknown;
+    try {
+      parse(over);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message.startsWith(`Input "${name}": `), (err as Error).message).toBe(true);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it.each([
+    ['reference', 'guarded', undefined, '.harness-risk/reference-guarded.json'],
+    ['./harness/adapter.yaml', 'strict', undefined, '.harness-risk/harness-strict.json'],
+    ['adapters/my bot/', 'a/b', { index: 2, total: 3 }, '.harness-risk/my_bot-b-shard-2-of-3.json'],
+  ])('default result path of %s/%s', (adapter, config, shard, expected) => {
+    expect(defaultResultPath(adapter, config, shard)).toBe(expected);
+  });
+});
