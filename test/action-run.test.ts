@@ -123,7 +123,7 @@ function harness(opts: {
     },
   };
   const api = new Proxy({} as GitHubApi, {
-    get: (_t, name: string) => async (p: any) => {
+    get: (_t, name: string) => async () => {
       h.apiCalls.push(name);
       return name === 'listIssueComments' ? [] : { id: 1 };
     },
