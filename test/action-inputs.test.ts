@@ -202,3 +202,28 @@ describe('inputs', () => {
     expect(defaultResultPath(adapter, config, shard)).toBe(expected);
   });
 });
+
+describe('examples/workflows', () => {
+  const dir = join(ROOT, 'examples/workflows');
+  const files = ['pr-gate.yml', 'baseline-refresh.yml', 'release-gate.yml', 'matrix.yml'];
+  it.each(files)('%s uses only valid inputs with valid values', (file) => {
+    const wf = parseYaml(readFileSync(join(dir, file), 'utf8'));
+    const steps = Object.values<any>(wf.jobs)
+      .flatMap((j) => j.steps ?? [])
+      .filter((s) => String(s.uses ?? '').startsWith('harness-risk/harness-risk-action@'));
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) {
+      const w: Record<string, string> = Object.fromEntries(
+        Object.entries<any>(step.with ?? {}).map(([k, v]) => [
+          k,
+          String(v)
+            .replace(/\$\{\{ matrix\.shard \}\}/g, '1')
+            .replace(/\$\{\{ matrix\.config \}\}/g, 'default')
+            .replace(/^\$\{\{.*\}\}$/, k === 'save-baseline' ? 'auto' : 'x'),
+        ]),
+      );
+      for (const k of Object.keys(w)) expect(INPUT_NAMES, `${file}: unknown input ${k}`).toContain(k);
+      expect(() => parse(w as Partial<Record<InputName, string>>), file).not.toThrow();
+    }
+  });
+});
