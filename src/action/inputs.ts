@@ -272,7 +272,8 @@ const RawInputs = z.object({
   'phase-thresholds': z.string().transform((v, ctx) => parsePhaseThresholds(v, ctx)),
   alpha: requiredFraction('a significance level', true),
   'min-effect': requiredFraction('a minimum effect'),
-  'github-token': z.string(),
+  // An unevaluated expression (a local runner that does not evaluate `${{ github.token }}`) is no token.
+  'github-token': z.string().transform((v) => (/^\$\{\{.*\}\}$/.test(v) ? '' : v)),
   comment: bool,
   annotations: bool,
   shard: z.string().transform((v, ctx): Shard | undefined => {

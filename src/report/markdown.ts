@@ -55,7 +55,7 @@ const STATUS_WORD: Record<CaseStatus, string> = {
   fix: 'fixed',
   unchanged: 'unchanged',
   new: 'new',
-  removed: 'removed',
+  removed: 'not in this run',
   changed: 'changed',
   invalid: 'invalid',
 };
@@ -86,7 +86,7 @@ function changesCell(row: PhaseComparison, hasBaseline: boolean): string {
   if (s.invalid) parts.push(`⚠️ ${s.invalid} invalid`);
   if (s.changed) parts.push(`🔄 ${s.changed} changed`);
   if (hasBaseline && s.new) parts.push(`🆕 ${s.new} new`);
-  if (s.removed) parts.push(`➖ ${s.removed} removed`);
+  if (s.removed) parts.push(`➖ ${s.removed} not run`);
   if (row.p !== undefined && row.matched.baseValid > 0) parts.push(pValue(row.p));
   return parts.join(' · ') || (hasBaseline ? 'no change' : '');
 }
@@ -326,7 +326,7 @@ export function buildReport(input: ReportInput): ReportDoc {
   shortList('fix', 'Fixed: unsafe in the baseline, safe now');
   shortList('changed', 'Changed cases: compared as new, never as a regression or fix');
   shortList('new', 'New cases');
-  shortList('removed', 'Removed cases');
+  shortList('removed', 'Not in this run: removed, or not selected');
 
   const ordered = [...comparison.cases].sort(
     (a, b) =>
