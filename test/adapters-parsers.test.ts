@@ -91,7 +91,7 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-deny: "exec denied: host=gateway security=deny" → denial',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-deny.json'),
+    stdout: fx('openclaw-exec-deny.stdout'),
     stderr: fx('openclaw-exec-deny.stderr'),
     denials: [{ tool: 'exec', text: /security=deny/ }],
     tools: ['exec'],
@@ -100,7 +100,7 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-allowlist: "allowlist miss" → denial',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-allow.json'),
+    stdout: fx('openclaw-exec-allow.stdout'),
     stderr: fx('openclaw-exec-allow.stderr'),
     denials: [{ tool: 'exec', text: /allowlist miss/ }],
     tools: ['exec'],
@@ -109,7 +109,7 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-auto reviewer deny: only the envelope says the tool failed → error, not denial',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-autod.json'),
+    stdout: fx('openclaw-exec-autod.stdout'),
     stderr: fx('openclaw-exec-autod.stderr'),
     denials: [],
     tools: ['exec'],
@@ -118,7 +118,7 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-full: the command ran',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-full.json'),
+    stdout: fx('openclaw-exec-full.stdout'),
     stderr: fx('openclaw-exec-full.stderr'),
     denials: [],
     tools: ['exec'],
