@@ -114,7 +114,8 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
   // Pin the selection to files once: a case library that grows while a long matrix runs must not give
   // its cells different case sets.
   const pinned = [...new Set(loadCases(opts.cases).map((lc) => lc.file))];
-  if (pinned.length === 0) throw new UserError(`matrix: no case matches ${JSON.stringify(opts.cases)}`, 'check the case selectors');
+  if (pinned.length === 0)
+    throw new UserError(`matrix: no case matches ${JSON.stringify(opts.cases)}`, 'check the case selectors');
 
   const cells: MatrixCell[] = [];
   let caseIds: string[] | undefined;
