@@ -1,6 +1,9 @@
 // The fake GitHub the end-to-end test talks to must reject what the real API rejects, or the e2e test
 // proves nothing. These checks drive it with raw HTTP.
+import { getOctokit } from '@actions/github';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertStickyComment } from '../src/report/comment.js';
+import { octokitApi } from '../src/report/github.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
 
 const SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
@@ -188,5 +191,29 @@ describe('fake GitHub validates against the OpenAPI description', () => {
     } finally {
       await ro.close();
     }
+  });
+});
+
+describe('the real Octokit client against the fake', () => {
+  it('finds the sticky comment on a later page and updates it (150 comments before it)', async () => {
+    gh.reset();
+    for (let i = 0; i < 150; i++) await call('POST', `${R}/issues/2/comments`, { body: `chatter ${i}` });
+    const marker = '<!-- harness-risk-action:reference:guarded -->';
+    await call('POST', `${R}/issues/2/comments`, { body: `${marker}\nold` });
+    const api = octokitApi(getOctokit('t0ken', { baseUrl: gh.url }));
+    const r = await upsertStickyComment(api, {
+      owner: 'Codertocat',
+      repo: 'Hello-World',
+      issue_number: 2,
+      marker,
+      body: `${marker}\nnew`,
+    });
+    expect(r.action).toBe('updated');
+    expect(gh.comments.filter((c) => c.body.startsWith(marker)).map((c) => c.body)).toEqual([
+      `${marker}\nnew`,
+    ]);
+    const pages = gh.requests.filter((q) => q.method === 'GET').length;
+    expect(pages).toBe(2); // per_page=100: 151 comments on two pages
+    expect(gh.violations).toEqual([]);
   });
 });
