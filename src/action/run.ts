@@ -339,6 +339,7 @@ async function main(
       );
       permissionWarned = true;
     }
+    reportNotices.push(`the ${what} could not be written: the token lacks permission (${errorSummary(e)})`);
   };
 
   const canWrite = !!inputs.githubToken && !!ctx.owner && !!ctx.repo;
