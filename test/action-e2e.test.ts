@@ -362,7 +362,9 @@ describe('the bundled action on pull_request events', () => {
       );
       expect(r.outputs.verdict).toBe('fail');
       expect(r.summary).toContain('### ❌ Safety regression');
-      expect(r.summary).toContain('the PR comment could not be written: the token lacks permission (HTTP 403');
+      expect(r.summary).toContain(
+        'the PR comment could not be written: the token lacks permission (HTTP 403',
+      );
       expect(r.summary).toContain('the check run could not be written');
     } finally {
       await ro.close();
