@@ -248,7 +248,7 @@ const MODES = [
       expect(String(info.cpu)).toMatch(/^100000/);
     });
 
-    it('kills a hanging harness at the timeout and records timed_out', async () => {
+    it('ends a hanging harness at the timeout (SIGTERM) and records timed_out', async () => {
       const { launch } = launchOf(runner, 'console.log("started"); setInterval(() => {}, 1000)', {
         timeout_ms: 1500,
       });
@@ -256,14 +256,43 @@ const MODES = [
       const outcome = await runner.run(launch);
       expect(outcome.timed_out).toBe(true);
       expect(outcome.exit_code).toBeNull();
-      expect(outcome.signal).toBe('SIGKILL');
+      expect(outcome.signal).toBe('SIGTERM');
       expect(outcome.stdout).toContain('started');
       expect(outcome.infra_error).toBeUndefined();
       expect(Date.now() - t0).toBeLessThan(10_000);
     });
 
+    it('lets a harness handle SIGTERM at the timeout, and SIGKILLs one that ignores it 2 s later', async () => {
+      const dirs = trialDirs();
+      const handles = await runner.run(
+        launchOf(
+          runner,
+          `process.on('SIGTERM', () => { require('fs').writeFileSync('/trial/home/flushed', 'state'); process.exit(0); });
+         setInterval(() => {}, 1000);`,
+          { dirs, timeout_ms: 1000 },
+        ).launch,
+      );
+      expect(handles).toMatchObject({ timed_out: true, exit_code: 0, signal: null });
+      expect(readFileSync(path.join(dirs.home, 'flushed'), 'utf8')).toBe('state');
+      const t0 = Date.now();
+      const ignores = await runner.run(
+        launchOf(
+          runner,
+          `process.on('SIGTERM', () => console.log('ignored')); setInterval(() => {}, 1000);`,
+          {
+            timeout_ms: 1000,
+          },
+        ).launch,
+      );
+      expect(ignores).toMatchObject({ timed_out: true, exit_code: null, signal: 'SIGKILL' });
+      expect(ignores.stdout).toContain('ignored');
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(2_900);
+    });
+
     it('records a crashing harness: exit code and stderr', async () => {
       const a = await runner.run(launchOf(runner, 'console.error("boom here"); process.exit(3)').launch);
+      const aborted = await runner.run(launchOf(runner, 'process.abort()').launch);
+      expect(aborted).toMatchObject({ exit_code: null, signal: 'SIGABRT', timed_out: false });
       expect(a).toMatchObject({ exit_code: 3, signal: null, timed_out: false });
       expect(a.stderr).toContain('boom here');
       const b = await runner.run(launchOf(runner, 'throw new Error("uncaught kaboom")').launch);
@@ -400,33 +429,33 @@ const MODES = [
     });
 
     it('mounts dist/ alone where the engine maps it: under the action root it mapped first', async () => {
-    // The engine maps {{action_root}} (the whole root) for the command, but lists only its dist/ (and
-    // others) as read-only: only dist/ may be visible, at the place the mapping of the root implies.
-    const actionRoot = mkdtempSync(path.join(os.tmpdir(), 'hr-action-'));
-    tmpRoots.push(actionRoot);
-    mkdirSync(path.join(actionRoot, 'dist'));
-    writeFileSync(path.join(actionRoot, 'dist', 'harness.js'), 'console.log("from dist")');
-    writeFileSync(path.join(actionRoot, 'secret.txt'), 'not for the harness');
-    for (const p of [actionRoot, path.join(actionRoot, 'dist')]) chmodSync(p, 0o755);
-    const dirs = trialDirs();
-    const view = runner.view(dirs);
-    const rootIn = view.mapReadOnly(actionRoot);
-    const { launch } = launchOf(runner, '', {
-      dirs,
-      command: [
-        'node',
-        '-e',
-        `require('${rootIn}/dist/harness.js');
+      // The engine maps {{action_root}} (the whole root) for the command, but lists only its dist/ (and
+      // others) as read-only: only dist/ may be visible, at the place the mapping of the root implies.
+      const actionRoot = mkdtempSync(path.join(os.tmpdir(), 'hr-action-'));
+      tmpRoots.push(actionRoot);
+      mkdirSync(path.join(actionRoot, 'dist'));
+      writeFileSync(path.join(actionRoot, 'dist', 'harness.js'), 'console.log("from dist")');
+      writeFileSync(path.join(actionRoot, 'secret.txt'), 'not for the harness');
+      for (const p of [actionRoot, path.join(actionRoot, 'dist')]) chmodSync(p, 0o755);
+      const dirs = trialDirs();
+      const view = runner.view(dirs);
+      const rootIn = view.mapReadOnly(actionRoot);
+      const { launch } = launchOf(runner, '', {
+        dirs,
+        command: [
+          'node',
+          '-e',
+          `require('${rootIn}/dist/harness.js');
          console.log(require('fs').existsSync('${rootIn}/secret.txt') ? 'secret visible' : 'secret hidden');`,
-      ],
-      read_only: [path.join(actionRoot, 'dist')],
+        ],
+        read_only: [path.join(actionRoot, 'dist')],
+      });
+      const outcome = await runner.run(launch);
+      expect(outcome.stderr).toBe('');
+      expect(outcome.stdout).toBe('from dist\nsecret hidden\n');
     });
-    const outcome = await runner.run(launch);
-    expect(outcome.stderr).toBe('');
-    expect(outcome.stdout).toBe('from dist\nsecret hidden\n');
-  });
 
-  it('has no Docker socket and no host mounts beyond the trial folders and the read-only ones', async () => {
+    it('has no Docker socket and no host mounts beyond the trial folders and the read-only ones', async () => {
       const ro = mkdtempSync(path.join(os.tmpdir(), 'hr-ro-'));
       tmpRoots.push(ro);
       const { launch } = launchOf(

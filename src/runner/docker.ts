@@ -57,6 +57,10 @@ export const SANDBOX_PATHS = {
 export const FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
 /** Env names whose URL names the trial's endpoint (see docs/internals.md, "One trial"). */
 const ENDPOINT_ENV = ['HR_SVC', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+/** Signal number → name (the first name: SIGABRT, not its alias SIGIOT). */
+const SIGNAL_NAMES = new Map<number, string>();
+for (const [name, n] of Object.entries(os.constants.signals))
+  if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
 const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 const TAIL_BYTES = 64 * 1024;
 /** Host-side folders of a run (warm containers' slot folders) are `$TMPDIR/hr-docker-<pid>-XXXXXX`. */
@@ -67,6 +71,8 @@ type TrialKey = (typeof TRIAL_KEYS)[number];
 const PING_TIMEOUT_MS = 5_000;
 const HEARTBEAT_MS = 2_000;
 const REMOVE_TIMEOUT_MS = 30_000;
+/** Between SIGTERM to the harness and SIGKILL to the container (the process runner waits as long). */
+const KILL_GRACE_MS = 2_000;
 
 export interface DockerRunnerOptions {
   /** Run id; every container and the network carry `harness-risk.run=<runId>`. */
@@ -743,6 +749,7 @@ export class DockerRunner implements Runner {
   private tmpRoot?: string;
   private tmpRootMade?: Promise<string>;
   private warmDisabled?: string;
+  private noInit = false;
 
   constructor(private readonly opts: DockerRunnerOptions) {
     if (!opts.runId) throw new Error('DockerRunner: runId is required');
@@ -1052,7 +1059,7 @@ export class DockerRunner implements Runner {
     return { mounts, key: JSON.stringify(mounts.map((m) => [m.Source, m.Target])) };
   }
 
-  private hostConfig(mounts: Docker.MountSettings[]): Docker.HostConfig {
+  private hostConfig(mounts: Docker.MountSettings[], init = false): Docker.HostConfig {
     return {
       NetworkMode: this.networkName,
       Mounts: mounts,
@@ -1079,7 +1086,8 @@ export class DockerRunner implements Runner {
       Sysctls: { 'net.ipv6.conf.all.disable_ipv6': '1' },
       IpcMode: 'private',
       AutoRemove: false,
-      Init: false,
+      // docker-init as pid 1 in one-container-per-trial mode: the harness gets SIGTERM like any process.
+      Init: init && !this.noInit,
       LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
     };
   }
@@ -1185,13 +1193,31 @@ export class DockerRunner implements Runner {
           AttachStdin: hasStdin,
           OpenStdin: hasStdin,
           StdinOnce: hasStdin,
-          HostConfig: this.hostConfig(mounts),
+          HostConfig: this.hostConfig(mounts, true),
         });
       } catch (e) {
         return outcomeOf(io, await this.classify(e, 'create'));
       }
       this.live.add(container.id);
-      return await this.execute(container, launch, io);
+      const outcome = await this.execute(container, launch, io);
+      if (
+        !this.noInit &&
+        outcome.spawn_error &&
+        /docker-init|init binary|\binit\b.*not found/i.test(outcome.spawn_error)
+      ) {
+        // A daemon without docker-init: the harness becomes pid 1 (SIGTERM only if it handles it).
+        this.noInit = true;
+        this.warnOnce(
+          'init',
+          `docker runner: no docker-init on the daemon (${outcome.spawn_error}); running without it`,
+        );
+        await this.removeContainer(container.id);
+        container = undefined;
+        await this.restoreOwnership(owners);
+        owners = [];
+        return this.runDirect(launch, env, ro, { out: new Tail(), err: new Tail(), startedAt: Date.now() });
+      }
+      return outcome;
     } finally {
       if (container) await this.removeContainer(container.id);
       await this.restoreOwnership(owners);
@@ -1227,7 +1253,7 @@ export class DockerRunner implements Runner {
     }
     const streamDone = endOf(stream);
     stream.pipe(new Demux(io.out, io.err));
-    const guard = this.guard(container, launch);
+    const guard = this.guard(container, launch, () => container.kill({ signal: 'SIGTERM' }));
     try {
       try {
         io.startedAt = Date.now();
@@ -1259,24 +1285,36 @@ export class DockerRunner implements Runner {
   }
 
   /** Timeout, abort and daemon heartbeat around one running trial. */
-  private guard(container: Docker.Container, launch: TrialLaunch) {
+  /**
+   * Timeout, abort and daemon heartbeat around one running trial. Ending it is what the process runner
+   * does to a process group: SIGTERM to the harness (`soft`), SIGKILL to everything 2 s later.
+   */
+  private guard(container: Docker.Container, launch: TrialLaunch, soft: () => Promise<unknown>) {
     let timer: NodeJS.Timeout | undefined;
     let hb: NodeJS.Timeout | undefined;
     let hard: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
     let reject!: (e: Error) => void;
     const failed = new Promise<never>((_, rej) => {
       reject = rej;
     });
     failed.catch(() => {});
-    const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => {});
     const g = {
       timedOut: false,
       aborted: false,
       killed: false,
       failed,
       kill: () => {
+        if (g.killed) return;
         g.killed = true;
-        void kill();
+        void soft()
+          .catch(() => {})
+          .finally(() => {
+            grace = setTimeout(
+              () => void container.kill({ signal: 'SIGKILL' }).catch(() => {}),
+              KILL_GRACE_MS,
+            );
+          });
       },
       arm: () => {
         timer = setTimeout(() => {
@@ -1308,6 +1346,7 @@ export class DockerRunner implements Runner {
         clearTimeout(timer);
         clearInterval(hb);
         clearTimeout(hard);
+        clearTimeout(grace);
         launch.signal?.removeEventListener('abort', onAbort);
       },
     };
@@ -1318,14 +1357,21 @@ export class DockerRunner implements Runner {
     return g;
   }
 
-  /** The end of a trial as the contract reports it. */
+  /**
+   * The end of a trial as the contract reports it, the way a shell (and the process runner) sees it: an
+   * exit status of 128+N means "killed by signal N".
+   */
   private ending(
     guard: ReturnType<DockerRunner['guard']>,
     code: number | null,
   ): Partial<DockerProcessOutcome> {
-    const rest: Partial<DockerProcessOutcome> = guard.killed
-      ? { exit_code: null, signal: 'SIGKILL', timed_out: guard.timedOut }
-      : { exit_code: code, signal: null, timed_out: false };
+    const signal = code !== null && code > 128 && code < 160 ? SIGNAL_NAMES.get(code - 128) : undefined;
+    const rest: Partial<DockerProcessOutcome> = signal
+      ? { exit_code: null, signal }
+      : code === null && guard.killed
+        ? { exit_code: null, signal: 'SIGKILL' }
+        : { exit_code: code, signal: null };
+    rest.timed_out = guard.timedOut;
     if (guard.aborted) rest.infra_error = 'trial aborted';
     else if (this.stopping && !guard.timedOut)
       rest.infra_error = 'the run was stopped (interrupted) during the trial';
@@ -1422,7 +1468,12 @@ export class DockerRunner implements Runner {
       stream.write(launch.stdin!);
       (stream as unknown as { end(): void }).end();
     }
-    const guard = this.guard(slot.container, launch);
+    // SIGTERM to every process of the harness's user (the idle process is root, pid 1: spared).
+    const soft = async () => {
+      const k = await slot.container.exec({ Cmd: ['kill', '-TERM', '-1'], User: this.user });
+      await k.start({ Detach: true });
+    };
+    const guard = this.guard(slot.container, launch, soft);
     guard.arm();
     try {
       let code: number | null = null;

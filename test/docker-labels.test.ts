@@ -1,0 +1,102 @@
+// The bar of the docker runner: the same built-in cases against the reference harness give identical
+// labels under `runner: process` and `runner: docker` (both configurations). Uses the bundled dist/
+// (reference harness, svc CLI), mounted read-only into the containers, and the local image
+// (scripts/docker-image.sh). Skipped with the reason when Docker is missing, unless HR_REQUIRE_DOCKER=1.
+//
+// HR_DOCKER_LABEL_CASES picks the cases (default subset:standard; e.g. subset:smoke for a quick look,
+// subset:full for everything).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunOptions } from '../src/engine/options.js';
+import { runSafetyCases } from '../src/engine/run.js';
+import type { RunResult } from '../src/result/schema.js';
+import { DEFAULT_IMAGE, dockerReachable, RUN_LABEL } from '../src/runner/docker.js';
+
+const IMAGE = process.env.HR_DOCKER_IMAGE ?? DEFAULT_IMAGE;
+const CASES = (process.env.HR_DOCKER_LABEL_CASES ?? 'subset:standard').split(',');
+
+async function skipReason(): Promise<string | undefined> {
+  const unreachable = await dockerReachable();
+  if (unreachable) return `${unreachable} (run: sh scripts/docker-setup.sh)`;
+  try {
+    await new Docker().getImage(IMAGE).inspect();
+  } catch {
+    return `image ${IMAGE} is missing (run: sh scripts/docker-image.sh)`;
+  }
+  return undefined;
+}
+
+const reason = await skipReason();
+if (reason && process.env.HR_REQUIRE_DOCKER === '1') {
+  throw new Error(`HR_REQUIRE_DOCKER=1 but the docker tests cannot run: ${reason}`);
+}
+if (reason) console.warn(`docker-labels tests skipped: ${reason}`);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hr-docker-labels-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const opts = (p: Partial<RunOptions>): RunOptions => ({
+  adapter: 'reference',
+  config: 'open',
+  cases: CASES,
+  runner: 'process',
+  concurrency: 2,
+  seeds: 1,
+  model: 'scripted',
+  out: join(dir, `${Math.random().toString(36).slice(2)}.json`),
+  keep_evidence: false,
+  ...p,
+});
+
+/** What must not differ: validity and the labels, per trial; plus the facts the report shows. */
+function labelsOf(r: RunResult): Record<string, unknown> {
+  return Object.fromEntries(
+    r.trials.map((t) => [
+      t.id,
+      {
+        valid: t.valid,
+        invalid_reason: t.invalid_reason,
+        labels: t.labels,
+        sar: t.sar,
+        css: t.css,
+        canaries_leaked: t.facts.canaries_leaked,
+        files_changed: [...t.facts.files_changed].sort(),
+        services_hit: [...t.facts.services_hit].sort(),
+      },
+    ]),
+  );
+}
+
+describe.skipIf(reason !== undefined)(`process and docker runners agree (${CASES.join(', ')})`, () => {
+  for (const config of ['open', 'guarded']) {
+    it(`reference harness, ${config}: identical labels`, async () => {
+      const proc = await runSafetyCases(opts({ config, runner: 'process' }));
+      const dock = await runSafetyCases(opts({ config, runner: 'docker', image: IMAGE }));
+      expect(proc.trials.length).toBeGreaterThan(0);
+      expect(dock.runner).toBe('docker');
+      // Every docker trial is valid (an infrastructure failure would show as invalid, never as safe).
+      const invalid = dock.trials.filter((t) => !t.valid).map((t) => `${t.id}: ${t.invalid_reason}`);
+      expect(invalid).toEqual(proc.trials.filter((t) => !t.valid).map((t) => `${t.id}: ${t.invalid_reason}`));
+      expect(labelsOf(dock)).toEqual(labelsOf(proc));
+      expect(dock.summary.overall).toEqual(proc.summary.overall);
+      // Nothing of the run is left on the daemon.
+      const docker = new Docker();
+      const containers = await docker.listContainers({
+        all: true,
+        filters: JSON.stringify({ label: [RUN_LABEL] }),
+      });
+      const networks = await docker.listNetworks({ filters: JSON.stringify({ label: [RUN_LABEL] }) });
+      const ours = (l?: Record<string, string>) => l?.['harness-risk.owner']?.endsWith(`:${process.pid}`);
+      expect(containers.filter((c) => ours(c.Labels))).toEqual([]);
+      expect(networks.filter((n) => ours(n.Labels))).toEqual([]);
+    }, 1_800_000);
+  }
+});
