@@ -189,7 +189,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const modes =
     arg('--warm') !== undefined
       ? [{ warm: Number(arg('--warm')), gapMs: Number(arg('--gap-ms') ?? 0) }]
-      : [{ warm: 1, gapMs: 1000 }, { warm: 1, gapMs: 0 }, { warm: 0, gapMs: 0 }];
+      : [
+          { warm: 1, gapMs: 1000 },
+          { warm: 1, gapMs: 0 },
+          { warm: 0, gapMs: 0 },
+        ];
   const results = [];
   for (const m of modes) {
     const r = await benchDocker({
