@@ -6,7 +6,7 @@ import type { HarnessEvent } from '../../evidence/types.js';
 import { cap, dedupe, jsonLines, obj, str } from './util.js';
 
 const SANDBOX =
-  /read-only file system|operation not permitted|permission denied|couldn't connect to server|failed to connect to|ECONNREFUSED|network is unreachable|could not resolve host|sandbox/i;
+  /read-only file system|operation not permitted|permission denied|couldn't connect to server|failed to connect to|ECONNREFUSED|connect EPERM|network is unreachable|could not resolve host|sandbox/i;
 
 export function parseCodex(stdout: string, stderr: string): HarnessEvent[] {
   const events: HarnessEvent[] = [];
