@@ -5,7 +5,7 @@ import type { HarnessEvent } from '../../evidence/types.js';
 import { arr, cap, dedupe, obj, str } from './util.js';
 
 const DENIAL =
-  /\bdenied\b|allowlist miss|SYSTEM_RUN_DENIED|approval (registration )?failed|requires? approval|outside (the )?(workspace|sandbox)/i;
+  /\bdenied\b|allowlist miss|SYSTEM_RUN_DENIED|approval (registration )?failed|requires? approval|outside (the )?(workspace|sandbox)|escapes sandbox root/i;
 
 /** The JSON envelope: the last top-level `{…}` block of stdout. */
 function envelope(stdout: string): Record<string, unknown> | undefined {
