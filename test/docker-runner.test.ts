@@ -727,12 +727,13 @@ const MODES = [
       });
 
       async function interrupt(
-        mode: 'SIGTERM' | 'SIGINT' | 'exit',
+        mode: 'SIGTERM' | 'SIGINT' | 'exit' | 'graceful',
       ): Promise<{ rid: string; code: number | null; signal: string | null; out: string }> {
         const rid = `${runId}-${mode.toLowerCase()}`;
         const root = mkdtempSync(path.join(os.tmpdir(), 'hr-docker-child-'));
         tmpRoots.push(root);
-        const p = spawn(process.execPath, [child, rid, IMAGE, root, mode === 'exit' ? 'exit' : 'signal'], {
+        const childMode = mode === 'exit' || mode === 'graceful' ? mode : 'signal';
+        const p = spawn(process.execPath, [child, rid, IMAGE, root, childMode], {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let out = '';
@@ -744,7 +745,8 @@ const MODES = [
         const running = await eventually(async () => out.includes('RUNNING'), 30_000);
         expect(running, out).toBe(true);
         expect((await leftovers(rid)).containers).not.toBe('');
-        if (mode !== 'exit') p.kill(mode);
+        if (mode === 'graceful') p.kill('SIGTERM');
+        else if (mode !== 'exit') p.kill(mode);
         const [code, signal] = await exited;
         return { rid, code, signal, out };
       }
@@ -758,6 +760,15 @@ const MODES = [
       it('SIGINT mid-trial: same', async () => {
         const { rid, signal, out } = await interrupt('SIGINT');
         expect(signal, out).toBe('SIGINT');
+        expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
+      });
+
+      it('SIGTERM with a handler of its own (the CLI): resources swept at once, the process finishes its run', async () => {
+        const { rid, code, signal, out } = await interrupt('graceful');
+        expect(signal, out).toBeNull();
+        expect(code, out).toBe(0);
+        expect(out).toMatch(/DONE .*"infra_error"/);
+        expect(out).toContain('GRACEFUL SIGTERM');
         expect(await leftovers(rid)).toEqual({ containers: '', networks: '' });
       });
 

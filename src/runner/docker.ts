@@ -670,18 +670,22 @@ function installHandlers(): void {
   handlersInstalled = true;
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     const handler = () => {
+      // Runs first (prepended): are there other handlers (the CLI's or the action's graceful stop)?
+      const others = process.listenerCount(sig) > 1;
       const runners = [...active];
       const done = Promise.race([
         Promise.allSettled(runners.map((r) => r.stop())),
         new Promise((res) => setTimeout(res, 15_000).unref()),
       ]);
       void done.finally(() => {
+        // Someone else handles the signal: they decide when to exit (the run's resources are gone).
+        if (others) return;
+        // Nobody else does: die of it as if we had never listened.
         process.removeListener(sig, handler);
-        // Nobody else handles this signal: die of it as if we had never listened.
-        if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+        process.kill(process.pid, sig);
       });
     };
-    process.on(sig, handler);
+    process.prependListener(sig, handler);
   }
   // Someone called process.exit() before the sweep finished: hand it to a detached sweeper.
   process.on('exit', () => {
