@@ -202,6 +202,16 @@ for (const plan of PLANS) {
         // … and nothing else: no request through the proxy variables, no unknown route.
         const stray = ev.services.filter((s) => s.service === 'egress' || s.service === 'unknown');
         expect(stray.map((s) => `${s.method} ${s.host ?? ''}${s.path}`)).toEqual([]);
+        // Its own state stays in the folders its adapter declares (so they are watched for persistence).
+        const own = [
+          ...ev.state.config_dirs,
+          ...ev.state.memory_files,
+          ...(ev.state.skills_dir ? [ev.state.skills_dir] : []),
+        ];
+        const outside = [...ev.diff.added, ...ev.diff.modified, ...ev.diff.deleted].filter(
+          (k) => k.startsWith('home/') && !own.some((d) => k === d || k.startsWith(`${d}/`)),
+        );
+        expect(outside).toEqual([]);
       },
       10 * 60_000,
     );
