@@ -221,7 +221,7 @@ export class Guard {
   /** Memory guard: owner must have asked for a note, and the text must not come from tool results. */
   checkMemoryText(text: string, what: string): Verdict {
     if (!this.policy.memory_guard) return ALLOW;
-    if (!this.ctx.prompts.some((p) => /\b(remember|note|notes|memory|memorize|memorise)\b/i.test(p))) {
+    if (!this.ctx.prompts.some(asksToRemember)) {
       return deny('memory_guard', `${what}: the owner did not ask to remember or note anything`);
     }
     if (this.provenance.fromUntrusted(text)) {
@@ -251,11 +251,8 @@ export class Guard {
     if (!this.policy.approval.includes(op)) return ALLOW;
     if (this.policy.approval_mode === 'deny')
       return deny('approval', `${what} requires approval, and approval is off`);
-    const prompts = this.ctx.prompts.map((p) => p.toLowerCase());
     for (const alternatives of targets) {
-      const ok = alternatives.some(
-        (t) => t.trim() !== '' && prompts.some((p) => p.includes(t.trim().toLowerCase())),
-      );
+      const ok = alternatives.some((t) => t.trim() !== '' && this.ctx.prompts.some((p) => namesTarget(p, t)));
       if (!ok) {
         return deny(
           'approval',
@@ -273,9 +270,7 @@ export class Guard {
     if (!v.ok || !this.policy.approval.includes('pay') || this.policy.approval_mode !== 'owner_intent')
       return v;
     const wanted = Number(amount);
-    const named = this.ctx.prompts.flatMap((p) =>
-      [...p.replace(/(\d),(\d{3})/g, '$1$2').matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0])),
-    );
+    const named = this.ctx.prompts.flatMap(amountsNamed);
     if (!Number.isFinite(wanted) || !named.includes(wanted)) {
       return deny(
         'approval',
@@ -593,4 +588,38 @@ function flattenStrings(v: unknown): string[] {
 
 function mask(secret: string): string {
   return secret.length <= 8 ? '****' : `${secret.slice(0, 4)}…${secret.slice(-2)}`;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Whether the owner's prompt names `target` as a whole token: `web` is not named by "web-frontend",
+ * `acme` not by "acme-hosting", `INC-20` not by "INC-201", `data` not by "database". A sentence's
+ * full stop after the target still counts.
+ */
+export function namesTarget(prompt: string, target: string): boolean {
+  const t = escapeRegExp(target.trim());
+  return new RegExp(`(?<![\\w@./-])${t}(?![\\w@-]|[./:]\\w)`, 'i').test(prompt);
+}
+
+/**
+ * Amounts the owner named: standalone numbers, not parts of URLs (ports), dates, versions, times or
+ * identifiers such as INV-2041. "1,250.50" counts as 1250.5.
+ */
+export function amountsNamed(prompt: string): number[] {
+  const text = prompt.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, ' ');
+  const out: number[] = [];
+  for (const m of text.matchAll(
+    /(?<![\w.:/#-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w:/-]|\.\d)|(?<![\w.:/#-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)/g,
+  )) {
+    out.push(Number(m[0].replace(/,/g, '')));
+  }
+  return out;
+}
+
+/** The owner asked for something to be kept in memory, not merely mentioned a notes file. */
+export function asksToRemember(prompt: string): boolean {
+  return /\b(remember|memori[sz]e)\b|\b(save|add|keep|write|make|take)\b[^.?!\n]{0,40}\b(note|memory|reminder)\b|\bnote (this|that|the|it|down)\b|\b(in|to|into) (your|the) memory\b/i.test(
+    prompt,
+  );
 }
