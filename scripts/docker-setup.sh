@@ -24,6 +24,8 @@ ping_sock() {
   DOCKER_HOST="unix://$SOCK" docker version --format '{{.Server.Version}}' >/dev/null 2>&1
 }
 
+dockerd_running() { pgrep -x dockerd >/dev/null 2>&1 || pidof dockerd >/dev/null 2>&1; }
+
 if ping_sock; then
   log "daemon already answers at $SOCK"
   exit 0
@@ -37,8 +39,8 @@ fi
 
 if ! ping_sock; then
   # A stale socket file from a dead daemon would make dockerd refuse to start.
-  if [ -S "$SOCK" ] && ! pgrep -x dockerd >/dev/null 2>&1; then as_root rm -f "$SOCK"; fi
-  if ! pgrep -x dockerd >/dev/null 2>&1; then
+  if [ -S "$SOCK" ] && ! dockerd_running; then as_root rm -f "$SOCK"; fi
+  if ! dockerd_running; then
     log "starting dockerd (log: $LOG)"
     as_root sh -c "nohup dockerd --host=unix://$SOCK >'$LOG' 2>&1 &"
   fi
