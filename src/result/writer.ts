@@ -1,10 +1,9 @@
 // Writes the run result incrementally: after every trial the whole document is rewritten atomically
 // (temp file + rename), so a crash or an interrupt loses nothing already collected.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UserError } from '../errors.js';
 import { summarize } from '../score/summarize.js';
-import { RunResult, type Trial } from './schema.js';
+import type { RunResult, Trial } from './schema.js';
 
 export class ResultWriter {
   private readonly doc: RunResult;
@@ -37,26 +36,4 @@ export class ResultWriter {
     writeFileSync(tmp, `${JSON.stringify(this.doc, null, 2)}\n`);
     renameSync(tmp, this.path);
   }
-}
-
-/** Reads and validates a run result (or a baseline), naming the file and the field on error. */
-export function readRunResult(file: string): RunResult {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UserError(
-      `${file}: cannot read run result: ${(e as Error).message}`,
-      'point at a JSON file written by harness-risk run',
-    );
-  }
-  const parsed = RunResult.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UserError(
-      `${file}: not a valid run result: ${issue.path.join('.') || '(top level)'}: ${issue.message}`,
-      'regenerate it with this version of harness-risk-action',
-    );
-  }
-  return parsed.data;
 }
