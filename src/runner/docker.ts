@@ -1279,7 +1279,13 @@ export class DockerRunner implements Runner {
       }
       guard.disarm();
       await Promise.race([streamDone, sleep(2_000)]);
-      const rest = this.ending(guard, typeof status.StatusCode === 'number' ? status.StatusCode : null);
+      const code = typeof status.StatusCode === 'number' ? status.StatusCode : null;
+      // docker-init could not start the harness at all (missing binary, not executable).
+      const fatal = /\[FATAL tini \(\d+\)\] exec (.*) failed: (.*)/.exec(io.err.text());
+      if (!guard.killed && (code === 126 || code === 127) && fatal) {
+        return outcomeOf(io, { spawn_error: `docker: cannot run ${fatal[1]}: ${fatal[2].trim()}` });
+      }
+      const rest = this.ending(guard, code);
       if (!this.readOnlyRootfs) rest.container_changes = await this.changes(container);
       return outcomeOf(io, rest);
     } finally {
