@@ -186,6 +186,7 @@ G
 echo 'hosts: files dns' >"$ROOT/etc/nsswitch.conf"
 chown 1000:1000 "$ROOT/home/harness"
 
+OLD_ID="$(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)"
 log "importing $IMAGE (node $("$NODE_BIN" --version), $(wc -l <"$LIST") files and $(wc -l <"$DIRS") trees from this machine, content $HASH)"
 tar --numeric-owner -C "$ROOT" -cf - . | docker import \
   --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin' \
@@ -195,5 +196,8 @@ tar --numeric-owner -C "$ROOT" -cf - . | docker import \
   --change "LABEL harness-risk.content=$HASH" \
   --change 'LABEL harness-risk.user=1000:1000' \
   - "$IMAGE" >/dev/null
+# The previous build, now untagged, is of no use.
+NEW_ID="$(docker image inspect -f '{{.Id}}' "$IMAGE")"
+if [ -n "$OLD_ID" ] && [ "$OLD_ID" != "$NEW_ID" ]; then docker rmi "$OLD_ID" >/dev/null 2>&1 || true; fi
 docker run --rm --network none "$IMAGE" node -e 'process.stdout.write("node " + process.version + " ok\n")' >&2
 log "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{ printf "%d MB", $1 / 1e6 }'))"

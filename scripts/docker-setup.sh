@@ -37,18 +37,21 @@ if ! command -v dockerd >/dev/null 2>&1; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
 fi
 
-if ! ping_sock; then
-  # A stale socket file from a dead daemon would make dockerd refuse to start.
-  if [ -S "$SOCK" ] && ! dockerd_running; then as_root rm -f "$SOCK"; fi
-  if ! dockerd_running; then
-    log "starting dockerd (log: $LOG)"
-    as_root sh -c "nohup dockerd --host=unix://$SOCK >'$LOG' 2>&1 &"
-  fi
-fi
-
+# Start dockerd when none runs (a daemon still shutting down is waited for, then replaced).
+started=0
 i=0
 while [ $i -lt 60 ]; do
-  if ping_sock; then log "daemon ready at $SOCK after ${i}s"; exit 0; fi
+  if ping_sock; then
+    log "daemon ready at $SOCK after ${i}s"
+    exit 0
+  fi
+  if [ "$started" = 0 ] && ! dockerd_running; then
+    # A stale socket file from a dead daemon would make dockerd refuse to start.
+    [ -S "$SOCK" ] && as_root rm -f "$SOCK"
+    log "starting dockerd (log: $LOG)"
+    as_root sh -c "nohup dockerd --host=unix://$SOCK >'$LOG' 2>&1 &"
+    started=1
+  fi
   i=$((i + 1))
   sleep 1
 done
