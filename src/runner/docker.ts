@@ -1,19 +1,29 @@
-// The `docker` runner: one disposable container per trial on one internal Docker network per run.
+// The `docker` runner: one disposable container per trial, on one internal Docker network per run.
 //
-// Confinement of one trial:
-// - the container sees only the trial's own four folders (rw) and the launch's read-only folders
-//   (`/opt/hr/ro/<n>`, read-only); never the Docker socket, never anything else of the host;
+// Two ways to run a trial (option `warm`):
+// - warm (default): containers are created and started ahead, idle, on the run's network; a trial takes
+//   one, its folders are copied into the container's own slot folders (bind-mounted at /trial/…), the
+//   harness is exec'd, anything left running is killed, the folders are copied back, and the container
+//   is removed in the background. A container never serves a second trial. Start-up (~0.5 s on two
+//   cores) happens while the previous trial runs, so a trial costs ~0.2 s more than a child process.
+// - direct (`warm: 0`): a container per trial is created and started with the harness as its process
+//   (under docker-init) and the trial folders bind-mounted, then removed.
+//
+// Confinement of one trial, either way:
+// - the container sees only the trial's four folders (rw) and the launch's read-only folders
+//   (`/opt/hr/ro/<n>`, read-only); never the Docker socket, nothing else of the host;
 // - the run's network is `internal` (no route out); the per-trial endpoint binds to the network's
-//   gateway address, and the fake service hostnames resolve to it; when this process is root and
-//   iptables is present, a host firewall chain also stops the container from reaching any other host
-//   address or port (Docker's internal networks otherwise reach every host listener on 0.0.0.0);
+//   gateway address, the fake service hostnames resolve to it, DNS goes to it (and finds nothing); when
+//   this process is root and iptables is present, a host firewall chain lets the container reach the
+//   gateway only on the ports of running trials' endpoints (Docker's internal networks otherwise reach
+//   every host listener on 0.0.0.0 and every host address);
 // - limits: memory (no swap), CPUs, pids; all capabilities dropped; no-new-privileges; not privileged;
 //   read-only root filesystem (tmpfs /tmp, /var/tmp, /run); a non-root user where possible;
-// - the environment is the launch's env (built from nothing by the engine) minus workflow names
-//   (INPUT_*, ACTIONS_*, RUNNER_*, GITHUB_TOKEN, GH_TOKEN) that must never get in; Docker itself adds HOSTNAME and keeps the
+// - the environment is the launch's env (built from nothing by the engine) minus workflow names that must
+//   never get in (INPUT_*, ACTIONS_*, RUNNER_*, GITHUB_TOKEN, GH_TOKEN); Docker adds HOSTNAME and keeps the
 //   image's own ENV defaults for names the launch does not set.
-// Every container and the network carry the label `harness-risk.run=<runId>`; `stop()`, the
-// SIGINT/SIGTERM handlers and `sweepStale()` remove them by that label.
+// Every container and the network carry `harness-risk.run=<runId>`; `stop()`, the SIGINT/SIGTERM handlers
+// (once per process), an exit-time detached sweeper and `sweepStale()` remove them by that label.
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
