@@ -18,7 +18,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 process.env.HARNESS_RISK_ROOT ??= root;
 
 const args = process.argv.slice(2);
-let cache = join(root, '.cache', 'harnesses');
+let cache = process.env.HARNESS_RISK_CACHE || join(root, '.cache', 'harnesses');
 const names = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--cache') cache = resolve(args[++i]);

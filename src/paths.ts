@@ -25,4 +25,6 @@ export function actionRoot(): string {
 
 export const builtinCasesDir = () => join(actionRoot(), 'cases');
 export const builtinAdaptersDir = () => join(actionRoot(), 'adapters');
-export const defaultCacheDir = () => join(actionRoot(), '.cache', 'harnesses');
+/** Where pinned harnesses are installed; HARNESS_RISK_CACHE moves it (e.g. to a folder actions/cache keeps). */
+export const defaultCacheDir = () =>
+  process.env.HARNESS_RISK_CACHE || join(actionRoot(), '.cache', 'harnesses');

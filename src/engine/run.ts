@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
@@ -81,6 +82,14 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
       'check the case selectors (paths, phase:, tag:, id:, subset:)',
     );
 
+  const cacheDir = opts.cache_dir ?? defaultCacheDir();
+  // A harness from npm is installed (pinned) into the cache on first use; later runs reuse it.
+  if (adapter.adapter.install) {
+    await ensureInstalled(adapter.adapter, cacheDir, {
+      log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
+    });
+  }
+
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const runner = await makeRunner(opts, runId);
@@ -131,7 +140,7 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             runner,
             runKey,
             workRoot,
-            cacheDir: opts.cache_dir ?? defaultCacheDir(),
+            cacheDir,
             repoDir: process.cwd(),
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
