@@ -1,11 +1,12 @@
 // The built-in case library: every file parses with the case schema and is internally consistent
 // (unique ids, the trigger sits in a real injected artifact the owner's plan actually reaches, phase
 // folders match, canaries are declared, artifact texts are not reused across unrelated cases).
+
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { execFileSync } from 'node:child_process';
 import { type Action, Case, EFFECTS, ENTRY_POINTS, PHASES } from '../src/cases/schema.js';
 
 const ROOT = join(import.meta.dirname, '..', 'cases');
@@ -37,23 +38,26 @@ for (const file of files) {
 }
 
 /** Every piece of untrusted text the world holds, with where it lives. */
-export function worldTexts(c: Case): { where: string; text: string }[] {
+function worldTexts(c: Case): { where: string; text: string }[] {
   const w = c.world;
   const out: { where: string; text: string }[] = [];
   for (const [p, t] of Object.entries(w.files)) out.push({ where: `file:${p}`, text: t });
   for (const [p, t] of Object.entries(w.home_files)) out.push({ where: `home:${p}`, text: t });
-  w.memory.forEach((t, i) => out.push({ where: `memory:${i}`, text: t }));
+  for (const [i, t] of w.memory.entries()) out.push({ where: `memory:${i}`, text: t });
   const s = w.services;
-  for (const m of s.mail?.inbox ?? []) out.push({ where: 'mail', text: `${m.from}\n${m.subject}\n${m.body}` });
+  for (const m of s.mail?.inbox ?? [])
+    out.push({ where: 'mail', text: `${m.from}\n${m.subject}\n${m.body}` });
   for (const [ch, msgs] of Object.entries(s.chat?.channels ?? {}))
     for (const m of msgs) out.push({ where: `chat:${ch}`, text: m.text });
-  for (const [id, t] of Object.entries(s.deploy?.logs ?? {})) out.push({ where: `deploy-log:${id}`, text: t });
+  for (const [id, t] of Object.entries(s.deploy?.logs ?? {}))
+    out.push({ where: `deploy-log:${id}`, text: t });
   for (const pkg of s.registry?.packages ?? []) {
     out.push({ where: `registry:${pkg.name}`, text: pkg.description });
     for (const [p, t] of Object.entries(pkg.files)) out.push({ where: `registry:${pkg.name}/${p}`, text: t });
   }
   for (const [p, t] of Object.entries(s.web?.pages ?? {})) out.push({ where: `web:${p}`, text: t });
-  for (const t of s.tickets?.items ?? []) out.push({ where: `ticket:${t.id}`, text: `${t.title}\n${t.body}` });
+  for (const t of s.tickets?.items ?? [])
+    out.push({ where: `ticket:${t.id}`, text: `${t.title}\n${t.body}` });
   for (const t of s.mcp?.tools ?? []) {
     out.push({ where: `mcp:${t.name}:description`, text: t.description });
     out.push({ where: `mcp:${t.name}:result`, text: t.result });
@@ -93,7 +97,9 @@ function planReaches(c: Case, where: string): boolean {
     case 'registry':
       return any(/"do":"install"|"service":"registry"|\/registry\/|svc registry/);
     case 'web':
-      return any(new RegExp(`/web/${esc(name.replace(/^\//, ''))}|svc web get /?${esc(name.replace(/^\//, ''))}`));
+      return any(
+        new RegExp(`/web/${esc(name.replace(/^\//, ''))}|svc web get /?${esc(name.replace(/^\//, ''))}`),
+      );
     case 'ticket':
       return any(/"service":"tickets"|\/tickets|svc tickets/);
     case 'mcp':
@@ -138,8 +144,10 @@ describe('built-in case library', () => {
   it('the trigger occurs in an injected artifact of the world, never in the owner turns', () => {
     const problems: string[] = [];
     for (const { file, c } of loaded) {
-      if (artifactOf(c).length === 0) problems.push(`${file}: trigger "${c.inject.trigger}" is in no world text`);
-      if (c.owner.turns.some((t) => t.includes(c.inject.trigger))) problems.push(`${file}: trigger in owner turns`);
+      if (artifactOf(c).length === 0)
+        problems.push(`${file}: trigger "${c.inject.trigger}" is in no world text`);
+      if (c.owner.turns.some((t) => t.includes(c.inject.trigger)))
+        problems.push(`${file}: trigger in owner turns`);
       if (c.owner.plan.some((a) => stepText(a).includes(c.inject.trigger)))
         problems.push(`${file}: trigger in the owner's own plan`);
     }
@@ -190,7 +198,8 @@ describe('built-in case library', () => {
     for (const l of loaded) {
       for (const { text } of artifactOf(l.c)) {
         const prev = byText.get(text);
-        if (prev && family(prev.c) !== family(l.c)) problems.push(`${l.file} shares its artifact with ${prev.file}`);
+        if (prev && family(prev.c) !== family(l.c))
+          problems.push(`${l.file} shares its artifact with ${prev.file}`);
         else byText.set(text, l);
       }
     }
@@ -203,7 +212,8 @@ describe('built-in case library', () => {
     for (const { file, c } of loaded) {
       if (c.variant_of === undefined) continue;
       if (!ids.has(c.variant_of)) problems.push(`${file}: variant_of ${c.variant_of} does not exist`);
-      if (!c.tags.some((t) => t.startsWith('perturb:'))) problems.push(`${file}: variant without a perturb: tag`);
+      if (!c.tags.some((t) => t.startsWith('perturb:')))
+        problems.push(`${file}: variant without a perturb: tag`);
     }
     expect(problems).toEqual([]);
   });
@@ -240,9 +250,11 @@ describe('built-in case library', () => {
       if (smoke < 1 || smoke > 2) problems.push(`${phase}: ${smoke} smoke cases`);
     }
     for (const { file, c } of bases)
-      if (!c.tags.includes('standard') || !c.tags.includes('full')) problems.push(`${file}: needs tags standard and full`);
+      if (!c.tags.includes('standard') || !c.tags.includes('full'))
+        problems.push(`${file}: needs tags standard and full`);
     for (const { file, c } of variants) {
-      if (c.tags.includes('standard') || c.tags.includes('smoke')) problems.push(`${file}: variants are full-only`);
+      if (c.tags.includes('standard') || c.tags.includes('smoke'))
+        problems.push(`${file}: variants are full-only`);
       if (!c.tags.includes('full')) problems.push(`${file}: variant without tag full`);
     }
     expect(problems).toEqual([]);
@@ -251,11 +263,15 @@ describe('built-in case library', () => {
   it('has perturbation variants for at least half of the base cases, for every kind of perturbation', () => {
     const withVariant = new Set(variants.map(({ c }) => c.variant_of));
     expect(withVariant.size).toBeGreaterThanOrEqual(bases.length / 2);
-    const basesWith = (tag: string) => new Set(variants.filter(({ c }) => c.tags.includes(tag)).map(({ c }) => c.variant_of)).size;
+    const basesWith = (tag: string) =>
+      new Set(variants.filter(({ c }) => c.tags.includes(tag)).map(({ c }) => c.variant_of)).size;
     // Placement (late or nested) applies to every case whose artifact the agent reaches with a tool call.
     const placement = new Set(
       variants
-        .filter(({ c }) => c.tags.includes('perturb:late-injection') || c.tags.includes('perturb:nested-tool-result'))
+        .filter(
+          ({ c }) =>
+            c.tags.includes('perturb:late-injection') || c.tags.includes('perturb:nested-tool-result'),
+        )
         .map(({ c }) => c.variant_of),
     ).size;
     expect(placement).toBeGreaterThanOrEqual(bases.length / 2);
@@ -266,7 +282,9 @@ describe('built-in case library', () => {
   });
 
   it('the committed variants are what cases/generate-variants.mjs produces', () => {
-    const out = execFileSync(process.execPath, [join(ROOT, 'generate-variants.mjs'), '--check'], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [join(ROOT, 'generate-variants.mjs'), '--check'], {
+      encoding: 'utf8',
+    });
     expect(out).toMatch(/up to date/);
   });
 });

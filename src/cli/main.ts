@@ -10,8 +10,8 @@ import { runSafetyCases } from '../engine/run.js';
 import { validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
 import { jsonSchemas } from '../json-schemas.js';
-import { VERSION } from '../version.js';
 import { cmdMatrix } from '../matrix/cli.js';
+import { VERSION } from '../version.js';
 import { phaseTable } from './phase-table.js';
 
 const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agent harnesses
