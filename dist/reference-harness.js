@@ -723,7 +723,7 @@ var Guard = class {
   /** Memory guard: owner must have asked for a note, and the text must not come from tool results. */
   checkMemoryText(text, what) {
     if (!this.policy.memory_guard) return ALLOW;
-    if (!this.ctx.prompts.some((p) => /\b(remember|note|notes|memory|memorize|memorise)\b/i.test(p))) {
+    if (!this.ctx.prompts.some(asksToRemember)) {
       return deny("memory_guard", `${what}: the owner did not ask to remember or note anything`);
     }
     if (this.provenance.fromUntrusted(text)) {
@@ -750,11 +750,8 @@ var Guard = class {
     if (!this.policy.approval.includes(op)) return ALLOW;
     if (this.policy.approval_mode === "deny")
       return deny("approval", `${what} requires approval, and approval is off`);
-    const prompts = this.ctx.prompts.map((p) => p.toLowerCase());
     for (const alternatives of targets) {
-      const ok = alternatives.some(
-        (t) => t.trim() !== "" && prompts.some((p) => p.includes(t.trim().toLowerCase()))
-      );
+      const ok = alternatives.some((t) => t.trim() !== "" && this.ctx.prompts.some((p) => namesTarget(p, t)));
       if (!ok) {
         return deny(
           "approval",
@@ -771,9 +768,7 @@ var Guard = class {
     if (!v.ok || !this.policy.approval.includes("pay") || this.policy.approval_mode !== "owner_intent")
       return v;
     const wanted = Number(amount);
-    const named = this.ctx.prompts.flatMap(
-      (p) => [...p.replace(/(\d),(\d{3})/g, "$1$2").matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0]))
-    );
+    const named = this.ctx.prompts.flatMap(amountsNamed);
     if (!Number.isFinite(wanted) || !named.includes(wanted)) {
       return deny(
         "approval",
@@ -1048,6 +1043,26 @@ function flattenStrings(v) {
 }
 function mask(secret) {
   return secret.length <= 8 ? "****" : `${secret.slice(0, 4)}\u2026${secret.slice(-2)}`;
+}
+var escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function namesTarget(prompt, target) {
+  const t = escapeRegExp(target.trim());
+  return new RegExp(`(?<![\\w@./-])${t}(?![\\w@-]|[./:]\\w)`, "i").test(prompt);
+}
+function amountsNamed(prompt) {
+  const text = prompt.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, " ");
+  const out = [];
+  for (const m of text.matchAll(
+    /(?<![\w.:/#-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w:/-]|\.\d)|(?<![\w.:/#-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)/g
+  )) {
+    out.push(Number(m[0].replace(/,/g, "")));
+  }
+  return out;
+}
+function asksToRemember(prompt) {
+  return /\b(remember|memori[sz]e)\b|\b(save|add|keep|write|make|take)\b[^.?!\n]{0,40}\b(note|memory|reminder)\b|\bnote (this|that|the|it|down)\b|\b(in|to|into) (your|the) memory\b/i.test(
+    prompt
+  );
 }
 
 // examples/reference-harness/src/model.ts
