@@ -48,6 +48,26 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// src/errors.ts
+function isUserError(e) {
+  return e instanceof UserError;
+}
+var UserError;
+var init_errors = __esm({
+  "src/errors.ts"() {
+    "use strict";
+    UserError = class extends Error {
+      constructor(message, hint) {
+        super(hint ? `${message}
+  \u2192 ${hint}` : message);
+        this.hint = hint;
+        this.name = "UserError";
+      }
+      hint;
+    };
+  }
+});
+
 // node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
   "node_modules/yaml/dist/nodes/identity.js"(exports) {
@@ -9254,10 +9274,21 @@ var require_http = __commonJS({
   }
 });
 
+// stub:ssh2
+var require_ssh2 = __commonJS({
+  "stub:ssh2"(exports, module) {
+    module.exports = { Client: class {
+      constructor() {
+        throw new Error("ssh:// Docker hosts are not supported; use a local socket or tcp://");
+      }
+    } };
+  }
+});
+
 // node_modules/docker-modem/lib/ssh.js
 var require_ssh = __commonJS({
   "node_modules/docker-modem/lib/ssh.js"(exports, module) {
-    var Client = __require("ssh2").Client;
+    var Client = require_ssh2().Client;
     var http = __require("http");
     module.exports = function(opt) {
       var conn = new Client();
@@ -44231,7 +44262,15 @@ function endOf(stream) {
   });
 }
 function sleep(ms) {
-  return new Promise((res) => setTimeout(res, ms).unref());
+  return new Promise((res) => setTimeout(res, ms));
+}
+async function waitAtMost(p, ms) {
+  let timer;
+  try {
+    await Promise.race([p, new Promise((res) => timer = setTimeout(res, ms))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 function run2(cmd, args, timeoutMs = 1e4) {
   return new Promise((resolve5) => {
@@ -44545,6 +44584,7 @@ var init_docker = __esm({
   "src/runner/docker.ts"() {
     "use strict";
     import_dockerode = __toESM(require_docker(), 1);
+    init_errors();
     RUN_LABEL = "harness-risk.run";
     TRIAL_LABEL = "harness-risk.trial";
     OWNER_LABEL = "harness-risk.owner";
@@ -44715,9 +44755,11 @@ const call = (method, p) => new Promise((res) => {
         this.warned.add(key);
         this.warn(message);
       }
+      /** The user's to fix (start Docker or pick the process runner), so a UserError: no stack trace. */
       unreachable(e) {
-        return new Error(
-          `Docker is not reachable at ${this.socketPath}: ${errText(e)}. Start Docker (e.g. \`sudo systemctl start docker\`, or \`sh scripts/docker-setup.sh\` on a Debian machine), point DOCKER_HOST at a running daemon, or use \`runner: process\`.`
+        return new UserError(
+          `Docker is not reachable at ${this.socketPath}: ${errText(e)}`,
+          "start Docker (e.g. `sudo systemctl start docker`, or `sh scripts/docker-setup.sh` on a Debian machine), point DOCKER_HOST at a running daemon, or use `runner: process`"
         );
       }
       ping(timeoutMs = PING_TIMEOUT_MS) {
@@ -45152,7 +45194,7 @@ const call = (method, p) => new Promise((res) => {
             return outcomeOf(io, { ...await this.classify(e, "wait"), timed_out: guard.timedOut });
           }
           guard.disarm();
-          await Promise.race([streamDone, sleep(2e3)]);
+          await waitAtMost(streamDone, 2e3);
           const code = typeof status.StatusCode === "number" ? status.StatusCode : null;
           const fatal = /\[FATAL tini \(\d+\)\] exec (.*) failed: (.*)/.exec(io.err.text());
           if (!guard.killed && (code === 126 || code === 127) && fatal) {
@@ -45348,7 +45390,7 @@ const call = (method, p) => new Promise((res) => {
             }
           }
           guard.disarm();
-          await Promise.race([streamDone, sleep(ended ? 0 : 200)]);
+          await waitAtMost(streamDone, ended ? 0 : 200);
           if (!guard.killed && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
             return outcomeOf(io, {
               spawn_error: `docker exec: ${(io.out.text() + io.err.text()).trim().slice(0, 500)}`
@@ -45374,8 +45416,11 @@ const call = (method, p) => new Promise((res) => {
         if (idle) return;
         await slot.container.kill({ signal: "SIGKILL" }).catch(() => {
         });
-        await Promise.race([slot.container.wait({ condition: "not-running" }).catch(() => {
-        }), sleep(5e3)]);
+        await waitAtMost(
+          slot.container.wait({ condition: "not-running" }).catch(() => {
+          }),
+          5e3
+        );
       }
       async takeSlot(ro) {
         for (const [k, list2] of this.pool) {
@@ -45555,7 +45600,7 @@ const call = (method, p) => new Promise((res) => {
       async doStop() {
         try {
           for (let i = 0; i < 5 && this.pending.size > 0; i++) {
-            await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
+            await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
           }
           for (const list of this.pool.values())
             for (const p of list)
@@ -45565,7 +45610,7 @@ const call = (method, p) => new Promise((res) => {
                 }
               );
           this.pool.clear();
-          await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
+          await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
           await sweepRun(this.docker, this.runId);
           this.live.clear();
           this.networkId = void 0;
@@ -45598,22 +45643,9 @@ import { join as join10 } from "node:path";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/adapters/load.ts
+init_errors();
 import { existsSync as existsSync2, readdirSync, statSync } from "node:fs";
 import { dirname as dirname2, join as join2, resolve as resolve2 } from "node:path";
-
-// src/errors.ts
-var UserError = class extends Error {
-  constructor(message, hint) {
-    super(hint ? `${message}
-  \u2192 ${hint}` : message);
-    this.hint = hint;
-    this.name = "UserError";
-  }
-  hint;
-};
-function isUserError(e) {
-  return e instanceof UserError;
-}
 
 // src/paths.ts
 import { existsSync } from "node:fs";
@@ -45640,6 +45672,7 @@ var defaultCacheDir = () => process.env.HARNESS_RISK_CACHE || join(actionRoot(),
 
 // src/yaml-file.ts
 var import_yaml = __toESM(require_dist(), 1);
+init_errors();
 import { readFileSync } from "node:fs";
 function fieldPath(path2) {
   return path2.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
@@ -65940,6 +65973,7 @@ function coverageMarkdown(cov) {
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
+init_errors();
 import { createHash } from "node:crypto";
 import { existsSync as existsSync3, readdirSync as readdirSync2, statSync as statSync2 } from "node:fs";
 import { join as join3, relative, resolve as resolve3 } from "node:path";
@@ -66052,6 +66086,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname as dirname6, join as join7 } from "node:path";
 
 // src/adapters/install.ts
+init_errors();
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, statSync as statSync3, writeFileSync } from "node:fs";
 import { join as join4 } from "node:path";
@@ -66238,6 +66273,9 @@ async function acquireLock(lock, timeoutMs) {
     await new Promise((r) => setTimeout(r, 1e3));
   }
 }
+
+// src/engine/run.ts
+init_errors();
 
 // src/result/schema.ts
 var RESULT_SCHEMA_VERSION = 1;
@@ -67062,6 +67100,9 @@ function parseHarnessOutput(kind, stdout, stderr) {
   return [];
 }
 
+// src/engine/trial.ts
+init_errors();
+
 // src/evidence/recorder.ts
 var EvidenceRecorder = class {
   constructor(canaries = {}) {
@@ -67595,8 +67636,41 @@ function reviewAnswer(conv, verdict) {
   const key = verdictKey(schema);
   if (schema && key) return JSON.stringify(fill(schema, verdict, key));
   const prompt = promptText(conv);
+  const example = exampleInPrompt(prompt);
+  if (example) return JSON.stringify(answerExample(example, verdict));
   const asked = /"?outcome"?\s*:/i.test(prompt) || /\boutcome\b/i.test(prompt) ? "outcome" : "decision";
   return JSON.stringify({ [asked]: verdict, reason: `Scripted reviewer verdict: ${verdict}.` });
+}
+function exampleInPrompt(prompt) {
+  const m = /(?:output schema|respond with(?: only)?(?: this)? json|json (?:schema|shape|format))\s*:?\s*(\{[^\n]*\})/i.exec(
+    prompt
+  );
+  if (!m) return void 0;
+  try {
+    const parsed = JSON.parse(m[1]);
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return void 0;
+    const entries = Object.entries(parsed);
+    if (!entries.some(([k]) => VERDICT_KEYS.includes(k))) return void 0;
+    return Object.fromEntries(entries.map(([k, v]) => [k, String(v)]));
+  } catch {
+    return void 0;
+  }
+}
+function answerExample(example, verdict) {
+  const words = verdict === "allow" ? ALLOW_WORDS : DENY_WORDS;
+  const out = {};
+  for (const [key, shape] of Object.entries(example)) {
+    const options = shape.includes("|") ? shape.split("|").map((o) => o.trim()) : [];
+    if (VERDICT_KEYS.includes(key)) {
+      out[key] = options.find((o) => words.includes(o.toLowerCase())) ?? (verdict === "deny" && options.includes("ask") ? "ask" : verdict);
+    } else if (options.length) {
+      const risk = verdict === "allow" ? "low" : "high";
+      out[key] = options.includes(risk) ? risk : options[0];
+    } else {
+      out[key] = `Scripted reviewer verdict: ${verdict}.`;
+    }
+  }
+  return out;
 }
 function titleAnswer(conv) {
   const first = conv.messages.find((m) => m.role === "user")?.text ?? "";
@@ -69233,7 +69307,6 @@ async function runTrial(input2) {
     });
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(", ")} to the harness`);
     const launchCmd = [...adapter.adapter.launch.command, ...config2.args].map(ra);
-    const readOnly = [.../* @__PURE__ */ new Set([join6(actionRoot(), "dist"), adapter.dir, input2.cacheDir, input2.repoDir])];
     let outcome;
     try {
       outcome = await runner.run({
@@ -69244,7 +69317,7 @@ async function runTrial(input2) {
         env,
         stdin: adapter.adapter.launch.stdin === void 0 ? void 0 : ra(adapter.adapter.launch.stdin),
         timeout_ms: input2.timeoutMs,
-        read_only: readOnly,
+        read_only: input2.readOnly,
         signal: input2.signal
       });
     } catch (e) {
@@ -69319,7 +69392,7 @@ async function pool(items, limit, task) {
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return out;
 }
-async function makeRunner(opts, runId) {
+async function makeRunner(opts, runId, prewarmReadOnly) {
   if (opts.runner === "process") return new ProcessRunner();
   if (!opts.image)
     throw new UserError(
@@ -69327,7 +69400,14 @@ async function makeRunner(opts, runId) {
       "set `image:` (action input) or --image (CLI) to the image holding your harness build"
     );
   const { DockerRunner: DockerRunner2 } = await Promise.resolve().then(() => (init_docker(), docker_exports));
-  return new DockerRunner2({ image: opts.image, runId });
+  return new DockerRunner2({
+    image: opts.image,
+    runId,
+    // One idle container ready per concurrent trial; none ever serves a second trial.
+    warm: opts.concurrency,
+    prewarmReadOnly,
+    onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
+  });
 }
 function invalidTrial(lc, seed, reason) {
   return {
@@ -69370,7 +69450,9 @@ async function runSafetyCases(opts) {
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const runner = await makeRunner(opts, runId);
+  const repoDir = process.cwd();
+  const readOnly = [.../* @__PURE__ */ new Set([join7(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
+  const runner = await makeRunner(opts, runId, readOnly);
   const workRoot = await mkdtemp3(join7(tmpdir(), `harness-risk-${runId}-`));
   const writer = new ResultWriter(opts.out, {
     schema_version: RESULT_SCHEMA_VERSION,
@@ -69419,7 +69501,8 @@ async function runSafetyCases(opts) {
             runKey,
             workRoot,
             cacheDir,
-            repoDir: process.cwd(),
+            repoDir,
+            readOnly,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1e3,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
             keepEvidenceDir: opts.keep_evidence ? join7(dirname6(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0,
@@ -69514,6 +69597,9 @@ async function validateCases(opts) {
   }
 }
 
+// src/cli/main.ts
+init_errors();
+
 // src/json-schemas.ts
 function jsonSchemas() {
   const schemas = { case: Case, adapter: Adapter, "run-result": RunResult };
@@ -69527,11 +69613,13 @@ function jsonSchemas() {
 }
 
 // src/matrix/cli.ts
+init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
 import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join9, relative as relative3 } from "node:path";
+init_errors();
 
 // src/report/escape.ts
 var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
@@ -70174,6 +70262,7 @@ async function dispatch2(argv) {
 }
 
 // src/cli.ts
+init_errors();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -367,15 +367,15 @@ describe('ids', () => {
 });
 
 describe('reviewer and title calls', () => {
-  const openclawReviewer = (verdict: 'allow' | 'deny') => {
+  // The shape OpenClaw 2026.9.6's exec auto-reviewer writes into its prompt (exec-auto-reviewer-*.mjs).
+  const openclawReviewer = (verdict: 'allow' | 'deny', options = 'allow|deny|ask') => {
     const body = {
       model: 'fake',
       stream: false,
       messages: [
         {
           role: 'system',
-          content:
-            'You are an exec safety reviewer. Decide whether the command may run. Respond with JSON only: {"decision":"allow|deny|ask","reason":"..."}',
+          content: `You are an exec safety reviewer. Decide whether the command may run.\nOutput schema: {"decision":"${options}","risk":"low|medium|high|unknown","rationale":"one short sentence"}`,
         },
         {
           role: 'user',
@@ -419,7 +419,18 @@ describe('reviewer and title calls', () => {
     expect(answer.kind).toBe('review');
     if (answer.kind !== 'review') return;
     expect(answer.verdict).toBe(verdict);
-    expect(JSON.parse(answer.text).decision).toBe(verdict);
+    // OpenClaw rejects extra or missing keys: the answer follows the example exactly.
+    expect(JSON.parse(answer.text)).toEqual({
+      decision: verdict,
+      risk: verdict === 'allow' ? 'low' : 'high',
+      rationale: `Scripted reviewer verdict: ${verdict}.`,
+    });
+  });
+
+  it('a reviewer that may not deny is answered "ask" for a deny verdict', () => {
+    const { answer } = openclawReviewer('deny', 'allow|ask');
+    if (answer.kind !== 'review') throw new Error('not a review');
+    expect(JSON.parse(answer.text).decision).toBe('ask');
   });
 
   it.each(['allow', 'deny'] as const)(

@@ -7,7 +7,7 @@ import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
-import { defaultCacheDir } from '../paths.js';
+import { actionRoot, defaultCacheDir } from '../paths.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
 import { ProcessRunner } from '../runner/process.js';
@@ -36,7 +36,7 @@ export async function pool<T, R>(
   return out;
 }
 
-async function makeRunner(opts: RunOptions, runId: string): Promise<Runner> {
+async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: string[]): Promise<Runner> {
   if (opts.runner === 'process') return new ProcessRunner();
   if (!opts.image)
     throw new UserError(
@@ -44,7 +44,14 @@ async function makeRunner(opts: RunOptions, runId: string): Promise<Runner> {
       'set `image:` (action input) or --image (CLI) to the image holding your harness build',
     );
   const { DockerRunner } = await import('../runner/docker.js');
-  return new DockerRunner({ image: opts.image, runId }) as Runner;
+  return new DockerRunner({
+    image: opts.image,
+    runId,
+    // One idle container ready per concurrent trial; none ever serves a second trial.
+    warm: opts.concurrency,
+    prewarmReadOnly,
+    onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
+  }) as Runner;
 }
 
 function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
@@ -92,7 +99,11 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
 
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const runner = await makeRunner(opts, runId);
+  const repoDir = process.cwd();
+  // What a harness may read but never write: the action's dist/ (reference harness, svc), the adapter,
+  // the harness install cache and the repository under test. The same list for every trial.
+  const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, cacheDir, repoDir])];
+  const runner = await makeRunner(opts, runId, readOnly);
   const workRoot = await mkdtemp(join(tmpdir(), `harness-risk-${runId}-`));
   const writer = new ResultWriter(opts.out, {
     schema_version: RESULT_SCHEMA_VERSION,
@@ -141,7 +152,8 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             runKey,
             workRoot,
             cacheDir,
-            repoDir: process.cwd(),
+            repoDir,
+            readOnly,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
             keepEvidenceDir: opts.keep_evidence

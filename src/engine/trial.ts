@@ -41,6 +41,8 @@ export interface TrialInput {
   cacheDir: string;
   /** The user's repository (GITHUB_WORKSPACE or the CLI's cwd): {{repo}}. */
   repoDir: string;
+  /** Host folders the harness may read but not write (mounted read-only under docker). */
+  readOnly: string[];
   timeoutMs: number;
   keepEvidenceDir?: string;
   keepTrialDirs?: boolean;
@@ -244,7 +246,6 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
 
     const launchCmd = [...adapter.adapter.launch.command, ...config.args].map(ra);
-    const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, input.cacheDir, input.repoDir])];
     let outcome: ProcessOutcome;
     try {
       outcome = await runner.run({
@@ -255,7 +256,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         env,
         stdin: adapter.adapter.launch.stdin === undefined ? undefined : ra(adapter.adapter.launch.stdin),
         timeout_ms: input.timeoutMs,
-        read_only: readOnly,
+        read_only: input.readOnly,
         signal: input.signal,
       });
     } catch (e) {

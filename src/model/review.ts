@@ -88,8 +88,52 @@ export function reviewAnswer(conv: Conversation, verdict: Verdict): string {
   const key = verdictKey(schema);
   if (schema && key) return JSON.stringify(fill(schema, verdict, key));
   const prompt = promptText(conv);
+  const example = exampleInPrompt(prompt);
+  if (example) return JSON.stringify(answerExample(example, verdict));
   const asked = /"?outcome"?\s*:/i.test(prompt) || /\boutcome\b/i.test(prompt) ? 'outcome' : 'decision';
   return JSON.stringify({ [asked]: verdict, reason: `Scripted reviewer verdict: ${verdict}.` });
+}
+
+/**
+ * A JSON shape written out in the prompt, as OpenClaw's exec reviewer does:
+ * `Output schema: {"decision":"allow|deny|ask","risk":"low|medium|high|unknown","rationale":"…"}`.
+ * Its parser rejects extra or missing keys, so the answer must follow the example exactly.
+ */
+export function exampleInPrompt(prompt: string): Record<string, string> | undefined {
+  const m =
+    /(?:output schema|respond with(?: only)?(?: this)? json|json (?:schema|shape|format))\s*:?\s*(\{[^\n]*\})/i.exec(
+      prompt,
+    );
+  if (!m) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(m[1]!);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+    const entries = Object.entries(parsed as Record<string, unknown>);
+    if (!entries.some(([k]) => VERDICT_KEYS.includes(k))) return undefined;
+    return Object.fromEntries(entries.map(([k, v]) => [k, String(v)]));
+  } catch {
+    return undefined;
+  }
+}
+
+function answerExample(example: Record<string, string>, verdict: Verdict): Record<string, string> {
+  const words = verdict === 'allow' ? ALLOW_WORDS : DENY_WORDS;
+  const out: Record<string, string> = {};
+  for (const [key, shape] of Object.entries(example)) {
+    const options = shape.includes('|') ? shape.split('|').map((o) => o.trim()) : [];
+    if (VERDICT_KEYS.includes(key)) {
+      // A reviewer that may not deny can still refuse to approve: "ask" sends it to a human.
+      out[key] =
+        options.find((o) => words.includes(o.toLowerCase())) ??
+        (verdict === 'deny' && options.includes('ask') ? 'ask' : verdict);
+    } else if (options.length) {
+      const risk = verdict === 'allow' ? 'low' : 'high';
+      out[key] = options.includes(risk) ? risk : options[0]!;
+    } else {
+      out[key] = `Scripted reviewer verdict: ${verdict}.`;
+    }
+  }
+  return out;
 }
 
 /** A short, stable title: the first words of the owner's request. */

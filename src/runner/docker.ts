@@ -44,6 +44,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import Docker from 'dockerode';
+import { UserError } from '../errors.js';
 import type { ProcessOutcome } from '../evidence/types.js';
 import type { Runner, SandboxView, TrialDirs, TrialLaunch } from './types.js';
 
@@ -274,7 +275,20 @@ function endOf(stream: NodeJS.ReadableStream): Promise<void> {
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((res) => setTimeout(res, ms).unref());
+  return new Promise((res) => setTimeout(res, ms));
+}
+
+/**
+ * Waits for `p`, at most `ms`. The timer is referenced while waiting (an unreferenced one lets Node exit
+ * mid-stop when nothing else is pending) and cleared after (a left-over one keeps the process alive).
+ */
+async function waitAtMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([p, new Promise<void>((res) => (timer = setTimeout(res, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The read-only mounts of a launch; `key` identifies the set (a warm container serves one set). */
@@ -794,11 +808,12 @@ export class DockerRunner implements Runner {
     this.warn(message);
   }
 
+  /** The user's to fix (start Docker or pick the process runner), so a UserError: no stack trace. */
   private unreachable(e: unknown): Error {
-    return new Error(
-      `Docker is not reachable at ${this.socketPath}: ${errText(e)}. ` +
-        'Start Docker (e.g. `sudo systemctl start docker`, or `sh scripts/docker-setup.sh` on a Debian machine), ' +
-        'point DOCKER_HOST at a running daemon, or use `runner: process`.',
+    return new UserError(
+      `Docker is not reachable at ${this.socketPath}: ${errText(e)}`,
+      'start Docker (e.g. `sudo systemctl start docker`, or `sh scripts/docker-setup.sh` on a Debian machine), ' +
+        'point DOCKER_HOST at a running daemon, or use `runner: process`',
     );
   }
 
@@ -1288,7 +1303,7 @@ export class DockerRunner implements Runner {
         return outcomeOf(io, { ...(await this.classify(e, 'wait')), timed_out: guard.timedOut });
       }
       guard.disarm();
-      await Promise.race([streamDone, sleep(2_000)]);
+      await waitAtMost(streamDone, 2_000);
       const code = typeof status.StatusCode === 'number' ? status.StatusCode : null;
       // docker-init could not start the harness at all (missing binary, not executable).
       const fatal = /\[FATAL tini \(\d+\)\] exec (.*) failed: (.*)/.exec(io.err.text());
@@ -1519,7 +1534,7 @@ export class DockerRunner implements Runner {
         }
       }
       guard.disarm();
-      await Promise.race([streamDone, sleep(ended ? 0 : 200)]);
+      await waitAtMost(streamDone, ended ? 0 : 200);
       if (
         !guard.killed &&
         (code === 126 || code === 127) &&
@@ -1548,7 +1563,10 @@ export class DockerRunner implements Runner {
     }
     if (idle) return;
     await slot.container.kill({ signal: 'SIGKILL' }).catch(() => {});
-    await Promise.race([slot.container.wait({ condition: 'not-running' }).catch(() => {}), sleep(5_000)]);
+    await waitAtMost(
+      slot.container.wait({ condition: 'not-running' }).catch(() => {}),
+      5_000,
+    );
   }
 
   private async takeSlot(ro: RoSet): Promise<Slot> {
@@ -1742,7 +1760,7 @@ export class DockerRunner implements Runner {
     try {
       // Background removals and warm-ups first (new ones see `stopping` and discard themselves).
       for (let i = 0; i < 5 && this.pending.size > 0; i++) {
-        await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
+        await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
       }
       for (const list of this.pool.values())
         for (const p of list)
@@ -1751,7 +1769,7 @@ export class DockerRunner implements Runner {
             () => {},
           );
       this.pool.clear();
-      await Promise.race([Promise.allSettled([...this.pending]), sleep(REMOVE_TIMEOUT_MS)]);
+      await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
       await sweepRun(this.docker, this.runId);
       this.live.clear();
       this.networkId = undefined;
