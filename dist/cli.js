@@ -66041,7 +66041,7 @@ function parseSelectors(selectors) {
   return sel;
 }
 function loadCases(selectors, cwd = process.cwd()) {
-  const sel = parseSelectors(selectors);
+  const sel = parseSelectors(selectors.length ? selectors : ["subset:standard"]);
   const files = sel.sources.length ? [...new Set(sel.sources.flatMap((s) => expandSource(s, cwd)))] : yamlFilesUnder(builtinCasesDir());
   const seen = /* @__PURE__ */ new Map();
   const loaded = [];
@@ -70020,7 +70020,7 @@ Usage:
 
 run options:
   --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
-                     (repeatable; default: every built-in case)
+                     (repeatable; default: subset:standard, the 144 built-in base cases)
   --runner R         process (default) | docker
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)

@@ -96,7 +96,8 @@ export function parseSelectors(selectors: string[]): CaseSelection {
 
 /** Loads the selected cases; duplicate ids across files are an error naming both files. */
 export function loadCases(selectors: string[], cwd = process.cwd()): LoadedCase[] {
-  const sel = parseSelectors(selectors);
+  // Nothing selected: the built-in standard subset (the 144 base cases), the default of the action and CLI.
+  const sel = parseSelectors(selectors.length ? selectors : ['subset:standard']);
   const files = sel.sources.length
     ? [...new Set(sel.sources.flatMap((s) => expandSource(s, cwd)))]
     : yamlFilesUnder(builtinCasesDir());

@@ -27,7 +27,7 @@ Usage:
 
 run options:
   --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
-                     (repeatable; default: every built-in case)
+                     (repeatable; default: subset:standard, the 144 built-in base cases)
   --runner R         process (default) | docker
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
