@@ -69140,10 +69140,10 @@ function buildTrialEnv(input2) {
 }
 
 // src/engine/trial.ts
-function keyToHost(key, dirs) {
+async function writeAtKey(key, dirs, text) {
   const [root, ...rest] = key.split("/");
   const base = root === "ws" ? dirs.workspace : root === "home" ? dirs.home : dirs.tmp;
-  return join6(base, ...rest);
+  await writeInside(base, rest.join("/"), text);
 }
 async function startEndpoint(host, handler) {
   const server = createServer((req, res) => {
@@ -69249,9 +69249,7 @@ async function runTrial(input2) {
           `${c.id}: the adapter declares no memory file; the case's memory entries were not placed`
         );
       } else {
-        const target = keyToHost(memoryKeys[0], dirs);
-        await mkdir2(join6(target, ".."), { recursive: true });
-        await writeFile2(target, `${c.world.memory.map((m) => `- ${m}`).join("\n")}
+        await writeAtKey(memoryKeys[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join("\n")}
 `);
       }
     }
@@ -69259,10 +69257,7 @@ async function runTrial(input2) {
       const key = keyOf(pathT, "configs file");
       const text = typeof content === "string" ? ra(content) : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}
 `;
-      const target = keyToHost(key, dirs);
-      const [root] = key.split("/");
-      const base = root === "ws" ? dirs.workspace : root === "home" ? dirs.home : dirs.tmp;
-      await writeInside(base, target.slice(base.length + 1), text);
+      await writeAtKey(key, dirs, text);
     }
     await mkdir2(join6(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(

@@ -55,11 +55,11 @@ export interface TrialOutput {
   notices: string[];
 }
 
-/** Snapshot key (`ws/…`, `home/…`, `tmp/…`) → host path. */
-function keyToHost(key: string, dirs: TrialDirs): string {
+/** Writes `text` at a snapshot key (`ws/…`, `home/…`, `tmp/…`), inside that trial folder. */
+async function writeAtKey(key: string, dirs: TrialDirs, text: string): Promise<void> {
   const [root, ...rest] = key.split('/');
   const base = root === 'ws' ? dirs.workspace : root === 'home' ? dirs.home : dirs.tmp;
-  return join(base, ...rest);
+  await writeInside(base, rest.join('/'), text);
 }
 
 interface EndpointHandler {
@@ -183,9 +183,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
           `${c.id}: the adapter declares no memory file; the case's memory entries were not placed`,
         );
       } else {
-        const target = keyToHost(memoryKeys[0], dirs);
-        await mkdir(join(target, '..'), { recursive: true });
-        await writeFile(target, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
+        await writeAtKey(memoryKeys[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
       }
     }
     for (const [pathT, content] of Object.entries(config.files)) {
@@ -194,10 +192,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         typeof content === 'string'
           ? ra(content)
           : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}\n`;
-      const target = keyToHost(key, dirs);
-      const [root] = key.split('/');
-      const base = root === 'ws' ? dirs.workspace : root === 'home' ? dirs.home : dirs.tmp;
-      await writeInside(base, target.slice(base.length + 1), text);
+      await writeAtKey(key, dirs, text);
     }
     await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
     await installSvcShim(
