@@ -45091,7 +45091,7 @@ const call = (method, p) => new Promise((res) => {
           }
           const warm = this.warm > 0 && !this.warmDisabled;
           const outcome = warm ? await this.runWarm(launch, env, ro, io) : await this.runDirect(launch, env, ro, io);
-          return { ...outcome, ...extra };
+          return { ...this.interrupted(outcome), ...extra };
         } finally {
           if (opened.length && this.firewallTag) await closePorts(this.firewallTag, this.gateway, opened);
         }
@@ -45391,7 +45391,7 @@ const call = (method, p) => new Promise((res) => {
           }
           guard.disarm();
           await waitAtMost(streamDone, ended ? 0 : 200);
-          if (!guard.killed && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
+          if (!guard.killed && !guard.aborted && !this.stopping && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
             return outcomeOf(io, {
               spawn_error: `docker exec: ${(io.out.text() + io.err.text()).trim().slice(0, 500)}`
             });
@@ -45565,6 +45565,15 @@ const call = (method, p) => new Promise((res) => {
           `docker runner: trial ${launch.trial_id} names no endpoint port on ${this.gateway} in its env or command; opening the ephemeral range ${lo}-${hi} of the gateway for it`
         );
         return [`${lo}:${hi}`];
+      }
+      /**
+       * A trial that failed to start while the run was being stopped failed because of the stop (the sweep
+       * removed its container mid-exec), whatever the daemon's message says: never the harness's fault.
+       */
+      interrupted(outcome) {
+        if (!this.stopping || !outcome.spawn_error || outcome.infra_error) return outcome;
+        const { spawn_error, ...rest } = outcome;
+        return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
       }
       /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
       async classify(e, stage) {

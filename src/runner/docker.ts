@@ -1181,7 +1181,7 @@ export class DockerRunner implements Runner {
       const outcome = warm
         ? await this.runWarm(launch, env, ro, io)
         : await this.runDirect(launch, env, ro, io);
-      return { ...outcome, ...extra };
+      return { ...this.interrupted(outcome), ...extra };
     } finally {
       if (opened.length && this.firewallTag) await closePorts(this.firewallTag, this.gateway, opened);
     }
@@ -1535,8 +1535,12 @@ export class DockerRunner implements Runner {
       }
       guard.disarm();
       await waitAtMost(streamDone, ended ? 0 : 200);
+      // An exec that fails because the sweep removed its container is the run's interruption, not the
+      // harness's missing binary: `ending()` reports it as an infrastructure failure.
       if (
         !guard.killed &&
+        !guard.aborted &&
+        !this.stopping &&
         (code === 126 || code === 127) &&
         /OCI runtime exec failed/.test(io.out.text() + io.err.text())
       ) {
@@ -1718,6 +1722,16 @@ export class DockerRunner implements Runner {
         `opening the ephemeral range ${lo}-${hi} of the gateway for it`,
     );
     return [`${lo}:${hi}`];
+  }
+
+  /**
+   * A trial that failed to start while the run was being stopped failed because of the stop (the sweep
+   * removed its container mid-exec), whatever the daemon's message says: never the harness's fault.
+   */
+  private interrupted(outcome: DockerProcessOutcome): DockerProcessOutcome {
+    if (!this.stopping || !outcome.spawn_error || outcome.infra_error) return outcome;
+    const { spawn_error, ...rest } = outcome;
+    return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
   }
 
   /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
