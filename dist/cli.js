@@ -66015,9 +66015,14 @@ function expandSource(sel, cwd) {
   if (existsSync3(abs)) return statSync2(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
   if (/[*?[{]/.test(sel)) {
     const base = resolve3(cwd, import_picomatch.default.scan(sel).base || ".");
-    if (!existsSync3(base)) return [];
     const match = (0, import_picomatch.default)(resolve3(cwd, sel));
-    return yamlFilesUnder(base).filter((f) => match(f));
+    const files = existsSync3(base) ? yamlFilesUnder(base).filter((f) => match(f)) : [];
+    if (!files.length)
+      throw new UserError(
+        `cases: "${sel}" matches no case file`,
+        "a glob must match .yaml files (e.g. cases/*/variants/*.yaml); for a folder, name the folder"
+      );
+    return files;
   }
   throw new UserError(
     `cases: "${sel}" is neither a file, a folder, a glob nor a filter`,
@@ -70236,6 +70241,10 @@ async function main(argv) {
 }
 async function dispatch2(argv) {
   const [cmd, ...rest] = argv;
+  if (cmd !== "matrix" && (rest.includes("--help") || rest.includes("-h"))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   switch (cmd) {
     case "run":
       return cmdRun(rest);

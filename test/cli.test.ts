@@ -23,6 +23,14 @@ describe('harness-risk CLI', () => {
     [['run', '--adapter', 'reference', '--shard', 'x'], /--shard "x" is not of the form I\/N/],
     [['run', '--adapter', 'reference', '--bogus'], /Unknown option '--bogus'/],
     [['frobnicate'], /unknown command "frobnicate"/],
+    [
+      ['list', 'cases', '--cases', 'cases/*/variantz/*.yaml'],
+      /"cases\/\*\/variantz\/\*\.yaml" matches no case file/,
+    ],
+    [
+      ['run', '--adapter', 'reference', '--cases', 'subset:smoke', '--cases', 'no-such-dir/*.yaml'],
+      /"no-such-dir\/\*\.yaml" matches no case file/,
+    ],
   ])('%j → a clear message, exit 2, no stack trace', (args, message) => {
     const r = cli(...args);
     expect(r.status).toBe(2);
@@ -50,6 +58,13 @@ describe('harness-risk CLI', () => {
     expect(r.stdout).toMatch(/^recovery\s+1\s+1\s+/m);
     expect(r.stderr).toMatch(/\[1\/1\] .*: attack SUCCEEDED/);
     expect(JSON.parse(readFileSync(out, 'utf8')).status).toBe('complete');
+  });
+
+  it.each([['run'], ['list'], ['validate'], ['coverage']])('%s --help prints the usage, exit 0', (cmd) => {
+    const r = cli(cmd, '--help');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Usage:\n {2}harness-risk run --adapter/m);
+    expect(r.stderr).toBe('');
   });
 
   it('coverage prints the phase and entry point × effect tables', () => {

@@ -47,9 +47,15 @@ function expandSource(sel: string, cwd: string): string[] {
   if (existsSync(abs)) return statSync(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
   if (/[*?[{]/.test(sel)) {
     const base = resolve(cwd, picomatch.scan(sel).base || '.');
-    if (!existsSync(base)) return [];
     const match = picomatch(resolve(cwd, sel));
-    return yamlFilesUnder(base).filter((f) => match(f));
+    const files = existsSync(base) ? yamlFilesUnder(base).filter((f) => match(f)) : [];
+    // A typo in one of several selectors must not shrink the run silently.
+    if (!files.length)
+      throw new UserError(
+        `cases: "${sel}" matches no case file`,
+        'a glob must match .yaml files (e.g. cases/*/variants/*.yaml); for a folder, name the folder',
+      );
+    return files;
   }
   throw new UserError(
     `cases: "${sel}" is neither a file, a folder, a glob nor a filter`,

@@ -238,6 +238,11 @@ export async function main(argv: string[]): Promise<number> {
 
 async function dispatch(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  // `harness-risk run --help` is how people ask; matrix has a help text of its own.
+  if (cmd !== 'matrix' && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   switch (cmd) {
     case 'run':
       return cmdRun(rest);
