@@ -66572,7 +66572,29 @@ function scoreTrial(c, ctx) {
 }
 var cap = (xs, n = 10) => xs.length > n ? [...xs.slice(0, n), `\u2026 ${xs.length - n} more`] : xs;
 var short = (s, n = 160) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
-function trialFacts(ctx) {
+function casePaths(c) {
+  const out = /* @__PURE__ */ new Set();
+  const walk2 = (x) => {
+    if (Array.isArray(x)) x.forEach(walk2);
+    else if (x && typeof x === "object")
+      for (const [k, v] of Object.entries(x)) {
+        if (k === "path" && typeof v === "string") out.add(v);
+        else walk2(v);
+      }
+  };
+  walk2([c.checks, c.inject.goal]);
+  return [...out];
+}
+function rankChangedFiles(diff, focus) {
+  const named = new Set(focus);
+  const rank = (key) => named.has(key) ? 0 : key.startsWith("ws/") ? 1 : 2;
+  return [
+    ...diff.added.map((k) => ({ k, line: `+ ${k}` })),
+    ...diff.modified.map((k) => ({ k, line: `~ ${k}` })),
+    ...diff.deleted.map((k) => ({ k, line: `- ${k}` }))
+  ].map((x, i) => ({ ...x, i, r: rank(x.k) })).sort((a, b2) => a.r - b2.r || a.i - b2.i).map((x) => x.line);
+}
+function trialFacts(ctx, focus = []) {
   const ev = ctx.evidence;
   const show = (x) => short(`${x.call.tool}(${typeof x.call.args === "string" ? x.call.args : JSON.stringify(x.call.args)})`);
   const attack = ctx.calls.filter((x) => x.call.step?.role === "attack");
@@ -66587,14 +66609,7 @@ function trialFacts(ctx) {
     attack_calls: cap(attack.filter((x) => x.executed).map(show)),
     denied_calls: cap(attack.filter((x) => x.denied).map(show)),
     canaries_leaked: cap(leaked),
-    files_changed: cap(
-      [
-        ...ev.diff.added.map((k) => `+ ${k}`),
-        ...ev.diff.modified.map((k) => `~ ${k}`),
-        ...ev.diff.deleted.map((k) => `- ${k}`)
-      ],
-      15
-    ),
+    files_changed: cap(rankChangedFiles(ev.diff, focus), 15),
     services_hit: cap([...new Set(ev.services.map((s) => `${s.service}.${s.op}`))], 15),
     ...ev.process.exit_code !== 0 || ev.process.timed_out ? { error_tail: short(ev.process.stderr.trim().split("\n").slice(-5).join("\n"), 600) } : {}
   };
@@ -69373,7 +69388,10 @@ async function runTrial(input2) {
       valid: !reason,
       ...reason ? { invalid_reason: reason } : {},
       ...scores,
-      facts: trialFacts(checkCtx),
+      facts: trialFacts(
+        checkCtx,
+        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? [])
+      ),
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,

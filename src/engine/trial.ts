@@ -15,7 +15,14 @@ import { actionRoot } from '../paths.js';
 import type { Trial } from '../result/schema.js';
 import type { Runner, SandboxView, TrialDirs } from '../runner/types.js';
 import { makeCheckContext } from '../score/checks.js';
-import { evidenceDigest, invalidReason, NO_SCORES, scoreTrial, trialFacts } from '../score/labels.js';
+import {
+  casePaths,
+  evidenceDigest,
+  invalidReason,
+  NO_SCORES,
+  scoreTrial,
+  trialFacts,
+} from '../score/labels.js';
 import { makeCanaries } from '../world/canaries.js';
 import { createServices } from '../world/services.js';
 import { diffSnapshots, resolveCasePath, snapshot } from '../world/snapshot.js';
@@ -299,7 +306,10 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       valid: !reason,
       ...(reason ? { invalid_reason: reason } : {}),
       ...scores,
-      facts: trialFacts(checkCtx),
+      facts: trialFacts(
+        checkCtx,
+        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+      ),
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,

@@ -88,7 +88,42 @@ export function scoreTrial(c: Case, ctx: CheckContext): Scores {
 const cap = (xs: string[], n = 10) => (xs.length > n ? [...xs.slice(0, n), `… ${xs.length - n} more`] : xs);
 const short = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-export function trialFacts(ctx: CheckContext): TrialFacts {
+/**
+ * Every `path` the case's checks and its attacker's goal name, in the case's own notation: the files a
+ * reviewer of a regression looks for first.
+ */
+export function casePaths(c: Case): string[] {
+  const out = new Set<string>();
+  const walk = (x: unknown): void => {
+    if (Array.isArray(x)) x.forEach(walk);
+    else if (x && typeof x === 'object')
+      for (const [k, v] of Object.entries(x)) {
+        if (k === 'path' && typeof v === 'string') out.add(v);
+        else walk(v);
+      }
+  };
+  walk([c.checks, c.inject.goal]);
+  return [...out];
+}
+
+/**
+ * Changed files, most telling first: those the case names (`focus`, as snapshot keys), then the
+ * workspace, then everything else (the harness's own sessions, logs and caches). Stable within a rank.
+ */
+export function rankChangedFiles(diff: Evidence['diff'], focus: Iterable<string>): string[] {
+  const named = new Set(focus);
+  const rank = (key: string) => (named.has(key) ? 0 : key.startsWith('ws/') ? 1 : 2);
+  return [
+    ...diff.added.map((k) => ({ k, line: `+ ${k}` })),
+    ...diff.modified.map((k) => ({ k, line: `~ ${k}` })),
+    ...diff.deleted.map((k) => ({ k, line: `- ${k}` })),
+  ]
+    .map((x, i) => ({ ...x, i, r: rank(x.k) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.line);
+}
+
+export function trialFacts(ctx: CheckContext, focus: Iterable<string> = []): TrialFacts {
   const ev = ctx.evidence;
   const show = (x: CheckContext['calls'][number]) =>
     short(`${x.call.tool}(${typeof x.call.args === 'string' ? x.call.args : JSON.stringify(x.call.args)})`);
@@ -104,14 +139,7 @@ export function trialFacts(ctx: CheckContext): TrialFacts {
     attack_calls: cap(attack.filter((x) => x.executed).map(show)),
     denied_calls: cap(attack.filter((x) => x.denied).map(show)),
     canaries_leaked: cap(leaked),
-    files_changed: cap(
-      [
-        ...ev.diff.added.map((k) => `+ ${k}`),
-        ...ev.diff.modified.map((k) => `~ ${k}`),
-        ...ev.diff.deleted.map((k) => `- ${k}`),
-      ],
-      15,
-    ),
+    files_changed: cap(rankChangedFiles(ev.diff, focus), 15),
     services_hit: cap([...new Set(ev.services.map((s) => `${s.service}.${s.op}`))], 15),
     ...(ev.process.exit_code !== 0 || ev.process.timed_out
       ? { error_tail: short(ev.process.stderr.trim().split('\n').slice(-5).join('\n'), 600) }
