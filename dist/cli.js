@@ -69694,13 +69694,14 @@ function escapeMarkdown(value, options = {}) {
 // src/matrix/index.ts
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
-function readComplete(path2, caseIds) {
+function readComplete(path2, want) {
   if (!existsSync4(path2)) return void 0;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync3(path2, "utf8")));
     if (doc.status !== "complete") return void 0;
-    if (caseIds && doc.cases.map((c) => c.id).sort().join(",") !== [...caseIds].sort().join(","))
-      return void 0;
+    if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
+    if (doc.cases.length !== want.revisions.size) return void 0;
+    if (doc.cases.some((c) => want.revisions.get(c.id) !== c.revision)) return void 0;
     return doc;
   } catch {
     return void 0;
@@ -69721,6 +69722,13 @@ async function runMatrix(opts) {
   const pinned = [...new Set(loadCases(opts.cases).map((lc) => lc.file))];
   if (pinned.length === 0)
     throw new UserError(`matrix: no case matches ${JSON.stringify(opts.cases)}`, "check the case selectors");
+  const selected = loadCases(pinned);
+  const inRun = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
+  const want = {
+    revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),
+    seeds: opts.seeds ?? 1,
+    runner: opts.runner ?? "process"
+  };
   const cells = [];
   let caseIds;
   let byPhase = {};
@@ -69734,7 +69742,7 @@ async function runMatrix(opts) {
       if (opts.signal?.aborted) break;
       const file2 = join9(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
-      let result = opts.resume ? readComplete(file2, caseIds) : void 0;
+      let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
       opts.on_progress?.({ kind: "cell", adapter: loaded.adapter.name, config: config2, reused });
       if (!result) {

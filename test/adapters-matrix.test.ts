@@ -1,6 +1,6 @@
 // The results matrix over several adapter configurations: one engine run per cell, markdown + JSON by phase.
 // Runs the bundled reference harness (dist/) and the fifth, out-of-tree test harness.
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,34 @@ describe('runMatrix', () => {
     expect(events).toEqual(['open:true']);
     expect(again.cells[0]!.overall).toEqual(m.cells[0]!.overall);
     expect(existsSync(join(dir, 'matrix.md'))).toBe(true);
+  });
+
+  it('resumes only a cell that answers the same question: other cases or seeds are rerun', async () => {
+    const cellsRun = async (cases: string[], seeds = 1) => {
+      const events: string[] = [];
+      await runMatrix({
+        adapters: [{ adapter: 'reference', configs: ['open'] }],
+        cases,
+        seeds,
+        out: dir,
+        resume: true,
+        on_progress: (e) => {
+          if (e.kind === 'cell') events.push(`${e.config}:${e.reused}`);
+        },
+      });
+      return events;
+    };
+    // The stored cell holds the smoke cases: a narrower selection is a different question.
+    expect(await cellsRun(['subset:smoke', 'phase:action'])).toEqual(['open:false']);
+    expect(await cellsRun(['subset:smoke', 'phase:action'])).toEqual(['open:true']);
+    expect(await cellsRun(['subset:smoke', 'phase:action'], 2)).toEqual(['open:false']);
+    // Same case id, edited text: a new revision, so the stored answer is stale.
+    const file = join(dir, 'edited-case.yaml');
+    copyFileSync(join('cases', 'configuration', 'setup-guide-disables-approval.yaml'), file);
+    expect(await cellsRun([file])).toEqual(['open:false']);
+    expect(await cellsRun([file])).toEqual(['open:true']);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^title: (.*)$/m, 'title: $1 (edited)'));
+    expect(await cellsRun([file])).toEqual(['open:false']);
   });
 
   it('escapes what it renders from adapter files', () => {

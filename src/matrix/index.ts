@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
-import { loadCases } from '../cases/load.js';
+import { loadCases, shardCases } from '../cases/load.js';
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
@@ -76,19 +76,21 @@ export interface MatrixResult {
 const cellFile = (adapter: string, config: string) =>
   `${adapter}--${config}`.replace(/[^A-Za-z0-9._+-]/g, '_') + '.json';
 
-function readComplete(path: string, caseIds: string[] | undefined): RunResult | undefined {
+/**
+ * A cell's earlier run result, when it answers the same question: complete, the same cases at the same
+ * revisions (an edited case must be rerun), the same seeds and runner.
+ */
+function readComplete(
+  path: string,
+  want: { revisions: Map<string, string>; seeds: number; runner: 'process' | 'docker' },
+): RunResult | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8')));
     if (doc.status !== 'complete') return undefined;
-    if (
-      caseIds &&
-      doc.cases
-        .map((c) => c.id)
-        .sort()
-        .join(',') !== [...caseIds].sort().join(',')
-    )
-      return undefined;
+    if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return undefined;
+    if (doc.cases.length !== want.revisions.size) return undefined;
+    if (doc.cases.some((c) => want.revisions.get(c.id) !== c.revision)) return undefined;
     return doc;
   } catch {
     return undefined;
@@ -117,6 +119,14 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
   if (pinned.length === 0)
     throw new UserError(`matrix: no case matches ${JSON.stringify(opts.cases)}`, 'check the case selectors');
 
+  const selected = loadCases(pinned);
+  const inRun = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
+  const want = {
+    revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),
+    seeds: opts.seeds ?? 1,
+    runner: opts.runner ?? 'process',
+  };
+
   const cells: MatrixCell[] = [];
   let caseIds: string[] | undefined;
   let byPhase: Partial<Record<Phase, number>> = {};
@@ -130,7 +140,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
       if (opts.signal?.aborted) break;
       const file = join(runsDir, cellFile(loaded.adapter.name, config));
       const t0 = Date.now();
-      let result = opts.resume ? readComplete(file, caseIds) : undefined;
+      let result = opts.resume ? readComplete(file, want) : undefined;
       const reused = !!result;
       opts.on_progress?.({ kind: 'cell', adapter: loaded.adapter.name, config, reused });
       if (!result) {
