@@ -45247,6 +45247,7 @@ const call = (method, p) => new Promise((res) => {
               g.kill();
             }, launch.timeout_ms);
             launch.signal?.addEventListener("abort", onAbort, { once: true });
+            if (launch.signal?.aborted) onAbort();
             let misses = 0;
             hb = setInterval(async () => {
               const ok2 = await this.ping(HEARTBEAT_MS).then(
@@ -66789,6 +66790,7 @@ var ProcessRunner = class {
       }, launch.timeout_ms);
       const onAbort = () => stop();
       launch.signal?.addEventListener("abort", onAbort);
+      if (launch.signal?.aborted) onAbort();
       child.on(
         "error",
         (e) => finish({ spawn_error: e.code === "ENOENT" ? `command not found: ${cmd}` : e.message })

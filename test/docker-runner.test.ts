@@ -646,6 +646,21 @@ const MODES = [
       expect(outcome.infra_error).toMatch(/aborted/);
     });
 
+    it('an abort while the container is being created still ends the trial (not at its timeout)', async () => {
+      const ac = new AbortController();
+      const { launch } = launchOf(runner, 'setInterval(() => {}, 1000)', {
+        signal: ac.signal,
+        timeout_ms: 60_000,
+      });
+      // run() has passed its synchronous checks and awaits Docker: the abort lands before the guard exists.
+      const pending = runner.run(launch);
+      ac.abort();
+      const outcome = await pending;
+      expect(outcome.timed_out).toBe(false);
+      expect(outcome.infra_error).toMatch(/aborted/);
+      expect(outcome.duration_ms).toBeLessThan(30_000);
+    }, 45_000);
+
     it('leaves nothing behind after hanging and crashing trials and stop(); stop() twice is fine', async () => {
       const rid = `${runId}-leak`;
       const r = new DockerRunner({ runId: rid, image: IMAGE, warm, sweepStale: false });

@@ -97,6 +97,24 @@ describe('process runner', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a trial aborted before its harness started is stopped at once, not at its timeout', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const out = await runner.run({
+      trial_id: 't-aborted',
+      dirs,
+      command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'],
+      cwd: dirs.workspace,
+      env: envFor().env,
+      timeout_ms: 60_000,
+      read_only: [],
+      signal: ac.signal,
+    });
+    expect(out.timed_out).toBe(false);
+    expect(out.signal).toBe('SIGTERM');
+    expect(out.duration_ms).toBeLessThan(30_000);
+  });
+
   it('a missing binary is a spawn error, not a crash of ours', async () => {
     const out = await runner.run({
       trial_id: 't1',

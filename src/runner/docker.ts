@@ -1357,6 +1357,8 @@ export class DockerRunner implements Runner {
           g.kill();
         }, launch.timeout_ms);
         launch.signal?.addEventListener('abort', onAbort, { once: true });
+        // An abort while the container was being created has already fired: honour it now.
+        if (launch.signal?.aborted) onAbort();
         // A daemon that dies can leave a request hanging (headers sent, body never ends): ping it
         // meanwhile, give up after two missed pings, or 30 s past the timeout whatever happens.
         let misses = 0;

@@ -103,6 +103,8 @@ export class ProcessRunner implements Runner {
       }, launch.timeout_ms);
       const onAbort = () => stop();
       launch.signal?.addEventListener('abort', onAbort);
+      // Aborted before the spawn: the event has fired already, so stop the harness at once.
+      if (launch.signal?.aborted) onAbort();
 
       child.on('error', (e: NodeJS.ErrnoException) =>
         finish({ spawn_error: e.code === 'ENOENT' ? `command not found: ${cmd}` : e.message }),
