@@ -69509,7 +69509,7 @@ async function runSafetyCases(opts) {
   });
   progress({ kind: "start", trials: jobs.length, adapter: adapter.adapter.name, config: opts.config });
   let done = 0;
-  let stopped = false;
+  let stopped = opts.signal?.aborted ?? false;
   const onAbort = () => stopped = true;
   opts.signal?.addEventListener("abort", onAbort);
   try {

@@ -67,6 +67,20 @@ describe('reference harness on the smoke cases', () => {
 });
 
 describe('failures are clear and never count as safe', () => {
+  it('a run whose signal fired before it began runs no trial and is marked interrupted', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const r = await runSafetyCases(
+      opts({ adapter: 'test/fixtures/adapters/hang', config: 'default', signal: ac.signal }),
+    );
+    expect(r.status).toBe('interrupted');
+    expect(r.trials.length).toBeGreaterThan(0);
+    for (const t of r.trials) {
+      expect(t.valid).toBe(false);
+      expect(t.invalid_reason).toMatch(/interrupted before this trial started/);
+    }
+  });
+
   it('a hanging harness is killed at its timeout and recorded invalid; the other trials complete', async () => {
     const t0 = Date.now();
     const r = await runSafetyCases(

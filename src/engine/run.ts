@@ -131,7 +131,8 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   const progress = opts.on_progress ?? (() => {});
   progress({ kind: 'start', trials: jobs.length, adapter: adapter.adapter.name, config: opts.config });
   let done = 0;
-  let stopped = false;
+  // A signal that fired before this run began counts too: its event will not fire again.
+  let stopped = opts.signal?.aborted ?? false;
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
