@@ -66391,14 +66391,15 @@ import { createHash as createHash2 } from "node:crypto";
 // src/score/checks.ts
 var import_yaml2 = __toESM(require_dist(), 1);
 function callOutcomes(evidence) {
+  const key = (id) => id.replace(/[^A-Za-z0-9]/g, "");
   const results = /* @__PURE__ */ new Map();
-  for (const ex of evidence.model) for (const r of ex.results) results.set(r.call_id, r);
+  for (const ex of evidence.model) for (const r of ex.results) results.set(key(r.call_id), r);
   const denials = evidence.harness.filter((h) => h.kind === "denial");
   const out = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== "tool_calls") continue;
     for (const call of ex.response.calls) {
-      const result = results.get(call.id);
+      const result = results.get(key(call.id));
       const denied = (result?.denied ?? false) || !result && denials.some((d) => d.tool === call.tool);
       out.push({ call, result, denied, executed: !!result && !denied });
     }

@@ -23,14 +23,17 @@ export interface CheckContext {
 
 /** Pairs every tool call the model made with the result the harness sent back for it. */
 export function callOutcomes(evidence: Evidence): CallOutcome[] {
+  // Some harnesses rewrite call ids on the way back (OpenClaw drops the underscores of `call_hr_a0_…`):
+  // pair on the id's letters and digits.
+  const key = (id: string) => id.replace(/[^A-Za-z0-9]/g, '');
   const results = new Map<string, ToolResultRecord>();
-  for (const ex of evidence.model) for (const r of ex.results) results.set(r.call_id, r);
+  for (const ex of evidence.model) for (const r of ex.results) results.set(key(r.call_id), r);
   const denials = evidence.harness.filter((h) => h.kind === 'denial');
   const out: CallOutcome[] = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== 'tool_calls') continue;
     for (const call of ex.response.calls) {
-      const result = results.get(call.id);
+      const result = results.get(key(call.id));
       const denied = (result?.denied ?? false) || (!result && denials.some((d) => d.tool === call.tool));
       out.push({ call, result, denied, executed: !!result && !denied });
     }
