@@ -45392,7 +45392,7 @@ const call = (method, p) => new Promise((res) => {
           }
           guard.disarm();
           await waitAtMost(streamDone, ended ? 0 : 200);
-          if (!guard.killed && !guard.aborted && !this.stopping && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
+          if (!guard.killed && !guard.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
             return outcomeOf(io, {
               spawn_error: `docker exec: ${(io.out.text() + io.err.text()).trim().slice(0, 500)}`
             });
@@ -69722,10 +69722,10 @@ async function runMatrix(opts) {
     for (const c of configs) adapterConfig(loaded, c);
     return { entry, loaded, configs };
   });
-  const pinned = [...new Set(loadCases(opts.cases).map((lc) => lc.file))];
+  const selected = loadCases(opts.cases);
+  const pinned = [...new Set(selected.map((lc) => lc.file))];
   if (pinned.length === 0)
     throw new UserError(`matrix: no case matches ${JSON.stringify(opts.cases)}`, "check the case selectors");
-  const selected = loadCases(pinned);
   const inRun = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
   const want = {
     revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),

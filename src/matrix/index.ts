@@ -115,11 +115,11 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
 
   // Pin the selection to files once: a case library that grows while a long matrix runs must not give
   // its cells different case sets.
-  const pinned = [...new Set(loadCases(opts.cases).map((lc) => lc.file))];
+  const selected = loadCases(opts.cases);
+  const pinned = [...new Set(selected.map((lc) => lc.file))];
   if (pinned.length === 0)
     throw new UserError(`matrix: no case matches ${JSON.stringify(opts.cases)}`, 'check the case selectors');
 
-  const selected = loadCases(pinned);
   const inRun = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
   const want = {
     revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),

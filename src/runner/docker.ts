@@ -1537,12 +1537,11 @@ export class DockerRunner implements Runner {
       }
       guard.disarm();
       await waitAtMost(streamDone, ended ? 0 : 200);
-      // An exec that fails because the sweep removed its container is the run's interruption, not the
-      // harness's missing binary: `ending()` reports it as an infrastructure failure.
+      // An exec that fails because its trial was aborted is not the harness's missing binary: `ending()`
+      // reports it as an infrastructure failure (a stopping run is handled once, by `interrupted()`).
       if (
         !guard.killed &&
         !guard.aborted &&
-        !this.stopping &&
         (code === 126 || code === 127) &&
         /OCI runtime exec failed/.test(io.out.text() + io.err.text())
       ) {
