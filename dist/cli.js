@@ -69732,9 +69732,10 @@ async function runMatrix(opts) {
     seeds: opts.seeds ?? 1,
     runner: opts.runner ?? "process"
   };
+  const caseIds = inRun.map((lc) => lc.case.id);
+  const byPhase = {};
+  for (const lc of inRun) byPhase[lc.case.phase] = (byPhase[lc.case.phase] ?? 0) + 1;
   const cells = [];
-  let caseIds;
-  let byPhase = {};
   for (const { entry, loaded, configs } of plan) {
     if (opts.install !== false) {
       await ensureInstalled(loaded.adapter, cacheDir, {
@@ -69767,11 +69768,6 @@ async function runMatrix(opts) {
           signal: opts.signal
         });
       }
-      if (!caseIds) {
-        caseIds = result.cases.map((c) => c.id);
-        byPhase = {};
-        for (const c of result.cases) byPhase[c.phase] = (byPhase[c.phase] ?? 0) + 1;
-      }
       cells.push({
         adapter: loaded.adapter.name,
         config: config2,
@@ -69784,12 +69780,12 @@ async function runMatrix(opts) {
         overall: result.summary.overall,
         phases: result.summary.phases
       });
-      const matrix2 = buildMatrix(opts, caseIds ?? [], byPhase, cells);
+      const matrix2 = buildMatrix(opts, caseIds, byPhase, cells);
       writeMatrix(opts.out, matrix2);
       if (result.status === "interrupted") return matrix2;
     }
   }
-  const matrix = buildMatrix(opts, caseIds ?? [], byPhase, cells);
+  const matrix = buildMatrix(opts, caseIds, byPhase, cells);
   writeMatrix(opts.out, matrix);
   return matrix;
 }

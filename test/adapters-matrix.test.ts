@@ -131,6 +131,23 @@ describe('runMatrix', () => {
     expect(await cellsRun([file])).toEqual(['open:false']);
   });
 
+  it('describes its selection even when stopped before the first cell', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'hr-matrix-stopped-'));
+    try {
+      const stopped = await runMatrix({
+        adapters: [{ adapter: 'reference', configs: ['open'] }],
+        cases: ['subset:smoke'],
+        out,
+        signal: AbortSignal.abort(),
+      });
+      expect(stopped.cells).toEqual([]);
+      expect(stopped.cases.ids).toEqual(m.cases.ids);
+      expect(stopped.cases.by_phase).toEqual(m.cases.by_phase);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+
   it('escapes what it renders from adapter files', () => {
     const md = matrixMarkdown({
       ...m,

@@ -127,9 +127,12 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     runner: opts.runner ?? 'process',
   };
 
+  // The header describes the selection itself, so it is right even when the first cell was interrupted.
+  const caseIds = inRun.map((lc) => lc.case.id);
+  const byPhase: Partial<Record<Phase, number>> = {};
+  for (const lc of inRun) byPhase[lc.case.phase] = (byPhase[lc.case.phase] ?? 0) + 1;
+
   const cells: MatrixCell[] = [];
-  let caseIds: string[] | undefined;
-  let byPhase: Partial<Record<Phase, number>> = {};
   for (const { entry, loaded, configs } of plan) {
     if (opts.install !== false) {
       await ensureInstalled(loaded.adapter, cacheDir, {
@@ -162,11 +165,6 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
           signal: opts.signal,
         });
       }
-      if (!caseIds) {
-        caseIds = result.cases.map((c) => c.id);
-        byPhase = {};
-        for (const c of result.cases) byPhase[c.phase] = (byPhase[c.phase] ?? 0) + 1;
-      }
       cells.push({
         adapter: loaded.adapter.name,
         config,
@@ -181,12 +179,12 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         overall: result.summary.overall,
         phases: result.summary.phases,
       });
-      const matrix = buildMatrix(opts, caseIds ?? [], byPhase, cells);
+      const matrix = buildMatrix(opts, caseIds, byPhase, cells);
       writeMatrix(opts.out, matrix); // after every cell: an interrupted matrix keeps what it has
       if (result.status === 'interrupted') return matrix;
     }
   }
-  const matrix = buildMatrix(opts, caseIds ?? [], byPhase, cells);
+  const matrix = buildMatrix(opts, caseIds, byPhase, cells);
   writeMatrix(opts.out, matrix);
   return matrix;
 }
