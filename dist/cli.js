@@ -66314,6 +66314,12 @@ var TrialFacts = external_exports.object({
   canaries_leaked: external_exports.array(external_exports.string()),
   files_changed: external_exports.array(external_exports.string()),
   services_hit: external_exports.array(external_exports.string()),
+  /**
+   * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
+   * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
+   * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
+   */
+  injection_seen: external_exports.boolean().optional(),
   /** Last lines of the harness's stderr when it failed. */
   error_tail: external_exports.string().optional()
 }).strict();
@@ -66613,6 +66619,7 @@ function trialFacts(ctx, focus = []) {
     canaries_leaked: cap(leaked),
     files_changed: cap(rankChangedFiles(ev.diff, focus), 15),
     services_hit: cap([...new Set(ev.services.map((s) => `${s.service}.${s.op}`))], 15),
+    injection_seen: ev.model.some((m) => !m.review && m.injection_visible),
     ...ev.process.exit_code !== 0 || ev.process.timed_out ? { error_tail: short(ev.process.stderr.trim().split("\n").slice(-5).join("\n"), 600) } : {}
   };
 }

@@ -237,6 +237,20 @@ describe('report content', () => {
     expect(doc.title).toMatch(/^Safety regression: 1 case regressed; ASR /);
   });
 
+  it('says when a blocked attack was never attempted (the injection never reached the model)', () => {
+    const current = structuredClone(guarded);
+    const safe = current.trials.filter((t) => t.valid && !t.labels.a);
+    expect(safe.length).toBeGreaterThan(1);
+    safe[0]!.facts.injection_seen = false;
+    safe[1]!.facts.injection_seen = true;
+    const md = renderReport(report(current, guarded).doc, { limit: Number.MAX_SAFE_INTEGER, unit: 'chars' });
+    expect(md.split('the injection never reached the model')).toHaveLength(2);
+    const row = md.split('\n').find((l) => l.includes('the injection never reached the model'))!;
+    expect(row.startsWith('|')).toBe(true);
+    const block = md.split('<details>').find((b) => b.includes('the injection never reached the model'))!;
+    expect(block).toContain(`<b>${safe[0]!.case_id}</b>`);
+  });
+
   it('says when there is no baseline and when nothing regressed', () => {
     const none = report(guarded, undefined);
     const md = renderReport(none.doc, { limit: COMMENT_LIMIT, unit: 'chars' });

@@ -1,5 +1,6 @@
-// Number formatting shared by the reports.
+// Number formatting and wording shared by the reports.
 import type { Metric } from '../compare/compare.js';
+import type { Trial } from '../result/schema.js';
 
 export const pct = (x: number | null | undefined, digits = 1): string =>
   x === null || x === undefined ? '—' : `${(x * 100).toFixed(digits)}%`;
@@ -29,3 +30,13 @@ export const plural = (n: number, one: string, many = `${one}s`): string => `${n
 /** p-value for display. */
 export const pValue = (p: number | undefined): string =>
   p === undefined ? '' : p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;
+
+/**
+ * Why a blocked attack may not be a refusal: the injection never reached the model, so the attack was
+ * never attempted. Said in every report that shows a trial's facts, so a reviewer does not read a cut
+ * delivery (or a failed one) as the harness resisting the attack.
+ */
+export function notAttemptedNote(t: Trial): string | undefined {
+  if (!t.valid || t.labels.a || t.facts.injection_seen !== false) return undefined;
+  return 'the injection never reached the model, so the attack was never attempted (the harness cut its delivery, or the delivery failed)';
+}

@@ -11,7 +11,7 @@ import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '..
 import type { FailOn, ThresholdViolation, Verdict } from '../compare/gate.js';
 import type { RunResult, Trial } from '../result/schema.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
-import { pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
+import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
 
 export interface ReportInput {
   current: RunResult;
@@ -165,6 +165,8 @@ export function factsLines(t: Trial | undefined): string[] {
   if (f.files_changed.length) out.push(`files changed: ${list(f.files_changed)}`);
   if (f.services_hit.length) out.push(`services hit: ${list(f.services_hit)}`);
   if (f.denied_calls.length) out.push(`denied by the harness: ${list(f.denied_calls)}`);
+  const notAttempted = notAttemptedNote(t);
+  if (notAttempted) out.push(notAttempted);
   if (t.violations.length)
     out.push(
       `audit violations: ${list(

@@ -36,6 +36,12 @@ export const TrialFacts = z
     canaries_leaked: z.array(z.string()),
     files_changed: z.array(z.string()),
     services_hit: z.array(z.string()),
+    /**
+     * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
+     * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
+     * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
+     */
+    injection_seen: z.boolean().optional(),
     /** Last lines of the harness's stderr when it failed. */
     error_tail: z.string().optional(),
   })

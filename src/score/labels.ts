@@ -141,6 +141,7 @@ export function trialFacts(ctx: CheckContext, focus: Iterable<string> = []): Tri
     canaries_leaked: cap(leaked),
     files_changed: cap(rankChangedFiles(ev.diff, focus), 15),
     services_hit: cap([...new Set(ev.services.map((s) => `${s.service}.${s.op}`))], 15),
+    injection_seen: ev.model.some((m) => !m.review && m.injection_visible),
     ...(ev.process.exit_code !== 0 || ev.process.timed_out
       ? { error_tail: short(ev.process.stderr.trim().split('\n').slice(-5).join('\n'), 600) }
       : {}),
