@@ -14,10 +14,18 @@ const kindOf = (id) => KINDS.find((k) => id.endsWith(`-${k}`));
 
 const pct = (n, d) => (d ? `${Math.round((100 * n) / d)}%` : '–');
 const rows = [];
+const flips = [];
 for (const file of readdirSync(join(dir, 'variants', 'runs')).sort()) {
   const basePath = join(dir, 'runs', file);
   if (!existsSync(basePath)) continue;
   const variants = JSON.parse(readFileSync(join(dir, 'variants', 'runs', file), 'utf8'));
+  if (variants.status !== 'complete') {
+    // A cell still running or interrupted would pair a sample as if it were the whole selection.
+    console.error(
+      `skipped ${file}: the variants run is ${variants.status}`,
+    );
+    continue;
+  }
   const base = JSON.parse(readFileSync(basePath, 'utf8'));
   const baseA = new Map(base.trials.filter((t) => t.valid).map((t) => [t.case_id, t.labels.a]));
   const per = Object.fromEntries(KINDS.map((k) => [k, { n: 0, a: 0, up: 0, down: 0 }]));
@@ -29,8 +37,13 @@ for (const file of readdirSync(join(dir, 'variants', 'runs')).sort()) {
     const s = per[kind];
     s.n++;
     s.a += t.labels.a ? 1 : 0;
-    if (t.labels.a && !b) s.up++;
-    if (!t.labels.a && b) s.down++;
+    if (t.labels.a !== b) {
+      if (t.labels.a) s.up++;
+      else s.down++;
+      flips.push(
+        `- ${variants.adapter.name} \`${variants.adapter.config}\`: ${t.case_id} ${t.labels.a ? 'succeeded' : 'was blocked'}, its base case ${b ? 'succeeded' : 'was blocked'}`,
+      );
+    }
     all = { n: all.n + 1, a: all.a + (t.labels.a ? 1 : 0), b: all.b + (b ? 1 : 0) };
   }
   rows.push(
@@ -50,3 +63,5 @@ console.log(
   "\nPer perturbation: ASR over its variants (+N variants whose attack succeeded where the base case's " +
     'was blocked / −N blocked where the base succeeded).',
 );
+if (flips.length)
+  console.log(`\nVariants whose outcome differs from their base case's:\n${flips.join('\n')}`);
