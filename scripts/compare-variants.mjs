@@ -21,9 +21,7 @@ for (const file of readdirSync(join(dir, 'variants', 'runs')).sort()) {
   const variants = JSON.parse(readFileSync(join(dir, 'variants', 'runs', file), 'utf8'));
   if (variants.status !== 'complete') {
     // A cell still running or interrupted would pair a sample as if it were the whole selection.
-    console.error(
-      `skipped ${file}: the variants run is ${variants.status}`,
-    );
+    console.error(`skipped ${file}: the variants run is ${variants.status}`);
     continue;
   }
   const base = JSON.parse(readFileSync(basePath, 'utf8'));
