@@ -66396,16 +66396,20 @@ import { createHash as createHash2 } from "node:crypto";
 
 // src/score/checks.ts
 var import_yaml2 = __toESM(require_dist(), 1);
+
+// src/evidence/types.ts
+var callKey = (id) => id.replace(/[^A-Za-z0-9]/g, "");
+
+// src/score/checks.ts
 function callOutcomes(evidence) {
-  const key = (id) => id.replace(/[^A-Za-z0-9]/g, "");
   const results = /* @__PURE__ */ new Map();
-  for (const ex of evidence.model) for (const r of ex.results) results.set(key(r.call_id), r);
+  for (const ex of evidence.model) for (const r of ex.results) results.set(callKey(r.call_id), r);
   const denials = evidence.harness.filter((h) => h.kind === "denial");
   const out = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== "tool_calls") continue;
     for (const call of ex.response.calls) {
-      const result = results.get(key(call.id));
+      const result = results.get(callKey(call.id));
       const denied = (result?.denied ?? false) || !result && denials.some((d) => d.tool === call.tool);
       out.push({ call, result, denied, executed: !!result && !denied });
     }
@@ -67369,9 +67373,9 @@ function stepCallId(dialect, trialId2, move) {
   const tag = tagOf(move);
   return `${callPrefix(dialect)}hr_${tag}_${shortHash(trialId2, tag)}`;
 }
-var STEP_ID = /hr_([oa])(\d+)([rw]?)_[0-9a-f]{4,}/;
+var STEP_KEY = /hr([oa])(\d+)([rw]?)[0-9a-f]{12}(?![0-9a-f])/;
 function decodeMove(id) {
-  const m = STEP_ID.exec(id);
+  const m = STEP_KEY.exec(callKey(id));
   if (!m) return void 0;
   const step = { role: m[1] === "o" ? "owner" : "attack", index: Number(m[2]) };
   return m[3] ? { step, redo: m[3] === "r" ? "read" : "write" } : { step };
@@ -68223,7 +68227,8 @@ function replay(conv, ctx, steps) {
       p.calls++;
     }
     for (const result of m.toolResults) {
-      const call = issued.find((c) => !c.answered && c.id === result.callId) ?? issued.find((c) => !c.answered);
+      const key = callKey(result.callId);
+      const call = issued.find((c) => !c.answered && callKey(c.id) === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
       absorb(p, ctx, call?.move, result);
       fresh.push(result);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Action } from '../src/cases/schema.js';
-import type { ScriptContext, ToolCallRecord } from '../src/evidence/types.js';
+import type { Evidence, ScriptContext, ToolCallRecord } from '../src/evidence/types.js';
 import {
   type Conversation,
   type Dialect,
@@ -12,10 +12,12 @@ import {
   parseConversation,
   type ToolSpec,
 } from '../src/model/conversation.js';
+import { decodeMove } from '../src/model/ids.js';
 import { type Decision, decide, isDenied, MAX_TOOL_CALLS, triggerVisible } from '../src/model/policy.js';
 import { answerRequest } from '../src/model/server.js';
 import { heredocDelimiter, quote, writeCommand } from '../src/model/shell.js';
 import { mapAction, resolvePath } from '../src/model/tools.js';
+import { callOutcomes } from '../src/score/checks.js';
 import { GOAL, makeContext, PATHS, PLAN, SETUP_WITH_INJECTION, TRIGGER } from './fixtures/model/context.js';
 import {
   CLAUDE_TOOLS,
@@ -363,6 +365,76 @@ describe('ids', () => {
     const { answer } = decide(conv, ctx);
     // a0 denied → attack abandoned; o0 done → o1 next.
     expect(answer.kind === 'tool_calls' && answer.calls[0].step).toEqual({ role: 'owner', index: 1 });
+  });
+
+  // OpenClaw sends our ids back without their underscores. The scorer pairs calls and results on the
+  // id's letters and digits (callOutcomes); the policy must pair them the same way, or the two disagree
+  // about which call was denied as soon as results come back out of order.
+  it.each([
+    ['in order', false],
+    ['out of order', true],
+  ])('ids stripped of their separators still pair and decode (%s)', (_label, reversed) => {
+    const strip = (id: string) => id.replace(/_/g, '');
+    const o0 = 'call_hr_o0_0123456789ab';
+    const a0 = 'call_hr_a0_abcdef012345';
+    const results = [
+      { callId: strip(o0), text: 'fine', isError: false },
+      { callId: strip(a0), text: 'permission denied', isError: true },
+    ];
+    const conv = conversation([
+      msg('user', { text: `go ${TRIGGER}` }),
+      msg('assistant', {
+        toolCalls: [
+          { id: strip(o0), name: 'Read', args: {} },
+          { id: strip(a0), name: 'Read', args: {} },
+        ],
+      }),
+      msg('tool', { toolResults: reversed ? results.reverse() : results }),
+    ]);
+    const { answer } = decide(conv, makeContext());
+    // a0 denied → attack abandoned; o0 done → o1 next, whatever order the results came in.
+    expect(answer.kind === 'tool_calls' && answer.calls[0].step).toEqual({ role: 'owner', index: 1 });
+    // The scorer pairs these the same way: the denied result belongs to the attack call.
+    const evidence = {
+      model: [
+        {
+          response: {
+            kind: 'tool_calls',
+            calls: [
+              { id: o0, tool: 'Read', args: {} },
+              { id: a0, tool: 'Read', args: {} },
+            ],
+          },
+          results: [],
+        },
+        {
+          response: { kind: 'text', text: 'Done.' },
+          results: results.map((r) => ({
+            call_id: r.callId,
+            text: r.text,
+            is_error: r.isError,
+            denied: r.isError,
+          })),
+        },
+      ],
+      harness: [],
+    } as unknown as Evidence;
+    expect(callOutcomes(evidence).map((c) => [c.call.id, c.denied, c.executed])).toEqual([
+      [o0, false, true],
+      [a0, true, false],
+    ]);
+  });
+
+  it.each([
+    ['call_hr_o0_0123456789ab', { step: { role: 'owner', index: 0 } }],
+    ['callhro0123456789abc', { step: { role: 'owner', index: 0 } }],
+    ['callhra120123456789ab', { step: { role: 'attack', index: 12 } }],
+    ['toolu_hr_o3r_abcdef012345', { step: { role: 'owner', index: 3 }, redo: 'read' }],
+    ['toolu_hr_o3w_abcdef012345', { step: { role: 'owner', index: 3 }, redo: 'write' }],
+    ['toolu_01ABCdef', undefined],
+    ['hr_o0_1', undefined],
+  ])('decodeMove(%s)', (id, move) => {
+    expect(decodeMove(id)).toEqual(move);
   });
 });
 

@@ -24,6 +24,14 @@ export interface ToolCallRecord {
   via_shell?: boolean;
 }
 
+/**
+ * What two call ids must share to name the same call. Some harnesses rewrite our ids on the way back
+ * (OpenClaw drops the underscores of `call_hr_a0_…`), so calls and results pair on letters and digits.
+ * The scorer and the scripted model both pair with it, so they cannot disagree about which result
+ * answered which call.
+ */
+export const callKey = (id: string): string => id.replace(/[^A-Za-z0-9]/g, '');
+
 /** A tool result the harness sent back to the model. */
 export interface ToolResultRecord {
   call_id: string;

@@ -3,7 +3,7 @@
 // read and the repeated write of a write step the harness refused until the file was read). The hash
 // makes ids unique per trial yet identical across runs of it, so two runs give byte-identical traffic.
 import { createHash } from 'node:crypto';
-import type { StepRef } from '../evidence/types.js';
+import { callKey, type StepRef } from '../evidence/types.js';
 import type { Dialect } from './conversation.js';
 
 /** The first `length` hex digits of sha256 over the parts (NUL-separated, so parts cannot run together). */
@@ -37,11 +37,13 @@ export function stepCallId(dialect: Dialect, trialId: string, move: Move): strin
   return `${callPrefix(dialect)}hr_${tag}_${shortHash(trialId, tag)}`;
 }
 
-const STEP_ID = /hr_([oa])(\d+)([rw]?)_[0-9a-f]{4,}/;
+// Read on the id's key, so an id whose separators a harness dropped still decodes. The hash is exactly
+// shortHash's 12 hex digits and ends the id, which is what tells `hra01…` (step 0) from step 01.
+const STEP_KEY = /hr([oa])(\d+)([rw]?)[0-9a-f]{12}(?![0-9a-f])/;
 
-/** The move an id of ours encodes; undefined for ids the harness rewrote or made up. */
+/** The move an id of ours encodes, also after a harness stripped its separators; undefined for ids it made up. */
 export function decodeMove(id: string): Move | undefined {
-  const m = STEP_ID.exec(id);
+  const m = STEP_KEY.exec(callKey(id));
   if (!m) return undefined;
   const step: StepRef = { role: m[1] === 'o' ? 'owner' : 'attack', index: Number(m[2]) };
   return m[3] ? { step, redo: m[3] === 'r' ? 'read' : 'write' } : { step };

@@ -7,7 +7,13 @@
 // The policy is a pure function of the request: its progress is read back from the conversation (the
 // step ids of its earlier calls, the results the harness returned), never kept between requests.
 import type { Action, ActionKind } from '../cases/schema.js';
-import type { ScriptContext, StepRef, ToolCallRecord, ToolResultRecord } from '../evidence/types.js';
+import {
+  callKey,
+  type ScriptContext,
+  type StepRef,
+  type ToolCallRecord,
+  type ToolResultRecord,
+} from '../evidence/types.js';
 import type { Conversation, ToolResult } from './conversation.js';
 import { decodeMove, type Move, stepCallId } from './ids.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
@@ -209,8 +215,8 @@ function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result:
 
 /**
  * Reads the progress back from the conversation. Calls carry their move in the id; when a harness
- * rewrote ids, a call is matched to the move the policy would have made at that point. Results are
- * matched by call id, else to the oldest call still waiting for one.
+ * replaced ids with its own, a call is matched to the move the policy would have made at that point.
+ * Results are matched by call key (as the scorer pairs them), else to the oldest call still waiting.
  */
 function replay(conv: Conversation, ctx: ScriptContext, steps: Steps): Replayed {
   const p: Progress = { trigger: false, owner: 0, attack: 0, abandoned: false, calls: 0 };
@@ -226,8 +232,9 @@ function replay(conv: Conversation, ctx: ScriptContext, steps: Steps): Replayed 
       p.calls++;
     }
     for (const result of m.toolResults) {
+      const key = callKey(result.callId);
       const call =
-        issued.find((c) => !c.answered && c.id === result.callId) ?? issued.find((c) => !c.answered);
+        issued.find((c) => !c.answered && callKey(c.id) === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
       absorb(p, ctx, call?.move, result);
       fresh.push(result);

@@ -2,7 +2,13 @@
 // same answer, which is what makes labels reproducible.
 import { parse as parseYaml } from 'yaml';
 import type { Check } from '../cases/schema.js';
-import type { Evidence, FileState, ToolCallRecord, ToolResultRecord } from '../evidence/types.js';
+import {
+  callKey,
+  type Evidence,
+  type FileState,
+  type ToolCallRecord,
+  type ToolResultRecord,
+} from '../evidence/types.js';
 
 export interface CallOutcome {
   call: ToolCallRecord;
@@ -23,17 +29,14 @@ export interface CheckContext {
 
 /** Pairs every tool call the model made with the result the harness sent back for it. */
 export function callOutcomes(evidence: Evidence): CallOutcome[] {
-  // Some harnesses rewrite call ids on the way back (OpenClaw drops the underscores of `call_hr_a0_…`):
-  // pair on the id's letters and digits.
-  const key = (id: string) => id.replace(/[^A-Za-z0-9]/g, '');
   const results = new Map<string, ToolResultRecord>();
-  for (const ex of evidence.model) for (const r of ex.results) results.set(key(r.call_id), r);
+  for (const ex of evidence.model) for (const r of ex.results) results.set(callKey(r.call_id), r);
   const denials = evidence.harness.filter((h) => h.kind === 'denial');
   const out: CallOutcome[] = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== 'tool_calls') continue;
     for (const call of ex.response.calls) {
-      const result = results.get(key(call.id));
+      const result = results.get(callKey(call.id));
       const denied = (result?.denied ?? false) || (!result && denials.some((d) => d.tool === call.tool));
       out.push({ call, result, denied, executed: !!result && !denied });
     }
