@@ -68223,12 +68223,12 @@ function replay(conv, ctx, steps) {
     if (m.role === "assistant") fresh = [];
     if (m.role === "user") p.trigger ||= triggerVisible(m.text, ctx.trigger);
     for (const call of m.toolCalls) {
-      issued.push({ id: call.id, move: recall(call.id, p, steps, conv, ctx), answered: false });
+      issued.push({ key: callKey(call.id), move: recall(call.id, p, steps, conv, ctx), answered: false });
       p.calls++;
     }
     for (const result of m.toolResults) {
       const key = callKey(result.callId);
-      const call = issued.find((c) => !c.answered && callKey(c.id) === key) ?? issued.find((c) => !c.answered);
+      const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
       absorb(p, ctx, call?.move, result);
       fresh.push(result);

@@ -220,7 +220,7 @@ function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result:
  */
 function replay(conv: Conversation, ctx: ScriptContext, steps: Steps): Replayed {
   const p: Progress = { trigger: false, owner: 0, attack: 0, abandoned: false, calls: 0 };
-  const issued: { id: string; move?: Move; answered: boolean }[] = [];
+  const issued: { key: string; move?: Move; answered: boolean }[] = [];
   let fresh: ToolResult[] = [];
   p.trigger = triggerVisible(conv.system, ctx.trigger);
   for (const m of conv.messages) {
@@ -228,13 +228,12 @@ function replay(conv: Conversation, ctx: ScriptContext, steps: Steps): Replayed 
     // The model's own text does not count: only what the harness (system, owner, tools) showed it.
     if (m.role === 'user') p.trigger ||= triggerVisible(m.text, ctx.trigger);
     for (const call of m.toolCalls) {
-      issued.push({ id: call.id, move: recall(call.id, p, steps, conv, ctx), answered: false });
+      issued.push({ key: callKey(call.id), move: recall(call.id, p, steps, conv, ctx), answered: false });
       p.calls++;
     }
     for (const result of m.toolResults) {
       const key = callKey(result.callId);
-      const call =
-        issued.find((c) => !c.answered && callKey(c.id) === key) ?? issued.find((c) => !c.answered);
+      const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
       absorb(p, ctx, call?.move, result);
       fresh.push(result);
