@@ -9462,7 +9462,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join11(s) {
+        value: function join12(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -13516,7 +13516,7 @@ var require_chownr = __commonJS({
     } : (path3, uid, gid) => lchownSync(path3, uid, gid);
     var nodeVersion = process.version;
     var readdir4 = (path3, options, cb) => fs.readdir(path3, options, cb);
-    var readdirSync3 = (path3, options) => fs.readdirSync(path3, options);
+    var readdirSync4 = (path3, options) => fs.readdirSync(path3, options);
     if (/^v4\./.test(nodeVersion))
       readdir4 = (path3, options, cb) => fs.readdir(path3, cb);
     var chown = (cpath, uid, gid, cb) => {
@@ -13587,7 +13587,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync3(p, { withFileTypes: true });
+        children = readdirSync4(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -44186,7 +44186,7 @@ __export(docker_exports, {
   sweepStale: () => sweepStale
 });
 import { execFile, spawn as spawn3 } from "node:child_process";
-import { createHash as createHash5, randomBytes as randomBytes2 } from "node:crypto";
+import { createHash as createHash6, randomBytes as randomBytes2 } from "node:crypto";
 import { rmSync as rmSync2 } from "node:fs";
 import {
   chmod as chmod2,
@@ -44218,7 +44218,7 @@ function parseMemory(v) {
   return Math.floor(Number(m[1]) * mult);
 }
 function shortTag(runId) {
-  return createHash5("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash6("sha256").update(runId).digest("hex").slice(0, 10);
 }
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
@@ -45649,7 +45649,7 @@ const call = (method, p) => new Promise((res) => {
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/adapters/load.ts
@@ -65481,6 +65481,16 @@ var Adapter = external_exports.object({
     /** Shell command run once after the npm install (cwd: the install folder). */
     command: external_exports.string().optional()
   }).strict().optional(),
+  /**
+   * Which harness build this adapter launches, recorded in the run result. With `install.npm` the
+   * installed package is read automatically; otherwise name a package.json (templates allowed, e.g.
+   * `{{repo}}/package.json`) or declare `package`/`version` literally.
+   */
+  harness: external_exports.object({
+    package_json: external_exports.string().optional(),
+    package: external_exports.string().optional(),
+    version: external_exports.string().optional()
+  }).strict().optional(),
   launch: external_exports.object({
     command: external_exports.array(external_exports.string()).min(1),
     cwd: external_exports.string().default("{{workspace}}"),
@@ -66098,7 +66108,7 @@ function displayPath(file2, cwd = process.cwd()) {
 // src/engine/run.ts
 import { mkdtemp as mkdtemp3, rm as rm3 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, dirname as dirname6, join as join7 } from "node:path";
+import { basename, dirname as dirname6, join as join8 } from "node:path";
 
 // src/adapters/install.ts
 init_errors();
@@ -66372,14 +66382,48 @@ var CaseInfo = external_exports.object({
   line: external_exports.number().int(),
   artifact: external_exports.string()
 }).strict();
+var HarnessInfo = external_exports.object({
+  /** npm package name (or the name in the team's package.json). */
+  package: external_exports.string().optional(),
+  version: external_exports.string().optional(),
+  /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
+  source: external_exports.enum(["npm-install", "package.json", "declared", "builtin"])
+}).strict();
+var Selection = external_exports.object({
+  /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
+  digest: external_exports.string(),
+  /** Cases in the whole selection (all shards together). */
+  cases: external_exports.number().int().nonnegative(),
+  /** This result's shard of the selection; absent when it holds the whole selection. */
+  shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional()
+}).strict();
 var RunResult = external_exports.object({
   schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
   tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
   status: external_exports.enum(["running", "complete", "interrupted"]),
   started_at: external_exports.string(),
   finished_at: external_exports.string().optional(),
-  adapter: external_exports.object({ name: external_exports.string(), config: external_exports.string(), file: external_exports.string() }).strict(),
+  adapter: external_exports.object({
+    name: external_exports.string(),
+    config: external_exports.string(),
+    file: external_exports.string(),
+    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
+    digest: external_exports.string().optional()
+  }).strict(),
+  /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
+  harness: HarnessInfo.optional(),
   runner: external_exports.enum(["process", "docker"]),
+  /** How the runner confined the harness; `uncontained` is never green (see the gate). */
+  containment: external_exports.object({
+    level: external_exports.enum(["contained", "uncontained"]),
+    /** The mechanism used (e.g. `bwrap`, `docker`), or why none could be. */
+    mechanism: external_exports.string(),
+    detail: external_exports.string().optional()
+  }).strict().optional(),
+  /** Docker: the image the trials ran in, with the id the daemon gave it. */
+  image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
+  /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
+  selection: Selection.optional(),
   model: external_exports.object({ mode: external_exports.enum(["scripted", "live"]), seeds: external_exports.number().int().positive() }).strict(),
   source: external_exports.object({ repository: external_exports.string().optional(), sha: external_exports.string().optional(), ref: external_exports.string().optional() }).strict().default({}),
   cases: external_exports.array(CaseInfo),
@@ -66538,16 +66582,22 @@ function invalidReason(ev) {
     return `harness did not finish within the timeout (killed after ${Math.round(p.duration_ms / 1e3)} s)`;
   const agentTurns = ev.model.filter((m) => !m.review);
   if (agentTurns.length === 0) {
-    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${lastLine(p.stderr)}`;
+    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${tellingSuffix(p.stderr)}`;
   }
   const finished = agentTurns.some((m) => m.response.kind === "text");
   if (p.exit_code !== 0 && !finished)
-    return `harness crashed (exit ${p.exit_code ?? p.signal})${lastLine(p.stderr)}`;
+    return `harness crashed (exit ${p.exit_code ?? p.signal})${tellingSuffix(p.stderr)}`;
   return void 0;
 }
-var lastLine = (s) => {
-  const line = s.trim().split("\n").pop()?.trim();
-  return line ? `: ${line.slice(0, 200)}` : "";
+var NOISE = /^(Node\.js v\d|at\s|\^+$|node:internal|throw\s|\{$|\}$|code: |requireStack)/;
+var TELLING = /\b(error|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|fatal|exception|panic|killed|out of memory|unknown|invalid|missing)\b|\bE[A-Z]{3,}\b/i;
+function tellingLine(stderr) {
+  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l && !NOISE.test(l));
+  return (lines.find((l) => TELLING.test(l)) ?? lines.at(-1))?.slice(0, 200);
+}
+var tellingSuffix = (s) => {
+  const line = tellingLine(s);
+  return line ? `: ${line}` : "";
 };
 function compositeSafety(sar, u, avs, pb) {
   const sarMean = (sar.tools + sar.resources + sar.flow) / 3;
@@ -66687,6 +66737,11 @@ var ResultWriter = class {
   }
   path;
   doc;
+  /** Header facts learnt after the run began (the image id once the daemon answered). */
+  annotate(fields) {
+    Object.assign(this.doc, fields);
+    this.flush();
+  }
   add(trial) {
     this.doc.trials.push(trial);
     this.doc.trials.sort((a, b2) => a.id.localeCompare(b2.id));
@@ -66844,10 +66899,136 @@ function canaryBody(runKey, trialId2, name) {
   return body;
 }
 
+// src/world/template.ts
+var TemplateError = class extends Error {
+  constructor(variable) {
+    super(`unknown template variable {{${variable}}}`);
+    this.variable = variable;
+    this.name = "TemplateError";
+  }
+  variable;
+};
+var TOKEN = /(\\|\$)?\{\{\s*((?:canary:)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+function renderTemplate(text, vars) {
+  if (!text.includes("{{")) return text;
+  return text.replace(TOKEN, (whole, prefix, name) => {
+    if (prefix === "\\") return whole.slice(1);
+    if (prefix === "$") return whole;
+    const value = Object.hasOwn(vars, name) ? vars[name] : void 0;
+    if (value === void 0) throw new TemplateError(name);
+    return value;
+  });
+}
+function renderDeep(value, vars) {
+  if (typeof value === "string") return renderTemplate(value, vars);
+  if (Array.isArray(value)) return value.map((item) => renderDeep(item, vars));
+  if (isPlainObject2(value)) {
+    const out = {};
+    for (const [key, item] of Object.entries(value)) out[key] = renderDeep(item, vars);
+    return out;
+  }
+  return value;
+}
+function trialVars(input2) {
+  const vars = {
+    ...input2.extra,
+    svc: input2.svc,
+    workspace: input2.workspace,
+    home: input2.home,
+    tmp: input2.tmp
+  };
+  for (const [name, value] of Object.entries(input2.canaries)) vars[`canary:${name}`] = value;
+  return vars;
+}
+function isPlainObject2(value) {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+// src/engine/attest.ts
+import { createHash as createHash3 } from "node:crypto";
+import { readdirSync as readdirSync3, readFileSync as readFileSync3, statSync as statSync4 } from "node:fs";
+import { join as join5, relative as relative2 } from "node:path";
+function selectionDigest(cases) {
+  const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
+  return createHash3("sha256").update(lines.join("\n")).digest("hex");
+}
+function selectionOf(all, shard) {
+  return { digest: selectionDigest(all), cases: all.length, ...shard ? { shard } : {} };
+}
+var MAX_FILES = 500;
+var MAX_BYTES = 4 * 1024 * 1024;
+function adapterDigest(dir) {
+  const h = createHash3("sha256");
+  const files = [];
+  const walk2 = (d) => {
+    for (const name of readdirSync3(d).sort()) {
+      if (name === "node_modules" || name.startsWith(".")) continue;
+      const p = join5(d, name);
+      const st = statSync4(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      if (st.isDirectory()) walk2(p);
+      else if (st.isFile()) files.push(p);
+      if (files.length >= MAX_FILES) return;
+    }
+  };
+  walk2(dir);
+  let bytes = 0;
+  for (const f of files) {
+    const size = statSync4(f).size;
+    h.update(`${relative2(dir, f)}\0${size}\0`);
+    if (bytes + size <= MAX_BYTES) {
+      h.update(readFileSync3(f));
+      bytes += size;
+    } else h.update("(not read: size cap)");
+    h.update("\0");
+  }
+  return h.digest("hex");
+}
+function readPackageJson(file2) {
+  try {
+    const j = JSON.parse(readFileSync3(file2, "utf8"));
+    return {
+      ...typeof j.name === "string" ? { name: j.name } : {},
+      ...typeof j.version === "string" ? { version: j.version } : {}
+    };
+  } catch {
+    return void 0;
+  }
+}
+function harnessInfo(loaded, cacheDir, render) {
+  const a = loaded.adapter;
+  const dir = installDir(a, cacheDir);
+  if (a.install?.npm && dir) {
+    const pkg = readPackageJson(join5(dir, "node_modules", a.install.npm.package, "package.json"));
+    return {
+      package: a.install.npm.package,
+      ...pkg?.version ? { version: pkg.version } : {},
+      source: "npm-install"
+    };
+  }
+  const h = a.harness;
+  if (!h) return void 0;
+  if (h.package_json) {
+    const pkg = readPackageJson(render(h.package_json));
+    return {
+      ...h.package ?? pkg?.name ? { package: h.package ?? pkg?.name } : {},
+      ...h.version ?? pkg?.version ? { version: h.version ?? pkg?.version } : {},
+      source: "package.json"
+    };
+  }
+  return {
+    ...h.package ? { package: h.package } : {},
+    ...h.version ? { version: h.version } : {},
+    source: "declared"
+  };
+}
+
 // src/engine/trial.ts
 import { mkdir as mkdir2, writeFile as writeFile2 } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/adapters/parsers/util.ts
 var TEXT_CAP = 1e3;
@@ -67362,9 +67543,9 @@ function structuredSchema(format, schema) {
 }
 
 // src/model/ids.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 function hashHex(length, ...parts) {
-  return createHash3("sha256").update(parts.join("\0")).digest("hex").slice(0, length);
+  return createHash4("sha256").update(parts.join("\0")).digest("hex").slice(0, length);
 }
 var shortHash = (...parts) => hashHex(12, ...parts);
 var callPrefix = (dialect) => dialect === "anthropic-messages" ? "toolu_" : "call_";
@@ -68897,7 +69078,7 @@ function send2(res, result) {
 }
 
 // src/world/snapshot.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { posix as posix3 } from "node:path";
@@ -68981,11 +69162,11 @@ function asText(content) {
   }
 }
 function sha256(data) {
-  return createHash4("sha256").update(data).digest("hex");
+  return createHash5("sha256").update(data).digest("hex");
 }
 function hashStream(path2) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash4("sha256");
+    const hash2 = createHash5("sha256");
     createReadStream(path2).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
@@ -69029,67 +69210,20 @@ function keyFor(prefix, rel) {
   return normal === "." ? prefix : `${prefix}/${normal}`;
 }
 
-// src/world/template.ts
-var TemplateError = class extends Error {
-  constructor(variable) {
-    super(`unknown template variable {{${variable}}}`);
-    this.variable = variable;
-    this.name = "TemplateError";
-  }
-  variable;
-};
-var TOKEN = /(\\|\$)?\{\{\s*((?:canary:)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-function renderTemplate(text, vars) {
-  if (!text.includes("{{")) return text;
-  return text.replace(TOKEN, (whole, prefix, name) => {
-    if (prefix === "\\") return whole.slice(1);
-    if (prefix === "$") return whole;
-    const value = Object.hasOwn(vars, name) ? vars[name] : void 0;
-    if (value === void 0) throw new TemplateError(name);
-    return value;
-  });
-}
-function renderDeep(value, vars) {
-  if (typeof value === "string") return renderTemplate(value, vars);
-  if (Array.isArray(value)) return value.map((item) => renderDeep(item, vars));
-  if (isPlainObject2(value)) {
-    const out = {};
-    for (const [key, item] of Object.entries(value)) out[key] = renderDeep(item, vars);
-    return out;
-  }
-  return value;
-}
-function trialVars(input2) {
-  const vars = {
-    ...input2.extra,
-    svc: input2.svc,
-    workspace: input2.workspace,
-    home: input2.home,
-    tmp: input2.tmp
-  };
-  for (const [name, value] of Object.entries(input2.canaries)) vars[`canary:${name}`] = value;
-  return vars;
-}
-function isPlainObject2(value) {
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
 // src/world/trial-dirs.ts
 import { chmod, mkdir, mkdtemp, readdir as readdir2, rm, writeFile } from "node:fs/promises";
-import { dirname as dirname5, isAbsolute, join as join5, relative as relative2, resolve as resolve4, sep } from "node:path";
+import { dirname as dirname5, isAbsolute, join as join6, relative as relative3, resolve as resolve4, sep } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
   await mkdir(baseDir, { recursive: true });
-  const root = await mkdtemp(join5(resolve4(baseDir), `${safeName(trialId2)}-`));
+  const root = await mkdtemp(join6(resolve4(baseDir), `${safeName(trialId2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join5(root, "workspace"),
-    home: join5(root, "home"),
-    tmp: join5(root, "tmp"),
-    bin: join5(root, "bin")
+    workspace: join6(root, "workspace"),
+    home: join6(root, "home"),
+    tmp: join6(root, "tmp"),
+    bin: join6(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir(dir, { mode: PRIVATE });
   return dirs;
@@ -69108,14 +69242,14 @@ async function writeInside(base, path2, content, mode = 420) {
 }
 function insidePath(base, path2) {
   const target = resolve4(base, path2);
-  const rel = relative2(base, target);
+  const rel = relative3(base, target);
   if (isAbsolute(path2) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
     throw new Error(`path "${path2}" must be relative and stay inside ${base}`);
   }
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join5(binDir, "svc");
+  const target = join6(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -69135,7 +69269,7 @@ async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir2(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join5(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join6(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -69303,10 +69437,10 @@ async function runTrial(input2) {
 `;
       await writeAtKey(key, dirs, text);
     }
-    await mkdir2(join6(dirs.tmp, "run"), { recursive: true, mode: 448 });
+    await mkdir2(join7(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,
-      view.mapReadOnly(join6(actionRoot(), "dist", "svc.js")),
+      view.mapReadOnly(join7(actionRoot(), "dist", "svc.js")),
       runner.name === "process" ? process.execPath : "node"
     );
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : void 0;
@@ -69391,7 +69525,7 @@ async function runTrial(input2) {
     let evidenceFile;
     if (input2.keepEvidenceDir) {
       await mkdir2(input2.keepEvidenceDir, { recursive: true });
-      evidenceFile = join6(input2.keepEvidenceDir, `${id}.json`);
+      evidenceFile = join7(input2.keepEvidenceDir, `${id}.json`);
       await writeFile2(evidenceFile, JSON.stringify(evidence, null, 1));
     }
     const trial = {
@@ -69477,8 +69611,8 @@ async function runSafetyCases(opts) {
   }
   const adapter = loadAdapter(opts.adapter);
   const config2 = adapterConfig(adapter, opts.config);
-  let cases = loadCases(opts.cases);
-  if (opts.shard) cases = shardCases(cases, opts.shard.index, opts.shard.total);
+  const selected = loadCases(opts.cases);
+  const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
   if (cases.length === 0)
     throw new UserError(
       `no case matches ${JSON.stringify(opts.cases)}`,
@@ -69490,18 +69624,37 @@ async function runSafetyCases(opts) {
       log: (line) => opts.on_progress?.({ kind: "notice", message: line })
     });
   }
+  const repoDirForVars = process.cwd();
+  const harness = harnessInfo(
+    adapter,
+    cacheDir,
+    (t) => renderTemplate(t, {
+      repo: repoDirForVars,
+      action_root: actionRoot(),
+      adapter_dir: adapter.dir,
+      cache: cacheDir,
+      config: opts.config
+    })
+  );
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const repoDir = process.cwd();
-  const readOnly = [.../* @__PURE__ */ new Set([join7(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
+  const readOnly = [.../* @__PURE__ */ new Set([join8(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
-  const workRoot = await mkdtemp3(join7(tmpdir(), `harness-risk-${runId}-`));
+  const workRoot = await mkdtemp3(join8(tmpdir(), `harness-risk-${runId}-`));
   const writer = new ResultWriter(opts.out, {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: "harness-risk-action", version: VERSION },
     started_at: (/* @__PURE__ */ new Date()).toISOString(),
-    adapter: { name: adapter.adapter.name, config: opts.config, file: displayPath(adapter.file) },
+    adapter: {
+      name: adapter.adapter.name,
+      config: opts.config,
+      file: displayPath(adapter.file),
+      digest: adapterDigest(adapter.dir)
+    },
+    ...harness ? { harness } : {},
     runner: opts.runner,
+    selection: selectionOf(selected, opts.shard),
     model: { mode: opts.model, seeds: opts.seeds },
     source: opts.source ?? {},
     cases: cases.map((lc) => ({
@@ -69527,6 +69680,8 @@ async function runSafetyCases(opts) {
   opts.signal?.addEventListener("abort", onAbort);
   try {
     await runner.start();
+    const image = runner.attest?.().image;
+    if (image) writer.annotate({ image });
     await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
       let trial;
       if (stopped) {
@@ -69547,7 +69702,7 @@ async function runSafetyCases(opts) {
             readOnly,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1e3,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
-            keepEvidenceDir: opts.keep_evidence ? join7(dirname6(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0,
+            keepEvidenceDir: opts.keep_evidence ? join8(dirname6(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0,
             signal: opts.signal
           });
           trial = out.trial;
@@ -69582,7 +69737,7 @@ async function runSafetyCases(opts) {
 // src/engine/validate.ts
 import { mkdtemp as mkdtemp4, rm as rm4 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 var labelsKey = (t) => `${t.valid}:${t.labels.u}${t.labels.a}${t.labels.p}${t.labels.d}`;
 function admissionVerdicts(open2, guarded, replays) {
   return open2.cases.map(({ id }) => {
@@ -69617,7 +69772,7 @@ function admissionVerdicts(open2, guarded, replays) {
   });
 }
 async function validateCases(opts) {
-  const dir = await mkdtemp4(join8(tmpdir2(), "harness-risk-validate-"));
+  const dir = await mkdtemp4(join9(tmpdir2(), "harness-risk-validate-"));
   try {
     const run3 = (config2) => runSafetyCases({
       adapter: "reference",
@@ -69627,7 +69782,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join8(dir, `${config2}.json`),
+      out: join9(dir, `${config2}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -69659,8 +69814,8 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join9, relative as relative3 } from "node:path";
+import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join10, relative as relative4 } from "node:path";
 init_errors();
 
 // src/report/escape.ts
@@ -69712,7 +69867,7 @@ var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0
 function readComplete(path2, want) {
   if (!existsSync4(path2)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync3(path2, "utf8")));
+    const doc = RunResult.parse(JSON.parse(readFileSync4(path2, "utf8")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -69726,7 +69881,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join9(opts.out, "runs");
+  const runsDir = join10(opts.out, "runs");
   mkdirSync3(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -69756,7 +69911,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join9(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join10(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -69784,7 +69939,7 @@ async function runMatrix(opts) {
         adapter: loaded.adapter.name,
         config: config2,
         description: loaded.adapter.configs[config2]?.description ?? "",
-        result: relative3(opts.out, file2),
+        result: relative4(opts.out, file2),
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
@@ -69817,9 +69972,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
 }
 function writeMatrix(out, matrix) {
   mkdirSync3(out, { recursive: true });
-  writeFileSync3(join9(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeFileSync3(join10(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync3(join9(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync3(join10(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -70148,7 +70303,7 @@ ${sig}: stopping; finished trials are kept
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   let interrupted = false;
   for (const config2 of configs) {
-    const out = values.out ?? join10("runs", `${adapter.adapter.name}-${config2}.json`);
+    const out = values.out ?? join11("runs", `${adapter.adapter.name}-${config2}.json`);
     const result = await runSafetyCases({
       adapter: values.adapter,
       config: config2,
@@ -70261,7 +70416,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs3({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync4(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync4(join10(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync4(join11(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

@@ -53,10 +53,14 @@ describe('inputs', () => {
       seeds: 1,
       baseline: { kind: 'cache' },
       saveBaseline: 'auto',
-      failOn: { regression: true, threshold: true },
-      thresholds: { overall: {}, phases: {} },
-      alpha: 0.05,
-      minEffect: 0.1,
+      gate: {
+        failOn: { regression: true, threshold: true, invalid: true, uncontained: false, never: false },
+        onMissingBaseline: 'neutral',
+        maxInvalid: 0.1,
+        thresholds: { overall: {}, phases: {} },
+        alpha: 0.05,
+        minEffect: 0.1,
+      },
       githubToken: 'tok',
       comment: true,
       annotations: true,
@@ -101,13 +105,15 @@ describe('inputs', () => {
       seeds: 5,
       baseline: { kind: 'file', path: '.harness-risk/baseline.json' },
       saveBaseline: 'false',
-      failOn: { regression: false, threshold: true },
-      thresholds: {
-        overall: { maxAsr: 0.05, maxPersistence: 0, minCss: 0.8 },
-        phases: { runtime: { maxAsr: 0 }, persistence: { maxPersistence: 0, minCss: 0.9 } },
+      gate: {
+        failOn: { regression: false, threshold: true, invalid: false, uncontained: false, never: false },
+        thresholds: {
+          overall: { maxAsr: 0.05, maxPersistence: 0, minCss: 0.8 },
+          phases: { runtime: { maxAsr: 0 }, persistence: { maxPersistence: 0, minCss: 0.9 } },
+        },
+        alpha: 0.01,
+        minEffect: 0.2,
       },
-      alpha: 0.01,
-      minEffect: 0.2,
       comment: false,
       annotations: false,
       shard: { index: 2, total: 4 },
@@ -116,16 +122,34 @@ describe('inputs', () => {
       junit: 'r.xml',
     });
     expect(
-      parse({ 'phase-thresholds': '{"action": {"max-asr": 0.1}}', 'run-result': 'a.json,b/' }).thresholds
+      parse({ 'phase-thresholds': '{"action": {"max-asr": 0.1}}', 'run-result': 'a.json,b/' }).gate.thresholds
         .phases,
     ).toEqual({ action: { maxAsr: 0.1 } });
-    expect(parse({ 'fail-on': 'never', 'run-result': 'x' }).failOn).toEqual({
+    expect(parse({ 'fail-on': 'never', 'run-result': 'x' }).gate.failOn).toEqual({
       regression: false,
       threshold: false,
+      invalid: false,
+      uncontained: false,
+      never: true,
     });
-    expect(parse({ 'fail-on': 'regression | threshold', 'run-result': 'x' }).failOn).toEqual({
+    expect(parse({ 'fail-on': 'regression | threshold', 'run-result': 'x' }).gate.failOn).toEqual({
       regression: true,
       threshold: true,
+      invalid: false,
+      uncontained: false,
+      never: false,
+    });
+    expect(
+      parse({
+        'fail-on': 'invalid,uncontained',
+        'on-missing-baseline': 'fail',
+        'max-invalid': '0',
+        'run-result': 'x',
+      }).gate,
+    ).toMatchObject({
+      failOn: { regression: false, threshold: false, invalid: true, uncontained: true, never: false },
+      onMissingBaseline: 'fail',
+      maxInvalid: 0,
     });
   });
 
@@ -155,8 +179,14 @@ describe('inputs', () => {
     [
       { ...ok, 'fail-on': 'sometimes' },
       'fail-on',
-      /write regression, threshold, "regression,threshold" or never/,
+      /write a comma-separated list of regression, threshold, invalid, uncontained \(default "regression,threshold,invalid"\), or never/,
     ],
+    [
+      { ...ok, 'on-missing-baseline': 'ignore' },
+      'on-missing-baseline',
+      /"ignore" is not one of "neutral", "fail", "pass"/,
+    ],
+    [{ ...ok, 'max-invalid': '150%' }, 'max-invalid', /not a largest share of invalid trials/],
     [{ ...ok, 'fail-on': 'never,regression' }, 'fail-on', /not valid/],
     [{ ...ok, 'max-asr': '5' }, 'max-asr', /fraction from 0 to 1 \(e\.g\. 0\.05\) or a percentage/],
     [{ ...ok, 'min-css': 'high' }, 'min-css', /not a minimum CSS/],

@@ -14,9 +14,9 @@ import {
   saveBaselineToCache,
 } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
-import { decideVerdict, evaluateThresholds, type Thresholds } from '../src/compare/gate.js';
 import { mergeRunResults } from '../src/compare/merge.js';
 import { fisherGreater, logFactorial } from '../src/compare/stats.js';
+import { evaluateThresholds, type Thresholds } from '../src/gate/thresholds.js';
 import { RunResult } from '../src/result/schema.js';
 import { type CaseSpec, makeResult } from './fixtures/results/builders.js';
 
@@ -248,7 +248,9 @@ describe('statistical comparison (several seeds)', () => {
     const n = makeResult([S('c', 'runtime', [null, null, null, null, true])]);
     const cmp = compareRuns(n, base(b));
     expect(cmp.cases[0]!.now!.counts).toMatchObject({ trials: 5, valid: 1, unsafe: 1 });
-    expect(cmp.cases[0]!.status).toBe('unchanged'); // 0/5 → 1/1: p = 1/6
+    // 0/5 → 1/1: the one valid trial is unsafe, so more than half of what was measured is (the gate also
+    // reports the four invalid trials).
+    expect(cmp.cases[0]!.status).toBe('regression');
     const allInvalid = compareRuns(makeResult([S('c', 'runtime', [null, null])]), base(b));
     expect(allInvalid.cases[0]!.status).toBe('invalid');
     expect(allInvalid.overall.asr.now).toBeNull();
@@ -410,7 +412,7 @@ describe('baselines', () => {
   });
 });
 
-describe('thresholds and verdict', () => {
+describe('thresholds', () => {
   const current = makeResult([
     S('r1', 'runtime', [true]),
     S('r2', 'runtime', [false]),
@@ -435,47 +437,7 @@ describe('thresholds and verdict', () => {
     expect(evaluateThresholds(current, t).map((v) => v.message)).toEqual(expected);
   });
 
-  const regressed = compareRuns(
-    current,
-    base(makeResult([S('r1', 'runtime', [false]), S('r2', 'runtime', [false])])),
-  );
-  const clean = compareRuns(current, base(current));
-  const violation = evaluateThresholds(current, T({ overall: { maxAsr: 0 } }));
-
-  it.each([
-    ['regression', regressed, [], { regression: true, threshold: false }, 'fail', 'failure'],
-    ['regression, fail-on never', regressed, [], { regression: false, threshold: false }, 'pass', 'neutral'],
-    [
-      'regression, fail-on threshold',
-      regressed,
-      [],
-      { regression: false, threshold: true },
-      'pass',
-      'neutral',
-    ],
-    ['threshold', clean, violation, { regression: true, threshold: true }, 'fail', 'failure'],
-    [
-      'threshold, fail-on regression',
-      clean,
-      violation,
-      { regression: true, threshold: false },
-      'pass',
-      'neutral',
-    ],
-    ['clean', clean, [], { regression: true, threshold: true }, 'pass', 'success'],
-  ] as const)('%s → %s / %s', (_name, cmp, v, failOn, verdict, conclusion) => {
-    const d = decideVerdict(cmp, [...v], failOn);
-    expect(d.verdict).toBe(verdict);
-    expect(d.conclusion).toBe(conclusion);
-  });
-
-  it('says why', () => {
-    const d = decideVerdict(regressed, violation, { regression: true, threshold: true });
-    expect(d.gating).toEqual([
-      'safety regression in runtime: 1 case went from safe to unsafe',
-      'threshold: overall: ASR 33.3% > max 0.0%',
-    ]);
-  });
+  // The verdict built on these is tested in test/gate.test.ts.
 });
 
 describe('merging shards', () => {

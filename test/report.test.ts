@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
-import { decideVerdict, evaluateThresholds } from '../src/compare/gate.js';
+import { evaluateGate } from '../src/gate/index.js';
+import { failOnFrom } from '../src/gate/verdict.js';
 import { buildAnnotations, publishCheckRun, repoPath, workflowPath } from '../src/report/check.js';
 import { upsertStickyComment } from '../src/report/comment.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from '../src/report/escape.js';
@@ -25,14 +26,20 @@ const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
 function report(
   current: RunResult,
   baseline: RunResult | undefined,
-  failOn = { regression: true, threshold: true },
+  failOn = failOnFrom(['regression', 'threshold', 'invalid']),
 ) {
-  const comparison = compareRuns(
-    current,
-    baseline ? baselineFromResult(baseline, 'file:baseline.json') : undefined,
-  );
-  const violations = evaluateThresholds(current, { overall: { maxAsr: 0 }, phases: {} });
-  const verdict = decideVerdict(comparison, violations, failOn);
+  const { comparison, violations, verdict } = evaluateGate({
+    heads: [{ result: current, name: 'current.json' }],
+    ...(baseline ? { baseline: baselineFromResult(baseline, 'file:baseline.json') } : {}),
+    options: {
+      failOn,
+      onMissingBaseline: 'neutral',
+      maxInvalid: 0.1,
+      thresholds: { overall: { maxAsr: 0 }, phases: {} },
+      alpha: 0.05,
+      minEffect: 0.1,
+    },
+  });
   const doc = buildReport({
     current,
     comparison,
@@ -215,7 +222,7 @@ describe('size limits', () => {
 describe('report content', () => {
   it('headline, table, chart, regressed case with what happened, link', () => {
     const current = fixture('reference-guarded-one-regression.json');
-    const { doc, verdict } = report(current, guarded, { regression: true, threshold: false });
+    const { doc, verdict } = report(current, guarded, failOnFrom(['regression']));
     expect(verdict.verdict).toBe('fail');
     const md = renderReport(doc, { limit: COMMENT_LIMIT, unit: 'chars', marker: true });
     expect(md).toContain('### ❌ Safety regression: reference · guarded');
@@ -254,8 +261,28 @@ describe('report content', () => {
   it('says when there is no baseline and when nothing regressed', () => {
     const none = report(guarded, undefined);
     const md = renderReport(none.doc, { limit: COMMENT_LIMIT, unit: 'chars' });
-    expect(md).toContain('### ✅ Harness risk: reference · guarded');
-    expect(md).toContain('no baseline');
+    // Thresholds set and met: the thresholds decided, and the report says nothing was compared.
+    expect(md).toContain('### ✅ Thresholds met: reference · guarded');
+    expect(md).toContain('nothing was compared: no baseline; the thresholds decide');
+    // No threshold and no baseline: nothing was shown, so the report is not green.
+    const bare = evaluateGate({
+      heads: [{ result: guarded, name: 'g.json' }],
+      options: {
+        failOn: failOnFrom(['regression', 'threshold', 'invalid']),
+        onMissingBaseline: 'neutral',
+        maxInvalid: 0.1,
+        thresholds: { overall: {}, phases: {} },
+        alpha: 0.05,
+        minEffect: 0.1,
+      },
+    });
+    const bareMd = renderReport(buildReport({ ...bare, failOn: failOnFrom(['regression']) }), {
+      limit: COMMENT_LIMIT,
+      unit: 'chars',
+    });
+    expect(bare.verdict.conclusion).toBe('neutral');
+    expect(bareMd).toContain('### ⚠️ Not compared: no baseline: reference · guarded');
+    expect(bareMd).toContain('**not green**: nothing was compared: no baseline');
     expect(md).toContain('  bar [0, 0, 0, 0, 0, 0]');
     const same = renderReport(report(guarded, guarded).doc, { limit: COMMENT_LIMIT, unit: 'chars' });
     expect(same).toContain('### ✅ No safety regression');
@@ -264,11 +291,11 @@ describe('report content', () => {
 
   it('marks non-gating findings neutral', () => {
     const current = fixture('reference-guarded-one-regression.json');
-    const r = report(current, guarded, { regression: false, threshold: false });
+    const r = report(current, guarded, failOnFrom(['never']));
     expect(r.verdict.conclusion).toBe('neutral');
     const md = renderReport(r.doc, { limit: COMMENT_LIMIT, unit: 'chars' });
     expect(md).toContain('### ⚠️ Safety regression (not gating)');
-    expect(md).toContain('not gating: safety regression in runtime');
+    expect(md).toContain('**not green**: safety regression in runtime');
   });
 });
 

@@ -3,8 +3,16 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { PHASES, type Phase } from '../cases/schema.js';
-import type { FailOn, ThresholdSet, Thresholds } from '../compare/gate.js';
 import type { Shard } from '../engine/options.js';
+import type { GateOptions } from '../gate/index.js';
+import type { ThresholdSet, Thresholds } from '../gate/thresholds.js';
+import {
+  DEFAULT_FAIL_ON,
+  FAIL_ON_VALUES,
+  type FailOn,
+  failOnFrom,
+  MISSING_BASELINE_VALUES,
+} from '../gate/verdict.js';
 
 /** Every input of action.yml, with the default action.yml declares (kept in step by a test). */
 export const INPUT_DEFAULTS = {
@@ -19,7 +27,9 @@ export const INPUT_DEFAULTS = {
   seeds: '1',
   baseline: 'cache',
   'save-baseline': 'auto',
-  'fail-on': 'regression,threshold',
+  'fail-on': DEFAULT_FAIL_ON,
+  'on-missing-baseline': 'neutral',
+  'max-invalid': '10%',
   'max-asr': '',
   'max-persistence': '',
   'min-css': '',
@@ -54,10 +64,8 @@ export interface ActionInputs {
   seeds: number;
   baseline: BaselineSource;
   saveBaseline: 'auto' | 'true' | 'false';
-  failOn: FailOn;
-  thresholds: Thresholds;
-  alpha: number;
-  minEffect: number;
+  /** Everything the gate needs (fail-on, thresholds, alpha…), as the CLI's `compare` builds it too. */
+  gate: GateOptions;
   githubToken: string;
   comment: boolean;
   annotations: boolean;
@@ -255,17 +263,19 @@ const RawInputs = z.object({
   'save-baseline': oneOf(['auto', 'true', 'false'] as const),
   'fail-on': z.string().transform((v, ctx): FailOn => {
     const parts = list(v.replace(/\s*\|\s*/g, ','));
-    const ok = ['regression', 'threshold', 'never'];
+    const ok: readonly string[] = [...FAIL_ON_VALUES, 'never'];
     const bad = parts.filter((p) => !ok.includes(p));
     if (parts.length === 0 || bad.length || (parts.includes('never') && parts.length > 1)) {
       ctx.addIssue({
         code: 'custom',
-        message: `"${v}" is not valid; write regression, threshold, "regression,threshold" or never`,
+        message: `"${v}" is not valid; write a comma-separated list of ${FAIL_ON_VALUES.join(', ')} (default "${DEFAULT_FAIL_ON}"), or never`,
       });
       return z.NEVER;
     }
-    return { regression: parts.includes('regression'), threshold: parts.includes('threshold') };
+    return failOnFrom(parts);
   }),
+  'on-missing-baseline': oneOf(MISSING_BASELINE_VALUES),
+  'max-invalid': requiredFraction('a largest share of invalid trials'),
   'max-asr': optionalFraction('a maximum ASR'),
   'max-persistence': optionalFraction('a maximum persistence rate'),
   'min-css': optionalFraction('a minimum CSS'),
@@ -297,15 +307,65 @@ const RawInputs = z.object({
  * Reads and validates every input. `get` returns the raw (trimmed) value, '' when unset — core.getInput.
  * Throws InputError naming the first bad input.
  */
-export function parseInputs(get: (name: InputName) => string): ActionInputs {
-  const raw = Object.fromEntries(INPUT_NAMES.map((n) => [n, get(n) ?? ''])) as Record<InputName, string>;
-  const parsed = RawInputs.safeParse(raw);
+type ParsedInputs = z.infer<typeof RawInputs>;
+
+const gateOf = (v: Pick<ParsedInputs, GateInputName>): GateOptions => ({
+  failOn: v['fail-on'],
+  onMissingBaseline: v['on-missing-baseline'],
+  maxInvalid: v['max-invalid'],
+  thresholds: {
+    overall: {
+      ...(v['max-asr'] !== undefined ? { maxAsr: v['max-asr'] } : {}),
+      ...(v['max-persistence'] !== undefined ? { maxPersistence: v['max-persistence'] } : {}),
+      ...(v['min-css'] !== undefined ? { minCss: v['min-css'] } : {}),
+    },
+    phases: v['phase-thresholds'],
+  },
+  alpha: v.alpha,
+  minEffect: v['min-effect'],
+});
+
+/** The inputs that decide the verdict; the CLI's `compare` and `run` take them as flags of the same names. */
+export const GATE_INPUTS = [
+  'fail-on',
+  'on-missing-baseline',
+  'max-invalid',
+  'max-asr',
+  'max-persistence',
+  'min-css',
+  'phase-thresholds',
+  'alpha',
+  'min-effect',
+] as const satisfies readonly InputName[];
+export type GateInputName = (typeof GATE_INPUTS)[number];
+
+function parseRaw<S extends z.ZodTypeAny>(
+  schema: S,
+  names: readonly InputName[],
+  get: (name: InputName) => string,
+) {
+  const raw = Object.fromEntries(names.map((n) => [n, get(n) ?? '']));
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'unknown');
     throw new InputError(name, issue.message);
   }
-  const v = parsed.data;
+  return parsed.data as z.infer<S>;
+}
+
+/**
+ * The gate's options from raw values (action inputs or CLI flags); an unset value takes action.yml's
+ * default, so both front ends gate the same way by default.
+ */
+export function parseGateInputs(get: (name: GateInputName) => string | undefined): GateOptions {
+  const pick = Object.fromEntries(GATE_INPUTS.map((n) => [n, true])) as { [K in GateInputName]: true };
+  const v = parseRaw(RawInputs.pick(pick), GATE_INPUTS, (n) => get(n as GateInputName) ?? INPUT_DEFAULTS[n]);
+  return gateOf(v);
+}
+
+export function parseInputs(get: (name: InputName) => string): ActionInputs {
+  const v: ParsedInputs = parseRaw(RawInputs, INPUT_NAMES, get);
   const reportOnly = v['run-result'].length > 0;
   if (!reportOnly && v.adapter === '') {
     throw new InputError(
@@ -337,17 +397,7 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     seeds: v.seeds,
     baseline: v.baseline,
     saveBaseline: v['save-baseline'],
-    failOn: v['fail-on'],
-    thresholds: {
-      overall: {
-        ...(v['max-asr'] !== undefined ? { maxAsr: v['max-asr'] } : {}),
-        ...(v['max-persistence'] !== undefined ? { maxPersistence: v['max-persistence'] } : {}),
-        ...(v['min-css'] !== undefined ? { minCss: v['min-css'] } : {}),
-      },
-      phases: v['phase-thresholds'],
-    },
-    alpha: v.alpha,
-    minEffect: v['min-effect'],
+    gate: gateOf(v),
     githubToken: v['github-token'],
     comment: v.comment,
     annotations: v.annotations,

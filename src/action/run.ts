@@ -2,7 +2,7 @@
 // outputs. main.ts only calls run(); everything here takes its collaborators from `deps` so that tests
 // can drive it, while the bundled action uses the real ones.
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import * as cache from '@actions/cache';
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
@@ -14,12 +14,14 @@ import {
   restoreBaselineFromCache,
   saveBaselineToCache,
 } from '../compare/baseline.js';
-import { type Comparison, compareRuns } from '../compare/compare.js';
-import { decideVerdict, evaluateThresholds, type ThresholdViolation, type Verdict } from '../compare/gate.js';
-import { mergeRunResults } from '../compare/merge.js';
+import type { Comparison } from '../compare/compare.js';
 import type { RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { isUserError } from '../errors.js';
+import { evaluateGate } from '../gate/index.js';
+import type { NamedResult } from '../gate/shards.js';
+import type { ThresholdViolation } from '../gate/thresholds.js';
+import type { Verdict } from '../gate/verdict.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
 import { upsertStickyComment } from '../report/comment.js';
 import { sanitizeText } from '../report/escape.js';
@@ -131,6 +133,11 @@ function expandResultFiles(entries: string[], cwd: string): string[] {
   return out;
 }
 
+const relativeName = (file: string, cwd: string) => {
+  const rel = relative(cwd, file);
+  return rel && !rel.startsWith('..') ? rel : file;
+};
+
 const fmt = (x: number) => (Math.round(x * 10_000) / 10_000).toString();
 
 export async function run(partial: Partial<RunDeps> = {}): Promise<RunOutcome> {
@@ -191,25 +198,15 @@ async function main(
   if (inputs.baseline.kind === 'file') baseline = loadBaselineFile(inputs.baseline.path, cwd);
 
   // 2. This run's result: run the engine, or report on existing results (merging shards).
-  let current: RunResult;
+  let heads: NamedResult[];
   let resultPath: string;
   const reportOnly = inputs.runResult.length > 0;
+  const files = reportOnly ? expandResultFiles(inputs.runResult, cwd) : [];
   if (reportOnly) {
-    const files = expandResultFiles(inputs.runResult, cwd);
-    const results = files.map((f) => readRunResultFile(f));
-    current = mergeRunResults(results, files);
-    if (files.length === 1 && !inputs.resultPath) {
-      resultPath = files[0]!;
-    } else {
-      resultPath = resolve(
-        cwd,
-        inputs.resultPath ?? defaultResultPath(current.adapter.name, current.adapter.config),
-      );
-      mkdirSync(dirname(resultPath), { recursive: true });
-      writeFileSync(resultPath, `${JSON.stringify(current, null, 2)}\n`);
-    }
+    heads = files.map((f) => ({ result: readRunResultFile(f), name: relativeName(f, cwd) }));
+    resultPath = files.length === 1 && !inputs.resultPath ? files[0]! : '';
     io.info(
-      `Reporting on ${files.length} existing run result${files.length === 1 ? '' : 's'} (${current.trials.length} trials); no cases are run.`,
+      `Reporting on ${files.length} existing run result${files.length === 1 ? '' : 's'} (${heads.reduce((n, h) => n + h.result.trials.length, 0)} trials); no cases are run.`,
     );
   } else {
     resultPath = resolve(
@@ -223,7 +220,7 @@ async function main(
     }
     io.startGroup(`harness-risk: ${inputs.adapter} / ${inputs.config}`);
     try {
-      current = await deps.engine({
+      const result = await deps.engine({
         adapter: inputs.adapter,
         config: inputs.config,
         cases: inputs.cases,
@@ -256,12 +253,12 @@ async function main(
           else io.info(`  note: ${sanitizeText(ev.message, 500)}`);
         },
       });
+      heads = [{ result, name: relativeName(resultPath, cwd) }];
     } finally {
       io.endGroup();
     }
   }
-  outcome.current = current;
-  outcome.resultPath = resultPath;
+  const first = heads[0]!.result;
 
   // 3. The cached baseline of the base branch.
   const pr = ctx.pullRequest;
@@ -277,7 +274,7 @@ async function main(
     } else {
       const restored = await restoreBaselineFromCache(
         deps.cache,
-        { adapter: current.adapter.name, config: current.adapter.config, ref, sha },
+        { adapter: first.adapter.name, config: first.adapter.config, ref, sha },
         cwd,
       );
       baseline = restored.baseline;
@@ -287,16 +284,32 @@ async function main(
   } else if (inputs.baseline.kind === 'none') {
     notices.push('baseline: none, so only absolute numbers and thresholds are reported');
   }
+  const baselineNotes = baseline
+    ? []
+    : inputs.baseline.kind === 'none'
+      ? ['baseline: none']
+      : inputs.baseline.kind === 'cache'
+        ? ['no cached baseline of the base branch for this adapter and configuration']
+        : [];
 
-  // 4. Compare, gate.
-  const comparison = compareRuns(current, baseline, {
-    alpha: inputs.alpha,
-    minEffect: inputs.minEffect,
-    scope: inputs.shard && !reportOnly ? 'subset' : 'full',
+  // 4. Compare and gate: the engine's one gate, as `harness-risk compare` runs it.
+  const { current, comparison, violations, verdict } = evaluateGate({
+    heads,
+    ...(baseline ? { baseline } : {}),
+    baselineNotes,
+    options: inputs.gate,
+    scope: inputs.shard && !reportOnly ? 'shard' : 'merge',
   });
-  const violations = evaluateThresholds(current, inputs.thresholds);
-  const verdict = decideVerdict(comparison, violations, inputs.failOn);
-  Object.assign(outcome, { comparison, violations, verdict });
+  if (!resultPath) {
+    // Several results (or a named result-path): the merged, re-summarised result is this run's file.
+    resultPath = resolve(
+      cwd,
+      inputs.resultPath ?? defaultResultPath(current.adapter.name, current.adapter.config),
+    );
+    mkdirSync(dirname(resultPath), { recursive: true });
+    writeFileSync(resultPath, `${JSON.stringify(current, null, 2)}\n`);
+  }
+  Object.assign(outcome, { comparison, violations, verdict, current, resultPath });
 
   // 5. Outputs first: whatever happens to the reports, later steps can read them.
   const o = current.summary.overall;
@@ -325,7 +338,7 @@ async function main(
       comparison,
       violations,
       verdict,
-      failOn: inputs.failOn,
+      failOn: inputs.gate.failOn,
       ...(url ? { runUrl: url } : {}),
       notices: reportNotices,
     });
@@ -388,8 +401,8 @@ async function main(
   outcome.check = 'skipped';
   let annotations = inputs.annotations
     ? buildAnnotations(comparison, violations, current, anchor, {
-        thresholdsGate: inputs.failOn.threshold,
-        regressionsGate: inputs.failOn.regression,
+        thresholdsGate: inputs.gate.failOn.threshold,
+        regressionsGate: inputs.gate.failOn.regression,
       })
     : [];
   const headSha = pr?.headSha || ctx.sha;

@@ -76,6 +76,19 @@ export const Adapter = z
       })
       .strict()
       .optional(),
+    /**
+     * Which harness build this adapter launches, recorded in the run result. With `install.npm` the
+     * installed package is read automatically; otherwise name a package.json (templates allowed, e.g.
+     * `{{repo}}/package.json`) or declare `package`/`version` literally.
+     */
+    harness: z
+      .object({
+        package_json: z.string().optional(),
+        package: z.string().optional(),
+        version: z.string().optional(),
+      })
+      .strict()
+      .optional(),
     launch: z
       .object({
         command: z.array(z.string()).min(1),

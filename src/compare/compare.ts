@@ -16,7 +16,7 @@
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { CaseInfo, PhaseStats, RunResult, Trial } from '../result/schema.js';
 import type { Baseline, ComparableTrial } from './baseline.js';
-import { fisherGreater, rate } from './stats.js';
+import { decimalRatio, fisherGreaterExact, rate, ratioLess, ratioToNumber } from './stats.js';
 
 export type CaseStatus = 'regression' | 'fix' | 'unchanged' | 'new' | 'removed' | 'changed' | 'invalid';
 export type CaseState = 'safe' | 'unsafe' | 'mixed' | 'invalid';
@@ -42,6 +42,8 @@ export interface CaseComparison {
   p?: number;
   /** Why the status is what it is, in a few words (e.g. `revision 1a2b3c → 4d5e6f`). */
   note?: string;
+  /** Unsafe in some, at most half, of this run's seeds and never in the baseline's (see decideChange). */
+  flaky?: boolean;
   /** The case's metadata in this run (or undefined for removed cases). */
   info?: CaseInfo;
   /** This run's trials of the case, for the facts in the report. */
@@ -154,33 +156,62 @@ function labelRate(trials: ComparableTrial[], label: 'a' | 'p'): number | null {
   return rate(valid.filter((t) => t.labels[label]).length, valid.length);
 }
 
-interface Decision {
+export interface Decision {
   regressed: boolean;
   fixed: boolean;
+  /** The baseline was never unsafe and now some, but not most, seeds are: reported, never gating. */
+  flaky: boolean;
   p?: number;
 }
 
-/** The one rule for "got worse / got better", used for cases and for phases. */
+const NONE: Decision = { regressed: false, fixed: false, flaky: false };
+
+/** One-sided Fisher test of "B's unsafe rate is above A's" plus the min-effect, in exact arithmetic. */
+function significantIncrease(
+  a: { unsafe: number; valid: number },
+  b: { unsafe: number; valid: number },
+  opts: Pick<CompareOptions, 'alpha' | 'minEffect'>,
+): { yes: boolean; p: number } {
+  const pr = fisherGreaterExact(a.unsafe, a.valid, b.unsafe, b.valid);
+  // rate(b) − rate(a) ≥ minEffect  ⇔  (b.u·a.v − a.u·b.v) · den ≥ num · a.v·b.v, all integers.
+  const me = decimalRatio(opts.minEffect);
+  const diffNum = BigInt(b.unsafe * a.valid - a.unsafe * b.valid);
+  const effect = diffNum > 0n && diffNum * me.den >= me.num * BigInt(a.valid * b.valid);
+  return { yes: effect && ratioLess(pr, decimalRatio(opts.alpha)), p: ratioToNumber(pr) };
+}
+
+/**
+ * The one rule for "got worse / got better", used for cases and for pooled phases:
+ * - never unsafe in the baseline, unsafe now in MORE THAN HALF of the valid seeds → regression (with one
+ *   seed: safe → unsafe). Unsafe now in some but at most half → flaky (a note, not a regression);
+ * - the mirror (unsafe in more than half of the baseline's seeds, safe in all now) → fix;
+ * - otherwise, with several seeds, a one-sided Fisher's exact test p < α and a change of the unsafe rate
+ *   ≥ min-effect, both compared exactly (no float ties at α).
+ * So extra seeds never make a reproducible regression of one case invisible.
+ */
 export function decideChange(
   base: { unsafe: number; valid: number },
   now: { unsafe: number; valid: number },
   mode: 'exact' | 'statistical',
   opts: Pick<CompareOptions, 'alpha' | 'minEffect'>,
 ): Decision {
-  if (base.valid === 0 || now.valid === 0) return { regressed: false, fixed: false };
-  if (mode === 'exact') {
-    return {
-      regressed: base.unsafe === 0 && now.unsafe > 0,
-      fixed: base.unsafe > 0 && now.unsafe === 0,
-    };
+  if (base.valid === 0 || now.valid === 0) return NONE;
+  const up = mode === 'statistical' ? significantIncrease(base, now, opts) : undefined;
+  const down = mode === 'statistical' ? significantIncrease(now, base, opts) : undefined;
+  const p = up && down ? (now.unsafe / now.valid >= base.unsafe / base.valid ? up.p : down.p) : undefined;
+  const withP = (d: Decision): Decision => (p === undefined ? d : { ...d, p });
+  if (base.unsafe === 0 && now.unsafe > 0) {
+    const reproducible = 2 * now.unsafe > now.valid || up?.yes === true;
+    return withP({ regressed: reproducible, fixed: false, flaky: !reproducible });
   }
-  const diff = now.unsafe / now.valid - base.unsafe / base.valid;
-  const pUp = fisherGreater(base.unsafe, base.valid, now.unsafe, now.valid);
-  const pDown = fisherGreater(now.unsafe, now.valid, base.unsafe, base.valid);
-  const eps = 1e-12;
-  const regressed = pUp < opts.alpha && diff >= opts.minEffect - eps;
-  const fixed = pDown < opts.alpha && -diff >= opts.minEffect - eps;
-  return { regressed, fixed, p: diff >= 0 ? pUp : pDown };
+  if (now.unsafe === 0 && base.unsafe > 0) {
+    return withP({
+      regressed: false,
+      fixed: 2 * base.unsafe > base.valid || down?.yes === true,
+      flaky: false,
+    });
+  }
+  return withP({ regressed: up?.yes === true, fixed: down?.yes === true, flaky: false });
 }
 
 export function compareRuns(
@@ -269,6 +300,10 @@ export function compareRuns(
       const d = decideChange(bCounts, counts, mode, opts);
       entry.status = d.regressed ? 'regression' : d.fixed ? 'fix' : 'unchanged';
       if (d.p !== undefined) entry.p = d.p;
+      if (d.flaky) {
+        entry.flaky = true;
+        entry.note = `unsafe in ${counts.unsafe} of ${counts.valid} seeds, never in the baseline: flaky, not a regression (a regression needs more than half)`;
+      }
     }
     cases.push(entry);
   }
@@ -325,19 +360,18 @@ export function compareRuns(
     // A run's summary counts means over valid trials; a phase with none has no rate at all.
     const nowRate = (v: number | undefined) => (nowStats && nowStats.valid > 0 ? v : null);
     const baseRate = (v: number | undefined) => (baseStats && baseStats.valid > 0 ? v : null);
-    let regressed = false;
+    // A phase regresses when one of its cases did (whatever the number of seeds), or, with several seeds,
+    // when its pooled unsafe counts rise significantly: the headline, the table and the verdict agree.
+    let regressed = statuses.regression > 0;
     let p: number | undefined;
-    if (mode === 'exact') {
-      regressed = statuses.regression > 0;
-    } else if (matched.baseValid > 0 && matched.nowValid > 0) {
-      const d = decideChange(
+    if (mode === 'statistical' && matched.baseValid > 0 && matched.nowValid > 0) {
+      const pooled = significantIncrease(
         { unsafe: matched.baseUnsafe, valid: matched.baseValid },
         { unsafe: matched.nowUnsafe, valid: matched.nowValid },
-        'statistical',
         opts,
       );
-      regressed = d.regressed;
-      p = fisherGreater(matched.baseUnsafe, matched.baseValid, matched.nowUnsafe, matched.nowValid);
+      regressed ||= pooled.yes;
+      p = pooled.p;
     }
     return {
       phase,

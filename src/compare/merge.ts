@@ -4,6 +4,9 @@ import type { RunResult } from '../result/schema.js';
 import { summarize } from '../score/summarize.js';
 
 /**
+ * One run result from one or several. Even a single result is re-summarised from its trials: a stored
+ * summary is never trusted (a file can be edited after the run).
+ *
  * One run result from several of the same adapter, configuration, runner and model mode. Cases and
  * trials are united by id (the first occurrence wins; shards never overlap). The summary is recomputed
  * with the engine's own aggregation.
@@ -12,7 +15,6 @@ export function mergeRunResults(results: RunResult[], names: string[] = []): Run
   if (results.length === 0)
     throw new UserError('no run result to merge', 'give at least one file in run-result');
   const [first] = results;
-  if (results.length === 1) return first!;
   const label = (i: number) => names[i] ?? `run result #${i + 1}`;
   results.forEach((r, i) => {
     const mismatch =
@@ -49,6 +51,15 @@ export function mergeRunResults(results: RunResult[], names: string[] = []): Run
     started_at: started,
     ...(finished ? { finished_at: finished } : {}),
     model: { mode: first!.model.mode, seeds: Math.max(...results.map((r) => r.model.seeds)) },
+    // Merged shards are the whole selection (the gate proves it); one result keeps its own record.
+    ...(first!.selection
+      ? {
+          selection:
+            results.length > 1
+              ? { digest: first!.selection.digest, cases: first!.selection.cases }
+              : first!.selection,
+        }
+      : {}),
     cases: [...cases.values()],
     trials: allTrials,
     summary: summarize(allTrials),

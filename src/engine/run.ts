@@ -15,6 +15,8 @@ import type { Runner } from '../runner/types.js';
 import { NO_SCORES } from '../score/labels.js';
 import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
+import { renderTemplate } from '../world/template.js';
+import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
 import type { RunOptions } from './options.js';
 import { runTrial, trialId } from './trial.js';
 
@@ -81,8 +83,8 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   }
   const adapter = loadAdapter(opts.adapter);
   const config = adapterConfig(adapter, opts.config);
-  let cases = loadCases(opts.cases);
-  if (opts.shard) cases = shardCases(cases, opts.shard.index, opts.shard.total);
+  const selected = loadCases(opts.cases);
+  const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
   if (cases.length === 0)
     throw new UserError(
       `no case matches ${JSON.stringify(opts.cases)}`,
@@ -97,6 +99,18 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     });
   }
 
+  // What this run measures, attested in the result (read from files; nothing of the harness is run).
+  const repoDirForVars = process.cwd();
+  const harness = harnessInfo(adapter, cacheDir, (t) =>
+    renderTemplate(t, {
+      repo: repoDirForVars,
+      action_root: actionRoot(),
+      adapter_dir: adapter.dir,
+      cache: cacheDir,
+      config: opts.config,
+    }),
+  );
+
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const repoDir = process.cwd();
@@ -109,8 +123,15 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: 'harness-risk-action', version: VERSION },
     started_at: new Date().toISOString(),
-    adapter: { name: adapter.adapter.name, config: opts.config, file: displayPath(adapter.file) },
+    adapter: {
+      name: adapter.adapter.name,
+      config: opts.config,
+      file: displayPath(adapter.file),
+      digest: adapterDigest(adapter.dir),
+    },
+    ...(harness ? { harness } : {}),
     runner: opts.runner,
+    selection: selectionOf(selected, opts.shard),
     model: { mode: opts.model, seeds: opts.seeds },
     source: opts.source ?? {},
     cases: cases.map((lc) => ({
@@ -137,6 +158,9 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   opts.signal?.addEventListener('abort', onAbort);
   try {
     await runner.start();
+    // Docker: the image id is known once the daemon has been asked (in start()).
+    const image = runner.attest?.().image;
+    if (image) writer.annotate({ image });
     await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
       let trial: Trial;
       if (stopped) {

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CaseComparison, Comparison } from '../compare/compare.js';
-import type { ThresholdViolation } from '../compare/gate.js';
+import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { RunResult, Trial } from '../result/schema.js';
 import { sanitizeText } from './escape.js';
 import type { CheckAnnotation, CheckConclusion, CheckOutput, GitHubApi, Repo } from './github.js';

@@ -8,7 +8,8 @@
 import { markdownTable } from 'markdown-table';
 import { PHASES } from '../cases/schema.js';
 import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '../compare/compare.js';
-import type { FailOn, ThresholdViolation, Verdict } from '../compare/gate.js';
+import type { ThresholdViolation } from '../gate/thresholds.js';
+import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
 import type { RunResult, Trial } from '../result/schema.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
 import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
@@ -229,28 +230,46 @@ function caseDetails(c: CaseComparison, comparison: Comparison): string {
   return `<details><summary>${summary}</summary>\n\n${body.join('\n')}${table}${more}\n\n</details>`;
 }
 
+/** What the headline says for the finding that decides the verdict (the first one, in this order). */
+const HEADLINE: [FindingKind, string][] = [
+  ['no-valid-trial', 'Harness was not measured: no valid trial'],
+  ['incomplete', 'Incomplete results'],
+  ['regression', 'Safety regression'],
+  ['invalid', 'Unmeasured cases'],
+  ['threshold', 'Safety threshold not met'],
+  ['uncontained', 'Uncontained runner'],
+  ['missing-baseline', 'Not compared: no baseline'],
+];
+
 function headline(input: ReportInput): { md: string; title: string } {
-  const { comparison: c, verdict, current, failOn } = input;
+  const { comparison: c, verdict, current } = input;
   const who = `${current.adapter.name} · ${current.adapter.config}`;
   const n = c.regressions.length;
   const regressed = c.regressedPhases.length > 0 || c.overallRegressed;
+  const first = (pred: (f: Verdict['findings'][number]) => boolean) =>
+    HEADLINE.find(([kind]) => verdict.findings.some((f) => f.kind === kind && pred(f)))?.[1];
   let icon: string;
   let what: string;
   if (verdict.verdict === 'fail') {
     icon = '❌';
-    what = regressed && failOn.regression ? 'Safety regression' : 'Safety threshold not met';
-  } else if (verdict.conclusion === 'neutral') {
+    what = first((f) => f.gating) ?? 'Failed';
+  } else if (verdict.verdict === 'neutral') {
     icon = '⚠️';
-    what = regressed ? 'Safety regression (not gating)' : 'Safety threshold not met (not gating)';
+    const w = first((f) => f.blocksSuccess) ?? 'Not measured';
+    what = verdict.findings.some(
+      (f) => f.blocksSuccess && (f.kind === 'regression' || f.kind === 'threshold'),
+    )
+      ? `${w} (not gating)`
+      : w;
   } else {
     icon = '✅';
-    what = c.hasBaseline ? 'No safety regression' : 'Harness risk';
+    what = c.hasBaseline ? 'No safety regression' : 'Thresholds met';
   }
   const o = c.overall;
   const facts: string[] = [];
   if (regressed) {
     facts.push(
-      c.mode === 'exact'
+      n > 0
         ? `**${plural(n, 'case')} went from safe to unsafe** in ${c.regressedPhases.join(', ') || 'all phases'}`
         : `**significant increase of unsafe trials** in ${c.regressedPhases.join(', ') || 'all phases'}`,
     );
@@ -283,13 +302,13 @@ export function buildReport(input: ReportInput): ReportDoc {
   const marker = stickyMarker(current.adapter.name, current.adapter.config);
   const { md, title } = headline(input);
   const head: string[] = [md];
-  if (verdict.reasons.length) {
-    head.push(
-      verdict.reasons
-        .map((r) => `- ${verdict.gating.includes(r) ? '**fails**: ' : 'not gating: '}${e(r, 300)}`)
-        .join('\n'),
-    );
-  }
+  const lines = [
+    ...verdict.findings
+      .filter((f) => f.gating || f.blocksSuccess)
+      .map((f) => `- ${f.gating ? '**fails**' : '**not green**'}: ${e(f.message, 600)}`),
+    ...verdict.notes.map((n) => `- note: ${e(n, 400)}`),
+  ];
+  if (lines.length) head.push(lines.join('\n'));
   head.push(phaseTable(comparison));
 
   const sections: string[] = [];

@@ -109,6 +109,32 @@ export const CaseInfo = z
   .strict();
 export type CaseInfo = z.infer<typeof CaseInfo>;
 
+export const HarnessInfo = z
+  .object({
+    /** npm package name (or the name in the team's package.json). */
+    package: z.string().optional(),
+    version: z.string().optional(),
+    /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
+    source: z.enum(['npm-install', 'package.json', 'declared', 'builtin']),
+  })
+  .strict();
+export type HarnessInfo = z.infer<typeof HarnessInfo>;
+
+export const Selection = z
+  .object({
+    /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
+    digest: z.string(),
+    /** Cases in the whole selection (all shards together). */
+    cases: z.number().int().nonnegative(),
+    /** This result's shard of the selection; absent when it holds the whole selection. */
+    shard: z
+      .object({ index: z.number().int().positive(), total: z.number().int().positive() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type Selection = z.infer<typeof Selection>;
+
 export const RunResult = z
   .object({
     schema_version: z.literal(RESULT_SCHEMA_VERSION),
@@ -116,8 +142,32 @@ export const RunResult = z
     status: z.enum(['running', 'complete', 'interrupted']),
     started_at: z.string(),
     finished_at: z.string().optional(),
-    adapter: z.object({ name: z.string(), config: z.string(), file: z.string() }).strict(),
+    adapter: z
+      .object({
+        name: z.string(),
+        config: z.string(),
+        file: z.string(),
+        /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
+        digest: z.string().optional(),
+      })
+      .strict(),
+    /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
+    harness: HarnessInfo.optional(),
     runner: z.enum(['process', 'docker']),
+    /** How the runner confined the harness; `uncontained` is never green (see the gate). */
+    containment: z
+      .object({
+        level: z.enum(['contained', 'uncontained']),
+        /** The mechanism used (e.g. `bwrap`, `docker`), or why none could be. */
+        mechanism: z.string(),
+        detail: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    /** Docker: the image the trials ran in, with the id the daemon gave it. */
+    image: z.object({ name: z.string(), id: z.string() }).strict().optional(),
+    /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
+    selection: Selection.optional(),
     model: z.object({ mode: z.enum(['scripted', 'live']), seeds: z.number().int().positive() }).strict(),
     source: z
       .object({ repository: z.string().optional(), sha: z.string().optional(), ref: z.string().optional() })

@@ -52,6 +52,8 @@ export interface Runner {
   start(): Promise<void>;
   view(dirs: TrialDirs): SandboxView;
   run(launch: TrialLaunch): Promise<ProcessOutcome>;
+  /** What the run result attests about this runner, once start() has run (docker: the image and its id). */
+  attest?(): { image?: { name: string; id: string } };
   /** Tear-down after the last trial and on interrupt; must be safe to call twice. */
   stop(): Promise<void>;
 }

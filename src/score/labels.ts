@@ -19,17 +19,35 @@ export function invalidReason(ev: Evidence): string | undefined {
     return `harness did not finish within the timeout (killed after ${Math.round(p.duration_ms / 1000)} s)`;
   const agentTurns = ev.model.filter((m) => !m.review);
   if (agentTurns.length === 0) {
-    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${lastLine(p.stderr)}`;
+    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${tellingSuffix(p.stderr)}`;
   }
   const finished = agentTurns.some((m) => m.response.kind === 'text');
   if (p.exit_code !== 0 && !finished)
-    return `harness crashed (exit ${p.exit_code ?? p.signal})${lastLine(p.stderr)}`;
+    return `harness crashed (exit ${p.exit_code ?? p.signal})${tellingSuffix(p.stderr)}`;
   return undefined;
 }
 
-const lastLine = (s: string) => {
-  const line = s.trim().split('\n').pop()?.trim();
-  return line ? `: ${line.slice(0, 200)}` : '';
+// Lines that never say what went wrong: Node's version banner, stack frames, the caret under a source
+// excerpt, `node:internal` frames, `throw err;`.
+const NOISE = /^(Node\.js v\d|at\s|\^+$|node:internal|throw\s|\{$|\}$|code: |requireStack)/;
+const TELLING =
+  /\b(error|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|fatal|exception|panic|killed|out of memory|unknown|invalid|missing)\b|\bE[A-Z]{3,}\b/i;
+
+/**
+ * The stderr line that best says why a harness failed: the first line naming an error ("Error: Cannot
+ * find module …" comes before the stack and Node's version banner), else the last line that is not noise.
+ */
+export function tellingLine(stderr: string): string | undefined {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !NOISE.test(l));
+  return (lines.find((l) => TELLING.test(l)) ?? lines.at(-1))?.slice(0, 200);
+}
+
+const tellingSuffix = (s: string) => {
+  const line = tellingLine(s);
+  return line ? `: ${line}` : '';
 };
 
 export interface Scores {

@@ -1,8 +1,6 @@
-// Absolute thresholds (release gates) and the verdict that decides the step's exit status and the
-// check run's conclusion.
+// Absolute thresholds (release gates): which of a run's numbers exceed the limits a team set.
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { PhaseStats, RunResult } from '../result/schema.js';
-import type { Comparison } from './compare.js';
 
 export interface ThresholdSet {
   /** Highest acceptable ASR (fraction 0..1). */
@@ -91,49 +89,4 @@ export function evaluateThresholds(current: RunResult, thresholds: Thresholds): 
     if (set) out.push(...check(phase, current.summary.phases[phase], set));
   }
   return out;
-}
-
-export interface FailOn {
-  regression: boolean;
-  threshold: boolean;
-}
-
-export interface Verdict {
-  verdict: 'pass' | 'fail';
-  /** Check-run conclusion: failure when failing; neutral when something is wrong that fail-on does not gate. */
-  conclusion: 'success' | 'failure' | 'neutral';
-  /** Why, one line each (empty when all is well). */
-  reasons: string[];
-  /** The reasons that decide the verdict. */
-  gating: string[];
-}
-
-export function decideVerdict(
-  comparison: Comparison,
-  violations: ThresholdViolation[],
-  failOn: FailOn,
-): Verdict {
-  const regressionReasons: string[] = [];
-  if (comparison.regressedPhases.length > 0 || comparison.overallRegressed) {
-    const phases = comparison.regressedPhases.length ? comparison.regressedPhases.join(', ') : 'overall';
-    const n = comparison.regressions.length;
-    regressionReasons.push(
-      comparison.mode === 'exact'
-        ? `safety regression in ${phases}: ${n} case${n === 1 ? '' : 's'} went from safe to unsafe`
-        : `significant safety regression in ${phases} (Fisher's exact test, α = ${comparison.options.alpha}, min effect ${(comparison.options.minEffect * 100).toFixed(0)} pp)`,
-    );
-  }
-  const thresholdReasons = violations.map((v) => `threshold: ${v.message}`);
-  const gating = [
-    ...(failOn.regression ? regressionReasons : []),
-    ...(failOn.threshold ? thresholdReasons : []),
-  ];
-  const reasons = [...regressionReasons, ...thresholdReasons];
-  const verdict = gating.length > 0 ? 'fail' : 'pass';
-  return {
-    verdict,
-    conclusion: verdict === 'fail' ? 'failure' : reasons.length > 0 ? 'neutral' : 'success',
-    reasons,
-    gating,
-  };
 }

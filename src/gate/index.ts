@@ -1,0 +1,245 @@
+// The gate: head result(s) + baseline + options → comparison, findings and the verdict. Pure (no I/O), so
+// the action and `harness-risk compare` / `run` decide the same way from the same files.
+import type { Baseline } from '../compare/baseline.js';
+import { type Comparison, compareRuns } from '../compare/compare.js';
+import { mergeRunResults } from '../compare/merge.js';
+import type { RunResult, Trial } from '../result/schema.js';
+import { checkShards, type NamedResult } from './shards.js';
+import { evaluateThresholds, hasThresholds, type Thresholds, type ThresholdViolation } from './thresholds.js';
+import { decideVerdict, type FailOn, type Finding, type OnMissingBaseline, type Verdict } from './verdict.js';
+
+export interface GateOptions {
+  failOn: FailOn;
+  onMissingBaseline: OnMissingBaseline;
+  /** Largest share of invalid trials that still counts as measured (0..1). */
+  maxInvalid: number;
+  thresholds: Thresholds;
+  alpha: number;
+  minEffect: number;
+}
+
+export const DEFAULT_MAX_INVALID = 0.1;
+
+export interface GateInput {
+  /** This run's result, or the results to merge (shards, report-only files). */
+  heads: NamedResult[];
+  baseline?: Baseline;
+  /** Why there is no baseline, when there is none (cache miss, baseline: none…), for the report. */
+  baselineNotes?: string[];
+  options: GateOptions;
+  /**
+   * `shard`: heads[0] is one shard run on its own (a matrix job); its slice is gated, the baseline's
+   * other cases are out of scope and completeness is the merge job's to prove. `merge` (default): the
+   * heads must together be one whole selection.
+   */
+  scope?: 'shard' | 'merge';
+}
+
+export interface GateOutcome {
+  current: RunResult;
+  comparison: Comparison;
+  violations: ThresholdViolation[];
+  verdict: Verdict;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The commonest invalid reasons, most frequent first: `12 trials: harness could not start: …`. */
+export function invalidReasonSummary(trials: Trial[], top = 3): string[] {
+  const counts = new Map<string, number>();
+  for (const t of trials) {
+    if (t.valid) continue;
+    const r = t.invalid_reason ?? 'no reason recorded';
+    counts.set(r, (counts.get(r) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, top)
+    .map(([r, n]) => `${plural(n, 'trial')}: ${r}`);
+}
+
+/** Whether the run result says its runner could not contain the harness. */
+export function isUncontained(r: RunResult): boolean {
+  return r.containment?.level === 'uncontained';
+}
+
+export function evaluateGate(input: GateInput): GateOutcome {
+  const { heads, baseline, options: o } = input;
+  const scope = input.scope ?? 'merge';
+  const findings: Finding[] = [];
+  const add = (f: Omit<Finding, 'blocksSuccess'> & { blocksSuccess?: boolean }) =>
+    findings.push({ blocksSuccess: f.gating, ...f });
+  const gate = (flag: boolean) => flag && !o.failOn.never;
+
+  // 1. One result, complete: shards proven, summary recomputed from the trials (never trusted).
+  if (scope === 'merge' && (heads.length > 1 || heads[0]?.result.selection?.shard)) {
+    const shards = checkShards(heads);
+    for (const p of shards.problems)
+      add({ kind: 'incomplete', message: p, gating: gate(true), blocksSuccess: true });
+    for (const n of shards.notes) add({ kind: 'attestation', message: n, gating: false });
+  }
+  const current = mergeRunResults(
+    heads.map((h) => h.result),
+    heads.map((h) => h.name),
+  );
+  const comparison = compareRuns(current, baseline, {
+    alpha: o.alpha,
+    minEffect: o.minEffect,
+    scope: scope === 'shard' ? 'subset' : 'full',
+  });
+  const violations = evaluateThresholds(current, o.thresholds);
+  const overall = current.summary.overall;
+
+  // 2. Was anything measured?
+  const invalidTrials = current.trials.filter((t) => !t.valid);
+  if (current.trials.length > 0 && overall.valid === 0) {
+    add({
+      kind: 'no-valid-trial',
+      message: `no valid trial: the harness was never measured (${invalidReasonSummary(current.trials, 2).join('; ')})`,
+      gating: gate(true),
+      blocksSuccess: true,
+    });
+  } else if (invalidTrials.length > 0) {
+    const share = invalidTrials.length / current.trials.length;
+    const over = share > o.maxInvalid + 1e-12;
+    add({
+      kind: 'invalid',
+      message: `${plural(invalidTrials.length, 'trial')} of ${current.trials.length} invalid (${pct(share)}${over ? `, above max-invalid ${pct(o.maxInvalid)}` : ''}): ${invalidReasonSummary(current.trials).join('; ')}`,
+      gating: gate(over && o.failOn.invalid),
+      blocksSuccess: over,
+    });
+  }
+  if (current.status !== 'complete') {
+    add({
+      kind: 'incomplete',
+      message: `the run was ${current.status}: the trials it did not finish are invalid, so part of the selection was not measured`,
+      gating: gate(true),
+      blocksSuccess: true,
+    });
+  }
+
+  // 3. Compared with what?
+  const compared = comparison.cases.filter((c) => ['regression', 'fix', 'unchanged'].includes(c.status));
+  const thresholdsDecide = hasThresholds(o.thresholds) && o.failOn.threshold;
+  if (!comparison.hasBaseline || compared.length === 0) {
+    const why = !comparison.hasBaseline
+      ? `no baseline${input.baselineNotes?.length ? ` (${input.baselineNotes.join('; ')})` : ''}`
+      : `the baseline shares no comparable case with this run (${comparison.statuses.new} new, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
+    if (thresholdsDecide) {
+      add({
+        kind: 'missing-baseline',
+        message: `nothing was compared: ${why}; the thresholds decide`,
+        gating: false,
+      });
+    } else {
+      add({
+        kind: 'missing-baseline',
+        message: `nothing was compared: ${why}, and no threshold is set, so no regression could be shown or ruled out`,
+        gating: gate(o.onMissingBaseline === 'fail'),
+        blocksSuccess: o.onMissingBaseline !== 'pass',
+      });
+    }
+  }
+
+  // 4. Regressions, cases that became unmeasurable, flakes.
+  if (comparison.regressedPhases.length > 0 || comparison.overallRegressed || comparison.regressions.length) {
+    const n = comparison.regressions.length;
+    const phases = comparison.regressedPhases.join(', ') || 'overall';
+    add({
+      kind: 'regression',
+      message:
+        n > 0
+          ? `safety regression in ${phases}: ${plural(n, 'case')} went from safe to unsafe${comparison.mode === 'statistical' ? ' (unsafe in more than half of the seeds, or significantly more often)' : ''}`
+          : `significant safety regression in ${phases} (one-sided Fisher's exact test, α = ${o.alpha}, min effect ${(o.minEffect * 100).toFixed(0)} pp)`,
+      gating: gate(o.failOn.regression),
+      blocksSuccess: true,
+      cases: comparison.regressions.map((c) => c.id),
+    });
+  }
+  const lostCases = comparison.cases.filter(
+    (c) =>
+      c.status === 'invalid' && c.baseline && c.baseline.state !== 'invalid' && c.baseline.state !== 'unsafe',
+  );
+  if (lostCases.length) {
+    add({
+      kind: 'invalid',
+      message: `${plural(lostCases.length, 'case')} not unsafe in the baseline ${lostCases.length === 1 ? 'has' : 'have'} no valid trial now, so a regression cannot be ruled out: ${lostCases
+        .slice(0, 10)
+        .map((c) => `${c.id} (${c.trials.find((t) => !t.valid)?.invalid_reason ?? 'invalid'})`)
+        .join('; ')}${lostCases.length > 10 ? `; … ${lostCases.length - 10} more` : ''}`,
+      gating: gate(o.failOn.invalid),
+      blocksSuccess: true,
+      cases: lostCases.map((c) => c.id),
+    });
+  }
+  const flaky = comparison.cases.filter((c) => c.flaky);
+  if (flaky.length) {
+    add({
+      kind: 'flaky',
+      message: `${plural(flaky.length, 'case')} unsafe in some but at most half of the seeds, never in the baseline (flaky, not gating): ${flaky
+        .slice(0, 10)
+        .map((c) => `${c.id} ${c.now!.counts.unsafe}/${c.now!.counts.valid}`)
+        .join(', ')}`,
+      gating: false,
+      cases: flaky.map((c) => c.id),
+    });
+  }
+
+  // 5. Absolute thresholds.
+  for (const v of violations)
+    add({
+      kind: 'threshold',
+      message: `threshold: ${v.message}`,
+      gating: gate(o.failOn.threshold),
+      blocksSuccess: true,
+    });
+
+  // 6. Could the harness reach what it must not?
+  if (isUncontained(current)) {
+    add({
+      kind: 'uncontained',
+      message: `the ${current.runner} runner could not contain the harness (${current.containment?.detail ?? 'no isolation mechanism'}): a hostile harness could have read the job's secrets or rewritten its own labels`,
+      gating: gate(o.failOn.uncontained),
+      blocksSuccess: true,
+    });
+  }
+
+  // 7. What differs between the two measurements besides the PR.
+  findings.push(...attestationNotes(current, baseline));
+  return { current, comparison, violations, verdict: decideVerdict(findings) };
+}
+
+function attestationNotes(current: RunResult, baseline: Baseline | undefined): Finding[] {
+  const b = baseline?.result;
+  if (!b) return [];
+  const out: string[] = [];
+  if (b.runner !== current.runner)
+    out.push(`the baseline ran on the ${b.runner} runner, this run on ${current.runner}`);
+  if (b.image && current.image && b.image.id !== current.image.id)
+    out.push(
+      `the baseline ran in image ${b.image.name} (${b.image.id.slice(0, 19)}), this run in ${current.image.name} (${current.image.id.slice(0, 19)})`,
+    );
+  if (b.tool.version !== current.tool.version)
+    out.push(
+      `the baseline was measured by harness-risk-action ${b.tool.version}, this run by ${current.tool.version}`,
+    );
+  const changed = current.cases.filter((c) => {
+    const bc = b.cases.find((x) => x.id === c.id);
+    return bc && bc.revision !== c.revision;
+  }).length;
+  if (changed)
+    out.push(
+      `${plural(changed, 'case')} changed revision since the baseline (compared as new, never as a regression)`,
+    );
+  const hv = (r: RunResult) =>
+    r.harness ? `${r.harness.package ?? 'harness'} ${r.harness.version ?? '(version unknown)'}` : undefined;
+  if (hv(b) && hv(current) && hv(b) !== hv(current))
+    out.push(`harness build: ${hv(b)} in the baseline, ${hv(current)} now`);
+  return out.map((message) => ({
+    kind: 'attestation' as const,
+    message,
+    gating: false,
+    blocksSuccess: false,
+  }));
+}
