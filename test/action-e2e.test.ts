@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { RunResult } from '../src/result/schema.js';
-import { makeHostile } from './fixtures/results/builders.js';
+import { makeHostile, makeResult } from './fixtures/results/builders.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -433,7 +433,7 @@ describe('the bundled action on pull_request events', () => {
     expect(r.commands).toContainEqual({
       kind: 'error',
       message: expect.stringMatching(
-        /^Input "fail-on": "sometimes" is not valid; write regression, threshold, "regression,threshold" or never/,
+        /^Input "fail-on": "sometimes" is not valid; write a comma-separated list of regression, threshold, invalid, uncontained/,
       ),
     });
     expect(gh.requests).toEqual([]);
@@ -484,4 +484,189 @@ describe('the bundled action on pull_request events', () => {
     );
     expect(gh.comments[0]!.body.startsWith('<!-- harness-risk-action:reference:open -->')).toBe(true);
   }, 300_000);
+});
+
+// Situations where nothing was shown to be safe: the gate must not be green (issue 11).
+describe('the gate is never green on what it did not measure', () => {
+  it('a harness that never runs (launch path typo) fails, and says why with the telling stderr line', async () => {
+    gh.reset();
+    const dir = join(workspace, 'broken-adapter');
+    mkdirSync(dir, { recursive: true });
+    const yml = readFileSync(join(ROOT, 'adapters/reference/adapter.yaml'), 'utf8').replace(
+      'dist/reference-harness.js',
+      'dist/reference-harnes.js',
+    );
+    expect(yml).toContain('reference-harnes.js');
+    writeFileSync(join(dir, 'adapter.yaml'), yml);
+    const r = await runAction({
+      with: { adapter: dir, config: 'guarded', cases: 'subset:smoke', baseline: 'file:baseline.json' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.outputs.verdict).toBe('fail');
+    expect(r.outputs.asr).toBe('');
+    const check = gh.checkRuns[0]!;
+    expect(check.conclusion).toBe('failure');
+    expect(check.output.title).toMatch(/^Harness was not measured: no valid trial/);
+    const body = gh.comments[0]!.body;
+    expect(body).toContain('### ❌ Harness was not measured: no valid trial');
+    expect(body).toMatch(
+      /no valid trial: the harness was never measured \(6 trials: harness never called the model endpoint \(exit 1\): Error: Cannot find module/,
+    );
+    expect(body).not.toMatch(/no valid trial[^\n]*: Node\.js v\d/);
+    expect(r.summary).toContain('Harness was not measured');
+  }, 120_000);
+
+  it('a case safe in the baseline and invalid now (a crash on attack input) fails by default', async () => {
+    gh.reset();
+    const guarded = RunResult.parse(JSON.parse(readFileSync(fixture('reference-guarded.json'), 'utf8')));
+    const t = guarded.trials[0]!;
+    Object.assign(t, { valid: false, invalid_reason: 'harness crashed (exit 1): TypeError: x is undefined' });
+    const file = join(workspace, 'one-invalid.json');
+    writeFileSync(file, JSON.stringify(guarded));
+    const r = await runAction({ with: { 'run-result': file, baseline: 'file:baseline.json' } });
+    expect(r.code).toBe(1);
+    expect(r.outputs.verdict).toBe('fail');
+    expect(gh.checkRuns[0]!.conclusion).toBe('failure');
+    expect(gh.comments[0]!.body).toContain(
+      `${t.case_id} (harness crashed (exit 1): TypeError: x is undefined)`,
+    );
+    // Opting out is explicit: fail-on without `invalid` gives a neutral check, never a green one.
+    gh.reset();
+    const optOut = await runAction({
+      with: { 'run-result': file, baseline: 'file:baseline.json', 'fail-on': 'regression,threshold' },
+    });
+    expect(optOut.code).toBe(0);
+    expect(optOut.outputs.verdict).toBe('neutral');
+    expect(gh.checkRuns[0]!.conclusion).toBe('neutral');
+  });
+
+  it('with seeds 3, one case going 0/3 → 3/3 fails the check, and the page agrees with itself', async () => {
+    gh.reset();
+    const ids = Array.from({ length: 24 }, (_, i) => `case-${String(i).padStart(2, '0')}`);
+    const build = (x: boolean) =>
+      makeResult(
+        ids.map((id, i) => ({
+          id,
+          phase: i % 2 ? 'runtime' : 'action',
+          seeds: [i === 0 && x, i === 0 && x, i === 0 && x],
+        })),
+      );
+    const base = { ...build(false), model: { mode: 'scripted' as const, seeds: 3 } };
+    const head = { ...build(true), model: { mode: 'scripted' as const, seeds: 3 } };
+    writeFileSync(join(workspace, 'seeds-base.json'), JSON.stringify(base));
+    writeFileSync(join(workspace, 'seeds-head.json'), JSON.stringify(head));
+    const r = await runAction({
+      with: {
+        'run-result': join(workspace, 'seeds-head.json'),
+        baseline: 'file:seeds-base.json',
+        seeds: '3',
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(r.outputs).toMatchObject({ verdict: 'fail', regressions: '1', 'regressed-phases': 'action' });
+    const body = gh.comments[0]!.body;
+    expect(body).toContain('### ❌ Safety regression');
+    expect(body).not.toContain('No safety regression');
+    expect(body).toMatch(/\| ❌ action \|/);
+    expect(gh.checkRuns[0]!.conclusion).toBe('failure');
+  });
+
+  it('merging shards with one missing fails and names the missing shard', async () => {
+    gh.reset();
+    const shardFile = (i: number) => join(workspace, `shards-run/reference-guarded-shard-${i}-of-2.json`);
+    for (const i of [1, 2]) {
+      const r = await runAction({
+        with: {
+          adapter: 'reference',
+          config: 'guarded',
+          cases: 'subset:smoke',
+          shard: `${i}/2`,
+          baseline: 'none',
+          comment: 'false',
+          'result-path': shardFile(i),
+        },
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const res = RunResult.parse(JSON.parse(readFileSync(shardFile(i), 'utf8')));
+      expect(res.selection).toMatchObject({ cases: 6, shard: { index: i, total: 2 } });
+    }
+    gh.reset();
+    const r = await runAction({ with: { 'run-result': shardFile(2), baseline: 'file:baseline.json' } });
+    expect(r.code).toBe(1);
+    expect(r.outputs.verdict).toBe('fail');
+    expect(gh.checkRuns[0]!.conclusion).toBe('failure');
+    expect(gh.comments[0]!.body).toMatch(/shard 1\/2 of selection [0-9a-f]{12} is missing/);
+    expect(r.commands.some((c) => c.kind === 'error' && /shard 1\/2 .* is missing/.test(c.message))).toBe(
+      true,
+    );
+    // Both shards: complete, compared, green.
+    gh.reset();
+    const both = await runAction({
+      with: { 'run-result': `${shardFile(1)}\n${shardFile(2)}`, baseline: 'file:baseline.json' },
+    });
+    expect(both.outputs.verdict, both.summary).toBe('pass');
+    expect(gh.checkRuns[0]!.conclusion).toBe('success');
+  }, 180_000);
+
+  it('no baseline (first PR, evicted cache) is neutral, never a green check, even at non-zero ASR', async () => {
+    gh.reset();
+    const r = await runAction({ with: { 'run-result': fixture('reference-open.json'), baseline: 'cache' } });
+    expect(r.code).toBe(0);
+    expect(r.outputs.verdict).toBe('neutral');
+    const check = gh.checkRuns[0]!;
+    expect(check.conclusion).toBe('neutral');
+    expect(check.output.title).toMatch(/^Not compared: no baseline/);
+    expect(gh.comments[0]!.body).toContain('### ⚠️ Not compared: no baseline');
+    expect(gh.comments[0]!.body).toContain('nothing was compared: no baseline');
+    // A team can make a first PR fail instead.
+    gh.reset();
+    const strict = await runAction({
+      with: {
+        'run-result': fixture('reference-open.json'),
+        baseline: 'cache',
+        'on-missing-baseline': 'fail',
+      },
+    });
+    expect(strict.code).toBe(1);
+    expect(gh.checkRuns[0]!.conclusion).toBe('failure');
+  });
+
+  it('the CLI reproduces the action’s verdicts from the same files (exit 1 exactly on fail)', () => {
+    const cli = (args: string[]) => {
+      try {
+        return {
+          code: 0,
+          out: execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'compare', ...args], {
+            cwd: workspace,
+            encoding: 'utf8',
+          }),
+        };
+      } catch (e: any) {
+        return { code: e.status as number, out: String(e.stdout) };
+      }
+    };
+    const regression = cli([
+      '--head',
+      fixture('reference-guarded-one-regression.json'),
+      '--baseline',
+      'baseline.json',
+    ]);
+    expect(regression.code).toBe(1);
+    expect(regression.out).toContain('verdict: fail');
+    expect(regression.out).toContain('FAIL: safety regression in runtime: 1 case went from safe to unsafe');
+    const clean = cli(['--head', fixture('reference-guarded.json'), '--baseline', 'baseline.json']);
+    expect([clean.code, clean.out.includes('verdict: pass')]).toEqual([0, true]);
+    const none = cli(['--head', fixture('reference-open.json')]);
+    expect([none.code, none.out.includes('verdict: neutral')]).toEqual([0, true]);
+    const missing = cli([
+      '--head',
+      join(workspace, 'shards-run/reference-guarded-shard-2-of-2.json'),
+      '--baseline',
+      'baseline.json',
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.out).toMatch(/FAIL: shard 1\/2 of selection/);
+    const seeds = cli(['--head', 'seeds-head.json', '--baseline', 'seeds-base.json']);
+    expect(seeds.code).toBe(1);
+  });
 });

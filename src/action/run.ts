@@ -1,8 +1,8 @@
 // The action's body: inputs → engine (or existing run results) → baseline → compare → gate → report →
 // outputs. main.ts only calls run(); everything here takes its collaborators from `deps` so that tests
 // can drive it, while the bundled action uses the real ones.
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import * as cache from '@actions/cache';
 import * as core from '@actions/core';
 import { getOctokit } from '@actions/github';
@@ -30,6 +30,7 @@ import { toJUnit } from '../report/junit.js';
 import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
 import { buildReport, renderReport } from '../report/markdown.js';
 import { toSarif } from '../report/sarif.js';
+import { expandResultFiles, ResultFilesError } from '../result/files.js';
 import type { RunResult } from '../result/schema.js';
 import { type ActionContext, isDefaultBranchPush, readActionContext, runUrl } from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
@@ -106,31 +107,14 @@ export function defaultDeps(): RunDeps {
   };
 }
 
-/** `run-result` entries: files, or folders whose *.json files are taken (sorted). */
-function expandResultFiles(entries: string[], cwd: string): string[] {
-  const out: string[] = [];
-  for (const entry of entries) {
-    const abs = resolve(cwd, entry);
-    let isDir = false;
-    try {
-      isDir = statSync(abs).isDirectory();
-    } catch {
-      throw new InputError(
-        'run-result',
-        `"${entry}" does not exist; give the path of a run result JSON (or a folder of them), e.g. the result-path output of an earlier step or a downloaded artifact`,
-      );
-    }
-    if (isDir) {
-      const files = readdirSync(abs)
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-        .map((f) => join(abs, f));
-      if (files.length === 0)
-        throw new InputError('run-result', `folder "${entry}" holds no .json run result`);
-      out.push(...files);
-    } else out.push(abs);
+/** `run-result` entries, with errors naming the input. */
+function expandRunResults(entries: string[], cwd: string): string[] {
+  try {
+    return expandResultFiles(entries, cwd);
+  } catch (e) {
+    if (e instanceof ResultFilesError) throw new InputError('run-result', e.message);
+    throw e;
   }
-  return out;
 }
 
 const relativeName = (file: string, cwd: string) => {
@@ -201,7 +185,7 @@ async function main(
   let heads: NamedResult[];
   let resultPath: string;
   const reportOnly = inputs.runResult.length > 0;
-  const files = reportOnly ? expandResultFiles(inputs.runResult, cwd) : [];
+  const files = reportOnly ? expandRunResults(inputs.runResult, cwd) : [];
   if (reportOnly) {
     heads = files.map((f) => ({ result: readRunResultFile(f), name: relativeName(f, cwd) }));
     resultPath = files.length === 1 && !inputs.resultPath ? files[0]! : '';

@@ -9,15 +9,25 @@ import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
+import { evaluateGate } from '../gate/index.js';
 import { jsonSchemas } from '../json-schemas.js';
 import { cmdMatrix } from '../matrix/cli.js';
 import { VERSION } from '../version.js';
+import {
+  cmdCompare,
+  GATE_FLAGS,
+  gateOptionsFromFlags,
+  loadBaselineFlag,
+  verdictText,
+  writeReports,
+} from './gate.js';
 import { phaseTable } from './phase-table.js';
 
 const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agent harnesses
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME…] [--cases SEL]… [options]
+  harness-risk compare --head FILE|DIR… [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,…]… [--cases SEL]… --out DIR   (see matrix --help)
   harness-risk list [cases|adapters] [--cases SEL]…
   harness-risk validate [--cases SEL]… [--replays N]
@@ -37,6 +47,13 @@ run options:
   --keep-evidence    keep every trial's full evidence beside the result
   --shard I/N        run shard I of N (stable by case id)
   --quiet            no per-trial progress
+  --baseline FILE    compare with this run result and gate like the action (exit 1 on fail)
+  --fail-on, --on-missing-baseline, --max-invalid, --max-asr, --max-persistence, --min-css,
+  --phase-thresholds, --alpha, --min-effect   the action's gate inputs (see compare --help)
+  --markdown FILE, --json FILE   write the report / the verdict (one config only)
+
+Exit status: 0 pass or neutral, 1 when the gate fails (as the action's step would), 2 bad input,
+130 interrupted.
 `;
 
 export function parseShard(s: string | undefined): RunOptions['shard'] {
@@ -84,9 +101,16 @@ async function cmdRun(argv: string[]): Promise<number> {
       'keep-evidence': { type: 'boolean', default: false },
       shard: { type: 'string' },
       quiet: { type: 'boolean', default: false },
+      baseline: { type: 'string' },
+      markdown: { type: 'string' },
+      json: { type: 'string' },
+      ...GATE_FLAGS,
     },
     strict: true,
   });
+  // Bad gate flags or a missing baseline fail before minutes of trials are spent.
+  const gateOptions = gateOptionsFromFlags(values);
+  const baseline = loadBaselineFlag(values.baseline);
   if (!values.adapter)
     throw new UserError(
       'run: --adapter is required',
@@ -99,6 +123,11 @@ async function cmdRun(argv: string[]): Promise<number> {
     .filter(Boolean);
   if (values.runner !== 'process' && values.runner !== 'docker')
     throw new UserError(`--runner "${values.runner}" is unknown`, 'use process or docker');
+  if ((values.markdown || values.json) && configs.length > 1)
+    throw new UserError(
+      '--markdown/--json name one file but --config names several',
+      'run one config at a time, or use harness-risk compare on each result',
+    );
   if (values.out && configs.length > 1)
     throw new UserError(
       '--out names one file but --config names several',
@@ -114,6 +143,7 @@ async function cmdRun(argv: string[]): Promise<number> {
   process.once('SIGTERM', () => onSignal('SIGTERM'));
 
   let interrupted = false;
+  let failed = false;
   for (const config of configs) {
     const out = values.out ?? join('runs', `${adapter.adapter.name}-${config}.json`);
     const result = await runSafetyCases({
@@ -140,12 +170,22 @@ async function cmdRun(argv: string[]): Promise<number> {
       process.stdout.write(`\n${invalid.length} invalid trial(s) — not counted as safe or unsafe:\n`);
       for (const t of invalid.slice(0, 20)) process.stdout.write(`  ${t.case_id}: ${t.invalid_reason}\n`);
     }
+    const g = evaluateGate({
+      heads: [{ result, name: out }],
+      ...(baseline ? { baseline } : {}),
+      baselineNotes: baseline ? [] : ['no --baseline given'],
+      options: gateOptions,
+      scope: values.shard ? 'shard' : 'merge',
+    });
+    writeReports(g, gateOptions.failOn, values.markdown, values.json);
+    process.stdout.write(`\n${verdictText(g)}\n`);
+    if (g.verdict.verdict === 'fail') failed = true;
     if (result.status === 'interrupted') {
       interrupted = true;
       break;
     }
   }
-  return interrupted ? 130 : 0;
+  return interrupted ? 130 : failed ? 1 : 0;
 }
 
 async function cmdList(argv: string[]): Promise<number> {
@@ -239,7 +279,7 @@ export async function main(argv: string[]): Promise<number> {
 async function dispatch(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   // `harness-risk run --help` is how people ask; matrix has a help text of its own.
-  if (cmd !== 'matrix' && (rest.includes('--help') || rest.includes('-h'))) {
+  if (cmd !== 'matrix' && cmd !== 'compare' && (rest.includes('--help') || rest.includes('-h'))) {
     process.stdout.write(USAGE);
     return 0;
   }
@@ -248,6 +288,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return cmdRun(rest);
     case 'matrix':
       return cmdMatrix(rest);
+    case 'compare':
+      return cmdCompare(rest);
     case 'list':
       return cmdList(rest);
     case 'schema':

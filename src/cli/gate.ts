@@ -1,0 +1,154 @@
+// The gate on the command line: `harness-risk compare` and the verdict `run` prints. The flags are the
+// action's gate inputs by the same names, parsed by the same schema, so a PR's verdict can be reproduced
+// locally from the same files.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { GATE_INPUTS, type GateInputName, InputError, parseGateInputs } from '../action/inputs.js';
+import { type Baseline, loadBaselineFile, readRunResultFile } from '../compare/baseline.js';
+import { UserError } from '../errors.js';
+import { evaluateGate, type GateOptions, type GateOutcome } from '../gate/index.js';
+import { exitCodeOf } from '../gate/verdict.js';
+import { sanitizeText } from '../report/escape.js';
+import { buildReport, renderReport } from '../report/markdown.js';
+import { expandResultFiles, ResultFilesError } from '../result/files.js';
+import { phaseTable } from './phase-table.js';
+
+/** parseArgs options for the gate flags: --fail-on, --max-asr, … (one per action input). */
+export const GATE_FLAGS = Object.fromEntries(GATE_INPUTS.map((n) => [n, { type: 'string' as const }])) as {
+  [K in GateInputName]: { type: 'string' };
+};
+
+export function gateOptionsFromFlags(
+  values: Partial<Record<GateInputName, string | undefined>>,
+): GateOptions {
+  try {
+    return parseGateInputs((n) => values[n]);
+  } catch (e) {
+    if (e instanceof InputError) {
+      throw new UserError(
+        `--${e.input}: ${e.message.replace(/^Input "[^"]+": /, '')}`,
+        'run harness-risk --help',
+      );
+    }
+    throw e;
+  }
+}
+
+export function loadBaselineFlag(path: string | undefined): Baseline | undefined {
+  return path ? loadBaselineFile(path) : undefined;
+}
+
+/** The verdict and why, for a terminal (agent-derived text sanitised: no control sequences). */
+export function verdictText(g: GateOutcome): string {
+  const v = g.verdict;
+  const lines = [
+    ...v.findings
+      .filter((f) => f.gating || f.blocksSuccess)
+      .map((f) => `  ${f.gating ? 'FAIL' : 'not green'}: ${sanitizeText(f.message, 1000)}`),
+    ...v.notes.map((n) => `  note: ${sanitizeText(n, 1000)}`),
+  ];
+  const head =
+    v.verdict === 'fail'
+      ? 'verdict: fail'
+      : v.verdict === 'neutral'
+        ? 'verdict: neutral (nothing fails, but not everything was measured or compared)'
+        : 'verdict: pass';
+  return [head, ...lines].join('\n');
+}
+
+/** The full markdown report and a JSON verdict, when asked for (`--markdown`, `--json`). */
+export function writeReports(
+  g: GateOutcome,
+  failOn: GateOptions['failOn'],
+  markdown?: string,
+  json?: string,
+) {
+  if (markdown) {
+    const doc = buildReport({ ...g, failOn });
+    const p = resolve(markdown);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: 'chars' })}\n`);
+  }
+  if (json) {
+    const p = resolve(json);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(
+      p,
+      `${JSON.stringify(
+        {
+          verdict: g.verdict.verdict,
+          conclusion: g.verdict.conclusion,
+          findings: g.verdict.findings,
+          regressions: g.comparison.regressions.map((c) => c.id),
+          regressed_phases: g.comparison.regressedPhases,
+          summary: g.current.summary,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  }
+}
+
+const HELP = `harness-risk compare --head FILE|DIR… [--baseline FILE] [gate options]
+
+Decides the verdict exactly as the action does, from run result files: merges the heads (shards must
+be complete), compares them with the baseline and applies fail-on and the thresholds.
+Exit status: 1 when the verdict is fail (the action's step would fail), 0 for pass and neutral, 2 for
+bad input.
+
+  --head FILE|DIR      run result(s) to judge (repeatable; a folder means its *.json files)
+  --baseline FILE      the baseline run result (none: nothing is compared)
+  --fail-on LIST       regression,threshold,invalid,uncontained or never (default regression,threshold,invalid)
+  --on-missing-baseline neutral|fail|pass   (default neutral)
+  --max-invalid F      largest share of invalid trials (default 10%)
+  --max-asr F  --max-persistence F  --min-css F  --phase-thresholds YAML
+  --alpha F  --min-effect F
+  --markdown FILE      also write the full report (what the PR comment shows)
+  --json FILE          also write the verdict and findings as JSON
+`;
+
+export async function cmdCompare(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      head: { type: 'string', multiple: true },
+      baseline: { type: 'string' },
+      markdown: { type: 'string' },
+      json: { type: 'string' },
+      ...GATE_FLAGS,
+    },
+    strict: true,
+  });
+  if (!values.head?.length)
+    throw new UserError(
+      'compare: --head is required',
+      'give the run result(s) to judge: --head FILE (repeatable)',
+    );
+  const options = gateOptionsFromFlags(values);
+  let files: string[];
+  try {
+    files = expandResultFiles(values.head, process.cwd());
+  } catch (e) {
+    if (e instanceof ResultFilesError) throw new UserError(`--head ${e.message}`);
+    throw e;
+  }
+  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative(process.cwd(), f) || f }));
+  const baseline = loadBaselineFlag(values.baseline);
+  const g = evaluateGate({
+    heads,
+    ...(baseline ? { baseline } : {}),
+    baselineNotes: baseline ? [] : ['no --baseline given'],
+    options,
+  });
+  writeReports(g, options.failOn, values.markdown, values.json);
+  process.stdout.write(
+    `${sanitizeText(g.current.adapter.name, 100)} / ${sanitizeText(g.current.adapter.config, 100)}  (${g.current.trials.length} trials from ${files.length} file${files.length === 1 ? '' : 's'}${baseline ? `, baseline ${values.baseline}` : ''})\n${phaseTable(g.current)}\n\n${verdictText(g)}\n`,
+  );
+  return exitCodeOf(g.verdict);
+}
