@@ -162,6 +162,14 @@ for (const plan of PLANS) {
       }
     }, 30 * 60_000);
 
+    it('attests the harness build it launched: the installed package and its version', () => {
+      const pin = loadAdapter(plan.name).adapter.install?.npm;
+      for (const r of Object.values(results)) {
+        expect(r.harness).toEqual({ package: pin!.package, version: pin!.version, source: 'npm-install' });
+        expect(r.adapter.digest).toMatch(/^[0-9a-f]{64}$/);
+      }
+    });
+
     it('runs one valid trial per phase in every configuration', () => {
       for (const [config, r] of Object.entries(results)) {
         expect(r.status, config).toBe('complete');
