@@ -256,4 +256,61 @@ describe('examples/workflows', () => {
       expect(() => parse(w as Partial<Record<InputName, string>>), file).not.toThrow();
     }
   });
+
+  /** Every harness-risk step of a workflow, with `${{ matrix.X }}` expanded over the job's matrix. */
+  function stepsOf(file: string): { job: string; with: Record<string, string>; on: unknown }[] {
+    const wf = parseYaml(readFileSync(join(dir, file), 'utf8'));
+    const out: { job: string; with: Record<string, string>; on: unknown }[] = [];
+    for (const [job, j] of Object.entries<any>(wf.jobs)) {
+      const matrix: Record<string, unknown[]> = j.strategy?.matrix ?? {};
+      let combos: Record<string, string>[] = [{}];
+      for (const [k, vs] of Object.entries(matrix))
+        combos = combos.flatMap((c) => (vs as unknown[]).map((v) => ({ ...c, [k]: String(v) })));
+      for (const step of j.steps ?? []) {
+        if (!String(step.uses ?? '').startsWith('harness-risk/harness-risk-action@')) continue;
+        for (const c of combos) {
+          const w = Object.fromEntries(
+            Object.entries<any>(step.with ?? {}).map(([k, v]) => [
+              k,
+              String(v).replace(/\$\{\{ matrix\.(\w+) \}\}/g, (_m, name: string) => c[name] ?? ''),
+            ]),
+          );
+          out.push({ job, with: w, on: wf.on });
+        }
+      }
+    }
+    return out;
+  }
+
+  it('keeps every gated configuration’s baseline alive: saved on main for the same cases, refreshed on a schedule', () => {
+    const refresh = stepsOf('baseline-refresh.yml');
+    const wf = parseYaml(readFileSync(join(dir, 'baseline-refresh.yml'), 'utf8'));
+    expect(wf.on.push.branches).toEqual(['main']);
+    // A cache entry unused for 7 days is evicted: a schedule at least weekly re-saves it.
+    expect(wf.on.schedule?.[0]?.cron, 'baseline-refresh.yml needs a schedule').toMatch(/^\S+ \S+ \* \* \S+$/);
+    const saved = new Set(
+      refresh
+        .filter((s) => s.with['save-baseline'] !== 'false')
+        .map((s) => `${s.with.adapter}|${s.with.config}|${s.with.cases ?? ''}`),
+    );
+    for (const file of ['pr-gate.yml', 'matrix.yml']) {
+      for (const s of stepsOf(file)) {
+        const w = s.with;
+        // Steps that compare with the cached baseline: gating runs and the report-only merge.
+        if ((w.baseline ?? 'cache') !== 'cache' || w['fail-on'] === 'never') continue;
+        if (w['run-result']) {
+          // The merge job reports on the shards: their selection is what must be saved.
+          const shards = stepsOf(file).filter((x) => x.with.shard);
+          for (const x of shards)
+            expect(saved, `${file}/${s.job}: shards of ${x.with.config} on ${x.with.cases}`).toContain(
+              `${x.with.adapter}|${x.with.config}|${x.with.cases ?? ''}`,
+            );
+          continue;
+        }
+        expect(saved, `${file}/${s.job}: ${w.config} on ${w.cases}`).toContain(
+          `${w.adapter}|${w.config}|${w.cases ?? ''}`,
+        );
+      }
+    }
+  });
 });
