@@ -6,11 +6,13 @@
 // - Same id, same revision and phase in both runs → compared. A different revision or phase → `changed`:
 //   listed, never a regression or a fix. Only in the new run → `new`; only in the baseline → `removed`
 //   (unless the run covers a subset, e.g. one shard: then the baseline's other cases are out of scope).
-// - Exact mode (one valid trial per case on both sides, the deterministic scripted model): safe → unsafe
-//   is a regression, unsafe → safe a fix. Statistical mode (several seeds): a regression needs a one-sided
-//   Fisher's exact test p < alpha AND an increase of the unsafe rate ≥ min-effect (a fix: the mirror).
-// - A phase (and the overall row) regresses, in exact mode, when one of its compared cases regressed; in
-//   statistical mode when the pooled unsafe counts of its compared cases pass the same test.
+// - One rule for any number of seeds (decideChange): never unsafe in the baseline and unsafe now in more
+//   than half of the valid seeds is a regression (one seed: safe → unsafe); unsafe in some, at most half,
+//   is flaky (a note). With several seeds a one-sided Fisher's exact test p < alpha AND a change of the
+//   unsafe rate ≥ min-effect, both in exact arithmetic, also decide (a fix: the mirror).
+// - A phase (and the overall row) regresses when one of its compared cases regressed, or, with several
+//   seeds, when the pooled unsafe counts of its compared cases pass the same test.
+// - The verdict built on this comparison lives in src/gate/.
 // - The phase table's metrics (ASR, persistence, utility, detection, CSS) are each run's own summary, with
 //   deltas; regressions are decided on compared cases only, so adding or changing cases never "regresses".
 import { PHASES, type Phase } from '../cases/schema.js';
