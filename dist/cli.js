@@ -13989,7 +13989,7 @@ var require_headers = __commonJS({
     var USTAR_VER = Buffer.from("00", "binary");
     var GNU_MAGIC = Buffer.from("ustar ", "binary");
     var GNU_VER = Buffer.from(" \0", "binary");
-    var MASK = parseInt("7777", 8);
+    var MASK2 = parseInt("7777", 8);
     var MAGIC_OFFSET = 257;
     var VERSION_OFFSET = 263;
     var clamp = function(index, len, defaultValue) {
@@ -14156,7 +14156,7 @@ var require_headers = __commonJS({
       if (Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) return null;
       if (opts.linkname && Buffer.byteLength(opts.linkname) > 100) return null;
       buf.write(name);
-      buf.write(encodeOct(opts.mode & MASK, 6), 100);
+      buf.write(encodeOct(opts.mode & MASK2, 6), 100);
       buf.write(encodeOct(opts.uid, 6), 108);
       buf.write(encodeOct(opts.gid, 6), 116);
       buf.write(encodeOct(opts.size, 11), 124);
@@ -23979,7 +23979,7 @@ var require_umd = __commonJS({
             lo & 255
           ];
         };
-        Long.fromBytes = function fromBytes(bytes, unsigned, le) {
+        Long.fromBytes = function fromBytes2(bytes, unsigned, le) {
           return le ? Long.fromBytesLE(bytes, unsigned) : Long.fromBytesBE(bytes, unsigned);
         };
         Long.fromBytesLE = function fromBytesLE(bytes, unsigned) {
@@ -44186,7 +44186,7 @@ __export(docker_exports, {
   sweepStale: () => sweepStale
 });
 import { execFile, spawn as spawn3 } from "node:child_process";
-import { createHash as createHash6, randomBytes as randomBytes2 } from "node:crypto";
+import { createHash as createHash5, randomBytes as randomBytes3 } from "node:crypto";
 import { rmSync as rmSync2 } from "node:fs";
 import {
   chmod as chmod2,
@@ -44218,7 +44218,7 @@ function parseMemory(v) {
   return Math.floor(Number(m[1]) * mult);
 }
 function shortTag(runId) {
-  return createHash6("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash5("sha256").update(runId).digest("hex").slice(0, 10);
 }
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
@@ -45038,7 +45038,7 @@ const call = (method, p) => new Promise((res) => {
         };
       }
       containerName(what) {
-        return `hr-${safeName2(this.runId).slice(0, 24)}-${safeName2(what).slice(0, 40)}-${randomBytes2(3).toString("hex")}`;
+        return `hr-${safeName2(this.runId).slice(0, 24)}-${safeName2(what).slice(0, 40)}-${randomBytes3(3).toString("hex")}`;
       }
       async prepareOwnership(dirs) {
         const rec = [];
@@ -67360,6 +67360,79 @@ var EvidenceRecorder = class {
   }
 };
 
+// src/model/ids.ts
+import { createHmac as createHmac2, randomBytes as randomBytes2 } from "node:crypto";
+var BASE622 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+var BASE64URL = `${BASE622}-_`;
+var HEX = "0123456789abcdef";
+function fromBytes(next, alphabet, length) {
+  const limit = 256 - 256 % alphabet.length;
+  let out = "";
+  while (out.length < length) {
+    for (const b2 of next()) {
+      if (b2 >= limit) continue;
+      out += alphabet[b2 % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+function keyedStream(secret, parts) {
+  let block = 0;
+  return () => createHmac2("sha256", secret).update([...parts, String(block++)].join("\0")).digest();
+}
+var SHAPES = {
+  anthropicTool: { prefix: "toolu_01", alphabet: BASE622, length: 22 },
+  anthropicMessage: { prefix: "msg_01", alphabet: BASE622, length: 22 },
+  openaiCall: { prefix: "call_", alphabet: BASE622, length: 24 },
+  responsesItem: { prefix: "fc_", alphabet: HEX, length: 48 },
+  responsesMessage: { prefix: "msg_", alphabet: HEX, length: 48 },
+  response: { prefix: "resp_", alphabet: HEX, length: 48 },
+  chatCompletion: { prefix: "chatcmpl-", alphabet: BASE622, length: 29 }
+};
+var CallLedger = class {
+  /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
+  constructor(secret = randomBytes2(32).toString("hex")) {
+    this.secret = secret;
+  }
+  secret;
+  seq = 0;
+  /** callKey(id) → move: a harness that strips separators (OpenClaw) still finds its calls. */
+  moves = /* @__PURE__ */ new Map();
+  draw(shape) {
+    const s = SHAPES[shape];
+    return s.prefix + fromBytes(keyedStream(this.secret, [shape, String(this.seq++)]), s.alphabet, s.length);
+  }
+  /** A fresh tool-call id in the dialect's format, remembered as serving `move`. */
+  issue(dialect, move) {
+    const id = this.draw(dialect === "anthropic-messages" ? "anthropicTool" : "openaiCall");
+    this.moves.set(callKey(id), move);
+    return id;
+  }
+  /** The move an id we issued served, also after a harness rewrote its separators; undefined for ids it made up. */
+  lookup(id) {
+    return this.moves.get(callKey(id));
+  }
+  /** The Responses API's function_call item id: its own random id, as real ones are unrelated to the call id. */
+  itemId() {
+    return this.draw("responsesItem");
+  }
+  responseIds(dialect) {
+    switch (dialect) {
+      case "anthropic-messages":
+        return { response: this.draw("anthropicMessage"), message: "" };
+      case "openai-responses":
+        return { response: this.draw("response"), message: this.draw("responsesMessage") };
+      case "openai-chat":
+        return { response: this.draw("chatCompletion"), message: "" };
+    }
+  }
+};
+function providerKey(dialect) {
+  const rnd = (n) => fromBytes(() => randomBytes2(64), BASE64URL, n);
+  return dialect === "anthropic-messages" ? `sk-ant-api03-${rnd(93)}AA` : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;
+}
+
 // src/model/conversation.ts
 var DEFAULT_MODEL = "harness-risk-scripted";
 var isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -67542,27 +67615,6 @@ function structuredSchema(format, schema) {
   return void 0;
 }
 
-// src/model/ids.ts
-import { createHash as createHash4 } from "node:crypto";
-function hashHex(length, ...parts) {
-  return createHash4("sha256").update(parts.join("\0")).digest("hex").slice(0, length);
-}
-var shortHash = (...parts) => hashHex(12, ...parts);
-var callPrefix = (dialect) => dialect === "anthropic-messages" ? "toolu_" : "call_";
-var tagOf = (move) => `${move.step.role === "owner" ? "o" : "a"}${move.step.index}${move.redo ? move.redo[0] : ""}`;
-function stepCallId(dialect, trialId2, move) {
-  const tag = tagOf(move);
-  return `${callPrefix(dialect)}hr_${tag}_${shortHash(trialId2, tag)}`;
-}
-var STEP_KEY = /hr([oa])(\d+)([rw]?)[0-9a-f]{12}(?![0-9a-f])/;
-function decodeMove(id) {
-  const m = STEP_KEY.exec(callKey(id));
-  if (!m) return void 0;
-  const step = { role: m[1] === "o" ? "owner" : "attack", index: Number(m[2]) };
-  return m[3] ? { step, redo: m[3] === "r" ? "read" : "write" } : { step };
-}
-var responsesItemId = (callId) => callId.startsWith("call_") ? `fc_${callId.slice(5)}` : `fc_${callId}`;
-
 // src/model/dialects.ts
 var SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };
 var JSON_HEADERS = { "content-type": "application/json" };
@@ -67603,7 +67655,7 @@ var anthropicStop = (out) => out.kind === "tool_calls" ? "tool_use" : "end_turn"
 function anthropicMessage(conv, out, meta3, complete) {
   const content = out.kind === "text" ? [{ type: "text", text: out.text }] : out.calls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.args ?? {} }));
   return {
-    id: `msg_${meta3.id}`,
+    id: meta3.ids.response,
     type: "message",
     role: "assistant",
     model: conv.model,
@@ -67646,7 +67698,7 @@ function responsesItems(out, meta3) {
   if (out.kind === "text") {
     return [
       {
-        id: `msg_${meta3.id}`,
+        id: meta3.ids.message,
         type: "message",
         status: "completed",
         role: "assistant",
@@ -67655,7 +67707,7 @@ function responsesItems(out, meta3) {
     ];
   }
   return out.calls.map((c) => ({
-    id: responsesItemId(c.id),
+    id: c.itemId ?? c.id,
     type: "function_call",
     status: "completed",
     arguments: argsText(c.args),
@@ -67666,7 +67718,7 @@ function responsesItems(out, meta3) {
 function responsesObject(conv, out, meta3, status) {
   const done = status === "completed";
   return {
-    id: `resp_${meta3.id}`,
+    id: meta3.ids.response,
     object: "response",
     created_at: meta3.created,
     status,
@@ -67733,7 +67785,7 @@ var chatToolCalls = (calls) => calls.map((c, index) => ({
 }));
 function chatChunks(conv, out, meta3) {
   const head = {
-    id: `chatcmpl-${meta3.id}`,
+    id: meta3.ids.response,
     object: "chat.completion.chunk",
     created: meta3.created,
     model: conv.model
@@ -67758,7 +67810,7 @@ function chatCompletion(conv, out, meta3) {
     tool_calls: chatToolCalls(out.calls).map(({ index, ...c }) => c)
   };
   return {
-    id: `chatcmpl-${meta3.id}`,
+    id: meta3.ids.response,
     object: "chat.completion",
     created: meta3.created,
     model: conv.model,
@@ -68378,8 +68430,8 @@ function planNext(p, steps, conv, ctx, skipped) {
   }
   return void 0;
 }
-function recall(id, p, steps, conv, ctx) {
-  const decoded = decodeMove(id);
+function recall(id, p, steps, conv, ctx, ledger) {
+  const decoded = ledger.lookup(id);
   if (decoded && actionOf(ctx, decoded.step)) {
     issue2(p, steps, decoded);
     return decoded;
@@ -68395,7 +68447,7 @@ function absorb(p, ctx, move, result) {
     p.redo = { step: move.step, redo: "read" };
   }
 }
-function replay(conv, ctx, steps) {
+function replay(conv, ctx, steps, ledger) {
   const p = { trigger: false, owner: 0, attack: 0, abandoned: false, calls: 0 };
   const issued = [];
   let fresh = [];
@@ -68404,7 +68456,11 @@ function replay(conv, ctx, steps) {
     if (m.role === "assistant") fresh = [];
     if (m.role === "user") p.trigger ||= triggerVisible(m.text, ctx.trigger);
     for (const call of m.toolCalls) {
-      issued.push({ key: callKey(call.id), move: recall(call.id, p, steps, conv, ctx), answered: false });
+      issued.push({
+        key: callKey(call.id),
+        move: recall(call.id, p, steps, conv, ctx, ledger),
+        answered: false
+      });
       p.calls++;
     }
     for (const result of m.toolResults) {
@@ -68431,9 +68487,9 @@ function observedResults(fresh, ctx) {
     denied: isDenied(result, ctx.denial_patterns)
   }));
 }
-function decide(conv, ctx) {
+function decide(conv, ctx, ledger) {
   const steps = { owner: toolSteps(ctx.plan), attack: toolSteps(ctx.goal) };
-  const { progress, fresh } = replay(conv, ctx, steps);
+  const { progress, fresh } = replay(conv, ctx, steps, ledger);
   const observed = {
     injection_visible: progress.trigger,
     results: observedResults(fresh, ctx),
@@ -68448,7 +68504,7 @@ function decide(conv, ctx) {
   const next = agentTurn ? planNext(progress, steps, conv, ctx, observed.unmapped) : void 0;
   if (!next) return { answer: { kind: "text", text: finalText(progress, ctx) }, observed };
   const call = {
-    id: stepCallId(conv.dialect, ctx.trial_id, next.move),
+    id: ledger.issue(conv.dialect, next.move),
     tool: next.call.tool,
     args: next.call.args,
     action: next.action.do,
@@ -68466,9 +68522,13 @@ var ROUTES = {
   "/v1/responses": "openai-responses",
   "/v1/chat/completions": "openai-chat"
 };
-function toOutput(answer) {
+function toOutput(answer, dialect, ledger) {
   if (answer.kind === "tool_calls") {
-    return { kind: "tool_calls", calls: answer.calls.map((c) => ({ id: c.id, name: c.tool, args: c.args })) };
+    const itemId = () => dialect === "openai-responses" ? { itemId: ledger.itemId() } : {};
+    return {
+      kind: "tool_calls",
+      calls: answer.calls.map((c) => ({ id: c.id, ...itemId(), name: c.tool, args: c.args }))
+    };
   }
   return { kind: "text", text: answer.text };
 }
@@ -68487,7 +68547,7 @@ var failed = (dialect, path2, status, error62) => ({
     error: error62
   }
 });
-function answerRequest(dialect, path2, rawBody, ctx, created = FIXED_CREATED) {
+function answerRequest(dialect, path2, rawBody, ctx, ledger, created = FIXED_CREATED) {
   let conv;
   try {
     conv = parseConversation(dialect, JSON.parse(rawBody));
@@ -68495,10 +68555,10 @@ function answerRequest(dialect, path2, rawBody, ctx, created = FIXED_CREATED) {
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${err.message}`;
     return failed(dialect, path2, 400, why);
   }
-  const { answer, observed } = decide(conv, ctx);
-  const output2 = toOutput(answer);
+  const { answer, observed } = decide(conv, ctx, ledger);
+  const output2 = toOutput(answer, dialect, ledger);
   const meta3 = {
-    id: hashHex(24, ctx.trial_id, path2, rawBody),
+    ids: ledger.responseIds(dialect),
     created,
     inputTokens: estimateTokens(rawBody),
     outputTokens: estimateTokens(JSON.stringify(output2))
@@ -68535,6 +68595,7 @@ function createModelHandler(ctx, recorder, options = {}) {
   const created = options.created ?? FIXED_CREATED;
   const models = options.models ?? [DEFAULT_MODEL];
   const limit = options.maxBodyBytes ?? MAX_BODY;
+  const ledger = options.ledger ?? new CallLedger();
   return async (req, res) => {
     const url2 = new URL(req.url ?? "/", "http://model.invalid");
     const pathname = url2.pathname.replace(/\/+$/, "") || "/";
@@ -68565,7 +68626,7 @@ function createModelHandler(ctx, recorder, options = {}) {
     const path2 = req.url ?? pathname;
     let result;
     try {
-      result = answerRequest(dialect, path2, await readBody(req, limit), ctx, created);
+      result = answerRequest(dialect, path2, await readBody(req, limit), ctx, ledger, created);
     } catch (err) {
       const status = err instanceof BodyTooLarge ? 413 : 500;
       result = failed(dialect, path2, status, err.message);
@@ -69078,7 +69139,7 @@ function send2(res, result) {
 }
 
 // src/world/snapshot.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { posix as posix3 } from "node:path";
@@ -69162,11 +69223,11 @@ function asText(content) {
   }
 }
 function sha256(data) {
-  return createHash5("sha256").update(data).digest("hex");
+  return createHash4("sha256").update(data).digest("hex");
 }
 function hashStream(path2) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash5("sha256");
+    const hash2 = createHash4("sha256");
     createReadStream(path2).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
@@ -69391,7 +69452,8 @@ async function runTrial(input2) {
       // The repository under test (its own harness build), read-only under docker.
       repo: view.mapReadOnly(input2.repoDir),
       model_url: endpoint,
-      model_key: `hr-${id}`,
+      // Random and provider-shaped: it must not tell the harness which trial (or instrument) it faces.
+      model_key: providerKey(adapter.adapter.dialect),
       prompt: c.owner.turns.join("\n\n"),
       config: input2.configName
     };
@@ -70243,9 +70305,9 @@ var hasThresholds = (t) => [t.overall, ...Object.values(t.phases)].some(
   (s) => s !== void 0 && (s.maxAsr !== void 0 || s.maxPersistence !== void 0 || s.minCss !== void 0)
 );
 var pct = (x) => `${(x * 100).toFixed(1)}%`;
-function check2(scope, stats, set2) {
+function check2(scope2, stats, set2) {
   const out = [];
-  const where = scope === "overall" ? "overall" : `phase ${scope}`;
+  const where = scope2 === "overall" ? "overall" : `phase ${scope2}`;
   const rules = [
     { metric: "asr", limit: set2.maxAsr, max: true, fmt: pct, name: "ASR" },
     { metric: "persistence", limit: set2.maxPersistence, max: true, fmt: pct, name: "persistence" },
@@ -70254,9 +70316,9 @@ function check2(scope, stats, set2) {
   for (const r of rules) {
     if (r.limit === void 0) continue;
     if (!stats || stats.valid === 0) {
-      if (scope === "overall" || stats && stats.trials > 0) {
+      if (scope2 === "overall" || stats && stats.trials > 0) {
         out.push({
-          scope,
+          scope: scope2,
           metric: r.metric,
           limit: r.limit,
           actual: null,
@@ -70269,7 +70331,7 @@ function check2(scope, stats, set2) {
     const bad = r.max ? actual > r.limit + 1e-12 : actual < r.limit - 1e-12;
     if (bad) {
       out.push({
-        scope,
+        scope: scope2,
         metric: r.metric,
         limit: r.limit,
         actual,
@@ -70332,11 +70394,11 @@ function isUncontained(r) {
 }
 function evaluateGate(input2) {
   const { heads, baseline, options: o } = input2;
-  const scope = input2.scope ?? "merge";
+  const scope2 = input2.scope ?? "merge";
   const findings = [];
   const add = (f) => findings.push({ blocksSuccess: f.gating, ...f });
   const gate = (flag) => flag && !o.failOn.never;
-  if (scope === "merge" && (heads.length > 1 || heads[0]?.result.selection?.shard)) {
+  if (scope2 === "merge" && (heads.length > 1 || heads[0]?.result.selection?.shard)) {
     const shards = checkShards(heads);
     for (const p of shards.problems)
       add({ kind: "incomplete", message: p, gating: gate(true), blocksSuccess: true });
@@ -70349,7 +70411,7 @@ function evaluateGate(input2) {
   const comparison = compareRuns(current, baseline, {
     alpha: o.alpha,
     minEffect: o.minEffect,
-    scope: scope === "shard" ? "subset" : "full"
+    scope: scope2 === "shard" ? "subset" : "full"
   });
   const violations = evaluateThresholds(current, o.thresholds);
   const overall = current.summary.overall;
@@ -70502,6 +70564,88 @@ import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as rea
 import { join as join10, relative as relative4 } from "node:path";
 init_errors();
 
+// src/report/mask.ts
+import { AsyncLocalStorage } from "node:async_hooks";
+var MASK = "***";
+var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|_)(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
+var JOB_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
+var MIN_SECRET = 6;
+function credentialLike(value) {
+  const path2 = value.includes("/") && !/[+=]/.test(value);
+  return !path2 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
+}
+var TOKEN_SHAPES = [
+  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
+  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
+  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
+  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
+  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{20,}/g,
+  /\b(AKIA)[A-Z0-9]{16}\b/g,
+  /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
+  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
+];
+var SecretMask = class _SecretMask {
+  /** `shapes: false` only to compute what a secret looks like once escaped (see outputMask). */
+  constructor(values, opts = { shapes: true }) {
+    this.opts = opts;
+    const set2 = /* @__PURE__ */ new Set();
+    for (const v of values) {
+      if (!v || v.length < MIN_SECRET) continue;
+      set2.add(v);
+      for (const line of v.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET) set2.add(line.trim());
+      const url2 = encodeURIComponent(v);
+      if (url2 !== v) set2.add(url2);
+      set2.add(Buffer.from(v).toString("base64").replace(/=+$/, ""));
+    }
+    this.values = [...set2].sort((a, b2) => b2.length - a.length);
+  }
+  opts;
+  /** Longest first, so a secret that contains another is replaced whole. */
+  values;
+  /**
+   * The job's secrets from an environment: variables secret by name, and the runner's INPUT_*, ACTIONS_*
+   * and RUNNER_* variables whose value looks like a credential; plus explicit values (the github-token).
+   */
+  static fromEnv(env, explicit = []) {
+    const found = [];
+    for (const [name, value] of Object.entries(env)) {
+      if (!value) continue;
+      if (SECRET_NAME.test(name) || JOB_VARIABLE.test(name) && credentialLike(value)) found.push(value);
+    }
+    return new _SecretMask([...found, ...explicit]);
+  }
+  /** This mask plus other forms of each secret (as a renderer escaped it), for masking finished output. */
+  withForms(...forms) {
+    return new _SecretMask(this.values.flatMap((v) => [v, ...forms.map((f) => f(v))]));
+  }
+  get size() {
+    return this.values.length;
+  }
+  /** `text` with every secret replaced by `***` and every token-shaped value cut after its prefix. */
+  text(text) {
+    let out = text;
+    for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
+    if (!this.opts.shapes) return out;
+    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (_m, prefix) => `${prefix}${MASK}`);
+    return out;
+  }
+  /** A deep copy of `value` with every string masked (for objects handed to an API or written out). */
+  deep(value) {
+    if (typeof value === "string") return this.text(value);
+    if (Array.isArray(value)) return value.map((v) => this.deep(v));
+    if (value && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.deep(v)]));
+    }
+    return value;
+  }
+};
+var SHAPES_ONLY = new SecretMask([]);
+var NO_MASK = new SecretMask([], { shapes: false });
+var scope = new AsyncLocalStorage();
+function currentMask() {
+  return scope.getStore() ?? SHAPES_ONLY;
+}
+
 // src/report/escape.ts
 var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
 var INVISIBLE = /[\u{E0000}-\u{E007F}\uFEFF]/gu;
@@ -70509,7 +70653,7 @@ var CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/g;
 var LINE_BREAK = /\r\n|[\r\n\u000B\u000C\u0085\u2028\u2029\t]/g;
 var DEFAULT_MAX = 400;
 function sanitizeText(value, max = DEFAULT_MAX) {
-  let text = value === void 0 || value === null ? "" : String(value);
+  let text = currentMask().text(value === void 0 || value === null ? "" : String(value));
   text = text.replace(LINE_BREAK, " ").replace(BIDI, "").replace(INVISIBLE, "").replace(CONTROL, "");
   const points = Array.from(text);
   if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join("")}\u2026`;
@@ -70532,7 +70676,9 @@ var ENTITIES = {
 };
 var ZWSP = "\u200B";
 function escapeMarkdown(value, options = {}) {
-  const text = sanitizeText(value, options.max ?? DEFAULT_MAX);
+  return inertMarkdown(sanitizeText(value, options.max ?? DEFAULT_MAX));
+}
+function inertMarkdown(text) {
   let out = "";
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
@@ -70545,7 +70691,7 @@ function escapeMarkdown(value, options = {}) {
   return out;
 }
 function escapeLines(value, maxLines = 20, options = {}) {
-  const raw = value === void 0 || value === null ? "" : String(value);
+  const raw = currentMask().text(value === void 0 || value === null ? "" : String(value));
   const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "");
   const kept = lines.slice(-maxLines).map((l) => escapeMarkdown(l, options));
   if (lines.length > maxLines) kept.unshift(`\u2026 ${lines.length - maxLines} earlier lines omitted`);

@@ -29,11 +29,13 @@ import { errorSummary, type GitHubApi, isPermissionError, octokitApi } from '../
 import { toJUnit } from '../report/junit.js';
 import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
 import { buildReport, renderReport } from '../report/markdown.js';
+import { withSecretMask } from '../report/mask.js';
 import { toSarif } from '../report/sarif.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
 import type { RunResult } from '../result/schema.js';
 import { type ActionContext, isDefaultBranchPush, readActionContext, runUrl } from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
+import { jobSecretMask, maskedDeps } from './masked.js';
 
 /** The parts of @actions/core the action uses (a fake in tests). */
 export interface CoreApi {
@@ -125,7 +127,14 @@ const relativeName = (file: string, cwd: string) => {
 const fmt = (x: number) => (Math.round(x * 10_000) / 10_000).toString();
 
 export async function run(partial: Partial<RunDeps> = {}): Promise<RunOutcome> {
-  const deps: RunDeps = { ...defaultDeps(), ...partial };
+  const unmasked: RunDeps = { ...defaultDeps(), ...partial };
+  // Nothing secret is published: every renderer (in its escape path) and every outlet (log, summary,
+  // GitHub API, files) masks the job's secrets, whatever a harness printed. See action/masked.ts.
+  const mask = jobSecretMask(unmasked.env);
+  return withSecretMask(mask, () => runMasked(maskedDeps(unmasked, mask)));
+}
+
+async function runMasked(deps: RunDeps): Promise<RunOutcome> {
   const { core: io, env, cwd } = deps;
   const outcome: RunOutcome = {};
   const ctx = readActionContext(env, cwd);

@@ -11,7 +11,7 @@ import { z } from 'zod';
  * - {{repo}}  the repository under test (the working directory; GITHUB_WORKSPACE in the action), read-only
  * - {{cache}}  the harness install cache (.cache/harnesses by default)
  * - {{model_url}}  base URL of the scripted/live model endpoint, no trailing slash, no /v1
- * - {{model_key}}  the API key the harness must send (identifies the trial)
+ * - {{model_key}}  an API key for the harness to send: random, shaped like the dialect's provider key, never checked
  * - {{svc}}  base URL of the mock services
  * - {{prompt}}  the owner's turns joined by blank lines
  * - {{config}}  the configuration name

@@ -10,6 +10,7 @@ import type { Case, LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
 import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.js';
+import { providerKey } from '../model/ids.js';
 import { createModelHandler } from '../model/server.js';
 import { actionRoot } from '../paths.js';
 import type { Trial } from '../result/schema.js';
@@ -152,7 +153,8 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       // The repository under test (its own harness build), read-only under docker.
       repo: view.mapReadOnly(input.repoDir),
       model_url: endpoint,
-      model_key: `hr-${id}`,
+      // Random and provider-shaped: it must not tell the harness which trial (or instrument) it faces.
+      model_key: providerKey(adapter.adapter.dialect),
       prompt: c.owner.turns.join('\n\n'),
       config: input.configName,
     };

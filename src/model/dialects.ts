@@ -1,12 +1,15 @@
 // Encoding the model's answer on the wire, in the shapes real harnesses accept (see HARNESSES.md):
 // Anthropic Messages SSE, OpenAI Responses SSE, OpenAI Chat Completions SSE, and plain JSON when a
 // request did not ask to stream. Everything here is deterministic: ids and timestamps come from the
-// caller, so the same answer always gives the same bytes.
+// caller, so the same answer always gives the same bytes. Attack and owner calls go through the same
+// code with the same fields in the same order: nothing but the call's name and arguments differs.
 import type { Conversation, Dialect } from './conversation.js';
-import { responsesItemId } from './ids.js';
+import type { ResponseIds } from './ids.js';
 
 export interface WireCall {
   id: string;
+  /** The Responses API's function_call item id (`fc_…`); other dialects have none. */
+  itemId?: string;
   name: string;
   args: unknown;
 }
@@ -20,8 +23,8 @@ export interface Encoded {
 }
 
 export interface EncodeMeta {
-  /** Unique id of this response (hex); each dialect adds its own prefix. */
-  id: string;
+  /** This response's ids, already in the dialect's format (see CallLedger.responseIds). */
+  ids: ResponseIds;
   /** Unix seconds shown as the creation time. */
   created: number;
   /** Plausible token counts for the usage fields. */
@@ -83,7 +86,7 @@ function anthropicMessage(conv: Conversation, out: Output, meta: EncodeMeta, com
       ? [{ type: 'text', text: out.text }]
       : out.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args ?? {} }));
   return {
-    id: `msg_${meta.id}`,
+    id: meta.ids.response,
     type: 'message',
     role: 'assistant',
     model: conv.model,
@@ -136,7 +139,7 @@ function responsesItems(out: Output, meta: EncodeMeta): ResponseItem[] {
   if (out.kind === 'text') {
     return [
       {
-        id: `msg_${meta.id}`,
+        id: meta.ids.message,
         type: 'message',
         status: 'completed',
         role: 'assistant',
@@ -145,7 +148,7 @@ function responsesItems(out: Output, meta: EncodeMeta): ResponseItem[] {
     ];
   }
   return out.calls.map((c) => ({
-    id: responsesItemId(c.id),
+    id: c.itemId ?? c.id,
     type: 'function_call',
     status: 'completed',
     arguments: argsText(c.args),
@@ -162,7 +165,7 @@ function responsesObject(
 ) {
   const done = status === 'completed';
   return {
-    id: `resp_${meta.id}`,
+    id: meta.ids.response,
     object: 'response',
     created_at: meta.created,
     status,
@@ -249,7 +252,7 @@ const chatToolCalls = (calls: WireCall[]) =>
  */
 function chatChunks(conv: Conversation, out: Output, meta: EncodeMeta): string {
   const head = {
-    id: `chatcmpl-${meta.id}`,
+    id: meta.ids.response,
     object: 'chat.completion.chunk',
     created: meta.created,
     model: conv.model,
@@ -279,7 +282,7 @@ function chatCompletion(conv: Conversation, out: Output, meta: EncodeMeta) {
           tool_calls: chatToolCalls(out.calls).map(({ index, ...c }) => c),
         };
   return {
-    id: `chatcmpl-${meta.id}`,
+    id: meta.ids.response,
     object: 'chat.completion',
     created: meta.created,
     model: conv.model,

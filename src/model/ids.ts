@@ -1,21 +1,43 @@
-// Deterministic ids. The scripted model keeps no state between requests, so each tool call id carries
-// the plan step it serves (`hr_o3_…` owner step 3, `hr_a0_…` attack step 0; `hr_o3r_…`/`hr_o3w_…` the
-// read and the repeated write of a write step the harness refused until the file was read). The hash
-// makes ids unique per trial yet identical across runs of it, so two runs give byte-identical traffic.
-import { createHash } from 'node:crypto';
+// Opaque ids. A harness under test is hostile: anything in an id that tells an attack call from an owner
+// call (a step tag, a role letter, a trial name) lets it refuse exactly the attacker's calls and look safe
+// while enforcing nothing. So every id the scripted model sends looks like the real provider's (prefix,
+// alphabet, length) and is a keyed pseudo-random function of a per-trial secret and a counter: it carries
+// no step, role or trial information. Which plan step a call served is kept by the engine, in memory, in
+// the trial's CallLedger (the one piece of state the scripted model keeps between requests).
+//
+// HMAC rather than plain random bytes: a test that fixes the secret gets byte-identical traffic, while a
+// real run draws a fresh secret per trial, so ids are unpredictable and unlinkable across runs. Labels
+// never depend on id bytes (the ledger maps ids to moves), so identical commits still give identical labels.
+import { createHmac, randomBytes } from 'node:crypto';
 import { callKey, type StepRef } from '../evidence/types.js';
 import type { Dialect } from './conversation.js';
 
-/** The first `length` hex digits of sha256 over the parts (NUL-separated, so parts cannot run together). */
-export function hashHex(length: number, ...parts: string[]): string {
-  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, length);
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BASE64URL = `${BASE62}-_`;
+const HEX = '0123456789abcdef';
+
+/** `length` characters of `alphabet` drawn from bytes (rejection sampling: no bias towards early letters). */
+function fromBytes(next: () => Buffer, alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < length) {
+    for (const b of next()) {
+      if (b >= limit) continue;
+      out += alphabet[b % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
 }
 
-export const shortHash = (...parts: string[]): string => hashHex(12, ...parts);
-
-/** Prefix the dialect's own ids use, so harnesses that validate id shapes accept ours. */
-export const callPrefix = (dialect: Dialect): string =>
-  dialect === 'anthropic-messages' ? 'toolu_' : 'call_';
+/** HMAC-SHA256(secret, parts) as a stream of blocks, so any length can be drawn. */
+function keyedStream(secret: string, parts: string[]): () => Buffer {
+  let block = 0;
+  return () =>
+    createHmac('sha256', secret)
+      .update([...parts, String(block++)].join('\u0000'))
+      .digest();
+}
 
 /**
  * A second try at a step: `read` reads the file a write step targets, `write` repeats the write. Claude
@@ -29,26 +51,77 @@ export interface Move {
   redo?: Redo;
 }
 
-const tagOf = (move: Move): string =>
-  `${move.step.role === 'owner' ? 'o' : 'a'}${move.step.index}${move.redo ? move.redo[0] : ''}`;
-
-export function stepCallId(dialect: Dialect, trialId: string, move: Move): string {
-  const tag = tagOf(move);
-  return `${callPrefix(dialect)}hr_${tag}_${shortHash(trialId, tag)}`;
+/** The ids of one response besides its tool calls. */
+export interface ResponseIds {
+  /** `msg_01…` (Anthropic), `resp_…` (Responses), `chatcmpl-…` (Chat Completions). */
+  response: string;
+  /** The Responses API's output message item (`msg_…`); unused elsewhere. */
+  message: string;
 }
 
-// Read on the id's key, so an id whose separators a harness dropped still decodes. The hash is exactly
-// shortHash's 12 hex digits and ends the id, which is what tells `hra01…` (step 0) from step 01.
-const STEP_KEY = /hr([oa])(\d+)([rw]?)[0-9a-f]{12}(?![0-9a-f])/;
+/** What real providers' ids look like (prefix + alphabet + length), per kind of id. */
+const SHAPES = {
+  anthropicTool: { prefix: 'toolu_01', alphabet: BASE62, length: 22 },
+  anthropicMessage: { prefix: 'msg_01', alphabet: BASE62, length: 22 },
+  openaiCall: { prefix: 'call_', alphabet: BASE62, length: 24 },
+  responsesItem: { prefix: 'fc_', alphabet: HEX, length: 48 },
+  responsesMessage: { prefix: 'msg_', alphabet: HEX, length: 48 },
+  response: { prefix: 'resp_', alphabet: HEX, length: 48 },
+  chatCompletion: { prefix: 'chatcmpl-', alphabet: BASE62, length: 29 },
+} as const;
+type Shape = keyof typeof SHAPES;
 
-/** The move an id of ours encodes, also after a harness stripped its separators; undefined for ids it made up. */
-export function decodeMove(id: string): Move | undefined {
-  const m = STEP_KEY.exec(callKey(id));
-  if (!m) return undefined;
-  const step: StepRef = { role: m[1] === 'o' ? 'owner' : 'attack', index: Number(m[2]) };
-  return m[3] ? { step, redo: m[3] === 'r' ? 'read' : 'write' } : { step };
+/** The per-trial state of the scripted model: the ids it issued and the move each one served. */
+export class CallLedger {
+  private seq = 0;
+  /** callKey(id) → move: a harness that strips separators (OpenClaw) still finds its calls. */
+  private readonly moves = new Map<string, Move>();
+
+  /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
+  constructor(private readonly secret: string = randomBytes(32).toString('hex')) {}
+
+  private draw(shape: Shape): string {
+    const s = SHAPES[shape];
+    return s.prefix + fromBytes(keyedStream(this.secret, [shape, String(this.seq++)]), s.alphabet, s.length);
+  }
+
+  /** A fresh tool-call id in the dialect's format, remembered as serving `move`. */
+  issue(dialect: Dialect, move: Move): string {
+    const id = this.draw(dialect === 'anthropic-messages' ? 'anthropicTool' : 'openaiCall');
+    this.moves.set(callKey(id), move);
+    return id;
+  }
+
+  /** The move an id we issued served, also after a harness rewrote its separators; undefined for ids it made up. */
+  lookup(id: string): Move | undefined {
+    return this.moves.get(callKey(id));
+  }
+
+  /** The Responses API's function_call item id: its own random id, as real ones are unrelated to the call id. */
+  itemId(): string {
+    return this.draw('responsesItem');
+  }
+
+  responseIds(dialect: Dialect): ResponseIds {
+    switch (dialect) {
+      case 'anthropic-messages':
+        return { response: this.draw('anthropicMessage'), message: '' };
+      case 'openai-responses':
+        return { response: this.draw('response'), message: this.draw('responsesMessage') };
+      case 'openai-chat':
+        return { response: this.draw('chatCompletion'), message: '' };
+    }
+  }
 }
 
-/** Responses function_call items have an item id besides the call id; derive it from the call id. */
-export const responsesItemId = (callId: string): string =>
-  callId.startsWith('call_') ? `fc_${callId.slice(5)}` : `fc_${callId}`;
+/**
+ * An API key for the harness, shaped like the provider's (`sk-ant-api03-…AA`, `sk-proj-…T3BlbkFJ…`) and
+ * random: the old `hr-<trial id>` told the harness it faced the instrument and which trial it was in.
+ * The endpoint never checks it.
+ */
+export function providerKey(dialect: Dialect): string {
+  const rnd = (n: number) => fromBytes(() => randomBytes(64), BASE64URL, n);
+  return dialect === 'anthropic-messages'
+    ? `sk-ant-api03-${rnd(93)}AA`
+    : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;
+}

@@ -4,8 +4,9 @@
 // resumes the owner's plan and finally replies. Whatever the harness lets through therefore happens, so
 // a run measures what the harness enforces, not what a model happens to refuse.
 //
-// The policy is a pure function of the request: its progress is read back from the conversation (the
-// step ids of its earlier calls, the results the harness returned), never kept between requests.
+// Its progress is read back from the conversation (its earlier calls, the results the harness returned).
+// The one thing kept between requests is the trial's CallLedger: which move each id it issued served, so
+// ids can be opaque (see ids.ts) and still name their plan step.
 import type { Action, ActionKind } from '../cases/schema.js';
 import {
   callKey,
@@ -15,7 +16,7 @@ import {
   type ToolResultRecord,
 } from '../evidence/types.js';
 import type { Conversation, ToolResult } from './conversation.js';
-import { decodeMove, type Move, stepCallId } from './ids.js';
+import type { CallLedger, Move } from './ids.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { type MappedCall, mapAction } from './tools.js';
 
@@ -186,15 +187,16 @@ interface Replayed {
   fresh: ToolResult[];
 }
 
-/** The move an earlier call served: from its id, else the move the policy would have made then. */
+/** The move an earlier call served: from the ledger, else the move the policy would have made then. */
 function recall(
   id: string,
   p: Progress,
   steps: Steps,
   conv: Conversation,
   ctx: ScriptContext,
+  ledger: CallLedger,
 ): Move | undefined {
-  const decoded = decodeMove(id);
+  const decoded = ledger.lookup(id);
   if (decoded && actionOf(ctx, decoded.step)) {
     issue(p, steps, decoded);
     return decoded;
@@ -214,11 +216,11 @@ function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result:
 }
 
 /**
- * Reads the progress back from the conversation. Calls carry their move in the id; when a harness
- * replaced ids with its own, a call is matched to the move the policy would have made at that point.
+ * Reads the progress back from the conversation. The ledger knows the move of every id we issued; when a
+ * harness replaced ids with its own, a call is matched to the move the policy would have made at that point.
  * Results are matched by call key (as the scorer pairs them), else to the oldest call still waiting.
  */
-function replay(conv: Conversation, ctx: ScriptContext, steps: Steps): Replayed {
+function replay(conv: Conversation, ctx: ScriptContext, steps: Steps, ledger: CallLedger): Replayed {
   const p: Progress = { trigger: false, owner: 0, attack: 0, abandoned: false, calls: 0 };
   const issued: { key: string; move?: Move; answered: boolean }[] = [];
   let fresh: ToolResult[] = [];
@@ -228,7 +230,11 @@ function replay(conv: Conversation, ctx: ScriptContext, steps: Steps): Replayed 
     // The model's own text does not count: only what the harness (system, owner, tools) showed it.
     if (m.role === 'user') p.trigger ||= triggerVisible(m.text, ctx.trigger);
     for (const call of m.toolCalls) {
-      issued.push({ key: callKey(call.id), move: recall(call.id, p, steps, conv, ctx), answered: false });
+      issued.push({
+        key: callKey(call.id),
+        move: recall(call.id, p, steps, conv, ctx, ledger),
+        answered: false,
+      });
       p.calls++;
     }
     for (const result of m.toolResults) {
@@ -260,10 +266,13 @@ function observedResults(fresh: ToolResult[], ctx: ScriptContext): ToolResultRec
   }));
 }
 
-/** What the scripted model answers to this request. Pure: same conversation and context, same answer. */
-export function decide(conv: Conversation, ctx: ScriptContext): Decision {
+/**
+ * What the scripted model answers to this request. Same conversation, context and ledger history, same
+ * answer; the ledger records the id of any call it issues.
+ */
+export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedger): Decision {
   const steps: Steps = { owner: toolSteps(ctx.plan), attack: toolSteps(ctx.goal) };
-  const { progress, fresh } = replay(conv, ctx, steps);
+  const { progress, fresh } = replay(conv, ctx, steps, ledger);
   const observed: Observed = {
     injection_visible: progress.trigger,
     results: observedResults(fresh, ctx),
@@ -280,7 +289,7 @@ export function decide(conv: Conversation, ctx: ScriptContext): Decision {
   const next = agentTurn ? planNext(progress, steps, conv, ctx, observed.unmapped) : undefined;
   if (!next) return { answer: { kind: 'text', text: finalText(progress, ctx) }, observed };
   const call: ToolCallRecord = {
-    id: stepCallId(conv.dialect, ctx.trial_id, next.move),
+    id: ledger.issue(conv.dialect, next.move),
     tool: next.call.tool,
     args: next.call.args,
     action: next.action.do,

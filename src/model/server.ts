@@ -21,7 +21,7 @@ import {
   estimateTokens,
   type Output,
 } from './dialects.js';
-import { hashHex } from './ids.js';
+import { CallLedger } from './ids.js';
 import { type Answer, decide } from './policy.js';
 
 export interface ModelHandlerOptions {
@@ -31,6 +31,8 @@ export interface ModelHandlerOptions {
   created?: number;
   /** Larger request bodies get a 413. */
   maxBodyBytes?: number;
+  /** The trial's ledger (ids issued → moves); a fresh one with a random secret by default. */
+  ledger?: CallLedger;
 }
 
 export type ModelHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -46,9 +48,13 @@ const ROUTES: Record<string, Dialect> = {
   '/v1/chat/completions': 'openai-chat',
 };
 
-function toOutput(answer: Answer): Output {
+function toOutput(answer: Answer, dialect: Dialect, ledger: CallLedger): Output {
   if (answer.kind === 'tool_calls') {
-    return { kind: 'tool_calls', calls: answer.calls.map((c) => ({ id: c.id, name: c.tool, args: c.args })) };
+    const itemId = () => (dialect === 'openai-responses' ? { itemId: ledger.itemId() } : {});
+    return {
+      kind: 'tool_calls',
+      calls: answer.calls.map((c) => ({ id: c.id, ...itemId(), name: c.tool, args: c.args })),
+    };
   }
   return { kind: 'text', text: answer.text };
 }
@@ -72,12 +78,16 @@ const failed = (dialect: Dialect, path: string, status: number, error: string) =
   } satisfies ExchangeEntry,
 });
 
-/** Parses, decides and encodes one model request. Pure apart from hashing: same input, same bytes. */
+/**
+ * Parses, decides and encodes one model request. Deterministic given the ledger's secret and history: the
+ * same requests in the same order give the same bytes.
+ */
 export function answerRequest(
   dialect: Dialect,
   path: string,
   rawBody: string,
   ctx: ScriptContext,
+  ledger: CallLedger,
   created = FIXED_CREATED,
 ): { encoded: Encoded; entry: ExchangeEntry } {
   let conv: Conversation;
@@ -87,10 +97,10 @@ export function answerRequest(
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
     return failed(dialect, path, 400, why);
   }
-  const { answer, observed } = decide(conv, ctx);
-  const output = toOutput(answer);
+  const { answer, observed } = decide(conv, ctx, ledger);
+  const output = toOutput(answer, dialect, ledger);
   const meta = {
-    id: hashHex(24, ctx.trial_id, path, rawBody),
+    ids: ledger.responseIds(dialect),
     created,
     inputTokens: estimateTokens(rawBody),
     outputTokens: estimateTokens(JSON.stringify(output)),
@@ -139,6 +149,8 @@ export function createModelHandler(
   const created = options.created ?? FIXED_CREATED;
   const models = options.models ?? [DEFAULT_MODEL];
   const limit = options.maxBodyBytes ?? MAX_BODY;
+  // One per handler, i.e. per trial: ids never repeat or link across trials.
+  const ledger = options.ledger ?? new CallLedger();
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://model.invalid');
     const pathname = url.pathname.replace(/\/+$/, '') || '/';
@@ -169,7 +181,7 @@ export function createModelHandler(
     const path = req.url ?? pathname;
     let result: ReturnType<typeof answerRequest>;
     try {
-      result = answerRequest(dialect, path, await readBody(req, limit), ctx, created);
+      result = answerRequest(dialect, path, await readBody(req, limit), ctx, ledger, created);
     } catch (err) {
       // A bug here must not look like a harness failure: answer 500 in the dialect's shape and record it.
       const status = err instanceof BodyTooLarge ? 413 : 500;

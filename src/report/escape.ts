@@ -1,7 +1,9 @@
 // The one function that turns untrusted text (anything a harness, an agent, a case file or an error
 // message produced) into inert markdown. Everything agent-derived goes through `escapeMarkdown` before it
 // reaches a PR comment, a check run or a job summary; `sanitizeText` is its first stage, used alone for
-// fields GitHub shows as plain text (check-run annotation messages and titles).
+// fields GitHub shows as plain text (check-run annotation messages and titles). Both apply the job's
+// secret mask first (mask.ts), so no renderer can publish a secret a harness printed.
+import { currentMask } from './mask.js';
 
 /** Unicode bidirectional controls (embeddings, overrides, isolates, marks): they reorder what a reviewer sees. */
 const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
@@ -21,12 +23,13 @@ export interface EscapeOptions {
 }
 
 /**
- * First stage: one line of plain text. Removes bidi controls, invisible tag characters and control
+ * First stage: one line of plain text. Masks the job's secrets (before anything can cut or rewrite them),
+ * removes bidi controls, invisible tag characters and control
  * characters, turns line breaks and tabs into spaces, truncates to `max` code points (never splitting a
  * surrogate pair) with a trailing `…`.
  */
 export function sanitizeText(value: unknown, max: number = DEFAULT_MAX): string {
-  let text = value === undefined || value === null ? '' : String(value);
+  let text = currentMask().text(value === undefined || value === null ? '' : String(value));
   text = text.replace(LINE_BREAK, ' ').replace(BIDI, '').replace(INVISIBLE, '').replace(CONTROL, '');
   const points = Array.from(text);
   if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join('')}…`;
@@ -68,7 +71,11 @@ const ZWSP = '\u200B';
  * - text longer than `max` code points is cut with `…`.
  */
 export function escapeMarkdown(value: unknown, options: EscapeOptions = {}): string {
-  const text = sanitizeText(value, options.max ?? DEFAULT_MAX);
+  return inertMarkdown(sanitizeText(value, options.max ?? DEFAULT_MAX));
+}
+
+/** escapeMarkdown's character stage alone (no masking, no truncation): also what a secret looks like once escaped. */
+export function inertMarkdown(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
@@ -83,7 +90,8 @@ export function escapeMarkdown(value: unknown, options: EscapeOptions = {}): str
 
 /** Several lines of untrusted text (an error tail): each line escaped, at most `maxLines`, joined by `<br>`. */
 export function escapeLines(value: unknown, maxLines = 20, options: EscapeOptions = {}): string {
-  const raw = value === undefined || value === null ? '' : String(value);
+  // Masked whole first: a multi-line secret (a private key) is no longer whole once split into lines.
+  const raw = currentMask().text(value === undefined || value === null ? '' : String(value));
   const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
   const kept = lines.slice(-maxLines).map((l) => escapeMarkdown(l, options));
   if (lines.length > maxLines) kept.unshift(`… ${lines.length - maxLines} earlier lines omitted`);

@@ -4,6 +4,7 @@ import { PHASES } from '../cases/schema.js';
 import type { Comparison } from '../compare/compare.js';
 import type { RunResult } from '../result/schema.js';
 import { sanitizeText } from './escape.js';
+import { currentMask } from './mask.js';
 
 /** Text and attribute escaping for XML 1.0 (characters XML forbids are removed first). */
 export function xmlEscape(value: unknown, max = 2000): string {
@@ -71,5 +72,8 @@ export function toJUnit(current: RunResult, comparison: Comparison): string {
     );
   }
   const name = xmlEscape(`harness-risk ${current.adapter.name}/${current.adapter.config}`, 300);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${name}" tests="${tests}" failures="${failures}" errors="${errors}" time="${time.toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`;
+  // Masked whole as well: attributes built from ids and names skip nothing secret then either.
+  return currentMask().text(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${name}" tests="${tests}" failures="${failures}" errors="${errors}" time="${time.toFixed(3)}">\n${suites.join('\n')}\n</testsuites>\n`,
+  );
 }

@@ -4,6 +4,7 @@ import type { CaseComparison, Comparison } from '../compare/compare.js';
 import type { RunResult } from '../result/schema.js';
 import { type AnchorContext, repoPath, workflowPath } from './check.js';
 import { sanitizeText } from './escape.js';
+import { currentMask } from './mask.js';
 
 const LEVEL: Record<string, 'error' | 'warning' | 'note'> = {
   critical: 'error',
@@ -80,7 +81,8 @@ export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorC
       },
     };
   });
-  return {
+  // Every field masked, also those that skip sanitizeText (ids, paths): SARIF is uploaded as is.
+  return currentMask().deep({
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
     runs: [
@@ -97,5 +99,5 @@ export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorC
         results,
       },
     ],
-  };
+  });
 }

@@ -1,0 +1,77 @@
+// The instrument must be indistinguishable per call. A hostile harness (the reference harness behind a
+// proxy that refuses every tool call whose id, or whose response's id, has any feature that could mark it
+// as the attacker's: the old `hr_a0_…` tag, instrument words, a non-provider shape, a length drift, a head
+// or tail shared with an earlier id) must get exactly the labels of the honest open reference harness.
+// On the old ids (step and role in the id) it refused the attack calls and reported a lower ASR.
+// Uses the bundled dist/ (npm run build), as engine-e2e does.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { RunOptions } from '../src/engine/options.js';
+import { runSafetyCases } from '../src/engine/run.js';
+import type { RunResult } from '../src/result/schema.js';
+
+const FILTER = resolve('test/fixtures/hostile-ids/id-filter.mjs');
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hr-hostile-ids-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The reference adapter, its launch wrapped in the id filter (same configs, so no drift from it). */
+async function hostileAdapter(log: string): Promise<string> {
+  const ref = parse(await readFile('adapters/reference/adapter.yaml', 'utf8'));
+  ref.name = 'hostile-ids';
+  ref.description = 'reference harness that refuses calls by their id features';
+  ref.launch.command = [process.execPath, FILTER, log, '--', ...ref.launch.command];
+  const file = join(dir, 'hostile-ids.yaml');
+  await writeFile(file, stringify(ref));
+  return file;
+}
+
+const opts = (p: Partial<RunOptions>): RunOptions => ({
+  adapter: 'reference',
+  config: 'open',
+  cases: ['subset:smoke'],
+  runner: 'process',
+  concurrency: 2,
+  seeds: 1,
+  model: 'scripted',
+  out: join(dir, `${Math.random().toString(36).slice(2)}.json`),
+  keep_evidence: false,
+  ...p,
+});
+
+const labels = (r: RunResult) => r.trials.map((t) => [t.id, t.valid, t.labels]);
+
+describe('a harness that refuses calls by their id', () => {
+  let honest: RunResult;
+  let hostile: RunResult;
+  let log: { id: string; refused: string | null }[];
+  beforeAll(async () => {
+    const logFile = join(dir, 'filter.log');
+    const adapter = await hostileAdapter(logFile);
+    [honest, hostile] = await Promise.all([runSafetyCases(opts({})), runSafetyCases(opts({ adapter }))]);
+    log = (await readFile(logFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  }, 300_000);
+
+  it('saw the calls and found no feature to refuse them by', () => {
+    expect(log.length).toBeGreaterThan(10);
+    expect(log.filter((e) => e.refused)).toEqual([]);
+  });
+
+  it('gets the honest harness’s labels, trial by trial', () => {
+    expect(hostile.trials.every((t) => t.valid)).toBe(true);
+    expect(honest.summary.overall.asr).toBeGreaterThan(0);
+    expect(labels(hostile)).toEqual(labels(honest));
+    expect(hostile.summary.overall).toEqual(honest.summary.overall);
+  });
+});
