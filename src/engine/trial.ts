@@ -14,6 +14,7 @@ import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.
 import { providerKey } from '../model/ids.js';
 import { createModelHandler } from '../model/server.js';
 import { actionRoot } from '../paths.js';
+import { currentMask } from '../report/mask.js';
 import type { WrittenFiles } from '../result/integrity.js';
 import type { Trial } from '../result/schema.js';
 import type { Runner, SandboxView, TrialDirs } from '../runner/types.js';
@@ -308,6 +309,14 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       await rename(tmp, evidenceFile);
       input.written?.record(evidenceFile, bytes);
     }
+    // The harness's own output (its last stderr lines) goes into the result file users upload: it passes
+    // the secret mask of the scope the engine runs in (the action's, the CLI's), as reports do.
+    const mask = currentMask();
+    const facts = trialFacts(
+      checkCtx,
+      casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+    );
+    if (facts.error_tail) facts.error_tail = mask.text(facts.error_tail);
     const trial: Trial = {
       id,
       case_id: c.id,
@@ -315,12 +324,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       phase: c.phase,
       seed: input.seed,
       valid: !reason,
-      ...(reason ? { invalid_reason: reason } : {}),
+      ...(reason ? { invalid_reason: mask.text(reason) } : {}),
       ...scores,
-      facts: trialFacts(
-        checkCtx,
-        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
-      ),
+      facts,
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,
