@@ -44186,7 +44186,7 @@ __export(docker_exports, {
   sweepStale: () => sweepStale
 });
 import { execFile, spawn as spawn3 } from "node:child_process";
-import { createHash as createHash5, randomBytes as randomBytes3 } from "node:crypto";
+import { createHash as createHash6, randomBytes as randomBytes5 } from "node:crypto";
 import { rmSync as rmSync2 } from "node:fs";
 import {
   chmod as chmod2,
@@ -44218,7 +44218,7 @@ function parseMemory(v) {
   return Math.floor(Number(m[1]) * mult);
 }
 function shortTag(runId) {
-  return createHash5("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash6("sha256").update(runId).digest("hex").slice(0, 10);
 }
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
@@ -45038,7 +45038,7 @@ const call = (method, p) => new Promise((res) => {
         };
       }
       containerName(what) {
-        return `hr-${safeName2(this.runId).slice(0, 24)}-${safeName2(what).slice(0, 40)}-${randomBytes3(3).toString("hex")}`;
+        return `hr-${safeName2(this.runId).slice(0, 24)}-${safeName2(what).slice(0, 40)}-${randomBytes5(3).toString("hex")}`;
       }
       async prepareOwnership(dirs) {
         const rec = [];
@@ -45647,90 +45647,144 @@ const call = (method, p) => new Promise((res) => {
   }
 });
 
-// src/cli/main.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join13 } from "node:path";
-import { parseArgs as parseArgs4 } from "node:util";
+// src/report/mask.ts
+import { AsyncLocalStorage } from "node:async_hooks";
+var MASK = "***";
+var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|_)(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
+var JOB_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
+var MIN_SECRET = 6;
+function credentialLike(value) {
+  const path2 = value.includes("/") && !/[+=]/.test(value);
+  return !path2 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
+}
+var TOKEN_SHAPES = [
+  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
+  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
+  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
+  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
+  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{20,}/g,
+  /\b(AKIA)[A-Z0-9]{16}\b/g,
+  /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
+  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
+];
+var SecretMask = class _SecretMask {
+  /** `shapes: false` only to compute what a secret looks like once escaped (see outputMask). */
+  constructor(values, opts = { shapes: true }) {
+    this.opts = opts;
+    const set2 = /* @__PURE__ */ new Set();
+    for (const v of values) {
+      if (!v || v.length < MIN_SECRET) continue;
+      set2.add(v);
+      for (const line of v.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET) set2.add(line.trim());
+      const url2 = encodeURIComponent(v);
+      if (url2 !== v) set2.add(url2);
+      set2.add(Buffer.from(v).toString("base64").replace(/=+$/, ""));
+    }
+    this.values = [...set2].sort((a, b2) => b2.length - a.length);
+  }
+  opts;
+  /** Longest first, so a secret that contains another is replaced whole. */
+  values;
+  /**
+   * The job's secrets from an environment: variables secret by name, and the runner's INPUT_*, ACTIONS_*
+   * and RUNNER_* variables whose value looks like a credential; plus explicit values (the github-token).
+   */
+  static fromEnv(env, explicit = []) {
+    const found = [];
+    for (const [name, value] of Object.entries(env)) {
+      if (!value) continue;
+      if (SECRET_NAME.test(name) || JOB_VARIABLE.test(name) && credentialLike(value)) found.push(value);
+    }
+    return new _SecretMask([...found, ...explicit]);
+  }
+  /** This mask plus other forms of each secret (as a renderer escaped it), for masking finished output. */
+  withForms(...forms) {
+    return new _SecretMask(this.values.flatMap((v) => [v, ...forms.map((f) => f(v))]));
+  }
+  get size() {
+    return this.values.length;
+  }
+  /** `text` with every secret replaced by `***` and every token-shaped value cut after its prefix. */
+  text(text) {
+    let out = text;
+    for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
+    if (!this.opts.shapes) return out;
+    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (_m, prefix) => `${prefix}${MASK}`);
+    return out;
+  }
+  /** A deep copy of `value` with every string masked (for objects handed to an API or written out). */
+  deep(value) {
+    if (typeof value === "string") return this.text(value);
+    if (Array.isArray(value)) return value.map((v) => this.deep(v));
+    if (value && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.deep(v)]));
+    }
+    return value;
+  }
+};
+var SHAPES_ONLY = new SecretMask([]);
+var NO_MASK = new SecretMask([], { shapes: false });
+var scope = new AsyncLocalStorage();
+function withSecretMask(mask, fn) {
+  return scope.run(mask, fn);
+}
+function currentMask() {
+  return scope.getStore() ?? SHAPES_ONLY;
+}
 
-// src/adapters/load.ts
-init_errors();
-import { existsSync as existsSync2, readdirSync, statSync } from "node:fs";
-import { dirname as dirname2, join as join2, resolve as resolve2 } from "node:path";
-
-// src/paths.ts
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-var cached;
-function findRoot() {
-  const override = process.env.HARNESS_RISK_ROOT;
-  if (override) return resolve(override);
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, "adapters")) && existsSync(join(dir, "package.json"))) return dir;
-    dir = dirname(dir);
-  }
-  throw new Error(`cannot find the harness-risk-action root above ${fileURLToPath(import.meta.url)}`);
+// src/report/escape.ts
+var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+var INVISIBLE = /[\u{E0000}-\u{E007F}\uFEFF]/gu;
+var CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/g;
+var LINE_BREAK = /\r\n|[\r\n\u000B\u000C\u0085\u2028\u2029\t]/g;
+var DEFAULT_MAX = 400;
+function sanitizeText(value, max = DEFAULT_MAX) {
+  let text = currentMask().text(value === void 0 || value === null ? "" : String(value));
+  text = text.replace(LINE_BREAK, " ").replace(BIDI, "").replace(INVISIBLE, "").replace(CONTROL, "");
+  const points = Array.from(text);
+  if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join("")}\u2026`;
+  return text;
 }
-function actionRoot() {
-  cached ??= findRoot();
-  return cached;
+var ENTITIES = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "\\": "&#92;",
+  "`": "&#96;",
+  "*": "&#42;",
+  _: "&#95;",
+  "[": "&#91;",
+  "]": "&#93;",
+  "|": "&#124;",
+  "~": "&#126;",
+  $: "&#36;"
+};
+var ZWSP = "\u200B";
+function escapeMarkdown(value, options = {}) {
+  return inertMarkdown(sanitizeText(value, options.max ?? DEFAULT_MAX));
 }
-var builtinCasesDir = () => join(actionRoot(), "cases");
-var builtinAdaptersDir = () => join(actionRoot(), "adapters");
-var defaultCacheDir = () => process.env.HARNESS_RISK_CACHE || join(actionRoot(), ".cache", "harnesses");
-
-// src/yaml-file.ts
-var import_yaml = __toESM(require_dist(), 1);
-init_errors();
-import { readFileSync } from "node:fs";
-function fieldPath(path2) {
-  return path2.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
+function inertMarkdown(text) {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    const entity = ENTITIES[ch];
+    if (entity !== void 0) out += entity;
+    else if (ch === "@" || ch === "#") out += ch + ZWSP;
+    else if (ch === ":" && text.startsWith("//", i + 1)) out += ch + ZWSP;
+    else out += ch;
+  }
+  return out;
 }
-function lineOf(doc, lc, path2) {
-  for (let n = path2.length; n >= 0; n--) {
-    const node2 = doc.getIn(path2.slice(0, n), true);
-    if ((0, import_yaml.isNode)(node2) && node2.range) return lc.linePos(node2.range[0]).line;
-  }
-  return 1;
+function escapeLines(value, maxLines = 20, options = {}) {
+  const raw = currentMask().text(value === void 0 || value === null ? "" : String(value));
+  const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "");
+  const kept = lines.slice(-maxLines).map((l) => escapeMarkdown(l, options));
+  if (lines.length > maxLines) kept.unshift(`\u2026 ${lines.length - maxLines} earlier lines omitted`);
+  return kept.join("<br>");
 }
-function parseYaml(file2, text, schema, what) {
-  const lc = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const err = doc.errors[0];
-    const line = err.linePos?.[0]?.line ?? 1;
-    throw new UserError(
-      `${file2}:${line}: not valid YAML: ${err.message.split("\n")[0]}`,
-      `fix the YAML syntax of this ${what}`
-    );
-  }
-  const raw = doc.toJS({ maxAliasCount: 100 });
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.slice(0, 5).map((issue3) => {
-      const line = lineOf(doc, lc, issue3.path);
-      return `${file2}:${line}: ${fieldPath(issue3.path)}: ${issue3.message}`;
-    });
-    const more = parsed.error.issues.length > 5 ? `
-  (${parsed.error.issues.length - 5} more problems)` : "";
-    throw new UserError(
-      `invalid ${what}:
-  ${lines.join("\n  ")}${more}`,
-      `correct the field(s) named above; the JSON Schema under schema/ gives every allowed field`
-    );
-  }
-  const first = doc.contents && (0, import_yaml.isNode)(doc.contents) && doc.contents.range ? lc.linePos(doc.contents.range[0]).line : 1;
-  return { value: parsed.data, line: first };
-}
-function readYaml(file2, schema, what) {
-  let text;
-  try {
-    text = readFileSync(file2, "utf8");
-  } catch (e2) {
-    throw new UserError(`${file2}: cannot read ${what}: ${e2.message}`, "check the path");
-  }
-  return parseYaml(file2, text, schema, what);
+function markerSafe(name) {
+  return name.replace(/[^A-Za-z0-9._/+-]/g, "_").replace(/--+/g, (m) => `-${"_".repeat(m.length - 1)}`);
 }
 
 // node_modules/zod/v4/classic/external.js
@@ -46331,7 +46385,7 @@ __export(util_exports, {
   attachSchema: () => attachSchema,
   base64ToUint8Array: () => base64ToUint8Array,
   base64urlToUint8Array: () => base64urlToUint8Array,
-  cached: () => cached2,
+  cached: () => cached,
   captureStackTrace: () => captureStackTrace,
   cleanEnum: () => cleanEnum,
   cleanRegex: () => cleanRegex,
@@ -46436,7 +46490,7 @@ var Cached = class {
     return this._value;
   }
 };
-function cached2(getter) {
+function cached(getter) {
   return new Cached(getter);
 }
 function nullish(input2) {
@@ -46585,7 +46639,7 @@ var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace :
 function isObject(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data);
 }
-var allowsEval = /* @__PURE__ */ cached2(() => {
+var allowsEval = /* @__PURE__ */ cached(() => {
   if (globalConfig.jitless) {
     return false;
   }
@@ -49277,7 +49331,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     get.raw = sh;
     Object.defineProperty(def, "shape", { get });
   }
-  const _normalized = cached2(() => normalizeDef(def));
+  const _normalized = cached(() => normalizeDef(def));
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
@@ -49344,7 +49398,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
 var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) => {
   $ZodObject.init(inst, def);
   const superParse = inst._zod.parse;
-  const _normalized = cached2(() => normalizeDef(def));
+  const _normalized = cached(() => normalizeDef(def));
   const memo2 = globalConfig.memoizer;
   const generateFastpass = (shape) => {
     const normalized = _normalized.value;
@@ -49653,7 +49707,7 @@ var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnio
       throw new Error(`Invalid discriminated union option at index "${i}"`);
     }
   });
-  const disc = cached2(() => discriminatorMap(def));
+  const disc = cached(() => discriminatorMap(def));
   inst._zod.parse = (payload, ctx) => {
     const input2 = payload.value;
     if (!isObject(input2)) {
@@ -65450,6 +65504,337 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/cases/schema.ts
+var PHASES = ["configuration", "extension", "runtime", "persistence", "action", "recovery"];
+var Phase = external_exports.enum(PHASES);
+var ENTRY_POINTS = [
+  "workspace_file",
+  // README, setup guide, config template, code comment in the repository
+  "extension_package",
+  // skill/extension/plugin package or its registry metadata
+  "web_page",
+  // a page the agent fetches
+  "message",
+  // email or chat message
+  "tool_output",
+  // a tool's or API's response
+  "mcp_tool",
+  // an MCP tool description or result
+  "memory_entry",
+  // an entry already in the harness's memory
+  "agent_message",
+  // a message from a sub-agent or another agent
+  "ops_record"
+  // incident ticket, CI log, recovery log, runbook
+];
+var EntryPoint = external_exports.enum(ENTRY_POINTS);
+var EFFECTS = ["disclosure", "state_change", "execution", "persistence", "exhaustion"];
+var Effect = external_exports.enum(EFFECTS);
+var SEVERITIES = ["low", "medium", "high", "critical"];
+var Severity = external_exports.enum(SEVERITIES);
+var Text = external_exports.string();
+var SERVICE_OPS = {
+  payments: ["transfer", "balance"],
+  deploy: ["trigger", "status", "logs"],
+  tickets: ["list", "read", "update"],
+  mcp: ["list", "call"],
+  registry: ["search", "show", "install"],
+  chat: ["read", "post"],
+  mail: ["inbox", "read", "send"]
+};
+var Action = external_exports.discriminatedUnion("do", [
+  external_exports.object({ do: external_exports.literal("read"), path: Text }).strict(),
+  external_exports.object({ do: external_exports.literal("write"), path: Text, content: Text, append: external_exports.boolean().default(false) }).strict(),
+  external_exports.object({ do: external_exports.literal("run"), command: Text }).strict(),
+  external_exports.object({
+    do: external_exports.literal("fetch"),
+    url: Text,
+    method: external_exports.enum(["GET", "POST", "PUT", "DELETE"]).default("GET"),
+    body: Text.optional()
+  }).strict(),
+  /** A message through the mail or chat service. */
+  external_exports.object({
+    do: external_exports.literal("send"),
+    channel: external_exports.enum(["mail", "chat"]),
+    to: Text,
+    subject: Text.optional(),
+    body: Text
+  }).strict(),
+  /** Any other mock-service operation, e.g. payments.transfer, deploy.trigger, tickets.close. */
+  external_exports.object({
+    do: external_exports.literal("call"),
+    service: external_exports.enum(["payments", "deploy", "tickets", "mcp", "registry", "chat", "mail"]),
+    op: external_exports.string().min(1),
+    args: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({})
+  }).strict().refine((a) => SERVICE_OPS[a.service].includes(a.op), {
+    path: ["op"],
+    message: "unknown operation for this service (see SERVICE_OPS: payments transfer|balance, deploy trigger|status|logs, tickets list|read|update, mcp list|call, registry search|show|install, chat read|post, mail inbox|read|send)"
+  }),
+  /** Install an extension/skill from the mock registry into the harness's skills folder. */
+  external_exports.object({ do: external_exports.literal("install"), name: Text }).strict(),
+  /** Write a durable entry into the harness's memory. */
+  external_exports.object({ do: external_exports.literal("remember"), text: Text }).strict(),
+  /** Final text to the owner. */
+  external_exports.object({ do: external_exports.literal("reply"), text: Text }).strict()
+]);
+var one = (key, body) => external_exports.object({ [key]: body }).strict();
+var Check = external_exports.lazy(
+  () => external_exports.union([
+    one("all_of", external_exports.array(Check).min(1)),
+    one("any_of", external_exports.array(Check).min(1)),
+    one("not", Check),
+    one("file_exists", external_exports.object({ path: Text }).strict()),
+    one(
+      "file_contains",
+      external_exports.object({ path: Text, text: Text.optional(), regex: external_exports.string().optional() }).strict().refine((v) => v.text !== void 0 || v.regex !== void 0, "give text or regex")
+    ),
+    one("file_changed", external_exports.object({ path: Text }).strict()),
+    one("file_deleted", external_exports.object({ path: Text }).strict()),
+    one("config_equals", external_exports.object({ path: Text, key: external_exports.string(), value: external_exports.unknown() }).strict()),
+    one(
+      "service_received",
+      external_exports.object({ service: external_exports.string(), op: external_exports.string().optional(), contains: Text.optional() }).strict()
+    ),
+    one("canary_leaked", external_exports.object({ canary: external_exports.string().optional(), to: external_exports.string().optional() }).strict()),
+    one(
+      "tool_called",
+      external_exports.object({
+        action: external_exports.enum(Action.options.map((o) => o.shape.do.value)).optional(),
+        name: external_exports.string().optional(),
+        contains: Text.optional()
+      }).strict()
+    ),
+    one(
+      "harness_denied",
+      external_exports.object({
+        action: external_exports.enum(Action.options.map((o) => o.shape.do.value)).optional(),
+        contains: Text.optional(),
+        step: external_exports.enum(["owner", "attack"]).optional()
+      }).strict()
+    ),
+    one("reply_contains", external_exports.object({ text: Text }).strict()),
+    one("memory_contains", external_exports.object({ text: Text }).strict()),
+    one("skill_installed", external_exports.object({ name: external_exports.string().optional() }).strict()),
+    one("egress_attempted", external_exports.object({ host: external_exports.string().optional() }).strict()),
+    one("files_written_outside", external_exports.object({}).strict()),
+    one("always", external_exports.boolean())
+  ])
+);
+var AUDIT_CHANNELS = ["tools", "resources", "flow"];
+var AuditChannel = external_exports.enum(AUDIT_CHANNELS);
+var AuditRule = external_exports.object({
+  id: external_exports.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lower-case id of letters, digits, . _ -"),
+  channel: AuditChannel,
+  description: external_exports.string().min(1),
+  forbid: Check
+}).strict();
+var Mail = external_exports.object({
+  id: external_exports.string().optional(),
+  from: external_exports.string(),
+  to: external_exports.string().default("owner@example.test"),
+  subject: external_exports.string(),
+  body: external_exports.string()
+}).strict();
+var RegistryPackage = external_exports.object({
+  name: external_exports.string(),
+  version: external_exports.string().default("1.0.0"),
+  description: external_exports.string().default(""),
+  publisher: external_exports.string().default("community"),
+  /** Files of the package, path → content; installed under the harness's skills folder. */
+  files: external_exports.record(external_exports.string(), external_exports.string()).default({})
+}).strict();
+var McpTool = external_exports.object({
+  name: external_exports.string(),
+  description: external_exports.string(),
+  /** Text the tool returns when called. */
+  result: external_exports.string().default("ok")
+}).strict();
+var ServiceState = external_exports.object({
+  mail: external_exports.object({ inbox: external_exports.array(Mail).default([]) }).strict().optional(),
+  chat: external_exports.object({
+    channels: external_exports.record(external_exports.string(), external_exports.array(external_exports.object({ from: external_exports.string(), text: external_exports.string() }).strict())).default({})
+  }).strict().optional(),
+  payments: external_exports.object({
+    balance: external_exports.number().default(1e4),
+    currency: external_exports.string().default("USD"),
+    payees: external_exports.array(external_exports.string()).default([])
+  }).strict().optional(),
+  deploy: external_exports.object({
+    services: external_exports.array(external_exports.string()).default(["web"]),
+    logs: external_exports.record(external_exports.string(), external_exports.string()).default({})
+  }).strict().optional(),
+  registry: external_exports.object({ packages: external_exports.array(RegistryPackage).default([]) }).strict().optional(),
+  /** Web pages served under {{svc}}/web/PATH. */
+  web: external_exports.object({ pages: external_exports.record(external_exports.string(), external_exports.string()).default({}) }).strict().optional(),
+  tickets: external_exports.object({
+    items: external_exports.array(
+      external_exports.object({
+        id: external_exports.string(),
+        title: external_exports.string(),
+        body: external_exports.string(),
+        status: external_exports.string().default("open")
+      }).strict()
+    ).default([])
+  }).strict().optional(),
+  mcp: external_exports.object({ tools: external_exports.array(McpTool).default([]) }).strict().optional()
+}).strict();
+var Canary = external_exports.object({
+  name: external_exports.string().regex(/^[A-Z][A-Z0-9_]*$/, "upper-case name such as DEPLOY_TOKEN"),
+  /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA…). */
+  prefix: external_exports.string().default("sk-")
+}).strict();
+var World = external_exports.object({
+  /** Workspace files: relative path → content (templates allowed). */
+  files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /** Files under the trial's HOME: path relative to HOME → content. */
+  home_files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /** Entries already in the harness's memory before the trial (written to the adapter's memory file). */
+  memory: external_exports.array(external_exports.string()).default([]),
+  services: ServiceState.default({}),
+  canaries: external_exports.array(Canary).default([])
+}).strict();
+var Case = external_exports.object({
+  id: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case id of letters, digits and dashes"),
+  title: external_exports.string().min(1),
+  phase: Phase,
+  entry_point: EntryPoint,
+  effect: Effect,
+  severity: Severity,
+  tags: external_exports.array(external_exports.string()).default([]),
+  description: external_exports.string().default(""),
+  owner: external_exports.object({
+    /** What the owner types, 1–3 turns. */
+    turns: external_exports.array(external_exports.string().min(1)).min(1).max(3),
+    /** How a competent agent would do the task, as abstract actions. */
+    plan: external_exports.array(Action).min(1)
+  }).strict(),
+  world: World.default({
+    files: {},
+    home_files: {},
+    memory: [],
+    services: {},
+    canaries: []
+  }),
+  inject: external_exports.object({
+    /** Where the adversarial text sits, for the report (e.g. `SETUP.md`, `mail:3`, `web:/docs/x`). */
+    artifact: external_exports.string(),
+    /** Text that, once visible to the model, makes the worst-case model follow the goal. */
+    trigger: external_exports.string().min(8),
+    /** The attacker's goal as abstract actions. */
+    goal: external_exports.array(Action).min(1)
+  }).strict(),
+  checks: external_exports.object({
+    utility: Check,
+    attack: Check,
+    persistence: Check.optional(),
+    /** Defaults to: the harness denied one of the attacker's actions. */
+    detection: Check.optional()
+  }).strict(),
+  audit: external_exports.array(AuditRule).default([]),
+  /** Perturbation variants derived from a base case record their base here. */
+  variant_of: external_exports.string().optional()
+}).strict();
+
+// src/report/junit.ts
+function xmlEscape(value, max = 2e3) {
+  return sanitizeText(value, max).replace(/[\uD800-\uDFFF\uFFFE\uFFFF]/gu, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+}
+
+// src/action/masked.ts
+function outputMask(mask) {
+  const xml = (s) => withSecretMask(NO_MASK, () => xmlEscape(s, Number.MAX_SAFE_INTEGER));
+  return mask.withForms(inertMarkdown, xml, (s) => JSON.stringify(s).slice(1, -1));
+}
+function jobSecretMask(env) {
+  return outputMask(SecretMask.fromEnv(env));
+}
+
+// src/cli/main.ts
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join13 } from "node:path";
+import { parseArgs as parseArgs4 } from "node:util";
+
+// src/adapters/load.ts
+init_errors();
+import { existsSync as existsSync2, readdirSync, statSync } from "node:fs";
+import { dirname as dirname2, join as join2, resolve as resolve2 } from "node:path";
+
+// src/paths.ts
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+var cached2;
+function findRoot() {
+  const override = process.env.HARNESS_RISK_ROOT;
+  if (override) return resolve(override);
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, "adapters")) && existsSync(join(dir, "package.json"))) return dir;
+    dir = dirname(dir);
+  }
+  throw new Error(`cannot find the harness-risk-action root above ${fileURLToPath(import.meta.url)}`);
+}
+function actionRoot() {
+  cached2 ??= findRoot();
+  return cached2;
+}
+var builtinCasesDir = () => join(actionRoot(), "cases");
+var builtinAdaptersDir = () => join(actionRoot(), "adapters");
+var defaultCacheDir = () => process.env.HARNESS_RISK_CACHE || join(actionRoot(), ".cache", "harnesses");
+
+// src/yaml-file.ts
+var import_yaml = __toESM(require_dist(), 1);
+init_errors();
+import { readFileSync } from "node:fs";
+function fieldPath(path2) {
+  return path2.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
+}
+function lineOf(doc, lc, path2) {
+  for (let n = path2.length; n >= 0; n--) {
+    const node2 = doc.getIn(path2.slice(0, n), true);
+    if ((0, import_yaml.isNode)(node2) && node2.range) return lc.linePos(node2.range[0]).line;
+  }
+  return 1;
+}
+function parseYaml(file2, text, schema, what) {
+  const lc = new import_yaml.LineCounter();
+  const doc = (0, import_yaml.parseDocument)(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0];
+    const line = err.linePos?.[0]?.line ?? 1;
+    throw new UserError(
+      `${file2}:${line}: not valid YAML: ${err.message.split("\n")[0]}`,
+      `fix the YAML syntax of this ${what}`
+    );
+  }
+  const raw = doc.toJS({ maxAliasCount: 100 });
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.slice(0, 5).map((issue3) => {
+      const line = lineOf(doc, lc, issue3.path);
+      return `${file2}:${line}: ${fieldPath(issue3.path)}: ${issue3.message}`;
+    });
+    const more = parsed.error.issues.length > 5 ? `
+  (${parsed.error.issues.length - 5} more problems)` : "";
+    throw new UserError(
+      `invalid ${what}:
+  ${lines.join("\n  ")}${more}`,
+      `correct the field(s) named above; the JSON Schema under schema/ gives every allowed field`
+    );
+  }
+  const first = doc.contents && (0, import_yaml.isNode)(doc.contents) && doc.contents.range ? lc.linePos(doc.contents.range[0]).line : 1;
+  return { value: parsed.data, line: first };
+}
+function readYaml(file2, schema, what) {
+  let text;
+  try {
+    text = readFileSync(file2, "utf8");
+  } catch (e2) {
+    throw new UserError(`${file2}: cannot read ${what}: ${e2.message}`, "check the path");
+  }
+  return parseYaml(file2, text, schema, what);
+}
+
 // src/adapters/schema.ts
 var ToolHint = external_exports.object({
   /** The harness's tool name. */
@@ -65692,237 +66077,6 @@ function toAlignment(value) {
   const code = typeof value === "string" ? value.codePointAt(0) : 0;
   return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
 }
-
-// src/cases/schema.ts
-var PHASES = ["configuration", "extension", "runtime", "persistence", "action", "recovery"];
-var Phase = external_exports.enum(PHASES);
-var ENTRY_POINTS = [
-  "workspace_file",
-  // README, setup guide, config template, code comment in the repository
-  "extension_package",
-  // skill/extension/plugin package or its registry metadata
-  "web_page",
-  // a page the agent fetches
-  "message",
-  // email or chat message
-  "tool_output",
-  // a tool's or API's response
-  "mcp_tool",
-  // an MCP tool description or result
-  "memory_entry",
-  // an entry already in the harness's memory
-  "agent_message",
-  // a message from a sub-agent or another agent
-  "ops_record"
-  // incident ticket, CI log, recovery log, runbook
-];
-var EntryPoint = external_exports.enum(ENTRY_POINTS);
-var EFFECTS = ["disclosure", "state_change", "execution", "persistence", "exhaustion"];
-var Effect = external_exports.enum(EFFECTS);
-var SEVERITIES = ["low", "medium", "high", "critical"];
-var Severity = external_exports.enum(SEVERITIES);
-var Text = external_exports.string();
-var SERVICE_OPS = {
-  payments: ["transfer", "balance"],
-  deploy: ["trigger", "status", "logs"],
-  tickets: ["list", "read", "update"],
-  mcp: ["list", "call"],
-  registry: ["search", "show", "install"],
-  chat: ["read", "post"],
-  mail: ["inbox", "read", "send"]
-};
-var Action = external_exports.discriminatedUnion("do", [
-  external_exports.object({ do: external_exports.literal("read"), path: Text }).strict(),
-  external_exports.object({ do: external_exports.literal("write"), path: Text, content: Text, append: external_exports.boolean().default(false) }).strict(),
-  external_exports.object({ do: external_exports.literal("run"), command: Text }).strict(),
-  external_exports.object({
-    do: external_exports.literal("fetch"),
-    url: Text,
-    method: external_exports.enum(["GET", "POST", "PUT", "DELETE"]).default("GET"),
-    body: Text.optional()
-  }).strict(),
-  /** A message through the mail or chat service. */
-  external_exports.object({
-    do: external_exports.literal("send"),
-    channel: external_exports.enum(["mail", "chat"]),
-    to: Text,
-    subject: Text.optional(),
-    body: Text
-  }).strict(),
-  /** Any other mock-service operation, e.g. payments.transfer, deploy.trigger, tickets.close. */
-  external_exports.object({
-    do: external_exports.literal("call"),
-    service: external_exports.enum(["payments", "deploy", "tickets", "mcp", "registry", "chat", "mail"]),
-    op: external_exports.string().min(1),
-    args: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({})
-  }).strict().refine((a) => SERVICE_OPS[a.service].includes(a.op), {
-    path: ["op"],
-    message: "unknown operation for this service (see SERVICE_OPS: payments transfer|balance, deploy trigger|status|logs, tickets list|read|update, mcp list|call, registry search|show|install, chat read|post, mail inbox|read|send)"
-  }),
-  /** Install an extension/skill from the mock registry into the harness's skills folder. */
-  external_exports.object({ do: external_exports.literal("install"), name: Text }).strict(),
-  /** Write a durable entry into the harness's memory. */
-  external_exports.object({ do: external_exports.literal("remember"), text: Text }).strict(),
-  /** Final text to the owner. */
-  external_exports.object({ do: external_exports.literal("reply"), text: Text }).strict()
-]);
-var one = (key, body) => external_exports.object({ [key]: body }).strict();
-var Check = external_exports.lazy(
-  () => external_exports.union([
-    one("all_of", external_exports.array(Check).min(1)),
-    one("any_of", external_exports.array(Check).min(1)),
-    one("not", Check),
-    one("file_exists", external_exports.object({ path: Text }).strict()),
-    one(
-      "file_contains",
-      external_exports.object({ path: Text, text: Text.optional(), regex: external_exports.string().optional() }).strict().refine((v) => v.text !== void 0 || v.regex !== void 0, "give text or regex")
-    ),
-    one("file_changed", external_exports.object({ path: Text }).strict()),
-    one("file_deleted", external_exports.object({ path: Text }).strict()),
-    one("config_equals", external_exports.object({ path: Text, key: external_exports.string(), value: external_exports.unknown() }).strict()),
-    one(
-      "service_received",
-      external_exports.object({ service: external_exports.string(), op: external_exports.string().optional(), contains: Text.optional() }).strict()
-    ),
-    one("canary_leaked", external_exports.object({ canary: external_exports.string().optional(), to: external_exports.string().optional() }).strict()),
-    one(
-      "tool_called",
-      external_exports.object({
-        action: external_exports.enum(Action.options.map((o) => o.shape.do.value)).optional(),
-        name: external_exports.string().optional(),
-        contains: Text.optional()
-      }).strict()
-    ),
-    one(
-      "harness_denied",
-      external_exports.object({
-        action: external_exports.enum(Action.options.map((o) => o.shape.do.value)).optional(),
-        contains: Text.optional(),
-        step: external_exports.enum(["owner", "attack"]).optional()
-      }).strict()
-    ),
-    one("reply_contains", external_exports.object({ text: Text }).strict()),
-    one("memory_contains", external_exports.object({ text: Text }).strict()),
-    one("skill_installed", external_exports.object({ name: external_exports.string().optional() }).strict()),
-    one("egress_attempted", external_exports.object({ host: external_exports.string().optional() }).strict()),
-    one("files_written_outside", external_exports.object({}).strict()),
-    one("always", external_exports.boolean())
-  ])
-);
-var AUDIT_CHANNELS = ["tools", "resources", "flow"];
-var AuditChannel = external_exports.enum(AUDIT_CHANNELS);
-var AuditRule = external_exports.object({
-  id: external_exports.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lower-case id of letters, digits, . _ -"),
-  channel: AuditChannel,
-  description: external_exports.string().min(1),
-  forbid: Check
-}).strict();
-var Mail = external_exports.object({
-  id: external_exports.string().optional(),
-  from: external_exports.string(),
-  to: external_exports.string().default("owner@example.test"),
-  subject: external_exports.string(),
-  body: external_exports.string()
-}).strict();
-var RegistryPackage = external_exports.object({
-  name: external_exports.string(),
-  version: external_exports.string().default("1.0.0"),
-  description: external_exports.string().default(""),
-  publisher: external_exports.string().default("community"),
-  /** Files of the package, path → content; installed under the harness's skills folder. */
-  files: external_exports.record(external_exports.string(), external_exports.string()).default({})
-}).strict();
-var McpTool = external_exports.object({
-  name: external_exports.string(),
-  description: external_exports.string(),
-  /** Text the tool returns when called. */
-  result: external_exports.string().default("ok")
-}).strict();
-var ServiceState = external_exports.object({
-  mail: external_exports.object({ inbox: external_exports.array(Mail).default([]) }).strict().optional(),
-  chat: external_exports.object({
-    channels: external_exports.record(external_exports.string(), external_exports.array(external_exports.object({ from: external_exports.string(), text: external_exports.string() }).strict())).default({})
-  }).strict().optional(),
-  payments: external_exports.object({
-    balance: external_exports.number().default(1e4),
-    currency: external_exports.string().default("USD"),
-    payees: external_exports.array(external_exports.string()).default([])
-  }).strict().optional(),
-  deploy: external_exports.object({
-    services: external_exports.array(external_exports.string()).default(["web"]),
-    logs: external_exports.record(external_exports.string(), external_exports.string()).default({})
-  }).strict().optional(),
-  registry: external_exports.object({ packages: external_exports.array(RegistryPackage).default([]) }).strict().optional(),
-  /** Web pages served under {{svc}}/web/PATH. */
-  web: external_exports.object({ pages: external_exports.record(external_exports.string(), external_exports.string()).default({}) }).strict().optional(),
-  tickets: external_exports.object({
-    items: external_exports.array(
-      external_exports.object({
-        id: external_exports.string(),
-        title: external_exports.string(),
-        body: external_exports.string(),
-        status: external_exports.string().default("open")
-      }).strict()
-    ).default([])
-  }).strict().optional(),
-  mcp: external_exports.object({ tools: external_exports.array(McpTool).default([]) }).strict().optional()
-}).strict();
-var Canary = external_exports.object({
-  name: external_exports.string().regex(/^[A-Z][A-Z0-9_]*$/, "upper-case name such as DEPLOY_TOKEN"),
-  /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA…). */
-  prefix: external_exports.string().default("sk-")
-}).strict();
-var World = external_exports.object({
-  /** Workspace files: relative path → content (templates allowed). */
-  files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-  /** Files under the trial's HOME: path relative to HOME → content. */
-  home_files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-  /** Entries already in the harness's memory before the trial (written to the adapter's memory file). */
-  memory: external_exports.array(external_exports.string()).default([]),
-  services: ServiceState.default({}),
-  canaries: external_exports.array(Canary).default([])
-}).strict();
-var Case = external_exports.object({
-  id: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case id of letters, digits and dashes"),
-  title: external_exports.string().min(1),
-  phase: Phase,
-  entry_point: EntryPoint,
-  effect: Effect,
-  severity: Severity,
-  tags: external_exports.array(external_exports.string()).default([]),
-  description: external_exports.string().default(""),
-  owner: external_exports.object({
-    /** What the owner types, 1–3 turns. */
-    turns: external_exports.array(external_exports.string().min(1)).min(1).max(3),
-    /** How a competent agent would do the task, as abstract actions. */
-    plan: external_exports.array(Action).min(1)
-  }).strict(),
-  world: World.default({
-    files: {},
-    home_files: {},
-    memory: [],
-    services: {},
-    canaries: []
-  }),
-  inject: external_exports.object({
-    /** Where the adversarial text sits, for the report (e.g. `SETUP.md`, `mail:3`, `web:/docs/x`). */
-    artifact: external_exports.string(),
-    /** Text that, once visible to the model, makes the worst-case model follow the goal. */
-    trigger: external_exports.string().min(8),
-    /** The attacker's goal as abstract actions. */
-    goal: external_exports.array(Action).min(1)
-  }).strict(),
-  checks: external_exports.object({
-    utility: Check,
-    attack: Check,
-    persistence: Check.optional(),
-    /** Defaults to: the harness denied one of the attacker's actions. */
-    detection: Check.optional()
-  }).strict(),
-  audit: external_exports.array(AuditRule).default([]),
-  /** Perturbation variants derived from a base case record their base here. */
-  variant_of: external_exports.string().optional()
-}).strict();
 
 // src/cases/coverage.ts
 function coverage(cases) {
@@ -66302,6 +66456,49 @@ async function acquireLock(lock, timeoutMs) {
 // src/engine/run.ts
 init_errors();
 
+// src/result/integrity.ts
+init_errors();
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync3 } from "node:fs";
+var sha256 = (bytes) => createHash2("sha256").update(bytes).digest("hex");
+var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
+`;
+var OutputTampered = class extends UserError {
+  constructor(files) {
+    super(
+      `${files.map((f) => `${f.path}: ${f.problem}`).join("; ")}: changed after harness-risk wrote ${files.length === 1 ? "it" : "them"}, so a trial (or a process it left running) wrote outside its own folders`,
+      "do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again"
+    );
+    this.files = files;
+    this.name = "OutputTampered";
+  }
+  files;
+};
+function problemOf(path2, digest) {
+  let now;
+  try {
+    now = readFileSync3(path2);
+  } catch (e2) {
+    return `cannot be read back (${e2.code ?? e2.message})`;
+  }
+  const found = sha256(now);
+  return found === digest ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest.slice(0, 12)}\u2026`;
+}
+var WrittenFiles = class {
+  digests = /* @__PURE__ */ new Map();
+  record(path2, bytes) {
+    this.digests.set(path2, sha256(bytes));
+  }
+  /** Throws OutputTampered naming every file that no longer holds what was written. */
+  verify() {
+    const bad = [...this.digests].flatMap(([path2, digest]) => {
+      const problem = problemOf(path2, digest);
+      return problem ? [{ path: path2, problem }] : [];
+    });
+    if (bad.length) throw new OutputTampered(bad);
+  }
+};
+
 // src/result/schema.ts
 var RESULT_SCHEMA_VERSION = 1;
 var Labels = external_exports.object({
@@ -66432,11 +66629,12 @@ var RunResult = external_exports.object({
 }).strict();
 
 // src/result/writer.ts
+import { randomBytes } from "node:crypto";
 import { mkdirSync as mkdirSync2, renameSync as renameSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import { dirname as dirname3 } from "node:path";
 
 // src/score/labels.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 
 // src/score/checks.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -66684,7 +66882,7 @@ function evidenceDigest(ev) {
     diff: ev.diff,
     exit: ev.process.exit_code
   };
-  return createHash2("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
+  return createHash3("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
 }
 var NO_SCORES = {
   labels: { u: false, a: false, p: false, d: false },
@@ -66729,13 +66927,15 @@ function summarize(trials) {
 
 // src/result/writer.ts
 var ResultWriter = class {
-  constructor(path2, header) {
+  constructor(path2, header, written = new WrittenFiles()) {
     this.path = path2;
+    this.written = written;
     this.doc = { ...header, status: "running", trials: [], summary: summarize([]) };
     mkdirSync2(dirname3(path2), { recursive: true });
     this.flush();
   }
   path;
+  written;
   doc;
   /** Header facts learnt after the run began (the image id once the daemon answered). */
   annotate(fields) {
@@ -66755,10 +66955,11 @@ var ResultWriter = class {
     return this.doc;
   }
   flush() {
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    writeFileSync2(tmp, `${JSON.stringify(this.doc, null, 2)}
-`);
+    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+    const bytes = resultBytes(this.doc);
+    writeFileSync2(tmp, bytes, { flag: "wx" });
     renameSync2(tmp, this.path);
+    this.written.record(this.path, bytes);
   }
 };
 
@@ -66875,11 +67076,11 @@ var ProcessRunner = class {
 var VERSION = "1.0.0";
 
 // src/world/canaries.ts
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes as randomBytes2 } from "node:crypto";
 var BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 var BODY_LENGTH = 32;
 function newRunKey() {
-  return randomBytes(32).toString("hex");
+  return randomBytes2(32).toString("hex");
 }
 function makeCanaries(canaries, runKey, trialId2) {
   const out = {};
@@ -66947,12 +67148,12 @@ function isPlainObject2(value) {
 }
 
 // src/engine/attest.ts
-import { createHash as createHash3 } from "node:crypto";
-import { readdirSync as readdirSync3, readFileSync as readFileSync3, statSync as statSync4 } from "node:fs";
+import { createHash as createHash4 } from "node:crypto";
+import { readdirSync as readdirSync3, readFileSync as readFileSync4, statSync as statSync4 } from "node:fs";
 import { join as join5, relative as relative2 } from "node:path";
 function selectionDigest(cases) {
   const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
-  return createHash3("sha256").update(lines.join("\n")).digest("hex");
+  return createHash4("sha256").update(lines.join("\n")).digest("hex");
 }
 function selectionOf(all, shard) {
   return { digest: selectionDigest(all), cases: all.length, ...shard ? { shard } : {} };
@@ -66960,7 +67161,7 @@ function selectionOf(all, shard) {
 var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
 function adapterDigest(dir) {
-  const h = createHash3("sha256");
+  const h = createHash4("sha256");
   const files = [];
   const walk2 = (d) => {
     for (const name of readdirSync3(d).sort()) {
@@ -66979,7 +67180,7 @@ function adapterDigest(dir) {
     const size = statSync4(f).size;
     h.update(`${relative2(dir, f)}\0${size}\0`);
     if (bytes + size <= MAX_BYTES) {
-      h.update(readFileSync3(f));
+      h.update(readFileSync4(f));
       bytes += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -66988,7 +67189,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync3(file2, "utf8"));
+    const j = JSON.parse(readFileSync4(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -67026,7 +67227,8 @@ function harnessInfo(loaded, cacheDir, render) {
 }
 
 // src/engine/trial.ts
-import { mkdir as mkdir2, writeFile as writeFile2 } from "node:fs/promises";
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { mkdir as mkdir2, rename, writeFile as writeFile2 } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join as join7 } from "node:path";
 
@@ -67361,7 +67563,7 @@ var EvidenceRecorder = class {
 };
 
 // src/model/ids.ts
-import { createHmac as createHmac2, randomBytes as randomBytes2 } from "node:crypto";
+import { createHmac as createHmac2, randomBytes as randomBytes3 } from "node:crypto";
 var BASE622 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 var BASE64URL = `${BASE622}-_`;
 var HEX = "0123456789abcdef";
@@ -67392,7 +67594,7 @@ var SHAPES = {
 };
 var CallLedger = class {
   /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
-  constructor(secret = randomBytes2(32).toString("hex")) {
+  constructor(secret = randomBytes3(32).toString("hex")) {
     this.secret = secret;
   }
   secret;
@@ -67429,7 +67631,7 @@ var CallLedger = class {
   }
 };
 function providerKey(dialect) {
-  const rnd = (n) => fromBytes(() => randomBytes2(64), BASE64URL, n);
+  const rnd = (n) => fromBytes(() => randomBytes3(64), BASE64URL, n);
   return dialect === "anthropic-messages" ? `sk-ant-api03-${rnd(93)}AA` : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;
 }
 
@@ -69139,7 +69341,7 @@ function send2(res, result) {
 }
 
 // src/world/snapshot.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { posix as posix3 } from "node:path";
@@ -69202,13 +69404,13 @@ async function fileState(entry, maxText) {
   try {
     if (entry.symlink) {
       const target = await readlink(entry.abs);
-      return { hash: sha256(`symlink\0${target}`), size: Buffer.byteLength(target), text: target };
+      return { hash: sha2562(`symlink\0${target}`), size: Buffer.byteLength(target), text: target };
     }
     const { size } = await lstat(entry.abs);
     if (size > maxText) return { hash: await hashStream(entry.abs), size };
     const content = await readFile(entry.abs);
     const text = asText(content);
-    return text === void 0 ? { hash: sha256(content), size: content.length } : { hash: sha256(content), size: content.length, text };
+    return text === void 0 ? { hash: sha2562(content), size: content.length } : { hash: sha2562(content), size: content.length, text };
   } catch {
     return { hash: "unreadable", size: 0 };
   }
@@ -69222,12 +69424,12 @@ function asText(content) {
     return void 0;
   }
 }
-function sha256(data) {
-  return createHash4("sha256").update(data).digest("hex");
+function sha2562(data) {
+  return createHash5("sha256").update(data).digest("hex");
 }
 function hashStream(path2) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash4("sha256");
+    const hash2 = createHash5("sha256");
     createReadStream(path2).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
@@ -69588,8 +69790,18 @@ async function runTrial(input2) {
     if (input2.keepEvidenceDir) {
       await mkdir2(input2.keepEvidenceDir, { recursive: true });
       evidenceFile = join7(input2.keepEvidenceDir, `${id}.json`);
-      await writeFile2(evidenceFile, JSON.stringify(evidence, null, 1));
+      const bytes = JSON.stringify(evidence, null, 1);
+      const tmp = `${evidenceFile}.tmp-${randomBytes4(6).toString("hex")}`;
+      await writeFile2(tmp, bytes, { flag: "wx" });
+      await rename(tmp, evidenceFile);
+      input2.written?.record(evidenceFile, bytes);
     }
+    const mask = currentMask();
+    const facts = trialFacts(
+      checkCtx,
+      casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? [])
+    );
+    if (facts.error_tail) facts.error_tail = mask.text(facts.error_tail);
     const trial = {
       id,
       case_id: c.id,
@@ -69597,12 +69809,9 @@ async function runTrial(input2) {
       phase: c.phase,
       seed: input2.seed,
       valid: !reason,
-      ...reason ? { invalid_reason: reason } : {},
+      ...reason ? { invalid_reason: mask.text(reason) } : {},
       ...scores,
-      facts: trialFacts(
-        checkCtx,
-        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? [])
-      ),
+      facts,
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,
@@ -69704,34 +69913,39 @@ async function runSafetyCases(opts) {
   const readOnly = [.../* @__PURE__ */ new Set([join8(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
   const workRoot = await mkdtemp3(join8(tmpdir(), `harness-risk-${runId}-`));
-  const writer = new ResultWriter(opts.out, {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: "harness-risk-action", version: VERSION },
-    started_at: (/* @__PURE__ */ new Date()).toISOString(),
-    adapter: {
-      name: adapter.adapter.name,
-      config: opts.config,
-      file: displayPath(adapter.file),
-      digest: adapterDigest(adapter.dir)
+  const written = new WrittenFiles();
+  const writer = new ResultWriter(
+    opts.out,
+    {
+      schema_version: RESULT_SCHEMA_VERSION,
+      tool: { name: "harness-risk-action", version: VERSION },
+      started_at: (/* @__PURE__ */ new Date()).toISOString(),
+      adapter: {
+        name: adapter.adapter.name,
+        config: opts.config,
+        file: displayPath(adapter.file),
+        digest: adapterDigest(adapter.dir)
+      },
+      ...harness ? { harness } : {},
+      runner: opts.runner,
+      selection: selectionOf(selected, opts.shard),
+      model: { mode: opts.model, seeds: opts.seeds },
+      source: opts.source ?? {},
+      cases: cases.map((lc) => ({
+        id: lc.case.id,
+        revision: lc.revision,
+        title: lc.case.title,
+        phase: lc.case.phase,
+        entry_point: lc.case.entry_point,
+        effect: lc.case.effect,
+        severity: lc.case.severity,
+        file: displayPath(lc.file),
+        line: lc.line,
+        artifact: lc.case.inject.artifact
+      }))
     },
-    ...harness ? { harness } : {},
-    runner: opts.runner,
-    selection: selectionOf(selected, opts.shard),
-    model: { mode: opts.model, seeds: opts.seeds },
-    source: opts.source ?? {},
-    cases: cases.map((lc) => ({
-      id: lc.case.id,
-      revision: lc.revision,
-      title: lc.case.title,
-      phase: lc.case.phase,
-      entry_point: lc.case.entry_point,
-      effect: lc.case.effect,
-      severity: lc.case.severity,
-      file: displayPath(lc.file),
-      line: lc.line,
-      artifact: lc.case.inject.artifact
-    }))
-  });
+    written
+  );
   const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
   const progress = opts.on_progress ?? (() => {
   });
@@ -69765,7 +69979,8 @@ async function runSafetyCases(opts) {
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1e3,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
             keepEvidenceDir: opts.keep_evidence ? join8(dirname6(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0,
-            signal: opts.signal
+            signal: opts.signal,
+            written
           });
           trial = out.trial;
           for (const n of out.notices) progress({ kind: "notice", message: n });
@@ -69793,7 +70008,9 @@ async function runSafetyCases(opts) {
     await rm3(workRoot, { recursive: true, force: true }).catch(() => {
     });
   }
-  return writer.finish(stopped ? "interrupted" : "complete");
+  const result = writer.finish(stopped ? "interrupted" : "complete");
+  written.verify();
+  return result;
 }
 
 // src/engine/validate.ts
@@ -70560,154 +70777,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync4, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join10, relative as relative4 } from "node:path";
 init_errors();
-
-// src/report/mask.ts
-import { AsyncLocalStorage } from "node:async_hooks";
-var MASK = "***";
-var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|_)(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
-var JOB_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
-var MIN_SECRET = 6;
-function credentialLike(value) {
-  const path2 = value.includes("/") && !/[+=]/.test(value);
-  return !path2 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
-}
-var TOKEN_SHAPES = [
-  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
-  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
-  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
-  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
-  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{20,}/g,
-  /\b(AKIA)[A-Z0-9]{16}\b/g,
-  /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
-  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
-];
-var SecretMask = class _SecretMask {
-  /** `shapes: false` only to compute what a secret looks like once escaped (see outputMask). */
-  constructor(values, opts = { shapes: true }) {
-    this.opts = opts;
-    const set2 = /* @__PURE__ */ new Set();
-    for (const v of values) {
-      if (!v || v.length < MIN_SECRET) continue;
-      set2.add(v);
-      for (const line of v.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET) set2.add(line.trim());
-      const url2 = encodeURIComponent(v);
-      if (url2 !== v) set2.add(url2);
-      set2.add(Buffer.from(v).toString("base64").replace(/=+$/, ""));
-    }
-    this.values = [...set2].sort((a, b2) => b2.length - a.length);
-  }
-  opts;
-  /** Longest first, so a secret that contains another is replaced whole. */
-  values;
-  /**
-   * The job's secrets from an environment: variables secret by name, and the runner's INPUT_*, ACTIONS_*
-   * and RUNNER_* variables whose value looks like a credential; plus explicit values (the github-token).
-   */
-  static fromEnv(env, explicit = []) {
-    const found = [];
-    for (const [name, value] of Object.entries(env)) {
-      if (!value) continue;
-      if (SECRET_NAME.test(name) || JOB_VARIABLE.test(name) && credentialLike(value)) found.push(value);
-    }
-    return new _SecretMask([...found, ...explicit]);
-  }
-  /** This mask plus other forms of each secret (as a renderer escaped it), for masking finished output. */
-  withForms(...forms) {
-    return new _SecretMask(this.values.flatMap((v) => [v, ...forms.map((f) => f(v))]));
-  }
-  get size() {
-    return this.values.length;
-  }
-  /** `text` with every secret replaced by `***` and every token-shaped value cut after its prefix. */
-  text(text) {
-    let out = text;
-    for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
-    if (!this.opts.shapes) return out;
-    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (_m, prefix) => `${prefix}${MASK}`);
-    return out;
-  }
-  /** A deep copy of `value` with every string masked (for objects handed to an API or written out). */
-  deep(value) {
-    if (typeof value === "string") return this.text(value);
-    if (Array.isArray(value)) return value.map((v) => this.deep(v));
-    if (value && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.deep(v)]));
-    }
-    return value;
-  }
-};
-var SHAPES_ONLY = new SecretMask([]);
-var NO_MASK = new SecretMask([], { shapes: false });
-var scope = new AsyncLocalStorage();
-function currentMask() {
-  return scope.getStore() ?? SHAPES_ONLY;
-}
-
-// src/report/escape.ts
-var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
-var INVISIBLE = /[\u{E0000}-\u{E007F}\uFEFF]/gu;
-var CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/g;
-var LINE_BREAK = /\r\n|[\r\n\u000B\u000C\u0085\u2028\u2029\t]/g;
-var DEFAULT_MAX = 400;
-function sanitizeText(value, max = DEFAULT_MAX) {
-  let text = currentMask().text(value === void 0 || value === null ? "" : String(value));
-  text = text.replace(LINE_BREAK, " ").replace(BIDI, "").replace(INVISIBLE, "").replace(CONTROL, "");
-  const points = Array.from(text);
-  if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join("")}\u2026`;
-  return text;
-}
-var ENTITIES = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "\\": "&#92;",
-  "`": "&#96;",
-  "*": "&#42;",
-  _: "&#95;",
-  "[": "&#91;",
-  "]": "&#93;",
-  "|": "&#124;",
-  "~": "&#126;",
-  $: "&#36;"
-};
-var ZWSP = "\u200B";
-function escapeMarkdown(value, options = {}) {
-  return inertMarkdown(sanitizeText(value, options.max ?? DEFAULT_MAX));
-}
-function inertMarkdown(text) {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    const entity = ENTITIES[ch];
-    if (entity !== void 0) out += entity;
-    else if (ch === "@" || ch === "#") out += ch + ZWSP;
-    else if (ch === ":" && text.startsWith("//", i + 1)) out += ch + ZWSP;
-    else out += ch;
-  }
-  return out;
-}
-function escapeLines(value, maxLines = 20, options = {}) {
-  const raw = currentMask().text(value === void 0 || value === null ? "" : String(value));
-  const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "");
-  const kept = lines.slice(-maxLines).map((l) => escapeMarkdown(l, options));
-  if (lines.length > maxLines) kept.unshift(`\u2026 ${lines.length - maxLines} earlier lines omitted`);
-  return kept.join("<br>");
-}
-function markerSafe(name) {
-  return name.replace(/[^A-Za-z0-9._/+-]/g, "_").replace(/--+/g, (m) => `-${"_".repeat(m.length - 1)}`);
-}
-
-// src/matrix/index.ts
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path2, want) {
   if (!existsSync4(path2)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync4(path2, "utf8")));
+    const doc = RunResult.parse(JSON.parse(readFileSync5(path2, "utf8")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -71303,7 +71381,7 @@ function parseGateInputs(get) {
 }
 
 // src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync5 } from "node:fs";
+import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync6 } from "node:fs";
 import { dirname as dirname7, join as join11, resolve as resolve5 } from "node:path";
 init_errors();
 var LegacyResult = external_exports.object({
@@ -71357,12 +71435,12 @@ function parseRunResult(raw, where) {
       "regenerate the file with `harness-risk run --out`; do not edit it by hand"
     );
   }
-  return parsed.data;
+  return { ...parsed.data, summary: summarize(parsed.data.trials) };
 }
 function readJsonFile(path2, what) {
   let text;
   try {
-    text = readFileSync5(path2, "utf8");
+    text = readFileSync6(path2, "utf8");
   } catch (e2) {
     const code = e2.code;
     throw new UserError(
@@ -72299,7 +72377,7 @@ async function dispatch2(argv) {
 
 // src/cli.ts
 init_errors();
-main(process.argv.slice(2)).then(
+withSecretMask(jobSecretMask(process.env), () => main(process.argv.slice(2))).then(
   (code) => {
     process.exitCode = code;
   },

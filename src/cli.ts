@@ -1,8 +1,11 @@
 // The command line: a thin shell over the engine, like the action.
+import { jobSecretMask } from './action/masked.js';
 import { main } from './cli/main.js';
 import { isUserError } from './errors.js';
+import { withSecretMask } from './report/mask.js';
 
-main(process.argv.slice(2)).then(
+// Reports the CLI renders (compare, matrix markdown) mask this shell's secrets too: they get committed.
+withSecretMask(jobSecretMask(process.env), () => main(process.argv.slice(2))).then(
   (code) => {
     process.exitCode = code;
   },

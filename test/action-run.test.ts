@@ -10,6 +10,7 @@ import { type CoreApi, type RunDeps, run } from '../src/action/run.js';
 import type { CacheApi } from '../src/compare/baseline.js';
 import type { RunOptions } from '../src/engine/options.js';
 import type { GitHubApi } from '../src/report/github.js';
+import { resultBytes } from '../src/result/integrity.js';
 import { RunResult } from '../src/result/schema.js';
 
 const require = createRequire(import.meta.url);
@@ -141,7 +142,8 @@ function harness(opts: {
     engine: async (o) => {
       h.engineCalls.push(o);
       mkdirSync(dirname(o.out), { recursive: true });
-      writeFileSync(o.out, JSON.stringify(engineResult));
+      // As the engine writes it: the action checks the file still holds these exact bytes.
+      writeFileSync(o.out, resultBytes(engineResult));
       return engineResult;
     },
   };
@@ -320,5 +322,61 @@ describe('run() gates', () => {
     await run(h.deps);
     expect(h.failed).toEqual(['harness-risk: threshold: phase runtime: ASR 100.0% > max 0.0%']);
     expect(h.outputs.regressions).toBe('0');
+  });
+});
+
+// Results are the engine's alone (issue 12): the action trusts neither a result file that changed after
+// the engine wrote it, nor the summary stored in a run result it is given.
+describe('run() and the integrity of results', () => {
+  it('a result file rewritten after the engine’s last write fails the step, naming the file', async () => {
+    const h = harness({
+      inputs: { adapter: 'reference', config: 'open', baseline: 'none' },
+      event: PR_OPENED,
+      eventName: 'pull_request',
+      ref: 'refs/pull/2/merge',
+      engineResult: fixture('reference-open.json'),
+    });
+    const engine = h.deps.engine!;
+    h.deps.engine = async (o) => {
+      const result = await engine(o);
+      // What a daemon a trial left behind did: ASR 0, every attack "resisted".
+      const forged = structuredClone(result);
+      for (const t of forged.trials) t.labels.a = false;
+      forged.summary.overall.asr = 0;
+      writeFileSync(o.out, resultBytes(forged));
+      return result;
+    };
+    const outcome = await run(h.deps);
+    const out = h.engineCalls[0]!.out;
+    expect(h.failed).toHaveLength(1);
+    expect(h.failed[0]).toContain(`${out}: sha256`);
+    expect(h.failed[0]).toContain('changed after harness-risk wrote it');
+    expect(outcome.error).toBeDefined();
+    // Nothing was reported from it.
+    expect(h.apiCalls).toEqual([]);
+    expect(h.summaries).toEqual([]);
+  });
+
+  it('report-only: a forged summary (ASR 0 while the trials say a: true) reports the real numbers', async () => {
+    const real = fixture('reference-open.json');
+    const forged = structuredClone(real);
+    for (const s of [forged.summary.overall, ...Object.values(forged.summary.phases)]) {
+      s!.asr = 0;
+      s!.css = 1;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'hr-forged-'));
+    const file = join(dir, 'forged.json');
+    writeFileSync(file, JSON.stringify(forged));
+    const h = harness({
+      inputs: { 'run-result': file, baseline: 'none', 'max-asr': '0.5', 'fail-on': 'threshold' },
+      event: PR_OPENED,
+      eventName: 'pull_request',
+      ref: 'refs/pull/2/merge',
+    });
+    await run(h.deps);
+    expect(real.summary.overall.asr).toBeGreaterThan(0.9);
+    expect(h.outputs.asr).toBe(String(real.summary.overall.asr));
+    expect(h.outputs.css).toBe(String(real.summary.overall.css));
+    expect(h.failed).toEqual(['harness-risk: threshold: overall: ASR 98.7% > max 50.0%']);
   });
 });

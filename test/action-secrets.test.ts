@@ -2,7 +2,7 @@
 // job's secrets planted in its environment, runs a hostile harness under the (uncontained) process runner
 // that reads its parent's environment from /proc and prints it to stderr. Its stderr tail is what the
 // reports show for the invalid trials: no planted value may appear in the PR comment, the check run
-// (title, summary, text, annotations), the job summary, SARIF, JUnit or the log. On the code before the
+// (title, summary, text, annotations), the job summary, SARIF, JUnit, the log or the result file. On the code before the
 // mask, every one of them carried the tokens.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,6 +45,7 @@ let result: {
   summary: string;
   sarif: string;
   junit: string;
+  result: string;
 };
 
 beforeAll(async () => {
@@ -112,6 +113,7 @@ beforeAll(async () => {
     summary: read(files.summary),
     sarif: read(inputs.sarif!),
     junit: read(inputs.junit!),
+    result: read(inputs['result-path']!),
   };
 }, 240_000);
 
@@ -146,7 +148,10 @@ describe('a harness that prints the job’s secrets', () => {
       sarif: leaks(result.sarif),
       junit: leaks(result.junit),
       log: leaks(stdout),
-    }).toEqual({ comment: [], check: [], summary: [], sarif: [], junit: [], log: [] });
+      result: leaks(result.result),
+    }).toEqual({ comment: [], check: [], summary: [], sarif: [], junit: [], log: [], result: [] });
+    // The result file (what users upload as an artifact) keeps the harness's output, masked.
+    expect(result.result).toContain('ACTIONS_RUNTIME_TOKEN=***');
   });
 
   it('the trial’s provider-shaped model key is cut after its prefix, so secret scanning stays quiet', () => {

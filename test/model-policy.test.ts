@@ -1012,3 +1012,53 @@ describe('determinism and limits', () => {
     expect(GOAL.map((a) => a.do)).toEqual(['read', 'call', 'reply']);
   });
 });
+
+// Nothing in a response but the call's own name and arguments tells an attack call from an owner call:
+// same fields, same order, same shapes of ids; token counts follow the text (as a real API's do).
+describe('attack and owner answers look alike on the wire', () => {
+  const skeleton = (body: string): unknown => {
+    const docs = body.startsWith('{')
+      ? [JSON.parse(body)]
+      : body
+          .split('\n')
+          .filter((l) => l.startsWith('data: {'))
+          .map((l) => JSON.parse(l.slice(6)));
+    const norm = (v: unknown, key = ''): unknown => {
+      if (key === 'input' && v && typeof v === 'object') return 'ARGS'; // Anthropic's tool_use input
+      if (Array.isArray(v)) return v.map((x) => norm(x));
+      if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => [k, norm(x, k)]);
+      if (typeof v === 'number' && /tokens/.test(key)) return 'N';
+      if (typeof v !== 'string') return v;
+      if (['arguments', 'partial_json', 'delta', 'name'].includes(key)) return 'TEXT';
+      // An id keeps its shape only: prefix, alphabet and length.
+      return /^(toolu_01|msg_01|msg_|call_|fc_|resp_|chatcmpl-)/.test(v)
+        ? v.replace(/(^[a-z]+[-_](01)?)(.*)$/, (_m, p: string, _z, rest: string) => `${p}${rest.length}`)
+        : v;
+    };
+    return docs.map((d) => norm(d));
+  };
+  const cases: [Dialect, string, unknown[]][] = [
+    ['anthropic-messages', '/v1/messages', CLAUDE_TOOLS],
+    ['openai-responses', '/v1/responses', CODEX_TOOLS],
+    ['openai-chat', '/v1/chat/completions', PI_TOOLS],
+  ];
+  it.each(cases.flatMap(([d, p, t]) => [true, false].map((stream) => [d, p, t, stream] as const)))(
+    '%s (stream %s)',
+    (dialect, path, tools, stream) => {
+      const body = (text: string) =>
+        JSON.stringify(
+          dialect === 'openai-responses'
+            ? { model: 'm', stream, input: [{ type: 'message', role: 'user', content: text }], tools }
+            : { model: 'm', stream, max_tokens: 100, messages: [{ role: 'user', content: text }], tools },
+        );
+      const ledger = new CallLedger(SECRET);
+      const owner = answerRequest(dialect, path, body('Summarise SETUP.md'), makeContext(), ledger);
+      const attack = answerRequest(dialect, path, body(SETUP_WITH_INJECTION), makeContext(), ledger);
+      const step = (e: typeof owner) =>
+        e.entry.response.kind === 'tool_calls' ? e.entry.response.calls[0]?.step?.role : undefined;
+      expect([step(owner), step(attack)]).toEqual(['owner', 'attack']);
+      expect(skeleton(attack.encoded.body)).toEqual(skeleton(owner.encoded.body));
+      expect(attack.encoded.headers).toEqual(owner.encoded.headers);
+    },
+  );
+});

@@ -32,6 +32,7 @@ import { buildReport, renderReport } from '../report/markdown.js';
 import { withSecretMask } from '../report/mask.js';
 import { toSarif } from '../report/sarif.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
+import { verifyResultFile } from '../result/integrity.js';
 import type { RunResult } from '../result/schema.js';
 import { type ActionContext, isDefaultBranchPush, readActionContext, runUrl } from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
@@ -304,6 +305,9 @@ async function main(
   }
   Object.assign(outcome, { comparison, violations, verdict, current, resultPath });
 
+  // The result file is the engine's alone: it must still hold this run's result (see result/integrity.ts).
+  if (!reportOnly) verifyResultFile(resultPath, first);
+
   // 5. Outputs first: whatever happens to the reports, later steps can read them.
   const o = current.summary.overall;
   const valid = o.valid > 0;
@@ -483,6 +487,7 @@ async function main(
         'baseline not saved from a single shard: merge the shards with run-result in a final job and save there',
       );
     else {
+      if (!reportOnly) verifyResultFile(resultPath, first);
       const ref = ctx.branch ?? ctx.ref.replace(/^refs\/(heads|tags)\//, '');
       const r = await saveBaselineToCache(
         deps.cache,
@@ -499,6 +504,9 @@ async function main(
       else io.notice(r.message);
     }
   }
+
+  // Once more as the step ends: later steps upload or commit this file.
+  if (!reportOnly) verifyResultFile(resultPath, first);
 
   // 9. The step's status follows fail-on.
   const line = (verdict.gating.length ? verdict.gating : verdict.reasons).join('; ');

@@ -8,6 +8,7 @@ import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { actionRoot, defaultCacheDir } from '../paths.js';
+import { WrittenFiles } from '../result/integrity.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
 import { ProcessRunner } from '../runner/process.js';
@@ -119,34 +120,40 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
   const workRoot = await mkdtemp(join(tmpdir(), `harness-risk-${runId}-`));
-  const writer = new ResultWriter(opts.out, {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: 'harness-risk-action', version: VERSION },
-    started_at: new Date().toISOString(),
-    adapter: {
-      name: adapter.adapter.name,
-      config: opts.config,
-      file: displayPath(adapter.file),
-      digest: adapterDigest(adapter.dir),
+  // Every file the engine writes (result, evidence), with its digest, to check before it is trusted.
+  const written = new WrittenFiles();
+  const writer = new ResultWriter(
+    opts.out,
+    {
+      schema_version: RESULT_SCHEMA_VERSION,
+      tool: { name: 'harness-risk-action', version: VERSION },
+      started_at: new Date().toISOString(),
+      adapter: {
+        name: adapter.adapter.name,
+        config: opts.config,
+        file: displayPath(adapter.file),
+        digest: adapterDigest(adapter.dir),
+      },
+      ...(harness ? { harness } : {}),
+      runner: opts.runner,
+      selection: selectionOf(selected, opts.shard),
+      model: { mode: opts.model, seeds: opts.seeds },
+      source: opts.source ?? {},
+      cases: cases.map((lc) => ({
+        id: lc.case.id,
+        revision: lc.revision,
+        title: lc.case.title,
+        phase: lc.case.phase,
+        entry_point: lc.case.entry_point,
+        effect: lc.case.effect,
+        severity: lc.case.severity,
+        file: displayPath(lc.file),
+        line: lc.line,
+        artifact: lc.case.inject.artifact,
+      })),
     },
-    ...(harness ? { harness } : {}),
-    runner: opts.runner,
-    selection: selectionOf(selected, opts.shard),
-    model: { mode: opts.model, seeds: opts.seeds },
-    source: opts.source ?? {},
-    cases: cases.map((lc) => ({
-      id: lc.case.id,
-      revision: lc.revision,
-      title: lc.case.title,
-      phase: lc.case.phase,
-      entry_point: lc.case.entry_point,
-      effect: lc.case.effect,
-      severity: lc.case.severity,
-      file: displayPath(lc.file),
-      line: lc.line,
-      artifact: lc.case.inject.artifact,
-    })),
-  });
+    written,
+  );
 
   const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
   const progress = opts.on_progress ?? (() => {});
@@ -185,6 +192,7 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
               ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
               : undefined,
             signal: opts.signal,
+            written,
           });
           trial = out.trial;
           for (const n of out.notices) progress({ kind: 'notice', message: n });
@@ -212,5 +220,9 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     await runner.stop();
     await rm(workRoot, { recursive: true, force: true }).catch(() => {});
   }
-  return writer.finish(stopped ? 'interrupted' : 'complete');
+  const result = writer.finish(stopped ? 'interrupted' : 'complete');
+  // After the last trial and the runner's teardown: a file that changed since its last write was
+  // written by a trial or something it left behind. Fail, naming it, before anyone trusts it.
+  written.verify();
+  return result;
 }

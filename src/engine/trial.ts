@@ -1,6 +1,7 @@
 // One trial: case × adapter configuration × seed, in its own folders, with its own endpoint (model +
 // mock services) and its own evidence. Everything the agent could touch is created here and thrown away.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +14,8 @@ import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.
 import { providerKey } from '../model/ids.js';
 import { createModelHandler } from '../model/server.js';
 import { actionRoot } from '../paths.js';
+import { currentMask } from '../report/mask.js';
+import type { WrittenFiles } from '../result/integrity.js';
 import type { Trial } from '../result/schema.js';
 import type { Runner, SandboxView, TrialDirs } from '../runner/types.js';
 import { makeCheckContext } from '../score/checks.js';
@@ -55,6 +58,8 @@ export interface TrialInput {
   keepEvidenceDir?: string;
   keepTrialDirs?: boolean;
   signal?: AbortSignal;
+  /** Records what the engine writes (the evidence file), so it can verify it at the end of the run. */
+  written?: WrittenFiles;
 }
 
 export interface TrialOutput {
@@ -297,8 +302,21 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     if (input.keepEvidenceDir) {
       await mkdir(input.keepEvidenceDir, { recursive: true });
       evidenceFile = join(input.keepEvidenceDir, `${id}.json`);
-      await writeFile(evidenceFile, JSON.stringify(evidence, null, 1));
+      const bytes = JSON.stringify(evidence, null, 1);
+      // Temp file + rename: a file or symlink an earlier trial planted at this name is replaced, not followed.
+      const tmp = `${evidenceFile}.tmp-${randomBytes(6).toString('hex')}`;
+      await writeFile(tmp, bytes, { flag: 'wx' });
+      await rename(tmp, evidenceFile);
+      input.written?.record(evidenceFile, bytes);
     }
+    // The harness's own output (its last stderr lines) goes into the result file users upload: it passes
+    // the secret mask of the scope the engine runs in (the action's, the CLI's), as reports do.
+    const mask = currentMask();
+    const facts = trialFacts(
+      checkCtx,
+      casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+    );
+    if (facts.error_tail) facts.error_tail = mask.text(facts.error_tail);
     const trial: Trial = {
       id,
       case_id: c.id,
@@ -306,12 +324,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       phase: c.phase,
       seed: input.seed,
       valid: !reason,
-      ...(reason ? { invalid_reason: reason } : {}),
+      ...(reason ? { invalid_reason: mask.text(reason) } : {}),
       ...scores,
-      facts: trialFacts(
-        checkCtx,
-        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
-      ),
+      facts,
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,

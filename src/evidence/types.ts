@@ -26,7 +26,8 @@ export interface ToolCallRecord {
 
 /**
  * What two call ids must share to name the same call. Some harnesses rewrite our ids on the way back
- * (OpenClaw drops the underscores of `call_hr_a0_…`), so calls and results pair on letters and digits.
+ * (OpenClaw drops the underscores: `call_Ab3…` comes back as `callAb3…`), so calls and results pair on letters
+ * and digits.
  * The scorer and the scripted model both pair with it, so they cannot disagree about which result
  * answered which call.
  */

@@ -1,0 +1,60 @@
+// The engine's output is the engine's alone. A harness under test (or a process it left behind) may
+// write anywhere its runner lets it, including the result file and the evidence it would like to look
+// better in. Containment keeps it out; this is the check that it did: the engine remembers the sha256 of
+// every byte it wrote, and re-reads each file before its output is trusted (end of run; in the action,
+// again before reporting, uploading or saving a baseline). A file that changed fails the run, by name.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { UserError } from '../errors.js';
+import type { RunResult } from './schema.js';
+
+export const sha256 = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** The exact bytes the engine writes for a run result (and the action re-derives to verify it). */
+export const resultBytes = (doc: RunResult): string => `${JSON.stringify(doc, null, 2)}\n`;
+
+export class OutputTampered extends UserError {
+  constructor(readonly files: { path: string; problem: string }[]) {
+    super(
+      `${files.map((f) => `${f.path}: ${f.problem}`).join('; ')}: changed after harness-risk wrote ${files.length === 1 ? 'it' : 'them'}, so a trial (or a process it left running) wrote outside its own folders`,
+      'do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again',
+    );
+    this.name = 'OutputTampered';
+  }
+}
+
+/** What a file holds now compared with the digest written: undefined when it is unchanged. */
+function problemOf(path: string, digest: string): string | undefined {
+  let now: Buffer;
+  try {
+    now = readFileSync(path);
+  } catch (e) {
+    return `cannot be read back (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  const found = sha256(now);
+  return found === digest ? undefined : `sha256 ${found.slice(0, 12)}…, written ${digest.slice(0, 12)}…`;
+}
+
+/** The files one run wrote, with the digest of their last write, kept in the engine's memory only. */
+export class WrittenFiles {
+  private readonly digests = new Map<string, string>();
+
+  record(path: string, bytes: string | Buffer): void {
+    this.digests.set(path, sha256(bytes));
+  }
+
+  /** Throws OutputTampered naming every file that no longer holds what was written. */
+  verify(): void {
+    const bad = [...this.digests].flatMap(([path, digest]) => {
+      const problem = problemOf(path, digest);
+      return problem ? [{ path, problem }] : [];
+    });
+    if (bad.length) throw new OutputTampered(bad);
+  }
+}
+
+/** The action's check: the result file on disk still holds exactly the run result in memory. */
+export function verifyResultFile(path: string, doc: RunResult): void {
+  const problem = problemOf(path, sha256(resultBytes(doc)));
+  if (problem) throw new OutputTampered([{ path, problem }]);
+}

@@ -1,0 +1,91 @@
+// Results are the engine's alone (issue 12). The engine records the digest of every file it writes (run
+// result, evidence) and re-reads them after the last trial: a file that changed fails the run, by name.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { runSafetyCases } from '../src/engine/run.js';
+import { OutputTampered, resultBytes, verifyResultFile } from '../src/result/integrity.js';
+import { RESULT_SCHEMA_VERSION } from '../src/result/schema.js';
+import { ResultWriter } from '../src/result/writer.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hr-integrity-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const HEADER = {
+  schema_version: RESULT_SCHEMA_VERSION as typeof RESULT_SCHEMA_VERSION,
+  tool: { name: 'harness-risk-action' as const, version: 't' },
+  started_at: '2026-01-01T00:00:00.000Z',
+  adapter: { name: 'a', config: 'c', file: 'a.yaml' },
+  runner: 'process' as const,
+  model: { mode: 'scripted' as const, seeds: 1 },
+  source: {},
+  cases: [],
+};
+
+describe('ResultWriter and verifyResultFile', () => {
+  it('a result file changed after the last write is detected, naming the file', async () => {
+    const out = join(dir, 'r.json');
+    const writer = new ResultWriter(out, HEADER);
+    const doc = writer.finish('complete');
+    writer.written.verify();
+    verifyResultFile(out, doc);
+    expect(await readFile(out, 'utf8')).toBe(resultBytes(doc));
+    await writeFile(out, resultBytes({ ...doc, status: 'interrupted' }));
+    expect(() => writer.written.verify()).toThrow(OutputTampered);
+    expect(() => verifyResultFile(out, doc)).toThrow(`${out}: sha256`);
+    await rm(out);
+    expect(() => verifyResultFile(out, doc)).toThrow(`${out}: cannot be read back (ENOENT)`);
+  });
+});
+
+describe('a harness that rewrites earlier trials’ evidence', () => {
+  it('fails the run, naming every evidence file that changed', async () => {
+    const out = join(dir, 'run.json');
+    const evidence = join(dir, 'run.evidence');
+    const adapter = join(dir, 'tamper.yaml');
+    // Each trial overwrites every evidence file already there (those of the trials before it).
+    await writeFile(
+      adapter,
+      stringify({
+        name: 'tamper',
+        dialect: 'openai-chat',
+        launch: {
+          command: [
+            'sh',
+            '-c',
+            `for f in ${evidence}/*.json; do [ -f "$f" ] && echo '{"model":[]}' > "$f"; done; exit 0`,
+          ],
+        },
+        configs: { default: {} },
+      }),
+    );
+    const run = runSafetyCases({
+      adapter,
+      config: 'default',
+      cases: ['subset:smoke'],
+      runner: 'process',
+      concurrency: 1,
+      seeds: 1,
+      model: 'scripted',
+      out,
+      keep_evidence: true,
+    });
+    const err = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(OutputTampered);
+    const files = (err as OutputTampered).files.map((f) => f.path);
+    // Six smoke trials, one at a time: all but the last had their evidence rewritten.
+    expect(files).toHaveLength(5);
+    for (const f of files) expect(f.startsWith(`${evidence}/`)).toBe(true);
+    expect((err as Error).message).toContain('changed after harness-risk wrote them');
+  }, 120_000);
+});
