@@ -35,7 +35,7 @@ export class Tail {
 }
 
 /** Takes one chunk; `false` asks the writer to wait for `drain` (see Demux). */
-type Sink = (b: Buffer) => boolean | undefined;
+type Sink = (b: Buffer) => unknown;
 
 /** Splits Docker's multiplexed attach stream (8-byte frame headers) into stdout and stderr. */
 export class Demux extends Writable {
