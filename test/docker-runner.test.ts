@@ -8,6 +8,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -820,3 +821,198 @@ const MODES = [
     });
   },
 );
+
+// Issue 12, the docker runner's share: trials cannot reach each other or the host, disk is capped inside the
+// container, limits are named, and a SIGKILLed run's leftovers go at the next run's start. Each of these
+// failed on the runner before src/runner/docker/ (commit 84df7fc).
+(reason === undefined ? describe : describe.skip)('docker runner containment (issue 12)', () => {
+  const rid = `test-${process.pid}-contain-${randomBytes(3).toString('hex')}`;
+  let runner: DockerRunner;
+  beforeAll(async () => {
+    runner = new DockerRunner({ runId: rid, image: IMAGE, warm: 2, onWarning: () => {} });
+    await runner.start();
+  });
+  afterAll(async () => {
+    await runner?.stop();
+  });
+
+  // POSTs to each URL from inside the container; prints {url: 'ok:<status>' | 'fail:<code>'}.
+  const POSTER = `
+let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', async () => {
+  const out = {};
+  for (const u of JSON.parse(input)) {
+    try {
+      const r = await fetch(u, { method: 'POST', body: 'from-trial-2', signal: AbortSignal.timeout(3000) });
+      out[u] = 'ok:' + r.status;
+    } catch (e) { out[u] = 'fail:' + (e.cause?.code || e.name); }
+  }
+  console.log(JSON.stringify(out));
+});`;
+
+  it("two concurrent trials: the second cannot post into the first's endpoint, nor reach host listeners", async () => {
+    const got: Record<string, string[]> = { one: [], two: [], host: [] };
+    const serve = (name: string) =>
+      http.createServer((q, s) => {
+        let b = '';
+        q.on('data', (d) => (b += d)).on('end', () => {
+          got[name].push(`${q.method} ${b}`);
+          s.end('ok');
+        });
+      });
+    const dirs1 = trialDirs();
+    const view1 = runner.view(dirs1);
+    const ep1 = serve('one');
+    const port1 = await listen(ep1, view1.bindHost);
+    const ep2 = serve('two');
+    const port2 = await listen(ep2, view1.bindHost);
+    // A host listener on all interfaces, and one on the address of a Docker bridge of ours.
+    const hostAny = serve('host');
+    const anyPort = await listen(hostAny, '0.0.0.0');
+    const net2 = await docker.createNetwork({
+      Name: `hr-test-br-${randomBytes(3).toString('hex')}`,
+      Labels: { [RUN_LABEL]: `${rid}-br` },
+    });
+    const bridgeIp = (await net2.inspect()).IPAM?.Config?.[0]?.Gateway as string;
+    const hostBridge = serve('host');
+    const bridgePort = await listen(hostBridge, bridgeIp);
+    try {
+      const one = runner.run(
+        launchOf(runner, '', {
+          dirs: dirs1,
+          command: [
+            'node',
+            '-e',
+            `fetch('http://${view1.endpointHost}:${port1}/hello', { method: 'POST', body: 'hello' }); setTimeout(() => {}, 8000)`,
+          ],
+          extraEnv: { HR_SVC: `http://${view1.endpointHost}:${port1}` },
+        }).launch,
+      );
+      expect(await eventually(async () => got.one.length > 0, 20_000)).toBe(true);
+      const urls = [
+        `http://${view1.endpointHost}:${port2}/own`,
+        `http://${view1.endpointHost}:${port1}/neighbour`,
+        `http://${bridgeIp}:${port1}/neighbour-via-bridge`,
+        `http://${bridgeIp}:${anyPort}/host-any`,
+        `http://${bridgeIp}:${bridgePort}/host-bridge`,
+        `http://172.17.0.1:${anyPort}/host-docker0`,
+      ];
+      const two = await runner.run(
+        launchOf(runner, POSTER, {
+          stdin: JSON.stringify(urls),
+          extraEnv: { HR_SVC: `http://${view1.endpointHost}:${port2}` },
+        }).launch,
+      );
+      const r = JSON.parse(two.stdout) as Record<string, string>;
+      expect(r[urls[0]]).toBe('ok:200');
+      for (const u of urls.slice(1)) expect(r[u], u).toMatch(/^fail:/);
+      expect(got.one).toEqual(['POST hello']);
+      expect(got.two).toEqual(['POST from-trial-2']);
+      expect(got.host).toEqual([]);
+      await one;
+    } finally {
+      for (const s of [ep1, ep2, hostAny, hostBridge]) s.close();
+      await net2.remove().catch(() => {});
+    }
+  }, 60_000);
+
+  it("after SIGKILL of a run mid-trial, the next run's start removes its containers and folders, whatever their age", async () => {
+    const outdir = path.resolve('node_modules/.cache/hr-docker-test');
+    const child = path.join(outdir, 'interrupt-child-kill.mjs');
+    await build({
+      entryPoints: [path.resolve('test/fixtures/docker/interrupt-child.ts')],
+      outfile: child,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+    const killedRun = `${rid}-killed`;
+    const root = mkdtempSync(path.join(os.tmpdir(), 'hr-docker-child-'));
+    tmpRoots.push(root);
+    const p = spawn(process.execPath, [child, killedRun, IMAGE, root, 'signal'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    const exited = new Promise((res) => p.on('exit', res));
+    expect(await eventually(async () => out.includes('RUNNING'), 30_000), out).toBe(true);
+    const folders = () => readdirSync(os.tmpdir()).filter((n) => n.startsWith(`hr-docker-${p.pid}-`));
+    expect((await leftovers(killedRun)).containers).not.toBe('');
+    p.kill('SIGKILL');
+    await exited;
+    // Nothing of the dead run went by itself.
+    expect((await leftovers(killedRun)).containers).not.toBe('');
+    const leftFolders = folders();
+    // The next run (any run id) sweeps at its start: the owner is gone, the leftovers are seconds old.
+    const next = new DockerRunner({ runId: `${rid}-next`, image: IMAGE, warm: 0, onWarning: () => {} });
+    await next.start();
+    await next.stop();
+    expect(await leftovers(killedRun)).toEqual({ containers: '', networks: '' });
+    expect(folders(), `left before: ${leftFolders.join(', ')}`).toEqual([]);
+  }, 90_000);
+
+  it('a 2 GB file stops at the disk cap inside the container; the host gets at most the cap; the limit is named', async () => {
+    const r = new DockerRunner({
+      runId: `${rid}-disk`,
+      image: IMAGE,
+      warm: 0,
+      disk: '64m',
+      sweepStale: false,
+      onWarning: () => {},
+    });
+    await r.start();
+    try {
+      const dirs = trialDirs();
+      const t0 = Date.now();
+      const out = await r.run(
+        launchOf(r, '', {
+          dirs,
+          command: [
+            'sh',
+            '-c',
+            'dd if=/dev/zero of=/trial/workspace/big bs=1M count=2048 2>&1; echo dd-exit=$?',
+          ],
+        }).launch,
+      );
+      expect(out.stdout).toMatch(/No space left on device/);
+      expect(statSync(path.join(dirs.workspace, 'big')).size).toBeLessThanOrEqual(64 * 1024 ** 2);
+      expect(out.limits?.join('\n')).toMatch(/disk limit \(64 MiB\) of the trial folders reached/);
+      expect(Date.now() - t0).toBeLessThan(20_000);
+    } finally {
+      await r.stop();
+    }
+  }, 60_000);
+
+  it('an OOM kill is named as the memory limit (outcome and invalid reason); a fork flood names the process limit', async () => {
+    const { invalidReason } = await import('../src/score/labels.js');
+    const r = new DockerRunner({
+      runId: `${rid}-mem`,
+      image: IMAGE,
+      warm: 0,
+      memory: '128m',
+      pids: 64,
+      sweepStale: false,
+      onWarning: () => {},
+    });
+    await r.start();
+    try {
+      const oom = await r.run(launchOf(r, 'const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1));').launch);
+      expect(oom.signal).toBe('SIGKILL');
+      expect(oom.limits?.join('\n')).toMatch(/memory limit \(128 MiB\) exceeded/);
+      const reasonText = invalidReason({ process: oom, model: [] } as never);
+      expect(reasonText).toMatch(/^memory limit \(128 MiB\) exceeded/);
+      const forks = await r.run(
+        launchOf(r, '', {
+          command: ['sh', '-c', 'for i in $(seq 1 100); do sleep 5 & done 2>/dev/null; true'],
+        }).launch,
+      );
+      expect(forks.limits?.join('\n')).toMatch(/process limit \(64\) reached/);
+    } finally {
+      await r.stop();
+    }
+  }, 90_000);
+});
