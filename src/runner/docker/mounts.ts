@@ -79,6 +79,8 @@ export interface Limits {
   pids: number;
   disk: number;
   inodes: number;
+  /** Largest file a process may write (RLIMIT_FSIZE; SIGXFSZ beyond). */
+  fileSize: number;
 }
 
 /** No network, no capabilities, no new privileges, read-only root, the trial folders on a capped tmpfs. */
@@ -108,6 +110,7 @@ export function hostConfig(
     SecurityOpt: ['no-new-privileges'],
     Privileged: false,
     ExtraHosts: o.hostAliases.map((h) => `${h}:127.0.0.1`),
+    Ulimits: [{ Name: 'fsize', Soft: o.fileSize, Hard: o.fileSize }],
     IpcMode: 'private',
     AutoRemove: false,
     LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },

@@ -49,6 +49,8 @@ export interface DockerRunnerOptions {
   disk?: string | number;
   /** Most files and folders the trial folders may hold (default 65536). */
   inodes?: number;
+  /** Largest file a process may write anywhere, bytes or `512m` (default 512m; SIGXFSZ beyond). */
+  fileSize?: string | number;
   /** CPU limit (default 1). */
   cpus?: number;
   /** Process limit (default 256). */

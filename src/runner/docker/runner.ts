@@ -24,6 +24,7 @@ import {
   pingDocker,
   waitAtMost,
 } from './daemon.js';
+import { chooseUser } from './image.js';
 import { hostConfig, type Limits, mapReadOnly, type RoSet, readOnlyMounts } from './mounts.js';
 import { ENDPOINT_HOST } from './network.js';
 import {
@@ -97,6 +98,7 @@ export class DockerRunner implements Runner {
       pids: opts.pids ?? 256,
       disk: parseSize(opts.disk, 512 * 1024 ** 2, 'disk'),
       inodes: opts.inodes ?? 65_536,
+      fileSize: parseSize(opts.fileSize, 512 * 1024 ** 2, 'fileSize'),
     };
     this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
     this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
@@ -171,7 +173,11 @@ export class DockerRunner implements Runner {
       await sweepStale({ docker: this.docker, spareRunIds: [this.runId] }).catch((e) =>
         this.warnOnce('sweep', `docker runner: could not sweep leftovers of earlier runs: ${errText(e)}`),
       );
-    this.user = await this.chooseUser(info);
+    this.user = await chooseUser(this.docker, this.image, info, {
+      explicit: this.opts.user,
+      labels: { [RUN_LABEL]: this.runId, ...ownerLabels() },
+      warn: (k, m) => this.warnOnce(k, m),
+    });
     const [uid, gid] = this.user.split(':').map(Number);
     this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
     active.add(this);
@@ -182,43 +188,6 @@ export class DockerRunner implements Runner {
       JSON.stringify({ owner: ownerId(), boot: BOOT_ID }),
     );
     if (this.opts.prewarmReadOnly) await this.prewarm(this.opts.prewarmReadOnly);
-  }
-
-  /** The container user: explicit, else ours when not root, else 1000 when the image has it, else root. */
-  private async chooseUser(info: Docker.ImageInspectInfo): Promise<string> {
-    if (this.opts.user) return this.opts.user;
-    const hostUid = process.getuid?.() ?? 0;
-    if (hostUid !== 0) return `${hostUid}:${process.getgid?.() ?? hostUid}`;
-    const labelled = info.Config?.Labels?.['harness-risk.user'];
-    if (labelled && /^\d+:\d+$/.test(labelled)) return labelled;
-    const passwd = await this.readImageFile('/etc/passwd').catch(() => undefined);
-    const line = passwd?.split('\n').find((l) => l.split(':')[2] === '1000');
-    if (line) return `1000:${line.split(':')[3] || '1000'}`;
-    this.warnOnce(
-      'root',
-      `docker runner: image ${this.image} has no uid 1000 user; trials run as root (all capabilities dropped).`,
-    );
-    return '0:0';
-  }
-
-  /** Reads a file of the image without starting anything (create, archive, remove). */
-  private async readImageFile(p: string): Promise<string | undefined> {
-    const c = await this.docker.createContainer({
-      Image: this.image,
-      Entrypoint: ['/nonexistent'],
-      Labels: { [RUN_LABEL]: this.runId, ...ownerLabels() },
-      HostConfig: { NetworkMode: 'none' },
-    });
-    try {
-      const stream = await c.getArchive({ path: p });
-      const chunks: Buffer[] = [];
-      for await (const b of stream as AsyncIterable<Buffer>) chunks.push(b);
-      const buf = Buffer.concat(chunks);
-      const len = parseInt(buf.subarray(124, 136).toString('ascii').replace(/\0.*$/s, '').trim() || '0', 8);
-      return buf.subarray(512, 512 + len).toString('utf8');
-    } finally {
-      await c.remove({ force: true }).catch(() => {});
-    }
   }
 
   view(dirs: TrialDirs): SandboxView {

@@ -9,7 +9,7 @@ import { ending, execExit, guard, startExec, Tail, writeAll } from './exec.js';
 import { copyInAndRelay, killAndCopyOut } from './filetree.js';
 import { limitsHit, parseProbe } from './limits.js';
 import { EndpointBridge, endpointPorts } from './network.js';
-import { TRIAL_KEYS } from './options.js';
+import { mib, TRIAL_KEYS } from './options.js';
 import type { Slot } from './pool.js';
 import type { DockerProcessOutcome, DockerRunner } from './runner.js';
 import { TarLimitError } from './tar.js';
@@ -95,7 +95,9 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       r.trackStream,
     ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
     const limits = limitsHit(parseProbe(copied.probe), r.limits);
-    if (limits.length) result.limits = limits;
+    if (result.signal === 'SIGXFSZ')
+      limits.unshift(`file size limit (${mib(r.limits.fileSize)} MiB) reached`);
+    if (limits.length) result.limit_hit = limits.join('; ');
     if (copied.error) {
       const why =
         copied.error instanceof TarLimitError
