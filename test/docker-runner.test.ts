@@ -980,7 +980,7 @@ process.stdin.on('data', (d) => (input += d)).on('end', async () => {
       );
       expect(out.stdout).toMatch(/No space left on device/);
       expect(statSync(path.join(dirs.workspace, 'big')).size).toBeLessThanOrEqual(64 * 1024 ** 2);
-      expect(out.limit_hit).toMatch(/disk limit \(64 MiB\) of the trial folders reached/);
+      expect(out.limit_hit).toMatch(/disk limit \(64 MiB for the trial folders\) reached/);
       expect(Date.now() - t0).toBeLessThan(20_000);
     } finally {
       await r.stop();
@@ -1002,16 +1002,16 @@ process.stdin.on('data', (d) => (input += d)).on('end', async () => {
     try {
       const oom = await r.run(launchOf(r, 'const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1));').launch);
       expect(oom.signal).toBe('SIGKILL');
-      expect(oom.limit_hit).toMatch(/memory limit \(128 MiB\) exceeded/);
+      expect(oom.limit_hit).toMatch(/^memory limit \(128 MiB\) reached: the kernel killed a process/);
       const reasonText = invalidReason({ process: oom, model: [] } as never);
-      expect(reasonText).toMatch(/memory limit \(128 MiB\) exceeded/);
+      expect(reasonText).toMatch(/memory limit \(128 MiB\) reached/);
       expect(reasonText).not.toMatch(/^harness never called the model endpoint \(exit SIGKILL\)$/);
       const forks = await r.run(
         launchOf(r, '', {
           command: ['sh', '-c', 'for i in $(seq 1 100); do sleep 5 & done 2>/dev/null; true'],
         }).launch,
       );
-      expect(forks.limit_hit).toMatch(/process limit \(64\) reached/);
+      expect(forks.limit_hit).toMatch(/^process limit \(64 processes and threads\) reached/);
     } finally {
       await r.stop();
     }

@@ -41,6 +41,7 @@ export interface RoSet {
  */
 export async function readOnlyMounts(
   readOnly: string[],
+  hide: string[],
   o: { socketPath: string; uid: number; user: string; warn: (key: string, m: string) => void },
 ): Promise<RoSet> {
   const allowed: string[] = [];
@@ -67,10 +68,28 @@ export async function readOnlyMounts(
   const outer = [...new Set(allowed)].filter(
     (p) => !allowed.some((q) => q !== p && within(p, q) !== undefined),
   );
-  const mounts = outer
+  const mounts: Docker.MountSettings[] = outer
     .sort()
     .map((p) => ({ Type: 'bind' as const, Source: p, Target: mapReadOnly(p), ReadOnly: true }));
-  return { mounts, key: JSON.stringify(mounts.map((m) => m.Source)) };
+  // Paths no harness may even see although a mounted folder holds them (the result, kept evidence):
+  // an empty read-only tmpfs over a folder, /dev/null over a file.
+  for (const h of [...new Set(hide.map((x) => path.resolve(x)))].sort()) {
+    if (!outer.some((p) => within(h, p) !== undefined)) continue;
+    const st = await stat(h).catch(() => undefined);
+    if (!st) continue;
+    mounts.push(
+      st.isDirectory()
+        ? {
+            Type: 'tmpfs',
+            Source: '',
+            Target: mapReadOnly(h),
+            ReadOnly: true,
+            TmpfsOptions: { SizeBytes: 4096, Mode: 0o555 },
+          }
+        : { Type: 'bind', Source: '/dev/null', Target: mapReadOnly(h), ReadOnly: true },
+    );
+  }
+  return { mounts, key: JSON.stringify(mounts.map((m) => [m.Type, m.Source, m.Target])) };
 }
 
 export interface Limits {

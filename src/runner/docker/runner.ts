@@ -190,6 +190,25 @@ export class DockerRunner implements Runner {
     if (this.opts.prewarmReadOnly) await this.prewarm(this.opts.prewarmReadOnly);
   }
 
+  /** What contains the trials, for the run result (the shape of the shared contract's RunnerInfo). */
+  info() {
+    const l = this.limits;
+    return {
+      name: 'docker' as const,
+      containment: 'container' as const,
+      mechanism:
+        `Docker container per trial (image ${this.image}, user ${this.user ?? '?'}): no network (the endpoint ` +
+        'relayed over a per-trial unix socket), read-only root, all capabilities dropped, trial folders on a tmpfs',
+      limits: {
+        memory_bytes: l.memory,
+        pids: l.pids,
+        file_size_bytes: l.fileSize,
+        disk_bytes: l.disk,
+        via: { memory: 'cgroup (docker)', pids: 'cgroup (docker)', file_size: 'rlimit fsize', disk: 'tmpfs' },
+      },
+    };
+  }
+
   view(dirs: TrialDirs): SandboxView {
     if (!this.user) throw new Error('DockerRunner.view() called before start()');
     return {
@@ -225,8 +244,8 @@ export class DockerRunner implements Runner {
     return { env: out, dropped };
   }
 
-  roMounts(readOnly: string[]): Promise<RoSet> {
-    return readOnlyMounts(readOnly, {
+  roMounts(readOnly: string[], hide: string[] = []): Promise<RoSet> {
+    return readOnlyMounts(readOnly, hide, {
       socketPath: this.socketPath,
       uid: this.ids?.uid ?? 0,
       user: this.user ?? '0:0',

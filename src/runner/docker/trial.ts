@@ -7,9 +7,9 @@ import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../types.js';
 import { ending, execExit, guard, startExec, Tail, writeAll } from './exec.js';
 import { copyInAndRelay, killAndCopyOut } from './filetree.js';
-import { limitsHit, parseProbe } from './limits.js';
+import { findFileOfSize, limitsHit, parseProbe } from './limits.js';
 import { EndpointBridge, endpointPorts } from './network.js';
-import { mib, TRIAL_KEYS } from './options.js';
+import { TRIAL_KEYS } from './options.js';
 import type { Slot } from './pool.js';
 import type { DockerProcessOutcome, DockerRunner } from './runner.js';
 import { TarLimitError } from './tar.js';
@@ -50,7 +50,9 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
 
   const { env, dropped } = r.sanitizeEnv(launch.env);
   const extra = dropped.length ? { dropped_env: dropped } : {};
-  const ports = endpointPorts(launch, r.hostAliases);
+  // The engine may name the port (the shared contract's `endpoint_port`); else the launch's URLs tell.
+  const named = (launch as { endpoint_port?: number }).endpoint_port;
+  const ports = [...new Set([...(named ? [String(named)] : []), ...endpointPorts(launch, r.hostAliases)])];
   if (ports.length === 0)
     r.warnOnce(
       'ports',
@@ -70,7 +72,7 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
   }
   let slot: Slot;
   try {
-    slot = await r.takeSlot(await r.roMounts(launch.read_only));
+    slot = await r.takeSlot(await r.roMounts(launch.read_only, (launch as { hide?: string[] }).hide));
   } catch (e) {
     return { ...fail(await r.classify(e, 'create')), ...extra };
   }
@@ -94,9 +96,15 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       { maxBytes: r.limits.disk + r.limits.inodes * 1024 + 1024 ** 2, maxEntries: r.limits.inodes },
       r.trackStream,
     ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
-    const limits = limitsHit(parseProbe(copied.probe), r.limits);
-    if (result.signal === 'SIGXFSZ')
-      limits.unshift(`file size limit (${mib(r.limits.fileSize)} MiB) reached`);
+    const facts = parseProbe(copied.probe);
+    const limits = limitsHit(
+      {
+        ...facts,
+        sigxfsz: result.signal === 'SIGXFSZ',
+        bigFile: copied.error ? undefined : await findFileOfSize(launch.dirs, r.limits.fileSize),
+      },
+      r.limits,
+    );
     if (limits.length) result.limit_hit = limits.join('; ');
     if (copied.error) {
       const why =
