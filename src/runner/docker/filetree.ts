@@ -26,7 +26,8 @@ export async function copyInAndRelay(
   ports: string[],
   track: Track,
 ): Promise<void> {
-  const script = `tar -xpf - -C ${SANDBOX_PATHS.trial} || exit 97; exec "$@"`;
+  // No -p: busybox tar lacks it; the umask only clears group/other write bits, which no check reads.
+  const script = `tar -xf - -C ${SANDBOX_PATHS.trial} || exit 97; exec "$@"`;
   const out = new Tail(4096);
   const err = new Tail(4096);
   let ready!: () => void;
