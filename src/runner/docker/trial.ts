@@ -93,7 +93,9 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       slot.container,
       r.user,
       launch.dirs,
-      { maxBytes: r.limits.disk + r.limits.inodes * 1024 + 1024 ** 2, maxEntries: r.limits.inodes },
+      // The tmpfs holds at most `disk` bytes in `inodes` entries; tar adds a header (and a long name's pax
+      // header) per entry: anything beyond did not come from /trial.
+      { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
       r.trackStream,
     ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
     const facts = parseProbe(copied.probe);
