@@ -152,6 +152,68 @@ it('start() names the fix when Docker is not reachable', async () => {
   await r.stop();
 });
 
+// The copy back reads a tar stream the harness controls (its files): nothing may land outside the trial
+// folders, through a link, or beyond the budget.
+describe('docker runner: the copy-back tar reader', () => {
+  const block = (name: string, type: string, size: number, link = '') => {
+    const h = Buffer.alloc(512);
+    h.write(name, 0);
+    h.write('0000644\0', 100);
+    h.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
+    h.write(type, 156);
+    h.write(link, 157);
+    h.write('ustar\u000000', 257, 'binary');
+    h.write('        ', 148);
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    return h;
+  };
+  const file = (name: string, text: string) => [
+    block(name, '0', text.length),
+    Buffer.concat([Buffer.from(text), Buffer.alloc((512 - (text.length % 512)) % 512)]),
+  ];
+  async function* chunks(parts: Buffer[]) {
+    yield Buffer.concat([...parts, Buffer.alloc(1024)]);
+  }
+
+  it('refuses traversal, writes through planted links and unknown top folders; keeps links as links', async () => {
+    const { extractTree } = await import('../src/runner/docker/tar.js');
+    const root = mkdtempSync(path.join(os.tmpdir(), 'hr-tar-'));
+    tmpRoots.push(root);
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'hr-tar-outside-'));
+    tmpRoots.push(outside);
+    const ws = path.join(root, 'workspace');
+    mkdirSync(ws);
+    const r = await extractTree(
+      chunks([
+        ...file('workspace/ok.txt', 'ok'),
+        ...file('workspace/../escaped.txt', 'x'),
+        ...file('/etc/abs.txt', 'x'),
+        ...file('other/top.txt', 'x'),
+        block('workspace/link', '2', 0, outside),
+        ...file('workspace/link/through.txt', 'x'),
+        block('workspace/hard', '1', 0, '../../etc/passwd'),
+      ]),
+      { workspace: ws },
+      { maxBytes: 1024 * 1024, maxEntries: 100 },
+    );
+    expect(readFileSync(path.join(ws, 'ok.txt'), 'utf8')).toBe('ok');
+    expect(readlinkSync(path.join(ws, 'link'))).toBe(outside);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(existsSync(path.join(root, 'escaped.txt'))).toBe(false);
+    expect(existsSync(path.join(ws, 'hard'))).toBe(false);
+    expect(r.skipped).toBe(5);
+    await expect(
+      extractTree(
+        chunks(file('workspace/big', 'y'.repeat(5000))),
+        { workspace: mkdtempSync(path.join(root, 'b-')) },
+        { maxBytes: 2048, maxEntries: 10 },
+      ),
+    ).rejects.toThrow(/more than/);
+  });
+});
+
 // Both modes: the warm pool (harness exec'd in a pre-started container, folders copied in and out) and one
 // container per trial (the harness is the container's process, folders bind-mounted).
 const MODES = [
