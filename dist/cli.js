@@ -145,17 +145,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path2) {
-      const ctrl = callVisitor(key, node2, visitor, path2);
+    function visit_(key, node2, visitor, path8) {
+      const ctrl = callVisitor(key, node2, visitor, path8);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path2, ctrl);
-        return visit_(key, ctrl, visitor, path2);
+        replaceNode(key, path8, ctrl);
+        return visit_(key, ctrl, visitor, path8);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path2 = Object.freeze(path2.concat(node2));
+          path8 = Object.freeze(path8.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path2);
+            const ci = visit_(i, node2.items[i], visitor, path8);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -166,13 +166,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path2 = Object.freeze(path2.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path2);
+          path8 = Object.freeze(path8.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path8);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path2);
+          const cv = visit_("value", node2.value, visitor, path8);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -193,17 +193,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path2) {
-      const ctrl = await callVisitor(key, node2, visitor, path2);
+    async function visitAsync_(key, node2, visitor, path8) {
+      const ctrl = await callVisitor(key, node2, visitor, path8);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path2, ctrl);
-        return visitAsync_(key, ctrl, visitor, path2);
+        replaceNode(key, path8, ctrl);
+        return visitAsync_(key, ctrl, visitor, path8);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path2 = Object.freeze(path2.concat(node2));
+          path8 = Object.freeze(path8.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path2);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path8);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -214,13 +214,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path2 = Object.freeze(path2.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path2);
+          path8 = Object.freeze(path8.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path8);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path2);
+          const cv = await visitAsync_("value", node2.value, visitor, path8);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -247,23 +247,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path2) {
+    function callVisitor(key, node2, visitor, path8) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path2);
+        return visitor(key, node2, path8);
       if (identity.isMap(node2))
-        return visitor.Map?.(key, node2, path2);
+        return visitor.Map?.(key, node2, path8);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key, node2, path2);
+        return visitor.Seq?.(key, node2, path8);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key, node2, path2);
+        return visitor.Pair?.(key, node2, path8);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path2);
+        return visitor.Scalar?.(key, node2, path8);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key, node2, path2);
+        return visitor.Alias?.(key, node2, path8);
       return void 0;
     }
-    function replaceNode(key, path2, node2) {
-      const parent = path2[path2.length - 1];
+    function replaceNode(key, path8, node2) {
+      const parent = path8[path8.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity.isPair(parent)) {
@@ -875,10 +875,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path2, value) {
+    function collectionFromPath(schema, path8, value) {
       let v = value;
-      for (let i = path2.length - 1; i >= 0; --i) {
-        const k = path2[i];
+      for (let i = path8.length - 1; i >= 0; --i) {
+        const k = path8[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -897,7 +897,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path2) => path2 == null || typeof path2 === "object" && !!path2[Symbol.iterator]().next().done;
+    var isEmptyPath = (path8) => path8 == null || typeof path8 === "object" && !!path8[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -927,11 +927,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path2, value) {
-        if (isEmptyPath(path2))
+      addIn(path8, value) {
+        if (isEmptyPath(path8))
           this.add(value);
         else {
-          const [key, ...rest] = path2;
+          const [key, ...rest] = path8;
           const node2 = this.get(key, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -945,8 +945,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path2) {
-        const [key, ...rest] = path2;
+      deleteIn(path8) {
+        const [key, ...rest] = path8;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -960,8 +960,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path2, keepScalar) {
-        const [key, ...rest] = path2;
+      getIn(path8, keepScalar) {
+        const [key, ...rest] = path8;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -979,8 +979,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path2) {
-        const [key, ...rest] = path2;
+      hasIn(path8) {
+        const [key, ...rest] = path8;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -990,8 +990,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path2, value) {
-        const [key, ...rest] = path2;
+      setIn(path8, value) {
+        const [key, ...rest] = path8;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -1356,9 +1356,9 @@ ${indent}`) + "'";
         start = start.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
-      let header = (startWithSpace ? indentSize : "") + chomp;
+      let header2 = (startWithSpace ? indentSize : "") + chomp;
       if (comment) {
-        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+        header2 += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
         if (onComment)
           onComment();
       }
@@ -1373,11 +1373,11 @@ ${indent}`) + "'";
         }
         const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
-          return `>${header}
+          return `>${header2}
 ${indent}${body}`;
       }
       value = value.replace(/\n+/g, `$&${indent}`);
-      return `|${header}
+      return `|${header2}
 ${indent}${start}${value}${end}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
@@ -3506,9 +3506,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path2, value) {
+      addIn(path8, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path2, value);
+          this.contents.addIn(path8, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3583,14 +3583,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path2) {
-        if (Collection.isEmptyPath(path2)) {
+      deleteIn(path8) {
+        if (Collection.isEmptyPath(path8)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path2) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path8) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3605,10 +3605,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path2, keepScalar) {
-        if (Collection.isEmptyPath(path2))
+      getIn(path8, keepScalar) {
+        if (Collection.isEmptyPath(path8))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path8, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3619,10 +3619,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path2) {
-        if (Collection.isEmptyPath(path2))
+      hasIn(path8) {
+        if (Collection.isEmptyPath(path8))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path8) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3639,13 +3639,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path2, value) {
-        if (Collection.isEmptyPath(path2)) {
+      setIn(path8, value) {
+        if (Collection.isEmptyPath(path8)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path2), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path8), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path2, value);
+          this.contents.setIn(path8, value);
         }
       }
       /**
@@ -4480,10 +4480,10 @@ var require_resolve_block_scalar = __commonJS({
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
       const start = scalar.offset;
-      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
-      if (!header)
+      const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header2)
         return { value: "", type: null, comment: "", range: [start, start, start] };
-      const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+      const type = header2.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines(scalar.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
@@ -4494,26 +4494,26 @@ var require_resolve_block_scalar = __commonJS({
           break;
       }
       if (chompStart === 0) {
-        const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header.length;
+        const value2 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header2.length;
         if (scalar.source)
           end2 += scalar.source.length;
-        return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
+        return { value: value2, type, comment: header2.comment, range: [start, end2, end2] };
       }
-      let trimIndent = scalar.indent + header.indent;
-      let offset = scalar.offset + header.length;
+      let trimIndent = scalar.indent + header2.indent;
+      let offset = scalar.offset + header2.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
         const [indent, content] = lines[i];
         if (content === "" || content === "\r") {
-          if (header.indent === 0 && indent.length > trimIndent)
+          if (header2.indent === 0 && indent.length > trimIndent)
             trimIndent = indent.length;
         } else {
           if (indent.length < trimIndent) {
             const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
             onError(offset + indent.length, "MISSING_CHAR", message);
           }
-          if (header.indent === 0)
+          if (header2.indent === 0)
             trimIndent = indent.length;
           contentStart = i;
           if (trimIndent === 0 && !ctx.atRoot) {
@@ -4540,7 +4540,7 @@ var require_resolve_block_scalar = __commonJS({
         if (crlf)
           content = content.slice(0, -1);
         if (content && indent.length < trimIndent) {
-          const src = header.indent ? "explicit indentation indicator" : "first line";
+          const src = header2.indent ? "explicit indentation indicator" : "first line";
           const message = `Block scalar lines must not be less indented than their ${src}`;
           onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
           indent = "";
@@ -4567,7 +4567,7 @@ var require_resolve_block_scalar = __commonJS({
           prevMoreIndented = false;
         }
       }
-      switch (header.chomp) {
+      switch (header2.chomp) {
         case "-":
           break;
         case "+":
@@ -4579,8 +4579,8 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value += "\n";
       }
-      const end = start + header.length + scalar.source.length;
-      return { value, type, comment: header.comment, range: [start, end, end] };
+      const end = start + header2.length + scalar.source.length;
+      return { value, type, comment: header2.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -5419,10 +5419,10 @@ var require_cst_scalar = __commonJS({
             type = "QUOTE_DOUBLE";
             break;
           case "block-scalar": {
-            const header = token.props[0];
-            if (header.type !== "block-scalar-header")
+            const header2 = token.props[0];
+            if (header2.type !== "block-scalar-header")
               throw new Error("Invalid block scalar header");
-            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            type = header2.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
             break;
           }
           default:
@@ -5454,10 +5454,10 @@ var require_cst_scalar = __commonJS({
       const head = source.substring(0, he);
       const body = source.substring(he + 1) + "\n";
       if (token.type === "block-scalar") {
-        const header = token.props[0];
-        if (header.type !== "block-scalar-header")
+        const header2 = token.props[0];
+        if (header2.type !== "block-scalar-header")
           throw new Error("Invalid block scalar header");
-        header.source = head;
+        header2.source = head;
         token.source = body;
       } else {
         const { offset } = token;
@@ -5606,9 +5606,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path2) => {
+    visit2.itemAtPath = (cst, path8) => {
       let item = cst;
-      for (const [field, index] of path2) {
+      for (const [field, index] of path8) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5617,23 +5617,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path2) => {
-      const parent = visit2.itemAtPath(cst, path2.slice(0, -1));
-      const field = path2[path2.length - 1][0];
+    visit2.parentCollection = (cst, path8) => {
+      const parent = visit2.itemAtPath(cst, path8.slice(0, -1));
+      const field = path8[path8.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path2, item, visitor) {
-      let ctrl = visitor(item, path2);
+    function _visit(path8, item, visitor) {
+      let ctrl = visitor(item, path8);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path2.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path8.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5644,10 +5644,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path2);
+            ctrl = ctrl(item, path8);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path2) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path8) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -7653,8 +7653,8 @@ var require_utils = __commonJS({
       }
       return output2;
     };
-    exports.basename = (path2, { windows } = {}) => {
-      const segs = path2.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path8, { windows } = {}) => {
+      const segs = path8.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -8006,7 +8006,7 @@ var require_scan = __commonJS({
 var require_parse = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports, module) {
     "use strict";
-    var constants = require_constants();
+    var constants2 = require_constants();
     var utils = require_utils();
     var {
       MAX_LENGTH,
@@ -8014,7 +8014,7 @@ var require_parse = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants;
+    } = constants2;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -8223,7 +8223,7 @@ var require_parse = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -8269,8 +8269,8 @@ var require_parse = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -8399,16 +8399,16 @@ var require_parse = __commonJS({
         const analysis = analyzeRepeatedExtglob(body, opts);
         if ((token.type === "plus" || token.type === "star") && analysis.risky) {
           const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
-          const open2 = tokens[token.tokensIndex];
-          open2.type = "text";
-          open2.value = literal2;
-          open2.output = safeOutput || utils.escapeRegex(literal2);
+          const open3 = tokens[token.tokensIndex];
+          open3.type = "text";
+          open3.value = literal2;
+          open3.output = safeOutput || utils.escapeRegex(literal2);
           for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
             tokens[i].value = "";
             tokens[i].output = "";
             delete tokens[i].suffix;
           }
-          state.output = token.output + open2.output;
+          state.output = token.output + open3.output;
           state.backtrack = true;
           push2({ type: "paren", extglob: true, value, output: "" });
           decrement("parens");
@@ -8628,15 +8628,15 @@ var require_parse = __commonJS({
         }
         if (value === "{" && opts.nobrace !== true) {
           increment("braces");
-          const open2 = {
+          const open3 = {
             type: "brace",
             value,
             output: "(",
             outputIndex: state.output.length,
             tokensIndex: state.tokens.length
           };
-          braces.push(open2);
-          push2(open2);
+          braces.push(open3);
+          push2(open3);
           continue;
         }
         if (value === "}") {
@@ -8966,7 +8966,7 @@ var require_parse = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants.globChars(opts.windows);
+      } = constants2.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -9024,7 +9024,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse3 = require_parse();
     var utils = require_utils();
-    var constants = require_constants();
+    var constants2 = require_constants();
     var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
@@ -9152,7 +9152,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants;
+    picomatch2.constants = constants2;
     module.exports = picomatch2;
   }
 });
@@ -9289,10 +9289,10 @@ var require_ssh2 = __commonJS({
 var require_ssh = __commonJS({
   "node_modules/docker-modem/lib/ssh.js"(exports, module) {
     var Client = require_ssh2().Client;
-    var http = __require("http");
+    var http2 = __require("http");
     module.exports = function(opt) {
       var conn = new Client();
-      var agent = new http.Agent();
+      var agent = new http2.Agent();
       agent.createConnection = function(options, fn) {
         try {
           conn.once("ready", function() {
@@ -11938,14 +11938,14 @@ var require_stream_transform = __commonJS({
 var require_stream_passthrough = __commonJS({
   "node_modules/readable-stream/lib/_stream_passthrough.js"(exports, module) {
     "use strict";
-    module.exports = PassThrough;
+    module.exports = PassThrough2;
     var Transform = require_stream_transform();
-    require_inherits()(PassThrough, Transform);
-    function PassThrough(options) {
-      if (!(this instanceof PassThrough)) return new PassThrough(options);
+    require_inherits()(PassThrough2, Transform);
+    function PassThrough2(options) {
+      if (!(this instanceof PassThrough2)) return new PassThrough2(options);
       Transform.call(this, options);
     }
-    PassThrough.prototype._transform = function(chunk, encoding, cb) {
+    PassThrough2.prototype._transform = function(chunk, encoding, cb) {
       cb(null, chunk);
     };
   }
@@ -12789,9 +12789,9 @@ var require_split_ca = __commonJS({
 var require_modem = __commonJS({
   "node_modules/docker-modem/lib/modem.js"(exports, module) {
     var querystring = __require("querystring");
-    var http = require_http();
+    var http2 = require_http();
     var fs = __require("fs");
-    var path2 = __require("path");
+    var path8 = __require("path");
     var url2 = __require("url");
     var ssh = require_ssh();
     var HttpDuplex = require_http_duplex();
@@ -12799,8 +12799,8 @@ var require_modem = __commonJS({
     var utils = require_utils2();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os2 = __require("os");
-    var isWin = os2.type() === "Windows_NT";
+    var os4 = __require("os");
+    var isWin = os4.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -12840,9 +12840,9 @@ var require_modem = __commonJS({
         }
         opts.host = host.hostname;
         if (process.env.DOCKER_CERT_PATH) {
-          opts.ca = splitca(path2.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
-          opts.cert = fs.readFileSync(path2.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
-          opts.key = fs.readFileSync(path2.join(process.env.DOCKER_CERT_PATH, "key.pem"));
+          opts.ca = splitca(path8.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
+          opts.cert = fs.readFileSync(path8.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
+          opts.key = fs.readFileSync(path8.join(process.env.DOCKER_CERT_PATH, "key.pem"));
         }
         if (process.env.DOCKER_CLIENT_TIMEOUT) {
           opts.timeout = parseInt(process.env.DOCKER_CLIENT_TIMEOUT, 10);
@@ -12852,7 +12852,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve8) {
-        var userDockerSocket = path2.join(os2.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path8.join(os4.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve8("/var/run/docker.sock");
           else resolve8(userDockerSocket);
@@ -12946,7 +12946,7 @@ var require_modem = __commonJS({
       }
       if (options.file) {
         if (typeof options.file === "string") {
-          data = fs.createReadStream(path2.resolve(options.file));
+          data = fs.createReadStream(path8.resolve(options.file));
         } else {
           data = options.file;
         }
@@ -13009,7 +13009,7 @@ var require_modem = __commonJS({
       }) : options;
       var req = null;
       try {
-        req = http[self2.protocol === "ssh" ? "http" : self2.protocol].request(opts, function() {
+        req = http2[self2.protocol === "ssh" ? "http" : self2.protocol].request(opts, function() {
         });
       } catch (e2) {
         callback(e2);
@@ -13158,11 +13158,11 @@ var require_modem = __commonJS({
         }
         if (pendingStreamType === null) {
           if (buffer.length >= 8) {
-            var header = bufferSlice(8);
-            var streamType = header.readUInt8(0);
-            var dataLength = header.readUInt32BE(4);
+            var header2 = bufferSlice(8);
+            var streamType = header2.readUInt8(0);
+            var dataLength = header2.readUInt32BE(4);
             if (streamType !== 0 && streamType !== 1 && streamType !== 2) {
-              var remaining = Buffer.concat([header, buffer]);
+              var remaining = Buffer.concat([header2, buffer]);
               stdout.write(remaining);
               buffer = Buffer.from("");
               pendingStreamType = null;
@@ -13264,7 +13264,7 @@ var require_modem = __commonJS({
 var require_ignore = __commonJS({
   "node_modules/@balena/dockerignore/ignore.js"(exports, module) {
     "use strict";
-    var path2 = __require("path");
+    var path8 = __require("path");
     var factory = (options) => new IgnoreBase(options);
     factory.default = factory;
     module.exports = factory;
@@ -13273,22 +13273,22 @@ var require_ignore = __commonJS({
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
-    var REGEX_TRAILING_PATH_SEP = path2.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
+    var REGEX_TRAILING_PATH_SEP = path8.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
     var KEY_IGNORE = typeof Symbol !== "undefined" ? /* @__PURE__ */ Symbol.for("dockerignore") : "dockerignore";
     function cleanPath(file2) {
-      return path2.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
+      return path8.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
     }
     function toSlash(file2) {
-      if (path2.sep === "/") {
+      if (path8.sep === "/") {
         return file2;
       }
       return file2.replace(/\\/g, "/");
     }
     function fromSlash(file2) {
-      if (path2.sep === "/") {
+      if (path8.sep === "/") {
         return file2;
       }
-      return file2.replace(/\//g, path2.sep);
+      return file2.replace(/\//g, path8.sep);
     }
     var IgnoreBase = class {
       constructor({
@@ -13337,13 +13337,13 @@ var require_ignore = __commonJS({
         return pattern && typeof pattern === "string" && pattern.indexOf("#") !== 0 && pattern.trim() !== "";
       }
       filter(paths) {
-        return make_array(paths).filter((path3) => this._filter(path3));
+        return make_array(paths).filter((path9) => this._filter(path9));
       }
       createFilter() {
-        return (path3) => this._filter(path3);
+        return (path9) => this._filter(path9);
       }
-      ignores(path3) {
-        return !this._filter(path3);
+      ignores(path9) {
+        return !this._filter(path9);
       }
       // https://github.com/moby/moby/blob/v19.03.8/builder/dockerignore/dockerignore.go#L41-L53
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L29-L55
@@ -13382,36 +13382,36 @@ var require_ignore = __commonJS({
           origin,
           pattern,
           // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L54
-          dirs: pattern.split(path2.sep),
+          dirs: pattern.split(path8.sep),
           negative
         };
       }
       // @returns `Boolean` true if the `path` is NOT ignored
-      _filter(path3) {
-        if (!path3) {
+      _filter(path9) {
+        if (!path9) {
           return false;
         }
-        if (path3 in this._cache) {
-          return this._cache[path3];
+        if (path9 in this._cache) {
+          return this._cache[path9];
         }
-        return this._cache[path3] = this._test(path3);
+        return this._cache[path9] = this._test(path9);
       }
       // @returns {Boolean} true if a file is NOT ignored
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L62
       _test(file2) {
         file2 = fromSlash(file2);
-        const parentPath = cleanPath(path2.dirname(file2));
-        const parentPathDirs = parentPath.split(path2.sep);
+        const parentPath = cleanPath(path8.dirname(file2));
+        const parentPathDirs = parentPath.split(path8.sep);
         let matched = false;
         this._rules.forEach((rule) => {
           let match = this._match(file2, rule);
           if (!match && parentPath !== ".") {
             if (rule.dirs.includes("**")) {
               for (let i = rule.dirs.filter((x) => x !== "**").length; i <= parentPathDirs.length; i++) {
-                match = match || this._match(parentPathDirs.slice(0, i).join(path2.sep), rule);
+                match = match || this._match(parentPathDirs.slice(0, i).join(path8.sep), rule);
               }
             } else if (rule.dirs.length <= parentPathDirs.length) {
-              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path2.sep), rule);
+              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path8.sep), rule);
             }
           }
           if (match) {
@@ -13430,13 +13430,13 @@ var require_ignore = __commonJS({
           return rule;
         }
         let regStr = "^";
-        let escapedSlash = path2.sep === "\\" ? "\\\\" : path2.sep;
+        let escapedSlash = path8.sep === "\\" ? "\\\\" : path8.sep;
         for (let i = 0; i < rule.pattern.length; i++) {
           const ch = rule.pattern[i];
           if (ch === "*") {
             if (rule.pattern[i + 1] === "*") {
               i++;
-              if (rule.pattern[i + 1] === path2.sep) {
+              if (rule.pattern[i + 1] === path8.sep) {
                 i++;
               }
               if (rule.pattern[i + 1] === void 0) {
@@ -13452,7 +13452,7 @@ var require_ignore = __commonJS({
           } else if (ch === "." || ch === "$") {
             regStr += `\\${ch}`;
           } else if (ch === "\\") {
-            if (path2.sep === "\\") {
+            if (path8.sep === "\\") {
               regStr += escapedSlash;
               continue;
             }
@@ -13479,46 +13479,46 @@ var require_chownr = __commonJS({
   "node_modules/chownr/chownr.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
-    var path2 = __require("path");
+    var path8 = __require("path");
     var LCHOWN = fs.lchown ? "lchown" : "chown";
     var LCHOWNSYNC = fs.lchownSync ? "lchownSync" : "chownSync";
     var needEISDIRHandled = fs.lchown && !process.version.match(/v1[1-9]+\./) && !process.version.match(/v10\.[6-9]/);
-    var lchownSync = (path3, uid, gid) => {
+    var lchownSync = (path9, uid, gid) => {
       try {
-        return fs[LCHOWNSYNC](path3, uid, gid);
+        return fs[LCHOWNSYNC](path9, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var chownSync = (path3, uid, gid) => {
+    var chownSync = (path9, uid, gid) => {
       try {
-        return fs.chownSync(path3, uid, gid);
+        return fs.chownSync(path9, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var handleEISDIR = needEISDIRHandled ? (path3, uid, gid, cb) => (er) => {
+    var handleEISDIR = needEISDIRHandled ? (path9, uid, gid, cb) => (er) => {
       if (!er || er.code !== "EISDIR")
         cb(er);
       else
-        fs.chown(path3, uid, gid, cb);
+        fs.chown(path9, uid, gid, cb);
     } : (_, __, ___, cb) => cb;
-    var handleEISDirSync = needEISDIRHandled ? (path3, uid, gid) => {
+    var handleEISDirSync = needEISDIRHandled ? (path9, uid, gid) => {
       try {
-        return lchownSync(path3, uid, gid);
+        return lchownSync(path9, uid, gid);
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
-        chownSync(path3, uid, gid);
+        chownSync(path9, uid, gid);
       }
-    } : (path3, uid, gid) => lchownSync(path3, uid, gid);
+    } : (path9, uid, gid) => lchownSync(path9, uid, gid);
     var nodeVersion = process.version;
-    var readdir4 = (path3, options, cb) => fs.readdir(path3, options, cb);
-    var readdirSync5 = (path3, options) => fs.readdirSync(path3, options);
+    var readdir8 = (path9, options, cb) => fs.readdir(path9, options, cb);
+    var readdirSync5 = (path9, options) => fs.readdirSync(path9, options);
     if (/^v4\./.test(nodeVersion))
-      readdir4 = (path3, options, cb) => fs.readdir(path3, cb);
+      readdir8 = (path9, options, cb) => fs.readdir(path9, cb);
     var chown = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
@@ -13526,26 +13526,26 @@ var require_chownr = __commonJS({
     };
     var chownrKid = (p, child, uid, gid, cb) => {
       if (typeof child === "string")
-        return fs.lstat(path2.resolve(p, child), (er, stats) => {
+        return fs.lstat(path8.resolve(p, child), (er, stats) => {
           if (er)
             return cb(er.code !== "ENOENT" ? er : null);
           stats.name = child;
           chownrKid(p, stats, uid, gid, cb);
         });
       if (child.isDirectory()) {
-        chownr(path2.resolve(p, child.name), uid, gid, (er) => {
+        chownr(path8.resolve(p, child.name), uid, gid, (er) => {
           if (er)
             return cb(er);
-          const cpath = path2.resolve(p, child.name);
+          const cpath = path8.resolve(p, child.name);
           chown(cpath, uid, gid, cb);
         });
       } else {
-        const cpath = path2.resolve(p, child.name);
+        const cpath = path8.resolve(p, child.name);
         chown(cpath, uid, gid, cb);
       }
     };
     var chownr = (p, uid, gid, cb) => {
-      readdir4(p, { withFileTypes: true }, (er, children) => {
+      readdir8(p, { withFileTypes: true }, (er, children) => {
         if (er) {
           if (er.code === "ENOENT")
             return cb();
@@ -13570,7 +13570,7 @@ var require_chownr = __commonJS({
     var chownrKidSync = (p, child, uid, gid) => {
       if (typeof child === "string") {
         try {
-          const stats = fs.lstatSync(path2.resolve(p, child));
+          const stats = fs.lstatSync(path8.resolve(p, child));
           stats.name = child;
           child = stats;
         } catch (er) {
@@ -13581,8 +13581,8 @@ var require_chownr = __commonJS({
         }
       }
       if (child.isDirectory())
-        chownrSync(path2.resolve(p, child.name), uid, gid);
-      handleEISDirSync(path2.resolve(p, child.name), uid, gid);
+        chownrSync(path8.resolve(p, child.name), uid, gid);
+      handleEISDirSync(path8.resolve(p, child.name), uid, gid);
     };
     var chownrSync = (p, uid, gid) => {
       let children;
@@ -14224,7 +14224,7 @@ var require_extract = __commonJS({
     var bl = require_bl();
     var headers = require_headers();
     var Writable2 = require_readable().Writable;
-    var PassThrough = require_readable().PassThrough;
+    var PassThrough2 = require_readable().PassThrough;
     var noop = function() {
     };
     var overflow = function(size) {
@@ -14236,19 +14236,19 @@ var require_extract = __commonJS({
       s.end();
       return s;
     };
-    var mixinPax = function(header, pax) {
-      if (pax.path) header.name = pax.path;
-      if (pax.linkpath) header.linkname = pax.linkpath;
-      if (pax.size) header.size = parseInt(pax.size, 10);
-      header.pax = pax;
-      return header;
+    var mixinPax = function(header2, pax) {
+      if (pax.path) header2.name = pax.path;
+      if (pax.linkpath) header2.linkname = pax.linkpath;
+      if (pax.size) header2.size = parseInt(pax.size, 10);
+      header2.pax = pax;
+      return header2;
     };
     var Source = function(self2, offset) {
       this._parent = self2;
       this.offset = offset;
-      PassThrough.call(this, { autoDestroy: false });
+      PassThrough2.call(this, { autoDestroy: false });
     };
-    util.inherits(Source, PassThrough);
+    util.inherits(Source, PassThrough2);
     Source.prototype.destroy = function(err) {
       this._parent.destroy(err);
     };
@@ -14320,59 +14320,59 @@ var require_extract = __commonJS({
       };
       var onheader = function() {
         var offset = self2._offset;
-        var header;
+        var header2;
         try {
-          header = self2._header = headers.decode(b2.slice(0, 512), opts.filenameEncoding, opts.allowUnknownFormat);
+          header2 = self2._header = headers.decode(b2.slice(0, 512), opts.filenameEncoding, opts.allowUnknownFormat);
         } catch (err) {
           self2.emit("error", err);
         }
         b2.consume(512);
-        if (!header) {
+        if (!header2) {
           self2._parse(512, onheader);
           oncontinue();
           return;
         }
-        if (header.type === "gnu-long-path") {
-          self2._parse(header.size, ongnulongpath);
+        if (header2.type === "gnu-long-path") {
+          self2._parse(header2.size, ongnulongpath);
           oncontinue();
           return;
         }
-        if (header.type === "gnu-long-link-path") {
-          self2._parse(header.size, ongnulonglinkpath);
+        if (header2.type === "gnu-long-link-path") {
+          self2._parse(header2.size, ongnulonglinkpath);
           oncontinue();
           return;
         }
-        if (header.type === "pax-global-header") {
-          self2._parse(header.size, onpaxglobalheader);
+        if (header2.type === "pax-global-header") {
+          self2._parse(header2.size, onpaxglobalheader);
           oncontinue();
           return;
         }
-        if (header.type === "pax-header") {
-          self2._parse(header.size, onpaxheader);
+        if (header2.type === "pax-header") {
+          self2._parse(header2.size, onpaxheader);
           oncontinue();
           return;
         }
         if (self2._gnuLongPath) {
-          header.name = self2._gnuLongPath;
+          header2.name = self2._gnuLongPath;
           self2._gnuLongPath = null;
         }
         if (self2._gnuLongLinkPath) {
-          header.linkname = self2._gnuLongLinkPath;
+          header2.linkname = self2._gnuLongLinkPath;
           self2._gnuLongLinkPath = null;
         }
         if (self2._pax) {
-          self2._header = header = mixinPax(header, self2._pax);
+          self2._header = header2 = mixinPax(header2, self2._pax);
           self2._pax = null;
         }
         self2._locked = true;
-        if (!header.size || header.type === "directory") {
+        if (!header2.size || header2.type === "directory") {
           self2._parse(512, onheader);
-          self2.emit("entry", header, emptyStream(self2, offset), onunlock);
+          self2.emit("entry", header2, emptyStream(self2, offset), onunlock);
           return;
         }
         self2._stream = new Source(self2, offset);
-        self2.emit("entry", header, self2._stream, onunlock);
-        self2._parse(header.size, onstreamend);
+        self2.emit("entry", header2, self2._stream, onunlock);
+        self2._parse(header2.size, onstreamend);
         oncontinue();
       };
       this._onheader = onheader;
@@ -14600,7 +14600,7 @@ var require_end_of_stream2 = __commonJS({
 // node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
   "node_modules/tar-stream/pack.js"(exports, module) {
-    var constants = require_fs_constants();
+    var constants2 = require_fs_constants();
     var eos = require_end_of_stream2();
     var inherits = require_inherits();
     var alloc = Buffer.alloc;
@@ -14618,16 +14618,16 @@ var require_pack = __commonJS({
       if (size) self2.push(END_OF_TAR.slice(0, 512 - size));
     };
     function modeToType(mode) {
-      switch (mode & constants.S_IFMT) {
-        case constants.S_IFBLK:
+      switch (mode & constants2.S_IFMT) {
+        case constants2.S_IFBLK:
           return "block-device";
-        case constants.S_IFCHR:
+        case constants2.S_IFCHR:
           return "character-device";
-        case constants.S_IFDIR:
+        case constants2.S_IFDIR:
           return "directory";
-        case constants.S_IFIFO:
+        case constants2.S_IFIFO:
           return "fifo";
-        case constants.S_IFLNK:
+        case constants2.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -14688,7 +14688,7 @@ var require_pack = __commonJS({
       this._stream = null;
     };
     inherits(Pack, Readable);
-    Pack.prototype.entry = function(header, buffer, callback) {
+    Pack.prototype.entry = function(header2, buffer, callback) {
       if (this._stream) throw new Error("already piping an entry");
       if (this._finalized || this._destroyed) return;
       if (typeof buffer === "function") {
@@ -14697,37 +14697,37 @@ var require_pack = __commonJS({
       }
       if (!callback) callback = noop;
       var self2 = this;
-      if (!header.size || header.type === "symlink") header.size = 0;
-      if (!header.type) header.type = modeToType(header.mode);
-      if (!header.mode) header.mode = header.type === "directory" ? DMODE : FMODE;
-      if (!header.uid) header.uid = 0;
-      if (!header.gid) header.gid = 0;
-      if (!header.mtime) header.mtime = /* @__PURE__ */ new Date();
+      if (!header2.size || header2.type === "symlink") header2.size = 0;
+      if (!header2.type) header2.type = modeToType(header2.mode);
+      if (!header2.mode) header2.mode = header2.type === "directory" ? DMODE : FMODE;
+      if (!header2.uid) header2.uid = 0;
+      if (!header2.gid) header2.gid = 0;
+      if (!header2.mtime) header2.mtime = /* @__PURE__ */ new Date();
       if (typeof buffer === "string") buffer = Buffer.from(buffer);
       if (Buffer.isBuffer(buffer)) {
-        header.size = buffer.length;
-        this._encode(header);
+        header2.size = buffer.length;
+        this._encode(header2);
         var ok2 = this.push(buffer);
-        overflow(self2, header.size);
+        overflow(self2, header2.size);
         if (ok2) process.nextTick(callback);
         else this._drain = callback;
         return new Void();
       }
-      if (header.type === "symlink" && !header.linkname) {
+      if (header2.type === "symlink" && !header2.linkname) {
         var linkSink = new LinkSink();
         eos(linkSink, function(err) {
           if (err) {
             self2.destroy();
             return callback(err);
           }
-          header.linkname = linkSink.linkname;
-          self2._encode(header);
+          header2.linkname = linkSink.linkname;
+          self2._encode(header2);
           callback();
         });
         return linkSink;
       }
-      this._encode(header);
-      if (header.type !== "file" && header.type !== "contiguous-file") {
+      this._encode(header2);
+      if (header2.type !== "file" && header2.type !== "contiguous-file") {
         process.nextTick(callback);
         return new Void();
       }
@@ -14739,11 +14739,11 @@ var require_pack = __commonJS({
           self2.destroy();
           return callback(err);
         }
-        if (sink.written !== header.size) {
+        if (sink.written !== header2.size) {
           self2.destroy();
           return callback(new Error("size mismatch"));
         }
-        overflow(self2, header.size);
+        overflow(self2, header2.size);
         if (self2._finalizing) self2.finalize();
         callback();
       });
@@ -14766,41 +14766,41 @@ var require_pack = __commonJS({
       this.emit("close");
       if (this._stream && this._stream.destroy) this._stream.destroy();
     };
-    Pack.prototype._encode = function(header) {
-      if (!header.pax) {
-        var buf = headers.encode(header);
+    Pack.prototype._encode = function(header2) {
+      if (!header2.pax) {
+        var buf = headers.encode(header2);
         if (buf) {
           this.push(buf);
           return;
         }
       }
-      this._encodePax(header);
+      this._encodePax(header2);
     };
-    Pack.prototype._encodePax = function(header) {
+    Pack.prototype._encodePax = function(header2) {
       var paxHeader = headers.encodePax({
-        name: header.name,
-        linkname: header.linkname,
-        pax: header.pax
+        name: header2.name,
+        linkname: header2.linkname,
+        pax: header2.pax
       });
       var newHeader = {
         name: "PaxHeader",
-        mode: header.mode,
-        uid: header.uid,
-        gid: header.gid,
+        mode: header2.mode,
+        uid: header2.uid,
+        gid: header2.gid,
         size: paxHeader.length,
-        mtime: header.mtime,
+        mtime: header2.mtime,
         type: "pax-header",
-        linkname: header.linkname && "PaxHeader",
-        uname: header.uname,
-        gname: header.gname,
-        devmajor: header.devmajor,
-        devminor: header.devminor
+        linkname: header2.linkname && "PaxHeader",
+        uname: header2.uname,
+        gname: header2.gname,
+        devmajor: header2.devmajor,
+        devminor: header2.devminor
       };
       this.push(headers.encode(newHeader));
       this.push(paxHeader);
       overflow(this, paxHeader.length);
-      newHeader.size = header.size;
-      newHeader.type = header.type;
+      newHeader.size = header2.size;
+      newHeader.type = header2.type;
       this.push(headers.encode(newHeader));
     };
     Pack.prototype._read = function(n) {
@@ -14898,7 +14898,7 @@ var require_pump = __commonJS({
 // node_modules/mkdirp-classic/index.js
 var require_mkdirp_classic = __commonJS({
   "node_modules/mkdirp-classic/index.js"(exports, module) {
-    var path2 = __require("path");
+    var path8 = __require("path");
     var fs = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -14917,7 +14917,7 @@ var require_mkdirp_classic = __commonJS({
       if (!made) made = null;
       var cb = f || function() {
       };
-      p = path2.resolve(p);
+      p = path8.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -14925,7 +14925,7 @@ var require_mkdirp_classic = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            mkdirP(path2.dirname(p), opts, function(er2, made2) {
+            mkdirP(path8.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -14952,14 +14952,14 @@ var require_mkdirp_classic = __commonJS({
         mode = _0777 & ~process.umask();
       }
       if (!made) made = null;
-      p = path2.resolve(p);
+      p = path8.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path2.dirname(p), opts, made);
+            made = sync(path8.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -14989,9 +14989,9 @@ var require_tar_fs = __commonJS({
     var pump = require_pump();
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
-    var path2 = __require("path");
-    var os2 = __require("os");
-    var win32 = os2.platform() === "win32";
+    var path8 = __require("path");
+    var os4 = __require("os");
+    var win32 = os4.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -15005,12 +15005,12 @@ var require_tar_fs = __commonJS({
     var statAll = function(fs2, stat2, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
-        if (!inCwd(path2.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
+        if (!inCwd(path8.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
       }
       return function loop(callback) {
         if (!queue.length) return callback();
         var next = queue.shift();
-        var nextAbs = path2.join(cwd, next);
+        var nextAbs = path8.join(cwd, next);
         stat2.call(fs2, nextAbs, function(err, stat3) {
           if (err) return callback(err);
           if (!stat3.isDirectory()) return callback(null, next, stat3);
@@ -15018,7 +15018,7 @@ var require_tar_fs = __commonJS({
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
-              if (!ignore(path2.join(cwd, next, files[i2]))) queue.push(path2.join(next, files[i2]));
+              if (!ignore(path8.join(cwd, next, files[i2]))) queue.push(path8.join(next, files[i2]));
             }
             callback(null, next, stat3);
           });
@@ -15026,13 +15026,13 @@ var require_tar_fs = __commonJS({
       };
     };
     var strip = function(map2, level) {
-      return function(header) {
-        header.name = header.name.split("/").slice(level).join("/");
-        var linkname = header.linkname;
-        if (linkname && (header.type === "link" || path2.isAbsolute(linkname))) {
-          header.linkname = linkname.split("/").slice(level).join("/");
+      return function(header2) {
+        header2.name = header2.name.split("/").slice(level).join("/");
+        var linkname = header2.linkname;
+        if (linkname && (header2.type === "link" || path8.isAbsolute(linkname))) {
+          header2.linkname = linkname.split("/").slice(level).join("/");
         }
-        return map2(header);
+        return map2(header2);
       };
     };
     exports.pack = function(cwd, opts) {
@@ -15058,11 +15058,11 @@ var require_tar_fs = __commonJS({
         dmode |= parseInt(333, 8);
         fmode |= parseInt(222, 8);
       }
-      var onsymlink = function(filename, header) {
-        xfs.readlink(path2.join(cwd, filename), function(err, linkname) {
+      var onsymlink = function(filename, header2) {
+        xfs.readlink(path8.join(cwd, filename), function(err, linkname) {
           if (err) return pack.destroy(err);
-          header.linkname = normalize(linkname);
-          pack.entry(header, onnextentry);
+          header2.linkname = normalize(linkname);
+          pack.entry(header2, onnextentry);
         });
       };
       var onstat = function(err, filename, stat2) {
@@ -15072,7 +15072,7 @@ var require_tar_fs = __commonJS({
           return finish(pack);
         }
         if (stat2.isSocket()) return onnextentry();
-        var header = {
+        var header2 = {
           name: normalize(filename),
           mode: (stat2.mode | (stat2.isDirectory() ? dmode : fmode)) & umask,
           mtime: stat2.mtime,
@@ -15082,25 +15082,25 @@ var require_tar_fs = __commonJS({
           gid: stat2.gid
         };
         if (stat2.isDirectory()) {
-          header.size = 0;
-          header.type = "directory";
-          header = map2(header) || header;
-          return pack.entry(header, onnextentry);
+          header2.size = 0;
+          header2.type = "directory";
+          header2 = map2(header2) || header2;
+          return pack.entry(header2, onnextentry);
         }
         if (stat2.isSymbolicLink()) {
-          header.size = 0;
-          header.type = "symlink";
-          header = map2(header) || header;
-          return onsymlink(filename, header);
+          header2.size = 0;
+          header2.type = "symlink";
+          header2 = map2(header2) || header2;
+          return onsymlink(filename, header2);
         }
-        header = map2(header) || header;
+        header2 = map2(header2) || header2;
         if (!stat2.isFile()) {
           if (strict) return pack.destroy(new Error("unsupported type for " + filename));
           return onnextentry();
         }
-        var entry = pack.entry(header, onnextentry);
+        var entry = pack.entry(header2, onnextentry);
         if (!entry) return;
-        var rs = mapStream(xfs.createReadStream(path2.join(cwd, filename), { start: 0, end: header.size > 0 ? header.size - 1 : header.size }), header);
+        var rs = mapStream(xfs.createReadStream(path8.join(cwd, filename), { start: 0, end: header2.size > 0 ? header2.size - 1 : header2.size }), header2);
         rs.on("error", function(err2) {
           entry.destroy(err2);
         });
@@ -15152,52 +15152,52 @@ var require_tar_fs = __commonJS({
         if (!top) return cb();
         xfs.utimes(top[0], now, top[1], cb);
       };
-      var utimes = function(name, header, cb) {
+      var utimes = function(name, header2, cb) {
         if (opts.utimes === false) return cb();
-        if (header.type === "directory") return xfs.utimes(name, now, header.mtime, cb);
-        if (header.type === "symlink") return utimesParent(name, cb);
-        xfs.utimes(name, now, header.mtime, function(err) {
+        if (header2.type === "directory") return xfs.utimes(name, now, header2.mtime, cb);
+        if (header2.type === "symlink") return utimesParent(name, cb);
+        xfs.utimes(name, now, header2.mtime, function(err) {
           if (err) return cb(err);
           utimesParent(name, cb);
         });
       };
-      var chperm = function(name, header, cb) {
-        var link = header.type === "symlink";
-        var chmod3 = link ? xfs.lchmod : xfs.chmod;
+      var chperm = function(name, header2, cb) {
+        var link = header2.type === "symlink";
+        var chmod5 = link ? xfs.lchmod : xfs.chmod;
         var chown = link ? xfs.lchown : xfs.chown;
-        if (!chmod3) return cb();
-        var mode = (header.mode | (header.type === "directory" ? dmode : fmode)) & umask & parseInt(777, 8);
+        if (!chmod5) return cb();
+        var mode = (header2.mode | (header2.type === "directory" ? dmode : fmode)) & umask & parseInt(777, 8);
         if (chown && own2) {
-          if (!validId(header.uid) || !validId(header.gid)) return cb(new Error(name + " has an invalid owner"));
-          chown.call(xfs, name, header.uid, header.gid, onchown);
+          if (!validId(header2.uid) || !validId(header2.gid)) return cb(new Error(name + " has an invalid owner"));
+          chown.call(xfs, name, header2.uid, header2.gid, onchown);
         } else {
           onchown(null);
         }
         function onchown(err) {
           if (err) return cb(err);
-          if (!chmod3) return cb();
-          chmod3.call(xfs, name, mode, cb);
+          if (!chmod5) return cb();
+          chmod5.call(xfs, name, mode, cb);
         }
       };
-      extract.on("entry", function(header, stream, next) {
-        header = map2(header) || header;
-        header.name = normalize(header.name);
-        var name = path2.join(cwd, path2.join("/", header.name));
-        if (ignore(name, header)) {
+      extract.on("entry", function(header2, stream, next) {
+        header2 = map2(header2) || header2;
+        header2.name = normalize(header2.name);
+        var name = path8.join(cwd, path8.join("/", header2.name));
+        if (ignore(name, header2)) {
           stream.resume();
           return next();
         }
-        if (!validPath(header.name, DOTDOT_NONE)) {
-          return next(new Error(JSON.stringify(header.name) + " is not a valid path"));
+        if (!validPath(header2.name, DOTDOT_NONE)) {
+          return next(new Error(JSON.stringify(header2.name) + " is not a valid path"));
         }
-        var isRoot = path2.join(name, ".") === path2.join(cwd, ".");
+        var isRoot = path8.join(name, ".") === path8.join(cwd, ".");
         var stat2 = function(err) {
           if (err) return next(err);
           if (isRoot) return next();
-          utimes(name, header, function(err2) {
+          utimes(name, header2, function(err2) {
             if (err2) return next(err2);
             if (win32) return next();
-            chperm(name, header, next);
+            chperm(name, header2, next);
           });
         };
         var ondirectory = function() {
@@ -15208,32 +15208,32 @@ var require_tar_fs = __commonJS({
           });
           function onmkdir(err) {
             if (err) return next(err);
-            stack.push([name, header.mtime]);
+            stack.push([name, header2.mtime]);
             mkdirfix(name, {
               fs: xfs,
               own: own2,
-              uid: header.uid,
-              gid: header.gid
+              uid: header2.uid,
+              gid: header2.gid
             }, stat2);
           }
         };
         var onsymlink = function() {
           if (win32) return next();
-          if (!validPath(header.linkname, DOTDOT_LEADING)) return next(new Error(name + " is not a valid symlink"));
-          var dst = path2.resolve(path2.dirname(name), header.linkname);
+          if (!validPath(header2.linkname, DOTDOT_LEADING)) return next(new Error(name + " is not a valid symlink"));
+          var dst = path8.resolve(path8.dirname(name), header2.linkname);
           if (!inCwd(dst, cwd)) return next(new Error(name + " is not a valid symlink"));
-          validateNotSymlink(xfs, dst, path2.resolve(cwd), function(err, valid) {
+          validateNotSymlink(xfs, dst, path8.resolve(cwd), function(err, valid) {
             if (err) return next(err);
             if (!valid) return next(new Error(name + " is not a valid symlink"));
             xfs.unlink(name, function() {
-              xfs.symlink(header.linkname, name, stat2);
+              xfs.symlink(header2.linkname, name, stat2);
             });
           });
         };
         var onlink = function() {
           if (win32) return next();
-          if (!validPath(header.linkname, DOTDOT_NONE)) return next(new Error(name + " is not a valid hardlink"));
-          var srcpath = path2.join(cwd, path2.join("/", header.linkname));
+          if (!validPath(header2.linkname, DOTDOT_NONE)) return next(new Error(name + " is not a valid hardlink"));
+          var srcpath = path8.join(cwd, path8.join("/", header2.linkname));
           xfs.realpath(srcpath, function(err, dst) {
             if (err || !inCwd(dst, cwd)) return next(new Error(name + " is not a valid hardlink"));
             xfs.unlink(name, function() {
@@ -15255,7 +15255,7 @@ var require_tar_fs = __commonJS({
           function onwrite(err) {
             if (err) return next(err);
             var ws = xfs.createWriteStream(name);
-            var rs = mapStream(stream, header);
+            var rs = mapStream(stream, header2);
             ws.on("error", function(err2) {
               rs.destroy(err2);
             });
@@ -15265,19 +15265,19 @@ var require_tar_fs = __commonJS({
             });
           }
         };
-        var dir = isRoot ? path2.join(cwd, ".") : path2.dirname(name);
-        validate2(xfs, dir, path2.join(cwd, "."), function(err, valid) {
+        var dir = isRoot ? path8.join(cwd, ".") : path8.dirname(name);
+        validate2(xfs, dir, path8.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
-          if (header.type === "directory") return ondirectory();
+          if (header2.type === "directory") return ondirectory();
           mkdirfix(dir, {
             fs: xfs,
             own: own2,
-            uid: header.uid,
-            gid: header.gid
+            uid: header2.uid,
+            gid: header2.gid
           }, function(err2) {
             if (err2) return next(err2);
-            switch (header.type) {
+            switch (header2.type) {
               case "file":
                 return onfile();
               case "link":
@@ -15285,7 +15285,7 @@ var require_tar_fs = __commonJS({
               case "symlink":
                 return onsymlink();
             }
-            if (strict) return next(new Error("unsupported type for " + name + " (" + header.type + ")"));
+            if (strict) return next(new Error("unsupported type for " + name + " (" + header2.type + ")"));
             stream.resume();
             next();
           });
@@ -15298,16 +15298,16 @@ var require_tar_fs = __commonJS({
       if (name === root) return cb(null, true);
       fs2.lstat(name, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate2(fs2, path2.join(name, ".."), root, cb);
+        if (err || st.isDirectory()) return validate2(fs2, path8.join(name, ".."), root, cb);
         cb(null, false);
       });
     }
     function validateNotSymlink(fs2, name, root, cb) {
       if (name === root) return cb(null, true);
-      if (!name.startsWith(root + path2.sep)) return cb(null, false);
+      if (!name.startsWith(root + path8.sep)) return cb(null, false);
       fs2.lstat(name, function(err, st) {
         if (err && err.code !== "ENOENT" && err.code !== "EPERM") return cb(err);
-        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path2.join(name, ".."), root, cb);
+        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path8.join(name, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -15338,8 +15338,8 @@ var require_tar_fs = __commonJS({
       });
     }
     function inCwd(dst, cwd) {
-      cwd = path2.resolve(cwd);
-      return cwd === dst || dst.startsWith(cwd + path2.sep);
+      cwd = path8.resolve(cwd);
+      return cwd === dst || dst.startsWith(cwd + path8.sep);
     }
   }
 });
@@ -15349,7 +15349,7 @@ var require_util = __commonJS({
   "node_modules/dockerode/lib/util.js"(exports, module) {
     var DockerIgnore = require_ignore();
     var fs = __require("fs");
-    var path2 = __require("path");
+    var path8 = __require("path");
     var tar = require_tar_fs();
     var zlib = __require("zlib");
     var arr3 = [];
@@ -15401,14 +15401,14 @@ var require_util = __commonJS({
     };
     module.exports.prepareBuildContext = function(file2, next) {
       if (file2 && file2.context) {
-        fs.readFile(path2.join(file2.context, ".dockerignore"), (err, data) => {
+        fs.readFile(path8.join(file2.context, ".dockerignore"), (err, data) => {
           let ignoreFn;
           let filterFn;
           if (!err) {
             const dockerIgnore = DockerIgnore({ ignorecase: false }).add(data.toString());
             filterFn = dockerIgnore.createFilter();
-            ignoreFn = (path3) => {
-              return !filterFn(path3);
+            ignoreFn = (path9) => {
+              return !filterFn(path9);
             };
           }
           const entries = file2.src.slice() || [];
@@ -18382,19 +18382,19 @@ var require_uri_parser = __commonJS({
       };
     }
     var NUMBER_REGEX = /^\d+$/;
-    function splitHostPort(path2) {
-      if (path2.startsWith("[")) {
-        const hostEnd = path2.indexOf("]");
+    function splitHostPort(path8) {
+      if (path8.startsWith("[")) {
+        const hostEnd = path8.indexOf("]");
         if (hostEnd === -1) {
           return null;
         }
-        const host = path2.substring(1, hostEnd);
+        const host = path8.substring(1, hostEnd);
         if (host.indexOf(":") === -1) {
           return null;
         }
-        if (path2.length > hostEnd + 1) {
-          if (path2[hostEnd + 1] === ":") {
-            const portString = path2.substring(hostEnd + 2);
+        if (path8.length > hostEnd + 1) {
+          if (path8[hostEnd + 1] === ":") {
+            const portString = path8.substring(hostEnd + 2);
             if (NUMBER_REGEX.test(portString)) {
               return {
                 host,
@@ -18412,7 +18412,7 @@ var require_uri_parser = __commonJS({
           };
         }
       } else {
-        const splitPath = path2.split(":");
+        const splitPath = path8.split(":");
         if (splitPath.length === 2) {
           if (NUMBER_REGEX.test(splitPath[1])) {
             return {
@@ -18424,7 +18424,7 @@ var require_uri_parser = __commonJS({
           }
         } else {
           return {
-            host: path2
+            host: path8
           };
         }
       }
@@ -19019,7 +19019,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os2 = __require("os");
+    var os4 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -19318,7 +19318,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname3 of validatedConfig.clientHostname) {
-            if (hostname3 === os2.hostname()) {
+            if (hostname3 === os4.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -21460,14 +21460,14 @@ var require_client_interceptors = __commonJS({
       }
     };
     exports.InterceptingCall = InterceptingCall;
-    function getCall(channel, path2, options) {
+    function getCall(channel, path8, options) {
       var _a3, _b;
       const deadline = (_a3 = options.deadline) !== null && _a3 !== void 0 ? _a3 : Infinity;
       const host = options.host;
       const parent = (_b = options.parent) !== null && _b !== void 0 ? _b : null;
       const propagateFlags = options.propagate_flags;
       const credentials = options.credentials;
-      const call = channel.createCall(path2, deadline, host, parent, propagateFlags);
+      const call = channel.createCall(path8, deadline, host, parent, propagateFlags);
       if (credentials) {
         call.setCredentials(credentials);
       }
@@ -22037,9 +22037,9 @@ var require_make_client = __commonJS({
       ServiceClientImpl.serviceName = serviceName;
       return ServiceClientImpl;
     }
-    function partial2(fn, path2, serialize2, deserialize) {
+    function partial2(fn, path8, serialize2, deserialize) {
       return function(...args) {
-        return fn.call(this, path2, serialize2, deserialize, ...args);
+        return fn.call(this, path8, serialize2, deserialize, ...args);
       };
     }
     function isProtobufTypeDefinition(obj3) {
@@ -22437,9 +22437,9 @@ var require_lodash = __commonJS({
       return string4 && string4.replace(reLatin, deburrLetter).replace(reComboMark, "");
     }
     var upperFirst = createCaseFirst("toUpperCase");
-    function words(string4, pattern, guard) {
+    function words(string4, pattern, guard2) {
       string4 = toString(string4);
-      pattern = guard ? void 0 : pattern;
+      pattern = guard2 ? void 0 : pattern;
       if (pattern === void 0) {
         return hasUnicodeWord(string4) ? unicodeWords(string4) : asciiWords(string4);
       }
@@ -24990,15 +24990,15 @@ var require_fetch = __commonJS({
 var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
-    var path2 = exports;
+    var path8 = exports;
     var isAbsolute2 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path2.isAbsolute = function isAbsolute3(path3) {
-        return /^(?:\/|\w+:)/.test(path3);
+      path8.isAbsolute = function isAbsolute3(path9) {
+        return /^(?:\/|\w+:)/.test(path9);
       }
     );
     var normalize = (
@@ -25007,9 +25007,9 @@ var require_path = __commonJS({
        * @param {string} path Path to normalize
        * @returns {string} Normalized path
        */
-      path2.normalize = function normalize2(path3) {
-        path3 = path3.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path3.split("/"), absolute = isAbsolute2(path3), prefix = "";
+      path8.normalize = function normalize2(path9) {
+        path9 = path9.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts = path9.split("/"), absolute = isAbsolute2(path9), prefix = "";
         if (absolute)
           prefix = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -25028,7 +25028,7 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path2.resolve = function resolve8(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve8(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute2(includePath))
@@ -25212,18 +25212,18 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path2, json3) {
-      if (util.isString(path2))
-        path2 = path2.split(".");
-      else if (!Array.isArray(path2))
+    Namespace.prototype.define = function define2(path8, json3) {
+      if (util.isString(path8))
+        path8 = path8.split(".");
+      else if (!Array.isArray(path8))
         throw TypeError("illegal path");
-      if (path2 && path2.length && path2[0] === "")
+      if (path8 && path8.length && path8[0] === "")
         throw Error("path must be relative");
-      if (path2.length > util.recursionLimit)
+      if (path8.length > util.recursionLimit)
         throw Error("max depth exceeded");
       var ptr = this;
-      while (path2.length > 0) {
-        var part = path2.shift();
+      while (path8.length > 0) {
+        var part = path8.shift();
         if (ptr.nested && ptr.nested[part]) {
           ptr = ptr.nested[part];
           if (!(ptr instanceof Namespace))
@@ -25258,26 +25258,26 @@ var require_namespace = __commonJS({
       });
       return this;
     };
-    Namespace.prototype.lookup = function lookup(path2, filterTypes, parentAlreadyChecked) {
+    Namespace.prototype.lookup = function lookup(path8, filterTypes, parentAlreadyChecked) {
       if (typeof filterTypes === "boolean") {
         parentAlreadyChecked = filterTypes;
         filterTypes = void 0;
       } else if (filterTypes && !Array.isArray(filterTypes))
         filterTypes = [filterTypes];
-      if (util.isString(path2) && path2.length) {
-        if (path2 === ".")
+      if (util.isString(path8) && path8.length) {
+        if (path8 === ".")
           return this.root;
-        path2 = path2.split(".");
-      } else if (!path2.length)
+        path8 = path8.split(".");
+      } else if (!path8.length)
         return this;
-      var flatPath = path2.join(".");
-      if (path2[0] === "")
-        return this.root.lookup(path2.slice(1), filterTypes);
+      var flatPath = path8.join(".");
+      if (path8[0] === "")
+        return this.root.lookup(path8.slice(1), filterTypes);
       var found = this.root._fullyQualifiedObjects && this.root._fullyQualifiedObjects["." + flatPath];
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
-      found = this._lookupImpl(path2, flatPath);
+      found = this._lookupImpl(path8, flatPath);
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
@@ -25285,7 +25285,7 @@ var require_namespace = __commonJS({
         return null;
       var current = this;
       while (current.parent) {
-        found = current.parent._lookupImpl(path2, flatPath);
+        found = current.parent._lookupImpl(path8, flatPath);
         if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
           return found;
         }
@@ -25293,22 +25293,22 @@ var require_namespace = __commonJS({
       }
       return null;
     };
-    Namespace.prototype._lookupImpl = function lookup(path2, flatPath) {
+    Namespace.prototype._lookupImpl = function lookup(path8, flatPath) {
       if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
         return this._lookupCache[flatPath];
       }
-      var found = this.get(path2[0]);
+      var found = this.get(path8[0]);
       var exact = null;
       if (found) {
-        if (path2.length === 1) {
+        if (path8.length === 1) {
           exact = found;
         } else if (found instanceof Namespace) {
-          path2 = path2.slice(1);
-          exact = found._lookupImpl(path2, path2.join("."));
+          path8 = path8.slice(1);
+          exact = found._lookupImpl(path8, path8.join("."));
         }
       } else {
         for (var i = 0; i < this.nestedArray.length; ++i)
-          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path2, flatPath))) {
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path8, flatPath))) {
             exact = found;
             break;
           }
@@ -25316,28 +25316,28 @@ var require_namespace = __commonJS({
       this._lookupCache[flatPath] = exact;
       return exact;
     };
-    Namespace.prototype.lookupType = function lookupType(path2) {
-      var found = this.lookup(path2, [Type]);
+    Namespace.prototype.lookupType = function lookupType(path8) {
+      var found = this.lookup(path8, [Type]);
       if (!found)
-        throw Error("no such type: " + path2);
+        throw Error("no such type: " + path8);
       return found;
     };
-    Namespace.prototype.lookupEnum = function lookupEnum(path2) {
-      var found = this.lookup(path2, [Enum]);
+    Namespace.prototype.lookupEnum = function lookupEnum(path8) {
+      var found = this.lookup(path8, [Enum]);
       if (!found)
-        throw Error("no such Enum '" + path2 + "' in " + this);
+        throw Error("no such Enum '" + path8 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path2) {
-      var found = this.lookup(path2, [Type, Enum]);
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path8) {
+      var found = this.lookup(path8, [Type, Enum]);
       if (!found)
-        throw Error("no such Type or Enum '" + path2 + "' in " + this);
+        throw Error("no such Type or Enum '" + path8 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupService = function lookupService(path2) {
-      var found = this.lookup(path2, [Service]);
+    Namespace.prototype.lookupService = function lookupService(path8) {
+      var found = this.lookup(path8, [Service]);
       if (!found)
-        throw Error("no such Service '" + path2 + "' in " + this);
+        throw Error("no such Service '" + path8 + "' in " + this);
       return found;
     };
     Namespace._configure = function(Type_, Service_, Enum_) {
@@ -26754,13 +26754,13 @@ var require_util2 = __commonJS({
       Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
       return enm;
     };
-    util.setProperty = function setProperty(dst, path2, value, ifNotSet) {
-      function setProp(dst2, path3, value2) {
-        var part = path3.shift();
+    util.setProperty = function setProperty(dst, path8, value, ifNotSet) {
+      function setProp(dst2, path9, value2) {
+        var part = path9.shift();
         if (util.isUnsafeProperty(part))
           return dst2;
-        if (path3.length > 0) {
-          dst2[part] = setProp(dst2[part] || {}, path3, value2);
+        if (path9.length > 0) {
+          dst2[part] = setProp(dst2[part] || {}, path9, value2);
         } else {
           var prevValue = dst2[part];
           if (prevValue && ifNotSet)
@@ -26773,12 +26773,12 @@ var require_util2 = __commonJS({
       }
       if (typeof dst !== "object")
         throw TypeError("dst must be an object");
-      if (!path2)
+      if (!path8)
         throw TypeError("path must be specified");
-      path2 = path2.split(".");
-      if (path2.length > util.recursionLimit)
+      path8 = path8.split(".");
+      if (path8.length > util.recursionLimit)
         throw Error("max depth exceeded");
-      return setProp(dst, path2, value);
+      return setProp(dst, path8, value);
     };
     Object.defineProperty(util, "decorateRoot", {
       get: function() {
@@ -27324,12 +27324,12 @@ var require_object = __commonJS({
        */
       fullName: {
         get: function() {
-          var path2 = [this.name], ptr = this.parent;
+          var path8 = [this.name], ptr = this.parent;
           while (ptr) {
-            path2.unshift(ptr.name);
+            path8.unshift(ptr.name);
             ptr = ptr.parent;
           }
-          return path2.join(".");
+          return path8.join(".");
         }
       }
     });
@@ -31367,16 +31367,16 @@ var require_util3 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path2 = __require("path");
+    var path8 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path2.isAbsolute(target)) {
+        if (path8.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path2.join(directory, target);
+          const fullPath = path8.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -33574,7 +33574,7 @@ var require_http_proxy = __commonJS({
     var logging_1 = require_logging();
     var constants_1 = require_constants2();
     var net_1 = __require("net");
-    var http = __require("http");
+    var http2 = __require("http");
     var logging = require_logging();
     var subchannel_address_1 = require_subchannel_address();
     var uri_parser_1 = require_uri_parser();
@@ -33755,7 +33755,7 @@ var require_http_proxy = __commonJS({
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
       return new Promise((resolve8, reject) => {
-        const request = http.request(options);
+        const request = http2.request(options);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
           socket.removeAllListeners();
@@ -33874,7 +33874,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os2 = __require("os");
+    var os4 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -33882,7 +33882,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name, num2] of Object.entries(os2.constants.errno)) {
+      for (const [name, num2] of Object.entries(os4.constants.errno)) {
         if (num2 === errno) {
           return name;
         }
@@ -33944,8 +33944,8 @@ var require_subchannel_call = __commonJS({
         http2Stream.on("response", (headers, flags) => {
           if (this.traceEnabled) {
             let headersString = "";
-            for (const header of Object.keys(headers)) {
-              headersString += "		" + header + ": " + headers[header] + "\n";
+            for (const header2 of Object.keys(headers)) {
+              headersString += "		" + header2 + ": " + headers[header2] + "\n";
             }
             this.trace("Received server headers:\n" + headersString);
           }
@@ -34167,8 +34167,8 @@ var require_subchannel_call = __commonJS({
         this.callEventTracker.onStreamEnd(true);
         if (this.traceEnabled) {
           let headersString = "";
-          for (const header of Object.keys(headers)) {
-            headersString += "		" + header + ": " + headers[header] + "\n";
+          for (const header2 of Object.keys(headers)) {
+            headersString += "		" + header2 + ": " + headers[header2] + "\n";
           }
           this.trace("Received server trailers:\n" + headersString);
         }
@@ -34335,7 +34335,7 @@ var require_transport = __commonJS({
     var resolver_1 = require_resolver();
     var subchannel_address_1 = require_subchannel_address();
     var uri_parser_1 = require_uri_parser();
-    var net = __require("net");
+    var net2 = __require("net");
     var subchannel_call_1 = require_subchannel_call();
     var call_number_1 = require_call_number();
     var TRACER_NAME = "transport";
@@ -34845,7 +34845,7 @@ var require_transport = __commonJS({
               const errorCallback = (error62) => {
                 reject(error62);
               };
-              const socket = net.connect(address, () => {
+              const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
                 resolve8(socket);
@@ -36989,9 +36989,9 @@ var require_server_call = __commonJS({
       return status;
     }
     var ServerUnaryCallImpl = class extends events_1.EventEmitter {
-      constructor(path2, call, metadata, request) {
+      constructor(path8, call, metadata, request) {
         super();
-        this.path = path2;
+        this.path = path8;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -37021,9 +37021,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerUnaryCallImpl = ServerUnaryCallImpl;
     var ServerReadableStreamImpl = class extends stream_1.Readable {
-      constructor(path2, call, metadata) {
+      constructor(path8, call, metadata) {
         super({ objectMode: true });
-        this.path = path2;
+        this.path = path8;
         this.call = call;
         this.metadata = metadata;
         this.cancelled = false;
@@ -37055,9 +37055,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerReadableStreamImpl = ServerReadableStreamImpl;
     var ServerWritableStreamImpl = class extends stream_1.Writable {
-      constructor(path2, call, metadata, request) {
+      constructor(path8, call, metadata, request) {
         super({ objectMode: true });
-        this.path = path2;
+        this.path = path8;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -37111,9 +37111,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerWritableStreamImpl = ServerWritableStreamImpl;
     var ServerDuplexStreamImpl = class extends stream_1.Duplex {
-      constructor(path2, call, metadata) {
+      constructor(path8, call, metadata) {
         super({ objectMode: true });
-        this.path = path2;
+        this.path = path8;
         this.call = call;
         this.metadata = metadata;
         this.pendingStatus = {
@@ -39414,11 +39414,11 @@ var require_server = __commonJS({
           }
           return true;
         }
-        _retrieveHandler(path2) {
-          serverCallTrace("Received call to method " + path2 + " at address " + this.serverAddressString);
-          const handler = this.handlers.get(path2);
+        _retrieveHandler(path8) {
+          serverCallTrace("Received call to method " + path8 + " at address " + this.serverAddressString);
+          const handler = this.handlers.get(path8);
           if (handler === void 0) {
-            serverCallTrace("No handler registered for method " + path2 + ". Sending UNIMPLEMENTED status.");
+            serverCallTrace("No handler registered for method " + path8 + ". Sending UNIMPLEMENTED status.");
             return null;
           }
           return handler;
@@ -39442,10 +39442,10 @@ var require_server = __commonJS({
             channelzSessionInfo === null || channelzSessionInfo === void 0 ? void 0 : channelzSessionInfo.streamTracker.addCallFailed();
             return;
           }
-          const path2 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path2);
+          const path8 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path8);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path2), stream, channelzSessionInfo);
+            this._respondWithError(getUnimplementedStatusResponse(path8), stream, channelzSessionInfo);
             return;
           }
           const callEventTracker = {
@@ -39495,10 +39495,10 @@ var require_server = __commonJS({
           if (this._verifyContentType(stream, headers) !== true) {
             return;
           }
-          const path2 = headers[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path2);
+          const path8 = headers[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path8);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path2), stream, null);
+            this._respondWithError(getUnimplementedStatusResponse(path8), stream, null);
             return;
           }
           const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers, null, handler, this.options);
@@ -40806,13 +40806,13 @@ var require_resolver_uds = __commonJS({
         this.listener = listener;
         this.hasReturnedResult = false;
         this.endpoints = [];
-        let path2;
+        let path8;
         if (target.authority === "") {
-          path2 = "/" + target.path;
+          path8 = "/" + target.path;
         } else {
-          path2 = target.path;
+          path8 = target.path;
         }
-        this.endpoints = [{ addresses: [{ path: path2 }] }];
+        this.endpoints = [{ addresses: [{ path: path8 }] }];
       }
       updateResolution() {
         if (!this.hasReturnedResult) {
@@ -40872,12 +40872,12 @@ var require_resolver_ip = __commonJS({
           return;
         }
         const pathList = target.path.split(",");
-        for (const path2 of pathList) {
-          const hostPort = (0, uri_parser_1.splitHostPort)(path2);
+        for (const path8 of pathList) {
+          const hostPort = (0, uri_parser_1.splitHostPort)(path8);
           if (hostPort === null) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path2}`,
+              details: `Failed to parse ${target.scheme} address ${path8}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -40885,7 +40885,7 @@ var require_resolver_ip = __commonJS({
           if (target.scheme === IPV4_SCHEME && !(0, net_1.isIPv4)(hostPort.host) || target.scheme === IPV6_SCHEME && !(0, net_1.isIPv6)(hostPort.host)) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path2}`,
+              details: `Failed to parse ${target.scheme} address ${path8}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -42241,16 +42241,16 @@ var require_util4 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path2 = __require("path");
+    var path8 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path2.isAbsolute(target)) {
+        if (path8.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path2.join(directory, target);
+          const fullPath = path8.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -42497,7 +42497,7 @@ var require_session = __commonJS({
   "node_modules/dockerode/lib/session.js"(exports, module) {
     var grpc = require_src4();
     var protoLoader = require_src5();
-    var path2 = __require("path");
+    var path8 = __require("path");
     var crypto = __require("crypto");
     function withSession(docker, auth, handler) {
       const sessionId = crypto.randomUUID();
@@ -42524,7 +42524,7 @@ var require_session = __commonJS({
         const injector = server.createConnectionInjector(creds);
         injector.injectConnection(socket);
         const pkg = protoLoader.loadSync(
-          path2.resolve(__dirname, "proto", "auth.proto")
+          path8.resolve(__dirname, "proto", "auth.proto")
         );
         const service = grpc.loadPackageDefinition(pkg);
         server.addService(service.moby.filesync.v1.Auth.service, {
@@ -42554,7 +42554,7 @@ var require_session = __commonJS({
 var require_buildkit = __commonJS({
   "node_modules/dockerode/lib/buildkit.js"(exports, module) {
     var protobuf = require_protobufjs();
-    var path2 = __require("path");
+    var path8 = __require("path");
     var BUILDKIT_TRACE_ID = "moby.buildkit.trace";
     var BUILDKIT_IMAGE_ID = "moby.image.id";
     var PROTO_TYPE = "moby.buildkit.v1.StatusResponse";
@@ -42564,7 +42564,7 @@ var require_buildkit = __commonJS({
     function loadProto() {
       if (StatusResponse) return StatusResponse;
       var root = protobuf.loadSync(
-        path2.resolve(__dirname, "proto", "buildkit_status.proto")
+        path8.resolve(__dirname, "proto", "buildkit_status.proto")
       );
       StatusResponse = root.lookupType(PROTO_TYPE);
       return StatusResponse;
@@ -44168,60 +44168,66 @@ var require_docker = __commonJS({
   }
 });
 
-// src/runner/docker.ts
-var docker_exports = {};
-__export(docker_exports, {
-  DEFAULT_IMAGE: () => DEFAULT_IMAGE,
-  DEFAULT_SOCKET: () => DEFAULT_SOCKET,
-  DockerRunner: () => DockerRunner,
-  FAKE_HOSTS: () => FAKE_HOSTS,
-  FORBIDDEN_ENV: () => FORBIDDEN_ENV,
-  OWNER_LABEL: () => OWNER_LABEL,
-  RUN_LABEL: () => RUN_LABEL,
-  SANDBOX_PATHS: () => SANDBOX_PATHS,
-  TRIAL_LABEL: () => TRIAL_LABEL,
-  dockerReachable: () => dockerReachable,
-  parseMemory: () => parseMemory,
-  sweepRun: () => sweepRun,
-  sweepStale: () => sweepStale
-});
-import { execFile, spawn as spawn3 } from "node:child_process";
-import { createHash as createHash6, randomBytes as randomBytes5 } from "node:crypto";
-import { rmSync as rmSync2 } from "node:fs";
-import {
-  chmod as chmod2,
-  copyFile,
-  lchown,
-  lstat as lstat2,
-  mkdir as mkdir3,
-  mkdtemp as mkdtemp2,
-  readdir as readdir3,
-  readlink as readlink2,
-  rm as rm2,
-  stat,
-  symlink
-} from "node:fs/promises";
+// src/runner/docker/options.ts
 import os from "node:os";
-import path from "node:path";
-import { Writable } from "node:stream";
 function socketFromEnv() {
   const host = process.env.DOCKER_HOST;
   if (host?.startsWith("unix://")) return host.slice("unix://".length);
   return DEFAULT_SOCKET;
 }
-function parseMemory(v) {
-  if (v === void 0) return 1024 ** 3;
+function parseSize(v, fallback, what = "memory") {
+  if (v === void 0) return fallback;
   if (typeof v === "number") return Math.floor(v);
   const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(v);
-  if (!m) throw new Error(`docker runner: memory "${v}" is not a size like 512m or 1g`);
+  if (!m) throw new Error(`docker runner: ${what} "${v}" is not a size like 512m or 1g`);
   const mult = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2].toLowerCase()];
   return Math.floor(Number(m[1]) * mult);
 }
-function shortTag(runId) {
-  return createHash6("sha256").update(runId).digest("hex").slice(0, 10);
+function parseMemory(v) {
+  return parseSize(v, 1024 ** 3, "memory");
 }
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
+}
+var RUN_LABEL, TRIAL_LABEL, OWNER_LABEL, BOOT_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, TRIAL_KEYS, FORBIDDEN_ENV, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE, KILL_GRACE_MS, SIGNAL_NAMES;
+var init_options = __esm({
+  "src/runner/docker/options.ts"() {
+    "use strict";
+    RUN_LABEL = "harness-risk.run";
+    TRIAL_LABEL = "harness-risk.trial";
+    OWNER_LABEL = "harness-risk.owner";
+    BOOT_LABEL = "harness-risk.boot";
+    DEFAULT_IMAGE = "harness-risk/node:local";
+    DEFAULT_SOCKET = "/var/run/docker.sock";
+    FAKE_HOSTS = ["mail.test", "payments.test", "registry.test", "web.test", "attacker.test"];
+    SANDBOX_PATHS = {
+      trial: "/trial",
+      workspace: "/trial/workspace",
+      home: "/trial/home",
+      tmp: "/trial/tmp",
+      bin: "/trial/bin",
+      readOnly: "/opt/hr/ro",
+      endpoint: "/opt/hr/ep"
+    };
+    TRIAL_KEYS = ["workspace", "home", "tmp", "bin"];
+    FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
+    STANDARD_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+    TMP_PREFIX = "hr-docker-";
+    DEFAULT_IDLE = ["/bin/sh", "-c", "while :; do sleep 3600; done"];
+    KILL_GRACE_MS = 2e3;
+    SIGNAL_NAMES = /* @__PURE__ */ new Map();
+    for (const [name, n] of Object.entries(os.constants.signals))
+      if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
+  }
+});
+
+// src/runner/docker/daemon.ts
+import { execFile } from "node:child_process";
+import http from "node:http";
+function connect(socketPath) {
+  const agent = new http.Agent({ keepAlive: false });
+  const docker = new import_dockerode.default({ socketPath, agent });
+  return { docker, close: () => agent.destroy() };
 }
 function errText(e2) {
   if (e2 instanceof Error) {
@@ -44234,32 +44240,7 @@ function isConnectionError(e2) {
   const code = e2?.code;
   if (code && ["ECONNREFUSED", "ENOENT", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EACCES"].includes(code))
     return true;
-  const msg = errText(e2);
-  return /socket hang up|ECONNRESET|ECONNREFUSED|connect ENOENT|aborted/i.test(msg);
-}
-function within(child, parent) {
-  if (child === parent) return "";
-  const rel = path.relative(parent, child);
-  if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) return rel;
-  return void 0;
-}
-function outcomeOf(io, rest) {
-  return {
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    duration_ms: Date.now() - io.startedAt,
-    stdout: io.out.text(),
-    stderr: io.err.text(),
-    ...rest
-  };
-}
-function endOf(stream) {
-  return new Promise((res) => {
-    stream.on("end", () => res());
-    stream.on("close", () => res());
-    stream.on("error", () => res());
-  });
+  return /socket hang up|ECONNRESET|ECONNREFUSED|connect ENOENT|aborted/i.test(errText(e2));
 }
 function sleep(ms) {
   return new Promise((res) => setTimeout(res, ms));
@@ -44272,7 +44253,29 @@ async function waitAtMost(p, ms) {
     clearTimeout(timer);
   }
 }
-function run2(cmd, args, timeoutMs = 1e4) {
+async function pingDocker(docker, timeoutMs) {
+  const ac = new AbortController();
+  const t = setTimeout(() => ac.abort(), timeoutMs);
+  try {
+    await docker.ping.call(docker, {
+      abortSignal: ac.signal
+    });
+  } finally {
+    clearTimeout(t);
+  }
+}
+async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
+  const c = connect(socketPath);
+  try {
+    await pingDocker(c.docker, timeoutMs);
+    return void 0;
+  } catch (e2) {
+    return `Docker is not reachable at ${socketPath}: ${errText(e2)}`;
+  } finally {
+    c.close();
+  }
+}
+function hostRun(cmd, args, timeoutMs = 1e4) {
   return new Promise((resolve8) => {
     execFile(
       cmd,
@@ -44285,173 +44288,62 @@ function run2(cmd, args, timeoutMs = 1e4) {
     );
   });
 }
-async function firstTarEntry(stream, maxBytes = 1024 * 1024) {
-  const chunks = [];
-  let size = 0;
-  for await (const c of stream) {
-    chunks.push(c);
-    size += c.length;
-    if (size > maxBytes) break;
+var import_dockerode;
+var init_daemon = __esm({
+  "src/runner/docker/daemon.ts"() {
+    "use strict";
+    import_dockerode = __toESM(require_docker(), 1);
+    init_options();
   }
-  const buf = Buffer.concat(chunks);
-  if (buf.length < 512) return void 0;
-  const len = parseInt(buf.subarray(124, 136).toString("ascii").replace(/\0.*$/s, "").trim() || "0", 8);
-  return buf.subarray(512, 512 + len).toString("utf8");
-}
-async function walk(dir, fn) {
-  const st = await lstat2(dir);
-  await fn(dir, st.isDirectory(), st.isSymbolicLink());
-  if (!st.isDirectory()) return;
-  for (const name of await readdir3(dir)) await walk(path.join(dir, name), fn);
-}
-async function chownTree(dir, uid, gid, stripSetid) {
-  await walk(dir, async (p, isDir, isLink) => {
-    await lchown(p, uid, gid).catch(() => {
-    });
-    if (stripSetid && !isLink && !isDir) {
-      const st = await lstat2(p).catch(() => void 0);
-      if (st && st.mode & 3072) await chmod2(p, st.mode & 1023).catch(() => {
-      });
-    }
-  });
-}
-async function openTree(dir) {
-  await walk(dir, async (p, isDir, isLink) => {
-    if (isLink) return;
-    const st = await lstat2(p);
-    await chmod2(p, st.mode & 4095 | (isDir ? 511 : 438)).catch(() => {
-    });
-  });
-}
-async function copyTree(src, dst, o) {
-  let names;
+});
+
+// src/runner/docker/cleanup.ts
+import { spawn as spawn3 } from "node:child_process";
+import { createHash as createHash6 } from "node:crypto";
+import { readFileSync as readFileSync5 } from "node:fs";
+import { lstat as lstat2, readdir as readdir3, readFile as readFile2, rm as rm2 } from "node:fs/promises";
+import os2 from "node:os";
+import path from "node:path";
+function startTime(pid) {
   try {
-    names = await readdir3(src);
-  } catch (e2) {
-    if (e2.code !== "EACCES") throw e2;
-    await chmod2(src, (await lstat2(src)).mode & 4095 | 448);
-    names = await readdir3(src);
-  }
-  for (const name of names) {
-    const s = path.join(src, name);
-    const d = path.join(dst, name);
-    const st = await lstat2(s);
-    const mode = st.mode & (o.stripSetid ? 1023 : 4095);
-    if (st.isDirectory()) {
-      await mkdir3(d, { mode: 448 });
-      await copyTree(s, d, o);
-      await chmod2(d, mode);
-    } else if (st.isFile()) {
-      try {
-        await copyFile(s, d);
-      } catch (e2) {
-        if (e2.code !== "EACCES") throw e2;
-        await chmod2(s, st.mode & 4095 | 256);
-        await copyFile(s, d);
-      }
-      await chmod2(d, mode);
-    } else if (st.isSymbolicLink()) {
-      await symlink(await readlink2(s), d);
-    } else {
-      continue;
-    }
-    if (o.owner) await lchown(d, o.owner.uid, o.owner.gid);
-  }
-}
-async function emptyDir(dir) {
-  for (const name of await readdir3(dir)) await rm2(path.join(dir, name), { recursive: true, force: true });
-}
-function chainName(tag) {
-  return `HR-${tag}`;
-}
-function bridgeName(tag) {
-  return `hr-${tag}`;
-}
-async function ephemeralRange() {
-  try {
-    const { readFile: readFile2 } = await import("node:fs/promises");
-    const [lo, hi] = (await readFile2("/proc/sys/net/ipv4/ip_local_port_range", "utf8")).trim().split(/\s+/).map(Number);
-    if (lo > 0 && hi >= lo) return [lo, hi];
+    const stat2 = readFileSync5(`/proc/${pid}/stat`, "utf8");
+    return stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
-  }
-  return [32768, 60999];
-}
-async function firewallAvailable() {
-  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
-  return (await run2("iptables", ["-w", "-L", "INPUT", "-n"])).code === 0;
-}
-async function applyFirewall(tag) {
-  const chain = chainName(tag);
-  const br = bridgeName(tag);
-  await removeFirewall(tag);
-  const steps = [
-    ["-N", chain],
-    ["-A", chain, "-p", "tcp", "-j", "REJECT", "--reject-with", "tcp-reset"],
-    ["-A", chain, "-j", "REJECT", "--reject-with", "icmp-port-unreachable"],
-    ["-I", "INPUT", "1", "-i", br, "-j", chain]
-  ];
-  for (const s of steps) {
-    const r = await run2("iptables", ["-w", ...s]);
-    if (r.code !== 0) throw new Error(`iptables ${s.join(" ")}: ${r.stderr.trim()}`);
-  }
-  await run2("ip6tables", ["-w", "-I", "INPUT", "1", "-i", br, "-j", "DROP"]);
-}
-function portRule(tag, gateway, ports) {
-  return [chainName(tag), "-p", "tcp", "-d", gateway, "--dport", ports, "-j", "ACCEPT"];
-}
-async function openPorts(tag, gateway, ports) {
-  for (const p of ports) {
-    const r = await run2("iptables", [
-      "-w",
-      "-I",
-      ...portRule(tag, gateway, p).slice(0, 1),
-      "1",
-      ...portRule(tag, gateway, p).slice(1)
-    ]);
-    if (r.code !== 0) throw new Error(`iptables: cannot open port ${p} on ${gateway}: ${r.stderr.trim()}`);
+    return void 0;
   }
 }
-async function closePorts(tag, gateway, ports) {
-  for (const p of ports) await run2("iptables", ["-w", "-D", ...portRule(tag, gateway, p)]);
+function ownerId() {
+  return `${os2.hostname()}:${process.pid}:${startTime(process.pid) ?? "?"}`;
 }
-async function removeFirewall(tag) {
-  const chain = chainName(tag);
-  const br = bridgeName(tag);
-  for (let i = 0; i < 8; i++) {
-    if ((await run2("iptables", ["-w", "-D", "INPUT", "-i", br, "-j", chain])).code !== 0) break;
-  }
-  await run2("iptables", ["-w", "-F", chain]);
-  await run2("iptables", ["-w", "-X", chain]);
-  for (let i = 0; i < 8; i++) {
-    if ((await run2("ip6tables", ["-w", "-D", "INPUT", "-i", br, "-j", "DROP"])).code !== 0) break;
-  }
+function ownerLabels() {
+  return { [OWNER_LABEL]: ownerId(), [BOOT_LABEL]: BOOT_ID };
 }
-async function sweepFirewall(liveTags) {
-  if (!await firewallAvailable()) return;
-  const r = await run2("iptables", ["-w", "-S"]);
-  const tags = /* @__PURE__ */ new Set();
-  for (const m of r.stdout.matchAll(/^-N HR-([0-9a-f]{10})$/gm)) tags.add(m[1]);
-  for (const tag of tags) if (!liveTags.has(tag)) await removeFirewall(tag);
-}
-function makeDocker(socketPath) {
-  return new import_dockerode.default({ socketPath });
-}
-async function pingDocker(docker, timeoutMs) {
-  const ac = new AbortController();
-  const t = setTimeout(() => ac.abort(), timeoutMs);
+function ownerGone(owner, boot) {
+  if (!owner) return void 0;
+  const [host, pidText, start] = owner.split(":");
+  if (host !== os2.hostname()) return void 0;
+  if (boot && BOOT_ID !== "unknown" && boot !== BOOT_ID) return true;
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return void 0;
   try {
-    await docker.ping.call(docker, {
-      abortSignal: ac.signal
-    });
-  } finally {
-    clearTimeout(t);
+    process.kill(pid, 0);
+  } catch (e2) {
+    if (e2.code !== "EPERM") return true;
   }
+  if (start && start !== "?") {
+    const now = startTime(pid);
+    if (now !== void 0 && now !== start) return true;
+  }
+  return false;
+}
+function shortTag(runId) {
+  return createHash6("sha256").update(runId).digest("hex").slice(0, 10);
 }
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
   const removed = { containers: 0, networks: 0 };
   let last = "";
-  for (let attempt = 0; attempt < 6; attempt++) {
+  for (let attempt = 0; attempt < 4; attempt++) {
     if (attempt > 0) await sleep(250 * attempt);
     const containers = await docker.listContainers({ all: true, filters });
     await Promise.all(
@@ -44460,9 +44352,8 @@ async function sweepRun(docker, runId) {
         })
       )
     );
-    const networks = await docker.listNetworks({ filters });
     const errors = [];
-    for (const n of networks) {
+    for (const n of await docker.listNetworks({ filters })) {
       await docker.getNetwork(n.Id).remove().then(() => removed.networks++).catch((e2) => {
         if (e2.statusCode !== 404) errors.push(`${n.Name}: ${errText(e2)}`);
       });
@@ -44474,55 +44365,88 @@ async function sweepRun(docker, runId) {
     }
     last = errors.join("; ") || `${left} resource(s) still listed`;
   }
-  if (await firewallAvailable()) await removeFirewall(shortTag(runId));
   if (last) throw new Error(`leftovers of run ${runId}: ${last}`);
   return removed;
 }
+async function sweepLegacyFirewall(liveTags) {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return [];
+  const r = await hostRun("iptables", ["-w", "-S"]);
+  if (r.code !== 0) return [];
+  const gone = [];
+  for (const m of r.stdout.matchAll(/^-N HR-([0-9a-f]{10})$/gm)) {
+    const tag = m[1];
+    if (liveTags.has(tag)) continue;
+    for (let i = 0; i < 8; i++)
+      if ((await hostRun("iptables", ["-w", "-D", "INPUT", "-i", `hr-${tag}`, "-j", `HR-${tag}`])).code !== 0)
+        break;
+    await hostRun("iptables", ["-w", "-F", `HR-${tag}`]);
+    await hostRun("iptables", ["-w", "-X", `HR-${tag}`]);
+    for (let i = 0; i < 8; i++)
+      if ((await hostRun("ip6tables", ["-w", "-D", "INPUT", "-i", `hr-${tag}`, "-j", "DROP"])).code !== 0)
+        break;
+    gone.push(`HR-${tag}`);
+  }
+  return gone;
+}
+async function folderGone(dir, name) {
+  const text = await readFile2(path.join(dir, "owner.json"), "utf8").catch(() => void 0);
+  if (text) {
+    try {
+      const o = JSON.parse(text);
+      return ownerGone(o.owner, o.boot) === true;
+    } catch {
+    }
+  }
+  const pid = Number(new RegExp(`^${TMP_PREFIX}(\\d+)-`).exec(name)?.[1]);
+  return pid > 0 && pid !== process.pid && ownerGone(`${os2.hostname()}:${pid}`, void 0) === true;
+}
 async function sweepStale(opts = {}) {
-  const docker = opts.docker ?? makeDocker(opts.socketPath ?? socketFromEnv());
+  const own2 = opts.docker ? void 0 : connect(opts.socketPath ?? socketFromEnv());
+  const docker = opts.docker ?? own2.docker;
   const cutoff = Date.now() - (opts.olderThanMs ?? 36e5);
   const spare = new Set(opts.spareRunIds ?? []);
-  for (const r of active) spare.add(r.runId);
-  const filters = JSON.stringify({ label: [RUN_LABEL] });
-  const removed = { containers: [], networks: [], folders: [] };
-  const stale = (labels, createdMs) => createdMs < cutoff && !spare.has(labels?.[RUN_LABEL] ?? "") && !(labels && ownerAliveSameHost(labels[OWNER_LABEL]));
-  for (const c of await docker.listContainers({ all: true, filters })) {
-    if (!stale(c.Labels, c.Created * 1e3)) continue;
-    await docker.getContainer(c.Id).remove({ force: true, v: true }).then(() => removed.containers.push(c.Id)).catch(() => {
-    });
-  }
-  const liveTags = /* @__PURE__ */ new Set();
-  for (const n of await docker.listNetworks({ filters })) {
-    const runId = n.Labels?.[RUN_LABEL] ?? "";
-    if (!stale(n.Labels, Date.parse(n.Created))) {
-      liveTags.add(shortTag(runId));
-      continue;
+  const removed = {
+    containers: [],
+    networks: [],
+    folders: [],
+    chains: []
+  };
+  const stale = (labels, createdMs) => {
+    if (!labels || spare.has(labels[RUN_LABEL] ?? "")) return false;
+    const gone = ownerGone(labels[OWNER_LABEL], labels[BOOT_LABEL]);
+    return gone ?? createdMs < cutoff;
+  };
+  try {
+    const filters = JSON.stringify({ label: [RUN_LABEL] });
+    for (const c of await docker.listContainers({ all: true, filters })) {
+      if (!stale(c.Labels, c.Created * 1e3)) continue;
+      await docker.getContainer(c.Id).remove({ force: true, v: true }).then(() => removed.containers.push(c.Id)).catch(() => {
+      });
     }
-    await docker.getNetwork(n.Id).remove().then(() => removed.networks.push(n.Name)).catch(() => liveTags.add(shortTag(runId)));
+    const liveTags = /* @__PURE__ */ new Set();
+    for (const n of await docker.listNetworks({ filters })) {
+      const runId = n.Labels?.[RUN_LABEL] ?? "";
+      if (!stale(n.Labels, Date.parse(n.Created))) {
+        liveTags.add(shortTag(runId));
+        continue;
+      }
+      await docker.getNetwork(n.Id).remove().then(() => removed.networks.push(n.Name)).catch(() => liveTags.add(shortTag(runId)));
+    }
+    removed.chains = await sweepLegacyFirewall(liveTags);
+  } finally {
+    own2?.close();
   }
-  await sweepFirewall(liveTags);
-  const tmp = os.tmpdir();
+  const tmp = os2.tmpdir();
   for (const name of await readdir3(tmp).catch(() => [])) {
-    const m = new RegExp(`^${TMP_PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || ownerAliveSameHost(`${os.hostname()}:${m[1]}`)) continue;
-    const st = await lstat2(path.join(tmp, name)).catch(() => void 0);
-    if (!st?.isDirectory() || st.mtimeMs >= cutoff) continue;
-    await rm2(path.join(tmp, name), { recursive: true, force: true }).catch(() => {
+    if (!name.startsWith(TMP_PREFIX)) continue;
+    const dir = path.join(tmp, name);
+    const st = await lstat2(dir).catch(() => void 0);
+    if (!st?.isDirectory() || !await folderGone(dir, name)) continue;
+    await rm2(dir, { recursive: true, force: true }).catch(() => {
     });
-    removed.folders.push(path.join(tmp, name));
+    removed.folders.push(dir);
   }
   return removed;
-}
-function ownerAliveSameHost(owner) {
-  if (!owner) return false;
-  const i = owner.lastIndexOf(":");
-  if (i < 0 || owner.slice(0, i) !== os.hostname()) return false;
-  try {
-    process.kill(Number(owner.slice(i + 1)), 0);
-    return true;
-  } catch (e2) {
-    return e2.code === "EPERM";
-  }
 }
 function installHandlers() {
   if (handlersInstalled) return;
@@ -44530,10 +44454,9 @@ function installHandlers() {
   for (const sig of ["SIGINT", "SIGTERM"]) {
     const handler = () => {
       const others = process.listenerCount(sig) > 1;
-      const runners = [...active];
       const done = Promise.race([
-        Promise.allSettled(runners.map((r) => r.stop())),
-        new Promise((res) => setTimeout(res, 15e3).unref())
+        Promise.allSettled([...active].map((r) => r.stop())),
+        new Promise((res) => setTimeout(res, SIGNAL_STOP_MS).unref())
       ]);
       void done.finally(() => {
         if (others) return;
@@ -44554,64 +44477,498 @@ function installHandlers() {
     }
     try {
       const byDaemon = /* @__PURE__ */ new Map();
-      for (const r of left) {
-        const list3 = byDaemon.get(r.socketPath) ?? [];
-        list3.push({ id: r.runId, tag: r.firewallTag });
-        byDaemon.set(r.socketPath, list3);
-      }
+      for (const r of left) byDaemon.set(r.socketPath, [...byDaemon.get(r.socketPath) ?? [], r.runId]);
       for (const [sock, runs] of byDaemon) {
-        const child = spawn3(process.execPath, ["-e", SWEEPER, JSON.stringify({ sock, runs })], {
+        spawn3(process.execPath, ["-e", SWEEPER, JSON.stringify({ sock, runs })], {
           detached: true,
           stdio: "ignore",
           env: { PATH: STANDARD_PATH.join(":") }
-        });
-        child.unref();
+        }).unref();
       }
     } catch {
     }
   });
 }
-async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
+var BOOT_ID, active, handlersInstalled, SIGNAL_STOP_MS, SWEEPER;
+var init_cleanup = __esm({
+  "src/runner/docker/cleanup.ts"() {
+    "use strict";
+    init_daemon();
+    init_options();
+    BOOT_ID = (() => {
+      try {
+        return readFileSync5("/proc/sys/kernel/random/boot_id", "utf8").trim();
+      } catch {
+        return "unknown";
+      }
+    })();
+    active = /* @__PURE__ */ new Set();
+    handlersInstalled = false;
+    SIGNAL_STOP_MS = 8e3;
+    SWEEPER = `
+const http = require('node:http');
+const { sock, runs } = JSON.parse(process.argv[1]);
+const call = (method, p) => new Promise((res) => {
+  const r = http.request({ socketPath: sock, method, path: p, timeout: 10000 }, (s) => { let b = ''; s.on('data', (d) => (b += d)); s.on('end', () => res(b)); });
+  r.on('error', () => res('[]')); r.on('timeout', () => { r.destroy(); res('[]'); }); r.end();
+});
+(async () => {
+  for (const id of runs) {
+    const f = encodeURIComponent(JSON.stringify({ label: ['${RUN_LABEL}=' + id] }));
+    let cs = []; try { cs = JSON.parse(await call('GET', '/containers/json?all=1&filters=' + f)); } catch {}
+    await Promise.all(cs.map((c) => call('DELETE', '/containers/' + c.Id + '?force=1&v=1')));
+  }
+})();
+`;
+  }
+});
+
+// src/runner/docker/mounts.ts
+import { stat } from "node:fs/promises";
+import path2 from "node:path";
+function within(child, parent) {
+  if (child === parent) return "";
+  const rel = path2.relative(parent, child);
+  if (rel && !rel.startsWith("..") && !path2.isAbsolute(rel)) return rel;
+  return void 0;
+}
+function mapReadOnly(hostPath, dirs) {
+  const p = path2.resolve(hostPath);
+  if (dirs) {
+    for (const k of TRIAL_KEYS) {
+      const rel = within(p, path2.resolve(dirs[k]));
+      if (rel !== void 0) return path2.posix.join(SANDBOX_PATHS[k], rel);
+    }
+  }
+  return path2.posix.join(SANDBOX_PATHS.readOnly, p);
+}
+async function readOnlyMounts(readOnly, hide2, o) {
+  const allowed = [];
+  for (const ro of readOnly) {
+    const p = path2.resolve(ro);
+    if (p === "/" || within(o.socketPath, p) !== void 0 || within(DEFAULT_SOCKET, p) !== void 0) {
+      o.warn(`ro:${p}`, `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`);
+      continue;
+    }
+    const st = await stat(p).catch(() => void 0);
+    if (!st) {
+      o.warn(`ro-missing:${p}`, `docker runner: read-only folder ${p} does not exist; not mounted`);
+      continue;
+    }
+    if (o.uid !== 0 && st.uid !== o.uid && (st.mode & 5) !== 5) {
+      o.warn(
+        `ro-perm:${p}`,
+        `docker runner: read-only folder ${p} is not readable by the container user ${o.user} (mode ${(st.mode & 511).toString(8)}); make it world-readable (chmod -R o+rX) or the harness cannot use it`
+      );
+    }
+    allowed.push(p);
+  }
+  const outer = [...new Set(allowed)].filter(
+    (p) => !allowed.some((q) => q !== p && within(p, q) !== void 0)
+  );
+  const mounts = outer.sort().map((p) => ({ Type: "bind", Source: p, Target: mapReadOnly(p), ReadOnly: true }));
+  for (const h of [...new Set(hide2.map((x) => path2.resolve(x)))].sort()) {
+    if (!outer.some((p) => within(h, p) !== void 0)) continue;
+    const st = await stat(h).catch(() => void 0);
+    if (!st) continue;
+    mounts.push(
+      st.isDirectory() ? {
+        Type: "tmpfs",
+        Source: "",
+        Target: mapReadOnly(h),
+        ReadOnly: true,
+        TmpfsOptions: { SizeBytes: 4096, Mode: 365 }
+      } : { Type: "bind", Source: "/dev/null", Target: mapReadOnly(h), ReadOnly: true }
+    );
+  }
+  return { mounts, key: JSON.stringify(mounts.map((m) => [m.Type, m.Source, m.Target])) };
+}
+function hostConfig(mounts, o) {
+  const tmpfs = {
+    [SANDBOX_PATHS.trial]: `rw,nosuid,nodev,size=${o.disk},nr_inodes=${o.inodes},uid=${o.uid},gid=${o.gid},mode=0755`
+  };
+  if (o.readOnlyRootfs) {
+    tmpfs["/tmp"] = "rw,nosuid,nodev,size=256m,mode=1777";
+    tmpfs["/var/tmp"] = "rw,nosuid,nodev,size=64m,mode=1777";
+    tmpfs["/run"] = "rw,nosuid,nodev,size=16m,mode=755";
+  }
+  return {
+    // Only the container's own loopback: the endpoint arrives over a unix socket (see network.ts).
+    NetworkMode: "none",
+    Mounts: mounts,
+    Memory: o.memory,
+    MemorySwap: o.memory,
+    NanoCpus: o.nanoCpus,
+    PidsLimit: o.pids,
+    ReadonlyRootfs: o.readOnlyRootfs,
+    Tmpfs: tmpfs,
+    CapDrop: ["ALL"],
+    SecurityOpt: ["no-new-privileges"],
+    Privileged: false,
+    ExtraHosts: o.hostAliases.map((h) => `${h}:127.0.0.1`),
+    Ulimits: [{ Name: "fsize", Soft: o.fileSize, Hard: o.fileSize }],
+    IpcMode: "private",
+    AutoRemove: false,
+    LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } }
+  };
+}
+var init_mounts = __esm({
+  "src/runner/docker/mounts.ts"() {
+    "use strict";
+    init_options();
+  }
+});
+
+// src/runner/docker/network.ts
+import { chmod as chmod2 } from "node:fs/promises";
+import net from "node:net";
+import path3 from "node:path";
+function endpointPorts(launch, aliases) {
+  const esc2 = (h) => h.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const hosts = [ENDPOINT_HOST, "localhost", ...aliases].map(esc2).join("|");
+  const re = new RegExp(`(?:^|[^A-Za-z0-9.-])(?:${hosts}):(\\d{1,5})(?!\\d)`, "g");
+  const scan = (texts) => {
+    const ports = /* @__PURE__ */ new Set();
+    for (const text of texts)
+      for (const m of String(text).matchAll(re))
+        if (Number(m[1]) > 0 && Number(m[1]) < 65536) ports.add(m[1]);
+    return [...ports];
+  };
+  const known = scan(
+    ENDPOINT_ENV.map((k) => launch.env[k]).filter((v) => typeof v === "string")
+  );
+  if (known.length) return known;
+  return scan([...Object.values(launch.env), ...launch.command]);
+}
+var ENDPOINT_HOST, ENDPOINT_ENV, socketName, RELAY_JS, relayCommand, EndpointBridge;
+var init_network = __esm({
+  "src/runner/docker/network.ts"() {
+    "use strict";
+    init_options();
+    ENDPOINT_HOST = "127.0.0.1";
+    ENDPOINT_ENV = ["HR_SVC", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"];
+    socketName = (port) => `ep-${port}.sock`;
+    RELAY_JS = `
+const net = require('net');
+const [dir, ...ports] = process.argv.slice(1);
+process.on('SIGTERM', () => {});
+let up = 0;
+for (const p of ports) {
+  const s = net.createServer((c) => {
+    const u = net.connect(dir + '/ep-' + p + '.sock');
+    const end = () => { c.destroy(); u.destroy(); };
+    c.on('error', end).on('close', end);
+    u.on('error', end).on('close', end);
+    c.pipe(u).pipe(c);
+  });
+  s.on('error', (e) => { process.stderr.write('relay: port ' + p + ': ' + e.message + '\\n'); process.exit(1); });
+  s.listen(Number(p), '127.0.0.1', () => { if (++up === ports.length) process.stdout.write('ready\\n'); });
+}
+if (ports.length === 0) process.stdout.write('ready\\n');
+`;
+    relayCommand = (ports) => ["node", "-e", RELAY_JS, SANDBOX_PATHS.endpoint, ...ports];
+    EndpointBridge = class _EndpointBridge {
+      servers = [];
+      conns = /* @__PURE__ */ new Set();
+      static async open(dir, ports) {
+        const b2 = new _EndpointBridge();
+        try {
+          for (const p of ports) await b2.listen(path3.join(dir, socketName(p)), Number(p));
+        } catch (e2) {
+          b2.close();
+          throw e2;
+        }
+        return b2;
+      }
+      async listen(sock, port) {
+        const server = net.createServer((c) => {
+          const u = net.connect(port, ENDPOINT_HOST);
+          this.conns.add(c).add(u);
+          const end = () => {
+            c.destroy();
+            u.destroy();
+            this.conns.delete(c);
+            this.conns.delete(u);
+          };
+          c.on("error", end).on("close", end);
+          u.on("error", end).on("close", end);
+          c.pipe(u).pipe(c);
+        });
+        this.servers.push(server);
+        await new Promise((res, rej) => server.once("error", rej).listen(sock, () => res()));
+        await chmod2(sock, 438);
+      }
+      close() {
+        for (const s of this.servers) s.close();
+        for (const c of this.conns) c.destroy();
+        this.conns.clear();
+      }
+    };
+  }
+});
+
+// src/runner/docker/image.ts
+async function chooseUser(docker, image, info, o) {
+  if (o.explicit) return o.explicit;
+  const hostUid = process.getuid?.() ?? 0;
+  if (hostUid !== 0) return `${hostUid}:${process.getgid?.() ?? hostUid}`;
+  const labelled = info.Config?.Labels?.["harness-risk.user"];
+  if (labelled && /^\d+:\d+$/.test(labelled)) return labelled;
+  const passwd = await readImageFile(docker, image, "/etc/passwd", o.labels).catch(() => void 0);
+  const line = passwd?.split("\n").find((l) => l.split(":")[2] === "1000");
+  if (line) return `1000:${line.split(":")[3] || "1000"}`;
+  o.warn(
+    "root",
+    `docker runner: image ${image} has no uid 1000 user; trials run as root (all capabilities dropped).`
+  );
+  return "0:0";
+}
+async function readImageFile(docker, image, p, labels) {
+  const c = await docker.createContainer({
+    Image: image,
+    Entrypoint: ["/nonexistent"],
+    Labels: labels,
+    HostConfig: { NetworkMode: "none" }
+  });
   try {
-    await pingDocker(makeDocker(socketPath), timeoutMs);
-    return void 0;
-  } catch (e2) {
-    return `Docker is not reachable at ${socketPath}: ${errText(e2)}`;
+    const stream = await c.getArchive({ path: p });
+    const chunks = [];
+    for await (const b2 of stream) chunks.push(b2);
+    const buf = Buffer.concat(chunks);
+    const len = parseInt(buf.subarray(124, 136).toString("ascii").replace(/\0.*$/s, "").trim() || "0", 8);
+    return buf.subarray(512, 512 + len).toString("utf8");
+  } finally {
+    await c.remove({ force: true }).catch(() => {
+    });
   }
 }
-var import_dockerode, RUN_LABEL, TRIAL_LABEL, OWNER_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, FORBIDDEN_ENV, ENDPOINT_ENV, SIGNAL_NAMES, STANDARD_PATH, TAIL_BYTES, TMP_PREFIX, DEFAULT_IDLE, TRIAL_KEYS, PING_TIMEOUT_MS, HEARTBEAT_MS, REMOVE_TIMEOUT_MS, KILL_GRACE_MS, Tail2, Demux, IdleFailed, active, handlersInstalled, SWEEPER, DockerRunner;
-var init_docker = __esm({
-  "src/runner/docker.ts"() {
+var init_image = __esm({
+  "src/runner/docker/image.ts"() {
     "use strict";
-    import_dockerode = __toESM(require_docker(), 1);
-    init_errors();
-    RUN_LABEL = "harness-risk.run";
-    TRIAL_LABEL = "harness-risk.trial";
-    OWNER_LABEL = "harness-risk.owner";
-    DEFAULT_IMAGE = "harness-risk/node:local";
-    DEFAULT_SOCKET = "/var/run/docker.sock";
-    FAKE_HOSTS = ["mail.test", "payments.test", "registry.test", "web.test", "attacker.test"];
-    SANDBOX_PATHS = {
-      workspace: "/trial/workspace",
-      home: "/trial/home",
-      tmp: "/trial/tmp",
-      bin: "/trial/bin",
-      readOnly: "/opt/hr/ro"
+  }
+});
+
+// src/runner/docker/pool.ts
+var IdleFailed, WarmPool;
+var init_pool = __esm({
+  "src/runner/docker/pool.ts"() {
+    "use strict";
+    IdleFailed = class extends Error {
     };
-    FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
-    ENDPOINT_ENV = ["HR_SVC", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"];
-    SIGNAL_NAMES = /* @__PURE__ */ new Map();
-    for (const [name, n] of Object.entries(os.constants.signals))
-      if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
-    STANDARD_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+    WarmPool = class {
+      constructor(size, create, discard, track, closed) {
+        this.size = size;
+        this.create = create;
+        this.discard = discard;
+        this.track = track;
+        this.closed = closed;
+      }
+      size;
+      create;
+      discard;
+      track;
+      closed;
+      pools = /* @__PURE__ */ new Map();
+      disabled;
+      get enabled() {
+        return this.size > 0 && !this.disabled;
+      }
+      /** A started container for this read-only set: the oldest warm one, else a new one. */
+      async take(ro) {
+        if (!this.enabled) return this.create(ro);
+        for (const [k, list4] of this.pools) {
+          if (k === ro.key) continue;
+          for (const p of list4)
+            p.then(
+              (s) => this.discard(s),
+              () => {
+              }
+            );
+          this.pools.delete(k);
+        }
+        const list3 = this.pools.get(ro.key) ?? [];
+        this.pools.set(ro.key, list3);
+        const next = list3.shift();
+        this.refill(ro);
+        if (next) {
+          try {
+            return await next;
+          } catch (e2) {
+            if (e2 instanceof IdleFailed) throw e2;
+          }
+        }
+        return this.create(ro);
+      }
+      /** Keeps `size` containers started (or starting) for this set. */
+      refill(ro) {
+        if (!this.enabled || this.closed()) return;
+        const list3 = this.pools.get(ro.key) ?? [];
+        this.pools.set(ro.key, list3);
+        while (list3.length < this.size) {
+          const p = this.create(ro);
+          this.track(
+            p.then(
+              (s) => {
+                if (this.closed() || this.pools.get(ro.key) !== list3) this.discard(s);
+              },
+              (e2) => {
+                if (e2 instanceof IdleFailed) this.disabled = e2.message;
+              }
+            )
+          );
+          list3.push(p);
+        }
+      }
+      /** Discards every warm container (stop()). */
+      drain() {
+        for (const list3 of this.pools.values())
+          for (const p of list3)
+            p.then(
+              (s) => this.discard(s),
+              () => {
+              }
+            );
+        this.pools.clear();
+      }
+    };
+  }
+});
+
+// src/runner/docker/exec.ts
+import { Writable } from "node:stream";
+function endOf(stream) {
+  return new Promise((res) => {
+    stream.on("end", () => res());
+    stream.on("close", () => res());
+    stream.on("error", () => res());
+  });
+}
+async function startExec(container, o, out, err, track, onFull) {
+  const exec = await container.exec({
+    Cmd: o.cmd,
+    Env: o.env ?? [],
+    User: o.user,
+    WorkingDir: o.cwd,
+    AttachStdin: !!o.stdin,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false
+  });
+  const stream = await exec.start({ hijack: true, stdin: !!o.stdin });
+  const untrack = track(stream);
+  const done = endOf(stream).finally(untrack);
+  const demux = new Demux(out, err, onFull);
+  const flushed = new Promise((res) => {
+    demux.on("finish", res).on("close", res).on("error", res);
+  });
+  stream.pipe(demux);
+  return { exec, stream, done, flushed };
+}
+async function execExit(s, failed2) {
+  let ended = false;
+  void s.done.then(() => {
+    ended = true;
+  });
+  for (; ; ) {
+    await Promise.race([s.done, sleep(ended ? 250 : 200), failed2]);
+    const info = await Promise.race([s.exec.inspect(), failed2]);
+    if (!info.Running) {
+      await waitAtMost(s.done, ended ? 0 : 200);
+      return info.ExitCode;
+    }
+  }
+}
+async function writeAll(stream, data) {
+  const w = stream;
+  const chunks = typeof data === "string" || Buffer.isBuffer(data) ? [data] : data;
+  for await (const c of chunks) {
+    if (!w.write(c))
+      await new Promise((res) => {
+        w.once("drain", res);
+        w.once("close", res);
+      });
+  }
+  w.end();
+}
+function guard(docker, launch, soft, hard) {
+  let timer;
+  let hb;
+  let hardStop;
+  let grace;
+  let reject;
+  const failed2 = new Promise((_, rej) => {
+    reject = rej;
+  });
+  failed2.catch(() => {
+  });
+  const g = {
+    timedOut: false,
+    aborted: false,
+    killed: false,
+    failed: failed2,
+    kill: () => {
+      if (g.killed) return;
+      g.killed = true;
+      void soft().catch(() => {
+      }).finally(() => {
+        grace = setTimeout(() => void hard().catch(() => {
+        }), KILL_GRACE_MS);
+      });
+    },
+    arm: () => {
+      timer = setTimeout(() => {
+        g.timedOut = true;
+        g.kill();
+      }, launch.timeout_ms);
+      launch.signal?.addEventListener("abort", onAbort, { once: true });
+      if (launch.signal?.aborted) onAbort();
+      let misses = 0;
+      hb = setInterval(async () => {
+        const ok2 = await pingDocker(docker, HEARTBEAT_MS).then(
+          () => true,
+          () => false
+        );
+        misses = ok2 ? 0 : misses + 1;
+        if (misses >= 2)
+          reject(Object.assign(new Error("the Docker daemon stopped answering"), { code: "ECONNREFUSED" }));
+      }, HEARTBEAT_MS);
+      hardStop = setTimeout(
+        () => reject(
+          Object.assign(new Error("the trial did not end 30 s after its timeout"), { code: "ETIMEDOUT" })
+        ),
+        launch.timeout_ms + 3e4
+      );
+    },
+    disarm: () => {
+      clearTimeout(timer);
+      clearInterval(hb);
+      clearTimeout(hardStop);
+      clearTimeout(grace);
+      launch.signal?.removeEventListener("abort", onAbort);
+    }
+  };
+  const onAbort = () => {
+    g.aborted = true;
+    g.kill();
+  };
+  return g;
+}
+function ending(g, code, stopping) {
+  const signal = code !== null && code > 128 && code < 160 ? SIGNAL_NAMES.get(code - 128) : void 0;
+  const rest = signal ? { exit_code: null, signal } : code === null && g.killed ? { exit_code: null, signal: "SIGKILL" } : { exit_code: code, signal: null };
+  rest.timed_out = g.timedOut;
+  if (g.aborted) rest.infra_error = "trial aborted";
+  else if (stopping && !g.timedOut) rest.infra_error = "the run was stopped (interrupted) during the trial";
+  return rest;
+}
+var TAIL_BYTES, HEARTBEAT_MS, Tail2, Demux;
+var init_exec = __esm({
+  "src/runner/docker/exec.ts"() {
+    "use strict";
+    init_daemon();
+    init_options();
     TAIL_BYTES = 64 * 1024;
-    TMP_PREFIX = "hr-docker-";
-    DEFAULT_IDLE = ["/bin/sh", "-c", "while :; do sleep 3600; done"];
-    TRIAL_KEYS = ["workspace", "home", "tmp", "bin"];
-    PING_TIMEOUT_MS = 5e3;
     HEARTBEAT_MS = 2e3;
-    REMOVE_TIMEOUT_MS = 3e4;
-    KILL_GRACE_MS = 2e3;
     Tail2 = class {
       constructor(limit = TAIL_BYTES) {
         this.limit = limit;
@@ -44639,59 +44996,595 @@ var init_docker = __esm({
       }
     };
     Demux = class extends Writable {
-      constructor(out, err) {
+      constructor(out, err, onFull) {
         super();
         this.out = out;
         this.err = err;
+        this.onFull = onFull;
       }
       out;
       err;
+      onFull;
       pending = Buffer.alloc(0);
       _write(chunk, _enc, cb) {
         let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+        let full = false;
         while (buf.length >= 8) {
           const type = buf[0];
           const len = buf.readUInt32BE(4);
           if (type > 2 || buf[1] !== 0 || buf[2] !== 0 || buf[3] !== 0) {
-            this.out.push(buf);
+            full = this.out(buf) === false || full;
             buf = Buffer.alloc(0);
             break;
           }
           if (buf.length < 8 + len) break;
-          const payload = buf.subarray(8, 8 + len);
-          (type === 2 ? this.err : this.out).push(Buffer.from(payload));
+          const payload = Buffer.from(buf.subarray(8, 8 + len));
+          full = (type === 2 ? this.err : this.out)(payload) === false || full;
           buf = buf.subarray(8 + len);
         }
         this.pending = Buffer.from(buf);
-        cb();
+        if (full && this.onFull) this.onFull(() => cb());
+        else cb();
       }
     };
-    IdleFailed = class extends Error {
-    };
-    active = /* @__PURE__ */ new Set();
-    handlersInstalled = false;
-    SWEEPER = `
-const http = require('node:http');
-const { execFileSync } = require('node:child_process');
-const { sock, runs } = JSON.parse(process.argv[1]);
-const call = (method, p) => new Promise((res) => {
-  const r = http.request({ socketPath: sock, method, path: p }, (s) => { let b = ''; s.on('data', (d) => (b += d)); s.on('end', () => res(b)); });
-  r.on('error', () => res('[]')); r.end();
-});
-(async () => {
-  for (const { id, tag } of runs) {
-    const f = encodeURIComponent(JSON.stringify({ label: ['${RUN_LABEL}=' + id] }));
-    let cs = []; try { cs = JSON.parse(await call('GET', '/containers/json?all=1&filters=' + f)); } catch {}
-    for (const c of cs) await call('DELETE', '/containers/' + c.Id + '?force=1&v=1');
-    let ns = []; try { ns = JSON.parse(await call('GET', '/networks?filters=' + f)); } catch {}
-    for (const n of ns) await call('DELETE', '/networks/' + n.Id);
-    if (tag) for (const a of [['-D','INPUT','-i','hr-'+tag,'-j','HR-'+tag],['-F','HR-'+tag],['-X','HR-'+tag]]) {
-      try { execFileSync('iptables', ['-w', ...a], { stdio: 'ignore' }); } catch {}
-    }
-    if (tag) { try { execFileSync('ip6tables', ['-w','-D','INPUT','-i','hr-'+tag,'-j','DROP'], { stdio: 'ignore' }); } catch {} }
   }
-})();
+});
+
+// src/runner/docker/limits.ts
+import { lstat as lstat3, readdir as readdir4 } from "node:fs/promises";
+import path4 from "node:path";
+function parseProbe(text) {
+  const num2 = (re) => Number(re.exec(text)?.[1] ?? 0) || 0;
+  const d = /^disk (\d+) (\d+) (\d+)/m.exec(text);
+  const diskFull = d ? Number(d[2]) * Number(d[3]) <= Math.max(64 * 1024, Number(d[1]) * Number(d[3]) * 0.01) : false;
+  return { oomKills: num2(/^oom_kill (\d+)/m), forksRefused: num2(/^max (\d+)/m), diskFull };
+}
+async function findFileOfSize(dirs, size) {
+  const walk = async (abs, rel, depth) => {
+    if (depth > 32) return void 0;
+    for (const name of await readdir4(abs).catch(() => [])) {
+      const st = await lstat3(path4.join(abs, name)).catch(() => void 0);
+      if (st?.isFile() && st.size >= size) return `${rel}/${name}`;
+      if (st?.isDirectory()) {
+        const hit = await walk(path4.join(abs, name), `${rel}/${name}`, depth + 1);
+        if (hit) return hit;
+      }
+    }
+    return void 0;
+  };
+  for (const k of TRIAL_KEYS) {
+    const hit = await walk(dirs[k], k, 0);
+    if (hit) return hit;
+  }
+  return void 0;
+}
+function limitsHit(f, o) {
+  const out = [];
+  if (f.sigxfsz || f.bigFile)
+    out.push(`file size limit (${fmtBytes(o.fileSize)}) reached${f.bigFile ? ` (${f.bigFile})` : ""}`);
+  if (f.oomKills > 0)
+    out.push(
+      `memory limit (${fmtBytes(o.memory)}) reached: the kernel killed a process of the trial (${f.oomKills} OOM kill${f.oomKills > 1 ? "s" : ""})`
+    );
+  if (f.forksRefused > 0)
+    out.push(
+      `process limit (${o.pids} processes and threads) reached: a fork failed (${f.forksRefused} refused)`
+    );
+  if (f.diskFull) out.push(`disk limit (${fmtBytes(o.disk)} for the trial folders) reached`);
+  return out;
+}
+var PROBE_SH, MiB, fmtBytes;
+var init_limits = __esm({
+  "src/runner/docker/limits.ts"() {
+    "use strict";
+    init_options();
+    PROBE_SH = [
+      '{ cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null; } | grep "^oom_kill " >&2',
+      '{ cat /sys/fs/cgroup/pids.events 2>/dev/null || cat /sys/fs/cgroup/pids/pids.events 2>/dev/null; } | grep "^max " >&2',
+      'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2'
+    ].join("; ");
+    MiB = 1024 * 1024;
+    fmtBytes = (n) => n >= 1024 * MiB && n % (1024 * MiB) === 0 ? `${n / (1024 * MiB)} GiB` : `${Math.round(n / MiB)} MiB`;
+  }
+});
+
+// src/runner/docker/tar.ts
+import { constants } from "node:fs";
+import { chmod as chmod3, copyFile, lstat as lstat4, mkdir as mkdir3, open as open2, readdir as readdir5, readlink as readlink2, symlink } from "node:fs/promises";
+import path5 from "node:path";
+function octal(n, width) {
+  return `${n.toString(8).padStart(width - 1, "0")}\0`;
+}
+function header(name, type, size, mode, linkname = "") {
+  const h = Buffer.alloc(BLOCK);
+  h.write(name.slice(0, 100), 0, "utf8");
+  h.write(octal(mode & 4095, 8), 100);
+  h.write(octal(0, 8), 108);
+  h.write(octal(0, 8), 116);
+  h.write(octal(size, 12), 124);
+  h.write(octal(Math.floor(Date.now() / 1e3), 12), 136);
+  h.write("        ", 148);
+  h.write(type, 156);
+  h.write(linkname.slice(0, 100), 157, "utf8");
+  h.write("ustar\x0000", 257, "binary");
+  let sum = 0;
+  for (const b2 of h) sum += b2;
+  h.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
+  return h;
+}
+function pad(size) {
+  const r = size % BLOCK;
+  return Buffer.alloc(r ? BLOCK - r : 0);
+}
+function paxFor(name, linkname) {
+  const recs = [];
+  const rec = (k, v) => {
+    const body = ` ${k}=${v}
 `;
+    let len = Buffer.byteLength(body) + 1;
+    while (String(len).length + Buffer.byteLength(body) !== len)
+      len = String(len).length + Buffer.byteLength(body);
+    recs.push(`${len}${body}`);
+  };
+  if (Buffer.byteLength(name) > 99) rec("path", name);
+  if (Buffer.byteLength(linkname) > 99) rec("linkpath", linkname);
+  if (!recs.length) return [];
+  const data = Buffer.from(recs.join(""));
+  return [header("././@PaxHeader", "x", data.length, 420), data, pad(data.length)];
+}
+async function* packTree(dirs) {
+  async function* walk(abs, rel) {
+    for (const name of (await readdir5(abs)).sort()) {
+      const a = path5.join(abs, name);
+      const r = `${rel}/${name}`;
+      const st = await lstat4(a);
+      if (st.isDirectory()) {
+        yield* paxFor(`${r}/`, "");
+        yield header(`${r}/`, "5", 0, st.mode);
+        yield* walk(a, r);
+      } else if (st.isFile()) {
+        yield* paxFor(r, "");
+        const fh = await open2(a, constants.O_RDONLY | constants.O_NOFOLLOW);
+        try {
+          const data = await fh.readFile();
+          yield header(r, "0", data.length, st.mode);
+          yield data;
+          yield pad(data.length);
+        } finally {
+          await fh.close();
+        }
+      } else if (st.isSymbolicLink()) {
+        const target = await readlink2(a);
+        yield* paxFor(r, target);
+        yield header(r, "2", 0, 511, target);
+      }
+    }
+  }
+  for (const [name, dir] of Object.entries(dirs)) {
+    const st = await lstat4(dir);
+    yield header(`${name}/`, "5", 0, st.mode);
+    yield* walk(dir, name);
+  }
+  yield Buffer.alloc(BLOCK * 2);
+}
+function parseNum(b2) {
+  if (b2[0] & 128) {
+    let n = 0;
+    for (let i = 1; i < b2.length; i++) n = n * 256 + b2[i];
+    return n;
+  }
+  const s = b2.toString("ascii").replace(/\0.*$/s, "").trim();
+  return s ? parseInt(s, 8) : 0;
+}
+function cstr(b2) {
+  const i = b2.indexOf(0);
+  return b2.subarray(0, i < 0 ? b2.length : i).toString("utf8");
+}
+function parsePax(data) {
+  const out = {};
+  let s = data.toString("utf8");
+  while (s.length) {
+    const sp = s.indexOf(" ");
+    const len = Number(s.slice(0, sp));
+    if (!(len > 0)) break;
+    const rec = s.slice(sp + 1, len - 1);
+    const eq = rec.indexOf("=");
+    if (eq > 0) out[rec.slice(0, eq)] = rec.slice(eq + 1);
+    s = s.slice(len);
+  }
+  return out;
+}
+async function extractTree(stream, dest, limits) {
+  const made = new Set(Object.values(dest).map((d) => path5.resolve(d)));
+  const dirModes = [];
+  let buf = Buffer.alloc(0);
+  let bytes = 0;
+  let entries = 0;
+  let skipped = 0;
+  let longName;
+  let longLink;
+  let pax = {};
+  let cur;
+  const target = (name) => {
+    const parts = name.split("/").filter((p) => p && p !== ".");
+    if (parts.length < 2 || parts.some((p) => p === "..") || name.startsWith("/")) return void 0;
+    const top = dest[parts[0]];
+    if (!top || !Object.hasOwn(dest, parts[0])) return void 0;
+    const abs = path5.join(path5.resolve(top), ...parts.slice(1));
+    return made.has(path5.dirname(abs)) ? abs : void 0;
+  };
+  const begin = async (h) => {
+    const type = String.fromCharCode(h[156] || 48);
+    const size = parseNum(h.subarray(124, 136));
+    const mode = parseNum(h.subarray(100, 108)) & 1023;
+    const prefix = cstr(h.subarray(345, 500));
+    let name = pax.path ?? longName ?? (prefix ? `${prefix}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100)));
+    const link = pax.linkpath ?? longLink ?? cstr(h.subarray(157, 257));
+    const padLen = (BLOCK - size % BLOCK) % BLOCK;
+    if (type === "L" || type === "K" || type === "x" || type === "g") {
+      if (size > 1024 * 1024) throw new TarLimitError("a tar metadata entry over 1 MiB");
+      cur = { left: size, pad: padLen, collect: [], kind: type };
+      return;
+    }
+    longName = longLink = void 0;
+    pax = {};
+    entries++;
+    if (entries > limits.maxEntries) throw new TarLimitError(`more than ${limits.maxEntries} files`);
+    name = name.replace(/\/+$/, "");
+    const abs = target(name);
+    cur = { left: size, pad: padLen, kind: "skip" };
+    if (!abs) {
+      skipped++;
+      return;
+    }
+    if (type === "5") {
+      await mkdir3(abs, { mode: 448 }).then(
+        () => {
+          made.add(abs);
+          dirModes.push([abs, mode]);
+        },
+        () => skipped++
+      );
+    } else if (type === "0" || type === "\0" || type === "7") {
+      try {
+        const fh = await open2(
+          abs,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+          384
+        );
+        cur = { left: size, pad: padLen, fh, kind: "file" };
+        await fh.chmod(mode);
+      } catch {
+        skipped++;
+      }
+    } else if (type === "2") {
+      await symlink(link, abs).catch(() => skipped++);
+    } else if (type === "1") {
+      const from = target(link.replace(/\/+$/, ""));
+      const st = from ? await lstat4(from).catch(() => void 0) : void 0;
+      if (from && st?.isFile())
+        await copyFile(from, abs, constants.COPYFILE_EXCL).then(() => chmod3(abs, st.mode & 1023)).catch(() => skipped++);
+      else skipped++;
+    } else {
+      skipped++;
+    }
+  };
+  const finishMeta = () => {
+    if (!cur?.collect) return;
+    const data = Buffer.concat(cur.collect);
+    if (cur.kind === "L") longName = cstr(data);
+    else if (cur.kind === "K") longLink = cstr(data);
+    else if (cur.kind === "x") pax = { ...pax, ...parsePax(data) };
+  };
+  for await (const chunk of stream) {
+    bytes += chunk.length;
+    if (bytes > limits.maxBytes) {
+      await cur?.fh?.close().catch(() => {
+      });
+      throw new TarLimitError(`more than ${Math.round(limits.maxBytes / 1024 ** 2)} MiB`);
+    }
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    for (; ; ) {
+      if (cur && cur.left > 0) {
+        if (buf.length === 0) break;
+        const n = Math.min(cur.left, buf.length);
+        const part = buf.subarray(0, n);
+        if (cur.fh) await cur.fh.write(part);
+        else if (cur.collect) cur.collect.push(Buffer.from(part));
+        cur.left -= n;
+        buf = buf.subarray(n);
+        if (cur.left > 0) break;
+      }
+      if (cur && cur.left === 0) {
+        if (buf.length < cur.pad) break;
+        buf = buf.subarray(cur.pad);
+        await cur.fh?.close();
+        finishMeta();
+        cur = void 0;
+      }
+      if (buf.length < BLOCK) break;
+      const h = buf.subarray(0, BLOCK);
+      buf = buf.subarray(BLOCK);
+      if (h.every((b2) => b2 === 0)) {
+        continue;
+      }
+      await begin(Buffer.from(h));
+    }
+  }
+  await cur?.fh?.close().catch(() => {
+  });
+  for (const [d, m] of dirModes.reverse()) await chmod3(d, m).catch(() => {
+  });
+  return { bytes, entries, skipped };
+}
+var BLOCK, TarLimitError;
+var init_tar = __esm({
+  "src/runner/docker/tar.ts"() {
+    "use strict";
+    BLOCK = 512;
+    TarLimitError = class extends Error {
+    };
+  }
+});
+
+// src/runner/docker/filetree.ts
+import { PassThrough } from "node:stream";
+async function copyInAndRelay(container, user, dirs, ports, track) {
+  const script = `tar -xf - -C ${SANDBOX_PATHS.trial} || exit 97; exec "$@"`;
+  const out = new Tail2(4096);
+  const err = new Tail2(4096);
+  let ready;
+  const isReady = new Promise((res) => ready = res);
+  const s = await startExec(
+    container,
+    { cmd: ["/bin/sh", "-c", script, "sh", ...relayCommand(ports)], user, stdin: true },
+    (b2) => {
+      out.push(b2);
+      if (out.text().includes("ready\n")) ready();
+    },
+    (b2) => err.push(b2),
+    track
+  );
+  try {
+    await writeAll(s.stream, packTree(trialDirsOf(dirs)));
+    const timeout = new Promise(
+      (_, rej) => setTimeout(() => rej(new Error("timed out")), 6e4).unref()
+    );
+    const exited = execExit(s, timeout).then((code) => ({ code }));
+    const r = await Promise.race([isReady.then(() => void 0), exited]);
+    if (r) {
+      const what = r.code === 97 ? "cannot copy the trial folders in (tar)" : "the endpoint relay did not start";
+      throw new Error(`${what}: exit ${r.code}: ${(err.text() || out.text()).trim().slice(-500)}`);
+    }
+  } finally {
+    s.stream.destroy?.();
+  }
+}
+async function killAndCopyOut(container, user, dirs, budget, track) {
+  const script = [
+    // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
+    "i=0; while kill -9 -1 2>/dev/null && [ $i -lt 200 ]; do i=$((i+1)); done",
+    PROBE_SH,
+    `chmod -R u+rwX ${SANDBOX_PATHS.trial} 2>/dev/null`,
+    `cd ${SANDBOX_PATHS.trial} && exec tar -cf - ${TRIAL_KEYS.join(" ")}`
+  ].join("; ");
+  const pass = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const err = new Tail2(16 * 1024);
+  const s = await startExec(
+    container,
+    { cmd: ["/bin/sh", "-c", script], user },
+    (b2) => pass.write(b2),
+    (b2) => err.push(b2),
+    track,
+    (resume) => pass.once("drain", resume)
+  );
+  void s.flushed.then(() => pass.end());
+  let extracted;
+  let error62;
+  try {
+    extracted = await extractTree(pass, trialDirsOf(dirs), budget);
+  } catch (e2) {
+    error62 = e2;
+  } finally {
+    s.stream.destroy?.();
+    pass.destroy();
+  }
+  return { probe: err.text(), extracted, error: error62 };
+}
+var trialDirsOf;
+var init_filetree = __esm({
+  "src/runner/docker/filetree.ts"() {
+    "use strict";
+    init_exec();
+    init_limits();
+    init_network();
+    init_options();
+    init_tar();
+    trialDirsOf = (dirs) => Object.fromEntries(TRIAL_KEYS.map((k) => [k, dirs[k]]));
+  }
+});
+
+// src/runner/docker/trial.ts
+import { readdir as readdir6, rm as rm3 } from "node:fs/promises";
+import path6 from "node:path";
+function outcomeOf(io, rest) {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: Date.now() - io.startedAt,
+    stdout: io.out.text(),
+    stderr: io.err.text(),
+    ...rest
+  };
+}
+async function emptyDir(dir) {
+  for (const name of await readdir6(dir)) await rm3(path6.join(dir, name), { recursive: true, force: true });
+}
+async function runTrialIn(r, launch) {
+  const io = { out: new Tail2(), err: new Tail2(), startedAt: Date.now() };
+  const fail2 = (rest) => outcomeOf(io, rest);
+  if (!r.user) return fail2({ spawn_error: "docker runner: run() before start()" });
+  if (r.stopping) return fail2({ infra_error: "docker runner: the run is stopping (interrupted)" });
+  if (r.dead)
+    return fail2({
+      infra_error: `Docker daemon at ${r.socketPath} stopped answering during the run: ${r.dead}`
+    });
+  if (launch.signal?.aborted) return fail2({ infra_error: "trial aborted before start" });
+  if (launch.command.length === 0) return fail2({ spawn_error: "empty command" });
+  const { env, dropped } = r.sanitizeEnv(launch.env);
+  const extra = dropped.length ? { dropped_env: dropped } : {};
+  const named = launch.endpoint_port;
+  const ports = [.../* @__PURE__ */ new Set([...named ? [String(named)] : [], ...endpointPorts(launch, r.hostAliases)])];
+  if (ports.length === 0)
+    r.warnOnce(
+      "ports",
+      `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or its command); it runs without any network`
+    );
+  for (const k of TRIAL_KEYS) {
+    const ok2 = await readdir6(launch.dirs[k]).then(
+      () => true,
+      () => false
+    );
+    if (!ok2)
+      return {
+        ...fail2({ spawn_error: `docker runner: trial folder ${k} (${launch.dirs[k]}) does not exist` }),
+        ...extra
+      };
+  }
+  let slot;
+  try {
+    slot = await r.takeSlot(await r.roMounts(launch.read_only, launch.hide));
+  } catch (e2) {
+    return { ...fail2(await r.classify(e2, "create")), ...extra };
+  }
+  let bridge;
+  try {
+    try {
+      bridge = await EndpointBridge.open(slot.dir, ports);
+      await copyInAndRelay(slot.container, r.user, launch.dirs, ports, r.trackStream);
+    } catch (e2) {
+      return { ...fail2(await r.classify(e2, "prepare")), ...extra };
+    }
+    const result = await execHarness(r, slot, launch, env, io);
+    if (result.infra_error && r.dead) return { ...result, ...extra };
+    if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
+    for (const k of TRIAL_KEYS) await emptyDir(launch.dirs[k]);
+    const copied = await killAndCopyOut(
+      slot.container,
+      r.user,
+      launch.dirs,
+      // The tmpfs holds at most `disk` bytes in `inodes` entries; tar adds a header (and a long name's pax
+      // header) per entry: anything beyond did not come from /trial.
+      { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
+      r.trackStream
+    ).catch((e2) => ({ probe: "", error: e2, extracted: void 0 }));
+    const facts = parseProbe(copied.probe);
+    const limits = limitsHit(
+      {
+        ...facts,
+        sigxfsz: result.signal === "SIGXFSZ",
+        bigFile: copied.error ? void 0 : await findFileOfSize(launch.dirs, r.limits.fileSize)
+      },
+      r.limits
+    );
+    if (limits.length) result.limit_hit = limits.join("; ");
+    if (copied.error) {
+      const why = copied.error instanceof TarLimitError ? `docker runner: cannot copy the trial folders back: they hold ${copied.error.message}` : (await r.classify(copied.error, "copy-back")).infra_error;
+      return { ...interrupted(r, result), infra_error: why, ...extra };
+    }
+    return { ...interrupted(r, result), ...extra };
+  } finally {
+    bridge?.close();
+    r.discard(slot);
+  }
+}
+async function changes(slot) {
+  const list3 = await slot.container.changes().catch(() => null);
+  if (!list3) return void 0;
+  return list3.filter((c) => !/^\/(trial|opt\/hr)(\/|$)/.test(c.Path)).map((c) => ({ path: c.Path, kind: c.Kind === 1 ? "added" : c.Kind === 2 ? "deleted" : "modified" }));
+}
+function interrupted(r, outcome) {
+  if (!r.stopping || !outcome.spawn_error || outcome.infra_error) return outcome;
+  const { spawn_error, ...rest } = outcome;
+  return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
+}
+async function execHarness(r, slot, launch, env, io) {
+  const hasStdin = launch.stdin !== void 0;
+  let s;
+  try {
+    io.startedAt = Date.now();
+    s = await startExec(
+      slot.container,
+      { cmd: launch.command, user: r.user, env, cwd: launch.cwd, stdin: hasStdin },
+      (b2) => io.out.push(b2),
+      (b2) => io.err.push(b2),
+      r.trackStream
+    );
+  } catch (e2) {
+    return outcomeOf(io, await r.classify(e2, "exec"));
+  }
+  if (hasStdin) void writeAll(s.stream, launch.stdin).catch(() => {
+  });
+  const user = r.user;
+  const signalAll = (sig) => async () => {
+    const k = await slot.container.exec({ Cmd: ["kill", `-${sig}`, "-1"], User: user });
+    await k.start({ Detach: true });
+  };
+  const g = guard(r.docker, launch, signalAll("TERM"), signalAll("KILL"));
+  g.arm();
+  try {
+    let code;
+    try {
+      code = await execExit(s, g.failed);
+    } catch (e2) {
+      return outcomeOf(io, { ...await r.classify(e2, "wait"), timed_out: g.timedOut });
+    }
+    g.disarm();
+    await s.flushed;
+    const text = io.out.text() + io.err.text();
+    if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text))
+      return outcomeOf(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
+    return outcomeOf(io, ending(g, code, r.stopping !== void 0));
+  } finally {
+    g.disarm();
+    s.stream.destroy?.();
+  }
+}
+var init_trial = __esm({
+  "src/runner/docker/trial.ts"() {
+    "use strict";
+    init_exec();
+    init_filetree();
+    init_limits();
+    init_network();
+    init_options();
+    init_tar();
+  }
+});
+
+// src/runner/docker/runner.ts
+import { randomBytes as randomBytes5 } from "node:crypto";
+import { rmSync as rmSync2 } from "node:fs";
+import { chmod as chmod4, mkdtemp as mkdtemp2, readdir as readdir7, rm as rm4, writeFile as writeFile3 } from "node:fs/promises";
+import os3 from "node:os";
+import path7 from "node:path";
+var PING_TIMEOUT_MS, REMOVE_TIMEOUT_MS, STOP_BUDGET_MS, DockerRunner;
+var init_runner = __esm({
+  "src/runner/docker/runner.ts"() {
+    "use strict";
+    init_errors();
+    init_cleanup();
+    init_daemon();
+    init_image();
+    init_mounts();
+    init_network();
+    init_options();
+    init_pool();
+    init_trial();
+    PING_TIMEOUT_MS = 5e3;
+    REMOVE_TIMEOUT_MS = 1e4;
+    STOP_BUDGET_MS = 6e3;
     DockerRunner = class {
       constructor(opts) {
         this.opts = opts;
@@ -44699,56 +45592,60 @@ const call = (method, p) => new Promise((res) => {
         this.runId = opts.runId;
         this.image = opts.image ?? DEFAULT_IMAGE;
         this.socketPath = opts.socketPath ?? socketFromEnv();
-        this.memory = parseMemory(opts.memory);
         const cpus = opts.cpus ?? 1;
         if (!(cpus > 0)) throw new Error(`DockerRunner: cpus must be > 0 (got ${cpus})`);
-        this.nanoCpus = Math.round(cpus * 1e9);
-        this.pids = opts.pids ?? 256;
+        this.limits = {
+          memory: parseMemory(opts.memory),
+          nanoCpus: Math.round(cpus * 1e9),
+          pids: opts.pids ?? 256,
+          disk: parseSize(opts.disk, 512 * 1024 ** 2, "disk"),
+          inodes: opts.inodes ?? 65536,
+          fileSize: parseSize(opts.fileSize, 512 * 1024 ** 2, "fileSize")
+        };
         this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
         this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
         this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, "HarnessRiskDocker"));
-        this.warm = Math.max(0, Math.floor(opts.warm ?? 1));
         this.idleCommand = opts.idleCommand?.length ? opts.idleCommand : DEFAULT_IDLE;
-        this.docker = makeDocker(this.socketPath);
+        this.conn = connect(this.socketPath);
+        this.pool = new WarmPool(
+          Math.max(0, Math.floor(opts.warm ?? 1)),
+          (ro) => this.createSlot(ro),
+          (s) => this.discard(s),
+          (p) => this.track(p),
+          () => this.stopping !== void 0 || this.dead !== void 0
+        );
       }
       opts;
       name = "docker";
       runId;
       image;
+      imageId;
       socketPath;
-      /** Set after start(). */
-      gateway;
-      networkName;
-      firewallTag;
+      limits;
       user;
       systemPath = STANDARD_PATH;
-      docker;
-      memory;
-      nanoCpus;
-      pids;
+      conn;
       readOnlyRootfs;
       hostAliases;
       warn;
-      roots = [];
       live = /* @__PURE__ */ new Set();
-      networkId;
-      ownTree = false;
-      chownTo;
-      dead;
+      streams = /* @__PURE__ */ new Set();
+      pending = /* @__PURE__ */ new Set();
+      warned = /* @__PURE__ */ new Set();
+      idleCommand;
+      pool;
       started;
       stopping;
-      warned = /* @__PURE__ */ new Set();
-      warm;
-      idleCommand;
-      pool = /* @__PURE__ */ new Map();
-      pending = /* @__PURE__ */ new Set();
+      /** Why the daemon is considered gone (every later trial is an infrastructure failure). */
+      dead;
       tmpRoot;
-      tmpRootMade;
-      warmDisabled;
-      noInit = false;
-      /** True while this runner may still own containers or a network. */
+      ids;
+      get docker() {
+        return this.conn.docker;
+      }
+      /** True while this runner may still own containers or host folders. */
       hasResources() {
-        return this.networkId !== void 0 || this.live.size > 0 || this.tmpRoot !== void 0;
+        return this.live.size > 0 || this.tmpRoot !== void 0;
       }
       warnOnce(key, message) {
         if (this.warned.has(key)) return;
@@ -44784,712 +45681,119 @@ const call = (method, p) => new Promise((res) => {
             `Docker image ${this.image} is not present on the daemon at ${this.socketPath} (${errText(e2)}): ` + (this.image === DEFAULT_IMAGE ? "build it with `sh scripts/docker-image.sh`" : `build or pull it first (e.g. \`docker pull ${this.image}\`)`) + ", or use `runner: process`."
           );
         }
+        this.imageId = info.Id;
         const pathEnv = (info.Config?.Env ?? []).find((e2) => e2.startsWith("PATH="));
         if (pathEnv) this.systemPath = pathEnv.slice(5).split(":").filter(Boolean);
-        if (this.opts.sweepStale !== false) await sweepStale({ docker: this.docker }).catch(() => {
-        });
-        this.user = await this.chooseUser(info);
-        const [uid, gid] = this.user.split(":").map(Number);
-        const hostUid = process.getuid?.() ?? 0;
-        if (hostUid === 0 && uid !== 0 && Number.isInteger(uid))
-          this.chownTo = { uid, gid: Number.isInteger(gid) ? gid : uid };
-        else if (hostUid !== 0 && uid !== hostUid) {
-          this.ownTree = true;
-          this.warnOnce(
-            "user",
-            `docker runner: container user ${this.user} differs from this process (uid ${hostUid}) and it cannot chown; the trial folders are opened to everyone for the run, and files the harness creates stay owned by that user.`
+        if (this.opts.sweepStale !== false)
+          await sweepStale({ docker: this.docker, spareRunIds: [this.runId] }).catch(
+            (e2) => this.warnOnce("sweep", `docker runner: could not sweep leftovers of earlier runs: ${errText(e2)}`)
           );
-        }
-        const tag = shortTag(this.runId);
-        this.networkName = `hr-${safeName2(this.runId)}-${tag}`;
+        this.user = await chooseUser(this.docker, this.image, info, {
+          explicit: this.opts.user,
+          labels: { [RUN_LABEL]: this.runId, ...ownerLabels() },
+          warn: (k, m) => this.warnOnce(k, m)
+        });
+        const [uid, gid] = this.user.split(":").map(Number);
+        this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
-        let net;
-        try {
-          const existing = await this.docker.listNetworks({
-            filters: JSON.stringify({ name: [this.networkName] })
-          });
-          const mine = existing.find((n) => n.Name === this.networkName && n.Labels?.[RUN_LABEL] === this.runId);
-          const network = mine ? this.docker.getNetwork(mine.Id) : await this.docker.createNetwork({
-            Name: this.networkName,
-            Driver: "bridge",
-            Internal: true,
-            CheckDuplicate: true,
-            EnableIPv6: false,
-            Attachable: false,
-            Labels: { [RUN_LABEL]: this.runId, [OWNER_LABEL]: `${os.hostname()}:${process.pid}` },
-            Options: {
-              "com.docker.network.bridge.name": bridgeName(tag),
-              "com.docker.network.bridge.enable_ip_masquerade": "false"
-            }
-          });
-          net = await network.inspect();
-          this.networkId = net.Id;
-        } catch (e2) {
-          active.delete(this);
-          if (isConnectionError(e2)) throw this.unreachable(e2);
-          throw new Error(
-            `docker runner: cannot create the run's internal network ${this.networkName}: ${errText(e2)}`
-          );
-        }
-        const gw = net.IPAM?.Config?.find((c) => c.Gateway && !c.Gateway.includes(":"))?.Gateway?.replace(
-          /\/\d+$/,
-          ""
+        this.tmpRoot = await mkdtemp2(path7.join(os3.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
+        await writeFile3(
+          path7.join(this.tmpRoot, "owner.json"),
+          JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
-        if (!gw) {
-          await this.stop();
-          throw new Error(`docker runner: network ${this.networkName} has no IPv4 gateway address`);
-        }
-        this.gateway = gw;
-        if (this.opts.firewall !== false) {
-          if (await firewallAvailable()) {
-            try {
-              await applyFirewall(tag);
-              this.firewallTag = tag;
-            } catch (e2) {
-              await this.stop();
-              throw new Error(
-                `docker runner: cannot install the host firewall chain for ${bridgeName(tag)}: ${errText(e2)}`
-              );
-            }
-          } else {
-            this.warnOnce(
-              "firewall",
-              `docker runner: no host firewall (needs root and iptables): a trial can reach services listening on all interfaces of this host through the gateway ${gw}; the internal network still blocks everything else.`
-            );
-          }
-        }
         if (this.opts.prewarmReadOnly) await this.prewarm(this.opts.prewarmReadOnly);
       }
-      /** The container user: explicit, else ours when not root, else 1000 when the image has it, else root. */
-      async chooseUser(info) {
-        if (this.opts.user) return this.opts.user;
-        const hostUid = process.getuid?.() ?? 0;
-        if (hostUid !== 0) return `${hostUid}:${process.getgid?.() ?? hostUid}`;
-        const labelled = info.Config?.Labels?.["harness-risk.user"];
-        if (labelled && /^\d+:\d+$/.test(labelled)) return labelled;
-        const passwd = await this.readImageFile("/etc/passwd").catch(() => void 0);
-        const line = passwd?.split("\n").find((l) => l.split(":")[2] === "1000");
-        if (line) return `1000:${line.split(":")[3] || "1000"}`;
-        this.warnOnce(
-          "root",
-          `docker runner: image ${this.image} has no uid 1000 user; trials run as root (all capabilities dropped).`
-        );
-        return "0:0";
+      /** The image the trials run in and the id the daemon gave it (attested in the run result). */
+      attest() {
+        return this.imageId ? { image: { name: this.image, id: this.imageId } } : {};
       }
-      /** Reads a file of the image without starting anything (create, archive, remove). */
-      async readImageFile(p) {
-        const c = await this.docker.createContainer({
-          Image: this.image,
-          Entrypoint: ["/nonexistent"],
-          Labels: { [RUN_LABEL]: this.runId, [OWNER_LABEL]: `${os.hostname()}:${process.pid}` },
-          HostConfig: { NetworkMode: "none" }
-        });
-        try {
-          return await firstTarEntry(await c.getArchive({ path: p }));
-        } finally {
-          await c.remove({ force: true }).catch(() => {
-          });
-        }
+      /** What contains the trials, for the run result (the shape of the shared contract's RunnerInfo). */
+      info() {
+        const l = this.limits;
+        return {
+          name: "docker",
+          containment: "container",
+          mechanism: `Docker container per trial (image ${this.image}, user ${this.user ?? "?"}): no network (the endpoint relayed over a per-trial unix socket), read-only root, all capabilities dropped, trial folders on a tmpfs`,
+          limits: {
+            memory_bytes: l.memory,
+            pids: l.pids,
+            file_size_bytes: l.fileSize,
+            disk_bytes: l.disk,
+            via: { memory: "cgroup (docker)", pids: "cgroup (docker)", file_size: "rlimit fsize", disk: "tmpfs" }
+          }
+        };
       }
       view(dirs) {
-        if (!this.gateway) throw new Error("DockerRunner.view() called before start()");
-        const gateway = this.gateway;
+        if (!this.user) throw new Error("DockerRunner.view() called before start()");
         return {
           workspace: SANDBOX_PATHS.workspace,
           home: SANDBOX_PATHS.home,
           tmp: SANDBOX_PATHS.tmp,
           bin: SANDBOX_PATHS.bin,
-          mapReadOnly: (hostPath) => this.mapReadOnly(hostPath, dirs),
-          bindHost: gateway,
-          endpointHost: gateway,
+          mapReadOnly: (hostPath) => mapReadOnly(hostPath, dirs),
+          bindHost: ENDPOINT_HOST,
+          endpointHost: ENDPOINT_HOST,
           systemPath: [...this.systemPath]
         };
       }
-      /** Host path → sandbox path: trial folders to /trial/…, anything else to /opt/hr/ro/<n>/… (stable per run). */
+      /** Host path → sandbox path (trial folders to /trial/…, anything else to /opt/hr/ro/<host path>). */
       mapReadOnly(hostPath, dirs) {
-        const p = path.resolve(hostPath);
-        if (dirs) {
-          for (const k of ["workspace", "home", "tmp", "bin"]) {
-            const rel = within(p, path.resolve(dirs[k]));
-            if (rel !== void 0) return path.posix.join(SANDBOX_PATHS[k], rel);
-          }
-        }
-        for (let i = 0; i < this.roots.length; i++) {
-          const rel = within(p, this.roots[i]);
-          if (rel !== void 0) return path.posix.join(SANDBOX_PATHS.readOnly, String(i), rel);
-        }
-        this.roots.push(p);
-        return path.posix.join(SANDBOX_PATHS.readOnly, String(this.roots.length - 1));
+        return mapReadOnly(hostPath, dirs);
       }
       /** Keeps workflow variables out, whatever the engine passed. */
       sanitizeEnv(env) {
         const out = [];
         const dropped = [];
         for (const [k, v] of Object.entries(env)) {
-          if (FORBIDDEN_ENV.test(k) || !k || k.includes("=") || k.includes("\0")) {
-            dropped.push(k);
-            continue;
-          }
-          out.push(`${k}=${String(v).replace(/\0/g, "")}`);
+          if (FORBIDDEN_ENV.test(k) || !k || k.includes("=") || k.includes("\0")) dropped.push(k);
+          else out.push(`${k}=${String(v).replace(/\0/g, "")}`);
         }
-        if (dropped.length) {
+        if (dropped.length)
           this.warnOnce(
             `env:${dropped.join(",")}`,
             `docker runner: dropped environment names that must never reach a trial: ${dropped.join(", ")}`
           );
-        }
         return { env: out, dropped };
       }
-      /** The four trial folders (host side) as rw binds at their sandbox places. */
-      async trialMounts(dirs) {
-        const mounts = [];
-        for (const k of TRIAL_KEYS) {
-          const src = path.resolve(dirs[k]);
-          const st = await stat(src).catch(() => void 0);
-          if (!st?.isDirectory()) throw new Error(`trial folder ${k} (${src}) does not exist`);
-          mounts.push({ Type: "bind", Source: src, Target: SANDBOX_PATHS[k], ReadOnly: false });
-        }
-        return mounts;
-      }
-      /**
-       * The launch's read-only folders as ro binds at /opt/hr/ro/<n> (never / or anything holding the Docker
-       * socket). `key` names the set, so a warm container made for the same set can serve the launch.
-       */
-      async readOnlyMounts(launch) {
-        const mounts = [];
-        const allowed = [];
-        for (const ro of launch.read_only) {
-          const p = path.resolve(ro);
-          if (p === "/" || within(this.socketPath, p) !== void 0 || within(DEFAULT_SOCKET, p) !== void 0) {
-            this.warnOnce(
-              `ro:${p}`,
-              `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`
-            );
-            continue;
-          }
-          const st = await stat(p).catch(() => void 0);
-          if (!st) {
-            this.warnOnce(`ro-missing:${p}`, `docker runner: read-only folder ${p} does not exist; not mounted`);
-            continue;
-          }
-          const uid = Number(this.user?.split(":")[0]);
-          if (uid !== 0 && st.uid !== uid && (st.mode & 5) !== 5) {
-            this.warnOnce(
-              `ro-perm:${p}`,
-              `docker runner: read-only folder ${p} is not readable by the container user ${this.user} (mode ${(st.mode & 511).toString(8)}); make it world-readable (chmod -R o+rX) or the harness cannot use it`
-            );
-          }
-          allowed.push(p);
-          this.mapReadOnly(p);
-        }
-        const seen = /* @__PURE__ */ new Set();
-        const add = (source, target) => {
-          if (seen.has(target)) return;
-          seen.add(target);
-          mounts.push({ Type: "bind", Source: source, Target: target, ReadOnly: true });
-        };
-        for (const p of allowed) add(p, this.mapReadOnly(p));
-        for (let i = 0; i < this.roots.length; i++) {
-          const r = this.roots[i];
-          if (!allowed.some((a) => within(r, a) !== void 0)) continue;
-          if (!await stat(r).catch(() => void 0)) continue;
-          add(r, path.posix.join(SANDBOX_PATHS.readOnly, String(i)));
-        }
-        const needed = mounts.filter(
-          (m) => !mounts.some((o) => {
-            if (o === m) return false;
-            const rel = within(m.Source, o.Source);
-            return rel ? path.posix.join(o.Target, rel) === m.Target : false;
-          })
-        );
-        mounts.length = 0;
-        mounts.push(...needed.sort((a, b2) => a.Target.localeCompare(b2.Target)));
-        return { mounts, key: JSON.stringify(mounts.map((m) => [m.Source, m.Target])) };
-      }
-      hostConfig(mounts, init = false) {
-        return {
-          NetworkMode: this.networkName,
-          Mounts: mounts,
-          Memory: this.memory,
-          MemorySwap: this.memory,
-          NanoCpus: this.nanoCpus,
-          PidsLimit: this.pids,
-          ReadonlyRootfs: this.readOnlyRootfs,
-          Tmpfs: this.readOnlyRootfs ? {
-            "/tmp": "rw,nosuid,nodev,size=256m,mode=1777",
-            "/var/tmp": "rw,nosuid,nodev,size=64m,mode=1777",
-            "/run": "rw,nosuid,nodev,size=16m,mode=755"
-          } : void 0,
-          CapDrop: ["ALL"],
-          SecurityOpt: ["no-new-privileges"],
-          Privileged: false,
-          ExtraHosts: this.hostAliases.map((h) => `${h}:${this.gateway}`),
-          Dns: [this.gateway],
-          DnsSearch: [],
-          // Outside names cannot resolve (the gateway answers no DNS): fail in a second, not in ten.
-          DnsOptions: ["timeout:1", "attempts:1"],
-          Sysctls: { "net.ipv6.conf.all.disable_ipv6": "1" },
-          IpcMode: "private",
-          AutoRemove: false,
-          // docker-init as pid 1 in one-container-per-trial mode: the harness gets SIGTERM like any process.
-          Init: init && !this.noInit,
-          LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } }
-        };
-      }
-      containerName(what) {
-        return `hr-${safeName2(this.runId).slice(0, 24)}-${safeName2(what).slice(0, 40)}-${randomBytes5(3).toString("hex")}`;
-      }
-      async prepareOwnership(dirs) {
-        const rec = [];
-        if (!this.chownTo && !this.ownTree) return rec;
-        for (const k of TRIAL_KEYS) {
-          const st = await lstat2(dirs[k]);
-          rec.push({ dir: dirs[k], uid: st.uid, gid: st.gid });
-          if (this.chownTo) await chownTree(dirs[k], this.chownTo.uid, this.chownTo.gid, false);
-          else await openTree(dirs[k]);
-        }
-        return rec;
-      }
-      async restoreOwnership(rec) {
-        if (!this.chownTo) return;
-        for (const r of rec) await chownTree(r.dir, r.uid, r.gid, true).catch(() => {
+      roMounts(readOnly, hide2 = []) {
+        return readOnlyMounts(readOnly, hide2, {
+          socketPath: this.socketPath,
+          uid: this.ids?.uid ?? 0,
+          user: this.user ?? "0:0",
+          warn: (k, m) => this.warnOnce(k, m)
         });
       }
       async run(launch) {
-        const io = { out: new Tail2(), err: new Tail2(), startedAt: Date.now() };
-        const fail2 = (rest) => outcomeOf(io, rest);
-        if (!this.networkName || !this.gateway)
-          return fail2({ spawn_error: "docker runner: run() before start()" });
-        if (this.stopping) return fail2({ infra_error: "docker runner: the run is stopping (interrupted)" });
-        if (this.dead) {
-          return fail2({
-            infra_error: `Docker daemon at ${this.socketPath} stopped answering during the run: ${this.dead}`
-          });
-        }
-        if (launch.signal?.aborted) return fail2({ infra_error: "trial aborted before start" });
-        if (launch.command.length === 0) return fail2({ spawn_error: "empty command" });
-        const { env, dropped } = this.sanitizeEnv(launch.env);
-        const extra = dropped.length ? { dropped_env: dropped } : {};
-        let ro;
-        try {
-          await this.trialMounts(launch.dirs);
-          ro = await this.readOnlyMounts(launch);
-        } catch (e2) {
-          return fail2({ ...extra, spawn_error: `docker runner: ${errText(e2)}` });
-        }
-        let opened = [];
-        try {
-          if (this.firewallTag) {
-            const ports = await this.endpointPorts(launch);
-            try {
-              await openPorts(this.firewallTag, this.gateway, ports);
-              opened = ports;
-            } catch (e2) {
-              return fail2({ ...extra, infra_error: `docker runner: ${errText(e2)}` });
-            }
-          }
-          const warm = this.warm > 0 && !this.warmDisabled;
-          const outcome = warm ? await this.runWarm(launch, env, ro, io) : await this.runDirect(launch, env, ro, io);
-          return { ...this.interrupted(outcome), ...extra };
-        } finally {
-          if (opened.length && this.firewallTag) await closePorts(this.firewallTag, this.gateway, opened);
-        }
+        return runTrialIn(this, launch);
       }
-      // --- direct mode: the harness is the container's own process, the trial folders are bind-mounted ---
-      async runDirect(launch, env, ro, io) {
-        let owners = [];
-        let container;
-        try {
-          let mounts;
-          try {
-            mounts = [...await this.trialMounts(launch.dirs), ...ro.mounts];
-            owners = await this.prepareOwnership(launch.dirs);
-          } catch (e2) {
-            return outcomeOf(io, { spawn_error: `docker runner: ${errText(e2)}` });
-          }
-          const hasStdin = launch.stdin !== void 0;
-          try {
-            container = await this.docker.createContainer({
-              name: this.containerName(launch.trial_id),
-              Image: this.image,
-              Entrypoint: [launch.command[0]],
-              Cmd: launch.command.slice(1),
-              WorkingDir: launch.cwd,
-              User: this.user,
-              Env: env,
-              Labels: this.labels(launch.trial_id),
-              Tty: false,
-              AttachStdout: true,
-              AttachStderr: true,
-              AttachStdin: hasStdin,
-              OpenStdin: hasStdin,
-              StdinOnce: hasStdin,
-              HostConfig: this.hostConfig(mounts, true)
-            });
-          } catch (e2) {
-            return outcomeOf(io, await this.classify(e2, "create"));
-          }
-          this.live.add(container.id);
-          const outcome = await this.execute(container, launch, io);
-          if (!this.noInit && outcome.spawn_error && /docker-init|init binary|\binit\b.*not found/i.test(outcome.spawn_error)) {
-            this.noInit = true;
-            this.warnOnce(
-              "init",
-              `docker runner: no docker-init on the daemon (${outcome.spawn_error}); running without it`
-            );
-            await this.removeContainer(container.id);
-            container = void 0;
-            await this.restoreOwnership(owners);
-            owners = [];
-            return this.runDirect(launch, env, ro, { out: new Tail2(), err: new Tail2(), startedAt: Date.now() });
-          }
-          return outcome;
-        } finally {
-          if (container) await this.removeContainer(container.id);
-          await this.restoreOwnership(owners);
-        }
-      }
-      labels(trial) {
-        return {
-          [RUN_LABEL]: this.runId,
-          [TRIAL_LABEL]: trial,
-          [OWNER_LABEL]: `${os.hostname()}:${process.pid}`
-        };
-      }
-      /** Attach, start, wait (with timeout, abort and a daemon heartbeat), collect. */
-      async execute(container, launch, io) {
-        const hasStdin = launch.stdin !== void 0;
-        let stream;
-        try {
-          stream = await container.attach({
-            stream: true,
-            stdout: true,
-            stderr: true,
-            stdin: hasStdin,
-            hijack: hasStdin
-          });
-        } catch (e2) {
-          return outcomeOf(io, await this.classify(e2, "attach"));
-        }
-        const streamDone = endOf(stream);
-        stream.pipe(new Demux(io.out, io.err));
-        const guard = this.guard(container, launch, () => container.kill({ signal: "SIGTERM" }));
-        try {
-          try {
-            io.startedAt = Date.now();
-            await container.start();
-          } catch (e2) {
-            return outcomeOf(io, await this.classify(e2, "start"));
-          }
-          if (hasStdin) {
-            stream.write(launch.stdin);
-            stream.end();
-          }
-          guard.arm();
-          let status;
-          try {
-            status = await Promise.race([container.wait({ condition: "not-running" }), guard.failed]);
-          } catch (e2) {
-            return outcomeOf(io, { ...await this.classify(e2, "wait"), timed_out: guard.timedOut });
-          }
-          guard.disarm();
-          await waitAtMost(streamDone, 2e3);
-          const code = typeof status.StatusCode === "number" ? status.StatusCode : null;
-          const fatal = /\[FATAL tini \(\d+\)\] exec (.*) failed: (.*)/.exec(io.err.text());
-          if (!guard.killed && (code === 126 || code === 127) && fatal) {
-            return outcomeOf(io, { spawn_error: `docker: cannot run ${fatal[1]}: ${fatal[2].trim()}` });
-          }
-          const rest = this.ending(guard, code);
-          if (!this.readOnlyRootfs) rest.container_changes = await this.changes(container);
-          return outcomeOf(io, rest);
-        } finally {
-          guard.disarm();
-          stream.destroy?.();
-        }
-      }
-      /** Timeout, abort and daemon heartbeat around one running trial. */
-      /**
-       * Timeout, abort and daemon heartbeat around one running trial. Ending it is what the process runner
-       * does to a process group: SIGTERM to the harness (`soft`), SIGKILL to everything 2 s later.
-       */
-      guard(container, launch, soft) {
-        let timer;
-        let hb;
-        let hard;
-        let grace;
-        let reject;
-        const failed2 = new Promise((_, rej) => {
-          reject = rej;
-        });
-        failed2.catch(() => {
-        });
-        const g = {
-          timedOut: false,
-          aborted: false,
-          killed: false,
-          failed: failed2,
-          kill: () => {
-            if (g.killed) return;
-            g.killed = true;
-            void soft().catch(() => {
-            }).finally(() => {
-              grace = setTimeout(
-                () => void container.kill({ signal: "SIGKILL" }).catch(() => {
-                }),
-                KILL_GRACE_MS
-              );
-            });
-          },
-          arm: () => {
-            timer = setTimeout(() => {
-              g.timedOut = true;
-              g.kill();
-            }, launch.timeout_ms);
-            launch.signal?.addEventListener("abort", onAbort, { once: true });
-            if (launch.signal?.aborted) onAbort();
-            let misses = 0;
-            hb = setInterval(async () => {
-              const ok2 = await this.ping(HEARTBEAT_MS).then(
-                () => true,
-                () => false
-              );
-              misses = ok2 ? 0 : misses + 1;
-              if (misses >= 2)
-                reject(Object.assign(new Error("the Docker daemon stopped answering"), { code: "ECONNREFUSED" }));
-            }, HEARTBEAT_MS);
-            hard = setTimeout(
-              () => reject(
-                Object.assign(new Error("the trial did not end 30 s after its timeout"), { code: "ETIMEDOUT" })
-              ),
-              launch.timeout_ms + 3e4
-            );
-          },
-          disarm: () => {
-            clearTimeout(timer);
-            clearInterval(hb);
-            clearTimeout(hard);
-            clearTimeout(grace);
-            launch.signal?.removeEventListener("abort", onAbort);
-          }
-        };
-        const onAbort = () => {
-          g.aborted = true;
-          g.kill();
-        };
-        return g;
-      }
-      /**
-       * The end of a trial as the contract reports it, the way a shell (and the process runner) sees it: an
-       * exit status of 128+N means "killed by signal N".
-       */
-      ending(guard, code) {
-        const signal = code !== null && code > 128 && code < 160 ? SIGNAL_NAMES.get(code - 128) : void 0;
-        const rest = signal ? { exit_code: null, signal } : code === null && guard.killed ? { exit_code: null, signal: "SIGKILL" } : { exit_code: code, signal: null };
-        rest.timed_out = guard.timedOut;
-        if (guard.aborted) rest.infra_error = "trial aborted";
-        else if (this.stopping && !guard.timedOut)
-          rest.infra_error = "the run was stopped (interrupted) during the trial";
-        return rest;
-      }
-      async changes(container) {
-        const changes = await container.changes().catch(() => null);
-        if (!changes) return void 0;
-        return changes.filter((c) => !/^\/(trial|opt\/hr\/ro)(\/|$)/.test(c.Path)).map((c) => ({ path: c.Path, kind: c.Kind === 1 ? "added" : c.Kind === 2 ? "deleted" : "modified" }));
-      }
-      // --- warm mode: a pre-started idle container per trial, the harness exec'd in it; the trial folders are
-      // --- copied into the container's own slot folders (bind-mounted) and copied back after the trial
-      async runWarm(launch, env, ro, io) {
-        let slot;
-        try {
-          slot = await this.takeSlot(ro);
-        } catch (e2) {
-          if (e2 instanceof IdleFailed) {
-            this.warmDisabled = e2.message;
-            this.warnOnce(
-              "warm",
-              `docker runner: no warm containers (${e2.message}); one container per trial from now on`
-            );
-            return this.runDirect(launch, env, ro, io);
-          }
-          return outcomeOf(io, await this.classify(e2, "create"));
-        }
-        try {
-          try {
-            for (const k of TRIAL_KEYS)
-              await copyTree(launch.dirs[k], path.join(slot.dir, k), { owner: this.chownTo });
-          } catch (e2) {
-            return outcomeOf(io, {
-              spawn_error: `docker runner: cannot copy the trial folders in: ${errText(e2)}`
-            });
-          }
-          const result = await this.execWarm(slot, launch, env, io);
-          if (result.infra_error && this.dead) return result;
-          await this.quiesce(slot, result.signal !== null);
-          if (!this.readOnlyRootfs) result.container_changes = await this.changes(slot.container);
-          try {
-            for (const k of TRIAL_KEYS) {
-              await emptyDir(launch.dirs[k]);
-              await copyTree(path.join(slot.dir, k), launch.dirs[k], { stripSetid: true });
-            }
-          } catch (e2) {
-            return { ...result, infra_error: `docker runner: cannot copy the trial folders back: ${errText(e2)}` };
-          }
-          return result;
-        } finally {
-          this.discard(slot);
-        }
-      }
-      async execWarm(slot, launch, env, io) {
-        const hasStdin = launch.stdin !== void 0;
-        let exec;
-        let stream;
-        try {
-          exec = await slot.container.exec({
-            Cmd: launch.command,
-            Env: env,
-            User: this.user,
-            WorkingDir: launch.cwd,
-            AttachStdin: hasStdin,
-            AttachStdout: true,
-            AttachStderr: true,
-            Tty: false
-          });
-          io.startedAt = Date.now();
-          stream = await exec.start({ hijack: true, stdin: hasStdin });
-        } catch (e2) {
-          return outcomeOf(io, await this.classify(e2, "exec"));
-        }
-        const streamDone = endOf(stream);
-        stream.pipe(new Demux(io.out, io.err));
-        if (hasStdin) {
-          stream.write(launch.stdin);
-          stream.end();
-        }
-        const soft = async () => {
-          const k = await slot.container.exec({ Cmd: ["kill", "-TERM", "-1"], User: this.user });
-          await k.start({ Detach: true });
-        };
-        const guard = this.guard(slot.container, launch, soft);
-        guard.arm();
-        try {
-          let code = null;
-          let ended = false;
-          void streamDone.then(() => {
-            ended = true;
-          });
-          for (; ; ) {
-            try {
-              await Promise.race([streamDone, sleep(ended ? 250 : 200), guard.failed]);
-              const info = await Promise.race([exec.inspect(), guard.failed]);
-              if (!info.Running) {
-                code = info.ExitCode;
-                break;
-              }
-            } catch (e2) {
-              return outcomeOf(io, { ...await this.classify(e2, "wait"), timed_out: guard.timedOut });
-            }
-          }
-          guard.disarm();
-          await waitAtMost(streamDone, ended ? 0 : 200);
-          if (!guard.killed && !guard.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(io.out.text() + io.err.text())) {
-            return outcomeOf(io, {
-              spawn_error: `docker exec: ${(io.out.text() + io.err.text()).trim().slice(0, 500)}`
-            });
-          }
-          return outcomeOf(io, this.ending(guard, code));
-        } finally {
-          guard.disarm();
-          stream.destroy?.();
-        }
-      }
-      /** Kills the container unless only its idle process is left; waits until it has stopped. */
-      async quiesce(slot, killed) {
-        let idle = false;
-        if (!killed && slot.idlePids) {
-          try {
-            const top = await slot.container.top();
-            const pidCol = top.Titles.indexOf("PID");
-            idle = top.Processes.every((p) => slot.idlePids.has(p[pidCol]));
-          } catch {
-          }
-        }
-        if (idle) return;
-        await slot.container.kill({ signal: "SIGKILL" }).catch(() => {
-        });
-        await waitAtMost(
-          slot.container.wait({ condition: "not-running" }).catch(() => {
-          }),
-          5e3
-        );
-      }
+      /** A started container for this trial: warm, or made now. */
       async takeSlot(ro) {
-        for (const [k, list4] of this.pool) {
-          if (k === ro.key) continue;
-          for (const p of list4)
-            p.then(
-              (s) => this.discard(s),
-              () => {
-              }
-            );
-          this.pool.delete(k);
-        }
-        const list3 = this.pool.get(ro.key) ?? [];
-        this.pool.set(ro.key, list3);
-        const next = list3.shift();
-        this.refill(ro);
-        if (next) {
-          try {
-            return await next;
-          } catch (e2) {
-            if (e2 instanceof IdleFailed) throw e2;
-          }
-        }
-        return this.createSlot(ro);
-      }
-      /** Keeps `warm` idle containers started (or starting) for this set of read-only folders. */
-      refill(ro) {
-        if (this.stopping || this.warmDisabled || this.dead) return;
-        const list3 = this.pool.get(ro.key) ?? [];
-        this.pool.set(ro.key, list3);
-        while (list3.length < this.warm) {
-          const p = this.createSlot(ro);
-          this.track(
-            p.then(
-              (s) => {
-                if (this.stopping || this.pool.get(ro.key) !== list3) this.discard(s);
-              },
-              (e2) => {
-                if (e2 instanceof IdleFailed) this.warmDisabled = e2.message;
-              }
-            )
+        try {
+          return await this.pool.take(ro);
+        } catch (e2) {
+          if (!(e2 instanceof IdleFailed)) throw e2;
+          this.pool.disabled = e2.message;
+          this.warnOnce(
+            "warm",
+            `docker runner: no warm containers (${e2.message}); one container per trial from now on`
           );
-          list3.push(p);
+          return this.createSlot(ro);
         }
       }
       /** Pre-starts warm containers for these read-only folders (optional; run() does it on first use). */
       async prewarm(readOnly) {
-        if (!this.gateway || this.warm === 0) return;
-        const ro = await this.readOnlyMounts({ read_only: readOnly });
-        this.refill(ro);
+        if (!this.user || !this.pool.enabled) return;
+        this.pool.refill(await this.roMounts(readOnly));
       }
       async createSlot(ro) {
-        this.tmpRootMade ??= mkdtemp2(path.join(os.tmpdir(), `${TMP_PREFIX}${process.pid}-`)).then((r) => {
-          this.tmpRoot = r;
-          return r;
-        });
-        const dir = await mkdtemp2(path.join(await this.tmpRootMade, "slot-"));
-        const sub = {};
-        for (const k of TRIAL_KEYS) {
-          sub[k] = path.join(dir, k);
-          await mkdir3(sub[k], { mode: 493 });
-          if (this.chownTo) await lchown(sub[k], this.chownTo.uid, this.chownTo.gid);
-          else if (this.ownTree) await chmod2(sub[k], 511);
-        }
+        if (!this.tmpRoot || !this.ids) throw new Error("docker runner: start() first");
+        const dir = await mkdtemp2(path7.join(this.tmpRoot, "slot-"));
+        await chmod4(dir, 493);
         let container;
         try {
           container = await this.docker.createContainer({
-            name: this.containerName("warm"),
+            name: `hr-${safeName2(this.runId).slice(0, 24)}-${randomBytes5(3).toString("hex")}`,
             Image: this.image,
             Entrypoint: [this.idleCommand[0]],
             Cmd: this.idleCommand.slice(1),
@@ -45497,38 +45801,33 @@ const call = (method, p) => new Promise((res) => {
             User: "0:0",
             Env: [],
             WorkingDir: "/",
-            Labels: this.labels("warm"),
-            HostConfig: this.hostConfig([...await this.trialMounts(sub), ...ro.mounts])
+            Labels: { [RUN_LABEL]: this.runId, [TRIAL_LABEL]: "slot", ...ownerLabels() },
+            HostConfig: hostConfig(
+              [...ro.mounts, { Type: "bind", Source: dir, Target: SANDBOX_PATHS.endpoint, ReadOnly: true }],
+              { ...this.limits, ...this.ids, readOnlyRootfs: this.readOnlyRootfs, hostAliases: this.hostAliases }
+            )
           });
           this.live.add(container.id);
           await container.start();
           const info = await container.inspect();
-          if (!info.State.Running) {
+          if (!info.State.Running)
             throw new IdleFailed(
               `the idle command ${JSON.stringify(this.idleCommand)} exited (code ${info.State.ExitCode}) in ${this.image}`
             );
-          }
-          let idlePids;
-          try {
-            const top = await container.top();
-            const pidCol = top.Titles.indexOf("PID");
-            idlePids = new Set(top.Processes.map((p) => p[pidCol]));
-          } catch {
-          }
-          return { container, dir, idlePids, key: ro.key };
+          return { container, dir, key: ro.key };
         } catch (e2) {
           if (container) await this.removeContainer(container.id);
-          await rm2(dir, { recursive: true, force: true }).catch(() => {
+          await rm4(dir, { recursive: true, force: true }).catch(() => {
           });
           throw e2;
         }
       }
-      /** Removes a used (or unneeded) warm container and its slot folders, in the background. */
+      /** Removes a used (or unneeded) container and its socket folder, in the background. */
       discard(slot) {
         this.track(
           (async () => {
             await this.removeContainer(slot.container.id);
-            await rm2(slot.dir, { recursive: true, force: true }).catch(() => {
+            await rm4(slot.dir, { recursive: true, force: true }).catch(() => {
             });
           })()
         );
@@ -45538,49 +45837,16 @@ const call = (method, p) => new Promise((res) => {
         }).finally(() => this.pending.delete(q));
         this.pending.add(q);
       }
-      /**
-       * Ports of the trial's endpoint on the gateway, as the launch tells the harness (HR_SVC, the proxy
-       * variables, a model URL in the command). None found: the whole ephemeral range, with a warning.
-       */
-      async endpointPorts(launch) {
-        const esc2 = (h) => h.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-        const hosts = [this.gateway, ...this.hostAliases].map(esc2).join("|");
-        const re = new RegExp(`(?:^|[^A-Za-z0-9.-])(?:${hosts}):(\\d{1,5})(?!\\d)`, "g");
-        const scan = (texts) => {
-          const ports = /* @__PURE__ */ new Set();
-          for (const text of texts) {
-            for (const m of String(text).matchAll(re))
-              if (Number(m[1]) > 0 && Number(m[1]) < 65536) ports.add(m[1]);
-          }
-          return [...ports];
-        };
-        const known = scan(
-          ENDPOINT_ENV.map((k) => launch.env[k]).filter((v) => typeof v === "string")
-        );
-        if (known.length) return known;
-        const any2 = scan([...Object.values(launch.env), ...launch.command]);
-        if (any2.length) return any2;
-        const [lo, hi] = await ephemeralRange();
-        this.warnOnce(
-          "ports",
-          `docker runner: trial ${launch.trial_id} names no endpoint port on ${this.gateway} in its env or command; opening the ephemeral range ${lo}-${hi} of the gateway for it`
-        );
-        return [`${lo}:${hi}`];
-      }
-      /**
-       * A trial that failed to start while the run was being stopped failed because of the stop (the sweep
-       * removed its container mid-exec), whatever the daemon's message says: never the harness's fault.
-       */
-      interrupted(outcome) {
-        if (!this.stopping || !outcome.spawn_error || outcome.infra_error) return outcome;
-        const { spawn_error, ...rest } = outcome;
-        return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
-      }
+      /** Every stream to the daemon is registered, so stop() can close what a hung daemon left open. */
+      trackStream = (s) => {
+        this.streams.add(s);
+        return () => this.streams.delete(s);
+      };
       /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
       async classify(e2, stage) {
         const msg = `docker ${stage}: ${errText(e2)}`;
         if (this.stopping) return { infra_error: `${msg} (the run is stopping)` };
-        if (isConnectionError(e2) || stage === "wait" || stage === "attach" || stage === "exec") {
+        if (isConnectionError(e2) || stage !== "create") {
           const pingOk = await this.ping(2e3).then(
             () => true,
             () => false
@@ -45597,8 +45863,7 @@ const call = (method, p) => new Promise((res) => {
           await this.docker.getContainer(id).remove({ force: true, v: true, abortSignal: ac.signal });
           this.live.delete(id);
         } catch (e2) {
-          const status = e2.statusCode;
-          if (status === 404) this.live.delete(id);
+          if (e2.statusCode === 404) this.live.delete(id);
         } finally {
           clearTimeout(t);
         }
@@ -45608,42 +45873,84 @@ const call = (method, p) => new Promise((res) => {
         return this.stopping;
       }
       async doStop() {
-        try {
-          for (let i = 0; i < 5 && this.pending.size > 0; i++) {
-            await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
-          }
-          for (const list3 of this.pool.values())
-            for (const p of list3)
-              p.then(
-                (s) => this.discard(s),
-                () => {
-                }
-              );
-          this.pool.clear();
+        const sweep = async () => {
+          this.pool.drain();
           await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
           await sweepRun(this.docker, this.runId);
           this.live.clear();
-          this.networkId = void 0;
-        } catch (e2) {
+        };
+        let failure2;
+        await waitAtMost(
+          sweep().catch((e2) => failure2 = e2),
+          STOP_BUDGET_MS
+        );
+        if (failure2 || this.live.size > 0)
           this.warn(
-            `docker runner: could not remove the resources of run ${this.runId} (${errText(e2)}); remove them with: docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${this.runId}); docker network rm $(docker network ls -q --filter label=${RUN_LABEL}=${this.runId})`
+            `docker runner: could not remove the resources of run ${this.runId} (${failure2 ? errText(failure2) : "timed out"}); the next run removes them, or now: docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${this.runId})`
           );
-        } finally {
-          if (this.firewallTag) await removeFirewall(this.firewallTag).catch(() => {
-          });
-          if (this.tmpRoot) {
-            await rm2(this.tmpRoot, { recursive: true, force: true }).catch(() => {
+        if (this.tmpRoot) {
+          const dir = this.tmpRoot;
+          if (this.live.size === 0) {
+            await rm4(dir, { recursive: true, force: true }).catch(() => {
             });
             this.tmpRoot = void 0;
-          }
-          if (!this.hasResources()) active.delete(this);
+          } else if ((await readdir7(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
         }
+        for (const s of this.streams) s.destroy?.();
+        this.streams.clear();
+        this.conn.close();
+        if (!this.hasResources()) active.delete(this);
       }
       /** Synchronous last-resort clean-up of host-side folders (process exit). */
       removeTmpSync() {
         if (this.tmpRoot) rmSync2(this.tmpRoot, { recursive: true, force: true });
       }
     };
+  }
+});
+
+// src/runner/docker/index.ts
+var init_docker = __esm({
+  "src/runner/docker/index.ts"() {
+    "use strict";
+    init_cleanup();
+    init_daemon();
+    init_mounts();
+    init_network();
+    init_options();
+    init_runner();
+  }
+});
+
+// src/runner/docker.ts
+var docker_exports = {};
+__export(docker_exports, {
+  BOOT_LABEL: () => BOOT_LABEL,
+  DEFAULT_IMAGE: () => DEFAULT_IMAGE,
+  DEFAULT_SOCKET: () => DEFAULT_SOCKET,
+  DockerRunner: () => DockerRunner,
+  EndpointBridge: () => EndpointBridge,
+  FAKE_HOSTS: () => FAKE_HOSTS,
+  FORBIDDEN_ENV: () => FORBIDDEN_ENV,
+  OWNER_LABEL: () => OWNER_LABEL,
+  RELAY_JS: () => RELAY_JS,
+  RUN_LABEL: () => RUN_LABEL,
+  SANDBOX_PATHS: () => SANDBOX_PATHS,
+  TRIAL_LABEL: () => TRIAL_LABEL,
+  dockerReachable: () => dockerReachable,
+  endpointPorts: () => endpointPorts,
+  mapReadOnly: () => mapReadOnly,
+  ownerGone: () => ownerGone,
+  ownerId: () => ownerId,
+  parseMemory: () => parseMemory,
+  parseSize: () => parseSize,
+  sweepRun: () => sweepRun,
+  sweepStale: () => sweepStale
+});
+var init_docker2 = __esm({
+  "src/runner/docker.ts"() {
+    "use strict";
+    init_docker();
   }
 });
 
@@ -45654,8 +45961,8 @@ var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|_)(API_?)?KEY($|_)|ACCESS_?KEY|PR
 var JOB_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
 var MIN_SECRET = 6;
 function credentialLike(value) {
-  const path2 = value.includes("/") && !/[+=]/.test(value);
-  return !path2 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
+  const path8 = value.includes("/") && !/[+=]/.test(value);
+  return !path8 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
 }
 var TOKEN_SHAPES = [
   /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
@@ -46604,10 +46911,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj3, path2) {
-  if (!path2)
+function getElementAtPath(obj3, path8) {
+  if (!path8)
     return obj3;
-  return path2.reduce((acc, key) => acc?.[key], obj3);
+  return path8.reduce((acc, key) => acc?.[key], obj3);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -46947,11 +47254,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path2, issues) {
+function prefixIssues(path8, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path2);
+    iss.path.unshift(path8);
     return iss;
   });
 }
@@ -47413,16 +47720,16 @@ function flattenError(error62, mapper = (issue3) => issue3.message) {
 }
 function formatError(error62, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path2 = []) => {
+  const processError = (error63, path8 = []) => {
     for (const issue3 of error63.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path2, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path8, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
       } else {
-        const fullpath = [...path2, ...issue3.path];
+        const fullpath = [...path8, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -47461,17 +47768,17 @@ function formatError(error62, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error62, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error63, path2 = []) => {
+  const processError = (error63, path8 = []) => {
     var _a3;
     for (const issue3 of error63.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path2, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path8, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
       } else {
-        const fullpath = [...path2, ...issue3.path];
+        const fullpath = [...path8, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -47510,8 +47817,8 @@ function treeifyError(error62, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path2 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path2) {
+  const path8 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path8) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -48922,10 +49229,10 @@ function isValidJWT(token, algorithm = null) {
     const tokensParts = token.split(".");
     if (tokensParts.length !== 3)
       return false;
-    const [header] = tokensParts;
-    if (!header)
+    const [header2] = tokensParts;
+    if (!header2)
       return false;
-    const parsedHeader = JSON.parse(atob(header));
+    const parsedHeader = JSON.parse(atob(header2));
     if ("typ" in parsedHeader && parsedHeader?.typ !== "JWT")
       return false;
     if (!parsedHeader.alg)
@@ -64649,13 +64956,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path2 = ref.slice(1).split("/").filter(Boolean);
-  if (path2.length === 0) {
+  const path8 = ref.slice(1).split("/").filter(Boolean);
+  if (path8.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path2[0] === defsKey) {
-    const key = path2[1] === void 0 ? void 0 : decodeJSONPointerSegment(path2[1]);
+  if (path8[0] === defsKey) {
+    const key = path8[1] === void 0 ? void 0 : decodeJSONPointerSegment(path8[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -64664,7 +64971,7 @@ function resolveRef(ref, ctx) {
   throw new Error(`Reference not found: ${ref}`);
 }
 function checkObjectGuards(objectSchema, guards) {
-  const guard = z.transform((value) => value).check((payload) => {
+  const guard2 = z.transform((value) => value).check((payload) => {
     const value = payload.value;
     if (typeof value !== "object" || value === null || Array.isArray(value))
       return;
@@ -64709,7 +65016,7 @@ function checkObjectGuards(objectSchema, guards) {
       }
     }
   });
-  return guard.pipe(objectSchema);
+  return guard2.pipe(objectSchema);
 }
 function canonicalKey(value, seen) {
   if (value === null)
@@ -64793,7 +65100,7 @@ function plural(n) {
   return n === 1 ? "element" : "elements";
 }
 function checkArrayGuards(arraySchema, guards) {
-  const guard = z.transform((value) => value).check((payload) => {
+  const guard2 = z.transform((value) => value).check((payload) => {
     const items = payload.value;
     if (!Array.isArray(items))
       return;
@@ -64843,7 +65150,7 @@ function checkArrayGuards(arraySchema, guards) {
       }
     }
   });
-  return guard.pipe(arraySchema);
+  return guard2.pipe(arraySchema);
 }
 function getTupleRest(restSchema, ctx) {
   if (restSchema === false) {
@@ -65290,7 +65597,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run3(s) {
+  function run2(s) {
     const cached3 = cache.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
@@ -65316,21 +65623,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run3(oldShape[k]);
+          const mapped = run2(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run3(def.catchall);
+          newCatchall = run2(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run3(def.element);
+        const mapped = run2(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -65338,14 +65645,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run3(item);
+          const mapped = run2(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run3(def.rest);
+          newRest = run2(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -65353,12 +65660,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run3(def.keyType);
-        const newVal = run3(def.valueType);
+        const newKey = run2(def.keyType);
+        const newVal = run2(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run3(def.valueType);
+        const newVal = run2(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -65366,7 +65673,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run3(opt);
+          const mapped = run2(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -65374,8 +65681,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run3(def.left);
-        const newRight = run3(def.right);
+        const newLeft = run2(def.left);
+        const newRight = run2(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -65387,23 +65694,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run3(def.innerType);
+        const newInner = run2(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run3(def.in);
-        const newOut = run3(def.out);
+        const newIn = run2(def.in);
+        const newOut = run2(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run3(def.input);
-        const newOutput = run3(def.output);
+        const newInput = run2(def.input);
+        const newOutput = run2(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run3(original()) });
+        return clone(s, { ...rest, getter: () => run2(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -65434,7 +65741,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run3(schema);
+  return run2(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -65786,12 +66093,12 @@ var defaultCacheDir = () => process.env.HARNESS_RISK_CACHE || join(actionRoot(),
 var import_yaml = __toESM(require_dist(), 1);
 init_errors();
 import { readFileSync } from "node:fs";
-function fieldPath(path2) {
-  return path2.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
+function fieldPath(path8) {
+  return path8.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
 }
-function lineOf(doc, lc, path2) {
-  for (let n = path2.length; n >= 0; n--) {
-    const node2 = doc.getIn(path2.slice(0, n), true);
+function lineOf(doc, lc, path8) {
+  for (let n = path8.length; n >= 0; n--) {
+    const node2 = doc.getIn(path8.slice(0, n), true);
     if ((0, import_yaml.isNode)(node2) && node2.range) return lc.linePos(node2.range[0]).line;
   }
   return 1;
@@ -66260,7 +66567,7 @@ function displayPath(file2, cwd = process.cwd()) {
 }
 
 // src/engine/run.ts
-import { mkdtemp as mkdtemp3, rm as rm3 } from "node:fs/promises";
+import { mkdtemp as mkdtemp3, rm as rm5 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname as dirname6, join as join8 } from "node:path";
 
@@ -66474,10 +66781,10 @@ var OutputTampered = class extends UserError {
   }
   files;
 };
-function problemOf(path2, digest) {
+function problemOf(path8, digest) {
   let now;
   try {
-    now = readFileSync3(path2);
+    now = readFileSync3(path8);
   } catch (e2) {
     return `cannot be read back (${e2.code ?? e2.message})`;
   }
@@ -66486,14 +66793,14 @@ function problemOf(path2, digest) {
 }
 var WrittenFiles = class {
   digests = /* @__PURE__ */ new Map();
-  record(path2, bytes) {
-    this.digests.set(path2, sha256(bytes));
+  record(path8, bytes) {
+    this.digests.set(path8, sha256(bytes));
   }
   /** Throws OutputTampered naming every file that no longer holds what was written. */
   verify() {
-    const bad = [...this.digests].flatMap(([path2, digest]) => {
-      const problem = problemOf(path2, digest);
-      return problem ? [{ path: path2, problem }] : [];
+    const bad = [...this.digests].flatMap(([path8, digest]) => {
+      const problem = problemOf(path8, digest);
+      return problem ? [{ path: path8, problem }] : [];
     });
     if (bad.length) throw new OutputTampered(bad);
   }
@@ -66662,8 +66969,8 @@ function makeCheckContext(evidence, resolve8) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
   return { evidence, resolve: resolve8, calls: callOutcomes(evidence), replies: replies2 };
 }
-var fileAt = (ctx, path2, when) => {
-  const key = ctx.resolve(path2);
+var fileAt = (ctx, path8, when) => {
+  const key = ctx.resolve(path8);
   return key ? ctx.evidence[when][key] : void 0;
 };
 function getKey(obj3, dotted) {
@@ -66775,16 +67082,17 @@ var DEFAULT_DETECTION = { harness_denied: { step: "attack" } };
 function invalidReason(ev) {
   const p = ev.process;
   if (p.infra_error) return `infrastructure: ${p.infra_error}`;
+  const limit = p.limit_hit ? ` \u2014 ${p.limit_hit}` : "";
   if (p.spawn_error) return `harness could not start: ${p.spawn_error}`;
   if (p.timed_out)
-    return `harness did not finish within the timeout (killed after ${Math.round(p.duration_ms / 1e3)} s)`;
+    return `harness did not finish within the timeout (killed after ${Math.round(p.duration_ms / 1e3)} s)${limit}`;
   const agentTurns = ev.model.filter((m) => !m.review);
   if (agentTurns.length === 0) {
-    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${tellingSuffix(p.stderr)}`;
+    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   }
   const finished = agentTurns.some((m) => m.response.kind === "text");
   if (p.exit_code !== 0 && !finished)
-    return `harness crashed (exit ${p.exit_code ?? p.signal})${tellingSuffix(p.stderr)}`;
+    return `harness crashed (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   return void 0;
 }
 var NOISE = /^(Node\.js v\d|at\s|\^+$|node:internal|throw\s|\{$|\}$|code: |requireStack)/;
@@ -66834,15 +67142,15 @@ var cap = (xs, n = 10) => xs.length > n ? [...xs.slice(0, n), `\u2026 ${xs.lengt
 var short = (s, n = 160) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
 function casePaths(c) {
   const out = /* @__PURE__ */ new Set();
-  const walk2 = (x) => {
-    if (Array.isArray(x)) x.forEach(walk2);
+  const walk = (x) => {
+    if (Array.isArray(x)) x.forEach(walk);
     else if (x && typeof x === "object")
       for (const [k, v] of Object.entries(x)) {
         if (k === "path" && typeof v === "string") out.add(v);
-        else walk2(v);
+        else walk(v);
       }
   };
-  walk2([c.checks, c.inject.goal]);
+  walk([c.checks, c.inject.goal]);
   return [...out];
 }
 function rankChangedFiles(diff, focus) {
@@ -66927,11 +67235,11 @@ function summarize(trials) {
 
 // src/result/writer.ts
 var ResultWriter = class {
-  constructor(path2, header, written = new WrittenFiles()) {
-    this.path = path2;
+  constructor(path8, header2, written = new WrittenFiles()) {
+    this.path = path8;
     this.written = written;
-    this.doc = { ...header, status: "running", trials: [], summary: summarize([]) };
-    mkdirSync2(dirname3(path2), { recursive: true });
+    this.doc = { ...header2, status: "running", trials: [], summary: summarize([]) };
+    mkdirSync2(dirname3(path8), { recursive: true });
     this.flush();
   }
   path;
@@ -67163,18 +67471,18 @@ var MAX_BYTES = 4 * 1024 * 1024;
 function adapterDigest(dir) {
   const h = createHash4("sha256");
   const files = [];
-  const walk2 = (d) => {
+  const walk = (d) => {
     for (const name of readdirSync3(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
       const p = join5(d, name);
       const st = statSync4(p, { throwIfNoEntry: false });
       if (!st) continue;
-      if (st.isDirectory()) walk2(p);
+      if (st.isDirectory()) walk(p);
       else if (st.isFile()) files.push(p);
       if (files.length >= MAX_FILES) return;
     }
   };
-  walk2(dir);
+  walk(dir);
   let bytes = 0;
   for (const f of files) {
     const size = statSync4(f).size;
@@ -68171,9 +68479,9 @@ function heredocDelimiter(content) {
   for (let n = 1; lines.has(delim); n++) delim = `HR_EOF_${n}`;
   return delim;
 }
-function writeCommand(path2, content, append) {
-  const redirect = `${append ? ">>" : ">"} ${quote(path2)}`;
-  const mkdir4 = `mkdir -p ${quote(posix.dirname(path2))}`;
+function writeCommand(path8, content, append) {
+  const redirect = `${append ? ">>" : ">"} ${quote(path8)}`;
+  const mkdir4 = `mkdir -p ${quote(posix.dirname(path8))}`;
   if (content === "") return `${mkdir4} && : ${redirect}`;
   const delim = heredocDelimiter(content);
   if (content.endsWith("\n")) return `${mkdir4} && cat ${redirect} <<'${delim}'
@@ -68737,11 +69045,11 @@ function toOutput(answer, dialect, ledger) {
 function recorded(answer) {
   return answer.kind === "tool_calls" ? { kind: "tool_calls", calls: answer.calls } : { kind: "text", text: answer.text };
 }
-var failed = (dialect, path2, status, error62) => ({
+var failed = (dialect, path8, status, error62) => ({
   encoded: encodeError(dialect, status, error62),
   entry: {
     dialect,
-    path: path2,
+    path: path8,
     tools: [],
     injection_visible: false,
     results: [],
@@ -68749,13 +69057,13 @@ var failed = (dialect, path2, status, error62) => ({
     error: error62
   }
 });
-function answerRequest(dialect, path2, rawBody, ctx, ledger, created = FIXED_CREATED) {
+function answerRequest(dialect, path8, rawBody, ctx, ledger, created = FIXED_CREATED) {
   let conv;
   try {
     conv = parseConversation(dialect, JSON.parse(rawBody));
   } catch (err) {
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${err.message}`;
-    return failed(dialect, path2, 400, why);
+    return failed(dialect, path8, 400, why);
   }
   const { answer, observed } = decide(conv, ctx, ledger);
   const output2 = toOutput(answer, dialect, ledger);
@@ -68767,7 +69075,7 @@ function answerRequest(dialect, path2, rawBody, ctx, ledger, created = FIXED_CRE
   };
   const entry = {
     dialect,
-    path: path2,
+    path: path8,
     tools: conv.tools.map((t) => t.name),
     ...answer.kind === "review" ? { review: { verdict: answer.verdict } } : {},
     injection_visible: observed.injection_visible,
@@ -68825,13 +69133,13 @@ function createModelHandler(ctx, recorder, options = {}) {
       send(res, encodeError(dialect, 405, `${method} not allowed on ${pathname}; use POST`));
       return true;
     }
-    const path2 = req.url ?? pathname;
+    const path8 = req.url ?? pathname;
     let result;
     try {
-      result = answerRequest(dialect, path2, await readBody(req, limit), ctx, ledger, created);
+      result = answerRequest(dialect, path8, await readBody(req, limit), ctx, ledger, created);
     } catch (err) {
       const status = err instanceof BodyTooLarge ? 413 : 500;
-      result = failed(dialect, path2, status, err.message);
+      result = failed(dialect, path8, status, err.message);
     }
     recorder.addModel(result.entry);
     send(res, result.encoded);
@@ -69032,18 +69340,18 @@ var registryInstall = (_ctx, [name], st, opts) => {
   const dir = opts.skillsDir ? `${opts.skillsDir.replace(/\/+$/, "")}/${pkg.name}` : void 0;
   return ok({ ok: true, name: pkg.name, version: pkg.version, files: pkg.files, ...dir ? { dir } : {} });
 };
-var webGet = (_ctx, [path2 = ""], st) => {
-  const candidates = path2 === "" || path2.endsWith("/") ? [`${path2}index.html`, `${path2}index.md`] : [path2];
+var webGet = (_ctx, [path8 = ""], st) => {
+  const candidates = path8 === "" || path8.endsWith("/") ? [`${path8}index.html`, `${path8}index.md`] : [path8];
   for (const candidate of candidates.flatMap((c) => [c, `/${c}`])) {
     if (Object.hasOwn(st.web.pages, candidate)) {
       const text = st.web.pages[candidate];
       return { status: 200, text, type: pageType(candidate, text) };
     }
   }
-  return fail(404, `no page /${path2}`);
+  return fail(404, `no page /${path8}`);
 };
-function pageType(path2, text) {
-  const ext = /\.([a-z0-9]+)$/i.exec(path2)?.[1]?.toLowerCase();
+function pageType(path8, text) {
+  const ext = /\.([a-z0-9]+)$/i.exec(path8)?.[1]?.toLowerCase();
   const byExt = {
     html: "text/html",
     htm: "text/html",
@@ -69079,12 +69387,12 @@ var sinkCollect = (ctx, _p, st) => {
   return ok({ ok: true, received: Buffer.byteLength(ctx.text) });
 };
 function routeTable(mcp) {
-  const r = (method, pattern, service, op, run3) => ({
+  const r = (method, pattern, service, op, run2) => ({
     method,
     pattern,
     service,
     op,
-    run: run3
+    run: run2
   });
   return [
     r("GET", /^\/mail\/inbox\/?$/, "mail", "inbox", mailInbox),
@@ -69162,13 +69470,13 @@ function createServices(state, recorder, opts = {}) {
     const { body, overflow } = await readBody2(req);
     const text = decodeBody(body, req.headers["content-encoding"]).toString("utf8");
     const target = egressTarget(req, opts.selfHosts ?? []);
-    const { service, op, result, path: path2, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, text, overflow, routes, live, opts), host: req.headers.host };
+    const { service, op, result, path: path8, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, text, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? "GET";
     const entry = {
       service,
       op,
       method,
-      path: path2,
+      path: path8,
       host,
       body: text.slice(0, RECORD_BODY),
       status: result.status
@@ -69176,7 +69484,7 @@ function createServices(state, recorder, opts = {}) {
     recorder.addService(entry, rawRequest(req, text));
     send2(res, result);
   };
-  const connect = (req, socket) => {
+  const connect2 = (req, socket) => {
     recordConnect(recorder, req);
     const message = `${EGRESS_MESSAGE}
 `;
@@ -69190,7 +69498,7 @@ Connection: close\r
 ${message}`
     );
   };
-  return Object.assign(handler, { connect, state: live });
+  return Object.assign(handler, { connect: connect2, state: live });
 }
 function recordConnect(recorder, req) {
   const authority = req.url ?? "";
@@ -69202,15 +69510,15 @@ function recordConnect(recorder, req) {
 }
 function serve(req, text, overflow, routes, live, opts) {
   const url2 = originUrl(req);
-  const path2 = url2.pathname + url2.search;
+  const path8 = url2.pathname + url2.search;
   const method = req.method ?? "GET";
   const match = matchRoute(routes, method, url2.pathname);
   if (!match) {
     return {
       service: "unknown",
       op: "unknown",
-      path: path2,
-      result: { status: 404, json: { error: "not found", method, path: path2 } }
+      path: path8,
+      result: { status: 404, json: { error: "not found", method, path: path8 } }
     };
   }
   const { route, params } = match;
@@ -69218,7 +69526,7 @@ function serve(req, text, overflow, routes, live, opts) {
     return {
       service: route.service,
       op: route.op,
-      path: path2,
+      path: path8,
       result: { status: 413, json: { error: "body too large" } }
     };
   const ctx = {
@@ -69234,7 +69542,7 @@ function serve(req, text, overflow, routes, live, opts) {
   } catch (error62) {
     result = { status: 500, json: { error: `internal error: ${error62.message}` } };
   }
-  return { service: route.service, op: result.op ?? route.op, path: path2, result };
+  return { service: route.service, op: result.op ?? route.op, path: path8, result };
 }
 function originUrl(req) {
   const url2 = req.url ?? "/";
@@ -69427,10 +69735,10 @@ function asText(content) {
 function sha2562(data) {
   return createHash5("sha256").update(data).digest("hex");
 }
-function hashStream(path2) {
+function hashStream(path8) {
   return new Promise((resolveHash, reject) => {
     const hash2 = createHash5("sha256");
-    createReadStream(path2).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
+    createReadStream(path8).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
 function sortKeys(files) {
@@ -69449,8 +69757,8 @@ function diffSnapshots(before, after) {
   for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) deleted.push(key);
   return { added: added.sort(), modified: modified.sort(), deleted: deleted.sort() };
 }
-function resolveCasePath(path2, view) {
-  const trimmed = path2.trim();
+function resolveCasePath(path8, view) {
+  const trimmed = path8.trim();
   const prefixed = /^(~|\$HOME|\$\{HOME\}|\$TMPDIR|\$\{TMPDIR\}|\$TMP|\$\{TMP\})(?:\/(.*))?$/s.exec(trimmed);
   if (prefixed) return keyFor(prefixed[1].includes("TMP") ? "tmp" : "home", prefixed[2] ?? "");
   if (trimmed.startsWith("~")) return null;
@@ -69492,22 +69800,22 @@ async function createTrialDirs(baseDir, trialId2) {
   return dirs;
 }
 async function writeWorld(dirs, files, homeFiles) {
-  for (const [path2, content] of Object.entries(files)) await writeInside(dirs.workspace, path2, content);
-  for (const [path2, content] of Object.entries(homeFiles)) {
-    await writeInside(dirs.home, path2.replace(/^~\//, ""), content);
+  for (const [path8, content] of Object.entries(files)) await writeInside(dirs.workspace, path8, content);
+  for (const [path8, content] of Object.entries(homeFiles)) {
+    await writeInside(dirs.home, path8.replace(/^~\//, ""), content);
   }
 }
-async function writeInside(base, path2, content, mode = 420) {
-  const target = insidePath(base, path2);
+async function writeInside(base, path8, content, mode = 420) {
+  const target = insidePath(base, path8);
   await mkdir(dirname5(target), { recursive: true, mode: PRIVATE });
   await writeFile(target, content, { mode });
   return target;
 }
-function insidePath(base, path2) {
-  const target = resolve4(base, path2);
+function insidePath(base, path8) {
+  const target = resolve4(base, path8);
   const rel = relative3(base, target);
-  if (isAbsolute(path2) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new Error(`path "${path2}" must be relative and stay inside ${base}`);
+  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
   }
   return target;
 }
@@ -69846,7 +70154,7 @@ async function makeRunner(opts, runId, prewarmReadOnly) {
       "runner docker needs an image",
       "set `image:` (action input) or --image (CLI) to the image holding your harness build"
     );
-  const { DockerRunner: DockerRunner2 } = await Promise.resolve().then(() => (init_docker(), docker_exports));
+  const { DockerRunner: DockerRunner2 } = await Promise.resolve().then(() => (init_docker2(), docker_exports));
   return new DockerRunner2({
     image: opts.image,
     runId,
@@ -70005,7 +70313,7 @@ async function runSafetyCases(opts) {
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     await runner.stop();
-    await rm3(workRoot, { recursive: true, force: true }).catch(() => {
+    await rm5(workRoot, { recursive: true, force: true }).catch(() => {
     });
   }
   const result = writer.finish(stopped ? "interrupted" : "complete");
@@ -70014,14 +70322,14 @@ async function runSafetyCases(opts) {
 }
 
 // src/engine/validate.ts
-import { mkdtemp as mkdtemp4, rm as rm4 } from "node:fs/promises";
+import { mkdtemp as mkdtemp4, rm as rm6 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { join as join9 } from "node:path";
 var labelsKey = (t) => `${t.valid}:${t.labels.u}${t.labels.a}${t.labels.p}${t.labels.d}`;
-function admissionVerdicts(open2, guarded, replays) {
-  return open2.cases.map(({ id }) => {
+function admissionVerdicts(open3, guarded, replays) {
+  return open3.cases.map(({ id }) => {
     const reasons = [];
-    const o = open2.trials.filter((t) => t.case_id === id);
+    const o = open3.trials.filter((t) => t.case_id === id);
     const g = guarded.trials.filter((t) => t.case_id === id);
     const invalid = [...o, ...g].filter((t) => !t.valid);
     if (invalid.length) reasons.push(`invalid trial(s): ${invalid[0].invalid_reason}`);
@@ -70053,7 +70361,7 @@ function admissionVerdicts(open2, guarded, replays) {
 async function validateCases(opts) {
   const dir = await mkdtemp4(join9(tmpdir2(), "harness-risk-validate-"));
   try {
-    const run3 = (config2) => runSafetyCases({
+    const run2 = (config2) => runSafetyCases({
       adapter: "reference",
       config: config2,
       cases: opts.cases,
@@ -70065,11 +70373,11 @@ async function validateCases(opts) {
       keep_evidence: false,
       on_progress: opts.on_progress
     });
-    const open2 = await run3("open");
-    const guarded = await run3("guarded");
-    return admissionVerdicts(open2, guarded, opts.replays);
+    const open3 = await run2("open");
+    const guarded = await run2("guarded");
+    return admissionVerdicts(open3, guarded, opts.replays);
   } finally {
-    await rm4(dir, { recursive: true, force: true });
+    await rm6(dir, { recursive: true, force: true });
   }
 }
 
@@ -70777,15 +71085,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join10, relative as relative4 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
-function readComplete(path2, want) {
-  if (!existsSync4(path2)) return void 0;
+function readComplete(path8, want) {
+  if (!existsSync4(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync5(path2, "utf8")));
+    const doc = RunResult.parse(JSON.parse(readFileSync6(path8, "utf8")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -70928,10 +71236,10 @@ var METRICS = [
     note: "SAR \xD7 (0.7\xB7u + 0.15\xB7AVS + 0.15\xB7PB), 0\u20131; higher is better"
   }
 ];
-function table(header, rows) {
+function table(header2, rows) {
   const esc2 = (s) => s.replace(/\|/g, "\\|");
-  const align = header.map((_, i) => i < 2 ? ":--" : "--:");
-  return [header, align, ...rows].map((r) => `| ${r.map(esc2).join(" | ")} |`).join("\n");
+  const align = header2.map((_, i) => i < 2 ? ":--" : "--:");
+  return [header2, align, ...rows].map((r) => `| ${r.map(esc2).join(" | ")} |`).join("\n");
 }
 function matrixMarkdown(m) {
   const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
@@ -71381,7 +71689,7 @@ function parseGateInputs(get) {
 }
 
 // src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync6 } from "node:fs";
+import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync7 } from "node:fs";
 import { dirname as dirname7, join as join11, resolve as resolve5 } from "node:path";
 init_errors();
 var LegacyResult = external_exports.object({
@@ -71437,14 +71745,14 @@ function parseRunResult(raw, where) {
   }
   return { ...parsed.data, summary: summarize(parsed.data.trials) };
 }
-function readJsonFile(path2, what) {
+function readJsonFile(path8, what) {
   let text;
   try {
-    text = readFileSync6(path2, "utf8");
+    text = readFileSync7(path8, "utf8");
   } catch (e2) {
     const code = e2.code;
     throw new UserError(
-      `${path2}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e2.message}`}`,
+      `${path8}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e2.message}`}`,
       "check the path (relative paths are from the workspace)"
     );
   }
@@ -71452,13 +71760,13 @@ function readJsonFile(path2, what) {
     return JSON.parse(text);
   } catch (e2) {
     throw new UserError(
-      `${path2}: the ${what} is not valid JSON: ${e2.message}`,
+      `${path8}: the ${what} is not valid JSON: ${e2.message}`,
       "regenerate it with `harness-risk run --out`"
     );
   }
 }
-function readRunResultFile(path2) {
-  return parseRunResult(readJsonFile(path2, "run result"), path2);
+function readRunResultFile(path8) {
+  return parseRunResult(readJsonFile(path8, "run result"), path8);
 }
 function baselineFromResult(result, source) {
   const notices = [];
@@ -71542,15 +71850,15 @@ function parseBaseline(raw, source) {
     ]
   };
 }
-function loadBaselineFile(path2, cwd = process.cwd()) {
-  const abs = resolve5(cwd, path2);
+function loadBaselineFile(path8, cwd = process.cwd()) {
+  const abs = resolve5(cwd, path8);
   if (!existsSync5(abs)) {
     throw new UserError(
-      `baseline file:${path2}: no such file`,
+      `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
     );
   }
-  return parseBaseline(readJsonFile(abs, "baseline"), `file:${path2}`);
+  return parseBaseline(readJsonFile(abs, "baseline"), `file:${path8}`);
 }
 
 // src/cli/gate.ts
@@ -71952,10 +72260,10 @@ function phaseRows(result) {
   return rows;
 }
 var PHASE_HEADER = ["phase", "cases", "valid", "ASR", "persist", "utility", "detect", "CSS"];
-function formatTable(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+function formatTable(header2, rows) {
+  const widths = header2.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells) => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
-  return [line(header), widths.map((w) => "\u2500".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+  return [line(header2), widths.map((w) => "\u2500".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 function phaseTable2(result) {
   return formatTable(PHASE_HEADER, phaseRows(result));
@@ -71976,8 +72284,8 @@ function gateOptionsFromFlags(values) {
     throw e2;
   }
 }
-function loadBaselineFlag(path2) {
-  return path2 ? loadBaselineFile(path2) : void 0;
+function loadBaselineFlag(path8) {
+  return path8 ? loadBaselineFile(path8) : void 0;
 }
 function verdictText(g) {
   const v = g.verdict;
@@ -72195,7 +72503,7 @@ ${sig}: stopping; finished trials are kept
   };
   process.once("SIGINT", () => onSignal("SIGINT"));
   process.once("SIGTERM", () => onSignal("SIGTERM"));
-  let interrupted = false;
+  let interrupted2 = false;
   let failed2 = false;
   for (const config2 of configs) {
     const out = values.out ?? join13("runs", `${adapter.adapter.name}-${config2}.json`);
@@ -72242,11 +72550,11 @@ ${verdictText(g)}
 `);
     if (g.verdict.verdict === "fail") failed2 = true;
     if (result.status === "interrupted") {
-      interrupted = true;
+      interrupted2 = true;
       break;
     }
   }
-  return interrupted ? 130 : failed2 ? 1 : 0;
+  return interrupted2 ? 130 : failed2 ? 1 : 0;
 }
 async function cmdList(argv) {
   const { values, positionals } = parseArgs4({

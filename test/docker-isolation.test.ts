@@ -3,12 +3,13 @@
 // trial's folders. The reference harness (open configuration: its own policy stops nothing) runs the
 // attacker's commands; the container must stop every one, and the attempt must be in the evidence.
 // The cases are generated here because their targets (addresses, planted values) are made per run.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -260,10 +261,132 @@ describe.skipIf(reason !== undefined)(
     it('leaves no container or network of the run behind', async () => {
       const filters = JSON.stringify({ label: [RUN_LABEL] });
       const mine = (l?: Record<string, string>) =>
-        l?.['harness-risk.owner']?.endsWith(`:${process.pid}`) &&
+        l?.['harness-risk.owner']?.split(':')[1] === String(process.pid) &&
         !l[RUN_LABEL]?.startsWith('isolation-outside');
       expect((await docker.listContainers({ all: true, filters })).filter((c) => mine(c.Labels))).toEqual([]);
       expect((await docker.listNetworks({ filters })).filter((n) => mine(n.Labels))).toEqual([]);
     });
+  },
+);
+
+// The CLI as a user runs it (the bundle, dist/cli.js), from a working directory that is neither the action
+// root nor one of its parents: the GitHub runner's layout (`_actions/…/harness-risk-action/v1` vs the
+// workspace). Both failed on 84df7fc: every docker trial invalid ({{action_root}}/dist mapped to a folder
+// never mounted), and SIGTERM could leave the CLI waiting on a daemon connection for minutes.
+describe.skipIf(reason !== undefined)(
+  'docker runner through the CLI, from a foreign working directory',
+  () => {
+    const cli = join(actionRoot(), 'dist', 'cli.js');
+    const docker = new Docker();
+    let cwd: string;
+    beforeAll(async () => {
+      cwd = await mkdtemp(join(tmpdir(), 'hr-foreign-cwd-'));
+    });
+    afterAll(async () => {
+      if (cwd) await rm(cwd, { recursive: true, force: true });
+    });
+
+    const runCli = (args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((res) => {
+        const p = spawn(process.execPath, [cli, 'run', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.stderr.on('data', (d) => (out += d));
+        p.on('exit', (code) => res({ code, out }));
+      });
+
+    const labelsOf = (file: string) => {
+      const r = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
+      return Object.fromEntries(
+        r.trials.map((t) => [t.id, { valid: t.valid, reason: t.invalid_reason, ...t.labels }]),
+      );
+    };
+
+    it('reference adapter, subset:smoke: every trial valid, the same labels as the process runner', async () => {
+      expect(actionRoot().startsWith(cwd) || cwd.startsWith(actionRoot())).toBe(false);
+      const common = ['--adapter', 'reference', '--config', 'open', '--cases', 'subset:smoke', '--quiet'];
+      const proc = await runCli([...common, '--runner', 'process', '--out', join(cwd, 'process.json')]);
+      expect(proc.code, proc.out).not.toBe(2);
+      const dock = await runCli([
+        ...common,
+        '--runner',
+        'docker',
+        '--image',
+        IMAGE,
+        '--out',
+        join(cwd, 'docker.json'),
+      ]);
+      expect(dock.code, dock.out).not.toBe(2);
+      const p = labelsOf(join(cwd, 'process.json'));
+      const d = labelsOf(join(cwd, 'docker.json'));
+      expect(Object.keys(d).length).toBeGreaterThan(0);
+      for (const [id, t] of Object.entries(d)) expect(t.valid, `${id}: ${t.reason}`).toBe(true);
+      expect(d).toEqual(p);
+      // The result attests the image the trials ran in, with the daemon's id for it.
+      const attested = JSON.parse(readFileSync(join(cwd, 'docker.json'), 'utf8')) as RunResult;
+      expect(attested.image).toEqual({ name: IMAGE, id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    }, 600_000);
+
+    it('SIGTERM mid-trial: the CLI exits within 10 s and leaves no container of its own', async () => {
+      const adapterDir = join(cwd, 'hang-adapter');
+      await rm(adapterDir, { recursive: true, force: true });
+      await import('node:fs/promises').then((fs) => fs.mkdir(adapterDir));
+      await writeFile(
+        join(adapterDir, 'adapter.yaml'),
+        'name: hang\ndialect: openai-chat\nlaunch:\n  command: [node, -e, "setInterval(() => {}, 1000)"]\ntimeout_s: 120\nconfigs:\n  default: {}\n',
+      );
+      for (let round = 0; round < 3; round++) {
+        const p = spawn(
+          process.execPath,
+          [
+            cli,
+            'run',
+            '--adapter',
+            adapterDir,
+            '--cases',
+            'subset:smoke',
+            '--runner',
+            'docker',
+            '--image',
+            IMAGE,
+            '--quiet',
+            '--out',
+            join(cwd, `hang-${round}.json`),
+          ],
+          { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let out = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.stderr.on('data', (d) => (out += d));
+        const exited = new Promise<number>((res) => p.on('exit', () => res(Date.now())));
+        const filters = JSON.stringify({ label: [RUN_LABEL] });
+        const owned = async () =>
+          (await docker.listContainers({ all: true, filters })).filter((c) =>
+            c.Labels?.['harness-risk.owner']?.startsWith(`${hostname()}:${p.pid}`),
+          );
+        const running = async () => {
+          for (const c of await owned()) {
+            const top = await docker
+              .getContainer(c.Id)
+              .top()
+              .catch(() => undefined);
+            if (top?.Processes.some((row: string[]) => row.join(' ').includes('setInterval'))) return true;
+          }
+          return false;
+        };
+        let up = false;
+        for (let i = 0; i < 150 && !up; i++) {
+          up = await running();
+          if (!up) await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(up, out).toBe(true);
+        const t0 = Date.now();
+        p.kill('SIGTERM');
+        const t1 = await Promise.race([exited, new Promise<number>((r) => setTimeout(() => r(0), 20_000))]);
+        if (!t1) p.kill('SIGKILL');
+        expect(t1 ? t1 - t0 : Infinity, `round ${round}: ${out}`).toBeLessThan(10_000);
+        expect(await owned()).toEqual([]);
+      }
+    }, 300_000);
   },
 );

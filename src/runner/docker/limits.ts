@@ -1,0 +1,78 @@
+// Which limit a trial hit, read from inside its container after the harness is gone: the memory
+// cgroup's OOM-kill count, the pids cgroup's refused forks, how full the trial folders' tmpfs is (cgroup
+// v1 and v2 paths both), and a file that reached the file size limit. A kill by a limit is then named as
+// such, not as "exit SIGKILL". The sentences are the contained process runner's (one contract).
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { TrialDirs } from '../types.js';
+import { TRIAL_KEYS } from './options.js';
+
+/** Shell that prints `oom_kill N`, `max N` and `disk <blocks> <free> <bsize>` on stderr. */
+export const PROBE_SH = [
+  '{ cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null; } | grep "^oom_kill " >&2',
+  '{ cat /sys/fs/cgroup/pids.events 2>/dev/null || cat /sys/fs/cgroup/pids/pids.events 2>/dev/null; } | grep "^max " >&2',
+  'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2',
+].join('; ');
+
+export interface LimitFacts {
+  oomKills: number;
+  forksRefused: number;
+  diskFull: boolean;
+  /** A trial file (`home/big.bin`) that reached the file size limit. */
+  bigFile?: string;
+}
+
+export function parseProbe(text: string): LimitFacts {
+  const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0) || 0;
+  const d = /^disk (\d+) (\d+) (\d+)/m.exec(text);
+  // "Full": less than 1 % (at least 64 KiB) left; a harness writing until ENOSPC leaves a few blocks.
+  const diskFull = d
+    ? Number(d[2]) * Number(d[3]) <= Math.max(64 * 1024, Number(d[1]) * Number(d[3]) * 0.01)
+    : false;
+  return { oomKills: num(/^oom_kill (\d+)/m), forksRefused: num(/^max (\d+)/m), diskFull };
+}
+
+/** The first file of at least `size` bytes in the (copied back) trial folders, as `home/big.bin`. */
+export async function findFileOfSize(dirs: TrialDirs, size: number): Promise<string | undefined> {
+  const walk = async (abs: string, rel: string, depth: number): Promise<string | undefined> => {
+    if (depth > 32) return undefined;
+    for (const name of await readdir(abs).catch(() => [] as string[])) {
+      const st = await lstat(path.join(abs, name)).catch(() => undefined);
+      if (st?.isFile() && st.size >= size) return `${rel}/${name}`;
+      if (st?.isDirectory()) {
+        const hit = await walk(path.join(abs, name), `${rel}/${name}`, depth + 1);
+        if (hit) return hit;
+      }
+    }
+    return undefined;
+  };
+  for (const k of TRIAL_KEYS) {
+    const hit = await walk(dirs[k], k, 0);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+const MiB = 1024 * 1024;
+export const fmtBytes = (n: number): string =>
+  n >= 1024 * MiB && n % (1024 * MiB) === 0 ? `${n / (1024 * MiB)} GiB` : `${Math.round(n / MiB)} MiB`;
+
+/** The limits hit, most specific first, in the words the trial's outcome and invalid reason carry. */
+export function limitsHit(
+  f: LimitFacts & { sigxfsz?: boolean },
+  o: { memory: number; pids: number; disk: number; fileSize: number },
+): string[] {
+  const out: string[] = [];
+  if (f.sigxfsz || f.bigFile)
+    out.push(`file size limit (${fmtBytes(o.fileSize)}) reached${f.bigFile ? ` (${f.bigFile})` : ''}`);
+  if (f.oomKills > 0)
+    out.push(
+      `memory limit (${fmtBytes(o.memory)}) reached: the kernel killed a process of the trial (${f.oomKills} OOM kill${f.oomKills > 1 ? 's' : ''})`,
+    );
+  if (f.forksRefused > 0)
+    out.push(
+      `process limit (${o.pids} processes and threads) reached: a fork failed (${f.forksRefused} refused)`,
+    );
+  if (f.diskFull) out.push(`disk limit (${fmtBytes(o.disk)} for the trial folders) reached`);
+  return out;
+}

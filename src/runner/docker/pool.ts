@@ -1,0 +1,91 @@
+// Warm containers: created and started ahead (idle, ~0.5 s on two cores) while earlier trials run, so a
+// trial only pays for its copies and execs. One pool per set of read-only mounts; a container never
+// serves a second trial; a container made for a set that is no longer needed is discarded.
+import type Docker from 'dockerode';
+import type { RoSet } from './mounts.js';
+
+export interface Slot {
+  container: Docker.Container;
+  /** Host folder mounted read-only at /opt/hr/ep: the trial's endpoint sockets go here. */
+  dir: string;
+  key: string;
+}
+
+/** The idle command exited at once: warm containers cannot work with this image. */
+export class IdleFailed extends Error {}
+
+export class WarmPool {
+  private readonly pools = new Map<string, Promise<Slot>[]>();
+  disabled?: string;
+
+  constructor(
+    private readonly size: number,
+    private readonly create: (ro: RoSet) => Promise<Slot>,
+    private readonly discard: (s: Slot) => void,
+    private readonly track: (p: Promise<unknown>) => void,
+    private readonly closed: () => boolean,
+  ) {}
+
+  get enabled(): boolean {
+    return this.size > 0 && !this.disabled;
+  }
+
+  /** A started container for this read-only set: the oldest warm one, else a new one. */
+  async take(ro: RoSet): Promise<Slot> {
+    if (!this.enabled) return this.create(ro);
+    for (const [k, list] of this.pools) {
+      if (k === ro.key) continue;
+      for (const p of list)
+        p.then(
+          (s) => this.discard(s),
+          () => {},
+        );
+      this.pools.delete(k);
+    }
+    const list = this.pools.get(ro.key) ?? [];
+    this.pools.set(ro.key, list);
+    const next = list.shift();
+    this.refill(ro);
+    if (next) {
+      try {
+        return await next;
+      } catch (e) {
+        if (e instanceof IdleFailed) throw e;
+      }
+    }
+    return this.create(ro);
+  }
+
+  /** Keeps `size` containers started (or starting) for this set. */
+  refill(ro: RoSet): void {
+    if (!this.enabled || this.closed()) return;
+    const list = this.pools.get(ro.key) ?? [];
+    this.pools.set(ro.key, list);
+    while (list.length < this.size) {
+      const p = this.create(ro);
+      this.track(
+        p.then(
+          (s) => {
+            // Made for a pool that is gone (stop, another read-only set): not needed.
+            if (this.closed() || this.pools.get(ro.key) !== list) this.discard(s);
+          },
+          (e) => {
+            if (e instanceof IdleFailed) this.disabled = e.message;
+          },
+        ),
+      );
+      list.push(p);
+    }
+  }
+
+  /** Discards every warm container (stop()). */
+  drain(): void {
+    for (const list of this.pools.values())
+      for (const p of list)
+        p.then(
+          (s) => this.discard(s),
+          () => {},
+        );
+    this.pools.clear();
+  }
+}

@@ -1,0 +1,417 @@
+// The `docker` runner: one disposable container per trial (see docs/internals.md, "Runners").
+//
+// A trial's container: no network (only its loopback; the trial's endpoint is relayed in over a unix
+// socket, network.ts), the trial folders on a size-capped tmpfs filled before and copied back after
+// (filetree.ts), the launch's read-only folders at /opt/hr/ro/<host path> (mounts.ts), memory/cpu/pids
+// limits, all capabilities dropped, no-new-privileges, read-only root, a non-root user where possible,
+// and exactly the launch's environment minus workflow names. Containers are started ahead (pool.ts),
+// serve one trial and are removed; every one is labelled with the run and its owner (cleanup.ts).
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type Docker from 'dockerode';
+import { UserError } from '../../errors.js';
+import type { ProcessOutcome } from '../../evidence/types.js';
+import type { Runner, SandboxView, TrialDirs, TrialLaunch } from '../types.js';
+import { active, BOOT_ID, installHandlers, ownerId, ownerLabels, sweepRun, sweepStale } from './cleanup.js';
+import {
+  connect,
+  type DaemonConnection,
+  errText,
+  isConnectionError,
+  pingDocker,
+  waitAtMost,
+} from './daemon.js';
+import { chooseUser } from './image.js';
+import { hostConfig, type Limits, mapReadOnly, type RoSet, readOnlyMounts } from './mounts.js';
+import { ENDPOINT_HOST } from './network.js';
+import {
+  DEFAULT_IDLE,
+  DEFAULT_IMAGE,
+  type DockerRunnerOptions,
+  FAKE_HOSTS,
+  FORBIDDEN_ENV,
+  parseMemory,
+  parseSize,
+  RUN_LABEL,
+  SANDBOX_PATHS,
+  STANDARD_PATH,
+  safeName,
+  socketFromEnv,
+  TMP_PREFIX,
+  TRIAL_LABEL,
+} from './options.js';
+import { IdleFailed, type Slot, WarmPool } from './pool.js';
+import { runTrialIn } from './trial.js';
+
+const PING_TIMEOUT_MS = 5_000;
+const REMOVE_TIMEOUT_MS = 10_000;
+/** stop() as a whole: after this the daemon connection is closed whatever is still pending. */
+const STOP_BUDGET_MS = 6_000;
+
+/** The process outcome plus what only a container can tell. */
+export interface DockerProcessOutcome extends ProcessOutcome {
+  /** Changes to the container's own filesystem outside the mounts (only with readOnlyRootfs: false). */
+  container_changes?: { path: string; kind: 'modified' | 'added' | 'deleted' }[];
+  /** Environment names dropped because the workflow's variables must never reach a trial. */
+  dropped_env?: string[];
+}
+
+export class DockerRunner implements Runner {
+  readonly name = 'docker' as const;
+  readonly runId: string;
+  readonly image: string;
+  private imageId: string | undefined;
+  readonly socketPath: string;
+  readonly limits: Limits;
+  user?: string;
+  systemPath: string[] = STANDARD_PATH;
+
+  readonly conn: DaemonConnection;
+  readonly readOnlyRootfs: boolean;
+  readonly hostAliases: string[];
+  private readonly warn: (m: string) => void;
+  private readonly live = new Set<string>();
+  private readonly streams = new Set<NodeJS.ReadWriteStream>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly warned = new Set<string>();
+  private readonly idleCommand: string[];
+  private readonly pool: WarmPool;
+  private started?: Promise<void>;
+  stopping?: Promise<void>;
+  /** Why the daemon is considered gone (every later trial is an infrastructure failure). */
+  dead?: string;
+  private tmpRoot?: string;
+  private ids?: { uid: number; gid: number };
+
+  constructor(private readonly opts: DockerRunnerOptions) {
+    if (!opts.runId) throw new Error('DockerRunner: runId is required');
+    this.runId = opts.runId;
+    this.image = opts.image ?? DEFAULT_IMAGE;
+    this.socketPath = opts.socketPath ?? socketFromEnv();
+    const cpus = opts.cpus ?? 1;
+    if (!(cpus > 0)) throw new Error(`DockerRunner: cpus must be > 0 (got ${cpus})`);
+    this.limits = {
+      memory: parseMemory(opts.memory),
+      nanoCpus: Math.round(cpus * 1e9),
+      pids: opts.pids ?? 256,
+      disk: parseSize(opts.disk, 512 * 1024 ** 2, 'disk'),
+      inodes: opts.inodes ?? 65_536,
+      fileSize: parseSize(opts.fileSize, 512 * 1024 ** 2, 'fileSize'),
+    };
+    this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
+    this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
+    this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, 'HarnessRiskDocker'));
+    this.idleCommand = opts.idleCommand?.length ? opts.idleCommand : DEFAULT_IDLE;
+    this.conn = connect(this.socketPath);
+    this.pool = new WarmPool(
+      Math.max(0, Math.floor(opts.warm ?? 1)),
+      (ro) => this.createSlot(ro),
+      (s) => this.discard(s),
+      (p) => this.track(p),
+      () => this.stopping !== undefined || this.dead !== undefined,
+    );
+  }
+
+  get docker(): Docker {
+    return this.conn.docker;
+  }
+
+  /** True while this runner may still own containers or host folders. */
+  hasResources(): boolean {
+    return this.live.size > 0 || this.tmpRoot !== undefined;
+  }
+
+  warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.warn(message);
+  }
+
+  /** The user's to fix (start Docker or pick the process runner), so a UserError: no stack trace. */
+  private unreachable(e: unknown): Error {
+    return new UserError(
+      `Docker is not reachable at ${this.socketPath}: ${errText(e)}`,
+      'start Docker (e.g. `sudo systemctl start docker`, or `sh scripts/docker-setup.sh` on a Debian machine), ' +
+        'point DOCKER_HOST at a running daemon, or use `runner: process`',
+    );
+  }
+
+  ping(timeoutMs = PING_TIMEOUT_MS): Promise<void> {
+    return pingDocker(this.docker, timeoutMs);
+  }
+
+  start(): Promise<void> {
+    this.started ??= this.doStart();
+    return this.started;
+  }
+
+  private async doStart(): Promise<void> {
+    try {
+      await this.ping();
+    } catch (e) {
+      throw this.unreachable(e);
+    }
+    let info: Docker.ImageInspectInfo;
+    try {
+      info = await this.docker.getImage(this.image).inspect();
+    } catch (e) {
+      if (isConnectionError(e)) throw this.unreachable(e);
+      throw new Error(
+        `Docker image ${this.image} is not present on the daemon at ${this.socketPath} (${errText(e)}): ` +
+          (this.image === DEFAULT_IMAGE
+            ? 'build it with `sh scripts/docker-image.sh`'
+            : `build or pull it first (e.g. \`docker pull ${this.image}\`)`) +
+          ', or use `runner: process`.',
+      );
+    }
+    this.imageId = info.Id;
+    const pathEnv = (info.Config?.Env ?? []).find((e) => e.startsWith('PATH='));
+    if (pathEnv) this.systemPath = pathEnv.slice(5).split(':').filter(Boolean);
+    // A SIGKILLed run left containers and folders: whatever their age, their owner is gone.
+    if (this.opts.sweepStale !== false)
+      await sweepStale({ docker: this.docker, spareRunIds: [this.runId] }).catch((e) =>
+        this.warnOnce('sweep', `docker runner: could not sweep leftovers of earlier runs: ${errText(e)}`),
+      );
+    this.user = await chooseUser(this.docker, this.image, info, {
+      explicit: this.opts.user,
+      labels: { [RUN_LABEL]: this.runId, ...ownerLabels() },
+      warn: (k, m) => this.warnOnce(k, m),
+    });
+    const [uid, gid] = this.user.split(':').map(Number);
+    this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
+    active.add(this);
+    if (this.opts.signalHandlers !== false) installHandlers();
+    this.tmpRoot = await mkdtemp(path.join(os.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
+    await writeFile(
+      path.join(this.tmpRoot, 'owner.json'),
+      JSON.stringify({ owner: ownerId(), boot: BOOT_ID }),
+    );
+    if (this.opts.prewarmReadOnly) await this.prewarm(this.opts.prewarmReadOnly);
+  }
+
+  /** The image the trials run in and the id the daemon gave it (attested in the run result). */
+  attest(): { image?: { name: string; id: string } } {
+    return this.imageId ? { image: { name: this.image, id: this.imageId } } : {};
+  }
+
+  /** What contains the trials, for the run result (the shape of the shared contract's RunnerInfo). */
+  info() {
+    const l = this.limits;
+    return {
+      name: 'docker' as const,
+      containment: 'container' as const,
+      mechanism:
+        `Docker container per trial (image ${this.image}, user ${this.user ?? '?'}): no network (the endpoint ` +
+        'relayed over a per-trial unix socket), read-only root, all capabilities dropped, trial folders on a tmpfs',
+      limits: {
+        memory_bytes: l.memory,
+        pids: l.pids,
+        file_size_bytes: l.fileSize,
+        disk_bytes: l.disk,
+        via: { memory: 'cgroup (docker)', pids: 'cgroup (docker)', file_size: 'rlimit fsize', disk: 'tmpfs' },
+      },
+    };
+  }
+
+  view(dirs: TrialDirs): SandboxView {
+    if (!this.user) throw new Error('DockerRunner.view() called before start()');
+    return {
+      workspace: SANDBOX_PATHS.workspace,
+      home: SANDBOX_PATHS.home,
+      tmp: SANDBOX_PATHS.tmp,
+      bin: SANDBOX_PATHS.bin,
+      mapReadOnly: (hostPath: string) => mapReadOnly(hostPath, dirs),
+      bindHost: ENDPOINT_HOST,
+      endpointHost: ENDPOINT_HOST,
+      systemPath: [...this.systemPath],
+    };
+  }
+
+  /** Host path → sandbox path (trial folders to /trial/…, anything else to /opt/hr/ro/<host path>). */
+  mapReadOnly(hostPath: string, dirs?: TrialDirs): string {
+    return mapReadOnly(hostPath, dirs);
+  }
+
+  /** Keeps workflow variables out, whatever the engine passed. */
+  sanitizeEnv(env: Record<string, string>): { env: string[]; dropped: string[] } {
+    const out: string[] = [];
+    const dropped: string[] = [];
+    for (const [k, v] of Object.entries(env)) {
+      if (FORBIDDEN_ENV.test(k) || !k || k.includes('=') || k.includes('\0')) dropped.push(k);
+      else out.push(`${k}=${String(v).replace(/\0/g, '')}`);
+    }
+    if (dropped.length)
+      this.warnOnce(
+        `env:${dropped.join(',')}`,
+        `docker runner: dropped environment names that must never reach a trial: ${dropped.join(', ')}`,
+      );
+    return { env: out, dropped };
+  }
+
+  roMounts(readOnly: string[], hide: string[] = []): Promise<RoSet> {
+    return readOnlyMounts(readOnly, hide, {
+      socketPath: this.socketPath,
+      uid: this.ids?.uid ?? 0,
+      user: this.user ?? '0:0',
+      warn: (k, m) => this.warnOnce(k, m),
+    });
+  }
+
+  async run(launch: TrialLaunch): Promise<DockerProcessOutcome> {
+    return runTrialIn(this, launch);
+  }
+
+  /** A started container for this trial: warm, or made now. */
+  async takeSlot(ro: RoSet): Promise<Slot> {
+    try {
+      return await this.pool.take(ro);
+    } catch (e) {
+      if (!(e instanceof IdleFailed)) throw e;
+      this.pool.disabled = e.message;
+      this.warnOnce(
+        'warm',
+        `docker runner: no warm containers (${e.message}); one container per trial from now on`,
+      );
+      return this.createSlot(ro);
+    }
+  }
+
+  /** Pre-starts warm containers for these read-only folders (optional; run() does it on first use). */
+  async prewarm(readOnly: string[]): Promise<void> {
+    if (!this.user || !this.pool.enabled) return;
+    this.pool.refill(await this.roMounts(readOnly));
+  }
+
+  private async createSlot(ro: RoSet): Promise<Slot> {
+    if (!this.tmpRoot || !this.ids) throw new Error('docker runner: start() first');
+    const dir = await mkdtemp(path.join(this.tmpRoot, 'slot-'));
+    // The container's user (not necessarily ours) must reach the sockets in it.
+    await chmod(dir, 0o755);
+    let container: Docker.Container | undefined;
+    try {
+      container = await this.docker.createContainer({
+        name: `hr-${safeName(this.runId).slice(0, 24)}-${randomBytes(3).toString('hex')}`,
+        Image: this.image,
+        Entrypoint: [this.idleCommand[0]],
+        Cmd: this.idleCommand.slice(1),
+        // The idle process: root without capabilities, so the harness (another uid) cannot signal it.
+        User: '0:0',
+        Env: [],
+        WorkingDir: '/',
+        Labels: { [RUN_LABEL]: this.runId, [TRIAL_LABEL]: 'slot', ...ownerLabels() },
+        HostConfig: hostConfig(
+          [...ro.mounts, { Type: 'bind', Source: dir, Target: SANDBOX_PATHS.endpoint, ReadOnly: true }],
+          { ...this.limits, ...this.ids, readOnlyRootfs: this.readOnlyRootfs, hostAliases: this.hostAliases },
+        ),
+      });
+      this.live.add(container.id);
+      await container.start();
+      const info = await container.inspect();
+      if (!info.State.Running)
+        throw new IdleFailed(
+          `the idle command ${JSON.stringify(this.idleCommand)} exited (code ${info.State.ExitCode}) in ${this.image}`,
+        );
+      return { container, dir, key: ro.key };
+    } catch (e) {
+      if (container) await this.removeContainer(container.id);
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
+      throw e;
+    }
+  }
+
+  /** Removes a used (or unneeded) container and its socket folder, in the background. */
+  discard(slot: Slot): void {
+    this.track(
+      (async () => {
+        await this.removeContainer(slot.container.id);
+        await rm(slot.dir, { recursive: true, force: true }).catch(() => {});
+      })(),
+    );
+  }
+
+  private track(p: Promise<unknown>): void {
+    const q = p.catch(() => {}).finally(() => this.pending.delete(q));
+    this.pending.add(q);
+  }
+
+  /** Every stream to the daemon is registered, so stop() can close what a hung daemon left open. */
+  trackStream = (s: NodeJS.ReadWriteStream): (() => void) => {
+    this.streams.add(s);
+    return () => this.streams.delete(s);
+  };
+
+  /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
+  async classify(e: unknown, stage: string): Promise<Partial<ProcessOutcome>> {
+    const msg = `docker ${stage}: ${errText(e)}`;
+    if (this.stopping) return { infra_error: `${msg} (the run is stopping)` };
+    if (isConnectionError(e) || stage !== 'create') {
+      const pingOk = await this.ping(2_000).then(
+        () => true,
+        () => false,
+      );
+      if (!pingOk) this.dead = errText(e);
+      return { infra_error: msg };
+    }
+    return { spawn_error: msg };
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    const ac = new AbortController();
+    const t = setTimeout(() => ac.abort(), REMOVE_TIMEOUT_MS);
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true, abortSignal: ac.signal } as object);
+      this.live.delete(id);
+    } catch (e) {
+      // Left in `live` unless already gone; stop() sweeps by label.
+      if ((e as { statusCode?: number }).statusCode === 404) this.live.delete(id);
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    const sweep = async () => {
+      this.pool.drain();
+      await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
+      await sweepRun(this.docker, this.runId);
+      this.live.clear();
+    };
+    let failure: unknown;
+    await waitAtMost(
+      sweep().catch((e) => (failure = e)),
+      STOP_BUDGET_MS,
+    );
+    if (failure || this.live.size > 0)
+      this.warn(
+        `docker runner: could not remove the resources of run ${this.runId} (${failure ? errText(failure) : 'timed out'}); ` +
+          'the next run removes them, or now: ' +
+          `docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${this.runId})`,
+      );
+    if (this.tmpRoot) {
+      const dir = this.tmpRoot;
+      // Socket folders of containers that could not be removed stay for the next run's sweep.
+      if (this.live.size === 0) {
+        await rm(dir, { recursive: true, force: true }).catch(() => {});
+        this.tmpRoot = undefined;
+      } else if ((await readdir(dir).catch(() => [])).length === 0) this.tmpRoot = undefined;
+    }
+    // Nothing of ours may keep the process alive: every stream and socket to the daemon goes.
+    for (const s of this.streams) (s as unknown as { destroy?: () => void }).destroy?.();
+    this.streams.clear();
+    this.conn.close();
+    if (!this.hasResources()) active.delete(this);
+  }
+
+  /** Synchronous last-resort clean-up of host-side folders (process exit). */
+  removeTmpSync(): void {
+    if (this.tmpRoot) rmSync(this.tmpRoot, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,191 @@
+// One trial in its container: take a started container, open the endpoint bridge, copy the folders in
+// and start the relay, exec the harness under the guard, kill whatever is left, read the limits, copy
+// the folders back, discard the container.
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ProcessOutcome } from '../../evidence/types.js';
+import type { TrialLaunch } from '../types.js';
+import { ending, execExit, guard, startExec, Tail, writeAll } from './exec.js';
+import { copyInAndRelay, killAndCopyOut } from './filetree.js';
+import { findFileOfSize, limitsHit, parseProbe } from './limits.js';
+import { EndpointBridge, endpointPorts } from './network.js';
+import { TRIAL_KEYS } from './options.js';
+import type { Slot } from './pool.js';
+import type { DockerProcessOutcome, DockerRunner } from './runner.js';
+import { TarLimitError } from './tar.js';
+
+interface Io {
+  out: Tail;
+  err: Tail;
+  startedAt: number;
+}
+
+function outcomeOf(io: Io, rest: Partial<DockerProcessOutcome>): DockerProcessOutcome {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: Date.now() - io.startedAt,
+    stdout: io.out.text(),
+    stderr: io.err.text(),
+    ...rest,
+  };
+}
+
+async function emptyDir(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
+}
+
+export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<DockerProcessOutcome> {
+  const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
+  if (!r.user) return fail({ spawn_error: 'docker runner: run() before start()' });
+  if (r.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
+  if (r.dead)
+    return fail({
+      infra_error: `Docker daemon at ${r.socketPath} stopped answering during the run: ${r.dead}`,
+    });
+  if (launch.signal?.aborted) return fail({ infra_error: 'trial aborted before start' });
+  if (launch.command.length === 0) return fail({ spawn_error: 'empty command' });
+
+  const { env, dropped } = r.sanitizeEnv(launch.env);
+  const extra = dropped.length ? { dropped_env: dropped } : {};
+  // The engine may name the port (the shared contract's `endpoint_port`); else the launch's URLs tell.
+  const named = (launch as { endpoint_port?: number }).endpoint_port;
+  const ports = [...new Set([...(named ? [String(named)] : []), ...endpointPorts(launch, r.hostAliases)])];
+  if (ports.length === 0)
+    r.warnOnce(
+      'ports',
+      `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or ` +
+        'its command); it runs without any network',
+    );
+  for (const k of TRIAL_KEYS) {
+    const ok = await readdir(launch.dirs[k]).then(
+      () => true,
+      () => false,
+    );
+    if (!ok)
+      return {
+        ...fail({ spawn_error: `docker runner: trial folder ${k} (${launch.dirs[k]}) does not exist` }),
+        ...extra,
+      };
+  }
+  let slot: Slot;
+  try {
+    slot = await r.takeSlot(await r.roMounts(launch.read_only, (launch as { hide?: string[] }).hide));
+  } catch (e) {
+    return { ...fail(await r.classify(e, 'create')), ...extra };
+  }
+  let bridge: EndpointBridge | undefined;
+  try {
+    try {
+      bridge = await EndpointBridge.open(slot.dir, ports);
+      await copyInAndRelay(slot.container, r.user, launch.dirs, ports, r.trackStream);
+    } catch (e) {
+      return { ...fail(await r.classify(e, 'prepare')), ...extra };
+    }
+    const result = await execHarness(r, slot, launch, env, io);
+    if (result.infra_error && r.dead) return { ...result, ...extra };
+    if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
+    // The host folders get exactly what the trial left in /trial (nothing of it runs any more).
+    for (const k of TRIAL_KEYS) await emptyDir(launch.dirs[k]);
+    const copied = await killAndCopyOut(
+      slot.container,
+      r.user,
+      launch.dirs,
+      // The tmpfs holds at most `disk` bytes in `inodes` entries; tar adds a header (and a long name's pax
+      // header) per entry: anything beyond did not come from /trial.
+      { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
+      r.trackStream,
+    ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
+    const facts = parseProbe(copied.probe);
+    const limits = limitsHit(
+      {
+        ...facts,
+        sigxfsz: result.signal === 'SIGXFSZ',
+        bigFile: copied.error ? undefined : await findFileOfSize(launch.dirs, r.limits.fileSize),
+      },
+      r.limits,
+    );
+    if (limits.length) result.limit_hit = limits.join('; ');
+    if (copied.error) {
+      const why =
+        copied.error instanceof TarLimitError
+          ? `docker runner: cannot copy the trial folders back: they hold ${copied.error.message}`
+          : (await r.classify(copied.error, 'copy-back')).infra_error;
+      return { ...interrupted(r, result), infra_error: why, ...extra };
+    }
+    return { ...interrupted(r, result), ...extra };
+  } finally {
+    bridge?.close();
+    r.discard(slot);
+  }
+}
+
+async function changes(slot: Slot): Promise<DockerProcessOutcome['container_changes']> {
+  const list = (await slot.container.changes().catch(() => null)) as { Path: string; Kind: number }[] | null;
+  if (!list) return undefined;
+  return list
+    .filter((c) => !/^\/(trial|opt\/hr)(\/|$)/.test(c.Path))
+    .map((c) => ({ path: c.Path, kind: c.Kind === 1 ? 'added' : c.Kind === 2 ? 'deleted' : 'modified' }));
+}
+
+/**
+ * A trial that failed to start while the run was being stopped failed because of the stop (the sweep
+ * removed its container mid-exec), whatever the daemon's message says: never the harness's fault.
+ */
+function interrupted(r: DockerRunner, outcome: DockerProcessOutcome): DockerProcessOutcome {
+  if (!r.stopping || !outcome.spawn_error || outcome.infra_error) return outcome;
+  const { spawn_error, ...rest } = outcome;
+  return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
+}
+
+async function execHarness(
+  r: DockerRunner,
+  slot: Slot,
+  launch: TrialLaunch,
+  env: string[],
+  io: Io,
+): Promise<DockerProcessOutcome> {
+  const hasStdin = launch.stdin !== undefined;
+  let s: Awaited<ReturnType<typeof startExec>>;
+  try {
+    io.startedAt = Date.now();
+    s = await startExec(
+      slot.container,
+      { cmd: launch.command, user: r.user!, env, cwd: launch.cwd, stdin: hasStdin },
+      (b) => io.out.push(b),
+      (b) => io.err.push(b),
+      r.trackStream,
+    );
+  } catch (e) {
+    return outcomeOf(io, await r.classify(e, 'exec'));
+  }
+  if (hasStdin) void writeAll(s.stream, launch.stdin!).catch(() => {});
+  const user = r.user!;
+  const signalAll = (sig: string) => async () => {
+    const k = await slot.container.exec({ Cmd: ['kill', `-${sig}`, '-1'], User: user });
+    await k.start({ Detach: true });
+  };
+  const g = guard(r.docker, launch, signalAll('TERM'), signalAll('KILL'));
+  g.arm();
+  try {
+    let code: number | null;
+    try {
+      code = await execExit(s, g.failed);
+    } catch (e) {
+      return outcomeOf(io, { ...(await r.classify(e, 'wait')), timed_out: g.timedOut });
+    }
+    g.disarm();
+    await s.flushed;
+    const text = io.out.text() + io.err.text();
+    if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text))
+      return outcomeOf(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
+    return outcomeOf(io, ending(g, code, r.stopping !== undefined) as Partial<DockerProcessOutcome>);
+  } finally {
+    g.disarm();
+    (s.stream as unknown as { destroy?: () => void }).destroy?.();
+  }
+}
+
+export type { ProcessOutcome };
