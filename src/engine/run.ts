@@ -1,7 +1,7 @@
 // The engine: the one function both the action and the CLI call.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
@@ -37,7 +37,13 @@ export async function pool<T, R>(
 }
 
 async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: string[]): Promise<Runner> {
-  if (opts.runner === 'process') return new ProcessRunner();
+  if (opts.runner === 'process' || opts.runner === 'process-uncontained')
+    return new ProcessRunner({
+      containment: opts.runner === 'process-uncontained' ? 'off' : 'auto',
+      setupHost: opts.host_setup ?? false,
+      ...(opts.limits ? { limits: opts.limits } : {}),
+      onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
+    });
   if (!opts.image)
     throw new UserError(
       'runner docker needs an image',
@@ -52,6 +58,17 @@ async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: stri
     prewarmReadOnly,
     onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
   }) as Runner;
+}
+
+/**
+ * The result's folder when it holds nothing a harness needs (else the file alone: a bind over a file
+ * does not survive the writer's rename, so that is best effort; the file is read-only either way).
+ */
+function hiddenPaths(out: string, evidenceDir: string | undefined, readOnly: string[]): string[] {
+  const file = resolve(out);
+  const dir = dirname(file);
+  const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
+  return [holdsNeeded ? file : dir, ...(evidenceDir ? [resolve(evidenceDir)] : [])];
 }
 
 function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
@@ -104,13 +121,25 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   // the harness install cache and the repository under test. The same list for every trial.
   const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
+  // Before the header is written: the header records what contains the trials.
+  await runner.start();
   const workRoot = await mkdtemp(join(tmpdir(), `harness-risk-${runId}-`));
+  const keepEvidenceDir = opts.keep_evidence
+    ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
+    : undefined;
+  // What no trial may see: the result (and its temp file's folder when that is ours alone) and evidence.
+  const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
   const writer = new ResultWriter(opts.out, {
     schema_version: RESULT_SCHEMA_VERSION,
     tool: { name: 'harness-risk-action', version: VERSION },
     started_at: new Date().toISOString(),
     adapter: { name: adapter.adapter.name, config: opts.config, file: displayPath(adapter.file) },
-    runner: opts.runner,
+    runner: runner.name,
+    containment: runner.info?.() ?? {
+      name: runner.name,
+      containment: 'container',
+      mechanism: 'docker: one disposable container per trial',
+    },
     model: { mode: opts.model, seeds: opts.seeds },
     source: opts.source ?? {},
     cases: cases.map((lc) => ({
@@ -136,7 +165,6 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    await runner.start();
     await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
       let trial: Trial;
       if (stopped) {
@@ -155,11 +183,10 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             cacheDir,
             repoDir,
             readOnly,
+            hidden,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
-            keepEvidenceDir: opts.keep_evidence
-              ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
-              : undefined,
+            keepEvidenceDir,
             signal: opts.signal,
           });
           trial = out.trial;

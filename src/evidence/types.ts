@@ -110,6 +110,8 @@ export interface ProcessOutcome {
   spawn_error?: string;
   /** The runner's infrastructure failed (daemon died…): the trial is invalid. */
   infra_error?: string;
+  /** A limit of the trial (memory, processes, file size, disk) stopped something, in words. */
+  limit_hit?: string;
 }
 
 export interface HarnessEvent {

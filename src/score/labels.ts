@@ -14,16 +14,18 @@ const DEFAULT_DETECTION: Check = { harness_denied: { step: 'attack' } };
 export function invalidReason(ev: Evidence): string | undefined {
   const p = ev.process;
   if (p.infra_error) return `infrastructure: ${p.infra_error}`;
+  // A limit names itself: "exit SIGKILL" would hide that the trial's memory (or pids, disk) ran out.
+  const limit = p.limit_hit ? ` — ${p.limit_hit}` : '';
   if (p.spawn_error) return `harness could not start: ${p.spawn_error}`;
   if (p.timed_out)
-    return `harness did not finish within the timeout (killed after ${Math.round(p.duration_ms / 1000)} s)`;
+    return `harness did not finish within the timeout (killed after ${Math.round(p.duration_ms / 1000)} s)${p.limit_hit ? ` — ${p.limit_hit}` : ''}`;
   const agentTurns = ev.model.filter((m) => !m.review);
   if (agentTurns.length === 0) {
-    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${lastLine(p.stderr)}`;
+    return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${limit}${lastLine(p.stderr)}`;
   }
   const finished = agentTurns.some((m) => m.response.kind === 'text');
   if (p.exit_code !== 0 && !finished)
-    return `harness crashed (exit ${p.exit_code ?? p.signal})${lastLine(p.stderr)}`;
+    return `harness crashed (exit ${p.exit_code ?? p.signal})${limit}${lastLine(p.stderr)}`;
   return undefined;
 }
 

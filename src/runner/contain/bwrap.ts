@@ -1,0 +1,106 @@
+// The bwrap command line of one trial. Pure (no I/O beyond lstat/exists), so a test can read it.
+// The view is an allow-list: the system folders and the read-only folders the engine names, read-only;
+// the trial's four folders, writable; the endpoint socket's folder; a fresh /proc, /dev and /tmp.
+// Not visible at all: the engine's work root and other trials' folders, the run's result and evidence,
+// HOME of the account running the job, the runner's work folders.
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { TrialDirs } from '../types.js';
+import { INIT_SOURCE, type InitSpec } from './init.js';
+import type { LimitMechanisms, Limits } from './limits.js';
+
+/** Where the endpoint socket's folder appears inside the sandbox. */
+export const SOCKET_DIR_IN_SANDBOX = '/run/hr';
+
+/** `root`: bwrap runs as root and drops the harness to `uid`; `userns`: an unprivileged user namespace. */
+export type BwrapMode = { kind: 'root'; uid: number; gid: number } | { kind: 'userns' };
+
+export interface BwrapInput {
+  bwrap: string;
+  mode: BwrapMode;
+  dirs: TrialDirs;
+  readOnly: string[];
+  /** Host paths that must not be visible even though a read-only folder holds them (result file…). */
+  hide: string[];
+  socketDir: string;
+  spec: InitSpec;
+  limits: Limits;
+  via: LimitMechanisms;
+}
+
+const SYSTEM_DIRS = ['/usr', '/etc', '/opt'];
+const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/** The folder holding node's bin/ (the harness and the init both need node). */
+export function nodePrefix(): string {
+  return dirname(dirname(realpathSync(process.execPath)));
+}
+
+/** `/a/b/c` → [`/a`, `/a/b`, `/a/b/c`] without `/tmp` (the sandbox's own tmpfs). */
+function ancestors(p: string): string[] {
+  const parts = p.split('/').filter(Boolean);
+  return parts.map((_, k) => `/${parts.slice(0, k + 1).join('/')}`).filter((d) => d !== '/tmp');
+}
+
+export function bwrapArgs(i: BwrapInput): string[] {
+  const a: string[] = [
+    '--die-with-parent',
+    // setsid: the harness cannot reach our terminal (TIOCSTI) and is its own session.
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--hostname',
+    'harness',
+  ];
+  if (i.mode.kind === 'userns') a.push('--unshare-user', '--cap-drop', 'ALL');
+  for (const d of SYSTEM_DIRS) a.push('--ro-bind-try', d, d);
+  for (const l of SYSTEM_LINKS) {
+    if (!existsSync(l)) continue;
+    if (lstatSync(l).isSymbolicLink()) a.push('--symlink', readlinkSync(l), l);
+    else a.push('--ro-bind', l, l);
+  }
+  a.push('--ro-bind', nodePrefix(), nodePrefix());
+  a.push('--proc', '/proc', '--dev', '/dev');
+  // Tools that ignore TMPDIR still get a /tmp, private and capped; the trial's tmp folder is TMPDIR.
+  a.push('--perms', '1777', '--size', String(i.limits.disk_bytes), '--tmpfs', '/tmp');
+  for (const p of i.readOnly) a.push('--ro-bind-try', p, p);
+  // The folders above the trial's own exist only as mount points in the sandbox; bwrap would copy the
+  // host's 0700 (our private work root), which the harness's uid could not pass through.
+  const covered = [...SYSTEM_DIRS, ...i.readOnly, nodePrefix()];
+  for (const d of ancestors(i.dirs.root))
+    if (!covered.some((c) => d === c || d.startsWith(`${c}/`))) a.push('--perms', '0755', '--dir', d);
+  // actions/checkout leaves the job token in .git/config (persist-credentials): never show it.
+  for (const p of i.readOnly)
+    if (existsSync(`${p}/.git/config`)) a.push('--ro-bind', '/dev/null', `${p}/.git/config`);
+  for (const p of i.hide) {
+    if (!existsSync(p)) continue;
+    if (lstatSync(p).isDirectory()) a.push('--tmpfs', p);
+    else a.push('--ro-bind', '/dev/null', p);
+  }
+  for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push('--bind', d, d);
+  a.push('--perms', '0755', '--dir', '/run', '--ro-bind', i.socketDir, SOCKET_DIR_IN_SANDBOX);
+  a.push('--chdir', '/');
+  a.push('--');
+  if (i.mode.kind === 'root') {
+    // Real root creates the namespaces; the harness runs as an unprivileged uid with no capabilities
+    // and no way back (no_new_privs: setuid binaries such as sudo do not elevate).
+    a.push(
+      'setpriv',
+      `--reuid=${i.mode.uid}`,
+      `--regid=${i.mode.gid}`,
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--no-new-privs',
+      '--',
+    );
+  }
+  a.push('prlimit', `--fsize=${i.limits.file_size_bytes}`, '--core=0');
+  if (i.via.pids === 'rlimit nproc') a.push(`--nproc=${i.limits.pids}`);
+  if (i.via.memory === 'rlimit data') a.push(`--data=${i.limits.memory_bytes}`);
+  a.push('--', process.execPath, '-e', INIT_SOURCE, '--', JSON.stringify(i.spec));
+  return a;
+}
