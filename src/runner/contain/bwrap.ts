@@ -36,10 +36,13 @@ export function nodePrefix(): string {
   return dirname(dirname(realpathSync(process.execPath)));
 }
 
-/** `/a/b/c` → [`/a`, `/a/b`, `/a/b/c`] without `/tmp` (the sandbox's own tmpfs). */
+/** `/a/b/c` → [`/a`, `/a/b`]: the strict ancestors, without `/tmp` (the sandbox's own tmpfs). */
 function ancestors(p: string): string[] {
   const parts = p.split('/').filter(Boolean);
-  return parts.map((_, k) => `/${parts.slice(0, k + 1).join('/')}`).filter((d) => d !== '/tmp');
+  return parts
+    .slice(0, -1)
+    .map((_, k) => `/${parts.slice(0, k + 1).join('/')}`)
+    .filter((d) => d !== '/tmp');
 }
 
 export function bwrapArgs(i: BwrapInput): string[] {
@@ -66,12 +69,18 @@ export function bwrapArgs(i: BwrapInput): string[] {
   a.push('--proc', '/proc', '--dev', '/dev');
   // Tools that ignore TMPDIR still get a /tmp, private and capped; the trial's tmp folder is TMPDIR.
   a.push('--perms', '1777', '--size', String(i.limits.disk_bytes), '--tmpfs', '/tmp');
+  // Folders above each bound path exist in the sandbox only as mount points, and bwrap copies the
+  // host's mode to them (0700 for our private work root), which the harness's uid could not pass.
+  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
+  const covered = (d: string) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
+  const made = new Set<string>();
+  for (const dest of dests)
+    for (const d of ancestors(dest))
+      if (!covered(d) && !made.has(d)) {
+        made.add(d);
+        a.push('--perms', '0755', '--dir', d);
+      }
   for (const p of i.readOnly) a.push('--ro-bind-try', p, p);
-  // The folders above the trial's own exist only as mount points in the sandbox; bwrap would copy the
-  // host's 0700 (our private work root), which the harness's uid could not pass through.
-  const covered = [...SYSTEM_DIRS, ...i.readOnly, nodePrefix()];
-  for (const d of ancestors(i.dirs.root))
-    if (!covered.some((c) => d === c || d.startsWith(`${c}/`))) a.push('--perms', '0755', '--dir', d);
   // actions/checkout leaves the job token in .git/config (persist-credentials): never show it.
   for (const p of i.readOnly)
     if (existsSync(`${p}/.git/config`)) a.push('--ro-bind', '/dev/null', `${p}/.git/config`);
