@@ -243,6 +243,12 @@ export class ProcessRunner implements Runner {
     const h = await cgroup?.hits();
     if (h?.memory) return hit('memory');
     if (h?.pids) return hit('pids');
+    // Per-process rlimits leave no counter behind: what the harness printed is the only trace.
+    const p = this.contained();
+    if (p?.via.memory === 'rlimit data' && OOM_WORDS.test(o.stderr))
+      return hit('memory', 'from its error output');
+    if (p?.via.pids === 'rlimit nproc' && FORK_WORDS.test(o.stderr))
+      return hit('pids', 'from its error output');
     if (o.signal === 'SIGXFSZ') return hit('file_size');
     const big = await findFileOfSize(dirs, this.limits.file_size_bytes);
     if (big) return hit('file_size', big);
@@ -360,6 +366,9 @@ export class ProcessRunner implements Runner {
     this.trials.clear();
   }
 }
+
+const OOM_WORDS = /out of memory|Allocation failed|Cannot allocate memory|ENOMEM|bad_alloc/i;
+const FORK_WORDS = /Cannot fork|fork failed|fork: Resource temporarily unavailable|EAGAIN/i;
 
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -86,7 +86,8 @@ export function bwrapArgs(i: BwrapInput): string[] {
     if (existsSync(`${p}/.git/config`)) a.push('--ro-bind', '/dev/null', `${p}/.git/config`);
   for (const p of i.hide) {
     if (!existsSync(p)) continue;
-    if (lstatSync(p).isDirectory()) a.push('--tmpfs', p);
+    // Read-only: in a user namespace the harness would own (and could write) a plain tmpfs.
+    if (lstatSync(p).isDirectory()) a.push('--tmpfs', p, '--remount-ro', p);
     else a.push('--ro-bind', '/dev/null', p);
   }
   for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push('--bind', d, d);
