@@ -352,6 +352,35 @@ function suite(f: RunnerFactory) {
       expect(stopMs).toBeLessThan(5_000);
     });
 
+    item("after SIGKILL of the engine, none of the trial's processes is left", async () => {
+      const tok = token();
+      const host = await runnerHost();
+      const p = spawn(
+        process.execPath,
+        [
+          host,
+          JSON.stringify({ factory: f.name, fixture: join(FIXTURES, 'hang.sh'), base, env: { TOKEN: tok } }),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      await new Promise<void>((ok) => p.stdout.on('data', (b) => String(b).includes('STARTED') && ok()));
+      for (let i = 0; i < 50 && hostProcessesWith(`hr-hang-${tok}`).length < 3; i++) await sleep(100);
+      const seen = hostProcessesWith(`hr-hang-${tok}`).length;
+      p.kill('SIGKILL');
+      await new Promise((ok) => p.on('close', ok));
+      await sleep(500);
+      const left = hostProcessesWith(`hr-hang-${tok}`);
+      for (const q of left) process.kill(q, 'SIGKILL');
+      // What the kernel keeps after its owner died (the trial's disk mount) goes with the next run.
+      const next = f.make();
+      await next.start();
+      await next.stop();
+      const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+      expect(seen, 'the children were seen running').toBe(3);
+      expect(left).toEqual([]);
+      expect(mounts).not.toContain(`hr-trial-${p.pid} `);
+    });
+
     resource('10,000 forks hit the process limit, and the trial says so', async () => {
       const t = await trial(limited, 'forks.sh', { env: () => ({ FORKS: scaled(10_000) }) });
       await t.done();
@@ -385,6 +414,43 @@ function suite(f: RunnerFactory) {
 }
 
 for (const f of FACTORIES) suite(f);
+
+// The same secrets check end to end, as users run it: the bundled CLI (dist/cli.js, kept current by CI)
+// with the default runner, an adapter reading /proc/*/environ, and the canaries in the CLI's environment.
+// Nothing it prints and nothing in the result may hold a canary (a failing harness's stderr tail is
+// published in the report).
+const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+describe.skipIf(!existsSync(CLI))('through the CLI bundle (runner: process)', () => {
+  it('no planted variable reaches the result or the output', async () => {
+    const out = join(base, 'cli-environ.json');
+    const r = await new Promise<{ text: string }>((ok) => {
+      const p = spawn(
+        process.execPath,
+        [
+          CLI,
+          'run',
+          '--adapter',
+          join(import.meta.dirname, 'fixtures/adapters/hostile-environ'),
+          '--cases',
+          'subset:smoke',
+          '--out',
+          out,
+        ],
+        { env: { ...process.env, ...CANARIES }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let text = '';
+      p.stdout.on('data', (b) => (text += b));
+      p.stderr.on('data', (b) => (text += b));
+      p.on('close', () => ok({ text }));
+    });
+    const result = readFileSync(out, 'utf8');
+    for (const v of Object.values(CANARIES)) {
+      expect(r.text).not.toContain(v);
+      expect(result).not.toContain(v);
+    }
+    expect(JSON.parse(result).containment?.containment).toBe('namespaces');
+  }, 120_000);
+});
 
 // The fixtures must stay runnable by the sandbox's uid wherever the checkout is.
 it('hostile fixtures are plain files the suite copies into each trial', () => {

@@ -70,3 +70,13 @@ export function killQuietly(pid: number | undefined, signal: NodeJS.Signals): vo
     // already gone
   }
 }
+
+/** Whether `pid` exists (EPERM: it exists, as another user's process). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -8,10 +8,11 @@ import { buildTrialEnv } from '../../src/engine/env.js';
 import { createTrialDirs, removeTrialDirs } from '../../src/world/trial-dirs.js';
 import { FACTORIES } from './runner-factories.js';
 
-const { factory, fixture, base } = JSON.parse(process.argv[2]!) as {
+const { factory, fixture, base, env } = JSON.parse(process.argv[2]!) as {
   factory: string;
   fixture: string;
   base: string;
+  env?: Record<string, string>;
 };
 const runner = FACTORIES.find((f) => f.name === factory)!.make();
 await runner.start();
@@ -19,18 +20,23 @@ const dirs = await createTrialDirs(base, 'environ');
 await runner.prepare?.(dirs);
 const view = runner.view(dirs);
 copyFileSync(fixture, join(dirs.bin, 'fixture.sh'));
+// The test may SIGKILL us mid-run (the engine killed); say when the harness is under way.
+console.log('STARTED');
 const outcome = await runner.run({
   trial_id: 'environ',
   dirs,
   command: ['/bin/sh', `${view.bin}/fixture.sh`],
   cwd: view.workspace,
-  env: buildTrialEnv({
-    view,
-    endpoint: 'http://127.0.0.1:9',
-    endpointHost: '127.0.0.1',
-    adapterEnv: {},
-    configEnv: {},
-  }).env,
+  env: {
+    ...buildTrialEnv({
+      view,
+      endpoint: 'http://127.0.0.1:9',
+      endpointHost: '127.0.0.1',
+      adapterEnv: {},
+      configEnv: {},
+    }).env,
+    ...(env ?? {}),
+  },
   timeout_ms: 20_000,
   read_only: [],
 });

@@ -3,8 +3,9 @@
 // memory and pids hierarchies) and v2 (one unified hierarchy) both exist on the machines we run on;
 // the trial's cgroups are made under the engine's own, so limits set above us still apply.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processAlive } from '../shared.js';
 import type { Limits } from './limits.js';
 
 const ROOT = '/sys/fs/cgroup';
@@ -134,4 +135,33 @@ export async function createTrialCgroup(
       for (const d of dirs) await rmdir(d).catch(() => {});
     },
   };
+}
+
+/** Removes trial cgroups (`hr-PID-N`) whose engine is gone; returns how many. */
+export async function sweepCgroups(plan: CgroupPlan): Promise<number> {
+  let n = 0;
+  for (const parent of new Set([plan.memoryParent, plan.pidsParent])) {
+    for (const name of await readdir(parent).catch(() => [] as string[])) {
+      const m = /^hr-(\d+)-\d+$/.exec(name);
+      if (!m || processAlive(Number(m[1]))) continue;
+      const dir = join(parent, name);
+      const procs = (await readFile(join(dir, 'cgroup.procs'), 'utf8').catch(() => ''))
+        .split('\n')
+        .filter(Boolean);
+      for (const p of procs) {
+        try {
+          process.kill(Number(p), 'SIGKILL');
+        } catch {}
+      }
+      await new Promise((r) => setTimeout(r, procs.length ? 50 : 0));
+      if (
+        await rmdir(dir).then(
+          () => true,
+          () => false,
+        )
+      )
+        n++;
+    }
+  }
+  return n;
 }

@@ -3,12 +3,13 @@
 // trial folders. With `setup`, the action fixes what it can on a GitHub-hosted runner (install
 // bubblewrap, allow unprivileged user namespaces) with passwordless sudo; the CLI only says what to do.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { processAlive } from '../shared.js';
 import type { BwrapMode } from './bwrap.js';
-import { type CgroupPlan, planCgroups } from './cgroup.js';
+import { type CgroupPlan, planCgroups, sweepCgroups } from './cgroup.js';
 import type { LimitMechanisms } from './limits.js';
 
 /** The uid:gid a trial runs as when the engine is root (nobody; override with HR_SANDBOX_UID/GID). */
@@ -61,13 +62,14 @@ export function mountTmpfs(
   gid: number,
   how: 'direct' | 'sudo',
 ): void {
+  // The source names our pid, so a later run can tell a leftover of a killed engine (sweepMounts).
   const cmd = [
     'mount',
     '-t',
     'tmpfs',
     '-o',
     `size=${bytes},mode=0700,uid=${uid},gid=${gid}`,
-    'hr-trial',
+    `hr-trial-${process.pid}`,
     dir,
   ];
   execFileSync(...split(how === 'sudo' ? ['sudo', '-n', ...cmd] : cmd), {
@@ -82,6 +84,34 @@ export function unmount(dir: string, how: 'direct' | 'sudo'): void {
 }
 
 const split = (c: string[]): [string, string[]] => [c[0]!, c.slice(1)];
+
+/**
+ * Unmounts and removes trial tmpfs mounts whose engine is gone (SIGKILLed before its teardown): the
+ * kernel keeps a mount after its owner dies, so without this every killed run would keep up to
+ * disk_bytes of memory per trial.
+ */
+export function sweepMounts(how: 'direct' | 'sudo'): number {
+  let text = '';
+  try {
+    text = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return 0;
+  }
+  let swept = 0;
+  for (const line of text.split('\n')) {
+    const [left, right] = line.split(' - ');
+    const m = right ? /^tmpfs hr-trial-(\d+) /.exec(right) : null;
+    if (!m || processAlive(Number(m[1]))) continue;
+    const point = (left!.split(' ')[4] ?? '').replace(/\\(\d{3})/g, (_, o) =>
+      String.fromCharCode(parseInt(o, 8)),
+    );
+    if (!point.startsWith('/')) continue;
+    unmount(point, how);
+    rmSync(point, { recursive: true, force: true });
+    swept++;
+  }
+  return swept;
+}
 
 async function tmpfsWorks(how: 'direct' | 'sudo'): Promise<boolean> {
   const d = await mkdtemp(join(tmpdir(), 'hr-tmpfs-probe-'));
@@ -167,6 +197,14 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
     : sudo && (await tmpfsWorks('sudo'))
       ? 'sudo'
       : 'none';
+  if (diskMount !== 'none') {
+    const n = sweepMounts(diskMount);
+    if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
+  }
+  if (cgroups) {
+    const n = await sweepCgroups(cgroups);
+    if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
+  }
   const version = run([bwrap, '--version']).ok
     ? execFileSync(bwrap, ['--version']).toString().trim()
     : 'bwrap';
