@@ -1,5 +1,5 @@
 // The engine: the one function both the action and the CLI call.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
@@ -127,6 +127,9 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   const keepEvidenceDir = opts.keep_evidence
     ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
     : undefined;
+  // Made now, not at the first kept trial: a folder that appears mid-run would not be hidden from the
+  // trials already running.
+  if (keepEvidenceDir) await mkdir(keepEvidenceDir, { recursive: true });
   // What no trial may see: the result (and its temp file's folder when that is ours alone) and evidence.
   const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
   const writer = new ResultWriter(opts.out, {
