@@ -1,8 +1,8 @@
 // Unit checks of the contained process runner's parts that need no sandbox: the shared output tail,
 // the bwrap command line (what is and is not in the view), the limit words, and where containment
 // shows up (invalid reason, report). The sandbox itself is checked in test/runner-conformance.test.ts.
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../src/compare/compare.js';
@@ -12,8 +12,10 @@ import { buildReport, renderReport } from '../src/report/markdown.js';
 import { RunResult } from '../src/result/schema.js';
 import { bwrapArgs } from '../src/runner/contain/bwrap.js';
 import { Limits, limitMessage } from '../src/runner/contain/limits.js';
+import { ProcessRunner } from '../src/runner/process.js';
 import { policeEnv, Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
+import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
 
 describe('shared runner helpers', () => {
   it('the tail never starts inside a multi-byte character', () => {
@@ -160,5 +162,33 @@ describe('the report says what contained the trials', () => {
     });
     expect(md).toContain('runner process: bubblewrap 0.8.0, as root');
     expect(md).not.toContain('uncontained');
+  });
+});
+
+describe.skipIf(process.getuid?.() !== 0)('as root', () => {
+  it('handing the trial folders to the sandbox uid never follows a link out of them', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'hr-chown-'));
+    const outside = join(base, 'outside');
+    mkdirSync(outside);
+    const runner = new ProcessRunner({ containment: 'required' });
+    await runner.start();
+    const dirs = await createTrialDirs(base, 't');
+    await runner.prepare(dirs);
+    symlinkSync(outside, join(dirs.workspace, 'link'));
+    const o = await runner.run({
+      trial_id: 't',
+      dirs,
+      command: ['/bin/true'],
+      cwd: dirs.workspace,
+      env: { PATH: '/usr/bin:/bin' },
+      timeout_ms: 10_000,
+      read_only: [],
+    });
+    await runner.release(dirs);
+    await runner.stop();
+    await removeTrialDirs(dirs);
+    expect(o.exit_code).toBe(0);
+    expect(statSync(outside).uid).toBe(0);
+    rmSync(base, { recursive: true, force: true });
   });
 });

@@ -6,7 +6,7 @@
 // which confines only the environment; the run records it and the verdict does not count it as green.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, type Dirent, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { lchown, mkdir, readdir, stat, statfs } from 'node:fs/promises';
+import { lchown, lstat, mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ProcessOutcome } from '../evidence/types.js';
@@ -425,7 +425,8 @@ function descendants(root: number): number[] {
 async function chownTree(dirs: TrialDirs, uid: number, gid: number): Promise<void> {
   const walk = async (p: string): Promise<void> => {
     await lchown(p, uid, gid);
-    const st = await stat(p);
+    // lstat: never follow a link out of the trial folders.
+    const st = await lstat(p);
     if (!st.isDirectory()) return;
     for (const e of await readdir(p)) await walk(join(p, e));
   };
