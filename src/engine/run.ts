@@ -61,14 +61,14 @@ async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: stri
 }
 
 /**
- * The result's folder when it holds nothing a harness needs (else the file alone: a bind over a file
- * does not survive the writer's rename, so that is best effort; the file is read-only either way).
+ * The result's folder when it holds nothing a harness needs (`runs/`), and the kept evidence. A result
+ * beside the repository's own files stays visible, read-only: the file alone cannot be hidden, since
+ * the writer replaces it (rename) while sandboxes start, and a bind over it would race with that.
  */
 function hiddenPaths(out: string, evidenceDir: string | undefined, readOnly: string[]): string[] {
-  const file = resolve(out);
-  const dir = dirname(file);
+  const dir = dirname(resolve(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [holdsNeeded ? file : dir, ...(evidenceDir ? [resolve(evidenceDir)] : [])];
+  return [...(holdsNeeded ? [] : [dir]), ...(evidenceDir ? [resolve(evidenceDir)] : [])];
 }
 
 function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {

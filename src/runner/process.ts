@@ -30,6 +30,9 @@ export interface ProcessRunnerOptions {
   onWarning?: (message: string) => void;
 }
 
+/** `$TMPDIR/hr-ep-<engine pid>-XXXXXX`: a later run removes those of a dead engine (sweepSocketDirs). */
+export const SOCKET_DIR_PREFIX = 'hr-ep-';
+
 const SYSTEM_PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'];
 
 interface Live {
@@ -105,7 +108,7 @@ export class ProcessRunner implements Runner {
     let t = this.trials.get(dirs.root);
     if (!t) {
       // Short, so the socket path stays under the 108 bytes a unix socket address can hold.
-      const socketDir = mkdtempSync(join(tmpdir(), 'hr-ep-'));
+      const socketDir = mkdtempSync(join(tmpdir(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       // The harness's uid must reach the socket; the folder is visible to its trial only.
       chmodSync(socketDir, 0o711);
       t = { socketDir, mounted: false };

@@ -3,7 +3,7 @@
 // trial folders. With `setup`, the action fixes what it can on a GitHub-hosted runner (install
 // bubblewrap, allow unprivileged user namespaces) with passwordless sudo; the CLI only says what to do.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -113,6 +113,20 @@ export function sweepMounts(how: 'direct' | 'sudo'): number {
   return swept;
 }
 
+/** Removes endpoint socket folders (`$TMPDIR/hr-ep-PID-XXXXXX`) of engines that are gone. */
+function sweepSocketDirs(): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^hr-ep-(\d+)-/.exec(name);
+    if (m && !processAlive(Number(m[1]))) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
 async function tmpfsWorks(how: 'direct' | 'sudo'): Promise<boolean> {
   const d = await mkdtemp(join(tmpdir(), 'hr-tmpfs-probe-'));
   try {
@@ -201,6 +215,7 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
     const n = sweepMounts(diskMount);
     if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
   }
+  sweepSocketDirs();
   if (cgroups) {
     const n = await sweepCgroups(cgroups);
     if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
