@@ -67,6 +67,7 @@ describe('the sandbox view (bwrap arguments)', () => {
     readOnly: ['/work/repo'],
     hide: [],
     socketDir: '/tmp/hr-ep-1',
+    tools: { setpriv: '/usr/bin/setpriv', prlimit: '/usr/bin/prlimit' },
     spec: { port: 1234, socket: '/run/hr/ep.sock', command: ['x'], cwd: dirs.workspace },
     limits: Limits.parse({}),
     via: { memory: 'cgroup v1', pids: 'cgroup v1', file_size: 'rlimit fsize', disk: 'tmpfs' },
@@ -77,6 +78,8 @@ describe('the sandbox view (bwrap arguments)', () => {
     for (const f of ['--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent'])
       expect(args).toContain(f);
     expect(args).toContain('--reuid=65534');
+    // Absolute: the trial's PATH starts with its own bin/.
+    expect(args).toContain('/usr/bin/setpriv');
     expect(args).toContain('--no-new-privs');
     expect(args).toContain('--bounding-set=-all');
   });

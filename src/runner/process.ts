@@ -176,6 +176,7 @@ export class ProcessRunner implements Runner {
       readOnly,
       hide,
       socketDir: t.socketDir,
+      tools: p.tools,
       spec: {
         // No endpoint (a runner test): the relay still listens, on a port nobody uses.
         port: launch.endpoint_port ?? 0,

@@ -23,6 +23,11 @@ export interface BwrapInput {
   /** Host paths that must not be visible even though a read-only folder holds them (result file…). */
   hide: string[];
   socketDir: string;
+  /**
+   * Absolute host paths of setpriv and prlimit: bwrap would look them up on the trial's PATH, whose
+   * first entry is the trial's own bin/ (and, as root, they run before the uid is dropped).
+   */
+  tools: { setpriv: string; prlimit: string };
   spec: InitSpec;
   limits: Limits;
   via: LimitMechanisms;
@@ -98,7 +103,7 @@ export function bwrapArgs(i: BwrapInput): string[] {
     // Real root creates the namespaces; the harness runs as an unprivileged uid with no capabilities
     // and no way back (no_new_privs: setuid binaries such as sudo do not elevate).
     a.push(
-      'setpriv',
+      i.tools.setpriv,
       `--reuid=${i.mode.uid}`,
       `--regid=${i.mode.gid}`,
       '--clear-groups',
@@ -108,7 +113,7 @@ export function bwrapArgs(i: BwrapInput): string[] {
       '--',
     );
   }
-  a.push('prlimit', `--fsize=${i.limits.file_size_bytes}`, '--core=0');
+  a.push(i.tools.prlimit, `--fsize=${i.limits.file_size_bytes}`, '--core=0');
   if (i.via.pids === 'rlimit nproc') a.push(`--nproc=${i.limits.pids}`);
   if (i.via.memory === 'rlimit data') a.push(`--data=${i.limits.memory_bytes}`);
   a.push('--', process.execPath, '-e', INIT_SOURCE, '--', JSON.stringify(i.spec));

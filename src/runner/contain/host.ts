@@ -25,6 +25,7 @@ export type HostPlan =
       mode: BwrapMode;
       mechanism: string;
       cgroups?: CgroupPlan;
+      tools: { setpriv: string; prlimit: string };
       /** How the trial folders get their size cap (a tmpfs mounted by us or through sudo). */
       diskMount: 'direct' | 'sudo' | 'none';
       via: LimitMechanisms;
@@ -232,6 +233,10 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
     contained: true,
     bwrap,
     mode,
+    tools: {
+      setpriv: which('setpriv') ?? '/usr/bin/setpriv',
+      prlimit: which('prlimit') ?? '/usr/bin/prlimit',
+    },
     mechanism,
     cgroups,
     diskMount,
