@@ -636,8 +636,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -745,13 +745,13 @@ var require_Alias = __commonJS({
         const anchor2 = anchors2 && source && anchors2.get(source);
         return anchor2 ? anchor2.count * anchor2.aliasCount : 0;
       } else if (identity.isCollection(node2)) {
-        let count = 0;
+        let count2 = 0;
         for (const item of node2.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count;
+        return count2;
       } else if (identity.isPair(node2)) {
         const kc = getAliasCount(doc, node2.key, anchors2);
         const vc = getAliasCount(doc, node2.value, anchors2);
@@ -1052,7 +1052,7 @@ var require_foldFlowLines = __commonJS({
         else
           end = lineWidth - indentAtStart;
       }
-      let split = void 0;
+      let split2 = void 0;
       let prev = void 0;
       let overflow = false;
       let i = -1;
@@ -1085,18 +1085,18 @@ var require_foldFlowLines = __commonJS({
           if (mode === FOLD_BLOCK)
             i = consumeMoreIndentedLines(text, i, indent.length);
           end = i + indent.length + endStep;
-          split = void 0;
+          split2 = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
             const next = text[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
-              split = i;
+              split2 = i;
           }
           if (i >= end) {
-            if (split) {
-              folds.push(split);
-              end = split + endStep;
-              split = void 0;
+            if (split2) {
+              folds.push(split2);
+              end = split2 + endStep;
+              split2 = void 0;
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
@@ -1109,7 +1109,7 @@ var require_foldFlowLines = __commonJS({
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
-              split = void 0;
+              split2 = void 0;
             } else {
               overflow = true;
             }
@@ -3704,8 +3704,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3782,12 +3782,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count2 = 1;
         const end = error62.linePos[1];
         if (end?.line === line && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error62.message += `:
 
 ${lineStr}
@@ -4643,13 +4643,13 @@ var require_resolve_block_scalar = __commonJS({
       return { mode, indent, chomp, comment, length };
     }
     function splitLines(source) {
-      const split = source.split(/\n( *)/);
-      const first = split[0];
+      const split2 = source.split(/\n( *)/);
+      const first = split2[0];
       const m = first.match(/^( *)/);
       const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
       const lines = [line0];
-      for (let i = 1; i < split.length; i += 2)
-        lines.push([split[i], split[i + 1]]);
+      for (let i = 1; i < split2.length; i += 2)
+        lines.push([split2[i], split2[i + 1]]);
       return lines;
     }
     exports.resolveBlockScalar = resolveBlockScalar;
@@ -8334,13 +8334,13 @@ var require_parse = __commonJS({
         consume(token.value);
       };
       const negate = () => {
-        let count = 1;
+        let count2 = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
           advance();
           state.start++;
-          count++;
+          count2++;
         }
-        if (count % 2 === 0) {
+        if (count2 % 2 === 0) {
           return false;
         }
         state.negated = true;
@@ -9462,7 +9462,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join14(s) {
+        value: function join17(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -10160,13 +10160,13 @@ var require_stream_writable = __commonJS({
         var buffer = new Array(l);
         var holder = state.corkedRequestsFree;
         holder.entry = entry;
-        var count = 0;
+        var count2 = 0;
         var allBuffers = true;
         while (entry) {
-          buffer[count] = entry;
+          buffer[count2] = entry;
           if (!entry.isBuf) allBuffers = false;
           entry = entry.next;
-          count += 1;
+          count2 += 1;
         }
         buffer.allBuffers = allBuffers;
         doWrite(stream, state, true, state.length, buffer, "", holder.finish);
@@ -10733,13 +10733,13 @@ var require_end_of_stream = __commonJS({
       if (!opts) opts = {};
       callback = once(callback || noop);
       var readable = opts.readable || opts.readable !== false && stream.readable;
-      var writable = opts.writable || opts.writable !== false && stream.writable;
+      var writable2 = opts.writable || opts.writable !== false && stream.writable;
       var onlegacyfinish = function onlegacyfinish2() {
         if (!stream.writable) onfinish();
       };
       var writableEnded = stream._writableState && stream._writableState.finished;
       var onfinish = function onfinish2() {
-        writable = false;
+        writable2 = false;
         writableEnded = true;
         if (!readable) callback.call(stream);
       };
@@ -10747,7 +10747,7 @@ var require_end_of_stream = __commonJS({
       var onend = function onend2() {
         readable = false;
         readableEnded = true;
-        if (!writable) callback.call(stream);
+        if (!writable2) callback.call(stream);
       };
       var onerror = function onerror2(err) {
         callback.call(stream, err);
@@ -10758,7 +10758,7 @@ var require_end_of_stream = __commonJS({
           if (!stream._readableState || !stream._readableState.ended) err = new ERR_STREAM_PREMATURE_CLOSE();
           return callback.call(stream, err);
         }
-        if (writable && !writableEnded) {
+        if (writable2 && !writableEnded) {
           if (!stream._writableState || !stream._writableState.ended) err = new ERR_STREAM_PREMATURE_CLOSE();
           return callback.call(stream, err);
         }
@@ -10771,7 +10771,7 @@ var require_end_of_stream = __commonJS({
         stream.on("abort", onclose);
         if (stream.req) onrequest();
         else stream.on("request", onrequest);
-      } else if (writable && !stream._writableState) {
+      } else if (writable2 && !stream._writableState) {
         stream.on("end", onlegacyfinish);
         stream.on("close", onlegacyfinish);
       }
@@ -10839,14 +10839,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve8 = iter[kLastResolve];
-      if (resolve8 !== null) {
+      var resolve9 = iter[kLastResolve];
+      if (resolve9 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve8(createIterResult(data, false));
+          resolve9(createIterResult(data, false));
         }
       }
     }
@@ -10854,13 +10854,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve8, reject) {
+      return function(resolve9, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve8(createIterResult(void 0, true));
+            resolve9(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve8, reject);
+          iter[kHandlePromise](resolve9, reject);
         }, reject);
       };
     }
@@ -10880,12 +10880,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve8, reject) {
+          return new Promise(function(resolve9, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve8(createIterResult(void 0, true));
+                resolve9(createIterResult(void 0, true));
               }
             });
           });
@@ -10908,13 +10908,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve8, reject) {
+      return new Promise(function(resolve9, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve8(createIterResult(void 0, true));
+          resolve9(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -10936,15 +10936,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve8, reject) {
+        value: function value(resolve9, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve8(createIterResult(data, false));
+            resolve9(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve8;
+            iterator[kLastResolve] = resolve9;
             iterator[kLastReject] = reject;
           }
         },
@@ -10963,12 +10963,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve8 = iterator[kLastResolve];
-        if (resolve8 !== null) {
+        var resolve9 = iterator[kLastResolve];
+        if (resolve9 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve8(createIterResult(void 0, true));
+          resolve9(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -10983,7 +10983,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve9, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -10992,7 +10992,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -11000,13 +11000,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve8, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -12315,8 +12315,8 @@ var require_common = __commonJS({
         }
         return debug;
       }
-      function extend2(namespace, delimiter) {
-        const newDebug = createDebug(this.namespace + (typeof delimiter === "undefined" ? ":" : delimiter) + namespace);
+      function extend2(namespace, delimiter2) {
+        const newDebug = createDebug(this.namespace + (typeof delimiter2 === "undefined" ? ":" : delimiter2) + namespace);
         newDebug.log = this.log;
         return newDebug;
       }
@@ -12325,8 +12325,8 @@ var require_common = __commonJS({
         createDebug.namespaces = namespaces;
         createDebug.names = [];
         createDebug.skips = [];
-        const split = (typeof namespaces === "string" ? namespaces : "").trim().replace(/\s+/g, ",").split(",").filter(Boolean);
-        for (const ns of split) {
+        const split2 = (typeof namespaces === "string" ? namespaces : "").trim().replace(/\s+/g, ",").split(",").filter(Boolean);
+        for (const ns of split2) {
           if (ns[0] === "-") {
             createDebug.skips.push(ns.slice(1));
           } else {
@@ -12758,15 +12758,15 @@ var require_src = __commonJS({
 var require_split_ca = __commonJS({
   "node_modules/split-ca/index.js"(exports, module) {
     var fs = __require("fs");
-    module.exports = function(filepath, split, encoding) {
-      split = typeof split !== "undefined" ? split : "\n";
+    module.exports = function(filepath, split2, encoding) {
+      split2 = typeof split2 !== "undefined" ? split2 : "\n";
       encoding = typeof encoding !== "undefined" ? encoding : "utf8";
       var ca = [];
       var chain = fs.readFileSync(filepath, encoding);
       if (chain.indexOf("-END CERTIFICATE-") < 0 || chain.indexOf("-BEGIN CERTIFICATE-") < 0) {
         throw Error("File does not contain 'BEGIN CERTIFICATE' or 'END CERTIFICATE'");
       }
-      chain = chain.split(split);
+      chain = chain.split(split2);
       var cert = [];
       var _i, _len;
       for (_i = 0, _len = chain.length; _i < _len; _i++) {
@@ -12776,7 +12776,7 @@ var require_split_ca = __commonJS({
         }
         cert.push(line);
         if (line.match(/-END CERTIFICATE-/)) {
-          ca.push(cert.join(split));
+          ca.push(cert.join(split2));
           cert = [];
         }
       }
@@ -12799,8 +12799,8 @@ var require_modem = __commonJS({
     var utils = require_utils2();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os4 = __require("os");
-    var isWin = os4.type() === "Windows_NT";
+    var os5 = __require("os");
+    var isWin = os5.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -12851,11 +12851,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve8) {
-        var userDockerSocket = path8.join(os4.homedir(), ".docker", "run", "docker.sock");
+      return new Promise(function(resolve9) {
+        var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve8("/var/run/docker.sock");
-          else resolve8(userDockerSocket);
+          if (err) resolve9("/var/run/docker.sock");
+          else resolve9(userDockerSocket);
         });
       });
     };
@@ -13515,10 +13515,10 @@ var require_chownr = __commonJS({
       }
     } : (path9, uid, gid) => lchownSync(path9, uid, gid);
     var nodeVersion = process.version;
-    var readdir8 = (path9, options, cb) => fs.readdir(path9, options, cb);
-    var readdirSync5 = (path9, options) => fs.readdirSync(path9, options);
+    var readdir10 = (path9, options, cb) => fs.readdir(path9, options, cb);
+    var readdirSync7 = (path9, options) => fs.readdirSync(path9, options);
     if (/^v4\./.test(nodeVersion))
-      readdir8 = (path9, options, cb) => fs.readdir(path9, cb);
+      readdir10 = (path9, options, cb) => fs.readdir(path9, cb);
     var chown = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
@@ -13545,7 +13545,7 @@ var require_chownr = __commonJS({
       }
     };
     var chownr = (p, uid, gid, cb) => {
-      readdir8(p, { withFileTypes: true }, (er, children) => {
+      readdir10(p, { withFileTypes: true }, (er, children) => {
         if (er) {
           if (er.code === "ENOENT")
             return cb();
@@ -13587,7 +13587,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync5(p, { withFileTypes: true });
+        children = readdirSync7(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -14534,18 +14534,18 @@ var require_end_of_stream2 = __commonJS({
       var ws = stream._writableState;
       var rs = stream._readableState;
       var readable = opts.readable || opts.readable !== false && stream.readable;
-      var writable = opts.writable || opts.writable !== false && stream.writable;
+      var writable2 = opts.writable || opts.writable !== false && stream.writable;
       var cancelled = false;
       var onlegacyfinish = function() {
         if (!stream.writable) onfinish();
       };
       var onfinish = function() {
-        writable = false;
+        writable2 = false;
         if (!readable) callback.call(stream);
       };
       var onend = function() {
         readable = false;
-        if (!writable) callback.call(stream);
+        if (!writable2) callback.call(stream);
       };
       var onexit = function(exitCode) {
         callback.call(stream, exitCode ? new Error("exited with error code: " + exitCode) : null);
@@ -14559,7 +14559,7 @@ var require_end_of_stream2 = __commonJS({
       var onclosenexttick = function() {
         if (cancelled) return;
         if (readable && !(rs && (rs.ended && !rs.destroyed))) return callback.call(stream, new Error("premature close"));
-        if (writable && !(ws && (ws.ended && !ws.destroyed))) return callback.call(stream, new Error("premature close"));
+        if (writable2 && !(ws && (ws.ended && !ws.destroyed))) return callback.call(stream, new Error("premature close"));
       };
       var onrequest = function() {
         stream.req.on("finish", onfinish);
@@ -14569,7 +14569,7 @@ var require_end_of_stream2 = __commonJS({
         stream.on("abort", onclose);
         if (stream.req) onrequest();
         else stream.on("request", onrequest);
-      } else if (writable && !ws) {
+      } else if (writable2 && !ws) {
         stream.on("end", onlegacyfinish);
         stream.on("close", onlegacyfinish);
       }
@@ -14934,8 +14934,8 @@ var require_mkdirp_classic = __commonJS({
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            xfs.stat(p, function(er2, stat2) {
-              if (er2 || !stat2.isDirectory()) cb(er, made);
+            xfs.stat(p, function(er2, stat3) {
+              if (er2 || !stat3.isDirectory()) cb(er, made);
               else cb(null, made);
             });
             break;
@@ -14966,13 +14966,13 @@ var require_mkdirp_classic = __commonJS({
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            var stat2;
+            var stat3;
             try {
-              stat2 = xfs.statSync(p);
+              stat3 = xfs.statSync(p);
             } catch (err1) {
               throw err0;
             }
-            if (!stat2.isDirectory()) throw err0;
+            if (!stat3.isDirectory()) throw err0;
             break;
         }
       }
@@ -14990,8 +14990,8 @@ var require_tar_fs = __commonJS({
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
     var path8 = __require("path");
-    var os4 = __require("os");
-    var win32 = os4.platform() === "win32";
+    var os5 = __require("os");
+    var win32 = os5.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -15002,7 +15002,7 @@ var require_tar_fs = __commonJS({
     var normalize = !win32 ? echo : function(name) {
       return name.replace(/\\/g, "/").replace(/[:?<>|]/g, "_");
     };
-    var statAll = function(fs2, stat2, cwd, ignore, entries, sort) {
+    var statAll = function(fs2, stat3, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
         if (!inCwd(path8.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
@@ -15011,16 +15011,16 @@ var require_tar_fs = __commonJS({
         if (!queue.length) return callback();
         var next = queue.shift();
         var nextAbs = path8.join(cwd, next);
-        stat2.call(fs2, nextAbs, function(err, stat3) {
+        stat3.call(fs2, nextAbs, function(err, stat4) {
           if (err) return callback(err);
-          if (!stat3.isDirectory()) return callback(null, next, stat3);
+          if (!stat4.isDirectory()) return callback(null, next, stat4);
           fs2.readdir(nextAbs, function(err2, files) {
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
               if (!ignore(path8.join(cwd, next, files[i2]))) queue.push(path8.join(next, files[i2]));
             }
-            callback(null, next, stat3);
+            callback(null, next, stat4);
           });
         });
       };
@@ -15065,36 +15065,36 @@ var require_tar_fs = __commonJS({
           pack.entry(header2, onnextentry);
         });
       };
-      var onstat = function(err, filename, stat2) {
+      var onstat = function(err, filename, stat3) {
         if (err) return pack.destroy(err);
         if (!filename) {
           if (opts.finalize !== false) pack.finalize();
           return finish(pack);
         }
-        if (stat2.isSocket()) return onnextentry();
+        if (stat3.isSocket()) return onnextentry();
         var header2 = {
           name: normalize(filename),
-          mode: (stat2.mode | (stat2.isDirectory() ? dmode : fmode)) & umask,
-          mtime: stat2.mtime,
-          size: stat2.size,
+          mode: (stat3.mode | (stat3.isDirectory() ? dmode : fmode)) & umask,
+          mtime: stat3.mtime,
+          size: stat3.size,
           type: "file",
-          uid: stat2.uid,
-          gid: stat2.gid
+          uid: stat3.uid,
+          gid: stat3.gid
         };
-        if (stat2.isDirectory()) {
+        if (stat3.isDirectory()) {
           header2.size = 0;
           header2.type = "directory";
           header2 = map2(header2) || header2;
           return pack.entry(header2, onnextentry);
         }
-        if (stat2.isSymbolicLink()) {
+        if (stat3.isSymbolicLink()) {
           header2.size = 0;
           header2.type = "symlink";
           header2 = map2(header2) || header2;
           return onsymlink(filename, header2);
         }
         header2 = map2(header2) || header2;
-        if (!stat2.isFile()) {
+        if (!stat3.isFile()) {
           if (strict) return pack.destroy(new Error("unsupported type for " + filename));
           return onnextentry();
         }
@@ -15163,9 +15163,9 @@ var require_tar_fs = __commonJS({
       };
       var chperm = function(name, header2, cb) {
         var link = header2.type === "symlink";
-        var chmod5 = link ? xfs.lchmod : xfs.chmod;
+        var chmod6 = link ? xfs.lchmod : xfs.chmod;
         var chown = link ? xfs.lchown : xfs.chown;
-        if (!chmod5) return cb();
+        if (!chmod6) return cb();
         var mode = (header2.mode | (header2.type === "directory" ? dmode : fmode)) & umask & parseInt(777, 8);
         if (chown && own2) {
           if (!validId(header2.uid) || !validId(header2.gid)) return cb(new Error(name + " has an invalid owner"));
@@ -15175,8 +15175,8 @@ var require_tar_fs = __commonJS({
         }
         function onchown(err) {
           if (err) return cb(err);
-          if (!chmod5) return cb();
-          chmod5.call(xfs, name, mode, cb);
+          if (!chmod6) return cb();
+          chmod6.call(xfs, name, mode, cb);
         }
       };
       extract.on("entry", function(header2, stream, next) {
@@ -15190,10 +15190,10 @@ var require_tar_fs = __commonJS({
         if (!validPath(header2.name, DOTDOT_NONE)) {
           return next(new Error(JSON.stringify(header2.name) + " is not a valid path"));
         }
-        var isRoot = path8.join(name, ".") === path8.join(cwd, ".");
-        var stat2 = function(err) {
+        var isRoot2 = path8.join(name, ".") === path8.join(cwd, ".");
+        var stat3 = function(err) {
           if (err) return next(err);
-          if (isRoot) return next();
+          if (isRoot2) return next();
           utimes(name, header2, function(err2) {
             if (err2) return next(err2);
             if (win32) return next();
@@ -15201,7 +15201,7 @@ var require_tar_fs = __commonJS({
           });
         };
         var ondirectory = function() {
-          if (isRoot) return onmkdir(null);
+          if (isRoot2) return onmkdir(null);
           xfs.lstat(name, function(err, st) {
             if (!err && st.isSymbolicLink()) return xfs.unlink(name, onmkdir);
             onmkdir(null);
@@ -15214,7 +15214,7 @@ var require_tar_fs = __commonJS({
               own: own2,
               uid: header2.uid,
               gid: header2.gid
-            }, stat2);
+            }, stat3);
           }
         };
         var onsymlink = function() {
@@ -15226,7 +15226,7 @@ var require_tar_fs = __commonJS({
             if (err) return next(err);
             if (!valid) return next(new Error(name + " is not a valid symlink"));
             xfs.unlink(name, function() {
-              xfs.symlink(header2.linkname, name, stat2);
+              xfs.symlink(header2.linkname, name, stat3);
             });
           });
         };
@@ -15242,7 +15242,7 @@ var require_tar_fs = __commonJS({
                   stream = xfs.createReadStream(srcpath);
                   return onfile();
                 }
-                stat2(err2);
+                stat3(err2);
               });
             });
           });
@@ -15261,11 +15261,11 @@ var require_tar_fs = __commonJS({
             });
             pump(rs, ws, function(err2) {
               if (err2) return next(err2);
-              ws.on("close", stat2);
+              ws.on("close", stat3);
             });
           }
         };
-        var dir = isRoot ? path8.join(cwd, ".") : path8.dirname(name);
+        var dir = isRoot2 ? path8.join(cwd, ".") : path8.dirname(name);
         validate2(xfs, dir, path8.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
@@ -15458,12 +15458,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15488,12 +15488,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15517,12 +15517,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15587,12 +15587,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15617,12 +15617,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15648,12 +15648,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15677,12 +15677,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15705,12 +15705,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15734,12 +15734,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15765,12 +15765,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15798,12 +15798,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15827,12 +15827,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15859,12 +15859,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15889,12 +15889,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15920,12 +15920,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -15952,12 +15952,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(new Exec(self2.modem, data.Id));
+            resolve9(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -15985,12 +15985,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16017,12 +16017,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16048,12 +16048,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16079,12 +16079,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16109,12 +16109,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16141,12 +16141,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve8(stream);
+            resolve9(stream);
           });
         });
       } else {
@@ -16171,12 +16171,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16203,12 +16203,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16234,12 +16234,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16265,12 +16265,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16296,12 +16296,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16328,12 +16328,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16358,12 +16358,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16392,12 +16392,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16435,12 +16435,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16464,12 +16464,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16491,12 +16491,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16518,12 +16518,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16555,12 +16555,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16587,12 +16587,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16617,12 +16617,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16660,12 +16660,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16690,12 +16690,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16733,12 +16733,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16764,12 +16764,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16794,12 +16794,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16824,12 +16824,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16867,12 +16867,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16896,12 +16896,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16936,12 +16936,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -16967,12 +16967,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17011,12 +17011,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17040,12 +17040,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17071,12 +17071,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17108,12 +17108,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17136,12 +17136,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17164,12 +17164,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17193,12 +17193,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17223,12 +17223,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17258,12 +17258,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17302,12 +17302,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17333,12 +17333,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17363,12 +17363,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17407,12 +17407,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17437,12 +17437,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17468,12 +17468,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17514,12 +17514,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17546,12 +17546,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17589,12 +17589,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17621,12 +17621,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -17650,12 +17650,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -18225,7 +18225,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve8, reject) => {
+            getHeaders = new Promise((resolve9, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -18235,7 +18235,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve8(headers);
+                resolve9(headers);
               });
             });
           }
@@ -18291,10 +18291,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve8(metadata);
+              resolve9(metadata);
             } else {
               reject(err);
             }
@@ -18679,14 +18679,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve8({
+            resolve9({
               socket: tlsSocket,
               secure: true
             });
@@ -18805,8 +18805,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve8) => {
-            this.secureContextWatchers.push(resolve8);
+          return new Promise((resolve9) => {
+            this.secureContextWatchers.push(resolve9);
           });
         }
       }
@@ -18839,7 +18839,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -18864,7 +18864,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve8({
+            resolve9({
               socket: tlsSocket,
               secure: true
             });
@@ -19019,7 +19019,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os4 = __require("os");
+    var os5 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -19318,7 +19318,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname3 of validatedConfig.clientHostname) {
-            if (hostname3 === os4.hostname()) {
+            if (hostname3 === os5.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -22458,7 +22458,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve8, reject) {
+      return new Promise(function executor(resolve9, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -22468,7 +22468,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve8.apply(null, params2);
+              resolve9.apply(null, params2);
             }
           }
         };
@@ -25028,7 +25028,7 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path8.resolve = function resolve8(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve9(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute2(includePath))
@@ -25385,7 +25385,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve8() {
+    MapField.prototype.resolve = function resolve9() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -25462,7 +25462,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve8() {
+    Method.prototype.resolve = function resolve9() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -27080,7 +27080,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve8() {
+    Field.prototype.resolve = function resolve9() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -27353,7 +27353,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve8() {
+    ReflectionObject.prototype.resolve = function resolve9() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -32325,18 +32325,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve8(output2);
+              resolve9(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -32358,7 +32358,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve8(Buffer.concat(messageParts));
+            resolve9(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -32371,18 +32371,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve8(output2);
+              resolve9(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -32404,7 +32404,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve8(Buffer.concat(messageParts));
+            resolve9(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -33754,7 +33754,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve9, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -33765,7 +33765,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve8(socket);
+            resolve9(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -33874,7 +33874,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os4 = __require("os");
+    var os5 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -33882,7 +33882,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name, num2] of Object.entries(os4.constants.errno)) {
+      for (const [name, num2] of Object.entries(os5.constants.errno)) {
         if (num2 === errno) {
           return name;
         }
@@ -34753,7 +34753,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve8, reject) => {
+        return new Promise((resolve9, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -34824,7 +34824,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve8(new Http2Transport(session, address, options, remoteName));
+            resolve9(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -34838,7 +34838,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve8, reject) => {
+            return new Promise((resolve9, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -34848,7 +34848,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve8(socket);
+                resolve9(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -35886,13 +35886,13 @@ var require_retrying_call = __commonJS({
         }, retryDelayMs);
       }
       countActiveCalls() {
-        let count = 0;
+        let count2 = 0;
         for (const call of this.underlyingCalls) {
           if ((call === null || call === void 0 ? void 0 : call.state) === "ACTIVE") {
-            count += 1;
+            count2 += 1;
           }
         }
-        return count;
+        return count2;
       }
       handleProcessedStatus(status, callIndex, pushback) {
         var _a3, _b, _c;
@@ -38300,7 +38300,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve9, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -38321,7 +38321,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve8(Buffer.concat(messageParts));
+              resolve9(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -38932,10 +38932,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve9, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve8({
+              resolve9({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -38963,7 +38963,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve8({
+              resolve9({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -39016,7 +39016,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve8, reject) => {
+          return new Promise((resolve9, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -39032,7 +39032,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve8(addressList);
+              resolve9(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -41854,13 +41854,13 @@ var require_load_balancer_weighted_round_robin = __commonJS({
         this.weightUpdateTimer = null;
       }
       countChildrenWithState(state) {
-        let count = 0;
+        let count2 = 0;
         for (const entry of this.children.values()) {
           if (entry.child.getConnectivityState() === state) {
-            count += 1;
+            count2 += 1;
           }
         }
-        return count;
+        return count2;
       }
       updateWeight(entry, loadReport) {
         var _a3, _b;
@@ -42781,12 +42781,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(self2.getContainer(data.Id));
+            resolve9(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -42819,12 +42819,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -42852,12 +42852,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -42888,12 +42888,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -42916,12 +42916,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -42986,12 +42986,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve8, reject) {
+        return new self2.modem.Promise(function(resolve9, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43050,12 +43050,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43079,12 +43079,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43109,12 +43109,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43137,12 +43137,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43168,12 +43168,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43196,12 +43196,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43228,12 +43228,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(self2.getSecret(data.ID));
+            resolve9(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -43261,12 +43261,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(self2.getConfig(data.ID));
+            resolve9(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -43290,12 +43290,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43318,12 +43318,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43348,12 +43348,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(self2.getPlugin(args.opts.name));
+            resolve9(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -43377,12 +43377,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43405,12 +43405,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43432,12 +43432,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43460,12 +43460,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43488,12 +43488,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43516,12 +43516,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43547,12 +43547,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(self2.getVolume(data.Name));
+            resolve9(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -43584,12 +43584,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(self2.getService(data.ID || data.Id));
+            resolve9(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -43614,12 +43614,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43645,12 +43645,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(self2.getNetwork(data.Id));
+            resolve9(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -43675,12 +43675,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43703,12 +43703,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43730,12 +43730,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43757,12 +43757,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43784,12 +43784,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43811,12 +43811,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43840,12 +43840,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -43972,7 +43972,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve8, reject) {
+      return new this.modem.Promise(function(resolve9, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -44005,7 +44005,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve8([data, containero]);
+          resolve9([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -44026,12 +44026,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -44055,12 +44055,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -44083,12 +44083,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -44112,12 +44112,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -44140,12 +44140,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve8, reject) {
+        return new this.modem.Promise(function(resolve9, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve8(data);
+            resolve9(data);
           });
         });
       } else {
@@ -44169,7 +44169,7 @@ var require_docker = __commonJS({
 });
 
 // src/runner/docker/options.ts
-import os from "node:os";
+import os2 from "node:os";
 function socketFromEnv() {
   const host = process.env.DOCKER_HOST;
   if (host?.startsWith("unix://")) return host.slice("unix://".length);
@@ -44189,7 +44189,7 @@ function parseMemory(v) {
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
 }
-var RUN_LABEL, TRIAL_LABEL, OWNER_LABEL, BOOT_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, TRIAL_KEYS, FORBIDDEN_ENV, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE, KILL_GRACE_MS, SIGNAL_NAMES;
+var RUN_LABEL, TRIAL_LABEL, OWNER_LABEL, BOOT_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, TRIAL_KEYS, FORBIDDEN_ENV2, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE, KILL_GRACE_MS2, SIGNAL_NAMES2;
 var init_options = __esm({
   "src/runner/docker/options.ts"() {
     "use strict";
@@ -44210,14 +44210,14 @@ var init_options = __esm({
       endpoint: "/opt/hr/ep"
     };
     TRIAL_KEYS = ["workspace", "home", "tmp", "bin"];
-    FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
+    FORBIDDEN_ENV2 = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
     STANDARD_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
     TMP_PREFIX = "hr-docker-";
     DEFAULT_IDLE = ["/bin/sh", "-c", "while :; do sleep 3600; done"];
-    KILL_GRACE_MS = 2e3;
-    SIGNAL_NAMES = /* @__PURE__ */ new Map();
-    for (const [name, n] of Object.entries(os.constants.signals))
-      if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
+    KILL_GRACE_MS2 = 2e3;
+    SIGNAL_NAMES2 = /* @__PURE__ */ new Map();
+    for (const [name, n] of Object.entries(os2.constants.signals))
+      if (!SIGNAL_NAMES2.has(n)) SIGNAL_NAMES2.set(n, name);
   }
 });
 
@@ -44276,14 +44276,14 @@ async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve8) => {
+  return new Promise((resolve9) => {
     execFile(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e2, stdout, stderr) => {
         const code = e2 ? typeof e2.code === "number" ? e2.code : 127 : 0;
-        resolve8({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve9({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -44300,20 +44300,20 @@ var init_daemon = __esm({
 // src/runner/docker/cleanup.ts
 import { spawn as spawn3 } from "node:child_process";
 import { createHash as createHash6 } from "node:crypto";
-import { readFileSync as readFileSync5 } from "node:fs";
-import { lstat as lstat2, readdir as readdir3, readFile as readFile2, rm as rm2 } from "node:fs/promises";
-import os2 from "node:os";
+import { readFileSync as readFileSync8 } from "node:fs";
+import { lstat as lstat3, readdir as readdir5, readFile as readFile3, rm as rm3 } from "node:fs/promises";
+import os3 from "node:os";
 import path from "node:path";
 function startTime(pid) {
   try {
-    const stat2 = readFileSync5(`/proc/${pid}/stat`, "utf8");
-    return stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[19];
+    const stat3 = readFileSync8(`/proc/${pid}/stat`, "utf8");
+    return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
   }
 }
 function ownerId() {
-  return `${os2.hostname()}:${process.pid}:${startTime(process.pid) ?? "?"}`;
+  return `${os3.hostname()}:${process.pid}:${startTime(process.pid) ?? "?"}`;
 }
 function ownerLabels() {
   return { [OWNER_LABEL]: ownerId(), [BOOT_LABEL]: BOOT_ID };
@@ -44321,7 +44321,7 @@ function ownerLabels() {
 function ownerGone(owner, boot) {
   if (!owner) return void 0;
   const [host, pidText, start] = owner.split(":");
-  if (host !== os2.hostname()) return void 0;
+  if (host !== os3.hostname()) return void 0;
   if (boot && BOOT_ID !== "unknown" && boot !== BOOT_ID) return true;
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return void 0;
@@ -44389,7 +44389,7 @@ async function sweepLegacyFirewall(liveTags) {
   return gone;
 }
 async function folderGone(dir, name) {
-  const text = await readFile2(path.join(dir, "owner.json"), "utf8").catch(() => void 0);
+  const text = await readFile3(path.join(dir, "owner.json"), "utf8").catch(() => void 0);
   if (text) {
     try {
       const o = JSON.parse(text);
@@ -44398,7 +44398,7 @@ async function folderGone(dir, name) {
     }
   }
   const pid = Number(new RegExp(`^${TMP_PREFIX}(\\d+)-`).exec(name)?.[1]);
-  return pid > 0 && pid !== process.pid && ownerGone(`${os2.hostname()}:${pid}`, void 0) === true;
+  return pid > 0 && pid !== process.pid && ownerGone(`${os3.hostname()}:${pid}`, void 0) === true;
 }
 async function sweepStale(opts = {}) {
   const own2 = opts.docker ? void 0 : connect(opts.socketPath ?? socketFromEnv());
@@ -44436,13 +44436,13 @@ async function sweepStale(opts = {}) {
   } finally {
     own2?.close();
   }
-  const tmp = os2.tmpdir();
-  for (const name of await readdir3(tmp).catch(() => [])) {
+  const tmp = os3.tmpdir();
+  for (const name of await readdir5(tmp).catch(() => [])) {
     if (!name.startsWith(TMP_PREFIX)) continue;
     const dir = path.join(tmp, name);
-    const st = await lstat2(dir).catch(() => void 0);
+    const st = await lstat3(dir).catch(() => void 0);
     if (!st?.isDirectory() || !await folderGone(dir, name)) continue;
-    await rm2(dir, { recursive: true, force: true }).catch(() => {
+    await rm3(dir, { recursive: true, force: true }).catch(() => {
     });
     removed.folders.push(dir);
   }
@@ -44497,7 +44497,7 @@ var init_cleanup = __esm({
     init_options();
     BOOT_ID = (() => {
       try {
-        return readFileSync5("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync8("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -44524,7 +44524,7 @@ const call = (method, p) => new Promise((res) => {
 });
 
 // src/runner/docker/mounts.ts
-import { stat } from "node:fs/promises";
+import { stat as stat2 } from "node:fs/promises";
 import path2 from "node:path";
 function within(child, parent) {
   if (child === parent) return "";
@@ -44550,7 +44550,7 @@ async function readOnlyMounts(readOnly, hide2, o) {
       o.warn(`ro:${p}`, `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`);
       continue;
     }
-    const st = await stat(p).catch(() => void 0);
+    const st = await stat2(p).catch(() => void 0);
     if (!st) {
       o.warn(`ro-missing:${p}`, `docker runner: read-only folder ${p} does not exist; not mounted`);
       continue;
@@ -44569,7 +44569,7 @@ async function readOnlyMounts(readOnly, hide2, o) {
   const mounts = outer.sort().map((p) => ({ Type: "bind", Source: p, Target: mapReadOnly(p), ReadOnly: true }));
   for (const h of [...new Set(hide2.map((x) => path2.resolve(x)))].sort()) {
     if (!outer.some((p) => within(h, p) !== void 0)) continue;
-    const st = await stat(h).catch(() => void 0);
+    const st = await stat2(h).catch(() => void 0);
     if (!st) continue;
     mounts.push(
       st.isDirectory() ? {
@@ -44620,7 +44620,7 @@ var init_mounts = __esm({
 });
 
 // src/runner/docker/network.ts
-import { chmod as chmod2 } from "node:fs/promises";
+import { chmod as chmod3 } from "node:fs/promises";
 import net from "node:net";
 import path3 from "node:path";
 function endpointPorts(launch, aliases) {
@@ -44696,7 +44696,7 @@ if (ports.length === 0) process.stdout.write('ready\\n');
         });
         this.servers.push(server);
         await new Promise((res, rej) => server.once("error", rej).listen(sock, () => res()));
-        await chmod2(sock, 438);
+        await chmod3(sock, 438);
       }
       close() {
         for (const s of this.servers) s.close();
@@ -44864,14 +44864,14 @@ async function startExec(container, o, out, err, track, onFull) {
   stream.pipe(demux);
   return { exec, stream, done, flushed };
 }
-async function execExit(s, failed2) {
+async function execExit(s, failed3) {
   let ended = false;
   void s.done.then(() => {
     ended = true;
   });
   for (; ; ) {
-    await Promise.race([s.done, sleep(ended ? 250 : 200), failed2]);
-    const info = await Promise.race([s.exec.inspect(), failed2]);
+    await Promise.race([s.done, sleep(ended ? 250 : 200), failed3]);
+    const info = await Promise.race([s.exec.inspect(), failed3]);
     if (!info.Running) {
       await waitAtMost(s.done, ended ? 0 : 200);
       return info.ExitCode;
@@ -44896,23 +44896,23 @@ function guard(docker, launch, soft, hard) {
   let hardStop;
   let grace;
   let reject;
-  const failed2 = new Promise((_, rej) => {
+  const failed3 = new Promise((_, rej) => {
     reject = rej;
   });
-  failed2.catch(() => {
+  failed3.catch(() => {
   });
   const g = {
     timedOut: false,
     aborted: false,
     killed: false,
-    failed: failed2,
+    failed: failed3,
     kill: () => {
       if (g.killed) return;
       g.killed = true;
       void soft().catch(() => {
       }).finally(() => {
         grace = setTimeout(() => void hard().catch(() => {
-        }), KILL_GRACE_MS);
+        }), KILL_GRACE_MS2);
       });
     },
     arm: () => {
@@ -44954,23 +44954,23 @@ function guard(docker, launch, soft, hard) {
   return g;
 }
 function ending(g, code, stopping) {
-  const signal = code !== null && code > 128 && code < 160 ? SIGNAL_NAMES.get(code - 128) : void 0;
+  const signal = code !== null && code > 128 && code < 160 ? SIGNAL_NAMES2.get(code - 128) : void 0;
   const rest = signal ? { exit_code: null, signal } : code === null && g.killed ? { exit_code: null, signal: "SIGKILL" } : { exit_code: code, signal: null };
   rest.timed_out = g.timedOut;
   if (g.aborted) rest.infra_error = "trial aborted";
   else if (stopping && !g.timedOut) rest.infra_error = "the run was stopped (interrupted) during the trial";
   return rest;
 }
-var TAIL_BYTES, HEARTBEAT_MS, Tail2, Demux;
+var TAIL_BYTES2, HEARTBEAT_MS, Tail2, Demux;
 var init_exec = __esm({
   "src/runner/docker/exec.ts"() {
     "use strict";
     init_daemon();
     init_options();
-    TAIL_BYTES = 64 * 1024;
+    TAIL_BYTES2 = 64 * 1024;
     HEARTBEAT_MS = 2e3;
     Tail2 = class {
-      constructor(limit = TAIL_BYTES) {
+      constructor(limit = TAIL_BYTES2) {
         this.limit = limit;
       }
       limit;
@@ -45031,7 +45031,7 @@ var init_exec = __esm({
 });
 
 // src/runner/docker/limits.ts
-import { lstat as lstat3, readdir as readdir4 } from "node:fs/promises";
+import { lstat as lstat4, readdir as readdir6 } from "node:fs/promises";
 import path4 from "node:path";
 function parseProbe(text) {
   const num2 = (re) => Number(re.exec(text)?.[1] ?? 0) || 0;
@@ -45039,11 +45039,11 @@ function parseProbe(text) {
   const diskFull = d ? Number(d[2]) * Number(d[3]) <= Math.max(64 * 1024, Number(d[1]) * Number(d[3]) * 0.01) : false;
   return { oomKills: num2(/^oom_kill (\d+)/m), forksRefused: num2(/^max (\d+)/m), diskFull };
 }
-async function findFileOfSize(dirs, size) {
+async function findFileOfSize2(dirs, size) {
   const walk = async (abs, rel, depth) => {
     if (depth > 32) return void 0;
-    for (const name of await readdir4(abs).catch(() => [])) {
-      const st = await lstat3(path4.join(abs, name)).catch(() => void 0);
+    for (const name of await readdir6(abs).catch(() => [])) {
+      const st = await lstat4(path4.join(abs, name)).catch(() => void 0);
       if (st?.isFile() && st.size >= size) return `${rel}/${name}`;
       if (st?.isDirectory()) {
         const hit = await walk(path4.join(abs, name), `${rel}/${name}`, depth + 1);
@@ -45061,19 +45061,19 @@ async function findFileOfSize(dirs, size) {
 function limitsHit(f, o) {
   const out = [];
   if (f.sigxfsz || f.bigFile)
-    out.push(`file size limit (${fmtBytes(o.fileSize)}) reached${f.bigFile ? ` (${f.bigFile})` : ""}`);
+    out.push(`file size limit (${fmtBytes2(o.fileSize)}) reached${f.bigFile ? ` (${f.bigFile})` : ""}`);
   if (f.oomKills > 0)
     out.push(
-      `memory limit (${fmtBytes(o.memory)}) reached: the kernel killed a process of the trial (${f.oomKills} OOM kill${f.oomKills > 1 ? "s" : ""})`
+      `memory limit (${fmtBytes2(o.memory)}) reached: the kernel killed a process of the trial (${f.oomKills} OOM kill${f.oomKills > 1 ? "s" : ""})`
     );
   if (f.forksRefused > 0)
     out.push(
       `process limit (${o.pids} processes and threads) reached: a fork failed (${f.forksRefused} refused)`
     );
-  if (f.diskFull) out.push(`disk limit (${fmtBytes(o.disk)} for the trial folders) reached`);
+  if (f.diskFull) out.push(`disk limit (${fmtBytes2(o.disk)} for the trial folders) reached`);
   return out;
 }
-var PROBE_SH, MiB, fmtBytes;
+var PROBE_SH, MiB2, fmtBytes2;
 var init_limits = __esm({
   "src/runner/docker/limits.ts"() {
     "use strict";
@@ -45083,14 +45083,14 @@ var init_limits = __esm({
       '{ cat /sys/fs/cgroup/pids.events 2>/dev/null || cat /sys/fs/cgroup/pids/pids.events 2>/dev/null; } | grep "^max " >&2',
       'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2'
     ].join("; ");
-    MiB = 1024 * 1024;
-    fmtBytes = (n) => n >= 1024 * MiB && n % (1024 * MiB) === 0 ? `${n / (1024 * MiB)} GiB` : `${Math.round(n / MiB)} MiB`;
+    MiB2 = 1024 * 1024;
+    fmtBytes2 = (n) => n >= 1024 * MiB2 && n % (1024 * MiB2) === 0 ? `${n / (1024 * MiB2)} GiB` : `${Math.round(n / MiB2)} MiB`;
   }
 });
 
 // src/runner/docker/tar.ts
 import { constants } from "node:fs";
-import { chmod as chmod3, copyFile, lstat as lstat4, mkdir as mkdir3, open as open2, readdir as readdir5, readlink as readlink2, symlink } from "node:fs/promises";
+import { chmod as chmod4, copyFile, lstat as lstat5, mkdir as mkdir5, open as open2, readdir as readdir7, readlink as readlink2, symlink } from "node:fs/promises";
 import path5 from "node:path";
 function octal(n, width) {
   return `${n.toString(8).padStart(width - 1, "0")}\0`;
@@ -45134,10 +45134,10 @@ function paxFor(name, linkname) {
 }
 async function* packTree(dirs) {
   async function* walk(abs, rel) {
-    for (const name of (await readdir5(abs)).sort()) {
+    for (const name of (await readdir7(abs)).sort()) {
       const a = path5.join(abs, name);
       const r = `${rel}/${name}`;
-      const st = await lstat4(a);
+      const st = await lstat5(a);
       if (st.isDirectory()) {
         yield* paxFor(`${r}/`, "");
         yield header(`${r}/`, "5", 0, st.mode);
@@ -45161,7 +45161,7 @@ async function* packTree(dirs) {
     }
   }
   for (const [name, dir] of Object.entries(dirs)) {
-    const st = await lstat4(dir);
+    const st = await lstat5(dir);
     yield header(`${name}/`, "5", 0, st.mode);
     yield* walk(dir, name);
   }
@@ -45238,7 +45238,7 @@ async function extractTree(stream, dest, limits) {
       return;
     }
     if (type === "5") {
-      await mkdir3(abs, { mode: 448 }).then(
+      await mkdir5(abs, { mode: 448 }).then(
         () => {
           made.add(abs);
           dirModes.push([abs, mode]);
@@ -45261,9 +45261,9 @@ async function extractTree(stream, dest, limits) {
       await symlink(link, abs).catch(() => skipped++);
     } else if (type === "1") {
       const from = target(link.replace(/\/+$/, ""));
-      const st = from ? await lstat4(from).catch(() => void 0) : void 0;
+      const st = from ? await lstat5(from).catch(() => void 0) : void 0;
       if (from && st?.isFile())
-        await copyFile(from, abs, constants.COPYFILE_EXCL).then(() => chmod3(abs, st.mode & 1023)).catch(() => skipped++);
+        await copyFile(from, abs, constants.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(() => skipped++);
       else skipped++;
     } else {
       skipped++;
@@ -45313,7 +45313,7 @@ async function extractTree(stream, dest, limits) {
   }
   await cur?.fh?.close().catch(() => {
   });
-  for (const [d, m] of dirModes.reverse()) await chmod3(d, m).catch(() => {
+  for (const [d, m] of dirModes.reverse()) await chmod4(d, m).catch(() => {
   });
   return { bytes, entries, skipped };
 }
@@ -45405,7 +45405,7 @@ var init_filetree = __esm({
 });
 
 // src/runner/docker/trial.ts
-import { readdir as readdir6, rm as rm3 } from "node:fs/promises";
+import { readdir as readdir8, rm as rm4 } from "node:fs/promises";
 import path6 from "node:path";
 function outcomeOf(io, rest) {
   return {
@@ -45419,7 +45419,7 @@ function outcomeOf(io, rest) {
   };
 }
 async function emptyDir(dir) {
-  for (const name of await readdir6(dir)) await rm3(path6.join(dir, name), { recursive: true, force: true });
+  for (const name of await readdir8(dir)) await rm4(path6.join(dir, name), { recursive: true, force: true });
 }
 async function runTrialIn(r, launch) {
   const io = { out: new Tail2(), err: new Tail2(), startedAt: Date.now() };
@@ -45442,7 +45442,7 @@ async function runTrialIn(r, launch) {
       `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or its command); it runs without any network`
     );
   for (const k of TRIAL_KEYS) {
-    const ok2 = await readdir6(launch.dirs[k]).then(
+    const ok2 = await readdir8(launch.dirs[k]).then(
       () => true,
       () => false
     );
@@ -45484,7 +45484,7 @@ async function runTrialIn(r, launch) {
       {
         ...facts,
         sigxfsz: result.signal === "SIGXFSZ",
-        bigFile: copied.error ? void 0 : await findFileOfSize(launch.dirs, r.limits.fileSize)
+        bigFile: copied.error ? void 0 : await findFileOfSize2(launch.dirs, r.limits.fileSize)
       },
       r.limits
     );
@@ -45565,9 +45565,9 @@ var init_trial = __esm({
 
 // src/runner/docker/runner.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { rmSync as rmSync2 } from "node:fs";
-import { chmod as chmod4, mkdtemp as mkdtemp2, readdir as readdir7, rm as rm4, writeFile as writeFile3 } from "node:fs/promises";
-import os3 from "node:os";
+import { rmSync as rmSync4 } from "node:fs";
+import { chmod as chmod5, mkdtemp as mkdtemp3, readdir as readdir9, rm as rm5, writeFile as writeFile4 } from "node:fs/promises";
+import os4 from "node:os";
 import path7 from "node:path";
 var PING_TIMEOUT_MS, REMOVE_TIMEOUT_MS, STOP_BUDGET_MS, DockerRunner;
 var init_runner = __esm({
@@ -45697,8 +45697,8 @@ var init_runner = __esm({
         this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
-        this.tmpRoot = await mkdtemp2(path7.join(os3.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
-        await writeFile3(
+        this.tmpRoot = await mkdtemp3(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
+        await writeFile4(
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
@@ -45746,7 +45746,7 @@ var init_runner = __esm({
         const out = [];
         const dropped = [];
         for (const [k, v] of Object.entries(env)) {
-          if (FORBIDDEN_ENV.test(k) || !k || k.includes("=") || k.includes("\0")) dropped.push(k);
+          if (FORBIDDEN_ENV2.test(k) || !k || k.includes("=") || k.includes("\0")) dropped.push(k);
           else out.push(`${k}=${String(v).replace(/\0/g, "")}`);
         }
         if (dropped.length)
@@ -45788,8 +45788,8 @@ var init_runner = __esm({
       }
       async createSlot(ro) {
         if (!this.tmpRoot || !this.ids) throw new Error("docker runner: start() first");
-        const dir = await mkdtemp2(path7.join(this.tmpRoot, "slot-"));
-        await chmod4(dir, 493);
+        const dir = await mkdtemp3(path7.join(this.tmpRoot, "slot-"));
+        await chmod5(dir, 493);
         let container;
         try {
           container = await this.docker.createContainer({
@@ -45817,7 +45817,7 @@ var init_runner = __esm({
           return { container, dir, key: ro.key };
         } catch (e2) {
           if (container) await this.removeContainer(container.id);
-          await rm4(dir, { recursive: true, force: true }).catch(() => {
+          await rm5(dir, { recursive: true, force: true }).catch(() => {
           });
           throw e2;
         }
@@ -45827,7 +45827,7 @@ var init_runner = __esm({
         this.track(
           (async () => {
             await this.removeContainer(slot.container.id);
-            await rm4(slot.dir, { recursive: true, force: true }).catch(() => {
+            await rm5(slot.dir, { recursive: true, force: true }).catch(() => {
             });
           })()
         );
@@ -45891,10 +45891,10 @@ var init_runner = __esm({
         if (this.tmpRoot) {
           const dir = this.tmpRoot;
           if (this.live.size === 0) {
-            await rm4(dir, { recursive: true, force: true }).catch(() => {
+            await rm5(dir, { recursive: true, force: true }).catch(() => {
             });
             this.tmpRoot = void 0;
-          } else if ((await readdir7(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
+          } else if ((await readdir9(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
         }
         for (const s of this.streams) s.destroy?.();
         this.streams.clear();
@@ -45903,7 +45903,7 @@ var init_runner = __esm({
       }
       /** Synchronous last-resort clean-up of host-side folders (process exit). */
       removeTmpSync() {
-        if (this.tmpRoot) rmSync2(this.tmpRoot, { recursive: true, force: true });
+        if (this.tmpRoot) rmSync4(this.tmpRoot, { recursive: true, force: true });
       }
     };
   }
@@ -45931,7 +45931,7 @@ __export(docker_exports, {
   DockerRunner: () => DockerRunner,
   EndpointBridge: () => EndpointBridge,
   FAKE_HOSTS: () => FAKE_HOSTS,
-  FORBIDDEN_ENV: () => FORBIDDEN_ENV,
+  FORBIDDEN_ENV: () => FORBIDDEN_ENV2,
   OWNER_LABEL: () => OWNER_LABEL,
   RELAY_JS: () => RELAY_JS,
   RUN_LABEL: () => RUN_LABEL,
@@ -47321,14 +47321,14 @@ function codePointLength(str4) {
   const units = str4.length;
   if (!highSurrogate.test(str4))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++) {
     if ((str4.charCodeAt(i) & 64512) === 55296 && (str4.charCodeAt(i + 1) & 64512) === 56320) {
-      count--;
+      count2--;
       i++;
     }
   }
-  return count;
+  return count2;
 }
 function getLengthableOrigin(input2) {
   if (Array.isArray(input2))
@@ -48104,8 +48104,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter) => {
-  const escapedDelim = escapeRegex(delimiter ?? ":");
+var mac = (delimiter2) => {
+  const escapedDelim = escapeRegex(delimiter2 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -51161,7 +51161,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve8) {
+function isRecursive(inst, stack, resolve9) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -51171,7 +51171,7 @@ function isRecursive(inst, stack, resolve8) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve8);
+      const answer = isRecursive(child, stack, resolve9);
       if (answer > result)
         result = answer;
     }
@@ -51182,7 +51182,7 @@ function isRecursive(inst, stack, resolve8) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve9) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -51246,7 +51246,7 @@ function isRecursive(inst, stack, resolve8) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve9 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -51711,8 +51711,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count, one2, few, many) {
-  const absCount = Math.abs(count);
+function getBelarusianPlural(count2, one2, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -54359,8 +54359,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count, one2, many) {
-  return Math.abs(count) === 1 ? one2 : many;
+function getArmenianPlural(count2, one2, many) {
+  return Math.abs(count2) === 1 ? one2 : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -57098,8 +57098,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count, one2, few, many) {
-  const absCount = Math.abs(count);
+function getRussianPlural(count2, one2, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -65597,7 +65597,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run2(s) {
+  function run3(s) {
     const cached3 = cache.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
@@ -65623,21 +65623,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run2(oldShape[k]);
+          const mapped = run3(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run2(def.catchall);
+          newCatchall = run3(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run2(def.element);
+        const mapped = run3(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -65645,14 +65645,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run2(item);
+          const mapped = run3(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run2(def.rest);
+          newRest = run3(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -65660,12 +65660,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run2(def.keyType);
-        const newVal = run2(def.valueType);
+        const newKey = run3(def.keyType);
+        const newVal = run3(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run2(def.valueType);
+        const newVal = run3(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -65673,7 +65673,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run2(opt);
+          const mapped = run3(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -65681,8 +65681,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run2(def.left);
-        const newRight = run2(def.right);
+        const newLeft = run3(def.left);
+        const newRight = run3(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -65694,23 +65694,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run2(def.innerType);
+        const newInner = run3(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run2(def.in);
-        const newOut = run2(def.out);
+        const newIn = run3(def.in);
+        const newOut = run3(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run2(def.input);
-        const newOutput = run2(def.output);
+        const newInput = run3(def.input);
+        const newOutput = run3(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run2(original()) });
+        return clone(s, { ...rest, getter: () => run3(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -65741,7 +65741,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run2(schema);
+  return run3(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -66058,7 +66058,7 @@ function jobSecretMask(env) {
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join16 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/adapters/load.ts
@@ -66567,9 +66567,9 @@ function displayPath(file2, cwd = process.cwd()) {
 }
 
 // src/engine/run.ts
-import { mkdtemp as mkdtemp3, rm as rm5 } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { basename, dirname as dirname6, join as join8 } from "node:path";
+import { mkdir as mkdir6, mkdtemp as mkdtemp4, rm as rm6 } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import { basename, dirname as dirname7, join as join11, resolve as resolve5 } from "node:path";
 
 // src/adapters/install.ts
 init_errors();
@@ -66717,7 +66717,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env) {
-  return new Promise((resolve8) => {
+  return new Promise((resolve9) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output2 = "";
     const keep = (b2) => {
@@ -66726,8 +66726,8 @@ function run(cmd, args, cwd, env) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e2) => resolve8({ code: 127, output: `${cmd}: ${e2.message}` }));
-    child.on("close", (code) => resolve8({ code: code ?? 1, output: output2 }));
+    child.on("error", (e2) => resolve9({ code: 127, output: `${cmd}: ${e2.message}` }));
+    child.on("close", (code) => resolve9({ code: code ?? 1, output: output2 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -66856,6 +66856,8 @@ var Trial = external_exports.object({
   duration_ms: external_exports.number(),
   exit_code: external_exports.number().nullable(),
   timed_out: external_exports.boolean(),
+  /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
+  limit_hit: external_exports.string().optional(),
   /** sha256 of the canonical evidence JSON. */
   evidence_digest: external_exports.string(),
   /** Path of the full evidence file, relative to the run result, when kept. */
@@ -66901,6 +66903,22 @@ var Selection = external_exports.object({
   /** This result's shard of the selection; absent when it holds the whole selection. */
   shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional()
 }).strict();
+var RunnerInfo = external_exports.object({
+  name: external_exports.enum(["process", "docker"]),
+  containment: external_exports.enum(["namespaces", "container", "uncontained"]),
+  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
+  mechanism: external_exports.string(),
+  /** Why the run is uncontained (requested, or what was missing). */
+  reason: external_exports.string().optional(),
+  limits: external_exports.object({
+    memory_bytes: external_exports.number(),
+    pids: external_exports.number(),
+    file_size_bytes: external_exports.number(),
+    disk_bytes: external_exports.number(),
+    /** How each limit is enforced; `none` = not enforced on this machine. */
+    via: external_exports.record(external_exports.string(), external_exports.string())
+  }).strict().optional()
+}).strict();
 var RunResult = external_exports.object({
   schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
   tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
@@ -66917,13 +66935,8 @@ var RunResult = external_exports.object({
   /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
   harness: HarnessInfo.optional(),
   runner: external_exports.enum(["process", "docker"]),
-  /** How the runner confined the harness; `uncontained` is never green (see the gate). */
-  containment: external_exports.object({
-    level: external_exports.enum(["contained", "uncontained"]),
-    /** The mechanism used (e.g. `bwrap`, `docker`), or why none could be. */
-    mechanism: external_exports.string(),
-    detail: external_exports.string().optional()
-  }).strict().optional(),
+  /** What contained the trials (absent in results of older versions). */
+  containment: RunnerInfo.optional(),
   /** Docker: the image the trials ran in, with the id the daemon gave it. */
   image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
   /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
@@ -66965,9 +66978,9 @@ function callOutcomes(evidence) {
   }
   return out;
 }
-function makeCheckContext(evidence, resolve8) {
+function makeCheckContext(evidence, resolve9) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve8, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve9, calls: callOutcomes(evidence), replies: replies2 };
 }
 var fileAt = (ctx, path8, when) => {
   const key = ctx.resolve(path8);
@@ -67245,11 +67258,6 @@ var ResultWriter = class {
   path;
   written;
   doc;
-  /** Header facts learnt after the run began (the image id once the daemon answered). */
-  annotate(fields) {
-    Object.assign(this.doc, fields);
-    this.flush();
-  }
   add(trial) {
     this.doc.trials.push(trial);
     this.doc.trials.sort((a, b2) => a.id.localeCompare(b2.id));
@@ -67273,93 +67281,782 @@ var ResultWriter = class {
 
 // src/runner/process.ts
 import { spawn as spawn2 } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync as readdirSync4, readFileSync as readFileSync6, rmSync as rmSync3 } from "node:fs";
+import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat, statfs } from "node:fs/promises";
+import { tmpdir as tmpdir2 } from "node:os";
+import { dirname as dirname5, join as join7 } from "node:path";
+
+// src/runner/contain/bwrap.ts
+import { existsSync as existsSync4, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname as dirname4 } from "node:path";
-var TAIL = 64 * 1024;
-var Tail = class {
-  constructor(max = TAIL) {
-    this.max = max;
+
+// src/runner/contain/init.ts
+var INIT_SOURCE = String.raw`
+const net = require('node:net');
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const spec = JSON.parse(process.argv[process.argv.length - 1]);
+const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
+const relay = net.createServer((c) => {
+  const u = net.connect(spec.socket);
+  const end = () => { c.destroy(); u.destroy(); };
+  c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
+  c.pipe(u); u.pipe(c);
+});
+relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
+relay.listen(spec.port, '127.0.0.1', () => {
+  const [cmd, ...args] = spec.command;
+  // fd 3 is ours (the status pipe): the harness gets /dev/null there.
+  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
+  const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+  process.on('SIGTERM', () => forward('SIGTERM'));
+  process.on('SIGINT', () => forward('SIGINT'));
+  child.on('error', (e) => {
+    report({ spawn_error: e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
+    process.exit(127);
+  });
+  child.on('exit', (code, signal) => {
+    report({ exit_code: code, signal });
+    process.exit(code === null ? 128 : code);
+  });
+});
+`;
+
+// src/runner/contain/bwrap.ts
+var SOCKET_DIR_IN_SANDBOX = "/run/hr";
+var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
+var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+function nodePrefix() {
+  return dirname4(dirname4(realpathSync(process.execPath)));
+}
+function ancestors(p) {
+  const parts = p.split("/").filter(Boolean);
+  return parts.slice(0, -1).map((_, k) => `/${parts.slice(0, k + 1).join("/")}`).filter((d) => d !== "/tmp");
+}
+function bwrapArgs(i) {
+  const a = [
+    "--die-with-parent",
+    // setsid: the harness cannot reach our terminal (TIOCSTI) and is its own session.
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--hostname",
+    "harness"
+  ];
+  if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
+  for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
+  for (const l of SYSTEM_LINKS) {
+    if (!existsSync4(l)) continue;
+    if (lstatSync(l).isSymbolicLink()) a.push("--symlink", readlinkSync(l), l);
+    else a.push("--ro-bind", l, l);
   }
-  max;
+  a.push("--ro-bind", nodePrefix(), nodePrefix());
+  a.push("--proc", "/proc", "--dev", "/dev");
+  a.push("--perms", "1777", "--size", String(i.limits.disk_bytes), "--tmpfs", "/tmp");
+  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
+  const covered = (d) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
+  const made = /* @__PURE__ */ new Set();
+  for (const dest of dests)
+    for (const d of ancestors(dest))
+      if (!covered(d) && !made.has(d)) {
+        made.add(d);
+        a.push("--perms", "0755", "--dir", d);
+      }
+  for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
+  for (const p of i.readOnly)
+    if (existsSync4(`${p}/.git/config`)) a.push("--ro-bind", "/dev/null", `${p}/.git/config`);
+  for (const p of i.hide) {
+    if (!existsSync4(p)) continue;
+    if (lstatSync(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
+    else a.push("--ro-bind", "/dev/null", p);
+  }
+  for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push("--bind", d, d);
+  a.push("--perms", "0755", "--dir", "/run", "--ro-bind", i.socketDir, SOCKET_DIR_IN_SANDBOX);
+  a.push("--chdir", "/");
+  a.push("--");
+  if (i.mode.kind === "root") {
+    a.push(
+      i.tools.setpriv,
+      `--reuid=${i.mode.uid}`,
+      `--regid=${i.mode.gid}`,
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--no-new-privs",
+      "--"
+    );
+  }
+  a.push(i.tools.prlimit, `--fsize=${i.limits.file_size_bytes}`, "--core=0");
+  if (i.via.pids === "rlimit nproc") a.push(`--nproc=${i.limits.pids}`);
+  if (i.via.memory === "rlimit data") a.push(`--data=${i.limits.memory_bytes}`);
+  a.push("--", process.execPath, "-e", INIT_SOURCE, "--", JSON.stringify(i.spec));
+  return a;
+}
+
+// src/runner/contain/cgroup.ts
+import { existsSync as existsSync5, readFileSync as readFileSync4 } from "node:fs";
+import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { join as join5 } from "node:path";
+
+// src/runner/shared.ts
+import os from "node:os";
+var TAIL_BYTES = 64 * 1024;
+var KILL_GRACE_MS = 2e3;
+var FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
+var Tail = class {
+  constructor(limit = TAIL_BYTES) {
+    this.limit = limit;
+  }
+  limit;
   chunks = [];
   size = 0;
   push(b2) {
+    if (b2.length === 0) return;
     this.chunks.push(b2);
     this.size += b2.length;
-    while (this.size > this.max && this.chunks.length > 1) this.size -= this.chunks.shift().length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
+      this.size -= this.chunks.shift().length;
+    }
   }
   text() {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.max)).toString("utf8");
+    let buf = Buffer.concat(this.chunks);
+    if (buf.length > this.limit) {
+      buf = buf.subarray(buf.length - this.limit);
+      let i = 0;
+      while (i < 4 && i < buf.length && (buf[i] & 192) === 128) i++;
+      buf = buf.subarray(i);
+    }
+    return buf.toString("utf8");
   }
 };
-function killGroup(pid, signal) {
+function policeEnv(env) {
+  const out = {};
+  const dropped = [];
+  for (const [k, v] of Object.entries(env)) {
+    if (!k || FORBIDDEN_ENV.test(k) || k.includes("=") || k.includes("\0")) dropped.push(k);
+    else out[k] = String(v).replace(/\0/g, "");
+  }
+  return { env: out, dropped };
+}
+var SIGNAL_NAMES = /* @__PURE__ */ new Map();
+for (const [name, n] of Object.entries(os.constants.signals))
+  if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
+function killQuietly(pid, signal) {
   if (!pid) return;
   try {
-    process.kill(-pid, signal);
+    process.kill(pid, signal);
   } catch {
   }
 }
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e2) {
+    return e2.code === "EPERM";
+  }
+}
+
+// src/runner/contain/cgroup.ts
+var ROOT = "/sys/fs/cgroup";
+function ownPaths() {
+  const m = /* @__PURE__ */ new Map();
+  for (const line of readFileSync4("/proc/self/cgroup", "utf8").trim().split("\n")) {
+    const [, ctrls, path8] = line.split(/:(.*?):/);
+    for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
+  }
+  return m;
+}
+var writable = async (dir) => {
+  const probe = join5(dir, `hr-probe-${process.pid}`);
+  try {
+    await mkdir(probe);
+    await rmdir(probe);
+    return true;
+  } catch {
+    return false;
+  }
+};
+async function planCgroups() {
+  let own2;
+  try {
+    own2 = ownPaths();
+  } catch {
+    return void 0;
+  }
+  const mem = own2.get("memory");
+  const pids = own2.get("pids");
+  if (mem !== void 0 && pids !== void 0 && existsSync5(join5(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join5(ROOT, "memory", mem);
+    const pidsParent = join5(ROOT, "pids", pids);
+    if (await writable(memoryParent) && await writable(pidsParent))
+      return { version: "v1", memoryParent, pidsParent };
+  }
+  const unified = own2.get("");
+  const v2root = existsSync5(join5(ROOT, "cgroup.controllers")) ? ROOT : join5(ROOT, "unified");
+  if (unified !== void 0 && existsSync5(join5(v2root, "cgroup.controllers"))) {
+    const parent = join5(v2root, unified);
+    try {
+      const sub = (await readFile(join5(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
+        return { version: "v2", memoryParent: parent, pidsParent: parent };
+    } catch {
+    }
+  }
+  return void 0;
+}
+var count = (text, key) => {
+  const m = new RegExp(`^${key} (\\d+)$`, "m").exec(text);
+  return m ? Number(m[1]) : 0;
+};
+async function createTrialCgroup(plan, name, limits) {
+  const mem = join5(plan.memoryParent, name);
+  const pids = join5(plan.pidsParent, name);
+  const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
+  for (const d of dirs) await mkdir(d);
+  if (plan.version === "v1") {
+    await writeFile(join5(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    await writeFile(join5(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
+    });
+    await writeFile(join5(pids, "pids.max"), String(limits.pids));
+  } else {
+    await writeFile(join5(mem, "memory.max"), String(limits.memory_bytes));
+    await writeFile(join5(mem, "memory.swap.max"), "0").catch(() => {
+    });
+    await writeFile(join5(mem, "pids.max"), String(limits.pids));
+  }
+  const read = (f) => readFile(f, "utf8").catch(() => "");
+  return {
+    procsFiles: dirs.map((d) => join5(d, "cgroup.procs")),
+    async hits() {
+      const memText = plan.version === "v1" ? await read(join5(mem, "memory.oom_control")) : await read(join5(mem, "memory.events"));
+      const pidsText = await read(join5(pids, "pids.events"));
+      return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
+    },
+    async remove() {
+      for (let i = 0; i < 50; i++) {
+        let left = 0;
+        for (const d of dirs) {
+          const procs = (await read(join5(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          left += procs.length;
+          for (const p of procs) {
+            try {
+              process.kill(Number(p), "SIGKILL");
+            } catch {
+            }
+          }
+        }
+        if (left === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (const d of dirs) await rmdir(d).catch(() => {
+      });
+    }
+  };
+}
+async function sweepCgroups(plan) {
+  let n = 0;
+  for (const parent of /* @__PURE__ */ new Set([plan.memoryParent, plan.pidsParent])) {
+    for (const name of await readdir(parent).catch(() => [])) {
+      const m = /^hr-(\d+)-\d+$/.exec(name);
+      if (!m || processAlive(Number(m[1]))) continue;
+      const dir = join5(parent, name);
+      const procs = (await readFile(join5(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      for (const p of procs) {
+        try {
+          process.kill(Number(p), "SIGKILL");
+        } catch {
+        }
+      }
+      await new Promise((r) => setTimeout(r, procs.length ? 50 : 0));
+      if (await rmdir(dir).then(
+        () => true,
+        () => false
+      ))
+        n++;
+    }
+  }
+  return n;
+}
+
+// src/runner/contain/host.ts
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync5, rmSync as rmSync2 } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join as join6 } from "node:path";
+var SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
+var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
+var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
+function which(cmd) {
+  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
+    const p = join6(dir, cmd);
+    if (dir && existsSync6(p)) return p;
+  }
+  return void 0;
+}
+var isRoot = () => process.getuid?.() === 0;
+var canSudo = () => !isRoot() && spawnSync("sudo", ["-n", "true"], { stdio: "ignore" }).status === 0;
+var asRoot = (cmd) => isRoot() ? cmd : ["sudo", "-n", ...cmd];
+function run2(cmd, timeoutMs = 12e4) {
+  const r = spawnSync(cmd[0], cmd.slice(1), {
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: timeoutMs,
+    // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
+    env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", DEBIAN_FRONTEND: "noninteractive" }
+  });
+  return { ok: r.status === 0, err: (r.stderr?.toString() ?? r.error?.message ?? "").trim() };
+}
+function mountTmpfs(dir, bytes, uid, gid, how) {
+  const cmd = [
+    "mount",
+    "-t",
+    "tmpfs",
+    "-o",
+    `size=${bytes},mode=0700,uid=${uid},gid=${gid}`,
+    `hr-trial-${process.pid}`,
+    dir
+  ];
+  execFileSync(...split(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd), {
+    stdio: ["ignore", "ignore", "pipe"]
+  });
+}
+function unmount(dir, how) {
+  const cmd = ["umount", "-l", dir];
+  spawnSync(...split(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd), { stdio: "ignore" });
+}
+var split = (c) => [c[0], c.slice(1)];
+function sweepMounts(how) {
+  let text = "";
+  try {
+    text = readFileSync5("/proc/self/mountinfo", "utf8");
+  } catch {
+    return 0;
+  }
+  let swept = 0;
+  for (const line of text.split("\n")) {
+    const [left, right] = line.split(" - ");
+    const m = right ? /^tmpfs hr-trial-(\d+) /.exec(right) : null;
+    if (!m || processAlive(Number(m[1]))) continue;
+    const point = (left.split(" ")[4] ?? "").replace(
+      /\\(\d{3})/g,
+      (_, o) => String.fromCharCode(parseInt(o, 8))
+    );
+    if (!point.startsWith("/")) continue;
+    unmount(point, how);
+    rmSync2(point, { recursive: true, force: true });
+    swept++;
+  }
+  return swept;
+}
+function sweepSocketDirs() {
+  let names = [];
+  try {
+    names = readdirSync3(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^hr-ep-(\d+)-/.exec(name);
+    if (m && !processAlive(Number(m[1]))) rmSync2(join6(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+async function tmpfsWorks(how) {
+  const d = await mkdtemp(join6(tmpdir(), "hr-tmpfs-probe-"));
+  try {
+    mountTmpfs(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
+    unmount(d, how);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await rm(d, { recursive: true, force: true }).catch(() => {
+    });
+  }
+}
+function smoke(bwrap, mode) {
+  const args = ["--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"];
+  if (mode.kind === "userns") args.push("--unshare-user");
+  args.push("--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--");
+  if (mode.kind === "root")
+    args.push("setpriv", `--reuid=${mode.uid}`, `--regid=${mode.gid}`, "--clear-groups", "--");
+  return run2([bwrap, ...args, "true"], 1e4);
+}
+async function planHost(opts) {
+  const notes = [];
+  if (process.platform !== "linux")
+    return { contained: false, reason: `no namespaces on ${process.platform} (Linux only)`, notes };
+  const sudo = canSudo();
+  let bwrap = which("bwrap");
+  if (!bwrap && opts.setup && (isRoot() || sudo)) {
+    const r = run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
+    const r2 = r.ok ? r : (run2(asRoot(["apt-get", "update", "-qq"])), run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"])));
+    if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
+    bwrap = which("bwrap") ?? (existsSync6("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+  }
+  if (!bwrap)
+    return {
+      contained: false,
+      reason: "bwrap not found: install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)",
+      notes
+    };
+  const mode = isRoot() ? { kind: "root", uid: SANDBOX_UID, gid: SANDBOX_GID } : { kind: "userns" };
+  if (mode.kind === "root") {
+    for (const t of ["setpriv", "prlimit"])
+      if (!which(t)) return { contained: false, reason: `${t} not found: install util-linux`, notes };
+  } else if (!which("prlimit")) {
+    return { contained: false, reason: "prlimit not found: install util-linux", notes };
+  }
+  if (mode.kind === "userns" && readText(APPARMOR_USERNS) === "1") {
+    if (opts.setup && sudo && run2(["sudo", "-n", "sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"]).ok)
+      notes.push(
+        "allowed unprivileged user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
+      );
+  }
+  const s = smoke(bwrap, mode);
+  if (!s.ok) {
+    const hint = mode.kind === "userns" && readText(APPARMOR_USERNS) === "1" ? ": AppArmor restricts unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`" : "";
+    return {
+      contained: false,
+      reason: `bwrap cannot start a sandbox here (${s.err || "no message"})${hint}`,
+      notes
+    };
+  }
+  const cgroups = await planCgroups();
+  const diskMount = isRoot() ? await tmpfsWorks("direct") ? "direct" : "none" : sudo && await tmpfsWorks("sudo") ? "sudo" : "none";
+  if (diskMount !== "none") {
+    const n = sweepMounts(diskMount);
+    if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
+  }
+  sweepSocketDirs();
+  if (cgroups) {
+    const n = await sweepCgroups(cgroups);
+    if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
+  }
+  const version2 = run2([bwrap, "--version"]).ok ? execFileSync(bwrap, ["--version"]).toString().trim() : "bwrap";
+  const mechanism = mode.kind === "root" ? `${version2}, as root; the harness runs as uid ${mode.uid} without capabilities` : `${version2}, unprivileged user namespace`;
+  const cg = cgroups ? `cgroup ${cgroups.version}` : void 0;
+  return {
+    contained: true,
+    bwrap,
+    mode,
+    tools: {
+      setpriv: which("setpriv") ?? "/usr/bin/setpriv",
+      prlimit: which("prlimit") ?? "/usr/bin/prlimit"
+    },
+    mechanism,
+    cgroups,
+    diskMount,
+    via: {
+      memory: cg ?? "rlimit data",
+      pids: cg ?? "rlimit nproc",
+      file_size: "rlimit fsize",
+      disk: diskMount === "direct" ? "tmpfs" : diskMount === "sudo" ? "tmpfs (sudo)" : "none"
+    },
+    notes
+  };
+}
+function readText(p) {
+  try {
+    return readFileSync5(p, "utf8").trim();
+  } catch {
+    return void 0;
+  }
+}
+
+// src/runner/contain/limits.ts
+var MiB = 1024 * 1024;
+var Limits = external_exports.object({
+  /** Memory of everything in the trial (cgroup), bytes. Without a cgroup: RLIMIT_DATA per process. */
+  memory_bytes: external_exports.number().int().positive().default(2048 * MiB),
+  /** Processes and threads of the trial (cgroup pids.max; without a cgroup RLIMIT_NPROC). */
+  pids: external_exports.number().int().positive().default(1024),
+  /** Largest file the harness may write (RLIMIT_FSIZE). */
+  file_size_bytes: external_exports.number().int().positive().default(512 * MiB),
+  /** All trial folders together (a size-capped tmpfs under them; its pages count as memory too). */
+  disk_bytes: external_exports.number().int().positive().default(1024 * MiB)
+}).strict();
+var LimitMechanisms = external_exports.object({
+  memory: external_exports.enum(["cgroup v1", "cgroup v2", "rlimit data", "none"]),
+  pids: external_exports.enum(["cgroup v1", "cgroup v2", "rlimit nproc", "none"]),
+  file_size: external_exports.enum(["rlimit fsize", "none"]),
+  disk: external_exports.enum(["tmpfs", "tmpfs (sudo)", "none"])
+}).strict();
+var fmtBytes = (n) => n >= 1024 * MiB && n % (1024 * MiB) === 0 ? `${n / (1024 * MiB)} GiB` : `${Math.round(n / MiB)} MiB`;
+function limitMessage(kind, limits, detail = "") {
+  const what = {
+    memory: `memory limit (${fmtBytes(limits.memory_bytes)}) reached: the kernel killed a process of the trial`,
+    pids: `process limit (${limits.pids} processes and threads) reached: a fork failed`,
+    file_size: `file size limit (${fmtBytes(limits.file_size_bytes)}) reached`,
+    disk: `disk limit (${fmtBytes(limits.disk_bytes)} for the trial folders) reached`
+  }[kind];
+  return detail ? `${what} (${detail})` : what;
+}
+
+// src/runner/process.ts
+var SOCKET_DIR_PREFIX = "hr-ep-";
+var SYSTEM_PATH = [dirname5(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
+  constructor(opts = {}) {
+    this.opts = opts;
+    this.limits = Limits.parse(opts.limits ?? {});
+  }
+  opts;
   name = "process";
   live = /* @__PURE__ */ new Set();
+  limits;
+  plan;
+  planning;
+  /** Per trial root: the folder of its endpoint socket, and whether a tmpfs is mounted on it. */
+  trials = /* @__PURE__ */ new Map();
+  seq = 0;
   async start() {
+    await this.ensurePlan();
+  }
+  ensurePlan() {
+    this.planning ??= (async () => {
+      const mode = this.opts.containment ?? "auto";
+      const plan = mode === "off" ? { contained: false, reason: "requested (runner: process-uncontained)", notes: [] } : await planHost({ setup: this.opts.setupHost ?? false });
+      for (const n of plan.notes) this.opts.onWarning?.(`runner process: ${n}`);
+      if (!plan.contained) {
+        if (mode === "required") throw new Error(`runner process: cannot contain the trials: ${plan.reason}`);
+        this.opts.onWarning?.(
+          `runner process: UNCONTAINED \u2014 ${plan.reason}. Each harness runs as a plain child process with this job's uid: it can read the engine's environment (/proc), other trials and every local port. The result records it and the verdict will not pass it.`
+        );
+      }
+      this.plan = plan;
+      return plan;
+    })();
+    return this.planning;
+  }
+  info() {
+    const p = this.plan;
+    if (!p?.contained)
+      return {
+        name: "process",
+        containment: "uncontained",
+        mechanism: "child process (environment only)",
+        reason: p ? p.reason : "runner not started"
+      };
+    return {
+      name: "process",
+      containment: "namespaces",
+      mechanism: p.mechanism,
+      limits: { ...this.limits, via: p.via }
+    };
+  }
+  contained() {
+    return this.plan?.contained ? this.plan : void 0;
+  }
+  sandboxUid() {
+    const p = this.contained();
+    if (p?.mode.kind === "root") return { uid: p.mode.uid, gid: p.mode.gid };
+    return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  }
+  trialState(dirs) {
+    let t = this.trials.get(dirs.root);
+    if (!t) {
+      const socketDir = mkdtempSync(join7(tmpdir2(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      chmodSync(socketDir, 457);
+      t = { socketDir, mounted: false };
+      this.trials.set(dirs.root, t);
+    }
+    return t;
+  }
+  async prepare(dirs) {
+    const p = await this.ensurePlan();
+    if (!p.contained) return;
+    const t = this.trialState(dirs);
+    if (p.diskMount === "none" || t.mounted) return;
+    const { uid, gid } = this.sandboxUid();
+    mountTmpfs(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
+    t.mounted = true;
+    for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir2(d, { mode: 448 });
+  }
+  async release(dirs) {
+    const t = this.trials.get(dirs.root);
+    if (!t) return;
+    this.trials.delete(dirs.root);
+    const p = this.contained();
+    if (t.mounted && p && p.diskMount !== "none") unmount(dirs.root, p.diskMount);
+    rmSync3(t.socketDir, { recursive: true, force: true });
   }
   view(dirs) {
-    return {
+    const base = {
       workspace: dirs.workspace,
       home: dirs.home,
       tmp: dirs.tmp,
       bin: dirs.bin,
+      // Same paths inside and out: the sandbox binds every folder at its host path.
       mapReadOnly: (p) => p,
       bindHost: "127.0.0.1",
       endpointHost: "127.0.0.1",
-      systemPath: [dirname4(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"]
+      systemPath: SYSTEM_PATH
     };
+    if (!this.contained()) return base;
+    return { ...base, endpointSocket: join7(this.trialState(dirs).socketDir, "ep.sock") };
   }
-  run(launch) {
+  async run(launch) {
+    const p = await this.ensurePlan();
+    return p.contained ? this.runContained(launch, p) : this.runUncontained(launch);
+  }
+  async runContained(launch, p) {
     const t0 = Date.now();
+    const { dirs } = launch;
+    const t = this.trialState(dirs);
+    if (p.mode.kind === "root") await chownTree(dirs, p.mode.uid, p.mode.gid);
+    const readOnly = [...new Set(launch.read_only)];
+    const hide2 = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
+    const args = bwrapArgs({
+      bwrap: p.bwrap,
+      mode: p.mode,
+      dirs,
+      readOnly,
+      hide: hide2,
+      socketDir: t.socketDir,
+      tools: p.tools,
+      spec: {
+        // No endpoint (a runner test): the relay still listens, on a port nobody uses.
+        port: launch.endpoint_port ?? 0,
+        socket: `${SOCKET_DIR_IN_SANDBOX}/ep.sock`,
+        command: launch.command,
+        cwd: launch.cwd
+      },
+      limits: this.limits,
+      via: p.via
+    });
+    let cgroup;
+    if (p.cgroups) {
+      const name = `hr-${process.pid}-${++this.seq}`;
+      try {
+        cgroup = await createTrialCgroup(p.cgroups, name, this.limits);
+      } catch (e2) {
+        return failed(t0, `cannot create the trial's cgroup: ${e2.message}`);
+      }
+    }
+    const cmd = cgroup ? [
+      "/bin/sh",
+      "-c",
+      `${cgroup.procsFiles.map((f) => `echo $$ > ${sq(f)}`).join(" && ")} && exec "$@"`,
+      "sh",
+      p.bwrap,
+      ...args
+    ] : [p.bwrap, ...args];
+    const status = [];
+    const outcome = await this.spawnAndWait(launch, cmd, policeEnv(launch.env).env, (line) => {
+      try {
+        status.push(JSON.parse(line));
+      } catch {
+      }
+    });
+    const last = Object.assign({}, ...status);
+    const reported = "exit_code" in last || last.spawn_error || last.infra_error;
+    const result = {
+      ...outcome,
+      duration_ms: Date.now() - t0,
+      ...reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {},
+      ...last.spawn_error ? { spawn_error: last.spawn_error } : {},
+      ...last.infra_error ? { infra_error: last.infra_error } : {}
+    };
+    const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
+    if (limit) result.limit_hit = limit;
+    if (!reported && !result.timed_out && !limit && !result.infra_error)
+      result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
+    await cgroup?.remove();
+    return result;
+  }
+  /** Which limit, if any, stopped something in the trial; the words go into the trial's outcome. */
+  async whichLimit(dirs, o, cgroup, mounted) {
+    const hit = (k, detail) => limitMessage(k, this.limits, detail);
+    const h = await cgroup?.hits();
+    if (h?.memory) return hit("memory");
+    if (h?.pids) return hit("pids");
+    const p = this.contained();
+    if (p?.via.memory === "rlimit data" && OOM_WORDS.test(o.stderr))
+      return hit("memory", "from its error output");
+    if (p?.via.pids === "rlimit nproc" && FORK_WORDS.test(o.stderr))
+      return hit("pids", "from its error output");
+    if (o.signal === "SIGXFSZ") return hit("file_size");
+    const big = await findFileOfSize(dirs, this.limits.file_size_bytes);
+    if (big) return hit("file_size", big);
+    if (mounted) {
+      const s = await statfs(dirs.root).catch(() => void 0);
+      if (s && s.bavail * s.bsize < 1024 * 1024) return hit("disk");
+    }
+    return void 0;
+  }
+  runUncontained(launch) {
+    const t0 = Date.now();
+    return this.spawnAndWait(launch, launch.command, launch.env).then((o) => ({
+      ...o,
+      duration_ms: Date.now() - t0
+    }));
+  }
+  /**
+   * Spawns `cmd` in its own process group, keeps the output tails, stops it on timeout or abort
+   * (SIGTERM to it and everything below it, SIGKILL after the grace period) and SIGKILLs what is left.
+   */
+  spawnAndWait(launch, cmd, env, onStatus) {
     const out = new Tail();
     const err = new Tail();
     return new Promise((resolvePromise) => {
       let settled = false;
       let timedOut = false;
-      const [cmd, ...args] = launch.command;
-      const child = spawn2(cmd, args, {
-        cwd: launch.cwd,
-        env: launch.env,
-        // Own process group, so a timeout kills everything the harness started.
+      const [exe, ...args] = cmd;
+      const child = spawn2(exe, args, {
+        cwd: onStatus ? "/" : launch.cwd,
+        env,
         detached: true,
-        stdio: [launch.stdin === void 0 ? "ignore" : "pipe", "pipe", "pipe"]
+        stdio: [launch.stdin === void 0 ? "ignore" : "pipe", "pipe", "pipe", onStatus ? "pipe" : "ignore"]
       });
-      if (child.pid) this.live.add(child.pid);
+      const entry = { child };
+      this.live.add(entry);
       child.stdout?.on("data", (b2) => out.push(b2));
       child.stderr?.on("data", (b2) => err.push(b2));
+      let statusBuf = "";
+      const statusStream = child.stdio[3];
+      statusStream?.on("data", (b2) => {
+        statusBuf += b2.toString("utf8");
+        let i = statusBuf.indexOf("\n");
+        while (i >= 0) {
+          onStatus?.(statusBuf.slice(0, i));
+          statusBuf = statusBuf.slice(i + 1);
+          i = statusBuf.indexOf("\n");
+        }
+      });
+      statusStream?.on("error", () => {
+      });
       if (launch.stdin !== void 0) child.stdin?.end(launch.stdin);
       child.stdin?.on("error", () => {
       });
+      let hardTimer;
+      let drainTimer;
       const finish = (o) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         clearTimeout(hardTimer);
+        clearTimeout(drainTimer);
         launch.signal?.removeEventListener("abort", onAbort);
-        killGroup(child.pid, "SIGKILL");
-        if (child.pid) this.live.delete(child.pid);
+        killTree(child.pid, "SIGKILL");
+        this.live.delete(entry);
         resolvePromise({
           exit_code: null,
           signal: null,
           timed_out: timedOut,
-          duration_ms: Date.now() - t0,
+          duration_ms: 0,
           stdout: out.text(),
           stderr: err.text(),
           ...o
         });
       };
       const stop = () => {
-        killGroup(child.pid, "SIGTERM");
-        hardTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), 2e3);
+        killTree(child.pid, "SIGTERM");
+        hardTimer ??= setTimeout(() => killTree(child.pid, "SIGKILL"), KILL_GRACE_MS);
       };
-      let hardTimer;
       const timer = setTimeout(() => {
         timedOut = true;
         stop();
@@ -67369,16 +68066,108 @@ var ProcessRunner = class {
       if (launch.signal?.aborted) onAbort();
       child.on(
         "error",
-        (e2) => finish({ spawn_error: e2.code === "ENOENT" ? `command not found: ${cmd}` : e2.message })
+        (e2) => finish({ spawn_error: e2.code === "ENOENT" ? `command not found: ${exe}` : e2.message })
       );
-      child.on("close", (code, signal) => finish({ exit_code: code, signal }));
+      child.on("exit", (code, signal) => {
+        drainTimer = setTimeout(() => finish({ exit_code: code, signal }), KILL_GRACE_MS);
+        child.once("close", () => finish({ exit_code: code, signal }));
+      });
     });
   }
   async stop() {
-    for (const pid of this.live) killGroup(pid, "SIGKILL");
+    for (const { child } of this.live) killTree(child.pid, "SIGKILL");
     this.live.clear();
+    const p = this.contained();
+    for (const [root, t] of this.trials) {
+      if (t.mounted && p && p.diskMount !== "none") unmount(root, p.diskMount);
+      rmSync3(t.socketDir, { recursive: true, force: true });
+    }
+    this.trials.clear();
   }
 };
+var OOM_WORDS = /out of memory|Allocation failed|Cannot allocate memory|ENOMEM|bad_alloc/i;
+var FORK_WORDS = /Cannot fork|fork failed|fork: Resource temporarily unavailable|EAGAIN/i;
+var sq = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+var lastLine = (s) => {
+  const line = s.trim().split("\n").pop()?.trim();
+  return line ? `: ${line.slice(0, 200)}` : "";
+};
+function failed(t0, infra_error) {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: Date.now() - t0,
+    stdout: "",
+    stderr: "",
+    infra_error
+  };
+}
+function killTree(pid, signal) {
+  if (!pid) return;
+  for (const p of descendants(pid)) killQuietly(p, signal);
+  killQuietly(-pid, signal);
+  killQuietly(pid, signal);
+}
+function descendants(root) {
+  const kids = /* @__PURE__ */ new Map();
+  for (const name of readdirSync4("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat3 = readFileSync6(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[1]);
+      const list3 = kids.get(ppid) ?? [];
+      list3.push(Number(name));
+      kids.set(ppid, list3);
+    } catch {
+    }
+  }
+  const out = [];
+  const walk = (p) => {
+    for (const c of kids.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
+async function chownTree(dirs, uid, gid) {
+  const walk = async (p) => {
+    await lchown(p, uid, gid);
+    const st = await lstat(p);
+    if (!st.isDirectory()) return;
+    for (const e2 of await readdir2(p)) await walk(join7(p, e2));
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await walk(d);
+}
+async function findFileOfSize(dirs, limit) {
+  const walk = async (p, depth) => {
+    if (depth > 12) return void 0;
+    let entries;
+    try {
+      entries = await readdir2(p, { withFileTypes: true });
+    } catch {
+      return void 0;
+    }
+    for (const e2 of entries) {
+      const f = join7(p, e2.name);
+      if (e2.isFile()) {
+        const s = await stat(f).catch(() => void 0);
+        if (s && s.size >= limit) return f;
+      } else if (e2.isDirectory()) {
+        const r = await walk(f, depth + 1);
+        if (r) return r;
+      }
+    }
+    return void 0;
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp]) {
+    const r = await walk(d, 0);
+    if (r) return r.slice(dirs.root.length + 1);
+  }
+  return void 0;
+}
 
 // src/version.ts
 var VERSION = "1.0.0";
@@ -67457,8 +68246,8 @@ function isPlainObject2(value) {
 
 // src/engine/attest.ts
 import { createHash as createHash4 } from "node:crypto";
-import { readdirSync as readdirSync3, readFileSync as readFileSync4, statSync as statSync4 } from "node:fs";
-import { join as join5, relative as relative2 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync7, statSync as statSync4 } from "node:fs";
+import { join as join8, relative as relative2 } from "node:path";
 function selectionDigest(cases) {
   const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
   return createHash4("sha256").update(lines.join("\n")).digest("hex");
@@ -67472,9 +68261,9 @@ function adapterDigest(dir) {
   const h = createHash4("sha256");
   const files = [];
   const walk = (d) => {
-    for (const name of readdirSync3(d).sort()) {
+    for (const name of readdirSync5(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join5(d, name);
+      const p = join8(d, name);
       const st = statSync4(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk(p);
@@ -67488,7 +68277,7 @@ function adapterDigest(dir) {
     const size = statSync4(f).size;
     h.update(`${relative2(dir, f)}\0${size}\0`);
     if (bytes + size <= MAX_BYTES) {
-      h.update(readFileSync4(f));
+      h.update(readFileSync7(f));
       bytes += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -67497,7 +68286,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync4(file2, "utf8"));
+    const j = JSON.parse(readFileSync7(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -67510,7 +68299,7 @@ function harnessInfo(loaded, cacheDir, render) {
   const a = loaded.adapter;
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join5(dir, "node_modules", a.install.npm.package, "package.json"));
+    const pkg = readPackageJson(join8(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
       package: a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
@@ -67536,9 +68325,9 @@ function harnessInfo(loaded, cacheDir, render) {
 
 // src/engine/trial.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { mkdir as mkdir2, rename, writeFile as writeFile2 } from "node:fs/promises";
+import { chmod as chmod2, mkdir as mkdir4, rename, writeFile as writeFile3 } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join as join7 } from "node:path";
+import { join as join10 } from "node:path";
 
 // src/adapters/parsers/util.ts
 var TEXT_CAP = 1e3;
@@ -67656,14 +68445,14 @@ function parseCodex(stdout, stderr) {
         const command = str(item.command) ?? "";
         const output2 = str(item.aggregated_output) ?? "";
         events.push({ kind: "tool", tool: "exec_command", text: cap2(command) });
-        const failed2 = typeof item.exit_code === "number" && item.exit_code !== 0 || item.status === "failed" || item.status === "declined";
+        const failed3 = typeof item.exit_code === "number" && item.exit_code !== 0 || item.status === "failed" || item.status === "declined";
         if (SANDBOX.test(output2) || item.status === "declined") {
           events.push({
             kind: "denial",
             tool: "exec_command",
             text: cap2(`${command}: ${lastLines(output2)}`)
           });
-        } else if (failed2) {
+        } else if (failed3) {
           events.push({
             kind: "error",
             tool: "exec_command",
@@ -68481,12 +69270,12 @@ function heredocDelimiter(content) {
 }
 function writeCommand(path8, content, append) {
   const redirect = `${append ? ">>" : ">"} ${quote(path8)}`;
-  const mkdir4 = `mkdir -p ${quote(posix.dirname(path8))}`;
-  if (content === "") return `${mkdir4} && : ${redirect}`;
+  const mkdir7 = `mkdir -p ${quote(posix.dirname(path8))}`;
+  if (content === "") return `${mkdir7} && : ${redirect}`;
   const delim = heredocDelimiter(content);
-  if (content.endsWith("\n")) return `${mkdir4} && cat ${redirect} <<'${delim}'
+  if (content.endsWith("\n")) return `${mkdir7} && cat ${redirect} <<'${delim}'
 ${content}${delim}`;
-  return `${mkdir4} && printf '%s' "$(cat <<'${delim}'
+  return `${mkdir7} && printf '%s' "$(cat <<'${delim}'
 ${content}
 ${delim}
 )" ${redirect}`;
@@ -68903,8 +69692,8 @@ function triggerVisible(text, trigger) {
 var failedExit = (text) => /(^|\n)\s*(exit code|process exited with code)[: ]\s*[1-9]\d*/i.test(text) || /"exit_code"\s*:\s*[1-9]/.test(text);
 function isDenied(result, patterns) {
   if (patterns.some((re) => result.text.search(re) >= 0)) return true;
-  const failed2 = result.isError || failedExit(result.text);
-  if (failed2) return BUILTIN_DENIAL.test(result.text);
+  const failed3 = result.isError || failedExit(result.text);
+  if (failed3) return BUILTIN_DENIAL.test(result.text);
   return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
 }
 var toolSteps = (actions) => actions.flatMap((a, i) => a.do === "reply" ? [] : [i]);
@@ -69045,7 +69834,7 @@ function toOutput(answer, dialect, ledger) {
 function recorded(answer) {
   return answer.kind === "tool_calls" ? { kind: "tool_calls", calls: answer.calls } : { kind: "text", text: answer.text };
 }
-var failed = (dialect, path8, status, error62) => ({
+var failed2 = (dialect, path8, status, error62) => ({
   encoded: encodeError(dialect, status, error62),
   entry: {
     dialect,
@@ -69063,7 +69852,7 @@ function answerRequest(dialect, path8, rawBody, ctx, ledger, created = FIXED_CRE
     conv = parseConversation(dialect, JSON.parse(rawBody));
   } catch (err) {
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${err.message}`;
-    return failed(dialect, path8, 400, why);
+    return failed2(dialect, path8, 400, why);
   }
   const { answer, observed } = decide(conv, ctx, ledger);
   const output2 = toOutput(answer, dialect, ledger);
@@ -69139,7 +69928,7 @@ function createModelHandler(ctx, recorder, options = {}) {
       result = answerRequest(dialect, path8, await readBody(req, limit), ctx, ledger, created);
     } catch (err) {
       const status = err instanceof BodyTooLarge ? 413 : 500;
-      result = failed(dialect, path8, status, err.message);
+      result = failed2(dialect, path8, status, err.message);
     }
     recorder.addModel(result.entry);
     send(res, result.encoded);
@@ -69387,12 +70176,12 @@ var sinkCollect = (ctx, _p, st) => {
   return ok({ ok: true, received: Buffer.byteLength(ctx.text) });
 };
 function routeTable(mcp) {
-  const r = (method, pattern, service, op, run2) => ({
+  const r = (method, pattern, service, op, run3) => ({
     method,
     pattern,
     service,
     op,
-    run: run2
+    run: run3
   });
   return [
     r("GET", /^\/mail\/inbox\/?$/, "mail", "inbox", mailInbox),
@@ -69651,7 +70440,7 @@ function send2(res, result) {
 // src/world/snapshot.ts
 import { createHash as createHash5 } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { lstat as lstat2, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
 import { posix as posix3 } from "node:path";
 var BULKY_DIRS = /* @__PURE__ */ new Set([
   "node_modules",
@@ -69695,7 +70484,7 @@ async function listFiles(dirs, maxFiles) {
   const deferred = [];
   const entries = [];
   for (let dir = queue.shift(); dir; dir = queue.shift() ?? deferred.shift()) {
-    const children = await readdir(dir.abs, { withFileTypes: true }).catch(() => []);
+    const children = await readdir3(dir.abs, { withFileTypes: true }).catch(() => []);
     children.sort((a, b2) => a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
     for (const child of children) {
       const item = { abs: posix3.join(dir.abs, child.name), key: `${dir.key}/${child.name}` };
@@ -69714,9 +70503,9 @@ async function fileState(entry, maxText) {
       const target = await readlink(entry.abs);
       return { hash: sha2562(`symlink\0${target}`), size: Buffer.byteLength(target), text: target };
     }
-    const { size } = await lstat(entry.abs);
+    const { size } = await lstat2(entry.abs);
     if (size > maxText) return { hash: await hashStream(entry.abs), size };
-    const content = await readFile(entry.abs);
+    const content = await readFile2(entry.abs);
     const text = asText(content);
     return text === void 0 ? { hash: sha2562(content), size: content.length } : { hash: sha2562(content), size: content.length, text };
   } catch {
@@ -69782,21 +70571,21 @@ function keyFor(prefix, rel) {
 }
 
 // src/world/trial-dirs.ts
-import { chmod, mkdir, mkdtemp, readdir as readdir2, rm, writeFile } from "node:fs/promises";
-import { dirname as dirname5, isAbsolute, join as join6, relative as relative3, resolve as resolve4, sep } from "node:path";
+import { chmod, mkdir as mkdir3, mkdtemp as mkdtemp2, readdir as readdir4, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
+import { dirname as dirname6, isAbsolute, join as join9, relative as relative3, resolve as resolve4, sep } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
-  await mkdir(baseDir, { recursive: true });
-  const root = await mkdtemp(join6(resolve4(baseDir), `${safeName(trialId2)}-`));
+  await mkdir3(baseDir, { recursive: true });
+  const root = await mkdtemp2(join9(resolve4(baseDir), `${safeName(trialId2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join6(root, "workspace"),
-    home: join6(root, "home"),
-    tmp: join6(root, "tmp"),
-    bin: join6(root, "bin")
+    workspace: join9(root, "workspace"),
+    home: join9(root, "home"),
+    tmp: join9(root, "tmp"),
+    bin: join9(root, "bin")
   };
-  for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir(dir, { mode: PRIVATE });
+  for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir3(dir, { mode: PRIVATE });
   return dirs;
 }
 async function writeWorld(dirs, files, homeFiles) {
@@ -69807,8 +70596,8 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir(dirname5(target), { recursive: true, mode: PRIVATE });
-  await writeFile(target, content, { mode });
+  await mkdir3(dirname6(target), { recursive: true, mode: PRIVATE });
+  await writeFile2(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
@@ -69820,27 +70609,27 @@ function insidePath(base, path8) {
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join6(binDir, "svc");
+  const target = join9(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
-  await writeFile(target, script, { mode: 493 });
+  await writeFile2(target, script, { mode: 493 });
   await chmod(target, 493);
   return target;
 }
 async function removeTrialDirs(dirs) {
   try {
-    await rm(dirs.root, { recursive: true, force: true });
+    await rm2(dirs.root, { recursive: true, force: true });
   } catch {
     await makeWritable(dirs.root);
-    await rm(dirs.root, { recursive: true, force: true });
+    await rm2(dirs.root, { recursive: true, force: true });
   }
 }
 async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
-  const entries = await readdir2(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join6(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join9(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -69851,7 +70640,6 @@ function shellQuote(value) {
 }
 
 // src/engine/env.ts
-var FORBIDDEN = /^(GITHUB_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*|GH_TOKEN)$/;
 function buildTrialEnv(input2) {
   const { view } = input2;
   const base = {
@@ -69882,10 +70670,7 @@ function buildTrialEnv(input2) {
   };
   if (input2.skillsDir) base.HR_SKILLS_DIR = input2.skillsDir;
   if (input2.memoryFile) base.HR_MEMORY_FILE = input2.memoryFile;
-  const env = { ...base, ...input2.adapterEnv, ...input2.configEnv };
-  const dropped = Object.keys(env).filter((k) => FORBIDDEN.test(k));
-  for (const k of dropped) delete env[k];
-  return { env, dropped };
+  return policeEnv({ ...base, ...input2.adapterEnv, ...input2.configEnv });
 }
 
 // src/engine/trial.ts
@@ -69894,7 +70679,7 @@ async function writeAtKey(key, dirs, text) {
   const base = root === "ws" ? dirs.workspace : root === "home" ? dirs.home : dirs.tmp;
   await writeInside(base, rest.join("/"), text);
 }
-async function startEndpoint(host, handler) {
+function endpointServer(handler) {
   const server = createServer((req, res) => {
     handler()(req, res).catch((e2) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -69902,11 +70687,23 @@ async function startEndpoint(host, handler) {
     });
   });
   server.on("connect", (req, socket, head) => handler().connect(req, socket, head));
-  await new Promise((ok2, fail2) => {
+  return server;
+}
+async function startEndpoint(host, handler, socket) {
+  const listen = (server, ...at) => new Promise((ok2, fail2) => {
     server.once("error", fail2);
-    server.listen(0, host, () => ok2());
+    server.listen(...at, () => ok2());
   });
-  return { server, port: server.address().port };
+  const tcp = endpointServer(handler);
+  await listen(tcp, 0, host);
+  const servers = [tcp];
+  if (socket) {
+    const unix = endpointServer(handler);
+    servers.push(unix);
+    await listen(unix, socket);
+    await chmod2(socket, 438);
+  }
+  return { servers, port: tcp.address().port };
 }
 function stopEndpoint(server) {
   server.closeAllConnections?.();
@@ -69934,16 +70731,17 @@ async function runTrial(input2) {
   const id = trialId(c0.id, input2.seed);
   const notices = [];
   const dirs = await createTrialDirs(input2.workRoot, id);
-  const view = runner.view(dirs);
-  let server;
+  let servers = [];
   try {
+    await runner.prepare?.(dirs);
+    const view = runner.view(dirs);
     const canaries = makeCanaries(c0.world.canaries, input2.runKey, id);
     const recorder = new EvidenceRecorder(canaries);
     let handler = Object.assign(async (_q, r) => void r.end(), {
       connect: (_q, sock) => sock.destroy()
     });
-    const ep = await startEndpoint(view.bindHost, () => handler);
-    server = ep.server;
+    const ep = await startEndpoint(view.bindHost, () => handler, view.endpointSocket);
+    servers = ep.servers;
     const endpoint = `http://${view.endpointHost}:${ep.port}`;
     const baseVars = trialVars({
       canaries,
@@ -70009,10 +70807,10 @@ async function runTrial(input2) {
 `;
       await writeAtKey(key, dirs, text);
     }
-    await mkdir2(join7(dirs.tmp, "run"), { recursive: true, mode: 448 });
+    await mkdir4(join10(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,
-      view.mapReadOnly(join7(actionRoot(), "dist", "svc.js")),
+      view.mapReadOnly(join10(actionRoot(), "dist", "svc.js")),
       runner.name === "process" ? process.execPath : "node"
     );
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : void 0;
@@ -70063,6 +70861,8 @@ async function runTrial(input2) {
         stdin: adapter.adapter.launch.stdin === void 0 ? void 0 : ra(adapter.adapter.launch.stdin),
         timeout_ms: input2.timeoutMs,
         read_only: input2.readOnly,
+        hide: input2.hidden,
+        endpoint_port: ep.port,
         signal: input2.signal
       });
     } catch (e2) {
@@ -70096,11 +70896,11 @@ async function runTrial(input2) {
     const scores = reason ? NO_SCORES : scoreTrial(c, checkCtx);
     let evidenceFile;
     if (input2.keepEvidenceDir) {
-      await mkdir2(input2.keepEvidenceDir, { recursive: true });
-      evidenceFile = join7(input2.keepEvidenceDir, `${id}.json`);
+      await mkdir4(input2.keepEvidenceDir, { recursive: true });
+      evidenceFile = join10(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
       const tmp = `${evidenceFile}.tmp-${randomBytes4(6).toString("hex")}`;
-      await writeFile2(tmp, bytes, { flag: "wx" });
+      await writeFile3(tmp, bytes, { flag: "wx" });
       await rename(tmp, evidenceFile);
       input2.written?.record(evidenceFile, bytes);
     }
@@ -70123,14 +70923,19 @@ async function runTrial(input2) {
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,
+      ...outcome.limit_hit ? { limit_hit: outcome.limit_hit } : {},
       evidence_digest: evidenceDigest(evidence),
       ...evidenceFile ? { evidence_file: evidenceFile } : {}
     };
     return { trial, evidence, notices };
   } finally {
-    if (server) await stopEndpoint(server);
-    if (!input2.keepTrialDirs) await removeTrialDirs(dirs).catch(() => {
-    });
+    for (const server of servers) await stopEndpoint(server);
+    if (!input2.keepTrialDirs) {
+      await runner.release?.(dirs).catch(() => {
+      });
+      await removeTrialDirs(dirs).catch(() => {
+      });
+    }
   }
 }
 
@@ -70148,7 +70953,13 @@ async function pool(items, limit, task) {
   return out;
 }
 async function makeRunner(opts, runId, prewarmReadOnly) {
-  if (opts.runner === "process") return new ProcessRunner();
+  if (opts.runner === "process" || opts.runner === "process-uncontained")
+    return new ProcessRunner({
+      containment: opts.runner === "process-uncontained" ? "off" : "auto",
+      setupHost: opts.host_setup ?? false,
+      ...opts.limits ? { limits: opts.limits } : {},
+      onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
+    });
   if (!opts.image)
     throw new UserError(
       "runner docker needs an image",
@@ -70163,6 +70974,11 @@ async function makeRunner(opts, runId, prewarmReadOnly) {
     prewarmReadOnly,
     onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
   });
+}
+function hiddenPaths(out, evidenceDir, readOnly) {
+  const dir = dirname7(resolve5(out));
+  const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve5(evidenceDir)] : []];
 }
 function invalidTrial(lc, seed, reason) {
   return {
@@ -70218,10 +71034,21 @@ async function runSafetyCases(opts) {
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const repoDir = process.cwd();
-  const readOnly = [.../* @__PURE__ */ new Set([join8(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
+  const readOnly = [.../* @__PURE__ */ new Set([join11(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
-  const workRoot = await mkdtemp3(join8(tmpdir(), `harness-risk-${runId}-`));
+  try {
+    await runner.start();
+  } catch (e2) {
+    await runner.stop().catch(() => {
+    });
+    throw e2;
+  }
+  const workRoot = await mkdtemp4(join11(tmpdir3(), `harness-risk-${runId}-`));
+  const keepEvidenceDir = opts.keep_evidence ? join11(dirname7(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0;
+  if (keepEvidenceDir) await mkdir6(keepEvidenceDir, { recursive: true });
+  const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
   const written = new WrittenFiles();
+  const image = runner.attest?.().image;
   const writer = new ResultWriter(
     opts.out,
     {
@@ -70235,7 +71062,13 @@ async function runSafetyCases(opts) {
         digest: adapterDigest(adapter.dir)
       },
       ...harness ? { harness } : {},
-      runner: opts.runner,
+      runner: runner.name,
+      containment: runner.info?.() ?? {
+        name: runner.name,
+        containment: "container",
+        mechanism: "docker: one disposable container per trial"
+      },
+      ...image ? { image } : {},
       selection: selectionOf(selected, opts.shard),
       model: { mode: opts.model, seeds: opts.seeds },
       source: opts.source ?? {},
@@ -70263,9 +71096,6 @@ async function runSafetyCases(opts) {
   const onAbort = () => stopped = true;
   opts.signal?.addEventListener("abort", onAbort);
   try {
-    await runner.start();
-    const image = runner.attest?.().image;
-    if (image) writer.annotate({ image });
     await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
       let trial;
       if (stopped) {
@@ -70284,9 +71114,10 @@ async function runSafetyCases(opts) {
             cacheDir,
             repoDir,
             readOnly,
+            hidden,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1e3,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
-            keepEvidenceDir: opts.keep_evidence ? join8(dirname6(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0,
+            keepEvidenceDir,
             signal: opts.signal,
             written
           });
@@ -70313,7 +71144,7 @@ async function runSafetyCases(opts) {
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     await runner.stop();
-    await rm5(workRoot, { recursive: true, force: true }).catch(() => {
+    await rm6(workRoot, { recursive: true, force: true }).catch(() => {
     });
   }
   const result = writer.finish(stopped ? "interrupted" : "complete");
@@ -70322,9 +71153,9 @@ async function runSafetyCases(opts) {
 }
 
 // src/engine/validate.ts
-import { mkdtemp as mkdtemp4, rm as rm6 } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join9 } from "node:path";
+import { mkdtemp as mkdtemp5, rm as rm7 } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import { join as join12 } from "node:path";
 var labelsKey = (t) => `${t.valid}:${t.labels.u}${t.labels.a}${t.labels.p}${t.labels.d}`;
 function admissionVerdicts(open3, guarded, replays) {
   return open3.cases.map(({ id }) => {
@@ -70359,9 +71190,9 @@ function admissionVerdicts(open3, guarded, replays) {
   });
 }
 async function validateCases(opts) {
-  const dir = await mkdtemp4(join9(tmpdir2(), "harness-risk-validate-"));
+  const dir = await mkdtemp5(join12(tmpdir4(), "harness-risk-validate-"));
   try {
-    const run2 = (config2) => runSafetyCases({
+    const run3 = (config2) => runSafetyCases({
       adapter: "reference",
       config: config2,
       cases: opts.cases,
@@ -70369,15 +71200,15 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join9(dir, `${config2}.json`),
+      out: join12(dir, `${config2}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
-    const open3 = await run2("open");
-    const guarded = await run2("guarded");
+    const open3 = await run3("open");
+    const guarded = await run3("guarded");
     return admissionVerdicts(open3, guarded, opts.replays);
   } finally {
-    await rm6(dir, { recursive: true, force: true });
+    await rm7(dir, { recursive: true, force: true });
   }
 }
 
@@ -70915,7 +71746,7 @@ function invalidReasonSummary(trials, top = 3) {
   return [...counts].sort((a, b2) => b2[1] - a[1] || a[0].localeCompare(b2[0])).slice(0, top).map(([r, n]) => `${plural2(n, "trial")}: ${r}`);
 }
 function isUncontained(r) {
-  return r.containment?.level === "uncontained";
+  return r.containment?.containment === "uncontained";
 }
 function evaluateGate(input2) {
   const { heads, baseline, options: o } = input2;
@@ -71027,7 +71858,7 @@ function evaluateGate(input2) {
   if (isUncontained(current)) {
     add({
       kind: "uncontained",
-      message: `the ${current.runner} runner could not contain the harness (${current.containment?.detail ?? "no isolation mechanism"}): a hostile harness could have read the job's secrets or rewritten its own labels`,
+      message: `the ${current.runner} runner could not contain the harness (${current.containment?.reason ?? "no isolation mechanism"}): a hostile harness could have read the job's secrets or rewritten its own labels`,
       gating: gate(o.failOn.uncontained),
       blocksSuccess: true
     });
@@ -71085,15 +71916,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync3, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join10, relative as relative4 } from "node:path";
+import { existsSync as existsSync7, mkdirSync as mkdirSync3, readFileSync as readFileSync9, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join13, relative as relative4 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync4(path8)) return void 0;
+  if (!existsSync7(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync6(path8, "utf8")));
+    const doc = RunResult.parse(JSON.parse(readFileSync9(path8, "utf8")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -71107,7 +71938,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join10(opts.out, "runs");
+  const runsDir = join13(opts.out, "runs");
   mkdirSync3(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -71137,7 +71968,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join10(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join13(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -71198,9 +72029,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
 }
 function writeMatrix(out, matrix) {
   mkdirSync3(out, { recursive: true });
-  writeFileSync3(join10(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeFileSync3(join13(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync3(join10(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync3(join13(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -71408,7 +72239,7 @@ ${MATRIX_USAGE}`);
 
 // src/cli/gate.ts
 import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
-import { dirname as dirname8, relative as relative5, resolve as resolve7 } from "node:path";
+import { dirname as dirname9, relative as relative5, resolve as resolve8 } from "node:path";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/action/inputs.ts
@@ -71576,7 +72407,7 @@ var RawInputs = external_exports.object({
     return v;
   }),
   cases: external_exports.string().transform(list),
-  runner: oneOf(["process", "docker"]),
+  runner: oneOf(["process", "process-uncontained", "docker"]),
   image: external_exports.string(),
   concurrency: int2(1, 64, "a concurrency"),
   timeout: external_exports.string().transform((v, ctx) => {
@@ -71689,8 +72520,8 @@ function parseGateInputs(get) {
 }
 
 // src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync7 } from "node:fs";
-import { dirname as dirname7, join as join11, resolve as resolve5 } from "node:path";
+import { copyFileSync, existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync10 } from "node:fs";
+import { dirname as dirname8, join as join14, resolve as resolve6 } from "node:path";
 init_errors();
 var LegacyResult = external_exports.object({
   schema_version: external_exports.number().int().nonnegative(),
@@ -71748,7 +72579,7 @@ function parseRunResult(raw, where) {
 function readJsonFile(path8, what) {
   let text;
   try {
-    text = readFileSync7(path8, "utf8");
+    text = readFileSync10(path8, "utf8");
   } catch (e2) {
     const code = e2.code;
     throw new UserError(
@@ -71851,8 +72682,8 @@ function parseBaseline(raw, source) {
   };
 }
 function loadBaselineFile(path8, cwd = process.cwd()) {
-  const abs = resolve5(cwd, path8);
-  if (!existsSync5(abs)) {
+  const abs = resolve6(cwd, path8);
+  if (!existsSync8(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -72110,6 +72941,12 @@ ${facts.join(" \xB7 ")}`;
   );
   return { md, title };
 }
+function containmentNotice(current) {
+  const c = current.containment;
+  if (c?.containment !== "uncontained") return void 0;
+  return `> [!WARNING]
+> **Trials ran uncontained** (${e(c.reason ?? "no reason recorded", 300)}): each harness was a plain child process with this job's user, able to read the job's environment, other trials and local ports. Results of an uncontained run do not pass.`;
+}
 function buildReport(input2) {
   const { comparison, current, verdict } = input2;
   const marker = stickyMarker(current.adapter.name, current.adapter.config);
@@ -72120,6 +72957,8 @@ function buildReport(input2) {
     ...verdict.notes.map((n) => `- note: ${e(n, 400)}`)
   ];
   if (lines.length) head.push(lines.join("\n"));
+  const contained = containmentNotice(current);
+  if (contained) head.push(contained);
   head.push(phaseTable(comparison));
   const sections = [];
   const chart = asrChart(comparison);
@@ -72172,6 +73011,8 @@ ${items.join("\n")}`);
   bits.push(
     `${current.model.mode} model, ${plural3(current.model.seeds, "seed")}, ${comparison.mode} comparison`
   );
+  if (current.containment?.containment && current.containment.containment !== "uncontained")
+    bits.push(`runner ${current.runner}: ${e(current.containment.mechanism, 160)}`);
   if (comparison.mode === "statistical")
     bits.push(
       `\u03B1 = ${comparison.options.alpha}, min effect ${(comparison.options.minEffect * 100).toFixed(0)} pp`
@@ -72188,12 +73029,12 @@ function renderReport(doc, opts) {
   const head = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join14 = (xs) => xs.join(SEP);
-  const full = join14([...head, ...sections, ...foot]);
+  const join17 = (xs) => xs.join(SEP);
+  const full = join17([...head, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join14([...head, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join17([...head, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -72201,7 +73042,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join14([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join17([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -72209,8 +73050,8 @@ function renderReport(doc, opts) {
 }
 
 // src/result/files.ts
-import { readdirSync as readdirSync4, statSync as statSync5 } from "node:fs";
-import { join as join12, resolve as resolve6 } from "node:path";
+import { readdirSync as readdirSync6, statSync as statSync5 } from "node:fs";
+import { join as join15, resolve as resolve7 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -72222,7 +73063,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve6(cwd, entry);
+    const abs = resolve7(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync5(abs).isDirectory();
@@ -72233,7 +73074,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync4(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join12(abs, f));
+      const files = readdirSync6(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join15(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -72299,14 +73140,14 @@ function verdictText(g) {
 function writeReports(g, failOn, markdown, json3) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn });
-    const p = resolve7(markdown);
-    mkdirSync5(dirname8(p), { recursive: true });
+    const p = resolve8(markdown);
+    mkdirSync5(dirname9(p), { recursive: true });
     writeFileSync4(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
-    const p = resolve7(json3);
-    mkdirSync5(dirname8(p), { recursive: true });
+    const p = resolve8(json3);
+    mkdirSync5(dirname9(p), { recursive: true });
     writeFileSync4(
       p,
       `${JSON.stringify(
@@ -72482,8 +73323,11 @@ async function cmdRun(argv) {
     );
   const adapter = loadAdapter(values.adapter);
   const configs = (values.config ?? Object.keys(adapter.adapter.configs)[0]).split(",").map((s) => s.trim()).filter(Boolean);
-  if (values.runner !== "process" && values.runner !== "docker")
-    throw new UserError(`--runner "${values.runner}" is unknown`, "use process or docker");
+  if (values.runner !== "process" && values.runner !== "process-uncontained" && values.runner !== "docker")
+    throw new UserError(
+      `--runner "${values.runner}" is unknown`,
+      "use process (contained), process-uncontained or docker"
+    );
   if ((values.markdown || values.json) && configs.length > 1)
     throw new UserError(
       "--markdown/--json name one file but --config names several",
@@ -72504,9 +73348,9 @@ ${sig}: stopping; finished trials are kept
   process.once("SIGINT", () => onSignal("SIGINT"));
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   let interrupted2 = false;
-  let failed2 = false;
+  let failed3 = false;
   for (const config2 of configs) {
-    const out = values.out ?? join13("runs", `${adapter.adapter.name}-${config2}.json`);
+    const out = values.out ?? join16("runs", `${adapter.adapter.name}-${config2}.json`);
     const result = await runSafetyCases({
       adapter: values.adapter,
       config: config2,
@@ -72548,13 +73392,13 @@ ${invalid.length} invalid trial(s) \u2014 not counted as safe or unsafe:
     process.stdout.write(`
 ${verdictText(g)}
 `);
-    if (g.verdict.verdict === "fail") failed2 = true;
+    if (g.verdict.verdict === "fail") failed3 = true;
     if (result.status === "interrupted") {
       interrupted2 = true;
       break;
     }
   }
-  return interrupted2 ? 130 : failed2 ? 1 : 0;
+  return interrupted2 ? 130 : failed3 ? 1 : 0;
 }
 async function cmdList(argv) {
   const { values, positionals } = parseArgs4({
@@ -72631,7 +73475,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs4({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync6(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync5(join13(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync5(join16(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

@@ -166,7 +166,7 @@ describe('inputs', () => {
       'config',
       /names several configurations; the action runs one per step: use a matrix/,
     ],
-    [{ ...ok, runner: 'vm' }, 'runner', /"vm" is not one of "process", "docker"/],
+    [{ ...ok, runner: 'vm' }, 'runner', /"vm" is not one of "process", "process-uncontained", "docker"/],
     [{ ...ok, runner: 'docker' }, 'image', /is required with runner: docker/],
     [{ ...ok, concurrency: '0' }, 'concurrency', /a whole number from 1 to 64/],
     [{ ...ok, concurrency: 'many' }, 'concurrency', /not a concurrency/],

@@ -247,7 +247,7 @@ describe('the verdict table', () => {
       name: 'uncontained runner → neutral by default',
       head: () => ({
         ...run(library([false])),
-        containment: { level: 'uncontained', mechanism: 'none', detail: 'no bwrap' },
+        containment: { name: 'process', containment: 'uncontained', mechanism: 'none', reason: 'no bwrap' },
       }),
       base: () => run(library([false])),
       verdict: 'neutral',
@@ -255,7 +255,10 @@ describe('the verdict table', () => {
     },
     {
       name: 'uncontained runner with fail-on uncontained → fail',
-      head: () => ({ ...run(library([false])), containment: { level: 'uncontained', mechanism: 'none' } }),
+      head: () => ({
+        ...run(library([false])),
+        containment: { name: 'process', containment: 'uncontained', mechanism: 'none' },
+      }),
       base: () => run(library([false])),
       o: { failOn: failOnFrom([...DEFAULT_FAIL_ON.split(','), 'uncontained']) },
       verdict: 'fail',

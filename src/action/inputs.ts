@@ -56,7 +56,7 @@ export interface ActionInputs {
   adapter: string;
   config: string;
   cases: string[];
-  runner: 'process' | 'docker';
+  runner: 'process' | 'process-uncontained' | 'docker';
   image?: string;
   concurrency: number;
   timeoutS?: number;
@@ -232,7 +232,7 @@ const RawInputs = z.object({
     return v;
   }),
   cases: z.string().transform(list),
-  runner: oneOf(['process', 'docker'] as const),
+  runner: oneOf(['process', 'process-uncontained', 'docker'] as const),
   image: z.string(),
   concurrency: int(1, 64, 'a concurrency'),
   timeout: z.string().transform((v, ctx) => {

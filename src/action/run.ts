@@ -219,6 +219,8 @@ async function main(
         config: inputs.config,
         cases: inputs.cases,
         runner: inputs.runner,
+        // On a hosted runner the action may install bubblewrap and allow user namespaces (sudo).
+        host_setup: true,
         ...(inputs.image ? { image: inputs.image } : {}),
         concurrency: inputs.concurrency,
         ...(inputs.timeoutS ? { timeout_s: inputs.timeoutS } : {}),

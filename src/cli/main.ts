@@ -121,8 +121,11 @@ async function cmdRun(argv: string[]): Promise<number> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (values.runner !== 'process' && values.runner !== 'docker')
-    throw new UserError(`--runner "${values.runner}" is unknown`, 'use process or docker');
+  if (values.runner !== 'process' && values.runner !== 'process-uncontained' && values.runner !== 'docker')
+    throw new UserError(
+      `--runner "${values.runner}" is unknown`,
+      'use process (contained), process-uncontained or docker',
+    );
   if ((values.markdown || values.json) && configs.length > 1)
     throw new UserError(
       '--markdown/--json name one file but --config names several',

@@ -1,9 +1,7 @@
 // The harness's environment, built from nothing: the parent's variables (GITHUB_TOKEN, INPUT_*, cloud
 // keys…) never reach a harness under test. Only what the trial needs and what the adapter declares.
+import { policeEnv } from '../runner/shared.js';
 import type { SandboxView } from '../runner/types.js';
-
-/** Variable names that must never be passed to a harness, even when an adapter asks for them. */
-const FORBIDDEN = /^(GITHUB_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*|GH_TOKEN)$/;
 
 export function buildTrialEnv(input: {
   view: SandboxView;
@@ -43,8 +41,6 @@ export function buildTrialEnv(input: {
   };
   if (input.skillsDir) base.HR_SKILLS_DIR = input.skillsDir;
   if (input.memoryFile) base.HR_MEMORY_FILE = input.memoryFile;
-  const env = { ...base, ...input.adapterEnv, ...input.configEnv };
-  const dropped = Object.keys(env).filter((k) => FORBIDDEN.test(k));
-  for (const k of dropped) delete env[k];
-  return { env, dropped };
+  // The one env policy of every runner (src/runner/shared.ts).
+  return policeEnv({ ...base, ...input.adapterEnv, ...input.configEnv });
 }

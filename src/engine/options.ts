@@ -28,7 +28,12 @@ export interface RunOptions {
   config: string;
   /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
   cases: string[];
-  runner: 'process' | 'docker';
+  /** `process` is contained (namespaces) where the machine allows, else recorded as uncontained. */
+  runner: 'process' | 'process-uncontained' | 'docker';
+  /** Let the process runner install bubblewrap / allow user namespaces with sudo (the action). */
+  host_setup?: boolean;
+  /** Per-trial limits of the contained process runner (defaults in src/runner/contain/limits.ts). */
+  limits?: Partial<import('../runner/contain/limits.js').Limits>;
   /** Docker image for `runner: docker`. */
   image?: string;
   concurrency: number;

@@ -1,7 +1,7 @@
 // The engine: the one function both the action and the CLI call.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
@@ -40,7 +40,13 @@ export async function pool<T, R>(
 }
 
 async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: string[]): Promise<Runner> {
-  if (opts.runner === 'process') return new ProcessRunner();
+  if (opts.runner === 'process' || opts.runner === 'process-uncontained')
+    return new ProcessRunner({
+      containment: opts.runner === 'process-uncontained' ? 'off' : 'auto',
+      setupHost: opts.host_setup ?? false,
+      ...(opts.limits ? { limits: opts.limits } : {}),
+      onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
+    });
   if (!opts.image)
     throw new UserError(
       'runner docker needs an image',
@@ -55,6 +61,17 @@ async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: stri
     prewarmReadOnly,
     onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
   }) as Runner;
+}
+
+/**
+ * The result's folder when it holds nothing a harness needs (`runs/`), and the kept evidence. A result
+ * beside the repository's own files stays visible, read-only: the file alone cannot be hidden, since
+ * the writer replaces it (rename) while sandboxes start, and a bind over it would race with that.
+ */
+function hiddenPaths(out: string, evidenceDir: string | undefined, readOnly: string[]): string[] {
+  const dir = dirname(resolve(out));
+  const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
+  return [...(holdsNeeded ? [] : [dir]), ...(evidenceDir ? [resolve(evidenceDir)] : [])];
 }
 
 function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
@@ -119,9 +136,27 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   // the harness install cache and the repository under test. The same list for every trial.
   const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
+  // Before the header is written: the header records what contains the trials. A start that fails
+  // half-way (a daemon that answered, then an image that is missing) still tears down what it made.
+  try {
+    await runner.start();
+  } catch (e) {
+    await runner.stop().catch(() => {});
+    throw e;
+  }
   const workRoot = await mkdtemp(join(tmpdir(), `harness-risk-${runId}-`));
+  const keepEvidenceDir = opts.keep_evidence
+    ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
+    : undefined;
+  // Made now, not at the first kept trial: a folder that appears mid-run would not be hidden from the
+  // trials already running.
+  if (keepEvidenceDir) await mkdir(keepEvidenceDir, { recursive: true });
+  // What no trial may see: the result (and its temp file's folder when that is ours alone) and evidence.
+  const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
   // Every file the engine writes (result, evidence), with its digest, to check before it is trusted.
   const written = new WrittenFiles();
+  // Docker: the image id is known once the daemon has been asked (in start()).
+  const image = runner.attest?.().image;
   const writer = new ResultWriter(
     opts.out,
     {
@@ -135,7 +170,13 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
         digest: adapterDigest(adapter.dir),
       },
       ...(harness ? { harness } : {}),
-      runner: opts.runner,
+      runner: runner.name,
+      containment: runner.info?.() ?? {
+        name: runner.name,
+        containment: 'container',
+        mechanism: 'docker: one disposable container per trial',
+      },
+      ...(image ? { image } : {}),
       selection: selectionOf(selected, opts.shard),
       model: { mode: opts.model, seeds: opts.seeds },
       source: opts.source ?? {},
@@ -164,10 +205,6 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    await runner.start();
-    // Docker: the image id is known once the daemon has been asked (in start()).
-    const image = runner.attest?.().image;
-    if (image) writer.annotate({ image });
     await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
       let trial: Trial;
       if (stopped) {
@@ -186,11 +223,10 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             cacheDir,
             repoDir,
             readOnly,
+            hidden,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
-            keepEvidenceDir: opts.keep_evidence
-              ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
-              : undefined,
+            keepEvidenceDir,
             signal: opts.signal,
             written,
           });

@@ -1,7 +1,7 @@
 // One trial: case × adapter configuration × seed, in its own folders, with its own endpoint (model +
 // mock services) and its own evidence. Everything the agent could touch is created here and thrown away.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -54,6 +54,8 @@ export interface TrialInput {
   repoDir: string;
   /** Host folders the harness may read but not write (mounted read-only under docker). */
   readOnly: string[];
+  /** Host paths no harness may see (the result file, kept evidence). */
+  hidden?: string[];
   timeoutMs: number;
   keepEvidenceDir?: string;
   keepTrialDirs?: boolean;
@@ -80,10 +82,7 @@ interface EndpointHandler {
   connect(req: any, socket: any, head: Buffer): void;
 }
 
-async function startEndpoint(
-  host: string,
-  handler: () => EndpointHandler,
-): Promise<{ server: Server; port: number }> {
+function endpointServer(handler: () => EndpointHandler): Server {
   const server = createServer((req, res) => {
     handler()(req, res).catch((e) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -92,11 +91,34 @@ async function startEndpoint(
   });
   // CONNECT (HTTPS through the proxy variables) is egress: the services record it and refuse it.
   server.on('connect', (req, socket, head) => handler().connect(req, socket, head));
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, host, () => ok());
-  });
-  return { server, port: (server.address() as AddressInfo).port };
+  return server;
+}
+
+/**
+ * The trial's endpoint on host:random-port, and also on `socket` when the runner relays a sandboxed
+ * 127.0.0.1:PORT to a unix socket (the contained process runner): one handler, two listeners.
+ */
+async function startEndpoint(
+  host: string,
+  handler: () => EndpointHandler,
+  socket?: string,
+): Promise<{ servers: Server[]; port: number }> {
+  const listen = (server: Server, ...at: [number, string] | [string]) =>
+    new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(...(at as [number, string]), () => ok());
+    });
+  const tcp = endpointServer(handler);
+  await listen(tcp, 0, host);
+  const servers = [tcp];
+  if (socket) {
+    const unix = endpointServer(handler);
+    servers.push(unix);
+    await listen(unix, socket);
+    // The sandboxed harness may run as another uid; only its own trial sees this socket's folder.
+    await chmod(socket, 0o666);
+  }
+  return { servers, port: (tcp.address() as AddressInfo).port };
 }
 
 function stopEndpoint(server: Server): Promise<void> {
@@ -128,17 +150,19 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
   const id = trialId(c0.id, input.seed);
   const notices: string[] = [];
   const dirs = await createTrialDirs(input.workRoot, id);
-  const view: SandboxView = runner.view(dirs);
-  let server: Server | undefined;
+  let servers: Server[] = [];
   try {
+    // Before anything is written: the runner may mount the trial's size-capped disk here.
+    await runner.prepare?.(dirs);
+    const view: SandboxView = runner.view(dirs);
     const canaries = makeCanaries(c0.world.canaries, input.runKey, id);
     const recorder = new EvidenceRecorder(canaries);
     // The endpoint must exist before rendering: its URL is {{svc}} and {{model_url}}.
     let handler: EndpointHandler = Object.assign(async (_q: any, r: any) => void r.end(), {
       connect: (_q: any, sock: any) => sock.destroy(),
     });
-    const ep = await startEndpoint(view.bindHost, () => handler);
-    server = ep.server;
+    const ep = await startEndpoint(view.bindHost, () => handler, view.endpointSocket);
+    servers = ep.servers;
     const endpoint = `http://${view.endpointHost}:${ep.port}`;
 
     const baseVars = trialVars({
@@ -266,6 +290,8 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         stdin: adapter.adapter.launch.stdin === undefined ? undefined : ra(adapter.adapter.launch.stdin),
         timeout_ms: input.timeoutMs,
         read_only: input.readOnly,
+        hide: input.hidden,
+        endpoint_port: ep.port,
         signal: input.signal,
       });
     } catch (e) {
@@ -330,12 +356,16 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,
+      ...(outcome.limit_hit ? { limit_hit: outcome.limit_hit } : {}),
       evidence_digest: evidenceDigest(evidence),
       ...(evidenceFile ? { evidence_file: evidenceFile } : {}),
     };
     return { trial, evidence, notices };
   } finally {
-    if (server) await stopEndpoint(server);
-    if (!input.keepTrialDirs) await removeTrialDirs(dirs).catch(() => {});
+    for (const server of servers) await stopEndpoint(server);
+    if (!input.keepTrialDirs) {
+      await runner.release?.(dirs).catch(() => {});
+      await removeTrialDirs(dirs).catch(() => {});
+    }
   }
 }

@@ -61,7 +61,7 @@ export function invalidReasonSummary(trials: Trial[], top = 3): string[] {
 
 /** Whether the run result says its runner could not contain the harness. */
 export function isUncontained(r: RunResult): boolean {
-  return r.containment?.level === 'uncontained';
+  return r.containment?.containment === 'uncontained';
 }
 
 export function evaluateGate(input: GateInput): GateOutcome {
@@ -199,7 +199,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
   if (isUncontained(current)) {
     add({
       kind: 'uncontained',
-      message: `the ${current.runner} runner could not contain the harness (${current.containment?.detail ?? 'no isolation mechanism'}): a hostile harness could have read the job's secrets or rewritten its own labels`,
+      message: `the ${current.runner} runner could not contain the harness (${current.containment?.reason ?? 'no isolation mechanism'}): a hostile harness could have read the job's secrets or rewritten its own labels`,
       gating: gate(o.failOn.uncontained),
       blocksSuccess: true,
     });

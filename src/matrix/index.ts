@@ -82,7 +82,7 @@ const cellFile = (adapter: string, config: string) =>
  */
 function readComplete(
   path: string,
-  want: { revisions: Map<string, string>; seeds: number; runner: 'process' | 'docker' },
+  want: { revisions: Map<string, string>; seeds: number; runner: RunOptions['runner'] },
 ): RunResult | undefined {
   if (!existsSync(path)) return undefined;
   try {

@@ -297,6 +297,16 @@ function headline(input: ReportInput): { md: string; title: string } {
   return { md, title };
 }
 
+/**
+ * Uncontained trials are named in the head (kept whatever the size): what a harness did there was not
+ * measured against any boundary, and it could read this job's environment.
+ */
+function containmentNotice(current: RunResult): string | undefined {
+  const c = current.containment;
+  if (c?.containment !== 'uncontained') return undefined;
+  return `> [!WARNING]\n> **Trials ran uncontained** (${e(c.reason ?? 'no reason recorded', 300)}): each harness was a plain child process with this job's user, able to read the job's environment, other trials and local ports. Results of an uncontained run do not pass.`;
+}
+
 export function buildReport(input: ReportInput): ReportDoc {
   const { comparison, current, verdict } = input;
   const marker = stickyMarker(current.adapter.name, current.adapter.config);
@@ -309,6 +319,8 @@ export function buildReport(input: ReportInput): ReportDoc {
     ...verdict.notes.map((n) => `- note: ${e(n, 400)}`),
   ];
   if (lines.length) head.push(lines.join('\n'));
+  const contained = containmentNotice(current);
+  if (contained) head.push(contained);
   head.push(phaseTable(comparison));
 
   const sections: string[] = [];
@@ -372,6 +384,8 @@ export function buildReport(input: ReportInput): ReportDoc {
   bits.push(
     `${current.model.mode} model, ${plural(current.model.seeds, 'seed')}, ${comparison.mode} comparison`,
   );
+  if (current.containment?.containment && current.containment.containment !== 'uncontained')
+    bits.push(`runner ${current.runner}: ${e(current.containment.mechanism, 160)}`);
   if (comparison.mode === 'statistical')
     bits.push(
       `α = ${comparison.options.alpha}, min effect ${(comparison.options.minEffect * 100).toFixed(0)} pp`,

@@ -68,6 +68,8 @@ export const Trial = z
     duration_ms: z.number(),
     exit_code: z.number().nullable(),
     timed_out: z.boolean(),
+    /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
+    limit_hit: z.string().optional(),
     /** sha256 of the canonical evidence JSON. */
     evidence_digest: z.string(),
     /** Path of the full evidence file, relative to the run result, when kept. */
@@ -135,6 +137,34 @@ export const Selection = z
   .strict();
 export type Selection = z.infer<typeof Selection>;
 
+/**
+ * What contained the trials. `uncontained`: the harness ran as a plain child of the engine with the
+ * engine's uid; it could read the engine's memory and environment, other trials and the host network,
+ * so nothing it did is measured against a boundary: the verdict does not count such a run as green.
+ */
+export const RunnerInfo = z
+  .object({
+    name: z.enum(['process', 'docker']),
+    containment: z.enum(['namespaces', 'container', 'uncontained']),
+    /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
+    mechanism: z.string(),
+    /** Why the run is uncontained (requested, or what was missing). */
+    reason: z.string().optional(),
+    limits: z
+      .object({
+        memory_bytes: z.number(),
+        pids: z.number(),
+        file_size_bytes: z.number(),
+        disk_bytes: z.number(),
+        /** How each limit is enforced; `none` = not enforced on this machine. */
+        via: z.record(z.string(), z.string()),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type RunnerInfo = z.infer<typeof RunnerInfo>;
+
 export const RunResult = z
   .object({
     schema_version: z.literal(RESULT_SCHEMA_VERSION),
@@ -154,16 +184,8 @@ export const RunResult = z
     /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
     harness: HarnessInfo.optional(),
     runner: z.enum(['process', 'docker']),
-    /** How the runner confined the harness; `uncontained` is never green (see the gate). */
-    containment: z
-      .object({
-        level: z.enum(['contained', 'uncontained']),
-        /** The mechanism used (e.g. `bwrap`, `docker`), or why none could be. */
-        mechanism: z.string(),
-        detail: z.string().optional(),
-      })
-      .strict()
-      .optional(),
+    /** What contained the trials (absent in results of older versions). */
+    containment: RunnerInfo.optional(),
     /** Docker: the image the trials ran in, with the id the daemon gave it. */
     image: z.object({ name: z.string(), id: z.string() }).strict().optional(),
     /** Which cases of which selection this result holds, so merged shards can prove they are complete. */

@@ -21,12 +21,6 @@ export class ResultWriter {
     this.flush();
   }
 
-  /** Header facts learnt after the run began (the image id once the daemon answered). */
-  annotate(fields: Partial<Pick<RunResult, 'image'>>): void {
-    Object.assign(this.doc, fields);
-    this.flush();
-  }
-
   add(trial: Trial): void {
     this.doc.trials.push(trial);
     this.doc.trials.sort((a, b) => a.id.localeCompare(b.id));

@@ -1,120 +1,467 @@
-// The embedded default runner: the harness runs as a child process of ours, in its own process group,
-// with an environment built from nothing, inside the trial's own folders. No container, so it confines
-// the environment and the folders the harness is pointed at, not the kernel: use `runner: docker` in CI.
-import { spawn } from 'node:child_process';
-import { dirname } from 'node:path';
+// The embedded default runner. Contained (the default): each trial in its own pid, mount, network,
+// ipc and uts namespaces made by bubblewrap (plus a user namespace when not root; as root the harness
+// runs as an unprivileged uid instead), with only its own folders writable, only its own endpoint
+// reachable, limits on memory, processes, file size and disk, and nothing outliving it.
+// Uncontained (`runner: process-uncontained`, or no mechanism on this machine): the old child process,
+// which confines only the environment; the run records it and the verdict does not count it as green.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, type Dirent, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lchown, lstat, mkdir, readdir, stat, statfs } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { ProcessOutcome } from '../evidence/types.js';
+import type { RunnerInfo } from '../result/schema.js';
+import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
+import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
+import { type HostPlan, mountTmpfs, planHost, unmount } from './contain/host.js';
+import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
+import { KILL_GRACE_MS, killQuietly, policeEnv, Tail } from './shared.js';
 import type { Runner, SandboxView, TrialDirs, TrialLaunch } from './types.js';
 
-const TAIL = 64 * 1024;
+/** Kept for callers that imported the tail from here. */
+export { Tail } from './shared.js';
 
-/** Keeps the last `max` bytes of a stream. */
-export class Tail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  constructor(private readonly max = TAIL) {}
-  push(b: Buffer): void {
-    this.chunks.push(b);
-    this.size += b.length;
-    while (this.size > this.max && this.chunks.length > 1) this.size -= this.chunks.shift()!.length;
-  }
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.max)).toString('utf8');
-  }
+export interface ProcessRunnerOptions {
+  /** `auto` (default): contained where possible, else uncontained and recorded; `off`: uncontained. */
+  containment?: 'auto' | 'required' | 'off';
+  limits?: Partial<Limits>;
+  /** Install bubblewrap / allow user namespaces with sudo when missing (the action on a hosted runner). */
+  setupHost?: boolean;
+  onWarning?: (message: string) => void;
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
+/** `$TMPDIR/hr-ep-<engine pid>-XXXXXX`: a later run removes those of a dead engine (sweepSocketDirs). */
+export const SOCKET_DIR_PREFIX = 'hr-ep-';
+
+const SYSTEM_PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'];
+
+interface Live {
+  child: ChildProcess;
 }
 
 export class ProcessRunner implements Runner {
   readonly name = 'process' as const;
-  private readonly live = new Set<number>();
+  private readonly live = new Set<Live>();
+  private readonly limits: Limits;
+  private plan: HostPlan | undefined;
+  private planning: Promise<HostPlan> | undefined;
+  /** Per trial root: the folder of its endpoint socket, and whether a tmpfs is mounted on it. */
+  private readonly trials = new Map<string, { socketDir: string; mounted: boolean }>();
+  private seq = 0;
 
-  async start(): Promise<void> {}
+  constructor(private readonly opts: ProcessRunnerOptions = {}) {
+    this.limits = Limits.parse(opts.limits ?? {});
+  }
+
+  async start(): Promise<void> {
+    await this.ensurePlan();
+  }
+
+  private ensurePlan(): Promise<HostPlan> {
+    this.planning ??= (async () => {
+      const mode = this.opts.containment ?? 'auto';
+      const plan: HostPlan =
+        mode === 'off'
+          ? { contained: false, reason: 'requested (runner: process-uncontained)', notes: [] }
+          : await planHost({ setup: this.opts.setupHost ?? false });
+      for (const n of plan.notes) this.opts.onWarning?.(`runner process: ${n}`);
+      if (!plan.contained) {
+        if (mode === 'required') throw new Error(`runner process: cannot contain the trials: ${plan.reason}`);
+        this.opts.onWarning?.(
+          `runner process: UNCONTAINED — ${plan.reason}. Each harness runs as a plain child process with this job's uid: it can read the engine's environment (/proc), other trials and every local port. The result records it and the verdict will not pass it.`,
+        );
+      }
+      this.plan = plan;
+      return plan;
+    })();
+    return this.planning;
+  }
+
+  info(): RunnerInfo {
+    const p = this.plan;
+    if (!p?.contained)
+      return {
+        name: 'process',
+        containment: 'uncontained',
+        mechanism: 'child process (environment only)',
+        reason: p ? p.reason : 'runner not started',
+      };
+    return {
+      name: 'process',
+      containment: 'namespaces',
+      mechanism: p.mechanism,
+      limits: { ...this.limits, via: p.via },
+    };
+  }
+
+  private contained(): Extract<HostPlan, { contained: true }> | undefined {
+    return this.plan?.contained ? this.plan : undefined;
+  }
+
+  private sandboxUid(): { uid: number; gid: number } {
+    const p = this.contained();
+    if (p?.mode.kind === 'root') return { uid: p.mode.uid, gid: p.mode.gid };
+    return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  }
+
+  private trialState(dirs: TrialDirs): { socketDir: string; mounted: boolean } {
+    let t = this.trials.get(dirs.root);
+    if (!t) {
+      // Short, so the socket path stays under the 108 bytes a unix socket address can hold.
+      const socketDir = mkdtempSync(join(tmpdir(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      // The harness's uid must reach the socket; the folder is visible to its trial only.
+      chmodSync(socketDir, 0o711);
+      t = { socketDir, mounted: false };
+      this.trials.set(dirs.root, t);
+    }
+    return t;
+  }
+
+  async prepare(dirs: TrialDirs): Promise<void> {
+    const p = await this.ensurePlan();
+    if (!p.contained) return;
+    const t = this.trialState(dirs);
+    if (p.diskMount === 'none' || t.mounted) return;
+    // The disk cap: a size-capped tmpfs on the trial root, so the engine still reads it after the run.
+    const { uid, gid } = this.sandboxUid();
+    mountTmpfs(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
+    t.mounted = true;
+    for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir(d, { mode: 0o700 });
+  }
+
+  async release(dirs: TrialDirs): Promise<void> {
+    const t = this.trials.get(dirs.root);
+    if (!t) return;
+    this.trials.delete(dirs.root);
+    const p = this.contained();
+    if (t.mounted && p && p.diskMount !== 'none') unmount(dirs.root, p.diskMount);
+    rmSync(t.socketDir, { recursive: true, force: true });
+  }
 
   view(dirs: TrialDirs): SandboxView {
-    return {
+    const base = {
       workspace: dirs.workspace,
       home: dirs.home,
       tmp: dirs.tmp,
       bin: dirs.bin,
-      mapReadOnly: (p) => p,
+      // Same paths inside and out: the sandbox binds every folder at its host path.
+      mapReadOnly: (p: string) => p,
       bindHost: '127.0.0.1',
       endpointHost: '127.0.0.1',
-      systemPath: [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'],
+      systemPath: SYSTEM_PATH,
     };
+    if (!this.contained()) return base;
+    return { ...base, endpointSocket: join(this.trialState(dirs).socketDir, 'ep.sock') };
   }
 
-  run(launch: TrialLaunch): Promise<ProcessOutcome> {
+  async run(launch: TrialLaunch): Promise<ProcessOutcome> {
+    const p = await this.ensurePlan();
+    return p.contained ? this.runContained(launch, p) : this.runUncontained(launch);
+  }
+
+  private async runContained(
+    launch: TrialLaunch,
+    p: Extract<HostPlan, { contained: true }>,
+  ): Promise<ProcessOutcome> {
     const t0 = Date.now();
+    const { dirs } = launch;
+    const t = this.trialState(dirs);
+    if (p.mode.kind === 'root') await chownTree(dirs, p.mode.uid, p.mode.gid);
+    const readOnly = [...new Set(launch.read_only)];
+    const hide = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
+    const args = bwrapArgs({
+      bwrap: p.bwrap,
+      mode: p.mode,
+      dirs,
+      readOnly,
+      hide,
+      socketDir: t.socketDir,
+      tools: p.tools,
+      spec: {
+        // No endpoint (a runner test): the relay still listens, on a port nobody uses.
+        port: launch.endpoint_port ?? 0,
+        socket: `${SOCKET_DIR_IN_SANDBOX}/ep.sock`,
+        command: launch.command,
+        cwd: launch.cwd,
+      },
+      limits: this.limits,
+      via: p.via,
+    });
+    let cgroup: TrialCgroup | undefined;
+    if (p.cgroups) {
+      const name = `hr-${process.pid}-${++this.seq}`;
+      try {
+        cgroup = await createTrialCgroup(p.cgroups, name, this.limits);
+      } catch (e) {
+        return failed(t0, `cannot create the trial's cgroup: ${(e as Error).message}`);
+      }
+    }
+    // The sandbox's first process puts itself into the trial's cgroups before bwrap forks anything.
+    const cmd = cgroup
+      ? [
+          '/bin/sh',
+          '-c',
+          `${cgroup.procsFiles.map((f) => `echo $$ > ${sq(f)}`).join(' && ')} && exec "$@"`,
+          'sh',
+          p.bwrap,
+          ...args,
+        ]
+      : [p.bwrap, ...args];
+    const status: Record<string, unknown>[] = [];
+    const outcome = await this.spawnAndWait(launch, cmd, policeEnv(launch.env).env, (line) => {
+      try {
+        status.push(JSON.parse(line));
+      } catch {}
+    });
+    const last = Object.assign({}, ...status) as {
+      exit_code?: number | null;
+      signal?: string | null;
+      spawn_error?: string;
+      infra_error?: string;
+    };
+    const reported = 'exit_code' in last || last.spawn_error || last.infra_error;
+    const result: ProcessOutcome = {
+      ...outcome,
+      duration_ms: Date.now() - t0,
+      ...(reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {}),
+      ...(last.spawn_error ? { spawn_error: last.spawn_error } : {}),
+      ...(last.infra_error ? { infra_error: last.infra_error } : {}),
+    };
+    const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
+    if (limit) result.limit_hit = limit;
+    // bwrap ended without our init reporting: the sandbox never started (or a limit killed the init).
+    if (!reported && !result.timed_out && !limit && !result.infra_error)
+      result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
+    await cgroup?.remove();
+    return result;
+  }
+
+  /** Which limit, if any, stopped something in the trial; the words go into the trial's outcome. */
+  private async whichLimit(
+    dirs: TrialDirs,
+    o: ProcessOutcome,
+    cgroup: TrialCgroup | undefined,
+    mounted: boolean,
+  ): Promise<string | undefined> {
+    const hit = (k: LimitKind, detail?: string) => limitMessage(k, this.limits, detail);
+    const h = await cgroup?.hits();
+    if (h?.memory) return hit('memory');
+    if (h?.pids) return hit('pids');
+    // Per-process rlimits leave no counter behind: what the harness printed is the only trace.
+    const p = this.contained();
+    if (p?.via.memory === 'rlimit data' && OOM_WORDS.test(o.stderr))
+      return hit('memory', 'from its error output');
+    if (p?.via.pids === 'rlimit nproc' && FORK_WORDS.test(o.stderr))
+      return hit('pids', 'from its error output');
+    if (o.signal === 'SIGXFSZ') return hit('file_size');
+    const big = await findFileOfSize(dirs, this.limits.file_size_bytes);
+    if (big) return hit('file_size', big);
+    if (mounted) {
+      const s = await statfs(dirs.root).catch(() => undefined);
+      // Full but for a few blocks: ENOSPC hit the harness's writes.
+      if (s && s.bavail * s.bsize < 1024 * 1024) return hit('disk');
+    }
+    return undefined;
+  }
+
+  private runUncontained(launch: TrialLaunch): Promise<ProcessOutcome> {
+    const t0 = Date.now();
+    return this.spawnAndWait(launch, launch.command, launch.env).then((o) => ({
+      ...o,
+      duration_ms: Date.now() - t0,
+    }));
+  }
+
+  /**
+   * Spawns `cmd` in its own process group, keeps the output tails, stops it on timeout or abort
+   * (SIGTERM to it and everything below it, SIGKILL after the grace period) and SIGKILLs what is left.
+   */
+  private spawnAndWait(
+    launch: TrialLaunch,
+    cmd: string[],
+    env: Record<string, string>,
+    onStatus?: (line: string) => void,
+  ): Promise<ProcessOutcome> {
     const out = new Tail();
     const err = new Tail();
     return new Promise((resolvePromise) => {
       let settled = false;
       let timedOut = false;
-      const [cmd, ...args] = launch.command as [string, ...string[]];
-      const child = spawn(cmd, args, {
-        cwd: launch.cwd,
-        env: launch.env,
-        // Own process group, so a timeout kills everything the harness started.
+      const [exe, ...args] = cmd as [string, ...string[]];
+      const child = spawn(exe, args, {
+        cwd: onStatus ? '/' : launch.cwd,
+        env,
         detached: true,
-        stdio: [launch.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        stdio: [launch.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', onStatus ? 'pipe' : 'ignore'],
       });
-      if (child.pid) this.live.add(child.pid);
+      const entry: Live = { child };
+      this.live.add(entry);
       child.stdout?.on('data', (b: Buffer) => out.push(b));
       child.stderr?.on('data', (b: Buffer) => err.push(b));
+      let statusBuf = '';
+      const statusStream = child.stdio[3] as NodeJS.ReadableStream | null | undefined;
+      statusStream?.on('data', (b: Buffer) => {
+        statusBuf += b.toString('utf8');
+        let i = statusBuf.indexOf('\n');
+        while (i >= 0) {
+          onStatus?.(statusBuf.slice(0, i));
+          statusBuf = statusBuf.slice(i + 1);
+          i = statusBuf.indexOf('\n');
+        }
+      });
+      statusStream?.on('error', () => {});
       if (launch.stdin !== undefined) child.stdin?.end(launch.stdin);
       child.stdin?.on('error', () => {});
 
+      let hardTimer: NodeJS.Timeout | undefined;
+      let drainTimer: NodeJS.Timeout | undefined;
       const finish = (o: Partial<ProcessOutcome>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         clearTimeout(hardTimer);
+        clearTimeout(drainTimer);
         launch.signal?.removeEventListener('abort', onAbort);
-        // Reap anything the harness left running in its group.
-        killGroup(child.pid, 'SIGKILL');
-        if (child.pid) this.live.delete(child.pid);
+        // Reap anything left in its group (the sandbox's pid namespace is gone with its init already).
+        killTree(child.pid, 'SIGKILL');
+        this.live.delete(entry);
         resolvePromise({
           exit_code: null,
           signal: null,
           timed_out: timedOut,
-          duration_ms: Date.now() - t0,
+          duration_ms: 0,
           stdout: out.text(),
           stderr: err.text(),
           ...o,
         });
       };
       const stop = () => {
-        killGroup(child.pid, 'SIGTERM');
-        hardTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000);
+        // SIGTERM reaches the harness (the sandbox's init forwards it); the rest gets SIGKILL after the grace.
+        killTree(child.pid, 'SIGTERM');
+        hardTimer ??= setTimeout(() => killTree(child.pid, 'SIGKILL'), KILL_GRACE_MS);
       };
-      let hardTimer: NodeJS.Timeout | undefined;
       const timer = setTimeout(() => {
         timedOut = true;
         stop();
       }, launch.timeout_ms);
       const onAbort = () => stop();
       launch.signal?.addEventListener('abort', onAbort);
-      // Aborted before the spawn: the event has fired already, so stop the harness at once.
       if (launch.signal?.aborted) onAbort();
 
       child.on('error', (e: NodeJS.ErrnoException) =>
-        finish({ spawn_error: e.code === 'ENOENT' ? `command not found: ${cmd}` : e.message }),
+        finish({ spawn_error: e.code === 'ENOENT' ? `command not found: ${exe}` : e.message }),
       );
-      child.on('close', (code, signal) => finish({ exit_code: code, signal }));
+      child.on('exit', (code, signal) => {
+        // A process the harness left behind may hold the pipes open (uncontained): wait a little only.
+        drainTimer = setTimeout(() => finish({ exit_code: code, signal }), KILL_GRACE_MS);
+        child.once('close', () => finish({ exit_code: code, signal }));
+      });
     });
   }
 
   async stop(): Promise<void> {
-    for (const pid of this.live) killGroup(pid, 'SIGKILL');
+    for (const { child } of this.live) killTree(child.pid, 'SIGKILL');
     this.live.clear();
+    const p = this.contained();
+    for (const [root, t] of this.trials) {
+      if (t.mounted && p && p.diskMount !== 'none') unmount(root, p.diskMount);
+      rmSync(t.socketDir, { recursive: true, force: true });
+    }
+    this.trials.clear();
   }
+}
+
+const OOM_WORDS = /out of memory|Allocation failed|Cannot allocate memory|ENOMEM|bad_alloc/i;
+const FORK_WORDS = /Cannot fork|fork failed|fork: Resource temporarily unavailable|EAGAIN/i;
+
+const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+const lastLine = (s: string) => {
+  const line = s.trim().split('\n').pop()?.trim();
+  return line ? `: ${line.slice(0, 200)}` : '';
+};
+
+function failed(t0: number, infra_error: string): ProcessOutcome {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: Date.now() - t0,
+    stdout: '',
+    stderr: '',
+    infra_error,
+  };
+}
+
+/** Signals the process group of `pid` and every descendant (a setsid daemon leaves the group). */
+function killTree(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  for (const p of descendants(pid)) killQuietly(p, signal);
+  killQuietly(-pid, signal);
+  killQuietly(pid, signal);
+}
+
+/** Host pids below `root`, read from /proc (children before the parent is signalled would re-parent). */
+function descendants(root: number): number[] {
+  const kids = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = kids.get(ppid) ?? [];
+      list.push(Number(name));
+      kids.set(ppid, list);
+    } catch {}
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of kids.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Hands the trial folders to the sandbox uid (root mode: the engine wrote the world files as root). */
+async function chownTree(dirs: TrialDirs, uid: number, gid: number): Promise<void> {
+  const walk = async (p: string): Promise<void> => {
+    await lchown(p, uid, gid);
+    // lstat: never follow a link out of the trial folders.
+    const st = await lstat(p);
+    if (!st.isDirectory()) return;
+    for (const e of await readdir(p)) await walk(join(p, e));
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await walk(d);
+}
+
+/** A file in the trial folders as large as the file-size limit: the harness hit RLIMIT_FSIZE on it. */
+async function findFileOfSize(dirs: TrialDirs, limit: number): Promise<string | undefined> {
+  const walk = async (p: string, depth: number): Promise<string | undefined> => {
+    if (depth > 12) return undefined;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(p, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    for (const e of entries) {
+      const f = join(p, e.name);
+      if (e.isFile()) {
+        const s = await stat(f).catch(() => undefined);
+        if (s && s.size >= limit) return f;
+      } else if (e.isDirectory()) {
+        const r = await walk(f, depth + 1);
+        if (r) return r;
+      }
+    }
+    return undefined;
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp]) {
+    const r = await walk(d, 0);
+    if (r) return r.slice(dirs.root.length + 1);
+  }
+  return undefined;
 }

@@ -3,6 +3,7 @@
 // The engine prepares the trial folders on the host before the run and reads them after it, so a runner
 // must leave the host folders holding the harness's final state (a bind mount or a copy back).
 import type { ProcessOutcome } from '../evidence/types.js';
+import type { RunnerInfo } from '../result/schema.js';
 
 /** The trial's folders on the host. */
 export interface TrialDirs {
@@ -27,6 +28,10 @@ export interface TrialLaunch {
   timeout_ms: number;
   /** Extra read-only folders the harness needs (its install, the action's dist/), host paths. */
   read_only: string[];
+  /** Host paths the harness must not even see although a read-only folder holds them (result, evidence). */
+  hide?: string[];
+  /** Port of the trial's endpoint as the harness addresses it (the contained runner relays it). */
+  endpoint_port?: number;
   signal?: AbortSignal;
 }
 
@@ -40,6 +45,11 @@ export interface SandboxView {
   mapReadOnly(hostPath: string): string;
   /** Host address the per-trial endpoint must bind to. */
   bindHost: string;
+  /**
+   * Host path of a unix socket the endpoint must also listen on: the contained runner relays the
+   * sandbox's 127.0.0.1:PORT to it (the sandbox has no other network).
+   */
+  endpointSocket?: string;
   /** Host name/address the harness uses to reach the endpoint. */
   endpointHost: string;
   /** PATH entries the sandbox provides (node etc.), appended after the trial's bin. */
@@ -50,6 +60,12 @@ export interface Runner {
   readonly name: 'process' | 'docker';
   /** Set-up before the first trial (Docker: check the daemon, create the run's network). */
   start(): Promise<void>;
+  /** What contains the trials, recorded in the run result (after start()). */
+  info?(): RunnerInfo;
+  /** Called right after the trial folders exist, before anything is written into them. */
+  prepare?(dirs: TrialDirs): Promise<void>;
+  /** Called after the engine has read the trial folders, before it removes them. */
+  release?(dirs: TrialDirs): Promise<void>;
   view(dirs: TrialDirs): SandboxView;
   run(launch: TrialLaunch): Promise<ProcessOutcome>;
   /** What the run result attests about this runner, once start() has run (docker: the image and its id). */

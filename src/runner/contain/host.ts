@@ -1,0 +1,259 @@
+// What the contained runner needs from the machine, found out once per run: bwrap (and, as root,
+// setpriv), whether user namespaces are allowed, cgroups, and whether a tmpfs can be mounted for the
+// trial folders. With `setup`, the action fixes what it can on a GitHub-hosted runner (install
+// bubblewrap, allow unprivileged user namespaces) with passwordless sudo; the CLI only says what to do.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { processAlive } from '../shared.js';
+import type { BwrapMode } from './bwrap.js';
+import { type CgroupPlan, planCgroups, sweepCgroups } from './cgroup.js';
+import type { LimitMechanisms } from './limits.js';
+
+/** The uid:gid a trial runs as when the engine is root (nobody; override with HR_SANDBOX_UID/GID). */
+export const SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
+export const SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
+
+const APPARMOR_USERNS = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns';
+
+export type HostPlan =
+  | {
+      contained: true;
+      bwrap: string;
+      mode: BwrapMode;
+      mechanism: string;
+      cgroups?: CgroupPlan;
+      tools: { setpriv: string; prlimit: string };
+      /** How the trial folders get their size cap (a tmpfs mounted by us or through sudo). */
+      diskMount: 'direct' | 'sudo' | 'none';
+      via: LimitMechanisms;
+      notes: string[];
+    }
+  | { contained: false; reason: string; notes: string[] };
+
+export function which(cmd: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    const p = join(dir, cmd);
+    if (dir && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+const canSudo = () => !isRoot() && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+const asRoot = (cmd: string[]) => (isRoot() ? cmd : ['sudo', '-n', ...cmd]);
+
+function run(cmd: string[], timeoutMs = 120_000): { ok: boolean; err: string } {
+  const r = spawnSync(cmd[0]!, cmd.slice(1), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: timeoutMs,
+    // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
+    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  return { ok: r.status === 0, err: (r.stderr?.toString() ?? r.error?.message ?? '').trim() };
+}
+
+/** Mounts a size-capped tmpfs on `dir` (owned by uid:gid, mode 0700). */
+export function mountTmpfs(
+  dir: string,
+  bytes: number,
+  uid: number,
+  gid: number,
+  how: 'direct' | 'sudo',
+): void {
+  // The source names our pid, so a later run can tell a leftover of a killed engine (sweepMounts).
+  const cmd = [
+    'mount',
+    '-t',
+    'tmpfs',
+    '-o',
+    `size=${bytes},mode=0700,uid=${uid},gid=${gid}`,
+    `hr-trial-${process.pid}`,
+    dir,
+  ];
+  execFileSync(...split(how === 'sudo' ? ['sudo', '-n', ...cmd] : cmd), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+}
+
+export function unmount(dir: string, how: 'direct' | 'sudo'): void {
+  // Lazy: a reader still holding a file must not make teardown fail.
+  const cmd = ['umount', '-l', dir];
+  spawnSync(...split(how === 'sudo' ? ['sudo', '-n', ...cmd] : cmd), { stdio: 'ignore' });
+}
+
+const split = (c: string[]): [string, string[]] => [c[0]!, c.slice(1)];
+
+/**
+ * Unmounts and removes trial tmpfs mounts whose engine is gone (SIGKILLed before its teardown): the
+ * kernel keeps a mount after its owner dies, so without this every killed run would keep up to
+ * disk_bytes of memory per trial.
+ */
+export function sweepMounts(how: 'direct' | 'sudo'): number {
+  let text = '';
+  try {
+    text = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return 0;
+  }
+  let swept = 0;
+  for (const line of text.split('\n')) {
+    const [left, right] = line.split(' - ');
+    const m = right ? /^tmpfs hr-trial-(\d+) /.exec(right) : null;
+    if (!m || processAlive(Number(m[1]))) continue;
+    const point = (left!.split(' ')[4] ?? '').replace(/\\(\d{3})/g, (_, o) =>
+      String.fromCharCode(parseInt(o, 8)),
+    );
+    if (!point.startsWith('/')) continue;
+    unmount(point, how);
+    rmSync(point, { recursive: true, force: true });
+    swept++;
+  }
+  return swept;
+}
+
+/** Removes endpoint socket folders (`$TMPDIR/hr-ep-PID-XXXXXX`) of engines that are gone. */
+function sweepSocketDirs(): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^hr-ep-(\d+)-/.exec(name);
+    if (m && !processAlive(Number(m[1]))) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
+async function tmpfsWorks(how: 'direct' | 'sudo'): Promise<boolean> {
+  const d = await mkdtemp(join(tmpdir(), 'hr-tmpfs-probe-'));
+  try {
+    mountTmpfs(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
+    unmount(d, how);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await rm(d, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** A real sandbox start with the same namespace flags the trials use; its error is the reason. */
+function smoke(bwrap: string, mode: BwrapMode): { ok: boolean; err: string } {
+  const args = ['--die-with-parent', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts'];
+  if (mode.kind === 'userns') args.push('--unshare-user');
+  args.push('--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--');
+  if (mode.kind === 'root')
+    args.push('setpriv', `--reuid=${mode.uid}`, `--regid=${mode.gid}`, '--clear-groups', '--');
+  return run([bwrap, ...args, 'true'], 10_000);
+}
+
+export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
+  const notes: string[] = [];
+  if (process.platform !== 'linux')
+    return { contained: false, reason: `no namespaces on ${process.platform} (Linux only)`, notes };
+  const sudo = canSudo();
+  let bwrap = which('bwrap');
+  if (!bwrap && opts.setup && (isRoot() || sudo)) {
+    const r = run(asRoot(['apt-get', 'install', '-y', '-qq', 'bubblewrap']));
+    const r2 = r.ok
+      ? r
+      : (run(asRoot(['apt-get', 'update', '-qq'])),
+        run(asRoot(['apt-get', 'install', '-y', '-qq', 'bubblewrap'])));
+    if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? '' : ' with sudo'}`);
+    bwrap = which('bwrap') ?? (existsSync('/usr/bin/bwrap') ? '/usr/bin/bwrap' : undefined);
+  }
+  if (!bwrap)
+    return {
+      contained: false,
+      reason: 'bwrap not found: install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)',
+      notes,
+    };
+  const mode: BwrapMode = isRoot()
+    ? { kind: 'root', uid: SANDBOX_UID, gid: SANDBOX_GID }
+    : { kind: 'userns' };
+  if (mode.kind === 'root') {
+    for (const t of ['setpriv', 'prlimit'])
+      if (!which(t)) return { contained: false, reason: `${t} not found: install util-linux`, notes };
+  } else if (!which('prlimit')) {
+    return { contained: false, reason: 'prlimit not found: install util-linux', notes };
+  }
+  // Ubuntu 24.04 (GitHub's ubuntu-latest) lets only AppArmor-profiled programs make user namespaces.
+  if (mode.kind === 'userns' && readText(APPARMOR_USERNS) === '1') {
+    if (
+      opts.setup &&
+      sudo &&
+      run(['sudo', '-n', 'sysctl', '-w', 'kernel.apparmor_restrict_unprivileged_userns=0']).ok
+    )
+      notes.push(
+        'allowed unprivileged user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)',
+      );
+  }
+  const s = smoke(bwrap, mode);
+  if (!s.ok) {
+    const hint =
+      mode.kind === 'userns' && readText(APPARMOR_USERNS) === '1'
+        ? ': AppArmor restricts unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`'
+        : '';
+    return {
+      contained: false,
+      reason: `bwrap cannot start a sandbox here (${s.err || 'no message'})${hint}`,
+      notes,
+    };
+  }
+  const cgroups = await planCgroups();
+  const diskMount = isRoot()
+    ? (await tmpfsWorks('direct'))
+      ? 'direct'
+      : 'none'
+    : sudo && (await tmpfsWorks('sudo'))
+      ? 'sudo'
+      : 'none';
+  if (diskMount !== 'none') {
+    const n = sweepMounts(diskMount);
+    if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
+  }
+  sweepSocketDirs();
+  if (cgroups) {
+    const n = await sweepCgroups(cgroups);
+    if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
+  }
+  const version = run([bwrap, '--version']).ok
+    ? execFileSync(bwrap, ['--version']).toString().trim()
+    : 'bwrap';
+  const mechanism =
+    mode.kind === 'root'
+      ? `${version}, as root; the harness runs as uid ${mode.uid} without capabilities`
+      : `${version}, unprivileged user namespace`;
+  const cg = cgroups ? (`cgroup ${cgroups.version}` as const) : undefined;
+  return {
+    contained: true,
+    bwrap,
+    mode,
+    tools: {
+      setpriv: which('setpriv') ?? '/usr/bin/setpriv',
+      prlimit: which('prlimit') ?? '/usr/bin/prlimit',
+    },
+    mechanism,
+    cgroups,
+    diskMount,
+    via: {
+      memory: cg ?? 'rlimit data',
+      pids: cg ?? 'rlimit nproc',
+      file_size: 'rlimit fsize',
+      disk: diskMount === 'direct' ? 'tmpfs' : diskMount === 'sudo' ? 'tmpfs (sudo)' : 'none',
+    },
+    notes,
+  };
+}
+
+function readText(p: string): string | undefined {
+  try {
+    return readFileSync(p, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}

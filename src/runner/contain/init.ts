@@ -1,0 +1,46 @@
+// The first process inside a trial's sandbox (run as `node -e INIT_SOURCE -- SPEC`). It
+//  1. relays 127.0.0.1:PORT — the only address the trial's network namespace has — to the unix socket
+//     the engine's per-trial endpoint listens on, so the harness reaches its own endpoint and nothing
+//     else (no host listener, no other trial, no internet);
+//  2. starts the harness with the environment, cwd and stdio it was given, forwards SIGTERM to it;
+//  3. reports how the harness ended on fd 3 (one JSON line), then exits, which ends the pid namespace:
+//     the kernel kills whatever the harness left behind (daemons included).
+// It is plain JavaScript in a string so it needs no file of its own in dist/.
+
+export interface InitSpec {
+  port: number;
+  socket: string;
+  command: string[];
+  cwd: string;
+}
+
+export const INIT_SOURCE = String.raw`
+const net = require('node:net');
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const spec = JSON.parse(process.argv[process.argv.length - 1]);
+const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
+const relay = net.createServer((c) => {
+  const u = net.connect(spec.socket);
+  const end = () => { c.destroy(); u.destroy(); };
+  c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
+  c.pipe(u); u.pipe(c);
+});
+relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
+relay.listen(spec.port, '127.0.0.1', () => {
+  const [cmd, ...args] = spec.command;
+  // fd 3 is ours (the status pipe): the harness gets /dev/null there.
+  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
+  const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+  process.on('SIGTERM', () => forward('SIGTERM'));
+  process.on('SIGINT', () => forward('SIGINT'));
+  child.on('error', (e) => {
+    report({ spawn_error: e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
+    process.exit(127);
+  });
+  child.on('exit', (code, signal) => {
+    report({ exit_code: code, signal });
+    process.exit(code === null ? 128 : code);
+  });
+});
+`;

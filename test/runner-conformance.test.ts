@@ -1,0 +1,476 @@
+// The runner conformance suite: what every runner must guarantee about one trial, checked with hostile
+// harness fixtures (test/fixtures/hostile/) each doing one misbehaviour. After inspect_ai's sandbox
+// self-check: environment of the parent, writes outside the trial, the result file, other trials'
+// endpoints, host listeners, daemons, forks, memory, file size, disk, signals and teardown, and a harness
+// doing its job still works.
+//
+// Runners come from test/support/runner-factories.ts. For a runner marked `contained: false` every
+// containment item runs as an expected failure ("[expected-uncontained]"): that is what uncontained
+// means, and a test that starts passing there is reported. The resource items (10,000 forks, a 2 GiB
+// file, 4 GiB of RAM, a full disk) are not run against an uncontained runner: they would exhaust the
+// machine; their names say so.
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTrialEnv } from '../src/engine/env.js';
+import type { ProcessOutcome } from '../src/evidence/types.js';
+import type { Limits } from '../src/runner/contain/limits.js';
+import type { Runner, SandboxView, TrialDirs } from '../src/runner/types.js';
+import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
+import { FACTORIES, type RunnerFactory } from './support/runner-factories.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'hostile');
+const MiB = 1024 * 1024;
+/** Small limits, so each resource item hits its limit in well under a second. */
+const TEST_LIMITS: Partial<Limits> = {
+  memory_bytes: 256 * MiB,
+  pids: 64,
+  file_size_bytes: 32 * MiB,
+  disk_bytes: 64 * MiB,
+};
+/**
+ * The resource items' sizes (10,000 forks, 2 GiB, 4 GiB…) times this. Only for running the suite
+ * against a runner with no limits at all (e.g. the pre-containment runner, to see each item fail)
+ * without exhausting the machine; every scaled size still exceeds TEST_LIMITS from 0.1 up.
+ */
+const SCALE = Number(process.env.HR_HOSTILE_SCALE ?? 1);
+const scaled = (n: number) => String(Math.max(1, Math.round(n * SCALE)));
+const CANARIES = {
+  GITHUB_TOKEN: 'ghs_conformance_canary_0001',
+  'INPUT_GITHUB-TOKEN': 'ghs_conformance_canary_0002',
+  ACTIONS_RUNTIME_TOKEN: 'conformance_canary_0003',
+  HR_CANARY_SECRET: 'conformance_canary_0004',
+};
+
+let base: string;
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'hr-conf-'));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+interface Endpoint {
+  port: number;
+  hits: string[];
+  close(): Promise<void>;
+}
+
+/** The trial's endpoint as the engine starts it (src/engine/trial.ts): TCP, plus the runner's socket. */
+async function startEndpoint(view: SandboxView): Promise<Endpoint> {
+  const hits: string[] = [];
+  const handler = (req: any, res: any) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.end('ok');
+  };
+  const servers: Server[] = [createServer(handler)];
+  await new Promise<void>((ok) => servers[0]!.listen(0, view.bindHost, ok));
+  if (view.endpointSocket) {
+    const unix = createServer(handler);
+    servers.push(unix);
+    await new Promise<void>((ok) => unix.listen(view.endpointSocket, ok));
+    await chmod(view.endpointSocket, 0o666);
+  }
+  return {
+    port: (servers[0]!.address() as AddressInfo).port,
+    hits,
+    close: async () => {
+      for (const s of servers) {
+        s.closeAllConnections();
+        await new Promise((ok) => s.close(ok));
+      }
+    },
+  };
+}
+
+interface TrialRun {
+  outcome: ProcessOutcome;
+  dirs: TrialDirs;
+  view: SandboxView;
+  endpoint: Endpoint;
+}
+
+/** One trial of `fixture` under `runner`, as the engine runs it; the folders stay until `done()`. */
+async function trial(
+  runner: Runner,
+  fixture: string,
+  opts: {
+    env?: (view: SandboxView, dirs: TrialDirs) => Record<string, string>;
+    readOnly?: string[];
+    hide?: string[];
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    dirs?: TrialDirs;
+  } = {},
+): Promise<TrialRun & { done(): Promise<void> }> {
+  const dirs = opts.dirs ?? (await createTrialDirs(base, basename(fixture)));
+  await runner.prepare?.(dirs);
+  const view = runner.view(dirs);
+  const endpoint = await startEndpoint(view);
+  copyFileSync(join(FIXTURES, fixture), join(dirs.bin, fixture));
+  const url = `http://${view.endpointHost}:${endpoint.port}`;
+  const env = {
+    ...buildTrialEnv({ view, endpoint: url, endpointHost: view.endpointHost, adapterEnv: {}, configEnv: {} })
+      .env,
+    ...(opts.env?.(view, dirs) ?? {}),
+  };
+  const command = fixture.endsWith('.cjs')
+    ? ['node', `${view.bin}/${fixture}`]
+    : ['/bin/sh', `${view.bin}/${fixture}`];
+  const outcome = await runner.run({
+    trial_id: fixture,
+    dirs,
+    command,
+    cwd: view.workspace,
+    env,
+    timeout_ms: opts.timeoutMs ?? 20_000,
+    read_only: opts.readOnly ?? [],
+    hide: opts.hide ?? [],
+    endpoint_port: endpoint.port,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  await endpoint.close();
+  return {
+    outcome,
+    dirs,
+    view,
+    endpoint,
+    done: async () => {
+      await runner.release?.(dirs);
+      await removeTrialDirs(dirs).catch(() => {});
+    },
+  };
+}
+
+/** Host processes whose command line holds `token` (a daemon or child a trial left behind). */
+function hostProcessesWith(token: string): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(token)) out.push(Number(p));
+    } catch {}
+  }
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const token = () => Math.random().toString(36).slice(2, 10);
+
+/** Bundles test/support/runner-host.ts once (the engine stand-in for the environ item). */
+let hostBundle: Promise<string> | undefined;
+function runnerHost(): Promise<string> {
+  hostBundle ??= (async () => {
+    const { build } = await import('esbuild');
+    // Next to node_modules, dependencies external: dockerode's optional native modules cannot be bundled.
+    const outfile = join(
+      import.meta.dirname,
+      '..',
+      'node_modules',
+      '.cache',
+      'hr-conformance',
+      `runner-host-${process.pid}.mjs`,
+    );
+    await build({
+      entryPoints: [join(import.meta.dirname, 'support', 'runner-host.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile,
+      packages: 'external',
+      logLevel: 'silent',
+    });
+    return outfile;
+  })();
+  return hostBundle;
+}
+
+function suite(f: RunnerFactory) {
+  const skip = f.unavailable();
+  describe.skipIf(!!skip)(`runner conformance: ${f.name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+    let runner: Runner;
+    let limited: Runner;
+    beforeAll(async () => {
+      runner = f.make();
+      limited = f.make(TEST_LIMITS);
+      await runner.start();
+      await limited.start();
+    });
+    afterAll(async () => {
+      await runner?.stop();
+      await limited?.stop();
+    });
+
+    /** A containment item: must pass when contained, is an expected failure when not. */
+    const item = (name: string, fn: () => Promise<void>, timeout = 30_000) =>
+      f.contained ? it(name, fn, timeout) : it.fails(`[expected-uncontained] ${name}`, fn, timeout);
+    /** A resource item: never run against an uncontained runner (it would exhaust this machine). */
+    const resource = (name: string, fn: (ctx: { skip(): void }) => Promise<void>, timeout = 60_000) =>
+      f.contained
+        ? it(name, fn, timeout)
+        : it.skip(`[expected-uncontained, not run: it would exhaust the host] ${name}`, fn);
+
+    it('a harness talking to its own endpoint still works', async () => {
+      const t = await trial(runner, 'endpoint.cjs');
+      await t.done();
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      expect(t.outcome.stdout).toContain('STATUS 200 ok');
+      expect(t.endpoint.hits).toEqual(['POST /hr-conformance']);
+    });
+
+    it('records what contains it', () => {
+      const info = runner.info?.();
+      expect(info?.containment).toBe(
+        f.contained ? (f.name === 'docker' ? 'container' : 'namespaces') : 'uncontained',
+      );
+      if (!f.contained) expect(info?.reason).toBeTruthy();
+    });
+
+    item(
+      "the engine's secrets: no planted variable in /proc/$PPID/environ or any /proc/*/environ",
+      async () => {
+        const host = await runnerHost();
+        const out = await new Promise<string>((ok, fail) => {
+          const p = spawn(
+            process.execPath,
+            [host, JSON.stringify({ factory: f.name, fixture: join(FIXTURES, 'environ.sh'), base })],
+            // The engine stand-in starts with the canaries in its own environment, as the action does.
+            {
+              env: { ...process.env, ...CANARIES },
+              cwd: join(import.meta.dirname, '..'),
+              stdio: ['ignore', 'pipe', 'inherit'],
+            },
+          );
+          let text = '';
+          p.stdout.on('data', (b) => (text += b));
+          p.on('error', fail);
+          p.on('close', () => ok(text));
+        });
+        const { outcome } = JSON.parse(out.trim().split('\n').pop()!) as { outcome: ProcessOutcome };
+        expect(outcome.stdout).toMatch(/PIDS \d+/);
+        for (const v of Object.values(CANARIES)) expect(outcome.stdout).not.toContain(v);
+        // A pid namespace: the trial sees its own few processes, not the machine's.
+        expect(Number(/PIDS (\d+)/.exec(outcome.stdout)![1])).toBeLessThan(10);
+      },
+    );
+
+    item('a setsid double-forked daemon is gone when its trial ends', async () => {
+      const tok = token();
+      const t = await trial(runner, 'daemon.sh', {
+        env: (view) => ({ TOKEN: tok, MARK: `${view.tmp}/daemon-alive` }),
+      });
+      const mark = join(t.dirs.tmp, 'daemon-alive');
+      const before = existsSync(mark) ? readFileSync(mark, 'utf8') : '';
+      await sleep(600);
+      const after = existsSync(mark) ? readFileSync(mark, 'utf8') : '';
+      const left = hostProcessesWith(`hr-daemon-${tok}`);
+      for (const p of left) process.kill(p, 'SIGKILL');
+      await t.done();
+      expect(before, 'the daemon ran during the trial').not.toBe('');
+      expect(left).toEqual([]);
+      expect(after).toBe(before);
+    });
+
+    item(
+      "writes to the repository, the result, the action and another trial's folder fail; the result and the other trial are not visible",
+      async () => {
+        const repo = await mkdtemp(join(base, 'repo-'));
+        await chmod(repo, 0o755);
+        const action = await mkdtemp(join(base, 'action-'));
+        await chmod(action, 0o755);
+        const results = join(repo, 'runs');
+        await mkdir(results, { mode: 0o755 });
+        const result = join(results, 'result.json');
+        writeFileSync(result, '{"labels":"the engine\'s"}\n');
+        const neighbour = await createTrialDirs(base, 'neighbour');
+        await runner.prepare?.(neighbour);
+        const t = await trial(runner, 'writes.sh', {
+          readOnly: [repo, action],
+          hide: [results],
+          env: () => ({
+            REPO: repo,
+            RESULT: result,
+            RESULT_DIR: results,
+            ACTION_DIR: action,
+            NEIGHBOUR: neighbour.workspace,
+          }),
+        });
+        await t.done();
+        await runner.release?.(neighbour);
+        expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+        expect(t.outcome.stdout).not.toContain('WROTE');
+        expect(t.outcome.stdout).not.toContain(`SEES ${neighbour.workspace}`);
+        expect(t.outcome.stdout).not.toContain(`SEES ${result}`);
+        expect(readFileSync(result, 'utf8')).toBe('{"labels":"the engine\'s"}\n');
+        expect(existsSync(join(repo, 'hr-pwned'))).toBe(false);
+        expect(existsSync(join(neighbour.workspace, 'hr-pwned'))).toBe(false);
+        await removeTrialDirs(neighbour);
+      },
+    );
+
+    item("a neighbour trial's endpoint and a host listener on 127.0.0.1 are unreachable", async () => {
+      // The neighbour: a second trial's endpoint, started the way the engine starts it.
+      const nDirs = await createTrialDirs(base, 'neighbour-ep');
+      await runner.prepare?.(nDirs);
+      const neighbour = await startEndpoint(runner.view(nDirs));
+      const hostHits: string[] = [];
+      const hostServer = createServer((req, res) => {
+        hostHits.push(req.url ?? '');
+        res.end('host');
+      });
+      await new Promise<void>((ok) => hostServer.listen(0, '127.0.0.1', ok));
+      const hostPort = (hostServer.address() as AddressInfo).port;
+      const t = await trial(runner, 'net-scan.cjs', {
+        env: () => ({ TARGETS: `127.0.0.1:${neighbour.port},127.0.0.1:${hostPort}` }),
+      });
+      await t.done();
+      await neighbour.close();
+      await runner.release?.(nDirs);
+      await removeTrialDirs(nDirs);
+      hostServer.closeAllConnections();
+      await new Promise((ok) => hostServer.close(ok));
+      expect(t.outcome.stdout, t.outcome.stderr).toContain('LISTENERS');
+      expect(t.outcome.stdout).not.toContain('REACHED');
+      expect(neighbour.hits).toEqual([]);
+      expect(hostHits).toEqual([]);
+    });
+
+    // Not a containment item: every runner, uncontained too, must tear its trials down.
+    it("after stop(), none of the trial's processes is left (SIGTERM ignored, setsid children)", async () => {
+      const tok = token();
+      const stopper = f.make();
+      await stopper.start();
+      const running = trial(stopper, 'hang.sh', { env: () => ({ TOKEN: tok }), timeoutMs: 60_000 });
+      // Wait until the children are up, then tear the runner down as the engine does on an interrupt.
+      // Generous: the machine may be loaded; the children need a node start-up or two.
+      for (let i = 0; i < 200 && hostProcessesWith(`hr-hang-${tok}`).length < 3; i++) await sleep(100);
+      const seen = hostProcessesWith(`hr-hang-${tok}`).length;
+      const t0 = Date.now();
+      await stopper.stop();
+      const t = await running;
+      const stopMs = Date.now() - t0;
+      await sleep(200);
+      const left = hostProcessesWith(`hr-hang-${tok}`);
+      for (const p of left) process.kill(p, 'SIGKILL');
+      await t.done();
+      expect(seen, 'the children were seen running').toBe(3);
+      expect(left).toEqual([]);
+      expect(stopMs).toBeLessThan(5_000);
+    });
+
+    item("after SIGKILL of the engine, none of the trial's processes is left", async () => {
+      const tok = token();
+      const host = await runnerHost();
+      const p = spawn(
+        process.execPath,
+        [
+          host,
+          JSON.stringify({ factory: f.name, fixture: join(FIXTURES, 'hang.sh'), base, env: { TOKEN: tok } }),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      await new Promise<void>((ok) => p.stdout.on('data', (b) => String(b).includes('STARTED') && ok()));
+      // Generous: the machine may be loaded; the children need a node start-up or two.
+      for (let i = 0; i < 200 && hostProcessesWith(`hr-hang-${tok}`).length < 3; i++) await sleep(100);
+      const seen = hostProcessesWith(`hr-hang-${tok}`).length;
+      p.kill('SIGKILL');
+      await new Promise((ok) => p.on('close', ok));
+      await sleep(500);
+      // A pid namespace dies with its init at once; a container outlives the engine that made it and is
+      // removed by the next run's sweep (its owner is gone), which is what docker promises.
+      const next = f.make();
+      if (f.name === 'docker') await next.start();
+      const left = hostProcessesWith(`hr-hang-${tok}`);
+      for (const q of left) process.kill(q, 'SIGKILL');
+      // What the kernel keeps after its owner died (the trial's disk mount) goes with the next run.
+      if (f.name !== 'docker') await next.start();
+      await next.stop();
+      const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+      expect(seen, 'the children were seen running').toBe(3);
+      expect(left).toEqual([]);
+      expect(mounts).not.toContain(`hr-trial-${p.pid} `);
+    });
+
+    resource('10,000 forks hit the process limit, and the trial says so', async () => {
+      const t = await trial(limited, 'forks.sh', { env: () => ({ FORKS: scaled(10_000) }) });
+      await t.done();
+      expect(t.outcome.limit_hit).toMatch(/^process limit \(64 processes and threads\) reached/);
+      expect(t.outcome.stdout).not.toContain(`STARTED ${scaled(10_000)}`);
+    });
+
+    resource('a 2 GiB file hits the file size limit, and the trial says so', async () => {
+      const t = await trial(limited, 'bigfile.sh', { env: () => ({ FILE_MB: scaled(2048) }) });
+      const size = existsSync(join(t.dirs.home, 'big.bin')) ? statSync(join(t.dirs.home, 'big.bin')).size : 0;
+      await t.done();
+      expect(size).toBeLessThanOrEqual(32 * MiB);
+      expect(t.outcome.limit_hit).toMatch(/^file size limit \(32 MiB\) reached \(home\/big\.bin\)/);
+    });
+
+    resource('filling the disk hits the trial folders’ disk limit, and the trial says so', async (ctx) => {
+      // Without a way to mount (unprivileged, no sudo) the disk is not capped: the result says so.
+      if (limited.info?.()?.limits?.via.disk === 'none') ctx.skip();
+      const t = await trial(limited, 'disk.sh', { env: () => ({ CHUNK_MB: '16', DISK_MB: scaled(4096) }) });
+      await t.done();
+      expect(t.outcome.limit_hit).toMatch(/^disk limit \(64 MiB for the trial folders\) reached/);
+    });
+
+    resource('4 GiB of RAM hits the memory limit, and the trial says so (not just "SIGKILL")', async () => {
+      const t = await trial(limited, 'memory.cjs', { env: () => ({ MEM_MB: scaled(4096) }) });
+      await t.done();
+      expect(t.outcome.stdout).not.toContain(`HELD ${scaled(4096)} MiB`);
+      expect(t.outcome.limit_hit).toMatch(/^memory limit \(256 MiB\) reached/);
+    });
+  });
+}
+
+for (const f of FACTORIES) suite(f);
+
+// The same secrets check end to end, as users run it: the bundled CLI (dist/cli.js, kept current by CI)
+// with the default runner, an adapter reading /proc/*/environ, and the canaries in the CLI's environment.
+// Nothing it prints and nothing in the result may hold a canary (a failing harness's stderr tail is
+// published in the report).
+const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+describe.skipIf(!existsSync(CLI))('through the CLI bundle (runner: process)', () => {
+  it('no planted variable reaches the result or the output', async () => {
+    const out = join(base, 'cli-environ.json');
+    const r = await new Promise<{ text: string }>((ok) => {
+      const p = spawn(
+        process.execPath,
+        [
+          CLI,
+          'run',
+          '--adapter',
+          join(import.meta.dirname, 'fixtures/adapters/hostile-environ'),
+          '--cases',
+          'subset:smoke',
+          '--out',
+          out,
+        ],
+        { env: { ...process.env, ...CANARIES }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let text = '';
+      p.stdout.on('data', (b) => (text += b));
+      p.stderr.on('data', (b) => (text += b));
+      p.on('close', () => ok({ text }));
+    });
+    const result = readFileSync(out, 'utf8');
+    for (const v of Object.values(CANARIES)) {
+      expect(r.text).not.toContain(v);
+      expect(result).not.toContain(v);
+    }
+    expect(JSON.parse(result).containment?.containment).toBe('namespaces');
+  }, 120_000);
+});
+
+// The fixtures must stay runnable by the sandbox's uid wherever the checkout is.
+it('hostile fixtures are plain files the suite copies into each trial', () => {
+  for (const name of readdirSync(FIXTURES).filter((n) => n !== 'README.md'))
+    expect(statSync(join(FIXTURES, name)).isFile()).toBe(true);
+  execFileSync('/bin/sh', ['-n', join(FIXTURES, 'daemon.sh')]);
+});
