@@ -9174,6 +9174,72 @@ var require_picomatch2 = __commonJS({
   }
 });
 
+// src/runner/shared.ts
+import os from "node:os";
+function policeEnv(env) {
+  const out = {};
+  const dropped = [];
+  for (const [k, v] of Object.entries(env)) {
+    if (!k || FORBIDDEN_ENV.test(k) || k.includes("=") || k.includes("\0")) dropped.push(k);
+    else out[k] = String(v).replace(/\0/g, "");
+  }
+  return { env: out, dropped };
+}
+function killQuietly(pid, signal) {
+  if (!pid) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+  }
+}
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e2) {
+    return e2.code === "EPERM";
+  }
+}
+var TAIL_BYTES, KILL_GRACE_MS, FORBIDDEN_ENV, Tail, SIGNAL_NAMES, signalName;
+var init_shared = __esm({
+  "src/runner/shared.ts"() {
+    "use strict";
+    TAIL_BYTES = 64 * 1024;
+    KILL_GRACE_MS = 2e3;
+    FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
+    Tail = class {
+      constructor(limit = TAIL_BYTES) {
+        this.limit = limit;
+      }
+      limit;
+      chunks = [];
+      size = 0;
+      push(b2) {
+        if (b2.length === 0) return;
+        this.chunks.push(b2);
+        this.size += b2.length;
+        while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
+          this.size -= this.chunks.shift().length;
+        }
+      }
+      text() {
+        let buf = Buffer.concat(this.chunks);
+        if (buf.length > this.limit) {
+          buf = buf.subarray(buf.length - this.limit);
+          let i = 0;
+          while (i < 4 && i < buf.length && (buf[i] & 192) === 128) i++;
+          buf = buf.subarray(i);
+        }
+        return buf.toString("utf8");
+      }
+    };
+    SIGNAL_NAMES = /* @__PURE__ */ new Map();
+    for (const [name, n] of Object.entries(os.constants.signals))
+      if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
+    signalName = (n) => SIGNAL_NAMES.get(n) ?? `signal ${n}`;
+  }
+});
+
 // node_modules/docker-modem/lib/utils.js
 var require_utils2 = __commonJS({
   "node_modules/docker-modem/lib/utils.js"(exports, module) {
@@ -12799,8 +12865,8 @@ var require_modem = __commonJS({
     var utils = require_utils2();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os5 = __require("os");
-    var isWin = os5.type() === "Windows_NT";
+    var os4 = __require("os");
+    var isWin = os4.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -12852,7 +12918,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve9) {
-        var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path8.join(os4.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve9("/var/run/docker.sock");
           else resolve9(userDockerSocket);
@@ -14990,8 +15056,8 @@ var require_tar_fs = __commonJS({
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
     var path8 = __require("path");
-    var os5 = __require("os");
-    var win32 = os5.platform() === "win32";
+    var os4 = __require("os");
+    var win32 = os4.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -19019,7 +19085,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os5 = __require("os");
+    var os4 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -19318,7 +19384,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname3 of validatedConfig.clientHostname) {
-            if (hostname3 === os5.hostname()) {
+            if (hostname3 === os4.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -33874,7 +33940,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os5 = __require("os");
+    var os4 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -33882,7 +33948,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name, num2] of Object.entries(os5.constants.errno)) {
+      for (const [name, num2] of Object.entries(os4.constants.errno)) {
         if (num2 === errno) {
           return name;
         }
@@ -44169,7 +44235,6 @@ var require_docker = __commonJS({
 });
 
 // src/runner/docker/options.ts
-import os2 from "node:os";
 function socketFromEnv() {
   const host = process.env.DOCKER_HOST;
   if (host?.startsWith("unix://")) return host.slice("unix://".length);
@@ -44189,10 +44254,11 @@ function parseMemory(v) {
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
 }
-var RUN_LABEL, TRIAL_LABEL, OWNER_LABEL, BOOT_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, TRIAL_KEYS, FORBIDDEN_ENV2, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE, KILL_GRACE_MS2, SIGNAL_NAMES2;
+var RUN_LABEL, TRIAL_LABEL, OWNER_LABEL, BOOT_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, TRIAL_KEYS, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE;
 var init_options = __esm({
   "src/runner/docker/options.ts"() {
     "use strict";
+    init_shared();
     RUN_LABEL = "harness-risk.run";
     TRIAL_LABEL = "harness-risk.trial";
     OWNER_LABEL = "harness-risk.owner";
@@ -44210,14 +44276,9 @@ var init_options = __esm({
       endpoint: "/opt/hr/ep"
     };
     TRIAL_KEYS = ["workspace", "home", "tmp", "bin"];
-    FORBIDDEN_ENV2 = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
     STANDARD_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
     TMP_PREFIX = "hr-docker-";
     DEFAULT_IDLE = ["/bin/sh", "-c", "while :; do sleep 3600; done"];
-    KILL_GRACE_MS2 = 2e3;
-    SIGNAL_NAMES2 = /* @__PURE__ */ new Map();
-    for (const [name, n] of Object.entries(os2.constants.signals))
-      if (!SIGNAL_NAMES2.has(n)) SIGNAL_NAMES2.set(n, name);
   }
 });
 
@@ -44302,7 +44363,7 @@ import { spawn as spawn3 } from "node:child_process";
 import { createHash as createHash6 } from "node:crypto";
 import { readFileSync as readFileSync8 } from "node:fs";
 import { lstat as lstat3, readdir as readdir5, readFile as readFile3, rm as rm3 } from "node:fs/promises";
-import os3 from "node:os";
+import os2 from "node:os";
 import path from "node:path";
 function startTime(pid) {
   try {
@@ -44313,7 +44374,7 @@ function startTime(pid) {
   }
 }
 function ownerId() {
-  return `${os3.hostname()}:${process.pid}:${startTime(process.pid) ?? "?"}`;
+  return `${os2.hostname()}:${process.pid}:${startTime(process.pid) ?? "?"}`;
 }
 function ownerLabels() {
   return { [OWNER_LABEL]: ownerId(), [BOOT_LABEL]: BOOT_ID };
@@ -44321,7 +44382,7 @@ function ownerLabels() {
 function ownerGone(owner, boot) {
   if (!owner) return void 0;
   const [host, pidText, start] = owner.split(":");
-  if (host !== os3.hostname()) return void 0;
+  if (host !== os2.hostname()) return void 0;
   if (boot && BOOT_ID !== "unknown" && boot !== BOOT_ID) return true;
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return void 0;
@@ -44398,7 +44459,7 @@ async function folderGone(dir, name) {
     }
   }
   const pid = Number(new RegExp(`^${TMP_PREFIX}(\\d+)-`).exec(name)?.[1]);
-  return pid > 0 && pid !== process.pid && ownerGone(`${os3.hostname()}:${pid}`, void 0) === true;
+  return pid > 0 && pid !== process.pid && ownerGone(`${os2.hostname()}:${pid}`, void 0) === true;
 }
 async function sweepStale(opts = {}) {
   const own2 = opts.docker ? void 0 : connect(opts.socketPath ?? socketFromEnv());
@@ -44436,7 +44497,7 @@ async function sweepStale(opts = {}) {
   } finally {
     own2?.close();
   }
-  const tmp = os3.tmpdir();
+  const tmp = os2.tmpdir();
   for (const name of await readdir5(tmp).catch(() => [])) {
     if (!name.startsWith(TMP_PREFIX)) continue;
     const dir = path.join(tmp, name);
@@ -44912,7 +44973,7 @@ function guard(docker, launch, soft, hard) {
       void soft().catch(() => {
       }).finally(() => {
         grace = setTimeout(() => void hard().catch(() => {
-        }), KILL_GRACE_MS2);
+        }), KILL_GRACE_MS);
       });
     },
     arm: () => {
@@ -44954,47 +45015,20 @@ function guard(docker, launch, soft, hard) {
   return g;
 }
 function ending(g, code, stopping) {
-  const signal = code !== null && code > 128 && code < 160 ? SIGNAL_NAMES2.get(code - 128) : void 0;
+  const signal = code !== null && code > 128 && code < 160 ? signalName(code - 128) : void 0;
   const rest = signal ? { exit_code: null, signal } : code === null && g.killed ? { exit_code: null, signal: "SIGKILL" } : { exit_code: code, signal: null };
   rest.timed_out = g.timedOut;
   if (g.aborted) rest.infra_error = "trial aborted";
   else if (stopping && !g.timedOut) rest.infra_error = "the run was stopped (interrupted) during the trial";
   return rest;
 }
-var TAIL_BYTES2, HEARTBEAT_MS, Tail2, Demux;
+var HEARTBEAT_MS, Demux;
 var init_exec = __esm({
   "src/runner/docker/exec.ts"() {
     "use strict";
+    init_shared();
     init_daemon();
-    init_options();
-    TAIL_BYTES2 = 64 * 1024;
     HEARTBEAT_MS = 2e3;
-    Tail2 = class {
-      constructor(limit = TAIL_BYTES2) {
-        this.limit = limit;
-      }
-      limit;
-      chunks = [];
-      size = 0;
-      push(b2) {
-        if (b2.length === 0) return;
-        this.chunks.push(b2);
-        this.size += b2.length;
-        while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
-          this.size -= this.chunks.shift().length;
-        }
-      }
-      text() {
-        let buf = Buffer.concat(this.chunks);
-        if (buf.length > this.limit) {
-          buf = buf.subarray(buf.length - this.limit);
-          let i = 0;
-          while (i < 4 && i < buf.length && (buf[i] & 192) === 128) i++;
-          buf = buf.subarray(i);
-        }
-        return buf.toString("utf8");
-      }
-    };
     Demux = class extends Writable {
       constructor(out, err, onFull) {
         super();
@@ -45331,8 +45365,8 @@ var init_tar = __esm({
 import { PassThrough } from "node:stream";
 async function copyInAndRelay(container, user, dirs, ports, track) {
   const script = `tar -xf - -C ${SANDBOX_PATHS.trial} || exit 97; exec "$@"`;
-  const out = new Tail2(4096);
-  const err = new Tail2(4096);
+  const out = new Tail(4096);
+  const err = new Tail(4096);
   let ready;
   const isReady = new Promise((res) => ready = res);
   const s = await startExec(
@@ -45369,7 +45403,7 @@ async function killAndCopyOut(container, user, dirs, budget, track) {
     `cd ${SANDBOX_PATHS.trial} && exec tar -cf - ${TRIAL_KEYS.join(" ")}`
   ].join("; ");
   const pass = new PassThrough({ highWaterMark: 1024 * 1024 });
-  const err = new Tail2(16 * 1024);
+  const err = new Tail(16 * 1024);
   const s = await startExec(
     container,
     { cmd: ["/bin/sh", "-c", script], user },
@@ -45422,7 +45456,7 @@ async function emptyDir(dir) {
   for (const name of await readdir8(dir)) await rm4(path6.join(dir, name), { recursive: true, force: true });
 }
 async function runTrialIn(r, launch) {
-  const io = { out: new Tail2(), err: new Tail2(), startedAt: Date.now() };
+  const io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
   const fail2 = (rest) => outcomeOf(io, rest);
   if (!r.user) return fail2({ spawn_error: "docker runner: run() before start()" });
   if (r.stopping) return fail2({ infra_error: "docker runner: the run is stopping (interrupted)" });
@@ -45567,7 +45601,7 @@ var init_trial = __esm({
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { rmSync as rmSync4 } from "node:fs";
 import { chmod as chmod5, mkdtemp as mkdtemp3, readdir as readdir9, rm as rm5, writeFile as writeFile4 } from "node:fs/promises";
-import os4 from "node:os";
+import os3 from "node:os";
 import path7 from "node:path";
 var PING_TIMEOUT_MS, REMOVE_TIMEOUT_MS, STOP_BUDGET_MS, DockerRunner;
 var init_runner = __esm({
@@ -45697,7 +45731,7 @@ var init_runner = __esm({
         this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
-        this.tmpRoot = await mkdtemp3(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
+        this.tmpRoot = await mkdtemp3(path7.join(os3.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
         await writeFile4(
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
@@ -45746,7 +45780,7 @@ var init_runner = __esm({
         const out = [];
         const dropped = [];
         for (const [k, v] of Object.entries(env)) {
-          if (FORBIDDEN_ENV2.test(k) || !k || k.includes("=") || k.includes("\0")) dropped.push(k);
+          if (FORBIDDEN_ENV.test(k) || !k || k.includes("=") || k.includes("\0")) dropped.push(k);
           else out.push(`${k}=${String(v).replace(/\0/g, "")}`);
         }
         if (dropped.length)
@@ -45931,7 +45965,7 @@ __export(docker_exports, {
   DockerRunner: () => DockerRunner,
   EndpointBridge: () => EndpointBridge,
   FAKE_HOSTS: () => FAKE_HOSTS,
-  FORBIDDEN_ENV: () => FORBIDDEN_ENV2,
+  FORBIDDEN_ENV: () => FORBIDDEN_ENV,
   OWNER_LABEL: () => OWNER_LABEL,
   RELAY_JS: () => RELAY_JS,
   RUN_LABEL: () => RUN_LABEL,
@@ -67397,70 +67431,10 @@ function bwrapArgs(i) {
 }
 
 // src/runner/contain/cgroup.ts
+init_shared();
 import { existsSync as existsSync5, readFileSync as readFileSync4 } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join as join5 } from "node:path";
-
-// src/runner/shared.ts
-import os from "node:os";
-var TAIL_BYTES = 64 * 1024;
-var KILL_GRACE_MS = 2e3;
-var FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
-var Tail = class {
-  constructor(limit = TAIL_BYTES) {
-    this.limit = limit;
-  }
-  limit;
-  chunks = [];
-  size = 0;
-  push(b2) {
-    if (b2.length === 0) return;
-    this.chunks.push(b2);
-    this.size += b2.length;
-    while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
-      this.size -= this.chunks.shift().length;
-    }
-  }
-  text() {
-    let buf = Buffer.concat(this.chunks);
-    if (buf.length > this.limit) {
-      buf = buf.subarray(buf.length - this.limit);
-      let i = 0;
-      while (i < 4 && i < buf.length && (buf[i] & 192) === 128) i++;
-      buf = buf.subarray(i);
-    }
-    return buf.toString("utf8");
-  }
-};
-function policeEnv(env) {
-  const out = {};
-  const dropped = [];
-  for (const [k, v] of Object.entries(env)) {
-    if (!k || FORBIDDEN_ENV.test(k) || k.includes("=") || k.includes("\0")) dropped.push(k);
-    else out[k] = String(v).replace(/\0/g, "");
-  }
-  return { env: out, dropped };
-}
-var SIGNAL_NAMES = /* @__PURE__ */ new Map();
-for (const [name, n] of Object.entries(os.constants.signals))
-  if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
-function killQuietly(pid, signal) {
-  if (!pid) return;
-  try {
-    process.kill(pid, signal);
-  } catch {
-  }
-}
-function processAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e2) {
-    return e2.code === "EPERM";
-  }
-}
-
-// src/runner/contain/cgroup.ts
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
@@ -67583,6 +67557,7 @@ async function sweepCgroups(plan) {
 }
 
 // src/runner/contain/host.ts
+init_shared();
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync5, rmSync as rmSync2 } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -67692,8 +67667,12 @@ async function planHost(opts) {
   const sudo = canSudo();
   let bwrap = which("bwrap");
   if (!bwrap && opts.setup && (isRoot() || sudo)) {
-    const r = run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
-    const r2 = r.ok ? r : (run2(asRoot(["apt-get", "update", "-qq"])), run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"])));
+    const install = () => run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
+    let r2 = install();
+    if (!r2.ok) {
+      run2(asRoot(["apt-get", "update", "-qq"]));
+      r2 = install();
+    }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
     bwrap = which("bwrap") ?? (existsSync6("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
@@ -67797,6 +67776,8 @@ function limitMessage(kind, limits, detail = "") {
 }
 
 // src/runner/process.ts
+init_shared();
+init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
 var SYSTEM_PATH = [dirname5(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
@@ -70640,6 +70621,7 @@ function shellQuote(value) {
 }
 
 // src/engine/env.ts
+init_shared();
 function buildTrialEnv(input2) {
   const { view } = input2;
   const base = {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { Shard } from '../engine/options.js';
 import type { GateOptions } from '../gate/index.js';
-import type { ThresholdSet, Thresholds } from '../gate/thresholds.js';
+import type { ThresholdSet } from '../gate/thresholds.js';
 import {
   DEFAULT_FAIL_ON,
   FAIL_ON_VALUES,

@@ -158,11 +158,13 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
   const sudo = canSudo();
   let bwrap = which('bwrap');
   if (!bwrap && opts.setup && (isRoot() || sudo)) {
-    const r = run(asRoot(['apt-get', 'install', '-y', '-qq', 'bubblewrap']));
-    const r2 = r.ok
-      ? r
-      : (run(asRoot(['apt-get', 'update', '-qq'])),
-        run(asRoot(['apt-get', 'install', '-y', '-qq', 'bubblewrap'])));
+    const install = () => run(asRoot(['apt-get', 'install', '-y', '-qq', 'bubblewrap']));
+    let r2 = install();
+    if (!r2.ok) {
+      // A fresh runner's package lists may be stale: refresh once, then try again.
+      run(asRoot(['apt-get', 'update', '-qq']));
+      r2 = install();
+    }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? '' : ' with sudo'}`);
     bwrap = which('bwrap') ?? (existsSync('/usr/bin/bwrap') ? '/usr/bin/bwrap' : undefined);
   }

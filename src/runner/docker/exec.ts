@@ -3,36 +3,12 @@
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { ProcessOutcome } from '../../evidence/types.js';
+import { KILL_GRACE_MS, signalName, Tail } from '../shared.js';
 import { pingDocker, sleep, waitAtMost } from './daemon.js';
-import { KILL_GRACE_MS, SIGNAL_NAMES } from './options.js';
 
-const TAIL_BYTES = 64 * 1024;
+export { Tail };
+
 const HEARTBEAT_MS = 2_000;
-
-/** Keeps the last `limit` bytes written to it; never starts its text inside a UTF-8 sequence. */
-export class Tail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  constructor(private readonly limit = TAIL_BYTES) {}
-  push(b: Buffer): void {
-    if (b.length === 0) return;
-    this.chunks.push(b);
-    this.size += b.length;
-    while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
-      this.size -= this.chunks.shift()!.length;
-    }
-  }
-  text(): string {
-    let buf = Buffer.concat(this.chunks);
-    if (buf.length > this.limit) {
-      buf = buf.subarray(buf.length - this.limit);
-      let i = 0;
-      while (i < 4 && i < buf.length && (buf[i] & 0xc0) === 0x80) i++;
-      buf = buf.subarray(i);
-    }
-    return buf.toString('utf8');
-  }
-}
 
 /** Takes one chunk; `false` asks the writer to wait for `drain` (see Demux). */
 type Sink = (b: Buffer) => unknown;
@@ -271,7 +247,7 @@ export type Guard = ReturnType<typeof guard>;
  * exit status of 128+N means "killed by signal N".
  */
 export function ending(g: Guard, code: number | null, stopping: boolean): Partial<ProcessOutcome> {
-  const signal = code !== null && code > 128 && code < 160 ? SIGNAL_NAMES.get(code - 128) : undefined;
+  const signal = code !== null && code > 128 && code < 160 ? signalName(code - 128) : undefined;
   const rest: Partial<ProcessOutcome> = signal
     ? { exit_code: null, signal }
     : code === null && g.killed

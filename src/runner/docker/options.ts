@@ -1,5 +1,4 @@
 // Options of the docker runner, their defaults, and the names every part of it shares.
-import os from 'node:os';
 
 export const RUN_LABEL = 'harness-risk.run';
 export const TRIAL_LABEL = 'harness-risk.trial';
@@ -25,14 +24,12 @@ export const SANDBOX_PATHS = {
 } as const;
 export const TRIAL_KEYS = ['workspace', 'home', 'tmp', 'bin'] as const;
 export type TrialKey = (typeof TRIAL_KEYS)[number];
-/** Environment names of the workflow that must never reach a trial. */
-export const FORBIDDEN_ENV = /^(INPUT_|ACTIONS_|RUNNER_|GITHUB_TOKEN$|GH_TOKEN$)/;
+// The workflow's variables a trial never gets, and the kill grace: one definition for every runner.
+export { FORBIDDEN_ENV, KILL_GRACE_MS } from '../shared.js';
 export const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 /** Host-side folders of a run are `$TMPDIR/hr-docker-<pid>-XXXXXX` (an `owner.json` inside names it). */
 export const TMP_PREFIX = 'hr-docker-';
 export const DEFAULT_IDLE = ['/bin/sh', '-c', 'while :; do sleep 3600; done'];
-/** Between SIGTERM to the harness and SIGKILL (the process runner waits as long). */
-export const KILL_GRACE_MS = 2_000;
 
 export interface DockerRunnerOptions {
   /** Run id; every container carries `harness-risk.run=<runId>`. */
@@ -104,11 +101,6 @@ export function parseMemory(v: string | number | undefined): number {
 }
 
 export const mib = (bytes: number) => Math.round(bytes / 1024 ** 2);
-
-/** Signal number → name (the first name: SIGABRT, not its alias SIGIOT). */
-export const SIGNAL_NAMES = new Map<number, string>();
-for (const [name, n] of Object.entries(os.constants.signals))
-  if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
 
 export function safeName(s: string): string {
   return (
