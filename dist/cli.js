@@ -9174,8 +9174,59 @@ var require_picomatch2 = __commonJS({
   }
 });
 
-// src/runner/shared.ts
+// src/runner/owner.ts
+import { readFileSync as readFileSync4 } from "node:fs";
 import os from "node:os";
+function startTime(pid) {
+  try {
+    const stat3 = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return void 0;
+  }
+}
+function ownerId() {
+  return `${os.hostname()}:${process.pid}:${startTime(process.pid) ?? "?"}`;
+}
+function ownerLabels() {
+  return { [OWNER_LABEL]: ownerId(), [BOOT_LABEL]: BOOT_ID };
+}
+function ownerGone(owner, boot) {
+  if (!owner) return void 0;
+  const [host, pidText, start] = owner.split(":");
+  if (host !== os.hostname()) return void 0;
+  if (boot && BOOT_ID !== "unknown" && boot !== BOOT_ID) return true;
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return void 0;
+  try {
+    process.kill(pid, 0);
+  } catch (e2) {
+    if (e2.code !== "EPERM") return true;
+  }
+  if (start && start !== "?") {
+    const now = startTime(pid);
+    if (now !== void 0 && now !== start) return true;
+  }
+  return false;
+}
+var OWNER_LABEL, BOOT_LABEL, BOOT_ID;
+var init_owner = __esm({
+  "src/runner/owner.ts"() {
+    "use strict";
+    OWNER_LABEL = "harness-risk.owner";
+    BOOT_LABEL = "harness-risk.boot";
+    BOOT_ID = (() => {
+      try {
+        return readFileSync4("/proc/sys/kernel/random/boot_id", "utf8").trim();
+      } catch {
+        return "unknown";
+      }
+    })();
+  }
+});
+
+// src/runner/shared.ts
+import os2 from "node:os";
 function policeEnv(env) {
   const out = {};
   const dropped = [];
@@ -9234,7 +9285,7 @@ var init_shared = __esm({
       }
     };
     SIGNAL_NAMES = /* @__PURE__ */ new Map();
-    for (const [name, n] of Object.entries(os.constants.signals))
+    for (const [name, n] of Object.entries(os2.constants.signals))
       if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
     signalName = (n) => SIGNAL_NAMES.get(n) ?? `signal ${n}`;
   }
@@ -9528,7 +9579,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join17(s) {
+        value: function join18(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -12865,8 +12916,8 @@ var require_modem = __commonJS({
     var utils = require_utils2();
     var util = __require("util");
     var splitca = require_split_ca();
-    var os4 = __require("os");
-    var isWin = os4.type() === "Windows_NT";
+    var os5 = __require("os");
+    var isWin = os5.type() === "Windows_NT";
     var stream = __require("stream");
     var defaultOpts = function() {
       var host;
@@ -12918,7 +12969,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve9) {
-        var userDockerSocket = path8.join(os4.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve9("/var/run/docker.sock");
           else resolve9(userDockerSocket);
@@ -13581,10 +13632,10 @@ var require_chownr = __commonJS({
       }
     } : (path9, uid, gid) => lchownSync(path9, uid, gid);
     var nodeVersion = process.version;
-    var readdir10 = (path9, options, cb) => fs.readdir(path9, options, cb);
+    var readdir11 = (path9, options, cb) => fs.readdir(path9, options, cb);
     var readdirSync7 = (path9, options) => fs.readdirSync(path9, options);
     if (/^v4\./.test(nodeVersion))
-      readdir10 = (path9, options, cb) => fs.readdir(path9, cb);
+      readdir11 = (path9, options, cb) => fs.readdir(path9, cb);
     var chown = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
@@ -13611,7 +13662,7 @@ var require_chownr = __commonJS({
       }
     };
     var chownr = (p, uid, gid, cb) => {
-      readdir10(p, { withFileTypes: true }, (er, children) => {
+      readdir11(p, { withFileTypes: true }, (er, children) => {
         if (er) {
           if (er.code === "ENOENT")
             return cb();
@@ -15056,8 +15107,8 @@ var require_tar_fs = __commonJS({
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
     var path8 = __require("path");
-    var os4 = __require("os");
-    var win32 = os4.platform() === "win32";
+    var os5 = __require("os");
+    var win32 = os5.platform() === "win32";
     var DOTDOT_LEADING = 1;
     var DOTDOT_NONE = 2;
     var noop = function() {
@@ -19085,7 +19136,7 @@ var require_service_config = __commonJS({
     exports.validateRetryThrottling = validateRetryThrottling;
     exports.validateServiceConfig = validateServiceConfig;
     exports.extractAndSelectServiceConfig = extractAndSelectServiceConfig;
-    var os4 = __require("os");
+    var os5 = __require("os");
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
@@ -19384,7 +19435,7 @@ var require_service_config = __commonJS({
         if (Array.isArray(validatedConfig.clientHostname)) {
           let hostnameMatched = false;
           for (const hostname3 of validatedConfig.clientHostname) {
-            if (hostname3 === os4.hostname()) {
+            if (hostname3 === os5.hostname()) {
               hostnameMatched = true;
             }
           }
@@ -33940,7 +33991,7 @@ var require_subchannel_call = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
     var http2 = __require("http2");
-    var os4 = __require("os");
+    var os5 = __require("os");
     var constants_1 = require_constants2();
     var metadata_1 = require_metadata();
     var stream_decoder_1 = require_stream_decoder();
@@ -33948,7 +33999,7 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name, num2] of Object.entries(os4.constants.errno)) {
+      for (const [name, num2] of Object.entries(os5.constants.errno)) {
         if (num2 === errno) {
           return name;
         }
@@ -44254,15 +44305,14 @@ function parseMemory(v) {
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
 }
-var RUN_LABEL, TRIAL_LABEL, OWNER_LABEL, BOOT_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, TRIAL_KEYS, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE;
+var RUN_LABEL, TRIAL_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS, SANDBOX_PATHS, TRIAL_KEYS, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE;
 var init_options = __esm({
   "src/runner/docker/options.ts"() {
     "use strict";
+    init_owner();
     init_shared();
     RUN_LABEL = "harness-risk.run";
     TRIAL_LABEL = "harness-risk.trial";
-    OWNER_LABEL = "harness-risk.owner";
-    BOOT_LABEL = "harness-risk.boot";
     DEFAULT_IMAGE = "harness-risk/node:local";
     DEFAULT_SOCKET = "/var/run/docker.sock";
     FAKE_HOSTS = ["mail.test", "payments.test", "registry.test", "web.test", "attacker.test"];
@@ -44361,42 +44411,9 @@ var init_daemon = __esm({
 // src/runner/docker/cleanup.ts
 import { spawn as spawn3 } from "node:child_process";
 import { createHash as createHash6 } from "node:crypto";
-import { readFileSync as readFileSync8 } from "node:fs";
-import { lstat as lstat3, readdir as readdir5, readFile as readFile3, rm as rm3 } from "node:fs/promises";
-import os2 from "node:os";
+import { lstat as lstat4, readdir as readdir6, readFile as readFile4, rm as rm4 } from "node:fs/promises";
+import os3 from "node:os";
 import path from "node:path";
-function startTime(pid) {
-  try {
-    const stat3 = readFileSync8(`/proc/${pid}/stat`, "utf8");
-    return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return void 0;
-  }
-}
-function ownerId() {
-  return `${os2.hostname()}:${process.pid}:${startTime(process.pid) ?? "?"}`;
-}
-function ownerLabels() {
-  return { [OWNER_LABEL]: ownerId(), [BOOT_LABEL]: BOOT_ID };
-}
-function ownerGone(owner, boot) {
-  if (!owner) return void 0;
-  const [host, pidText, start] = owner.split(":");
-  if (host !== os2.hostname()) return void 0;
-  if (boot && BOOT_ID !== "unknown" && boot !== BOOT_ID) return true;
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return void 0;
-  try {
-    process.kill(pid, 0);
-  } catch (e2) {
-    if (e2.code !== "EPERM") return true;
-  }
-  if (start && start !== "?") {
-    const now = startTime(pid);
-    if (now !== void 0 && now !== start) return true;
-  }
-  return false;
-}
 function shortTag(runId) {
   return createHash6("sha256").update(runId).digest("hex").slice(0, 10);
 }
@@ -44450,7 +44467,7 @@ async function sweepLegacyFirewall(liveTags) {
   return gone;
 }
 async function folderGone(dir, name) {
-  const text = await readFile3(path.join(dir, "owner.json"), "utf8").catch(() => void 0);
+  const text = await readFile4(path.join(dir, "owner.json"), "utf8").catch(() => void 0);
   if (text) {
     try {
       const o = JSON.parse(text);
@@ -44459,7 +44476,7 @@ async function folderGone(dir, name) {
     }
   }
   const pid = Number(new RegExp(`^${TMP_PREFIX}(\\d+)-`).exec(name)?.[1]);
-  return pid > 0 && pid !== process.pid && ownerGone(`${os2.hostname()}:${pid}`, void 0) === true;
+  return pid > 0 && pid !== process.pid && ownerGone(`${os3.hostname()}:${pid}`, void 0) === true;
 }
 async function sweepStale(opts = {}) {
   const own2 = opts.docker ? void 0 : connect(opts.socketPath ?? socketFromEnv());
@@ -44497,13 +44514,13 @@ async function sweepStale(opts = {}) {
   } finally {
     own2?.close();
   }
-  const tmp = os2.tmpdir();
-  for (const name of await readdir5(tmp).catch(() => [])) {
+  const tmp = os3.tmpdir();
+  for (const name of await readdir6(tmp).catch(() => [])) {
     if (!name.startsWith(TMP_PREFIX)) continue;
     const dir = path.join(tmp, name);
-    const st = await lstat3(dir).catch(() => void 0);
+    const st = await lstat4(dir).catch(() => void 0);
     if (!st?.isDirectory() || !await folderGone(dir, name)) continue;
-    await rm3(dir, { recursive: true, force: true }).catch(() => {
+    await rm4(dir, { recursive: true, force: true }).catch(() => {
     });
     removed.folders.push(dir);
   }
@@ -44550,19 +44567,14 @@ function installHandlers() {
     }
   });
 }
-var BOOT_ID, active, handlersInstalled, SIGNAL_STOP_MS, SWEEPER;
+var active, handlersInstalled, SIGNAL_STOP_MS, SWEEPER;
 var init_cleanup = __esm({
   "src/runner/docker/cleanup.ts"() {
     "use strict";
     init_daemon();
     init_options();
-    BOOT_ID = (() => {
-      try {
-        return readFileSync8("/proc/sys/kernel/random/boot_id", "utf8").trim();
-      } catch {
-        return "unknown";
-      }
-    })();
+    init_owner();
+    init_owner();
     active = /* @__PURE__ */ new Set();
     handlersInstalled = false;
     SIGNAL_STOP_MS = 8e3;
@@ -45065,7 +45077,7 @@ var init_exec = __esm({
 });
 
 // src/runner/docker/limits.ts
-import { lstat as lstat4, readdir as readdir6 } from "node:fs/promises";
+import { lstat as lstat5, readdir as readdir7 } from "node:fs/promises";
 import path4 from "node:path";
 function parseProbe(text) {
   const num2 = (re) => Number(re.exec(text)?.[1] ?? 0) || 0;
@@ -45076,8 +45088,8 @@ function parseProbe(text) {
 async function findFileOfSize2(dirs, size) {
   const walk = async (abs, rel, depth) => {
     if (depth > 32) return void 0;
-    for (const name of await readdir6(abs).catch(() => [])) {
-      const st = await lstat4(path4.join(abs, name)).catch(() => void 0);
+    for (const name of await readdir7(abs).catch(() => [])) {
+      const st = await lstat5(path4.join(abs, name)).catch(() => void 0);
       if (st?.isFile() && st.size >= size) return `${rel}/${name}`;
       if (st?.isDirectory()) {
         const hit = await walk(path4.join(abs, name), `${rel}/${name}`, depth + 1);
@@ -45124,7 +45136,7 @@ var init_limits = __esm({
 
 // src/runner/docker/tar.ts
 import { constants } from "node:fs";
-import { chmod as chmod4, copyFile, lstat as lstat5, mkdir as mkdir5, open as open2, readdir as readdir7, readlink as readlink2, symlink } from "node:fs/promises";
+import { chmod as chmod4, copyFile, lstat as lstat6, mkdir as mkdir5, open as open2, readdir as readdir8, readlink as readlink2, symlink } from "node:fs/promises";
 import path5 from "node:path";
 function octal(n, width) {
   return `${n.toString(8).padStart(width - 1, "0")}\0`;
@@ -45168,10 +45180,10 @@ function paxFor(name, linkname) {
 }
 async function* packTree(dirs) {
   async function* walk(abs, rel) {
-    for (const name of (await readdir7(abs)).sort()) {
+    for (const name of (await readdir8(abs)).sort()) {
       const a = path5.join(abs, name);
       const r = `${rel}/${name}`;
-      const st = await lstat5(a);
+      const st = await lstat6(a);
       if (st.isDirectory()) {
         yield* paxFor(`${r}/`, "");
         yield header(`${r}/`, "5", 0, st.mode);
@@ -45195,7 +45207,7 @@ async function* packTree(dirs) {
     }
   }
   for (const [name, dir] of Object.entries(dirs)) {
-    const st = await lstat5(dir);
+    const st = await lstat6(dir);
     yield header(`${name}/`, "5", 0, st.mode);
     yield* walk(dir, name);
   }
@@ -45295,7 +45307,7 @@ async function extractTree(stream, dest, limits) {
       await symlink(link, abs).catch(() => skipped++);
     } else if (type === "1") {
       const from = target(link.replace(/\/+$/, ""));
-      const st = from ? await lstat5(from).catch(() => void 0) : void 0;
+      const st = from ? await lstat6(from).catch(() => void 0) : void 0;
       if (from && st?.isFile())
         await copyFile(from, abs, constants.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(() => skipped++);
       else skipped++;
@@ -45439,7 +45451,7 @@ var init_filetree = __esm({
 });
 
 // src/runner/docker/trial.ts
-import { readdir as readdir8, rm as rm4 } from "node:fs/promises";
+import { readdir as readdir9, rm as rm5 } from "node:fs/promises";
 import path6 from "node:path";
 function outcomeOf(io, rest) {
   return {
@@ -45453,7 +45465,7 @@ function outcomeOf(io, rest) {
   };
 }
 async function emptyDir(dir) {
-  for (const name of await readdir8(dir)) await rm4(path6.join(dir, name), { recursive: true, force: true });
+  for (const name of await readdir9(dir)) await rm5(path6.join(dir, name), { recursive: true, force: true });
 }
 async function runTrialIn(r, launch) {
   const io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
@@ -45476,7 +45488,7 @@ async function runTrialIn(r, launch) {
       `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or its command); it runs without any network`
     );
   for (const k of TRIAL_KEYS) {
-    const ok2 = await readdir8(launch.dirs[k]).then(
+    const ok2 = await readdir9(launch.dirs[k]).then(
       () => true,
       () => false
     );
@@ -45600,8 +45612,8 @@ var init_trial = __esm({
 // src/runner/docker/runner.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { rmSync as rmSync4 } from "node:fs";
-import { chmod as chmod5, mkdtemp as mkdtemp3, readdir as readdir9, rm as rm5, writeFile as writeFile4 } from "node:fs/promises";
-import os3 from "node:os";
+import { chmod as chmod5, mkdtemp as mkdtemp4, readdir as readdir10, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
+import os4 from "node:os";
 import path7 from "node:path";
 var PING_TIMEOUT_MS, REMOVE_TIMEOUT_MS, STOP_BUDGET_MS, DockerRunner;
 var init_runner = __esm({
@@ -45731,8 +45743,8 @@ var init_runner = __esm({
         this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
-        this.tmpRoot = await mkdtemp3(path7.join(os3.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
-        await writeFile4(
+        this.tmpRoot = await mkdtemp4(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
+        await writeFile5(
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
@@ -45822,7 +45834,7 @@ var init_runner = __esm({
       }
       async createSlot(ro) {
         if (!this.tmpRoot || !this.ids) throw new Error("docker runner: start() first");
-        const dir = await mkdtemp3(path7.join(this.tmpRoot, "slot-"));
+        const dir = await mkdtemp4(path7.join(this.tmpRoot, "slot-"));
         await chmod5(dir, 493);
         let container;
         try {
@@ -45851,7 +45863,7 @@ var init_runner = __esm({
           return { container, dir, key: ro.key };
         } catch (e2) {
           if (container) await this.removeContainer(container.id);
-          await rm5(dir, { recursive: true, force: true }).catch(() => {
+          await rm6(dir, { recursive: true, force: true }).catch(() => {
           });
           throw e2;
         }
@@ -45861,7 +45873,7 @@ var init_runner = __esm({
         this.track(
           (async () => {
             await this.removeContainer(slot.container.id);
-            await rm5(slot.dir, { recursive: true, force: true }).catch(() => {
+            await rm6(slot.dir, { recursive: true, force: true }).catch(() => {
             });
           })()
         );
@@ -45925,10 +45937,10 @@ var init_runner = __esm({
         if (this.tmpRoot) {
           const dir = this.tmpRoot;
           if (this.live.size === 0) {
-            await rm5(dir, { recursive: true, force: true }).catch(() => {
+            await rm6(dir, { recursive: true, force: true }).catch(() => {
             });
             this.tmpRoot = void 0;
-          } else if ((await readdir9(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
+          } else if ((await readdir10(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
         }
         for (const s of this.streams) s.destroy?.();
         this.streams.clear();
@@ -66092,7 +66104,7 @@ function jobSecretMask(env) {
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/adapters/load.ts
@@ -66601,9 +66613,8 @@ function displayPath(file2, cwd = process.cwd()) {
 }
 
 // src/engine/run.ts
-import { mkdir as mkdir6, mkdtemp as mkdtemp4, rm as rm6 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { basename, dirname as dirname7, join as join11, resolve as resolve5 } from "node:path";
+import { mkdir as mkdir6, rm as rm7 } from "node:fs/promises";
+import { basename, dirname as dirname7, join as join12, resolve as resolve5 } from "node:path";
 
 // src/adapters/install.ts
 init_errors();
@@ -67313,12 +67324,45 @@ var ResultWriter = class {
   }
 };
 
+// src/engine/work-root.ts
+init_owner();
+import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join as join5 } from "node:path";
+var WORK_ROOT_PREFIX = "harness-risk-";
+var OWNER_FILE = "owner.json";
+async function createWorkRoot(runId, parent = tmpdir()) {
+  const dir = await mkdtemp(join5(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile(join5(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  return dir;
+}
+async function sweepWorkRoots(parent = tmpdir()) {
+  const removed = [];
+  for (const name of await readdir(parent).catch(() => [])) {
+    if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
+    const dir = join5(parent, name);
+    const st = await lstat(dir).catch(() => void 0);
+    if (!st?.isDirectory()) continue;
+    let rec;
+    try {
+      rec = JSON.parse(await readFile(join5(dir, OWNER_FILE), "utf8"));
+    } catch {
+      continue;
+    }
+    if (ownerGone(rec?.owner, rec?.boot) !== true) continue;
+    await rm(dir, { recursive: true, force: true }).catch(() => {
+    });
+    removed.push(dir);
+  }
+  return removed;
+}
+
 // src/runner/process.ts
 import { spawn as spawn2 } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync as readdirSync4, readFileSync as readFileSync6, rmSync as rmSync3 } from "node:fs";
-import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat, statfs } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname5, join as join7 } from "node:path";
+import { chmodSync, mkdtempSync, readdirSync as readdirSync4, readFileSync as readFileSync7, rmSync as rmSync3 } from "node:fs";
+import { lchown, lstat as lstat2, mkdir as mkdir2, readdir as readdir3, stat, statfs } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import { dirname as dirname5, join as join8 } from "node:path";
 
 // src/runner/contain/bwrap.ts
 import { existsSync as existsSync4, lstatSync, readlinkSync, realpathSync } from "node:fs";
@@ -67432,20 +67476,20 @@ function bwrapArgs(i) {
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync5, readFileSync as readFileSync4 } from "node:fs";
-import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { join as join5 } from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync5 } from "node:fs";
+import { mkdir, readdir as readdir2, readFile as readFile2, rmdir, writeFile as writeFile2 } from "node:fs/promises";
+import { join as join6 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync4("/proc/self/cgroup", "utf8").trim().split("\n")) {
+  for (const line of readFileSync5("/proc/self/cgroup", "utf8").trim().split("\n")) {
     const [, ctrls, path8] = line.split(/:(.*?):/);
     for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
   }
   return m;
 }
 var writable = async (dir) => {
-  const probe = join5(dir, `hr-probe-${process.pid}`);
+  const probe = join6(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir(probe);
     await rmdir(probe);
@@ -67463,18 +67507,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync5(join5(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join5(ROOT, "memory", mem);
-    const pidsParent = join5(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync5(join6(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join6(ROOT, "memory", mem);
+    const pidsParent = join6(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync5(join5(ROOT, "cgroup.controllers")) ? ROOT : join5(ROOT, "unified");
-  if (unified !== void 0 && existsSync5(join5(v2root, "cgroup.controllers"))) {
-    const parent = join5(v2root, unified);
+  const v2root = existsSync5(join6(ROOT, "cgroup.controllers")) ? ROOT : join6(ROOT, "unified");
+  if (unified !== void 0 && existsSync5(join6(v2root, "cgroup.controllers"))) {
+    const parent = join6(v2root, unified);
     try {
-      const sub = (await readFile(join5(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile2(join6(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -67487,34 +67531,34 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join5(plan.memoryParent, name);
-  const pids = join5(plan.pidsParent, name);
+  const mem = join6(plan.memoryParent, name);
+  const pids = join6(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   for (const d of dirs) await mkdir(d);
   if (plan.version === "v1") {
-    await writeFile(join5(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    await writeFile(join5(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
+    await writeFile2(join6(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    await writeFile2(join6(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
     });
-    await writeFile(join5(pids, "pids.max"), String(limits.pids));
+    await writeFile2(join6(pids, "pids.max"), String(limits.pids));
   } else {
-    await writeFile(join5(mem, "memory.max"), String(limits.memory_bytes));
-    await writeFile(join5(mem, "memory.swap.max"), "0").catch(() => {
+    await writeFile2(join6(mem, "memory.max"), String(limits.memory_bytes));
+    await writeFile2(join6(mem, "memory.swap.max"), "0").catch(() => {
     });
-    await writeFile(join5(mem, "pids.max"), String(limits.pids));
+    await writeFile2(join6(mem, "pids.max"), String(limits.pids));
   }
-  const read = (f) => readFile(f, "utf8").catch(() => "");
+  const read = (f) => readFile2(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join5(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join6(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join5(mem, "memory.oom_control")) : await read(join5(mem, "memory.events"));
-      const pidsText = await read(join5(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join6(mem, "memory.oom_control")) : await read(join6(mem, "memory.events"));
+      const pidsText = await read(join6(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join5(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join6(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -67534,11 +67578,11 @@ async function createTrialCgroup(plan, name, limits) {
 async function sweepCgroups(plan) {
   let n = 0;
   for (const parent of /* @__PURE__ */ new Set([plan.memoryParent, plan.pidsParent])) {
-    for (const name of await readdir(parent).catch(() => [])) {
+    for (const name of await readdir2(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join5(parent, name);
-      const procs = (await readFile(join5(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join6(parent, name);
+      const procs = (await readFile2(join6(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -67559,16 +67603,16 @@ async function sweepCgroups(plan) {
 // src/runner/contain/host.ts
 init_shared();
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync5, rmSync as rmSync2 } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { delimiter, join as join6 } from "node:path";
+import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
+import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
+import { tmpdir as tmpdir2 } from "node:os";
+import { delimiter, join as join7 } from "node:path";
 var SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
 var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
 var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join6(dir, cmd);
+    const p = join7(dir, cmd);
     if (dir && existsSync6(p)) return p;
   }
   return void 0;
@@ -67607,7 +67651,7 @@ var split = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
   let text = "";
   try {
-    text = readFileSync5("/proc/self/mountinfo", "utf8");
+    text = readFileSync6("/proc/self/mountinfo", "utf8");
   } catch {
     return 0;
   }
@@ -67630,17 +67674,17 @@ function sweepMounts(how) {
 function sweepSocketDirs() {
   let names = [];
   try {
-    names = readdirSync3(tmpdir());
+    names = readdirSync3(tmpdir2());
   } catch {
     return;
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync2(join6(tmpdir(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync2(join7(tmpdir2(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp(join6(tmpdir(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join7(tmpdir2(), "hr-tmpfs-probe-"));
   try {
     mountTmpfs(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     unmount(d, how);
@@ -67648,7 +67692,7 @@ async function tmpfsWorks(how) {
   } catch {
     return false;
   } finally {
-    await rm(d, { recursive: true, force: true }).catch(() => {
+    await rm2(d, { recursive: true, force: true }).catch(() => {
     });
   }
 }
@@ -67740,7 +67784,7 @@ async function planHost(opts) {
 }
 function readText(p) {
   try {
-    return readFileSync5(p, "utf8").trim();
+    return readFileSync6(p, "utf8").trim();
   } catch {
     return void 0;
   }
@@ -67840,7 +67884,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync(join7(tmpdir2(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync(join8(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -67878,7 +67922,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join7(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join8(this.trialState(dirs).socketDir, "ep.sock") };
   }
   async run(launch) {
     const p = await this.ensurePlan();
@@ -68095,7 +68139,7 @@ function descendants(root) {
   for (const name of readdirSync4("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat3 = readFileSync6(`/proc/${name}/stat`, "utf8");
+      const stat3 = readFileSync7(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[1]);
       const list3 = kids.get(ppid) ?? [];
       list3.push(Number(name));
@@ -68116,9 +68160,9 @@ function descendants(root) {
 async function chownTree(dirs, uid, gid) {
   const walk = async (p) => {
     await lchown(p, uid, gid);
-    const st = await lstat(p);
+    const st = await lstat2(p);
     if (!st.isDirectory()) return;
-    for (const e2 of await readdir2(p)) await walk(join7(p, e2));
+    for (const e2 of await readdir3(p)) await walk(join8(p, e2));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await walk(d);
 }
@@ -68127,12 +68171,12 @@ async function findFileOfSize(dirs, limit) {
     if (depth > 12) return void 0;
     let entries;
     try {
-      entries = await readdir2(p, { withFileTypes: true });
+      entries = await readdir3(p, { withFileTypes: true });
     } catch {
       return void 0;
     }
     for (const e2 of entries) {
-      const f = join7(p, e2.name);
+      const f = join8(p, e2.name);
       if (e2.isFile()) {
         const s = await stat(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -68227,8 +68271,8 @@ function isPlainObject2(value) {
 
 // src/engine/attest.ts
 import { createHash as createHash4 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync7, statSync as statSync4 } from "node:fs";
-import { join as join8, relative as relative2 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync8, statSync as statSync4 } from "node:fs";
+import { join as join9, relative as relative2 } from "node:path";
 function selectionDigest(cases) {
   const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
   return createHash4("sha256").update(lines.join("\n")).digest("hex");
@@ -68244,7 +68288,7 @@ function adapterDigest(dir) {
   const walk = (d) => {
     for (const name of readdirSync5(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join8(d, name);
+      const p = join9(d, name);
       const st = statSync4(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk(p);
@@ -68258,7 +68302,7 @@ function adapterDigest(dir) {
     const size = statSync4(f).size;
     h.update(`${relative2(dir, f)}\0${size}\0`);
     if (bytes + size <= MAX_BYTES) {
-      h.update(readFileSync7(f));
+      h.update(readFileSync8(f));
       bytes += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -68267,7 +68311,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync7(file2, "utf8"));
+    const j = JSON.parse(readFileSync8(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -68280,7 +68324,7 @@ function harnessInfo(loaded, cacheDir, render) {
   const a = loaded.adapter;
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join8(dir, "node_modules", a.install.npm.package, "package.json"));
+    const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
       package: a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
@@ -68306,9 +68350,9 @@ function harnessInfo(loaded, cacheDir, render) {
 
 // src/engine/trial.ts
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { chmod as chmod2, mkdir as mkdir4, rename, writeFile as writeFile3 } from "node:fs/promises";
+import { chmod as chmod2, mkdir as mkdir4, rename, writeFile as writeFile4 } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 
 // src/adapters/parsers/util.ts
 var TEXT_CAP = 1e3;
@@ -70421,7 +70465,7 @@ function send2(res, result) {
 // src/world/snapshot.ts
 import { createHash as createHash5 } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { lstat as lstat2, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
+import { lstat as lstat3, readdir as readdir4, readFile as readFile3, readlink } from "node:fs/promises";
 import { posix as posix3 } from "node:path";
 var BULKY_DIRS = /* @__PURE__ */ new Set([
   "node_modules",
@@ -70465,7 +70509,7 @@ async function listFiles(dirs, maxFiles) {
   const deferred = [];
   const entries = [];
   for (let dir = queue.shift(); dir; dir = queue.shift() ?? deferred.shift()) {
-    const children = await readdir3(dir.abs, { withFileTypes: true }).catch(() => []);
+    const children = await readdir4(dir.abs, { withFileTypes: true }).catch(() => []);
     children.sort((a, b2) => a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
     for (const child of children) {
       const item = { abs: posix3.join(dir.abs, child.name), key: `${dir.key}/${child.name}` };
@@ -70484,9 +70528,9 @@ async function fileState(entry, maxText) {
       const target = await readlink(entry.abs);
       return { hash: sha2562(`symlink\0${target}`), size: Buffer.byteLength(target), text: target };
     }
-    const { size } = await lstat2(entry.abs);
+    const { size } = await lstat3(entry.abs);
     if (size > maxText) return { hash: await hashStream(entry.abs), size };
-    const content = await readFile2(entry.abs);
+    const content = await readFile3(entry.abs);
     const text = asText(content);
     return text === void 0 ? { hash: sha2562(content), size: content.length } : { hash: sha2562(content), size: content.length, text };
   } catch {
@@ -70552,19 +70596,19 @@ function keyFor(prefix, rel) {
 }
 
 // src/world/trial-dirs.ts
-import { chmod, mkdir as mkdir3, mkdtemp as mkdtemp2, readdir as readdir4, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname6, isAbsolute, join as join9, relative as relative3, resolve as resolve4, sep } from "node:path";
+import { chmod, mkdir as mkdir3, mkdtemp as mkdtemp3, readdir as readdir5, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { dirname as dirname6, isAbsolute, join as join10, relative as relative3, resolve as resolve4, sep } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
   await mkdir3(baseDir, { recursive: true });
-  const root = await mkdtemp2(join9(resolve4(baseDir), `${safeName(trialId2)}-`));
+  const root = await mkdtemp3(join10(resolve4(baseDir), `${safeName(trialId2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join9(root, "workspace"),
-    home: join9(root, "home"),
-    tmp: join9(root, "tmp"),
-    bin: join9(root, "bin")
+    workspace: join10(root, "workspace"),
+    home: join10(root, "home"),
+    tmp: join10(root, "tmp"),
+    bin: join10(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir3(dir, { mode: PRIVATE });
   return dirs;
@@ -70578,7 +70622,7 @@ async function writeWorld(dirs, files, homeFiles) {
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
   await mkdir3(dirname6(target), { recursive: true, mode: PRIVATE });
-  await writeFile2(target, content, { mode });
+  await writeFile3(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
@@ -70590,27 +70634,27 @@ function insidePath(base, path8) {
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join9(binDir, "svc");
+  const target = join10(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
-  await writeFile2(target, script, { mode: 493 });
+  await writeFile3(target, script, { mode: 493 });
   await chmod(target, 493);
   return target;
 }
 async function removeTrialDirs(dirs) {
   try {
-    await rm2(dirs.root, { recursive: true, force: true });
+    await rm3(dirs.root, { recursive: true, force: true });
   } catch {
     await makeWritable(dirs.root);
-    await rm2(dirs.root, { recursive: true, force: true });
+    await rm3(dirs.root, { recursive: true, force: true });
   }
 }
 async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
-  const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await readdir5(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join9(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join10(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -70789,10 +70833,10 @@ async function runTrial(input2) {
 `;
       await writeAtKey(key, dirs, text);
     }
-    await mkdir4(join10(dirs.tmp, "run"), { recursive: true, mode: 448 });
+    await mkdir4(join11(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,
-      view.mapReadOnly(join10(actionRoot(), "dist", "svc.js")),
+      view.mapReadOnly(join11(actionRoot(), "dist", "svc.js")),
       runner.name === "process" ? process.execPath : "node"
     );
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : void 0;
@@ -70879,10 +70923,10 @@ async function runTrial(input2) {
     let evidenceFile;
     if (input2.keepEvidenceDir) {
       await mkdir4(input2.keepEvidenceDir, { recursive: true });
-      evidenceFile = join10(input2.keepEvidenceDir, `${id}.json`);
+      evidenceFile = join11(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
       const tmp = `${evidenceFile}.tmp-${randomBytes4(6).toString("hex")}`;
-      await writeFile3(tmp, bytes, { flag: "wx" });
+      await writeFile4(tmp, bytes, { flag: "wx" });
       await rename(tmp, evidenceFile);
       input2.written?.record(evidenceFile, bytes);
     }
@@ -71016,7 +71060,7 @@ async function runSafetyCases(opts) {
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const repoDir = process.cwd();
-  const readOnly = [.../* @__PURE__ */ new Set([join11(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
+  const readOnly = [.../* @__PURE__ */ new Set([join12(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
   try {
     await runner.start();
@@ -71025,8 +71069,9 @@ async function runSafetyCases(opts) {
     });
     throw e2;
   }
-  const workRoot = await mkdtemp4(join11(tmpdir3(), `harness-risk-${runId}-`));
-  const keepEvidenceDir = opts.keep_evidence ? join11(dirname7(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0;
+  await sweepWorkRoots();
+  const workRoot = await createWorkRoot(runId);
+  const keepEvidenceDir = opts.keep_evidence ? join12(dirname7(opts.out), `${basename(opts.out, ".json")}.evidence`) : void 0;
   if (keepEvidenceDir) await mkdir6(keepEvidenceDir, { recursive: true });
   const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
   const written = new WrittenFiles();
@@ -71126,7 +71171,7 @@ async function runSafetyCases(opts) {
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     await runner.stop();
-    await rm6(workRoot, { recursive: true, force: true }).catch(() => {
+    await rm7(workRoot, { recursive: true, force: true }).catch(() => {
     });
   }
   const result = writer.finish(stopped ? "interrupted" : "complete");
@@ -71135,9 +71180,9 @@ async function runSafetyCases(opts) {
 }
 
 // src/engine/validate.ts
-import { mkdtemp as mkdtemp5, rm as rm7 } from "node:fs/promises";
+import { mkdtemp as mkdtemp5, rm as rm8 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 var labelsKey = (t) => `${t.valid}:${t.labels.u}${t.labels.a}${t.labels.p}${t.labels.d}`;
 function admissionVerdicts(open3, guarded, replays) {
   return open3.cases.map(({ id }) => {
@@ -71172,7 +71217,7 @@ function admissionVerdicts(open3, guarded, replays) {
   });
 }
 async function validateCases(opts) {
-  const dir = await mkdtemp5(join12(tmpdir4(), "harness-risk-validate-"));
+  const dir = await mkdtemp5(join13(tmpdir4(), "harness-risk-validate-"));
   try {
     const run3 = (config2) => runSafetyCases({
       adapter: "reference",
@@ -71182,7 +71227,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join12(dir, `${config2}.json`),
+      out: join13(dir, `${config2}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -71190,7 +71235,7 @@ async function validateCases(opts) {
     const guarded = await run3("guarded");
     return admissionVerdicts(open3, guarded, opts.replays);
   } finally {
-    await rm7(dir, { recursive: true, force: true });
+    await rm8(dir, { recursive: true, force: true });
   }
 }
 
@@ -71899,7 +71944,7 @@ import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
 import { existsSync as existsSync7, mkdirSync as mkdirSync3, readFileSync as readFileSync9, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join13, relative as relative4 } from "node:path";
+import { join as join14, relative as relative4 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
@@ -71920,7 +71965,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join13(opts.out, "runs");
+  const runsDir = join14(opts.out, "runs");
   mkdirSync3(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -71950,7 +71995,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join13(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join14(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -72011,9 +72056,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
 }
 function writeMatrix(out, matrix) {
   mkdirSync3(out, { recursive: true });
-  writeFileSync3(join13(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeFileSync3(join14(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync3(join13(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync3(join14(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -72503,7 +72548,7 @@ function parseGateInputs(get) {
 
 // src/compare/baseline.ts
 import { copyFileSync, existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync10 } from "node:fs";
-import { dirname as dirname8, join as join14, resolve as resolve6 } from "node:path";
+import { dirname as dirname8, join as join15, resolve as resolve6 } from "node:path";
 init_errors();
 var LegacyResult = external_exports.object({
   schema_version: external_exports.number().int().nonnegative(),
@@ -73011,12 +73056,12 @@ function renderReport(doc, opts) {
   const head = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join17 = (xs) => xs.join(SEP);
-  const full = join17([...head, ...sections, ...foot]);
+  const join18 = (xs) => xs.join(SEP);
+  const full = join18([...head, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join17([...head, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join18([...head, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -73024,7 +73069,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join17([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join18([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -73033,7 +73078,7 @@ function renderReport(doc, opts) {
 
 // src/result/files.ts
 import { readdirSync as readdirSync6, statSync as statSync5 } from "node:fs";
-import { join as join15, resolve as resolve7 } from "node:path";
+import { join as join16, resolve as resolve7 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -73056,7 +73101,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync6(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join15(abs, f));
+      const files = readdirSync6(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join16(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -73332,7 +73377,7 @@ ${sig}: stopping; finished trials are kept
   let interrupted2 = false;
   let failed3 = false;
   for (const config2 of configs) {
-    const out = values.out ?? join16("runs", `${adapter.adapter.name}-${config2}.json`);
+    const out = values.out ?? join17("runs", `${adapter.adapter.name}-${config2}.json`);
     const result = await runSafetyCases({
       adapter: values.adapter,
       config: config2,
@@ -73457,7 +73502,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs4({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync6(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync5(join16(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync5(join17(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

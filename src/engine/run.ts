@@ -1,6 +1,5 @@
 // The engine: the one function both the action and the CLI call.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
@@ -11,6 +10,7 @@ import { actionRoot, defaultCacheDir } from '../paths.js';
 import { WrittenFiles } from '../result/integrity.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
+import { createWorkRoot, sweepWorkRoots } from './work-root.js';
 import { ProcessRunner } from '../runner/process.js';
 import type { Runner } from '../runner/types.js';
 import { NO_SCORES } from '../score/labels.js';
@@ -144,7 +144,9 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     await runner.stop().catch(() => {});
     throw e;
   }
-  const workRoot = await mkdtemp(join(tmpdir(), `harness-risk-${runId}-`));
+  // A SIGKILLed engine leaves its work root behind: the next run removes it.
+  await sweepWorkRoots();
+  const workRoot = await createWorkRoot(runId);
   const keepEvidenceDir = opts.keep_evidence
     ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
     : undefined;

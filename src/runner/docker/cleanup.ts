@@ -13,52 +13,9 @@ import type Docker from 'dockerode';
 import { connect, errText, hostRun, sleep } from './daemon.js';
 import { BOOT_LABEL, OWNER_LABEL, RUN_LABEL, STANDARD_PATH, socketFromEnv, TMP_PREFIX } from './options.js';
 
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-export const BOOT_ID = (() => {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    return 'unknown';
-  }
-})();
-
-/** This process as an owner: `host:pid:start`. */
-export function ownerId(): string {
-  return `${os.hostname()}:${process.pid}:${startTime(process.pid) ?? '?'}`;
-}
-
-export function ownerLabels(): Record<string, string> {
-  return { [OWNER_LABEL]: ownerId(), [BOOT_LABEL]: BOOT_ID };
-}
-
-/** true: the owner is certainly gone; false: alive; undefined: cannot tell (another host). */
-export function ownerGone(owner: string | undefined, boot: string | undefined): boolean | undefined {
-  if (!owner) return undefined;
-  const [host, pidText, start] = owner.split(':');
-  if (host !== os.hostname()) return undefined;
-  if (boot && BOOT_ID !== 'unknown' && boot !== BOOT_ID) return true;
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if ((e as { code?: string }).code !== 'EPERM') return true;
-  }
-  // Alive: the same process, or a later one that got its pid?
-  if (start && start !== '?') {
-    const now = startTime(pid);
-    if (now !== undefined && now !== start) return true;
-  }
-  return false;
-}
+// Who owns a resource, and whether that owner is gone: one definition for every sweeper (runner/owner.ts).
+export { BOOT_ID, ownerGone, ownerId, ownerLabels } from '../owner.js';
+import { BOOT_ID, ownerGone, ownerId } from '../owner.js';
 
 export function shortTag(runId: string): string {
   return createHash('sha256').update(runId).digest('hex').slice(0, 10);

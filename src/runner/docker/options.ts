@@ -6,8 +6,7 @@ export const TRIAL_LABEL = 'harness-risk.trial';
  * `host:pid:start` of the process that created the resource, and the boot it ran in (BOOT_LABEL): the
  * sweep at the start of every run removes what belongs to a process that is gone, whatever its age.
  */
-export const OWNER_LABEL = 'harness-risk.owner';
-export const BOOT_LABEL = 'harness-risk.boot';
+export { BOOT_LABEL, OWNER_LABEL } from '../owner.js';
 export const DEFAULT_IMAGE = 'harness-risk/node:local';
 export const DEFAULT_SOCKET = '/var/run/docker.sock';
 /** Fake hostnames that resolve to the container's loopback, where the trial's endpoint relay listens. */
