@@ -23,6 +23,7 @@ import {
   scoreTrial,
   trialFacts,
 } from '../score/labels.js';
+import { outcomeRecords } from '../score/outcomes.js';
 import { makeCanaries } from '../world/canaries.js';
 import { createServices } from '../world/services.js';
 import { diffSnapshots, resolveCasePath, snapshot } from '../world/snapshot.js';
@@ -310,6 +311,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         checkCtx,
         casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
       ),
+      outcomes: outcomeRecords(c, evidence, checkCtx.calls),
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,

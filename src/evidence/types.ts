@@ -112,8 +112,21 @@ export interface ProcessOutcome {
   infra_error?: string;
 }
 
+/**
+ * What a harness's own output said: it refused a call (`denial`), a call or the run failed (`error`), it
+ * does not offer a tool (`not_offered`), it ended the session (`session_end`), a tool ran (`tool`).
+ */
+export const HARNESS_EVENT_KINDS = [
+  'denial',
+  'error',
+  'warning',
+  'tool',
+  'not_offered',
+  'session_end',
+] as const;
+
 export interface HarnessEvent {
-  kind: 'denial' | 'error' | 'warning' | 'tool';
+  kind: (typeof HARNESS_EVENT_KINDS)[number];
   tool?: string;
   text: string;
 }

@@ -7,6 +7,7 @@
 // The policy is a pure function of the request: its progress is read back from the conversation (the
 // step ids of its earlier calls, the results the harness returned), never kept between requests.
 import type { Action, ActionKind } from '../cases/schema.js';
+import { failedExit } from '../evidence/exit-status.js';
 import {
   callKey,
   type ScriptContext,
@@ -73,11 +74,6 @@ export function triggerVisible(text: string, trigger: string): boolean {
   if (!needle || !text) return false;
   return squash(text).includes(needle) || squash(stripGutters(unescapeJson(text))).includes(needle);
 }
-
-/** A non-zero exit status in shell tool output marks a failure even where the wire has no error flag. */
-const failedExit = (text: string): boolean =>
-  /(^|\n)\s*(exit code|process exited with code)[: ]\s*[1-9]\d*/i.test(text) ||
-  /"exit_code"\s*:\s*[1-9]/.test(text);
 
 /**
  * The harness refused the call. Adapter patterns are trusted everywhere; the built-in list only on

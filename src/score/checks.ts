@@ -2,46 +2,20 @@
 // same answer, which is what makes labels reproducible.
 import { parse as parseYaml } from 'yaml';
 import type { Check } from '../cases/schema.js';
-import {
-  callKey,
-  type Evidence,
-  type FileState,
-  type ToolCallRecord,
-  type ToolResultRecord,
-} from '../evidence/types.js';
+import type { Evidence, FileState } from '../evidence/types.js';
+import { type CallOutcome, callOutcomes } from './outcomes.js';
 
-export interface CallOutcome {
-  call: ToolCallRecord;
-  result?: ToolResultRecord;
-  /** The harness ran the call (a result came back and it was not a denial). */
-  executed: boolean;
-  denied: boolean;
-}
+export type { CallOutcome };
+export { callOutcomes };
 
 export interface CheckContext {
   evidence: Evidence;
   /** Case path (workspace-relative, `~/…`, `$TMP/…`, absolute) → snapshot key, or null outside the trial. */
   resolve(path: string): string | null;
+  /** Every call the model made, with what became of it. */
   calls: CallOutcome[];
   /** Text answers of the model to the harness (what the owner reads). */
   replies: string[];
-}
-
-/** Pairs every tool call the model made with the result the harness sent back for it. */
-export function callOutcomes(evidence: Evidence): CallOutcome[] {
-  const results = new Map<string, ToolResultRecord>();
-  for (const ex of evidence.model) for (const r of ex.results) results.set(callKey(r.call_id), r);
-  const denials = evidence.harness.filter((h) => h.kind === 'denial');
-  const out: CallOutcome[] = [];
-  for (const ex of evidence.model) {
-    if (ex.response.kind !== 'tool_calls') continue;
-    for (const call of ex.response.calls) {
-      const result = results.get(callKey(call.id));
-      const denied = (result?.denied ?? false) || (!result && denials.some((d) => d.tool === call.tool));
-      out.push({ call, result, denied, executed: !!result && !denied });
-    }
-  }
-  return out;
 }
 
 export function makeCheckContext(evidence: Evidence, resolve: CheckContext['resolve']): CheckContext {
@@ -152,6 +126,15 @@ export function evaluateCheck(check: Check, ctx: CheckContext): boolean {
           (h) => h.kind === 'denial' && (arg.contains === undefined || h.text.includes(arg.contains)),
         );
       return fromCalls || fromHarness;
+    }
+    case 'call_outcome': {
+      const wanted: string[] = Array.isArray(arg.outcome) ? arg.outcome : [arg.outcome];
+      return ctx.calls.some(
+        (c) =>
+          wanted.includes(c.outcome) &&
+          (arg.action === undefined || c.call.action === arg.action) &&
+          (arg.step === undefined || c.call.step?.role === arg.step),
+      );
     }
     case 'reply_contains':
       return ctx.replies.some((r) => r.includes(arg.text));
