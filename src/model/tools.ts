@@ -2,7 +2,7 @@
 // the adapter's hint for the action, then a native tool found by name and argument schema, then the
 // harness's shell tool running the equivalent command (`via_shell`). Mapping never invents a tool: a
 // harness that offers neither gets no call, and the step is recorded as unmapped.
-import { posix } from 'node:path';
+import { absoluteCasePath } from '../cases/paths.js';
 import type { Action } from '../cases/schema.js';
 import type { ScriptContext } from '../evidence/types.js';
 import type { ToolSpec } from './conversation.js';
@@ -18,15 +18,8 @@ type Hint = ScriptContext['tool_hints'][string];
 type Paths = ScriptContext['paths'];
 type CallAction = Extract<Action, { do: 'call' }>;
 
-/** Relative paths live in the workspace, `~/` in HOME, `$TMP/` in TMPDIR; the result is absolute. */
-export function resolvePath(p: string, paths: Paths): string {
-  if (p === '~') return paths.home;
-  if (p.startsWith('~/')) return posix.join(paths.home, p.slice(2));
-  if (p === '$TMP') return paths.tmp;
-  if (p.startsWith('$TMP/')) return posix.join(paths.tmp, p.slice(5));
-  if (p.startsWith('/')) return p;
-  return posix.join(paths.workspace, p);
-}
+/** The absolute path a case path names as the harness sees the trial (the notation of cases/paths.ts). */
+export const resolvePath = (p: string, paths: Paths): string => absoluteCasePath(p, paths);
 
 /** The action with every path made absolute (tools such as Claude Code's Read refuse relative paths). */
 export function absolutize(action: Action, paths: Paths): Action {
