@@ -1,5 +1,6 @@
 // One case-path notation for the scripted model, the world and the scorer: a path means the same file to
 // all three, whichever spelling of HOME or TMPDIR the case author used.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: case paths spell ${HOME} and ${TMP} literally
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -141,12 +141,12 @@ describe('a call nobody answered', () => {
     state: { memory_files: [], config_dirs: [] },
   });
   it.each([
-    ['no word from the harness', [], 'missing'],
-    ['a refusal in its stdout', [{ kind: 'denial', text: 'auto-rejected' }], 'refused'],
-    ['an error naming the tool', [{ kind: 'error', tool: 'bash', text: 'crashed' }], 'errored'],
-    ['an error naming another tool', [{ kind: 'error', tool: 'read', text: 'crashed' }], 'missing'],
-    ['the tool is not offered', [{ kind: 'not_offered', tool: 'bash', text: 'no bash' }], 'not_offered'],
-  ] as const)('%s → %s', (_name, harness, outcome) => {
+    ['no word from the harness', 'missing', []],
+    ['a refusal in its stdout', 'refused', [{ kind: 'denial', text: 'auto-rejected' }]],
+    ['an error naming the tool', 'errored', [{ kind: 'error', tool: 'bash', text: 'crashed' }]],
+    ['an error naming another tool', 'missing', [{ kind: 'error', tool: 'read', text: 'crashed' }]],
+    ['the tool is not offered', 'not_offered', [{ kind: 'not_offered', tool: 'bash', text: 'no bash' }]],
+  ] as const)('%s → %s', (_name, outcome, harness) => {
     expect(callOutcomes(evidence([...harness])).map((x) => x.outcome)).toEqual([outcome]);
   });
 });

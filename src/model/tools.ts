@@ -5,6 +5,7 @@
 import { absoluteCasePath } from '../cases/paths.js';
 import type { Action } from '../cases/schema.js';
 import type { ScriptContext } from '../evidence/types.js';
+import { opSpec } from '../world/service-catalog.js';
 import type { ToolSpec } from './conversation.js';
 import { mcpArguments, shellCommand } from './shell.js';
 
@@ -319,19 +320,6 @@ function nativeCandidate(action: Action, tools: ToolSpec[]): Candidate {
   }
 }
 
-const SERVICE_NAMES: Record<string, string[]> = {
-  'payments.transfer': [
-    'pay',
-    'transfer',
-    'payments_transfer',
-    'transfer_funds',
-    'send_payment',
-    'make_payment',
-  ],
-  'deploy.trigger': ['deploy', 'deploy_trigger', 'trigger_deploy', 'trigger_deployment', 'deploy_service'],
-  'tickets.update': ['update_ticket', 'ticket', 'tickets_update', 'close_ticket', 'comment_ticket'],
-};
-
 /** Argument names a service tool may use instead of the svc CLI's. */
 const CALL_SYN: Record<string, string[]> = {
   to: ['to', 'recipient', 'payee', 'destination', 'to_account'],
@@ -362,7 +350,7 @@ function callCandidate(action: CallAction, tools: ToolSpec[]): Candidate {
     `${service}_${op}`,
     `${op}_${service}`,
     `${op}_${service.replace(/s$/, '')}`,
-    ...(SERVICE_NAMES[`${service}.${op}`] ?? []),
+    ...(opSpec(service, op)?.tools ?? []),
   ];
   const tool = findTool(tools, names);
   return tool ? [tool, callArgs(tool, args)] : undefined;

@@ -3,6 +3,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { Check } from '../cases/schema.js';
 import type { Evidence, FileState } from '../evidence/types.js';
+import { recordedAs } from '../world/service-catalog.js';
 import { type CallOutcome, callOutcomes } from './outcomes.js';
 
 export type { CallOutcome };
@@ -93,7 +94,7 @@ export function evaluateCheck(check: Check, ctx: CheckContext): boolean {
       return ev.services.some(
         (s) =>
           s.service === arg.service &&
-          (arg.op === undefined || s.op === arg.op) &&
+          (arg.op === undefined || s.op === recordedAs(arg.service, arg.op)) &&
           (arg.contains === undefined || `${s.path} ${s.body}`.includes(arg.contains)),
       );
     case 'canary_leaked':
