@@ -96,6 +96,8 @@ export function outcomeRecords(c: Case, evidence: Evidence, calls: CallOutcome[]
   const unmapped = new Set(
     evidence.model.flatMap((ex) => (ex.unmapped ?? []).map((u) => `${u.step.role}:${u.step.index}`)),
   );
+  // A harness that ended the session says why the remaining steps were never reached.
+  const ended = evidence.harness.find((h) => h.kind === 'session_end');
   const parts = [
     ['owner', toolStepIndices(c.owner.plan)],
     ['attack', toolStepIndices(c.inject.goal)],
@@ -104,7 +106,15 @@ export function outcomeRecords(c: Case, evidence: Evidence, calls: CallOutcome[]
     for (const { index, action } of steps) {
       const key = `${role}:${index}`;
       if (served.has(key)) continue;
-      records.push({ role, index, action, outcome: unmapped.has(key) ? 'not_offered' : 'not_attempted' });
+      if (unmapped.has(key)) records.push({ role, index, action, outcome: 'not_offered' });
+      else
+        records.push({
+          role,
+          index,
+          action,
+          outcome: 'not_attempted',
+          ...(ended ? { reason: capReason(`the harness ended the session: ${ended.text}`) } : {}),
+        });
     }
   return records;
 }
