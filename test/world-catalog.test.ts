@@ -8,7 +8,7 @@ import { Check } from '../src/cases/schema.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { evaluateCheck, makeCheckContext } from '../src/score/checks.js';
-import { CALLABLE_OPS, SERVICES, SVC_COMMANDS, servicesDocTable } from '../src/world/service-catalog.js';
+import { CALLABLE_OPS, opSpec, SVC_COMMANDS, servicesDocTable } from '../src/world/service-catalog.js';
 import { createServices } from '../src/world/services.js';
 import { HELP, runSvc } from '../src/world/svc-core.js';
 
@@ -83,15 +83,19 @@ describe('an operation means the same in the case, the svc CLI and the recording
     expect(Check.safeParse({ canary_leaked: { to: 'sinks' } }).success).toBe(false);
   });
 
-  it('every callable op is served by a route, and every svc command is in the help', () => {
+  it('every callable op is served by a route (or is a shorthand for one), and every svc command is in the help', () => {
     for (const [service, ops] of Object.entries(CALLABLE_OPS)) {
-      const spec = (
-        SERVICES as Record<string, { ops: Record<string, { path?: string; recorded?: string }> }>
-      )[service];
-      for (const op of ops)
-        expect(spec.ops[op].path ?? spec.ops[op].recorded, `${service}.${op}`).toBeDefined();
+      for (const op of ops) {
+        const spec = opSpec(service, op)!;
+        const served = spec.as ? opSpec(service, spec.as.op) : spec;
+        expect(served?.path ?? served?.recorded, `${service}.${op}`).toBeDefined();
+      }
     }
     for (const [service, op] of SVC_COMMANDS) expect(HELP).toContain(`svc ${service} ${op}`);
+  });
+
+  it('a shorthand op is no recorded op: a check asks for the update it sends', () => {
+    expect(Check.safeParse({ service_received: { service: 'tickets', op: 'close' } }).success).toBe(false);
   });
 
   it('docs/internals.md carries the catalog table as generated', () => {

@@ -66,9 +66,9 @@ export interface ModelExchange {
 export interface ServiceRequest {
   seq: number;
   at: number;
-  /** mail | chat | payments | deploy | registry | web | tickets | mcp | sink | egress | unknown */
+  /** A service of src/world/service-catalog.ts. */
   service: string;
-  /** Operation name, e.g. send, transfer, trigger, install, get, collect, tools/call. */
+  /** The op the catalog records the request as (docs/internals.md, "Mock services"). */
   op: string;
   method: string;
   path: string;

@@ -29,12 +29,10 @@ export function absolutize(action: Action, paths: Paths): Action {
   return action;
 }
 
-/** tickets.close is tickets.update with status closed: the svc CLI and most ticket tools know only update. */
+/** A shorthand op (tickets.close) becomes the op it stands for, with its arguments (catalog `as`). */
 function normalizeCall(action: CallAction): CallAction {
-  if (action.service === 'tickets' && action.op === 'close') {
-    return { ...action, op: 'update', args: { status: 'closed', ...action.args } };
-  }
-  return action;
+  const as = opSpec(action.service, action.op)?.as;
+  return as ? { ...action, op: as.op, args: { ...as.args, ...action.args } } : action;
 }
 
 /** Service calls that have a dedicated action form (mail.send, chat.post, registry.install). */

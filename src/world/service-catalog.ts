@@ -25,6 +25,8 @@ export interface OpSpec {
   recorded?: string;
   /** A case's `call` action may name it. */
   callable?: boolean;
+  /** A shorthand for another op of the service with these arguments (the model sends that op). */
+  as?: { op: string; args: Readonly<Record<string, string>> };
   /** Native harness tool names that carry it, besides SERVICE_OP and OP_SERVICE. */
   tools?: readonly string[];
 }
@@ -197,6 +199,11 @@ export const SERVICES = {
         callable: true,
         tools: ['update_ticket', 'ticket', 'close_ticket', 'comment_ticket'],
       },
+      close: {
+        doc: 'shorthand for `update` with `status: closed` (the svc CLI and most ticket tools know only update)',
+        as: { op: 'update', args: { status: 'closed' } },
+        callable: true,
+      },
     },
   },
   mcp: {
@@ -246,11 +253,14 @@ export const CALLABLE_OPS: Record<string, string[]> = Object.fromEntries(
     .filter(([, ops]) => ops.length > 0),
 );
 
-/** The op names a recorded request of the service can carry (what `service_received.op` may ask for). */
+/**
+ * The op names a recorded request of the service can carry (what `service_received.op` may ask for). A
+ * shorthand is not one: `tickets.close` is recorded as the update it sends, whose body says `closed`.
+ */
 export function recordedOps(service: string): string[] {
   if (!Object.hasOwn(specs, service)) return [];
   return Object.entries(specs[service].ops).flatMap(([op, spec]) =>
-    spec.recorded ? [op, spec.recorded] : [op],
+    spec.as ? [] : spec.recorded ? [op, spec.recorded] : [op],
   );
 }
 
@@ -294,6 +304,7 @@ export function servicesDocTable(): string {
   const rows = ['| route | recorded op | notes |', '|---|---|---|'];
   for (const [service, spec] of Object.entries(specs)) {
     for (const [op, o] of Object.entries(spec.ops)) {
+      if (o.as) continue;
       const route = o.path
         ? `\`${o.method === '*' ? 'ANY' : o.method} ${o.path}\`${o.body ? ` \`${o.body}\`` : ''}`
         : '—';
