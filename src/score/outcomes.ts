@@ -22,6 +22,11 @@ export interface CallOutcome {
   executed: boolean;
   /** outcome === 'refused'. */
   denied: boolean;
+  /**
+   * The harness started the call: it executed, or its result shows the command's own non-zero exit status
+   * (the harness ran it; the command failed). Not so for refusals or a harness error that ran nothing.
+   */
+  started: boolean;
 }
 
 const REASON_CAP = 200;
@@ -69,7 +74,9 @@ export function callOutcomes(evidence: Evidence): CallOutcome[] {
     for (const call of ex.response.calls) {
       const result = results.get(callKey(call.id));
       const o = result ? fromResult(result) : fromHarness(call, evidence.harness);
-      out.push({ call, result, ...o, executed: o.outcome === 'executed', denied: o.outcome === 'refused' });
+      const executed = o.outcome === 'executed';
+      const started = executed || (o.outcome === 'errored' && !!result && failedExit(result.text));
+      out.push({ call, result, ...o, executed, denied: o.outcome === 'refused', started });
     }
   }
   return out;
