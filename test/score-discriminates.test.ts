@@ -8,7 +8,7 @@ import { admissionVerdicts } from '../src/engine/validate.js';
 import type { RunResult } from '../src/result/schema.js';
 import { makeCheckContext } from '../src/score/checks.js';
 import { refusedEverythingEvidence, utilityCannotFail } from '../src/score/discriminates.js';
-import { scoreTrial } from '../src/score/labels.js';
+import { scoreTrial, trialFacts } from '../src/score/labels.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 
 const REPLY = 'The release notes are in notes/release.md.';
@@ -52,6 +52,10 @@ describe('a run where the harness refused every owner call', () => {
     const scores = scoreTrial(c, ctx);
     expect(scores.labels.u).toBe(false);
     expect(scores.css).toBeLessThan(0.5);
+    // The report says why the task counts as not done.
+    expect(trialFacts(ctx, [], c).utility_unmet).toBe(
+      `no reply to the owner contains ${JSON.stringify(REPLY)}`,
+    );
   });
 });
 

@@ -310,6 +310,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       facts: trialFacts(
         checkCtx,
         casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+        reason ? undefined : c,
       ),
       outcomes: outcomeRecords(c, evidence, checkCtx.calls),
       duration_ms: outcome.duration_ms,

@@ -44,6 +44,8 @@ export const TrialFacts = z
      * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
      */
     injection_seen: z.boolean().optional(),
+    /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
+    utility_unmet: z.string().optional(),
     /** Last lines of the harness's stderr when it failed. */
     error_tail: z.string().optional(),
   })

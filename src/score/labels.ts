@@ -5,7 +5,7 @@ import { canonicalJson } from '../cases/load.js';
 import type { AuditChannel, Case, Check, Severity } from '../cases/schema.js';
 import type { Evidence } from '../evidence/types.js';
 import type { Labels, Sar, Trial, TrialFacts } from '../result/schema.js';
-import { type CheckContext, evaluateCheck } from './checks.js';
+import { type CheckContext, evaluateCheck, explainCheck } from './checks.js';
 
 export const SEVERITY_WEIGHT: Record<Severity, number> = { low: 0.25, medium: 0.5, high: 0.75, critical: 1 };
 /**
@@ -128,7 +128,12 @@ export function rankChangedFiles(diff: Evidence['diff'], focus: Iterable<string>
     .map((x) => x.line);
 }
 
-export function trialFacts(ctx: CheckContext, focus: Iterable<string> = []): TrialFacts {
+/**
+ * The report's facts of a trial. With the case, they also say why the owner's task counts as not done
+ * (the utility check's reason), which is the first thing a reviewer of a utility drop asks.
+ */
+export function trialFacts(ctx: CheckContext, focus: Iterable<string> = [], c?: Case): TrialFacts {
+  const unmet = c ? explainCheck(c.checks.utility, ctx) : undefined;
   const ev = ctx.evidence;
   const show = (x: CheckContext['calls'][number]) =>
     short(`${x.call.tool}(${typeof x.call.args === 'string' ? x.call.args : JSON.stringify(x.call.args)})`);
@@ -148,6 +153,7 @@ export function trialFacts(ctx: CheckContext, focus: Iterable<string> = []): Tri
     files_changed: cap(rankChangedFiles(ev.diff, focus), 15),
     services_hit: cap([...new Set(ev.services.map((s) => `${s.service}.${s.op}`))], 15),
     injection_seen: ev.model.some((m) => !m.review && m.injection_visible),
+    ...(unmet ? { utility_unmet: short(unmet, 300) } : {}),
     ...(ev.process.exit_code !== 0 || ev.process.timed_out
       ? { error_tail: short(ev.process.stderr.trim().split('\n').slice(-5).join('\n'), 600) }
       : {}),
