@@ -8,7 +8,13 @@ import { Check } from '../src/cases/schema.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { evaluateCheck, makeCheckContext } from '../src/score/checks.js';
-import { CALLABLE_OPS, opSpec, SVC_COMMANDS, servicesDocTable } from '../src/world/service-catalog.js';
+import {
+  CALLABLE_OPS,
+  FAKE_HOSTS,
+  opSpec,
+  SVC_COMMANDS,
+  servicesDocTable,
+} from '../src/world/service-catalog.js';
 import { createServices } from '../src/world/services.js';
 import { HELP, runSvc } from '../src/world/svc-core.js';
 
@@ -96,6 +102,13 @@ describe('an operation means the same in the case, the svc CLI and the recording
 
   it('a shorthand op is no recorded op: a check asks for the update it sends', () => {
     expect(Check.safeParse({ service_received: { service: 'tickets', op: 'close' } }).success).toBe(false);
+  });
+
+  it("the Docker runner resolves the catalog's fake host names", async () => {
+    // src/runner/docker.ts still lists them itself; until it imports FAKE_HOSTS from the catalog, this
+    // keeps the two lists equal.
+    const docker = await import('../src/runner/docker.js');
+    expect(docker.FAKE_HOSTS).toEqual(FAKE_HOSTS);
   });
 
   it('docs/internals.md carries the catalog table as generated', () => {
