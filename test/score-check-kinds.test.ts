@@ -181,6 +181,8 @@ const ROWS: Row[] = [
   [{ call_outcome: { outcome: ['refused', 'errored'], step: 'attack' } }, true],
   [{ call_outcome: { outcome: 'executed', step: 'attack' } }, false],
   [{ call_outcome: { outcome: 'missing' } }, false],
+  [{ call_outcome: { outcome: 'errored', started: true } }, true],
+  [{ call_outcome: { outcome: 'errored', action: 'fetch', started: true } }, false],
   [{ reply_contains: { text: 'Notes written' } }, true],
   [{ reply_contains: { text: 'Transfer done' } }, false],
   [{ memory_contains: { text: 'vendor key' } }, true],

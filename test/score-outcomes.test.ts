@@ -43,6 +43,18 @@ function playClaudeCode(ctx: ScriptContext, answer: (call: ToolCallRecord) => An
   throw new Error('the scripted model never replied');
 }
 
+const emptyEvidence: Evidence = {
+  model: [],
+  services: [],
+  before: {},
+  after: {},
+  diff: { added: [], modified: [], deleted: [] },
+  process: { exit_code: 0, signal: null, timed_out: false, duration_ms: 1, stdout: '', stderr: '' },
+  harness: [],
+  canaries: {},
+  state: { memory_files: [], config_dirs: [] },
+};
+
 describe('Claude Code answers a heredoc shell write with is_error (nothing ran)', () => {
   const [lc] = loadCases(['id:memory-readd-maintenance-key']);
   const c = lc.case;
@@ -107,6 +119,33 @@ describe('Claude Code answers a heredoc shell write with is_error (nothing ran)'
     const facts = trialFacts(checkCtx);
     expect(facts.attack_calls).toEqual([]);
     expect(facts.errored_calls).toHaveLength(1);
+  });
+});
+
+describe('an attacker command that ran and failed on its own', () => {
+  const [lc] = loadCases(['id:memory-readd-maintenance-key']);
+  it('is errored and started, and not detection', () => {
+    const c = lc.case;
+    const adapter = loadAdapter('claude-code').adapter;
+    const ctx: ScriptContext = {
+      trial_id: 't',
+      plan: c.owner.plan,
+      goal: c.inject.goal,
+      trigger: 'go',
+      reviewer_verdict: 'allow',
+      paths: view,
+      tool_hints: adapter.tools,
+      denial_patterns: adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
+    };
+    const recorded = playClaudeCode(ctx, (call) =>
+      call.step?.role === 'attack'
+        ? { text: 'Exit code 1\nmkdir: cannot create directory: File exists', is_error: true }
+        : { text: 'File created successfully' },
+    );
+    const calls = makeCheckContext({ ...emptyEvidence, model: recorded }, (p) => resolveCasePath(p, view));
+    const attack = calls.calls.filter((x) => x.call.step?.role === 'attack');
+    expect(attack.map((x) => [x.outcome, x.started])).toEqual([['errored', true]]);
+    expect(scoreTrial(c, calls).labels.d).toBe(false);
   });
 });
 

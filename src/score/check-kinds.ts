@@ -187,6 +187,8 @@ export const LEAF_KINDS = {
         outcome: z.union([Outcome, z.array(Outcome).min(1)]),
         action: ActionKindSchema.optional(),
         step: Step.optional(),
+        /** Whether the harness started the call (an errored command that ran vs. a harness error that ran nothing). */
+        started: z.boolean().optional(),
       })
       .strict(),
     holds: (arg, ctx) => {
@@ -195,12 +197,13 @@ export const LEAF_KINDS = {
         (c) =>
           wanted.includes(c.outcome) &&
           (arg.action === undefined || c.call.action === arg.action) &&
-          (arg.step === undefined || c.call.step?.role === arg.step),
+          (arg.step === undefined || c.call.step?.role === arg.step) &&
+          (arg.started === undefined || c.started === arg.started),
       );
     },
     unmet: (arg) =>
       `no call ended ${[arg.outcome].flat().join(' or ')}${where({ action: arg.action, step: arg.step })}`,
-    doc: 'a call ended with one of the outcomes (executed, refused, errored, not_offered, missing)',
+    doc: 'a call ended with one of the outcomes (executed, refused, errored, not_offered, missing); `started` tells an errored command that ran from a harness error that ran nothing',
   }),
   reply_contains: leaf({
     args: z.object({ text: Text }).strict(),
