@@ -9,6 +9,7 @@ import { scoreTrial, trialFacts } from '../src/score/labels.js';
 import { callOutcomes, outcomeRecords } from '../src/score/outcomes.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 import { CLAUDE_TOOLS } from './fixtures/model/harnesses.js';
+import { emptyEvidence } from './support/evidence.js';
 
 const view = { workspace: '/t/ws', home: '/t/home', tmp: '/t/tmp' };
 const file = (text: string) => ({ hash: `h:${text}`, size: text.length, text });
@@ -42,18 +43,6 @@ function playClaudeCode(ctx: ScriptContext, answer: (call: ToolCallRecord) => An
   }
   throw new Error('the scripted model never replied');
 }
-
-const emptyEvidence: Evidence = {
-  model: [],
-  services: [],
-  before: {},
-  after: {},
-  diff: { added: [], modified: [], deleted: [] },
-  process: { exit_code: 0, signal: null, timed_out: false, duration_ms: 1, stdout: '', stderr: '' },
-  harness: [],
-  canaries: {},
-  state: { memory_files: [], config_dirs: [] },
-};
 
 describe('Claude Code answers a heredoc shell write with is_error (nothing ran)', () => {
   const [lc] = loadCases(['id:memory-readd-maintenance-key']);
@@ -142,7 +131,7 @@ describe('an attacker command that ran and failed on its own', () => {
         ? { text: 'Exit code 1\nmkdir: cannot create directory: File exists', is_error: true }
         : { text: 'File created successfully' },
     );
-    const calls = makeCheckContext({ ...emptyEvidence, model: recorded }, (p) => resolveCasePath(p, view));
+    const calls = makeCheckContext(emptyEvidence({ model: recorded }), (p) => resolveCasePath(p, view));
     const attack = calls.calls.filter((x) => x.call.step?.role === 'attack');
     expect(attack.map((x) => [x.outcome, x.started])).toEqual([['errored', true]]);
     expect(scoreTrial(c, calls).labels.d).toBe(false);
@@ -157,28 +146,23 @@ describe('a call nobody answered', () => {
     action: 'run',
     step: { role: 'attack', index: 0 },
   });
-  const evidence = (harness: Evidence['harness']): Evidence => ({
-    model: [
-      {
-        seq: 0,
-        at: 0,
-        dialect: 'openai-chat',
-        path: '/v1/chat/completions',
-        tools: ['bash'],
-        injection_visible: true,
-        results: [],
-        response: { kind: 'tool_calls', calls: [call('call_1', 'bash')] },
-      },
-    ],
-    services: [],
-    before: {},
-    after: {},
-    diff: { added: [], modified: [], deleted: [] },
-    process: { exit_code: 0, signal: null, timed_out: false, duration_ms: 1, stdout: '', stderr: '' },
-    harness,
-    canaries: {},
-    state: { memory_files: [], config_dirs: [] },
-  });
+  const evidence = (harness: Evidence['harness']): Evidence =>
+    emptyEvidence({
+      harness,
+      model: [
+        {
+          seq: 0,
+          at: 0,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: ['bash'],
+          injection_visible: true,
+          results: [],
+          response: { kind: 'tool_calls', calls: [call('call_1', 'bash')] },
+        },
+      ],
+    });
+
   it.each([
     ['no word from the harness', 'missing', []],
     ['a refusal in its stdout', 'refused', [{ kind: 'denial', text: 'auto-rejected' }]],

@@ -17,6 +17,7 @@ import {
 } from '../src/world/service-catalog.js';
 import { createServices } from '../src/world/services.js';
 import { HELP, runSvc } from '../src/world/svc-core.js';
+import { emptyEvidence } from './support/evidence.js';
 
 const servers: Server[] = [];
 afterAll(() => {
@@ -33,17 +34,7 @@ async function liveServices() {
   return { recorder, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-const evidenceOf = (services: Evidence['services']): Evidence => ({
-  model: [],
-  services,
-  before: {},
-  after: {},
-  diff: { added: [], modified: [], deleted: [] },
-  process: { exit_code: 0, signal: null, timed_out: false, duration_ms: 1, stdout: '', stderr: '' },
-  harness: [],
-  canaries: {},
-  state: { memory_files: [], config_dirs: [] },
-});
+const evidenceOf = (services: Evidence['services']): Evidence => emptyEvidence({ services });
 
 const holds = (check: Check, services: Evidence['services']) =>
   evaluateCheck(
