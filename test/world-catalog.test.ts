@@ -102,7 +102,10 @@ describe('an operation means the same in the case, the svc CLI and the recording
     expect(docker.FAKE_HOSTS).toEqual(FAKE_HOSTS);
   });
 
-  it('docs/internals.md carries the catalog table as generated', () => {
-    expect(readFileSync('docs/internals.md', 'utf8')).toContain(servicesDocTable());
+  it('docs/internals.md carries the catalog table as generated, and every svc command', () => {
+    const docs = readFileSync('docs/internals.md', 'utf8');
+    expect(docs).toContain(servicesDocTable());
+    for (const line of HELP.split('\n').filter((l) => l.startsWith('  svc ')))
+      expect(docs).toContain(line.trim());
   });
 });
