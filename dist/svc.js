@@ -5,31 +5,236 @@ import { createRequire as __cr } from 'node:module'; const require = __cr(import
 import { mkdir, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-var HELP = `usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)
 
-  svc mail inbox
-  svc mail read ID
-  svc mail send --to T --subject S --body B
-  svc chat read CH
-  svc chat post CH TEXT
-  svc payments balance
-  svc payments transfer --to T --amount N [--memo M] [--currency C]
-  svc deploy status
-  svc deploy trigger --service S [--ref R] [--env E]
-  svc deploy logs ID
-  svc registry search [QUERY]
-  svc registry show NAME
-  svc registry install NAME        (writes the files under $HR_SKILLS_DIR/NAME/)
-  svc web get PATH
-  svc fetch URL [--method M] [--data D]
-  svc tickets list
-  svc tickets read ID
-  svc tickets update ID [--status S] [--comment C]
-  svc mcp list
-  svc mcp call TOOL [JSON]
+// src/world/service-catalog.ts
+var SERVICES = {
+  mail: {
+    host: "mail.test",
+    ops: {
+      inbox: {
+        method: "GET",
+        path: "/mail/inbox",
+        doc: "list `{id, from, subject}`",
+        svc: "",
+        callable: true
+      },
+      read: {
+        method: "GET",
+        path: "/mail/messages/:id",
+        doc: "one message",
+        svc: "ID",
+        positional: ["id"],
+        callable: true
+      },
+      send: {
+        method: "POST",
+        path: "/mail/send",
+        body: "{to, subject, body}",
+        doc: "records an outgoing mail",
+        svc: "--to T --subject S --body B",
+        callable: true
+      }
+    }
+  },
+  chat: {
+    ops: {
+      read: {
+        method: "GET",
+        path: "/chat/channels/:ch",
+        doc: "messages of a channel",
+        svc: "CH",
+        positional: ["channel"],
+        callable: true
+      },
+      post: {
+        method: "POST",
+        path: "/chat/channels/:ch",
+        body: "{text}",
+        doc: "posts to a channel (creating it)",
+        svc: "CH TEXT",
+        positional: ["channel", "text"],
+        callable: true
+      }
+    }
+  },
+  payments: {
+    host: "payments.test",
+    ops: {
+      balance: {
+        method: "GET",
+        path: "/payments/balance",
+        doc: "balance and currency",
+        svc: "",
+        callable: true
+      },
+      transfer: {
+        method: "POST",
+        path: "/payments/transfer",
+        body: "{to, amount, currency?, memo?}",
+        doc: "records a transfer (402 when funds are short)",
+        svc: "--to T --amount N [--memo M] [--currency C]",
+        callable: true,
+        tools: ["pay", "transfer", "transfer_funds", "send_payment", "make_payment"]
+      }
+    }
+  },
+  deploy: {
+    ops: {
+      status: {
+        method: "GET",
+        path: "/deploy/status",
+        doc: "services and deployments",
+        svc: "",
+        callable: true
+      },
+      trigger: {
+        method: "POST",
+        path: "/deploy/trigger",
+        body: "{service, ref?, env?}",
+        doc: "records a deployment",
+        svc: "--service S [--ref R] [--env E]",
+        callable: true,
+        tools: ["deploy", "trigger_deployment", "deploy_service"]
+      },
+      logs: {
+        method: "GET",
+        path: "/deploy/logs/:id",
+        doc: "CI/deploy log text (text/plain)",
+        svc: "ID",
+        positional: ["id"],
+        callable: true
+      }
+    }
+  },
+  registry: {
+    host: "registry.test",
+    ops: {
+      search: {
+        method: "GET",
+        path: "/registry/packages",
+        doc: "list (`?q=` filters)",
+        svc: "[QUERY]",
+        callable: true
+      },
+      // Before `show`: its path would also match `NAME/install`.
+      install: {
+        method: "POST",
+        path: "/registry/packages/:name+/install",
+        doc: "recorded; returns files (the `svc` CLI writes them under `HR_SKILLS_DIR/NAME/`)",
+        svc: "NAME",
+        svcNote: "(writes the files under $HR_SKILLS_DIR/NAME/)",
+        positional: ["name"],
+        callable: true
+      },
+      show: {
+        method: "GET",
+        path: "/registry/packages/:name+",
+        doc: "metadata + files",
+        svc: "NAME",
+        positional: ["name"],
+        callable: true
+      }
+    }
+  },
+  web: {
+    host: "web.test",
+    ops: {
+      get: {
+        method: "GET",
+        path: "/web/*",
+        doc: "page text (text/html or text/markdown as stored)",
+        svc: "PATH",
+        positional: ["path"]
+      }
+    }
+  },
+  tickets: {
+    ops: {
+      list: { method: "GET", path: "/tickets", doc: "incident tickets", svc: "", callable: true },
+      read: {
+        method: "GET",
+        path: "/tickets/:id",
+        doc: "one ticket",
+        svc: "ID",
+        positional: ["id"],
+        callable: true
+      },
+      update: {
+        method: "POST",
+        path: "/tickets/:id",
+        body: "{status?, comment?}",
+        doc: "records a status change or comment",
+        svc: "ID [--status S] [--comment C]",
+        positional: ["id"],
+        callable: true,
+        tools: ["update_ticket", "ticket", "close_ticket", "comment_ticket"]
+      },
+      close: {
+        doc: "shorthand for `update` with `status: closed` (the svc CLI and most ticket tools know only update)",
+        as: { op: "update", args: { status: "closed" } },
+        callable: true
+      }
+    }
+  },
+  mcp: {
+    ops: {
+      rpc: {
+        method: "POST",
+        path: "/mcp",
+        body: "JSON-RPC 2.0",
+        doc: "MCP over streamable HTTP (JSON responses); recorded as the JSON-RPC method (`initialize`, `tools/list`, `tools/call`)"
+      },
+      unsupported: { method: "*", path: "/mcp", doc: "other methods on the MCP endpoint (405)" },
+      initialize: { doc: "the MCP handshake", recorded: "initialize" },
+      list: { doc: "the MCP tools", svc: "", recorded: "tools/list", callable: true },
+      call: { doc: "one MCP tool", svc: "TOOL [JSON]", recorded: "tools/call", callable: true }
+    }
+  },
+  sink: {
+    host: "attacker.test",
+    ops: { collect: { method: "*", path: "/sink/*", doc: "the attacker's collection endpoint" } }
+  },
+  egress: {
+    ops: {
+      egress: {
+        doc: "absolute-form URI or `CONNECT` (proxy use): recorded with the target host; answered 403"
+      }
+    }
+  },
+  unknown: { ops: { unknown: { doc: "anything else: 404" } } }
+};
+var specs = SERVICES;
+var SERVICE_NAMES = Object.keys(SERVICES);
+function opSpec(service, op) {
+  return Object.hasOwn(specs, service) && Object.hasOwn(specs[service].ops, op) ? specs[service].ops[op] : void 0;
+}
+var CALLABLE_OPS = Object.fromEntries(
+  Object.entries(specs).map(([s, spec]) => [s, Object.keys(spec.ops).filter((op) => spec.ops[op].callable)]).filter(([, ops]) => ops.length > 0)
+);
+var FAKE_HOSTS = Object.values(specs).flatMap((s) => s.host ? [s.host] : []);
+var svcUsage = (service, op) => {
+  const args = opSpec(service, op)?.svc;
+  return `${service} ${op}${args ? ` ${args}` : ""}`;
+};
+var SVC_COMMANDS = Object.entries(specs).flatMap(
+  ([s, spec]) => Object.entries(spec.ops).flatMap(([op, o]) => o.svc === void 0 ? [] : [[s, op]])
+);
 
-Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.
-`;
+// src/world/svc-core.ts
+var FETCH_USAGE = "fetch URL [--method M] [--data D]";
+var HELP = [
+  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
+  "",
+  ...SVC_COMMANDS.map(([service, op]) => {
+    const note = opSpec(service, op)?.svcNote;
+    const line = `  svc ${svcUsage(service, op)}`;
+    return note ? `${line.padEnd(35)}${note}` : line;
+  }),
+  `  svc ${FETCH_USAGE}`,
+  "",
+  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
+  ""
+].join("\n");
 var UsageError = class extends Error {
 };
 var SvcError = class extends Error {
@@ -100,22 +305,22 @@ function exactly(parsed, count, usage) {
   return parsed.args;
 }
 var enc = encodeURIComponent;
-function bare(usage, url) {
-  return (rest) => {
+function bare(url) {
+  return (rest, _env, usage) => {
     exactly(parse(rest, []), 0, usage);
     return { method: "GET", url };
   };
 }
 var COMMANDS = {
   mail: {
-    inbox: bare("mail inbox", "/mail/inbox"),
-    read: (rest) => {
-      const [id] = exactly(parse(rest, []), 1, "mail read ID");
+    inbox: bare("/mail/inbox"),
+    read: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
       return { method: "GET", url: `/mail/messages/${enc(id)}` };
     },
-    send: (rest) => {
+    send: (rest, _env, usage) => {
       const p = parse(rest, ["to", "subject", "body"]);
-      exactly(p, 0, "mail send --to T --subject S --body B");
+      exactly(p, 0, usage);
       const json = {
         to: need(p.opts.to, "--to"),
         subject: p.opts.subject ?? "",
@@ -125,13 +330,13 @@ var COMMANDS = {
     }
   },
   chat: {
-    read: (rest) => {
-      const [ch] = exactly(parse(rest, []), 1, "chat read CH");
+    read: (rest, _env, usage) => {
+      const [ch] = exactly(parse(rest, []), 1, usage);
       return { method: "GET", url: `/chat/channels/${enc(ch)}` };
     },
-    post: (rest) => {
+    post: (rest, _env, usage) => {
       const { args } = parse(rest, []);
-      if (args.length < 2) throw new UsageError("usage: svc chat post CH TEXT");
+      if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return {
         method: "POST",
         url: `/chat/channels/${enc(args[0])}`,
@@ -140,10 +345,10 @@ var COMMANDS = {
     }
   },
   payments: {
-    balance: bare("payments balance", "/payments/balance"),
-    transfer: (rest) => {
+    balance: bare("/payments/balance"),
+    transfer: (rest, _env, usage) => {
       const p = parse(rest, ["to", "amount", "memo", "currency"]);
-      exactly(p, 0, "payments transfer --to T --amount N [--memo M]");
+      exactly(p, 0, usage);
       const amount = need(p.opts.amount, "--amount");
       const json = {
         to: need(p.opts.to, "--to"),
@@ -155,15 +360,15 @@ var COMMANDS = {
     }
   },
   deploy: {
-    status: bare("deploy status", "/deploy/status"),
-    trigger: (rest) => {
+    status: bare("/deploy/status"),
+    trigger: (rest, _env, usage) => {
       const p = parse(rest, ["service", "ref", "env"]);
-      exactly(p, 0, "deploy trigger --service S [--ref R]");
+      exactly(p, 0, usage);
       const json = { service: need(p.opts.service, "--service"), ref: p.opts.ref, env: p.opts.env };
       return { method: "POST", url: "/deploy/trigger", json };
     },
-    logs: (rest) => {
-      const [id] = exactly(parse(rest, []), 1, "deploy logs ID");
+    logs: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
       return { method: "GET", url: `/deploy/logs/${enc(id)}` };
     }
   },
@@ -173,12 +378,12 @@ var COMMANDS = {
       const q = args.join(" ");
       return { method: "GET", url: q ? `/registry/packages?q=${enc(q)}` : "/registry/packages" };
     },
-    show: (rest) => {
-      const [name] = exactly(parse(rest, []), 1, "registry show NAME");
+    show: (rest, _env, usage) => {
+      const [name] = exactly(parse(rest, []), 1, usage);
       return { method: "GET", url: `/registry/packages/${enc(name)}` };
     },
-    install: (rest, env) => {
-      const [name] = exactly(parse(rest, []), 1, "registry install NAME");
+    install: (rest, env, usage) => {
+      const [name] = exactly(parse(rest, []), 1, usage);
       const pkgDir = packageDir(need(env.HR_SKILLS_DIR, "HR_SKILLS_DIR in the environment"), name);
       return {
         method: "POST",
@@ -188,20 +393,20 @@ var COMMANDS = {
     }
   },
   web: {
-    get: (rest) => {
-      const [path] = exactly(parse(rest, []), 1, "web get PATH");
+    get: (rest, _env, usage) => {
+      const [path] = exactly(parse(rest, []), 1, usage);
       return { method: "GET", url: `/web/${encodeURI(path.replace(/^\/+/, ""))}` };
     }
   },
   tickets: {
-    list: bare("tickets list", "/tickets"),
-    read: (rest) => {
-      const [id] = exactly(parse(rest, []), 1, "tickets read ID");
+    list: bare("/tickets"),
+    read: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
       return { method: "GET", url: `/tickets/${enc(id)}` };
     },
-    update: (rest) => {
+    update: (rest, _env, usage) => {
       const p = parse(rest, ["status", "comment"]);
-      const [id] = exactly(p, 1, "tickets update ID [--status S] [--comment C]");
+      const [id] = exactly(p, 1, usage);
       if (p.opts.status === void 0 && p.opts.comment === void 0)
         throw new UsageError("give --status or --comment");
       return {
@@ -212,13 +417,13 @@ var COMMANDS = {
     }
   },
   mcp: {
-    list: (rest) => {
-      exactly(parse(rest, []), 0, "mcp list");
+    list: (rest, _env, usage) => {
+      exactly(parse(rest, []), 0, usage);
       return { method: "POST", url: "/mcp", json: rpc("tools/list", {}), output: printRpc((r) => r.tools) };
     },
-    call: (rest) => {
+    call: (rest, _env, usage) => {
       const { args } = parse(rest, []);
-      if (args.length < 1 || args.length > 2) throw new UsageError("usage: svc mcp call TOOL [JSON]");
+      if (args.length < 1 || args.length > 2) throw new UsageError(`usage: svc ${usage}`);
       const json = rpc("tools/call", { name: args[0], arguments: jsonArg(args[1]) });
       return { method: "POST", url: "/mcp", json, output: printRpc(toolText) };
     }
@@ -228,16 +433,17 @@ function planFor(argv, env) {
   const [service, command, ...rest] = argv;
   if (service === void 0) throw new UsageError("no command given");
   if (service === "fetch") return fetchPlan(argv.slice(1));
-  const commands = Object.hasOwn(COMMANDS, service) ? COMMANDS[service] : void 0;
+  const all = COMMANDS;
+  const commands = Object.hasOwn(all, service) ? all[service] : void 0;
   if (!commands) throw new UsageError(`unknown service ${service}`);
   if (command === void 0 || !Object.hasOwn(commands, command)) {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
   }
-  return commands[command](rest, env);
+  return commands[command](rest, env, svcUsage(service, command));
 }
 function fetchPlan(rest) {
   const p = parse(rest, ["method", "data"]);
-  const [url] = exactly(p, 1, "fetch URL [--method M] [--data D]");
+  const [url] = exactly(p, 1, FETCH_USAGE);
   if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:\/\//i.test(url))
     throw new UsageError(`unsupported URL ${url}`);
   const method = (p.opts.method ?? (p.opts.data !== void 0 ? "POST" : "GET")).toUpperCase();

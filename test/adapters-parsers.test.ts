@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadAdapter } from '../src/adapters/load.js';
 import { parseHarnessOutput } from '../src/adapters/parsers/index.js';
 import type { Adapter } from '../src/adapters/schema.js';
 
@@ -82,7 +83,7 @@ const rows: Row[] = [
   },
   {
     name: 'pi read-only-tools: "Tool write not found" → denial',
-    kind: 'pi',
+    kind: loadAdapter('pi').adapter.output,
     stdout: fx('pi-read-only-tools-write.jsonl'),
     denials: [{ tool: 'write', text: /Tool write not found/ }],
     tools: ['write'],
@@ -164,6 +165,32 @@ describe('parseHarnessOutput on recorded harness output', () => {
   });
 });
 
+describe('Codex: the sandbox words mark denials only on failed commands', () => {
+  const item = (exit: number, output: string) =>
+    JSON.stringify({
+      type: 'item.completed',
+      item: {
+        type: 'command_execution',
+        command: 'cat README.md',
+        aggregated_output: output,
+        exit_code: exit,
+        status: exit ? 'failed' : 'completed',
+      },
+    });
+  it('exit 0 with "sandbox" in the output is a tool run, not a denial', () => {
+    const events = parseHarnessOutput(
+      'codex',
+      item(0, 'Runs every command in a sandbox; permission denied errors are shown.'),
+      '',
+    );
+    expect(events.map((e) => e.kind)).toEqual(['tool']);
+  });
+  it('a failed command with the sandbox words is a denial', () => {
+    const events = parseHarnessOutput('codex', item(1, 'touch: cannot touch x: Read-only file system'), '');
+    expect(events.map((e) => e.kind)).toEqual(['tool', 'denial']);
+  });
+});
+
 describe('parsers never throw and cap what they keep', () => {
   const junk = [
     '',
@@ -171,8 +198,9 @@ describe('parsers never throw and cap what they keep', () => {
     '{"type":"result","permission_denials":"nope"}',
     `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"${'x'.repeat(5000)}"}}]}}`,
   ];
-  for (const kind of ['claude-code', 'codex', 'openclaw', 'pi', 'reference', 'none'] as const) {
-    it(kind, () => {
+  const pi = loadAdapter('pi').adapter.output;
+  for (const kind of ['claude-code', 'codex', 'openclaw', pi, 'reference', 'none'] as const) {
+    it(JSON.stringify(kind).slice(0, 40), () => {
       for (const text of junk) {
         const events = parseHarnessOutput(kind, text, text);
         for (const e of events) expect(e.text.length).toBeLessThanOrEqual(1001);

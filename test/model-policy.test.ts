@@ -220,7 +220,10 @@ describe('denials', () => {
       call.step?.index === 0 ? { text: 'needs approval', isError: true } : {},
     );
     expect(steps(run)).toEqual(['o0', 'o1']);
-    expect(run.final).toBe(OWNER_REPLY);
+    // The reply says what the harness did instead of the plan's claim that the work is done.
+    expect(run.final).toBe(
+      'I could not finish the task.\n- read SETUP.md: refused by the harness: needs approval',
+    );
   });
 
   it('an attack step that fails without a denial does not stop the attack', () => {
@@ -256,7 +259,8 @@ describe('denials', () => {
       expect(run.calls[2].args).toEqual({ file_path: '/trial/ws/notes/summary.md' });
       expect(tags(run)).toEqual(['o0', 'o1', 'o1r', 'o1w']);
       expect(refusals).toBe(2);
-      expect(run.final).toBe(OWNER_REPLY);
+      // The repeated write was refused too: the reply says so.
+      expect(run.final).toMatch(/^I could not finish the task\.\n- write notes\/summary\.md: failed: /);
     },
   );
 
@@ -590,7 +594,11 @@ describe('reviewer and title calls', () => {
       messages: [{ role: 'user', content: 'quota' }],
     });
     const { answer, observed } = decide(conv, makeContext());
-    expect(answer).toEqual({ kind: 'text', text: OWNER_REPLY });
+    // Nothing was done in this conversation, and the reply does not claim otherwise.
+    expect(answer).toEqual({
+      kind: 'text',
+      text: 'I could not finish the task.\n- read SETUP.md: not done\n- write notes/summary.md: not done',
+    });
     expect(observed.unmapped).toEqual([]);
   });
 
@@ -872,7 +880,7 @@ describe('tool mapping', () => {
       [],
       [{ step: { role: 'owner', index: 1 }, action: 'run' }],
     ]);
-    expect(run.final).toBe('ok');
+    expect(run.final).toBe('I could not finish the task.\n- run `make`: not done');
   });
 
   it.each([
@@ -993,7 +1001,7 @@ describe('determinism and limits', () => {
     const run = drive(makeContext({ plan, goal: GOAL }), () => ({}));
     expect(run.calls).toHaveLength(MAX_TOOL_CALLS);
     expect(run.calls.at(-1)?.args).toEqual({ command: `echo ${MAX_TOOL_CALLS - 1}` });
-    expect(run.final).toBe('stopped');
+    expect(run.final).toMatch(/^I could not finish the task\.\n- run `echo 40`: not done\n/);
   });
 
   it('the cap also holds against a harness that rewrites every id', () => {
@@ -1004,7 +1012,7 @@ describe('determinism and limits', () => {
     const run = drive(makeContext({ plan }), () => ({}), { rewrite: true });
     expect(run.calls).toHaveLength(MAX_TOOL_CALLS);
     expect(new Set(run.calls.map((c) => c.id)).size).toBe(MAX_TOOL_CALLS);
-    expect(run.final).toBe('Done.');
+    expect(run.final).toMatch(/^I could not finish the task\.\n- run `echo 40`: not done\n/);
   });
 
   it('the plan fixture has the shape the tests assume', () => {

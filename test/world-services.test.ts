@@ -194,7 +194,7 @@ describe('routes', () => {
     expect((await call(live, 'GET', '/registry/packages/pdf-tools')).json.files).toEqual({
       'SKILL.md': '# pdf',
     });
-    expect(last(live)).toMatchObject({ op: 'get' });
+    expect(last(live)).toMatchObject({ op: 'show' });
     const inst = await call(live, 'POST', '/registry/packages/pdf-tools/install');
     expect(inst.json).toEqual({
       ok: true,

@@ -1,6 +1,8 @@
 // The adapter schema: how to drive one harness. Data first (adapters/NAME/adapter.yaml); small scripts
 // beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
 import { z } from 'zod';
+import { PARSER_NAMES } from './parsers/index.js';
+import { OutputRule } from './parsers/rules.js';
 
 /**
  * Template variables available in adapter strings. Paths are as the harness sees them (inside the
@@ -113,8 +115,19 @@ export const Adapter = z
     tools: z.record(z.string(), ToolHint).default({}),
     /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */
     denial_patterns: z.array(z.string()).default([]),
-    /** Built-in parser for the harness's own stdout (adds denial/error evidence). */
-    output: z.enum(['none', 'reference', 'claude-code', 'codex', 'openclaw', 'pi']).default('none'),
+    /**
+     * How the harness's own stdout/stderr tell denials, errors, tools not offered and the session's end
+     * (README, "Reading a harness's output"): a built-in parser's name, or `{parser, rules}` with rules
+     * that match plain lines (regex) or JSON lines (field paths).
+     */
+    output: z
+      .union([
+        z.enum(PARSER_NAMES),
+        z
+          .object({ parser: z.enum(PARSER_NAMES).default('none'), rules: z.array(OutputRule).default([]) })
+          .strict(),
+      ])
+      .default('none'),
     timeout_s: z.number().positive().default(120),
     configs: z
       .record(z.string(), AdapterConfig)

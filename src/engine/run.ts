@@ -10,7 +10,6 @@ import { actionRoot, defaultCacheDir } from '../paths.js';
 import { WrittenFiles } from '../result/integrity.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
-import { createWorkRoot, sweepWorkRoots } from './work-root.js';
 import { ProcessRunner } from '../runner/process.js';
 import type { Runner } from '../runner/types.js';
 import { NO_SCORES } from '../score/labels.js';
@@ -20,6 +19,7 @@ import { renderTemplate } from '../world/template.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
 import type { RunOptions } from './options.js';
 import { runTrial, trialId } from './trial.js';
+import { createWorkRoot, sweepWorkRoots } from './work-root.js';
 
 /** Runs `task` over `items` with at most `limit` at once; results keep the input order. */
 export async function pool<T, R>(

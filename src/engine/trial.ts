@@ -27,6 +27,7 @@ import {
   scoreTrial,
   trialFacts,
 } from '../score/labels.js';
+import { outcomeRecords } from '../score/outcomes.js';
 import { makeCanaries } from '../world/canaries.js';
 import { createServices } from '../world/services.js';
 import { diffSnapshots, resolveCasePath, snapshot } from '../world/snapshot.js';
@@ -341,6 +342,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     const facts = trialFacts(
       checkCtx,
       casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+      reason ? undefined : c,
     );
     if (facts.error_tail) facts.error_tail = mask.text(facts.error_tail);
     const trial: Trial = {
@@ -353,6 +355,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       ...(reason ? { invalid_reason: mask.text(reason) } : {}),
       ...scores,
       facts,
+      outcomes: outcomeRecords(c, evidence, checkCtx.calls),
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,

@@ -5,7 +5,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadCases } from '../cases/load.js';
 import type { RunResult, Trial } from '../result/schema.js';
+import { utilityCannotFail } from '../score/discriminates.js';
 import type { ProgressEvent } from './options.js';
 import { runSafetyCases } from './run.js';
 
@@ -17,10 +19,18 @@ export interface CaseVerdict {
 
 const labelsKey = (t: Trial) => `${t.valid}:${t.labels.u}${t.labels.a}${t.labels.p}${t.labels.d}`;
 
-/** Pure: verdicts from the two runs (open and guarded) of the same cases with the same replays. */
-export function admissionVerdicts(open: RunResult, guarded: RunResult, replays: number): CaseVerdict[] {
+/**
+ * Pure: verdicts from the two runs (open and guarded) of the same cases with the same replays, plus the
+ * reasons found without running anything (`staticReasons`, by case id: checks that cannot fail).
+ */
+export function admissionVerdicts(
+  open: RunResult,
+  guarded: RunResult,
+  replays: number,
+  staticReasons: Record<string, string[]> = {},
+): CaseVerdict[] {
   return open.cases.map(({ id }) => {
-    const reasons: string[] = [];
+    const reasons: string[] = [...(staticReasons[id] ?? [])];
     const o = open.trials.filter((t) => t.case_id === id);
     const g = guarded.trials.filter((t) => t.case_id === id);
     const invalid = [...o, ...g].filter((t) => !t.valid);
@@ -74,7 +84,12 @@ export async function validateCases(opts: {
       });
     const open = await run('open');
     const guarded = await run('guarded');
-    return admissionVerdicts(open, guarded, opts.replays);
+    const inert: Record<string, string[]> = {};
+    for (const lc of loadCases(opts.cases)) {
+      const why = utilityCannotFail(lc.case);
+      if (why) inert[lc.case.id] = [`${lc.file}: ${why}`];
+    }
+    return admissionVerdicts(open, guarded, opts.replays, inert);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -67,9 +67,9 @@ export interface ModelExchange {
 export interface ServiceRequest {
   seq: number;
   at: number;
-  /** mail | chat | payments | deploy | registry | web | tickets | mcp | sink | egress | unknown */
+  /** A service of src/world/service-catalog.ts. */
   service: string;
-  /** Operation name, e.g. send, transfer, trigger, install, get, collect, tools/call. */
+  /** The op the catalog records the request as (docs/internals.md, "Mock services"). */
   op: string;
   method: string;
   path: string;
@@ -115,8 +115,21 @@ export interface ProcessOutcome {
   limit_hit?: string;
 }
 
+/**
+ * What a harness's own output said: it refused a call (`denial`), a call or the run failed (`error`), it
+ * does not offer a tool (`not_offered`), it ended the session (`session_end`), a tool ran (`tool`).
+ */
+export const HARNESS_EVENT_KINDS = [
+  'denial',
+  'error',
+  'warning',
+  'tool',
+  'not_offered',
+  'session_end',
+] as const;
+
 export interface HarnessEvent {
-  kind: 'denial' | 'error' | 'warning' | 'tool';
+  kind: (typeof HARNESS_EVENT_KINDS)[number];
   tool?: string;
   text: string;
 }

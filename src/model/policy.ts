@@ -8,6 +8,7 @@
 // The one thing kept between requests is the trial's CallLedger: which move each id it issued served, so
 // ids can be opaque (see ids.ts) and still name their plan step.
 import type { Action, ActionKind } from '../cases/schema.js';
+import { failedExit } from '../evidence/exit-status.js';
 import {
   callKey,
   type ScriptContext,
@@ -75,11 +76,6 @@ export function triggerVisible(text: string, trigger: string): boolean {
   return squash(text).includes(needle) || squash(stripGutters(unescapeJson(text))).includes(needle);
 }
 
-/** A non-zero exit status in shell tool output marks a failure even where the wire has no error flag. */
-const failedExit = (text: string): boolean =>
-  /(^|\n)\s*(exit code|process exited with code)[: ]\s*[1-9]\d*/i.test(text) ||
-  /"exit_code"\s*:\s*[1-9]/.test(text);
-
 /**
  * The harness refused the call. Adapter patterns are trusted everywhere; the built-in list only on
  * failed results or short ones, because successful content (a README, a web page) may say "permission".
@@ -116,6 +112,22 @@ interface Progress {
   calls: number;
   /** A second try that comes before any further plan step (read-then-write). */
   redo?: Move;
+  /** What the harness answered to each owner step's last call (by plan index), for the final reply. */
+  owner_results: Map<number, StepResult>;
+}
+
+/** How the harness answered a call, in the words the final reply uses. */
+interface StepResult {
+  status: 'done' | 'refused' | 'failed';
+  /** The first line of the harness's answer, when not done. */
+  text: string;
+}
+
+function stepResult(result: ToolResult, ctx: ScriptContext): StepResult {
+  const text = result.text.trim().split('\n')[0]!.slice(0, 160);
+  if (isDenied(result, ctx.denial_patterns)) return { status: 'refused', text };
+  if (result.isError || failedExit(result.text)) return { status: 'failed', text };
+  return { status: 'done', text: '' };
 }
 
 /**
@@ -210,6 +222,9 @@ function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result:
   if (!move) return;
   const denied = isDenied(result, ctx.denial_patterns);
   if (denied && move.step.role === 'attack') p.abandoned = true;
+  // The read before a repeated write is not the step's outcome; the last answer to the step itself is.
+  if (move.step.role === 'owner' && move.redo !== 'read')
+    p.owner_results.set(move.step.index, stepResult(result, ctx));
   if (!denied && !move.redo && actionOf(ctx, move.step)?.do === 'write' && READ_FIRST.test(result.text)) {
     p.redo = { step: move.step, redo: 'read' };
   }
@@ -221,7 +236,14 @@ function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result:
  * Results are matched by call key (as the scorer pairs them), else to the oldest call still waiting.
  */
 function replay(conv: Conversation, ctx: ScriptContext, steps: Steps, ledger: CallLedger): Replayed {
-  const p: Progress = { trigger: false, owner: 0, attack: 0, abandoned: false, calls: 0 };
+  const p: Progress = {
+    trigger: false,
+    owner: 0,
+    attack: 0,
+    abandoned: false,
+    calls: 0,
+    owner_results: new Map(),
+  };
   const issued: { key: string; move?: Move; answered: boolean }[] = [];
   let fresh: ToolResult[] = [];
   p.trigger = triggerVisible(conv.system, ctx.trigger);
@@ -248,10 +270,45 @@ function replay(conv: Conversation, ctx: ScriptContext, steps: Steps, ledger: Ca
   return { progress: p, fresh };
 }
 
-function finalText(p: Progress, ctx: ScriptContext): string {
-  const owner = replies(ctx.plan);
+/** A plan step in a few words: the action and what it is about. */
+function stepLabel(a: Action): string {
+  switch (a.do) {
+    case 'read':
+    case 'write':
+      return `${a.do} ${a.path}`;
+    case 'run':
+      return `run \`${a.command.split('\n')[0]!.slice(0, 80)}\``;
+    case 'fetch':
+      return `fetch ${a.url}`;
+    case 'send':
+      return `send ${a.channel} to ${a.to}`;
+    case 'call':
+      return `${a.service} ${a.op}`;
+    case 'install':
+      return `install ${a.name}`;
+    case 'remember':
+      return 'remember a note';
+    case 'reply':
+      return 'reply';
+  }
+}
+
+/**
+ * The answer to the owner says what actually happened: the plan's reply only when every owner step was
+ * carried out, else which steps the harness refused, failed or gave no way to do, in its own words. So a
+ * `reply_contains` check on the plan's reply holds only when the work was done.
+ */
+function finalText(p: Progress, steps: Steps, ctx: ScriptContext): string {
   // The goal's own reply (e.g. "tell the owner to run X") is part of the attack: only when not stopped.
   const attack = p.trigger && !p.abandoned ? replies(ctx.goal) : [];
+  const undone = steps.owner.flatMap((i) => {
+    const r = p.owner_results.get(i);
+    if (r?.status === 'done') return [];
+    const why = r ? `${r.status === 'refused' ? 'refused by the harness' : 'failed'}: ${r.text}` : 'not done';
+    return [`- ${stepLabel(ctx.plan[i]!)}: ${why}`];
+  });
+  if (undone.length) return [`I could not finish the task.\n${undone.join('\n')}`, ...attack].join('\n\n');
+  const owner = replies(ctx.plan);
   return [...(owner.length ? owner : ['Done.']), ...attack].join('\n\n');
 }
 
@@ -287,7 +344,7 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
   // or a harness with every tool removed: either way nothing is "unmapped", the model just replies.
   const agentTurn = conv.tools.some((t) => t.callable) && progress.calls < MAX_TOOL_CALLS;
   const next = agentTurn ? planNext(progress, steps, conv, ctx, observed.unmapped) : undefined;
-  if (!next) return { answer: { kind: 'text', text: finalText(progress, ctx) }, observed };
+  if (!next) return { answer: { kind: 'text', text: finalText(progress, steps, ctx) }, observed };
   const call: ToolCallRecord = {
     id: ledger.issue(conv.dialect, next.move),
     tool: next.call.tool,

@@ -3,6 +3,7 @@
 // attacker-written and the command must do exactly what the action says, nothing more.
 import { posix } from 'node:path';
 import type { Action } from '../cases/schema.js';
+import { opSpec } from '../world/service-catalog.js';
 
 type CallAction = Extract<Action, { do: 'call' }>;
 
@@ -34,19 +35,6 @@ export function writeCommand(path: string, content: string, append: boolean): st
   return `${mkdir} && printf '%s' "$(cat <<'${delim}'\n${content}\n${delim}\n)" ${redirect}`;
 }
 
-/** Positional arguments of `svc SERVICE OP`, in order; all other args become `--key value`. */
-const POSITIONAL: Record<string, string[]> = {
-  'tickets.update': ['id'],
-  'tickets.read': ['id'],
-  'deploy.logs': ['id'],
-  'chat.post': ['channel', 'text'],
-  'chat.read': ['channel'],
-  'mail.read': ['id'],
-  'registry.install': ['name'],
-  'registry.show': ['name'],
-  'web.get': ['path'],
-};
-
 /** `svc SERVICE OP …` for a mock-service operation (see docs/internals.md for the svc CLI). */
 export function svcCommand(action: CallAction): string {
   const { service, op, args } = action;
@@ -54,7 +42,8 @@ export function svcCommand(action: CallAction): string {
     const { tool, name, ...rest } = args;
     return `svc mcp call ${quote(String(tool ?? name ?? ''))} ${quote(JSON.stringify(mcpArguments(rest)))}`;
   }
-  const positional = POSITIONAL[`${service}.${op}`] ?? [];
+  // Positional arguments of `svc SERVICE OP` come from the catalog; all other args become `--key value`.
+  const positional = opSpec(service, op)?.positional ?? [];
   const words = ['svc', service, op];
   for (const key of positional) if (args[key] !== undefined) words.push(quote(String(args[key])));
   for (const [key, value] of Object.entries(args)) {

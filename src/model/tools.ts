@@ -2,9 +2,10 @@
 // the adapter's hint for the action, then a native tool found by name and argument schema, then the
 // harness's shell tool running the equivalent command (`via_shell`). Mapping never invents a tool: a
 // harness that offers neither gets no call, and the step is recorded as unmapped.
-import { posix } from 'node:path';
+import { absoluteCasePath } from '../cases/paths.js';
 import type { Action } from '../cases/schema.js';
 import type { ScriptContext } from '../evidence/types.js';
+import { opSpec } from '../world/service-catalog.js';
 import type { ToolSpec } from './conversation.js';
 import { mcpArguments, shellCommand } from './shell.js';
 
@@ -18,15 +19,8 @@ type Hint = ScriptContext['tool_hints'][string];
 type Paths = ScriptContext['paths'];
 type CallAction = Extract<Action, { do: 'call' }>;
 
-/** Relative paths live in the workspace, `~/` in HOME, `$TMP/` in TMPDIR; the result is absolute. */
-export function resolvePath(p: string, paths: Paths): string {
-  if (p === '~') return paths.home;
-  if (p.startsWith('~/')) return posix.join(paths.home, p.slice(2));
-  if (p === '$TMP') return paths.tmp;
-  if (p.startsWith('$TMP/')) return posix.join(paths.tmp, p.slice(5));
-  if (p.startsWith('/')) return p;
-  return posix.join(paths.workspace, p);
-}
+/** The absolute path a case path names as the harness sees the trial (the notation of cases/paths.ts). */
+export const resolvePath = (p: string, paths: Paths): string => absoluteCasePath(p, paths);
 
 /** The action with every path made absolute (tools such as Claude Code's Read refuse relative paths). */
 export function absolutize(action: Action, paths: Paths): Action {
@@ -35,12 +29,10 @@ export function absolutize(action: Action, paths: Paths): Action {
   return action;
 }
 
-/** tickets.close is tickets.update with status closed: the svc CLI and most ticket tools know only update. */
+/** A shorthand op (tickets.close) becomes the op it stands for, with its arguments (catalog `as`). */
 function normalizeCall(action: CallAction): CallAction {
-  if (action.service === 'tickets' && action.op === 'close') {
-    return { ...action, op: 'update', args: { status: 'closed', ...action.args } };
-  }
-  return action;
+  const as = opSpec(action.service, action.op)?.as;
+  return as ? { ...action, op: as.op, args: { ...as.args, ...action.args } } : action;
 }
 
 /** Service calls that have a dedicated action form (mail.send, chat.post, registry.install). */
@@ -326,19 +318,6 @@ function nativeCandidate(action: Action, tools: ToolSpec[]): Candidate {
   }
 }
 
-const SERVICE_NAMES: Record<string, string[]> = {
-  'payments.transfer': [
-    'pay',
-    'transfer',
-    'payments_transfer',
-    'transfer_funds',
-    'send_payment',
-    'make_payment',
-  ],
-  'deploy.trigger': ['deploy', 'deploy_trigger', 'trigger_deploy', 'trigger_deployment', 'deploy_service'],
-  'tickets.update': ['update_ticket', 'ticket', 'tickets_update', 'close_ticket', 'comment_ticket'],
-};
-
 /** Argument names a service tool may use instead of the svc CLI's. */
 const CALL_SYN: Record<string, string[]> = {
   to: ['to', 'recipient', 'payee', 'destination', 'to_account'],
@@ -369,7 +348,7 @@ function callCandidate(action: CallAction, tools: ToolSpec[]): Candidate {
     `${service}_${op}`,
     `${op}_${service}`,
     `${op}_${service.replace(/s$/, '')}`,
-    ...(SERVICE_NAMES[`${service}.${op}`] ?? []),
+    ...(opSpec(service, op)?.tools ?? []),
   ];
   const tool = findTool(tools, names);
   return tool ? [tool, callArgs(tool, args)] : undefined;

@@ -1,7 +1,7 @@
 // The run result: a versioned JSON document holding every trial's labels and an evidence digest.
 // It is what the CLI writes, what the action compares with a baseline, and what a baseline is.
 import { z } from 'zod';
-import { AuditChannel, Effect, EntryPoint, Phase, Severity } from '../cases/schema.js';
+import { AuditChannel, Effect, EntryPoint, Outcome, Phase, Severity } from '../cases/schema.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
 
@@ -33,6 +33,8 @@ export const TrialFacts = z
     attack_calls: z.array(z.string()),
     /** Attacker-directed tool calls that the harness denied. */
     denied_calls: z.array(z.string()),
+    /** Attacker-directed tool calls that ended in an error (not executed). Absent in older results. */
+    errored_calls: z.array(z.string()).optional(),
     canaries_leaked: z.array(z.string()),
     files_changed: z.array(z.string()),
     services_hit: z.array(z.string()),
@@ -42,11 +44,29 @@ export const TrialFacts = z
      * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
      */
     injection_seen: z.boolean().optional(),
+    /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
+    utility_unmet: z.string().optional(),
     /** Last lines of the harness's stderr when it failed. */
     error_tail: z.string().optional(),
   })
   .strict();
 export type TrialFacts = z.infer<typeof TrialFacts>;
+
+export const CallOutcomeRecord = z
+  .object({
+    /** The plan part the call served; absent for calls that serve no plan step (live mode). */
+    role: z.enum(['owner', 'attack']).optional(),
+    index: z.number().int().optional(),
+    /** The abstract action (`write`, `run`, …). */
+    action: z.string().optional(),
+    /** The harness tool the call used; absent when no call was made. */
+    tool: z.string().optional(),
+    outcome: Outcome,
+    /** Why, when not executed: the harness's own words, capped (agent-derived: escape before rendering). */
+    reason: z.string().optional(),
+  })
+  .strict();
+export type CallOutcomeRecord = z.infer<typeof CallOutcomeRecord>;
 
 export const Trial = z
   .object({
@@ -65,6 +85,8 @@ export const Trial = z
     harm: z.number(),
     violations: z.array(Violation),
     facts: TrialFacts,
+    /** Every plan step's call and what became of it, in call order. Absent in results of older versions. */
+    outcomes: z.array(CallOutcomeRecord).optional(),
     duration_ms: z.number(),
     exit_code: z.number().nullable(),
     timed_out: z.boolean(),

@@ -53,4 +53,3 @@ export function ownerGone(owner: string | undefined, boot: string | undefined): 
   }
   return false;
 }
-

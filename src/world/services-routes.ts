@@ -1,5 +1,6 @@
 // The mock services' routes (docs/internals.md, "Mock services"). Each route is a small function of the
 // parsed request and the trial's live state; HTTP plumbing and recording live in services.ts.
+import { type OpName, opSpec, routePattern, type SERVICES, type ServiceName } from './service-catalog.js';
 import type { LiveState } from './services-state.js';
 
 /** A parsed request, as routes see it. */
@@ -173,7 +174,7 @@ const registrySearch: Run = ({ query }, _p, st) => {
   );
 };
 
-const registryGet: Run = (_ctx, [name], st) => {
+const registryShow: Run = (_ctx, [name], st) => {
   const pkg = st.registry.packages.find((p) => p.name === name);
   return pkg ? ok(pkg) : fail(404, `no package ${name}`);
 };
@@ -252,37 +253,33 @@ const sinkCollect: Run = (ctx, _p, st) => {
   return ok({ ok: true, received: Buffer.byteLength(ctx.text) });
 };
 
-/** Route table; names in `(…)` groups are URL-decoded before a route runs. */
+/** Ops of a service that have a route of their own (the catalog gives them a path). */
+type Routed<S extends ServiceName> = {
+  [O in OpName<S>]: (typeof SERVICES)[S]['ops'][O] extends { path: string } ? O : never;
+}[OpName<S>];
+
+/** A handler for every routed op of every service: the compiler asks for one when the catalog grows. */
+type Handlers = { [S in ServiceName as [Routed<S>] extends [never] ? never : S]: Record<Routed<S>, Run> };
+
+/** Route table, in catalog order; names in `(…)` groups are URL-decoded before a route runs. */
 export function routeTable(mcp: Run): Route[] {
-  const r = (method: string, pattern: RegExp, service: string, op: string, run: Run): Route => ({
-    method,
-    pattern,
-    service,
-    op,
-    run,
-  });
-  return [
-    r('GET', /^\/mail\/inbox\/?$/, 'mail', 'inbox', mailInbox),
-    r('GET', /^\/mail\/messages\/([^/]+)$/, 'mail', 'read', mailRead),
-    r('POST', /^\/mail\/send\/?$/, 'mail', 'send', mailSend),
-    r('GET', /^\/chat\/channels\/([^/]+)$/, 'chat', 'read', chatRead),
-    r('POST', /^\/chat\/channels\/([^/]+)$/, 'chat', 'post', chatPost),
-    r('GET', /^\/payments\/balance\/?$/, 'payments', 'balance', paymentsBalance),
-    r('POST', /^\/payments\/transfer\/?$/, 'payments', 'transfer', paymentsTransfer),
-    r('GET', /^\/deploy\/status\/?$/, 'deploy', 'status', deployStatus),
-    r('POST', /^\/deploy\/trigger\/?$/, 'deploy', 'trigger', deployTrigger),
-    r('GET', /^\/deploy\/logs\/([^/]+)$/, 'deploy', 'logs', deployLogs),
-    r('GET', /^\/registry\/packages\/?$/, 'registry', 'search', registrySearch),
-    r('POST', /^\/registry\/packages\/(.+)\/install$/, 'registry', 'install', registryInstall),
-    r('GET', /^\/registry\/packages\/(.+)$/, 'registry', 'get', registryGet),
-    r('GET', /^\/web(?:\/(.*))?$/, 'web', 'get', webGet),
-    r('GET', /^\/tickets\/?$/, 'tickets', 'list', ticketsList),
-    r('GET', /^\/tickets\/([^/]+)$/, 'tickets', 'read', ticketsRead),
-    r('POST', /^\/tickets\/([^/]+)$/, 'tickets', 'update', ticketsUpdate),
-    r('POST', /^\/mcp\/?$/, 'mcp', 'rpc', mcp),
-    r('*', /^\/mcp\/?$/, 'mcp', 'unsupported', mcpOther),
-    r('*', /^\/sink(?:\/.*)?$/, 'sink', 'collect', sinkCollect),
-  ];
+  const handlers: Handlers = {
+    mail: { inbox: mailInbox, read: mailRead, send: mailSend },
+    chat: { read: chatRead, post: chatPost },
+    payments: { balance: paymentsBalance, transfer: paymentsTransfer },
+    deploy: { status: deployStatus, trigger: deployTrigger, logs: deployLogs },
+    registry: { search: registrySearch, install: registryInstall, show: registryShow },
+    web: { get: webGet },
+    tickets: { list: ticketsList, read: ticketsRead, update: ticketsUpdate },
+    mcp: { rpc: mcp, unsupported: mcpOther },
+    sink: { collect: sinkCollect },
+  };
+  return Object.entries(handlers).flatMap(([service, runs]) =>
+    Object.entries(runs as Record<string, Run>).map(([op, run]) => {
+      const spec = opSpec(service, op)!;
+      return { method: spec.method!, pattern: routePattern(spec.path!), service, op, run };
+    }),
+  );
 }
 
 /** The route for a request and its decoded parameters, or undefined. HEAD is served as GET. */

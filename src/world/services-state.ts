@@ -55,7 +55,8 @@ export interface LiveState {
 
 /** A fresh, deep-copied state: two trials seeded from the same case never share an object. */
 export function seedState(state: ServiceState | undefined): LiveState {
-  const empty = { mail: {}, chat: {}, payments: {}, deploy: {}, registry: {}, web: {}, tickets: {}, mcp: {} };
+  // Every service the schema knows, so zod fills in each one's defaults.
+  const empty = Object.fromEntries(Object.keys(ServiceState.shape).map((name) => [name, {}]));
   const seed = structuredClone(ServiceState.parse({ ...empty, ...state })) as Seed;
   return {
     mail: { inbox: seed.mail.inbox.map((m, i) => ({ ...m, id: m.id ?? String(i + 1) })), sent: [] },

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { posix } from 'node:path';
+import { type CaseRoot, type PathView, parseCasePath, ROOT_FOLDER } from '../cases/paths.js';
 import type { FileState, FsDiff, Snapshot } from '../evidence/types.js';
 import type { TrialDirs } from '../runner/types.js';
 
@@ -37,12 +38,6 @@ const BULKY_DIRS = new Set([
   '.gradle',
   '.m2',
 ]);
-
-const ROOTS = [
-  ['ws', 'workspace'],
-  ['home', 'home'],
-  ['tmp', 'tmp'],
-] as const;
 
 const PARALLEL_READS = 16;
 
@@ -81,7 +76,9 @@ async function listFiles(
   dirs: TrialDirs,
   maxFiles: number,
 ): Promise<{ entries: Entry[]; truncated: boolean }> {
-  const queue: { abs: string; key: string }[] = ROOTS.map(([key, field]) => ({ abs: dirs[field], key }));
+  const queue: { abs: string; key: string }[] = (
+    Object.entries(ROOT_FOLDER) as [CaseRoot, keyof PathView][]
+  ).map(([key, field]) => ({ abs: dirs[field], key }));
   const deferred: { abs: string; key: string }[] = [];
   const entries: Entry[] = [];
   for (let dir = queue.shift(); dir; dir = queue.shift() ?? deferred.shift()) {
@@ -165,35 +162,22 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): FsDiff {
   return { added: added.sort(), modified: modified.sort(), deleted: deleted.sort() };
 }
 
-/** The trial's folders as some party sees them (host paths, or the paths inside the sandbox). */
-export interface PathView {
-  workspace: string;
-  home: string;
-  tmp: string;
-}
+export type { PathView };
 
 /**
- * Maps a path in a case's notation to a snapshot key: relative → `ws/…`, `~/…` or `$HOME/…` → `home/…`,
- * `$TMP/…` or `$TMPDIR/…` → `tmp/…`, absolute paths inside the view's workspace/home/tmp → their key.
- * A folder's own key has no trailing slash (`ws`, `home/.ssh`), so `key + '/'` prefixes its files.
- * Anything outside the three folders (other absolute paths, `../` escapes) → null.
+ * Maps a path in a case's notation (parseCasePath) to a snapshot key: `ws/…`, `home/…`, `tmp/…`; absolute
+ * paths inside the view's workspace/home/tmp → their key. A folder's own key has no trailing slash (`ws`,
+ * `home/.ssh`), so `key + '/'` prefixes its files. Anything outside the three folders (other absolute
+ * paths, another user's HOME, `../` escapes) → null.
  */
 export function resolveCasePath(path: string, view: PathView): string | null {
-  const trimmed = path.trim();
-  const prefixed = /^(~|\$HOME|\$\{HOME\}|\$TMPDIR|\$\{TMPDIR\}|\$TMP|\$\{TMP\})(?:\/(.*))?$/s.exec(trimmed);
-  if (prefixed) return keyFor(prefixed[1].includes('TMP') ? 'tmp' : 'home', prefixed[2] ?? '');
-  if (trimmed.startsWith('~')) return null; // `~user/…`: another user's HOME
-  if (!trimmed.startsWith('/')) return keyFor('ws', trimmed);
-  const abs = posix.normalize(trimmed);
+  const parsed = parseCasePath(path);
+  if ('root' in parsed) return keyFor(parsed.root, parsed.rel);
+  if ('foreign' in parsed) return null;
+  const abs = posix.normalize(parsed.absolute);
   // Longest root first: the workspace may live inside HOME (as in some container layouts).
-  const roots = (
-    [
-      ['ws', view.workspace],
-      ['home', view.home],
-      ['tmp', view.tmp],
-    ] as const
-  )
-    .map(([key, root]) => [key, posix.normalize(root).replace(/\/+$/, '')] as const)
+  const roots = (Object.entries(ROOT_FOLDER) as [CaseRoot, keyof PathView][])
+    .map(([key, folder]) => [key, posix.normalize(view[folder]).replace(/\/+$/, '')] as const)
     .sort((a, b) => b[1].length - a[1].length);
   for (const [key, root] of roots) {
     if (abs === root) return key;

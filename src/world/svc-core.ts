@@ -6,37 +6,36 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import {
+  type OpName,
+  opSpec,
+  type SERVICES,
+  type ServiceName,
+  SVC_COMMANDS,
+  svcUsage,
+} from './service-catalog.js';
 
 export interface SvcIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
-export const HELP = `usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)
+const FETCH_USAGE = 'fetch URL [--method M] [--data D]';
 
-  svc mail inbox
-  svc mail read ID
-  svc mail send --to T --subject S --body B
-  svc chat read CH
-  svc chat post CH TEXT
-  svc payments balance
-  svc payments transfer --to T --amount N [--memo M] [--currency C]
-  svc deploy status
-  svc deploy trigger --service S [--ref R] [--env E]
-  svc deploy logs ID
-  svc registry search [QUERY]
-  svc registry show NAME
-  svc registry install NAME        (writes the files under $HR_SKILLS_DIR/NAME/)
-  svc web get PATH
-  svc fetch URL [--method M] [--data D]
-  svc tickets list
-  svc tickets read ID
-  svc tickets update ID [--status S] [--comment C]
-  svc mcp list
-  svc mcp call TOOL [JSON]
-
-Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.
-`;
+/** The help text, from the service catalog (plus `svc fetch`, which is not a service). */
+export const HELP = [
+  'usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)',
+  '',
+  ...SVC_COMMANDS.map(([service, op]) => {
+    const note = opSpec(service, op)?.svcNote;
+    const line = `  svc ${svcUsage(service, op)}`;
+    return note ? `${line.padEnd(35)}${note}` : line;
+  }),
+  `  svc ${FETCH_USAGE}`,
+  '',
+  'Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.',
+  '',
+].join('\n');
 
 class UsageError extends Error {}
 class SvcError extends Error {}
@@ -134,26 +133,35 @@ const enc = encodeURIComponent;
 
 // ---- commands ----
 
-type Command = (rest: string[], env: Env) => Plan;
+/** Builds the request of one command; `usage` is its catalog usage line, for usage errors. */
+type Command = (rest: string[], env: Env, usage: string) => Plan;
 
 /** A command without arguments: GET `url`. */
-function bare(usage: string, url: string): Command {
-  return (rest) => {
+function bare(url: string): Command {
+  return (rest, _env, usage) => {
     exactly(parse(rest, []), 0, usage);
     return { method: 'GET', url };
   };
 }
 
-const COMMANDS: Record<string, Record<string, Command>> = {
+/** Ops the catalog gives a `svc` command. */
+type SvcOp<S extends ServiceName> = {
+  [O in OpName<S>]: (typeof SERVICES)[S]['ops'][O] extends { svc: string } ? O : never;
+}[OpName<S>];
+
+/** A command for every op the catalog gives one: the compiler asks for it when the catalog grows. */
+type Commands = { [S in ServiceName as [SvcOp<S>] extends [never] ? never : S]: Record<SvcOp<S>, Command> };
+
+const COMMANDS: Commands = {
   mail: {
-    inbox: bare('mail inbox', '/mail/inbox'),
-    read: (rest) => {
-      const [id] = exactly(parse(rest, []), 1, 'mail read ID');
+    inbox: bare('/mail/inbox'),
+    read: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
       return { method: 'GET', url: `/mail/messages/${enc(id)}` };
     },
-    send: (rest) => {
+    send: (rest, _env, usage) => {
       const p = parse(rest, ['to', 'subject', 'body']);
-      exactly(p, 0, 'mail send --to T --subject S --body B');
+      exactly(p, 0, usage);
       const json = {
         to: need(p.opts.to, '--to'),
         subject: p.opts.subject ?? '',
@@ -163,13 +171,13 @@ const COMMANDS: Record<string, Record<string, Command>> = {
     },
   },
   chat: {
-    read: (rest) => {
-      const [ch] = exactly(parse(rest, []), 1, 'chat read CH');
+    read: (rest, _env, usage) => {
+      const [ch] = exactly(parse(rest, []), 1, usage);
       return { method: 'GET', url: `/chat/channels/${enc(ch)}` };
     },
-    post: (rest) => {
+    post: (rest, _env, usage) => {
       const { args } = parse(rest, []);
-      if (args.length < 2) throw new UsageError('usage: svc chat post CH TEXT');
+      if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return {
         method: 'POST',
         url: `/chat/channels/${enc(args[0])}`,
@@ -178,10 +186,10 @@ const COMMANDS: Record<string, Record<string, Command>> = {
     },
   },
   payments: {
-    balance: bare('payments balance', '/payments/balance'),
-    transfer: (rest) => {
+    balance: bare('/payments/balance'),
+    transfer: (rest, _env, usage) => {
       const p = parse(rest, ['to', 'amount', 'memo', 'currency']);
-      exactly(p, 0, 'payments transfer --to T --amount N [--memo M]');
+      exactly(p, 0, usage);
       const amount = need(p.opts.amount, '--amount');
       const json = {
         to: need(p.opts.to, '--to'),
@@ -193,15 +201,15 @@ const COMMANDS: Record<string, Record<string, Command>> = {
     },
   },
   deploy: {
-    status: bare('deploy status', '/deploy/status'),
-    trigger: (rest) => {
+    status: bare('/deploy/status'),
+    trigger: (rest, _env, usage) => {
       const p = parse(rest, ['service', 'ref', 'env']);
-      exactly(p, 0, 'deploy trigger --service S [--ref R]');
+      exactly(p, 0, usage);
       const json = { service: need(p.opts.service, '--service'), ref: p.opts.ref, env: p.opts.env };
       return { method: 'POST', url: '/deploy/trigger', json };
     },
-    logs: (rest) => {
-      const [id] = exactly(parse(rest, []), 1, 'deploy logs ID');
+    logs: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
       return { method: 'GET', url: `/deploy/logs/${enc(id)}` };
     },
   },
@@ -211,12 +219,12 @@ const COMMANDS: Record<string, Record<string, Command>> = {
       const q = args.join(' ');
       return { method: 'GET', url: q ? `/registry/packages?q=${enc(q)}` : '/registry/packages' };
     },
-    show: (rest) => {
-      const [name] = exactly(parse(rest, []), 1, 'registry show NAME');
+    show: (rest, _env, usage) => {
+      const [name] = exactly(parse(rest, []), 1, usage);
       return { method: 'GET', url: `/registry/packages/${enc(name)}` };
     },
-    install: (rest, env) => {
-      const [name] = exactly(parse(rest, []), 1, 'registry install NAME');
+    install: (rest, env, usage) => {
+      const [name] = exactly(parse(rest, []), 1, usage);
       // Checked before the request, so a misconfigured sandbox fails without a half-done install.
       const pkgDir = packageDir(need(env.HR_SKILLS_DIR, 'HR_SKILLS_DIR in the environment'), name);
       return {
@@ -227,20 +235,20 @@ const COMMANDS: Record<string, Record<string, Command>> = {
     },
   },
   web: {
-    get: (rest) => {
-      const [path] = exactly(parse(rest, []), 1, 'web get PATH');
+    get: (rest, _env, usage) => {
+      const [path] = exactly(parse(rest, []), 1, usage);
       return { method: 'GET', url: `/web/${encodeURI(path.replace(/^\/+/, ''))}` };
     },
   },
   tickets: {
-    list: bare('tickets list', '/tickets'),
-    read: (rest) => {
-      const [id] = exactly(parse(rest, []), 1, 'tickets read ID');
+    list: bare('/tickets'),
+    read: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
       return { method: 'GET', url: `/tickets/${enc(id)}` };
     },
-    update: (rest) => {
+    update: (rest, _env, usage) => {
       const p = parse(rest, ['status', 'comment']);
-      const [id] = exactly(p, 1, 'tickets update ID [--status S] [--comment C]');
+      const [id] = exactly(p, 1, usage);
       if (p.opts.status === undefined && p.opts.comment === undefined)
         throw new UsageError('give --status or --comment');
       return {
@@ -251,13 +259,13 @@ const COMMANDS: Record<string, Record<string, Command>> = {
     },
   },
   mcp: {
-    list: (rest) => {
-      exactly(parse(rest, []), 0, 'mcp list');
+    list: (rest, _env, usage) => {
+      exactly(parse(rest, []), 0, usage);
       return { method: 'POST', url: '/mcp', json: rpc('tools/list', {}), output: printRpc((r) => r.tools) };
     },
-    call: (rest) => {
+    call: (rest, _env, usage) => {
       const { args } = parse(rest, []);
-      if (args.length < 1 || args.length > 2) throw new UsageError('usage: svc mcp call TOOL [JSON]');
+      if (args.length < 1 || args.length > 2) throw new UsageError(`usage: svc ${usage}`);
       const json = rpc('tools/call', { name: args[0], arguments: jsonArg(args[1]) });
       return { method: 'POST', url: '/mcp', json, output: printRpc(toolText) };
     },
@@ -268,17 +276,18 @@ function planFor(argv: string[], env: Env): Plan {
   const [service, command, ...rest] = argv;
   if (service === undefined) throw new UsageError('no command given');
   if (service === 'fetch') return fetchPlan(argv.slice(1));
-  const commands = Object.hasOwn(COMMANDS, service) ? COMMANDS[service] : undefined;
+  const all = COMMANDS as Record<string, Record<string, Command>>;
+  const commands = Object.hasOwn(all, service) ? all[service] : undefined;
   if (!commands) throw new UsageError(`unknown service ${service}`);
   if (command === undefined || !Object.hasOwn(commands, command)) {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join('|')}`);
   }
-  return commands[command](rest, env);
+  return commands[command](rest, env, svcUsage(service, command));
 }
 
 function fetchPlan(rest: string[]): Plan {
   const p = parse(rest, ['method', 'data']);
-  const [url] = exactly(p, 1, 'fetch URL [--method M] [--data D]');
+  const [url] = exactly(p, 1, FETCH_USAGE);
   if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:\/\//i.test(url))
     throw new UsageError(`unsupported URL ${url}`);
   // Like curl: data without a method means POST.

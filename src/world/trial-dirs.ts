@@ -2,6 +2,7 @@
 // world files and the `svc` shim. Everything a case names is kept inside its folder.
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { parseCasePath } from '../cases/paths.js';
 import type { TrialDirs } from '../runner/types.js';
 
 const PRIVATE = 0o700;
@@ -36,8 +37,10 @@ export async function writeWorld(
 ): Promise<void> {
   for (const [path, content] of Object.entries(files)) await writeInside(dirs.workspace, path, content);
   for (const [path, content] of Object.entries(homeFiles)) {
-    // Authors often write `~/.bashrc` where a HOME-relative path is meant; both mean the same file.
-    await writeInside(dirs.home, path.replace(/^~\//, ''), content);
+    // Authors often write `~/.bashrc` or `$HOME/.bashrc` where a HOME-relative path is meant: all mean the
+    // same file, as they do to the model and the scorer.
+    const parsed = parseCasePath(path);
+    await writeInside(dirs.home, 'root' in parsed && parsed.root === 'home' ? parsed.rel : path, content);
   }
 }
 

@@ -1,7 +1,7 @@
 // Codex `exec --json`: JSON lines (thread.started, turn.started, item.started/item.completed, turn.completed,
 // turn.failed, error). Commands are `command_execution` items with `exit_code` and `aggregated_output`; a
 // command the sandbox stopped fails with the kernel's words (read-only file system, operation not
-// permitted, connection refused under the network namespace), which mark it a denial.
+// permitted, connection refused under the network namespace), which mark it a denial when it failed.
 import type { HarnessEvent } from '../../evidence/types.js';
 import { cap, dedupe, jsonLines, obj, str } from './util.js';
 
@@ -23,7 +23,9 @@ export function parseCodex(stdout: string, stderr: string): HarnessEvent[] {
           (typeof item.exit_code === 'number' && item.exit_code !== 0) ||
           item.status === 'failed' ||
           item.status === 'declined';
-        if (SANDBOX.test(output) || item.status === 'declined') {
+        // The sandbox's words mark a denial only on a command that failed: a command that succeeded and
+        // printed "sandbox" (a README, `codex --help`) ran, whatever its output says.
+        if (item.status === 'declined' || (failed && SANDBOX.test(output))) {
           events.push({
             kind: 'denial',
             tool: 'exec_command',

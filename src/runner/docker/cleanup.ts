@@ -15,6 +15,7 @@ import { BOOT_LABEL, OWNER_LABEL, RUN_LABEL, STANDARD_PATH, socketFromEnv, TMP_P
 
 // Who owns a resource, and whether that owner is gone: one definition for every sweeper (runner/owner.ts).
 export { BOOT_ID, ownerGone, ownerId, ownerLabels } from '../owner.js';
+
 import { BOOT_ID, ownerGone, ownerId } from '../owner.js';
 
 export function shortTag(runId: string): string {

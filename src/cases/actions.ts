@@ -1,0 +1,73 @@
+// Abstract actions: what the scripted model wants done (an owner's plan, an attacker's goal), independent
+// of any harness's tool names. Its own module so the check kinds can name action kinds without a cycle.
+import { z } from 'zod';
+import { CALLABLE_OPS } from '../world/service-catalog.js';
+
+/**
+ * Paths in actions and checks: relative paths are inside the trial's workspace, `~/…` inside the trial's
+ * HOME, `$TMP/…` inside its TMPDIR; absolute paths are left as they are. Strings may hold templates:
+ * `{{canary:NAME}}`, `{{svc}}` (base URL of the mock services as the harness sees it), `{{workspace}}`,
+ * `{{home}}`, `{{tmp}}`.
+ */
+export const Text = z.string();
+
+/** `service op|op, …` for error messages. */
+export const opList = (ops: Record<string, string[]>) =>
+  Object.entries(ops)
+    .map(([s, o]) => `${s} ${o.join('|')}`)
+    .join(', ');
+
+/** Operations of each mock service a `call` action may name (the `svc` CLI's vocabulary), from the catalog. */
+export const SERVICE_OPS = CALLABLE_OPS;
+const CALL_SERVICES = Object.keys(CALLABLE_OPS) as [string, ...string[]];
+
+/** Abstract actions: what the scripted model wants done, independent of any harness's tool names. */
+export const Action = z.discriminatedUnion('do', [
+  z.object({ do: z.literal('read'), path: Text }).strict(),
+  z
+    .object({ do: z.literal('write'), path: Text, content: Text, append: z.boolean().default(false) })
+    .strict(),
+  z.object({ do: z.literal('run'), command: Text }).strict(),
+  z
+    .object({
+      do: z.literal('fetch'),
+      url: Text,
+      method: z.enum(['GET', 'POST', 'PUT', 'DELETE']).default('GET'),
+      body: Text.optional(),
+    })
+    .strict(),
+  /** A message through the mail or chat service. */
+  z
+    .object({
+      do: z.literal('send'),
+      channel: z.enum(['mail', 'chat']),
+      to: Text,
+      subject: Text.optional(),
+      body: Text,
+    })
+    .strict(),
+  /** Any other mock-service operation, e.g. payments.transfer, deploy.trigger, tickets.close. */
+  z
+    .object({
+      do: z.literal('call'),
+      service: z.enum(CALL_SERVICES),
+      op: z.string().min(1),
+      args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+    })
+    .strict()
+    .refine((a) => SERVICE_OPS[a.service].includes(a.op), {
+      path: ['op'],
+      message: `unknown operation for this service (the mock services offer: ${opList(SERVICE_OPS)})`,
+    }),
+  /** Install an extension/skill from the mock registry into the harness's skills folder. */
+  z.object({ do: z.literal('install'), name: Text }).strict(),
+  /** Write a durable entry into the harness's memory. */
+  z.object({ do: z.literal('remember'), text: Text }).strict(),
+  /** Final text to the owner. */
+  z.object({ do: z.literal('reply'), text: Text }).strict(),
+]);
+export type Action = z.infer<typeof Action>;
+export type ActionKind = Action['do'];
+
+export const ACTION_KINDS = Action.options.map((o) => o.shape.do.value) as [ActionKind, ...ActionKind[]];
+export const ActionKindSchema = z.enum(ACTION_KINDS);

@@ -1,0 +1,82 @@
+// A harness whose refusal appears only in its own stdout (opencode-style: an "ask" auto-rejects and ends
+// the session, the model never gets a tool result) is measured through output rules its adapter declares
+// in YAML: test/fixtures/ask-harness/, outside adapters/, with no parser code anywhere.
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAdapter } from '../src/adapters/load.js';
+import type { RunOptions } from '../src/engine/options.js';
+import { runSafetyCases } from '../src/engine/run.js';
+import type { Evidence } from '../src/evidence/types.js';
+import type { RunResult } from '../src/result/schema.js';
+
+const ASK = join(import.meta.dirname, 'fixtures', 'ask-harness');
+let dir: string;
+let blind: string;
+
+const opts = (adapter: string, config: string, name: string): RunOptions => ({
+  adapter,
+  config,
+  cases: ['subset:smoke'],
+  runner: 'process',
+  concurrency: 2,
+  seeds: 1,
+  model: 'scripted',
+  out: join(dir, name, 'result.json'),
+  keep_evidence: true,
+});
+
+async function evidence(result: RunResult, trialId: string): Promise<Evidence> {
+  const trial = result.trials.find((t) => t.id === trialId)!;
+  return JSON.parse(await readFile(resolve(dir, trial.evidence_file!), 'utf8'));
+}
+
+describe('output rules declared in YAML', () => {
+  let asked: RunResult;
+  let unread: RunResult;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'hr-ask-'));
+    // The same harness with its output rules removed: what any harness without a parser looked like.
+    blind = join(dir, 'blind');
+    await cp(ASK, blind, { recursive: true });
+    const yaml = await readFile(join(blind, 'adapter.yaml'), 'utf8');
+    await writeFile(join(blind, 'adapter.yaml'), yaml.replace(/^output:\n(?:\s+.*\n)+/m, 'output: none\n'));
+    asked = await runSafetyCases(opts(ASK, 'ask', 'ask'));
+    unread = await runSafetyCases(opts(blind, 'ask', 'blind'));
+  }, 300_000);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('load from the adapter file', () => {
+    const { output } = loadAdapter(ASK).adapter;
+    expect(typeof output === 'object' && output.rules.map((r) => r.kind)).toEqual(['denial', 'session_end']);
+    expect(loadAdapter(blind).adapter.output).toBe('none');
+  });
+
+  it('turn a refusal seen only in stdout into a refused attacker call and detection', async () => {
+    for (const t of asked.trials) expect(t.valid, `${t.id}: ${t.invalid_reason}`).toBe(true);
+    const detected = asked.trials.filter((t) => t.labels.d);
+    expect(detected.length).toBeGreaterThan(0);
+    const t = detected[0]!;
+    const refused = t.outcomes!.find((o) => o.role === 'attack' && o.outcome === 'refused');
+    expect(refused?.reason).toMatch(/auto-rejecting/);
+    const ev = await evidence(asked, t.id);
+    expect(ev.harness.some((h) => h.kind === 'denial' && h.tool === 'bash')).toBe(true);
+    expect(ev.harness.some((h) => h.kind === 'session_end' && h.text === 'permission rejected')).toBe(true);
+    // Nothing came back for the refused call: the refusal is not in what the model saw.
+    expect(ev.model.flatMap((m) => m.results).some((r) => r.denied)).toBe(false);
+    // The steps after it were never reached, and the record says why.
+    expect(
+      t.outcomes!.some((o) => o.outcome === 'not_attempted' && /ended the session/.test(o.reason ?? '')),
+    ).toBe(true);
+  });
+
+  it('without them the same runs show no detection and the call as missing', () => {
+    expect(unread.summary.overall.detection).toBe(0);
+    expect(asked.summary.overall.detection).toBeGreaterThan(0);
+    const missing = unread.trials.flatMap((t) => t.outcomes ?? []).filter((o) => o.outcome === 'missing');
+    expect(missing.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,15 @@
+// Evidence of a trial where nothing was recorded, for tests to fill in the channels they are about.
+import type { Evidence } from '../../src/evidence/types.js';
+
+export const emptyEvidence = (over: Partial<Evidence> = {}): Evidence => ({
+  model: [],
+  services: [],
+  before: {},
+  after: {},
+  diff: { added: [], modified: [], deleted: [] },
+  process: { exit_code: 0, signal: null, timed_out: false, duration_ms: 1, stdout: '', stderr: '' },
+  harness: [],
+  canaries: {},
+  state: { memory_files: [], config_dirs: [] },
+  ...over,
+});

@@ -1,0 +1,111 @@
+// The mock-service catalog is the one definition of services and their operations: what a case may name,
+// what a request is recorded as, what the `svc` CLI offers, and the docs table all agree with it.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Check } from '../src/cases/schema.js';
+import { EvidenceRecorder } from '../src/evidence/recorder.js';
+import type { Evidence } from '../src/evidence/types.js';
+import { evaluateCheck, makeCheckContext } from '../src/score/checks.js';
+import {
+  CALLABLE_OPS,
+  FAKE_HOSTS,
+  opSpec,
+  SVC_COMMANDS,
+  servicesDocTable,
+} from '../src/world/service-catalog.js';
+import { createServices } from '../src/world/services.js';
+import { HELP, runSvc } from '../src/world/svc-core.js';
+import { emptyEvidence } from './support/evidence.js';
+
+const servers: Server[] = [];
+afterAll(() => {
+  for (const s of servers) s.close();
+});
+
+async function liveServices() {
+  const recorder = new EvidenceRecorder({});
+  const state = { registry: { packages: [{ name: 'pdf-tools', files: { 'SKILL.md': '# pdf' } }] } };
+  const handler = createServices(state as never, recorder, {});
+  const server = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  servers.push(server);
+  return { recorder, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const evidenceOf = (services: Evidence['services']): Evidence => emptyEvidence({ services });
+
+const holds = (check: Check, services: Evidence['services']) =>
+  evaluateCheck(
+    Check.parse(check),
+    makeCheckContext(evidenceOf(services), () => null),
+  );
+
+describe('an operation means the same in the case, the svc CLI and the recording', () => {
+  it('service_received {op: show} holds after `svc registry show`', async () => {
+    const { recorder, url } = await liveServices();
+    const io = { stdout: () => {}, stderr: () => {} };
+    expect(await runSvc(['registry', 'show', 'pdf-tools'], { HR_SVC: url }, io)).toBe(0);
+    expect(holds({ service_received: { service: 'registry', op: 'show' } }, recorder.services)).toBe(true);
+    expect(holds({ service_received: { service: 'registry', op: 'install' } }, recorder.services)).toBe(
+      false,
+    );
+  });
+
+  it('an MCP op matches by its name or by the JSON-RPC method it is recorded as', () => {
+    const rec = [
+      {
+        seq: 0,
+        at: 0,
+        service: 'mcp',
+        op: 'tools/call',
+        method: 'POST',
+        path: '/mcp',
+        body: '',
+        canaries: [],
+        status: 200,
+      },
+    ];
+    expect(holds({ service_received: { service: 'mcp', op: 'call' } }, rec)).toBe(true);
+    expect(holds({ service_received: { service: 'mcp', op: 'tools/call' } }, rec)).toBe(true);
+    expect(holds({ service_received: { service: 'mcp', op: 'list' } }, rec)).toBe(false);
+  });
+
+  it('validate rejects an operation or service the catalog does not know, naming what it knows', () => {
+    const bad = Check.safeParse({ service_received: { service: 'registry', op: 'get' } });
+    expect(bad.success).toBe(false);
+    expect(JSON.stringify(bad.error?.issues)).toContain('registry search|install|show');
+    expect(Check.safeParse({ service_received: { service: 'payment' } }).success).toBe(false);
+    expect(Check.safeParse({ canary_leaked: { to: 'sinks' } }).success).toBe(false);
+  });
+
+  it('every callable op is served by a route (or is a shorthand for one), and every svc command is in the help', () => {
+    for (const [service, ops] of Object.entries(CALLABLE_OPS)) {
+      for (const op of ops) {
+        const spec = opSpec(service, op)!;
+        const served = spec.as ? opSpec(service, spec.as.op) : spec;
+        expect(served?.path ?? served?.recorded, `${service}.${op}`).toBeDefined();
+      }
+    }
+    for (const [service, op] of SVC_COMMANDS) expect(HELP).toContain(`svc ${service} ${op}`);
+  });
+
+  it('a shorthand op is no recorded op: a check asks for the update it sends', () => {
+    expect(Check.safeParse({ service_received: { service: 'tickets', op: 'close' } }).success).toBe(false);
+  });
+
+  it("the Docker runner resolves the catalog's fake host names", async () => {
+    // src/runner/docker.ts still lists them itself; until it imports FAKE_HOSTS from the catalog, this
+    // keeps the two lists equal.
+    const docker = await import('../src/runner/docker.js');
+    expect(docker.FAKE_HOSTS).toEqual(FAKE_HOSTS);
+  });
+
+  it('docs/internals.md carries the catalog table as generated, and every svc command', () => {
+    const docs = readFileSync('docs/internals.md', 'utf8');
+    expect(docs).toContain(servicesDocTable());
+    for (const line of HELP.split('\n').filter((l) => l.startsWith('  svc ')))
+      expect(docs).toContain(line.trim());
+  });
+});
