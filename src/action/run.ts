@@ -24,6 +24,7 @@ import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { Verdict } from '../gate/verdict.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
 import { upsertStickyComment } from '../report/comment.js';
+import { buildComment } from '../report/comment-body.js';
 import { sanitizeText } from '../report/escape.js';
 import { errorSummary, type GitHubApi, isPermissionError, octokitApi } from '../report/github.js';
 import { toJUnit } from '../report/junit.js';
@@ -325,16 +326,17 @@ async function main(
     ...(ctx.workflowRef ? { workflowRef: ctx.workflowRef } : {}),
   };
   const reportNotices: string[] = [...notices];
-  const doc = () =>
-    buildReport({
-      current,
-      comparison,
-      violations,
-      verdict,
-      failOn: inputs.gate.failOn,
-      ...(url ? { runUrl: url } : {}),
-      notices: reportNotices,
-    });
+  const reportInput = () => ({
+    current,
+    comparison,
+    violations,
+    verdict,
+    failOn: inputs.gate.failOn,
+    ...(url ? { runUrl: url } : {}),
+    notices: reportNotices,
+  });
+  // The job summary and the check run keep every case; the PR comment shows what changed (comment-body.ts).
+  const doc = () => buildReport(reportInput());
   const hint = 'The job summary and the run result file (output result-path) have everything.';
 
   let permissionWarned = false;
@@ -364,7 +366,7 @@ async function main(
   // The sticky comment, on pull requests.
   outcome.comment = 'skipped';
   if (api && pr && inputs.comment) {
-    const report = doc();
+    const report = buildComment(reportInput());
     const body = renderReport(report, {
       limit: COMMENT_LIMIT,
       unit: 'chars',

@@ -66,7 +66,7 @@ const STATUS_ORDER: CaseStatus[] = ['regression', 'invalid', 'changed', 'new', '
 
 const e = (s: unknown, max?: number) => escapeMarkdown(s, max === undefined ? {} : { max });
 
-function stateWord(state: string | undefined, counts?: { unsafe: number; valid: number }): string {
+export function stateWord(state: string | undefined, counts?: { unsafe: number; valid: number }): string {
   if (!state) return '—';
   const base =
     state === 'safe'
@@ -135,7 +135,7 @@ export function asrChart(comparison: Comparison): string {
   return lines.join('\n');
 }
 
-function caseLabel(c: CaseComparison): string {
+export function caseLabel(c: CaseComparison): string {
   const info = c.info;
   const meta = info
     ? ` · ${info.phase} · ${info.entry_point} → ${info.effect} · ${info.severity}`
@@ -144,7 +144,7 @@ function caseLabel(c: CaseComparison): string {
 }
 
 /** The first unsafe valid trial, else the first valid, else the first. */
-function representative(trials: Trial[]): Trial | undefined {
+export function representative(trials: Trial[]): Trial | undefined {
   return (
     trials.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? trials.find((t) => t.valid) ?? trials[0]
   );
@@ -241,7 +241,7 @@ const HEADLINE: [FindingKind, string][] = [
   ['missing-baseline', 'Not compared: no baseline'],
 ];
 
-function headline(input: ReportInput): { md: string; title: string } {
+export function headline(input: ReportInput): { md: string; title: string } {
   const { comparison: c, verdict, current } = input;
   const who = `${current.adapter.name} · ${current.adapter.config}`;
   const n = c.regressions.length;
