@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { RunResult } from '../src/result/schema.js';
 import { makeHostile, makeResult } from './fixtures/results/builders.js';
-import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
+import { type FakeGitHub, SECONDARY_RATE_LIMIT, startFakeGitHub } from './support/github-fake.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BUNDLE = join(ROOT, 'dist/index.js');
@@ -232,6 +232,61 @@ describe('the bundled action on pull_request events', () => {
     expect(
       writes.filter((w) => w.startsWith('POST /repos/{owner}/{repo}/issues/{issue_number}/comments')),
     ).toHaveLength(1);
+  });
+
+  it('retries a 502 and honours secondary rate limits (403 and 429): still one comment and one check run', async () => {
+    gh.reset();
+    gh.inject({
+      method: 'POST',
+      path: /\/issues\/\d+\/comments$/,
+      status: 502,
+      body: { message: 'Bad Gateway' },
+    });
+    gh.inject({ method: 'GET', path: /\/issues\/\d+\/comments$/, ...SECONDARY_RATE_LIMIT(403) });
+    gh.inject({ method: 'POST', path: /\/check-runs$/, ...SECONDARY_RATE_LIMIT(429) });
+    gh.inject({
+      method: 'POST',
+      path: /\/check-runs$/,
+      status: 503,
+      body: { message: 'Service Unavailable' },
+    });
+    const r = await runAction({
+      with: { 'run-result': fixture('reference-guarded.json'), baseline: 'file:baseline.json' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(gh.faulted.map((f) => `${f.method} ${f.status}`)).toEqual([
+      'GET 403',
+      'POST 502',
+      'POST 429',
+      'POST 503',
+    ]);
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.checkRuns[0]!.conclusion).toBe('success');
+    expect(r.stdout).toContain('secondary rate limit');
+    expect(r.stdout).not.toContain('could not write the PR comment');
+    expect(r.stdout).not.toContain('could not create the check run');
+  }, 60_000);
+
+  it('check-run: false (a shard job, with comment: false) creates no check run and no comment', async () => {
+    gh.reset();
+    const r = await runAction({
+      with: {
+        'run-result': fixture('reference-guarded-one-regression.json'),
+        baseline: 'file:baseline.json',
+        comment: 'false',
+        'check-run': 'false',
+      },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1); // the verdict stands
+    expect(gh.checkRuns).toHaveLength(0);
+    expect(gh.comments).toHaveLength(0);
+    expect(gh.writes()).toEqual([]);
+    // Annotations still reach the files, as workflow annotations of the step.
+    expect(r.stdout).toMatch(
+      /^::error file=[^\n]*title=Safety regression%3A architecture-page-diagram-beacon/m,
+    );
+    expect(r.summary).toContain('### ❌ Safety regression');
   });
 
   it('a regression fails the step with a failing check run and an annotation on the case file', async () => {

@@ -63,6 +63,7 @@ describe('inputs', () => {
       },
       githubToken: 'tok',
       comment: true,
+      checkRun: true,
       annotations: true,
       runResult: [],
     });

@@ -39,6 +39,7 @@ export const INPUT_DEFAULTS = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a JS template
   'github-token': '${{ github.token }}',
   comment: 'true',
+  'check-run': 'true',
   annotations: 'true',
   shard: '',
   'result-path': '',
@@ -68,6 +69,8 @@ export interface ActionInputs {
   gate: GateOptions;
   githubToken: string;
   comment: boolean;
+  /** Create a check run (false in shard jobs: the merge job reports). */
+  checkRun: boolean;
   annotations: boolean;
   shard?: Shard;
   /** Where this run's result is written (resolved default: .harness-risk/{adapter}-{config}[-shard-i-of-n].json). */
@@ -285,6 +288,7 @@ const RawInputs = z.object({
   // An unevaluated expression (a local runner that does not evaluate `${{ github.token }}`) is no token.
   'github-token': z.string().transform((v) => (/^\$\{\{.*\}\}$/.test(v) ? '' : v)),
   comment: bool,
+  'check-run': bool,
   annotations: bool,
   shard: z.string().transform((v, ctx): Shard | undefined => {
     if (v === '') return undefined;
@@ -400,6 +404,7 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     gate: gateOf(v),
     githubToken: v['github-token'],
     comment: v.comment,
+    checkRun: v['check-run'],
     annotations: v.annotations,
     ...(v.shard ? { shard: v.shard } : {}),
     ...(v['result-path'] ? { resultPath: v['result-path'] } : {}),

@@ -5,7 +5,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import * as cache from '@actions/cache';
 import * as core from '@actions/core';
-import { getOctokit } from '@actions/github';
 import {
   type Baseline,
   type CacheApi,
@@ -27,6 +26,7 @@ import { upsertStickyComment } from '../report/comment.js';
 import { buildComment } from '../report/comment-body.js';
 import { sanitizeText } from '../report/escape.js';
 import { errorSummary, type GitHubApi, isPermissionError, octokitApi } from '../report/github.js';
+import { resilientOctokit } from '../report/github-client.js';
 import { toJUnit } from '../report/junit.js';
 import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
 import { buildReport, renderReport } from '../report/markdown.js';
@@ -106,7 +106,8 @@ export function defaultDeps(): RunDeps {
       restoreCache: cache.restoreCache,
       saveCache: cache.saveCache,
     },
-    github: (token, ctx) => octokitApi(getOctokit(token, { baseUrl: ctx.apiUrl })),
+    github: (token, ctx) =>
+      octokitApi(resilientOctokit(token, ctx.apiUrl, { warning: (m) => core.warning(m) })),
   };
 }
 
@@ -343,7 +344,7 @@ async function main(
   const permissionProblem = (what: string, e: unknown) => {
     if (!permissionWarned) {
       io.warning(
-        `harness-risk-action could not write the ${what} (${errorSummary(e)}). The token lacks permission: give the job \`permissions: { pull-requests: write, checks: write }\`, or set comment: false / annotations: false. The results are in the job summary and the outputs; the verdict is unchanged.`,
+        `harness-risk-action could not write the ${what} (${errorSummary(e)}). The token lacks permission: give the job \`permissions: { pull-requests: write, checks: write }\`, or set comment: false / check-run: false. The results are in the job summary and the outputs; the verdict is unchanged.`,
       );
       permissionWarned = true;
     }
@@ -352,12 +353,12 @@ async function main(
 
   const canWrite = !!inputs.githubToken && !!ctx.owner && !!ctx.repo;
   const fork = pr?.isFork === true;
-  if (fork && (inputs.comment || inputs.annotations)) {
+  if (fork && (inputs.comment || inputs.checkRun)) {
     const msg = `Pull request from a fork (${pr!.headRepo ?? 'deleted repository'}): its token is read-only, so the PR comment and the check run are skipped. The results are in the job summary and the outputs; the verdict is unchanged.`;
     io.notice(msg);
     reportNotices.push(msg);
   }
-  if (!canWrite && !fork && (inputs.comment || inputs.annotations)) {
+  if (!canWrite && !fork && (inputs.comment || inputs.checkRun)) {
     reportNotices.push('no github-token or repository, so the PR comment and the check run are skipped');
   }
   let api: GitHubApi | undefined;
@@ -401,7 +402,7 @@ async function main(
       })
     : [];
   const headSha = pr?.headSha || ctx.sha;
-  if (api && headSha) {
+  if (api && headSha && inputs.checkRun) {
     const report = doc();
     try {
       const r = await publishCheckRun(api, {
