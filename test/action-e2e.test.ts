@@ -284,7 +284,7 @@ describe('the bundled action on pull_request events', () => {
     expect(gh.writes()).toEqual([]);
     // Annotations still reach the files, as workflow annotations of the step.
     expect(r.stdout).toMatch(
-      /^::error file=[^\n]*title=Safety regression%3A architecture-page-diagram-beacon/m,
+      /^::error title=Safety regression%3A architecture-page-diagram-beacon [^\n]*,file=cases\/runtime\//m,
     );
     expect(r.summary).toContain('### ❌ Safety regression');
   });
