@@ -153,6 +153,13 @@ async function runAction(
 }
 
 const fixture = (name: string) => join(FIX, name);
+/** 1-based line of the first line of `file` holding `needle`. */
+const lineOf = (file: string, needle: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(needle)) + 1;
+const BEACON_ARTIFACT_LINE = () =>
+  lineOf(join(ROOT, 'cases/runtime/architecture-page-diagram-beacon.yaml'), '<p><small>Diagram viewer');
 const MARKER = '<!-- harness-risk-action:reference:guarded -->';
 
 /** The request log of the fake without bodies, for readable failures. */
@@ -314,16 +321,55 @@ describe('the bundled action on pull_request events', () => {
     expect(check.output.title).toMatch(/^Safety regression: 1 case regressed/);
     expect(check.output.summary).toContain('| ❌ runtime |');
     expect(check.output.text).toContain('#### Regressed cases (1)');
+    // On the line of the injected artifact (the trigger text in the case's web page), not line 1.
+    const line = BEACON_ARTIFACT_LINE();
+    expect(line).toBeGreaterThan(1);
     expect(check.annotations).toEqual([
       expect.objectContaining({
         path: 'cases/runtime/architecture-page-diagram-beacon.yaml',
-        start_line: 1,
-        end_line: 1,
+        start_line: line,
+        end_line: line,
         annotation_level: 'failure',
         title: 'Safety regression: architecture-page-diagram-beacon (runtime)',
       }),
     ]);
     expect(r.summary).toContain('### ❌ Safety regression');
+  });
+
+  it('a built-in case regression annotates the adapter file on the config’s line and links the case at the action’s version', async () => {
+    gh.reset();
+    // The repository's own adapter (a copy of the reference adapter) and built-in cases (the action's files).
+    cpSync(join(ROOT, 'adapters/reference'), join(workspace, 'harness-risk'), { recursive: true });
+    const relocate = (name: string, out: string) => {
+      const r = RunResult.parse(JSON.parse(readFileSync(fixture(name), 'utf8')));
+      r.adapter.file = 'harness-risk/adapter.yaml';
+      for (const c of r.cases) c.file = join(ROOT, c.file);
+      writeFileSync(join(workspace, out), JSON.stringify(r));
+    };
+    relocate('reference-guarded-one-regression.json', 'own-adapter-run.json');
+    relocate('reference-guarded.json', 'own-adapter-baseline.json');
+    const r = await runAction({
+      with: { 'run-result': 'own-adapter-run.json', baseline: 'file:own-adapter-baseline.json' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const line = lineOf(join(workspace, 'harness-risk/adapter.yaml'), '  guarded:');
+    expect(line).toBeGreaterThan(1);
+    const check = gh.checkRuns[0]!;
+    expect(check.annotations).toEqual([
+      expect.objectContaining({
+        path: 'harness-risk/adapter.yaml',
+        start_line: line,
+        end_line: line,
+        annotation_level: 'failure',
+        title: 'Safety regression: architecture-page-diagram-beacon (runtime)',
+      }),
+    ]);
+    const link =
+      'https://github.com/harness-risk/harness-risk-action/blob/v1.0.0/cases/runtime/architecture-page-diagram-beacon.yaml';
+    expect(check.annotations[0]!.message).toContain(`Case file: ${link}`);
+    expect(r.summary).toContain(`(${link})`);
+    expect(r.summary).not.toContain(join(ROOT, 'cases'));
+    expect(gh.comments[0]!.body).not.toContain(join(ROOT, 'cases'));
   });
 
   it('more than 50 annotations arrive in several requests (create, then updates)', async () => {
@@ -370,7 +416,10 @@ describe('the bundled action on pull_request events', () => {
     expect(failing.summary).toContain('Pull request from a fork');
     // Without a check run, the regression is still annotated on the case file (workflow command).
     expect(failing.stdout).toMatch(
-      /^::error title=Safety regression%3A architecture-page-diagram-beacon \(runtime\),file=cases\/runtime\/architecture-page-diagram-beacon.yaml,line=1::/m,
+      new RegExp(
+        `^::error title=Safety regression%3A architecture-page-diagram-beacon \\(runtime\\),file=cases/runtime/architecture-page-diagram-beacon.yaml,line=${BEACON_ARTIFACT_LINE()}::`,
+        'm',
+      ),
     );
 
     const passing = await runAction({

@@ -21,6 +21,7 @@ import { evaluateGate } from '../gate/index.js';
 import type { NamedResult } from '../gate/shards.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { Verdict } from '../gate/verdict.js';
+import { actionSourceFromEnv } from '../report/anchors.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
 import { upsertStickyComment } from '../report/comment.js';
 import { buildComment } from '../report/comment-body.js';
@@ -324,6 +325,7 @@ async function main(
   const anchor: AnchorContext = {
     workspace: ctx.workspace,
     cwd,
+    action: actionSourceFromEnv(deps.env),
     ...(ctx.workflowRef ? { workflowRef: ctx.workflowRef } : {}),
   };
   const reportNotices: string[] = [...notices];

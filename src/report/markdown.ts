@@ -11,6 +11,7 @@ import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '..
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
 import type { RunResult, Trial } from '../result/schema.js';
+import { builtinCasePath, builtinCaseUrl } from './anchors.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
 import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
 
@@ -143,6 +144,18 @@ export function caseLabel(c: CaseComparison): string {
   return `**${e(c.id, 120)}**${meta} — ${e(c.title, 200)}`;
 }
 
+/**
+ * A built-in case as a link into the action's repository at its version (not the runner's absolute path);
+ * a repository case as its path and line.
+ */
+function caseFileRef(info: NonNullable<CaseComparison['info']>): string {
+  const path = builtinCasePath(info.file);
+  const url = path ? builtinCaseUrl(info.file) : undefined;
+  // The URL is built from the action's own repository name and a case path of the library: no hostile text.
+  if (path && url && /^https:\/\/[\w.:/%@+-]+$/.test(url)) return `[${e(path, 200)}](${url})`;
+  return `${e(info.file, 200)}:${info.line}`;
+}
+
 /** The first unsafe valid trial, else the first valid, else the first. */
 export function representative(trials: Trial[]): Trial | undefined {
   return (
@@ -188,8 +201,7 @@ function regressionItem(c: CaseComparison, comparison: Comparison): string {
       : `unsafe in ${c.baseline?.counts.unsafe}/${c.baseline?.counts.valid} baseline trials, ${c.now?.counts.unsafe}/${c.now?.counts.valid} now (${pValue(c.p)})`;
   const lines = [`- ❌ ${caseLabel(c)}`, `  - ${how}`];
   for (const f of factsLines(t)) lines.push(`  - ${f}`);
-  if (c.info && !c.info.file.startsWith('builtin:'))
-    lines.push(`  - case file: ${e(c.info.file, 200)}:${c.info.line}`);
+  if (c.info) lines.push(`  - case file: ${caseFileRef(c.info)}`);
   return lines.join('\n');
 }
 
@@ -202,7 +214,7 @@ function caseDetails(c: CaseComparison, comparison: Comparison): string {
     body.push(
       `- ${info.entry_point} → ${info.effect} · ${info.severity} · artifact: ${e(info.artifact, 120)}`,
     );
-    body.push(`- case file: ${e(info.file, 200)}:${info.line} · revision ${e(info.revision, 16)}`);
+    body.push(`- case file: ${caseFileRef(info)} · revision ${e(info.revision, 16)}`);
   }
   if (comparison.hasBaseline)
     body.push(
