@@ -296,6 +296,36 @@ describe('the bundled action on pull_request events', () => {
     expect(r.summary).toContain('### ❌ Safety regression');
   });
 
+  it('fork PRs via workflow_run: pull-request + run-result post one comment and a check on the PR head', async () => {
+    gh.reset();
+    const run = structuredClone(
+      webhooks.find((w) => w.name === 'workflow_run')!.examples.find((e) => e.action === 'completed')!,
+    );
+    run.workflow_run.event = 'pull_request';
+    run.workflow_run.head_sha = HEAD_SHA;
+    run.workflow_run.pull_requests = []; // GitHub lists no PR for a fork's run
+    const r = await runAction({
+      event: run,
+      eventName: 'workflow_run',
+      with: {
+        'run-result': fixture('reference-guarded-one-regression.json'),
+        baseline: 'file:baseline.json',
+        'pull-request': String(PR),
+      },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.issue_number).toBe(PR);
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.checkRuns[0]).toMatchObject({ head_sha: HEAD_SHA, conclusion: 'failure' });
+    // On a pull_request event the input is a mistake, named as such.
+    const wrong = await runAction({
+      with: { 'run-result': fixture('reference-guarded.json'), 'pull-request': String(PR) },
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('input pull-request: only for a workflow_run job');
+  });
+
   it('a regression fails the step with a failing check run and an annotation on the case file', async () => {
     const r = await runAction({
       event: SYNCHRONIZE,

@@ -44,6 +44,7 @@ export const INPUT_DEFAULTS = {
   shard: '',
   'result-path': '',
   'run-result': '',
+  'pull-request': '',
   sarif: '',
   junit: '',
 } as const;
@@ -77,6 +78,8 @@ export interface ActionInputs {
   resultPath?: string;
   /** Report-only mode: existing run results to report on (merged when several). */
   runResult: string[];
+  /** With `run-result` on a `workflow_run` event: the pull request to report on (fork PRs, see README). */
+  pullRequest?: number;
   sarif?: string;
   junit?: string;
 }
@@ -290,6 +293,14 @@ const RawInputs = z.object({
   comment: bool,
   'check-run': bool,
   annotations: bool,
+  'pull-request': z.string().transform((v, ctx): number | undefined => {
+    if (v.trim() === '') return undefined;
+    if (!/^\d+$/.test(v.trim()) || Number(v) < 1) {
+      ctx.addIssue({ code: 'custom', message: `"${v}" is not a pull request number` });
+      return z.NEVER;
+    }
+    return Number(v);
+  }),
   shard: z.string().transform((v, ctx): Shard | undefined => {
     if (v === '') return undefined;
     const m = v.match(/^(\d+)\s*\/\s*(\d+)$/);
@@ -409,6 +420,7 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     ...(v.shard ? { shard: v.shard } : {}),
     ...(v['result-path'] ? { resultPath: v['result-path'] } : {}),
     runResult: v['run-result'],
+    ...(v['pull-request'] ? { pullRequest: v['pull-request'] } : {}),
     ...(v.sarif ? { sarif: v.sarif } : {}),
     ...(v.junit ? { junit: v.junit } : {}),
   };

@@ -35,7 +35,13 @@ import { withSecretMask } from '../report/mask.js';
 import { toSarif } from '../report/sarif.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
 import type { RunResult } from '../result/schema.js';
-import { type ActionContext, isDefaultBranchPush, readActionContext, runUrl } from './context.js';
+import {
+  type ActionContext,
+  isDefaultBranchPush,
+  readActionContext,
+  runUrl,
+  workflowRunPullRequest,
+} from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
 import { jobSecretMask, maskedDeps } from './masked.js';
 
@@ -156,6 +162,17 @@ async function runMasked(deps: RunDeps): Promise<RunOutcome> {
   }
   // The token is for the comment and the check run only: mask it and take it out of the environment, so
   // nothing started from here (engine, runners, harnesses) can read it.
+  if (inputs.pullRequest !== undefined) {
+    const pr = workflowRunPullRequest(ctx, inputs.pullRequest);
+    if (!pr || inputs.runResult.length === 0) {
+      const msg =
+        'input pull-request: only for a workflow_run job that reports on existing results (run-result); on pull_request events the pull request comes from the event. Remove it, or see the README for the fork-PR workflow_run route';
+      io.setFailed(msg);
+      outcome.error = msg;
+      return outcome;
+    }
+    ctx.pullRequest = pr;
+  }
   if (inputs.githubToken) io.setSecret(inputs.githubToken);
   for (const k of Object.keys(env)) if (/^INPUT_GITHUB[-_]TOKEN$/i.test(k)) delete env[k];
 
