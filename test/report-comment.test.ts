@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { failOnFrom } from '../src/gate/verdict.js';
+import { upsertStickyComment } from '../src/report/comment.js';
 import { buildComment, compactPhaseTable } from '../src/report/comment-body.js';
 import { COMMENT_LIMIT } from '../src/report/limits.js';
 import { buildReport, renderReport } from '../src/report/markdown.js';
@@ -148,5 +149,39 @@ describe('the comment fits by design', () => {
   it('reports its sizes', () => {
     for (const make of Object.values(scenarios)) make();
     console.log(JSON.stringify(sizes));
+  });
+});
+
+describe('the sticky comment after a retried POST', () => {
+  it('a 502 answered after the comment was created leaves one comment, not two', async () => {
+    const comments: { id: number; body: string }[] = [];
+    let next = 1;
+    const api = {
+      listIssueComments: async () => comments.map((c) => ({ ...c })),
+      // The retry plugin's second POST after a 502 that GitHub had carried out: two comments.
+      createIssueComment: async (p: { body: string }) => {
+        comments.push({ id: next++, body: p.body }, { id: next++, body: p.body });
+        return { id: next - 1 };
+      },
+      updateIssueComment: async (p: { comment_id: number }) => ({ id: p.comment_id }),
+      deleteIssueComment: async (p: { comment_id: number }) => {
+        comments.splice(
+          comments.findIndex((c) => c.id === p.comment_id),
+          1,
+        );
+      },
+      createCheckRun: async () => ({ id: 1 }),
+      updateCheckRun: async () => ({ id: 1 }),
+    };
+    const marker = '<!-- harness-risk-action:reference:guarded -->';
+    const r = await upsertStickyComment(api, {
+      owner: 'o',
+      repo: 'r',
+      issue_number: 1,
+      marker,
+      body: `${marker}\nx`,
+    });
+    expect(comments.map((c) => c.id)).toEqual([1]);
+    expect(r).toMatchObject({ action: 'created', id: 1, removed: 1 });
   });
 });
