@@ -27,6 +27,7 @@ const fixture = (n: string) =>
   RunResult.parse(JSON.parse(readFileSync(join(ROOT, 'test/fixtures/results', n), 'utf8')));
 
 function shoot(html: string, name: string, width: number, height: number) {
+  mkdirSync(OUT, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), 'hr-shot-'));
   const page = join(dir, 'page.html');
   writeFileSync(page, html);
@@ -129,4 +130,3 @@ shoot(
   980,
   130,
 );
-mkdirSync(OUT, { recursive: true });
