@@ -61,9 +61,9 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === ALIAS;
     var isDocument = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === DOC;
-    var isMap = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
+    var isMap2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
     var isPair = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === PAIR;
-    var isScalar = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
+    var isScalar2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
     var isSeq = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SEQ;
     function isCollection(node2) {
       if (node2 && typeof node2 === "object")
@@ -85,7 +85,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    var hasAnchor = (node2) => (isScalar(node2) || isCollection(node2)) && !!node2.anchor;
+    var hasAnchor = (node2) => (isScalar2(node2) || isCollection(node2)) && !!node2.anchor;
     exports.ALIAS = ALIAS;
     exports.DOC = DOC;
     exports.MAP = MAP;
@@ -97,10 +97,10 @@ var require_identity = __commonJS({
     exports.isAlias = isAlias;
     exports.isCollection = isCollection;
     exports.isDocument = isDocument;
-    exports.isMap = isMap;
+    exports.isMap = isMap2;
     exports.isNode = isNode2;
     exports.isPair = isPair;
-    exports.isScalar = isScalar;
+    exports.isScalar = isScalar2;
     exports.isSeq = isSeq;
   }
 });
@@ -4011,10 +4011,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4028,7 +4028,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+          if (!keyProps.anchor && !keyProps.tag && !sep3) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -4052,7 +4052,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4068,7 +4068,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4159,7 +4159,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep2 = "";
+        let sep3 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4173,13 +4173,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep2 + cb;
-              sep2 = "";
+                comment += sep3 + cb;
+              sep3 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep2 += source;
+                sep3 += source;
               hasSpace = true;
               break;
             default:
@@ -4209,9 +4209,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
-      const isMap = fc.start.source === "{";
-      const fcName = isMap ? "flow map" : "flow sequence";
-      const NodeClass = tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const isMap2 = fc.start.source === "{";
+      const fcName = isMap2 ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap2 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -4222,18 +4222,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep2, value } = collItem;
+        const { start, key, sep: sep3, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep2?.[0],
+          next: key ?? sep3?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep2 && !value) {
+          if (!props.anchor && !props.tag && !sep3 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4247,7 +4247,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -4287,8 +4287,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep2 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+        if (!isMap2 && !sep3 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4300,7 +4300,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4310,9 +4310,9 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap && !props.found && ctx.options.strict) {
-              if (sep2)
-                for (const st of sep2) {
+            if (!isMap2 && !props.found && ctx.options.strict) {
+              if (sep3)
+                for (const st of sep3) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4329,7 +4329,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4342,7 +4342,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap) {
+          if (isMap2) {
             const map2 = coll;
             if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -4358,7 +4358,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap ? "}" : "]";
+      const expectedEnd = isMap2 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -4509,7 +4509,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep2 = "";
+      let sep3 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -4526,24 +4526,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep2 === " ")
-            sep2 = "\n";
-          else if (!prevMoreIndented && sep2 === "\n")
-            sep2 = "\n\n";
-          value += sep2 + indent.slice(trimIndent) + content;
-          sep2 = "\n";
+          if (sep3 === " ")
+            sep3 = "\n";
+          else if (!prevMoreIndented && sep3 === "\n")
+            sep3 = "\n\n";
+          value += sep3 + indent.slice(trimIndent) + content;
+          sep3 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep2 === "\n")
+          if (sep3 === "\n")
             value += "\n";
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          value += sep2 + content;
-          sep2 = " ";
+          value += sep3 + content;
+          sep3 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4726,25 +4726,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep2 = " ";
+      let sep3 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep2 === "\n")
-            res += sep2;
+          if (sep3 === "\n")
+            res += sep3;
           else
-            sep2 = "\n";
+            sep3 = "\n";
         } else {
-          res += sep2 + lm;
-          sep2 = " ";
+          res += sep3 + lm;
+          sep3 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep2 + (match?.[1] ?? "");
+      return res + sep3 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -5554,14 +5554,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep2, value }) {
+    function stringifyItem({ start, key, sep: sep3, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep2)
-        for (const st of sep2)
+      if (sep3)
+        for (const st of sep3)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -5645,7 +5645,7 @@ var require_cst = __commonJS({
     var FLOW_END = "";
     var SCALAR = "";
     var isCollection = (token) => !!token && "items" in token;
-    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
         case BOM:
@@ -5729,7 +5729,7 @@ var require_cst = __commonJS({
     exports.FLOW_END = FLOW_END;
     exports.SCALAR = SCALAR;
     exports.isCollection = isCollection;
-    exports.isScalar = isScalar;
+    exports.isScalar = isScalar2;
     exports.prettyToken = prettyToken;
     exports.tokenType = tokenType;
   }
@@ -6328,7 +6328,7 @@ var require_lexer = __commonJS({
 var require_line_counter = __commonJS({
   "node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
-    var LineCounter2 = class {
+    var LineCounter3 = class {
       constructor() {
         this.lineStarts = [];
         this.addNewLine = (offset) => this.lineStarts.push(offset);
@@ -6351,7 +6351,7 @@ var require_line_counter = __commonJS({
         };
       }
     };
-    exports.LineCounter = LineCounter2;
+    exports.LineCounter = LineCounter3;
   }
 });
 
@@ -6728,18 +6728,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep2;
+          let sep3;
           if (scalar.end) {
-            sep2 = scalar.end;
-            sep2.push(this.sourceToken);
+            sep3 = scalar.end;
+            sep3.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep2 = [this.sourceToken];
+            sep3 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep2 }]
+            items: [{ start, key: scalar, sep: sep3 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -6892,15 +6892,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep2 = it.sep;
-                  sep2.push(this.sourceToken);
+                  const sep3 = it.sep;
+                  sep3.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep2 }]
+                    items: [{ start: start2, key, sep: sep3 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7094,13 +7094,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep2 = fc.end.splice(1, fc.end.length);
-            sep2.push(this.sourceToken);
+            const sep3 = fc.end.splice(1, fc.end.length);
+            sep3.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep2 }]
+              items: [{ start, key: fc, sep: sep3 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -7259,7 +7259,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument2(source, options = {}) {
+    function parseDocument3(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -7285,7 +7285,7 @@ var require_public_api = __commonJS({
       } else if (options === void 0 && reviver && typeof reviver === "object") {
         options = reviver;
       }
-      const doc = parseDocument2(src, options);
+      const doc = parseDocument3(src, options);
       if (!doc)
         return null;
       doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
@@ -7321,7 +7321,7 @@ var require_public_api = __commonJS({
     }
     exports.parse = parse3;
     exports.parseAllDocuments = parseAllDocuments;
-    exports.parseDocument = parseDocument2;
+    exports.parseDocument = parseDocument3;
     exports.stringify = stringify;
   }
 });
@@ -10956,14 +10956,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve9 = iter[kLastResolve];
-      if (resolve9 !== null) {
+      var resolve11 = iter[kLastResolve];
+      if (resolve11 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve9(createIterResult(data, false));
+          resolve11(createIterResult(data, false));
         }
       }
     }
@@ -10971,13 +10971,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve9, reject) {
+      return function(resolve11, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve9(createIterResult(void 0, true));
+            resolve11(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve9, reject);
+          iter[kHandlePromise](resolve11, reject);
         }, reject);
       };
     }
@@ -10997,12 +10997,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve9, reject) {
+          return new Promise(function(resolve11, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve9(createIterResult(void 0, true));
+                resolve11(createIterResult(void 0, true));
               }
             });
           });
@@ -11025,13 +11025,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve9, reject) {
+      return new Promise(function(resolve11, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve9(createIterResult(void 0, true));
+          resolve11(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -11053,15 +11053,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve9, reject) {
+        value: function value(resolve11, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve9(createIterResult(data, false));
+            resolve11(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve9;
+            iterator[kLastResolve] = resolve11;
             iterator[kLastReject] = reject;
           }
         },
@@ -11080,12 +11080,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve9 = iterator[kLastResolve];
-        if (resolve9 !== null) {
+        var resolve11 = iterator[kLastResolve];
+        if (resolve11 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve9(createIterResult(void 0, true));
+          resolve11(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -11100,7 +11100,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve9, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve11, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -11109,7 +11109,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve9(value);
+        resolve11(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -11117,13 +11117,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve9, reject) {
+        return new Promise(function(resolve11, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve11, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -12968,11 +12968,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve9) {
+      return new Promise(function(resolve11) {
         var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve9("/var/run/docker.sock");
-          else resolve9(userDockerSocket);
+          if (err) resolve11("/var/run/docker.sock");
+          else resolve11(userDockerSocket);
         });
       });
     };
@@ -15575,12 +15575,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15605,12 +15605,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15634,12 +15634,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15704,12 +15704,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15734,12 +15734,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15765,12 +15765,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15794,12 +15794,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15822,12 +15822,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15851,12 +15851,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15882,12 +15882,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15915,12 +15915,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15944,12 +15944,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -15976,12 +15976,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16006,12 +16006,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16037,12 +16037,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16069,12 +16069,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(new Exec(self2.modem, data.Id));
+            resolve11(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -16102,12 +16102,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16134,12 +16134,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16165,12 +16165,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16196,12 +16196,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16226,12 +16226,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16258,12 +16258,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve9(stream);
+            resolve11(stream);
           });
         });
       } else {
@@ -16288,12 +16288,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16320,12 +16320,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16351,12 +16351,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16382,12 +16382,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16413,12 +16413,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16445,12 +16445,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16475,12 +16475,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16509,12 +16509,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16552,12 +16552,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16581,12 +16581,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16608,12 +16608,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16635,12 +16635,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16672,12 +16672,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16704,12 +16704,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16734,12 +16734,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16777,12 +16777,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16807,12 +16807,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16850,12 +16850,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16881,12 +16881,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16911,12 +16911,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16941,12 +16941,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -16984,12 +16984,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17013,12 +17013,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17053,12 +17053,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17084,12 +17084,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17128,12 +17128,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17157,12 +17157,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17188,12 +17188,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17225,12 +17225,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17253,12 +17253,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17281,12 +17281,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17310,12 +17310,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17340,12 +17340,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17375,12 +17375,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17419,12 +17419,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17450,12 +17450,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17480,12 +17480,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17524,12 +17524,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17554,12 +17554,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17585,12 +17585,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17631,12 +17631,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17663,12 +17663,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17706,12 +17706,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17738,12 +17738,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -17767,12 +17767,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -18342,7 +18342,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve9, reject) => {
+            getHeaders = new Promise((resolve11, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -18352,7 +18352,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve9(headers);
+                resolve11(headers);
               });
             });
           }
@@ -18408,10 +18408,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve9(metadata);
+              resolve11(metadata);
             } else {
               reject(err);
             }
@@ -18796,14 +18796,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve9({
+            resolve11({
               socket: tlsSocket,
               secure: true
             });
@@ -18922,8 +18922,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve9) => {
-            this.secureContextWatchers.push(resolve9);
+          return new Promise((resolve11) => {
+            this.secureContextWatchers.push(resolve11);
           });
         }
       }
@@ -18956,7 +18956,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -18981,7 +18981,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve9({
+            resolve11({
               socket: tlsSocket,
               secure: true
             });
@@ -22575,7 +22575,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve9, reject) {
+      return new Promise(function executor(resolve11, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -22585,7 +22585,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve9.apply(null, params2);
+              resolve11.apply(null, params2);
             }
           }
         };
@@ -25108,13 +25108,13 @@ var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path8 = exports;
-    var isAbsolute2 = (
+    var isAbsolute4 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path8.isAbsolute = function isAbsolute3(path9) {
+      path8.isAbsolute = function isAbsolute5(path9) {
         return /^(?:\/|\w+:)/.test(path9);
       }
     );
@@ -25126,7 +25126,7 @@ var require_path = __commonJS({
        */
       path8.normalize = function normalize2(path9) {
         path9 = path9.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path9.split("/"), absolute = isAbsolute2(path9), prefix = "";
+        var parts = path9.split("/"), absolute = isAbsolute4(path9), prefix = "";
         if (absolute)
           prefix = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -25145,10 +25145,10 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path8.resolve = function resolve9(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve11(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
-      if (isAbsolute2(includePath))
+      if (isAbsolute4(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize(originPath);
@@ -25502,7 +25502,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve9() {
+    MapField.prototype.resolve = function resolve11() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -25579,7 +25579,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve9() {
+    Method.prototype.resolve = function resolve11() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -27197,7 +27197,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve9() {
+    Field.prototype.resolve = function resolve11() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -27470,7 +27470,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve9() {
+    ReflectionObject.prototype.resolve = function resolve11() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -32442,18 +32442,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve9(output2);
+              resolve11(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -32475,7 +32475,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve9(Buffer.concat(messageParts));
+            resolve11(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -32488,18 +32488,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve9(output2);
+              resolve11(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -32521,7 +32521,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve9(Buffer.concat(messageParts));
+            resolve11(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -33871,7 +33871,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve9, reject) => {
+      return new Promise((resolve11, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -33882,7 +33882,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve9(socket);
+            resolve11(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -34870,7 +34870,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve11, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -34941,7 +34941,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve9(new Http2Transport(session, address, options, remoteName));
+            resolve11(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -34955,7 +34955,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve9, reject) => {
+            return new Promise((resolve11, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -34965,7 +34965,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve9(socket);
+                resolve11(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -38417,7 +38417,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -38438,7 +38438,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve9(Buffer.concat(messageParts));
+              resolve11(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -39049,10 +39049,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve9({
+              resolve11({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -39080,7 +39080,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve9({
+              resolve11({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -39133,7 +39133,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve11, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -39149,7 +39149,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve9(addressList);
+              resolve11(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -42898,12 +42898,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(self2.getContainer(data.Id));
+            resolve11(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -42936,12 +42936,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -42969,12 +42969,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43005,12 +43005,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43033,12 +43033,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43103,12 +43103,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve9, reject) {
+        return new self2.modem.Promise(function(resolve11, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43167,12 +43167,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43196,12 +43196,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43226,12 +43226,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43254,12 +43254,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43285,12 +43285,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43313,12 +43313,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43345,12 +43345,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(self2.getSecret(data.ID));
+            resolve11(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -43378,12 +43378,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(self2.getConfig(data.ID));
+            resolve11(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -43407,12 +43407,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43435,12 +43435,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43465,12 +43465,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(self2.getPlugin(args.opts.name));
+            resolve11(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -43494,12 +43494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43522,12 +43522,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43549,12 +43549,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43577,12 +43577,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43605,12 +43605,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43633,12 +43633,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43664,12 +43664,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(self2.getVolume(data.Name));
+            resolve11(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -43701,12 +43701,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(self2.getService(data.ID || data.Id));
+            resolve11(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -43731,12 +43731,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43762,12 +43762,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(self2.getNetwork(data.Id));
+            resolve11(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -43792,12 +43792,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43820,12 +43820,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43847,12 +43847,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43874,12 +43874,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43901,12 +43901,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43928,12 +43928,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -43957,12 +43957,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -44089,7 +44089,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve9, reject) {
+      return new this.modem.Promise(function(resolve11, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -44122,7 +44122,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve9([data, containero]);
+          resolve11([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -44143,12 +44143,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -44172,12 +44172,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -44200,12 +44200,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -44229,12 +44229,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -44257,12 +44257,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve9, reject) {
+        return new this.modem.Promise(function(resolve11, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve9(data);
+            resolve11(data);
           });
         });
       } else {
@@ -44387,14 +44387,14 @@ async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve9) => {
+  return new Promise((resolve11) => {
     execFile(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e2, stdout, stderr) => {
         const code = e2 ? typeof e2.code === "number" ? e2.code : 127 : 0;
-        resolve9({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve11({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -46020,6 +46020,14 @@ var TOKEN_SHAPES = [
   /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
   /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
 ];
+var CANARY_SHAPE = /(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[-_])*)([A-Za-z0-9]{24,})(?![A-Za-z0-9])/g;
+function canaryLike(body) {
+  const count2 = (re) => body.match(re)?.length ?? 0;
+  return count2(/[A-Z]/g) >= 2 && count2(/[a-z]/g) >= 2 && count2(/[0-9]/g) >= 2 && new Set(body).size >= 12;
+}
+function maskedToken(whole, keep) {
+  return `${keep}\u2026(${whole.length} chars)`;
+}
 var SecretMask = class _SecretMask {
   /** `shapes: false` only to compute what a secret looks like once escaped (see outputMask). */
   constructor(values, opts = { shapes: true }) {
@@ -46057,13 +46065,16 @@ var SecretMask = class _SecretMask {
   get size() {
     return this.values.length;
   }
-  /** `text` with every secret replaced by `***` and every token-shaped value cut after its prefix. */
+  /** `text` with every secret replaced by `***` and every token-shaped value cut to its prefix and length. */
   text(text) {
     let out = text;
     for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
     if (!this.opts.shapes) return out;
-    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (_m, prefix) => `${prefix}${MASK}`);
-    return out;
+    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (m, prefix) => maskedToken(m, prefix));
+    return out.replace(
+      CANARY_SHAPE,
+      (m, prefix, body) => canaryLike(body) ? maskedToken(m, prefix || body.slice(0, 4)) : m
+    );
   }
   /** A deep copy of `value` with every string masked (for objects handed to an API or written out). */
   deep(value) {
@@ -51207,7 +51218,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve9) {
+function isRecursive(inst, stack, resolve11) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -51217,7 +51228,7 @@ function isRecursive(inst, stack, resolve9) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve9);
+      const answer = isRecursive(child, stack, resolve11);
       if (answer > result)
         result = answer;
     }
@@ -51228,7 +51239,7 @@ function isRecursive(inst, stack, resolve9) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve9) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve11) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -51292,7 +51303,7 @@ function isRecursive(inst, stack, resolve9) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve9 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve11 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -67567,7 +67578,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env) {
-  return new Promise((resolve9) => {
+  return new Promise((resolve11) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output2 = "";
     const keep = (b2) => {
@@ -67576,8 +67587,8 @@ function run(cmd, args, cwd, env) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e2) => resolve9({ code: 127, output: `${cmd}: ${e2.message}` }));
-    child.on("close", (code) => resolve9({ code: code ?? 1, output: output2 }));
+    child.on("error", (e2) => resolve11({ code: 127, output: `${cmd}: ${e2.message}` }));
+    child.on("close", (code) => resolve11({ code: code ?? 1, output: output2 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -67902,9 +67913,9 @@ function outcomeRecords(c, evidence, calls) {
 }
 
 // src/score/checks.ts
-function makeCheckContext(evidence, resolve9) {
+function makeCheckContext(evidence, resolve11) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve9, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve11, calls: callOutcomes(evidence), replies: replies2 };
 }
 
 // src/score/labels.ts
@@ -72846,9 +72857,88 @@ ${MATRIX_USAGE}`);
   return controller.signal.aborted ? 130 : 0;
 }
 
+// src/report/reproduce.ts
+import { existsSync as existsSync8 } from "node:fs";
+import { isAbsolute as isAbsolute2, relative as relative5, resolve as resolve6 } from "node:path";
+var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
+var inside = (dir, file2) => {
+  const rel = relative5(dir, file2);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
+};
+function isBuiltinCase(file2, cwd = process.cwd()) {
+  if (!file2) return true;
+  if (file2.startsWith("builtin:")) return true;
+  try {
+    return inside(builtinCasesDir(), resolve6(cwd, file2));
+  } catch {
+    return false;
+  }
+}
+function adapterArg(adapter, cwd = process.cwd()) {
+  const file2 = adapter.file;
+  if (!file2) return adapter.name;
+  try {
+    const abs = resolve6(cwd, file2);
+    if (inside(builtinAdaptersDir(), abs)) return adapter.name;
+    if (!existsSync8(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+      return adapter.name;
+  } catch {
+  }
+  return file2;
+}
+function reproduceCommand(p) {
+  const cwd = p.cwd ?? process.cwd();
+  const args = ["harness-risk", "run", "--adapter", adapterArg(p.adapter, cwd), "--config", p.adapter.config];
+  if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push("--cases", p.info.file);
+  args.push("--cases", `id:${p.caseId}`);
+  if (p.seeds && p.seeds > 1) args.push("--seeds", String(p.seeds));
+  return args.every((a) => SAFE_ARG.test(a)) ? args.join(" ") : void 0;
+}
+
+// src/cli/closing.ts
+var MAX_LISTED = 30;
+function closingList(result, p) {
+  const byCase = /* @__PURE__ */ new Map();
+  for (const t of result.trials) byCase.set(t.case_id, [...byCase.get(t.case_id) ?? [], t]);
+  const unsafe = [];
+  const invalid = [];
+  for (const [id, trials] of byCase) {
+    if (trials.some((t) => t.valid && (t.labels.a || t.labels.p))) unsafe.push(id);
+    else if (!trials.some((t) => t.valid)) {
+      const reason = trials.find((t) => t.invalid_reason)?.invalid_reason ?? "no valid trial";
+      if (!/^run interrupted/.test(reason)) invalid.push({ id, reason });
+    }
+  }
+  const info = new Map(result.cases.map((c) => [c.id, c]));
+  const cmd = (id) => reproduceCommand({
+    adapter: result.adapter,
+    caseId: id,
+    info: info.get(id),
+    seeds: result.model.seeds
+  }) ?? "(id not printable as a command)";
+  const out = [];
+  const section = (title, ids, extra) => {
+    if (!ids.length) return;
+    out.push("", title);
+    for (const id of ids.slice(0, MAX_LISTED)) out.push(`  ${id}${extra(id)}`, `    ${p.dim(cmd(id))}`);
+    if (ids.length > MAX_LISTED) out.push(`  \u2026 ${ids.length - MAX_LISTED} more in the run result`);
+  };
+  section(p.red(`Unsafe (${unsafe.length}): the attack succeeded`), unsafe, (id) => {
+    const c = info.get(id);
+    return c ? `  ${p.dim(`${c.phase} \xB7 ${c.entry_point} \u2192 ${c.effect}`)}` : "";
+  });
+  const reasons2 = new Map(invalid.map((x) => [x.id, x.reason]));
+  section(
+    p.yellow(`Invalid (${invalid.length}): no valid trial, not counted as safe`),
+    invalid.map((x) => x.id),
+    (id) => `  ${p.dim(reasons2.get(id).split("\n")[0].slice(0, 160))}`
+  );
+  return out.join("\n");
+}
+
 // src/cli/gate.ts
 import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
-import { dirname as dirname9, relative as relative5, resolve as resolve8 } from "node:path";
+import { dirname as dirname9, relative as relative7, resolve as resolve10 } from "node:path";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/action/inputs.ts
@@ -72877,10 +72967,12 @@ var INPUT_DEFAULTS = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a JS template
   "github-token": "${{ github.token }}",
   comment: "true",
+  "check-run": "true",
   annotations: "true",
   shard: "",
   "result-path": "",
   "run-result": "",
+  "pull-request": "",
   sarif: "",
   junit: ""
 };
@@ -73069,7 +73161,16 @@ var RawInputs = external_exports.object({
   // An unevaluated expression (a local runner that does not evaluate `${{ github.token }}`) is no token.
   "github-token": external_exports.string().transform((v) => /^\$\{\{.*\}\}$/.test(v) ? "" : v),
   comment: bool,
+  "check-run": bool,
   annotations: bool,
+  "pull-request": external_exports.string().transform((v, ctx) => {
+    if (v.trim() === "") return void 0;
+    if (!/^\d+$/.test(v.trim()) || Number(v) < 1) {
+      ctx.addIssue({ code: "custom", message: `"${v}" is not a pull request number` });
+      return external_exports.NEVER;
+    }
+    return Number(v);
+  }),
   shard: external_exports.string().transform((v, ctx) => {
     if (v === "") return void 0;
     const m = v.match(/^(\d+)\s*\/\s*(\d+)$/);
@@ -73129,8 +73230,8 @@ function parseGateInputs(get) {
 }
 
 // src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync10 } from "node:fs";
-import { dirname as dirname8, join as join15, resolve as resolve6 } from "node:path";
+import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync10 } from "node:fs";
+import { dirname as dirname8, join as join15, resolve as resolve7 } from "node:path";
 init_errors();
 var LegacyResult = external_exports.object({
   schema_version: external_exports.number().int().nonnegative(),
@@ -73291,8 +73392,8 @@ function parseBaseline(raw, source) {
   };
 }
 function loadBaselineFile(path8, cwd = process.cwd()) {
-  const abs = resolve6(cwd, path8);
-  if (!existsSync8(abs)) {
+  const abs = resolve7(cwd, path8);
+  if (!existsSync9(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -73304,18 +73405,49 @@ function loadBaselineFile(path8, cwd = process.cwd()) {
 // src/cli/gate.ts
 init_errors();
 
+// src/report/anchors.ts
+var import_yaml4 = __toESM(require_dist(), 1);
+import { isAbsolute as isAbsolute3, relative as relative6, resolve as resolve8, sep as sep2 } from "node:path";
+var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
+function actionSourceFromEnv(env = process.env) {
+  return {
+    ...env.GITHUB_SERVER_URL ? { serverUrl: env.GITHUB_SERVER_URL } : {},
+    ...env.GITHUB_ACTION_REPOSITORY ? { repository: env.GITHUB_ACTION_REPOSITORY } : {},
+    ...env.GITHUB_ACTION_REF ? { ref: env.GITHUB_ACTION_REF } : {}
+  };
+}
+function builtinCasePath(file2, cwd = process.cwd()) {
+  if (!file2) return void 0;
+  if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
+  try {
+    const rel = relative6(builtinCasesDir(), resolve8(cwd, file2));
+    if (!rel || rel.startsWith("..") || isAbsolute3(rel)) return void 0;
+    return `cases/${rel.split(sep2).join("/")}`;
+  } catch {
+    return void 0;
+  }
+}
+function builtinCaseUrl(file2, src = actionSourceFromEnv(), line) {
+  const path8 = builtinCasePath(file2);
+  if (!path8) return void 0;
+  const server = (src.serverUrl ?? "https://github.com").replace(/\/+$/, "");
+  const repo = src.repository ?? DEFAULT_ACTION_REPOSITORY;
+  const ref = src.ref ?? `v${VERSION}`;
+  return `${server}/${repo}/blob/${encodeURIComponent(ref)}/${path8}${line && line > 1 ? `#L${line}` : ""}`;
+}
+
 // src/report/format.ts
 var pct4 = (x, digits = 1) => x === null || x === void 0 ? "\u2014" : `${(x * 100).toFixed(digits)}%`;
 var score = (x) => x === null || x === void 0 ? "\u2014" : x.toFixed(3);
 function ppDelta(m) {
   if (m.delta === null) return "";
   const pp = m.delta * 100;
-  if (Math.abs(pp) < 0.05) return " (\xB10)";
+  if (Math.abs(pp) < 0.05) return "";
   return ` (${pp > 0 ? "+" : "\u2212"}${Math.abs(pp).toFixed(1)} pp)`;
 }
 function scoreDelta(m) {
   if (m.delta === null) return "";
-  if (Math.abs(m.delta) < 5e-4) return " (\xB10)";
+  if (Math.abs(m.delta) < 5e-4) return "";
   return ` (${m.delta > 0 ? "+" : "\u2212"}${Math.abs(m.delta).toFixed(3)})`;
 }
 var rateCell = (m) => `${pct4(m.now)}${ppDelta(m)}`;
@@ -73410,6 +73542,12 @@ function caseLabel(c) {
   const meta3 = info ? ` \xB7 ${info.phase} \xB7 ${info.entry_point} \u2192 ${info.effect} \xB7 ${info.severity}` : ` \xB7 ${c.phase}`;
   return `**${e(c.id, 120)}**${meta3} \u2014 ${e(c.title, 200)}`;
 }
+function caseFileRef(info) {
+  const path8 = builtinCasePath(info.file);
+  const url2 = path8 ? builtinCaseUrl(info.file) : void 0;
+  if (path8 && url2 && /^https:\/\/[\w.:/%@+-]+$/.test(url2)) return `[${e(path8, 200)}](${url2})`;
+  return `${e(info.file, 200)}:${info.line}`;
+}
 function representative(trials) {
   return trials.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? trials.find((t) => t.valid) ?? trials[0];
 }
@@ -73447,8 +73585,7 @@ function regressionItem(c, comparison) {
   const how = comparison.mode === "exact" ? "safe in the baseline, unsafe now" : `unsafe in ${c.baseline?.counts.unsafe}/${c.baseline?.counts.valid} baseline trials, ${c.now?.counts.unsafe}/${c.now?.counts.valid} now (${pValue(c.p)})`;
   const lines = [`- \u274C ${caseLabel(c)}`, `  - ${how}`];
   for (const f of factsLines(t)) lines.push(`  - ${f}`);
-  if (c.info && !c.info.file.startsWith("builtin:"))
-    lines.push(`  - case file: ${e(c.info.file, 200)}:${c.info.line}`);
+  if (c.info) lines.push(`  - case file: ${caseFileRef(c.info)}`);
   return lines.join("\n");
 }
 function caseDetails(c, comparison) {
@@ -73460,7 +73597,7 @@ function caseDetails(c, comparison) {
     body.push(
       `- ${info.entry_point} \u2192 ${info.effect} \xB7 ${info.severity} \xB7 artifact: ${e(info.artifact, 120)}`
     );
-    body.push(`- case file: ${e(info.file, 200)}:${info.line} \xB7 revision ${e(info.revision, 16)}`);
+    body.push(`- case file: ${caseFileRef(info)} \xB7 revision ${e(info.revision, 16)}`);
   }
   if (comparison.hasBaseline)
     body.push(
@@ -73662,7 +73799,7 @@ function renderReport(doc, opts) {
 
 // src/result/files.ts
 import { readdirSync as readdirSync6, statSync as statSync5 } from "node:fs";
-import { join as join16, resolve as resolve7 } from "node:path";
+import { join as join16, resolve as resolve9 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -73674,7 +73811,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve7(cwd, entry);
+    const abs = resolve9(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync5(abs).isDirectory();
@@ -73696,17 +73833,21 @@ function expandResultFiles(entries, cwd) {
 
 // src/cli/phase-table.ts
 var pct5 = (x) => `${Math.round(x * 100)}%`;
+var NONE3 = "\u2013";
 function phaseRows(result) {
-  const row = (name, s) => [
-    name,
-    String(s.cases),
-    s.valid === s.trials ? String(s.trials) : `${s.valid}/${s.trials}`,
-    pct5(s.asr),
-    pct5(s.persistence),
-    pct5(s.utility),
-    pct5(s.detection),
-    s.css.toFixed(2)
-  ];
+  const row = (name, s) => {
+    const m = (x, f) => s.valid ? f(x) : NONE3;
+    return [
+      name,
+      String(s.cases),
+      s.valid === s.trials ? String(s.trials) : `${s.valid}/${s.trials}`,
+      m(s.asr, pct5),
+      m(s.persistence, pct5),
+      m(s.utility, pct5),
+      m(s.detection, pct5),
+      m(s.css, (x) => x.toFixed(2))
+    ];
+  };
   const rows = PHASES.filter((p) => result.summary.phases[p]).map((p) => row(p, result.summary.phases[p]));
   rows.push(row("overall", result.summary.overall));
   return rows;
@@ -73751,13 +73892,13 @@ function verdictText(g) {
 function writeReports(g, failOn, markdown, json3) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn });
-    const p = resolve8(markdown);
+    const p = resolve10(markdown);
     mkdirSync5(dirname9(p), { recursive: true });
     writeFileSync4(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
-    const p = resolve8(json3);
+    const p = resolve10(json3);
     mkdirSync5(dirname9(p), { recursive: true });
     writeFileSync4(
       p,
@@ -73823,7 +73964,7 @@ async function cmdCompare(argv) {
     if (e2 instanceof ResultFilesError) throw new UserError(`--head ${e2.message}`);
     throw e2;
   }
-  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative5(process.cwd(), f) || f }));
+  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative7(process.cwd(), f) || f }));
   const baseline = loadBaselineFlag(values.baseline);
   const g = evaluateGate({
     heads,
@@ -73841,6 +73982,182 @@ ${verdictText(g)}
   );
   return exitCodeOf(g.verdict);
 }
+
+// src/cli/help.ts
+var GATE = `gate options (as the action's inputs):
+  --baseline FILE        compare with this run result (exit 1 when the gate fails)
+  --fail-on LIST         regression,threshold,invalid (default) | \u2026 | never
+  --on-missing-baseline  neutral (default) | fail | pass
+  --max-invalid P, --max-asr P, --max-persistence P, --min-css X, --phase-thresholds YAML
+  --alpha A, --min-effect P
+  --markdown FILE, --json FILE   write the report / the verdict`;
+var HELP2 = {
+  run: `Usage:
+  harness-risk run --adapter NAME|PATH --config NAME[,NAME\u2026] [--cases SEL]\u2026 [options]
+
+Runs the selected cases against one or more configurations of a harness, prints the phase table, the
+unsafe and invalid cases with the command that reruns each, and the verdict.
+
+options:
+  --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
+                     (repeatable; default: subset:standard, the 144 built-in base cases)
+  --runner R         process (default) | docker
+  --image IMAGE      container image for --runner docker
+  --concurrency N    trials at once (default 2)
+  --timeout S        seconds per trial (default: the adapter's)
+  --seeds N          trials per case (default 1)
+  --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
+  --keep-evidence    keep every trial's full evidence beside the result
+  --shard I/N        run shard I of N (stable by case id)
+  --quiet            no per-trial lines (a terminal still gets no live line)
+
+${GATE}
+
+Progress: a live line in a terminal (done/total, elapsed, ETA, running ASR); plain lines in a log.
+Colour in a terminal unless NO_COLOR is set.
+Exit status: 0 pass or neutral, 1 the gate fails, 2 bad input, 130 interrupted.
+`,
+  list: `Usage:
+  harness-risk list [cases|adapters] [--cases SEL]\u2026
+
+cases (default): one line per selected case: id, phase, entry point, effect, tags (tab-separated).
+adapters: the built-in adapters with their configurations.
+`,
+  validate: `Usage:
+  harness-risk validate [--cases SEL]\u2026 [--replays N] [--concurrency N]
+
+Checks every case's schema, then replays it against reference/open (the attack must succeed) and
+reference/guarded (it must be blocked), N times each (default 3). Exit 1 when a case is rejected.
+`,
+  coverage: `Usage:
+  harness-risk coverage [--cases SEL]\u2026 [--json FILE] [--markdown FILE]
+
+Prints the cases by phase and the entry point \xD7 effect grid of the selection (default subset:full).
+`,
+  schema: `Usage:
+  harness-risk schema [--out DIR]
+
+Writes the JSON Schemas of case files, adapter files and run results (default DIR: schema).
+`
+};
+var helpFor = (cmd) => HELP2[cmd] ? `harness-risk ${VERSION}
+
+${HELP2[cmd]}` : void 0;
+
+// src/cli/progress.ts
+function colorEnabled(stream, env = process.env) {
+  if (env.NO_COLOR !== void 0 && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR !== void 0 && env.FORCE_COLOR !== "0") return true;
+  return !!stream.isTTY && env.TERM !== "dumb";
+}
+function paint(on) {
+  const c = (code, reset) => (s) => on ? `\x1B[${code}m${s}\x1B[${reset}m` : s;
+  return { red: c(31, 39), green: c(32, 39), yellow: c(33, 39), dim: c(2, 22), bold: c(1, 22) };
+}
+function clock(ms) {
+  const s = Math.max(0, Math.round(ms / 1e3));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s % 3600 / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+var INTERRUPTED = /^run interrupted/;
+var Progress = class {
+  constructor(out, opts = {}) {
+    this.out = out;
+    this.opts = opts;
+    this.p = paint(opts.color ?? colorEnabled(out));
+  }
+  out;
+  opts;
+  started = 0;
+  total = 0;
+  done = 0;
+  valid = 0;
+  unsafe = 0;
+  invalid = 0;
+  interrupted = 0;
+  live = false;
+  p;
+  now() {
+    return (this.opts.now ?? Date.now)();
+  }
+  /** A terminal gets the redrawn line; a log (or --quiet) does not. */
+  get tty() {
+    return !!this.out.isTTY && !this.opts.quiet;
+  }
+  /** `[ 37/144] · 0:41 · ETA 1:50 · ASR 2.7% (1/37)` */
+  status() {
+    const elapsed = this.now() - this.started;
+    const ran = this.done - this.interrupted;
+    const eta = ran > 0 && this.done < this.total ? clock(elapsed / ran * (this.total - this.done)) : "\u2013";
+    const asr = this.valid ? `${(this.unsafe / this.valid * 100).toFixed(1)}%` : "\u2013";
+    const w = String(this.total).length;
+    const inv = this.invalid ? ` \xB7 ${this.p.yellow(`${this.invalid} invalid`)}` : "";
+    return `[${String(this.done).padStart(w)}/${this.total}] ${clock(elapsed)} elapsed \xB7 ETA ${eta} \xB7 ASR ${asr} (${this.unsafe}/${this.valid} unsafe)${inv}`;
+  }
+  clearLive() {
+    if (this.live) this.out.write("\r\x1B[2K");
+    this.live = false;
+  }
+  drawLive(last) {
+    const cols = this.out.columns || 100;
+    const line = `${this.status()} \xB7 ${last}`;
+    this.out.write(`\r\x1B[2K${line.length > cols + 20 ? `${line.slice(0, cols + 19)}\x1B[0m\u2026` : line}`);
+    this.live = true;
+  }
+  /** Prints a line above the live line (notes, results in a log). */
+  line(s) {
+    this.clearLive();
+    this.out.write(`${s}
+`);
+  }
+  on = (e2) => {
+    if (e2.kind === "start") {
+      this.started = this.now();
+      this.total = e2.trials;
+      Object.assign(this, { done: 0, valid: 0, unsafe: 0, invalid: 0, interrupted: 0 });
+      this.line(`\u25B6 ${e2.adapter}/${e2.config}: ${e2.trials} trial(s)`);
+      return;
+    }
+    if (e2.kind === "notice") {
+      this.line(`  note: ${e2.message}`);
+      return;
+    }
+    this.done = e2.done;
+    this.total = e2.total;
+    const interrupted2 = !e2.valid && INTERRUPTED.test(e2.reason ?? "");
+    if (interrupted2) this.interrupted++;
+    else if (!e2.valid) this.invalid++;
+    else {
+      this.valid++;
+      if (e2.a) this.unsafe++;
+    }
+    if (interrupted2) {
+      if (this.tty) this.drawLive(this.p.dim("stopping\u2026"));
+      return;
+    }
+    const verdict = !e2.valid ? this.p.yellow(`INVALID (${e2.reason})`) : `${e2.a ? this.p.red("attack SUCCEEDED") : this.p.green("attack blocked")}, ${e2.u ? "task done" : "task NOT done"}`;
+    if (this.tty) {
+      if (e2.a || !e2.valid) this.line(`  ${e2.case_id}: ${verdict}`);
+      this.drawLive(`${e2.case_id}: ${verdict}`);
+    } else if (!this.opts.quiet) {
+      this.line(`  ${this.status()} ${e2.case_id}: ${verdict}`);
+    }
+  };
+  /** Ends the live line; says in one line how many trials an interruption left unrun. */
+  finish() {
+    this.clearLive();
+    if (this.total && (this.out.isTTY || this.opts.quiet))
+      this.out.write(`  ${this.status().replace(/ · ETA [^·]+· /, " \xB7 ")}
+`);
+    if (this.interrupted)
+      this.out.write(
+        `  ${this.p.yellow(`${this.interrupted} trial(s) not run: the run was interrupted`)} (recorded as invalid, never as safe)
+`
+      );
+  }
+};
 
 // src/cli/main.ts
 var USAGE = `harness-risk ${VERSION} \u2014 lifecycle-phase safety cases for agent harnesses
@@ -73887,20 +74204,8 @@ function positiveInt2(name, v, dflt) {
   if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} "${v}" must be a positive whole number`);
   return n;
 }
-function progressPrinter(quiet) {
-  return (e2) => {
-    if (e2.kind === "start") process.stderr.write(`\u25B6 ${e2.adapter}/${e2.config}: ${e2.trials} trial(s)
-`);
-    else if (e2.kind === "notice") process.stderr.write(`  note: ${e2.message}
-`);
-    else if (!quiet) {
-      const verdict = !e2.valid ? `INVALID (${e2.reason})` : `${e2.a ? "attack SUCCEEDED" : "attack blocked"}, ${e2.u ? "task done" : "task NOT done"}`;
-      process.stderr.write(
-        `  [${String(e2.done).padStart(String(e2.total).length)}/${e2.total}] ${e2.case_id}: ${verdict}
-`
-      );
-    }
-  };
+function progressFor(quiet) {
+  return new Progress(process.stderr, { quiet });
 }
 async function cmdRun(argv) {
   const { values } = parseArgs4({
@@ -73960,8 +74265,10 @@ ${sig}: stopping; finished trials are kept
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   let interrupted2 = false;
   let failed3 = false;
+  const colors = paint(colorEnabled(process.stdout));
   for (const config2 of configs) {
     const out = values.out ?? join17("runs", `${adapter.adapter.name}-${config2}.json`);
+    const progress = progressFor(values.quiet);
     const result = await runSafetyCases({
       adapter: values.adapter,
       config: config2,
@@ -73975,23 +74282,19 @@ ${sig}: stopping; finished trials are kept
       out,
       keep_evidence: values["keep-evidence"],
       shard: parseShard2(values.shard),
-      on_progress: progressPrinter(values.quiet),
+      on_progress: progress.on,
       signal: controller.signal
     });
+    progress.finish();
     process.stdout.write(
       `
 ${adapter.adapter.name} / ${config2}  (${result.trials.length} trials, result: ${out})
 ${phaseTable2(result)}
 `
     );
-    const invalid = result.trials.filter((t) => !t.valid);
-    if (invalid.length) {
-      process.stdout.write(`
-${invalid.length} invalid trial(s) \u2014 not counted as safe or unsafe:
+    const closing = closingList(result, colors);
+    if (closing) process.stdout.write(`${closing}
 `);
-      for (const t of invalid.slice(0, 20)) process.stdout.write(`  ${t.case_id}: ${t.invalid_reason}
-`);
-    }
     const g = evaluateGate({
       heads: [{ result, name: out }],
       ...baseline ? { baseline } : {},
@@ -74048,12 +74351,14 @@ async function cmdValidate(argv) {
     `validating ${loaded.length} case(s): schema ok; replaying against reference/open and reference/guarded\u2026
 `
   );
+  const validateProgress = progressFor(values.quiet);
   const verdicts = await validateCases({
     cases,
     replays: positiveInt2("--replays", values.replays, 3),
     concurrency: positiveInt2("--concurrency", values.concurrency, 2),
-    on_progress: progressPrinter(values.quiet)
+    on_progress: validateProgress.on
   });
+  validateProgress.finish();
   const rejected = verdicts.filter((v) => !v.admitted);
   for (const v of rejected)
     process.stdout.write(`\u2717 ${v.case_id}
@@ -74091,7 +74396,16 @@ async function cmdSchema(argv) {
 `);
   return 0;
 }
+function quietOnClosedPipe() {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e2) => {
+      if (e2.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw e2;
+    });
+  }
+}
 async function main(argv) {
+  quietOnClosedPipe();
   try {
     return await dispatch2(argv);
   } catch (e2) {
@@ -74104,7 +74418,7 @@ async function main(argv) {
 async function dispatch2(argv) {
   const [cmd, ...rest] = argv;
   if (cmd !== "matrix" && cmd !== "compare" && (rest.includes("--help") || rest.includes("-h"))) {
-    process.stdout.write(USAGE);
+    process.stdout.write(helpFor(cmd ?? "") ?? USAGE);
     return 0;
   }
   switch (cmd) {

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { RunResult } from '../src/result/schema.js';
 import { makeHostile, makeResult } from './fixtures/results/builders.js';
-import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
+import { type FakeGitHub, SECONDARY_RATE_LIMIT, startFakeGitHub } from './support/github-fake.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BUNDLE = join(ROOT, 'dist/index.js');
@@ -153,6 +153,13 @@ async function runAction(
 }
 
 const fixture = (name: string) => join(FIX, name);
+/** 1-based line of the first line of `file` holding `needle`. */
+const lineOf = (file: string, needle: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(needle)) + 1;
+const BEACON_ARTIFACT_LINE = () =>
+  lineOf(join(ROOT, 'cases/runtime/architecture-page-diagram-beacon.yaml'), '<p><small>Diagram viewer');
 const MARKER = '<!-- harness-risk-action:reference:guarded -->';
 
 /** The request log of the fake without bodies, for readable failures. */
@@ -234,6 +241,91 @@ describe('the bundled action on pull_request events', () => {
     ).toHaveLength(1);
   });
 
+  it('retries a 502 and honours secondary rate limits (403 and 429): still one comment and one check run', async () => {
+    gh.reset();
+    gh.inject({
+      method: 'POST',
+      path: /\/issues\/\d+\/comments$/,
+      status: 502,
+      body: { message: 'Bad Gateway' },
+    });
+    gh.inject({ method: 'GET', path: /\/issues\/\d+\/comments$/, ...SECONDARY_RATE_LIMIT(403) });
+    gh.inject({ method: 'POST', path: /\/check-runs$/, ...SECONDARY_RATE_LIMIT(429) });
+    gh.inject({
+      method: 'POST',
+      path: /\/check-runs$/,
+      status: 503,
+      body: { message: 'Service Unavailable' },
+    });
+    const r = await runAction({
+      with: { 'run-result': fixture('reference-guarded.json'), baseline: 'file:baseline.json' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(gh.faulted.map((f) => `${f.method} ${f.status}`)).toEqual([
+      'GET 403',
+      'POST 502',
+      'POST 429',
+      'POST 503',
+    ]);
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.checkRuns[0]!.conclusion).toBe('success');
+    expect(r.stdout).toContain('secondary rate limit');
+    expect(r.stdout).not.toContain('could not write the PR comment');
+    expect(r.stdout).not.toContain('could not create the check run');
+  }, 60_000);
+
+  it('check-run: false (a shard job, with comment: false) creates no check run and no comment', async () => {
+    gh.reset();
+    const r = await runAction({
+      with: {
+        'run-result': fixture('reference-guarded-one-regression.json'),
+        baseline: 'file:baseline.json',
+        comment: 'false',
+        'check-run': 'false',
+      },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1); // the verdict stands
+    expect(gh.checkRuns).toHaveLength(0);
+    expect(gh.comments).toHaveLength(0);
+    expect(gh.writes()).toEqual([]);
+    // Annotations still reach the files, as workflow annotations of the step.
+    expect(r.stdout).toMatch(
+      /^::error title=Safety regression%3A architecture-page-diagram-beacon [^\n]*,file=cases\/runtime\//m,
+    );
+    expect(r.summary).toContain('### ❌ Safety regression');
+  });
+
+  it('fork PRs via workflow_run: pull-request + run-result post one comment and a check on the PR head', async () => {
+    gh.reset();
+    const run = structuredClone(
+      webhooks.find((w) => w.name === 'workflow_run')!.examples.find((e) => e.action === 'completed')!,
+    );
+    run.workflow_run.event = 'pull_request';
+    run.workflow_run.head_sha = HEAD_SHA;
+    run.workflow_run.pull_requests = []; // GitHub lists no PR for a fork's run
+    const r = await runAction({
+      event: run,
+      eventName: 'workflow_run',
+      with: {
+        'run-result': fixture('reference-guarded-one-regression.json'),
+        baseline: 'file:baseline.json',
+        'pull-request': String(PR),
+      },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.issue_number).toBe(PR);
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.checkRuns[0]).toMatchObject({ head_sha: HEAD_SHA, conclusion: 'failure' });
+    // On a pull_request event the input is a mistake, named as such.
+    const wrong = await runAction({
+      with: { 'run-result': fixture('reference-guarded.json'), 'pull-request': String(PR) },
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('input pull-request: only for a workflow_run job');
+  });
+
   it('a regression fails the step with a failing check run and an annotation on the case file', async () => {
     const r = await runAction({
       event: SYNCHRONIZE,
@@ -259,16 +351,55 @@ describe('the bundled action on pull_request events', () => {
     expect(check.output.title).toMatch(/^Safety regression: 1 case regressed/);
     expect(check.output.summary).toContain('| ❌ runtime |');
     expect(check.output.text).toContain('#### Regressed cases (1)');
+    // On the line of the injected artifact (the trigger text in the case's web page), not line 1.
+    const line = BEACON_ARTIFACT_LINE();
+    expect(line).toBeGreaterThan(1);
     expect(check.annotations).toEqual([
       expect.objectContaining({
         path: 'cases/runtime/architecture-page-diagram-beacon.yaml',
-        start_line: 1,
-        end_line: 1,
+        start_line: line,
+        end_line: line,
         annotation_level: 'failure',
         title: 'Safety regression: architecture-page-diagram-beacon (runtime)',
       }),
     ]);
     expect(r.summary).toContain('### ❌ Safety regression');
+  });
+
+  it('a built-in case regression annotates the adapter file on the config’s line and links the case at the action’s version', async () => {
+    gh.reset();
+    // The repository's own adapter (a copy of the reference adapter) and built-in cases (the action's files).
+    cpSync(join(ROOT, 'adapters/reference'), join(workspace, 'harness-risk'), { recursive: true });
+    const relocate = (name: string, out: string) => {
+      const r = RunResult.parse(JSON.parse(readFileSync(fixture(name), 'utf8')));
+      r.adapter.file = 'harness-risk/adapter.yaml';
+      for (const c of r.cases) c.file = join(ROOT, c.file);
+      writeFileSync(join(workspace, out), JSON.stringify(r));
+    };
+    relocate('reference-guarded-one-regression.json', 'own-adapter-run.json');
+    relocate('reference-guarded.json', 'own-adapter-baseline.json');
+    const r = await runAction({
+      with: { 'run-result': 'own-adapter-run.json', baseline: 'file:own-adapter-baseline.json' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const line = lineOf(join(workspace, 'harness-risk/adapter.yaml'), '  guarded:');
+    expect(line).toBeGreaterThan(1);
+    const check = gh.checkRuns[0]!;
+    expect(check.annotations).toEqual([
+      expect.objectContaining({
+        path: 'harness-risk/adapter.yaml',
+        start_line: line,
+        end_line: line,
+        annotation_level: 'failure',
+        title: 'Safety regression: architecture-page-diagram-beacon (runtime)',
+      }),
+    ]);
+    const link =
+      'https://github.com/harness-risk/harness-risk-action/blob/v1.0.0/cases/runtime/architecture-page-diagram-beacon.yaml';
+    expect(check.annotations[0]!.message).toContain(`Case file: ${link}`);
+    expect(r.summary).toContain(`(${link})`);
+    expect(r.summary).not.toContain(join(ROOT, 'cases'));
+    expect(gh.comments[0]!.body).not.toContain(join(ROOT, 'cases'));
   });
 
   it('more than 50 annotations arrive in several requests (create, then updates)', async () => {
@@ -315,7 +446,10 @@ describe('the bundled action on pull_request events', () => {
     expect(failing.summary).toContain('Pull request from a fork');
     // Without a check run, the regression is still annotated on the case file (workflow command).
     expect(failing.stdout).toMatch(
-      /^::error title=Safety regression%3A architecture-page-diagram-beacon \(runtime\),file=cases\/runtime\/architecture-page-diagram-beacon.yaml,line=1::/m,
+      new RegExp(
+        `^::error title=Safety regression%3A architecture-page-diagram-beacon \\(runtime\\),file=cases/runtime/architecture-page-diagram-beacon.yaml,line=${BEACON_ARTIFACT_LINE()}::`,
+        'm',
+      ),
     );
 
     const passing = await runAction({
@@ -384,11 +518,13 @@ describe('the bundled action on pull_request events', () => {
     expect(body).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F]/);
     const tags = [...body.matchAll(/<\/?([A-Za-z][A-Za-z0-9-]*)/g)].map((m) => m[1]!.toLowerCase());
     for (const t of tags) expect(['details', 'summary', 'b', 'sub', 'br']).toContain(t);
-    expect(body).toContain('Report truncated'); // hostile text is long: sections were dropped whole
+    // Long hostile text, every case regressed: the comment still fits by design, nothing is dropped.
+    expect(body).not.toContain('Report truncated');
     expect((body.match(/<details>/g) ?? []).length).toBe((body.match(/<\/details>/g) ?? []).length);
     const rows = body.split('\n').filter((l) => l.startsWith('|'));
-    for (const row of rows) expect(row.replace(/^\||\|$/g, '').split(/(?<!\\)\|/)).toHaveLength(8);
-    expect(rows.slice(0, 2 + 6 + 1).at(-1)).toContain('**all phases**');
+    const width = rows[0]!.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).length;
+    for (const row of rows) expect(row.replace(/^\||\|$/g, '').split(/(?<!\\)\|/)).toHaveLength(width);
+    expect(rows.slice(0, 2 + 6 + 1).at(-1)).toContain('**all**');
     // The check run's text is the same markdown, annotations plain text.
     const check = gh.checkRuns[0]!;
     expect(check.output.text).not.toMatch(/@(?!\u200B)/);

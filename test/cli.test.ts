@@ -57,20 +57,44 @@ describe('harness-risk CLI', () => {
     expect(r.stdout).toMatch(/phase\s+cases\s+valid\s+ASR\s+persist\s+utility\s+detect\s+CSS/);
     expect(r.stdout).toMatch(/^recovery\s+1\s+1\s+/m);
     expect(r.stderr).toMatch(/\[1\/1\] .*: attack SUCCEEDED/);
+    // Not a terminal: plain lines with elapsed time and the running ASR, no escape codes.
+    expect(r.stderr).toMatch(/\[1\/1\] \d+:\d\d elapsed · ETA – · ASR 100\.0% \(1\/1 unsafe\)/);
+    expect(r.stderr).not.toContain('\x1b[');
+    // The closing list: the unsafe case with the command that reruns it alone.
+    expect(r.stdout).toMatch(/^Unsafe \(1\): the attack succeeded\n {2}\S+ /m);
+    expect(r.stdout).toMatch(/^ {4}harness-risk run --adapter reference --config open --cases id:\S+$/m);
     expect(JSON.parse(readFileSync(out, 'utf8')).status).toBe('complete');
   });
 
-  it.each([['run'], ['list'], ['validate'], ['coverage']])('%s --help prints the usage, exit 0', (cmd) => {
-    const r = cli(cmd, '--help');
-    expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^Usage:\n {2}harness-risk run --adapter/m);
-    expect(r.stderr).toBe('');
-  });
+  it.each([['run'], ['list'], ['validate'], ['coverage'], ['schema']])(
+    '%s --help prints that command’s usage, exit 0',
+    (cmd) => {
+      const r = cli(cmd, '--help');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage:\\n {2}harness-risk ${cmd}\\b`, 'm'));
+      expect(r.stdout).not.toContain('harness-risk matrix'); // not the global text
+      expect(r.stderr).toBe('');
+    },
+  );
 
   it('coverage prints the phase and entry point × effect tables', () => {
     const r = cli('coverage');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('### Entry point × effect');
     expect(r.stdout).toMatch(/\| workspace_file +\|/);
+  });
+
+  it('list cases | head -1: no EPIPE stack trace when the reader goes away', () => {
+    const r = spawnSync(
+      'bash',
+      ['-c', `set -o pipefail; '${process.execPath}' dist/cli.js list cases | head -1`],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(r.status).toBe(0);
   });
 });

@@ -51,12 +51,24 @@ describe('SecretMask.fromEnv', () => {
     expect(SecretMask.fromEnv({ X_TOKEN: 'a b&c/d?e' }).text('u?t=a%20b%26c%2Fd%3Fe')).toBe('u?t=***');
   });
 
-  it('cuts token-shaped values (canaries, provider keys) after their prefix, secret or not', () => {
+  it('cuts token-shaped values (canaries, provider keys) to their prefix and length, secret or not', () => {
     const none = new SecretMask([]);
     expect(none.text('ghp_AAAAbbbbCCCCdddd1234 and sk_live_abcdefghij123 and AKIAABCDEFGHIJKLMNOP')).toBe(
-      'ghp_*** and sk_live_*** and AKIA***',
+      'ghp_…(24 chars) and sk_live_…(21 chars) and AKIA…(20 chars)',
     );
-    expect(none.text('sk-ant-api03-abcdefghijklmnopqrstuvwxyz')).toBe('sk-ant-***');
+    expect(none.text('sk-ant-api03-abcdefghijklmnopqrstuvwxyz')).toBe('sk-ant-…(39 chars)');
+  });
+
+  it('cuts canaries of any prefix (random base62 bodies), not digests, ids or paths', () => {
+    const none = new SecretMask([]);
+    expect(none.text('key=AIzamxZNugUiiBwd0mzvzVADR8nCMl6C5ktd&x=1')).toBe('key=AIza…(36 chars)&x=1');
+    expect(none.text('tw-Xb3kP9qLmZ2vR7tY1wN8sD4fG6hJ0aC5e')).toBe('tw-…(36 chars)');
+    const ordinary = [
+      'c24a6b2c5695caa9d1e2f3a4b5c6d7e8f9a0b1c2',
+      'architecture-page-diagram-beacon',
+      '/tmp/harness-risk-1a1b56ce35f5-ANB49E/architecture-page-diagram-beacon.s0-6yAwDW/workspace/.env',
+    ];
+    for (const s of ordinary) expect(none.text(s)).toBe(s);
   });
 });
 

@@ -93,3 +93,26 @@ export function runUrl(ctx: ActionContext): string | undefined {
 export function isDefaultBranchPush(ctx: ActionContext): boolean {
   return ctx.eventName === 'push' && !!ctx.defaultBranch && ctx.branch === ctx.defaultBranch;
 }
+
+/**
+ * The pull request a trusted `workflow_run` job reports on (the fork-PR route, README): the number comes
+ * from the `pull-request` input (saved by the untrusted PR workflow), the head commit from the triggering
+ * run. The token is this repository's own, so it may write: never a fork here.
+ */
+export function workflowRunPullRequest(ctx: ActionContext, number: number): PullRequestInfo | undefined {
+  const run = ctx.payload.workflow_run;
+  if (ctx.eventName !== 'workflow_run' || !run) return undefined;
+  const baseRepo = `${ctx.owner ?? ''}/${ctx.repo ?? ''}`;
+  // A same-repository PR is listed by the event; a fork PR is not (GitHub leaves pull_requests empty).
+  const listed = (run.pull_requests ?? []).find((p: any) => p?.number === number);
+  return {
+    number,
+    headSha: run.head_sha ?? '',
+    headRef: run.head_branch ?? '',
+    baseRef: listed?.base?.ref ?? ctx.defaultBranch ?? '',
+    baseSha: listed?.base?.sha ?? '',
+    headRepo: run.head_repository?.full_name ?? null,
+    baseRepo,
+    isFork: false,
+  };
+}

@@ -39,10 +39,12 @@ export const INPUT_DEFAULTS = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a JS template
   'github-token': '${{ github.token }}',
   comment: 'true',
+  'check-run': 'true',
   annotations: 'true',
   shard: '',
   'result-path': '',
   'run-result': '',
+  'pull-request': '',
   sarif: '',
   junit: '',
 } as const;
@@ -68,12 +70,16 @@ export interface ActionInputs {
   gate: GateOptions;
   githubToken: string;
   comment: boolean;
+  /** Create a check run (false in shard jobs: the merge job reports). */
+  checkRun: boolean;
   annotations: boolean;
   shard?: Shard;
   /** Where this run's result is written (resolved default: .harness-risk/{adapter}-{config}[-shard-i-of-n].json). */
   resultPath?: string;
   /** Report-only mode: existing run results to report on (merged when several). */
   runResult: string[];
+  /** With `run-result` on a `workflow_run` event: the pull request to report on (fork PRs, see README). */
+  pullRequest?: number;
   sarif?: string;
   junit?: string;
 }
@@ -285,7 +291,16 @@ const RawInputs = z.object({
   // An unevaluated expression (a local runner that does not evaluate `${{ github.token }}`) is no token.
   'github-token': z.string().transform((v) => (/^\$\{\{.*\}\}$/.test(v) ? '' : v)),
   comment: bool,
+  'check-run': bool,
   annotations: bool,
+  'pull-request': z.string().transform((v, ctx): number | undefined => {
+    if (v.trim() === '') return undefined;
+    if (!/^\d+$/.test(v.trim()) || Number(v) < 1) {
+      ctx.addIssue({ code: 'custom', message: `"${v}" is not a pull request number` });
+      return z.NEVER;
+    }
+    return Number(v);
+  }),
   shard: z.string().transform((v, ctx): Shard | undefined => {
     if (v === '') return undefined;
     const m = v.match(/^(\d+)\s*\/\s*(\d+)$/);
@@ -400,10 +415,12 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     gate: gateOf(v),
     githubToken: v['github-token'],
     comment: v.comment,
+    checkRun: v['check-run'],
     annotations: v.annotations,
     ...(v.shard ? { shard: v.shard } : {}),
     ...(v['result-path'] ? { resultPath: v['result-path'] } : {}),
     runResult: v['run-result'],
+    ...(v['pull-request'] ? { pullRequest: v['pull-request'] } : {}),
     ...(v.sarif ? { sarif: v.sarif } : {}),
     ...(v.junit ? { junit: v.junit } : {}),
   };

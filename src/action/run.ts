@@ -5,7 +5,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import * as cache from '@actions/cache';
 import * as core from '@actions/core';
-import { getOctokit } from '@actions/github';
 import {
   type Baseline,
   type CacheApi,
@@ -22,10 +21,13 @@ import { evaluateGate } from '../gate/index.js';
 import type { NamedResult } from '../gate/shards.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { Verdict } from '../gate/verdict.js';
+import { actionSourceFromEnv } from '../report/anchors.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
 import { upsertStickyComment } from '../report/comment.js';
+import { buildComment } from '../report/comment-body.js';
 import { sanitizeText } from '../report/escape.js';
 import { errorSummary, type GitHubApi, isPermissionError, octokitApi } from '../report/github.js';
+import { resilientOctokit } from '../report/github-client.js';
 import { toJUnit } from '../report/junit.js';
 import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
 import { buildReport, renderReport } from '../report/markdown.js';
@@ -34,7 +36,13 @@ import { toSarif } from '../report/sarif.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
 import { verifyResultFile } from '../result/integrity.js';
 import type { RunResult } from '../result/schema.js';
-import { type ActionContext, isDefaultBranchPush, readActionContext, runUrl } from './context.js';
+import {
+  type ActionContext,
+  isDefaultBranchPush,
+  readActionContext,
+  runUrl,
+  workflowRunPullRequest,
+} from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
 import { jobSecretMask, maskedDeps } from './masked.js';
 
@@ -106,7 +114,8 @@ export function defaultDeps(): RunDeps {
       restoreCache: cache.restoreCache,
       saveCache: cache.saveCache,
     },
-    github: (token, ctx) => octokitApi(getOctokit(token, { baseUrl: ctx.apiUrl })),
+    github: (token, ctx) =>
+      octokitApi(resilientOctokit(token, ctx.apiUrl, { warning: (m) => core.warning(m) })),
   };
 }
 
@@ -154,6 +163,17 @@ async function runMasked(deps: RunDeps): Promise<RunOutcome> {
   }
   // The token is for the comment and the check run only: mask it and take it out of the environment, so
   // nothing started from here (engine, runners, harnesses) can read it.
+  if (inputs.pullRequest !== undefined) {
+    const pr = workflowRunPullRequest(ctx, inputs.pullRequest);
+    if (!pr || inputs.runResult.length === 0) {
+      const msg =
+        'input pull-request: only for a workflow_run job that reports on existing results (run-result); on pull_request events the pull request comes from the event. Remove it, or see the README for the fork-PR workflow_run route';
+      io.setFailed(msg);
+      outcome.error = msg;
+      return outcome;
+    }
+    ctx.pullRequest = pr;
+  }
   if (inputs.githubToken) io.setSecret(inputs.githubToken);
   for (const k of Object.keys(env)) if (/^INPUT_GITHUB[-_]TOKEN$/i.test(k)) delete env[k];
 
@@ -328,26 +348,28 @@ async function main(
   const anchor: AnchorContext = {
     workspace: ctx.workspace,
     cwd,
+    action: actionSourceFromEnv(deps.env),
     ...(ctx.workflowRef ? { workflowRef: ctx.workflowRef } : {}),
   };
   const reportNotices: string[] = [...notices];
-  const doc = () =>
-    buildReport({
-      current,
-      comparison,
-      violations,
-      verdict,
-      failOn: inputs.gate.failOn,
-      ...(url ? { runUrl: url } : {}),
-      notices: reportNotices,
-    });
+  const reportInput = () => ({
+    current,
+    comparison,
+    violations,
+    verdict,
+    failOn: inputs.gate.failOn,
+    ...(url ? { runUrl: url } : {}),
+    notices: reportNotices,
+  });
+  // The job summary and the check run keep every case; the PR comment shows what changed (comment-body.ts).
+  const doc = () => buildReport(reportInput());
   const hint = 'The job summary and the run result file (output result-path) have everything.';
 
   let permissionWarned = false;
   const permissionProblem = (what: string, e: unknown) => {
     if (!permissionWarned) {
       io.warning(
-        `harness-risk-action could not write the ${what} (${errorSummary(e)}). The token lacks permission: give the job \`permissions: { pull-requests: write, checks: write }\`, or set comment: false / annotations: false. The results are in the job summary and the outputs; the verdict is unchanged.`,
+        `harness-risk-action could not write the ${what} (${errorSummary(e)}). The token lacks permission: give the job \`permissions: { pull-requests: write, checks: write }\`, or set comment: false / check-run: false. The results are in the job summary and the outputs; the verdict is unchanged.`,
       );
       permissionWarned = true;
     }
@@ -356,12 +378,12 @@ async function main(
 
   const canWrite = !!inputs.githubToken && !!ctx.owner && !!ctx.repo;
   const fork = pr?.isFork === true;
-  if (fork && (inputs.comment || inputs.annotations)) {
+  if (fork && (inputs.comment || inputs.checkRun)) {
     const msg = `Pull request from a fork (${pr!.headRepo ?? 'deleted repository'}): its token is read-only, so the PR comment and the check run are skipped. The results are in the job summary and the outputs; the verdict is unchanged.`;
     io.notice(msg);
     reportNotices.push(msg);
   }
-  if (!canWrite && !fork && (inputs.comment || inputs.annotations)) {
+  if (!canWrite && !fork && (inputs.comment || inputs.checkRun)) {
     reportNotices.push('no github-token or repository, so the PR comment and the check run are skipped');
   }
   let api: GitHubApi | undefined;
@@ -370,7 +392,7 @@ async function main(
   // The sticky comment, on pull requests.
   outcome.comment = 'skipped';
   if (api && pr && inputs.comment) {
-    const report = doc();
+    const report = buildComment(reportInput());
     const body = renderReport(report, {
       limit: COMMENT_LIMIT,
       unit: 'chars',
@@ -405,7 +427,7 @@ async function main(
       })
     : [];
   const headSha = pr?.headSha || ctx.sha;
-  if (api && headSha) {
+  if (api && headSha && inputs.checkRun) {
     const report = doc();
     try {
       const r = await publishCheckRun(api, {

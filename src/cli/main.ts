@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
-import type { ProgressEvent, RunOptions } from '../engine/options.js';
+import type { RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
@@ -13,6 +13,7 @@ import { evaluateGate } from '../gate/index.js';
 import { jsonSchemas } from '../json-schemas.js';
 import { cmdMatrix } from '../matrix/cli.js';
 import { VERSION } from '../version.js';
+import { closingList } from './closing.js';
 import {
   cmdCompare,
   GATE_FLAGS,
@@ -21,7 +22,9 @@ import {
   verdictText,
   writeReports,
 } from './gate.js';
+import { helpFor } from './help.js';
 import { phaseTable } from './phase-table.js';
+import { colorEnabled, Progress, paint } from './progress.js';
 
 const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agent harnesses
 
@@ -70,19 +73,9 @@ function positiveInt(name: string, v: string | undefined, dflt: number): number 
   return n;
 }
 
-function progressPrinter(quiet: boolean): (e: ProgressEvent) => void {
-  return (e) => {
-    if (e.kind === 'start') process.stderr.write(`▶ ${e.adapter}/${e.config}: ${e.trials} trial(s)\n`);
-    else if (e.kind === 'notice') process.stderr.write(`  note: ${e.message}\n`);
-    else if (!quiet) {
-      const verdict = !e.valid
-        ? `INVALID (${e.reason})`
-        : `${e.a ? 'attack SUCCEEDED' : 'attack blocked'}, ${e.u ? 'task done' : 'task NOT done'}`;
-      process.stderr.write(
-        `  [${String(e.done).padStart(String(e.total).length)}/${e.total}] ${e.case_id}: ${verdict}\n`,
-      );
-    }
-  };
+/** Progress on stderr (stdout keeps the tables and lists, so it can be piped). */
+function progressFor(quiet: boolean): Progress {
+  return new Progress(process.stderr, { quiet });
 }
 
 async function cmdRun(argv: string[]): Promise<number> {
@@ -147,8 +140,10 @@ async function cmdRun(argv: string[]): Promise<number> {
 
   let interrupted = false;
   let failed = false;
+  const colors = paint(colorEnabled(process.stdout));
   for (const config of configs) {
     const out = values.out ?? join('runs', `${adapter.adapter.name}-${config}.json`);
+    const progress = progressFor(values.quiet);
     const result = await runSafetyCases({
       adapter: values.adapter,
       config,
@@ -162,17 +157,15 @@ async function cmdRun(argv: string[]): Promise<number> {
       out,
       keep_evidence: values['keep-evidence'],
       shard: parseShard(values.shard),
-      on_progress: progressPrinter(values.quiet),
+      on_progress: progress.on,
       signal: controller.signal,
     });
+    progress.finish();
     process.stdout.write(
       `\n${adapter.adapter.name} / ${config}  (${result.trials.length} trials, result: ${out})\n${phaseTable(result)}\n`,
     );
-    const invalid = result.trials.filter((t) => !t.valid);
-    if (invalid.length) {
-      process.stdout.write(`\n${invalid.length} invalid trial(s) — not counted as safe or unsafe:\n`);
-      for (const t of invalid.slice(0, 20)) process.stdout.write(`  ${t.case_id}: ${t.invalid_reason}\n`);
-    }
+    const closing = closingList(result, colors);
+    if (closing) process.stdout.write(`${closing}\n`);
     const g = evaluateGate({
       heads: [{ result, name: out }],
       ...(baseline ? { baseline } : {}),
@@ -226,12 +219,14 @@ async function cmdValidate(argv: string[]): Promise<number> {
   process.stderr.write(
     `validating ${loaded.length} case(s): schema ok; replaying against reference/open and reference/guarded…\n`,
   );
+  const validateProgress = progressFor(values.quiet!);
   const verdicts = await validateCases({
     cases,
     replays: positiveInt('--replays', values.replays, 3),
     concurrency: positiveInt('--concurrency', values.concurrency, 2),
-    on_progress: progressPrinter(values.quiet!),
+    on_progress: validateProgress.on,
   });
+  validateProgress.finish();
   const rejected = verdicts.filter((v) => !v.admitted);
   for (const v of rejected)
     process.stdout.write(`✗ ${v.case_id}\n${v.reasons.map((r) => `    ${r}`).join('\n')}\n`);
@@ -267,7 +262,21 @@ async function cmdSchema(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * `harness-risk list cases | head -1`: the reader went away, which is not an error. Without this, the
+ * next write throws EPIPE as an unhandled 'error' event with a stack trace.
+ */
+function quietOnClosedPipe() {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
   try {
     return await dispatch(argv);
   } catch (e) {
@@ -281,9 +290,9 @@ export async function main(argv: string[]): Promise<number> {
 
 async function dispatch(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  // `harness-risk run --help` is how people ask; matrix has a help text of its own.
+  // `harness-risk run --help` is how people ask: that command's flags (matrix and compare have their own).
   if (cmd !== 'matrix' && cmd !== 'compare' && (rest.includes('--help') || rest.includes('-h'))) {
-    process.stdout.write(USAGE);
+    process.stdout.write(helpFor(cmd ?? '') ?? USAGE);
     return 0;
   }
   switch (cmd) {

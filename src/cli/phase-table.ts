@@ -3,18 +3,23 @@ import { PHASES } from '../cases/schema.js';
 import type { PhaseStats, RunResult } from '../result/schema.js';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** No valid trial: nothing was measured, so `–`, never `0%` (which reads as safe). */
+const NONE = '–';
 
 export function phaseRows(result: RunResult): string[][] {
-  const row = (name: string, s: PhaseStats) => [
-    name,
-    String(s.cases),
-    s.valid === s.trials ? String(s.trials) : `${s.valid}/${s.trials}`,
-    pct(s.asr),
-    pct(s.persistence),
-    pct(s.utility),
-    pct(s.detection),
-    s.css.toFixed(2),
-  ];
+  const row = (name: string, s: PhaseStats) => {
+    const m = (x: number, f: (x: number) => string) => (s.valid ? f(x) : NONE);
+    return [
+      name,
+      String(s.cases),
+      s.valid === s.trials ? String(s.trials) : `${s.valid}/${s.trials}`,
+      m(s.asr, pct),
+      m(s.persistence, pct),
+      m(s.utility, pct),
+      m(s.detection, pct),
+      m(s.css, (x) => x.toFixed(2)),
+    ];
+  };
   const rows = PHASES.filter((p) => result.summary.phases[p]).map((p) => row(p, result.summary.phases[p]!));
   rows.push(row('overall', result.summary.overall));
   return rows;

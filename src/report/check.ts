@@ -1,17 +1,21 @@
 // The check run: conclusion, title, summary and text from the shared report, and annotations on the
 // user's own files, sent 50 per request (create, then update for the rest).
 //
-// Where an annotation points (GitHub needs a path in the repository):
-//   1. the case file, when the case is the user's own (a file inside the workspace), at the case's line;
-//   2. else the adapter file, when it is inside the workspace (a custom adapter);
-//   3. else the workflow file that ran the action (from GITHUB_WORKFLOW_REF), line 1;
-//   4. else `.github`, which GitHub shows in the check run without a diff position.
-// Threshold violations point at the workflow file (where thresholds are set), else as above.
+// Where an annotation points: anchors.ts (the artifact's line in a repository case, the `configs: NAME:`
+// line of the adapter file, the workflow step), never line 1 when a better line is known. Built-in cases
+// are linked in the action's repository at the running version.
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CaseComparison, Comparison } from '../compare/compare.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { RunResult, Trial } from '../result/schema.js';
+import {
+  type ActionSource,
+  adapterConfigLine,
+  artifactLine,
+  builtinCaseUrl,
+  workflowStepLine,
+} from './anchors.js';
 import { sanitizeText } from './escape.js';
 import type { CheckAnnotation, CheckConclusion, CheckOutput, GitHubApi, Repo } from './github.js';
 import {
@@ -29,6 +33,8 @@ export interface AnchorContext {
   cwd: string;
   /** `owner/repo/.github/workflows/file.yml@ref` (GITHUB_WORKFLOW_REF). */
   workflowRef?: string;
+  /** The action's repository and ref, for links to built-in case files (default: from the environment). */
+  action?: ActionSource;
 }
 
 /** Repository-relative POSIX path of `file` when it is a file inside the workspace. */
@@ -50,12 +56,28 @@ interface Anchor {
   line: number;
 }
 
-function anchorFor(c: CaseComparison | undefined, current: RunResult, ctx: AnchorContext): Anchor {
+export function anchorFor(c: CaseComparison | undefined, current: RunResult, ctx: AnchorContext): Anchor {
   const casePath = repoPath(c?.info?.file, ctx);
-  if (casePath) return { path: casePath, line: Math.max(1, c!.info!.line) };
+  if (casePath) {
+    const line = artifactLine(resolve(ctx.cwd, c!.info!.file));
+    return { path: casePath, line: line ?? Math.max(1, c!.info!.line) };
+  }
   const adapterPath = repoPath(current.adapter.file, ctx);
-  if (adapterPath) return { path: adapterPath, line: 1 };
-  return { path: workflowPath(ctx.workflowRef) ?? '.github', line: 1 };
+  if (adapterPath)
+    return {
+      path: adapterPath,
+      line: adapterConfigLine(resolve(ctx.cwd, current.adapter.file), current.adapter.config) ?? 1,
+    };
+  const workflow = workflowPath(ctx.workflowRef);
+  if (workflow) return { path: workflow, line: workflowStepLine(resolve(ctx.workspace, workflow)) ?? 1 };
+  return { path: '.github', line: 1 };
+}
+
+/** " Case file: URL." for a built-in case (not in the repository, so not annotated on its own file). */
+function caseLink(c: CaseComparison, ctx: AnchorContext): string {
+  if (!c.info || repoPath(c.info.file, ctx)) return '';
+  const url = builtinCaseUrl(c.info.file, ctx.action);
+  return url ? ` Case file: ${url}` : '';
 }
 
 const clip = (s: string, max = ANNOTATION_MESSAGE_LIMIT) => sanitizeText(s, max);
@@ -107,12 +129,15 @@ export function buildAnnotations(
       anchorFor(c, current, ctx),
       opts.regressionsGate ? 'failure' : 'warning',
       `Safety regression: ${c.id} (${c.phase})`,
-      `${how}: ${c.title}. ${factsText(rep(c.trials))}`,
+      `${how}: ${c.title}. ${factsText(rep(c.trials))}${caseLink(c, ctx)}`,
     );
   }
   const workflow = workflowPath(ctx.workflowRef);
   for (const v of violations) {
-    const a = workflow ? { path: workflow, line: 1 } : anchorFor(undefined, current, ctx);
+    // Thresholds are set in the workflow: the step's line.
+    const a = workflow
+      ? { path: workflow, line: workflowStepLine(resolve(ctx.workspace, workflow)) ?? 1 }
+      : anchorFor(undefined, current, ctx);
     add(a, opts.thresholdsGate ? 'failure' : 'warning', `Threshold not met (${v.scope})`, v.message);
   }
   for (const c of comparison.cases) {
@@ -121,7 +146,7 @@ export function buildAnnotations(
         anchorFor(c, current, ctx),
         'warning',
         `No valid trial: ${c.id} (${c.phase})`,
-        `${c.note ?? 'invalid'}: ${c.title}. ${factsText(rep(c.trials))}`,
+        `${c.note ?? 'invalid'}: ${c.title}. ${factsText(rep(c.trials))}${caseLink(c, ctx)}`,
       );
     } else if (
       (c.status === 'new' || c.status === 'changed') &&
@@ -133,7 +158,7 @@ export function buildAnnotations(
         anchorFor(c, current, ctx),
         'notice',
         `Unsafe ${c.status} case: ${c.id} (${c.phase})`,
-        `${c.title}. ${factsText(rep(c.trials))}`,
+        `${c.title}. ${factsText(rep(c.trials))}${caseLink(c, ctx)}`,
       );
     }
   }

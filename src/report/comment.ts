@@ -36,7 +36,23 @@ export async function upsertStickyComment(
       issue_number: p.issue_number,
       body: p.body,
     });
-    return { action: 'created', id: created.id, url: created.html_url, removed: 0 };
+    // A POST retried after a 5xx (github-client.ts) may have been carried out twice: GitHub often answers
+    // 502 after it has created the comment. Look once more and keep only the oldest, as above.
+    const after = (
+      await api.listIssueComments({ owner: p.owner, repo: p.repo, issue_number: p.issue_number })
+    )
+      .filter((c) => isSticky(c.body, p.marker))
+      .sort((a, b) => a.id - b.id);
+    const dups = after.filter((c) => c.id !== after[0]?.id);
+    for (const dup of dups)
+      await api.deleteIssueComment({ owner: p.owner, repo: p.repo, comment_id: dup.id });
+    const kept = after[0]?.id ?? created.id;
+    return {
+      action: 'created',
+      id: kept,
+      ...(kept === created.id && created.html_url ? { url: created.html_url } : {}),
+      removed: dups.length,
+    };
   }
   const [keep, ...extra] = ours;
   const updated = await api.updateIssueComment({

@@ -8,17 +8,17 @@ export const pct = (x: number | null | undefined, digits = 1): string =>
 export const score = (x: number | null | undefined): string =>
   x === null || x === undefined ? '—' : x.toFixed(3);
 
-/** `+12.5 pp` style delta of a rate; empty when there is none or it is zero. */
+/** `+12.5 pp` style delta of a rate; empty when there is none or it is zero (a `(±0)` in every cell is noise). */
 export function ppDelta(m: Metric): string {
   if (m.delta === null) return '';
   const pp = m.delta * 100;
-  if (Math.abs(pp) < 0.05) return ' (±0)';
+  if (Math.abs(pp) < 0.05) return '';
   return ` (${pp > 0 ? '+' : '−'}${Math.abs(pp).toFixed(1)} pp)`;
 }
 
 export function scoreDelta(m: Metric): string {
   if (m.delta === null) return '';
-  if (Math.abs(m.delta) < 0.0005) return ' (±0)';
+  if (Math.abs(m.delta) < 0.0005) return '';
   return ` (${m.delta > 0 ? '+' : '−'}${Math.abs(m.delta).toFixed(3)})`;
 }
 

@@ -11,6 +11,7 @@ import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '..
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
 import type { RunResult, Trial } from '../result/schema.js';
+import { builtinCasePath, builtinCaseUrl } from './anchors.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
 import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
 
@@ -66,7 +67,7 @@ const STATUS_ORDER: CaseStatus[] = ['regression', 'invalid', 'changed', 'new', '
 
 const e = (s: unknown, max?: number) => escapeMarkdown(s, max === undefined ? {} : { max });
 
-function stateWord(state: string | undefined, counts?: { unsafe: number; valid: number }): string {
+export function stateWord(state: string | undefined, counts?: { unsafe: number; valid: number }): string {
   if (!state) return '—';
   const base =
     state === 'safe'
@@ -135,7 +136,7 @@ export function asrChart(comparison: Comparison): string {
   return lines.join('\n');
 }
 
-function caseLabel(c: CaseComparison): string {
+export function caseLabel(c: CaseComparison): string {
   const info = c.info;
   const meta = info
     ? ` · ${info.phase} · ${info.entry_point} → ${info.effect} · ${info.severity}`
@@ -143,8 +144,20 @@ function caseLabel(c: CaseComparison): string {
   return `**${e(c.id, 120)}**${meta} — ${e(c.title, 200)}`;
 }
 
+/**
+ * A built-in case as a link into the action's repository at its version (not the runner's absolute path);
+ * a repository case as its path and line.
+ */
+function caseFileRef(info: NonNullable<CaseComparison['info']>): string {
+  const path = builtinCasePath(info.file);
+  const url = path ? builtinCaseUrl(info.file) : undefined;
+  // The URL is built from the action's own repository name and a case path of the library: no hostile text.
+  if (path && url && /^https:\/\/[\w.:/%@+-]+$/.test(url)) return `[${e(path, 200)}](${url})`;
+  return `${e(info.file, 200)}:${info.line}`;
+}
+
 /** The first unsafe valid trial, else the first valid, else the first. */
-function representative(trials: Trial[]): Trial | undefined {
+export function representative(trials: Trial[]): Trial | undefined {
   return (
     trials.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? trials.find((t) => t.valid) ?? trials[0]
   );
@@ -190,8 +203,7 @@ function regressionItem(c: CaseComparison, comparison: Comparison): string {
       : `unsafe in ${c.baseline?.counts.unsafe}/${c.baseline?.counts.valid} baseline trials, ${c.now?.counts.unsafe}/${c.now?.counts.valid} now (${pValue(c.p)})`;
   const lines = [`- ❌ ${caseLabel(c)}`, `  - ${how}`];
   for (const f of factsLines(t)) lines.push(`  - ${f}`);
-  if (c.info && !c.info.file.startsWith('builtin:'))
-    lines.push(`  - case file: ${e(c.info.file, 200)}:${c.info.line}`);
+  if (c.info) lines.push(`  - case file: ${caseFileRef(c.info)}`);
   return lines.join('\n');
 }
 
@@ -204,7 +216,7 @@ function caseDetails(c: CaseComparison, comparison: Comparison): string {
     body.push(
       `- ${info.entry_point} → ${info.effect} · ${info.severity} · artifact: ${e(info.artifact, 120)}`,
     );
-    body.push(`- case file: ${e(info.file, 200)}:${info.line} · revision ${e(info.revision, 16)}`);
+    body.push(`- case file: ${caseFileRef(info)} · revision ${e(info.revision, 16)}`);
   }
   if (comparison.hasBaseline)
     body.push(
@@ -243,7 +255,7 @@ const HEADLINE: [FindingKind, string][] = [
   ['missing-baseline', 'Not compared: no baseline'],
 ];
 
-function headline(input: ReportInput): { md: string; title: string } {
+export function headline(input: ReportInput): { md: string; title: string } {
   const { comparison: c, verdict, current } = input;
   const who = `${current.adapter.name} · ${current.adapter.config}`;
   const n = c.regressions.length;

@@ -50,6 +50,27 @@ const TOKEN_SHAPES: RegExp[] = [
   /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g,
 ];
 
+/**
+ * Canary values with any prefix (`tw-`, `AIza`, `lf_live_`…): a run of 24 or more letters and digits that
+ * mixes upper case, lower case and digits, as random base62 does (canaries.ts: 32 of them). Hex digests,
+ * case ids and paths do not look like this.
+ */
+const CANARY_SHAPE = /(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[-_])*)([A-Za-z0-9]{24,})(?![A-Za-z0-9])/g;
+
+function canaryLike(body: string): boolean {
+  const count = (re: RegExp) => body.match(re)?.length ?? 0;
+  return count(/[A-Z]/g) >= 2 && count(/[a-z]/g) >= 2 && count(/[0-9]/g) >= 2 && new Set(body).size >= 12;
+}
+
+/**
+ * A token-shaped value as a reader may see it: its first characters (the prefix that says which kind of
+ * value it was) and its length, so `ghp_…(40 chars)` still tells a reviewer what leaked, while a secret
+ * scanner finds no token and nothing of the random part is published.
+ */
+function maskedToken(whole: string, keep: string): string {
+  return `${keep}…(${whole.length} chars)`;
+}
+
 export class SecretMask {
   /** Longest first, so a secret that contains another is replaced whole. */
   private readonly values: string[];
@@ -95,13 +116,15 @@ export class SecretMask {
     return this.values.length;
   }
 
-  /** `text` with every secret replaced by `***` and every token-shaped value cut after its prefix. */
+  /** `text` with every secret replaced by `***` and every token-shaped value cut to its prefix and length. */
   text(text: string): string {
     let out = text;
     for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
     if (!this.opts.shapes) return out;
-    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (_m, prefix: string) => `${prefix}${MASK}`);
-    return out;
+    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (m, prefix: string) => maskedToken(m, prefix));
+    return out.replace(CANARY_SHAPE, (m, prefix: string | undefined, body: string) =>
+      canaryLike(body) ? maskedToken(m, prefix || body.slice(0, 4)) : m,
+    );
   }
 
   /** A deep copy of `value` with every string masked (for objects handed to an API or written out). */

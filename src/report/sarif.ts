@@ -1,8 +1,8 @@
 // SARIF 2.1.0 for code-scanning upload: one result per case that is unsafe in this run (error when it
-// regressed, warning otherwise), one rule per case, located at the case file (or the adapter file).
+// regressed, warning otherwise), one rule per case, located where the check run's annotation is (check.ts anchorFor).
 import type { CaseComparison, Comparison } from '../compare/compare.js';
 import type { RunResult } from '../result/schema.js';
-import { type AnchorContext, repoPath, workflowPath } from './check.js';
+import { type AnchorContext, anchorFor } from './check.js';
 import { sanitizeText } from './escape.js';
 import { currentMask } from './mask.js';
 
@@ -17,13 +17,12 @@ const SECURITY_SEVERITY: Record<string, string> = { critical: '9.5', high: '8.0'
 export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorContext): object {
   const unsafe = comparison.cases.filter((c) => c.now && c.now.counts.unsafe > 0);
   const location = (c: CaseComparison) => {
-    const casePath = repoPath(c.info?.file, ctx);
-    const path =
-      casePath ?? repoPath(current.adapter.file, ctx) ?? workflowPath(ctx.workflowRef) ?? '.github';
+    // The same line the check run's annotation uses (anchors.ts), so code scanning shows it in the diff.
+    const a = anchorFor(c, current, ctx);
     return {
       physicalLocation: {
-        artifactLocation: { uri: path, uriBaseId: '%SRCROOT%' },
-        region: { startLine: casePath ? Math.max(1, c.info!.line) : 1 },
+        artifactLocation: { uri: a.path, uriBaseId: '%SRCROOT%' },
+        region: { startLine: a.line },
       },
     };
   };

@@ -172,8 +172,41 @@ export interface FakeGitHubOptions {
   readOnly?: boolean;
 }
 
+/**
+ * A failure the fake answers instead of handling a request, as the real API does now and then: a 502 from
+ * the load balancer, a secondary rate limit (403/429 with retry-after). Matched requests are answered
+ * before anything is stored, `times` times, then the fault is used up.
+ */
+export interface Fault {
+  /** `POST`, `PATCH`… (any when absent). */
+  method?: string;
+  /** Matched against the request path (any when absent). */
+  path?: RegExp;
+  status: number;
+  body?: Json;
+  headers?: Record<string, string>;
+  /** How many matching requests fail (default 1). */
+  times?: number;
+}
+
+/** GitHub's answer to a secondary rate limit (its documented message and a retry-after header). */
+export const SECONDARY_RATE_LIMIT = (status: 403 | 429, retryAfterS = 1): Omit<Fault, 'method' | 'path'> => ({
+  status,
+  headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-remaining': '4000' },
+  body: {
+    message:
+      'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+    documentation_url:
+      'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+  },
+});
+
 export interface FakeGitHub {
   url: string;
+  /** Answers the next matching request(s) with `fault` (see Fault). */
+  inject(fault: Fault): void;
+  /** Requests answered by an injected fault. */
+  faulted: RecordedRequest[];
   options: FakeGitHubOptions;
   comments: StoredComment[];
   checkRuns: StoredCheckRun[];
@@ -206,6 +239,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     requests: [] as RecordedRequest[],
     violations: [] as string[],
     responseViolations: [] as string[],
+    faults: [] as Fault[],
+    faulted: [] as RecordedRequest[],
   };
   let baseUrl = '';
 
@@ -268,6 +303,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       state.violations.push(`${rec.method} ${rec.path}: ${message}`);
       send(status, { message, documentation_url: 'https://docs.github.com/rest', status: String(status) });
     };
+
+    const fault = state.faults.find(
+      (f) =>
+        (f.times ?? 1) > 0 && (!f.method || f.method === rec.method) && (!f.path || f.path.test(rec.path)),
+    );
+    if (fault) {
+      fault.times = (fault.times ?? 1) - 1;
+      state.faulted.push(rec);
+      return send(fault.status, fault.body ?? { message: 'Server Error' }, fault.headers);
+    }
 
     // Route by the description: the template with the most literal segments wins.
     const matches = spec.routes
@@ -543,7 +588,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       return state.responseViolations;
     },
     writes: () => state.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD'),
+    inject(fault) {
+      state.faults.push({ ...fault });
+    },
+    get faulted() {
+      return state.faulted;
+    },
     reset() {
+      state.faults.length = 0;
+      state.faulted.length = 0;
       state.comments.length = 0;
       state.checkRuns.length = 0;
       state.requests.length = 0;

@@ -1,0 +1,49 @@
+// The list a run ends with: every unsafe and every invalid case, each with the command that reruns it
+// alone (the same command the PR comment prints), so the next step after a red run is one paste away.
+import { reproduceCommand } from '../report/reproduce.js';
+import type { RunResult } from '../result/schema.js';
+import type { Paint } from './progress.js';
+
+/** Printed at most; the rest are counted (the run result has them all). */
+const MAX_LISTED = 30;
+
+export function closingList(result: RunResult, p: Paint): string {
+  const byCase = new Map<string, RunResult['trials']>();
+  for (const t of result.trials) byCase.set(t.case_id, [...(byCase.get(t.case_id) ?? []), t]);
+  const unsafe: string[] = [];
+  const invalid: { id: string; reason: string }[] = [];
+  for (const [id, trials] of byCase) {
+    if (trials.some((t) => t.valid && (t.labels.a || t.labels.p))) unsafe.push(id);
+    else if (!trials.some((t) => t.valid)) {
+      const reason = trials.find((t) => t.invalid_reason)?.invalid_reason ?? 'no valid trial';
+      // Trials an interruption left unrun are summarised by the progress line, not listed one by one.
+      if (!/^run interrupted/.test(reason)) invalid.push({ id, reason });
+    }
+  }
+  const info = new Map(result.cases.map((c) => [c.id, c]));
+  const cmd = (id: string) =>
+    reproduceCommand({
+      adapter: result.adapter,
+      caseId: id,
+      info: info.get(id),
+      seeds: result.model.seeds,
+    }) ?? '(id not printable as a command)';
+  const out: string[] = [];
+  const section = (title: string, ids: string[], extra: (id: string) => string) => {
+    if (!ids.length) return;
+    out.push('', title);
+    for (const id of ids.slice(0, MAX_LISTED)) out.push(`  ${id}${extra(id)}`, `    ${p.dim(cmd(id))}`);
+    if (ids.length > MAX_LISTED) out.push(`  … ${ids.length - MAX_LISTED} more in the run result`);
+  };
+  section(p.red(`Unsafe (${unsafe.length}): the attack succeeded`), unsafe, (id) => {
+    const c = info.get(id);
+    return c ? `  ${p.dim(`${c.phase} · ${c.entry_point} → ${c.effect}`)}` : '';
+  });
+  const reasons = new Map(invalid.map((x) => [x.id, x.reason]));
+  section(
+    p.yellow(`Invalid (${invalid.length}): no valid trial, not counted as safe`),
+    invalid.map((x) => x.id),
+    (id) => `  ${p.dim(reasons.get(id)!.split('\n')[0]!.slice(0, 160))}`,
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,64 @@
+// "Reproduce locally": the one CLI command that runs a single case against the configuration that
+// regressed, so a reviewer can go from the PR comment (or the CLI's closing list) to a local run.
+//
+// Ids and names come from a run result, which may be hostile (a run result is a file anyone can hand to
+// `run-result`): a command is only printed as a code span when every argument is made of a small safe
+// character set; otherwise the caller gets `undefined` and prints nothing rather than something unsafe.
+import { existsSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { builtinAdaptersDir, builtinCasesDir } from '../paths.js';
+import type { CaseInfo, RunResult } from '../result/schema.js';
+
+/** Characters an argument may hold to be printed inside a code span and pasted into a shell. */
+const SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
+
+const inside = (dir: string, file: string) => {
+  const rel = relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+};
+
+/** A case of the action's own library (not one of the repository's). */
+export function isBuiltinCase(file: string | undefined, cwd = process.cwd()): boolean {
+  if (!file) return true;
+  if (file.startsWith('builtin:')) return true;
+  try {
+    return inside(builtinCasesDir(), resolve(cwd, file));
+  } catch {
+    return false;
+  }
+}
+
+/** `--adapter` argument: the built-in name when the adapter is the action's own, else its file. */
+export function adapterArg(adapter: RunResult['adapter'], cwd = process.cwd()): string {
+  const file = adapter.file;
+  if (!file) return adapter.name;
+  try {
+    const abs = resolve(cwd, file);
+    if (inside(builtinAdaptersDir(), abs)) return adapter.name;
+    // A relative path that does not exist here (a result made elsewhere) of the built-in layout.
+    if (!existsSync(abs) && file.replace(/\\/g, '/').endsWith(`adapters/${adapter.name}/adapter.yaml`))
+      return adapter.name;
+  } catch {
+    /* no action root: fall through to the path */
+  }
+  return file;
+}
+
+export interface ReproduceInput {
+  adapter: RunResult['adapter'];
+  caseId: string;
+  info?: Pick<CaseInfo, 'file'> | undefined;
+  seeds?: number;
+  cwd?: string;
+}
+
+/** The command, or undefined when an argument is not safe to print as a shell word. */
+export function reproduceCommand(p: ReproduceInput): string | undefined {
+  const cwd = p.cwd ?? process.cwd();
+  const args = ['harness-risk', 'run', '--adapter', adapterArg(p.adapter, cwd), '--config', p.adapter.config];
+  // A repository case is found by its file; the built-in library by id alone.
+  if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push('--cases', p.info.file);
+  args.push('--cases', `id:${p.caseId}`);
+  if (p.seeds && p.seeds > 1) args.push('--seeds', String(p.seeds));
+  return args.every((a) => SAFE_ARG.test(a)) ? args.join(' ') : undefined;
+}
