@@ -7378,6 +7378,242 @@ var require_dist = __commonJS({
   }
 });
 
+// src/world/service-catalog.ts
+function opSpec(service, op) {
+  return Object.hasOwn(specs, service) && Object.hasOwn(specs[service].ops, op) ? specs[service].ops[op] : void 0;
+}
+function recordedOps(service) {
+  if (!Object.hasOwn(specs, service)) return [];
+  return Object.entries(specs[service].ops).flatMap(
+    ([op, spec]) => spec.as ? [] : spec.recorded ? [op, spec.recorded] : [op]
+  );
+}
+function routePattern(path8) {
+  let tail2 = "\\/?";
+  let body = path8;
+  if (body.endsWith("/*")) {
+    body = body.slice(0, -2);
+    tail2 = "(?:\\/(.*))?";
+  }
+  const source = body.split("/").map((seg) => {
+    if (seg.startsWith(":")) return seg.endsWith("+") ? "(.+)" : "([^/]+)";
+    return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }).join("\\/");
+  return new RegExp(`^${source}${tail2}$`);
+}
+var SERVICES, specs, SERVICE_NAMES, CALLABLE_OPS, recordedAs, FAKE_HOSTS, SVC_COMMANDS;
+var init_service_catalog = __esm({
+  "src/world/service-catalog.ts"() {
+    "use strict";
+    SERVICES = {
+      mail: {
+        host: "mail.test",
+        ops: {
+          inbox: {
+            method: "GET",
+            path: "/mail/inbox",
+            doc: "list `{id, from, subject}`",
+            svc: "",
+            callable: true
+          },
+          read: {
+            method: "GET",
+            path: "/mail/messages/:id",
+            doc: "one message",
+            svc: "ID",
+            positional: ["id"],
+            callable: true
+          },
+          send: {
+            method: "POST",
+            path: "/mail/send",
+            body: "{to, subject, body}",
+            doc: "records an outgoing mail",
+            svc: "--to T --subject S --body B",
+            callable: true
+          }
+        }
+      },
+      chat: {
+        ops: {
+          read: {
+            method: "GET",
+            path: "/chat/channels/:ch",
+            doc: "messages of a channel",
+            svc: "CH",
+            positional: ["channel"],
+            callable: true
+          },
+          post: {
+            method: "POST",
+            path: "/chat/channels/:ch",
+            body: "{text}",
+            doc: "posts to a channel (creating it)",
+            svc: "CH TEXT",
+            positional: ["channel", "text"],
+            callable: true
+          }
+        }
+      },
+      payments: {
+        host: "payments.test",
+        ops: {
+          balance: {
+            method: "GET",
+            path: "/payments/balance",
+            doc: "balance and currency",
+            svc: "",
+            callable: true
+          },
+          transfer: {
+            method: "POST",
+            path: "/payments/transfer",
+            body: "{to, amount, currency?, memo?}",
+            doc: "records a transfer (402 when funds are short)",
+            svc: "--to T --amount N [--memo M] [--currency C]",
+            callable: true,
+            tools: ["pay", "transfer", "transfer_funds", "send_payment", "make_payment"]
+          }
+        }
+      },
+      deploy: {
+        ops: {
+          status: {
+            method: "GET",
+            path: "/deploy/status",
+            doc: "services and deployments",
+            svc: "",
+            callable: true
+          },
+          trigger: {
+            method: "POST",
+            path: "/deploy/trigger",
+            body: "{service, ref?, env?}",
+            doc: "records a deployment",
+            svc: "--service S [--ref R] [--env E]",
+            callable: true,
+            tools: ["deploy", "trigger_deployment", "deploy_service"]
+          },
+          logs: {
+            method: "GET",
+            path: "/deploy/logs/:id",
+            doc: "CI/deploy log text (text/plain)",
+            svc: "ID",
+            positional: ["id"],
+            callable: true
+          }
+        }
+      },
+      registry: {
+        host: "registry.test",
+        ops: {
+          search: {
+            method: "GET",
+            path: "/registry/packages",
+            doc: "list (`?q=` filters)",
+            svc: "[QUERY]",
+            callable: true
+          },
+          // Before `show`: its path would also match `NAME/install`.
+          install: {
+            method: "POST",
+            path: "/registry/packages/:name+/install",
+            doc: "recorded; returns files (the `svc` CLI writes them under `HR_SKILLS_DIR/NAME/`)",
+            svc: "NAME",
+            svcNote: "(writes the files under $HR_SKILLS_DIR/NAME/)",
+            positional: ["name"],
+            callable: true
+          },
+          show: {
+            method: "GET",
+            path: "/registry/packages/:name+",
+            doc: "metadata + files",
+            svc: "NAME",
+            positional: ["name"],
+            callable: true
+          }
+        }
+      },
+      web: {
+        host: "web.test",
+        ops: {
+          get: {
+            method: "GET",
+            path: "/web/*",
+            doc: "page text (text/html or text/markdown as stored)",
+            svc: "PATH",
+            positional: ["path"]
+          }
+        }
+      },
+      tickets: {
+        ops: {
+          list: { method: "GET", path: "/tickets", doc: "incident tickets", svc: "", callable: true },
+          read: {
+            method: "GET",
+            path: "/tickets/:id",
+            doc: "one ticket",
+            svc: "ID",
+            positional: ["id"],
+            callable: true
+          },
+          update: {
+            method: "POST",
+            path: "/tickets/:id",
+            body: "{status?, comment?}",
+            doc: "records a status change or comment",
+            svc: "ID [--status S] [--comment C]",
+            positional: ["id"],
+            callable: true,
+            tools: ["update_ticket", "ticket", "close_ticket", "comment_ticket"]
+          },
+          close: {
+            doc: "shorthand for `update` with `status: closed` (the svc CLI and most ticket tools know only update)",
+            as: { op: "update", args: { status: "closed" } },
+            callable: true
+          }
+        }
+      },
+      mcp: {
+        ops: {
+          rpc: {
+            method: "POST",
+            path: "/mcp",
+            body: "JSON-RPC 2.0",
+            doc: "MCP over streamable HTTP (JSON responses); recorded as the JSON-RPC method (`initialize`, `tools/list`, `tools/call`)"
+          },
+          unsupported: { method: "*", path: "/mcp", doc: "other methods on the MCP endpoint (405)" },
+          initialize: { doc: "the MCP handshake", recorded: "initialize" },
+          list: { doc: "the MCP tools", svc: "", recorded: "tools/list", callable: true },
+          call: { doc: "one MCP tool", svc: "TOOL [JSON]", recorded: "tools/call", callable: true }
+        }
+      },
+      sink: {
+        host: "attacker.test",
+        ops: { collect: { method: "*", path: "/sink/*", doc: "the attacker's collection endpoint" } }
+      },
+      egress: {
+        ops: {
+          egress: {
+            doc: "absolute-form URI or `CONNECT` (proxy use): recorded with the target host; answered 403"
+          }
+        }
+      },
+      unknown: { ops: { unknown: { doc: "anything else: 404" } } }
+    };
+    specs = SERVICES;
+    SERVICE_NAMES = Object.keys(SERVICES);
+    CALLABLE_OPS = Object.fromEntries(
+      Object.entries(specs).map(([s, spec]) => [s, Object.keys(spec.ops).filter((op) => spec.ops[op].callable)]).filter(([, ops]) => ops.length > 0)
+    );
+    recordedAs = (service, op) => opSpec(service, op)?.recorded ?? op;
+    FAKE_HOSTS = Object.values(specs).flatMap((s) => s.host ? [s.host] : []);
+    SVC_COMMANDS = Object.entries(specs).flatMap(
+      ([s, spec]) => Object.entries(spec.ops).flatMap(([op, o]) => o.svc === void 0 ? [] : [[s, op]])
+    );
+  }
+});
+
 // src/errors.ts
 function isUserError(e2) {
   return e2 instanceof UserError;
@@ -44305,17 +44541,17 @@ function parseMemory(v) {
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
 }
-var RUN_LABEL, TRIAL_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, FAKE_HOSTS2, SANDBOX_PATHS, TRIAL_KEYS, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE;
+var RUN_LABEL, TRIAL_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, SANDBOX_PATHS, TRIAL_KEYS, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE;
 var init_options = __esm({
   "src/runner/docker/options.ts"() {
     "use strict";
     init_owner();
+    init_service_catalog();
     init_shared();
     RUN_LABEL = "harness-risk.run";
     TRIAL_LABEL = "harness-risk.trial";
     DEFAULT_IMAGE = "harness-risk/node:local";
     DEFAULT_SOCKET = "/var/run/docker.sock";
-    FAKE_HOSTS2 = ["mail.test", "payments.test", "registry.test", "web.test", "attacker.test"];
     SANDBOX_PATHS = {
       trial: "/trial",
       workspace: "/trial/workspace",
@@ -45649,7 +45885,7 @@ var init_runner = __esm({
           fileSize: parseSize(opts.fileSize, 512 * 1024 ** 2, "fileSize")
         };
         this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
-        this.hostAliases = opts.hostAliases ?? FAKE_HOSTS2;
+        this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
         this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, "HarnessRiskDocker"));
         this.idleCommand = opts.idleCommand?.length ? opts.idleCommand : DEFAULT_IDLE;
         this.conn = connect(this.socketPath);
@@ -45976,7 +46212,7 @@ __export(docker_exports, {
   DEFAULT_SOCKET: () => DEFAULT_SOCKET,
   DockerRunner: () => DockerRunner,
   EndpointBridge: () => EndpointBridge,
-  FAKE_HOSTS: () => FAKE_HOSTS2,
+  FAKE_HOSTS: () => FAKE_HOSTS,
   FORBIDDEN_ENV: () => FORBIDDEN_ENV,
   OWNER_LABEL: () => OWNER_LABEL,
   RELAY_JS: () => RELAY_JS,
@@ -65871,237 +66107,8 @@ function date4(params) {
 // src/score/check-kinds.ts
 var import_yaml = __toESM(require_dist(), 1);
 
-// src/world/service-catalog.ts
-var SERVICES = {
-  mail: {
-    host: "mail.test",
-    ops: {
-      inbox: {
-        method: "GET",
-        path: "/mail/inbox",
-        doc: "list `{id, from, subject}`",
-        svc: "",
-        callable: true
-      },
-      read: {
-        method: "GET",
-        path: "/mail/messages/:id",
-        doc: "one message",
-        svc: "ID",
-        positional: ["id"],
-        callable: true
-      },
-      send: {
-        method: "POST",
-        path: "/mail/send",
-        body: "{to, subject, body}",
-        doc: "records an outgoing mail",
-        svc: "--to T --subject S --body B",
-        callable: true
-      }
-    }
-  },
-  chat: {
-    ops: {
-      read: {
-        method: "GET",
-        path: "/chat/channels/:ch",
-        doc: "messages of a channel",
-        svc: "CH",
-        positional: ["channel"],
-        callable: true
-      },
-      post: {
-        method: "POST",
-        path: "/chat/channels/:ch",
-        body: "{text}",
-        doc: "posts to a channel (creating it)",
-        svc: "CH TEXT",
-        positional: ["channel", "text"],
-        callable: true
-      }
-    }
-  },
-  payments: {
-    host: "payments.test",
-    ops: {
-      balance: {
-        method: "GET",
-        path: "/payments/balance",
-        doc: "balance and currency",
-        svc: "",
-        callable: true
-      },
-      transfer: {
-        method: "POST",
-        path: "/payments/transfer",
-        body: "{to, amount, currency?, memo?}",
-        doc: "records a transfer (402 when funds are short)",
-        svc: "--to T --amount N [--memo M] [--currency C]",
-        callable: true,
-        tools: ["pay", "transfer", "transfer_funds", "send_payment", "make_payment"]
-      }
-    }
-  },
-  deploy: {
-    ops: {
-      status: {
-        method: "GET",
-        path: "/deploy/status",
-        doc: "services and deployments",
-        svc: "",
-        callable: true
-      },
-      trigger: {
-        method: "POST",
-        path: "/deploy/trigger",
-        body: "{service, ref?, env?}",
-        doc: "records a deployment",
-        svc: "--service S [--ref R] [--env E]",
-        callable: true,
-        tools: ["deploy", "trigger_deployment", "deploy_service"]
-      },
-      logs: {
-        method: "GET",
-        path: "/deploy/logs/:id",
-        doc: "CI/deploy log text (text/plain)",
-        svc: "ID",
-        positional: ["id"],
-        callable: true
-      }
-    }
-  },
-  registry: {
-    host: "registry.test",
-    ops: {
-      search: {
-        method: "GET",
-        path: "/registry/packages",
-        doc: "list (`?q=` filters)",
-        svc: "[QUERY]",
-        callable: true
-      },
-      // Before `show`: its path would also match `NAME/install`.
-      install: {
-        method: "POST",
-        path: "/registry/packages/:name+/install",
-        doc: "recorded; returns files (the `svc` CLI writes them under `HR_SKILLS_DIR/NAME/`)",
-        svc: "NAME",
-        svcNote: "(writes the files under $HR_SKILLS_DIR/NAME/)",
-        positional: ["name"],
-        callable: true
-      },
-      show: {
-        method: "GET",
-        path: "/registry/packages/:name+",
-        doc: "metadata + files",
-        svc: "NAME",
-        positional: ["name"],
-        callable: true
-      }
-    }
-  },
-  web: {
-    host: "web.test",
-    ops: {
-      get: {
-        method: "GET",
-        path: "/web/*",
-        doc: "page text (text/html or text/markdown as stored)",
-        svc: "PATH",
-        positional: ["path"]
-      }
-    }
-  },
-  tickets: {
-    ops: {
-      list: { method: "GET", path: "/tickets", doc: "incident tickets", svc: "", callable: true },
-      read: {
-        method: "GET",
-        path: "/tickets/:id",
-        doc: "one ticket",
-        svc: "ID",
-        positional: ["id"],
-        callable: true
-      },
-      update: {
-        method: "POST",
-        path: "/tickets/:id",
-        body: "{status?, comment?}",
-        doc: "records a status change or comment",
-        svc: "ID [--status S] [--comment C]",
-        positional: ["id"],
-        callable: true,
-        tools: ["update_ticket", "ticket", "close_ticket", "comment_ticket"]
-      },
-      close: {
-        doc: "shorthand for `update` with `status: closed` (the svc CLI and most ticket tools know only update)",
-        as: { op: "update", args: { status: "closed" } },
-        callable: true
-      }
-    }
-  },
-  mcp: {
-    ops: {
-      rpc: {
-        method: "POST",
-        path: "/mcp",
-        body: "JSON-RPC 2.0",
-        doc: "MCP over streamable HTTP (JSON responses); recorded as the JSON-RPC method (`initialize`, `tools/list`, `tools/call`)"
-      },
-      unsupported: { method: "*", path: "/mcp", doc: "other methods on the MCP endpoint (405)" },
-      initialize: { doc: "the MCP handshake", recorded: "initialize" },
-      list: { doc: "the MCP tools", svc: "", recorded: "tools/list", callable: true },
-      call: { doc: "one MCP tool", svc: "TOOL [JSON]", recorded: "tools/call", callable: true }
-    }
-  },
-  sink: {
-    host: "attacker.test",
-    ops: { collect: { method: "*", path: "/sink/*", doc: "the attacker's collection endpoint" } }
-  },
-  egress: {
-    ops: {
-      egress: {
-        doc: "absolute-form URI or `CONNECT` (proxy use): recorded with the target host; answered 403"
-      }
-    }
-  },
-  unknown: { ops: { unknown: { doc: "anything else: 404" } } }
-};
-var specs = SERVICES;
-var SERVICE_NAMES = Object.keys(SERVICES);
-function opSpec(service, op) {
-  return Object.hasOwn(specs, service) && Object.hasOwn(specs[service].ops, op) ? specs[service].ops[op] : void 0;
-}
-var CALLABLE_OPS = Object.fromEntries(
-  Object.entries(specs).map(([s, spec]) => [s, Object.keys(spec.ops).filter((op) => spec.ops[op].callable)]).filter(([, ops]) => ops.length > 0)
-);
-function recordedOps(service) {
-  if (!Object.hasOwn(specs, service)) return [];
-  return Object.entries(specs[service].ops).flatMap(
-    ([op, spec]) => spec.as ? [] : spec.recorded ? [op, spec.recorded] : [op]
-  );
-}
-var recordedAs = (service, op) => opSpec(service, op)?.recorded ?? op;
-var FAKE_HOSTS = Object.values(specs).flatMap((s) => s.host ? [s.host] : []);
-var SVC_COMMANDS = Object.entries(specs).flatMap(
-  ([s, spec]) => Object.entries(spec.ops).flatMap(([op, o]) => o.svc === void 0 ? [] : [[s, op]])
-);
-function routePattern(path8) {
-  let tail2 = "\\/?";
-  let body = path8;
-  if (body.endsWith("/*")) {
-    body = body.slice(0, -2);
-    tail2 = "(?:\\/(.*))?";
-  }
-  const source = body.split("/").map((seg) => {
-    if (seg.startsWith(":")) return seg.endsWith("+") ? "(.+)" : "([^/]+)";
-    return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  }).join("\\/");
-  return new RegExp(`^${source}${tail2}$`);
-}
-
 // src/cases/actions.ts
+init_service_catalog();
 var Text = external_exports.string();
 var opList = (ops) => Object.entries(ops).map(([s, o]) => `${s} ${o.join("|")}`).join(", ");
 var SERVICE_OPS = CALLABLE_OPS;
@@ -66143,6 +66150,9 @@ var Action = external_exports.discriminatedUnion("do", [
 ]);
 var ACTION_KINDS = Action.options.map((o) => o.shape.do.value);
 var ActionKindSchema = external_exports.enum(ACTION_KINDS);
+
+// src/score/check-kinds.ts
+init_service_catalog();
 
 // src/score/check-context.ts
 var fileAt = (ctx, path8, when) => {
@@ -69759,7 +69769,11 @@ function absoluteCasePath(path8, view) {
   return "absolute" in parsed ? parsed.absolute : parsed.foreign;
 }
 
+// src/model/tools.ts
+init_service_catalog();
+
 // src/model/shell.ts
+init_service_catalog();
 import { posix as posix2 } from "node:path";
 function quote(s) {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
@@ -70529,6 +70543,7 @@ function isObject2(value) {
 }
 
 // src/world/services-routes.ts
+init_service_catalog();
 var ok = (json3, status = 200) => ({ status, json: json3 });
 var fail = (status, error62, extra = {}) => ({
   status,

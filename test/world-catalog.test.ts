@@ -96,8 +96,7 @@ describe('an operation means the same in the case, the svc CLI and the recording
   });
 
   it("the Docker runner resolves the catalog's fake host names", async () => {
-    // src/runner/docker.ts still lists them itself; until it imports FAKE_HOSTS from the catalog, this
-    // keeps the two lists equal.
+    // The docker runner takes them from the catalog (one definition); this keeps it that way.
     const docker = await import('../src/runner/docker.js');
     expect(docker.FAKE_HOSTS).toEqual(FAKE_HOSTS);
   });

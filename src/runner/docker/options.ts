@@ -10,7 +10,8 @@ export { BOOT_LABEL, OWNER_LABEL } from '../owner.js';
 export const DEFAULT_IMAGE = 'harness-risk/node:local';
 export const DEFAULT_SOCKET = '/var/run/docker.sock';
 /** Fake hostnames that resolve to the container's loopback, where the trial's endpoint relay listens. */
-export const FAKE_HOSTS = ['mail.test', 'payments.test', 'registry.test', 'web.test', 'attacker.test'];
+// The mock services' fake host names: defined once, by the service catalog.
+export { FAKE_HOSTS } from '../../world/service-catalog.js';
 /** Sandbox paths of the trial folders, the read-only mounts and the endpoint socket folder. */
 export const SANDBOX_PATHS = {
   trial: '/trial',
