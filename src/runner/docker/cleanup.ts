@@ -5,7 +5,6 @@
 // another host (a shared daemon) cannot be checked: their leftovers go after an hour.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +15,7 @@ import { BOOT_LABEL, OWNER_LABEL, RUN_LABEL, STANDARD_PATH, socketFromEnv, TMP_P
 // Who owns a resource, and whether that owner is gone: one definition for every sweeper (runner/owner.ts).
 export { BOOT_ID, ownerGone, ownerId, ownerLabels } from '../owner.js';
 
-import { BOOT_ID, ownerGone, ownerId } from '../owner.js';
+import { ownerGone } from '../owner.js';
 
 export function shortTag(runId: string): string {
   return createHash('sha256').update(runId).digest('hex').slice(0, 10);
