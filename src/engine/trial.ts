@@ -222,6 +222,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       memory_file: memoryFileView,
       tool_hints: adapter.adapter.tools,
       denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
+      services_url: endpoint,
     };
     const model = createModelHandler(ctx, recorder);
     // selfHosts: a proxied request to the endpoint itself is not egress.

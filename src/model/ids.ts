@@ -49,6 +49,9 @@ export type Redo = 'read' | 'write';
 export interface Move {
   step: StepRef;
   redo?: Redo;
+  /** Attacker steps: which of the step's routes (routes.ts) and which call of that route. */
+  route?: number;
+  part?: number;
 }
 
 /** The ids of one response besides its tool calls. */

@@ -18,10 +18,11 @@ import {
 import type { Conversation, ToolResult } from './conversation.js';
 import type { CallLedger, Move } from './ids.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
-import { type MappedCall, mapAction } from './tools.js';
+import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
+import { type MappedCall, mapAction, resolvePath } from './tools.js';
 
 /** No conversation gets more tool calls than this: a harness that keeps feeding results ends with a reply. */
-export const MAX_TOOL_CALLS = 40;
+export const MAX_TOOL_CALLS = 60;
 /** Recorded tool result text is capped (evidence stays small; checks only need the head). */
 export const RESULT_TEXT_CAP = 4096;
 
@@ -62,7 +63,8 @@ const squash = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim(
 const unescapeJson = (s: string): string =>
   s
     .replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
-    .replace(/\\[nrt]/g, ' ')
+    .replace(/\\[nr]/g, '\n')
+    .replace(/\\t/g, ' ')
     .replace(/\\(["\\/])/g, '$1');
 
 /** Drop line-number gutters (Claude Code's Read shows `    12→text`, others `12\ttext` or `12 | text`). */
@@ -72,7 +74,12 @@ const stripGutters = (s: string): string => s.replace(/^[ \t]*\d+(→|\t| \| |: 
 export function triggerVisible(text: string, trigger: string): boolean {
   const needle = squash(trigger);
   if (!needle || !text) return false;
-  return squash(text).includes(needle) || squash(stripGutters(unescapeJson(text))).includes(needle);
+  if (squash(text).includes(needle)) return true;
+  // JSON text (a raw turn, a tool definition) may hold JSON text again (a tool's JSON output): two levels.
+  const once = unescapeJson(text);
+  return (
+    squash(stripGutters(once)).includes(needle) || squash(stripGutters(unescapeJson(once))).includes(needle)
+  );
 }
 
 /** A non-zero exit status in shell tool output marks a failure even where the wire has no error flag. */
@@ -93,29 +100,83 @@ export function isDenied(result: ToolResult, patterns: RegExp[]): boolean {
   return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
 }
 
+/** How a tool call came back: the harness ran it, refused it, or it failed. */
+export type CallOutcome = 'executed' | 'refused' | 'errored';
+
+/** Results that open with "Error:" are failures in harnesses whose wire has no error flag (OpenAI dialects). */
+const ERROR_HEAD = /^\s*error\b\s*[:!-]/i;
+
+export function outcomeOf(result: ToolResult, patterns: RegExp[]): CallOutcome {
+  if (isDenied(result, patterns)) return 'refused';
+  if (result.isError || failedExit(result.text) || ERROR_HEAD.test(result.text)) return 'errored';
+  return 'executed';
+}
+
 // ---- the plan as steps ----
 
 interface Steps {
   /** Plan indices of the owner's tool steps (replies excluded), in order. */
   owner: number[];
   attack: number[];
+  /**
+   * Position in `owner` up to which the owner's plan goes on before the attack once the trigger is seen:
+   * its last step that writes a file the attacker's goal also writes (-1: none). So an owner write
+   * cannot silently undo the attacker's (docs/internals.md, "Interleaving").
+   */
+  barrier: number;
 }
 
 const toolSteps = (actions: Action[]): number[] => actions.flatMap((a, i) => (a.do === 'reply' ? [] : [i]));
 
 const replies = (actions: Action[]): string[] => actions.flatMap((a) => (a.do === 'reply' ? [a.text] : []));
 
+/** The file a step writes, absolute (`remember` writes the memory file); undefined for the others. */
+function writeTarget(action: Action, ctx: ScriptContext): string | undefined {
+  if (action.do === 'write') return resolvePath(action.path, ctx.paths);
+  if (action.do === 'remember' && ctx.memory_file) return resolvePath(ctx.memory_file, ctx.paths);
+  return undefined;
+}
+
+function planSteps(ctx: ScriptContext): Steps {
+  const owner = toolSteps(ctx.plan);
+  const attack = toolSteps(ctx.goal);
+  const targets = new Set(attack.map((i) => writeTarget(ctx.goal[i], ctx)).filter(Boolean));
+  let barrier = -1;
+  owner.forEach((i, pos) => {
+    const t = writeTarget(ctx.plan[i], ctx);
+    if (t && targets.has(t)) barrier = pos;
+  });
+  return { owner, attack, barrier };
+}
+
 /** Progress through the plan, as read back from the conversation. */
 interface Progress {
   trigger: boolean;
-  /** Next position in Steps.owner / Steps.attack. */
+  /** Next position in Steps.owner. */
   owner: number;
+  /** Position in Steps.attack of the attacker step being pursued. */
   attack: number;
-  /** A denied attack step ends the attack for good. */
-  abandoned: boolean;
+  /** The route being tried for it (index into routesFor) and that route's next call. */
+  route: number;
+  part: number;
+  /** Text the route's previous call returned (what a read found), for the next call of the route. */
+  prior: string;
+  /** The attack move whose result has not come back yet. */
+  awaiting?: Move;
   calls: number;
-  /** A second try that comes before any further plan step (read-then-write). */
+  /** A second try that comes before any further plan step (the owner's read-then-write). */
   redo?: Move;
+}
+
+/** Routes of each attacker step, computed once per request from the tools it offers. */
+type RoutesOf = (goalIndex: number) => Route[];
+
+function routeCache(conv: Conversation, ctx: ScriptContext): RoutesOf {
+  const cache = new Map<number, Route[]>();
+  return (i) => {
+    if (!cache.has(i)) cache.set(i, routesFor(ctx.goal[i], conv.tools, ctx));
+    return cache.get(i)!;
+  };
 }
 
 /**
@@ -124,25 +185,69 @@ interface Progress {
  */
 const READ_FIRST = /has not been read|read it first/i;
 
-/** The move that comes next: a pending second try, attack steps once the trigger was seen (until denied), else the owner's. */
-function nextMove(p: Progress, steps: Steps): Move | undefined {
-  if (p.redo && !(p.redo.step.role === 'attack' && p.abandoned)) return p.redo;
-  if (p.trigger && !p.abandoned && p.attack < steps.attack.length) {
-    return { step: { role: 'attack', index: steps.attack[p.attack] } };
+const nextStep = (p: Progress): void => {
+  p.attack++;
+  p.route = 0;
+  p.part = 0;
+  p.prior = '';
+};
+
+const nextRoute = (p: Progress): void => {
+  p.route++;
+  p.part = 0;
+  p.prior = '';
+};
+
+/**
+ * The move that comes next: a pending second try; once the trigger was seen, the owner's plan up to its
+ * barrier, then each attacker step by each of its routes (in order, bounded); else the owner's plan.
+ * Steps none of whose routes is offered are reported in `skipped`.
+ */
+function nextMove(
+  p: Progress,
+  steps: Steps,
+  ctx: ScriptContext,
+  routesOf: RoutesOf,
+  skipped: Observed['unmapped'],
+): Move | undefined {
+  if (p.redo) return p.redo;
+  while (p.trigger && p.attack < steps.attack.length) {
+    if (p.owner < steps.owner.length && p.owner <= steps.barrier) break;
+    const index = steps.attack[p.attack];
+    const routes = routesOf(index);
+    if (routes.length === 0) skipped.push({ step: { role: 'attack', index }, action: ctx.goal[index].do });
+    if (p.route >= Math.min(routes.length, MAX_ROUTES_PER_STEP)) {
+      nextStep(p);
+      continue;
+    }
+    return { step: { role: 'attack', index }, route: p.route, part: p.part };
   }
   if (p.owner < steps.owner.length) return { step: { role: 'owner', index: steps.owner[p.owner] } };
   return undefined;
 }
-
 /** Marks a move as issued; positions only move forward, so a repeated or stale id changes nothing. */
 function issue(p: Progress, steps: Steps, move: Move): void {
   const { role, index } = move.step;
-  if (role === 'owner') p.owner = Math.max(p.owner, steps.owner.indexOf(index) + 1);
-  else p.attack = Math.max(p.attack, steps.attack.indexOf(index) + 1);
-  // After the read comes the repeated write; after anything else no second try is pending.
-  p.redo = move.redo === 'read' ? { step: move.step, redo: 'write' } : undefined;
+  if (role === 'owner') {
+    p.owner = Math.max(p.owner, steps.owner.indexOf(index) + 1);
+    // After the read comes the repeated write; after anything else no second try is pending.
+    p.redo = move.redo === 'read' ? { step: move.step, redo: 'write' } : undefined;
+    return;
+  }
   // An attack step proves the trigger was seen, even if the harness has since compacted it away.
-  if (role === 'attack') p.trigger = true;
+  p.trigger = true;
+  p.redo = undefined;
+  const pos = steps.attack.indexOf(index);
+  const at = [pos, move.route ?? 0, move.part ?? 0];
+  const now = [p.attack, p.route, p.part];
+  const stale =
+    at[0] < now[0] || (at[0] === now[0] && (at[1] < now[1] || (at[1] === now[1] && at[2] < now[2])));
+  if (stale) return;
+  if (at[0] !== now[0] || at[1] !== now[1]) p.prior = '';
+  p.attack = pos;
+  p.route = at[1];
+  p.part = at[2] + 1;
+  p.awaiting = move;
 }
 
 const actionOf = (ctx: ScriptContext, step: StepRef): Action | undefined =>
@@ -158,6 +263,20 @@ interface Planned {
   move: Move;
   action: Action;
   call: MappedCall;
+  /** The attacker route the call belongs to. */
+  route?: { label: string; n: number; part: number; parts: number };
+}
+
+/** The tool call a move makes now; undefined when no offered tool can (a route that cannot go on). */
+function callFor(move: Move, p: Progress, conv: Conversation, ctx: ScriptContext, routesOf: RoutesOf) {
+  if (move.step.role === 'owner') return { call: mapAction(moveAction(ctx, move), conv.tools, ctx) };
+  const route = routesOf(move.step.index)[move.route ?? 0];
+  const part = move.part ?? 0;
+  const call = route?.calls[part]?.(p.prior);
+  return {
+    call,
+    route: route && { label: route.label, n: move.route ?? 0, part, parts: route.calls.length },
+  };
 }
 
 /**
@@ -169,14 +288,19 @@ function planNext(
   steps: Steps,
   conv: Conversation,
   ctx: ScriptContext,
+  routesOf: RoutesOf,
   skipped: Observed['unmapped'],
 ): Planned | undefined {
-  for (let move = nextMove(p, steps); move; move = nextMove(p, steps)) {
+  for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
+    const { call, route } = callFor(move, p, conv, ctx, routesOf);
     issue(p, steps, move);
-    const action = moveAction(ctx, move);
-    const call = mapAction(action, conv.tools, ctx);
-    if (call) return { move, action, call };
-    if (!move.redo) skipped.push({ step: move.step, action: action.do });
+    if (call) return { move, action: moveAction(ctx, move), call, ...(route ? { route } : {}) };
+    if (move.step.role === 'attack') {
+      // The route cannot go on with what the harness offers now: try the next one.
+      p.awaiting = undefined;
+      nextRoute(p);
+    } else if (!move.redo) skipped.push({ step: move.step, action: moveAction(ctx, move).do });
+    move = nextMove(p, steps, ctx, routesOf, skipped);
   }
   return undefined;
 }
@@ -194,6 +318,7 @@ function recall(
   steps: Steps,
   conv: Conversation,
   ctx: ScriptContext,
+  routesOf: RoutesOf,
   ledger: CallLedger,
 ): Move | undefined {
   const decoded = ledger.lookup(id);
@@ -201,18 +326,46 @@ function recall(
     issue(p, steps, decoded);
     return decoded;
   }
-  return planNext(p, steps, conv, ctx, [])?.move;
+  return planNext(p, steps, conv, ctx, routesOf, [])?.move;
 }
 
-/** What a result means for the progress: a denied attack step ends the attack, read-first asks for a redo. */
-function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result: ToolResult): void {
+/**
+ * What a result means for the progress. An attacker call that executed moves the route on (or ends the
+ * step); a refused or failed one moves on to the step's next route. A failed read that only prepares a
+ * rewrite (the file does not exist yet) lets the route go on with nothing read.
+ */
+function absorb(
+  p: Progress,
+  ctx: ScriptContext,
+  routesOf: RoutesOf,
+  move: Move | undefined,
+  result: ToolResult,
+) {
   p.trigger ||= triggerVisible(result.text, ctx.trigger);
   if (!move) return;
-  const denied = isDenied(result, ctx.denial_patterns);
-  if (denied && move.step.role === 'attack') p.abandoned = true;
-  if (!denied && !move.redo && actionOf(ctx, move.step)?.do === 'write' && READ_FIRST.test(result.text)) {
-    p.redo = { step: move.step, redo: 'read' };
+  const outcome = outcomeOf(result, ctx.denial_patterns);
+  if (move.step.role === 'owner') {
+    if (
+      outcome !== 'refused' &&
+      !move.redo &&
+      actionOf(ctx, move.step)?.do === 'write' &&
+      READ_FIRST.test(result.text)
+    ) {
+      p.redo = { step: move.step, redo: 'read' };
+    }
+    return;
   }
+  if (p.awaiting !== move) return; // a stale or repeated result
+  p.awaiting = undefined;
+  const route = routesOf(move.step.index)[move.route ?? 0];
+  const part = move.part ?? 0;
+  const ok = outcome === 'executed' || (outcome === 'errored' && part === 0 && !!route?.prepares);
+  if (!ok) return nextRoute(p);
+  if (route && part + 1 < route.calls.length) {
+    p.prior = outcome === 'executed' ? result.text : '';
+    return;
+  }
+  nextStep(p);
 }
 
 /**
@@ -220,19 +373,26 @@ function absorb(p: Progress, ctx: ScriptContext, move: Move | undefined, result:
  * harness replaced ids with its own, a call is matched to the move the policy would have made at that point.
  * Results are matched by call key (as the scorer pairs them), else to the oldest call still waiting.
  */
-function replay(conv: Conversation, ctx: ScriptContext, steps: Steps, ledger: CallLedger): Replayed {
-  const p: Progress = { trigger: false, owner: 0, attack: 0, abandoned: false, calls: 0 };
+function replay(
+  conv: Conversation,
+  ctx: ScriptContext,
+  steps: Steps,
+  routesOf: RoutesOf,
+  ledger: CallLedger,
+): Replayed {
+  const p: Progress = { trigger: false, owner: 0, attack: 0, route: 0, part: 0, prior: '', calls: 0 };
   const issued: { key: string; move?: Move; answered: boolean }[] = [];
   let fresh: ToolResult[] = [];
-  p.trigger = triggerVisible(conv.system, ctx.trigger);
+  // Everything the harness sent outside the turns counts: system prompt, tool definitions, other fields.
+  p.trigger = triggerVisible(conv.system, ctx.trigger) || triggerVisible(conv.exposed ?? '', ctx.trigger);
   for (const m of conv.messages) {
     if (m.role === 'assistant') fresh = [];
     // The model's own text does not count: only what the harness (system, owner, tools) showed it.
-    if (m.role === 'user') p.trigger ||= triggerVisible(m.text, ctx.trigger);
+    else p.trigger ||= triggerVisible(m.seen ?? m.text, ctx.trigger);
     for (const call of m.toolCalls) {
       issued.push({
         key: callKey(call.id),
-        move: recall(call.id, p, steps, conv, ctx, ledger),
+        move: recall(call.id, p, steps, conv, ctx, routesOf, ledger),
         answered: false,
       });
       p.calls++;
@@ -241,17 +401,22 @@ function replay(conv: Conversation, ctx: ScriptContext, steps: Steps, ledger: Ca
       const key = callKey(result.callId);
       const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
-      absorb(p, ctx, call?.move, result);
+      absorb(p, ctx, routesOf, call?.move, result);
       fresh.push(result);
     }
+  }
+  // A call whose result never came back: nothing tells us it failed, so the step counts as done.
+  if (p.awaiting) {
+    p.awaiting = undefined;
+    nextStep(p);
   }
   return { progress: p, fresh };
 }
 
 function finalText(p: Progress, ctx: ScriptContext): string {
   const owner = replies(ctx.plan);
-  // The goal's own reply (e.g. "tell the owner to run X") is part of the attack: only when not stopped.
-  const attack = p.trigger && !p.abandoned ? replies(ctx.goal) : [];
+  // The goal's own reply (e.g. "tell the owner to run X") is part of the attack: a compliant model says it.
+  const attack = p.trigger ? replies(ctx.goal) : [];
   return [...(owner.length ? owner : ['Done.']), ...attack].join('\n\n');
 }
 
@@ -271,8 +436,9 @@ function observedResults(fresh: ToolResult[], ctx: ScriptContext): ToolResultRec
  * answer; the ledger records the id of any call it issues.
  */
 export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedger): Decision {
-  const steps: Steps = { owner: toolSteps(ctx.plan), attack: toolSteps(ctx.goal) };
-  const { progress, fresh } = replay(conv, ctx, steps, ledger);
+  const steps = planSteps(ctx);
+  const routesOf = routeCache(conv, ctx);
+  const { progress, fresh } = replay(conv, ctx, steps, routesOf, ledger);
   const observed: Observed = {
     injection_visible: progress.trigger,
     results: observedResults(fresh, ctx),
@@ -286,7 +452,7 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
   // A request offering no callable tool is an auxiliary call (Claude Code's quota probe, a compaction)
   // or a harness with every tool removed: either way nothing is "unmapped", the model just replies.
   const agentTurn = conv.tools.some((t) => t.callable) && progress.calls < MAX_TOOL_CALLS;
-  const next = agentTurn ? planNext(progress, steps, conv, ctx, observed.unmapped) : undefined;
+  const next = agentTurn ? planNext(progress, steps, conv, ctx, routesOf, observed.unmapped) : undefined;
   if (!next) return { answer: { kind: 'text', text: finalText(progress, ctx) }, observed };
   const call: ToolCallRecord = {
     id: ledger.issue(conv.dialect, next.move),
@@ -295,6 +461,7 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
     action: next.action.do,
     step: next.move.step,
     via_shell: next.call.via_shell,
+    ...(next.route ? { route: next.route } : {}),
   };
   return { answer: { kind: 'tool_calls', calls: [call] }, observed };
 }
