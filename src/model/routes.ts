@@ -68,7 +68,7 @@ const GUTTER = /^[ \t]*\d+(→|\t| \| |\| |: )/;
  * line has one, so a file whose lines start with numbers survives) and harness trailers.
  */
 export function fileText(result: string): string {
-  const text = result.replace(REMINDER, '');
+  const text = result.replace(REMINDER, '\n');
   const lines = text.split('\n');
   const body = lines.at(-1) === '' ? lines.slice(0, -1) : lines;
   if (body.length && body.every((l) => GUTTER.test(l))) {
