@@ -1,5 +1,6 @@
 // One trial: case × adapter configuration × seed, in its own folders, with its own endpoint (model +
 // mock services) and its own evidence. Everything the agent could touch is created here and thrown away.
+
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { UserError } from '../errors.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
 import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.js';
 import { providerKey } from '../model/ids.js';
+import { attackRoutes } from '../model/route-facts.js';
 import { createModelHandler } from '../model/server.js';
 import { actionRoot } from '../paths.js';
 import type { Trial } from '../result/schema.js';
@@ -309,9 +311,12 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       valid: !reason,
       ...(reason ? { invalid_reason: reason } : {}),
       ...scores,
-      facts: trialFacts(
-        checkCtx,
-        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+      facts: withRoutes(
+        trialFacts(
+          checkCtx,
+          casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+        ),
+        attackRoutes(checkCtx.calls, evidence, c.inject.goal),
       ),
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
@@ -324,4 +329,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     if (server) await stopEndpoint(server);
     if (!input.keepTrialDirs) await removeTrialDirs(dirs).catch(() => {});
   }
+}
+
+/** The adversary's routes join the facts when it pursued any attacker step (absent otherwise, as before). */
+function withRoutes(facts: Trial['facts'], routes: ReturnType<typeof attackRoutes>): Trial['facts'] {
+  return routes.length ? { ...facts, attack_routes: routes } : facts;
 }
