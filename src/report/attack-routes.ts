@@ -17,7 +17,10 @@ const VERB: Record<string, string> = {
 
 /** Routes before the one that worked, by what happened to them ("bash was refused", "a and b failed"). */
 function before(tried: AttackRoute['tried'], succeeded: string): string {
-  const earlier = tried.slice(0, tried.findIndex((t) => t.route === succeeded));
+  const earlier = tried.slice(
+    0,
+    tried.findIndex((t) => t.route === succeeded),
+  );
   const routesWith = (outcome: string) => [
     ...new Set(earlier.filter((t) => t.outcome === outcome).map((t) => t.route)),
   ];
