@@ -155,6 +155,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       // The repository under test (its own harness build), read-only under docker.
       repo: view.mapReadOnly(input.repoDir),
       model_url: endpoint,
+      mcp_url: `${endpoint}/mcp`,
       // Random and provider-shaped: it must not tell the harness which trial (or instrument) it faces.
       model_key: providerKey(adapter.adapter.dialect),
       prompt: c.owner.turns.join('\n\n'),
@@ -197,14 +198,22 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         await writeAtKey(memoryKeys[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
       }
     }
+    const files = new Map<string, string>();
     for (const [pathT, content] of Object.entries(config.files)) {
       const key = keyOf(pathT, 'configs file');
       const text =
         typeof content === 'string'
           ? ra(content)
           : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}\n`;
-      await writeAtKey(key, dirs, text);
+      files.set(key, text);
     }
+    // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
+    const mcp = servesMcp(c) ? adapter.adapter.mcp : undefined;
+    for (const [pathT, content] of Object.entries(mcp?.files ?? {})) {
+      const key = keyOf(pathT, 'mcp file');
+      files.set(key, `${files.get(key) ?? ''}${ra(content)}`);
+    }
+    for (const [key, text] of files) await writeAtKey(key, dirs, text);
     await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
     await installSvcShim(
       dirs.bin,
@@ -252,7 +261,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     });
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
 
-    const launchCmd = [...adapter.adapter.launch.command, ...config.args].map(ra);
+    const launchCmd = [...adapter.adapter.launch.command, ...config.args, ...(mcp?.args ?? [])].map(ra);
     let outcome: ProcessOutcome;
     try {
       outcome = await runner.run({
@@ -335,3 +344,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
 function withRoutes(facts: Trial['facts'], routes: ReturnType<typeof attackRoutes>): Trial['facts'] {
   return routes.length ? { ...facts, attack_routes: routes } : facts;
 }
+
+/** The case's world serves MCP tools (its mock MCP server has something to offer). */
+const servesMcp = (c: { world: { services?: { mcp?: { tools: unknown[] } } } }): boolean =>
+  (c.world.services?.mcp?.tools.length ?? 0) > 0;

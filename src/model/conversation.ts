@@ -39,6 +39,11 @@ export interface ToolSpec {
   schema: unknown;
   /** False for hosted or free-form tools (web_search, custom grammar tools) that take no JSON arguments. */
   callable: boolean;
+  /**
+   * Responses `namespace` tools (Codex groups each MCP server's tools in one): `name` is qualified
+   * (`mcp__team__lookup`); on the wire the call names the inner tool and its namespace.
+   */
+  namespace?: string;
 }
 
 export interface Conversation {
@@ -211,7 +216,8 @@ function parseResponses(body: Obj): Parsed {
       case 'custom_tool_call': {
         const id = str(item.call_id) || str(item.id);
         const args = type === 'function_call' ? parseArgs(item.arguments) : item.input;
-        push(messages, { ...emptyMessage('assistant'), toolCalls: [{ id, name: str(item.name), args }] });
+        const name = item.namespace ? `${str(item.namespace)}__${str(item.name)}` : str(item.name);
+        push(messages, { ...emptyMessage('assistant'), toolCalls: [{ id, name, args }] });
         break;
       }
       case 'local_shell_call': {
@@ -234,11 +240,21 @@ function parseResponses(body: Obj): Parsed {
   }
   const tools = arr(body.tools)
     .map(obj)
+    // Codex groups an MCP server's tools in a `namespace` tool; each nested function is callable by its
+    // qualified name (mcp__server + __ + tool), as the harness's tool router resolves it.
+    .flatMap((t) =>
+      t.type === 'namespace'
+        ? arr(t.tools)
+            .map(obj)
+            .map((n) => ({ ...n, name: `${str(t.name)}__${str(n.name)}`, namespace: str(t.name) }))
+        : [t],
+    )
     .map((t) => ({
       name: str(t.name) || str(t.type),
       description: str(t.description),
       schema: t.parameters ?? {},
       callable: t.type === 'function',
+      ...(t.namespace ? { namespace: str(t.namespace) } : {}),
     }))
     .filter((t) => t.name);
   const format = obj(obj(body.text).format);

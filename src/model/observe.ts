@@ -62,7 +62,7 @@ export function isDenied(result: ToolResult, patterns: RegExp[]): boolean {
 export type CallOutcome = 'executed' | 'refused' | 'errored';
 
 /** Results that open with "Error:" are failures in harnesses whose wire has no error flag (OpenAI dialects). */
-const ERROR_HEAD = /^\s*error\b\s*[:!-]/i;
+const ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no such tool\b)/i;
 
 /** A result that is not a refusal but a failure: an error flag, a non-zero exit, an "Error:" head. */
 export const failedResult = (text: string, isError: boolean): boolean =>
