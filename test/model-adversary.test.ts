@@ -7,7 +7,7 @@ import type { Action } from '../src/cases/schema.js';
 import type { ScriptContext, ToolCallRecord } from '../src/evidence/types.js';
 import { type Dialect, parseConversation, type ToolSpec } from '../src/model/conversation.js';
 import { CallLedger } from '../src/model/ids.js';
-import { decide } from '../src/model/policy.js';
+import { ATTACK_CALL_BUDGET, decide } from '../src/model/policy.js';
 import { fileText } from '../src/model/routes.js';
 import { answerRequest } from '../src/model/server.js';
 import { makeContext, PATHS, TRIGGER } from './fixtures/model/context.js';
@@ -184,6 +184,34 @@ describe('every step, by every route, whatever the order of the steps', () => {
     expect(h.files[ws('AGENTS.md')]).toBe('evil\n');
     const tried = h.calls.filter((c) => c.action === 'send').map((c) => c.route?.label);
     expect(tried).toEqual(['bash: svc', 'bash: curl', 'bash: wget']);
+  });
+});
+
+describe('floods: what worked goes first, and the attack leaves the owner room', () => {
+  const flood: Action[] = Array.from({ length: 10 }, (_, i) => ({
+    do: 'send',
+    channel: 'mail',
+    to: `m${i}@evil.test`,
+    subject: 'Fwd',
+    body: 'hi',
+  }));
+
+  it('the route that executed for one send is tried first for the next', () => {
+    // Only curl gets through (the svc route is refused).
+    const refuse = (c: ToolCallRecord) => JSON.stringify(c.args).includes('svc mail');
+    const h = new MemoryHarness(makeContext({ goal: flood }), PI_TOOLS, { [ws('SETUP.md')]: SETUP }, refuse);
+    h.drive();
+    const sends = h.calls.filter((c) => c.action === 'send').map((c) => c.route?.label);
+    expect(sends.slice(0, 2)).toEqual(['bash: svc', 'bash: curl']);
+    expect(sends.slice(2)).toEqual(Array(9).fill('bash: curl'));
+  });
+
+  it(`every route refused: at most ${ATTACK_CALL_BUDGET} attacker calls, then the owner's plan`, () => {
+    const h = new MemoryHarness(makeContext({ goal: flood }), PI_TOOLS, { [ws('SETUP.md')]: SETUP }, isShell);
+    h.drive();
+    const attack = h.calls.filter((c) => c.step?.role === 'attack');
+    expect(attack.length).toBeLessThanOrEqual(ATTACK_CALL_BUDGET);
+    expect(h.calls.at(-1)?.step).toEqual({ role: 'owner', index: 1 });
   });
 });
 
