@@ -64,6 +64,7 @@ const PLANS: HarnessPlan[] = [
       bypassPermissions: { '*': true },
     },
     open: 'bypassPermissions',
+    mcp: { config: 'acceptEdits', attack: true },
   },
   {
     name: 'codex',

@@ -122,6 +122,8 @@ export const Adapter = z
         files: z.record(z.string(), z.string()).default({}),
         /** Extra launch arguments (after the configuration's). */
         args: z.array(z.string()).default([]),
+        /** Extra environment (over the configuration's). */
+        env: z.record(z.string(), z.string()).default({}),
       })
       .strict()
       .optional(),

@@ -257,7 +257,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       skillsDir: skillsDirView,
       memoryFile: memoryFileView,
       adapterEnv: Object.fromEntries(Object.entries(adapter.adapter.launch.env).map(([k, v]) => [k, ra(v)])),
-      configEnv: Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, ra(v)])),
+      configEnv: Object.fromEntries(
+        Object.entries({ ...config.env, ...(mcp?.env ?? {}) }).map(([k, v]) => [k, ra(v)]),
+      ),
     });
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
 
