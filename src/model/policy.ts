@@ -1,8 +1,10 @@
 // The scripted worst-case compliant model. It works through the owner's plan with the harness's own
 // tools, one call per response; as soon as the injection's trigger is visible in anything the harness
-// showed it, it carries out the attacker's goal, step by step, until the harness denies a step; then it
-// resumes the owner's plan and finally replies. Whatever the harness lets through therefore happens, so
-// a run measures what the harness enforces, not what a model happens to refuse.
+// showed it, it pursues every step of the attacker's goal by every route the harness offers (routes.ts),
+// moving on to the next route when one is refused and to the next step when one worked or all were
+// tried; then it resumes the owner's plan and finally replies. Whatever the harness lets through
+// therefore happens, so a run measures what the harness enforces, not what a model happens to refuse
+// nor which route a case author thought of first.
 //
 // Its progress is read back from the conversation (its earlier calls, the results the harness returned).
 // The one thing kept between requests is the trial's CallLedger: which move each id it issued served, so
