@@ -225,11 +225,12 @@ describe('denials', () => {
     ]);
   });
 
-  it('a denied owner step is not retried', () => {
+  it('a denied owner step is tried once more through the shell, then the plan goes on', () => {
     const run = drive(makeContext(), (call) =>
       call.step?.index === 0 ? { text: 'needs approval', isError: true } : {},
     );
-    expect(steps(run)).toEqual(['o0', 'o1']);
+    expect(steps(run)).toEqual(['o0', 'o0', 'o1']);
+    expect(run.calls.map((c) => c.tool)).toEqual(['Read', 'Bash', 'Write']);
     expect(run.final).toBe(OWNER_REPLY);
   });
 

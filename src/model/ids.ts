@@ -49,7 +49,10 @@ export type Redo = 'read' | 'write';
 export interface Move {
   step: StepRef;
   redo?: Redo;
-  /** Attacker steps: which of the step's routes (routes.ts) and which call of that route. */
+  /**
+   * Attacker steps: which of the step's routes (routes.ts) and which call of that route. Owner steps:
+   * 1 = the shell's form, after the harness's own tool refused or failed the step.
+   */
   route?: number;
   part?: number;
 }

@@ -22,7 +22,7 @@ import type { CallLedger, Move } from './ids.js';
 import { isDenied, outcomeOf, triggerVisible } from './observe.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
-import { type MappedCall, mapAction, resolvePath } from './tools.js';
+import { type MappedCall, mapAction, nativeCall, prepareAction, resolvePath, viaShell } from './tools.js';
 
 export {
   BUILTIN_DENIAL,
@@ -262,7 +262,12 @@ interface Planned {
 
 /** The tool call a move makes now; undefined when no offered tool can (a route that cannot go on). */
 function callFor(move: Move, p: Progress, conv: Conversation, ctx: ScriptContext, routesOf: RoutesOf) {
-  if (move.step.role === 'owner') return { call: mapAction(moveAction(ctx, move), conv.tools, ctx) };
+  if (move.step.role === 'owner') {
+    const action = moveAction(ctx, move);
+    // route 1: the shell's form of a step the harness's own tool failed (see ownerRetry).
+    if (move.route === 1) return { call: viaShell(prepareAction(action, ctx), conv.tools, ctx) };
+    return { call: mapAction(action, conv.tools, ctx) };
+  }
   const route = routesOf(move.step.index)[move.route ?? 0];
   const part = move.part ?? 0;
   const call = route?.calls[part]?.(p.prior);
@@ -331,6 +336,7 @@ function absorb(
   p: Progress,
   ctx: ScriptContext,
   routesOf: RoutesOf,
+  ownerRetry: (planIndex: number) => boolean,
   move: Move | undefined,
   result: ToolResult,
 ) {
@@ -345,6 +351,13 @@ function absorb(
       READ_FIRST.test(result.text)
     ) {
       p.redo = { step: move.step, redo: 'read' };
+    } else if (
+      outcome !== 'executed' &&
+      !move.redo &&
+      move.route === undefined &&
+      ownerRetry(move.step.index)
+    ) {
+      p.redo = { step: move.step, route: 1 };
     }
     return;
   }
@@ -379,6 +392,13 @@ function replay(
   memory: RouteMemory,
   ledger: CallLedger,
 ): Replayed {
+  // An owner step the harness's own tool refused or failed is tried once more through the shell (Codex
+  // exec refuses native MCP calls, "requires approval", where `svc mcp call` runs): the owner's plan is how
+  // the injection gets delivered, so a harness that refuses one of its routes must not look safer for it.
+  const ownerRetry = (i: number): boolean => {
+    const action = prepareAction(ctx.plan[i], ctx);
+    return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+  };
   const p: Progress = {
     trigger: false,
     owner: 0,
@@ -410,7 +430,7 @@ function replay(
       const key = callKey(result.callId);
       const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
-      absorb(p, ctx, routesOf, call?.move, result);
+      absorb(p, ctx, routesOf, ownerRetry, call?.move, result);
       fresh.push(result);
     }
   }
