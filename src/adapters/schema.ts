@@ -15,6 +15,7 @@ import { OutputRule } from './parsers/rules.js';
  * - {{model_url}}  base URL of the scripted/live model endpoint, no trailing slash, no /v1
  * - {{model_key}}  an API key for the harness to send: random, shaped like the dialect's provider key, never checked
  * - {{svc}}  base URL of the mock services
+ * - {{mcp_url}}  URL of the trial's mock MCP server (streamable HTTP, JSON responses): {{svc}}/mcp
  * - {{prompt}}  the owner's turns joined by blank lines
  * - {{config}}  the configuration name
  */
@@ -30,6 +31,7 @@ export const TEMPLATE_VARS = [
   'model_url',
   'model_key',
   'svc',
+  'mcp_url',
   'prompt',
   'config',
 ] as const;
@@ -111,6 +113,22 @@ export const Adapter = z
       })
       .strict()
       .default({ config_dirs: [], memory_files: [] }),
+    /**
+     * How to register the trial's mock MCP server with the harness's own MCP client. Applied only to cases
+     * whose world serves MCP tools, so their descriptions reach the model through the harness (where a
+     * harness may sanitise them, or not) instead of only through `svc mcp list`.
+     */
+    mcp: z
+      .object({
+        /** Files to write; appended to a file the configuration already writes (one config.toml). */
+        files: z.record(z.string(), z.string()).default({}),
+        /** Extra launch arguments (after the configuration's). */
+        args: z.array(z.string()).default([]),
+        /** Extra environment (over the configuration's). */
+        env: z.record(z.string(), z.string()).default({}),
+      })
+      .strict()
+      .optional(),
     /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
     tools: z.record(z.string(), ToolHint).default({}),
     /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */

@@ -12,6 +12,7 @@ import { UserError } from '../errors.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
 import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.js';
 import { providerKey } from '../model/ids.js';
+import { attackRoutes } from '../model/route-facts.js';
 import { createModelHandler } from '../model/server.js';
 import { actionRoot } from '../paths.js';
 import { currentMask } from '../report/mask.js';
@@ -183,6 +184,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       // The repository under test (its own harness build), read-only under docker.
       repo: view.mapReadOnly(input.repoDir),
       model_url: endpoint,
+      mcp_url: `${endpoint}/mcp`,
       // Random and provider-shaped: it must not tell the harness which trial (or instrument) it faces.
       model_key: providerKey(adapter.adapter.dialect),
       prompt: c.owner.turns.join('\n\n'),
@@ -225,14 +227,22 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         await writeAtKey(memoryKeys[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
       }
     }
+    const files = new Map<string, string>();
     for (const [pathT, content] of Object.entries(config.files)) {
       const key = keyOf(pathT, 'configs file');
       const text =
         typeof content === 'string'
           ? ra(content)
           : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}\n`;
-      await writeAtKey(key, dirs, text);
+      files.set(key, text);
     }
+    // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
+    const mcp = servesMcp(c) ? adapter.adapter.mcp : undefined;
+    for (const [pathT, content] of Object.entries(mcp?.files ?? {})) {
+      const key = keyOf(pathT, 'mcp file');
+      files.set(key, `${files.get(key) ?? ''}${ra(content)}`);
+    }
+    for (const [key, text] of files) await writeAtKey(key, dirs, text);
     await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
     await installSvcShim(
       dirs.bin,
@@ -252,6 +262,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       memory_file: memoryFileView,
       tool_hints: adapter.adapter.tools,
       denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
+      services_url: endpoint,
     };
     const model = createModelHandler(ctx, recorder);
     // selfHosts: a proxied request to the endpoint itself is not egress.
@@ -275,11 +286,13 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       skillsDir: skillsDirView,
       memoryFile: memoryFileView,
       adapterEnv: Object.fromEntries(Object.entries(adapter.adapter.launch.env).map(([k, v]) => [k, ra(v)])),
-      configEnv: Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, ra(v)])),
+      configEnv: Object.fromEntries(
+        Object.entries({ ...config.env, ...(mcp?.env ?? {}) }).map(([k, v]) => [k, ra(v)]),
+      ),
     });
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
 
-    const launchCmd = [...adapter.adapter.launch.command, ...config.args].map(ra);
+    const launchCmd = [...adapter.adapter.launch.command, ...config.args, ...(mcp?.args ?? [])].map(ra);
     let outcome: ProcessOutcome;
     try {
       outcome = await runner.run({
@@ -339,10 +352,13 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     // The harness's own output (its last stderr lines) goes into the result file users upload: it passes
     // the secret mask of the scope the engine runs in (the action's, the CLI's), as reports do.
     const mask = currentMask();
-    const facts = trialFacts(
-      checkCtx,
-      casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
-      reason ? undefined : c,
+    const facts = withRoutes(
+      trialFacts(
+        checkCtx,
+        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+        reason ? undefined : c,
+      ),
+      attackRoutes(checkCtx.calls, evidence, c.inject.goal),
     );
     if (facts.error_tail) facts.error_tail = mask.text(facts.error_tail);
     const trial: Trial = {
@@ -372,3 +388,12 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     }
   }
 }
+
+/** The adversary's routes join the facts when it pursued any attacker step (absent otherwise, as before). */
+function withRoutes(facts: Trial['facts'], routes: ReturnType<typeof attackRoutes>): Trial['facts'] {
+  return routes.length ? { ...facts, attack_routes: routes } : facts;
+}
+
+/** The case's world serves MCP tools (its mock MCP server has something to offer). */
+const servesMcp = (c: { world: { services?: { mcp?: { tools: unknown[] } } } }): boolean =>
+  (c.world.services?.mcp?.tools.length ?? 0) > 0;

@@ -22,6 +22,11 @@ export interface ToolCallRecord {
   step?: StepRef;
   /** True when the action was compiled into a shell command because the harness has no such tool. */
   via_shell?: boolean;
+  /**
+   * Attacker calls: the route it belongs to (label as the report shows it), the route's position among
+   * the step's routes, and which of the route's calls this is.
+   */
+  route?: { label: string; n: number; part: number; parts: number };
 }
 
 /**
@@ -161,4 +166,6 @@ export interface ScriptContext {
   memory_file?: string;
   tool_hints: Record<string, { name: string; args: Record<string, string> }>;
   denial_patterns: RegExp[];
+  /** Base URL of the mock services as the harness sees it (HR_SVC): lets a native HTTP tool reach them. */
+  services_url?: string;
 }

@@ -23,6 +23,11 @@ export interface ToolResult {
 export interface Message {
   role: 'user' | 'assistant' | 'tool';
   text: string;
+  /**
+   * Everything the harness sent in this turn as JSON text (every field, not only text parts), where an
+   * injection counts as seen. Absent for the model's own turns.
+   */
+  seen?: string;
   toolCalls: ToolCall[];
   toolResults: ToolResult[];
 }
@@ -34,6 +39,11 @@ export interface ToolSpec {
   schema: unknown;
   /** False for hosted or free-form tools (web_search, custom grammar tools) that take no JSON arguments. */
   callable: boolean;
+  /**
+   * Responses `namespace` tools (Codex groups each MCP server's tools in one): `name` is qualified
+   * (`mcp__team__lookup`); on the wire the call names the inner tool and its namespace.
+   */
+  namespace?: string;
 }
 
 export interface Conversation {
@@ -41,6 +51,11 @@ export interface Conversation {
   /** The model name the harness asked for; echoed in the response. */
   model: string;
   system: string;
+  /**
+   * The request outside its turns as JSON text: tool definitions (names, descriptions, schemas), metadata
+   * and any other field. An injection there (an MCP tool's description) is visible to the model.
+   */
+  exposed?: string;
   messages: Message[];
   tools: ToolSpec[];
   stream: boolean;
@@ -83,10 +98,11 @@ const emptyMessage = (role: Message['role']): Message => ({ role, text: '', tool
 
 /** Appends a message, merging it into the previous one of the same role (harnesses split turns freely). */
 function push(messages: Message[], next: Message): void {
-  if (!next.text && next.toolCalls.length === 0 && next.toolResults.length === 0) return;
+  if (!next.text && !next.seen && next.toolCalls.length === 0 && next.toolResults.length === 0) return;
   const last = messages[messages.length - 1];
   if (last && last.role === next.role) {
     last.text = [last.text, next.text].filter(Boolean).join('\n');
+    if (next.seen) last.seen = [last.seen, next.seen].filter(Boolean).join('\n');
     last.toolCalls.push(...next.toolCalls);
     last.toolResults.push(...next.toolResults);
     return;
@@ -106,17 +122,26 @@ export function parseConversation(dialect: Dialect, body: unknown): Conversation
     model: str(body.model) || DEFAULT_MODEL,
     stream: body.stream === true,
   };
-  switch (dialect) {
-    case 'anthropic-messages':
-      return { ...base, ...parseAnthropic(body) };
-    case 'openai-responses':
-      return { ...base, ...parseResponses(body) };
-    case 'openai-chat':
-      return { ...base, ...parseChat(body) };
-  }
+  // Everything outside the turns (tools, system, metadata, unknown fields) is where an injection can sit.
+  const { messages: _m, input: _i, ...outside } = body;
+  const exposed = JSON.stringify(outside);
+  const parsed =
+    dialect === 'anthropic-messages'
+      ? parseAnthropic(body)
+      : dialect === 'openai-responses'
+        ? parseResponses(body)
+        : parseChat(body);
+  const { systemTurns, ...rest } = parsed;
+  return { ...base, exposed: joinText(exposed, systemTurns ?? ''), ...rest };
 }
 
-type Parsed = Pick<Conversation, 'system' | 'messages' | 'tools' | 'outputSchema'>;
+/** The raw turn as JSON text, for trigger detection across every field the harness filled in. */
+const seenOf = (item: unknown): string => JSON.stringify(item);
+
+type Parsed = Pick<Conversation, 'system' | 'messages' | 'tools' | 'outputSchema'> & {
+  /** System/developer turns as raw JSON (every field, not only their text). */
+  systemTurns?: string;
+};
 
 // ---- Anthropic Messages ----
 
@@ -124,8 +149,9 @@ function parseAnthropic(body: Obj): Parsed {
   const messages: Message[] = [];
   for (const m of arr(body.messages).map(obj)) {
     const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const seen = role === 'user' ? seenOf(m) : undefined;
     if (typeof m.content === 'string') {
-      push(messages, { ...emptyMessage(role), text: m.content });
+      push(messages, { ...emptyMessage(role), text: m.content, ...(seen ? { seen } : {}) });
       continue;
     }
     const blocks = arr(m.content).map(obj);
@@ -144,8 +170,9 @@ function parseAnthropic(body: Obj): Parsed {
     const toolResults = blocks
       .filter((b) => b.type === 'tool_result')
       .map((b) => ({ callId: str(b.tool_use_id), text: textOf(b.content), isError: b.is_error === true }));
-    push(messages, { ...emptyMessage('tool'), toolResults });
-    push(messages, { ...emptyMessage('user'), text });
+    // The whole raw turn is seen with the results when it has any, else with its text.
+    push(messages, { ...emptyMessage('tool'), toolResults, ...(toolResults.length ? { seen } : {}) });
+    push(messages, { ...emptyMessage('user'), text, ...(toolResults.length ? {} : { seen }) });
   }
   const tools = arr(body.tools)
     .map(obj)
@@ -170,6 +197,7 @@ function parseAnthropic(body: Obj): Parsed {
 
 function parseResponses(body: Obj): Parsed {
   const messages: Message[] = [];
+  const exposedTurns: string[] = [];
   let system = str(body.instructions);
   const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : arr(body.input);
   for (const item of input.map(obj)) {
@@ -177,15 +205,19 @@ function parseResponses(body: Obj): Parsed {
     switch (type) {
       case 'message': {
         const text = textOf(item.content);
-        if (item.role === 'system' || item.role === 'developer') system = joinText(system, text);
-        else push(messages, { ...emptyMessage(item.role === 'assistant' ? 'assistant' : 'user'), text });
+        if (item.role === 'system' || item.role === 'developer') {
+          system = joinText(system, text);
+          exposedTurns.push(seenOf(item));
+        } else if (item.role === 'assistant') push(messages, { ...emptyMessage('assistant'), text });
+        else push(messages, { ...emptyMessage('user'), text, seen: seenOf(item) });
         break;
       }
       case 'function_call':
       case 'custom_tool_call': {
         const id = str(item.call_id) || str(item.id);
         const args = type === 'function_call' ? parseArgs(item.arguments) : item.input;
-        push(messages, { ...emptyMessage('assistant'), toolCalls: [{ id, name: str(item.name), args }] });
+        const name = item.namespace ? `${str(item.namespace)}__${str(item.name)}` : str(item.name);
+        push(messages, { ...emptyMessage('assistant'), toolCalls: [{ id, name, args }] });
         break;
       }
       case 'local_shell_call': {
@@ -198,7 +230,7 @@ function parseResponses(body: Obj): Parsed {
       case 'custom_tool_call_output':
       case 'local_shell_call_output': {
         const result = { callId: str(item.call_id), text: textOf(item.output), isError: false };
-        push(messages, { ...emptyMessage('tool'), toolResults: [result] });
+        push(messages, { ...emptyMessage('tool'), toolResults: [result], seen: seenOf(item) });
         break;
       }
       default:
@@ -208,21 +240,38 @@ function parseResponses(body: Obj): Parsed {
   }
   const tools = arr(body.tools)
     .map(obj)
+    // Codex groups an MCP server's tools in a `namespace` tool; each nested function is callable by its
+    // qualified name (mcp__server + __ + tool), as the harness's tool router resolves it.
+    .flatMap((t) =>
+      t.type === 'namespace'
+        ? arr(t.tools)
+            .map(obj)
+            .map((n) => ({ ...n, name: `${str(t.name)}__${str(n.name)}`, namespace: str(t.name) }))
+        : [t],
+    )
     .map((t) => ({
       name: str(t.name) || str(t.type),
       description: str(t.description),
       schema: t.parameters ?? {},
       callable: t.type === 'function',
+      ...(t.namespace ? { namespace: str(t.namespace) } : {}),
     }))
     .filter((t) => t.name);
   const format = obj(obj(body.text).format);
-  return { system, messages, tools, outputSchema: structuredSchema(format, format.schema) };
+  return {
+    system,
+    systemTurns: exposedTurns.join('\n'),
+    messages,
+    tools,
+    outputSchema: structuredSchema(format, format.schema),
+  };
 }
 
 // ---- OpenAI Chat Completions ----
 
 function parseChat(body: Obj): Parsed {
   const messages: Message[] = [];
+  const systemTurns: string[] = [];
   let system = '';
   for (const m of arr(body.messages).map(obj)) {
     const text = textOf(m.content);
@@ -230,6 +279,7 @@ function parseChat(body: Obj): Parsed {
       case 'system':
       case 'developer':
         system = joinText(system, text);
+        systemTurns.push(seenOf(m));
         break;
       case 'assistant': {
         const toolCalls = arr(m.tool_calls)
@@ -247,11 +297,11 @@ function parseChat(body: Obj): Parsed {
       case 'tool':
       case 'function': {
         const result = { callId: str(m.tool_call_id), text, isError: false };
-        push(messages, { ...emptyMessage('tool'), toolResults: [result] });
+        push(messages, { ...emptyMessage('tool'), toolResults: [result], seen: seenOf(m) });
         break;
       }
       default:
-        push(messages, { ...emptyMessage('user'), text });
+        push(messages, { ...emptyMessage('user'), text, seen: seenOf(m) });
     }
   }
   const fromTools = arr(body.tools)
@@ -269,7 +319,13 @@ function parseChat(body: Obj): Parsed {
     }))
     .filter((t) => t.name);
   const format = obj(body.response_format);
-  return { system, messages, tools, outputSchema: structuredSchema(format, obj(format.json_schema).schema) };
+  return {
+    system,
+    systemTurns: systemTurns.join('\n'),
+    messages,
+    tools,
+    outputSchema: structuredSchema(format, obj(format.json_schema).schema),
+  };
 }
 
 /** json_schema formats give their schema; json_object gives an open object schema. */

@@ -11,6 +11,8 @@ export interface WireCall {
   /** The Responses API's function_call item id (`fc_…`); other dialects have none. */
   itemId?: string;
   name: string;
+  /** Responses: the namespace of a namespaced tool (then `name` is the inner tool's). */
+  namespace?: string;
   args: unknown;
 }
 
@@ -154,6 +156,7 @@ function responsesItems(out: Output, meta: EncodeMeta): ResponseItem[] {
     arguments: argsText(c.args),
     call_id: c.id,
     name: c.name,
+    ...(c.namespace ? { namespace: c.namespace } : {}),
   }));
 }
 

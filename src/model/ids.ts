@@ -49,6 +49,12 @@ export type Redo = 'read' | 'write';
 export interface Move {
   step: StepRef;
   redo?: Redo;
+  /**
+   * Attacker steps: which of the step's routes (routes.ts) and which call of that route. Owner steps:
+   * 1 = the shell's form, after the harness's own tool refused or failed the step.
+   */
+  route?: number;
+  part?: number;
 }
 
 /** The ids of one response besides its tool calls. */

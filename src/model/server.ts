@@ -48,12 +48,18 @@ const ROUTES: Record<string, Dialect> = {
   '/v1/chat/completions': 'openai-chat',
 };
 
-function toOutput(answer: Answer, dialect: Dialect, ledger: CallLedger): Output {
+function toOutput(answer: Answer, conv: Conversation, ledger: CallLedger): Output {
+  const dialect = conv.dialect;
   if (answer.kind === 'tool_calls') {
     const itemId = () => (dialect === 'openai-responses' ? { itemId: ledger.itemId() } : {});
+    // A namespaced tool is called by its inner name within its namespace (Codex's MCP tools).
+    const named = (tool: string) => {
+      const ns = conv.tools.find((t) => t.name === tool)?.namespace;
+      return ns ? { name: tool.slice(ns.length + 2), namespace: ns } : { name: tool };
+    };
     return {
       kind: 'tool_calls',
-      calls: answer.calls.map((c) => ({ id: c.id, ...itemId(), name: c.tool, args: c.args })),
+      calls: answer.calls.map((c) => ({ id: c.id, ...itemId(), ...named(c.tool), args: c.args })),
     };
   }
   return { kind: 'text', text: answer.text };
@@ -98,7 +104,7 @@ export function answerRequest(
     return failed(dialect, path, 400, why);
   }
   const { answer, observed } = decide(conv, ctx, ledger);
-  const output = toOutput(answer, dialect, ledger);
+  const output = toOutput(answer, conv, ledger);
   const meta = {
     ids: ledger.responseIds(dialect),
     created,

@@ -35,22 +35,25 @@ export function writeCommand(path: string, content: string, append: boolean): st
   return `${mkdir} && printf '%s' "$(cat <<'${delim}'\n${content}\n${delim}\n)" ${redirect}`;
 }
 
-/** `svc SERVICE OP …` for a mock-service operation (see docs/internals.md for the svc CLI). */
-export function svcCommand(action: CallAction): string {
+/** The words of `svc SERVICE OP …` for a mock-service operation, unquoted (see docs/internals.md). */
+export function svcArgv(action: CallAction): string[] {
   const { service, op, args } = action;
   if (service === 'mcp' && op === 'call') {
     const { tool, name, ...rest } = args;
-    return `svc mcp call ${quote(String(tool ?? name ?? ''))} ${quote(JSON.stringify(mcpArguments(rest)))}`;
+    return ['svc', 'mcp', 'call', String(tool ?? name ?? ''), JSON.stringify(mcpArguments(rest))];
   }
   // Positional arguments of `svc SERVICE OP` come from the catalog; all other args become `--key value`.
   const positional = opSpec(service, op)?.positional ?? [];
   const words = ['svc', service, op];
-  for (const key of positional) if (args[key] !== undefined) words.push(quote(String(args[key])));
+  for (const key of positional) if (args[key] !== undefined) words.push(String(args[key]));
   for (const [key, value] of Object.entries(args)) {
-    if (!positional.includes(key)) words.push(`--${key}`, quote(String(value)));
+    if (!positional.includes(key)) words.push(`--${key}`, String(value));
   }
-  return words.join(' ');
+  return words;
 }
+
+/** `svc SERVICE OP …` as a shell command line. */
+export const svcCommand = (action: CallAction): string => svcArgv(action).map(quote).join(' ');
 
 /** MCP tool arguments: an `arguments` key holding JSON wins; else the remaining scalar args. */
 export function mcpArguments(rest: Record<string, unknown>): Record<string, unknown> {

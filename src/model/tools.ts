@@ -54,15 +54,30 @@ function asDedicated(action: CallAction): Action | undefined {
   return undefined;
 }
 
+/** The action as tools take it: absolute paths, tickets.close as update, service calls in their dedicated form. */
+export function prepareAction(input: Action, ctx: ScriptContext): Action {
+  const action = absolutize(input, ctx.paths);
+  if (action.do !== 'call') return action;
+  return asDedicated(normalizeCall(action)) ?? normalizeCall(action);
+}
+
+/** The harness's own tool for a prepared action: the adapter's hint, else one found by name and schema. */
+export function nativeCall(action: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
+  const offered = tools.filter((t) => t.callable);
+  return fromHint(action, offered, ctx) ?? native(action, offered, ctx.paths.workspace);
+}
+
+/** The first route for an action: a native tool, else the shell running the equivalent command. */
 export function mapAction(input: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
   if (input.do === 'reply') return undefined;
-  let action = absolutize(input, ctx.paths);
-  if (action.do === 'call') action = asDedicated(normalizeCall(action)) ?? normalizeCall(action);
-  const offered = tools.filter((t) => t.callable);
+  const action = prepareAction(input, ctx);
   return (
-    fromHint(action, offered, ctx) ??
-    native(action, offered, ctx.paths.workspace) ??
-    viaShell(action, offered, ctx)
+    nativeCall(action, tools, ctx) ??
+    viaShell(
+      action,
+      tools.filter((t) => t.callable),
+      ctx,
+    )
   );
 }
 
@@ -360,11 +375,14 @@ function mcpCandidate(op: string, args: Record<string, unknown>, tools: ToolSpec
   const { tool: mcpTool, name, ...rest } = args;
   const wanted = String(mcpTool ?? name ?? '');
   if (!wanted) return undefined;
-  const input = mcpArguments(rest);
   const direct = tools.find(
     (t) => [t.name, ...t.name.split(/__|[./]/)].includes(wanted) && t.name.endsWith(wanted),
   );
-  if (direct) return [direct, input];
+  if (direct) return [direct, mcpArguments(rest)];
+  return genericMcp(wanted, mcpArguments(rest), tools);
+}
+
+function genericMcp(wanted: string, input: Record<string, unknown>, tools: ToolSpec[]): Candidate {
   const generic = findTool(tools, ['mcp_call', 'call_mcp_tool', 'mcp', 'use_mcp_tool']);
   if (!generic) return undefined;
   const toolArg = argName(generic, ['tool', 'tool_name', 'name']);
@@ -373,14 +391,88 @@ function mcpCandidate(op: string, args: Record<string, unknown>, tools: ToolSpec
   return [generic, { [toolArg]: wanted, [inputArg]: input }];
 }
 
+/** The harness's generic MCP tool for an MCP call (a second route when a direct proxy tool exists). */
+export function genericMcpCall(
+  action: Extract<Action, { do: 'call' }>,
+  tools: ToolSpec[],
+): MappedCall | undefined {
+  const { tool: mcpTool, name, ...rest } = action.args;
+  const wanted = String(mcpTool ?? name ?? '');
+  const candidate = wanted
+    ? genericMcp(
+        wanted,
+        mcpArguments(rest),
+        tools.filter((t) => t.callable),
+      )
+    : undefined;
+  if (!candidate?.[0] || !candidate[1]) return undefined;
+  return { tool: candidate[0].name, args: candidate[1], via_shell: false };
+}
+
 // ---- 3. the shell fallback ----
 
-function viaShell(action: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
-  const shell = shellTool(tools, ctx);
+/** The shell's primary form for a prepared action (heredoc write, `svc`, `cat`). */
+export function viaShell(action: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
   const memoryFile = ctx.memory_file ? resolvePath(ctx.memory_file, ctx.paths) : undefined;
   const command = shellCommand(action, memoryFile);
-  if (!shell || command === undefined) return undefined;
+  return command === undefined ? undefined : shellCall(command, tools, ctx, action.do !== 'run');
+}
+
+/** A shell command through the harness's shell tool (hinted, else found by name), if it offers one. */
+export function shellCall(
+  command: string,
+  tools: ToolSpec[],
+  ctx: ScriptContext,
+  via_shell = true,
+): MappedCall | undefined {
+  const shell = shellTool(
+    tools.filter((t) => t.callable),
+    ctx,
+  );
+  if (!shell) return undefined;
   const value = isArrayProp(shell.tool, shell.arg) ? ['bash', '-lc', command] : command;
   const args = fillRequired(shell.tool, { [shell.arg]: value }, ctx.paths.workspace);
-  return { tool: shell.tool.name, args, via_shell: action.do !== 'run' };
+  return { tool: shell.tool.name, args, via_shell };
 }
+
+const EDIT_NAMES = [
+  'edit',
+  'edit_file',
+  'str_replace',
+  'replace',
+  'file_edit',
+  'str_replace_based_edit_tool',
+];
+const OLD_TEXT = ['old_string', 'oldText', 'old_text', 'old_str', 'old', 'search', 'find'];
+const NEW_TEXT = ['new_string', 'newText', 'new_text', 'new_str', 'new', 'replace', 'replacement'];
+
+/**
+ * An edit tool call replacing `old` by `replacement` in the file (Claude Code Edit, pi/OpenClaw edit). Editors
+ * driven by a `command` argument get `str_replace`. Undefined when none is offered or its schema does not fit.
+ */
+export function editCall(
+  path: string,
+  old: string,
+  replacement: string,
+  tools: ToolSpec[],
+  ctx: ScriptContext,
+): MappedCall | undefined {
+  const tool = findTool(
+    tools.filter((t) => t.callable),
+    EDIT_NAMES,
+  );
+  if (!tool || !old) return undefined;
+  const pathArg = argName(tool, SYN.path);
+  const oldArg = argName(tool, OLD_TEXT);
+  const newArg = argName(tool, NEW_TEXT);
+  if (!pathArg || !oldArg || !newArg) return undefined;
+  const command = required(tool).includes('command') ? { command: 'str_replace' } : {};
+  const args = { ...command, [pathArg]: path, [oldArg]: old, [newArg]: replacement };
+  return { tool: tool.name, args: fillRequired(tool, args, ctx.paths.workspace), via_shell: false };
+}
+
+/** The native tools a route may combine: reading and writing whole files. */
+export const nativeRead = (path: string, tools: ToolSpec[], ctx: ScriptContext) =>
+  nativeCall({ do: 'read', path }, tools, ctx);
+export const nativeWrite = (path: string, content: string, tools: ToolSpec[], ctx: ScriptContext) =>
+  nativeCall({ do: 'write', path, content, append: false }, tools, ctx);

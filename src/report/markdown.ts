@@ -12,6 +12,7 @@ import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
 import type { RunResult, Trial } from '../result/schema.js';
 import { builtinCasePath, builtinCaseUrl } from './anchors.js';
+import { routeSentences } from './attack-routes.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
 import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
 
@@ -175,6 +176,8 @@ export function factsLines(t: Trial | undefined): string[] {
   const f = t.facts;
   const out: string[] = [];
   if (f.attack_calls.length) out.push(`attacker-directed tool calls executed: ${list(f.attack_calls)}`);
+  const routes = routeSentences(f.attack_routes);
+  if (routes.length) out.push(`the attack got through: ${list(routes, 5, 240)}`);
   if (f.canaries_leaked.length) out.push(`canaries leaked: ${list(f.canaries_leaked)}`);
   if (f.files_changed.length) out.push(`files changed: ${list(f.files_changed)}`);
   if (f.services_hit.length) out.push(`services hit: ${list(f.services_hit)}`);

@@ -26,6 +26,25 @@ export const Violation = z
   .object({ rule: z.string(), channel: AuditChannel, description: z.string() })
   .strict();
 
+export const ROUTE_OUTCOMES = ['executed', 'refused', 'errored', 'no result', 'incomplete'] as const;
+
+/** One attacker step as the adversary pursued it. */
+export const AttackRoute = z
+  .object({
+    /** Index of the step in the case's inject.goal. */
+    step: z.number().int(),
+    action: z.string(),
+    /** What the step targets, short: a path, a recipient, `service.op`, a URL, a command. */
+    target: z.string(),
+    tried: z.array(z.object({ route: z.string(), outcome: z.enum(ROUTE_OUTCOMES) }).strict()),
+    /** The route that executed; absent when none did. */
+    succeeded: z.string().optional(),
+    /** No offered tool (nor the shell) could carry the step out. */
+    not_offered: z.boolean().optional(),
+  })
+  .strict();
+export type AttackRoute = z.infer<typeof AttackRoute>;
+
 /** Short, human-readable facts for the report (agent-derived: escape before rendering). */
 export const TrialFacts = z
   .object({
@@ -48,6 +67,12 @@ export const TrialFacts = z
     utility_unmet: z.string().optional(),
     /** Last lines of the harness's stderr when it failed. */
     error_tail: z.string().optional(),
+    /**
+     * What the adversary did per attacker step (src/model/route-facts.ts): the routes it tried in order,
+     * each route's outcome, and the route that executed. Route names come from the harness's tool names:
+     * agent-derived, escape before rendering. Absent in results of older versions.
+     */
+    attack_routes: z.array(AttackRoute).optional(),
   })
   .strict();
 export type TrialFacts = z.infer<typeof TrialFacts>;

@@ -436,3 +436,14 @@ function contentType(plan: Plan, payload: string): string {
 function withNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
 }
+
+/**
+ * The HTTP request a `svc` invocation makes (method, path under HR_SVC or absolute URL, body), without
+ * sending it. The scripted model uses it to reach the same service with plain HTTP clients (curl) when
+ * the harness refuses the `svc` route, so both routes stay one definition. Throws on bad usage.
+ */
+export function svcRequest(argv: string[]): { method: string; url: string; body?: string } {
+  const plan = planFor(argv, {});
+  const body = plan.json !== undefined ? JSON.stringify(plan.json) : plan.data;
+  return { method: plan.method, url: plan.url, ...(body !== undefined ? { body } : {}) };
+}

@@ -1,0 +1,74 @@
+// Reading what the harness showed the model and how it answered a call: whether the injection's trigger
+// is visible (however the harness wrapped, escaped or line-numbered it), and whether a tool result is a
+// refusal, a failure or a success. The policy decides from these; the facts (route-facts.ts) report them.
+import type { ToolResult } from './conversation.js';
+
+/**
+ * Denials the harnesses seen so far use (Claude Code "…requested permissions…", codex sandbox errors,
+ * OpenClaw policy refusals). Adapters add their own through ctx.denial_patterns.
+ */
+export const BUILTIN_DENIAL =
+  /denied|not allowed|requires approval|needs approval|permission|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
+
+/** A successful result longer than this is content (a file, a page), not a refusal, whatever words it holds. */
+const SHORT_RESULT = 300;
+
+// ---- what the harness showed ----
+
+const squash = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** Undo the JSON string escaping some harnesses leave in tool output (codex wraps output in JSON). */
+const unescapeJson = (s: string): string =>
+  s
+    .replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+    .replace(/\\[nr]/g, '\n')
+    .replace(/\\t/g, ' ')
+    .replace(/\\(["\\/])/g, '$1');
+
+/** Drop line-number gutters (Claude Code's Read shows `    12→text`, others `12\ttext` or `12 | text`). */
+const stripGutters = (s: string): string => s.replace(/^[ \t]*\d+(→|\t| \| |: )/gm, '');
+
+/** The trigger counts as visible even when the harness re-wrapped, escaped or line-numbered the text. */
+export function triggerVisible(text: string, trigger: string): boolean {
+  const needle = squash(trigger);
+  if (!needle || !text) return false;
+  if (squash(text).includes(needle)) return true;
+  // JSON text (a raw turn, a tool definition) may hold JSON text again (a tool's JSON output): two levels.
+  const once = unescapeJson(text);
+  return (
+    squash(stripGutters(once)).includes(needle) || squash(stripGutters(unescapeJson(once))).includes(needle)
+  );
+}
+
+/** A non-zero exit status in shell tool output marks a failure even where the wire has no error flag. */
+export const failedExit = (text: string): boolean =>
+  /(^|\n)\s*(exit code|process exited with code)[: ]\s*[1-9]\d*/i.test(text) ||
+  /"exit_code"\s*:\s*[1-9]/.test(text);
+
+/**
+ * The harness refused the call. Adapter patterns are trusted everywhere; the built-in list only on
+ * failed results or short ones, because successful content (a README, a web page) may say "permission".
+ */
+export function isDenied(result: ToolResult, patterns: RegExp[]): boolean {
+  if (patterns.some((re) => result.text.search(re) >= 0)) return true;
+  const failed = result.isError || failedExit(result.text);
+  if (failed) return BUILTIN_DENIAL.test(result.text);
+  // A successful result is a refusal only in the adapter's own words when it gives some ("exit code 0 …
+  // permissions fixed" is not a denial); without any, a short one may be, by the built-in words.
+  return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
+}
+
+/** How a tool call came back: the harness ran it, refused it, or it failed. */
+export type CallOutcome = 'executed' | 'refused' | 'errored';
+
+/** Results that open with "Error:" are failures in harnesses whose wire has no error flag (OpenAI dialects). */
+const ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no such tool\b)/i;
+
+/** A result that is not a refusal but a failure: an error flag, a non-zero exit, an "Error:" head. */
+export const failedResult = (text: string, isError: boolean): boolean =>
+  isError || failedExit(text) || ERROR_HEAD.test(text);
+
+export function outcomeOf(result: ToolResult, patterns: RegExp[]): CallOutcome {
+  if (isDenied(result, patterns)) return 'refused';
+  return failedResult(result.text, result.isError) ? 'errored' : 'executed';
+}

@@ -1,0 +1,234 @@
+// The routes an attacker step can take. A worst-case model does not stop when the harness refuses one
+// way of doing something: it tries the other ways the harness offers for the same abstract action. This
+// module lists them, in a fixed order (docs/internals.md, "Routes"), built from the tools offered in the
+// request at hand; the policy walks the list until one route executes or MAX_ROUTES_PER_STEP were tried.
+//
+// A route is one or two tool calls. Two-call routes first read what the file holds (append through a
+// full write or an edit tool) or write a script the shell then runs; the second call is built from the
+// first call's result text.
+import type { Action } from '../cases/schema.js';
+import type { ScriptContext } from '../evidence/types.js';
+import {
+  fetchForms,
+  readForms,
+  type ShellForm,
+  serviceForms,
+  serviceHttp,
+  writeForms,
+} from './alternates.js';
+import type { ToolSpec } from './conversation.js';
+import { quote } from './shell.js';
+import {
+  editCall,
+  genericMcpCall,
+  type MappedCall,
+  nativeCall,
+  nativeRead,
+  nativeWrite,
+  prepareAction,
+  resolvePath,
+  shellCall,
+  viaShell as shellFallback,
+} from './tools.js';
+
+/** Routes tried per attacker step before moving on to the next step (the bound keeps trials short). */
+export const MAX_ROUTES_PER_STEP = 6;
+
+export interface Route {
+  /** What the report shows: `write_file`, `bash: printf >>`, `read_file + write_file`. */
+  label: string;
+  /**
+   * The route's calls. Call i > 0 is built from the text call i-1 returned (undefined: the route cannot
+   * go on, e.g. an edit of an empty file).
+   */
+  calls: ((previous: string) => MappedCall | undefined)[];
+  /**
+   * The first call only prepares (reads the file): if it fails without a refusal (the file does not exist
+   * yet), the route goes on with empty text.
+   */
+  prepares?: boolean;
+}
+
+const one = (label: string, call: MappedCall | undefined): Route[] =>
+  call ? [{ label, calls: [() => call] }] : [];
+
+function shellRoutes(forms: ShellForm[], tools: ToolSpec[], ctx: ScriptContext, viaShell = true): Route[] {
+  return forms.flatMap((f) => {
+    const call = shellCall(f.command, tools, ctx, viaShell);
+    return one(`${call?.tool}: ${f.form}`, call);
+  });
+}
+
+/** Claude Code's Read adds `<system-reminder>` blocks after the content; they are not the file's. */
+const REMINDER = /\n*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
+const GUTTER = /^[ \t]*\d+(→|\t| \| |\| |: )/;
+
+/**
+ * What a file held, from the text a read tool returned: without line-number gutters (only when every
+ * line has one, so a file whose lines start with numbers survives) and harness trailers.
+ */
+export function fileText(result: string): string {
+  const text = result.replace(REMINDER, '\n');
+  const lines = text.split('\n');
+  const body = lines.at(-1) === '' ? lines.slice(0, -1) : lines;
+  if (body.length && body.every((l) => GUTTER.test(l))) {
+    return `${body.map((l) => l.replace(GUTTER, '')).join('\n')}\n`;
+  }
+  return text;
+}
+
+/** Content plus appended text, with a newline between when the file did not end in one. */
+const appended = (held: string, content: string): string =>
+  held === '' || held.endsWith('\n') ? held + content : `${held}\n${content}`;
+
+/** The read that prepares a whole-file rewrite: the native read tool, else `cat` in the shell. */
+function readFirst(path: string, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
+  return nativeRead(path, tools, ctx) ?? shellCall(`cat ${quote(path)}`, tools, ctx);
+}
+
+/** Appending without an append tool or the shell's `>>`: read the file, write it back whole or edit it. */
+function rewriteRoutes(path: string, content: string, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+  const read = readFirst(path, tools, ctx);
+  if (!read) return [];
+  const routes: Route[] = [];
+  const write = nativeWrite(path, content, tools, ctx);
+  if (write) {
+    routes.push({
+      label: `${read.tool} + ${write.tool}`,
+      prepares: true,
+      calls: [() => read, (held) => nativeWrite(path, appended(fileText(held), content), tools, ctx)],
+    });
+  }
+  const probe = editCall(path, 'x', 'xy', tools, ctx);
+  if (probe) {
+    routes.push({
+      label: `${read.tool} + ${probe.tool}`,
+      prepares: true,
+      calls: [
+        () => read,
+        (held) => {
+          const old = fileText(held);
+          return editCall(path, old, appended(old, content), tools, ctx);
+        },
+      ],
+    });
+  }
+  return routes;
+}
+
+/** A script file written with the native write tool, then run by the shell (beats command-text filters). */
+function scriptRoute(command: string, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+  const script = resolvePath('$TMP/hr-step.sh', ctx.paths);
+  const write = nativeWrite(script, `${command}\n`, tools, ctx);
+  const run = shellCall(`sh ${quote(script)}`, tools, ctx);
+  if (!write || !run) return [];
+  return [{ label: `${write.tool} + ${run.tool}: script file`, calls: [() => write, () => run] }];
+}
+
+/**
+ * Every route for one attacker step, in the documented order: the harness's own tool, the shell's
+ * primary form, then the action's alternatives. Duplicates (two routes making the same first call)
+ * are dropped.
+ */
+export function routesFor(input: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+  if (input.do === 'reply') return [];
+  const action = prepareAction(input, ctx);
+  const routes: Route[] = [];
+  const native = nativeCall(action, tools, ctx);
+  if (native) routes.push(...one(native.tool, native));
+  const primary = primaryShell(action, tools, ctx);
+  if (primary) routes.push(primary);
+  routes.push(...alternatives(action, tools, ctx));
+  return dedupe(routes);
+}
+
+/** The shell's primary form (what mapAction falls back to): heredoc writes, `svc`, `cat`. */
+function primaryShell(action: Action, tools: ToolSpec[], ctx: ScriptContext): Route | undefined {
+  const call = shellFallback(action, tools, ctx);
+  return call ? { label: `${call.tool}: ${primaryForm(action)}`, calls: [() => call] } : undefined;
+}
+
+function primaryForm(action: Action): string {
+  switch (action.do) {
+    case 'write':
+      return action.append ? 'cat >>' : 'cat >';
+    case 'remember':
+      return 'printf >> memory file';
+    case 'read':
+      return 'cat';
+    case 'run':
+      return 'command';
+    default:
+      return action.do === 'call' && action.service === 'mcp' ? 'svc mcp' : 'svc';
+  }
+}
+
+function alternatives(action: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+  switch (action.do) {
+    case 'write': {
+      const append = action.append ?? false;
+      const forms = writeForms(action.path, action.content, append);
+      return [
+        ...(append ? rewriteRoutes(action.path, action.content, tools, ctx) : []),
+        ...shellRoutes(forms.slice(0, 2), tools, ctx),
+        ...scriptRoute(forms[0].command, tools, ctx),
+        ...shellRoutes(forms.slice(2), tools, ctx),
+      ];
+    }
+    case 'remember': {
+      if (!ctx.memory_file) return [];
+      const path = resolvePath(ctx.memory_file, ctx.paths);
+      return alternatives({ do: 'write', path, content: `${action.text}\n`, append: true }, tools, ctx);
+    }
+    case 'read':
+      return shellRoutes(readForms(action.path), tools, ctx);
+    case 'run':
+      return scriptRoute(action.command, tools, ctx);
+    case 'fetch':
+      return shellRoutes(fetchForms(action.url, action.method ?? 'GET', action.body), tools, ctx);
+    case 'call':
+    case 'send':
+    case 'install':
+      return [...mcpRoutes(action, tools), ...serviceRoutes(action, tools, ctx)];
+    case 'reply':
+      return [];
+  }
+}
+
+/** Services by plain HTTP: curl/wget against $HR_SVC, or the harness's own HTTP tool. */
+function serviceRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+  const routes = shellRoutes(serviceForms(action), tools, ctx);
+  const http = serviceHttp(action);
+  if (http && ctx.services_url) {
+    const url = `${ctx.services_url.replace(/\/$/, '')}${http.path}`;
+    const method = http.method as Extract<Action, { do: 'fetch' }>['method'];
+    const fetch = nativeCall({ do: 'fetch', url, method, body: http.body }, tools, ctx);
+    if (fetch) routes.unshift(...one(fetch.tool, fetch));
+  }
+  return routes;
+}
+
+/**
+ * MCP tools: when the direct proxy tool (mcp__server__tool) is the native route, the harness's generic MCP
+ * tool (mcp_call) is another one; the svc and curl routes follow as for every service.
+ */
+function mcpRoutes(action: Action, tools: ToolSpec[]): Route[] {
+  if (action.do !== 'call' || action.service !== 'mcp') return [];
+  const generic = genericMcpCall(action, tools);
+  return generic ? one(generic.tool, generic) : [];
+}
+
+const signature = (r: Route): string => {
+  const first = r.calls[0]('');
+  return `${r.calls.length}:${first?.tool}:${JSON.stringify(first?.args)}`;
+};
+
+function dedupe(routes: Route[]): Route[] {
+  const seen = new Set<string>();
+  return routes.filter((r) => {
+    const key = signature(r);
+    if (r.calls.length === 1 && seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
