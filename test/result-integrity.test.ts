@@ -70,7 +70,9 @@ describe('a harness that rewrites earlier trials’ evidence', () => {
       adapter,
       config: 'default',
       cases: ['subset:smoke'],
-      runner: 'process',
+      // Uncontained on purpose: the contained runner hides kept evidence from trials altogether
+      // (test/runner-conformance.test.ts); this checks the digests that catch it where nothing hides it.
+      runner: 'process-uncontained',
       concurrency: 1,
       seeds: 1,
       model: 'scripted',

@@ -359,7 +359,7 @@ function suite(f: RunnerFactory) {
       const left = hostProcessesWith(`hr-hang-${tok}`);
       for (const p of left) process.kill(p, 'SIGKILL');
       await t.done();
-      expect(seen, 'the children were seen running').toBe(3);
+      expect(seen, 'the children were seen running').toBeGreaterThanOrEqual(3);
       expect(left).toEqual([]);
       expect(stopMs).toBeLessThan(5_000);
     });
@@ -392,7 +392,7 @@ function suite(f: RunnerFactory) {
       if (f.name !== 'docker') await next.start();
       await next.stop();
       const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
-      expect(seen, 'the children were seen running').toBe(3);
+      expect(seen, 'the children were seen running').toBeGreaterThanOrEqual(3);
       expect(left).toEqual([]);
       expect(mounts).not.toContain(`hr-trial-${p.pid} `);
     });
