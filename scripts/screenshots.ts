@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { marked } from 'marked';
+import { parseGateInputs } from '../src/action/inputs.js';
 import { Progress } from '../src/cli/progress.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { evaluateGate } from '../src/gate/index.js';
@@ -16,6 +17,9 @@ import { failOnFrom } from '../src/gate/verdict.js';
 import { buildComment } from '../src/report/comment-body.js';
 import { renderReport } from '../src/report/markdown.js';
 import { RunResult } from '../src/result/schema.js';
+
+/** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
+const gateDefaults = () => parseGateInputs(() => undefined);
 
 const ROOT = resolve(import.meta.dirname, '..');
 const OUT = join(ROOT, 'docs/img');
@@ -54,14 +58,7 @@ const failOn = failOnFrom(['regression', 'threshold', 'invalid']);
 const gate = evaluateGate({
   heads: [{ result: current, name: 'current.json' }],
   baseline: baselineFromResult(guarded, 'cache:main'),
-  options: {
-    failOn,
-    onMissingBaseline: 'neutral',
-    maxInvalid: 0.1,
-    thresholds: { overall: {}, phases: {} },
-    alpha: 0.05,
-    minEffect: 0.1,
-  },
+  options: { ...gateDefaults(), failOn: failOn },
 });
 const md = renderReport(
   buildComment({ ...gate, failOn, runUrl: 'https://github.com/acme/agent/actions/runs/4242' }),

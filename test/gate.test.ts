@@ -1,5 +1,6 @@
 // The gate, table-driven: what fails, what is neutral (not measured / not compared) and what passes.
 import { describe, expect, it } from 'vitest';
+import { parseGateInputs } from '../src/action/inputs.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { decideChange } from '../src/compare/compare.js';
 import { decimalRatio, fisherGreater, fisherGreaterExact, ratioLess } from '../src/compare/stats.js';
@@ -16,13 +17,9 @@ const S = (id: string, seeds: (boolean | null)[], phase: CaseSpec['phase'] = 'ru
   phase,
   seeds,
 });
+// The gate's defaults as action.yml gives them (one definition), with the test's own on top.
 const opts = (over: Partial<GateOptions> = {}): GateOptions => ({
-  failOn: failOnFrom(DEFAULT_FAIL_ON.split(',')),
-  onMissingBaseline: 'neutral',
-  maxInvalid: 0.1,
-  thresholds: { overall: {}, phases: {} },
-  alpha: 0.05,
-  minEffect: 0.1,
+  ...parseGateInputs(() => undefined),
   ...over,
 });
 const run = (specs: CaseSpec[], seeds?: number): RunResult => {

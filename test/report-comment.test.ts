@@ -2,6 +2,7 @@
 // two phases, all 144 cases regressed, several seeds, nothing valid) render within budget without the
 // truncation path, with canaries masked and every regressed case's reproduce command.
 import { describe, expect, it } from 'vitest';
+import { parseGateInputs } from '../src/action/inputs.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { failOnFrom } from '../src/gate/verdict.js';
@@ -12,20 +13,16 @@ import { buildReport, renderReport } from '../src/report/markdown.js';
 import type { RunResult } from '../src/result/schema.js';
 import { canaryValue, makeResult, makeStandardRun } from './fixtures/results/builders.js';
 
+/** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
+const gateDefaults = () => parseGateInputs(() => undefined);
+
 const failOn = failOnFrom(['regression', 'threshold', 'invalid']);
 
 function render(current: RunResult, baseline: RunResult | undefined) {
   const gate = evaluateGate({
     heads: [{ result: current, name: 'current.json' }],
     ...(baseline ? { baseline: baselineFromResult(baseline, 'cache:main') } : {}),
-    options: {
-      failOn,
-      onMissingBaseline: 'neutral',
-      maxInvalid: 0.1,
-      thresholds: { overall: {}, phases: {} },
-      alpha: 0.05,
-      minEffect: 0.1,
-    },
+    options: { ...gateDefaults(), failOn: failOn },
   });
   const input = { ...gate, failOn, runUrl: 'https://github.com/o/r/actions/runs/1' };
   const doc = buildComment(input);

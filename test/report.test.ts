@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseGateInputs } from '../src/action/inputs.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
 import { evaluateGate } from '../src/gate/index.js';
@@ -18,6 +19,9 @@ import { RunResult } from '../src/result/schema.js';
 import { makeHostile, makeResult, makeUnsafe } from './fixtures/results/builders.js';
 import { HOSTILE_STRINGS } from './fixtures/results/hostile-strings.js';
 
+/** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
+const gateDefaults = () => parseGateInputs(() => undefined);
+
 const FIX = join(import.meta.dirname, 'fixtures/results');
 const fixture = (name: string) => RunResult.parse(JSON.parse(readFileSync(join(FIX, name), 'utf8')));
 const guarded = fixture('reference-guarded.json');
@@ -31,14 +35,7 @@ function report(
   const { comparison, violations, verdict } = evaluateGate({
     heads: [{ result: current, name: 'current.json' }],
     ...(baseline ? { baseline: baselineFromResult(baseline, 'file:baseline.json') } : {}),
-    options: {
-      failOn,
-      onMissingBaseline: 'neutral',
-      maxInvalid: 0.1,
-      thresholds: { overall: { maxAsr: 0 }, phases: {} },
-      alpha: 0.05,
-      minEffect: 0.1,
-    },
+    options: { ...gateDefaults(), failOn: failOn, thresholds: { overall: { maxAsr: 0 }, phases: {} } },
   });
   const doc = buildReport({
     current,

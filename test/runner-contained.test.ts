@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseGateInputs } from '../src/action/inputs.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { failOnFrom } from '../src/gate/verdict.js';
@@ -16,6 +17,9 @@ import { ProcessRunner } from '../src/runner/process.js';
 import { policeEnv, Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
 import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
+
+/** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
+const gateDefaults = () => parseGateInputs(() => undefined);
 
 describe('shared runner helpers', () => {
   it('the tail never starts inside a multi-byte character', () => {
@@ -136,14 +140,7 @@ describe('the report says what contained the trials', () => {
     const failOn = failOnFrom(['regression', 'threshold', 'invalid']);
     const g = evaluateGate({
       heads: [{ result: current, name: 'r.json' }],
-      options: {
-        failOn,
-        onMissingBaseline: 'neutral',
-        maxInvalid: 0.1,
-        thresholds: { overall: {}, phases: {} },
-        alpha: 0.05,
-        minEffect: 0.1,
-      },
+      options: { ...gateDefaults(), failOn: failOn },
     });
     const doc = buildReport({ ...g, failOn });
     return renderReport(doc, { limit: 65_000, unit: 'chars' });

@@ -19,7 +19,7 @@ unsafe and invalid cases with the command that reruns each, and the verdict.
 options:
   --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
                      (repeatable; default: subset:standard, the 144 built-in base cases)
-  --runner R         process (default) | docker
+  --runner R         process (contained, default) | process-uncontained | docker
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
   --timeout S        seconds per trial (default: the adapter's)

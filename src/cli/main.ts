@@ -38,22 +38,7 @@ Usage:
   harness-risk schema [--out DIR]
   harness-risk --version | --help
 
-run options:
-  --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
-                     (repeatable; default: subset:standard, the 144 built-in base cases)
-  --runner R         process (default) | docker
-  --image IMAGE      container image for --runner docker
-  --concurrency N    trials at once (default 2)
-  --timeout S        seconds per trial (default: the adapter's)
-  --seeds N          trials per case (default 1)
-  --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
-  --keep-evidence    keep every trial's full evidence beside the result
-  --shard I/N        run shard I of N (stable by case id)
-  --quiet            no per-trial progress
-  --baseline FILE    compare with this run result and gate like the action (exit 1 on fail)
-  --fail-on, --on-missing-baseline, --max-invalid, --max-asr, --max-persistence, --min-css,
-  --phase-thresholds, --alpha, --min-effect   the action's gate inputs (see compare --help)
-  --markdown FILE, --json FILE   write the report / the verdict (one config only)
+Each command's options: harness-risk COMMAND --help.
 
 Exit status: 0 pass or neutral, 1 when the gate fails (as the action's step would), 2 bad input,
 130 interrupted.
