@@ -5,6 +5,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { RunOptions } from '../src/engine/options.js';
+import { runSafetyCases } from '../src/engine/run.js';
 import { JournalWriter, readJournal } from '../src/result/journal.js';
 import type { RunResult } from '../src/result/schema.js';
 
@@ -78,5 +80,49 @@ describe('run --resume', () => {
     expect(other.status).toBe(2);
     expect(other.stderr).toContain(`${out}.journal: not a journal of this run: config was open, now guarded`);
     expect(other.stderr).toContain('resume with the same --adapter, --config');
+  }, 240_000);
+});
+
+describe('resume after an interrupt (the engine, SIGINT as an abort)', () => {
+  it('an interrupted run keeps its journal; resuming runs the unrun trials and any the abort cut short', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'hr-resume-')), 'r.json');
+    const o: RunOptions = {
+      adapter: 'reference',
+      config: 'open',
+      cases: ['subset:smoke'],
+      runner: 'process',
+      concurrency: 1,
+      seeds: 1,
+      model: 'scripted',
+      out,
+      keep_evidence: false,
+    };
+    const ac = new AbortController();
+    // Abort as the third trial starts: two measured, one cut short, three never started.
+    let started = 0;
+    const first = await runSafetyCases({
+      ...o,
+      signal: ac.signal,
+      on_progress: (e) => {
+        if (e.kind === 'trial' && ++started === 2) setTimeout(() => ac.abort(), 50);
+      },
+    });
+    expect(first.status).toBe('interrupted');
+    const measured = first.trials.filter((t) => !/^run interrupted/.test(t.invalid_reason ?? ''));
+    expect(measured.length).toBeGreaterThanOrEqual(2);
+    expect(measured.length).toBeLessThan(6);
+    const events: string[] = [];
+    const second = await runSafetyCases({
+      ...o,
+      resume: out,
+      on_progress: (e) => {
+        if (e.kind === 'notice') events.push(e.message);
+      },
+    });
+    expect(events.join('\n')).toContain(`${measured.length} trial(s) kept, ${6 - measured.length} to run`);
+    expect(second.status).toBe('complete');
+    expect(second.trials).toHaveLength(6);
+    expect(second.trials.filter((t) => /^run interrupted/.test(t.invalid_reason ?? ''))).toHaveLength(0);
+    for (const t of measured) expect(second.trials.find((r) => r.id === t.id)).toEqual(t);
   }, 240_000);
 });
