@@ -1,5 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   caseIndexPath,
   indexedCases,
@@ -55,5 +58,43 @@ describe('the built-in case index (dist/cases-index.json)', () => {
 
   it('an index of another version or none at all is not read', () => {
     expect(readCaseIndex('/nonexistent/cases-index.json')).toMatch(/ENOENT/);
+  });
+});
+
+describe('the bundle reads only what is selected', () => {
+  // A copy of the action root (cases/, the index, the files that mark a root) that the bundled CLI is
+  // pointed at with HARNESS_RISK_ROOT, so case files can be damaged without touching the checkout.
+  const root = mkdtempSync(join(tmpdir(), 'hr-index-root-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  cpSync(builtinCasesDir(), join(root, 'cases'), { recursive: true });
+  mkdirSync(join(root, 'dist'));
+  mkdirSync(join(root, 'adapters'));
+  writeFileSync(join(root, 'package.json'), '{}');
+  writeFileSync(join(root, 'dist', 'cases-index.json'), fresh);
+  const list = () =>
+    spawnSync(process.execPath, ['dist/cli.js', 'list', 'cases', '--cases', 'subset:smoke'], {
+      encoding: 'utf8',
+      env: { ...process.env, HARNESS_RISK_ROOT: root },
+    });
+  const smokeIds = filterCases(parsed, parseSelectors(['subset:smoke'])).map((c) => c.case.id);
+
+  it('a broken file that was not selected is never parsed', () => {
+    // Not a smoke case: with the index, listing the smoke subset never opens it.
+    writeFileSync(join(root, 'cases/action/cfo-chat-payroll-key-to-accountant.yaml'), 'id: [broken\n');
+    const r = list();
+    expect(r.status, r.stderr).toBe(0);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(smokeIds);
+  });
+
+  it('a selected file changed since the build: the YAML files are parsed, errors name file:line', () => {
+    writeFileSync(join(root, 'cases/configuration/setup-guide-disables-approval.yaml'), 'id: [broken\n');
+    const r = list();
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/\.yaml:\d+: not valid YAML/);
   });
 });
