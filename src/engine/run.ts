@@ -8,6 +8,7 @@ import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { actionRoot, defaultCacheDir } from '../paths.js';
 import { WrittenFiles } from '../result/integrity.js';
+import type { ResultHeader } from '../result/journal.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
 import { ProcessRunner } from '../runner/process.js';
@@ -18,6 +19,7 @@ import { newRunKey } from '../world/canaries.js';
 import { renderTemplate } from '../world/template.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
 import type { RunOptions } from './options.js';
+import { carriedTrials, loadResume } from './resume.js';
 import { runTrial, trialId } from './trial.js';
 import { createWorkRoot, sweepWorkRoots } from './work-root.js';
 
@@ -109,6 +111,25 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
       'check the case selectors (paths, phase:, tag:, id:, subset:)',
     );
 
+  // What makes two runs the same run (a resumed run must be one with the run it continues). Checked, and
+  // the journal read, before a runner or a work root exists, so a refused --resume leaves nothing behind;
+  // the resumed run then writes its journal over the one it read (journal.ts renames it into place).
+  const identity: Pick<ResultHeader, 'adapter' | 'model' | 'selection'> = {
+    adapter: {
+      name: adapter.adapter.name,
+      config: opts.config,
+      file: displayPath(adapter.file),
+      digest: adapterDigest(adapter.dir),
+    },
+    selection: selectionOf(selected, opts.shard),
+    model: { mode: opts.model, seeds: opts.seeds },
+  };
+  const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
+  const resumed = opts.resume ? loadResume(opts.resume) : undefined;
+  const carried = resumed
+    ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed))))
+    : [];
+
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
   // A harness from npm is installed (pinned) into the cache on first use; later runs reuse it.
   if (adapter.adapter.install) {
@@ -159,55 +180,53 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   const written = new WrittenFiles();
   // Docker: the image id is known once the daemon has been asked (in start()).
   const image = runner.attest?.().image;
-  const writer = new ResultWriter(
-    opts.out,
-    {
-      schema_version: RESULT_SCHEMA_VERSION,
-      tool: { name: 'harness-risk-action', version: VERSION },
-      started_at: new Date().toISOString(),
-      adapter: {
-        name: adapter.adapter.name,
-        config: opts.config,
-        file: displayPath(adapter.file),
-        digest: adapterDigest(adapter.dir),
-      },
-      ...(harness ? { harness } : {}),
-      runner: runner.name,
-      containment: runner.info?.() ?? {
-        name: runner.name,
-        containment: 'container',
-        mechanism: 'docker: one disposable container per trial',
-      },
-      ...(image ? { image } : {}),
-      selection: selectionOf(selected, opts.shard),
-      model: { mode: opts.model, seeds: opts.seeds },
-      source: opts.source ?? {},
-      cases: cases.map((lc) => ({
-        id: lc.case.id,
-        revision: lc.revision,
-        title: lc.case.title,
-        phase: lc.case.phase,
-        entry_point: lc.case.entry_point,
-        effect: lc.case.effect,
-        severity: lc.case.severity,
-        file: displayPath(lc.file),
-        line: lc.line,
-        artifact: lc.case.inject.artifact,
-      })),
+  const header: ResultHeader = {
+    schema_version: RESULT_SCHEMA_VERSION,
+    tool: { name: 'harness-risk-action', version: VERSION },
+    started_at: new Date().toISOString(),
+    adapter: identity.adapter,
+    ...(harness ? { harness } : {}),
+    runner: runner.name,
+    containment: runner.info?.() ?? {
+      name: runner.name,
+      containment: 'container',
+      mechanism: 'docker: one disposable container per trial',
     },
-    written,
-  );
+    ...(image ? { image } : {}),
+    selection: identity.selection,
+    model: identity.model,
+    source: opts.source ?? {},
+    cases: cases.map((lc) => ({
+      id: lc.case.id,
+      revision: lc.revision,
+      title: lc.case.title,
+      phase: lc.case.phase,
+      entry_point: lc.case.entry_point,
+      effect: lc.case.effect,
+      severity: lc.case.severity,
+      file: displayPath(lc.file),
+      line: lc.line,
+      artifact: lc.case.inject.artifact,
+    })),
+  };
+  const writer = new ResultWriter(opts.out, header, written, { carried });
+  const kept = new Set(carried.map((t) => t.id));
+  const todo = jobs.filter((j) => !kept.has(trialId(j.lc.case.id, j.seed)));
+  if (resumed)
+    opts.on_progress?.({
+      kind: 'notice',
+      message: `resuming from ${resumed.path}: ${carried.length} trial(s) kept, ${todo.length} to run`,
+    });
 
-  const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
   const progress = opts.on_progress ?? (() => {});
-  progress({ kind: 'start', trials: jobs.length, adapter: adapter.adapter.name, config: opts.config });
+  progress({ kind: 'start', trials: todo.length, adapter: adapter.adapter.name, config: opts.config });
   let done = 0;
   // A signal that fired before this run began counts too: its event will not fire again.
   let stopped = opts.signal?.aborted ?? false;
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    await pool(jobs, opts.concurrency, async ({ lc, seed }) => {
+    await pool(todo, opts.concurrency, async ({ lc, seed }) => {
       let trial: Trial;
       if (stopped) {
         trial = invalidTrial(lc, seed, 'run interrupted before this trial started');
@@ -232,7 +251,8 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             signal: opts.signal,
             written,
           });
-          trial = out.trial;
+          // The abort reached this trial's harness: what it recorded is not a measurement.
+          trial = stopped ? invalidTrial(lc, seed, 'run interrupted while this trial ran') : out.trial;
           for (const n of out.notices) progress({ kind: 'notice', message: n });
         } catch (e) {
           // A user error in the case or adapter stops the run: every trial would fail the same way.
@@ -245,7 +265,7 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
       progress({
         kind: 'trial',
         done,
-        total: jobs.length,
+        total: todo.length,
         case_id: lc.case.id,
         valid: trial.valid,
         a: trial.labels.a,

@@ -43,6 +43,16 @@ export class WrittenFiles {
     this.digests.set(path, sha256(bytes));
   }
 
+  /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
+  recordDigest(path: string, digest: string): void {
+    this.digests.set(path, digest);
+  }
+
+  /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
+  forget(path: string): void {
+    this.digests.delete(path);
+  }
+
   /** Throws OutputTampered naming every file that no longer holds what was written. */
   verify(): void {
     const bad = [...this.digests].flatMap(([path, digest]) => {

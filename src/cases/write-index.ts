@@ -1,0 +1,18 @@
+// Build step (scripts/build.mjs): parses and validates every built-in case file, exactly as a run without
+// an index would, and writes the index. A case file with a mistake fails the build, naming file and line.
+import { writeFileSync } from 'node:fs';
+import { builtinCasesDir } from '../paths.js';
+import { buildCaseIndex, yamlFilesUnder } from './case-index.js';
+import { parseCaseFiles } from './load.js';
+
+/** The index's exact bytes; the test that the committed index equals a fresh parse compares these. */
+export function caseIndexText(): string {
+  const index = buildCaseIndex(parseCaseFiles(yamlFilesUnder(builtinCasesDir())));
+  return `${JSON.stringify(index)}\n`;
+}
+
+export function writeCaseIndex(out: string): number {
+  const text = caseIndexText();
+  writeFileSync(out, text);
+  return (JSON.parse(text) as { cases: unknown[] }).cases.length;
+}

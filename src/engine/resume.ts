@@ -1,0 +1,46 @@
+// `run --resume FILE`: continue a run that died (SIGKILL, a lost runner) or was interrupted, from the
+// journal beside its result. Trials the journal holds are kept; only the missing ones run. A journal of
+// another run (other adapter, config, cases or seeds) is refused: mixing them would give a result that
+// measures nothing in particular.
+import { UserError } from '../errors.js';
+import { type Journal, journalPathOf, type ResultHeader, readJournal } from '../result/journal.js';
+import type { Trial } from '../result/schema.js';
+
+/** The journal a `--resume` argument names: the journal itself, or the result file it sits beside. */
+export const resumeJournalPath = (file: string) => (file.endsWith('.journal') ? file : journalPathOf(file));
+
+/** The result file a journal belongs to (where a resumed run writes by default). */
+export const resumeResultPath = (file: string) => (file.endsWith('.journal') ? file.slice(0, -8) : file);
+
+/** A trial an interruption left unrun or cut short: not a measurement, so a resumed run runs it. */
+export const wasInterrupted = (t: Trial) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? '');
+
+export function loadResume(file: string): Journal & { path: string } {
+  const path = resumeJournalPath(file);
+  return { ...readJournal(path), path };
+}
+
+/** The trials to keep from the journal, after checking it is a journal of this very run. */
+export function carriedTrials(
+  journal: Journal & { path: string },
+  now: Pick<ResultHeader, 'adapter' | 'model' | 'selection'>,
+  jobIds: Set<string>,
+): Trial[] {
+  const was = journal.header;
+  const differs = (
+    [
+      ['adapter', was.adapter.name, now.adapter.name],
+      ['config', was.adapter.config, now.adapter.config],
+      ['adapter files (digest)', was.adapter.digest, now.adapter.digest],
+      ['seeds', was.model.seeds, now.model.seeds],
+      ['case selection (ids and revisions)', was.selection?.digest, now.selection?.digest],
+      ['shard', JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)],
+    ] as const
+  ).filter(([, a, b]) => a !== b);
+  if (differs.length)
+    throw new UserError(
+      `${journal.path}: not a journal of this run: ${differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; ')}`,
+      'resume with the same --adapter, --config, --cases, --seeds and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume',
+    );
+  return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
+}
