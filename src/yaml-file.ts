@@ -11,7 +11,7 @@ export interface Located<T> {
   line: number;
 }
 
-function fieldPath(path: PropertyKey[]): string {
+export function fieldPath(path: PropertyKey[]): string {
   return (
     path
       .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
@@ -61,6 +61,16 @@ function valueAt(raw: unknown, path: PropertyKey[]): unknown {
   let v = raw;
   for (const p of path) v = v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[p] : undefined;
   return v;
+}
+
+/**
+ * Line finder over a YAML text, for findings made after parsing (lint): the first line at or above the
+ * field that exists in the document, 1 when the text does not parse.
+ */
+export function lineLocator(text: string): (path: PropertyKey[]) => number {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc });
+  return (path) => lineOf(doc, lc, path);
 }
 
 export function parseYaml<S extends z.ZodTypeAny>(
