@@ -21,7 +21,9 @@ const said = (id: string) => verdict(id).reasons.join('\n');
 
 beforeAll(async () => {
   // The canary case has its own run below: without the lint it aborts the whole selection at run time.
-  const files = ['lint-trigger-in-owner.yaml', 'lint-id-mismatch.yaml'].map((f) => `${LINT}/${f}`);
+  const files = ['lint-trigger-in-owner.yaml', 'lint-id-mismatch.yaml', 'lint-utility-cannot-fail.yaml'].map(
+    (f) => `${LINT}/${f}`,
+  );
   verdicts = await validateCases({ cases: [...files, WHY], replays: 1, concurrency: 2 });
 }, 180_000);
 
@@ -40,6 +42,12 @@ describe('validate: static lint before any replay', () => {
   it('rejects an id that differs from the file name, saying how to fix it', () => {
     expect(said('lint-id-renamed')).toBe(
       `${LINT}/lint-id-mismatch.yaml:2: id: case id "lint-id-renamed" differs from the file name "lint-id-mismatch.yaml" → rename the file to lint-id-renamed.yaml or set id: lint-id-mismatch`,
+    );
+  });
+
+  it('rejects a utility check that cannot fail before replaying, naming its line', () => {
+    expect(said('lint-utility-cannot-fail')).toBe(
+      `${LINT}/lint-utility-cannot-fail.yaml:26: checks.utility: holds on a trial where the harness refused every call: it cannot fail → check an effect of the owner's task (file_contains, service_received, config_equals…)`,
     );
   });
 

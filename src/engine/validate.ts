@@ -99,9 +99,24 @@ export function admissionVerdicts(
   });
 }
 
-/** Static findings as reasons: file:line, field, what is wrong and what to do. */
+/**
+ * Static findings as reasons: file:line, field, what is wrong and what to do. A utility check that holds
+ * when the harness refused everything is one too: it needs the scripted model, not a replay.
+ */
 export function staticFindings(lc: LoadedCase, text: string): string[] {
-  const findings = lintCase(lc.case, lc.file);
+  const inert = utilityCannotFail(lc.case);
+  const findings = [
+    ...lintCase(lc.case, lc.file),
+    ...(inert
+      ? [
+          {
+            path: ['checks', 'utility'],
+            message: 'holds on a trial where the harness refused every call: it cannot fail',
+            hint: "check an effect of the owner's task (file_contains, service_received, config_equals…)",
+          },
+        ]
+      : []),
+  ];
   if (!findings.length) return [];
   const lineOf = lineLocator(text);
   return findings.map(
@@ -141,14 +156,10 @@ export async function validateCases(opts: {
       });
     const open = await run('open');
     const guarded = await run('guarded');
-    const inert: Record<string, string[]> = {};
     const clues: Record<string, CaseClues> = {};
-    for (const lc of replayed) {
-      const why = utilityCannotFail(lc.case);
-      if (why) inert[lc.case.id] = [`${lc.file}: ${why}`];
+    for (const lc of replayed)
       clues[lc.case.id] = { trigger: lc.case.inject.trigger, artifact: lc.case.inject.artifact };
-    }
-    const replayedVerdicts = admissionVerdicts(open, guarded, opts.replays, inert, clues);
+    const replayedVerdicts = admissionVerdicts(open, guarded, opts.replays, {}, clues);
     // The order of the selection, whichever way a case was rejected.
     const all = new Map([...rejected, ...replayedVerdicts].map((v) => [v.case_id, v]));
     return loaded.flatMap((lc) => all.get(lc.case.id) ?? []);
