@@ -54,6 +54,24 @@ export function cutAtCommaKeys(keys: string[], at: unknown): string[] {
   return keys.filter((k) => /\s/.test(k) && (at as Record<string, unknown>)[k] === null);
 }
 
+/**
+ * A string YAML read as a mapping: `- Summarise README.md: one sentence.` is `{"Summarise README.md": …}`
+ * to YAML, so a schema that wants a string sees a one-key object. Quoting is the fix, not the schema.
+ */
+export function colonMadeMapping(issue: { code: string; expected?: unknown }, at: unknown): boolean {
+  return (
+    issue.code === 'invalid_type' &&
+    issue.expected === 'string' &&
+    !!at &&
+    typeof at === 'object' &&
+    !Array.isArray(at) &&
+    Object.keys(at).length === 1
+  );
+}
+
+const QUOTE_COLON =
+  'an unquoted ": " inside the string made YAML read a mapping; quote the whole value ("Summarise README.md: one sentence.")';
+
 const QUOTE_COMMA =
   'an unquoted comma inside {…} or […] ends the string there; quote the whole value (text: "Done, not a mail")';
 
@@ -97,8 +115,13 @@ export function parseYaml<S extends z.ZodTypeAny>(
       const line = lineOf(doc, lc, issue.path);
       const cut =
         issue.code === 'unrecognized_keys' ? cutAtCommaKeys(issue.keys, valueAt(raw, issue.path)) : [];
-      quoting ||= cut.length > 0;
-      const why = cut.length ? ` (${cut.map((k) => `"${k}"`).join(', ')}: ${QUOTE_COMMA})` : '';
+      const colon = colonMadeMapping(issue, valueAt(raw, issue.path));
+      quoting ||= cut.length > 0 || colon;
+      const why = cut.length
+        ? ` (${cut.map((k) => `"${k}"`).join(', ')}: ${QUOTE_COMMA})`
+        : colon
+          ? ` (${QUOTE_COLON})`
+          : '';
       return `${file}:${line}: ${fieldPath(issue.path)}: ${issue.message}${why}`;
     });
     const more =

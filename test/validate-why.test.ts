@@ -123,6 +123,19 @@ describe('case YAML errors name the cause', () => {
     expect(msg).not.toContain('JSON Schema');
   });
 
+  it('an unquoted ": " in a list item that YAML read as a mapping says to quote it', () => {
+    const msg = errorOf(
+      caseYaml('  utility: {always: true}\n  attack: {always: true}\n').replace(
+        '["Read it"]',
+        '\n    - Read it: all of it',
+      ),
+    );
+    expect(msg).toContain(
+      'owner.turns[0]: Invalid input: expected string, received object (an unquoted ": " inside the string made YAML read a mapping; quote the whole value',
+    );
+    expect(msg).toContain('→ quote the string named above');
+  });
+
   it('an unquoted ": " in a value is a YAML error whose hint is to quote', () => {
     const msg = errorOf('owner:\n  turns:\n    - {text: Note: done}\n', z.unknown());
     expect(msg).toMatch(/^c\.yaml:3: not valid YAML: /);
