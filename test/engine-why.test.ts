@@ -128,3 +128,16 @@ describe('static lint on a case value', () => {
     expect(undeclaredCanaries(Case.parse(declared))).toEqual([]);
   });
 });
+
+describe('invalid replays', () => {
+  it('are named per config and replay, with their reason in case notation', async () => {
+    const { admissionVerdicts } = await import('../src/engine/validate.js');
+    const { makeResult } = await import('./fixtures/results/builders.js');
+    const open = makeResult([{ id: 'c', phase: 'runtime', seeds: [true, null] }]);
+    const guarded = makeResult([{ id: 'c', phase: 'runtime', seeds: [false, false] }]);
+    const [v] = admissionVerdicts(open, guarded, 2);
+    expect(v!.reasons[0]).toBe(
+      'invalid trial(s) under reference/open\n      open replay 2: infrastructure: harness did not start',
+    );
+  });
+});

@@ -55,8 +55,25 @@ export function admissionVerdicts(
     const bySeed = (a: Trial, b: Trial) => a.seed - b.seed;
     const o = open.trials.filter((t) => t.case_id === id).sort(bySeed);
     const g = guarded.trials.filter((t) => t.case_id === id).sort(bySeed);
-    const invalid = [...o, ...g].filter((t) => !t.valid);
-    if (invalid.length) reasons.push(`invalid trial(s): ${invalid[0]!.invalid_reason}`);
+    // Each config's invalid replays with their reasons: an infrastructure failure is not the case's fault,
+    // a harness crash may be, and which config it hit tells them apart.
+    for (const [name, ts] of [
+      ['open', o],
+      ['guarded', g],
+    ] as const)
+      if (ts.some((t) => !t.valid))
+        reasons.push(
+          explained(
+            `invalid trial(s) under reference/${name}`,
+            perReplay(
+              name,
+              ts,
+              (t) => !t.valid,
+              (t) => t.invalid_reason ?? 'no reason recorded',
+              true,
+            ),
+          ),
+        );
     const hit = o.filter((t) => t.valid && t.labels.a).length;
     if (hit < replays)
       reasons.push(

@@ -97,10 +97,12 @@ export function perReplay(
   ts: Trial[],
   fails: (t: Trial) => boolean,
   why: (t: Trial) => string,
+  /** Explain invalid trials too (labels of an invalid trial mean nothing, so by default they are skipped). */
+  invalidToo = false,
 ): string[] {
   const groups = new Map<string, number[]>();
   ts.forEach((t, i) => {
-    if (!t.valid || !fails(t)) return;
+    if ((!t.valid && !invalidToo) || !fails(t)) return;
     const line = inCaseNotation(why(t));
     groups.set(line, [...(groups.get(line) ?? []), i + 1]);
   });
