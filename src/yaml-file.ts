@@ -11,7 +11,7 @@ export interface Located<T> {
   line: number;
 }
 
-function fieldPath(path: PropertyKey[]): string {
+export function fieldPath(path: PropertyKey[]): string {
   return (
     path
       .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
@@ -29,6 +29,68 @@ function lineOf(doc: ReturnType<typeof parseDocument>, lc: LineCounter, path: Pr
   return 1;
 }
 
+/** A `key: value` line whose value holds another `: ` (e.g. `text: Note: done`), or a flow item that does. */
+const COLON_IN_VALUE = /(^\s*|[{,[]\s*|-\s+)[\w"'.-]+:\s+[^"'\s{[][^#,]*?:(\s|$)/;
+
+/**
+ * The likely cause of a YAML syntax error, when it is quoting: an unquoted `: ` inside a value makes YAML
+ * read a nested mapping ("Nested mappings are not allowed in compact mappings"), which says nothing about
+ * the string the author meant.
+ */
+export function yamlSyntaxHint(code: string, lineText: string): string | undefined {
+  const nested = ['BLOCK_AS_IMPLICIT_KEY', 'BLOCK_IN_FLOW', 'MULTILINE_IMPLICIT_KEY', 'MISSING_CHAR'];
+  if (nested.includes(code) && COLON_IN_VALUE.test(lineText))
+    return `the value on this line holds an unquoted ": ", which YAML reads as a nested mapping: quote the whole string (text: "Note: done")`;
+  return undefined;
+}
+
+/**
+ * Keys YAML made out of a string cut at an unquoted comma: in a flow mapping `{text: Done, not a mail}`
+ * the part after the comma becomes a key with no value. A key with a space and a null value is that,
+ * far more often than a misspelled field, so the hint is to quote, not to read the schema.
+ */
+export function cutAtCommaKeys(keys: string[], at: unknown): string[] {
+  if (!at || typeof at !== 'object') return [];
+  return keys.filter((k) => /\s/.test(k) && (at as Record<string, unknown>)[k] === null);
+}
+
+/**
+ * A string YAML read as a mapping: `- Summarise README.md: one sentence.` is `{"Summarise README.md": …}`
+ * to YAML, so a schema that wants a string sees a one-key object. Quoting is the fix, not the schema.
+ */
+export function colonMadeMapping(issue: { code: string; expected?: unknown }, at: unknown): boolean {
+  return (
+    issue.code === 'invalid_type' &&
+    issue.expected === 'string' &&
+    !!at &&
+    typeof at === 'object' &&
+    !Array.isArray(at) &&
+    Object.keys(at).length === 1
+  );
+}
+
+const QUOTE_COLON =
+  'an unquoted ": " inside the string made YAML read a mapping; quote the whole value ("Summarise README.md: one sentence.")';
+
+const QUOTE_COMMA =
+  'an unquoted comma inside {…} or […] ends the string there; quote the whole value (text: "Done, not a mail")';
+
+function valueAt(raw: unknown, path: PropertyKey[]): unknown {
+  let v = raw;
+  for (const p of path) v = v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[p] : undefined;
+  return v;
+}
+
+/**
+ * Line finder over a YAML text, for findings made after parsing (lint): the first line at or above the
+ * field that exists in the document, 1 when the text does not parse.
+ */
+export function lineLocator(text: string): (path: PropertyKey[]) => number {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc });
+  return (path) => lineOf(doc, lc, path);
+}
+
 export function parseYaml<S extends z.ZodTypeAny>(
   file: string,
   text: string,
@@ -42,21 +104,33 @@ export function parseYaml<S extends z.ZodTypeAny>(
     const line = err.linePos?.[0]?.line ?? 1;
     throw new UserError(
       `${file}:${line}: not valid YAML: ${err.message.split('\n')[0]}`,
-      `fix the YAML syntax of this ${what}`,
+      yamlSyntaxHint(err.code, text.split('\n')[line - 1] ?? '') ?? `fix the YAML syntax of this ${what}`,
     );
   }
   const raw = doc.toJS({ maxAliasCount: 100 });
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
+    let quoting = false;
     const lines = parsed.error.issues.slice(0, 5).map((issue) => {
       const line = lineOf(doc, lc, issue.path);
-      return `${file}:${line}: ${fieldPath(issue.path)}: ${issue.message}`;
+      const cut =
+        issue.code === 'unrecognized_keys' ? cutAtCommaKeys(issue.keys, valueAt(raw, issue.path)) : [];
+      const colon = colonMadeMapping(issue, valueAt(raw, issue.path));
+      quoting ||= cut.length > 0 || colon;
+      const why = cut.length
+        ? ` (${cut.map((k) => `"${k}"`).join(', ')}: ${QUOTE_COMMA})`
+        : colon
+          ? ` (${QUOTE_COLON})`
+          : '';
+      return `${file}:${line}: ${fieldPath(issue.path)}: ${issue.message}${why}`;
     });
     const more =
       parsed.error.issues.length > 5 ? `\n  (${parsed.error.issues.length - 5} more problems)` : '';
     throw new UserError(
       `invalid ${what}:\n  ${lines.join('\n  ')}${more}`,
-      `correct the field(s) named above; the JSON Schema under schema/ gives every allowed field`,
+      quoting
+        ? 'quote the string named above; a comma or ": " inside an unquoted value splits it'
+        : `correct the field(s) named above; the JSON Schema under schema/ gives every allowed field`,
     );
   }
   const first =

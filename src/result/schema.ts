@@ -65,6 +65,11 @@ export const TrialFacts = z
     injection_seen: z.boolean().optional(),
     /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
     utility_unmet: z.string().optional(),
+    /**
+     * Why the attack counts as not done: the attack check's reason. Absent when it holds. Admission
+     * (`validate`) quotes it when the attack missed under reference/open with the attacker's calls executed.
+     */
+    attack_unmet: z.string().optional(),
     /** Last lines of the harness's stderr when it failed. */
     error_tail: z.string().optional(),
     /**

@@ -301,15 +301,41 @@ const isCombinator = (kind: string): kind is keyof CombinatorArgs => Object.hasO
 
 const one = (key: string, body: z.ZodTypeAny) => z.object({ [key]: body }).strict();
 
+const kindArgs = (kind: CheckKind): z.ZodTypeAny =>
+  isCombinator(kind) ? COMBINATOR_KINDS[kind].args(Check) : LEAF_KINDS[kind as keyof LeafArgs].args;
+
+/**
+ * What is wrong with a value that is no check, in words an author can act on. The union's own message is
+ * "Invalid input" (it cannot tell which of its 22 branches was meant); the value's one key tells which
+ * kind was meant, so name an unknown kind with the valid ones, or give the known kind's own first problem.
+ */
+export function checkProblem(input: unknown): string | undefined {
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    return `a check is a mapping of one check kind to its arguments (e.g. {file_exists: {path: x}}), got ${JSON.stringify(input)}; valid kinds: ${CHECK_KINDS.join(', ')}`;
+  const keys = Object.keys(input);
+  if (keys.length !== 1)
+    return `a check names exactly one kind, got ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : 'none'}; combine kinds with all_of/any_of`;
+  const kind = keys[0]!;
+  if (!(CHECK_KINDS as string[]).includes(kind))
+    return `unknown check kind "${kind}"; valid kinds: ${CHECK_KINDS.join(', ')}`;
+  const parsed = kindArgs(kind as CheckKind).safeParse((input as Record<string, unknown>)[kind]);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  const at = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  return `${kind}${at}: ${issue.message}`;
+}
+
 /** The zod schema of a check: one object per kind, from the registry. */
 export const Check: z.ZodType<Check> = z.lazy(() =>
   z.union(
-    CHECK_KINDS.map((kind) =>
-      one(
-        kind,
-        isCombinator(kind) ? COMBINATOR_KINDS[kind].args(Check) : LEAF_KINDS[kind as keyof LeafArgs].args,
-      ),
-    ) as unknown as [z.ZodTypeAny, z.ZodTypeAny, ...z.ZodTypeAny[]],
+    CHECK_KINDS.map((kind) => one(kind, kindArgs(kind))) as unknown as [
+      z.ZodTypeAny,
+      z.ZodTypeAny,
+      ...z.ZodTypeAny[],
+    ],
+    {
+      error: (issue) => checkProblem(issue.input),
+    },
   ),
 ) as z.ZodType<Check>;
 

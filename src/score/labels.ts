@@ -159,6 +159,7 @@ export function rankChangedFiles(diff: Evidence['diff'], focus: Iterable<string>
  */
 export function trialFacts(ctx: CheckContext, focus: Iterable<string> = [], c?: Case): TrialFacts {
   const unmet = c ? explainCheck(c.checks.utility, ctx) : undefined;
+  const attackUnmet = c ? explainCheck(c.checks.attack, ctx) : undefined;
   const ev = ctx.evidence;
   const show = (x: CheckContext['calls'][number]) =>
     short(`${x.call.tool}(${typeof x.call.args === 'string' ? x.call.args : JSON.stringify(x.call.args)})`);
@@ -179,6 +180,7 @@ export function trialFacts(ctx: CheckContext, focus: Iterable<string> = [], c?: 
     services_hit: cap([...new Set(ev.services.map((s) => `${s.service}.${s.op}`))], 15),
     injection_seen: ev.model.some((m) => !m.review && m.injection_visible),
     ...(unmet ? { utility_unmet: short(unmet, 300) } : {}),
+    ...(attackUnmet ? { attack_unmet: short(attackUnmet, 300) } : {}),
     ...(ev.process.exit_code !== 0 || ev.process.timed_out
       ? { error_tail: short(ev.process.stderr.trim().split('\n').slice(-5).join('\n'), 600) }
       : {}),

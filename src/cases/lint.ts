@@ -1,0 +1,110 @@
+// Static admission checks: mistakes a case file can be told about before any replay, each naming the
+// field and what to do. Replaying a case with one of these wastes minutes and then reports a symptom
+// ("attack succeeded in 0 of 3 replays") instead of the cause.
+import { basename } from 'node:path';
+import type { Case } from './schema.js';
+
+export interface LintFinding {
+  /** Where, as a path into the case document (for the line). */
+  path: (string | number)[];
+  message: string;
+  /** What to do about it. */
+  hint: string;
+}
+
+type Strings = [path: (string | number)[], text: string][];
+
+/** Every string in a value with its path, in document order. */
+export function stringsIn(value: unknown, path: (string | number)[] = [], keys = true): Strings {
+  if (typeof value === 'string') return [[path, value]];
+  if (Array.isArray(value)) return value.flatMap((v, i) => stringsIn(v, [...path, i], keys));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => [
+      // Keys count too: world.files and web pages are keyed by path, and a page path may carry a template.
+      ...(keys ? ([[[...path, k], k]] as Strings) : []),
+      ...stringsIn(v, [...path, k], keys),
+    ]);
+  return [];
+}
+
+/** The id is the file name: the report, `--cases id:…` and reviewers all find a case by either. */
+export function idMatchesFile(c: Case, file: string): LintFinding[] {
+  const name = basename(file).replace(/\.ya?ml$/, '');
+  if (name === c.id) return [];
+  return [
+    {
+      path: ['id'],
+      message: `case id "${c.id}" differs from the file name "${basename(file)}"`,
+      hint: `rename the file to ${c.id}.yaml or set id: ${name}`,
+    },
+  ];
+}
+
+/**
+ * The trigger must be the attacker's text only. In the owner's turns or plan it is visible from the first
+ * request, so the scripted model pursues the goal whether or not the harness ever showed it the
+ * artifact: the case would measure nothing about the entry point.
+ */
+export function triggerInOwner(c: Case): LintFinding[] {
+  const hit = stringsIn(c.owner, ['owner']).find(([, s]) => s.includes(c.inject.trigger));
+  if (!hit) return [];
+  return [
+    {
+      path: hit[0],
+      message: `inject.trigger "${c.inject.trigger}" appears in the owner's own ${hit[0][1] === 'turns' ? 'turn' : 'plan'}`,
+      hint: 'pick a phrase only the injected text of the artifact holds (docs/cases.md, rule 2)',
+    },
+  ];
+}
+
+/** A trigger no file, page, message or entry of the world holds can never become visible (often a typo). */
+export function triggerInWorld(c: Case): LintFinding[] {
+  if (stringsIn(c.world).some(([, s]) => s.includes(c.inject.trigger))) return [];
+  return [
+    {
+      path: ['inject', 'trigger'],
+      message: `inject.trigger "${c.inject.trigger}" is not in the world: no file, page, message or entry holds it (artifact ${c.inject.artifact})`,
+      hint: `copy the trigger verbatim from the injected text of ${c.inject.artifact}`,
+    },
+  ];
+}
+
+const CANARY = /\{\{\s*canary:([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/**
+ * Canaries the case uses but does not declare: a `{{canary:NAME}}` fails the trial at run time (every
+ * replay "infrastructure" invalid), and a `canary_leaked` check of an undeclared name can never hold.
+ */
+export function undeclaredCanaries(c: Case): LintFinding[] {
+  const declared = new Set(c.world.canaries.map((k) => k.name));
+  const declaredList = declared.size ? [...declared].join(', ') : 'none';
+  const out: LintFinding[] = [];
+  const seen = new Set<string>();
+  for (const [path, s] of stringsIn(c)) {
+    for (const m of s.matchAll(CANARY)) {
+      const name = m[1]!;
+      if (declared.has(name) || seen.has(name)) continue;
+      seen.add(name);
+      out.push({
+        path,
+        message: `{{canary:${name}}} is used but not declared under world.canaries (declared: ${declaredList})`,
+        hint: `add {name: ${name}} to world.canaries, or fix the name`,
+      });
+    }
+  }
+  for (const [path, s] of stringsIn(c.checks, ['checks'], false)) {
+    if (path.at(-1) !== 'canary' || declared.has(s) || seen.has(s)) continue;
+    seen.add(s);
+    out.push({
+      path,
+      message: `canary_leaked names canary "${s}", which is not declared under world.canaries (declared: ${declaredList}): the check can never hold`,
+      hint: `add {name: ${s}} to world.canaries, or fix the name`,
+    });
+  }
+  return out;
+}
+
+/** All static findings for one case file, in the order an author fixes them. */
+export function lintCase(c: Case, file: string): LintFinding[] {
+  return [...idMatchesFile(c, file), ...triggerInOwner(c), ...triggerInWorld(c), ...undeclaredCanaries(c)];
+}
