@@ -1,0 +1,193 @@
+// Publishing one gate outcome: the sticky PR comment, the check run with annotations (or workflow
+// annotations when there is none), the job summary, SARIF and JUnit. A report that cannot be written is
+// a warning; the verdict and the step's status never depend on it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { GateOutcome } from '../gate/index.js';
+import { actionSourceFromEnv } from '../report/anchors.js';
+import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
+import { upsertStickyComment } from '../report/comment.js';
+import { buildComment } from '../report/comment-body.js';
+import { errorSummary, type GitHubApi, isPermissionError } from '../report/github.js';
+import { toJUnit } from '../report/junit.js';
+import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
+import { buildReport, renderReport } from '../report/markdown.js';
+import { toSarif } from '../report/sarif.js';
+import { type ActionContext, runUrl } from './context.js';
+import type { ActionInputs } from './inputs.js';
+import type { RunDeps, RunOutcome } from './run.js';
+
+export interface PublishInput {
+  deps: RunDeps;
+  ctx: ActionContext;
+  inputs: ActionInputs;
+  gate: GateOutcome;
+  /** Notices gathered so far (baseline restore, …); the report shows them. */
+  notices: string[];
+  /** What was published is recorded here (comment, check). */
+  outcome: RunOutcome;
+}
+
+export async function publishReports(p: PublishInput): Promise<void> {
+  const { deps, ctx, inputs, notices, outcome } = p;
+  const { current, comparison, violations, verdict } = p.gate;
+  const { core: io, cwd } = deps;
+  const pr = ctx.pullRequest;
+  const url = runUrl(ctx);
+  const anchor: AnchorContext = {
+    workspace: ctx.workspace,
+    cwd,
+    action: actionSourceFromEnv(deps.env),
+    ...(ctx.workflowRef ? { workflowRef: ctx.workflowRef } : {}),
+  };
+  const reportNotices: string[] = [...notices];
+  const reportInput = () => ({
+    current,
+    comparison,
+    violations,
+    verdict,
+    failOn: inputs.gate.failOn,
+    ...(url ? { runUrl: url } : {}),
+    notices: reportNotices,
+  });
+  // The job summary and the check run keep every case; the PR comment shows what changed (comment-body.ts).
+  const doc = () => buildReport(reportInput());
+  const hint = 'The job summary and the run result file (output result-path) have everything.';
+
+  let permissionWarned = false;
+  const permissionProblem = (what: string, e: unknown) => {
+    if (!permissionWarned) {
+      io.warning(
+        `harness-risk-action could not write the ${what} (${errorSummary(e)}). The token lacks permission: give the job \`permissions: { pull-requests: write, checks: write }\`, or set comment: false / check-run: false. The results are in the job summary and the outputs; the verdict is unchanged.`,
+      );
+      permissionWarned = true;
+    }
+    reportNotices.push(`the ${what} could not be written: the token lacks permission (${errorSummary(e)})`);
+  };
+
+  const canWrite = !!inputs.githubToken && !!ctx.owner && !!ctx.repo;
+  const fork = pr?.isFork === true;
+  if (fork && (inputs.comment || inputs.checkRun)) {
+    const msg = `Pull request from a fork (${pr!.headRepo ?? 'deleted repository'}): its token is read-only, so the PR comment and the check run are skipped. The results are in the job summary and the outputs; the verdict is unchanged.`;
+    io.notice(msg);
+    reportNotices.push(msg);
+  }
+  if (!canWrite && !fork && (inputs.comment || inputs.checkRun)) {
+    reportNotices.push('no github-token or repository, so the PR comment and the check run are skipped');
+  }
+  let api: GitHubApi | undefined;
+  if (canWrite && !fork) api = deps.github(inputs.githubToken, ctx);
+
+  // The sticky comment, on pull requests.
+  outcome.comment = 'skipped';
+  if (api && pr && inputs.comment) {
+    const report = buildComment(reportInput());
+    const body = renderReport(report, {
+      limit: COMMENT_LIMIT,
+      unit: 'chars',
+      marker: true,
+      fullReportHint: hint,
+    });
+    try {
+      const r = await upsertStickyComment(api, {
+        owner: ctx.owner!,
+        repo: ctx.repo!,
+        issue_number: pr.number,
+        marker: report.marker,
+        body,
+      });
+      outcome.comment = r.action;
+      io.info(
+        `PR comment ${r.action}${r.url ? `: ${r.url}` : ''}${r.removed ? ` (${r.removed} duplicate${r.removed === 1 ? '' : 's'} removed)` : ''}`,
+      );
+    } catch (e) {
+      outcome.comment = 'failed';
+      if (isPermissionError(e)) permissionProblem('PR comment', e);
+      else io.warning(`harness-risk-action could not write the PR comment: ${errorSummary(e)}`);
+    }
+  }
+
+  // The check run, with annotations.
+  outcome.check = 'skipped';
+  let annotations = inputs.annotations
+    ? buildAnnotations(comparison, violations, current, anchor, {
+        thresholdsGate: inputs.gate.failOn.threshold,
+        regressionsGate: inputs.gate.failOn.regression,
+      })
+    : [];
+  const headSha = pr?.headSha || ctx.sha;
+  if (api && headSha && inputs.checkRun) {
+    const report = doc();
+    try {
+      const r = await publishCheckRun(api, {
+        owner: ctx.owner!,
+        repo: ctx.repo!,
+        name: `harness-risk (${current.adapter.name} / ${current.adapter.config})`,
+        head_sha: headSha,
+        conclusion: verdict.conclusion,
+        title: report.title,
+        summary: renderReport(report, {
+          limit: CHECK_TEXT_LIMIT,
+          unit: 'chars',
+          parts: { sections: false, foot: true },
+          fullReportHint: hint,
+        }),
+        text: renderReport(report, {
+          limit: CHECK_TEXT_LIMIT,
+          unit: 'chars',
+          parts: { head: false },
+          fullReportHint: hint,
+        }),
+        annotations,
+        ...(url ? { details_url: url } : {}),
+        external_id: `${current.adapter.name}/${current.adapter.config}`,
+      });
+      outcome.check = 'created';
+      annotations = [];
+      io.info(
+        `Check run created${r.url ? `: ${r.url}` : ''} (${r.annotations} annotation${r.annotations === 1 ? '' : 's'} in ${r.requests} request${r.requests === 1 ? '' : 's'})`,
+      );
+    } catch (e) {
+      outcome.check = 'failed';
+      if (isPermissionError(e)) permissionProblem('check run', e);
+      else io.warning(`harness-risk-action could not create the check run: ${errorSummary(e)}`);
+    }
+  }
+  // Without a check run, the most important findings still appear on the files as workflow annotations
+  // (GitHub shows up to 10 errors and 10 warnings per step).
+  if (annotations.length) {
+    for (const a of annotations.slice(0, 20)) {
+      const props = { title: a.title ?? 'harness-risk', file: a.path, startLine: a.start_line };
+      if (a.annotation_level === 'failure') io.error(a.message, props);
+      else if (a.annotation_level === 'warning') io.warning(a.message, props);
+      else io.notice(a.message, props);
+    }
+  }
+
+  // The job summary: always.
+  const summary = renderReport(doc(), {
+    limit: SUMMARY_LIMIT_BYTES,
+    unit: 'bytes',
+    fullReportHint: 'The run result file (output result-path) has everything.',
+  });
+  try {
+    if (!(await io.writeSummary(summary)))
+      io.info('No job summary file (GITHUB_STEP_SUMMARY); summary not written.');
+  } catch (e) {
+    io.warning(`harness-risk-action could not write the job summary: ${(e as Error).message}`);
+  }
+
+  // 7. Optional machine-readable reports.
+  if (inputs.sarif) {
+    const p = resolve(cwd, inputs.sarif);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, `${JSON.stringify(toSarif(current, comparison, anchor), null, 2)}\n`);
+    io.info(`SARIF written to ${p}`);
+  }
+  if (inputs.junit) {
+    const p = resolve(cwd, inputs.junit);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, toJUnit(current, comparison));
+    io.info(`JUnit XML written to ${p}`);
+  }
+}
