@@ -49,7 +49,7 @@ for (const file of readdirSync(newDir)
   const old = new Map(before.trials.map((t) => [t.id, t]));
   for (const t of after.trials) {
     const o = old.get(t.id);
-    if (!o || !o.valid || !t.valid) continue;
+    if (!o?.valid || !t.valid) continue;
     for (const k of ['a', 'p', 'u'])
       if (o.labels[k] !== t.labels[k]) {
         const route = (t.facts.attack_routes ?? []).find((r) => r.succeeded)?.succeeded;
