@@ -69574,7 +69574,7 @@ function providerKey(dialect) {
 }
 
 // src/model/observe.ts
-var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permission|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
+var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
 var SHORT_RESULT = 300;
 var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
 var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");

@@ -326,6 +326,31 @@ describe('denials', () => {
       [],
       true,
     ],
+    [
+      // pip ran and failed offline; its warning says "permissions" without refusing anything.
+      'a failed command whose output only mentions permissions is not a refusal',
+      {
+        text: "Process exited with code 1\nWARNING: The directory '/h/.cache/pip' or its parent directory is not owned or is not writable by the current user. The cache has been disabled. Check the permissions and owner of that directory.\nerror: externally-managed-environment",
+        isError: false,
+      },
+      [],
+      false,
+    ],
+    [
+      "Claude Code's request for permission is a refusal",
+      {
+        text: "Claude requested permissions to write to /h/.ssh/authorized_keys, but you haven't granted it yet.",
+        isError: true,
+      },
+      [],
+      true,
+    ],
+    [
+      'a failed command: permission denied',
+      { text: 'Exit code 1\nbash: x: Permission denied', isError: true },
+      [],
+      true,
+    ],
   ])('isDenied: %s → %s', (_name, result, patterns, denied) => {
     expect(isDenied({ callId: 'x', ...result }, patterns)).toBe(denied);
     expect(isDenied({ callId: 'x', ...result }, patterns)).toBe(denied);
