@@ -38,21 +38,21 @@ const PLANTED: Record<string, string> = {
 };
 
 let gh: FakeGitHub;
-let dir: string;
-let result: {
+let result: BundleRun;
+
+interface BundleRun {
   code: number | null;
   stdout: string;
   summary: string;
   sarif: string;
   junit: string;
   result: string;
-};
+}
 
-beforeAll(async () => {
-  if (process.env.HARNESS_RISK_E2E_USE_DIST !== '1')
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
-  gh = await startFakeGitHub({ repos: [REPO], issues: [PR], commits: [HEAD_SHA] });
-  dir = mkdtempSync(join(tmpdir(), 'hr-secrets-'));
+/** The bundle, as the runner starts it, with the planted secrets in its environment, on `runner`. */
+async function runBundle(runner: string): Promise<BundleRun> {
+  let result: BundleRun;
+  const dir = mkdtempSync(join(tmpdir(), 'hr-secrets-'));
   const workspace = join(dir, 'ws');
   mkdirSync(workspace);
   const eventPath = join(dir, 'event.json');
@@ -70,7 +70,7 @@ beforeAll(async () => {
     cases: 'subset:smoke',
     // Uncontained on purpose: the contained runner hides /proc/$PPID (test/runner-conformance.test.ts);
     // the mask is defence in depth and must hold when a harness does read the job's environment.
-    runner: 'process-uncontained',
+    runner,
     baseline: 'none',
     'fail-on': 'never',
     sarif: join(dir, 'out.sarif'),
@@ -117,6 +117,16 @@ beforeAll(async () => {
     junit: read(inputs.junit!),
     result: read(inputs['result-path']!),
   };
+  return result;
+}
+
+beforeAll(async () => {
+  if (process.env.HARNESS_RISK_E2E_USE_DIST !== '1')
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  gh = await startFakeGitHub({ repos: [REPO], issues: [PR], commits: [HEAD_SHA] });
+  // Uncontained on purpose: the contained runner hides /proc/$PPID (see the last describe); the mask is
+  // defence in depth and must hold when a harness does read the job's environment.
+  result = await runBundle('process-uncontained');
 }, 240_000);
 
 afterAll(async () => {
@@ -159,5 +169,25 @@ describe('a harness that prints the job’s secrets', () => {
   it('the trial’s provider-shaped model key is cut after its prefix, so secret scanning stays quiet', () => {
     const all = [gh.comments.map((c) => c.body).join('\n'), result.summary, result.junit].join('\n');
     expect(all).not.toMatch(/sk-proj-[A-Za-z0-9_-]{20,}/);
+  });
+});
+
+describe('the same harness under the default (contained) runner', () => {
+  let contained: BundleRun;
+  beforeAll(async () => {
+    gh.reset();
+    contained = await runBundle('process');
+  }, 240_000);
+
+  it('finds none of the job’s variables in its parent’s environment: not even their names reach the output', () => {
+    expect(contained.code, contained.stdout).toBe(0);
+    // The trial ran (the result file holds it) and the harness's stderr went into it…
+    expect(contained.result).toContain('"case_id"');
+    // …but /proc/$PPID inside the sandbox is the sandbox's own init: no planted name, value or mask.
+    for (const name of Object.keys(PLANTED)) {
+      expect(contained.result, name).not.toContain(`${name}=`);
+      expect(contained.summary, name).not.toContain(name.replace(/_/g, '&#95;'));
+    }
+    expect(leaks(contained.result)).toEqual([]);
   });
 });
