@@ -72739,12 +72739,12 @@ async function runSafetyCases(opts) {
       log: (line) => opts.on_progress?.({ kind: "notice", message: line })
     });
   }
-  const repoDirForVars = process.cwd();
+  const repoDir = process.cwd();
   const harness = harnessInfo(
     adapter,
     cacheDir,
     (t) => renderTemplate(t, {
-      repo: repoDirForVars,
+      repo: repoDir,
       action_root: actionRoot(),
       adapter_dir: adapter.dir,
       cache: cacheDir,
@@ -72753,7 +72753,6 @@ async function runSafetyCases(opts) {
   );
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const repoDir = process.cwd();
   const readOnly = [.../* @__PURE__ */ new Set([join12(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
   const runner = await makeRunner(opts, runId, readOnly);
   try {
@@ -73865,10 +73864,10 @@ function evaluateGate(input2) {
       blocksSuccess: true
     });
   }
-  findings.push(...attestationNotes(current, baseline));
+  findings.push(...attestationNotes(current, baseline, comparison));
   return { current, comparison, violations, verdict: decideVerdict(findings) };
 }
-function attestationNotes(current, baseline) {
+function attestationNotes(current, baseline, comparison) {
   const b2 = baseline?.result;
   if (!b2) return [];
   const out = [];
@@ -73882,10 +73881,9 @@ function attestationNotes(current, baseline) {
     out.push(
       `the baseline was measured by harness-risk-action ${b2.tool.version}, this run by ${current.tool.version}`
     );
-  const changed = current.cases.filter((c) => {
-    const bc = b2.cases.find((x) => x.id === c.id);
-    return bc && bc.revision !== c.revision;
-  }).length;
+  const changed = comparison.cases.filter(
+    (c) => c.status === "changed" && c.baseline?.revision !== c.now?.revision
+  ).length;
   if (changed)
     out.push(
       `${plural2(changed, "case")} changed revision since the baseline (compared as new, never as a regression)`

@@ -139,10 +139,11 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   }
 
   // What this run measures, attested in the result (read from files; nothing of the harness is run).
-  const repoDirForVars = process.cwd();
+  // The repository under test: {{repo}} for the attestation and the trials, read-only for the harness.
+  const repoDir = process.cwd();
   const harness = harnessInfo(adapter, cacheDir, (t) =>
     renderTemplate(t, {
-      repo: repoDirForVars,
+      repo: repoDir,
       action_root: actionRoot(),
       adapter_dir: adapter.dir,
       cache: cacheDir,
@@ -152,7 +153,6 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
 
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const repoDir = process.cwd();
   // What a harness may read but never write: the action's dist/ (reference harness, svc), the adapter,
   // the harness install cache and the repository under test. The same list for every trial.
   const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, cacheDir, repoDir])];

@@ -206,11 +206,15 @@ export function evaluateGate(input: GateInput): GateOutcome {
   }
 
   // 7. What differs between the two measurements besides the PR.
-  findings.push(...attestationNotes(current, baseline));
+  findings.push(...attestationNotes(current, baseline, comparison));
   return { current, comparison, violations, verdict: decideVerdict(findings) };
 }
 
-function attestationNotes(current: RunResult, baseline: Baseline | undefined): Finding[] {
+function attestationNotes(
+  current: RunResult,
+  baseline: Baseline | undefined,
+  comparison: Comparison,
+): Finding[] {
   const b = baseline?.result;
   if (!b) return [];
   const out: string[] = [];
@@ -224,10 +228,10 @@ function attestationNotes(current: RunResult, baseline: Baseline | undefined): F
     out.push(
       `the baseline was measured by harness-risk-action ${b.tool.version}, this run by ${current.tool.version}`,
     );
-  const changed = current.cases.filter((c) => {
-    const bc = b.cases.find((x) => x.id === c.id);
-    return bc && bc.revision !== c.revision;
-  }).length;
+  // The comparison already matched every case with its baseline: count those whose revision moved.
+  const changed = comparison.cases.filter(
+    (c) => c.status === 'changed' && c.baseline?.revision !== c.now?.revision,
+  ).length;
   if (changed)
     out.push(
       `${plural(changed, 'case')} changed revision since the baseline (compared as new, never as a regression)`,
