@@ -811,11 +811,12 @@ const MODES = [
         const exited = new Promise<[number | null, string | null]>((res) =>
           p.on('exit', (c, s) => res([c, s])),
         );
-        const running = await eventually(async () => out.includes('RUNNING'), 30_000);
-        expect(running, out).toBe(true);
+        const running = await eventually(async () => /^(NEVER )?RUNNING$/m.test(out), 90_000);
+        expect(running && !out.includes('NEVER RUNNING'), out).toBe(true);
         expect((await leftovers(rid)).containers).not.toBe('');
         if (mode === 'graceful') p.kill('SIGTERM');
-        else if (mode !== 'exit') p.kill(mode);
+        else if (mode === 'exit') p.kill('SIGUSR2');
+        else p.kill(mode);
         const [code, signal] = await exited;
         return { rid, code, signal, out };
       }
