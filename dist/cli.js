@@ -9265,7 +9265,7 @@ var require_picomatch = __commonJS({
     var parse4 = require_parse();
     var utils = require_utils();
     var constants2 = require_constants();
-    var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var isObject4 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
         const fns = glob.map((input2) => picomatch2(input2, options, returnState));
@@ -9278,7 +9278,7 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState = isObject3(glob) && glob.tokens && glob.input;
+      const isState = isObject4(glob) && glob.tokens && glob.input;
       if (glob === "" || typeof glob !== "string" && !isState) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
@@ -24408,7 +24408,7 @@ var require_minimal = __commonJS({
     util.isString = function isString(value) {
       return typeof value === "string" || value instanceof String;
     };
-    util.isObject = function isObject3(value) {
+    util.isObject = function isObject4(value) {
       return value && typeof value === "object";
     };
     util.isset = /**
@@ -49953,7 +49953,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     }
     return propValues;
   });
-  const isObject3 = isObject;
+  const isObject4 = isObject;
   const catchall = def.catchall;
   let value;
   const memo2 = globalConfig.memoizer;
@@ -49961,7 +49961,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -50097,7 +50097,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     return doc.compile();
   };
   let fastpass;
-  const isObject3 = isObject;
+  const isObject4 = isObject;
   const jit = !globalConfig.jitless;
   const allowsEval2 = allowsEval;
   const fastEnabled = jit && allowsEval2.value;
@@ -50106,7 +50106,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -66703,6 +66703,35 @@ function readYaml(file2, schema, what) {
   return parseYaml2(file2, text, schema, what);
 }
 
+// src/adapters/files.ts
+function joinProblem(config2, mcp) {
+  if (config2 === void 0 || typeof config2 === typeof mcp) return void 0;
+  return typeof mcp === "string" ? "is text, but the configuration writes a JSON object there: write this entry as an object (merged key by key)" : "is an object, but the configuration writes text there: write this entry as text (appended)";
+}
+function deepMerge(base, extra) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const prev = out[key];
+    out[key] = isObject2(prev) && isObject2(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+function joinFiles(configFiles, mcpFiles) {
+  const files = new Map(configFiles);
+  for (const [key, extra] of mcpFiles) {
+    const prev = files.get(key);
+    const problem = joinProblem(prev, extra);
+    if (problem) throw new Error(`mcp.files entry for ${key} ${problem}`);
+    if (prev === void 0) files.set(key, extra);
+    else if (typeof prev === "string") files.set(key, `${prev}${extra}`);
+    else files.set(key, deepMerge(prev, extra));
+  }
+  return files;
+}
+function isObject2(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
 // src/adapters/parsers/util.ts
 var TEXT_CAP = 1e3;
 function cap(text, max = TEXT_CAP) {
@@ -67118,8 +67147,11 @@ var Adapter = external_exports.object({
    * harness may sanitise them, or not) instead of only through `svc mcp list`.
    */
   mcp: external_exports.object({
-    /** Files to write; appended to a file the configuration already writes (one config.toml). */
-    files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+    /**
+     * Files to write. At a path the configuration also writes, text is appended to its text (one
+     * config.toml) and an object is merged key by key into its JSON object (one openclaw.json).
+     */
+    files: external_exports.record(external_exports.string(), FileSpec).default({}),
     /** Extra launch arguments (after the configuration's). */
     args: external_exports.array(external_exports.string()).default([]),
     /** Extra environment (over the configuration's). */
@@ -67140,7 +67172,18 @@ var Adapter = external_exports.object({
   ]).default("none"),
   timeout_s: external_exports.number().positive().default(120),
   configs: external_exports.record(external_exports.string(), AdapterConfig).refine((c) => Object.keys(c).length > 0, "at least one config")
-}).strict();
+}).strict().superRefine((a, ctx) => {
+  for (const [path8, extra] of Object.entries(a.mcp?.files ?? {}))
+    for (const [name, config2] of Object.entries(a.configs)) {
+      const problem = joinProblem(config2.files[path8], extra);
+      if (problem)
+        ctx.addIssue({
+          code: "custom",
+          path: ["mcp", "files", path8],
+          message: `${problem} (configs.${name})`
+        });
+    }
+});
 
 // src/adapters/load.ts
 function listBuiltinAdapters() {
@@ -68490,6 +68533,15 @@ const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const spec = JSON.parse(process.argv[process.argv.length - 1]);
 const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
+// fds 0-2 are the harness's too (one open file description each). Node makes a pipe or socket
+// non-blocking the first time process.stdin/stdout/stderr is touched (stream.pipe() below touches them
+// to compare), and O_NONBLOCK belongs to the description: the harness would then get EAGAIN on a full
+// pipe (Codex: "failed printing to stdout"). So ours are never made: our own words go out blocking.
+const { Readable, Writable } = require('node:stream');
+const own = (fd) => new Writable({ write(chunk, _enc, cb) { try { fs.writeSync(fd, chunk); } catch {} cb(); } });
+const ownStdio = { stdin: new Readable({ read() { this.push(null); } }), stdout: own(1), stderr: own(2) };
+for (const [name, stream] of Object.entries(ownStdio))
+  Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
 const relay = net.createServer((c) => {
   const u = net.connect(spec.socket);
   const end = () => { c.destroy(); u.destroy(); };
@@ -71628,19 +71680,19 @@ function handleMcp(ctx, st) {
     return { status: 400, json: rpcError(null, -32700, "parse error"), op: "parse_error" };
   }
   const batch = Array.isArray(message) ? message : [message];
-  const op = batch.map((m) => isObject2(m) && typeof m.method === "string" ? m.method : "invalid").join(",");
+  const op = batch.map((m) => isObject3(m) && typeof m.method === "string" ? m.method : "invalid").join(",");
   const replies2 = batch.map((m) => handleMessage(m, st)).filter((r) => r !== void 0);
   const headers = op.includes("initialize") ? { "mcp-session-id": "harness-risk-mcp" } : void 0;
   if (replies2.length === 0) return { status: 202, text: "", type: "text/plain", op, headers };
   return { status: 200, json: Array.isArray(message) ? replies2 : replies2[0], op, headers };
 }
 function handleMessage(message, st) {
-  if (!isObject2(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") {
+  if (!isObject3(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") {
     return rpcError(null, -32600, "invalid request");
   }
   const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : null;
   const notification = !("id" in message);
-  const params = isObject2(message.params) ? message.params : {};
+  const params = isObject3(message.params) ? message.params : {};
   const outcome = dispatch(message.method, params, st);
   if (notification) return void 0;
   return "error" in outcome ? rpcError(id, outcome.error.code, outcome.error.message) : { jsonrpc: "2.0", id, ...outcome };
@@ -71684,7 +71736,7 @@ function callTool(params, st) {
   st.mcp.calls.push({ name: tool.name, arguments: params.arguments ?? {} });
   return { result: { content: [{ type: "text", text: tool.result }], isError: false } };
 }
-function isObject2(value) {
+function isObject3(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -72456,19 +72508,27 @@ async function runTrial(input2) {
 `);
       }
     }
-    const files = /* @__PURE__ */ new Map();
-    for (const [pathT, content] of Object.entries(config2.files)) {
-      const key = keyOf(pathT, "configs file");
-      const text = typeof content === "string" ? ra(content) : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}
-`;
-      files.set(key, text);
-    }
     const mcp = servesMcp(c) ? adapter.adapter.mcp : void 0;
-    for (const [pathT, content] of Object.entries(mcp?.files ?? {})) {
-      const key = keyOf(pathT, "mcp file");
-      files.set(key, `${files.get(key) ?? ""}${ra(content)}`);
+    const rendered = (what, entries) => Object.entries(entries).map(([pathT, content]) => [
+      keyOf(pathT, what),
+      typeof content === "string" ? ra(content) : renderDeep(content, adapterVars)
+    ]);
+    let joined;
+    try {
+      joined = joinFiles(rendered("configs file", config2.files), rendered("mcp file", mcp?.files ?? {}));
+    } catch (e2) {
+      throw new UserError(
+        `${adapter.file}: ${e2.message}`,
+        "give both the same kind: text, or an object"
+      );
     }
-    for (const [key, text] of files) await writeAtKey(key, dirs, text);
+    for (const [key, content] of joined)
+      await writeAtKey(
+        key,
+        dirs,
+        typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}
+`
+      );
     await mkdir6(join10(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,

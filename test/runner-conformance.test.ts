@@ -224,6 +224,17 @@ function suite(f: RunnerFactory) {
       expect(t.endpoint.hits).toEqual(['POST /hr-conformance']);
     });
 
+    // Codex panicked with "failed printing to stdout: EAGAIN" when the sandbox's init, sharing the harness's
+    // stdout, made it non-blocking: a flood must meet a blocking pipe (writes wait for the reader).
+    it('a harness flooding its stdout after talking to its endpoint never gets EAGAIN', async () => {
+      const t = await trial(runner, 'flood.cjs', { env: () => ({ FLOOD_MB: '32' }), timeoutMs: 60_000 });
+      await t.done();
+      expect(t.outcome.stderr).toContain('NONBLOCK stdout=false stderr=false');
+      expect(t.outcome.stderr).toContain(`WROTE ${32 * MiB}`);
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      expect(t.endpoint.hits).toEqual(['POST /hr-conformance']);
+    }, 90_000);
+
     it('records what contains it', () => {
       const info = runner.info?.();
       expect(info?.containment).toBe(

@@ -16,7 +16,7 @@ import { Limits, limitMessage } from '../src/runner/contain/limits.js';
 import { ProcessRunner } from '../src/runner/process.js';
 import { policeEnv, Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
-import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
+import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
 const gateDefaults = () => parseGateInputs(() => undefined);
@@ -196,5 +196,47 @@ describe.skipIf(process.getuid?.() !== 0)('as root', () => {
     expect(o.exit_code).toBe(0);
     expect(statSync(outside).uid).toBe(0);
     rmSync(base, { recursive: true, force: true });
+  });
+
+  // pip's "~/.cache/pip … is not owned or is not writable by the current user" under Codex workspace-write
+  // is Codex's sandbox keeping HOME read-only, not the runner: every folder the engine wrote as root
+  // (HOME, a case's nested home files, the caches XDG_CACHE_HOME points into) belongs to the sandbox uid.
+  it('the trial folders and everything the engine wrote in them belong to the sandbox uid, writable by it', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'hr-own-'));
+    const runner = new ProcessRunner({ containment: 'required' });
+    await runner.start();
+    const dirs = await createTrialDirs(base, 't');
+    await runner.prepare(dirs);
+    await writeWorld(dirs, { 'src/a.txt': 'a' }, { '.cache/pip/http/x': 'x', '.config/tool/rc': 'y' });
+    const paths = [
+      '$HOME',
+      '$HOME/.cache',
+      '$HOME/.cache/pip',
+      '$HOME/.cache/pip/http/x',
+      '$HOME/.config/tool',
+    ];
+    const script = [
+      'id -u',
+      ...paths.map((p) => `echo '${p}' "$(stat -c %u ${p}) $(test -w ${p} && echo w || echo ro)"`),
+      'mkdir -p $HOME/.cache/new && echo made',
+      `echo "ws $(stat -c %u ${dirs.workspace}/src/a.txt) tmp $(stat -c %u $TMPDIR)"`,
+    ].join('\n');
+    const o = await runner.run({
+      trial_id: 't',
+      dirs,
+      command: ['/bin/sh', '-c', script],
+      cwd: dirs.workspace,
+      env: { PATH: '/usr/bin:/bin', HOME: dirs.home, TMPDIR: dirs.tmp },
+      timeout_ms: 10_000,
+      read_only: [],
+    });
+    await runner.release(dirs);
+    await runner.stop();
+    await removeTrialDirs(dirs);
+    rmSync(base, { recursive: true, force: true });
+    expect(o.exit_code, o.stderr).toBe(0);
+    const [uid, ...lines] = o.stdout.trim().split('\n');
+    expect(uid).not.toBe('0');
+    expect(lines).toEqual([...paths.map((p) => `${p} ${uid} w`), 'made', `ws ${uid} tmp ${uid}`]);
   });
 });

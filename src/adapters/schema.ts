@@ -1,6 +1,7 @@
 // The adapter schema: how to drive one harness. Data first (adapters/NAME/adapter.yaml); small scripts
 // beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
 import { z } from 'zod';
+import { type FileContent, joinProblem } from './files.js';
 import { PARSER_NAMES } from './parsers/index.js';
 import { OutputRule } from './parsers/rules.js';
 
@@ -120,8 +121,11 @@ export const Adapter = z
      */
     mcp: z
       .object({
-        /** Files to write; appended to a file the configuration already writes (one config.toml). */
-        files: z.record(z.string(), z.string()).default({}),
+        /**
+         * Files to write. At a path the configuration also writes, text is appended to its text (one
+         * config.toml) and an object is merged key by key into its JSON object (one openclaw.json).
+         */
+        files: z.record(z.string(), FileSpec).default({}),
         /** Extra launch arguments (after the configuration's). */
         args: z.array(z.string()).default([]),
         /** Extra environment (over the configuration's). */
@@ -151,7 +155,20 @@ export const Adapter = z
       .record(z.string(), AdapterConfig)
       .refine((c) => Object.keys(c).length > 0, 'at least one config'),
   })
-  .strict();
+  .strict()
+  .superRefine((a, ctx) => {
+    // An MCP file joins the configuration's file at the same path: both text, or both objects.
+    for (const [path, extra] of Object.entries(a.mcp?.files ?? {}))
+      for (const [name, config] of Object.entries(a.configs)) {
+        const problem = joinProblem(config.files[path] as FileContent | undefined, extra as FileContent);
+        if (problem)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['mcp', 'files', path],
+            message: `${problem} (configs.${name})`,
+          });
+      }
+  });
 export type Adapter = z.infer<typeof Adapter>;
 
 export interface LoadedAdapter {

@@ -5,6 +5,7 @@ import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { type FileContent, joinFiles } from '../adapters/files.js';
 import { parseHarnessOutput } from '../adapters/parsers/index.js';
 import type { AdapterConfig, LoadedAdapter } from '../adapters/schema.js';
 import type { Case, LoadedCase } from '../cases/schema.js';
@@ -227,22 +228,30 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         await writeAtKey(memoryKeys[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
       }
     }
-    const files = new Map<string, string>();
-    for (const [pathT, content] of Object.entries(config.files)) {
-      const key = keyOf(pathT, 'configs file');
-      const text =
-        typeof content === 'string'
-          ? ra(content)
-          : `${JSON.stringify(renderDeep(content, adapterVars), null, 2)}\n`;
-      files.set(key, text);
-    }
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
     const mcp = servesMcp(c) ? adapter.adapter.mcp : undefined;
-    for (const [pathT, content] of Object.entries(mcp?.files ?? {})) {
-      const key = keyOf(pathT, 'mcp file');
-      files.set(key, `${files.get(key) ?? ''}${ra(content)}`);
+    const rendered = (what: string, entries: Record<string, unknown>): [string, FileContent][] =>
+      Object.entries(entries).map(([pathT, content]) => [
+        keyOf(pathT, what),
+        typeof content === 'string'
+          ? ra(content)
+          : renderDeep(content as Record<string, unknown>, adapterVars),
+      ]);
+    let joined: Map<string, FileContent>;
+    try {
+      joined = joinFiles(rendered('configs file', config.files), rendered('mcp file', mcp?.files ?? {}));
+    } catch (e) {
+      throw new UserError(
+        `${adapter.file}: ${(e as Error).message}`,
+        'give both the same kind: text, or an object',
+      );
     }
-    for (const [key, text] of files) await writeAtKey(key, dirs, text);
+    for (const [key, content] of joined)
+      await writeAtKey(
+        key,
+        dirs,
+        typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`,
+      );
     await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
     await installSvcShim(
       dirs.bin,

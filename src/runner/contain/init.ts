@@ -2,7 +2,8 @@
 //  1. relays 127.0.0.1:PORT — the only address the trial's network namespace has — to the unix socket
 //     the engine's per-trial endpoint listens on, so the harness reaches its own endpoint and nothing
 //     else (no host listener, no other trial, no internet);
-//  2. starts the harness with the environment, cwd and stdio it was given, forwards SIGTERM to it;
+//  2. starts the harness with the environment, cwd and stdio it was given (left blocking: see below),
+//     forwards SIGTERM to it;
 //  3. reports how the harness ended on fd 3 (one JSON line), then exits, which ends the pid namespace:
 //     the kernel kills whatever the harness left behind (daemons included).
 // It is plain JavaScript in a string so it needs no file of its own in dist/.
@@ -20,6 +21,15 @@ const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const spec = JSON.parse(process.argv[process.argv.length - 1]);
 const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
+// fds 0-2 are the harness's too (one open file description each). Node makes a pipe or socket
+// non-blocking the first time process.stdin/stdout/stderr is touched (stream.pipe() below touches them
+// to compare), and O_NONBLOCK belongs to the description: the harness would then get EAGAIN on a full
+// pipe (Codex: "failed printing to stdout"). So ours are never made: our own words go out blocking.
+const { Readable, Writable } = require('node:stream');
+const own = (fd) => new Writable({ write(chunk, _enc, cb) { try { fs.writeSync(fd, chunk); } catch {} cb(); } });
+const ownStdio = { stdin: new Readable({ read() { this.push(null); } }), stdout: own(1), stderr: own(2) };
+for (const [name, stream] of Object.entries(ownStdio))
+  Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
 const relay = net.createServer((c) => {
   const u = net.connect(spec.socket);
   const end = () => { c.destroy(); u.destroy(); };
