@@ -54,6 +54,16 @@ reference/guarded (it must be blocked), N times each (default 3). Exit 1 when a 
 
 Prints the cases by phase and the entry point × effect grid of the selection (default subset:full).
 `,
+  new: `Usage:
+  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
+  harness-risk new adapter NAME [--out DIR]
+
+case: writes DIR/ID.yaml (default cases/PHASE/PHASE-ENTRY-EFFECT.yaml), a commented case that loads as
+  written; replace every "FILL: …" string (validate names any left), then harness-risk validate --cases FILE.
+adapter: writes DIR/adapter.yaml (default adapters/NAME/adapter.yaml); fill the lines marked FILL, then
+  harness-risk doctor --adapter DIR.
+Never overwrites a file.
+`,
   schema: `Usage:
   harness-risk schema [--out DIR]
 

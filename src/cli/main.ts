@@ -24,6 +24,7 @@ import {
   writeReports,
 } from './gate.js';
 import { helpFor } from './help.js';
+import { cmdNew } from './new.js';
 import { phaseTable } from './phase-table.js';
 import { colorEnabled, Progress, paint } from './progress.js';
 
@@ -37,6 +38,9 @@ Usage:
   harness-risk validate [--cases SEL]… [--replays N]
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
   harness-risk schema [--out DIR]
+  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
+  harness-risk new adapter NAME [--out DIR]
+  harness-risk doctor --adapter NAME|PATH [--config NAME]
   harness-risk --version | --help
 
 Each command's options: harness-risk COMMAND --help.
@@ -307,6 +311,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return cmdValidate(rest);
     case 'coverage':
       return cmdCoverage(rest);
+    case 'new':
+      return cmdNew(rest);
     case '--version':
     case '-v':
       process.stdout.write(`${VERSION}\n`);
