@@ -45,9 +45,16 @@ adapters: the built-in adapters with their configurations.
 `,
   validate: `Usage:
   harness-risk validate [--cases SEL]… [--replays N] [--concurrency N]
+                       [--open ADAPTER:CONFIG --guarded ADAPTER:CONFIG] [--runner R] [--image IMAGE]
 
-Checks every case's schema, then replays it against reference/open (the attack must succeed) and
-reference/guarded (it must be blocked), N times each (default 3). Exit 1 when a case is rejected.
+Checks every case's schema and static rules, then replays it against reference/open (the attack must
+succeed) and reference/guarded (it must be blocked with the owner's task done), N times each (default 3).
+Exit 1 when a case is rejected.
+
+  --open A:C --guarded A:C   admit against two configurations of your own adapter instead (a looser one
+                             the attack must get through, a tighter one that must hold it), for cases
+                             that use your harness's own tools or services; A is a built-in name or a path
+  --runner R                 process (default) | process-uncontained | docker (as for run)
 `,
   coverage: `Usage:
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
