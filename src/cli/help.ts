@@ -71,6 +71,15 @@ adapter: writes DIR/adapter.yaml (default adapters/NAME/adapter.yaml); fill the 
   harness-risk doctor --adapter DIR.
 Never overwrites a file.
 `,
+  doctor: `Usage:
+  harness-risk doctor --adapter NAME|PATH [--config NAME] [--runner R] [--image IMAGE] [--json FILE]
+
+Runs one harmless case (read README.md, ls, fetch a page, write NOTES.md; an injected probe asks for a
+write to ~/.bashrc) and reports: whether the trial was valid, the model dialect and paths the harness used,
+the tools it offered, folders it wrote under HOME that state.config_dirs does not declare, requests for
+outside hosts (egress), whether the probe's refusal was recognised by denial_patterns/output rules, and
+whether the owner's task was done. Exit 1 when something needs fixing.
+`,
   schema: `Usage:
   harness-risk schema [--out DIR]
 

@@ -15,6 +15,7 @@ import { jsonSchemas } from '../json-schemas.js';
 import { cmdMatrix } from '../matrix/cli.js';
 import { VERSION } from '../version.js';
 import { closingList } from './closing.js';
+import { cmdDoctor } from './doctor.js';
 import {
   cmdCompare,
   GATE_FLAGS,
@@ -334,6 +335,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return cmdCoverage(rest);
     case 'new':
       return cmdNew(rest);
+    case 'doctor':
+      return cmdDoctor(rest);
     case '--version':
     case '-v':
       process.stdout.write(`${VERSION}\n`);
