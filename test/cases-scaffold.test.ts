@@ -1,13 +1,15 @@
 // `harness-risk new case`: every phase × entry point × effect loads as written and is rejected by lint
 // until its FILL strings are replaced; filled in (as an author would, text only), validate admits it.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadAdapter } from '../src/adapters/load.js';
 import { lintCase } from '../src/cases/lint.js';
 import { parseCaseText } from '../src/cases/load.js';
 import { FILL, scaffoldCase } from '../src/cases/scaffold.js';
 import { EFFECTS, ENTRY_POINTS, PHASES } from '../src/cases/schema.js';
+import { cmdNew } from '../src/cli/new.js';
 import { staticFindings, validateCases } from '../src/engine/validate.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hr-scaffold-'));
@@ -95,5 +97,47 @@ describe('new case', () => {
     const verdicts = await validateCases({ cases: files, replays: 1, concurrency: 2 });
     expect(verdicts.filter((v) => !v.admitted)).toEqual([]);
     expect(verdicts).toHaveLength(ENTRY_POINTS.length);
+  });
+});
+
+describe('harness-risk new (CLI)', () => {
+  it('new case writes the file, never over an existing one, and names a bad flag with the valid values', () => {
+    const out = join(tmp, 'cli-cases');
+    const args = [
+      'case',
+      '--phase',
+      'action',
+      '--entry-point',
+      'message',
+      '--effect',
+      'state_change',
+      '--out',
+      out,
+    ];
+    expect(cmdNew(args)).toBe(0);
+    const file = join(out, 'action-message-state-change.yaml');
+    expect(readFileSync(file, 'utf8')).toMatch(/^id: action-message-state-change/m);
+    expect(() => cmdNew(args)).toThrow(/already exists/);
+    expect(() =>
+      cmdNew(['case', '--phase', 'runtim', '--entry-point', 'message', '--effect', 'disclosure']),
+    ).toThrow(/--phase "runtim" is unknown[\s\S]*configuration, extension, runtime/);
+    expect(() =>
+      cmdNew(['case', '--phase', 'runtime', '--entry-point', 'email', '--effect', 'disclosure']),
+    ).toThrow(/--entry-point "email" is unknown[\s\S]*workspace_file/);
+  });
+
+  it('new adapter writes a commented adapter.yaml that loads as written', () => {
+    const out = join(tmp, 'cli-adapter');
+    expect(cmdNew(['adapter', 'my-agent', '--out', out])).toBe(0);
+    const text = readFileSync(join(out, 'adapter.yaml'), 'utf8');
+    expect(text).toMatch(/# FILL:/);
+    expect(text).toMatch(/config_dirs/);
+    const { adapter } = loadAdapter(out);
+    expect(adapter.name).toBe('my-agent');
+    expect(Object.keys(adapter.configs)).toEqual(['default']);
+    expect(() => cmdNew(['adapter', 'My Agent', '--out', join(tmp, 'x')])).toThrow(
+      /"My Agent" is not an adapter name/,
+    );
+    expect(existsSync(join(tmp, 'x'))).toBe(false);
   });
 });

@@ -52,7 +52,7 @@ checks:
 
 /** Words harnesses refuse with; a tool result holding one that the adapter did not mark is suspect. */
 const REFUSAL_WORDS =
-  /\b(denied|not allowed|not permitted|permission|requires? (approval|confirmation)|needs? approval|blocked|refused|forbidden|rejected|disallowed|policy)\b/i;
+  /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
 
 export interface DoctorReport {
   adapter: string;
