@@ -132,6 +132,13 @@ describe('a team case with its own pack', () => {
     );
   });
 
+  it('a folder of cases skips its rules/ folder; a pack named as a case file says what it is', () => {
+    expect(yamlFilesUnder(join(FIX, 'team')).some((f) => f.includes('/rules/'))).toBe(false);
+    expect(() => loadCaseFile(join(FIX, 'team', 'rules', 'acme-deploy.yaml'))).toThrow(
+      /is a rule pack, not a case/,
+    );
+  });
+
   it('a bad rule inside a pasted list names the rule field, not "Invalid input"', () => {
     const text = readFileSync(file, 'utf8').replace(
       /audit:[\s\S]*$/,

@@ -3,12 +3,12 @@
 //   phase:NAME  tag:NAME  id:GLOB  subset:smoke|standard|full  → filters (OR within a kind, AND across kinds)
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { UserError } from '../errors.js';
 import { builtinCasesDir } from '../paths.js';
 import { fieldPath, lineLocator, parseYaml } from '../yaml-file.js';
-import { indexedCases, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
+import { indexedCases, PACKS_FOLDER, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
 import { packsFor, resolveAudit } from './packs.js';
 import { type Case, CaseFile, type LoadedCase, PHASES } from './schema.js';
 
@@ -46,6 +46,11 @@ export function parseCaseText(file: string, text: string): LoadedCase {
 }
 
 export function loadCaseFile(file: string): LoadedCase {
+  if (basename(dirname(resolve(file))) === PACKS_FOLDER)
+    throw new UserError(
+      `${file}: a file in a ${PACKS_FOLDER}/ folder is a rule pack, not a case`,
+      'select the case files (a folder of cases skips rules/); cases include a pack with audit.include',
+    );
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
