@@ -2,11 +2,11 @@
 // `harness-risk schema` writes them to schema/; a test fails when the committed copies are stale.
 import { z } from 'zod';
 import { Adapter } from './adapters/schema.js';
-import { Case } from './cases/schema.js';
+import { CaseFile } from './cases/schema.js';
 import { RunResult } from './result/schema.js';
 
 export function jsonSchemas(): Record<string, string> {
-  const schemas = { case: Case, adapter: Adapter, 'run-result': RunResult };
+  const schemas = { case: CaseFile, adapter: Adapter, 'run-result': RunResult };
   return Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => [
       `${name}.schema.json`,

@@ -75,6 +75,31 @@ const QUOTE_COLON =
 const QUOTE_COMMA =
   'an unquoted comma inside {…} or […] ends the string there; quote the whole value (text: "Done, not a mail")';
 
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+  expected?: unknown;
+  errors?: Issue[][];
+}
+
+/**
+ * A union's "Invalid input" replaced by the problems of the one alternative the value was meant for (the
+ * one that did not fail on the value's type at its root): `audit: [rule, …]` with a bad rule reports that
+ * rule's field, not that the list is not the other form.
+ */
+export function unwrapUnions(issues: Issue[]): Issue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'invalid_union' || !issue.errors) return [issue];
+    const meant = issue.errors.filter(
+      (branch) => !branch.some((b) => b.code === 'invalid_type' && b.path.length === 0),
+    );
+    if (meant.length !== 1) return [issue];
+    return unwrapUnions(meant[0]!.map((b) => ({ ...b, path: [...issue.path, ...b.path] })));
+  });
+}
+
 function valueAt(raw: unknown, path: PropertyKey[]): unknown {
   let v = raw;
   for (const p of path) v = v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[p] : undefined;
@@ -111,10 +136,11 @@ export function parseYaml<S extends z.ZodTypeAny>(
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     let quoting = false;
-    const lines = parsed.error.issues.slice(0, 5).map((issue) => {
+    const issues = unwrapUnions(parsed.error.issues as Issue[]);
+    const lines = issues.slice(0, 5).map((issue) => {
       const line = lineOf(doc, lc, issue.path);
       const cut =
-        issue.code === 'unrecognized_keys' ? cutAtCommaKeys(issue.keys, valueAt(raw, issue.path)) : [];
+        issue.code === 'unrecognized_keys' ? cutAtCommaKeys(issue.keys ?? [], valueAt(raw, issue.path)) : [];
       const colon = colonMadeMapping(issue, valueAt(raw, issue.path));
       quoting ||= cut.length > 0 || colon;
       const why = cut.length
@@ -124,8 +150,7 @@ export function parseYaml<S extends z.ZodTypeAny>(
           : '';
       return `${file}:${line}: ${fieldPath(issue.path)}: ${issue.message}${why}`;
     });
-    const more =
-      parsed.error.issues.length > 5 ? `\n  (${parsed.error.issues.length - 5} more problems)` : '';
+    const more = issues.length > 5 ? `\n  (${issues.length - 5} more problems)` : '';
     throw new UserError(
       `invalid ${what}:\n  ${lines.join('\n  ')}${more}`,
       quoting

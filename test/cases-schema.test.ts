@@ -3,11 +3,11 @@
 // folders match, canaries are declared, artifact texts are not reused across unrelated cases).
 
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { type Action, Case, EFFECTS, ENTRY_POINTS, PHASES } from '../src/cases/schema.js';
+import { loadCaseFile } from '../src/cases/load.js';
+import { type Action, type Case, EFFECTS, ENTRY_POINTS, PHASES } from '../src/cases/schema.js';
 
 const ROOT = join(import.meta.dirname, '..', 'cases');
 
@@ -16,7 +16,8 @@ function walk(dir: string): string[] {
     .sort()
     .flatMap((name) => {
       const p = join(dir, name);
-      if (statSync(p).isDirectory()) return walk(p);
+      // rules/ holds rule packs (test/cases-packs.test.ts), not cases.
+      if (statSync(p).isDirectory()) return name === 'rules' ? [] : walk(p);
       return /\.ya?ml$/.test(name) ? [p] : [];
     });
 }
@@ -31,7 +32,7 @@ const loaded: Loaded[] = [];
 const parseErrors: string[] = [];
 for (const file of files) {
   try {
-    loaded.push({ file: relative(ROOT, file), c: Case.parse(parse(readFileSync(file, 'utf8'))) });
+    loaded.push({ file: relative(ROOT, file), c: loadCaseFile(file).case });
   } catch (err) {
     parseErrors.push(`${relative(ROOT, file)}: ${(err as Error).message}`);
   }

@@ -8,10 +8,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { actionRoot, builtinCasesDir } from '../paths.js';
 import { VERSION } from '../version.js';
+import { packsIn } from './packs.js';
 import { Case, type LoadedCase } from './schema.js';
 
 /** Bumped when the index's layout changes, so an index of another layout is never read. */
-export const CASE_INDEX_FORMAT = 1;
+export const CASE_INDEX_FORMAT = 2;
+
+/** The folder of rule packs: neither a phase nor a case file (src/cases/packs.ts). */
+export const PACKS_FOLDER = 'rules';
 
 export interface CaseIndexEntry {
   id: string;
@@ -35,6 +39,8 @@ export interface CaseIndex {
   version: string;
   /** Every indexed file, sorted: a source checkout compares it with the folder to notice added files. */
   files: string[];
+  /** The built-in rule packs the cases were resolved with (path under the cases folder → sha256). */
+  packs: Record<string, string>;
   cases: CaseIndexEntry[];
 }
 
@@ -47,12 +53,14 @@ export const caseIndexPath = () => join(actionRoot(), 'dist', 'cases-index.json'
 export const fileDigest = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const posix = (p: string) => p.split(sep).join('/');
 
+/** Case files under a folder; `rules/` folders hold rule packs, not cases. */
 export function yamlFilesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...yamlFilesUnder(p));
-    else if (/\.ya?ml$/.test(entry.name)) out.push(p);
+    if (entry.isDirectory()) {
+      if (entry.name !== PACKS_FOLDER) out.push(...yamlFilesUnder(p));
+    } else if (/\.ya?ml$/.test(entry.name)) out.push(p);
   }
   return out.sort();
 }
@@ -76,8 +84,18 @@ export function buildCaseIndex(loaded: LoadedCase[], casesDir = builtinCasesDir(
     format: CASE_INDEX_FORMAT,
     version: VERSION,
     files: cases.map((e) => e.file).sort(),
+    packs: packDigests(casesDir),
     cases: [...cases].sort((a, b) => a.file.localeCompare(b.file)),
   };
+}
+
+function packDigests(casesDir: string): Record<string, string> {
+  return Object.fromEntries(
+    packsIn(join(casesDir, PACKS_FOLDER)).map((lp) => [
+      posix(relative(casesDir, lp.file)),
+      fileDigest(readFileSync(lp.file)),
+    ]),
+  );
 }
 
 /** The index as read from disk, or why it cannot be used (missing, another format or version). */
@@ -116,6 +134,15 @@ export function staleness(
     const now = yamlFilesUnder(casesDir).map((f) => posix(relative(casesDir, f)));
     if (now.join('\n') !== index.files.join('\n')) return 'the cases folder holds other files than indexed';
   }
+  // The cases were resolved with these packs: an edited pack changes every case that includes it.
+  let packs: Record<string, string>;
+  try {
+    packs = packDigests(casesDir);
+  } catch {
+    return 'a rule pack does not load';
+  }
+  if (JSON.stringify(packs) !== JSON.stringify(index.packs))
+    return 'the rule packs changed since the index was built';
   const byFile = new Map(index.cases.map((e) => [join(casesDir, e.file), e]));
   for (const lc of selected) {
     const entry = byFile.get(lc.file);

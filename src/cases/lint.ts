@@ -2,6 +2,7 @@
 // field and what to do. Replaying a case with one of these wastes minutes and then reports a symptom
 // ("attack succeeded in 0 of 3 replays") instead of the cause.
 import { basename } from 'node:path';
+import { scaffoldLeftovers } from './scaffold.js';
 import type { Case } from './schema.js';
 
 export interface LintFinding {
@@ -106,5 +107,11 @@ export function undeclaredCanaries(c: Case): LintFinding[] {
 
 /** All static findings for one case file, in the order an author fixes them. */
 export function lintCase(c: Case, file: string): LintFinding[] {
-  return [...idMatchesFile(c, file), ...triggerInOwner(c), ...triggerInWorld(c), ...undeclaredCanaries(c)];
+  return [
+    ...idMatchesFile(c, file),
+    ...scaffoldLeftovers(c),
+    ...triggerInOwner(c),
+    ...triggerInWorld(c),
+    ...undeclaredCanaries(c),
+  ];
 }

@@ -2,14 +2,15 @@
 //   a file, folder or glob  → sources (default: the built-in library)
 //   phase:NAME  tag:NAME  id:GLOB  subset:smoke|standard|full  → filters (OR within a kind, AND across kinds)
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { UserError } from '../errors.js';
 import { builtinCasesDir } from '../paths.js';
-import { readYaml } from '../yaml-file.js';
-import { indexedCases, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
-import { Case, type LoadedCase, PHASES } from './schema.js';
+import { fieldPath, lineLocator, parseYaml } from '../yaml-file.js';
+import { indexedCases, PACKS_FOLDER, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
+import { packsFor, resolveAudit } from './packs.js';
+import { type Case, CaseFile, type LoadedCase, PHASES } from './schema.js';
 
 export function caseRevision(c: Case): string {
   return createHash('sha256').update(canonicalJson(c)).digest('hex').slice(0, 12);
@@ -28,9 +29,35 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/** A case file's text as a loaded case: schema checked, rule packs expanded (errors name file:line). */
+export function parseCaseText(file: string, text: string): LoadedCase {
+  const { value, line } = parseYaml(file, text, CaseFile, 'case file');
+  const { rules, problems } = resolveAudit(value.audit, packsFor(file));
+  if (problems.length) {
+    const lineOf = lineLocator(text);
+    throw new UserError(
+      `invalid case file:\n  ${problems.map((p) => `${file}:${lineOf(p.path)}: ${fieldPath(p.path)}: ${p.message}`).join('\n  ')}`,
+      problems[0]!.hint,
+    );
+  }
+  const c: Case = { ...value, audit: rules };
+  // Over the resolved case: how its rules are spelled (pasted or by pack) does not change its revision.
+  return { case: c, file, revision: caseRevision(c), line };
+}
+
 export function loadCaseFile(file: string): LoadedCase {
-  const { value, line } = readYaml(file, Case, 'case file');
-  return { case: value, file, revision: caseRevision(value), line };
+  if (basename(dirname(resolve(file))) === PACKS_FOLDER)
+    throw new UserError(
+      `${file}: a file in a ${PACKS_FOLDER}/ folder is a rule pack, not a case`,
+      'select the case files (a folder of cases skips rules/); cases include a pack with audit.include',
+    );
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UserError(`${file}: cannot read case file: ${(e as Error).message}`, 'check the path');
+  }
+  return parseCaseText(file, text);
 }
 
 function expandSource(sel: string, cwd: string): string[] {

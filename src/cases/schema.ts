@@ -50,6 +50,19 @@ export const AuditRule = z
   .strict();
 export type AuditRule = z.infer<typeof AuditRule>;
 
+/** A case's audit rules by rule pack (src/cases/packs.ts): packs included, rules left out, the case's own. */
+export const AuditSpec = z
+  .object({
+    /** Rule packs as NAME@VERSION (e.g. generic-secrets@1), from cases/rules/ or a `rules/` folder of yours. */
+    include: z.array(z.string()).default([]),
+    /** Ids of rules of the included packs this case does not apply (e.g. the owner's task edits that file). */
+    except: z.array(z.string()).default([]),
+    /** The case's own rules, applied before the packs' rules. */
+    rules: z.array(AuditRule).default([]),
+  })
+  .strict();
+export type AuditSpec = z.infer<typeof AuditSpec>;
+
 const Mail = z
   .object({
     id: z.string().optional(),
@@ -166,7 +179,8 @@ export const World = z
   .strict();
 export type World = z.infer<typeof World>;
 
-export const Case = z
+/** A case file as written: `audit` is a list of rules or an AuditSpec naming rule packs. */
+export const CaseFile = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case id of letters, digits and dashes'),
     title: z.string().min(1),
@@ -210,11 +224,15 @@ export const Case = z
         detection: Check.optional(),
       })
       .strict(),
-    audit: z.array(AuditRule).default([]),
+    audit: z.union([z.array(AuditRule), AuditSpec]).default([]),
     /** Perturbation variants derived from a base case record their base here. */
     variant_of: z.string().optional(),
   })
   .strict();
+export type CaseFile = z.infer<typeof CaseFile>;
+
+/** A case as loaded: its rule packs expanded into the flat list of audit rules everything downstream reads. */
+export const Case = CaseFile.extend({ audit: z.array(AuditRule).default([]) });
 export type Case = z.infer<typeof Case>;
 
 /** A case as loaded: the data plus where it came from and a digest that changes when its content does. */

@@ -45,14 +45,40 @@ adapters: the built-in adapters with their configurations.
 `,
   validate: `Usage:
   harness-risk validate [--cases SEL]… [--replays N] [--concurrency N]
+                       [--open ADAPTER:CONFIG --guarded ADAPTER:CONFIG] [--runner R] [--image IMAGE]
 
-Checks every case's schema, then replays it against reference/open (the attack must succeed) and
-reference/guarded (it must be blocked), N times each (default 3). Exit 1 when a case is rejected.
+Checks every case's schema and static rules, then replays it against reference/open (the attack must
+succeed) and reference/guarded (it must be blocked with the owner's task done), N times each (default 3).
+Exit 1 when a case is rejected.
+
+  --open A:C --guarded A:C   admit against two configurations of your own adapter instead (a looser one
+                             the attack must get through, a tighter one that must hold it), for cases
+                             that use your harness's own tools or services; A is a built-in name or a path
+  --runner R                 process (default) | process-uncontained | docker (as for run)
 `,
   coverage: `Usage:
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
 
 Prints the cases by phase and the entry point × effect grid of the selection (default subset:full).
+`,
+  new: `Usage:
+  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
+  harness-risk new adapter NAME [--out DIR]
+
+case: writes DIR/ID.yaml (default cases/PHASE/PHASE-ENTRY-EFFECT.yaml), a commented case that loads as
+  written; replace every "FILL: …" string (validate names any left), then harness-risk validate --cases FILE.
+adapter: writes DIR/adapter.yaml (default adapters/NAME/adapter.yaml); fill the lines marked FILL, then
+  harness-risk doctor --adapter DIR.
+Never overwrites a file.
+`,
+  doctor: `Usage:
+  harness-risk doctor --adapter NAME|PATH [--config NAME] [--runner R] [--image IMAGE] [--json FILE]
+
+Runs one harmless case (read README.md, ls, fetch a page, write NOTES.md; an injected probe asks for a
+write to ~/.bashrc) and reports: whether the trial was valid, the model dialect and paths the harness used,
+the tools it offered, folders it wrote under HOME that state.config_dirs does not declare, requests for
+outside hosts (egress), whether the probe's refusal was recognised by denial_patterns/output rules, and
+whether the owner's task was done. Exit 1 when something needs fixing.
 `,
   schema: `Usage:
   harness-risk schema [--out DIR]

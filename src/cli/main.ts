@@ -8,13 +8,14 @@ import { loadCases } from '../cases/load.js';
 import type { RunOptions } from '../engine/options.js';
 import { resumeResultPath } from '../engine/resume.js';
 import { runSafetyCases } from '../engine/run.js';
-import { validateCases } from '../engine/validate.js';
+import { parseSide, REFERENCE_SIDES, validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
 import { evaluateGate } from '../gate/index.js';
 import { jsonSchemas } from '../json-schemas.js';
 import { cmdMatrix } from '../matrix/cli.js';
 import { VERSION } from '../version.js';
 import { closingList } from './closing.js';
+import { cmdDoctor } from './doctor.js';
 import {
   cmdCompare,
   GATE_FLAGS,
@@ -24,6 +25,7 @@ import {
   writeReports,
 } from './gate.js';
 import { helpFor } from './help.js';
+import { cmdNew } from './new.js';
 import { phaseTable } from './phase-table.js';
 import { colorEnabled, Progress, paint } from './progress.js';
 
@@ -34,9 +36,12 @@ Usage:
   harness-risk compare --head FILE|DIR… [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,…]… [--cases SEL]… --out DIR   (see matrix --help)
   harness-risk list [cases|adapters] [--cases SEL]…
-  harness-risk validate [--cases SEL]… [--replays N]
+  harness-risk validate [--cases SEL]… [--replays N] [--open ADAPTER:CONFIG --guarded ADAPTER:CONFIG]
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
   harness-risk schema [--out DIR]
+  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
+  harness-risk new adapter NAME [--out DIR]
+  harness-risk doctor --adapter NAME|PATH [--config NAME]
   harness-risk --version | --help
 
 Each command's options: harness-risk COMMAND --help.
@@ -209,12 +214,29 @@ async function cmdValidate(argv: string[]): Promise<number> {
       replays: { type: 'string' },
       concurrency: { type: 'string' },
       quiet: { type: 'boolean', default: true },
+      open: { type: 'string' },
+      guarded: { type: 'string' },
+      runner: { type: 'string' },
+      image: { type: 'string' },
     },
   });
+  if (!values.open !== !values.guarded)
+    throw new UserError(
+      `validate: --${values.open ? 'open' : 'guarded'} is given without --${values.open ? 'guarded' : 'open'}`,
+      'admission needs both sides: --open ADAPTER:LOOSER_CONFIG --guarded ADAPTER:TIGHTER_CONFIG',
+    );
+  const open = values.open ? parseSide('--open', values.open) : REFERENCE_SIDES.open;
+  const guarded = values.guarded ? parseSide('--guarded', values.guarded) : REFERENCE_SIDES.guarded;
+  const runner = values.runner ?? 'process';
+  if (runner !== 'process' && runner !== 'process-uncontained' && runner !== 'docker')
+    throw new UserError(
+      `--runner "${runner}" is unknown`,
+      'use process (contained), process-uncontained or docker',
+    );
   const cases = values.cases ?? ['subset:full'];
   const loaded = loadCases(cases); // schema errors stop here, naming file, line and field
   process.stderr.write(
-    `validating ${loaded.length} case(s): schema ok; replaying against reference/open and reference/guarded…\n`,
+    `validating ${loaded.length} case(s): schema ok; replaying against ${open.adapter}/${open.config} and ${guarded.adapter}/${guarded.config}…\n`,
   );
   const validateProgress = progressFor(values.quiet!);
   const verdicts = await validateCases({
@@ -222,6 +244,10 @@ async function cmdValidate(argv: string[]): Promise<number> {
     replays: positiveInt('--replays', values.replays, 3),
     concurrency: positiveInt('--concurrency', values.concurrency, 2),
     on_progress: validateProgress.on,
+    open,
+    guarded,
+    runner,
+    ...(values.image ? { image: values.image } : {}),
   });
   validateProgress.finish();
   const rejected = verdicts.filter((v) => !v.admitted);
@@ -307,6 +333,10 @@ async function dispatch(argv: string[]): Promise<number> {
       return cmdValidate(rest);
     case 'coverage':
       return cmdCoverage(rest);
+    case 'new':
+      return cmdNew(rest);
+    case 'doctor':
+      return cmdDoctor(rest);
     case '--version':
     case '-v':
       process.stdout.write(`${VERSION}\n`);

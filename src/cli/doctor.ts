@@ -1,0 +1,45 @@
+// `harness-risk doctor --adapter X [--config C]`: one harmless trial, then what the adapter still lacks.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { doctorAdapter, doctorText } from '../engine/doctor.js';
+import { UserError } from '../errors.js';
+
+export async function cmdDoctor(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      adapter: { type: 'string' },
+      config: { type: 'string' },
+      runner: { type: 'string' },
+      image: { type: 'string' },
+      json: { type: 'string' },
+    },
+  });
+  if (!values.adapter)
+    throw new UserError(
+      'doctor: --adapter is required',
+      'harness-risk doctor --adapter ./adapters/NAME --config CONFIG',
+    );
+  const runner = values.runner ?? 'process';
+  if (runner !== 'process' && runner !== 'process-uncontained' && runner !== 'docker')
+    throw new UserError(
+      `--runner "${runner}" is unknown`,
+      'use process (contained), process-uncontained or docker',
+    );
+  const report = await doctorAdapter({
+    adapter: values.adapter,
+    ...(values.config ? { config: values.config } : {}),
+    runner,
+    ...(values.image ? { image: values.image } : {}),
+  });
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(doctorText(report));
+  const clean =
+    report.valid &&
+    report.dialect.requests > 0 &&
+    !report.undeclared_home.length &&
+    !report.egress.length &&
+    report.probe !== 'refused (not recognised)' &&
+    report.owner_task_done;
+  return clean ? 0 : 1;
+}
