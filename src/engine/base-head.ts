@@ -139,13 +139,18 @@ export async function runBaseAndHead(o: PairedOptions): Promise<PairedOutcome> {
   const log = o.log ?? (() => {});
   const top = await repoTop(o.headDir);
   const baseSha = await resolveBaseCommit(top, o.baseRef, log);
-  const headSha = o.run.source?.sha;
+  // The CLI names no commit: the checkout's HEAD (the action: the pull request's head.sha).
+  const headSha = o.run.source?.sha ?? (await resolveBaseCommit(top, 'HEAD').catch(() => undefined));
   const baseSource: RunResult['source'] = {
     ...(o.run.source?.repository ? { repository: o.run.source.repository } : {}),
     sha: baseSha,
     tree: 'base',
   };
-  const headSource: RunResult['source'] = { ...(o.run.source ?? {}), tree: 'head' };
+  const headSource: RunResult['source'] = {
+    ...(o.run.source ?? {}),
+    ...(headSha ? { sha: headSha } : {}),
+    tree: 'head',
+  };
   const selected = loadCases(o.run.cases, o.headDir);
   const onlyBase = baseCaseIds(o.run.cases, o.baseCases ?? [], o.headDir);
 
@@ -203,6 +208,7 @@ export async function runBaseAndHead(o: PairedOptions): Promise<PairedOutcome> {
               repoDir: baseDir!,
               out: o.baseOut,
               source: baseSource,
+              label: 'base',
               ...(onlyBase ? { only: onlyBase, subset: true } : {}),
             },
           ]
@@ -211,6 +217,7 @@ export async function runBaseAndHead(o: PairedOptions): Promise<PairedOutcome> {
         repoDir: o.headDir,
         out: o.run.out,
         source: headSource,
+        ...(runBase ? { label: 'head' } : {}),
         ...(headFailed ? { skip: `not run: the head build failed (\`${o.build}\`)` } : {}),
       },
     ];

@@ -18,8 +18,8 @@ export type ProgressEvent =
       a: boolean;
       u: boolean;
       reason?: string;
-      /** Paired runs: the index of the tree the trial ran on (0 base, 1 head). */
-      tree?: number;
+      /** Paired runs: the tree the trial ran on (`base`, `head`). */
+      tree?: string;
     }
   | { kind: 'notice'; message: string };
 

@@ -124,6 +124,8 @@ export interface RunTarget {
   subset?: boolean;
   /** Nothing is launched: every trial is invalid with this reason (a failed build). */
   skip?: string;
+  /** Name in progress events (`base`, `head`). */
+  label?: string;
 }
 
 /**
@@ -348,7 +350,7 @@ export async function runTargets(
         a: trial.labels.a,
         u: trial.labels.u,
         reason: trial.invalid_reason,
-        ...(targets.length > 1 ? { tree: target } : {}),
+        ...(t.label ? { tree: t.label } : {}),
       });
     });
   } finally {
