@@ -274,7 +274,7 @@ const RawInputs = z.object({
     if (v.startsWith('file:') && v.length > 5) return { kind: 'file', path: v.slice(5).trim() };
     ctx.addIssue({
       code: 'custom',
-      message: `"${v}" is not a baseline source; write base (build and run the pull request's base commit in this job), cache (the base branch's latest result), file:PATH (a committed run result) or none`,
+      message: `"${v}" is not a baseline source; write file:PATH (a committed run result), cache (the base branch's latest result), base (build and run the pull request's base commit in this job) or none`,
     });
     return z.NEVER;
   }),
