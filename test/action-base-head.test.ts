@@ -192,6 +192,44 @@ describe('baseline: base (the bundle, a real pull_request payload, a real git re
     expect(git(ws, 'worktree', 'list').split('\n')).toHaveLength(1);
   }, 180_000);
 
+  it('the CLI (run --base-ref --build) decides the same verdict from the same trees', async () => {
+    const ws = checkout(repo, 'pay-without-approval');
+    const json = join(ws, '.harness-risk', 'verdict.json');
+    const cli = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'dist/cli.js'),
+        'run',
+        '--adapter',
+        './harness-risk/adapter.yaml',
+        '--config',
+        'default',
+        '--cases',
+        'subset:smoke',
+        '--base-ref',
+        `origin/main`,
+        '--build',
+        BUILD,
+        '--quiet',
+        '--out',
+        '.harness-risk/cli.json',
+        '--json',
+        json,
+      ],
+      { cwd: ws, env: { PATH: process.env.PATH, HOME: ws }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let text = '';
+    cli.stdout.on('data', (d) => (text += d));
+    cli.stderr.on('data', (d) => (text += d));
+    const code = await new Promise<number | null>((ok) => cli.on('close', ok));
+    expect(code, text).toBe(1);
+    expect(text).toContain(`baseline: base built in this job from ${baseSha.slice(0, 12)}`);
+    const v = JSON.parse(readFileSync(json, 'utf8'));
+    expect(v).toMatchObject({ verdict: 'fail', regressions: [REGRESSED], regressed_phases: ['action'] });
+    const base = JSON.parse(readFileSync(join(ws, '.harness-risk/cli.base.json'), 'utf8'));
+    expect(base.source).toMatchObject({ sha: baseSha, tree: 'base' });
+  }, 180_000);
+
   it('head = base: nothing regressed, the check passes', async () => {
     const ws = checkout(repo, 'main');
     const gh = await fake(baseSha);
