@@ -251,6 +251,7 @@ describe('baseline: base (the bundle, a real pull_request payload, a real git re
     expect(r.stdout).toMatch(err);
     expect(r.stdout).toMatch(/::error::harness-risk: the head build[^\n]*exited 1/);
     expect(r.summary).toMatch(err);
+    expect(r.summary).toContain('### ❌ Build failed: team-harness · default');
     expect(gh.checkRuns[0]).toMatchObject({ conclusion: 'failure' });
     expect(JSON.stringify(gh.checkRuns[0]!.output)).toMatch(err);
   }, 180_000);
@@ -263,6 +264,7 @@ describe('baseline: base (the bundle, a real pull_request payload, a real git re
     expect(neutral.code, neutral.stdout).toBe(0);
     expect(neutral.outputs.verdict).toBe('neutral');
     expect(neutral.summary).toMatch(/the base build[^\n]*exited 1/);
+    expect(neutral.summary).toContain('### ⚠️ Build failed: team-harness · default');
     const fail = await runAction(
       ws,
       prEvent(brokenSha, headSha),
