@@ -23,22 +23,35 @@ import { carriedTrials, loadResume } from './resume.js';
 import { runTrial, trialId } from './trial.js';
 import { createWorkRoot, sweepWorkRoots } from './work-root.js';
 
-/** Runs `task` over `items` with at most `limit` at once; results keep the input order. */
-export async function pool<T, R>(
-  items: T[],
-  limit: number,
-  task: (item: T, i: number) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+/**
+ * Runs `task` over `queue` with at most `limit` at once, in queue order, until the queue is drained:
+ * items a running task appends (follow-up trials) are picked up at full concurrency. Rejects with the
+ * first task error; tasks already running finish on their own.
+ */
+export async function drain<T>(queue: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await task(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
+  let active = 0;
+  let failed = false;
+  await new Promise<void>((resolve, reject) => {
+    const pump = () => {
+      while (!failed && active < Math.max(1, limit) && next < queue.length) {
+        const item = queue[next++]!;
+        active++;
+        task(item).then(
+          () => {
+            active--;
+            pump();
+          },
+          (e) => {
+            failed = true;
+            reject(e);
+          },
+        );
+      }
+      if (!failed && active === 0 && next >= queue.length) resolve();
+    };
+    pump();
+  });
 }
 
 async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: string[]): Promise<Runner> {
@@ -172,7 +185,7 @@ export async function runTargets(
     model: { mode: opts.model, seeds: opts.seeds },
   };
   // Case by case, seed by seed, tree by tree: base and head trials of a case run side by side, so
-  // machine noise and time-dependent effects hit both alike (pool() keeps this order).
+  // machine noise and time-dependent effects hit both alike (drain() keeps this order).
   type Job = { lc: LoadedCase; seed: number; target: number };
   const jobs: Job[] = cases.flatMap((lc) =>
     Array.from({ length: opts.seeds }, (_, seed) =>
@@ -295,8 +308,8 @@ export async function runTargets(
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    // pool() reads todo.length on every pick, so follow-up jobs pushed by a running trial are run too.
-    await pool(todo, opts.concurrency, async ({ lc, seed, target }) => {
+    // Follow-up jobs a trial appends to todo are run too, at full concurrency.
+    await drain(todo, opts.concurrency, async ({ lc, seed, target }) => {
       const t = targets[target]!;
       let trial: Trial;
       if (stopped) {
