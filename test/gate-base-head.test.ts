@@ -139,3 +139,36 @@ describe('checkShards and a base tree that ran a subset (base-cases)', () => {
     expect(checkShards([one(1, true)]).problems.join()).toMatch(/shard 2\/2 of selection d is missing/);
   });
 });
+
+describe('the stored base result is looked up by its exact commit', () => {
+  it('exact: no latest-of-the-branch fallback (a neighbour commit is never a base result)', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { dirname, join } = await import('node:path');
+    const { baselineKey, restoreBaselineFromCache } = await import('../src/compare/baseline.js');
+    const dir = mkdtempSync(join(tmpdir(), 'hr-exact-'));
+    const parts = { adapter: 'reference', config: 'guarded', ref: 'main', sha: 'a'.repeat(40) };
+    const stored = new Map([
+      [baselineKey({ ...parts, sha: 'b'.repeat(40) }), JSON.stringify(makeResult(SAFE))],
+    ]);
+    const calls: (string[] | undefined)[] = [];
+    const cache = {
+      isFeatureAvailable: () => true,
+      async restoreCache(paths: string[], key: string, restoreKeys?: string[]) {
+        calls.push(restoreKeys);
+        const hit = stored.has(key)
+          ? key
+          : [...stored.keys()].find((k) => restoreKeys?.some((p) => k.startsWith(p)));
+        if (!hit) return undefined;
+        mkdirSync(dirname(join(dir, paths[0]!)), { recursive: true });
+        writeFileSync(join(dir, paths[0]!), stored.get(hit)!);
+        return hit;
+      },
+      saveCache: async () => 1,
+    };
+    expect((await restoreBaselineFromCache(cache, parts, dir, true)).baseline).toBeUndefined();
+    expect(calls.at(-1)).toEqual([]);
+    // The cache gate's default still falls back to the branch's latest entry.
+    expect((await restoreBaselineFromCache(cache, parts, dir)).baseline).toBeDefined();
+  });
+});
