@@ -188,6 +188,8 @@ describe('baseline: base (the bundle, a real pull_request payload, a real git re
     expect(gh.comments[0]!.body).toContain(`base built in this job from ${baseSha.slice(0, 12)}`);
     expect(r.summary).toContain(REGRESSED);
     expect(r.summary).toContain(`base built in this job from ${baseSha.slice(0, 12)}`);
+    // Said once as a note (and once in the footer), not twice.
+    expect(r.summary.split('> baseline: base built in this job from').length - 1).toBe(1);
     // The worktree is gone again.
     expect(git(ws, 'worktree', 'list').split('\n')).toHaveLength(1);
   }, 180_000);

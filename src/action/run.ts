@@ -277,8 +277,8 @@ async function main(
         const p = await runPaired(deps, ctx, inputs, runOptions, resultPath);
         heads = [{ result: p.head, name: relativeName(resultPath, cwd) }];
         paired = p;
+        // Which baseline it is: a note of the baseline itself (or, without one, the gate's reason).
         baseline = p.baseline;
-        notices.push(p.baselineUsed);
       } else {
         const result = await deps.engine(runOptions);
         heads = [{ result, name: relativeName(resultPath, cwd) }];
