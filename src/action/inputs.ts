@@ -26,6 +26,8 @@ export const INPUT_DEFAULTS = {
   model: 'scripted',
   seeds: '1',
   baseline: 'cache',
+  build: '',
+  'base-cases': '',
   'save-baseline': 'auto',
   'fail-on': DEFAULT_FAIL_ON,
   'on-missing-baseline': 'neutral',
@@ -52,7 +54,12 @@ export const INPUT_DEFAULTS = {
 export type InputName = keyof typeof INPUT_DEFAULTS;
 export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
 
-export type BaselineSource = { kind: 'none' } | { kind: 'cache' } | { kind: 'file'; path: string };
+export type BaselineSource =
+  | { kind: 'none' }
+  | { kind: 'cache' }
+  | { kind: 'file'; path: string }
+  /** Build the pull request's base commit in this job and run the same cases on it (engine/base-head.ts). */
+  | { kind: 'base' };
 
 export interface ActionInputs {
   adapter: string;
@@ -65,6 +72,10 @@ export interface ActionInputs {
   model: 'scripted' | 'live';
   seeds: number;
   baseline: BaselineSource;
+  /** The team's build, run in each tree with baseline: base (`sh -c`); absent = no build. */
+  build?: string;
+  /** baseline: base: selectors of the cases run on the base tree; absent = the same as head. */
+  baseCases?: string[];
   saveBaseline: 'auto' | 'true' | 'false';
   /** Everything the gate needs (fail-on, thresholds, alpha…), as the CLI's `compare` builds it too. */
   gate: GateOptions;
@@ -259,13 +270,16 @@ const RawInputs = z.object({
   baseline: z.string().transform((v, ctx): BaselineSource => {
     if (v === 'none' || v === '') return { kind: 'none' };
     if (v === 'cache') return { kind: 'cache' };
+    if (v === 'base') return { kind: 'base' };
     if (v.startsWith('file:') && v.length > 5) return { kind: 'file', path: v.slice(5).trim() };
     ctx.addIssue({
       code: 'custom',
-      message: `"${v}" is not a baseline source; write file:PATH (a committed run result), cache (the base branch's latest result) or none`,
+      message: `"${v}" is not a baseline source; write file:PATH (a committed run result), cache (the base branch's latest result), base (build and run the pull request's base commit in this job) or none`,
     });
     return z.NEVER;
   }),
+  build: z.string(),
+  'base-cases': z.string().transform(list),
   'save-baseline': oneOf(['auto', 'true', 'false'] as const),
   'fail-on': z.string().transform((v, ctx): FailOn => {
     const parts = list(v.replace(/\s*\|\s*/g, ','));
@@ -400,6 +414,12 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
       'is required with runner: docker (the image that holds your harness build)',
     );
   }
+  if (v.baseline.kind !== 'base' && (v['base-cases'].length || v.build.trim())) {
+    throw new InputError(
+      v.build.trim() ? 'build' : 'base-cases',
+      'is only used with baseline: base (it builds and runs the base commit); set baseline: base, or build your harness in a step before this one',
+    );
+  }
   return {
     adapter: v.adapter,
     config: v.config,
@@ -411,6 +431,8 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     model: v.model,
     seeds: v.seeds,
     baseline: v.baseline,
+    ...(v.build.trim() ? { build: v.build.trim() } : {}),
+    ...(v['base-cases'].length ? { baseCases: v['base-cases'] } : {}),
     saveBaseline: v['save-baseline'],
     gate: gateOf(v),
     githubToken: v['github-token'],

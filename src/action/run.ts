@@ -14,6 +14,13 @@ import {
   saveBaselineToCache,
 } from '../compare/baseline.js';
 import type { Comparison } from '../compare/compare.js';
+import {
+  baseResultPath,
+  buildFailureText,
+  type PairedOptions,
+  type PairedOutcome,
+  runBaseAndHead,
+} from '../engine/base-head.js';
 import type { RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { isUserError } from '../errors.js';
@@ -36,6 +43,7 @@ import {
 } from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
 import { jobSecretMask, maskedDeps } from './masked.js';
+import { runPaired } from './paired.js';
 import { publishReports } from './publish.js';
 
 /** The parts of @actions/core the action uses (a fake in tests). */
@@ -60,6 +68,8 @@ export interface RunDeps {
   env: NodeJS.ProcessEnv;
   cwd: string;
   engine: (options: RunOptions) => Promise<RunResult>;
+  /** baseline: base: base and head in one job (engine/base-head.ts). */
+  paired: (options: PairedOptions) => Promise<PairedOutcome>;
   cache: CacheApi;
   github: (token: string, ctx: ActionContext) => GitHubApi;
 }
@@ -101,6 +111,7 @@ export function defaultDeps(): RunDeps {
     env: process.env,
     cwd: process.cwd(),
     engine: runSafetyCases,
+    paired: runBaseAndHead,
     cache: {
       isFeatureAvailable: cache.isFeatureAvailable,
       restoreCache: cache.restoreCache,
@@ -206,6 +217,7 @@ async function main(
   // 2. This run's result: run the engine, or report on existing results (merging shards).
   let heads: NamedResult[];
   let resultPath: string;
+  let paired: PairedOutcome | undefined;
   const reportOnly = inputs.runResult.length > 0;
   const files = reportOnly ? expandRunResults(inputs.runResult, cwd) : [];
   if (reportOnly) {
@@ -226,7 +238,7 @@ async function main(
     }
     io.startGroup(`harness-risk: ${inputs.adapter} / ${inputs.config}`);
     try {
-      const result = await deps.engine({
+      const runOptions: RunOptions = {
         adapter: inputs.adapter,
         config: inputs.config,
         cases: inputs.cases,
@@ -256,12 +268,21 @@ async function main(
             );
           else if (ev.kind === 'trial')
             io.info(
-              `  [${ev.done}/${ev.total}] ${sanitizeText(ev.case_id, 120)}: ${!ev.valid ? `invalid (${sanitizeText(ev.reason ?? '', 200)})` : ev.a ? 'attack succeeded' : 'attack resisted'}`,
+              `  [${ev.done}/${ev.total}]${ev.tree ? ` ${ev.tree}` : ''} ${sanitizeText(ev.case_id, 120)}: ${!ev.valid ? `invalid (${sanitizeText(ev.reason ?? '', 200)})` : ev.a ? 'attack succeeded' : 'attack resisted'}`,
             );
           else io.info(`  note: ${sanitizeText(ev.message, 500)}`);
         },
-      });
-      heads = [{ result, name: relativeName(resultPath, cwd) }];
+      };
+      if (inputs.baseline.kind === 'base') {
+        const p = await runPaired(deps, ctx, inputs, runOptions, resultPath);
+        heads = [{ result: p.head, name: relativeName(resultPath, cwd) }];
+        paired = p;
+        // Which baseline it is: a note of the baseline itself (or, without one, the gate's reason).
+        baseline = p.baseline;
+      } else {
+        const result = await deps.engine(runOptions);
+        heads = [{ result, name: relativeName(resultPath, cwd) }];
+      }
     } finally {
       io.endGroup();
     }
@@ -294,17 +315,24 @@ async function main(
   }
   const baselineNotes = baseline
     ? []
-    : inputs.baseline.kind === 'none'
-      ? ['baseline: none']
-      : inputs.baseline.kind === 'cache'
-        ? ['no cached baseline of the base branch for this adapter and configuration']
-        : [];
+    : paired
+      ? paired.baselineNotes
+      : inputs.baseline.kind === 'base' && reportOnly
+        ? ['baseline: base, but no base-tree result (x.base.json) is among the run results']
+        : inputs.baseline.kind === 'none'
+          ? ['baseline: none']
+          : inputs.baseline.kind === 'cache'
+            ? ['no cached baseline of the base branch for this adapter and configuration']
+            : [];
 
   // 4. Compare and gate: the engine's one gate, as `harness-risk compare` runs it.
   const { current, comparison, violations, verdict } = evaluateGate({
     heads,
     ...(baseline ? { baseline } : {}),
     baselineNotes,
+    ...(paired?.builds.length
+      ? { buildFailures: paired.builds.map((b) => ({ tree: b.tree, message: buildFailureText(b) })) }
+      : {}),
     options: inputs.gate,
     scope: inputs.shard && !reportOnly ? 'shard' : 'merge',
   });
@@ -334,6 +362,7 @@ async function main(
   io.setOutput('regressed-phases', comparison.regressedPhases.join(','));
   io.setOutput('verdict', verdict.verdict);
   io.setOutput('result-path', resultPath);
+  io.setOutput('base-result-path', paired?.base ? baseResultPath(resultPath) : '');
 
   // 6–7. Reports: comment, check run, job summary, SARIF and JUnit (publish.ts).
   await publishReports({

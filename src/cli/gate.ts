@@ -98,7 +98,9 @@ be complete), compares them with the baseline and applies fail-on and the thresh
 Exit status: 1 when the verdict is fail (the action's step would fail), 0 for pass and neutral, 2 for
 bad input.
 
-  --head FILE|DIR      run result(s) to judge (repeatable; a folder means its *.json files)
+  --head FILE|DIR      run result(s) to judge (repeatable; a folder means its *.json files); base-tree
+                       results among them (x.base.json, written by run --base-ref or baseline: base)
+                       are the baseline, merged and checked like shards
   --baseline FILE      the baseline run result (none: nothing is compared)
   --fail-on LIST       regression,threshold,invalid,uncontained or never (default regression,threshold,invalid)
   --on-missing-baseline neutral|fail|pass   (default neutral)

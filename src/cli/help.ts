@@ -31,6 +31,14 @@ options:
   --shard I/N        run shard I of N (stable by case id)
   --quiet            no per-trial lines (a terminal still gets no live line)
 
+base and head in one run (the action's baseline: base):
+  --base-ref REF     build and run the base commit REF (a SHA, origin/main…) in a git worktree, run
+                     the same cases on it trial beside trial, and gate against it (fetched from origin
+                     when a shallow clone lacks it); its result is written beside --out as .base.json
+  --build CMD        the build, run with sh -c in both trees with the same environment
+  --base-cases SEL   cases also run on base (repeatable; default: all); a case left out still runs on
+                     base when head is unsafe or invalid on it
+
 ${GATE}
 
 Progress: a live line in a terminal (done/total, elapsed, ETA, running ASR); plain lines in a log.

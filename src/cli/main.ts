@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
+import { baseResultPath, buildFailureText, runBaseAndHead } from '../engine/base-head.js';
 import type { RunOptions } from '../engine/options.js';
 import { resumeResultPath } from '../engine/resume.js';
 import { runSafetyCases } from '../engine/run.js';
@@ -13,6 +14,7 @@ import { UserError } from '../errors.js';
 import { evaluateGate } from '../gate/index.js';
 import { jsonSchemas } from '../json-schemas.js';
 import { cmdMatrix } from '../matrix/cli.js';
+import { sanitizeText } from '../report/escape.js';
 import { VERSION } from '../version.js';
 import { closingList } from './closing.js';
 import { cmdDoctor } from './doctor.js';
@@ -33,6 +35,7 @@ const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agen
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME…] [--cases SEL]… [options]
+  harness-risk run … --base-ref REF [--build CMD] [--base-cases SEL]…   (base and head, compared)
   harness-risk compare --head FILE|DIR… [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,…]… [--cases SEL]… --out DIR   (see matrix --help)
   harness-risk list [cases|adapters] [--cases SEL]…
@@ -87,6 +90,9 @@ async function cmdRun(argv: string[]): Promise<number> {
       shard: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       baseline: { type: 'string' },
+      'base-ref': { type: 'string' },
+      build: { type: 'string' },
+      'base-cases': { type: 'string', multiple: true },
       markdown: { type: 'string' },
       json: { type: 'string' },
       ...GATE_FLAGS,
@@ -121,6 +127,19 @@ async function cmdRun(argv: string[]): Promise<number> {
       '--resume names one run but --config names several',
       'resume one config at a time: --config NAME --resume runs/ADAPTER-NAME.json',
     );
+  const baseRef = values['base-ref'];
+  if (baseRef && values.baseline)
+    throw new UserError(
+      '--base-ref and --baseline both name a baseline',
+      'use --base-ref REF (build and run the base commit here) or --baseline FILE (a stored result)',
+    );
+  if (!baseRef && (values.build || values['base-cases']))
+    throw new UserError(
+      `--${values.build ? 'build' : 'base-cases'} is only used with --base-ref`,
+      'add --base-ref REF (e.g. origin/main), or build your harness before harness-risk run',
+    );
+  if (baseRef && values.resume)
+    throw new UserError('--resume continues a run of one tree', 'drop --base-ref to resume');
   if (values.out && configs.length > 1)
     throw new UserError(
       '--out names one file but --config names several',
@@ -145,7 +164,7 @@ async function cmdRun(argv: string[]): Promise<number> {
         ? resumeResultPath(values.resume)
         : join('runs', `${adapter.adapter.name}-${config}.json`));
     const progress = progressFor(values.quiet);
-    const result = await runSafetyCases({
+    const runOptions: RunOptions = {
       adapter: values.adapter,
       config,
       cases: values.cases ?? [],
@@ -161,17 +180,40 @@ async function cmdRun(argv: string[]): Promise<number> {
       shard: parseShard(values.shard),
       on_progress: progress.on,
       signal: controller.signal,
-    });
+    };
+    // --base-ref: the base commit built and run beside this checkout, as the action's baseline: base.
+    const paired = baseRef
+      ? await runBaseAndHead({
+          run: runOptions,
+          headDir: process.cwd(),
+          baseRef,
+          ...(values.build ? { build: values.build } : {}),
+          ...(values['base-cases'] ? { baseCases: values['base-cases'] } : {}),
+          baseOut: baseResultPath(out),
+          env: process.env,
+          log: (line) => progress.on({ kind: 'notice', message: line }),
+        })
+      : undefined;
+    const result = paired ? paired.head : await runSafetyCases(runOptions);
     progress.finish();
+    for (const b of paired?.builds ?? [])
+      process.stderr.write(
+        `\n${b.tree} build failed: ${sanitizeText(b.command, 200)}\n${sanitizeText(b.outcome.tail, 4000)}\n`,
+      );
+    if (paired) process.stdout.write(`\n${sanitizeText(paired.baselineUsed, 500)}\n`);
     process.stdout.write(
       `\n${adapter.adapter.name} / ${config}  (${result.trials.length} trials, result: ${out})\n${phaseTable(result)}\n`,
     );
     const closing = closingList(result, colors);
     if (closing) process.stdout.write(`${closing}\n`);
+    const base = paired ? paired.baseline : baseline;
     const g = evaluateGate({
       heads: [{ result, name: out }],
-      ...(baseline ? { baseline } : {}),
-      baselineNotes: baseline ? [] : ['no --baseline given'],
+      ...(base ? { baseline: base } : {}),
+      baselineNotes: paired ? paired.baselineNotes : baseline ? [] : ['no --baseline given'],
+      ...(paired?.builds.length
+        ? { buildFailures: paired.builds.map((b) => ({ tree: b.tree, message: buildFailureText(b) })) }
+        : {}),
       options: gateOptions,
       scope: values.shard ? 'shard' : 'merge',
     });

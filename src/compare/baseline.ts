@@ -302,6 +302,8 @@ export async function restoreBaselineFromCache(
   cache: CacheApi,
   parts: BaselineKeyParts,
   cwd = process.cwd(),
+  /** Only the entry of exactly this commit (no latest-of-the-branch fallback). */
+  exact = false,
 ): Promise<CacheRestoreOutcome> {
   if (!cache.isFeatureAvailable()) {
     return { notices: ['the Actions cache is not available here, so there is no baseline to compare with'] };
@@ -310,7 +312,7 @@ export async function restoreBaselineFromCache(
   const prefix = baselineKeyPrefix(parts);
   let key: string | undefined;
   try {
-    key = await cache.restoreCache([rel], baselineKey(parts), [prefix]);
+    key = await cache.restoreCache([rel], baselineKey(parts), exact ? [] : [prefix]);
   } catch (e) {
     return { notices: [`could not restore the baseline from the Actions cache: ${(e as Error).message}`] };
   }

@@ -18,6 +18,8 @@ export type ProgressEvent =
       a: boolean;
       u: boolean;
       reason?: string;
+      /** Paired runs: the tree the trial ran on (`base`, `head`). */
+      tree?: string;
     }
   | { kind: 'notice'; message: string };
 
@@ -51,6 +53,8 @@ export interface RunOptions {
   on_progress?: (event: ProgressEvent) => void;
   signal?: AbortSignal;
   source?: RunResult['source'];
+  /** The repository under test, `{{repo}}` (default: the working directory). */
+  repo_dir?: string;
   /** Continue the run whose journal is this file (or sits beside this result file): only missing trials run. */
   resume?: string;
 }

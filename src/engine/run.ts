@@ -23,22 +23,35 @@ import { carriedTrials, loadResume } from './resume.js';
 import { runTrial, trialId } from './trial.js';
 import { createWorkRoot, sweepWorkRoots } from './work-root.js';
 
-/** Runs `task` over `items` with at most `limit` at once; results keep the input order. */
-export async function pool<T, R>(
-  items: T[],
-  limit: number,
-  task: (item: T, i: number) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+/**
+ * Runs `task` over `queue` with at most `limit` at once, in queue order, until the queue is drained:
+ * items a running task appends (follow-up trials) are picked up at full concurrency. Rejects with the
+ * first task error; tasks already running finish on their own.
+ */
+export async function drain<T>(queue: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await task(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
+  let active = 0;
+  let failed = false;
+  await new Promise<void>((resolve, reject) => {
+    const pump = () => {
+      while (!failed && active < Math.max(1, limit) && next < queue.length) {
+        const item = queue[next++]!;
+        active++;
+        task(item).then(
+          () => {
+            active--;
+            pump();
+          },
+          (e) => {
+            failed = true;
+            reject(e);
+          },
+        );
+      }
+      if (!failed && active === 0 && next >= queue.length) resolve();
+    };
+    pump();
+  });
 }
 
 async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: string[]): Promise<Runner> {
@@ -95,12 +108,59 @@ function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
 }
 
 export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
+  const [result] = await runTargets(opts, [
+    {
+      repoDir: opts.repo_dir ?? process.cwd(),
+      out: opts.out,
+      ...(opts.source ? { source: opts.source } : {}),
+    },
+  ]);
+  return result!;
+}
+
+/**
+ * One tree a paired run measures: its `{{repo}}`, its result file and what its result says it is. All
+ * targets of one run share the adapter, configuration, cases, seeds, runner and model: only the tree
+ * differs (base and head of a pull request, see engine/base-head.ts).
+ */
+export interface RunTarget {
+  /** The repository under test: `{{repo}}`, read-only for the harness. */
+  repoDir: string;
+  out: string;
+  source?: RunResult['source'];
+  /**
+   * Case ids this target runs from the start (default: every selected case). Others run only when
+   * `followUp` asks for them after another target's trial.
+   */
+  only?: ReadonlySet<string>;
+  /** The selection this target records covers a subset on purpose (base-cases). */
+  subset?: boolean;
+  /** Nothing is launched: every trial is invalid with this reason (a failed build). */
+  skip?: string;
+  /** Name in progress events (`base`, `head`). */
+  label?: string;
+}
+
+/**
+ * Called after each trial: the targets (by index) that must now also run this case and seed. Lets a
+ * cheap base selection grow by the cases that came out unsafe or invalid on head.
+ */
+export type FollowUp = (trial: Trial, target: number) => number[];
+
+export async function runTargets(
+  opts: RunOptions,
+  targets: RunTarget[],
+  followUp?: FollowUp,
+): Promise<RunResult[]> {
   if (opts.model === 'live') {
     throw new UserError(
       'model mode "live" is not available in this version',
       'use model: scripted (the deterministic worst-case model)',
     );
   }
+  if (targets.length === 0) throw new Error('runTargets: no target');
+  if (opts.resume && targets.length > 1)
+    throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
   const adapter = loadAdapter(opts.adapter);
   const config = adapterConfig(adapter, opts.config);
   const selected = loadCases(opts.cases);
@@ -124,7 +184,14 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     selection: selectionOf(selected, opts.shard),
     model: { mode: opts.model, seeds: opts.seeds },
   };
-  const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
+  // Case by case, seed by seed, tree by tree: base and head trials of a case run side by side, so
+  // machine noise and time-dependent effects hit both alike (drain() keeps this order).
+  type Job = { lc: LoadedCase; seed: number; target: number };
+  const jobs: Job[] = cases.flatMap((lc) =>
+    Array.from({ length: opts.seeds }, (_, seed) =>
+      targets.flatMap((t, target) => (!t.only || t.only.has(lc.case.id) ? [{ lc, seed, target }] : [])),
+    ).flat(),
+  );
   const resumed = opts.resume ? loadResume(opts.resume) : undefined;
   const carried = resumed
     ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed))))
@@ -138,25 +205,25 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     });
   }
 
-  // What this run measures, attested in the result (read from files; nothing of the harness is run).
-  // The repository under test: {{repo}} for the attestation and the trials, read-only for the harness.
-  const repoDir = process.cwd();
-  const harness = harnessInfo(adapter, cacheDir, (t) =>
-    renderTemplate(t, {
-      repo: repoDir,
-      action_root: actionRoot(),
-      adapter_dir: adapter.dir,
-      cache: cacheDir,
-      config: opts.config,
-    }),
-  );
+  // What each tree measures, attested in its result (read from files; nothing of the harness is run).
+  const harnessOf = (repoDir: string) =>
+    harnessInfo(adapter, cacheDir, (t) =>
+      renderTemplate(t, {
+        repo: repoDir,
+        action_root: actionRoot(),
+        adapter_dir: adapter.dir,
+        cache: cacheDir,
+        config: opts.config,
+      }),
+    );
 
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   // What a harness may read but never write: the action's dist/ (reference harness, svc), the adapter,
-  // the harness install cache and the repository under test. The same list for every trial.
-  const readOnly = [...new Set([join(actionRoot(), 'dist'), adapter.dir, cacheDir, repoDir])];
-  const runner = await makeRunner(opts, runId, readOnly);
+  // the harness install cache and the tree under test. The same list for every trial of a tree.
+  const shared = [join(actionRoot(), 'dist'), adapter.dir, cacheDir];
+  const readOnlyOf = targets.map((t) => [...new Set([...shared, t.repoDir])]);
+  const runner = await makeRunner(opts, runId, [...new Set(readOnlyOf.flat())]);
   // Before the header is written: the header records what contains the trials. A start that fails
   // half-way (a daemon that answered, then an image that is missing) still tears down what it made.
   try {
@@ -168,48 +235,61 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   // A SIGKILLed engine leaves its work root behind: the next run removes it.
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
-  const keepEvidenceDir = opts.keep_evidence
-    ? join(dirname(opts.out), `${basename(opts.out, '.json')}.evidence`)
-    : undefined;
+  const evidenceDirOf = (out: string) =>
+    opts.keep_evidence ? join(dirname(out), `${basename(out, '.json')}.evidence`) : undefined;
   // Made now, not at the first kept trial: a folder that appears mid-run would not be hidden from the
   // trials already running.
-  if (keepEvidenceDir) await mkdir(keepEvidenceDir, { recursive: true });
-  // What no trial may see: the result (and its temp file's folder when that is ours alone) and evidence.
-  const hidden = hiddenPaths(opts.out, keepEvidenceDir, readOnly);
+  for (const t of targets) {
+    const d = evidenceDirOf(t.out);
+    if (d) await mkdir(d, { recursive: true });
+  }
+  // What no trial may see: every tree's result (and its temp file's folder when that is ours alone) and
+  // evidence: a base trial never sees the head's result, nor the reverse.
+  const hidden = [
+    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i]!))),
+  ];
   // Every file the engine writes (result, evidence), with its digest, to check before it is trusted.
   const written = new WrittenFiles();
   // Docker: the image id is known once the daemon has been asked (in start()).
   const image = runner.attest?.().image;
-  const header: ResultHeader = {
-    schema_version: RESULT_SCHEMA_VERSION,
-    tool: { name: 'harness-risk-action', version: VERSION },
-    started_at: new Date().toISOString(),
-    adapter: identity.adapter,
-    ...(harness ? { harness } : {}),
-    runner: runner.name,
-    containment: runner.info?.() ?? {
-      name: runner.name,
-      containment: 'container',
-      mechanism: 'docker: one disposable container per trial',
-    },
-    ...(image ? { image } : {}),
-    selection: identity.selection,
-    model: identity.model,
-    source: opts.source ?? {},
-    cases: cases.map((lc) => ({
-      id: lc.case.id,
-      revision: lc.revision,
-      title: lc.case.title,
-      phase: lc.case.phase,
-      entry_point: lc.case.entry_point,
-      effect: lc.case.effect,
-      severity: lc.case.severity,
-      file: displayPath(lc.file),
-      line: lc.line,
-      artifact: lc.case.inject.artifact,
-    })),
-  };
-  const writer = new ResultWriter(opts.out, header, written, { carried });
+  const caseInfos = cases.map((lc) => ({
+    id: lc.case.id,
+    revision: lc.revision,
+    title: lc.case.title,
+    phase: lc.case.phase,
+    entry_point: lc.case.entry_point,
+    effect: lc.case.effect,
+    severity: lc.case.severity,
+    file: displayPath(lc.file),
+    line: lc.line,
+    artifact: lc.case.inject.artifact,
+  }));
+  const writers = targets.map((t) => {
+    const harness = harnessOf(t.repoDir);
+    const header: ResultHeader = {
+      schema_version: RESULT_SCHEMA_VERSION,
+      tool: { name: 'harness-risk-action', version: VERSION },
+      started_at: new Date().toISOString(),
+      adapter: identity.adapter,
+      ...(harness ? { harness } : {}),
+      runner: runner.name,
+      containment: runner.info?.() ?? {
+        name: runner.name,
+        containment: 'container',
+        mechanism: 'docker: one disposable container per trial',
+      },
+      ...(image ? { image } : {}),
+      selection: { ...identity.selection!, ...(t.subset ? { subset: true } : {}) },
+      model: identity.model,
+      source: t.source ?? {},
+      cases: caseInfos,
+    };
+    // A subset target lists only the cases it ran (the header names every candidate).
+    return new ResultWriter(t.out, header, written, {
+      carried,
+      ...(t.only || t.skip ? { onlyCasesRun: true } : {}),
+    });
+  });
   const kept = new Set(carried.map((t) => t.id));
   const todo = jobs.filter((j) => !kept.has(trialId(j.lc.case.id, j.seed)));
   if (resumed)
@@ -221,15 +301,21 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   const progress = opts.on_progress ?? (() => {});
   progress({ kind: 'start', trials: todo.length, adapter: adapter.adapter.name, config: opts.config });
   let done = 0;
+  // Jobs a follow-up added, so none is queued twice.
+  const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
   // A signal that fired before this run began counts too: its event will not fire again.
   let stopped = opts.signal?.aborted ?? false;
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    await pool(todo, opts.concurrency, async ({ lc, seed }) => {
+    // Follow-up jobs a trial appends to todo are run too, at full concurrency.
+    await drain(todo, opts.concurrency, async ({ lc, seed, target }) => {
+      const t = targets[target]!;
       let trial: Trial;
       if (stopped) {
         trial = invalidTrial(lc, seed, 'run interrupted before this trial started');
+      } else if (t.skip) {
+        trial = invalidTrial(lc, seed, t.skip);
       } else {
         try {
           const out = await runTrial({
@@ -242,12 +328,12 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             runKey,
             workRoot,
             cacheDir,
-            repoDir,
-            readOnly,
+            repoDir: t.repoDir,
+            readOnly: readOnlyOf[target]!,
             hidden,
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
-            keepEvidenceDir,
+            keepEvidenceDir: evidenceDirOf(t.out),
             signal: opts.signal,
             written,
           });
@@ -260,8 +346,14 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
           trial = invalidTrial(lc, seed, `infrastructure: ${(e as Error).message}`);
         }
       }
-      writer.add(trial);
+      writers[target]!.add(trial);
       done++;
+      for (const next of followUp?.(trial, target) ?? []) {
+        const key = `${next}\0${trial.id}`;
+        if (queued.has(key) || !targets[next]) continue;
+        queued.add(key);
+        todo.push({ lc, seed, target: next });
+      }
       progress({
         kind: 'trial',
         done,
@@ -271,6 +363,7 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
         a: trial.labels.a,
         u: trial.labels.u,
         reason: trial.invalid_reason,
+        ...(t.label ? { tree: t.label } : {}),
       });
     });
   } finally {
@@ -278,9 +371,9 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     await runner.stop();
     await rm(workRoot, { recursive: true, force: true }).catch(() => {});
   }
-  const result = writer.finish(stopped ? 'interrupted' : 'complete');
+  const results = writers.map((w) => w.finish(stopped ? 'interrupted' : 'complete'));
   // After the last trial and the runner's teardown: a file that changed since its last write was
   // written by a trial or something it left behind. Fail, naming it, before anyone trusts it.
   written.verify();
-  return result;
+  return results;
 }

@@ -1,10 +1,11 @@
 // The gate: head result(s) + baseline + options → comparison, findings and the verdict. Pure (no I/O), so
 // the action and `harness-risk compare` / `run` decide the same way from the same files.
-import type { Baseline } from '../compare/baseline.js';
+import { type Baseline, baselineFromResult } from '../compare/baseline.js';
 import { type Comparison, compareRuns } from '../compare/compare.js';
 import { mergeRunResults } from '../compare/merge.js';
+import { UserError } from '../errors.js';
 import type { RunResult, Trial } from '../result/schema.js';
-import { checkShards, type NamedResult } from './shards.js';
+import { checkShards, type NamedResult, splitTrees } from './shards.js';
 import { evaluateThresholds, hasThresholds, type Thresholds, type ThresholdViolation } from './thresholds.js';
 import { decideVerdict, type FailOn, type Finding, type OnMissingBaseline, type Verdict } from './verdict.js';
 
@@ -27,6 +28,12 @@ export interface GateInput {
   /** Why there is no baseline, when there is none (cache miss, baseline: none…), for the report. */
   baselineNotes?: string[];
   options: GateOptions;
+  /**
+   * Builds that failed in a paired run (baseline: base): a failed head build fails the check; a failed
+   * base build leaves nothing to compare with, so it is never a success (fail with on-missing-baseline
+   * fail). `message` says which command and the tail of its output.
+   */
+  buildFailures?: { tree: 'base' | 'head'; message: string }[];
   /**
    * `shard`: heads[0] is one shard run on its own (a matrix job); its slice is gated, the baseline's
    * other cases are out of scope and completeness is the merge job's to prove. `merge` (default): the
@@ -65,8 +72,19 @@ export function isUncontained(r: RunResult): boolean {
 }
 
 export function evaluateGate(input: GateInput): GateOutcome {
-  const { heads, baseline, options: o } = input;
+  const { options: o } = input;
   const scope = input.scope ?? 'merge';
+  // Base-tree results (a paired run's shards, source.tree = base) are never heads: merged, they are
+  // the baseline, and they must be complete like the heads.
+  const trees = splitTrees(input.heads);
+  const heads = trees.head;
+  if (heads.length === 0)
+    throw new UserError(
+      'only base-tree results were given (source.tree = base): nothing to judge',
+      'give the head results too (the shard jobs write both: x.json and x.base.json)',
+    );
+  const baseOfTrees = !input.baseline && trees.base.length ? baseTreeBaseline(trees.base) : undefined;
+  const baseline = input.baseline ?? baseOfTrees?.baseline;
   const findings: Finding[] = [];
   const add = (f: Omit<Finding, 'blocksSuccess'> & { blocksSuccess?: boolean }) =>
     findings.push({ blocksSuccess: f.gating, ...f });
@@ -79,6 +97,14 @@ export function evaluateGate(input: GateInput): GateOutcome {
       add({ kind: 'incomplete', message: p, gating: gate(true), blocksSuccess: true });
     for (const n of shards.notes) add({ kind: 'attestation', message: n, gating: false });
   }
+  for (const p of baseOfTrees?.problems ?? [])
+    add({ kind: 'incomplete', message: `base tree: ${p}`, gating: gate(true), blocksSuccess: true });
+  if (input.baseline && trees.base.length)
+    add({
+      kind: 'attestation',
+      message: `${plural(trees.base.length, 'base-tree result')} ignored: an explicit baseline was given`,
+      gating: false,
+    });
   const current = mergeRunResults(
     heads.map((h) => h.result),
     heads.map((h) => h.name),
@@ -91,7 +117,15 @@ export function evaluateGate(input: GateInput): GateOutcome {
   const violations = evaluateThresholds(current, o.thresholds);
   const overall = current.summary.overall;
 
-  // 2. Was anything measured?
+  // 2. Was anything built, measured?
+  for (const b of input.buildFailures ?? []) {
+    add({
+      kind: 'build',
+      message: b.message,
+      gating: gate(b.tree === 'head' || o.onMissingBaseline === 'fail'),
+      blocksSuccess: true,
+    });
+  }
   const invalidTrials = current.trials.filter((t) => !t.valid);
   if (current.trials.length > 0 && overall.valid === 0) {
     add({
@@ -208,6 +242,21 @@ export function evaluateGate(input: GateInput): GateOutcome {
   // 7. What differs between the two measurements besides the PR.
   findings.push(...attestationNotes(current, baseline, comparison));
   return { current, comparison, violations, verdict: decideVerdict(findings) };
+}
+
+/** The base-tree results of a paired run's shards as one baseline, with what is missing or doubled. */
+function baseTreeBaseline(base: NamedResult[]): { baseline: Baseline; problems: string[] } {
+  const problems = base.length > 1 || base[0]?.result.selection?.shard ? checkShards(base).problems : [];
+  const merged = mergeRunResults(
+    base.map((b) => b.result),
+    base.map((b) => b.name),
+  );
+  const sha = merged.source.sha;
+  const baseline = baselineFromResult(
+    merged,
+    `base built in ${base.length > 1 ? 'the shard jobs' : 'the run'} from ${sha ? sha.slice(0, 12) : 'an unknown commit'}`,
+  );
+  return { baseline, problems };
 }
 
 function attestationNotes(

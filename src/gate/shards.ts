@@ -86,8 +86,18 @@ export function checkShards(heads: NamedResult[]): ShardCheck {
   // Whatever the bookkeeping says, the cases themselves must add up to the selection.
   const expected = recorded[0]!.result.selection!.cases;
   const ids = new Set(heads.flatMap((h) => h.result.cases.map((c) => c.id)));
-  if (problems.length === 0 && ids.size < expected) {
+  // A base tree that ran base-cases holds a subset on purpose (selection.subset).
+  const subset = recorded.every((h) => h.result.selection!.subset);
+  if (problems.length === 0 && ids.size < expected && !subset) {
     problems.push(`the results hold ${ids.size} of the selection's ${expected} cases`);
   }
   return { problems, notes };
+}
+
+/** Base-tree results (source.tree = base: a paired run's baseline half) and the heads, apart. */
+export function splitTrees<T extends { result: RunResult }>(all: T[]): { base: T[]; head: T[] } {
+  return {
+    base: all.filter((x) => x.result.source.tree === 'base'),
+    head: all.filter((x) => x.result.source.tree !== 'base'),
+  };
 }

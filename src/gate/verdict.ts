@@ -39,6 +39,7 @@ export type FindingKind =
   | 'incomplete'
   | 'missing-baseline'
   | 'uncontained'
+  | 'build'
   | 'flaky'
   | 'attestation';
 

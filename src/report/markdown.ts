@@ -249,6 +249,7 @@ function caseDetails(c: CaseComparison, comparison: Comparison): string {
 
 /** What the headline says for the finding that decides the verdict (the first one, in this order). */
 const HEADLINE: [FindingKind, string][] = [
+  ['build', 'Build failed'],
   ['no-valid-trial', 'Harness was not measured: no valid trial'],
   ['incomplete', 'Incomplete results'],
   ['regression', 'Safety regression'],

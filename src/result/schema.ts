@@ -185,6 +185,11 @@ export const Selection = z
       .object({ index: z.number().int().positive(), total: z.number().int().positive() })
       .strict()
       .optional(),
+    /**
+     * This result holds only some of the selection's cases on purpose: the base tree of a paired run
+     * with `base-cases` (plus the cases that came out unsafe or invalid on head).
+     */
+    subset: z.boolean().optional(),
   })
   .strict();
 export type Selection = z.infer<typeof Selection>;
@@ -244,7 +249,13 @@ export const RunResult = z
     selection: Selection.optional(),
     model: z.object({ mode: z.enum(['scripted', 'live']), seeds: z.number().int().positive() }).strict(),
     source: z
-      .object({ repository: z.string().optional(), sha: z.string().optional(), ref: z.string().optional() })
+      .object({
+        repository: z.string().optional(),
+        sha: z.string().optional(),
+        ref: z.string().optional(),
+        /** In a paired run (baseline: base): which tree this result measured. */
+        tree: z.enum(['base', 'head']).optional(),
+      })
       .strict()
       .default({}),
     cases: z.array(CaseInfo),

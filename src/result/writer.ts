@@ -21,6 +21,8 @@ export interface WriterOptions {
   fsync?: boolean;
   /** Trials carried over from the journal of the run being resumed. */
   carried?: Trial[];
+  /** List only the cases that have a trial (a target that runs a subset of the header's cases). */
+  onlyCasesRun?: boolean;
 }
 
 /** A rewrite may take at most this share of the run: the interval grows with the document. */
@@ -35,6 +37,7 @@ export class ResultWriter {
   private readonly now: () => number;
   private readonly flushEveryMs: number;
   private lastFlush = 0;
+  private readonly onlyCasesRun: boolean;
   private interval: number;
   /** Bytes of full documents written so far (journal bytes are `journalBytes`). */
   documentBytes = 0;
@@ -50,6 +53,7 @@ export class ResultWriter {
     this.now = options.now ?? Date.now;
     this.flushEveryMs = options.flushEveryMs ?? 3000;
     this.interval = this.flushEveryMs;
+    this.onlyCasesRun = options.onlyCasesRun ?? false;
     mkdirSync(dirname(path), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path), header, this.trials, options.fsync ?? true);
     this.recordJournal();
@@ -87,8 +91,10 @@ export class ResultWriter {
   private document(): RunResult {
     const trials = [...this.trials].sort((a, b) => a.id.localeCompare(b.id));
     // The key order of the documents this writer always wrote (the bytes are what is digested).
+    const ran = this.onlyCasesRun ? new Set(trials.map((t) => t.case_id)) : undefined;
     return {
       ...this.header,
+      ...(ran ? { cases: this.header.cases.filter((c) => ran.has(c.id)) } : {}),
       status: this.status,
       trials,
       summary: summarize(trials),
