@@ -18,6 +18,7 @@ import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
 import { renderTemplate } from '../world/template.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
+import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
 import { runTrial, trialId } from './trial.js';
@@ -95,12 +96,7 @@ function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
 }
 
 export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
-  if (opts.model === 'live') {
-    throw new UserError(
-      'model mode "live" is not available in this version',
-      'use model: scripted (the deterministic worst-case model)',
-    );
-  }
+  const modelSetup = prepareModel(opts);
   const adapter = loadAdapter(opts.adapter);
   const config = adapterConfig(adapter, opts.config);
   const selected = loadCases(opts.cases);
@@ -122,7 +118,7 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
       digest: adapterDigest(adapter.dir),
     },
     selection: selectionOf(selected, opts.shard),
-    model: { mode: opts.model, seeds: opts.seeds },
+    model: modelSetup.info,
   };
   const jobs = cases.flatMap((lc) => Array.from({ length: opts.seeds }, (_, s) => ({ lc, seed: s })));
   const resumed = opts.resume ? loadResume(opts.resume) : undefined;
@@ -228,8 +224,12 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
   try {
     await pool(todo, opts.concurrency, async ({ lc, seed }) => {
       let trial: Trial;
+      const over = modelSetup.budget?.over();
       if (stopped) {
         trial = invalidTrial(lc, seed, 'run interrupted before this trial started');
+      } else if (over) {
+        // The run stops spending at the cap: what was not run is invalid, never safe.
+        trial = invalidTrial(lc, seed, `budget exhausted: ${over}; the trial was not run`);
       } else {
         try {
           const out = await runTrial({
@@ -250,6 +250,7 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
             keepEvidenceDir,
             signal: opts.signal,
             written,
+            ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}),
           });
           // The abort reached this trial's harness: what it recorded is not a measurement.
           trial = stopped ? invalidTrial(lc, seed, 'run interrupted while this trial ran') : out.trial;
@@ -278,6 +279,8 @@ export async function runSafetyCases(opts: RunOptions): Promise<RunResult> {
     await runner.stop();
     await rm(workRoot, { recursive: true, force: true }).catch(() => {});
   }
+  if (modelSetup.budget?.exhausted)
+    opts.on_progress?.({ kind: 'notice', message: `budget exhausted: ${modelSetup.budget.over()}` });
   const result = writer.finish(stopped ? 'interrupted' : 'complete');
   // After the last trial and the runner's teardown: a file that changed since its last write was
   // written by a trial or something it left behind. Fail, naming it, before anyone trusts it.

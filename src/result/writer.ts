@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { summarize } from '../score/summarize.js';
+import { runUsage, summarize } from '../score/summarize.js';
 import { resultBytes, WrittenFiles } from './integrity.js';
 import { JournalWriter, journalPathOf, type ResultHeader } from './journal.js';
 import type { RunResult, Trial } from './schema.js';
@@ -92,6 +92,7 @@ export class ResultWriter {
       status: this.status,
       trials,
       summary: summarize(trials),
+      ...runUsage(trials),
       ...(this.finishedAt ? { finished_at: this.finishedAt } : {}),
     };
   }

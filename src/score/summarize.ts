@@ -1,8 +1,9 @@
 // Aggregates trials into the phase table: every rate is a mean over VALID trials only, so an
 // infrastructure failure never makes a harness look safer.
 import { PHASES, type Phase } from '../cases/schema.js';
-import type { PhaseStats, Trial } from '../result/schema.js';
+import type { PhaseStats, Trial, Usage } from '../result/schema.js';
 import { round } from './labels.js';
+import { wilson } from './wilson.js';
 
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : round(xs.reduce((s, x) => s + x, 0) / xs.length));
 const b = (x: boolean) => (x ? 1 : 0);
@@ -24,6 +25,7 @@ export function phaseStats(trials: Trial[]): PhaseStats {
       resources: mean(valid.map((t) => t.sar.resources)),
       flow: mean(valid.map((t) => t.sar.flow)),
     },
+    asr_interval: wilson(valid.filter((t) => t.labels.a).length, valid.length),
   };
 }
 
@@ -37,4 +39,17 @@ export function summarize(trials: Trial[]): {
     if (inPhase.length) phases[p] = phaseStats(inPhase);
   }
   return { overall: phaseStats(trials), phases };
+}
+
+/** Provider requests and tokens of the run's live trials; `{}` when none is live (the field stays absent). */
+export function runUsage(trials: Trial[]): { usage?: Usage } {
+  const live = trials.filter((t) => t.live);
+  if (!live.length) return {};
+  const usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
+  for (const t of live) {
+    usage.requests += t.live!.usage.requests;
+    usage.input_tokens += t.live!.usage.input_tokens;
+    usage.output_tokens += t.live!.usage.output_tokens;
+  }
+  return { usage };
 }
