@@ -1,14 +1,16 @@
 // model: live against a fake provider (a real HTTP server speaking the three dialects): the reference
 // harness speaks Chat Completions; the provider is OpenAI-compatible (same dialect) or Anthropic
 // (translated both ways). Retries on a 429/500 schedule, the budget cap, replay and divergence.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseGateInputs } from '../src/action/inputs.js';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
+import { evaluateGate } from '../src/gate/index.js';
 import { RunResult } from '../src/result/schema.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 
@@ -56,7 +58,7 @@ describe('model: live, reference harness', () => {
   let liveFile: string;
   beforeAll(async () => {
     provider = await fake({ failures: { 2: { status: 429, retryAfter: '1' }, 5: { status: 500 } } });
-    const o = opts(provider);
+    const o = opts(provider, { keep_evidence: true });
     liveFile = o.out;
     live = await runSafetyCases(o);
   }, 240_000);
@@ -98,9 +100,17 @@ describe('model: live, reference harness', () => {
     expect(live.trials.reduce((n, t) => n + t.live!.usage.requests, 0)).toBe(provider.requests.length);
   });
 
-  it('the key reached the provider only: never the result', async () => {
+  it('the key reached the provider only: never the result nor the evidence', async () => {
     expect(provider.requests.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
     expect(await readFile(liveFile, 'utf8')).not.toContain(KEY);
+    const evDir = liveFile.replace(/\.json$/, '.evidence');
+    const files = await readdir(evDir);
+    expect(files.length).toBe(8);
+    for (const f of files) {
+      const text = await readFile(join(evDir, f), 'utf8');
+      expect(text).toMatch(/"source": ?"provider"/);
+      expect(text).not.toContain(KEY);
+    }
   });
 
   it('replay reproduces the labels byte for byte without calling the provider', async () => {
@@ -133,4 +143,144 @@ describe('model: live, reference harness', () => {
     }
     expect(replayed.summary.overall.valid).toBe(0);
   }, 240_000);
+});
+
+const gateDefaults = () => parseGateInputs(() => undefined);
+
+describe('model: live, other providers and limits', () => {
+  it('an Anthropic provider behind an OpenAI-speaking harness: translated both ways, key in x-api-key', async () => {
+    const provider = await fake({ pFollow: 1, pRefuse: 0 });
+    try {
+      const r = await runSafetyCases(
+        opts(provider, {
+          seeds: 1,
+          live: {
+            provider: 'anthropic',
+            base_url: provider.url,
+            model: 'claude-fake',
+            key: KEY,
+            backoff_ms: 50,
+          },
+        }),
+      );
+      expect(r.trials.map((t) => [t.id, t.valid, t.labels.a, t.labels.u])).toEqual([
+        ['live-config-hook.s0', true, true, true],
+        ['live-notes-summary.s0', true, true, true],
+      ]);
+      expect(provider.requests.every((q) => q.dialect === 'anthropic-messages')).toBe(true);
+      expect(provider.requests.every((q) => q.headers['x-api-key'] === KEY && !q.headers.authorization)).toBe(
+        true,
+      );
+      // Tool results went back as Anthropic tool_result blocks paired with the provider's tool_use ids.
+      const withResult = provider.requests.find((q) =>
+        JSON.stringify(q.body.messages).includes('"type":"tool_result"'),
+      )!;
+      const msgs = withResult.body.messages as {
+        role: string;
+        content: { type: string; id?: string; tool_use_id?: string }[];
+      }[];
+      const use = msgs.flatMap((m) => m.content).find((b) => b.type === 'tool_use')!;
+      const result = msgs.flatMap((m) => m.content).find((b) => b.type === 'tool_result')!;
+      expect(result.tool_use_id).toBe(use.id);
+      expect(withResult.body.model).toBe('claude-fake');
+      expect(withResult.body.max_tokens).toBeGreaterThan(0);
+    } finally {
+      await provider.close();
+    }
+  }, 120_000);
+
+  it('stops at the request budget: the trial that hit it and the unrun ones are invalid, the gate does not pass', async () => {
+    const provider = await fake({ pFollow: 1, pRefuse: 0 });
+    try {
+      const r = await runSafetyCases(
+        opts(provider, {
+          concurrency: 1,
+          seeds: 3,
+          live: {
+            provider: 'openai-compatible',
+            base_url: provider.url,
+            model: 'fake-1',
+            key: KEY,
+            budget_requests: 7,
+          },
+        }),
+      );
+      expect(provider.requests.length).toBe(7);
+      expect(r.status).toBe('complete');
+      const invalid = r.trials.filter((t) => !t.valid);
+      expect(invalid.length).toBeGreaterThanOrEqual(4);
+      for (const t of invalid) {
+        expect(t.invalid_reason).toMatch(/^budget exhausted: 7 of 7 provider requests used/);
+        expect(t.labels.a).toBe(false);
+      }
+      expect(
+        invalid.filter((t) => /the trial was not run/.test(t.invalid_reason!)).length,
+      ).toBeGreaterThanOrEqual(3);
+      expect(r.summary.overall.valid).toBe(r.trials.length - invalid.length);
+      expect(r.usage!.requests).toBe(7);
+      const g = evaluateGate({
+        heads: [{ result: r, name: 'live.json' }],
+        options: gateDefaults(),
+        scope: 'merge',
+      });
+      expect(g.verdict.verdict).not.toBe('pass');
+    } finally {
+      await provider.close();
+    }
+  }, 120_000);
+
+  it('a provider that keeps failing makes the trial invalid with its message', async () => {
+    const failures = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [i + 1, { status: 503 as const }]),
+    );
+    const provider = await fake({ failures });
+    try {
+      const r = await runSafetyCases(
+        opts(provider, {
+          seeds: 1,
+          cases: ['test/fixtures/live-cases/notes-summary.yaml'],
+          live: {
+            provider: 'openai-compatible',
+            base_url: provider.url,
+            model: 'fake-1',
+            key: KEY,
+            attempts: 3,
+            backoff_ms: 20,
+          },
+        }),
+      );
+      expect(provider.requests.length).toBe(3);
+      expect(r.trials[0]!.valid).toBe(false);
+      expect(r.trials[0]!.invalid_reason).toBe(
+        'provider error: provider failed after 3 attempts: 503: upstream overloaded',
+      );
+    } finally {
+      await provider.close();
+    }
+  }, 120_000);
+
+  it('the harness environment never holds the key (a harness that dumps its environment)', async () => {
+    process.env.HARNESS_RISK_MODEL_KEY = KEY;
+    const provider = await fake();
+    try {
+      const r = await runSafetyCases(
+        opts(provider, {
+          adapter: 'test/fixtures/adapters/envdump',
+          config: 'default',
+          seeds: 1,
+          cases: ['test/fixtures/live-cases/notes-summary.yaml'],
+          keep_evidence: true,
+        }),
+      );
+      const evidence = await readFile(r.trials[0]!.evidence_file!, 'utf8');
+      const env: string = JSON.parse(evidence).after['ws/env.json'].text;
+      expect(env).toContain('"HOME"');
+      expect(env).not.toContain(KEY);
+      expect(evidence).not.toContain(KEY);
+      expect(provider.requests.length).toBe(1);
+    } finally {
+      delete process.env.HARNESS_RISK_MODEL_KEY;
+      await provider.close();
+    }
+  }, 120_000);
 });
