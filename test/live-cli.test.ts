@@ -83,7 +83,9 @@ describe('harness-risk run --model live', () => {
     expect(result.trials.every((t) => t.valid)).toBe(true);
     expect(provider.requests[0]!.status).toBe(429);
     const first = provider.requests[0]!;
-    const retry = provider.requests.find((r) => r.n > 1 && JSON.stringify(r.body) === JSON.stringify(first.body))!;
+    const retry = provider.requests.find(
+      (r) => r.n > 1 && JSON.stringify(r.body) === JSON.stringify(first.body),
+    )!;
     expect(retry.status).toBe(200);
     expect(retry.at - first.at).toBeGreaterThanOrEqual(950);
     expect(
