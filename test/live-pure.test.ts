@@ -187,6 +187,44 @@ describe('request shapes', () => {
     );
   });
 
+  it('random folder names count as trial values, also re-encoded as a harness slugs them', () => {
+    const root = (r: string, t: string) => `/tmp/harness-risk-${r}/case-a.s0-${t}`;
+    const at = (r: string, t: string) =>
+      placeholders({
+        workspace: `${root(r, t)}/workspace`,
+        home: `${root(r, t)}/home`,
+        tmp: `${root(r, t)}/tmp`,
+        endpoint: 'http://e',
+        canaries: {},
+      });
+    const text = (r: string, t: string) =>
+      `memory at ${root(r, t)}/home/.claude/projects/${`${root(r, t)}/workspace`.replace(/[^A-Za-z0-9]/g, '-')}/memory`;
+    const c = (r: string, t: string) =>
+      parseConversation('openai-chat', { messages: [{ role: 'system', content: text(r, t) }] });
+    expect(requestShape(c('0a1b2c3d4e5f-Ab3xYz', 'Qw9Er1'), at('0a1b2c3d4e5f-Ab3xYz', 'Qw9Er1'))).toEqual(
+      requestShape(c('9f8e7d6c5b4a-Zz1yYx', 'Pp0Oo9'), at('9f8e7d6c5b4a-Zz1yYx', 'Pp0Oo9')),
+    );
+  });
+
+  it.each([
+    ['<current_date>2026-12-01</current_date>', '<current_date>2027-01-31</current_date>'],
+    [
+      'Chunk ID: 122b1a\nWall time: 0.0830 seconds\nexit 0',
+      'Chunk ID: 9fe0c2\nWall time: 1.5 seconds\nexit 0',
+    ],
+    ['at 2026-12-01T11:57:23.120Z took 35ms', 'at 2026-12-02T01:02:03Z took 120ms'],
+    ['session 3f2a9c1e-0b7d-4e8f-9a6b-1c2d3e4f5a6b', 'session 00000000-1111-2222-3333-444444444444'],
+  ])('volatile values do not make a request differ: %j', (a, b) => {
+    const c = (t: string) => parseConversation('openai-chat', { messages: [{ role: 'user', content: t }] });
+    expect(requestShape(c(a), [])).toEqual(requestShape(c(b), []));
+  });
+
+  it('what a tool result says still counts', () => {
+    const c = (t: string) => parseConversation('openai-chat', { messages: [{ role: 'user', content: t }] });
+    expect(requestShape(c('exit 0'), [])).not.toEqual(requestShape(c('exit 1'), []));
+    expect(requestShape(c('DENIED by policy'), [])).not.toEqual(requestShape(c('written'), []));
+  });
+
   it('outputs are stored with placeholders and served with the new trial values', () => {
     const out = {
       kind: 'tool_calls' as const,

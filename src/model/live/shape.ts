@@ -15,15 +15,50 @@ export function placeholders(vars: {
   endpoint: string;
   canaries: Record<string, string>;
 }): Placeholders {
+  // The trial's folders hold random names (the work root, the trial folder). Harnesses also show them
+  // re-encoded (Claude Code names its project folder after the path with every `/` and `.` as `-`), so
+  // those names are placeholders too, in both forms.
+  const folders = [...new Set([vars.workspace, vars.home, vars.tmp].flatMap(randomSegments))];
   const pairs: Placeholders = [
     [vars.workspace, '{{workspace}}'],
     [vars.home, '{{home}}'],
     [vars.tmp, '{{tmp}}'],
     [vars.endpoint, '{{svc}}'],
     ...Object.entries(vars.canaries).map(([n, v]): [string, string] => [v, `{{canary:${n}}}`]),
+    ...folders.flatMap((seg, i): [string, string][] => [
+      [seg, `{{folder:${i}}}`],
+      [slug(seg), `{{folder-slug:${i}}}`],
+    ]),
   ];
-  return pairs.filter(([v]) => v.length > 0).sort((a, b) => b[0].length - a[0].length);
+  const seen = new Set<string>();
+  return pairs
+    .filter(([v]) => v.length > 0 && !seen.has(v) && seen.add(v))
+    .sort((a, b) => b[0].length - a[0].length);
 }
+
+const slug = (s: string) => s.replace(/[^A-Za-z0-9]/g, '-');
+
+/** Path segments that differ between trials: the ones with a random suffix (`name-Ab3xYz`) or digits. */
+function randomSegments(path: string): string[] {
+  return path
+    .split('/')
+    .filter((seg) => seg.length >= 8 && /[-_.][A-Za-z0-9]{6,}$/.test(seg) && /\d/.test(seg));
+}
+
+/**
+ * What differs between two runs of the same conversation without saying anything about it: timestamps
+ * and dates (Codex sends today's date), durations (`Wall time: 0.0830 seconds`), UUIDs and output chunk
+ * ids. Replay compares requests with these blanked; they are never served back.
+ */
+const VOLATILE: [RegExp, string][] = [
+  [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, '{{date}}'],
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{{uuid}}'],
+  [/\b\d+(?:\.\d+)?\s?(?:ms|milliseconds?|s|secs?|seconds?)\b/gi, '{{duration}}'],
+  [/\b((?:chunk|session|request|process|run) id:?\s*)[0-9a-f]{4,}\b/gi, '$1{{id}}'],
+];
+
+export const blankVolatile = (text: string): string =>
+  VOLATILE.reduce((t, [re, to]) => t.replace(re, to), text);
 
 export const normalizeText = (text: string, ph: Placeholders): string =>
   ph.reduce((t, [value, name]) => t.split(value).join(name), text);
@@ -63,7 +98,7 @@ const digest = (value: unknown): string =>
 
 /** A message without its ids: role, text, calls (name + arguments), results (text + error flag). */
 function messageKey(m: Message, ph: Placeholders): unknown {
-  const n = (s: string) => normalizeText(s, ph);
+  const n = (s: string) => blankVolatile(normalizeText(s, ph));
   return [
     m.role,
     n(m.text),
@@ -75,7 +110,7 @@ function messageKey(m: Message, ph: Placeholders): unknown {
 export function requestShape(conv: Conversation, ph: Placeholders): RequestShape {
   return {
     tools: conv.tools.map((t) => t.name).sort(),
-    system: digest(normalizeText(conv.system, ph)),
+    system: digest(blankVolatile(normalizeText(conv.system, ph))),
     messages: conv.messages.map((m) => digest(messageKey(m, ph))),
   };
 }
