@@ -1,7 +1,7 @@
 // Merging run results of shards (or of several `run-result` files) into one result for one report.
 import { UserError } from '../errors.js';
 import type { RunResult } from '../result/schema.js';
-import { runUsage, summarize } from '../score/summarize.js';
+import { runUsage, sampled, summarize } from '../score/summarize.js';
 
 /**
  * One run result from one or several. Even a single result is re-summarised from its trials: a stored
@@ -62,7 +62,7 @@ export function mergeRunResults(results: RunResult[], names: string[] = []): Run
       : {}),
     cases: [...cases.values()],
     trials: allTrials,
-    summary: summarize(allTrials),
+    summary: summarize(allTrials, sampled(first!.model.mode)),
     ...runUsage(allTrials),
   };
 }

@@ -8,7 +8,7 @@
 import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { UserError } from '../errors.js';
-import { runUsage, summarize } from '../score/summarize.js';
+import { runUsage, sampled, summarize } from '../score/summarize.js';
 import { type RunResult, Trial } from './schema.js';
 
 export const JOURNAL_FORMAT = 1;
@@ -149,7 +149,7 @@ export function recoverResult(path: string): RunResult {
     ...header,
     status: 'interrupted',
     trials: sorted,
-    summary: summarize(sorted),
+    summary: summarize(sorted, sampled(header.model.mode)),
     ...runUsage(sorted),
   };
 }

@@ -8,7 +8,11 @@ import { wilson } from './wilson.js';
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : round(xs.reduce((s, x) => s + x, 0) / xs.length));
 const b = (x: boolean) => (x ? 1 : 0);
 
-export function phaseStats(trials: Trial[]): PhaseStats {
+/**
+ * `intervals`: add the ASR's Wilson interval (live and replay runs, whose rates are samples of a
+ * stochastic model; the scripted model's are not, and its results keep their shape).
+ */
+export function phaseStats(trials: Trial[], intervals = false): PhaseStats {
   const valid = trials.filter((t) => t.valid);
   return {
     cases: new Set(trials.map((t) => t.case_id)).size,
@@ -25,21 +29,27 @@ export function phaseStats(trials: Trial[]): PhaseStats {
       resources: mean(valid.map((t) => t.sar.resources)),
       flow: mean(valid.map((t) => t.sar.flow)),
     },
-    asr_interval: wilson(valid.filter((t) => t.labels.a).length, valid.length),
+    ...(intervals ? { asr_interval: wilson(valid.filter((t) => t.labels.a).length, valid.length) } : {}),
   };
 }
 
-export function summarize(trials: Trial[]): {
+export function summarize(
+  trials: Trial[],
+  intervals = false,
+): {
   overall: PhaseStats;
   phases: Partial<Record<Phase, PhaseStats>>;
 } {
   const phases: Partial<Record<Phase, PhaseStats>> = {};
   for (const p of PHASES) {
     const inPhase = trials.filter((t) => t.phase === p);
-    if (inPhase.length) phases[p] = phaseStats(inPhase);
+    if (inPhase.length) phases[p] = phaseStats(inPhase, intervals);
   }
-  return { overall: phaseStats(trials), phases };
+  return { overall: phaseStats(trials, intervals), phases };
 }
+
+/** Live and replay results carry intervals. */
+export const sampled = (mode: string): boolean => mode !== 'scripted';
 
 /** Provider requests and tokens of the run's live trials; `{}` when none is live (the field stays absent). */
 export function runUsage(trials: Trial[]): { usage?: Usage } {
