@@ -142,6 +142,31 @@ describe('model: live, reference harness', () => {
       expect(t.invalid_reason).toMatch(/^diverged from the recording/);
     }
     expect(replayed.summary.overall.valid).toBe(0);
+    const g = evaluateGate({
+      heads: [{ result: replayed, name: 'replay.json' }],
+      options: gateDefaults(),
+      scope: 'merge',
+    });
+    expect(g.verdict.verdict).not.toBe('pass');
+  }, 240_000);
+
+  it('replay-diverged: scripted lets the scripted model go on: labels to read, the trial still invalid', async () => {
+    const replayed = await runSafetyCases(
+      opts(provider, {
+        adapter: 'test/fixtures/adapters/reference-no-remember',
+        seeds: 1,
+        model: 'replay',
+        live: undefined,
+        replay: { from: liveFile, on_divergence: 'scripted' },
+      }),
+    );
+    for (const t of replayed.trials) {
+      expect(t.valid).toBe(false);
+      expect(t.live!.diverged).toMatch(/^request 1: /);
+      // The scripted worst-case model carried the owner's task and the attack out on the open policy.
+      expect(t.labels).toMatchObject({ u: true, a: true });
+    }
+    expect(replayed.summary.overall.valid).toBe(0);
   }, 240_000);
 });
 
