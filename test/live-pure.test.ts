@@ -13,6 +13,7 @@ import {
   shapeDifference,
 } from '../src/model/live/shape.js';
 import { parseProviderAnswer, providerErrorMessage, providerRequest } from '../src/model/live/translate.js';
+import { SecretMask } from '../src/report/mask.js';
 import { wilson } from '../src/score/wilson.js';
 
 describe('wilson', () => {
@@ -272,5 +273,13 @@ describe('budget', () => {
     expect(t.over()).toBe('80 of 50 tokens used');
     expect(() => t.take()).toThrow(/80 of 50 tokens/);
     expect(new Budget().over()).toBeUndefined();
+  });
+});
+
+describe('the model key in the job mask', () => {
+  it('INPUT_MODEL-KEY is a secret by its name, whatever its value looks like', () => {
+    const mask = SecretMask.fromEnv({ 'INPUT_MODEL-KEY': 'plainwords', 'INPUT_MODEL-NAME': 'gpt-4.1-mini' });
+    expect(mask.text('key plainwords, model gpt-4.1-mini')).toBe('key ***, model gpt-4.1-mini');
+    expect(SecretMask.fromEnv({ HARNESS_RISK_MODEL_KEY: 'plainwords' }).text('plainwords')).toBe('***');
   });
 });
