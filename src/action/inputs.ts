@@ -3,7 +3,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { PHASES, type Phase } from '../cases/schema.js';
-import type { Shard } from '../engine/options.js';
+import type { LiveOptions, ReplayOptions, Shard } from '../engine/options.js';
 import type { GateOptions } from '../gate/index.js';
 import type { ThresholdSet } from '../gate/thresholds.js';
 import {
@@ -13,6 +13,7 @@ import {
   failOnFrom,
   MISSING_BASELINE_VALUES,
 } from '../gate/verdict.js';
+import { PROVIDERS } from '../model/live/client.js';
 
 /** Every input of action.yml, with the default action.yml declares (kept in step by a test). */
 export const INPUT_DEFAULTS = {
@@ -49,10 +50,28 @@ export const INPUT_DEFAULTS = {
   'pull-request': '',
   sarif: '',
   junit: '',
+  // ---- live models (issue 19): model: live|replay ----
+  provider: 'openai-compatible',
+  'base-url': '',
+  'model-name': '',
+  'model-key': '',
+  temperature: '',
+  'max-tokens': '',
+  'budget-requests': '',
+  'budget-tokens': '',
+  'replay-from': '',
+  'replay-diverged': 'stop',
+  'live-fallback': 'scripted',
 } as const;
 
 export type InputName = keyof typeof INPUT_DEFAULTS;
 export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
+
+export interface LiveInputs extends Omit<LiveOptions, 'key'> {
+  key: string;
+  /** What to do when the key is empty: run the scripted model with a notice, or fail. */
+  fallback: 'scripted' | 'fail';
+}
 
 export type BaselineSource =
   | { kind: 'none' }
@@ -69,8 +88,12 @@ export interface ActionInputs {
   image?: string;
   concurrency: number;
   timeoutS?: number;
-  model: 'scripted' | 'live';
+  model: 'scripted' | 'live' | 'replay';
   seeds: number;
+  /** model: live — the provider; `key` may be '' (a fork PR gets no secrets): see liveFallback. */
+  live?: LiveInputs;
+  /** model: replay — the recorded live run. */
+  replay?: ReplayOptions;
   baseline: BaselineSource;
   /** The team's build, run in each tree with baseline: base (`sh -c`); absent = no build. */
   build?: string;
@@ -137,6 +160,20 @@ const int = (min: number, max: number, what: string) =>
       ctx.addIssue({
         code: 'custom',
         message: `"${v}" is not ${what} (a whole number from ${min} to ${max})`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const optionalInt = (min: number, max: number, what: string) =>
+  z.string().transform((v, ctx) => {
+    if (v === '') return undefined;
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not ${what} (a whole number from ${min} to ${max}), or leave it empty for no limit`,
       });
       return z.NEVER;
     }
@@ -265,7 +302,7 @@ const RawInputs = z.object({
     }
     return n;
   }),
-  model: oneOf(['scripted', 'live'] as const),
+  model: oneOf(['scripted', 'live', 'replay'] as const),
   seeds: int(1, 100, 'a number of seeds'),
   baseline: z.string().transform((v, ctx): BaselineSource => {
     if (v === 'none' || v === '') return { kind: 'none' };
@@ -330,6 +367,38 @@ const RawInputs = z.object({
   'run-result': z.string().transform(list),
   sarif: z.string(),
   junit: z.string(),
+  // ---- live models ----
+  provider: oneOf(PROVIDERS),
+  'base-url': z.string().transform((v, ctx) => {
+    if (v !== '' && !/^https?:\/\/[^\s]+$/.test(v)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not a URL; write the provider's base URL with its version path, e.g. https://api.openai.com/v1`,
+      });
+      return z.NEVER;
+    }
+    return v;
+  }),
+  'model-name': z.string(),
+  'model-key': z.string(),
+  temperature: z.string().transform((v, ctx) => {
+    if (v === '') return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0 || n > 2) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${v}" is not a temperature; write a number from 0 to 2, or leave it empty for the provider's default`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  }),
+  'max-tokens': optionalInt(1, 1_000_000, 'a number of output tokens'),
+  'budget-requests': optionalInt(1, 10_000_000, 'a number of provider requests'),
+  'budget-tokens': optionalInt(1, 10_000_000_000, 'a number of tokens'),
+  'replay-from': z.string(),
+  'replay-diverged': oneOf(['stop', 'scripted'] as const),
+  'live-fallback': oneOf(['scripted', 'fail'] as const),
 });
 
 /**
@@ -421,6 +490,7 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     );
   }
   return {
+    ...modelInputs(v, reportOnly),
     adapter: v.adapter,
     config: v.config,
     cases: v.cases,
@@ -428,7 +498,6 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     ...(v.image ? { image: v.image } : {}),
     concurrency: v.concurrency,
     ...(v.timeout !== undefined ? { timeoutS: v.timeout } : {}),
-    model: v.model,
     seeds: v.seeds,
     baseline: v.baseline,
     ...(v.build.trim() ? { build: v.build.trim() } : {}),
@@ -445,6 +514,43 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     ...(v['pull-request'] ? { pullRequest: v['pull-request'] } : {}),
     ...(v.sarif ? { sarif: v.sarif } : {}),
     ...(v.junit ? { junit: v.junit } : {}),
+  };
+}
+
+/** The model inputs: live needs a base URL and a model name (the key may be empty: see live-fallback). */
+function modelInputs(v: ParsedInputs, reportOnly: boolean): Pick<ActionInputs, 'model' | 'live' | 'replay'> {
+  if (v.model === 'scripted' || reportOnly) return { model: v.model };
+  if (v.model === 'replay') {
+    if (!v['replay-from'])
+      throw new InputError(
+        'replay-from',
+        'is required with model: replay (the result file of a live run, e.g. .harness-risk/live-baseline.json)',
+      );
+    return { model: 'replay', replay: { from: v['replay-from'], on_divergence: v['replay-diverged'] } };
+  }
+  if (!v['base-url'])
+    throw new InputError(
+      'base-url',
+      'is required with model: live (e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1)',
+    );
+  if (!v['model-name'])
+    throw new InputError(
+      'model-name',
+      'is required with model: live (the model the provider serves, e.g. gpt-4.1)',
+    );
+  return {
+    model: 'live',
+    live: {
+      provider: v.provider,
+      base_url: v['base-url'],
+      model: v['model-name'],
+      key: v['model-key'],
+      ...(v.temperature !== undefined ? { temperature: v.temperature } : {}),
+      ...(v['max-tokens'] !== undefined ? { max_tokens: v['max-tokens'] } : {}),
+      ...(v['budget-requests'] !== undefined ? { budget_requests: v['budget-requests'] } : {}),
+      ...(v['budget-tokens'] !== undefined ? { budget_tokens: v['budget-tokens'] } : {}),
+      fallback: v['live-fallback'],
+    },
   };
 }
 

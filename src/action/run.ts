@@ -42,6 +42,7 @@ import {
   workflowRunPullRequest,
 } from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
+import { engineModel } from './live.js';
 import { jobSecretMask, maskedDeps } from './masked.js';
 import { runPaired } from './paired.js';
 import { publishReports } from './publish.js';
@@ -179,6 +180,10 @@ async function runMasked(deps: RunDeps): Promise<RunOutcome> {
   }
   if (inputs.githubToken) io.setSecret(inputs.githubToken);
   for (const k of Object.keys(env)) if (/^INPUT_GITHUB[-_]TOKEN$/i.test(k)) delete env[k];
+  // The provider key lives in this process and the trial endpoint only: masked in every log line and
+  // out of the environment anything started from here could read.
+  if (inputs.live?.key) io.setSecret(inputs.live.key);
+  for (const k of Object.keys(env)) if (/^INPUT_MODEL[-_]KEY$/i.test(k)) delete env[k];
 
   const abort = new AbortController();
   const onSignal = () => abort.abort();
@@ -231,7 +236,12 @@ async function main(
       cwd,
       inputs.resultPath ?? defaultResultPath(inputs.adapter, inputs.config, inputs.shard),
     );
-    if (inputs.model === 'scripted' && inputs.seeds > 1) {
+    const model = engineModel(inputs, ctx);
+    if (model.notice) {
+      io.warning(model.notice);
+      notices.push(model.notice);
+    }
+    if (model.options.model === 'scripted' && inputs.seeds > 1) {
       io.notice(
         'seeds > 1 with the scripted model: the scripted model is deterministic, so extra seeds repeat the same trials',
       );
@@ -249,7 +259,7 @@ async function main(
         concurrency: inputs.concurrency,
         ...(inputs.timeoutS ? { timeout_s: inputs.timeoutS } : {}),
         seeds: inputs.seeds,
-        model: inputs.model,
+        ...model.options,
         out: resultPath,
         keep_evidence: false,
         ...(inputs.shard ? { shard: inputs.shard } : {}),

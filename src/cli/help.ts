@@ -24,6 +24,18 @@ options:
   --concurrency N    trials at once (default 2)
   --timeout S        seconds per trial (default: the adapter's)
   --seeds N          trials per case (default 1)
+  --model MODE       scripted (default: the deterministic worst-case model), live (a provider) or
+                     replay (a recorded live run); see README "Live models"
+  --provider KIND    live: openai-compatible (default) or anthropic
+  --base-url URL     live: the provider's base URL with its version path (…/v1)
+  --model-name NAME  live: the model to ask for; the key comes from HARNESS_RISK_MODEL_KEY
+  --temperature T    live: sampling temperature (provider default when absent)
+  --max-tokens N     live: output tokens per answer
+  --budget-requests N, --budget-tokens N
+                     live: stop the run at this many provider requests / tokens (unrun trials invalid)
+  --replay-from FILE replay: the result of a live run
+  --replay-diverged stop|scripted
+                     replay: what a trial does after its requests leave the recording (default stop)
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
   --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials

@@ -28,6 +28,7 @@ import {
 } from './gate.js';
 import { helpFor } from './help.js';
 import { cmdNew } from './new.js';
+import { MODEL_FLAGS, modelOptionsFromFlags } from './model-flags.js';
 import { phaseTable } from './phase-table.js';
 import { colorEnabled, Progress, paint } from './progress.js';
 
@@ -84,6 +85,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       concurrency: { type: 'string' },
       timeout: { type: 'string' },
       seeds: { type: 'string' },
+      ...MODEL_FLAGS,
       out: { type: 'string' },
       'keep-evidence': { type: 'boolean', default: false },
       resume: { type: 'string' },
@@ -146,6 +148,8 @@ async function cmdRun(argv: string[]): Promise<number> {
       'drop --out (one file per config is written under runs/) or run one config at a time',
     );
 
+  // Before any trial: a bad model flag or a missing key fails now.
+  const modelOptions = modelOptionsFromFlags(values, process.env);
   const controller = new AbortController();
   const onSignal = (sig: string) => {
     process.stderr.write(`\n${sig}: stopping; finished trials are kept\n`);
@@ -173,7 +177,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       concurrency: positiveInt('--concurrency', values.concurrency, 2),
       timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0) : undefined,
       seeds: positiveInt('--seeds', values.seeds, 1),
-      model: 'scripted',
+      ...modelOptions,
       out,
       keep_evidence: values['keep-evidence'],
       ...(values.resume ? { resume: values.resume } : {}),

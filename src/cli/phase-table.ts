@@ -34,6 +34,30 @@ export function formatTable(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/**
+ * Live and replay runs add the ASR's 95% Wilson interval per phase and say which model and what it
+ * cost: sampled rates without their uncertainty read as more than they are.
+ */
 export function phaseTable(result: RunResult): string {
-  return formatTable(PHASE_HEADER, phaseRows(result));
+  const table = formatTable(PHASE_HEADER, phaseRows(result));
+  if (result.model.mode === 'scripted') return table;
+  const ci = (s: PhaseStats | undefined) =>
+    s?.valid && s.asr_interval ? `${pct(s.asr_interval[0])}–${pct(s.asr_interval[1])}` : NONE;
+  const withCi = formatTable(
+    [...PHASE_HEADER, 'ASR 95% CI'],
+    phaseRows(result).map((r) => [
+      ...r,
+      ci(
+        r[0] === 'overall'
+          ? result.summary.overall
+          : result.summary.phases[r[0] as keyof typeof result.summary.phases],
+      ),
+    ]),
+  );
+  const m = result.model;
+  const what = `${m.mode === 'live' ? 'live run' : 'replay of a live run'}: model ${m.name ?? '(unnamed)'}${m.provider ? ` (${m.provider})` : ''}, ${m.seeds} seed(s) per case`;
+  const usage = result.usage
+    ? `; ${result.usage.requests} provider requests, ${result.usage.input_tokens} input + ${result.usage.output_tokens} output tokens`
+    : '';
+  return `${what}${usage}\n${withCi}`;
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Phase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { RESULT_SCHEMA_VERSION, RunResult } from '../result/schema.js';
-import { summarize } from '../score/summarize.js';
+import { sampled, summarize } from '../score/summarize.js';
 
 /** A trial as far as comparison needs it; older schema versions give at least this. */
 export interface ComparableTrial {
@@ -115,7 +115,7 @@ export function parseRunResult(raw: unknown, where: string): RunResult {
   }
   // The summary is derived from the trials, never read: a file whose summary disagrees with its own
   // trials (edited, or rewritten by a hostile harness) reports what its trials say.
-  return { ...parsed.data, summary: summarize(parsed.data.trials) };
+  return { ...parsed.data, summary: summarize(parsed.data.trials, sampled(parsed.data.model.mode)) };
 }
 
 export function readJsonFile(path: string, what: string): unknown {

@@ -1,7 +1,7 @@
 // Merging run results of shards (or of several `run-result` files) into one result for one report.
 import { UserError } from '../errors.js';
 import type { RunResult } from '../result/schema.js';
-import { summarize } from '../score/summarize.js';
+import { runUsage, sampled, summarize } from '../score/summarize.js';
 
 /**
  * One run result from one or several. Even a single result is re-summarised from its trials: a stored
@@ -50,7 +50,7 @@ export function mergeRunResults(results: RunResult[], names: string[] = []): Run
     status: results.every((r) => r.status === 'complete') ? 'complete' : 'interrupted',
     started_at: started,
     ...(finished ? { finished_at: finished } : {}),
-    model: { mode: first!.model.mode, seeds: Math.max(...results.map((r) => r.model.seeds)) },
+    model: { ...first!.model, seeds: Math.max(...results.map((r) => r.model.seeds)) },
     // Merged shards are the whole selection (the gate proves it); one result keeps its own record.
     ...(first!.selection
       ? {
@@ -62,6 +62,7 @@ export function mergeRunResults(results: RunResult[], names: string[] = []): Run
       : {}),
     cases: [...cases.values()],
     trials: allTrials,
-    summary: summarize(allTrials),
+    summary: summarize(allTrials, sampled(first!.model.mode)),
+    ...runUsage(allTrials),
   };
 }

@@ -1,5 +1,20 @@
 // Options of one engine run: what the CLI flags and the action inputs both turn into.
+import type { ProviderConfig } from '../model/live/client.js';
 import type { RunResult } from '../result/schema.js';
+
+export interface LiveOptions extends ProviderConfig {
+  /** Provider requests of the whole run (retries count). */
+  budget_requests?: number;
+  /** Input + output tokens of the whole run. */
+  budget_tokens?: number;
+}
+
+export interface ReplayOptions {
+  /** Run result of a live run (its trials carry their recordings). */
+  from: string;
+  /** After a trial diverges: end its conversation (`stop`, default) or let the scripted model go on. */
+  on_divergence: 'stop' | 'scripted';
+}
 
 export interface Shard {
   /** 1-based. */
@@ -42,7 +57,11 @@ export interface RunOptions {
   /** Per-trial timeout; overrides the adapter's. */
   timeout_s?: number;
   seeds: number;
-  model: 'scripted' | 'live';
+  model: 'scripted' | 'live' | 'replay';
+  /** `model: live`: the provider, its key (held by the engine and the endpoint only) and the run's budget. */
+  live?: LiveOptions;
+  /** `model: replay`: the recorded live run to serve, and what a diverged trial does next. */
+  replay?: ReplayOptions;
   /** Where the run result JSON is written (incrementally). */
   out: string;
   /** Keep each trial's full evidence JSON beside the run result. */

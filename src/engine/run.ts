@@ -18,6 +18,7 @@ import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
 import { renderTemplate } from '../world/template.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
+import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
 import { runTrial, trialId } from './trial.js';
@@ -152,12 +153,7 @@ export async function runTargets(
   targets: RunTarget[],
   followUp?: FollowUp,
 ): Promise<RunResult[]> {
-  if (opts.model === 'live') {
-    throw new UserError(
-      'model mode "live" is not available in this version',
-      'use model: scripted (the deterministic worst-case model)',
-    );
-  }
+  const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error('runTargets: no target');
   if (opts.resume && targets.length > 1)
     throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
@@ -182,7 +178,7 @@ export async function runTargets(
       digest: adapterDigest(adapter.dir),
     },
     selection: selectionOf(selected, opts.shard),
-    model: { mode: opts.model, seeds: opts.seeds },
+    model: modelSetup.info,
   };
   // Case by case, seed by seed, tree by tree: base and head trials of a case run side by side, so
   // machine noise and time-dependent effects hit both alike (drain() keeps this order).
@@ -312,8 +308,12 @@ export async function runTargets(
     await drain(todo, opts.concurrency, async ({ lc, seed, target }) => {
       const t = targets[target]!;
       let trial: Trial;
+      const over = modelSetup.budget?.over();
       if (stopped) {
         trial = invalidTrial(lc, seed, 'run interrupted before this trial started');
+      } else if (over) {
+        // The run stops spending at the cap: what was not run is invalid, never safe.
+        trial = invalidTrial(lc, seed, `budget exhausted: ${over}; the trial was not run`);
       } else if (t.skip) {
         trial = invalidTrial(lc, seed, t.skip);
       } else {
@@ -336,6 +336,7 @@ export async function runTargets(
             keepEvidenceDir: evidenceDirOf(t.out),
             signal: opts.signal,
             written,
+            ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}),
           });
           // The abort reached this trial's harness: what it recorded is not a measurement.
           trial = stopped ? invalidTrial(lc, seed, 'run interrupted while this trial ran') : out.trial;
@@ -371,6 +372,8 @@ export async function runTargets(
     await runner.stop();
     await rm(workRoot, { recursive: true, force: true }).catch(() => {});
   }
+  if (modelSetup.budget?.exhausted)
+    opts.on_progress?.({ kind: 'notice', message: `budget exhausted: ${modelSetup.budget.over()}` });
   const results = writers.map((w) => w.finish(stopped ? 'interrupted' : 'complete'));
   // After the last trial and the runner's teardown: a file that changed since its last write was
   // written by a trial or something it left behind. Fail, naming it, before anyone trusts it.

@@ -13,6 +13,10 @@ import { UserError } from '../errors.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
 import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.js';
 import { providerKey } from '../model/ids.js';
+import { type Backend, providerBackend, type Recorded, replayBackend } from '../model/live/backend.js';
+import type { Budget } from '../model/live/budget.js';
+import type { ProviderConfig } from '../model/live/client.js';
+import { placeholders } from '../model/live/shape.js';
 import { attackRoutes } from '../model/route-facts.js';
 import { createModelHandler } from '../model/server.js';
 import { actionRoot } from '../paths.js';
@@ -65,7 +69,13 @@ export interface TrialInput {
   signal?: AbortSignal;
   /** Records what the engine writes (the evidence file), so it can verify it at the end of the run. */
   written?: WrittenFiles;
+  /** Live or replay (absent: the scripted model). */
+  model?: TrialModel;
 }
+
+export type TrialModel =
+  | { kind: 'live'; provider: ProviderConfig; budget: Budget }
+  | { kind: 'replay'; recording: Recorded[]; on_divergence: 'stop' | 'scripted' };
 
 export interface TrialOutput {
   trial: Trial;
@@ -273,7 +283,28 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
       services_url: endpoint,
     };
-    const model = createModelHandler(ctx, recorder);
+    // Live and replay: a provider or a recording answers; a failure that makes the trial unmeasurable
+    // (provider error after retries, budget, divergence with nothing to continue) ends the harness now.
+    const trialAbort = new AbortController();
+    const onRunAbort = () => trialAbort.abort();
+    input.signal?.addEventListener('abort', onRunAbort, { once: true });
+    if (input.signal?.aborted) trialAbort.abort();
+    const ph = placeholders({
+      workspace: view.workspace,
+      home: view.home,
+      tmp: view.tmp,
+      endpoint,
+      canaries,
+    });
+    const backend: Backend | undefined =
+      input.model?.kind === 'live'
+        ? providerBackend(input.model.provider, input.model.budget, ph)
+        : input.model?.kind === 'replay'
+          ? replayBackend(input.model.recording, ph, input.model.on_divergence)
+          : undefined;
+    const model = createModelHandler(ctx, recorder, {
+      ...(backend ? { backend, signal: trialAbort.signal, onFatal: () => trialAbort.abort() } : {}),
+    });
     // selfHosts: a proxied request to the endpoint itself is not egress.
     const services = createServices(c.world.services, recorder, {
       skillsDir: skillsDirView,
@@ -315,9 +346,10 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         read_only: input.readOnly,
         hide: input.hidden,
         endpoint_port: ep.port,
-        signal: input.signal,
+        signal: trialAbort.signal,
       });
     } catch (e) {
+      input.signal?.removeEventListener('abort', onRunAbort);
       outcome = {
         exit_code: null,
         signal: null,
@@ -345,8 +377,13 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       state: { memory_files: memoryKeys, skills_dir: skillsKey, config_dirs: configKeys },
     };
     const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, view));
+    input.signal?.removeEventListener('abort', onRunAbort);
     const reason = invalidReason(evidence);
-    const scores = reason ? NO_SCORES : scoreTrial(c, checkCtx);
+    const live = input.model ? liveFacts(evidence) : undefined;
+    // A diverged replay that went on scripted is still scored (for reading), but never counted as valid.
+    const scoreAnyway =
+      !!live?.diverged && input.model?.kind === 'replay' && input.model.on_divergence === 'scripted';
+    const scores = reason && !scoreAnyway ? NO_SCORES : scoreTrial(c, checkCtx);
     let evidenceFile: string | undefined;
     if (input.keepEvidenceDir) {
       await mkdir(input.keepEvidenceDir, { recursive: true });
@@ -387,6 +424,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       ...(outcome.limit_hit ? { limit_hit: outcome.limit_hit } : {}),
       evidence_digest: evidenceDigest(evidence),
       ...(evidenceFile ? { evidence_file: evidenceFile } : {}),
+      ...(live
+        ? { live: { ...live, ...(live.diverged ? { diverged: mask.text(live.diverged) } : {}) } }
+        : {}),
     };
     return { trial, evidence, notices };
   } finally {
@@ -396,6 +436,23 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       await removeTrialDirs(dirs).catch(() => {});
     }
   }
+}
+
+/** A live or replayed trial's usage and recording (every answered request, normalized), from its evidence. */
+export function liveFacts(evidence: Evidence): NonNullable<Trial['live']> {
+  const answered = evidence.model.filter((m) => m.live && !m.live.failure && m.live.source !== 'scripted');
+  const usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
+  for (const m of evidence.model) {
+    usage.requests += m.live?.attempts ?? 0;
+    usage.input_tokens += m.live?.usage?.input_tokens ?? 0;
+    usage.output_tokens += m.live?.usage?.output_tokens ?? 0;
+  }
+  const diverged = evidence.model.find((m) => m.live?.failure?.kind === 'diverged')?.live?.failure?.message;
+  return {
+    usage,
+    recording: answered.map((m) => ({ request: m.live!.request, output: m.live!.output })),
+    ...(diverged ? { diverged } : {}),
+  };
 }
 
 /** The adversary's routes join the facts when it pursued any attacker step (absent otherwise, as before). */

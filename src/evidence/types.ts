@@ -67,7 +67,42 @@ export interface ModelExchange {
   unmapped?: { step: StepRef; action: ActionKind }[];
   /** The request could not be served (malformed body); the harness got an error response. */
   error?: string;
+  /** Live and replay runs: where the answer came from, what it cost, and what replay matches on. */
+  live?: LiveExchange;
 }
+
+/**
+ * A model request answered by a provider (live) or by a recording (replay). `request` and `output` are
+ * normalized (trial paths, the endpoint URL and canary values as placeholders), so a replay in other
+ * folders with other canaries can match and serve them.
+ */
+export interface LiveExchange {
+  source: 'provider' | 'replay' | 'scripted';
+  /** Provider kind and model name (live). */
+  provider?: string;
+  model?: string;
+  /** Provider attempts this request took (1 = no retry). */
+  attempts?: number;
+  usage?: { input_tokens: number; output_tokens: number };
+  /** What replay compares: digests of the tools offered, the system prompt and each message. */
+  request: RequestShape;
+  /** The answer, normalized (placeholders for trial values). */
+  output: NormalOutput;
+  /** The request was a reviewer/approval call (it went to the provider too). */
+  reviewer?: boolean;
+  /** Why the trial cannot be measured: the provider failed after retries, or the run's budget ran out. */
+  failure?: { kind: 'provider' | 'budget' | 'diverged'; message: string };
+}
+
+export interface RequestShape {
+  tools: string[];
+  system: string;
+  messages: string[];
+}
+
+export type NormalOutput =
+  | { kind: 'tool_calls'; calls: { id: string; tool: string; args: unknown }[] }
+  | { kind: 'text'; text: string };
 
 export interface ServiceRequest {
   seq: number;

@@ -98,6 +98,11 @@ export class CallLedger {
     return id;
   }
 
+  /** A fresh tool-call id for a call no plan step made (live and replayed answers): remembered as nothing. */
+  fresh(dialect: Dialect): string {
+    return this.draw(dialect === 'anthropic-messages' ? 'anthropicTool' : 'openaiCall');
+  }
+
   /** The move an id we issued served, also after a harness rewrote its separators; undefined for ids it made up. */
   lookup(id: string): Move | undefined {
     return this.moves.get(callKey(id));

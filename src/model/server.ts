@@ -4,7 +4,7 @@
 // `answerRequest` is the pure core; the handler only does the HTTP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
-import type { ModelExchange, ScriptContext } from '../evidence/types.js';
+import type { ModelExchange, ScriptContext, ToolCallRecord } from '../evidence/types.js';
 import {
   type Conversation,
   DEFAULT_MODEL,
@@ -22,6 +22,7 @@ import {
   type Output,
 } from './dialects.js';
 import { CallLedger } from './ids.js';
+import type { Backend } from './live/backend.js';
 import { type Answer, decide } from './policy.js';
 
 export interface ModelHandlerOptions {
@@ -33,6 +34,12 @@ export interface ModelHandlerOptions {
   maxBodyBytes?: number;
   /** The trial's ledger (ids issued → moves); a fresh one with a random secret by default. */
   ledger?: CallLedger;
+  /** Live or replay: where answers come from instead of the scripted policy (src/model/live/). */
+  backend?: Backend;
+  /** Called once when the backend says the trial cannot be measured (provider failed, budget ran out). */
+  onFatal?: (message: string) => void;
+  /** Aborts the backend's provider request when the trial ends. */
+  signal?: AbortSignal;
 }
 
 export type ModelHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -124,6 +131,84 @@ export function answerRequest(
   return { encoded: encodeResponse(conv, output, meta), entry };
 }
 
+/** The abstract action a live call carries out, read from the adapter's tool names (`send.mail` → send). */
+function actionOf(tool: string, ctx: ScriptContext): ToolCallRecord['action'] {
+  const key = Object.entries(ctx.tool_hints).find(([, h]) => h.name === tool)?.[0];
+  return key ? (key.split('.')[0] as ToolCallRecord['action']) : undefined;
+}
+
+/**
+ * Live and replay: parses the request, asks the backend, encodes its answer in the harness's dialect and
+ * records what the scripted path records (tools, results, trigger visibility) plus the live block. The
+ * scripted policy still observes the request (never answers it, unless the backend hands over to it).
+ */
+export async function answerLive(
+  dialect: Dialect,
+  path: string,
+  rawBody: string,
+  ctx: ScriptContext,
+  ledger: CallLedger,
+  backend: Backend,
+  created = FIXED_CREATED,
+  signal?: AbortSignal,
+): Promise<{ encoded: Encoded; entry: ExchangeEntry; fatal?: string }> {
+  let conv: Conversation;
+  try {
+    conv = parseConversation(dialect, JSON.parse(rawBody));
+  } catch (err) {
+    const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
+    return failed(dialect, path, 400, why);
+  }
+  const got = await backend(conv, ledger, signal);
+  if (got.kind === 'scripted') {
+    const scripted = answerRequest(dialect, path, rawBody, ctx, ledger, created);
+    const response = scripted.entry.response;
+    const output =
+      response.kind === 'text'
+        ? response
+        : {
+            kind: 'tool_calls' as const,
+            calls: response.calls.map(({ id, tool, args }) => ({ id, tool, args })),
+          };
+    return { ...scripted, entry: { ...scripted.entry, live: { ...got.live, output } } };
+  }
+  // What the scripted model would have observed: trigger visibility and the results that came back.
+  const { observed } = decide(conv, ctx, new CallLedger());
+  const base = {
+    dialect,
+    path,
+    tools: conv.tools.map((t) => t.name),
+    injection_visible: observed.injection_visible,
+    results: observed.results,
+  };
+  if (got.kind === 'error') {
+    return {
+      encoded: encodeError(dialect, got.status, got.message),
+      entry: { ...base, response: { kind: 'text', text: '' }, error: got.message, live: got.live },
+      fatal: got.message,
+    };
+  }
+  const out = got.output;
+  const response: ModelExchange['response'] =
+    out.kind === 'text'
+      ? out
+      : { kind: 'tool_calls', calls: out.calls.map((c) => ({ ...c, ...withAction(actionOf(c.tool, ctx)) })) };
+  const answer: Answer = out.kind === 'text' ? out : { kind: 'tool_calls', calls: out.calls };
+  const output = toOutput(answer, conv, ledger);
+  const meta = {
+    ids: ledger.responseIds(dialect),
+    created,
+    inputTokens: got.live.usage?.input_tokens || estimateTokens(rawBody),
+    outputTokens: got.live.usage?.output_tokens || estimateTokens(JSON.stringify(output)),
+  };
+  return {
+    encoded: encodeResponse(conv, output, meta),
+    entry: { ...base, response, live: got.live },
+  };
+}
+
+const withAction = (action: ToolCallRecord['action']) => (action ? { action } : {});
+
 class BodyTooLarge extends Error {}
 
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {
@@ -185,9 +270,12 @@ export function createModelHandler(
       return true;
     }
     const path = req.url ?? pathname;
-    let result: ReturnType<typeof answerRequest>;
+    let result: { encoded: Encoded; entry: ExchangeEntry; fatal?: string };
     try {
-      result = answerRequest(dialect, path, await readBody(req, limit), ctx, ledger, created);
+      const body = await readBody(req, limit);
+      result = options.backend
+        ? await answerLive(dialect, path, body, ctx, ledger, options.backend, created, options.signal)
+        : answerRequest(dialect, path, body, ctx, ledger, created);
     } catch (err) {
       // A bug here must not look like a harness failure: answer 500 in the dialect's shape and record it.
       const status = err instanceof BodyTooLarge ? 413 : 500;
@@ -195,6 +283,7 @@ export function createModelHandler(
     }
     recorder.addModel(result.entry);
     send(res, result.encoded);
+    if (result.fatal) options.onFatal?.(result.fatal);
     return true;
   };
 }

@@ -11,6 +11,7 @@ import { markdownTable } from 'markdown-table';
 import type { CaseComparison, Comparison, Metric, PhaseComparison } from '../compare/compare.js';
 import { escapeMarkdown, sanitizeText } from './escape.js';
 import { pct, plural, score } from './format.js';
+import { modelNotice } from './live.js';
 import {
   asrChart,
   buildReport,
@@ -246,6 +247,9 @@ export function buildComment(input: ReportInput): ReportDoc {
     ...verdict.notes.slice(0, 3).map((n) => `- note: ${e(n, 200)}`),
   ];
   if (others.length) head.push(others.join('\n'));
+  // Live and replay runs say so, with the model, intervals and cost, before any number.
+  const live = modelNotice(input.current);
+  if (live) head.push(live);
   head.push(compactPhaseTable(c), legend(c));
 
   const sections: string[] = [];

@@ -15,6 +15,7 @@ import { builtinCasePath, builtinCaseUrl } from './anchors.js';
 import { routeSentences } from './attack-routes.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
 import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
+import { modelNotice } from './live.js';
 
 export interface ReportInput {
   current: RunResult;
@@ -339,6 +340,8 @@ export function buildReport(input: ReportInput): ReportDoc {
   if (lines.length) head.push(lines.join('\n'));
   const contained = containmentNotice(current);
   if (contained) head.push(contained);
+  const live = modelNotice(current);
+  if (live) head.push(live);
   head.push(phaseTable(comparison));
 
   const sections: string[] = [];
@@ -400,7 +403,7 @@ export function buildReport(input: ReportInput): ReportDoc {
       : 'no baseline',
   );
   bits.push(
-    `${current.model.mode} model, ${plural(current.model.seeds, 'seed')}, ${comparison.mode} comparison`,
+    `${current.model.mode} model${current.model.name ? ` ${e(current.model.name, 80)}` : ''}, ${plural(current.model.seeds, 'seed')}, ${comparison.mode} comparison`,
   );
   if (current.containment?.containment && current.containment.containment !== 'uncontained')
     bits.push(`runner ${current.runner}: ${e(current.containment.mechanism, 160)}`);

@@ -12,9 +12,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 export const MASK = '***';
 
-/** Variables whose value is a secret by their name, whatever it looks like (provider keys, tokens…). */
+/**
+ * Variables whose value is a secret by their name, whatever it looks like (provider keys, tokens…). A `-`
+ * counts as a separator too: the runner passes the `model-key` input as INPUT_MODEL-KEY.
+ */
 const SECRET_NAME =
-  /TOKEN|SECRET|PASSW(OR)?D|(^|_)(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
+  /TOKEN|SECRET|PASSW(OR)?D|(^|[_-])(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
 /** The runner's own variables: any of them that looks like a credential is masked (inputs may be secrets). */
 const JOB_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
 /** Shorter values are not masked: masking `true` or `open` would blank the report and protect nothing. */

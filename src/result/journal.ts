@@ -8,7 +8,7 @@
 import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { UserError } from '../errors.js';
-import { summarize } from '../score/summarize.js';
+import { runUsage, sampled, summarize } from '../score/summarize.js';
 import { type RunResult, Trial } from './schema.js';
 
 export const JOURNAL_FORMAT = 1;
@@ -145,5 +145,11 @@ export function readJournal(path: string): Journal {
 export function recoverResult(path: string): RunResult {
   const { header, trials } = readJournal(path);
   const sorted = [...trials].sort((a, b) => a.id.localeCompare(b.id));
-  return { ...header, status: 'interrupted', trials: sorted, summary: summarize(sorted) };
+  return {
+    ...header,
+    status: 'interrupted',
+    trials: sorted,
+    summary: summarize(sorted, sampled(header.model.mode)),
+    ...runUsage(sorted),
+  };
 }

@@ -98,6 +98,47 @@ export const CallOutcomeRecord = z
   .strict();
 export type CallOutcomeRecord = z.infer<typeof CallOutcomeRecord>;
 
+/** Tokens and provider requests a live trial (or run) used. */
+export const Usage = z
+  .object({ requests: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int() })
+  .strict();
+export type Usage = z.infer<typeof Usage>;
+
+const NormalOutput = z.union([
+  z.object({ kind: z.literal('text'), text: z.string() }).strict(),
+  z
+    .object({
+      kind: z.literal('tool_calls'),
+      calls: z.array(z.object({ id: z.string(), tool: z.string(), args: z.unknown() }).strict()),
+    })
+    .strict(),
+]);
+
+/**
+ * One model request of a live trial and its answer, normalized (src/model/live/shape.ts): what replay
+ * matches a request against (digests of the tools, system prompt and each message) and serves back.
+ */
+export const RecordedExchange = z
+  .object({
+    request: z
+      .object({ tools: z.array(z.string()), system: z.string(), messages: z.array(z.string()) })
+      .strict(),
+    output: NormalOutput,
+  })
+  .strict();
+export type RecordedExchange = z.infer<typeof RecordedExchange>;
+
+/** Live and replay trials: what the provider cost and the recording replay serves. */
+export const TrialLive = z
+  .object({
+    usage: Usage,
+    recording: z.array(RecordedExchange),
+    /** Replay: where the harness's requests stopped matching the recording. Such a trial is invalid. */
+    diverged: z.string().optional(),
+  })
+  .strict();
+export type TrialLive = z.infer<typeof TrialLive>;
+
 export const Trial = z
   .object({
     id: z.string(),
@@ -126,6 +167,8 @@ export const Trial = z
     evidence_digest: z.string(),
     /** Path of the full evidence file, relative to the run result, when kept. */
     evidence_file: z.string().optional(),
+    /** Live and replay runs (absent for scripted trials). */
+    live: TrialLive.optional(),
   })
   .strict();
 export type Trial = z.infer<typeof Trial>;
@@ -142,6 +185,8 @@ export const PhaseStats = z
     css: z.number(),
     harm: z.number(),
     sar: Sar,
+    /** 95% Wilson interval of the ASR over the valid trials (src/score/wilson.ts). Absent in older results. */
+    asr_interval: z.tuple([z.number(), z.number()]).optional(),
   })
   .strict();
 export type PhaseStats = z.infer<typeof PhaseStats>;
@@ -222,6 +267,23 @@ export const RunnerInfo = z
   .strict();
 export type RunnerInfo = z.infer<typeof RunnerInfo>;
 
+export const MODEL_MODES = ['scripted', 'live', 'replay'] as const;
+
+export const ModelInfo = z
+  .object({
+    mode: z.enum(MODEL_MODES),
+    seeds: z.number().int().positive(),
+    /** Live: the provider kind and its base URL; replay: those of the recorded run. */
+    provider: z.string().optional(),
+    base_url: z.string().optional(),
+    /** Live and replay: the model name the provider was asked for. */
+    name: z.string().optional(),
+    /** Replay: the recorded result it served from. */
+    replay_of: z.string().optional(),
+  })
+  .strict();
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
 export const RunResult = z
   .object({
     schema_version: z.literal(RESULT_SCHEMA_VERSION),
@@ -247,7 +309,9 @@ export const RunResult = z
     image: z.object({ name: z.string(), id: z.string() }).strict().optional(),
     /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
     selection: Selection.optional(),
-    model: z.object({ mode: z.enum(['scripted', 'live']), seeds: z.number().int().positive() }).strict(),
+    model: ModelInfo,
+    /** Live runs: provider requests and tokens of the whole run. */
+    usage: Usage.optional(),
     source: z
       .object({
         repository: z.string().optional(),

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { summarize } from '../score/summarize.js';
+import { runUsage, sampled, summarize } from '../score/summarize.js';
 import { resultBytes, WrittenFiles } from './integrity.js';
 import { JournalWriter, journalPathOf, type ResultHeader } from './journal.js';
 import type { RunResult, Trial } from './schema.js';
@@ -97,7 +97,8 @@ export class ResultWriter {
       ...(ran ? { cases: this.header.cases.filter((c) => ran.has(c.id)) } : {}),
       status: this.status,
       trials,
-      summary: summarize(trials),
+      summary: summarize(trials, sampled(this.header.model.mode)),
+      ...runUsage(trials),
       ...(this.finishedAt ? { finished_at: this.finishedAt } : {}),
     };
   }

@@ -23,6 +23,11 @@ export const DEFAULT_DETECTION: Check = {
 /** Why a trial cannot be labelled, or undefined when it can. */
 export function invalidReason(ev: Evidence): string | undefined {
   const p = ev.process;
+  // Live and replay: a trial whose model could not answer is not a measurement, whatever the harness did.
+  const failure = ev.model.find((m) => m.live?.failure)?.live?.failure;
+  if (failure?.kind === 'budget') return failure.message;
+  if (failure?.kind === 'provider') return `provider error: ${failure.message}`;
+  if (failure?.kind === 'diverged') return `diverged from the recording at ${failure.message}`;
   if (p.infra_error) return `infrastructure: ${p.infra_error}`;
   // A limit names itself: "exit SIGKILL" would hide that the trial's memory (or pids, disk) ran out.
   const limit = p.limit_hit ? ` — ${p.limit_hit}` : '';

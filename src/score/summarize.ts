@@ -1,13 +1,18 @@
 // Aggregates trials into the phase table: every rate is a mean over VALID trials only, so an
 // infrastructure failure never makes a harness look safer.
 import { PHASES, type Phase } from '../cases/schema.js';
-import type { PhaseStats, Trial } from '../result/schema.js';
+import type { PhaseStats, Trial, Usage } from '../result/schema.js';
 import { round } from './labels.js';
+import { wilson } from './wilson.js';
 
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : round(xs.reduce((s, x) => s + x, 0) / xs.length));
 const b = (x: boolean) => (x ? 1 : 0);
 
-export function phaseStats(trials: Trial[]): PhaseStats {
+/**
+ * `intervals`: add the ASR's Wilson interval (live and replay runs, whose rates are samples of a
+ * stochastic model; the scripted model's are not, and its results keep their shape).
+ */
+export function phaseStats(trials: Trial[], intervals = false): PhaseStats {
   const valid = trials.filter((t) => t.valid);
   return {
     cases: new Set(trials.map((t) => t.case_id)).size,
@@ -24,17 +29,37 @@ export function phaseStats(trials: Trial[]): PhaseStats {
       resources: mean(valid.map((t) => t.sar.resources)),
       flow: mean(valid.map((t) => t.sar.flow)),
     },
+    ...(intervals ? { asr_interval: wilson(valid.filter((t) => t.labels.a).length, valid.length) } : {}),
   };
 }
 
-export function summarize(trials: Trial[]): {
+export function summarize(
+  trials: Trial[],
+  intervals = false,
+): {
   overall: PhaseStats;
   phases: Partial<Record<Phase, PhaseStats>>;
 } {
   const phases: Partial<Record<Phase, PhaseStats>> = {};
   for (const p of PHASES) {
     const inPhase = trials.filter((t) => t.phase === p);
-    if (inPhase.length) phases[p] = phaseStats(inPhase);
+    if (inPhase.length) phases[p] = phaseStats(inPhase, intervals);
   }
-  return { overall: phaseStats(trials), phases };
+  return { overall: phaseStats(trials, intervals), phases };
+}
+
+/** Live and replay results carry intervals. */
+export const sampled = (mode: string): boolean => mode !== 'scripted';
+
+/** Provider requests and tokens of the run's live trials; `{}` when none is live (the field stays absent). */
+export function runUsage(trials: Trial[]): { usage?: Usage } {
+  const live = trials.filter((t) => t.live);
+  if (!live.length) return {};
+  const usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
+  for (const t of live) {
+    usage.requests += t.live!.usage.requests;
+    usage.input_tokens += t.live!.usage.input_tokens;
+    usage.output_tokens += t.live!.usage.output_tokens;
+  }
+  return { usage };
 }
