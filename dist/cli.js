@@ -77636,6 +77636,67 @@ var helpFor = (cmd) => HELP3[cmd] ? `harness-risk ${VERSION}
 
 ${HELP3[cmd]}` : void 0;
 
+// src/cli/model-flags.ts
+init_errors();
+var KEY_VARIABLE = "HARNESS_RISK_MODEL_KEY";
+var MODEL_FLAGS = {
+  model: { type: "string" },
+  provider: { type: "string" },
+  "base-url": { type: "string" },
+  "model-name": { type: "string" },
+  temperature: { type: "string" },
+  "max-tokens": { type: "string" },
+  "budget-requests": { type: "string" },
+  "budget-tokens": { type: "string" },
+  "replay-from": { type: "string" },
+  "replay-diverged": { type: "string" }
+};
+var num3 = (flag, v, check3, what) => {
+  if (v === void 0) return void 0;
+  const n = Number(v);
+  if (!Number.isFinite(n) || !check3(n)) throw new UserError(`--${flag} "${v}" must be ${what}`);
+  return n;
+};
+function modelOptionsFromFlags(values, env) {
+  const s = (k) => typeof values[k] === "string" ? values[k] : void 0;
+  const model = s("model") ?? "scripted";
+  if (!MODEL_MODES.includes(model))
+    throw new UserError(`--model "${model}" is unknown`, `use one of ${MODEL_MODES.join(", ")}`);
+  if (model === "scripted") return { model: "scripted" };
+  if (model === "replay") {
+    const diverged = s("replay-diverged") ?? "stop";
+    if (diverged !== "stop" && diverged !== "scripted")
+      throw new UserError(`--replay-diverged "${diverged}" is unknown`, "use stop or scripted");
+    const from = s("replay-from");
+    if (!from)
+      throw new UserError("--model replay needs --replay-from FILE", "the result JSON of a live run");
+    return { model: "replay", replay: { from, on_divergence: diverged } };
+  }
+  const provider = s("provider") ?? "openai-compatible";
+  if (!PROVIDERS.includes(provider))
+    throw new UserError(`--provider "${provider}" is unknown`, `use one of ${PROVIDERS.join(", ")}`);
+  const key = env[KEY_VARIABLE] ?? "";
+  if (!key)
+    throw new UserError(
+      `--model live needs the provider key in ${KEY_VARIABLE}`,
+      `export ${KEY_VARIABLE}=\u2026 (it never reaches the harness, the result or the log)`
+    );
+  const int3 = (flag) => num3(flag, s(flag), (n) => Number.isInteger(n) && n > 0, "a positive whole number");
+  return {
+    model: "live",
+    live: {
+      provider,
+      base_url: s("base-url") ?? "",
+      model: s("model-name") ?? "",
+      key,
+      temperature: num3("temperature", s("temperature"), (n) => n >= 0 && n <= 2, "a number from 0 to 2"),
+      max_tokens: int3("max-tokens"),
+      budget_requests: int3("budget-requests"),
+      budget_tokens: int3("budget-tokens")
+    }
+  };
+}
+
 // src/cli/new.ts
 import { existsSync as existsSync11, mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
 import { join as join21, relative as relative11 } from "node:path";
@@ -77774,67 +77835,6 @@ function cmdNew(argv) {
     `new: "${what ?? ""}" is neither case nor adapter`,
     "harness-risk new case --phase P --entry-point E --effect F, or harness-risk new adapter NAME"
   );
-}
-
-// src/cli/model-flags.ts
-init_errors();
-var KEY_VARIABLE = "HARNESS_RISK_MODEL_KEY";
-var MODEL_FLAGS = {
-  model: { type: "string" },
-  provider: { type: "string" },
-  "base-url": { type: "string" },
-  "model-name": { type: "string" },
-  temperature: { type: "string" },
-  "max-tokens": { type: "string" },
-  "budget-requests": { type: "string" },
-  "budget-tokens": { type: "string" },
-  "replay-from": { type: "string" },
-  "replay-diverged": { type: "string" }
-};
-var num3 = (flag, v, check3, what) => {
-  if (v === void 0) return void 0;
-  const n = Number(v);
-  if (!Number.isFinite(n) || !check3(n)) throw new UserError(`--${flag} "${v}" must be ${what}`);
-  return n;
-};
-function modelOptionsFromFlags(values, env) {
-  const s = (k) => typeof values[k] === "string" ? values[k] : void 0;
-  const model = s("model") ?? "scripted";
-  if (!MODEL_MODES.includes(model))
-    throw new UserError(`--model "${model}" is unknown`, `use one of ${MODEL_MODES.join(", ")}`);
-  if (model === "scripted") return { model: "scripted" };
-  if (model === "replay") {
-    const diverged = s("replay-diverged") ?? "stop";
-    if (diverged !== "stop" && diverged !== "scripted")
-      throw new UserError(`--replay-diverged "${diverged}" is unknown`, "use stop or scripted");
-    const from = s("replay-from");
-    if (!from)
-      throw new UserError("--model replay needs --replay-from FILE", "the result JSON of a live run");
-    return { model: "replay", replay: { from, on_divergence: diverged } };
-  }
-  const provider = s("provider") ?? "openai-compatible";
-  if (!PROVIDERS.includes(provider))
-    throw new UserError(`--provider "${provider}" is unknown`, `use one of ${PROVIDERS.join(", ")}`);
-  const key = env[KEY_VARIABLE] ?? "";
-  if (!key)
-    throw new UserError(
-      `--model live needs the provider key in ${KEY_VARIABLE}`,
-      `export ${KEY_VARIABLE}=\u2026 (it never reaches the harness, the result or the log)`
-    );
-  const int3 = (flag) => num3(flag, s(flag), (n) => Number.isInteger(n) && n > 0, "a positive whole number");
-  return {
-    model: "live",
-    live: {
-      provider,
-      base_url: s("base-url") ?? "",
-      model: s("model-name") ?? "",
-      key,
-      temperature: num3("temperature", s("temperature"), (n) => n >= 0 && n <= 2, "a number from 0 to 2"),
-      max_tokens: int3("max-tokens"),
-      budget_requests: int3("budget-requests"),
-      budget_tokens: int3("budget-tokens")
-    }
-  };
 }
 
 // src/cli/progress.ts

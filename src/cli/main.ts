@@ -27,8 +27,8 @@ import {
   writeReports,
 } from './gate.js';
 import { helpFor } from './help.js';
-import { cmdNew } from './new.js';
 import { MODEL_FLAGS, modelOptionsFromFlags } from './model-flags.js';
+import { cmdNew } from './new.js';
 import { phaseTable } from './phase-table.js';
 import { colorEnabled, Progress, paint } from './progress.js';
 
