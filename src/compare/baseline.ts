@@ -130,7 +130,8 @@ export function readJsonFile(path: string, what: string): unknown {
     );
   }
   try {
-    return JSON.parse(text);
+    // A byte-order mark (Windows editors, PowerShell's Out-File) is not part of the JSON: skip it.
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (e) {
     throw new UserError(
       `${path}: the ${what} is not valid JSON: ${(e as Error).message}`,

@@ -5,7 +5,9 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ActionKindSchema, opList, Text } from '../cases/actions.js';
+import { regexSource } from '../regex-source.js';
 import { recordedAs, recordedOps, SERVICE_NAMES } from '../world/service-catalog.js';
+import { issueMessage, valueIn } from '../zod-issues.js';
 import { type CheckContext, callText, fileAt, getKey, under } from './check-context.js';
 
 /**
@@ -61,7 +63,7 @@ export const LEAF_KINDS = {
   }),
   file_contains: leaf({
     args: z
-      .object({ path: Text, text: Text.optional(), regex: z.string().optional() })
+      .object({ path: Text, text: Text.optional(), regex: regexSource('m').optional() })
       .strict()
       .refine((v) => v.text !== undefined || v.regex !== undefined, 'give text or regex'),
     holds: (arg, ctx) => {
@@ -322,7 +324,7 @@ export function checkProblem(input: unknown): string | undefined {
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0]!;
   const at = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-  return `${kind}${at}: ${issue.message}`;
+  return `${kind}${at}: ${issueMessage(issue, valueIn((input as Record<string, unknown>)[kind], issue.path))}`;
 }
 
 /** The zod schema of a check: one object per kind, from the registry. */
