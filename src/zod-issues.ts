@@ -11,7 +11,9 @@ export function issueMessage(issue: Issue, at: unknown): string {
   if (issue.code === 'invalid_key' && issue.issues.length) return issueMessage(issue.issues[0]!, at);
   if (issue.code === 'invalid_union' && issue.message === 'Invalid input') {
     const branches = [
-      ...new Set(issue.errors.map((e) => (e[0] ? `${prefix(e[0].path)}${issueMessage(e[0], undefined)}` : ''))),
+      ...new Set(
+        issue.errors.map((e) => (e[0] ? `${prefix(e[0].path)}${issueMessage(e[0], undefined)}` : '')),
+      ),
     ].filter(Boolean);
     const got = shown(at);
     if (branches.length) return `${branches.join('; or ')}${got}`;
