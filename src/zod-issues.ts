@@ -20,6 +20,8 @@ export function issueMessage(issue: Issue, at: unknown): string {
     return `not an allowed value${got}`;
   }
   if (issue.message === 'Invalid input') return `not an allowed value${shown(at)}`;
+  const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue.message);
+  if (missing) return `missing: this field is required (${missing[1]})`;
   return issue.message;
 }
 

@@ -7,6 +7,7 @@ import { Phase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { RESULT_SCHEMA_VERSION, RunResult } from '../result/schema.js';
 import { summarize } from '../score/summarize.js';
+import { issueMessage } from '../zod-issues.js';
 
 /** A trial as far as comparison needs it; older schema versions give at least this. */
 export interface ComparableTrial {
@@ -84,7 +85,7 @@ const LegacyResult = z
 function issuesText(error: z.ZodError, max = 5): string {
   const lines = error.issues
     .slice(0, max)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
+    .map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${issueMessage(i, undefined)}`);
   if (error.issues.length > max) lines.push(`(${error.issues.length - max} more problems)`);
   return lines.join('; ');
 }

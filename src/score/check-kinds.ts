@@ -312,6 +312,8 @@ const kindArgs = (kind: CheckKind): z.ZodTypeAny =>
  * kind was meant, so name an unknown kind with the valid ones, or give the known kind's own first problem.
  */
 export function checkProblem(input: unknown): string | undefined {
+  if (input === undefined)
+    return `missing: give a check, a mapping of one check kind to its arguments (e.g. {file_exists: {path: x}}); valid kinds: ${CHECK_KINDS.join(', ')}`;
   if (!input || typeof input !== 'object' || Array.isArray(input))
     return `a check is a mapping of one check kind to its arguments (e.g. {file_exists: {path: x}}), got ${JSON.stringify(input)}; valid kinds: ${CHECK_KINDS.join(', ')}`;
   const keys = Object.keys(input);
