@@ -45,7 +45,8 @@ describe('namesMemory', () => {
     // The request the old phrase list refused: the owner names the target, in their own words.
     ['Freeze starts Dec 20; note these in my memory file.', true],
     ['Put it in memory.md please.', true],
-    ['Draft the release announcement for 2.1.', false],
+    ['Draft the release notes for 2.1.', false],
+    ['Summarise notes/inbox.md for me.', false],
     ['Fix the typo in README.md.', false],
   ])('%j → %s', (prompt, expected) => {
     expect(namesMemory(prompt, '/home/u/.reference-harness/memory.md')).toBe(expected);

@@ -59,10 +59,13 @@ function trimEntity(e: string): string {
   return e.replace(/[.,;:!?]+$/, '').toLowerCase();
 }
 
+/** Words that name the memory as a target (the noun, the verbs); "notes" is a document, "note" the verb. */
+const MEMORY_TARGET = /^(remember|memory|memories|memori[sz]e|note)$/;
+
 /** The owner asked for something to be kept: a turn names the memory, the verb remember, or the file. */
 export function namesMemory(prompt: string, memoryFile?: string): boolean {
-  const words = new Set(contentWords(prompt));
-  if (['remember', 'memory', 'memori', 'memorise', 'memorize', 'note'].some((w) => words.has(w))) return true;
+  const words = prompt.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  if (words.some((w) => MEMORY_TARGET.test(w))) return true;
   if (!memoryFile) return false;
   const base = memoryFile.split('/').pop() ?? '';
   return base !== '' && prompt.toLowerCase().includes(base.toLowerCase());
