@@ -64,7 +64,10 @@ const MEMORY_TARGET = /^(remember|memory|memories|memori[sz]e|note)$/;
 
 /** The owner asked for something to be kept: a turn names the memory, the verb remember, or the file. */
 export function namesMemory(prompt: string, memoryFile?: string): boolean {
-  const words = prompt.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  const words = prompt
+    .normalize('NFKC')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u);
   if (words.some((w) => MEMORY_TARGET.test(w))) return true;
   if (!memoryFile) return false;
   const base = memoryFile.split('/').pop() ?? '';
