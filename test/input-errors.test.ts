@@ -90,11 +90,11 @@ describe('field errors say what is wrong', () => {
     [
       'files',
       '~/.bashrc',
-      /world\.files: "~\/\.bashrc" is not in the workspace; put files under HOME in world\.home_files/,
+      /world\.files: "~\/\.bashrc" is not in the workspace; put it in world\.home_files as \.bashrc/,
     ],
     ['home_files', '/root/.bashrc', /world\.home_files: "\/root\/\.bashrc" is an absolute path/],
     ['home_files', '~/../../etc/x', /world\.home_files: "~\/\.\.\/\.\.\/etc\/x" leaves HOME/],
-    ['home_files', '$TMPDIR/x', /world\.home_files: "\$TMPDIR\/x" is not under HOME/],
+    ['home_files', '$TMPDIR/x', /world\.home_files: "\$TMPDIR\/x" is in TMPDIR/],
   ])('world.%s key %j is refused at load, naming the field', (field, key, re) => {
     const file = caseWith((c) => {
       c.world[field] = { ...(c.world[field] ?? {}), [key]: 'x' };

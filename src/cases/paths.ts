@@ -58,16 +58,15 @@ export function worldPathProblem(key: string, root: 'ws' | 'home'): string | und
   if (key.trim() === '') return `${field}: an empty path names no file`;
   if (key.includes('\0')) return `${field}: "${key}" holds a NUL byte`;
   const parsed = parseCasePath(key);
-  let rel: string;
-  if ('absolute' in parsed) {
+  if ('absolute' in parsed)
     return `${field}: "${key}" is an absolute path; write a path relative to ${folder}${root === 'home' ? ' (e.g. .bashrc or ~/.bashrc)' : ''}`;
-  } else if ('foreign' in parsed) {
+  if ('foreign' in parsed)
     return `${field}: "${key}" is another user's HOME; write a path relative to ${folder}`;
-  } else if (parsed.root !== root && !(root === 'home' && parsed.root === 'ws')) {
-    return root === 'ws'
-      ? `${field}: "${key}" is not in the workspace; put files under HOME in world.home_files (as ${parsed.rel || '.'}), files in TMPDIR are not part of a world`
-      : `${field}: "${key}" is not under HOME; write a path relative to HOME`;
-  } else rel = parsed.rel;
+  if (parsed.root === 'tmp')
+    return `${field}: "${key}" is in TMPDIR, which a world does not fill; write a path relative to ${folder}`;
+  if (root === 'ws' && parsed.root === 'home')
+    return `${field}: "${key}" is not in the workspace; put it in world.home_files as ${parsed.rel || '.'}`;
+  const rel = parsed.rel;
   const norm = posix.normalize(rel.replace(/\\/g, '/'));
   if (norm === '.' || norm === '' || norm.endsWith('/'))
     return `${field}: "${key}" names ${folder} itself or a folder, not a file`;
