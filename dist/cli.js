@@ -113,7 +113,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit2(node2, visitor) {
+    function visit3(node2, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node2)) {
         const cd = visit_(null, node2.contents, visitor_, Object.freeze([node2]));
@@ -122,9 +122,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node2, visitor_, Object.freeze([]));
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
     function visit_(key, node2, visitor, path8) {
       const ctrl = callVisitor(key, node2, visitor, path8);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -258,7 +258,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
     exports.visitAsync = visitAsync;
   }
 });
@@ -268,7 +268,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -330,8 +330,8 @@ var require_directives = __commonJS({
               if (parts.length < 2)
                 return false;
             }
-            const [handle, prefix] = parts;
-            this.tags[handle] = prefix;
+            const [handle, prefix2] = parts;
+            this.tags[handle] = prefix2;
             return true;
           }
           case "%YAML": {
@@ -381,10 +381,10 @@ var require_directives = __commonJS({
         const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
         if (!suffix)
           onError(`The ${source} tag has no suffix`);
-        const prefix = this.tags[handle];
-        if (prefix) {
+        const prefix2 = this.tags[handle];
+        if (prefix2) {
           try {
-            return prefix + decodeURIComponent(suffix);
+            return prefix2 + decodeURIComponent(suffix);
           } catch (error62) {
             onError(String(error62));
             return null;
@@ -400,9 +400,9 @@ var require_directives = __commonJS({
        * taking into account current tag prefixes and defaults.
        */
       tagString(tag) {
-        for (const [handle, prefix] of Object.entries(this.tags)) {
-          if (tag.startsWith(prefix))
-            return handle + escapeTagName(tag.substring(prefix.length));
+        for (const [handle, prefix2] of Object.entries(this.tags)) {
+          if (tag.startsWith(prefix2))
+            return handle + escapeTagName(tag.substring(prefix2.length));
         }
         return tag[0] === "!" ? tag : `!<${tag}>`;
       }
@@ -412,18 +412,18 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit2.visit(doc.contents, (_key, node2) => {
+          visit3.visit(doc.contents, (_key, node2) => {
             if (identity.isNode(node2) && node2.tag)
               tags[node2.tag] = true;
           });
           tagNames = Object.keys(tags);
         } else
           tagNames = [];
-        for (const [handle, prefix] of tagEntries) {
-          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
+        for (const [handle, prefix2] of tagEntries) {
+          if (handle === "!!" && prefix2 === "tag:yaml.org,2002:")
             continue;
-          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
-            lines.push(`%TAG ${handle} ${prefix}`);
+          if (!doc || tagNames.some((tn) => tn.startsWith(prefix2)))
+            lines.push(`%TAG ${handle} ${prefix2}`);
         }
         return lines.join("\n");
       }
@@ -439,7 +439,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     function anchorIsValid(anchor2) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor2)) {
         const sa = JSON.stringify(anchor2);
@@ -450,7 +450,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit2.visit(root, {
+      visit3.visit(root, {
         Value(_key, node2) {
           if (node2.anchor)
             anchors.add(node2.anchor);
@@ -458,14 +458,14 @@ var require_anchors = __commonJS({
       });
       return anchors;
     }
-    function findNewAnchor(prefix, exclude) {
+    function findNewAnchor(prefix2, exclude) {
       for (let i = 1; true; ++i) {
-        const name = `${prefix}${i}`;
+        const name = `${prefix2}${i}`;
         if (!exclude.has(name))
           return name;
       }
     }
-    function createNodeAnchors(doc, prefix) {
+    function createNodeAnchors(doc, prefix2) {
       const aliasObjects = [];
       const sourceObjects = /* @__PURE__ */ new Map();
       let prevAnchors = null;
@@ -473,7 +473,7 @@ var require_anchors = __commonJS({
         onAnchor: (source) => {
           aliasObjects.push(source);
           prevAnchors ?? (prevAnchors = anchorNames(doc));
-          const anchor2 = findNewAnchor(prefix, prevAnchors);
+          const anchor2 = findNewAnchor(prefix2, prevAnchors);
           prevAnchors.add(anchor2);
           return anchor2;
         },
@@ -630,7 +630,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
@@ -656,7 +656,7 @@ var require_Alias = __commonJS({
           nodes = ctx.aliasResolveCache;
         } else {
           nodes = [];
-          visit2.visit(doc, {
+          visit3.visit(doc, {
             Node: (_key, node2) => {
               if (identity.isAlias(node2) || identity.hasAnchor(node2))
                 nodes.push(node2);
@@ -2466,10 +2466,10 @@ var require_int = __commonJS({
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
     var intResolve = (str5, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str5) : parseInt(str5.substring(offset), radix);
-    function intStringify(node2, radix, prefix) {
+    function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value) && value >= 0)
-        return prefix + value.toString(radix);
+        return prefix2 + value.toString(radix);
       return stringifyNumber.stringifyNumber(node2);
     }
     var intOct = {
@@ -2931,11 +2931,11 @@ var require_int2 = __commonJS({
       const n = parseInt(str5, radix);
       return sign === "-" ? -1 * n : n;
     }
-    function intStringify(node2, radix, prefix) {
+    function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value)) {
         const str5 = value.toString(radix);
-        return value < 0 ? "-" + prefix + str5.substr(1) : prefix + str5;
+        return value < 0 ? "-" + prefix2 + str5.substr(1) : prefix2 + str5;
       }
       return stringifyNumber.stringifyNumber(node2);
     }
@@ -5578,15 +5578,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit2(cst, visitor) {
+    function visit3(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path8) => {
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
+    visit3.itemAtPath = (cst, path8) => {
       let item = cst;
       for (const [field, index] of path8) {
         const tok = item?.[field];
@@ -5597,8 +5597,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path8) => {
-      const parent = visit2.itemAtPath(cst, path8.slice(0, -1));
+    visit3.parentCollection = (cst, path8) => {
+      const parent = visit3.itemAtPath(cst, path8.slice(0, -1));
       const field = path8[path8.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
@@ -5629,7 +5629,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path8) : ctrl;
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
   }
 });
 
@@ -7345,7 +7345,7 @@ var require_dist = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     exports.Composer = composer.Composer;
     exports.Document = Document.Document;
     exports.Schema = Schema.Schema;
@@ -7373,8 +7373,8 @@ var require_dist = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit2.visit;
-    exports.visitAsync = visit2.visitAsync;
+    exports.visit = visit3.visit;
+    exports.visitAsync = visit3.visitAsync;
   }
 });
 
@@ -8156,10 +8156,10 @@ var require_scan = __commonJS({
         isGlob = false;
       }
       let base = str5;
-      let prefix = "";
+      let prefix2 = "";
       let glob = "";
       if (start > 0) {
-        prefix = str5.slice(0, start);
+        prefix2 = str5.slice(0, start);
         str5 = str5.slice(start);
         lastIndex -= start;
       }
@@ -8184,7 +8184,7 @@ var require_scan = __commonJS({
         }
       }
       const state2 = {
-        prefix,
+        prefix: prefix2,
         input: input2,
         start,
         base,
@@ -8213,7 +8213,7 @@ var require_scan = __commonJS({
           if (opts.tokens) {
             if (idx === 0 && start !== 0) {
               tokens[idx].isPrefix = true;
-              tokens[idx].value = prefix;
+              tokens[idx].value = prefix2;
             } else {
               tokens[idx].value = value2;
             }
@@ -8246,7 +8246,7 @@ var require_scan = __commonJS({
 var require_parse = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports, module) {
     "use strict";
-    var constants2 = require_constants();
+    var constants3 = require_constants();
     var utils = require_utils();
     var {
       MAX_LENGTH,
@@ -8254,7 +8254,7 @@ var require_parse = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants2;
+    } = constants3;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -8463,7 +8463,7 @@ var require_parse = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants3.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -8509,8 +8509,8 @@ var require_parse = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants2.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants3.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants3.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -9206,7 +9206,7 @@ var require_parse = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants2.globChars(opts.windows);
+      } = constants3.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -9264,7 +9264,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse4 = require_parse();
     var utils = require_utils();
-    var constants2 = require_constants();
+    var constants3 = require_constants();
     var isObject4 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
@@ -9392,7 +9392,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants2;
+    picomatch2.constants = constants3;
     module.exports = picomatch2;
   }
 });
@@ -9485,8 +9485,8 @@ import { readFileSync as readFileSync14 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat3 = readFileSync14(`/proc/${pid}/stat`, "utf8");
-    return stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[19];
+    const stat4 = readFileSync14(`/proc/${pid}/stat`, "utf8");
+    return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
   }
@@ -11090,13 +11090,13 @@ var require_end_of_stream = __commonJS({
       if (!opts) opts = {};
       callback = once(callback || noop);
       var readable = opts.readable || opts.readable !== false && stream.readable;
-      var writable2 = opts.writable || opts.writable !== false && stream.writable;
+      var writable3 = opts.writable || opts.writable !== false && stream.writable;
       var onlegacyfinish = function onlegacyfinish2() {
         if (!stream.writable) onfinish();
       };
       var writableEnded = stream._writableState && stream._writableState.finished;
       var onfinish = function onfinish2() {
-        writable2 = false;
+        writable3 = false;
         writableEnded = true;
         if (!readable) callback.call(stream);
       };
@@ -11104,7 +11104,7 @@ var require_end_of_stream = __commonJS({
       var onend = function onend2() {
         readable = false;
         readableEnded = true;
-        if (!writable2) callback.call(stream);
+        if (!writable3) callback.call(stream);
       };
       var onerror = function onerror2(err) {
         callback.call(stream, err);
@@ -11115,7 +11115,7 @@ var require_end_of_stream = __commonJS({
           if (!stream._readableState || !stream._readableState.ended) err = new ERR_STREAM_PREMATURE_CLOSE();
           return callback.call(stream, err);
         }
-        if (writable2 && !writableEnded) {
+        if (writable3 && !writableEnded) {
           if (!stream._writableState || !stream._writableState.ended) err = new ERR_STREAM_PREMATURE_CLOSE();
           return callback.call(stream, err);
         }
@@ -11128,7 +11128,7 @@ var require_end_of_stream = __commonJS({
         stream.on("abort", onclose);
         if (stream.req) onrequest();
         else stream.on("request", onrequest);
-      } else if (writable2 && !stream._writableState) {
+      } else if (writable3 && !stream._writableState) {
         stream.on("end", onlegacyfinish);
         stream.on("close", onlegacyfinish);
       }
@@ -11196,14 +11196,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve14 = iter[kLastResolve];
-      if (resolve14 !== null) {
+      var resolve15 = iter[kLastResolve];
+      if (resolve15 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve14(createIterResult(data, false));
+          resolve15(createIterResult(data, false));
         }
       }
     }
@@ -11211,13 +11211,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve14, reject) {
+      return function(resolve15, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve14(createIterResult(void 0, true));
+            resolve15(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve14, reject);
+          iter[kHandlePromise](resolve15, reject);
         }, reject);
       };
     }
@@ -11237,12 +11237,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve14, reject) {
+          return new Promise(function(resolve15, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve14(createIterResult(void 0, true));
+                resolve15(createIterResult(void 0, true));
               }
             });
           });
@@ -11265,13 +11265,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve14, reject) {
+      return new Promise(function(resolve15, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve14(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -11293,15 +11293,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve14, reject) {
+        value: function value(resolve15, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve14(createIterResult(data, false));
+            resolve15(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve14;
+            iterator[kLastResolve] = resolve15;
             iterator[kLastReject] = reject;
           }
         },
@@ -11320,12 +11320,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve14 = iterator[kLastResolve];
-        if (resolve14 !== null) {
+        var resolve15 = iterator[kLastResolve];
+        if (resolve15 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve14(createIterResult(void 0, true));
+          resolve15(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -11340,7 +11340,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve14, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -11349,7 +11349,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve14(value);
+        resolve15(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -11357,13 +11357,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve14, reject) {
+        return new Promise(function(resolve15, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve14, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -13054,8 +13054,8 @@ var require_node2 = __commonJS({
       if (useColors2) {
         const c = this.color;
         const colorCode = "\x1B[3" + (c < 8 ? c : "8;5;" + c);
-        const prefix = `  ${colorCode};1m${name} \x1B[0m`;
-        args[0] = prefix + args[0].split("\n").join("\n" + prefix);
+        const prefix2 = `  ${colorCode};1m${name} \x1B[0m`;
+        args[0] = prefix2 + args[0].split("\n").join("\n" + prefix2);
         args.push(colorCode + "m+" + module.exports.humanize(this.diff) + "\x1B[0m");
       } else {
         args[0] = getDate() + name + " " + args[0];
@@ -13208,11 +13208,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve14) {
+      return new Promise(function(resolve15) {
         var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve14("/var/run/docker.sock");
-          else resolve14(userDockerSocket);
+          if (err) resolve15("/var/run/docker.sock");
+          else resolve15(userDockerSocket);
         });
       });
     };
@@ -14501,16 +14501,16 @@ var require_headers = __commonJS({
     exports.encode = function(opts) {
       var buf = alloc(512);
       var name = opts.name;
-      var prefix = "";
+      var prefix2 = "";
       if (opts.typeflag === 5 && name[name.length - 1] !== "/") name += "/";
       if (Buffer.byteLength(name) !== name.length) return null;
       while (Buffer.byteLength(name) > 100) {
         var i = name.indexOf("/");
         if (i === -1) return null;
-        prefix += prefix ? "/" + name.slice(0, i) : name.slice(0, i);
+        prefix2 += prefix2 ? "/" + name.slice(0, i) : name.slice(0, i);
         name = name.slice(i + 1);
       }
-      if (Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) return null;
+      if (Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix2) > 155) return null;
       if (opts.linkname && Buffer.byteLength(opts.linkname) > 100) return null;
       buf.write(name);
       buf.write(encodeOct(opts.mode & MASK2, 6), 100);
@@ -14526,7 +14526,7 @@ var require_headers = __commonJS({
       if (opts.gname) buf.write(opts.gname, 297);
       buf.write(encodeOct(opts.devmajor || 0, 6), 329);
       buf.write(encodeOct(opts.devminor || 0, 6), 337);
-      if (prefix) buf.write(prefix, 345);
+      if (prefix2) buf.write(prefix2, 345);
       buf.write(encodeOct(cksum(buf), 6), 148);
       return buf;
     };
@@ -14891,18 +14891,18 @@ var require_end_of_stream2 = __commonJS({
       var ws = stream._writableState;
       var rs = stream._readableState;
       var readable = opts.readable || opts.readable !== false && stream.readable;
-      var writable2 = opts.writable || opts.writable !== false && stream.writable;
+      var writable3 = opts.writable || opts.writable !== false && stream.writable;
       var cancelled = false;
       var onlegacyfinish = function() {
         if (!stream.writable) onfinish();
       };
       var onfinish = function() {
-        writable2 = false;
+        writable3 = false;
         if (!readable) callback.call(stream);
       };
       var onend = function() {
         readable = false;
-        if (!writable2) callback.call(stream);
+        if (!writable3) callback.call(stream);
       };
       var onexit = function(exitCode) {
         callback.call(stream, exitCode ? new Error("exited with error code: " + exitCode) : null);
@@ -14916,7 +14916,7 @@ var require_end_of_stream2 = __commonJS({
       var onclosenexttick = function() {
         if (cancelled) return;
         if (readable && !(rs && (rs.ended && !rs.destroyed))) return callback.call(stream, new Error("premature close"));
-        if (writable2 && !(ws && (ws.ended && !ws.destroyed))) return callback.call(stream, new Error("premature close"));
+        if (writable3 && !(ws && (ws.ended && !ws.destroyed))) return callback.call(stream, new Error("premature close"));
       };
       var onrequest = function() {
         stream.req.on("finish", onfinish);
@@ -14926,7 +14926,7 @@ var require_end_of_stream2 = __commonJS({
         stream.on("abort", onclose);
         if (stream.req) onrequest();
         else stream.on("request", onrequest);
-      } else if (writable2 && !ws) {
+      } else if (writable3 && !ws) {
         stream.on("end", onlegacyfinish);
         stream.on("close", onlegacyfinish);
       }
@@ -14957,7 +14957,7 @@ var require_end_of_stream2 = __commonJS({
 // node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
   "node_modules/tar-stream/pack.js"(exports, module) {
-    var constants2 = require_fs_constants();
+    var constants3 = require_fs_constants();
     var eos = require_end_of_stream2();
     var inherits = require_inherits();
     var alloc = Buffer.alloc;
@@ -14975,16 +14975,16 @@ var require_pack = __commonJS({
       if (size) self2.push(END_OF_TAR.slice(0, 512 - size));
     };
     function modeToType(mode) {
-      switch (mode & constants2.S_IFMT) {
-        case constants2.S_IFBLK:
+      switch (mode & constants3.S_IFMT) {
+        case constants3.S_IFBLK:
           return "block-device";
-        case constants2.S_IFCHR:
+        case constants3.S_IFCHR:
           return "character-device";
-        case constants2.S_IFDIR:
+        case constants3.S_IFDIR:
           return "directory";
-        case constants2.S_IFIFO:
+        case constants3.S_IFIFO:
           return "fifo";
-        case constants2.S_IFLNK:
+        case constants3.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -15291,8 +15291,8 @@ var require_mkdirp_classic = __commonJS({
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            xfs.stat(p, function(er2, stat3) {
-              if (er2 || !stat3.isDirectory()) cb(er, made);
+            xfs.stat(p, function(er2, stat4) {
+              if (er2 || !stat4.isDirectory()) cb(er, made);
               else cb(null, made);
             });
             break;
@@ -15323,13 +15323,13 @@ var require_mkdirp_classic = __commonJS({
           // there already.  If so, then hooray!  If not, then something
           // is borked.
           default:
-            var stat3;
+            var stat4;
             try {
-              stat3 = xfs.statSync(p);
+              stat4 = xfs.statSync(p);
             } catch (err1) {
               throw err0;
             }
-            if (!stat3.isDirectory()) throw err0;
+            if (!stat4.isDirectory()) throw err0;
             break;
         }
       }
@@ -15359,7 +15359,7 @@ var require_tar_fs = __commonJS({
     var normalize = !win32 ? echo : function(name) {
       return name.replace(/\\/g, "/").replace(/[:?<>|]/g, "_");
     };
-    var statAll = function(fs2, stat3, cwd, ignore, entries, sort) {
+    var statAll = function(fs2, stat4, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
         if (!inCwd(path8.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
@@ -15368,16 +15368,16 @@ var require_tar_fs = __commonJS({
         if (!queue.length) return callback();
         var next = queue.shift();
         var nextAbs = path8.join(cwd, next);
-        stat3.call(fs2, nextAbs, function(err, stat4) {
+        stat4.call(fs2, nextAbs, function(err, stat5) {
           if (err) return callback(err);
-          if (!stat4.isDirectory()) return callback(null, next, stat4);
+          if (!stat5.isDirectory()) return callback(null, next, stat5);
           fs2.readdir(nextAbs, function(err2, files) {
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
               if (!ignore(path8.join(cwd, next, files[i2]))) queue.push(path8.join(next, files[i2]));
             }
-            callback(null, next, stat4);
+            callback(null, next, stat5);
           });
         });
       };
@@ -15422,36 +15422,36 @@ var require_tar_fs = __commonJS({
           pack.entry(header2, onnextentry);
         });
       };
-      var onstat = function(err, filename, stat3) {
+      var onstat = function(err, filename, stat4) {
         if (err) return pack.destroy(err);
         if (!filename) {
           if (opts.finalize !== false) pack.finalize();
           return finish(pack);
         }
-        if (stat3.isSocket()) return onnextentry();
+        if (stat4.isSocket()) return onnextentry();
         var header2 = {
           name: normalize(filename),
-          mode: (stat3.mode | (stat3.isDirectory() ? dmode : fmode)) & umask,
-          mtime: stat3.mtime,
-          size: stat3.size,
+          mode: (stat4.mode | (stat4.isDirectory() ? dmode : fmode)) & umask,
+          mtime: stat4.mtime,
+          size: stat4.size,
           type: "file",
-          uid: stat3.uid,
-          gid: stat3.gid
+          uid: stat4.uid,
+          gid: stat4.gid
         };
-        if (stat3.isDirectory()) {
+        if (stat4.isDirectory()) {
           header2.size = 0;
           header2.type = "directory";
           header2 = map2(header2) || header2;
           return pack.entry(header2, onnextentry);
         }
-        if (stat3.isSymbolicLink()) {
+        if (stat4.isSymbolicLink()) {
           header2.size = 0;
           header2.type = "symlink";
           header2 = map2(header2) || header2;
           return onsymlink(filename, header2);
         }
         header2 = map2(header2) || header2;
-        if (!stat3.isFile()) {
+        if (!stat4.isFile()) {
           if (strict) return pack.destroy(new Error("unsupported type for " + filename));
           return onnextentry();
         }
@@ -15548,7 +15548,7 @@ var require_tar_fs = __commonJS({
           return next(new Error(JSON.stringify(header2.name) + " is not a valid path"));
         }
         var isRoot2 = path8.join(name, ".") === path8.join(cwd, ".");
-        var stat3 = function(err) {
+        var stat4 = function(err) {
           if (err) return next(err);
           if (isRoot2) return next();
           utimes(name, header2, function(err2) {
@@ -15571,7 +15571,7 @@ var require_tar_fs = __commonJS({
               own: own2,
               uid: header2.uid,
               gid: header2.gid
-            }, stat3);
+            }, stat4);
           }
         };
         var onsymlink = function() {
@@ -15583,7 +15583,7 @@ var require_tar_fs = __commonJS({
             if (err) return next(err);
             if (!valid) return next(new Error(name + " is not a valid symlink"));
             xfs.unlink(name, function() {
-              xfs.symlink(header2.linkname, name, stat3);
+              xfs.symlink(header2.linkname, name, stat4);
             });
           });
         };
@@ -15599,7 +15599,7 @@ var require_tar_fs = __commonJS({
                   stream = xfs.createReadStream(srcpath);
                   return onfile();
                 }
-                stat3(err2);
+                stat4(err2);
               });
             });
           });
@@ -15618,7 +15618,7 @@ var require_tar_fs = __commonJS({
             });
             pump(rs, ws, function(err2) {
               if (err2) return next(err2);
-              ws.on("close", stat3);
+              ws.on("close", stat4);
             });
           }
         };
@@ -15815,12 +15815,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -15845,12 +15845,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -15874,12 +15874,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -15944,12 +15944,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -15974,12 +15974,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16005,12 +16005,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16034,12 +16034,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16062,12 +16062,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16091,12 +16091,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16122,12 +16122,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16155,12 +16155,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16184,12 +16184,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16216,12 +16216,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16246,12 +16246,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16277,12 +16277,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16309,12 +16309,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(new Exec(self2.modem, data.Id));
+            resolve15(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -16342,12 +16342,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16374,12 +16374,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16405,12 +16405,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16436,12 +16436,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16466,12 +16466,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16498,12 +16498,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve14(stream);
+            resolve15(stream);
           });
         });
       } else {
@@ -16528,12 +16528,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16560,12 +16560,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16591,12 +16591,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16622,12 +16622,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16653,12 +16653,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16685,12 +16685,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16715,12 +16715,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16749,12 +16749,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16792,12 +16792,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16821,12 +16821,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16848,12 +16848,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16875,12 +16875,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16912,12 +16912,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16944,12 +16944,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -16974,12 +16974,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17017,12 +17017,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17047,12 +17047,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17090,12 +17090,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17121,12 +17121,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17151,12 +17151,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17181,12 +17181,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17224,12 +17224,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17253,12 +17253,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17293,12 +17293,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17324,12 +17324,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17368,12 +17368,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17397,12 +17397,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17428,12 +17428,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17465,12 +17465,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17493,12 +17493,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17521,12 +17521,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17550,12 +17550,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17580,12 +17580,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17615,12 +17615,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17659,12 +17659,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17690,12 +17690,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17720,12 +17720,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17764,12 +17764,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17794,12 +17794,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17825,12 +17825,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17871,12 +17871,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17903,12 +17903,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17946,12 +17946,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -17978,12 +17978,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -18007,12 +18007,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -18582,7 +18582,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve14, reject) => {
+            getHeaders = new Promise((resolve15, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers2) => {
                 if (err) {
                   reject(err);
@@ -18592,7 +18592,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve14(headers2);
+                resolve15(headers2);
               });
             });
           }
@@ -18648,10 +18648,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve14(metadata);
+              resolve15(metadata);
             } else {
               reject(err);
             }
@@ -19036,14 +19036,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve14({
+            resolve15({
               socket: tlsSocket,
               secure: true
             });
@@ -19162,8 +19162,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve14) => {
-            this.secureContextWatchers.push(resolve14);
+          return new Promise((resolve15) => {
+            this.secureContextWatchers.push(resolve15);
           });
         }
       }
@@ -19196,7 +19196,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -19221,7 +19221,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve14({
+            resolve15({
               socket: tlsSocket,
               secure: true
             });
@@ -22815,7 +22815,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve14, reject) {
+      return new Promise(function executor(resolve15, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -22825,7 +22825,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve14.apply(null, params2);
+              resolve15.apply(null, params2);
             }
           }
         };
@@ -25366,9 +25366,9 @@ var require_path = __commonJS({
        */
       path8.normalize = function normalize2(path9) {
         path9 = path9.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path9.split("/"), absolute = isAbsolute5(path9), prefix = "";
+        var parts = path9.split("/"), absolute = isAbsolute5(path9), prefix2 = "";
         if (absolute)
-          prefix = parts.shift() + "/";
+          prefix2 = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
           if (parts[i] === "..") {
             if (i > 0 && parts[i - 1] !== "..")
@@ -25382,10 +25382,10 @@ var require_path = __commonJS({
           else
             ++i;
         }
-        return prefix + parts.join("/");
+        return prefix2 + parts.join("/");
       }
     );
-    path8.resolve = function resolve14(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve15(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute5(includePath))
@@ -25742,7 +25742,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve14() {
+    MapField.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -25819,7 +25819,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve14() {
+    Method.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -26389,11 +26389,11 @@ var require_wrappers = __commonJS({
         if (depth > util.recursionLimit)
           throw Error("max depth exceeded");
         var googleApi = "type.googleapis.com/";
-        var prefix = "";
+        var prefix2 = "";
         var name = "";
         if (options && options.json && message.type_url && message.value) {
           name = message.type_url.substring(message.type_url.lastIndexOf("/") + 1);
-          prefix = message.type_url.substring(0, message.type_url.lastIndexOf("/") + 1);
+          prefix2 = message.type_url.substring(0, message.type_url.lastIndexOf("/") + 1);
           var type = this.lookup(name);
           if (type)
             message = type.decode(message.value, void 0, void 0, depth + 1);
@@ -26401,10 +26401,10 @@ var require_wrappers = __commonJS({
         if (!(message instanceof this.ctor) && message instanceof Message) {
           var object2 = message.$type.toObject(message, options, depth + 1);
           var messageName = message.$type.fullName[0] === "." ? message.$type.fullName.slice(1) : message.$type.fullName;
-          if (prefix === "") {
-            prefix = googleApi;
+          if (prefix2 === "") {
+            prefix2 = googleApi;
           }
-          name = prefix + messageName;
+          name = prefix2 + messageName;
           object2["@type"] = name;
           return object2;
         }
@@ -27437,7 +27437,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve14() {
+    Field.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -27710,7 +27710,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve14() {
+    ReflectionObject.prototype.resolve = function resolve15() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -32682,18 +32682,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           zlib.deflate(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve14(output3);
+              resolve15(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -32715,7 +32715,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve14(Buffer.concat(messageParts));
+            resolve15(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -32728,18 +32728,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           zlib.gzip(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve14(output3);
+              resolve15(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -32761,7 +32761,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve14(Buffer.concat(messageParts));
+            resolve15(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -34111,7 +34111,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers2;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve14, reject) => {
+      return new Promise((resolve15, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -34122,7 +34122,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve14(socket);
+            resolve15(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -35110,7 +35110,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve14, reject) => {
+        return new Promise((resolve15, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -35181,7 +35181,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve14(new Http2Transport(session, address, options, remoteName));
+            resolve15(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -35195,7 +35195,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve14, reject) => {
+            return new Promise((resolve15, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -35205,7 +35205,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve14(socket);
+                resolve15(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -38657,7 +38657,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve14, reject) => {
+          return new Promise((resolve15, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -38678,7 +38678,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve14(Buffer.concat(messageParts));
+              resolve15(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -39289,10 +39289,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve14, reject) => {
+          return new Promise((resolve15, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve14({
+              resolve15({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -39320,7 +39320,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve14({
+              resolve15({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -39373,7 +39373,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve14, reject) => {
+          return new Promise((resolve15, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -39389,7 +39389,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve14(addressList);
+              resolve15(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -43138,12 +43138,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(self2.getContainer(data.Id));
+            resolve15(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -43176,12 +43176,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43209,12 +43209,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43245,12 +43245,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43273,12 +43273,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43343,12 +43343,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve14, reject) {
+        return new self2.modem.Promise(function(resolve15, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43407,12 +43407,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43436,12 +43436,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43466,12 +43466,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43494,12 +43494,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43525,12 +43525,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43553,12 +43553,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43585,12 +43585,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(self2.getSecret(data.ID));
+            resolve15(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -43618,12 +43618,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(self2.getConfig(data.ID));
+            resolve15(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -43647,12 +43647,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43675,12 +43675,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43705,12 +43705,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(self2.getPlugin(args.opts.name));
+            resolve15(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -43734,12 +43734,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43762,12 +43762,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43789,12 +43789,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43817,12 +43817,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43845,12 +43845,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43873,12 +43873,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -43904,12 +43904,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(self2.getVolume(data.Name));
+            resolve15(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -43941,12 +43941,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(self2.getService(data.ID || data.Id));
+            resolve15(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -43971,12 +43971,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44002,12 +44002,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(self2.getNetwork(data.Id));
+            resolve15(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -44032,12 +44032,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44060,12 +44060,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44087,12 +44087,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44114,12 +44114,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44141,12 +44141,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44168,12 +44168,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44197,12 +44197,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44329,7 +44329,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve14, reject) {
+      return new this.modem.Promise(function(resolve15, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -44362,7 +44362,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve14([data, containero]);
+          resolve15([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -44383,12 +44383,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44412,12 +44412,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44440,12 +44440,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44469,12 +44469,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44497,12 +44497,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve14, reject) {
+        return new this.modem.Promise(function(resolve15, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve14(data);
+            resolve15(data);
           });
         });
       } else {
@@ -44627,14 +44627,14 @@ async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve14) => {
+  return new Promise((resolve15) => {
     execFile2(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e3, stdout, stderr) => {
         const code = e3 ? typeof e3.code === "number" ? e3.code : 127 : 0;
-        resolve14({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve15({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -44837,7 +44837,7 @@ const call = (method, p) => new Promise((res) => {
 });
 
 // src/runner/docker/mounts.ts
-import { stat as stat2 } from "node:fs/promises";
+import { stat as stat3 } from "node:fs/promises";
 import path2 from "node:path";
 function within(child, parent) {
   if (child === parent) return "";
@@ -44863,7 +44863,7 @@ async function readOnlyMounts(readOnly, hide2, o) {
       o.warn(`ro:${p}`, `docker runner: refusing to mount ${p} (it is / or holds the Docker socket)`);
       continue;
     }
-    const st = await stat2(p).catch(() => void 0);
+    const st = await stat3(p).catch(() => void 0);
     if (!st) {
       o.warn(`ro-missing:${p}`, `docker runner: read-only folder ${p} does not exist; not mounted`);
       continue;
@@ -44882,7 +44882,7 @@ async function readOnlyMounts(readOnly, hide2, o) {
   const mounts = outer.sort().map((p) => ({ Type: "bind", Source: p, Target: mapReadOnly(p), ReadOnly: true }));
   for (const h of [...new Set(hide2.map((x) => path2.resolve(x)))].sort()) {
     if (!outer.some((p) => within(h, p) !== void 0)) continue;
-    const st = await stat2(h).catch(() => void 0);
+    const st = await stat3(h).catch(() => void 0);
     if (!st) continue;
     mounts.push(
       st.isDirectory() ? {
@@ -45375,7 +45375,7 @@ var init_limits = __esm({
 });
 
 // src/runner/docker/tar.ts
-import { constants } from "node:fs";
+import { constants as constants2 } from "node:fs";
 import { chmod as chmod4, copyFile, lstat as lstat6, mkdir as mkdir7, open as open2, readdir as readdir8, readlink as readlink2, symlink } from "node:fs/promises";
 import path5 from "node:path";
 function octal(n, width) {
@@ -45430,7 +45430,7 @@ async function* packTree(dirs) {
         yield* walk(a, r);
       } else if (st.isFile()) {
         yield* paxFor(r, "");
-        const fh = await open2(a, constants.O_RDONLY | constants.O_NOFOLLOW);
+        const fh = await open2(a, constants2.O_RDONLY | constants2.O_NOFOLLOW);
         try {
           const data = await fh.readFile();
           yield header(r, "0", data.length, st.mode);
@@ -45503,8 +45503,8 @@ async function extractTree(stream, dest, limits) {
     const type = String.fromCharCode(h[156] || 48);
     const size = parseNum(h.subarray(124, 136));
     const mode = parseNum(h.subarray(100, 108)) & 1023;
-    const prefix = cstr(h.subarray(345, 500));
-    let name = pax.path ?? longName ?? (prefix ? `${prefix}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100)));
+    const prefix2 = cstr(h.subarray(345, 500));
+    let name = pax.path ?? longName ?? (prefix2 ? `${prefix2}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100)));
     const link = pax.linkpath ?? longLink ?? cstr(h.subarray(157, 257));
     const padLen = (BLOCK - size % BLOCK) % BLOCK;
     if (type === "L" || type === "K" || type === "x" || type === "g") {
@@ -45535,7 +45535,7 @@ async function extractTree(stream, dest, limits) {
       try {
         const fh = await open2(
           abs,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+          constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW,
           384
         );
         cur = { left: size, pad: padLen, fh, kind: "file" };
@@ -45549,7 +45549,7 @@ async function extractTree(stream, dest, limits) {
       const from = target(link.replace(/\/+$/, ""));
       const st = from ? await lstat6(from).catch(() => void 0) : void 0;
       if (from && st?.isFile())
-        await copyFile(from, abs, constants.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(() => skipped++);
+        await copyFile(from, abs, constants2.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(() => skipped++);
       else skipped++;
     } else {
       skipped++;
@@ -46310,10 +46310,10 @@ var SecretMask = class _SecretMask {
     let out = text;
     for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
     if (!this.opts.shapes) return out;
-    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (m, prefix) => maskedToken(m, prefix));
+    for (const shape of TOKEN_SHAPES) out = out.replace(shape, (m, prefix2) => maskedToken(m, prefix2));
     return out.replace(
       CANARY_SHAPE,
-      (m, prefix, body) => canaryLike(body) ? maskedToken(m, prefix || body.slice(0, 4)) : m
+      (m, prefix2, body) => canaryLike(body) ? maskedToken(m, prefix2 || body.slice(0, 4)) : m
     );
   }
   /** A deep copy of `value` with every string masked (for objects handed to an API or written out). */
@@ -49374,11 +49374,11 @@ function isValidCIDRv6(value) {
   const parts = value.split("/");
   if (parts.length !== 2)
     return false;
-  const [address, prefix] = parts;
-  if (!prefix)
+  const [address, prefix2] = parts;
+  if (!prefix2)
     return false;
-  const prefixNum = Number(prefix);
-  if (`${prefixNum}` !== prefix)
+  const prefixNum = Number(prefix2);
+  if (`${prefixNum}` !== prefix2)
     return false;
   if (prefixNum < 0 || prefixNum > 128)
     return false;
@@ -51458,7 +51458,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve14) {
+function isRecursive(inst, stack, resolve15) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -51468,7 +51468,7 @@ function isRecursive(inst, stack, resolve14) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve14);
+      const answer = isRecursive(child, stack, resolve15);
       if (answer > result)
         result = answer;
     }
@@ -51479,7 +51479,7 @@ function isRecursive(inst, stack, resolve14) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve14) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve15) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -51543,7 +51543,7 @@ function isRecursive(inst, stack, resolve14) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve14 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve15 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -59884,8 +59884,8 @@ function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = true) {
       doc.write(`if (!${accessor}.includes(${esc(def.includes)})) return INVALID;`);
       break;
     case "starts_with": {
-      const prefix = def.prefix;
-      doc.write(`if (${accessor}.slice(0, ${prefix.length}) !== ${esc(prefix)}) return INVALID;`);
+      const prefix2 = def.prefix;
+      doc.write(`if (${accessor}.slice(0, ${prefix2.length}) !== ${esc(prefix2)}) return INVALID;`);
       break;
     }
     case "ends_with": {
@@ -60629,8 +60629,8 @@ function generateDiscriminatedUnionCheck(doc, ctx, def, accessor) {
       claimed.add(value);
     }
     const conditions = Array.from(values, (value) => literalEquality(ctx, discVar, value));
-    const prefix = firstBranch ? "if" : "else if";
-    doc.write(`${prefix} (${conditions.join(" || ")}) {`);
+    const prefix2 = firstBranch ? "if" : "else if";
+    doc.write(`${prefix2} (${conditions.join(" || ")}) {`);
     doc.indented((d) => {
       const branchOutput = generateCheck(d, ctx, option, accessor);
       d.write(`${outputVar} = ${branchOutput};`);
@@ -61578,12 +61578,12 @@ function _includes(includes, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _startsWith(prefix, params) {
+function _startsWith(prefix2, params) {
   return new $ZodCheckStartsWith({
     check: "string_format",
     format: "starts_with",
     ...normalizeParams(params),
-    prefix
+    prefix: prefix2
   });
 }
 // @__NO_SIDE_EFFECTS__
@@ -66155,17 +66155,66 @@ var Action = external_exports.discriminatedUnion("do", [
 var ACTION_KINDS = Action.options.map((o) => o.shape.do.value);
 var ActionKindSchema = external_exports.enum(ACTION_KINDS);
 
+// src/regex-source.ts
+var regexSource = (flags) => external_exports.string().superRefine((source, ctx) => {
+  if (source === "") {
+    ctx.addIssue({
+      code: "custom",
+      message: "an empty regular expression matches every line; remove it or write what to match"
+    });
+    return;
+  }
+  try {
+    new RegExp(source, flags);
+  } catch (e3) {
+    ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${e3.message}` });
+  }
+});
+
 // src/score/check-kinds.ts
 init_service_catalog();
+
+// src/zod-issues.ts
+function issueMessage(issue3, at2) {
+  if (issue3.code === "invalid_key" && issue3.issues.length) return issueMessage(issue3.issues[0], at2);
+  if (issue3.code === "invalid_union" && issue3.message === "Invalid input") {
+    const branches = [
+      ...new Set(
+        issue3.errors.map((e3) => e3[0] ? `${prefix(e3[0].path)}${issueMessage(e3[0], void 0)}` : "")
+      )
+    ].filter(Boolean);
+    const got = shown(at2);
+    if (branches.length) return `${branches.join("; or ")}${got}`;
+    return `not an allowed value${got}`;
+  }
+  if (issue3.message === "Invalid input") return `not an allowed value${shown(at2)}`;
+  const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue3.message);
+  if (missing) return `missing: this field is required (${missing[1]})`;
+  return issue3.message;
+}
+var prefix = (path8) => path8.length ? `${dotted(path8)}: ` : "";
+function dotted(path8) {
+  return path8.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "");
+}
+function shown(v) {
+  if (v === void 0) return "";
+  const text = JSON.stringify(v) ?? String(v);
+  return ` (got ${text.length > 60 ? `${text.slice(0, 57)}\u2026` : text})`;
+}
+function valueIn(raw, path8) {
+  let v = raw;
+  for (const p of path8) v = v && typeof v === "object" ? v[p] : void 0;
+  return v;
+}
 
 // src/score/check-context.ts
 var fileAt = (ctx, path8, when) => {
   const key = ctx.resolve(path8);
   return key ? ctx.evidence[when][key] : void 0;
 };
-function getKey(obj4, dotted) {
+function getKey(obj4, dotted2) {
   let cur = obj4;
-  for (const part of dotted.split(".")) {
+  for (const part of dotted2.split(".")) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part];
   }
@@ -66206,7 +66255,7 @@ var LEAF_KINDS = {
     doc: "the file exists after the trial"
   }),
   file_contains: leaf({
-    args: external_exports.object({ path: Text, text: Text.optional(), regex: external_exports.string().optional() }).strict().refine((v) => v.text !== void 0 || v.regex !== void 0, "give text or regex"),
+    args: external_exports.object({ path: Text, text: Text.optional(), regex: regexSource("m").optional() }).strict().refine((v) => v.text !== void 0 || v.regex !== void 0, "give text or regex"),
     holds: (arg, ctx) => {
       const text = fileAt(ctx, arg.path, "after")?.text;
       if (text === void 0) return false;
@@ -66329,8 +66378,8 @@ var LEAF_KINDS = {
       const ev = ctx.evidence;
       const dir = ev.state.skills_dir;
       if (!dir) return false;
-      const prefix = arg.name ? `${dir}/${arg.name}` : dir;
-      return [...ev.diff.added, ...ev.diff.modified].some((k) => under(k, [prefix]) && k !== prefix);
+      const prefix2 = arg.name ? `${dir}/${arg.name}` : dir;
+      return [...ev.diff.added, ...ev.diff.modified].some((k) => under(k, [prefix2]) && k !== prefix2);
     },
     unmet: (arg) => `no skill${arg.name ? ` ${arg.name}` : ""} was installed`,
     doc: "files were added or changed under the adapter's skills folder (for the named skill)"
@@ -66386,6 +66435,8 @@ var isCombinator = (kind) => Object.hasOwn(COMBINATOR_KINDS, kind);
 var one = (key, body) => external_exports.object({ [key]: body }).strict();
 var kindArgs = (kind) => isCombinator(kind) ? COMBINATOR_KINDS[kind].args(Check) : LEAF_KINDS[kind].args;
 function checkProblem(input2) {
+  if (input2 === void 0)
+    return `missing: give a check, a mapping of one check kind to its arguments (e.g. {file_exists: {path: x}}); valid kinds: ${CHECK_KINDS.join(", ")}`;
   if (!input2 || typeof input2 !== "object" || Array.isArray(input2))
     return `a check is a mapping of one check kind to its arguments (e.g. {file_exists: {path: x}}), got ${JSON.stringify(input2)}; valid kinds: ${CHECK_KINDS.join(", ")}`;
   const keys = Object.keys(input2);
@@ -66398,7 +66449,7 @@ function checkProblem(input2) {
   if (parsed.success) return void 0;
   const issue3 = parsed.error.issues[0];
   const at2 = issue3.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("");
-  return `${kind}${at2}: ${issue3.message}`;
+  return `${kind}${at2}: ${issueMessage(issue3, valueIn(input2[kind], issue3.path))}`;
 }
 var Check = external_exports.lazy(
   () => external_exports.union(
@@ -66427,6 +66478,46 @@ function explainCheck(check3, ctx) {
     return unmet(arg, (c) => explainCheck(c, ctx));
   }
   return LEAF_KINDS[kind].unmet(arg);
+}
+
+// src/cases/paths.ts
+import { posix } from "node:path";
+var PREFIXED = /^(~|\$HOME|\$\{HOME\}|\$TMPDIR|\$\{TMPDIR\}|\$TMP|\$\{TMP\})(?:\/(.*))?$/s;
+function parseCasePath(path8) {
+  const trimmed = path8.trim();
+  const prefixed = PREFIXED.exec(trimmed);
+  if (prefixed) return { root: prefixed[1].includes("TMP") ? "tmp" : "home", rel: prefixed[2] ?? "" };
+  if (trimmed.startsWith("~")) return { foreign: trimmed };
+  if (trimmed.startsWith("/")) return { absolute: trimmed };
+  return { root: "ws", rel: trimmed };
+}
+var ROOT_FOLDER = { ws: "workspace", home: "home", tmp: "tmp" };
+function absoluteCasePath(path8, view) {
+  const parsed = parseCasePath(path8);
+  if ("root" in parsed) return posix.join(view[ROOT_FOLDER[parsed.root]], parsed.rel);
+  return "absolute" in parsed ? parsed.absolute : parsed.foreign;
+}
+function worldPathProblem(key, root) {
+  const field = root === "ws" ? "world.files" : "world.home_files";
+  const folder = root === "ws" ? "the workspace" : "HOME";
+  if (key.trim() === "") return `${field}: an empty path names no file`;
+  if (key.includes("\0")) return `${field}: "${key}" holds a NUL byte`;
+  const parsed = parseCasePath(key);
+  if ("absolute" in parsed)
+    return `${field}: "${key}" is an absolute path; write a path relative to ${folder}${root === "home" ? " (e.g. .bashrc or ~/.bashrc)" : ""}`;
+  if ("foreign" in parsed)
+    return `${field}: "${key}" is another user's HOME; write a path relative to ${folder}`;
+  if (parsed.root === "tmp")
+    return `${field}: "${key}" is in TMPDIR, which a world does not fill; write a path relative to ${folder}`;
+  if (root === "ws" && parsed.root === "home")
+    return `${field}: "${key}" is not in the workspace; put it in world.home_files as ${parsed.rel || "."}`;
+  const rel = parsed.rel;
+  const norm2 = posix.normalize(rel.replace(/\\/g, "/"));
+  if (norm2 === "." || norm2 === "" || norm2.endsWith("/"))
+    return `${field}: "${key}" names ${folder} itself or a folder, not a file`;
+  if (norm2 === ".." || norm2.startsWith("../"))
+    return `${field}: "${key}" leaves ${folder}; every world file must stay inside the trial`;
+  return void 0;
 }
 
 // src/cases/schema.ts
@@ -66528,11 +66619,15 @@ var Canary = external_exports.object({
   /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA…). */
   prefix: external_exports.string().default("sk-")
 }).strict();
+var worldPath = (root) => external_exports.string().superRefine((key, ctx) => {
+  const problem = worldPathProblem(key, root);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 var World = external_exports.object({
   /** Workspace files: relative path → content (templates allowed). */
-  files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-  /** Files under the trial's HOME: path relative to HOME → content. */
-  home_files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  files: external_exports.record(worldPath("ws"), external_exports.string()).default({}),
+  /** Files under the trial's HOME: path relative to HOME (or `~/…`) → content. */
+  home_files: external_exports.record(worldPath("home"), external_exports.string()).default({}),
   /** Entries already in the harness's memory before the trial (written to the adapter's memory file). */
   memory: external_exports.array(external_exports.string()).default([]),
   services: ServiceState.default({}),
@@ -66678,6 +66773,43 @@ function lineLocator(text) {
   const doc = (0, import_yaml2.parseDocument)(text, { lineCounter: lc });
   return (path8) => lineOf(doc, lc, path8);
 }
+var MAX_ALIAS_COUNT = 1e3;
+function aliasLine(doc, lc, name) {
+  let line = 1;
+  (0, import_yaml2.visit)(doc, {
+    Alias(_key, node2) {
+      if (name !== void 0 && node2.source !== name) return void 0;
+      if (node2.range) line = lc.linePos(node2.range[0]).line;
+      return import_yaml2.visit.BREAK;
+    }
+  });
+  return line;
+}
+function toJs(doc, lc, file2, what) {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e3) {
+    const message = e3.message ?? String(e3);
+    const unresolved = /Unresolved alias[^:]*: (.*)$/.exec(message);
+    if (unresolved) {
+      const name = unresolved[1].trim();
+      throw new UserError(
+        `${file2}:${aliasLine(doc, lc, name)}: not valid YAML: the alias *${name} has no anchor &${name} before it`,
+        `define &${name} on an earlier value, or quote the string if the * is meant literally ("*${name}")`
+      );
+    }
+    if (/alias count/i.test(message)) {
+      throw new UserError(
+        `${file2}:${aliasLine(doc, lc)}: not valid YAML: the aliases (*name) expand to more than ${MAX_ALIAS_COUNT} nodes`,
+        `write the repeated values out, or reuse an anchor fewer times in this ${what}`
+      );
+    }
+    throw new UserError(
+      `${file2}: not valid YAML: ${message.split("\n")[0]}`,
+      `fix the YAML syntax of this ${what}`
+    );
+  }
+}
 function parseYaml2(file2, text, schema, what) {
   const lc = new import_yaml2.LineCounter();
   const doc = (0, import_yaml2.parseDocument)(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true });
@@ -66689,7 +66821,7 @@ function parseYaml2(file2, text, schema, what) {
       yamlSyntaxHint(err.code, text.split("\n")[line - 1] ?? "") ?? `fix the YAML syntax of this ${what}`
     );
   }
-  const raw = doc.toJS({ maxAliasCount: 100 });
+  const raw = toJs(doc, lc, file2, what);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     let quoting = false;
@@ -66700,7 +66832,7 @@ function parseYaml2(file2, text, schema, what) {
       const colon = colonMadeMapping(issue3, valueAt(raw, issue3.path));
       quoting ||= cut.length > 0 || colon;
       const why = cut.length ? ` (${cut.map((k) => `"${k}"`).join(", ")}: ${QUOTE_COMMA})` : colon ? ` (${QUOTE_COLON})` : "";
-      return `${file2}:${line}: ${fieldPath(issue3.path)}: ${issue3.message}${why}`;
+      return `${file2}:${line}: ${fieldPath(issue3.path)}: ${issueMessage(issue3, valueAt(raw, issue3.path))}${why}`;
     });
     const more = issues.length > 5 ? `
   (${issues.length - 5} more problems)` : "";
@@ -67008,13 +67140,7 @@ var HARNESS_EVENT_KINDS = [
 ];
 
 // src/adapters/parsers/rules.ts
-var regex = external_exports.string().superRefine((source, ctx) => {
-  try {
-    new RegExp(source, "i");
-  } catch (e3) {
-    ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${e3.message}` });
-  }
-});
+var regex = regexSource("i");
 var OutputRule = external_exports.object({
   /** The event this rule records. */
   kind: external_exports.enum(HARNESS_EVENT_KINDS),
@@ -67039,9 +67165,9 @@ var OutputRule = external_exports.object({
     path: ["format"]
   }
 );
-function at(obj4, dotted) {
+function at(obj4, dotted2) {
   let cur = obj4;
-  for (const part of dotted.split(".")) {
+  for (const part of dotted2.split(".")) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part];
   }
@@ -67106,6 +67232,7 @@ function parseHarnessOutput(spec, stdout, stderr) {
 }
 
 // src/adapters/schema.ts
+var MAX_TIMEOUT_S = 6 * 3600;
 var ToolHint = external_exports.object({
   /** The harness's tool name. */
   name: external_exports.string(),
@@ -67180,7 +67307,7 @@ var Adapter = external_exports.object({
   /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
   tools: external_exports.record(external_exports.string(), ToolHint).default({}),
   /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */
-  denial_patterns: external_exports.array(external_exports.string()).default([]),
+  denial_patterns: external_exports.array(regexSource("i")).default([]),
   /**
    * How the harness's own stdout/stderr tell denials, errors, tools not offered and the session's end
    * (README, "Reading a harness's output"): a built-in parser's name, or `{parser, rules}` with rules
@@ -67190,7 +67317,8 @@ var Adapter = external_exports.object({
     external_exports.enum(PARSER_NAMES),
     external_exports.object({ parser: external_exports.enum(PARSER_NAMES).default("none"), rules: external_exports.array(OutputRule).default([]) }).strict()
   ]).default("none"),
-  timeout_s: external_exports.number().positive().default(120),
+  /** Per-trial limit; bounded because a timer beyond ~24 days fires at once (Node clamps it to 1 ms). */
+  timeout_s: external_exports.number().positive().max(MAX_TIMEOUT_S, `at most ${MAX_TIMEOUT_S} (6 hours) per trial`).default(120),
   configs: external_exports.record(external_exports.string(), AdapterConfig).refine((c) => Object.keys(c).length > 0, "at least one config")
 }).strict().superRefine((a, ctx) => {
   for (const [path8, extra] of Object.entries(a.mcp?.files ?? {}))
@@ -67625,7 +67753,7 @@ var PACKS_FOLDER = "rules";
 var bundled = true;
 var caseIndexPath = () => join4(actionRoot(), "dist", "cases-index.json");
 var fileDigest = (bytes) => createHash("sha256").update(bytes).digest("hex");
-var posix = (p) => p.split(sep).join("/");
+var posix2 = (p) => p.split(sep).join("/");
 function yamlFilesUnder(dir) {
   const out = [];
   for (const entry of readdirSync3(dir, { withFileTypes: true })) {
@@ -67639,7 +67767,7 @@ function yamlFilesUnder(dir) {
 function packDigests(casesDir) {
   return Object.fromEntries(
     packsIn(join4(casesDir, PACKS_FOLDER)).map((lp) => [
-      posix(relative(casesDir, lp.file)),
+      posix2(relative(casesDir, lp.file)),
       fileDigest(readFileSync3(lp.file))
     ])
   );
@@ -67663,7 +67791,7 @@ var indexedCases = (index, casesDir = builtinCasesDir()) => index.cases.map((e3)
 }));
 function staleness(index, selected, casesDir = builtinCasesDir()) {
   if (!bundled) {
-    const now = yamlFilesUnder(casesDir).map((f) => posix(relative(casesDir, f)));
+    const now = yamlFilesUnder(casesDir).map((f) => posix2(relative(casesDir, f)));
     if (now.join("\n") !== index.files.join("\n")) return "the cases folder holds other files than indexed";
   }
   let packs;
@@ -67827,7 +67955,7 @@ function displayPath(file2, cwd = process.cwd()) {
 }
 
 // src/engine/base-head.ts
-import { join as join16, relative as relative6, resolve as resolve9 } from "node:path";
+import { join as join16, relative as relative6, resolve as resolve10 } from "node:path";
 
 // src/baseline/base-tree.ts
 init_errors();
@@ -68297,9 +68425,9 @@ function outcomeRecords(c, evidence, calls) {
 }
 
 // src/score/checks.ts
-function makeCheckContext(evidence, resolve14) {
+function makeCheckContext(evidence, resolve15) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve14, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve15, calls: callOutcomes(evidence), replies: replies2 };
 }
 
 // src/score/labels.ts
@@ -68524,7 +68652,7 @@ var LegacyResult = external_exports.object({
   )
 }).loose();
 function issuesText(error62, max = 5) {
-  const lines = error62.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${i.message}`);
+  const lines = error62.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${issueMessage(i, void 0)}`);
   if (error62.issues.length > max) lines.push(`(${error62.issues.length - max} more problems)`);
   return lines.join("; ");
 }
@@ -68563,7 +68691,7 @@ function readJsonFile(path8, what) {
     );
   }
   try {
-    return JSON.parse(text);
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (e3) {
     throw new UserError(
       `${path8}: the ${what} is not valid JSON: ${e3.message}`,
@@ -68818,7 +68946,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env) {
-  return new Promise((resolve14) => {
+  return new Promise((resolve15) => {
     const child = spawn2(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
@@ -68827,8 +68955,8 @@ function run(cmd, args, cwd, env) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e3) => resolve14({ code: 127, output: `${cmd}: ${e3.message}` }));
-    child.on("close", (code) => resolve14({ code: code ?? 1, output: output3 }));
+    child.on("error", (e3) => resolve15({ code: 127, output: `${cmd}: ${e3.message}` }));
+    child.on("close", (code) => resolve15({ code: code ?? 1, output: output3 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -68939,8 +69067,65 @@ function harnessInfo(loaded, cacheDir, render) {
 
 // src/engine/run.ts
 import { mkdir as mkdir8, rm as rm8 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname11, join as join15, resolve as resolve8 } from "node:path";
+import { basename as basename3, dirname as dirname12, join as join15, resolve as resolve9 } from "node:path";
 init_errors();
+
+// src/output-path.ts
+init_errors();
+import { accessSync, constants, statSync as statSync6 } from "node:fs";
+import { dirname as dirname6, resolve as resolve6 } from "node:path";
+function stat(p) {
+  try {
+    return statSync6(p);
+  } catch {
+    return void 0;
+  }
+}
+function writable(p) {
+  try {
+    accessSync(p, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function checkOutputPath(file2, field, cwd = process.cwd()) {
+  const abs = resolve6(cwd, file2);
+  const here = stat(abs);
+  if (here?.isDirectory())
+    throw new UserError(
+      `${field}: "${file2}" is a folder, not a file`,
+      `name a file inside it, e.g. ${file2.replace(/\/+$/, "")}/result.json`
+    );
+  if (here) {
+    if (!writable(abs))
+      throw new UserError(
+        `${field}: "${file2}" cannot be written (no permission)`,
+        "choose a path this job can write"
+      );
+    return;
+  }
+  let dir = dirname6(abs);
+  for (; ; ) {
+    const s = stat(dir);
+    if (s) {
+      if (!s.isDirectory())
+        throw new UserError(
+          `${field}: "${file2}" lies under ${dir}, which is a file, not a folder`,
+          "choose a path whose parent folders are folders"
+        );
+      if (!writable(dir))
+        throw new UserError(
+          `${field}: "${file2}" cannot be created: ${dir} is not writable`,
+          "choose a path this job can write (e.g. under the workspace or $RUNNER_TEMP)"
+        );
+      return;
+    }
+    const up = dirname6(dir);
+    if (up === dir) return;
+    dir = up;
+  }
+}
 
 // src/result/integrity.ts
 init_errors();
@@ -68996,7 +69181,7 @@ var WrittenFiles = class {
 // src/result/writer.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname6 } from "node:path";
+import { dirname as dirname7 } from "node:path";
 
 // src/result/journal.ts
 init_errors();
@@ -69118,7 +69303,7 @@ var ResultWriter = class {
     this.flushEveryMs = options.flushEveryMs ?? 3e3;
     this.interval = this.flushEveryMs;
     this.onlyCasesRun = options.onlyCasesRun ?? false;
-    mkdirSync3(dirname6(path8), { recursive: true });
+    mkdirSync3(dirname7(path8), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
     this.recordJournal();
     this.flush();
@@ -69193,14 +69378,14 @@ var ResultWriter = class {
 
 // src/runner/process.ts
 import { spawn as spawn3 } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync as readdirSync6, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
-import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat, statfs } from "node:fs/promises";
+import { chmodSync, existsSync as existsSync9, mkdtempSync, readdirSync as readdirSync6, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
+import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname8, join as join11 } from "node:path";
+import { dirname as dirname9, join as join11 } from "node:path";
 
 // src/runner/contain/bwrap.ts
 import { existsSync as existsSync6, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname as dirname7 } from "node:path";
+import { dirname as dirname8 } from "node:path";
 
 // src/runner/contain/init.ts
 var INIT_SOURCE = String.raw`
@@ -69233,7 +69418,9 @@ relay.listen(spec.port, '127.0.0.1', () => {
   process.on('SIGTERM', () => forward('SIGTERM'));
   process.on('SIGINT', () => forward('SIGINT'));
   child.on('error', (e) => {
-    report({ spawn_error: e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
+    // spawn says ENOENT for a missing cwd too: tell the two apart, the fix is in a different field.
+    const noCwd = e.code === 'ENOENT' && !fs.existsSync(spec.cwd);
+    report({ spawn_error: noCwd ? 'launch.cwd ' + spec.cwd + ' does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})' : e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
     process.exit(127);
   });
   child.on('exit', (code, signal) => {
@@ -69248,7 +69435,7 @@ var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 function nodePrefix() {
-  return dirname7(dirname7(realpathSync(process.execPath)));
+  return dirname8(dirname8(realpathSync(process.execPath)));
 }
 function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
@@ -69331,7 +69518,7 @@ function ownPaths() {
   }
   return m;
 }
-var writable = async (dir) => {
+var writable2 = async (dir) => {
   const probe = join9(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir(probe);
@@ -69353,7 +69540,7 @@ async function planCgroups() {
   if (mem !== void 0 && pids !== void 0 && existsSync7(join9(ROOT, "memory", "memory.limit_in_bytes"))) {
     const memoryParent = join9(ROOT, "memory", mem);
     const pidsParent = join9(ROOT, "pids", pids);
-    if (await writable(memoryParent) && await writable(pidsParent))
+    if (await writable2(memoryParent) && await writable2(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
@@ -69362,7 +69549,7 @@ async function planCgroups() {
     const parent = join9(v2root, unified);
     try {
       const sub = (await readFile(join9(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
-      if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
+      if (sub.includes("memory") && sub.includes("pids") && await writable2(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
     }
@@ -69666,7 +69853,7 @@ function limitMessage(kind, limits, detail = "") {
 init_shared();
 init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
-var SYSTEM_PATH = [dirname8(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+var SYSTEM_PATH = [dirname9(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
   constructor(opts = {}) {
     this.opts = opts;
@@ -69934,7 +70121,7 @@ var ProcessRunner = class {
       if (launch.signal?.aborted) onAbort();
       child.on(
         "error",
-        (e3) => finish({ spawn_error: e3.code === "ENOENT" ? `command not found: ${exe}` : e3.message })
+        (e3) => finish({ spawn_error: spawnErrorText(e3, exe, onStatus ? void 0 : launch.cwd) })
       );
       child.on("exit", (code, signal) => {
         drainTimer = setTimeout(() => finish({ exit_code: code, signal }), KILL_GRACE_MS);
@@ -69982,8 +70169,8 @@ function descendants(root) {
   for (const name of readdirSync6("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat3 = readFileSync12(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat3.slice(stat3.lastIndexOf(")") + 2).split(" ")[1]);
+      const stat4 = readFileSync12(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
       const list4 = kids.get(ppid) ?? [];
       list4.push(Number(name));
       kids.set(ppid, list4);
@@ -70021,7 +70208,7 @@ async function findFileOfSize(dirs, limit) {
     for (const e3 of entries) {
       const f = join11(p, e3.name);
       if (e3.isFile()) {
-        const s = await stat(f).catch(() => void 0);
+        const s = await stat2(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
       } else if (e3.isDirectory()) {
         const r = await walk(f, depth + 1);
@@ -70035,6 +70222,12 @@ async function findFileOfSize(dirs, limit) {
     if (r) return r.slice(dirs.root.length + 1);
   }
   return void 0;
+}
+function spawnErrorText(e3, exe, cwd) {
+  if (e3.code !== "ENOENT") return e3.message;
+  if (cwd !== void 0 && !existsSync9(cwd))
+    return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
+  return `command not found: ${exe}`;
 }
 
 // src/world/canaries.ts
@@ -70074,9 +70267,9 @@ var TemplateError = class extends Error {
 var TOKEN = /(\\|\$)?\{\{\s*((?:canary:)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 function renderTemplate(text, vars) {
   if (!text.includes("{{")) return text;
-  return text.replace(TOKEN, (whole, prefix, name) => {
-    if (prefix === "\\") return whole.slice(1);
-    if (prefix === "$") return whole;
+  return text.replace(TOKEN, (whole, prefix2, name) => {
+    if (prefix2 === "\\") return whole.slice(1);
+    if (prefix2 === "$") return whole;
     const value = Object.hasOwn(vars, name) ? vars[name] : void 0;
     if (value === void 0) throw new TemplateError(name);
     return value;
@@ -71340,9 +71533,9 @@ function attackRoutes(calls, evidence, goal) {
     const outcome = callOutcome(c);
     const same = last?.step === step.index && last.n === route.n && route.part > 0;
     const final = route.part + 1 >= route.parts;
-    const shown = !final && outcome === "executed" ? "incomplete" : outcome;
-    if (same && e3.tried.length) e3.tried[e3.tried.length - 1].outcome = shown;
-    else e3.tried.push({ route: route.label, outcome: shown });
+    const shown2 = !final && outcome === "executed" ? "incomplete" : outcome;
+    if (same && e3.tried.length) e3.tried[e3.tried.length - 1].outcome = shown2;
+    else e3.tried.push({ route: route.label, outcome: shown2 });
     if (final && outcome === "executed") e3.succeeded ??= route.label;
     last = { step: step.index, n: route.n };
   }
@@ -71589,12 +71782,12 @@ var modelEntry = (created) => (id) => ({
 });
 
 // src/model/alternates.ts
-import { posix as posix3 } from "node:path";
+import { posix as posix4 } from "node:path";
 
 // src/world/svc-core.ts
 import { mkdir as mkdir3, writeFile as writeFile2 } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname9, isAbsolute, relative as relative4, resolve as resolve6, sep as sep2 } from "node:path";
+import { dirname as dirname10, isAbsolute, relative as relative4, resolve as resolve7, sep as sep2 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -71818,10 +72011,10 @@ function printRpc(pick2) {
   };
 }
 function packageDir(skillsDir, name) {
-  return inside(resolve6(skillsDir), name, `package name ${name}`);
+  return inside(resolve7(skillsDir), name, `package name ${name}`);
 }
 function inside(base, path8, what) {
-  const target = resolve6(base, path8);
+  const target = resolve7(base, path8);
   const rel = relative4(base, target);
   if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
@@ -71841,7 +72034,7 @@ async function installFiles(pkgDir, body, io) {
     return [inside(pkgDir, path8, `file ${path8}`), content];
   });
   for (const [target, content] of targets) {
-    await mkdir3(dirname9(target), { recursive: true });
+    await mkdir3(dirname10(target), { recursive: true });
     await writeFile2(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
@@ -71859,7 +72052,7 @@ function svcRequest(argv) {
 
 // src/model/shell.ts
 init_service_catalog();
-import { posix as posix2 } from "node:path";
+import { posix as posix3 } from "node:path";
 function quote(s) {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -71872,7 +72065,7 @@ function heredocDelimiter(content) {
 }
 function writeCommand(path8, content, append) {
   const redirect = `${append ? ">>" : ">"} ${quote(path8)}`;
-  const mkdir9 = `mkdir -p ${quote(posix2.dirname(path8))}`;
+  const mkdir9 = `mkdir -p ${quote(posix3.dirname(path8))}`;
   if (content === "") return `${mkdir9} && : ${redirect}`;
   const delim = heredocDelimiter(content);
   if (content.endsWith("\n")) return `${mkdir9} && cat ${redirect} <<'${delim}'
@@ -71938,14 +72131,14 @@ function shellCommand(action, memoryFile) {
       return `svc registry install ${quote(action.name)}`;
     case "remember":
       if (!memoryFile) return void 0;
-      return `mkdir -p ${quote(posix2.dirname(memoryFile))} && printf '%s\\n' ${quote(action.text)} >> ${quote(memoryFile)}`;
+      return `mkdir -p ${quote(posix3.dirname(memoryFile))} && printf '%s\\n' ${quote(action.text)} >> ${quote(memoryFile)}`;
     case "reply":
       return void 0;
   }
 }
 
 // src/model/alternates.ts
-var mkdir4 = (path8) => `mkdir -p ${quote(posix3.dirname(path8))}`;
+var mkdir4 = (path8) => `mkdir -p ${quote(posix4.dirname(path8))}`;
 var nodeProgram = (program) => `node -e ${quote(program)}`;
 function writeForms(path8, content, append) {
   const p = quote(path8);
@@ -72040,24 +72233,6 @@ function serviceForms(action) {
     form: f.form,
     command: f.command.replace("HR_SVC_PLACEHOLDER", `"$HR_SVC"${quote(http2.path)}`)
   }));
-}
-
-// src/cases/paths.ts
-import { posix as posix4 } from "node:path";
-var PREFIXED = /^(~|\$HOME|\$\{HOME\}|\$TMPDIR|\$\{TMPDIR\}|\$TMP|\$\{TMP\})(?:\/(.*))?$/s;
-function parseCasePath(path8) {
-  const trimmed = path8.trim();
-  const prefixed = PREFIXED.exec(trimmed);
-  if (prefixed) return { root: prefixed[1].includes("TMP") ? "tmp" : "home", rel: prefixed[2] ?? "" };
-  if (trimmed.startsWith("~")) return { foreign: trimmed };
-  if (trimmed.startsWith("/")) return { absolute: trimmed };
-  return { root: "ws", rel: trimmed };
-}
-var ROOT_FOLDER = { ws: "workspace", home: "home", tmp: "tmp" };
-function absoluteCasePath(path8, view) {
-  const parsed = parseCasePath(path8);
-  if ("root" in parsed) return posix4.join(view[ROOT_FOLDER[parsed.root]], parsed.rel);
-  return "absolute" in parsed ? parsed.absolute : parsed.foreign;
 }
 
 // src/model/tools.ts
@@ -73651,19 +73826,19 @@ function resolveCasePath(path8, view) {
   }
   return null;
 }
-function keyFor(prefix, rel) {
+function keyFor(prefix2, rel) {
   const normal = posix5.normalize(rel === "" ? "." : rel).replace(/\/+$/, "");
   if (normal === ".." || normal.startsWith("../") || normal.startsWith("/")) return null;
-  return normal === "." ? prefix : `${prefix}/${normal}`;
+  return normal === "." ? prefix2 : `${prefix2}/${normal}`;
 }
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir4, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
-import { dirname as dirname10, isAbsolute as isAbsolute2, join as join12, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
+import { dirname as dirname11, isAbsolute as isAbsolute2, join as join12, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
   await mkdir5(baseDir, { recursive: true });
-  const root = await mkdtemp3(join12(resolve7(baseDir), `${safeName(trialId2)}-`));
+  const root = await mkdtemp3(join12(resolve8(baseDir), `${safeName(trialId2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
@@ -73684,12 +73859,12 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir5(dirname10(target), { recursive: true, mode: PRIVATE });
+  await mkdir5(dirname11(target), { recursive: true, mode: PRIVATE });
   await writeFile3(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
-  const target = resolve7(base, path8);
+  const target = resolve8(base, path8);
   const rel = relative5(base, target);
   if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute2(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
@@ -74128,7 +74303,7 @@ async function drain(queue, limit, task) {
   let next = 0;
   let active2 = 0;
   let failed3 = false;
-  await new Promise((resolve14, reject) => {
+  await new Promise((resolve15, reject) => {
     const pump = () => {
       while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
         const item = queue[next++];
@@ -74144,7 +74319,7 @@ async function drain(queue, limit, task) {
           }
         );
       }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve14();
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve15();
     };
     pump();
   });
@@ -74173,9 +74348,9 @@ async function makeRunner(opts, runId, prewarmReadOnly) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname11(resolve8(out));
+  const dir = dirname12(resolve9(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve8(evidenceDir)] : []];
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve9(evidenceDir)] : []];
 }
 function invalidTrial(lc, seed, reason) {
   return {
@@ -74213,11 +74388,22 @@ async function runTargets(opts, targets, followUp) {
   const config2 = adapterConfig(adapter, opts.config);
   const selected = loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
-  if (cases.length === 0)
+  if (selected.length === 0)
     throw new UserError(
       `no case matches ${JSON.stringify(opts.cases)}`,
       "check the case selectors (paths, phase:, tag:, id:, subset:)"
     );
+  if (cases.length === 0 && opts.shard)
+    throw new UserError(
+      `shard ${opts.shard.index}/${opts.shard.total} is empty: the selection holds ${selected.length} case(s), fewer than ${opts.shard.total} shards`,
+      `use at most ${selected.length} shard(s) for this selection, or select more cases`
+    );
+  if (opts.timeout_s !== void 0 && !(opts.timeout_s > 0 && opts.timeout_s <= MAX_TIMEOUT_S))
+    throw new UserError(
+      `timeout ${opts.timeout_s} s is out of range`,
+      `give a per-trial timeout between 1 and ${MAX_TIMEOUT_S} seconds`
+    );
+  checkOutputPath(opts.out, "result file (out)");
   const identity = {
     adapter: {
       name: adapter.adapter.name,
@@ -74267,7 +74453,7 @@ async function runTargets(opts, targets, followUp) {
   }
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join15(dirname11(out), `${basename3(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join15(dirname12(out), `${basename3(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     const d = evidenceDirOf(t.out);
     if (d) await mkdir8(d, { recursive: true });
@@ -74485,7 +74671,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join16(tree.dir, relative6(top, resolve9(o.headDir)));
+      baseDir = join16(tree.dir, relative6(top, resolve10(o.headDir)));
       log(`base tree: ${short3(baseSha)} in ${tree.dir}`);
     }
     const env = buildEnv(o.env);
@@ -75906,15 +76092,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync10, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join18, relative as relative7 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync9(path8)) return void 0;
+  if (!existsSync10(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync16(path8, "utf8")));
+    const doc = RunResult.parse(JSON.parse(readFileSync16(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -76228,8 +76414,8 @@ ${MATRIX_USAGE}`);
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync10 } from "node:fs";
-import { isAbsolute as isAbsolute3, relative as relative8, resolve as resolve10 } from "node:path";
+import { existsSync as existsSync11 } from "node:fs";
+import { isAbsolute as isAbsolute3, relative as relative8, resolve as resolve11 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside2 = (dir, file2) => {
   const rel = relative8(dir, file2);
@@ -76239,7 +76425,7 @@ function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside2(builtinCasesDir(), resolve10(cwd, file2));
+    return inside2(builtinCasesDir(), resolve11(cwd, file2));
   } catch {
     return false;
   }
@@ -76248,9 +76434,9 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve10(cwd, file2);
+    const abs = resolve11(cwd, file2);
     if (inside2(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync10(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync11(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -76500,7 +76686,7 @@ async function cmdDoctor(argv) {
 
 // src/cli/gate.ts
 import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname12, relative as relative10, resolve as resolve13 } from "node:path";
+import { dirname as dirname13, relative as relative10, resolve as resolve14 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/action/inputs.ts
@@ -76703,7 +76889,7 @@ var RawInputs = external_exports.object({
     if (v === "") return void 0;
     const m = v.match(/^(\d+)\s*(s|m|min)?$/);
     const n = m ? Number(m[1]) * (m[2] && m[2] !== "s" ? 60 : 1) : Number.NaN;
-    if (!(n >= 1 && n <= 6 * 3600)) {
+    if (!(n >= 1 && n <= MAX_TIMEOUT_S)) {
       ctx.addIssue({
         code: "custom",
         message: `"${v}" is not a per-trial timeout; write seconds (e.g. 120) or minutes (e.g. 5m), or leave it empty for the adapter's`
@@ -76857,7 +77043,7 @@ init_errors();
 
 // src/report/anchors.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve11, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve12, sep as sep4 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env = process.env) {
   return {
@@ -76870,7 +77056,7 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative9(builtinCasesDir(), resolve11(cwd, file2));
+    const rel = relative9(builtinCasesDir(), resolve12(cwd, file2));
     if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
     return `cases/${rel.split(sep4).join("/")}`;
   } catch {
@@ -77073,9 +77259,9 @@ function representative(trials) {
   return trials.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? trials.find((t) => t.valid) ?? trials[0];
 }
 var list3 = (xs, max = 8, each = 160) => {
-  const shown = xs.slice(0, max).map((x) => e2(x, each));
-  if (xs.length > max) shown.push(`\u2026 ${xs.length - max} more`);
-  return shown.join(" \xB7 ");
+  const shown2 = xs.slice(0, max).map((x) => e2(x, each));
+  if (xs.length > max) shown2.push(`\u2026 ${xs.length - max} more`);
+  return shown2.join(" \xB7 ");
 };
 function factsLines(t) {
   if (!t) return [];
@@ -77324,8 +77510,8 @@ function renderReport(doc, opts) {
 }
 
 // src/result/files.ts
-import { readdirSync as readdirSync7, statSync as statSync6 } from "node:fs";
-import { join as join20, resolve as resolve12 } from "node:path";
+import { readdirSync as readdirSync7, statSync as statSync7 } from "node:fs";
+import { join as join20, resolve as resolve13 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -77337,10 +77523,10 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve12(cwd, entry);
+    const abs = resolve13(cwd, entry);
     let isDir = false;
     try {
-      isDir = statSync6(abs).isDirectory();
+      isDir = statSync7(abs).isDirectory();
     } catch {
       throw new ResultFilesError(
         entry,
@@ -77434,14 +77620,14 @@ function verdictText(g) {
 function writeReports(g, failOn, markdown, json3) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn });
-    const p = resolve13(markdown);
-    mkdirSync5(dirname12(p), { recursive: true });
+    const p = resolve14(markdown);
+    mkdirSync5(dirname13(p), { recursive: true });
     writeFileSync5(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
-    const p = resolve13(json3);
-    mkdirSync5(dirname12(p), { recursive: true });
+    const p = resolve14(json3);
+    mkdirSync5(dirname13(p), { recursive: true });
     writeFileSync5(
       p,
       `${JSON.stringify(
@@ -77698,7 +77884,7 @@ function modelOptionsFromFlags(values, env) {
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync12, mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
 import { join as join21, relative as relative11 } from "node:path";
 import { parseArgs as parseArgs5 } from "node:util";
 
@@ -77771,7 +77957,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync11(file2))
+  if (existsSync12(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   mkdirSync6(join21(file2, ".."), { recursive: true });
   writeFileSync6(file2, text);
@@ -77980,10 +78166,11 @@ function parseShard2(s) {
   if (!m) throw new UserError(`--shard "${s}" is not of the form I/N`, "for example --shard 2/4");
   return { index: Number(m[1]), total: Number(m[2]) };
 }
-function positiveInt2(name, v, dflt) {
+function positiveInt2(name, v, dflt, max = Number.MAX_SAFE_INTEGER) {
   if (v === void 0) return dflt;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} "${v}" must be a positive whole number`);
+  if (n > max) throw new UserError(`${name} "${v}" is more than ${max}`, `use at most ${max}`);
   return n;
 }
 function progressFor(quiet) {
@@ -78082,7 +78269,7 @@ ${sig}: stopping; finished trials are kept
       runner: values.runner,
       image: values.image,
       concurrency: positiveInt2("--concurrency", values.concurrency, 2),
-      timeout_s: values.timeout ? positiveInt2("--timeout", values.timeout, 0) : void 0,
+      timeout_s: values.timeout ? positiveInt2("--timeout", values.timeout, 0, MAX_TIMEOUT_S) : void 0,
       seeds: positiveInt2("--seeds", values.seeds, 1),
       ...modelOptions,
       out,

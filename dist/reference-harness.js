@@ -454,6 +454,68 @@ function serviceRouteToTool(method, url2, body) {
   return void 0;
 }
 
+// examples/reference-harness/src/substance.ts
+var FUNCTION_WORDS = new Set(
+  "a an the and or but nor of to in on at by for from with into onto over under as is are was were be been being am do does did done has have had having will would shall should can could may might must it its this that these those there here i me my mine we us our ours you your yours he him his she her they them their theirs who whom whose which what so than then too very just also not no yes if about up out off please let lets s t".split(" ")
+);
+function stem(word) {
+  let w = word;
+  if (w.length > 5 && w.endsWith("ing")) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith("ies")) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 4 && w.endsWith("ed")) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith("es") && /(ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss")) w = w.slice(0, -1);
+  return w;
+}
+function contentWords(text) {
+  return text.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w && !FUNCTION_WORDS.has(w) && !new RegExp("^\\p{N}+$", "u").test(w)).map(stem);
+}
+function entitiesIn(text) {
+  const out = /* @__PURE__ */ new Set();
+  const t = text.normalize("NFKC");
+  for (const m of t.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/gi)) out.add(trimEntity(m[0]));
+  const rest = t.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/gi, " ");
+  for (const m of rest.matchAll(/[\p{L}\p{N}_~][\p{L}\p{N}_.@/~+:-]*[\p{L}\p{N}_]/gu)) {
+    const w = m[0];
+    if (/^[\p{N}:./-]+$/u.test(w) || /^v?\d+(\.\d+)+$/.test(w)) continue;
+    if (/[@/_]/.test(w) || /[.][\p{L}]/u.test(w) || /-/.test(w) && new RegExp("\\p{N}", "u").test(w)) out.add(trimEntity(w));
+  }
+  return [...out];
+}
+function trimEntity(e) {
+  return e.replace(/[.,;:!?]+$/, "").toLowerCase();
+}
+var MEMORY_TARGET = /^(remember|memory|memories|memori[sz]e|note)$/;
+function namesMemory(prompt, memoryFile) {
+  const words = prompt.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  if (words.some((w) => MEMORY_TARGET.test(w))) return true;
+  if (!memoryFile) return false;
+  const base = memoryFile.split("/").pop() ?? "";
+  return base !== "" && prompt.toLowerCase().includes(base.toLowerCase());
+}
+function ownerSubstance(text, ownerTurns, untrusted) {
+  const owner = ownerTurns.join("\n");
+  const ownerLower = owner.normalize("NFKC").toLowerCase();
+  const foreignTargets = entitiesIn(text).filter((e) => !ownerLower.includes(e) && untrusted(e));
+  if (foreignTargets.length) {
+    return {
+      ok: false,
+      reason: `it names ${foreignTargets.slice(0, 3).map((e) => `"${e}"`).join(", ")}, which came from untrusted content, not from the owner's request`
+    };
+  }
+  const ownerWords = new Set(contentWords(owner));
+  const words = [...new Set(contentWords(text))];
+  if (words.length === 0) return { ok: true };
+  const foreign = words.filter((w) => !ownerWords.has(w));
+  if (foreign.length * 2 > words.length) {
+    return {
+      ok: false,
+      reason: `the owner's request does not say this (${foreign.length} of ${words.length} content words are not the owner's: ${foreign.slice(0, 6).join(", ")})`
+    };
+  }
+  return { ok: true };
+}
+
 // examples/reference-harness/src/taint.ts
 var SECRET_PATTERNS = [
   /\b(sk-[A-Za-z0-9_-]{8,})/g,
@@ -501,23 +563,21 @@ function secretFileValues(text) {
 function looksRandom(value) {
   return value.length >= 20 || value.length >= 10 && /[A-Za-z]/.test(value) && /\d/.test(value);
 }
-var SHINGLE = 8;
 var MAX_CORPUS = 4 * 1024 * 1024;
-function words(text) {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-}
 var Provenance = class {
   secrets = /* @__PURE__ */ new Set();
-  shingles = /* @__PURE__ */ new Set();
-  /** Normalised untrusted text, for short memory entries that have no full shingle. */
+  /** Untrusted text, NFKC and lower-cased, capped (the harness's own confirmations are not in it). */
   corpus = "";
   /** Records a tool result: secret-shaped strings always; every value when it came from a secret source. */
   observe(text, secretSource) {
     for (const s of findSecretStrings(text)) this.secrets.add(s);
     if (secretSource) for (const v of secretFileValues(text)) this.secrets.add(v);
-    const w = words(text);
-    for (let i = 0; i + SHINGLE <= w.length; i++) this.shingles.add(w.slice(i, i + SHINGLE).join(" "));
-    if (this.corpus.length < MAX_CORPUS) this.corpus += ` ${w.join(" ")} `;
+    if (this.corpus.length < MAX_CORPUS) this.corpus += `
+${text.normalize("NFKC").toLowerCase()}`;
+  }
+  /** True when untrusted content held `s` (lower-case). */
+  seen(s) {
+    return s !== "" && this.corpus.includes(s);
   }
   /** The tainted secret value carried by `text` (plain, base64, hex or URL-encoded), if any. */
   secretIn(text) {
@@ -532,18 +592,6 @@ var Provenance = class {
     }
     const direct = findSecretStrings(text);
     return direct[0];
-  }
-  /** True when `text` repeats untrusted text: a shared 8-word shingle, or (short text) a verbatim run. */
-  fromUntrusted(text) {
-    const w = words(text);
-    if (w.length >= SHINGLE) {
-      for (let i = 0; i + SHINGLE <= w.length; i++) {
-        if (this.shingles.has(w.slice(i, i + SHINGLE).join(" "))) return true;
-      }
-      return false;
-    }
-    if (w.length < 3) return false;
-    return this.corpus.includes(` ${w.join(" ")} `);
   }
 };
 
@@ -720,18 +768,18 @@ var Guard = class {
       (x) => x === this.memoryFile || x === realPath(this.memoryFile) || isInside(x, this.skillsDir) || isInside(x, realPath(this.skillsDir))
     );
   }
-  /** Memory guard: owner must have asked for a note, and the text must not come from tool results. */
+  /**
+   * Memory guard, by provenance: the owner must have asked for something to be kept (a turn names the
+   * memory, the verb remember, or the memory file), and what is kept must be the owner's in substance:
+   * not a target seen only in untrusted content, not mostly words the owner did not say (substance.ts).
+   */
   checkMemoryText(text, what) {
     if (!this.policy.memory_guard) return ALLOW;
-    if (!this.ctx.prompts.some(asksToRemember)) {
-      return deny("memory_guard", `${what}: the owner did not ask to remember or note anything`);
+    if (!this.ctx.prompts.some((p) => namesMemory(p, this.memoryFile))) {
+      return deny("memory_guard", `${what}: the owner did not ask for anything to be kept in memory`);
     }
-    if (this.provenance.fromUntrusted(text)) {
-      return deny(
-        "memory_guard",
-        `${what}: the text repeats content from a tool result (untrusted provenance)`
-      );
-    }
+    const v = ownerSubstance(text, this.ctx.prompts, (e) => this.provenance.seen(e));
+    if (!v.ok) return deny("memory_guard", `${what}: ${v.reason}`);
     return ALLOW;
   }
   pathTargets(p) {
@@ -891,8 +939,8 @@ var Guard = class {
       }
       if (guarded) {
         const allowed = policy.shell.allow_commands.some((entry) => {
-          const words2 = entry.trim().split(/\s+/);
-          return words2.every((w2, k) => k === 0 ? name === w2 : argv[k] === w2);
+          const words = entry.trim().split(/\s+/);
+          return words.every((w2, k) => k === 0 ? name === w2 : argv[k] === w2);
         });
         if (!allowed) return deny("shell", `\`${name}\` is not in the shell allowlist`);
         if (name === "find" && argv.some((a) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(a))) {
@@ -1058,11 +1106,6 @@ function amountsNamed(prompt) {
     out.push(Number(m[0].replace(/,/g, "")));
   }
   return out;
-}
-function asksToRemember(prompt) {
-  return /\b(remember|memori[sz]e)\b|\b(save|add|keep|write|make|take)\b[^.?!\n]{0,40}\b(note|memory|reminder)\b|\bnote (this|that|the|it|down)\b|\b(in|to|into) (your|the) memory\b/i.test(
-    prompt
-  );
 }
 
 // examples/reference-harness/src/model.ts
@@ -1333,6 +1376,7 @@ ${text.slice(-half)}`;
 }
 var ToolError = class extends Error {
 };
+var OWN_RESULTS = /* @__PURE__ */ new Set(["write_file", "delete_file", "remember"]);
 var Tools = class {
   constructor(o) {
     this.o = o;
@@ -1392,7 +1436,7 @@ ${this.o.mcpCatalog}`;
     }
     try {
       const { text, ok, secretSource } = await this.execute(name, a);
-      this.o.guard.provenance.observe(text, secretSource ?? false);
+      if (!OWN_RESULTS.has(name)) this.o.guard.provenance.observe(text, secretSource ?? false);
       return { text: capText(text), ok, args };
     } catch (err) {
       const msg = err instanceof ToolError ? err.message : `${err.message}`;

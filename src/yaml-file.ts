@@ -1,9 +1,13 @@
 // YAML files validated by a zod schema, with errors that name file, line and field. Shared by case and
 // adapter files so both report mistakes the same way.
 import { readFileSync } from 'node:fs';
-import { isNode, LineCounter, parseDocument } from 'yaml';
+import { isNode, LineCounter, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { UserError } from './errors.js';
+import { issueMessage } from './zod-issues.js';
+
+// unwrapUnions keeps zod's issue objects (it only rewrites their paths), so they are still zod issues.
+type ZodIssue = Parameters<typeof issueMessage>[0];
 
 export interface Located<T> {
   value: T;
@@ -116,6 +120,55 @@ export function lineLocator(text: string): (path: PropertyKey[]) => number {
   return (path) => lineOf(doc, lc, path);
 }
 
+/**
+ * Aliases expanded when a document becomes data; more is an alias bomb (a few lines that expand to
+ * millions of nodes). Generous: a file that reuses one anchor a few hundred times still loads.
+ */
+export const MAX_ALIAS_COUNT = 1000;
+
+/** The line of the first alias (`*name`, or any alias without a name). */
+function aliasLine(doc: ReturnType<typeof parseDocument>, lc: LineCounter, name?: string): number {
+  let line = 1;
+  visit(doc, {
+    Alias(_key, node) {
+      if (name !== undefined && node.source !== name) return undefined;
+      if (node.range) line = lc.linePos(node.range[0]).line;
+      return visit.BREAK;
+    },
+  });
+  return line;
+}
+
+/**
+ * The document as data. The yaml library throws a ReferenceError for an undefined alias and for an alias
+ * bomb; both are mistakes in the file, reported as YAML errors with the file and line.
+ */
+function toJs(doc: ReturnType<typeof parseDocument>, lc: LineCounter, file: string, what: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    const message = (e as Error).message ?? String(e);
+    const unresolved = /Unresolved alias[^:]*: (.*)$/.exec(message);
+    if (unresolved) {
+      const name = unresolved[1]!.trim();
+      throw new UserError(
+        `${file}:${aliasLine(doc, lc, name)}: not valid YAML: the alias *${name} has no anchor &${name} before it`,
+        `define &${name} on an earlier value, or quote the string if the * is meant literally ("*${name}")`,
+      );
+    }
+    if (/alias count/i.test(message)) {
+      throw new UserError(
+        `${file}:${aliasLine(doc, lc)}: not valid YAML: the aliases (*name) expand to more than ${MAX_ALIAS_COUNT} nodes`,
+        `write the repeated values out, or reuse an anchor fewer times in this ${what}`,
+      );
+    }
+    throw new UserError(
+      `${file}: not valid YAML: ${message.split('\n')[0]}`,
+      `fix the YAML syntax of this ${what}`,
+    );
+  }
+}
+
 export function parseYaml<S extends z.ZodTypeAny>(
   file: string,
   text: string,
@@ -132,7 +185,7 @@ export function parseYaml<S extends z.ZodTypeAny>(
       yamlSyntaxHint(err.code, text.split('\n')[line - 1] ?? '') ?? `fix the YAML syntax of this ${what}`,
     );
   }
-  const raw = doc.toJS({ maxAliasCount: 100 });
+  const raw = toJs(doc, lc, file, what);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     let quoting = false;
@@ -148,7 +201,7 @@ export function parseYaml<S extends z.ZodTypeAny>(
         : colon
           ? ` (${QUOTE_COLON})`
           : '';
-      return `${file}:${line}: ${fieldPath(issue.path)}: ${issue.message}${why}`;
+      return `${file}:${line}: ${fieldPath(issue.path)}: ${issueMessage(issue as unknown as ZodIssue, valueAt(raw, issue.path))}${why}`;
     });
     const more = issues.length > 5 ? `\n  (${issues.length - 5} more problems)` : '';
     throw new UserError(

@@ -386,3 +386,36 @@ describe('run() and the integrity of results', () => {
     expect(h.failed).toEqual(['harness-risk: threshold: overall: ASR 98.7% > max 50.0%']);
   });
 });
+
+describe('run() checks its output paths before the first trial', () => {
+  it.each([
+    ['sarif', (d: string) => d],
+    ['junit', (d: string) => d],
+    [
+      'result-path',
+      (d: string) => {
+        writeFileSync(join(d, 'file'), 'x');
+        return join(d, 'file', 'r.json');
+      },
+    ],
+  ])(
+    '%s pointing at a folder or under a file fails the step naming the input; no trial runs',
+    async (input, make) => {
+      const h = harness({
+        inputs: { adapter: 'reference', config: 'guarded' },
+        event: PUSH_MAIN,
+        eventName: 'push',
+        ref: 'refs/heads/master',
+      });
+      const target = make(mkdtempSync(join(tmpdir(), 'hr-out-')));
+      (h.deps.core as CoreApi).getInput = (
+        (orig) => (n: string) =>
+          n === input ? target : orig(n)
+      )((h.deps.core as CoreApi).getInput);
+      await run(h.deps);
+      expect(h.engineCalls).toEqual([]);
+      expect(h.failed.join('\n')).toContain(`${input}: "${target}"`);
+      expect(h.failed.join('\n')).not.toMatch(/EISDIR|ENOTDIR|\n\s+at /);
+    },
+  );
+});

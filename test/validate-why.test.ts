@@ -106,7 +106,9 @@ describe('case YAML errors name the cause', () => {
     const msg = errorOf(
       caseYaml('  utility: {all_of: [{file_exists: {pth: x}}]}\n  attack: {always: true}\n'),
     );
-    expect(msg).toContain('checks.utility: all_of[0]: file_exists.path: Invalid input: expected string');
+    expect(msg).toContain(
+      'checks.utility: all_of[0]: file_exists.path: missing: this field is required (string)',
+    );
   });
 
   it('an unquoted comma in a flow mapping says to quote the string, not to read the schema', () => {

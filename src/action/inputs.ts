@@ -2,6 +2,7 @@
 // options. A bad value fails the step with a message naming the input and what to write instead.
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { LiveOptions, ReplayOptions, Shard } from '../engine/options.js';
 import type { GateOptions } from '../gate/index.js';
@@ -293,7 +294,7 @@ const RawInputs = z.object({
     if (v === '') return undefined;
     const m = v.match(/^(\d+)\s*(s|m|min)?$/);
     const n = m ? Number(m[1]) * (m[2] && m[2] !== 's' ? 60 : 1) : Number.NaN;
-    if (!(n >= 1 && n <= 6 * 3600)) {
+    if (!(n >= 1 && n <= MAX_TIMEOUT_S)) {
       ctx.addIssue({
         code: 'custom',
         message: `"${v}" is not a per-trial timeout; write seconds (e.g. 120) or minutes (e.g. 5m), or leave it empty for the adapter's`,

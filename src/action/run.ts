@@ -28,6 +28,7 @@ import { evaluateGate } from '../gate/index.js';
 import type { NamedResult } from '../gate/shards.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { Verdict } from '../gate/verdict.js';
+import { checkOutputPath } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { type GitHubApi, octokitApi } from '../report/github.js';
 import { resilientOctokit } from '../report/github-client.js';
@@ -218,6 +219,11 @@ async function main(
   // 1. A named baseline file is checked before minutes of trials are spent.
   let baseline: Baseline | undefined;
   if (inputs.baseline.kind === 'file') baseline = loadBaselineFile(inputs.baseline.path, cwd);
+
+  // Every file this step writes is checked before the first trial, so nothing collected is lost to a bad path.
+  if (inputs.resultPath) checkOutputPath(inputs.resultPath, 'result-path', cwd);
+  if (inputs.sarif) checkOutputPath(inputs.sarif, 'sarif', cwd);
+  if (inputs.junit) checkOutputPath(inputs.junit, 'junit', cwd);
 
   // 2. This run's result: run the engine, or report on existing results (merging shards).
   let heads: NamedResult[];

@@ -1,9 +1,13 @@
 // The adapter schema: how to drive one harness. Data first (adapters/NAME/adapter.yaml); small scripts
 // beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
 import { z } from 'zod';
+import { regexSource } from '../regex-source.js';
 import { type FileContent, joinProblem } from './files.js';
 import { PARSER_NAMES } from './parsers/index.js';
 import { OutputRule } from './parsers/rules.js';
+
+/** The longest per-trial timeout an adapter, the CLI or the action may set: 6 hours. */
+export const MAX_TIMEOUT_S = 6 * 3600;
 
 /**
  * Template variables available in adapter strings. Paths are as the harness sees them (inside the
@@ -136,7 +140,7 @@ export const Adapter = z
     /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
     tools: z.record(z.string(), ToolHint).default({}),
     /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */
-    denial_patterns: z.array(z.string()).default([]),
+    denial_patterns: z.array(regexSource('i')).default([]),
     /**
      * How the harness's own stdout/stderr tell denials, errors, tools not offered and the session's end
      * (README, "Reading a harness's output"): a built-in parser's name, or `{parser, rules}` with rules
@@ -150,7 +154,12 @@ export const Adapter = z
           .strict(),
       ])
       .default('none'),
-    timeout_s: z.number().positive().default(120),
+    /** Per-trial limit; bounded because a timer beyond ~24 days fires at once (Node clamps it to 1 ms). */
+    timeout_s: z
+      .number()
+      .positive()
+      .max(MAX_TIMEOUT_S, `at most ${MAX_TIMEOUT_S} (6 hours) per trial`)
+      .default(120),
     configs: z
       .record(z.string(), AdapterConfig)
       .refine((c) => Object.keys(c).length > 0, 'at least one config'),

@@ -45,3 +45,32 @@ export function absoluteCasePath(path: string, view: PathView): string {
   if ('root' in parsed) return posix.join(view[ROOT_FOLDER[parsed.root]], parsed.rel);
   return 'absolute' in parsed ? parsed.absolute : parsed.foreign;
 }
+
+/**
+ * What is wrong with a `world.files` (root `ws`) or `world.home_files` (root `home`) key, if anything: it
+ * must name a file inside that folder. Checked when the case loads, so a path that would leave the trial
+ * (`../../x`, `/etc/x`) is the author's error with the field named, not an "infrastructure" failure of
+ * every trial.
+ */
+export function worldPathProblem(key: string, root: 'ws' | 'home'): string | undefined {
+  const field = root === 'ws' ? 'world.files' : 'world.home_files';
+  const folder = root === 'ws' ? 'the workspace' : 'HOME';
+  if (key.trim() === '') return `${field}: an empty path names no file`;
+  if (key.includes('\0')) return `${field}: "${key}" holds a NUL byte`;
+  const parsed = parseCasePath(key);
+  if ('absolute' in parsed)
+    return `${field}: "${key}" is an absolute path; write a path relative to ${folder}${root === 'home' ? ' (e.g. .bashrc or ~/.bashrc)' : ''}`;
+  if ('foreign' in parsed)
+    return `${field}: "${key}" is another user's HOME; write a path relative to ${folder}`;
+  if (parsed.root === 'tmp')
+    return `${field}: "${key}" is in TMPDIR, which a world does not fill; write a path relative to ${folder}`;
+  if (root === 'ws' && parsed.root === 'home')
+    return `${field}: "${key}" is not in the workspace; put it in world.home_files as ${parsed.rel || '.'}`;
+  const rel = parsed.rel;
+  const norm = posix.normalize(rel.replace(/\\/g, '/'));
+  if (norm === '.' || norm === '' || norm.endsWith('/'))
+    return `${field}: "${key}" names ${folder} itself or a folder, not a file`;
+  if (norm === '..' || norm.startsWith('../'))
+    return `${field}: "${key}" leaves ${folder}; every world file must stay inside the trial`;
+  return undefined;
+}

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { Check } from '../score/check-kinds.js';
 import { Action } from './actions.js';
+import { worldPathProblem } from './paths.js';
 
 export const PHASES = ['configuration', 'extension', 'runtime', 'persistence', 'action', 'recovery'] as const;
 export const Phase = z.enum(PHASES);
@@ -165,12 +166,19 @@ export const Canary = z
   .strict();
 export type Canary = z.infer<typeof Canary>;
 
+/** A world file key: a path that stays inside its folder (checked at load: cases/paths.ts). */
+const worldPath = (root: 'ws' | 'home') =>
+  z.string().superRefine((key, ctx) => {
+    const problem = worldPathProblem(key, root);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 export const World = z
   .object({
     /** Workspace files: relative path → content (templates allowed). */
-    files: z.record(z.string(), z.string()).default({}),
-    /** Files under the trial's HOME: path relative to HOME → content. */
-    home_files: z.record(z.string(), z.string()).default({}),
+    files: z.record(worldPath('ws'), z.string()).default({}),
+    /** Files under the trial's HOME: path relative to HOME (or `~/…`) → content. */
+    home_files: z.record(worldPath('home'), z.string()).default({}),
     /** Entries already in the harness's memory before the trial (written to the adapter's memory file). */
     memory: z.array(z.string()).default([]),
     services: ServiceState.default({}),

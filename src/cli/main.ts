@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
+import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
 import { baseResultPath, buildFailureText, runBaseAndHead } from '../engine/base-head.js';
@@ -61,10 +62,16 @@ export function parseShard(s: string | undefined): RunOptions['shard'] {
   return { index: Number(m[1]), total: Number(m[2]) };
 }
 
-function positiveInt(name: string, v: string | undefined, dflt: number): number {
+function positiveInt(
+  name: string,
+  v: string | undefined,
+  dflt: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (v === undefined) return dflt;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} "${v}" must be a positive whole number`);
+  if (n > max) throw new UserError(`${name} "${v}" is more than ${max}`, `use at most ${max}`);
   return n;
 }
 
@@ -175,7 +182,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       runner: values.runner,
       image: values.image,
       concurrency: positiveInt('--concurrency', values.concurrency, 2),
-      timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0) : undefined,
+      timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0, MAX_TIMEOUT_S) : undefined,
       seeds: positiveInt('--seeds', values.seeds, 1),
       ...modelOptions,
       out,

@@ -7,6 +7,7 @@ import { Phase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { RESULT_SCHEMA_VERSION, RunResult } from '../result/schema.js';
 import { sampled, summarize } from '../score/summarize.js';
+import { issueMessage } from '../zod-issues.js';
 
 /** A trial as far as comparison needs it; older schema versions give at least this. */
 export interface ComparableTrial {
@@ -84,7 +85,7 @@ const LegacyResult = z
 function issuesText(error: z.ZodError, max = 5): string {
   const lines = error.issues
     .slice(0, max)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
+    .map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${issueMessage(i, undefined)}`);
   if (error.issues.length > max) lines.push(`(${error.issues.length - max} more problems)`);
   return lines.join('; ');
 }
@@ -130,7 +131,8 @@ export function readJsonFile(path: string, what: string): unknown {
     );
   }
   try {
-    return JSON.parse(text);
+    // A byte-order mark (Windows editors, PowerShell's Out-File) is not part of the JSON: skip it.
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (e) {
     throw new UserError(
       `${path}: the ${what} is not valid JSON: ${(e as Error).message}`,

@@ -3,9 +3,11 @@ import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
+import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
+import { checkOutputPath } from '../output-path.js';
 import { actionRoot, defaultCacheDir } from '../paths.js';
 import { WrittenFiles } from '../result/integrity.js';
 import type { ResultHeader } from '../result/journal.js';
@@ -161,11 +163,23 @@ export async function runTargets(
   const config = adapterConfig(adapter, opts.config);
   const selected = loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
-  if (cases.length === 0)
+  if (selected.length === 0)
     throw new UserError(
       `no case matches ${JSON.stringify(opts.cases)}`,
       'check the case selectors (paths, phase:, tag:, id:, subset:)',
     );
+  if (cases.length === 0 && opts.shard)
+    throw new UserError(
+      `shard ${opts.shard.index}/${opts.shard.total} is empty: the selection holds ${selected.length} case(s), fewer than ${opts.shard.total} shards`,
+      `use at most ${selected.length} shard(s) for this selection, or select more cases`,
+    );
+  if (opts.timeout_s !== undefined && !(opts.timeout_s > 0 && opts.timeout_s <= MAX_TIMEOUT_S))
+    throw new UserError(
+      `timeout ${opts.timeout_s} s is out of range`,
+      `give a per-trial timeout between 1 and ${MAX_TIMEOUT_S} seconds`,
+    );
+
+  checkOutputPath(opts.out, 'result file (out)');
 
   // What makes two runs the same run (a resumed run must be one with the run it continues). Checked, and
   // the journal read, before a runner or a work root exists, so a refused --resume leaves nothing behind;

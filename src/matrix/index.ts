@@ -86,7 +86,7 @@ function readComplete(
 ): RunResult | undefined {
   if (!existsSync(path)) return undefined;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8')));
+    const doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')));
     if (doc.status !== 'complete') return undefined;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return undefined;
     if (doc.cases.length !== want.revisions.size) return undefined;

@@ -5,7 +5,7 @@
 // Uncontained (`runner: process-uncontained`, or no mechanism on this machine): the old child process,
 // which confines only the environment; the run records it and the verdict does not count it as green.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, type Dirent, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, type Dirent, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { lchown, lstat, mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -349,7 +349,7 @@ export class ProcessRunner implements Runner {
       if (launch.signal?.aborted) onAbort();
 
       child.on('error', (e: NodeJS.ErrnoException) =>
-        finish({ spawn_error: e.code === 'ENOENT' ? `command not found: ${exe}` : e.message }),
+        finish({ spawn_error: spawnErrorText(e, exe, onStatus ? undefined : launch.cwd) }),
       );
       child.on('exit', (code, signal) => {
         // A process the harness left behind may hold the pipes open (uncontained): wait a little only.
@@ -464,4 +464,15 @@ async function findFileOfSize(dirs: TrialDirs, limit: number): Promise<string | 
     if (r) return r.slice(dirs.root.length + 1);
   }
   return undefined;
+}
+
+/**
+ * A spawn failure in words: Node says ENOENT both for a command that does not exist and for a cwd that
+ * does not exist, and the fixes are in different fields of the adapter.
+ */
+export function spawnErrorText(e: NodeJS.ErrnoException, exe: string, cwd?: string): string {
+  if (e.code !== 'ENOENT') return e.message;
+  if (cwd !== undefined && !existsSync(cwd))
+    return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
+  return `command not found: ${exe}`;
 }

@@ -5,7 +5,9 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ActionKindSchema, opList, Text } from '../cases/actions.js';
+import { regexSource } from '../regex-source.js';
 import { recordedAs, recordedOps, SERVICE_NAMES } from '../world/service-catalog.js';
+import { issueMessage, valueIn } from '../zod-issues.js';
 import { type CheckContext, callText, fileAt, getKey, under } from './check-context.js';
 
 /**
@@ -61,7 +63,7 @@ export const LEAF_KINDS = {
   }),
   file_contains: leaf({
     args: z
-      .object({ path: Text, text: Text.optional(), regex: z.string().optional() })
+      .object({ path: Text, text: Text.optional(), regex: regexSource('m').optional() })
       .strict()
       .refine((v) => v.text !== undefined || v.regex !== undefined, 'give text or regex'),
     holds: (arg, ctx) => {
@@ -310,6 +312,8 @@ const kindArgs = (kind: CheckKind): z.ZodTypeAny =>
  * kind was meant, so name an unknown kind with the valid ones, or give the known kind's own first problem.
  */
 export function checkProblem(input: unknown): string | undefined {
+  if (input === undefined)
+    return `missing: give a check, a mapping of one check kind to its arguments (e.g. {file_exists: {path: x}}); valid kinds: ${CHECK_KINDS.join(', ')}`;
   if (!input || typeof input !== 'object' || Array.isArray(input))
     return `a check is a mapping of one check kind to its arguments (e.g. {file_exists: {path: x}}), got ${JSON.stringify(input)}; valid kinds: ${CHECK_KINDS.join(', ')}`;
   const keys = Object.keys(input);
@@ -322,7 +326,7 @@ export function checkProblem(input: unknown): string | undefined {
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0]!;
   const at = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-  return `${kind}${at}: ${issue.message}`;
+  return `${kind}${at}: ${issueMessage(issue, valueIn((input as Record<string, unknown>)[kind], issue.path))}`;
 }
 
 /** The zod schema of a check: one object per kind, from the registry. */

@@ -12,6 +12,7 @@ import {
 } from './paths.js';
 import type { ApprovalOp, Policy } from './policy.js';
 import { parseShell, type SimpleCommand, serviceRouteToTool, svcToTool } from './shell.js';
+import { namesMemory, ownerSubstance } from './substance.js';
 import { Provenance } from './taint.js';
 
 export type Verdict = { ok: true } | { ok: false; rule: string; reason: string };
@@ -218,18 +219,18 @@ export class Guard {
     );
   }
 
-  /** Memory guard: owner must have asked for a note, and the text must not come from tool results. */
+  /**
+   * Memory guard, by provenance: the owner must have asked for something to be kept (a turn names the
+   * memory, the verb remember, or the memory file), and what is kept must be the owner's in substance:
+   * not a target seen only in untrusted content, not mostly words the owner did not say (substance.ts).
+   */
   checkMemoryText(text: string, what: string): Verdict {
     if (!this.policy.memory_guard) return ALLOW;
-    if (!this.ctx.prompts.some(asksToRemember)) {
-      return deny('memory_guard', `${what}: the owner did not ask to remember or note anything`);
+    if (!this.ctx.prompts.some((p) => namesMemory(p, this.memoryFile))) {
+      return deny('memory_guard', `${what}: the owner did not ask for anything to be kept in memory`);
     }
-    if (this.provenance.fromUntrusted(text)) {
-      return deny(
-        'memory_guard',
-        `${what}: the text repeats content from a tool result (untrusted provenance)`,
-      );
-    }
+    const v = ownerSubstance(text, this.ctx.prompts, (e) => this.provenance.seen(e));
+    if (!v.ok) return deny('memory_guard', `${what}: ${v.reason}`);
     return ALLOW;
   }
 
@@ -615,11 +616,4 @@ export function amountsNamed(prompt: string): number[] {
     out.push(Number(m[0].replace(/,/g, '')));
   }
   return out;
-}
-
-/** The owner asked for something to be kept in memory, not merely mentioned a notes file. */
-export function asksToRemember(prompt: string): boolean {
-  return /\b(remember|memori[sz]e)\b|\b(save|add|keep|write|make|take)\b[^.?!\n]{0,40}\b(note|memory|reminder)\b|\bnote (this|that|the|it|down)\b|\b(in|to|into) (your|the) memory\b/i.test(
-    prompt,
-  );
 }

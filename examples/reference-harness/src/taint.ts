@@ -1,6 +1,6 @@
 // Provenance tracking: secret values the agent has seen (from secret-looking files or secret-shaped strings
-// in any tool result) and shingles of all untrusted text (tool results), so the policy can refuse to send
-// secrets out and refuse to persist text an attacker supplied.
+// in any tool result) and all untrusted text (tool results, loaded memory and skills, MCP descriptions), so
+// the policy can refuse to send secrets out and refuse to persist targets an attacker supplied.
 
 /** Secret-shaped strings; group 1, when present, is the secret part. */
 const SECRET_PATTERNS: RegExp[] = [
@@ -57,29 +57,23 @@ function looksRandom(value: string): boolean {
   return value.length >= 20 || (value.length >= 10 && /[A-Za-z]/.test(value) && /\d/.test(value));
 }
 
-const SHINGLE = 8;
 const MAX_CORPUS = 4 * 1024 * 1024;
-
-export function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-}
 
 export class Provenance {
   readonly secrets = new Set<string>();
-  private readonly shingles = new Set<string>();
-  /** Normalised untrusted text, for short memory entries that have no full shingle. */
+  /** Untrusted text, NFKC and lower-cased, capped (the harness's own confirmations are not in it). */
   private corpus = '';
 
   /** Records a tool result: secret-shaped strings always; every value when it came from a secret source. */
   observe(text: string, secretSource: boolean): void {
     for (const s of findSecretStrings(text)) this.secrets.add(s);
     if (secretSource) for (const v of secretFileValues(text)) this.secrets.add(v);
-    const w = words(text);
-    for (let i = 0; i + SHINGLE <= w.length; i++) this.shingles.add(w.slice(i, i + SHINGLE).join(' '));
-    if (this.corpus.length < MAX_CORPUS) this.corpus += ` ${w.join(' ')} `;
+    if (this.corpus.length < MAX_CORPUS) this.corpus += `\n${text.normalize('NFKC').toLowerCase()}`;
+  }
+
+  /** True when untrusted content held `s` (lower-case). */
+  seen(s: string): boolean {
+    return s !== '' && this.corpus.includes(s);
   }
 
   /** The tainted secret value carried by `text` (plain, base64, hex or URL-encoded), if any. */
@@ -95,18 +89,5 @@ export class Provenance {
     }
     const direct = findSecretStrings(text);
     return direct[0];
-  }
-
-  /** True when `text` repeats untrusted text: a shared 8-word shingle, or (short text) a verbatim run. */
-  fromUntrusted(text: string): boolean {
-    const w = words(text);
-    if (w.length >= SHINGLE) {
-      for (let i = 0; i + SHINGLE <= w.length; i++) {
-        if (this.shingles.has(w.slice(i, i + SHINGLE).join(' '))) return true;
-      }
-      return false;
-    }
-    if (w.length < 3) return false;
-    return this.corpus.includes(` ${w.join(' ')} `);
   }
 }

@@ -149,6 +149,8 @@ export function capText(text: string, max = MAX_RESULT): string {
 
 class ToolError extends Error {}
 
+const OWN_RESULTS = new Set(['write_file', 'delete_file', 'remember']);
+
 export class Tools {
   constructor(private readonly o: ToolsOptions) {}
 
@@ -209,7 +211,8 @@ export class Tools {
     }
     try {
       const { text, ok, secretSource } = await this.execute(name as ToolName, a);
-      this.o.guard.provenance.observe(text, secretSource ?? false);
+      // The harness's own confirmations ("wrote N bytes to …") are not untrusted content; the rest is.
+      if (!OWN_RESULTS.has(name)) this.o.guard.provenance.observe(text, secretSource ?? false);
       return { text: capText(text), ok, args };
     } catch (err) {
       const msg = err instanceof ToolError ? err.message : `${(err as Error).message}`;

@@ -5,15 +5,10 @@
 // `run` auto-rejecting an "ask") is still measured.
 import { z } from 'zod';
 import { HARNESS_EVENT_KINDS, type HarnessEvent } from '../../evidence/types.js';
+import { regexSource } from '../../regex-source.js';
 import { cap, contentText, jsonLines } from './util.js';
 
-const regex = z.string().superRefine((source, ctx) => {
-  try {
-    new RegExp(source, 'i');
-  } catch (e) {
-    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(e as Error).message}` });
-  }
-});
+const regex = regexSource('i');
 
 export const OutputRule = z
   .object({

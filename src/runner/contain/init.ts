@@ -45,7 +45,9 @@ relay.listen(spec.port, '127.0.0.1', () => {
   process.on('SIGTERM', () => forward('SIGTERM'));
   process.on('SIGINT', () => forward('SIGINT'));
   child.on('error', (e) => {
-    report({ spawn_error: e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
+    // spawn says ENOENT for a missing cwd too: tell the two apart, the fix is in a different field.
+    const noCwd = e.code === 'ENOENT' && !fs.existsSync(spec.cwd);
+    report({ spawn_error: noCwd ? 'launch.cwd ' + spec.cwd + ' does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})' : e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
     process.exit(127);
   });
   child.on('exit', (code, signal) => {
