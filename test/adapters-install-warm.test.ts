@@ -59,7 +59,9 @@ describe('install.warm', () => {
     const t = installed('echo x >> runs.txt; echo broken cache >&2; exit 3');
     const log: string[] = [];
     await ensureInstalled(t.adapter, t.cache, { log: (l) => log.push(l) });
-    expect(log.find((l) => l.startsWith('warning:'))).toMatch(/install\.warm of toy failed \(exit 3\).*broken cache/);
+    expect(log.find((l) => l.startsWith('warning:'))).toMatch(
+      /install\.warm of toy failed \(exit 3\).*broken cache/,
+    );
     expect(JSON.parse(readFileSync(join(t.dir, MARKER), 'utf8')).warmed).toBeUndefined();
     await ensureInstalled(t.adapter, t.cache, {});
     expect(readFileSync(join(t.dir, 'runs.txt'), 'utf8').trim().split('\n')).toHaveLength(2);
