@@ -4,7 +4,9 @@
 // never mistaken for a good one, because the install happens in a scratch folder that is renamed into
 // place only when complete.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Adapter } from './schema.js';
@@ -30,6 +32,8 @@ export interface InstallOptions {
   env?: NodeJS.ProcessEnv;
   /** Give up waiting for another process's install of the same folder after this long. */
   lockTimeoutMs?: number;
+  /** Folder holding adapter.yaml: HR_ADAPTER_DIR for install.warm. */
+  adapterDir?: string;
 }
 
 /** Install folder of an adapter's npm package: CACHE/NAME-VERSION. */
@@ -114,8 +118,54 @@ export async function ensureInstalled(
         `${adapter.name}`,
         adapter.install?.command,
       )) || installed;
+    const warm = adapter.install?.warm;
+    if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name);
   }
   return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
+}
+
+/** Which warm command last succeeded in an install folder (a hash in the marker). */
+export function warmKey(command: string): string {
+  return createHash('sha256').update(command).digest('hex').slice(0, 16);
+}
+
+async function ensureWarm(
+  dir: string,
+  command: string,
+  opts: InstallOptions & { log: (l: string) => void },
+  nodeBin: string | undefined,
+  what: string,
+): Promise<void> {
+  const key = warmKey(command);
+  if (readMarker(dir)?.warmed === key) return;
+  const lock = `${dir}.lock`;
+  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 60_000);
+  const scratch = mkdtempSync(join(tmpdir(), 'hr-warm-'));
+  try {
+    const marker = readMarker(dir);
+    if (!marker || marker.warmed === key) return;
+    const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env), HOME: scratch, TMPDIR: scratch };
+    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
+    if (opts.adapterDir) env.HR_ADAPTER_DIR = opts.adapterDir;
+    opts.log(`warming ${what} (install.warm, once per install) …`);
+    const t0 = Date.now();
+    const res = await run('/bin/sh', ['-c', command], dir, env);
+    if (res.code !== 0) {
+      // Only start-up speed depends on it; the next run tries again.
+      opts.log(
+        `warning: install.warm of ${what} failed (exit ${res.code}), trials start cold: ${tail(res.output)}`,
+      );
+      return;
+    }
+    // Written beside and renamed: an install copied with hard links keeps its own marker.
+    const next = join(dir, `${MARKER}.${process.pid}`);
+    writeFileSync(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}\n`);
+    renameSync(next, join(dir, MARKER));
+    opts.log(`warmed ${what} in ${Math.round((Date.now() - t0) / 1000)} s`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 async function installPackage(

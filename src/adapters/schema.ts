@@ -82,6 +82,14 @@ export const Adapter = z
         node: z.string().optional(),
         /** Shell command run once after the npm install (cwd: the install folder). */
         command: z.string().optional(),
+        /**
+         * Shell command run once per install while the install folder is still writable (cwd: the install
+         * folder; env: HR_ADAPTER_DIR, PATH with the adapter's Node first, a scratch HOME and TMPDIR), to fill
+         * caches the harness reads at start-up (e.g. Node's compile cache): trials see the cache read-only.
+         * Also run on an existing install that lacks it; rerun when the command changes. A failure is a
+         * warning: the harness still runs, only slower.
+         */
+        warm: z.string().optional(),
       })
       .strict()
       .optional(),

@@ -211,6 +211,7 @@ export async function runTargets(
   // A harness from npm is installed (pinned) into the cache on first use; later runs reuse it.
   if (adapter.adapter.install) {
     await ensureInstalled(adapter.adapter, cacheDir, {
+      adapterDir: adapter.dir,
       log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
     });
   }

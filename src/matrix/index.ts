@@ -136,6 +136,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
   for (const { entry, loaded, configs } of plan) {
     if (opts.install !== false) {
       await ensureInstalled(loaded.adapter, cacheDir, {
+        adapterDir: loaded.dir,
         log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
       });
     }
