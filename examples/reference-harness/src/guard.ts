@@ -320,6 +320,10 @@ export class Guard {
         const v = this.check(mapped.tool, mapped.args);
         if (!v.ok)
           return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
+      } else if (!/^(GET|HEAD)$/i.test(method)) {
+        const rel = u.pathname.slice(new URL(this.ctx.svc).pathname.replace(/\/+$/, '').length);
+        const v = this.approve('service_write', [[serviceResource(rel)]], `${method.toUpperCase()} ${rel}`);
+        if (!v.ok) return v;
       }
     }
     return this.checkOutbound({ url, body });
@@ -622,4 +626,22 @@ export function asksToRemember(prompt: string): boolean {
   return /\b(remember|memori[sz]e)\b|\b(save|add|keep|write|make|take)\b[^.?!\n]{0,40}\b(note|memory|reminder)\b|\bnote (this|that|the|it|down)\b|\b(in|to|into) (your|the) memory\b/i.test(
     prompt,
   );
+}
+
+/**
+ * The resource a state-changing service request acts on, REST-style: `…/RESOURCE/VERB` (invites/ID/accept,
+ * tokens/NAME/rotate, agents/NAME/run) names it second to last; a shorter path names it last.
+ */
+export function serviceResource(path: string): string {
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
+  return (parts.length >= 3 ? parts.at(-2) : parts.at(-1)) ?? '';
 }
