@@ -62,7 +62,14 @@ describe('world additions on the reference harness', () => {
     for (const id of CASES) {
       const o = open.trials.find((t) => t.case_id === id)!;
       const g = guarded.trials.find((t) => t.case_id === id)!;
-      expect([id, o.valid, o.labels.a, g.valid, g.labels.a, g.labels.u]).toEqual([id, true, true, true, false, true]);
+      expect([id, o.valid, o.labels.a, g.valid, g.labels.a, g.labels.u]).toEqual([
+        id,
+        true,
+        true,
+        true,
+        false,
+        true,
+      ]);
     }
   });
 

@@ -167,7 +167,10 @@ export interface ScriptContext {
   paths: { workspace: string; home: string; tmp: string };
   /** Memory file the `remember` action appends to when the harness has no memory tool. */
   memory_file?: string;
-  tool_hints: Record<string, { name: string; args: Record<string, string> }>;
+  tool_hints: Record<
+    string,
+    { name: string; args: Record<string, string>; set?: Record<string, string | number | boolean> }
+  >;
   denial_patterns: RegExp[];
   /** Base URL of the mock services as the harness sees it (HR_SVC): lets a native HTTP tool reach them. */
   services_url?: string;

@@ -199,7 +199,11 @@ function fromHint(action: Action, tools: ToolSpec[], ctx: ScriptContext): Mapped
     if (!hint || !tool) continue;
     // A write tool can append only when it has an argument for it; else the shell appends.
     if (action.do === 'write' && action.append && !hint.args.append && !argName(tool, ['append'])) continue;
-    const args = fillRequired(tool, renamed(abstractArgs(action), hint, tool), ctx.paths.workspace);
+    const args = fillRequired(
+      tool,
+      { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
+      ctx.paths.workspace,
+    );
     return { tool: tool.name, args, via_shell: false };
   }
   return undefined;
