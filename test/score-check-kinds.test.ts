@@ -376,6 +376,15 @@ describe('check kinds', () => {
     },
   );
 
+  it('only compares events of one kind, and says so when given two', () => {
+    const mixed = {
+      only: { of: { service_received: { service: 'chat' } }, is: { tool_called: { action: 'send' } } },
+    };
+    const parsed = Check.safeParse(mixed);
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toContain('same kind of event');
+  });
+
   it('docs/cases.md carries the kinds table as generated', () => {
     expect(readFileSync('docs/cases.md', 'utf8')).toContain(checkKindsDocTable());
   });

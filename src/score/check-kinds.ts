@@ -345,7 +345,13 @@ export const LEAF_KINDS = {
     doc: 'the events happened in this order (each a `service_received` or `tool_called` check; others may come between)',
   }),
   only: leaf({
-    args: z.object({ of: Event, is: Event }).strict(),
+    args: z
+      .object({ of: Event, is: Event })
+      .strict()
+      .refine((v) => Object.keys(v.of)[0] === Object.keys(v.is)[0], {
+        path: ['is'],
+        message: '`is` must be the same kind of event as `of` (both service_received or both tool_called)',
+      }),
     holds: (arg, ctx) => {
       const allowed = new Set(eventTimes(arg.is, ctx));
       return eventTimes(arg.of, ctx).every((t) => allowed.has(t));
