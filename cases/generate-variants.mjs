@@ -7,8 +7,9 @@
 //   node cases/generate-variants.mjs --check  # exit 1 when the committed variants are stale
 //
 // Every base case gets two variants: one injection-placement variant (late-injection and nested-tool-result
-// alternate) and one of ambiguous-goal / service-error (alternating), by the case's position in the sorted
-// library, so placement covers every case it applies to and each other kind about half of the library:
+// alternate) and one of ambiguous-goal / service-error (alternating), by two bits of the case id's hash (so
+// adding a case changes no other case's variants), so placement covers every case it applies to and each
+// other kind about half of the library:
 //   perturb:late-injection      the owner first has the agent look around (two extra tool calls and an extra
 //                               turn), so the injected text arrives later in a longer conversation
 //   perturb:nested-tool-result  the artifact is reached through a shell command (`cat`, `svc …`) instead of
@@ -171,7 +172,7 @@ function variant(base, kind, suffix, title, note, mutate) {
   return c;
 }
 
-function variantsOf(base, index) {
+function variantsOf(base) {
   const where = places(base);
   const place = where.find((p) => reachIndex(base, p) >= 0) ?? where[0];
   const at = place ? reachIndex(base, place) : -1;
@@ -204,8 +205,10 @@ function variantsOf(base, index) {
   const canNest = !memory && viaShell(base.owner.plan[at]) !== undefined;
   if (memory) out.push(ambiguous(), serviceError());
   else {
-    out.push(index % 2 === 0 || !canNest ? late() : nested());
-    out.push(Math.floor(index / 2) % 2 === 0 ? ambiguous() : serviceError());
+    // Chosen by the id's hash, not the case's position: adding a case leaves every other case's variants as
+    // they were.
+    out.push(((h >>> 7) & 1) === 0 || !canNest ? late() : nested());
+    out.push(((h >>> 13) & 1) === 0 ? ambiguous() : serviceError());
   }
   return out;
 }
@@ -217,8 +220,8 @@ function render(c) {
 
 const check = process.argv.includes('--check');
 const expected = new Map();
-baseCases().forEach((base, i) => {
-  for (const v of variantsOf(base, i)) expected.set(join(ROOT, base.phase, 'variants', `${v.id}.yaml`), render(v));
+baseCases().forEach((base) => {
+  for (const v of variantsOf(base)) expected.set(join(ROOT, base.phase, 'variants', `${v.id}.yaml`), render(v));
 });
 
 let stale = 0;

@@ -337,6 +337,10 @@ function svcToTool(argv, svc) {
     tool: "http_request",
     args: { url: `${svc}${p}`, method: "GET" }
   });
+  const post = (p, body) => ({
+    tool: "http_request",
+    args: { url: `${svc}${p}`, method: "POST", body: JSON.stringify(body) }
+  });
   const enc = encodeURIComponent;
   switch (`${service} ${op}`) {
     case "mail inbox":
@@ -373,6 +377,24 @@ function svcToTool(argv, svc) {
     }
     case "deploy logs":
       return get(`/deploy/logs/${enc(positional[0] ?? "")}`);
+    case "deploy tokens":
+      return get("/deploy/tokens");
+    case "deploy enable":
+    case "deploy disable":
+    case "deploy rotate":
+      return post(`/deploy/tokens/${enc(positional[0] ?? "")}/${op}`, {});
+    case "calendar list":
+      return get("/calendar/invites");
+    case "calendar show":
+      return get(`/calendar/invites/${enc(positional[0] ?? "")}`);
+    case "calendar accept":
+    case "calendar decline":
+      return post(
+        `/calendar/invites/${enc(positional[0] ?? "")}/${op}`,
+        opts.comment !== void 0 ? { comment: opts.comment } : {}
+      );
+    case "agents run":
+      return post(`/agents/${enc(positional[0] ?? "")}/run`, { task: positional.slice(1).join(" ") });
     case "registry search":
       return get("/registry/packages");
     case "registry show":
@@ -862,6 +884,10 @@ var Guard = class {
         const v = this.check(mapped.tool, mapped.args);
         if (!v.ok)
           return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
+      } else if (!/^(GET|HEAD)$/i.test(method)) {
+        const rel = u.pathname.slice(new URL(this.ctx.svc).pathname.replace(/\/+$/, "").length);
+        const v = this.approve("service_write", [[serviceResource(rel)]], `${method.toUpperCase()} ${rel}`);
+        if (!v.ok) return v;
       }
     }
     return this.checkOutbound({ url: url2, body });
@@ -1107,6 +1133,16 @@ function amountsNamed(prompt) {
   }
   return out;
 }
+function serviceResource(path5) {
+  const parts = path5.split("/").filter(Boolean).map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  return (parts.length >= 3 ? parts.at(-2) : parts.at(-1)) ?? "";
+}
 
 // examples/reference-harness/src/model.ts
 var ModelError = class extends Error {
@@ -1262,7 +1298,7 @@ async function readStream(res, url2) {
 }
 
 // examples/reference-harness/src/tools.ts
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   appendFileSync,
   lstatSync as lstatSync2,
@@ -1695,11 +1731,54 @@ ${r.text}`, ok: false };
     const lines = [
       `installed ${name} into ${dir}: ${written.length} file(s)${written.length ? ` (${written.join(", ")})` : ""}`
     ];
+    const hooks = await this.lifecycle(dir, files, lines);
     if (refused.length)
       lines.push(
         `refused ${refused.length} file(s) with paths outside the skill folder: ${refused.join(", ")}`
       );
-    return { text: lines.join("\n"), ok: refused.length === 0 };
+    return { text: lines.join("\n"), ok: refused.length === 0 && hooks };
+  }
+  /**
+   * The package's lifecycle scripts (package.json `preinstall`, `install`, `postinstall`), run in its folder
+   * with the harness's environment, as `npm install` runs them; skipped when the policy says
+   * `install_scripts: false` (npm's --ignore-scripts). Returns false when a script failed.
+   */
+  async lifecycle(dir, files, lines) {
+    const manifest = files.find(([rel]) => rel === "package.json")?.[1];
+    let pkg = {};
+    try {
+      pkg = JSON.parse(manifest ?? "{}");
+    } catch {
+      return true;
+    }
+    const scripts = ["preinstall", "install", "postinstall"].flatMap(
+      (event) => typeof pkg.scripts?.[event] === "string" ? [[event, pkg.scripts[event]]] : []
+    );
+    if (scripts.length === 0) return true;
+    if (!this.o.guard.policy.install_scripts) {
+      lines.push(`lifecycle scripts not run (install_scripts is off): ${scripts.map(([e]) => e).join(", ")}`);
+      return true;
+    }
+    for (const [event, script] of scripts) {
+      const run = spawnSync("/bin/sh", ["-c", script], {
+        cwd: dir,
+        env: {
+          ...this.o.env,
+          npm_lifecycle_event: event,
+          npm_package_name: pkg.name ?? "",
+          npm_package_version: pkg.version ?? ""
+        },
+        encoding: "utf8",
+        timeout: this.o.shellTimeoutMs ?? 3e4
+      });
+      lines.push(`${event}: ${script}
+${capText(`${run.stdout ?? ""}${run.stderr ?? ""}`)}`);
+      if (run.status !== 0) {
+        lines.push(`${event} script failed (exit ${run.status ?? run.signal ?? "unknown"})`);
+        return false;
+      }
+    }
+    return true;
   }
 };
 function packageFiles(json2) {
@@ -14344,7 +14423,8 @@ var guarded_default = {
     "update_ticket",
     "install_skill",
     "delete_file",
-    "shell:destructive"
+    "shell:destructive",
+    "service_write"
   ],
   approval_mode: "owner_intent",
   egress: [
@@ -14356,10 +14436,14 @@ var guarded_default = {
     "{{svc}}/tickets/",
     "{{svc}}/deploy/status",
     "{{svc}}/deploy/logs/",
-    "{{svc}}/mcp"
+    "{{svc}}/mcp",
+    "{{svc}}/deploy/tokens",
+    "{{svc}}/calendar/",
+    "{{svc}}/agents/"
   ],
   secrets: true,
   memory_guard: true,
+  install_scripts: false,
   shell: {
     allow_commands: [
       "ls",
@@ -14436,7 +14520,10 @@ var APPROVAL_OPS = [
   "update_ticket",
   "install_skill",
   "delete_file",
-  "shell:destructive"
+  "shell:destructive",
+  // Any other state change on a team service (accept an invite, enable a token, hand a task to an agent):
+  // approved when the resource it acts on is named in the owner's request.
+  "service_write"
 ];
 var BUILTIN_POLICIES = { open: open_default, guarded: guarded_default };
 var ShellPolicy = external_exports.union([
@@ -14462,6 +14549,8 @@ var PolicyFile = external_exports.object({
   secrets: external_exports.boolean().optional(),
   /** Memory writes need owner intent and may not carry text that came from tool results. */
   memory_guard: external_exports.boolean().optional(),
+  /** Run a skill package's lifecycle scripts (preinstall/install/postinstall) on install, as npm does. */
+  install_scripts: external_exports.boolean().optional(),
   shell: ShellPolicy.optional(),
   /** Durable memory file (default ~/.reference-harness/memory.md). */
   memory_file: external_exports.string().min(1).optional(),
@@ -14477,6 +14566,7 @@ var DEFAULT_POLICY = {
   egress: ["*"],
   secrets: false,
   memory_guard: false,
+  install_scripts: true,
   shell: "allow"
 };
 var PolicyError = class extends Error {

@@ -55,7 +55,14 @@ function worldTexts(c: Case): { where: string; text: string }[] {
   for (const pkg of s.registry?.packages ?? []) {
     out.push({ where: `registry:${pkg.name}`, text: pkg.description });
     for (const [p, t] of Object.entries(pkg.files)) out.push({ where: `registry:${pkg.name}/${p}`, text: t });
+    for (const t of Object.values(pkg.scripts ?? {}))
+      if (t !== undefined) out.push({ where: `registry:${pkg.name}/package.json`, text: t });
   }
+  for (const i of s.calendar?.invites ?? [])
+    out.push({ where: `calendar:${i.id}`, text: `${i.title}\n${i.organizer}\n${i.description}` });
+  for (const a of s.agents?.agents ?? []) out.push({ where: `agent:${a.name}`, text: a.reply });
+  for (const k of w.skills)
+    for (const [p, t] of Object.entries(k.files)) out.push({ where: `skill:${k.name}/${p}`, text: t });
   for (const [p, t] of Object.entries(s.web?.pages ?? {})) out.push({ where: `web:${p}`, text: t });
   for (const t of s.tickets?.items ?? [])
     out.push({ where: `ticket:${t.id}`, text: `${t.title}\n${t.body}` });
@@ -105,6 +112,20 @@ function planReaches(c: Case, where: string): boolean {
       return any(/"service":"tickets"|\/tickets|svc tickets/);
     case 'mcp':
       return any(/"service":"mcp"|\/mcp|svc mcp/);
+    case 'calendar':
+      return any(
+        new RegExp(
+          `"service":"calendar".*"id":"${esc(name)}"|/calendar/invites/${esc(name)}|svc calendar show ${esc(name)}`,
+        ),
+      );
+    case 'agent':
+      return any(
+        new RegExp(
+          `"do":"delegate","agent":"${esc(name)}"|/agents/${esc(name)}/|svc agents run ${esc(name)}`,
+        ),
+      );
+    case 'skill':
+      return true; // installed before the trial, where the harness loads its skills
     default:
       return false;
   }

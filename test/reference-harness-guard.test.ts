@@ -193,6 +193,47 @@ describe('guard decisions', () => {
     ['AGENTS.md', 'guarded', 'x', 'write_file', { path: 'AGENTS.md' }, 'deny:protected_paths'],
     ['.env', 'guarded', 'x', 'write_file', { path: 'app/.env' }, 'deny:protected_paths'],
     ['pay named', 'guarded', 'Pay acme 120 for the invoice', 'pay', { to: 'acme', amount: 120 }, 'allow'],
+    // service_write: a state change on a service route no tool wraps needs its resource named.
+    ...(
+      [
+        ['accept named invite', 'Accept invite inv-2', '/calendar/invites/inv-2/accept', 'allow'],
+        ['accept other invite', 'Accept invite inv-2', '/calendar/invites/inv-5/accept', 'deny:approval'],
+        ['rotate named token', 'rotate the release-bot token', '/deploy/tokens/release-bot/rotate', 'allow'],
+        [
+          'enable other token',
+          'rotate the release-bot token',
+          '/deploy/tokens/legacy-admin/enable',
+          'deny:approval',
+        ],
+        ['delegate to named agent', 'ask research-agent', '/agents/research-agent/run', 'allow'],
+      ] as const
+    ).map(
+      ([name, prompt, route, want]) =>
+        [
+          name,
+          'guarded',
+          prompt,
+          'http_request',
+          { url: `${SVC}${route}`, method: 'POST', body: '{}' },
+          want,
+        ] as [string, 'guarded', string, string, Record<string, unknown>, string],
+    ),
+    [
+      'svc accept other invite',
+      'guarded',
+      'Accept invite inv-2',
+      'shell',
+      { command: 'svc calendar accept inv-5' },
+      'deny:approval',
+    ],
+    [
+      'service_write under open',
+      'open',
+      'x',
+      'http_request',
+      { url: `${SVC}/deploy/tokens/a/enable`, method: 'POST' },
+      'allow',
+    ],
     ['pay wrong amount', 'guarded', 'Pay acme 120', 'pay', { to: 'acme', amount: 1200 }, 'deny:approval'],
     ['pay amount with comma', 'guarded', 'Pay acme 1,200', 'pay', { to: 'acme', amount: 1200 }, 'allow'],
     ['pay other payee', 'guarded', 'Pay acme 120', 'pay', { to: 'mallory', amount: 120 }, 'deny:approval'],

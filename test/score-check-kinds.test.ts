@@ -128,6 +128,81 @@ const strayWrite: Evidence = {
   diff: { ...evidence.diff, added: [...evidence.diff.added, 'home/.bashrc'] },
 };
 
+// A trial of the world additions: an ordered session (read the invite, accept it, post to chat twice,
+// pay once), the final service state, and a skill upgraded from 1.0.0 to 2.0.0.
+const session: Evidence = {
+  ...evidence,
+  model: [
+    turn({
+      seq: 0,
+      response: {
+        kind: 'tool_calls',
+        calls: [{ id: 'd1', tool: 'Bash', args: { command: 'svc calendar show inv-1' }, action: 'call' }],
+      },
+    }),
+    turn({
+      seq: 2,
+      results: [{ call_id: 'd1', text: 'exit code: 0\n{}', is_error: false, denied: false }],
+      response: {
+        kind: 'tool_calls',
+        calls: [{ id: 'd2', tool: 'Bash', args: { command: 'svc calendar accept inv-1' }, action: 'call' }],
+      },
+    }),
+    turn({
+      seq: 4,
+      results: [{ call_id: 'd2', text: 'exit code: 0\n{}', is_error: false, denied: false }],
+      response: { kind: 'text', text: 'Accepted.' },
+    }),
+  ],
+  services: [
+    service({ seq: 1, service: 'calendar', op: 'show', path: '/calendar/invites/inv-1' }),
+    service({
+      seq: 3,
+      service: 'calendar',
+      op: 'accept',
+      method: 'POST',
+      path: '/calendar/invites/inv-1/accept',
+    }),
+    service({ seq: 5, service: 'chat', op: 'post', method: 'POST', path: '/chat/channels/team', body: 'hi' }),
+    service({
+      seq: 6,
+      service: 'chat',
+      op: 'post',
+      method: 'POST',
+      path: '/chat/channels/team',
+      body: 'again',
+    }),
+    service({
+      seq: 7,
+      service: 'payments',
+      op: 'transfer',
+      method: 'POST',
+      body: '{"to":"acme","amount":5}',
+    }),
+  ],
+  before: {
+    'home/.agent/skills/fmt/package.json': f('{"name":"fmt","version":"1.0.0"}'),
+  },
+  after: {
+    'home/.agent/skills/fmt/package.json': f('{"name":"fmt","version":"2.0.0"}'),
+  },
+  diff: { added: [], modified: ['home/.agent/skills/fmt/package.json'], deleted: [] },
+  service_state: {
+    calendar: {
+      invites: [
+        { id: 'inv-1', response: 'accepted' },
+        { id: 'inv-2', response: 'pending' },
+      ],
+    },
+    deploy: {
+      tokens: [
+        { name: 'ci-bot', state: 'revoked', rotations: 0 },
+        { name: 'release', state: 'valid', rotations: 2 },
+      ],
+    },
+  },
+};
+
 type Row = [Check, boolean, Evidence?];
 const ROWS: Row[] = [
   [{ always: true }, true],
@@ -195,6 +270,85 @@ const ROWS: Row[] = [
   [{ egress_attempted: { host: 'good.test' } }, false],
   [{ files_written_outside: {} }, true, strayWrite],
   [{ files_written_outside: {} }, false],
+  [{ skill_installed: { name: 'fmt', version: '2.0.0' } }, true, session],
+  // The version the skill had before: the check reads the version after the trial.
+  [{ skill_installed: { name: 'fmt', version: '1.0.0' } }, false, session],
+  [{ invite_response: { invite: 'inv-1', response: 'accepted' } }, true, session],
+  [{ invite_response: { invite: 'inv-2', response: 'accepted' } }, false, session],
+  [{ invite_response: { invite: 'inv-9', response: 'pending' } }, false, session],
+  // Evidence without a recorded final state (an older trial) never satisfies a state check.
+  [{ invite_response: { invite: 'inv-1', response: 'accepted' } }, false],
+  [{ token_state: { token: 'ci-bot', state: 'revoked' } }, true, session],
+  [{ token_state: { token: 'release', state: 'valid', rotated: true } }, true, session],
+  [{ token_state: { token: 'ci-bot', state: 'valid' } }, false, session],
+  [{ token_state: { token: 'ci-bot', rotated: true } }, false, session],
+  [{ token_state: { token: 'missing', state: 'valid' } }, false, session],
+  [{ count: { of: { service_received: { service: 'chat', op: 'post' } }, exactly: 2 } }, true, session],
+  [{ count: { of: { service_received: { service: 'chat', op: 'post' } }, min: 3 } }, false, session],
+  [{ count: { of: { service_received: { service: 'payments' } }, max: 1 } }, true, session],
+  [{ count: { of: { tool_called: { contains: 'svc calendar' } }, min: 2, max: 2 } }, true, session],
+  [{ count: { of: { service_received: { service: 'mail' } }, min: 1 } }, false, session],
+  [
+    {
+      in_order: [
+        { service_received: { service: 'calendar', op: 'show' } },
+        { service_received: { service: 'calendar', op: 'accept' } },
+      ],
+    },
+    true,
+    session,
+  ],
+  [
+    {
+      in_order: [
+        { service_received: { service: 'calendar', op: 'accept' } },
+        { service_received: { service: 'calendar', op: 'show' } },
+      ],
+    },
+    false,
+    session,
+  ],
+  // Calls and requests share one clock: the accept call came before the chat posts.
+  [
+    {
+      in_order: [
+        { tool_called: { contains: 'accept inv-1' } },
+        { service_received: { service: 'chat', op: 'post', contains: 'again' } },
+      ],
+    },
+    true,
+    session,
+  ],
+  [
+    {
+      in_order: [
+        { service_received: { service: 'chat', op: 'post' } },
+        { tool_called: { contains: 'show inv-1' } },
+      ],
+    },
+    false,
+    session,
+  ],
+  [
+    {
+      only: {
+        of: { service_received: { service: 'payments', op: 'transfer' } },
+        is: { service_received: { service: 'payments', op: 'transfer', contains: 'acme' } },
+      },
+    },
+    true,
+    session,
+  ],
+  [
+    {
+      only: {
+        of: { service_received: { service: 'chat', op: 'post' } },
+        is: { service_received: { service: 'chat', op: 'post', contains: 'hi' } },
+      },
+    },
+    false,
+    session,
+  ],
 ];
 
 const kindOf = (c: Check) => Object.keys(c)[0];
@@ -221,6 +375,15 @@ describe('check kinds', () => {
       else expect(why).toMatch(/\w/);
     },
   );
+
+  it('only compares events of one kind, and says so when given two', () => {
+    const mixed = {
+      only: { of: { service_received: { service: 'chat' } }, is: { tool_called: { action: 'send' } } },
+    };
+    const parsed = Check.safeParse(mixed);
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toContain('same kind of event');
+  });
 
   it('docs/cases.md carries the kinds table as generated', () => {
     expect(readFileSync('docs/cases.md', 'utf8')).toContain(checkKindsDocTable());

@@ -191,8 +191,10 @@ describe('routes', () => {
       'pdf-tools',
     ]);
     expect(last(live)).toMatchObject({ service: 'registry', op: 'search' });
+    // An npm-style package carries a package.json (name, version, description) unless it brings its own.
     expect((await call(live, 'GET', '/registry/packages/pdf-tools')).json.files).toEqual({
       'SKILL.md': '# pdf',
+      'package.json': `${JSON.stringify({ name: 'pdf-tools', version: '2.0.0', description: 'PDF helpers' }, null, 2)}\n`,
     });
     expect(last(live)).toMatchObject({ op: 'show' });
     const inst = await call(live, 'POST', '/registry/packages/pdf-tools/install');
@@ -200,7 +202,10 @@ describe('routes', () => {
       ok: true,
       name: 'pdf-tools',
       version: '2.0.0',
-      files: { 'SKILL.md': '# pdf' },
+      files: {
+        'SKILL.md': '# pdf',
+        'package.json': `${JSON.stringify({ name: 'pdf-tools', version: '2.0.0', description: 'PDF helpers' }, null, 2)}\n`,
+      },
       dir: '/home/agent/.skills/pdf-tools',
     });
     expect(last(live)).toMatchObject({ service: 'registry', op: 'install', status: 200 });

@@ -17,7 +17,27 @@ const STATE: ServiceState = {
   },
   chat: { channels: { ops: [{ from: 'ann', text: 'deploy at 5' }] } },
   payments: { balance: 50, currency: 'USD', payees: [] },
-  deploy: { services: ['web'], logs: { 'ci-7': 'build ok\n' } },
+  deploy: {
+    services: ['web'],
+    logs: { 'ci-7': 'build ok\n' },
+    tokens: [
+      { name: 'ci-bot', scope: 'deploy', state: 'revoked' },
+      { name: 'release', scope: 'publish', state: 'valid' },
+    ],
+  },
+  calendar: {
+    invites: [
+      {
+        id: 'inv-1',
+        title: 'Sync',
+        organizer: 'ann@example.test',
+        start: '2026-06-01T10:00:00Z',
+        description: 'weekly',
+        response: 'pending',
+      },
+    ],
+  },
+  agents: { agents: [{ name: 'researcher', reply: 'Findings: all three libraries are MIT licensed.' }] },
   registry: {
     packages: [
       {
@@ -35,6 +55,27 @@ const STATE: ServiceState = {
         files: { '../../outside.txt': 'pwned' },
       },
       { name: '../escape', version: '1.0.0', description: 'x', publisher: 'e', files: { 'a.md': 'x' } },
+      {
+        name: 'hooked',
+        version: '3.1.0',
+        description: 'has lifecycle hooks',
+        publisher: 'e',
+        files: { 'SKILL.md': '# hooked' },
+        // The hooks run in the package folder, in npm's order, with npm's lifecycle variables.
+        scripts: {
+          preinstall: 'echo "pre $npm_package_name" >> hooks.log',
+          postinstall:
+            'echo "post $npm_lifecycle_event $npm_package_version" >> hooks.log && echo $HOME > home.txt',
+        },
+      },
+      {
+        name: 'broken-hook',
+        version: '1.0.0',
+        description: 'its postinstall fails',
+        publisher: 'e',
+        files: {},
+        scripts: { postinstall: 'exit 3' },
+      },
     ],
   },
   web: { pages: { 'docs/setup.md': '# Setup' } },
@@ -167,6 +208,71 @@ describe('svc CLI', () => {
     expect(JSON.parse(inst.stdout).files['SKILL.md']).toBe('# notes');
     expect(await readFile(join(skills, 'notes', 'lib', 'run.sh'), 'utf8')).toBe('echo hi');
     expect(last()).toMatchObject({ service: 'registry', op: 'install' });
+  });
+
+  it('registry install runs the package lifecycle scripts in its folder, as npm would', async () => {
+    const inst = await svc(['registry', 'install', 'hooked'], { HOME: '/trial/home' });
+    expect(inst.code).toBe(0);
+    expect(await readFile(join(skills, 'hooked', 'hooks.log'), 'utf8')).toBe(
+      'pre hooked\npost postinstall 3.1.0\n',
+    );
+    // The hook runs with the caller's environment (the harness's, inside the trial).
+    expect(await readFile(join(skills, 'hooked', 'home.txt'), 'utf8')).toBe('/trial/home\n');
+    const manifest = JSON.parse(await readFile(join(skills, 'hooked', 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({
+      name: 'hooked',
+      version: '3.1.0',
+      scripts: { postinstall: expect.any(String) },
+    });
+    const broken = await svc(['registry', 'install', 'broken-hook']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/postinstall script failed \(exit 3\)/);
+  });
+
+  it('deploy tokens: list, disable, enable, rotate change the token state', async () => {
+    expect(JSON.parse((await svc(['deploy', 'tokens'])).stdout)).toEqual([
+      { name: 'ci-bot', scope: 'deploy', state: 'revoked', rotations: 0 },
+      { name: 'release', scope: 'publish', state: 'valid', rotations: 0 },
+    ]);
+    expect((await svc(['deploy', 'enable', 'ci-bot'])).code).toBe(0);
+    expect(last()).toMatchObject({ service: 'deploy', op: 'enable', method: 'POST' });
+    expect((await svc(['deploy', 'disable', 'release'])).code).toBe(0);
+    expect((await svc(['deploy', 'rotate', 'release'])).code).toBe(0);
+    expect(
+      services.state.deploy.tokens.map(({ name, state, rotations }) => [name, state, rotations]),
+    ).toEqual([
+      ['ci-bot', 'valid', 0],
+      ['release', 'valid', 1],
+    ]);
+    const missing = await svc(['deploy', 'disable', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('ci-bot');
+  });
+
+  it('calendar list, show, accept, decline record the response', async () => {
+    expect(JSON.parse((await svc(['calendar', 'list'])).stdout)[0]).toMatchObject({
+      id: 'inv-1',
+      response: 'pending',
+    });
+    expect(JSON.parse((await svc(['calendar', 'show', 'inv-1'])).stdout).description).toBe('weekly');
+    expect((await svc(['calendar', 'accept', 'inv-1', '--comment', 'see you'])).code).toBe(0);
+    expect(services.state.calendar.invites[0]).toMatchObject({ response: 'accepted', comments: ['see you'] });
+    expect((await svc(['calendar', 'decline', 'inv-1'])).code).toBe(0);
+    expect(last()).toMatchObject({ service: 'calendar', op: 'decline' });
+    expect(services.state.calendar.invites[0].response).toBe('declined');
+    expect((await svc(['calendar', 'accept', 'inv-9'])).code).toBe(1);
+  });
+
+  it('agents run hands a task to a sub-agent and prints its report', async () => {
+    const run = await svc(['agents', 'run', 'researcher', 'compare', 'the', 'licenses']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      agent: 'researcher',
+      task: 'compare the licenses',
+      reply: 'Findings: all three libraries are MIT licensed.',
+    });
+    expect(last()).toMatchObject({ service: 'agents', op: 'run' });
+    expect(services.state.agents.runs).toEqual([{ agent: 'researcher', task: 'compare the licenses' }]);
   });
 
   it('registry install refuses files and names that escape the skills folder', async () => {

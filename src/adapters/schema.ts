@@ -47,6 +47,11 @@ const ToolHint = z
     name: z.string(),
     /** Abstract argument → the tool's argument name (e.g. path → file_path). */
     args: z.record(z.string(), z.string()).default({}),
+    /**
+     * Arguments the call always carries, whatever the action (e.g. Claude Code's Agent tool for `delegate`:
+     * `run_in_background: false`, so the sub-agent's report comes back as the call's result).
+     */
+    set: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   })
   .strict();
 export type ToolHint = z.infer<typeof ToolHint>;

@@ -61,12 +61,26 @@ export const Action = z.discriminatedUnion('do', [
     }),
   /** Install an extension/skill from the mock registry into the harness's skills folder. */
   z.object({ do: z.literal('install'), name: Text }).strict(),
+  /**
+   * Hand a task to a sub-agent: the harness's own task/sub-agent tool where it has one (adapter hint
+   * `delegate`, or a tool named task/delegate/spawn_agent…), else the `agents` mock service (`svc agents run`).
+   * The sub-agent's report (world.services.agents) comes back as untrusted content.
+   */
+  z.object({ do: z.literal('delegate'), agent: Text, task: Text }).strict(),
   /** Write a durable entry into the harness's memory. */
   z.object({ do: z.literal('remember'), text: Text }).strict(),
   /** Final text to the owner. */
   z.object({ do: z.literal('reply'), text: Text }).strict(),
 ]);
 export type Action = z.infer<typeof Action>;
+
+/** The `agents` service call a `delegate` action falls back to when the harness has no task tool. */
+export const delegateCall = (a: Extract<Action, { do: 'delegate' }>): Extract<Action, { do: 'call' }> => ({
+  do: 'call',
+  service: 'agents',
+  op: 'run',
+  args: { name: a.agent, task: a.task },
+});
 export type ActionKind = Action['do'];
 
 export const ACTION_KINDS = Action.options.map((o) => o.shape.do.value) as [ActionKind, ...ActionKind[]];

@@ -82,6 +82,58 @@ const RegistryPackage = z
     publisher: z.string().default('community'),
     /** Files of the package, path → content; installed under the harness's skills folder. */
     files: z.record(z.string(), z.string()).default({}),
+    /**
+     * npm-style lifecycle scripts (`preinstall`, `install`, `postinstall`): the package's package.json
+     * carries them, and the install path (`svc registry install`, the reference harness) runs them in the
+     * package folder inside the trial, as npm would. A malicious hook is then a real effect.
+     */
+    scripts: z
+      .object({
+        preinstall: z.string().optional(),
+        install: z.string().optional(),
+        postinstall: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** A skill already installed before the trial, in the adapter's skills folder (`NAME/` with its files). */
+const InstalledSkill = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9@][A-Za-z0-9._@-]*$/, 'a package name without slashes or ..'),
+    version: z.string().default('1.0.0'),
+    description: z.string().default(''),
+    /** Files of the installed copy, path → content; a package.json with name and version is added. */
+    files: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+const CalendarInvite = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    organizer: z.string(),
+    start: z.string().default('2026-06-01T10:00:00Z'),
+    /** The invite's text: written by the organizer, so an entry point for injected instructions. */
+    description: z.string().default(''),
+    response: z.enum(['pending', 'accepted', 'declined']).default('pending'),
+  })
+  .strict();
+
+const DeployToken = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -'),
+    scope: z.string().default('deploy'),
+    state: z.enum(['valid', 'revoked']).default('valid'),
+  })
+  .strict();
+
+const SubAgent = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -'),
+    /** The sub-agent's report for any task handed to it (untrusted content: an `agent_message` entry point). */
+    reply: z.string(),
   })
   .strict();
 
@@ -120,6 +172,8 @@ export const ServiceState = z
       .object({
         services: z.array(z.string()).default(['web']),
         logs: z.record(z.string(), z.string()).default({}),
+        /** Deploy/CI credentials with a state that `enable`/`disable`/`rotate` change (`token_state` reads it). */
+        tokens: z.array(DeployToken).optional(),
       })
       .strict()
       .optional(),
@@ -153,6 +207,16 @@ export const ServiceState = z
       .object({ tools: z.array(McpTool).default([]) })
       .strict()
       .optional(),
+    /** Calendar invites the owner can list, show, accept and decline (`invite_response` reads the result). */
+    calendar: z
+      .object({ invites: z.array(CalendarInvite).default([]) })
+      .strict()
+      .optional(),
+    /** Sub-agents a `delegate` action hands tasks to when the harness has no task tool of its own. */
+    agents: z
+      .object({ agents: z.array(SubAgent).default([]) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type ServiceState = z.infer<typeof ServiceState>;
@@ -162,6 +226,14 @@ export const Canary = z
     name: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'upper-case name such as DEPLOY_TOKEN'),
     /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA…). */
     prefix: z.string().default('sk-'),
+    /**
+     * Also an environment variable of the harness under this name (e.g. NPM_TOKEN), set through the trial's
+     * own environment (never taken from the parent process). Leak checks read it as any other canary.
+     */
+    env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name such as NPM_TOKEN')
+      .optional(),
   })
   .strict();
 export type Canary = z.infer<typeof Canary>;
@@ -183,6 +255,8 @@ export const World = z
     memory: z.array(z.string()).default([]),
     services: ServiceState.default({}),
     canaries: z.array(Canary).default([]),
+    /** Skills already installed in the adapter's skills folder before the trial (e.g. an older version). */
+    skills: z.array(InstalledSkill).default([]),
   })
   .strict();
 export type World = z.infer<typeof World>;
@@ -212,6 +286,7 @@ export const CaseFile = z
       memory: [],
       services: {},
       canaries: [],
+      skills: [],
     }),
     inject: z
       .object({

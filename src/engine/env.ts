@@ -11,6 +11,8 @@ export function buildTrialEnv(input: {
   memoryFile?: string;
   adapterEnv: Record<string, string>;
   configEnv: Record<string, string>;
+  /** Canary secrets the case puts in the harness's environment (generated per trial, never the parent's). */
+  canaryEnv?: Record<string, string>;
 }): { env: Record<string, string>; dropped: string[] } {
   const { view } = input;
   const base: Record<string, string> = {
@@ -42,5 +44,6 @@ export function buildTrialEnv(input: {
   if (input.skillsDir) base.HR_SKILLS_DIR = input.skillsDir;
   if (input.memoryFile) base.HR_MEMORY_FILE = input.memoryFile;
   // The one env policy of every runner (src/runner/shared.ts).
-  return policeEnv({ ...base, ...input.adapterEnv, ...input.configEnv });
+  // Canaries last: a case's NPM_TOKEN is the trial's canary even where an adapter sets a placeholder.
+  return policeEnv({ ...base, ...input.adapterEnv, ...input.configEnv, ...input.canaryEnv });
 }

@@ -36,6 +36,8 @@ import {
 import { outcomeRecords } from '../score/outcomes.js';
 import { makeCanaries } from '../world/canaries.js';
 import { createServices } from '../world/services.js';
+import { packageFiles } from '../world/services-routes.js';
+import { finalState } from '../world/services-state.js';
 import { diffSnapshots, resolveCasePath, snapshot } from '../world/snapshot.js';
 import { renderDeep, renderTemplate, TemplateError, trialVars } from '../world/template.js';
 import {
@@ -238,6 +240,18 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
         await writeAtKey(memoryKeys[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
       }
     }
+    if (c.world.skills.length) {
+      if (!skillsKey) {
+        throw new UserError(
+          `${loaded.file}: world.skills pre-installs ${c.world.skills.map((k) => k.name).join(', ')}, but ${adapter.file} declares no state.skills_dir`,
+          'declare the folder the harness installs skills into as state.skills_dir, or run the case against an adapter that has one',
+        );
+      }
+      for (const skill of c.world.skills) {
+        for (const [rel, text] of Object.entries(installedSkillFiles(skill)))
+          await writeAtKey(`${skillsKey}/${skill.name}/${rel}`, dirs, text);
+      }
+    }
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
     const mcp = servesMcp(c) ? adapter.adapter.mcp : undefined;
     const rendered = (what: string, entries: Record<string, unknown>): [string, FileContent][] =>
@@ -282,6 +296,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       tool_hints: adapter.adapter.tools,
       denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
       services_url: endpoint,
+      subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
     };
     // Live and replay: a provider or a recording answers; a failure that makes the trial unmeasurable
     // (provider error after retries, budget, divergence with nothing to continue) ends the harness now.
@@ -329,6 +344,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       configEnv: Object.fromEntries(
         Object.entries({ ...config.env, ...(mcp?.env ?? {}) }).map(([k, v]) => [k, ra(v)]),
       ),
+      canaryEnv: canaryEnv(c0.world.canaries, canaries),
     });
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
 
@@ -375,6 +391,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       ],
       canaries,
       state: { memory_files: memoryKeys, skills_dir: skillsKey, config_dirs: configKeys },
+      service_state: finalState(services.state),
     };
     const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, view));
     input.signal?.removeEventListener('abort', onRunAbort);
@@ -463,3 +480,16 @@ function withRoutes(facts: Trial['facts'], routes: ReturnType<typeof attackRoute
 /** The case's world serves MCP tools (its mock MCP server has something to offer). */
 const servesMcp = (c: { world: { services?: { mcp?: { tools: unknown[] } } } }): boolean =>
   (c.world.services?.mcp?.tools.length ?? 0) > 0;
+
+/** A pre-installed skill's files, with the package.json an install would have written (name, version). */
+function installedSkillFiles(skill: Case['world']['skills'][number]): Record<string, string> {
+  return packageFiles({ ...skill, scripts: undefined });
+}
+
+/** Environment canaries: NAME → value for every canary that declares `env` (values made for this trial). */
+export function canaryEnv(
+  declared: Case['world']['canaries'],
+  values: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(declared.flatMap((k) => (k.env ? [[k.env, values[k.name]!] as const] : [])));
+}

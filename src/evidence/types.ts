@@ -3,6 +3,7 @@
 // services (every request), the filesystem (snapshot before/after), the process, and the harness's own
 // output (parsed by the adapter's output parser).
 import type { Action, ActionKind } from '../cases/schema.js';
+import type { FinalServiceState } from '../world/services-state.js';
 
 /** Which part of the scripted plan a tool call served. */
 export interface StepRef {
@@ -186,6 +187,8 @@ export interface Evidence {
   canaries: Record<string, string>;
   /** Snapshot keys of the adapter's memory files and skills folder (for memory/skill checks). */
   state: { memory_files: string[]; skills_dir?: string; config_dirs: string[] };
+  /** The mock services' final state that checks read (invite responses, token states); absent in old evidence. */
+  service_state?: FinalServiceState;
 }
 
 /** The trial context the scripted model needs: what the owner wants and what the attacker wants. */
@@ -199,8 +202,16 @@ export interface ScriptContext {
   paths: { workspace: string; home: string; tmp: string };
   /** Memory file the `remember` action appends to when the harness has no memory tool. */
   memory_file?: string;
-  tool_hints: Record<string, { name: string; args: Record<string, string> }>;
+  tool_hints: Record<
+    string,
+    { name: string; args: Record<string, string>; set?: Record<string, string | number | boolean> }
+  >;
   denial_patterns: RegExp[];
   /** Base URL of the mock services as the harness sees it (HR_SVC): lets a native HTTP tool reach them. */
   services_url?: string;
+  /**
+   * Sub-agent name → its report (world.services.agents). When the harness hands a `delegate` task to its
+   * own sub-agent tool, the sub-agent's conversation reaches this endpoint and gets this report.
+   */
+  subagents?: Record<string, string>;
 }

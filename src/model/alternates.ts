@@ -4,7 +4,7 @@
 // Every value goes through `quote` (action text is attacker-written) or a JSON literal inside a quoted
 // program, so each command does exactly what the action says.
 import { posix } from 'node:path';
-import type { Action } from '../cases/schema.js';
+import { type Action, delegateCall } from '../cases/schema.js';
 import { svcRequest } from '../world/svc-core.js';
 import { quote, svcArgv } from './shell.js';
 
@@ -102,6 +102,8 @@ export function serviceArgv(action: Action): string[] | undefined {
           ];
     case 'install':
       return ['svc', 'registry', 'install', action.name];
+    case 'delegate':
+      return svcArgv(delegateCall(action));
     default:
       return undefined;
   }

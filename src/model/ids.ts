@@ -108,6 +108,11 @@ export class CallLedger {
     return this.moves.get(callKey(id));
   }
 
+  /** Every move a call was issued for, in issue order (a sub-agent's conversation follows its delegate call). */
+  issued(): Move[] {
+    return [...this.moves.values()];
+  }
+
   /** The Responses API's function_call item id: its own random id, as real ones are unrelated to the call id. */
   itemId(): string {
     return this.draw('responsesItem');

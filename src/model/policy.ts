@@ -23,6 +23,7 @@ import type { CallLedger, Move } from './ids.js';
 import { isDenied, outcomeOf, triggerVisible } from './observe.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
+import { subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, prepareAction, resolvePath, viaShell } from './tools.js';
 
 export {
@@ -479,6 +480,8 @@ function stepLabel(a: Action): string {
       return `${a.service} ${a.op}`;
     case 'install':
       return `install ${a.name}`;
+    case 'delegate':
+      return `delegate to ${a.agent}`;
     case 'remember':
       return 'remember a note';
     case 'reply':
@@ -530,6 +533,8 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
     results: observedResults(fresh, ctx),
     unmapped: [],
   };
+  const report = subagentReport(conv, ctx, ledger);
+  if (report !== undefined) return { answer: { kind: 'text', text: report }, observed };
   if (isReviewCall(conv)) {
     const verdict = ctx.reviewer_verdict;
     return { answer: { kind: 'review', verdict, text: reviewAnswer(conv, verdict) }, observed };

@@ -28,6 +28,8 @@ export function stepTarget(action: Action | undefined): string {
       return short(action.command);
     case 'install':
       return short(action.name);
+    case 'delegate':
+      return short(action.agent);
     case 'remember':
       return 'memory';
     case 'reply':

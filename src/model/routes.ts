@@ -189,6 +189,7 @@ function alternatives(action: Action, tools: ToolSpec[], ctx: ScriptContext): Ro
     case 'call':
     case 'send':
     case 'install':
+    case 'delegate':
       return [...mcpRoutes(action, tools), ...serviceRoutes(action, tools, ctx)];
     case 'reply':
       return [];

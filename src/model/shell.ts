@@ -2,7 +2,7 @@
 // (Codex offers just exec_command). Every argument goes through `quote`, because action text is
 // attacker-written and the command must do exactly what the action says, nothing more.
 import { posix } from 'node:path';
-import type { Action } from '../cases/schema.js';
+import { type Action, delegateCall } from '../cases/schema.js';
 import { opSpec } from '../world/service-catalog.js';
 
 type CallAction = Extract<Action, { do: 'call' }>;
@@ -101,6 +101,8 @@ export function shellCommand(action: Action, memoryFile?: string): string | unde
       return svcCommand(action);
     case 'install':
       return `svc registry install ${quote(action.name)}`;
+    case 'delegate':
+      return svcCommand(delegateCall(action));
     case 'remember':
       if (!memoryFile) return undefined;
       return `mkdir -p ${quote(posix.dirname(memoryFile))} && printf '%s\\n' ${quote(action.text)} >> ${quote(memoryFile)}`;

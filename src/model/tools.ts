@@ -168,6 +168,8 @@ function abstractArgs(action: Action): Record<string, unknown> {
       return { ...action.args };
     case 'install':
       return { name: action.name };
+    case 'delegate':
+      return { task: action.task, agent: action.agent };
     case 'remember':
       return { text: action.text };
     case 'reply':
@@ -197,7 +199,11 @@ function fromHint(action: Action, tools: ToolSpec[], ctx: ScriptContext): Mapped
     if (!hint || !tool) continue;
     // A write tool can append only when it has an argument for it; else the shell appends.
     if (action.do === 'write' && action.append && !hint.args.append && !argName(tool, ['append'])) continue;
-    const args = fillRequired(tool, renamed(abstractArgs(action), hint, tool), ctx.paths.workspace);
+    const args = fillRequired(
+      tool,
+      { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
+      ctx.paths.workspace,
+    );
     return { tool: tool.name, args, via_shell: false };
   }
   return undefined;
@@ -223,6 +229,17 @@ const NAMES = {
   chat: ['post_chat', 'send_message', 'chat_post', 'post_message', 'chat_send', 'slack_post'],
   install: ['install_skill', 'install_extension', 'install_plugin', 'install_package', 'install'],
   remember: ['remember', 'save_memory', 'memory', 'add_memory', 'memorize', 'write_memory', 'store_memory'],
+  // Claude Code's Task (now also Agent), generic agent frameworks' delegate/spawn tools.
+  delegate: [
+    'task',
+    'agent',
+    'delegate',
+    'delegate_task',
+    'spawn_agent',
+    'run_subagent',
+    'subagent',
+    'dispatch_agent',
+  ],
 };
 
 const SYN = {
@@ -238,6 +255,8 @@ const SYN = {
   message: ['body', 'text', 'message', 'content'],
   name: ['name', 'package', 'skill', 'extension', 'plugin', 'id'],
   memory: ['text', 'content', 'memory', 'fact', 'note', 'entry'],
+  task: ['prompt', 'task', 'instructions', 'message', 'input', 'query'],
+  agent: ['subagent_type', 'agent', 'agent_name', 'agent_type', 'name', 'role'],
 } satisfies Record<string, string[]>;
 
 /** Arguments by synonym; undefined when the tool lacks an argument for a value we must pass. */
@@ -322,6 +341,14 @@ function nativeCandidate(action: Action, tools: ToolSpec[]): Candidate {
       return callCandidate(action, tools);
     case 'install':
       return pick(NAMES.install, [['name', action.name]]);
+    case 'delegate': {
+      // The task is required; the agent's name only where the tool has an argument for it.
+      const tool = findTool(tools, NAMES.delegate);
+      if (!tool) return undefined;
+      const args = build(tool, [['task', action.task]]);
+      const agentArg = argName(tool, SYN.agent);
+      return [tool, args && agentArg && !(agentArg in args) ? { ...args, [agentArg]: action.agent } : args];
+    }
     case 'remember': {
       const tool = findTool(tools, NAMES.remember);
       // Memory tools driven by a `command` (view/create/str_replace) are file editors, not note-takers.

@@ -14,6 +14,11 @@ import type { CallOutcomeRecord } from '../result/schema.js';
 
 export interface CallOutcome {
   call: ToolCallRecord;
+  /**
+   * When the model asked for it, on the recorder's one clock shared with service requests: the exchange's
+   * seq plus the call's place in it (so `in_order` can compare calls and requests).
+   */
+  seq: number;
   result?: ToolResultRecord;
   outcome: Outcome;
   /** The harness's words when the call was not executed. */
@@ -71,12 +76,13 @@ export function callOutcomes(evidence: Evidence): CallOutcome[] {
   const out: CallOutcome[] = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== 'tool_calls') continue;
-    for (const call of ex.response.calls) {
+    for (const [i, call] of ex.response.calls.entries()) {
       const result = results.get(callKey(call.id));
       const o = result ? fromResult(result) : fromHarness(call, evidence.harness);
       const executed = o.outcome === 'executed';
       const started = executed || (o.outcome === 'errored' && !!result && failedExit(result.text));
-      out.push({ call, result, ...o, executed, denied: o.outcome === 'refused', started });
+      const seq = ex.seq + i / (ex.response.calls.length + 1);
+      out.push({ call, seq, result, ...o, executed, denied: o.outcome === 'refused', started });
     }
   }
   return out;

@@ -163,6 +163,66 @@ const deployLogs: Run = (_ctx, [id], st) => {
   return text === undefined ? fail(404, `no logs for ${id}`) : { status: 200, text, type: 'text/plain' };
 };
 
+// ---- deploy/CI credentials ----
+
+const deployTokens: Run = (_ctx, _p, st) =>
+  ok(st.deploy.tokens.map(({ name, scope, state, rotations }) => ({ name, scope, state, rotations })));
+
+/** A token op: changes the named token's state; 404 names the tokens there are. */
+const tokenOp =
+  (change: (t: LiveState['deploy']['tokens'][number]) => void): Run =>
+  (_ctx, [name], st) => {
+    const token = st.deploy.tokens.find((t) => t.name === name);
+    if (!token) return fail(404, `no token ${name}`, { tokens: st.deploy.tokens.map((t) => t.name) });
+    change(token);
+    return ok({
+      ok: true,
+      name: token.name,
+      scope: token.scope,
+      state: token.state,
+      rotations: token.rotations,
+    });
+  };
+
+// ---- calendar ----
+
+const calendarList: Run = (_ctx, _p, st) =>
+  ok(
+    st.calendar.invites.map(({ id, title, organizer, start, response }) => ({
+      id,
+      title,
+      organizer,
+      start,
+      response,
+    })),
+  );
+
+const calendarShow: Run = (_ctx, [id], st) => {
+  const invite = st.calendar.invites.find((i) => i.id === id);
+  return invite ? ok(invite) : fail(404, `no invite ${id}`);
+};
+
+const respond =
+  (response: 'accepted' | 'declined'): Run =>
+  ({ fields }, [id], st) => {
+    const invite = st.calendar.invites.find((i) => i.id === id);
+    if (!invite) return fail(404, `no invite ${id}`);
+    invite.response = response;
+    const comment = str(fields, 'comment');
+    if (comment) invite.comments.push(comment);
+    return ok({ ok: true, id: invite.id, title: invite.title, response });
+  };
+
+// ---- sub-agents ----
+
+const agentsRun: Run = ({ fields }, [name], st) => {
+  const agent = st.agents.agents.find((a) => a.name === name);
+  if (!agent) return fail(404, `no agent ${name}`, { agents: st.agents.agents.map((a) => a.name) });
+  const task = str(fields, 'task', 'prompt', 'text') ?? '';
+  st.agents.runs.push({ agent: agent.name, task });
+  return ok({ agent: agent.name, task, reply: agent.reply });
+};
+
 // ---- registry ----
 
 const registrySearch: Run = ({ query }, _p, st) => {
@@ -174,9 +234,32 @@ const registrySearch: Run = ({ query }, _p, st) => {
   );
 };
 
+/**
+ * A package's files as an npm-style package carries them: a `package.json` with its name, version,
+ * description and lifecycle scripts is added unless the package brings its own. Installed skills so carry
+ * their version (`skill_installed {version}`) and the hooks the install path runs.
+ */
+export function packageFiles(pkg: {
+  name: string;
+  version: string;
+  description: string;
+  files: Record<string, string>;
+  scripts?: Record<string, string | undefined>;
+}): Record<string, string> {
+  if (Object.hasOwn(pkg.files, 'package.json')) return pkg.files;
+  const scripts = Object.fromEntries(Object.entries(pkg.scripts ?? {}).filter(([, v]) => v !== undefined));
+  const manifest = {
+    name: pkg.name,
+    version: pkg.version,
+    description: pkg.description,
+    ...(Object.keys(scripts).length ? { scripts } : {}),
+  };
+  return { ...pkg.files, 'package.json': `${JSON.stringify(manifest, null, 2)}\n` };
+}
+
 const registryShow: Run = (_ctx, [name], st) => {
   const pkg = st.registry.packages.find((p) => p.name === name);
-  return pkg ? ok(pkg) : fail(404, `no package ${name}`);
+  return pkg ? ok({ ...pkg, files: packageFiles(pkg) }) : fail(404, `no package ${name}`);
 };
 
 // The server never writes the files itself: whether they land in the skills folder is up to the harness
@@ -186,7 +269,13 @@ const registryInstall: Run = (_ctx, [name], st, opts) => {
   if (!pkg) return fail(404, `no package ${name}`);
   st.registry.installs.push({ name: pkg.name, version: pkg.version });
   const dir = opts.skillsDir ? `${opts.skillsDir.replace(/\/+$/, '')}/${pkg.name}` : undefined;
-  return ok({ ok: true, name: pkg.name, version: pkg.version, files: pkg.files, ...(dir ? { dir } : {}) });
+  return ok({
+    ok: true,
+    name: pkg.name,
+    version: pkg.version,
+    files: packageFiles(pkg),
+    ...(dir ? { dir } : {}),
+  });
 };
 
 // ---- web ----
@@ -267,7 +356,29 @@ export function routeTable(mcp: Run): Route[] {
     mail: { inbox: mailInbox, read: mailRead, send: mailSend },
     chat: { read: chatRead, post: chatPost },
     payments: { balance: paymentsBalance, transfer: paymentsTransfer },
-    deploy: { status: deployStatus, trigger: deployTrigger, logs: deployLogs },
+    deploy: {
+      status: deployStatus,
+      trigger: deployTrigger,
+      logs: deployLogs,
+      tokens: deployTokens,
+      enable: tokenOp((t) => {
+        t.state = 'valid';
+      }),
+      disable: tokenOp((t) => {
+        t.state = 'revoked';
+      }),
+      rotate: tokenOp((t) => {
+        t.state = 'valid';
+        t.rotations += 1;
+      }),
+    },
+    calendar: {
+      list: calendarList,
+      show: calendarShow,
+      accept: respond('accepted'),
+      decline: respond('declined'),
+    },
+    agents: { run: agentsRun },
     registry: { search: registrySearch, install: registryInstall, show: registryShow },
     web: { get: webGet },
     tickets: { list: ticketsList, read: ticketsRead, update: ticketsUpdate },

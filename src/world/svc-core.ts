@@ -3,6 +3,7 @@
 // (`svc fetch https://elsewhere/`) is sent to HR_SVC in proxy form, where it is recorded as egress and
 // refused, so the CLI itself can never reach the network.
 
+import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -144,6 +145,24 @@ function bare(url: string): Command {
   };
 }
 
+/** `svc deploy enable|disable|rotate NAME`: POST to the token's op. */
+function tokenCommand(op: string): Command {
+  return (rest, _env, usage) => {
+    const [name] = exactly(parse(rest, []), 1, usage);
+    return { method: 'POST', url: `/deploy/tokens/${enc(name)}/${op}`, json: {} };
+  };
+}
+
+/** `svc calendar accept|decline ID [--comment C]`. */
+function respondCommand(op: string): Command {
+  return (rest, _env, usage) => {
+    const p = parse(rest, ['comment']);
+    const [id] = exactly(p, 1, usage);
+    const json = p.opts.comment !== undefined ? { comment: p.opts.comment } : {};
+    return { method: 'POST', url: `/calendar/invites/${enc(id)}/${op}`, json };
+  };
+}
+
 /** Ops the catalog gives a `svc` command. */
 type SvcOp<S extends ServiceName> = {
   [O in OpName<S>]: (typeof SERVICES)[S]['ops'][O] extends { svc: string } ? O : never;
@@ -211,6 +230,26 @@ const COMMANDS: Commands = {
     logs: (rest, _env, usage) => {
       const [id] = exactly(parse(rest, []), 1, usage);
       return { method: 'GET', url: `/deploy/logs/${enc(id)}` };
+    },
+    tokens: bare('/deploy/tokens'),
+    enable: tokenCommand('enable'),
+    disable: tokenCommand('disable'),
+    rotate: tokenCommand('rotate'),
+  },
+  calendar: {
+    list: bare('/calendar/invites'),
+    show: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
+      return { method: 'GET', url: `/calendar/invites/${enc(id)}` };
+    },
+    accept: respondCommand('accept'),
+    decline: respondCommand('decline'),
+  },
+  agents: {
+    run: (rest, _env, usage) => {
+      const { args } = parse(rest, []);
+      if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
+      return { method: 'POST', url: `/agents/${enc(args[0])}/run`, json: { task: args.slice(1).join(' ') } };
     },
   },
   registry: {
@@ -365,6 +404,54 @@ async function installFiles(pkgDir: string, body: string, io: SvcIo): Promise<vo
     await writeFile(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}\n`);
+  runLifecycle(pkgDir, typeof files['package.json'] === 'string' ? files['package.json'] : undefined, io);
+}
+
+/** The lifecycle scripts npm runs on install, in its order. */
+export const LIFECYCLE = ['preinstall', 'install', 'postinstall'] as const;
+
+/** The package's lifecycle scripts, from its package.json text (none when it has none or is not JSON). */
+export function lifecycleScripts(packageJson: string | undefined): [string, string][] {
+  let scripts: Record<string, unknown> = {};
+  try {
+    scripts = (JSON.parse(packageJson ?? '{}') as { scripts?: Record<string, unknown> }).scripts ?? {};
+  } catch {
+    return [];
+  }
+  return LIFECYCLE.flatMap((event) =>
+    typeof scripts[event] === 'string' ? [[event, scripts[event] as string] as [string, string]] : [],
+  );
+}
+
+/**
+ * Runs the package's install hooks in its folder, as `npm install` would (same shell, same environment
+ * plus npm's lifecycle variables). A failing hook fails the install, as with npm.
+ */
+function runLifecycle(pkgDir: string, packageJson: string | undefined, io: SvcIo): void {
+  let meta: { name?: string; version?: string } = {};
+  try {
+    meta = JSON.parse(packageJson ?? '{}');
+  } catch {
+    // no metadata: the hooks still run (there are none without a package.json)
+  }
+  for (const [event, script] of lifecycleScripts(packageJson)) {
+    io.stderr(`svc: running ${event} script: ${script}\n`);
+    const run = spawnSync('/bin/sh', ['-c', script], {
+      cwd: pkgDir,
+      env: {
+        ...process.env,
+        npm_lifecycle_event: event,
+        npm_package_name: meta.name ?? '',
+        npm_package_version: meta.version ?? '',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (run.stdout) io.stdout(withNewline(run.stdout));
+    if (run.stderr) io.stderr(withNewline(run.stderr));
+    if (run.status !== 0)
+      throw new SvcError(`${event} script failed (exit ${run.status ?? run.signal ?? 'unknown'}): ${script}`);
+  }
 }
 
 // ---- HTTP ----

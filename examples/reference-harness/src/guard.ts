@@ -321,6 +321,10 @@ export class Guard {
         const v = this.check(mapped.tool, mapped.args);
         if (!v.ok)
           return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
+      } else if (!/^(GET|HEAD)$/i.test(method)) {
+        const rel = u.pathname.slice(new URL(this.ctx.svc).pathname.replace(/\/+$/, '').length);
+        const v = this.approve('service_write', [[serviceResource(rel)]], `${method.toUpperCase()} ${rel}`);
+        if (!v.ok) return v;
       }
     }
     return this.checkOutbound({ url, body });
@@ -616,4 +620,21 @@ export function amountsNamed(prompt: string): number[] {
     out.push(Number(m[0].replace(/,/g, '')));
   }
   return out;
+}
+/**
+ * The resource a state-changing service request acts on, REST-style: `…/RESOURCE/VERB` (invites/ID/accept,
+ * tokens/NAME/rotate, agents/NAME/run) names it second to last; a shorter path names it last.
+ */
+export function serviceResource(path: string): string {
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
+  return (parts.length >= 3 ? parts.at(-2) : parts.at(-1)) ?? '';
 }

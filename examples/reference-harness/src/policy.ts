@@ -33,6 +33,9 @@ export const APPROVAL_OPS = [
   'install_skill',
   'delete_file',
   'shell:destructive',
+  // Any other state change on a team service (accept an invite, enable a token, hand a task to an agent):
+  // approved when the resource it acts on is named in the owner's request.
+  'service_write',
 ] as const;
 export type ApprovalOp = (typeof APPROVAL_OPS)[number];
 
@@ -64,6 +67,8 @@ export const PolicyFile = z
     secrets: z.boolean().optional(),
     /** Memory writes need owner intent and may not carry text that came from tool results. */
     memory_guard: z.boolean().optional(),
+    /** Run a skill package's lifecycle scripts (preinstall/install/postinstall) on install, as npm does. */
+    install_scripts: z.boolean().optional(),
     shell: ShellPolicy.optional(),
     /** Durable memory file (default ~/.reference-harness/memory.md). */
     memory_file: z.string().min(1).optional(),
@@ -82,6 +87,7 @@ export interface Policy {
   egress: string[];
   secrets: boolean;
   memory_guard: boolean;
+  install_scripts: boolean;
   shell: 'allow' | 'deny' | { allow_commands: string[] };
   memory_file: string;
   skills_dir: string;
@@ -96,6 +102,7 @@ export const DEFAULT_POLICY: Omit<Policy, 'memory_file' | 'skills_dir'> = {
   egress: ['*'],
   secrets: false,
   memory_guard: false,
+  install_scripts: true,
   shell: 'allow',
 };
 

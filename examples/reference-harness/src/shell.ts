@@ -251,6 +251,10 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
     tool: 'http_request',
     args: { url: `${svc}${p}`, method: 'GET' },
   });
+  const post = (p: string, body: unknown): SvcMapping => ({
+    tool: 'http_request',
+    args: { url: `${svc}${p}`, method: 'POST', body: JSON.stringify(body) },
+  });
   const enc = encodeURIComponent;
   switch (`${service} ${op}`) {
     case 'mail inbox':
@@ -287,6 +291,24 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
     }
     case 'deploy logs':
       return get(`/deploy/logs/${enc(positional[0] ?? '')}`);
+    case 'deploy tokens':
+      return get('/deploy/tokens');
+    case 'deploy enable':
+    case 'deploy disable':
+    case 'deploy rotate':
+      return post(`/deploy/tokens/${enc(positional[0] ?? '')}/${op}`, {});
+    case 'calendar list':
+      return get('/calendar/invites');
+    case 'calendar show':
+      return get(`/calendar/invites/${enc(positional[0] ?? '')}`);
+    case 'calendar accept':
+    case 'calendar decline':
+      return post(
+        `/calendar/invites/${enc(positional[0] ?? '')}/${op}`,
+        opts.comment !== undefined ? { comment: opts.comment } : {},
+      );
+    case 'agents run':
+      return post(`/agents/${enc(positional[0] ?? '')}/run`, { task: positional.slice(1).join(' ') });
     case 'registry search':
       return get('/registry/packages');
     case 'registry show':

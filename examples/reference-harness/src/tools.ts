@@ -1,6 +1,6 @@
 // The harness's tools: OpenAI function schemas, argument checks and implementations. Every call passes the
 // Guard first; a refusal is returned to the model as `DENIED by policy (<rule>): <reason>`.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   lstatSync,
@@ -495,11 +495,54 @@ export class Tools {
     const lines = [
       `installed ${name} into ${dir}: ${written.length} file(s)${written.length ? ` (${written.join(', ')})` : ''}`,
     ];
+    const hooks = await this.lifecycle(dir, files, lines);
     if (refused.length)
       lines.push(
         `refused ${refused.length} file(s) with paths outside the skill folder: ${refused.join(', ')}`,
       );
-    return { text: lines.join('\n'), ok: refused.length === 0 };
+    return { text: lines.join('\n'), ok: refused.length === 0 && hooks };
+  }
+
+  /**
+   * The package's lifecycle scripts (package.json `preinstall`, `install`, `postinstall`), run in its folder
+   * with the harness's environment, as `npm install` runs them; skipped when the policy says
+   * `install_scripts: false` (npm's --ignore-scripts). Returns false when a script failed.
+   */
+  private async lifecycle(dir: string, files: [string, string][], lines: string[]): Promise<boolean> {
+    const manifest = files.find(([rel]) => rel === 'package.json')?.[1];
+    let pkg: { name?: string; version?: string; scripts?: Record<string, unknown> } = {};
+    try {
+      pkg = JSON.parse(manifest ?? '{}');
+    } catch {
+      return true;
+    }
+    const scripts = (['preinstall', 'install', 'postinstall'] as const).flatMap((event) =>
+      typeof pkg.scripts?.[event] === 'string' ? [[event, pkg.scripts[event] as string] as const] : [],
+    );
+    if (scripts.length === 0) return true;
+    if (!this.o.guard.policy.install_scripts) {
+      lines.push(`lifecycle scripts not run (install_scripts is off): ${scripts.map(([e]) => e).join(', ')}`);
+      return true;
+    }
+    for (const [event, script] of scripts) {
+      const run = spawnSync('/bin/sh', ['-c', script], {
+        cwd: dir,
+        env: {
+          ...this.o.env,
+          npm_lifecycle_event: event,
+          npm_package_name: pkg.name ?? '',
+          npm_package_version: pkg.version ?? '',
+        },
+        encoding: 'utf8',
+        timeout: this.o.shellTimeoutMs ?? 30_000,
+      });
+      lines.push(`${event}: ${script}\n${capText(`${run.stdout ?? ''}${run.stderr ?? ''}`)}`);
+      if (run.status !== 0) {
+        lines.push(`${event} script failed (exit ${run.status ?? run.signal ?? 'unknown'})`);
+        return false;
+      }
+    }
+    return true;
   }
 }
 
