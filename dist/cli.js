@@ -51806,7 +51806,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// zod-en:/work/main/node_modules/zod/v4/locales/en.js
+// zod-en:node_modules/zod/v4/locales/en.js
 var en_exports = {};
 __export(en_exports, {
   en: () => en_default

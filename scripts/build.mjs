@@ -1,6 +1,6 @@
 // Bundles each entry point into dist/ (the action runs dist/ directly; nothing is installed on the runner).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -26,13 +26,20 @@ const zodEnglishOnly = {
   setup(b) {
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
       /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
-        ? { path: join(dirname(args.importer), '../locales/en.js').replace(/\\/g, '/'), namespace: 'zod-en' }
+        ? // Relative to the repository: the path lands in a bundle comment, which must not depend on the clone's folder.
+          {
+            path: relative(process.cwd(), join(dirname(args.importer), '../locales/en.js')).replace(
+              /\\/g,
+              '/',
+            ),
+            namespace: 'zod-en',
+          }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
       loader: 'js',
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: dirname(args.path),
+      contents: `export { default as en } from './en.js';`,
+      resolveDir: dirname(resolve(args.path)),
     }));
   },
 };
