@@ -65021,8 +65021,8 @@ ${delim}
 function svcArgv(action) {
   const { service, op, args } = action;
   if (service === "mcp" && op === "call") {
-    const { tool, name, ...rest } = args;
-    return ["svc", "mcp", "call", String(tool ?? name ?? ""), JSON.stringify(mcpArguments(rest))];
+    const target = mcpCallTarget(args);
+    return ["svc", "mcp", "call", target.tool, JSON.stringify(target.arguments)];
   }
   const positional = opSpec(service, op)?.positional ?? [];
   const words = ["svc", service, op];
@@ -65033,6 +65033,14 @@ function svcArgv(action) {
   return words;
 }
 var svcCommand = (action) => svcArgv(action).map(quote).join(" ");
+function mcpCallTarget(args) {
+  if (args.tool !== void 0) {
+    const { tool, ...rest2 } = args;
+    return { tool: String(tool), arguments: mcpArguments(rest2) };
+  }
+  const { name, ...rest } = args;
+  return { tool: String(name ?? ""), arguments: mcpArguments(rest) };
+}
 function mcpArguments(rest) {
   const raw = rest.arguments ?? rest.args;
   if (typeof raw === "string") {
@@ -65498,14 +65506,13 @@ function callCandidate(action, tools) {
 }
 function mcpCandidate(op, args, tools) {
   if (op !== "call") return void 0;
-  const { tool: mcpTool, name, ...rest } = args;
-  const wanted = String(mcpTool ?? name ?? "");
+  const { tool: wanted, arguments: input2 } = mcpCallTarget(args);
   if (!wanted) return void 0;
   const direct = tools.find(
     (t) => [t.name, ...t.name.split(/__|[./]/)].includes(wanted) && t.name.endsWith(wanted)
   );
-  if (direct) return [direct, mcpArguments(rest)];
-  return genericMcp(wanted, mcpArguments(rest), tools);
+  if (direct) return [direct, input2];
+  return genericMcp(wanted, input2, tools);
 }
 function genericMcp(wanted, input2, tools) {
   const generic = findTool(tools, ["mcp_call", "call_mcp_tool", "mcp", "use_mcp_tool"]);
@@ -65516,11 +65523,10 @@ function genericMcp(wanted, input2, tools) {
   return [generic, { [toolArg]: wanted, [inputArg]: input2 }];
 }
 function genericMcpCall(action, tools) {
-  const { tool: mcpTool, name, ...rest } = action.args;
-  const wanted = String(mcpTool ?? name ?? "");
+  const { tool: wanted, arguments: input2 } = mcpCallTarget(action.args);
   const candidate = wanted ? genericMcp(
     wanted,
-    mcpArguments(rest),
+    input2,
     tools.filter((t) => t.callable)
   ) : void 0;
   if (!candidate?.[0] || !candidate[1]) return void 0;

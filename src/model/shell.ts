@@ -39,8 +39,8 @@ export function writeCommand(path: string, content: string, append: boolean): st
 export function svcArgv(action: CallAction): string[] {
   const { service, op, args } = action;
   if (service === 'mcp' && op === 'call') {
-    const { tool, name, ...rest } = args;
-    return ['svc', 'mcp', 'call', String(tool ?? name ?? ''), JSON.stringify(mcpArguments(rest))];
+    const target = mcpCallTarget(args);
+    return ['svc', 'mcp', 'call', target.tool, JSON.stringify(target.arguments)];
   }
   // Positional arguments of `svc SERVICE OP` come from the catalog; all other args become `--key value`.
   const positional = opSpec(service, op)?.positional ?? [];
@@ -54,6 +54,22 @@ export function svcArgv(action: CallAction): string[] {
 
 /** `svc SERVICE OP …` as a shell command line. */
 export const svcCommand = (action: CallAction): string => svcArgv(action).map(quote).join(' ');
+
+/**
+ * The MCP tool an MCP `call` names and its arguments. `tool:` names it; then every other key (a `name`
+ * too: tools like `create_user {name}` take one) is an argument. Without `tool:`, `name:` names it.
+ */
+export function mcpCallTarget(args: Record<string, unknown>): {
+  tool: string;
+  arguments: Record<string, unknown>;
+} {
+  if (args.tool !== undefined) {
+    const { tool, ...rest } = args;
+    return { tool: String(tool), arguments: mcpArguments(rest) };
+  }
+  const { name, ...rest } = args;
+  return { tool: String(name ?? ''), arguments: mcpArguments(rest) };
+}
 
 /** MCP tool arguments: an `arguments` key holding JSON wins; else the remaining scalar args. */
 export function mcpArguments(rest: Record<string, unknown>): Record<string, unknown> {

@@ -7,7 +7,7 @@ import type { Action } from '../cases/schema.js';
 import type { ScriptContext } from '../evidence/types.js';
 import { opSpec } from '../world/service-catalog.js';
 import type { ToolSpec } from './conversation.js';
-import { mcpArguments, shellCommand } from './shell.js';
+import { mcpCallTarget, shellCommand } from './shell.js';
 
 export interface MappedCall {
   tool: string;
@@ -399,14 +399,13 @@ function callCandidate(action: CallAction, tools: ToolSpec[]): Candidate {
 /** An MCP call goes to the harness's proxy tool for that MCP tool (mcp__server__lookup) or a generic mcp_call. */
 function mcpCandidate(op: string, args: Record<string, unknown>, tools: ToolSpec[]): Candidate {
   if (op !== 'call') return undefined;
-  const { tool: mcpTool, name, ...rest } = args;
-  const wanted = String(mcpTool ?? name ?? '');
+  const { tool: wanted, arguments: input } = mcpCallTarget(args);
   if (!wanted) return undefined;
   const direct = tools.find(
     (t) => [t.name, ...t.name.split(/__|[./]/)].includes(wanted) && t.name.endsWith(wanted),
   );
-  if (direct) return [direct, mcpArguments(rest)];
-  return genericMcp(wanted, mcpArguments(rest), tools);
+  if (direct) return [direct, input];
+  return genericMcp(wanted, input, tools);
 }
 
 function genericMcp(wanted: string, input: Record<string, unknown>, tools: ToolSpec[]): Candidate {
@@ -423,12 +422,11 @@ export function genericMcpCall(
   action: Extract<Action, { do: 'call' }>,
   tools: ToolSpec[],
 ): MappedCall | undefined {
-  const { tool: mcpTool, name, ...rest } = action.args;
-  const wanted = String(mcpTool ?? name ?? '');
+  const { tool: wanted, arguments: input } = mcpCallTarget(action.args);
   const candidate = wanted
     ? genericMcp(
         wanted,
-        mcpArguments(rest),
+        input,
         tools.filter((t) => t.callable),
       )
     : undefined;
