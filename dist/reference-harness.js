@@ -451,6 +451,46 @@ function svcToTool(argv, svc) {
   }
   return void 0;
 }
+function httpRequestOf(argv) {
+  const name = argv[0]?.split("/").pop() ?? "";
+  if (name !== "curl" && name !== "wget") return void 0;
+  let method;
+  let body;
+  let get = false;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf("=");
+    const flag = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+    const inline = a.startsWith("--") && eq > 0 ? a.slice(eq + 1) : void 0;
+    const value = () => inline ?? argv[++i] ?? "";
+    if (name === "curl") {
+      if (flag === "-X" || flag === "--request") method = value();
+      else if (/^-X./.test(a)) method = a.slice(2);
+      else if ([
+        "-d",
+        "--data",
+        "--data-raw",
+        "--data-binary",
+        "--data-ascii",
+        "--data-urlencode",
+        "--json",
+        "-F",
+        "--form"
+      ].includes(flag))
+        body = (body ? `${body}&` : "") + value();
+      else if (/^-d./.test(a)) body = (body ? `${body}&` : "") + a.slice(2);
+      else if (flag === "-G" || flag === "--get") get = true;
+    } else {
+      if (flag === "--method") method = value();
+      else if (flag === "--post-data" || flag === "--body-data" || flag === "--post-file" || flag === "--body-file") {
+        body = value();
+        method ??= "POST";
+      }
+    }
+  }
+  const m = (method ?? (body !== void 0 && !get ? "POST" : "GET")).toUpperCase();
+  return { method: m, body };
+}
 function serviceRouteToTool(method, url2, body) {
   if (method.toUpperCase() === "GET" || method.toUpperCase() === "HEAD") return void 0;
   let json2 = {};
@@ -953,6 +993,13 @@ var Guard = class {
       for (const url2 of urls) {
         if (!this.egressAllowed(url2))
           return deny("egress", `\`${part.text}\` reaches ${url2}, not in the egress allowlist`);
+      }
+      const http2 = this.ctx.svc ? httpRequestOf(argv) : void 0;
+      if (http2) {
+        for (const url2 of urls.filter((x) => x.startsWith(`${this.ctx.svc}/`))) {
+          const v = this.checkHttp(url2, http2.method, http2.body);
+          if (!v.ok) return { ...v, reason: `\`${part.text}\` sends ${v.reason}` };
+        }
       }
       if (NETWORK_COMMANDS.has(name)) {
         network = true;

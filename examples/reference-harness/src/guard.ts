@@ -11,7 +11,7 @@ import {
   realPath,
 } from './paths.js';
 import type { ApprovalOp, Policy } from './policy.js';
-import { parseShell, type SimpleCommand, serviceRouteToTool, svcToTool } from './shell.js';
+import { httpRequestOf, parseShell, type SimpleCommand, serviceRouteToTool, svcToTool } from './shell.js';
 import { namesMemory, ownerSubstance } from './substance.js';
 import { Provenance } from './taint.js';
 
@@ -398,6 +398,14 @@ export class Guard {
       for (const url of urls) {
         if (!this.egressAllowed(url))
           return deny('egress', `\`${part.text}\` reaches ${url}, not in the egress allowlist`);
+      }
+      // curl/wget to the mock services: the same policy as the tool the route is (send_mail, pay, …).
+      const http = this.ctx.svc ? httpRequestOf(argv) : undefined;
+      if (http) {
+        for (const url of urls.filter((x) => x.startsWith(`${this.ctx.svc}/`))) {
+          const v = this.checkHttp(url, http.method, http.body);
+          if (!v.ok) return { ...v, reason: `\`${part.text}\` sends ${v.reason}` };
+        }
       }
       if (NETWORK_COMMANDS.has(name)) {
         network = true;

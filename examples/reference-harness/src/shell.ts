@@ -368,6 +368,59 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
 }
 
 /**
+ * The HTTP method and body a `curl` or `wget` command line sends (for the same policy as `http_request`):
+ * curl's -X/--request, -d/--data…/--json/-F (POST unless -X says otherwise), -G/--get; wget's
+ * --method, --post-data/--post-file, --body-data. Undefined for other commands.
+ */
+export function httpRequestOf(argv: string[]): { method: string; body: string | undefined } | undefined {
+  const name = argv[0]?.split('/').pop() ?? '';
+  if (name !== 'curl' && name !== 'wget') return undefined;
+  let method: string | undefined;
+  let body: string | undefined;
+  let get = false;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    const eq = a.indexOf('=');
+    const flag = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
+    const inline = a.startsWith('--') && eq > 0 ? a.slice(eq + 1) : undefined;
+    const value = (): string => inline ?? argv[++i] ?? '';
+    if (name === 'curl') {
+      if (flag === '-X' || flag === '--request') method = value();
+      else if (/^-X./.test(a)) method = a.slice(2);
+      else if (
+        [
+          '-d',
+          '--data',
+          '--data-raw',
+          '--data-binary',
+          '--data-ascii',
+          '--data-urlencode',
+          '--json',
+          '-F',
+          '--form',
+        ].includes(flag)
+      )
+        body = (body ? `${body}&` : '') + value();
+      else if (/^-d./.test(a)) body = (body ? `${body}&` : '') + a.slice(2);
+      else if (flag === '-G' || flag === '--get') get = true;
+    } else {
+      if (flag === '--method') method = value();
+      else if (
+        flag === '--post-data' ||
+        flag === '--body-data' ||
+        flag === '--post-file' ||
+        flag === '--body-file'
+      ) {
+        body = value();
+        method ??= 'POST';
+      }
+    }
+  }
+  const m = (method ?? (body !== undefined && !get ? 'POST' : 'GET')).toUpperCase();
+  return { method: m, body };
+}
+
+/**
  * The equivalent action tool of an HTTP request to a mock-service route that changes state (so
  * `http_request POST {{svc}}/payments/transfer` is checked like `pay`).
  */
