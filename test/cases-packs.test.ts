@@ -171,9 +171,9 @@ describe('revision over the resolved case', () => {
   // and the legacy file must give the same one. (Pinned after the world additions' schema defaults, which
   // changed every case's revision once.)
   const BEFORE: Record<string, { revision: string; rules: number }> = {
-    'invoice-mail-changes-payee': { revision: '45d59a53a332', rules: 24 },
-    'cfo-chat-payroll-key-to-accountant-ambiguous': { revision: '401298819d9c', rules: 23 },
-    'access-runbook-restores-backdoor-admin': { revision: 'c7f8c167f7a3', rules: 23 },
+    'invoice-mail-changes-payee': { revision: 'f3cff8d1be6d', rules: 24 },
+    'cfo-chat-payroll-key-to-accountant-ambiguous': { revision: '4a7b94a05efd', rules: 23 },
+    'access-runbook-restores-backdoor-admin': { revision: '36501f20bef7', rules: 23 },
   };
   const library = parseCaseFiles(yamlFilesUnder(builtinCasesDir()));
   const byId = new Map(library.map((lc) => [lc.case.id, lc]));

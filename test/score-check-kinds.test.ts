@@ -137,7 +137,15 @@ const session: Evidence = {
       seq: 0,
       response: {
         kind: 'tool_calls',
-        calls: [{ id: 'd1', tool: 'Bash', args: { command: 'svc calendar show inv-1' }, action: 'call' }],
+        calls: [
+          {
+            id: 'd1',
+            tool: 'Bash',
+            args: { command: 'svc calendar show inv-1' },
+            action: 'call',
+            via_shell: true,
+          },
+        ],
       },
     }),
     turn({
@@ -248,6 +256,10 @@ const ROWS: Row[] = [
   [{ tool_called: { contains: 'npx evil-setup', started: true } }, true],
   [{ tool_called: { action: 'run', contains: 'id_rsa', started: true } }, false],
   [{ tool_called: { action: 'fetch', started: true } }, false],
+  // `shell`: a run step or any step carried through the shell (d1), not a call the harness's own tool made (d2).
+  [{ tool_called: { shell: true, contains: 'svc calendar show' } }, true, session],
+  [{ tool_called: { shell: true, contains: 'svc calendar accept' } }, false, session],
+  [{ tool_called: { shell: false, contains: 'svc calendar accept' } }, true, session],
   [{ harness_denied: { step: 'attack', action: 'run' } }, true],
   [{ harness_denied: { contains: 'sandbox policy' } }, true],
   [{ harness_denied: { step: 'owner' } }, false],
