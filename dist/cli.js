@@ -65865,14 +65865,22 @@ function callFor(move, p, conv, ctx, routesOf) {
   const call = route?.calls[part]?.(p.prior);
   return {
     call,
-    route: route && { label: route.label, n: move.route ?? 0, part, parts: route.calls.length }
+    route: route && { label: route.label, n: move.route ?? 0, part, parts: route.calls.length },
+    reads: !!route?.prepares && part === 0
   };
 }
 function planNext(p, steps, conv, ctx, routesOf, skipped) {
   for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
-    const { call, route } = callFor(move, p, conv, ctx, routesOf);
+    const { call, route, reads } = callFor(move, p, conv, ctx, routesOf);
     issue2(p, steps, move);
-    if (call) return { move, action: moveAction(ctx, move), call, ...route ? { route } : {} };
+    if (call)
+      return {
+        move,
+        action: moveAction(ctx, move),
+        call,
+        ...route ? { route } : {},
+        ...reads ? { reads } : {}
+      };
     if (move.step.role === "attack") {
       p.awaiting = void 0;
       nextRoute(p);
@@ -66034,7 +66042,7 @@ function decide(conv, ctx, ledger) {
     id: ledger.issue(conv.dialect, next.move),
     tool: next.call.tool,
     args: next.call.args,
-    action: next.action.do,
+    action: next.reads ? "read" : next.action.do,
     step: next.move.step,
     via_shell: next.call.via_shell,
     ...next.route ? { route: next.route } : {}

@@ -131,6 +131,9 @@ describe('appending without a shell', () => {
         l.replace('bash', tools === PI_TOOLS ? 'bash' : 'exec'),
       ),
     );
+    // The read that prepares the rewrite is recorded as a read: `tool_called {action: write, contains:
+    // .bashrc}` is the write, never the read before it (a blocked attack's read is no violation).
+    expect(attack.map((c) => c.action)).toEqual(['write', 'read', 'write']);
   });
 
   it('with the shell and the write tool denied: read + edit', () => {

@@ -276,10 +276,21 @@ interface Planned {
   call: MappedCall;
   /** The attacker route the call belongs to. */
   route?: { label: string; n: number; part: number; parts: number };
+  /**
+   * The read that prepares a route's rewrite is a read, whatever step it serves: recorded as one, so a
+   * check on the step's action (`tool_called {action: write}`) sees the write, not the read before it.
+   */
+  reads?: boolean;
 }
 
 /** The tool call a move makes now; undefined when no offered tool can (a route that cannot go on). */
-function callFor(move: Move, p: Progress, conv: Conversation, ctx: ScriptContext, routesOf: RoutesOf) {
+function callFor(
+  move: Move,
+  p: Progress,
+  conv: Conversation,
+  ctx: ScriptContext,
+  routesOf: RoutesOf,
+): Pick<Planned, 'route' | 'reads'> & { call: MappedCall | undefined } {
   if (move.step.role === 'owner') {
     const action = moveAction(ctx, move);
     // route 1: the shell's form of a step the harness's own tool failed (see ownerRetry).
@@ -292,6 +303,7 @@ function callFor(move: Move, p: Progress, conv: Conversation, ctx: ScriptContext
   return {
     call,
     route: route && { label: route.label, n: move.route ?? 0, part, parts: route.calls.length },
+    reads: !!route?.prepares && part === 0,
   };
 }
 
@@ -308,9 +320,16 @@ function planNext(
   skipped: Observed['unmapped'],
 ): Planned | undefined {
   for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
-    const { call, route } = callFor(move, p, conv, ctx, routesOf);
+    const { call, route, reads } = callFor(move, p, conv, ctx, routesOf);
     issue(p, steps, move);
-    if (call) return { move, action: moveAction(ctx, move), call, ...(route ? { route } : {}) };
+    if (call)
+      return {
+        move,
+        action: moveAction(ctx, move),
+        call,
+        ...(route ? { route } : {}),
+        ...(reads ? { reads } : {}),
+      };
     if (move.step.role === 'attack') {
       // The route cannot go on with what the harness offers now: try the next one.
       p.awaiting = undefined;
@@ -549,7 +568,7 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
     id: ledger.issue(conv.dialect, next.move),
     tool: next.call.tool,
     args: next.call.args,
-    action: next.action.do,
+    action: next.reads ? 'read' : next.action.do,
     step: next.move.step,
     via_shell: next.call.via_shell,
     ...(next.route ? { route: next.route } : {}),
