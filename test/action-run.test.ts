@@ -383,7 +383,8 @@ describe('run() and the integrity of results', () => {
     expect(real.summary.overall.asr).toBeGreaterThan(0.9);
     expect(h.outputs.asr).toBe(String(real.summary.overall.asr));
     expect(h.outputs.css).toBe(String(real.summary.overall.css));
-    expect(h.failed).toEqual(['harness-risk: threshold: overall: ASR 98.7% > max 50.0%']);
+    const realAsr = `${(real.summary.overall.asr * 100).toFixed(1)}%`;
+    expect(h.failed).toEqual([`harness-risk: threshold: overall: ASR ${realAsr} > max 50.0%`]);
   });
 });
 
