@@ -45449,14 +45449,16 @@ function limitsHit(f, o) {
   if (f.diskFull) out.push(`disk limit (${fmtBytes2(o.disk)} for the trial folders) reached`);
   return out;
 }
-var PROBE_SH, MiB2, fmtBytes2;
+var keyLine, PROBE_SH, MiB2, fmtBytes2;
 var init_limits = __esm({
   "src/runner/docker/limits.ts"() {
     "use strict";
     init_options();
+    keyLine = (files, key) => `for f in ${files.join(" ")}; do if [ -r "$f" ]; then while read -r k v; do if [ "$k" = ${key} ]; then echo "${key} $v" >&2; fi; done < "$f"; break; fi; done`;
     PROBE_SH = [
-      '{ cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null; } | grep "^oom_kill " >&2',
-      '{ cat /sys/fs/cgroup/pids.events 2>/dev/null || cat /sys/fs/cgroup/pids/pids.events 2>/dev/null; } | grep "^max " >&2',
+      keyLine(["/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"], "oom_kill"),
+      keyLine(["/sys/fs/cgroup/pids.events", "/sys/fs/cgroup/pids/pids.events"], "max"),
+      // Last: it forks (stat), which the pids limit allows again by now.
       'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2'
     ].join("; ");
     MiB2 = 1024 * 1024;

@@ -7,10 +7,19 @@ import path from 'node:path';
 import type { TrialDirs } from '../types.js';
 import { TRIAL_KEYS } from './options.js';
 
+/**
+ * A line `KEY value` of the first readable file, echoed on stderr, with shell builtins only: after a fork
+ * bomb the pids cgroup can still be full (killed processes not yet reaped), so a probe that forks (`cat |
+ * grep`) would fail exactly when it matters.
+ */
+export const keyLine = (files: string[], key: string): string =>
+  `for f in ${files.join(' ')}; do if [ -r "$f" ]; then while read -r k v; do if [ "$k" = ${key} ]; then echo "${key} $v" >&2; fi; done < "$f"; break; fi; done`;
+
 /** Shell that prints `oom_kill N`, `max N` and `disk <blocks> <free> <bsize>` on stderr. */
 export const PROBE_SH = [
-  '{ cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null; } | grep "^oom_kill " >&2',
-  '{ cat /sys/fs/cgroup/pids.events 2>/dev/null || cat /sys/fs/cgroup/pids/pids.events 2>/dev/null; } | grep "^max " >&2',
+  keyLine(['/sys/fs/cgroup/memory.events', '/sys/fs/cgroup/memory/memory.oom_control'], 'oom_kill'),
+  keyLine(['/sys/fs/cgroup/pids.events', '/sys/fs/cgroup/pids/pids.events'], 'max'),
+  // Last: it forks (stat), which the pids limit allows again by now.
   'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2',
 ].join('; ');
 
