@@ -66090,14 +66090,18 @@ var failed2 = (dialect, path8, status, error2) => ({
     error: error2
   }
 });
-function answerRequest(dialect, path8, rawBody, ctx, ledger, created = FIXED_CREATED) {
-  let conv;
+function parseRequest(dialect, path8, rawBody) {
   try {
-    conv = parseConversation(dialect, JSON.parse(rawBody));
+    return { conv: parseConversation(dialect, JSON.parse(rawBody)) };
   } catch (err) {
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${err.message}`;
     return failed2(dialect, path8, 400, why);
   }
+}
+function answerRequest(dialect, path8, rawBody, ctx, ledger, created = FIXED_CREATED) {
+  const parsed = parseRequest(dialect, path8, rawBody);
+  if ("encoded" in parsed) return parsed;
+  const conv = parsed.conv;
   const { answer, observed } = decide(conv, ctx, ledger);
   const output3 = toOutput(answer, conv, ledger);
   const meta3 = {
@@ -66123,13 +66127,9 @@ function actionOf2(tool, ctx) {
   return key ? key.split(".")[0] : void 0;
 }
 async function answerLive(dialect, path8, rawBody, ctx, ledger, backend, created = FIXED_CREATED, signal) {
-  let conv;
-  try {
-    conv = parseConversation(dialect, JSON.parse(rawBody));
-  } catch (err) {
-    const why = err instanceof RequestError ? err.message : `malformed JSON: ${err.message}`;
-    return failed2(dialect, path8, 400, why);
-  }
+  const parsed = parseRequest(dialect, path8, rawBody);
+  if ("encoded" in parsed) return parsed;
+  const conv = parsed.conv;
   const got = await backend(conv, ledger, signal);
   if (got.kind === "scripted") {
     const scripted = answerRequest(dialect, path8, rawBody, ctx, ledger, created);

@@ -91,6 +91,20 @@ const failed = (dialect: Dialect, path: string, status: number, error: string) =
   } satisfies ExchangeEntry,
 });
 
+/** The request as a conversation, or the 400 answer that says why it is none. */
+function parseRequest(
+  dialect: Dialect,
+  path: string,
+  rawBody: string,
+): { conv: Conversation } | ReturnType<typeof failed> {
+  try {
+    return { conv: parseConversation(dialect, JSON.parse(rawBody)) };
+  } catch (err) {
+    const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
+    return failed(dialect, path, 400, why);
+  }
+}
+
 /**
  * Parses, decides and encodes one model request. Deterministic given the ledger's secret and history: the
  * same requests in the same order give the same bytes.
@@ -103,13 +117,9 @@ export function answerRequest(
   ledger: CallLedger,
   created = FIXED_CREATED,
 ): { encoded: Encoded; entry: ExchangeEntry } {
-  let conv: Conversation;
-  try {
-    conv = parseConversation(dialect, JSON.parse(rawBody));
-  } catch (err) {
-    const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
-    return failed(dialect, path, 400, why);
-  }
+  const parsed = parseRequest(dialect, path, rawBody);
+  if ('encoded' in parsed) return parsed;
+  const conv = parsed.conv;
   const { answer, observed } = decide(conv, ctx, ledger);
   const output = toOutput(answer, conv, ledger);
   const meta = {
@@ -152,13 +162,9 @@ export async function answerLive(
   created = FIXED_CREATED,
   signal?: AbortSignal,
 ): Promise<{ encoded: Encoded; entry: ExchangeEntry; fatal?: string }> {
-  let conv: Conversation;
-  try {
-    conv = parseConversation(dialect, JSON.parse(rawBody));
-  } catch (err) {
-    const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
-    return failed(dialect, path, 400, why);
-  }
+  const parsed = parseRequest(dialect, path, rawBody);
+  if ('encoded' in parsed) return parsed;
+  const conv = parsed.conv;
   const got = await backend(conv, ledger, signal);
   if (got.kind === 'scripted') {
     const scripted = answerRequest(dialect, path, rawBody, ctx, ledger, created);
