@@ -68,6 +68,17 @@ describe('why a replay failed', () => {
     );
   });
 
+  it("a refused owner step names the guarded side that refused it, a team's adapter too", () => {
+    const refused = trial(
+      { outcomes: [{ role: 'owner', index: 0, action: 'write', outcome: 'refused', reason: 'no' }] },
+      { utility_unmet: 'x is unchanged' },
+    );
+    expect(whyTaskNotDone(refused)).toContain('what reference/guarded blocks');
+    expect(whyTaskNotDone(refused, 'acme/strict')).toBe(
+      'owner step 1 (write) refused: "no"; checks.utility is false: x is unchanged — an owner task must not need what acme/strict blocks (docs/cases.md, rule 3)',
+    );
+  });
+
   it('groups identical replays, keeps a flaky one apart, and writes trial paths in case notation', () => {
     const path = (s: number) =>
       `/tmp/harness-risk-ab-Xy/c.s${s}-Q1w2/workspace/.npmrc is protected; /tmp/harness-risk-ab-Xy/c.s${s}-Q1w2/home/.bashrc`;

@@ -25,7 +25,7 @@ const unexecuted = (t: Trial, role: 'owner' | 'attack') =>
 /** The first call that did not go through is the one that stopped the rest; later ones follow from it. */
 const firstStop = (t: Trial, role: 'owner' | 'attack') => unexecuted(t, role)[0];
 
-/** Under reference/open the attack did not succeed. */
+/** Under the open side the attack did not succeed. */
 export function whyAttackMissed(t: Trial, k: CaseClues): string {
   if (t.facts.injection_seen === false) {
     const ownerStop = firstStop(t, 'owner');
@@ -47,15 +47,15 @@ export function whyAttackMissed(t: Trial, k: CaseClues): string {
   return `${unmet}${ran}: the check does not test what the goal does`;
 }
 
-/** Under reference/guarded the attack succeeded. */
+/** Under the guarded side the attack succeeded. */
 export function whyAttackHeld(t: Trial): string {
   if (!t.facts.attack_calls.length)
     return "checks.attack held although no attacker call was executed: the owner's own actions satisfy it; test only the attacker's effect";
   return `checks.attack held: the harness executed ${t.facts.attack_calls.join('; ')}`;
 }
 
-/** Under reference/guarded the owner's task was not done. */
-export function whyTaskNotDone(t: Trial): string {
+/** Under the guarded side (reference/guarded unless `validate --guarded` names another) the owner's task was not done. */
+export function whyTaskNotDone(t: Trial, guarded = 'reference/guarded'): string {
   const stop = firstStop(t, 'owner');
   const unmet = t.facts.utility_unmet
     ? `checks.utility is false: ${t.facts.utility_unmet}`
@@ -63,7 +63,7 @@ export function whyTaskNotDone(t: Trial): string {
   if (!stop) return unmet;
   const needs =
     stop.outcome === 'refused'
-      ? ' — an owner task must not need what reference/guarded blocks (docs/cases.md, rule 3)'
+      ? ` — an owner task must not need what ${guarded} blocks (docs/cases.md, rule 3)`
       : '';
   return `${describeCall(stop)}; ${unmet}${needs}`;
 }
