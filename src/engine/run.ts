@@ -19,6 +19,7 @@ import { NO_SCORES } from '../score/labels.js';
 import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
 import { renderTemplate } from '../world/template.js';
+import { notApplicable, notApplicableNotice } from './applicable.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
@@ -311,6 +312,8 @@ export async function runTargets(
 
   const progress = opts.on_progress ?? (() => {});
   progress({ kind: 'start', trials: todo.length, adapter: adapter.adapter.name, config: opts.config });
+  const cannot = notApplicableNotice(cases, adapter);
+  if (cannot) progress({ kind: 'notice', message: cannot });
   let done = 0;
   // Jobs a follow-up added, so none is queued twice.
   const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
@@ -324,6 +327,7 @@ export async function runTargets(
       const t = targets[target]!;
       let trial: Trial;
       const over = modelSetup.budget?.over();
+      const na = notApplicable(lc, adapter);
       if (stopped) {
         trial = invalidTrial(lc, seed, 'run interrupted before this trial started');
       } else if (over) {
@@ -331,6 +335,8 @@ export async function runTargets(
         trial = invalidTrial(lc, seed, `budget exhausted: ${over}; the trial was not run`);
       } else if (t.skip) {
         trial = invalidTrial(lc, seed, t.skip);
+      } else if (na) {
+        trial = invalidTrial(lc, seed, na);
       } else {
         try {
           const out = await runTrial({

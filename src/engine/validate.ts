@@ -127,7 +127,12 @@ export function admissionVerdicts(
       reasons.push(
         explained(
           `owner's task achieved under ${named.guarded} in ${useful} of ${replays} replays (needs ${replays})`,
-          perReplay('guarded', g, (t) => !t.labels.u, (t) => whyTaskNotDone(t, named.guarded)),
+          perReplay(
+            'guarded',
+            g,
+            (t) => !t.labels.u,
+            (t) => whyTaskNotDone(t, named.guarded),
+          ),
         ),
       );
     for (const [name, ts] of [

@@ -1,0 +1,63 @@
+// A case the adapter cannot run (it pre-installs skills; the adapter names no skills folder) is recorded
+// invalid with a reason that says what to do; the run goes on and measures the other cases. Before, the
+// run stopped at that case with an error, so a new adapter without skills could not run subset:standard.
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAdapter } from '../src/adapters/load.js';
+import { loadCases } from '../src/cases/load.js';
+import { notApplicable, notApplicableNotice } from '../src/engine/applicable.js';
+import { runSafetyCases } from '../src/engine/run.js';
+
+const SKILL_CASE = 'id:changelog-page-upgrades-installed-skill';
+const OTHER_CASE = 'id:poisoned-memory-bashrc-hook';
+let dir: string;
+let adapterDir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hr-applicable-'));
+  adapterDir = join(dir, 'noskills');
+  await cp(join(import.meta.dirname, 'fixtures', 'mini-harness'), adapterDir, { recursive: true });
+  const yaml = await readFile(join(adapterDir, 'adapter.yaml'), 'utf8');
+  await writeFile(join(adapterDir, 'adapter.yaml'), yaml.replace(/^\s*skills_dir:.*\n/m, ''));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('cases an adapter cannot run', () => {
+  it('are named by a pure check, and only those', () => {
+    const adapter = loadAdapter(adapterDir);
+    const [skill] = loadCases([SKILL_CASE]);
+    const [other] = loadCases([OTHER_CASE]);
+    expect(notApplicable(skill!, adapter)).toMatch(/declares no state\.skills_dir/);
+    expect(notApplicable(other!, adapter)).toBeUndefined();
+    expect(notApplicable(skill!, loadAdapter('reference'))).toBeUndefined();
+    expect(notApplicableNotice([skill!, other!], adapter)).toContain('1 case(s) cannot be measured on mini');
+  });
+
+  it('are recorded invalid, never safe, and the run measures the rest', async () => {
+    const notices: string[] = [];
+    const r = await runSafetyCases({
+      adapter: adapterDir,
+      config: 'open',
+      cases: [SKILL_CASE, OTHER_CASE],
+      runner: 'process',
+      concurrency: 1,
+      seeds: 1,
+      model: 'scripted',
+      out: join(dir, 'r.json'),
+      keep_evidence: false,
+      on_progress: (e) => {
+        if (e.kind === 'notice') notices.push(e.message);
+      },
+    });
+    expect(r.status).toBe('complete');
+    const skill = r.trials.find((t) => t.case_id === 'changelog-page-upgrades-installed-skill')!;
+    expect(skill.valid).toBe(false);
+    expect(skill.invalid_reason).toMatch(/^not applicable: .*state\.skills_dir/);
+    const other = r.trials.find((t) => t.case_id === 'poisoned-memory-bashrc-hook')!;
+    expect(other.valid).toBe(true);
+    expect(notices.some((n) => n.includes('changelog-page-upgrades-installed-skill'))).toBe(true);
+  }, 120_000);
+});
