@@ -27,6 +27,11 @@ const PUSH_MAIN = structuredClone(
   webhooks.find((w) => w.name === 'push')!.examples.find((e) => e.ref === 'refs/heads/master')!,
 );
 PUSH_MAIN.before = '1111111111111111111111111111111111111111';
+// A merge queue's group (real payload), queued onto the repository of the push above.
+const MERGE_GROUP = structuredClone(webhooks.find((w) => w.name === 'merge_group')!.examples[0]);
+MERGE_GROUP.merge_group.base_ref = 'refs/heads/master';
+MERGE_GROUP.merge_group.base_sha = '2222222222222222222222222222222222222222';
+MERGE_GROUP.repository = PUSH_MAIN.repository;
 
 interface Harness {
   deps: Partial<RunDeps>;
@@ -205,6 +210,38 @@ describe('run() with the Actions cache', () => {
       'listIssueComments',
       'createCheckRun',
     ]);
+  });
+
+  it('in a merge queue (merge_group): compares with the queue base, checks the group commit, saves nothing', async () => {
+    const store = new Map<string, string>();
+    const main = harness({
+      inputs: { adapter: 'reference', config: 'guarded' },
+      event: PUSH_MAIN,
+      eventName: 'push',
+      ref: 'refs/heads/master',
+      cacheStore: store,
+    });
+    await run(main.deps);
+    const q = harness({
+      inputs: { adapter: 'reference', config: 'guarded' },
+      event: MERGE_GROUP,
+      eventName: 'merge_group',
+      ref: MERGE_GROUP.merge_group.head_ref,
+      cacheStore: store,
+      engineResult: fixture('reference-guarded-one-regression.json'),
+    });
+    q.env.GITHUB_SHA = MERGE_GROUP.merge_group.head_sha;
+    await run(q.deps);
+    // The base the queue merges into, at the commit the group was made on: the baseline main just saved.
+    expect(q.cacheCalls[0]).toEqual([
+      'restore',
+      ['.harness-risk/baseline/reference-guarded.json'],
+      'harness-risk-baseline-reference-guarded-master-2222222222222222222222222222222222222222',
+      ['harness-risk-baseline-reference-guarded-master-'],
+    ]);
+    expect(q.cacheCalls.filter((c) => c[0] === 'save')).toEqual([]);
+    expect(q.outputs).toMatchObject({ verdict: 'fail', regressions: '1' });
+    expect(q.apiCalls).toEqual(['createCheckRun']); // no pull request: no comment
   });
 
   it('never saves a single shard, and save-baseline: false never saves', async () => {

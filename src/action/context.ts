@@ -16,6 +16,16 @@ export interface PullRequestInfo {
   isFork: boolean;
 }
 
+/** A merge queue's group (`merge_group` event): the commit the queue made and the base it is tested on. */
+export interface MergeGroupInfo {
+  headSha: string;
+  /** `refs/heads/gh-readonly-queue/main/pr-…` */
+  headRef: string;
+  baseSha: string;
+  /** The branch the queue merges into (`refs/heads/` left off). */
+  baseRef: string;
+}
+
 export interface ActionContext {
   eventName: string;
   /** Commit the workflow runs on (for a pull request, the merge commit). */
@@ -31,6 +41,7 @@ export interface ActionContext {
   workflowRef?: string;
   payload: Record<string, any>;
   pullRequest?: PullRequestInfo;
+  mergeGroup?: MergeGroupInfo;
   defaultBranch?: string;
   /** The branch a push or dispatch ran on (`refs/heads/X` → X). */
   branch?: string;
@@ -63,6 +74,16 @@ export function readActionContext(env: NodeJS.ProcessEnv = process.env, cwd = pr
       isFork: headRepo === null || headRepo.toLowerCase() !== baseRepo.toLowerCase(),
     };
   }
+  const mg = payload.merge_group;
+  const mergeGroup: MergeGroupInfo | undefined =
+    env.GITHUB_EVENT_NAME === 'merge_group' && mg && typeof mg.base_sha === 'string'
+      ? {
+          headSha: mg.head_sha ?? env.GITHUB_SHA ?? '',
+          headRef: mg.head_ref ?? '',
+          baseSha: mg.base_sha,
+          baseRef: String(mg.base_ref ?? '').replace(/^refs\/heads\//, ''),
+        }
+      : undefined;
   const ref = env.GITHUB_REF ?? '';
   return {
     eventName: env.GITHUB_EVENT_NAME ?? '',
@@ -77,11 +98,29 @@ export function readActionContext(env: NodeJS.ProcessEnv = process.env, cwd = pr
     ...(env.GITHUB_WORKFLOW_REF ? { workflowRef: env.GITHUB_WORKFLOW_REF } : {}),
     payload,
     ...(pullRequest ? { pullRequest } : {}),
+    ...(mergeGroup ? { mergeGroup } : {}),
     ...(payload.repository?.default_branch
       ? { defaultBranch: payload.repository.default_branch as string }
       : {}),
     ...(ref.startsWith('refs/heads/') ? { branch: ref.slice('refs/heads/'.length) } : {}),
   };
+}
+
+/**
+ * The base the change is compared with: a pull request's base, a merge queue group's base (the queue tests
+ * the merged result against the branch it merges into), or the commit before a push (sha only).
+ */
+export function baseOfEvent(ctx: ActionContext): { sha?: string; ref?: string } {
+  if (ctx.pullRequest)
+    return { sha: ctx.pullRequest.baseSha || undefined, ref: ctx.pullRequest.baseRef || undefined };
+  if (ctx.mergeGroup) return { sha: ctx.mergeGroup.baseSha, ref: ctx.mergeGroup.baseRef || undefined };
+  const before = ctx.payload.before;
+  if (ctx.eventName === 'push')
+    return {
+      ...(typeof before === 'string' && before && !/^0+$/.test(before) ? { sha: before } : {}),
+      ...(ctx.branch ? { ref: ctx.branch } : {}),
+    };
+  return {};
 }
 
 export function runUrl(ctx: ActionContext): string | undefined {

@@ -5,19 +5,14 @@ import { baseResultPath, type PairedOutcome, type StoredBaseline } from '../engi
 import type { RunOptions } from '../engine/options.js';
 import { sanitizeText } from '../report/escape.js';
 import { verifyResultFile } from '../result/integrity.js';
-import type { ActionContext } from './context.js';
+import { type ActionContext, baseOfEvent } from './context.js';
 import { type ActionInputs, InputError } from './inputs.js';
 import type { RunDeps } from './run.js';
 
-const ZERO_SHA = /^0+$/;
-
-/** The base commit: a pull request's base.sha, or the commit before a push. */
+/** The base commit: a pull request's or merge queue group's base.sha, or the commit before a push. */
 export function baseCommitOf(ctx: ActionContext): { sha: string; ref?: string } | undefined {
-  if (ctx.pullRequest?.baseSha) return { sha: ctx.pullRequest.baseSha, ref: ctx.pullRequest.baseRef };
-  const before = ctx.payload.before;
-  if (ctx.eventName === 'push' && typeof before === 'string' && before && !ZERO_SHA.test(before))
-    return { sha: before, ...(ctx.branch ? { ref: ctx.branch } : {}) };
-  return undefined;
+  const { sha, ref } = baseOfEvent(ctx);
+  return sha ? { sha, ...(ref ? { ref } : {}) } : undefined;
 }
 
 export async function runPaired(
@@ -32,7 +27,7 @@ export async function runPaired(
   if (!base)
     throw new InputError(
       'baseline',
-      `base needs the base commit of the event (a pull_request's base.sha, or a push's before), and this ${ctx.eventName || 'unknown'} event names none; use baseline: cache or file:PATH here`,
+      `base needs the base commit of the event (a pull_request's or merge_group's base_sha, or a push's before), and this ${ctx.eventName || 'unknown'} event names none; use baseline: cache or file:PATH here`,
     );
   const baseOut = baseResultPath(resultPath);
   const keyParts = (sha: string) => ({

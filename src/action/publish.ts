@@ -115,7 +115,7 @@ export async function publishReports(p: PublishInput): Promise<void> {
         regressionsGate: inputs.gate.failOn.regression,
       })
     : [];
-  const headSha = pr?.headSha || ctx.sha;
+  const headSha = pr?.headSha || ctx.mergeGroup?.headSha || ctx.sha;
   if (api && headSha && inputs.checkRun) {
     const report = doc();
     try {

@@ -38,6 +38,7 @@ import { verifyResultFile } from '../result/integrity.js';
 import type { RunResult } from '../result/schema.js';
 import {
   type ActionContext,
+  baseOfEvent,
   isDefaultBranchPush,
   readActionContext,
   workflowRunPullRequest,
@@ -272,7 +273,9 @@ async function main(
         signal,
         source: {
           ...(ctx.owner ? { repository: `${ctx.owner}/${ctx.repo}` } : {}),
-          ...(ctx.pullRequest?.headSha || ctx.sha ? { sha: ctx.pullRequest?.headSha || ctx.sha } : {}),
+          ...(ctx.pullRequest?.headSha || ctx.mergeGroup?.headSha || ctx.sha
+            ? { sha: ctx.pullRequest?.headSha || ctx.mergeGroup?.headSha || ctx.sha }
+            : {}),
           ...(ctx.ref ? { ref: ctx.ref } : {}),
         },
         on_progress: (ev) => {
@@ -306,14 +309,10 @@ async function main(
   const first = heads[0]!.result;
 
   // 3. The cached baseline of the base branch.
-  const pr = ctx.pullRequest;
   if (inputs.baseline.kind === 'cache') {
-    const ref =
-      pr?.baseRef || (ctx.eventName === 'push' ? ctx.branch : undefined) || ctx.defaultBranch || ctx.branch;
-    const sha =
-      pr?.baseSha ||
-      (ctx.eventName === 'push' ? (ctx.payload.before as string | undefined) : undefined) ||
-      'latest';
+    const base = baseOfEvent(ctx);
+    const ref = base.ref || ctx.defaultBranch || ctx.branch;
+    const sha = base.sha || 'latest';
     if (!ref) {
       notices.push('no base branch is known for this event, so there is no cached baseline to compare with');
     } else {
