@@ -4,7 +4,7 @@
 // array element by element with `each`. Rules are data, so a new harness needs no parser code, and one
 // whose refusals appear only in its own output (opencode's `run` auto-rejecting an "ask") is still
 // measured. The built-in adapters' own parsers are such rules (adapters/*/adapter.yaml); apply.ts runs them.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { HARNESS_EVENT_KINDS } from '../../evidence/types.js';
@@ -140,10 +140,21 @@ function lineGroupIssues(r: OutputRule, issue: (path: string, message: string) =
 /** `none`, or the name of a built-in adapter (adapters/NAME/) whose output rules to use. */
 const ParserName = z
   .string()
-  .refine(isParserName, {
-    message: `not a built-in adapter: name one from the adapters/ folder (its output rules are used), or none`,
+  .superRefine((name, ctx) => {
+    if (!isParserName(name))
+      ctx.addIssue({
+        code: 'custom',
+        message: `not a built-in adapter: use one of none, ${builtinNames().join(', ')} (its output rules are used), or write rules`,
+      });
   })
   .describe('none, or a built-in adapter (adapters/NAME) whose output rules are used');
+
+const builtinNames = (): string[] => {
+  const dir = builtinAdaptersDir();
+  return readdirSync(dir)
+    .filter((n) => existsSync(join(dir, n, 'adapter.yaml')))
+    .sort();
+};
 
 /** True when NAME is `none` or a built-in adapter. */
 export function isParserName(name: string): boolean {
