@@ -70,14 +70,16 @@ function evaluate(
     if (v === undefined) return undefined;
     text = textOf(v);
   }
-  text ??= JSON.stringify(scope.item) ?? '';
+  // The item's JSON only when something reads it (a large line is not stringified for nothing).
+  if (text === undefined && (rule.match !== undefined || rule.text === undefined))
+    text = JSON.stringify(scope.item) ?? '';
   let groupTool: string | undefined;
-  if (rule.match !== undefined) {
+  if (rule.match !== undefined && text !== undefined) {
     const hit = re(rule.match).exec(text);
     if (!hit) return undefined;
     groupTool = hit.groups?.tool;
   }
-  return finish(rule, scope, text, groupTool, seen);
+  return finish(rule, scope, text ?? '', groupTool, seen);
 }
 
 function finish(
