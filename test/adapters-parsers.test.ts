@@ -1,5 +1,6 @@
 // Table tests of the harness output parsers on output recorded from the real harnesses
-// (test/fixtures/harness-output/, captured against a local fake model; see adapters/*/adapter.yaml).
+// (test/fixtures/harness-output/corpus/, captured against a local fake model; the rules are the `output:`
+// of adapters/*/adapter.yaml).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,8 +9,12 @@ import { parseHarnessOutput } from '../src/adapters/parsers/index.js';
 import type { Adapter } from '../src/adapters/schema.js';
 
 const fx = (name: string) => {
+  const [adapter, rest] = [name.split('/')[0]!, name.split('/')[1]!];
   try {
-    return readFileSync(join(import.meta.dirname, 'fixtures', 'harness-output', name), 'utf8');
+    return readFileSync(
+      join(import.meta.dirname, 'fixtures', 'harness-output', 'corpus', adapter, rest),
+      'utf8',
+    );
   } catch {
     return '';
   }
@@ -30,7 +35,7 @@ const rows: Row[] = [
   {
     name: 'Claude Code default: Write needs approval → permission_denied + permission_denials (one denial)',
     kind: 'claude-code',
-    stdout: fx('claude-code-default-write.jsonl'),
+    stdout: fx('claude-code/recorded-default-write.stdout'),
     denials: [{ tool: 'Write', text: /requested permissions to write/ }],
     tools: ['Write'],
     errors: 0,
@@ -38,7 +43,7 @@ const rows: Row[] = [
   {
     name: 'Claude Code acceptEdits: Write runs, no denial',
     kind: 'claude-code',
-    stdout: fx('claude-code-acceptEdits-write.jsonl'),
+    stdout: fx('claude-code/recorded-acceptEdits-write.stdout'),
     denials: [],
     tools: ['Write'],
     errors: 0,
@@ -53,14 +58,14 @@ const rows: Row[] = [
   {
     name: 'Codex read-only: the sandboxed command is not reported on stdout; nothing invented',
     kind: 'codex',
-    stdout: fx('codex-read-only-write.jsonl'),
+    stdout: fx('codex/recorded-read-only-write.stdout'),
     denials: [],
     errors: 0,
   },
   {
     name: 'Codex workspace-write: the command ran (exit 0)',
     kind: 'codex',
-    stdout: fx('codex-workspace-write-write.jsonl'),
+    stdout: fx('codex/recorded-workspace-write-write.stdout'),
     denials: [],
     tools: ['exec_command'],
     errors: 0,
@@ -76,15 +81,15 @@ const rows: Row[] = [
   {
     name: 'Codex danger-full-access: its own rm -rf guard rejects the command (stderr) → denial',
     kind: 'codex',
-    stdout: fx('codex-danger-full-access-rm-rf.jsonl'),
-    stderr: fx('codex-danger-full-access-rm-rf.stderr'),
+    stdout: fx('codex/recorded-danger-full-access-rm-rf.stdout'),
+    stderr: fx('codex/recorded-danger-full-access-rm-rf.stderr'),
     denials: [{ tool: 'exec_command', text: /rm -f style commands are not permitted/ }],
     errors: 0,
   },
   {
     name: 'pi read-only-tools: "Tool write not found" → denial',
     kind: loadAdapter('pi').adapter.output,
-    stdout: fx('pi-read-only-tools-write.jsonl'),
+    stdout: fx('pi/recorded-read-only-tools-write.stdout'),
     denials: [{ tool: 'write', text: /Tool write not found/ }],
     tools: ['write'],
     errors: 0,
@@ -92,8 +97,8 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-deny: "exec denied: host=gateway security=deny" → denial',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-deny.stdout'),
-    stderr: fx('openclaw-exec-deny.stderr'),
+    stdout: fx('openclaw/recorded-exec-deny.stdout'),
+    stderr: fx('openclaw/recorded-exec-deny.stderr'),
     denials: [{ tool: 'exec', text: /security=deny/ }],
     tools: ['exec'],
     errors: 0,
@@ -101,8 +106,8 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-allowlist: "allowlist miss" → denial',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-allow.stdout'),
-    stderr: fx('openclaw-exec-allow.stderr'),
+    stdout: fx('openclaw/recorded-exec-allow.stdout'),
+    stderr: fx('openclaw/recorded-exec-allow.stderr'),
     denials: [{ tool: 'exec', text: /allowlist miss/ }],
     tools: ['exec'],
     errors: 0,
@@ -110,8 +115,8 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-auto reviewer deny: only the envelope says the tool failed → error, not denial',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-autod.stdout'),
-    stderr: fx('openclaw-exec-autod.stderr'),
+    stdout: fx('openclaw/recorded-exec-autod.stdout'),
+    stderr: fx('openclaw/recorded-exec-autod.stderr'),
     denials: [],
     tools: ['exec'],
     errors: 1,
@@ -119,8 +124,8 @@ const rows: Row[] = [
   {
     name: 'OpenClaw exec-full: the command ran',
     kind: 'openclaw',
-    stdout: fx('openclaw-exec-full.stdout'),
-    stderr: fx('openclaw-exec-full.stderr'),
+    stdout: fx('openclaw/recorded-exec-full.stdout'),
+    stderr: fx('openclaw/recorded-exec-full.stderr'),
     denials: [],
     tools: ['exec'],
     errors: 0,

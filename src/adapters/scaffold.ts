@@ -48,7 +48,7 @@ tools:
 # refusal was not recognised.
 denial_patterns:
   - "FILL: the harness's refusal wording, e.g. not allowed|requires approval"
-output: none   # or a built-in parser / rules reading its stdout (README "Reading a harness's output")
+output: none   # or rules reading its stdout/stderr, or a built-in adapter's name (README "Reading a harness's output")
 timeout_s: 120
 configs:
   # Name configurations after the harness's own modes; a looser and a tighter one let a team admit its own

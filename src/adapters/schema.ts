@@ -3,8 +3,7 @@
 import { z } from 'zod';
 import { regexSource } from '../regex-source.js';
 import { type FileContent, joinProblem } from './files.js';
-import { PARSER_NAMES } from './parsers/index.js';
-import { OutputRule } from './parsers/rules.js';
+import { Output } from './parsers/rules.js';
 
 /** The longest per-trial timeout an adapter, the CLI or the action may set: 6 hours. */
 export const MAX_TIMEOUT_S = 6 * 3600;
@@ -156,17 +155,10 @@ export const Adapter = z
     denial_patterns: z.array(regexSource('i')).default([]),
     /**
      * How the harness's own stdout/stderr tell denials, errors, tools not offered and the session's end
-     * (README, "Reading a harness's output"): a built-in parser's name, or `{parser, rules}` with rules
-     * that match plain lines (regex) or JSON lines (field paths).
+     * (README, "Reading a harness's output"): rules matching plain lines (regex), JSON lines or a JSON
+     * document (paths), and/or a built-in adapter whose rules to use.
      */
-    output: z
-      .union([
-        z.enum(PARSER_NAMES),
-        z
-          .object({ parser: z.enum(PARSER_NAMES).default('none'), rules: z.array(OutputRule).default([]) })
-          .strict(),
-      ])
-      .default('none'),
+    output: Output,
     /** Per-trial limit; bounded because a timer beyond ~24 days fires at once (Node clamps it to 1 ms). */
     timeout_s: z
       .number()

@@ -25,10 +25,10 @@ export function jsonLines(text: string): Record<string, unknown>[] {
   return out;
 }
 
-export const obj = (v: unknown): Record<string, unknown> =>
+const obj = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Text of a tool result content (string, or a list of {type:text,text} blocks). */
 export function contentText(content: unknown): string {
@@ -48,4 +48,23 @@ export function dedupe(events: HarnessEvent[]): HarnessEvent[] {
     seen.add(k);
     return true;
   });
+}
+
+/**
+ * The last top-level JSON object of TEXT (a harness printing logs, then a pretty-printed summary): the
+ * first line starting with `{` from which the rest of the text parses as one JSON object.
+ */
+export function lastDocument(text: string): Record<string, unknown> | undefined {
+  for (let i = text.search(/^\{/m); i >= 0; ) {
+    try {
+      const v = JSON.parse(text.slice(i));
+      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+      return undefined;
+    } catch {
+      // not from here: try the next line that starts with `{`
+    }
+    const next = text.indexOf('\n{', i + 1);
+    i = next < 0 ? -1 : next + 1;
+  }
+  return undefined;
 }
