@@ -1,7 +1,6 @@
 // run() in-process with fakes for @actions/core, the cache, the engine and the GitHub API: the parts
 // the end-to-end test cannot reach (the Actions cache, what the engine receives, non-gating verdicts).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,20 +11,12 @@ import type { RunOptions } from '../src/engine/options.js';
 import type { GitHubApi } from '../src/report/github.js';
 import { resultBytes } from '../src/result/integrity.js';
 import { RunResult } from '../src/result/schema.js';
+import { prOpened, webhookExample } from './support/webhooks.js';
 
-const require = createRequire(import.meta.url);
 const FIX = join(import.meta.dirname, 'fixtures/results');
 const fixture = (name: string) => RunResult.parse(JSON.parse(readFileSync(join(FIX, name), 'utf8')));
-const webhooks: {
-  name: string;
-  examples: any[];
-}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
-const PR_OPENED = webhooks
-  .find((w) => w.name === 'pull_request')!
-  .examples.find((e) => e.action === 'opened')!;
-const PUSH_MAIN = structuredClone(
-  webhooks.find((w) => w.name === 'push')!.examples.find((e) => e.ref === 'refs/heads/master')!,
-);
+const PR_OPENED = prOpened();
+const PUSH_MAIN = webhookExample('push', (e) => e.ref === 'refs/heads/master');
 PUSH_MAIN.before = '1111111111111111111111111111111111111111';
 
 interface Harness {
