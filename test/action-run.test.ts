@@ -18,6 +18,9 @@ const fixture = (name: string) => RunResult.parse(JSON.parse(readFileSync(join(F
 const PR_OPENED = prOpened();
 const PUSH_MAIN = webhookExample('push', (e) => e.ref === 'refs/heads/master');
 PUSH_MAIN.before = '1111111111111111111111111111111111111111';
+/** What a run on a push to master, or on the pull request, is started with (event, its name, GITHUB_REF). */
+const ON_PUSH = { event: PUSH_MAIN, eventName: 'push', ref: 'refs/heads/master' };
+const ON_PR = { event: PR_OPENED, eventName: 'pull_request', ref: 'refs/pull/2/merge' };
 
 interface Harness {
   deps: Partial<RunDeps>;
@@ -146,9 +149,7 @@ describe('run() with the Actions cache', () => {
     const store = new Map<string, string>();
     const h = harness({
       inputs: { adapter: 'reference', config: 'guarded' },
-      event: PUSH_MAIN,
-      eventName: 'push',
-      ref: 'refs/heads/master',
+      ...ON_PUSH,
       cacheStore: store,
     });
     await run(h.deps);
@@ -173,9 +174,7 @@ describe('run() with the Actions cache', () => {
     // The pull request then restores it by its base ref and finds the regression.
     const pr = harness({
       inputs: { adapter: 'reference', config: 'guarded' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
       cacheStore: store,
       engineResult: fixture('reference-guarded-one-regression.json'),
     });
@@ -201,9 +200,7 @@ describe('run() with the Actions cache', () => {
   it('never saves a single shard, and save-baseline: false never saves', async () => {
     const shard = harness({
       inputs: { adapter: 'reference', config: 'guarded', shard: '1/2' },
-      event: PUSH_MAIN,
-      eventName: 'push',
-      ref: 'refs/heads/master',
+      ...ON_PUSH,
     });
     await run(shard.deps);
     expect(shard.cacheCalls.filter((c) => c[0] === 'save')).toEqual([]);
@@ -211,9 +208,7 @@ describe('run() with the Actions cache', () => {
     expect(shard.engineCalls[0]!.shard).toEqual({ index: 1, total: 2 });
     const off = harness({
       inputs: { adapter: 'reference', config: 'guarded', 'save-baseline': 'false' },
-      event: PUSH_MAIN,
-      eventName: 'push',
-      ref: 'refs/heads/master',
+      ...ON_PUSH,
     });
     await run(off.deps);
     expect(off.cacheCalls.filter((c) => c[0] === 'save')).toEqual([]);
@@ -231,9 +226,7 @@ describe('run() and the engine', () => {
         concurrency: '3',
         baseline: 'none',
       },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     let envAtEngine: NodeJS.ProcessEnv = {};
     const engine = h.deps.engine!;
@@ -268,9 +261,7 @@ describe('run() and the engine', () => {
   it('reports engine user errors as the step’s failure message', async () => {
     const h = harness({
       inputs: { adapter: 'nope', config: 'x', baseline: 'none' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     const { UserError } = await import('../src/errors.js');
     h.deps.engine = async () => {
@@ -291,9 +282,7 @@ describe('run() gates', () => {
         baseline: `file:${join(FIX, 'reference-guarded.json')}`,
         'fail-on': 'never',
       },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     const outcome = await run(h.deps);
     expect(h.failed).toEqual([]);
@@ -328,9 +317,7 @@ describe('run() and the integrity of results', () => {
   it('a result file rewritten after the engine’s last write fails the step, naming the file', async () => {
     const h = harness({
       inputs: { adapter: 'reference', config: 'open', baseline: 'none' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
       engineResult: fixture('reference-open.json'),
     });
     const engine = h.deps.engine!;
@@ -366,9 +353,7 @@ describe('run() and the integrity of results', () => {
     writeFileSync(file, JSON.stringify(forged));
     const h = harness({
       inputs: { 'run-result': file, baseline: 'none', 'max-asr': '0.5', 'fail-on': 'threshold' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     await run(h.deps);
     expect(real.summary.overall.asr).toBeGreaterThan(0.9);
@@ -395,9 +380,7 @@ describe('run() checks its output paths before the first trial', () => {
     async (input, make) => {
       const h = harness({
         inputs: { adapter: 'reference', config: 'guarded' },
-        event: PUSH_MAIN,
-        eventName: 'push',
-        ref: 'refs/heads/master',
+        ...ON_PUSH,
       });
       const target = make(mkdtempSync(join(tmpdir(), 'hr-out-')));
       (h.deps.core as CoreApi).getInput = (
