@@ -25,23 +25,13 @@ function prEvent(baseSha: string, headSha: string): Payload {
   return e;
 }
 
-/** The bundle in `workspace` on `event`; `stdout` is the job's log (both streams, as they came). */
-async function runAction(
-  workspace: string,
-  event: Payload,
-  withInputs: Record<string, string>,
-  gh: FakeGitHub,
-) {
-  const r = await runActionBundle({
-    workspace,
-    event,
-    inputs: withInputs,
-    token: TOKEN,
-    api: gh,
-    sha: event.pull_request.head.sha,
-    env: { GITHUB_RUN_ID: '77' },
-  });
-  return { code: r.code, stdout: r.log, outputs: r.outputs, summary: r.summary };
+const RUN_77 = { GITHUB_RUN_ID: '77' };
+
+/** The bundle in `workspace` on `event` (run 77; GITHUB_SHA the PR's head); `stdout` is the whole log. */
+async function runAction(workspace: string, event: Payload, inputs: Record<string, string>, api: FakeGitHub) {
+  const sha = event.pull_request.head.sha;
+  const r = await runActionBundle({ workspace, event, inputs, token: TOKEN, api, sha, env: RUN_77 });
+  return { ...r, stdout: r.log };
 }
 
 /** A checkout of `sha` as actions/checkout makes it: a clone (full, or shallow with --depth 1). */

@@ -45,17 +45,9 @@ afterAll(async () => {
   await provider?.close();
 });
 
-async function runAction(withInputs: Record<string, string>, event: Payload = OPENED) {
-  const r = await runActionBundle({
-    workspace,
-    event,
-    inputs: withInputs,
-    token: TOKEN,
-    api: gh,
-    env: { GITHUB_REPOSITORY_OWNER: REPO.split('/')[0], GITHUB_RUN_ATTEMPT: '1' },
-  });
-  return { code: r.code, stdout: r.stdout, stderr: r.stderr, outputs: r.outputText, summary: r.summary };
-}
+const LIVE_ENV = { GITHUB_REPOSITORY_OWNER: REPO.split('/')[0], GITHUB_RUN_ATTEMPT: '1' };
+const runAction = (inputs: Record<string, string>, event: Payload = OPENED) =>
+  runActionBundle({ workspace, event, inputs, token: TOKEN, api: gh, env: LIVE_ENV });
 
 const LIVE = {
   adapter: 'reference',
@@ -95,7 +87,7 @@ describe('the bundled action with model: live', () => {
       stdout: log,
       stderr: r.stderr,
       summary: r.summary,
-      outputs: r.outputs,
+      outputs: r.outputText,
       comment,
       check,
       text,
