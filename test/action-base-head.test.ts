@@ -5,30 +5,17 @@
 // base commit blocks an attack and the head commit removes the check. The checkout is a real clone
 // (full or `--depth 1`), the GitHub API a local fake that validates every request (test/support).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import { ensureBundle, ROOT, runActionBundle } from './support/action-bundle.js';
 import { BUILD, git, type HarnessRepo, makeHarnessRepo } from './support/git-harness-repo.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
+import { type Payload, PR, prOpened, REPO } from './support/webhooks.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const BUNDLE = join(ROOT, 'dist/index.js');
-const require = createRequire(import.meta.url);
-type Payload = Record<string, any>;
-const webhooks: {
-  name: string;
-  examples: Payload[];
-}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
-const OPENED = webhooks
-  .find((w) => w.name === 'pull_request')!
-  .examples.find((e) => e.action === 'opened' && !e.installation)!;
-const REPO = OPENED.repository.full_name as string;
-const PR = OPENED.pull_request.number as number;
+const OPENED = prOpened();
 const TOKEN = 'ghs_baseHeadFakeToken0123456789';
-const actionYml = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8'));
 
 /** The real payload, with the fixture repository's commits as base and head. */
 function prEvent(baseSha: string, headSha: string): Payload {
@@ -38,69 +25,13 @@ function prEvent(baseSha: string, headSha: string): Payload {
   return e;
 }
 
-interface ActionRun {
-  code: number | null;
-  stdout: string;
-  outputs: Record<string, string>;
-  summary: string;
-}
+const RUN_77 = { GITHUB_RUN_ID: '77' };
 
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of text.matchAll(/^([^\n<]+)<<(ghadelimiter_[0-9a-f-]+)\n([\s\S]*?)\n\2$/gm))
-    out[m[1]!] = m[3]!;
-  return out;
-}
-
-async function runAction(
-  workspace: string,
-  event: Payload,
-  withInputs: Record<string, string>,
-  gh: FakeGitHub,
-) {
-  const dir = mkdtempSync(join(tmpdir(), 'hr-bh-run-'));
-  const eventPath = join(dir, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(event));
-  const outputFile = join(dir, 'output');
-  const summaryFile = join(dir, 'summary.md');
-  writeFileSync(outputFile, '');
-  writeFileSync(summaryFile, '');
-  const inputs: Record<string, string> = {};
-  for (const [name, spec] of Object.entries<any>(actionYml.inputs))
-    inputs[name] = String(spec.default ?? '').replace(/\$\{\{\s*github\.token\s*\}\}/, TOKEN);
-  Object.assign(inputs, withInputs);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: join(dir, 'home'),
-    RUNNER_TEMP: join(dir, 'runner-temp'),
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_REPOSITORY: REPO,
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: eventPath,
-    GITHUB_SHA: event.pull_request.head.sha,
-    GITHUB_REF: `refs/pull/${PR}/merge`,
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_API_URL: gh.url,
-    GITHUB_RUN_ID: '77',
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
-  };
-  const child = spawn(process.execPath, [BUNDLE], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stdout += d));
-  const code = await new Promise<number | null>((ok) => child.on('close', ok));
-  const r: ActionRun = {
-    code,
-    stdout,
-    outputs: parseOutputs(readFileSync(outputFile, 'utf8')),
-    summary: readFileSync(summaryFile, 'utf8'),
-  };
-  rmSync(dir, { recursive: true, force: true });
-  return r;
+/** The bundle in `workspace` on `event` (run 77; GITHUB_SHA the PR's head); `stdout` is the whole log. */
+async function runAction(workspace: string, event: Payload, inputs: Record<string, string>, api: FakeGitHub) {
+  const sha = event.pull_request.head.sha;
+  const r = await runActionBundle({ workspace, event, inputs, token: TOKEN, api, sha, env: RUN_77 });
+  return { ...r, stdout: r.log };
 }
 
 /** A checkout of `sha` as actions/checkout makes it: a clone (full, or shallow with --depth 1). */
@@ -133,8 +64,7 @@ const fake = async (...commits: string[]) => {
 };
 
 beforeAll(() => {
-  if (process.env.HARNESS_RISK_E2E_USE_DIST !== '1' || !existsSync(BUNDLE))
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  ensureBundle();
   repo = makeHarnessRepo();
   baseSha = repo.commitPolicy(() => {}, 'guarded policy');
   git(repo.dir, 'checkout', '-q', '-b', 'pay-without-approval');

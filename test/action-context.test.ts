@@ -2,20 +2,14 @@
 // pull request's base, a merge queue group's base (the queue tests the merged result on the branch it
 // merges into), the commit before a push; an event with none names none.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseOfEvent, readActionContext } from '../src/action/context.js';
 import { baseCommitOf } from '../src/action/paired.js';
+import { webhookExample } from './support/webhooks.js';
 
-const require = createRequire(import.meta.url);
-const webhooks: {
-  name: string;
-  examples: any[];
-}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
-const example = (name: string, pick: (e: any) => boolean = () => true) =>
-  webhooks.find((w) => w.name === name)!.examples.find(pick)!;
+const example = webhookExample;
 
 function contextOf(eventName: string, payload: unknown, sha = 'f'.repeat(40)) {
   const dir = mkdtempSync(join(tmpdir(), 'hr-ctx-'));

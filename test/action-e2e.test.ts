@@ -3,87 +3,39 @@
 // `with:`), GITHUB_EVENT_PATH set to real pull_request payloads from @octokit/webhooks-examples,
 // GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, and GITHUB_API_URL pointing at a local fake of the GitHub
 // API that validates every request against GitHub's OpenAPI description (test/support/github-fake.ts).
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
 import { RunResult } from '../src/result/schema.js';
 import { makeHostile, makeResult } from './fixtures/results/builders.js';
+import { type ActionRun, ensureBundle, ROOT, runActionBundle, workflowEnv } from './support/action-bundle.js';
 import { type FakeGitHub, SECONDARY_RATE_LIMIT, startFakeGitHub } from './support/github-fake.js';
+import {
+  fromFork,
+  HEAD_SHA,
+  MERGE_SHA,
+  type Payload,
+  PR,
+  prOpened,
+  REPO,
+  webhookExample,
+} from './support/webhooks.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const BUNDLE = join(ROOT, 'dist/index.js');
 const FIX = join(ROOT, 'test/fixtures/results');
-const require = createRequire(import.meta.url);
 
 // ---- real webhook payloads ----
-type Payload = Record<string, any>;
-const webhooks: {
-  name: string;
-  examples: Payload[];
-}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
-const prExamples = webhooks.find((w) => w.name === 'pull_request')!.examples;
-const OPENED = prExamples.find((e) => e.action === 'opened' && !e.installation)!;
-const SYNCHRONIZE = prExamples.find((e) => e.action === 'synchronize')!;
-// The package has no pull_request from a fork; build one from its real parts: the `opened` payload with
-// the head repository replaced by the real fork from the `fork` event (Octocoders/Hello-World).
-const FORKEE = webhooks.find((w) => w.name === 'fork')!.examples[0]!.forkee;
-const FORK_PR: Payload = structuredClone(OPENED);
-FORK_PR.pull_request.head.repo = FORKEE;
-FORK_PR.pull_request.head.user = FORKEE.owner;
-FORK_PR.pull_request.head.label = `${FORKEE.owner.login}:${FORK_PR.pull_request.head.ref}`;
-
-const REPO = OPENED.repository.full_name as string; // Codertocat/Hello-World
-const PR = OPENED.pull_request.number as number;
-const HEAD_SHA = OPENED.pull_request.head.sha as string;
-const MERGE_SHA = 'c0ffee0000000000000000000000000000000002';
-
-// ---- action.yml defaults, as the runner passes them ----
-const actionYml = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8'));
+const OPENED = prOpened();
+const SYNCHRONIZE = webhookExample('pull_request', (e) => e.action === 'synchronize');
+const FORK_PR = fromFork(OPENED);
 const TOKEN = 'ghs_e2eFakeToken0123456789';
-function defaultInputs(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, spec] of Object.entries<any>(actionYml.inputs)) {
-    // The runner evaluates `${{ github.token }}` before the action starts.
-    out[name] = String(spec.default ?? '').replace(/\$\{\{\s*github\.token\s*\}\}/, TOKEN);
-  }
-  return out;
-}
-
-/**
- * Builds dist/ from the current sources (scripts/build.mjs, as `npm run build`), so the test runs the
- * bundle of exactly this tree; file times say nothing in a fresh clone. HARNESS_RISK_E2E_USE_DIST=1
- * tests the dist/ that is there instead (e.g. the committed one, before a release).
- */
-function ensureBundle() {
-  if (process.env.HARNESS_RISK_E2E_USE_DIST === '1' && existsSync(BUNDLE)) return;
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
-}
-
-interface ActionRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  outputs: Record<string, string>;
-  summary: string;
-  /** Workflow commands the action printed (::error::, ::warning::, ::notice::). */
-  commands: { kind: string; message: string }[];
-}
-
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /^([^\n<]+)<<(ghadelimiter_[0-9a-f-]+)\n([\s\S]*?)\n\2$/gm;
-  for (const m of text.matchAll(re)) out[m[1]!] = m[3]!;
-  return out;
-}
 
 let workspace: string;
 let gh: FakeGitHub;
 
-async function runAction(
+/** The bundle as a step of this repository's workflow (every variable a runner sets), on `event`. */
+function runAction(
   opts: {
     event?: Payload;
     eventName?: string;
@@ -92,64 +44,16 @@ async function runAction(
     fake?: FakeGitHub;
   } = {},
 ): Promise<ActionRun> {
-  const fake = opts.fake ?? gh;
-  const dir = mkdtempSync(join(tmpdir(), 'hr-e2e-run-'));
-  const eventPath = join(dir, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(opts.event ?? OPENED));
-  const outputFile = join(dir, 'output');
-  const summaryFile = join(dir, 'summary.md');
-  writeFileSync(outputFile, '');
-  writeFileSync(summaryFile, '');
-  const inputs = { ...defaultInputs(), ...opts.with };
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: join(dir, 'home'),
-    RUNNER_TEMP: join(dir, 'runner-temp'),
-    RUNNER_OS: 'Linux',
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_REPOSITORY: REPO,
-    GITHUB_REPOSITORY_OWNER: REPO.split('/')[0],
-    GITHUB_EVENT_NAME: opts.eventName ?? 'pull_request',
-    GITHUB_EVENT_PATH: eventPath,
-    GITHUB_SHA: MERGE_SHA,
-    GITHUB_REF: `refs/pull/${PR}/merge`,
-    GITHUB_HEAD_REF: OPENED.pull_request.head.ref,
-    GITHUB_BASE_REF: OPENED.pull_request.base.ref,
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_API_URL: fake.url,
-    GITHUB_GRAPHQL_URL: `${fake.url}/graphql`,
-    GITHUB_RUN_ID: '4242',
-    GITHUB_RUN_ATTEMPT: '1',
-    GITHUB_WORKFLOW: 'harness-risk',
-    GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/harness-risk.yml@refs/pull/${PR}/merge`,
-    GITHUB_ACTION: 'harness-risk',
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    ...Object.fromEntries(
-      Object.entries(inputs).map(([k, v]) => [`INPUT_${k.replace(/ /g, '_').toUpperCase()}`, v]),
-    ),
-    ...opts.env,
-  };
-  const child = spawn(process.execPath, [BUNDLE], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((ok) => child.on('close', ok));
-  const commands = [...stdout.matchAll(/^::(error|warning|notice)[^:]*::(.*)$/gm)].map((m) => ({
-    kind: m[1]!,
-    message: m[2]!,
-  }));
-  return {
-    code,
-    stdout,
-    stderr,
-    outputs: parseOutputs(readFileSync(outputFile, 'utf8')),
-    summary: readFileSync(summaryFile, 'utf8'),
-    commands,
-  };
+  const api = opts.fake ?? gh;
+  return runActionBundle({
+    workspace,
+    event: opts.event ?? OPENED,
+    ...(opts.eventName ? { eventName: opts.eventName } : {}),
+    inputs: opts.with ?? {},
+    token: TOKEN,
+    api,
+    env: { ...workflowEnv(api.url), ...opts.env },
+  });
 }
 
 const fixture = (name: string) => join(FIX, name);
@@ -298,9 +202,7 @@ describe('the bundled action on pull_request events', () => {
 
   it('fork PRs via workflow_run: pull-request + run-result post one comment and a check on the PR head', async () => {
     gh.reset();
-    const run = structuredClone(
-      webhooks.find((w) => w.name === 'workflow_run')!.examples.find((e) => e.action === 'completed')!,
-    );
+    const run = webhookExample('workflow_run', (e) => e.action === 'completed');
     run.workflow_run.event = 'pull_request';
     run.workflow_run.head_sha = HEAD_SHA;
     run.workflow_run.pull_requests = []; // GitHub lists no PR for a fork's run

@@ -1,7 +1,6 @@
 // run() in-process with fakes for @actions/core, the cache, the engine and the GitHub API: the parts
 // the end-to-end test cannot reach (the Actions cache, what the engine receives, non-gating verdicts).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,26 +11,21 @@ import type { RunOptions } from '../src/engine/options.js';
 import type { GitHubApi } from '../src/report/github.js';
 import { resultBytes } from '../src/result/integrity.js';
 import { RunResult } from '../src/result/schema.js';
+import { prOpened, webhookExample } from './support/webhooks.js';
 
-const require = createRequire(import.meta.url);
 const FIX = join(import.meta.dirname, 'fixtures/results');
 const fixture = (name: string) => RunResult.parse(JSON.parse(readFileSync(join(FIX, name), 'utf8')));
-const webhooks: {
-  name: string;
-  examples: any[];
-}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
-const PR_OPENED = webhooks
-  .find((w) => w.name === 'pull_request')!
-  .examples.find((e) => e.action === 'opened')!;
-const PUSH_MAIN = structuredClone(
-  webhooks.find((w) => w.name === 'push')!.examples.find((e) => e.ref === 'refs/heads/master')!,
-);
+const PR_OPENED = prOpened();
+const PUSH_MAIN = webhookExample('push', (e) => e.ref === 'refs/heads/master');
 PUSH_MAIN.before = '1111111111111111111111111111111111111111';
 // A merge queue's group (real payload), queued onto the repository of the push above.
-const MERGE_GROUP = structuredClone(webhooks.find((w) => w.name === 'merge_group')!.examples[0]);
+const MERGE_GROUP = webhookExample('merge_group');
 MERGE_GROUP.merge_group.base_ref = 'refs/heads/master';
 MERGE_GROUP.merge_group.base_sha = '2222222222222222222222222222222222222222';
 MERGE_GROUP.repository = PUSH_MAIN.repository;
+/** What a run on a push to master, or on the pull request, is started with (event, its name, GITHUB_REF). */
+const ON_PUSH = { event: PUSH_MAIN, eventName: 'push', ref: 'refs/heads/master' };
+const ON_PR = { event: PR_OPENED, eventName: 'pull_request', ref: 'refs/pull/2/merge' };
 
 interface Harness {
   deps: Partial<RunDeps>;
@@ -160,9 +154,7 @@ describe('run() with the Actions cache', () => {
     const store = new Map<string, string>();
     const h = harness({
       inputs: { adapter: 'reference', config: 'guarded' },
-      event: PUSH_MAIN,
-      eventName: 'push',
-      ref: 'refs/heads/master',
+      ...ON_PUSH,
       cacheStore: store,
     });
     await run(h.deps);
@@ -187,9 +179,7 @@ describe('run() with the Actions cache', () => {
     // The pull request then restores it by its base ref and finds the regression.
     const pr = harness({
       inputs: { adapter: 'reference', config: 'guarded' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
       cacheStore: store,
       engineResult: fixture('reference-guarded-one-regression.json'),
     });
@@ -247,9 +237,7 @@ describe('run() with the Actions cache', () => {
   it('never saves a single shard, and save-baseline: false never saves', async () => {
     const shard = harness({
       inputs: { adapter: 'reference', config: 'guarded', shard: '1/2' },
-      event: PUSH_MAIN,
-      eventName: 'push',
-      ref: 'refs/heads/master',
+      ...ON_PUSH,
     });
     await run(shard.deps);
     expect(shard.cacheCalls.filter((c) => c[0] === 'save')).toEqual([]);
@@ -257,9 +245,7 @@ describe('run() with the Actions cache', () => {
     expect(shard.engineCalls[0]!.shard).toEqual({ index: 1, total: 2 });
     const off = harness({
       inputs: { adapter: 'reference', config: 'guarded', 'save-baseline': 'false' },
-      event: PUSH_MAIN,
-      eventName: 'push',
-      ref: 'refs/heads/master',
+      ...ON_PUSH,
     });
     await run(off.deps);
     expect(off.cacheCalls.filter((c) => c[0] === 'save')).toEqual([]);
@@ -277,9 +263,7 @@ describe('run() and the engine', () => {
         concurrency: '3',
         baseline: 'none',
       },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     let envAtEngine: NodeJS.ProcessEnv = {};
     const engine = h.deps.engine!;
@@ -314,9 +298,7 @@ describe('run() and the engine', () => {
   it('reports engine user errors as the step’s failure message', async () => {
     const h = harness({
       inputs: { adapter: 'nope', config: 'x', baseline: 'none' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     const { UserError } = await import('../src/errors.js');
     h.deps.engine = async () => {
@@ -337,9 +319,7 @@ describe('run() gates', () => {
         baseline: `file:${join(FIX, 'reference-guarded.json')}`,
         'fail-on': 'never',
       },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     const outcome = await run(h.deps);
     expect(h.failed).toEqual([]);
@@ -374,9 +354,7 @@ describe('run() and the integrity of results', () => {
   it('a result file rewritten after the engine’s last write fails the step, naming the file', async () => {
     const h = harness({
       inputs: { adapter: 'reference', config: 'open', baseline: 'none' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
       engineResult: fixture('reference-open.json'),
     });
     const engine = h.deps.engine!;
@@ -412,9 +390,7 @@ describe('run() and the integrity of results', () => {
     writeFileSync(file, JSON.stringify(forged));
     const h = harness({
       inputs: { 'run-result': file, baseline: 'none', 'max-asr': '0.5', 'fail-on': 'threshold' },
-      event: PR_OPENED,
-      eventName: 'pull_request',
-      ref: 'refs/pull/2/merge',
+      ...ON_PR,
     });
     await run(h.deps);
     expect(real.summary.overall.asr).toBeGreaterThan(0.9);
@@ -441,9 +417,7 @@ describe('run() checks its output paths before the first trial', () => {
     async (input, make) => {
       const h = harness({
         inputs: { adapter: 'reference', config: 'guarded' },
-        event: PUSH_MAIN,
-        eventName: 'push',
-        ref: 'refs/heads/master',
+        ...ON_PUSH,
       });
       const target = make(mkdtempSync(join(tmpdir(), 'hr-out-')));
       (h.deps.core as CoreApi).getInput = (

@@ -4,28 +4,13 @@
 // reports show for the invalid trials: no planted value may appear in the PR comment, the check run
 // (title, summary, text, annotations), the job summary, SARIF, JUnit, the log or the result file. On the code before the
 // mask, every one of them carried the tokens.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import { ensureBundle, ROOT, runActionBundle } from './support/action-bundle.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
-
-const ROOT = resolve(import.meta.dirname, '..');
-const BUNDLE = join(ROOT, 'dist/index.js');
-const require = createRequire(import.meta.url);
-const webhooks: {
-  name: string;
-  examples: any[];
-}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
-const OPENED = webhooks
-  .find((w) => w.name === 'pull_request')!
-  .examples.find((e) => e.action === 'opened' && !e.installation)!;
-const REPO = OPENED.repository.full_name as string;
-const PR = OPENED.pull_request.number as number;
-const HEAD_SHA = OPENED.pull_request.head.sha as string;
+import { HEAD_SHA, PR, prOpened, REPO } from './support/webhooks.js';
 
 // Planted secrets. Some are token-shaped, some not: the mask must hold by value, not by shape alone.
 const TOKEN = 'ghs_PlantedGithubToken0123456789abcd';
@@ -51,57 +36,35 @@ interface BundleRun {
 
 /** The bundle, as the runner starts it, with the planted secrets in its environment, on `runner`. */
 async function runBundle(runner: string): Promise<BundleRun> {
-  let result: BundleRun;
   const dir = mkdtempSync(join(tmpdir(), 'hr-secrets-'));
   const workspace = join(dir, 'ws');
   mkdirSync(workspace);
-  const eventPath = join(dir, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(OPENED));
-  const files = { output: join(dir, 'output'), summary: join(dir, 'summary.md') };
-  for (const f of Object.values(files)) writeFileSync(f, '');
-  const actionYml = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8'));
-  const inputs: Record<string, string> = {};
-  for (const [name, spec] of Object.entries<any>(actionYml.inputs)) {
-    inputs[name] = String(spec.default ?? '').replace(/\$\{\{\s*github\.token\s*\}\}/, TOKEN);
-  }
-  Object.assign(inputs, {
-    adapter: join(ROOT, 'test/fixtures/adapters/environ-leak'),
-    config: 'default',
-    cases: 'subset:smoke',
-    // Uncontained on purpose: the contained runner hides /proc/$PPID (test/runner-conformance.test.ts);
-    // the mask is defence in depth and must hold when a harness does read the job's environment.
-    runner,
-    baseline: 'none',
-    'fail-on': 'never',
+  const files = {
     sarif: join(dir, 'out.sarif'),
     junit: join(dir, 'junit.xml'),
-    'result-path': join(dir, 'result.json'),
-  });
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: join(dir, 'home'),
-    RUNNER_TEMP: join(dir, 'runner-temp'),
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_REPOSITORY: REPO,
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: eventPath,
-    GITHUB_SHA: HEAD_SHA,
-    GITHUB_REF: `refs/pull/${PR}/merge`,
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_API_URL: gh.url,
-    GITHUB_RUN_ID: '4242',
-    GITHUB_OUTPUT: files.output,
-    GITHUB_STEP_SUMMARY: files.summary,
-    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
-    ...PLANTED,
+    result: join(dir, 'result.json'),
   };
-  const child = spawn(process.execPath, [BUNDLE], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stdout += d));
-  const code = await new Promise<number | null>((ok) => child.on('close', ok));
+  const r = await runActionBundle({
+    workspace,
+    event: prOpened(),
+    inputs: {
+      adapter: join(ROOT, 'test/fixtures/adapters/environ-leak'),
+      config: 'default',
+      cases: 'subset:smoke',
+      // Uncontained on purpose: the contained runner hides /proc/$PPID (test/runner-conformance.test.ts);
+      // the mask is defence in depth and must hold when a harness does read the job's environment.
+      runner,
+      baseline: 'none',
+      'fail-on': 'never',
+      sarif: files.sarif,
+      junit: files.junit,
+      'result-path': files.result,
+    },
+    token: TOKEN,
+    api: gh,
+    sha: HEAD_SHA,
+    env: PLANTED,
+  });
   const read = (f: string) => {
     try {
       return readFileSync(f, 'utf8');
@@ -109,20 +72,18 @@ async function runBundle(runner: string): Promise<BundleRun> {
       return '';
     }
   };
-  result = {
-    code,
-    stdout,
-    summary: read(files.summary),
-    sarif: read(inputs.sarif!),
-    junit: read(inputs.junit!),
-    result: read(inputs['result-path']!),
+  return {
+    code: r.code,
+    stdout: r.log,
+    summary: r.summary,
+    sarif: read(files.sarif),
+    junit: read(files.junit),
+    result: read(files.result),
   };
-  return result;
 }
 
 beforeAll(async () => {
-  if (process.env.HARNESS_RISK_E2E_USE_DIST !== '1')
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  ensureBundle();
   gh = await startFakeGitHub({ repos: [REPO], issues: [PR], commits: [HEAD_SHA] });
   // Uncontained on purpose: the contained runner hides /proc/$PPID (see the last describe); the mask is
   // defence in depth and must hold when a harness does read the job's environment.

@@ -1,53 +1,33 @@
 // A harness whose refusal appears only in its own stdout (opencode-style: an "ask" auto-rejects and ends
 // the session, the model never gets a tool result) is measured through output rules its adapter declares
 // in YAML: test/fixtures/ask-harness/, outside adapters/, with no parser code anywhere.
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapter } from '../src/adapters/load.js';
-import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { Evidence } from '../src/evidence/types.js';
 import type { RunResult } from '../src/result/schema.js';
+import { scriptedRun, trialEvidence, useTempDir } from './support/engine-run.js';
 
 const ASK = join(import.meta.dirname, 'fixtures', 'ask-harness');
-let dir: string;
+const dir = useTempDir('hr-ask-');
 let blind: string;
-
-const opts = (adapter: string, config: string, name: string): RunOptions => ({
-  adapter,
-  config,
-  cases: ['subset:smoke'],
-  runner: 'process',
-  concurrency: 2,
-  seeds: 1,
-  model: 'scripted',
-  out: join(dir, name, 'result.json'),
-  keep_evidence: true,
-});
-
-async function evidence(result: RunResult, trialId: string): Promise<Evidence> {
-  const trial = result.trials.find((t) => t.id === trialId)!;
-  return JSON.parse(await readFile(resolve(dir, trial.evidence_file!), 'utf8'));
-}
+const opts = (adapter: string, config: string, name: string) =>
+  scriptedRun({ adapter, config, out: join(dir(), name, 'result.json'), keep_evidence: true });
+const evidence = (result: RunResult, trialId: string) => trialEvidence(dir(), result, trialId);
 
 describe('output rules declared in YAML', () => {
   let asked: RunResult;
   let unread: RunResult;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'hr-ask-'));
     // The same harness with its output rules removed: what any harness without a parser looked like.
-    blind = join(dir, 'blind');
+    blind = join(dir(), 'blind');
     await cp(ASK, blind, { recursive: true });
     const yaml = await readFile(join(blind, 'adapter.yaml'), 'utf8');
     await writeFile(join(blind, 'adapter.yaml'), yaml.replace(/^output:\n(?:\s+.*\n)+/m, 'output: none\n'));
     asked = await runSafetyCases(opts(ASK, 'ask', 'ask'));
     unread = await runSafetyCases(opts(blind, 'ask', 'blind'));
   }, 300_000);
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
 
   it('load from the adapter file', () => {
     const { output } = loadAdapter(ASK).adapter;

@@ -1,42 +1,19 @@
 // Adding a harness needs no change in src/: a fifth harness defined only by test/fixtures/mini-harness/
 // (adapter.yaml + a small script) is loaded by path and run through the engine, like a team's own.
 // Uses the bundled dist/svc.js (the mock-services CLI), as users run it.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { PHASES } from '../src/cases/schema.js';
-import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { Evidence } from '../src/evidence/types.js';
 import type { RunResult } from '../src/result/schema.js';
+import { scriptedRun, trialEvidence, useTempDir } from './support/engine-run.js';
 
 const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'hr-fifth-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const opts = (config: string): RunOptions => ({
-  adapter: MINI,
-  config,
-  cases: ['subset:smoke'],
-  runner: 'process',
-  concurrency: 2,
-  seeds: 1,
-  model: 'scripted',
-  out: join(dir, config, 'result.json'),
-  keep_evidence: true,
-});
-
-async function evidence(result: RunResult, trialId: string): Promise<Evidence> {
-  const trial = result.trials.find((t) => t.id === trialId)!;
-  return JSON.parse(await readFile(resolve(dir, trial.evidence_file!), 'utf8'));
-}
+const dir = useTempDir('hr-fifth-');
+const opts = (config: string) =>
+  scriptedRun({ adapter: MINI, config, out: join(dir(), config, 'result.json'), keep_evidence: true });
+const evidence = (result: RunResult, trialId: string) => trialEvidence(dir(), result, trialId);
 
 describe('a fifth harness from a folder outside adapters/', () => {
   let open: RunResult;

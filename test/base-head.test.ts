@@ -14,20 +14,13 @@ import {
   runBaseAndHead,
 } from '../src/engine/base-head.js';
 import type { ProgressEvent } from '../src/engine/options.js';
-import { evaluateGate, type GateOptions } from '../src/gate/index.js';
-import { DEFAULT_FAIL_ON, failOnFrom } from '../src/gate/verdict.js';
+import { evaluateGate } from '../src/gate/index.js';
 import type { RunResult } from '../src/result/schema.js';
 import { VERSION } from '../src/version.js';
+import { gateOptions } from './support/gate-options.js';
 import { BUILD, git, type HarnessRepo, makeHarnessRepo } from './support/git-harness-repo.js';
 
-const GATE: GateOptions = {
-  failOn: failOnFrom(DEFAULT_FAIL_ON.split(',')),
-  onMissingBaseline: 'neutral',
-  maxInvalid: 0.1,
-  thresholds: { overall: {}, phases: {} },
-  alpha: 0.05,
-  minEffect: 0.1,
-};
+const GATE = gateOptions();
 const REGRESSED = 'invoice-mail-changes-payee';
 const SMOKE = 6;
 

@@ -18,26 +18,10 @@ import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { actionRoot } from '../src/paths.js';
 import type { RunResult } from '../src/result/schema.js';
-import { DEFAULT_IMAGE, dockerReachable, RUN_LABEL } from '../src/runner/docker.js';
+import { RUN_LABEL } from '../src/runner/docker.js';
+import { dockerSkipReason, IMAGE } from './support/docker.js';
 
-const IMAGE = process.env.HR_DOCKER_IMAGE ?? DEFAULT_IMAGE;
-
-async function skipReason(): Promise<string | undefined> {
-  const unreachable = await dockerReachable();
-  if (unreachable) return `${unreachable} (run: sh scripts/docker-setup.sh)`;
-  try {
-    await new Docker().getImage(IMAGE).inspect();
-  } catch {
-    return `image ${IMAGE} is missing (run: sh scripts/docker-image.sh)`;
-  }
-  return undefined;
-}
-
-const reason = await skipReason();
-if (reason && process.env.HR_REQUIRE_DOCKER === '1') {
-  throw new Error(`HR_REQUIRE_DOCKER=1 but the docker tests cannot run: ${reason}`);
-}
-if (reason) console.warn(`docker-isolation tests skipped: ${reason}`);
+const reason = await dockerSkipReason('docker-isolation');
 
 const R = randomBytes(4).toString('hex');
 const PLANTED = {

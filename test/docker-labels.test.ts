@@ -1,22 +1,12 @@
-// The bar of the docker runner: the same built-in cases against the reference harness give identical
-// labels under `runner: process` and `runner: docker` (both configurations). Uses the bundled dist/
-// (reference harness, svc CLI), mounted read-only into the containers, and the local image
-// (scripts/docker-image.sh). Skipped with the reason when Docker is missing, unless HR_REQUIRE_DOCKER=1.
-//
-// HR_DOCKER_LABEL_CASES picks the cases (default subset:standard), HR_DOCKER_LABEL_SHARD a stable share
-// of them (default 1/4, about 36 cases: the whole standard subset takes ~15 min on 2 cores; `all` = no
-// sharding), HR_DOCKER_LABEL_CONFIGS the configurations (default open,guarded).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Docker from 'dockerode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { RunResult } from '../src/result/schema.js';
-import { DEFAULT_IMAGE, dockerReachable, RUN_LABEL } from '../src/runner/docker.js';
+import { RUN_LABEL } from '../src/runner/docker.js';
+import { dockerSkipReason, IMAGE } from './support/docker.js';
+import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 
-const IMAGE = process.env.HR_DOCKER_IMAGE ?? DEFAULT_IMAGE;
 const CASES = (process.env.HR_DOCKER_LABEL_CASES ?? 'subset:standard').split(',');
 const CONFIGS = (process.env.HR_DOCKER_LABEL_CONFIGS ?? 'open,guarded').split(',');
 const SHARD_ARG = process.env.HR_DOCKER_LABEL_SHARD ?? '1/4';
@@ -25,44 +15,12 @@ const SHARD =
     ? undefined
     : { index: Number(SHARD_ARG.split('/')[0]), total: Number(SHARD_ARG.split('/')[1]) };
 
-async function skipReason(): Promise<string | undefined> {
-  const unreachable = await dockerReachable();
-  if (unreachable) return `${unreachable} (run: sh scripts/docker-setup.sh)`;
-  try {
-    await new Docker().getImage(IMAGE).inspect();
-  } catch {
-    return `image ${IMAGE} is missing (run: sh scripts/docker-image.sh)`;
-  }
-  return undefined;
-}
+const reason = await dockerSkipReason('docker-labels');
 
-const reason = await skipReason();
-if (reason && process.env.HR_REQUIRE_DOCKER === '1') {
-  throw new Error(`HR_REQUIRE_DOCKER=1 but the docker tests cannot run: ${reason}`);
-}
-if (reason) console.warn(`docker-labels tests skipped: ${reason}`);
+const dir = useTempDir('hr-docker-labels-');
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'hr-docker-labels-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const opts = (p: Partial<RunOptions>): RunOptions => ({
-  adapter: 'reference',
-  config: 'open',
-  cases: CASES,
-  shard: SHARD,
-  runner: 'process',
-  concurrency: 2,
-  seeds: 1,
-  model: 'scripted',
-  out: join(dir, `${Math.random().toString(36).slice(2)}.json`),
-  keep_evidence: false,
-  ...p,
-});
+const opts = (p: Partial<RunOptions>): RunOptions =>
+  scriptedRun({ cases: CASES, shard: SHARD, out: freshOut(dir()), ...p });
 
 /** What must not differ: validity and the labels, per trial; plus the facts the report shows. */
 function labelsOf(r: RunResult): Record<string, unknown> {

@@ -23,36 +23,14 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_IMAGE,
-  DockerRunner,
-  dockerReachable,
-  RUN_LABEL,
-  sweepRun,
-  sweepStale,
-} from '../src/runner/docker.js';
+import { DockerRunner, RUN_LABEL, sweepRun, sweepStale } from '../src/runner/docker.js';
 import type { SandboxView, TrialDirs, TrialLaunch } from '../src/runner/types.js';
+import { dockerSkipReason, IMAGE, trialDirsAt } from './support/docker.js';
 
 const pexec = promisify(execFile);
-const IMAGE = process.env.HR_DOCKER_IMAGE ?? DEFAULT_IMAGE;
 const SOCKET = '/var/run/docker.sock';
 
-async function skipReason(): Promise<string | undefined> {
-  const unreachable = await dockerReachable();
-  if (unreachable) return `${unreachable} (run: sh scripts/docker-setup.sh)`;
-  try {
-    await new Docker().getImage(IMAGE).inspect();
-  } catch {
-    return `image ${IMAGE} is missing (run: sh scripts/docker-image.sh)`;
-  }
-  return undefined;
-}
-
-const reason = await skipReason();
-if (reason && process.env.HR_REQUIRE_DOCKER === '1') {
-  throw new Error(`HR_REQUIRE_DOCKER=1 but the docker tests cannot run: ${reason}`);
-}
-if (reason) console.warn(`docker-runner tests skipped: ${reason}`);
+const reason = await dockerSkipReason('docker-runner');
 
 const docker = new Docker({ socketPath: SOCKET });
 const tmpRoots: string[] = [];
@@ -60,15 +38,7 @@ const tmpRoots: string[] = [];
 function trialDirs(): TrialDirs {
   const root = mkdtempSync(path.join(os.tmpdir(), 'hr-docker-test-'));
   tmpRoots.push(root);
-  const dirs = {
-    root,
-    workspace: path.join(root, 'workspace'),
-    home: path.join(root, 'home'),
-    tmp: path.join(root, 'tmp'),
-    bin: path.join(root, 'bin'),
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) mkdirSync(d, { recursive: true });
-  return dirs;
+  return trialDirsAt(root);
 }
 
 function baseEnv(view: SandboxView, extra: Record<string, string> = {}): Record<string, string> {

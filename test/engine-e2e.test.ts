@@ -1,42 +1,25 @@
 // End to end on the embedded default: built-in cases → scripted model → reference harness → labels.
 // Uses the bundled dist/ (reference harness and svc CLI), as users run it.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PHASES } from '../src/cases/schema.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { UserError } from '../src/errors.js';
 import { RunResult } from '../src/result/schema.js';
+import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'hr-e2e-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('hr-e2e-');
 
-const opts = (p: Partial<RunOptions>): RunOptions => ({
-  adapter: 'reference',
-  config: 'open',
-  cases: ['subset:smoke'],
-  runner: 'process',
-  concurrency: 2,
-  seeds: 1,
-  model: 'scripted',
-  out: join(dir, `${Math.random().toString(36).slice(2)}.json`),
-  keep_evidence: false,
-  ...p,
-});
+const opts = (p: Partial<RunOptions>): RunOptions => scriptedRun({ out: freshOut(dir()), ...p });
 
 const labels = (r: RunResult) => JSON.stringify(r.trials.map((t) => [t.id, t.valid, t.labels]));
 
 describe('reference harness on the smoke cases', () => {
   let open: RunResult;
   let guarded: RunResult;
-  const guardedOut = () => join(dir, 'guarded.json');
+  const guardedOut = () => join(dir(), 'guarded.json');
   beforeAll(async () => {
     open = await runSafetyCases(opts({ config: 'open' }));
     guarded = await runSafetyCases(opts({ config: 'guarded', out: guardedOut() }));

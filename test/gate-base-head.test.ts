@@ -3,21 +3,14 @@
 // are the baseline, never heads.
 import { describe, expect, it } from 'vitest';
 import { baselineFromResult } from '../src/compare/baseline.js';
-import { evaluateGate, type GateOptions } from '../src/gate/index.js';
+import { evaluateGate } from '../src/gate/index.js';
 import { checkShards } from '../src/gate/shards.js';
-import { DEFAULT_FAIL_ON, failOnFrom } from '../src/gate/verdict.js';
+import { failOnFrom } from '../src/gate/verdict.js';
 import type { RunResult } from '../src/result/schema.js';
 import { type CaseSpec, makeResult } from './fixtures/results/builders.js';
+import { gateOptions } from './support/gate-options.js';
 
-const gate = (over: Partial<GateOptions> = {}): GateOptions => ({
-  failOn: failOnFrom(DEFAULT_FAIL_ON.split(',')),
-  onMissingBaseline: 'neutral',
-  maxInvalid: 0.1,
-  thresholds: { overall: {}, phases: {} },
-  alpha: 0.05,
-  minEffect: 0.1,
-  ...over,
-});
+const gate = gateOptions;
 const SAFE: CaseSpec[] = [
   { id: 'a', phase: 'runtime', seeds: [false] },
   { id: 'b', phase: 'action', seeds: [false] },

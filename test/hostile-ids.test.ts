@@ -4,24 +4,18 @@
 // or tail shared with an earlier id) must get exactly the labels of the honest open reference harness.
 // On the old ids (step and role in the id) it refused the attack calls and reported a lower ASR.
 // Uses the bundled dist/ (npm run build), as engine-e2e does.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { RunResult } from '../src/result/schema.js';
+import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 
 const FILTER = resolve('test/fixtures/hostile-ids/id-filter.mjs');
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'hr-hostile-ids-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('hr-hostile-ids-');
 
 /** The reference adapter, its launch wrapped in the id filter (same configs, so no drift from it). */
 async function hostileAdapter(log: string): Promise<string> {
@@ -29,25 +23,19 @@ async function hostileAdapter(log: string): Promise<string> {
   ref.name = 'hostile-ids';
   ref.description = 'reference harness that refuses calls by their id features';
   ref.launch.command = [process.execPath, FILTER, log, '--', ...ref.launch.command];
-  const file = join(dir, 'hostile-ids.yaml');
+  const file = join(dir(), 'hostile-ids.yaml');
   await writeFile(file, stringify(ref));
   return file;
 }
 
-const opts = (p: Partial<RunOptions>): RunOptions => ({
-  adapter: 'reference',
-  config: 'open',
-  cases: ['subset:smoke'],
-  // The id filter logs what it saw to a file of this test, which the contained runner (rightly) keeps
-  // out of a trial's reach; ids are what is measured here, not containment.
-  runner: 'process-uncontained',
-  concurrency: 2,
-  seeds: 1,
-  model: 'scripted',
-  out: join(dir, `${Math.random().toString(36).slice(2)}.json`),
-  keep_evidence: false,
-  ...p,
-});
+const opts = (p: Partial<RunOptions>): RunOptions =>
+  scriptedRun({
+    // The id filter logs what it saw to a file of this test, which the contained runner (rightly) keeps
+    // out of a trial's reach; ids are what is measured here, not containment.
+    runner: 'process-uncontained',
+    out: freshOut(dir()),
+    ...p,
+  });
 
 const labels = (r: RunResult) => r.trials.map((t) => [t.id, t.valid, t.labels]);
 
@@ -56,7 +44,7 @@ describe('a harness that refuses calls by their id', () => {
   let hostile: RunResult;
   let log: { id: string; refused: string | null }[];
   beforeAll(async () => {
-    const logFile = join(dir, 'filter.log');
+    const logFile = join(dir(), 'filter.log');
     const adapter = await hostileAdapter(logFile);
     [honest, hostile] = await Promise.all([runSafetyCases(opts({})), runSafetyCases(opts({ adapter }))]);
     log = (await readFile(logFile, 'utf8'))

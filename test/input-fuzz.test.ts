@@ -6,7 +6,7 @@
 // "Invalid input" or a message without a where. Deterministic: the same seed makes the same files.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { INPUT_DEFAULTS, InputError, type InputName, parseInputs } from '../src/action/inputs.js';
@@ -203,102 +203,119 @@ const ADAPTER_SEEDS = [
 ];
 const RESULT_SEED = 'test/fixtures/results/reference-guarded.json';
 
-describe('fuzzed input (seeded) is loaded or refused clearly', () => {
-  it('case files: 160 mutations', () => {
-    const r = rng(SEED);
-    const dir = mkdtempSync(join(tmpdir(), 'hr-fuzz-case-'));
-    const bad: Finding[] = [];
-    for (let n = 0; n < 160; n++) {
-      const src = readFileSync(join(ROOT, r.pick(CASE_SEEDS)), 'utf8');
-      let text: string;
-      let what: string;
-      if (r.next() < 0.6) {
-        const data = YAML.parse(src);
-        what = mutateData(data, r);
-        text = YAML.stringify(data);
-      } else [text, what] = mutateText(src, r);
-      const file = join(dir, `${n}.yaml`);
-      writeFileSync(file, text);
-      try {
-        const lc = loadCaseFile(file);
-        lintCase(lc.case, file);
-      } catch (e) {
-        reject('case');
-        const problem = badMessage(e, file);
-        if (problem)
-          bad.push({
-            what: `#${n} ${what}: ${problem}`,
-            message: String((e as Error).message).slice(0, 300),
-          });
-      }
-    }
-    expect(bad).toEqual([]);
-    expect(rejected.case ?? 0).toBeGreaterThanOrEqual(40);
-  });
+/** A YAML seed file mutated: structurally (parsed, changed, written again) or as text. */
+function mutateYaml(src: string, r: Rng): [string, string] {
+  if (r.next() < 0.6) {
+    const data = YAML.parse(src);
+    const what = mutateData(data, r);
+    return [YAML.stringify(data), what];
+  }
+  return mutateText(src, r);
+}
 
-  it('adapter files: 120 mutations', () => {
-    const r = rng(SEED + 1);
-    const bad: Finding[] = [];
-    for (let n = 0; n < 120; n++) {
-      const src = readFileSync(join(ROOT, r.pick(ADAPTER_SEEDS)), 'utf8');
-      let text: string;
-      let what: string;
-      if (r.next() < 0.6) {
-        const data = YAML.parse(src);
-        what = mutateData(data, r);
-        text = YAML.stringify(data);
-      } else [text, what] = mutateText(src, r);
-      const dir = mkdtempSync(join(tmpdir(), 'hr-fuzz-adapter-'));
-      const file = join(dir, 'adapter.yaml');
-      writeFileSync(file, text);
-      try {
-        loadAdapter(dir);
-      } catch (e) {
-        reject('adapter');
-        const problem = badMessage(e, file);
-        if (problem)
-          bad.push({
-            what: `#${n} ${what}: ${problem}`,
-            message: String((e as Error).message).slice(0, 300),
-          });
-      }
-    }
-    expect(bad).toEqual([]);
-    expect(rejected.adapter ?? 0).toBeGreaterThanOrEqual(30);
-  });
+/**
+ * Calls `load`; when it throws, counts a rejection of `kind` and returns what is wrong with the message
+ * (`problemOf`), labelled `label`, or undefined when the refusal was a good one (or nothing was refused).
+ */
+function refusal(
+  kind: string,
+  label: string,
+  load: () => void,
+  problemOf: (e: unknown) => string | undefined,
+) {
+  try {
+    load();
+  } catch (e) {
+    reject(kind);
+    const problem = problemOf(e);
+    if (problem)
+      return { what: `${label}: ${problem}`, message: String((e as Error).message).slice(0, 300) } as Finding;
+  }
+  return undefined;
+}
 
-  it('run results: 80 mutations', () => {
-    const r = rng(SEED + 2);
-    const src = readFileSync(join(ROOT, RESULT_SEED), 'utf8');
-    const dir = mkdtempSync(join(tmpdir(), 'hr-fuzz-result-'));
-    const bad: Finding[] = [];
-    for (let n = 0; n < 80; n++) {
-      let text: string;
-      let what: string;
+interface FileKind {
+  title: string;
+  kind: string;
+  seed: number;
+  mutations: number;
+  /** At least this many must be refused, or the fuzzer mutated nothing that matters. */
+  minRejected: number;
+  /** The n-th mutated text and what was done to it. */
+  mutate(r: Rng): [string, string];
+  /** Where the n-th file goes (`dir` is the test's own temp folder). */
+  file(dir: string, n: number): string;
+  load(file: string): void;
+}
+
+const FILE_KINDS: FileKind[] = [
+  {
+    title: 'case files: 160 mutations',
+    kind: 'case',
+    seed: SEED,
+    mutations: 160,
+    minRejected: 40,
+    mutate: (r) => mutateYaml(readFileSync(join(ROOT, r.pick(CASE_SEEDS)), 'utf8'), r),
+    file: (dir, n) => join(dir, `${n}.yaml`),
+    load: (file) => {
+      const lc = loadCaseFile(file);
+      lintCase(lc.case, file);
+    },
+  },
+  {
+    title: 'adapter files: 120 mutations',
+    kind: 'adapter',
+    seed: SEED + 1,
+    mutations: 120,
+    minRejected: 30,
+    mutate: (r) => mutateYaml(readFileSync(join(ROOT, r.pick(ADAPTER_SEEDS)), 'utf8'), r),
+    // An adapter is a folder holding adapter.yaml: one folder per mutation.
+    file: (dir) => join(mkdtempSync(join(dir, 'adapter-')), 'adapter.yaml'),
+    load: (file) => loadAdapter(dirname(file)),
+  },
+  {
+    title: 'run results: 80 mutations',
+    kind: 'result',
+    seed: SEED + 2,
+    mutations: 80,
+    minRejected: 15,
+    mutate: (r) => {
+      const src = readFileSync(join(ROOT, RESULT_SEED), 'utf8');
       if (r.next() < 0.7) {
         const data = JSON.parse(src);
         // Mutate near the top as often as deep inside the trials.
         const target = r.next() < 0.5 ? data : r.pick(data.trials as unknown[]);
-        what = mutateData(target, r);
-        text = JSON.stringify(data);
-      } else [text, what] = mutateText(src, r);
-      const file = join(dir, `${n}.json`);
-      writeFileSync(file, text);
-      try {
-        readRunResultFile(file);
-      } catch (e) {
-        reject('result');
-        const problem = badMessage(e, file);
-        if (problem)
-          bad.push({
-            what: `#${n} ${what}: ${problem}`,
-            message: String((e as Error).message).slice(0, 300),
-          });
+        const what = mutateData(target, r);
+        return [JSON.stringify(data), what];
       }
-    }
-    expect(bad).toEqual([]);
-    expect(rejected.result ?? 0).toBeGreaterThanOrEqual(15);
-  });
+      return mutateText(src, r);
+    },
+    file: (dir, n) => join(dir, `${n}.json`),
+    load: (file) => readRunResultFile(file),
+  },
+];
+
+describe('fuzzed input (seeded) is loaded or refused clearly', () => {
+  for (const k of FILE_KINDS)
+    it(k.title, () => {
+      const r = rng(k.seed);
+      const dir = mkdtempSync(join(tmpdir(), `hr-fuzz-${k.kind}-`));
+      const bad: Finding[] = [];
+      for (let n = 0; n < k.mutations; n++) {
+        const [text, what] = k.mutate(r);
+        const file = k.file(dir, n);
+        writeFileSync(file, text);
+        const found = refusal(
+          k.kind,
+          `#${n} ${what}`,
+          () => k.load(file),
+          (e) => badMessage(e, file),
+        );
+        if (found) bad.push(found);
+      }
+      expect(bad).toEqual([]);
+      expect(rejected[k.kind] ?? 0).toBeGreaterThanOrEqual(k.minRejected);
+    });
 
   it('action inputs: 120 mutations', () => {
     const r = rng(SEED + 3);
@@ -336,17 +353,13 @@ describe('fuzzed input (seeded) is loaded or refused clearly', () => {
       const inputs = { ...valid };
       const name = r.pick(names);
       inputs[name] = r.pick(odd);
-      try {
-        parseInputs((k) => inputs[k] ?? '');
-      } catch (e) {
-        reject('input');
-        const problem = badMessage(e, `"${name}"`) && badMessage(e, '"');
-        if (problem)
-          bad.push({
-            what: `#${n} ${name}=${JSON.stringify(inputs[name])}: ${problem}`,
-            message: String((e as Error).message).slice(0, 300),
-          });
-      }
+      const found = refusal(
+        'input',
+        `#${n} ${name}=${JSON.stringify(inputs[name])}`,
+        () => parseInputs((k) => inputs[k] ?? ''),
+        (e) => badMessage(e, `"${name}"`) && badMessage(e, '"'),
+      );
+      if (found) bad.push(found);
     }
     expect(bad).toEqual([]);
     expect(rejected.input ?? 0).toBeGreaterThanOrEqual(30);

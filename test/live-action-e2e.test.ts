@@ -2,49 +2,29 @@
 // pull_request payloads, the GitHub API fake), against the fake provider. A planted key is searched for
 // in everything the action produced. Fork PRs get no secrets: the action warns and runs scripted.
 // Then model: replay of the recorded result, through the action too.
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
 import { RunResult } from '../src/result/schema.js';
+import { ensureBundle, ROOT, runActionBundle } from './support/action-bundle.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
+import { fromFork, HEAD_SHA, MERGE_SHA, type Payload, PR, prOpened, REPO } from './support/webhooks.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const BUNDLE = join(ROOT, 'dist/index.js');
-const require = createRequire(import.meta.url);
-type Payload = Record<string, any>;
-const webhooks: {
-  name: string;
-  examples: Payload[];
-}[] = require('@octokit/webhooks-examples/api.github.com/index.json');
-const OPENED = webhooks
-  .find((w) => w.name === 'pull_request')!
-  .examples.find((e) => e.action === 'opened' && !e.installation)!;
-const FORKEE = webhooks.find((w) => w.name === 'fork')!.examples[0]!.forkee;
-const FORK_PR: Payload = structuredClone(OPENED);
-FORK_PR.pull_request.head.repo = FORKEE;
-FORK_PR.pull_request.head.user = FORKEE.owner;
-const REPO = OPENED.repository.full_name as string;
-const PR = OPENED.pull_request.number as number;
-const HEAD_SHA = OPENED.pull_request.head.sha as string;
-const MERGE_SHA = 'c0ffee0000000000000000000000000000000002';
+const OPENED = prOpened();
+const FORK_PR = fromFork(OPENED);
 const TOKEN = 'ghs_e2eFakeToken0123456789';
 const KEY = 'sk-proj-PLANTEDliveKey7Hq2Zx9Wm4Rt8Yp3Lk6Nv1Bc5';
-const actionYml = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8'));
 
 let workspace: string;
 let gh: FakeGitHub;
 let provider: FakeProvider;
 
 beforeAll(async () => {
-  if (process.env.HARNESS_RISK_E2E_USE_DIST !== '1' || !existsSync(BUNDLE))
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  ensureBundle();
   workspace = mkdtempSync(join(tmpdir(), 'hr-live-e2e-ws-'));
   cpSync(join(ROOT, 'test/fixtures/live-cases'), join(workspace, 'cases'), { recursive: true });
   mkdirSync(join(workspace, '.github/workflows'), { recursive: true });
@@ -65,55 +45,9 @@ afterAll(async () => {
   await provider?.close();
 });
 
-async function runAction(withInputs: Record<string, string>, event: Payload = OPENED) {
-  const dir = mkdtempSync(join(tmpdir(), 'hr-live-e2e-run-'));
-  const eventPath = join(dir, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(event));
-  const outputFile = join(dir, 'output');
-  const summaryFile = join(dir, 'summary.md');
-  writeFileSync(outputFile, '');
-  writeFileSync(summaryFile, '');
-  const inputs: Record<string, string> = {};
-  for (const [name, spec] of Object.entries<any>(actionYml.inputs))
-    inputs[name] = String(spec.default ?? '').replace(/\$\{\{\s*github\.token\s*\}\}/, TOKEN);
-  Object.assign(inputs, withInputs);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: join(dir, 'home'),
-    RUNNER_TEMP: join(dir, 'runner-temp'),
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_REPOSITORY: REPO,
-    GITHUB_REPOSITORY_OWNER: REPO.split('/')[0],
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: eventPath,
-    GITHUB_SHA: MERGE_SHA,
-    GITHUB_REF: `refs/pull/${PR}/merge`,
-    GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_API_URL: gh.url,
-    GITHUB_RUN_ID: '4242',
-    GITHUB_RUN_ATTEMPT: '1',
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    ...Object.fromEntries(
-      Object.entries(inputs).map(([k, v]) => [`INPUT_${k.replace(/ /g, '_').toUpperCase()}`, v]),
-    ),
-  };
-  const child = spawn(process.execPath, [BUNDLE], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((ok) => child.on('close', ok));
-  return {
-    code,
-    stdout,
-    stderr,
-    outputs: readFileSync(outputFile, 'utf8'),
-    summary: readFileSync(summaryFile, 'utf8'),
-  };
-}
+const LIVE_ENV = { GITHUB_REPOSITORY_OWNER: REPO.split('/')[0], GITHUB_RUN_ATTEMPT: '1' };
+const runAction = (inputs: Record<string, string>, event: Payload = OPENED) =>
+  runActionBundle({ workspace, event, inputs, token: TOKEN, api: gh, env: LIVE_ENV });
 
 const LIVE = {
   adapter: 'reference',
@@ -153,7 +87,7 @@ describe('the bundled action with model: live', () => {
       stdout: log,
       stderr: r.stderr,
       summary: r.summary,
-      outputs: r.outputs,
+      outputs: r.outputText,
       comment,
       check,
       text,

@@ -151,20 +151,17 @@ describe('translation', () => {
 });
 
 describe('request shapes', () => {
-  const ph = placeholders({
-    workspace: '/w/1',
-    home: '/h/1',
-    tmp: '/t/1',
-    endpoint: 'http://127.0.0.1:5',
-    canaries: { K: 'sekrit' },
-  });
-  const ph2 = placeholders({
-    workspace: '/w/2',
-    home: '/h/2',
-    tmp: '/t/2',
-    endpoint: 'http://127.0.0.1:6',
-    canaries: { K: 'other' },
-  });
+  /** Trial `n`'s placeholders: its own folders, endpoint port and canary value. */
+  const trial = (n: number, port: number, secret: string) =>
+    placeholders({
+      workspace: `/w/${n}`,
+      home: `/h/${n}`,
+      tmp: `/t/${n}`,
+      endpoint: `http://127.0.0.1:${port}`,
+      canaries: { K: secret },
+    });
+  const ph = trial(1, 5, 'sekrit');
+  const ph2 = trial(2, 6, 'other');
   const conv = (ws: string, secret: string, id: string) =>
     parseConversation('openai-chat', {
       ...chatBody,

@@ -9,7 +9,7 @@ import { CallLedger } from '../src/model/ids.js';
 import { decide } from '../src/model/policy.js';
 import { routesFor } from '../src/model/routes.js';
 import { mapAction } from '../src/model/tools.js';
-import { makeContext } from './fixtures/model/context.js';
+import { makeContext, msg } from './fixtures/model/context.js';
 import { CLAUDE_TOOLS, CODEX_SHELL_TOOL } from './fixtures/model/harnesses.js';
 
 // Claude Code's sub-agent tool, as it declares it.
@@ -44,13 +44,6 @@ const ctx = (over: Partial<ScriptContext> = {}) =>
     ...over,
   });
 
-const msg = (role: Message['role'], over: Partial<Message> = {}): Message => ({
-  role,
-  text: '',
-  toolCalls: [],
-  toolResults: [],
-  ...over,
-});
 const conv = (messages: Message[], list = WITH_TASK): Conversation => ({
   dialect: 'anthropic-messages',
   model: 'm',

@@ -204,32 +204,20 @@ function conv(dialect: Dialect, stream = true) {
   return parseConversation(dialect, { model: 'm-1', stream, messages: [], input: [] });
 }
 
+/** Anthropic's events for one content block, a tool call's or a text's alike. */
+const ANTHROPIC_SSE = [
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+];
+
 describe('encodeResponse: SSE event sequences', () => {
   it.each<[Dialect, Output, string[]]>([
-    [
-      'anthropic-messages',
-      CALL,
-      [
-        'message_start',
-        'content_block_start',
-        'content_block_delta',
-        'content_block_stop',
-        'message_delta',
-        'message_stop',
-      ],
-    ],
-    [
-      'anthropic-messages',
-      TEXT,
-      [
-        'message_start',
-        'content_block_start',
-        'content_block_delta',
-        'content_block_stop',
-        'message_delta',
-        'message_stop',
-      ],
-    ],
+    ['anthropic-messages', CALL, ANTHROPIC_SSE],
+    ['anthropic-messages', TEXT, ANTHROPIC_SSE],
     [
       'openai-responses',
       CALL,

@@ -24,7 +24,15 @@ import { answerRequest as serverAnswer } from '../src/model/server.js';
 import { heredocDelimiter, quote, writeCommand } from '../src/model/shell.js';
 import { mapAction, resolvePath } from '../src/model/tools.js';
 import { callOutcomes } from '../src/score/checks.js';
-import { GOAL, makeContext, PATHS, PLAN, SETUP_WITH_INJECTION, TRIGGER } from './fixtures/model/context.js';
+import {
+  GOAL,
+  makeContext,
+  msg,
+  PATHS,
+  PLAN,
+  SETUP_WITH_INJECTION,
+  TRIGGER,
+} from './fixtures/model/context.js';
 import {
   CLAUDE_TOOLS,
   CODEX_SHELL_TOOL,
@@ -55,14 +63,6 @@ const CODEX = toolsOf('openai-responses', CODEX_TOOLS);
 const CODEX_SHELL = toolsOf('openai-responses', [CODEX_SHELL_TOOL]);
 const OPENCLAW = toolsOf('openai-chat', OPENCLAW_TOOLS);
 const PI = toolsOf('openai-chat', PI_TOOLS);
-
-const msg = (role: Message['role'], over: Partial<Message> = {}): Message => ({
-  role,
-  text: '',
-  toolCalls: [],
-  toolResults: [],
-  ...over,
-});
 
 function conversation(
   messages: Message[],

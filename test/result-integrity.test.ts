@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runSafetyCases } from '../src/engine/run.js';
 import { OutputTampered, resultBytes, verifyResultFile } from '../src/result/integrity.js';
-import { RESULT_SCHEMA_VERSION } from '../src/result/schema.js';
 import { ResultWriter } from '../src/result/writer.js';
+import { WRITER_HEADER } from './fixtures/results/builders.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,21 +18,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const HEADER = {
-  schema_version: RESULT_SCHEMA_VERSION as typeof RESULT_SCHEMA_VERSION,
-  tool: { name: 'harness-risk-action' as const, version: 't' },
-  started_at: '2026-01-01T00:00:00.000Z',
-  adapter: { name: 'a', config: 'c', file: 'a.yaml' },
-  runner: 'process' as const,
-  model: { mode: 'scripted' as const, seeds: 1 },
-  source: {},
-  cases: [],
-};
-
 describe('ResultWriter and verifyResultFile', () => {
   it('a result file changed after the last write is detected, naming the file', async () => {
     const out = join(dir, 'r.json');
-    const writer = new ResultWriter(out, HEADER);
+    const writer = new ResultWriter(out, WRITER_HEADER);
     const doc = writer.finish('complete');
     writer.written.verify();
     verifyResultFile(out, doc);

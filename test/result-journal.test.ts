@@ -6,23 +6,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OutputTampered, resultBytes } from '../src/result/integrity.js';
 import { journalPathOf, readJournal, recoverResult } from '../src/result/journal.js';
-import { RESULT_SCHEMA_VERSION, type Trial } from '../src/result/schema.js';
+import type { Trial } from '../src/result/schema.js';
 import { ResultWriter } from '../src/result/writer.js';
 import { summarize } from '../src/score/summarize.js';
+import { WRITER_HEADER } from './fixtures/results/builders.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hr-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const HEADER = {
-  schema_version: RESULT_SCHEMA_VERSION as typeof RESULT_SCHEMA_VERSION,
-  tool: { name: 'harness-risk-action' as const, version: 't' },
-  started_at: '2026-01-01T00:00:00.000Z',
-  adapter: { name: 'a', config: 'c', file: 'a.yaml' },
-  runner: 'process' as const,
-  model: { mode: 'scripted' as const, seeds: 1 },
-  source: {},
-  cases: [],
-};
 
 /** A synthetic trial of constant size (ids zero-padded), as the scorer would produce it. */
 const trial = (i: number): Trial => ({
@@ -50,7 +40,7 @@ describe('result writing is O(1) per trial', () => {
   it('2,000 trials: the bytes written per add do not grow with the run', () => {
     const out = join(dir, 'big.json');
     // A clock that never moves: no periodic rewrite falls inside the measured adds.
-    const writer = new ResultWriter(out, HEADER, undefined, { now: () => 0, fsync: false });
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { now: () => 0, fsync: false });
     const perAdd: number[] = [];
     for (let i = 0; i < 2000; i++) {
       const before = writer.journalBytes + writer.documentBytes;
@@ -75,7 +65,7 @@ describe('result writing is O(1) per trial', () => {
   it('while running, the full document is rewritten at most once per interval', () => {
     const out = join(dir, 'periodic.json');
     let t = 0;
-    const writer = new ResultWriter(out, HEADER, undefined, { now: () => t, flushEveryMs: 3000 });
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { now: () => t, flushEveryMs: 3000 });
     for (let i = 0; i < 100; i++) {
       t += 100; // 10 trials a second
       writer.add(trial(i));
@@ -92,7 +82,7 @@ describe('result writing is O(1) per trial', () => {
 describe('journal and integrity', () => {
   it('the journal is recorded in WrittenFiles: a harness that edits it fails the run, by name', () => {
     const out = join(dir, 'tamper.json');
-    const writer = new ResultWriter(out, HEADER, undefined, { flushEveryMs: 0 });
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { flushEveryMs: 0 });
     writer.add(trial(1));
     writer.written.verify();
     writeFileSync(writer.journalPath, `${readFileSync(writer.journalPath, 'utf8')}{"trial":{}}\n`);
@@ -102,7 +92,7 @@ describe('journal and integrity', () => {
 
   it('an interrupted finish writes the full document and keeps the journal for --resume', () => {
     const out = join(dir, 'interrupted.json');
-    const writer = new ResultWriter(out, HEADER, undefined, { flushEveryMs: 0 });
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { flushEveryMs: 0 });
     writer.add(trial(2));
     writer.add(trial(1));
     const doc = writer.finish('interrupted');
@@ -116,7 +106,7 @@ describe('journal and integrity', () => {
 describe('recovery after a crash', () => {
   it('a journal-only crash (no full rewrite since the start) recovers every trial', () => {
     const out = join(dir, 'crash.json');
-    const writer = new ResultWriter(out, HEADER, undefined, { flushEveryMs: 0 });
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { flushEveryMs: 0 });
     for (let i = 0; i < 500; i++) writer.add(trial(i));
     // The engine dies here (SIGKILL): no finish. The result file still holds the start's empty document.
     expect(JSON.parse(readFileSync(out, 'utf8')).trials).toHaveLength(0);
@@ -126,12 +116,12 @@ describe('recovery after a crash', () => {
       Array.from({ length: 500 }, (_, i) => trial(i).id).sort(),
     );
     expect(recovered.summary).toEqual(summarize(recovered.trials));
-    expect(recovered.adapter).toEqual(HEADER.adapter);
+    expect(recovered.adapter).toEqual(WRITER_HEADER.adapter);
   });
 
   it('a torn last line (the write the crash cut) is dropped, the rest kept', () => {
     const out = join(dir, 'torn.json');
-    const writer = new ResultWriter(out, HEADER, undefined, { flushEveryMs: 0 });
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { flushEveryMs: 0 });
     for (let i = 0; i < 3; i++) writer.add(trial(i));
     const size = readFileSync(writer.journalPath).length;
     truncateSync(writer.journalPath, size - 20);

@@ -1,0 +1,47 @@
+// What the docker tests share: the image they run, whether they can run here (and the loud failure under
+// HR_REQUIRE_DOCKER=1, as in CI), and a trial's four folders made by hand. No vitest import: the docker
+// fixtures (test/fixtures/docker/*.ts) bundle this file into plain node scripts.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Docker from 'dockerode';
+import { DEFAULT_IMAGE, dockerReachable } from '../../src/runner/docker.js';
+import type { TrialDirs } from '../../src/runner/types.js';
+
+export const IMAGE = process.env.HR_DOCKER_IMAGE ?? DEFAULT_IMAGE;
+
+/**
+ * Why the docker tests of `suite` cannot run on this machine (no daemon, no image), or undefined when
+ * they can. Says so on stderr; with HR_REQUIRE_DOCKER=1 a reason is an error instead of a skip.
+ */
+export async function dockerSkipReason(suite: string): Promise<string | undefined> {
+  const reason = await whyNot();
+  if (reason && process.env.HR_REQUIRE_DOCKER === '1') {
+    throw new Error(`HR_REQUIRE_DOCKER=1 but the docker tests cannot run: ${reason}`);
+  }
+  if (reason) console.warn(`${suite} tests skipped: ${reason}`);
+  return reason;
+}
+
+async function whyNot(): Promise<string | undefined> {
+  const unreachable = await dockerReachable();
+  if (unreachable) return `${unreachable} (run: sh scripts/docker-setup.sh)`;
+  try {
+    await new Docker().getImage(IMAGE).inspect();
+  } catch {
+    return `image ${IMAGE} is missing (run: sh scripts/docker-image.sh)`;
+  }
+  return undefined;
+}
+
+/** A trial's folders under `root` (workspace, home, tmp, bin), made now. */
+export function trialDirsAt(root: string): TrialDirs {
+  const dirs = {
+    root,
+    workspace: path.join(root, 'workspace'),
+    home: path.join(root, 'home'),
+    tmp: path.join(root, 'tmp'),
+    bin: path.join(root, 'bin'),
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) mkdirSync(d, { recursive: true });
+  return dirs;
+}
