@@ -20,6 +20,7 @@ import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
 import { renderTemplate } from '../world/template.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
+import { benchMark, benchMarkOnce } from './bench-marks.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
@@ -155,14 +156,17 @@ export async function runTargets(
   targets: RunTarget[],
   followUp?: FollowUp,
 ): Promise<RunResult[]> {
+  benchMark('engine_start');
   const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error('runTargets: no target');
   if (opts.resume && targets.length > 1)
     throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
   const adapter = loadAdapter(opts.adapter);
   const config = adapterConfig(adapter, opts.config);
+  benchMark('adapter_loaded');
   const selected = loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
+  benchMark('cases_loaded');
   if (selected.length === 0)
     throw new UserError(
       `no case matches ${JSON.stringify(opts.cases)}`,
@@ -243,6 +247,7 @@ export async function runTargets(
     await runner.stop().catch(() => {});
     throw e;
   }
+  benchMark('runner_started');
   // A SIGKILLed engine leaves its work root behind: the next run removes it.
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
@@ -316,6 +321,7 @@ export async function runTargets(
   const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
   // A signal that fired before this run began counts too: its event will not fire again.
   let stopped = opts.signal?.aborted ?? false;
+  const firstTrial = benchMarkOnce('first_trial');
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
@@ -333,6 +339,7 @@ export async function runTargets(
         trial = invalidTrial(lc, seed, t.skip);
       } else {
         try {
+          firstTrial();
           const out = await runTrial({
             loaded: lc,
             adapter,
