@@ -397,6 +397,8 @@ export async function runTargets(
   if (modelSetup.budget?.exhausted)
     opts.on_progress?.({ kind: 'notice', message: `budget exhausted: ${modelSetup.budget.over()}` });
   const results = writers.map((w) => w.finish(stopped ? 'interrupted' : 'complete'));
+  // Its peak RSS is the engine's over the whole run (the harnesses' memory is theirs).
+  benchMark('run_finished');
   // After the last trial and the runner's teardown: a file that changed since its last write was
   // written by a trial or something it left behind. Fail, naming it, before anyone trusts it.
   written.verify();
