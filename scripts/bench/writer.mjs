@@ -82,6 +82,7 @@ try {
       since = i + 1;
     }
   }
+  const beforeFinish = peakRss();
   const f0 = performance.now();
   w.finish('complete');
   const finishMs = performance.now() - f0;
@@ -109,6 +110,7 @@ try {
       finish_ms: finishMs,
       journal_bytes: w.journalBytes,
       peak_rss_bytes: peakRss(),
+      peak_rss_before_finish_bytes: beforeFinish,
     }),
   );
 } finally {

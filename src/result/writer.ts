@@ -4,11 +4,11 @@
 // — and, while running, at most every few seconds, so a reader of the result file mid-run sees progress
 // without the engine rewriting a growing file after every trial. Every write is recorded (sha256, in
 // memory) so the engine can prove at the end that its files are still its own.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { runUsage, sampled, summarize } from '../score/summarize.js';
-import { resultBytes, WrittenFiles } from './integrity.js';
+import { resultChunks, WrittenFiles } from './integrity.js';
 import { JournalWriter, journalPathOf, type ResultHeader } from './journal.js';
 import type { RunResult, Trial } from './schema.js';
 
@@ -127,12 +127,33 @@ export class ResultWriter {
     // A random temp name opened exclusively: a planted file or symlink at a guessable name cannot
     // redirect the write.
     const tmp = `${this.path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
-    // Encoded once: writing and digesting a string would each encode it again (tens of MB at 10,000 trials).
-    const bytes = Buffer.from(resultBytes(doc));
-    writeFileSync(tmp, bytes, { flag: 'wx' });
+    // Written and digested a trial at a time: the whole document as one string (and its encoding) was
+    // most of the engine's memory at 10,000 trials.
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const fd = openSync(tmp, 'wx', 0o644);
+    try {
+      let pending = '';
+      const put = (force: boolean) => {
+        if (!force && pending.length < 1 << 20) return;
+        const buf = Buffer.from(pending);
+        let off = 0;
+        while (off < buf.length) off += writeSync(fd, buf, off);
+        hash.update(buf);
+        bytes += buf.length;
+        pending = '';
+      };
+      for (const chunk of resultChunks(doc)) {
+        pending += chunk;
+        put(false);
+      }
+      put(true);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, this.path);
-    this.written.record(this.path, bytes);
-    this.documentBytes += bytes.length;
+    this.written.recordDigest(this.path, hash.digest('hex'));
+    this.documentBytes += bytes;
     this.flushedTrials = this.trials.length;
     this.lastFlush = this.now();
     // A rewrite that took 40 ms waits at least 2 s: rewriting never takes more than 2 % of the run.
