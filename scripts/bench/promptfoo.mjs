@@ -13,7 +13,7 @@ const BIN = 'node_modules/.bin/promptfoo';
 
 /** Why promptfoo cannot be compared, or undefined when the pinned version is installed. */
 export function promptfooMissing() {
-  if (!existsSync(BIN)) return `not installed (npm i --no-save ${PROMPTFOO})`;
+  if (!existsSync(BIN)) return `npm i --no-save ${PROMPTFOO}`;
   const v = JSON.parse(readFileSync('node_modules/promptfoo/package.json', 'utf8')).version;
   if (`promptfoo@${v}` !== PROMPTFOO) return `promptfoo ${v} installed, the job is pinned to ${PROMPTFOO}`;
   return undefined;
