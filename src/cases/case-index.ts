@@ -1,28 +1,29 @@
-// The built-in library as one JSON file (dist/cases-index.json, written by `npm run build`). Parsing 432
-// YAML files and validating them with zod costs ~1.8 s and ~120 MiB on every command that loads cases;
-// the same library as one JSON file parses in ~20 ms. Selection filters on the index and reads back only
-// the files it selected (to check they are still what was indexed), so a run of the smoke subset touches
-// six case files, not 432. Whenever the index cannot be trusted, the caller parses the YAML instead.
+// The built-in library as one file (dist/cases-index.json, written by `npm run build`). Parsing 432
+// YAML files and validating them with zod costs ~1.8 s and ~120 MiB on every command that loads cases.
+// The index's first line is what selection needs (ids, phases, tags, files, digests); each case follows
+// on its own line, read only when selected. Selection filters on the header and reads back only the files
+// it selected (to check they are still what was indexed), so a run of the smoke subset touches six case
+// files, not 432. Whenever the index cannot be trusted, the caller parses the YAML instead.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { actionRoot, builtinCasesDir } from '../paths.js';
 import { VERSION } from '../version.js';
-import { packsIn } from './packs.js';
+import { packFilesIn } from './packs.js';
 import { Case, type LoadedCase } from './schema.js';
 
 /** Bumped when the index's layout changes, so an index of another layout is never read. */
-export const CASE_INDEX_FORMAT = 2;
+export const CASE_INDEX_FORMAT = 3;
 
 /** The folder of rule packs: neither a phase nor a case file (src/cases/packs.ts). */
 export const PACKS_FOLDER = 'rules';
 
 export interface CaseIndexEntry {
   id: string;
-  phase: string;
+  phase: Case['phase'];
   tags: string[];
-  entry_point: string;
-  effect: string;
+  entry_point: Case['entry_point'];
+  effect: Case['effect'];
   variant_of?: string;
   revision: string;
   /** Path under the built-in cases folder, with forward slashes (the index is the same on every OS). */
@@ -30,11 +31,12 @@ export interface CaseIndexEntry {
   line: number;
   /** sha256 of the file's bytes: a selected file whose bytes changed makes the index stale. */
   sha256: string;
-  /** The case after schema validation (defaults applied), exactly what loadCaseFile returns. */
-  case: Case;
+  /** Where the case's JSON line is: byte offset from the end of the header line, and byte length. */
+  at: [number, number];
 }
 
-export interface CaseIndex {
+/** The index's first line: everything selection needs, without the cases themselves. */
+export interface CaseIndexHeader {
   format: number;
   version: string;
   /** Every indexed file, sorted: a source checkout compares it with the folder to notice added files. */
@@ -42,6 +44,14 @@ export interface CaseIndex {
   /** The built-in rule packs the cases were resolved with (path under the cases folder → sha256). */
   packs: Record<string, string>;
   cases: CaseIndexEntry[];
+}
+
+export interface CaseIndex extends CaseIndexHeader {
+  /**
+   * The cases of these entries after schema validation (defaults applied), exactly what loadCaseFile
+   * returns; read only when asked, so selection parses the header line and the selected cases alone.
+   */
+  casesOf(entries: CaseIndexEntry[]): Case[];
 }
 
 // Set by scripts/build.mjs for the bundles: dist/ is checked to be current in CI, with the index, so a
@@ -65,60 +75,157 @@ export function yamlFilesUnder(dir: string): string[] {
   return out.sort();
 }
 
-/** The index of already loaded cases (the build parses every file with loadCaseFile, then calls this). */
-export function buildCaseIndex(loaded: LoadedCase[], casesDir = builtinCasesDir()): CaseIndex {
-  const cases = loaded.map(({ case: c, file, revision, line }) => ({
-    id: c.id,
-    phase: c.phase,
-    tags: c.tags,
-    entry_point: c.entry_point,
-    effect: c.effect,
-    ...(c.variant_of ? { variant_of: c.variant_of } : {}),
-    revision,
-    file: posix(relative(casesDir, file)),
-    line,
-    sha256: fileDigest(readFileSync(file)),
-    case: c,
-  }));
-  return {
+/**
+ * The index's bytes for already loaded cases (the build parses every file with loadCaseFile, then calls
+ * this): the header as one JSON line, then one JSON line per case in the header's order. As one JSON
+ * document the library took ~14 MiB of heap and ~30 ms to parse on every command, for the six cases a
+ * smoke run uses; the header line is ~5 % of the bytes.
+ */
+export function caseIndexText(loaded: LoadedCase[], casesDir = builtinCasesDir()): string {
+  const sorted = loaded
+    .map((lc) => ({ lc, file: posix(relative(casesDir, lc.file)) }))
+    .sort((a, b) => a.file.localeCompare(b.file));
+  let offset = 0;
+  const bodies: string[] = [];
+  const cases = sorted.map(({ lc: { case: c, file: abs, revision, line }, file }) => {
+    const body = JSON.stringify(c);
+    const length = Buffer.byteLength(body);
+    bodies.push(body);
+    const at: [number, number] = [offset, length];
+    offset += length + 1;
+    return {
+      id: c.id,
+      phase: c.phase,
+      tags: c.tags,
+      entry_point: c.entry_point,
+      effect: c.effect,
+      ...(c.variant_of ? { variant_of: c.variant_of } : {}),
+      revision,
+      file,
+      line,
+      sha256: fileDigest(readFileSync(abs)),
+      at,
+    };
+  });
+  const header: CaseIndexHeader = {
     format: CASE_INDEX_FORMAT,
     version: VERSION,
     files: cases.map((e) => e.file).sort(),
     packs: packDigests(casesDir),
-    cases: [...cases].sort((a, b) => a.file.localeCompare(b.file)),
+    cases,
   };
+  return `${JSON.stringify(header)}\n${bodies.map((b) => `${b}\n`).join('')}`;
 }
 
+/** The index of already loaded cases, as a reader of its bytes sees it. */
+export const buildCaseIndex = (loaded: LoadedCase[], casesDir = builtinCasesDir()): CaseIndex =>
+  parseCaseIndex(Buffer.from(caseIndexText(loaded, casesDir)));
+
+// The bytes only, not parsed: a pack that no longer parses has other bytes than the indexed one (which
+// parsed at build), so it makes the index stale and the YAML path reports it. Parsing and validating the
+// four built-in packs was ~40 % of `list cases`' CPU.
 function packDigests(casesDir: string): Record<string, string> {
   return Object.fromEntries(
-    packsIn(join(casesDir, PACKS_FOLDER)).map((lp) => [
-      posix(relative(casesDir, lp.file)),
-      fileDigest(readFileSync(lp.file)),
+    packFilesIn(join(casesDir, PACKS_FOLDER)).map((file) => [
+      posix(relative(casesDir, file)),
+      fileDigest(readFileSync(file)),
     ]),
   );
 }
 
-/** The index as read from disk, or why it cannot be used (missing, another format or version). */
+/** The header, or why it cannot be used (another format or version). */
+function checkHeader(header: CaseIndexHeader, where: string): CaseIndexHeader | string {
+  if (header?.format !== CASE_INDEX_FORMAT || header.version !== VERSION || !Array.isArray(header.cases))
+    return `${where}: written by another version (format ${header?.format}, version ${header?.version})`;
+  return header;
+}
+
+type RangeReader = (ranges: [offset: number, length: number][]) => Buffer[];
+
+/** Reads cases at their byte ranges; `base` is where the first case line starts. */
+function caseReader(read: RangeReader, base: number) {
+  return (entries: CaseIndexEntry[]): Case[] =>
+    read(entries.map((e) => [base + e.at[0], e.at[1]])).map((b) => JSON.parse(b.toString('utf8')) as Case);
+}
+
+/** An index held in memory (tests; the build's own check). */
+export function parseCaseIndex(bytes: Buffer): CaseIndex {
+  const nl = bytes.indexOf(10);
+  const header = checkHeader(JSON.parse(bytes.subarray(0, nl).toString('utf8')), 'case index');
+  if (typeof header === 'string') throw new Error(header);
+  const read: RangeReader = (ranges) => ranges.map(([o, n]) => bytes.subarray(o, o + n));
+  return { ...header, casesOf: caseReader(read, nl + 1) };
+}
+
+/**
+ * The index as read from disk, or why it cannot be used (missing, unreadable, another format or
+ * version). Only the header line is read now; cases are read from the file when asked.
+ */
 export function readCaseIndex(path = caseIndexPath()): CaseIndex | string {
-  let index: CaseIndex;
+  let headerBytes: Buffer;
   try {
-    index = JSON.parse(readFileSync(path, 'utf8')) as CaseIndex;
+    headerBytes = readFirstLine(path);
   } catch (e) {
     return `${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
   }
-  if (index?.format !== CASE_INDEX_FORMAT || index.version !== VERSION || !Array.isArray(index.cases))
-    return `${path}: written by another version (format ${index?.format}, version ${index?.version})`;
-  return index;
+  let header: CaseIndexHeader | string;
+  try {
+    header = checkHeader(JSON.parse(headerBytes.toString('utf8')), path);
+  } catch (e) {
+    return `${path}: ${(e as Error).message}`;
+  }
+  if (typeof header === 'string') return header;
+  const read: RangeReader = (ranges) => {
+    const fd = openSync(path, 'r');
+    try {
+      return ranges.map(([offset, length]) => {
+        const buf = Buffer.alloc(length);
+        if (readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${path}: cut short`);
+        return buf;
+      });
+    } finally {
+      closeSync(fd);
+    }
+  };
+  return { ...header, casesOf: caseReader(read, headerBytes.length + 1) };
+}
+
+/** The bytes before the first newline (the header line), read in chunks. */
+function readFirstLine(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    for (let pos = 0; ; ) {
+      const buf = Buffer.alloc(256 * 1024);
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) throw new Error('no header line');
+      const nl = buf.subarray(0, n).indexOf(10);
+      if (nl >= 0) {
+        chunks.push(buf.subarray(0, nl));
+        return Buffer.concat(chunks);
+      }
+      chunks.push(buf.subarray(0, n));
+      pos += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The entries as loaded cases; `file` is absolute, as loadCaseFile gives it. */
-export const indexedCases = (index: CaseIndex, casesDir = builtinCasesDir()): LoadedCase[] =>
-  index.cases.map((e) => ({
-    case: e.case,
+export function indexedCases(
+  index: CaseIndex,
+  entries = index.cases,
+  casesDir = builtinCasesDir(),
+): LoadedCase[] {
+  const cases = index.casesOf(entries);
+  return entries.map((e, i) => ({
+    case: cases[i]!,
     file: join(casesDir, e.file),
     revision: e.revision,
     line: e.line,
   }));
+}
 
 /**
  * Why the selected cases may not be taken from the index, or undefined when they may. Only what was
@@ -139,7 +246,7 @@ export function staleness(
   try {
     packs = packDigests(casesDir);
   } catch {
-    return 'a rule pack does not load';
+    return 'a rule pack cannot be read';
   }
   if (JSON.stringify(packs) !== JSON.stringify(index.packs))
     return 'the rule packs changed since the index was built';
@@ -155,8 +262,8 @@ export function staleness(
     if (!entry || fileDigest(bytes) !== entry.sha256) return `${lc.file} changed since the index was built`;
     // From src/ the schema may have changed since the build (a new default): validate again.
     if (!bundled) {
-      const again = Case.safeParse(entry.case);
-      if (!again.success || JSON.stringify(again.data) !== JSON.stringify(entry.case))
+      const again = Case.safeParse(lc.case);
+      if (!again.success || JSON.stringify(again.data) !== JSON.stringify(lc.case))
         return `${lc.file}: the case schema changed since the index was built`;
     }
   }

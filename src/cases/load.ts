@@ -127,8 +127,18 @@ export function loadCases(selectors: string[], cwd = process.cwd()): LoadedCase[
   // The built-in library: from the build's index when it is current, else from the YAML files.
   const index = readCaseIndex();
   if (typeof index !== 'string') {
-    const selected = filterCases(indexedCases(index), sel);
-    if (!staleness(index, selected)) return selected;
+    // Filtered on the header's fields; only the selected cases are read and parsed.
+    const entries = filterCases(
+      index.cases.map((e) => ({ case: e })),
+      sel,
+    ).map((x) => x.case);
+    let selected: LoadedCase[] | undefined;
+    try {
+      selected = indexedCases(index, entries);
+    } catch {
+      // A damaged index (a case line that does not parse) is not trusted: the YAML files are.
+    }
+    if (selected && !staleness(index, selected)) return selected;
   }
   return filterCases(parseCaseFiles(yamlFilesUnder(builtinCasesDir())), sel);
 }
@@ -151,9 +161,12 @@ export function parseCaseFiles(files: string[]): LoadedCase[] {
   return loaded;
 }
 
-export function filterCases(cases: LoadedCase[], sel: CaseSelection): LoadedCase[] {
+/** The fields selection reads: a loaded case's, or an index entry's (src/cases/case-index.ts). */
+type Selectable = Pick<Case, 'id' | 'phase' | 'tags' | 'variant_of'>;
+
+export function filterCases<T extends { case: Selectable }>(cases: T[], sel: CaseSelection): T[] {
   const idMatch = sel.ids.length ? picomatch(sel.ids) : undefined;
-  const inSubset = (c: Case): boolean => {
+  const inSubset = (c: Selectable): boolean => {
     if (!sel.subset || sel.subset === 'full') return true;
     if (sel.subset === 'smoke') return c.tags.includes('smoke');
     // standard: everything but perturbation variants and cases reserved for release gates

@@ -55,13 +55,18 @@ export function packDirsFor(caseFile: string): string[] {
 
 const cache = new Map<string, { signature: string; packs: LoadedPack[] }>();
 
-/** The packs of one folder (each file validated; the file name must be the pack's id). Cached by mtime. */
-export function packsIn(dir: string): LoadedPack[] {
+/** The pack files of one folder, sorted (what packsIn loads and the case index digests). */
+export function packFilesIn(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  const files = readdirSync(dir)
+  return readdirSync(dir)
     .filter((n) => /\.ya?ml$/.test(n))
     .sort()
     .map((n) => join(dir, n));
+}
+
+/** The packs of one folder (each file validated; the file name must be the pack's id). Cached by mtime. */
+export function packsIn(dir: string): LoadedPack[] {
+  const files = packFilesIn(dir);
   const signature = files
     .map((f) => {
       const s = statSync(f);

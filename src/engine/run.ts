@@ -21,6 +21,7 @@ import { newRunKey } from '../world/canaries.js';
 import { renderTemplate } from '../world/template.js';
 import { notApplicable, notApplicableNotice } from './applicable.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
+import { benchMark, benchMarkOnce } from './bench-marks.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
@@ -156,14 +157,17 @@ export async function runTargets(
   targets: RunTarget[],
   followUp?: FollowUp,
 ): Promise<RunResult[]> {
+  benchMark('engine_start');
   const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error('runTargets: no target');
   if (opts.resume && targets.length > 1)
     throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
   const adapter = loadAdapter(opts.adapter);
   const config = adapterConfig(adapter, opts.config);
+  benchMark('adapter_loaded');
   const selected = loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
+  benchMark('cases_loaded');
   if (selected.length === 0)
     throw new UserError(
       `no case matches ${JSON.stringify(opts.cases)}`,
@@ -244,6 +248,7 @@ export async function runTargets(
     await runner.stop().catch(() => {});
     throw e;
   }
+  benchMark('runner_started');
   // A SIGKILLed engine leaves its work root behind: the next run removes it.
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
@@ -319,6 +324,7 @@ export async function runTargets(
   const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
   // A signal that fired before this run began counts too: its event will not fire again.
   let stopped = opts.signal?.aborted ?? false;
+  const firstTrial = benchMarkOnce('first_trial');
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
@@ -339,6 +345,7 @@ export async function runTargets(
         trial = invalidTrial(lc, seed, na);
       } else {
         try {
+          firstTrial();
           const out = await runTrial({
             loaded: lc,
             adapter,
@@ -396,6 +403,8 @@ export async function runTargets(
   if (modelSetup.budget?.exhausted)
     opts.on_progress?.({ kind: 'notice', message: `budget exhausted: ${modelSetup.budget.over()}` });
   const results = writers.map((w) => w.finish(stopped ? 'interrupted' : 'complete'));
+  // Its peak RSS is the engine's over the whole run (the harnesses' memory is theirs).
+  benchMark('run_finished');
   // After the last trial and the runner's teardown: a file that changed since its last write was
   // written by a trial or something it left behind. Fail, naming it, before anyone trusts it.
   written.verify();

@@ -3,7 +3,7 @@
 // better in. Containment keeps it out; this is the check that it did: the engine remembers the sha256 of
 // every byte it wrote, and re-reads each file before its output is trusted (end of run; in the action,
 // again before reporting, uploading or saving a baseline). A file that changed fails the run, by name.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import type { RunResult } from './schema.js';
@@ -12,6 +12,27 @@ export const sha256 = (bytes: string | Buffer): string => createHash('sha256').u
 
 /** The exact bytes the engine writes for a run result (and the action re-derives to verify it). */
 export const resultBytes = (doc: RunResult): string => `${JSON.stringify(doc, null, 2)}\n`;
+
+/**
+ * resultBytes(doc) in pieces, one trial at a time, so writing a 14,400-trial result never holds the
+ * whole document as one string (~40 MB, plus its encoding) beside the trials it was made from.
+ */
+export function* resultChunks(doc: RunResult): Generator<string> {
+  // Stands in for the trials while the rest is stringified; random, so no text in a case can forge it.
+  const placeholder = `\u0000trials-${randomBytes(12).toString('hex')}\u0000`;
+  const shell = resultBytes({ ...doc, trials: placeholder as unknown as RunResult['trials'] });
+  const slot = JSON.stringify(placeholder);
+  const at = shell.indexOf(slot);
+  yield shell.slice(0, at);
+  if (doc.trials.length === 0) yield '[]';
+  else {
+    // A trial is an element of an array one level down: JSON.stringify(doc, null, 2) indents it by 4.
+    yield '[\n';
+    for (let i = 0; i < doc.trials.length; i++)
+      yield `    ${JSON.stringify(doc.trials[i], null, 2).replace(/\n/g, '\n    ')}${i < doc.trials.length - 1 ? ',\n' : '\n  ]'}`;
+  }
+  yield shell.slice(at + slot.length);
+}
 
 export class OutputTampered extends UserError {
   constructor(readonly files: { path: string; problem: string }[]) {

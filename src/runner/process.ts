@@ -13,7 +13,7 @@ import type { ProcessOutcome } from '../evidence/types.js';
 import type { RunnerInfo } from '../result/schema.js';
 import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
-import { type HostPlan, mountTmpfs, planHost, unmount } from './contain/host.js';
+import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
 import { KILL_GRACE_MS, killQuietly, policeEnv, Tail } from './shared.js';
 import type { Runner, SandboxView, TrialDirs, TrialLaunch } from './types.js';
@@ -124,7 +124,7 @@ export class ProcessRunner implements Runner {
     if (p.diskMount === 'none' || t.mounted) return;
     // The disk cap: a size-capped tmpfs on the trial root, so the engine still reads it after the run.
     const { uid, gid } = this.sandboxUid();
-    mountTmpfs(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
+    await mountTmpfsAsync(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
     t.mounted = true;
     for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir(d, { mode: 0o700 });
   }
@@ -134,7 +134,7 @@ export class ProcessRunner implements Runner {
     if (!t) return;
     this.trials.delete(dirs.root);
     const p = this.contained();
-    if (t.mounted && p && p.diskMount !== 'none') unmount(dirs.root, p.diskMount);
+    if (t.mounted && p && p.diskMount !== 'none') await unmountAsync(dirs.root, p.diskMount);
     rmSync(t.socketDir, { recursive: true, force: true });
   }
 
