@@ -62,6 +62,8 @@ export interface Started {
   done: Promise<void>;
   /** Every chunk of output has been handed to the sinks. */
   flushed: Promise<void>;
+  /** performance.now() before the create, after the create, after the start (spans.ts). */
+  t: [number, number, number];
 }
 
 /** Creates and starts an exec; stdout/stderr go to the sinks; `stdin` (if any) is written and closed. */
@@ -73,6 +75,7 @@ export async function startExec(
   track: (s: NodeJS.ReadWriteStream) => () => void,
   onFull?: (resume: () => void) => void,
 ): Promise<Started> {
+  const t0 = performance.now();
   const exec = await container.exec({
     Cmd: o.cmd,
     Env: o.env ?? [],
@@ -83,6 +86,7 @@ export async function startExec(
     AttachStderr: true,
     Tty: false,
   });
+  const t1 = performance.now();
   const stream = (await exec.start({ hijack: true, stdin: !!o.stdin })) as NodeJS.ReadWriteStream;
   const untrack = track(stream);
   const done = endOf(stream).finally(untrack);
@@ -91,7 +95,7 @@ export async function startExec(
     demux.on('finish', res).on('close', res).on('error', res);
   });
   stream.pipe(demux);
-  return { exec, stream, done, flushed };
+  return { exec, stream, done, flushed, t: [t0, t1, performance.now()] };
 }
 
 /** Waits until the exec's process has exited (its stream may stay open while a child holds it). */

@@ -9,6 +9,7 @@ import { execExit, runHelper, startExec, Tail, writeAll } from './exec.js';
 import { PROBE_SH } from './limits.js';
 import { relayCommand } from './network.js';
 import { SANDBOX_PATHS, TRIAL_KEYS } from './options.js';
+import type { TrialSpans } from './spans.js';
 import { extractTree, packTree } from './tar.js';
 
 type Track = (s: NodeJS.ReadWriteStream) => () => void;
@@ -25,6 +26,7 @@ export async function copyInAndRelay(
   dirs: TrialDirs,
   ports: string[],
   track: Track,
+  sp?: TrialSpans,
 ): Promise<void> {
   // No -p: busybox tar lacks it; the umask only clears group/other write bits, which no check reads.
   const script = `tar -xf - -C ${SANDBOX_PATHS.trial} || exit 97; exec "$@"`;
@@ -42,13 +44,19 @@ export async function copyInAndRelay(
     (b) => err.push(b),
     track,
   );
+  sp?.add('copy-in:exec-create', s.t[0], s.t[1]);
+  sp?.add('copy-in:exec-start', s.t[1], s.t[2]);
   try {
-    await writeAll(s.stream, packTree(trialDirsOf(dirs)));
+    await (sp
+      ? sp.time('copy-in:tar-write', writeAll(s.stream, packTree(trialDirsOf(dirs))))
+      : writeAll(s.stream, packTree(trialDirsOf(dirs))));
+    const tReady = performance.now();
     const timeout = new Promise<never>((_, rej) =>
       setTimeout(() => rej(new Error('timed out')), 60_000).unref(),
     );
     const exited = execExit(s, timeout).then((code) => ({ code }));
     const r = await Promise.race([isReady.then(() => undefined), exited]);
+    sp?.add('copy-in:untar+relay-ready', tReady, performance.now());
     if (r) {
       const what =
         r.code === 97 ? 'cannot copy the trial folders in (tar)' : 'the endpoint relay did not start';
@@ -70,6 +78,7 @@ export async function killAndCopyOut(
   dirs: TrialDirs,
   budget: { maxBytes: number; maxEntries: number },
   track: Track,
+  sp?: TrialSpans,
 ): Promise<{ probe: string; extracted?: Awaited<ReturnType<typeof extractTree>>; error?: Error }> {
   const script = [
     // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
@@ -88,11 +97,15 @@ export async function killAndCopyOut(
     track,
     (resume) => pass.once('drain', resume),
   );
+  sp?.add('copy-back:exec-create', s.t[0], s.t[1]);
+  sp?.add('copy-back:exec-start', s.t[1], s.t[2]);
   void s.flushed.then(() => pass.end());
+  const tX = performance.now();
   let extracted: Awaited<ReturnType<typeof extractTree>> | undefined;
   let error: Error | undefined;
   try {
     extracted = await extractTree(pass, trialDirsOf(dirs), budget);
+    sp?.add('copy-back:kill+probe+tar+extract', tX, performance.now());
   } catch (e) {
     error = e as Error;
   } finally {

@@ -9,6 +9,8 @@ export interface Slot {
   /** Host folder mounted read-only at /opt/hr/ep: the trial's endpoint sockets go here. */
   dir: string;
   key: string;
+  /** When its creation steps ran ([name, start, end], performance.now(); spans.ts). */
+  made?: [string, number, number][];
 }
 
 /** The idle command exited at once: warm containers cannot work with this image. */

@@ -44,6 +44,7 @@ import {
   TRIAL_LABEL,
 } from './options.js';
 import { IdleFailed, type Slot, WarmPool } from './pool.js';
+import { countRequests, type RequestCounter, spansFile, TrialSpans, writeSpans } from './spans.js';
 import { runTrialIn } from './trial.js';
 
 const PING_TIMEOUT_MS = 5_000;
@@ -70,6 +71,8 @@ export class DockerRunner implements Runner {
   systemPath: string[] = STANDARD_PATH;
 
   readonly conn: DaemonConnection;
+  /** Daemon requests by kind, only with HR_DOCKER_SPANS (spans.ts). */
+  readonly counter?: RequestCounter;
   readonly readOnlyRootfs: boolean;
   readonly hostAliases: string[];
   private readonly warn: (m: string) => void;
@@ -106,6 +109,7 @@ export class DockerRunner implements Runner {
     this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, 'HarnessRiskDocker'));
     this.idleCommand = opts.idleCommand?.length ? opts.idleCommand : DEFAULT_IDLE;
     this.conn = connect(this.socketPath);
+    if (spansFile()) this.counter = countRequests(this.conn.docker);
     this.pool = new WarmPool(
       Math.max(0, Math.floor(opts.warm ?? 1)),
       (ro) => this.createSlot(ro),
@@ -287,6 +291,7 @@ export class DockerRunner implements Runner {
 
   private async createSlot(ro: RoSet): Promise<Slot> {
     if (!this.tmpRoot || !this.ids) throw new Error('docker runner: start() first');
+    const t0 = performance.now();
     const dir = await mkdtemp(path.join(this.tmpRoot, 'slot-'));
     // The container's user (not necessarily ours) must reach the sockets in it.
     await chmod(dir, 0o755);
@@ -308,13 +313,21 @@ export class DockerRunner implements Runner {
         ),
       });
       this.live.add(container.id);
+      const t1 = performance.now();
       await container.start();
+      const t2 = performance.now();
       const info = await container.inspect();
+      const t3 = performance.now();
       if (!info.State.Running)
         throw new IdleFailed(
           `the idle command ${JSON.stringify(this.idleCommand)} exited (code ${info.State.ExitCode}) in ${this.image}`,
         );
-      return { container, dir, key: ro.key };
+      const made: [string, number, number][] = [
+        ['slot:create', t0, t1],
+        ['slot:start', t1, t2],
+        ['slot:inspect', t2, t3],
+      ];
+      return { container, dir, key: ro.key, made };
     } catch (e) {
       if (container) await this.removeContainer(container.id);
       await rm(dir, { recursive: true, force: true }).catch(() => {});
@@ -326,7 +339,10 @@ export class DockerRunner implements Runner {
   discard(slot: Slot): void {
     this.track(
       (async () => {
+        const t0 = performance.now();
         await this.removeContainer(slot.container.id);
+        const file = spansFile();
+        if (file) writeSpans(file, 'remove', new TrialSpans(), performance.now() - t0);
         await rm(slot.dir, { recursive: true, force: true }).catch(() => {});
       })(),
     );

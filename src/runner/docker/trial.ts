@@ -12,6 +12,7 @@ import { EndpointBridge, endpointPorts } from './network.js';
 import { TRIAL_KEYS } from './options.js';
 import type { Slot } from './pool.js';
 import type { DockerProcessOutcome, DockerRunner } from './runner.js';
+import { spansFile, TrialSpans, writeSpans } from './spans.js';
 import { TarLimitError } from './tar.js';
 
 interface Io {
@@ -38,6 +39,21 @@ async function emptyDir(dir: string): Promise<void> {
 
 export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<DockerProcessOutcome> {
   const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  const sp = new TrialSpans(r.counter);
+  try {
+    return await runTrialSpanned(r, launch, io, sp);
+  } finally {
+    const file = spansFile();
+    if (file) writeSpans(file, launch.trial_id, sp, performance.now() - sp.t0);
+  }
+}
+
+async function runTrialSpanned(
+  r: DockerRunner,
+  launch: TrialLaunch,
+  io: Io,
+  sp: TrialSpans,
+): Promise<DockerProcessOutcome> {
   const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
   if (!r.user) return fail({ spawn_error: 'docker runner: run() before start()' });
   if (r.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
@@ -59,6 +75,7 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or ` +
         'its command); it runs without any network',
     );
+  const tDirs = performance.now();
   for (const k of TRIAL_KEYS) {
     const ok = await readdir(launch.dirs[k]).then(
       () => true,
@@ -70,25 +87,34 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
         ...extra,
       };
   }
+  sp.add('check-dirs', tDirs, performance.now());
   let slot: Slot;
   try {
-    slot = await r.takeSlot(await r.roMounts(launch.read_only, (launch as { hide?: string[] }).hide));
+    const ro = await sp.time('ro-mounts', r.roMounts(launch.read_only, (launch as { hide?: string[] }).hide));
+    slot = await sp.time('take-slot', r.takeSlot(ro));
+    for (const [name, a, b] of slot.made ?? []) sp.add(name, a, b);
   } catch (e) {
     return { ...fail(await r.classify(e, 'create')), ...extra };
   }
   let bridge: EndpointBridge | undefined;
   try {
     try {
-      bridge = await EndpointBridge.open(slot.dir, ports);
-      await copyInAndRelay(slot.container, r.user, launch.dirs, ports, r.trackStream);
+      bridge = await sp.time('bridge', EndpointBridge.open(slot.dir, ports));
+      await sp.time(
+        'copy-in+relay',
+        copyInAndRelay(slot.container, r.user, launch.dirs, ports, r.trackStream, sp),
+      );
     } catch (e) {
       return { ...fail(await r.classify(e, 'prepare')), ...extra };
     }
-    const result = await execHarness(r, slot, launch, env, io);
+    const result = await sp.time('harness', execHarness(r, slot, launch, env, io, sp));
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
     // The host folders get exactly what the trial left in /trial (nothing of it runs any more).
+    const tEmpty = performance.now();
     for (const k of TRIAL_KEYS) await emptyDir(launch.dirs[k]);
+    sp.add('empty-host-dirs', tEmpty, performance.now());
+    const tOut = performance.now();
     const copied = await killAndCopyOut(
       slot.container,
       r.user,
@@ -97,7 +123,10 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       // header) per entry: anything beyond did not come from /trial.
       { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
       r.trackStream,
+      sp,
     ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
+    sp.add('kill+probe+copy-back', tOut, performance.now());
+    const tBig = performance.now();
     const facts = parseProbe(copied.probe);
     const limits = limitsHit(
       {
@@ -107,6 +136,7 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       },
       r.limits,
     );
+    sp.add('find-big-file', tBig, performance.now());
     if (limits.length) result.limit_hit = limits.join('; ');
     if (copied.error) {
       const why =
@@ -146,6 +176,7 @@ async function execHarness(
   launch: TrialLaunch,
   env: string[],
   io: Io,
+  sp: TrialSpans,
 ): Promise<DockerProcessOutcome> {
   const hasStdin = launch.stdin !== undefined;
   let s: Awaited<ReturnType<typeof startExec>>;
@@ -161,6 +192,10 @@ async function execHarness(
   } catch (e) {
     return outcomeOf(io, await r.classify(e, 'exec'));
   }
+  sp.add('harness:exec-create', s.t[0], s.t[1]);
+  sp.add('harness:exec-start', s.t[1], s.t[2]);
+  const tRun = performance.now();
+  void s.done.then(() => sp.add('harness:stream-end', tRun, performance.now()));
   if (hasStdin) void writeAll(s.stream, launch.stdin!).catch(() => {});
   const user = r.user!;
   const signalAll = (sig: string) => async () => {
@@ -176,8 +211,9 @@ async function execHarness(
     } catch (e) {
       return outcomeOf(io, { ...(await r.classify(e, 'wait')), timed_out: g.timedOut });
     }
+    sp.add('harness:run-to-exit', tRun, performance.now());
     g.disarm();
-    await s.flushed;
+    await sp.time('harness:flush', s.flushed);
     const text = io.out.text() + io.err.text();
     if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text))
       return outcomeOf(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
