@@ -87,11 +87,16 @@ export function summarizeSpans(text) {
   const calls = new Map();
   const totals = [];
   const removes = [];
+  const stops = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const j = JSON.parse(line);
     if (j.trial === 'remove') {
       removes.push(j.total_ms);
+      continue;
+    }
+    if (j.trial === 'stop') {
+      stops.push(j);
       continue;
     }
     totals.push(j.total_ms);
@@ -106,6 +111,15 @@ export function summarizeSpans(text) {
     phases: [...by].map(([name, xs]) => ({ name, ms: median(xs), n: xs.length })),
     calls: Object.fromEntries([...calls].map(([k, xs]) => [k, median(xs)])),
     remove_ms: median(removes),
+    stop: {
+      total_ms: median(stops.map((j) => j.total_ms)),
+      ...Object.fromEntries(
+        [...new Set(stops.flatMap((j) => j.spans.map((x) => x.name)))].map((n) => [
+          n,
+          median(stops.flatMap((j) => j.spans.filter((x) => x.name === n).map((x) => x.ms))),
+        ]),
+      ),
+    },
   };
 }
 
@@ -276,6 +290,11 @@ export function formatBench(r) {
         .join(', ')}`,
     );
     lines.push(`  container removal (after the trial, in the background): ${r.spans.remove_ms} ms`);
+    lines.push(
+      `  runner stop: ${Object.entries(r.spans.stop)
+        .map(([k, v]) => `${k} ${v} ms`)
+        .join(', ')}`,
+    );
   }
   if (r.floor)
     lines.push(

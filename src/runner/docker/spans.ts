@@ -1,6 +1,7 @@
 // Where a docker trial's time goes: `HR_DOCKER_SPANS=FILE` appends one JSON line per trial with the
 // start and length of each phase (ms from the trial's start) and how many requests it sent the daemon,
-// by kind. Off by default; when off, a phase costs one performance.now() pair and nothing is written.
+// by kind. Off by default; when off, a phase costs one performance.now() pair and nothing is written
+// (the request count, a map increment per request, is always kept: tests read it).
 // scripts/bench-docker.mjs --spans reads these lines and prints the median per phase.
 import { appendFileSync } from 'node:fs';
 import type Docker from 'dockerode';

@@ -1,12 +1,14 @@
-// One trial in its container: take a started container, open the endpoint bridge, copy the folders in
-// and start the relay, exec the harness under the guard, kill whatever is left, read the limits, copy
-// the folders back, discard the container.
+// One trial in its container: take a started container (its relay already running), open the endpoint
+// bridge, tell the relay the ports while the folders are copied in, exec the harness under the guard,
+// kill whatever is left, read the limits and copy the folders back (while the host folders are emptied),
+// discard the container.
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../types.js';
+import { waitAtMost } from './daemon.js';
 import { ending, execExit, guard, startExec, Tail, writeAll } from './exec.js';
-import { copyInAndRelay, killAndCopyOut } from './filetree.js';
+import { copyIn, killAndCopyOut } from './filetree.js';
 import { findFileOfSize, limitsHit, parseProbe } from './limits.js';
 import { EndpointBridge, endpointPorts } from './network.js';
 import { TRIAL_KEYS } from './options.js';
@@ -14,6 +16,8 @@ import type { Slot } from './pool.js';
 import type { DockerProcessOutcome, DockerRunner } from './runner.js';
 import { spansFile, TrialSpans, writeSpans } from './spans.js';
 import { TarLimitError } from './tar.js';
+
+const FLUSH_MS = 500;
 
 interface Io {
   out: Tail;
@@ -100,21 +104,25 @@ async function runTrialSpanned(
   try {
     try {
       bridge = await sp.time('bridge', EndpointBridge.open(slot.dir, ports));
-      await sp.time(
-        'copy-in+relay',
-        copyInAndRelay(slot.container, r.user, launch.dirs, ports, r.trackStream, sp),
-      );
+      // The relay (the container's main process, already up) and the copy-in do not depend on each other.
+      await Promise.all([
+        sp.time('relay-listen', slot.control.relay(ports)),
+        sp.time('copy-in', copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp)),
+      ]);
     } catch (e) {
       return { ...fail(await r.classify(e, 'prepare')), ...extra };
     }
     const result = await sp.time('harness', execHarness(r, slot, launch, env, io, sp));
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
-    // The host folders get exactly what the trial left in /trial (nothing of it runs any more).
-    const tEmpty = performance.now();
-    for (const k of TRIAL_KEYS) await emptyDir(launch.dirs[k]);
-    sp.add('empty-host-dirs', tEmpty, performance.now());
+    // The host folders get exactly what the trial left in /trial (nothing of it runs any more); they are
+    // emptied while the container kills what is left, probes the limits and packs /trial.
     const tOut = performance.now();
+    const emptied = sp.time(
+      'empty-host-dirs',
+      Promise.all(TRIAL_KEYS.map((k) => emptyDir(launch.dirs[k]))).then(() => {}),
+    );
+    emptied.catch(() => {});
     const copied = await killAndCopyOut(
       slot.container,
       r.user,
@@ -123,6 +131,7 @@ async function runTrialSpanned(
       // header) per entry: anything beyond did not come from /trial.
       { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
       r.trackStream,
+      emptied,
       sp,
     ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
     sp.add('kill+probe+copy-back', tOut, performance.now());
@@ -188,6 +197,8 @@ async function execHarness(
       (b) => io.out.push(b),
       (b) => io.err.push(b),
       r.trackStream,
+      undefined,
+      r.events,
     );
   } catch (e) {
     return outcomeOf(io, await r.classify(e, 'exec'));
@@ -213,7 +224,9 @@ async function execHarness(
     }
     sp.add('harness:run-to-exit', tRun, performance.now());
     g.disarm();
-    await sp.time('harness:flush', s.flushed);
+    // A child the harness left holding its output open would hold this forever: the output that came
+    // within a moment of the exit is the harness's (the child is killed before the copy-back).
+    await sp.time('harness:flush', waitAtMost(s.flushed, FLUSH_MS));
     const text = io.out.text() + io.err.text();
     if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text))
       return outcomeOf(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
