@@ -197,19 +197,18 @@ describe('docker runner speed: pure parts', () => {
     }
   });
 
-  it('a child holding the output open does not hold the trial: the exit is seen when the harness exits', async () => {
+  it('a child holding the output open does not hold the trial past the harness', async () => {
     const launch = launchOf(
       runner,
-      `require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 6000)'], { stdio: 'inherit', detached: true }).unref();
+      `require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'inherit', detached: true }).unref();
        console.log('parent done'); process.exit(5);`,
     );
-    const t0 = Date.now();
     const o = await runner.run(launch);
     expect(o.exit_code).toBe(5);
     expect(o.stdout).toContain('parent done');
-    // Before: the runner waited for the stream, i.e. for the child (6 s).
-    expect(o.duration_ms).toBeLessThan(3_000);
-    expect(Date.now() - t0).toBeLessThan(6_000);
+    // The daemon itself waits up to 2 s for an exited exec's streams before it reports the exit; the
+    // runner adds at most its bounded flush, never the child's 30 s.
+    expect(o.duration_ms).toBeLessThan(10_000);
   });
 
   it('without an event stream the exits are still seen, by asking the daemon', async () => {
