@@ -229,6 +229,8 @@ export async function benchDocker(opts = {}) {
         rows[runner].push({
           ...r,
           labels: res.trials.map((t) => `${t.id}:${JSON.stringify(t.labels)}`).sort(),
+          // The harness's own run as the runner reports it (exec start to exit under docker).
+          harness: res.trials.map((t) => t.duration_ms),
         });
         const pt = perTrial(r);
         log(
@@ -244,6 +246,8 @@ export async function benchDocker(opts = {}) {
     const dStart = m('docker', (r) => [r.header]);
     const pStop = m('process', (r) => [r.exit - r.trials.at(-1)]);
     const dStop = m('docker', (r) => [r.exit - r.trials.at(-1)]);
+    const pH = m('process', (r) => r.harness);
+    const dH = m('docker', (r) => r.harness);
     const same = rows.docker.every(
       (r, i) => JSON.stringify(r.labels) === JSON.stringify(rows.process[i].labels),
     );
@@ -255,6 +259,11 @@ export async function benchDocker(opts = {}) {
       docker_ms_per_trial: Math.round(d),
       process_ms_per_trial: Math.round(p),
       added_ms_per_trial: Math.round(d - p),
+      // Wall per trial = the harness's own run + what the runner and the engine add around it.
+      docker_harness_ms: Math.round(dH),
+      process_harness_ms: Math.round(pH),
+      docker_around_ms: Math.round(d - dH),
+      process_around_ms: Math.round(p - pH),
       // What the docker runner adds to a run's start and stop (over the process runner's).
       start_ms: Math.round(dStart - pStart),
       stop_ms: Math.round(dStop - pStop),
@@ -280,6 +289,7 @@ export function formatBench(r) {
   if (r.skipped) return `docker/process: skipped (${r.skipped})`;
   const lines = [
     `docker/process: ${r.ratio.toFixed(2)}x wall per trial on ${r.cases} (docker ${r.docker_ms_per_trial} ms, process ${r.process_ms_per_trial} ms, +${r.added_ms_per_trial} ms; medians of ${r.samples.docker.length} trials each, ${r.runs} interleaved runs of each, concurrency 1; ${r.ratio <= 1.3 ? 'within' : 'OVER'} the 1.3x bar); per run +${r.start_ms} ms start, +${r.stop_ms} ms stop; labels ${r.labels_identical ? 'identical' : 'DIFFER'}; load average ${r.loadavg[0]} → ${r.loadavg.at(-1)}`,
+    `  of which the harness's own run (duration_ms): docker ${r.docker_harness_ms} ms, process ${r.process_harness_ms} ms; around it (runner + engine): docker ${r.docker_around_ms} ms, process ${r.process_around_ms} ms`,
   ];
   if (r.spans) {
     lines.push(`docker trial phases (median of ${r.spans.trials} trials, ms; total ${r.spans.total_ms}):`);
