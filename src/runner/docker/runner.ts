@@ -79,6 +79,8 @@ export class DockerRunner implements Runner {
   readonly hostAliases: string[];
   private readonly warn: (m: string) => void;
   private readonly live = new Set<string>();
+  /** A create failed in a way that may have left a container anyway (no answer): stop() sweeps. */
+  private unsure = false;
   private readonly streams = new Set<NodeJS.ReadWriteStream>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly warned = new Set<string>();
@@ -191,6 +193,9 @@ export class DockerRunner implements Runner {
       explicit: this.opts.user,
       labels: { [RUN_LABEL]: this.runId, ...ownerLabels() },
       warn: (k, m) => this.warnOnce(k, m),
+      leftover: () => {
+        this.unsure = true;
+      },
     });
     const [uid, gid] = this.user.split(':').map(Number);
     this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
@@ -346,6 +351,7 @@ export class DockerRunner implements Runner {
       return { container, dir, key: ro.key, control, made };
     } catch (e) {
       control?.close();
+      if (!container) this.unsure ||= isConnectionError(e);
       if (container) {
         this.events.forget(container.id);
         await this.removeContainer(container.id);
@@ -464,7 +470,9 @@ export class DockerRunner implements Runner {
     const sweep = async () => {
       this.pool.drain();
       await sp.time('stop:removals', waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS));
-      await sp.time('stop:sweep', sweepRun(this.docker, this.runId));
+      // Every container this runner made is accounted for once none is live and every create answered:
+      // the listing (slow on a loaded daemon) is only for what may exist unrecorded.
+      if (this.live.size > 0 || this.unsure) await sp.time('stop:sweep', sweepRun(this.docker, this.runId));
       this.live.clear();
     };
     let failure: unknown;
