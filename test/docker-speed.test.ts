@@ -72,7 +72,9 @@ async function leftovers(runId: string): Promise<string> {
 
 describe('docker runner speed: pure parts', () => {
   it.each([
-    ['POST', '/v1.41/containers/create?name=x', 'POST /containers/ID'],
+    ['POST', '/v1.41/containers/create?name=x', 'POST /containers/create'],
+    ['GET', '/containers/json?all=1&filters=x', 'GET /containers/json'],
+    ['GET', '/containers/3f9a/json', 'GET /containers/ID/json'],
     ['POST', '/containers/3f9a/exec', 'POST /containers/ID/exec'],
     ['GET', '/exec/ab12/json', 'GET /exec/ID/json'],
     ['GET', '/containers/3f9a/changes', 'GET /containers/ID/changes'],
@@ -231,6 +233,20 @@ describe('docker runner speed: pure parts', () => {
       await r.stop();
     }
     expect(await leftovers(rid)).toBe('');
+  });
+
+  it("stop() after its trials removes the run's containers without listing the daemon's", async () => {
+    const rid = `${runId}-stop`;
+    const r = new DockerRunner({ runId: rid, image: IMAGE, warm: 1, sweepStale: false, onWarning: () => {} });
+    await r.start();
+    const o = await r.run(launchOf(r, 'console.log(1)'));
+    expect(o.exit_code).toBe(0);
+    // The pool is making the next trial's container: stop waits for it and removes it too.
+    const counter = countRequests(r.docker);
+    await r.stop();
+    expect(await leftovers(rid)).toBe('');
+    expect(counter.counts['GET /containers/json']).toBeUndefined();
+    expect(counter.counts['DELETE /containers/ID']).toBeGreaterThanOrEqual(1);
   });
 
   it('never reuses a container; the one made ahead for the next trial goes at stop, even while it is being made', async () => {

@@ -89,6 +89,11 @@ export class DockerRunner implements Runner {
   readonly events = new RunEvents();
   private started?: Promise<void>;
   stopping?: Promise<void>;
+  /** Resolves when stop() begins: containers still starting give up at once. */
+  private halt!: () => void;
+  private readonly halted = new Promise<void>((res) => {
+    this.halt = res;
+  });
   /** Why the daemon is considered gone (every later trial is an infrastructure failure). */
   dead?: string;
   private tmpRoot?: string;
@@ -177,11 +182,18 @@ export class DockerRunner implements Runner {
     }
     this.imageId = info.Id;
     // Before any container of the run exists, so no end passes unseen; without it, exec.ts polls.
-    await this.events
-      .open(this.docker, this.runId, this.trackStream)
-      .catch((e) =>
-        this.warnOnce('events', `docker runner: no event stream (${errText(e)}); polling the daemon instead`),
-      );
+    // Bounded: a daemon that never answers /events must not hold the run (the exits are then polled).
+    await waitAtMost(
+      this.events
+        .open(this.docker, this.runId, this.trackStream)
+        .catch((e) =>
+          this.warnOnce(
+            'events',
+            `docker runner: no event stream (${errText(e)}); polling the daemon instead`,
+          ),
+        ),
+      PING_TIMEOUT_MS,
+    );
     const pathEnv = (info.Config?.Env ?? []).find((e) => e.startsWith('PATH='));
     if (pathEnv) this.systemPath = pathEnv.slice(5).split(':').filter(Boolean);
     // A SIGKILLed run left containers and folders: whatever their age, their owner is gone.
@@ -343,6 +355,7 @@ export class DockerRunner implements Runner {
       });
       const t2 = performance.now();
       await this.relayUp(container, control, died);
+      if (this.stopping) throw new Error('docker runner: the run is stopping');
       const made: [string, number, number][] = [
         ['slot:create', t0, t1],
         ['slot:start', t1, t2],
@@ -374,15 +387,21 @@ export class DockerRunner implements Runner {
     // Without events: ask the container's state now and then (only while it starts).
     const exited = died ?? this.pollExit(container, control.hello);
     try {
-      const r = await Promise.race([control.hello.then(() => 'hello' as const), exited, timeout]);
+      const r = await Promise.race([
+        control.hello.then(() => 'hello' as const),
+        exited,
+        timeout,
+        this.halted.then(() => 'stopping' as const),
+      ]);
+      // Stopping (or removed under it by stop()): not the image's fault, and stop() is waiting for it.
+      if (r === 'stopping' || this.stopping || this.dead)
+        throw new Error('docker runner: the run is stopping');
       if (r === 'hello') return;
       if (r === 'timeout')
         throw new Error(
           `the endpoint relay of a container did not connect within ${HELLO_TIMEOUT_MS / 1000} s`,
         );
       if (r === undefined) return this.relayUp(container, control, undefined);
-      // Removed under it (stop(), a sweep): not the image's fault.
-      if (this.stopping || this.dead) throw new Error('docker runner: the run is stopping');
       const logs = await containerLogs(container);
       throw new RelayFailed(
         `the container's endpoint relay (\`node -e …\`) exited (code ${r}) in ${this.image}` +
@@ -461,6 +480,7 @@ export class DockerRunner implements Runner {
   }
 
   stop(): Promise<void> {
+    this.halt();
     this.stopping ??= this.doStop();
     return this.stopping;
   }
@@ -469,7 +489,11 @@ export class DockerRunner implements Runner {
     const sp = new TrialSpans();
     const sweep = async () => {
       this.pool.drain();
-      await sp.time('stop:removals', waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS));
+      // A container still being made is discarded once made: its removal joins `pending` then.
+      const t0 = performance.now();
+      for (let i = 0; i < 3 && this.pending.size > 0; i++)
+        await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
+      sp.add('stop:removals', t0, performance.now());
       // Every container this runner made is accounted for once none is live and every create answered:
       // the listing (slow on a loaded daemon) is only for what may exist unrecorded.
       if (this.live.size > 0 || this.unsure) await sp.time('stop:sweep', sweepRun(this.docker, this.runId));

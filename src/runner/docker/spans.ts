@@ -54,12 +54,13 @@ export interface RequestCounter {
   counts: Record<string, number>;
 }
 
-/** `/containers/3f…/exec` → `/containers/ID/exec`, `/exec/ab…/json` → `/exec/ID/json`. */
+/** `/containers/3f…/exec` → `/containers/ID/exec`, `/exec/ab…/json` → `/exec/ID/json`; the listing
+ * (`/containers/json`) and `/containers/create` keep their names. */
 export function requestKind(method: string, path: string): string {
   const p = path
     .split('?')[0]!
     .replace(/^\/v[\d.]+/, '')
-    .replace(/^\/(containers|exec)\/[^/]+/, '/$1/ID');
+    .replace(/^\/(containers|exec)\/(?!(?:json|create)(?:$|\?))[^/]+/, '/$1/ID');
   return `${method} ${p}`;
 }
 
