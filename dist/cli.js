@@ -44635,7 +44635,7 @@ function parseMemory(v) {
 function safeName2(s) {
   return s.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "").slice(0, 60) || "x";
 }
-var RUN_LABEL, TRIAL_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, SANDBOX_PATHS, TRIAL_KEYS, STANDARD_PATH, TMP_PREFIX, DEFAULT_IDLE;
+var RUN_LABEL, TRIAL_LABEL, DEFAULT_IMAGE, DEFAULT_SOCKET, SANDBOX_PATHS, TRIAL_KEYS, STANDARD_PATH, TMP_PREFIX;
 var init_options = __esm({
   "src/runner/docker/options.ts"() {
     "use strict";
@@ -44658,7 +44658,6 @@ var init_options = __esm({
     TRIAL_KEYS = ["workspace", "home", "tmp", "bin"];
     STANDARD_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
     TMP_PREFIX = "hr-docker-";
-    DEFAULT_IDLE = ["/bin/sh", "-c", "while :; do sleep 3600; done"];
   }
 });
 
@@ -44750,10 +44749,11 @@ function shortTag(runId) {
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
   const removed = { containers: 0, networks: 0 };
+  const list4 = () => Promise.all([docker.listContainers({ all: true, filters }), docker.listNetworks({ filters })]);
+  let [containers, networks] = await list4();
   let last = "";
-  for (let attempt = 0; attempt < 4; attempt++) {
+  for (let attempt = 0; attempt < 4 && containers.length + networks.length > 0; attempt++) {
     if (attempt > 0) await sleep2(250 * attempt);
-    const containers = await docker.listContainers({ all: true, filters });
     await Promise.all(
       containers.map(
         (c) => docker.getContainer(c.Id).remove({ force: true, v: true }).then(() => removed.containers++).catch(() => {
@@ -44761,17 +44761,14 @@ async function sweepRun(docker, runId) {
       )
     );
     const errors = [];
-    for (const n of await docker.listNetworks({ filters })) {
+    for (const n of networks) {
       await docker.getNetwork(n.Id).remove().then(() => removed.networks++).catch((e3) => {
         if (e3.statusCode !== 404) errors.push(`${n.Name}: ${errText(e3)}`);
       });
     }
-    const left = (await docker.listContainers({ all: true, filters })).length + (await docker.listNetworks({ filters })).length;
-    if (left === 0) {
-      last = "";
-      break;
-    }
-    last = errors.join("; ") || `${left} resource(s) still listed`;
+    [containers, networks] = await list4();
+    const left = containers.length + networks.length;
+    last = left === 0 ? "" : errors.join("; ") || `${left} resource(s) still listed`;
   }
   if (last) throw new Error(`leftovers of run ${runId}: ${last}`);
   return removed;
@@ -45043,7 +45040,7 @@ function endpointPorts(launch, aliases) {
   if (known.length) return known;
   return scan([...Object.values(launch.env), ...launch.command]);
 }
-var ENDPOINT_HOST, ENDPOINT_ENV, socketName, RELAY_JS, relayCommand, EndpointBridge;
+var ENDPOINT_HOST, ENDPOINT_ENV, socketName, RELAY_JS, relayCommand, RelayControl, EndpointBridge;
 var init_network = __esm({
   "src/runner/docker/network.ts"() {
     "use strict";
@@ -45053,23 +45050,97 @@ var init_network = __esm({
     socketName = (port) => `ep-${port}.sock`;
     RELAY_JS = `
 const net = require('net');
-const [dir, ...ports] = process.argv.slice(1);
+const dir = process.argv[1];
 process.on('SIGTERM', () => {});
-let up = 0;
-for (const p of ports) {
-  const s = net.createServer((c) => {
-    const u = net.connect(dir + '/ep-' + p + '.sock');
-    const end = () => { c.destroy(); u.destroy(); };
-    c.on('error', end).on('close', end);
-    u.on('error', end).on('close', end);
-    c.pipe(u).pipe(c);
-  });
-  s.on('error', (e) => { process.stderr.write('relay: port ' + p + ': ' + e.message + '\\n'); process.exit(1); });
-  s.listen(Number(p), '127.0.0.1', () => { if (++up === ports.length) process.stdout.write('ready\\n'); });
-}
-if (ports.length === 0) process.stdout.write('ready\\n');
+setInterval(() => {}, 1 << 30);
+const ctl = net.connect(dir + '/ctl.sock');
+ctl.on('error', () => {});
+ctl.write('hello\\n');
+let buf = '';
+const onLine = (d) => {
+  buf += d;
+  const i = buf.indexOf('\\n');
+  if (i < 0) return;
+  ctl.removeListener('data', onLine);
+  let ports;
+  try { ports = JSON.parse(buf.slice(0, i)); } catch (e) { ctl.write('error bad port list\\n'); return; }
+  let up = 0;
+  if (ports.length === 0) ctl.write('ready\\n');
+  for (const p of ports) {
+    const s = net.createServer((c) => {
+      const u = net.connect(dir + '/ep-' + p + '.sock');
+      const end = () => { c.destroy(); u.destroy(); };
+      c.on('error', end).on('close', end);
+      u.on('error', end).on('close', end);
+      c.pipe(u).pipe(c);
+    });
+    s.on('error', (e) => ctl.write('error port ' + p + ': ' + e.message + '\\n'));
+    s.listen(Number(p), '127.0.0.1', () => { if (++up === ports.length) ctl.write('ready\\n'); });
+  }
+};
+ctl.on('data', onLine);
 `;
-    relayCommand = (ports) => ["node", "-e", RELAY_JS, SANDBOX_PATHS.endpoint, ...ports];
+    relayCommand = () => ["node", "-e", RELAY_JS, SANDBOX_PATHS.endpoint];
+    RelayControl = class _RelayControl {
+      conn;
+      server;
+      lines = "";
+      waiting = [];
+      hello;
+      constructor(server) {
+        this.server = server;
+        let said;
+        this.hello = new Promise((res) => said = res);
+        server.on("connection", (c) => {
+          if (this.conn) {
+            c.destroy();
+            return;
+          }
+          this.conn = c;
+          c.on("error", () => {
+          });
+          c.on("close", () => this.flush(void 0));
+          c.on("data", (d) => {
+            this.lines += d.toString();
+            let i = this.lines.indexOf("\n");
+            while (i >= 0) {
+              const line = this.lines.slice(0, i);
+              this.lines = this.lines.slice(i + 1);
+              if (line === "hello") said();
+              else this.waiting.shift()?.(line);
+              i = this.lines.indexOf("\n");
+            }
+          });
+        });
+      }
+      flush(line) {
+        for (const w of this.waiting.splice(0)) w(line);
+      }
+      static async listen(dir) {
+        const server = net.createServer();
+        const sock = path3.join(dir, "ctl.sock");
+        await new Promise((res, rej) => server.once("error", rej).listen(sock, () => res()));
+        await chmod3(sock, 438);
+        return new _RelayControl(server);
+      }
+      /** Tells the relay the trial's ports; resolves when it listens on all of them, rejects naming why not. */
+      async relay(ports, timeoutMs = 3e4) {
+        if (!this.conn) throw new Error("the endpoint relay is not connected");
+        const answer = new Promise((res) => {
+          this.waiting.push(res);
+          setTimeout(() => res("error no answer within 30 s"), timeoutMs).unref();
+        });
+        this.conn.write(`${JSON.stringify(ports.map(Number))}
+`);
+        const line = await answer;
+        if (line !== "ready")
+          throw new Error(`the endpoint relay did not start: ${line === void 0 ? "it exited" : line}`);
+      }
+      close() {
+        this.conn?.destroy();
+        this.server.close();
+      }
+    };
     EndpointBridge = class _EndpointBridge {
       servers = [];
       conns = /* @__PURE__ */ new Set();
@@ -45110,6 +45181,123 @@ if (ports.length === 0) process.stdout.write('ready\\n');
   }
 });
 
+// src/runner/docker/events.ts
+function eventEnd(e3) {
+  const action = e3.Action ?? e3.status ?? "";
+  const attrs = e3.Actor?.Attributes ?? {};
+  const code = attrs.exitCode !== void 0 && /^-?\d+$/.test(attrs.exitCode) ? Number(attrs.exitCode) : null;
+  if (action === "exec_die" && attrs.execID) return { kind: "exec", id: attrs.execID, code };
+  const id = e3.Actor?.ID ?? e3.id;
+  if (action === "die" && id) return { kind: "container", id, code };
+  return void 0;
+}
+var LineSplitter, RunEvents;
+var init_events = __esm({
+  "src/runner/docker/events.ts"() {
+    "use strict";
+    init_options();
+    LineSplitter = class {
+      buf = "";
+      push(chunk, each) {
+        this.buf += chunk.toString();
+        let i = this.buf.indexOf("\n");
+        while (i >= 0) {
+          const line = this.buf.slice(0, i).trim();
+          this.buf = this.buf.slice(i + 1);
+          if (line) each(line);
+          i = this.buf.indexOf("\n");
+        }
+      }
+    };
+    RunEvents = class {
+      execs = /* @__PURE__ */ new Map();
+      containers = /* @__PURE__ */ new Map();
+      /** Ends seen before anyone asked (a container that died while the pool was starting it). */
+      seen = /* @__PURE__ */ new Map();
+      stream;
+      untrack;
+      healthy = false;
+      /** Subscribes to this run's exec and container ends; resolves once the daemon accepted it. */
+      async open(docker, runId, track) {
+        const filters = { type: ["container"], event: ["exec_die", "die"], label: [`${RUN_LABEL}=${runId}`] };
+        const stream = await docker.getEvents({
+          filters: JSON.stringify(filters)
+        });
+        this.stream = stream;
+        this.untrack = track(stream);
+        this.healthy = true;
+        const lines = new LineSplitter();
+        stream.on(
+          "data",
+          (d) => lines.push(d, (line) => {
+            let e3;
+            try {
+              e3 = JSON.parse(line);
+            } catch {
+              return;
+            }
+            const end = eventEnd(e3);
+            if (end) this.settle(end.kind === "exec" ? this.execs : this.containers, end.id, end.code);
+          })
+        );
+        const down = () => this.fail();
+        stream.on("error", down).on("end", down).on("close", down);
+      }
+      settle(map2, id, code) {
+        const ws = map2.get(id);
+        map2.delete(id);
+        if (ws) for (const w of ws) w.resolve(code);
+        else {
+          this.seen.set(id, code);
+          if (this.seen.size > 512) this.seen.delete(this.seen.keys().next().value);
+        }
+      }
+      /** The stream is gone: every waiter gets `undefined` (the caller polls instead). */
+      fail() {
+        if (!this.healthy) return;
+        this.healthy = false;
+        this.untrack?.();
+        for (const map2 of [this.execs, this.containers]) {
+          for (const ws of map2.values()) for (const w of ws) w.resolve(void 0);
+          map2.clear();
+        }
+      }
+      wait(map2, id) {
+        if (this.seen.has(id)) {
+          const code = this.seen.get(id) ?? null;
+          this.seen.delete(id);
+          return Promise.resolve(code);
+        }
+        if (!this.healthy) return void 0;
+        return new Promise((resolve15) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve15 }]));
+      }
+      /**
+       * The exit code of this exec once its process exits. Ask before starting it. `undefined` (or a promise
+       * resolving to undefined) when events are not available: poll instead.
+       */
+      execEnded(id) {
+        return this.wait(this.execs, id);
+      }
+      /** The container's exit code once it stops (same contract as execEnded). */
+      containerDied(id) {
+        return this.wait(this.containers, id);
+      }
+      /** Stops waiting for this exec (its end was learned another way). */
+      forget(id) {
+        this.execs.delete(id);
+        this.containers.delete(id);
+        this.seen.delete(id);
+      }
+      close() {
+        const s = this.stream;
+        this.fail();
+        s?.destroy?.();
+        this.stream = void 0;
+      }
+    };
+  }
+});
+
 // src/runner/docker/image.ts
 async function chooseUser(docker, image, info, o) {
   if (o.explicit) return o.explicit;
@@ -45117,7 +45305,9 @@ async function chooseUser(docker, image, info, o) {
   if (hostUid !== 0) return `${hostUid}:${process.getgid?.() ?? hostUid}`;
   const labelled = info.Config?.Labels?.["harness-risk.user"];
   if (labelled && /^\d+:\d+$/.test(labelled)) return labelled;
-  const passwd = await readImageFile(docker, image, "/etc/passwd", o.labels).catch(() => void 0);
+  const passwd = await readImageFile(docker, image, "/etc/passwd", o.labels, o.leftover).catch(
+    () => void 0
+  );
   const line = passwd?.split("\n").find((l) => l.split(":")[2] === "1000");
   if (line) return `1000:${line.split(":")[3] || "1000"}`;
   o.warn(
@@ -45126,7 +45316,8 @@ async function chooseUser(docker, image, info, o) {
   );
   return "0:0";
 }
-async function readImageFile(docker, image, p, labels) {
+async function readImageFile(docker, image, p, labels, leftover = () => {
+}) {
   const c = await docker.createContainer({
     Image: image,
     Entrypoint: ["/nonexistent"],
@@ -45141,8 +45332,7 @@ async function readImageFile(docker, image, p, labels) {
     const len = parseInt(buf.subarray(124, 136).toString("ascii").replace(/\0.*$/s, "").trim() || "0", 8);
     return buf.subarray(512, 512 + len).toString("utf8");
   } finally {
-    await c.remove({ force: true }).catch(() => {
-    });
+    await c.remove({ force: true }).catch(leftover);
   }
 }
 var init_image = __esm({
@@ -45152,11 +45342,11 @@ var init_image = __esm({
 });
 
 // src/runner/docker/pool.ts
-var IdleFailed, WarmPool;
+var RelayFailed, WarmPool;
 var init_pool = __esm({
   "src/runner/docker/pool.ts"() {
     "use strict";
-    IdleFailed = class extends Error {
+    RelayFailed = class extends Error {
     };
     WarmPool = class {
       constructor(size, create, discard, track, closed) {
@@ -45197,7 +45387,7 @@ var init_pool = __esm({
           try {
             return await next;
           } catch (e3) {
-            if (e3 instanceof IdleFailed) throw e3;
+            if (e3 instanceof RelayFailed) throw e3;
           }
         }
         return this.create(ro);
@@ -45215,7 +45405,7 @@ var init_pool = __esm({
                 if (this.closed() || this.pools.get(ro.key) !== list4) this.discard(s);
               },
               (e3) => {
-                if (e3 instanceof IdleFailed) this.disabled = e3.message;
+                if (e3 instanceof RelayFailed) this.disabled = e3.message;
               }
             )
           );
@@ -45237,6 +45427,71 @@ var init_pool = __esm({
   }
 });
 
+// src/runner/docker/spans.ts
+import { appendFileSync as appendFileSync2 } from "node:fs";
+function requestKind(method, path8) {
+  const p = path8.split("?")[0].replace(/^\/v[\d.]+/, "").replace(/^\/(containers|exec)\/(?!(?:json|create)(?:$|\?))[^/]+/, "/$1/ID");
+  return `${method} ${p}`;
+}
+function countRequests(docker) {
+  const counter = { counts: {} };
+  const modem = docker.modem;
+  const dial = modem.dial.bind(modem);
+  modem.dial = (o, cb) => {
+    const k = requestKind(o.method, o.path);
+    counter.counts[k] = (counter.counts[k] ?? 0) + 1;
+    return dial(o, cb);
+  };
+  return counter;
+}
+function writeSpans(file2, trialId2, s, total) {
+  const line = { trial: trialId2, total_ms: round2(total), spans: s.spans, calls: s.calls() };
+  try {
+    appendFileSync2(file2, `${JSON.stringify(line)}
+`);
+  } catch {
+  }
+}
+var TrialSpans, round2, spansFile;
+var init_spans = __esm({
+  "src/runner/docker/spans.ts"() {
+    "use strict";
+    TrialSpans = class {
+      constructor(counter) {
+        this.counter = counter;
+        this.calls0 = { ...counter?.counts ?? {} };
+      }
+      counter;
+      t0 = performance.now();
+      spans = [];
+      calls0;
+      /** Records how long `p` takes (from now to its settling) under `name`. */
+      async time(name, p) {
+        const start = performance.now();
+        try {
+          return await p;
+        } finally {
+          this.add(name, start, performance.now());
+        }
+      }
+      add(name, start, end) {
+        this.spans.push({ name, at: round2(start - this.t0), ms: round2(end - start) });
+      }
+      /** The daemon requests sent since this trial started, by `METHOD /kind`. */
+      calls() {
+        const out = {};
+        for (const [k, n] of Object.entries(this.counter?.counts ?? {})) {
+          const d = n - (this.calls0[k] ?? 0);
+          if (d) out[k] = d;
+        }
+        return out;
+      }
+    };
+    round2 = (x) => Math.round(x * 10) / 10;
+    spansFile = () => process.env.HR_DOCKER_SPANS || void 0;
+  }
+});
+
 // src/runner/docker/exec.ts
 import { Writable } from "node:stream";
 function endOf(stream) {
@@ -45246,7 +45501,8 @@ function endOf(stream) {
     stream.on("error", () => res());
   });
 }
-async function startExec(container, o, out, err, track, onFull) {
+async function startExec(container, o, out, err, track, onFull, events) {
+  const t0 = performance.now();
   const exec2 = await container.exec({
     Cmd: o.cmd,
     Env: o.env ?? [],
@@ -45257,6 +45513,8 @@ async function startExec(container, o, out, err, track, onFull) {
     AttachStderr: true,
     Tty: false
   });
+  const t1 = performance.now();
+  const exited = events?.execEnded(exec2.id);
   const stream = await exec2.start({ hijack: true, stdin: !!o.stdin });
   const untrack = track(stream);
   const done = endOf(stream).finally(untrack);
@@ -45265,15 +45523,28 @@ async function startExec(container, o, out, err, track, onFull) {
     demux.on("finish", res).on("close", res).on("error", res);
   });
   stream.pipe(demux);
-  return { exec: exec2, stream, done, flushed };
+  return { exec: exec2, stream, done, flushed, t: [t0, t1, performance.now()], exited };
 }
 async function execExit(s, failed3) {
   let ended = false;
   void s.done.then(() => {
     ended = true;
   });
+  let event = s.exited?.then((code) => code === void 0 ? void 0 : { code });
+  let backoff = 2;
   for (; ; ) {
-    await Promise.race([s.done, sleep2(ended ? 250 : 200), failed3]);
+    if (event) {
+      const r = await Promise.race([event, sleep2(SAFETY_POLL_MS).then(() => "tick"), failed3]);
+      if (r === void 0) event = void 0;
+      else if (r !== "tick") {
+        await waitAtMost(s.done, ended ? 0 : 200);
+        return r.code;
+      }
+    } else if (!ended) await Promise.race([s.done, sleep2(POLL_MS), failed3]);
+    else {
+      await Promise.race([sleep2(backoff), failed3]);
+      backoff = Math.min(backoff * 2, POLL_MS);
+    }
     const info = await Promise.race([s.exec.inspect(), failed3]);
     if (!info.Running) {
       await waitAtMost(s.done, ended ? 0 : 200);
@@ -45364,13 +45635,15 @@ function ending(g, code, stopping) {
   else if (stopping && !g.timedOut) rest.infra_error = "the run was stopped (interrupted) during the trial";
   return rest;
 }
-var HEARTBEAT_MS, Demux;
+var HEARTBEAT_MS, SAFETY_POLL_MS, POLL_MS, Demux;
 var init_exec = __esm({
   "src/runner/docker/exec.ts"() {
     "use strict";
     init_shared();
     init_daemon();
     HEARTBEAT_MS = 2e3;
+    SAFETY_POLL_MS = 2e3;
+    POLL_MS = 200;
     Demux = class extends Writable {
       constructor(out, err, onFull) {
         super();
@@ -45449,7 +45722,7 @@ function limitsHit(f, o) {
   if (f.diskFull) out.push(`disk limit (${fmtBytes2(o.disk)} for the trial folders) reached`);
   return out;
 }
-var keyLine, PROBE_SH, MiB2, fmtBytes2;
+var keyLine, PROBE_SH, ranProbe, MiB2, fmtBytes2;
 var init_limits = __esm({
   "src/runner/docker/limits.ts"() {
     "use strict";
@@ -45461,6 +45734,7 @@ var init_limits = __esm({
       // Last: it forks (stat), which the pids limit allows again by now.
       'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2'
     ].join("; ");
+    ranProbe = (text) => /^disk\b/m.test(text);
     MiB2 = 1024 * 1024;
     fmtBytes2 = (n) => n >= 1024 * MiB2 && n % (1024 * MiB2) === 0 ? `${n / (1024 * MiB2)} GiB` : `${Math.round(n / MiB2)} MiB`;
   }
@@ -45695,6 +45969,47 @@ async function extractTree(stream, dest, limits) {
   });
   return { bytes, entries, skipped };
 }
+function prefetch(src, max) {
+  const queue = [];
+  let bytes = 0;
+  let done = false;
+  let error2;
+  let wake;
+  let room;
+  void (async () => {
+    try {
+      for await (const c of src) {
+        queue.push(c);
+        bytes += c.length;
+        wake?.();
+        while (bytes >= max) await new Promise((r) => room = r);
+      }
+    } catch (e3) {
+      error2 = e3;
+    } finally {
+      done = true;
+      wake?.();
+    }
+  })();
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (; ; ) {
+        const c = queue.shift();
+        if (c) {
+          bytes -= c.length;
+          room?.();
+          room = void 0;
+          yield c;
+          continue;
+        }
+        if (error2) throw error2;
+        if (done) return;
+        await new Promise((r) => wake = r);
+        wake = void 0;
+      }
+    }
+  };
+}
 var BLOCK, TarLimitError;
 var init_tar = __esm({
   "src/runner/docker/tar.ts"() {
@@ -45707,38 +46022,42 @@ var init_tar = __esm({
 
 // src/runner/docker/filetree.ts
 import { PassThrough } from "node:stream";
-async function copyInAndRelay(container, user, dirs, ports, track) {
-  const script = `tar -xf - -C ${SANDBOX_PATHS.trial} || exit 97; exec "$@"`;
-  const out = new Tail(4096);
+async function copyIn(container, user, dirs, track, events, sp) {
+  const packed = prefetch(packTree(trialDirsOf(dirs)), PREFETCH_BYTES);
   const err = new Tail(4096);
-  let ready;
-  const isReady = new Promise((res) => ready = res);
   const s = await startExec(
     container,
-    { cmd: ["/bin/sh", "-c", script, "sh", ...relayCommand(ports)], user, stdin: true },
-    (b2) => {
-      out.push(b2);
-      if (out.text().includes("ready\n")) ready();
-    },
+    { cmd: ["tar", "-xf", "-", "-C", SANDBOX_PATHS.trial], user, stdin: true },
     (b2) => err.push(b2),
-    track
+    (b2) => err.push(b2),
+    track,
+    void 0,
+    events
   );
+  sp?.add("copy-in:exec-create", s.t[0], s.t[1]);
+  sp?.add("copy-in:exec-start", s.t[1], s.t[2]);
   try {
-    await writeAll(s.stream, packTree(trialDirsOf(dirs)));
-    const timeout = new Promise(
-      (_, rej) => setTimeout(() => rej(new Error("timed out")), 6e4).unref()
-    );
-    const exited = execExit(s, timeout).then((code) => ({ code }));
-    const r = await Promise.race([isReady.then(() => void 0), exited]);
-    if (r) {
-      const what = r.code === 97 ? "cannot copy the trial folders in (tar)" : "the endpoint relay did not start";
-      throw new Error(`${what}: exit ${r.code}: ${(err.text() || out.text()).trim().slice(-500)}`);
-    }
+    const tw = performance.now();
+    await writeAll(s.stream, packed);
+    sp?.add("copy-in:tar-write", tw, performance.now());
+    const tx = performance.now();
+    let timer;
+    const timeout = new Promise((_, rej) => {
+      timer = setTimeout(() => rej(new Error("timed out after 60 s")), 6e4);
+    });
+    timeout.catch(() => {
+    });
+    const code = await execExit(s, timeout).finally(() => clearTimeout(timer));
+    sp?.add("copy-in:untar-exit", tx, performance.now());
+    if (code !== 0)
+      throw new Error(
+        `cannot copy the trial folders in (tar): exit ${code}: ${err.text().trim().slice(-500)}`
+      );
   } finally {
     s.stream.destroy?.();
   }
 }
-async function killAndCopyOut(container, user, dirs, budget, track) {
+async function killAndCopyOut(container, user, dirs, budget, track, emptied, sp) {
   const script = [
     // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
     "i=0; while kill -9 -1 2>/dev/null && [ $i -lt 200 ]; do i=$((i+1)); done",
@@ -45756,11 +46075,16 @@ async function killAndCopyOut(container, user, dirs, budget, track) {
     track,
     (resume) => pass.once("drain", resume)
   );
+  sp?.add("copy-back:exec-create", s.t[0], s.t[1]);
+  sp?.add("copy-back:exec-start", s.t[1], s.t[2]);
   void s.flushed.then(() => pass.end());
+  const tX = performance.now();
   let extracted;
   let error2;
   try {
+    await emptied;
     extracted = await extractTree(pass, trialDirsOf(dirs), budget);
+    sp?.add("copy-back:kill+probe+tar+extract", tX, performance.now());
   } catch (e3) {
     error2 = e3;
   } finally {
@@ -45769,15 +46093,15 @@ async function killAndCopyOut(container, user, dirs, budget, track) {
   }
   return { probe: err.text(), extracted, error: error2 };
 }
-var trialDirsOf;
+var PREFETCH_BYTES, trialDirsOf;
 var init_filetree = __esm({
   "src/runner/docker/filetree.ts"() {
     "use strict";
     init_exec();
     init_limits();
-    init_network();
     init_options();
     init_tar();
+    PREFETCH_BYTES = 8 * 1024 * 1024;
     trialDirsOf = (dirs) => Object.fromEntries(TRIAL_KEYS.map((k) => [k, dirs[k]]));
   }
 });
@@ -45801,6 +46125,15 @@ async function emptyDir(dir) {
 }
 async function runTrialIn(r, launch) {
   const io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  const sp = new TrialSpans(r.counter);
+  try {
+    return await runTrialSpanned(r, launch, io, sp);
+  } finally {
+    const file2 = spansFile();
+    if (file2) writeSpans(file2, launch.trial_id, sp, performance.now() - sp.t0);
+  }
+}
+async function runTrialSpanned(r, launch, io, sp) {
   const fail2 = (rest) => outcomeOf2(io, rest);
   if (!r.user) return fail2({ spawn_error: "docker runner: run() before start()" });
   if (r.stopping) return fail2({ infra_error: "docker runner: the run is stopping (interrupted)" });
@@ -45819,6 +46152,7 @@ async function runTrialIn(r, launch) {
       "ports",
       `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or its command); it runs without any network`
     );
+  const tDirs = performance.now();
   for (const k of TRIAL_KEYS) {
     const ok2 = await readdir9(launch.dirs[k]).then(
       () => true,
@@ -45830,33 +46164,55 @@ async function runTrialIn(r, launch) {
         ...extra
       };
   }
+  sp.add("check-dirs", tDirs, performance.now());
   let slot;
   try {
-    slot = await r.takeSlot(await r.roMounts(launch.read_only, launch.hide));
+    const ro = await sp.time("ro-mounts", r.roMounts(launch.read_only, launch.hide));
+    slot = await sp.time("take-slot", r.takeSlot(ro));
+    for (const [name, a, b2] of slot.made ?? []) sp.add(name, a, b2);
   } catch (e3) {
     return { ...fail2(await r.classify(e3, "create")), ...extra };
   }
   let bridge;
   try {
     try {
-      bridge = await EndpointBridge.open(slot.dir, ports);
-      await copyInAndRelay(slot.container, r.user, launch.dirs, ports, r.trackStream);
+      bridge = await sp.time("bridge", EndpointBridge.open(slot.dir, ports));
+      await Promise.all([
+        sp.time("relay-listen", slot.control.relay(ports)),
+        sp.time("copy-in", copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp))
+      ]);
     } catch (e3) {
       return { ...fail2(await r.classify(e3, "prepare")), ...extra };
     }
-    const result = await execHarness(r, slot, launch, env, io);
+    const result = await sp.time("harness", execHarness(r, slot, launch, env, io, sp));
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
-    for (const k of TRIAL_KEYS) await emptyDir(launch.dirs[k]);
-    const copied = await killAndCopyOut(
+    const tOut = performance.now();
+    const emptied = sp.time(
+      "empty-host-dirs",
+      Promise.all(TRIAL_KEYS.map((k) => emptyDir(launch.dirs[k]))).then(() => {
+      })
+    );
+    emptied.catch(() => {
+    });
+    const copyOut = () => killAndCopyOut(
       slot.container,
       r.user,
       launch.dirs,
       // The tmpfs holds at most `disk` bytes in `inodes` entries; tar adds a header (and a long name's pax
       // header) per entry: anything beyond did not come from /trial.
       { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
-      r.trackStream
+      r.trackStream,
+      emptied,
+      sp
     ).catch((e3) => ({ probe: "", error: e3, extracted: void 0 }));
+    let copied = await copyOut();
+    for (let i = 0; i < COPY_OUT_RETRIES && !ranProbe(copied.probe); i++) {
+      await new Promise((ok2) => setTimeout(ok2, 250 * (i + 1)));
+      copied = await copyOut();
+    }
+    sp.add("kill+probe+copy-back", tOut, performance.now());
+    const tBig = performance.now();
     const facts = parseProbe(copied.probe);
     const limits = limitsHit(
       {
@@ -45866,6 +46222,7 @@ async function runTrialIn(r, launch) {
       },
       r.limits
     );
+    sp.add("find-big-file", tBig, performance.now());
     if (limits.length) result.limit_hit = limits.join("; ");
     if (copied.error) {
       const why = copied.error instanceof TarLimitError ? `docker runner: cannot copy the trial folders back: they hold ${copied.error.message}` : (await r.classify(copied.error, "copy-back")).infra_error;
@@ -45887,7 +46244,7 @@ function interrupted(r, outcome) {
   const { spawn_error, ...rest } = outcome;
   return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
 }
-async function execHarness(r, slot, launch, env, io) {
+async function execHarness(r, slot, launch, env, io, sp) {
   const hasStdin = launch.stdin !== void 0;
   let s;
   try {
@@ -45897,11 +46254,17 @@ async function execHarness(r, slot, launch, env, io) {
       { cmd: launch.command, user: r.user, env, cwd: launch.cwd, stdin: hasStdin },
       (b2) => io.out.push(b2),
       (b2) => io.err.push(b2),
-      r.trackStream
+      r.trackStream,
+      void 0,
+      r.events
     );
   } catch (e3) {
     return outcomeOf2(io, await r.classify(e3, "exec"));
   }
+  sp.add("harness:exec-create", s.t[0], s.t[1]);
+  sp.add("harness:exec-start", s.t[1], s.t[2]);
+  const tRun = performance.now();
+  void s.done.then(() => sp.add("harness:stream-end", tRun, performance.now()));
   if (hasStdin) void writeAll(s.stream, launch.stdin).catch(() => {
   });
   const user = r.user;
@@ -45918,8 +46281,9 @@ async function execHarness(r, slot, launch, env, io) {
     } catch (e3) {
       return outcomeOf2(io, { ...await r.classify(e3, "wait"), timed_out: g.timedOut });
     }
+    sp.add("harness:run-to-exit", tRun, performance.now());
     g.disarm();
-    await s.flushed;
+    await sp.time("harness:flush", waitAtMost(s.flushed, FLUSH_MS));
     const text = io.out.text() + io.err.text();
     if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text))
       return outcomeOf2(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
@@ -45929,15 +46293,20 @@ async function execHarness(r, slot, launch, env, io) {
     s.stream.destroy?.();
   }
 }
+var COPY_OUT_RETRIES, FLUSH_MS;
 var init_trial = __esm({
   "src/runner/docker/trial.ts"() {
     "use strict";
+    init_daemon();
     init_exec();
     init_filetree();
     init_limits();
     init_network();
     init_options();
+    init_spans();
     init_tar();
+    COPY_OUT_RETRIES = 4;
+    FLUSH_MS = 500;
   }
 });
 
@@ -45947,22 +46316,36 @@ import { rmSync as rmSync5 } from "node:fs";
 import { chmod as chmod5, mkdtemp as mkdtemp5, readdir as readdir10, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import os4 from "node:os";
 import path7 from "node:path";
-var PING_TIMEOUT_MS, REMOVE_TIMEOUT_MS, STOP_BUDGET_MS, DockerRunner;
+async function containerLogs(container) {
+  const buf = await container.logs({ stdout: true, stderr: true, tail: 20 }).catch(() => void 0);
+  if (!buf) return "";
+  const parts = [];
+  for (let i = 0; i + 8 <= buf.length; ) {
+    const len = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + len));
+    i += 8 + len;
+  }
+  return Buffer.concat(parts).toString("utf8").trim().split("\n").map((l) => l.trim()).filter(Boolean).join(" | ").slice(-500);
+}
+var PING_TIMEOUT_MS, REMOVE_TIMEOUT_MS, STOP_BUDGET_MS, HELLO_TIMEOUT_MS, DockerRunner;
 var init_runner = __esm({
   "src/runner/docker/runner.ts"() {
     "use strict";
     init_errors();
     init_cleanup();
     init_daemon();
+    init_events();
     init_image();
     init_mounts();
     init_network();
     init_options();
     init_pool();
+    init_spans();
     init_trial();
     PING_TIMEOUT_MS = 5e3;
     REMOVE_TIMEOUT_MS = 1e4;
     STOP_BUDGET_MS = 6e3;
+    HELLO_TIMEOUT_MS = 6e4;
     DockerRunner = class {
       constructor(opts) {
         this.opts = opts;
@@ -45983,11 +46366,11 @@ var init_runner = __esm({
         this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
         this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
         this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, "HarnessRiskDocker"));
-        this.idleCommand = opts.idleCommand?.length ? opts.idleCommand : DEFAULT_IDLE;
         this.conn = connect(this.socketPath);
+        this.counter = countRequests(this.conn.docker);
         this.pool = new WarmPool(
           Math.max(0, Math.floor(opts.warm ?? 1)),
-          (ro) => this.createSlot(ro),
+          (ro) => this.newSlot(ro),
           (s) => this.discard(s),
           (p) => this.track(p),
           () => this.stopping !== void 0 || this.dead !== void 0
@@ -46003,17 +46386,27 @@ var init_runner = __esm({
       user;
       systemPath = STANDARD_PATH;
       conn;
+      /** Daemon requests by kind (spans.ts): what a trial asks of the daemon, for the spans and the tests. */
+      counter;
       readOnlyRootfs;
       hostAliases;
       warn;
       live = /* @__PURE__ */ new Set();
+      /** A create failed in a way that may have left a container anyway (no answer): stop() sweeps. */
+      unsure = false;
       streams = /* @__PURE__ */ new Set();
       pending = /* @__PURE__ */ new Set();
       warned = /* @__PURE__ */ new Set();
-      idleCommand;
       pool;
+      /** Exec and container ends, from the daemon's event stream (polling where it is not available). */
+      events = new RunEvents();
       started;
       stopping;
+      /** Resolves when stop() begins: containers still starting give up at once. */
+      halt;
+      halted = new Promise((res) => {
+        this.halt = res;
+      });
       /** Why the daemon is considered gone (every later trial is an infrastructure failure). */
       dead;
       tmpRoot;
@@ -46060,6 +46453,15 @@ var init_runner = __esm({
           );
         }
         this.imageId = info.Id;
+        await waitAtMost(
+          this.events.open(this.docker, this.runId, this.trackStream).catch(
+            (e3) => this.warnOnce(
+              "events",
+              `docker runner: no event stream (${errText(e3)}); polling the daemon instead`
+            )
+          ),
+          PING_TIMEOUT_MS
+        );
         const pathEnv = (info.Config?.Env ?? []).find((e3) => e3.startsWith("PATH="));
         if (pathEnv) this.systemPath = pathEnv.slice(5).split(":").filter(Boolean);
         if (this.opts.sweepStale !== false)
@@ -46069,7 +46471,10 @@ var init_runner = __esm({
         this.user = await chooseUser(this.docker, this.image, info, {
           explicit: this.opts.user,
           labels: { [RUN_LABEL]: this.runId, ...ownerLabels() },
-          warn: (k, m) => this.warnOnce(k, m)
+          warn: (k, m) => this.warnOnce(k, m),
+          leftover: () => {
+            this.unsure = true;
+          }
         });
         const [uid, gid] = this.user.split(":").map(Number);
         this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
@@ -46146,36 +46551,37 @@ var init_runner = __esm({
         return runTrialIn(this, launch);
       }
       /** A started container for this trial: warm, or made now. */
-      async takeSlot(ro) {
-        try {
-          return await this.pool.take(ro);
-        } catch (e3) {
-          if (!(e3 instanceof IdleFailed)) throw e3;
-          this.pool.disabled = e3.message;
-          this.warnOnce(
-            "warm",
-            `docker runner: no warm containers (${e3.message}); one container per trial from now on`
-          );
-          return this.createSlot(ro);
-        }
+      takeSlot(ro) {
+        return this.pool.take(ro);
       }
       /** Pre-starts warm containers for these read-only folders (optional; run() does it on first use). */
       async prewarm(readOnly) {
         if (!this.user || !this.pool.enabled) return;
         this.pool.refill(await this.roMounts(readOnly));
       }
+      /** A container made for a trial, tracked so that stop() waits for one still being made. */
+      newSlot(ro) {
+        const p = this.createSlot(ro);
+        this.track(p);
+        return p;
+      }
       async createSlot(ro) {
         if (!this.tmpRoot || !this.ids) throw new Error("docker runner: start() first");
+        if (this.stopping) throw new Error("docker runner: the run is stopping");
+        const t0 = performance.now();
         const dir = await mkdtemp5(path7.join(this.tmpRoot, "slot-"));
         await chmod5(dir, 493);
         let container;
+        let control;
         try {
+          control = await RelayControl.listen(dir);
+          const relay = relayCommand();
           container = await this.docker.createContainer({
             name: `hr-${safeName2(this.runId).slice(0, 24)}-${randomBytes7(3).toString("hex")}`,
             Image: this.image,
-            Entrypoint: [this.idleCommand[0]],
-            Cmd: this.idleCommand.slice(1),
-            // The idle process: root without capabilities, so the harness (another uid) cannot signal it.
+            Entrypoint: [relay[0]],
+            Cmd: relay.slice(1),
+            // The relay: root without capabilities, so the harness (another uid) cannot signal it.
             User: "0:0",
             Env: [],
             WorkingDir: "/",
@@ -46186,25 +46592,88 @@ var init_runner = __esm({
             )
           });
           this.live.add(container.id);
-          await container.start();
-          const info = await container.inspect();
-          if (!info.State.Running)
-            throw new IdleFailed(
-              `the idle command ${JSON.stringify(this.idleCommand)} exited (code ${info.State.ExitCode}) in ${this.image}`
-            );
-          return { container, dir, key: ro.key };
+          if (this.stopping) throw new Error("docker runner: the run is stopping");
+          const died = this.events.containerDied(container.id);
+          const t1 = performance.now();
+          await container.start().catch((e3) => {
+            if (/executable file not found|no such file or directory/i.test(errText(e3)))
+              throw new RelayFailed(
+                `the container's endpoint relay cannot start in ${this.image} (${errText(e3)}); the image must provide node`
+              );
+            throw e3;
+          });
+          const t2 = performance.now();
+          await this.relayUp(container, control, died);
+          if (this.stopping) throw new Error("docker runner: the run is stopping");
+          const made = [
+            ["slot:create", t0, t1],
+            ["slot:start", t1, t2],
+            ["slot:relay-hello", t2, performance.now()]
+          ];
+          return { container, dir, key: ro.key, control, made };
         } catch (e3) {
-          if (container) await this.removeContainer(container.id);
+          control?.close();
+          if (!container) this.unsure ||= isConnectionError(e3);
+          if (container) {
+            this.events.forget(container.id);
+            await this.removeContainer(container.id);
+          }
           await rm7(dir, { recursive: true, force: true }).catch(() => {
           });
           throw e3;
+        }
+      }
+      /** Waits for the container's relay to connect; an exit first means the image cannot run it. */
+      async relayUp(container, control, died) {
+        let timer;
+        const timeout = new Promise((res) => {
+          timer = setTimeout(() => res("timeout"), HELLO_TIMEOUT_MS);
+        });
+        const exited = died ?? this.pollExit(container, control.hello);
+        try {
+          const r = await Promise.race([
+            control.hello.then(() => "hello"),
+            exited,
+            timeout,
+            this.halted.then(() => "stopping")
+          ]);
+          if (r === "stopping" || this.stopping || this.dead)
+            throw new Error("docker runner: the run is stopping");
+          if (r === "hello") return;
+          if (r === "timeout")
+            throw new Error(
+              `the endpoint relay of a container did not connect within ${HELLO_TIMEOUT_MS / 1e3} s`
+            );
+          if (r === void 0) return this.relayUp(container, control, void 0);
+          const logs = await containerLogs(container);
+          throw new RelayFailed(
+            `the container's endpoint relay (\`node -e \u2026\`) exited (code ${r}) in ${this.image}` + (logs ? `: ${logs}` : "") + "; the image must provide node"
+          );
+        } finally {
+          clearTimeout(timer);
+          this.events.forget(container.id);
+        }
+      }
+      async pollExit(container, until) {
+        let done = false;
+        void until.then(() => done = true);
+        for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+          await Promise.race([until, new Promise((res) => setTimeout(res, wait))]);
+          if (done) return new Promise(() => {
+          });
+          const info = await container.inspect();
+          if (!info.State.Running) return info.State.ExitCode;
         }
       }
       /** Removes a used (or unneeded) container and its socket folder, in the background. */
       discard(slot) {
         this.track(
           (async () => {
+            slot.control.close();
+            const t0 = performance.now();
             await this.removeContainer(slot.container.id);
+            const file2 = spansFile();
+            if (file2) writeSpans(file2, "remove", new TrialSpans(), performance.now() - t0);
             await rm7(slot.dir, { recursive: true, force: true }).catch(() => {
             });
           })()
@@ -46247,14 +46716,19 @@ var init_runner = __esm({
         }
       }
       stop() {
+        this.halt();
         this.stopping ??= this.doStop();
         return this.stopping;
       }
       async doStop() {
+        const sp = new TrialSpans();
         const sweep = async () => {
           this.pool.drain();
-          await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
-          await sweepRun(this.docker, this.runId);
+          const t0 = performance.now();
+          for (let i = 0; i < 3 && this.pending.size > 0; i++)
+            await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
+          sp.add("stop:removals", t0, performance.now());
+          if (this.live.size > 0 || this.unsure) await sp.time("stop:sweep", sweepRun(this.docker, this.runId));
           this.live.clear();
         };
         let failure2;
@@ -46276,7 +46750,10 @@ var init_runner = __esm({
         }
         for (const s of this.streams) s.destroy?.();
         this.streams.clear();
+        this.events.close();
         this.conn.close();
+        const file2 = spansFile();
+        if (file2) writeSpans(file2, "stop", sp, performance.now() - sp.t0);
         if (!this.hasResources()) active.delete(this);
       }
       /** Synchronous last-resort clean-up of host-side folders (process exit). */

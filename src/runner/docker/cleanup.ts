@@ -21,17 +21,22 @@ export function shortTag(runId: string): string {
   return createHash('sha256').update(runId).digest('hex').slice(0, 10);
 }
 
-/** Removes every container (and legacy network) labelled with this run id. */
+/**
+ * Removes every container (and legacy network) labelled with this run id. One listing of each, side by
+ * side, when nothing is left (the usual end of a run); listed again after removing something.
+ */
 export async function sweepRun(
   docker: Docker,
   runId: string,
 ): Promise<{ containers: number; networks: number }> {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
   const removed = { containers: 0, networks: 0 };
+  const list = () =>
+    Promise.all([docker.listContainers({ all: true, filters }), docker.listNetworks({ filters })]);
+  let [containers, networks] = await list();
   let last = '';
-  for (let attempt = 0; attempt < 4; attempt++) {
+  for (let attempt = 0; attempt < 4 && containers.length + networks.length > 0; attempt++) {
     if (attempt > 0) await sleep(250 * attempt);
-    const containers = await docker.listContainers({ all: true, filters });
     await Promise.all(
       containers.map((c) =>
         docker
@@ -42,7 +47,7 @@ export async function sweepRun(
       ),
     );
     const errors: string[] = [];
-    for (const n of await docker.listNetworks({ filters })) {
+    for (const n of networks) {
       await docker
         .getNetwork(n.Id)
         .remove()
@@ -51,14 +56,9 @@ export async function sweepRun(
           if ((e as { statusCode?: number }).statusCode !== 404) errors.push(`${n.Name}: ${errText(e)}`);
         });
     }
-    const left =
-      (await docker.listContainers({ all: true, filters })).length +
-      (await docker.listNetworks({ filters })).length;
-    if (left === 0) {
-      last = '';
-      break;
-    }
-    last = errors.join('; ') || `${left} resource(s) still listed`;
+    [containers, networks] = await list();
+    const left = containers.length + networks.length;
+    last = left === 0 ? '' : errors.join('; ') || `${left} resource(s) still listed`;
   }
   if (last) throw new Error(`leftovers of run ${runId}: ${last}`);
   return removed;

@@ -5,10 +5,15 @@ import type Docker from 'dockerode';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import { KILL_GRACE_MS, signalName, Tail } from '../shared.js';
 import { pingDocker, sleep, waitAtMost } from './daemon.js';
+import type { RunEvents } from './events.js';
 
 export { Tail };
 
 const HEARTBEAT_MS = 2_000;
+/** With the event stream: a safety check of the exec's state this often (an event is never expected to go missing). */
+const SAFETY_POLL_MS = 2_000;
+/** Without it, while the output stream is open: how often the exec's state is asked. */
+const POLL_MS = 200;
 
 /** Takes one chunk; `false` asks the writer to wait for `drain` (see Demux). */
 type Sink = (b: Buffer) => unknown;
@@ -62,6 +67,10 @@ export interface Started {
   done: Promise<void>;
   /** Every chunk of output has been handed to the sinks. */
   flushed: Promise<void>;
+  /** performance.now() before the create, after the create, after the start (spans.ts). */
+  t: [number, number, number];
+  /** The exit code from the daemon's exec_die event (undefined: no events, poll). */
+  exited?: Promise<number | null | undefined>;
 }
 
 /** Creates and starts an exec; stdout/stderr go to the sinks; `stdin` (if any) is written and closed. */
@@ -72,7 +81,9 @@ export async function startExec(
   err: Sink,
   track: (s: NodeJS.ReadWriteStream) => () => void,
   onFull?: (resume: () => void) => void,
+  events?: RunEvents,
 ): Promise<Started> {
+  const t0 = performance.now();
   const exec = await container.exec({
     Cmd: o.cmd,
     Env: o.env ?? [],
@@ -83,6 +94,9 @@ export async function startExec(
     AttachStderr: true,
     Tty: false,
   });
+  const t1 = performance.now();
+  // Asked before the start, so the event cannot pass unseen.
+  const exited = events?.execEnded(exec.id);
   const stream = (await exec.start({ hijack: true, stdin: !!o.stdin })) as NodeJS.ReadWriteStream;
   const untrack = track(stream);
   const done = endOf(stream).finally(untrack);
@@ -91,17 +105,36 @@ export async function startExec(
     demux.on('finish', res).on('close', res).on('error', res);
   });
   stream.pipe(demux);
-  return { exec, stream, done, flushed };
+  return { exec, stream, done, flushed, t: [t0, t1, performance.now()], exited };
 }
 
-/** Waits until the exec's process has exited (its stream may stay open while a child holds it). */
+/**
+ * Waits until the exec's process has exited (its stream may stay open while a child holds it): on the
+ * daemon's exec_die event when there is one, else by asking the exec's state, at once when the output
+ * stream ends and every POLL_MS while it is open.
+ */
 export async function execExit(s: Started, failed: Promise<never>): Promise<number | null> {
   let ended = false;
   void s.done.then(() => {
     ended = true;
   });
+  let event = s.exited?.then((code) => (code === undefined ? undefined : { code }));
+  let backoff = 2;
   for (;;) {
-    await Promise.race([s.done, sleep(ended ? 250 : 200), failed]);
+    if (event) {
+      const r = await Promise.race([event, sleep(SAFETY_POLL_MS).then(() => 'tick' as const), failed]);
+      if (r === undefined) event = undefined;
+      else if (r !== 'tick') {
+        await waitAtMost(s.done, ended ? 0 : 200);
+        return r.code;
+      }
+    } else if (!ended) await Promise.race([s.done, sleep(POLL_MS), failed]);
+    else {
+      // The stream ended but the daemon still says running (it updates the state just after): ask
+      // again soon, never in a busy loop.
+      await Promise.race([sleep(backoff), failed]);
+      backoff = Math.min(backoff * 2, POLL_MS);
+    }
     const info = (await Promise.race([s.exec.inspect(), failed])) as {
       Running: boolean;
       ExitCode: number | null;
@@ -110,39 +143,6 @@ export async function execExit(s: Started, failed: Promise<never>): Promise<numb
       await waitAtMost(s.done, ended ? 0 : 200);
       return info.ExitCode;
     }
-  }
-}
-
-/** Runs a helper command to its end (bounded) and returns its exit code, stdout and stderr. */
-export async function runHelper(
-  container: Docker.Container,
-  o: { cmd: string[]; user: string; stdin?: AsyncIterable<Buffer> | Buffer },
-  track: (s: NodeJS.ReadWriteStream) => () => void,
-  timeoutMs = 60_000,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const out = new Tail();
-  const err = new Tail();
-  const s = await startExec(
-    container,
-    { ...o, stdin: o.stdin !== undefined },
-    (b) => out.push(b),
-    (b) => err.push(b),
-    track,
-  );
-  if (o.stdin !== undefined) await writeAll(s.stream, o.stdin);
-  const timeout = new Promise<never>((_, rej) => {
-    const t = setTimeout(
-      () => rej(new Error(`${o.cmd[0]} did not finish within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-    void s.done.finally(() => clearTimeout(t));
-  });
-  timeout.catch(() => {});
-  try {
-    const code = await execExit(s, timeout);
-    return { code, stdout: out.text(), stderr: err.text() };
-  } finally {
-    (s.stream as unknown as { destroy?: () => void }).destroy?.();
   }
 }
 

@@ -5,64 +5,67 @@
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import type { TrialDirs } from '../types.js';
-import { execExit, runHelper, startExec, Tail, writeAll } from './exec.js';
+import type { RunEvents } from './events.js';
+import { execExit, startExec, Tail, writeAll } from './exec.js';
 import { PROBE_SH } from './limits.js';
-import { relayCommand } from './network.js';
 import { SANDBOX_PATHS, TRIAL_KEYS } from './options.js';
-import { extractTree, packTree } from './tar.js';
+import type { TrialSpans } from './spans.js';
+import { extractTree, packTree, prefetch } from './tar.js';
 
 type Track = (s: NodeJS.ReadWriteStream) => () => void;
+/** How much of the packed trial folders may be read ahead while the copy-in's exec starts. */
+const PREFETCH_BYTES = 8 * 1024 * 1024;
 const trialDirsOf = (dirs: Pick<TrialDirs, (typeof TRIAL_KEYS)[number]>) =>
   Object.fromEntries(TRIAL_KEYS.map((k) => [k, dirs[k]]));
 
-/**
- * Copies the host trial folders into /trial and then starts the endpoint relay (one exec: the relay
- * replaces the shell once tar is done). Resolves when the relay listens; rejects naming what failed.
- */
-export async function copyInAndRelay(
+/** Copies the host trial folders into /trial (the image's tar, as the trial's user); rejects naming why not. */
+export async function copyIn(
   container: Docker.Container,
   user: string,
   dirs: TrialDirs,
-  ports: string[],
   track: Track,
+  events?: RunEvents,
+  sp?: TrialSpans,
 ): Promise<void> {
   // No -p: busybox tar lacks it; the umask only clears group/other write bits, which no check reads.
-  const script = `tar -xf - -C ${SANDBOX_PATHS.trial} || exit 97; exec "$@"`;
-  const out = new Tail(4096);
+  const packed = prefetch(packTree(trialDirsOf(dirs)), PREFETCH_BYTES);
   const err = new Tail(4096);
-  let ready!: () => void;
-  const isReady = new Promise<void>((res) => (ready = res));
   const s = await startExec(
     container,
-    { cmd: ['/bin/sh', '-c', script, 'sh', ...relayCommand(ports)], user, stdin: true },
-    (b) => {
-      out.push(b);
-      if (out.text().includes('ready\n')) ready();
-    },
+    { cmd: ['tar', '-xf', '-', '-C', SANDBOX_PATHS.trial], user, stdin: true },
+    (b) => err.push(b),
     (b) => err.push(b),
     track,
+    undefined,
+    events,
   );
+  sp?.add('copy-in:exec-create', s.t[0], s.t[1]);
+  sp?.add('copy-in:exec-start', s.t[1], s.t[2]);
   try {
-    await writeAll(s.stream, packTree(trialDirsOf(dirs)));
-    const timeout = new Promise<never>((_, rej) =>
-      setTimeout(() => rej(new Error('timed out')), 60_000).unref(),
-    );
-    const exited = execExit(s, timeout).then((code) => ({ code }));
-    const r = await Promise.race([isReady.then(() => undefined), exited]);
-    if (r) {
-      const what =
-        r.code === 97 ? 'cannot copy the trial folders in (tar)' : 'the endpoint relay did not start';
-      throw new Error(`${what}: exit ${r.code}: ${(err.text() || out.text()).trim().slice(-500)}`);
-    }
+    const tw = performance.now();
+    await writeAll(s.stream, packed);
+    sp?.add('copy-in:tar-write', tw, performance.now());
+    const tx = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, rej) => {
+      timer = setTimeout(() => rej(new Error('timed out after 60 s')), 60_000);
+    });
+    timeout.catch(() => {});
+    const code = await execExit(s, timeout).finally(() => clearTimeout(timer));
+    sp?.add('copy-in:untar-exit', tx, performance.now());
+    if (code !== 0)
+      throw new Error(
+        `cannot copy the trial folders in (tar): exit ${code}: ${err.text().trim().slice(-500)}`,
+      );
   } finally {
-    // The relay keeps running; only our end of its output goes.
     (s.stream as unknown as { destroy?: () => void }).destroy?.();
   }
 }
 
 /**
- * Kills every process of the container's user (the harness, anything it left, the relay), reads which
- * limits were hit, and copies /trial back into the (emptied) host folders. `maxBytes` bounds the copy.
+ * Kills every process of the container's user (the harness and anything it left), reads which limits
+ * were hit, and copies /trial back into the host folders once `emptied` says they are empty (emptying
+ * them runs while the container kills, probes and packs). `maxBytes` bounds the copy.
  */
 export async function killAndCopyOut(
   container: Docker.Container,
@@ -70,6 +73,8 @@ export async function killAndCopyOut(
   dirs: TrialDirs,
   budget: { maxBytes: number; maxEntries: number },
   track: Track,
+  emptied: Promise<void>,
+  sp?: TrialSpans,
 ): Promise<{ probe: string; extracted?: Awaited<ReturnType<typeof extractTree>>; error?: Error }> {
   const script = [
     // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
@@ -88,11 +93,16 @@ export async function killAndCopyOut(
     track,
     (resume) => pass.once('drain', resume),
   );
+  sp?.add('copy-back:exec-create', s.t[0], s.t[1]);
+  sp?.add('copy-back:exec-start', s.t[1], s.t[2]);
   void s.flushed.then(() => pass.end());
+  const tX = performance.now();
   let extracted: Awaited<ReturnType<typeof extractTree>> | undefined;
   let error: Error | undefined;
   try {
+    await emptied;
     extracted = await extractTree(pass, trialDirsOf(dirs), budget);
+    sp?.add('copy-back:kill+probe+tar+extract', tX, performance.now());
   } catch (e) {
     error = e as Error;
   } finally {
@@ -100,14 +110,4 @@ export async function killAndCopyOut(
     pass.destroy();
   }
   return { probe: err.text(), extracted, error };
-}
-
-/** For a harness that cannot be exec'd at all: nothing ran, but the relay may; stop it. */
-export async function killAll(container: Docker.Container, user: string, track: Track): Promise<void> {
-  await runHelper(
-    container,
-    { cmd: ['/bin/sh', '-c', 'kill -9 -1 2>/dev/null; true'], user },
-    track,
-    10_000,
-  ).catch(() => {});
 }

@@ -9,14 +9,22 @@ export async function chooseUser(
   docker: Docker,
   image: string,
   info: Docker.ImageInspectInfo,
-  o: { explicit?: string; labels: Record<string, string>; warn: (key: string, m: string) => void },
+  o: {
+    explicit?: string;
+    labels: Record<string, string>;
+    warn: (key: string, m: string) => void;
+    /** The container made to read the image's /etc/passwd could not be removed (stop() sweeps it). */
+    leftover?: () => void;
+  },
 ): Promise<string> {
   if (o.explicit) return o.explicit;
   const hostUid = process.getuid?.() ?? 0;
   if (hostUid !== 0) return `${hostUid}:${process.getgid?.() ?? hostUid}`;
   const labelled = info.Config?.Labels?.['harness-risk.user'];
   if (labelled && /^\d+:\d+$/.test(labelled)) return labelled;
-  const passwd = await readImageFile(docker, image, '/etc/passwd', o.labels).catch(() => undefined);
+  const passwd = await readImageFile(docker, image, '/etc/passwd', o.labels, o.leftover).catch(
+    () => undefined,
+  );
   const line = passwd?.split('\n').find((l) => l.split(':')[2] === '1000');
   if (line) return `1000:${line.split(':')[3] || '1000'}`;
   o.warn(
@@ -32,6 +40,7 @@ async function readImageFile(
   image: string,
   p: string,
   labels: Record<string, string>,
+  leftover: () => void = () => {},
 ): Promise<string | undefined> {
   const c = await docker.createContainer({
     Image: image,
@@ -47,6 +56,6 @@ async function readImageFile(
     const len = parseInt(buf.subarray(124, 136).toString('ascii').replace(/\0.*$/s, '').trim() || '0', 8);
     return buf.subarray(512, 512 + len).toString('utf8');
   } finally {
-    await c.remove({ force: true }).catch(() => {});
+    await c.remove({ force: true }).catch(leftover);
   }
 }

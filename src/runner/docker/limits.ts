@@ -23,6 +23,9 @@ export const PROBE_SH = [
   'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2',
 ].join('; ');
 
+/** The probe's script ran (its last line is always printed, by a builtin): else the exec never started. */
+export const ranProbe = (text: string): boolean => /^disk\b/m.test(text);
+
 export interface LimitFacts {
   oomKills: number;
   forksRefused: number;

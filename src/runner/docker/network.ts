@@ -18,30 +18,117 @@ const ENDPOINT_ENV = ['HR_SVC', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'http
 export const socketName = (port: string) => `ep-${port}.sock`;
 
 /**
- * The relay inside the container: `node -e RELAY <socket folder> <port>...`; prints `ready` once every
- * port listens. It ignores SIGTERM (the harness's own timeout signal must not cut its endpoint while it
- * flushes); it dies with the harness's user's processes at the end of the trial.
+ * The relay inside the container, and its main process: `node -e RELAY_JS <socket folder>`, started with
+ * the container (so its start-up is paid while an earlier trial runs, not by this one), as root without
+ * capabilities (so the harness, another uid, cannot signal it). It connects to the slot's control socket
+ * (`ctl.sock`, served by the host), says `hello`, and waits for one line: the JSON list of the trial's
+ * ports. It then listens on 127.0.0.1:<port> for each, forwards every connection to `ep-<port>.sock`, and
+ * answers `ready` (or `error …`). It ignores SIGTERM; it ends with the container.
  */
 export const RELAY_JS = `
 const net = require('net');
-const [dir, ...ports] = process.argv.slice(1);
+const dir = process.argv[1];
 process.on('SIGTERM', () => {});
-let up = 0;
-for (const p of ports) {
-  const s = net.createServer((c) => {
-    const u = net.connect(dir + '/ep-' + p + '.sock');
-    const end = () => { c.destroy(); u.destroy(); };
-    c.on('error', end).on('close', end);
-    u.on('error', end).on('close', end);
-    c.pipe(u).pipe(c);
-  });
-  s.on('error', (e) => { process.stderr.write('relay: port ' + p + ': ' + e.message + '\\n'); process.exit(1); });
-  s.listen(Number(p), '127.0.0.1', () => { if (++up === ports.length) process.stdout.write('ready\\n'); });
-}
-if (ports.length === 0) process.stdout.write('ready\\n');
+setInterval(() => {}, 1 << 30);
+const ctl = net.connect(dir + '/ctl.sock');
+ctl.on('error', () => {});
+ctl.write('hello\\n');
+let buf = '';
+const onLine = (d) => {
+  buf += d;
+  const i = buf.indexOf('\\n');
+  if (i < 0) return;
+  ctl.removeListener('data', onLine);
+  let ports;
+  try { ports = JSON.parse(buf.slice(0, i)); } catch (e) { ctl.write('error bad port list\\n'); return; }
+  let up = 0;
+  if (ports.length === 0) ctl.write('ready\\n');
+  for (const p of ports) {
+    const s = net.createServer((c) => {
+      const u = net.connect(dir + '/ep-' + p + '.sock');
+      const end = () => { c.destroy(); u.destroy(); };
+      c.on('error', end).on('close', end);
+      u.on('error', end).on('close', end);
+      c.pipe(u).pipe(c);
+    });
+    s.on('error', (e) => ctl.write('error port ' + p + ': ' + e.message + '\\n'));
+    s.listen(Number(p), '127.0.0.1', () => { if (++up === ports.length) ctl.write('ready\\n'); });
+  }
+};
+ctl.on('data', onLine);
 `;
 
-export const relayCommand = (ports: string[]) => ['node', '-e', RELAY_JS, SANDBOX_PATHS.endpoint, ...ports];
+export const relayCommand = () => ['node', '-e', RELAY_JS, SANDBOX_PATHS.endpoint];
+
+/**
+ * The host end of a slot's control socket: resolves `hello` when the container's relay connected, and
+ * `relay(ports)` once it listens on them. Made before the container starts (the relay connects at once).
+ */
+export class RelayControl {
+  private conn?: net.Socket;
+  private readonly server: net.Server;
+  private lines = '';
+  private readonly waiting: ((line: string | undefined) => void)[] = [];
+  readonly hello: Promise<void>;
+
+  private constructor(server: net.Server) {
+    this.server = server;
+    let said!: () => void;
+    this.hello = new Promise<void>((res) => (said = res));
+    server.on('connection', (c) => {
+      // One relay per slot: a second connection (which only the container could make) is refused.
+      if (this.conn) {
+        c.destroy();
+        return;
+      }
+      this.conn = c;
+      c.on('error', () => {});
+      c.on('close', () => this.flush(undefined));
+      c.on('data', (d) => {
+        this.lines += d.toString();
+        let i = this.lines.indexOf('\n');
+        while (i >= 0) {
+          const line = this.lines.slice(0, i);
+          this.lines = this.lines.slice(i + 1);
+          if (line === 'hello') said();
+          else this.waiting.shift()?.(line);
+          i = this.lines.indexOf('\n');
+        }
+      });
+    });
+  }
+
+  private flush(line: string | undefined): void {
+    for (const w of this.waiting.splice(0)) w(line);
+  }
+
+  static async listen(dir: string): Promise<RelayControl> {
+    const server = net.createServer();
+    const sock = path.join(dir, 'ctl.sock');
+    await new Promise<void>((res, rej) => server.once('error', rej).listen(sock, () => res()));
+    // The relay runs as root without capabilities, which does not bypass file modes.
+    await chmod(sock, 0o666);
+    return new RelayControl(server);
+  }
+
+  /** Tells the relay the trial's ports; resolves when it listens on all of them, rejects naming why not. */
+  async relay(ports: string[], timeoutMs = 30_000): Promise<void> {
+    if (!this.conn) throw new Error('the endpoint relay is not connected');
+    const answer = new Promise<string | undefined>((res) => {
+      this.waiting.push(res);
+      setTimeout(() => res('error no answer within 30 s'), timeoutMs).unref();
+    });
+    this.conn.write(`${JSON.stringify(ports.map(Number))}\n`);
+    const line = await answer;
+    if (line !== 'ready')
+      throw new Error(`the endpoint relay did not start: ${line === undefined ? 'it exited' : line}`);
+  }
+
+  close(): void {
+    this.conn?.destroy();
+    this.server.close();
+  }
+}
 
 /**
  * Ports of the trial's endpoint, as the launch tells the harness (HR_SVC, the proxy variables, else any

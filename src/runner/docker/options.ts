@@ -29,7 +29,6 @@ export { FORBIDDEN_ENV, KILL_GRACE_MS } from '../shared.js';
 export const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 /** Host-side folders of a run are `$TMPDIR/hr-docker-<pid>-XXXXXX` (an `owner.json` inside names it). */
 export const TMP_PREFIX = 'hr-docker-';
-export const DEFAULT_IDLE = ['/bin/sh', '-c', 'while :; do sleep 3600; done'];
 
 export interface DockerRunnerOptions {
   /** Run id; every container carries `harness-risk.run=<runId>`. */
@@ -76,8 +75,6 @@ export interface DockerRunnerOptions {
   warm?: number;
   /** Read-only folders to pre-start warm containers for during start() (e.g. the action's dist/). */
   prewarmReadOnly?: string[];
-  /** Idle process of a container (default `/bin/sh -c 'while :; do sleep 3600; done'`). */
-  idleCommand?: string[];
 }
 
 export function socketFromEnv(): string {

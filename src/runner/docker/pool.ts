@@ -3,16 +3,21 @@
 // serves a second trial; a container made for a set that is no longer needed is discarded.
 import type Docker from 'dockerode';
 import type { RoSet } from './mounts.js';
+import type { RelayControl } from './network.js';
 
 export interface Slot {
   container: Docker.Container;
   /** Host folder mounted read-only at /opt/hr/ep: the trial's endpoint sockets go here. */
   dir: string;
   key: string;
+  /** The container's main process, the endpoint relay, waiting for the trial's ports. */
+  control: RelayControl;
+  /** When its creation steps ran ([name, start, end], performance.now(); spans.ts). */
+  made?: [string, number, number][];
 }
 
-/** The idle command exited at once: warm containers cannot work with this image. */
-export class IdleFailed extends Error {}
+/** The container's relay exited at start: containers cannot work with this image. */
+export class RelayFailed extends Error {}
 
 export class WarmPool {
   private readonly pools = new Map<string, Promise<Slot>[]>();
@@ -50,7 +55,7 @@ export class WarmPool {
       try {
         return await next;
       } catch (e) {
-        if (e instanceof IdleFailed) throw e;
+        if (e instanceof RelayFailed) throw e;
       }
     }
     return this.create(ro);
@@ -70,7 +75,7 @@ export class WarmPool {
             if (this.closed() || this.pools.get(ro.key) !== list) this.discard(s);
           },
           (e) => {
-            if (e instanceof IdleFailed) this.disabled = e.message;
+            if (e instanceof RelayFailed) this.disabled = e.message;
           },
         ),
       );

@@ -24,11 +24,11 @@ import {
   pingDocker,
   waitAtMost,
 } from './daemon.js';
+import { RunEvents } from './events.js';
 import { chooseUser } from './image.js';
 import { hostConfig, type Limits, mapReadOnly, type RoSet, readOnlyMounts } from './mounts.js';
-import { ENDPOINT_HOST } from './network.js';
+import { ENDPOINT_HOST, RelayControl, relayCommand } from './network.js';
 import {
-  DEFAULT_IDLE,
   DEFAULT_IMAGE,
   type DockerRunnerOptions,
   FAKE_HOSTS,
@@ -43,13 +43,16 @@ import {
   TMP_PREFIX,
   TRIAL_LABEL,
 } from './options.js';
-import { IdleFailed, type Slot, WarmPool } from './pool.js';
+import { RelayFailed, type Slot, WarmPool } from './pool.js';
+import { countRequests, type RequestCounter, spansFile, TrialSpans, writeSpans } from './spans.js';
 import { runTrialIn } from './trial.js';
 
 const PING_TIMEOUT_MS = 5_000;
 const REMOVE_TIMEOUT_MS = 10_000;
 /** stop() as a whole: after this the daemon connection is closed whatever is still pending. */
 const STOP_BUDGET_MS = 6_000;
+/** A container's relay says hello within this (node's start-up on a loaded machine), or it failed. */
+const HELLO_TIMEOUT_MS = 60_000;
 
 /** The process outcome plus what only a container can tell. */
 export interface DockerProcessOutcome extends ProcessOutcome {
@@ -70,17 +73,27 @@ export class DockerRunner implements Runner {
   systemPath: string[] = STANDARD_PATH;
 
   readonly conn: DaemonConnection;
+  /** Daemon requests by kind (spans.ts): what a trial asks of the daemon, for the spans and the tests. */
+  readonly counter: RequestCounter;
   readonly readOnlyRootfs: boolean;
   readonly hostAliases: string[];
   private readonly warn: (m: string) => void;
   private readonly live = new Set<string>();
+  /** A create failed in a way that may have left a container anyway (no answer): stop() sweeps. */
+  private unsure = false;
   private readonly streams = new Set<NodeJS.ReadWriteStream>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly warned = new Set<string>();
-  private readonly idleCommand: string[];
   private readonly pool: WarmPool;
+  /** Exec and container ends, from the daemon's event stream (polling where it is not available). */
+  readonly events = new RunEvents();
   private started?: Promise<void>;
   stopping?: Promise<void>;
+  /** Resolves when stop() begins: containers still starting give up at once. */
+  private halt!: () => void;
+  private readonly halted = new Promise<void>((res) => {
+    this.halt = res;
+  });
   /** Why the daemon is considered gone (every later trial is an infrastructure failure). */
   dead?: string;
   private tmpRoot?: string;
@@ -104,11 +117,11 @@ export class DockerRunner implements Runner {
     this.readOnlyRootfs = opts.readOnlyRootfs ?? true;
     this.hostAliases = opts.hostAliases ?? FAKE_HOSTS;
     this.warn = opts.onWarning ?? ((m) => process.emitWarning(m, 'HarnessRiskDocker'));
-    this.idleCommand = opts.idleCommand?.length ? opts.idleCommand : DEFAULT_IDLE;
     this.conn = connect(this.socketPath);
+    this.counter = countRequests(this.conn.docker);
     this.pool = new WarmPool(
       Math.max(0, Math.floor(opts.warm ?? 1)),
-      (ro) => this.createSlot(ro),
+      (ro) => this.newSlot(ro),
       (s) => this.discard(s),
       (p) => this.track(p),
       () => this.stopping !== undefined || this.dead !== undefined,
@@ -168,6 +181,19 @@ export class DockerRunner implements Runner {
       );
     }
     this.imageId = info.Id;
+    // Before any container of the run exists, so no end passes unseen; without it, exec.ts polls.
+    // Bounded: a daemon that never answers /events must not hold the run (the exits are then polled).
+    await waitAtMost(
+      this.events
+        .open(this.docker, this.runId, this.trackStream)
+        .catch((e) =>
+          this.warnOnce(
+            'events',
+            `docker runner: no event stream (${errText(e)}); polling the daemon instead`,
+          ),
+        ),
+      PING_TIMEOUT_MS,
+    );
     const pathEnv = (info.Config?.Env ?? []).find((e) => e.startsWith('PATH='));
     if (pathEnv) this.systemPath = pathEnv.slice(5).split(':').filter(Boolean);
     // A SIGKILLed run left containers and folders: whatever their age, their owner is gone.
@@ -179,6 +205,9 @@ export class DockerRunner implements Runner {
       explicit: this.opts.user,
       labels: { [RUN_LABEL]: this.runId, ...ownerLabels() },
       warn: (k, m) => this.warnOnce(k, m),
+      leftover: () => {
+        this.unsure = true;
+      },
     });
     const [uid, gid] = this.user.split(':').map(Number);
     this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
@@ -265,18 +294,9 @@ export class DockerRunner implements Runner {
   }
 
   /** A started container for this trial: warm, or made now. */
-  async takeSlot(ro: RoSet): Promise<Slot> {
-    try {
-      return await this.pool.take(ro);
-    } catch (e) {
-      if (!(e instanceof IdleFailed)) throw e;
-      this.pool.disabled = e.message;
-      this.warnOnce(
-        'warm',
-        `docker runner: no warm containers (${e.message}); one container per trial from now on`,
-      );
-      return this.createSlot(ro);
-    }
+  takeSlot(ro: RoSet): Promise<Slot> {
+    // No retry when the relay cannot start: a container made now runs the same relay.
+    return this.pool.take(ro);
   }
 
   /** Pre-starts warm containers for these read-only folders (optional; run() does it on first use). */
@@ -285,19 +305,32 @@ export class DockerRunner implements Runner {
     this.pool.refill(await this.roMounts(readOnly));
   }
 
+  /** A container made for a trial, tracked so that stop() waits for one still being made. */
+  private newSlot(ro: RoSet): Promise<Slot> {
+    const p = this.createSlot(ro);
+    this.track(p);
+    return p;
+  }
+
   private async createSlot(ro: RoSet): Promise<Slot> {
     if (!this.tmpRoot || !this.ids) throw new Error('docker runner: start() first');
+    if (this.stopping) throw new Error('docker runner: the run is stopping');
+    const t0 = performance.now();
     const dir = await mkdtemp(path.join(this.tmpRoot, 'slot-'));
-    // The container's user (not necessarily ours) must reach the sockets in it.
+    // The container's users (not necessarily ours) must reach the sockets in it.
     await chmod(dir, 0o755);
     let container: Docker.Container | undefined;
+    let control: RelayControl | undefined;
     try {
+      // Listening before the container starts: its main process, the relay, connects at once.
+      control = await RelayControl.listen(dir);
+      const relay = relayCommand();
       container = await this.docker.createContainer({
         name: `hr-${safeName(this.runId).slice(0, 24)}-${randomBytes(3).toString('hex')}`,
         Image: this.image,
-        Entrypoint: [this.idleCommand[0]],
-        Cmd: this.idleCommand.slice(1),
-        // The idle process: root without capabilities, so the harness (another uid) cannot signal it.
+        Entrypoint: [relay[0]!],
+        Cmd: relay.slice(1),
+        // The relay: root without capabilities, so the harness (another uid) cannot signal it.
         User: '0:0',
         Env: [],
         WorkingDir: '/',
@@ -308,17 +341,87 @@ export class DockerRunner implements Runner {
         ),
       });
       this.live.add(container.id);
-      await container.start();
-      const info = await container.inspect();
-      if (!info.State.Running)
-        throw new IdleFailed(
-          `the idle command ${JSON.stringify(this.idleCommand)} exited (code ${info.State.ExitCode}) in ${this.image}`,
-        );
-      return { container, dir, key: ro.key };
+      // Made while the run stopped (after its sweep listed the containers): it goes now.
+      if (this.stopping) throw new Error('docker runner: the run is stopping');
+      const died = this.events.containerDied(container.id);
+      const t1 = performance.now();
+      await container.start().catch((e) => {
+        // The relay's node is missing: the daemon refuses to start it.
+        if (/executable file not found|no such file or directory/i.test(errText(e)))
+          throw new RelayFailed(
+            `the container's endpoint relay cannot start in ${this.image} (${errText(e)}); the image must provide node`,
+          );
+        throw e;
+      });
+      const t2 = performance.now();
+      await this.relayUp(container, control, died);
+      if (this.stopping) throw new Error('docker runner: the run is stopping');
+      const made: [string, number, number][] = [
+        ['slot:create', t0, t1],
+        ['slot:start', t1, t2],
+        ['slot:relay-hello', t2, performance.now()],
+      ];
+      return { container, dir, key: ro.key, control, made };
     } catch (e) {
-      if (container) await this.removeContainer(container.id);
+      control?.close();
+      if (!container) this.unsure ||= isConnectionError(e);
+      if (container) {
+        this.events.forget(container.id);
+        await this.removeContainer(container.id);
+      }
       await rm(dir, { recursive: true, force: true }).catch(() => {});
       throw e;
+    }
+  }
+
+  /** Waits for the container's relay to connect; an exit first means the image cannot run it. */
+  private async relayUp(
+    container: Docker.Container,
+    control: RelayControl,
+    died: Promise<number | null | undefined> | undefined,
+  ): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((res) => {
+      timer = setTimeout(() => res('timeout'), HELLO_TIMEOUT_MS);
+    });
+    // Without events: ask the container's state now and then (only while it starts).
+    const exited = died ?? this.pollExit(container, control.hello);
+    try {
+      const r = await Promise.race([
+        control.hello.then(() => 'hello' as const),
+        exited,
+        timeout,
+        this.halted.then(() => 'stopping' as const),
+      ]);
+      // Stopping (or removed under it by stop()): not the image's fault, and stop() is waiting for it.
+      if (r === 'stopping' || this.stopping || this.dead)
+        throw new Error('docker runner: the run is stopping');
+      if (r === 'hello') return;
+      if (r === 'timeout')
+        throw new Error(
+          `the endpoint relay of a container did not connect within ${HELLO_TIMEOUT_MS / 1000} s`,
+        );
+      if (r === undefined) return this.relayUp(container, control, undefined);
+      const logs = await containerLogs(container);
+      throw new RelayFailed(
+        `the container's endpoint relay (\`node -e …\`) exited (code ${r}) in ${this.image}` +
+          (logs ? `: ${logs}` : '') +
+          '; the image must provide node',
+      );
+    } finally {
+      clearTimeout(timer);
+      this.events.forget(container.id);
+    }
+  }
+
+  private async pollExit(container: Docker.Container, until: Promise<void>): Promise<number | null> {
+    let done = false;
+    void until.then(() => (done = true));
+    for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+      await Promise.race([until, new Promise((res) => setTimeout(res, wait))]);
+      if (done) return new Promise<never>(() => {});
+      const info = await container.inspect();
+      if (!info.State.Running) return info.State.ExitCode;
     }
   }
 
@@ -326,7 +429,11 @@ export class DockerRunner implements Runner {
   discard(slot: Slot): void {
     this.track(
       (async () => {
+        slot.control.close();
+        const t0 = performance.now();
         await this.removeContainer(slot.container.id);
+        const file = spansFile();
+        if (file) writeSpans(file, 'remove', new TrialSpans(), performance.now() - t0);
         await rm(slot.dir, { recursive: true, force: true }).catch(() => {});
       })(),
     );
@@ -373,15 +480,23 @@ export class DockerRunner implements Runner {
   }
 
   stop(): Promise<void> {
+    this.halt();
     this.stopping ??= this.doStop();
     return this.stopping;
   }
 
   private async doStop(): Promise<void> {
+    const sp = new TrialSpans();
     const sweep = async () => {
       this.pool.drain();
-      await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
-      await sweepRun(this.docker, this.runId);
+      // A container still being made is discarded once made: its removal joins `pending` then.
+      const t0 = performance.now();
+      for (let i = 0; i < 3 && this.pending.size > 0; i++)
+        await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
+      sp.add('stop:removals', t0, performance.now());
+      // Every container this runner made is accounted for once none is live and every create answered:
+      // the listing (slow on a loaded daemon) is only for what may exist unrecorded.
+      if (this.live.size > 0 || this.unsure) await sp.time('stop:sweep', sweepRun(this.docker, this.runId));
       this.live.clear();
     };
     let failure: unknown;
@@ -406,7 +521,10 @@ export class DockerRunner implements Runner {
     // Nothing of ours may keep the process alive: every stream and socket to the daemon goes.
     for (const s of this.streams) (s as unknown as { destroy?: () => void }).destroy?.();
     this.streams.clear();
+    this.events.close();
     this.conn.close();
+    const file = spansFile();
+    if (file) writeSpans(file, 'stop', sp, performance.now() - sp.t0);
     if (!this.hasResources()) active.delete(this);
   }
 
@@ -414,4 +532,27 @@ export class DockerRunner implements Runner {
   removeTmpSync(): void {
     if (this.tmpRoot) rmSync(this.tmpRoot, { recursive: true, force: true });
   }
+}
+
+/** The last lines a container wrote (why its main process exited), as text; empty when unreadable. */
+async function containerLogs(container: Docker.Container): Promise<string> {
+  const buf = (await container.logs({ stdout: true, stderr: true, tail: 20 }).catch(() => undefined)) as
+    | Buffer
+    | undefined;
+  if (!buf) return '';
+  // Multiplexed frames (8-byte headers) unless a TTY: keep the payloads.
+  const parts: Buffer[] = [];
+  for (let i = 0; i + 8 <= buf.length; ) {
+    const len = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + len));
+    i += 8 + len;
+  }
+  return Buffer.concat(parts)
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' | ')
+    .slice(-500);
 }

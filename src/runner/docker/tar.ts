@@ -273,3 +273,49 @@ export async function extractTree(
   for (const [d, m] of dirModes.reverse()) await chmod(d, m).catch(() => {});
   return { bytes, entries, skipped };
 }
+
+/**
+ * Starts pulling `src` now, up to `max` bytes ahead of the reader, so that reading the trial folders
+ * overlaps the exec's creation and start instead of following it.
+ */
+export function prefetch(src: AsyncIterable<Buffer>, max: number): AsyncIterable<Buffer> {
+  const queue: Buffer[] = [];
+  let bytes = 0;
+  let done = false;
+  let error: unknown;
+  let wake: (() => void) | undefined;
+  let room: (() => void) | undefined;
+  void (async () => {
+    try {
+      for await (const c of src) {
+        queue.push(c);
+        bytes += c.length;
+        wake?.();
+        while (bytes >= max) await new Promise<void>((r) => (room = r));
+      }
+    } catch (e) {
+      error = e;
+    } finally {
+      done = true;
+      wake?.();
+    }
+  })();
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        const c = queue.shift();
+        if (c) {
+          bytes -= c.length;
+          room?.();
+          room = undefined;
+          yield c;
+          continue;
+        }
+        if (error) throw error;
+        if (done) return;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+    },
+  };
+}

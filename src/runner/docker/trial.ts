@@ -1,18 +1,26 @@
-// One trial in its container: take a started container, open the endpoint bridge, copy the folders in
-// and start the relay, exec the harness under the guard, kill whatever is left, read the limits, copy
-// the folders back, discard the container.
+// One trial in its container: take a started container (its relay already running), open the endpoint
+// bridge, tell the relay the ports while the folders are copied in, exec the harness under the guard,
+// kill whatever is left, read the limits and copy the folders back (while the host folders are emptied),
+// discard the container.
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../types.js';
+import { waitAtMost } from './daemon.js';
 import { ending, execExit, guard, startExec, Tail, writeAll } from './exec.js';
-import { copyInAndRelay, killAndCopyOut } from './filetree.js';
-import { findFileOfSize, limitsHit, parseProbe } from './limits.js';
+import { copyIn, killAndCopyOut } from './filetree.js';
+import { findFileOfSize, limitsHit, parseProbe, ranProbe } from './limits.js';
 import { EndpointBridge, endpointPorts } from './network.js';
 import { TRIAL_KEYS } from './options.js';
 import type { Slot } from './pool.js';
 import type { DockerProcessOutcome, DockerRunner } from './runner.js';
+import { spansFile, TrialSpans, writeSpans } from './spans.js';
 import { TarLimitError } from './tar.js';
+
+/** Copy-outs whose script could not start (a pids cgroup still full), tried again: ~2.5 s in all. */
+const COPY_OUT_RETRIES = 4;
+
+const FLUSH_MS = 500;
 
 interface Io {
   out: Tail;
@@ -38,6 +46,21 @@ async function emptyDir(dir: string): Promise<void> {
 
 export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<DockerProcessOutcome> {
   const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  const sp = new TrialSpans(r.counter);
+  try {
+    return await runTrialSpanned(r, launch, io, sp);
+  } finally {
+    const file = spansFile();
+    if (file) writeSpans(file, launch.trial_id, sp, performance.now() - sp.t0);
+  }
+}
+
+async function runTrialSpanned(
+  r: DockerRunner,
+  launch: TrialLaunch,
+  io: Io,
+  sp: TrialSpans,
+): Promise<DockerProcessOutcome> {
   const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
   if (!r.user) return fail({ spawn_error: 'docker runner: run() before start()' });
   if (r.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
@@ -59,6 +82,7 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or ` +
         'its command); it runs without any network',
     );
+  const tDirs = performance.now();
   for (const k of TRIAL_KEYS) {
     const ok = await readdir(launch.dirs[k]).then(
       () => true,
@@ -70,34 +94,60 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
         ...extra,
       };
   }
+  sp.add('check-dirs', tDirs, performance.now());
   let slot: Slot;
   try {
-    slot = await r.takeSlot(await r.roMounts(launch.read_only, (launch as { hide?: string[] }).hide));
+    const ro = await sp.time('ro-mounts', r.roMounts(launch.read_only, (launch as { hide?: string[] }).hide));
+    slot = await sp.time('take-slot', r.takeSlot(ro));
+    for (const [name, a, b] of slot.made ?? []) sp.add(name, a, b);
   } catch (e) {
     return { ...fail(await r.classify(e, 'create')), ...extra };
   }
   let bridge: EndpointBridge | undefined;
   try {
     try {
-      bridge = await EndpointBridge.open(slot.dir, ports);
-      await copyInAndRelay(slot.container, r.user, launch.dirs, ports, r.trackStream);
+      bridge = await sp.time('bridge', EndpointBridge.open(slot.dir, ports));
+      // The relay (the container's main process, already up) and the copy-in do not depend on each other.
+      await Promise.all([
+        sp.time('relay-listen', slot.control.relay(ports)),
+        sp.time('copy-in', copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp)),
+      ]);
     } catch (e) {
       return { ...fail(await r.classify(e, 'prepare')), ...extra };
     }
-    const result = await execHarness(r, slot, launch, env, io);
+    const result = await sp.time('harness', execHarness(r, slot, launch, env, io, sp));
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
-    // The host folders get exactly what the trial left in /trial (nothing of it runs any more).
-    for (const k of TRIAL_KEYS) await emptyDir(launch.dirs[k]);
-    const copied = await killAndCopyOut(
-      slot.container,
-      r.user,
-      launch.dirs,
-      // The tmpfs holds at most `disk` bytes in `inodes` entries; tar adds a header (and a long name's pax
-      // header) per entry: anything beyond did not come from /trial.
-      { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
-      r.trackStream,
-    ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
+    // The host folders get exactly what the trial left in /trial (nothing of it runs any more); they are
+    // emptied while the container kills what is left, probes the limits and packs /trial.
+    const tOut = performance.now();
+    const emptied = sp.time(
+      'empty-host-dirs',
+      Promise.all(TRIAL_KEYS.map((k) => emptyDir(launch.dirs[k]))).then(() => {}),
+    );
+    emptied.catch(() => {});
+    const copyOut = () =>
+      killAndCopyOut(
+        slot.container,
+        r.user!,
+        launch.dirs,
+        // The tmpfs holds at most `disk` bytes in `inodes` entries; tar adds a header (and a long name's pax
+        // header) per entry: anything beyond did not come from /trial.
+        { maxBytes: r.limits.disk + r.limits.inodes * 3072 + 1024 ** 2, maxEntries: r.limits.inodes },
+        r.trackStream,
+        emptied,
+        sp,
+      ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
+    let copied = await copyOut();
+    // After a fork bomb the pids cgroup can stay full for a moment (killed processes not yet gone), and the
+    // exec's own shell then cannot start: its script never ran (no `disk` line, nothing packed). Try again
+    // while the kernel catches up, so the limit is named and the files come back.
+    for (let i = 0; i < COPY_OUT_RETRIES && !ranProbe(copied.probe); i++) {
+      await new Promise((ok) => setTimeout(ok, 250 * (i + 1)));
+      copied = await copyOut();
+    }
+    sp.add('kill+probe+copy-back', tOut, performance.now());
+    const tBig = performance.now();
     const facts = parseProbe(copied.probe);
     const limits = limitsHit(
       {
@@ -107,6 +157,7 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
       },
       r.limits,
     );
+    sp.add('find-big-file', tBig, performance.now());
     if (limits.length) result.limit_hit = limits.join('; ');
     if (copied.error) {
       const why =
@@ -146,6 +197,7 @@ async function execHarness(
   launch: TrialLaunch,
   env: string[],
   io: Io,
+  sp: TrialSpans,
 ): Promise<DockerProcessOutcome> {
   const hasStdin = launch.stdin !== undefined;
   let s: Awaited<ReturnType<typeof startExec>>;
@@ -157,10 +209,16 @@ async function execHarness(
       (b) => io.out.push(b),
       (b) => io.err.push(b),
       r.trackStream,
+      undefined,
+      r.events,
     );
   } catch (e) {
     return outcomeOf(io, await r.classify(e, 'exec'));
   }
+  sp.add('harness:exec-create', s.t[0], s.t[1]);
+  sp.add('harness:exec-start', s.t[1], s.t[2]);
+  const tRun = performance.now();
+  void s.done.then(() => sp.add('harness:stream-end', tRun, performance.now()));
   if (hasStdin) void writeAll(s.stream, launch.stdin!).catch(() => {});
   const user = r.user!;
   const signalAll = (sig: string) => async () => {
@@ -176,8 +234,11 @@ async function execHarness(
     } catch (e) {
       return outcomeOf(io, { ...(await r.classify(e, 'wait')), timed_out: g.timedOut });
     }
+    sp.add('harness:run-to-exit', tRun, performance.now());
     g.disarm();
-    await s.flushed;
+    // A child the harness left holding its output open would hold this forever: the output that came
+    // within a moment of the exit is the harness's (the child is killed before the copy-back).
+    await sp.time('harness:flush', waitAtMost(s.flushed, FLUSH_MS));
     const text = io.out.text() + io.err.text();
     if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text))
       return outcomeOf(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
