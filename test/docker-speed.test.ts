@@ -5,50 +5,28 @@
 // docker-runner.test.ts; skipped with the reason when they are missing (HR_REQUIRE_DOCKER=1 fails instead).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventEnd, LineSplitter } from '../src/runner/docker/events.js';
 import { countRequests, requestKind } from '../src/runner/docker/spans.js';
 import { prefetch } from '../src/runner/docker/tar.js';
-import { DEFAULT_IMAGE, DockerRunner, dockerReachable, RUN_LABEL } from '../src/runner/docker.js';
+import { DockerRunner, RUN_LABEL } from '../src/runner/docker.js';
 import type { TrialDirs, TrialLaunch } from '../src/runner/types.js';
+import { dockerSkipReason, IMAGE, trialDirsAt } from './support/docker.js';
 
 const pexec = promisify(execFile);
-const IMAGE = process.env.HR_DOCKER_IMAGE ?? DEFAULT_IMAGE;
-
-async function skipReason(): Promise<string | undefined> {
-  const unreachable = await dockerReachable();
-  if (unreachable) return `${unreachable} (run: sh scripts/docker-setup.sh)`;
-  try {
-    await new Docker().getImage(IMAGE).inspect();
-  } catch {
-    return `image ${IMAGE} is missing (run: sh scripts/docker-image.sh)`;
-  }
-  return undefined;
-}
-const reason = await skipReason();
-if (reason && process.env.HR_REQUIRE_DOCKER === '1')
-  throw new Error(`HR_REQUIRE_DOCKER=1 but the docker tests cannot run: ${reason}`);
+const reason = await dockerSkipReason('docker runner speed');
 
 const roots: string[] = [];
 function trialDirs(): TrialDirs {
   const root = mkdtempSync(path.join(os.tmpdir(), 'hr-docker-speed-'));
   roots.push(root);
-  const d = {
-    root,
-    workspace: path.join(root, 'workspace'),
-    home: path.join(root, 'home'),
-    tmp: path.join(root, 'tmp'),
-    bin: path.join(root, 'bin'),
-  };
-  for (const k of ['workspace', 'home', 'tmp', 'bin'] as const) mkdirSync(d[k]);
-  return d;
+  return trialDirsAt(root);
 }
 
 function launchOf(runner: DockerRunner, script: string, o: Partial<TrialLaunch> = {}): TrialLaunch {
