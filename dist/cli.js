@@ -45349,29 +45349,42 @@ var init_pool = __esm({
     RelayFailed = class extends Error {
     };
     WarmPool = class {
-      constructor(size, create, discard, track, closed) {
+      constructor(size, create, discardSlot, track, closed, sets = 1) {
         this.size = size;
         this.create = create;
-        this.discard = discard;
+        this.discardSlot = discardSlot;
         this.track = track;
         this.closed = closed;
+        this.sets = sets;
       }
       size;
       create;
-      discard;
+      discardSlot;
       track;
       closed;
+      sets;
       pools = /* @__PURE__ */ new Map();
+      /** A slot is discarded once: by the set's eviction, or by its own creation finishing after that. */
+      gone = /* @__PURE__ */ new WeakSet();
       disabled;
+      discard(s) {
+        if (this.gone.has(s)) return;
+        this.gone.add(s);
+        this.discardSlot(s);
+      }
       get enabled() {
         return this.size > 0 && !this.disabled;
       }
       /** A started container for this read-only set: the oldest warm one, else a new one. */
       async take(ro) {
         if (!this.enabled) return this.create(ro);
-        for (const [k, list5] of this.pools) {
+        const list4 = this.pools.get(ro.key) ?? [];
+        this.pools.delete(ro.key);
+        this.pools.set(ro.key, list4);
+        for (const [k, old] of this.pools) {
+          if (this.pools.size <= this.sets) break;
           if (k === ro.key) continue;
-          for (const p of list5)
+          for (const p of old)
             p.then(
               (s) => this.discard(s),
               () => {
@@ -45379,8 +45392,6 @@ var init_pool = __esm({
             );
           this.pools.delete(k);
         }
-        const list4 = this.pools.get(ro.key) ?? [];
-        this.pools.set(ro.key, list4);
         const next = list4.shift();
         this.refill(ro);
         if (next) {
@@ -46373,7 +46384,8 @@ var init_runner = __esm({
           (ro) => this.newSlot(ro),
           (s) => this.discard(s),
           (p) => this.track(p),
-          () => this.stopping !== void 0 || this.dead !== void 0
+          () => this.stopping !== void 0 || this.dead !== void 0,
+          Math.max(1, opts.prewarm?.length ?? 1)
         );
       }
       opts;
@@ -46485,7 +46497,7 @@ var init_runner = __esm({
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
-        if (this.opts.prewarmReadOnly) await this.prewarm(this.opts.prewarmReadOnly);
+        for (const set2 of this.opts.prewarm ?? []) await this.prewarm(set2.readOnly, set2.hide);
       }
       /** The image the trials run in and the id the daemon gave it (attested in the run result). */
       attest() {
@@ -46555,9 +46567,9 @@ var init_runner = __esm({
         return this.pool.take(ro);
       }
       /** Pre-starts warm containers for these read-only folders (optional; run() does it on first use). */
-      async prewarm(readOnly) {
+      async prewarm(readOnly, hide2 = []) {
         if (!this.user || !this.pool.enabled) return;
-        this.pool.refill(await this.roMounts(readOnly));
+        this.pool.refill(await this.roMounts(readOnly, hide2));
       }
       /** A container made for a trial, tracked so that stop() waits for one still being made. */
       newSlot(ro) {
@@ -68167,7 +68179,7 @@ async function drain(queue, limit, task) {
     pump();
   });
 }
-async function makeRunner(opts, runId, prewarmReadOnly) {
+async function makeRunner(opts, runId, prewarm) {
   if (opts.runner === "process" || opts.runner === "process-uncontained")
     return new ProcessRunner({
       containment: opts.runner === "process-uncontained" ? "off" : "auto",
@@ -68186,7 +68198,7 @@ async function makeRunner(opts, runId, prewarmReadOnly) {
     runId,
     // One idle container ready per concurrent trial; none ever serves a second trial.
     warm: opts.concurrency,
-    prewarmReadOnly,
+    prewarm,
     onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
   });
 }
@@ -68290,7 +68302,20 @@ async function runTargets(opts, targets, followUp) {
   const runId = runKey.slice(0, 12);
   const shared = [join17(actionRoot(), "dist"), adapter.dir, cacheDir];
   const readOnlyOf = targets.map((t) => [.../* @__PURE__ */ new Set([...shared, t.repoDir])]);
-  const runner = await makeRunner(opts, runId, [...new Set(readOnlyOf.flat())]);
+  const evidenceDirOf = (out) => opts.keep_evidence ? join17(dirname12(out), `${basename3(out, ".json")}.evidence`) : void 0;
+  for (const t of targets) {
+    await mkdir8(dirname12(resolve9(t.out)), { recursive: true });
+    const d = evidenceDirOf(t.out);
+    if (d) await mkdir8(d, { recursive: true });
+  }
+  const hidden = [
+    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i])))
+  ];
+  const runner = await makeRunner(
+    opts,
+    runId,
+    readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden }))
+  );
   try {
     await runner.start();
   } catch (e3) {
@@ -68301,14 +68326,6 @@ async function runTargets(opts, targets, followUp) {
   benchMark("runner_started");
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join17(dirname12(out), `${basename3(out, ".json")}.evidence`) : void 0;
-  for (const t of targets) {
-    const d = evidenceDirOf(t.out);
-    if (d) await mkdir8(d, { recursive: true });
-  }
-  const hidden = [
-    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i])))
-  ];
   const written = new WrittenFiles();
   const image = runner.attest?.().image;
   const caseInfos = cases.map((lc) => ({

@@ -59,7 +59,11 @@ export async function drain<T>(queue: T[], limit: number, task: (item: T) => Pro
   });
 }
 
-async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: string[]): Promise<Runner> {
+async function makeRunner(
+  opts: RunOptions,
+  runId: string,
+  prewarm: { readOnly: string[]; hide: string[] }[],
+): Promise<Runner> {
   if (opts.runner === 'process' || opts.runner === 'process-uncontained')
     return new ProcessRunner({
       containment: opts.runner === 'process-uncontained' ? 'off' : 'auto',
@@ -78,7 +82,7 @@ async function makeRunner(opts: RunOptions, runId: string, prewarmReadOnly: stri
     runId,
     // One idle container ready per concurrent trial; none ever serves a second trial.
     warm: opts.concurrency,
-    prewarmReadOnly,
+    prewarm,
     onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
   }) as Runner;
 }
@@ -239,7 +243,26 @@ export async function runTargets(
   // the harness install cache and the tree under test. The same list for every trial of a tree.
   const shared = [join(actionRoot(), 'dist'), adapter.dir, cacheDir];
   const readOnlyOf = targets.map((t) => [...new Set([...shared, t.repoDir])]);
-  const runner = await makeRunner(opts, runId, [...new Set(readOnlyOf.flat())]);
+  const evidenceDirOf = (out: string) =>
+    opts.keep_evidence ? join(dirname(out), `${basename(out, '.json')}.evidence`) : undefined;
+  // Made before the runner starts, not at the first kept trial: a folder that appears later would not be
+  // hidden from the trials already running, nor from the containers started ahead for them.
+  for (const t of targets) {
+    await mkdir(dirname(resolve(t.out)), { recursive: true });
+    const d = evidenceDirOf(t.out);
+    if (d) await mkdir(d, { recursive: true });
+  }
+  // What no trial may see: every tree's result (and its temp file's folder when that is ours alone) and
+  // evidence: a base trial never sees the head's result, nor the reverse.
+  const hidden = [
+    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i]!))),
+  ];
+  // Containers started ahead get exactly what each tree's trials get (one warm set per tree).
+  const runner = await makeRunner(
+    opts,
+    runId,
+    readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden })),
+  );
   // Before the header is written: the header records what contains the trials. A start that fails
   // half-way (a daemon that answered, then an image that is missing) still tears down what it made.
   try {
@@ -252,19 +275,6 @@ export async function runTargets(
   // A SIGKILLed engine leaves its work root behind: the next run removes it.
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
-  const evidenceDirOf = (out: string) =>
-    opts.keep_evidence ? join(dirname(out), `${basename(out, '.json')}.evidence`) : undefined;
-  // Made now, not at the first kept trial: a folder that appears mid-run would not be hidden from the
-  // trials already running.
-  for (const t of targets) {
-    const d = evidenceDirOf(t.out);
-    if (d) await mkdir(d, { recursive: true });
-  }
-  // What no trial may see: every tree's result (and its temp file's folder when that is ours alone) and
-  // evidence: a base trial never sees the head's result, nor the reverse.
-  const hidden = [
-    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i]!))),
-  ];
   // Every file the engine writes (result, evidence), with its digest, to check before it is trusted.
   const written = new WrittenFiles();
   // Docker: the image id is known once the daemon has been asked (in start()).

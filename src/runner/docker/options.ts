@@ -73,8 +73,12 @@ export interface DockerRunnerOptions {
    * trial starts). A container never serves a second trial.
    */
   warm?: number;
-  /** Read-only folders to pre-start warm containers for during start() (e.g. the action's dist/). */
-  prewarmReadOnly?: string[];
+  /**
+   * What the trials will mount, one entry per set (a tree: base and head have one each): start() starts
+   * warm containers for each, and the pool keeps that many sets warm at once, so trials that alternate
+   * between trees never throw each other's containers away.
+   */
+  prewarm?: { readOnly: string[]; hide?: string[] }[];
 }
 
 export function socketFromEnv(): string {

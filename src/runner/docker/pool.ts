@@ -1,6 +1,7 @@
 // Warm containers: created and started ahead (idle, ~0.5 s on two cores) while earlier trials run, so a
-// trial only pays for its copies and execs. One pool per set of read-only mounts; a container never
-// serves a second trial; a container made for a set that is no longer needed is discarded.
+// trial only pays for its copies and execs. One pool per set of read-only mounts, up to `sets` of them at
+// once (base and head trees alternate trial by trial); a container never serves a second trial; the
+// containers of the least recently used set beyond that are discarded.
 import type Docker from 'dockerode';
 import type { RoSet } from './mounts.js';
 import type { RelayControl } from './network.js';
@@ -21,15 +22,24 @@ export class RelayFailed extends Error {}
 
 export class WarmPool {
   private readonly pools = new Map<string, Promise<Slot>[]>();
+  /** A slot is discarded once: by the set's eviction, or by its own creation finishing after that. */
+  private readonly gone = new WeakSet<Slot>();
   disabled?: string;
 
   constructor(
     private readonly size: number,
     private readonly create: (ro: RoSet) => Promise<Slot>,
-    private readonly discard: (s: Slot) => void,
+    private readonly discardSlot: (s: Slot) => void,
     private readonly track: (p: Promise<unknown>) => void,
     private readonly closed: () => boolean,
+    private readonly sets = 1,
   ) {}
+
+  private discard(s: Slot): void {
+    if (this.gone.has(s)) return;
+    this.gone.add(s);
+    this.discardSlot(s);
+  }
 
   get enabled(): boolean {
     return this.size > 0 && !this.disabled;
@@ -38,17 +48,20 @@ export class WarmPool {
   /** A started container for this read-only set: the oldest warm one, else a new one. */
   async take(ro: RoSet): Promise<Slot> {
     if (!this.enabled) return this.create(ro);
-    for (const [k, list] of this.pools) {
+    // Most recently used last (a Map keeps insertion order); beyond `sets`, the oldest sets go.
+    const list = this.pools.get(ro.key) ?? [];
+    this.pools.delete(ro.key);
+    this.pools.set(ro.key, list);
+    for (const [k, old] of this.pools) {
+      if (this.pools.size <= this.sets) break;
       if (k === ro.key) continue;
-      for (const p of list)
+      for (const p of old)
         p.then(
           (s) => this.discard(s),
           () => {},
         );
       this.pools.delete(k);
     }
-    const list = this.pools.get(ro.key) ?? [];
-    this.pools.set(ro.key, list);
     const next = list.shift();
     this.refill(ro);
     if (next) {

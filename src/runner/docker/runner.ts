@@ -125,6 +125,7 @@ export class DockerRunner implements Runner {
       (s) => this.discard(s),
       (p) => this.track(p),
       () => this.stopping !== undefined || this.dead !== undefined,
+      Math.max(1, opts.prewarm?.length ?? 1),
     );
   }
 
@@ -218,7 +219,7 @@ export class DockerRunner implements Runner {
       path.join(this.tmpRoot, 'owner.json'),
       JSON.stringify({ owner: ownerId(), boot: BOOT_ID }),
     );
-    if (this.opts.prewarmReadOnly) await this.prewarm(this.opts.prewarmReadOnly);
+    for (const set of this.opts.prewarm ?? []) await this.prewarm(set.readOnly, set.hide);
   }
 
   /** The image the trials run in and the id the daemon gave it (attested in the run result). */
@@ -300,9 +301,9 @@ export class DockerRunner implements Runner {
   }
 
   /** Pre-starts warm containers for these read-only folders (optional; run() does it on first use). */
-  async prewarm(readOnly: string[]): Promise<void> {
+  async prewarm(readOnly: string[], hide: string[] = []): Promise<void> {
     if (!this.user || !this.pool.enabled) return;
-    this.pool.refill(await this.roMounts(readOnly));
+    this.pool.refill(await this.roMounts(readOnly, hide));
   }
 
   /** A container made for a trial, tracked so that stop() waits for one still being made. */
