@@ -179,6 +179,32 @@ describe('the bundled action on pull_request events', () => {
     expect(r.stdout).not.toContain('could not create the check run');
   }, 60_000);
 
+  it('a 502 to a POST that did create the check run: found by its id, never a second check run', async () => {
+    gh.reset();
+    gh.inject({
+      method: 'POST',
+      path: /\/check-runs$/,
+      status: 502,
+      body: { message: 'Bad Gateway' },
+      after: true,
+    });
+    const r = await runAction({
+      with: {
+        'run-result': fixture('reference-guarded-one-regression.json'),
+        baseline: 'file:baseline.json',
+      },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1); // the verdict stands
+    expect(gh.faulted.map((f) => `${f.method} ${f.status}`)).toEqual(['POST 502']);
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.checkRuns[0]!.conclusion).toBe('failure');
+    expect(gh.requests.map((q) => `${q.method} ${q.route}`)).toContain(
+      'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+    );
+    expect(r.stdout).not.toContain('could not create the check run');
+    expect(gh.violations).toEqual([]);
+  }, 60_000);
+
   it('check-run: false (a shard job, with comment: false) creates no check run and no comment', async () => {
     gh.reset();
     const r = await runAction({

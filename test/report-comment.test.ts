@@ -169,6 +169,7 @@ describe('the sticky comment after a retried POST', () => {
       },
       createCheckRun: async () => ({ id: 1 }),
       updateCheckRun: async () => ({ id: 1 }),
+      listCheckRunsForRef: async () => [],
     };
     const marker = '<!-- harness-risk-action:reference:guarded -->';
     const r = await upsertStickyComment(api, {

@@ -321,6 +321,9 @@ function memoryApi(initial: IssueComment[] = []) {
         1,
       );
     },
+    async listCheckRunsForRef() {
+      return [];
+    },
     async createCheckRun(p) {
       expect(p.output.annotations?.length ?? 0).toBeLessThanOrEqual(50);
       const c = { id: next++, annotations: [...(p.output.annotations ?? [])], requests: 1 };

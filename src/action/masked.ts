@@ -41,6 +41,7 @@ export function maskedGitHub(api: GitHubApi, mask: SecretMask): GitHubApi {
     deleteIssueComment: (p) => api.deleteIssueComment(p),
     createCheckRun: (p) => api.createCheckRun(mask.deep(p)),
     updateCheckRun: (p) => api.updateCheckRun(mask.deep(p)),
+    listCheckRunsForRef: (p) => api.listCheckRunsForRef(p),
   };
 }
 

@@ -4,6 +4,7 @@
 // Where an annotation points: anchors.ts (the artifact's line in a repository case, the `configs: NAME:`
 // line of the adapter file, the workflow step), never line 1 when a better line is known. Built-in cases
 // are linked in the action's repository at the running version.
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CaseComparison, Comparison } from '../compare/compare.js';
@@ -17,7 +18,14 @@ import {
   workflowStepLine,
 } from './anchors.js';
 import { sanitizeText } from './escape.js';
-import type { CheckAnnotation, CheckConclusion, CheckOutput, GitHubApi, Repo } from './github.js';
+import {
+  type CheckAnnotation,
+  type CheckConclusion,
+  type CheckOutput,
+  type GitHubApi,
+  httpStatus,
+  type Repo,
+} from './github.js';
 import {
   ANNOTATION_MESSAGE_LIMIT,
   ANNOTATION_TITLE_LIMIT,
@@ -195,7 +203,15 @@ export interface CheckRunOutcome {
   annotations: number;
 }
 
-/** Creates a completed check run with the first 50 annotations, then appends the rest 50 per update. */
+/** Attempts at creating the check run when GitHub answers 5xx (or the connection drops). */
+const CREATE_ATTEMPTS = 3;
+/** Waits before looking for the run (1 s, 4 s, 9 s: the retry plugin's schedule). */
+const wait = (attempt: number) => new Promise((ok) => setTimeout(ok, 1000 * attempt ** 2));
+
+/**
+ * Creates a completed check run with the first 50 annotations, then appends the rest 50 per update. Never
+ * two runs for one publish: after a failed POST it looks for the run under this publish's external id.
+ */
 export async function publishCheckRun(api: GitHubApi, r: CheckRunRequest): Promise<CheckRunOutcome> {
   const batches: CheckAnnotation[][] = [];
   for (let i = 0; i < r.annotations.length; i += ANNOTATIONS_PER_REQUEST) {
@@ -207,19 +223,41 @@ export async function publishCheckRun(api: GitHubApi, r: CheckRunRequest): Promi
     ...(r.text ? { text: r.text.slice(0, CHECK_TEXT_LIMIT) } : {}),
     ...(annotations?.length ? { annotations } : {}),
   });
-  const created = await api.createCheckRun({
-    owner: r.owner,
-    repo: r.repo,
-    name: sanitizeText(r.name, 100),
-    head_sha: r.head_sha,
-    status: 'completed',
-    conclusion: r.conclusion,
-    completed_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    ...(r.details_url ? { details_url: r.details_url } : {}),
-    ...(r.external_id ? { external_id: r.external_id } : {}),
-    output: output(batches[0]),
-  });
-  let requests = 1;
+  const name = sanitizeText(r.name, 100);
+  // This publish's own id: a run found under it after a failed POST is the one that POST made.
+  const externalId = `${r.external_id ?? 'harness-risk'}#${randomBytes(6).toString('hex')}`;
+  const create = () =>
+    api.createCheckRun({
+      owner: r.owner,
+      repo: r.repo,
+      name,
+      head_sha: r.head_sha,
+      status: 'completed',
+      conclusion: r.conclusion,
+      completed_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      ...(r.details_url ? { details_url: r.details_url } : {}),
+      external_id: externalId,
+      output: output(batches[0]),
+    });
+  let requests = 0;
+  let created: { id: number; html_url?: string | null } | undefined;
+  for (let attempt = 1; !created; attempt++) {
+    try {
+      requests++;
+      created = await create();
+    } catch (e) {
+      // A 5xx or a lost connection may come after GitHub made the run: look before posting again.
+      const status = httpStatus(e);
+      if (status !== undefined && status < 500) throw e;
+      await wait(attempt);
+      const made = await api
+        .listCheckRunsForRef({ owner: r.owner, repo: r.repo, ref: r.head_sha, check_name: name })
+        .catch(() => []);
+      requests++;
+      created = made.find((c) => c.external_id === externalId);
+      if (!created && attempt >= CREATE_ATTEMPTS) throw e;
+    }
+  }
   for (const batch of batches.slice(1)) {
     await api.updateCheckRun({
       owner: r.owner,

@@ -52,6 +52,10 @@ export interface GitHubApi {
     },
   ): Promise<{ id: number; html_url?: string | null }>;
   updateCheckRun(p: Repo & { check_run_id: number; output: CheckOutput }): Promise<{ id: number }>;
+  /** The check runs named `check_name` on commit `ref` (to find one a failed POST may have made). */
+  listCheckRunsForRef(
+    p: Repo & { ref: string; check_name: string },
+  ): Promise<{ id: number; external_id?: string | null; html_url?: string | null }[]>;
 }
 
 /** Minimal structural type of the Octokit that @actions/github's getOctokit returns. */
@@ -87,7 +91,26 @@ export function octokitApi(octokit: OctokitLike): GitHubApi {
       await octokit.request('DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}', p);
     },
     async createCheckRun(p) {
-      return (await octokit.request('POST /repos/{owner}/{repo}/check-runs', p)).data;
+      // Not retried by the client: GitHub may answer 5xx to a POST that created the run, and a blind retry
+      // makes a second one. publishCheckRun looks for it before posting again.
+      return (
+        await octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...p, request: { retries: 0 } })
+      ).data;
+    },
+    async listCheckRunsForRef({ owner, repo, ref, check_name }) {
+      const r = await octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
+        owner,
+        repo,
+        ref,
+        check_name,
+        filter: 'all',
+        per_page: 100,
+      });
+      return (r.data.check_runs ?? []) as {
+        id: number;
+        external_id?: string | null;
+        html_url?: string | null;
+      }[];
     },
     async updateCheckRun(p) {
       return (await octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', p)).data;

@@ -187,6 +187,11 @@ export interface Fault {
   headers?: Record<string, string>;
   /** How many matching requests fail (default 1). */
   times?: number;
+  /**
+   * The request is carried out, then answered with the fault: GitHub's load balancer answering 502 to a
+   * POST that did create the resource (a retry then makes a second one).
+   */
+  after?: boolean;
 }
 
 /** GitHub's answer to a secondary rate limit (its documented message and a retry-after header). */
@@ -290,7 +295,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     const raw = await readBody(req);
     const rec: RecordedRequest = { method: method.toUpperCase(), path: url.pathname, status: 0 };
     state.requests.push(rec);
+    let answerWith: Fault | undefined;
     const send = (status: number, body?: Json, headers: Record<string, string> = {}) => {
+      if (answerWith) {
+        [status, body, headers] = [
+          answerWith.status,
+          answerWith.body ?? { message: 'Server Error' },
+          answerWith.headers ?? {},
+        ];
+        answerWith = undefined;
+      }
       rec.status = status;
       res.writeHead(status, {
         'content-type': 'application/json; charset=utf-8',
@@ -311,7 +325,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     if (fault) {
       fault.times = (fault.times ?? 1) - 1;
       state.faulted.push(rec);
-      return send(fault.status, fault.body ?? { message: 'Server Error' }, fault.headers);
+      if (fault.after) answerWith = fault;
+      else return send(fault.status, fault.body ?? { message: 'Server Error' }, fault.headers);
     }
 
     // Route by the description: the template with the most literal segments wins.
@@ -481,6 +496,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         rec.status = 204;
         res.writeHead(204);
         return res.end();
+      }
+      case 'get /repos/{owner}/{repo}/commits/{ref}/check-runs': {
+        const runs = state.checkRuns.filter(
+          (c) =>
+            c.head_sha === values.ref && (values.check_name === undefined || c.name === values.check_name),
+        );
+        return respond(200, {
+          total_count: runs.length,
+          check_runs: runs.map((c) => checkJson(values.owner, values.repo, c)),
+        });
       }
       case 'post /repos/{owner}/{repo}/check-runs':
       case 'patch /repos/{owner}/{repo}/check-runs/{check_run_id}': {
