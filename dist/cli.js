@@ -44995,6 +44995,9 @@ function hostConfig(mounts, o) {
   return {
     // Only the container's own loopback: the endpoint arrives over a unix socket (see network.ts).
     NetworkMode: "none",
+    // An init (the daemon's docker-init, tini) as pid 1 reaps what the harness orphans: the relay is node,
+    // which waits only for its own children, and every unreaped zombie keeps a slot of the process limit.
+    Init: true,
     Mounts: mounts,
     Memory: o.memory,
     MemorySwap: o.memory,

@@ -415,6 +415,27 @@ function suite(f: RunnerFactory) {
       expect(t.outcome.stdout).not.toContain(`STARTED ${scaled(10_000)}`);
     });
 
+    resource('orphans the harness leaves are reaped, so they do not use up the process limit', async () => {
+      // 300 orphans under a limit of 64: each must be reaped by the sandbox's init, or the forks fail.
+      const t = await trial(limited, 'orphans.sh', { env: () => ({ ORPHANS: scaled(300) }) });
+      await t.done();
+      expect(t.outcome.stdout).toContain(`REAPED ${scaled(300)}`);
+    });
+
+    resource(
+      'a fork bomb left running after the harness does not keep the trial files from coming back',
+      async () => {
+        const t = await trial(limited, 'refill.sh');
+        const file = join(t.dirs.home, 'refill.txt');
+        const kept = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+        await t.done();
+        expect(t.outcome.stdout).toContain('LEFT');
+        expect(t.outcome.limit_hit).toMatch(/^process limit \(64 processes and threads\) reached/);
+        expect(t.outcome.infra_error).toBeUndefined();
+        expect(kept).toBe('kept\n');
+      },
+    );
+
     resource('a 2 GiB file hits the file size limit, and the trial says so', async () => {
       const t = await trial(limited, 'bigfile.sh', { env: () => ({ FILE_MB: scaled(2048) }) });
       const size = existsSync(join(t.dirs.home, 'big.bin')) ? statSync(join(t.dirs.home, 'big.bin')).size : 0;

@@ -139,9 +139,9 @@ async function runTrialSpanned(
         sp,
       ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
     let copied = await copyOut();
-    // After a fork bomb the pids cgroup can stay full for a moment (killed processes not yet gone), and the
-    // exec's own shell then cannot start: its script never ran (no `disk` line, nothing packed). Try again
-    // while the kernel catches up, so the limit is named and the files come back.
+    // The process limit can still be full when the harness is gone (what it left behind keeps forking into
+    // every freed slot), and the exec's own shell then cannot start: its script never ran (no `disk` line,
+    // nothing packed). Try again while the kernel catches up, so the limit is named and the files come back.
     for (let i = 0; i < COPY_OUT_RETRIES && !ranProbe(copied.probe); i++) {
       await new Promise((ok) => setTimeout(ok, 250 * (i + 1)));
       copied = await copyOut();
