@@ -46611,6 +46611,10 @@ var init_runner = __esm({
           const died = this.events.containerDied(container.id);
           const t1 = performance.now();
           await container.start().catch((e3) => {
+            if (/docker-init|init binary|init-path/i.test(errText(e3)))
+              throw new RelayFailed(
+                `the docker daemon cannot start an init in the trial's container (${errText(e3)}); install its init (docker-init, Debian's tini package) or set the daemon's "init-path"`
+              );
             if (/executable file not found|no such file or directory/i.test(errText(e3)))
               throw new RelayFailed(
                 `the container's endpoint relay cannot start in ${this.image} (${errText(e3)}); the image must provide node`

@@ -347,6 +347,11 @@ export class DockerRunner implements Runner {
       const died = this.events.containerDied(container.id);
       const t1 = performance.now();
       await container.start().catch((e) => {
+        // The daemon has no init binary to put at pid 1 (Init: true).
+        if (/docker-init|init binary|init-path/i.test(errText(e)))
+          throw new RelayFailed(
+            `the docker daemon cannot start an init in the trial's container (${errText(e)}); install its init (docker-init, Debian's tini package) or set the daemon's "init-path"`,
+          );
         // The relay's node is missing: the daemon refuses to start it.
         if (/executable file not found|no such file or directory/i.test(errText(e)))
           throw new RelayFailed(
