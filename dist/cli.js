@@ -62748,137 +62748,18 @@ var ResultWriter = class {
   }
 };
 
-// src/runner/process.ts
-import { spawn as spawn3 } from "node:child_process";
-import { chmodSync, existsSync as existsSync10, mkdtempSync as mkdtempSync2, readdirSync as readdirSync7, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
-import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import { dirname as dirname9, join as join12 } from "node:path";
-
-// src/runner/contain/bwrap.ts
-import { existsSync as existsSync7, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname as dirname8 } from "node:path";
-
-// src/runner/contain/init.ts
-var INIT_SOURCE = String.raw`
-const net = require('node:net');
-const fs = require('node:fs');
-const { spawn } = require('node:child_process');
-const spec = JSON.parse(process.argv[process.argv.length - 1]);
-const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
-// fds 0-2 are the harness's too (one open file description each). Node makes a pipe or socket
-// non-blocking the first time process.stdin/stdout/stderr is touched (stream.pipe() below touches them
-// to compare), and O_NONBLOCK belongs to the description: the harness would then get EAGAIN on a full
-// pipe (Codex: "failed printing to stdout"). So ours are never made: our own words go out blocking.
-const { Readable, Writable } = require('node:stream');
-const own = (fd) => new Writable({ write(chunk, _enc, cb) { try { fs.writeSync(fd, chunk); } catch {} cb(); } });
-const ownStdio = { stdin: new Readable({ read() { this.push(null); } }), stdout: own(1), stderr: own(2) };
-for (const [name, stream] of Object.entries(ownStdio))
-  Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
-const relay = net.createServer((c) => {
-  const u = net.connect(spec.socket);
-  const end = () => { c.destroy(); u.destroy(); };
-  c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
-  c.pipe(u); u.pipe(c);
-});
-relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
-relay.listen(spec.port, '127.0.0.1', () => {
-  const [cmd, ...args] = spec.command;
-  // fd 3 is ours (the status pipe): the harness gets /dev/null there.
-  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
-  const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
-  process.on('SIGTERM', () => forward('SIGTERM'));
-  process.on('SIGINT', () => forward('SIGINT'));
-  child.on('error', (e) => {
-    // spawn says ENOENT for a missing cwd too: tell the two apart, the fix is in a different field.
-    const noCwd = e.code === 'ENOENT' && !fs.existsSync(spec.cwd);
-    report({ spawn_error: noCwd ? 'launch.cwd ' + spec.cwd + ' does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})' : e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
-    process.exit(127);
-  });
-  child.on('exit', (code, signal) => {
-    report({ exit_code: code, signal });
-    process.exit(code === null ? 128 : code);
-  });
-});
-`;
-
-// src/runner/contain/bwrap.ts
-var SOCKET_DIR_IN_SANDBOX = "/run/hr";
-var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
-var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
-function nodePrefix() {
-  return dirname8(dirname8(realpathSync(process.execPath)));
-}
-function ancestors(p) {
-  const parts = p.split("/").filter(Boolean);
-  return parts.slice(0, -1).map((_, k) => `/${parts.slice(0, k + 1).join("/")}`).filter((d) => d !== "/tmp");
-}
-function bwrapArgs(i) {
-  const a = [
-    "--die-with-parent",
-    // setsid: the harness cannot reach our terminal (TIOCSTI) and is its own session.
-    "--new-session",
-    "--unshare-pid",
-    "--unshare-net",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--hostname",
-    "harness"
-  ];
-  if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
-  for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
-  for (const l of SYSTEM_LINKS) {
-    if (!existsSync7(l)) continue;
-    if (lstatSync(l).isSymbolicLink()) a.push("--symlink", readlinkSync(l), l);
-    else a.push("--ro-bind", l, l);
-  }
-  a.push("--ro-bind", nodePrefix(), nodePrefix());
-  a.push("--proc", "/proc", "--dev", "/dev");
-  a.push("--perms", "1777", "--size", String(i.limits.disk_bytes), "--tmpfs", "/tmp");
-  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
-  const covered = (d) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
-  const made = /* @__PURE__ */ new Set();
-  for (const dest of dests)
-    for (const d of ancestors(dest))
-      if (!covered(d) && !made.has(d)) {
-        made.add(d);
-        a.push("--perms", "0755", "--dir", d);
-      }
-  for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
-  for (const p of i.readOnly)
-    if (existsSync7(`${p}/.git/config`)) a.push("--ro-bind", "/dev/null", `${p}/.git/config`);
-  for (const p of i.hide) {
-    if (!existsSync7(p)) continue;
-    if (lstatSync(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
-    else a.push("--ro-bind", "/dev/null", p);
-  }
-  for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push("--bind", d, d);
-  a.push("--perms", "0755", "--dir", "/run", "--ro-bind", i.socketDir, SOCKET_DIR_IN_SANDBOX);
-  a.push("--chdir", "/");
-  a.push("--");
-  if (i.mode.kind === "root") {
-    a.push(
-      i.tools.setpriv,
-      `--reuid=${i.mode.uid}`,
-      `--regid=${i.mode.gid}`,
-      "--clear-groups",
-      "--inh-caps=-all",
-      "--bounding-set=-all",
-      "--no-new-privs",
-      "--"
-    );
-  }
-  a.push(i.tools.prlimit, `--fsize=${i.limits.file_size_bytes}`, "--core=0");
-  if (i.via.pids === "rlimit nproc") a.push(`--nproc=${i.limits.pids}`);
-  if (i.via.memory === "rlimit data") a.push(`--data=${i.limits.memory_bytes}`);
-  a.push("--", process.execPath, "-e", INIT_SOURCE, "--", JSON.stringify(i.spec));
-  return a;
-}
+// src/runner/contain/host.ts
+init_shared();
+import { execFile as execFile2, spawnSync } from "node:child_process";
+import { existsSync as existsSync8, readdirSync as readdirSync6, readFileSync as readFileSync11, rmSync as rmSync3 } from "node:fs";
+import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import { delimiter, join as join11 } from "node:path";
+import { promisify as promisify2 } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync8, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join as join10 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
@@ -62909,15 +62790,15 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync8(join10(ROOT, "memory", "memory.limit_in_bytes"))) {
+  if (mem !== void 0 && pids !== void 0 && existsSync7(join10(ROOT, "memory", "memory.limit_in_bytes"))) {
     const memoryParent = join10(ROOT, "memory", mem);
     const pidsParent = join10(ROOT, "pids", pids);
     if (await writable2(memoryParent) && await writable2(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync8(join10(ROOT, "cgroup.controllers")) ? ROOT : join10(ROOT, "unified");
-  if (unified !== void 0 && existsSync8(join10(v2root, "cgroup.controllers"))) {
+  const v2root = existsSync7(join10(ROOT, "cgroup.controllers")) ? ROOT : join10(ROOT, "unified");
+  if (unified !== void 0 && existsSync7(join10(v2root, "cgroup.controllers"))) {
     const parent = join10(v2root, unified);
     try {
       const sub = (await readFile(join10(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
@@ -63003,35 +62884,37 @@ async function sweepCgroups(plan) {
 }
 
 // src/runner/contain/host.ts
-init_shared();
-import { execFile as execFile2, execFileSync, spawnSync } from "node:child_process";
-import { existsSync as existsSync9, readdirSync as readdirSync6, readFileSync as readFileSync11, rmSync as rmSync3 } from "node:fs";
-import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { delimiter, join as join11 } from "node:path";
-import { promisify as promisify2 } from "node:util";
 var SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
 var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
 var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
     const p = join11(dir, cmd);
-    if (dir && existsSync9(p)) return p;
+    if (dir && existsSync8(p)) return p;
   }
   return void 0;
 }
 var execFileAsync = promisify2(execFile2);
 var isRoot = () => process.getuid?.() === 0;
-var canSudo = () => !isRoot() && spawnSync("sudo", ["-n", "true"], { stdio: "ignore" }).status === 0;
+var canSudo = async () => !isRoot() && (await run2(["sudo", "-n", "true"], 1e4)).ok;
 var asRoot = (cmd) => isRoot() ? cmd : ["sudo", "-n", ...cmd];
 function run2(cmd, timeoutMs = 12e4) {
-  const r = spawnSync(cmd[0], cmd.slice(1), {
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: timeoutMs,
-    // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
-    env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", DEBIAN_FRONTEND: "noninteractive" }
+  return new Promise((done) => {
+    execFile2(
+      cmd[0],
+      cmd.slice(1),
+      {
+        timeout: timeoutMs,
+        // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
+        env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", DEBIAN_FRONTEND: "noninteractive" }
+      },
+      (e3, stdout, stderr) => done({
+        ok: !e3,
+        err: (String(stderr ?? "") || (e3?.message ?? "")).trim(),
+        out: String(stdout ?? "").trim()
+      })
+    );
   });
-  return { ok: r.status === 0, err: (r.stderr?.toString() ?? r.error?.message ?? "").trim() };
 }
 function mountCommand(dir, bytes, uid, gid, how) {
   const cmd = [
@@ -63046,9 +62929,6 @@ function mountCommand(dir, bytes, uid, gid, how) {
   return split2(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd);
 }
 var unmountCommand = (dir, how) => split2(how === "sudo" ? ["sudo", "-n", "umount", "-l", dir] : ["umount", "-l", dir]);
-function mountTmpfs(dir, bytes, uid, gid, how) {
-  execFileSync(...mountCommand(dir, bytes, uid, gid, how), { stdio: ["ignore", "ignore", "pipe"] });
-}
 async function mountTmpfsAsync(dir, bytes, uid, gid, how) {
   await execFileAsync(...mountCommand(dir, bytes, uid, gid, how));
 }
@@ -63098,8 +62978,8 @@ function sweepSocketDirs() {
 async function tmpfsWorks(how) {
   const d = await mkdtemp2(join11(tmpdir3(), "hr-tmpfs-probe-"));
   try {
-    mountTmpfs(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
-    unmount(d, how);
+    await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
+    await unmountAsync(d, how);
     return true;
   } catch {
     return false;
@@ -63116,21 +62996,25 @@ function smoke(bwrap, mode) {
     args.push("setpriv", `--reuid=${mode.uid}`, `--regid=${mode.gid}`, "--clear-groups", "--");
   return run2([bwrap, ...args, "true"], 1e4);
 }
+async function diskMountOf(sudo) {
+  if (isRoot()) return await tmpfsWorks("direct") ? "direct" : "none";
+  return sudo && await tmpfsWorks("sudo") ? "sudo" : "none";
+}
 async function planHost(opts) {
   const notes = [];
   if (process.platform !== "linux")
     return { contained: false, reason: `no namespaces on ${process.platform} (Linux only)`, notes };
-  const sudo = canSudo();
+  const sudo = await canSudo();
   let bwrap = which("bwrap");
   if (!bwrap && opts.setup && (isRoot() || sudo)) {
     const install = () => run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
-    let r2 = install();
+    let r2 = await install();
     if (!r2.ok) {
-      run2(asRoot(["apt-get", "update", "-qq"]));
-      r2 = install();
+      await run2(asRoot(["apt-get", "update", "-qq"]));
+      r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync9("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync8("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -63146,12 +63030,17 @@ async function planHost(opts) {
     return { contained: false, reason: "prlimit not found: install util-linux", notes };
   }
   if (mode.kind === "userns" && readText(APPARMOR_USERNS) === "1") {
-    if (opts.setup && sudo && run2(["sudo", "-n", "sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"]).ok)
+    if (opts.setup && sudo && (await run2(["sudo", "-n", "sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"])).ok)
       notes.push(
         "allowed unprivileged user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
       );
   }
-  const s = smoke(bwrap, mode);
+  const [s, cgroups, diskMount, version2] = await Promise.all([
+    smoke(bwrap, mode),
+    planCgroups(),
+    diskMountOf(sudo),
+    run2([bwrap, "--version"]).then((r) => r.ok && r.out || "bwrap")
+  ]);
   if (!s.ok) {
     const hint = mode.kind === "userns" && readText(APPARMOR_USERNS) === "1" ? ": AppArmor restricts unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`" : "";
     return {
@@ -63160,8 +63049,6 @@ async function planHost(opts) {
       notes
     };
   }
-  const cgroups = await planCgroups();
-  const diskMount = isRoot() ? await tmpfsWorks("direct") ? "direct" : "none" : sudo && await tmpfsWorks("sudo") ? "sudo" : "none";
   if (diskMount !== "none") {
     const n = sweepMounts(diskMount);
     if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
@@ -63171,7 +63058,6 @@ async function planHost(opts) {
     const n = await sweepCgroups(cgroups);
     if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
   }
-  const version2 = run2([bwrap, "--version"]).ok ? execFileSync(bwrap, ["--version"]).toString().trim() : "bwrap";
   const mechanism = mode.kind === "root" ? `${version2}, as root; the harness runs as uid ${mode.uid} without capabilities` : `${version2}, unprivileged user namespace`;
   const cg = cgroups ? `cgroup ${cgroups.version}` : void 0;
   return {
@@ -63200,6 +63086,134 @@ function readText(p) {
   } catch {
     return void 0;
   }
+}
+
+// src/runner/process.ts
+import { spawn as spawn3 } from "node:child_process";
+import { chmodSync, existsSync as existsSync10, mkdtempSync as mkdtempSync2, readdirSync as readdirSync7, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
+import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import { dirname as dirname9, join as join12 } from "node:path";
+
+// src/runner/contain/bwrap.ts
+import { existsSync as existsSync9, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname as dirname8 } from "node:path";
+
+// src/runner/contain/init.ts
+var INIT_SOURCE = String.raw`
+const net = require('node:net');
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const spec = JSON.parse(process.argv[process.argv.length - 1]);
+const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
+// fds 0-2 are the harness's too (one open file description each). Node makes a pipe or socket
+// non-blocking the first time process.stdin/stdout/stderr is touched (stream.pipe() below touches them
+// to compare), and O_NONBLOCK belongs to the description: the harness would then get EAGAIN on a full
+// pipe (Codex: "failed printing to stdout"). So ours are never made: our own words go out blocking.
+const { Readable, Writable } = require('node:stream');
+const own = (fd) => new Writable({ write(chunk, _enc, cb) { try { fs.writeSync(fd, chunk); } catch {} cb(); } });
+const ownStdio = { stdin: new Readable({ read() { this.push(null); } }), stdout: own(1), stderr: own(2) };
+for (const [name, stream] of Object.entries(ownStdio))
+  Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
+const relay = net.createServer((c) => {
+  const u = net.connect(spec.socket);
+  const end = () => { c.destroy(); u.destroy(); };
+  c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
+  c.pipe(u); u.pipe(c);
+});
+relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
+relay.listen(spec.port, '127.0.0.1', () => {
+  const [cmd, ...args] = spec.command;
+  // fd 3 is ours (the status pipe): the harness gets /dev/null there.
+  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
+  const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+  process.on('SIGTERM', () => forward('SIGTERM'));
+  process.on('SIGINT', () => forward('SIGINT'));
+  child.on('error', (e) => {
+    // spawn says ENOENT for a missing cwd too: tell the two apart, the fix is in a different field.
+    const noCwd = e.code === 'ENOENT' && !fs.existsSync(spec.cwd);
+    report({ spawn_error: noCwd ? 'launch.cwd ' + spec.cwd + ' does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})' : e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
+    process.exit(127);
+  });
+  child.on('exit', (code, signal) => {
+    report({ exit_code: code, signal });
+    process.exit(code === null ? 128 : code);
+  });
+});
+`;
+
+// src/runner/contain/bwrap.ts
+var SOCKET_DIR_IN_SANDBOX = "/run/hr";
+var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
+var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+function nodePrefix() {
+  return dirname8(dirname8(realpathSync(process.execPath)));
+}
+function ancestors(p) {
+  const parts = p.split("/").filter(Boolean);
+  return parts.slice(0, -1).map((_, k) => `/${parts.slice(0, k + 1).join("/")}`).filter((d) => d !== "/tmp");
+}
+function bwrapArgs(i) {
+  const a = [
+    "--die-with-parent",
+    // setsid: the harness cannot reach our terminal (TIOCSTI) and is its own session.
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--hostname",
+    "harness"
+  ];
+  if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
+  for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
+  for (const l of SYSTEM_LINKS) {
+    if (!existsSync9(l)) continue;
+    if (lstatSync(l).isSymbolicLink()) a.push("--symlink", readlinkSync(l), l);
+    else a.push("--ro-bind", l, l);
+  }
+  a.push("--ro-bind", nodePrefix(), nodePrefix());
+  a.push("--proc", "/proc", "--dev", "/dev");
+  a.push("--perms", "1777", "--size", String(i.limits.disk_bytes), "--tmpfs", "/tmp");
+  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
+  const covered = (d) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
+  const made = /* @__PURE__ */ new Set();
+  for (const dest of dests)
+    for (const d of ancestors(dest))
+      if (!covered(d) && !made.has(d)) {
+        made.add(d);
+        a.push("--perms", "0755", "--dir", d);
+      }
+  for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
+  for (const p of i.readOnly)
+    if (existsSync9(`${p}/.git/config`)) a.push("--ro-bind", "/dev/null", `${p}/.git/config`);
+  for (const p of i.hide) {
+    if (!existsSync9(p)) continue;
+    if (lstatSync(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
+    else a.push("--ro-bind", "/dev/null", p);
+  }
+  for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push("--bind", d, d);
+  a.push("--perms", "0755", "--dir", "/run", "--ro-bind", i.socketDir, SOCKET_DIR_IN_SANDBOX);
+  a.push("--chdir", "/");
+  a.push("--");
+  if (i.mode.kind === "root") {
+    a.push(
+      i.tools.setpriv,
+      `--reuid=${i.mode.uid}`,
+      `--regid=${i.mode.gid}`,
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--no-new-privs",
+      "--"
+    );
+  }
+  a.push(i.tools.prlimit, `--fsize=${i.limits.file_size_bytes}`, "--core=0");
+  if (i.via.pids === "rlimit nproc") a.push(`--nproc=${i.limits.pids}`);
+  if (i.via.memory === "rlimit data") a.push(`--data=${i.limits.memory_bytes}`);
+  a.push("--", process.execPath, "-e", INIT_SOURCE, "--", JSON.stringify(i.spec));
+  return a;
 }
 
 // src/runner/contain/limits.ts
@@ -63256,7 +63270,7 @@ var ProcessRunner = class {
   ensurePlan() {
     this.planning ??= (async () => {
       const mode = this.opts.containment ?? "auto";
-      const plan = mode === "off" ? { contained: false, reason: "requested (runner: process-uncontained)", notes: [] } : await planHost({ setup: this.opts.setupHost ?? false });
+      const plan = mode === "off" ? { contained: false, reason: "requested (runner: process-uncontained)", notes: [] } : await (this.opts.plan ?? planHost({ setup: this.opts.setupHost ?? false }));
       for (const n of plan.notes) this.opts.onWarning?.(`runner process: ${n}`);
       if (!plan.contained) {
         if (mode === "required") throw new Error(`runner process: cannot contain the trials: ${plan.reason}`);
@@ -68186,11 +68200,12 @@ async function drain(queue, limit, task) {
     pump();
   });
 }
-async function makeRunner(opts, runId, prewarm) {
+async function makeRunner(opts, runId, prewarm, hostPlan) {
   if (opts.runner === "process" || opts.runner === "process-uncontained")
     return new ProcessRunner({
       containment: opts.runner === "process-uncontained" ? "off" : "auto",
       setupHost: opts.host_setup ?? false,
+      ...hostPlan ? { plan: hostPlan } : {},
       ...opts.limits ? { limits: opts.limits } : {},
       onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
     });
@@ -68243,6 +68258,9 @@ async function runSafetyCases(opts) {
 }
 async function runTargets(opts, targets, followUp) {
   benchMark("engine_start");
+  const hostPlan = opts.runner === "process" ? planHost({ setup: opts.host_setup ?? false }) : void 0;
+  hostPlan?.catch(() => {
+  });
   const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error("runTargets: no target");
   if (opts.resume && targets.length > 1)
@@ -68321,7 +68339,8 @@ async function runTargets(opts, targets, followUp) {
   const runner = await makeRunner(
     opts,
     runId,
-    readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden }))
+    readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden })),
+    hostPlan
   );
   try {
     await runner.start();

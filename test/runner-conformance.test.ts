@@ -429,7 +429,7 @@ function suite(f: RunnerFactory) {
         const file = join(t.dirs.home, 'refill.txt');
         const kept = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
         await t.done();
-        expect(t.outcome.stdout).toContain('LEFT');
+        expect(t.outcome.stdout, JSON.stringify(t.outcome)).toContain('LEFT');
         expect(t.outcome.limit_hit).toMatch(/^process limit \(64 processes and threads\) reached/);
         expect(t.outcome.infra_error).toBeUndefined();
         expect(kept).toBe('kept\n');

@@ -13,6 +13,7 @@ import { WrittenFiles } from '../result/integrity.js';
 import type { ResultHeader } from '../result/journal.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
+import { type HostPlan, planHost } from '../runner/contain/host.js';
 import { ProcessRunner } from '../runner/process.js';
 import type { Runner } from '../runner/types.js';
 import { NO_SCORES } from '../score/labels.js';
@@ -63,11 +64,13 @@ async function makeRunner(
   opts: RunOptions,
   runId: string,
   prewarm: { readOnly: string[]; hide: string[] }[],
+  hostPlan?: Promise<HostPlan>,
 ): Promise<Runner> {
   if (opts.runner === 'process' || opts.runner === 'process-uncontained')
     return new ProcessRunner({
       containment: opts.runner === 'process-uncontained' ? 'off' : 'auto',
       setupHost: opts.host_setup ?? false,
+      ...(hostPlan ? { plan: hostPlan } : {}),
       ...(opts.limits ? { limits: opts.limits } : {}),
       onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
     });
@@ -162,6 +165,10 @@ export async function runTargets(
   followUp?: FollowUp,
 ): Promise<RunResult[]> {
   benchMark('engine_start');
+  // The contained runner's look at the host (a sandbox start, a tmpfs mount, cgroups) runs helper
+  // programs: started first, it overlaps loading the adapter and the cases.
+  const hostPlan = opts.runner === 'process' ? planHost({ setup: opts.host_setup ?? false }) : undefined;
+  hostPlan?.catch(() => {});
   const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error('runTargets: no target');
   if (opts.resume && targets.length > 1)
@@ -262,6 +269,7 @@ export async function runTargets(
     opts,
     runId,
     readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden })),
+    hostPlan,
   );
   // Before the header is written: the header records what contains the trials. A start that fails
   // half-way (a daemon that answered, then an image that is missing) still tears down what it made.

@@ -27,6 +27,8 @@ export interface ProcessRunnerOptions {
   limits?: Partial<Limits>;
   /** Install bubblewrap / allow user namespaces with sudo when missing (the action on a hosted runner). */
   setupHost?: boolean;
+  /** The host's plan, already being made (`planHost`, started early so it overlaps the engine's loading). */
+  plan?: Promise<HostPlan>;
   onWarning?: (message: string) => void;
 }
 
@@ -63,7 +65,7 @@ export class ProcessRunner implements Runner {
       const plan: HostPlan =
         mode === 'off'
           ? { contained: false, reason: 'requested (runner: process-uncontained)', notes: [] }
-          : await planHost({ setup: this.opts.setupHost ?? false });
+          : await (this.opts.plan ?? planHost({ setup: this.opts.setupHost ?? false }));
       for (const n of plan.notes) this.opts.onWarning?.(`runner process: ${n}`);
       if (!plan.contained) {
         if (mode === 'required') throw new Error(`runner process: cannot contain the trials: ${plan.reason}`);

@@ -2,7 +2,7 @@
 // setpriv), whether user namespaces are allowed, cgroups, and whether a tmpfs can be mounted for the
 // trial folders. With `setup`, the action fixes what it can on a GitHub-hosted runner (install
 // bubblewrap, allow unprivileged user namespaces) with passwordless sudo; the CLI only says what to do.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,17 +44,31 @@ export function which(cmd: string): string | undefined {
 
 const execFileAsync = promisify(execFile);
 const isRoot = () => process.getuid?.() === 0;
-const canSudo = () => !isRoot() && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+const canSudo = async () => !isRoot() && (await run(['sudo', '-n', 'true'], 10_000)).ok;
 const asRoot = (cmd: string[]) => (isRoot() ? cmd : ['sudo', '-n', ...cmd]);
 
-function run(cmd: string[], timeoutMs = 120_000): { ok: boolean; err: string } {
-  const r = spawnSync(cmd[0]!, cmd.slice(1), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: timeoutMs,
-    // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
-    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive' },
+/**
+ * A helper program, without blocking the event loop: the probes run side by side, and while the engine
+ * loads the adapter and the cases (runTargets starts the plan first).
+ */
+function run(cmd: string[], timeoutMs = 120_000): Promise<{ ok: boolean; err: string; out: string }> {
+  return new Promise((done) => {
+    execFile(
+      cmd[0]!,
+      cmd.slice(1),
+      {
+        timeout: timeoutMs,
+        // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
+        env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive' },
+      },
+      (e, stdout, stderr) =>
+        done({
+          ok: !e,
+          err: (String(stderr ?? '') || (e?.message ?? '')).trim(),
+          out: String(stdout ?? '').trim(),
+        }),
+    );
   });
-  return { ok: r.status === 0, err: (r.stderr?.toString() ?? r.error?.message ?? '').trim() };
 }
 
 function mountCommand(dir: string, bytes: number, uid: number, gid: number, how: 'direct' | 'sudo') {
@@ -75,20 +89,10 @@ function mountCommand(dir: string, bytes: number, uid: number, gid: number, how:
 const unmountCommand = (dir: string, how: 'direct' | 'sudo') =>
   split(how === 'sudo' ? ['sudo', '-n', 'umount', '-l', dir] : ['umount', '-l', dir]);
 
-/** Mounts a size-capped tmpfs on `dir` (owned by uid:gid, mode 0700). */
-export function mountTmpfs(
-  dir: string,
-  bytes: number,
-  uid: number,
-  gid: number,
-  how: 'direct' | 'sudo',
-): void {
-  execFileSync(...mountCommand(dir, bytes, uid, gid, how), { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
 /**
- * The same for a trial: without blocking the event loop, which serves the other trials' endpoints while
- * `mount` runs (10–40 ms a trial under load, twice with the unmount).
+ * Mounts a size-capped tmpfs on `dir` (owned by uid:gid, mode 0700), without blocking the event loop,
+ * which serves the other trials' endpoints while `mount` runs (10–40 ms a trial under load, twice with
+ * the unmount).
  */
 export async function mountTmpfsAsync(
   dir: string,
@@ -155,8 +159,8 @@ function sweepSocketDirs(): void {
 async function tmpfsWorks(how: 'direct' | 'sudo'): Promise<boolean> {
   const d = await mkdtemp(join(tmpdir(), 'hr-tmpfs-probe-'));
   try {
-    mountTmpfs(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
-    unmount(d, how);
+    await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
+    await unmountAsync(d, how);
     return true;
   } catch {
     return false;
@@ -166,7 +170,7 @@ async function tmpfsWorks(how: 'direct' | 'sudo'): Promise<boolean> {
 }
 
 /** A real sandbox start with the same namespace flags the trials use; its error is the reason. */
-function smoke(bwrap: string, mode: BwrapMode): { ok: boolean; err: string } {
+function smoke(bwrap: string, mode: BwrapMode): Promise<{ ok: boolean; err: string }> {
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts'];
   if (mode.kind === 'userns') args.push('--unshare-user');
   args.push('--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--');
@@ -175,19 +179,25 @@ function smoke(bwrap: string, mode: BwrapMode): { ok: boolean; err: string } {
   return run([bwrap, ...args, 'true'], 10_000);
 }
 
+/** How the trial folders get their size cap: a tmpfs mounted by us (root), through sudo, or none. */
+async function diskMountOf(sudo: boolean): Promise<'direct' | 'sudo' | 'none'> {
+  if (isRoot()) return (await tmpfsWorks('direct')) ? 'direct' : 'none';
+  return sudo && (await tmpfsWorks('sudo')) ? 'sudo' : 'none';
+}
+
 export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
   const notes: string[] = [];
   if (process.platform !== 'linux')
     return { contained: false, reason: `no namespaces on ${process.platform} (Linux only)`, notes };
-  const sudo = canSudo();
+  const sudo = await canSudo();
   let bwrap = which('bwrap');
   if (!bwrap && opts.setup && (isRoot() || sudo)) {
     const install = () => run(asRoot(['apt-get', 'install', '-y', '-qq', 'bubblewrap']));
-    let r2 = install();
+    let r2 = await install();
     if (!r2.ok) {
       // A fresh runner's package lists may be stale: refresh once, then try again.
-      run(asRoot(['apt-get', 'update', '-qq']));
-      r2 = install();
+      await run(asRoot(['apt-get', 'update', '-qq']));
+      r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? '' : ' with sudo'}`);
     bwrap = which('bwrap') ?? (existsSync('/usr/bin/bwrap') ? '/usr/bin/bwrap' : undefined);
@@ -212,13 +222,19 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
     if (
       opts.setup &&
       sudo &&
-      run(['sudo', '-n', 'sysctl', '-w', 'kernel.apparmor_restrict_unprivileged_userns=0']).ok
+      (await run(['sudo', '-n', 'sysctl', '-w', 'kernel.apparmor_restrict_unprivileged_userns=0'])).ok
     )
       notes.push(
         'allowed unprivileged user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)',
       );
   }
-  const s = smoke(bwrap, mode);
+  // Independent of each other: the sandbox start, the cgroups, the tmpfs mount and bwrap's version.
+  const [s, cgroups, diskMount, version] = await Promise.all([
+    smoke(bwrap, mode),
+    planCgroups(),
+    diskMountOf(sudo),
+    run([bwrap, '--version']).then((r) => (r.ok && r.out) || 'bwrap'),
+  ]);
   if (!s.ok) {
     const hint =
       mode.kind === 'userns' && readText(APPARMOR_USERNS) === '1'
@@ -230,14 +246,6 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
       notes,
     };
   }
-  const cgroups = await planCgroups();
-  const diskMount = isRoot()
-    ? (await tmpfsWorks('direct'))
-      ? 'direct'
-      : 'none'
-    : sudo && (await tmpfsWorks('sudo'))
-      ? 'sudo'
-      : 'none';
   if (diskMount !== 'none') {
     const n = sweepMounts(diskMount);
     if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
@@ -247,9 +255,6 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
     const n = await sweepCgroups(cgroups);
     if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
   }
-  const version = run([bwrap, '--version']).ok
-    ? execFileSync(bwrap, ['--version']).toString().trim()
-    : 'bwrap';
   const mechanism =
     mode.kind === 'root'
       ? `${version}, as root; the harness runs as uid ${mode.uid} without capabilities`
