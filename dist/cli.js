@@ -63918,6 +63918,91 @@ function carriedTrials(journal, now, jobIds) {
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }
 
+// src/engine/schedule.ts
+async function drain(queue, limit, task) {
+  let next = 0;
+  let active2 = 0;
+  let failed3 = false;
+  await new Promise((resolve15, reject) => {
+    const pump = () => {
+      while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
+        const item = queue[next++];
+        active2++;
+        task(item).then(
+          () => {
+            active2--;
+            pump();
+          },
+          (e3) => {
+            failed3 = true;
+            reject(e3);
+          }
+        );
+      }
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve15();
+    };
+    pump();
+  });
+}
+var Gate = class {
+  constructor(limit) {
+    this.limit = limit;
+  }
+  limit;
+  active = 0;
+  taken = 0;
+  /** The lowest turn not yet started or passed. */
+  next = 0;
+  ready = /* @__PURE__ */ new Map();
+  passed = /* @__PURE__ */ new Set();
+  turn() {
+    const n = this.taken++;
+    let used = false;
+    return {
+      run: async (fn) => {
+        used = true;
+        await new Promise((ok2) => {
+          this.ready.set(n, ok2);
+          this.pump();
+        });
+        try {
+          return await fn();
+        } finally {
+          this.active--;
+          this.pump();
+        }
+      },
+      pass: () => {
+        if (used) return;
+        used = true;
+        this.passed.add(n);
+        this.pump();
+      }
+    };
+  }
+  /** Runs `fn` in the next turn. */
+  run(fn) {
+    return this.turn().run(fn);
+  }
+  pump() {
+    for (; ; ) {
+      if (this.passed.delete(this.next)) {
+        this.next++;
+        continue;
+      }
+      const go = this.ready.get(this.next);
+      if (!go || this.active >= Math.max(1, this.limit)) return;
+      this.ready.delete(this.next);
+      this.next++;
+      this.active++;
+      go();
+    }
+  }
+};
+var TrialNotStarted = class extends Error {
+};
+var TRIALS_AHEAD = 2;
+
 // src/engine/trial.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile4 } from "node:fs/promises";
@@ -68017,22 +68102,26 @@ async function runTrial(input2) {
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(", ")} to the harness`);
     const launchCmd = [...adapter.adapter.launch.command, ...config2.args, ...mcp?.args ?? []].map(ra);
     let outcome;
+    const inSlot = input2.harnessSlot ?? ((start) => start());
     try {
-      outcome = await runner.run({
-        trial_id: id,
-        dirs,
-        command: launchCmd,
-        cwd: ra(adapter.adapter.launch.cwd),
-        env,
-        stdin: adapter.adapter.launch.stdin === void 0 ? void 0 : ra(adapter.adapter.launch.stdin),
-        timeout_ms: input2.timeoutMs,
-        read_only: input2.readOnly,
-        hide: input2.hidden,
-        endpoint_port: ep.port,
-        signal: trialAbort.signal
-      });
+      outcome = await inSlot(
+        () => runner.run({
+          trial_id: id,
+          dirs,
+          command: launchCmd,
+          cwd: ra(adapter.adapter.launch.cwd),
+          env,
+          stdin: adapter.adapter.launch.stdin === void 0 ? void 0 : ra(adapter.adapter.launch.stdin),
+          timeout_ms: input2.timeoutMs,
+          read_only: input2.readOnly,
+          hide: input2.hidden,
+          endpoint_port: ep.port,
+          signal: trialAbort.signal
+        })
+      );
     } catch (e3) {
       input2.signal?.removeEventListener("abort", onRunAbort);
+      if (e3 instanceof TrialNotStarted) throw e3;
       outcome = {
         exit_code: null,
         signal: null,
@@ -68175,31 +68264,6 @@ async function sweepWorkRoots(parent = tmpdir5()) {
 }
 
 // src/engine/run.ts
-async function drain(queue, limit, task) {
-  let next = 0;
-  let active2 = 0;
-  let failed3 = false;
-  await new Promise((resolve15, reject) => {
-    const pump = () => {
-      while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
-        const item = queue[next++];
-        active2++;
-        task(item).then(
-          () => {
-            active2--;
-            pump();
-          },
-          (e3) => {
-            failed3 = true;
-            reject(e3);
-          }
-        );
-      }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve15();
-    };
-    pump();
-  });
-}
 async function makeRunner(opts, runId, prewarm, hostPlan) {
   if (opts.runner === "process" || opts.runner === "process-uncontained")
     return new ProcessRunner({
@@ -68410,7 +68474,15 @@ async function runTargets(opts, targets, followUp) {
   const onAbort = () => stopped = true;
   opts.signal?.addEventListener("abort", onAbort);
   try {
-    await drain(todo, opts.concurrency, async ({ lc, seed, target }) => {
+    const harnessSlots = new Gate(opts.concurrency);
+    await drain(todo, opts.concurrency + TRIALS_AHEAD, async ({ lc, seed, target }) => {
+      const turn = harnessSlots.turn();
+      const inSlot = (start) => turn.run(() => {
+        if (stopped) throw new TrialNotStarted("run interrupted before this trial started");
+        const spent = modelSetup.budget?.over();
+        if (spent) throw new TrialNotStarted(`budget exhausted: ${spent}; the trial was not run`);
+        return start();
+      });
       const t = targets[target];
       let trial;
       const over = modelSetup.budget?.over();
@@ -68444,15 +68516,20 @@ async function runTargets(opts, targets, followUp) {
             keepEvidenceDir: evidenceDirOf(t.out),
             signal: opts.signal,
             written,
+            harnessSlot: inSlot,
             ...modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}
           });
           trial = stopped ? invalidTrial(lc, seed, "run interrupted while this trial ran") : out.trial;
           for (const n of out.notices) progress({ kind: "notice", message: n });
         } catch (e3) {
-          if (e3 instanceof UserError) throw e3;
-          trial = invalidTrial(lc, seed, `infrastructure: ${e3.message}`);
+          if (e3 instanceof UserError) {
+            turn.pass();
+            throw e3;
+          }
+          trial = e3 instanceof TrialNotStarted ? invalidTrial(lc, seed, e3.message) : invalidTrial(lc, seed, `infrastructure: ${e3.message}`);
         }
       }
+      turn.pass();
       writers[target].add(trial);
       done++;
       for (const next of followUp?.(trial, target) ?? []) {

@@ -26,39 +26,9 @@ import { benchMark, benchMarkOnce } from './bench-marks.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
+import { drain, Gate, TRIALS_AHEAD, TrialNotStarted } from './schedule.js';
 import { runTrial, trialId } from './trial.js';
 import { createWorkRoot, sweepWorkRoots } from './work-root.js';
-
-/**
- * Runs `task` over `queue` with at most `limit` at once, in queue order, until the queue is drained:
- * items a running task appends (follow-up trials) are picked up at full concurrency. Rejects with the
- * first task error; tasks already running finish on their own.
- */
-export async function drain<T>(queue: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let active = 0;
-  let failed = false;
-  await new Promise<void>((resolve, reject) => {
-    const pump = () => {
-      while (!failed && active < Math.max(1, limit) && next < queue.length) {
-        const item = queue[next++]!;
-        active++;
-        task(item).then(
-          () => {
-            active--;
-            pump();
-          },
-          (e) => {
-            failed = true;
-            reject(e);
-          },
-        );
-      }
-      if (!failed && active === 0 && next >= queue.length) resolve();
-    };
-    pump();
-  });
-}
 
 async function makeRunner(
   opts: RunOptions,
@@ -346,8 +316,20 @@ export async function runTargets(
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    // Follow-up jobs a trial appends to todo are run too, at full concurrency.
-    await drain(todo, opts.concurrency, async ({ lc, seed, target }) => {
+    // `concurrency` harnesses at once; the trials ahead of them are prepared (and the last ones scored)
+    // meanwhile. Follow-up jobs a trial appends to todo are run too, at full concurrency.
+    const harnessSlots = new Gate(opts.concurrency);
+    await drain(todo, opts.concurrency + TRIALS_AHEAD, async ({ lc, seed, target }) => {
+      // This job's place in line for a harness slot, taken in queue order.
+      const turn = harnessSlots.turn();
+      const inSlot = <T>(start: () => Promise<T>): Promise<T> =>
+        turn.run(() => {
+          // What changed while this trial was prepared: it is then not started.
+          if (stopped) throw new TrialNotStarted('run interrupted before this trial started');
+          const spent = modelSetup.budget?.over();
+          if (spent) throw new TrialNotStarted(`budget exhausted: ${spent}; the trial was not run`);
+          return start();
+        });
       const t = targets[target]!;
       let trial: Trial;
       const over = modelSetup.budget?.over();
@@ -382,6 +364,7 @@ export async function runTargets(
             keepEvidenceDir: evidenceDirOf(t.out),
             signal: opts.signal,
             written,
+            harnessSlot: inSlot,
             ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}),
           });
           // The abort reached this trial's harness: what it recorded is not a measurement.
@@ -389,10 +372,18 @@ export async function runTargets(
           for (const n of out.notices) progress({ kind: 'notice', message: n });
         } catch (e) {
           // A user error in the case or adapter stops the run: every trial would fail the same way.
-          if (e instanceof UserError) throw e;
-          trial = invalidTrial(lc, seed, `infrastructure: ${(e as Error).message}`);
+          if (e instanceof UserError) {
+            turn.pass();
+            throw e;
+          }
+          trial =
+            e instanceof TrialNotStarted
+              ? invalidTrial(lc, seed, e.message)
+              : invalidTrial(lc, seed, `infrastructure: ${(e as Error).message}`);
         }
       }
+      // A trial that never reached its slot (not run, or failed before its harness) gives up its turn.
+      turn.pass();
       writers[target]!.add(trial);
       done++;
       for (const next of followUp?.(trial, target) ?? []) {

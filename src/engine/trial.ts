@@ -48,6 +48,7 @@ import {
   writeWorld,
 } from '../world/trial-dirs.js';
 import { buildTrialEnv } from './env.js';
+import { TrialNotStarted } from './schedule.js';
 
 export interface TrialInput {
   loaded: LoadedCase;
@@ -73,6 +74,11 @@ export interface TrialInput {
   written?: WrittenFiles;
   /** Live or replay (absent: the scripted model). */
   model?: TrialModel;
+  /**
+   * Starts the harness when one of the run's harness slots is free (absent: at once). Everything before
+   * and after it (the world, the snapshots, scoring) runs outside the slot, beside other trials' harnesses.
+   */
+  harnessSlot?: <T>(start: () => Promise<T>) => Promise<T>;
 }
 
 export type TrialModel =
@@ -350,22 +356,27 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
 
     const launchCmd = [...adapter.adapter.launch.command, ...config.args, ...(mcp?.args ?? [])].map(ra);
     let outcome: ProcessOutcome;
+    const inSlot = input.harnessSlot ?? ((start) => start());
     try {
-      outcome = await runner.run({
-        trial_id: id,
-        dirs,
-        command: launchCmd,
-        cwd: ra(adapter.adapter.launch.cwd),
-        env,
-        stdin: adapter.adapter.launch.stdin === undefined ? undefined : ra(adapter.adapter.launch.stdin),
-        timeout_ms: input.timeoutMs,
-        read_only: input.readOnly,
-        hide: input.hidden,
-        endpoint_port: ep.port,
-        signal: trialAbort.signal,
-      });
+      outcome = await inSlot(() =>
+        runner.run({
+          trial_id: id,
+          dirs,
+          command: launchCmd,
+          cwd: ra(adapter.adapter.launch.cwd),
+          env,
+          stdin: adapter.adapter.launch.stdin === undefined ? undefined : ra(adapter.adapter.launch.stdin),
+          timeout_ms: input.timeoutMs,
+          read_only: input.readOnly,
+          hide: input.hidden,
+          endpoint_port: ep.port,
+          signal: trialAbort.signal,
+        }),
+      );
     } catch (e) {
       input.signal?.removeEventListener('abort', onRunAbort);
+      // Never started: not an outcome of the harness (the finally below still tears the trial down).
+      if (e instanceof TrialNotStarted) throw e;
       outcome = {
         exit_code: null,
         signal: null,
