@@ -46137,17 +46137,8 @@ function outcomeOf2(io, rest) {
 async function emptyDir(dir) {
   for (const name of await readdir9(dir)) await rm6(path6.join(dir, name), { recursive: true, force: true });
 }
-async function runTrialIn(r, launch) {
+async function stageTrial(r, launch, sp) {
   const io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
-  const sp = new TrialSpans(r.counter);
-  try {
-    return await runTrialSpanned(r, launch, io, sp);
-  } finally {
-    const file2 = spansFile();
-    if (file2) writeSpans(file2, launch.trial_id, sp, performance.now() - sp.t0);
-  }
-}
-async function runTrialSpanned(r, launch, io, sp) {
   const fail2 = (rest) => outcomeOf2(io, rest);
   if (!r.user) return fail2({ spawn_error: "docker runner: run() before start()" });
   if (r.stopping) return fail2({ infra_error: "docker runner: the run is stopping (interrupted)" });
@@ -46189,15 +46180,49 @@ async function runTrialSpanned(r, launch, io, sp) {
   }
   let bridge;
   try {
-    try {
-      bridge = await sp.time("bridge", EndpointBridge.open(slot.dir, ports));
-      await Promise.all([
-        sp.time("relay-listen", slot.control.relay(ports)),
-        sp.time("copy-in", copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp))
-      ]);
-    } catch (e3) {
-      return { ...fail2(await r.classify(e3, "prepare")), ...extra };
-    }
+    bridge = await sp.time("bridge", EndpointBridge.open(slot.dir, ports));
+    await Promise.all([
+      sp.time("relay-listen", slot.control.relay(ports)),
+      sp.time("copy-in", copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp))
+    ]);
+    return { slot, bridge, env, extra, sp };
+  } catch (e3) {
+    bridge?.close();
+    r.discard(slot);
+    return { ...fail2(await r.classify(e3, "prepare")), ...extra };
+  }
+}
+function unstage(r, staged) {
+  staged.bridge.close();
+  r.discard(staged.slot);
+}
+async function runStaged(r, launch, staged) {
+  const io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  try {
+    return await runSpanned(r, launch, staged, io);
+  } finally {
+    const file2 = spansFile();
+    if (file2) writeSpans(file2, launch.trial_id, staged.sp, performance.now() - staged.sp.t0);
+  }
+}
+async function runTrialIn(r, launch) {
+  const sp = new TrialSpans(r.counter);
+  const staged = await stageTrial(r, launch, sp);
+  if (!("slot" in staged)) {
+    const file2 = spansFile();
+    if (file2) writeSpans(file2, launch.trial_id, sp, performance.now() - sp.t0);
+    return staged;
+  }
+  return runStaged(r, launch, staged);
+}
+async function runSpanned(r, launch, staged, io) {
+  const { slot, bridge, env, extra, sp } = staged;
+  try {
+    if (r.stopping)
+      return {
+        ...outcomeOf2(io, { infra_error: "docker runner: the run is stopping (interrupted)" }),
+        ...extra
+      };
     const result = await sp.time("harness", execHarness(r, slot, launch, env, io, sp));
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
@@ -46417,6 +46442,8 @@ var init_runner = __esm({
       events = new RunEvents();
       started;
       stopping;
+      /** Trials staged ahead of their harness slot, by trial folder. */
+      staged = /* @__PURE__ */ new Map();
       /** Resolves when stop() begins: containers still starting give up at once. */
       halt;
       halted = new Promise((res) => {
@@ -46562,8 +46589,29 @@ var init_runner = __esm({
           warn: (k, m) => this.warnOnce(k, m)
         });
       }
+      /**
+       * The trial's container taken, its endpoint bridged and its folders copied in, before the engine waits
+       * for a harness slot: run() then starts at the harness. A staged trial that never runs is released.
+       */
+      async stage(launch) {
+        const staging = stageTrial(this, launch, new TrialSpans(this.counter));
+        this.staged.set(launch.dirs.root, staging);
+        await staging;
+      }
       async run(launch) {
-        return runTrialIn(this, launch);
+        const staging = this.staged.get(launch.dirs.root);
+        if (!staging) return runTrialIn(this, launch);
+        this.staged.delete(launch.dirs.root);
+        const staged = await staging;
+        return "slot" in staged ? runStaged(this, launch, staged) : staged;
+      }
+      /** A staged trial that did not run (the run stopped while it waited): its container goes. */
+      async release(dirs) {
+        const staging = this.staged.get(dirs.root);
+        if (!staging) return;
+        this.staged.delete(dirs.root);
+        const staged = await staging;
+        if ("slot" in staged) unstage(this, staged);
       }
       /** A started container for this trial: warm, or made now. */
       takeSlot(ro) {
@@ -46743,6 +46791,7 @@ var init_runner = __esm({
         const sp = new TrialSpans();
         const sweep = async () => {
           this.pool.drain();
+          for (const root of [...this.staged.keys()]) await this.release({ root });
           const t0 = performance.now();
           for (let i = 0; i < 3 && this.pending.size > 0; i++)
             await waitAtMost(Promise.allSettled([...this.pending]), REMOVE_TIMEOUT_MS);
@@ -68103,22 +68152,22 @@ async function runTrial(input2) {
     const launchCmd = [...adapter.adapter.launch.command, ...config2.args, ...mcp?.args ?? []].map(ra);
     let outcome;
     const inSlot = input2.harnessSlot ?? ((start) => start());
+    const launch = {
+      trial_id: id,
+      dirs,
+      command: launchCmd,
+      cwd: ra(adapter.adapter.launch.cwd),
+      env,
+      stdin: adapter.adapter.launch.stdin === void 0 ? void 0 : ra(adapter.adapter.launch.stdin),
+      timeout_ms: input2.timeoutMs,
+      read_only: input2.readOnly,
+      hide: input2.hidden,
+      endpoint_port: ep.port,
+      signal: trialAbort.signal
+    };
     try {
-      outcome = await inSlot(
-        () => runner.run({
-          trial_id: id,
-          dirs,
-          command: launchCmd,
-          cwd: ra(adapter.adapter.launch.cwd),
-          env,
-          stdin: adapter.adapter.launch.stdin === void 0 ? void 0 : ra(adapter.adapter.launch.stdin),
-          timeout_ms: input2.timeoutMs,
-          read_only: input2.readOnly,
-          hide: input2.hidden,
-          endpoint_port: ep.port,
-          signal: trialAbort.signal
-        })
-      );
+      await runner.stage?.(launch);
+      outcome = await inSlot(() => runner.run(launch));
     } catch (e3) {
       input2.signal?.removeEventListener("abort", onRunAbort);
       if (e3 instanceof TrialNotStarted) throw e3;

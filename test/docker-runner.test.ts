@@ -228,6 +228,47 @@ const MODES = [
       expect(view.mapReadOnly(path.join(ro, 'x', 'y.js'))).toBe(`${mapped}/x/y.js`);
     });
 
+    it('a staged trial runs from its staged container; one released unrun leaves no container behind', async () => {
+      const containersOfRun = async () =>
+        (
+          await docker.listContainers({
+            all: true,
+            filters: JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] }),
+          })
+        ).map((c) => c.Id);
+      const { launch, dirs } = launchOf(
+        runner,
+        "const fs=require('fs'); console.log(fs.readFileSync('/trial/workspace/in.txt','utf8')); fs.writeFileSync('/trial/workspace/out.txt','back')",
+      );
+      writeFileSync(path.join(dirs.workspace, 'in.txt'), 'staged-in');
+      await runner.stage(launch);
+      // Staged: copied in already, so a change on the host now is not what the harness sees.
+      writeFileSync(path.join(dirs.workspace, 'in.txt'), 'changed-after-staging');
+      const outcome = await runner.run(launch);
+      expect(outcome.exit_code, outcome.stderr).toBe(0);
+      expect(outcome.stdout.trim()).toBe('staged-in');
+      expect(readFileSync(path.join(dirs.workspace, 'out.txt'), 'utf8')).toBe('back');
+
+      const unrun = launchOf(runner, 'console.log(1)');
+      await runner.stage(unrun.launch);
+      // The container the runner staged for it (its own record: warm containers look alike from outside).
+      const held = (
+        runner as unknown as { staged: Map<string, Promise<{ slot?: { container: { id: string } } }>> }
+      ).staged;
+      const staged = [(await held.get(unrun.dirs.root))?.slot?.container.id].filter(Boolean) as string[];
+      expect(staged).toHaveLength(1);
+      expect(await containersOfRun()).toContain(staged[0]);
+      await runner.release(unrun.dirs);
+      // Removal runs in the background: wait for it.
+      for (let i = 0; i < 100; i++) {
+        const now = new Set(await containersOfRun());
+        if (!staged.some((id) => now.has(id))) break;
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+      const after = new Set(await containersOfRun());
+      expect(staged.filter((id) => after.has(id))).toEqual([]);
+    }, 60_000);
+
     it('passes exactly the launch env: no variable of this process, no workflow names', async () => {
       process.env.HR_PLANTED_SECRET = 'planted-7d1e9a';
       process.env.GITHUB_TOKEN ??= 'ghs_planted_token';

@@ -23,7 +23,7 @@ import { actionRoot } from '../paths.js';
 import { currentMask } from '../report/mask.js';
 import type { WrittenFiles } from '../result/integrity.js';
 import type { Trial } from '../result/schema.js';
-import type { Runner, SandboxView, TrialDirs } from '../runner/types.js';
+import type { Runner, SandboxView, TrialDirs, TrialLaunch } from '../runner/types.js';
 import { makeCheckContext } from '../score/checks.js';
 import {
   casePaths,
@@ -357,22 +357,23 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     const launchCmd = [...adapter.adapter.launch.command, ...config.args, ...(mcp?.args ?? [])].map(ra);
     let outcome: ProcessOutcome;
     const inSlot = input.harnessSlot ?? ((start) => start());
+    const launch: TrialLaunch = {
+      trial_id: id,
+      dirs,
+      command: launchCmd,
+      cwd: ra(adapter.adapter.launch.cwd),
+      env,
+      stdin: adapter.adapter.launch.stdin === undefined ? undefined : ra(adapter.adapter.launch.stdin),
+      timeout_ms: input.timeoutMs,
+      read_only: input.readOnly,
+      hide: input.hidden,
+      endpoint_port: ep.port,
+      signal: trialAbort.signal,
+    };
     try {
-      outcome = await inSlot(() =>
-        runner.run({
-          trial_id: id,
-          dirs,
-          command: launchCmd,
-          cwd: ra(adapter.adapter.launch.cwd),
-          env,
-          stdin: adapter.adapter.launch.stdin === undefined ? undefined : ra(adapter.adapter.launch.stdin),
-          timeout_ms: input.timeoutMs,
-          read_only: input.readOnly,
-          hide: input.hidden,
-          endpoint_port: ep.port,
-          signal: trialAbort.signal,
-        }),
-      );
+      // What of the start needs no slot (docker: the container and the copy-in) is done before waiting.
+      await runner.stage?.(launch);
+      outcome = await inSlot(() => runner.run(launch));
     } catch (e) {
       input.signal?.removeEventListener('abort', onRunAbort);
       // Never started: not an outcome of the harness (the finally below still tears the trial down).

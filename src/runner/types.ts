@@ -66,6 +66,12 @@ export interface Runner {
   prepare?(dirs: TrialDirs): Promise<void>;
   /** Called after the engine has read the trial folders, before it removes them. */
   release?(dirs: TrialDirs): Promise<void>;
+  /**
+   * Optional: what of the trial's start needs no harness slot (docker: a container taken, the folders
+   * copied in), done once its world is written, before the engine waits for a slot; `run` with the same
+   * folders then starts from there. A staged trial that never runs is given up by `release` or `stop`.
+   */
+  stage?(launch: TrialLaunch): Promise<void>;
   view(dirs: TrialDirs): SandboxView;
   run(launch: TrialLaunch): Promise<ProcessOutcome>;
   /** What the run result attests about this runner, once start() has run (docker: the image and its id). */

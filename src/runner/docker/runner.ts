@@ -45,7 +45,7 @@ import {
 } from './options.js';
 import { RelayFailed, type Slot, WarmPool } from './pool.js';
 import { countRequests, type RequestCounter, spansFile, TrialSpans, writeSpans } from './spans.js';
-import { runTrialIn } from './trial.js';
+import { runStaged, runTrialIn, type StagedTrial, stageTrial, unstage } from './trial.js';
 
 const PING_TIMEOUT_MS = 5_000;
 const REMOVE_TIMEOUT_MS = 10_000;
@@ -89,6 +89,8 @@ export class DockerRunner implements Runner {
   readonly events = new RunEvents();
   private started?: Promise<void>;
   stopping?: Promise<void>;
+  /** Trials staged ahead of their harness slot, by trial folder. */
+  private readonly staged = new Map<string, Promise<StagedTrial | DockerProcessOutcome>>();
   /** Resolves when stop() begins: containers still starting give up at once. */
   private halt!: () => void;
   private readonly halted = new Promise<void>((res) => {
@@ -290,8 +292,31 @@ export class DockerRunner implements Runner {
     });
   }
 
+  /**
+   * The trial's container taken, its endpoint bridged and its folders copied in, before the engine waits
+   * for a harness slot: run() then starts at the harness. A staged trial that never runs is released.
+   */
+  async stage(launch: TrialLaunch): Promise<void> {
+    const staging = stageTrial(this, launch, new TrialSpans(this.counter));
+    this.staged.set(launch.dirs.root, staging);
+    await staging;
+  }
+
   async run(launch: TrialLaunch): Promise<DockerProcessOutcome> {
-    return runTrialIn(this, launch);
+    const staging = this.staged.get(launch.dirs.root);
+    if (!staging) return runTrialIn(this, launch);
+    this.staged.delete(launch.dirs.root);
+    const staged = await staging;
+    return 'slot' in staged ? runStaged(this, launch, staged) : staged;
+  }
+
+  /** A staged trial that did not run (the run stopped while it waited): its container goes. */
+  async release(dirs: TrialDirs): Promise<void> {
+    const staging = this.staged.get(dirs.root);
+    if (!staging) return;
+    this.staged.delete(dirs.root);
+    const staged = await staging;
+    if ('slot' in staged) unstage(this, staged);
   }
 
   /** A started container for this trial: warm, or made now. */
@@ -495,6 +520,8 @@ export class DockerRunner implements Runner {
     const sp = new TrialSpans();
     const sweep = async () => {
       this.pool.drain();
+      // Staged trials that will not run now (their containers are this runner's, removed below).
+      for (const root of [...this.staged.keys()]) await this.release({ root } as TrialDirs);
       // A container still being made is discarded once made: its removal joins `pending` then.
       const t0 = performance.now();
       for (let i = 0; i < 3 && this.pending.size > 0; i++)

@@ -44,23 +44,25 @@ async function emptyDir(dir: string): Promise<void> {
   for (const name of await readdir(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
 }
 
-export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<DockerProcessOutcome> {
-  const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
-  const sp = new TrialSpans(r.counter);
-  try {
-    return await runTrialSpanned(r, launch, io, sp);
-  } finally {
-    const file = spansFile();
-    if (file) writeSpans(file, launch.trial_id, sp, performance.now() - sp.t0);
-  }
+/** A trial made ready before its harness slot: its container, copied in, its endpoint bridged. */
+export interface StagedTrial {
+  slot: Slot;
+  bridge: EndpointBridge;
+  env: string[];
+  extra: Partial<DockerProcessOutcome>;
+  sp: TrialSpans;
 }
 
-async function runTrialSpanned(
+/**
+ * Everything before the harness: the checks, a started container, the endpoint bridge, the relay told
+ * the ports and the folders copied in. Either the staged trial, or the outcome that ends it.
+ */
+export async function stageTrial(
   r: DockerRunner,
   launch: TrialLaunch,
-  io: Io,
   sp: TrialSpans,
-): Promise<DockerProcessOutcome> {
+): Promise<StagedTrial | DockerProcessOutcome> {
+  const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
   const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
   if (!r.user) return fail({ spawn_error: 'docker runner: run() before start()' });
   if (r.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
@@ -105,16 +107,66 @@ async function runTrialSpanned(
   }
   let bridge: EndpointBridge | undefined;
   try {
-    try {
-      bridge = await sp.time('bridge', EndpointBridge.open(slot.dir, ports));
-      // The relay (the container's main process, already up) and the copy-in do not depend on each other.
-      await Promise.all([
-        sp.time('relay-listen', slot.control.relay(ports)),
-        sp.time('copy-in', copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp)),
-      ]);
-    } catch (e) {
-      return { ...fail(await r.classify(e, 'prepare')), ...extra };
-    }
+    bridge = await sp.time('bridge', EndpointBridge.open(slot.dir, ports));
+    // The relay (the container's main process, already up) and the copy-in do not depend on each other.
+    await Promise.all([
+      sp.time('relay-listen', slot.control.relay(ports)),
+      sp.time('copy-in', copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp)),
+    ]);
+    return { slot, bridge, env, extra, sp };
+  } catch (e) {
+    bridge?.close();
+    r.discard(slot);
+    return { ...fail(await r.classify(e, 'prepare')), ...extra };
+  }
+}
+
+/** Gives up a staged trial that will not run (the run stopped while it waited for its slot). */
+export function unstage(r: DockerRunner, staged: StagedTrial): void {
+  staged.bridge.close();
+  r.discard(staged.slot);
+}
+
+/** The harness, the kill, the limits probe and the copy-back, in the staged trial's container. */
+export async function runStaged(
+  r: DockerRunner,
+  launch: TrialLaunch,
+  staged: StagedTrial,
+): Promise<DockerProcessOutcome> {
+  const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  try {
+    return await runSpanned(r, launch, staged, io);
+  } finally {
+    const file = spansFile();
+    if (file) writeSpans(file, launch.trial_id, staged.sp, performance.now() - staged.sp.t0);
+  }
+}
+
+/** A trial start to end: staged now, then run. */
+export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<DockerProcessOutcome> {
+  const sp = new TrialSpans(r.counter);
+  const staged = await stageTrial(r, launch, sp);
+  if (!('slot' in staged)) {
+    const file = spansFile();
+    if (file) writeSpans(file, launch.trial_id, sp, performance.now() - sp.t0);
+    return staged;
+  }
+  return runStaged(r, launch, staged);
+}
+
+async function runSpanned(
+  r: DockerRunner,
+  launch: TrialLaunch,
+  staged: StagedTrial,
+  io: Io,
+): Promise<DockerProcessOutcome> {
+  const { slot, bridge, env, extra, sp } = staged;
+  try {
+    if (r.stopping)
+      return {
+        ...outcomeOf(io, { infra_error: 'docker runner: the run is stopping (interrupted)' }),
+        ...extra,
+      };
     const result = await sp.time('harness', execHarness(r, slot, launch, env, io, sp));
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
