@@ -25,6 +25,8 @@ import {
   type GitHubApi,
   httpStatus,
   type Repo,
+  SERVER_ERROR_RETRIES,
+  serverErrorWaitMs,
 } from './github.js';
 import {
   ANNOTATION_MESSAGE_LIMIT,
@@ -203,10 +205,10 @@ export interface CheckRunOutcome {
   annotations: number;
 }
 
-/** Attempts at creating the check run when GitHub answers 5xx (or the connection drops). */
-const CREATE_ATTEMPTS = 3;
-/** Waits before looking for the run (1 s, 4 s, 9 s: the retry plugin's schedule). */
-const wait = (attempt: number) => new Promise((ok) => setTimeout(ok, 1000 * attempt ** 2));
+/** Attempts at creating the check run when GitHub answers 5xx (or the connection drops): the client's. */
+const CREATE_ATTEMPTS = SERVER_ERROR_RETRIES;
+/** Waits before looking for the run: the client's retry schedule. */
+const wait = (attempt: number) => new Promise((ok) => setTimeout(ok, serverErrorWaitMs(attempt)));
 
 /**
  * Creates a completed check run with the first 50 annotations, then appends the rest 50 per update. Never

@@ -5,10 +5,8 @@
 import { getOctokit } from '@actions/github';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
-import type { OctokitLike } from './github.js';
+import { type OctokitLike, SERVER_ERROR_RETRIES } from './github.js';
 
-/** Retries of one request after a 5xx (waits 1 s, 4 s, 9 s: the retry plugin's schedule). */
-export const SERVER_ERROR_RETRIES = 3;
 /** Retries after a rate limit; longer waits than this are not worth holding the job for. */
 export const RATE_LIMIT_RETRIES = 2;
 export const MAX_RATE_LIMIT_WAIT_S = 120;

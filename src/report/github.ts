@@ -1,6 +1,11 @@
 // The few GitHub REST calls the action makes, behind a small interface (tests give a fake, the action
 // gives Octokit), plus one place that recognises "the token may not do this".
 
+/** Retries of one request after a 5xx: @octokit/plugin-retry's count, set in github-client.ts. */
+export const SERVER_ERROR_RETRIES = 3;
+/** The retry plugin's wait before retry `n` (1 s, 4 s, 9 s), for callers that retry a call themselves. */
+export const serverErrorWaitMs = (n: number): number => 1000 * n ** 2;
+
 export interface IssueComment {
   id: number;
   body?: string | null;
