@@ -46224,6 +46224,7 @@ async function runSpanned(r, launch, staged, io) {
         ...extra
       };
     const result = await sp.time("harness", execHarness(r, slot, launch, env, io, sp));
+    launch.harness_exited?.();
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
     const tOut = performance.now();
@@ -64004,6 +64005,10 @@ var Gate = class {
   next = 0;
   ready = /* @__PURE__ */ new Map();
   passed = /* @__PURE__ */ new Set();
+  /**
+   * `run(fn)` waits for the slot, then holds it until `fn` settles or calls the `free` it is given
+   * (whichever is first): a holder whose remaining work needs no slot lets the next one start.
+   */
   turn() {
     const n = this.taken++;
     let used = false;
@@ -64014,11 +64019,17 @@ var Gate = class {
           this.ready.set(n, ok2);
           this.pump();
         });
-        try {
-          return await fn();
-        } finally {
+        let held = true;
+        const free = () => {
+          if (!held) return;
+          held = false;
           this.active--;
           this.pump();
+        };
+        try {
+          return await fn(free);
+        } finally {
+          free();
         }
       },
       pass: () => {
@@ -68151,7 +68162,8 @@ async function runTrial(input2) {
     if (dropped.length) notices.push(`${adapter.file}: refused to pass ${dropped.join(", ")} to the harness`);
     const launchCmd = [...adapter.adapter.launch.command, ...config2.args, ...mcp?.args ?? []].map(ra);
     let outcome;
-    const inSlot = input2.harnessSlot ?? ((start) => start());
+    const inSlot = input2.harnessSlot ?? ((start) => start(() => {
+    }));
     const launch = {
       trial_id: id,
       dirs,
@@ -68167,7 +68179,7 @@ async function runTrial(input2) {
     };
     try {
       await runner.stage?.(launch);
-      outcome = await inSlot(() => runner.run(launch));
+      outcome = await inSlot((free) => runner.run({ ...launch, harness_exited: free }));
     } catch (e3) {
       input2.signal?.removeEventListener("abort", onRunAbort);
       if (e3 instanceof TrialNotStarted) throw e3;
@@ -68526,11 +68538,11 @@ async function runTargets(opts, targets, followUp) {
     const harnessSlots = new Gate(opts.concurrency);
     await drain(todo, opts.concurrency + TRIALS_AHEAD, async ({ lc, seed, target }) => {
       const turn = harnessSlots.turn();
-      const inSlot = (start) => turn.run(() => {
+      const inSlot = (start) => turn.run((free) => {
         if (stopped) throw new TrialNotStarted("run interrupted before this trial started");
         const spent = modelSetup.budget?.over();
         if (spent) throw new TrialNotStarted(`budget exhausted: ${spent}; the trial was not run`);
-        return start();
+        return start(free);
       });
       const t = targets[target];
       let trial;

@@ -244,9 +244,12 @@ const MODES = [
       await runner.stage(launch);
       // Staged: copied in already, so a change on the host now is not what the harness sees.
       writeFileSync(path.join(dirs.workspace, 'in.txt'), 'changed-after-staging');
-      const outcome = await runner.run(launch);
+      let exited = 0;
+      const outcome = await runner.run({ ...launch, harness_exited: () => exited++ });
       expect(outcome.exit_code, outcome.stderr).toBe(0);
       expect(outcome.stdout.trim()).toBe('staged-in');
+      // Told once, when the harness had exited (before the copy-back that brought out.txt).
+      expect(exited).toBe(1);
       expect(readFileSync(path.join(dirs.workspace, 'out.txt'), 'utf8')).toBe('back');
 
       const unrun = launchOf(runner, 'console.log(1)');

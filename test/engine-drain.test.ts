@@ -167,3 +167,43 @@ describe('Gate turns', () => {
     expect(order).toEqual(['a', 'c', 'd']);
   });
 });
+
+describe('Gate free', () => {
+  it('a holder that frees its slot early lets the next start while it finishes', async () => {
+    const gate = new Gate(1);
+    const order: string[] = [];
+    let finishFirst!: () => void;
+    const first = gate.run(async (free) => {
+      order.push('first harness');
+      free();
+      free(); // idempotent: never frees a second slot
+      await new Promise<void>((ok) => (finishFirst = ok));
+      order.push('first copy-back');
+    });
+    const second = gate.run(async () => void order.push('second harness'));
+    const third = gate.run(async () => void order.push('third harness'));
+    await second;
+    await third;
+    finishFirst();
+    await first;
+    expect(order).toEqual(['first harness', 'second harness', 'third harness', 'first copy-back']);
+  });
+
+  it('a second free does not let two holders in at once', async () => {
+    const gate = new Gate(1);
+    let active = 0;
+    let most = 0;
+    await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        gate.run(async (free) => {
+          most = Math.max(most, ++active);
+          await tick(2);
+          active--;
+          free();
+          free();
+        }),
+      ),
+    );
+    expect(most).toBe(1);
+  });
+});

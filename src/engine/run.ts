@@ -322,13 +322,13 @@ export async function runTargets(
     await drain(todo, opts.concurrency + TRIALS_AHEAD, async ({ lc, seed, target }) => {
       // This job's place in line for a harness slot, taken in queue order.
       const turn = harnessSlots.turn();
-      const inSlot = <T>(start: () => Promise<T>): Promise<T> =>
-        turn.run(() => {
+      const inSlot = <T>(start: (free: () => void) => Promise<T>): Promise<T> =>
+        turn.run((free) => {
           // What changed while this trial was prepared: it is then not started.
           if (stopped) throw new TrialNotStarted('run interrupted before this trial started');
           const spent = modelSetup.budget?.over();
           if (spent) throw new TrialNotStarted(`budget exhausted: ${spent}; the trial was not run`);
-          return start();
+          return start(free);
         });
       const t = targets[target]!;
       let trial: Trial;

@@ -49,21 +49,31 @@ export class Gate {
 
   constructor(private readonly limit: number) {}
 
-  turn(): { run<T>(fn: () => Promise<T>): Promise<T>; pass(): void } {
+  /**
+   * `run(fn)` waits for the slot, then holds it until `fn` settles or calls the `free` it is given
+   * (whichever is first): a holder whose remaining work needs no slot lets the next one start.
+   */
+  turn(): { run<T>(fn: (free: () => void) => Promise<T>): Promise<T>; pass(): void } {
     const n = this.taken++;
     let used = false;
     return {
-      run: async <T>(fn: () => Promise<T>): Promise<T> => {
+      run: async <T>(fn: (free: () => void) => Promise<T>): Promise<T> => {
         used = true;
         await new Promise<void>((ok) => {
           this.ready.set(n, ok);
           this.pump();
         });
-        try {
-          return await fn();
-        } finally {
+        let held = true;
+        const free = () => {
+          if (!held) return;
+          held = false;
           this.active--;
           this.pump();
+        };
+        try {
+          return await fn(free);
+        } finally {
+          free();
         }
       },
       pass: () => {
@@ -76,7 +86,7 @@ export class Gate {
   }
 
   /** Runs `fn` in the next turn. */
-  run<T>(fn: () => Promise<T>): Promise<T> {
+  run<T>(fn: (free: () => void) => Promise<T>): Promise<T> {
     return this.turn().run(fn);
   }
 

@@ -78,7 +78,7 @@ export interface TrialInput {
    * Starts the harness when one of the run's harness slots is free (absent: at once). Everything before
    * and after it (the world, the snapshots, scoring) runs outside the slot, beside other trials' harnesses.
    */
-  harnessSlot?: <T>(start: () => Promise<T>) => Promise<T>;
+  harnessSlot?: <T>(start: (free: () => void) => Promise<T>) => Promise<T>;
 }
 
 export type TrialModel =
@@ -356,7 +356,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
 
     const launchCmd = [...adapter.adapter.launch.command, ...config.args, ...(mcp?.args ?? [])].map(ra);
     let outcome: ProcessOutcome;
-    const inSlot = input.harnessSlot ?? ((start) => start());
+    const inSlot = input.harnessSlot ?? ((start) => start(() => {}));
     const launch: TrialLaunch = {
       trial_id: id,
       dirs,
@@ -373,7 +373,8 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     try {
       // What of the start needs no slot (docker: the container and the copy-in) is done before waiting.
       await runner.stage?.(launch);
-      outcome = await inSlot(() => runner.run(launch));
+      // The slot is free once the harness has exited; the runner's copy-back then runs beside the next.
+      outcome = await inSlot((free) => runner.run({ ...launch, harness_exited: free }));
     } catch (e) {
       input.signal?.removeEventListener('abort', onRunAbort);
       // Never started: not an outcome of the harness (the finally below still tears the trial down).

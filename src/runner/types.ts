@@ -33,6 +33,11 @@ export interface TrialLaunch {
   /** Port of the trial's endpoint as the harness addresses it (the contained runner relays it). */
   endpoint_port?: number;
   signal?: AbortSignal;
+  /**
+   * Called once the harness has exited, before what the runner does after it (docker: the kill, the
+   * limits probe and the copy-back): the engine lets the next trial's harness start then.
+   */
+  harness_exited?: () => void;
 }
 
 /** How folders and the endpoint look from inside the sandbox. */

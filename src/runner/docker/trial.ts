@@ -168,6 +168,8 @@ async function runSpanned(
         ...extra,
       };
     const result = await sp.time('harness', execHarness(r, slot, launch, env, io, sp));
+    // The harness is gone: what follows (the kill, the probe, the copy-back) needs no harness slot.
+    launch.harness_exited?.();
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
     // The host folders get exactly what the trial left in /trial (nothing of it runs any more); they are
