@@ -45459,7 +45459,13 @@ function countRequests(docker) {
   return counter;
 }
 function writeSpans(file2, trialId2, s, total) {
-  const line = { trial: trialId2, total_ms: round2(total), spans: s.spans, calls: s.calls() };
+  const line = {
+    trial: trialId2,
+    start_ms: round2(s.t0),
+    total_ms: round2(total),
+    spans: s.spans,
+    calls: s.calls()
+  };
   try {
     appendFileSync2(file2, `${JSON.stringify(line)}
 `);

@@ -82,7 +82,14 @@ export const spansFile = (): string | undefined => process.env.HR_DOCKER_SPANS |
 
 /** Appends the trial's line to the spans file (a failure to write must not fail the trial). */
 export function writeSpans(file: string, trialId: string, s: TrialSpans, total: number): void {
-  const line = { trial: trialId, total_ms: round(total), spans: s.spans, calls: s.calls() };
+  // start_ms (the engine's clock) puts trials on one time line: what of one overlaps the next.
+  const line = {
+    trial: trialId,
+    start_ms: round(s.t0),
+    total_ms: round(total),
+    spans: s.spans,
+    calls: s.calls(),
+  };
   try {
     appendFileSync(file, `${JSON.stringify(line)}\n`);
   } catch {}
