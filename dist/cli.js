@@ -63178,7 +63178,21 @@ const relay = net.createServer((c) => {
   c.pipe(u); u.pipe(c);
 });
 relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
+// fd 3 is the engine's end of a socket pair: it says go with one byte, or gives the trial up by closing.
+const waitForGo = () => {
+  const b = Buffer.alloc(1);
+  for (;;) {
+    try {
+      if (fs.readSync(3, b, 0, 1, null) === 0) process.exit(0);
+      return;
+    } catch (e) {
+      if (e.code !== 'EAGAIN' && e.code !== 'EINTR') process.exit(0);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+};
 relay.listen(spec.port, '127.0.0.1', () => {
+  if (spec.wait) waitForGo();
   const [cmd, ...args] = spec.command;
   // fd 3 is ours (the status pipe): the harness gets /dev/null there.
   const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
@@ -63319,6 +63333,8 @@ var ProcessRunner = class {
   planning;
   /** Per trial root: the folder of its endpoint socket, and whether a tmpfs is mounted on it. */
   trials = /* @__PURE__ */ new Map();
+  /** Sandboxes started ahead of their harness slot (`stage`), by trial root. */
+  staged = /* @__PURE__ */ new Map();
   seq = 0;
   async start() {
     await this.ensurePlan();
@@ -63384,6 +63400,9 @@ var ProcessRunner = class {
     for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir2(d, { mode: 448 });
   }
   async release(dirs) {
+    const staged = this.staged.get(dirs.root);
+    this.staged.delete(dirs.root);
+    await staged?.cancel();
     const t = this.trials.get(dirs.root);
     if (!t) return;
     this.trials.delete(dirs.root);
@@ -63406,14 +63425,33 @@ var ProcessRunner = class {
     if (!this.contained()) return base;
     return { ...base, endpointSocket: join12(this.trialState(dirs).socketDir, "ep.sock") };
   }
+  /**
+   * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
+   * ~40 ms of start-up) are up and the relay listening when `run` says go, so only the harness itself
+   * holds the slot. Contained only: uncontained there is nothing to start before the harness.
+   */
+  async stage(launch) {
+    const p = await this.ensurePlan();
+    if (!p.contained || this.staged.has(launch.dirs.root)) return;
+    this.staged.set(launch.dirs.root, await this.startContained(launch, p, true));
+  }
   async run(launch) {
     const p = await this.ensurePlan();
-    return p.contained ? this.runContained(launch, p) : this.runUncontained(launch);
+    if (!p.contained) return this.runUncontained(launch);
+    const staged = this.staged.get(launch.dirs.root);
+    this.staged.delete(launch.dirs.root);
+    const sandbox = staged ?? await this.startContained(launch, p, false);
+    return sandbox.go(launch.harness_exited);
   }
-  async runContained(launch, p) {
-    const t0 = Date.now();
+  /** The sandbox of one trial, started; with `wait` its init holds the harness until `go`. */
+  async startContained(launch, p, wait) {
     const { dirs } = launch;
     const t = this.trialState(dirs);
+    const early = (infra_error) => ({
+      go: async () => failed(Date.now(), infra_error),
+      cancel: async () => {
+      }
+    });
     if (p.mode.kind === "root") await chownTree(dirs, p.mode.uid, p.mode.gid);
     const readOnly = [...new Set(launch.read_only)];
     const hide2 = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
@@ -63430,7 +63468,8 @@ var ProcessRunner = class {
         port: launch.endpoint_port ?? 0,
         socket: `${SOCKET_DIR_IN_SANDBOX}/ep.sock`,
         command: launch.command,
-        cwd: launch.cwd
+        cwd: launch.cwd,
+        ...wait ? { wait: true } : {}
       },
       limits: this.limits,
       via: p.via
@@ -63441,7 +63480,7 @@ var ProcessRunner = class {
       try {
         cgroup = await createTrialCgroup(p.cgroups, name, this.limits);
       } catch (e3) {
-        return failed(t0, `cannot create the trial's cgroup: ${e3.message}`);
+        return early(`cannot create the trial's cgroup: ${e3.message}`);
       }
     }
     const cmd = cgroup ? [
@@ -63453,27 +63492,46 @@ var ProcessRunner = class {
       ...args
     ] : [p.bwrap, ...args];
     const status = [];
-    const outcome = await this.spawnAndWait(launch, cmd, policeEnv(launch.env).env, (line) => {
+    let harnessExited;
+    const spawned = this.spawnAndWait(launch, cmd, policeEnv(launch.env).env, (line) => {
       try {
-        status.push(JSON.parse(line));
+        const s = JSON.parse(line);
+        status.push(s);
+        if ("exit_code" in s || s.spawn_error || s.infra_error) harnessExited?.();
       } catch {
       }
     });
-    const last = Object.assign({}, ...status);
-    const reported = "exit_code" in last || last.spawn_error || last.infra_error;
-    const result = {
-      ...outcome,
-      duration_ms: Date.now() - t0,
-      ...reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {},
-      ...last.spawn_error ? { spawn_error: last.spawn_error } : {},
-      ...last.infra_error ? { infra_error: last.infra_error } : {}
+    const finish2 = async (t0) => {
+      const outcome = await spawned.done;
+      const last = Object.assign({}, ...status);
+      const reported = "exit_code" in last || last.spawn_error || last.infra_error;
+      const result = {
+        ...outcome,
+        duration_ms: Date.now() - t0,
+        ...reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {},
+        ...last.spawn_error ? { spawn_error: last.spawn_error } : {},
+        ...last.infra_error ? { infra_error: last.infra_error } : {}
+      };
+      const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
+      if (limit) result.limit_hit = limit;
+      if (!reported && !result.timed_out && !limit && !result.infra_error)
+        result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine2(outcome.stderr)}`;
+      await cgroup?.remove();
+      return result;
     };
-    const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
-    if (limit) result.limit_hit = limit;
-    if (!reported && !result.timed_out && !limit && !result.infra_error)
-      result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine2(outcome.stderr)}`;
-    await cgroup?.remove();
-    return result;
+    return {
+      go: (exited) => {
+        harnessExited = exited;
+        const t0 = Date.now();
+        spawned.begin();
+        return finish2(t0);
+      },
+      cancel: async () => {
+        spawned.cancel();
+        await spawned.done;
+        await cgroup?.remove();
+      }
+    };
   }
   /** Which limit, if any, stopped something in the trial; the words go into the trial's outcome. */
   async whichLimit(dirs, o, cgroup, mounted) {
@@ -63497,19 +63555,24 @@ var ProcessRunner = class {
   }
   runUncontained(launch) {
     const t0 = Date.now();
-    return this.spawnAndWait(launch, launch.command, launch.env).then((o) => ({
-      ...o,
-      duration_ms: Date.now() - t0
-    }));
+    const spawned = this.spawnAndWait(launch, launch.command, launch.env);
+    spawned.begin();
+    return spawned.done.then((o) => ({ ...o, duration_ms: Date.now() - t0 }));
   }
   /**
-   * Spawns `cmd` in its own process group, keeps the output tails, stops it on timeout or abort
-   * (SIGTERM to it and everything below it, SIGKILL after the grace period) and SIGKILLs what is left.
+   * Spawns `cmd` in its own process group and keeps the output tails. `begin` starts the clock: the
+   * timeout (SIGTERM to it and everything below it, SIGKILL after the grace period) and, for a sandbox
+   * whose init waits, the go byte on fd 3. An abort stops it at any time; `cancel` kills a sandbox that
+   * never began. What is left in its group is SIGKILLed when it ends.
    */
   spawnAndWait(launch, cmd, env, onStatus) {
     const out = new Tail();
     const err = new Tail();
-    return new Promise((resolvePromise) => {
+    let begin = () => {
+    };
+    let cancel = () => {
+    };
+    const done = new Promise((resolvePromise) => {
       let settled = false;
       let timedOut = false;
       const [exe, ...args] = cmd;
@@ -63539,6 +63602,7 @@ var ProcessRunner = class {
       if (launch.stdin !== void 0) child.stdin?.end(launch.stdin);
       child.stdin?.on("error", () => {
       });
+      let timer;
       let hardTimer;
       let drainTimer;
       const finish2 = (o) => {
@@ -63564,13 +63628,22 @@ var ProcessRunner = class {
         killTree(child.pid, "SIGTERM");
         hardTimer ??= setTimeout(() => killTree(child.pid, "SIGKILL"), KILL_GRACE_MS);
       };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, launch.timeout_ms);
       const onAbort = () => stop();
       launch.signal?.addEventListener("abort", onAbort);
       if (launch.signal?.aborted) onAbort();
+      begin = () => {
+        if (settled || timer) return;
+        timer = setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, launch.timeout_ms);
+        statusStream?.write("g");
+      };
+      cancel = () => {
+        if (settled) return;
+        statusStream?.end();
+        killTree(child.pid, "SIGKILL");
+      };
       child.on(
         "error",
         (e3) => finish2({ spawn_error: spawnErrorText(e3, exe, onStatus ? void 0 : launch.cwd) })
@@ -63580,9 +63653,13 @@ var ProcessRunner = class {
         child.once("close", () => finish2({ exit_code: code, signal }));
       });
     });
+    return { done, begin: () => begin(), cancel: () => cancel() };
   }
   async stop() {
+    const staged = [...this.staged.values()];
+    this.staged.clear();
     for (const { child } of this.live) killTree(child.pid, "SIGKILL");
+    await Promise.all(staged.map((s) => s.cancel()));
     this.live.clear();
     const p = this.contained();
     for (const [root, t] of this.trials) {

@@ -106,6 +106,8 @@ async function trial(
     timeoutMs?: number;
     signal?: AbortSignal;
     dirs?: TrialDirs;
+    /** Called after `runner.stage` (when the runner has one), before `runner.run`. */
+    staged?: (dirs: TrialDirs) => Promise<void>;
   } = {},
 ): Promise<TrialRun & { done(): Promise<void> }> {
   const dirs = opts.dirs ?? (await createTrialDirs(base, basename(fixture)));
@@ -122,7 +124,7 @@ async function trial(
   const command = fixture.endsWith('.cjs')
     ? ['node', `${view.bin}/${fixture}`]
     : ['/bin/sh', `${view.bin}/${fixture}`];
-  const outcome = await runner.run({
+  const launch = {
     trial_id: fixture,
     dirs,
     command,
@@ -133,7 +135,12 @@ async function trial(
     hide: opts.hide ?? [],
     endpoint_port: endpoint.port,
     ...(opts.signal ? { signal: opts.signal } : {}),
-  });
+  };
+  if (opts.staged) {
+    await runner.stage?.(launch);
+    await opts.staged(dirs);
+  }
+  const outcome = await runner.run(launch);
   await endpoint.close();
   return {
     outcome,
@@ -270,6 +277,53 @@ function suite(f: RunnerFactory) {
         expect(Number(/PIDS (\d+)/.exec(outcome.stdout)![1])).toBeLessThan(10);
       },
     );
+
+    // Runners start what they can before the harness slot (Runner.stage): the harness itself must wait
+    // for run(), and a staged trial that is given up must leave nothing running.
+    it("a staged trial's harness starts only when the trial runs; one given up unrun leaves nothing behind", async () => {
+      const tok = token();
+      let before: boolean | undefined;
+      const t = await trial(runner, 'staged.sh', {
+        env: () => ({ STAGED_TOKEN: tok }),
+        staged: async (dirs) => {
+          await sleep(800);
+          before = existsSync(join(dirs.workspace, 'ran.txt'));
+        },
+      });
+      const ran = existsSync(join(t.dirs.workspace, 'ran.txt'));
+      await t.done();
+      expect(before, 'the harness ran before run()').toBe(false);
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      expect(t.outcome.stdout).toContain(`RAN ${tok}`);
+      expect(ran).toBe(true);
+
+      // Staged, then released without a run (a trial stopped at its slot).
+      const gone = token();
+      const dirs = await createTrialDirs(base, `unrun-${gone}`);
+      await runner.prepare?.(dirs);
+      const view = runner.view(dirs);
+      copyFileSync(join(FIXTURES, 'staged.sh'), join(dirs.bin, 'staged.sh'));
+      await runner.stage?.({
+        trial_id: 'unrun',
+        dirs,
+        command: ['/bin/sh', `${view.bin}/staged.sh`, gone],
+        cwd: view.workspace,
+        env: { STAGED_TOKEN: gone, PATH: '/usr/bin:/bin' },
+        timeout_ms: 20_000,
+        read_only: [],
+        hide: [],
+        endpoint_port: 1,
+      });
+      await sleep(300);
+      await runner.release?.(dirs);
+      await sleep(200);
+      const left = hostProcessesWith(gone);
+      for (const p of left) process.kill(p, 'SIGKILL');
+      const unrunRan = existsSync(join(dirs.workspace, 'ran.txt'));
+      await removeTrialDirs(dirs).catch(() => {});
+      expect(unrunRan, 'a released trial started its harness').toBe(false);
+      expect(left, 'processes of the released trial').toEqual([]);
+    });
 
     item('a setsid double-forked daemon is gone when its trial ends', async () => {
       const tok = token();

@@ -134,3 +134,32 @@ describe('process runner', () => {
     expect(out.stdout).toContain('line 19999');
   });
 });
+
+describe('process runner: a trial staged ahead of its harness slot', () => {
+  it('its timeout counts from run(), and the slot is freed once, when the harness exits', async () => {
+    const d = await createTrialDirs(base, 'staged');
+    const launch = {
+      trial_id: 'staged',
+      dirs: d,
+      command: ['/bin/sh', '-c', 'sleep 0.3; echo done'],
+      cwd: d.workspace,
+      env: envFor().env,
+      timeout_ms: 1_000,
+      read_only: [],
+    };
+    await runner.prepare(d);
+    await runner.stage(launch);
+    // Longer than the timeout: a clock started at stage() would kill the harness at once.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const freed: number[] = [];
+    const out = await runner.run({ ...launch, harness_exited: () => freed.push(Date.now()) });
+    const resolved = Date.now();
+    await runner.release(d);
+    expect(out.timed_out).toBe(false);
+    expect(out.exit_code, out.stderr).toBe(0);
+    expect(out.stdout).toContain('done');
+    expect(out.duration_ms).toBeLessThan(1_000);
+    expect(freed).toHaveLength(1);
+    expect(freed[0]!).toBeLessThanOrEqual(resolved);
+  });
+});

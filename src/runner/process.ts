@@ -41,6 +41,13 @@ interface Live {
   child: ChildProcess;
 }
 
+/** A contained trial's sandbox, spawned: `go` lets its harness start and resolves with the outcome. */
+interface StartedSandbox {
+  go(harnessExited?: () => void): Promise<ProcessOutcome>;
+  /** Kills a sandbox that never went (a trial given up at its slot). */
+  cancel(): Promise<void>;
+}
+
 export class ProcessRunner implements Runner {
   readonly name = 'process' as const;
   private readonly live = new Set<Live>();
@@ -49,6 +56,8 @@ export class ProcessRunner implements Runner {
   private planning: Promise<HostPlan> | undefined;
   /** Per trial root: the folder of its endpoint socket, and whether a tmpfs is mounted on it. */
   private readonly trials = new Map<string, { socketDir: string; mounted: boolean }>();
+  /** Sandboxes started ahead of their harness slot (`stage`), by trial root. */
+  private readonly staged = new Map<string, StartedSandbox>();
   private seq = 0;
 
   constructor(private readonly opts: ProcessRunnerOptions = {}) {
@@ -132,6 +141,9 @@ export class ProcessRunner implements Runner {
   }
 
   async release(dirs: TrialDirs): Promise<void> {
+    const staged = this.staged.get(dirs.root);
+    this.staged.delete(dirs.root);
+    await staged?.cancel();
     const t = this.trials.get(dirs.root);
     if (!t) return;
     this.trials.delete(dirs.root);
@@ -156,18 +168,38 @@ export class ProcessRunner implements Runner {
     return { ...base, endpointSocket: join(this.trialState(dirs).socketDir, 'ep.sock') };
   }
 
-  async run(launch: TrialLaunch): Promise<ProcessOutcome> {
+  /**
+   * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
+   * ~40 ms of start-up) are up and the relay listening when `run` says go, so only the harness itself
+   * holds the slot. Contained only: uncontained there is nothing to start before the harness.
+   */
+  async stage(launch: TrialLaunch): Promise<void> {
     const p = await this.ensurePlan();
-    return p.contained ? this.runContained(launch, p) : this.runUncontained(launch);
+    if (!p.contained || this.staged.has(launch.dirs.root)) return;
+    this.staged.set(launch.dirs.root, await this.startContained(launch, p, true));
   }
 
-  private async runContained(
+  async run(launch: TrialLaunch): Promise<ProcessOutcome> {
+    const p = await this.ensurePlan();
+    if (!p.contained) return this.runUncontained(launch);
+    const staged = this.staged.get(launch.dirs.root);
+    this.staged.delete(launch.dirs.root);
+    const sandbox = staged ?? (await this.startContained(launch, p, false));
+    return sandbox.go(launch.harness_exited);
+  }
+
+  /** The sandbox of one trial, started; with `wait` its init holds the harness until `go`. */
+  private async startContained(
     launch: TrialLaunch,
     p: Extract<HostPlan, { contained: true }>,
-  ): Promise<ProcessOutcome> {
-    const t0 = Date.now();
+    wait: boolean,
+  ): Promise<StartedSandbox> {
     const { dirs } = launch;
     const t = this.trialState(dirs);
+    const early = (infra_error: string): StartedSandbox => ({
+      go: async () => failed(Date.now(), infra_error),
+      cancel: async () => {},
+    });
     if (p.mode.kind === 'root') await chownTree(dirs, p.mode.uid, p.mode.gid);
     const readOnly = [...new Set(launch.read_only)];
     const hide = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
@@ -185,6 +217,7 @@ export class ProcessRunner implements Runner {
         socket: `${SOCKET_DIR_IN_SANDBOX}/ep.sock`,
         command: launch.command,
         cwd: launch.cwd,
+        ...(wait ? { wait: true } : {}),
       },
       limits: this.limits,
       via: p.via,
@@ -195,7 +228,7 @@ export class ProcessRunner implements Runner {
       try {
         cgroup = await createTrialCgroup(p.cgroups, name, this.limits);
       } catch (e) {
-        return failed(t0, `cannot create the trial's cgroup: ${(e as Error).message}`);
+        return early(`cannot create the trial's cgroup: ${(e as Error).message}`);
       }
     }
     // The sandbox's first process puts itself into the trial's cgroups before bwrap forks anything.
@@ -210,32 +243,53 @@ export class ProcessRunner implements Runner {
         ]
       : [p.bwrap, ...args];
     const status: Record<string, unknown>[] = [];
-    const outcome = await this.spawnAndWait(launch, cmd, policeEnv(launch.env).env, (line) => {
+    let harnessExited: (() => void) | undefined;
+    const spawned = this.spawnAndWait(launch, cmd, policeEnv(launch.env).env, (line) => {
       try {
-        status.push(JSON.parse(line));
+        const s = JSON.parse(line) as Record<string, unknown>;
+        status.push(s);
+        // The harness is gone (the init reports before it exits): the slot can go to the next trial
+        // while this sandbox is torn down and its limits are read.
+        if ('exit_code' in s || s.spawn_error || s.infra_error) harnessExited?.();
       } catch {}
     });
-    const last = Object.assign({}, ...status) as {
-      exit_code?: number | null;
-      signal?: string | null;
-      spawn_error?: string;
-      infra_error?: string;
+    const finish = async (t0: number): Promise<ProcessOutcome> => {
+      const outcome = await spawned.done;
+      const last = Object.assign({}, ...status) as {
+        exit_code?: number | null;
+        signal?: string | null;
+        spawn_error?: string;
+        infra_error?: string;
+      };
+      const reported = 'exit_code' in last || last.spawn_error || last.infra_error;
+      const result: ProcessOutcome = {
+        ...outcome,
+        duration_ms: Date.now() - t0,
+        ...(reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {}),
+        ...(last.spawn_error ? { spawn_error: last.spawn_error } : {}),
+        ...(last.infra_error ? { infra_error: last.infra_error } : {}),
+      };
+      const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
+      if (limit) result.limit_hit = limit;
+      // bwrap ended without our init reporting: the sandbox never started (or a limit killed the init).
+      if (!reported && !result.timed_out && !limit && !result.infra_error)
+        result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
+      await cgroup?.remove();
+      return result;
     };
-    const reported = 'exit_code' in last || last.spawn_error || last.infra_error;
-    const result: ProcessOutcome = {
-      ...outcome,
-      duration_ms: Date.now() - t0,
-      ...(reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {}),
-      ...(last.spawn_error ? { spawn_error: last.spawn_error } : {}),
-      ...(last.infra_error ? { infra_error: last.infra_error } : {}),
+    return {
+      go: (exited) => {
+        harnessExited = exited;
+        const t0 = Date.now();
+        spawned.begin();
+        return finish(t0);
+      },
+      cancel: async () => {
+        spawned.cancel();
+        await spawned.done;
+        await cgroup?.remove();
+      },
     };
-    const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
-    if (limit) result.limit_hit = limit;
-    // bwrap ended without our init reporting: the sandbox never started (or a limit killed the init).
-    if (!reported && !result.timed_out && !limit && !result.infra_error)
-      result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
-    await cgroup?.remove();
-    return result;
   }
 
   /** Which limit, if any, stopped something in the trial; the words go into the trial's outcome. */
@@ -268,25 +322,28 @@ export class ProcessRunner implements Runner {
 
   private runUncontained(launch: TrialLaunch): Promise<ProcessOutcome> {
     const t0 = Date.now();
-    return this.spawnAndWait(launch, launch.command, launch.env).then((o) => ({
-      ...o,
-      duration_ms: Date.now() - t0,
-    }));
+    const spawned = this.spawnAndWait(launch, launch.command, launch.env);
+    spawned.begin();
+    return spawned.done.then((o) => ({ ...o, duration_ms: Date.now() - t0 }));
   }
 
   /**
-   * Spawns `cmd` in its own process group, keeps the output tails, stops it on timeout or abort
-   * (SIGTERM to it and everything below it, SIGKILL after the grace period) and SIGKILLs what is left.
+   * Spawns `cmd` in its own process group and keeps the output tails. `begin` starts the clock: the
+   * timeout (SIGTERM to it and everything below it, SIGKILL after the grace period) and, for a sandbox
+   * whose init waits, the go byte on fd 3. An abort stops it at any time; `cancel` kills a sandbox that
+   * never began. What is left in its group is SIGKILLed when it ends.
    */
   private spawnAndWait(
     launch: TrialLaunch,
     cmd: string[],
     env: Record<string, string>,
     onStatus?: (line: string) => void,
-  ): Promise<ProcessOutcome> {
+  ): { done: Promise<ProcessOutcome>; begin(): void; cancel(): void } {
     const out = new Tail();
     const err = new Tail();
-    return new Promise((resolvePromise) => {
+    let begin = () => {};
+    let cancel = () => {};
+    const done = new Promise<ProcessOutcome>((resolvePromise) => {
       let settled = false;
       let timedOut = false;
       const [exe, ...args] = cmd as [string, ...string[]];
@@ -301,7 +358,10 @@ export class ProcessRunner implements Runner {
       child.stdout?.on('data', (b: Buffer) => out.push(b));
       child.stderr?.on('data', (b: Buffer) => err.push(b));
       let statusBuf = '';
-      const statusStream = child.stdio[3] as NodeJS.ReadableStream | null | undefined;
+      const statusStream = child.stdio[3] as
+        | (NodeJS.ReadableStream & NodeJS.WritableStream)
+        | null
+        | undefined;
       statusStream?.on('data', (b: Buffer) => {
         statusBuf += b.toString('utf8');
         let i = statusBuf.indexOf('\n');
@@ -315,6 +375,7 @@ export class ProcessRunner implements Runner {
       if (launch.stdin !== undefined) child.stdin?.end(launch.stdin);
       child.stdin?.on('error', () => {});
 
+      let timer: NodeJS.Timeout | undefined;
       let hardTimer: NodeJS.Timeout | undefined;
       let drainTimer: NodeJS.Timeout | undefined;
       const finish = (o: Partial<ProcessOutcome>) => {
@@ -342,13 +403,24 @@ export class ProcessRunner implements Runner {
         killTree(child.pid, 'SIGTERM');
         hardTimer ??= setTimeout(() => killTree(child.pid, 'SIGKILL'), KILL_GRACE_MS);
       };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, launch.timeout_ms);
       const onAbort = () => stop();
       launch.signal?.addEventListener('abort', onAbort);
       if (launch.signal?.aborted) onAbort();
+      begin = () => {
+        if (settled || timer) return;
+        timer = setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, launch.timeout_ms);
+        // The go byte (an init started without `wait` never reads it).
+        statusStream?.write('g');
+      };
+      cancel = () => {
+        if (settled) return;
+        // End of file on fd 3 lets a waiting init exit by itself; the kill makes sure of it.
+        statusStream?.end();
+        killTree(child.pid, 'SIGKILL');
+      };
 
       child.on('error', (e: NodeJS.ErrnoException) =>
         finish({ spawn_error: spawnErrorText(e, exe, onStatus ? undefined : launch.cwd) }),
@@ -359,10 +431,14 @@ export class ProcessRunner implements Runner {
         child.once('close', () => finish({ exit_code: code, signal }));
       });
     });
+    return { done, begin: () => begin(), cancel: () => cancel() };
   }
 
   async stop(): Promise<void> {
+    const staged = [...this.staged.values()];
+    this.staged.clear();
     for (const { child } of this.live) killTree(child.pid, 'SIGKILL');
+    await Promise.all(staged.map((s) => s.cancel()));
     this.live.clear();
     const p = this.contained();
     for (const [root, t] of this.trials) {

@@ -2,9 +2,11 @@
 //  1. relays 127.0.0.1:PORT — the only address the trial's network namespace has — to the unix socket
 //     the engine's per-trial endpoint listens on, so the harness reaches its own endpoint and nothing
 //     else (no host listener, no other trial, no internet);
-//  2. starts the harness with the environment, cwd and stdio it was given (left blocking: see below),
+//  2. with \`wait\` (a staged sandbox, started before the trial's harness slot), waits for one byte on fd 3
+//     from the engine (end of file: the trial was given up, exit without starting anything);
+//  3. starts the harness with the environment, cwd and stdio it was given (left blocking: see below),
 //     forwards SIGTERM to it;
-//  3. reports how the harness ended on fd 3 (one JSON line), then exits, which ends the pid namespace:
+//  4. reports how the harness ended on fd 3 (one JSON line), then exits, which ends the pid namespace:
 //     the kernel kills whatever the harness left behind (daemons included).
 // It is plain JavaScript in a string so it needs no file of its own in dist/.
 
@@ -13,6 +15,8 @@ export interface InitSpec {
   socket: string;
   command: string[];
   cwd: string;
+  /** Start the harness only once the engine writes a byte to fd 3 (staged: node's start-up is done by then). */
+  wait?: boolean;
 }
 
 export const INIT_SOURCE = String.raw`
@@ -37,7 +41,21 @@ const relay = net.createServer((c) => {
   c.pipe(u); u.pipe(c);
 });
 relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
+// fd 3 is the engine's end of a socket pair: it says go with one byte, or gives the trial up by closing.
+const waitForGo = () => {
+  const b = Buffer.alloc(1);
+  for (;;) {
+    try {
+      if (fs.readSync(3, b, 0, 1, null) === 0) process.exit(0);
+      return;
+    } catch (e) {
+      if (e.code !== 'EAGAIN' && e.code !== 'EINTR') process.exit(0);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+};
 relay.listen(spec.port, '127.0.0.1', () => {
+  if (spec.wait) waitForGo();
   const [cmd, ...args] = spec.command;
   // fd 3 is ours (the status pipe): the harness gets /dev/null there.
   const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
