@@ -64144,7 +64144,7 @@ var Gate = class {
 };
 var TrialNotStarted = class extends Error {
 };
-var TRIALS_AHEAD = 2;
+var trialsAhead = (slots) => Math.max(1, slots) + 1;
 
 // src/engine/trial.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
@@ -68619,7 +68619,7 @@ async function runTargets(opts, targets, followUp) {
   opts.signal?.addEventListener("abort", onAbort);
   try {
     const harnessSlots = new Gate(opts.concurrency);
-    await drain(todo, opts.concurrency + TRIALS_AHEAD, async ({ lc, seed, target }) => {
+    await drain(todo, opts.concurrency + trialsAhead(opts.concurrency), async ({ lc, seed, target }) => {
       const turn = harnessSlots.turn();
       const inSlot = (start) => turn.run((free) => {
         if (stopped) throw new TrialNotStarted("run interrupted before this trial started");

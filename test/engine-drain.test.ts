@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adapterConfig, loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
-import { drain, Gate } from '../src/engine/schedule.js';
+import { drain, Gate, trialsAhead } from '../src/engine/schedule.js';
 import { runTrial } from '../src/engine/trial.js';
 import { createWorkRoot } from '../src/engine/work-root.js';
 import { ProcessRunner } from '../src/runner/process.js';
@@ -144,6 +144,20 @@ describe('runTrial: only the harness waits for a slot', () => {
     const firstEnd = events.indexOf(`end ${id(0)}`);
     expect(events.slice(0, firstEnd).filter((e) => e.startsWith('prepare'))).toHaveLength(3);
   }, 60_000);
+});
+
+describe('trials in flight beyond the harness slots', () => {
+  // Four slots whose harnesses end together must each find a trial staged: with a fixed two ahead,
+  // two of them waited ~130 ms for the next worlds to be made (the 20-item bench job, issue 17).
+  it.each([
+    [1, 2],
+    [2, 3],
+    [4, 5],
+    [8, 9],
+  ])('%i slot(s): %i ahead (one staged per slot, one being scored)', (slots, ahead) => {
+    expect(trialsAhead(slots)).toBe(ahead);
+    expect(trialsAhead(slots)).toBeGreaterThan(slots);
+  });
 });
 
 describe('Gate turns', () => {

@@ -26,7 +26,7 @@ import { benchMark, benchMarkOnce } from './bench-marks.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
-import { drain, Gate, TRIALS_AHEAD, TrialNotStarted } from './schedule.js';
+import { drain, Gate, TrialNotStarted, trialsAhead } from './schedule.js';
 import { runTrial, trialId } from './trial.js';
 import { createWorkRoot, sweepWorkRoots } from './work-root.js';
 
@@ -319,7 +319,7 @@ export async function runTargets(
     // `concurrency` harnesses at once; the trials ahead of them are prepared (and the last ones scored)
     // meanwhile. Follow-up jobs a trial appends to todo are run too, at full concurrency.
     const harnessSlots = new Gate(opts.concurrency);
-    await drain(todo, opts.concurrency + TRIALS_AHEAD, async ({ lc, seed, target }) => {
+    await drain(todo, opts.concurrency + trialsAhead(opts.concurrency), async ({ lc, seed, target }) => {
       // This job's place in line for a harness slot, taken in queue order.
       const turn = harnessSlots.turn();
       const inSlot = <T>(start: (free: () => void) => Promise<T>): Promise<T> =>

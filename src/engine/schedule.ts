@@ -110,7 +110,8 @@ export class Gate {
 export class TrialNotStarted extends Error {}
 
 /**
- * Trials in flight beyond the harness slots: one being scored and one prepared ahead, so that even with
- * one slot the next harness starts as soon as the last one ends.
+ * Trials in flight beyond the harness slots: one prepared (staged) ahead for each slot, so that a slot
+ * whose harness ends goes at once to a trial that is ready, plus one being scored. With a fixed two, four
+ * slots whose harnesses ended together left two of them idle while the next trials' worlds were made.
  */
-export const TRIALS_AHEAD = 2;
+export const trialsAhead = (slots: number): number => Math.max(1, slots) + 1;
