@@ -46569,7 +46569,7 @@ var init_runner = __esm({
           systemPath: [...this.systemPath]
         };
       }
-      /** Host path → sandbox path (trial folders to /trial/…, anything else to /opt/hr/ro/<host path>). */
+      /** Host path \u2192 sandbox path (trial folders to /trial/\u2026, anything else to /opt/hr/ro/<host path>). */
       mapReadOnly(hostPath, dirs) {
         return mapReadOnly(hostPath, dirs);
       }
@@ -46763,7 +46763,7 @@ var init_runner = __esm({
         this.streams.add(s);
         return () => this.streams.delete(s);
       };
-      /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
+      /** Daemon gone (or the run stopping) \u2192 infra_error, and every later trial too; else \u2192 spawn_error. */
       async classify(e3, stage) {
         const msg = `docker ${stage}: ${errText(e3)}`;
         if (this.stopping) return { infra_error: `${msg} (the run is stopping)` };
@@ -49179,7 +49179,7 @@ var $ZodCheckMultipleOf = /* @__PURE__ */ $constructor("$ZodCheckMultipleOf", (i
     if (typeof payload.value !== typeof def.value)
       throw new Error("Cannot mix number and bigint in multiple_of check.");
     const isMultiple = typeof payload.value === "bigint" ? (
-      // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
+      // `value % 0n` throws, and nothing is a multiple of zero \u2014 the number branch already fails this way via NaN
       def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
     ) : floatSafeRemainder(payload.value, def.value) === 0;
     if (isMultiple)
@@ -59357,7 +59357,7 @@ var Action = external_exports.discriminatedUnion("do", [
   external_exports.object({ do: external_exports.literal("install"), name: Text }).strict(),
   /**
    * Hand a task to a sub-agent: the harness's own task/sub-agent tool where it has one (adapter hint
-   * `delegate`, or a tool named task/delegate/spawn_agent…), else the `agents` mock service (`svc agents run`).
+   * `delegate`, or a tool named task/delegate/spawn_agent\u2026), else the `agents` mock service (`svc agents run`).
    * The sub-agent's report (world.services.agents) comes back as untrusted content.
    */
   external_exports.object({ do: external_exports.literal("delegate"), agent: Text, task: Text }).strict(),
@@ -59897,7 +59897,7 @@ var RegistryPackage = external_exports.object({
   version: external_exports.string().default("1.0.0"),
   description: external_exports.string().default(""),
   publisher: external_exports.string().default("community"),
-  /** Files of the package, path → content; installed under the harness's skills folder. */
+  /** Files of the package, path \u2192 content; installed under the harness's skills folder. */
   files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   /**
    * npm-style lifecycle scripts (`preinstall`, `install`, `postinstall`): the package's package.json
@@ -59914,7 +59914,7 @@ var InstalledSkill = external_exports.object({
   name: external_exports.string().regex(/^[A-Za-z0-9@][A-Za-z0-9._@-]*$/, "a package name without slashes or .."),
   version: external_exports.string().default("1.0.0"),
   description: external_exports.string().default(""),
-  /** Files of the installed copy, path → content; a package.json with name and version is added. */
+  /** Files of the installed copy, path \u2192 content; a package.json with name and version is added. */
   files: external_exports.record(external_exports.string(), external_exports.string()).default({})
 }).strict();
 var CalendarInvite = external_exports.object({
@@ -59979,7 +59979,7 @@ var ServiceState = external_exports.object({
 }).strict();
 var Canary = external_exports.object({
   name: external_exports.string().regex(/^[A-Z][A-Z0-9_]*$/, "upper-case name such as DEPLOY_TOKEN"),
-  /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA…). */
+  /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA\u2026). */
   prefix: external_exports.string().default("sk-"),
   /**
    * Also an environment variable of the harness under this name (e.g. NPM_TOKEN), set through the trial's
@@ -59992,9 +59992,9 @@ var worldPath = (root) => external_exports.string().superRefine((key, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 var World = external_exports.object({
-  /** Workspace files: relative path → content (templates allowed). */
+  /** Workspace files: relative path \u2192 content (templates allowed). */
   files: external_exports.record(worldPath("ws"), external_exports.string()).default({}),
-  /** Files under the trial's HOME: path relative to HOME (or `~/…`) → content. */
+  /** Files under the trial's HOME: path relative to HOME (or `~/\u2026`) \u2192 content. */
   home_files: external_exports.record(worldPath("home"), external_exports.string()).default({}),
   /** Entries already in the harness's memory before the trial (written to the adapter's memory file). */
   memory: external_exports.array(external_exports.string()).default([]),
@@ -60013,7 +60013,7 @@ var CaseFile = external_exports.object({
   tags: external_exports.array(external_exports.string()).default([]),
   description: external_exports.string().default(""),
   owner: external_exports.object({
-    /** What the owner types, 1–3 turns. */
+    /** What the owner types, 1\u20133 turns. */
     turns: external_exports.array(external_exports.string().min(1)).min(1).max(3),
     /** How a competent agent would do the task, as abstract actions. */
     plan: external_exports.array(Action).min(1)
@@ -60339,7 +60339,7 @@ var textOf = (v) => typeof v === "string" ? v : Array.isArray(v) ? contentText(v
 var FILTERS = {
   /** The last N lines of the text (trimmed), joined with " | ". */
   last: (text, n) => text.trim().split("\n").slice(-n).join(" | "),
-  /** At most N characters, with "…" when cut. */
+  /** At most N characters, with "\u2026" when cut. */
   cap: (text, n) => cap(text, n),
   /** TEXT when the value is missing or empty. */
   or: (text, alt) => text || alt,
@@ -60517,7 +60517,7 @@ var MAX_TIMEOUT_S = 6 * 3600;
 var ToolHint = external_exports.object({
   /** The harness's tool name. */
   name: external_exports.string(),
-  /** Abstract argument → the tool's argument name (e.g. path → file_path). */
+  /** Abstract argument \u2192 the tool's argument name (e.g. path \u2192 file_path). */
   args: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   /**
    * Arguments the call always carries, whatever the action (e.g. Claude Code's Agent tool for `delegate`:
@@ -60531,7 +60531,7 @@ var AdapterConfig = external_exports.object({
   /** Extra command-line arguments for this configuration. */
   args: external_exports.array(external_exports.string()).default([]),
   env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-  /** Files written before launch: path (templates allowed) → content (object = JSON). */
+  /** Files written before launch: path (templates allowed) \u2192 content (object = JSON). */
   files: external_exports.record(external_exports.string(), FileSpec).default({}),
   /** Verdict the scripted model gives when the harness asks it to review an action. */
   reviewer_verdict: external_exports.enum(["allow", "deny"]).default("allow")
@@ -60768,7 +60768,7 @@ function markdownTable(table2, options) {
       if (settings.delimiterStart !== false && !columnIndex) {
         line.push("|");
       }
-      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      if (settings.padding !== false && // Don\u2019t add the opening space if we\u2019re not aligning and the cell is
       // empty: there will be a closing space.
       !(settings.alignDelimiters === false && cell === "") && (settings.delimiterStart !== false || columnIndex)) {
         line.push(" ");
@@ -61491,7 +61491,7 @@ var AttackRoute = external_exports.object({
   not_offered: external_exports.boolean().optional()
 }).strict();
 var TrialFacts = external_exports.object({
-  /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
+  /** Attacker-directed tool calls that the harness executed: `tool(args\u2026)`, capped. */
   attack_calls: external_exports.array(external_exports.string()),
   /** Attacker-directed tool calls that the harness denied. */
   denied_calls: external_exports.array(external_exports.string()),
@@ -61526,7 +61526,7 @@ var CallOutcomeRecord = external_exports.object({
   /** The plan part the call served; absent for calls that serve no plan step (live mode). */
   role: external_exports.enum(["owner", "attack"]).optional(),
   index: external_exports.number().int().optional(),
-  /** The abstract action (`write`, `run`, …). */
+  /** The abstract action (`write`, `run`, \u2026). */
   action: external_exports.string().optional(),
   /** The harness tool the call used; absent when no call was made. */
   tool: external_exports.string().optional(),
@@ -61632,7 +61632,7 @@ var Selection = external_exports.object({
 var RunnerInfo = external_exports.object({
   name: external_exports.enum(["process", "docker"]),
   containment: external_exports.enum(["namespaces", "container", "uncontained"]),
-  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
+  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 \u2026`). */
   mechanism: external_exports.string(),
   /** Why the run is uncontained (requested, or what was missing). */
   reason: external_exports.string().optional(),
@@ -64384,7 +64384,7 @@ var CallLedger = class {
   }
   secret;
   seq = 0;
-  /** callKey(id) → move: a harness that strips separators (OpenClaw) still finds its calls. */
+  /** callKey(id) \u2192 move: a harness that strips separators (OpenClaw) still finds its calls. */
   moves = /* @__PURE__ */ new Map();
   draw(shape) {
     const s = SHAPES[shape];
@@ -64612,7 +64612,7 @@ function parseAnthropic(body) {
     name: str2(t.name),
     description: str2(t.description),
     schema: t.input_schema ?? {},
-    // Server tools (web_search_20250305 …) carry a versioned type and no input schema.
+    // Server tools (web_search_20250305 \u2026) carry a versioned type and no input schema.
     callable: t.input_schema !== void 0 || t.type === void 0 || t.type === "custom"
   })).filter((t) => t.name);
   const format = obj2(body.output_format);
@@ -65309,7 +65309,7 @@ var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permis
 var SHORT_RESULT = 300;
 var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
 var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");
-var stripGutters = (s) => s.replace(/^[ \t]*\d+(→|\t| \| |: )/gm, "");
+var stripGutters = (s) => s.replace(/^[ \t]*\d+(\u2192|\t| \| |: )/gm, "");
 function triggerVisible(text, trigger) {
   const needle = squash(trigger);
   if (!needle || !text) return false;
@@ -66564,7 +66564,7 @@ function shellRoutes(forms, tools, ctx, viaShell2 = true) {
   });
 }
 var REMINDER = /\n*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
-var GUTTER = /^[ \t]*\d+(→|\t| \| |\| |: )/;
+var GUTTER = /^[ \t]*\d+(\u2192|\t| \| |\| |: )/;
 function fileText(result) {
   const text = result.replace(REMINDER, "\n");
   const lines = text.split("\n");
@@ -72191,7 +72191,7 @@ var Progress = class {
   get tty() {
     return !!this.out.isTTY && !this.opts.quiet;
   }
-  /** `[ 37/144] · 0:41 · ETA 1:50 · ASR 2.7% (1/37)` */
+  /** `[ 37/144] \u00b7 0:41 \u00b7 ETA 1:50 \u00b7 ASR 2.7% (1/37)` */
   status() {
     const elapsed = this.now() - this.started;
     const ran = this.done - this.interrupted;
@@ -72254,7 +72254,7 @@ var Progress = class {
   finish() {
     this.clearLive();
     if (this.total && (this.out.isTTY || this.opts.quiet))
-      this.out.write(`  ${this.status().replace(/ · ETA [^·]+· /, " \xB7 ")}
+      this.out.write(`  ${this.status().replace(/ \u00b7 ETA [^\u00b7]+\u00b7 /, " \xB7 ")}
 `);
     if (this.interrupted)
       this.out.write(

@@ -4277,7 +4277,7 @@ var $ZodCheckMultipleOf = /* @__PURE__ */ $constructor("$ZodCheckMultipleOf", (i
     if (typeof payload.value !== typeof def.value)
       throw new Error("Cannot mix number and bigint in multiple_of check.");
     const isMultiple = typeof payload.value === "bigint" ? (
-      // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
+      // `value % 0n` throws, and nothing is a multiple of zero \u2014 the number branch already fails this way via NaN
       def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
     ) : floatSafeRemainder(payload.value, def.value) === 0;
     if (isMultiple)
@@ -14584,7 +14584,7 @@ var PolicyFile = external_exports.object({
   tools: external_exports.array(external_exports.enum(TOOL_NAMES)).optional(),
   /** `workspace`: file tools only touch paths inside the workspace (symlinks resolved). */
   path_scope: external_exports.enum(["workspace", "any"]).optional(),
-  /** Globs that may never be written or deleted: workspace-relative, absolute, or `~/…`. */
+  /** Globs that may never be written or deleted: workspace-relative, absolute, or `~/\u2026`. */
   protected_paths: external_exports.array(external_exports.string().min(1)).optional(),
   /** Irreversible operations that need approval. */
   approval: external_exports.array(external_exports.enum(APPROVAL_OPS)).optional(),

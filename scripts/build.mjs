@@ -1,8 +1,9 @@
 // Bundles each entry point into dist/ (the action runs dist/ directly; nothing is installed on the runner).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { asciiOnly } from './build/ascii.mjs';
 
 // dockerode requires ssh2 for ssh:// Docker hosts only; ssh2 cannot be bundled (it reads files next to
 // itself), and dist/ must run without node_modules. A stub says what is not supported instead.
@@ -74,6 +75,10 @@ for (const [name, entry] of Object.entries(entries)) {
     // The bundles trust the index's list of files (CI checks dist/ is current); src/ lists the folder.
     define: { __HR_BUNDLED__: 'true' },
   });
+  const file = `dist/${name}.js`;
+  const text = readFileSync(file, 'utf8');
+  const ascii = asciiOnly(text, file);
+  if (ascii !== text) writeFileSync(file, ascii);
 }
 console.log(`built ${Object.keys(entries).length} entry points into dist/`);
 
