@@ -45458,7 +45458,9 @@ function countRequests(docker) {
   };
   return counter;
 }
-function writeSpans(file2, trialId2, s, total) {
+function recordSpans(trialId2, s, total = performance.now() - s.t0) {
+  const file2 = spansFile();
+  if (!file2) return;
   const line = {
     trial: trialId2,
     start_ms: round2(s.t0),
@@ -46207,16 +46209,14 @@ async function runStaged(r, launch, staged) {
   try {
     return await runSpanned(r, launch, staged, io);
   } finally {
-    const file2 = spansFile();
-    if (file2) writeSpans(file2, launch.trial_id, staged.sp, performance.now() - staged.sp.t0);
+    recordSpans(launch.trial_id, staged.sp);
   }
 }
 async function runTrialIn(r, launch) {
   const sp = new TrialSpans(r.counter);
   const staged = await stageTrial(r, launch, sp);
   if (!("slot" in staged)) {
-    const file2 = spansFile();
-    if (file2) writeSpans(file2, launch.trial_id, sp, performance.now() - sp.t0);
+    recordSpans(launch.trial_id, sp);
     return staged;
   }
   return runStaged(r, launch, staged);
@@ -46746,8 +46746,7 @@ var init_runner = __esm({
             slot.control.close();
             const t0 = performance.now();
             await this.removeContainer(slot.container.id);
-            const file2 = spansFile();
-            if (file2) writeSpans(file2, "remove", new TrialSpans(), performance.now() - t0);
+            recordSpans("remove", new TrialSpans(), performance.now() - t0);
             await rm7(slot.dir, { recursive: true, force: true }).catch(() => {
             });
           })()
@@ -46827,8 +46826,7 @@ var init_runner = __esm({
         this.streams.clear();
         this.events.close();
         this.conn.close();
-        const file2 = spansFile();
-        if (file2) writeSpans(file2, "stop", sp, performance.now() - sp.t0);
+        recordSpans("stop", sp);
         if (!this.hasResources()) active.delete(this);
       }
       /** Synchronous last-resort clean-up of host-side folders (process exit). */
@@ -62954,23 +62952,18 @@ var execFileAsync = promisify2(execFile2);
 var isRoot = () => process.getuid?.() === 0;
 var canSudo = async () => !isRoot() && (await run2(["sudo", "-n", "true"], 1e4)).ok;
 var asRoot = (cmd) => isRoot() ? cmd : ["sudo", "-n", ...cmd];
-function run2(cmd, timeoutMs = 12e4) {
-  return new Promise((done) => {
-    execFile2(
-      cmd[0],
-      cmd.slice(1),
-      {
-        timeout: timeoutMs,
-        // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
-        env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", DEBIAN_FRONTEND: "noninteractive" }
-      },
-      (e3, stdout, stderr) => done({
-        ok: !e3,
-        err: (String(stderr ?? "") || (e3?.message ?? "")).trim(),
-        out: String(stdout ?? "").trim()
-      })
-    );
-  });
+async function run2(cmd, timeoutMs = 12e4) {
+  try {
+    const { stdout } = await execFileAsync(cmd[0], cmd.slice(1), {
+      timeout: timeoutMs,
+      // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
+      env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", DEBIAN_FRONTEND: "noninteractive" }
+    });
+    return { ok: true, err: "", out: String(stdout).trim() };
+  } catch (e3) {
+    const { stderr, stdout, message } = e3;
+    return { ok: false, err: (String(stderr ?? "") || message).trim(), out: String(stdout ?? "").trim() };
+  }
 }
 function mountCommand(dir, bytes, uid, gid, how) {
   const cmd = [
@@ -68619,22 +68612,24 @@ async function runTargets(opts, targets, followUp) {
   opts.signal?.addEventListener("abort", onAbort);
   try {
     const harnessSlots = new Gate(opts.concurrency);
+    const notStartedReason = () => {
+      if (stopped) return "run interrupted before this trial started";
+      const spent = modelSetup.budget?.over();
+      return spent ? `budget exhausted: ${spent}; the trial was not run` : void 0;
+    };
     await drain(todo, opts.concurrency + trialsAhead(opts.concurrency), async ({ lc, seed, target }) => {
       const turn = harnessSlots.turn();
       const inSlot = (start) => turn.run((free) => {
-        if (stopped) throw new TrialNotStarted("run interrupted before this trial started");
-        const spent = modelSetup.budget?.over();
-        if (spent) throw new TrialNotStarted(`budget exhausted: ${spent}; the trial was not run`);
+        const why = notStartedReason();
+        if (why) throw new TrialNotStarted(why);
         return start(free);
       });
       const t = targets[target];
       let trial;
-      const over = modelSetup.budget?.over();
+      const notNow = notStartedReason();
       const na = notApplicable(lc, adapter);
-      if (stopped) {
-        trial = invalidTrial(lc, seed, "run interrupted before this trial started");
-      } else if (over) {
-        trial = invalidTrial(lc, seed, `budget exhausted: ${over}; the trial was not run`);
+      if (notNow) {
+        trial = invalidTrial(lc, seed, notNow);
       } else if (t.skip) {
         trial = invalidTrial(lc, seed, t.skip);
       } else if (na) {

@@ -319,26 +319,29 @@ export async function runTargets(
     // `concurrency` harnesses at once; the trials ahead of them are prepared (and the last ones scored)
     // meanwhile. Follow-up jobs a trial appends to todo are run too, at full concurrency.
     const harnessSlots = new Gate(opts.concurrency);
+    // Why a trial must not start now (checked when its job begins and again at its slot): an interrupt, or
+    // the spending cap reached (what was not run is invalid, never safe).
+    const notStartedReason = (): string | undefined => {
+      if (stopped) return 'run interrupted before this trial started';
+      const spent = modelSetup.budget?.over();
+      return spent ? `budget exhausted: ${spent}; the trial was not run` : undefined;
+    };
     await drain(todo, opts.concurrency + trialsAhead(opts.concurrency), async ({ lc, seed, target }) => {
       // This job's place in line for a harness slot, taken in queue order.
       const turn = harnessSlots.turn();
       const inSlot = <T>(start: (free: () => void) => Promise<T>): Promise<T> =>
         turn.run((free) => {
           // What changed while this trial was prepared: it is then not started.
-          if (stopped) throw new TrialNotStarted('run interrupted before this trial started');
-          const spent = modelSetup.budget?.over();
-          if (spent) throw new TrialNotStarted(`budget exhausted: ${spent}; the trial was not run`);
+          const why = notStartedReason();
+          if (why) throw new TrialNotStarted(why);
           return start(free);
         });
       const t = targets[target]!;
       let trial: Trial;
-      const over = modelSetup.budget?.over();
+      const notNow = notStartedReason();
       const na = notApplicable(lc, adapter);
-      if (stopped) {
-        trial = invalidTrial(lc, seed, 'run interrupted before this trial started');
-      } else if (over) {
-        // The run stops spending at the cap: what was not run is invalid, never safe.
-        trial = invalidTrial(lc, seed, `budget exhausted: ${over}; the trial was not run`);
+      if (notNow) {
+        trial = invalidTrial(lc, seed, notNow);
       } else if (t.skip) {
         trial = invalidTrial(lc, seed, t.skip);
       } else if (na) {

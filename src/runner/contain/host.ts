@@ -51,24 +51,19 @@ const asRoot = (cmd: string[]) => (isRoot() ? cmd : ['sudo', '-n', ...cmd]);
  * A helper program, without blocking the event loop: the probes run side by side, and while the engine
  * loads the adapter and the cases (runTargets starts the plan first).
  */
-function run(cmd: string[], timeoutMs = 120_000): Promise<{ ok: boolean; err: string; out: string }> {
-  return new Promise((done) => {
-    execFile(
-      cmd[0]!,
-      cmd.slice(1),
-      {
-        timeout: timeoutMs,
-        // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
-        env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive' },
-      },
-      (e, stdout, stderr) =>
-        done({
-          ok: !e,
-          err: (String(stderr ?? '') || (e?.message ?? '')).trim(),
-          out: String(stdout ?? '').trim(),
-        }),
-    );
-  });
+async function run(cmd: string[], timeoutMs = 120_000): Promise<{ ok: boolean; err: string; out: string }> {
+  try {
+    const { stdout } = await execFileAsync(cmd[0]!, cmd.slice(1), {
+      timeout: timeoutMs,
+      // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
+      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    return { ok: true, err: '', out: String(stdout).trim() };
+  } catch (e) {
+    // execFile's error carries the streams of a command that ran and failed.
+    const { stderr, stdout, message } = e as { stderr?: unknown; stdout?: unknown; message: string };
+    return { ok: false, err: (String(stderr ?? '') || message).trim(), out: String(stdout ?? '').trim() };
+  }
 }
 
 function mountCommand(dir: string, bytes: number, uid: number, gid: number, how: 'direct' | 'sudo') {

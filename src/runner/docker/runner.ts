@@ -44,7 +44,7 @@ import {
   TRIAL_LABEL,
 } from './options.js';
 import { RelayFailed, type Slot, WarmPool } from './pool.js';
-import { countRequests, type RequestCounter, spansFile, TrialSpans, writeSpans } from './spans.js';
+import { countRequests, type RequestCounter, recordSpans, TrialSpans } from './spans.js';
 import { runStaged, runTrialIn, type StagedTrial, stageTrial, unstage } from './trial.js';
 
 const PING_TIMEOUT_MS = 5_000;
@@ -463,8 +463,7 @@ export class DockerRunner implements Runner {
         slot.control.close();
         const t0 = performance.now();
         await this.removeContainer(slot.container.id);
-        const file = spansFile();
-        if (file) writeSpans(file, 'remove', new TrialSpans(), performance.now() - t0);
+        recordSpans('remove', new TrialSpans(), performance.now() - t0);
         await rm(slot.dir, { recursive: true, force: true }).catch(() => {});
       })(),
     );
@@ -556,8 +555,7 @@ export class DockerRunner implements Runner {
     this.streams.clear();
     this.events.close();
     this.conn.close();
-    const file = spansFile();
-    if (file) writeSpans(file, 'stop', sp, performance.now() - sp.t0);
+    recordSpans('stop', sp);
     if (!this.hasResources()) active.delete(this);
   }
 

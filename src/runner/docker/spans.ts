@@ -80,8 +80,13 @@ export function countRequests(docker: Docker): RequestCounter {
 
 export const spansFile = (): string | undefined => process.env.HR_DOCKER_SPANS || undefined;
 
-/** Appends the trial's line to the spans file (a failure to write must not fail the trial). */
-export function writeSpans(file: string, trialId: string, s: TrialSpans, total: number): void {
+/**
+ * Appends the trial's line to the spans file when HR_DOCKER_SPANS names one (a failure to write must not
+ * fail the trial). `total` defaults to the time since the spans began.
+ */
+export function recordSpans(trialId: string, s: TrialSpans, total = performance.now() - s.t0): void {
+  const file = spansFile();
+  if (!file) return;
   // start_ms (the engine's clock) puts trials on one time line: what of one overlaps the next.
   const line = {
     trial: trialId,

@@ -14,7 +14,7 @@ import { EndpointBridge, endpointPorts } from './network.js';
 import { TRIAL_KEYS } from './options.js';
 import type { Slot } from './pool.js';
 import type { DockerProcessOutcome, DockerRunner } from './runner.js';
-import { spansFile, TrialSpans, writeSpans } from './spans.js';
+import { recordSpans, TrialSpans } from './spans.js';
 import { TarLimitError } from './tar.js';
 
 /** Copy-outs whose script could not start (a pids cgroup still full), tried again: ~2.5 s in all. */
@@ -137,8 +137,7 @@ export async function runStaged(
   try {
     return await runSpanned(r, launch, staged, io);
   } finally {
-    const file = spansFile();
-    if (file) writeSpans(file, launch.trial_id, staged.sp, performance.now() - staged.sp.t0);
+    recordSpans(launch.trial_id, staged.sp);
   }
 }
 
@@ -147,8 +146,7 @@ export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<
   const sp = new TrialSpans(r.counter);
   const staged = await stageTrial(r, launch, sp);
   if (!('slot' in staged)) {
-    const file = spansFile();
-    if (file) writeSpans(file, launch.trial_id, sp, performance.now() - sp.t0);
+    recordSpans(launch.trial_id, sp);
     return staged;
   }
   return runStaged(r, launch, staged);
