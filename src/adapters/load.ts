@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { builtinAdaptersDir } from '../paths.js';
 import { readYaml } from '../yaml-file.js';
+import { indexedAdapter } from './adapter-index.js';
 import { Adapter, type AdapterConfig, type LoadedAdapter } from './schema.js';
 
 export function listBuiltinAdapters(): string[] {
@@ -20,6 +21,8 @@ export function loadAdapter(nameOrPath: string, cwd = process.cwd()): LoadedAdap
     existsSync(join(builtinAdaptersDir(), nameOrPath, 'adapter.yaml'))
   ) {
     file = join(builtinAdaptersDir(), nameOrPath, 'adapter.yaml');
+    const indexed = indexedAdapter(nameOrPath, file);
+    if (indexed) return { adapter: indexed, dir: dirname(file), file };
   } else {
     const abs = resolve(cwd, nameOrPath);
     if (existsSync(abs) && statSync(abs).isDirectory()) file = join(abs, 'adapter.yaml');
