@@ -13930,7 +13930,7 @@ var require_chownr = __commonJS({
     var LCHOWN = fs.lchown ? "lchown" : "chown";
     var LCHOWNSYNC = fs.lchownSync ? "lchownSync" : "chownSync";
     var needEISDIRHandled = fs.lchown && !process.version.match(/v1[1-9]+\./) && !process.version.match(/v10\.[6-9]/);
-    var lchownSync = (path9, uid, gid) => {
+    var lchownSync2 = (path9, uid, gid) => {
       try {
         return fs[LCHOWNSYNC](path9, uid, gid);
       } catch (er) {
@@ -13954,13 +13954,13 @@ var require_chownr = __commonJS({
     } : (_, __, ___, cb) => cb;
     var handleEISDirSync = needEISDIRHandled ? (path9, uid, gid) => {
       try {
-        return lchownSync(path9, uid, gid);
+        return lchownSync2(path9, uid, gid);
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
         chownSync(path9, uid, gid);
       }
-    } : (path9, uid, gid) => lchownSync(path9, uid, gid);
+    } : (path9, uid, gid) => lchownSync2(path9, uid, gid);
     var nodeVersion = process.version;
     var readdir11 = (path9, options, cb) => fs.readdir(path9, options, cb);
     var readdirSync9 = (path9, options) => fs.readdirSync(path9, options);
@@ -44740,7 +44740,7 @@ var init_daemon = __esm({
 // src/runner/docker/cleanup.ts
 import { spawn as spawn4 } from "node:child_process";
 import { createHash as createHash12 } from "node:crypto";
-import { lstat as lstat4, readdir as readdir6, readFile as readFile4, rm as rm5 } from "node:fs/promises";
+import { lstat as lstat3, readdir as readdir6, readFile as readFile4, rm as rm5 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
@@ -44845,7 +44845,7 @@ async function sweepStale(opts = {}) {
   for (const name of await readdir6(tmp).catch(() => [])) {
     if (!name.startsWith(TMP_PREFIX)) continue;
     const dir = path.join(tmp, name);
-    const st = await lstat4(dir).catch(() => void 0);
+    const st = await lstat3(dir).catch(() => void 0);
     if (!st?.isDirectory() || !await folderGone(dir, name)) continue;
     await rm5(dir, { recursive: true, force: true }).catch(() => {
     });
@@ -45702,7 +45702,7 @@ var init_exec = __esm({
 });
 
 // src/runner/docker/limits.ts
-import { lstat as lstat5, readdir as readdir7 } from "node:fs/promises";
+import { lstat as lstat4, readdir as readdir7 } from "node:fs/promises";
 import path4 from "node:path";
 function parseProbe(text) {
   const num4 = (re) => Number(re.exec(text)?.[1] ?? 0) || 0;
@@ -45714,7 +45714,7 @@ async function findFileOfSize2(dirs, size) {
   const walk2 = async (abs, rel, depth) => {
     if (depth > 32) return void 0;
     for (const name of await readdir7(abs).catch(() => [])) {
-      const st = await lstat5(path4.join(abs, name)).catch(() => void 0);
+      const st = await lstat4(path4.join(abs, name)).catch(() => void 0);
       if (st?.isFile() && st.size >= size) return `${rel}/${name}`;
       if (st?.isDirectory()) {
         const hit = await walk2(path4.join(abs, name), `${rel}/${name}`, depth + 1);
@@ -45764,7 +45764,7 @@ var init_limits = __esm({
 
 // src/runner/docker/tar.ts
 import { constants as constants2 } from "node:fs";
-import { chmod as chmod4, copyFile, lstat as lstat6, mkdir as mkdir7, open as open2, readdir as readdir8, readlink as readlink2, symlink } from "node:fs/promises";
+import { chmod as chmod4, copyFile, lstat as lstat5, mkdir as mkdir7, open as open2, readdir as readdir8, readlink as readlink2, symlink } from "node:fs/promises";
 import path5 from "node:path";
 function octal(n, width) {
   return `${n.toString(8).padStart(width - 1, "0")}\0`;
@@ -45811,7 +45811,7 @@ async function* packTree(dirs) {
     for (const name of (await readdir8(abs)).sort()) {
       const a = path5.join(abs, name);
       const r = `${rel}/${name}`;
-      const st = await lstat6(a);
+      const st = await lstat5(a);
       if (st.isDirectory()) {
         yield* paxFor(`${r}/`, "");
         yield header(`${r}/`, "5", 0, st.mode);
@@ -45835,7 +45835,7 @@ async function* packTree(dirs) {
     }
   }
   for (const [name, dir] of Object.entries(dirs)) {
-    const st = await lstat6(dir);
+    const st = await lstat5(dir);
     yield header(`${name}/`, "5", 0, st.mode);
     yield* walk2(dir, name);
   }
@@ -45935,7 +45935,7 @@ async function extractTree(stream, dest, limits) {
       await symlink(link, abs).catch(() => skipped++);
     } else if (type === "1") {
       const from = target(link.replace(/\/+$/, ""));
-      const st = from ? await lstat6(from).catch(() => void 0) : void 0;
+      const st = from ? await lstat5(from).catch(() => void 0) : void 0;
       if (from && st?.isFile())
         await copyFile(from, abs, constants2.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(() => skipped++);
       else skipped++;
@@ -46359,7 +46359,7 @@ var init_trial = __esm({
 // src/runner/docker/runner.ts
 import { randomBytes as randomBytes7 } from "node:crypto";
 import { rmSync as rmSync5 } from "node:fs";
-import { chmod as chmod5, mkdtemp as mkdtemp5, readdir as readdir10, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
+import { chmod as chmod5, mkdtemp as mkdtemp5, readdir as readdir10, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
 import os4 from "node:os";
 import path7 from "node:path";
 async function containerLogs(container) {
@@ -46530,7 +46530,7 @@ var init_runner = __esm({
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
         this.tmpRoot = await mkdtemp5(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
-        await writeFile6(
+        await writeFile5(
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
@@ -60060,7 +60060,7 @@ function jobSecretMask(env) {
 }
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
+import { mkdirSync as mkdirSync8, writeFileSync as writeFileSync8 } from "node:fs";
 import { join as join25 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
@@ -62841,8 +62841,8 @@ import { promisify as promisify2 } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync7, readFileSync as readFileSync11 } from "node:fs";
-import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync11, writeFileSync as writeFileSync3 } from "node:fs";
+import { mkdir, readdir, readFile, rmdir } from "node:fs/promises";
 import { join as join11 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
@@ -62899,17 +62899,21 @@ async function createTrialCgroup(plan, name, limits) {
   const mem = join11(plan.memoryParent, name);
   const pids = join11(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
-  for (const d of dirs) await mkdir(d);
+  const tryWrite = (f, v) => {
+    try {
+      writeFileSync3(f, v);
+    } catch {
+    }
+  };
+  for (const d of dirs) mkdirSync4(d);
   if (plan.version === "v1") {
-    await writeFile(join11(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    await writeFile(join11(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes)).catch(() => {
-    });
-    await writeFile(join11(pids, "pids.max"), String(limits.pids));
+    writeFileSync3(join11(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    tryWrite(join11(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
+    writeFileSync3(join11(pids, "pids.max"), String(limits.pids));
   } else {
-    await writeFile(join11(mem, "memory.max"), String(limits.memory_bytes));
-    await writeFile(join11(mem, "memory.swap.max"), "0").catch(() => {
-    });
-    await writeFile(join11(mem, "pids.max"), String(limits.pids));
+    writeFileSync3(join11(mem, "memory.max"), String(limits.memory_bytes));
+    tryWrite(join11(mem, "memory.swap.max"), "0");
+    writeFileSync3(join11(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile(f, "utf8").catch(() => "");
   return {
@@ -63167,8 +63171,17 @@ function readText(p) {
 
 // src/runner/process.ts
 import { spawn as spawn3 } from "node:child_process";
-import { chmodSync, existsSync as existsSync10, mkdtempSync as mkdtempSync2, readdirSync as readdirSync7, readFileSync as readFileSync13, rmSync as rmSync4 } from "node:fs";
-import { lchown, lstat, mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
+import {
+  chmodSync,
+  existsSync as existsSync10,
+  lchownSync,
+  lstatSync as lstatSync2,
+  mkdtempSync as mkdtempSync2,
+  readdirSync as readdirSync7,
+  readFileSync as readFileSync13,
+  rmSync as rmSync4
+} from "node:fs";
+import { mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import { dirname as dirname9, join as join13 } from "node:path";
 
@@ -63738,13 +63751,12 @@ function descendants(root) {
   return out;
 }
 async function chownTree(dirs, uid, gid) {
-  const walk2 = async (p) => {
-    await lchown(p, uid, gid);
-    const st = await lstat(p);
-    if (!st.isDirectory()) return;
-    for (const e3 of await readdir2(p)) await walk2(join13(p, e3));
+  const walk2 = (p) => {
+    lchownSync(p, uid, gid);
+    if (!lstatSync2(p).isDirectory()) return;
+    for (const e3 of readdirSync7(p)) walk2(join13(p, e3));
   };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await walk2(d);
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
 }
 async function findFileOfSize(dirs, limit) {
   const walk2 = async (p, depth) => {
@@ -64169,7 +64181,7 @@ var trialsAhead = (slots) => Math.max(1, slots) + 1;
 
 // src/engine/trial.ts
 import { randomBytes as randomBytes6 } from "node:crypto";
-import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile4 } from "node:fs/promises";
+import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile3 } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join as join16 } from "node:path";
 
@@ -65656,7 +65668,7 @@ import { posix as posix4 } from "node:path";
 
 // src/world/svc-core.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { mkdir as mkdir3, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdir as mkdir3, writeFile } from "node:fs/promises";
 init_service_catalog();
 import { dirname as dirname10, isAbsolute, relative as relative4, resolve as resolve7, sep as sep2 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
@@ -65940,7 +65952,7 @@ async function installFiles(pkgDir, body, io) {
   });
   for (const [target, content] of targets) {
     await mkdir3(dirname10(target), { recursive: true });
-    await writeFile2(target, content);
+    await writeFile(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
 `);
@@ -67817,7 +67829,7 @@ function send2(res, result) {
 // src/world/snapshot.ts
 import { createHash as createHash11 } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { lstat as lstat2, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
+import { lstat, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
 import { posix as posix5 } from "node:path";
 var BULKY_DIRS = /* @__PURE__ */ new Set([
   "node_modules",
@@ -67875,7 +67887,7 @@ async function fileState(entry, maxText) {
       const target = await readlink(entry.abs);
       return { hash: sha2562(`symlink\0${target}`), size: Buffer.byteLength(target), text: target };
     }
-    const { size } = await lstat2(entry.abs);
+    const { size } = await lstat(entry.abs);
     if (size > maxText) return { hash: await hashStream(entry.abs), size };
     const content = await readFile2(entry.abs);
     const text = asText(content);
@@ -67937,7 +67949,7 @@ function keyFor(prefix2, rel) {
 }
 
 // src/world/trial-dirs.ts
-import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir4, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir4, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
 import { dirname as dirname11, isAbsolute as isAbsolute2, join as join15, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, trialId2) {
@@ -67964,7 +67976,7 @@ async function writeWorld(dirs, files, homeFiles) {
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
   await mkdir5(dirname11(target), { recursive: true, mode: PRIVATE });
-  await writeFile3(target, content, { mode });
+  await writeFile2(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
@@ -67980,7 +67992,7 @@ async function installSvcShim(binDir, svcScriptPath, nodePath) {
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
-  await writeFile3(target, script, { mode: 493 });
+  await writeFile2(target, script, { mode: 493 });
   await chmod(target, 493);
   return target;
 }
@@ -68250,7 +68262,6 @@ async function runTrial(input2) {
       },
       { connect: services.connect }
     );
-    const before2 = await snapshot(dirs);
     const { env, dropped } = buildTrialEnv({
       view,
       endpoint,
@@ -68281,8 +68292,12 @@ async function runTrial(input2) {
       endpoint_port: ep.port,
       signal: trialAbort.signal
     };
+    const staging = Promise.resolve(runner.stage?.(launch));
+    staging.catch(() => {
+    });
+    const before2 = await snapshot(dirs);
     try {
-      await runner.stage?.(launch);
+      await staging;
       outcome = await inSlot((free) => runner.run({ ...launch, harness_exited: free }));
     } catch (e3) {
       input2.signal?.removeEventListener("abort", onRunAbort);
@@ -68325,7 +68340,7 @@ async function runTrial(input2) {
       evidenceFile = join16(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
       const tmp = `${evidenceFile}.tmp-${randomBytes6(6).toString("hex")}`;
-      await writeFile4(tmp, bytes, { flag: "wx" });
+      await writeFile3(tmp, bytes, { flag: "wx" });
       await rename(tmp, evidenceFile);
       input2.written?.record(evidenceFile, bytes);
     }
@@ -68397,14 +68412,14 @@ function canaryEnv(declared, values) {
 
 // src/engine/work-root.ts
 init_owner();
-import { lstat as lstat3, mkdtemp as mkdtemp4, readdir as readdir5, readFile as readFile3, rm as rm4, writeFile as writeFile5 } from "node:fs/promises";
+import { lstat as lstat2, mkdtemp as mkdtemp4, readdir as readdir5, readFile as readFile3, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
 import { join as join17 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir5()) {
   const dir = await mkdtemp4(join17(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join17(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  await writeFile4(join17(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir5()) {
@@ -68412,7 +68427,7 @@ async function sweepWorkRoots(parent = tmpdir5()) {
   for (const name of await readdir5(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
     const dir = join17(parent, name);
-    const st = await lstat3(dir).catch(() => void 0);
+    const st = await lstat2(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
@@ -70240,7 +70255,7 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync18, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync11, mkdirSync as mkdirSync5, readFileSync as readFileSync18, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join21, relative as relative7 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
@@ -70263,7 +70278,7 @@ async function runMatrix(opts) {
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
   const runsDir = join21(opts.out, "runs");
-  mkdirSync4(runsDir, { recursive: true });
+  mkdirSync5(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
     const configs = entry.configs.length ? entry.configs : Object.keys(loaded.adapter.configs);
@@ -70353,10 +70368,10 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  mkdirSync4(out, { recursive: true });
-  writeFileSync3(join21(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  mkdirSync5(out, { recursive: true });
+  writeFileSync4(join21(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync3(join21(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync4(join21(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num2 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -70642,12 +70657,12 @@ function closingList(result, p) {
 }
 
 // src/cli/doctor.ts
-import { writeFileSync as writeFileSync4 } from "node:fs";
+import { writeFileSync as writeFileSync5 } from "node:fs";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
 import { readFileSync as readFileSync19 } from "node:fs";
-import { mkdtemp as mkdtemp7, rm as rm10, writeFile as writeFile7 } from "node:fs/promises";
+import { mkdtemp as mkdtemp7, rm as rm10, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
 import { join as join22 } from "node:path";
 var PROBE_PATH = ".bashrc";
@@ -70741,7 +70756,7 @@ async function doctorAdapter(opts) {
   const dir = await mkdtemp7(join22(tmpdir7(), "harness-risk-doctor-"));
   try {
     const caseFile = join22(dir, "harness-risk-doctor.yaml");
-    await writeFile7(caseFile, DOCTOR_CASE);
+    await writeFile6(caseFile, DOCTOR_CASE);
     const out = join22(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
@@ -70826,7 +70841,7 @@ async function cmdDoctor(argv) {
     runner,
     ...values.image ? { image: values.image } : {}
   });
-  if (values.json) writeFileSync4(values.json, `${JSON.stringify(report, null, 2)}
+  if (values.json) writeFileSync5(values.json, `${JSON.stringify(report, null, 2)}
 `);
   process.stdout.write(doctorText(report));
   const clean = report.valid && report.dialect.requests > 0 && !report.undeclared_home.length && !report.egress.length && report.probe !== "refused (not recognised)" && report.owner_task_done;
@@ -70834,7 +70849,7 @@ async function cmdDoctor(argv) {
 }
 
 // src/cli/gate.ts
-import { mkdirSync as mkdirSync5, writeFileSync as writeFileSync5 } from "node:fs";
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
 import { dirname as dirname13, relative as relative10, resolve as resolve14 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
@@ -71770,14 +71785,14 @@ function writeReports(g, failOn, markdown, json3) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn });
     const p = resolve14(markdown);
-    mkdirSync5(dirname13(p), { recursive: true });
-    writeFileSync5(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
+    mkdirSync6(dirname13(p), { recursive: true });
+    writeFileSync6(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
     const p = resolve14(json3);
-    mkdirSync5(dirname13(p), { recursive: true });
-    writeFileSync5(
+    mkdirSync6(dirname13(p), { recursive: true });
+    writeFileSync6(
       p,
       `${JSON.stringify(
         {
@@ -72033,7 +72048,7 @@ function modelOptionsFromFlags(values, env) {
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync13, mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync13, mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
 import { join as join24, relative as relative11 } from "node:path";
 import { parseArgs as parseArgs5 } from "node:util";
 
@@ -72108,8 +72123,8 @@ function oneOf2(flag, value, valid) {
 function writeNew(file2, text) {
   if (existsSync13(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
-  mkdirSync6(join24(file2, ".."), { recursive: true });
-  writeFileSync6(file2, text);
+  mkdirSync7(join24(file2, ".."), { recursive: true });
+  writeFileSync7(file2, text);
 }
 var NAME = /^[a-z0-9][a-z0-9-]*$/;
 function cmdNewCase(argv) {
@@ -72568,17 +72583,17 @@ async function cmdCoverage(argv) {
   });
   const cov = coverage(loadCases(values.cases ?? ["subset:full"]));
   const md = coverageMarkdown(cov);
-  if (values.json) writeFileSync7(values.json, `${JSON.stringify(cov, null, 2)}
+  if (values.json) writeFileSync8(values.json, `${JSON.stringify(cov, null, 2)}
 `);
-  if (values.markdown) writeFileSync7(values.markdown, md);
+  if (values.markdown) writeFileSync8(values.markdown, md);
   process.stdout.write(md);
   return 0;
 }
 async function cmdSchema(argv) {
   const { values } = parseArgs6({ args: argv, options: { out: { type: "string", default: "schema" } } });
-  mkdirSync7(values.out, { recursive: true });
+  mkdirSync8(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync7(join25(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync8(join25(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

@@ -339,7 +339,6 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       { connect: services.connect },
     );
 
-    const before = await snapshot(dirs);
     const { env, dropped } = buildTrialEnv({
       view,
       endpoint,
@@ -370,9 +369,14 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       endpoint_port: ep.port,
       signal: trialAbort.signal,
     };
+    // What of the start needs no slot (the sandbox started, its init waiting; docker: a container and the
+    // copy-in) is done before waiting, while the world's snapshot is taken: neither changes a file, and
+    // the harness starts only at run().
+    const staging = Promise.resolve(runner.stage?.(launch));
+    staging.catch(() => {});
+    const before = await snapshot(dirs);
     try {
-      // What of the start needs no slot (docker: the container and the copy-in) is done before waiting.
-      await runner.stage?.(launch);
+      await staging;
       // The slot is free once the harness has exited; the runner's copy-back then runs beside the next.
       outcome = await inSlot((free) => runner.run({ ...launch, harness_exited: free }));
     } catch (e) {

@@ -5,8 +5,18 @@
 // Uncontained (`runner: process-uncontained`, or no mechanism on this machine): the old child process,
 // which confines only the environment; the run records it and the verdict does not count it as green.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, type Dirent, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { lchown, lstat, mkdir, readdir, stat, statfs } from 'node:fs/promises';
+import {
+  chmodSync,
+  type Dirent,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ProcessOutcome } from '../evidence/types.js';
@@ -503,16 +513,19 @@ function descendants(root: number): number[] {
   return out;
 }
 
-/** Hands the trial folders to the sandbox uid (root mode: the engine wrote the world files as root). */
+/**
+ * Hands the trial folders to the sandbox uid (root mode: the engine wrote the world files as root).
+ * Synchronous: a world is tens of files, and an awaited lchown + lstat per file was 10-20 ms of thread-pool
+ * round trips on the first trial's way to its harness.
+ */
 async function chownTree(dirs: TrialDirs, uid: number, gid: number): Promise<void> {
-  const walk = async (p: string): Promise<void> => {
-    await lchown(p, uid, gid);
+  const walk = (p: string): void => {
+    lchownSync(p, uid, gid);
     // lstat: never follow a link out of the trial folders.
-    const st = await lstat(p);
-    if (!st.isDirectory()) return;
-    for (const e of await readdir(p)) await walk(join(p, e));
+    if (!lstatSync(p).isDirectory()) return;
+    for (const e of readdirSync(p)) walk(join(p, e));
   };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await walk(d);
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk(d);
 }
 
 /** A file in the trial folders as large as the file-size limit: the harness hit RLIMIT_FSIZE on it. */
