@@ -13,8 +13,12 @@
 //   --floor  also measure Docker's own latency on this machine: a bare `exec true` round trip (create,
 //            start, end, inspect) in a started container, and a container's create+start and remove
 //
+// Each run's busy CPU time of the whole machine (/proc/stat) is printed per trial too: what the daemon,
+// containerd and runc cost beside the harness, and the wall per trial that CPU alone needs on this
+// machine's cores.
+//
 // The line beginning `docker/process:` is the one to quote; --json prints one object with at least
-// { ratio, docker_ms_per_trial, process_ms_per_trial, start_ms, stop_ms }.
+// { ratio, docker_ms_per_trial, process_ms_per_trial, start_ms, stop_ms, docker_cpu_ms_per_trial }.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -29,6 +33,16 @@ export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Busy CPU time of the whole machine so far, ms (/proc/stat: user, nice, system, irq, softirq). */
+function machineBusyMs() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return ((f[0] + f[1] + f[2] + f[5] + f[6]) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const loadavg = () =>
@@ -222,7 +236,9 @@ export async function benchDocker(opts = {}) {
           '1',
         ];
         args.push('--runner', runner, '--out', out, ...(runner === 'docker' ? ['--image', image] : []));
+        const busy0 = machineBusyMs();
         const r = await cliRun(args, env);
+        const busy = machineBusyMs() - busy0;
         const res = JSON.parse(readFileSync(out, 'utf8'));
         const invalid = res.trials.filter((t) => !t.valid).map((t) => `${t.id}: ${t.invalid_reason}`);
         if (invalid.length) throw new Error(`${runner} run ${i + 1}: invalid trials:\n${invalid.join('\n')}`);
@@ -231,6 +247,9 @@ export async function benchDocker(opts = {}) {
           labels: res.trials.map((t) => `${t.id}:${JSON.stringify(t.labels)}`).sort(),
           // The harness's own run as the runner reports it (exec start to exit under docker).
           harness: res.trials.map((t) => t.duration_ms),
+          // The machine's CPU over the whole run (engine, harness, sandbox; for docker also the daemon,
+          // containerd, the shims and runc), per trial.
+          cpu_per_trial: busy / res.trials.length,
         });
         const pt = perTrial(r);
         log(
@@ -248,6 +267,9 @@ export async function benchDocker(opts = {}) {
     const dStop = m('docker', (r) => [r.exit - r.trials.at(-1)]);
     const pH = m('process', (r) => r.harness);
     const dH = m('docker', (r) => r.harness);
+    const pCpu = m('process', (r) => [r.cpu_per_trial]);
+    const dCpu = m('docker', (r) => [r.cpu_per_trial]);
+    const cores = os.cpus().length;
     const same = rows.docker.every(
       (r, i) => JSON.stringify(r.labels) === JSON.stringify(rows.process[i].labels),
     );
@@ -271,6 +293,12 @@ export async function benchDocker(opts = {}) {
       process_start_ms: Math.round(pStart),
       docker_stop_ms: Math.round(dStop),
       process_stop_ms: Math.round(pStop),
+      // Busy CPU of the whole machine per trial (/proc/stat over each run, start and stop included), and
+      // the wall per trial that alone would take on this machine's cores with perfect overlap.
+      process_cpu_ms_per_trial: Math.round(pCpu),
+      docker_cpu_ms_per_trial: Math.round(dCpu),
+      cores,
+      docker_cpu_floor_ratio: Number((dCpu / cores / p).toFixed(2)),
       labels_identical: same,
       loadavg: load,
       samples: {
@@ -290,6 +318,7 @@ export function formatBench(r) {
   const lines = [
     `docker/process: ${r.ratio.toFixed(2)}x wall per trial on ${r.cases} (docker ${r.docker_ms_per_trial} ms, process ${r.process_ms_per_trial} ms, +${r.added_ms_per_trial} ms; medians of ${r.samples.docker.length} trials each, ${r.runs} interleaved runs of each, concurrency 1; ${r.ratio <= 1.3 ? 'within' : 'OVER'} the 1.3x bar); per run +${r.start_ms} ms start, +${r.stop_ms} ms stop; labels ${r.labels_identical ? 'identical' : 'DIFFER'}; load average ${r.loadavg[0]} → ${r.loadavg.at(-1)}`,
     `  of which the harness's own run (duration_ms): docker ${r.docker_harness_ms} ms, process ${r.process_harness_ms} ms; around it (runner + engine): docker ${r.docker_around_ms} ms, process ${r.process_around_ms} ms`,
+    `  machine CPU per trial (/proc/stat, every process, start and stop included): docker ${r.docker_cpu_ms_per_trial} ms, process ${r.process_cpu_ms_per_trial} ms; on ${r.cores} cores docker's CPU alone needs ${Math.round(r.docker_cpu_ms_per_trial / r.cores)} ms a trial = ${r.docker_cpu_floor_ratio}x the process runner's wall`,
   ];
   if (r.spans) {
     lines.push(`docker trial phases (median of ${r.spans.trials} trials, ms; total ${r.spans.total_ms}):`);
