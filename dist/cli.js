@@ -63436,7 +63436,8 @@ var ProcessRunner = class {
   async release(dirs) {
     const staged = this.staged.get(dirs.root);
     this.staged.delete(dirs.root);
-    await staged?.cancel();
+    await staged?.then((s) => s.cancel()).catch(() => {
+    });
     const t = this.trials.get(dirs.root);
     if (!t) return;
     this.trials.delete(dirs.root);
@@ -63467,14 +63468,16 @@ var ProcessRunner = class {
   async stage(launch) {
     const p = await this.ensurePlan();
     if (!p.contained || this.staged.has(launch.dirs.root)) return;
-    this.staged.set(launch.dirs.root, await this.startContained(launch, p, true));
+    const starting = this.startContained(launch, p, true);
+    this.staged.set(launch.dirs.root, starting);
+    await starting;
   }
   async run(launch) {
     const p = await this.ensurePlan();
     if (!p.contained) return this.runUncontained(launch);
     const staged = this.staged.get(launch.dirs.root);
     this.staged.delete(launch.dirs.root);
-    const sandbox = staged ?? await this.startContained(launch, p, false);
+    const sandbox = await (staged ?? this.startContained(launch, p, false));
     return sandbox.go(launch.harness_exited);
   }
   /** The sandbox of one trial, started; with `wait` its init holds the harness until `go`. */
@@ -63693,7 +63696,8 @@ var ProcessRunner = class {
     const staged = [...this.staged.values()];
     this.staged.clear();
     for (const { child } of this.live) killTree(child.pid, "SIGKILL");
-    await Promise.all(staged.map((s) => s.cancel()));
+    await Promise.all(staged.map((s) => s.then((x) => x.cancel()).catch(() => {
+    })));
     this.live.clear();
     const p = this.contained();
     for (const [root, t] of this.trials) {

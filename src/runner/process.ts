@@ -67,7 +67,7 @@ export class ProcessRunner implements Runner {
   /** Per trial root: the folder of its endpoint socket, and whether a tmpfs is mounted on it. */
   private readonly trials = new Map<string, { socketDir: string; mounted: boolean }>();
   /** Sandboxes started ahead of their harness slot (`stage`), by trial root. */
-  private readonly staged = new Map<string, StartedSandbox>();
+  private readonly staged = new Map<string, Promise<StartedSandbox>>();
   private seq = 0;
 
   constructor(private readonly opts: ProcessRunnerOptions = {}) {
@@ -153,7 +153,8 @@ export class ProcessRunner implements Runner {
   async release(dirs: TrialDirs): Promise<void> {
     const staged = this.staged.get(dirs.root);
     this.staged.delete(dirs.root);
-    await staged?.cancel();
+    // Also one still starting (the trial failed while its sandbox came up): it is cancelled once up.
+    await staged?.then((s) => s.cancel()).catch(() => {});
     const t = this.trials.get(dirs.root);
     if (!t) return;
     this.trials.delete(dirs.root);
@@ -186,7 +187,10 @@ export class ProcessRunner implements Runner {
   async stage(launch: TrialLaunch): Promise<void> {
     const p = await this.ensurePlan();
     if (!p.contained || this.staged.has(launch.dirs.root)) return;
-    this.staged.set(launch.dirs.root, await this.startContained(launch, p, true));
+    // In the map before it is up, so that a release() meanwhile finds it.
+    const starting = this.startContained(launch, p, true);
+    this.staged.set(launch.dirs.root, starting);
+    await starting;
   }
 
   async run(launch: TrialLaunch): Promise<ProcessOutcome> {
@@ -194,7 +198,7 @@ export class ProcessRunner implements Runner {
     if (!p.contained) return this.runUncontained(launch);
     const staged = this.staged.get(launch.dirs.root);
     this.staged.delete(launch.dirs.root);
-    const sandbox = staged ?? (await this.startContained(launch, p, false));
+    const sandbox = await (staged ?? this.startContained(launch, p, false));
     return sandbox.go(launch.harness_exited);
   }
 
@@ -448,7 +452,7 @@ export class ProcessRunner implements Runner {
     const staged = [...this.staged.values()];
     this.staged.clear();
     for (const { child } of this.live) killTree(child.pid, 'SIGKILL');
-    await Promise.all(staged.map((s) => s.cancel()));
+    await Promise.all(staged.map((s) => s.then((x) => x.cancel()).catch(() => {})));
     this.live.clear();
     const p = this.contained();
     for (const [root, t] of this.trials) {
