@@ -53,14 +53,18 @@ rmSync(outfile, { force: true });
 const chosen = names.length ? names : listBuiltinAdapters();
 let failed = 0;
 for (const name of chosen) {
-  const { adapter } = loadAdapter(name);
+  const { adapter, dir } = loadAdapter(name);
   if (!adapter.install?.npm && !adapter.install?.node) {
     if (names.length) console.log(`${name}: nothing to install`);
     continue;
   }
   const t0 = Date.now();
   try {
-    const info = await ensureInstalled(adapter, cache, { log: (l) => console.log(`  ${l}`) });
+    // The adapter's folder is install.warm's HR_ADAPTER_DIR (OpenClaw's warm.sh lives there).
+    const info = await ensureInstalled(adapter, cache, {
+      adapterDir: dir,
+      log: (l) => console.log(`  ${l}`),
+    });
     const size = info.dir ? execFileSync('du', ['-sh', info.dir], { encoding: 'utf8' }).split('\t')[0] : '';
     console.log(
       `${name}: ${info.installed ? 'installed' : 'already installed'} ${adapter.install?.npm ? `${adapter.install.npm.package}@${adapter.install.npm.version}` : ''}` +

@@ -1,5 +1,6 @@
 // install.warm: run once per install with the folder writable (to fill start-up caches such as Node's
 // compile cache), again when the command changes, and only a warning when it fails.
+import { spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,4 +76,34 @@ describe('install.warm', () => {
     expect(JSON.parse(readFileSync(original, 'utf8')).warmed).toBeUndefined();
     expect(JSON.parse(readFileSync(join(t.dir, MARKER), 'utf8')).warmed).toBe(warmKey(WARM));
   });
+});
+
+describe('scripts/install-harnesses.mjs', () => {
+  it('gives install.warm the adapter folder as HR_ADAPTER_DIR (OpenClaw’s warm.sh is found there)', () => {
+    const t = installed(WARM);
+    writeFileSync(
+      join(t.adapterDir, 'adapter.yaml'),
+      [
+        'name: toy',
+        'dialect: openai-chat',
+        'install:',
+        '  npm: { package: toy, version: 1.0.0 }',
+        `  warm: '${WARM}'`,
+        'launch:',
+        '  command: ["true"]',
+        'tools: {}',
+        'configs:',
+        '  only: {}',
+        '',
+      ].join('\n'),
+    );
+    const r = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', 'scripts', 'install-harnesses.mjs'), '--cache', t.cache, t.adapterDir],
+      { encoding: 'utf8' },
+    );
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    const [, adapterDir] = readFileSync(join(t.dir, 'runs.txt'), 'utf8').trim().split('|');
+    expect(adapterDir).toBe(t.adapterDir);
+  }, 60_000);
 });
