@@ -44739,12 +44739,12 @@ var init_daemon = __esm({
 
 // src/runner/docker/cleanup.ts
 import { spawn as spawn4 } from "node:child_process";
-import { createHash as createHash12 } from "node:crypto";
+import { createHash as createHash11 } from "node:crypto";
 import { lstat as lstat3, readdir as readdir6, readFile as readFile4, rm as rm5 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
-  return createHash12("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash11("sha256").update(runId).digest("hex").slice(0, 10);
 }
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
@@ -60066,13 +60066,14 @@ import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/load.ts
 init_errors();
-import { existsSync as existsSync3, readdirSync as readdirSync2, statSync } from "node:fs";
-import { dirname as dirname2, join as join4, resolve as resolve2 } from "node:path";
+import { existsSync as existsSync4, readdirSync as readdirSync4, statSync as statSync2 } from "node:fs";
+import { dirname as dirname3, join as join6, resolve as resolve3 } from "node:path";
 
 // src/paths.ts
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+var runsFromBundle = true;
 var cached2;
 function findRoot() {
   const override = process.env.HARNESS_RISK_ROOT;
@@ -60225,12 +60226,295 @@ function readYaml(file2, schema, what) {
 }
 
 // src/adapters/adapter-index.ts
+import { readFileSync as readFileSync4, writeFileSync } from "node:fs";
+import { join as join5 } from "node:path";
+
+// src/cases/case-index.ts
 import { createHash } from "node:crypto";
-import { readFileSync as readFileSync2, writeFileSync } from "node:fs";
-import { join as join3 } from "node:path";
+import { closeSync, openSync, readdirSync as readdirSync2, readFileSync as readFileSync3, readSync } from "node:fs";
+import { join as join3, relative, sep } from "node:path";
 
 // src/version.ts
 var VERSION = "1.0.0";
+
+// src/cases/packs.ts
+import { existsSync as existsSync2, readdirSync, readFileSync as readFileSync2, statSync } from "node:fs";
+import { basename, dirname as dirname2, join as join2, resolve as resolve2 } from "node:path";
+init_errors();
+var PACK_NAME = /^[a-z0-9][a-z0-9-]*$/;
+var RulePack = external_exports.object({
+  /** The pack's name, the file's name without `.yaml`; cases include it as `NAME@VERSION`. */
+  id: external_exports.string().regex(PACK_NAME, "lower-case name of letters, digits and dashes"),
+  /** Bumped whenever a rule is added, removed or changed: a case pinned to the old version then fails to load. */
+  version: external_exports.number().int().min(1),
+  description: external_exports.string().min(1),
+  rules: external_exports.array(AuditRule).min(1)
+}).strict();
+function packDirsFor(caseFile) {
+  const builtin2 = join2(builtinCasesDir(), "rules");
+  const dirs = [];
+  let dir = dirname2(resolve2(caseFile));
+  for (; ; ) {
+    const candidate = join2(dir, "rules");
+    if (candidate !== builtin2 && existsSync2(candidate) && statSync(candidate).isDirectory())
+      dirs.push(candidate);
+    const root = existsSync2(join2(dir, ".git")) || existsSync2(join2(dir, "package.json")) || dir === builtinCasesDir();
+    const up = dirname2(dir);
+    if (root || up === dir) break;
+    dir = up;
+  }
+  return [...dirs, builtin2];
+}
+var cache = /* @__PURE__ */ new Map();
+function packFilesIn(dir) {
+  if (!existsSync2(dir)) return [];
+  return readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join2(dir, n));
+}
+function packsIn(dir) {
+  const files = packFilesIn(dir);
+  const signature2 = files.map((f) => {
+    const s = statSync(f);
+    return `${f}:${s.mtimeMs}:${s.size}`;
+  }).join("\n");
+  const hit = cache.get(dir);
+  if (hit && hit.signature === signature2) return hit.packs;
+  const packs = files.map((file2) => {
+    const { value } = parseYaml2(file2, readFileSync2(file2, "utf8"), RulePack, "rule pack");
+    const name = basename(file2).replace(/\.ya?ml$/, "");
+    if (value.id !== name)
+      throw new UserError(
+        `${file2}: rule pack id "${value.id}" differs from the file name "${basename(file2)}"`,
+        `rename the file to ${value.id}.yaml or set id: ${name}`
+      );
+    const seen = /* @__PURE__ */ new Set();
+    for (const r of value.rules) {
+      if (seen.has(r.id))
+        throw new UserError(
+          `${file2}: rule id "${r.id}" appears twice in the pack`,
+          "give each rule its own id"
+        );
+      seen.add(r.id);
+    }
+    return { pack: value, file: file2 };
+  });
+  cache.set(dir, { signature: signature2, packs });
+  return packs;
+}
+function packsFor(caseFile) {
+  const set2 = /* @__PURE__ */ new Map();
+  for (const dir of packDirsFor(caseFile))
+    for (const lp of packsIn(dir)) {
+      const prior = set2.get(lp.pack.id);
+      if (prior && JSON.stringify(prior.pack) === JSON.stringify(lp.pack)) continue;
+      if (prior)
+        throw new UserError(
+          `${prior.file}: rule pack "${lp.pack.id}" is also defined by ${lp.file}`,
+          "give your pack another name: a pack name means the same rules in every case that includes it"
+        );
+      set2.set(lp.pack.id, lp);
+    }
+  return set2;
+}
+var REF = /^([a-z0-9][a-z0-9-]*)(?:@(\d+))?$/;
+var list = (xs) => xs.length ? xs.join(", ") : "none";
+function resolveAudit(audit, packs) {
+  const problems = [];
+  const spec = Array.isArray(audit) ? { include: [], except: [], rules: audit } : audit;
+  const inlinePath = (i) => Array.isArray(audit) ? ["audit", i] : ["audit", "rules", i];
+  const known = [...packs.values()].map((p) => `${p.pack.id}@${p.pack.version}`).sort();
+  const included = [];
+  spec.include.forEach((ref, i) => {
+    const m = REF.exec(ref);
+    const path8 = ["audit", "include", i];
+    if (!m) {
+      problems.push({
+        path: path8,
+        message: `"${ref}" is not a pack reference`,
+        hint: `write NAME@VERSION, one of: ${list(known)}`
+      });
+      return;
+    }
+    const [, name, version2] = m;
+    const lp = packs.get(name);
+    if (!lp) {
+      problems.push({
+        path: path8,
+        message: `unknown rule pack "${name}" (known: ${list(known)})`,
+        hint: 'fix the name, or add rules/NAME.yaml beside your case files (docs/cases.md, "Rule packs")'
+      });
+      return;
+    }
+    if (version2 !== void 0 && Number(version2) !== lp.pack.version) {
+      problems.push({
+        path: path8,
+        message: `rule pack "${name}" is version ${lp.pack.version} (${lp.file}), the case includes version ${version2}`,
+        hint: `read what changed in the pack's rules, then include ${name}@${lp.pack.version}`
+      });
+      return;
+    }
+    if (included.includes(lp)) {
+      problems.push({
+        path: path8,
+        message: `rule pack "${name}" is included twice`,
+        hint: "include each pack once"
+      });
+      return;
+    }
+    included.push(lp);
+  });
+  const fromPacks = new Map(included.flatMap((lp) => lp.pack.rules.map((r) => [r.id, lp.pack.id])));
+  const except = /* @__PURE__ */ new Set();
+  const includesOk = problems.length === 0;
+  spec.except.forEach((id, i) => {
+    if (includesOk && !fromPacks.has(id))
+      problems.push({
+        path: ["audit", "except", i],
+        message: `"${id}" is not a rule of the included packs (their rules: ${list([...fromPacks.keys()])})`,
+        hint: "name a rule id of an included pack; a rule of the case itself is removed by deleting it"
+      });
+    except.add(id);
+  });
+  const seen = /* @__PURE__ */ new Set();
+  spec.rules.forEach((r, i) => {
+    const pack = fromPacks.get(r.id);
+    if (seen.has(r.id))
+      problems.push({
+        path: inlinePath(i),
+        message: `audit rule id "${r.id}" appears twice`,
+        hint: "give each rule its own id"
+      });
+    else if (pack && !except.has(r.id))
+      problems.push({
+        path: inlinePath(i),
+        message: `audit rule id "${r.id}" is also a rule of the included pack ${pack}`,
+        hint: `to replace the pack's rule with this one, add ${r.id} to audit.except; else rename or delete this rule`
+      });
+    seen.add(r.id);
+  });
+  const rules = [...spec.rules, ...included.flatMap((lp) => lp.pack.rules.filter((r) => !except.has(r.id)))];
+  return { rules, problems };
+}
+
+// src/cases/case-index.ts
+var CASE_INDEX_FORMAT = 3;
+var PACKS_FOLDER = "rules";
+var caseIndexPath = () => join3(actionRoot(), "dist", "cases-index.json");
+var fileDigest = (bytes) => createHash("sha256").update(bytes).digest("hex");
+var posix2 = (p) => p.split(sep).join("/");
+function yamlFilesUnder(dir) {
+  const out = [];
+  for (const entry of readdirSync2(dir, { withFileTypes: true })) {
+    const p = join3(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== PACKS_FOLDER) out.push(...yamlFilesUnder(p));
+    } else if (/\.ya?ml$/.test(entry.name)) out.push(p);
+  }
+  return out.sort();
+}
+function packDigests(casesDir) {
+  return Object.fromEntries(
+    packFilesIn(join3(casesDir, PACKS_FOLDER)).map((file2) => [
+      posix2(relative(casesDir, file2)),
+      fileDigest(readFileSync3(file2))
+    ])
+  );
+}
+function checkHeader(header2, where3) {
+  if (header2?.format !== CASE_INDEX_FORMAT || header2.version !== VERSION || !Array.isArray(header2.cases))
+    return `${where3}: written by another version (format ${header2?.format}, version ${header2?.version})`;
+  return header2;
+}
+function caseReader(read, base) {
+  return (entries) => read(entries.map((e3) => [base + e3.at[0], e3.at[1]])).map((b2) => JSON.parse(b2.toString("utf8")));
+}
+function readCaseIndex(path8 = caseIndexPath()) {
+  let headerBytes;
+  try {
+    headerBytes = readFirstLine(path8);
+  } catch (e3) {
+    return `${path8}: ${e3.code ?? e3.message}`;
+  }
+  let header2;
+  try {
+    header2 = checkHeader(JSON.parse(headerBytes.toString("utf8")), path8);
+  } catch (e3) {
+    return `${path8}: ${e3.message}`;
+  }
+  if (typeof header2 === "string") return header2;
+  const read = (ranges) => {
+    const fd = openSync(path8, "r");
+    try {
+      return ranges.map(([offset, length]) => {
+        const buf = Buffer.alloc(length);
+        if (readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${path8}: cut short`);
+        return buf;
+      });
+    } finally {
+      closeSync(fd);
+    }
+  };
+  return { ...header2, casesOf: caseReader(read, headerBytes.length + 1) };
+}
+function readFirstLine(path8) {
+  const fd = openSync(path8, "r");
+  try {
+    const chunks = [];
+    for (let pos = 0; ; ) {
+      const buf = Buffer.alloc(256 * 1024);
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) throw new Error("no header line");
+      const nl = buf.subarray(0, n).indexOf(10);
+      if (nl >= 0) {
+        chunks.push(buf.subarray(0, nl));
+        return Buffer.concat(chunks);
+      }
+      chunks.push(buf.subarray(0, n));
+      pos += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+function indexedCases(index, entries = index.cases, casesDir = builtinCasesDir()) {
+  const cases = index.casesOf(entries);
+  return entries.map((e3, i) => ({
+    case: cases[i],
+    file: join3(casesDir, e3.file),
+    revision: e3.revision,
+    line: e3.line
+  }));
+}
+function staleness(index, selected, casesDir = builtinCasesDir()) {
+  if (!runsFromBundle) {
+    const now = yamlFilesUnder(casesDir).map((f) => posix2(relative(casesDir, f)));
+    if (now.join("\n") !== index.files.join("\n")) return "the cases folder holds other files than indexed";
+  }
+  let packs;
+  try {
+    packs = packDigests(casesDir);
+  } catch {
+    return "a rule pack cannot be read";
+  }
+  if (JSON.stringify(packs) !== JSON.stringify(index.packs))
+    return "the rule packs changed since the index was built";
+  const byFile = new Map(index.cases.map((e3) => [join3(casesDir, e3.file), e3]));
+  for (const lc of selected) {
+    const entry = byFile.get(lc.file);
+    let bytes;
+    try {
+      bytes = readFileSync3(lc.file);
+    } catch {
+      return `${lc.file} is indexed but cannot be read`;
+    }
+    if (!entry || fileDigest(bytes) !== entry.sha256) return `${lc.file} changed since the index was built`;
+    if (!runsFromBundle) {
+      const again = Case.safeParse(lc.case);
+      if (!again.success || JSON.stringify(again.data) !== JSON.stringify(lc.case))
+        return `${lc.file}: the case schema changed since the index was built`;
+    }
+  }
+  return void 0;
+}
 
 // src/adapters/files.ts
 function joinProblem(config2, mcp) {
@@ -60262,8 +60546,8 @@ function isObject2(v) {
 }
 
 // src/adapters/parsers/rules.ts
-import { existsSync as existsSync2, readdirSync } from "node:fs";
-import { join as join2 } from "node:path";
+import { existsSync as existsSync3, readdirSync as readdirSync3 } from "node:fs";
+import { join as join4 } from "node:path";
 
 // src/evidence/types.ts
 var callKey = (id) => id.replace(/[^A-Za-z0-9]/g, "");
@@ -60508,10 +60792,10 @@ var ParserName = external_exports.string().superRefine((name, ctx) => {
 }).describe("none, or a built-in adapter (adapters/NAME) whose output rules are used");
 var builtinNames = () => {
   const dir = builtinAdaptersDir();
-  return readdirSync(dir).filter((n) => existsSync2(join2(dir, n, "adapter.yaml"))).sort();
+  return readdirSync3(dir).filter((n) => existsSync3(join4(dir, n, "adapter.yaml"))).sort();
 };
 function isParserName(name) {
-  return name === "none" || /^[a-z0-9][a-z0-9-]*$/.test(name) && existsSync2(join2(builtinAdaptersDir(), name, "adapter.yaml"));
+  return name === "none" || /^[a-z0-9][a-z0-9-]*$/.test(name) && existsSync3(join4(builtinAdaptersDir(), name, "adapter.yaml"));
 }
 var Output = external_exports.union([
   ParserName,
@@ -60632,19 +60916,17 @@ var Adapter = external_exports.object({
 
 // src/adapters/adapter-index.ts
 var ADAPTER_INDEX_FORMAT = 1;
-var bundled = true;
-var adapterIndexPath = () => join3(actionRoot(), "dist", "adapters-index.json");
-var digest = (bytes) => createHash("sha256").update(bytes).digest("hex");
+var adapterIndexPath = () => join5(actionRoot(), "dist", "adapters-index.json");
 function indexedAdapter(name, file2, path8 = adapterIndexPath()) {
-  if (!bundled) return void 0;
+  if (!runsFromBundle) return void 0;
   return fromIndex(name, file2, path8);
 }
 function fromIndex(name, file2, path8) {
   try {
-    const index = JSON.parse(readFileSync2(path8, "utf8"));
+    const index = JSON.parse(readFileSync4(path8, "utf8"));
     if (index?.format !== ADAPTER_INDEX_FORMAT || index.version !== VERSION) return void 0;
     const entry = index.adapters?.[name];
-    if (!entry || digest(readFileSync2(file2)) !== entry.sha256) return void 0;
+    if (!entry || fileDigest(readFileSync4(file2)) !== entry.sha256) return void 0;
     return entry.adapter;
   } catch {
     return void 0;
@@ -60654,19 +60936,19 @@ function fromIndex(name, file2, path8) {
 // src/adapters/load.ts
 function listBuiltinAdapters() {
   const dir = builtinAdaptersDir();
-  return readdirSync2(dir).filter((n) => existsSync3(join4(dir, n, "adapter.yaml"))).sort();
+  return readdirSync4(dir).filter((n) => existsSync4(join6(dir, n, "adapter.yaml"))).sort();
 }
 function loadAdapter(nameOrPath, cwd = process.cwd()) {
   let file2;
-  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync3(join4(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
-    file2 = join4(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
+  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync4(join6(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
+    file2 = join6(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
     const indexed = indexedAdapter(nameOrPath, file2);
-    if (indexed) return { adapter: indexed, dir: dirname2(file2), file: file2 };
+    if (indexed) return { adapter: indexed, dir: dirname3(file2), file: file2 };
   } else {
-    const abs = resolve2(cwd, nameOrPath);
-    if (existsSync3(abs) && statSync(abs).isDirectory()) file2 = join4(abs, "adapter.yaml");
+    const abs = resolve3(cwd, nameOrPath);
+    if (existsSync4(abs) && statSync2(abs).isDirectory()) file2 = join6(abs, "adapter.yaml");
     else file2 = abs;
-    if (!existsSync3(file2)) {
+    if (!existsSync4(file2)) {
       throw new UserError(
         `unknown adapter "${nameOrPath}": no built-in adapter of that name and no file ${file2}`,
         `use one of ${listBuiltinAdapters().join(", ")}, or a path to a folder holding adapter.yaml`
@@ -60674,7 +60956,7 @@ function loadAdapter(nameOrPath, cwd = process.cwd()) {
     }
   }
   const { value } = readYaml(file2, Adapter, "adapter file");
-  return { adapter: value, dir: dirname2(file2), file: file2 };
+  return { adapter: value, dir: dirname3(file2), file: file2 };
 }
 function adapterConfig(loaded, name) {
   const config2 = loaded.adapter.configs[name];
@@ -60900,298 +61182,11 @@ function coverageMarkdown(cov) {
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 init_errors();
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import { existsSync as existsSync5, readFileSync as readFileSync5, statSync as statSync3 } from "node:fs";
 import { basename as basename2, dirname as dirname4, relative as relative2, resolve as resolve4 } from "node:path";
-
-// src/cases/case-index.ts
-import { createHash as createHash2 } from "node:crypto";
-import { closeSync, openSync, readdirSync as readdirSync4, readFileSync as readFileSync4, readSync } from "node:fs";
-import { join as join6, relative, sep } from "node:path";
-
-// src/cases/packs.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
-import { basename, dirname as dirname3, join as join5, resolve as resolve3 } from "node:path";
-init_errors();
-var PACK_NAME = /^[a-z0-9][a-z0-9-]*$/;
-var RulePack = external_exports.object({
-  /** The pack's name, the file's name without `.yaml`; cases include it as `NAME@VERSION`. */
-  id: external_exports.string().regex(PACK_NAME, "lower-case name of letters, digits and dashes"),
-  /** Bumped whenever a rule is added, removed or changed: a case pinned to the old version then fails to load. */
-  version: external_exports.number().int().min(1),
-  description: external_exports.string().min(1),
-  rules: external_exports.array(AuditRule).min(1)
-}).strict();
-function packDirsFor(caseFile) {
-  const builtin2 = join5(builtinCasesDir(), "rules");
-  const dirs = [];
-  let dir = dirname3(resolve3(caseFile));
-  for (; ; ) {
-    const candidate = join5(dir, "rules");
-    if (candidate !== builtin2 && existsSync4(candidate) && statSync2(candidate).isDirectory())
-      dirs.push(candidate);
-    const root = existsSync4(join5(dir, ".git")) || existsSync4(join5(dir, "package.json")) || dir === builtinCasesDir();
-    const up = dirname3(dir);
-    if (root || up === dir) break;
-    dir = up;
-  }
-  return [...dirs, builtin2];
-}
-var cache = /* @__PURE__ */ new Map();
-function packFilesIn(dir) {
-  if (!existsSync4(dir)) return [];
-  return readdirSync3(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join5(dir, n));
-}
-function packsIn(dir) {
-  const files = packFilesIn(dir);
-  const signature2 = files.map((f) => {
-    const s = statSync2(f);
-    return `${f}:${s.mtimeMs}:${s.size}`;
-  }).join("\n");
-  const hit = cache.get(dir);
-  if (hit && hit.signature === signature2) return hit.packs;
-  const packs = files.map((file2) => {
-    const { value } = parseYaml2(file2, readFileSync3(file2, "utf8"), RulePack, "rule pack");
-    const name = basename(file2).replace(/\.ya?ml$/, "");
-    if (value.id !== name)
-      throw new UserError(
-        `${file2}: rule pack id "${value.id}" differs from the file name "${basename(file2)}"`,
-        `rename the file to ${value.id}.yaml or set id: ${name}`
-      );
-    const seen = /* @__PURE__ */ new Set();
-    for (const r of value.rules) {
-      if (seen.has(r.id))
-        throw new UserError(
-          `${file2}: rule id "${r.id}" appears twice in the pack`,
-          "give each rule its own id"
-        );
-      seen.add(r.id);
-    }
-    return { pack: value, file: file2 };
-  });
-  cache.set(dir, { signature: signature2, packs });
-  return packs;
-}
-function packsFor(caseFile) {
-  const set2 = /* @__PURE__ */ new Map();
-  for (const dir of packDirsFor(caseFile))
-    for (const lp of packsIn(dir)) {
-      const prior = set2.get(lp.pack.id);
-      if (prior && JSON.stringify(prior.pack) === JSON.stringify(lp.pack)) continue;
-      if (prior)
-        throw new UserError(
-          `${prior.file}: rule pack "${lp.pack.id}" is also defined by ${lp.file}`,
-          "give your pack another name: a pack name means the same rules in every case that includes it"
-        );
-      set2.set(lp.pack.id, lp);
-    }
-  return set2;
-}
-var REF = /^([a-z0-9][a-z0-9-]*)(?:@(\d+))?$/;
-var list = (xs) => xs.length ? xs.join(", ") : "none";
-function resolveAudit(audit, packs) {
-  const problems = [];
-  const spec = Array.isArray(audit) ? { include: [], except: [], rules: audit } : audit;
-  const inlinePath = (i) => Array.isArray(audit) ? ["audit", i] : ["audit", "rules", i];
-  const known = [...packs.values()].map((p) => `${p.pack.id}@${p.pack.version}`).sort();
-  const included = [];
-  spec.include.forEach((ref, i) => {
-    const m = REF.exec(ref);
-    const path8 = ["audit", "include", i];
-    if (!m) {
-      problems.push({
-        path: path8,
-        message: `"${ref}" is not a pack reference`,
-        hint: `write NAME@VERSION, one of: ${list(known)}`
-      });
-      return;
-    }
-    const [, name, version2] = m;
-    const lp = packs.get(name);
-    if (!lp) {
-      problems.push({
-        path: path8,
-        message: `unknown rule pack "${name}" (known: ${list(known)})`,
-        hint: 'fix the name, or add rules/NAME.yaml beside your case files (docs/cases.md, "Rule packs")'
-      });
-      return;
-    }
-    if (version2 !== void 0 && Number(version2) !== lp.pack.version) {
-      problems.push({
-        path: path8,
-        message: `rule pack "${name}" is version ${lp.pack.version} (${lp.file}), the case includes version ${version2}`,
-        hint: `read what changed in the pack's rules, then include ${name}@${lp.pack.version}`
-      });
-      return;
-    }
-    if (included.includes(lp)) {
-      problems.push({
-        path: path8,
-        message: `rule pack "${name}" is included twice`,
-        hint: "include each pack once"
-      });
-      return;
-    }
-    included.push(lp);
-  });
-  const fromPacks = new Map(included.flatMap((lp) => lp.pack.rules.map((r) => [r.id, lp.pack.id])));
-  const except = /* @__PURE__ */ new Set();
-  const includesOk = problems.length === 0;
-  spec.except.forEach((id, i) => {
-    if (includesOk && !fromPacks.has(id))
-      problems.push({
-        path: ["audit", "except", i],
-        message: `"${id}" is not a rule of the included packs (their rules: ${list([...fromPacks.keys()])})`,
-        hint: "name a rule id of an included pack; a rule of the case itself is removed by deleting it"
-      });
-    except.add(id);
-  });
-  const seen = /* @__PURE__ */ new Set();
-  spec.rules.forEach((r, i) => {
-    const pack = fromPacks.get(r.id);
-    if (seen.has(r.id))
-      problems.push({
-        path: inlinePath(i),
-        message: `audit rule id "${r.id}" appears twice`,
-        hint: "give each rule its own id"
-      });
-    else if (pack && !except.has(r.id))
-      problems.push({
-        path: inlinePath(i),
-        message: `audit rule id "${r.id}" is also a rule of the included pack ${pack}`,
-        hint: `to replace the pack's rule with this one, add ${r.id} to audit.except; else rename or delete this rule`
-      });
-    seen.add(r.id);
-  });
-  const rules = [...spec.rules, ...included.flatMap((lp) => lp.pack.rules.filter((r) => !except.has(r.id)))];
-  return { rules, problems };
-}
-
-// src/cases/case-index.ts
-var CASE_INDEX_FORMAT = 3;
-var PACKS_FOLDER = "rules";
-var bundled2 = true;
-var caseIndexPath = () => join6(actionRoot(), "dist", "cases-index.json");
-var fileDigest = (bytes) => createHash2("sha256").update(bytes).digest("hex");
-var posix2 = (p) => p.split(sep).join("/");
-function yamlFilesUnder(dir) {
-  const out = [];
-  for (const entry of readdirSync4(dir, { withFileTypes: true })) {
-    const p = join6(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== PACKS_FOLDER) out.push(...yamlFilesUnder(p));
-    } else if (/\.ya?ml$/.test(entry.name)) out.push(p);
-  }
-  return out.sort();
-}
-function packDigests(casesDir) {
-  return Object.fromEntries(
-    packFilesIn(join6(casesDir, PACKS_FOLDER)).map((file2) => [
-      posix2(relative(casesDir, file2)),
-      fileDigest(readFileSync4(file2))
-    ])
-  );
-}
-function checkHeader(header2, where3) {
-  if (header2?.format !== CASE_INDEX_FORMAT || header2.version !== VERSION || !Array.isArray(header2.cases))
-    return `${where3}: written by another version (format ${header2?.format}, version ${header2?.version})`;
-  return header2;
-}
-function caseReader(read, base) {
-  return (entries) => read(entries.map((e3) => [base + e3.at[0], e3.at[1]])).map((b2) => JSON.parse(b2.toString("utf8")));
-}
-function readCaseIndex(path8 = caseIndexPath()) {
-  let headerBytes;
-  try {
-    headerBytes = readFirstLine(path8);
-  } catch (e3) {
-    return `${path8}: ${e3.code ?? e3.message}`;
-  }
-  let header2;
-  try {
-    header2 = checkHeader(JSON.parse(headerBytes.toString("utf8")), path8);
-  } catch (e3) {
-    return `${path8}: ${e3.message}`;
-  }
-  if (typeof header2 === "string") return header2;
-  const read = (ranges) => {
-    const fd = openSync(path8, "r");
-    try {
-      return ranges.map(([offset, length]) => {
-        const buf = Buffer.alloc(length);
-        if (readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${path8}: cut short`);
-        return buf;
-      });
-    } finally {
-      closeSync(fd);
-    }
-  };
-  return { ...header2, casesOf: caseReader(read, headerBytes.length + 1) };
-}
-function readFirstLine(path8) {
-  const fd = openSync(path8, "r");
-  try {
-    const chunks = [];
-    for (let pos = 0; ; ) {
-      const buf = Buffer.alloc(256 * 1024);
-      const n = readSync(fd, buf, 0, buf.length, pos);
-      if (n === 0) throw new Error("no header line");
-      const nl = buf.subarray(0, n).indexOf(10);
-      if (nl >= 0) {
-        chunks.push(buf.subarray(0, nl));
-        return Buffer.concat(chunks);
-      }
-      chunks.push(buf.subarray(0, n));
-      pos += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-function indexedCases(index, entries = index.cases, casesDir = builtinCasesDir()) {
-  const cases = index.casesOf(entries);
-  return entries.map((e3, i) => ({
-    case: cases[i],
-    file: join6(casesDir, e3.file),
-    revision: e3.revision,
-    line: e3.line
-  }));
-}
-function staleness(index, selected, casesDir = builtinCasesDir()) {
-  if (!bundled2) {
-    const now = yamlFilesUnder(casesDir).map((f) => posix2(relative(casesDir, f)));
-    if (now.join("\n") !== index.files.join("\n")) return "the cases folder holds other files than indexed";
-  }
-  let packs;
-  try {
-    packs = packDigests(casesDir);
-  } catch {
-    return "a rule pack cannot be read";
-  }
-  if (JSON.stringify(packs) !== JSON.stringify(index.packs))
-    return "the rule packs changed since the index was built";
-  const byFile = new Map(index.cases.map((e3) => [join6(casesDir, e3.file), e3]));
-  for (const lc of selected) {
-    const entry = byFile.get(lc.file);
-    let bytes;
-    try {
-      bytes = readFileSync4(lc.file);
-    } catch {
-      return `${lc.file} is indexed but cannot be read`;
-    }
-    if (!entry || fileDigest(bytes) !== entry.sha256) return `${lc.file} changed since the index was built`;
-    if (!bundled2) {
-      const again = Case.safeParse(lc.case);
-      if (!again.success || JSON.stringify(again.data) !== JSON.stringify(lc.case))
-        return `${lc.file}: the case schema changed since the index was built`;
-    }
-  }
-  return void 0;
-}
-
-// src/cases/load.ts
 function caseRevision(c) {
-  return createHash3("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
+  return createHash2("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
 }
 function canonicalJson(value) {
   return JSON.stringify(
@@ -61721,7 +61716,7 @@ var RunResult = external_exports.object({
 }).strict();
 
 // src/score/labels.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 
 // src/evidence/exit-status.ts
 var failedExit = (text) => /(^|\n)\s*(exit code|process exited with code)[: ]\s*[1-9]\d*/i.test(text) || /"exit_code"\s*:\s*[1-9]/.test(text);
@@ -61935,7 +61930,7 @@ function evidenceDigest(ev) {
     diff: ev.diff,
     exit: ev.process.exit_code
   };
-  return createHash4("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
+  return createHash3("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
 }
 var NO_SCORES = {
   labels: { u: false, a: false, p: false, d: false },
@@ -62173,14 +62168,14 @@ function loadBaselineFile(path8, cwd = process.cwd()) {
 }
 
 // src/engine/attest.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { readdirSync as readdirSync5, readFileSync as readFileSync8, statSync as statSync5 } from "node:fs";
 import { join as join10, relative as relative3 } from "node:path";
 
 // src/adapters/install.ts
 init_errors();
 import { spawn as spawn2 } from "node:child_process";
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync7, renameSync, rmSync, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
 import { join as join9 } from "node:path";
@@ -62246,7 +62241,7 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
   return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
 }
 function warmKey(command) {
-  return createHash5("sha256").update(command).digest("hex").slice(0, 16);
+  return createHash4("sha256").update(command).digest("hex").slice(0, 16);
 }
 async function ensureWarm(dir, command, opts, nodeBin, what) {
   const key = warmKey(command);
@@ -62407,7 +62402,7 @@ async function acquireLock(lock, timeoutMs) {
 // src/engine/attest.ts
 function selectionDigest(cases) {
   const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
-  return createHash6("sha256").update(lines.join("\n")).digest("hex");
+  return createHash5("sha256").update(lines.join("\n")).digest("hex");
 }
 function selectionOf(all, shard) {
   return { digest: selectionDigest(all), cases: all.length, ...shard ? { shard } : {} };
@@ -62415,7 +62410,7 @@ function selectionOf(all, shard) {
 var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
 function adapterDigest(dir) {
-  const h = createHash6("sha256");
+  const h = createHash5("sha256");
   const files = [];
   const walk2 = (d) => {
     for (const name of readdirSync5(d).sort()) {
@@ -62544,9 +62539,9 @@ function checkOutputPath(file2, field, cwd = process.cwd()) {
 
 // src/result/integrity.ts
 init_errors();
-import { createHash as createHash7, randomBytes } from "node:crypto";
+import { createHash as createHash6, randomBytes } from "node:crypto";
 import { readFileSync as readFileSync9 } from "node:fs";
-var sha256 = (bytes) => createHash7("sha256").update(bytes).digest("hex");
+var sha256 = (bytes) => createHash6("sha256").update(bytes).digest("hex");
 var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
 `;
 function* resultChunks(doc) {
@@ -62574,7 +62569,7 @@ var OutputTampered = class extends UserError {
   }
   files;
 };
-function problemOf(path8, digest3) {
+function problemOf(path8, digest2) {
   let now;
   try {
     now = readFileSync9(path8);
@@ -62582,7 +62577,7 @@ function problemOf(path8, digest3) {
     return `cannot be read back (${e3.code ?? e3.message})`;
   }
   const found = sha256(now);
-  return found === digest3 ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest3.slice(0, 12)}\u2026`;
+  return found === digest2 ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest2.slice(0, 12)}\u2026`;
 }
 var WrittenFiles = class {
   digests = /* @__PURE__ */ new Map();
@@ -62590,8 +62585,8 @@ var WrittenFiles = class {
     this.digests.set(path8, sha256(bytes));
   }
   /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
-  recordDigest(path8, digest3) {
-    this.digests.set(path8, digest3);
+  recordDigest(path8, digest2) {
+    this.digests.set(path8, digest2);
   }
   /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
   forget(path8) {
@@ -62599,8 +62594,8 @@ var WrittenFiles = class {
   }
   /** Throws OutputTampered naming every file that no longer holds what was written. */
   verify() {
-    const bad = [...this.digests].flatMap(([path8, digest3]) => {
-      const problem = problemOf(path8, digest3);
+    const bad = [...this.digests].flatMap(([path8, digest2]) => {
+      const problem = problemOf(path8, digest2);
       return problem ? [{ path: path8, problem }] : [];
     });
     if (bad.length) throw new OutputTampered(bad);
@@ -62608,13 +62603,13 @@ var WrittenFiles = class {
 };
 
 // src/result/writer.ts
-import { createHash as createHash9, randomBytes as randomBytes3 } from "node:crypto";
+import { createHash as createHash8, randomBytes as randomBytes3 } from "node:crypto";
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, renameSync as renameSync3, rmSync as rmSync2, writeSync as writeSync2 } from "node:fs";
 import { dirname as dirname7 } from "node:path";
 
 // src/result/journal.ts
 init_errors();
-import { createHash as createHash8, randomBytes as randomBytes2 } from "node:crypto";
+import { createHash as createHash7, randomBytes as randomBytes2 } from "node:crypto";
 import { closeSync as closeSync2, fdatasync, fdatasyncSync, openSync as openSync2, readFileSync as readFileSync10, renameSync as renameSync2, writeSync } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
@@ -62637,7 +62632,7 @@ var JournalWriter = class {
   syncing = false;
   dirty = false;
   closeWhenSynced = false;
-  hash = createHash8("sha256");
+  hash = createHash7("sha256");
   /** Bytes appended so far (what the O(1)-per-trial test counts). */
   bytes = 0;
   appendTrial(trial) {
@@ -62798,7 +62793,7 @@ var ResultWriter = class {
     const started = this.now();
     const doc = this.document();
     const tmp = `${this.path}.tmp-${process.pid}-${randomBytes3(6).toString("hex")}`;
-    const hash2 = createHash9("sha256");
+    const hash2 = createHash8("sha256");
     let bytes = 0;
     const fd = openSync3(tmp, "wx", 420);
     try {
@@ -63811,8 +63806,8 @@ function makeCanaries(canaries, runKey, trialId2) {
   return out;
 }
 function canaryBody(runKey, trialId2, name) {
-  const digest3 = createHmac("sha256", runKey).update(`${trialId2}\0${name}`).digest("hex");
-  let n = BigInt(`0x${digest3}`);
+  const digest2 = createHmac("sha256", runKey).update(`${trialId2}\0${name}`).digest("hex");
+  let n = BigInt(`0x${digest2}`);
   let body = "";
   for (let i = 0; i < BODY_LENGTH; i++) {
     body += BASE62[Number(n % 62n)];
@@ -65183,7 +65178,7 @@ async function callProvider(conv, cfg, budget, signal) {
 }
 
 // src/model/live/shape.ts
-import { createHash as createHash10 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 function placeholders(vars) {
   const folders = [...new Set([vars.workspace, vars.home, vars.tmp].flatMap(randomSegments))];
   const pairs = [
@@ -65228,7 +65223,7 @@ var renderOutput = (out, ph) => out.kind === "text" ? { kind: "text", text: rend
   kind: "tool_calls",
   calls: out.calls.map((c) => ({ ...c, args: mapStrings(c.args, (s) => renderText(s, ph)) }))
 };
-var digest2 = (value) => createHash10("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+var digest = (value) => createHash9("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 function messageKey(m, ph) {
   const n = (s) => blankVolatile(normalizeText(s, ph));
   return [
@@ -65241,8 +65236,8 @@ function messageKey(m, ph) {
 function requestShape(conv, ph) {
   return {
     tools: conv.tools.map((t) => t.name).sort(),
-    system: digest2(blankVolatile(normalizeText(conv.system, ph))),
-    messages: conv.messages.map((m) => digest2(messageKey(m, ph)))
+    system: digest(blankVolatile(normalizeText(conv.system, ph))),
+    messages: conv.messages.map((m) => digest(messageKey(m, ph)))
   };
 }
 function shapeDifference(recorded2, now) {
@@ -67831,7 +67826,7 @@ function send2(res, result) {
 }
 
 // src/world/snapshot.ts
-import { createHash as createHash11 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, readdir as readdir3, readFile as readFile2, readlink } from "node:fs/promises";
 import { posix as posix5 } from "node:path";
@@ -67910,11 +67905,11 @@ function asText(content) {
   }
 }
 function sha2562(data) {
-  return createHash11("sha256").update(data).digest("hex");
+  return createHash10("sha256").update(data).digest("hex");
 }
 function hashStream(path8) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash11("sha256");
+    const hash2 = createHash10("sha256");
     createReadStream(path8).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
@@ -69909,12 +69904,12 @@ function checkShards(heads) {
     );
     return { problems, notes };
   }
-  const [digest3] = [...digests.keys()];
+  const [digest2] = [...digests.keys()];
   const unsharded = recorded2.filter((h) => !h.result.selection.shard);
   const sharded = recorded2.filter((h) => h.result.selection.shard);
   if (unsharded.length > 1) {
     problems.push(
-      `the whole selection ${short4(digest3)} is given ${unsharded.length} times (${unsharded.map((h) => h.name).join(", ")}); give each result once`
+      `the whole selection ${short4(digest2)} is given ${unsharded.length} times (${unsharded.map((h) => h.name).join(", ")}); give each result once`
     );
   }
   if (unsharded.length && sharded.length) {
@@ -69938,7 +69933,7 @@ function checkShards(heads) {
       const missing = Array.from({ length: total }, (_, k) => k + 1).filter((i) => !byIndex.has(i));
       for (const i of missing)
         problems.push(
-          `shard ${i}/${total} of selection ${short4(digest3)} is missing: its job failed, was cancelled or its result was not downloaded; re-run it or merge all ${total} shards`
+          `shard ${i}/${total} of selection ${short4(digest2)} is missing: its job failed, was cancelled or its result was not downloaded; re-run it or merge all ${total} shards`
         );
       for (const [i, names] of byIndex)
         if (names.length > 1)

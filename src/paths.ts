@@ -4,6 +4,12 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Set by scripts/build.mjs for the bundles (dist/ is checked to be current in CI, with its indexes): a
+// bundle may trust the build's indexes of the built-in cases and adapters; code run from src/ (tests, a
+// checkout) may not, since the folders can have changed since the last build.
+declare const __HR_BUNDLED__: boolean | undefined;
+export const runsFromBundle = typeof __HR_BUNDLED__ !== 'undefined' && __HR_BUNDLED__;
+
 let cached: string | undefined;
 
 function findRoot(): string {

@@ -4,10 +4,11 @@
 // first use) for a file that changes only with a release. The bundles read the index and check the
 // file's bytes against it, so an edited adapter.yaml is parsed again; code run from src/ (tests, a
 // checkout) always parses the YAML. User adapters (a path) are never indexed.
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { actionRoot, builtinAdaptersDir } from '../paths.js';
+import { isDeepStrictEqual } from 'node:util';
+import { fileDigest } from '../cases/case-index.js';
+import { actionRoot, builtinAdaptersDir, runsFromBundle } from '../paths.js';
 import { VERSION } from '../version.js';
 import { readYaml } from '../yaml-file.js';
 import { Adapter } from './schema.js';
@@ -21,11 +22,7 @@ interface AdapterIndex {
   adapters: Record<string, { sha256: string; adapter: Adapter }>;
 }
 
-declare const __HR_BUNDLED__: boolean | undefined;
-const bundled = typeof __HR_BUNDLED__ !== 'undefined' && __HR_BUNDLED__;
-
 export const adapterIndexPath = () => join(actionRoot(), 'dist', 'adapters-index.json');
-const digest = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** The index's exact bytes for these built-in adapters, each parsed and validated as a run would. */
 export function adapterIndexText(names: string[]): string {
@@ -33,10 +30,11 @@ export function adapterIndexText(names: string[]): string {
   for (const name of [...names].sort()) {
     const file = join(builtinAdaptersDir(), name, 'adapter.yaml');
     const { value } = readYaml(file, Adapter, 'adapter file');
-    // The value goes through JSON: a schema that made something JSON cannot hold would be caught here.
-    if (JSON.stringify(JSON.parse(JSON.stringify(value))) !== JSON.stringify(value))
+    // The value goes through JSON: a schema that made something JSON cannot hold (a RegExp, a Map, an
+    // undefined field) would come back different, and is caught here rather than in a run.
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(value)), value))
       throw new Error(`${file}: the validated adapter does not survive JSON`);
-    adapters[name] = { sha256: digest(readFileSync(file)), adapter: value };
+    adapters[name] = { sha256: fileDigest(readFileSync(file)), adapter: value };
   }
   const index: AdapterIndex = { format: ADAPTER_INDEX_FORMAT, version: VERSION, adapters };
   return `${JSON.stringify(index)}\n`;
@@ -52,7 +50,7 @@ export function writeAdapterIndex(out: string, names: string[]): number {
  * bytes that were indexed; undefined otherwise (the caller parses the YAML, with its errors).
  */
 export function indexedAdapter(name: string, file: string, path = adapterIndexPath()): Adapter | undefined {
-  if (!bundled) return undefined;
+  if (!runsFromBundle) return undefined;
   return fromIndex(name, file, path);
 }
 
@@ -62,7 +60,7 @@ export function fromIndex(name: string, file: string, path: string): Adapter | u
     const index = JSON.parse(readFileSync(path, 'utf8')) as AdapterIndex;
     if (index?.format !== ADAPTER_INDEX_FORMAT || index.version !== VERSION) return undefined;
     const entry = index.adapters?.[name];
-    if (!entry || digest(readFileSync(file)) !== entry.sha256) return undefined;
+    if (!entry || fileDigest(readFileSync(file)) !== entry.sha256) return undefined;
     return entry.adapter;
   } catch {
     return undefined;

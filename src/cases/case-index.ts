@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { actionRoot, builtinCasesDir } from '../paths.js';
+import { actionRoot, builtinCasesDir, runsFromBundle } from '../paths.js';
 import { VERSION } from '../version.js';
 import { packFilesIn } from './packs.js';
 import { Case, type LoadedCase } from './schema.js';
@@ -53,11 +53,6 @@ export interface CaseIndex extends CaseIndexHeader {
    */
   casesOf(entries: CaseIndexEntry[]): Case[];
 }
-
-// Set by scripts/build.mjs for the bundles: dist/ is checked to be current in CI, with the index, so a
-// bundle trusts the index's list of files; code run from src/ (tests, a checkout) lists the folder too.
-declare const __HR_BUNDLED__: boolean | undefined;
-const bundled = typeof __HR_BUNDLED__ !== 'undefined' && __HR_BUNDLED__;
 
 export const caseIndexPath = () => join(actionRoot(), 'dist', 'cases-index.json');
 export const fileDigest = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -236,7 +231,7 @@ export function staleness(
   selected: LoadedCase[],
   casesDir = builtinCasesDir(),
 ): string | undefined {
-  if (!bundled) {
+  if (!runsFromBundle) {
     // From src/ the index may predate the folder: a case added since would be silently left out.
     const now = yamlFilesUnder(casesDir).map((f) => posix(relative(casesDir, f)));
     if (now.join('\n') !== index.files.join('\n')) return 'the cases folder holds other files than indexed';
@@ -261,7 +256,7 @@ export function staleness(
     }
     if (!entry || fileDigest(bytes) !== entry.sha256) return `${lc.file} changed since the index was built`;
     // From src/ the schema may have changed since the build (a new default): validate again.
-    if (!bundled) {
+    if (!runsFromBundle) {
       const again = Case.safeParse(lc.case);
       if (!again.success || JSON.stringify(again.data) !== JSON.stringify(lc.case))
         return `${lc.file}: the case schema changed since the index was built`;
