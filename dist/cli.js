@@ -4011,10 +4011,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep5, value } = collItem;
+        const { start, key, sep: sep7, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep5?.[0],
+          next: key ?? sep7?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -4028,7 +4028,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep5) {
+          if (!keyProps.anchor && !keyProps.tag && !sep7) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -4052,7 +4052,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep5 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep7 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -4068,7 +4068,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep5, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep7, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -4159,7 +4159,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep5 = "";
+        let sep7 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -4173,13 +4173,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep5 + cb;
-              sep5 = "";
+                comment += sep7 + cb;
+              sep7 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep5 += source;
+                sep7 += source;
               hasSpace = true;
               break;
             default:
@@ -4222,18 +4222,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep5, value } = collItem;
+        const { start, key, sep: sep7, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep5?.[0],
+          next: key ?? sep7?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep5 && !value) {
+          if (!props.anchor && !props.tag && !sep7 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -4287,8 +4287,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep5 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
+        if (!isMap2 && !sep7 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep7, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -4300,7 +4300,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep5 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep7 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -4311,8 +4311,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep5)
-                for (const st of sep5) {
+              if (sep7)
+                for (const st of sep7) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -4329,7 +4329,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep5, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep7, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -4509,7 +4509,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep5 = "";
+      let sep7 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -4526,24 +4526,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar2.Scalar.BLOCK_LITERAL) {
-          value += sep5 + indent.slice(trimIndent) + content;
-          sep5 = "\n";
+          value += sep7 + indent.slice(trimIndent) + content;
+          sep7 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep5 === " ")
-            sep5 = "\n";
-          else if (!prevMoreIndented && sep5 === "\n")
-            sep5 = "\n\n";
-          value += sep5 + indent.slice(trimIndent) + content;
-          sep5 = "\n";
+          if (sep7 === " ")
+            sep7 = "\n";
+          else if (!prevMoreIndented && sep7 === "\n")
+            sep7 = "\n\n";
+          value += sep7 + indent.slice(trimIndent) + content;
+          sep7 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep5 === "\n")
+          if (sep7 === "\n")
             value += "\n";
           else
-            sep5 = "\n";
+            sep7 = "\n";
         } else {
-          value += sep5 + content;
-          sep5 = " ";
+          value += sep7 + content;
+          sep7 = " ";
           prevMoreIndented = false;
         }
       }
@@ -4726,25 +4726,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep5 = " ";
+      let sep7 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep5 === "\n")
-            res += sep5;
+          if (sep7 === "\n")
+            res += sep7;
           else
-            sep5 = "\n";
+            sep7 = "\n";
         } else {
-          res += sep5 + lm;
-          sep5 = " ";
+          res += sep7 + lm;
+          sep7 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep5 + (match?.[1] ?? "");
+      return res + sep7 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -5554,14 +5554,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep5, value }) {
+    function stringifyItem({ start, key, sep: sep7, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep5)
-        for (const st of sep5)
+      if (sep7)
+        for (const st of sep7)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -6728,18 +6728,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep5;
+          let sep7;
           if (scalar.end) {
-            sep5 = scalar.end;
-            sep5.push(this.sourceToken);
+            sep7 = scalar.end;
+            sep7.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep5 = [this.sourceToken];
+            sep7 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep5 }]
+            items: [{ start, key: scalar, sep: sep7 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -6892,15 +6892,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep5 = it.sep;
-                  sep5.push(this.sourceToken);
+                  const sep7 = it.sep;
+                  sep7.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep5 }]
+                    items: [{ start: start2, key, sep: sep7 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -7094,13 +7094,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep5 = fc.end.splice(1, fc.end.length);
-            sep5.push(this.sourceToken);
+            const sep7 = fc.end.splice(1, fc.end.length);
+            sep7.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep5 }]
+              items: [{ start, key: fc, sep: sep7 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -9356,9 +9356,9 @@ var require_picomatch = __commonJS({
     var utils = require_utils();
     var constants3 = require_constants();
     var isObject4 = (val) => val && typeof val === "object" && !Array.isArray(val);
-    var picomatch2 = (glob, options, returnState = false) => {
+    var picomatch3 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
-        const fns = glob.map((input2) => picomatch2(input2, options, returnState));
+        const fns = glob.map((input2) => picomatch3(input2, options, returnState));
         const arrayMatcher = (str5) => {
           for (const isMatch of fns) {
             const state3 = isMatch(str5);
@@ -9374,16 +9374,16 @@ var require_picomatch = __commonJS({
       }
       const opts = options || {};
       const posix6 = opts.windows;
-      const regex2 = isState ? picomatch2.compileRe(glob, options) : picomatch2.makeRe(glob, options, false, true);
+      const regex2 = isState ? picomatch3.compileRe(glob, options) : picomatch3.makeRe(glob, options, false, true);
       const state2 = regex2.state;
       delete regex2.state;
       let isIgnored = () => false;
       if (opts.ignore) {
         const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
-        isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
+        isIgnored = picomatch3(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input2, returnObject = false) => {
-        const { isMatch, match, output: output3 } = picomatch2.test(input2, regex2, options, { glob, posix: posix6 });
+        const { isMatch, match, output: output3 } = picomatch3.test(input2, regex2, options, { glob, posix: posix6 });
         const result = { glob, state: state2, regex: regex2, posix: posix6, input: input2, output: output3, match, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
@@ -9409,7 +9409,7 @@ var require_picomatch = __commonJS({
       }
       return matcher;
     };
-    picomatch2.test = (input2, regex2, options, { glob, posix: posix6 } = {}) => {
+    picomatch3.test = (input2, regex2, options, { glob, posix: posix6 } = {}) => {
       if (typeof input2 !== "string") {
         throw new TypeError("Expected input to be a string");
       }
@@ -9426,24 +9426,24 @@ var require_picomatch = __commonJS({
       }
       if (match === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch2.matchBase(input2, regex2, options, posix6);
+          match = picomatch3.matchBase(input2, regex2, options, posix6);
         } else {
           match = regex2.exec(output3);
         }
       }
       return { isMatch: Boolean(match), match, output: output3 };
     };
-    picomatch2.matchBase = (input2, glob, options, posix6 = options && options.windows) => {
-      const regex2 = glob instanceof RegExp ? glob : picomatch2.makeRe(glob, options);
+    picomatch3.matchBase = (input2, glob, options, posix6 = options && options.windows) => {
+      const regex2 = glob instanceof RegExp ? glob : picomatch3.makeRe(glob, options);
       return regex2.test(utils.basename(input2, { windows: posix6 }));
     };
-    picomatch2.isMatch = (str5, patterns, options) => picomatch2(patterns, options)(str5);
-    picomatch2.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p) => picomatch2.parse(p, options));
+    picomatch3.isMatch = (str5, patterns, options) => picomatch3(patterns, options)(str5);
+    picomatch3.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch3.parse(p, options));
       return parse4(pattern, { ...options, fastpaths: false });
     };
-    picomatch2.scan = (input2, options) => scan(input2, options);
-    picomatch2.compileRe = (state2, options, returnOutput = false, returnState = false) => {
+    picomatch3.scan = (input2, options) => scan(input2, options);
+    picomatch3.compileRe = (state2, options, returnOutput = false, returnState = false) => {
       if (returnOutput === true) {
         return state2.output;
       }
@@ -9454,13 +9454,13 @@ var require_picomatch = __commonJS({
       if (state2 && state2.negated === true) {
         source = `^(?!${source}).*$`;
       }
-      const regex2 = picomatch2.toRegex(source, options);
+      const regex2 = picomatch3.toRegex(source, options);
       if (returnState === true) {
         regex2.state = state2;
       }
       return regex2;
     };
-    picomatch2.makeRe = (input2, options = {}, returnOutput = false, returnState = false) => {
+    picomatch3.makeRe = (input2, options = {}, returnOutput = false, returnState = false) => {
       if (!input2 || typeof input2 !== "string") {
         throw new TypeError("Expected a non-empty string");
       }
@@ -9471,9 +9471,9 @@ var require_picomatch = __commonJS({
       if (!parsed.output) {
         parsed = parse4(input2, options);
       }
-      return picomatch2.compileRe(parsed, options, returnOutput, returnState);
+      return picomatch3.compileRe(parsed, options, returnOutput, returnState);
     };
-    picomatch2.toRegex = (source, options) => {
+    picomatch3.toRegex = (source, options) => {
       try {
         const opts = options || {};
         return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
@@ -9482,8 +9482,8 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants3;
-    module.exports = picomatch2;
+    picomatch3.constants = constants3;
+    module.exports = picomatch3;
   }
 });
 
@@ -9493,14 +9493,14 @@ var require_picomatch2 = __commonJS({
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
-    function picomatch2(glob, options, returnState = false) {
+    function picomatch3(glob, options, returnState = false) {
       if (options && (options.windows === null || options.windows === void 0)) {
         options = { ...options, windows: utils.isWindows() };
       }
       return pico(glob, options, returnState);
     }
-    Object.assign(picomatch2, pico);
-    module.exports = picomatch2;
+    Object.assign(picomatch3, pico);
+    module.exports = picomatch3;
   }
 });
 
@@ -9909,7 +9909,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join26(s) {
+        value: function join28(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -11286,14 +11286,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve15 = iter[kLastResolve];
-      if (resolve15 !== null) {
+      var resolve16 = iter[kLastResolve];
+      if (resolve16 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve15(createIterResult(data, false));
+          resolve16(createIterResult(data, false));
         }
       }
     }
@@ -11301,13 +11301,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve15, reject) {
+      return function(resolve16, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve15(createIterResult(void 0, true));
+            resolve16(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve15, reject);
+          iter[kHandlePromise](resolve16, reject);
         }, reject);
       };
     }
@@ -11327,12 +11327,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve15, reject) {
+          return new Promise(function(resolve16, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve15(createIterResult(void 0, true));
+                resolve16(createIterResult(void 0, true));
               }
             });
           });
@@ -11355,13 +11355,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve15, reject) {
+      return new Promise(function(resolve16, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve15(createIterResult(void 0, true));
+          resolve16(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -11383,15 +11383,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve15, reject) {
+        value: function value(resolve16, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve15(createIterResult(data, false));
+            resolve16(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve15;
+            iterator[kLastResolve] = resolve16;
             iterator[kLastReject] = reject;
           }
         },
@@ -11410,12 +11410,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve15 = iterator[kLastResolve];
-        if (resolve15 !== null) {
+        var resolve16 = iterator[kLastResolve];
+        if (resolve16 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve15(createIterResult(void 0, true));
+          resolve16(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -11430,7 +11430,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve15, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve16, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -11439,7 +11439,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve15(value);
+        resolve16(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -11447,13 +11447,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve15, reject) {
+        return new Promise(function(resolve16, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve16, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve15, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve16, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -13298,11 +13298,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve15) {
+      return new Promise(function(resolve16) {
         var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve15("/var/run/docker.sock");
-          else resolve15(userDockerSocket);
+          if (err) resolve16("/var/run/docker.sock");
+          else resolve16(userDockerSocket);
         });
       });
     };
@@ -13963,7 +13963,7 @@ var require_chownr = __commonJS({
     } : (path9, uid, gid) => lchownSync2(path9, uid, gid);
     var nodeVersion = process.version;
     var readdir11 = (path9, options, cb) => fs.readdir(path9, options, cb);
-    var readdirSync9 = (path9, options) => fs.readdirSync(path9, options);
+    var readdirSync11 = (path9, options) => fs.readdirSync(path9, options);
     if (/^v4\./.test(nodeVersion))
       readdir11 = (path9, options, cb) => fs.readdir(path9, cb);
     var chown = (cpath, uid, gid, cb) => {
@@ -14034,7 +14034,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync9(p, { withFileTypes: true });
+        children = readdirSync11(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -15905,12 +15905,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -15935,12 +15935,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -15964,12 +15964,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16034,12 +16034,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16064,12 +16064,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16095,12 +16095,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16124,12 +16124,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16152,12 +16152,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16181,12 +16181,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16212,12 +16212,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16245,12 +16245,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16274,12 +16274,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16306,12 +16306,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16336,12 +16336,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16367,12 +16367,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16399,12 +16399,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(new Exec(self2.modem, data.Id));
+            resolve16(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -16432,12 +16432,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16464,12 +16464,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16495,12 +16495,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16526,12 +16526,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16556,12 +16556,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16588,12 +16588,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve15(stream);
+            resolve16(stream);
           });
         });
       } else {
@@ -16618,12 +16618,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16650,12 +16650,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16681,12 +16681,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16712,12 +16712,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16743,12 +16743,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16775,12 +16775,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16805,12 +16805,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16839,12 +16839,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16882,12 +16882,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16911,12 +16911,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16938,12 +16938,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -16965,12 +16965,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17002,12 +17002,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17034,12 +17034,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17064,12 +17064,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17107,12 +17107,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17137,12 +17137,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17180,12 +17180,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17211,12 +17211,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17241,12 +17241,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17271,12 +17271,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17314,12 +17314,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17343,12 +17343,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17383,12 +17383,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17414,12 +17414,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17458,12 +17458,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17487,12 +17487,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17518,12 +17518,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17555,12 +17555,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17583,12 +17583,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17611,12 +17611,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17640,12 +17640,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17670,12 +17670,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17705,12 +17705,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17749,12 +17749,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17780,12 +17780,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17810,12 +17810,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17854,12 +17854,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17884,12 +17884,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17915,12 +17915,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17961,12 +17961,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -17993,12 +17993,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -18036,12 +18036,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -18068,12 +18068,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -18097,12 +18097,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -18672,7 +18672,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve15, reject) => {
+            getHeaders = new Promise((resolve16, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers2) => {
                 if (err) {
                   reject(err);
@@ -18682,7 +18682,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve15(headers2);
+                resolve16(headers2);
               });
             });
           }
@@ -18738,10 +18738,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve15(metadata);
+              resolve16(metadata);
             } else {
               reject(err);
             }
@@ -19126,14 +19126,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve15({
+            resolve16({
               socket: tlsSocket,
               secure: true
             });
@@ -19252,8 +19252,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve15) => {
-            this.secureContextWatchers.push(resolve15);
+          return new Promise((resolve16) => {
+            this.secureContextWatchers.push(resolve16);
           });
         }
       }
@@ -19286,7 +19286,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -19311,7 +19311,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve15({
+            resolve16({
               socket: tlsSocket,
               secure: true
             });
@@ -22905,7 +22905,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve15, reject) {
+      return new Promise(function executor(resolve16, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -22915,7 +22915,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve15.apply(null, params2);
+              resolve16.apply(null, params2);
             }
           }
         };
@@ -25475,7 +25475,7 @@ var require_path = __commonJS({
         return prefix2 + parts.join("/");
       }
     );
-    path8.resolve = function resolve15(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve16(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
       if (isAbsolute5(includePath))
@@ -25832,7 +25832,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve15() {
+    MapField.prototype.resolve = function resolve16() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -25909,7 +25909,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve15() {
+    Method.prototype.resolve = function resolve16() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -27527,7 +27527,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve15() {
+    Field.prototype.resolve = function resolve16() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -27800,7 +27800,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve15() {
+    ReflectionObject.prototype.resolve = function resolve16() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -32772,18 +32772,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           zlib.deflate(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve15(output3);
+              resolve16(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -32805,7 +32805,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve15(Buffer.concat(messageParts));
+            resolve16(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -32818,18 +32818,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           zlib.gzip(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve15(output3);
+              resolve16(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -32851,7 +32851,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve15(Buffer.concat(messageParts));
+            resolve16(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -34201,7 +34201,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers2;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve15, reject) => {
+      return new Promise((resolve16, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head) => {
           request.removeAllListeners();
@@ -34212,7 +34212,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve15(socket);
+            resolve16(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -35200,7 +35200,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve15, reject) => {
+        return new Promise((resolve16, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -35271,7 +35271,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve15(new Http2Transport(session, address, options, remoteName));
+            resolve16(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -35285,7 +35285,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve15, reject) => {
+            return new Promise((resolve16, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -35295,7 +35295,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve15(socket);
+                resolve16(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -38747,7 +38747,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve15, reject) => {
+          return new Promise((resolve16, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error2) => {
@@ -38768,7 +38768,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve15(Buffer.concat(messageParts));
+              resolve16(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -39379,10 +39379,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve15, reject) => {
+          return new Promise((resolve16, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve15({
+              resolve16({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -39410,7 +39410,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve15({
+              resolve16({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -39463,7 +39463,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve15, reject) => {
+          return new Promise((resolve16, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -39479,7 +39479,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve15(addressList);
+              resolve16(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -43228,12 +43228,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(self2.getContainer(data.Id));
+            resolve16(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -43266,12 +43266,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43299,12 +43299,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43335,12 +43335,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43363,12 +43363,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43433,12 +43433,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve15, reject) {
+        return new self2.modem.Promise(function(resolve16, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43497,12 +43497,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43526,12 +43526,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43556,12 +43556,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43584,12 +43584,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43615,12 +43615,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43643,12 +43643,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43675,12 +43675,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(self2.getSecret(data.ID));
+            resolve16(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -43708,12 +43708,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(self2.getConfig(data.ID));
+            resolve16(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -43737,12 +43737,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43765,12 +43765,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43795,12 +43795,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(self2.getPlugin(args.opts.name));
+            resolve16(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -43824,12 +43824,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43852,12 +43852,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43879,12 +43879,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43907,12 +43907,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43935,12 +43935,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43963,12 +43963,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -43994,12 +43994,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(self2.getVolume(data.Name));
+            resolve16(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -44031,12 +44031,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(self2.getService(data.ID || data.Id));
+            resolve16(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -44061,12 +44061,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44092,12 +44092,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(self2.getNetwork(data.Id));
+            resolve16(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -44122,12 +44122,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44150,12 +44150,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44177,12 +44177,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44204,12 +44204,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44231,12 +44231,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44258,12 +44258,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44287,12 +44287,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44419,7 +44419,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve15, reject) {
+      return new this.modem.Promise(function(resolve16, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -44452,7 +44452,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve15([data, containero]);
+          resolve16([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -44473,12 +44473,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44502,12 +44502,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44530,12 +44530,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44559,12 +44559,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44587,12 +44587,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve15, reject) {
+        return new this.modem.Promise(function(resolve16, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve15(data);
+            resolve16(data);
           });
         });
       } else {
@@ -44716,14 +44716,14 @@ async function dockerReachable(socketPath = socketFromEnv(), timeoutMs = 3e3) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve15) => {
+  return new Promise((resolve16) => {
     execFile3(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e3, stdout, stderr) => {
         const code = e3 ? typeof e3.code === "number" ? e3.code : 127 : 0;
-        resolve15({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve16({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -45272,7 +45272,7 @@ var init_events = __esm({
           return Promise.resolve(code);
         }
         if (!this.healthy) return void 0;
-        return new Promise((resolve15) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve15 }]));
+        return new Promise((resolve16) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve16 }]));
       }
       /**
        * The exit code of this exec once its process exits. Ask before starting it. `undefined` (or a promise
@@ -52100,7 +52100,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve15) {
+function isRecursive(inst, stack, resolve16) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -52110,7 +52110,7 @@ function isRecursive(inst, stack, resolve15) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve15);
+      const answer = isRecursive(child, stack, resolve16);
       if (answer > result)
         result = answer;
     }
@@ -52121,7 +52121,7 @@ function isRecursive(inst, stack, resolve15) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve15) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve16) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -52185,7 +52185,7 @@ function isRecursive(inst, stack, resolve15) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve15 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve16 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -60061,7 +60061,7 @@ function jobSecretMask(env) {
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync8, writeFileSync as writeFileSync8 } from "node:fs";
-import { join as join25 } from "node:path";
+import { join as join27 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/load.ts
@@ -60888,6 +60888,12 @@ var Adapter = external_exports.object({
     /** Extra environment (over the configuration's). */
     env: external_exports.record(external_exports.string(), external_exports.string()).default({})
   }).strict().optional(),
+  /**
+   * Credential files of {{repo}} or the adapter's folder the harness may read although they match the
+   * credential patterns (globs relative to that folder, e.g. `.npmrc`): hidden otherwise, under every
+   * runner. The run result and the report list what was exposed (docs/containment.md).
+   */
+  expose_credentials: external_exports.array(external_exports.string().min(1)).default([]),
   /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
   tools: external_exports.record(external_exports.string(), ToolHint).default({}),
   /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */
@@ -61326,7 +61332,7 @@ function displayPath(file2, cwd = process.cwd()) {
 }
 
 // src/engine/base-head.ts
-import { join as join19, relative as relative6, resolve as resolve10 } from "node:path";
+import { join as join21, relative as relative8, resolve as resolve11 } from "node:path";
 
 // src/baseline/base-tree.ts
 init_errors();
@@ -61696,6 +61702,11 @@ var RunResult = external_exports.object({
   runner: external_exports.enum(["process", "docker"]),
   /** What contained the trials (absent in results of older versions). */
   containment: RunnerInfo.optional(),
+  /**
+   * What the harness could read beyond its trial (engine/harness-view.ts): the credential files hidden
+   * from it, and those the adapter exposed on purpose (`expose_credentials`), relative to their folder.
+   */
+  view: external_exports.object({ credentials_hidden: external_exports.array(external_exports.string()), credentials_exposed: external_exports.array(external_exports.string()) }).strict().optional(),
   /** Docker: the image the trials ran in, with the id the daemon gave it. */
   image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
   /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
@@ -61797,9 +61808,9 @@ function outcomeRecords(c, evidence, calls) {
 }
 
 // src/score/checks.ts
-function makeCheckContext(evidence, resolve15) {
+function makeCheckContext(evidence, resolve16) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve15, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve16, calls: callOutcomes(evidence), replies: replies2 };
 }
 
 // src/score/labels.ts
@@ -62356,7 +62367,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env) {
-  return new Promise((resolve15) => {
+  return new Promise((resolve16) => {
     const child = spawn2(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
@@ -62365,8 +62376,8 @@ function run(cmd, args, cwd, env) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e3) => resolve15({ code: 127, output: `${cmd}: ${e3.message}` }));
-    child.on("close", (code) => resolve15({ code: code ?? 1, output: output3 }));
+    child.on("error", (e3) => resolve16({ code: 127, output: `${cmd}: ${e3.message}` }));
+    child.on("close", (code) => resolve16({ code: code ?? 1, output: output3 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -62477,7 +62488,7 @@ function harnessInfo(loaded, cacheDir, render2) {
 
 // src/engine/run.ts
 import { mkdir as mkdir8, rm as rm8 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname12, join as join18, resolve as resolve9 } from "node:path";
+import { basename as basename3, dirname as dirname13, join as join20, resolve as resolve10 } from "node:path";
 init_errors();
 
 // src/output-path.ts
@@ -63285,8 +63296,6 @@ function bwrapArgs(i) {
         a.push("--perms", "0755", "--dir", d);
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
-  for (const p of i.readOnly)
-    if (existsSync9(`${p}/.git/config`)) a.push("--ro-bind", "/dev/null", `${p}/.git/config`);
   for (const p of i.hide) {
     if (!existsSync9(p)) continue;
     if (lstatSync(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
@@ -64056,6 +64065,129 @@ function loadRecording(file2) {
   return { model: result.model, trials };
 }
 
+// src/engine/harness-view.ts
+init_errors();
+import { existsSync as existsSync11, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
+import { dirname as dirname10, join as join15, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
+
+// src/world/credential-paths.ts
+var import_picomatch2 = __toESM(require_picomatch2(), 1);
+import { lstatSync as lstatSync3, readdirSync as readdirSync8 } from "node:fs";
+import { join as join14, relative as relative4, sep as sep2 } from "node:path";
+var CREDENTIAL_PATTERNS = [
+  { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
+  { glob: "**/.git/modules/**/config", why: "the config of each submodule checkout (same token)" },
+  { glob: "**/.git/credentials", why: "git credential store inside a repository" },
+  { glob: "**/.git-credentials", why: "git credential store" },
+  { glob: "**/gha-creds-*.json", why: "google-github-actions/auth credential file" },
+  { glob: "**/.env", why: "dotenv file" },
+  { glob: "**/.env.!(example|sample|template|dist)", why: "dotenv file" },
+  { glob: "**/*.env", why: "dotenv file" },
+  { glob: "**/{.netrc,_netrc}", why: "netrc credentials" },
+  { glob: "**/{.npmrc,.yarnrc.yml,.pypirc}", why: "package registry token" },
+  { glob: "**/.docker/config.json", why: "registry login" },
+  { glob: "**/.aws/{credentials,config}", why: "AWS credentials" },
+  { glob: "**/.kube/config", why: "Kubernetes credentials" },
+  { glob: "**/.config/gh/hosts.yml", why: "GitHub CLI token" },
+  { glob: "**/{id_rsa,id_dsa,id_ecdsa,id_ed25519}", why: "SSH private key" },
+  { glob: "**/*.{pem,key,p12,pfx}", why: "private key or certificate bundle" }
+];
+var SKIP_DIR = /(^|\/)(node_modules|\.git\/(objects|lfs|logs|refs))$/;
+var MAX_SCAN_ENTRIES = 2e5;
+var matchers = CREDENTIAL_PATTERNS.map((p) => ({ p, m: (0, import_picomatch2.default)(p.glob, { dot: true }) }));
+function credentialPattern(rel) {
+  const posix6 = rel.split(sep2).join("/");
+  return matchers.find(({ m }) => m(posix6))?.p;
+}
+function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
+  const exposed = expose.length ? (0, import_picomatch2.default)([...expose], { dot: true }) : () => false;
+  const out = { found: [], exposed: [], truncated: false };
+  let seen = 0;
+  const stack = [root];
+  while (stack.length) {
+    const dir = stack.pop();
+    let names;
+    try {
+      names = readdirSync8(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > maxEntries) {
+        out.truncated = true;
+        return out;
+      }
+      const abs = join14(dir, name);
+      const st = (() => {
+        try {
+          return lstatSync3(abs);
+        } catch {
+          return void 0;
+        }
+      })();
+      if (!st) continue;
+      const rel = relative4(root, abs).split(sep2).join("/");
+      if (st.isDirectory()) {
+        if (!SKIP_DIR.test(rel)) stack.push(abs);
+        continue;
+      }
+      if (!credentialPattern(rel)) continue;
+      (exposed(rel) ? out.exposed : out.found).push(abs);
+    }
+  }
+  out.found.sort();
+  out.exposed.sort();
+  return out;
+}
+
+// src/engine/harness-view.ts
+var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
+var inside = (p, dir) => p === dir || p.startsWith(`${dir}${sep3}`);
+function harnessView(i) {
+  const dist = join15(resolve7(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join15(dist, f));
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve7(p))];
+  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve7(r)])]);
+  const roots = [...new Set(readOnly.flat())];
+  const hide2 = new Set(i.engineOutputs.map((p) => resolve7(p)));
+  if (roots.some((r) => inside(dist, r))) {
+    for (const name of existsSync11(dist) ? readdirSync9(dist) : [])
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join15(dist, name));
+  }
+  const needed = (dir) => roots.some((r) => inside(r, dir));
+  for (const file2 of [resolve7(i.libraryDir), ...i.caseFiles.map((f) => resolve7(f))]) {
+    if (!roots.some((r) => inside(file2, r))) continue;
+    const isDir = existsSync11(file2) && statSync7(file2).isDirectory();
+    const dir = isDir ? file2 : dirname10(file2);
+    if (!needed(dir)) hide2.add(dir);
+    else if (!isDir) hide2.add(file2);
+  }
+  const credentials = [];
+  const exposed = [];
+  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve7(r)), resolve7(i.adapterDir)])) {
+    if (!existsSync11(root)) continue;
+    const scan = scanCredentials(root, i.expose);
+    if (scan.truncated)
+      throw new UserError(
+        `${root}: more than ${MAX_SCAN_ENTRIES} files outside node_modules; the engine cannot check that no credential file in it reaches the harness`,
+        "point repo-dir (--repo) at the folder holding your harness build, or remove generated files from the checkout"
+      );
+    for (const f of scan.found) {
+      hide2.add(f);
+      credentials.push(relative5(root, f) || f);
+    }
+    for (const f of scan.exposed) exposed.push(relative5(root, f) || f);
+  }
+  const all = [...hide2];
+  const outer = all.filter((p) => !all.some((q) => q !== p && p.startsWith(`${q}${sep3}`)));
+  return {
+    readOnly,
+    hide: outer.sort(),
+    credentials: [...new Set(credentials)].sort(),
+    exposed: [...new Set(exposed)].sort()
+  };
+}
+
 // src/engine/resume.ts
 init_errors();
 var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
@@ -64088,7 +64220,7 @@ async function drain(queue, limit, task) {
   let next = 0;
   let active2 = 0;
   let failed3 = false;
-  await new Promise((resolve15, reject) => {
+  await new Promise((resolve16, reject) => {
     const pump = () => {
       while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
         const item = queue[next++];
@@ -64104,7 +64236,7 @@ async function drain(queue, limit, task) {
           }
         );
       }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve15();
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve16();
     };
     pump();
   });
@@ -64182,10 +64314,10 @@ var trialsAhead = (slots) => Math.max(1, slots) + 1;
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile3 } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join as join16 } from "node:path";
+import { join as join18 } from "node:path";
 
 // src/adapters/parsers/index.ts
-import { join as join14 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/adapters/parsers/apply.ts
 var Matcher = class {
@@ -64317,7 +64449,7 @@ var builtin = /* @__PURE__ */ new Map();
 function builtinOutput(name) {
   let spec = builtin.get(name);
   if (spec === void 0) {
-    const file2 = join14(builtinAdaptersDir(), name, "adapter.yaml");
+    const file2 = join16(builtinAdaptersDir(), name, "adapter.yaml");
     spec = readYaml(file2, Adapter, "adapter file").value.output;
     builtin.set(name, spec);
   }
@@ -65669,7 +65801,7 @@ import { posix as posix4 } from "node:path";
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { mkdir as mkdir3, writeFile } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname10, isAbsolute, relative as relative4, resolve as resolve7, sep as sep2 } from "node:path";
+import { dirname as dirname11, isAbsolute, relative as relative6, resolve as resolve8, sep as sep4 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -65927,12 +66059,12 @@ function printRpc(pick2) {
   };
 }
 function packageDir(skillsDir, name) {
-  return inside(resolve7(skillsDir), name, `package name ${name}`);
+  return inside2(resolve8(skillsDir), name, `package name ${name}`);
 }
-function inside(base, path8, what) {
-  const target = resolve7(base, path8);
-  const rel = relative4(base, target);
-  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute(rel)) {
+function inside2(base, path8, what) {
+  const target = resolve8(base, path8);
+  const rel = relative6(base, target);
+  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep4}`) || isAbsolute(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
   return target;
@@ -65947,10 +66079,10 @@ async function installFiles(pkgDir, body, io) {
   }
   const targets = Object.entries(files).map(([path8, content]) => {
     if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path8}`);
-    return [inside(pkgDir, path8, `file ${path8}`), content];
+    return [inside2(pkgDir, path8, `file ${path8}`), content];
   });
   for (const [target, content] of targets) {
-    await mkdir3(dirname10(target), { recursive: true });
+    await mkdir3(dirname11(target), { recursive: true });
     await writeFile(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
@@ -67949,18 +68081,18 @@ function keyFor(prefix2, rel) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir4, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname11, isAbsolute as isAbsolute2, join as join15, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
+import { dirname as dirname12, isAbsolute as isAbsolute2, join as join17, relative as relative7, resolve as resolve9, sep as sep5 } from "node:path";
 var PRIVATE = 448;
-async function createTrialDirs(baseDir, trialId2) {
+async function createTrialDirs(baseDir, prefix2) {
   await mkdir5(baseDir, { recursive: true });
-  const root = await mkdtemp3(join15(resolve8(baseDir), `${safeName(trialId2)}-`));
+  const root = await mkdtemp3(join17(resolve9(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join15(root, "workspace"),
-    home: join15(root, "home"),
-    tmp: join15(root, "tmp"),
-    bin: join15(root, "bin")
+    workspace: join17(root, "workspace"),
+    home: join17(root, "home"),
+    tmp: join17(root, "tmp"),
+    bin: join17(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir5(dir, { mode: PRIVATE });
   return dirs;
@@ -67974,20 +68106,20 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir5(dirname11(target), { recursive: true, mode: PRIVATE });
+  await mkdir5(dirname12(target), { recursive: true, mode: PRIVATE });
   await writeFile2(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
-  const target = resolve8(base, path8);
-  const rel = relative5(base, target);
-  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute2(rel)) {
+  const target = resolve9(base, path8);
+  const rel = relative7(base, target);
+  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep5}`) || isAbsolute2(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
   }
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join15(binDir, "svc");
+  const target = join17(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -68007,7 +68139,7 @@ async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join15(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join17(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -68109,7 +68241,7 @@ async function runTrial(input2) {
   const c0 = loaded.case;
   const id = trialId(c0.id, input2.seed);
   const notices = [];
-  const dirs = await createTrialDirs(input2.workRoot, id);
+  const dirs = await createTrialDirs(input2.workRoot, "trial");
   let servers = [];
   try {
     await runner.prepare?.(dirs);
@@ -68214,10 +68346,10 @@ async function runTrial(input2) {
         typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}
 `
       );
-    await mkdir6(join16(dirs.tmp, "run"), { recursive: true, mode: 448 });
+    await mkdir6(join18(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,
-      view.mapReadOnly(join16(actionRoot(), "dist", "svc.js")),
+      view.mapReadOnly(join18(actionRoot(), "dist", "svc.js")),
       runner.name === "process" ? process.execPath : "node"
     );
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : void 0;
@@ -68336,7 +68468,7 @@ async function runTrial(input2) {
     let evidenceFile;
     if (input2.keepEvidenceDir) {
       await mkdir6(input2.keepEvidenceDir, { recursive: true });
-      evidenceFile = join16(input2.keepEvidenceDir, `${id}.json`);
+      evidenceFile = join18(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
       const tmp = `${evidenceFile}.tmp-${randomBytes6(6).toString("hex")}`;
       await writeFile3(tmp, bytes, { flag: "wx" });
@@ -68413,24 +68545,24 @@ function canaryEnv(declared, values) {
 init_owner();
 import { lstat as lstat2, mkdtemp as mkdtemp4, readdir as readdir5, readFile as readFile3, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join17 } from "node:path";
+import { join as join19 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir5()) {
-  const dir = await mkdtemp4(join17(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile4(join17(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join19(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile4(join19(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir5()) {
   const removed = [];
   for (const name of await readdir5(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join17(parent, name);
+    const dir = join19(parent, name);
     const st = await lstat2(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile3(join17(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile3(join19(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -68468,9 +68600,9 @@ async function makeRunner(opts, runId, prewarm, hostPlan) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname12(resolve9(out));
+  const dir = dirname13(resolve10(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve9(evidenceDir)] : []];
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve10(evidenceDir)] : []];
 }
 function invalidTrial(lc, seed, reason) {
   return {
@@ -68568,17 +68700,26 @@ async function runTargets(opts, targets, followUp) {
   );
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const shared = [join18(actionRoot(), "dist"), adapter.dir, cacheDir];
-  const readOnlyOf = targets.map((t) => [.../* @__PURE__ */ new Set([...shared, t.repoDir])]);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join18(dirname12(out), `${basename3(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join20(dirname13(out), `${basename3(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
-    await mkdir8(dirname12(resolve9(t.out)), { recursive: true });
+    await mkdir8(dirname13(resolve10(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
     if (d) await mkdir8(d, { recursive: true });
   }
-  const hidden = [
-    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i])))
-  ];
+  const view = harnessView({
+    actionRoot: actionRoot(),
+    adapterDir: adapter.dir,
+    cacheDir,
+    repoDirs: targets.map((t) => t.repoDir),
+    caseFiles: cases.map((lc) => lc.file),
+    libraryDir: builtinCasesDir(),
+    engineOutputs: targets.flatMap(
+      (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [join20(actionRoot(), "dist"), adapter.dir, cacheDir, t.repoDir])
+    ),
+    expose: adapter.adapter.expose_credentials
+  });
+  const readOnlyOf = view.readOnly;
+  const hidden = view.hide;
   const runner = await makeRunner(
     opts,
     runId,
@@ -68624,6 +68765,7 @@ async function runTargets(opts, targets, followUp) {
         mechanism: "docker: one disposable container per trial"
       },
       ...image ? { image } : {},
+      view: { credentials_hidden: view.credentials, credentials_exposed: view.exposed },
       selection: { ...identity.selection, ...t.subset ? { subset: true } : {} },
       model: identity.model,
       source: t.source ?? {},
@@ -68828,7 +68970,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join19(tree.dir, relative6(top, resolve10(o.headDir)));
+      baseDir = join21(tree.dir, relative8(top, resolve11(o.headDir)));
       log(`base tree: ${short3(baseSha)} in ${tree.dir}`);
     }
     const env = buildEnv(o.env);
@@ -68904,7 +69046,7 @@ function buildFailureText(b2) {
 import { readFileSync as readFileSync17 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join20 } from "node:path";
+import { join as join22 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename4 } from "node:path";
@@ -69474,7 +69616,7 @@ async function validateCases(opts) {
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join20(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join22(tmpdir6(), "harness-risk-validate-"));
   try {
     const run3 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -69485,7 +69627,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join20(dir, `${role}.json`),
+      out: join22(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -70254,13 +70396,13 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync5, readFileSync as readFileSync18, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join21, relative as relative7 } from "node:path";
+import { existsSync as existsSync12, mkdirSync as mkdirSync5, readFileSync as readFileSync18, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join23, relative as relative9 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync11(path8)) return void 0;
+  if (!existsSync12(path8)) return void 0;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync18(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
@@ -70276,7 +70418,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join21(opts.out, "runs");
+  const runsDir = join23(opts.out, "runs");
   mkdirSync5(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -70307,7 +70449,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join21(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join23(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -70335,7 +70477,7 @@ async function runMatrix(opts) {
         adapter: loaded.adapter.name,
         config: config2,
         description: loaded.adapter.configs[config2]?.description ?? "",
-        result: relative7(opts.out, file2),
+        result: relative9(opts.out, file2),
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
@@ -70368,9 +70510,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
 }
 function writeMatrix(out, matrix) {
   mkdirSync5(out, { recursive: true });
-  writeFileSync4(join21(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeFileSync4(join23(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync4(join21(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync4(join23(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num2 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -70577,18 +70719,18 @@ ${MATRIX_USAGE}`);
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync12 } from "node:fs";
-import { isAbsolute as isAbsolute3, relative as relative8, resolve as resolve11 } from "node:path";
+import { existsSync as existsSync13 } from "node:fs";
+import { isAbsolute as isAbsolute3, relative as relative10, resolve as resolve12 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
-var inside2 = (dir, file2) => {
-  const rel = relative8(dir, file2);
+var inside3 = (dir, file2) => {
+  const rel = relative10(dir, file2);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute3(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside2(builtinCasesDir(), resolve11(cwd, file2));
+    return inside3(builtinCasesDir(), resolve12(cwd, file2));
   } catch {
     return false;
   }
@@ -70597,9 +70739,9 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve11(cwd, file2);
-    if (inside2(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync12(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    const abs = resolve12(cwd, file2);
+    if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
+    if (!existsSync13(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -70663,7 +70805,7 @@ import { parseArgs as parseArgs3 } from "node:util";
 import { readFileSync as readFileSync19 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm10, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join22 } from "node:path";
+import { join as join24 } from "node:path";
 var PROBE_PATH = ".bashrc";
 var DOCTOR_CASE = `id: harness-risk-doctor
 title: Summarise the README (harness-risk doctor)
@@ -70752,11 +70894,11 @@ function diagnose(ev, trial, declaredDialect) {
 async function doctorAdapter(opts) {
   const adapter = loadAdapter(opts.adapter);
   const config2 = opts.config ?? Object.keys(adapter.adapter.configs)[0];
-  const dir = await mkdtemp7(join22(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join24(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join22(dir, "harness-risk-doctor.yaml");
+    const caseFile = join24(dir, "harness-risk-doctor.yaml");
     await writeFile6(caseFile, DOCTOR_CASE);
-    const out = join22(dir, "doctor.json");
+    const out = join24(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -70771,7 +70913,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync19(join22(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync19(join24(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     return { adapter: adapter.adapter.name, config: config2, ...diagnose(ev, trial, adapter.adapter.dialect) };
   } finally {
     await rm10(dir, { recursive: true, force: true });
@@ -70849,7 +70991,7 @@ async function cmdDoctor(argv) {
 
 // src/cli/gate.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname13, relative as relative10, resolve as resolve14 } from "node:path";
+import { dirname as dirname14, relative as relative12, resolve as resolve15 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/action/inputs.ts
@@ -71206,7 +71348,7 @@ init_errors();
 
 // src/report/anchors.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve12, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative11, resolve as resolve13, sep as sep6 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env = process.env) {
   return {
@@ -71219,9 +71361,9 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative9(builtinCasesDir(), resolve12(cwd, file2));
+    const rel = relative11(builtinCasesDir(), resolve13(cwd, file2));
     if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
-    return `cases/${rel.split(sep4).join("/")}`;
+    return `cases/${rel.split(sep6).join("/")}`;
   } catch {
     return void 0;
   }
@@ -71568,6 +71710,14 @@ function containmentNotice(current) {
   return `> [!WARNING]
 > **Trials ran uncontained** (${e2(c.reason ?? "no reason recorded", 300)}): each harness was a plain child process with this job's user, able to read the job's environment, other trials and local ports. Results of an uncontained run do not pass.`;
 }
+function exposedNotice(current) {
+  const exposed = current.view?.credentials_exposed ?? [];
+  if (!exposed.length) return void 0;
+  const list4 = exposed.slice(0, 10).map((p) => e2(p, 120));
+  const more = exposed.length > 10 ? ` and ${exposed.length - 10} more` : "";
+  return `> [!NOTE]
+> **The adapter exposes credential files to the harness** (\`expose_credentials\`): ${list4.join(", ")}${more}. Every other credential file of the repository was hidden from it.`;
+}
 function buildReport(input2) {
   const { comparison, current, verdict } = input2;
   const marker = stickyMarker(current.adapter.name, current.adapter.config);
@@ -71580,6 +71730,8 @@ function buildReport(input2) {
   if (lines.length) head.push(lines.join("\n"));
   const contained = containmentNotice(current);
   if (contained) head.push(contained);
+  const exposed = exposedNotice(current);
+  if (exposed) head.push(exposed);
   const live = modelNotice(current);
   if (live) head.push(live);
   head.push(phaseTable(comparison));
@@ -71652,12 +71804,12 @@ function renderReport(doc, opts) {
   const head = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join26 = (xs) => xs.join(SEP);
-  const full = join26([...head, ...sections, ...foot]);
+  const join28 = (xs) => xs.join(SEP);
+  const full = join28([...head, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join26([...head, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join28([...head, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -71665,7 +71817,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join26([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join28([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -71673,8 +71825,8 @@ function renderReport(doc, opts) {
 }
 
 // src/result/files.ts
-import { readdirSync as readdirSync8, statSync as statSync7 } from "node:fs";
-import { join as join23, resolve as resolve13 } from "node:path";
+import { readdirSync as readdirSync10, statSync as statSync8 } from "node:fs";
+import { join as join25, resolve as resolve14 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -71686,10 +71838,10 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve13(cwd, entry);
+    const abs = resolve14(cwd, entry);
     let isDir = false;
     try {
-      isDir = statSync7(abs).isDirectory();
+      isDir = statSync8(abs).isDirectory();
     } catch {
       throw new ResultFilesError(
         entry,
@@ -71697,7 +71849,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync8(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join23(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join25(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -71783,14 +71935,14 @@ function verdictText(g) {
 function writeReports(g, failOn, markdown, json3) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn });
-    const p = resolve14(markdown);
-    mkdirSync6(dirname13(p), { recursive: true });
+    const p = resolve15(markdown);
+    mkdirSync6(dirname14(p), { recursive: true });
     writeFileSync6(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: "chars" })}
 `);
   }
   if (json3) {
-    const p = resolve14(json3);
-    mkdirSync6(dirname13(p), { recursive: true });
+    const p = resolve15(json3);
+    mkdirSync6(dirname14(p), { recursive: true });
     writeFileSync6(
       p,
       `${JSON.stringify(
@@ -71857,7 +72009,7 @@ async function cmdCompare(argv) {
     if (e3 instanceof ResultFilesError) throw new UserError(`--head ${e3.message}`);
     throw e3;
   }
-  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative10(process.cwd(), f) || f }));
+  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative12(process.cwd(), f) || f }));
   const baseline = loadBaselineFlag(values.baseline);
   const g = evaluateGate({
     heads,
@@ -72047,8 +72199,8 @@ function modelOptionsFromFlags(values, env) {
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync13, mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join24, relative as relative11 } from "node:path";
+import { existsSync as existsSync14, mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
+import { join as join26, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs5 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -72120,9 +72272,9 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync13(file2))
+  if (existsSync14(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
-  mkdirSync7(join24(file2, ".."), { recursive: true });
+  mkdirSync7(join26(file2, ".."), { recursive: true });
   writeFileSync7(file2, text);
 }
 var NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -72146,11 +72298,11 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join24(values.out ?? join24("cases", phase), `${id}.yaml`);
-  writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative11(process.cwd(), file2) }));
+  const file2 = join26(values.out ?? join26("cases", phase), `${id}.yaml`);
+  writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative13(process.cwd(), file2) }));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk validate --cases ${relative11(process.cwd(), file2)}
+fill every line marked FILL, then: harness-risk validate --cases ${relative13(process.cwd(), file2)}
 `
   );
   return 0;
@@ -72167,11 +72319,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join24(values.out ?? join24("adapters", name), "adapter.yaml");
+  const file2 = join26(values.out ?? join26("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative11(process.cwd(), join24(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join26(file2, ".."))} --config default
 `
   );
   return 0;
@@ -72423,7 +72575,7 @@ ${sig}: stopping; finished trials are kept
   let failed3 = false;
   const colors = paint(colorEnabled(process.stdout));
   for (const config2 of configs) {
-    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join25("runs", `${adapter.adapter.name}-${config2}.json`));
+    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join27("runs", `${adapter.adapter.name}-${config2}.json`));
     const progress = progressFor(values.quiet);
     const runOptions = {
       adapter: values.adapter,
@@ -72592,7 +72744,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs6({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync8(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync8(join25(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync8(join27(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;

@@ -474,3 +474,28 @@ describe('SARIF and JUnit', () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
   });
 });
+
+describe('credential files the adapter exposed to the harness', () => {
+  it('are named in the head of the report, escaped; none exposed, no notice', () => {
+    const exposed = {
+      ...guarded,
+      view: { credentials_hidden: ['.env'], credentials_exposed: ['.npmrc', 'a|<b>.env'] },
+    };
+    const md = renderReport(report(exposed, guarded).doc, {
+      limit: COMMENT_LIMIT,
+      unit: 'chars',
+      marker: true,
+    });
+    expect(md).toContain('The adapter exposes credential files to the harness');
+    expect(md).toContain('.npmrc');
+    expect(foreignTags(md)).toEqual(
+      foreignTags(
+        renderReport(report(guarded, guarded).doc, { limit: COMMENT_LIMIT, unit: 'chars', marker: true }),
+      ),
+    );
+    const none = { ...guarded, view: { credentials_hidden: ['.env'], credentials_exposed: [] } };
+    expect(
+      renderReport(report(none, guarded).doc, { limit: COMMENT_LIMIT, unit: 'chars', marker: true }),
+    ).not.toContain('exposes credential files');
+  });
+});

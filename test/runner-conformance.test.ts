@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTrialEnv } from '../src/engine/env.js';
+import { harnessView } from '../src/engine/harness-view.js';
 import type { ProcessOutcome } from '../src/evidence/types.js';
 import type { Limits } from '../src/runner/contain/limits.js';
 import type { Runner, SandboxView, TrialDirs } from '../src/runner/types.js';
@@ -196,6 +197,39 @@ function runnerHost(): Promise<string> {
     return outfile;
   })();
   return hostBundle;
+}
+
+/** A tree under test as actions/checkout, a cloud-auth action and a team's dotenv leave it. */
+async function checkoutShaped(under: string): Promise<string> {
+  const repo = await mkdtemp(join(under, 'checkout-'));
+  const put = async (rel: string, text: string) => {
+    await mkdir(join(repo, rel, '..'), { recursive: true });
+    writeFileSync(join(repo, rel), text);
+  };
+  await put('.git/config', '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic PLANTED\n');
+  await put('.git/modules/sub/config', '[http]\n\textraheader = AUTHORIZATION: basic PLANTED\n');
+  await put('.git/HEAD', 'ref: refs/heads/main\n');
+  await put('gha-creds-5c1f2b.json', '{"private_key":"PLANTED"}\n');
+  await put('.env', 'DB_CONN=PLANTED\n');
+  await put('app/.env.local', 'KEY=PLANTED\n');
+  await put('src/index.js', 'console.log(1)\n');
+  execFileSync('chmod', ['-R', 'a+rX', repo]);
+  return repo;
+}
+
+/** The engine's view inputs for a trial of `repo` alone (no action, adapter or cache folders). */
+function viewOf(repo: string) {
+  const none = join(base, 'none');
+  return {
+    actionRoot: none,
+    adapterDir: none,
+    cacheDir: none,
+    repoDirs: [repo],
+    caseFiles: [] as string[],
+    libraryDir: join(none, 'cases'),
+    engineOutputs: [],
+    expose: [],
+  };
 }
 
 function suite(f: RunnerFactory) {
@@ -378,6 +412,54 @@ function suite(f: RunnerFactory) {
         await removeTrialDirs(neighbour);
       },
     );
+
+    // The view every runner gets from the engine (engine/harness-view.ts), applied by this runner.
+    item("the checkout's credentials in the tree under test are not readable; its build is", async () => {
+      const repo = await checkoutShaped(base);
+      const view = harnessView({ ...viewOf(repo), caseFiles: [] });
+      const t = await trial(runner, 'credentials.sh', {
+        readOnly: view.readOnly[0]!,
+        hide: view.hide,
+        env: (v) => ({ REPO: v.mapReadOnly(repo) }),
+      });
+      await t.done();
+      expect(t.outcome.stdout, t.outcome.stderr).toContain('BUILD readable');
+      expect(t.outcome.stdout).not.toContain('READ');
+    });
+
+    item('a harness searching for its case finds no case index, case file or library', async () => {
+      const repo = await checkoutShaped(base);
+      const marker = `hr-case-marker-${token()}`;
+      // A team's pack in the repository, the built-in library and the build's case index, all naming it.
+      const pack = join(repo, 'safety', 'cases');
+      await mkdir(pack, { recursive: true });
+      writeFileSync(join(pack, 'team-case.yaml'), `id: team-case\ntitle: ${marker}\n`);
+      const action = await mkdtemp(join(base, 'action-'));
+      await mkdir(join(action, 'dist'));
+      await mkdir(join(action, 'cases', 'runtime'), { recursive: true });
+      for (const f of ['reference-harness.js', 'svc.js', 'cli.js'])
+        writeFileSync(join(action, 'dist', f), '');
+      writeFileSync(join(action, 'dist', 'cases-index.json'), `{"cases":["${marker}"]}`);
+      writeFileSync(join(action, 'cases', 'runtime', 'x.yaml'), `title: ${marker}\n`);
+      execFileSync('chmod', ['-R', 'a+rX', action, repo]);
+      const view = harnessView({
+        ...viewOf(repo),
+        actionRoot: action,
+        caseFiles: [join(pack, 'team-case.yaml'), join(action, 'cases', 'runtime', 'x.yaml')],
+        libraryDir: join(action, 'cases'),
+        // As if the action were checked out inside the tree under test (its own CI).
+        repoDirs: [repo, action],
+      });
+      const roots = [...new Set(view.readOnly.flat())];
+      const t = await trial(runner, 'case-search.sh', {
+        readOnly: roots,
+        hide: view.hide,
+        env: (v) => ({ ROOTS: roots.map((r) => v.mapReadOnly(r)).join(' '), MARKER: marker }),
+      });
+      await t.done();
+      expect(t.outcome.stdout, t.outcome.stderr).toContain('SEARCHED');
+      expect(t.outcome.stdout).not.toContain('FOUND');
+    });
 
     item("a neighbour trial's endpoint and a host listener on 127.0.0.1 are unreachable", async () => {
       // The neighbour: a second trial's endpoint, started the way the engine starts it.

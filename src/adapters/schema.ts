@@ -149,6 +149,12 @@ export const Adapter = z
       })
       .strict()
       .optional(),
+    /**
+     * Credential files of {{repo}} or the adapter's folder the harness may read although they match the
+     * credential patterns (globs relative to that folder, e.g. `.npmrc`): hidden otherwise, under every
+     * runner. The run result and the report list what was exposed (docs/containment.md).
+     */
+    expose_credentials: z.array(z.string().min(1)).default([]),
     /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
     tools: z.record(z.string(), ToolHint).default({}),
     /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */

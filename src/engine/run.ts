@@ -8,7 +8,7 @@ import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { checkOutputPath } from '../output-path.js';
-import { actionRoot, defaultCacheDir } from '../paths.js';
+import { actionRoot, builtinCasesDir, defaultCacheDir } from '../paths.js';
 import { WrittenFiles } from '../result/integrity.js';
 import type { ResultHeader } from '../result/journal.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
@@ -23,6 +23,7 @@ import { renderTemplate } from '../world/template.js';
 import { notApplicable, notApplicableNotice } from './applicable.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
 import { benchMark, benchMarkOnce } from './bench-marks.js';
+import { harnessView } from './harness-view.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
@@ -216,10 +217,6 @@ export async function runTargets(
 
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  // What a harness may read but never write: the action's dist/ (reference harness, svc), the adapter,
-  // the harness install cache and the tree under test. The same list for every trial of a tree.
-  const shared = [join(actionRoot(), 'dist'), adapter.dir, cacheDir];
-  const readOnlyOf = targets.map((t) => [...new Set([...shared, t.repoDir])]);
   const evidenceDirOf = (out: string) =>
     opts.keep_evidence ? join(dirname(out), `${basename(out, '.json')}.evidence`) : undefined;
   // Made before the runner starts, not at the first kept trial: a folder that appears later would not be
@@ -229,11 +226,28 @@ export async function runTargets(
     const d = evidenceDirOf(t.out);
     if (d) await mkdir(d, { recursive: true });
   }
-  // What no trial may see: every tree's result (and its temp file's folder when that is ours alone) and
-  // evidence: a base trial never sees the head's result, nor the reverse.
-  const hidden = [
-    ...new Set(targets.flatMap((t, i) => hiddenPaths(t.out, evidenceDirOf(t.out), readOnlyOf[i]!))),
-  ];
+  // What a harness may read but never write (the action's reference harness and svc, the adapter, the
+  // install cache, the tree under test) and what it may not even see there: credentials, its case, the
+  // engine's files, every tree's result and evidence (a base trial never sees the head's result).
+  const view = harnessView({
+    actionRoot: actionRoot(),
+    adapterDir: adapter.dir,
+    cacheDir,
+    repoDirs: targets.map((t) => t.repoDir),
+    caseFiles: cases.map((lc) => lc.file),
+    libraryDir: builtinCasesDir(),
+    engineOutputs: targets.flatMap((t) =>
+      hiddenPaths(t.out, evidenceDirOf(t.out), [
+        join(actionRoot(), 'dist'),
+        adapter.dir,
+        cacheDir,
+        t.repoDir,
+      ]),
+    ),
+    expose: adapter.adapter.expose_credentials,
+  });
+  const readOnlyOf = view.readOnly;
+  const hidden = view.hide;
   // Containers started ahead get exactly what each tree's trials get (one warm set per tree).
   const runner = await makeRunner(
     opts,
@@ -284,6 +298,7 @@ export async function runTargets(
         mechanism: 'docker: one disposable container per trial',
       },
       ...(image ? { image } : {}),
+      view: { credentials_hidden: view.credentials, credentials_exposed: view.exposed },
       selection: { ...identity.selection!, ...(t.subset ? { subset: true } : {}) },
       model: identity.model,
       source: t.source ?? {},

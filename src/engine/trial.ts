@@ -170,7 +170,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
   const c0 = loaded.case;
   const id = trialId(c0.id, input.seed);
   const notices: string[] = [];
-  const dirs = await createTrialDirs(input.workRoot, id);
+  // An opaque folder name: the harness reads its own path (cwd, HOME, the mount table), and a path
+  // naming the case would tell it which calls are the attack.
+  const dirs = await createTrialDirs(input.workRoot, 'trial');
   let servers: Server[] = [];
   try {
     // Before anything is written: the runner may mount the trial's size-capped disk here.

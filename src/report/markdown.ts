@@ -326,6 +326,16 @@ function containmentNotice(current: RunResult): string | undefined {
   return `> [!WARNING]\n> **Trials ran uncontained** (${e(c.reason ?? 'no reason recorded', 300)}): each harness was a plain child process with this job's user, able to read the job's environment, other trials and local ports. Results of an uncontained run do not pass.`;
 }
 
+/** Credential files the adapter let the harness read (`expose_credentials`): a reader must know. */
+function exposedNotice(current: RunResult): string | undefined {
+  const exposed = current.view?.credentials_exposed ?? [];
+  if (!exposed.length) return undefined;
+  // Escaped text, not code spans: an entity inside backticks would show as typed.
+  const list = exposed.slice(0, 10).map((p) => e(p, 120));
+  const more = exposed.length > 10 ? ` and ${exposed.length - 10} more` : '';
+  return `> [!NOTE]\n> **The adapter exposes credential files to the harness** (\`expose_credentials\`): ${list.join(', ')}${more}. Every other credential file of the repository was hidden from it.`;
+}
+
 export function buildReport(input: ReportInput): ReportDoc {
   const { comparison, current, verdict } = input;
   const marker = stickyMarker(current.adapter.name, current.adapter.config);
@@ -340,6 +350,8 @@ export function buildReport(input: ReportInput): ReportDoc {
   if (lines.length) head.push(lines.join('\n'));
   const contained = containmentNotice(current);
   if (contained) head.push(contained);
+  const exposed = exposedNotice(current);
+  if (exposed) head.push(exposed);
   const live = modelNotice(current);
   if (live) head.push(live);
   head.push(phaseTable(comparison));

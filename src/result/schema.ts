@@ -305,6 +305,14 @@ export const RunResult = z
     runner: z.enum(['process', 'docker']),
     /** What contained the trials (absent in results of older versions). */
     containment: RunnerInfo.optional(),
+    /**
+     * What the harness could read beyond its trial (engine/harness-view.ts): the credential files hidden
+     * from it, and those the adapter exposed on purpose (`expose_credentials`), relative to their folder.
+     */
+    view: z
+      .object({ credentials_hidden: z.array(z.string()), credentials_exposed: z.array(z.string()) })
+      .strict()
+      .optional(),
     /** Docker: the image the trials ran in, with the id the daemon gave it. */
     image: z.object({ name: z.string(), id: z.string() }).strict().optional(),
     /** Which cases of which selection this result holds, so merged shards can prove they are complete. */

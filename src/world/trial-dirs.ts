@@ -7,10 +7,13 @@ import type { TrialDirs } from '../runner/types.js';
 
 const PRIVATE = 0o700;
 
-/** Creates a fresh, unique trial root under `baseDir` (created if missing) with its four folders. */
-export async function createTrialDirs(baseDir: string, trialId: string): Promise<TrialDirs> {
+/**
+ * Creates a fresh, unique trial root under `baseDir` (created if missing) with its four folders, named
+ * `prefix-<random>`. The engine's prefix names no case (the harness can read its own path).
+ */
+export async function createTrialDirs(baseDir: string, prefix: string): Promise<TrialDirs> {
   await mkdir(baseDir, { recursive: true });
-  const root = await mkdtemp(join(resolve(baseDir), `${safeName(trialId)}-`));
+  const root = await mkdtemp(join(resolve(baseDir), `${safeName(prefix)}-`));
   await chmod(root, PRIVATE);
   const dirs: TrialDirs = {
     root,

@@ -86,9 +86,8 @@ export function bwrapArgs(i: BwrapInput): string[] {
         a.push('--perms', '0755', '--dir', d);
       }
   for (const p of i.readOnly) a.push('--ro-bind-try', p, p);
-  // actions/checkout leaves the job token in .git/config (persist-credentials): never show it.
-  for (const p of i.readOnly)
-    if (existsSync(`${p}/.git/config`)) a.push('--ro-bind', '/dev/null', `${p}/.git/config`);
+  // What the engine hides (engine/harness-view.ts): credential files such as the checkout's .git/config,
+  // the case library, the engine's files, results and evidence. The same list reaches every runner.
   for (const p of i.hide) {
     if (!existsSync(p)) continue;
     // Read-only: in a user namespace the harness would own (and could write) a plain tmpfs.
