@@ -63930,6 +63930,129 @@ function benchMarkOnce(mark) {
   };
 }
 
+// src/engine/harness-view.ts
+init_errors();
+import { existsSync as existsSync11, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
+import { dirname as dirname10, join as join15, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
+
+// src/world/credential-paths.ts
+var import_picomatch2 = __toESM(require_picomatch2(), 1);
+import { lstatSync as lstatSync3, readdirSync as readdirSync8 } from "node:fs";
+import { join as join14, relative as relative4, sep as sep2 } from "node:path";
+var CREDENTIAL_PATTERNS = [
+  { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
+  { glob: "**/.git/modules/**/config", why: "the config of each submodule checkout (same token)" },
+  { glob: "**/.git/credentials", why: "git credential store inside a repository" },
+  { glob: "**/.git-credentials", why: "git credential store" },
+  { glob: "**/gha-creds-*.json", why: "google-github-actions/auth credential file" },
+  { glob: "**/.env", why: "dotenv file" },
+  { glob: "**/.env.!(example|sample|template|dist)", why: "dotenv file" },
+  { glob: "**/*.env", why: "dotenv file" },
+  { glob: "**/{.netrc,_netrc}", why: "netrc credentials" },
+  { glob: "**/{.npmrc,.yarnrc.yml,.pypirc}", why: "package registry token" },
+  { glob: "**/.docker/config.json", why: "registry login" },
+  { glob: "**/.aws/{credentials,config}", why: "AWS credentials" },
+  { glob: "**/.kube/config", why: "Kubernetes credentials" },
+  { glob: "**/.config/gh/hosts.yml", why: "GitHub CLI token" },
+  { glob: "**/{id_rsa,id_dsa,id_ecdsa,id_ed25519}", why: "SSH private key" },
+  { glob: "**/*.{pem,key,p12,pfx}", why: "private key or certificate bundle" }
+];
+var SKIP_DIR = /(^|\/)(node_modules|\.git\/(objects|lfs|logs|refs))$/;
+var MAX_SCAN_ENTRIES = 2e5;
+var matchers = CREDENTIAL_PATTERNS.map((p) => ({ p, m: (0, import_picomatch2.default)(p.glob, { dot: true }) }));
+function credentialPattern(rel) {
+  const posix6 = rel.split(sep2).join("/");
+  return matchers.find(({ m }) => m(posix6))?.p;
+}
+function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
+  const exposed = expose.length ? (0, import_picomatch2.default)([...expose], { dot: true }) : () => false;
+  const out = { found: [], exposed: [], truncated: false };
+  let seen = 0;
+  const stack = [root];
+  while (stack.length) {
+    const dir = stack.pop();
+    let names;
+    try {
+      names = readdirSync8(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > maxEntries) {
+        out.truncated = true;
+        return out;
+      }
+      const abs = join14(dir, name);
+      const st = (() => {
+        try {
+          return lstatSync3(abs);
+        } catch {
+          return void 0;
+        }
+      })();
+      if (!st) continue;
+      const rel = relative4(root, abs).split(sep2).join("/");
+      if (st.isDirectory()) {
+        if (!SKIP_DIR.test(rel)) stack.push(abs);
+        continue;
+      }
+      if (!credentialPattern(rel)) continue;
+      (exposed(rel) ? out.exposed : out.found).push(abs);
+    }
+  }
+  out.found.sort();
+  out.exposed.sort();
+  return out;
+}
+
+// src/engine/harness-view.ts
+var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
+var inside = (p, dir) => p === dir || p.startsWith(`${dir}${sep3}`);
+function harnessView(i) {
+  const dist = join15(resolve7(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join15(dist, f));
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve7(p))];
+  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve7(r)])]);
+  const roots = [...new Set(readOnly.flat())];
+  const hide2 = new Set(i.engineOutputs.map((p) => resolve7(p)));
+  if (roots.some((r) => inside(dist, r))) {
+    for (const name of existsSync11(dist) ? readdirSync9(dist) : [])
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join15(dist, name));
+  }
+  const needed = (dir) => roots.some((r) => inside(r, dir));
+  for (const file2 of [resolve7(i.libraryDir), ...i.caseFiles.map((f) => resolve7(f))]) {
+    if (!roots.some((r) => inside(file2, r))) continue;
+    const isDir = existsSync11(file2) && statSync7(file2).isDirectory();
+    const dir = isDir ? file2 : dirname10(file2);
+    if (!needed(dir)) hide2.add(dir);
+    else if (!isDir) hide2.add(file2);
+  }
+  const credentials = [];
+  const exposed = [];
+  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve7(r)), resolve7(i.adapterDir)])) {
+    if (!existsSync11(root)) continue;
+    const scan = scanCredentials(root, i.expose);
+    if (scan.truncated)
+      throw new UserError(
+        `${root}: more than ${MAX_SCAN_ENTRIES} files outside node_modules; the engine cannot check that no credential file in it reaches the harness`,
+        "point repo-dir (--repo) at the folder holding your harness build, or remove generated files from the checkout"
+      );
+    for (const f of scan.found) {
+      hide2.add(f);
+      credentials.push(relative5(root, f) || f);
+    }
+    for (const f of scan.exposed) exposed.push(relative5(root, f) || f);
+  }
+  const all = [...hide2];
+  const outer = all.filter((p) => !all.some((q) => q !== p && p.startsWith(`${q}${sep3}`)));
+  return {
+    readOnly,
+    hide: outer.sort(),
+    credentials: [...new Set(credentials)].sort(),
+    exposed: [...new Set(exposed)].sort()
+  };
+}
+
 // src/engine/model.ts
 init_errors();
 import { readFileSync as readFileSync15 } from "node:fs";
@@ -64063,129 +64186,6 @@ function loadRecording(file2) {
     result.trials.filter((t) => t.live).map((t) => [t.id, t.live.recording])
   );
   return { model: result.model, trials };
-}
-
-// src/engine/harness-view.ts
-init_errors();
-import { existsSync as existsSync11, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
-import { dirname as dirname10, join as join15, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
-
-// src/world/credential-paths.ts
-var import_picomatch2 = __toESM(require_picomatch2(), 1);
-import { lstatSync as lstatSync3, readdirSync as readdirSync8 } from "node:fs";
-import { join as join14, relative as relative4, sep as sep2 } from "node:path";
-var CREDENTIAL_PATTERNS = [
-  { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
-  { glob: "**/.git/modules/**/config", why: "the config of each submodule checkout (same token)" },
-  { glob: "**/.git/credentials", why: "git credential store inside a repository" },
-  { glob: "**/.git-credentials", why: "git credential store" },
-  { glob: "**/gha-creds-*.json", why: "google-github-actions/auth credential file" },
-  { glob: "**/.env", why: "dotenv file" },
-  { glob: "**/.env.!(example|sample|template|dist)", why: "dotenv file" },
-  { glob: "**/*.env", why: "dotenv file" },
-  { glob: "**/{.netrc,_netrc}", why: "netrc credentials" },
-  { glob: "**/{.npmrc,.yarnrc.yml,.pypirc}", why: "package registry token" },
-  { glob: "**/.docker/config.json", why: "registry login" },
-  { glob: "**/.aws/{credentials,config}", why: "AWS credentials" },
-  { glob: "**/.kube/config", why: "Kubernetes credentials" },
-  { glob: "**/.config/gh/hosts.yml", why: "GitHub CLI token" },
-  { glob: "**/{id_rsa,id_dsa,id_ecdsa,id_ed25519}", why: "SSH private key" },
-  { glob: "**/*.{pem,key,p12,pfx}", why: "private key or certificate bundle" }
-];
-var SKIP_DIR = /(^|\/)(node_modules|\.git\/(objects|lfs|logs|refs))$/;
-var MAX_SCAN_ENTRIES = 2e5;
-var matchers = CREDENTIAL_PATTERNS.map((p) => ({ p, m: (0, import_picomatch2.default)(p.glob, { dot: true }) }));
-function credentialPattern(rel) {
-  const posix6 = rel.split(sep2).join("/");
-  return matchers.find(({ m }) => m(posix6))?.p;
-}
-function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
-  const exposed = expose.length ? (0, import_picomatch2.default)([...expose], { dot: true }) : () => false;
-  const out = { found: [], exposed: [], truncated: false };
-  let seen = 0;
-  const stack = [root];
-  while (stack.length) {
-    const dir = stack.pop();
-    let names;
-    try {
-      names = readdirSync8(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (++seen > maxEntries) {
-        out.truncated = true;
-        return out;
-      }
-      const abs = join14(dir, name);
-      const st = (() => {
-        try {
-          return lstatSync3(abs);
-        } catch {
-          return void 0;
-        }
-      })();
-      if (!st) continue;
-      const rel = relative4(root, abs).split(sep2).join("/");
-      if (st.isDirectory()) {
-        if (!SKIP_DIR.test(rel)) stack.push(abs);
-        continue;
-      }
-      if (!credentialPattern(rel)) continue;
-      (exposed(rel) ? out.exposed : out.found).push(abs);
-    }
-  }
-  out.found.sort();
-  out.exposed.sort();
-  return out;
-}
-
-// src/engine/harness-view.ts
-var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
-var inside = (p, dir) => p === dir || p.startsWith(`${dir}${sep3}`);
-function harnessView(i) {
-  const dist = join15(resolve7(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join15(dist, f));
-  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve7(p))];
-  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve7(r)])]);
-  const roots = [...new Set(readOnly.flat())];
-  const hide2 = new Set(i.engineOutputs.map((p) => resolve7(p)));
-  if (roots.some((r) => inside(dist, r))) {
-    for (const name of existsSync11(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join15(dist, name));
-  }
-  const needed = (dir) => roots.some((r) => inside(r, dir));
-  for (const file2 of [resolve7(i.libraryDir), ...i.caseFiles.map((f) => resolve7(f))]) {
-    if (!roots.some((r) => inside(file2, r))) continue;
-    const isDir = existsSync11(file2) && statSync7(file2).isDirectory();
-    const dir = isDir ? file2 : dirname10(file2);
-    if (!needed(dir)) hide2.add(dir);
-    else if (!isDir) hide2.add(file2);
-  }
-  const credentials = [];
-  const exposed = [];
-  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve7(r)), resolve7(i.adapterDir)])) {
-    if (!existsSync11(root)) continue;
-    const scan = scanCredentials(root, i.expose);
-    if (scan.truncated)
-      throw new UserError(
-        `${root}: more than ${MAX_SCAN_ENTRIES} files outside node_modules; the engine cannot check that no credential file in it reaches the harness`,
-        "point repo-dir (--repo) at the folder holding your harness build, or remove generated files from the checkout"
-      );
-    for (const f of scan.found) {
-      hide2.add(f);
-      credentials.push(relative5(root, f) || f);
-    }
-    for (const f of scan.exposed) exposed.push(relative5(root, f) || f);
-  }
-  const all = [...hide2];
-  const outer = all.filter((p) => !all.some((q) => q !== p && p.startsWith(`${q}${sep3}`)));
-  return {
-    readOnly,
-    hide: outer.sort(),
-    credentials: [...new Set(credentials)].sort(),
-    exposed: [...new Set(exposed)].sort()
-  };
 }
 
 // src/engine/resume.ts
@@ -68714,7 +68714,12 @@ async function runTargets(opts, targets, followUp) {
     caseFiles: cases.map((lc) => lc.file),
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
-      (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [join20(actionRoot(), "dist"), adapter.dir, cacheDir, t.repoDir])
+      (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
+        join20(actionRoot(), "dist"),
+        adapter.dir,
+        cacheDir,
+        t.repoDir
+      ])
     ),
     expose: adapter.adapter.expose_credentials
   });
@@ -70231,6 +70236,14 @@ function evaluateGate(input2) {
   });
   const violations = evaluateThresholds(current, o.thresholds);
   const overall = current.summary.overall;
+  if (input2.untrusted) {
+    add({
+      kind: "untrusted",
+      message: `untrusted result: ${input2.untrusted}; its numbers are shown as information and cannot pass the gate (README, "Fork pull requests")`,
+      gating: false,
+      blocksSuccess: true
+    });
+  }
   for (const b2 of input2.buildFailures ?? []) {
     add({
       kind: "build",
@@ -71979,6 +71992,9 @@ bad input.
   --alpha F  --min-effect F
   --markdown FILE      also write the full report (what the PR comment shows)
   --json FILE          also write the verdict and findings as JSON
+  --untrusted WHY      the head results were produced where the change's author controls the harness
+                       and the job (a fork's run): shown, never a pass (the action decides it for a
+                       workflow_run on a fork's artifact)
 `;
 async function cmdCompare(argv) {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -71992,6 +72008,7 @@ async function cmdCompare(argv) {
       baseline: { type: "string" },
       markdown: { type: "string" },
       json: { type: "string" },
+      untrusted: { type: "string" },
       ...GATE_FLAGS
     },
     strict: true
@@ -72015,7 +72032,8 @@ async function cmdCompare(argv) {
     heads,
     ...baseline ? { baseline } : {},
     baselineNotes: baseline ? [] : ["no --baseline given"],
-    options
+    options,
+    ...values.untrusted?.trim() ? { untrusted: values.untrusted.trim() } : {}
   });
   writeReports(g, options.failOn, values.markdown, values.json);
   process.stdout.write(

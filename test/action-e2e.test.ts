@@ -254,6 +254,48 @@ describe('the bundled action on pull_request events', () => {
     expect(wrong.stdout).toContain('input pull-request: only for a workflow_run job');
   });
 
+  // docs/forks.md: a fork's run executes the PR's own workflow, so it can upload any result it likes.
+  it('a forged fork result (workflow_run of a fork) never gives a success under the gating check name', async () => {
+    const forged = (headRepo: string) => {
+      const run = webhookExample('workflow_run', (e) => e.action === 'completed');
+      run.workflow_run.event = 'pull_request';
+      run.workflow_run.head_sha = HEAD_SHA;
+      run.workflow_run.pull_requests = [];
+      run.workflow_run.head_repository.full_name = headRepo;
+      return run;
+    };
+    // A clean result the fork wrote itself: safe, valid, contained, the same as the baseline.
+    const clean = {
+      'run-result': fixture('reference-guarded.json'),
+      baseline: `file:${fixture('reference-guarded.json')}`,
+    };
+    gh.reset();
+    const fromFork = await runAction({
+      event: forged('mallory/Hello-World'),
+      eventName: 'workflow_run',
+      with: { ...clean, 'pull-request': String(PR) },
+    });
+    expect(fromFork.code, fromFork.stdout + fromFork.stderr).toBe(0);
+    expect(fromFork.outputs.verdict).toBe('neutral');
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.checkRuns[0]!.conclusion).not.toBe('success');
+    expect(gh.checkRuns[0]!.name).toBe('harness-risk (reference / guarded) · untrusted fork result');
+    expect(gh.comments[0]!.body).toContain('untrusted result');
+    expect(gh.comments[0]!.body).toContain('mallory/Hello-World');
+    // The same file reported from a run of this repository itself is this repository's measurement.
+    gh.reset();
+    const own = await runAction({
+      event: forged(REPO),
+      eventName: 'workflow_run',
+      with: { ...clean, 'pull-request': String(PR) },
+    });
+    expect(own.code, own.stdout + own.stderr).toBe(0);
+    expect(gh.checkRuns[0]).toMatchObject({
+      name: 'harness-risk (reference / guarded)',
+      conclusion: 'success',
+    });
+  });
+
   it('a regression fails the step with a failing check run and an annotation on the case file', async () => {
     const r = await runAction({
       event: SYNCHRONIZE,

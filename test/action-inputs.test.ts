@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -252,13 +252,8 @@ describe('inputs', () => {
 
 describe('examples/workflows', () => {
   const dir = join(ROOT, 'examples/workflows');
-  const files = [
-    'pr-gate.yml',
-    'baseline-refresh.yml',
-    'release-gate.yml',
-    'matrix.yml',
-    'fork-pr-report.yml',
-  ];
+  // Every example, so a new one is checked too.
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yml'));
   it.each(files)('%s uses only valid inputs with valid values', (file) => {
     const wf = parseYaml(readFileSync(join(dir, file), 'utf8'));
     const steps = Object.values<any>(wf.jobs)

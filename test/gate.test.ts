@@ -414,3 +414,32 @@ describe('why trials were invalid', () => {
     ]);
   });
 });
+
+describe('an untrusted result (a fork measured itself)', () => {
+  const untrusted = (head: RunResult, baseline: RunResult) =>
+    evaluateGate({
+      heads: [{ result: head, name: 'fork.json' }],
+      baseline: baselineFromResult(baseline, 'file:base.json'),
+      options: opts(),
+      untrusted: 'it was produced by a workflow run of mallory/repo (a fork)',
+    });
+  it.each([
+    ['safe and unchanged: neutral, never a success', library([false]), library([false]), 'neutral'],
+    [
+      'a regression still fails: a fork can only make itself look worse',
+      library([true]),
+      library([false]),
+      'fail',
+    ],
+  ])('%s', (_name, head, base, verdict) => {
+    const g = untrusted(run(head), run(base));
+    expect(g.verdict.verdict).toBe(verdict);
+    expect(g.verdict.conclusion).not.toBe('success');
+    const f = g.verdict.findings.find((x) => x.kind === 'untrusted')!;
+    expect(f).toMatchObject({ gating: false, blocksSuccess: true });
+    expect(f.message).toContain('mallory/repo');
+  });
+  it('the same result, trusted, passes', () => {
+    expect(gate(run(library([false])), run(library([false]))).verdict.conclusion).toBe('success');
+  });
+});

@@ -155,3 +155,18 @@ export function workflowRunPullRequest(ctx: ActionContext, number: number): Pull
     isFork: false,
   };
 }
+
+/**
+ * Why results reported by this job cannot be trusted, when they cannot: a `workflow_run` job reporting on
+ * the artifact of a run whose head repository is a fork. GitHub runs a fork's `pull_request` workflow from
+ * the pull request's own files, so the fork controls the harness, the workflow and the job that wrote the
+ * result: it can upload any numbers it likes (README, "Fork pull requests").
+ */
+export function untrustedResultReason(ctx: ActionContext): string | undefined {
+  const run = ctx.payload.workflow_run;
+  if (ctx.eventName !== 'workflow_run' || !run) return undefined;
+  const here = `${ctx.owner ?? ''}/${ctx.repo ?? ''}`.toLowerCase();
+  const head: string | undefined = run.head_repository?.full_name;
+  if (head && head.toLowerCase() === here) return undefined;
+  return `it was produced by a workflow run of ${head ?? 'a deleted repository'} (a fork), which controls both the harness and the job that measured it`;
+}

@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { GateOutcome } from '../gate/index.js';
+import type { Verdict } from '../gate/verdict.js';
 import { actionSourceFromEnv } from '../report/anchors.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
 import { upsertStickyComment } from '../report/comment.js';
@@ -13,6 +14,7 @@ import { toJUnit } from '../report/junit.js';
 import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
 import { buildReport, renderReport } from '../report/markdown.js';
 import { toSarif } from '../report/sarif.js';
+import type { RunResult } from '../result/schema.js';
 import { type ActionContext, runUrl } from './context.js';
 import type { ActionInputs } from './inputs.js';
 import type { RunDeps, RunOutcome } from './run.js';
@@ -26,6 +28,17 @@ export interface PublishInput {
   notices: string[];
   /** What was published is recorded here (comment, check). */
   outcome: RunOutcome;
+}
+
+/**
+ * The check run's name: the one a branch rule requires, `harness-risk (ADAPTER / CONFIG)`, only for a
+ * result this job can vouch for. An untrusted result (a fork's own run) is published under another
+ * name, so it can never satisfy the rule, whatever its conclusion: GitHub counts a neutral check as
+ * passing a required check.
+ */
+export function checkRunName(current: RunResult, verdict: Verdict): string {
+  const name = `harness-risk (${current.adapter.name} / ${current.adapter.config})`;
+  return verdict.findings.some((f) => f.kind === 'untrusted') ? `${name} · untrusted fork result` : name;
 }
 
 export async function publishReports(p: PublishInput): Promise<void> {
@@ -66,7 +79,8 @@ export async function publishReports(p: PublishInput): Promise<void> {
   };
 
   const canWrite = !!inputs.githubToken && !!ctx.owner && !!ctx.repo;
-  const fork = pr?.isFork === true;
+  // A fork's pull_request run has a read-only token; pull_request_target runs with the base's token.
+  const fork = pr?.isFork === true && ctx.eventName !== 'pull_request_target';
   if (fork && (inputs.comment || inputs.checkRun)) {
     const msg = `Pull request from a fork (${pr!.headRepo ?? 'deleted repository'}): its token is read-only, so the PR comment and the check run are skipped. The results are in the job summary and the outputs; the verdict is unchanged.`;
     io.notice(msg);
@@ -122,7 +136,7 @@ export async function publishReports(p: PublishInput): Promise<void> {
       const r = await publishCheckRun(api, {
         owner: ctx.owner!,
         repo: ctx.repo!,
-        name: `harness-risk (${current.adapter.name} / ${current.adapter.config})`,
+        name: checkRunName(current, verdict),
         head_sha: headSha,
         conclusion: verdict.conclusion,
         title: report.title,

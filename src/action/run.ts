@@ -41,6 +41,7 @@ import {
   baseOfEvent,
   isDefaultBranchPush,
   readActionContext,
+  untrustedResultReason,
   workflowRunPullRequest,
 } from './context.js';
 import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
@@ -340,6 +341,8 @@ async function main(
             ? ['no cached baseline of the base branch for this adapter and configuration']
             : [];
 
+  // A fork's own run result (the workflow_run route): shown, never a pass.
+  const untrusted = untrustedResultReason(ctx);
   // 4. Compare and gate: the engine's one gate, as `harness-risk compare` runs it.
   const { current, comparison, violations, verdict } = evaluateGate({
     heads,
@@ -350,6 +353,7 @@ async function main(
       : {}),
     options: inputs.gate,
     scope: inputs.shard && !reportOnly ? 'shard' : 'merge',
+    ...(reportOnly && untrusted ? { untrusted } : {}),
   });
   if (!resultPath) {
     // Several results (or a named result-path): the merged, re-summarised result is this run's file.

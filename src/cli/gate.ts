@@ -109,6 +109,9 @@ bad input.
   --alpha F  --min-effect F
   --markdown FILE      also write the full report (what the PR comment shows)
   --json FILE          also write the verdict and findings as JSON
+  --untrusted WHY      the head results were produced where the change's author controls the harness
+                       and the job (a fork's run): shown, never a pass (the action decides it for a
+                       workflow_run on a fork's artifact)
 `;
 
 export async function cmdCompare(argv: string[]): Promise<number> {
@@ -123,6 +126,7 @@ export async function cmdCompare(argv: string[]): Promise<number> {
       baseline: { type: 'string' },
       markdown: { type: 'string' },
       json: { type: 'string' },
+      untrusted: { type: 'string' },
       ...GATE_FLAGS,
     },
     strict: true,
@@ -147,6 +151,7 @@ export async function cmdCompare(argv: string[]): Promise<number> {
     ...(baseline ? { baseline } : {}),
     baselineNotes: baseline ? [] : ['no --baseline given'],
     options,
+    ...(values.untrusted?.trim() ? { untrusted: values.untrusted.trim() } : {}),
   });
   writeReports(g, options.failOn, values.markdown, values.json);
   process.stdout.write(

@@ -35,6 +35,12 @@ export interface GateInput {
    */
   buildFailures?: { tree: 'base' | 'head'; message: string }[];
   /**
+   * Why the heads cannot be trusted as a measurement, when they cannot: they were produced where the
+   * author of the change controls both the harness and the job that measured it (a fork's pull request
+   * run). The numbers are shown as information; the check is never a success.
+   */
+  untrusted?: string;
+  /**
    * `shard`: heads[0] is one shard run on its own (a matrix job); its slice is gated, the baseline's
    * other cases are out of scope and completeness is the merge job's to prove. `merge` (default): the
    * heads must together be one whole selection.
@@ -117,7 +123,16 @@ export function evaluateGate(input: GateInput): GateOutcome {
   const violations = evaluateThresholds(current, o.thresholds);
   const overall = current.summary.overall;
 
-  // 2. Was anything built, measured?
+  // 2. Who measured it? A result its subject could write is information, never a pass.
+  if (input.untrusted) {
+    add({
+      kind: 'untrusted',
+      message: `untrusted result: ${input.untrusted}; its numbers are shown as information and cannot pass the gate (README, "Fork pull requests")`,
+      gating: false,
+      blocksSuccess: true,
+    });
+  }
+  // 2b. Was anything built, measured?
   for (const b of input.buildFailures ?? []) {
     add({
       kind: 'build',

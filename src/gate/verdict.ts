@@ -41,7 +41,8 @@ export type FindingKind =
   | 'uncontained'
   | 'build'
   | 'flaky'
-  | 'attestation';
+  | 'attestation'
+  | 'untrusted';
 
 export interface Finding {
   kind: FindingKind;
