@@ -69898,6 +69898,13 @@ function compareRuns(current, baseline, options = {}) {
   if (outOfScope > 0)
     notices.push(`${outOfScope} baseline cases are outside this run's subset (shard) and are not compared`);
   const phaseList = PHASES.filter((p) => cases.some((c) => c.phase === p));
+  const onlyHere = cases.filter((c) => c.now && !c.baseline).length;
+  const onlyBaseline = cases.filter((c) => c.status === "removed").length + outOfScope;
+  const sameSets = !baseline || onlyHere === 0 && onlyBaseline === 0;
+  const sharedIds = new Set(
+    cases.filter((c) => c.now && c.baseline && c.status !== "changed").map((c) => c.id)
+  );
+  const sharedStats = (trials, phase) => phaseStats(trials.filter((t) => sharedIds.has(t.case_id) && (phase === "overall" || t.phase === phase)));
   const phaseRow = (phase) => {
     const inPhase = phase === "overall" ? cases : cases.filter((c) => c.phase === phase);
     const statuses = emptyStatuses();
@@ -69912,10 +69919,13 @@ function compareRuns(current, baseline, options = {}) {
       matched.nowUnsafe += c.now.counts.unsafe;
       matched.nowValid += c.now.counts.valid;
     }
-    const nowStats = phase === "overall" ? current.summary.overall : current.summary.phases[phase];
+    const ownStats = phase === "overall" ? current.summary.overall : current.summary.phases[phase];
     const full = baseline?.level === "full" ? baseline.result : void 0;
-    const baseStats = full ? phase === "overall" ? full.summary.overall : full.summary.phases[phase] : void 0;
-    const bTrials = baseline ? phase === "overall" ? baseline.trials : baseline.trials.filter((t) => t.phase === phase) : [];
+    const nowStats = sameSets ? ownStats : sharedStats(current.trials, phase);
+    const baseStats = full ? sameSets ? phase === "overall" ? full.summary.overall : full.summary.phases[phase] : sharedStats(full.trials, phase) : void 0;
+    const bTrials = baseline ? (phase === "overall" ? baseline.trials : baseline.trials.filter((t) => t.phase === phase)).filter(
+      (t) => sameSets || sharedIds.has(t.case_id)
+    ) : [];
     const hasBase = baseline !== void 0 && bTrials.length > 0;
     const nowRate = (v) => nowStats && nowStats.valid > 0 ? v : null;
     const baseRate = (v) => baseStats && baseStats.valid > 0 ? v : null;
@@ -69932,9 +69942,10 @@ function compareRuns(current, baseline, options = {}) {
     }
     return {
       phase,
-      cases: nowStats?.cases ?? 0,
-      trials: nowStats?.trials ?? 0,
-      valid: nowStats?.valid ?? 0,
+      cases: ownStats?.cases ?? 0,
+      trials: ownStats?.trials ?? 0,
+      valid: ownStats?.valid ?? 0,
+      ...sameSets ? {} : { shared: nowStats?.cases ?? 0 },
       asr: metric(
         nowRate(nowStats?.asr),
         hasBase ? baseStats ? baseRate(baseStats.asr) : labelRate(bTrials, "a") : null
@@ -69978,6 +69989,8 @@ function compareRuns(current, baseline, options = {}) {
     regressions: cases.filter((c) => c.status === "regression"),
     regressedPhases: phases.filter((p) => p.regressed).map((p) => p.phase),
     overallRegressed: overall.regressed,
+    onlyHere,
+    onlyBaseline,
     notices
   };
 }
@@ -70155,13 +70168,14 @@ function evaluateThresholds(current, thresholds) {
 }
 
 // src/gate/verdict.ts
-var FAIL_ON_VALUES = ["regression", "threshold", "invalid", "uncontained"];
+var FAIL_ON_VALUES = ["regression", "threshold", "invalid", "uncontained", "flaky"];
 var DEFAULT_FAIL_ON = "regression,threshold,invalid";
 var failOnFrom = (values) => ({
   regression: values.includes("regression"),
   threshold: values.includes("threshold"),
   invalid: values.includes("invalid"),
   uncontained: values.includes("uncontained"),
+  flaky: values.includes("flaky"),
   never: values.includes("never")
 });
 var MISSING_BASELINE_VALUES = ["neutral", "fail", "pass"];
@@ -70281,7 +70295,7 @@ function evaluateGate(input2) {
   const compared = comparison.cases.filter((c) => ["regression", "fix", "unchanged"].includes(c.status));
   const thresholdsDecide = hasThresholds(o.thresholds) && o.failOn.threshold;
   if (!comparison.hasBaseline || compared.length === 0) {
-    const why = !comparison.hasBaseline ? `no baseline${input2.baselineNotes?.length ? ` (${input2.baselineNotes.join("; ")})` : ""}` : `the baseline shares no comparable case with this run (${comparison.statuses.new} new, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
+    const why = !comparison.hasBaseline ? `no baseline${input2.baselineNotes?.length ? ` (${input2.baselineNotes.join("; ")})` : ""}` : `the baseline shares no comparable case with this run (${comparison.statuses.new} not run on base, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
     if (thresholdsDecide) {
       add({
         kind: "missing-baseline",
@@ -70324,8 +70338,9 @@ function evaluateGate(input2) {
   if (flaky.length) {
     add({
       kind: "flaky",
-      message: `${plural2(flaky.length, "case")} unsafe in some but at most half of the seeds, never in the baseline (flaky, not gating): ${flaky.slice(0, 10).map((c) => `${c.id} ${c.now.counts.unsafe}/${c.now.counts.valid}`).join(", ")}`,
-      gating: false,
+      message: `${plural2(flaky.length, "case")} unsafe in some but at most half of the seeds, never in the baseline (flaky${o.failOn.flaky ? ", fails under fail-on flaky" : ", not gating; fail-on flaky gates it"}): ${flaky.slice(0, 10).map((c) => `${c.id} ${c.now.counts.unsafe}/${c.now.counts.valid}`).join(", ")}`,
+      gating: gate(o.failOn.flaky),
+      blocksSuccess: o.failOn.flaky,
       cases: flaky.map((c) => c.id)
     });
   }
@@ -71501,7 +71516,7 @@ var STATUS_WORD = {
   regression: "regressed",
   fix: "fixed",
   unchanged: "unchanged",
-  new: "new",
+  new: "not run on base",
   removed: "not in this run",
   changed: "changed",
   invalid: "invalid"
@@ -71520,7 +71535,7 @@ function changesCell(row, hasBaseline) {
   if (s.fix) parts.push(`\u2705 ${s.fix} fixed`);
   if (s.invalid) parts.push(`\u26A0\uFE0F ${s.invalid} invalid`);
   if (s.changed) parts.push(`\u{1F504} ${s.changed} changed`);
-  if (hasBaseline && s.new) parts.push(`\u{1F195} ${s.new} new`);
+  if (hasBaseline && s.new) parts.push(`\u{1F195} ${s.new} not run on base`);
   if (s.removed) parts.push(`\u2796 ${s.removed} not run`);
   if (row.p !== void 0 && row.matched.baseValid > 0) parts.push(pValue(row.p));
   return parts.join(" \xB7 ") || (hasBaseline ? "no change" : "");
@@ -71666,9 +71681,18 @@ var HEADLINE = [
   ["regression", "Safety regression"],
   ["invalid", "Unmeasured cases"],
   ["threshold", "Safety threshold not met"],
+  ["flaky", "Flaky attacks"],
   ["uncontained", "Uncontained runner"],
-  ["missing-baseline", "Not compared: no baseline"]
+  ["missing-baseline", "Not compared: no baseline"],
+  ["untrusted", "Untrusted result: not a gate"]
 ];
+function sharedNote(c) {
+  if (!c.hasBaseline || c.overall.shared === void 0) return void 0;
+  const bits = [`changes over the ${plural3(c.overall.shared, "case")} both runs hold`];
+  if (c.onlyHere) bits.push(`not run on base: ${c.onlyHere}`);
+  if (c.onlyBaseline) bits.push(`not in this run: ${c.onlyBaseline}`);
+  return bits.join(" \xB7 ");
+}
 function headline(input2) {
   const { comparison: c, verdict, current } = input2;
   const who = `${current.adapter.name} \xB7 ${current.adapter.config}`;
@@ -71705,14 +71729,19 @@ function headline(input2) {
     c.hasBaseline && o.css.baseline !== null ? `CSS ${score(o.css.baseline)} \u2192 ${score(o.css.now)}` : `CSS ${score(o.css.now)}`
   );
   if (c.statuses.fix) facts.push(`${plural3(c.statuses.fix, "fix", "fixes")}`);
+  const flaky = c.cases.filter((x) => x.flaky).length;
+  if (flaky) facts.push(`\u{1F3B2} ${flaky} flaky (unsafe in some seeds)`);
   if (c.statuses.invalid) facts.push(`\u26A0\uFE0F ${c.statuses.invalid} invalid (not counted as safe)`);
   if (input2.violations.length) facts.push(`${plural3(input2.violations.length, "threshold")} not met`);
   if (!c.hasBaseline) facts.push("no baseline");
+  const shared = sharedNote(c);
+  if (shared) facts.push(shared);
   const md = `### ${icon} ${what}: ${e2(who, 120)}
 
 ${facts.join(" \xB7 ")}`;
+  const own2 = input2.current.summary.overall;
   const title = sanitizeText(
-    `${what}: ${regressed ? `${plural3(n, "case")} regressed; ` : ""}ASR ${pct4(o.asr.now)}${o.asr.delta !== null ? ` (${o.asr.delta >= 0 ? "+" : "\u2212"}${Math.abs(o.asr.delta * 100).toFixed(1)} pp)` : ""}, CSS ${score(o.css.now)}`,
+    o.shared !== void 0 ? `${what}: ${regressed ? `${plural3(n, "case")} regressed; ` : ""}ASR ${pct4(own2.valid ? own2.asr : null)}, CSS ${score(own2.valid ? own2.css : null)}` : `${what}: ${regressed ? `${plural3(n, "case")} regressed; ` : ""}ASR ${pct4(o.asr.now)}${o.asr.delta !== null ? ` (${o.asr.delta >= 0 ? "+" : "\u2212"}${Math.abs(o.asr.delta * 100).toFixed(1)} pp)` : ""}, CSS ${score(o.css.now)}`,
     200
   );
   return { md, title };
@@ -71777,10 +71806,17 @@ function buildReport(input2) {
 
 ${items2.join("\n")}`);
   };
+  const flakyCases = comparison.cases.filter((c) => c.flaky);
+  if (flakyCases.length)
+    sections.push(
+      `#### Flaky: unsafe in some seeds, never in the baseline (${flakyCases.length})
+
+${flakyCases.slice(0, 50).map((c) => `- \u{1F3B2} ${caseLabel(c)} (${e2(c.note ?? "", 160)})`).join("\n")}`
+    );
   shortList("invalid", "Invalid: no valid trial, not counted as safe");
   shortList("fix", "Fixed: unsafe in the baseline, safe now");
   shortList("changed", "Changed cases: compared as new, never as a regression or fix");
-  shortList("new", "New cases");
+  shortList("new", "Not run on base: new, or outside the base run\u2019s selection (not compared)");
   shortList("removed", "Not in this run: removed, or not selected");
   const ordered = [...comparison.cases].sort(
     (a, b3) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b3.status) || PHASES.indexOf(a.phase) - PHASES.indexOf(b3.phase) || a.id.localeCompare(b3.id)

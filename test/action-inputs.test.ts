@@ -54,7 +54,14 @@ describe('inputs', () => {
       baseline: { kind: 'cache' },
       saveBaseline: 'auto',
       gate: {
-        failOn: { regression: true, threshold: true, invalid: true, uncontained: false, never: false },
+        failOn: {
+          regression: true,
+          threshold: true,
+          invalid: true,
+          uncontained: false,
+          flaky: false,
+          never: false,
+        },
         onMissingBaseline: 'neutral',
         maxInvalid: 0.1,
         thresholds: { overall: {}, phases: {} },
@@ -123,7 +130,14 @@ describe('inputs', () => {
       baseline: { kind: 'file', path: '.harness-risk/baseline.json' },
       saveBaseline: 'false',
       gate: {
-        failOn: { regression: false, threshold: true, invalid: false, uncontained: false, never: false },
+        failOn: {
+          regression: false,
+          threshold: true,
+          invalid: false,
+          uncontained: false,
+          flaky: false,
+          never: false,
+        },
         thresholds: {
           overall: { maxAsr: 0.05, maxPersistence: 0, minCss: 0.8 },
           phases: { runtime: { maxAsr: 0 }, persistence: { maxPersistence: 0, minCss: 0.9 } },
@@ -147,6 +161,7 @@ describe('inputs', () => {
       threshold: false,
       invalid: false,
       uncontained: false,
+      flaky: false,
       never: true,
     });
     expect(parse({ 'fail-on': 'regression | threshold', 'run-result': 'x' }).gate.failOn).toEqual({
@@ -154,6 +169,7 @@ describe('inputs', () => {
       threshold: true,
       invalid: false,
       uncontained: false,
+      flaky: false,
       never: false,
     });
     expect(
@@ -164,7 +180,14 @@ describe('inputs', () => {
         'run-result': 'x',
       }).gate,
     ).toMatchObject({
-      failOn: { regression: false, threshold: false, invalid: true, uncontained: true, never: false },
+      failOn: {
+        regression: false,
+        threshold: false,
+        invalid: true,
+        uncontained: true,
+        flaky: false,
+        never: false,
+      },
       onMissingBaseline: 'fail',
       maxInvalid: 0,
     });
@@ -196,7 +219,7 @@ describe('inputs', () => {
     [
       { ...ok, 'fail-on': 'sometimes' },
       'fail-on',
-      /write a comma-separated list of regression, threshold, invalid, uncontained \(default "regression,threshold,invalid"\), or never/,
+      /write a comma-separated list of regression, threshold, invalid, uncontained, flaky \(default "regression,threshold,invalid"\), or never/,
     ],
     [
       { ...ok, 'on-missing-baseline': 'ignore' },

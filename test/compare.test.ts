@@ -155,12 +155,17 @@ describe('per-case comparison (single seed: exact)', () => {
     expect(cmp.phases.find((p) => p.phase === 'configuration')!.regressed).toBe(false);
   });
 
-  it('gives phase metrics with deltas from each run’s summary', () => {
+  it('gives phase metrics with deltas over the cases both runs hold when the case sets differ', () => {
     const runtime = cmp.phases.find((p) => p.phase === 'runtime')!;
+    // The run has a new and a changed case in runtime (its own ASR is 2/3); both sides are measured
+    // over the two cases both hold, so neither the new nor the changed case moves the delta.
+    expect(current.summary.phases.runtime!.asr).toBeCloseTo(2 / 3, 4);
+    expect(runtime.shared).toBe(2);
     expect(runtime.asr.baseline).toBe(0);
-    expect(runtime.asr.now).toBeCloseTo(2 / 3, 4);
-    expect(runtime.asr.delta).toBeCloseTo(2 / 3, 4);
+    expect(runtime.asr.now).toBeCloseTo(1 / 2, 4);
+    expect(runtime.asr.delta).toBeCloseTo(1 / 2, 4);
     expect(runtime.css.delta).toBeLessThan(0);
+    expect(cmp.onlyHere).toBeGreaterThan(0);
     // The pooled counts only hold compared cases (not the changed one).
     expect(runtime.matched).toEqual({ baseUnsafe: 0, baseValid: 2, nowUnsafe: 1, nowValid: 2 });
   });

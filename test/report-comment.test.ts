@@ -183,3 +183,61 @@ describe('the sticky comment after a retried POST', () => {
     expect(r).toMatchObject({ action: 'created', id: 1, removed: 1 });
   });
 });
+
+describe('partial comparisons and flaky cases (what the page says counts exactly that)', () => {
+  const spec = (id: string, seeds: boolean[], phase: 'runtime' | 'action' = 'runtime') => ({
+    id,
+    phase,
+    seeds,
+  });
+  // The base ran a smaller selection (base-cases): 3 shared cases, all safe on both sides; head holds 7
+  // more, 2 of them unsafe.
+  const shared = [spec('s1', [false]), spec('s2', [false]), spec('s3', [false], 'action')];
+  const extra = Array.from({ length: 7 }, (_, i) => spec(`x${i}`, [i < 2], i % 2 ? 'action' : 'runtime'));
+  it('a smaller base selection: no "new", no drop on unchanged cases, the rest counted apart', () => {
+    const r = render(makeResult([...shared, ...extra]), makeResult(shared));
+    for (const row of [...r.comparison.phases, r.comparison.overall]) {
+      expect(row.asr.delta, row.phase).toBe(0);
+      expect(row.css.delta, row.phase).toBe(0);
+    }
+    expect(r.comparison.onlyHere).toBe(7);
+    expect(r.comparison.regressions).toEqual([]);
+    expect(r.whole).toContain('not run on base: 7');
+    expect(r.whole).toContain('changes over the 3 cases both runs hold');
+    expect(r.whole).not.toMatch(/\bnew case|New cases|🆕 new\b/);
+    // The title keeps this run's own numbers, without a delta.
+    const own = makeResult([...shared, ...extra]).summary.overall;
+    expect(r.verdict.verdict).toBe('pass');
+    expect(buildReport({ ...r, failOn }).title).toContain(`ASR ${(own.asr * 100).toFixed(1)}%`);
+  });
+
+  it('seeds 3, unsafe in 1 of 3: a flaky line with its evidence; still-unsafe counts only cases unsafe before', () => {
+    const base = makeResult([
+      spec('f', [false, false, false]),
+      spec('u', [true, true, true]),
+      spec('k', [false, false, false]),
+    ]);
+    const head = makeResult([
+      spec('f', [false, true, false]),
+      spec('u', [true, true, true]),
+      spec('k', [false, false, false]),
+    ]);
+    const r = render(head, base);
+    expect(r.verdict.verdict).toBe('pass');
+    expect(r.whole).toContain('🎲 Flaky: unsafe in some seeds, never in the baseline (1)');
+    // Its evidence: the unsafe seed's executed attacker call.
+    const flakyBlock = r.whole.slice(r.whole.indexOf('🎲 Flaky'));
+    expect(flakyBlock).toContain('curl');
+    expect(r.whole).toContain('🎲 1 flaky');
+    // "still unsafe" counts u (unsafe before and now), not f (never unsafe in the baseline).
+    expect(r.whole).toMatch(/unchanged \(1 still unsafe\)/);
+    // fail-on flaky gates it.
+    const gated = evaluateGate({
+      heads: [{ result: head, name: 'h.json' }],
+      baseline: baselineFromResult(base, 'cache:main'),
+      options: { ...gateDefaults(), failOn: failOnFrom(['regression', 'flaky']) },
+    });
+    expect(gated.verdict.verdict).toBe('fail');
+    expect(gated.verdict.gating.join(' ')).toContain('flaky');
+  });
+});

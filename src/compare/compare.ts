@@ -17,6 +17,7 @@
 //   deltas; regressions are decided on compared cases only, so adding or changing cases never "regresses".
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { CaseInfo, PhaseStats, RunResult, Trial } from '../result/schema.js';
+import { phaseStats } from '../score/summarize.js';
 import type { Baseline, ComparableTrial } from './baseline.js';
 import { decimalRatio, fisherGreaterExact, rate, ratioLess, ratioToNumber } from './stats.js';
 
@@ -76,6 +77,12 @@ export interface PhaseComparison {
   /** Statistical mode: one-sided Fisher p of the pooled increase. */
   p?: number;
   regressed: boolean;
+  /**
+   * When the two runs hold different cases (a smaller base selection, a shard, cases added or dropped):
+   * how many cases of this row both hold. The row's metrics and deltas are then over those cases only,
+   * on both sides, so a case only one side ran never shows as a drop.
+   */
+  shared?: number;
 }
 
 export interface CompareOptions {
@@ -103,6 +110,13 @@ export interface Comparison {
   regressions: CaseComparison[];
   regressedPhases: Phase[];
   overallRegressed: boolean;
+  /**
+   * Cases only this run holds (`new`: not run on the base side, which may be a smaller selection) and
+   * only the baseline holds (`removed` plus those outside this run's shard). Zero and zero: the metrics
+   * are each run's own; else they are over the cases both hold (PhaseComparison.shared).
+   */
+  onlyHere: number;
+  onlyBaseline: number;
   notices: string[];
 }
 
@@ -331,6 +345,15 @@ export function compareRuns(
     notices.push(`${outOfScope} baseline cases are outside this run's subset (shard) and are not compared`);
 
   const phaseList = PHASES.filter((p) => cases.some((c) => c.phase === p));
+  // What both runs measured: the same case (id, phase, revision) on both sides.
+  const onlyHere = cases.filter((c) => c.now && !c.baseline).length;
+  const onlyBaseline = cases.filter((c) => c.status === 'removed').length + outOfScope;
+  const sameSets = !baseline || (onlyHere === 0 && onlyBaseline === 0);
+  const sharedIds = new Set(
+    cases.filter((c) => c.now && c.baseline && c.status !== 'changed').map((c) => c.id),
+  );
+  const sharedStats = (trials: Trial[], phase: Phase | 'overall') =>
+    phaseStats(trials.filter((t) => sharedIds.has(t.case_id) && (phase === 'overall' || t.phase === phase)));
   const phaseRow = (phase: Phase | 'overall'): PhaseComparison => {
     const inPhase = phase === 'overall' ? cases : cases.filter((c) => c.phase === phase);
     const statuses = emptyStatuses();
@@ -345,18 +368,22 @@ export function compareRuns(
       matched.nowUnsafe += c.now!.counts.unsafe;
       matched.nowValid += c.now!.counts.valid;
     }
-    const nowStats: PhaseStats | undefined =
+    const ownStats: PhaseStats | undefined =
       phase === 'overall' ? current.summary.overall : current.summary.phases[phase];
     const full = baseline?.level === 'full' ? baseline.result : undefined;
+    // Different case sets: both sides' metrics over the cases both hold, never a run's own summary.
+    const nowStats = sameSets ? ownStats : sharedStats(current.trials, phase);
     const baseStats: PhaseStats | undefined = full
-      ? phase === 'overall'
-        ? full.summary.overall
-        : full.summary.phases[phase]
+      ? sameSets
+        ? phase === 'overall'
+          ? full.summary.overall
+          : full.summary.phases[phase]
+        : sharedStats(full.trials, phase)
       : undefined;
     const bTrials = baseline
-      ? phase === 'overall'
-        ? baseline.trials
-        : baseline.trials.filter((t) => t.phase === phase)
+      ? (phase === 'overall' ? baseline.trials : baseline.trials.filter((t) => t.phase === phase)).filter(
+          (t) => sameSets || sharedIds.has(t.case_id),
+        )
       : [];
     const hasBase = baseline !== undefined && bTrials.length > 0;
     // A run's summary counts means over valid trials; a phase with none has no rate at all.
@@ -377,9 +404,10 @@ export function compareRuns(
     }
     return {
       phase,
-      cases: nowStats?.cases ?? 0,
-      trials: nowStats?.trials ?? 0,
-      valid: nowStats?.valid ?? 0,
+      cases: ownStats?.cases ?? 0,
+      trials: ownStats?.trials ?? 0,
+      valid: ownStats?.valid ?? 0,
+      ...(sameSets ? {} : { shared: nowStats?.cases ?? 0 }),
       asr: metric(
         nowRate(nowStats?.asr),
         hasBase ? (baseStats ? baseRate(baseStats.asr) : labelRate(bTrials, 'a')) : null,
@@ -426,6 +454,8 @@ export function compareRuns(
     regressions: cases.filter((c) => c.status === 'regression'),
     regressedPhases: phases.filter((p) => p.regressed).map((p) => p.phase as Phase),
     overallRegressed: overall.regressed,
+    onlyHere,
+    onlyBaseline,
     notices,
   };
 }

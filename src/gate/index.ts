@@ -174,7 +174,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
   if (!comparison.hasBaseline || compared.length === 0) {
     const why = !comparison.hasBaseline
       ? `no baseline${input.baselineNotes?.length ? ` (${input.baselineNotes.join('; ')})` : ''}`
-      : `the baseline shares no comparable case with this run (${comparison.statuses.new} new, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
+      : `the baseline shares no comparable case with this run (${comparison.statuses.new} not run on base, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
     if (thresholdsDecide) {
       add({
         kind: 'missing-baseline',
@@ -226,11 +226,12 @@ export function evaluateGate(input: GateInput): GateOutcome {
   if (flaky.length) {
     add({
       kind: 'flaky',
-      message: `${plural(flaky.length, 'case')} unsafe in some but at most half of the seeds, never in the baseline (flaky, not gating): ${flaky
+      message: `${plural(flaky.length, 'case')} unsafe in some but at most half of the seeds, never in the baseline (flaky${o.failOn.flaky ? ', fails under fail-on flaky' : ', not gating; fail-on flaky gates it'}): ${flaky
         .slice(0, 10)
         .map((c) => `${c.id} ${c.now!.counts.unsafe}/${c.now!.counts.valid}`)
         .join(', ')}`,
-      gating: false,
+      gating: gate(o.failOn.flaky),
+      blocksSuccess: o.failOn.flaky,
       cases: flaky.map((c) => c.id),
     });
   }

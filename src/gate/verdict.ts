@@ -4,7 +4,7 @@
 // success, whatever fail-on says.
 
 /** What fail-on can name. `never` is the empty set. */
-export const FAIL_ON_VALUES = ['regression', 'threshold', 'invalid', 'uncontained'] as const;
+export const FAIL_ON_VALUES = ['regression', 'threshold', 'invalid', 'uncontained', 'flaky'] as const;
 export type FailOnValue = (typeof FAIL_ON_VALUES)[number];
 /** The default: everything but an uncontained runner (which then gives a neutral check). */
 export const DEFAULT_FAIL_ON = 'regression,threshold,invalid';
@@ -16,6 +16,8 @@ export interface FailOn {
   invalid: boolean;
   /** A run whose runner could not contain the harness. */
   uncontained: boolean;
+  /** A case unsafe in some, at most half, of the seeds and never in the baseline. */
+  flaky: boolean;
   /** `fail-on: never`: nothing fails the step, not even a run that measured nothing. */
   never: boolean;
 }
@@ -25,6 +27,7 @@ export const failOnFrom = (values: readonly string[]): FailOn => ({
   threshold: values.includes('threshold'),
   invalid: values.includes('invalid'),
   uncontained: values.includes('uncontained'),
+  flaky: values.includes('flaky'),
   never: values.includes('never'),
 });
 

@@ -21,6 +21,7 @@ import {
   type ReportDoc,
   type ReportInput,
   representative,
+  sharedNote,
   stateWord,
 } from './markdown.js';
 import { reproduceCommand } from './reproduce.js';
@@ -89,7 +90,7 @@ function legend(c: Comparison): string {
     s.invalid ? '⚠️ invalid' : '',
     s.fix ? '✅ fixed' : '',
     s.changed ? '🔄 changed revision' : '',
-    c.hasBaseline && s.new ? '🆕 new' : '',
+    c.hasBaseline && s.new ? '🆕 not run on base' : '',
     s.removed ? '➖ not run' : '',
   ].filter(Boolean);
   const delta = c.hasBaseline ? 'Changes in pp against the baseline, shown only where non-zero' : '';
@@ -189,7 +190,10 @@ function shortList(heading: string, cs: CaseComparison[], line: (c: CaseComparis
 function restLine(c: Comparison, input: ReportInput, listed: Set<string>): string {
   const rest = c.cases.filter((x) => !listed.has(x.id));
   const unchanged = rest.filter((x) => x.status === 'unchanged');
-  const stillUnsafe = unchanged.filter((x) => (x.now?.counts.unsafe ?? 0) > 0).length;
+  // Still unsafe: unsafe in the baseline and now (a flaky case was never unsafe in the baseline).
+  const stillUnsafe = unchanged.filter(
+    (x) => (x.now?.counts.unsafe ?? 0) > 0 && (x.baseline?.counts.unsafe ?? 0) > 0,
+  ).length;
   const bits: string[] = [];
   if (unchanged.length)
     bits.push(
@@ -199,7 +203,8 @@ function restLine(c: Comparison, input: ReportInput, listed: Set<string>): strin
   if (others) {
     const safe = rest.filter((x) => x.status !== 'unchanged' && x.status !== 'removed');
     const removed = rest.filter((x) => x.status === 'removed').length;
-    if (safe.length) bits.push(`${plural(safe.length, c.hasBaseline ? 'new case' : 'case')}, safe`);
+    if (safe.length)
+      bits.push(`${plural(safe.length, 'case')}${c.hasBaseline ? ' not run on base' : ''}, safe`);
     if (removed) bits.push(`${removed} not in this run`);
   }
   const where = input.runUrl
@@ -222,7 +227,11 @@ function reasonSentence(input: ReportInput): string {
     o.valid && o.css.baseline !== null && score(o.css.baseline) !== score(o.css.now)
       ? `CSS ${score(o.css.baseline)} → ${score(o.css.now)}`
       : `CSS ${o.valid ? score(o.css.now) : NONE}`,
-  ].join(' · ');
+    sharedNote(c) ?? '',
+    c.cases.some((x) => x.flaky) ? `🎲 ${c.cases.filter((x) => x.flaky).length} flaky` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
   if (!deciding) {
     const why = c.hasBaseline
       ? 'no case went from safe to unsafe'
@@ -291,6 +300,15 @@ export function buildComment(input: ReportInput): ReportDoc {
     const unsafe = c.cases.filter((x) => x.status !== 'invalid' && (x.now?.counts.unsafe ?? 0) > 0);
     sections.push(...caseList('💥 Unsafe', take(unsafe), (x) => openItem(x, input, '💥'), short));
   }
+  // Unsafe in some seeds, never in the baseline: shown with its evidence (fail-on: flaky gates it).
+  sections.push(
+    ...caseList(
+      '🎲 Flaky: unsafe in some seeds, never in the baseline',
+      take(c.cases.filter((x) => x.flaky && !listed.has(x.id))),
+      (x) => openItem(x, input, '🎲', e(x.note ?? '', 200)),
+      short,
+    ),
+  );
   sections.push(...invalidSection(take(byStatus('invalid'))));
   sections.push(
     ...shortList(
@@ -309,7 +327,7 @@ export function buildComment(input: ReportInput): ReportDoc {
   if (c.hasBaseline) {
     const newUnsafe = byStatus('new').filter((x) => (x.now?.counts.unsafe ?? 0) > 0);
     sections.push(
-      ...caseList('🆕 New cases, unsafe', take(newUnsafe), (x) => openItem(x, input, '🆕'), short),
+      ...caseList('🆕 Not run on base, unsafe', take(newUnsafe), (x) => openItem(x, input, '🆕'), short),
     );
   }
   sections.push(restLine(c, input, listed));

@@ -58,7 +58,7 @@ const STATUS_WORD: Record<CaseStatus, string> = {
   regression: 'regressed',
   fix: 'fixed',
   unchanged: 'unchanged',
-  new: 'new',
+  new: 'not run on base',
   removed: 'not in this run',
   changed: 'changed',
   invalid: 'invalid',
@@ -89,7 +89,7 @@ function changesCell(row: PhaseComparison, hasBaseline: boolean): string {
   if (s.fix) parts.push(`✅ ${s.fix} fixed`);
   if (s.invalid) parts.push(`⚠️ ${s.invalid} invalid`);
   if (s.changed) parts.push(`🔄 ${s.changed} changed`);
-  if (hasBaseline && s.new) parts.push(`🆕 ${s.new} new`);
+  if (hasBaseline && s.new) parts.push(`🆕 ${s.new} not run on base`);
   if (s.removed) parts.push(`➖ ${s.removed} not run`);
   if (row.p !== undefined && row.matched.baseValid > 0) parts.push(pValue(row.p));
   return parts.join(' · ') || (hasBaseline ? 'no change' : '');
@@ -256,9 +256,23 @@ const HEADLINE: [FindingKind, string][] = [
   ['regression', 'Safety regression'],
   ['invalid', 'Unmeasured cases'],
   ['threshold', 'Safety threshold not met'],
+  ['flaky', 'Flaky attacks'],
   ['uncontained', 'Uncontained runner'],
   ['missing-baseline', 'Not compared: no baseline'],
+  ['untrusted', 'Untrusted result: not a gate'],
 ];
+
+/**
+ * When the runs hold different cases: what the deltas are over, and what only one side ran (counted
+ * apart, never a regression or a drop).
+ */
+export function sharedNote(c: Comparison): string | undefined {
+  if (!c.hasBaseline || c.overall.shared === undefined) return undefined;
+  const bits = [`changes over the ${plural(c.overall.shared, 'case')} both runs hold`];
+  if (c.onlyHere) bits.push(`not run on base: ${c.onlyHere}`);
+  if (c.onlyBaseline) bits.push(`not in this run: ${c.onlyBaseline}`);
+  return bits.join(' · ');
+}
 
 export function headline(input: ReportInput): { md: string; title: string } {
   const { comparison: c, verdict, current } = input;
@@ -305,12 +319,20 @@ export function headline(input: ReportInput): { md: string; title: string } {
       : `CSS ${score(o.css.now)}`,
   );
   if (c.statuses.fix) facts.push(`${plural(c.statuses.fix, 'fix', 'fixes')}`);
+  const flaky = c.cases.filter((x) => x.flaky).length;
+  if (flaky) facts.push(`🎲 ${flaky} flaky (unsafe in some seeds)`);
   if (c.statuses.invalid) facts.push(`⚠️ ${c.statuses.invalid} invalid (not counted as safe)`);
   if (input.violations.length) facts.push(`${plural(input.violations.length, 'threshold')} not met`);
   if (!c.hasBaseline) facts.push('no baseline');
+  const shared = sharedNote(c);
+  if (shared) facts.push(shared);
   const md = `### ${icon} ${what}: ${e(who, 120)}\n\n${facts.join(' · ')}`;
+  // Over different case sets the title keeps this run's own numbers, without a delta.
+  const own = input.current.summary.overall;
   const title = sanitizeText(
-    `${what}: ${regressed ? `${plural(n, 'case')} regressed; ` : ''}ASR ${pct(o.asr.now)}${o.asr.delta !== null ? ` (${o.asr.delta >= 0 ? '+' : '−'}${Math.abs(o.asr.delta * 100).toFixed(1)} pp)` : ''}, CSS ${score(o.css.now)}`,
+    o.shared !== undefined
+      ? `${what}: ${regressed ? `${plural(n, 'case')} regressed; ` : ''}ASR ${pct(own.valid ? own.asr : null)}, CSS ${score(own.valid ? own.css : null)}`
+      : `${what}: ${regressed ? `${plural(n, 'case')} regressed; ` : ''}ASR ${pct(o.asr.now)}${o.asr.delta !== null ? ` (${o.asr.delta >= 0 ? '+' : '−'}${Math.abs(o.asr.delta * 100).toFixed(1)} pp)` : ''}, CSS ${score(o.css.now)}`,
     200,
   );
   return { md, title };
@@ -388,10 +410,18 @@ export function buildReport(input: ReportInput): ReportDoc {
     if (cs.length > 50) items.push(`- … ${cs.length - 50} more`);
     sections.push(`#### ${heading} (${cs.length})\n\n${items.join('\n')}`);
   };
+  const flakyCases = comparison.cases.filter((c) => c.flaky);
+  if (flakyCases.length)
+    sections.push(
+      `#### Flaky: unsafe in some seeds, never in the baseline (${flakyCases.length})\n\n${flakyCases
+        .slice(0, 50)
+        .map((c) => `- 🎲 ${caseLabel(c)} (${e(c.note ?? '', 160)})`)
+        .join('\n')}`,
+    );
   shortList('invalid', 'Invalid: no valid trial, not counted as safe');
   shortList('fix', 'Fixed: unsafe in the baseline, safe now');
   shortList('changed', 'Changed cases: compared as new, never as a regression or fix');
-  shortList('new', 'New cases');
+  shortList('new', 'Not run on base: new, or outside the base run’s selection (not compared)');
   shortList('removed', 'Not in this run: removed, or not selected');
 
   const ordered = [...comparison.cases].sort(
