@@ -102,7 +102,7 @@ describe('the bundled action on pull_request events', () => {
     expect(gh.comments[0]!.body.startsWith(`${MARKER}\n`)).toBe(true);
     expect(gh.comments[0]!.body).toContain('### ✅ No safety regression: reference · guarded');
     expect(gh.comments[0]!.body).toContain(
-      '[workflow run](https://github.com/Codertocat/Hello-World/actions/runs/4242)',
+      `[workflow run](https://github.com/Codertocat/Hello-World/actions/runs/${r.runId})`,
     );
     expect(gh.checkRuns).toHaveLength(1);
     expect(gh.checkRuns[0]).toMatchObject({
@@ -296,6 +296,32 @@ describe('the bundled action on pull_request events', () => {
     });
   });
 
+  // One gate, one reporter (report/publisher.ts): matrix.yml once had a config leg and a shard merge job
+  // both reporting reference/default, overwriting one comment and making two check runs of one name.
+  it('a second job of the same workflow run publishing the same gate is refused, with a clear error', async () => {
+    gh.reset();
+    const inRun = (job: string, attempt = '1') => ({
+      GITHUB_RUN_ID: '9001',
+      GITHUB_JOB: job,
+      GITHUB_RUN_ATTEMPT: attempt,
+    });
+    const report = { 'run-result': fixture('reference-guarded.json'), baseline: 'file:baseline.json' };
+    const first = await runAction({ with: report, env: inRun('configs') });
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const firstBody = gh.comments[0]!.body;
+    const second = await runAction({ with: report, env: inRun('report') });
+    expect(second.code).toBe(1);
+    expect(second.stdout).toContain('another job of this workflow run');
+    expect(second.stdout).toContain('already published the gate "harness-risk (reference / guarded)"');
+    expect(gh.checkRuns).toHaveLength(1);
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.body).toBe(firstBody);
+    // A re-run of the first job is the same reporter: it publishes again.
+    const rerun = await runAction({ with: report, env: inRun('configs', '2') });
+    expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+    expect(gh.checkRuns).toHaveLength(2);
+  });
+
   it('a regression fails the step with a failing check run and an annotation on the case file', async () => {
     const r = await runAction({
       event: SYNCHRONIZE,
@@ -481,7 +507,10 @@ describe('the bundled action on pull_request events', () => {
     const body = gh.comments[0]!.body;
     expect(body.length).toBeLessThanOrEqual(65_536);
     expect(body.startsWith(`${MARKER}\n`)).toBe(true);
-    const outsideChart = body.replace(/```mermaid[\s\S]*?```/, '');
+    // Our own hidden lines (the marker, the publisher tag: report/publisher.ts) are the only comments.
+    const outsideChart = body
+      .replace(/```mermaid[\s\S]*?```/, '')
+      .replace(/\n<!-- harness-risk-publisher [^>]*-->$/, '');
     expect(outsideChart.split('<!--')).toHaveLength(2);
     expect(outsideChart.split('-->')).toHaveLength(2);
     expect(body).not.toMatch(/@(?!\u200B)/);

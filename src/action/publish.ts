@@ -7,12 +7,19 @@ import type { GateOutcome } from '../gate/index.js';
 import type { Verdict } from '../gate/verdict.js';
 import { actionSourceFromEnv } from '../report/anchors.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
-import { upsertStickyComment } from '../report/comment.js';
+import { isSticky, upsertStickyComment } from '../report/comment.js';
 import { buildComment } from '../report/comment-body.js';
 import { errorSummary, type GitHubApi, isPermissionError } from '../report/github.js';
 import { toJUnit } from '../report/junit.js';
 import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
-import { buildReport, renderReport } from '../report/markdown.js';
+import { buildReport, renderReport, stickyMarker } from '../report/markdown.js';
+import {
+  type Publisher,
+  publisherLine,
+  publisherOf,
+  publisherTag,
+  rivalPublisher,
+} from '../report/publisher.js';
 import { toSarif } from '../report/sarif.js';
 import type { RunResult } from '../result/schema.js';
 import { type ActionContext, runUrl } from './context.js';
@@ -39,6 +46,38 @@ export interface PublishInput {
 export function checkRunName(current: RunResult, verdict: Verdict): string {
   const name = `harness-risk (${current.adapter.name} / ${current.adapter.config})`;
   return verdict.findings.some((f) => f.kind === 'untrusted') ? `${name} · untrusted fork result` : name;
+}
+
+/** A reporter of this run other than `me` that already published the gate (check run or comment). */
+async function findRival(
+  api: GitHubApi,
+  me: Publisher,
+  where: {
+    owner: string;
+    repo: string;
+    checkName: string;
+    headSha?: string;
+    issue?: number;
+    marker?: string;
+  },
+): Promise<string | undefined> {
+  const published: (string | null | undefined)[] = [];
+  if (where.headSha)
+    for (const c of await api
+      .listCheckRunsForRef({
+        owner: where.owner,
+        repo: where.repo,
+        ref: where.headSha,
+        check_name: where.checkName,
+      })
+      .catch(() => []))
+      published.push(c.external_id);
+  if (where.issue !== undefined && where.marker)
+    for (const c of await api
+      .listIssueComments({ owner: where.owner, repo: where.repo, issue_number: where.issue })
+      .catch(() => []))
+      if (isSticky(c.body, where.marker)) published.push(c.body);
+  return rivalPublisher(published, me);
 }
 
 export async function publishReports(p: PublishInput): Promise<void> {
@@ -91,17 +130,38 @@ export async function publishReports(p: PublishInput): Promise<void> {
   }
   let api: GitHubApi | undefined;
   if (canWrite && !fork) api = deps.github(inputs.githubToken, ctx);
+  const checkName = checkRunName(current, verdict);
+  const headSha = pr?.headSha || ctx.mergeGroup?.headSha || ctx.sha;
+
+  // One gate, one reporter: a second job of this workflow run publishing the same gate is refused.
+  const publisher = publisherOf({ runId: ctx.runId, job: deps.env.GITHUB_JOB }, current);
+  if (api && publisher && (inputs.comment || inputs.checkRun)) {
+    const rival = await findRival(api, publisher, {
+      owner: ctx.owner!,
+      repo: ctx.repo!,
+      checkName,
+      ...(headSha ? { headSha } : {}),
+      ...(pr ? { issue: pr.number, marker: stickyMarker(current.adapter.name, current.adapter.config) } : {}),
+    });
+    if (rival) {
+      const msg = `another job of this workflow run (${rival}) already published the gate "${checkName}": two reporters for one gate would overwrite one sticky comment and make two check runs of one name. Give each reporting job its own adapter/config, or set comment: false and check-run: false on all but one (shards: the merge job reports), README "Shards"`;
+      io.setFailed(msg);
+      outcome.error = msg;
+      reportNotices.push(msg);
+      api = undefined;
+    }
+  }
 
   // The sticky comment, on pull requests.
   outcome.comment = 'skipped';
   if (api && pr && inputs.comment) {
     const report = buildComment(reportInput());
-    const body = renderReport(report, {
-      limit: COMMENT_LIMIT,
+    const body = `${renderReport(report, {
+      limit: COMMENT_LIMIT - 80,
       unit: 'chars',
       marker: true,
       fullReportHint: hint,
-    });
+    })}${publisher ? `\n${publisherLine(publisher)}` : ''}`;
     try {
       const r = await upsertStickyComment(api, {
         owner: ctx.owner!,
@@ -129,14 +189,13 @@ export async function publishReports(p: PublishInput): Promise<void> {
         regressionsGate: inputs.gate.failOn.regression,
       })
     : [];
-  const headSha = pr?.headSha || ctx.mergeGroup?.headSha || ctx.sha;
   if (api && headSha && inputs.checkRun) {
     const report = doc();
     try {
       const r = await publishCheckRun(api, {
         owner: ctx.owner!,
         repo: ctx.repo!,
-        name: checkRunName(current, verdict),
+        name: checkName,
         head_sha: headSha,
         conclusion: verdict.conclusion,
         title: report.title,
@@ -154,7 +213,7 @@ export async function publishReports(p: PublishInput): Promise<void> {
         }),
         annotations,
         ...(url ? { details_url: url } : {}),
-        external_id: `${current.adapter.name}/${current.adapter.config}`,
+        external_id: publisher ? publisherTag(publisher) : 'harness-risk',
       });
       outcome.check = 'created';
       annotations = [];

@@ -52,6 +52,8 @@ const OPENED = prOpened();
 
 export interface ActionRun {
   code: number | null;
+  /** GITHUB_RUN_ID of this invocation (each is a workflow run of its own unless the test says). */
+  runId: string;
   stdout: string;
   stderr: string;
   /** stdout and stderr interleaved as they came, as the job's log shows them. */
@@ -92,6 +94,8 @@ export function parseOutputs(text: string): Record<string, string> {
 }
 
 /** Runs the bundle once as a step of a workflow on `event`, and returns what the runner would keep. */
+let runsStarted = 0;
+
 export async function runActionBundle(o: ActionRunOptions): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'hr-action-run-'));
   const eventPath = join(dir, 'event.json');
@@ -115,7 +119,9 @@ export async function runActionBundle(o: ActionRunOptions): Promise<ActionRun> {
     GITHUB_REF: `refs/pull/${PR}/merge`,
     GITHUB_SERVER_URL: 'https://github.com',
     GITHUB_API_URL: o.api.url,
-    GITHUB_RUN_ID: '4242',
+    // Each invocation is a workflow run of its own (one gate, one reporter per run: report/publisher.ts);
+    // a test of two jobs in one run passes GITHUB_RUN_ID and GITHUB_JOB in `env`.
+    GITHUB_RUN_ID: String(4242 + runsStarted++),
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
     // As the runner names them: spaces to underscores, upper case.
@@ -144,6 +150,7 @@ export async function runActionBundle(o: ActionRunOptions): Promise<ActionRun> {
   const outputText = readFileSync(outputFile, 'utf8');
   const run: ActionRun = {
     code,
+    runId: String(env.GITHUB_RUN_ID),
     stdout,
     stderr,
     log,
