@@ -5,7 +5,16 @@ import { isUserError } from './errors.js';
 import { withSecretMask } from './report/mask.js';
 
 // Reports the CLI renders (compare, matrix markdown) mask this shell's secrets too: they get committed.
-withSecretMask(jobSecretMask(process.env), () => main(process.argv.slice(2))).then(
+// In a workflow they cover the checkout's credential files and those near HOME and RUNNER_TEMP, read
+// before any harness runs; locally the working directory's, read when first needed.
+const env = process.env;
+const inActions = env.GITHUB_ACTIONS === 'true';
+const mask = jobSecretMask(env, {
+  workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+  near: inActions ? [env.HOME, env.RUNNER_TEMP] : [],
+});
+if (inActions) void mask.size;
+withSecretMask(mask, () => main(process.argv.slice(2))).then(
   (code) => {
     process.exitCode = code;
   },

@@ -147,7 +147,13 @@ export async function run(partial: Partial<RunDeps> = {}): Promise<RunOutcome> {
   const unmasked: RunDeps = { ...defaultDeps(), ...partial };
   // Nothing secret is published: every renderer (in its escape path) and every outlet (log, summary,
   // GitHub API, files) masks the job's secrets, whatever a harness printed. See action/masked.ts.
-  const mask = jobSecretMask(unmasked.env);
+  const { env } = unmasked;
+  const mask = jobSecretMask(env, {
+    workspace: env.GITHUB_WORKSPACE ?? unmasked.cwd,
+    near: [env.HOME, env.RUNNER_TEMP],
+  });
+  // Read now, before any harness runs: an uncontained one could empty a credential file after printing it.
+  void mask.size;
   return withSecretMask(mask, () => runMasked(maskedDeps(unmasked, mask)));
 }
 

@@ -10,32 +10,11 @@
 // and to the GitHub API (maskedCore, maskedGitHub), so a string that skipped the escape path is caught too.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+import { LiteralIndex, mergeSpans, type Span } from './literal-index.js';
+import { encodedForms, MIN_SECRET, spacedRuns } from './mask-forms.js';
+import { environmentSecrets } from './secret-rule.js';
+
 export const MASK = '***';
-
-/**
- * Variables whose value is a secret by their name, whatever it looks like (provider keys, tokens…). A `-`
- * counts as a separator too: the runner passes the `model-key` input as INPUT_MODEL-KEY.
- */
-const SECRET_NAME =
-  /TOKEN|SECRET|PASSW(OR)?D|(^|[_-])(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
-/** The runner's own variables: any of them that looks like a credential is masked (inputs may be secrets). */
-const JOB_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
-/** Shorter values are not masked: masking `true` or `open` would blank the report and protect nothing. */
-const MIN_SECRET = 6;
-
-/** A value that looks like a credential: long, one word, letters and digits, many different characters. */
-function credentialLike(value: string): boolean {
-  // A path input (`results/run-2026-11.json`) is not a credential; base64 with a `/` has `+` or `=` too.
-  const path = value.includes('/') && !/[+=]/.test(value);
-  return (
-    !path &&
-    value.length >= 16 &&
-    !/\s/.test(value) &&
-    /[A-Za-z]/.test(value) &&
-    /\d/.test(value) &&
-    new Set(value).size >= 10
-  );
-}
 
 /**
  * Token shapes secret scanners look for (GitHub, Stripe, Anthropic, OpenAI, AWS, Slack, JWT). Canary
@@ -74,55 +53,141 @@ function maskedToken(whole: string, keep: string): string {
   return `${keep}…(${whole.length} chars)`;
 }
 
-export class SecretMask {
-  /** Longest first, so a secret that contains another is replaced whole. */
-  private readonly values: string[];
+/** A form cut by an earlier truncation (text that ends in `…`) is masked when this much of it is left. */
+const MIN_CUT = 8;
 
-  /** `shapes: false` only to compute what a secret looks like once escaped (see outputMask). */
-  constructor(
-    values: Iterable<string | undefined>,
-    private readonly opts: { shapes: boolean } = { shapes: true },
-  ) {
-    const set = new Set<string>();
-    for (const v of values) {
-      if (!v || v.length < MIN_SECRET) continue;
-      set.add(v);
-      // The forms a harness's output may carry it in: each line of a multi-line secret, URL- and
-      // base64-encoded (git credential helpers and Basic auth headers print it so).
-      for (const line of v.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET) set.add(line.trim());
-      const url = encodeURIComponent(v);
-      if (url !== v) set.add(url);
-      set.add(Buffer.from(v).toString('base64').replace(/=+$/, ''));
-    }
-    this.values = [...set].sort((a, b) => b.length - a.length);
+/** `text` with its line breaks removed (a base64 or hex blob wrapped at 76 columns is one string again), and the way back to `text`'s positions. */
+function joinedLines(text: string): { text: string; back: (s: Span) => Span } {
+  if (!/[\r\n]/.test(text)) return { text, back: (s) => s };
+  const parts: string[] = [];
+  /** For each run of line breaks: where it sits in the joined text, and how many characters were dropped up to it. */
+  const at: number[] = [];
+  const dropped: number[] = [];
+  let last = 0;
+  let gone = 0;
+  for (const m of text.matchAll(/[\r\n]+/g)) {
+    parts.push(text.slice(last, m.index));
+    at.push(m.index - gone);
+    gone += m[0].length;
+    dropped.push(gone);
+    last = m.index + m[0].length;
   }
+  parts.push(text.slice(last));
+  const toText = (v: number) => {
+    let lo = 0;
+    let hi = at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (at[mid]! <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    return v + (lo ? dropped[lo - 1]! : 0);
+  };
+  return { text: parts.join(''), back: (s) => ({ start: toText(s.start), end: toText(s.end - 1) + 1 }) };
+}
+
+export class SecretMask {
+  private secretList?: string[];
+  private compiled?: { forms: LiteralIndex; whole: LiteralIndex; longest: number };
 
   /**
-   * The job's secrets from an environment: variables secret by name, and the runner's INPUT_*, ACTIONS_*
-   * and RUNNER_* variables whose value looks like a credential; plus explicit values (the github-token).
+   * `values` is read on first use (a thunk may read files: a CLI command that prints nothing pays
+   * nothing). `escapes`: renderers' escapers (markdown, XML, JSON) whose output of each form is masked
+   * too, for masking finished output (see outputMask). `shapes: false` only to compute what a secret
+   * looks like once escaped.
    */
-  static fromEnv(env: Record<string, string | undefined>, explicit: (string | undefined)[] = []): SecretMask {
-    const found: string[] = [];
-    for (const [name, value] of Object.entries(env)) {
-      if (!value) continue;
-      if (SECRET_NAME.test(name) || (JOB_VARIABLE.test(name) && credentialLike(value))) found.push(value);
+  constructor(
+    private readonly values: Iterable<string | undefined> | (() => Iterable<string | undefined>),
+    private readonly opts: { shapes: boolean } = { shapes: true },
+    private readonly escapes: readonly ((form: string) => string)[] = [],
+  ) {}
+
+  private get secrets(): string[] {
+    if (!this.secretList) {
+      const set = new Set<string>();
+      const values = typeof this.values === 'function' ? this.values() : this.values;
+      for (const v of values) if (v && v.trim().length >= MIN_SECRET) set.add(v);
+      this.secretList = [...set];
     }
-    return new SecretMask([...found, ...explicit]);
+    return this.secretList;
+  }
+
+  /** The job's secrets in an environment (secret-rule.ts), plus explicit values (the github-token). */
+  static fromEnv(env: Record<string, string | undefined>, explicit: (string | undefined)[] = []): SecretMask {
+    return new SecretMask([...environmentSecrets(env), ...explicit]);
+  }
+
+  /** This mask and more secrets (e.g. the values of the workspace's credential files), read on first use. */
+  with(values: () => Iterable<string | undefined>): SecretMask {
+    return new SecretMask(() => [...this.secrets, ...values()], this.opts, this.escapes);
   }
 
   /** This mask plus other forms of each secret (as a renderer escaped it), for masking finished output. */
-  withForms(...forms: ((secret: string) => string)[]): SecretMask {
-    return new SecretMask(this.values.flatMap((v) => [v, ...forms.map((f) => f(v))]));
+  withForms(...escapes: ((form: string) => string)[]): SecretMask {
+    return new SecretMask(() => this.secrets, this.opts, [...this.escapes, ...escapes]);
   }
 
+  /** How many secrets it masks. */
   get size(): number {
-    return this.values.length;
+    return this.secrets.length;
   }
 
-  /** `text` with every secret replaced by `***` and every token-shaped value cut to its prefix and length. */
+  /** Built on first use: a CLI command that prints nothing pays nothing. */
+  private index() {
+    if (!this.compiled) {
+      const forms = this.secrets.flatMap(encodedForms);
+      const all = [...forms, ...forms.flatMap((f) => this.escapes.map((e) => e(f)))]
+        // Looked for in the text with its line breaks removed (joinedLines), so without them too.
+        .map((f) => f.replace(/[\r\n]/g, ''))
+        .filter((f) => f.length >= MIN_SECRET);
+      const whole = this.secrets.flatMap((s) => [
+        s.replace(/[\r\n]/g, ''),
+        ...s.split(/\r?\n/).map((l) => l.trim()),
+      ]);
+      this.compiled = {
+        forms: new LiteralIndex(all),
+        whole: new LiteralIndex(whole.filter((s) => s.length >= MIN_SECRET)),
+        longest: Math.max(0, ...all.map((f) => f.length)),
+      };
+    }
+    return this.compiled;
+  }
+
+  /** Where `text` holds a secret: any literal form, spaced, or a form cut at a `…`. */
+  private secretSpans(text: string): Span[] {
+    const { forms, whole, longest } = this.index();
+    const spans: Span[] = [];
+    const joined = joinedLines(text);
+    const found: Span[] = [];
+    forms.find(joined.text, found);
+    for (const s of found) spans.push(joined.back(s));
+    for (const run of spacedRuns(text)) {
+      const inRun: Span[] = [];
+      whole.find(run.chars, inRun);
+      for (const s of inRun) spans.push({ start: run.at[s.start]!, end: run.at[s.end - 1]! + 1 });
+    }
+    for (let i = text.indexOf('…'); i >= 0; i = text.indexOf('…', i + 1)) {
+      const cut = forms.cutAt(text, i, MIN_CUT, longest);
+      if (cut) spans.push(cut);
+    }
+    return spans;
+  }
+
+  /** `text` with every secret (in every form) replaced by `***` and every token-shaped value cut to its prefix and length. */
   text(text: string): string {
     let out = text;
-    for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
+    if (this.secrets.length && text.length >= MIN_SECRET) {
+      const spans = mergeSpans(this.secretSpans(text));
+      if (spans.length) {
+        out = '';
+        let at = 0;
+        for (const s of spans) {
+          out += text.slice(at, s.start) + MASK;
+          at = s.end;
+        }
+        out += text.slice(at);
+      }
+    }
     if (!this.opts.shapes) return out;
     for (const shape of TOKEN_SHAPES) out = out.replace(shape, (m, prefix: string) => maskedToken(m, prefix));
     return out.replace(CANARY_SHAPE, (m, prefix: string | undefined, body: string) =>
