@@ -4,10 +4,11 @@
 // reports show for the invalid trials: no planted value may appear in the PR comment, the check run
 // (title, summary, text, annotations), the job summary, SARIF, JUnit, the log or the result file. On the code before the
 // mask, every one of them carried the tokens.
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inertMarkdown } from '../src/report/escape.js';
 import { ensureBundle, ROOT, runActionBundle } from './support/action-bundle.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
 import { HEAD_SHA, PR, prOpened, REPO } from './support/webhooks.js';
@@ -20,7 +21,44 @@ const PLANTED: Record<string, string> = {
   ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'idt-Planted4IdToken5Request6',
   ANTHROPIC_API_KEY: 'planted-provider-7key8value9',
   INPUT_DEPLOY_SECRET: 'Planted0Input1Secret2Value3x',
+  // Custom secrets passed with `env:`: nothing in their names says secret.
+  DB_CONN: 'postgres://app:Pw9PlantedDb7@db.internal/prod',
+  STRIPE_LIVE: 'rk_live_51PlantedStripe8Value9',
 };
+
+/**
+ * Credential files in the workspace, as actions/checkout (extraheader, a submodule's config),
+ * google-github-actions/auth (gha-creds-*.json) and a team's .env leave them; their secret values.
+ */
+const CHECKOUT_TOKEN = 'ghs_PlantedCheckout9Token8abcdef';
+const FILE_SECRETS: Record<string, string> = {
+  checkout: CHECKOUT_TOKEN,
+  submodule: 'PlantedSubmodulePw42x',
+  private_key: 'MIIEvPlantedKeyLine0123456789abcdefGHIJ',
+  private_key_id: 'f0e1d2c3b4a5968778695a4b3c2d1e0f',
+  dotenv: 'PlantedDotenv5Value6zz',
+};
+function plantCredentials(ws: string): void {
+  const basic = Buffer.from(`x-access-token:${CHECKOUT_TOKEN}`).toString('base64');
+  mkdirSync(join(ws, '.git/modules/vendor/lib'), { recursive: true });
+  writeFileSync(
+    join(ws, '.git/config'),
+    `[core]\n\tbare = false\n[remote "origin"]\n\turl = https://github.com/${REPO}\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${basic}\n`,
+  );
+  writeFileSync(
+    join(ws, '.git/modules/vendor/lib/config'),
+    `[remote "origin"]\n\turl = https://x-access-token:${FILE_SECRETS.submodule}@github.com/o/lib\n`,
+  );
+  writeFileSync(
+    join(ws, 'gha-creds-3f2a1b.json'),
+    JSON.stringify({
+      type: 'service_account',
+      private_key_id: FILE_SECRETS.private_key_id,
+      private_key: `-----BEGIN PRIVATE KEY-----\n${FILE_SECRETS.private_key}\n-----END PRIVATE KEY-----\n`,
+    }),
+  );
+  writeFileSync(join(ws, '.env'), `APP_SETTING=${FILE_SECRETS.dotenv}\nNODE_ENV=production\n`);
+}
 
 let gh: FakeGitHub;
 let result: BundleRun;
@@ -32,13 +70,21 @@ interface BundleRun {
   sarif: string;
   junit: string;
   result: string;
+  /** GITHUB_OUTPUT as written. */
+  outputs: string;
 }
 
 /** The bundle, as the runner starts it, with the planted secrets in its environment, on `runner`. */
-async function runBundle(runner: string): Promise<BundleRun> {
+async function runBundle(
+  runner: string,
+  adapter = 'environ-leak',
+  setup: (workspace: string) => void = () => {},
+  env: Record<string, string> = {},
+): Promise<BundleRun> {
   const dir = mkdtempSync(join(tmpdir(), 'hr-secrets-'));
   const workspace = join(dir, 'ws');
   mkdirSync(workspace);
+  setup(workspace);
   const files = {
     sarif: join(dir, 'out.sarif'),
     junit: join(dir, 'junit.xml'),
@@ -48,7 +94,7 @@ async function runBundle(runner: string): Promise<BundleRun> {
     workspace,
     event: prOpened(),
     inputs: {
-      adapter: join(ROOT, 'test/fixtures/adapters/environ-leak'),
+      adapter: join(ROOT, 'test/fixtures/adapters', adapter),
       config: 'default',
       cases: 'subset:smoke',
       // Uncontained on purpose: the contained runner hides /proc/$PPID (test/runner-conformance.test.ts);
@@ -63,7 +109,7 @@ async function runBundle(runner: string): Promise<BundleRun> {
     token: TOKEN,
     api: gh,
     sha: HEAD_SHA,
-    env: PLANTED,
+    env: { ...PLANTED, ...env },
   });
   const read = (f: string) => {
     try {
@@ -79,6 +125,7 @@ async function runBundle(runner: string): Promise<BundleRun> {
     sarif: read(files.sarif),
     junit: read(files.junit),
     result: read(files.result),
+    outputs: r.outputText,
   };
 }
 
@@ -150,5 +197,83 @@ describe('the same harness under the default (contained) runner', () => {
       expect(contained.summary, name).not.toContain(name.replace(/_/g, '&#95;'));
     }
     expect(leaks(contained.result)).toEqual([]);
+  });
+});
+
+/** Every form the secret-encoder harness prints a secret in, each as a renderer may show it. */
+function encodedForms(v: string): string[] {
+  const hex = Buffer.from(v).toString('hex');
+  const b64 = Buffer.from(v).toString('base64').replace(/=+$/, '');
+  const forms = [
+    v,
+    hex,
+    hex.toUpperCase(),
+    b64,
+    b64.replace(/\+/g, '-').replace(/\//g, '_'),
+    Buffer.from(`x-access-token:${v}`).toString('base64').slice(20),
+    [...v].join(' '),
+    [...v].join('-'),
+    [...v].reverse().join(''),
+    encodeURIComponent(v),
+  ];
+  // Whole, cut to its first 16 characters (a truncated form), and markdown-escaped.
+  return forms.flatMap((f) => [f, f.slice(0, 16), inertMarkdown(f), inertMarkdown(f).slice(0, 16)]);
+}
+
+describe('a harness that prints every secret it can get, in every encoding', () => {
+  const all = { ...PLANTED, ...FILE_SECRETS };
+  let run: BundleRun;
+  beforeAll(async () => {
+    gh.reset();
+    const counter = mkdtempSync(join(tmpdir(), 'hr-secrets-counter-'));
+    run = await runBundle('process-uncontained', 'secret-encoder', plantCredentials, {
+      HOSTILE_COUNTER_DIR: counter,
+    });
+  }, 240_000);
+
+  const leaked = (text: string) =>
+    Object.entries(all).flatMap(([name, v]) => {
+      const hit = encodedForms(v).find((f) => text.includes(f));
+      return hit ? [`${name}: ${hit}`] : [];
+    });
+
+  it('ran, and its encoded output reached the reports (so the test is not vacuous)', () => {
+    expect(run.code, run.stdout).toBe(0);
+    expect(gh.comments).toHaveLength(1);
+    writeFileSync('/tmp/enc-result.json', run.result);
+    writeFileSync('/tmp/enc-summary.md', run.summary);
+    const trials = JSON.parse(run.result).trials as {
+      facts: { error_tail?: string; files_changed: string[] };
+    }[];
+    expect(trials.length).toBeGreaterThan(3);
+    // Each trial's tail and file names carry its slice of the forms, masked.
+    for (const t of trials) {
+      expect(t.facts.error_tail).toMatch(/^(error: )?[a-zA-Z0-9-]+: .*\*\*\*/m);
+      expect(t.facts.files_changed.join(' ')).toContain('***');
+    }
+    expect(run.summary).toMatch(/(hex|base64|spaced|reversed|url|dashed): &#42;&#42;&#42;/);
+  });
+
+  it('no secret of the environment or of a credential file, in any form, reaches any outlet', () => {
+    const stdout = run.stdout.replace(/^::add-mask::.*$/gm, '');
+    expect({
+      comment: leaked(gh.comments.map((c) => c.body).join('\n')),
+      check: leaked(JSON.stringify(gh.checkRuns)),
+      summary: leaked(run.summary),
+      sarif: leaked(run.sarif),
+      junit: leaked(run.junit),
+      log: leaked(stdout),
+      result: leaked(run.result),
+      outputs: leaked(run.outputs),
+    }).toEqual({
+      comment: [],
+      check: [],
+      summary: [],
+      sarif: [],
+      junit: [],
+      log: [],
+      result: [],
+      outputs: [],
+    });
   });
 });

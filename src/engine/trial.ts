@@ -414,7 +414,14 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     };
     const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, view));
     input.signal?.removeEventListener('abort', onRunAbort);
-    const reason = invalidReason(evidence);
+    // Masked before anything takes lines or characters of it (the invalid reason, the error tail): a cut
+    // secret is no longer whole, and the mask matches whole secrets only.
+    const mask = currentMask();
+    const shown = {
+      ...evidence,
+      process: { ...evidence.process, stderr: mask.text(evidence.process.stderr) },
+    };
+    const reason = invalidReason(shown);
     const live = input.model ? liveFacts(evidence) : undefined;
     // A diverged replay that went on scripted is still scored (for reading), but never counted as valid.
     const scoreAnyway =
@@ -431,18 +438,19 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       await rename(tmp, evidenceFile);
       input.written?.record(evidenceFile, bytes);
     }
-    // The harness's own output (its last stderr lines) goes into the result file users upload: it passes
-    // the secret mask of the scope the engine runs in (the action's, the CLI's), as reports do.
-    const mask = currentMask();
-    const facts = withRoutes(
-      trialFacts(
-        checkCtx,
-        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
-        reason ? undefined : c,
+    // What the harness produced (its last stderr lines, the names of files it wrote, its tool calls and
+    // refusals) goes into the result file users upload: all of it passes the secret mask of the scope the
+    // engine runs in (the action's, the CLI's), as reports do.
+    const facts = mask.deep(
+      withRoutes(
+        trialFacts(
+          { ...checkCtx, evidence: shown },
+          casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+          reason ? undefined : c,
+        ),
+        attackRoutes(checkCtx.calls, evidence, c.inject.goal),
       ),
-      attackRoutes(checkCtx.calls, evidence, c.inject.goal),
     );
-    if (facts.error_tail) facts.error_tail = mask.text(facts.error_tail);
     const trial: Trial = {
       id,
       case_id: c.id,
@@ -453,7 +461,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       ...(reason ? { invalid_reason: mask.text(reason) } : {}),
       ...scores,
       facts,
-      outcomes: outcomeRecords(c, evidence, checkCtx.calls),
+      outcomes: mask.deep(outcomeRecords(c, evidence, checkCtx.calls)),
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,

@@ -44,12 +44,14 @@ export function encodedForms(secret: string): string[] {
   const hex = bytes.toString('hex');
   const b64 = bytes.toString('base64');
   const slices = base64Slices(bytes);
+  // Each line of a multi-line secret (a PEM body) is a secret of its own, in every form too.
+  const lines = secret
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== secret && l.length >= MIN_SECRET);
   const forms = [
     secret,
-    ...secret
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .filter((l) => l !== secret),
+    ...lines.flatMap(encodedForms),
     [...secret].reverse().join(''),
     hex,
     hex.toUpperCase(),

@@ -164,6 +164,12 @@ export class SecretMask {
     for (const run of spacedRuns(text)) {
       const inRun: Span[] = [];
       whole.find(run.chars, inRun);
+      // A spaced secret an earlier truncation cut: the run ends at a `…`.
+      const end = run.at.at(-1)! + 1;
+      const cut =
+        (text.startsWith('…', end) || text.startsWith(' …', end)) &&
+        whole.cutAt(run.chars, run.chars.length, MIN_CUT, longest);
+      if (cut) inRun.push(cut);
       for (const s of inRun) spans.push({ start: run.at[s.start]!, end: run.at[s.end - 1]! + 1 });
     }
     for (let i = text.indexOf('…'); i >= 0; i = text.indexOf('…', i + 1)) {

@@ -82,7 +82,7 @@ function jsonValues(text: string): CredentialValue[] {
   const out: CredentialValue[] = [];
   const walk = (v: unknown, key: string) => {
     if (typeof v === 'string') {
-      out.push({ key, value: v });
+      out.push({ key, value: v }, ...pemValues(v));
       if (key === 'auth') out.push(...authorizationHeaders(`authorization: basic ${v}`));
     } else if (Array.isArray(v)) for (const x of v) walk(x, key);
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
