@@ -226,6 +226,30 @@ try {
     );
   }
 
+  // The job's secret mask over what a report and a result file carry.
+  {
+    const r = spawnSync(process.execPath, ['scripts/bench/mask.mjs'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`scripts/bench/mask.mjs: ${r.stderr}`);
+    const m = JSON.parse(r.stdout.trim().split('\n').pop());
+    console.log(
+      target(
+        `secret mask, ${m.secrets} secrets, 64 KiB stderr tail: ${m.tail_64k_ms.toFixed(1)} ms`,
+        m.tail_64k_ms,
+        50,
+        '50 ms',
+      ),
+    );
+    console.log(
+      target(
+        `secret mask, ${m.secrets} secrets, ${mib(m.result_bytes)} result as one text: ${secs(m.result_5mb_text_ms)}`,
+        m.result_5mb_text_ms,
+        2000,
+        '2 s',
+      ) +
+        `; string by string (deep) ${secs(m.result_5mb_deep_ms)}; index built in ${m.build_ms.toFixed(0)} ms`,
+    );
+  }
+
   // 5. The same job against promptfoo.
   console.log('\n## against promptfoo');
   if (off('BENCH_PROMPTFOO')) console.log('promptfoo: skipped (BENCH_PROMPTFOO=0)');

@@ -240,8 +240,6 @@ describe('a harness that prints every secret it can get, in every encoding', () 
   it('ran, and its encoded output reached the reports (so the test is not vacuous)', () => {
     expect(run.code, run.stdout).toBe(0);
     expect(gh.comments).toHaveLength(1);
-    writeFileSync('/tmp/enc-result.json', run.result);
-    writeFileSync('/tmp/enc-summary.md', run.summary);
     const trials = JSON.parse(run.result).trials as {
       facts: { error_tail?: string; files_changed: string[] };
     }[];

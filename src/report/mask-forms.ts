@@ -72,34 +72,55 @@ export interface SpacedRun {
   at: number[];
 }
 
-const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
-/** A letter or digit (ASCII without a regular expression: this runs once per character of the text). */
-function isWordChar(c: string): boolean {
-  const k = c.charCodeAt(0);
+// Character codes: this runs once per character of every masked text, so no strings and no regular
+// expressions on the common path.
+const SP = 32;
+const TAB = 9;
+const LF = 10;
+const CR = 13;
+const isSpace = (k: number) => k === SP || k === TAB || k === CR || k === LF;
+/** A letter or digit (ASCII by range; others by Unicode class). */
+function isWordChar(text: string, i: number): boolean {
+  const k = text.charCodeAt(i);
   if (k < 128) return (k >= 48 && k <= 57) || (k >= 65 && k <= 90) || (k >= 97 && k <= 122);
-  return /[\p{L}\p{N}]/u.test(c);
+  return /[\p{L}\p{N}]/u.test(text[i]!);
 }
 
 /** Where the separator starting at `i` ends: one space, tab or punctuation mark, or a line break with at most one space or tab on each side; -1 when there is none. */
 function separatorEnd(text: string, i: number): number {
+  if (i >= text.length) return -1;
   let j = i;
-  const c = text[j];
-  if (c === undefined) return -1;
-  if (c === ' ' || c === '\t') j++;
-  const lineBreak = text.startsWith('\r\n', j) ? 2 : text[j] === '\n' ? 1 : 0;
+  const k = text.charCodeAt(j);
+  if (k === SP || k === TAB) j++;
+  const lineBreak =
+    text.charCodeAt(j) === CR && text.charCodeAt(j + 1) === LF ? 2 : text.charCodeAt(j) === LF ? 1 : 0;
   if (lineBreak) {
     j += lineBreak;
-    if (text[j] === ' ' || text[j] === '\t') j++;
+    const after = text.charCodeAt(j);
+    if (after === SP || after === TAB) j++;
     return j;
   }
   if (j > i) return j;
-  return isSpace(c) || isWordChar(c) ? -1 : j + 1;
+  return isSpace(k) || isWordChar(text, j) ? -1 : j + 1;
 }
 
 /** Whether the space at `i` can be a spaced character: a separator and a non-space follow it. */
 function spaceChar(text: string, i: number): boolean {
-  const after = text[i] === ' ' ? separatorEnd(text, i + 1) : -1;
-  return after > 0 && after < text.length && !isSpace(text[after]);
+  const after = text.charCodeAt(i) === SP ? separatorEnd(text, i + 1) : -1;
+  return after > 0 && after < text.length && !isSpace(text.charCodeAt(after));
+}
+
+/** Where the spaced character after the one ending at `j` is, or -1. */
+function nextSpaced(text: string, j: number): number {
+  let next = separatorEnd(text, j);
+  if (next < 0 || next >= text.length) return -1;
+  // A space is a character of the secret when a separator follows it (`e   a`, `e- -a`); after a line
+  // break, the space the separator took may be that character (`e\n  a`).
+  if (isSpace(text.charCodeAt(next)) && !spaceChar(text, next)) {
+    if (text.charCodeAt(next - 1) === SP && next - 1 > j && spaceChar(text, next - 1)) next--;
+    else return -1;
+  }
+  return next;
 }
 
 /**
@@ -108,30 +129,29 @@ function spaceChar(text: string, i: number): boolean {
  */
 export function spacedRuns(text: string): SpacedRun[] {
   const runs: SpacedRun[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (isSpace(text[i])) {
+  for (let i = 0; i < text.length; ) {
+    // Most characters are followed by a letter or digit: no run starts there.
+    if (isSpace(text.charCodeAt(i)) || i + 1 >= text.length || isWordChar(text, i + 1)) {
+      i++;
+      continue;
+    }
+    let n = 1;
+    let j = i + 1;
+    for (let next = nextSpaced(text, j); next >= 0; next = nextSpaced(text, j)) {
+      n++;
+      j = next + 1;
+    }
+    if (n < MIN_SECRET) {
       i++;
       continue;
     }
     const at = [i];
-    let j = i + 1;
-    for (;;) {
-      let next = separatorEnd(text, j);
-      if (next < 0 || next >= text.length) break;
-      // A space is a character of the secret when a separator follows it (`e   a`, `e- -a`); after a
-      // line break, the space the separator took may be that character (`e\n  a`).
-      if (isSpace(text[next]) && !spaceChar(text, next)) {
-        if (text[next - 1] === ' ' && next - 1 > j && spaceChar(text, next - 1)) next--;
-        else break;
-      }
+    for (let k = i + 1, next = nextSpaced(text, k); next >= 0 && next < j; next = nextSpaced(text, k)) {
       at.push(next);
-      j = next + 1;
+      k = next + 1;
     }
-    if (at.length >= MIN_SECRET) {
-      runs.push({ chars: at.map((p) => text[p]).join(''), at });
-      i = j;
-    } else i++;
+    runs.push({ chars: at.map((p) => text[p]).join(''), at });
+    i = j;
   }
   return runs;
 }

@@ -4,6 +4,10 @@
 // SARIF, JUnit and the log. Containment is the first defence; this mask is the second, and must hold
 // without it.
 //
+// What is secret: secret-rule.ts (the environment) and world/credential-values.ts (credential files).
+// The forms each secret is looked for in (hex, base64 at every alignment, spaced, reversed, URL- and
+// JSON-encoded, across wrapped lines, cut at a `…`): mask-forms.ts; found in one pass: literal-index.ts.
+//
 // One mask, applied in one place: `sanitizeText` (escape.ts), the first stage of every escape function
 // every renderer uses, masks with the mask of the current report scope (`withSecretMask`), before
 // truncation or escaping can cut or rewrite a secret. The action also masks what it hands to @actions/core
