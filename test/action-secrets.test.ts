@@ -275,3 +275,35 @@ describe('a harness that prints every secret it can get, in every encoding', () 
     });
   });
 });
+
+// The first defence (docs/containment.md): under the contained runner the credential files of the
+// workspace are hidden from the harness and the job's environment is not its parent's, so the same
+// hostile harness has nothing to print; the mask has nothing to catch.
+describe('the secret-encoder harness under the default (contained) runner', () => {
+  let run: BundleRun;
+  beforeAll(async () => {
+    gh.reset();
+    const counter = mkdtempSync(join(tmpdir(), 'hr-secrets-counter-'));
+    run = await runBundle('process', 'secret-encoder', plantCredentials, { HOSTILE_COUNTER_DIR: counter });
+  }, 240_000);
+
+  it('reads no credential file and no job variable: nothing it printed needed a mask', () => {
+    expect(run.code, run.stdout).toBe(0);
+    const result = JSON.parse(run.result) as {
+      view?: { credentials_hidden: string[] };
+      trials: { facts: { error_tail?: string } }[];
+    };
+    expect(result.trials.length).toBeGreaterThan(3);
+    expect(result.view?.credentials_hidden).toEqual([
+      '.env',
+      '.git/config',
+      '.git/modules/vendor/lib/config',
+      'gha-creds-3f2a1b.json',
+    ]);
+    // What it printed holds no encoded secret, masked or not.
+    expect(run.result).not.toMatch(/(hex|HEX|base64|basic|spaced|dashed|reversed|url|raw): /);
+    expect(run.result).not.toContain('***');
+    const all = { ...PLANTED, ...FILE_SECRETS };
+    for (const [name, v] of Object.entries(all)) expect(run.result, name).not.toContain(v);
+  });
+});
