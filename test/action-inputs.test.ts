@@ -391,6 +391,46 @@ describe('examples/workflows', () => {
     expect(wf.permissions).toMatchObject({ 'security-events': 'write', actions: 'read', contents: 'read' });
   });
 
+  // One gate, one reporter (report/publisher.ts refuses a second at run time): within a workflow, each
+  // adapter/configuration is published by exactly one job and matrix leg. A report-only step gates what
+  // the jobs it needs ran.
+  it.each(files)('%s: one reporting job per gated adapter and configuration', (file) => {
+    expect(
+      reportersPerGate(parseYaml(readFileSync(join(dir, file), 'utf8'))).filter(([, n]) => n > 1),
+    ).toEqual([]);
+  });
+
+  it('the reporter count sees two jobs reporting one gate (a config leg and a shard merge job)', () => {
+    const wf = parseYaml(`
+jobs:
+  configs:
+    strategy: { matrix: { config: [default, strict] } }
+    steps:
+      - uses: harness-risk/harness-risk-action@v1
+        with: { adapter: a.yaml, config: "\${{ matrix.config }}" }
+  shard:
+    strategy: { matrix: { shard: [1, 2] } }
+    steps:
+      - uses: harness-risk/harness-risk-action@v1
+        with: { adapter: a.yaml, config: default, comment: false, check-run: false }
+  report:
+    needs: shard
+    steps:
+      - uses: harness-risk/harness-risk-action@v1
+        with: { run-result: shards/ }
+  legs:
+    strategy: { matrix: { shard: [1, 2] } }
+    steps:
+      - uses: harness-risk/harness-risk-action@v1
+        with: { adapter: b.yaml, config: x }
+`);
+    expect(Object.fromEntries(reportersPerGate(wf))).toEqual({
+      'a.yaml / default': 2,
+      'a.yaml / strict': 1,
+      'b.yaml / x': 2,
+    });
+  });
+
   it('shards report nothing; the merge job reports once; fork PRs are reported from workflow_run', () => {
     for (const s of stepsOf('matrix.yml').filter((x) => x.with.shard))
       expect(s.with).toMatchObject({ comment: 'false', 'check-run': 'false' });
@@ -407,3 +447,38 @@ describe('examples/workflows', () => {
     expect(report.with['pull-request']).toBeTruthy();
   });
 });
+
+/** Each gate (adapter / config) a workflow publishes, with how many job × matrix-leg reporters it has. */
+function reportersPerGate(wf: any): [string, number][] {
+  const count = new Map<string, number>();
+  const actionSteps = (job: any) =>
+    (job?.steps ?? []).filter((st: any) =>
+      String(st.uses ?? '').startsWith('harness-risk/harness-risk-action@'),
+    );
+  const legsOf = (job: any): Record<string, string>[] => {
+    const m = job?.strategy?.matrix ?? {};
+    let legs: Record<string, string>[] = [{}];
+    for (const [k, vs] of Object.entries<any>(m))
+      if (Array.isArray(vs)) legs = legs.flatMap((l) => vs.map((v) => ({ ...l, [k]: String(v) })));
+    return legs;
+  };
+  const expand = (v: unknown, leg: Record<string, string>) =>
+    String(v ?? '').replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_, k: string) => leg[k] ?? `<${k}>`);
+  for (const job of Object.values<any>(wf.jobs ?? {})) {
+    for (const st of actionSteps(job)) {
+      const w = st.with ?? {};
+      if (String(w.comment) === 'false' && String(w['check-run']) === 'false') continue;
+      for (const leg of legsOf(job)) {
+        // Report-only: the gates of the steps of the jobs it needs (their results are its input).
+        const sources = w['run-result']
+          ? [wf.jobs[job.needs]].flatMap((j: any) => actionSteps(j).map((x: any) => x.with ?? {}))
+          : [w];
+        const gates = new Set(
+          sources.map((x: any) => `${expand(x.adapter, leg)} / ${expand(x.config, leg)}`),
+        );
+        for (const g of gates) count.set(g, (count.get(g) ?? 0) + 1);
+      }
+    }
+  }
+  return [...count];
+}
