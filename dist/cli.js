@@ -73039,7 +73039,13 @@ async function cmdRun(argv) {
       `use a built-in adapter (${listBuiltinAdapters().join(", ")}) or a path`
     );
   const adapter = loadAdapter(values.adapter);
-  const configs = (values.config ?? Object.keys(adapter.adapter.configs)[0]).split(",").map((s) => s.trim()).filter(Boolean);
+  const names = Object.keys(adapter.adapter.configs);
+  if (!values.config && names.length > 1)
+    throw new UserError(
+      `run: --config is required: adapter ${adapter.adapter.name} has ${names.length} configurations (${names.join(", ")})`,
+      `pick one or several: --config ${names[0]} or --config ${names.join(",")}`
+    );
+  const configs = (values.config ?? names[0]).split(",").map((s) => s.trim()).filter(Boolean);
   if (values.runner !== "process" && values.runner !== "process-uncontained" && values.runner !== "docker")
     throw new UserError(
       `--runner "${values.runner}" is unknown`,
@@ -73075,14 +73081,18 @@ async function cmdRun(argv) {
     );
   const modelOptions = modelOptionsFromFlags(values, process.env);
   const controller = new AbortController();
-  const onSignal = (sig) => {
+  let stoppedBy;
+  const stop = (why) => {
+    if (stoppedBy) return;
+    stoppedBy = why;
     process.stderr.write(`
-${sig}: stopping; finished trials are kept
+${why}: stopping; finished trials are kept
 `);
     controller.abort();
   };
-  process.once("SIGINT", () => onSignal("SIGINT"));
-  process.once("SIGTERM", () => onSignal("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  onOutputClosed = () => stop("output closed");
   let interrupted2 = false;
   let failed3 = false;
   const colors = paint(colorEnabled(process.stdout));
@@ -73153,10 +73163,22 @@ ${verdictText(g)}
     if (g.verdict.verdict === "fail") failed3 = true;
     if (result.status === "interrupted") {
       interrupted2 = true;
+      process.stderr.write(
+        `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:
+  ${resumeCommand(values.adapter, config2, out, values.cases ?? [])}
+`
+      );
       break;
     }
   }
-  return interrupted2 ? 130 : failed3 ? 1 : 0;
+  return interrupted2 ? stoppedBy === "output closed" ? 141 : 130 : failed3 ? 1 : 0;
+}
+function resumeCommand(adapter, config2, out, cases) {
+  const q = (s) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  const parts = ["npx", "harness-risk", "run", "--adapter", adapter, "--config", config2];
+  for (const c of cases) parts.push("--cases", c);
+  parts.push("--resume", out);
+  return parts.map(q).join(" ");
 }
 async function cmdList(argv) {
   const { values, positionals } = parseArgs6({
@@ -73264,11 +73286,13 @@ async function cmdSchema(argv) {
 function quietOnClosedPipe() {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (e3) => {
-      if (e3.code === "EPIPE") process.exit(process.exitCode ?? 0);
-      throw e3;
+      if (e3.code !== "EPIPE") throw e3;
+      if (onOutputClosed) onOutputClosed();
+      else process.exit(process.exitCode ?? 0);
     });
   }
 }
+var onOutputClosed;
 async function main(argv) {
   quietOnClosedPipe();
   try {

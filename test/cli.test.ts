@@ -11,7 +11,15 @@ const cli = (...args: string[]) =>
 describe('harness-risk CLI', () => {
   it.each([
     [
-      ['run', '--adapter', 'reference', '--cases', 'test/fixtures/cases-bad/bad-phase.yaml'],
+      [
+        'run',
+        '--adapter',
+        'reference',
+        '--config',
+        'open',
+        '--cases',
+        'test/fixtures/cases-bad/bad-phase.yaml',
+      ],
       /bad-phase\.yaml:3: phase: /,
     ],
     [['run', '--adapter', 'no-such-harness'], /unknown adapter "no-such-harness".*\n.*use one of/],
@@ -19,8 +27,19 @@ describe('harness-risk CLI', () => {
       ['run', '--adapter', 'reference', '--config', 'nope'],
       /has no configuration "nope"\n.*use one of open, guarded/,
     ],
-    [['run', '--adapter', 'reference', '--cases', 'phase:deploy'], /unknown phase "deploy"/],
-    [['run', '--adapter', 'reference', '--shard', 'x'], /--shard "x" is not of the form I\/N/],
+    [
+      ['run', '--adapter', 'reference', '--config', 'open', '--cases', 'phase:deploy'],
+      /unknown phase "deploy"/,
+    ],
+    [
+      ['run', '--adapter', 'reference', '--config', 'open', '--shard', 'x'],
+      /--shard "x" is not of the form I\/N/,
+    ],
+    // Silently running the first of several configurations measured something nobody picked.
+    [
+      ['run', '--adapter', 'reference'],
+      /--config is required: adapter reference has 2 configurations \(open, guarded\)/,
+    ],
     [['run', '--adapter', 'reference', '--bogus'], /Unknown option '--bogus'/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [
@@ -28,7 +47,17 @@ describe('harness-risk CLI', () => {
       /"cases\/\*\/variantz\/\*\.yaml" matches no case file/,
     ],
     [
-      ['run', '--adapter', 'reference', '--cases', 'subset:smoke', '--cases', 'no-such-dir/*.yaml'],
+      [
+        'run',
+        '--adapter',
+        'reference',
+        '--config',
+        'open',
+        '--cases',
+        'subset:smoke',
+        '--cases',
+        'no-such-dir/*.yaml',
+      ],
       /"no-such-dir\/\*\.yaml" matches no case file/,
     ],
   ])('%j → a clear message, exit 2, no stack trace', (args, message) => {

@@ -123,7 +123,19 @@ describe('harness-risk run --model live', () => {
 
   it('without the key it says where the key goes, before running anything', async () => {
     const r = await cli(
-      ['run', '--adapter', 'reference', '--model', 'live', '--base-url', provider.url, '--model-name', 'x'],
+      [
+        'run',
+        '--adapter',
+        'reference',
+        '--config',
+        'open',
+        '--model',
+        'live',
+        '--base-url',
+        provider.url,
+        '--model-name',
+        'x',
+      ],
       {
         HARNESS_RISK_MODEL_KEY: '',
       },
@@ -133,7 +145,7 @@ describe('harness-risk run --model live', () => {
   });
 
   it('a bad --model value names the valid ones', async () => {
-    const r = await cli(['run', '--adapter', 'reference', '--model', 'gpt']);
+    const r = await cli(['run', '--adapter', 'reference', '--config', 'open', '--model', 'gpt']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--model "gpt" is unknown[\s\S]*scripted, live, replay/);
   });

@@ -117,7 +117,14 @@ async function cmdRun(argv: string[]): Promise<number> {
       `use a built-in adapter (${listBuiltinAdapters().join(', ')}) or a path`,
     );
   const adapter = loadAdapter(values.adapter);
-  const configs = (values.config ?? Object.keys(adapter.adapter.configs)[0]!)
+  const names = Object.keys(adapter.adapter.configs);
+  // Silently running the first of several configurations measures something the user did not pick.
+  if (!values.config && names.length > 1)
+    throw new UserError(
+      `run: --config is required: adapter ${adapter.adapter.name} has ${names.length} configurations (${names.join(', ')})`,
+      `pick one or several: --config ${names[0]} or --config ${names.join(',')}`,
+    );
+  const configs = (values.config ?? names[0]!)
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -158,12 +165,18 @@ async function cmdRun(argv: string[]): Promise<number> {
   // Before any trial: a bad model flag or a missing key fails now.
   const modelOptions = modelOptionsFromFlags(values, process.env);
   const controller = new AbortController();
-  const onSignal = (sig: string) => {
-    process.stderr.write(`\n${sig}: stopping; finished trials are kept\n`);
+  let stoppedBy: string | undefined;
+  const stop = (why: string) => {
+    if (stoppedBy) return;
+    stoppedBy = why;
+    process.stderr.write(`\n${why}: stopping; finished trials are kept\n`);
     controller.abort();
   };
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  // `run … | head` or a pager quit: stop like an interrupt (the result kept, resumable, nothing left
+  // mounted), never exit at once with the run half-written.
+  onOutputClosed = () => stop('output closed');
 
   let interrupted = false;
   let failed = false;
@@ -233,10 +246,23 @@ async function cmdRun(argv: string[]): Promise<number> {
     if (g.verdict.verdict === 'fail') failed = true;
     if (result.status === 'interrupted') {
       interrupted = true;
+      process.stderr.write(
+        `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:\n  ${resumeCommand(values.adapter, config, out, values.cases ?? [])}\n`,
+      );
       break;
     }
   }
-  return interrupted ? 130 : failed ? 1 : 0;
+  // 141 = 128 + SIGPIPE, as a shell reports a pipeline's writer whose reader went away.
+  return interrupted ? (stoppedBy === 'output closed' ? 141 : 130) : failed ? 1 : 0;
+}
+
+/** The command that continues an interrupted run (shell-quoted). */
+function resumeCommand(adapter: string, config: string, out: string, cases: string[]): string {
+  const q = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  const parts = ['npx', 'harness-risk', 'run', '--adapter', adapter, '--config', config];
+  for (const c of cases) parts.push('--cases', c);
+  parts.push('--resume', out);
+  return parts.map(q).join(' ');
 }
 
 async function cmdList(argv: string[]): Promise<number> {
@@ -345,11 +371,16 @@ async function cmdSchema(argv: string[]): Promise<number> {
 function quietOnClosedPipe() {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw e;
+      if (e.code !== 'EPIPE') throw e;
+      // A running `run` stops cleanly (its result kept and resumable); anything else just ends.
+      if (onOutputClosed) onOutputClosed();
+      else process.exit(process.exitCode ?? 0);
     });
   }
 }
+
+/** Set by `run`: what a closed stdout/stderr does while trials run. */
+let onOutputClosed: (() => void) | undefined;
 
 export async function main(argv: string[]): Promise<number> {
   quietOnClosedPipe();
