@@ -51,6 +51,8 @@ export interface RunOptions {
   host_setup?: boolean;
   /** Per-trial limits of the contained process runner (defaults in src/runner/contain/limits.ts). */
   limits?: Partial<import('../runner/contain/limits.js').Limits>;
+  /** Per-trial endpoint connections and snapshot caps, any runner (defaults in src/evidence/limits.ts). */
+  trial_limits?: Partial<import('../evidence/limits.js').TrialLimits>;
   /** Docker image for `runner: docker`. */
   image?: string;
   concurrency: number;

@@ -383,6 +383,7 @@ export async function runTargets(
             signal: opts.signal,
             written,
             harnessSlot: inSlot,
+            ...(opts.trial_limits ? { limits: opts.trial_limits } : {}),
             ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}),
           });
           // The abort reached this trial's harness: what it recorded is not a measurement.

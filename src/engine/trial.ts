@@ -1,17 +1,17 @@
 // One trial: case × adapter configuration × seed, in its own folders, with its own endpoint (model +
 // mock services) and its own evidence. Everything the agent could touch is created here and thrown away.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { type FileContent, joinFiles } from '../adapters/files.js';
 import { parseHarnessOutput } from '../adapters/parsers/index.js';
 import type { AdapterConfig, LoadedAdapter } from '../adapters/schema.js';
 import type { Case, LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
+import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
-import type { Evidence, ProcessOutcome, ScriptContext } from '../evidence/types.js';
+import type { Evidence, ProcessOutcome, ScriptContext, SnapshotCap } from '../evidence/types.js';
 import { providerKey } from '../model/ids.js';
 import { type Backend, providerBackend, type Recorded, replayBackend } from '../model/live/backend.js';
 import type { Budget } from '../model/live/budget.js';
@@ -24,6 +24,7 @@ import { currentMask } from '../report/mask.js';
 import type { WrittenFiles } from '../result/integrity.js';
 import type { Trial } from '../result/schema.js';
 import type { Runner, SandboxView, TrialDirs, TrialLaunch } from '../runner/types.js';
+import { Undecided } from '../score/check-context.js';
 import { makeCheckContext } from '../score/checks.js';
 import {
   casePaths,
@@ -38,7 +39,7 @@ import { makeCanaries } from '../world/canaries.js';
 import { createServices } from '../world/services.js';
 import { packageFiles } from '../world/services-routes.js';
 import { finalState } from '../world/services-state.js';
-import { diffSnapshots, resolveCasePath, snapshot } from '../world/snapshot.js';
+import { diffSnapshots, resolveCasePath, type SnapshotOptions, snapshotDetailed } from '../world/snapshot.js';
 import { renderDeep, renderTemplate, TemplateError, trialVars } from '../world/template.js';
 import {
   createTrialDirs,
@@ -47,6 +48,7 @@ import {
   writeInside,
   writeWorld,
 } from '../world/trial-dirs.js';
+import { type EndpointHandler, startEndpoint, stopEndpoint } from './endpoint.js';
 import { buildTrialEnv } from './env.js';
 import { TrialNotStarted } from './schedule.js';
 
@@ -79,6 +81,8 @@ export interface TrialInput {
    * and after it (the world, the snapshots, scoring) runs outside the slot, beside other trials' harnesses.
    */
   harnessSlot?: <T>(start: (free: () => void) => Promise<T>) => Promise<T>;
+  /** Endpoint connections and snapshot caps (defaults in src/evidence/limits.ts). */
+  limits?: Partial<TrialLimits>;
 }
 
 export type TrialModel =
@@ -96,55 +100,6 @@ async function writeAtKey(key: string, dirs: TrialDirs, text: string): Promise<v
   const [root, ...rest] = key.split('/');
   const base = root === 'ws' ? dirs.workspace : root === 'home' ? dirs.home : dirs.tmp;
   await writeInside(base, rest.join('/'), text);
-}
-
-interface EndpointHandler {
-  (req: any, res: any): Promise<void>;
-  connect(req: any, socket: any, head: Buffer): void;
-}
-
-function endpointServer(handler: () => EndpointHandler): Server {
-  const server = createServer((req, res) => {
-    handler()(req, res).catch((e) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: String((e as Error)?.message ?? e) }));
-    });
-  });
-  // CONNECT (HTTPS through the proxy variables) is egress: the services record it and refuse it.
-  server.on('connect', (req, socket, head) => handler().connect(req, socket, head));
-  return server;
-}
-
-/**
- * The trial's endpoint on host:random-port, and also on `socket` when the runner relays a sandboxed
- * 127.0.0.1:PORT to a unix socket (the contained process runner): one handler, two listeners.
- */
-async function startEndpoint(
-  host: string,
-  handler: () => EndpointHandler,
-  socket?: string,
-): Promise<{ servers: Server[]; port: number }> {
-  const listen = (server: Server, ...at: [number, string] | [string]) =>
-    new Promise<void>((ok, fail) => {
-      server.once('error', fail);
-      server.listen(...(at as [number, string]), () => ok());
-    });
-  const tcp = endpointServer(handler);
-  await listen(tcp, 0, host);
-  const servers = [tcp];
-  if (socket) {
-    const unix = endpointServer(handler);
-    servers.push(unix);
-    await listen(unix, socket);
-    // The sandboxed harness may run as another uid; only its own trial sees this socket's folder.
-    await chmod(socket, 0o666);
-  }
-  return { servers, port: (tcp.address() as AddressInfo).port };
-}
-
-function stopEndpoint(server: Server): Promise<void> {
-  server.closeAllConnections?.();
-  return new Promise((ok) => server.close(() => ok()));
 }
 
 function renderCase(c: Case, vars: Record<string, string>, file: string): Case {
@@ -170,6 +125,13 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
   const c0 = loaded.case;
   const id = trialId(c0.id, input.seed);
   const notices: string[] = [];
+  const limits = TrialLimits.parse(input.limits ?? {});
+  const snapOpts: SnapshotOptions = {
+    maxFiles: limits.snapshot_files,
+    maxDirs: limits.snapshot_dirs,
+    maxFileBytes: limits.snapshot_file_bytes,
+    maxBytes: limits.snapshot_bytes,
+  };
   // An opaque folder name: the harness reads its own path (cwd, HOME, the mount table), and a path
   // naming the case would tell it which calls are the attack.
   const dirs = await createTrialDirs(input.workRoot, 'trial');
@@ -184,7 +146,10 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     let handler: EndpointHandler = Object.assign(async (_q: any, r: any) => void r.end(), {
       connect: (_q: any, sock: any) => sock.destroy(),
     });
-    const ep = await startEndpoint(view.bindHost, () => handler, view.endpointSocket);
+    const ep = await startEndpoint(view.bindHost, () => handler, {
+      ...(view.endpointSocket ? { socket: view.endpointSocket } : {}),
+      maxConnections: limits.connections,
+    });
     servers = ep.servers;
     const endpoint = `http://${view.endpointHost}:${ep.port}`;
 
@@ -369,6 +334,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       read_only: input.readOnly,
       hide: input.hidden,
       endpoint_port: ep.port,
+      max_connections: limits.connections,
       signal: trialAbort.signal,
     };
     // What of the start needs no slot (the sandbox started, its init waiting; docker: a container and the
@@ -376,7 +342,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     // the harness starts only at run().
     const staging = Promise.resolve(runner.stage?.(launch));
     staging.catch(() => {});
-    const before = await snapshot(dirs);
+    const before = await snapshotDetailed(dirs, snapOpts);
     try {
       await staging;
       // The slot is free once the harness has exited; the runner's copy-back then runs beside the next.
@@ -396,13 +362,15 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       };
     }
 
-    const after = await snapshot(dirs);
+    const after = await snapshotDetailed(dirs, snapOpts);
+    outcome = withEndpointHealth(outcome, ep.health, limits);
+    const caps = snapshotCaps(before.cap, after.cap);
     const evidence: Evidence = {
       model: recorder.model,
       services: recorder.services,
-      before,
-      after,
-      diff: diffSnapshots(before, after),
+      before: before.files,
+      after: after.files,
+      diff: diffSnapshots(before.files, after.files, caps ?? {}),
       process: outcome,
       harness: [
         ...recorder.harness,
@@ -411,6 +379,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       canaries,
       state: { memory_files: memoryKeys, skills_dir: skillsKey, config_dirs: configKeys },
       service_state: finalState(services.state),
+      ...(caps ? { snapshot_caps: caps } : {}),
     };
     const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, view));
     input.signal?.removeEventListener('abort', onRunAbort);
@@ -421,12 +390,23 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       ...evidence,
       process: { ...evidence.process, stderr: mask.text(evidence.process.stderr) },
     };
-    const reason = invalidReason(shown);
+    let reason = invalidReason(shown);
     const live = input.model ? liveFacts(evidence) : undefined;
     // A diverged replay that went on scripted is still scored (for reading), but never counted as valid.
     const scoreAnyway =
       !!live?.diverged && input.model?.kind === 'replay' && input.model.on_divergence === 'scripted';
-    const scores = reason && !scoreAnyway ? NO_SCORES : scoreTrial(c, checkCtx);
+    let scores = NO_SCORES;
+    try {
+      if (!reason || scoreAnyway) scores = scoreTrial(c, checkCtx);
+    } catch (e) {
+      // A check read what a capped snapshot did not see: no label can be trusted, the trial is not safe.
+      if (!(e instanceof Undecided)) throw e;
+      reason = `snapshot capped, a check is undecided: ${e.message}`;
+      scores = NO_SCORES;
+    }
+    const limitHit = [outcome.limit_hit, ...(caps?.before?.limits ?? []), ...(caps?.after?.limits ?? [])]
+      .filter((x, i, all): x is string => !!x && all.indexOf(x) === i)
+      .join('; ');
     let evidenceFile: string | undefined;
     if (input.keepEvidenceDir) {
       await mkdir(input.keepEvidenceDir, { recursive: true });
@@ -465,7 +445,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       duration_ms: outcome.duration_ms,
       exit_code: outcome.exit_code,
       timed_out: outcome.timed_out,
-      ...(outcome.limit_hit ? { limit_hit: outcome.limit_hit } : {}),
+      ...(limitHit ? { limit_hit: limitHit } : {}),
       evidence_digest: evidenceDigest(evidence),
       ...(evidenceFile ? { evidence_file: evidenceFile } : {}),
       ...(live
@@ -480,6 +460,36 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       await removeTrialDirs(dirs).catch(() => {});
     }
   }
+}
+
+/**
+ * The outcome with what the endpoint went through: connections closed over the cap are a limit hit; a
+ * listener's error (the engine out of file descriptors) makes the trial unmeasurable.
+ */
+function withEndpointHealth(
+  o: ProcessOutcome,
+  health: { dropped: number; error?: string },
+  limits: TrialLimits,
+): ProcessOutcome {
+  const connections = trialLimitMessage('connections', limits);
+  // The sandbox's relay may have named the same limit already: one mention.
+  const named = o.limit_hit?.includes(connections.slice(0, connections.indexOf(')') + 1));
+  const dropped =
+    health.dropped && !named
+      ? trialLimitMessage('connections', limits, `${health.dropped} closed by the endpoint`)
+      : '';
+  const limit_hit = [o.limit_hit, dropped].filter(Boolean).join('; ');
+  return {
+    ...o,
+    ...(limit_hit ? { limit_hit } : {}),
+    ...(health.error && !o.infra_error ? { infra_error: health.error } : {}),
+  };
+}
+
+/** Both snapshots' caps, or undefined when neither was capped. */
+function snapshotCaps(before?: SnapshotCap, after?: SnapshotCap): Evidence['snapshot_caps'] {
+  if (!before && !after) return undefined;
+  return { ...(before ? { before } : {}), ...(after ? { after } : {}) };
 }
 
 /** A live or replayed trial's usage and recording (every answered request, normalized), from its evidence. */

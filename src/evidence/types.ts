@@ -124,11 +124,28 @@ export interface ServiceRequest {
 }
 
 export interface FileState {
-  /** sha256 of the content. */
+  /** sha256 of the content (with `partial`: of the size and the first bytes read). */
   hash: string;
   size: number;
   /** Content for text files up to 256 KiB (for contains checks). */
   text?: string;
+  /**
+   * Hashed only in part (the snapshot's byte caps, src/evidence/limits.ts): how many bytes from the start
+   * the hash covers. A change after them is not seen, so checks on this file's content are undecided
+   * unless its size or those first bytes changed.
+   */
+  partial?: number;
+}
+
+/** What one snapshot could not see because one of its caps stopped it (absent: it saw everything). */
+export interface SnapshotCap {
+  /** The caps reached, in words (`snapshot folder limit (10000 folders) reached`). */
+  limits: string[];
+  /**
+   * Folders (snapshot keys) not listed in full, coarsened to a few: a key under one of them that the
+   * snapshot lacks may exist all the same. Files under them that were listed are in the snapshot.
+   */
+  unlisted: string[];
 }
 
 /** Snapshot keyed by path as the case sees it: `ws/REL`, `home/REL`, `tmp/REL`. */
@@ -152,7 +169,10 @@ export interface ProcessOutcome {
   spawn_error?: string;
   /** The runner's infrastructure failed (daemon died…): the trial is invalid. */
   infra_error?: string;
-  /** A limit of the trial (memory, processes, file size, disk) stopped something, in words. */
+  /**
+   * A limit of the trial (memory, processes, file size, disk, endpoint connections) stopped something, in
+   * words; several are joined with `; `.
+   */
   limit_hit?: string;
 }
 
@@ -189,6 +209,8 @@ export interface Evidence {
   state: { memory_files: string[]; skills_dir?: string; config_dirs: string[] };
   /** The mock services' final state that checks read (invite responses, token states); absent in old evidence. */
   service_state?: FinalServiceState;
+  /** Snapshots a cap cut short (before, after): checks over what they did not see are undecided. */
+  snapshot_caps?: { before?: SnapshotCap; after?: SnapshotCap };
 }
 
 /** The trial context the scripted model needs: what the owner wants and what the attacker wants. */

@@ -19,6 +19,7 @@ import {
 import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
 import type { ProcessOutcome } from '../evidence/types.js';
 import type { RunnerInfo } from '../result/schema.js';
 import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
@@ -232,6 +233,7 @@ export class ProcessRunner implements Runner {
         command: launch.command,
         cwd: launch.cwd,
         ...(wait ? { wait: true } : {}),
+        ...(launch.max_connections ? { max_connections: launch.max_connections } : {}),
       },
       limits: this.limits,
       via: p.via,
@@ -274,6 +276,7 @@ export class ProcessRunner implements Runner {
         signal?: string | null;
         spawn_error?: string;
         infra_error?: string;
+        connections_dropped?: number;
       };
       const reported = 'exit_code' in last || last.spawn_error || last.infra_error;
       const result: ProcessOutcome = {
@@ -284,7 +287,15 @@ export class ProcessRunner implements Runner {
         ...(last.infra_error ? { infra_error: last.infra_error } : {}),
       };
       const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
-      if (limit) result.limit_hit = limit;
+      const relayed = last.connections_dropped
+        ? trialLimitMessage(
+            'connections',
+            TrialLimits.parse({ connections: launch.max_connections }),
+            `${last.connections_dropped} closed by the sandbox's relay`,
+          )
+        : undefined;
+      const hits = [limit, relayed].filter((x): x is string => !!x);
+      if (hits.length) result.limit_hit = hits.join('; ');
       // bwrap ended without our init reporting: the sandbox never started (or a limit killed the init).
       if (!reported && !result.timed_out && !limit && !result.infra_error)
         result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
@@ -532,10 +543,14 @@ async function chownTree(dirs: TrialDirs, uid: number, gid: number): Promise<voi
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk(d);
 }
 
+/** Folders the search for a file at the size limit reads at most: a tree of 300,000 must not stall it. */
+const BIG_FILE_SEARCH_DIRS = 2_000;
+
 /** A file in the trial folders as large as the file-size limit: the harness hit RLIMIT_FSIZE on it. */
 async function findFileOfSize(dirs: TrialDirs, limit: number): Promise<string | undefined> {
+  let budget = BIG_FILE_SEARCH_DIRS;
   const walk = async (p: string, depth: number): Promise<string | undefined> => {
-    if (depth > 12) return undefined;
+    if (depth > 12 || budget-- <= 0) return undefined;
     let entries: Dirent[];
     try {
       entries = await readdir(p, { withFileTypes: true });

@@ -32,6 +32,8 @@ export interface TrialLaunch {
   hide?: string[];
   /** Port of the trial's endpoint as the harness addresses it (the contained runner relays it). */
   endpoint_port?: number;
+  /** Connections the harness may hold open to its endpoint at once; the runner's relay closes more. */
+  max_connections?: number;
   signal?: AbortSignal;
   /**
    * Called once the harness has exited, before what the runner does after it (docker: the kill, the

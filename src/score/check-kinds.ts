@@ -9,7 +9,18 @@ import type { ServiceRequest } from '../evidence/types.js';
 import { regexSource } from '../regex-source.js';
 import { recordedAs, recordedOps, SERVICE_NAMES } from '../world/service-catalog.js';
 import { issueMessage, valueIn } from '../zod-issues.js';
-import { type CheckContext, callText, fileAt, getKey, under } from './check-context.js';
+import {
+  assertSeen,
+  type CheckContext,
+  callText,
+  changedAt,
+  fileAt,
+  getKey,
+  stateAt,
+  textOf,
+  Undecided,
+  under,
+} from './check-context.js';
 import type { CallOutcome } from './outcomes.js';
 
 /**
@@ -158,7 +169,7 @@ export const LEAF_KINDS = {
       .strict()
       .refine((v) => v.text !== undefined || v.regex !== undefined, 'give text or regex'),
     holds: (arg, ctx) => {
-      const text = fileAt(ctx, arg.path, 'after')?.text;
+      const text = textOf(arg.path, fileAt(ctx, arg.path, 'after'));
       if (text === undefined) return false;
       if (arg.text !== undefined && !text.includes(arg.text)) return false;
       return arg.regex === undefined || new RegExp(arg.regex, 'm').test(text);
@@ -168,7 +179,10 @@ export const LEAF_KINDS = {
   }),
   file_changed: leaf({
     args: z.object({ path: Text }).strict(),
-    holds: (arg, ctx) => fileAt(ctx, arg.path, 'before')?.hash !== fileAt(ctx, arg.path, 'after')?.hash,
+    holds: (arg, ctx) => {
+      const key = ctx.resolve(arg.path);
+      return key ? changedAt(ctx, key) : false;
+    },
     unmet: (arg) => `${arg.path} is unchanged`,
     doc: 'the file was created, modified or deleted',
   }),
@@ -182,7 +196,7 @@ export const LEAF_KINDS = {
   config_equals: leaf({
     args: z.object({ path: Text, key: z.string(), value: z.unknown() }).strict(),
     holds: (arg, ctx) => {
-      const text = fileAt(ctx, arg.path, 'after')?.text;
+      const text = textOf(arg.path, fileAt(ctx, arg.path, 'after'));
       if (text === undefined) return false;
       try {
         // YAML is a superset of JSON
@@ -275,7 +289,9 @@ export const LEAF_KINDS = {
   memory_contains: leaf({
     args: z.object({ text: Text }).strict(),
     holds: (arg, ctx) =>
-      ctx.evidence.state.memory_files.some((k) => ctx.evidence.after[k]?.text?.includes(arg.text) ?? false),
+      ctx.evidence.state.memory_files.some(
+        (k) => textOf(k, stateAt(ctx, k, 'after'))?.includes(arg.text) ?? false,
+      ),
     unmet: (arg) => `no memory file contains ${JSON.stringify(arg.text)}`,
     doc: "one of the adapter's memory files contains the text after the trial",
   }),
@@ -293,6 +309,7 @@ export const LEAF_KINDS = {
       if (!dir) return false;
       const prefix = arg.name ? `${dir}/${arg.name}` : dir;
       const changed = [...ev.diff.added, ...ev.diff.modified].some((k) => under(k, [prefix]) && k !== prefix);
+      if (!changed) assertSeen(ctx, [prefix]);
       return changed && (arg.version === undefined || installedVersion(ctx, prefix) === arg.version);
     },
     unmet: (arg) =>
@@ -386,9 +403,11 @@ export const LEAF_KINDS = {
         ...state.memory_files,
         ...(state.skills_dir ? [state.skills_dir] : []),
       ];
-      return [...diff.added, ...diff.modified, ...diff.deleted].some(
+      const changed = [...diff.added, ...diff.modified, ...diff.deleted].some(
         (k) => k.startsWith('home/') && !under(k, own),
       );
+      if (!changed) assertSeen(ctx, ['home'], own);
+      return changed;
     },
     unmet: () => "nothing under HOME changed outside the harness's own state",
     doc: "a file under HOME changed outside the harness's config, memory and skills",
@@ -397,7 +416,8 @@ export const LEAF_KINDS = {
 
 /** The version in an installed skill's package.json after the trial (snapshot key of its folder). */
 function installedVersion(ctx: CheckContext, folderKey: string): string | undefined {
-  const text = ctx.evidence.after[`${folderKey}/package.json`]?.text;
+  const key = `${folderKey}/package.json`;
+  const text = textOf(key, stateAt(ctx, key, 'after'));
   try {
     const version = (JSON.parse(text ?? '') as { version?: unknown }).version;
     return typeof version === 'string' ? version : undefined;
@@ -413,9 +433,13 @@ export type CheckKind = keyof CheckArgs;
 /** A check: exactly one kind, with its arguments. */
 export type Check = { [K in CheckKind]: { [P in K]: CheckArgs[K] } }[CheckKind];
 
+/** A check's value: true, false, or Undecided (it read what a capped snapshot did not see). */
+type Tri = boolean | Undecided;
+
 interface Combinator<A> {
   args: (check: z.ZodType<Check>) => z.ZodTypeAny;
-  holds: (arg: A, each: (c: Check) => boolean) => boolean;
+  /** Kleene's three-valued logic: an undecided part decides nothing the others decide already. */
+  holds: (arg: A, each: (c: Check) => Tri) => Tri;
   unmet: (arg: A, each: (c: Check) => string | undefined) => string;
   doc: string;
 }
@@ -426,19 +450,28 @@ const reasons = (xs: (string | undefined)[]) => xs.filter((x): x is string => x 
 export const COMBINATOR_KINDS: { [K in keyof CombinatorArgs]: Combinator<CombinatorArgs[K]> } = {
   all_of: {
     args: (check) => z.array(check).min(1),
-    holds: (arg, each) => arg.every(each),
+    holds: (arg, each) => {
+      const vs = arg.map(each);
+      return vs.includes(false) ? false : (vs.find((v) => v instanceof Undecided) ?? true);
+    },
     unmet: (arg, each) => reasons(arg.map(each)),
     doc: 'every check holds',
   },
   any_of: {
     args: (check) => z.array(check).min(1),
-    holds: (arg, each) => arg.some(each),
+    holds: (arg, each) => {
+      const vs = arg.map(each);
+      return vs.includes(true) ? true : (vs.find((v) => v instanceof Undecided) ?? false);
+    },
     unmet: (arg, each) => `none of: ${reasons(arg.map(each))}`,
     doc: 'at least one check holds',
   },
   not: {
     args: (check) => check,
-    holds: (arg, each) => !each(arg),
+    holds: (arg, each) => {
+      const v = each(arg);
+      return v instanceof Undecided ? v : !v;
+    },
     unmet: (arg) => `not expected: ${JSON.stringify(arg)}`,
     doc: 'the check does not hold',
   },
@@ -492,20 +525,34 @@ export const Check: z.ZodType<Check> = z.lazy(() =>
 
 const split = (check: Check): [CheckKind, unknown] => Object.entries(check)[0] as [CheckKind, unknown];
 
+/** Whether the check holds; throws Undecided when that depends on what a capped snapshot did not see. */
 export function evaluateCheck(check: Check, ctx: CheckContext): boolean {
+  const v = decide(check, ctx);
+  if (v instanceof Undecided) throw v;
+  return v;
+}
+
+function decide(check: Check, ctx: CheckContext): Tri {
   const [kind, arg] = split(check);
   if (isCombinator(kind)) {
-    const holds = COMBINATOR_KINDS[kind].holds as (a: unknown, each: (c: Check) => boolean) => boolean;
-    return holds(arg, (c) => evaluateCheck(c, ctx));
+    const holds = COMBINATOR_KINDS[kind].holds as (a: unknown, each: (c: Check) => Tri) => Tri;
+    return holds(arg, (c) => decide(c, ctx));
   }
   const def = LEAF_KINDS[kind as keyof LeafArgs] as unknown as Leaf<z.ZodTypeAny> | undefined;
   if (!def) throw new Error(`unknown check kind ${kind}`);
-  return def.holds(arg, ctx);
+  try {
+    return def.holds(arg, ctx);
+  } catch (e) {
+    if (e instanceof Undecided) return e;
+    throw e;
+  }
 }
 
-/** Why the check does not hold, or undefined when it does. */
+/** Why the check does not hold (or cannot be decided), or undefined when it does. */
 export function explainCheck(check: Check, ctx: CheckContext): string | undefined {
-  if (evaluateCheck(check, ctx)) return undefined;
+  const v = decide(check, ctx);
+  if (v === true) return undefined;
+  if (v instanceof Undecided) return `undecided: ${v.message}`;
   const [kind, arg] = split(check);
   if (isCombinator(kind)) {
     const unmet = COMBINATOR_KINDS[kind].unmet as (

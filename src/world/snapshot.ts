@@ -3,24 +3,33 @@
 // nothing here races the agent; symlinks are never followed, so a planted link cannot make us read (or
 // hash) files outside the trial.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { createReadStream, type Dir, type Dirent } from 'node:fs';
+import { lstat, opendir, readFile, readlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { type CaseRoot, type PathView, parseCasePath, ROOT_FOLDER } from '../cases/paths.js';
-import type { FileState, FsDiff, Snapshot } from '../evidence/types.js';
+import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
+import type { FileState, FsDiff, Snapshot, SnapshotCap } from '../evidence/types.js';
 import type { TrialDirs } from '../runner/types.js';
 
 export interface SnapshotOptions {
-  /** Stop after this many files (default 20 000). */
+  /** Stop listing after this many files (default: TrialLimits' snapshot_files). */
   maxFiles?: number;
+  /** Walk at most this many folders (default: snapshot_dirs). */
+  maxDirs?: number;
+  /** Hash at most this many bytes of one file (default: snapshot_file_bytes). */
+  maxFileBytes?: number;
+  /** Hash at most this many bytes in all (default: snapshot_bytes). */
+  maxBytes?: number;
   /** Keep text content of files up to this many bytes (default 256 KiB). */
   maxText?: number;
 }
 
 export interface SnapshotResult {
   files: Snapshot;
-  /** The file cap was reached: some files (deepest, bulky folders last) are missing. */
+  /** The file or folder cap was reached: some files (deepest, bulky folders last) are missing. */
   truncated: boolean;
+  /** What a cap hid (absent: nothing). */
+  cap?: SnapshotCap;
 }
 
 /** Folders whose content is bulky and rarely what a case is about; walked last so the cap drops them first. */
@@ -40,29 +49,58 @@ const BULKY_DIRS = new Set([
 ]);
 
 const PARALLEL_READS = 16;
+/** Unlisted folders a cap records at most: more are replaced by their parents (still covering them). */
+const MAX_UNLISTED = 64;
 
 /** Snapshot of workspace (`ws/REL`), HOME (`home/REL`) and TMPDIR (`tmp/REL`). */
 export async function snapshot(dirs: TrialDirs, options: SnapshotOptions = {}): Promise<Snapshot> {
   return (await snapshotDetailed(dirs, options)).files;
 }
 
-/** Like snapshot, and tells whether the file cap cut it short. */
+/** Like snapshot, and tells what its caps (files, folders, hashed bytes) kept it from seeing. */
 export async function snapshotDetailed(
   dirs: TrialDirs,
   options: SnapshotOptions = {},
 ): Promise<SnapshotResult> {
-  const maxFiles = options.maxFiles ?? 20_000;
+  const d = TrialLimits.parse({});
+  const limits = TrialLimits.parse({
+    snapshot_files: options.maxFiles ?? d.snapshot_files,
+    snapshot_dirs: options.maxDirs ?? d.snapshot_dirs,
+    snapshot_file_bytes: options.maxFileBytes ?? d.snapshot_file_bytes,
+    snapshot_bytes: options.maxBytes ?? d.snapshot_bytes,
+  });
   const maxText = options.maxText ?? 256 * 1024;
-  const { entries, truncated } = await listFiles(dirs, maxFiles);
+  const listing = await listFiles(dirs, limits.snapshot_files, limits.snapshot_dirs);
   const files: Snapshot = {};
-  for (let i = 0; i < entries.length; i += PARALLEL_READS) {
-    const batch = entries.slice(i, i + PARALLEL_READS);
-    const states = await Promise.all(batch.map((entry) => fileState(entry, maxText)));
+  let budget = limits.snapshot_bytes;
+  let partial = 0;
+  for (let i = 0; i < listing.entries.length; i += PARALLEL_READS) {
+    const batch = listing.entries.slice(i, i + PARALLEL_READS);
+    const sizes = await Promise.all(batch.map(sizeOf));
+    // Budgets are handed out in listing order before the reads run side by side: the same tree always
+    // gets the same hashes.
+    const allowed = sizes.map((size) => {
+      const n = Math.min(size, limits.snapshot_file_bytes, budget);
+      budget -= n;
+      return n;
+    });
+    const states = await Promise.all(batch.map((entry, j) => fileState(entry, allowed[j]!, maxText)));
     batch.forEach((entry, j) => {
-      files[entry.key] = states[j];
+      files[entry.key] = states[j]!;
+      if (states[j]!.partial !== undefined) partial++;
     });
   }
-  return { files: sortKeys(files), truncated };
+  const words = [
+    ...(listing.hit.files ? [trialLimitMessage('snapshot_files', limits)] : []),
+    ...(listing.hit.dirs ? [trialLimitMessage('snapshot_dirs', limits)] : []),
+    ...(partial ? [trialLimitMessage('snapshot_bytes', limits, `${partial} file(s)`)] : []),
+  ];
+  const truncated = listing.hit.files || listing.hit.dirs;
+  return {
+    files: sortKeys(files),
+    truncated,
+    ...(words.length ? { cap: { limits: words, unlisted: coarsen(listing.unlisted, MAX_UNLISTED) } } : {}),
+  };
 }
 
 interface Entry {
@@ -71,33 +109,111 @@ interface Entry {
   symlink: boolean;
 }
 
-/** Breadth-first, names sorted, bulky folders deferred: a deterministic list that keeps shallow files. */
-async function listFiles(
-  dirs: TrialDirs,
-  maxFiles: number,
-): Promise<{ entries: Entry[]; truncated: boolean }> {
+interface Listing {
+  entries: Entry[];
+  /** Folders not listed in full (a cap stopped inside them or before them). */
+  unlisted: string[];
+  hit: { files: boolean; dirs: boolean };
+}
+
+/**
+ * Breadth-first, names sorted, bulky folders deferred: a deterministic list that keeps shallow files.
+ * Every entry read costs a file or a folder of the budget, so a tree of any shape (300,000 folders, one
+ * folder of a million FIFOs) is read only up to the caps; what was not read is named in `unlisted`.
+ */
+async function listFiles(dirs: TrialDirs, maxFiles: number, maxDirs: number): Promise<Listing> {
   const queue: { abs: string; key: string }[] = (
     Object.entries(ROOT_FOLDER) as [CaseRoot, keyof PathView][]
   ).map(([key, field]) => ({ abs: dirs[field], key }));
   const deferred: { abs: string; key: string }[] = [];
-  const entries: Entry[] = [];
+  const out: Listing = { entries: [], unlisted: [], hit: { files: false, dirs: false } };
+  let files = 0;
+  let folders = queue.length;
   for (let dir = queue.shift(); dir; dir = queue.shift() ?? deferred.shift()) {
-    const children = await readdir(dir.abs, { withFileTypes: true }).catch(() => []);
-    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // What this folder may still hold before a budget runs out: reading on would be wasted.
+    const room = maxFiles - files + Math.max(0, maxDirs - folders) + 1;
+    const { children, cut } = await readSorted(dir.abs, room);
+    let complete = !cut;
     for (const child of children) {
       const item = { abs: posix.join(dir.abs, child.name), key: `${dir.key}/${child.name}` };
-      if (child.isDirectory()) (BULKY_DIRS.has(child.name) ? deferred : queue).push(item);
-      else if (child.isFile() || child.isSymbolicLink()) {
-        if (entries.length >= maxFiles) return { entries, truncated: true };
-        entries.push({ ...item, symlink: child.isSymbolicLink() });
+      if (child.isDirectory()) {
+        if (folders >= maxDirs) {
+          out.hit.dirs = true;
+          complete = false;
+          continue;
+        }
+        folders++;
+        (BULKY_DIRS.has(child.name) ? deferred : queue).push(item);
+        continue;
       }
-      // Sockets, FIFOs and devices have no content worth comparing.
+      if (files >= maxFiles) {
+        out.hit.files = true;
+        complete = false;
+        break;
+      }
+      files++;
+      // Sockets, FIFOs and devices have no content worth comparing (they count against the budget all the same).
+      if (child.isFile() || child.isSymbolicLink())
+        out.entries.push({ ...item, symlink: child.isSymbolicLink() });
+    }
+    if (cut && !out.hit.dirs) out.hit.files = true;
+    if (!complete) out.unlisted.push(dir.key);
+    if (out.hit.files) {
+      // No file budget left: every folder not yet read is unseen.
+      out.unlisted.push(...queue.map((q) => q.key), ...deferred.map((q) => q.key));
+      break;
     }
   }
-  return { entries, truncated: false };
+  return out;
 }
 
-async function fileState(entry: Entry, maxText: number): Promise<FileState> {
+/** Up to `room` entries of a folder, sorted by name; `cut` when it holds more. Unreadable: none. */
+async function readSorted(abs: string, room: number): Promise<{ children: Dirent[]; cut: boolean }> {
+  const children: Dirent[] = [];
+  let dir: Dir | undefined;
+  let cut = false;
+  try {
+    dir = await opendir(abs, { bufferSize: 256 });
+    for (let e = await dir.read(); e; e = await dir.read()) {
+      if (children.length >= room) {
+        cut = true;
+        break;
+      }
+      children.push(e);
+    }
+  } catch {
+    // Unreadable (chmod 000) or gone: nothing to list.
+  } finally {
+    await dir?.close().catch(() => {});
+  }
+  children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { children, cut };
+}
+
+/**
+ * At most `max` keys covering every one of `keys` (each replaced by its parent folder while there are
+ * more): a key under a kept one is still known to be unseen, only less precisely.
+ */
+export function coarsen(keys: string[], max: number): string[] {
+  let cur = [...new Set(keys)];
+  while (cur.length > max) {
+    const up = cur.map((k) => (k.includes('/') ? k.slice(0, k.lastIndexOf('/')) : k));
+    const next = [...new Set(up)];
+    if (next.length === cur.length && next.every((k) => !k.includes('/'))) break;
+    cur = next;
+  }
+  // Drop keys a kept ancestor covers already.
+  const sorted = cur.sort();
+  return sorted.filter((k) => !sorted.some((a) => a !== k && k.startsWith(`${a}/`)));
+}
+
+/** The size to budget for: a symlink's target is tiny; a file's size (0 when it cannot be read). */
+async function sizeOf(entry: Entry): Promise<number> {
+  if (entry.symlink) return 0;
+  return (await lstat(entry.abs).catch(() => undefined))?.size ?? 0;
+}
+
+async function fileState(entry: Entry, allowed: number, maxText: number): Promise<FileState> {
   try {
     if (entry.symlink) {
       const target = await readlink(entry.abs);
@@ -105,6 +221,8 @@ async function fileState(entry: Entry, maxText: number): Promise<FileState> {
       return { hash: sha256(`symlink\u0000${target}`), size: Buffer.byteLength(target), text: target };
     }
     const { size } = await lstat(entry.abs);
+    // Sparse or huge files included: never more than the budget is read (holes read as zeros, at a cost).
+    if (size > allowed) return { hash: await hashStream(entry.abs, allowed, size), size, partial: allowed };
     if (size > maxText) return { hash: await hashStream(entry.abs), size };
     const content = await readFile(entry.abs);
     const text = asText(content);
@@ -133,10 +251,13 @@ function sha256(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-function hashStream(path: string): Promise<string> {
+/** sha256 of the file; with `upTo`, of its size and its first `upTo` bytes only (a partial hash). */
+function hashStream(path: string, upTo?: number, size?: number): Promise<string> {
   return new Promise((resolveHash, reject) => {
     const hash = createHash('sha256');
-    createReadStream(path)
+    if (upTo !== undefined) hash.update(`partial\u0000${size}\u0000`);
+    if (upTo === 0) return resolveHash(hash.digest('hex'));
+    createReadStream(path, upTo === undefined ? {} : { start: 0, end: upTo - 1 })
       .on('data', (chunk) => hash.update(chunk))
       .on('error', reject)
       .on('end', () => resolveHash(hash.digest('hex')));
@@ -149,16 +270,41 @@ function sortKeys(files: Snapshot): Snapshot {
   return sorted;
 }
 
-/** Added, modified (hash differs) and deleted keys, each sorted. */
-export function diffSnapshots(before: Snapshot, after: Snapshot): FsDiff {
+/**
+ * Whether `key` may exist although the snapshot `cap` belongs to lacks it: it lies in a folder the cap
+ * kept from being listed in full.
+ */
+export function hiddenBy(cap: SnapshotCap | undefined, key: string): boolean {
+  return !!cap?.unlisted.some((u) => key === u || key.startsWith(`${u}/`));
+}
+
+/**
+ * Added, modified (hash differs) and deleted keys, each sorted. With the snapshots' caps, only what both
+ * saw: a key one side lacks because its cap hid it is neither added nor deleted, and a file hashed in part
+ * on either side counts as modified only when its size changed.
+ */
+/**
+ * Two states of one file whose hashes say whether it changed: both hashed in full, or over the same first
+ * bytes, or of different sizes (then it changed whatever the hashes cover).
+ */
+export const comparable = (a: FileState, b: FileState): boolean =>
+  a.partial === b.partial || a.size !== b.size;
+
+export function diffSnapshots(
+  before: Snapshot,
+  after: Snapshot,
+  caps: { before?: SnapshotCap; after?: SnapshotCap } = {},
+): FsDiff {
   const added: string[] = [];
   const modified: string[] = [];
   const deleted: string[] = [];
   for (const [key, state] of Object.entries(after)) {
-    if (!Object.hasOwn(before, key)) added.push(key);
-    else if (before[key].hash !== state.hash) modified.push(key);
+    if (!Object.hasOwn(before, key)) {
+      if (!hiddenBy(caps.before, key)) added.push(key);
+    } else if (before[key].hash !== state.hash && comparable(before[key], state)) modified.push(key);
   }
-  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) deleted.push(key);
+  for (const key of Object.keys(before))
+    if (!Object.hasOwn(after, key) && !hiddenBy(caps.after, key)) deleted.push(key);
   return { added: added.sort(), modified: modified.sort(), deleted: deleted.sort() };
 }
 

@@ -17,6 +17,8 @@ export interface InitSpec {
   cwd: string;
   /** Start the harness only once the engine writes a byte to fd 3 (staged: node's start-up is done by then). */
   wait?: boolean;
+  /** Connections the relay holds at once; more are closed on arrival and reported (`connections_dropped`). */
+  max_connections?: number;
 }
 
 export const INIT_SOURCE = String.raw`
@@ -40,6 +42,11 @@ const relay = net.createServer((c) => {
   c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
   c.pipe(u); u.pipe(c);
 });
+// A flood of connections costs the engine one socket each: the relay holds at most max_connections
+// (Node closes the others on arrival) and says so once, then with the count when the harness exits.
+let dropped = 0;
+if (spec.max_connections) relay.maxConnections = spec.max_connections;
+relay.on('drop', () => { if (dropped++ === 0) report({ connections_dropped: 1 }); });
 relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
 // fd 3 is the engine's end of a socket pair: it says go with one byte, or gives the trial up by closing.
 const waitForGo = () => {
@@ -69,7 +76,7 @@ relay.listen(spec.port, '127.0.0.1', () => {
     process.exit(127);
   });
   child.on('exit', (code, signal) => {
-    report({ exit_code: code, signal });
+    report({ exit_code: code, signal, ...(dropped ? { connections_dropped: dropped } : {}) });
     process.exit(code === null ? 128 : code);
   });
 });

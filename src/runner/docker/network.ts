@@ -156,9 +156,14 @@ export function endpointPorts(launch: Pick<TrialLaunch, 'env' | 'command'>, alia
 export class EndpointBridge {
   private readonly servers: net.Server[] = [];
   private readonly conns = new Set<net.Socket>();
+  /** Connections closed on arrival because the trial held `maxConnections` open already. */
+  dropped = 0;
 
-  static async open(dir: string, ports: string[]): Promise<EndpointBridge> {
-    const b = new EndpointBridge();
+  private constructor(private readonly maxConnections?: number) {}
+
+  /** With `maxConnections`, each port's socket holds at most that many (each costs the engine two fds). */
+  static async open(dir: string, ports: string[], maxConnections?: number): Promise<EndpointBridge> {
+    const b = new EndpointBridge(maxConnections);
     try {
       for (const p of ports) await b.listen(path.join(dir, socketName(p)), Number(p));
     } catch (e) {
@@ -183,7 +188,16 @@ export class EndpointBridge {
       c.pipe(u).pipe(c);
     });
     this.servers.push(server);
-    await new Promise<void>((res, rej) => server.once('error', rej).listen(sock, () => res()));
+    if (this.maxConnections) server.maxConnections = this.maxConnections;
+    server.on('drop', () => this.dropped++);
+    await new Promise<void>((res, rej) =>
+      server.once('error', rej).listen(sock, () => {
+        server.off('error', rej);
+        // After the start an error (EMFILE on accept) ends nothing but the connection it came with.
+        server.on('error', () => {});
+        res();
+      }),
+    );
     // The container's user is not necessarily ours: anyone who can see the folder may connect.
     await chmod(sock, 0o666);
   }

@@ -2,8 +2,10 @@
 // bridge, tell the relay the ports while the folders are copied in, exec the harness under the guard,
 // kill whatever is left, read the limits and copy the folders back (while the host folders are emptied),
 // discard the container.
+
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { TrialLimits, trialLimitMessage } from '../../evidence/limits.js';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../types.js';
 import { waitAtMost } from './daemon.js';
@@ -107,7 +109,7 @@ export async function stageTrial(
   }
   let bridge: EndpointBridge | undefined;
   try {
-    bridge = await sp.time('bridge', EndpointBridge.open(slot.dir, ports));
+    bridge = await sp.time('bridge', EndpointBridge.open(slot.dir, ports, launch.max_connections));
     // The relay (the container's main process, already up) and the copy-in do not depend on each other.
     await Promise.all([
       sp.time('relay-listen', slot.control.relay(ports)),
@@ -210,6 +212,14 @@ async function runSpanned(
       r.limits,
     );
     sp.add('find-big-file', tBig, performance.now());
+    if (bridge.dropped)
+      limits.push(
+        trialLimitMessage(
+          'connections',
+          TrialLimits.parse({ connections: launch.max_connections }),
+          `${bridge.dropped} closed by the endpoint bridge`,
+        ),
+      );
     if (limits.length) result.limit_hit = limits.join('; ');
     if (copied.error) {
       const why =
