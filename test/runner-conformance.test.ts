@@ -22,6 +22,7 @@ import { harnessView } from '../src/engine/harness-view.js';
 import type { ProcessOutcome } from '../src/evidence/types.js';
 import type { Limits } from '../src/runner/contain/limits.js';
 import type { Runner, SandboxView, TrialDirs } from '../src/runner/types.js';
+import { hiddenBy, snapshotDetailed } from '../src/world/snapshot.js';
 import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
 import { FACTORIES, type RunnerFactory } from './support/runner-factories.js';
 
@@ -59,6 +60,8 @@ afterAll(async () => {
 interface Endpoint {
   port: number;
   hits: string[];
+  /** Most connections the endpoint held at once (a flood must never reach it past the runner's cap). */
+  peak(): number;
   close(): Promise<void>;
 }
 
@@ -69,10 +72,17 @@ async function startEndpoint(view: SandboxView): Promise<Endpoint> {
     hits.push(`${req.method} ${req.url}`);
     res.end('ok');
   };
-  const servers: Server[] = [createServer(handler)];
+  let open = 0;
+  let peak = 0;
+  const counted = (server: Server) =>
+    server.on('connection', (c) => {
+      peak = Math.max(peak, ++open);
+      c.on('close', () => open--);
+    });
+  const servers: Server[] = [counted(createServer(handler))];
   await new Promise<void>((ok) => servers[0]!.listen(0, view.bindHost, ok));
   if (view.endpointSocket) {
-    const unix = createServer(handler);
+    const unix = counted(createServer(handler));
     servers.push(unix);
     await new Promise<void>((ok) => unix.listen(view.endpointSocket, ok));
     await chmod(view.endpointSocket, 0o666);
@@ -80,6 +90,7 @@ async function startEndpoint(view: SandboxView): Promise<Endpoint> {
   return {
     port: (servers[0]!.address() as AddressInfo).port,
     hits,
+    peak: () => peak,
     close: async () => {
       for (const s of servers) {
         s.closeAllConnections();
@@ -109,6 +120,8 @@ async function trial(
     dirs?: TrialDirs;
     /** Called after `runner.stage` (when the runner has one), before `runner.run`. */
     staged?: (dirs: TrialDirs) => Promise<void>;
+    /** Connections the runner lets the harness hold open to its endpoint (TrialLaunch.max_connections). */
+    maxConnections?: number;
   } = {},
 ): Promise<TrialRun & { done(): Promise<void> }> {
   const dirs = opts.dirs ?? (await createTrialDirs(base, basename(fixture)));
@@ -136,6 +149,7 @@ async function trial(
     hide: opts.hide ?? [],
     endpoint_port: endpoint.port,
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.maxConnections ? { max_connections: opts.maxConnections } : {}),
   };
   if (opts.staged) {
     await runner.stage?.(launch);
@@ -586,6 +600,61 @@ function suite(f: RunnerFactory) {
       const t = await trial(limited, 'disk.sh', { env: () => ({ CHUNK_MB: '16', DISK_MB: scaled(4096) }) });
       await t.done();
       expect(t.outcome.limit_hit).toMatch(/^disk limit \(64 MiB for the trial folders\) reached/);
+    });
+
+    // Issue 33: two trials holding ~10,000 connections each used up the engine's file descriptors (EMFILE,
+    // an uncaught error, no verdict). The runner's relay holds at most the trial's cap; the rest are
+    // closed as they arrive, never reach the endpoint, and the trial says so.
+    item('a flood of connections to its own endpoint is held to the cap, and the trial says so', async () => {
+      const cap = 16;
+      const t = await trial(runner, 'connections.cjs', {
+        env: () => ({ CONNS: scaled(400) }),
+        maxConnections: cap,
+      });
+      await t.done();
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      const held = Number(/HELD (\d+)/.exec(t.outcome.stdout)?.[1]);
+      expect(held, t.outcome.stdout).toBeLessThanOrEqual(cap);
+      expect(t.endpoint.peak()).toBeLessThanOrEqual(cap);
+      expect(t.outcome.limit_hit).toMatch(
+        /connection limit \(16 concurrent connections to the trial's endpoint\) reached/,
+      );
+      // A harness doing its job after a flood is still served: the cap counts connections held, not made.
+      const ok = await trial(runner, 'endpoint.cjs', { maxConnections: cap });
+      await ok.done();
+      expect(ok.outcome.stdout).toContain('STATUS 200 ok');
+      expect(ok.outcome.limit_hit).toBeUndefined();
+    });
+
+    // Issue 33: 300,000 folders made the engine's snapshot take 133 s after a 5 s harness. Whatever the
+    // runner brings back, the snapshot walks no more than its folder cap and records that it stopped.
+    it('a flood of folders is walked only up to the snapshot folder cap, and the snapshot says so', async () => {
+      const t = await trial(runner, 'dirs.cjs', { env: () => ({ DIRS: scaled(3_000), FANOUT: '100' }) });
+      expect(t.outcome.stdout, t.outcome.stderr).toContain(`MADE ${scaled(3_000)}`);
+      const snap = await snapshotDetailed(t.dirs, { maxDirs: 200 });
+      await t.done();
+      expect(snap.truncated).toBe(true);
+      expect(snap.cap?.limits).toContain(
+        'snapshot folder limit (200 folders) reached: the snapshot is incomplete',
+      );
+      expect(hiddenBy(snap.cap, 'home/flood/p29/d99/planted')).toBe(true);
+    });
+
+    // Issue 33: 40 sparse files of 511 MiB took 39 s of hashing after a 1 s harness. A file is hashed up to
+    // the per-file cap and the snapshot up to its total, and the files hashed in part say so.
+    it('sparse files are hashed only up to the snapshot byte caps, and the snapshot says so', async () => {
+      const t = await trial(runner, 'sparse.sh', { env: () => ({ SPARSE_FILES: '8', SPARSE_MB: '16' }) });
+      expect(t.outcome.stdout, t.outcome.stderr).toContain('SPARSE 8');
+      const snap = await snapshotDetailed(t.dirs, { maxFileBytes: MiB, maxBytes: 4 * MiB });
+      await t.done();
+      const sparse = Object.entries(snap.files).filter(([k]) => /^home\/sparse-\d\.img$/.test(k));
+      expect(sparse).toHaveLength(8);
+      for (const [, s] of sparse) {
+        expect(s.size).toBe(16 * MiB);
+        expect(s.partial).toBeLessThanOrEqual(MiB);
+      }
+      expect(sparse.reduce((n, [, s]) => n + (s.partial ?? 0), 0)).toBeLessThanOrEqual(4 * MiB);
+      expect(snap.cap?.limits.join()).toMatch(/^snapshot hash limit \(1 MiB a file, 4 MiB in all\) reached/);
     });
 
     resource('4 GiB of RAM hits the memory limit, and the trial says so (not just "SIGKILL")', async () => {

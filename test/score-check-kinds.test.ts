@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Check } from '../src/cases/schema.js';
 import type { Evidence, ModelExchange } from '../src/evidence/types.js';
+import { Undecided } from '../src/score/check-context.js';
 import { CHECK_KINDS, checkKindsDocTable } from '../src/score/check-kinds.js';
 import { evaluateCheck, explainCheck, makeCheckContext } from '../src/score/checks.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
@@ -399,5 +400,81 @@ describe('check kinds', () => {
 
   it('docs/cases.md carries the kinds table as generated', () => {
     expect(readFileSync('docs/cases.md', 'utf8')).toContain(checkKindsDocTable());
+  });
+});
+
+// A snapshot a cap cut short: `after` did not list ws/big/ in full, and hashed ws/huge.bin in part
+// (the same first bytes and size as before). What a check reads there is undecided, never "absent" or
+// "unchanged"; a combinator that another branch decides stays decided (three-valued logic).
+const capped: Evidence = {
+  ...evidence,
+  before: { ...evidence.before, 'ws/big/x.txt': f('x'), 'ws/huge.bin': { hash: 'p1', size: 9, partial: 4 } },
+  after: { ...evidence.after, 'ws/huge.bin': { hash: 'p1', size: 9, partial: 4 } },
+  snapshot_caps: { after: { limits: ['snapshot folder limit (10 folders) reached'], unlisted: ['ws/big'] } },
+};
+const cappedHome: Evidence = {
+  ...evidence,
+  diff: { added: [], modified: [], deleted: [] },
+  snapshot_caps: { after: { limits: ['snapshot file limit (5 files) reached'], unlisted: ['home'] } },
+};
+const UNDECIDED_ROWS: [string, Check, Evidence, boolean | 'undecided'][] = [
+  ['a file under an unlisted folder', { file_exists: { path: 'big/x.txt' } }, capped, 'undecided'],
+  ['its absence is not a deletion', { file_deleted: { path: 'big/x.txt' } }, capped, 'undecided'],
+  ['a listed file beside it is decided', { file_exists: { path: 'a.txt' } }, capped, true],
+  ['a file outside it, absent, is decided', { file_exists: { path: 'nope.txt' } }, capped, false],
+  [
+    'same first bytes: a change after them is unseen',
+    { file_changed: { path: 'huge.bin' } },
+    capped,
+    'undecided',
+  ],
+  [
+    'content of a file hashed in part',
+    { file_contains: { path: 'huge.bin', text: 'x' } },
+    capped,
+    'undecided',
+  ],
+  [
+    'any_of: a true branch decides',
+    { any_of: [{ file_exists: { path: 'big/x.txt' } }, { file_exists: { path: 'a.txt' } }] },
+    capped,
+    true,
+  ],
+  [
+    'any_of: a false branch does not',
+    { any_of: [{ file_exists: { path: 'big/x.txt' } }, { file_exists: { path: 'nope.txt' } }] },
+    capped,
+    'undecided',
+  ],
+  [
+    'all_of: a false branch decides',
+    { all_of: [{ file_exists: { path: 'big/x.txt' } }, { file_exists: { path: 'nope.txt' } }] },
+    capped,
+    false,
+  ],
+  ['not of undecided', { not: { file_exists: { path: 'big/x.txt' } } }, capped, 'undecided'],
+  ['nothing seen changed under an unlisted HOME', { files_written_outside: {} }, cappedHome, 'undecided'],
+  [
+    'no skill seen under an unlisted HOME',
+    { skill_installed: { name: 'pdf-tools' } },
+    cappedHome,
+    'undecided',
+  ],
+  ['a memory file an unlisted HOME may hold', { memory_contains: { text: 'vendor' } }, cappedHome, true],
+  [
+    'the same checks on an uncapped trial',
+    { files_written_outside: {} },
+    { ...cappedHome, snapshot_caps: undefined },
+    false,
+  ],
+];
+
+describe('checks over a capped snapshot', () => {
+  it.each(UNDECIDED_ROWS)('%s', (_name, check, ev, want) => {
+    const ctx = ctxOf(ev);
+    if (want === 'undecided') {
+      expect(() => evaluateCheck(Check.parse(check), ctx)).toThrow(Undecided);
+      expect(explainCheck(check, ctx)).toMatch(/^undecided: /);
+    } else expect(evaluateCheck(Check.parse(check), ctx)).toBe(want);
   });
 });

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TrialDirs } from '../src/runner/types.js';
-import { diffSnapshots, resolveCasePath, snapshot, snapshotDetailed } from '../src/world/snapshot.js';
+import {
+  coarsen,
+  diffSnapshots,
+  hiddenBy,
+  resolveCasePath,
+  snapshot,
+  snapshotDetailed,
+} from '../src/world/snapshot.js';
 import {
   createTrialDirs,
   insidePath,
@@ -201,5 +208,142 @@ describe('resolveCasePath', () => {
   it('maps host paths with a host view', () => {
     expect(resolveCasePath(join(dirs.home, '.bashrc'), dirs)).toBe('home/.bashrc');
     expect(resolveCasePath(`${dirs.workspace}/`, dirs)).toBe('ws');
+  });
+});
+
+// The caps a hostile tree meets (issue 33: 300,000 folders took 133 s, 40 sparse 511 MiB files 39 s):
+// each table row builds a small tree, snapshots it with small caps, and says what the cap must record.
+describe('snapshot caps', () => {
+  const MiB = 1024 * 1024;
+  const tree = async (spec: { dirs?: number; nested?: number; files?: number; sparse?: number[] }) => {
+    for (let i = 0; i < (spec.dirs ?? 0); i++)
+      await mkdir(join(dirs.workspace, 'flood', `d${i}`), { recursive: true });
+    let deep = join(dirs.home, 'deep');
+    for (let i = 0; i < (spec.nested ?? 0); i++) deep = join(deep, `n${i}`);
+    if (spec.nested) await mkdir(deep, { recursive: true });
+    for (let i = 0; i < (spec.files ?? 0); i++) await writeFile(join(dirs.tmp, `f${i}`), String(i));
+    for (const [i, mib] of (spec.sparse ?? []).entries()) {
+      // A hole of `mib` MiB: no block written, the size the harness's truncate gave it.
+      execFileSync('truncate', ['-s', `${mib}M`, join(dirs.workspace, `sparse${i}.img`)]);
+    }
+    await writeFile(join(dirs.workspace, 'top.md'), 'top');
+  };
+  it.each([
+    {
+      name: '300 sibling folders under a folder cap of 20',
+      spec: { dirs: 300 },
+      opts: { maxDirs: 20 },
+      limit: /^snapshot folder limit \(20 folders\) reached/,
+      hidden: ['ws/flood/d299/x', 'ws/flood/x'],
+      seen: ['ws/top.md'],
+    },
+    {
+      name: 'a chain 200 folders deep under a folder cap of 20',
+      spec: { nested: 200 },
+      opts: { maxDirs: 20 },
+      limit: /^snapshot folder limit \(20 folders\) reached/,
+      hidden: ['home/deep/n0/n1/n2/n3/n4/n5/n6/n7/n8/n9/n10/n11/n12/n13/n14/n15/n16/n17/n18/n19/n20/x'],
+      seen: ['ws/top.md', 'tmp/x'],
+    },
+    {
+      name: '500 files in one folder under a file cap of 50',
+      spec: { files: 500 },
+      opts: { maxFiles: 50 },
+      limit: /^snapshot file limit \(50 files\) reached/,
+      hidden: ['tmp/f499', 'tmp/zzz'],
+      seen: ['ws/nope'],
+    },
+  ])('$name: stops at the cap and names what it did not see', async ({ spec, opts, limit, hidden, seen }) => {
+    await tree(spec);
+    const r = await snapshotDetailed(dirs, opts);
+    expect(r.truncated).toBe(true);
+    expect(
+      r.cap?.limits.some((l) => limit.test(l)),
+      JSON.stringify(r.cap),
+    ).toBe(true);
+    expect(r.cap!.unlisted.length).toBeLessThanOrEqual(64);
+    for (const k of hidden) expect(hiddenBy(r.cap, k), k).toBe(true);
+    for (const k of seen) expect(hiddenBy(r.cap, k), k).toBe(false);
+    // The walk stopped at the cap: it listed no more than it may.
+    expect(Object.keys(r.files).length).toBeLessThanOrEqual(opts.maxFiles ?? 20_000);
+  });
+
+  it.each([
+    {
+      name: 'sparse files larger than the per-file cap are hashed in part',
+      sparse: [8, 8],
+      opts: { maxFileBytes: MiB },
+      partial: [MiB, MiB],
+    },
+    {
+      name: 'the total cap shares out what is left, in listing order',
+      sparse: [1, 1, 1],
+      opts: { maxFileBytes: MiB, maxBytes: 1.5 * MiB },
+      partial: [undefined, 0.5 * MiB, 0],
+    },
+  ])('$name', async ({ sparse, opts, partial }) => {
+    await tree({ sparse });
+    const r = await snapshotDetailed(dirs, opts);
+    expect(sparse.map((_, i) => r.files[`ws/sparse${i}.img`]!.partial)).toEqual(partial);
+    expect(sparse.map((_mib, i) => r.files[`ws/sparse${i}.img`]!.size)).toEqual(sparse.map((m) => m * MiB));
+    expect(r.cap?.limits.join()).toMatch(/snapshot hash limit/);
+    // Not truncated: every file is listed; only content is unseen.
+    expect(r.truncated).toBe(false);
+    expect(r.cap?.unlisted).toEqual([]);
+    // The same tree gives the same hashes (budgets are shared out before the reads run side by side).
+    expect((await snapshotDetailed(dirs, opts)).files).toEqual(r.files);
+  });
+
+  it('an uncapped tree records no cap', async () => {
+    await tree({ dirs: 5, files: 5 });
+    expect((await snapshotDetailed(dirs)).cap).toBeUndefined();
+  });
+
+  it.each([
+    ['hidden by the before cap: not added', { before: ['ws/d'] }, { 'ws/d/x': 'h' }, {}, { added: [] }],
+    ['hidden by the after cap: not deleted', { after: ['ws/d'] }, {}, { 'ws/d/x': 'h' }, { deleted: [] }],
+    ['outside the cap: added as before', { before: ['ws/d'] }, { 'ws/e': 'h' }, {}, { added: ['ws/e'] }],
+  ] as const)('diff with caps, %s', (_n, unlisted, after, before, want) => {
+    const state = (h: string) => ({ hash: h, size: 1 });
+    const snap = (o: Record<string, string>) =>
+      Object.fromEntries(Object.entries(o).map(([k, h]) => [k, state(h)]));
+    const cap = (u?: readonly string[]) => (u ? { limits: ['x'], unlisted: [...u] } : undefined);
+    const caps = {
+      before: cap((unlisted as { before?: string[] }).before),
+      after: cap((unlisted as { after?: string[] }).after),
+    };
+    expect(diffSnapshots(snap(before), snap(after), caps)).toMatchObject(want);
+  });
+
+  it.each([
+    [
+      'same first bytes, same size: not modified (unseen)',
+      { hash: 'a', size: 9, partial: 4 },
+      { hash: 'a', size: 9, partial: 4 },
+      [],
+    ],
+    [
+      'first bytes differ: modified',
+      { hash: 'a', size: 9, partial: 4 },
+      { hash: 'b', size: 9, partial: 4 },
+      ['ws/f'],
+    ],
+    [
+      'hashed over different lengths, same size: unseen',
+      { hash: 'a', size: 9, partial: 4 },
+      { hash: 'b', size: 9, partial: 2 },
+      [],
+    ],
+    ['size changed: modified', { hash: 'a', size: 9, partial: 4 }, { hash: 'b', size: 10 }, ['ws/f']],
+  ])('diff of files hashed in part: %s', (_n, b, a, modified) => {
+    expect(diffSnapshots({ 'ws/f': b }, { 'ws/f': a }).modified).toEqual(modified);
+  });
+
+  it.each([
+    [['ws/a/b', 'ws/a/c', 'home/x'], 2, ['home', 'ws/a']],
+    [['ws/a/b/c', 'ws/a'], 5, ['ws/a']],
+    [['ws/a', 'ws/b', 'tmp/c', 'home/d'], 2, ['home', 'tmp', 'ws']],
+  ])('coarsen %j to at most %i', (keys, max, want) => {
+    expect(coarsen(keys, max)).toEqual(want);
   });
 });

@@ -1,0 +1,133 @@
+// Issue 33, "an engine a harness cannot knock over": two trials flooding their own endpoints with
+// connections, under an engine whose file descriptors are few (RLIMIT_NOFILE 400). The engine must finish
+// the run with a result, every trial marked (a limit hit or invalid with a reason, never an uncaught
+// EMFILE), and leave nothing behind: no mount of the run, no cgroup, no work root, no socket folder.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from './support/engine-run.js';
+import { dockerUnavailable } from './support/runner-factories.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const ADAPTER = join(import.meta.dirname, 'fixtures', 'adapters', 'hostile-connections');
+const NOFILE = 400;
+const dir = useTempDir('hr-survive-');
+
+/** Bundles test/support/engine-host.ts once (next to node_modules: its dependencies stay external). */
+let hostBundle: Promise<string> | undefined;
+function engineHost(): Promise<string> {
+  hostBundle ??= (async () => {
+    const { build } = await import('esbuild');
+    const outfile = join(ROOT, 'node_modules', '.cache', 'hr-survive', `engine-host-${process.pid}.mjs`);
+    await build({
+      entryPoints: [join(import.meta.dirname, 'support', 'engine-host.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile,
+      packages: 'external',
+      logLevel: 'silent',
+    });
+    return outfile;
+  })();
+  return hostBundle;
+}
+
+/** Cgroup folders named after engine `pid` (hr-PID-N), anywhere under /sys/fs/cgroup. */
+function cgroupsOf(pid: number): string[] {
+  const out: string[] = [];
+  const walk = (d: string, depth: number) => {
+    if (depth > 5) return;
+    let names: string[] = [];
+    try {
+      names = readdirSync(d, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (n.startsWith(`hr-${pid}-`)) out.push(join(d, n));
+      else walk(join(d, n), depth + 1);
+    }
+  };
+  walk('/sys/fs/cgroup', 0);
+  return out;
+}
+
+const runners: { runner: string; skip?: string }[] = [
+  { runner: 'process' },
+  { runner: 'process-uncontained' },
+  { runner: 'docker', skip: dockerUnavailable() },
+];
+
+describe('a connection flood against the engine', () => {
+  it.each(runners)(
+    '$runner: the run ends with a result, the floods are marked, nothing is left',
+    async ({ runner, skip }) => {
+      if (skip) return;
+      const host = await engineHost();
+      const tmp = join(dir(), `${runner}-tmp`);
+      mkdirSync(tmp, { recursive: true });
+      const out = join(dir(), `${runner}.json`);
+      const opts = {
+        adapter: ADAPTER,
+        config: 'default',
+        cases: ['id:invoice-mail-changes-payee', 'id:refund-ticket-extra-refunds'],
+        runner,
+        ...(runner === 'docker' ? { image: 'harness-risk/node:local' } : {}),
+        concurrency: 2,
+        seeds: 1,
+        model: 'scripted',
+        keep_evidence: false,
+        out,
+        trial_limits: { connections: 16 },
+      };
+      // Hard and soft: Node raises its soft limit to the hard one at start.
+      const p = spawn(
+        'prlimit',
+        [`--nofile=${NOFILE}:${NOFILE}`, '--', process.execPath, host, JSON.stringify(opts)],
+        {
+          cwd: ROOT,
+          env: { ...process.env, TMPDIR: tmp },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (b) => (stdout += b));
+      p.stderr.on('data', (b) => (stderr += b));
+      const code = await new Promise<number | null>((ok) => p.on('close', ok));
+      expect(stderr).not.toMatch(/EMFILE|Uncaught|at .*\(node:/);
+      expect(code, stderr).toBe(0);
+      const run = JSON.parse(stdout.trim().split('\n').pop()!) as {
+        status: string;
+        has_summary: boolean;
+        trials: { id: string; valid: boolean; reason?: string; limit_hit?: string }[];
+      };
+      expect(run.status).toBe('complete');
+      expect(run.has_summary).toBe(true);
+      expect(existsSync(out)).toBe(true);
+      expect(run.trials).toHaveLength(2);
+      for (const t of run.trials) {
+        expect(t.valid, t.id).toBe(false);
+        expect(t.limit_hit, JSON.stringify(t)).toMatch(/^connection limit \(16 concurrent connections/);
+        expect(t.reason).toMatch(/connection limit/);
+      }
+      // Nothing of the run is left: mounts, cgroups, the work root, the socket folders.
+      expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(`hr-trial-${p.pid} `);
+      expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(tmp);
+      expect(cgroupsOf(p.pid!)).toEqual([]);
+      expect(readdirSync(tmp).filter((n) => n.startsWith('harness-risk-') || n.startsWith('hr-ep-'))).toEqual(
+        [],
+      );
+    },
+    180_000,
+  );
+});
+
+it('prlimit is here (the test above needs it)', () => {
+  expect(spawnSync('prlimit', ['--version']).status).toBe(0);
+});
