@@ -7,6 +7,7 @@ import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
+import { fitConnections, TrialLimits } from '../evidence/limits.js';
 import { checkOutputPath } from '../output-path.js';
 import { actionRoot, builtinCasesDir, defaultCacheDir } from '../paths.js';
 import { WrittenFiles } from '../result/integrity.js';
@@ -334,6 +335,9 @@ export async function runTargets(
     // `concurrency` harnesses at once; the trials ahead of them are prepared (and the last ones scored)
     // meanwhile. Follow-up jobs a trial appends to todo are run too, at full concurrency.
     const harnessSlots = new Gate(opts.concurrency);
+    // Every trial's endpoint connections together fit the engine's file descriptors (issue 33).
+    const asked = TrialLimits.parse(opts.trial_limits ?? {});
+    const trialLimits = { ...asked, connections: fitConnections(asked.connections, opts.concurrency) };
     // Why a trial must not start now (checked when its job begins and again at its slot): an interrupt, or
     // the spending cap reached (what was not run is invalid, never safe).
     const notStartedReason = (): string | undefined => {
@@ -383,7 +387,7 @@ export async function runTargets(
             signal: opts.signal,
             written,
             harnessSlot: inSlot,
-            ...(opts.trial_limits ? { limits: opts.trial_limits } : {}),
+            limits: trialLimits,
             ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}),
           });
           // The abort reached this trial's harness: what it recorded is not a measurement.

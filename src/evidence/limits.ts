@@ -3,6 +3,7 @@
 // not be able to exhaust the engine's file descriptors or stall it for minutes; each cap it reaches is
 // named in the trial's `limit_hit`, and a capped snapshot is recorded in the evidence (`snapshot_caps`)
 // so that checks over what it did not see are undecided, never "no change".
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fmtBytes } from '../runner/contain/limits.js';
 
@@ -48,4 +49,34 @@ export function trialLimitMessage(kind: TrialLimitKind, limits: TrialLimits, det
     snapshot_bytes: `snapshot hash limit (${bytes(limits.snapshot_file_bytes)} a file, ${bytes(limits.snapshot_bytes)} in all) reached: some files were hashed in part`,
   }[kind];
   return detail ? `${what} (${detail})` : what;
+}
+
+/** This process's soft limit on open files (RLIMIT_NOFILE, from /proc/self/limits), if it can tell. */
+export function openFileLimit(limitsText?: string): number | undefined {
+  let text = limitsText;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/self/limits', 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+  const m = /^Max open files\s+(\d+)/m.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Descriptors one held connection can cost the engine (docker: the bridge's two and the endpoint's one). */
+const FDS_PER_CONNECTION = 3;
+/** Never fewer than this per trial: a harness needs a handful of connections at once. */
+const MIN_CONNECTIONS = 8;
+
+/**
+ * The per-trial connection cap that fits this engine's file descriptors: all trials at their cap together
+ * use at most half of them (the rest is for files, pipes, sandboxes and the result). Node cannot raise its
+ * own hard limit, so the engine bounds what each trial may use instead.
+ */
+export function fitConnections(connections: number, concurrency: number, nofile = openFileLimit()): number {
+  if (!nofile) return connections;
+  const share = Math.floor(nofile / 2 / (Math.max(1, concurrency) * FDS_PER_CONNECTION));
+  return Math.max(MIN_CONNECTIONS, Math.min(connections, share));
 }
