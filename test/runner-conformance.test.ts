@@ -613,8 +613,10 @@ function suite(f: RunnerFactory) {
       });
       await t.done();
       expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
-      const held = Number(/HELD (\d+)/.exec(t.outcome.stdout)?.[1]);
-      expect(held, t.outcome.stdout).toBeLessThanOrEqual(cap);
+      // What reaches the engine's side is capped (docker's relay inside the container may hold more, at
+      // the container's own cost); the harness saw some of its connections closed.
+      expect(t.outcome.stdout, t.outcome.stderr).toMatch(/HELD \d+/);
+      expect(Number(/CLOSED (\d+)/.exec(t.outcome.stdout)?.[1]), t.outcome.stdout).toBeGreaterThan(0);
       expect(t.endpoint.peak()).toBeLessThanOrEqual(cap);
       expect(t.outcome.limit_hit).toMatch(
         /connection limit \(16 concurrent connections to the trial's endpoint\) reached/,

@@ -118,8 +118,8 @@ interface Listing {
 
 /**
  * Breadth-first, names sorted, bulky folders deferred: a deterministic list that keeps shallow files.
- * Every entry read costs a file or a folder of the budget, so a tree of any shape (300,000 folders, one
- * folder of a million FIFOs) is read only up to the caps; what was not read is named in `unlisted`.
+ * At most maxFiles + maxDirs entries are read in all, so a tree of any shape (300,000 folders, one folder
+ * of a million FIFOs) costs no more than the caps; what was not read is named in `unlisted`.
  */
 async function listFiles(dirs: TrialDirs, maxFiles: number, maxDirs: number): Promise<Listing> {
   const queue: { abs: string; key: string }[] = (
@@ -129,10 +129,11 @@ async function listFiles(dirs: TrialDirs, maxFiles: number, maxDirs: number): Pr
   const out: Listing = { entries: [], unlisted: [], hit: { files: false, dirs: false } };
   let files = 0;
   let folders = queue.length;
+  // Every entry read costs one, whatever it is (a folder past the cap too): reading stops at the sum.
+  let room = maxFiles + maxDirs;
   for (let dir = queue.shift(); dir; dir = queue.shift() ?? deferred.shift()) {
-    // What this folder may still hold before a budget runs out: reading on would be wasted.
-    const room = maxFiles - files + Math.max(0, maxDirs - folders) + 1;
     const { children, cut } = await readSorted(dir.abs, room);
+    room -= children.length;
     let complete = !cut;
     for (const child of children) {
       const item = { abs: posix.join(dir.abs, child.name), key: `${dir.key}/${child.name}` };
@@ -158,8 +159,8 @@ async function listFiles(dirs: TrialDirs, maxFiles: number, maxDirs: number): Pr
     }
     if (cut && !out.hit.dirs) out.hit.files = true;
     if (!complete) out.unlisted.push(dir.key);
-    if (out.hit.files) {
-      // No file budget left: every folder not yet read is unseen.
+    if (out.hit.files || cut) {
+      // Nothing more may be read: every folder not yet read is unseen.
       out.unlisted.push(...queue.map((q) => q.key), ...deferred.map((q) => q.key));
       break;
     }
