@@ -102,17 +102,24 @@ export interface Limits {
   fileSize: number;
 }
 
+/**
+ * Docker mounts a tmpfs `noexec` unless told `exec`. The process runner's trial folders and /tmp are
+ * executable, so harnesses that write a script into TMPDIR and run it (and the `svc` shim in bin/) work
+ * there; the same harness must get the same labels here. nosuid and nodev stay.
+ */
+export const TMPFS_FLAGS = 'rw,exec,nosuid,nodev';
+
 /** No network, no capabilities, no new privileges, read-only root, the trial folders on a capped tmpfs. */
 export function hostConfig(
   mounts: Docker.MountSettings[],
   o: Limits & { readOnlyRootfs: boolean; hostAliases: string[]; uid: number; gid: number },
 ): Docker.HostConfig {
   const tmpfs: Record<string, string> = {
-    [SANDBOX_PATHS.trial]: `rw,nosuid,nodev,size=${o.disk},nr_inodes=${o.inodes},uid=${o.uid},gid=${o.gid},mode=0755`,
+    [SANDBOX_PATHS.trial]: `${TMPFS_FLAGS},size=${o.disk},nr_inodes=${o.inodes},uid=${o.uid},gid=${o.gid},mode=0755`,
   };
   if (o.readOnlyRootfs) {
-    tmpfs['/tmp'] = 'rw,nosuid,nodev,size=256m,mode=1777';
-    tmpfs['/var/tmp'] = 'rw,nosuid,nodev,size=64m,mode=1777';
+    tmpfs['/tmp'] = `${TMPFS_FLAGS},size=256m,mode=1777`;
+    tmpfs['/var/tmp'] = `${TMPFS_FLAGS},size=64m,mode=1777`;
     tmpfs['/run'] = 'rw,nosuid,nodev,size=16m,mode=755';
   }
   return {
