@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Phase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
+import { attestedContainment, verifyingKeys } from '../result/attestation.js';
 import { RESULT_SCHEMA_VERSION, RunResult } from '../result/schema.js';
 import { sampled, summarize } from '../score/summarize.js';
 import { issueMessage } from '../zod-issues.js';
@@ -115,8 +116,13 @@ export function parseRunResult(raw: unknown, where: string): RunResult {
     );
   }
   // The summary is derived from the trials, never read: a file whose summary disagrees with its own
-  // trials (edited, or rewritten by a hostile harness) reports what its trials say.
-  return { ...parsed.data, summary: summarize(parsed.data.trials, sampled(parsed.data.model.mode)) };
+  // trials (edited, or rewritten by a hostile harness) reports what its trials say. Its containment is
+  // a claim this engine believes only with a valid attestation (else `unverified`).
+  return {
+    ...parsed.data,
+    containment: attestedContainment(raw, parsed.data, verifyingKeys()),
+    summary: summarize(parsed.data.trials, sampled(parsed.data.model.mode)),
+  };
 }
 
 export function readJsonFile(path: string, what: string): unknown {

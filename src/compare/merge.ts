@@ -1,6 +1,6 @@
 // Merging run results of shards (or of several `run-result` files) into one result for one report.
 import { UserError } from '../errors.js';
-import type { RunResult } from '../result/schema.js';
+import type { RunnerInfo, RunResult } from '../result/schema.js';
 import { runUsage, sampled, summarize } from '../score/summarize.js';
 
 /**
@@ -45,8 +45,11 @@ export function mergeRunResults(results: RunResult[], names: string[] = []): Run
     .filter((x): x is string => !!x)
     .sort()
     .at(-1);
+  const { attestation: _signedOne, ...rest } = first!;
   return {
-    ...first!,
+    ...rest,
+    // What contained the merge is what contained its weakest part.
+    ...(first!.containment ? { containment: weakestContainment(results) } : {}),
     status: results.every((r) => r.status === 'complete') ? 'complete' : 'interrupted',
     started_at: started,
     ...(finished ? { finished_at: finished } : {}),
@@ -65,4 +68,21 @@ export function mergeRunResults(results: RunResult[], names: string[] = []): Run
     summary: summarize(allTrials, sampled(first!.model.mode)),
     ...runUsage(allTrials),
   };
+}
+
+/** Uncontained, then unverified (or not recorded), then contained: the weakest claim wins. */
+const RANK: Record<string, number> = { uncontained: 0, unverified: 1, namespaces: 2, container: 2 };
+
+export function weakestContainment(results: RunResult[]): RunnerInfo {
+  const claims = results.map(
+    (r) =>
+      r.containment ?? {
+        name: r.runner,
+        containment: 'unverified' as const,
+        mechanism: 'not recorded',
+        claimed: 'not recorded',
+        reason: 'a merged result records no containment',
+      },
+  );
+  return claims.reduce((a, b) => ((RANK[b.containment] ?? 1) < (RANK[a.containment] ?? 1) ? b : a));
 }

@@ -10,6 +10,7 @@ import { UserError } from '../errors.js';
 import { fitConnections, TrialLimits } from '../evidence/limits.js';
 import { checkOutputPath } from '../output-path.js';
 import { actionRoot, builtinCasesDir, defaultCacheDir } from '../paths.js';
+import { engineSigner } from '../result/attestation.js';
 import { WrittenFiles } from '../result/integrity.js';
 import type { ResultHeader } from '../result/journal.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
@@ -284,6 +285,12 @@ export async function runTargets(
     line: lc.line,
     artifact: lc.case.inject.artifact,
   }));
+  // The engine attests what contained the trials (the file alone is only a claim): made once, at finish.
+  let sign: ReturnType<typeof engineSigner> | undefined;
+  const signer = () =>
+    (sign ??= engineSigner(runner.info?.().containment === 'uncontained', (message) =>
+      opts.on_progress?.({ kind: 'notice', message }),
+    ));
   const writers = targets.map((t) => {
     const harness = harnessOf(t.repoDir);
     const header: ResultHeader = {
@@ -308,6 +315,7 @@ export async function runTargets(
     // A subset target lists only the cases it ran (the header names every candidate).
     return new ResultWriter(t.out, header, written, {
       carried,
+      sign: (doc) => signer()(doc),
       ...(t.only || t.skip ? { onlyCasesRun: true } : {}),
     });
   });

@@ -72,9 +72,20 @@ export function invalidReasonSummary(trials: Trial[], top = 3): string[] {
     .map(([r, n]) => `${plural(n, 'trial')}: ${r}`);
 }
 
-/** Whether the run result says its runner could not contain the harness. */
+/**
+ * Whether the harness may have been uncontained: the runner said so, or the result claims containment
+ * that this engine cannot verify (a file it did not write itself, unsigned or altered: attestation.ts).
+ */
 export function isUncontained(r: RunResult): boolean {
-  return r.containment?.containment === 'uncontained';
+  const c = r.containment?.containment;
+  return c === 'uncontained' || c === 'unverified';
+}
+
+function uncontainedMessage(r: RunResult): string {
+  const c = r.containment;
+  if (c?.containment === 'unverified')
+    return `containment unverified: the result claims ${c.claimed ?? 'containment'} but ${c.reason ?? 'carries no engine attestation'}, so the harness may have run uncontained (counted as uncontained)`;
+  return `the ${r.runner} runner could not contain the harness (${c?.reason ?? 'no isolation mechanism'}): a hostile harness could have read the job's secrets or rewritten its own labels`;
 }
 
 export function evaluateGate(input: GateInput): GateOutcome {
@@ -249,7 +260,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
   if (isUncontained(current)) {
     add({
       kind: 'uncontained',
-      message: `the ${current.runner} runner could not contain the harness (${current.containment?.reason ?? 'no isolation mechanism'}): a hostile harness could have read the job's secrets or rewritten its own labels`,
+      message: uncontainedMessage(current),
       gating: gate(o.failOn.uncontained),
       blocksSuccess: true,
     });
@@ -283,6 +294,8 @@ function attestationNotes(
   const b = baseline?.result;
   if (!b) return [];
   const out: string[] = [];
+  if (isUncontained(b))
+    out.push(`the baseline's ${uncontainedMessage(b).replace(/^the result/, 'baseline')}`);
   if (b.runner !== current.runner)
     out.push(`the baseline ran on the ${b.runner} runner, this run on ${current.runner}`);
   if (b.image && current.image && b.image.id !== current.image.id)

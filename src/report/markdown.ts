@@ -8,6 +8,7 @@
 import { markdownTable } from 'markdown-table';
 import { PHASES } from '../cases/schema.js';
 import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '../compare/compare.js';
+import { isUncontained } from '../gate/index.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
 import type { RunResult, Trial } from '../result/schema.js';
@@ -344,6 +345,8 @@ export function headline(input: ReportInput): { md: string; title: string } {
  */
 function containmentNotice(current: RunResult): string | undefined {
   const c = current.containment;
+  if (c?.containment === 'unverified')
+    return `> [!WARNING]\n> **Containment unverified**: the result claims ${e(c.claimed ?? 'containment', 40)}, but ${e(c.reason ?? 'it carries no engine attestation', 300)}. Whoever could write the file could also have run the harness uncontained; it counts as uncontained and does not pass.`;
   if (c?.containment !== 'uncontained') return undefined;
   return `> [!WARNING]\n> **Trials ran uncontained** (${e(c.reason ?? 'no reason recorded', 300)}): each harness was a plain child process with this job's user, able to read the job's environment, other trials and local ports. Results of an uncontained run do not pass.`;
 }
@@ -447,7 +450,7 @@ export function buildReport(input: ReportInput): ReportDoc {
   bits.push(
     `${current.model.mode} model${current.model.name ? ` ${e(current.model.name, 80)}` : ''}, ${plural(current.model.seeds, 'seed')}, ${comparison.mode} comparison`,
   );
-  if (current.containment?.containment && current.containment.containment !== 'uncontained')
+  if (current.containment?.containment && !isUncontained(current))
     bits.push(`runner ${current.runner}: ${e(current.containment.mechanism, 160)}`);
   if (comparison.mode === 'statistical')
     bits.push(

@@ -247,11 +247,17 @@ export type Selection = z.infer<typeof Selection>;
 export const RunnerInfo = z
   .object({
     name: z.enum(['process', 'docker']),
-    containment: z.enum(['namespaces', 'container', 'uncontained']),
+    /**
+     * `unverified`: never written by an engine; a reader sets it when a result it did not run claims a
+     * containment its attestation cannot prove (src/result/attestation.ts). Counts as uncontained.
+     */
+    containment: z.enum(['namespaces', 'container', 'uncontained', 'unverified']),
     /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
     mechanism: z.string(),
-    /** Why the run is uncontained (requested, or what was missing). */
+    /** Why the run is uncontained (requested, or what was missing), or why a claim is unverified. */
     reason: z.string().optional(),
+    /** Unverified: what the file claimed. */
+    claimed: z.string().optional(),
     limits: z
       .object({
         memory_bytes: z.number(),
@@ -266,6 +272,17 @@ export const RunnerInfo = z
   })
   .strict();
 export type RunnerInfo = z.infer<typeof RunnerInfo>;
+
+/** The engine's MAC over the rest of the result (src/result/attestation.ts); the key is never in it. */
+export const Attestation = z
+  .object({
+    alg: z.literal('hmac-sha256'),
+    /** Which key signed: a digest of it, so a reader picks its key, and learns nothing of it. */
+    key_id: z.string(),
+    mac: z.string(),
+  })
+  .strict();
+export type Attestation = z.infer<typeof Attestation>;
 
 export const MODEL_MODES = ['scripted', 'live', 'replay'] as const;
 
@@ -333,6 +350,8 @@ export const RunResult = z
     cases: z.array(CaseInfo),
     trials: z.array(Trial),
     summary: z.object({ overall: PhaseStats, phases: z.partialRecord(Phase, PhaseStats) }).strict(),
+    /** Written last, by the engine that ran the trials, on a finished result. */
+    attestation: Attestation.optional(),
   })
   .strict();
 export type RunResult = z.infer<typeof RunResult>;

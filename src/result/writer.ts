@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { runUsage, sampled, summarize } from '../score/summarize.js';
 import { resultChunks, WrittenFiles } from './integrity.js';
 import { JournalWriter, journalPathOf, type ResultHeader } from './journal.js';
-import type { RunResult, Trial } from './schema.js';
+import type { Attestation, RunResult, Trial } from './schema.js';
 
 export interface WriterOptions {
   /** Least time between full rewrites while running, in ms (0: only at start and finish). */
@@ -23,6 +23,8 @@ export interface WriterOptions {
   carried?: Trial[];
   /** List only the cases that have a trial (a target that runs a subset of the header's cases). */
   onlyCasesRun?: boolean;
+  /** Signs the finished document (attestation.ts); its MAC is written as the last member. */
+  sign?: (doc: RunResult) => Attestation | undefined;
 }
 
 /** A rewrite may take at most this share of the run: the interval grows with the document. */
@@ -47,6 +49,7 @@ export class ResultWriter {
   /** Trials in the last full document written. */
   private flushedTrials = 0;
   private readonly onlyCasesRun: boolean;
+  private readonly sign: WriterOptions['sign'];
   private interval: number;
   /** Bytes of full documents written so far (journal bytes are `journalBytes`). */
   documentBytes = 0;
@@ -63,6 +66,7 @@ export class ResultWriter {
     this.flushEveryMs = options.flushEveryMs ?? 3000;
     this.interval = this.flushEveryMs;
     this.onlyCasesRun = options.onlyCasesRun ?? false;
+    this.sign = options.sign;
     mkdirSync(dirname(path), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path), header, this.trials, options.fsync ?? true);
     this.recordJournal();
@@ -92,7 +96,7 @@ export class ResultWriter {
   finish(status: 'complete' | 'interrupted'): RunResult {
     this.status = status;
     this.finishedAt = new Date().toISOString();
-    const doc = this.flush();
+    const doc = this.flush(true);
     this.journal.close();
     // A complete result says everything the journal does; an interrupted one keeps it for --resume.
     if (status === 'complete') {
@@ -121,9 +125,11 @@ export class ResultWriter {
     this.written.recordDigest(this.journal.path, this.journal.digest());
   }
 
-  private flush(): RunResult {
+  private flush(final = false): RunResult {
     const started = this.now();
-    const doc = this.document();
+    const unsigned = this.document();
+    const attestation = final ? this.sign?.(unsigned) : undefined;
+    const doc = attestation ? { ...unsigned, attestation } : unsigned;
     // A random temp name opened exclusively: a planted file or symlink at a guessable name cannot
     // redirect the write.
     const tmp = `${this.path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
