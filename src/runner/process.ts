@@ -19,6 +19,7 @@ import {
 import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { UserError } from '../errors.js';
 import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
 import type { ProcessOutcome } from '../evidence/types.js';
 import type { RunnerInfo } from '../result/schema.js';
@@ -89,6 +90,12 @@ export class ProcessRunner implements Runner {
       for (const n of plan.notes) this.opts.onWarning?.(`runner process: ${n}`);
       if (!plan.contained) {
         if (mode === 'required') throw new Error(`runner process: cannot contain the trials: ${plan.reason}`);
+        // The mechanism is there but failed: never uncontained unless asked for (runner: process-uncontained).
+        if (plan.failed)
+          throw new UserError(
+            `runner process: cannot contain the trials: ${plan.reason}`,
+            'fix the sandbox start above and run again; to run uncontained anyway (the verdict will not pass it), set runner: process-uncontained (CLI: --runner process-uncontained)',
+          );
         this.opts.onWarning?.(
           `runner process: UNCONTAINED — ${plan.reason}. Each harness runs as a plain child process with this job's uid: it can read the engine's environment (/proc), other trials and every local port. The result records it and the verdict will not pass it.`,
         );

@@ -3,7 +3,7 @@
 // trial folders. With `setup`, the action fixes what it can on a GitHub-hosted runner (install
 // bubblewrap, allow unprivileged user namespaces) with passwordless sudo; the CLI only says what to do.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -32,7 +32,28 @@ export type HostPlan =
       via: LimitMechanisms;
       notes: string[];
     }
-  | { contained: false; reason: string; notes: string[] };
+  | {
+      contained: false;
+      reason: string;
+      notes: string[];
+      /**
+       * The mechanism is there (bwrap, the tools) but no sandbox would start, even after retries: a
+       * failure, not an absence, so the runner stops instead of falling back (runner.ts ensurePlan).
+       */
+      failed?: boolean;
+    };
+
+/** Injectable for tests: the sandbox start probe and the wait between its attempts. */
+export interface ProbeDeps {
+  smoke?: (bwrap: string, mode: BwrapMode) => Promise<{ ok: boolean; err: string }>;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Waits before the 2nd, 3rd and 4th sandbox start. A start can fail for a moment (a neighbour's mount
+ * going away while bwrap binds, a fork limit hit by another job): a run must not turn uncontained on one.
+ */
+export const SMOKE_RETRY_DELAYS_MS = [250, 1000, 3000];
 
 export function which(cmd: string): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
@@ -164,14 +185,41 @@ async function tmpfsWorks(how: 'direct' | 'sudo'): Promise<boolean> {
   }
 }
 
-/** A real sandbox start with the same namespace flags the trials use; its error is the reason. */
+/**
+ * A real sandbox start with the same namespace flags the trials use; its error is the reason. It binds
+ * /usr (and the root's links into it), not all of /: a recursive bind of / copies every mount of the
+ * machine, and one going away meanwhile (another run's trial folder) failed the probe.
+ */
 function smoke(bwrap: string, mode: BwrapMode): Promise<{ ok: boolean; err: string }> {
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts'];
   if (mode.kind === 'userns') args.push('--unshare-user');
-  args.push('--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--');
+  args.push('--ro-bind', '/usr', '/usr');
+  for (const l of ['/bin', '/sbin', '/lib', '/lib64'])
+    if (existsSync(l))
+      lstatSync(l).isSymbolicLink()
+        ? args.push('--symlink', readlinkSync(l), l)
+        : args.push('--ro-bind', l, l);
+  args.push('--proc', '/proc', '--dev', '/dev', '--');
   if (mode.kind === 'root')
     args.push('setpriv', `--reuid=${mode.uid}`, `--regid=${mode.gid}`, '--clear-groups', '--');
   return run([bwrap, ...args, 'true'], 10_000);
+}
+
+/** The sandbox start, tried again after each delay while it fails; the last error, and how many tries. */
+export async function smokeWithRetries(
+  bwrap: string,
+  mode: BwrapMode,
+  deps: ProbeDeps = {},
+): Promise<{ ok: boolean; err: string; attempts: number }> {
+  const probe = deps.smoke ?? smoke;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let last = { ok: false, err: '' };
+  for (let i = 0; i <= SMOKE_RETRY_DELAYS_MS.length; i++) {
+    if (i > 0) await sleep(SMOKE_RETRY_DELAYS_MS[i - 1]!);
+    last = await probe(bwrap, mode);
+    if (last.ok) return { ...last, attempts: i + 1 };
+  }
+  return { ...last, attempts: SMOKE_RETRY_DELAYS_MS.length + 1 };
 }
 
 /** How the trial folders get their size cap: a tmpfs mounted by us (root), through sudo, or none. */
@@ -180,7 +228,7 @@ async function diskMountOf(sudo: boolean): Promise<'direct' | 'sudo' | 'none'> {
   return sudo && (await tmpfsWorks('sudo')) ? 'sudo' : 'none';
 }
 
-export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
+export async function planHost(opts: { setup: boolean }, deps: ProbeDeps = {}): Promise<HostPlan> {
   const notes: string[] = [];
   if (process.platform !== 'linux')
     return { contained: false, reason: `no namespaces on ${process.platform} (Linux only)`, notes };
@@ -225,7 +273,7 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
   }
   // Independent of each other: the sandbox start, the cgroups, the tmpfs mount and bwrap's version.
   const [s, cgroups, diskMount, version] = await Promise.all([
-    smoke(bwrap, mode),
+    smokeWithRetries(bwrap, mode, deps),
     planCgroups(),
     diskMountOf(sudo),
     run([bwrap, '--version']).then((r) => (r.ok && r.out) || 'bwrap'),
@@ -237,7 +285,8 @@ export async function planHost(opts: { setup: boolean }): Promise<HostPlan> {
         : '';
     return {
       contained: false,
-      reason: `bwrap cannot start a sandbox here (${s.err || 'no message'})${hint}`,
+      failed: true,
+      reason: `bwrap cannot start a sandbox here (${s.attempts} attempts, last: ${s.err || 'no message'})${hint}`,
       notes,
     };
   }
