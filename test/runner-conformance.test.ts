@@ -326,6 +326,16 @@ function suite(f: RunnerFactory) {
       },
     );
 
+    // The sandbox's init relays the engine's endpoint and starts the harness: a harness that could
+    // ptrace it (same uid, dumpable) could read its memory or steer its relay.
+    item("the sandbox's init and relay cannot be ptraced: /proc/PID/mem and environ refused", async () => {
+      const t = await trial(runner, 'ptrace.cjs');
+      await t.done();
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      expect(Number(/TRIED (\d+)/.exec(t.outcome.stdout)?.[1])).toBeGreaterThan(0);
+      expect(t.outcome.stdout.split('\n').filter((l) => l.startsWith('READ '))).toEqual([]);
+    });
+
     // Runners start what they can before the harness slot (Runner.stage): the harness itself must wait
     // for run(), and a staged trial that is given up must leave nothing running.
     it("a staged trial's harness starts only when the trial runs; one given up unrun leaves nothing behind", async () => {

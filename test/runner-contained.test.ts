@@ -81,11 +81,14 @@ describe('the sandbox view (bwrap arguments)', () => {
   it('unshares pid, net, ipc and uts, dies with the engine, and drops to an unprivileged uid as root', () => {
     for (const f of ['--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent'])
       expect(args).toContain(f);
-    expect(args).toContain('--reuid=65534');
+    // The init drops to the uid itself (a uid change makes it non-dumpable: no ptrace by the harness),
+    // with only setuid/setgid left to it until then.
+    expect(JSON.parse(args.at(-1)!).drop).toEqual({ uid: 65534, gid: 65534 });
     // Absolute: the trial's PATH starts with its own bin/.
     expect(args).toContain('/usr/bin/setpriv');
     expect(args).toContain('--no-new-privs');
-    expect(args).toContain('--bounding-set=-all');
+    expect(args).toContain('--bounding-set=-all,+setuid,+setgid');
+    expect(args).toContain('--inh-caps=-all');
   });
 
   it('writable: only the trial’s four folders; the repository read-only; no HOME, no work root', () => {

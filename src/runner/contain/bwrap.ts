@@ -100,21 +100,23 @@ export function bwrapArgs(i: BwrapInput): string[] {
   a.push('--');
   if (i.mode.kind === 'root') {
     // Real root creates the namespaces; the harness runs as an unprivileged uid with no capabilities
-    // and no way back (no_new_privs: setuid binaries such as sudo do not elevate).
+    // and no way back (no_new_privs: setuid binaries such as sudo do not elevate). The init drops to
+    // that uid itself (InitSpec.drop), keeping only setuid/setgid until then: a uid change marks the
+    // process non-dumpable, so the harness, the same uid, cannot ptrace it (setpriv's exec would undo it).
     a.push(
       i.tools.setpriv,
-      `--reuid=${i.mode.uid}`,
-      `--regid=${i.mode.gid}`,
       '--clear-groups',
       '--inh-caps=-all',
-      '--bounding-set=-all',
+      '--bounding-set=-all,+setuid,+setgid',
       '--no-new-privs',
       '--',
     );
   }
+  const spec: InitSpec =
+    i.mode.kind === 'root' ? { ...i.spec, drop: { uid: i.mode.uid, gid: i.mode.gid } } : i.spec;
   a.push(i.tools.prlimit, `--fsize=${i.limits.file_size_bytes}`, '--core=0');
   if (i.via.pids === 'rlimit nproc') a.push(`--nproc=${i.limits.pids}`);
   if (i.via.memory === 'rlimit data') a.push(`--data=${i.limits.memory_bytes}`);
-  a.push('--', process.execPath, '-e', INIT_SOURCE, '--', JSON.stringify(i.spec));
+  a.push('--', process.execPath, '-e', INIT_SOURCE, '--', JSON.stringify(spec));
   return a;
 }

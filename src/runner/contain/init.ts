@@ -19,6 +19,11 @@ export interface InitSpec {
   wait?: boolean;
   /** Connections the relay holds at once; more are closed on arrival and reported (`connections_dropped`). */
   max_connections?: number;
+  /**
+   * As root (bwrap.ts): the uid:gid to become before anything else. Changing uid makes the kernel mark
+   * the init non-dumpable, so the harness (that uid too) cannot ptrace it or read its /proc/PID/mem.
+   */
+  drop?: { uid: number; gid: number };
 }
 
 export const INIT_SOURCE = String.raw`
@@ -26,6 +31,10 @@ const net = require('node:net');
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const spec = JSON.parse(process.argv[process.argv.length - 1]);
+if (spec.drop) {
+  process.setgroups([]); process.setgid(spec.drop.gid); process.setuid(spec.drop.uid);
+  if (process.getuid() !== spec.drop.uid || process.geteuid() !== spec.drop.uid) process.exit(125);
+}
 const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
 // fds 0-2 are the harness's too (one open file description each). Node makes a pipe or socket
 // non-blocking the first time process.stdin/stdout/stderr is touched (stream.pipe() below touches them
