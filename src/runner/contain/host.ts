@@ -279,13 +279,14 @@ export async function planHost(opts: { setup: boolean }, deps: ProbeDeps = {}): 
     run([bwrap, '--version']).then((r) => (r.ok && r.out) || 'bwrap'),
   ]);
   if (!s.ok) {
-    const hint =
-      mode.kind === 'userns' && readText(APPARMOR_USERNS) === '1'
-        ? ': AppArmor restricts unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`'
-        : '';
+    // AppArmor's restriction is an absence of the mechanism (the documented fallback), not a failure.
+    const denied = mode.kind === 'userns' && readText(APPARMOR_USERNS) === '1';
+    const hint = denied
+      ? ': AppArmor restricts unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`'
+      : '';
     return {
       contained: false,
-      failed: true,
+      ...(denied ? {} : { failed: true }),
       reason: `bwrap cannot start a sandbox here (${s.attempts} attempts, last: ${s.err || 'no message'})${hint}`,
       notes,
     };
