@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunResult } from '../src/result/schema.js';
 import { makeHostile, makeResult } from './fixtures/results/builders.js';
 import { type ActionRun, ensureBundle, ROOT, runActionBundle, workflowEnv } from './support/action-bundle.js';
+import { TEST_KEY_ENV } from './support/attest.js';
 import { type FakeGitHub, SECONDARY_RATE_LIMIT, startFakeGitHub } from './support/github-fake.js';
 import {
   fromFork,
@@ -774,6 +775,7 @@ describe('the gate is never green on what it did not measure', () => {
           out: execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'compare', ...args], {
             cwd: workspace,
             encoding: 'utf8',
+            env: { ...process.env, ...TEST_KEY_ENV },
           }),
         };
       } catch (e: any) {

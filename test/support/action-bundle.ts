@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { TEST_KEY_ENV } from './attest.js';
 import { MERGE_SHA, type Payload, PR, prOpened, REPO } from './webhooks.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -107,6 +108,8 @@ export async function runActionBundle(o: ActionRunOptions): Promise<ActionRun> {
   const inputs = { ...defaultInputs(o.token), ...o.inputs };
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
+    // The workflow's secret the committed fixtures are signed with (test/support/attest.ts).
+    ...TEST_KEY_ENV,
     HOME: join(dir, 'home'),
     RUNNER_TEMP: join(dir, 'runner-temp'),
     CI: 'true',
