@@ -55,7 +55,8 @@ it('a reader that goes away after 3 lines stops the run cleanly: interrupted, re
   const ran = result.trials.filter((t: { valid: boolean }) => t.valid);
   expect(ran.length).toBeLessThan(100);
   expect(
-    result.trials.filter((t: { invalid_reason?: string }) => /interrupted/.test(t.invalid_reason ?? '')).length,
+    result.trials.filter((t: { invalid_reason?: string }) => /interrupted/.test(t.invalid_reason ?? ''))
+      .length,
   ).toBeGreaterThan(50);
   expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(tmp);
   expect(existsSync(tmp) ? readdirSync(tmp).filter((n) => n.startsWith('harness-risk-')) : []).toEqual([]);
