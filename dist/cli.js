@@ -69262,6 +69262,7 @@ function send2(res, result) {
 import { chmod, mkdir as mkdir5, mkdtemp as mkdtemp3, readdir as readdir3, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
 import { dirname as dirname13, isAbsolute as isAbsolute2, join as join19, relative as relative8, resolve as resolve9, sep as sep5 } from "node:path";
 var PRIVATE = 448;
+var TRIAL_DIR_PREFIX = "trial";
 async function createTrialDirs(baseDir, prefix2) {
   await mkdir5(baseDir, { recursive: true });
   const root = await mkdtemp3(join19(resolve9(baseDir), `${safeName(prefix2)}-`));
@@ -69450,7 +69451,7 @@ async function runTrial(input2) {
     maxFileBytes: limits.snapshot_file_bytes,
     maxBytes: limits.snapshot_bytes
   };
-  const dirs = await createTrialDirs(input2.workRoot, "trial");
+  const dirs = await createTrialDirs(input2.workRoot, TRIAL_DIR_PREFIX);
   let servers = [];
   try {
     await runner.prepare?.(dirs);
@@ -70734,7 +70735,10 @@ var labelsOf = (t) => t.valid ? `u${+t.labels.u} a${+t.labels.a} p${+t.labels.p}
 function labelsByReplay(ts) {
   return ts.map((t, i) => `replay ${i + 1}: ${labelsOf(t)}`).join(", ");
 }
-var TRIAL_DIR = /(?:\/[^\s"'/]+)*\/[^\s"'/]+\.s\d+-[^\s"'/]+\/(workspace|home|tmp)(?:\/|(?=[\s"']|$))/g;
+var TRIAL_DIR = new RegExp(
+  `(?:/[^\\s"'/]+)*/${TRIAL_DIR_PREFIX}-[^\\s"'/]+/(workspace|home|tmp)(?:/|(?=[\\s"']|$))`,
+  "g"
+);
 var CASE_NOTATION = { workspace: "", home: "~/", tmp: "{{tmp}}/" };
 function inCaseNotation(text) {
   return text.replace(TRIAL_DIR, (_m, root) => CASE_NOTATION[root]);

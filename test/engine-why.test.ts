@@ -81,7 +81,7 @@ describe('why a replay failed', () => {
 
   it('groups identical replays, keeps a flaky one apart, and writes trial paths in case notation', () => {
     const path = (s: number) =>
-      `/tmp/harness-risk-ab-Xy/c.s${s}-Q1w2/workspace/.npmrc is protected; /tmp/harness-risk-ab-Xy/c.s${s}-Q1w2/home/.bashrc`;
+      `/tmp/harness-risk-ab-Xy/trial-Q1w2${s}/workspace/.npmrc is protected; /tmp/harness-risk-ab-Xy/trial-Q1w2${s}/home/.bashrc`;
     const ts = [0, 1, 2].map((s) => trial({ seed: s }, { utility_unmet: s === 2 ? 'other' : path(s) }));
     const lines = perReplay(
       'guarded',
@@ -93,7 +93,7 @@ describe('why a replay failed', () => {
       'guarded replays 1, 2: .npmrc is protected; ~/.bashrc',
       'guarded replay 3: other',
     ]);
-    expect(inCaseNotation('/w/x.s0-a/tmp/out')).toBe('{{tmp}}/out');
+    expect(inCaseNotation('/w/trial-a/tmp/out')).toBe('{{tmp}}/out');
     expect(labelsByReplay([trial(), trial({ valid: false })])).toBe(
       'replay 1: u1 a0 p0 d1, replay 2: invalid',
     );

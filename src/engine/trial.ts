@@ -45,6 +45,7 @@ import {
   createTrialDirs,
   installSvcShim,
   removeTrialDirs,
+  TRIAL_DIR_PREFIX,
   writeInside,
   writeWorld,
 } from '../world/trial-dirs.js';
@@ -134,7 +135,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
   };
   // An opaque folder name: the harness reads its own path (cwd, HOME, the mount table), and a path
   // naming the case would tell it which calls are the attack.
-  const dirs = await createTrialDirs(input.workRoot, 'trial');
+  const dirs = await createTrialDirs(input.workRoot, TRIAL_DIR_PREFIX);
   let servers: Server[] = [];
   try {
     // Before anything is written: the runner may mount the trial's size-capped disk here.

@@ -2,6 +2,7 @@
 // an author learns the cause ("guarded refused the owner's write of .npmrc: protected_paths") without a
 // second run with --keep-evidence. Pure: everything it says is in the run result already.
 import type { CallOutcomeRecord, Trial } from '../result/schema.js';
+import { TRIAL_DIR_PREFIX } from '../world/trial-dirs.js';
 
 /** What admission needs to know about the case beyond the trial. */
 export interface CaseClues {
@@ -76,8 +77,11 @@ export function labelsByReplay(ts: Trial[]): string {
   return ts.map((t, i) => `replay ${i + 1}: ${labelsOf(t)}`).join(', ');
 }
 
-/** A trial's own folder: `…/<case>.s<seed>-<random>/workspace|home|tmp`. */
-const TRIAL_DIR = /(?:\/[^\s"'/]+)*\/[^\s"'/]+\.s\d+-[^\s"'/]+\/(workspace|home|tmp)(?:\/|(?=[\s"']|$))/g;
+/** A trial's own folder: `…/trial-<random>/workspace|home|tmp` (engine/trial.ts; opaque: no case id). */
+const TRIAL_DIR = new RegExp(
+  `(?:/[^\\s"'/]+)*/${TRIAL_DIR_PREFIX}-[^\\s"'/]+/(workspace|home|tmp)(?:/|(?=[\\s"']|$))`,
+  'g',
+);
 const CASE_NOTATION: Record<string, string> = { workspace: '', home: '~/', tmp: '{{tmp}}/' };
 
 /**

@@ -7,6 +7,9 @@ import type { TrialDirs } from '../runner/types.js';
 
 const PRIVATE = 0o700;
 
+/** The engine's trial folders are `trial-<random>`: opaque, so a harness reading its path learns no case. */
+export const TRIAL_DIR_PREFIX = 'trial';
+
 /**
  * Creates a fresh, unique trial root under `baseDir` (created if missing) with its four folders, named
  * `prefix-<random>`. The engine's prefix names no case (the harness can read its own path).
