@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bundledSupport } from './support/bundle-support.js';
 import { useTempDir } from './support/engine-run.js';
 import { dockerUnavailable } from './support/runner-factories.js';
 
@@ -14,26 +15,7 @@ const ADAPTER = join(import.meta.dirname, 'fixtures', 'adapters', 'hostile-conne
 const NOFILE = 400;
 const dir = useTempDir('hr-survive-');
 
-/** Bundles test/support/engine-host.ts once (next to node_modules: its dependencies stay external). */
-let hostBundle: Promise<string> | undefined;
-function engineHost(): Promise<string> {
-  hostBundle ??= (async () => {
-    const { build } = await import('esbuild');
-    const outfile = join(ROOT, 'node_modules', '.cache', 'hr-survive', `engine-host-${process.pid}.mjs`);
-    await build({
-      entryPoints: [join(import.meta.dirname, 'support', 'engine-host.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile,
-      packages: 'external',
-      logLevel: 'silent',
-    });
-    return outfile;
-  })();
-  return hostBundle;
-}
+const engineHost = () => bundledSupport('engine-host');
 
 /** Cgroup folders named after engine `pid` (hr-PID-N), anywhere under /sys/fs/cgroup. */
 function cgroupsOf(pid: number): string[] {

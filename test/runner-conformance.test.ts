@@ -24,6 +24,7 @@ import type { Limits } from '../src/runner/contain/limits.js';
 import type { Runner, SandboxView, TrialDirs } from '../src/runner/types.js';
 import { hiddenBy, snapshotDetailed } from '../src/world/snapshot.js';
 import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
+import { bundledSupport } from './support/bundle-support.js';
 import { FACTORIES, type RunnerFactory } from './support/runner-factories.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'hostile');
@@ -184,34 +185,8 @@ function hostProcessesWith(token: string): number[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const token = () => Math.random().toString(36).slice(2, 10);
 
-/** Bundles test/support/runner-host.ts once (the engine stand-in for the environ item). */
-let hostBundle: Promise<string> | undefined;
-function runnerHost(): Promise<string> {
-  hostBundle ??= (async () => {
-    const { build } = await import('esbuild');
-    // Next to node_modules, dependencies external: dockerode's optional native modules cannot be bundled.
-    const outfile = join(
-      import.meta.dirname,
-      '..',
-      'node_modules',
-      '.cache',
-      'hr-conformance',
-      `runner-host-${process.pid}.mjs`,
-    );
-    await build({
-      entryPoints: [join(import.meta.dirname, 'support', 'runner-host.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile,
-      packages: 'external',
-      logLevel: 'silent',
-    });
-    return outfile;
-  })();
-  return hostBundle;
-}
+/** The engine stand-in for the environ and SIGKILL items, bundled once. */
+const runnerHost = () => bundledSupport('runner-host');
 
 /** A tree under test as actions/checkout, a cloud-auth action and a team's dotenv leave it. */
 async function checkoutShaped(under: string): Promise<string> {
