@@ -58360,6 +58360,13 @@ function parseProbe(text) {
   const diskFull = d ? Number(d[2]) * Number(d[3]) <= Math.max(64 * 1024, Number(d[1]) * Number(d[3]) * 0.01) : false;
   return { oomKills: num4(/^oom_kill (\d+)/m), forksRefused: num4(/^max (\d+)/m), diskFull };
 }
+function mergeFacts(all) {
+  return {
+    oomKills: Math.max(0, ...all.map((f) => f.oomKills)),
+    forksRefused: Math.max(0, ...all.map((f) => f.forksRefused)),
+    diskFull: all.some((f) => f.diskFull)
+  };
+}
 async function findFileOfSize2(dirs, size) {
   const walk2 = async (abs, rel, depth) => {
     if (depth > 32) return void 0;
@@ -58781,6 +58788,9 @@ var init_filetree = __esm({
 // src/runner/docker/trial.ts
 import { readdir as readdir8, rm as rm6 } from "node:fs/promises";
 import path6 from "node:path";
+async function raisePidsLimit(slot, pids) {
+  await slot.container.update({ PidsLimit: pids + PIDS_MARGIN }).catch(() => void 0);
+}
 function outcomeOf2(io, rest) {
   return {
     exit_code: null,
@@ -58903,13 +58913,16 @@ async function runSpanned(r, launch, staged, io) {
       sp
     ).catch((e3) => ({ probe: "", error: e3, extracted: void 0 }));
     let copied = await copyOut();
+    const probes = [copied.probe];
     for (let i = 0; i < COPY_OUT_RETRIES && !ranProbe(copied.probe); i++) {
-      await new Promise((ok2) => setTimeout(ok2, 250 * (i + 1)));
+      if (i === 0) await raisePidsLimit(slot, r.limits.pids);
+      else await new Promise((ok2) => setTimeout(ok2, 250 * i));
       copied = await copyOut();
+      probes.push(copied.probe);
     }
     sp.add("kill+probe+copy-back", tOut, performance.now());
     const tBig = performance.now();
-    const facts = parseProbe(copied.probe);
+    const facts = mergeFacts(probes.map(parseProbe));
     const limits = limitsHit(
       {
         ...facts,
@@ -58997,7 +59010,7 @@ async function execHarness(r, slot, launch, env2, io, sp) {
     s.stream.destroy?.();
   }
 }
-var COPY_OUT_RETRIES, FLUSH_MS;
+var COPY_OUT_RETRIES, FLUSH_MS, PIDS_MARGIN;
 var init_trial = __esm({
   "src/runner/docker/trial.ts"() {
     "use strict";
@@ -59012,6 +59025,7 @@ var init_trial = __esm({
     init_tar();
     COPY_OUT_RETRIES = 4;
     FLUSH_MS = 500;
+    PIDS_MARGIN = 64;
   }
 });
 
@@ -63842,7 +63856,7 @@ function harnessInfo(loaded, cacheDir, render2) {
 
 // src/engine/run.ts
 import { mkdir as mkdir8, rm as rm8 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname14, join as join22, resolve as resolve10 } from "node:path";
+import { basename as basename5, dirname as dirname14, join as join22, resolve as resolve10 } from "node:path";
 init_errors3();
 init_limits2();
 
@@ -65614,7 +65628,7 @@ var trialsAhead = (slots) => Math.max(1, slots) + 1;
 // src/engine/trial.ts
 import { randomBytes as randomBytes7 } from "node:crypto";
 import { mkdir as mkdir6, rename, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join20 } from "node:path";
+import { basename as basename4, join as join20 } from "node:path";
 
 // src/adapters/parsers/index.ts
 import { join as join18 } from "node:path";
@@ -66613,7 +66627,12 @@ async function callProvider(conv, cfg, budget, signal) {
 // src/model/live/shape.ts
 import { createHash as createHash11 } from "node:crypto";
 function placeholders(vars) {
-  const folders = [...new Set([vars.workspace, vars.home, vars.tmp].flatMap(randomSegments))];
+  const folders = [
+    .../* @__PURE__ */ new Set([
+      ...(vars.randomNames ?? []).filter((n) => n.length > 0),
+      ...[vars.workspace, vars.home, vars.tmp].flatMap(randomSegments)
+    ])
+  ];
   const pairs = [
     [vars.workspace, "{{workspace}}"],
     [vars.home, "{{home}}"],
@@ -69589,7 +69608,8 @@ async function runTrial(input2) {
       home: view.home,
       tmp: view.tmp,
       endpoint,
-      canaries
+      canaries,
+      randomNames: [basename4(dirs.root), basename4(input2.workRoot)]
     });
     const backend = input2.model?.kind === "live" ? providerBackend(input2.model.provider, input2.model.budget, ph) : input2.model?.kind === "replay" ? replayBackend(input2.model.recording, ph, input2.model.on_divergence) : void 0;
     const model = createModelHandler(ctx, recorder, {
@@ -69945,7 +69965,7 @@ async function runTargets(opts, targets, followUp) {
   );
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join22(dirname14(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join22(dirname14(out), `${basename5(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir8(dirname14(resolve10(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -70308,7 +70328,7 @@ import { tmpdir as tmpdir6 } from "node:os";
 import { join as join24 } from "node:path";
 
 // src/cases/lint.ts
-import { basename as basename5 } from "node:path";
+import { basename as basename6 } from "node:path";
 
 // src/cases/scaffold.ts
 var FILL = "FILL:";
@@ -70541,12 +70561,12 @@ function stringsIn(value, path8 = [], keys = true) {
   return [];
 }
 function idMatchesFile(c, file2) {
-  const name = basename5(file2).replace(/\.ya?ml$/, "");
+  const name = basename6(file2).replace(/\.ya?ml$/, "");
   if (name === c.id) return [];
   return [
     {
       path: ["id"],
-      message: `case id "${c.id}" differs from the file name "${basename5(file2)}"`,
+      message: `case id "${c.id}" differs from the file name "${basename6(file2)}"`,
       hint: `rename the file to ${c.id}.yaml or set id: ${name}`
     }
   ];

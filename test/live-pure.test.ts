@@ -204,6 +204,37 @@ describe('request shapes', () => {
     );
   });
 
+  it('the folder names the engine made are trial values even when their random part has no digit', () => {
+    // mkdtemp's six characters hold no digit a third of the time; the guess from the path alone misses those.
+    const at = (t: string, withNames: boolean) =>
+      placeholders({
+        workspace: `/tmp/harness-risk-run-x/trial-${t}/workspace`,
+        home: `/tmp/harness-risk-run-x/trial-${t}/home`,
+        tmp: `/tmp/harness-risk-run-x/trial-${t}/tmp`,
+        endpoint: 'http://e',
+        canaries: {},
+        ...(withNames ? { randomNames: [`trial-${t}`] } : {}),
+      });
+    const c = (t: string) =>
+      parseConversation('openai-chat', {
+        messages: [{ role: 'system', content: `cwd /tmp/harness-risk-run-x/trial-${t}/workspace/src` }],
+      });
+    expect(requestShape(c('AbCdEf'), at('AbCdEf', true))).toEqual(
+      requestShape(c('QwErTy'), at('QwErTy', true)),
+    );
+    // Without the names, the workspace's own placeholder still covers the whole path but not a slug of it.
+    const slugged = (t: string) =>
+      parseConversation('openai-chat', {
+        messages: [{ role: 'system', content: `project -tmp-harness-risk-run-x-trial-${t}-workspace` }],
+      });
+    expect(requestShape(slugged('AbCdEf'), at('AbCdEf', true))).toEqual(
+      requestShape(slugged('QwErTy'), at('QwErTy', true)),
+    );
+    expect(requestShape(slugged('AbCdEf'), at('AbCdEf', false))).not.toEqual(
+      requestShape(slugged('QwErTy'), at('QwErTy', false)),
+    );
+  });
+
   it.each([
     ['<current_date>2026-12-01</current_date>', '<current_date>2027-01-31</current_date>'],
     [

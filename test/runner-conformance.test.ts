@@ -370,7 +370,7 @@ function suite(f: RunnerFactory) {
       const left = hostProcessesWith(`hr-daemon-${tok}`);
       for (const p of left) process.kill(p, 'SIGKILL');
       await t.done();
-      expect(before, 'the daemon ran during the trial').not.toBe('');
+      expect(before, `the daemon ran during the trial: ${JSON.stringify(t.outcome)}`).not.toBe('');
       expect(left).toEqual([]);
       expect(after).toBe(before);
     });
@@ -546,9 +546,27 @@ function suite(f: RunnerFactory) {
     resource('10,000 forks hit the process limit, and the trial says so', async () => {
       const t = await trial(limited, 'forks.sh', { env: () => ({ FORKS: scaled(10_000) }) });
       await t.done();
-      expect(t.outcome.limit_hit).toMatch(/^process limit \(64 processes and threads\) reached/);
+      expect(String(t.outcome.limit_hit), JSON.stringify(t.outcome)).toMatch(
+        /^process limit \(64 processes and threads\) reached/,
+      );
       expect(t.outcome.stdout).not.toContain(`STARTED ${scaled(10_000)}`);
     });
+
+    resource(
+      'sleepers that fill the process limit after the harness is gone do not keep the trial files or the limit from coming back',
+      async () => {
+        const t = await trial(limited, 'sleepers.sh');
+        const file = join(t.dirs.home, 'sleepers.txt');
+        const kept = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+        await t.done();
+        expect(t.outcome.stdout, JSON.stringify(t.outcome)).toContain('FILLING');
+        expect(String(t.outcome.limit_hit), JSON.stringify(t.outcome)).toMatch(
+          /^process limit \(64 processes and threads\) reached/,
+        );
+        expect(t.outcome.infra_error).toBeUndefined();
+        expect(kept).toBe('kept\n');
+      },
+    );
 
     resource('orphans the harness leaves are reaped, so they do not use up the process limit', async () => {
       // 300 orphans under a limit of 64: each must be reaped by the sandbox's init, or the forks fail.
@@ -565,7 +583,9 @@ function suite(f: RunnerFactory) {
         const kept = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
         await t.done();
         expect(t.outcome.stdout, JSON.stringify(t.outcome)).toContain('LEFT');
-        expect(t.outcome.limit_hit).toMatch(/^process limit \(64 processes and threads\) reached/);
+        expect(String(t.outcome.limit_hit), JSON.stringify(t.outcome)).toMatch(
+          /^process limit \(64 processes and threads\) reached/,
+        );
         expect(t.outcome.infra_error).toBeUndefined();
         expect(kept).toBe('kept\n');
       },

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type FileContent, joinFiles } from '../adapters/files.js';
 import { parseHarnessOutput } from '../adapters/parsers/index.js';
 import type { AdapterConfig, LoadedAdapter } from '../adapters/schema.js';
@@ -284,6 +284,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       tmp: view.tmp,
       endpoint,
       canaries,
+      randomNames: [basename(dirs.root), basename(input.workRoot)],
     });
     const backend: Backend | undefined =
       input.model?.kind === 'live'

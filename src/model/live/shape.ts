@@ -14,11 +14,19 @@ export function placeholders(vars: {
   tmp: string;
   endpoint: string;
   canaries: Record<string, string>;
+  /** Folder names the engine made at random (the work root's, the trial folder's): always trial values. */
+  randomNames?: string[];
 }): Placeholders {
   // The trial's folders hold random names (the work root, the trial folder). Harnesses also show them
   // re-encoded (Claude Code names its project folder after the path with every `/` and `.` as `-`), so
-  // those names are placeholders too, in both forms.
-  const folders = [...new Set([vars.workspace, vars.home, vars.tmp].flatMap(randomSegments))];
+  // those names are placeholders too, in both forms. The engine names its own; a random suffix without
+  // a digit (a third of mkdtemp's) would escape the guess.
+  const folders = [
+    ...new Set([
+      ...(vars.randomNames ?? []).filter((n) => n.length > 0),
+      ...[vars.workspace, vars.home, vars.tmp].flatMap(randomSegments),
+    ]),
+  ];
   const pairs: Placeholders = [
     [vars.workspace, '{{workspace}}'],
     [vars.home, '{{home}}'],

@@ -44,6 +44,15 @@ export function parseProbe(text: string): LimitFacts {
   return { oomKills: num(/^oom_kill (\d+)/m), forksRefused: num(/^max (\d+)/m), diskFull };
 }
 
+/** Facts of several probes of one container: its counters only grow, so the largest of each holds. */
+export function mergeFacts(all: LimitFacts[]): LimitFacts {
+  return {
+    oomKills: Math.max(0, ...all.map((f) => f.oomKills)),
+    forksRefused: Math.max(0, ...all.map((f) => f.forksRefused)),
+    diskFull: all.some((f) => f.diskFull),
+  };
+}
+
 /** The first file of at least `size` bytes in the (copied back) trial folders, as `home/big.bin`. */
 export async function findFileOfSize(dirs: TrialDirs, size: number): Promise<string | undefined> {
   const walk = async (abs: string, rel: string, depth: number): Promise<string | undefined> => {

@@ -11,7 +11,7 @@ import type { TrialLaunch } from '../types.js';
 import { waitAtMost } from './daemon.js';
 import { ending, execExit, guard, startExec, Tail, writeAll } from './exec.js';
 import { copyIn, killAndCopyOut } from './filetree.js';
-import { findFileOfSize, limitsHit, parseProbe, ranProbe } from './limits.js';
+import { findFileOfSize, limitsHit, mergeFacts, parseProbe, ranProbe } from './limits.js';
 import { EndpointBridge, endpointPorts } from './network.js';
 import { TRIAL_KEYS } from './options.js';
 import type { Slot } from './pool.js';
@@ -19,10 +19,17 @@ import type { DockerProcessOutcome, DockerRunner } from './runner.js';
 import { recordSpans, TrialSpans } from './spans.js';
 import { TarLimitError } from './tar.js';
 
-/** Copy-outs whose script could not start (a pids cgroup still full), tried again: ~2.5 s in all. */
+/** Copy-outs whose script could not start (a pids cgroup still full): the first retry raises the limit. */
 const COPY_OUT_RETRIES = 4;
 
 const FLUSH_MS = 500;
+
+/** Room for the copy-back's shell and its kill loop beyond a pids limit the trial filled. */
+const PIDS_MARGIN = 64;
+
+async function raisePidsLimit(slot: Slot, pids: number): Promise<void> {
+  await slot.container.update({ PidsLimit: pids + PIDS_MARGIN }).catch(() => undefined);
+}
 
 interface Io {
   out: Tail;
@@ -193,16 +200,21 @@ async function runSpanned(
         sp,
       ).catch((e: Error) => ({ probe: '', error: e, extracted: undefined }));
     let copied = await copyOut();
-    // The process limit can still be full when the harness is gone (what it left behind keeps forking into
-    // every freed slot), and the exec's own shell then cannot start: its script never ran (no `disk` line,
-    // nothing packed). Try again while the kernel catches up, so the limit is named and the files come back.
+    // The counters only grow, so what any attempt printed counts (a later one may not start at all).
+    const probes = [copied.probe];
+    // The process limit can still be full when the harness is gone (sleepers or a fork bomb it left fill
+    // every slot), and the exec's own shell then cannot start: its script never ran (no `disk` line,
+    // nothing packed). The container serves no other trial, so its limit is raised for the kill and the
+    // copy-back: the shell gets a slot, kills everything, and the refusals counted before stay counted.
     for (let i = 0; i < COPY_OUT_RETRIES && !ranProbe(copied.probe); i++) {
-      await new Promise((ok) => setTimeout(ok, 250 * (i + 1)));
+      if (i === 0) await raisePidsLimit(slot, r.limits.pids);
+      else await new Promise((ok) => setTimeout(ok, 250 * i));
       copied = await copyOut();
+      probes.push(copied.probe);
     }
     sp.add('kill+probe+copy-back', tOut, performance.now());
     const tBig = performance.now();
-    const facts = parseProbe(copied.probe);
+    const facts = mergeFacts(probes.map(parseProbe));
     const limits = limitsHit(
       {
         ...facts,
