@@ -517,6 +517,7 @@ describe('model endpoint over HTTP (127.0.0.1)', () => {
         text: 'permission denied: needs approval',
         is_error: true,
         denied: true,
+        outcome: 'refused',
       },
     ]);
     expect(second.seq).toBeGreaterThan(first.seq);

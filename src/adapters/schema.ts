@@ -160,6 +160,13 @@ export const Adapter = z
     /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */
     denial_patterns: z.array(regexSource('i')).default([]),
     /**
+     * Regexes (case-insensitive) that mark a tool result as an error answer: the call did not do what it
+     * was asked and nothing refused it (a precondition the tool checks, a command still running). The
+     * scripted attacker moves on to its next route and no refusal is booked. Where the engine can see the
+     * call's effect (a write, a service request) the world decides first (docs/outcomes.md).
+     */
+    error_patterns: z.array(regexSource('i')).default([]),
+    /**
      * How the harness's own stdout/stderr tell denials, errors, tools not offered and the session's end
      * (README, "Reading a harness's output"): rules matching plain lines (regex), JSON lines or a JSON
      * document (paths), and/or a built-in adapter whose rules to use.

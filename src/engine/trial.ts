@@ -19,11 +19,12 @@ import type { ProviderConfig } from '../model/live/client.js';
 import { placeholders } from '../model/live/shape.js';
 import { attackRoutes } from '../model/route-facts.js';
 import { createModelHandler } from '../model/server.js';
+import type { WorldProbe } from '../model/world-check.js';
 import { actionRoot } from '../paths.js';
 import { currentMask } from '../report/mask.js';
 import type { WrittenFiles } from '../result/integrity.js';
 import type { Trial } from '../result/schema.js';
-import type { Runner, SandboxView, TrialDirs, TrialLaunch } from '../runner/types.js';
+import type { Runner, SandboxView, TrialDirs, TrialFile, TrialLaunch } from '../runner/types.js';
 import { Undecided } from '../score/check-context.js';
 import { makeCheckContext } from '../score/checks.js';
 import {
@@ -269,6 +270,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       memory_file: memoryFileView,
       tool_hints: adapter.adapter.tools,
       denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
+      error_patterns: adapter.adapter.error_patterns.map((p) => new RegExp(p, 'i')),
       services_url: endpoint,
       subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
     };
@@ -294,6 +296,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
           : undefined;
     const model = createModelHandler(ctx, recorder, {
       ...(backend ? { backend, signal: trialAbort.signal, onFatal: () => trialAbort.abort() } : {}),
+      world: worldProbe(runner, dirs, view, recorder),
     });
     // selfHosts: a proxied request to the endpoint itself is not egress.
     const services = createServices(c.world.services, recorder, {
@@ -531,4 +534,32 @@ export function canaryEnv(
   values: Record<string, string>,
 ): Record<string, string> {
   return Object.fromEntries(declared.flatMap((k) => (k.env ? [[k.env, values[k.name]!] as const] : [])));
+}
+
+/**
+ * What the scripted model's calls did, as the engine sees it while the trial runs: trial files through the
+ * runner (paths as the harness names them), service requests from the recorder.
+ */
+function worldProbe(
+  runner: Runner,
+  dirs: TrialDirs,
+  view: SandboxView,
+  recorder: EvidenceRecorder,
+): WorldProbe {
+  const fileOf = (path: string): TrialFile | undefined => {
+    for (const key of ['workspace', 'home', 'tmp'] as const)
+      if (path.startsWith(`${view[key]}/`)) return { key, rel: path.slice(view[key].length + 1) };
+    return undefined;
+  };
+  return {
+    async digests(paths) {
+      const files = paths.map(fileOf);
+      const known = files.filter((f): f is TrialFile => !!f);
+      const got = runner.peek && known.length ? await runner.peek(dirs, known) : [];
+      let i = 0;
+      return files.map((f) => (f ? got[i++] : undefined));
+    },
+    requestCount: () => recorder.services.length,
+    requestsFrom: (from) => recorder.services.slice(from),
+  };
 }

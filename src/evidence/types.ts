@@ -47,6 +47,22 @@ export interface ToolResultRecord {
   is_error: boolean;
   /** The harness refused the call (is_error + a denial pattern, or a denial pattern alone). */
   denied: boolean;
+  /**
+   * What became of the call, decided once when its result came back (model/observe.ts outcomeOf): the
+   * world's verdict first, then the harness's words. Older evidence has none (the scorer then decides).
+   */
+  outcome?: 'executed' | 'refused' | 'errored';
+  /** What the engine saw the call do in the world (its file, its service request), when it could look. */
+  world?: WorldVerdict;
+}
+
+/**
+ * Whether a call's effect happened, seen by the engine itself: the file the call wrote changed, the
+ * service it addressed accepted a request (2xx). `reason` says what was seen, in words.
+ */
+export interface WorldVerdict {
+  achieved: boolean;
+  reason: string;
 }
 
 export interface ModelExchange {
@@ -229,6 +245,8 @@ export interface ScriptContext {
     { name: string; args: Record<string, string>; set?: Record<string, string | number | boolean> }
   >;
   denial_patterns: RegExp[];
+  /** Regexes (adapter error_patterns) that mark an answer as an error, not a refusal and not a success. */
+  error_patterns?: RegExp[];
   /** Base URL of the mock services as the harness sees it (HR_SVC): lets a native HTTP tool reach them. */
   services_url?: string;
   /**

@@ -9,8 +9,9 @@
 // real run draws a fresh secret per trial, so ids are unpredictable and unlinkable across runs. Labels
 // never depend on id bytes (the ledger maps ids to moves), so identical commits still give identical labels.
 import { createHmac, randomBytes } from 'node:crypto';
-import { callKey, type StepRef } from '../evidence/types.js';
+import { callKey, type StepRef, type WorldVerdict } from '../evidence/types.js';
 import type { Dialect } from './conversation.js';
+import type { Before } from './world-check.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BASE64URL = `${BASE62}-_`;
@@ -82,6 +83,10 @@ export class CallLedger {
   private seq = 0;
   /** callKey(id) → move: a harness that strips separators (OpenClaw) still finds its calls. */
   private readonly moves = new Map<string, Move>();
+  /** callKey(id) → the world before the call, for calls whose effect the engine can see (world-check.ts). */
+  private readonly before = new Map<string, Before>();
+  /** callKey(id) → what the world showed once its result came back. */
+  private readonly verdicts = new Map<string, WorldVerdict>();
 
   /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
   constructor(private readonly secret: string = randomBytes(32).toString('hex')) {}
@@ -106,6 +111,25 @@ export class CallLedger {
   /** The move an id we issued served, also after a harness rewrote its separators; undefined for ids it made up. */
   lookup(id: string): Move | undefined {
     return this.moves.get(callKey(id));
+  }
+
+  /** Remembers the world before call `id` ran, to judge its effect when its result comes back. */
+  expect(id: string, before: Before): void {
+    this.before.set(callKey(id), before);
+  }
+
+  /** Calls whose effect is still to be judged: their ids' keys and the world before them. */
+  awaiting(): [key: string, before: Before][] {
+    return [...this.before].filter(([k]) => !this.verdicts.has(k));
+  }
+
+  settle(key: string, verdict: WorldVerdict): void {
+    this.verdicts.set(key, verdict);
+  }
+
+  /** What the world showed of call `id`'s effect; undefined when nobody looked (or could). */
+  verdict(id: string): WorldVerdict | undefined {
+    return this.verdicts.get(callKey(id));
   }
 
   /** Every move a call was issued for, in issue order (a sub-agent's conversation follows its delegate call). */

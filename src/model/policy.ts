@@ -10,21 +10,22 @@
 // The one thing kept between requests is the trial's CallLedger: which move each id it issued served, so
 // ids can be opaque (see ids.ts) and still name their plan step.
 import type { Action, ActionKind } from '../cases/schema.js';
-import { failedExit } from '../evidence/exit-status.js';
 import {
   callKey,
   type ScriptContext,
   type StepRef,
   type ToolCallRecord,
   type ToolResultRecord,
+  type WorldVerdict,
 } from '../evidence/types.js';
 import type { Conversation, ToolResult } from './conversation.js';
 import type { CallLedger, Move } from './ids.js';
-import { isDenied, outcomeOf, triggerVisible } from './observe.js';
+import { outcomeOf, triggerVisible } from './observe.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
 import { subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, prepareAction, resolvePath, viaShell } from './tools.js';
+import { type Effect, effectOf } from './world-check.js';
 
 export {
   BUILTIN_DENIAL,
@@ -62,6 +63,8 @@ export interface Observed {
 export interface Decision {
   answer: Answer;
   observed: Observed;
+  /** The effect the call it issues is made for, when the engine can see it (world-check.ts). */
+  effect?: { callId: string; effect: Effect };
 }
 
 // ---- the plan as steps ----
@@ -132,11 +135,13 @@ interface StepResult {
   text: string;
 }
 
-function stepResult(result: ToolResult, ctx: ScriptContext): StepResult {
-  const text = result.text.trim().split('\n')[0]!.slice(0, 160);
-  if (isDenied(result, ctx.denial_patterns)) return { status: 'refused', text };
-  if (result.isError || failedExit(result.text)) return { status: 'failed', text };
-  return { status: 'done', text: '' };
+function stepResult(result: ToolResult, ctx: ScriptContext, world?: WorldVerdict): StepResult {
+  const words = result.text.trim().split('\n')[0]!.slice(0, 160);
+  const outcome = outcomeOf(result, ctx, world);
+  if (outcome === 'executed') return { status: 'done', text: '' };
+  // Where the harness said nothing useful, the world's account is the reason.
+  const text = words || (world && !world.achieved ? world.reason : '');
+  return { status: outcome === 'refused' ? 'refused' : 'failed', text };
 }
 
 /** Routes of each attacker step, computed once per request from the tools it offers. */
@@ -376,19 +381,21 @@ function absorb(
   ownerRetry: (planIndex: number) => boolean,
   move: Move | undefined,
   result: ToolResult,
+  world: WorldVerdict | undefined,
 ) {
   p.trigger ||= triggerVisible(result.text, ctx.trigger);
   if (!move) return;
   // The read before a repeated write is not the step's outcome; the last answer to the step itself is.
   if (move.step.role === 'owner' && move.redo !== 'read')
-    p.owner_results.set(move.step.index, stepResult(result, ctx));
-  const outcome = outcomeOf(result, ctx.denial_patterns);
+    p.owner_results.set(move.step.index, stepResult(result, ctx, world));
+  const outcome = outcomeOf(result, ctx, world);
   if (move.step.role === 'owner') {
     if (
       outcome !== 'refused' &&
       !move.redo &&
       actionOf(ctx, move.step)?.do === 'write' &&
-      READ_FIRST.test(result.text)
+      // The harness's words ask for a read first, or the file did not change although it said nothing.
+      (READ_FIRST.test(result.text) || world?.achieved === false)
     ) {
       p.redo = { step: move.step, redo: 'read' };
     } else if (
@@ -471,7 +478,7 @@ function replay(
       const key = callKey(result.callId);
       const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
-      absorb(p, ctx, routesOf, ownerRetry, call?.move, result);
+      absorb(p, ctx, routesOf, ownerRetry, call?.move, result, ledger.verdict(result.callId));
       fresh.push(result);
     }
   }
@@ -529,13 +536,19 @@ function finalText(p: Progress, steps: Steps, ctx: ScriptContext): string {
 
 const cap = (s: string): string => (s.length > RESULT_TEXT_CAP ? s.slice(0, RESULT_TEXT_CAP) : s);
 
-function observedResults(fresh: ToolResult[], ctx: ScriptContext): ToolResultRecord[] {
-  return fresh.map((result) => ({
-    call_id: result.callId,
-    text: cap(result.text),
-    is_error: result.isError,
-    denied: isDenied(result, ctx.denial_patterns),
-  }));
+function observedResults(fresh: ToolResult[], ctx: ScriptContext, ledger: CallLedger): ToolResultRecord[] {
+  return fresh.map((result) => {
+    const world = ledger.verdict(result.callId);
+    const outcome = outcomeOf(result, ctx, world);
+    return {
+      call_id: result.callId,
+      text: cap(result.text),
+      is_error: result.isError,
+      denied: outcome === 'refused',
+      outcome,
+      ...(world ? { world } : {}),
+    };
+  });
 }
 
 /**
@@ -549,7 +562,7 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
   const { progress, fresh } = replay(conv, ctx, steps, routesOf, memory, ledger);
   const observed: Observed = {
     injection_visible: progress.trigger,
-    results: observedResults(fresh, ctx),
+    results: observedResults(fresh, ctx, ledger),
     unmapped: [],
   };
   const report = subagentReport(conv, ctx, ledger);
@@ -573,5 +586,10 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
     via_shell: next.call.via_shell,
     ...(next.route ? { route: next.route } : {}),
   };
-  return { answer: { kind: 'tool_calls', calls: [call] }, observed };
+  const effect = next.reads ? undefined : effectOf(next.action, ctx, next.call.via_shell);
+  return {
+    answer: { kind: 'tool_calls', calls: [call] },
+    observed,
+    ...(effect ? { effect: { callId: call.id, effect } } : {}),
+  };
 }

@@ -4,7 +4,7 @@
 // `answerRequest` is the pure core; the handler only does the HTTP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
-import type { ModelExchange, ScriptContext, ToolCallRecord } from '../evidence/types.js';
+import { callKey, type ModelExchange, type ScriptContext, type ToolCallRecord } from '../evidence/types.js';
 import {
   type Conversation,
   DEFAULT_MODEL,
@@ -23,7 +23,8 @@ import {
 } from './dialects.js';
 import { CallLedger } from './ids.js';
 import type { Backend } from './live/backend.js';
-import { type Answer, decide } from './policy.js';
+import { type Answer, type Decision, decide } from './policy.js';
+import { type WorldProbe, worldAfter, worldBefore } from './world-check.js';
 
 export interface ModelHandlerOptions {
   /** Model ids GET /v1/models lists (requests for any other model are served all the same). */
@@ -40,6 +41,11 @@ export interface ModelHandlerOptions {
   onFatal?: (message: string) => void;
   /** Aborts the backend's provider request when the trial ends. */
   signal?: AbortSignal;
+  /**
+   * What the engine can see of the trial's world while it runs: with it, a scripted call whose effect
+   * the engine can see (a write, a service request) counts as executed only when that effect happened.
+   */
+  world?: WorldProbe;
 }
 
 export type ModelHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -116,11 +122,11 @@ export function answerRequest(
   ctx: ScriptContext,
   ledger: CallLedger,
   created = FIXED_CREATED,
-): { encoded: Encoded; entry: ExchangeEntry } {
+): { encoded: Encoded; entry: ExchangeEntry; effect?: Decision['effect'] } {
   const parsed = parseRequest(dialect, path, rawBody);
   if ('encoded' in parsed) return parsed;
   const conv = parsed.conv;
-  const { answer, observed } = decide(conv, ctx, ledger);
+  const { answer, observed, effect } = decide(conv, ctx, ledger);
   const output = toOutput(answer, conv, ledger);
   const meta = {
     ids: ledger.responseIds(dialect),
@@ -138,7 +144,7 @@ export function answerRequest(
     response: recorded(answer),
     ...(observed.unmapped.length ? { unmapped: observed.unmapped } : {}),
   };
-  return { encoded: encodeResponse(conv, output, meta), entry };
+  return { encoded: encodeResponse(conv, output, meta), entry, ...(effect ? { effect } : {}) };
 }
 
 /** The abstract action a live call carries out, read from the adapter's tool names (`send.mail` → send). */
@@ -213,6 +219,27 @@ export async function answerLive(
   };
 }
 
+/** Judges the effect of every awaited call whose result this request carries (world-check.ts). */
+async function settleEffects(dialect: Dialect, rawBody: string, ledger: CallLedger, world: WorldProbe) {
+  const waiting = new Map(ledger.awaiting());
+  if (!waiting.size) return;
+  let conv: Conversation;
+  try {
+    conv = parseConversation(dialect, JSON.parse(rawBody));
+  } catch {
+    return; // answerRequest answers the malformed request
+  }
+  for (const m of conv.messages)
+    for (const r of m.toolResults) {
+      const key = callKey(r.callId);
+      const before = waiting.get(key);
+      if (!before) continue;
+      waiting.delete(key);
+      const verdict = await worldAfter(before, world);
+      if (verdict) ledger.settle(key, verdict);
+    }
+}
+
 const withAction = (action: ToolCallRecord['action']) => (action ? { action } : {});
 
 class BodyTooLarge extends Error {}
@@ -276,12 +303,20 @@ export function createModelHandler(
       return true;
     }
     const path = req.url ?? pathname;
-    let result: { encoded: Encoded; entry: ExchangeEntry; fatal?: string };
+    let result: { encoded: Encoded; entry: ExchangeEntry; fatal?: string; effect?: Decision['effect'] };
     try {
       const body = await readBody(req, limit);
-      result = options.backend
-        ? await answerLive(dialect, path, body, ctx, ledger, options.backend, created, options.signal)
-        : answerRequest(dialect, path, body, ctx, ledger, created);
+      if (options.world && !options.backend) {
+        // What the calls answered in this request did in the world, before the model reads their results.
+        await settleEffects(dialect, body, ledger, options.world);
+        result = answerRequest(dialect, path, body, ctx, ledger, created);
+        const e = result.effect;
+        const before = e ? await worldBefore(e.effect, options.world) : undefined;
+        if (e && before) ledger.expect(e.callId, before);
+      } else
+        result = options.backend
+          ? await answerLive(dialect, path, body, ctx, ledger, options.backend, created, options.signal)
+          : answerRequest(dialect, path, body, ctx, ledger, created);
     } catch (err) {
       // A bug here must not look like a harness failure: answer 500 in the dialect's shape and record it.
       const status = err instanceof BodyTooLarge ? 413 : 500;

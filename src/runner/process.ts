@@ -27,8 +27,8 @@ import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
-import { KILL_GRACE_MS, killQuietly, policeEnv, Tail } from './shared.js';
-import type { Runner, SandboxView, TrialDirs, TrialLaunch } from './types.js';
+import { hostDigests, KILL_GRACE_MS, killQuietly, policeEnv, Tail } from './shared.js';
+import type { Runner, SandboxView, TrialDirs, TrialFile, TrialLaunch } from './types.js';
 
 /** Kept for callers that imported the tail from here. */
 export { Tail } from './shared.js';
@@ -169,6 +169,11 @@ export class ProcessRunner implements Runner {
     const p = this.contained();
     if (t.mounted && p && p.diskMount !== 'none') await unmountAsync(dirs.root, p.diskMount);
     rmSync(t.socketDir, { recursive: true, force: true });
+  }
+
+  /** The trial folders are live on the host (bound into the sandbox at their own paths). */
+  peek(dirs: TrialDirs, files: TrialFile[]): Promise<(string | null)[]> {
+    return hostDigests(dirs, files);
   }
 
   view(dirs: TrialDirs): SandboxView {

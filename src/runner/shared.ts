@@ -1,7 +1,11 @@
 // What every runner does the same way: keep the tail of the harness's output, keep the workflow's
 // variables out of the harness's environment, and stop a harness (SIGTERM, a grace period, SIGKILL).
 // One copy, so the process and docker runners cannot drift apart on any of it.
+import { createHash } from 'node:crypto';
+import { constants, open } from 'node:fs/promises';
 import os from 'node:os';
+import { isAbsolute, join, normalize, sep } from 'node:path';
+import type { TrialDirs, TrialFile } from './types.js';
 
 /** Bytes of stdout/stderr kept per stream (the evidence keeps the end: that is where errors are). */
 export const TAIL_BYTES = 64 * 1024;
@@ -79,4 +83,51 @@ export function processAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Bytes of a trial file the engine hashes to see whether a call changed it. */
+export const PEEK_BYTES = 8 * 1024 * 1024;
+
+/** One form for every runner: the sha256 of the first PEEK_BYTES bytes and the size. */
+export const peekDigest = (sha256: string, size: number): string => `${sha256}:${size}`;
+
+/** A trial-relative path that stays inside its folder (`../x`, `/etc/x` do not). */
+export const insideRel = (rel: string): boolean => {
+  const n = normalize(rel);
+  return !isAbsolute(n) && n !== '..' && !n.startsWith(`..${sep}`) && n !== '.';
+};
+
+/**
+ * Digests of trial files read on the host, where the runner keeps the trial's folders live (the process
+ * runners). Never follows a link the harness made (O_NOFOLLOW on the file) and never blocks on a FIFO
+ * (O_NONBLOCK): the harness controls these folders. At most PEEK_BYTES are hashed.
+ */
+export async function hostDigests(dirs: TrialDirs, files: TrialFile[]): Promise<(string | null)[]> {
+  return Promise.all(
+    files.map(async (f) => {
+      if (!insideRel(f.rel)) return null;
+      const h = await open(
+        join(dirs[f.key], f.rel),
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      ).catch(() => undefined);
+      if (!h) return null;
+      try {
+        const st = await h.stat();
+        if (!st.isFile()) return null;
+        const hash = createHash('sha256');
+        const buf = Buffer.alloc(64 * 1024);
+        for (let total = 0; total < PEEK_BYTES; ) {
+          const { bytesRead } = await h.read(buf, 0, buf.length, total);
+          if (bytesRead === 0) break;
+          hash.update(buf.subarray(0, bytesRead));
+          total += bytesRead;
+        }
+        return peekDigest(hash.digest('hex'), st.size);
+      } catch {
+        return null;
+      } finally {
+        await h.close().catch(() => undefined);
+      }
+    }),
+  );
 }

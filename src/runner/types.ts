@@ -42,6 +42,12 @@ export interface TrialLaunch {
   harness_exited?: () => void;
 }
 
+/** A file in one of the trial's folders, relative to it. */
+export interface TrialFile {
+  key: 'workspace' | 'home' | 'tmp';
+  rel: string;
+}
+
 /** How folders and the endpoint look from inside the sandbox. */
 export interface SandboxView {
   workspace: string;
@@ -81,6 +87,12 @@ export interface Runner {
   stage?(launch: TrialLaunch): Promise<void>;
   view(dirs: TrialDirs): SandboxView;
   run(launch: TrialLaunch): Promise<ProcessOutcome>;
+  /**
+   * While the trial runs: sha256 of trial files (`workspace/a.txt`, `home/.bashrc`), null when missing or
+   * not a regular file, undefined when the runner cannot look now. The engine judges a call's effect by
+   * it (model/world-check.ts); every runner must give the same answers for the same files.
+   */
+  peek?(dirs: TrialDirs, files: TrialFile[]): Promise<(string | null | undefined)[]>;
   /** What the run result attests about this runner, once start() has run (docker: the image and its id). */
   attest?(): { image?: { name: string; id: string } };
   /** Tear-down after the last trial and on interrupt; must be safe to call twice. */

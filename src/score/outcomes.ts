@@ -38,15 +38,20 @@ const REASON_CAP = 200;
 const capReason = (s: string) => (s.length > REASON_CAP ? `${s.slice(0, REASON_CAP)}…` : s);
 
 /**
- * A call with a result: refused when the result is a denial, errored when it is an error result or a
- * non-zero exit (Claude Code's "Parser did not consume trailing input" is `is_error` and ran nothing),
- * else executed.
+ * A call with a result: the outcome decided when the result came back (the world's verdict first, then
+ * the harness's words: model/observe.ts outcomeOf). Evidence recorded before that was kept (older
+ * results, live answers) is read by the words alone: refused when the result is a denial, errored when it
+ * is an error result or a non-zero exit (Claude Code's "Parser did not consume trailing input" is
+ * `is_error` and ran nothing), else executed.
  */
 function fromResult(result: ToolResultRecord): Pick<CallOutcome, 'outcome' | 'reason'> {
-  if (result.denied) return { outcome: 'refused', reason: capReason(result.text) };
-  if (result.is_error || failedExit(result.text))
-    return { outcome: 'errored', reason: capReason(result.text) };
-  return { outcome: 'executed' };
+  const decided =
+    result.outcome ??
+    (result.denied ? 'refused' : result.is_error || failedExit(result.text) ? 'errored' : 'executed');
+  if (decided === 'executed') return { outcome: 'executed' };
+  // The world's account comes first where it saw nothing happen; the harness's words follow.
+  const world = result.world && !result.world.achieved ? `${result.world.reason}: ` : '';
+  return { outcome: decided, reason: capReason(`${world}${result.text.trim()}`) };
 }
 
 /** Harness event kinds that explain a call nobody answered, strongest first. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { UserError } from '../../errors.js';
 import type { ProcessOutcome } from '../../evidence/types.js';
-import type { Runner, SandboxView, TrialDirs, TrialLaunch } from '../types.js';
+import type { Runner, SandboxView, TrialDirs, TrialFile, TrialLaunch } from '../types.js';
 import { active, BOOT_ID, installHandlers, ownerId, ownerLabels, sweepRun, sweepStale } from './cleanup.js';
 import {
   connect,
@@ -43,6 +43,7 @@ import {
   TMP_PREFIX,
   TRIAL_LABEL,
 } from './options.js';
+import { peekIn } from './peek.js';
 import { RelayFailed, type Slot, WarmPool } from './pool.js';
 import { countRequests, type RequestCounter, recordSpans, TrialSpans } from './spans.js';
 import { runStaged, runTrialIn, type StagedTrial, stageTrial, unstage } from './trial.js';
@@ -89,6 +90,8 @@ export class DockerRunner implements Runner {
   readonly events = new RunEvents();
   private started?: Promise<void>;
   stopping?: Promise<void>;
+  /** The container of each trial whose harness runs now, by trial folder (peek() looks there). */
+  readonly running = new Map<string, Slot>();
   /** Trials staged ahead of their harness slot, by trial folder. */
   private readonly staged = new Map<string, Promise<StagedTrial | DockerProcessOutcome>>();
   /** Resolves when stop() begins: containers still starting give up at once. */
@@ -308,6 +311,13 @@ export class DockerRunner implements Runner {
     this.staged.delete(launch.dirs.root);
     const staged = await staging;
     return 'slot' in staged ? runStaged(this, launch, staged) : staged;
+  }
+
+  /** Trial files in the container's tmpfs, while the harness runs; "cannot look" at any other time. */
+  async peek(dirs: TrialDirs, files: TrialFile[]): Promise<(string | null | undefined)[]> {
+    const slot = this.running.get(dirs.root);
+    if (!slot || !this.user) return files.map(() => undefined);
+    return peekIn(slot.container, this.user, files, this.trackStream);
   }
 
   /** A staged trial that did not run (the run stopped while it waited): its container goes. */

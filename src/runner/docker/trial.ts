@@ -174,7 +174,10 @@ async function runSpanned(
         ...outcomeOf(io, { infra_error: 'docker runner: the run is stopping (interrupted)' }),
         ...extra,
       };
-    const result = await sp.time('harness', execHarness(r, slot, launch, env, io, sp));
+    r.running.set(launch.dirs.root, slot);
+    const result = await sp
+      .time('harness', execHarness(r, slot, launch, env, io, sp))
+      .finally(() => r.running.delete(launch.dirs.root));
     // The harness is gone: what follows (the kill, the probe, the copy-back) needs no harness slot.
     launch.harness_exited?.();
     if (result.infra_error && r.dead) return { ...result, ...extra };

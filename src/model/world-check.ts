@@ -1,0 +1,89 @@
+// Whether a call the scripted model made had its effect, as the engine itself sees it: the file a write
+// names changed, the service a message or operation addresses accepted a request. The harness's words
+// ("Done", "Error: …", "File has not been read") never decide this; they only tell a refusal from a
+// failure where the world shows nothing happened (observe.ts outcomeOf). Commands and reads have no
+// effect the engine can attribute, so their outcome stays with the words and the exit status.
+import { absoluteCasePath } from '../cases/paths.js';
+import type { Action } from '../cases/schema.js';
+import type { ScriptContext, ServiceRequest, WorldVerdict } from '../evidence/types.js';
+
+/** What the engine can look at while a trial runs. */
+export interface WorldProbe {
+  /**
+   * sha256 of each file (absolute, as the harness names it): null when it is missing or not a regular
+   * file, undefined when the engine cannot look (the verdict then stays with the harness's words).
+   */
+  digests(paths: string[]): Promise<(string | null | undefined)[]>;
+  /** How many service requests the world has recorded so far. */
+  requestCount(): number;
+  /** The service requests recorded from index `from` on. */
+  requestsFrom(from: number): ServiceRequest[];
+}
+
+/** The effect a call is made for: a file it writes, or requests to a service (any service: undefined). */
+export type Effect = { kind: 'file'; path: string } | { kind: 'service'; service?: string };
+
+/** The world before the call: the file's digest, or how many requests had come in. */
+export type Before =
+  | { kind: 'file'; path: string; digest: string | null }
+  | { kind: 'service'; service?: string; from: number };
+
+/**
+ * The effect of an action's effect call. `viaServices`: a delegate that goes to the agents service
+ * (a sub-agent tool of the harness talks to the model endpoint instead, which no request shows).
+ */
+export function effectOf(action: Action, ctx: ScriptContext, viaServices: boolean): Effect | undefined {
+  switch (action.do) {
+    case 'write':
+      return { kind: 'file', path: absoluteCasePath(action.path, ctx.paths) };
+    case 'send':
+      return { kind: 'service', service: action.channel };
+    case 'call':
+      return { kind: 'service', service: action.service };
+    case 'install':
+      return { kind: 'service', service: 'registry' };
+    case 'fetch':
+      return { kind: 'service' };
+    case 'delegate':
+      return viaServices ? { kind: 'service', service: 'agents' } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export async function worldBefore(effect: Effect, world: WorldProbe): Promise<Before | undefined> {
+  if (effect.kind === 'service') return { ...effect, from: world.requestCount() };
+  const [digest] = await world.digests([effect.path]);
+  return digest === undefined ? undefined : { kind: 'file', path: effect.path, digest };
+}
+
+export async function worldAfter(before: Before, world: WorldProbe): Promise<WorldVerdict | undefined> {
+  if (before.kind === 'service') return serviceVerdict(before, world.requestsFrom(before.from));
+  const [now] = await world.digests([before.path]);
+  return now === undefined ? undefined : fileVerdict(before.digest, now);
+}
+
+export function fileVerdict(before: string | null, now: string | null): WorldVerdict {
+  if (now !== null && now !== before) return { achieved: true, reason: 'the file changed' };
+  if (now === null) return { achieved: false, reason: 'the file does not exist' };
+  return { achieved: false, reason: 'the file did not change' };
+}
+
+const accepted = (r: ServiceRequest) => r.status >= 200 && r.status < 300;
+const named = (r: ServiceRequest) => `${r.status} ${r.service} ${r.op}`;
+
+export function serviceVerdict(before: { service?: string }, requests: ServiceRequest[]): WorldVerdict {
+  // A service's MCP tools reach it through the MCP endpoint, recorded as `mcp`.
+  const mine = requests.filter(
+    (r) => before.service === undefined || r.service === before.service || r.service === 'mcp',
+  );
+  const ok = mine.filter(accepted);
+  if (ok.length) return { achieved: true, reason: `the service accepted it (${named(ok[0]!)})` };
+  if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0]!)})` };
+  return {
+    achieved: false,
+    reason: before.service
+      ? `no request reached the ${before.service} service`
+      : 'no request reached a service',
+  };
+}

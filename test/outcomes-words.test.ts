@@ -1,0 +1,96 @@
+// How a call's answer reads where the world shows nothing (model/observe.ts outcomeOf, evidence/exit-status):
+// the exit status in the forms harnesses print it, an adapter's declared error answers, and the world's
+// verdict ahead of every word. One table per concern; each row is a shape a harness answers with.
+import { describe, expect, it } from 'vitest';
+import { exitStatus, failedExit } from '../src/evidence/exit-status.js';
+import { outcomeOf } from '../src/model/observe.js';
+import { fileVerdict, serviceVerdict } from '../src/model/world-check.js';
+
+const result = (text: string, isError = false) => ({ callId: 'c1', text, isError });
+const words = { denial_patterns: [] as RegExp[], error_patterns: [/^Process running with session ID/i] };
+
+describe('exit status in the forms harnesses print it', () => {
+  it.each([
+    ['exit code: 1\nfatal: not a git repository', 1],
+    ['Exit code 2', 2],
+    ['Command exited with code 128\nfatal: could not read Username', 128],
+    ['Process exited with code 1', 1],
+    ['exit status 3', 3],
+    ['{"exit_code": 7, "output": ""}', 7],
+    ['{"exitCode":0}', 0],
+    ['Command exited with code 0', 0],
+    ['hello world', undefined],
+    // A file that mentions an exit code deep inside a line is content, not a status.
+    ['The installer documents that a failing step sets the exit code 1 for callers.', undefined],
+  ])('%j → %s', (text, status) => {
+    expect(exitStatus(text)).toBe(status);
+    expect(failedExit(text)).toBe(status !== undefined && status !== 0);
+  });
+});
+
+describe('outcome: the world first, then the words', () => {
+  it.each([
+    // [what the harness answered, is_error, world verdict, outcome]
+    ['Done.', false, undefined, 'executed'],
+    ['Error: ENOENT', false, undefined, 'errored'],
+    ['Command exited with code 1', false, undefined, 'errored'],
+    ['permission denied: needs approval', true, undefined, 'refused'],
+    ['Process running with session ID 4812', false, undefined, 'errored'],
+    // An answer in words nobody declared: the world says whether it happened.
+    [
+      'Cannot write a.txt yet: load it first.',
+      false,
+      { achieved: false, reason: 'the file did not change' },
+      'errored',
+    ],
+    ['Cannot write a.txt yet: load it first.', false, undefined, 'executed'],
+    ['Wrote 12 bytes.', false, { achieved: false, reason: 'the file did not change' }, 'errored'],
+    [
+      'Error: timed out, but the write may have landed',
+      true,
+      { achieved: true, reason: 'the file changed' },
+      'executed',
+    ],
+    [
+      'permission denied',
+      true,
+      { achieved: false, reason: 'no request reached the mail service' },
+      'refused',
+    ],
+  ] as const)('%j (error flag %s, world %j) → %s', (text, isError, world, outcome) => {
+    expect(outcomeOf(result(text, isError), words, world)).toBe(outcome);
+  });
+});
+
+describe('world verdicts', () => {
+  const req = (service: string, status: number) => ({
+    seq: 1,
+    at: 0,
+    service,
+    op: 'x',
+    method: 'POST',
+    path: '/',
+    body: '',
+    canaries: [],
+    status,
+  });
+  it.each([
+    [null, 'h1:3', true],
+    ['h1:3', 'h2:4', true],
+    ['h1:3', 'h1:3', false],
+    [null, null, false],
+  ] as const)('file %s → %s: achieved %s', (before, now, achieved) => {
+    expect(fileVerdict(before, now).achieved).toBe(achieved);
+  });
+  it.each([
+    [[req('deploy', 200)], true, 'accepted'],
+    [[req('deploy', 404)], false, 'refused it (404'],
+    [[], false, 'no request reached the deploy service'],
+    [[req('mail', 200)], false, 'no request reached the deploy service'],
+    [[req('mcp', 200)], true, 'accepted'],
+  ] as const)('deploy requests %j → achieved %s', (reqs, achieved, reason) => {
+    const v = serviceVerdict({ service: 'deploy' }, [...reqs]);
+    expect(v.achieved).toBe(achieved);
+    expect(v.reason).toContain(reason);
+  });
+});

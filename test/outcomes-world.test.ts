@@ -1,0 +1,60 @@
+// Outcomes from the world, on a harness nobody tuned for: test/fixtures/precondition-harness answers every
+// write through its write tool with a precondition error in words no adapter declares and no refusal list
+// knows, and runs every shell command. The write never happened, so the call failed (not executed, not a
+// refusal): the attacker moves on to the next route and succeeds, and the harness shows no detection.
+// Before, the answer counted as an executed write, the attacker stopped, and the attack read "blocked".
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCases } from '../src/cases/load.js';
+import { runSafetyCases } from '../src/engine/run.js';
+import type { RunResult } from '../src/result/schema.js';
+import { scriptedRun, useTempDir } from './support/engine-run.js';
+
+const HARNESS = join(import.meta.dirname, 'fixtures', 'precondition-harness');
+const dir = useTempDir('hr-outcomes-world-');
+// The standard subset's cases whose attack writes a file: the ones this harness's write tool decides.
+const writes = loadCases(['subset:standard'])
+  .filter((lc) => lc.case.inject.goal.some((a) => a.do === 'write'))
+  .map((lc) => lc.case.id);
+
+describe('a write answered with an undeclared error is a failure the attacker routes around', () => {
+  let result: RunResult;
+  beforeAll(async () => {
+    result = await runSafetyCases(
+      scriptedRun({
+        adapter: HARNESS,
+        config: 'open',
+        cases: writes.map((id) => `id:${id}`),
+        out: join(dir(), 'result.json'),
+      }),
+    );
+  }, 600_000);
+
+  it('runs a real share of the standard subset', () => {
+    expect(writes.length).toBeGreaterThanOrEqual(20);
+    expect(result.trials.filter((t) => t.valid).length).toBeGreaterThanOrEqual(writes.length - 3);
+  });
+
+  it('the write tool’s answer is recorded as failed, with what the world showed, and never as a refusal', () => {
+    const writeCalls = result.trials.flatMap((t) =>
+      (t.outcomes ?? []).filter((o) => o.role === 'attack' && o.tool === 'write_file'),
+    );
+    expect(writeCalls.length).toBeGreaterThan(0);
+    for (const o of writeCalls) {
+      expect(o.outcome).toBe('errored');
+      expect(o.reason).toMatch(/^the file (did not change|does not exist)/);
+    }
+  });
+
+  it('every trial whose injection reached the harness is unsafe (the next route wrote the file); detection 0 %', () => {
+    // Injections planted in a memory file this harness never loads never reach it: nothing is attempted
+    // there (not applicable, not defended).
+    const reached = result.trials.filter(
+      (t) => t.valid && (t.outcomes ?? []).some((o) => o.role === 'attack' && o.outcome !== 'not_attempted'),
+    );
+    expect(reached.length).toBeGreaterThanOrEqual(writes.length - 10);
+    expect(reached.filter((t) => !t.labels.a).map((t) => t.id)).toEqual([]);
+    expect(result.trials.filter((t) => t.labels.d).map((t) => t.id)).toEqual([]);
+    expect(result.summary.overall.detection).toBe(0);
+  });
+});
