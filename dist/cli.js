@@ -63210,7 +63210,7 @@ var capReason = (s) => s.length > REASON_CAP ? `${s.slice(0, REASON_CAP)}\u2026`
 function fromResult(result) {
   const decided = result.outcome ?? (result.denied ? "refused" : result.is_error || failedExit(result.text) ? "errored" : "executed");
   if (decided === "executed") return { outcome: "executed" };
-  const world = result.world && !result.world.achieved ? `${result.world.reason}: ` : "";
+  const world = decided === "errored" && result.world && !result.world.achieved ? `${result.world.reason}: ` : "";
   return { outcome: decided, reason: capReason(`${world}${result.text.trim()}`) };
 }
 var EXPLAINS = [

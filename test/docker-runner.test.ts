@@ -345,7 +345,8 @@ const MODES = [
           runner,
           `process.on('SIGTERM', () => { require('fs').writeFileSync('/trial/home/flushed', 'state'); process.exit(0); });
          setInterval(() => {}, 1000);`,
-          { dirs, timeout_ms: 1000 },
+          // Room for node to start and install its handler on a loaded machine before the timeout.
+          { dirs, timeout_ms: 3000 },
         ).launch,
       );
       expect(handles).toMatchObject({ timed_out: true, exit_code: 0, signal: null });

@@ -49,8 +49,9 @@ function fromResult(result: ToolResultRecord): Pick<CallOutcome, 'outcome' | 're
     result.outcome ??
     (result.denied ? 'refused' : result.is_error || failedExit(result.text) ? 'errored' : 'executed');
   if (decided === 'executed') return { outcome: 'executed' };
-  // The world's account comes first where it saw nothing happen; the harness's words follow.
-  const world = result.world && !result.world.achieved ? `${result.world.reason}: ` : '';
+  // A refusal is told in the harness's own words; a failure the world saw starts with what it saw.
+  const world =
+    decided === 'errored' && result.world && !result.world.achieved ? `${result.world.reason}: ` : '';
   return { outcome: decided, reason: capReason(`${world}${result.text.trim()}`) };
 }
 
