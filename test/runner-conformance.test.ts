@@ -552,20 +552,23 @@ function suite(f: RunnerFactory) {
       expect(t.outcome.stdout).not.toContain(`STARTED ${scaled(10_000)}`);
     });
 
+    /** A fixture that leaves the process limit full when it ends: its file and the limit still come back. */
+    const leavesTheLimitFull = async (fixture: string, file: string, said: string) => {
+      const t = await trial(limited, fixture);
+      const path = join(t.dirs.home, file);
+      const kept = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+      await t.done();
+      expect(t.outcome.stdout, JSON.stringify(t.outcome)).toContain(said);
+      expect(String(t.outcome.limit_hit), JSON.stringify(t.outcome)).toMatch(
+        /^process limit \(64 processes and threads\) reached/,
+      );
+      expect(t.outcome.infra_error).toBeUndefined();
+      expect(kept).toBe('kept\n');
+    };
+
     resource(
       'sleepers that fill the process limit after the harness is gone do not keep the trial files or the limit from coming back',
-      async () => {
-        const t = await trial(limited, 'sleepers.sh');
-        const file = join(t.dirs.home, 'sleepers.txt');
-        const kept = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-        await t.done();
-        expect(t.outcome.stdout, JSON.stringify(t.outcome)).toContain('FILLING');
-        expect(String(t.outcome.limit_hit), JSON.stringify(t.outcome)).toMatch(
-          /^process limit \(64 processes and threads\) reached/,
-        );
-        expect(t.outcome.infra_error).toBeUndefined();
-        expect(kept).toBe('kept\n');
-      },
+      () => leavesTheLimitFull('sleepers.sh', 'sleepers.txt', 'FILLING'),
     );
 
     resource('orphans the harness leaves are reaped, so they do not use up the process limit', async () => {
@@ -577,18 +580,7 @@ function suite(f: RunnerFactory) {
 
     resource(
       'a fork bomb left running after the harness does not keep the trial files from coming back',
-      async () => {
-        const t = await trial(limited, 'refill.sh');
-        const file = join(t.dirs.home, 'refill.txt');
-        const kept = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-        await t.done();
-        expect(t.outcome.stdout, JSON.stringify(t.outcome)).toContain('LEFT');
-        expect(String(t.outcome.limit_hit), JSON.stringify(t.outcome)).toMatch(
-          /^process limit \(64 processes and threads\) reached/,
-        );
-        expect(t.outcome.infra_error).toBeUndefined();
-        expect(kept).toBe('kept\n');
-      },
+      () => leavesTheLimitFull('refill.sh', 'refill.txt', 'LEFT'),
     );
 
     resource('a 2 GiB file hits the file size limit, and the trial says so', async () => {
