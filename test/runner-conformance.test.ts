@@ -182,7 +182,36 @@ function hostProcessesWith(token: string): number[] {
   return out;
 }
 
+/**
+ * The processes with `token` whose parent has none: a shell's fork has its parent's command line until it
+ * execs, so under load hostProcessesWith counts a loop shell's passing `sleep` child as a fourth process.
+ */
+function rootProcessesWith(token: string): number[] {
+  const all = hostProcessesWith(token);
+  const parentOf = (pid: number): number | undefined => {
+    try {
+      // Field 4 of /proc/PID/stat, after the command name in parentheses (which may hold spaces).
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return undefined;
+    }
+  };
+  return all.filter((pid) => {
+    const parent = parentOf(pid);
+    return parent !== undefined && !all.includes(parent);
+  });
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * How many root processes with `token` run once `want` do, or after 40 s: a loaded machine (CI runs the
+ * docker items beside these) may take long to stage the trial and start its children.
+ */
+async function rootsRunning(token: string, want: number): Promise<number> {
+  for (let i = 0; i < 400 && rootProcessesWith(token).length < want; i++) await sleep(100);
+  return rootProcessesWith(token).length;
+}
 const token = () => Math.random().toString(36).slice(2, 10);
 
 /** The engine stand-in for the environ and SIGKILL items, bundled once. */
@@ -495,8 +524,7 @@ function suite(f: RunnerFactory) {
       const running = trial(stopper, 'hang.sh', { env: () => ({ TOKEN: tok }), timeoutMs: 60_000 });
       // Wait until the children are up, then tear the runner down as the engine does on an interrupt.
       // Generous: the machine may be loaded; the children need a node start-up or two.
-      for (let i = 0; i < 200 && hostProcessesWith(`hr-hang-${tok}`).length < 3; i++) await sleep(100);
-      const seen = hostProcessesWith(`hr-hang-${tok}`).length;
+      const seen = await rootsRunning(`hr-hang-${tok}`, 3);
       const t0 = Date.now();
       await stopper.stop();
       const t = await running;
@@ -508,7 +536,7 @@ function suite(f: RunnerFactory) {
       expect(seen, 'the children were seen running').toBeGreaterThanOrEqual(3);
       expect(left).toEqual([]);
       expect(stopMs).toBeLessThan(5_000);
-    });
+    }, 90_000);
 
     item("after SIGKILL of the engine, none of the trial's processes is left", async () => {
       const tok = token();
@@ -523,8 +551,7 @@ function suite(f: RunnerFactory) {
       );
       await new Promise<void>((ok) => p.stdout.on('data', (b) => String(b).includes('STARTED') && ok()));
       // Generous: the machine may be loaded; the children need a node start-up or two.
-      for (let i = 0; i < 200 && hostProcessesWith(`hr-hang-${tok}`).length < 3; i++) await sleep(100);
-      const seen = hostProcessesWith(`hr-hang-${tok}`).length;
+      const seen = await rootsRunning(`hr-hang-${tok}`, 3);
       p.kill('SIGKILL');
       await new Promise((ok) => p.on('close', ok));
       await sleep(500);
@@ -541,7 +568,7 @@ function suite(f: RunnerFactory) {
       expect(seen, 'the children were seen running').toBeGreaterThanOrEqual(3);
       expect(left).toEqual([]);
       expect(mounts).not.toContain(`hr-trial-${p.pid} `);
-    });
+    }, 90_000);
 
     resource('10,000 forks hit the process limit, and the trial says so', async () => {
       const t = await trial(limited, 'forks.sh', { env: () => ({ FORKS: scaled(10_000) }) });
