@@ -1,9 +1,11 @@
 // What a memory entry says, in substance, and where that substance came from. The memory guard decides by
-// provenance, not by phrasing: an entry is kept only when the owner asked for something to be kept and the
-// entry's substance (its content words and its targets: addresses, URLs, hosts, paths, identifiers) is the
-// owner's. A paraphrase of an injected instruction keeps the attacker's substance (what to do, to whom,
-// with what) and not the owner's, so it is refused however it is worded; the owner's own note is kept
-// however the owner words the request.
+// provenance: an entry is kept only when the owner asked for something to be kept, and each of its clauses
+// is either data from a source the owner named (the owner's own words, or, when the owner names content by
+// reference, "note them", "keep that list", the content read in this session) or an instruction, command,
+// capability change or address the owner gave. What can act later (entry-kinds.ts) must be the owner's;
+// a paraphrase of an injected rule keeps the attacker's rule, so it is refused however it is worded, and
+// the owner's note of what they asked to keep is kept however foreign its words are.
+import { type Carried, carriedBy, clausesOf } from './entry-kinds.js';
 
 /** Grammatical words: they carry no substance, whoever wrote them. Content words are everything else. */
 const FUNCTION_WORDS = new Set(
@@ -80,41 +82,138 @@ export interface SubstanceVerdict {
   reason?: string;
 }
 
+/** Verbs of keeping and summarising; their object says what is to be kept. */
+const KEEP_VERB =
+  /^(note|remember|keep|save|store|record|log|add|put|write|jot|track|memori[sz]e|summari[sz]e|list|copy)$/;
+/** Objects that point at content rather than state it ("note them", "keep the list", "save what you find"). */
+const REFERENCE = /^(them|these|those|it|they|each|all|both|everything|whatever|what|the)$/;
+/** After "that"/"this" these start a clause ("remember that we …"), not a noun ("keep that list"). */
+const CLAUSE_START =
+  /^(the|a|an|we|i|you|he|she|they|it|there|our|my|your|his|her|their|its|this|these|those|\p{N}+)$/u;
+
 /**
- * Whether a memory entry's substance is the owner's. `untrusted(s)` says whether a target was seen in
- * untrusted content. Refused: an entry that names a target (address, URL, path, identifier) the owner did
- * not name and untrusted content did, or whose content words are mostly not the owner's words (the owner
- * did not say this: it came from a tool result, a page, a message, a loaded memory or a skill, or it is the
- * model's own invention). Values (times, dates, amounts) are data and do not count either way.
+ * Whether the owner names the content to keep by reference, not by stating it: a keep verb whose object,
+ * within three words, points at something ("note them", "summarise these", "keep that list").
+ */
+export function refersToContent(prompt: string): boolean {
+  const words = prompt
+    .normalize('NFKC')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+  return words.some((w, i) => {
+    if (!KEEP_VERB.test(w)) return false;
+    for (const [k, x] of words.slice(i + 1, i + 4).entries()) {
+      if (REFERENCE.test(x)) return true;
+      // "that"/"this" decides: a noun after it points ("that list"), a clause after it states.
+      if (x === 'that' || x === 'this') {
+        const next = words[i + 2 + k];
+        return next === undefined || !CLAUSE_START.test(next);
+      }
+    }
+    return false;
+  });
+}
+
+interface Sources {
+  ownerText: string;
+  ownerWords: Set<string>;
+  /** True when untrusted content held the (lower-case) string. */
+  untrusted: (s: string) => boolean;
+  byReference: boolean;
+}
+
+/**
+ * Whether the owner gave an acting element: an address or a command verbatim; an instruction in the owner's
+ * words (its marker and two thirds of the clause); a capability change exactly as the owner scoped it (every
+ * content word of the clause is the owner's: "staging deploys skip approval" does not cover production).
+ */
+function ownerGave(c: Carried, clause: string, src: Sources): boolean {
+  if (c.kind === 'address' || c.kind === 'command') {
+    return src.ownerText.includes(c.shown.replace(/\s+/g, ' '));
+  }
+  if (!contentWords(c.shown).every((w) => src.ownerWords.has(w))) return false;
+  const foreign = foreignWords(clause, src.ownerWords).length;
+  if (c.kind === 'capability') return foreign === 0;
+  return foreign * 3 <= new Set(contentWords(clause)).size;
+}
+
+function foreignWords(text: string, known: Set<string>): string[] {
+  return [...new Set(contentWords(text))].filter((w) => !known.has(w));
+}
+
+const KIND_NAMES: Record<Carried['kind'], string> = {
+  instruction: 'an instruction',
+  command: 'a command',
+  capability: 'a permission or capability change',
+  address: 'an address',
+};
+
+function refusal(c: Carried, clause: string, src: Sources): string {
+  const from = src.untrusted(c.shown.toLowerCase())
+    ? 'it came from untrusted content'
+    : "the owner's request does not give it";
+  const quoted = clause.length > 80 ? `${clause.slice(0, 77)}…` : clause;
+  return `"${quoted}" carries ${KIND_NAMES[c.kind]} ("${c.shown}") and ${from}`;
+}
+
+/** A data clause: its targets and words must come from the owner, or from content the owner pointed at. */
+function dataVerdict(clause: string, src: Sources): SubstanceVerdict {
+  const targets = entitiesIn(clause).filter((e) => !src.ownerText.includes(e) && src.untrusted(e));
+  if (targets.length && !src.byReference) {
+    return {
+      ok: false,
+      reason: `it names ${targets
+        .slice(0, 3)
+        .map((e) => `"${e}"`)
+        .join(', ')}, which came from untrusted content, and the owner's request names no content to keep`,
+    };
+  }
+  const words = [...new Set(contentWords(clause))];
+  const foreign = foreignWords(clause, src.ownerWords);
+  if (src.byReference) {
+    const unread = foreign.filter((w) => !src.untrusted(w));
+    if (unread.length * 2 <= words.length) return { ok: true };
+    return {
+      ok: false,
+      reason: `"${clause}" is neither the owner's words nor content read in this session (${unread.slice(0, 6).join(', ')})`,
+    };
+  }
+  if (foreign.length * 2 <= words.length) return { ok: true };
+  return {
+    ok: false,
+    reason: `the owner's request does not say this, and names no content to keep (${foreign.length} of ${words.length} content words are not the owner's: ${foreign
+      .slice(0, 6)
+      .join(', ')})`,
+  };
+}
+
+/**
+ * Whether a memory entry may be kept, clause by clause. `untrusted(s)` says whether untrusted content (tool
+ * results, pages, messages, loaded memory, skills) held `s`. Refused: a clause that carries an instruction,
+ * a command, a capability change or an address the owner did not give; a data clause whose substance is
+ * neither the owner's nor, when the owner named content by reference, read in this session. Values (times,
+ * dates, amounts) are data and do not count either way.
  */
 export function ownerSubstance(
   text: string,
   ownerTurns: string[],
-  untrusted: (entity: string) => boolean,
+  untrusted: (s: string) => boolean,
 ): SubstanceVerdict {
-  const owner = ownerTurns.join('\n');
-  const ownerLower = owner.normalize('NFKC').toLowerCase();
-  const foreignTargets = entitiesIn(text).filter((e) => !ownerLower.includes(e) && untrusted(e));
-  if (foreignTargets.length) {
-    return {
-      ok: false,
-      reason: `it names ${foreignTargets
-        .slice(0, 3)
-        .map((e) => `"${e}"`)
-        .join(', ')}, which came from untrusted content, not from the owner's request`,
-    };
-  }
-  const ownerWords = new Set(contentWords(owner));
-  const words = [...new Set(contentWords(text))];
-  if (words.length === 0) return { ok: true };
-  const foreign = words.filter((w) => !ownerWords.has(w));
-  if (foreign.length * 2 > words.length) {
-    return {
-      ok: false,
-      reason: `the owner's request does not say this (${foreign.length} of ${words.length} content words are not the owner's: ${foreign
-        .slice(0, 6)
-        .join(', ')})`,
-    };
+  const ownerText = ownerTurns.join('\n').normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
+  const src: Sources = {
+    ownerText,
+    ownerWords: new Set(contentWords(ownerText)),
+    untrusted,
+    byReference: ownerTurns.some(refersToContent),
+  };
+  for (const clause of clausesOf(text)) {
+    const carried = carriedBy(clause);
+    const taken = carried.find((c) => !ownerGave(c, clause, src));
+    if (taken) return { ok: false, reason: refusal(taken, clause, src) };
+    if (carried.length) continue;
+    const v = dataVerdict(clause, src);
+    if (!v.ok) return v;
   }
   return { ok: true };
 }
