@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mark, sinceMs } from '../elapsed.js';
 import { UserError } from '../errors.js';
 import type { Adapter } from './schema.js';
 
@@ -74,7 +75,7 @@ export async function ensureInstalled(
   cacheDir: string,
   opts: InstallOptions = {},
 ): Promise<InstallInfo> {
-  const t0 = Date.now();
+  const t0 = mark();
   const log = opts.log ?? (() => {});
   mkdirSync(cacheDir, { recursive: true });
   let installed = false;
@@ -121,7 +122,7 @@ export async function ensureInstalled(
     const warm = adapter.install?.warm;
     if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name);
   }
-  return { dir, nodeBin, installed, duration_ms: Date.now() - t0 };
+  return { dir, nodeBin, installed, duration_ms: sinceMs(t0) };
 }
 
 /** Which warm command last succeeded in an install folder (a hash in the marker). */
@@ -148,7 +149,7 @@ async function ensureWarm(
     if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
     if (opts.adapterDir) env.HR_ADAPTER_DIR = opts.adapterDir;
     opts.log(`warming ${what} (install.warm, once per install) …`);
-    const t0 = Date.now();
+    const t0 = mark();
     const res = await run('/bin/sh', ['-c', command], dir, env);
     if (res.code !== 0) {
       // Only start-up speed depends on it; the next run tries again.
@@ -161,7 +162,7 @@ async function ensureWarm(
     const next = join(dir, `${MARKER}.${process.pid}`);
     writeFileSync(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}\n`);
     renameSync(next, join(dir, MARKER));
-    opts.log(`warmed ${what} in ${Math.round((Date.now() - t0) / 1000)} s`);
+    opts.log(`warmed ${what} in ${Math.round(sinceMs(t0) / 1000)} s`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(lock, { recursive: true, force: true });
@@ -190,7 +191,7 @@ async function installPackage(
     if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
     const spec = `${pkg}@${version}`;
     opts.log(`installing ${spec} for ${what} into ${dir} …`);
-    const t0 = Date.now();
+    const t0 = mark();
     const args = [
       'install',
       '--prefix',
@@ -225,11 +226,11 @@ async function installPackage(
     }
     writeFileSync(
       join(scratch, MARKER),
-      `${JSON.stringify({ package: pkg, version, installed_at: new Date().toISOString(), seconds: Math.round((Date.now() - t0) / 1000) }, null, 2)}\n`,
+      `${JSON.stringify({ package: pkg, version, installed_at: new Date().toISOString(), seconds: Math.round(sinceMs(t0) / 1000) }, null, 2)}\n`,
     );
     rmSync(dir, { recursive: true, force: true });
     renameSync(scratch, dir);
-    opts.log(`installed ${spec} in ${Math.round((Date.now() - t0) / 1000)} s`);
+    opts.log(`installed ${spec} in ${Math.round(sinceMs(t0) / 1000)} s`);
     return true;
   } finally {
     rmSync(lock, { recursive: true, force: true });
@@ -284,7 +285,7 @@ function run(
 
 /** A lock folder (mkdir is atomic); stale locks (older than the timeout) are broken. */
 async function acquireLock(lock: string, timeoutMs: number): Promise<void> {
-  const t0 = Date.now();
+  const t0 = mark();
   for (;;) {
     try {
       mkdirSync(lock);
@@ -303,7 +304,7 @@ async function acquireLock(lock: string, timeoutMs: number): Promise<void> {
       rmSync(lock, { recursive: true, force: true });
       continue;
     }
-    if (Date.now() - t0 > timeoutMs) {
+    if (sinceMs(t0) > timeoutMs) {
       throw new UserError(
         `timed out waiting for another install holding ${lock}`,
         `remove ${lock} if no install is running`,

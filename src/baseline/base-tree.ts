@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { mark, sinceMs } from '../elapsed.js';
 import { UserError } from '../errors.js';
 
 const exec = promisify(execFile);
@@ -164,7 +165,7 @@ export async function runBuild(
   timeoutMs = 30 * 60_000,
   signal?: AbortSignal,
 ): Promise<BuildOutcome> {
-  const started = Date.now();
+  const started = mark();
   return new Promise((ok) => {
     const child = spawn('sh', ['-c', command], {
       cwd: dir,
@@ -200,7 +201,7 @@ export async function runBuild(
       ok({
         ok: code === 0 && !timedOut,
         code,
-        durationMs: Date.now() - started,
+        durationMs: sinceMs(started),
         tail: tailOf(timedOut ? `${text}\n(timed out after ${Math.round(timeoutMs / 1000)} s)` : text),
         timedOut,
       });

@@ -2,6 +2,8 @@
 // elapsed, ETA, the running ASR), redrawn in place; plain lines where output is a log (not a TTY, CI), so
 // a log is readable and greppable; nothing per trial with --quiet. Trials that never ran because the run
 // was interrupted are summarised in one line, not one line each.
+
+import { mark } from '../elapsed.js';
 import type { ProgressEvent } from '../engine/options.js';
 
 export interface ProgressStream {
@@ -60,7 +62,7 @@ export class Progress {
   }
 
   private now(): number {
-    return (this.opts.now ?? Date.now)();
+    return (this.opts.now ?? mark)();
   }
 
   /** A terminal gets the redrawn line; a log (or --quiet) does not. */

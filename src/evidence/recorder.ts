@@ -1,4 +1,6 @@
 // The recorder the hidden channels append to during a trial. One per trial; never exposed to the agent.
+
+import { mark, sinceMs } from '../elapsed.js';
 import type { HarnessEvent, ModelExchange, ServiceRequest } from './types.js';
 
 export class EvidenceRecorder {
@@ -6,7 +8,7 @@ export class EvidenceRecorder {
   readonly services: ServiceRequest[] = [];
   readonly harness: HarnessEvent[] = [];
   private seq = 0;
-  private readonly t0 = Date.now();
+  private readonly t0 = mark();
 
   constructor(
     /** Canary name → value, so every recorded request can be scanned for them. */
@@ -14,13 +16,13 @@ export class EvidenceRecorder {
   ) {}
 
   addModel(entry: Omit<ModelExchange, 'seq' | 'at'>): ModelExchange {
-    const full = { ...entry, seq: this.seq++, at: Date.now() - this.t0 };
+    const full = { ...entry, seq: this.seq++, at: sinceMs(this.t0) };
     this.model.push(full);
     return full;
   }
 
   addService(entry: Omit<ServiceRequest, 'seq' | 'at' | 'canaries'>, raw: string): ServiceRequest {
-    const full = { ...entry, seq: this.seq++, at: Date.now() - this.t0, canaries: this.canariesIn(raw) };
+    const full = { ...entry, seq: this.seq++, at: sinceMs(this.t0), canaries: this.canariesIn(raw) };
     this.services.push(full);
     return full;
   }

@@ -8,6 +8,7 @@ import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { loadCases, shardCases } from '../cases/load.js';
 import { PHASES, type Phase } from '../cases/schema.js';
+import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { UserError } from '../errors.js';
@@ -143,7 +144,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     for (const config of configs) {
       if (opts.signal?.aborted) break;
       const file = join(runsDir, cellFile(loaded.adapter.name, config));
-      const t0 = Date.now();
+      const t0 = mark();
       let result = opts.resume ? readComplete(file, want) : undefined;
       const reused = !!result;
       opts.on_progress?.({ kind: 'cell', adapter: loaded.adapter.name, config, reused });
@@ -176,7 +177,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         valid: result.trials.filter((t) => t.valid).length,
         duration_s: reused
           ? Math.round(result.trials.reduce((s, t) => s + t.duration_ms, 0) / 1000)
-          : Math.round((Date.now() - t0) / 1000),
+          : Math.round(sinceMs(t0) / 1000),
         overall: result.summary.overall,
         phases: result.summary.phases,
       });

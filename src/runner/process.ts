@@ -19,6 +19,7 @@ import {
 import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { mark, sinceMs } from '../elapsed.js';
 import { UserError } from '../errors.js';
 import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
 import type { ProcessOutcome } from '../evidence/types.js';
@@ -224,7 +225,7 @@ export class ProcessRunner implements Runner {
     const { dirs } = launch;
     const t = this.trialState(dirs);
     const early = (infra_error: string): StartedSandbox => ({
-      go: async () => failed(Date.now(), infra_error),
+      go: async () => failed(mark(), infra_error),
       cancel: async () => {},
     });
     if (p.mode.kind === 'root') await chownTree(dirs, p.mode.uid, p.mode.gid);
@@ -293,7 +294,7 @@ export class ProcessRunner implements Runner {
       const reported = 'exit_code' in last || last.spawn_error || last.infra_error;
       const result: ProcessOutcome = {
         ...outcome,
-        duration_ms: Date.now() - t0,
+        duration_ms: sinceMs(t0),
         ...(reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {}),
         ...(last.spawn_error ? { spawn_error: last.spawn_error } : {}),
         ...(last.infra_error ? { infra_error: last.infra_error } : {}),
@@ -317,7 +318,7 @@ export class ProcessRunner implements Runner {
     return {
       go: (exited) => {
         harnessExited = exited;
-        const t0 = Date.now();
+        const t0 = mark();
         spawned.begin();
         return finish(t0);
       },
@@ -358,10 +359,10 @@ export class ProcessRunner implements Runner {
   }
 
   private runUncontained(launch: TrialLaunch): Promise<ProcessOutcome> {
-    const t0 = Date.now();
+    const t0 = mark();
     const spawned = this.spawnAndWait(launch, launch.command, launch.env);
     spawned.begin();
-    return spawned.done.then((o) => ({ ...o, duration_ms: Date.now() - t0 }));
+    return spawned.done.then((o) => ({ ...o, duration_ms: sinceMs(t0) }));
   }
 
   /**
@@ -501,7 +502,7 @@ function failed(t0: number, infra_error: string): ProcessOutcome {
     exit_code: null,
     signal: null,
     timed_out: false,
-    duration_ms: Date.now() - t0,
+    duration_ms: sinceMs(t0),
     stdout: '',
     stderr: '',
     infra_error,

@@ -5,6 +5,7 @@
 
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { mark, sinceMs } from '../../elapsed.js';
 import { TrialLimits, trialLimitMessage } from '../../evidence/limits.js';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../types.js';
@@ -42,7 +43,7 @@ function outcomeOf(io: Io, rest: Partial<DockerProcessOutcome>): DockerProcessOu
     exit_code: null,
     signal: null,
     timed_out: false,
-    duration_ms: Date.now() - io.startedAt,
+    duration_ms: sinceMs(io.startedAt),
     stdout: io.out.text(),
     stderr: io.err.text(),
     ...rest,
@@ -71,7 +72,7 @@ export async function stageTrial(
   launch: TrialLaunch,
   sp: TrialSpans,
 ): Promise<StagedTrial | DockerProcessOutcome> {
-  const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  const io: Io = { out: new Tail(), err: new Tail(), startedAt: mark() };
   const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
   if (!r.user) return fail({ spawn_error: 'docker runner: run() before start()' });
   if (r.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
@@ -142,7 +143,7 @@ export async function runStaged(
   launch: TrialLaunch,
   staged: StagedTrial,
 ): Promise<DockerProcessOutcome> {
-  const io: Io = { out: new Tail(), err: new Tail(), startedAt: Date.now() };
+  const io: Io = { out: new Tail(), err: new Tail(), startedAt: mark() };
   try {
     return await runSpanned(r, launch, staged, io);
   } finally {
@@ -279,7 +280,7 @@ async function execHarness(
   const hasStdin = launch.stdin !== undefined;
   let s: Awaited<ReturnType<typeof startExec>>;
   try {
-    io.startedAt = Date.now();
+    io.startedAt = mark();
     s = await startExec(
       slot.container,
       { cmd: launch.command, user: r.user!, env, cwd: launch.cwd, stdin: hasStdin },
