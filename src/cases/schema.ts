@@ -257,6 +257,12 @@ export const World = z
     canaries: z.array(Canary).default([]),
     /** Skills already installed in the adapter's skills folder before the trial (e.g. an older version). */
     skills: z.array(InstalledSkill).default([]),
+    /**
+     * The workspace is a git repository with one commit of `files` (absent: yes, as in every real project;
+     * a case that writes its own `.git/…` keeps that instead). `false`: plain files, no repository.
+     * Optional rather than defaulted, so the cases written before it keep their revision.
+     */
+    git: z.boolean().optional(),
   })
   .strict();
 export type World = z.infer<typeof World>;

@@ -37,6 +37,7 @@ import {
 } from '../score/labels.js';
 import { outcomeRecords } from '../score/outcomes.js';
 import { makeCanaries } from '../world/canaries.js';
+import { initWorkspaceRepo } from '../world/git-repo.js';
 import { createServices } from '../world/services.js';
 import { packageFiles } from '../world/services-routes.js';
 import { finalState } from '../world/services-state.js';
@@ -206,6 +207,12 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
 
     // The world: workspace and HOME files, memory entries, the adapter configuration's files.
     await writeWorld(dirs, c.world.files, c.world.home_files);
+    // A project is a repository: the case's files are its first commit (world/git-repo.ts).
+    const repo = await initWorkspaceRepo(dirs.workspace, dirs.home, c.world.git !== false);
+    if (repo.state === 'unavailable')
+      notices.push(
+        `${c.id}: the workspace is not a git repository (${repo.reason}); the trial runs without one`,
+      );
     if (c.world.memory.length) {
       if (!memoryKeys[0]) {
         notices.push(
