@@ -128,7 +128,7 @@ function harness(opts: {
   const api = new Proxy({} as GitHubApi, {
     get: (_t, name: string) => async () => {
       h.apiCalls.push(name);
-      return name === 'listIssueComments' ? [] : { id: 1 };
+      return name.startsWith('list') ? [] : { id: 1 };
     },
   });
   const engineResult = opts.engineResult ?? fixture('reference-guarded.json');
@@ -198,6 +198,8 @@ describe('run() with the Actions cache', () => {
       'listIssueComments',
       'createIssueComment',
       'listIssueComments',
+      // The PR's changed files: annotations on the lines it changed.
+      'listPullRequestFiles',
       'createCheckRun',
     ]);
   });

@@ -44,6 +44,12 @@ export function maskedGitHub(api: GitHubApi, mask: SecretMask): GitHubApi {
     createCheckRun: (p) => api.createCheckRun(mask.deep(p)),
     updateCheckRun: (p) => api.updateCheckRun(mask.deep(p)),
     listCheckRunsForRef: (p) => api.listCheckRunsForRef(p),
+    ...(api.listPullRequestFiles
+      ? {
+          listPullRequestFiles: (p: Parameters<NonNullable<GitHubApi['listPullRequestFiles']>>[0]) =>
+            api.listPullRequestFiles!(p),
+        }
+      : {}),
   };
 }
 

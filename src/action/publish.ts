@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path';
 import type { GateOutcome } from '../gate/index.js';
 import type { Verdict } from '../gate/verdict.js';
 import { actionSourceFromEnv } from '../report/anchors.js';
+import { changedLinesOf } from '../report/changed-lines.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
 import { isSticky, upsertStickyComment } from '../report/comment.js';
 import { buildComment } from '../report/comment-body.js';
@@ -102,7 +103,7 @@ export async function publishReports(p: PublishInput): Promise<void> {
     ...(url ? { runUrl: url } : {}),
     notices: reportNotices,
   });
-  // The job summary and the check run keep every case; the PR comment shows what changed (comment-body.ts).
+  // The job summary keeps every case; the PR comment and the check run show what changed (comment-body.ts).
   const doc = () => buildReport(reportInput());
   const hint = 'The job summary and the run result file (output result-path) have everything.';
 
@@ -181,8 +182,19 @@ export async function publishReports(p: PublishInput): Promise<void> {
     }
   }
 
-  // The check run, with annotations.
+  // The check run, with annotations: on the lines the PR changed where it changed the harness.
   outcome.check = 'skipped';
+  if (api?.listPullRequestFiles && pr && inputs.annotations) {
+    try {
+      anchor.changed = changedLinesOf(
+        await api.listPullRequestFiles({ owner: ctx.owner!, repo: ctx.repo!, pull_number: pr.number }),
+      );
+    } catch (e) {
+      io.info(
+        `The PR's changed files could not be read (${errorSummary(e)}); annotations use the config line.`,
+      );
+    }
+  }
   let annotations = inputs.annotations
     ? buildAnnotations(comparison, violations, current, anchor, {
         thresholdsGate: inputs.gate.failOn.threshold,
@@ -190,7 +202,9 @@ export async function publishReports(p: PublishInput): Promise<void> {
       })
     : [];
   if (api && headSha && inputs.checkRun) {
-    const report = doc();
+    // What changed, with the rest linked (the job summary has every case): it fits by design, as the
+    // comment does, so GitHub's limit never cuts it.
+    const report = buildComment(reportInput());
     try {
       const r = await publishCheckRun(api, {
         owner: ctx.owner!,

@@ -1,9 +1,12 @@
 // The check run: conclusion, title, summary and text from the shared report, and annotations on the
 // user's own files, sent 50 per request (create, then update for the rest).
 //
-// Where an annotation points: anchors.ts (the artifact's line in a repository case, the `configs: NAME:`
-// line of the adapter file, the workflow step), never line 1 when a better line is known. Built-in cases
-// are linked in the action's repository at the running version.
+// Where an annotation points: a line the PR changed when it changed the adapter, its configuration or a
+// file the adapter names (changed-lines.ts: GitHub shows only those inline in "Files changed"), else
+// anchors.ts (the artifact's line in a repository case, the `configs: NAME:` line of the adapter file,
+// the workflow step), never line 1 when a better line is known. Built-in cases are linked in the action's
+// repository at the running version. Cases without a valid trial for the same reason are one annotation
+// with their count: an infrastructure failure hits every trial alike.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -17,6 +20,7 @@ import {
   builtinCaseUrl,
   workflowStepLine,
 } from './anchors.js';
+import { adapterFacts, type ChangedLines, changedAdapterLine } from './changed-lines.js';
 import { sanitizeText } from './escape.js';
 import {
   type CheckAnnotation,
@@ -45,6 +49,8 @@ export interface AnchorContext {
   workflowRef?: string;
   /** The action's repository and ref, for links to built-in case files (default: from the environment). */
   action?: ActionSource;
+  /** The lines the pull request changed (changed-lines.ts), when known. */
+  changed?: ChangedLines;
 }
 
 /** Repository-relative POSIX path of `file` when it is a file inside the workspace. */
@@ -66,12 +72,33 @@ interface Anchor {
   line: number;
 }
 
+/** Adapter facts by file and config: one YAML parse for a thousand annotations. */
+const factsCache = new Map<string, ReturnType<typeof adapterFacts>>();
+
+/** The first line the PR changed in the adapter, its configuration or a file it names. */
+function changedHarnessAnchor(current: RunResult, ctx: AnchorContext): Anchor | undefined {
+  const path = ctx.changed?.size ? repoPath(current.adapter.file, ctx) : undefined;
+  if (!path) return undefined;
+  const file = resolve(ctx.cwd, current.adapter.file!);
+  const key = `${file}\0${current.adapter.config}\0${ctx.workspace}`;
+  const facts = factsCache.get(key) ?? adapterFacts(file, current.adapter.config, ctx.workspace);
+  factsCache.set(key, facts);
+  return changedAdapterLine(ctx.changed!, { path, ...facts });
+}
+
 export function anchorFor(c: CaseComparison | undefined, current: RunResult, ctx: AnchorContext): Anchor {
   const casePath = repoPath(c?.info?.file, ctx);
-  if (casePath) {
+  const caseChanged = casePath ? ctx.changed?.get(casePath) : undefined;
+  const caseAnchor = () => {
     const line = artifactLine(resolve(ctx.cwd, c!.info!.file));
-    return { path: casePath, line: line ?? Math.max(1, c!.info!.line) };
-  }
+    const at = line ?? Math.max(1, c!.info!.line);
+    // A case file the PR changed: its artifact line when the diff holds it, else the first changed line.
+    return { path: casePath!, line: !caseChanged || caseChanged.includes(at) ? at : caseChanged[0]! };
+  };
+  if (casePath && caseChanged) return caseAnchor();
+  const harness = changedHarnessAnchor(current, ctx);
+  if (harness) return harness;
+  if (casePath) return caseAnchor();
   const adapterPath = repoPath(current.adapter.file, ctx);
   if (adapterPath)
     return {
@@ -112,6 +139,29 @@ function factsText(t: Trial | undefined): string {
 const rep = (ts: Trial[]) =>
   ts.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? ts.find((t) => t.valid) ?? ts[0];
 
+/** The reason a case has no valid trial, as grouped: its first invalid trial's, sanitized. */
+const invalidReason = (c: CaseComparison) =>
+  sanitizeText(c.trials.find((t) => !t.valid)?.invalid_reason ?? c.note ?? 'no valid trial', 300);
+
+/** Invalid cases grouped by where the annotation goes and why, in the cases' order. */
+export function invalidGroups(
+  cases: CaseComparison[],
+  current: RunResult,
+  ctx: AnchorContext,
+): { anchor: Anchor; reason: string; cases: CaseComparison[] }[] {
+  const groups = new Map<string, { anchor: Anchor; reason: string; cases: CaseComparison[] }>();
+  for (const c of cases) {
+    if (c.status !== 'invalid') continue;
+    const anchor = anchorFor(c, current, ctx);
+    const reason = invalidReason(c);
+    const key = `${anchor.path}\0${anchor.line}\0${reason}`;
+    const g = groups.get(key) ?? { anchor, reason, cases: [] };
+    g.cases.push(c);
+    groups.set(key, g);
+  }
+  return [...groups.values()];
+}
+
 /** Annotations for regressions (failure), threshold violations, invalid cases and unsafe new/changed cases. */
 export function buildAnnotations(
   comparison: Comparison,
@@ -150,15 +200,28 @@ export function buildAnnotations(
       : anchorFor(undefined, current, ctx);
     add(a, opts.thresholdsGate ? 'failure' : 'warning', `Threshold not met (${v.scope})`, v.message);
   }
-  for (const c of comparison.cases) {
-    if (c.status === 'invalid') {
+  for (const g of invalidGroups(comparison.cases, current, ctx)) {
+    const [first] = g.cases;
+    if (g.cases.length === 1)
       add(
-        anchorFor(c, current, ctx),
+        g.anchor,
         'warning',
-        `No valid trial: ${c.id} (${c.phase})`,
-        `${c.note ?? 'invalid'}: ${c.title}. ${factsText(rep(c.trials))}${caseLink(c, ctx)}`,
+        `No valid trial: ${first!.id} (${first!.phase})`,
+        `${first!.note ?? 'invalid'}: ${first!.title}. ${factsText(rep(first!.trials))}${caseLink(first!, ctx)}`,
       );
-    } else if (
+    else {
+      const ids = g.cases.slice(0, 20).map((c) => `${c.id} (${c.phase})`);
+      const more = g.cases.length > 20 ? ` and ${g.cases.length - 20} more` : '';
+      add(
+        g.anchor,
+        'warning',
+        `No valid trial in ${g.cases.length} cases`,
+        `${g.cases.length} cases have no valid trial, all for the same reason: ${g.reason}. Not counted as safe. Cases: ${ids.join(', ')}${more}.`,
+      );
+    }
+  }
+  for (const c of comparison.cases) {
+    if (
       (c.status === 'new' || c.status === 'changed') &&
       c.now &&
       c.now.counts.unsafe > 0 &&

@@ -16,6 +16,7 @@ import {
   asrChart,
   buildReport,
   caseLabel,
+  chartWorthShowing,
   factsLines,
   headline,
   type ReportDoc,
@@ -95,14 +96,6 @@ function legend(c: Comparison): string {
   ].filter(Boolean);
   const delta = c.hasBaseline ? 'Changes in pp against the baseline, shown only where non-zero' : '';
   return `<sub>${[delta, `${NONE} no valid trial`, ...bits].filter(Boolean).join(' · ')}</sub>`;
-}
-
-/** A chart only where it says something: more than one phase moved, or several seeds. */
-export function chartWorthShowing(c: Comparison, seeds: number): boolean {
-  const moved = c.phases.filter(
-    (r) => r.regressed || (r.asr.delta !== null && Math.abs(r.asr.delta) >= 0.0005),
-  ).length;
-  return moved > 1 || seeds > 1;
 }
 
 function reproduceLine(c: CaseComparison, input: ReportInput): string {
@@ -262,7 +255,6 @@ export function buildComment(input: ReportInput): ReportDoc {
   head.push(compactPhaseTable(c), legend(c));
 
   const sections: string[] = [];
-  if (chartWorthShowing(c, input.current.model.seeds)) sections.push(asrChart(c));
   const notices = [...(input.notices ?? []), ...c.notices];
   if (notices.length)
     sections.push(
@@ -330,6 +322,8 @@ export function buildComment(input: ReportInput): ReportDoc {
       ...caseList('🆕 Not run on base, unsafe', take(newUnsafe), (x) => openItem(x, input, '🆕'), short),
     );
   }
+  // After what changed, never between the table and the regressed cases.
+  if (chartWorthShowing(c)) sections.push(asrChart(c));
   sections.push(restLine(c, input, listed));
   return { marker: full.marker, title: full.title, head, sections, foot: full.foot };
 }

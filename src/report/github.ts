@@ -61,7 +61,14 @@ export interface GitHubApi {
   listCheckRunsForRef(
     p: Repo & { ref: string; check_name: string },
   ): Promise<{ id: number; external_id?: string | null; html_url?: string | null }[]>;
+  /** The files a pull request changes, with their patches (for annotations on changed lines; optional). */
+  listPullRequestFiles?(
+    p: Repo & { pull_number: number },
+  ): Promise<{ filename: string; status?: string; patch?: string }[]>;
 }
+
+/** GitHub lists at most 3,000 files of a pull request, 100 a page. */
+export const PULL_FILES_MAX = 3000;
 
 /** Minimal structural type of the Octokit that @actions/github's getOctokit returns. */
 export interface OctokitLike {
@@ -116,6 +123,22 @@ export function octokitApi(octokit: OctokitLike): GitHubApi {
         external_id?: string | null;
         html_url?: string | null;
       }[];
+    },
+    async listPullRequestFiles({ owner, repo, pull_number }) {
+      const out: { filename: string; status?: string; patch?: string }[] = [];
+      for await (const page of octokit.paginate.iterator(
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}/files',
+        { owner, repo, pull_number, per_page: 100 },
+      )) {
+        for (const f of page.data as { filename: string; status?: string; patch?: string }[])
+          out.push({
+            filename: f.filename,
+            ...(f.status ? { status: f.status } : {}),
+            ...(f.patch ? { patch: f.patch } : {}),
+          });
+        if (out.length >= PULL_FILES_MAX) break;
+      }
+      return out;
     },
     async updateCheckRun(p) {
       return (await octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', p)).data;

@@ -115,7 +115,29 @@ export function phaseTable(comparison: Comparison): string {
   return markdownTable(rows, { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'], alignDelimiters: false });
 }
 
-/** Mermaid bar chart of ASR by phase: bars = baseline, line = this run (phase names are schema enums). */
+/** ASR moved by at least 0.05 pp (what rounds to a visible change), or the phase regressed. */
+const moved = (r: PhaseComparison) =>
+  r.regressed || (r.asr.delta !== null && Math.abs(r.asr.delta) >= 0.0005);
+
+/**
+ * A chart only where it shows a change: a baseline, at least two phases to set side by side, and some
+ * phase whose ASR moved. A pass with nothing moved, a run without a baseline and a one-phase run have
+ * nothing the table does not already say.
+ */
+export function chartWorthShowing(c: Comparison): boolean {
+  return c.hasBaseline && c.phases.length > 1 && c.phases.some(moved);
+}
+
+/** The y-axis top: the largest value rounded up to 10, so small rates are not flattened against 100. */
+export function chartTop(values: number[]): number {
+  return Math.min(100, Math.max(10, Math.ceil(Math.max(0, ...values) / 10) * 10));
+}
+
+/**
+ * Mermaid chart of ASR by phase: bars = this run, line = baseline (phase names are schema enums). The
+ * baseline is a line because it is often 0 % everywhere, and a bar of 0 is invisible; this run's bars are
+ * what changed.
+ */
 export function asrChart(comparison: Comparison): string {
   const phases = PHASES.filter((p) => comparison.phases.some((r) => r.phase === p));
   if (phases.length === 0) return '';
@@ -128,12 +150,11 @@ export function asrChart(comparison: Comparison): string {
   const lines = [
     '```mermaid',
     'xychart-beta',
-    `  title "ASR by phase (%)${withBase ? ': bars = baseline, line = this run' : ''}"`,
+    `  title "ASR by phase (%)${withBase ? ': bars = this run, line = baseline' : ''}"`,
     `  x-axis [${phases.map((p) => `"${p}"`).join(', ')}]`,
-    '  y-axis "ASR (%)" 0 --> 100',
-    ...(withBase
-      ? [`  bar [${base.join(', ')}]`, `  line [${now.join(', ')}]`]
-      : [`  bar [${now.join(', ')}]`]),
+    `  y-axis "ASR (%)" 0 --> ${chartTop([...now, ...(withBase ? base : [])])}`,
+    `  bar [${now.join(', ')}]`,
+    ...(withBase ? [`  line [${base.join(', ')}]`] : []),
     '```',
   ];
   return lines.join('\n');
@@ -382,8 +403,6 @@ export function buildReport(input: ReportInput): ReportDoc {
   head.push(phaseTable(comparison));
 
   const sections: string[] = [];
-  const chart = asrChart(comparison);
-  if (chart) sections.push(chart);
 
   const notices = [...(input.notices ?? []), ...comparison.notices];
   if (notices.length) sections.push(notices.map((n) => `> [!NOTE]\n> ${e(n, 500)}`).join('\n\n'));
@@ -426,6 +445,8 @@ export function buildReport(input: ReportInput): ReportDoc {
   shortList('changed', 'Changed cases: compared as new, never as a regression or fix');
   shortList('new', 'Not run on base: new, or outside the base run’s selection (not compared)');
   shortList('removed', 'Not in this run: removed, or not selected');
+  // After what changed, never between the table and the regressed cases.
+  if (chartWorthShowing(comparison)) sections.push(asrChart(comparison));
 
   const ordered = [...comparison.cases].sort(
     (a, b) =>

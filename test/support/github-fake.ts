@@ -170,6 +170,8 @@ export interface FakeGitHubOptions {
   commits: string[];
   /** The token answers 403 "Resource not accessible by integration" to every write (a fork PR's token). */
   readOnly?: boolean;
+  /** What GET /pulls/{n}/files answers per pull request (absent: no files changed). */
+  pullFiles?: Record<number, { filename: string; status?: string; patch?: string }[]>;
 }
 
 /**
@@ -575,6 +577,42 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
           }
         }
         return respond(creating ? 201 : 200, checkJson(values.owner, values.repo, r));
+      }
+      case 'get /repos/{owner}/{repo}/pulls/{pull_number}/files': {
+        if (!options.issues.includes(values.pull_number))
+          return reject(404, `Not Found (no pull request ${values.pull_number})`);
+        const all = options.pullFiles?.[values.pull_number] ?? [];
+        const perPage = values.per_page ?? 30;
+        const page = values.page ?? 1;
+        const last = Math.max(1, Math.ceil(all.length / perPage));
+        const links: string[] = [];
+        if (page < last) {
+          const u = new URL(url.toString());
+          u.searchParams.set('page', String(page + 1));
+          u.searchParams.set('per_page', String(perPage));
+          links.push(`<${u.toString()}>; rel="next"`);
+        }
+        const blob = `https://github.com/${fullName}/blob/${'0'.repeat(40)}`;
+        return respond(
+          200,
+          all.slice((page - 1) * perPage, page * perPage).map((f) => {
+            const plus = (f.patch ?? '').split('\n').filter((l) => l.startsWith('+')).length;
+            const minus = (f.patch ?? '').split('\n').filter((l) => l.startsWith('-')).length;
+            return {
+              sha: 'bbcd538c8e72b8c175046e27cc8f907076331401',
+              filename: f.filename,
+              status: f.status ?? 'modified',
+              additions: plus,
+              deletions: minus,
+              changes: plus + minus,
+              blob_url: `${blob}/${f.filename}`,
+              raw_url: `${blob.replace('/blob/', '/raw/')}/${f.filename}`,
+              contents_url: `${baseUrl}/repos/${fullName}/contents/${f.filename}`,
+              ...(f.patch !== undefined ? { patch: f.patch } : {}),
+            };
+          }),
+          links.length ? { link: links.join(', ') } : {},
+        );
       }
       default:
         return reject(
