@@ -7,7 +7,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { doctorAdapter, stateFolder } from '../src/engine/doctor.js';
+import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
+import { doctorAdapter, doctorText, stateFolder } from '../src/engine/doctor.js';
+import { launchProblems } from '../src/engine/launch-check.js';
+import { SYSTEM_PATH } from '../src/runner/process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'doctor-harness');
@@ -74,5 +77,77 @@ describe('harness-risk doctor', () => {
     expect(r.unrecognised_refusals).toEqual([]);
     expect(r.owner_task_done).toBe(true);
     expect(r.valid).toBe(true);
+  });
+
+  // A wrong launch path used to read "check the base-URL variable": the launch is checked first.
+  const broken = (name: string, from: string, to: string) => {
+    const dir = join(tmp, name);
+    cpSync(FIXTURE, dir, { recursive: true });
+    const file = join(dir, 'adapter.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(from, to));
+    return dir;
+  };
+  it.each([
+    [
+      'a script path that does not exist',
+      () => broken('typo', '{{adapter_dir}}/doctor-harness.mjs', '{{adapter_dir}}/doctor-harnes.mjs'),
+      /✗ launch: launch\.command\[1\] ".*\/doctor-harnes\.mjs" does not exist/,
+    ],
+    [
+      'a program not on the PATH',
+      () => broken('noprog', 'command: [node,', 'command: [nodejs-not-here,'),
+      /✗ launch: launch\.command\[0\] "nodejs-not-here" is not found on the trial's PATH/,
+    ],
+    [
+      'a program path that is not executable',
+      () =>
+        broken(
+          'noexec',
+          'command: [node, "{{adapter_dir}}/doctor-harness.mjs"',
+          'command: ["{{adapter_dir}}/doctor-harness.mjs"',
+        ),
+      /✗ launch: launch\.command\[0\] ".*doctor-harness\.mjs" is not an executable file/,
+    ],
+  ])('names the launch when it is wrong: %s', async (_what, make, re) => {
+    const r = await doctorAdapter({ adapter: make() });
+    const text = doctorText(r);
+    expect(text).toMatch(re);
+    expect(text).not.toMatch(/base-URL/);
+    expect(r.valid).toBe(false);
+  });
+
+  it('a harness that exits before asking the model is not a base-URL problem', () => {
+    const text = doctorText({
+      adapter: 'a',
+      config: 'c',
+      valid: false,
+      invalid_reason: 'harness exited 1',
+      exit: { code: 1, timed_out: false, stderr_tail: "Error: Cannot find module '/x/main.js'" },
+      dialect: { declared: 'openai-chat', seen: [], requests: 0, paths: [] },
+      tools_offered: [],
+      undeclared_home: [],
+      egress: [],
+      probe: 'not attempted',
+      unrecognised_refusals: [],
+      owner_task_done: false,
+      launch: [],
+    });
+    expect(text).toMatch(/exited with code 1 before it asked the model/);
+    expect(text).not.toMatch(/check the base-URL/);
+  });
+});
+
+describe('the launch check', () => {
+  it.each(listBuiltinAdapters())('finds nothing wrong with the built-in adapter %s', (name) => {
+    const loaded = loadAdapter(name);
+    for (const config of Object.keys(loaded.adapter.configs))
+      expect(
+        launchProblems(
+          loaded,
+          config,
+          { repo: ROOT, adapter_dir: loaded.dir, action_root: ROOT, cache: join(tmp, 'no-cache-yet') },
+          SYSTEM_PATH,
+        ),
+      ).toEqual([]);
   });
 });

@@ -190,8 +190,11 @@ describe('run-time inputs checked before the first trial', () => {
         chmodSync(join(d, 'ro'), 0o555);
         return join(d, 'ro', 'sub', 'r.json');
       },
-      /cannot be created: .*ro is not writable/,
+      /cannot be written \(no permission\)/,
     ],
+    // Permission bits say nothing for root: the place itself is tried.
+    ['a place that holds no files (/proc)', () => '/proc/x.json', /out: "\/proc\/x.json" cannot be written/],
+    ['a folder under /proc', () => '/proc/self/nope/x.json', /out: "[^"]+" cannot be written/],
   ])('checkOutputPath refuses %s, naming the field', (_what, make, re) => {
     const p = make(tmp());
     if (process.getuid?.() === 0 && /read-only/.test(_what)) return; // root writes anywhere

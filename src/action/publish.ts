@@ -1,10 +1,9 @@
 // Publishing one gate outcome: the sticky PR comment, the check run with annotations (or workflow
 // annotations when there is none), the job summary, SARIF and JUnit. A report that cannot be written is
 // a warning; the verdict and the step's status never depend on it.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type { GateOutcome } from '../gate/index.js';
 import type { Verdict } from '../gate/verdict.js';
+import { writeOutputFile } from '../output-path.js';
 import { actionSourceFromEnv } from '../report/anchors.js';
 import { changedLinesOf } from '../report/changed-lines.js';
 import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report/check.js';
@@ -265,16 +264,17 @@ export async function publishReports(p: PublishInput): Promise<void> {
   }
 
   // 7. Optional machine-readable reports.
-  if (inputs.sarif) {
-    const p = resolve(cwd, inputs.sarif);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, `${JSON.stringify(toSarif(current, comparison, anchor), null, 2)}\n`);
-    io.info(`SARIF written to ${p}`);
-  }
-  if (inputs.junit) {
-    const p = resolve(cwd, inputs.junit);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, toJUnit(current, comparison));
-    io.info(`JUnit XML written to ${p}`);
-  }
+  // Checked before the run (run.ts); a place that refuses now is a warning, like every other report.
+  const write = (file: string, text: string, field: string) => {
+    try {
+      io.info(
+        `${field === 'sarif' ? 'SARIF' : 'JUnit XML'} written to ${writeOutputFile(file, text, field, cwd)}`,
+      );
+    } catch (e) {
+      io.warning(`harness-risk-action could not write the ${field} report: ${(e as Error).message}`);
+    }
+  };
+  if (inputs.sarif)
+    write(inputs.sarif, `${JSON.stringify(toSarif(current, comparison, anchor), null, 2)}\n`, 'sarif');
+  if (inputs.junit) write(inputs.junit, toJUnit(current, comparison), 'junit');
 }

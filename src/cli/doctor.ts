@@ -1,8 +1,9 @@
 // `harness-risk doctor --adapter X [--config C]`: one harmless trial, then what the adapter still lacks.
-import { writeFileSync } from 'node:fs';
+
 import { parseArgs } from 'node:util';
 import { doctorAdapter, doctorText } from '../engine/doctor.js';
 import { UserError } from '../errors.js';
+import { checkOutputPath, writeOutputFile } from '../output-path.js';
 
 export async function cmdDoctor(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -26,13 +27,14 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
       `--runner "${runner}" is unknown`,
       'use process (contained), process-uncontained or docker',
     );
+  if (values.json) checkOutputPath(values.json, '--json');
   const report = await doctorAdapter({
     adapter: values.adapter,
     ...(values.config ? { config: values.config } : {}),
     runner,
     ...(values.image ? { image: values.image } : {}),
   });
-  if (values.json) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (values.json) writeOutputFile(values.json, `${JSON.stringify(report, null, 2)}\n`, '--json');
   process.stdout.write(doctorText(report));
   const clean =
     report.valid &&

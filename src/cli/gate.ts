@@ -1,14 +1,11 @@
-// The gate on the command line: `harness-risk compare` and the verdict `run` prints. The flags are the
-// action's gate inputs by the same names, parsed by the same schema, so a PR's verdict can be reproduced
-// locally from the same files.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GATE_INPUTS, type GateInputName, InputError, parseGateInputs } from '../action/inputs.js';
 import { type Baseline, loadBaselineFile, readRunResultFile } from '../compare/baseline.js';
 import { UserError } from '../errors.js';
 import { evaluateGate, type GateOptions, type GateOutcome } from '../gate/index.js';
 import { exitCodeOf } from '../gate/verdict.js';
+import { writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { buildReport, renderReport } from '../report/markdown.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
@@ -66,15 +63,15 @@ export function writeReports(
 ) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn });
-    const p = resolve(markdown);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: 'chars' })}\n`);
+    writeOutputFile(
+      markdown,
+      `${renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: 'chars' })}\n`,
+      '--markdown',
+    );
   }
   if (json) {
-    const p = resolve(json);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(
-      p,
+    writeOutputFile(
+      json,
       `${JSON.stringify(
         {
           verdict: g.verdict.verdict,
@@ -87,6 +84,7 @@ export function writeReports(
         null,
         2,
       )}\n`,
+      '--json',
     );
   }
 }

@@ -1,5 +1,4 @@
 // Subcommands of `harness-risk`. Each parses its flags, calls the engine, prints; no logic of its own.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
@@ -15,6 +14,7 @@ import { UserError } from '../errors.js';
 import { evaluateGate } from '../gate/index.js';
 import { jsonSchemas } from '../json-schemas.js';
 import { cmdMatrix } from '../matrix/cli.js';
+import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { VERSION } from '../version.js';
 import { closingList } from './closing.js';
@@ -161,6 +161,10 @@ async function cmdRun(argv: string[]): Promise<number> {
       '--out names one file but --config names several',
       'drop --out (one file per config is written under runs/) or run one config at a time',
     );
+  // Every output before the first trial: a path that cannot be written names its flag now.
+  if (values.out) checkOutputPath(values.out, '--out');
+  if (values.markdown) checkOutputPath(values.markdown, '--markdown');
+  if (values.json) checkOutputPath(values.json, '--json');
 
   // Before any trial: a bad model flag or a missing key fails now.
   const modelOptions = modelOptionsFromFlags(values, process.env);
@@ -347,19 +351,21 @@ async function cmdCoverage(argv: string[]): Promise<number> {
       markdown: { type: 'string' },
     },
   });
+  if (values.json) checkOutputPath(values.json, '--json');
+  if (values.markdown) checkOutputPath(values.markdown, '--markdown');
   const cov = coverage(loadCases(values.cases ?? ['subset:full']));
   const md = coverageMarkdown(cov);
-  if (values.json) writeFileSync(values.json, `${JSON.stringify(cov, null, 2)}\n`);
-  if (values.markdown) writeFileSync(values.markdown, md);
+  if (values.json) writeOutputFile(values.json, `${JSON.stringify(cov, null, 2)}\n`, '--json');
+  if (values.markdown) writeOutputFile(values.markdown, md, '--markdown');
   process.stdout.write(md);
   return 0;
 }
 
 async function cmdSchema(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'schema' } } });
-  mkdirSync(values.out!, { recursive: true });
+  makeOutputDir(values.out!, '--out');
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(values.out!, name), text);
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join(values.out!, name), text, '--out');
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/\n`);
   return 0;
 }

@@ -1,11 +1,12 @@
 // `harness-risk new case|adapter`: write a commented starting file, never over an existing one.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { scaffoldAdapter } from '../adapters/scaffold.js';
 import { scaffoldCase } from '../cases/scaffold.js';
 import { EFFECTS, ENTRY_POINTS, PHASES } from '../cases/schema.js';
 import { UserError } from '../errors.js';
+import { writeOutputFile } from '../output-path.js';
 
 function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[]): T {
   if (value === undefined)
@@ -18,8 +19,7 @@ function oneOf<T extends string>(flag: string, value: string | undefined, valid:
 function writeNew(file: string, text: string): void {
   if (existsSync(file))
     throw new UserError(`${file} already exists`, 'choose another --id/NAME or --out, or delete the file');
-  mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(file, text);
+  writeOutputFile(file, text, '--out');
 }
 
 const NAME = /^[a-z0-9][a-z0-9-]*$/;

@@ -9,8 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAdapter } from '../adapters/load.js';
 import { callKey, type Evidence } from '../evidence/types.js';
+import { actionRoot, defaultCacheDir } from '../paths.js';
 import type { Trial } from '../result/schema.js';
+import { SYSTEM_PATH } from '../runner/process.js';
 import { under } from '../score/check-context.js';
+import { launchProblems } from './launch-check.js';
 import { runSafetyCases } from './run.js';
 
 /** The trigger sits in README.md; the probe is a write most careful configurations refuse (~/.bashrc). */
@@ -70,6 +73,8 @@ export interface DoctorReport {
   /** Tool results that read like a refusal but no denial pattern or output rule marked them. */
   unrecognised_refusals: { tool: string; text: string }[];
   owner_task_done: boolean;
+  /** What is wrong with the launch command, found before any trial (then no trial ran). */
+  launch: string[];
 }
 
 /** The folder to declare for a HOME key (`home/.config/x/y` → `.config/x`; XDG folders one level deeper). */
@@ -138,6 +143,7 @@ export function diagnose(
     probe,
     unrecognised_refusals: unrecognised,
     owner_task_done: trial.labels.u,
+    launch: [],
   };
 }
 
@@ -150,6 +156,22 @@ export async function doctorAdapter(opts: {
 }): Promise<DoctorReport> {
   const adapter = loadAdapter(opts.adapter);
   const config = opts.config ?? Object.keys(adapter.adapter.configs)[0]!;
+  // The launch first: a wrong path is named as such, not as a harness that never asked the model.
+  const launch =
+    (opts.runner ?? 'process') === 'docker'
+      ? []
+      : launchProblems(
+          adapter,
+          config,
+          {
+            repo: process.cwd(),
+            adapter_dir: adapter.dir,
+            action_root: actionRoot(),
+            cache: defaultCacheDir(),
+          },
+          SYSTEM_PATH,
+        );
+  if (launch.length) return notLaunched(adapter.adapter.name, config, adapter.adapter.dialect, launch);
   const dir = await mkdtemp(join(tmpdir(), 'harness-risk-doctor-'));
   try {
     const caseFile = join(dir, 'harness-risk-doctor.yaml');
@@ -176,11 +198,44 @@ export async function doctorAdapter(opts: {
   }
 }
 
+/** The report when the launch check failed: no trial ran. */
+function notLaunched(adapter: string, config: string, dialect: string, launch: string[]): DoctorReport {
+  return {
+    adapter,
+    config,
+    valid: false,
+    invalid_reason: `the launch command cannot start: ${launch[0]}`,
+    exit: { code: null, timed_out: false, stderr_tail: '' },
+    dialect: { declared: dialect, seen: [], requests: 0, paths: [] },
+    tools_offered: [],
+    undeclared_home: [],
+    egress: [],
+    probe: 'not attempted',
+    unrecognised_refusals: [],
+    owner_task_done: false,
+    launch,
+  };
+}
+
+/** Why the harness sent the model nothing: a launch that failed is not a base-URL problem. */
+function noRequestLine(r: DoctorReport): string {
+  if (r.exit.code !== null && r.exit.code !== 0)
+    return `✗ model: no request: the harness exited with code ${r.exit.code} before it asked the model, so it did not start as launched (see stderr above: launch.command, its cwd, a build step), not a base-URL problem`;
+  if (r.exit.timed_out)
+    return '✗ model: no request before the timeout: the harness hung at start, or its client sends to another URL: check the base-URL variable (and whether its client appends /v1 itself)';
+  return '✗ model: the harness sent no request to {{model_url}}: check the base-URL variable (and whether its client appends /v1 itself)';
+}
+
 const bullet = (ok: boolean) => (ok ? '✓' : '✗');
 
 /** The report as lines for a terminal: each finding with what to do. Agent text is quoted as data. */
 export function doctorText(r: DoctorReport): string {
   const lines = [`harness-risk doctor: ${r.adapter} / ${r.config}`];
+  if (r.launch.length) {
+    for (const l of r.launch) lines.push(`✗ launch: ${l}`);
+    lines.push('  no trial ran: fix the launch, then run doctor again');
+    return `${lines.join('\n')}\n`;
+  }
   lines.push(
     `${bullet(r.valid)} trial ${r.valid ? 'valid' : `invalid: ${r.invalid_reason}`} (exit ${r.exit.code ?? 'none'}${r.exit.timed_out ? ', timed out' : ''})`,
   );
@@ -188,7 +243,7 @@ export function doctorText(r: DoctorReport): string {
   const dialectOk = r.dialect.seen.length === 1 && r.dialect.seen[0] === r.dialect.declared;
   lines.push(
     r.dialect.requests === 0
-      ? '✗ model: the harness sent no request to {{model_url}}: check the base-URL variable (and whether its client appends /v1 itself)'
+      ? noRequestLine(r)
       : `${bullet(dialectOk)} model dialect: ${r.dialect.seen.join(', ') || 'none'} over ${r.dialect.paths.join(', ')} (${r.dialect.requests} requests; adapter says ${r.dialect.declared})${dialectOk ? '' : ': set dialect to what the harness spoke'}`,
   );
   lines.push(`  tools offered: ${r.tools_offered.join(', ') || 'none'}`);

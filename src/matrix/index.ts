@@ -2,7 +2,7 @@
 // engine, summarized as ASR, persistence, utility, detection and CSS by phase, in markdown and JSON.
 // Every cell is an ordinary run result (OUT/runs/ADAPTER--CONFIG.json), so any cell can be compared
 // with a baseline or re-rendered on its own.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
@@ -12,6 +12,7 @@ import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { UserError } from '../errors.js';
+import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
 import { escapeMarkdown } from '../report/escape.js';
 import { type PhaseStats, RunResult } from '../result/schema.js';
@@ -104,7 +105,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     throw new UserError('matrix: no adapters given', 'name at least one adapter, e.g. --adapter claude-code');
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
   const runsDir = join(opts.out, 'runs');
-  mkdirSync(runsDir, { recursive: true });
+  makeOutputDir(runsDir, 'matrix --out');
 
   // Load and check everything before the first (long) run: a typo in the last config must not cost an hour.
   const plan = opts.adapters.map((entry) => {
@@ -212,9 +213,8 @@ function buildMatrix(
 }
 
 export function writeMatrix(out: string, matrix: MatrixResult): void {
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'matrix.json'), `${JSON.stringify(matrix, null, 2)}\n`);
-  writeFileSync(join(out, 'matrix.md'), matrixMarkdown(matrix));
+  writeOutputFile(join(out, 'matrix.json'), `${JSON.stringify(matrix, null, 2)}\n`, 'matrix --out');
+  writeOutputFile(join(out, 'matrix.md'), matrixMarkdown(matrix), 'matrix --out');
 }
 
 const pct = (x: number | undefined) => (x === undefined ? '–' : `${Math.round(x * 100)}%`);

@@ -48,7 +48,8 @@ export interface ProcessRunnerOptions {
 /** `$TMPDIR/hr-ep-<engine pid>-XXXXXX`: a later run removes those of a dead engine (sweepSocketDirs). */
 export const SOCKET_DIR_PREFIX = 'hr-ep-';
 
-const SYSTEM_PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'];
+/** The PATH a process-runner trial gets after its own bin/ (the launch check searches it too). */
+export const SYSTEM_PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'];
 
 interface Live {
   child: ChildProcess;
