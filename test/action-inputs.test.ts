@@ -49,6 +49,7 @@ describe('inputs', () => {
       cases: [],
       runner: 'process',
       concurrency: 2,
+      maxConsecutiveInvalid: 10,
       model: 'scripted',
       seeds: 1,
       baseline: { kind: 'cache' },

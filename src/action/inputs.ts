@@ -25,6 +25,7 @@ export const INPUT_DEFAULTS = {
   image: '',
   concurrency: '2',
   timeout: '',
+  'max-consecutive-invalid': '10',
   model: 'scripted',
   seeds: '1',
   baseline: 'cache',
@@ -88,6 +89,8 @@ export interface ActionInputs {
   runner: 'process' | 'process-uncontained' | 'docker';
   image?: string;
   concurrency: number;
+  /** Stop after this many invalid trials in a row (0 = off): a harness that never starts. */
+  maxConsecutiveInvalid: number;
   timeoutS?: number;
   model: 'scripted' | 'live' | 'replay';
   seeds: number;
@@ -290,6 +293,7 @@ const RawInputs = z.object({
   runner: oneOf(['process', 'process-uncontained', 'docker'] as const),
   image: z.string(),
   concurrency: int(1, 64, 'a concurrency'),
+  'max-consecutive-invalid': int(0, 1_000_000, 'a number of trials (0 turns the fail-fast off)'),
   timeout: z.string().transform((v, ctx) => {
     if (v === '') return undefined;
     const m = v.match(/^(\d+)\s*(s|m|min)?$/);
@@ -498,6 +502,7 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     runner: v.runner,
     ...(v.image ? { image: v.image } : {}),
     concurrency: v.concurrency,
+    maxConsecutiveInvalid: v['max-consecutive-invalid'],
     ...(v.timeout !== undefined ? { timeoutS: v.timeout } : {}),
     seeds: v.seeds,
     baseline: v.baseline,

@@ -271,6 +271,7 @@ async function main(
         host_setup: true,
         ...(inputs.image ? { image: inputs.image } : {}),
         concurrency: inputs.concurrency,
+        max_consecutive_invalid: inputs.maxConsecutiveInvalid,
         ...(inputs.timeoutS ? { timeout_s: inputs.timeoutS } : {}),
         seeds: inputs.seeds,
         ...model.options,

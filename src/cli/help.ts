@@ -23,6 +23,9 @@ options:
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
   --timeout S        seconds per trial (default: the adapter's)
+  --max-consecutive-invalid N
+                     stop after N invalid trials in a row, a harness that never starts (default 10;
+                     0 = off); the result is kept and resumable
   --seeds N          trials per case (default 1)
   --model MODE       scripted (default: the deterministic worst-case model), live (a provider) or
                      replay (a recorded live run); see README "Live models"

@@ -6,6 +6,7 @@ import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
 import { baseResultPath, buildFailureText, runBaseAndHead } from '../engine/base-head.js';
+import { DEFAULT_MAX_CONSECUTIVE_INVALID } from '../engine/fail-fast.js';
 import type { RunOptions } from '../engine/options.js';
 import { resumeResultPath } from '../engine/resume.js';
 import { runSafetyCases } from '../engine/run.js';
@@ -75,6 +76,15 @@ function positiveInt(
   return n;
 }
 
+/** A whole number ≥ 0 (0 turns something off). */
+function wholeNumber(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isInteger(n) || n < 0)
+    throw new UserError(`${name} "${v}" must be a whole number`, 'give 0 (off) or more');
+  return n;
+}
+
 /** Progress on stderr (stdout keeps the tables and lists, so it can be piped). */
 function progressFor(quiet: boolean): Progress {
   return new Progress(process.stderr, { quiet });
@@ -90,6 +100,7 @@ async function cmdRun(argv: string[]): Promise<number> {
       runner: { type: 'string', default: 'process' },
       image: { type: 'string' },
       concurrency: { type: 'string' },
+      'max-consecutive-invalid': { type: 'string' },
       timeout: { type: 'string' },
       seeds: { type: 'string' },
       ...MODEL_FLAGS,
@@ -199,6 +210,11 @@ async function cmdRun(argv: string[]): Promise<number> {
       runner: values.runner,
       image: values.image,
       concurrency: positiveInt('--concurrency', values.concurrency, 2),
+      max_consecutive_invalid: wholeNumber(
+        '--max-consecutive-invalid',
+        values['max-consecutive-invalid'],
+        DEFAULT_MAX_CONSECUTIVE_INVALID,
+      ),
       timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0, MAX_TIMEOUT_S) : undefined,
       seeds: positiveInt('--seeds', values.seeds, 1),
       ...modelOptions,

@@ -73,6 +73,8 @@ export interface RunOptions {
   cache_dir?: string;
   on_progress?: (event: ProgressEvent) => void;
   signal?: AbortSignal;
+  /** Stop after this many invalid trials in a row (engine/fail-fast.ts; default 10, 0 = off). */
+  max_consecutive_invalid?: number;
   source?: RunResult['source'];
   /** The repository under test, `{{repo}}` (default: the working directory). */
   repo_dir?: string;

@@ -25,6 +25,7 @@ import { renderTemplate } from '../world/template.js';
 import { notApplicable, notApplicableNotice } from './applicable.js';
 import { adapterDigest, harnessInfo, selectionOf } from './attest.js';
 import { benchMark, benchMarkOnce } from './bench-marks.js';
+import { DEFAULT_MAX_CONSECUTIVE_INVALID, invalidStreak } from './fail-fast.js';
 import { harnessView } from './harness-view.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
@@ -339,6 +340,20 @@ export async function runTargets(
   const firstTrial = benchMarkOnce('first_trial');
   const onAbort = () => (stopped = true);
   opts.signal?.addEventListener('abort', onAbort);
+  // Fail-fast: a harness that never starts stops the run as an interrupt does, and says why.
+  const streak = invalidStreak(opts.max_consecutive_invalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID);
+  const failFast = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, failFast.signal]) : failFast.signal;
+  let stopWhy: string | undefined;
+  /** A trial whose harness was started: counted towards the fail-fast. */
+  const ran = (trial: Trial) => {
+    const why = stopped ? undefined : streak.add(trial.valid, trial.invalid_reason);
+    if (!why) return;
+    stopWhy = why;
+    stopped = true;
+    progress({ kind: 'notice', message: `stopping: ${why}` });
+    failFast.abort();
+  };
   try {
     // `concurrency` harnesses at once; the trials ahead of them are prepared (and the last ones scored)
     // meanwhile. Follow-up jobs a trial appends to todo are run too, at full concurrency.
@@ -349,7 +364,7 @@ export async function runTargets(
     // Why a trial must not start now (checked when its job begins and again at its slot): an interrupt, or
     // the spending cap reached (what was not run is invalid, never safe).
     const notStartedReason = (): string | undefined => {
-      if (stopped) return 'run interrupted before this trial started';
+      if (stopped) return `run interrupted before this trial started${stopWhy ? `: ${stopWhy}` : ''}`;
       const spent = modelSetup.budget?.over();
       return spent ? `budget exhausted: ${spent}; the trial was not run` : undefined;
     };
@@ -392,7 +407,7 @@ export async function runTargets(
             timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1000,
             // Beside the result, one folder per result file, so two configs never overwrite each other.
             keepEvidenceDir: evidenceDirOf(t.out),
-            signal: opts.signal,
+            signal,
             written,
             harnessSlot: inSlot,
             limits: trialLimits,
@@ -400,6 +415,7 @@ export async function runTargets(
           });
           // The abort reached this trial's harness: what it recorded is not a measurement.
           trial = stopped ? invalidTrial(lc, seed, 'run interrupted while this trial ran') : out.trial;
+          ran(trial);
           for (const n of out.notices) progress({ kind: 'notice', message: n });
         } catch (e) {
           // A user error in the case or adapter stops the run: every trial would fail the same way.
@@ -411,6 +427,7 @@ export async function runTargets(
             e instanceof TrialNotStarted
               ? invalidTrial(lc, seed, e.message)
               : invalidTrial(lc, seed, `infrastructure: ${(e as Error).message}`);
+          if (!(e instanceof TrialNotStarted)) ran(trial);
         }
       }
       // A trial that never reached its slot (not run, or failed before its harness) gives up its turn.
