@@ -1,6 +1,6 @@
 // What a trial's container sees of the host, and its limits.
 // Read-only folders appear at /opt/hr/ro + their host path (the action's dist/ at
-// /opt/hr/ro/home/runner/work/_actions/org/harness-risk-action/v1/dist). The mapping is a pure function
+// /opt/hr/ro/home/runner/work/_actions/harness-risk/harness-risk-action/v1/dist). The mapping is a pure function
 // of the path, so `{{action_root}}/dist/…` lands inside the dist/ mount whatever the working directory,
 // whichever folder was mapped first, and whether warm containers were made before the trial rendered
 // its templates. Only the folders listed read-only are mounted; their parents are empty mount points.
