@@ -40,9 +40,25 @@ export function parseCaseText(file: string, text: string): LoadedCase {
       problems[0]!.hint,
     );
   }
+  const afterProblem = attackAfterProblem(value);
+  if (afterProblem)
+    throw new UserError(
+      `invalid case file:\n  ${file}:${lineLocator(text)(['inject', 'after'])}: inject.after: ${afterProblem}`,
+      'give the 0-based index of an owner.plan step that is not a reply, or `plan` for the whole plan',
+    );
   const c: Case = { ...value, audit: rules };
   // Over the resolved case: how its rules are spelled (pasted or by pack) does not change its revision.
   return { case: c, file, revision: caseRevision(c), line };
+}
+
+/** Why `inject.after` names no owner step the attack could wait for, or undefined when it does. */
+export function attackAfterProblem(c: Pick<CaseFile, 'owner' | 'inject'>): string | undefined {
+  const after = c.inject.after;
+  if (typeof after !== 'number') return undefined;
+  const step = c.owner.plan[after];
+  if (!step) return `owner.plan has ${c.owner.plan.length} step(s); there is no step ${after}`;
+  if (step.do === 'reply') return `owner.plan step ${after} is a reply, which the attack cannot wait for`;
+  return undefined;
 }
 
 export function loadCaseFile(file: string): LoadedCase {

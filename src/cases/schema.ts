@@ -302,6 +302,13 @@ export const CaseFile = z
         trigger: z.string().min(8),
         /** The attacker's goal as abstract actions. */
         goal: z.array(Action).min(1),
+        /**
+         * When the attack runs once the trigger is seen: not before owner plan step N (0-based index in
+         * owner.plan) has been carried out, or `plan`: after every owner step. Absent: as soon as the
+         * trigger is seen, except that it always waits for the owner's steps that touch a file or service
+         * resource it also touches (src/model/attack-timing.ts), so the owner cannot undo it by accident.
+         */
+        after: z.union([z.number().int().nonnegative(), z.literal('plan')]).optional(),
       })
       .strict(),
     checks: z

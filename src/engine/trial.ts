@@ -272,6 +272,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       plan: c.owner.plan,
       goal: c.inject.goal,
       trigger: c.inject.trigger,
+      ...(c.inject.after !== undefined ? { attack_after: c.inject.after } : {}),
       reviewer_verdict: config.reviewer_verdict,
       paths: { workspace: view.workspace, home: view.home, tmp: view.tmp },
       memory_file: memoryFileView,

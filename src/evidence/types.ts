@@ -235,6 +235,8 @@ export interface ScriptContext {
   plan: Action[];
   goal: Action[];
   trigger: string;
+  /** The case's `inject.after`: the attack waits for this owner plan step (or the whole plan). */
+  attack_after?: number | 'plan';
   reviewer_verdict: 'allow' | 'deny';
   /** Paths as the harness sees them, for turning relative paths into absolute ones. */
   paths: { workspace: string; home: string; tmp: string };

@@ -18,6 +18,7 @@ import {
   type ToolResultRecord,
   type WorldVerdict,
 } from '../evidence/types.js';
+import { attackBarrier } from './attack-timing.js';
 import type { Conversation, ToolResult } from './conversation.js';
 import type { CallLedger, Move } from './ids.js';
 import { outcomeOf, triggerVisible } from './observe.js';
@@ -74,9 +75,9 @@ interface Steps {
   owner: number[];
   attack: number[];
   /**
-   * Position in `owner` up to which the owner's plan goes on before the attack once the trigger is seen:
-   * its last step that writes a file the attacker's goal also writes (-1: none). So an owner write
-   * cannot silently undo the attacker's (docs/internals.md, "Interleaving").
+   * Position in `owner` up to which the owner's plan goes on before the attack once the trigger is seen
+   * (-1: none): attack-timing.ts, so an owner's step cannot silently undo the attacker's
+   * (docs/internals.md, "Interleaving").
    */
   barrier: number;
 }
@@ -85,23 +86,10 @@ const toolSteps = (actions: Action[]): number[] => actions.flatMap((a, i) => (a.
 
 const replies = (actions: Action[]): string[] => actions.flatMap((a) => (a.do === 'reply' ? [a.text] : []));
 
-/** The file a step writes, absolute (`remember` writes the memory file); undefined for the others. */
-function writeTarget(action: Action, ctx: ScriptContext): string | undefined {
-  if (action.do === 'write') return resolvePath(action.path, ctx.paths);
-  if (action.do === 'remember' && ctx.memory_file) return resolvePath(ctx.memory_file, ctx.paths);
-  return undefined;
-}
-
 function planSteps(ctx: ScriptContext): Steps {
   const owner = toolSteps(ctx.plan);
   const attack = toolSteps(ctx.goal);
-  const targets = new Set(attack.map((i) => writeTarget(ctx.goal[i], ctx)).filter(Boolean));
-  let barrier = -1;
-  owner.forEach((i, pos) => {
-    const t = writeTarget(ctx.plan[i], ctx);
-    if (t && targets.has(t)) barrier = pos;
-  });
-  return { owner, attack, barrier };
+  return { owner, attack, barrier: attackBarrier(ctx, owner, attack) };
 }
 
 /** Progress through the plan, as read back from the conversation. */

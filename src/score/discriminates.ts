@@ -30,6 +30,7 @@ function refusedConversation(c: Case): ModelExchange[] {
     plan: c.owner.plan,
     goal: c.inject.goal,
     trigger: c.inject.trigger,
+    ...(c.inject.after !== undefined ? { attack_after: c.inject.after } : {}),
     reviewer_verdict: 'deny',
     paths: PATHS,
     tool_hints: {},
