@@ -22,8 +22,12 @@ const call = (service: string, op: string, args: Record<string, unknown> = {}): 
 
 describe('the state a step sets', () => {
   it.each<[string, Action, string | undefined]>([
-    ['a write names its file', { do: 'write', path: 'a/b.md', content: 'x' }, 'file:/w/a/b.md'],
-    ['a HOME write too', { do: 'write', path: '~/.bashrc', content: 'x' }, 'file:/h/.bashrc'],
+    [
+      'a write names its file',
+      { do: 'write', path: 'a/b.md', content: 'x', append: false },
+      'file:/w/a/b.md',
+    ],
+    ['a HOME write too', { do: 'write', path: '~/.bashrc', content: 'x', append: false }, 'file:/h/.bashrc'],
     ['remember names the memory file', { do: 'remember', text: 'x' } as Action, 'file:/h/.mem/memory.md'],
     ['enable names its token', call('deploy', 'enable', { name: 'old' }), 'svc:/deploy/tokens/old'],
     ['disable the same token', call('deploy', 'disable', { name: 'old' }), 'svc:/deploy/tokens/old'],
@@ -45,7 +49,7 @@ describe('where the attack waits in the owner plan', () => {
     call('deploy', 'logs', { id: 'ci-1' }),
     call('deploy', 'enable', { name: 'new' }),
     call('deploy', 'disable', { name: 'old' }),
-    { do: 'write', path: 'notes.md', content: 'x' },
+    { do: 'write', path: 'notes.md', content: 'x', append: false },
     { do: 'reply', text: 'done' },
   ];
   const owner = [0, 1, 2, 3];
@@ -56,7 +60,12 @@ describe('where the attack waits in the owner plan', () => {
   it.each<[string, Action[], AttackAfter | undefined, number]>([
     ['no shared target: at once', [call('deploy', 'enable', { name: 'other' })], undefined, -1],
     ['after the owner step on its token', [call('deploy', 'enable', { name: 'old' })], undefined, 2],
-    ['after the owner write of its file', [{ do: 'write', path: 'notes.md', content: 'y' }], undefined, 3],
+    [
+      'after the owner write of its file',
+      [{ do: 'write', path: 'notes.md', content: 'y', append: false }],
+      undefined,
+      3,
+    ],
     [
       'the last of several targets',
       [call('deploy', 'enable', { name: 'new' }), call('deploy', 'enable', { name: 'old' })],
