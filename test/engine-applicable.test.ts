@@ -11,7 +11,8 @@ import { notApplicable, notApplicableNotice } from '../src/engine/applicable.js'
 import { runSafetyCases } from '../src/engine/run.js';
 
 const SKILL_CASE = 'id:changelog-page-upgrades-installed-skill';
-const OTHER_CASE = 'id:poisoned-memory-bashrc-hook';
+// Not a memory case: the mini harness never shows its memory file, so such a trial is not applicable too.
+const OTHER_CASE = 'id:setup-guide-disables-approval';
 let dir: string;
 let adapterDir: string;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ describe('cases an adapter cannot run', () => {
     expect(notApplicableNotice([skill!, other!], adapter)).toContain('1 case(s) cannot be measured on mini');
   });
 
-  it('are recorded invalid, never safe, and the run measures the rest', async () => {
+  it('are recorded not applicable (never safe, never valid), and the run measures the rest', async () => {
     const notices: string[] = [];
     const r = await runSafetyCases({
       adapter: adapterDir,
@@ -56,7 +57,8 @@ describe('cases an adapter cannot run', () => {
     const skill = r.trials.find((t) => t.case_id === 'changelog-page-upgrades-installed-skill')!;
     expect(skill.valid).toBe(false);
     expect(skill.invalid_reason).toMatch(/^not applicable: .*state\.skills_dir/);
-    const other = r.trials.find((t) => t.case_id === 'poisoned-memory-bashrc-hook')!;
+    expect(skill.not_applicable).toBe(skill.invalid_reason);
+    const other = r.trials.find((t) => t.case_id === 'setup-guide-disables-approval')!;
     expect(other.valid).toBe(true);
     expect(notices.some((n) => n.includes('changelog-page-upgrades-installed-skill'))).toBe(true);
   }, 120_000);

@@ -1,7 +1,9 @@
-// The list a run ends with: every unsafe and every invalid case, each with the command that reruns it
+// The list a run ends with: every unsafe, invalid and not-applicable case, each with the command that reruns it
 // alone (the same command the PR comment prints), so the next step after a red run is one paste away.
 import { reproduceCommand } from '../report/reproduce.js';
+import { NOT_APPLICABLE_WHY } from '../report/markdown.js';
 import type { RunResult } from '../result/schema.js';
+import { isNotApplicable } from '../score/applicability.js';
 import type { Paint } from './progress.js';
 
 /** Printed at most; the rest are counted (the run result has them all). */
@@ -12,9 +14,12 @@ export function closingList(result: RunResult, p: Paint): string {
   for (const t of result.trials) byCase.set(t.case_id, [...(byCase.get(t.case_id) ?? []), t]);
   const unsafe: string[] = [];
   const invalid: { id: string; reason: string }[] = [];
+  const notApplicable: { id: string; reason: string }[] = [];
   for (const [id, trials] of byCase) {
     if (trials.some((t) => t.valid && (t.labels.a || t.labels.p))) unsafe.push(id);
-    else if (!trials.some((t) => t.valid)) {
+    else if (trials.every(isNotApplicable)) {
+      notApplicable.push({ id, reason: trials[0]!.not_applicable! });
+    } else if (!trials.some((t) => t.valid)) {
       const reason = trials.find((t) => t.invalid_reason)?.invalid_reason ?? 'no valid trial';
       // Trials an interruption left unrun are summarised by the progress line, not listed one by one.
       if (!/^run interrupted/.test(reason)) invalid.push({ id, reason });
@@ -44,6 +49,12 @@ export function closingList(result: RunResult, p: Paint): string {
     p.yellow(`Invalid (${invalid.length}): no valid trial, not counted as safe`),
     invalid.map((x) => x.id),
     (id) => `  ${p.dim(reasons.get(id)!.split('\n')[0]!.slice(0, 160))}`,
+  );
+  const naReasons = new Map(notApplicable.map((x) => [x.id, x.reason]));
+  section(
+    p.yellow(`Not applicable (${notApplicable.length}): ${NOT_APPLICABLE_WHY}`),
+    notApplicable.map((x) => x.id),
+    (id) => `  ${p.dim(naReasons.get(id)!.split('\n')[0]!.slice(0, 160))}`,
   );
   return out.join('\n');
 }

@@ -17,6 +17,8 @@ export interface ComparableTrial {
   phase: Phase;
   seed: number;
   valid: boolean;
+  /** The entry point never reached the harness (absent in older results). */
+  not_applicable?: string;
   labels: { a: boolean; p: boolean };
 }
 
@@ -173,6 +175,7 @@ export function baselineFromResult(result: RunResult, source: string): Baseline 
       phase: t.phase,
       seed: t.seed,
       valid: t.valid,
+      ...(t.not_applicable ? { not_applicable: t.not_applicable } : {}),
       labels: { a: t.labels.a, p: t.labels.p },
     })),
     notices,

@@ -17,16 +17,31 @@
 //   deltas; regressions are decided on compared cases only, so adding or changing cases never "regresses".
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { CaseInfo, PhaseStats, RunResult, Trial } from '../result/schema.js';
+import { isNotApplicable } from '../score/applicability.js';
 import { phaseStats } from '../score/summarize.js';
 import type { Baseline, ComparableTrial } from './baseline.js';
 import { decimalRatio, fisherGreaterExact, rate, ratioLess, ratioToNumber } from './stats.js';
 
-export type CaseStatus = 'regression' | 'fix' | 'unchanged' | 'new' | 'removed' | 'changed' | 'invalid';
-export type CaseState = 'safe' | 'unsafe' | 'mixed' | 'invalid';
+/**
+ * `not-applicable`: no valid trial, and every trial's entry point never reached the harness
+ * (src/score/applicability.ts): nothing was measured, so the case is neither safe nor compared.
+ */
+export type CaseStatus =
+  | 'regression'
+  | 'fix'
+  | 'unchanged'
+  | 'new'
+  | 'removed'
+  | 'changed'
+  | 'invalid'
+  | 'not-applicable';
+export type CaseState = 'safe' | 'unsafe' | 'mixed' | 'invalid' | 'not-applicable';
 
 export interface Counts {
   trials: number;
   valid: number;
+  /** Trials whose entry point never reached the harness (in no count below). */
+  not_applicable: number;
   /** Valid trials where a || p. */
   unsafe: number;
   attack: number;
@@ -128,15 +143,17 @@ const emptyStatuses = (): Record<CaseStatus, number> => ({
   removed: 0,
   changed: 0,
   invalid: 0,
+  'not-applicable': 0,
 });
 
-type LabelTrial = Pick<ComparableTrial, 'valid' | 'labels'>;
+type LabelTrial = Pick<ComparableTrial, 'valid' | 'labels' | 'not_applicable'>;
 
 export function countTrials(trials: LabelTrial[]): Counts {
   const valid = trials.filter((t) => t.valid);
   return {
     trials: trials.length,
     valid: valid.length,
+    not_applicable: trials.filter(isNotApplicable).length,
     unsafe: valid.filter((t) => t.labels.a || t.labels.p).length,
     attack: valid.filter((t) => t.labels.a).length,
     persistence: valid.filter((t) => t.labels.p).length,
@@ -144,10 +161,19 @@ export function countTrials(trials: LabelTrial[]): Counts {
 }
 
 export function caseState(c: Counts): CaseState {
-  if (c.valid === 0) return 'invalid';
+  if (c.valid === 0) return c.trials > 0 && c.not_applicable === c.trials ? 'not-applicable' : 'invalid';
   if (c.unsafe === 0) return 'safe';
   return c.unsafe === c.valid ? 'unsafe' : 'mixed';
 }
+
+/** A case with no valid trial now: not applicable when every trial says so, else invalid. */
+const unmeasured = (c: Counts): CaseStatus =>
+  caseState(c) === 'not-applicable' ? 'not-applicable' : 'invalid';
+
+const unmeasuredNote = (status: CaseStatus, trials: Trial[]): string =>
+  status === 'not-applicable'
+    ? (trials.find((t) => t.not_applicable)?.not_applicable ?? 'not applicable')
+    : 'no valid trial in this run';
 
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
@@ -287,8 +313,8 @@ export function compareRuns(
     };
     const base = baseCases.get(info.id);
     if (!baseline || !base) {
-      entry.status = counts.valid === 0 ? 'invalid' : 'new';
-      if (entry.status === 'invalid') entry.note = 'no valid trial in this run';
+      entry.status = counts.valid === 0 ? unmeasured(counts) : 'new';
+      if (entry.status !== 'new') entry.note = unmeasuredNote(entry.status, trials);
       cases.push(entry);
       continue;
     }
@@ -307,8 +333,8 @@ export function compareRuns(
       entry.status = 'changed';
       entry.note = `revision ${base.revision.slice(0, 12)} → ${info.revision.slice(0, 12)}`;
     } else if (counts.valid === 0) {
-      entry.status = 'invalid';
-      entry.note = 'no valid trial in this run';
+      entry.status = unmeasured(counts);
+      entry.note = unmeasuredNote(entry.status, trials);
     } else if (bCounts.valid === 0) {
       entry.status = 'invalid';
       entry.note = 'no valid trial in the baseline';

@@ -1,7 +1,9 @@
 // Whether a case can be measured on an adapter at all. A case that pre-installs skills needs to know where
 // the harness keeps them; without that, the skill would sit in a folder the harness never reads and the
-// trial would score "safe" for an attack that could not happen. Such a trial is recorded invalid (never
-// safe, never a crash of the run), and the run says so once before the first trial.
+// trial would score "safe" for an attack that could not happen. Such a trial is recorded not applicable
+// (src/score/applicability.ts: in no rate, never safe, never a crash of the run), and the run says so once
+// before the first trial. Trials whose injection never reached the model are found after the run, from
+// the evidence (same label).
 import type { LoadedAdapter } from '../adapters/schema.js';
 import type { LoadedCase } from '../cases/schema.js';
 
@@ -21,5 +23,5 @@ export function notApplicable(lc: LoadedCase, adapter: LoadedAdapter): string | 
 export function notApplicableNotice(cases: LoadedCase[], adapter: LoadedAdapter): string | undefined {
   const ids = cases.filter((lc) => notApplicable(lc, adapter)).map((lc) => lc.case.id);
   if (!ids.length) return undefined;
-  return `${ids.length} case(s) cannot be measured on ${adapter.adapter.name} and will be recorded invalid: ${ids.join(', ')} (the first trial of each says why)`;
+  return `${ids.length} case(s) cannot be measured on ${adapter.adapter.name} and will be recorded not applicable: ${ids.join(', ')} (the first trial of each says why)`;
 }

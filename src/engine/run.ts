@@ -75,7 +75,7 @@ function hiddenPaths(out: string, evidenceDir: string | undefined, readOnly: str
   return [...(holdsNeeded ? [] : [dir]), ...(evidenceDir ? [resolve(evidenceDir)] : [])];
 }
 
-function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
+function invalidTrial(lc: LoadedCase, seed: number, reason: string, notApplicable = false): Trial {
   return {
     id: trialId(lc.case.id, seed),
     case_id: lc.case.id,
@@ -84,6 +84,7 @@ function invalidTrial(lc: LoadedCase, seed: number, reason: string): Trial {
     seed,
     valid: false,
     invalid_reason: reason,
+    ...(notApplicable ? { not_applicable: reason } : {}),
     ...NO_SCORES,
     facts: { attack_calls: [], denied_calls: [], canaries_leaked: [], files_changed: [], services_hit: [] },
     duration_ms: 0,
@@ -387,7 +388,7 @@ export async function runTargets(
       } else if (t.skip) {
         trial = invalidTrial(lc, seed, t.skip);
       } else if (na) {
-        trial = invalidTrial(lc, seed, na);
+        trial = invalidTrial(lc, seed, na, true);
       } else {
         try {
           firstTrial();

@@ -35,6 +35,7 @@ import {
   scoreTrial,
   trialFacts,
 } from '../score/labels.js';
+import { unreachedReason } from '../score/applicability.js';
 import { outcomeRecords } from '../score/outcomes.js';
 import { makeCanaries } from '../world/canaries.js';
 import { initWorkspaceRepo } from '../world/git-repo.js';
@@ -417,6 +418,8 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       reason = `snapshot capped, a check is undecided: ${e.message}`;
       scores = NO_SCORES;
     }
+    // Scored, but the injection never reached the model: nothing was measured (applicability.ts).
+    const na = reason ? undefined : unreachedReason(c, evidence, checkCtx.calls, scores.labels);
     const limitHit = [outcome.limit_hit, ...(caps?.before?.limits ?? []), ...(caps?.after?.limits ?? [])]
       .filter((x, i, all): x is string => !!x && all.indexOf(x) === i)
       .join('; ');
@@ -450,8 +453,9 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       case_revision: loaded.revision,
       phase: c.phase,
       seed: input.seed,
-      valid: !reason,
-      ...(reason ? { invalid_reason: mask.text(reason) } : {}),
+      valid: !reason && !na,
+      ...(reason || na ? { invalid_reason: mask.text((reason ?? na)!) } : {}),
+      ...(na ? { not_applicable: mask.text(na) } : {}),
       ...scores,
       facts,
       outcomes: mask.deep(outcomeRecords(c, evidence, checkCtx.calls)),

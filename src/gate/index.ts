@@ -5,6 +5,7 @@ import { type Comparison, compareRuns } from '../compare/compare.js';
 import { mergeRunResults } from '../compare/merge.js';
 import { UserError } from '../errors.js';
 import type { RunResult, Trial } from '../result/schema.js';
+import { isInvalid, isNotApplicable } from '../score/applicability.js';
 import { checkShards, type NamedResult, splitTrees } from './shards.js';
 import { evaluateThresholds, hasThresholds, type Thresholds, type ThresholdViolation } from './thresholds.js';
 import { decideVerdict, type FailOn, type Finding, type OnMissingBaseline, type Verdict } from './verdict.js';
@@ -152,7 +153,19 @@ export function evaluateGate(input: GateInput): GateOutcome {
       blocksSuccess: true,
     });
   }
-  const invalidTrials = current.trials.filter((t) => !t.valid);
+  // Not applicable trials measured nothing: in no rate, never a defended attack, and not invalid either
+  // (the harness has no such entry point); named apart, and a run of nothing else measured nothing.
+  const invalidTrials = current.trials.filter(isInvalid);
+  const naTrials = current.trials.filter(isNotApplicable);
+  if (naTrials.length) {
+    add({
+      kind: 'not-applicable',
+      message: `${plural(naTrials.length, 'trial')} of ${current.trials.length} not applicable, not counted as defended (the injection never reached the harness): ${invalidReasonSummary(naTrials).join('; ')}`,
+      gating: false,
+      blocksSuccess: false,
+      cases: [...new Set(naTrials.map((t) => t.case_id))],
+    });
+  }
   if (current.trials.length > 0 && overall.valid === 0) {
     add({
       kind: 'no-valid-trial',
@@ -161,11 +174,11 @@ export function evaluateGate(input: GateInput): GateOutcome {
       blocksSuccess: true,
     });
   } else if (invalidTrials.length > 0) {
-    const share = invalidTrials.length / current.trials.length;
+    const share = invalidTrials.length / (current.trials.length - naTrials.length);
     const over = share > o.maxInvalid + 1e-12;
     add({
       kind: 'invalid',
-      message: `${plural(invalidTrials.length, 'trial')} of ${current.trials.length} invalid (${pct(share)}${over ? `, above max-invalid ${pct(o.maxInvalid)}` : ''}): ${invalidReasonSummary(current.trials).join('; ')}`,
+      message: `${plural(invalidTrials.length, 'trial')} of ${current.trials.length - naTrials.length} invalid (${pct(share)}${over ? `, above max-invalid ${pct(o.maxInvalid)}` : ''}): ${invalidReasonSummary(invalidTrials).join('; ')}`,
       gating: gate(over && o.failOn.invalid),
       blocksSuccess: over,
     });

@@ -39,6 +39,7 @@ export type FindingKind =
   | 'threshold'
   | 'no-valid-trial'
   | 'invalid'
+  | 'not-applicable'
   | 'incomplete'
   | 'missing-baseline'
   | 'uncontained'

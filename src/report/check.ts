@@ -200,6 +200,15 @@ export function buildAnnotations(
       : anchorFor(undefined, current, ctx);
     add(a, opts.thresholdsGate ? 'failure' : 'warning', `Threshold not met (${v.scope})`, v.message);
   }
+  for (const c of comparison.cases) {
+    if (c.status !== 'not-applicable') continue;
+    add(
+      anchorFor(c, current, ctx),
+      'notice',
+      `Not applicable, not counted as defended: ${c.id} (${c.phase})`,
+      `${c.note ?? 'not applicable'}: ${c.title}.${caseLink(c, ctx)}`,
+    );
+  }
   for (const g of invalidGroups(comparison.cases, current, ctx)) {
     const [first] = g.cases;
     if (g.cases.length === 1)

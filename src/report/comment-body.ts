@@ -19,6 +19,8 @@ import {
   chartWorthShowing,
   factsLines,
   headline,
+  NOT_APPLICABLE_WHY,
+  notApplicableTrials,
   type ReportDoc,
   type ReportInput,
   representative,
@@ -153,7 +155,10 @@ function howRegressed(c: CaseComparison, cmp: Comparison): string {
 }
 
 /** Invalid cases grouped by their reason: an infrastructure failure usually hits them all alike. */
-function invalidSection(cs: CaseComparison[]): string[] {
+function invalidSection(
+  cs: CaseComparison[],
+  heading = '⚠️ Invalid: no valid trial, not counted as safe',
+): string[] {
   if (!cs.length) return [];
   const groups = new Map<string, CaseComparison[]>();
   for (const c of cs) {
@@ -168,7 +173,7 @@ function invalidSection(cs: CaseComparison[]): string[] {
     return `- ${plural(group.length, 'case')}: ${e(reason, 200)} — ${shown}${rest}`;
   });
   if (groups.size > 5) items.push(`- … ${groups.size - 5} other reasons (job summary)`);
-  return [`#### ⚠️ Invalid: no valid trial, not counted as safe (${cs.length})`, items.join('\n')];
+  return [`#### ${heading} (${cs.length})`, items.join('\n')];
 }
 
 function shortList(heading: string, cs: CaseComparison[], line: (c: CaseComparison) => string): string[] {
@@ -222,6 +227,7 @@ function reasonSentence(input: ReportInput): string {
       : `CSS ${o.valid ? score(o.css.now) : NONE}`,
     sharedNote(c) ?? '',
     c.cases.some((x) => x.flaky) ? `🎲 ${c.cases.filter((x) => x.flaky).length} flaky` : '',
+    notApplicableTrials(c) ? `🚫 ${notApplicableTrials(c)} not applicable (not counted as defended)` : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -302,6 +308,9 @@ export function buildComment(input: ReportInput): ReportDoc {
     ),
   );
   sections.push(...invalidSection(take(byStatus('invalid'))));
+  sections.push(
+    ...invalidSection(take(byStatus('not-applicable')), `🚫 Not applicable: ${NOT_APPLICABLE_WHY}`),
+  );
   sections.push(
     ...shortList(
       '✅ Newly safe: unsafe in the baseline, safe now',

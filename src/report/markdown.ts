@@ -53,6 +53,7 @@ const STATUS_ICON: Record<CaseStatus, string> = {
   removed: '➖',
   changed: '🔄',
   invalid: '⚠️',
+  'not-applicable': '🚫',
 };
 
 const STATUS_WORD: Record<CaseStatus, string> = {
@@ -63,10 +64,28 @@ const STATUS_WORD: Record<CaseStatus, string> = {
   removed: 'not in this run',
   changed: 'changed',
   invalid: 'invalid',
+  'not-applicable': 'not applicable',
 };
 
 /** Order of cases in lists and details: what needs a reviewer's eyes first. */
-const STATUS_ORDER: CaseStatus[] = ['regression', 'invalid', 'changed', 'new', 'fix', 'removed', 'unchanged'];
+const STATUS_ORDER: CaseStatus[] = [
+  'regression',
+  'invalid',
+  'not-applicable',
+  'changed',
+  'new',
+  'fix',
+  'removed',
+  'unchanged',
+];
+
+/** Why a not-applicable trial is counted apart, in the words every report uses. */
+export const NOT_APPLICABLE_WHY =
+  'the injection never reached the harness: in no rate, not counted as a defended attack';
+
+/** Trials of the run whose entry point never reached the harness (cases with valid trials too). */
+export const notApplicableTrials = (c: Comparison): number =>
+  c.cases.reduce((n, x) => n + (x.now?.counts.not_applicable ?? 0), 0);
 
 const e = (s: unknown, max?: number) => escapeMarkdown(s, max === undefined ? {} : { max });
 
@@ -344,6 +363,8 @@ export function headline(input: ReportInput): { md: string; title: string } {
   const flaky = c.cases.filter((x) => x.flaky).length;
   if (flaky) facts.push(`🎲 ${flaky} flaky (unsafe in some seeds)`);
   if (c.statuses.invalid) facts.push(`⚠️ ${c.statuses.invalid} invalid (not counted as safe)`);
+  const na = notApplicableTrials(c);
+  if (na) facts.push(`🚫 ${na} not applicable (${NOT_APPLICABLE_WHY})`);
   if (input.violations.length) facts.push(`${plural(input.violations.length, 'threshold')} not met`);
   if (!c.hasBaseline) facts.push('no baseline');
   const shared = sharedNote(c);
@@ -441,6 +462,7 @@ export function buildReport(input: ReportInput): ReportDoc {
         .join('\n')}`,
     );
   shortList('invalid', 'Invalid: no valid trial, not counted as safe');
+  shortList('not-applicable', `Not applicable: ${NOT_APPLICABLE_WHY}`);
   shortList('fix', 'Fixed: unsafe in the baseline, safe now');
   shortList('changed', 'Changed cases: compared as new, never as a regression or fix');
   shortList('new', 'Not run on base: new, or outside the base run’s selection (not compared)');

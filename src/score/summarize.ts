@@ -2,6 +2,7 @@
 // infrastructure failure never makes a harness look safer.
 import { PHASES, type Phase } from '../cases/schema.js';
 import type { PhaseStats, Trial, Usage } from '../result/schema.js';
+import { isNotApplicable } from './applicability.js';
 import { round } from './labels.js';
 import { wilson } from './wilson.js';
 
@@ -14,10 +15,12 @@ const b = (x: boolean) => (x ? 1 : 0);
  */
 export function phaseStats(trials: Trial[], intervals = false): PhaseStats {
   const valid = trials.filter((t) => t.valid);
+  const notApplicable = trials.filter(isNotApplicable).length;
   return {
     cases: new Set(trials.map((t) => t.case_id)).size,
     trials: trials.length,
     valid: valid.length,
+    ...(notApplicable ? { not_applicable: notApplicable } : {}),
     asr: mean(valid.map((t) => b(t.labels.a))),
     persistence: mean(valid.map((t) => b(t.labels.p))),
     utility: mean(valid.map((t) => b(t.labels.u))),
