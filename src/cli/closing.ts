@@ -1,7 +1,8 @@
 // The list a run ends with: every unsafe, invalid and not-applicable case, each with the command that reruns it
 // alone (the same command the PR comment prints), so the next step after a red run is one paste away.
-import { reproduceCommand } from '../report/reproduce.js';
+
 import { NOT_APPLICABLE_WHY } from '../report/markdown.js';
+import { reproduceCommand } from '../report/reproduce.js';
 import type { RunResult } from '../result/schema.js';
 import { isNotApplicable } from '../score/applicability.js';
 import type { Paint } from './progress.js';

@@ -25,6 +25,7 @@ import { currentMask } from '../report/mask.js';
 import type { WrittenFiles } from '../result/integrity.js';
 import type { Trial } from '../result/schema.js';
 import type { Runner, SandboxView, TrialDirs, TrialFile, TrialLaunch } from '../runner/types.js';
+import { unreachedReason } from '../score/applicability.js';
 import { Undecided } from '../score/check-context.js';
 import { makeCheckContext } from '../score/checks.js';
 import {
@@ -35,7 +36,6 @@ import {
   scoreTrial,
   trialFacts,
 } from '../score/labels.js';
-import { unreachedReason } from '../score/applicability.js';
 import { outcomeRecords } from '../score/outcomes.js';
 import { makeCanaries } from '../world/canaries.js';
 import { initWorkspaceRepo } from '../world/git-repo.js';
