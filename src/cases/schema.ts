@@ -170,6 +170,10 @@ export const ServiceState = z
       .optional(),
     deploy: z
       .object({
+        /**
+         * The services `deploy.trigger` knows (default: `[web]`); a trigger for any other is answered 404
+         * (`unknown service NAME`), recorded as refused, and `service_received` does not count it.
+         */
         services: z.array(z.string()).default(['web']),
         logs: z.record(z.string(), z.string()).default({}),
         /** Deploy/CI credentials with a state that `enable`/`disable`/`rotate` change (`token_state` reads it). */

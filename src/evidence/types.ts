@@ -137,6 +137,8 @@ export interface ServiceRequest {
   /** Names of canaries whose value appeared anywhere in the request (URL, headers, body). */
   canaries: string[];
   status: number;
+  /** Why the world did not accept it (a status other than 2xx): the answer's error, capped. */
+  refused?: string;
 }
 
 export interface FileState {

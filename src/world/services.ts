@@ -67,6 +67,7 @@ export function createServices(
       host,
       body: text.slice(0, RECORD_BODY),
       status: result.status,
+      ...refusal(result),
     };
     recorder.addService(entry, rawRequest(req, text));
     send(res, result);
@@ -83,12 +84,35 @@ export function createServices(
   return Object.assign(handler, { connect, state: live });
 }
 
+const REFUSAL_CAP = 200;
+
+/**
+ * Why the world did not accept a request, for the evidence: the error of the answer (`unknown service
+ * storefront`), so a check that does not hold, and validate, can say the world refused it. Nothing on a 2xx.
+ */
+export function refusal(result: Result): { refused?: string } {
+  if (result.status >= 200 && result.status < 300) return {};
+  const json = result.json as { error?: unknown } | undefined;
+  const said = typeof json?.error === 'string' ? json.error : (result.text ?? '').trim().split('\n')[0];
+  const text = said || `status ${result.status}`;
+  return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}…` : text };
+}
+
 /** Records a CONNECT (an HTTPS tunnel through the proxy variables) as egress to its target host. */
 function recordConnect(recorder: EvidenceRecorder, req: IncomingMessage): void {
   const authority = req.url ?? '';
   const host = authority.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   recorder.addService(
-    { service: 'egress', op: 'egress', method: 'CONNECT', path: authority, host, body: '', status: 403 },
+    {
+      service: 'egress',
+      op: 'egress',
+      method: 'CONNECT',
+      path: authority,
+      host,
+      body: '',
+      status: 403,
+      ...refusal(egressResult()),
+    },
     rawRequest(req, ''),
   );
 }
