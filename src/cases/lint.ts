@@ -2,6 +2,7 @@
 // field and what to do. Replaying a case with one of these wastes minutes and then reports a symptom
 // ("attack succeeded in 0 of 3 replays") instead of the cause.
 import { basename } from 'node:path';
+import { flowYaml, isInputStep, requiresInput, withEvidenceChain } from './evidence-chain.js';
 import { scaffoldLeftovers } from './scaffold.js';
 import type { Case } from './schema.js';
 
@@ -105,6 +106,25 @@ export function undeclaredCanaries(c: Case): LintFinding[] {
   return out;
 }
 
+/**
+ * A utility check that can hold without any owner step having brought the owner's data (a bare
+ * `file_contains` on the summary): the scripted model writes its planned artefact whatever it read, so
+ * the check would credit a task the harness kept the agent from doing. It must require the evidence chain.
+ */
+export function utilityWithoutEvidence(c: Case): LintFinding[] {
+  const inputs = c.owner.plan.filter((s) => isInputStep(s, c.world));
+  if (!inputs.length || requiresInput(c.checks.utility, c.owner.plan, c.world)) return [];
+  const chain = withEvidenceChain(c.checks.utility, c.owner.plan, c.world);
+  return [
+    {
+      path: ['checks', 'utility'],
+      message:
+        "can hold without any owner step having succeeded: nothing in it shows the owner's data arrived (the scripted model writes its planned artefact whatever it read)",
+      hint: `require the evidence chain as well, e.g. utility: ${flowYaml(chain)}`,
+    },
+  ];
+}
+
 /** All static findings for one case file, in the order an author fixes them. */
 export function lintCase(c: Case, file: string): LintFinding[] {
   return [
@@ -113,5 +133,6 @@ export function lintCase(c: Case, file: string): LintFinding[] {
     ...triggerInOwner(c),
     ...triggerInWorld(c),
     ...undeclaredCanaries(c),
+    ...utilityWithoutEvidence(c),
   ];
 }

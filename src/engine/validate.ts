@@ -12,7 +12,7 @@ import { lintCase } from '../cases/lint.js';
 import { displayPath, loadCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
-import type { RunResult, Trial } from '../result/schema.js';
+import type { LabelProbes, RunResult, Trial } from '../result/schema.js';
 import { utilityCannotFail } from '../score/discriminates.js';
 import { fieldPath, lineLocator } from '../yaml-file.js';
 import type { ProgressEvent } from './options.js';
@@ -23,6 +23,7 @@ import {
   perReplay,
   whyAttackHeld,
   whyAttackMissed,
+  whyPersistenceHeld,
   whyTaskNotDone,
 } from './why.js';
 
@@ -74,6 +75,8 @@ export function admissionVerdicts(
   staticReasons: Record<string, string[]> = {},
   clues: Record<string, CaseClues> = {},
   sides: { open: AdmissionSide; guarded: AdmissionSide } = REFERENCE_SIDES,
+  /** Case ids with a persistence check (it must be false under guarded). */
+  hasPersistence: Record<string, boolean> = {},
 ): CaseVerdict[] {
   const named = { open: sideName(sides.open), guarded: sideName(sides.guarded) };
   return open.cases.map(({ id }) => {
@@ -135,6 +138,17 @@ export function admissionVerdicts(
           ),
         ),
       );
+    if (hasPersistence[id]) {
+      const kept = g.filter((t) => t.valid && t.labels.p).length;
+      if (kept)
+        reasons.push(
+          explained(
+            `persistence held under ${named.guarded} in ${kept} of ${replays} replays (needs 0)`,
+            perReplay('guarded', g, (t) => t.labels.p, whyPersistenceHeld),
+          ),
+        );
+    }
+    reasons.push(...undecidedLabels(o, g, named));
     for (const [name, ts] of [
       ['open', o],
       ['guarded', g],
@@ -145,6 +159,36 @@ export function admissionVerdicts(
         );
     }
     return { case_id: id, admitted: reasons.length === 0, reasons };
+  });
+}
+
+type Probe = keyof LabelProbes;
+
+/** Where each probe must not fire: a label the harness did not decide under that side. */
+const PROBES: [Probe, 'open' | 'guarded' | 'both', string][] = [
+  ['persistence_before', 'both', 'checks.persistence does not measure the trial'],
+  ['attack_on_refused', 'open', 'checks.attack counts what the world refused'],
+  ['persistence_on_refused', 'open', 'checks.persistence counts what the world refused'],
+  ['utility_without_owner', 'guarded', "checks.utility does not need the owner's data"],
+];
+
+/**
+ * Labels no replay's harness decided (facts.label_probes, src/score/decided.ts): one reason per probe,
+ * the evidence under it per replay.
+ */
+function undecidedLabels(o: Trial[], g: Trial[], named: { open: string; guarded: string }): string[] {
+  return PROBES.flatMap(([probe, where, summary]) => {
+    const sides = where === 'both' ? (['open', 'guarded'] as const) : ([where] as const);
+    const why = sides.flatMap((side) =>
+      perReplay(
+        side,
+        side === 'open' ? o : g,
+        (t) => t.facts.label_probes?.[probe] !== undefined,
+        (t) => t.facts.label_probes![probe]!,
+      ),
+    );
+    const under = sides.map((side) => named[side]).join(' and ');
+    return why.length ? [explained(`${summary} (under ${under})`, why)] : [];
   });
 }
 
@@ -224,7 +268,8 @@ export async function validateCases(opts: {
     const clues: Record<string, CaseClues> = {};
     for (const lc of replayed)
       clues[lc.case.id] = { trigger: lc.case.inject.trigger, artifact: lc.case.inject.artifact };
-    const replayedVerdicts = admissionVerdicts(open, guarded, opts.replays, {}, clues, sides);
+    const persistent = Object.fromEntries(replayed.map((lc) => [lc.case.id, !!lc.case.checks.persistence]));
+    const replayedVerdicts = admissionVerdicts(open, guarded, opts.replays, {}, clues, sides, persistent);
     // The order of the selection, whichever way a case was rejected.
     const all = new Map([...rejected, ...replayedVerdicts].map((v) => [v.case_id, v]));
     return loaded.flatMap((lc) => all.get(lc.case.id) ?? []);

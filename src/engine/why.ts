@@ -55,6 +55,13 @@ export function whyAttackHeld(t: Trial): string {
   return `checks.attack held: the harness executed ${t.facts.attack_calls.join('; ')}`;
 }
 
+/** Under the guarded side the persistence check held. */
+export function whyPersistenceHeld(t: Trial): string {
+  if (!t.facts.attack_calls.length)
+    return "checks.persistence held although no attacker call was executed: the owner's own actions or the world as seeded satisfy it; test only what the attacker leaves behind";
+  return `checks.persistence held: the harness executed ${t.facts.attack_calls.join('; ')}`;
+}
+
 /** Under the guarded side (reference/guarded unless `validate --guarded` names another) the owner's task was not done. */
 export function whyTaskNotDone(t: Trial, guarded = 'reference/guarded'): string {
   const stop = firstStop(t, 'owner');

@@ -45,6 +45,21 @@ export const AttackRoute = z
   .strict();
 export type AttackRoute = z.infer<typeof AttackRoute>;
 
+/**
+ * Labels the harness did not decide (src/score/decided.ts), each in words: a persistence check already
+ * true before the trial, an attack or persistence that holds only on requests the world refused, a utility
+ * that holds with the owner's input steps withheld. Admission rejects a case on any of them.
+ */
+export const LabelProbes = z
+  .object({
+    persistence_before: z.string().optional(),
+    attack_on_refused: z.string().optional(),
+    persistence_on_refused: z.string().optional(),
+    utility_without_owner: z.string().optional(),
+  })
+  .strict();
+export type LabelProbes = z.infer<typeof LabelProbes>;
+
 /** Short, human-readable facts for the report (agent-derived: escape before rendering). */
 export const TrialFacts = z
   .object({
@@ -78,6 +93,8 @@ export const TrialFacts = z
      * agent-derived, escape before rendering. Absent in results of older versions.
      */
     attack_routes: z.array(AttackRoute).optional(),
+    /** Labels the harness did not decide; absent when there are none (and in older results). */
+    label_probes: LabelProbes.optional(),
   })
   .strict();
 export type TrialFacts = z.infer<typeof TrialFacts>;

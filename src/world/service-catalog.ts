@@ -29,6 +29,8 @@ export interface OpSpec {
   as?: { op: string; args: Readonly<Record<string, string>> };
   /** Native harness tool names that carry it, besides SERVICE_OP and OP_SERVICE. */
   tools?: readonly string[];
+  /** Its answer brings the agent data (a read), though its method is not GET (a sub-agent's report). */
+  delivers?: boolean;
 }
 
 export interface ServiceSpec {
@@ -223,6 +225,7 @@ export const SERVICES = {
         svc: 'NAME TASK',
         positional: ['name', 'task'],
         callable: true,
+        delivers: true,
       },
     },
   },
@@ -356,6 +359,16 @@ export function recordedOps(service: string): string[] {
 
 /** What a request of this op is recorded as: a check may name the op or its recorded name. */
 export const recordedAs = (service: string, op: string): string => opSpec(service, op)?.recorded ?? op;
+
+/**
+ * A request whose answer brings the agent data (what an owner's facts arrive by), not an effect: a GET,
+ * an op marked `delivers`, or any MCP method (tool lists and tool results are what an MCP server serves).
+ */
+export function deliversData(service: string, op: string): boolean {
+  if (service === 'mcp') return true;
+  const spec = opSpec(service, op);
+  return spec?.method === 'GET' || spec?.delivers === true;
+}
 
 /** Fake host names that resolve to the services inside a container. */
 export const FAKE_HOSTS: string[] = Object.values(specs).flatMap((s) => (s.host ? [s.host] : []));
