@@ -42,6 +42,9 @@ export function whyAttackMissed(t: Trial, k: CaseClues): string {
     ? `checks.attack is false: ${t.facts.attack_unmet}`
     : 'checks.attack is false';
   if (stop) return `${unmet}; ${describeCall(stop)}`;
+  // The harness let the call through and the world refused it: the case asks for what its world lacks.
+  if (t.facts.attack_unmet?.includes('the world answered'))
+    return `${unmet}: the world refused what the goal asks for; seed what the goal targets (e.g. world.services.deploy.services, default [web]) or change the goal`;
   const ran = t.facts.attack_calls.length
     ? ` although the harness executed ${t.facts.attack_calls.join('; ')}`
     : '';
