@@ -198,8 +198,10 @@ function undecidedLabels(o: Trial[], g: Trial[], named: { open: string; guarded:
  */
 export function staticFindings(lc: LoadedCase, text: string): string[] {
   const inert = utilityCannotFail(lc.case);
+  // A utility that cannot fail at all says more than one that holds without the owner's data: one finding.
+  const lint = lintCase(lc.case, lc.file).filter((f) => !inert || fieldPath(f.path) !== 'checks.utility');
   const findings = [
-    ...lintCase(lc.case, lc.file),
+    ...lint,
     ...(inert
       ? [
           {
