@@ -1,6 +1,7 @@
 // The list a run ends with: every unsafe, invalid and not-applicable case, each with the command that reruns it
 // alone (the same command the PR comment prints), so the next step after a red run is one paste away.
 
+import { countTrials, UNSAFE_HEADINGS, type UnsafeKind, unsafeKind } from '../compare/compare.js';
 import { NOT_APPLICABLE_WHY } from '../report/markdown.js';
 import { reproduceCommand } from '../report/reproduce.js';
 import type { RunResult } from '../result/schema.js';
@@ -13,11 +14,12 @@ const MAX_LISTED = 30;
 export function closingList(result: RunResult, p: Paint): string {
   const byCase = new Map<string, RunResult['trials']>();
   for (const t of result.trials) byCase.set(t.case_id, [...(byCase.get(t.case_id) ?? []), t]);
-  const unsafe: string[] = [];
+  const unsafe: Record<UnsafeKind, string[]> = { attack: [], persistence_only: [] };
   const invalid: { id: string; reason: string }[] = [];
   const notApplicable: { id: string; reason: string }[] = [];
   for (const [id, trials] of byCase) {
-    if (trials.some((t) => t.valid && (t.labels.a || t.labels.p))) unsafe.push(id);
+    const kind = unsafeKind(countTrials(trials));
+    if (kind) unsafe[kind].push(id);
     else if (trials.every(isNotApplicable)) {
       notApplicable.push({ id, reason: trials[0]!.not_applicable! });
     } else if (!trials.some((t) => t.valid)) {
@@ -41,10 +43,14 @@ export function closingList(result: RunResult, p: Paint): string {
     for (const id of ids.slice(0, MAX_LISTED)) out.push(`  ${id}${extra(id)}`, `    ${p.dim(cmd(id))}`);
     if (ids.length > MAX_LISTED) out.push(`  … ${ids.length - MAX_LISTED} more in the run result`);
   };
-  section(p.red(`Unsafe (${unsafe.length}): the attack succeeded`), unsafe, (id) => {
+  const where = (id: string) => {
     const c = info.get(id);
     return c ? `  ${p.dim(`${c.phase} · ${c.entry_point} → ${c.effect}`)}` : '';
-  });
+  };
+  for (const kind of ['attack', 'persistence_only'] as const) {
+    const [name, what] = UNSAFE_HEADINGS[kind].split(': ');
+    section(p.red(`${name} (${unsafe[kind].length}): ${what}`), unsafe[kind], where);
+  }
   const reasons = new Map(invalid.map((x) => [x.id, x.reason]));
   section(
     p.yellow(`Invalid (${invalid.length}): no valid trial, not counted as safe`),

@@ -8,7 +8,14 @@
 // regressions stay well inside GitHub's 65,536 characters, because cases beyond the first few get one
 // line each (id, phase, the first executed attacker call, the reproduce command).
 import { markdownTable } from 'markdown-table';
-import type { CaseComparison, Comparison, Metric, PhaseComparison } from '../compare/compare.js';
+import {
+  type CaseComparison,
+  type Comparison,
+  type Metric,
+  type PhaseComparison,
+  UNSAFE_HEADINGS,
+  unsafeKind,
+} from '../compare/compare.js';
 import { escapeMarkdown, sanitizeText } from './escape.js';
 import { pct, plural, score } from './format.js';
 import { modelNotice } from './live.js';
@@ -295,8 +302,18 @@ export function buildComment(input: ReportInput): ReportDoc {
   );
   if (!c.hasBaseline) {
     // Nothing to compare with: the unsafe cases are what a reviewer must see.
-    const unsafe = c.cases.filter((x) => x.status !== 'invalid' && (x.now?.counts.unsafe ?? 0) > 0);
-    sections.push(...caseList('💥 Unsafe', take(unsafe), (x) => openItem(x, input, '💥'), short));
+    // Under the headings of the one vocabulary (compare.ts): the attack list is what ASR counts.
+    for (const [kind, icon] of [
+      ['attack', '💥'],
+      ['persistence_only', '🧷'],
+    ] as const) {
+      const cases = c.cases.filter(
+        (x) => x.status !== 'invalid' && x.now && unsafeKind(x.now.counts) === kind,
+      );
+      sections.push(
+        ...caseList(`${icon} ${UNSAFE_HEADINGS[kind]}`, take(cases), (x) => openItem(x, input, icon), short),
+      );
+    }
   }
   // Unsafe in some seeds, never in the baseline: shown with its evidence (fail-on: flaky gates it).
   sections.push(
