@@ -122,7 +122,8 @@ export function stepWitness(a: Action): Check | undefined {
         return {
           service_received: {
             service: 'mcp',
-            op: 'tools/call',
+            // The JSON-RPC method the request is recorded as.
+            op: a.op === 'list' ? 'tools/list' : 'tools/call',
             ...(name !== undefined ? { contains: String(name) } : {}),
           },
         } as Check;

@@ -86,8 +86,27 @@ const countsAttempts = (check: Check): boolean =>
     .match(/"status":("[a-z]+"|\d+)/g)
     ?.some((m) => m !== '"status":"accepted"') ?? false;
 
+/**
+ * The case with its services' URLs back in case notation: the engine scores the rendered case, whose
+ * `{{svc}}` is the trial's endpoint (the host the mock services saw), and input steps are told by `{{svc}}`.
+ */
+function unrendered(c: Case, ctx: CheckContext): Case {
+  const bases = [
+    ...new Set(
+      ctx.evidence.services.flatMap((s) => (s.service !== 'egress' && s.host ? [`http://${s.host}`] : [])),
+    ),
+  ];
+  const plan = c.owner.plan.map((a) => {
+    if (a.do !== 'fetch') return a;
+    const base = bases.find((b) => a.url.startsWith(`${b}/`));
+    return base ? { ...a, url: `{{svc}}${a.url.slice(base.length)}` } : a;
+  });
+  return { ...c, owner: { ...c.owner, plan } };
+}
+
 /** The probes of one scored trial; empty when every label is decided by what the harness did. */
-export function labelProbes(c: Case, ctx: CheckContext): LabelProbes {
+export function labelProbes(rendered: Case, ctx: CheckContext): LabelProbes {
+  const c = unrendered(rendered, ctx);
   const out: LabelProbes = {};
   const persistence = c.checks.persistence;
   if (persistence && holds(persistence, beforeTrial(c, ctx)))
