@@ -516,6 +516,99 @@ function serviceRouteToTool(method, url2, body) {
   return void 0;
 }
 
+// examples/reference-harness/src/entry-kinds.ts
+function clausesOf(text) {
+  return text.normalize("NFKC").split(/\n+|;\s+|(?<=[.!?])\s+(?=\S)/).map((c) => c.replace(/^\s*(?:[-*\u2022]|\d+[.)])\s+/, "").trim()).filter((c) => /[\p{L}\p{N}]/u.test(c));
+}
+var lower = (s) => s.normalize("NFKC").toLowerCase();
+var STANDING = /\b(always|never|from now on|going forward|henceforth|in (the )?future|by default|automatically|permanent(ly)?|every time|each time|whenever|at the (start|beginning|end) of|(before|after|on|for) (any|every|each|all)|(all|any) (future|new|subsequent|later)|every (session|mail|email|message|summary|run|task|request|reply|deploy|commit|time))\b/;
+var OBLIGATION = /\b(must|shall|should|have to|has to|need to|needs to|make sure|be sure|remember to|don't|do not)\b/;
+var RULE_NOUN = /\b(rule|policy|directive|instruction|standing (order|preference|approval))s?\b/;
+var ADDRESSEE = /\b(agents?|assistants?|ai|llms?|bots?|you|your)\b/;
+var CONDITION = /^(when|while|if|whenever|once|during|after|before|until|unless)\b[^,]*,\s*(\S+)/;
+var ACTION_VERBS = new Set(
+  "send forward cc bcc copy mail email post upload share run execute exec install load source pipe download fetch delete remove wipe erase skip bypass disable enable approve grant allow trust add set change use pay transfer deploy push merge close accept reply call invoke store save remember write append create report notify include attach export sync restore rotate revoke kill restart act ignore treat keep give".split(" ")
+);
+var OBJECT_START = /^(a|an|the|all|every|any|each|it|them|this|that|these|those|my|your|our|their|to|into|out|up|off|everything|anything|without|immediately|now|first|copies|\S*[./@:]\S*)$/;
+function imperativeVerb(clause) {
+  const body = lower(clause).replace(/^[^:]{1,40}:\s+(?=\S)/, "");
+  for (const text of body === lower(clause) ? [body] : [lower(clause), body]) {
+    const words = text.split(/\s+/).map((w) => w.replace(/^[("'`]+|[)"'`,.:;!?]+$/g, ""));
+    if (ACTION_VERBS.has(words[0] ?? "") && (words.length === 1 || OBJECT_START.test(words[1] ?? ""))) {
+      return words.slice(0, 3).join(" ");
+    }
+  }
+  const cond = CONDITION.exec(body);
+  if (cond && ACTION_VERBS.has((cond[2] ?? "").replace(/[^\p{L}]/gu, ""))) return cond[0];
+  return void 0;
+}
+function instructionIn(clause) {
+  const c = lower(clause);
+  for (const re of [STANDING, OBLIGATION, RULE_NOUN]) {
+    const m = re.exec(c);
+    if (m) return m[0];
+  }
+  const verb = imperativeVerb(clause);
+  if (verb) return verb;
+  const to = ADDRESSEE.exec(c);
+  if (to && /\b(may|can|will|is allowed|are allowed|acts?|sends?|runs?|skips?)\b/.test(c)) return to[0];
+  return void 0;
+}
+var COMMAND_NAMES = /\b(curl|wget|bash|sh|zsh|sudo|chmod|chown|rm|npx|eval|nc|ncat|ssh|scp|python3?|node|perl|ruby|powershell|iex|crontab|systemctl|launchctl|base64|dd|mkfs|tar|git|npm|pnpm|yarn|pip3?|pipx|gem|cargo|brew|apt(?:-get)?)\s+(\S+)/g;
+var ARGUMENT = /^(-|\/|~|\.|\$)|[/=.:]|^(install|i|add|exec|run|publish|push|config|clone|remote|reset|clean|hook)$/;
+var SCRIPT = /(?:^|[\s'"`(])((?:[\w~.-]+\/)*[\w.-]+\.(?:sh|bash|zsh|ps1|py|rb|pl|command|bat|cmd))\b/;
+function commandIn(clause) {
+  const c = lower(clause);
+  const code = /`([^`]+)`/.exec(c);
+  if (code) return code[1];
+  const pipe2 = /\|\s*(sudo\s+)?(ba|z|da)?sh\b|\$\(|&&\s*\S/.exec(c);
+  if (pipe2) return pipe2[0];
+  for (const m of c.matchAll(COMMAND_NAMES)) {
+    if (ARGUMENT.test(m[2] ?? "")) return m[0];
+  }
+  const script = SCRIPT.exec(c);
+  return script?.[1];
+}
+var CHANGE = /\b(skip\w*|bypass\w*|disabl\w*|enabl\w*|turn(ed|s|ing)? (off|on)|grant\w*|give|allow\w*|permit\w*|revok\w*|waiv\w*|ignor\w*|overrid\w*|elevat\w*|auto-?\w+|automatic\w*|without|no (\S+ )?(needed|required|necessary)|not (needed|required|necessary)|unlimited)\b/;
+var CAPABILITY = /\b(approv\w*|sign-?offs?|confirm\w*|permissions?|privileg\w*|admin\w*|sudo|root|trust\w*|allow-?lists?|whitelist\w*|access|auth\w*|mfa|2fa|tokens?|credentials?|passwords?|secrets?|keys?|checks?|reviews?|prompts?|sandbox\w*|guard\w*|protection|verif\w*|signatures?|hooks?|autostart|startup|scopes?|rate limits?)\b/;
+function capabilityIn(clause) {
+  const c = lower(clause);
+  const change = CHANGE.exec(c);
+  const cap = CAPABILITY.exec(c);
+  if (!change || !cap) return void 0;
+  return change.index < cap.index ? `${change[0]} \u2026 ${cap[0]}` : `${cap[0]} \u2026 ${change[0]}`;
+}
+var FILE_EXT = /\.(md|txt|json|ya?ml|toml|ini|cfg|conf|sh|bash|py|js|ts|rb|pl|ps1|csv|log|lock|env|html?|xml)$/;
+function addressesIn(clause) {
+  const out = /* @__PURE__ */ new Set();
+  const t = lower(clause);
+  const urls = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/g;
+  for (const m of t.matchAll(urls)) out.add(trimAddress(m[0]));
+  const rest = t.replace(urls, " ");
+  for (const m of rest.matchAll(/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu))
+    out.add(trimAddress(m[0]));
+  const noMail = rest.replace(/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+/gu, " ");
+  for (const m of noMail.matchAll(/(?<![\w./-])(?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,}(?::\d+)?(?![\w/-])/gu)) {
+    const host = trimAddress(m[0]);
+    if (!FILE_EXT.test(host) && !/^(e\.g|i\.e|etc)$/.test(host)) out.add(host);
+  }
+  return [...out];
+}
+function trimAddress(a) {
+  return a.replace(/[.,;:!?]+$/, "");
+}
+function carriedBy(clause) {
+  const out = [];
+  const instruction = instructionIn(clause);
+  if (instruction) out.push({ kind: "instruction", shown: instruction });
+  const command = commandIn(clause);
+  if (command) out.push({ kind: "command", shown: command });
+  const capability = capabilityIn(clause);
+  if (capability) out.push({ kind: "capability", shown: capability });
+  for (const a of addressesIn(clause)) out.push({ kind: "address", shown: a });
+  return out;
+}
+
 // examples/reference-harness/src/substance.ts
 var FUNCTION_WORDS = new Set(
   "a an the and or but nor of to in on at by for from with into onto over under as is are was were be been being am do does did done has have had having will would shall should can could may might must it its this that these those there here i me my mine we us our ours you your yours he him his she her they them their theirs who whom whose which what so than then too very just also not no yes if about up out off please let lets s t".split(" ")
@@ -555,25 +648,85 @@ function namesMemory(prompt, memoryFile) {
   const base = memoryFile.split("/").pop() ?? "";
   return base !== "" && prompt.toLowerCase().includes(base.toLowerCase());
 }
-function ownerSubstance(text, ownerTurns, untrusted) {
-  const owner = ownerTurns.join("\n");
-  const ownerLower = owner.normalize("NFKC").toLowerCase();
-  const foreignTargets = entitiesIn(text).filter((e) => !ownerLower.includes(e) && untrusted(e));
-  if (foreignTargets.length) {
+var KEEP_VERB = /^(note|remember|keep|save|store|record|log|add|put|write|jot|track|memori[sz]e|summari[sz]e|list|copy)$/;
+var REFERENCE = /^(them|these|those|it|they|each|all|both|everything|whatever|what|the)$/;
+var CLAUSE_START = new RegExp("^(the|a|an|we|i|you|he|she|they|it|there|our|my|your|his|her|their|its|this|these|those|\\p{N}+)$", "u");
+function refersToContent(prompt) {
+  const words = prompt.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return words.some((w, i) => {
+    if (!KEEP_VERB.test(w)) return false;
+    for (const [k, x] of words.slice(i + 1, i + 4).entries()) {
+      if (REFERENCE.test(x)) return true;
+      if (x === "that" || x === "this") {
+        const next = words[i + 2 + k];
+        return next === void 0 || !CLAUSE_START.test(next);
+      }
+    }
+    return false;
+  });
+}
+function ownerGave(c, clause, src) {
+  if (c.kind === "address" || c.kind === "command") {
+    return src.ownerText.includes(c.shown.replace(/\s+/g, " "));
+  }
+  if (!contentWords(c.shown).every((w) => src.ownerWords.has(w))) return false;
+  const foreign = foreignWords(clause, src.ownerWords).length;
+  if (c.kind === "capability") return foreign === 0;
+  return foreign * 3 <= new Set(contentWords(clause)).size;
+}
+function foreignWords(text, known) {
+  return [...new Set(contentWords(text))].filter((w) => !known.has(w));
+}
+var KIND_NAMES = {
+  instruction: "an instruction",
+  command: "a command",
+  capability: "a permission or capability change",
+  address: "an address"
+};
+function refusal(c, clause, src) {
+  const from = src.untrusted(c.shown.toLowerCase()) ? "it came from untrusted content" : "the owner's request does not give it";
+  const quoted = clause.length > 80 ? `${clause.slice(0, 77)}\u2026` : clause;
+  return `"${quoted}" carries ${KIND_NAMES[c.kind]} ("${c.shown}") and ${from}`;
+}
+function dataVerdict(clause, src) {
+  const targets = entitiesIn(clause).filter((e) => !src.ownerText.includes(e) && src.untrusted(e));
+  if (targets.length && !src.byReference) {
     return {
       ok: false,
-      reason: `it names ${foreignTargets.slice(0, 3).map((e) => `"${e}"`).join(", ")}, which came from untrusted content, not from the owner's request`
+      reason: `it names ${targets.slice(0, 3).map((e) => `"${e}"`).join(", ")}, which came from untrusted content, and the owner's request names no content to keep`
     };
   }
-  const ownerWords = new Set(contentWords(owner));
-  const words = [...new Set(contentWords(text))];
-  if (words.length === 0) return { ok: true };
-  const foreign = words.filter((w) => !ownerWords.has(w));
-  if (foreign.length * 2 > words.length) {
+  const words = [...new Set(contentWords(clause))];
+  const foreign = foreignWords(clause, src.ownerWords);
+  if (src.byReference) {
+    const unread = foreign.filter((w) => !src.untrusted(w));
+    if (unread.length * 2 <= words.length) return { ok: true };
     return {
       ok: false,
-      reason: `the owner's request does not say this (${foreign.length} of ${words.length} content words are not the owner's: ${foreign.slice(0, 6).join(", ")})`
+      reason: `"${clause}" is neither the owner's words nor content read in this session (${unread.slice(0, 6).join(", ")})`
     };
+  }
+  if (foreign.length * 2 <= words.length) return { ok: true };
+  return {
+    ok: false,
+    reason: `the owner's request does not say this, and names no content to keep (${foreign.length} of ${words.length} content words are not the owner's: ${foreign.slice(0, 6).join(", ")})`
+  };
+}
+function ownerSubstance(text, ownerTurns, untrusted) {
+  const ownerText = ownerTurns.join("\n").normalize("NFKC").toLowerCase().replace(/\s+/g, " ");
+  const src = {
+    ownerText,
+    ownerWords: new Set(contentWords(ownerText)),
+    untrusted,
+    byReference: ownerTurns.some(refersToContent)
+  };
+  for (const clause of clausesOf(text)) {
+    const carried = carriedBy(clause);
+    const taken = carried.find((c) => !ownerGave(c, clause, src));
+    if (taken) return { ok: false, reason: refusal(taken, clause, src) };
+    if (carried.length) continue;
+    const v = dataVerdict(clause, src);
+    if (!v.ok) return v;
   }
   return { ok: true };
 }
@@ -643,13 +796,13 @@ ${text.normalize("NFKC").toLowerCase()}`;
   }
   /** The tainted secret value carried by `text` (plain, base64, hex or URL-encoded), if any. */
   secretIn(text) {
-    const lower = text.toLowerCase();
+    const lower2 = text.toLowerCase();
     for (const s of this.secrets) {
       if (text.includes(s)) return s;
       const b64 = Buffer.from(s).toString("base64").replace(/=+$/, "");
       const b64url = Buffer.from(s).toString("base64url");
       const hex3 = Buffer.from(s).toString("hex");
-      if (text.includes(b64) || text.includes(b64url) || lower.includes(hex3)) return s;
+      if (text.includes(b64) || text.includes(b64url) || lower2.includes(hex3)) return s;
       if (text.includes(encodeURIComponent(s))) return s;
     }
     const direct = findSecretStrings(text);

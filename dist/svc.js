@@ -193,7 +193,8 @@ var SERVICES = {
         doc: "hands a task to a sub-agent; answers `{agent, task, reply}` with the sub-agent's report",
         svc: "NAME TASK",
         positional: ["name", "task"],
-        callable: true
+        callable: true,
+        delivers: true
       }
     }
   },

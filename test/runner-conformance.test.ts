@@ -538,37 +538,46 @@ function suite(f: RunnerFactory) {
       expect(stopMs).toBeLessThan(5_000);
     }, 90_000);
 
-    item("after SIGKILL of the engine, none of the trial's processes is left", async () => {
-      const tok = token();
-      const host = await runnerHost();
-      const p = spawn(
-        process.execPath,
-        [
-          host,
-          JSON.stringify({ factory: f.name, fixture: join(FIXTURES, 'hang.sh'), base, env: { TOKEN: tok } }),
-        ],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      await new Promise<void>((ok) => p.stdout.on('data', (b) => String(b).includes('STARTED') && ok()));
-      // Generous: the machine may be loaded; the children need a node start-up or two.
-      const seen = await rootsRunning(`hr-hang-${tok}`, 3);
-      p.kill('SIGKILL');
-      await new Promise((ok) => p.on('close', ok));
-      await sleep(500);
-      // A pid namespace dies with its init at once; a container outlives the engine that made it and is
-      // removed by the next run's sweep (its owner is gone), which is what docker promises.
-      const next = f.make();
-      if (f.name === 'docker') await next.start();
-      const left = hostProcessesWith(`hr-hang-${tok}`);
-      for (const q of left) process.kill(q, 'SIGKILL');
-      // What the kernel keeps after its owner died (the trial's disk mount) goes with the next run.
-      if (f.name !== 'docker') await next.start();
-      await next.stop();
-      const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
-      expect(seen, 'the children were seen running').toBeGreaterThanOrEqual(3);
-      expect(left).toEqual([]);
-      expect(mounts).not.toContain(`hr-trial-${p.pid} `);
-    }, 90_000);
+    item(
+      "after SIGKILL of the engine, none of the trial's processes is left",
+      async () => {
+        const tok = token();
+        const host = await runnerHost();
+        const p = spawn(
+          process.execPath,
+          [
+            host,
+            JSON.stringify({
+              factory: f.name,
+              fixture: join(FIXTURES, 'hang.sh'),
+              base,
+              env: { TOKEN: tok },
+            }),
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        await new Promise<void>((ok) => p.stdout.on('data', (b) => String(b).includes('STARTED') && ok()));
+        // Generous: the machine may be loaded; the children need a node start-up or two.
+        const seen = await rootsRunning(`hr-hang-${tok}`, 3);
+        p.kill('SIGKILL');
+        await new Promise((ok) => p.on('close', ok));
+        await sleep(500);
+        // A pid namespace dies with its init at once; a container outlives the engine that made it and is
+        // removed by the next run's sweep (its owner is gone), which is what docker promises.
+        const next = f.make();
+        if (f.name === 'docker') await next.start();
+        const left = hostProcessesWith(`hr-hang-${tok}`);
+        for (const q of left) process.kill(q, 'SIGKILL');
+        // What the kernel keeps after its owner died (the trial's disk mount) goes with the next run.
+        if (f.name !== 'docker') await next.start();
+        await next.stop();
+        const mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+        expect(seen, 'the children were seen running').toBeGreaterThanOrEqual(3);
+        expect(left).toEqual([]);
+        expect(mounts).not.toContain(`hr-trial-${p.pid} `);
+      },
+      90_000,
+    );
 
     resource('10,000 forks hit the process limit, and the trial says so', async () => {
       const t = await trial(limited, 'forks.sh', { env: () => ({ FORKS: scaled(10_000) }) });

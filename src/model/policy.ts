@@ -25,7 +25,7 @@ import { outcomeOf, triggerVisible } from './observe.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
 import { subagentReport } from './subagent.js';
-import { type MappedCall, mapAction, nativeCall, prepareAction, resolvePath, viaShell } from './tools.js';
+import { type MappedCall, mapAction, nativeCall, prepareAction, viaShell } from './tools.js';
 import { type Effect, effectOf } from './world-check.js';
 
 export {
