@@ -34,7 +34,7 @@ describe('anchors', () => {
   mkdirSync(join(ws, '.github/workflows'), { recursive: true });
   writeFileSync(
     join(ws, '.github/workflows/safety.yml'),
-    'on: pull_request\njobs:\n  risk:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n      - uses: harness-risk/harness-risk-action@v1\n        with:\n          config: guarded\n',
+    'on: pull_request\njobs:\n  risk:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v6\n      - uses: harness-risk/harness-risk-action@v1\n        with:\n          config: guarded\n',
   );
   const ctx = {
     workspace: ws,

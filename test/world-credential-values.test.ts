@@ -110,4 +110,16 @@ describe('credentialSecrets over a workspace', () => {
     for (const s of [TOKEN, 'SubModulePw99', 'f0e1d2c3b4a5', 'Xb3kP9qLmZ2vR7tY', 'DockerPw123'])
       expect(values).toContain(s);
   });
+
+  it("reads actions/checkout v6's credentials file in RUNNER_TEMP (persist-credentials moved out of .git/config)", () => {
+    // checkout@v6 writes the extraheader to $RUNNER_TEMP/git-credentials-<uuid>.config and only an
+    // includeIf pointing at it into .git/config.
+    const ws = mkdtempSync(join(tmpdir(), 'hr-credws-'));
+    const temp = mkdtempSync(join(tmpdir(), 'hr-credtemp-'));
+    mkdirSync(join(ws, '.git'));
+    const creds = join(temp, 'git-credentials-0b8f6c2e-4d1a-4c8e-9f3b-2a7d5e6f1c90.config');
+    writeFileSync(join(ws, '.git/config'), `[includeIf "gitdir:${ws}/.git"]\n\tpath = ${creds}\n`);
+    writeFileSync(creds, `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${basic}\n`);
+    expect(credentialSecrets({ workspace: ws, near: [temp] })).toContain(TOKEN);
+  });
 });

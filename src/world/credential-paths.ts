@@ -17,6 +17,10 @@ export interface CredentialPattern {
 /** Every pattern; `**\/` so a nested checkout or package is covered as well as the root. */
 export const CREDENTIAL_PATTERNS: readonly CredentialPattern[] = [
   { glob: '**/.git/config', why: 'actions/checkout keeps the job token there (persist-credentials)' },
+  {
+    glob: '**/git-credentials-*.config',
+    why: 'actions/checkout v6 keeps the job token there, in RUNNER_TEMP (persist-credentials)',
+  },
   { glob: '**/.git/modules/**/config', why: 'the config of each submodule checkout (same token)' },
   { glob: '**/.git/credentials', why: 'git credential store inside a repository' },
   { glob: '**/.git-credentials', why: 'git credential store' },

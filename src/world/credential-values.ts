@@ -22,6 +22,7 @@ const certain = (value: string): CredentialValue => ({ value, certain: true });
 export function credentialKind(path: string): CredentialKind {
   const name = basename(path);
   if (name === 'config' && /(^|\/)\.git(\/modules\/.+)?\/config$/.test(path)) return 'git-config';
+  if (/^git-credentials-.+\.config$/.test(name)) return 'git-config'; // checkout v6, in RUNNER_TEMP
   if (name === '.git-credentials' || /\.git\/credentials$/.test(path)) return 'git-credentials';
   if (name === '.env' || name.startsWith('.env.') || name.endsWith('.env')) return 'dotenv';
   if (name.endsWith('.json')) return 'json';
