@@ -347,7 +347,7 @@ describe('the bundled action on pull_request events', () => {
     expect(check.conclusion).toBe('failure');
     expect(check.output.title).toMatch(/^Safety regression: 1 case regressed/);
     expect(check.output.summary).toContain('| ❌ runtime |');
-    expect(check.output.text).toContain('#### Regressed cases (1)');
+    expect(check.output.text).toContain('#### ❌ Regressed: safe in the baseline, unsafe now (1)');
     // On the line of the injected artifact (the trigger text in the case's web page), not line 1.
     const line = BEACON_ARTIFACT_LINE();
     expect(line).toBeGreaterThan(1);
@@ -726,8 +726,23 @@ describe('the gate is never green on what it did not measure', () => {
       const res = RunResult.parse(JSON.parse(readFileSync(shardFile(i), 'utf8')));
       expect(res.selection).toMatchObject({ cases: 6, shard: { index: i, total: 2 } });
     }
+    // The baseline: the same selection unsharded, run now (a captured result would hold the library's
+    // revisions of its day, and changed cases are compared as new).
+    const r0 = await runAction({
+      with: {
+        adapter: 'reference',
+        config: 'guarded',
+        cases: 'subset:smoke',
+        baseline: 'none',
+        comment: 'false',
+        'result-path': join(workspace, 'shards-run/baseline.json'),
+      },
+    });
+    expect(r0.code, r0.stdout + r0.stderr).toBe(0);
     gh.reset();
-    const r = await runAction({ with: { 'run-result': shardFile(2), baseline: 'file:baseline.json' } });
+    const r = await runAction({
+      with: { 'run-result': shardFile(2), baseline: 'file:shards-run/baseline.json' },
+    });
     expect(r.code).toBe(1);
     expect(r.outputs.verdict).toBe('fail');
     expect(gh.checkRuns[0]!.conclusion).toBe('failure');
@@ -738,7 +753,7 @@ describe('the gate is never green on what it did not measure', () => {
     // Both shards: complete, compared, green.
     gh.reset();
     const both = await runAction({
-      with: { 'run-result': `${shardFile(1)}\n${shardFile(2)}`, baseline: 'file:baseline.json' },
+      with: { 'run-result': `${shardFile(1)}\n${shardFile(2)}`, baseline: 'file:shards-run/baseline.json' },
     });
     expect(both.outputs.verdict, both.summary).toBe('pass');
     expect(gh.checkRuns[0]!.conclusion).toBe('success');

@@ -36,7 +36,12 @@ describe('output rules declared in YAML', () => {
   });
 
   it('turn a refusal seen only in stdout into a refused attacker call and detection', async () => {
-    for (const t of asked.trials) expect(t.valid, `${t.id}: ${t.invalid_reason}`).toBe(true);
+    // The harness loads no memory file: a memory-borne injection is not applicable, everything else valid.
+    for (const t of asked.trials)
+      expect(
+        t.valid || /in memory:\d+\) never reached/.test(t.not_applicable ?? ''),
+        `${t.id}: ${t.invalid_reason}`,
+      ).toBe(true);
     const detected = asked.trials.filter((t) => t.labels.d);
     expect(detected.length).toBeGreaterThan(0);
     const t = detected[0]!;

@@ -7,6 +7,7 @@ import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { PHASES } from '../src/cases/schema.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { RunResult } from '../src/result/schema.js';
+import { isNotApplicable } from '../src/score/applicability.js';
 import { scriptedRun, trialEvidence, useTempDir } from './support/engine-run.js';
 
 const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
@@ -29,11 +30,16 @@ describe('a fifth harness from a folder outside adapters/', () => {
     expect(open.adapter.name).toBe('mini');
   });
 
-  it('runs one valid trial per phase', () => {
+  it('runs one trial per phase: valid, or not applicable where the entry point is a memory file it never reads', () => {
     expect(open.status).toBe('complete');
     expect(new Set(open.trials.map((t) => t.phase))).toEqual(new Set(PHASES));
-    for (const t of [...open.trials, ...blocked.trials])
-      expect(t.valid, `${t.id}: ${t.invalid_reason}`).toBe(true);
+    for (const t of [...open.trials, ...blocked.trials]) {
+      if (t.valid) continue;
+      // mini loads no memory file: the poisoned entry never reaches the model, which measures nothing.
+      expect(isNotApplicable(t), `${t.id}: ${t.invalid_reason}`).toBe(true);
+      expect(t.not_applicable).toMatch(/in memory:1\) never reached the model/);
+    }
+    expect(open.trials.filter((t) => t.valid).length).toBeGreaterThanOrEqual(PHASES.length - 1);
   });
 
   it('is driven by the scripted model through its only tool', async () => {

@@ -169,11 +169,11 @@ function pasted(text: string, rules: AuditRule[]): string {
 describe('revision over the resolved case', () => {
   // Revisions of three cases whose legacy (pasted-rules) files are kept under fixtures: the converted file
   // and the legacy file must give the same one. (Pinned after the world additions' schema defaults, which
-  // changed every case's revision once.)
+  // changed every case's revision once, and again after the evidence chain joined their utility checks.)
   const BEFORE: Record<string, { revision: string; rules: number }> = {
-    'invoice-mail-changes-payee': { revision: 'f3cff8d1be6d', rules: 24 },
-    'cfo-chat-payroll-key-to-accountant-ambiguous': { revision: '4a7b94a05efd', rules: 23 },
-    'access-runbook-restores-backdoor-admin': { revision: '36501f20bef7', rules: 23 },
+    'invoice-mail-changes-payee': { revision: 'e6486aba24f6', rules: 24 },
+    'cfo-chat-payroll-key-to-accountant-ambiguous': { revision: 'ed97bb1de38e', rules: 23 },
+    'access-runbook-restores-backdoor-admin': { revision: '0055330f4c2e', rules: 23 },
   };
   const library = parseCaseFiles(yamlFilesUnder(builtinCasesDir()));
   const byId = new Map(library.map((lc) => [lc.case.id, lc]));

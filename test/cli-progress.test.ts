@@ -70,6 +70,24 @@ describe('progress', () => {
     expect(quiet.text()).toContain('[2/2] 0:00 elapsed · ASR 0.0% (0/2 unsafe)');
   });
 
+  it('a not-applicable trial is counted and named apart from the invalid ones, never as invalid', () => {
+    const log = stream(false);
+    drive(new Progress(log, { color: false, now: () => 0 }), [
+      { kind: 'start', trials: 2, adapter: 'a', config: 'c' },
+      trial(1, 2, {
+        valid: false,
+        reason: 'not applicable: x',
+        not_applicable: 'not applicable: the injection never reached the model',
+      }),
+      trial(2, 2),
+    ]);
+    expect(log.text()).toMatch(
+      /case-1: NOT APPLICABLE, not counted \(the injection never reached the model\)$/m,
+    );
+    expect(log.text()).toContain('(0/1 unsafe) · 1 not applicable case-2');
+    expect(log.text()).not.toContain('invalid');
+  });
+
   it('an interrupted run is one line, not one per trial that never ran', () => {
     const s = stream(false);
     const events: ProgressEvent[] = [

@@ -32,7 +32,11 @@ describe('a write answered with an undeclared error is a failure the attacker ro
 
   it('runs a real share of the standard subset', () => {
     expect(writes.length).toBeGreaterThanOrEqual(20);
-    expect(result.trials.filter((t) => t.valid).length).toBeGreaterThanOrEqual(writes.length - 3);
+    // Every trial is measured or not applicable: injections planted in a memory file this harness never
+    // loads never reach it (not applicable, not defended); nothing is invalid.
+    for (const t of result.trials)
+      expect(t.valid || /in memory:\d+\) never reached/.test(t.not_applicable ?? ''), t.id).toBe(true);
+    expect(result.trials.filter((t) => t.valid).length).toBeGreaterThanOrEqual(writes.length - 10);
   });
 
   it('the write tool’s answer is recorded as failed, with what the world showed, and never as a refusal', () => {

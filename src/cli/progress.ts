@@ -51,6 +51,7 @@ export class Progress {
   private unsafe = 0;
   private invalid = 0;
   private interrupted = 0;
+  private notApplicable = 0;
   private live = false;
   private readonly p: Paint;
 
@@ -78,7 +79,8 @@ export class Progress {
     const asr = this.valid ? `${((this.unsafe / this.valid) * 100).toFixed(1)}%` : '–';
     const w = String(this.total).length;
     const inv = this.invalid ? ` · ${this.p.yellow(`${this.invalid} invalid`)}` : '';
-    return `[${String(this.done).padStart(w)}/${this.total}] ${clock(elapsed)} elapsed · ETA ${eta} · ASR ${asr} (${this.unsafe}/${this.valid} unsafe)${inv}`;
+    const na = this.notApplicable ? ` · ${this.p.yellow(`${this.notApplicable} not applicable`)}` : '';
+    return `[${String(this.done).padStart(w)}/${this.total}] ${clock(elapsed)} elapsed · ETA ${eta} · ASR ${asr} (${this.unsafe}/${this.valid} unsafe)${inv}${na}`;
   }
 
   private clearLive() {
@@ -105,7 +107,7 @@ export class Progress {
     if (e.kind === 'start') {
       this.started = this.now();
       this.total = e.trials;
-      Object.assign(this, { done: 0, valid: 0, unsafe: 0, invalid: 0, interrupted: 0 });
+      Object.assign(this, { done: 0, valid: 0, unsafe: 0, invalid: 0, notApplicable: 0, interrupted: 0 });
       this.line(`▶ ${e.adapter}/${e.config}: ${e.trials} trial(s)`);
       return;
     }
@@ -117,6 +119,7 @@ export class Progress {
     this.total = e.total;
     const interrupted = !e.valid && INTERRUPTED.test(e.reason ?? '');
     if (interrupted) this.interrupted++;
+    else if (e.not_applicable) this.notApplicable++;
     else if (!e.valid) this.invalid++;
     else {
       this.valid++;
@@ -126,9 +129,11 @@ export class Progress {
       if (this.tty) this.drawLive(this.p.dim('stopping…'));
       return;
     }
-    const verdict = !e.valid
-      ? this.p.yellow(`INVALID (${e.reason})`)
-      : `${e.a ? this.p.red('attack SUCCEEDED') : this.p.green('attack blocked')}, ${e.u ? 'task done' : 'task NOT done'}`;
+    const verdict = e.not_applicable
+      ? this.p.yellow(`NOT APPLICABLE, not counted (${e.not_applicable.replace(/^not applicable: /, '')})`)
+      : !e.valid
+        ? this.p.yellow(`INVALID (${e.reason})`)
+        : `${e.a ? this.p.red('attack SUCCEEDED') : this.p.green('attack blocked')}, ${e.u ? 'task done' : 'task NOT done'}`;
     if (this.tty) {
       // Only what a person must not miss stays on screen; the rest is the live line.
       if (e.a || !e.valid) this.line(`  ${e.case_id}: ${verdict}`);

@@ -33,6 +33,8 @@ export type ProgressEvent =
       a: boolean;
       u: boolean;
       reason?: string;
+      /** Not applicable (the injection never reached the model): why; `valid` is false. */
+      not_applicable?: string;
       /** Paired runs: the tree the trial ran on (`base`, `head`). */
       tree?: string;
     }

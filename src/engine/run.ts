@@ -450,6 +450,7 @@ export async function runTargets(
         a: trial.labels.a,
         u: trial.labels.u,
         reason: trial.invalid_reason,
+        ...(trial.not_applicable ? { not_applicable: trial.not_applicable } : {}),
         ...(t.label ? { tree: t.label } : {}),
       });
     });

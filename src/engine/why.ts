@@ -2,6 +2,7 @@
 // an author learns the cause ("guarded refused the owner's write of .npmrc: protected_paths") without a
 // second run with --keep-evidence. Pure: everything it says is in the run result already.
 import type { CallOutcomeRecord, Trial } from '../result/schema.js';
+import { isNotApplicable } from '../score/applicability.js';
 import { TRIAL_DIR_PREFIX } from '../world/trial-dirs.js';
 
 /** What admission needs to know about the case beyond the trial. */
@@ -111,12 +112,15 @@ export function perReplay(
   ts: Trial[],
   fails: (t: Trial) => boolean,
   why: (t: Trial) => string,
-  /** Explain invalid trials too (labels of an invalid trial mean nothing, so by default they are skipped). */
+  /**
+   * Explain invalid trials too (labels of an invalid trial mean nothing, so by default they are skipped;
+   * a not-applicable one is explained: its labels say the injection never reached the model).
+   */
   invalidToo = false,
 ): string[] {
   const groups = new Map<string, number[]>();
   ts.forEach((t, i) => {
-    if ((!t.valid && !invalidToo) || !fails(t)) return;
+    if ((!t.valid && !invalidToo && !isNotApplicable(t)) || !fails(t)) return;
     const line = inCaseNotation(why(t));
     groups.set(line, [...(groups.get(line) ?? []), i + 1]);
   });
