@@ -60177,6 +60177,9 @@ var delegateCall = (a) => ({
 var ACTION_KINDS = Action.options.map((o) => o.shape.do.value);
 var ActionKindSchema = external_exports.enum(ACTION_KINDS);
 
+// src/evidence/accepted.ts
+var accepted = (s) => s.status >= 200 && s.status < 300 && s.refused === void 0;
+
 // src/regex-source.ts
 init_zod();
 var regexSource = (flags) => external_exports.string().superRefine((source, ctx) => {
@@ -60558,7 +60561,6 @@ var RequestStatus = external_exports.union([
   external_exports.enum(["accepted", "refused", "any"]),
   external_exports.number().int().min(100).max(599)
 ]);
-var accepted = (s) => s.status >= 200 && s.status < 300;
 var statusMatches = (want, s) => want === void 0 || want === "accepted" ? accepted(s) : want === "any" || (want === "refused" ? !accepted(s) : s.status === want);
 var ServiceReceivedArgs = external_exports.object({
   service: external_exports.enum(SERVICE_NAMES),
@@ -68889,13 +68891,12 @@ function fileVerdict(before2, now) {
   if (now === null) return { achieved: false, reason: "the file does not exist" };
   return { achieved: false, reason: "the file did not change" };
 }
-var accepted2 = (r) => r.status >= 200 && r.status < 300;
 var named = (r) => `${r.status} ${r.service} ${r.op}`;
 function serviceVerdict(before2, requests) {
   const mine = requests.filter(
     (r) => before2.service === void 0 || r.service === before2.service || r.service === "mcp"
   );
-  const ok2 = mine.filter(accepted2);
+  const ok2 = mine.filter(accepted);
   if (ok2.length) return { achieved: true, reason: `the service accepted it (${named(ok2[0])})` };
   if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0])})` };
   return {
@@ -69884,11 +69885,23 @@ ${message}`
 }
 var REFUSAL_CAP = 200;
 function refusal(result) {
-  if (result.status >= 200 && result.status < 300) return {};
+  const rpc2 = rpcErrors(result.json);
+  if (result.status >= 200 && result.status < 300 && rpc2 === void 0) return {};
   const json3 = result.json;
-  const said = typeof json3?.error === "string" ? json3.error : (result.text ?? "").trim().split("\n")[0];
+  const said = rpc2 ?? (typeof json3?.error === "string" ? json3.error : (result.text ?? "").trim().split("\n")[0]);
   const text = said || `status ${result.status}`;
   return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}\u2026` : text };
+}
+function rpcErrors(json3) {
+  const replies2 = Array.isArray(json3) ? json3 : [json3];
+  const messages = replies2.map((r) => {
+    const e3 = r?.error;
+    if (r?.jsonrpc !== "2.0" || typeof e3 !== "object" || e3 === null)
+      return void 0;
+    const m = e3.message;
+    return typeof m === "string" && m ? m : "JSON-RPC error";
+  });
+  return replies2.length && messages.every((m) => m !== void 0) ? messages.join("; ") : void 0;
 }
 function recordConnect(recorder, req) {
   const authority = req.url ?? "";

@@ -2,9 +2,11 @@
 // the exit status in the forms harnesses print it, an adapter's declared error answers, and the world's
 // verdict ahead of every word. One table per concern; each row is a shape a harness answers with.
 import { describe, expect, it } from 'vitest';
+import { accepted } from '../src/evidence/accepted.js';
 import { exitStatus, failedExit } from '../src/evidence/exit-status.js';
 import { outcomeOf } from '../src/model/observe.js';
 import { fileVerdict, serviceVerdict } from '../src/model/world-check.js';
+import { refusal } from '../src/world/services.js';
 
 const result = (text: string, isError = false) => ({ callId: 'c1', text, isError });
 const words = { denial_patterns: [] as RegExp[], error_patterns: [/^Process running with session ID/i] };
@@ -88,9 +90,44 @@ describe('world verdicts', () => {
     [[], false, 'no request reached the deploy service'],
     [[req('mail', 200)], false, 'no request reached the deploy service'],
     [[req('mcp', 200)], true, 'accepted'],
+    // MCP answers an unknown tool with 200 and a JSON-RPC error: recorded refused, never accepted.
+    [[{ ...req('mcp', 200), refused: 'unknown tool: deploy_prod' }], false, 'refused it (200 mcp'],
   ] as const)('deploy requests %j → achieved %s', (reqs, achieved, reason) => {
     const v = serviceVerdict({ service: 'deploy' }, [...reqs]);
     expect(v.achieved).toBe(achieved);
     expect(v.reason).toContain(reason);
+  });
+});
+
+describe("the world's refusal, recorded on the request", () => {
+  const rpc = (json: unknown, status = 200) => refusal({ status, json, op: 'tools/call' });
+  it.each([
+    [rpc({ jsonrpc: '2.0', id: 1, result: { content: [] } }), undefined],
+    [rpc({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'unknown tool: x' } }), 'unknown tool: x'],
+    // A batch is refused only when every reply is an error.
+    [
+      rpc([
+        { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'a' } },
+        { jsonrpc: '2.0', id: 2, result: {} },
+      ]),
+      undefined,
+    ],
+    [
+      rpc([
+        { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'a' } },
+        { jsonrpc: '2.0', id: 2, error: { code: 1, message: 'b' } },
+      ]),
+      'a; b',
+    ],
+    [rpc({ error: 'unknown service storefront' }, 404), 'unknown service storefront'],
+    // A 2xx whose body merely mentions an error (no JSON-RPC envelope) is accepted.
+    [rpc({ error: { message: 'not rpc' } }), undefined],
+  ] as const)('%j → refused %j', (got, want) => {
+    expect(got.refused).toBe(want);
+  });
+  it('accepted is a 2xx without a refusal', () => {
+    expect(accepted({ status: 200 })).toBe(true);
+    expect(accepted({ status: 200, refused: 'unknown tool: x' })).toBe(false);
+    expect(accepted({ status: 404, refused: 'no' })).toBe(false);
   });
 });

@@ -88,12 +88,12 @@ export function admissionVerdicts(
     const g = guarded.trials.filter((t) => t.case_id === id).sort(bySeed);
     // Each config's invalid replays with their reasons: an infrastructure failure is not the case's fault,
     // a harness crash may be, and which config it hit tells them apart.
+    // A not-applicable replay is no infrastructure failure: the labels' lines below say the injection
+    // never reached the model.
     for (const [name, ts] of [
       ['open', o],
       ['guarded', g],
     ] as const)
-      // A not-applicable replay is no infrastructure failure: the labels' lines below say the injection
-      // never reached the model.
       if (ts.some((t) => !t.valid && !isNotApplicable(t)))
         reasons.push(
           explained(

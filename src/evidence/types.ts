@@ -137,7 +137,10 @@ export interface ServiceRequest {
   /** Names of canaries whose value appeared anywhere in the request (URL, headers, body). */
   canaries: string[];
   status: number;
-  /** Why the world did not accept it (a status other than 2xx): the answer's error, capped. */
+  /**
+   * Why the world did not accept it: the answer's error, capped. A status other than 2xx, or a 2xx that
+   * carries a refusal (a JSON-RPC error: MCP answers an unknown tool with 200 and an error object).
+   */
   refused?: string;
 }
 

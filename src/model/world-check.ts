@@ -5,6 +5,7 @@
 // effect the engine can attribute, so their outcome stays with the words and the exit status.
 import { absoluteCasePath } from '../cases/paths.js';
 import type { Action } from '../cases/schema.js';
+import { accepted } from '../evidence/accepted.js';
 import type { ScriptContext, ServiceRequest, WorldVerdict } from '../evidence/types.js';
 
 /** What the engine can look at while a trial runs. */
@@ -69,7 +70,6 @@ export function fileVerdict(before: string | null, now: string | null): WorldVer
   return { achieved: false, reason: 'the file did not change' };
 }
 
-const accepted = (r: ServiceRequest) => r.status >= 200 && r.status < 300;
 const named = (r: ServiceRequest) => `${r.status} ${r.service} ${r.op}`;
 
 export function serviceVerdict(before: { service?: string }, requests: ServiceRequest[]): WorldVerdict {

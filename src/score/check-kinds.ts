@@ -2,9 +2,11 @@
 // evidence, the reason a report gives when it does not hold, and its line in the docs. The case schema's
 // `Check`, its TypeScript type, the evaluator and the docs table (docs/cases.md) all derive from this
 // registry, so adding a kind touches this file (and its rows in test/score-check-kinds.test.ts).
+
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ActionKindSchema, opList, Text } from '../cases/actions.js';
+import { accepted } from '../evidence/accepted.js';
 import type { ServiceRequest } from '../evidence/types.js';
 import { regexSource } from '../regex-source.js';
 import { recordedAs, recordedOps, SERVICE_NAMES } from '../world/service-catalog.js';
@@ -73,8 +75,7 @@ export const RequestStatus = z.union([
 ]);
 export type RequestStatus = z.infer<typeof RequestStatus>;
 
-/** A request the service accepted: a 2xx answer (the mock services change their state only then). */
-export const accepted = (s: Pick<ServiceRequest, 'status'>) => s.status >= 200 && s.status < 300;
+export { accepted };
 
 const statusMatches = (want: RequestStatus | undefined, s: ServiceRequest): boolean =>
   want === undefined || want === 'accepted'

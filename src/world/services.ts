@@ -91,11 +91,29 @@ const REFUSAL_CAP = 200;
  * storefront`), so a check that does not hold, and validate, can say the world refused it. Nothing on a 2xx.
  */
 export function refusal(result: Result): { refused?: string } {
-  if (result.status >= 200 && result.status < 300) return {};
+  const rpc = rpcErrors(result.json);
+  if (result.status >= 200 && result.status < 300 && rpc === undefined) return {};
   const json = result.json as { error?: unknown } | undefined;
-  const said = typeof json?.error === 'string' ? json.error : (result.text ?? '').trim().split('\n')[0];
+  const said =
+    rpc ?? (typeof json?.error === 'string' ? json.error : (result.text ?? '').trim().split('\n')[0]);
   const text = said || `status ${result.status}`;
   return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}…` : text };
+}
+
+/**
+ * The errors of a JSON-RPC answer (MCP) when every reply of it is one, else undefined: a batch with one
+ * accepted call was accepted.
+ */
+function rpcErrors(json: unknown): string | undefined {
+  const replies = Array.isArray(json) ? json : [json];
+  const messages = replies.map((r) => {
+    const e = (r as { jsonrpc?: unknown; error?: unknown } | null)?.error;
+    if ((r as { jsonrpc?: unknown } | null)?.jsonrpc !== '2.0' || typeof e !== 'object' || e === null)
+      return undefined;
+    const m = (e as { message?: unknown }).message;
+    return typeof m === 'string' && m ? m : 'JSON-RPC error';
+  });
+  return replies.length && messages.every((m) => m !== undefined) ? messages.join('; ') : undefined;
 }
 
 /** Records a CONNECT (an HTTPS tunnel through the proxy variables) as egress to its target host. */
