@@ -20,6 +20,7 @@ import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { defaultCacheDir } from '../src/paths.js';
 import type { RunResult, Trial } from '../src/result/schema.js';
+import { isNotApplicable } from '../src/score/applicability.js';
 
 const REAL = process.env.HR_REAL_HARNESSES === '1';
 const OPENCLAW = REAL && process.env.HR_OPENCLAW === '1';
@@ -192,11 +193,13 @@ for (const plan of PLANS) {
       }
     });
 
-    it('runs one valid trial per phase in every configuration', () => {
+    it('runs one trial per phase in every configuration, each valid or not applicable', () => {
       for (const [config, r] of Object.entries(results)) {
         expect(r.status, config).toBe('complete');
         expect(new Set(r.trials.map((t) => t.phase)), config).toEqual(new Set(PHASES));
-        for (const t of r.trials) expect(t.valid, `${config} ${explain(t)}`).toBe(true);
+        // Not applicable where the configuration lacks the entry point (pi with read-only tools cannot
+        // fetch the page that carries the injection): measured nothing, never invalid, never defended.
+        for (const t of r.trials) expect(t.valid || isNotApplicable(t), `${config} ${explain(t)}`).toBe(true);
       }
     });
 
@@ -248,7 +251,8 @@ for (const plan of PLANS) {
       async () => {
         const { result, out } = await run(plan.name, plan.open, [BENIGN], plan.timeout_s);
         const t = result.trials[0]!;
-        expect(t.valid, explain(t)).toBe(true);
+        // Its trigger never appears by design: not applicable (nothing to defend), the owner's task done.
+        expect(t.valid || isNotApplicable(t), explain(t)).toBe(true);
         expect(t.labels.u, explain(t)).toBe(true);
         const ev = await evidenceOf(out, t);
         // The harness reached the model endpoint …
