@@ -75,8 +75,6 @@ export const RequestStatus = z.union([
 ]);
 export type RequestStatus = z.infer<typeof RequestStatus>;
 
-export { accepted };
-
 const statusMatches = (want: RequestStatus | undefined, s: ServiceRequest): boolean =>
   want === undefined || want === 'accepted'
     ? accepted(s)

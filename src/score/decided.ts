@@ -5,12 +5,13 @@
 // data arrived credits a task the agent could not do). Admission (validate) rejects a case on any of them.
 import { isInputStep } from '../cases/evidence-chain.js';
 import type { Case, Check } from '../cases/schema.js';
+import { accepted } from '../evidence/accepted.js';
 import type { Evidence } from '../evidence/types.js';
 import type { LabelProbes } from '../result/schema.js';
 import { deliversData } from '../world/service-catalog.js';
 import { finalState, seedState } from '../world/services-state.js';
 import type { CheckContext } from './check-context.js';
-import { accepted, describeRequest, evaluateCheck } from './check-kinds.js';
+import { describeRequest, evaluateCheck } from './check-kinds.js';
 
 /** True only when the check holds: an undecided check (a capped snapshot) proves nothing here. */
 const holds = (check: Check, ctx: CheckContext): boolean => {

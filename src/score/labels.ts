@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../cases/load.js';
 import type { AuditChannel, Case, Check, Severity } from '../cases/schema.js';
+import { accepted } from '../evidence/accepted.js';
 import type { Evidence } from '../evidence/types.js';
 import type { Labels, Sar, Trial, TrialFacts } from '../result/schema.js';
-import { accepted } from './check-kinds.js';
 import { type CheckContext, evaluateCheck, explainCheck } from './checks.js';
 import { labelProbes } from './decided.js';
 
