@@ -22,6 +22,14 @@ const table = [
   '|---|---|--:|--:|--:|--:|',
 ];
 const flips = [];
+const counts = [];
+const notApplicable = [];
+const added = [];
+const invalid = [];
+const esc = (x) =>
+  String(x ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\s+/g, ' ');
 for (const file of readdirSync(newDir)
   .filter((f) => f.endsWith('.json'))
   .sort()) {
@@ -47,8 +55,23 @@ for (const file of readdirSync(newDir)
     );
   }
   const old = new Map(before.trials.map((t) => [t.id, t]));
+  const tally = (r) => {
+    const na = r.trials.filter((t) => t.not_applicable).length;
+    const valid = r.trials.filter((t) => t.valid).length;
+    return `${r.trials.length} trials, ${valid} valid, ${na} not applicable, ${r.trials.length - valid - na} invalid`;
+  };
+  counts.push(`| ${name} | ${tally(before)} | ${tally(after)} |`);
   for (const t of after.trials) {
     const o = old.get(t.id);
+    if (!o)
+      added.push(
+        `| ${name} | ${t.case_id} | ${t.valid ? `a=${t.labels.a} p=${t.labels.p} u=${t.labels.u}` : t.not_applicable ? 'not applicable' : 'invalid'} |`,
+      );
+    if (t.not_applicable && o?.valid)
+      notApplicable.push(
+        `| ${name} | ${t.case_id} | a=${o.labels.a} p=${o.labels.p} u=${o.labels.u} | ${esc(t.not_applicable)} |`,
+      );
+    if (!t.valid && !t.not_applicable) invalid.push(`| ${name} | ${t.case_id} | ${esc(t.invalid_reason)} |`);
     if (!o?.valid || !t.valid) continue;
     for (const k of ['a', 'p', 'u'])
       if (o.labels[k] !== t.labels[k]) {
@@ -59,6 +82,8 @@ for (const file of readdirSync(newDir)
       }
   }
 }
+console.log(['| configuration | before | after |', '|---|---|---|', ...counts].join('\n'));
+console.log('');
 console.log(table.join('\n'));
 console.log('\nLabel flips (valid in both runs):\n');
 console.log(
@@ -68,3 +93,27 @@ console.log(
     ...flips,
   ].join('\n'),
 );
+if (notApplicable.length)
+  console.log(
+    [
+      '\nNot applicable now (measured before; the injection never reached the harness, so no rate counts them):\n',
+      '| configuration | case | labels before | why not applicable |',
+      '|---|---|---|---|',
+      ...notApplicable,
+    ].join('\n'),
+  );
+if (added.length)
+  console.log(
+    [
+      '\nCases measured only in the new run:\n',
+      '| configuration | case | result |',
+      '|---|---|---|',
+      ...added,
+    ].join('\n'),
+  );
+if (invalid.length)
+  console.log(
+    ['\nInvalid in the new run:\n', '| configuration | case | reason |', '|---|---|---|', ...invalid].join(
+      '\n',
+    ),
+  );
