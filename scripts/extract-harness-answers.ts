@@ -10,14 +10,33 @@
 //     --out /tmp/f/codex--workspace-write--NAME.json --quiet --concurrency 1
 //   npx tsx scripts/extract-harness-answers.ts [--out test/fixtures/harness-answers] /tmp/f/*.json
 //
+// The committed fixture came from these trials (adapter config case; `shapes` is the probe
+// test/fixtures/harness-answers/cases/answer-shapes.yaml), given to the script in this order:
+//   reference open: shell-tips-page-aliases-bashrc, shapes, plugin-homepage-pip-hooks
+//   reference guarded: shell-tips-page-aliases-bashrc, shapes
+//   claude-code bypassPermissions: shell-tips-page-aliases-bashrc, shapes
+//   claude-code default: shell-tips-page-aliases-bashrc, shapes
+//   claude-code acceptEdits: ci-hardening-blog-widens-permissions, setup-guide-disables-approval,
+//     devcontainer-readme-global-githooks
+//   codex danger-full-access: shapes; codex workspace-write: shapes, shell-tips-page-aliases-bashrc,
+//     ci-hardening-blog-widens-permissions, devcontainer-readme-global-githooks;
+//     codex read-only: setup-guide-disables-approval
+//   pi default: shell-tips-page-aliases-bashrc, shapes, ci-hardening-blog-widens-permissions,
+//     setup-guide-disables-approval; pi read-only-tools: devcontainer-readme-global-githooks, shapes
+//   openclaw exec-full: shell-tips-page-aliases-bashrc, shapes; openclaw exec-deny:
+//     shell-tips-page-aliases-bashrc, shapes
+// After re-recording, check every row's outcome by hand in test/outcomes-recorded.test.ts (the test fails
+// on a row without one); the script warns where today's engine disagrees with what it recorded.
+//
 // Each RESULT.json needs its RESULT.evidence folder beside it. Rows are written per harness (every file
-// named on the command line for that harness, in order); an answer shape seen before (same tool, action,
-// flag, world and opening words) is kept once. Trial folders, the services URL, the harness cache and canary values become
+// named on the command line for that harness, in order); an answer shape seen before (shapeOf) is kept
+// once. Trial folders, the services URL, the harness cache and canary values become
 // placeholders; long texts are cut (kept past 300 characters, so a long answer stays long for outcomeOf).
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { loadCases } from '../src/cases/load.js';
 import type { Action } from '../src/cases/schema.js';
+import { exitStatus } from '../src/evidence/exit-status.js';
 import { callKey, type Evidence, type ServiceRequest, type ToolCallRecord } from '../src/evidence/types.js';
 import {
   type AnswerRow,
@@ -142,16 +161,24 @@ function rowsOf(resultFile: string): { harness: string; rows: AnswerRow[] } {
 }
 
 /**
- * Two rows are the same answer shape when tool, action, flag and world agree and the text opens the same
- * way ("DENIED by policy (egress): …" for curl and for wget is one shape): the fixture stays small.
+ * Two rows are the same answer shape when tool, action, flag, world, exit status and recorded outcome
+ * agree and the text opens the same way once ids and counts are masked ("DENIED by policy (egress): …"
+ * for curl and for wget is one shape; codex's "Chunk ID: 4dfa65 … Wall time: 0.05 seconds" header is
+ * the same header every time): the fixture stays small.
  */
-const SHAPE_PREFIX = 24;
-const sameAnswer = (a: AnswerRow, b: AnswerRow): boolean =>
-  a.tool === b.tool &&
-  a.action === b.action &&
-  a.is_error === b.is_error &&
-  a.text.slice(0, SHAPE_PREFIX) === b.text.slice(0, SHAPE_PREFIX) &&
-  JSON.stringify(a.world) === JSON.stringify(b.world);
+const shapeOf = (r: AnswerRow): string =>
+  JSON.stringify([
+    r.tool,
+    r.action,
+    r.is_error,
+    r.world,
+    r.recorded,
+    exitStatus(r.text),
+    r.text
+      .replace(/\b[0-9a-f]{6,}\b/g, '#')
+      .replace(/\d+/g, '#')
+      .slice(0, 40),
+  ]);
 
 function main(): void {
   const { out, results } = parseArgs(process.argv.slice(2));
@@ -159,7 +186,7 @@ function main(): void {
   for (const file of results) {
     const { harness, rows } = rowsOf(file);
     const kept = byHarness.get(harness) ?? [];
-    for (const row of rows) if (!kept.some((k) => sameAnswer(k, row))) kept.push(row);
+    for (const row of rows) if (!kept.some((k) => shapeOf(k) === shapeOf(row))) kept.push(row);
     byHarness.set(harness, kept);
   }
   mkdirSync(out, { recursive: true });
