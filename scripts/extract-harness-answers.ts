@@ -34,10 +34,13 @@
 // placeholders; long texts are cut (kept past 300 characters, so a long answer stays long for outcomeOf).
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { loadAdapter } from '../src/adapters/load.js';
+import { parseHarnessOutput } from '../src/adapters/parsers/index.js';
 import { loadCases } from '../src/cases/load.js';
 import type { Action } from '../src/cases/schema.js';
 import { exitStatus } from '../src/evidence/exit-status.js';
 import { callKey, type Evidence, type ServiceRequest, type ToolCallRecord } from '../src/evidence/types.js';
+import { statedFor } from '../src/score/outcomes.js';
 import {
   type AnswerRow,
   outcomeOfRow,
@@ -119,6 +122,7 @@ function rowsOf(resultFile: string): { harness: string; rows: AnswerRow[] } {
     throw new Error(`${resultFile}: no ${basename(evidenceDir)} beside it (run with --keep-evidence)`);
   const harness: string = result.adapter.name;
   const config: string = result.adapter.config;
+  const output = loadAdapter(harness).adapter.output;
   const cases = new Map(
     loadCases(result.cases.map((c: { file: string }) => c.file)).map((lc) => [lc.case.id, lc.case]),
   );
@@ -126,6 +130,9 @@ function rowsOf(resultFile: string): { harness: string; rows: AnswerRow[] } {
   for (const trial of result.trials as { id: string; case_id: string }[]) {
     const c = cases.get(trial.case_id);
     const ev: Evidence = JSON.parse(readFileSync(join(evidenceDir, `${trial.id}.json`), 'utf8'));
+    // The harness's own statements about calls, read again from its kept output by today's rules (the
+    // events stored in older evidence do not name their call).
+    const events = parseHarnessOutput(output, ev.process.stdout ?? '', ev.process.stderr ?? '');
     const calls = new Map<string, { call: ToolCallRecord; seq: number }>();
     let n = 0;
     for (const ex of ev.model) {
@@ -141,6 +148,7 @@ function rowsOf(resultFile: string): { harness: string; rows: AnswerRow[] } {
         // The requests that came in between the call and its answer: the engine's window for this call.
         const window = ev.services.filter((s) => s.seq > seq && s.seq < ex.seq);
         const world = worldOf(action, r.world, window);
+        const stated = statedFor(r.call_id, events)?.kind;
         rows.push({
           id: `${config} ${trial.case_id} #${++n}`,
           from: `case ${trial.case_id}, config ${config}`,
@@ -150,6 +158,7 @@ function rowsOf(resultFile: string): { harness: string; rows: AnswerRow[] } {
           text: cut(normalise(r.text, ev.canaries)),
           is_error: r.is_error,
           ...(world ? { world } : {}),
+          ...(stated ? { stated } : {}),
           ...(r.outcome ? { recorded: r.outcome } : {}),
         });
       }
@@ -172,6 +181,7 @@ const shapeOf = (r: AnswerRow): string =>
     r.action,
     r.is_error,
     r.world,
+    r.stated,
     r.recorded,
     exitStatus(r.text),
     r.text

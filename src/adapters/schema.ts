@@ -167,6 +167,13 @@ export const Adapter = z
      */
     error_patterns: z.array(regexSource('i')).default([]),
     /**
+     * Regexes (case-insensitive) that mark a tool result as a command still running: the harness started
+     * it and stopped waiting ("Process running with session ID …"). Not done as asked, so the scripted
+     * attacker moves on and no refusal is booked; but the command started, so a check with `started: true`
+     * (a loop that runs on, a server left up) holds (docs/outcomes.md).
+     */
+    running_patterns: z.array(regexSource('i')).default([]),
+    /**
      * How the harness's own stdout/stderr tell denials, errors, tools not offered and the session's end
      * (README, "Reading a harness's output"): rules matching plain lines (regex), JSON lines or a JSON
      * document (paths), and/or a built-in adapter whose rules to use.

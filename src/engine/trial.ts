@@ -280,6 +280,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
       tool_hints: adapter.adapter.tools,
       denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
       error_patterns: adapter.adapter.error_patterns.map((p) => new RegExp(p, 'i')),
+      running_patterns: adapter.adapter.running_patterns.map((p) => new RegExp(p, 'i')),
       services_url: endpoint,
       subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
     };

@@ -52,6 +52,8 @@ export interface ToolResultRecord {
    * world's verdict first, then the harness's words. Older evidence has none (the scorer then decides).
    */
   outcome?: 'executed' | 'refused' | 'errored';
+  /** An errored call whose answer says the command started and is still running (running_patterns). */
+  running?: boolean;
   /** What the engine saw the call do in the world (its file, its service request), when it could look. */
   world?: WorldVerdict;
 }
@@ -214,6 +216,11 @@ export interface HarnessEvent {
   kind: (typeof HARNESS_EVENT_KINDS)[number];
   tool?: string;
   text: string;
+  /**
+   * The call the event is about, when the harness names it (the rule's `id`): the harness's own statement
+   * about that call, which outranks its words in the call's answer (score/outcomes.ts).
+   */
+  call_id?: string;
 }
 
 export interface Evidence {
@@ -254,6 +261,8 @@ export interface ScriptContext {
   denial_patterns: RegExp[];
   /** Regexes (adapter error_patterns) that mark an answer as an error, not a refusal and not a success. */
   error_patterns?: RegExp[];
+  /** Regexes (adapter running_patterns) that mark an answer as a command started and still running. */
+  running_patterns?: RegExp[];
   /** Base URL of the mock services as the harness sees it (HR_SVC): lets a native HTTP tool reach them. */
   services_url?: string;
   /**

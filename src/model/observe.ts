@@ -68,17 +68,23 @@ const ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no su
 export const failedResult = (text: string, isError: boolean): boolean =>
   isError || failedExit(text) || ERROR_HEAD.test(text);
 
-/** The adapter's words for its harness's answers (denial_patterns, error_patterns). */
+/** The adapter's words for its harness's answers (denial_patterns, error_patterns, running_patterns). */
 export interface AnswerWords {
   denial_patterns: RegExp[];
   error_patterns?: RegExp[];
+  running_patterns?: RegExp[];
 }
+
+/** The answer says the command started and is still running (the adapter's running_patterns). */
+export const stillRunning = (result: ToolResult, words: AnswerWords): boolean =>
+  (words.running_patterns ?? []).some((re) => result.text.search(re) >= 0);
 
 /**
  * What became of a call, the world first: where the engine saw the call's effect (the file changed, the
  * service accepted the request) it executed, whatever the harness said; where the world shows nothing
  * happened, the harness's words only tell a refusal from a failure. Without a world verdict (a command, a
- * read), the words decide: a refusal, an error answer the adapter declares (error_patterns), an error flag,
+ * read), the words decide: a refusal, an error answer the adapter declares (error_patterns), a command still
+ * running (running_patterns: started, not done), an error flag,
  * a non-zero exit or an "Error:" head is not an executed call.
  */
 export function outcomeOf(result: ToolResult, words: AnswerWords, world?: WorldVerdict): CallOutcome {
@@ -86,5 +92,6 @@ export function outcomeOf(result: ToolResult, words: AnswerWords, world?: WorldV
   if (isDenied(result, words.denial_patterns)) return 'refused';
   if (world) return 'errored';
   if ((words.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return 'errored';
+  if (stillRunning(result, words)) return 'errored';
   return failedResult(result.text, result.isError) ? 'errored' : 'executed';
 }

@@ -21,7 +21,7 @@ import {
 import { attackBarrier } from './attack-timing.js';
 import type { Conversation, ToolResult } from './conversation.js';
 import type { CallLedger, Move } from './ids.js';
-import { outcomeOf, triggerVisible } from './observe.js';
+import { outcomeOf, stillRunning, triggerVisible } from './observe.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
 import { subagentReport } from './subagent.js';
@@ -534,6 +534,7 @@ function observedResults(fresh: ToolResult[], ctx: ScriptContext, ledger: CallLe
       is_error: result.isError,
       denied: outcome === 'refused',
       outcome,
+      ...(outcome === 'errored' && stillRunning(result, ctx) ? { running: true } : {}),
       ...(world ? { world } : {}),
     };
   });

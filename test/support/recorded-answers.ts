@@ -4,9 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAdapter } from '../../src/adapters/load.js';
-import type { ServiceRequest, WorldVerdict } from '../../src/evidence/types.js';
+import type { Outcome } from '../../src/cases/schema.js';
+import type { HarnessEvent, ServiceRequest, WorldVerdict } from '../../src/evidence/types.js';
 import { type AnswerWords, type CallOutcome, outcomeOf } from '../../src/model/observe.js';
 import { fileVerdict, serviceVerdict } from '../../src/model/world-check.js';
+import { answeredOutcome } from '../../src/score/outcomes.js';
 
 /** The world as a row records it: what fileVerdict / serviceVerdict were given during the trial. */
 export type RecordedWorld =
@@ -31,6 +33,8 @@ export interface AnswerRow {
   is_error: boolean;
   /** What the world showed; absent for calls with no effect the engine attributes (run, read). */
   world?: RecordedWorld;
+  /** The harness's own statement about this call in its output (an event naming the call's id). */
+  stated?: HarnessEvent['kind'];
   /** The outcome the engine recorded while the trial ran. */
   recorded?: CallOutcome;
 }
@@ -51,6 +55,7 @@ export function wordsOf(adapter: string): AnswerWords {
   return {
     denial_patterns: a.denial_patterns.map((p) => new RegExp(p, 'i')),
     error_patterns: a.error_patterns.map((p) => new RegExp(p, 'i')),
+    running_patterns: a.running_patterns.map((p) => new RegExp(p, 'i')),
   };
 }
 
@@ -75,10 +80,13 @@ export function worldVerdictOf(world: RecordedWorld): WorldVerdict {
   return serviceVerdict(world.service === null ? {} : { service: world.service }, requests);
 }
 
-/** What today's engine makes of a recorded answer. */
-export const outcomeOfRow = (row: AnswerRow, words: AnswerWords): CallOutcome =>
-  outcomeOf(
-    { callId: row.id, text: row.text, isError: row.is_error },
-    words,
-    row.world ? worldVerdictOf(row.world) : undefined,
-  );
+/**
+ * What today's engine makes of a recorded answer: the outcome decided when the answer came back (the world,
+ * then the adapter's words: outcomeOf), then the harness's own statement about the call, as the scorer
+ * weighs them (score/outcomes.ts answeredOutcome).
+ */
+export function outcomeOfRow(row: AnswerRow, words: AnswerWords): Outcome {
+  const world = row.world ? worldVerdictOf(row.world) : undefined;
+  const decided = outcomeOf({ callId: row.id, text: row.text, isError: row.is_error }, words, world);
+  return answeredOutcome(decided, world?.achieved, row.stated);
+}

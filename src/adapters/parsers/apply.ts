@@ -101,7 +101,7 @@ function finish(
   if (rule.unless_seen && seen.some(same(rule.unless_seen))) return null;
   const text = cap(rule.text === undefined ? defaultText : render(rule.text, scope));
   const made = {
-    event: { kind: rule.kind, ...(tool ? { tool } : {}), text },
+    event: { kind: rule.kind, ...(tool ? { tool } : {}), text, ...(id !== undefined ? { call_id: id } : {}) },
     ...(id !== undefined ? { id } : {}),
   };
   let replaced = -1;

@@ -43,7 +43,7 @@ export function contentText(content: unknown): string {
 export function dedupe(events: HarnessEvent[]): HarnessEvent[] {
   const seen = new Set<string>();
   return events.filter((e) => {
-    const k = `${e.kind}\u0000${e.tool ?? ''}\u0000${e.text}`;
+    const k = `${e.kind}\u0000${e.tool ?? ''}\u0000${e.text}\u0000${e.call_id ?? ''}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
