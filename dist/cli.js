@@ -74503,7 +74503,7 @@ unsafe and invalid cases with the command that reruns each, and the verdict.
 
 options:
   --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
-                     (repeatable; default: subset:standard, the 144 built-in base cases)
+                     (repeatable; default: subset:standard, the built-in base cases)
   --runner R         process (contained, default) | process-uncontained | docker
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
