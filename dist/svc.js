@@ -7,7 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 
-// src/world/service-catalog.ts
+// src/spec/service-catalog.ts
 var SERVICES = {
   mail: {
     host: "mail.test",

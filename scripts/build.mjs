@@ -90,7 +90,18 @@ const tmp = mkdtempSync('node_modules/.cache/hr-index-');
 try {
   const writer = join(tmp, 'write-index.mjs');
   await build({
-    entryPoints: ['src/cases/write-index.ts'],
+    // One module holding the case index's writer and the adapter index's (src/adapters/adapter-index.ts),
+    // each imported from where it is defined.
+    stdin: {
+      contents: [
+        "export { writeCaseIndex } from './src/cases/write-index.ts';",
+        "export { writeAdapterIndex } from './src/adapters/adapter-index.ts';",
+        "export { listBuiltinAdapters } from './src/adapters/load.ts';",
+      ].join('\n'),
+      resolveDir: process.cwd(),
+      sourcefile: 'write-index.ts',
+      loader: 'ts',
+    },
     outfile: writer,
     bundle: true,
     platform: 'node',

@@ -37,10 +37,10 @@ import { basename, join } from 'node:path';
 import { loadAdapter } from '../src/adapters/load.js';
 import { parseHarnessOutput } from '../src/adapters/parsers/index.js';
 import { loadCases } from '../src/cases/load.js';
-import type { Action } from '../src/cases/schema.js';
+import { statedFor } from '../src/checks/call-outcomes.js';
 import { exitStatus } from '../src/evidence/exit-status.js';
 import { callKey, type Evidence, type ServiceRequest, type ToolCallRecord } from '../src/evidence/types.js';
-import { statedFor } from '../src/score/outcomes.js';
+import type { Action } from '../src/spec/actions.js';
 import {
   type AnswerRow,
   outcomeOfRow,

@@ -9,14 +9,14 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { marked } from 'marked';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { Progress } from '../src/cli/progress.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
+import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildComment } from '../src/report/comment-body.js';
 import { renderReport } from '../src/report/markdown.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
 const gateDefaults = () => parseGateInputs(() => undefined);

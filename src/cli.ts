@@ -1,7 +1,8 @@
 // The command line: a thin shell over the engine, like the action.
-import { jobSecretMask } from './action/masked.js';
+
 import { main } from './cli/main.js';
 import { isUserError } from './errors.js';
+import { jobSecretMask } from './front/job-secrets.js';
 import { withSecretMask } from './report/mask.js';
 
 // Reports the CLI renders (compare, matrix markdown) mask this shell's secrets too: they get committed.

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
 import { makeHostile, makeResult } from './fixtures/results/builders.js';
 import { type ActionRun, ensureBundle, ROOT, runActionBundle, workflowEnv } from './support/action-bundle.js';
 import { TEST_KEY_ENV } from './support/attest.js';

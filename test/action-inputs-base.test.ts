@@ -1,6 +1,6 @@
 // The inputs of baseline: base (build, base-cases), parsed by the one schema of action.yml's inputs.
 import { describe, expect, it } from 'vitest';
-import { INPUT_DEFAULTS, type InputName, parseInputs } from '../src/action/inputs.js';
+import { INPUT_DEFAULTS, type InputName, parseInputs } from '../src/front/inputs.js';
 
 const parse = (over: Partial<Record<InputName, string>>) =>
   parseInputs((name) => over[name] ?? INPUT_DEFAULTS[name].replace(/^\$\{\{ github\.token \}\}$/, 'tok'));

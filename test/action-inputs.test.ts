@@ -8,7 +8,7 @@ import {
   INPUT_NAMES,
   type InputName,
   parseInputs,
-} from '../src/action/inputs.js';
+} from '../src/front/inputs.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const actionYml = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8'));

@@ -4,13 +4,13 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INPUT_DEFAULTS } from '../src/action/inputs.js';
 import { type CoreApi, type RunDeps, run } from '../src/action/run.js';
 import type { CacheApi } from '../src/compare/baseline.js';
 import type { RunOptions } from '../src/engine/options.js';
+import { INPUT_DEFAULTS } from '../src/front/inputs.js';
 import type { GitHubApi } from '../src/report/github.js';
 import { resultBytes } from '../src/result/integrity.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
 import { prOpened, webhookExample } from './support/webhooks.js';
 
 const FIX = join(import.meta.dirname, 'fixtures/results');

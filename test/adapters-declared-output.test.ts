@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapter } from '../src/adapters/load.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { scriptedRun, trialEvidence, useTempDir } from './support/engine-run.js';
 
 const ASK = join(import.meta.dirname, 'fixtures', 'ask-harness');

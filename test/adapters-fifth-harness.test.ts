@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
-import { PHASES } from '../src/cases/schema.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { RunResult } from '../src/result/schema.js';
 import { isNotApplicable } from '../src/score/applicability.js';
+import type { RunResult } from '../src/spec/run-result.js';
+import { PHASES } from '../src/spec/vocabulary.js';
 import { scriptedRun, trialEvidence, useTempDir } from './support/engine-run.js';
 
 const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');

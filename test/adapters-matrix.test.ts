@@ -5,9 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PHASES } from '../src/cases/schema.js';
 import { type MatrixResult, matrixMarkdown, parseAdapterSpecs, runMatrix } from '../src/matrix/index.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
+import { PHASES } from '../src/spec/vocabulary.js';
 
 const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
 

@@ -15,7 +15,7 @@ import {
 } from '../src/engine/base-head.js';
 import type { ProgressEvent } from '../src/engine/options.js';
 import { evaluateGate } from '../src/gate/index.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { VERSION } from '../src/version.js';
 import { gateOptions } from './support/gate-options.js';
 import { BUILD, git, type HarnessRepo, makeHarnessRepo } from './support/git-harness-repo.js';

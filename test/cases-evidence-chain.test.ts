@@ -2,12 +2,13 @@
 // which owner steps bring data in, the check that shows one succeeded, whether a utility check requires
 // one, and the counterfactuals validate rejects on.
 import { describe, expect, it } from 'vitest';
-import { Action } from '../src/cases/actions.js';
 import { isInputStep, requiresInput, stepWitness, withEvidenceChain } from '../src/cases/evidence-chain.js';
-import { Case, type Check, World } from '../src/cases/schema.js';
+import { Case, World } from '../src/cases/schema.js';
+import { makeCheckContext } from '../src/checks/check-context.js';
+import type { Check } from '../src/checks/check-kinds.js';
 import type { Evidence } from '../src/evidence/types.js';
-import { makeCheckContext } from '../src/score/checks.js';
 import { labelProbes } from '../src/score/decided.js';
+import { Action } from '../src/spec/actions.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 
 const a = (x: unknown) => Action.parse(x);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { yamlFilesUnder } from '../src/cases/case-index.js';
 import { loadCaseFile } from '../src/cases/load.js';
-import { PHASES } from '../src/cases/schema.js';
 import { validateCases } from '../src/engine/validate.js';
+import { PHASES } from '../src/spec/vocabulary.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIR = join(ROOT, 'examples', 'cases');

@@ -8,9 +8,9 @@ import { loadAdapter } from '../src/adapters/load.js';
 import { lintCase } from '../src/cases/lint.js';
 import { parseCaseText } from '../src/cases/load.js';
 import { FILL, scaffoldCase } from '../src/cases/scaffold.js';
-import { EFFECTS, ENTRY_POINTS, PHASES } from '../src/cases/schema.js';
 import { cmdNew } from '../src/cli/new.js';
 import { staticFindings, validateCases } from '../src/engine/validate.js';
+import { EFFECTS, ENTRY_POINTS, PHASES } from '../src/spec/vocabulary.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hr-scaffold-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -7,7 +7,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCaseFile } from '../src/cases/load.js';
-import { type Action, type Case, EFFECTS, ENTRY_POINTS, PHASES } from '../src/cases/schema.js';
+import type { Case } from '../src/cases/schema.js';
+import type { Action } from '../src/spec/actions.js';
+import { EFFECTS, ENTRY_POINTS, PHASES } from '../src/spec/vocabulary.js';
 
 const ROOT = join(import.meta.dirname, '..', 'cases');
 

@@ -17,7 +17,7 @@ import { compareRuns } from '../src/compare/compare.js';
 import { mergeRunResults } from '../src/compare/merge.js';
 import { fisherGreater, logFactorial } from '../src/compare/stats.js';
 import { evaluateThresholds, type Thresholds } from '../src/gate/thresholds.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
 import { type CaseSpec, makeResult } from './fixtures/results/builders.js';
 
 const FIX = join(import.meta.dirname, 'fixtures/results');

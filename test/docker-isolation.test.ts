@@ -17,8 +17,8 @@ import { stringify } from 'yaml';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { actionRoot } from '../src/paths.js';
-import type { RunResult } from '../src/result/schema.js';
-import { RUN_LABEL } from '../src/runner/docker.js';
+import { RUN_LABEL } from '../src/runner/docker/options.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { dockerSkipReason, IMAGE } from './support/docker.js';
 
 const reason = await dockerSkipReason('docker-isolation');

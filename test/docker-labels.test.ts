@@ -2,8 +2,8 @@ import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { RunResult } from '../src/result/schema.js';
-import { RUN_LABEL } from '../src/runner/docker.js';
+import { RUN_LABEL } from '../src/runner/docker/options.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { dockerSkipReason, IMAGE } from './support/docker.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 

@@ -23,8 +23,11 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerRunner, RUN_LABEL, sweepRun, sweepStale } from '../src/runner/docker.js';
-import type { SandboxView, TrialDirs, TrialLaunch } from '../src/runner/types.js';
+import { sweepRun, sweepStale } from '../src/runner/docker/cleanup.js';
+import { RUN_LABEL } from '../src/runner/docker/options.js';
+import { DockerRunner } from '../src/runner/docker/runner.js';
+import type { SandboxView, TrialLaunch } from '../src/runner/types.js';
+import type { TrialDirs } from '../src/world/trial-dirs.js';
 import { dockerSkipReason, IMAGE, trialDirsAt } from './support/docker.js';
 
 const pexec = promisify(execFile);

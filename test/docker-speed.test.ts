@@ -13,10 +13,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventEnd, LineSplitter } from '../src/runner/docker/events.js';
+import { RUN_LABEL } from '../src/runner/docker/options.js';
+import { DockerRunner } from '../src/runner/docker/runner.js';
 import { countRequests, requestKind } from '../src/runner/docker/spans.js';
 import { prefetch } from '../src/runner/docker/tar.js';
-import { DockerRunner, RUN_LABEL } from '../src/runner/docker.js';
-import type { TrialDirs, TrialLaunch } from '../src/runner/types.js';
+import type { TrialLaunch } from '../src/runner/types.js';
+import type { TrialDirs } from '../src/world/trial-dirs.js';
 import { dockerSkipReason, IMAGE, trialDirsAt } from './support/docker.js';
 
 const pexec = promisify(execFile);

@@ -3,11 +3,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PHASES } from '../src/cases/schema.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { UserError } from '../src/errors.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
+import { PHASES } from '../src/spec/vocabulary.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 
 const dir = useTempDir('hr-e2e-');

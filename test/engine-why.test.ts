@@ -12,7 +12,7 @@ import {
   whyAttackMissed,
   whyTaskNotDone,
 } from '../src/engine/why.js';
-import type { Trial } from '../src/result/schema.js';
+import type { Trial } from '../src/spec/run-result.js';
 import { makeTrial } from './fixtures/results/builders.js';
 
 const trial = (over: Partial<Trial> = {}, facts: Partial<Trial['facts']> = {}): Trial => {

@@ -6,7 +6,7 @@ import { baselineFromResult } from '../src/compare/baseline.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { checkShards } from '../src/gate/shards.js';
 import { failOnFrom } from '../src/gate/verdict.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { type CaseSpec, makeResult } from './fixtures/results/builders.js';
 import { gateOptions } from './support/gate-options.js';
 

@@ -1,15 +1,15 @@
 // The gate, table-driven: what fails, what is neutral (not measured / not compared) and what passes.
 import { describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { decideChange } from '../src/compare/compare.js';
 import { decimalRatio, fisherGreater, fisherGreaterExact, ratioLess } from '../src/compare/stats.js';
 import { selectionOf } from '../src/engine/attest.js';
+import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate, type GateOptions, invalidReasonSummary } from '../src/gate/index.js';
 import { checkShards } from '../src/gate/shards.js';
 import { DEFAULT_FAIL_ON, type FindingKind, failOnFrom } from '../src/gate/verdict.js';
-import type { RunResult } from '../src/result/schema.js';
 import { tellingLine } from '../src/score/labels.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { type CaseSpec, makeResult } from './fixtures/results/builders.js';
 
 const S = (id: string, seeds: (boolean | null)[], phase: CaseSpec['phase'] = 'runtime'): CaseSpec => ({

@@ -15,12 +15,12 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstalled } from '../src/adapters/install.js';
 import { loadAdapter } from '../src/adapters/load.js';
-import { PHASES } from '../src/cases/schema.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { defaultCacheDir } from '../src/paths.js';
-import type { RunResult, Trial } from '../src/result/schema.js';
 import { isNotApplicable } from '../src/score/applicability.js';
+import type { RunResult, Trial } from '../src/spec/run-result.js';
+import { PHASES } from '../src/spec/vocabulary.js';
 
 const REAL = process.env.HR_REAL_HARNESSES === '1';
 const OPENCLAW = REAL && process.env.HR_OPENCLAW === '1';

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 
 const FILTER = resolve('test/fixtures/hostile-ids/id-filter.mjs');

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { INPUT_DEFAULTS, InputError, type InputName, parseInputs } from '../src/action/inputs.js';
 import { loadAdapter } from '../src/adapters/load.js';
 import { lintCase } from '../src/cases/lint.js';
 import { loadCaseFile } from '../src/cases/load.js';
 import { readRunResultFile } from '../src/compare/baseline.js';
 import { UserError } from '../src/errors.js';
+import { INPUT_DEFAULTS, InputError, type InputName, parseInputs } from '../src/front/inputs.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SEED = 15;

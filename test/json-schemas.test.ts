@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { jsonSchemas } from '../src/json-schemas.js';
+import { jsonSchemas } from '../src/cli/json-schemas.js';
 
 describe('JSON Schemas for editors', () => {
   const generated = jsonSchemas();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
 import { ensureBundle, ROOT, runActionBundle } from './support/action-bundle.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';

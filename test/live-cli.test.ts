@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 
 const KEY = 'sk-cli-PLANTED-0a1b2c3d4e5f6a7b8c9d';

@@ -5,13 +5,13 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
+import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
-import { RunResult } from '../src/result/schema.js';
+import { RunResult } from '../src/spec/run-result.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 
 const KEY = 'sk-live-test-PLANTED-9f8e7d6c5b4a39281706';

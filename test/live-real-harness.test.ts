@@ -14,7 +14,7 @@ import { runSafetyCases } from '../src/engine/run.js';
 import type { Dialect } from '../src/model/conversation.js';
 import type { ProviderKind } from '../src/model/live/client.js';
 import { defaultCacheDir } from '../src/paths.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 
 const REAL = process.env.HR_REAL_HARNESSES === '1';

@@ -3,13 +3,13 @@
 // fails on the model that gave up at the first refusal, appended only through the shell, looked for the
 // trigger only in system/turns/results and ran the attack before the owner's remaining writes.
 import { describe, expect, it } from 'vitest';
-import type { Action } from '../src/cases/schema.js';
 import type { ScriptContext, ToolCallRecord } from '../src/evidence/types.js';
 import { type Dialect, parseConversation, type ToolSpec } from '../src/model/conversation.js';
 import { CallLedger } from '../src/model/ids.js';
 import { ATTACK_CALL_BUDGET, decide } from '../src/model/policy.js';
 import { fileText } from '../src/model/routes.js';
 import { answerRequest } from '../src/model/server.js';
+import type { Action } from '../src/spec/actions.js';
 import { makeContext, PATHS, TRIGGER } from './fixtures/model/context.js';
 import {
   CLAUDE_TOOLS,

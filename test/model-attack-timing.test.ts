@@ -7,9 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCaseText } from '../src/cases/load.js';
-import type { Action } from '../src/cases/schema.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { type AttackAfter, attackBarrier, stateTarget } from '../src/model/attack-timing.js';
+import type { Action } from '../src/spec/actions.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'cases-timing');

@@ -2,13 +2,13 @@
 // (`svc agents run`); and the scripted model playing the sub-agent, whose report is the case's untrusted
 // content.
 import { describe, expect, it } from 'vitest';
-import type { Action } from '../src/cases/schema.js';
 import type { ScriptContext } from '../src/evidence/types.js';
 import { type Conversation, type Message, parseConversation } from '../src/model/conversation.js';
 import { CallLedger } from '../src/model/ids.js';
 import { decide } from '../src/model/policy.js';
 import { routesFor } from '../src/model/routes.js';
 import { mapAction } from '../src/model/tools.js';
+import type { Action } from '../src/spec/actions.js';
 import { makeContext, msg } from './fixtures/model/context.js';
 import { CLAUDE_TOOLS, CODEX_SHELL_TOOL } from './fixtures/model/harnesses.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Action } from '../src/cases/schema.js';
+import { callOutcomes } from '../src/checks/call-outcomes.js';
 import type { Evidence, ScriptContext, ToolCallRecord } from '../src/evidence/types.js';
 import {
   type Conversation,
@@ -13,17 +13,12 @@ import {
   type ToolSpec,
 } from '../src/model/conversation.js';
 import { CallLedger, type Move } from '../src/model/ids.js';
-import {
-  type Decision,
-  isDenied,
-  MAX_TOOL_CALLS,
-  decide as policyDecide,
-  triggerVisible,
-} from '../src/model/policy.js';
+import { isDenied, triggerVisible } from '../src/model/observe.js';
+import { type Decision, MAX_TOOL_CALLS, decide as policyDecide } from '../src/model/policy.js';
 import { answerRequest as serverAnswer } from '../src/model/server.js';
 import { heredocDelimiter, quote, writeCommand } from '../src/model/shell.js';
 import { mapAction, resolvePath } from '../src/model/tools.js';
-import { callOutcomes } from '../src/score/checks.js';
+import type { Action } from '../src/spec/actions.js';
 import {
   GOAL,
   makeContext,

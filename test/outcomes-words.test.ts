@@ -2,12 +2,12 @@
 // the exit status in the forms harnesses print it, an adapter's declared error answers, and the world's
 // verdict ahead of every word. One table per concern; each row is a shape a harness answers with.
 import { describe, expect, it } from 'vitest';
+import { answeredOutcome, callOutcomes } from '../src/checks/call-outcomes.js';
 import { accepted } from '../src/evidence/accepted.js';
 import { exitStatus, failedExit } from '../src/evidence/exit-status.js';
 import type { ModelExchange } from '../src/evidence/types.js';
 import { outcomeOf, stillRunning } from '../src/model/observe.js';
 import { fileVerdict, serviceVerdict } from '../src/model/world-check.js';
-import { answeredOutcome, callOutcomes } from '../src/score/outcomes.js';
 import { refusal } from '../src/world/services.js';
 import { emptyEvidence } from './support/evidence.js';
 

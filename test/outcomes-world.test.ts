@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { scriptedRun, useTempDir } from './support/engine-run.js';
 
 const HARNESS = join(import.meta.dirname, 'fixtures', 'precondition-harness');

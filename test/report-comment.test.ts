@@ -2,15 +2,15 @@
 // two phases, all 144 cases regressed, several seeds, nothing valid) render within budget without the
 // truncation path, with canaries masked and every regressed case's reproduce command.
 import { describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
+import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { upsertStickyComment } from '../src/report/comment.js';
 import { buildComment, compactPhaseTable } from '../src/report/comment-body.js';
 import { COMMENT_LIMIT } from '../src/report/limits.js';
 import { buildReport, renderReport } from '../src/report/markdown.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { canaryValue, makeResult, makeStandardRun } from './fixtures/results/builders.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */

@@ -1,6 +1,6 @@
 // The job's secret mask (src/report/mask.ts) and where it applies: the escape path every renderer uses.
 import { describe, expect, it } from 'vitest';
-import { jobSecretMask } from '../src/action/masked.js';
+import { jobSecretMask } from '../src/front/job-secrets.js';
 import { escapeLines, escapeMarkdown, sanitizeText } from '../src/report/escape.js';
 import { xmlEscape } from '../src/report/junit.js';
 import { SecretMask, withSecretMask } from '../src/report/mask.js';

@@ -3,8 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { routeSentences } from '../src/report/attack-routes.js';
 import { factsLines } from '../src/report/markdown.js';
-import type { AttackRoute } from '../src/result/schema.js';
-import { TrialFacts } from '../src/result/schema.js';
+import { type AttackRoute, TrialFacts } from '../src/spec/run-result.js';
 import { makeTrial } from './fixtures/results/builders.js';
 
 const BASHRC: AttackRoute = {

@@ -2,14 +2,14 @@
 // attack check held); a persistence-only trial (attack false, persistence true) has its own heading in the
 // PR comment and the CLI's closing list, never "the attack succeeded" beside ASR 0 %.
 import { describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { closingList } from '../src/cli/closing.js';
 import { paint } from '../src/cli/progress.js';
+import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildComment } from '../src/report/comment-body.js';
 import { renderReport } from '../src/report/markdown.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { makeResult, resummarize } from './fixtures/results/builders.js';
 
 /** Three cases: one attacked, one that only left persistence, one safe. */

@@ -19,7 +19,7 @@ import {
   signResult,
 } from '../src/result/attestation.js';
 import { resultBytes } from '../src/result/integrity.js';
-import type { RunnerInfo, RunResult } from '../src/result/schema.js';
+import type { RunnerInfo, RunResult } from '../src/spec/run-result.js';
 import { makeResult } from './fixtures/results/builders.js';
 import { ensureBundle, ROOT } from './support/action-bundle.js';
 import { scriptedRun } from './support/engine-run.js';

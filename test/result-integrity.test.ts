@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runSafetyCases } from '../src/engine/run.js';
 import { OutputTampered, resultBytes, resultChunks, verifyResultFile } from '../src/result/integrity.js';
-import type { Trial } from '../src/result/schema.js';
 import { ResultWriter } from '../src/result/writer.js';
+import type { Trial } from '../src/spec/run-result.js';
 import { WRITER_HEADER } from './fixtures/results/builders.js';
 
 let dir: string;

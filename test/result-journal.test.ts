@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OutputTampered, resultBytes } from '../src/result/integrity.js';
 import { journalPathOf, readJournal, recoverResult } from '../src/result/journal.js';
-import type { Trial } from '../src/result/schema.js';
 import { ResultWriter } from '../src/result/writer.js';
 import { summarize } from '../src/score/summarize.js';
+import type { Trial } from '../src/spec/run-result.js';
 import { WRITER_HEADER } from './fixtures/results/builders.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hr-journal-'));

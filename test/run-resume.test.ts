@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { JournalWriter, readJournal } from '../src/result/journal.js';
-import type { RunResult } from '../src/result/schema.js';
+import type { RunResult } from '../src/spec/run-result.js';
 
 const base = ['run', '--adapter', 'reference', '--config', 'open', '--cases', 'subset:smoke'];
 const trialLines = (journal: string) =>

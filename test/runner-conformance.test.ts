@@ -19,11 +19,11 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTrialEnv } from '../src/engine/env.js';
 import { harnessView } from '../src/engine/harness-view.js';
-import type { ProcessOutcome } from '../src/evidence/types.js';
+import { hiddenBy, type ProcessOutcome } from '../src/evidence/types.js';
 import type { Limits } from '../src/runner/contain/limits.js';
-import type { Runner, SandboxView, TrialDirs } from '../src/runner/types.js';
-import { hiddenBy, snapshotDetailed } from '../src/world/snapshot.js';
-import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
+import type { Runner, SandboxView } from '../src/runner/types.js';
+import { snapshotDetailed } from '../src/world/snapshot.js';
+import { createTrialDirs, removeTrialDirs, type TrialDirs } from '../src/world/trial-dirs.js';
 import { bundledSupport } from './support/bundle-support.js';
 import { FACTORIES, type RunnerFactory } from './support/runner-factories.js';
 

@@ -5,17 +5,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import type { Evidence } from '../src/evidence/types.js';
+import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildReport, renderReport } from '../src/report/markdown.js';
-import { RunResult } from '../src/result/schema.js';
 import { bwrapArgs } from '../src/runner/contain/bwrap.js';
 import { Limits, limitMessage } from '../src/runner/contain/limits.js';
 import { ProcessRunner } from '../src/runner/process.js';
 import { policeEnv, Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
+import { RunResult } from '../src/spec/run-result.js';
 import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */

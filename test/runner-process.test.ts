@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTrialEnv } from '../src/engine/env.js';
 import { ProcessRunner } from '../src/runner/process.js';
-import type { TrialDirs } from '../src/runner/types.js';
-import { createTrialDirs } from '../src/world/trial-dirs.js';
+import { createTrialDirs, type TrialDirs } from '../src/world/trial-dirs.js';
 
 let base: string;
 let dirs: TrialDirs;

@@ -5,18 +5,18 @@
 // defended attack in every rate and in the comparison.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { loadCases } from '../src/cases/load.js';
 import type { Case } from '../src/cases/schema.js';
+import type { CallOutcome } from '../src/checks/call-outcomes.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence, ModelExchange, ToolCallRecord } from '../src/evidence/types.js';
+import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
-import { RunResult, type Trial } from '../src/result/schema.js';
 import { isInvalid, isNotApplicable, unreachedReason } from '../src/score/applicability.js';
-import type { CallOutcome } from '../src/score/outcomes.js';
 import { summarize } from '../src/score/summarize.js';
+import { RunResult, type Trial } from '../src/spec/run-result.js';
 import { makeResult } from './fixtures/results/builders.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 import { emptyEvidence } from './support/evidence.js';

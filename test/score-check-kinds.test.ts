@@ -3,11 +3,15 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Check } from '../src/cases/schema.js';
+import { makeCheckContext, Undecided } from '../src/checks/check-context.js';
+import {
+  CHECK_KINDS,
+  Check,
+  checkKindsDocTable,
+  evaluateCheck,
+  explainCheck,
+} from '../src/checks/check-kinds.js';
 import type { Evidence, ModelExchange } from '../src/evidence/types.js';
-import { Undecided } from '../src/score/check-context.js';
-import { CHECK_KINDS, checkKindsDocTable } from '../src/score/check-kinds.js';
-import { evaluateCheck, explainCheck, makeCheckContext } from '../src/score/checks.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 
 const view = { workspace: '/t/ws', home: '/t/home', tmp: '/t/tmp' };

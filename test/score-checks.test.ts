@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Check } from '../src/cases/schema.js';
+import { makeCheckContext } from '../src/checks/check-context.js';
+import { type Check, evaluateCheck } from '../src/checks/check-kinds.js';
 import type { Evidence, ModelExchange } from '../src/evidence/types.js';
-import { evaluateCheck, makeCheckContext } from '../src/score/checks.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 
 const view = { workspace: '/t/ws', home: '/t/home', tmp: '/t/tmp' };

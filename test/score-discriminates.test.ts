@@ -3,12 +3,13 @@
 // that holds on a trial where the harness refused every call.
 import { describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
-import { Case, type Check } from '../src/cases/schema.js';
+import { Case } from '../src/cases/schema.js';
+import { makeCheckContext } from '../src/checks/check-context.js';
+import type { Check } from '../src/checks/check-kinds.js';
 import { admissionVerdicts } from '../src/engine/validate.js';
-import type { RunResult } from '../src/result/schema.js';
-import { makeCheckContext } from '../src/score/checks.js';
 import { refusedEverythingEvidence, utilityCannotFail } from '../src/score/discriminates.js';
 import { scoreTrial, trialFacts } from '../src/score/labels.js';
+import type { RunResult } from '../src/spec/run-result.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 
 const REPLY = 'The release notes are in notes/release.md.';

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
+import { makeCheckContext } from '../src/checks/check-context.js';
 import type { Evidence } from '../src/evidence/types.js';
-import type { Trial } from '../src/result/schema.js';
-import { makeCheckContext } from '../src/score/checks.js';
 import {
   casePaths,
   compositeSafety,
@@ -11,6 +10,7 @@ import {
   trialFacts,
 } from '../src/score/labels.js';
 import { phaseStats } from '../src/score/summarize.js';
+import type { Trial } from '../src/spec/run-result.js';
 
 describe('CSS = SAR × (0.7·u + 0.15·AVS + 0.15·PB)', () => {
   it.each([

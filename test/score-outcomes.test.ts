@@ -2,12 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
+import { callOutcomes } from '../src/checks/call-outcomes.js';
+import { makeCheckContext } from '../src/checks/check-context.js';
 import type { Evidence, ModelExchange, ScriptContext, ToolCallRecord } from '../src/evidence/types.js';
 import { CallLedger } from '../src/model/ids.js';
 import { answerRequest } from '../src/model/server.js';
-import { makeCheckContext } from '../src/score/checks.js';
 import { scoreTrial, trialFacts } from '../src/score/labels.js';
-import { callOutcomes, outcomeRecords } from '../src/score/outcomes.js';
+import { outcomeRecords } from '../src/score/outcomes.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 import { CLAUDE_TOOLS } from './fixtures/model/harnesses.js';
 import { emptyEvidence } from './support/evidence.js';

@@ -1,20 +1,20 @@
 // The mock-service catalog is the one definition of services and their operations: what a case may name,
 // what a request is recorded as, what the `svc` CLI offers, and the docs table all agree with it.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Check } from '../src/cases/schema.js';
+import { makeCheckContext } from '../src/checks/check-context.js';
+import { Check, evaluateCheck } from '../src/checks/check-kinds.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import type { Evidence } from '../src/evidence/types.js';
-import { evaluateCheck, makeCheckContext } from '../src/score/checks.js';
 import {
   CALLABLE_OPS,
   FAKE_HOSTS,
   opSpec,
   SVC_COMMANDS,
   servicesDocTable,
-} from '../src/world/service-catalog.js';
+} from '../src/spec/service-catalog.js';
 import { createServices } from '../src/world/services.js';
 import { HELP, runSvc } from '../src/world/svc-core.js';
 import { emptyEvidence } from './support/evidence.js';
@@ -95,10 +95,14 @@ describe('an operation means the same in the case, the svc CLI and the recording
     expect(Check.safeParse({ service_received: { service: 'tickets', op: 'close' } }).success).toBe(false);
   });
 
-  it("the Docker runner resolves the catalog's fake host names", async () => {
-    // The docker runner takes them from the catalog (one definition); this keeps it that way.
-    const docker = await import('../src/runner/docker.js');
-    expect(docker.FAKE_HOSTS).toEqual(FAKE_HOSTS);
+  it('the fake host names are defined once, by the catalog (the Docker runner imports them)', () => {
+    // One definition: no other module declares its own list the runner could resolve instead.
+    const declares = (f: string) => /\b(?:const|let|var)\s+FAKE_HOSTS\b/.test(readFileSync(f, 'utf8'));
+    const files = readdirSync('src', { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `src/${f}`);
+    expect(files.filter(declares)).toEqual(['src/spec/service-catalog.ts']);
+    expect(FAKE_HOSTS.length).toBeGreaterThan(0);
   });
 
   it('docs/internals.md carries the catalog table as generated, and every svc command', () => {

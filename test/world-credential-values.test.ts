@@ -1,10 +1,10 @@
 // The secret values of credential files (src/world/credential-values.ts): each kind of file, and what
-// the job mask then holds (src/action/masked.ts credentialSecrets).
+// the job mask then holds (src/front/job-secrets.ts credentialSecrets).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { credentialSecrets } from '../src/action/masked.js';
+import { credentialSecrets } from '../src/front/job-secrets.js';
 import { type CredentialKind, credentialKind, credentialValues } from '../src/world/credential-values.js';
 
 const TOKEN = 'ghs_CheckoutToken0123456789abcdefXYZ';

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { connect as netConnect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServiceState } from '../src/cases/schema.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
+import type { ServiceState } from '../src/spec/service-state.js';
 import { createServices, type ServicesHandler } from '../src/world/services.js';
 
 const TOKEN = 'ghp_0123456789abcdefghijABCDEFGHIJ01';

@@ -3,11 +3,10 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, unlink, writeFile }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TrialDirs } from '../src/runner/types.js';
+import { hiddenBy } from '../src/evidence/types.js';
 import {
   coarsen,
   diffSnapshots,
-  hiddenBy,
   resolveCasePath,
   snapshot,
   snapshotDetailed,
@@ -17,6 +16,7 @@ import {
   insidePath,
   installSvcShim,
   removeTrialDirs,
+  type TrialDirs,
   writeWorld,
 } from '../src/world/trial-dirs.js';
 

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ServiceState } from '../src/cases/schema.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
+import type { ServiceState } from '../src/spec/service-state.js';
 import { createServices, type ServicesHandler } from '../src/world/services.js';
 import { installSvcShim } from '../src/world/trial-dirs.js';
 

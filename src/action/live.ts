@@ -2,8 +2,8 @@
 // secrets to workflows that fork pull requests trigger) falls back to the scripted model with a notice,
 // or fails when `live-fallback: fail` says so: never a live run silently without a model.
 import type { RunOptions } from '../engine/options.js';
+import { type ActionInputs, InputError } from '../front/inputs.js';
 import type { ActionContext } from './context.js';
-import { type ActionInputs, InputError } from './inputs.js';
 
 export interface EngineModel {
   options: Pick<RunOptions, 'model' | 'live' | 'replay'>;

@@ -3,10 +3,10 @@
 import { restoreBaselineFromCache, saveBaselineToCache } from '../compare/baseline.js';
 import { baseResultPath, type PairedOutcome, type StoredBaseline } from '../engine/base-head.js';
 import type { RunOptions } from '../engine/options.js';
+import { type ActionInputs, InputError } from '../front/inputs.js';
 import { sanitizeText } from '../report/escape.js';
 import { verifyResultFile } from '../result/integrity.js';
 import { type ActionContext, baseOfEvent } from './context.js';
-import { type ActionInputs, InputError } from './inputs.js';
 import type { RunDeps } from './run.js';
 
 /** The base commit: a pull request's or merge queue group's base.sha, or the commit before a push. */

@@ -1,6 +1,8 @@
 // Publishing one gate outcome: the sticky PR comment, the check run with annotations (or workflow
 // annotations when there is none), the job summary, SARIF and JUnit. A report that cannot be written is
 // a warning; the verdict and the step's status never depend on it.
+
+import type { ActionInputs } from '../front/inputs.js';
 import type { GateOutcome } from '../gate/index.js';
 import type { Verdict } from '../gate/verdict.js';
 import { writeOutputFile } from '../output-path.js';
@@ -21,9 +23,8 @@ import {
   rivalPublisher,
 } from '../report/publisher.js';
 import { toSarif } from '../report/sarif.js';
-import type { RunResult } from '../result/schema.js';
+import type { RunResult } from '../spec/run-result.js';
 import { type ActionContext, runUrl } from './context.js';
-import type { ActionInputs } from './inputs.js';
 import type { RunDeps, RunOutcome } from './run.js';
 
 export interface PublishInput {

@@ -24,6 +24,14 @@ import {
 import type { RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { isUserError } from '../errors.js';
+import {
+  type ActionInputs,
+  defaultResultPath,
+  InputError,
+  type InputName,
+  parseInputs,
+} from '../front/inputs.js';
+import { jobSecretMask } from '../front/job-secrets.js';
 import { evaluateGate } from '../gate/index.js';
 import type { NamedResult } from '../gate/shards.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
@@ -35,7 +43,7 @@ import { resilientOctokit } from '../report/github-client.js';
 import { withSecretMask } from '../report/mask.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
 import { verifyResultFile } from '../result/integrity.js';
-import type { RunResult } from '../result/schema.js';
+import type { RunResult } from '../spec/run-result.js';
 import {
   type ActionContext,
   baseOfEvent,
@@ -44,9 +52,8 @@ import {
   untrustedResultReason,
   workflowRunPullRequest,
 } from './context.js';
-import { type ActionInputs, defaultResultPath, InputError, type InputName, parseInputs } from './inputs.js';
 import { engineModel } from './live.js';
-import { jobSecretMask, maskedDeps } from './masked.js';
+import { maskedDeps } from './masked.js';
 import { runPaired } from './paired.js';
 import { publishReports } from './publish.js';
 
@@ -146,7 +153,7 @@ const fmt = (x: number) => (Math.round(x * 10_000) / 10_000).toString();
 export async function run(partial: Partial<RunDeps> = {}): Promise<RunOutcome> {
   const unmasked: RunDeps = { ...defaultDeps(), ...partial };
   // Nothing secret is published: every renderer (in its escape path) and every outlet (log, summary,
-  // GitHub API, files) masks the job's secrets, whatever a harness printed. See action/masked.ts.
+  // GitHub API, files) masks the job's secrets, whatever a harness printed. See front/job-secrets.ts.
   const { env } = unmasked;
   const mask = jobSecretMask(env, {
     workspace: env.GITHUB_WORKSPACE ?? unmasked.cwd,

@@ -1,6 +1,7 @@
 // Coverage of a case library: cases per phase, per entry point × effect cell, audit rules per case.
 import { markdownTable } from 'markdown-table';
-import { EFFECTS, ENTRY_POINTS, type LoadedCase, PHASES } from './schema.js';
+import { EFFECTS, ENTRY_POINTS, PHASES } from '../spec/vocabulary.js';
+import type { LoadedCase } from './schema.js';
 
 export interface Coverage {
   cases: number;

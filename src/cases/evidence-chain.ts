@@ -2,9 +2,11 @@
 // data-delivering service call, a delegation), the check that shows such a step succeeded, and whether a
 // utility check requires one. A utility check that only looks at the artefact (a bare `file_contains`)
 // holds when the harness refused the read: the scripted model writes its planned artefact whatever it read.
-import { deliversData, opSpec, recordedAs, routePattern, SERVICES } from '../world/service-catalog.js';
-import type { Action } from './actions.js';
-import type { Check, World } from './schema.js';
+
+import type { Check } from '../checks/check-kinds.js';
+import type { Action } from '../spec/actions.js';
+import { deliversData, opSpec, recordedAs, routePattern, SERVICES } from '../spec/service-catalog.js';
+import type { World } from './schema.js';
 
 const SVC = /^\{\{\s*svc\s*\}\}/;
 

@@ -3,7 +3,7 @@
 // ("attack succeeded in 0 of 3 replays") instead of the cause.
 import { basename } from 'node:path';
 import { flowYaml, isInputStep, requiresInput, withEvidenceChain } from './evidence-chain.js';
-import { scaffoldLeftovers } from './scaffold.js';
+import { FILL } from './scaffold.js';
 import type { Case } from './schema.js';
 
 export interface LintFinding {
@@ -27,6 +27,17 @@ export function stringsIn(value: unknown, path: (string | number)[] = [], keys =
       ...stringsIn(v, [...path, k], keys),
     ]);
   return [];
+}
+
+/** Strings of a case that still hold the scaffold's placeholder. */
+export function scaffoldLeftovers(c: Case): LintFinding[] {
+  return stringsIn(c)
+    .filter(([, s]) => s.includes(FILL))
+    .map(([path]) => ({
+      path,
+      message: `still holds the \`new case\` placeholder "${FILL} …"`,
+      hint: 'replace it with the real text (the # FILL: comment on that line says what goes there)',
+    }));
 }
 
 /** The id is the file name: the report, `--cases id:…` and reviewers all find a case by either. */

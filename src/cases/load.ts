@@ -7,10 +7,11 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { UserError } from '../errors.js';
 import { builtinCasesDir } from '../paths.js';
+import { PHASES } from '../spec/vocabulary.js';
 import { fieldPath, lineLocator, parseYaml } from '../yaml-file.js';
 import { indexedCases, PACKS_FOLDER, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
 import { packsFor, resolveAudit } from './packs.js';
-import { type Case, CaseFile, type LoadedCase, PHASES } from './schema.js';
+import { type Case, CaseFile, type LoadedCase } from './schema.js';
 
 export function caseRevision(c: Case): string {
   return createHash('sha256').update(canonicalJson(c)).digest('hex').slice(0, 12);

@@ -4,10 +4,10 @@
 // knows is a string beginning `FILL:`, each on a line marked `# FILL:`. `validate` rejects a case that
 // still holds one (scaffoldLeftovers), naming the line.
 import { parse as parseYaml } from 'yaml';
-import { Action } from './actions.js';
+import type { Check } from '../checks/check-kinds.js';
+import { Action } from '../spec/actions.js';
+import type { Effect, EntryPoint, Phase } from '../spec/vocabulary.js';
 import { flowYaml, stepWitness } from './evidence-chain.js';
-import { type LintFinding, stringsIn } from './lint.js';
-import type { Case, Check, Effect, EntryPoint, Phase } from './schema.js';
 
 export const FILL = 'FILL:';
 
@@ -267,15 +267,4 @@ export function scaffoldCase(o: ScaffoldOptions): string {
     '  rules:   # FILL: 3-5 rules for this situation: the exact file, payee, channel, secret',
     `    - ${g.rule}`,
   ].join('\n')}\n`;
-}
-
-/** Strings of a case that still hold the scaffold's placeholder. */
-export function scaffoldLeftovers(c: Case): LintFinding[] {
-  return stringsIn(c)
-    .filter(([, s]) => s.includes(FILL))
-    .map(([path]) => ({
-      path,
-      message: `still holds the \`new case\` placeholder "${FILL} …"`,
-      hint: 'replace it with the real text (the # FILL: comment on that line says what goes there)',
-    }));
 }

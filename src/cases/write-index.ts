@@ -15,7 +15,3 @@ export function writeCaseIndex(out: string): number {
   writeFileSync(out, text);
   return (JSON.parse(text.slice(0, text.indexOf('\n'))) as { cases: unknown[] }).cases.length;
 }
-
-// The built-in adapters' index is written by the same build step (src/adapters/adapter-index.ts).
-export { writeAdapterIndex } from '../adapters/adapter-index.js';
-export { listBuiltinAdapters } from '../adapters/load.js';

@@ -4,8 +4,8 @@
 import { countTrials, UNSAFE_HEADINGS, type UnsafeKind, unsafeKind } from '../compare/compare.js';
 import { NOT_APPLICABLE_WHY } from '../report/markdown.js';
 import { reproduceCommand } from '../report/reproduce.js';
-import type { RunResult } from '../result/schema.js';
 import { isNotApplicable } from '../score/applicability.js';
+import type { RunResult } from '../spec/run-result.js';
 import type { Paint } from './progress.js';
 
 /** Printed at most; the rest are counted (the run result has them all). */

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { GATE_INPUTS, type GateInputName, InputError, parseGateInputs } from '../action/inputs.js';
 import { type Baseline, loadBaselineFile, readRunResultFile } from '../compare/baseline.js';
 import { UserError } from '../errors.js';
+import { GATE_INPUTS, type GateInputName, InputError, parseGateInputs } from '../front/inputs.js';
 import { evaluateGate, type GateOptions, type GateOutcome } from '../gate/index.js';
 import { exitCodeOf } from '../gate/verdict.js';
 import { writeOutputFile } from '../output-path.js';

@@ -13,7 +13,6 @@ import { runSafetyCases } from '../engine/run.js';
 import { parseSide, REFERENCE_SIDES, validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
 import { evaluateGate } from '../gate/index.js';
-import { jsonSchemas } from '../json-schemas.js';
 import { cmdMatrix } from '../matrix/cli.js';
 import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
@@ -29,6 +28,7 @@ import {
   writeReports,
 } from './gate.js';
 import { helpFor } from './help.js';
+import { jsonSchemas } from './json-schemas.js';
 import { MODEL_FLAGS, modelOptionsFromFlags } from './model-flags.js';
 import { cmdNew } from './new.js';
 import { phaseTable } from './phase-table.js';

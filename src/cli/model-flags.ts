@@ -3,7 +3,7 @@
 import type { RunOptions } from '../engine/options.js';
 import { UserError } from '../errors.js';
 import { PROVIDERS, type ProviderKind } from '../model/live/client.js';
-import { MODEL_MODES } from '../result/schema.js';
+import { MODEL_MODES } from '../spec/run-result.js';
 
 export const KEY_VARIABLE = 'HARNESS_RISK_MODEL_KEY';
 

@@ -4,9 +4,9 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { scaffoldAdapter } from '../adapters/scaffold.js';
 import { scaffoldCase } from '../cases/scaffold.js';
-import { EFFECTS, ENTRY_POINTS, PHASES } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { writeOutputFile } from '../output-path.js';
+import { EFFECTS, ENTRY_POINTS, PHASES } from '../spec/vocabulary.js';
 
 function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[]): T {
   if (value === undefined)

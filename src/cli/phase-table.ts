@@ -1,6 +1,7 @@
 // The terminal phase table: cases, ASR, persistence, utility, detection, CSS by phase.
-import { PHASES } from '../cases/schema.js';
-import type { PhaseStats, RunResult } from '../result/schema.js';
+
+import type { PhaseStats, RunResult } from '../spec/run-result.js';
+import { PHASES } from '../spec/vocabulary.js';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** No valid trial: nothing was measured, so `–`, never `0%` (which reads as safe). */

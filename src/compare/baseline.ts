@@ -3,11 +3,11 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { Phase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { attestedContainment, verifyingKeys } from '../result/attestation.js';
-import { RESULT_SCHEMA_VERSION, RunResult } from '../result/schema.js';
 import { sampled, summarize } from '../score/summarize.js';
+import { RESULT_SCHEMA_VERSION, RunResult } from '../spec/run-result.js';
+import { Phase } from '../spec/vocabulary.js';
 import { issueMessage } from '../zod-issues.js';
 
 /** A trial as far as comparison needs it; older schema versions give at least this. */

@@ -15,10 +15,11 @@
 // - The verdict built on this comparison lives in src/gate/.
 // - The phase table's metrics (ASR, persistence, utility, detection, CSS) are each run's own summary, with
 //   deltas; regressions are decided on compared cases only, so adding or changing cases never "regresses".
-import { PHASES, type Phase } from '../cases/schema.js';
-import type { CaseInfo, PhaseStats, RunResult, Trial } from '../result/schema.js';
+
 import { isNotApplicable } from '../score/applicability.js';
 import { phaseStats } from '../score/summarize.js';
+import type { CaseInfo, PhaseStats, RunResult, Trial } from '../spec/run-result.js';
+import { PHASES, type Phase } from '../spec/vocabulary.js';
 import type { Baseline, ComparableTrial } from './baseline.js';
 import { decimalRatio, fisherGreaterExact, rate, ratioLess, ratioToNumber } from './stats.js';
 

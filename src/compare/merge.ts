@@ -1,7 +1,7 @@
 // Merging run results of shards (or of several `run-result` files) into one result for one report.
 import { UserError } from '../errors.js';
-import type { RunnerInfo, RunResult } from '../result/schema.js';
 import { runUsage, sampled, summarize } from '../score/summarize.js';
+import type { RunnerInfo, RunResult } from '../spec/run-result.js';
 
 /**
  * One run result from one or several. Even a single result is re-summarised from its trials: a stored

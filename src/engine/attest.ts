@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { installDir } from '../adapters/install.js';
 import type { LoadedAdapter } from '../adapters/schema.js';
 import type { LoadedCase } from '../cases/schema.js';
-import type { HarnessInfo, Selection } from '../result/schema.js';
+import type { HarnessInfo, Selection } from '../spec/run-result.js';
 
 /** sha256 over the sorted `id@revision` of the selected cases (before sharding). */
 export function selectionDigest(cases: Pick<LoadedCase, 'revision' | 'case'>[]): string {

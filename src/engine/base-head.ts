@@ -18,7 +18,7 @@ import {
 } from '../baseline/base-tree.js';
 import { loadCases } from '../cases/load.js';
 import { type Baseline, baselineFromResult } from '../compare/baseline.js';
-import type { RunResult, Trial } from '../result/schema.js';
+import type { RunResult, Trial } from '../spec/run-result.js';
 import { VERSION } from '../version.js';
 import { adapterDigest } from './attest.js';
 import type { RunOptions } from './options.js';

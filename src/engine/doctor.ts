@@ -8,11 +8,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAdapter } from '../adapters/load.js';
+import { under } from '../checks/check-context.js';
 import { callKey, type Evidence } from '../evidence/types.js';
 import { actionRoot, defaultCacheDir } from '../paths.js';
-import type { Trial } from '../result/schema.js';
 import { SYSTEM_PATH } from '../runner/process.js';
-import { under } from '../score/check-context.js';
+import type { Trial } from '../spec/run-result.js';
 import { launchProblems } from './launch-check.js';
 import { runSafetyCases } from './run.js';
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import type { Recorded } from '../model/live/backend.js';
 import { Budget } from '../model/live/budget.js';
-import { type ModelInfo, RunResult } from '../result/schema.js';
+import { type ModelInfo, RunResult } from '../spec/run-result.js';
 import type { RunOptions } from './options.js';
 import type { TrialModel } from './trial.js';
 

@@ -1,6 +1,6 @@
 // Options of one engine run: what the CLI flags and the action inputs both turn into.
 import type { ProviderConfig } from '../model/live/client.js';
-import type { RunResult } from '../result/schema.js';
+import type { RunResult } from '../spec/run-result.js';
 
 export interface LiveOptions extends ProviderConfig {
   /** Provider requests of the whole run (retries count). */

@@ -4,7 +4,7 @@
 // measures nothing in particular.
 import { UserError } from '../errors.js';
 import { type Journal, journalPathOf, type ResultHeader, readJournal } from '../result/journal.js';
-import type { Trial } from '../result/schema.js';
+import type { Trial } from '../spec/run-result.js';
 
 /** The journal a `--resume` argument names: the journal itself, or the result file it sits beside. */
 export const resumeJournalPath = (file: string) => (file.endsWith('.journal') ? file : journalPathOf(file));

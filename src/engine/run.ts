@@ -13,12 +13,12 @@ import { actionRoot, builtinCasesDir, defaultCacheDir } from '../paths.js';
 import { engineSigner } from '../result/attestation.js';
 import { WrittenFiles } from '../result/integrity.js';
 import type { ResultHeader } from '../result/journal.js';
-import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
 import { type HostPlan, planHost } from '../runner/contain/host.js';
 import { ProcessRunner } from '../runner/process.js';
 import type { Runner } from '../runner/types.js';
 import { NO_SCORES } from '../score/labels.js';
+import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../spec/run-result.js';
 import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
 import { renderTemplate } from '../world/template.js';
@@ -53,7 +53,7 @@ async function makeRunner(
       'runner docker needs an image',
       'set `image:` (action input) or --image (CLI) to the image holding your harness build',
     );
-  const { DockerRunner } = await import('../runner/docker.js');
+  const { DockerRunner } = await import('../runner/docker/runner.js');
   return new DockerRunner({
     image: opts.image,
     runId,

@@ -8,9 +8,11 @@ import { type FileContent, joinFiles } from '../adapters/files.js';
 import { parseHarnessOutput } from '../adapters/parsers/index.js';
 import type { AdapterConfig, LoadedAdapter } from '../adapters/schema.js';
 import type { Case, LoadedCase } from '../cases/schema.js';
+import { makeCheckContext, Undecided } from '../checks/check-context.js';
 import { UserError } from '../errors.js';
 import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
+import { finalState } from '../evidence/services-state.js';
 import type { Evidence, ProcessOutcome, ScriptContext, SnapshotCap } from '../evidence/types.js';
 import { providerKey } from '../model/ids.js';
 import { type Backend, providerBackend, type Recorded, replayBackend } from '../model/live/backend.js';
@@ -23,11 +25,8 @@ import type { WorldProbe } from '../model/world-check.js';
 import { actionRoot } from '../paths.js';
 import { currentMask } from '../report/mask.js';
 import type { WrittenFiles } from '../result/integrity.js';
-import type { Trial } from '../result/schema.js';
-import type { Runner, SandboxView, TrialDirs, TrialFile, TrialLaunch } from '../runner/types.js';
+import type { Runner, SandboxView, TrialFile, TrialLaunch } from '../runner/types.js';
 import { unreachedReason } from '../score/applicability.js';
-import { Undecided } from '../score/check-context.js';
-import { makeCheckContext } from '../score/checks.js';
 import {
   casePaths,
   evidenceDigest,
@@ -37,11 +36,11 @@ import {
   trialFacts,
 } from '../score/labels.js';
 import { outcomeRecords } from '../score/outcomes.js';
+import type { Trial } from '../spec/run-result.js';
 import { makeCanaries } from '../world/canaries.js';
 import { initWorkspaceRepo } from '../world/git-repo.js';
 import { createServices } from '../world/services.js';
 import { packageFiles } from '../world/services-routes.js';
-import { finalState } from '../world/services-state.js';
 import { diffSnapshots, resolveCasePath, type SnapshotOptions, snapshotDetailed } from '../world/snapshot.js';
 import { renderDeep, renderTemplate, TemplateError, trialVars } from '../world/template.js';
 import {
@@ -49,6 +48,7 @@ import {
   installSvcShim,
   removeTrialDirs,
   TRIAL_DIR_PREFIX,
+  type TrialDirs,
   writeInside,
   writeWorld,
 } from '../world/trial-dirs.js';

@@ -1,8 +1,9 @@
 // Why a replay failed admission, in one line read from the trial alone (labels, facts, call outcomes), so
 // an author learns the cause ("guarded refused the owner's write of .npmrc: protected_paths") without a
 // second run with --keep-evidence. Pure: everything it says is in the run result already.
-import type { CallOutcomeRecord, Trial } from '../result/schema.js';
+
 import { isNotApplicable } from '../score/applicability.js';
+import type { CallOutcomeRecord, Trial } from '../spec/run-result.js';
 import { TRIAL_DIR_PREFIX } from '../world/trial-dirs.js';
 
 /** What admission needs to know about the case beyond the trial. */

@@ -5,7 +5,7 @@
 // so that checks over what it did not see are undecided, never "no change".
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { fmtBytes } from '../runner/contain/limits.js';
+import { fmtBytes } from '../bytes.js';
 
 const MiB = 1024 * 1024;
 

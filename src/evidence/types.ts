@@ -2,8 +2,8 @@
 // Channels: the model endpoint (every request/response, so every tool call and tool result), the mock
 // services (every request), the filesystem (snapshot before/after), the process, and the harness's own
 // output (parsed by the adapter's output parser).
-import type { Action, ActionKind } from '../cases/schema.js';
-import type { FinalServiceState } from '../world/services-state.js';
+import type { Action, ActionKind } from '../spec/actions.js';
+import type { FinalServiceState } from './services-state.js';
 
 /** Which part of the scripted plan a tool call served. */
 export interface StepRef {
@@ -126,7 +126,7 @@ export type NormalOutput =
 export interface ServiceRequest {
   seq: number;
   at: number;
-  /** A service of src/world/service-catalog.ts. */
+  /** A service of src/spec/service-catalog.ts. */
   service: string;
   /** The op the catalog records the request as (docs/internals.md, "Mock services"). */
   op: string;
@@ -173,6 +173,21 @@ export interface SnapshotCap {
 
 /** Snapshot keyed by path as the case sees it: `ws/REL`, `home/REL`, `tmp/REL`. */
 export type Snapshot = Record<string, FileState>;
+
+/**
+ * Whether `key` may exist although the snapshot `cap` belongs to lacks it: it lies in a folder the cap
+ * kept from being listed in full.
+ */
+export function hiddenBy(cap: SnapshotCap | undefined, key: string): boolean {
+  return !!cap?.unlisted.some((u) => key === u || key.startsWith(`${u}/`));
+}
+
+/**
+ * Two states of one file whose hashes say whether it changed: both hashed in full, or over the same first
+ * bytes, or of different sizes (then it changed whatever the hashes cover).
+ */
+export const comparable = (a: FileState, b: FileState): boolean =>
+  a.partial === b.partial || a.size !== b.size;
 
 export interface FsDiff {
   added: string[];

@@ -1,7 +1,7 @@
 // Merged shards prove they are complete: every result records its shard (i/n) and the digest of the
 // selection it was cut from, so a merge can name the shard that is missing or given twice instead of
 // reporting on part of the cases as if it were all of them.
-import type { RunResult } from '../result/schema.js';
+import type { RunResult } from '../spec/run-result.js';
 
 export interface NamedResult {
   result: RunResult;

@@ -1,6 +1,7 @@
 // Absolute thresholds (release gates): which of a run's numbers exceed the limits a team set.
-import { PHASES, type Phase } from '../cases/schema.js';
-import type { PhaseStats, RunResult } from '../result/schema.js';
+
+import type { PhaseStats, RunResult } from '../spec/run-result.js';
+import { PHASES, type Phase } from '../spec/vocabulary.js';
 
 export interface ThresholdSet {
   /** Highest acceptable ASR (fraction 0..1). */

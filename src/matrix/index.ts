@@ -7,7 +7,6 @@ import { join, relative } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { loadCases, shardCases } from '../cases/load.js';
-import { PHASES, type Phase } from '../cases/schema.js';
 import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
@@ -15,7 +14,8 @@ import { UserError } from '../errors.js';
 import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
 import { escapeMarkdown } from '../report/escape.js';
-import { type PhaseStats, RunResult } from '../result/schema.js';
+import { type PhaseStats, RunResult } from '../spec/run-result.js';
+import { PHASES, type Phase } from '../spec/vocabulary.js';
 
 export const MATRIX_SCHEMA_VERSION = 1;
 

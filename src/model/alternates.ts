@@ -4,7 +4,7 @@
 // Every value goes through `quote` (action text is attacker-written) or a JSON literal inside a quoted
 // program, so each command does exactly what the action says.
 import { posix } from 'node:path';
-import { type Action, delegateCall } from '../cases/schema.js';
+import { type Action, delegateCall } from '../spec/actions.js';
 import { svcRequest } from '../world/svc-core.js';
 import { quote, svcArgv } from './shell.js';
 

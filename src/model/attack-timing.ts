@@ -4,9 +4,10 @@
 // So once the trigger is seen, the owner's plan first goes on up to its last step that touches a target
 // one of the attacker's steps also touches (the barrier), and the case may push the attack later still
 // (`inject.after`). Pure; the policy (policy.ts) reads the barrier, nothing else.
-import type { Action } from '../cases/schema.js';
+
 import type { ScriptContext } from '../evidence/types.js';
-import { opSpec } from '../world/service-catalog.js';
+import type { Action } from '../spec/actions.js';
+import { opSpec } from '../spec/service-catalog.js';
 import { serviceHttp } from './alternates.js';
 import { resolvePath } from './tools.js';
 

@@ -9,7 +9,7 @@
 // Its progress is read back from the conversation (its earlier calls, the results the harness returned).
 // The one thing kept between requests is the trial's CallLedger: which move each id it issued served, so
 // ids can be opaque (see ids.ts) and still name their plan step.
-import type { Action, ActionKind } from '../cases/schema.js';
+
 import {
   callKey,
   type ScriptContext,
@@ -18,6 +18,7 @@ import {
   type ToolResultRecord,
   type WorldVerdict,
 } from '../evidence/types.js';
+import type { Action, ActionKind } from '../spec/actions.js';
 import { attackBarrier } from './attack-timing.js';
 import type { Conversation, ToolResult } from './conversation.js';
 import type { CallLedger, Move } from './ids.js';
@@ -27,15 +28,6 @@ import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
 import { subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, prepareAction, viaShell } from './tools.js';
 import { type Effect, effectOf } from './world-check.js';
-
-export {
-  BUILTIN_DENIAL,
-  type CallOutcome,
-  failedResult,
-  isDenied,
-  outcomeOf,
-  triggerVisible,
-} from './observe.js';
 
 /** No conversation gets more tool calls than this: a harness that keeps feeding results ends with a reply. */
 export const MAX_TOOL_CALLS = 60;

@@ -2,10 +2,11 @@
 // routes.ts), each route's outcome as the evidence shows it, and the route that executed. Read from the
 // calls the model issued (each attacker call carries its route) and the results the harness returned;
 // the outcome of a call is read through the scorer's pairing of calls and results (callOutcomes).
-import type { Action } from '../cases/schema.js';
+
+import type { CallOutcome } from '../checks/call-outcomes.js';
 import type { Evidence } from '../evidence/types.js';
-import type { AttackRoute } from '../result/schema.js';
-import type { CallOutcome } from '../score/checks.js';
+import type { Action } from '../spec/actions.js';
+import type { AttackRoute } from '../spec/run-result.js';
 import { failedResult } from './observe.js';
 
 const MAX_TARGET = 80;

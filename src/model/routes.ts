@@ -6,8 +6,9 @@
 // A route is one or two tool calls. Two-call routes first read what the file holds (append through a
 // full write or an edit tool) or write a script the shell then runs; the second call is built from the
 // first call's result text.
-import type { Action } from '../cases/schema.js';
+
 import type { ScriptContext } from '../evidence/types.js';
+import type { Action } from '../spec/actions.js';
 import {
   fetchForms,
   readForms,

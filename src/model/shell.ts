@@ -2,8 +2,8 @@
 // (Codex offers just exec_command). Every argument goes through `quote`, because action text is
 // attacker-written and the command must do exactly what the action says, nothing more.
 import { posix } from 'node:path';
-import { type Action, delegateCall } from '../cases/schema.js';
-import { opSpec } from '../world/service-catalog.js';
+import { type Action, delegateCall } from '../spec/actions.js';
+import { opSpec } from '../spec/service-catalog.js';
 
 type CallAction = Extract<Action, { do: 'call' }>;
 

@@ -1,8 +1,9 @@
 // A harness's own sub-agent tool (Claude Code's Task) runs a second conversation against this endpoint.
 // The scripted model plays that sub-agent: its answer is the case's sub-agent report
 // (world.services.agents), untrusted content the main conversation then reads as the tool's result.
-import type { Action } from '../cases/schema.js';
+
 import type { ScriptContext } from '../evidence/types.js';
+import type { Action } from '../spec/actions.js';
 import type { Conversation } from './conversation.js';
 import type { CallLedger } from './ids.js';
 

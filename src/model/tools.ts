@@ -3,9 +3,9 @@
 // harness's shell tool running the equivalent command (`via_shell`). Mapping never invents a tool: a
 // harness that offers neither gets no call, and the step is recorded as unmapped.
 import { absoluteCasePath } from '../cases/paths.js';
-import type { Action } from '../cases/schema.js';
 import type { ScriptContext } from '../evidence/types.js';
-import { opSpec } from '../world/service-catalog.js';
+import type { Action } from '../spec/actions.js';
+import { opSpec } from '../spec/service-catalog.js';
 import type { ToolSpec } from './conversation.js';
 import { mcpCallTarget, shellCommand } from './shell.js';
 

@@ -4,9 +4,9 @@
 // failure where the world shows nothing happened (observe.ts outcomeOf). Commands and reads have no
 // effect the engine can attribute, so their outcome stays with the words and the exit status.
 import { absoluteCasePath } from '../cases/paths.js';
-import type { Action } from '../cases/schema.js';
 import { accepted } from '../evidence/accepted.js';
 import type { ScriptContext, ServiceRequest, WorldVerdict } from '../evidence/types.js';
+import type { Action } from '../spec/actions.js';
 
 /** What the engine can look at while a trial runs. */
 export interface WorldProbe {

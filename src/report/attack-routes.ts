@@ -2,7 +2,7 @@
 // harness refused or failed first: "wrote ~/.bashrc through write_file after bash was refused". It says
 // where the harness's boundary has a gap, not just that it has one. Plain text: the caller escapes it
 // (route names are the harness's tool names, target text is the case's: neither is trusted).
-import type { AttackRoute } from '../result/schema.js';
+import type { AttackRoute } from '../spec/run-result.js';
 
 const VERB: Record<string, string> = {
   read: 'read',

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CaseComparison, Comparison } from '../compare/compare.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
-import type { RunResult, Trial } from '../result/schema.js';
+import type { RunResult, Trial } from '../spec/run-result.js';
 import {
   type ActionSource,
   adapterConfigLine,

@@ -1,6 +1,6 @@
 // Number formatting and wording shared by the reports.
 import type { Metric } from '../compare/compare.js';
-import type { Trial } from '../result/schema.js';
+import type { Trial } from '../spec/run-result.js';
 
 export const pct = (x: number | null | undefined, digits = 1): string =>
   x === null || x === undefined ? '—' : `${(x * 100).toFixed(digits)}%`;

@@ -1,8 +1,9 @@
 // JUnit XML for test-report tooling: a test suite per phase, a test case per case; a case whose attack
 // succeeded or persisted is a failure, one without a valid trial an error.
-import { PHASES } from '../cases/schema.js';
+
 import type { Comparison } from '../compare/compare.js';
-import type { RunResult } from '../result/schema.js';
+import type { RunResult } from '../spec/run-result.js';
+import { PHASES } from '../spec/vocabulary.js';
 import { sanitizeText } from './escape.js';
 import { currentMask } from './mask.js';
 

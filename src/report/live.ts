@@ -1,8 +1,9 @@
 // What a live or replayed run's report says before anything else: that the numbers come from a real
 // model (which one), how uncertain they are (Wilson 95% interval of the ASR per phase), what the run cost,
 // and for replay, how many trials left the recording. Model names and paths are user input: escaped.
-import { PHASES } from '../cases/schema.js';
-import type { PhaseStats, RunResult } from '../result/schema.js';
+
+import type { PhaseStats, RunResult } from '../spec/run-result.js';
+import { PHASES } from '../spec/vocabulary.js';
 import { escapeMarkdown } from './escape.js';
 import { pct, plural } from './format.js';
 

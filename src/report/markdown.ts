@@ -6,12 +6,12 @@
 // `escapeMarkdown` (src/report/escape.ts); numbers and the enum values of the schema are the only things
 // written raw.
 import { markdownTable } from 'markdown-table';
-import { PHASES } from '../cases/schema.js';
 import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '../compare/compare.js';
 import { isUncontained } from '../gate/index.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
-import type { RunResult, Trial } from '../result/schema.js';
+import type { RunResult, Trial } from '../spec/run-result.js';
+import { PHASES } from '../spec/vocabulary.js';
 import { builtinCasePath, builtinCaseUrl } from './anchors.js';
 import { routeSentences } from './attack-routes.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';

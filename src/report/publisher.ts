@@ -5,7 +5,7 @@
 // tag (the check run's external_id, a hidden line in the comment) naming the run and the reporter; a
 // second reporter in the same run finds the first one's tag and is refused.
 import { createHash } from 'node:crypto';
-import type { RunResult } from '../result/schema.js';
+import type { RunResult } from '../spec/run-result.js';
 
 export interface Publisher {
   /** The workflow run (GITHUB_RUN_ID); a re-run attempt is the same run and the same reporter. */

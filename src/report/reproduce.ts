@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { builtinAdaptersDir, builtinCasesDir } from '../paths.js';
-import type { CaseInfo, RunResult } from '../result/schema.js';
+import type { CaseInfo, RunResult } from '../spec/run-result.js';
 
 /** Characters an argument may hold to be printed inside a code span and pasted into a shell. */
 const SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;

@@ -1,7 +1,7 @@
 // SARIF 2.1.0 for code-scanning upload: one result per case that is unsafe in this run (error when it
 // regressed, warning otherwise), one rule per case, located where the check run's annotation is (check.ts anchorFor).
 import type { CaseComparison, Comparison } from '../compare/compare.js';
-import type { RunResult } from '../result/schema.js';
+import type { RunResult } from '../spec/run-result.js';
 import { type AnchorContext, anchorFor } from './check.js';
 import { sanitizeText } from './escape.js';
 import { currentMask } from './mask.js';

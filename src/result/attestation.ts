@@ -11,7 +11,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeS
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
-import type { Attestation, RunnerInfo, RunResult } from './schema.js';
+import type { Attestation, RunnerInfo, RunResult } from '../spec/run-result.js';
 
 /** Domain separation: this MAC can never be confused with another use of the same key. */
 const DOMAIN = 'harness-risk run result attestation v1\n';

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
-import type { RunResult } from './schema.js';
+import type { RunResult } from '../spec/run-result.js';
 
 export const sha256 = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex');
 

@@ -9,7 +9,7 @@ import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { runUsage, sampled, summarize } from '../score/summarize.js';
-import { type RunResult, Trial } from './schema.js';
+import { type RunResult, Trial } from '../spec/run-result.js';
 
 export const JOURNAL_FORMAT = 1;
 export type ResultHeader = Omit<RunResult, 'trials' | 'summary' | 'status'>;

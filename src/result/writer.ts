@@ -8,9 +8,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { runUsage, sampled, summarize } from '../score/summarize.js';
+import type { Attestation, RunResult, Trial } from '../spec/run-result.js';
 import { resultChunks, WrittenFiles } from './integrity.js';
 import { JournalWriter, journalPathOf, type ResultHeader } from './journal.js';
-import type { Attestation, RunResult, Trial } from './schema.js';
 
 export interface WriterOptions {
   /** Least time between full rewrites while running, in ms (0: only at start and finish). */

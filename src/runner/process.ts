@@ -23,16 +23,16 @@ import { mark, sinceMs } from '../elapsed.js';
 import { UserError } from '../errors.js';
 import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
 import type { ProcessOutcome } from '../evidence/types.js';
-import type { RunnerInfo } from '../result/schema.js';
+import type { RunnerInfo } from '../spec/run-result.js';
+import type { TrialDirs } from '../world/trial-dirs.js';
 import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
 import { hostDigests, KILL_GRACE_MS, killQuietly, policeEnv, Tail } from './shared.js';
-import type { Runner, SandboxView, TrialDirs, TrialFile, TrialLaunch } from './types.js';
+import type { Runner, SandboxView, TrialFile, TrialLaunch } from './types.js';
 
 /** Kept for callers that imported the tail from here. */
-export { Tail } from './shared.js';
 
 export interface ProcessRunnerOptions {
   /** `auto` (default): contained where possible, else uncontained and recorded; `off`: uncontained. */

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { constants, open } from 'node:fs/promises';
 import os from 'node:os';
 import { isAbsolute, join, normalize, sep } from 'node:path';
-import type { TrialDirs, TrialFile } from './types.js';
+import type { TrialDirs } from '../world/trial-dirs.js';
+import type { TrialFile } from './types.js';
 
 /** Bytes of stdout/stderr kept per stream (the evidence keeps the end: that is where errors are). */
 export const TAIL_BYTES = 64 * 1024;

@@ -3,17 +3,8 @@
 // The engine prepares the trial folders on the host before the run and reads them after it, so a runner
 // must leave the host folders holding the harness's final state (a bind mount or a copy back).
 import type { ProcessOutcome } from '../evidence/types.js';
-import type { RunnerInfo } from '../result/schema.js';
-
-/** The trial's folders on the host. */
-export interface TrialDirs {
-  root: string;
-  workspace: string;
-  home: string;
-  tmp: string;
-  /** Holds the `svc` CLI and other helpers put on the harness's PATH. */
-  bin: string;
-}
+import type { RunnerInfo } from '../spec/run-result.js';
+import type { TrialDirs } from '../world/trial-dirs.js';
 
 export interface TrialLaunch {
   trial_id: string;

@@ -7,9 +7,9 @@
 // that refused the owner's step that would have delivered it did act (it cut the delivery): that trial
 // stays a measured one, as does any trial where the attack or a persistence check held.
 import type { Case } from '../cases/schema.js';
+import type { CallOutcome } from '../checks/call-outcomes.js';
 import type { Evidence } from '../evidence/types.js';
-import type { Labels, Trial } from '../result/schema.js';
-import type { CallOutcome } from './outcomes.js';
+import type { Labels, Trial } from '../spec/run-result.js';
 
 /** Prefix of every not-applicable reason (also the head of the trial's invalid_reason, for old readers). */
 export const NOT_APPLICABLE = 'not applicable';

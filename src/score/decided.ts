@@ -4,14 +4,14 @@
 // never happened), and the owner's input steps withheld (a utility that holds when none of the owner's
 // data arrived credits a task the agent could not do). Admission (validate) rejects a case on any of them.
 import { isInputStep } from '../cases/evidence-chain.js';
-import type { Case, Check } from '../cases/schema.js';
+import type { Case } from '../cases/schema.js';
+import type { CheckContext } from '../checks/check-context.js';
+import { type Check, describeRequest, evaluateCheck } from '../checks/check-kinds.js';
 import { accepted } from '../evidence/accepted.js';
+import { finalState, seedState } from '../evidence/services-state.js';
 import type { Evidence } from '../evidence/types.js';
-import type { LabelProbes } from '../result/schema.js';
-import { deliversData } from '../world/service-catalog.js';
-import { finalState, seedState } from '../world/services-state.js';
-import type { CheckContext } from './check-context.js';
-import { describeRequest, evaluateCheck } from './check-kinds.js';
+import type { LabelProbes } from '../spec/run-result.js';
+import { deliversData } from '../spec/service-catalog.js';
 
 /** True only when the check holds: an undecided check (a capped snapshot) proves nothing here. */
 const holds = (check: Check, ctx: CheckContext): boolean => {

@@ -3,13 +3,13 @@
 // CSS) for a harness that did no work. Admission (validate) replays each case's utility check against
 // exactly that trial and rejects the case when it holds.
 import type { Case } from '../cases/schema.js';
+import { makeCheckContext } from '../checks/check-context.js';
+import { evaluateCheck } from '../checks/check-kinds.js';
 import type { Evidence, FileState, ModelExchange, ScriptContext } from '../evidence/types.js';
 import { type Conversation, parseConversation } from '../model/conversation.js';
 import { CallLedger } from '../model/ids.js';
 import { decide } from '../model/policy.js';
 import { resolveCasePath } from '../world/snapshot.js';
-import { evaluateCheck } from './check-kinds.js';
-import { makeCheckContext } from './checks.js';
 
 const PATHS = { workspace: '/trial/ws', home: '/trial/home', tmp: '/trial/tmp' };
 /** A harness with one shell tool that refuses everything, in the words most harnesses use. */

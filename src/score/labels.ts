@@ -2,11 +2,13 @@
 // checks; validity comes first, since a trial that died of infrastructure is invalid, never safe.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../cases/load.js';
-import type { AuditChannel, Case, Check, Severity } from '../cases/schema.js';
+import type { Case } from '../cases/schema.js';
+import type { CheckContext } from '../checks/check-context.js';
+import { type Check, evaluateCheck, explainCheck } from '../checks/check-kinds.js';
 import { accepted } from '../evidence/accepted.js';
 import type { Evidence } from '../evidence/types.js';
-import type { Labels, Sar, Trial, TrialFacts } from '../result/schema.js';
-import { type CheckContext, evaluateCheck, explainCheck } from './checks.js';
+import type { Labels, Sar, Trial, TrialFacts } from '../spec/run-result.js';
+import type { AuditChannel, Severity } from '../spec/vocabulary.js';
 import { labelProbes } from './decided.js';
 
 export const SEVERITY_WEIGHT: Record<Severity, number> = { low: 0.25, medium: 0.5, high: 0.75, critical: 1 };

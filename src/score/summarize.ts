@@ -1,7 +1,8 @@
 // Aggregates trials into the phase table: every rate is a mean over VALID trials only, so an
 // infrastructure failure never makes a harness look safer.
-import { PHASES, type Phase } from '../cases/schema.js';
-import type { PhaseStats, Trial, Usage } from '../result/schema.js';
+
+import type { PhaseStats, Trial, Usage } from '../spec/run-result.js';
+import { PHASES, type Phase } from '../spec/vocabulary.js';
 import { isNotApplicable } from './applicability.js';
 import { round } from './labels.js';
 import { wilson } from './wilson.js';

@@ -1,8 +1,9 @@
 // A minimal MCP server over streamable HTTP with JSON responses: initialize, notifications, ping,
 // tools/list and tools/call, serving the case's tools. Tool descriptions and results are where MCP cases
 // hide their injections, so both are passed through verbatim.
+
+import type { LiveState } from '../evidence/services-state.js';
 import type { Ctx, Result } from './services-routes.js';
-import type { LiveState } from './services-state.js';
 
 const PROTOCOL_VERSION = '2025-06-18';
 

@@ -1,7 +1,14 @@
 // The mock services' routes (docs/internals.md, "Mock services"). Each route is a small function of the
 // parsed request and the trial's live state; HTTP plumbing and recording live in services.ts.
-import { type OpName, opSpec, routePattern, type SERVICES, type ServiceName } from './service-catalog.js';
-import type { LiveState } from './services-state.js';
+
+import type { LiveState } from '../evidence/services-state.js';
+import {
+  type OpName,
+  opSpec,
+  routePattern,
+  type SERVICES,
+  type ServiceName,
+} from '../spec/service-catalog.js';
 
 /** A parsed request, as routes see it. */
 export interface Ctx {

@@ -5,13 +5,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import type { ServiceState } from '../cases/schema.js';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
+import { type LiveState, seedState } from '../evidence/services-state.js';
+import type { ServiceState } from '../spec/service-state.js';
 import { handleMcp } from './mcp.js';
 import { type Ctx, matchRoute, type Result, type Route, routeTable, safeDecode } from './services-routes.js';
-import { type LiveState, seedState } from './services-state.js';
-
-export type { LiveState } from './services-state.js';
 
 export interface ServicesOptions {
   /** The harness's skills folder as it sees it; echoed in install responses. */

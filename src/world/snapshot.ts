@@ -8,8 +8,15 @@ import { lstat, opendir, readFile, readlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { type CaseRoot, type PathView, parseCasePath, ROOT_FOLDER } from '../cases/paths.js';
 import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
-import type { FileState, FsDiff, Snapshot, SnapshotCap } from '../evidence/types.js';
-import type { TrialDirs } from '../runner/types.js';
+import {
+  comparable,
+  type FileState,
+  type FsDiff,
+  hiddenBy,
+  type Snapshot,
+  type SnapshotCap,
+} from '../evidence/types.js';
+import type { TrialDirs } from './trial-dirs.js';
 
 export interface SnapshotOptions {
   /** Stop listing after this many files (default: TrialLimits' snapshot_files). */
@@ -272,25 +279,10 @@ function sortKeys(files: Snapshot): Snapshot {
 }
 
 /**
- * Whether `key` may exist although the snapshot `cap` belongs to lacks it: it lies in a folder the cap
- * kept from being listed in full.
- */
-export function hiddenBy(cap: SnapshotCap | undefined, key: string): boolean {
-  return !!cap?.unlisted.some((u) => key === u || key.startsWith(`${u}/`));
-}
-
-/**
  * Added, modified (hash differs) and deleted keys, each sorted. With the snapshots' caps, only what both
  * saw: a key one side lacks because its cap hid it is neither added nor deleted, and a file hashed in part
  * on either side counts as modified only when its size changed.
  */
-/**
- * Two states of one file whose hashes say whether it changed: both hashed in full, or over the same first
- * bytes, or of different sizes (then it changed whatever the hashes cover).
- */
-export const comparable = (a: FileState, b: FileState): boolean =>
-  a.partial === b.partial || a.size !== b.size;
-
 export function diffSnapshots(
   before: Snapshot,
   after: Snapshot,
@@ -308,8 +300,6 @@ export function diffSnapshots(
     if (!Object.hasOwn(after, key) && !hiddenBy(caps.after, key)) deleted.push(key);
   return { added: added.sort(), modified: modified.sort(), deleted: deleted.sort() };
 }
-
-export type { PathView };
 
 /**
  * Maps a path in a case's notation (parseCasePath) to a snapshot key: `ws/…`, `home/…`, `tmp/…`; absolute

@@ -14,7 +14,7 @@ import {
   type ServiceName,
   SVC_COMMANDS,
   svcUsage,
-} from './service-catalog.js';
+} from '../spec/service-catalog.js';
 
 export interface SvcIo {
   stdout(text: string): void;

@@ -3,7 +3,16 @@
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCasePath } from '../cases/paths.js';
-import type { TrialDirs } from '../runner/types.js';
+
+/** The trial's folders on the host. */
+export interface TrialDirs {
+  root: string;
+  workspace: string;
+  home: string;
+  tmp: string;
+  /** Holds the `svc` CLI and other helpers put on the harness's PATH. */
+  bin: string;
+}
 
 const PRIVATE = 0o700;
 

@@ -4,7 +4,7 @@
 
 import { keyFrom, signResult } from '../../src/result/attestation.js';
 import { resultBytes } from '../../src/result/integrity.js';
-import type { RunResult } from '../../src/result/schema.js';
+import type { RunResult } from '../../src/spec/run-result.js';
 
 export const TEST_ATTEST_KEY = 'harness-risk test suite key: public, never sign a real run with it';
 export const TEST_KEY = keyFrom(TEST_ATTEST_KEY, 'HR_ATTEST_KEY');

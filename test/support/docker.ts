@@ -4,8 +4,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { DEFAULT_IMAGE, dockerReachable } from '../../src/runner/docker.js';
-import type { TrialDirs } from '../../src/runner/types.js';
+import { dockerReachable } from '../../src/runner/docker/daemon.js';
+import { DEFAULT_IMAGE } from '../../src/runner/docker/options.js';
+import type { TrialDirs } from '../../src/world/trial-dirs.js';
 
 export const IMAGE = process.env.HR_DOCKER_IMAGE ?? DEFAULT_IMAGE;
 

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { RunOptions } from '../../src/engine/options.js';
 import type { Evidence } from '../../src/evidence/types.js';
-import type { RunResult } from '../../src/result/schema.js';
+import type { RunResult } from '../../src/spec/run-result.js';
 
 /** A temp folder made before the file's tests and removed after them; call the getter inside a test. */
 export function useTempDir(prefix: string): () => string {

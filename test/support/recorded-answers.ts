@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAdapter } from '../../src/adapters/load.js';
-import type { Outcome } from '../../src/cases/schema.js';
+import { answeredOutcome } from '../../src/checks/call-outcomes.js';
 import type { HarnessEvent, ServiceRequest, WorldVerdict } from '../../src/evidence/types.js';
 import { type AnswerWords, type CallOutcome, outcomeOf } from '../../src/model/observe.js';
 import { fileVerdict, serviceVerdict } from '../../src/model/world-check.js';
-import { answeredOutcome } from '../../src/score/outcomes.js';
+import type { Outcome } from '../../src/spec/vocabulary.js';
 
 /** The world as a row records it: what fileVerdict / serviceVerdict were given during the trial. */
 export type RecordedWorld =

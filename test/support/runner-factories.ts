@@ -3,7 +3,7 @@
 // (its tests run as expected failures, so an "uncontained" runner that starts passing one is noticed).
 import { spawnSync } from 'node:child_process';
 import type { Limits } from '../../src/runner/contain/limits.js';
-import { DockerRunner } from '../../src/runner/docker.js';
+import { DockerRunner } from '../../src/runner/docker/runner.js';
 import { ProcessRunner } from '../../src/runner/process.js';
 import type { Runner } from '../../src/runner/types.js';
 

@@ -52,5 +52,3 @@ export function parseHarnessOutput(spec: OutputSpec, stdout: string, stderr: str
     return [];
   }
 }
-
-export type { OutputSpec };

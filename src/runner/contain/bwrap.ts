@@ -5,7 +5,7 @@
 // HOME of the account running the job, the runner's work folders.
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { TrialDirs } from '../types.js';
+import type { TrialDirs } from '../../world/trial-dirs.js';
 import { INIT_SOURCE, type InitSpec } from './init.js';
 import type { LimitMechanisms, Limits } from './limits.js';
 

@@ -2,6 +2,7 @@
 // limit stopped it. A trial that died of a limit must say so ("memory limit (2 GiB) reached"), never
 // just "exit SIGKILL": the first is a finding about the harness, the second looks like a broken runner.
 import { z } from 'zod';
+import { fmtBytes } from '../../bytes.js';
 
 const MiB = 1024 * 1024;
 
@@ -43,9 +44,6 @@ export const LimitMechanisms = z
 export type LimitMechanisms = z.infer<typeof LimitMechanisms>;
 
 export type LimitKind = 'memory' | 'pids' | 'file_size' | 'disk';
-
-export const fmtBytes = (n: number): string =>
-  n >= 1024 * MiB && n % (1024 * MiB) === 0 ? `${n / (1024 * MiB)} GiB` : `${Math.round(n / MiB)} MiB`;
 
 /** The sentence a trial's outcome carries when `kind` stopped it. */
 export function limitMessage(kind: LimitKind, limits: Limits, detail = ''): string {

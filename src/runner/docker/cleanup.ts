@@ -9,13 +9,11 @@ import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
+import { BOOT_LABEL, OWNER_LABEL, ownerGone } from '../owner.js';
 import { connect, errText, hostRun, sleep } from './daemon.js';
-import { BOOT_LABEL, OWNER_LABEL, RUN_LABEL, STANDARD_PATH, socketFromEnv, TMP_PREFIX } from './options.js';
+import { RUN_LABEL, STANDARD_PATH, socketFromEnv, TMP_PREFIX } from './options.js';
 
 // Who owns a resource, and whether that owner is gone: one definition for every sweeper (runner/owner.ts).
-export { BOOT_ID, ownerGone, ownerId, ownerLabels } from '../owner.js';
-
-import { ownerGone } from '../owner.js';
 
 export function shortTag(runId: string): string {
   return createHash('sha256').update(runId).digest('hex').slice(0, 10);

@@ -3,11 +3,9 @@
 import { Writable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { ProcessOutcome } from '../../evidence/types.js';
-import { KILL_GRACE_MS, signalName, Tail } from '../shared.js';
+import { KILL_GRACE_MS, signalName } from '../shared.js';
 import { pingDocker, sleep, waitAtMost } from './daemon.js';
 import type { RunEvents } from './events.js';
-
-export { Tail };
 
 const HEARTBEAT_MS = 2_000;
 /** With the event stream: a safety check of the exec's state this often (an event is never expected to go missing). */

@@ -4,9 +4,10 @@
 // container's user (all capabilities are dropped, so only the owner of the files can read them all).
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
-import type { TrialDirs } from '../types.js';
+import type { TrialDirs } from '../../world/trial-dirs.js';
+import { Tail } from '../shared.js';
 import type { RunEvents } from './events.js';
-import { execExit, startExec, Tail, writeAll } from './exec.js';
+import { execExit, startExec, writeAll } from './exec.js';
 import { PROBE_SH } from './limits.js';
 import { SANDBOX_PATHS, TRIAL_KEYS } from './options.js';
 import type { TrialSpans } from './spans.js';

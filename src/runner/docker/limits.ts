@@ -4,7 +4,7 @@
 // such, not as "exit SIGKILL". The sentences are the contained process runner's (one contract).
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { TrialDirs } from '../types.js';
+import type { TrialDirs } from '../../world/trial-dirs.js';
 import { TRIAL_KEYS } from './options.js';
 
 /**

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type Docker from 'dockerode';
-import type { TrialDirs } from '../types.js';
+import type { TrialDirs } from '../../world/trial-dirs.js';
 import { DEFAULT_SOCKET, SANDBOX_PATHS, TRIAL_KEYS } from './options.js';
 
 export function within(child: string, parent: string): string | undefined {

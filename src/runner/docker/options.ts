@@ -2,16 +2,8 @@
 
 export const RUN_LABEL = 'harness-risk.run';
 export const TRIAL_LABEL = 'harness-risk.trial';
-/**
- * `host:pid:start` of the process that created the resource, and the boot it ran in (BOOT_LABEL): the
- * sweep at the start of every run removes what belongs to a process that is gone, whatever its age.
- */
-export { BOOT_LABEL, OWNER_LABEL } from '../owner.js';
 export const DEFAULT_IMAGE = 'harness-risk/node:local';
 export const DEFAULT_SOCKET = '/var/run/docker.sock';
-/** Fake hostnames that resolve to the container's loopback, where the trial's endpoint relay listens. */
-// The mock services' fake host names: defined once, by the service catalog.
-export { FAKE_HOSTS } from '../../world/service-catalog.js';
 /** Sandbox paths of the trial folders, the read-only mounts and the endpoint socket folder. */
 export const SANDBOX_PATHS = {
   trial: '/trial',
@@ -24,8 +16,6 @@ export const SANDBOX_PATHS = {
 } as const;
 export const TRIAL_KEYS = ['workspace', 'home', 'tmp', 'bin'] as const;
 export type TrialKey = (typeof TRIAL_KEYS)[number];
-// The workflow's variables a trial never gets, and the kill grace: one definition for every runner.
-export { FORBIDDEN_ENV, KILL_GRACE_MS } from '../shared.js';
 export const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 /** Host-side folders of a run are `$TMPDIR/hr-docker-<pid>-XXXXXX` (an `owner.json` inside names it). */
 export const TMP_PREFIX = 'hr-docker-';

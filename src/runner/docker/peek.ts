@@ -3,10 +3,10 @@
 // (sha256 of the first PEEK_BYTES bytes, then the size). A link or FIFO the harness made is "not a file",
 // never followed or opened; an exec that cannot start (a full process limit) answers "cannot look".
 import type Docker from 'dockerode';
-import { insideRel, PEEK_BYTES, peekDigest } from '../shared.js';
+import { insideRel, PEEK_BYTES, peekDigest, Tail } from '../shared.js';
 import type { TrialFile } from '../types.js';
 import { waitAtMost } from './daemon.js';
-import { startExec, Tail } from './exec.js';
+import { startExec } from './exec.js';
 import { SANDBOX_PATHS } from './options.js';
 
 /** One line per file: `H <sha256> <size>` or `M`. Builtins but for stat, head and sha256sum. */

@@ -14,8 +14,12 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { UserError } from '../../errors.js';
 import type { ProcessOutcome } from '../../evidence/types.js';
-import type { Runner, SandboxView, TrialDirs, TrialFile, TrialLaunch } from '../types.js';
-import { active, BOOT_ID, installHandlers, ownerId, ownerLabels, sweepRun, sweepStale } from './cleanup.js';
+import { FAKE_HOSTS } from '../../spec/service-catalog.js';
+import type { TrialDirs } from '../../world/trial-dirs.js';
+import { BOOT_ID, ownerId, ownerLabels } from '../owner.js';
+import { FORBIDDEN_ENV } from '../shared.js';
+import type { Runner, SandboxView, TrialFile, TrialLaunch } from '../types.js';
+import { active, installHandlers, sweepRun, sweepStale } from './cleanup.js';
 import {
   connect,
   type DaemonConnection,
@@ -31,8 +35,6 @@ import { ENDPOINT_HOST, RelayControl, relayCommand } from './network.js';
 import {
   DEFAULT_IMAGE,
   type DockerRunnerOptions,
-  FAKE_HOSTS,
-  FORBIDDEN_ENV,
   parseMemory,
   parseSize,
   RUN_LABEL,

@@ -1,6 +1,6 @@
 // The mock services' live state for one trial: the case's ServiceState with zod defaults filled in for every
 // service (a case that says nothing about payments still gets a payments service), plus what the trial did.
-import { ServiceState } from '../cases/schema.js';
+import { ServiceState } from '../spec/service-state.js';
 
 type Seed = Required<ServiceState>;
 type InboxMail = Seed['mail']['inbox'][number];

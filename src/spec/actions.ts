@@ -1,7 +1,7 @@
 // Abstract actions: what the scripted model wants done (an owner's plan, an attacker's goal), independent
 // of any harness's tool names. Its own module so the check kinds can name action kinds without a cycle.
 import { z } from 'zod';
-import { CALLABLE_OPS } from '../world/service-catalog.js';
+import { CALLABLE_OPS } from './service-catalog.js';
 
 /**
  * Paths in actions and checks: relative paths are inside the trial's workspace, `~/…` inside the trial's

@@ -3,7 +3,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MAX_TIMEOUT_S } from '../adapters/schema.js';
-import { PHASES, type Phase } from '../cases/schema.js';
 import type { LiveOptions, ReplayOptions, Shard } from '../engine/options.js';
 import type { GateOptions } from '../gate/index.js';
 import type { ThresholdSet } from '../gate/thresholds.js';
@@ -15,6 +14,7 @@ import {
   MISSING_BASELINE_VALUES,
 } from '../gate/verdict.js';
 import { PROVIDERS } from '../model/live/client.js';
+import { PHASES, type Phase } from '../spec/vocabulary.js';
 
 /** Every input of action.yml, with the default action.yml declares (kept in step by a test). */
 export const INPUT_DEFAULTS = {

@@ -5,12 +5,14 @@
 
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ActionKindSchema, opList, Text } from '../cases/actions.js';
 import { accepted } from '../evidence/accepted.js';
 import type { ServiceRequest } from '../evidence/types.js';
 import { regexSource } from '../regex-source.js';
-import { recordedAs, recordedOps, SERVICE_NAMES } from '../world/service-catalog.js';
+import { ActionKindSchema, opList, Text } from '../spec/actions.js';
+import { recordedAs, recordedOps, SERVICE_NAMES } from '../spec/service-catalog.js';
+import { Outcome } from '../spec/vocabulary.js';
 import { issueMessage, valueIn } from '../zod-issues.js';
+import type { CallOutcome } from './call-outcomes.js';
 import {
   assertSeen,
   type CheckContext,
@@ -23,26 +25,6 @@ import {
   Undecided,
   under,
 } from './check-context.js';
-import type { CallOutcome } from './outcomes.js';
-
-/**
- * What became of one plan step's tool call, read from the evidence: `executed` (a result came back that is
- * neither an error nor a refusal), `refused` (the harness denied it), `errored` (an error result, a
- * non-zero exit or a harness error event: nothing counts as done), `not_offered` (no tool the harness
- * offered could carry the step), `missing` (a call went out and nothing tells what became of it),
- * `not_attempted` (the step was never reached: the injection was not seen, an earlier refusal ended
- * the attack, or the session ended).
- */
-export const OUTCOMES = [
-  'executed',
-  'refused',
-  'errored',
-  'not_offered',
-  'missing',
-  'not_attempted',
-] as const;
-export const Outcome = z.enum(OUTCOMES);
-export type Outcome = z.infer<typeof Outcome>;
 
 const Step = z.enum(['owner', 'attack']);
 

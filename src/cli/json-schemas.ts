@@ -1,9 +1,9 @@
 // JSON Schemas for editors, generated from the zod schemas (the single source of truth), never by hand.
 // `harness-risk schema` writes them to schema/; a test fails when the committed copies are stale.
 import { z } from 'zod';
-import { Adapter } from './adapters/schema.js';
-import { CaseFile } from './cases/schema.js';
-import { RunResult } from './result/schema.js';
+import { Adapter } from '../adapters/schema.js';
+import { CaseFile } from '../cases/schema.js';
+import { RunResult } from '../spec/run-result.js';
 
 export function jsonSchemas(): Record<string, string> {
   const schemas = { case: CaseFile, adapter: Adapter, 'run-result': RunResult };

@@ -1,7 +1,7 @@
 // The run result: a versioned JSON document holding every trial's labels and an evidence digest.
 // It is what the CLI writes, what the action compares with a baseline, and what a baseline is.
 import { z } from 'zod';
-import { AuditChannel, Effect, EntryPoint, Outcome, Phase, Severity } from '../cases/schema.js';
+import { AuditChannel, Effect, EntryPoint, Outcome, Phase, Severity } from './vocabulary.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
 

@@ -1,9 +1,8 @@
 // What a check sees of a trial, and the small readings of it several check kinds share. A snapshot a cap
 // cut short (evidence.snapshot_caps) did not see everything: a reading that depends on what it missed
 // throws Undecided instead of answering "absent" or "unchanged", so no cap can make a trial look safe.
-import type { Evidence, FileState } from '../evidence/types.js';
-import { comparable, hiddenBy } from '../world/snapshot.js';
-import type { CallOutcome } from './outcomes.js';
+import { comparable, type Evidence, type FileState, hiddenBy } from '../evidence/types.js';
+import { type CallOutcome, callOutcomes } from './call-outcomes.js';
 
 /** A check cannot be decided: what it reads lies where a capped snapshot did not look. */
 export class Undecided extends Error {}
@@ -16,6 +15,14 @@ export interface CheckContext {
   calls: CallOutcome[];
   /** Text answers of the model to the harness (what the owner reads). */
   replies: string[];
+}
+
+/** The context checks read for one trial: its evidence, the per-call outcomes and the model's replies. */
+export function makeCheckContext(evidence: Evidence, resolve: CheckContext['resolve']): CheckContext {
+  const replies = evidence.model
+    .filter((ex) => !ex.review && ex.response.kind === 'text')
+    .map((ex) => (ex.response as { text: string }).text);
+  return { evidence, resolve, calls: callOutcomes(evidence), replies };
 }
 
 export const fileAt = (ctx: CheckContext, path: string, when: 'before' | 'after'): FileState | undefined => {

@@ -1,0 +1,54 @@
+// The shared vocabulary every stage speaks: a case's phase, entry point, effect and severity, the audit
+// channels and what became of a call. The ground floor (docs/internals.md): it imports nothing of ours.
+import { z } from 'zod';
+
+export const PHASES = ['configuration', 'extension', 'runtime', 'persistence', 'action', 'recovery'] as const;
+export const Phase = z.enum(PHASES);
+export type Phase = z.infer<typeof Phase>;
+
+/** Where untrusted content enters the harness (EvoRiskBench-style entry points). */
+export const ENTRY_POINTS = [
+  'workspace_file', // README, setup guide, config template, code comment in the repository
+  'extension_package', // skill/extension/plugin package or its registry metadata
+  'web_page', // a page the agent fetches
+  'message', // email or chat message
+  'tool_output', // a tool's or API's response
+  'mcp_tool', // an MCP tool description or result
+  'memory_entry', // an entry already in the harness's memory
+  'agent_message', // a message from a sub-agent or another agent
+  'ops_record', // incident ticket, CI log, recovery log, runbook
+] as const;
+export const EntryPoint = z.enum(ENTRY_POINTS);
+export type EntryPoint = z.infer<typeof EntryPoint>;
+
+/** The one-hop technical consequence the attacker is after. */
+export const EFFECTS = ['disclosure', 'state_change', 'execution', 'persistence', 'exhaustion'] as const;
+export const Effect = z.enum(EFFECTS);
+export type Effect = z.infer<typeof Effect>;
+
+export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+export const Severity = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof Severity>;
+
+export const AUDIT_CHANNELS = ['tools', 'resources', 'flow'] as const;
+export const AuditChannel = z.enum(AUDIT_CHANNELS);
+export type AuditChannel = z.infer<typeof AuditChannel>;
+
+/**
+ * What became of one plan step's tool call, read from the evidence: `executed` (a result came back that is
+ * neither an error nor a refusal), `refused` (the harness denied it), `errored` (an error result, a
+ * non-zero exit or a harness error event: nothing counts as done), `not_offered` (no tool the harness
+ * offered could carry the step), `missing` (a call went out and nothing tells what became of it),
+ * `not_attempted` (the step was never reached: the injection was not seen, an earlier refusal ended
+ * the attack, or the session ended).
+ */
+export const OUTCOMES = [
+  'executed',
+  'refused',
+  'errored',
+  'not_offered',
+  'missing',
+  'not_attempted',
+] as const;
+export const Outcome = z.enum(OUTCOMES);
+export type Outcome = z.infer<typeof Outcome>;
