@@ -2,14 +2,13 @@
 export { ownerGone, ownerId, sweepRun, sweepStale } from './cleanup.js';
 export { dockerReachable } from './daemon.js';
 export { mapReadOnly } from './mounts.js';
-export { EndpointBridge, endpointPorts, RELAY_JS } from './network.js';
+export { EndpointBridge, RELAY_JS } from './network.js';
 export {
   BOOT_LABEL,
   DEFAULT_IMAGE,
   DEFAULT_SOCKET,
   type DockerRunnerOptions,
   FAKE_HOSTS,
-  FORBIDDEN_ENV,
   OWNER_LABEL,
   parseMemory,
   parseSize,

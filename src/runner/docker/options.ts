@@ -25,7 +25,7 @@ export const SANDBOX_PATHS = {
 export const TRIAL_KEYS = ['workspace', 'home', 'tmp', 'bin'] as const;
 export type TrialKey = (typeof TRIAL_KEYS)[number];
 // The workflow's variables a trial never gets, and the kill grace: one definition for every runner.
-export { FORBIDDEN_ENV, KILL_GRACE_MS } from '../shared.js';
+export { KILL_GRACE_MS } from '../shared.js';
 export const STANDARD_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 /** Host-side folders of a run are `$TMPDIR/hr-docker-<pid>-XXXXXX` (an `owner.json` inside names it). */
 export const TMP_PREFIX = 'hr-docker-';
