@@ -22156,10 +22156,10 @@ var init_elapsed = __esm({
 });
 
 // src/runner/shared.ts
-import { createHash as createHash11 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 import { constants, open as open2 } from "node:fs/promises";
 import os from "node:os";
-import { isAbsolute, join as join15, normalize, sep as sep3 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join20, normalize, sep as sep5 } from "node:path";
 function killQuietly(pid, signal) {
   if (!pid) return;
   try {
@@ -22180,14 +22180,14 @@ async function hostDigests(dirs, files) {
     files.map(async (f) => {
       if (!insideRel(f.rel)) return null;
       const h = await open2(
-        join15(dirs[f.key], f.rel),
+        join20(dirs[f.key], f.rel),
         constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
       ).catch(() => void 0);
       if (!h) return null;
       try {
         const st = await h.stat();
         if (!st.isFile()) return null;
-        const hash2 = createHash11("sha256");
+        const hash2 = createHash9("sha256");
         const buf = Buffer.alloc(64 * 1024);
         for (let total = 0; total < PEEK_BYTES; ) {
           const { bytesRead } = await h.read(buf, 0, buf.length, total);
@@ -22244,7 +22244,7 @@ var init_shared = __esm({
     peekDigest = (sha2563, size) => `${sha2563}:${size}`;
     insideRel = (rel) => {
       const n = normalize(rel);
-      return !isAbsolute(n) && n !== ".." && !n.startsWith(`..${sep3}`) && n !== ".";
+      return !isAbsolute3(n) && n !== ".." && !n.startsWith(`..${sep5}`) && n !== ".";
     };
   }
 });
@@ -64315,1478 +64315,10 @@ function harnessInfo(loaded, cacheDir, render2) {
 }
 
 // src/engine/run.ts
-import { mkdir as mkdir9, rm as rm9 } from "node:fs/promises";
-import { basename as basename5, dirname as dirname14, join as join26, resolve as resolve10 } from "node:path";
-init_errors3();
-init_limits2();
-
-// src/output-path.ts
-init_errors3();
-import { closeSync as closeSync3, mkdirSync as mkdirSync4, openSync as openSync3, statSync as statSync6, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname7, join as join14, resolve as resolve6 } from "node:path";
-function stat(p) {
-  try {
-    return statSync6(p);
-  } catch {
-    return void 0;
-  }
-}
-function why2(e3) {
-  const err = e3;
-  const words = {
-    EACCES: "no permission",
-    EPERM: "not permitted",
-    EROFS: "read-only file system",
-    ENOENT: "this place does not hold files",
-    ENOSPC: "no space left",
-    EISDIR: "it is a folder",
-    ENOTDIR: "a part of the path is a file"
-  };
-  return (err.code && words[err.code]) ?? err.message?.split("\n")[0] ?? String(e3);
-}
-function probe(dir) {
-  const p = join14(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  try {
-    closeSync3(openSync3(p, "wx"));
-    unlinkSync(p);
-    return void 0;
-  } catch (e3) {
-    return e3;
-  }
-}
-function nearestFolder(abs, field, shown2) {
-  let dir = abs;
-  for (; ; ) {
-    const s = stat(dir);
-    if (s) {
-      if (!s.isDirectory())
-        throw new UserError(
-          `${field}: "${shown2}" lies under ${dir}, which is a file, not a folder`,
-          "choose a path whose parent folders are folders"
-        );
-      return dir;
-    }
-    const up = dirname7(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-var cannot = (field, shown2, e3) => new UserError(
-  `${field}: "${shown2}" cannot be written (${why2(e3)})`,
-  "choose a path this job can write (e.g. under the workspace or $RUNNER_TEMP)"
-);
-function checkOutputPath(file2, field, cwd = process.cwd()) {
-  const abs = resolve6(cwd, file2);
-  const here = stat(abs);
-  if (here?.isDirectory())
-    throw new UserError(
-      `${field}: "${file2}" is a folder, not a file`,
-      `name a file inside it, e.g. ${file2.replace(/\/+$/, "")}/result.json`
-    );
-  if (here) {
-    try {
-      closeSync3(openSync3(abs, "r+"));
-    } catch (e3) {
-      throw cannot(field, file2, e3);
-    }
-    return;
-  }
-  const dir = nearestFolder(dirname7(abs), field, file2);
-  const refused = dir && probe(dir);
-  if (refused) throw cannot(field, file2, refused);
-}
-function checkOutputDir(folder, field, cwd = process.cwd()) {
-  const abs = resolve6(cwd, folder);
-  const here = stat(abs);
-  if (here && !here.isDirectory())
-    throw new UserError(`${field}: "${folder}" is a file, not a folder`, "name a folder (it is created)");
-  const dir = nearestFolder(abs, field, folder);
-  const refused = dir && probe(dir);
-  if (refused) throw cannot(field, folder, refused);
-}
-function writeOutputFile(file2, text, field, cwd = process.cwd()) {
-  checkOutputPath(file2, field, cwd);
-  const abs = resolve6(cwd, file2);
-  try {
-    mkdirSync4(dirname7(abs), { recursive: true });
-    writeFileSync3(abs, text);
-  } catch (e3) {
-    throw cannot(field, file2, e3);
-  }
-  return abs;
-}
-function makeOutputDir(folder, field, cwd = process.cwd()) {
-  checkOutputDir(folder, field, cwd);
-  const abs = resolve6(cwd, folder);
-  try {
-    mkdirSync4(abs, { recursive: true });
-  } catch (e3) {
-    throw cannot(field, folder, e3);
-  }
-  return abs;
-}
-
-// src/result/integrity.ts
-init_errors3();
-import { createHash as createHash8, randomBytes as randomBytes2 } from "node:crypto";
-import { readFileSync as readFileSync12 } from "node:fs";
-var sha2562 = (bytes2) => createHash8("sha256").update(bytes2).digest("hex");
-var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
-`;
-function* resultChunks(doc) {
-  const placeholder2 = `\0trials-${randomBytes2(12).toString("hex")}\0`;
-  const shell = resultBytes({ ...doc, trials: placeholder2 });
-  const slot = JSON.stringify(placeholder2);
-  const at2 = shell.indexOf(slot);
-  yield shell.slice(0, at2);
-  if (doc.trials.length === 0) yield "[]";
-  else {
-    yield "[\n";
-    for (let i = 0; i < doc.trials.length; i++)
-      yield `    ${JSON.stringify(doc.trials[i], null, 2).replace(/\n/g, "\n    ")}${i < doc.trials.length - 1 ? ",\n" : "\n  ]"}`;
-  }
-  yield shell.slice(at2 + slot.length);
-}
-var OutputTampered = class extends UserError {
-  constructor(files) {
-    super(
-      `${files.map((f) => `${f.path}: ${f.problem}`).join("; ")}: changed after harness-risk wrote ${files.length === 1 ? "it" : "them"}, so a trial (or a process it left running) wrote outside its own folders`,
-      "do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again"
-    );
-    this.files = files;
-    this.name = "OutputTampered";
-  }
-  files;
-};
-function problemOf(path8, digest2) {
-  let now;
-  try {
-    now = readFileSync12(path8);
-  } catch (e3) {
-    return `cannot be read back (${e3.code ?? e3.message})`;
-  }
-  const found = sha2562(now);
-  return found === digest2 ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest2.slice(0, 12)}\u2026`;
-}
-var WrittenFiles = class {
-  digests = /* @__PURE__ */ new Map();
-  record(path8, bytes2) {
-    this.digests.set(path8, sha2562(bytes2));
-  }
-  /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
-  recordDigest(path8, digest2) {
-    this.digests.set(path8, digest2);
-  }
-  /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
-  forget(path8) {
-    this.digests.delete(path8);
-  }
-  /** Throws OutputTampered naming every file that no longer holds what was written. */
-  verify() {
-    const bad = [...this.digests].flatMap(([path8, digest2]) => {
-      const problem = problemOf(path8, digest2);
-      return problem ? [{ path: path8, problem }] : [];
-    });
-    if (bad.length) throw new OutputTampered(bad);
-  }
-};
-
-// src/result/writer.ts
-import { createHash as createHash10, randomBytes as randomBytes4 } from "node:crypto";
-import { closeSync as closeSync5, mkdirSync as mkdirSync5, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync3, writeSync as writeSync3 } from "node:fs";
-import { dirname as dirname8 } from "node:path";
-
-// src/result/journal.ts
-init_errors3();
-import { createHash as createHash9, randomBytes as randomBytes3 } from "node:crypto";
-import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync13, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
-var JOURNAL_FORMAT = 1;
-var journalPathOf = (resultPath) => `${resultPath}.journal`;
-var JournalWriter = class {
-  /** `carried`: trials of an earlier journal a resumed run keeps (written once, before the rename). */
-  constructor(path8, header2, carried = [], sync = true) {
-    this.path = path8;
-    this.sync = sync;
-    const tmp = `${path8}.tmp-${process.pid}-${randomBytes3(6).toString("hex")}`;
-    this.fd = openSync4(tmp, "wx", 420);
-    this.append({ journal: JOURNAL_FORMAT, header: header2 });
-    for (const t of carried) this.append({ trial: t });
-    if (sync) fdatasyncSync(this.fd);
-    renameSync2(tmp, path8);
-  }
-  path;
-  sync;
-  fd;
-  /** An fsync is running in the thread pool; `dirty`: lines were appended since it started. */
-  syncing = false;
-  dirty = false;
-  closeWhenSynced = false;
-  hash = createHash9("sha256");
-  /** Bytes appended so far (what the O(1)-per-trial test counts). */
-  bytes = 0;
-  appendTrial(trial) {
-    this.append({ trial });
-  }
-  /** sha256 of every byte appended, for WrittenFiles (the journal is the engine's output too). */
-  digest() {
-    return this.hash.copy().digest("hex");
-  }
-  /** Flushes to disk (synchronously: the run is over) and closes. */
-  close() {
-    if (this.fd === void 0) return;
-    if (this.sync) fdatasyncSync(this.fd);
-    if (this.syncing) this.closeWhenSynced = true;
-    else closeSync4(this.fd);
-    this.fd = void 0;
-  }
-  /** One fsync at a time, coalescing every line appended while it ran into the next one. */
-  scheduleSync() {
-    if (!this.sync || this.fd === void 0) return;
-    if (this.syncing) {
-      this.dirty = true;
-      return;
-    }
-    this.syncing = true;
-    this.dirty = false;
-    const fd = this.fd;
-    fdatasync(fd, () => {
-      this.syncing = false;
-      if (this.closeWhenSynced) closeSync4(fd);
-      else if (this.dirty) this.scheduleSync();
-    });
-  }
-  append(record2) {
-    if (this.fd === void 0) throw new Error(`${this.path}: journal already closed`);
-    const line = `${JSON.stringify(record2)}
-`;
-    const buf = Buffer.from(line);
-    let off = 0;
-    while (off < buf.length) off += writeSync2(this.fd, buf, off);
-    this.scheduleSync();
-    this.hash.update(buf);
-    this.bytes += buf.length;
-  }
-};
-function readJournal(path8) {
-  let text;
-  try {
-    text = readFileSync13(path8, "utf8");
-  } catch (e3) {
-    throw new UserError(
-      `${path8}: cannot read run journal (${e3.code ?? e3.message})`,
-      "give the .journal file written beside the run result (RESULT.json.journal)"
-    );
-  }
-  const lines = text.split("\n");
-  const last = lines.pop() ?? "";
-  const torn = last !== "";
-  const bad = (n, why3) => new UserError(`${path8}:${n}: ${why3}`, "this is not a harness-risk run journal, or it was edited; rerun");
-  let header2;
-  const byId = /* @__PURE__ */ new Map();
-  lines.forEach((line, i) => {
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      throw bad(i + 1, "not a JSON line");
-    }
-    if (i === 0) {
-      if (rec.journal !== JOURNAL_FORMAT || !rec.header)
-        throw bad(1, `expected a journal header of format ${JOURNAL_FORMAT}`);
-      header2 = rec.header;
-      return;
-    }
-    const trial = Trial.safeParse(rec.trial);
-    if (!trial.success) throw bad(i + 1, `not a trial: ${trial.error.issues[0]?.message ?? "invalid"}`);
-    byId.set(trial.data.id, trial.data);
-  });
-  if (!header2) throw bad(1, "empty journal (the run died before its first write)");
-  return { header: header2, trials: [...byId.values()], torn };
-}
-
-// src/result/writer.ts
-var MAX_FLUSH_SHARE = 0.02;
-var REWRITE_GROWTH = 1.25;
-var ResultWriter = class {
-  constructor(path8, header2, written = new WrittenFiles(), options = {}) {
-    this.path = path8;
-    this.written = written;
-    this.header = header2;
-    this.trials = [...options.carried ?? []];
-    this.now = options.now ?? Date.now;
-    this.flushEveryMs = options.flushEveryMs ?? 3e3;
-    this.interval = this.flushEveryMs;
-    this.onlyCasesRun = options.onlyCasesRun ?? false;
-    this.sign = options.sign;
-    mkdirSync5(dirname8(path8), { recursive: true });
-    this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
-    this.recordJournal();
-    this.flush();
-  }
-  path;
-  written;
-  header;
-  trials;
-  status = "running";
-  finishedAt;
-  journal;
-  now;
-  flushEveryMs;
-  lastFlush = 0;
-  /** Trials in the last full document written. */
-  flushedTrials = 0;
-  onlyCasesRun;
-  sign;
-  interval;
-  /** Bytes of full documents written so far (journal bytes are `journalBytes`). */
-  documentBytes = 0;
-  get journalPath() {
-    return this.journal.path;
-  }
-  get journalBytes() {
-    return this.journal.bytes;
-  }
-  add(trial) {
-    this.journal.appendTrial(trial);
-    this.recordJournal();
-    this.trials.push(trial);
-    if (this.flushEveryMs > 0 && this.now() - this.lastFlush >= this.interval && this.trials.length >= this.flushedTrials * REWRITE_GROWTH)
-      this.flush();
-  }
-  finish(status) {
-    this.status = status;
-    this.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
-    const doc = this.flush(true);
-    this.journal.close();
-    if (status === "complete") {
-      rmSync3(this.journal.path, { force: true });
-      this.written.forget(this.journal.path);
-    }
-    return doc;
-  }
-  document() {
-    const trials = [...this.trials].sort((a, b2) => a.id.localeCompare(b2.id));
-    const ran = this.onlyCasesRun ? new Set(trials.map((t) => t.case_id)) : void 0;
-    return {
-      ...this.header,
-      ...ran ? { cases: this.header.cases.filter((c) => ran.has(c.id)) } : {},
-      status: this.status,
-      trials,
-      summary: summarize(trials, sampled(this.header.model.mode)),
-      ...runUsage(trials),
-      ...this.finishedAt ? { finished_at: this.finishedAt } : {}
-    };
-  }
-  recordJournal() {
-    this.written.recordDigest(this.journal.path, this.journal.digest());
-  }
-  flush(final = false) {
-    const started = this.now();
-    const unsigned = this.document();
-    const attestation = final ? this.sign?.(unsigned) : void 0;
-    const doc = attestation ? { ...unsigned, attestation } : unsigned;
-    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes4(6).toString("hex")}`;
-    const hash2 = createHash10("sha256");
-    let bytes2 = 0;
-    const fd = openSync5(tmp, "wx", 420);
-    try {
-      let pending = "";
-      const put = (force) => {
-        if (!force && pending.length < 1 << 20) return;
-        const buf = Buffer.from(pending);
-        let off = 0;
-        while (off < buf.length) off += writeSync3(fd, buf, off);
-        hash2.update(buf);
-        bytes2 += buf.length;
-        pending = "";
-      };
-      for (const chunk of resultChunks(doc)) {
-        pending += chunk;
-        put(false);
-      }
-      put(true);
-    } finally {
-      closeSync5(fd);
-    }
-    renameSync3(tmp, this.path);
-    this.written.recordDigest(this.path, hash2.digest("hex"));
-    this.documentBytes += bytes2;
-    this.flushedTrials = this.trials.length;
-    this.lastFlush = this.now();
-    this.interval = Math.max(this.flushEveryMs, (this.lastFlush - started) / MAX_FLUSH_SHARE);
-    return doc;
-  }
-};
-
-// src/runner/contain/host.ts
-init_shared();
-import { execFile as execFile2, spawnSync } from "node:child_process";
-import { existsSync as existsSync8, lstatSync as lstatSync3, readdirSync as readdirSync8, readFileSync as readFileSync15, readlinkSync, rmSync as rmSync4 } from "node:fs";
-import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { delimiter, join as join17 } from "node:path";
-import { promisify as promisify2 } from "node:util";
-
-// src/runner/contain/cgroup.ts
-init_shared();
-import { existsSync as existsSync7, mkdirSync as mkdirSync6, readFileSync as readFileSync14, writeFileSync as writeFileSync4 } from "node:fs";
-import { mkdir, readdir, readFile as readFile2, rmdir } from "node:fs/promises";
-import { join as join16 } from "node:path";
-var ROOT = "/sys/fs/cgroup";
-function ownPaths() {
-  const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync14("/proc/self/cgroup", "utf8").trim().split("\n")) {
-    const [, ctrls, path8] = line.split(/:(.*?):/);
-    for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
-  }
-  return m;
-}
-var writable = async (dir) => {
-  const probe2 = join16(dir, `hr-probe-${process.pid}`);
-  try {
-    await mkdir(probe2);
-    await rmdir(probe2);
-    return true;
-  } catch {
-    return false;
-  }
-};
-async function planCgroups() {
-  let own2;
-  try {
-    own2 = ownPaths();
-  } catch {
-    return void 0;
-  }
-  const mem = own2.get("memory");
-  const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync7(join16(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join16(ROOT, "memory", mem);
-    const pidsParent = join16(ROOT, "pids", pids);
-    if (await writable(memoryParent) && await writable(pidsParent))
-      return { version: "v1", memoryParent, pidsParent };
-  }
-  const unified = own2.get("");
-  const v2root = existsSync7(join16(ROOT, "cgroup.controllers")) ? ROOT : join16(ROOT, "unified");
-  if (unified !== void 0 && existsSync7(join16(v2root, "cgroup.controllers"))) {
-    const parent = join16(v2root, unified);
-    try {
-      const sub = (await readFile2(join16(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
-      if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
-        return { version: "v2", memoryParent: parent, pidsParent: parent };
-    } catch {
-    }
-  }
-  return void 0;
-}
-var count = (text, key) => {
-  const m = new RegExp(`^${key} (\\d+)$`, "m").exec(text);
-  return m ? Number(m[1]) : 0;
-};
-async function createTrialCgroup(plan, name, limits) {
-  const mem = join16(plan.memoryParent, name);
-  const pids = join16(plan.pidsParent, name);
-  const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
-  const tryWrite = (f, v) => {
-    try {
-      writeFileSync4(f, v);
-    } catch {
-    }
-  };
-  for (const d of dirs) mkdirSync6(d);
-  if (plan.version === "v1") {
-    writeFileSync4(join16(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    tryWrite(join16(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
-    writeFileSync4(join16(pids, "pids.max"), String(limits.pids));
-  } else {
-    writeFileSync4(join16(mem, "memory.max"), String(limits.memory_bytes));
-    tryWrite(join16(mem, "memory.swap.max"), "0");
-    writeFileSync4(join16(mem, "pids.max"), String(limits.pids));
-  }
-  const read = (f) => readFile2(f, "utf8").catch(() => "");
-  return {
-    procsFiles: dirs.map((d) => join16(d, "cgroup.procs")),
-    async hits() {
-      const memText = plan.version === "v1" ? await read(join16(mem, "memory.oom_control")) : await read(join16(mem, "memory.events"));
-      const pidsText = await read(join16(pids, "pids.events"));
-      return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
-    },
-    async remove() {
-      for (let i = 0; i < 50; i++) {
-        let left = 0;
-        for (const d of dirs) {
-          const procs = (await read(join16(d, "cgroup.procs"))).split("\n").filter(Boolean);
-          left += procs.length;
-          for (const p of procs) {
-            try {
-              process.kill(Number(p), "SIGKILL");
-            } catch {
-            }
-          }
-        }
-        if (left === 0) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      for (const d of dirs) await rmdir(d).catch(() => {
-      });
-    }
-  };
-}
-async function sweepCgroups(plan) {
-  let n = 0;
-  for (const parent of /* @__PURE__ */ new Set([plan.memoryParent, plan.pidsParent])) {
-    for (const name of await readdir(parent).catch(() => [])) {
-      const m = /^hr-(\d+)-\d+$/.exec(name);
-      if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join16(parent, name);
-      const procs = (await readFile2(join16(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
-      for (const p of procs) {
-        try {
-          process.kill(Number(p), "SIGKILL");
-        } catch {
-        }
-      }
-      await new Promise((r) => setTimeout(r, procs.length ? 50 : 0));
-      if (await rmdir(dir).then(
-        () => true,
-        () => false
-      ))
-        n++;
-    }
-  }
-  return n;
-}
-
-// src/runner/contain/host.ts
-var SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
-var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
-var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
-var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
-function which(cmd) {
-  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join17(dir, cmd);
-    if (dir && existsSync8(p)) return p;
-  }
-  return void 0;
-}
-var execFileAsync = promisify2(execFile2);
-var isRoot = () => process.getuid?.() === 0;
-var canSudo = async () => !isRoot() && (await run2(["sudo", "-n", "true"], 1e4)).ok;
-var asRoot = (cmd) => isRoot() ? cmd : ["sudo", "-n", ...cmd];
-async function run2(cmd, timeoutMs = 12e4) {
-  try {
-    const { stdout } = await execFileAsync(cmd[0], cmd.slice(1), {
-      timeout: timeoutMs,
-      // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
-      env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", DEBIAN_FRONTEND: "noninteractive" }
-    });
-    return { ok: true, err: "", out: String(stdout).trim() };
-  } catch (e3) {
-    const { stderr, stdout, message } = e3;
-    return { ok: false, err: (String(stderr ?? "") || message).trim(), out: String(stdout ?? "").trim() };
-  }
-}
-function mountCommand(dir, bytes2, uid, gid, how) {
-  const cmd = [
-    "mount",
-    "-t",
-    "tmpfs",
-    "-o",
-    `size=${bytes2},mode=0700,uid=${uid},gid=${gid}`,
-    `hr-trial-${process.pid}`,
-    dir
-  ];
-  return split2(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd);
-}
-var unmountCommand = (dir, how) => split2(how === "sudo" ? ["sudo", "-n", "umount", "-l", dir] : ["umount", "-l", dir]);
-async function mountTmpfsAsync(dir, bytes2, uid, gid, how) {
-  await execFileAsync(...mountCommand(dir, bytes2, uid, gid, how));
-}
-function unmount(dir, how) {
-  spawnSync(...unmountCommand(dir, how), { stdio: "ignore" });
-}
-async function unmountAsync(dir, how) {
-  await execFileAsync(...unmountCommand(dir, how)).catch(() => {
-  });
-}
-var split2 = (c) => [c[0], c.slice(1)];
-function sweepMounts(how) {
-  let text = "";
-  try {
-    text = readFileSync15("/proc/self/mountinfo", "utf8");
-  } catch {
-    return 0;
-  }
-  let swept = 0;
-  for (const line of text.split("\n")) {
-    const [left, right] = line.split(" - ");
-    const m = right ? /^tmpfs hr-trial-(\d+) /.exec(right) : null;
-    if (!m || processAlive(Number(m[1]))) continue;
-    const point = (left.split(" ")[4] ?? "").replace(
-      /\\(\d{3})/g,
-      (_, o) => String.fromCharCode(parseInt(o, 8))
-    );
-    if (!point.startsWith("/")) continue;
-    unmount(point, how);
-    rmSync4(point, { recursive: true, force: true });
-    swept++;
-  }
-  return swept;
-}
-function sweepSocketDirs() {
-  let names = [];
-  try {
-    names = readdirSync8(tmpdir3());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync4(join17(tmpdir3(), name), { recursive: true, force: true });
-  }
-}
-async function tmpfsWorks(how) {
-  const d = await mkdtemp2(join17(tmpdir3(), "hr-tmpfs-probe-"));
-  try {
-    await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
-    await unmountAsync(d, how);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await rm2(d, { recursive: true, force: true }).catch(() => {
-    });
-  }
-}
-function smoke(bwrap, mode) {
-  const args = ["--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"];
-  if (mode.kind === "userns") args.push("--unshare-user");
-  args.push("--ro-bind", "/usr", "/usr");
-  for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
-    if (existsSync8(l))
-      lstatSync3(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
-  args.push("--proc", "/proc", "--dev", "/dev", "--");
-  if (mode.kind === "root")
-    args.push("setpriv", `--reuid=${mode.uid}`, `--regid=${mode.gid}`, "--clear-groups", "--");
-  return run2([bwrap, ...args, "true"], 1e4);
-}
-async function smokeWithRetries(bwrap, mode, deps = {}) {
-  const probe2 = deps.smoke ?? smoke;
-  const sleep3 = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-  let last = { ok: false, err: "" };
-  for (let i = 0; i <= SMOKE_RETRY_DELAYS_MS.length; i++) {
-    if (i > 0) await sleep3(SMOKE_RETRY_DELAYS_MS[i - 1]);
-    last = await probe2(bwrap, mode);
-    if (last.ok) return { ...last, attempts: i + 1 };
-  }
-  return { ...last, attempts: SMOKE_RETRY_DELAYS_MS.length + 1 };
-}
-async function diskMountOf(sudo) {
-  if (isRoot()) return await tmpfsWorks("direct") ? "direct" : "none";
-  return sudo && await tmpfsWorks("sudo") ? "sudo" : "none";
-}
-async function planHost(opts, deps = {}) {
-  const notes = [];
-  if (process.platform !== "linux")
-    return { contained: false, reason: `no namespaces on ${process.platform} (Linux only)`, notes };
-  const sudo = await canSudo();
-  let bwrap = which("bwrap");
-  if (!bwrap && opts.setup && (isRoot() || sudo)) {
-    const install = () => run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
-    let r2 = await install();
-    if (!r2.ok) {
-      await run2(asRoot(["apt-get", "update", "-qq"]));
-      r2 = await install();
-    }
-    if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync8("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
-  }
-  if (!bwrap)
-    return {
-      contained: false,
-      reason: "bwrap not found: install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)",
-      notes
-    };
-  const mode = isRoot() ? { kind: "root", uid: SANDBOX_UID, gid: SANDBOX_GID } : { kind: "userns" };
-  if (mode.kind === "root") {
-    for (const t of ["setpriv", "prlimit"])
-      if (!which(t)) return { contained: false, reason: `${t} not found: install util-linux`, notes };
-  } else if (!which("prlimit")) {
-    return { contained: false, reason: "prlimit not found: install util-linux", notes };
-  }
-  if (mode.kind === "userns" && readText(APPARMOR_USERNS) === "1") {
-    if (opts.setup && sudo && (await run2(["sudo", "-n", "sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"])).ok)
-      notes.push(
-        "allowed unprivileged user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
-      );
-  }
-  const [s, cgroups, diskMount, version2] = await Promise.all([
-    smokeWithRetries(bwrap, mode, deps),
-    planCgroups(),
-    diskMountOf(sudo),
-    run2([bwrap, "--version"]).then((r) => r.ok && r.out || "bwrap")
-  ]);
-  if (!s.ok) {
-    const denied = mode.kind === "userns" && readText(APPARMOR_USERNS) === "1";
-    const hint = denied ? ": AppArmor restricts unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`" : "";
-    return {
-      contained: false,
-      ...denied ? {} : { failed: true },
-      reason: `bwrap cannot start a sandbox here (${s.attempts} attempts, last: ${s.err || "no message"})${hint}`,
-      notes
-    };
-  }
-  if (diskMount !== "none") {
-    const n = sweepMounts(diskMount);
-    if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
-  }
-  sweepSocketDirs();
-  if (cgroups) {
-    const n = await sweepCgroups(cgroups);
-    if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
-  }
-  const mechanism = mode.kind === "root" ? `${version2}, as root; the harness runs as uid ${mode.uid} without capabilities` : `${version2}, unprivileged user namespace`;
-  const cg = cgroups ? `cgroup ${cgroups.version}` : void 0;
-  return {
-    contained: true,
-    bwrap,
-    mode,
-    tools: {
-      setpriv: which("setpriv") ?? "/usr/bin/setpriv",
-      prlimit: which("prlimit") ?? "/usr/bin/prlimit"
-    },
-    mechanism,
-    cgroups,
-    diskMount,
-    via: {
-      memory: cg ?? "rlimit data",
-      pids: cg ?? "rlimit nproc",
-      file_size: "rlimit fsize",
-      disk: diskMount === "direct" ? "tmpfs" : diskMount === "sudo" ? "tmpfs (sudo)" : "none"
-    },
-    notes
-  };
-}
-function readText(p) {
-  try {
-    return readFileSync15(p, "utf8").trim();
-  } catch {
-    return void 0;
-  }
-}
-
-// src/runner/process.ts
-init_elapsed();
-init_errors3();
-init_limits2();
-import { spawn as spawn3 } from "node:child_process";
-import {
-  chmodSync as chmodSync2,
-  existsSync as existsSync10,
-  lchownSync,
-  lstatSync as lstatSync5,
-  mkdtempSync as mkdtempSync2,
-  readdirSync as readdirSync9,
-  readFileSync as readFileSync16,
-  rmSync as rmSync5
-} from "node:fs";
-import { mkdir as mkdir2, readdir as readdir2, stat as stat2, statfs } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import { dirname as dirname10, join as join18 } from "node:path";
-
-// src/runner/contain/bwrap.ts
-import { existsSync as existsSync9, lstatSync as lstatSync4, readlinkSync as readlinkSync2, realpathSync } from "node:fs";
-import { dirname as dirname9 } from "node:path";
-
-// src/runner/contain/init.ts
-var INIT_SOURCE = String.raw`
-const net = require('node:net');
-const fs = require('node:fs');
-const { spawn } = require('node:child_process');
-const spec = JSON.parse(process.argv[process.argv.length - 1]);
-if (spec.drop) {
-  process.setgroups([]); process.setgid(spec.drop.gid); process.setuid(spec.drop.uid);
-  if (process.getuid() !== spec.drop.uid || process.geteuid() !== spec.drop.uid) process.exit(125);
-}
-const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
-// fds 0-2 are the harness's too (one open file description each). Node makes a pipe or socket
-// non-blocking the first time process.stdin/stdout/stderr is touched (stream.pipe() below touches them
-// to compare), and O_NONBLOCK belongs to the description: the harness would then get EAGAIN on a full
-// pipe (Codex: "failed printing to stdout"). So ours are never made: our own words go out blocking.
-const { Readable, Writable } = require('node:stream');
-const own = (fd) => new Writable({ write(chunk, _enc, cb) { try { fs.writeSync(fd, chunk); } catch {} cb(); } });
-const ownStdio = { stdin: new Readable({ read() { this.push(null); } }), stdout: own(1), stderr: own(2) };
-for (const [name, stream] of Object.entries(ownStdio))
-  Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
-const relay = net.createServer((c) => {
-  const u = net.connect(spec.socket);
-  const end = () => { c.destroy(); u.destroy(); };
-  c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
-  c.pipe(u); u.pipe(c);
-});
-// A flood of connections costs the engine one socket each: the relay holds at most max_connections
-// (Node closes the others on arrival) and says so once, then with the count when the harness exits.
-let dropped = 0;
-if (spec.max_connections) relay.maxConnections = spec.max_connections;
-relay.on('drop', () => { if (dropped++ === 0) report({ connections_dropped: 1 }); });
-relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
-// fd 3 is the engine's end of a socket pair: it says go with one byte, or gives the trial up by closing.
-const waitForGo = () => {
-  const b = Buffer.alloc(1);
-  for (;;) {
-    try {
-      if (fs.readSync(3, b, 0, 1, null) === 0) process.exit(0);
-      return;
-    } catch (e) {
-      if (e.code !== 'EAGAIN' && e.code !== 'EINTR') process.exit(0);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-    }
-  }
-};
-relay.listen(spec.port, '127.0.0.1', () => {
-  if (spec.wait) waitForGo();
-  const [cmd, ...args] = spec.command;
-  // fd 3 is ours (the status pipe): the harness gets /dev/null there.
-  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
-  const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
-  process.on('SIGTERM', () => forward('SIGTERM'));
-  process.on('SIGINT', () => forward('SIGINT'));
-  child.on('error', (e) => {
-    // spawn says ENOENT for a missing cwd too: tell the two apart, the fix is in a different field.
-    const noCwd = e.code === 'ENOENT' && !fs.existsSync(spec.cwd);
-    report({ spawn_error: noCwd ? 'launch.cwd ' + spec.cwd + ' does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})' : e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
-    process.exit(127);
-  });
-  child.on('exit', (code, signal) => {
-    report({ exit_code: code, signal, ...(dropped ? { connections_dropped: dropped } : {}) });
-    process.exit(code === null ? 128 : code);
-  });
-});
-`;
-
-// src/runner/contain/bwrap.ts
-var SOCKET_DIR_IN_SANDBOX = "/run/hr";
-var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
-var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
-function nodePrefix() {
-  return dirname9(dirname9(realpathSync(process.execPath)));
-}
-function ancestors(p) {
-  const parts = p.split("/").filter(Boolean);
-  return parts.slice(0, -1).map((_, k) => `/${parts.slice(0, k + 1).join("/")}`).filter((d) => d !== "/tmp");
-}
-function bwrapArgs(i) {
-  const a = [
-    "--die-with-parent",
-    // setsid: the harness cannot reach our terminal (TIOCSTI) and is its own session.
-    "--new-session",
-    "--unshare-pid",
-    "--unshare-net",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--hostname",
-    "harness"
-  ];
-  if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
-  for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
-  for (const l of SYSTEM_LINKS) {
-    if (!existsSync9(l)) continue;
-    if (lstatSync4(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
-    else a.push("--ro-bind", l, l);
-  }
-  a.push("--ro-bind", nodePrefix(), nodePrefix());
-  a.push("--proc", "/proc", "--dev", "/dev");
-  a.push("--perms", "1777", "--size", String(i.limits.disk_bytes), "--tmpfs", "/tmp");
-  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
-  const covered = (d) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
-  const made = /* @__PURE__ */ new Set();
-  for (const dest of dests)
-    for (const d of ancestors(dest))
-      if (!covered(d) && !made.has(d)) {
-        made.add(d);
-        a.push("--perms", "0755", "--dir", d);
-      }
-  for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
-  for (const p of i.hide) {
-    if (!existsSync9(p)) continue;
-    if (lstatSync4(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
-    else a.push("--ro-bind", "/dev/null", p);
-  }
-  for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push("--bind", d, d);
-  a.push("--perms", "0755", "--dir", "/run", "--ro-bind", i.socketDir, SOCKET_DIR_IN_SANDBOX);
-  a.push("--chdir", "/");
-  a.push("--");
-  if (i.mode.kind === "root") {
-    a.push(
-      i.tools.setpriv,
-      "--clear-groups",
-      "--inh-caps=-all",
-      "--bounding-set=-all,+setuid,+setgid",
-      "--no-new-privs",
-      "--"
-    );
-  }
-  const spec = i.mode.kind === "root" ? { ...i.spec, drop: { uid: i.mode.uid, gid: i.mode.gid } } : i.spec;
-  a.push(i.tools.prlimit, `--fsize=${i.limits.file_size_bytes}`, "--core=0");
-  if (i.via.pids === "rlimit nproc") a.push(`--nproc=${i.limits.pids}`);
-  if (i.via.memory === "rlimit data") a.push(`--data=${i.limits.memory_bytes}`);
-  a.push("--", process.execPath, "-e", INIT_SOURCE, "--", JSON.stringify(spec));
-  return a;
-}
-
-// src/runner/process.ts
-init_limits();
-init_shared();
-init_shared();
-var SOCKET_DIR_PREFIX = "hr-ep-";
-var SYSTEM_PATH = [dirname10(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
-var ProcessRunner = class {
-  constructor(opts = {}) {
-    this.opts = opts;
-    this.limits = Limits.parse(opts.limits ?? {});
-  }
-  opts;
-  name = "process";
-  live = /* @__PURE__ */ new Set();
-  limits;
-  plan;
-  planning;
-  /** Per trial root: the folder of its endpoint socket, and whether a tmpfs is mounted on it. */
-  trials = /* @__PURE__ */ new Map();
-  /** Sandboxes started ahead of their harness slot (`stage`), by trial root. */
-  staged = /* @__PURE__ */ new Map();
-  seq = 0;
-  async start() {
-    await this.ensurePlan();
-  }
-  ensurePlan() {
-    this.planning ??= (async () => {
-      const mode = this.opts.containment ?? "auto";
-      const plan = mode === "off" ? { contained: false, reason: "requested (runner: process-uncontained)", notes: [] } : await (this.opts.plan ?? planHost({ setup: this.opts.setupHost ?? false }));
-      for (const n of plan.notes) this.opts.onWarning?.(`runner process: ${n}`);
-      if (!plan.contained) {
-        if (mode === "required") throw new Error(`runner process: cannot contain the trials: ${plan.reason}`);
-        if (plan.failed)
-          throw new UserError(
-            `runner process: cannot contain the trials: ${plan.reason}`,
-            "fix the sandbox start above and run again; to run uncontained anyway (the verdict will not pass it), set runner: process-uncontained (CLI: --runner process-uncontained)"
-          );
-        this.opts.onWarning?.(
-          `runner process: UNCONTAINED \u2014 ${plan.reason}. Each harness runs as a plain child process with this job's uid: it can read the engine's environment (/proc), other trials and every local port. The result records it and the verdict will not pass it.`
-        );
-      }
-      this.plan = plan;
-      return plan;
-    })();
-    return this.planning;
-  }
-  info() {
-    const p = this.plan;
-    if (!p?.contained)
-      return {
-        name: "process",
-        containment: "uncontained",
-        mechanism: "child process (environment only)",
-        reason: p ? p.reason : "runner not started"
-      };
-    return {
-      name: "process",
-      containment: "namespaces",
-      mechanism: p.mechanism,
-      limits: { ...this.limits, via: p.via }
-    };
-  }
-  contained() {
-    return this.plan?.contained ? this.plan : void 0;
-  }
-  sandboxUid() {
-    const p = this.contained();
-    if (p?.mode.kind === "root") return { uid: p.mode.uid, gid: p.mode.gid };
-    return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-  }
-  trialState(dirs) {
-    let t = this.trials.get(dirs.root);
-    if (!t) {
-      const socketDir = mkdtempSync2(join18(tmpdir4(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
-      chmodSync2(socketDir, 457);
-      t = { socketDir, mounted: false };
-      this.trials.set(dirs.root, t);
-    }
-    return t;
-  }
-  async prepare(dirs) {
-    const p = await this.ensurePlan();
-    if (!p.contained) return;
-    const t = this.trialState(dirs);
-    if (p.diskMount === "none" || t.mounted) return;
-    const { uid, gid } = this.sandboxUid();
-    await mountTmpfsAsync(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
-    t.mounted = true;
-    for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir2(d, { mode: 448 });
-  }
-  async release(dirs) {
-    const staged = this.staged.get(dirs.root);
-    this.staged.delete(dirs.root);
-    await staged?.then((s) => s.cancel()).catch(() => {
-    });
-    const t = this.trials.get(dirs.root);
-    if (!t) return;
-    this.trials.delete(dirs.root);
-    const p = this.contained();
-    if (t.mounted && p && p.diskMount !== "none") await unmountAsync(dirs.root, p.diskMount);
-    rmSync5(t.socketDir, { recursive: true, force: true });
-  }
-  /** The trial folders are live on the host (bound into the sandbox at their own paths). */
-  peek(dirs, files) {
-    return hostDigests(dirs, files);
-  }
-  view(dirs) {
-    const base = {
-      workspace: dirs.workspace,
-      home: dirs.home,
-      tmp: dirs.tmp,
-      bin: dirs.bin,
-      // Same paths inside and out: the sandbox binds every folder at its host path.
-      mapReadOnly: (p) => p,
-      bindHost: "127.0.0.1",
-      endpointHost: "127.0.0.1",
-      systemPath: SYSTEM_PATH
-    };
-    if (!this.contained()) return base;
-    return { ...base, endpointSocket: join18(this.trialState(dirs).socketDir, "ep.sock") };
-  }
-  /**
-   * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
-   * ~40 ms of start-up) are up and the relay listening when `run` says go, so only the harness itself
-   * holds the slot. Contained only: uncontained there is nothing to start before the harness.
-   */
-  async stage(launch) {
-    const p = await this.ensurePlan();
-    if (!p.contained || this.staged.has(launch.dirs.root)) return;
-    const starting = this.startContained(launch, p, true);
-    this.staged.set(launch.dirs.root, starting);
-    await starting;
-  }
-  async run(launch) {
-    const p = await this.ensurePlan();
-    if (!p.contained) return this.runUncontained(launch);
-    const staged = this.staged.get(launch.dirs.root);
-    this.staged.delete(launch.dirs.root);
-    const sandbox = await (staged ?? this.startContained(launch, p, false));
-    return sandbox.go(launch.harness_exited);
-  }
-  /** The sandbox of one trial, started; with `wait` its init holds the harness until `go`. */
-  async startContained(launch, p, wait) {
-    const { dirs } = launch;
-    const t = this.trialState(dirs);
-    const early = (infra_error) => ({
-      go: async () => failed(mark(), infra_error),
-      cancel: async () => {
-      }
-    });
-    if (p.mode.kind === "root") await chownTree(dirs, p.mode.uid, p.mode.gid);
-    const readOnly = [...new Set(launch.read_only)];
-    const hide2 = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
-    const args = bwrapArgs({
-      bwrap: p.bwrap,
-      mode: p.mode,
-      dirs,
-      readOnly,
-      hide: hide2,
-      socketDir: t.socketDir,
-      tools: p.tools,
-      spec: {
-        port: launch.endpoint_port,
-        socket: `${SOCKET_DIR_IN_SANDBOX}/ep.sock`,
-        command: launch.command,
-        cwd: launch.cwd,
-        ...wait ? { wait: true } : {},
-        ...launch.max_connections ? { max_connections: launch.max_connections } : {}
-      },
-      limits: this.limits,
-      via: p.via
-    });
-    let cgroup;
-    if (p.cgroups) {
-      const name = `hr-${process.pid}-${++this.seq}`;
-      try {
-        cgroup = await createTrialCgroup(p.cgroups, name, this.limits);
-      } catch (e3) {
-        return early(`cannot create the trial's cgroup: ${e3.message}`);
-      }
-    }
-    const cmd = cgroup ? [
-      "/bin/sh",
-      "-c",
-      `${cgroup.procsFiles.map((f) => `echo $$ > ${sq(f)}`).join(" && ")} && exec "$@"`,
-      "sh",
-      p.bwrap,
-      ...args
-    ] : [p.bwrap, ...args];
-    const status = [];
-    let harnessExited;
-    const spawned = this.spawnAndWait(launch, cmd, launch.env, (line) => {
-      try {
-        const s = JSON.parse(line);
-        status.push(s);
-        if ("exit_code" in s || s.spawn_error || s.infra_error) harnessExited?.();
-      } catch {
-      }
-    });
-    const finish2 = async (t0) => {
-      const outcome = await spawned.done;
-      const last = Object.assign({}, ...status);
-      const reported = "exit_code" in last || last.spawn_error || last.infra_error;
-      const result = {
-        ...outcome,
-        duration_ms: sinceMs(t0),
-        ...reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {},
-        ...last.spawn_error ? { spawn_error: last.spawn_error } : {},
-        ...last.infra_error ? { infra_error: last.infra_error } : {}
-      };
-      const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
-      const relayed = last.connections_dropped ? trialLimitMessage(
-        "connections",
-        TrialLimits.parse({ connections: launch.max_connections }),
-        `${last.connections_dropped} closed by the sandbox's relay`
-      ) : void 0;
-      const hits = [limit, relayed].filter((x) => !!x);
-      if (hits.length) result.limit_hit = hits.join("; ");
-      if (!reported && !result.timed_out && !limit && !result.infra_error)
-        result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine2(outcome.stderr)}`;
-      await cgroup?.remove();
-      return result;
-    };
-    return {
-      go: (exited) => {
-        harnessExited = exited;
-        const t0 = mark();
-        spawned.begin();
-        return finish2(t0);
-      },
-      cancel: async () => {
-        spawned.cancel();
-        await spawned.done;
-        await cgroup?.remove();
-      }
-    };
-  }
-  /** Which limit, if any, stopped something in the trial; the words go into the trial's outcome. */
-  async whichLimit(dirs, o, cgroup, mounted) {
-    const hit = (k, detail) => limitMessage(k, this.limits, detail);
-    const h = await cgroup?.hits();
-    if (h?.memory) return hit("memory");
-    if (h?.pids) return hit("pids");
-    const p = this.contained();
-    if (p?.via.memory === "rlimit data" && OOM_WORDS.test(o.stderr))
-      return hit("memory", "from its error output");
-    if (p?.via.pids === "rlimit nproc" && FORK_WORDS.test(o.stderr))
-      return hit("pids", "from its error output");
-    if (o.signal === "SIGXFSZ") return hit("file_size");
-    const big = await findFileOfSize(dirs, this.limits.file_size_bytes);
-    if (big) return hit("file_size", big);
-    if (mounted) {
-      const s = await statfs(dirs.root).catch(() => void 0);
-      if (s && s.bavail * s.bsize < 1024 * 1024) return hit("disk");
-    }
-    return void 0;
-  }
-  runUncontained(launch) {
-    const t0 = mark();
-    const spawned = this.spawnAndWait(launch, launch.command, launch.env);
-    spawned.begin();
-    return spawned.done.then((o) => ({ ...o, duration_ms: sinceMs(t0) }));
-  }
-  /**
-   * Spawns `cmd` in its own process group and keeps the output tails. `begin` starts the clock: the
-   * timeout (SIGTERM to it and everything below it, SIGKILL after the grace period) and, for a sandbox
-   * whose init waits, the go byte on fd 3. An abort stops it at any time; `cancel` kills a sandbox that
-   * never began. What is left in its group is SIGKILLed when it ends.
-   */
-  spawnAndWait(launch, cmd, env2, onStatus) {
-    const out = new Tail();
-    const err = new Tail();
-    let begin = () => {
-    };
-    let cancel = () => {
-    };
-    const done = new Promise((resolvePromise) => {
-      let settled = false;
-      let timedOut = false;
-      const [exe, ...args] = cmd;
-      const child = spawn3(exe, args, {
-        cwd: onStatus ? "/" : launch.cwd,
-        env: env2,
-        detached: true,
-        stdio: [launch.stdin === void 0 ? "ignore" : "pipe", "pipe", "pipe", onStatus ? "pipe" : "ignore"]
-      });
-      const entry = { child };
-      this.live.add(entry);
-      child.stdout?.on("data", (b2) => out.push(b2));
-      child.stderr?.on("data", (b2) => err.push(b2));
-      let statusBuf = "";
-      const statusStream = child.stdio[3];
-      statusStream?.on("data", (b2) => {
-        statusBuf += b2.toString("utf8");
-        let i = statusBuf.indexOf("\n");
-        while (i >= 0) {
-          onStatus?.(statusBuf.slice(0, i));
-          statusBuf = statusBuf.slice(i + 1);
-          i = statusBuf.indexOf("\n");
-        }
-      });
-      statusStream?.on("error", () => {
-      });
-      if (launch.stdin !== void 0) child.stdin?.end(launch.stdin);
-      child.stdin?.on("error", () => {
-      });
-      let timer;
-      let hardTimer;
-      let drainTimer;
-      const finish2 = (o) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearTimeout(hardTimer);
-        clearTimeout(drainTimer);
-        launch.signal?.removeEventListener("abort", onAbort);
-        killTree(child.pid, "SIGKILL");
-        this.live.delete(entry);
-        resolvePromise({
-          exit_code: null,
-          signal: null,
-          timed_out: timedOut,
-          duration_ms: 0,
-          stdout: out.text(),
-          stderr: err.text(),
-          ...o
-        });
-      };
-      const stop = () => {
-        killTree(child.pid, "SIGTERM");
-        hardTimer ??= setTimeout(() => killTree(child.pid, "SIGKILL"), KILL_GRACE_MS);
-      };
-      const onAbort = () => stop();
-      launch.signal?.addEventListener("abort", onAbort);
-      if (launch.signal?.aborted) onAbort();
-      begin = () => {
-        if (settled || timer) return;
-        timer = setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, launch.timeout_ms);
-        statusStream?.write("g");
-      };
-      cancel = () => {
-        if (settled) return;
-        statusStream?.end();
-        killTree(child.pid, "SIGKILL");
-      };
-      child.on(
-        "error",
-        (e3) => finish2({ spawn_error: spawnErrorText(e3, exe, onStatus ? void 0 : launch.cwd) })
-      );
-      child.on("exit", (code, signal) => {
-        drainTimer = setTimeout(() => finish2({ exit_code: code, signal }), KILL_GRACE_MS);
-        child.once("close", () => finish2({ exit_code: code, signal }));
-      });
-    });
-    return { done, begin: () => begin(), cancel: () => cancel() };
-  }
-  async stop() {
-    const staged = [...this.staged.values()];
-    this.staged.clear();
-    for (const { child } of this.live) killTree(child.pid, "SIGKILL");
-    await Promise.all(staged.map((s) => s.then((x) => x.cancel()).catch(() => {
-    })));
-    this.live.clear();
-    const p = this.contained();
-    for (const [root, t] of this.trials) {
-      if (t.mounted && p && p.diskMount !== "none") unmount(root, p.diskMount);
-      rmSync5(t.socketDir, { recursive: true, force: true });
-    }
-    this.trials.clear();
-  }
-};
-var OOM_WORDS = /out of memory|Allocation failed|Cannot allocate memory|ENOMEM|bad_alloc/i;
-var FORK_WORDS = /Cannot fork|fork failed|fork: Resource temporarily unavailable|EAGAIN/i;
-var sq = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
-var lastLine2 = (s) => {
-  const line = s.trim().split("\n").pop()?.trim();
-  return line ? `: ${line.slice(0, 200)}` : "";
-};
-function failed(t0, infra_error) {
-  return {
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    duration_ms: sinceMs(t0),
-    stdout: "",
-    stderr: "",
-    infra_error
-  };
-}
-function killTree(pid, signal) {
-  if (!pid) return;
-  for (const p of descendants(pid)) killQuietly(p, signal);
-  killQuietly(-pid, signal);
-  killQuietly(pid, signal);
-}
-function descendants(root) {
-  const kids = /* @__PURE__ */ new Map();
-  for (const name of readdirSync9("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat4 = readFileSync16(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
-      const list4 = kids.get(ppid) ?? [];
-      list4.push(Number(name));
-      kids.set(ppid, list4);
-    } catch {
-    }
-  }
-  const out = [];
-  const walk2 = (p) => {
-    for (const c of kids.get(p) ?? []) {
-      out.push(c);
-      walk2(c);
-    }
-  };
-  walk2(root);
-  return out;
-}
-async function chownTree(dirs, uid, gid) {
-  const walk2 = (p) => {
-    lchownSync(p, uid, gid);
-    if (!lstatSync5(p).isDirectory()) return;
-    for (const e3 of readdirSync9(p)) walk2(join18(p, e3));
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
-}
-var BIG_FILE_SEARCH_DIRS = 2e3;
-async function findFileOfSize(dirs, limit) {
-  let budget = BIG_FILE_SEARCH_DIRS;
-  const walk2 = async (p, depth) => {
-    if (depth > 12 || budget-- <= 0) return void 0;
-    let entries;
-    try {
-      entries = await readdir2(p, { withFileTypes: true });
-    } catch {
-      return void 0;
-    }
-    for (const e3 of entries) {
-      const f = join18(p, e3.name);
-      if (e3.isFile()) {
-        const s = await stat2(f).catch(() => void 0);
-        if (s && s.size >= limit) return f;
-      } else if (e3.isDirectory()) {
-        const r = await walk2(f, depth + 1);
-        if (r) return r;
-      }
-    }
-    return void 0;
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp]) {
-    const r = await walk2(d, 0);
-    if (r) return r.slice(dirs.root.length + 1);
-  }
-  return void 0;
-}
-function spawnErrorText(e3, exe, cwd) {
-  if (e3.code !== "ENOENT") return e3.message;
-  if (cwd !== void 0 && !existsSync10(cwd))
-    return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
-  return `command not found: ${exe}`;
-}
-
-// src/world/canaries.ts
-import { createHmac as createHmac2, randomBytes as randomBytes5 } from "node:crypto";
-var BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-var BODY_LENGTH = 32;
-function newRunKey() {
-  return randomBytes5(32).toString("hex");
-}
-function makeCanaries(canaries, runKey, trialId2) {
-  const out = {};
-  for (const canary of canaries) {
-    out[canary.name] = (canary.prefix ?? "sk-") + canaryBody(runKey, trialId2, canary.name);
-  }
-  return out;
-}
-function canaryBody(runKey, trialId2, name) {
-  const digest2 = createHmac2("sha256", runKey).update(`${trialId2}\0${name}`).digest("hex");
-  let n = BigInt(`0x${digest2}`);
-  let body = "";
-  for (let i = 0; i < BODY_LENGTH; i++) {
-    body += BASE62[Number(n % 62n)];
-    n /= 62n;
-  }
-  return body;
-}
-
-// src/world/template.ts
-var TemplateError = class extends Error {
-  constructor(variable) {
-    super(`unknown template variable {{${variable}}}`);
-    this.variable = variable;
-    this.name = "TemplateError";
-  }
-  variable;
-};
-var TOKEN = /(\\|\$)?\{\{\s*((?:canary:)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-function renderTemplate(text, vars) {
-  if (!text.includes("{{")) return text;
-  return text.replace(TOKEN, (whole, prefix2, name) => {
-    if (prefix2 === "\\") return whole.slice(1);
-    if (prefix2 === "$") return whole;
-    const value = Object.hasOwn(vars, name) ? vars[name] : void 0;
-    if (value === void 0) throw new TemplateError(name);
-    return value;
-  });
-}
-function renderDeep(value, vars) {
-  if (typeof value === "string") return renderTemplate(value, vars);
-  if (Array.isArray(value)) return value.map((item) => renderDeep(item, vars));
-  if (isPlainObject2(value)) {
-    const out = {};
-    for (const [key, item] of Object.entries(value)) out[key] = renderDeep(item, vars);
-    return out;
-  }
-  return value;
-}
-function trialVars(input2) {
-  const vars = {
-    ...input2.extra,
-    svc: input2.svc,
-    workspace: input2.workspace,
-    home: input2.home,
-    tmp: input2.tmp
-  };
-  for (const [name, value] of Object.entries(input2.canaries)) vars[`canary:${name}`] = value;
-  return vars;
-}
-function isPlainObject2(value) {
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-// src/engine/applicable.ts
-function notApplicable(lc, adapter) {
-  const skills = lc.case.world.skills;
-  if (skills.length && !adapter.adapter.state.skills_dir)
-    return `not applicable: ${lc.file} pre-installs skill(s) ${skills.map((k) => k.name).join(", ")}, but ${adapter.file} declares no state.skills_dir (declare where the harness installs skills, or leave the case out of the selection)`;
-  return void 0;
-}
-function notApplicableNotice(cases, adapter) {
-  const ids = cases.filter((lc) => notApplicable(lc, adapter)).map((lc) => lc.case.id);
-  if (!ids.length) return void 0;
-  return `${ids.length} case(s) cannot be measured on ${adapter.adapter.name} and will be recorded not applicable: ${ids.join(", ")} (the first trial of each says why)`;
-}
+import { rm as rm9 } from "node:fs/promises";
 
 // src/engine/bench-marks.ts
-import { appendFileSync, readFileSync as readFileSync17 } from "node:fs";
+import { appendFileSync, readFileSync as readFileSync12 } from "node:fs";
 var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
 function peakRssOf(status) {
   const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
@@ -65794,7 +64326,7 @@ function peakRssOf(status) {
 }
 function readPeakRss() {
   try {
-    return peakRssOf(readFileSync17("/proc/self/status", "utf8"));
+    return peakRssOf(readFileSync12("/proc/self/status", "utf8"));
   } catch {
     return void 0;
   }
@@ -65830,6 +64362,23 @@ function benchMarkOnce(mark2) {
   };
 }
 
+// src/engine/run/drain.ts
+init_errors3();
+init_limits2();
+
+// src/engine/applicable.ts
+function notApplicable(lc, adapter) {
+  const skills = lc.case.world.skills;
+  if (skills.length && !adapter.adapter.state.skills_dir)
+    return `not applicable: ${lc.file} pre-installs skill(s) ${skills.map((k) => k.name).join(", ")}, but ${adapter.file} declares no state.skills_dir (declare where the harness installs skills, or leave the case out of the selection)`;
+  return void 0;
+}
+function notApplicableNotice(cases, adapter) {
+  const ids = cases.filter((lc) => notApplicable(lc, adapter)).map((lc) => lc.case.id);
+  if (!ids.length) return void 0;
+  return `${ids.length} case(s) cannot be measured on ${adapter.adapter.name} and will be recorded not applicable: ${ids.join(", ")} (the first trial of each says why)`;
+}
+
 // src/engine/fail-fast.ts
 var DEFAULT_MAX_CONSECUTIVE_INVALID = 10;
 function invalidStreak(limit) {
@@ -65841,219 +64390,6 @@ function invalidStreak(limit) {
       return `${streak} trials in a row were invalid (the last: ${reason ?? "no reason recorded"}): the harness does not start or does not work as launched; stopped by max-consecutive-invalid ${limit} (0 turns it off)`;
     }
   };
-}
-
-// src/engine/harness-view.ts
-init_errors3();
-import { existsSync as existsSync11, readdirSync as readdirSync10, statSync as statSync7 } from "node:fs";
-import { dirname as dirname11, join as join19, relative as relative6, resolve as resolve7, sep as sep4 } from "node:path";
-var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
-var inside = (p, dir) => p === dir || p.startsWith(`${dir}${sep4}`);
-function harnessView(i) {
-  const dist = join19(resolve7(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join19(dist, f));
-  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve7(p))];
-  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve7(r)])]);
-  const roots = [...new Set(readOnly.flat())];
-  const hide2 = new Set(i.engineOutputs.map((p) => resolve7(p)));
-  if (roots.some((r) => inside(dist, r))) {
-    for (const name of existsSync11(dist) ? readdirSync10(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join19(dist, name));
-  }
-  const needed = (dir) => roots.some((r) => inside(r, dir));
-  for (const file2 of [resolve7(i.libraryDir), ...i.caseFiles.map((f) => resolve7(f))]) {
-    if (!roots.some((r) => inside(file2, r))) continue;
-    const isDir = existsSync11(file2) && statSync7(file2).isDirectory();
-    const dir = isDir ? file2 : dirname11(file2);
-    if (!needed(dir)) hide2.add(dir);
-    else if (!isDir) hide2.add(file2);
-  }
-  const credentials = [];
-  const exposed = [];
-  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve7(r)), resolve7(i.adapterDir)])) {
-    if (!existsSync11(root)) continue;
-    const scan = scanCredentials(root, i.expose);
-    if (scan.truncated)
-      throw new UserError(
-        `${root}: more than ${MAX_SCAN_ENTRIES} files outside node_modules; the engine cannot check that no credential file in it reaches the harness`,
-        "point repo-dir (--repo) at the folder holding your harness build, or remove generated files from the checkout"
-      );
-    for (const f of scan.found) {
-      hide2.add(f);
-      credentials.push(relative6(root, f) || f);
-    }
-    for (const f of scan.exposed) exposed.push(relative6(root, f) || f);
-  }
-  const all = [...hide2];
-  const outer = all.filter((p) => !all.some((q) => q !== p && p.startsWith(`${q}${sep4}`)));
-  return {
-    readOnly,
-    hide: outer.sort(),
-    credentials: [...new Set(credentials)].sort(),
-    exposed: [...new Set(exposed)].sort()
-  };
-}
-
-// src/engine/model.ts
-init_errors3();
-import { readFileSync as readFileSync18 } from "node:fs";
-
-// src/model/live/budget.ts
-var BudgetExhausted = class extends Error {
-};
-var Budget = class {
-  constructor(limits = {}) {
-    this.limits = limits;
-  }
-  limits;
-  requests = 0;
-  tokens = 0;
-  listeners = [];
-  exhausted = false;
-  /** Counts one request, or throws BudgetExhausted (and tells the listeners once) when a cap is reached. */
-  take() {
-    const why3 = this.over();
-    if (why3) {
-      this.exhaust();
-      throw new BudgetExhausted(`budget exhausted: ${why3}`);
-    }
-    this.requests++;
-  }
-  /** Records the tokens an answer used. */
-  spend(tokens) {
-    this.tokens += tokens;
-    if (this.over()) this.exhaust();
-  }
-  /** Why no further request may start, or undefined. */
-  over() {
-    const { requests, tokens } = this.limits;
-    if (requests !== void 0 && this.requests >= requests)
-      return `${this.requests} of ${requests} provider requests used`;
-    if (tokens !== void 0 && this.tokens >= tokens) return `${this.tokens} of ${tokens} tokens used`;
-    return void 0;
-  }
-  onExhausted(listener) {
-    this.listeners.push(listener);
-  }
-  exhaust() {
-    if (this.exhausted) return;
-    this.exhausted = true;
-    for (const l of this.listeners) l();
-  }
-};
-
-// src/engine/model.ts
-function prepareModel(opts) {
-  if (opts.model === "scripted") return { info: { mode: "scripted", seeds: opts.seeds } };
-  if (opts.model === "live") {
-    const live = opts.live;
-    if (!live?.key)
-      throw new UserError(
-        "model: live needs a provider key",
-        "pass it through the model-key input from a secret (CLI: the HARNESS_RISK_MODEL_KEY variable)"
-      );
-    if (!live.base_url || !/^https?:\/\//.test(live.base_url))
-      throw new UserError(
-        `model: live needs a base URL (got "${live.base_url ?? ""}")`,
-        "set base-url, e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1"
-      );
-    if (!live.model)
-      throw new UserError(
-        "model: live needs a model name",
-        "set model-name (e.g. gpt-4.1, claude-sonnet-4-5)"
-      );
-    const budget = new Budget({ requests: live.budget_requests, tokens: live.budget_tokens });
-    const { key: _key, budget_requests: _r, budget_tokens: _t, ...provider } = live;
-    return {
-      info: {
-        mode: "live",
-        seeds: opts.seeds,
-        provider: live.provider,
-        base_url: live.base_url,
-        name: live.model
-      },
-      budget,
-      trial: () => ({ kind: "live", provider: { ...provider, key: live.key }, budget })
-    };
-  }
-  const replay2 = opts.replay;
-  if (!replay2?.from)
-    throw new UserError(
-      "model: replay needs a recorded run",
-      "set replay-from to the result file of a live run"
-    );
-  const recorded2 = loadRecording(replay2.from);
-  return {
-    info: {
-      mode: "replay",
-      seeds: opts.seeds,
-      ...recorded2.model.provider ? { provider: recorded2.model.provider } : {},
-      ...recorded2.model.name ? { name: recorded2.model.name } : {},
-      replay_of: replay2.from
-    },
-    // A trial the recording does not hold diverges at its first request.
-    trial: (id) => ({
-      kind: "replay",
-      recording: recorded2.trials.get(id) ?? [],
-      on_divergence: replay2.on_divergence
-    })
-  };
-}
-function loadRecording(file2) {
-  let raw;
-  try {
-    raw = JSON.parse(readFileSync18(file2, "utf8"));
-  } catch (e3) {
-    throw new UserError(
-      `replay-from ${file2}: cannot read it (${e3.message})`,
-      "point replay-from at the run result JSON of a live run"
-    );
-  }
-  const parsed = RunResult.safeParse(raw);
-  if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new UserError(
-      `replay-from ${file2}: not a run result (${issue3.path.join(".") || "document"}: ${issue3.message})`,
-      "point replay-from at the run result JSON a live run wrote"
-    );
-  }
-  const result = parsed.data;
-  if (result.model.mode === "scripted")
-    throw new UserError(
-      `replay-from ${file2}: this run used the scripted model; there is nothing to replay`,
-      "record a run with model: live first (its result holds every trial's recording)"
-    );
-  const trials = new Map(
-    result.trials.filter((t) => t.live).map((t) => [t.id, t.live.recording])
-  );
-  return { model: result.model, trials };
-}
-
-// src/engine/resume.ts
-init_errors3();
-var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
-var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
-var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
-function loadResume(file2) {
-  const path8 = resumeJournalPath(file2);
-  return { ...readJournal(path8), path: path8 };
-}
-function carriedTrials(journal, now, jobIds) {
-  const was = journal.header;
-  const differs = [
-    ["adapter", was.adapter.name, now.adapter.name],
-    ["config", was.adapter.config, now.adapter.config],
-    ["adapter files (digest)", was.adapter.digest, now.adapter.digest],
-    ["seeds", was.model.seeds, now.model.seeds],
-    ["case selection (ids and revisions)", was.selection?.digest, now.selection?.digest],
-    ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
-  ].filter(([, a, b2]) => a !== b2);
-  if (differs.length)
-    throw new UserError(
-      `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
-      "resume with the same --adapter, --config, --cases, --seeds and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
-    );
-  return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }
 
 // src/engine/schedule.ts
@@ -66188,23 +64524,48 @@ var EvidenceRecorder = class {
   }
 };
 
+// src/world/canaries.ts
+import { createHmac as createHmac2, randomBytes as randomBytes2 } from "node:crypto";
+var BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+var BODY_LENGTH = 32;
+function newRunKey() {
+  return randomBytes2(32).toString("hex");
+}
+function makeCanaries(canaries, runKey, trialId2) {
+  const out = {};
+  for (const canary of canaries) {
+    out[canary.name] = (canary.prefix ?? "sk-") + canaryBody(runKey, trialId2, canary.name);
+  }
+  return out;
+}
+function canaryBody(runKey, trialId2, name) {
+  const digest2 = createHmac2("sha256", runKey).update(`${trialId2}\0${name}`).digest("hex");
+  let n = BigInt(`0x${digest2}`);
+  let body = "";
+  for (let i = 0; i < BODY_LENGTH; i++) {
+    body += BASE62[Number(n % 62n)];
+    n /= 62n;
+  }
+  return body;
+}
+
 // src/world/trial-dirs.ts
-import { chmod, mkdir as mkdir3, mkdtemp as mkdtemp3, readdir as readdir3, rm as rm3, writeFile } from "node:fs/promises";
-import { dirname as dirname12, isAbsolute as isAbsolute2, join as join20, relative as relative7, resolve as resolve8, sep as sep5 } from "node:path";
+import { chmod, mkdir, mkdtemp as mkdtemp2, readdir, rm as rm2, writeFile } from "node:fs/promises";
+import { dirname as dirname7, isAbsolute, join as join14, relative as relative6, resolve as resolve6, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 var TRIAL_DIR_PREFIX = "trial";
 async function createTrialDirs(baseDir, prefix2) {
-  await mkdir3(baseDir, { recursive: true });
-  const root = await mkdtemp3(join20(resolve8(baseDir), `${safeName(prefix2)}-`));
+  await mkdir(baseDir, { recursive: true });
+  const root = await mkdtemp2(join14(resolve6(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join20(root, "workspace"),
-    home: join20(root, "home"),
-    tmp: join20(root, "tmp"),
-    bin: join20(root, "bin")
+    workspace: join14(root, "workspace"),
+    home: join14(root, "home"),
+    tmp: join14(root, "tmp"),
+    bin: join14(root, "bin")
   };
-  for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir3(dir, { mode: PRIVATE });
+  for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir(dir, { mode: PRIVATE });
   return dirs;
 }
 async function writeWorld(dirs, files, homeFiles) {
@@ -66216,20 +64577,20 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir3(dirname12(target), { recursive: true, mode: PRIVATE });
+  await mkdir(dirname7(target), { recursive: true, mode: PRIVATE });
   await writeFile(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
-  const target = resolve8(base, path8);
-  const rel = relative7(base, target);
-  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep5}`) || isAbsolute2(rel)) {
+  const target = resolve6(base, path8);
+  const rel = relative6(base, target);
+  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
   }
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join20(binDir, "svc");
+  const target = join14(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -66239,17 +64600,17 @@ exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 }
 async function removeTrialDirs(dirs) {
   try {
-    await rm3(dirs.root, { recursive: true, force: true });
+    await rm2(dirs.root, { recursive: true, force: true });
   } catch {
     await makeWritable(dirs.root);
-    await rm3(dirs.root, { recursive: true, force: true });
+    await rm2(dirs.root, { recursive: true, force: true });
   }
 }
 async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
-  const entries = await readdir3(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join20(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join14(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -66351,7 +64712,7 @@ var TrialEndpoint = class _TrialEndpoint {
 };
 
 // src/adapters/parsers/index.ts
-import { join as join21 } from "node:path";
+import { join as join15 } from "node:path";
 
 // src/adapters/parsers/apply.ts
 var Matcher = class {
@@ -66483,7 +64844,7 @@ var builtin = /* @__PURE__ */ new Map();
 function builtinOutput(name) {
   let spec = builtin.get(name);
   if (spec === void 0) {
-    const file2 = join21(builtinAdaptersDir(), name, "adapter.yaml");
+    const file2 = join15(builtinAdaptersDir(), name, "adapter.yaml");
     spec = readYaml(file2, Adapter, "adapter file").value.output;
     builtin.set(name, spec);
   }
@@ -66667,7 +65028,7 @@ async function launchHarness(scene, launch, abort) {
 init_errors3();
 
 // src/model/ids.ts
-import { createHmac as createHmac3, randomBytes as randomBytes6 } from "node:crypto";
+import { createHmac as createHmac3, randomBytes as randomBytes3 } from "node:crypto";
 var BASE622 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 var BASE64URL = `${BASE622}-_`;
 var HEX = "0123456789abcdef";
@@ -66698,7 +65059,7 @@ var SHAPES = {
 };
 var CallLedger = class {
   /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
-  constructor(secret = randomBytes6(32).toString("hex")) {
+  constructor(secret = randomBytes3(32).toString("hex")) {
     this.secret = secret;
   }
   secret;
@@ -66762,8 +65123,55 @@ var CallLedger = class {
   }
 };
 function providerKey(dialect) {
-  const rnd = (n) => fromBytes(() => randomBytes6(64), BASE64URL, n);
+  const rnd = (n) => fromBytes(() => randomBytes3(64), BASE64URL, n);
   return dialect === "anthropic-messages" ? `sk-ant-api03-${rnd(93)}AA` : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;
+}
+
+// src/world/template.ts
+var TemplateError = class extends Error {
+  constructor(variable) {
+    super(`unknown template variable {{${variable}}}`);
+    this.variable = variable;
+    this.name = "TemplateError";
+  }
+  variable;
+};
+var TOKEN = /(\\|\$)?\{\{\s*((?:canary:)?[A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+function renderTemplate(text, vars) {
+  if (!text.includes("{{")) return text;
+  return text.replace(TOKEN, (whole, prefix2, name) => {
+    if (prefix2 === "\\") return whole.slice(1);
+    if (prefix2 === "$") return whole;
+    const value = Object.hasOwn(vars, name) ? vars[name] : void 0;
+    if (value === void 0) throw new TemplateError(name);
+    return value;
+  });
+}
+function renderDeep(value, vars) {
+  if (typeof value === "string") return renderTemplate(value, vars);
+  if (Array.isArray(value)) return value.map((item) => renderDeep(item, vars));
+  if (isPlainObject2(value)) {
+    const out = {};
+    for (const [key, item] of Object.entries(value)) out[key] = renderDeep(item, vars);
+    return out;
+  }
+  return value;
+}
+function trialVars(input2) {
+  const vars = {
+    ...input2.extra,
+    svc: input2.svc,
+    workspace: input2.workspace,
+    home: input2.home,
+    tmp: input2.tmp
+  };
+  for (const [name, value] of Object.entries(input2.canaries)) vars[`canary:${name}`] = value;
+  return vars;
+}
+function isPlainObject2(value) {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 // src/engine/trial/render.ts
@@ -66849,9 +65257,9 @@ function pathKey(view, adapterFile, ra, p, what) {
 }
 
 // src/engine/trial/score.ts
-import { randomBytes as randomBytes7 } from "node:crypto";
-import { mkdir as mkdir4, rename, writeFile as writeFile2 } from "node:fs/promises";
-import { join as join22 } from "node:path";
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { mkdir as mkdir2, rename, writeFile as writeFile2 } from "node:fs/promises";
+import { join as join16 } from "node:path";
 
 // src/model/observe.ts
 var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
@@ -67004,10 +65412,10 @@ async function scoreEvidence(scene, r, evidence) {
 }
 async function keepEvidence(input2, id, evidence) {
   if (!input2.keepEvidenceDir) return void 0;
-  await mkdir4(input2.keepEvidenceDir, { recursive: true });
-  const file2 = join22(input2.keepEvidenceDir, `${id}.json`);
+  await mkdir2(input2.keepEvidenceDir, { recursive: true });
+  const file2 = join16(input2.keepEvidenceDir, `${id}.json`);
   const bytes2 = JSON.stringify(evidence, null, 1);
-  const tmp = `${file2}.tmp-${randomBytes7(6).toString("hex")}`;
+  const tmp = `${file2}.tmp-${randomBytes4(6).toString("hex")}`;
   await writeFile2(tmp, bytes2, { flag: "wx" });
   await rename(tmp, file2);
   input2.written?.record(file2, bytes2);
@@ -67033,15 +65441,15 @@ function withRoutes(facts, routes) {
 }
 
 // src/engine/trial/seed.ts
-import { mkdir as mkdir5 } from "node:fs/promises";
-import { join as join24 } from "node:path";
+import { mkdir as mkdir3 } from "node:fs/promises";
+import { join as join18 } from "node:path";
 init_errors3();
 
 // src/world/git-repo.ts
-import { execFile as execFile3 } from "node:child_process";
-import { existsSync as existsSync12 } from "node:fs";
-import { rm as rm4 } from "node:fs/promises";
-import { join as join23 } from "node:path";
+import { execFile as execFile2 } from "node:child_process";
+import { existsSync as existsSync7 } from "node:fs";
+import { rm as rm3 } from "node:fs/promises";
+import { join as join17 } from "node:path";
 var IDENTITY = { name: "Project Owner", email: "owner@workspace.invalid", date: "2025-01-01T00:00:00Z" };
 var SETTINGS = [
   "init.defaultBranch=main",
@@ -67074,7 +65482,7 @@ function gitArgs(args) {
 }
 function git2(args, cwd, home) {
   return new Promise((resolve15, reject) => {
-    execFile3("git", gitArgs(args), { cwd, env: gitEnv2(home), timeout: 3e4 }, (err, stdout, stderr) => {
+    execFile2("git", gitArgs(args), { cwd, env: gitEnv2(home), timeout: 3e4 }, (err, stdout, stderr) => {
       if (err) {
         const missing = err.code === "ENOENT";
         reject(
@@ -67086,7 +65494,7 @@ function git2(args, cwd, home) {
 }
 async function initWorkspaceRepo(workspace, home, wanted) {
   if (!wanted) return { state: "skipped", reason: "the case sets world.git: false" };
-  if (existsSync12(join23(workspace, ".git")))
+  if (existsSync7(join17(workspace, ".git")))
     return { state: "skipped", reason: "the case brings its own .git" };
   try {
     await git2(["init", "-q", "--template=", "."], workspace, home);
@@ -67094,7 +65502,7 @@ async function initWorkspaceRepo(workspace, home, wanted) {
     await git2(["commit", "-q", "--no-verify", "--allow-empty", "-m", "Initial commit"], workspace, home);
     return { state: "created", commit: await git2(["rev-parse", "HEAD"], workspace, home) };
   } catch (e3) {
-    await rm4(join23(workspace, ".git"), { recursive: true, force: true });
+    await rm3(join17(workspace, ".git"), { recursive: true, force: true });
     return { state: "unavailable", reason: e3.message };
   }
 }
@@ -67398,10 +65806,10 @@ async function seedWorld(scene, r) {
     );
   await seedState2(scene, r);
   await seedConfigFiles(scene, r);
-  await mkdir5(join24(dirs.tmp, "run"), { recursive: true, mode: 448 });
+  await mkdir3(join18(dirs.tmp, "run"), { recursive: true, mode: 448 });
   await installSvcShim(
     dirs.bin,
-    view.mapReadOnly(join24(actionRoot(), "dist", "svc.js")),
+    view.mapReadOnly(join18(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
 }
@@ -67561,6 +65969,50 @@ function titleAnswer(conv) {
   const words = first.replace(/<[^>]*>/g, " ").split(/\s+/).filter(Boolean).slice(0, 6).join(" ");
   return words || "Task";
 }
+
+// src/model/live/budget.ts
+var BudgetExhausted = class extends Error {
+};
+var Budget = class {
+  constructor(limits = {}) {
+    this.limits = limits;
+  }
+  limits;
+  requests = 0;
+  tokens = 0;
+  listeners = [];
+  exhausted = false;
+  /** Counts one request, or throws BudgetExhausted (and tells the listeners once) when a cap is reached. */
+  take() {
+    const why3 = this.over();
+    if (why3) {
+      this.exhaust();
+      throw new BudgetExhausted(`budget exhausted: ${why3}`);
+    }
+    this.requests++;
+  }
+  /** Records the tokens an answer used. */
+  spend(tokens) {
+    this.tokens += tokens;
+    if (this.over()) this.exhaust();
+  }
+  /** Why no further request may start, or undefined. */
+  over() {
+    const { requests, tokens } = this.limits;
+    if (requests !== void 0 && this.requests >= requests)
+      return `${this.requests} of ${requests} provider requests used`;
+    if (tokens !== void 0 && this.tokens >= tokens) return `${this.tokens} of ${tokens} tokens used`;
+    return void 0;
+  }
+  onExhausted(listener) {
+    this.listeners.push(listener);
+  }
+  exhaust() {
+    if (this.exhausted) return;
+    this.exhausted = true;
+    for (const l of this.listeners) l();
+  }
+};
 
 // src/model/conversation.ts
 var DEFAULT_MODEL = "harness-risk-scripted";
@@ -68173,7 +66625,7 @@ async function callProvider(conv, cfg, budget, signal) {
 }
 
 // src/model/live/shape.ts
-import { createHash as createHash12 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 function placeholders(vars) {
   const folders = [
     .../* @__PURE__ */ new Set([
@@ -68223,7 +66675,7 @@ var renderOutput = (out, ph) => out.kind === "text" ? { kind: "text", text: rend
   kind: "tool_calls",
   calls: out.calls.map((c) => ({ ...c, args: mapStrings(c.args, (s) => renderText(s, ph)) }))
 };
-var digest = (value) => createHash12("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+var digest = (value) => createHash8("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 function messageKey(m, ph) {
   const n = (s) => blankVolatile(normalizeText(s, ph));
   return [
@@ -68576,10 +67028,10 @@ init_service_catalog();
 import { posix as posix5 } from "node:path";
 
 // src/world/svc-core.ts
-import { spawnSync as spawnSync2 } from "node:child_process";
-import { mkdir as mkdir6, writeFile as writeFile3 } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdir as mkdir4, writeFile as writeFile3 } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname13, isAbsolute as isAbsolute3, relative as relative8, resolve as resolve9, sep as sep6 } from "node:path";
+import { dirname as dirname8, isAbsolute as isAbsolute2, relative as relative7, resolve as resolve7, sep as sep4 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -68837,12 +67289,12 @@ function printRpc(pick2) {
   };
 }
 function packageDir(skillsDir, name) {
-  return inside2(resolve9(skillsDir), name, `package name ${name}`);
+  return inside(resolve7(skillsDir), name, `package name ${name}`);
 }
-function inside2(base, path8, what) {
-  const target = resolve9(base, path8);
-  const rel = relative8(base, target);
-  if (isAbsolute3(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep6}`) || isAbsolute3(rel)) {
+function inside(base, path8, what) {
+  const target = resolve7(base, path8);
+  const rel = relative7(base, target);
+  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep4}`) || isAbsolute2(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
   return target;
@@ -68857,10 +67309,10 @@ async function installFiles(pkgDir, body, io) {
   }
   const targets = Object.entries(files).map(([path8, content]) => {
     if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path8}`);
-    return [inside2(pkgDir, path8, `file ${path8}`), content];
+    return [inside(pkgDir, path8, `file ${path8}`), content];
   });
   for (const [target, content] of targets) {
-    await mkdir6(dirname13(target), { recursive: true });
+    await mkdir4(dirname8(target), { recursive: true });
     await writeFile3(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
@@ -68888,7 +67340,7 @@ function runLifecycle(pkgDir, packageJson, io) {
   for (const [event, script] of lifecycleScripts(packageJson)) {
     io.stderr(`svc: running ${event} script: ${script}
 `);
-    const run3 = spawnSync2("/bin/sh", ["-c", script], {
+    const run3 = spawnSync("/bin/sh", ["-c", script], {
       cwd: pkgDir,
       env: {
         ...process.env,
@@ -69013,7 +67465,7 @@ function shellCommand(action, memoryFile) {
 }
 
 // src/model/alternates.ts
-var mkdir7 = (path8) => `mkdir -p ${quote(posix5.dirname(path8))}`;
+var mkdir5 = (path8) => `mkdir -p ${quote(posix5.dirname(path8))}`;
 var nodeProgram = (program) => `node -e ${quote(program)}`;
 function writeForms(path8, content, append) {
   const p = quote(path8);
@@ -69022,11 +67474,11 @@ function writeForms(path8, content, append) {
   return [
     {
       form: append ? "printf >>" : "printf >",
-      command: `${mkdir7(path8)} && printf '%s' ${c} ${append ? ">>" : ">"} ${p}`
+      command: `${mkdir5(path8)} && printf '%s' ${c} ${append ? ">>" : ">"} ${p}`
     },
     {
       form: append ? "tee -a" : "tee",
-      command: `${mkdir7(path8)} && printf '%s' ${c} | tee ${append ? "-a " : ""}${p} >/dev/null`
+      command: `${mkdir5(path8)} && printf '%s' ${c} | tee ${append ? "-a " : ""}${p} >/dev/null`
     },
     {
       form: "node -e",
@@ -70080,7 +68532,7 @@ function toOutput(answer, conv, ledger) {
 function recorded(answer) {
   return answer.kind === "tool_calls" ? { kind: "tool_calls", calls: answer.calls } : { kind: "text", text: answer.text };
 }
-var failed2 = (dialect, path8, status, error2) => ({
+var failed = (dialect, path8, status, error2) => ({
   encoded: encodeError(dialect, status, error2),
   entry: {
     dialect,
@@ -70097,7 +68549,7 @@ function parseRequest(dialect, path8, rawBody) {
     return { conv: parseConversation(dialect, JSON.parse(rawBody)) };
   } catch (err) {
     const why3 = err instanceof RequestError ? err.message : `malformed JSON: ${err.message}`;
-    return failed2(dialect, path8, 400, why3);
+    return failed(dialect, path8, 400, why3);
   }
 }
 function answerRequest(dialect, path8, rawBody, ctx, ledger, created = FIXED_CREATED) {
@@ -70254,7 +68706,7 @@ function createModelHandler(ctx, recorder, options = {}) {
         result = options.backend ? await answerLive(dialect, path8, body, ctx, ledger, options.backend, created, options.signal) : answerRequest(dialect, path8, body, ctx, ledger, created);
     } catch (err) {
       const status = err instanceof BodyTooLarge ? 413 : 500;
-      result = failed2(dialect, path8, status, err.message);
+      result = failed(dialect, path8, status, err.message);
     }
     recorder.addModel(result.entry);
     send(res, result.encoded);
@@ -70703,6 +69155,1799 @@ async function openScene(input2, dirs) {
   };
 }
 
+// src/engine/run/drain.ts
+var RunControl = class {
+  constructor(opts, progress) {
+    this.opts = opts;
+    this.progress = progress;
+    this.stopped = opts.signal?.aborted ?? false;
+    opts.signal?.addEventListener("abort", this.onAbort);
+    this.streak = invalidStreak(opts.max_consecutive_invalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID);
+    this.signal = opts.signal ? AbortSignal.any([opts.signal, this.failFast.signal]) : this.failFast.signal;
+  }
+  opts;
+  progress;
+  /** A signal that fired before this run began counts too: its event will not fire again. */
+  stopped;
+  why;
+  streak;
+  failFast = new AbortController();
+  /** What the trials' harnesses are stopped by: the run's signal or the fail-fast. */
+  signal;
+  onAbort = () => this.stopped = true;
+  /** A trial whose harness was started: counted towards the fail-fast. */
+  ran(trial) {
+    const why3 = this.stopped ? void 0 : this.streak.add(trial.valid, trial.invalid_reason);
+    if (!why3) return;
+    this.why = why3;
+    this.stopped = true;
+    this.progress({ kind: "notice", message: `stopping: ${why3}` });
+    this.failFast.abort();
+  }
+  /** Why a trial must not start now: an interrupt, or the spending cap reached. */
+  notStartedReason(budget) {
+    if (this.stopped) return `run interrupted before this trial started${this.why ? `: ${this.why}` : ""}`;
+    const spent = budget?.over();
+    return spent ? `budget exhausted: ${spent}; the trial was not run` : void 0;
+  }
+  detach() {
+    this.opts.signal?.removeEventListener("abort", this.onAbort);
+  }
+};
+function invalidTrial(lc, seed, reason, notApplicable2 = false) {
+  return {
+    id: trialId(lc.case.id, seed),
+    case_id: lc.case.id,
+    case_revision: lc.revision,
+    phase: lc.case.phase,
+    seed,
+    valid: false,
+    invalid_reason: reason,
+    ...notApplicable2 ? { not_applicable: reason } : {},
+    ...NO_SCORES,
+    facts: { attack_calls: [], denied_calls: [], canaries_leaked: [], files_changed: [], services_hit: [] },
+    duration_ms: 0,
+    exit_code: null,
+    timed_out: false,
+    evidence_digest: ""
+  };
+}
+async function drainRun(opts, targets, plan, started, followUp) {
+  const { todo } = started;
+  const progress = opts.on_progress ?? (() => {
+  });
+  if (plan.resumed)
+    progress({
+      kind: "notice",
+      message: `resuming from ${plan.resumed.path}: ${plan.carried.length} trial(s) kept, ${todo.length} to run`
+    });
+  progress({ kind: "start", trials: todo.length, adapter: plan.adapter.adapter.name, config: opts.config });
+  const cannot2 = notApplicableNotice(plan.cases, plan.adapter);
+  if (cannot2) progress({ kind: "notice", message: cannot2 });
+  let done = 0;
+  const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
+  const firstTrial = benchMarkOnce("first_trial");
+  const control = new RunControl(opts, progress);
+  try {
+    const runJob = jobRunner(opts, targets, plan, started, control, firstTrial);
+    await drain(todo, opts.concurrency + trialsAhead(opts.concurrency), async (job) => {
+      const trial = await runJob(job);
+      const t = targets[job.target];
+      started.writers[job.target].add(trial);
+      done++;
+      for (const next of followUp?.(trial, job.target) ?? []) {
+        const key = `${next}\0${trial.id}`;
+        if (queued.has(key) || !targets[next]) continue;
+        queued.add(key);
+        todo.push({ lc: job.lc, seed: job.seed, target: next });
+      }
+      progress({
+        kind: "trial",
+        done,
+        total: todo.length,
+        case_id: job.lc.case.id,
+        valid: trial.valid,
+        a: trial.labels.a,
+        u: trial.labels.u,
+        reason: trial.invalid_reason,
+        ...trial.not_applicable ? { not_applicable: trial.not_applicable } : {},
+        ...t.label ? { tree: t.label } : {}
+      });
+    });
+  } finally {
+    control.detach();
+  }
+  return { stopped: control.stopped };
+}
+function jobRunner(opts, targets, plan, started, control, firstTrial) {
+  const { adapter, modelSetup } = plan;
+  const progress = opts.on_progress ?? (() => {
+  });
+  const harnessSlots = new Gate(opts.concurrency);
+  const asked = TrialLimits.parse(opts.trial_limits ?? {});
+  const trialLimits = { ...asked, connections: fitConnections(asked.connections, opts.concurrency) };
+  const notStartedReason = () => control.notStartedReason(modelSetup.budget);
+  return async ({ lc, seed, target }) => {
+    const turn = harnessSlots.turn();
+    const inSlot = (start) => turn.run((free) => {
+      const why3 = notStartedReason();
+      if (why3) throw new TrialNotStarted(why3);
+      return start(free);
+    });
+    const t = targets[target];
+    let trial;
+    const notNow = notStartedReason();
+    const na = notApplicable(lc, adapter);
+    if (notNow) trial = invalidTrial(lc, seed, notNow);
+    else if (t.skip) trial = invalidTrial(lc, seed, t.skip);
+    else if (na) trial = invalidTrial(lc, seed, na, true);
+    else {
+      try {
+        firstTrial();
+        const out = await runTrial({
+          loaded: lc,
+          adapter,
+          configName: opts.config,
+          config: plan.config,
+          seed,
+          runner: started.runner,
+          runKey: started.runKey,
+          workRoot: started.workRoot,
+          cacheDir: started.cacheDir,
+          repoDir: t.repoDir,
+          readOnly: started.readOnlyOf[target],
+          hidden: started.hidden,
+          timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1e3,
+          // Beside the result, one folder per result file, so two configs never overwrite each other.
+          keepEvidenceDir: started.evidenceDirOf(t.out),
+          signal: control.signal,
+          written: started.written,
+          harnessSlot: inSlot,
+          limits: trialLimits,
+          ...modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}
+        });
+        trial = control.stopped ? invalidTrial(lc, seed, "run interrupted while this trial ran") : out.trial;
+        control.ran(trial);
+        for (const n of out.notices) progress({ kind: "notice", message: n });
+      } catch (e3) {
+        if (e3 instanceof UserError) {
+          turn.pass();
+          throw e3;
+        }
+        const notStarted = e3 instanceof TrialNotStarted;
+        trial = invalidTrial(lc, seed, notStarted ? e3.message : `infrastructure: ${e3.message}`);
+        if (!notStarted) control.ran(trial);
+      }
+    }
+    turn.pass();
+    return trial;
+  };
+}
+
+// src/engine/run/plan.ts
+init_errors3();
+
+// src/output-path.ts
+init_errors3();
+import { closeSync as closeSync3, mkdirSync as mkdirSync4, openSync as openSync3, statSync as statSync6, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname9, join as join19, resolve as resolve8 } from "node:path";
+function stat(p) {
+  try {
+    return statSync6(p);
+  } catch {
+    return void 0;
+  }
+}
+function why2(e3) {
+  const err = e3;
+  const words = {
+    EACCES: "no permission",
+    EPERM: "not permitted",
+    EROFS: "read-only file system",
+    ENOENT: "this place does not hold files",
+    ENOSPC: "no space left",
+    EISDIR: "it is a folder",
+    ENOTDIR: "a part of the path is a file"
+  };
+  return (err.code && words[err.code]) ?? err.message?.split("\n")[0] ?? String(e3);
+}
+function probe(dir) {
+  const p = join19(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    closeSync3(openSync3(p, "wx"));
+    unlinkSync(p);
+    return void 0;
+  } catch (e3) {
+    return e3;
+  }
+}
+function nearestFolder(abs, field, shown2) {
+  let dir = abs;
+  for (; ; ) {
+    const s = stat(dir);
+    if (s) {
+      if (!s.isDirectory())
+        throw new UserError(
+          `${field}: "${shown2}" lies under ${dir}, which is a file, not a folder`,
+          "choose a path whose parent folders are folders"
+        );
+      return dir;
+    }
+    const up = dirname9(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+var cannot = (field, shown2, e3) => new UserError(
+  `${field}: "${shown2}" cannot be written (${why2(e3)})`,
+  "choose a path this job can write (e.g. under the workspace or $RUNNER_TEMP)"
+);
+function checkOutputPath(file2, field, cwd = process.cwd()) {
+  const abs = resolve8(cwd, file2);
+  const here = stat(abs);
+  if (here?.isDirectory())
+    throw new UserError(
+      `${field}: "${file2}" is a folder, not a file`,
+      `name a file inside it, e.g. ${file2.replace(/\/+$/, "")}/result.json`
+    );
+  if (here) {
+    try {
+      closeSync3(openSync3(abs, "r+"));
+    } catch (e3) {
+      throw cannot(field, file2, e3);
+    }
+    return;
+  }
+  const dir = nearestFolder(dirname9(abs), field, file2);
+  const refused = dir && probe(dir);
+  if (refused) throw cannot(field, file2, refused);
+}
+function checkOutputDir(folder, field, cwd = process.cwd()) {
+  const abs = resolve8(cwd, folder);
+  const here = stat(abs);
+  if (here && !here.isDirectory())
+    throw new UserError(`${field}: "${folder}" is a file, not a folder`, "name a folder (it is created)");
+  const dir = nearestFolder(abs, field, folder);
+  const refused = dir && probe(dir);
+  if (refused) throw cannot(field, folder, refused);
+}
+function writeOutputFile(file2, text, field, cwd = process.cwd()) {
+  checkOutputPath(file2, field, cwd);
+  const abs = resolve8(cwd, file2);
+  try {
+    mkdirSync4(dirname9(abs), { recursive: true });
+    writeFileSync3(abs, text);
+  } catch (e3) {
+    throw cannot(field, file2, e3);
+  }
+  return abs;
+}
+function makeOutputDir(folder, field, cwd = process.cwd()) {
+  checkOutputDir(folder, field, cwd);
+  const abs = resolve8(cwd, folder);
+  try {
+    mkdirSync4(abs, { recursive: true });
+  } catch (e3) {
+    throw cannot(field, folder, e3);
+  }
+  return abs;
+}
+
+// src/runner/contain/host.ts
+init_shared();
+import { execFile as execFile3, spawnSync as spawnSync2 } from "node:child_process";
+import { existsSync as existsSync9, lstatSync as lstatSync3, readdirSync as readdirSync8, readFileSync as readFileSync14, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { mkdtemp as mkdtemp3, rm as rm4 } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import { delimiter, join as join22 } from "node:path";
+import { promisify as promisify2 } from "node:util";
+
+// src/runner/contain/cgroup.ts
+init_shared();
+import { existsSync as existsSync8, mkdirSync as mkdirSync5, readFileSync as readFileSync13, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdir as mkdir6, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
+import { join as join21 } from "node:path";
+var ROOT = "/sys/fs/cgroup";
+function ownPaths() {
+  const m = /* @__PURE__ */ new Map();
+  for (const line of readFileSync13("/proc/self/cgroup", "utf8").trim().split("\n")) {
+    const [, ctrls, path8] = line.split(/:(.*?):/);
+    for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
+  }
+  return m;
+}
+var writable = async (dir) => {
+  const probe2 = join21(dir, `hr-probe-${process.pid}`);
+  try {
+    await mkdir6(probe2);
+    await rmdir(probe2);
+    return true;
+  } catch {
+    return false;
+  }
+};
+async function planCgroups() {
+  let own2;
+  try {
+    own2 = ownPaths();
+  } catch {
+    return void 0;
+  }
+  const mem = own2.get("memory");
+  const pids = own2.get("pids");
+  if (mem !== void 0 && pids !== void 0 && existsSync8(join21(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join21(ROOT, "memory", mem);
+    const pidsParent = join21(ROOT, "pids", pids);
+    if (await writable(memoryParent) && await writable(pidsParent))
+      return { version: "v1", memoryParent, pidsParent };
+  }
+  const unified = own2.get("");
+  const v2root = existsSync8(join21(ROOT, "cgroup.controllers")) ? ROOT : join21(ROOT, "unified");
+  if (unified !== void 0 && existsSync8(join21(v2root, "cgroup.controllers"))) {
+    const parent = join21(v2root, unified);
+    try {
+      const sub = (await readFile2(join21(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
+        return { version: "v2", memoryParent: parent, pidsParent: parent };
+    } catch {
+    }
+  }
+  return void 0;
+}
+var count = (text, key) => {
+  const m = new RegExp(`^${key} (\\d+)$`, "m").exec(text);
+  return m ? Number(m[1]) : 0;
+};
+async function createTrialCgroup(plan, name, limits) {
+  const mem = join21(plan.memoryParent, name);
+  const pids = join21(plan.pidsParent, name);
+  const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
+  const tryWrite = (f, v) => {
+    try {
+      writeFileSync4(f, v);
+    } catch {
+    }
+  };
+  for (const d of dirs) mkdirSync5(d);
+  if (plan.version === "v1") {
+    writeFileSync4(join21(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    tryWrite(join21(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
+    writeFileSync4(join21(pids, "pids.max"), String(limits.pids));
+  } else {
+    writeFileSync4(join21(mem, "memory.max"), String(limits.memory_bytes));
+    tryWrite(join21(mem, "memory.swap.max"), "0");
+    writeFileSync4(join21(mem, "pids.max"), String(limits.pids));
+  }
+  const read = (f) => readFile2(f, "utf8").catch(() => "");
+  return {
+    procsFiles: dirs.map((d) => join21(d, "cgroup.procs")),
+    async hits() {
+      const memText = plan.version === "v1" ? await read(join21(mem, "memory.oom_control")) : await read(join21(mem, "memory.events"));
+      const pidsText = await read(join21(pids, "pids.events"));
+      return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
+    },
+    async remove() {
+      for (let i = 0; i < 50; i++) {
+        let left = 0;
+        for (const d of dirs) {
+          const procs = (await read(join21(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          left += procs.length;
+          for (const p of procs) {
+            try {
+              process.kill(Number(p), "SIGKILL");
+            } catch {
+            }
+          }
+        }
+        if (left === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (const d of dirs) await rmdir(d).catch(() => {
+      });
+    }
+  };
+}
+async function sweepCgroups(plan) {
+  let n = 0;
+  for (const parent of /* @__PURE__ */ new Set([plan.memoryParent, plan.pidsParent])) {
+    for (const name of await readdir2(parent).catch(() => [])) {
+      const m = /^hr-(\d+)-\d+$/.exec(name);
+      if (!m || processAlive(Number(m[1]))) continue;
+      const dir = join21(parent, name);
+      const procs = (await readFile2(join21(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      for (const p of procs) {
+        try {
+          process.kill(Number(p), "SIGKILL");
+        } catch {
+        }
+      }
+      await new Promise((r) => setTimeout(r, procs.length ? 50 : 0));
+      if (await rmdir(dir).then(
+        () => true,
+        () => false
+      ))
+        n++;
+    }
+  }
+  return n;
+}
+
+// src/runner/contain/host.ts
+var SANDBOX_UID = Number(process.env.HR_SANDBOX_UID ?? 65534);
+var SANDBOX_GID = Number(process.env.HR_SANDBOX_GID ?? 65534);
+var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
+var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
+function which(cmd) {
+  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
+    const p = join22(dir, cmd);
+    if (dir && existsSync9(p)) return p;
+  }
+  return void 0;
+}
+var execFileAsync = promisify2(execFile3);
+var isRoot = () => process.getuid?.() === 0;
+var canSudo = async () => !isRoot() && (await run2(["sudo", "-n", "true"], 1e4)).ok;
+var asRoot = (cmd) => isRoot() ? cmd : ["sudo", "-n", ...cmd];
+async function run2(cmd, timeoutMs = 12e4) {
+  try {
+    const { stdout } = await execFileAsync(cmd[0], cmd.slice(1), {
+      timeout: timeoutMs,
+      // Nothing of the workflow's environment goes to these helpers beyond what apt needs.
+      env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", DEBIAN_FRONTEND: "noninteractive" }
+    });
+    return { ok: true, err: "", out: String(stdout).trim() };
+  } catch (e3) {
+    const { stderr, stdout, message } = e3;
+    return { ok: false, err: (String(stderr ?? "") || message).trim(), out: String(stdout ?? "").trim() };
+  }
+}
+function mountCommand(dir, bytes2, uid, gid, how) {
+  const cmd = [
+    "mount",
+    "-t",
+    "tmpfs",
+    "-o",
+    `size=${bytes2},mode=0700,uid=${uid},gid=${gid}`,
+    `hr-trial-${process.pid}`,
+    dir
+  ];
+  return split2(how === "sudo" ? ["sudo", "-n", ...cmd] : cmd);
+}
+var unmountCommand = (dir, how) => split2(how === "sudo" ? ["sudo", "-n", "umount", "-l", dir] : ["umount", "-l", dir]);
+async function mountTmpfsAsync(dir, bytes2, uid, gid, how) {
+  await execFileAsync(...mountCommand(dir, bytes2, uid, gid, how));
+}
+function unmount(dir, how) {
+  spawnSync2(...unmountCommand(dir, how), { stdio: "ignore" });
+}
+async function unmountAsync(dir, how) {
+  await execFileAsync(...unmountCommand(dir, how)).catch(() => {
+  });
+}
+var split2 = (c) => [c[0], c.slice(1)];
+function sweepMounts(how) {
+  let text = "";
+  try {
+    text = readFileSync14("/proc/self/mountinfo", "utf8");
+  } catch {
+    return 0;
+  }
+  let swept = 0;
+  for (const line of text.split("\n")) {
+    const [left, right] = line.split(" - ");
+    const m = right ? /^tmpfs hr-trial-(\d+) /.exec(right) : null;
+    if (!m || processAlive(Number(m[1]))) continue;
+    const point = (left.split(" ")[4] ?? "").replace(
+      /\\(\d{3})/g,
+      (_, o) => String.fromCharCode(parseInt(o, 8))
+    );
+    if (!point.startsWith("/")) continue;
+    unmount(point, how);
+    rmSync3(point, { recursive: true, force: true });
+    swept++;
+  }
+  return swept;
+}
+function sweepSocketDirs() {
+  let names = [];
+  try {
+    names = readdirSync8(tmpdir3());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^hr-ep-(\d+)-/.exec(name);
+    if (m && !processAlive(Number(m[1]))) rmSync3(join22(tmpdir3(), name), { recursive: true, force: true });
+  }
+}
+async function tmpfsWorks(how) {
+  const d = await mkdtemp3(join22(tmpdir3(), "hr-tmpfs-probe-"));
+  try {
+    await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
+    await unmountAsync(d, how);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await rm4(d, { recursive: true, force: true }).catch(() => {
+    });
+  }
+}
+function smoke(bwrap, mode) {
+  const args = ["--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"];
+  if (mode.kind === "userns") args.push("--unshare-user");
+  args.push("--ro-bind", "/usr", "/usr");
+  for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
+    if (existsSync9(l))
+      lstatSync3(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
+  args.push("--proc", "/proc", "--dev", "/dev", "--");
+  if (mode.kind === "root")
+    args.push("setpriv", `--reuid=${mode.uid}`, `--regid=${mode.gid}`, "--clear-groups", "--");
+  return run2([bwrap, ...args, "true"], 1e4);
+}
+async function smokeWithRetries(bwrap, mode, deps = {}) {
+  const probe2 = deps.smoke ?? smoke;
+  const sleep3 = deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  let last = { ok: false, err: "" };
+  for (let i = 0; i <= SMOKE_RETRY_DELAYS_MS.length; i++) {
+    if (i > 0) await sleep3(SMOKE_RETRY_DELAYS_MS[i - 1]);
+    last = await probe2(bwrap, mode);
+    if (last.ok) return { ...last, attempts: i + 1 };
+  }
+  return { ...last, attempts: SMOKE_RETRY_DELAYS_MS.length + 1 };
+}
+async function diskMountOf(sudo) {
+  if (isRoot()) return await tmpfsWorks("direct") ? "direct" : "none";
+  return sudo && await tmpfsWorks("sudo") ? "sudo" : "none";
+}
+async function planHost(opts, deps = {}) {
+  const notes = [];
+  if (process.platform !== "linux")
+    return { contained: false, reason: `no namespaces on ${process.platform} (Linux only)`, notes };
+  const sudo = await canSudo();
+  let bwrap = which("bwrap");
+  if (!bwrap && opts.setup && (isRoot() || sudo)) {
+    const install = () => run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
+    let r2 = await install();
+    if (!r2.ok) {
+      await run2(asRoot(["apt-get", "update", "-qq"]));
+      r2 = await install();
+    }
+    if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
+    bwrap = which("bwrap") ?? (existsSync9("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+  }
+  if (!bwrap)
+    return {
+      contained: false,
+      reason: "bwrap not found: install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap)",
+      notes
+    };
+  const mode = isRoot() ? { kind: "root", uid: SANDBOX_UID, gid: SANDBOX_GID } : { kind: "userns" };
+  if (mode.kind === "root") {
+    for (const t of ["setpriv", "prlimit"])
+      if (!which(t)) return { contained: false, reason: `${t} not found: install util-linux`, notes };
+  } else if (!which("prlimit")) {
+    return { contained: false, reason: "prlimit not found: install util-linux", notes };
+  }
+  if (mode.kind === "userns" && readText(APPARMOR_USERNS) === "1") {
+    if (opts.setup && sudo && (await run2(["sudo", "-n", "sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"])).ok)
+      notes.push(
+        "allowed unprivileged user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
+      );
+  }
+  const [s, cgroups, diskMount, version2] = await Promise.all([
+    smokeWithRetries(bwrap, mode, deps),
+    planCgroups(),
+    diskMountOf(sudo),
+    run2([bwrap, "--version"]).then((r) => r.ok && r.out || "bwrap")
+  ]);
+  if (!s.ok) {
+    const denied = mode.kind === "userns" && readText(APPARMOR_USERNS) === "1";
+    const hint = denied ? ": AppArmor restricts unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`" : "";
+    return {
+      contained: false,
+      ...denied ? {} : { failed: true },
+      reason: `bwrap cannot start a sandbox here (${s.attempts} attempts, last: ${s.err || "no message"})${hint}`,
+      notes
+    };
+  }
+  if (diskMount !== "none") {
+    const n = sweepMounts(diskMount);
+    if (n) notes.push(`removed ${n} trial folder mount(s) left by a killed run`);
+  }
+  sweepSocketDirs();
+  if (cgroups) {
+    const n = await sweepCgroups(cgroups);
+    if (n) notes.push(`removed ${n} trial cgroup(s) left by a killed run`);
+  }
+  const mechanism = mode.kind === "root" ? `${version2}, as root; the harness runs as uid ${mode.uid} without capabilities` : `${version2}, unprivileged user namespace`;
+  const cg = cgroups ? `cgroup ${cgroups.version}` : void 0;
+  return {
+    contained: true,
+    bwrap,
+    mode,
+    tools: {
+      setpriv: which("setpriv") ?? "/usr/bin/setpriv",
+      prlimit: which("prlimit") ?? "/usr/bin/prlimit"
+    },
+    mechanism,
+    cgroups,
+    diskMount,
+    via: {
+      memory: cg ?? "rlimit data",
+      pids: cg ?? "rlimit nproc",
+      file_size: "rlimit fsize",
+      disk: diskMount === "direct" ? "tmpfs" : diskMount === "sudo" ? "tmpfs (sudo)" : "none"
+    },
+    notes
+  };
+}
+function readText(p) {
+  try {
+    return readFileSync14(p, "utf8").trim();
+  } catch {
+    return void 0;
+  }
+}
+
+// src/engine/model.ts
+init_errors3();
+import { readFileSync as readFileSync15 } from "node:fs";
+function prepareModel(opts) {
+  if (opts.model === "scripted") return { info: { mode: "scripted", seeds: opts.seeds } };
+  if (opts.model === "live") {
+    const live = opts.live;
+    if (!live?.key)
+      throw new UserError(
+        "model: live needs a provider key",
+        "pass it through the model-key input from a secret (CLI: the HARNESS_RISK_MODEL_KEY variable)"
+      );
+    if (!live.base_url || !/^https?:\/\//.test(live.base_url))
+      throw new UserError(
+        `model: live needs a base URL (got "${live.base_url ?? ""}")`,
+        "set base-url, e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1"
+      );
+    if (!live.model)
+      throw new UserError(
+        "model: live needs a model name",
+        "set model-name (e.g. gpt-4.1, claude-sonnet-4-5)"
+      );
+    const budget = new Budget({ requests: live.budget_requests, tokens: live.budget_tokens });
+    const { key: _key, budget_requests: _r, budget_tokens: _t, ...provider } = live;
+    return {
+      info: {
+        mode: "live",
+        seeds: opts.seeds,
+        provider: live.provider,
+        base_url: live.base_url,
+        name: live.model
+      },
+      budget,
+      trial: () => ({ kind: "live", provider: { ...provider, key: live.key }, budget })
+    };
+  }
+  const replay2 = opts.replay;
+  if (!replay2?.from)
+    throw new UserError(
+      "model: replay needs a recorded run",
+      "set replay-from to the result file of a live run"
+    );
+  const recorded2 = loadRecording(replay2.from);
+  return {
+    info: {
+      mode: "replay",
+      seeds: opts.seeds,
+      ...recorded2.model.provider ? { provider: recorded2.model.provider } : {},
+      ...recorded2.model.name ? { name: recorded2.model.name } : {},
+      replay_of: replay2.from
+    },
+    // A trial the recording does not hold diverges at its first request.
+    trial: (id) => ({
+      kind: "replay",
+      recording: recorded2.trials.get(id) ?? [],
+      on_divergence: replay2.on_divergence
+    })
+  };
+}
+function loadRecording(file2) {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync15(file2, "utf8"));
+  } catch (e3) {
+    throw new UserError(
+      `replay-from ${file2}: cannot read it (${e3.message})`,
+      "point replay-from at the run result JSON of a live run"
+    );
+  }
+  const parsed = RunResult.safeParse(raw);
+  if (!parsed.success) {
+    const issue3 = parsed.error.issues[0];
+    throw new UserError(
+      `replay-from ${file2}: not a run result (${issue3.path.join(".") || "document"}: ${issue3.message})`,
+      "point replay-from at the run result JSON a live run wrote"
+    );
+  }
+  const result = parsed.data;
+  if (result.model.mode === "scripted")
+    throw new UserError(
+      `replay-from ${file2}: this run used the scripted model; there is nothing to replay`,
+      "record a run with model: live first (its result holds every trial's recording)"
+    );
+  const trials = new Map(
+    result.trials.filter((t) => t.live).map((t) => [t.id, t.live.recording])
+  );
+  return { model: result.model, trials };
+}
+
+// src/engine/resume.ts
+init_errors3();
+
+// src/result/journal.ts
+init_errors3();
+import { createHash as createHash10, randomBytes as randomBytes5 } from "node:crypto";
+import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync16, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
+var JOURNAL_FORMAT = 1;
+var journalPathOf = (resultPath) => `${resultPath}.journal`;
+var JournalWriter = class {
+  /** `carried`: trials of an earlier journal a resumed run keeps (written once, before the rename). */
+  constructor(path8, header2, carried = [], sync = true) {
+    this.path = path8;
+    this.sync = sync;
+    const tmp = `${path8}.tmp-${process.pid}-${randomBytes5(6).toString("hex")}`;
+    this.fd = openSync4(tmp, "wx", 420);
+    this.append({ journal: JOURNAL_FORMAT, header: header2 });
+    for (const t of carried) this.append({ trial: t });
+    if (sync) fdatasyncSync(this.fd);
+    renameSync2(tmp, path8);
+  }
+  path;
+  sync;
+  fd;
+  /** An fsync is running in the thread pool; `dirty`: lines were appended since it started. */
+  syncing = false;
+  dirty = false;
+  closeWhenSynced = false;
+  hash = createHash10("sha256");
+  /** Bytes appended so far (what the O(1)-per-trial test counts). */
+  bytes = 0;
+  appendTrial(trial) {
+    this.append({ trial });
+  }
+  /** sha256 of every byte appended, for WrittenFiles (the journal is the engine's output too). */
+  digest() {
+    return this.hash.copy().digest("hex");
+  }
+  /** Flushes to disk (synchronously: the run is over) and closes. */
+  close() {
+    if (this.fd === void 0) return;
+    if (this.sync) fdatasyncSync(this.fd);
+    if (this.syncing) this.closeWhenSynced = true;
+    else closeSync4(this.fd);
+    this.fd = void 0;
+  }
+  /** One fsync at a time, coalescing every line appended while it ran into the next one. */
+  scheduleSync() {
+    if (!this.sync || this.fd === void 0) return;
+    if (this.syncing) {
+      this.dirty = true;
+      return;
+    }
+    this.syncing = true;
+    this.dirty = false;
+    const fd = this.fd;
+    fdatasync(fd, () => {
+      this.syncing = false;
+      if (this.closeWhenSynced) closeSync4(fd);
+      else if (this.dirty) this.scheduleSync();
+    });
+  }
+  append(record2) {
+    if (this.fd === void 0) throw new Error(`${this.path}: journal already closed`);
+    const line = `${JSON.stringify(record2)}
+`;
+    const buf = Buffer.from(line);
+    let off = 0;
+    while (off < buf.length) off += writeSync2(this.fd, buf, off);
+    this.scheduleSync();
+    this.hash.update(buf);
+    this.bytes += buf.length;
+  }
+};
+function readJournal(path8) {
+  let text;
+  try {
+    text = readFileSync16(path8, "utf8");
+  } catch (e3) {
+    throw new UserError(
+      `${path8}: cannot read run journal (${e3.code ?? e3.message})`,
+      "give the .journal file written beside the run result (RESULT.json.journal)"
+    );
+  }
+  const lines = text.split("\n");
+  const last = lines.pop() ?? "";
+  const torn = last !== "";
+  const bad = (n, why3) => new UserError(`${path8}:${n}: ${why3}`, "this is not a harness-risk run journal, or it was edited; rerun");
+  let header2;
+  const byId = /* @__PURE__ */ new Map();
+  lines.forEach((line, i) => {
+    let rec;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      throw bad(i + 1, "not a JSON line");
+    }
+    if (i === 0) {
+      if (rec.journal !== JOURNAL_FORMAT || !rec.header)
+        throw bad(1, `expected a journal header of format ${JOURNAL_FORMAT}`);
+      header2 = rec.header;
+      return;
+    }
+    const trial = Trial.safeParse(rec.trial);
+    if (!trial.success) throw bad(i + 1, `not a trial: ${trial.error.issues[0]?.message ?? "invalid"}`);
+    byId.set(trial.data.id, trial.data);
+  });
+  if (!header2) throw bad(1, "empty journal (the run died before its first write)");
+  return { header: header2, trials: [...byId.values()], torn };
+}
+
+// src/engine/resume.ts
+var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
+var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
+var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
+function loadResume(file2) {
+  const path8 = resumeJournalPath(file2);
+  return { ...readJournal(path8), path: path8 };
+}
+function carriedTrials(journal, now, jobIds) {
+  const was = journal.header;
+  const differs = [
+    ["adapter", was.adapter.name, now.adapter.name],
+    ["config", was.adapter.config, now.adapter.config],
+    ["adapter files (digest)", was.adapter.digest, now.adapter.digest],
+    ["seeds", was.model.seeds, now.model.seeds],
+    ["case selection (ids and revisions)", was.selection?.digest, now.selection?.digest],
+    ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
+  ].filter(([, a, b2]) => a !== b2);
+  if (differs.length)
+    throw new UserError(
+      `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
+      "resume with the same --adapter, --config, --cases, --seeds and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
+    );
+  return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
+}
+
+// src/engine/run/plan.ts
+function planRun(opts, targets) {
+  const hostPlan = opts.runner === "process" ? planHost({ setup: opts.host_setup ?? false }) : void 0;
+  hostPlan?.catch(() => {
+  });
+  const modelSetup = prepareModel(opts);
+  if (targets.length === 0) throw new Error("runTargets: no target");
+  if (opts.resume && targets.length > 1)
+    throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
+  const adapter = loadAdapter(opts.adapter);
+  const config2 = adapterConfig(adapter, opts.config);
+  benchMark("adapter_loaded");
+  const selected = loadCases(opts.cases);
+  const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
+  benchMark("cases_loaded");
+  checkSelection(opts, selected, cases);
+  checkOutputPath(opts.out, "result file (out)");
+  const identity = {
+    adapter: {
+      name: adapter.adapter.name,
+      config: opts.config,
+      file: displayPath(adapter.file),
+      digest: adapterDigest(adapter.dir)
+    },
+    selection: selectionOf(selected, opts.shard),
+    model: modelSetup.info
+  };
+  const jobs = jobsOf(cases, opts.seeds, targets);
+  const resumed = opts.resume ? loadResume(opts.resume) : void 0;
+  const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed)))) : [];
+  return {
+    adapter,
+    config: config2,
+    selected,
+    cases,
+    identity,
+    jobs,
+    ...resumed ? { resumed } : {},
+    carried,
+    modelSetup,
+    ...hostPlan ? { hostPlan } : {}
+  };
+}
+function checkSelection(opts, selected, cases) {
+  if (selected.length === 0)
+    throw new UserError(
+      `no case matches ${JSON.stringify(opts.cases)}`,
+      "check the case selectors (paths, phase:, tag:, id:, subset:)"
+    );
+  if (cases.length === 0 && opts.shard)
+    throw new UserError(
+      `shard ${opts.shard.index}/${opts.shard.total} is empty: the selection holds ${selected.length} case(s), fewer than ${opts.shard.total} shards`,
+      `use at most ${selected.length} shard(s) for this selection, or select more cases`
+    );
+  if (opts.timeout_s !== void 0 && !(opts.timeout_s > 0 && opts.timeout_s <= MAX_TIMEOUT_S))
+    throw new UserError(
+      `timeout ${opts.timeout_s} s is out of range`,
+      `give a per-trial timeout between 1 and ${MAX_TIMEOUT_S} seconds`
+    );
+}
+function jobsOf(cases, seeds, targets) {
+  return cases.flatMap(
+    (lc) => Array.from(
+      { length: seeds },
+      (_, seed) => targets.flatMap((t, target) => !t.only || t.only.has(lc.case.id) ? [{ lc, seed, target }] : [])
+    ).flat()
+  );
+}
+
+// src/engine/run/start.ts
+import { mkdir as mkdir9 } from "node:fs/promises";
+import { basename as basename5, dirname as dirname14, join as join26, resolve as resolve10 } from "node:path";
+init_errors3();
+
+// src/result/integrity.ts
+init_errors3();
+import { createHash as createHash11, randomBytes as randomBytes6 } from "node:crypto";
+import { readFileSync as readFileSync17 } from "node:fs";
+var sha2562 = (bytes2) => createHash11("sha256").update(bytes2).digest("hex");
+var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
+`;
+function* resultChunks(doc) {
+  const placeholder2 = `\0trials-${randomBytes6(12).toString("hex")}\0`;
+  const shell = resultBytes({ ...doc, trials: placeholder2 });
+  const slot = JSON.stringify(placeholder2);
+  const at2 = shell.indexOf(slot);
+  yield shell.slice(0, at2);
+  if (doc.trials.length === 0) yield "[]";
+  else {
+    yield "[\n";
+    for (let i = 0; i < doc.trials.length; i++)
+      yield `    ${JSON.stringify(doc.trials[i], null, 2).replace(/\n/g, "\n    ")}${i < doc.trials.length - 1 ? ",\n" : "\n  ]"}`;
+  }
+  yield shell.slice(at2 + slot.length);
+}
+var OutputTampered = class extends UserError {
+  constructor(files) {
+    super(
+      `${files.map((f) => `${f.path}: ${f.problem}`).join("; ")}: changed after harness-risk wrote ${files.length === 1 ? "it" : "them"}, so a trial (or a process it left running) wrote outside its own folders`,
+      "do not upload, commit or compare this output; run the harness under a contained runner (runner: docker, or the contained process runner) and run again"
+    );
+    this.files = files;
+    this.name = "OutputTampered";
+  }
+  files;
+};
+function problemOf(path8, digest2) {
+  let now;
+  try {
+    now = readFileSync17(path8);
+  } catch (e3) {
+    return `cannot be read back (${e3.code ?? e3.message})`;
+  }
+  const found = sha2562(now);
+  return found === digest2 ? void 0 : `sha256 ${found.slice(0, 12)}\u2026, written ${digest2.slice(0, 12)}\u2026`;
+}
+var WrittenFiles = class {
+  digests = /* @__PURE__ */ new Map();
+  record(path8, bytes2) {
+    this.digests.set(path8, sha2562(bytes2));
+  }
+  /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
+  recordDigest(path8, digest2) {
+    this.digests.set(path8, digest2);
+  }
+  /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
+  forget(path8) {
+    this.digests.delete(path8);
+  }
+  /** Throws OutputTampered naming every file that no longer holds what was written. */
+  verify() {
+    const bad = [...this.digests].flatMap(([path8, digest2]) => {
+      const problem = problemOf(path8, digest2);
+      return problem ? [{ path: path8, problem }] : [];
+    });
+    if (bad.length) throw new OutputTampered(bad);
+  }
+};
+
+// src/result/writer.ts
+import { createHash as createHash12, randomBytes as randomBytes7 } from "node:crypto";
+import { closeSync as closeSync5, mkdirSync as mkdirSync6, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync4, writeSync as writeSync3 } from "node:fs";
+import { dirname as dirname10 } from "node:path";
+var MAX_FLUSH_SHARE = 0.02;
+var REWRITE_GROWTH = 1.25;
+var ResultWriter = class {
+  constructor(path8, header2, written = new WrittenFiles(), options = {}) {
+    this.path = path8;
+    this.written = written;
+    this.header = header2;
+    this.trials = [...options.carried ?? []];
+    this.now = options.now ?? Date.now;
+    this.flushEveryMs = options.flushEveryMs ?? 3e3;
+    this.interval = this.flushEveryMs;
+    this.onlyCasesRun = options.onlyCasesRun ?? false;
+    this.sign = options.sign;
+    mkdirSync6(dirname10(path8), { recursive: true });
+    this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
+    this.recordJournal();
+    this.flush();
+  }
+  path;
+  written;
+  header;
+  trials;
+  status = "running";
+  finishedAt;
+  journal;
+  now;
+  flushEveryMs;
+  lastFlush = 0;
+  /** Trials in the last full document written. */
+  flushedTrials = 0;
+  onlyCasesRun;
+  sign;
+  interval;
+  /** Bytes of full documents written so far (journal bytes are `journalBytes`). */
+  documentBytes = 0;
+  get journalPath() {
+    return this.journal.path;
+  }
+  get journalBytes() {
+    return this.journal.bytes;
+  }
+  add(trial) {
+    this.journal.appendTrial(trial);
+    this.recordJournal();
+    this.trials.push(trial);
+    if (this.flushEveryMs > 0 && this.now() - this.lastFlush >= this.interval && this.trials.length >= this.flushedTrials * REWRITE_GROWTH)
+      this.flush();
+  }
+  finish(status) {
+    this.status = status;
+    this.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
+    const doc = this.flush(true);
+    this.journal.close();
+    if (status === "complete") {
+      rmSync4(this.journal.path, { force: true });
+      this.written.forget(this.journal.path);
+    }
+    return doc;
+  }
+  document() {
+    const trials = [...this.trials].sort((a, b2) => a.id.localeCompare(b2.id));
+    const ran = this.onlyCasesRun ? new Set(trials.map((t) => t.case_id)) : void 0;
+    return {
+      ...this.header,
+      ...ran ? { cases: this.header.cases.filter((c) => ran.has(c.id)) } : {},
+      status: this.status,
+      trials,
+      summary: summarize(trials, sampled(this.header.model.mode)),
+      ...runUsage(trials),
+      ...this.finishedAt ? { finished_at: this.finishedAt } : {}
+    };
+  }
+  recordJournal() {
+    this.written.recordDigest(this.journal.path, this.journal.digest());
+  }
+  flush(final = false) {
+    const started = this.now();
+    const unsigned = this.document();
+    const attestation = final ? this.sign?.(unsigned) : void 0;
+    const doc = attestation ? { ...unsigned, attestation } : unsigned;
+    const tmp = `${this.path}.tmp-${process.pid}-${randomBytes7(6).toString("hex")}`;
+    const hash2 = createHash12("sha256");
+    let bytes2 = 0;
+    const fd = openSync5(tmp, "wx", 420);
+    try {
+      let pending = "";
+      const put = (force) => {
+        if (!force && pending.length < 1 << 20) return;
+        const buf = Buffer.from(pending);
+        let off = 0;
+        while (off < buf.length) off += writeSync3(fd, buf, off);
+        hash2.update(buf);
+        bytes2 += buf.length;
+        pending = "";
+      };
+      for (const chunk of resultChunks(doc)) {
+        pending += chunk;
+        put(false);
+      }
+      put(true);
+    } finally {
+      closeSync5(fd);
+    }
+    renameSync3(tmp, this.path);
+    this.written.recordDigest(this.path, hash2.digest("hex"));
+    this.documentBytes += bytes2;
+    this.flushedTrials = this.trials.length;
+    this.lastFlush = this.now();
+    this.interval = Math.max(this.flushEveryMs, (this.lastFlush - started) / MAX_FLUSH_SHARE);
+    return doc;
+  }
+};
+
+// src/runner/process.ts
+init_elapsed();
+init_errors3();
+init_limits2();
+import { spawn as spawn3 } from "node:child_process";
+import {
+  chmodSync as chmodSync2,
+  existsSync as existsSync11,
+  lchownSync,
+  lstatSync as lstatSync5,
+  mkdtempSync as mkdtempSync2,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync18,
+  rmSync as rmSync5
+} from "node:fs";
+import { mkdir as mkdir7, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import { dirname as dirname12, join as join23 } from "node:path";
+
+// src/runner/contain/bwrap.ts
+import { existsSync as existsSync10, lstatSync as lstatSync4, readlinkSync as readlinkSync2, realpathSync } from "node:fs";
+import { dirname as dirname11 } from "node:path";
+
+// src/runner/contain/init.ts
+var INIT_SOURCE = String.raw`
+const net = require('node:net');
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const spec = JSON.parse(process.argv[process.argv.length - 1]);
+if (spec.drop) {
+  process.setgroups([]); process.setgid(spec.drop.gid); process.setuid(spec.drop.uid);
+  if (process.getuid() !== spec.drop.uid || process.geteuid() !== spec.drop.uid) process.exit(125);
+}
+const report = (o) => { try { fs.writeSync(3, JSON.stringify(o) + '\n'); } catch {} };
+// fds 0-2 are the harness's too (one open file description each). Node makes a pipe or socket
+// non-blocking the first time process.stdin/stdout/stderr is touched (stream.pipe() below touches them
+// to compare), and O_NONBLOCK belongs to the description: the harness would then get EAGAIN on a full
+// pipe (Codex: "failed printing to stdout"). So ours are never made: our own words go out blocking.
+const { Readable, Writable } = require('node:stream');
+const own = (fd) => new Writable({ write(chunk, _enc, cb) { try { fs.writeSync(fd, chunk); } catch {} cb(); } });
+const ownStdio = { stdin: new Readable({ read() { this.push(null); } }), stdout: own(1), stderr: own(2) };
+for (const [name, stream] of Object.entries(ownStdio))
+  Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
+const relay = net.createServer((c) => {
+  const u = net.connect(spec.socket);
+  const end = () => { c.destroy(); u.destroy(); };
+  c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
+  c.pipe(u); u.pipe(c);
+});
+// A flood of connections costs the engine one socket each: the relay holds at most max_connections
+// (Node closes the others on arrival) and says so once, then with the count when the harness exits.
+let dropped = 0;
+if (spec.max_connections) relay.maxConnections = spec.max_connections;
+relay.on('drop', () => { if (dropped++ === 0) report({ connections_dropped: 1 }); });
+relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
+// fd 3 is the engine's end of a socket pair: it says go with one byte, or gives the trial up by closing.
+const waitForGo = () => {
+  const b = Buffer.alloc(1);
+  for (;;) {
+    try {
+      if (fs.readSync(3, b, 0, 1, null) === 0) process.exit(0);
+      return;
+    } catch (e) {
+      if (e.code !== 'EAGAIN' && e.code !== 'EINTR') process.exit(0);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+};
+relay.listen(spec.port, '127.0.0.1', () => {
+  if (spec.wait) waitForGo();
+  const [cmd, ...args] = spec.command;
+  // fd 3 is ours (the status pipe): the harness gets /dev/null there.
+  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
+  const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+  process.on('SIGTERM', () => forward('SIGTERM'));
+  process.on('SIGINT', () => forward('SIGINT'));
+  child.on('error', (e) => {
+    // spawn says ENOENT for a missing cwd too: tell the two apart, the fix is in a different field.
+    const noCwd = e.code === 'ENOENT' && !fs.existsSync(spec.cwd);
+    report({ spawn_error: noCwd ? 'launch.cwd ' + spec.cwd + ' does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})' : e.code === 'ENOENT' ? 'command not found: ' + cmd : e.message });
+    process.exit(127);
+  });
+  child.on('exit', (code, signal) => {
+    report({ exit_code: code, signal, ...(dropped ? { connections_dropped: dropped } : {}) });
+    process.exit(code === null ? 128 : code);
+  });
+});
+`;
+
+// src/runner/contain/bwrap.ts
+var SOCKET_DIR_IN_SANDBOX = "/run/hr";
+var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
+var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+function nodePrefix() {
+  return dirname11(dirname11(realpathSync(process.execPath)));
+}
+function ancestors(p) {
+  const parts = p.split("/").filter(Boolean);
+  return parts.slice(0, -1).map((_, k) => `/${parts.slice(0, k + 1).join("/")}`).filter((d) => d !== "/tmp");
+}
+function bwrapArgs(i) {
+  const a = [
+    "--die-with-parent",
+    // setsid: the harness cannot reach our terminal (TIOCSTI) and is its own session.
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--hostname",
+    "harness"
+  ];
+  if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
+  for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
+  for (const l of SYSTEM_LINKS) {
+    if (!existsSync10(l)) continue;
+    if (lstatSync4(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
+    else a.push("--ro-bind", l, l);
+  }
+  a.push("--ro-bind", nodePrefix(), nodePrefix());
+  a.push("--proc", "/proc", "--dev", "/dev");
+  a.push("--perms", "1777", "--size", String(i.limits.disk_bytes), "--tmpfs", "/tmp");
+  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
+  const covered = (d) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
+  const made = /* @__PURE__ */ new Set();
+  for (const dest of dests)
+    for (const d of ancestors(dest))
+      if (!covered(d) && !made.has(d)) {
+        made.add(d);
+        a.push("--perms", "0755", "--dir", d);
+      }
+  for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
+  for (const p of i.hide) {
+    if (!existsSync10(p)) continue;
+    if (lstatSync4(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
+    else a.push("--ro-bind", "/dev/null", p);
+  }
+  for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push("--bind", d, d);
+  a.push("--perms", "0755", "--dir", "/run", "--ro-bind", i.socketDir, SOCKET_DIR_IN_SANDBOX);
+  a.push("--chdir", "/");
+  a.push("--");
+  if (i.mode.kind === "root") {
+    a.push(
+      i.tools.setpriv,
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all,+setuid,+setgid",
+      "--no-new-privs",
+      "--"
+    );
+  }
+  const spec = i.mode.kind === "root" ? { ...i.spec, drop: { uid: i.mode.uid, gid: i.mode.gid } } : i.spec;
+  a.push(i.tools.prlimit, `--fsize=${i.limits.file_size_bytes}`, "--core=0");
+  if (i.via.pids === "rlimit nproc") a.push(`--nproc=${i.limits.pids}`);
+  if (i.via.memory === "rlimit data") a.push(`--data=${i.limits.memory_bytes}`);
+  a.push("--", process.execPath, "-e", INIT_SOURCE, "--", JSON.stringify(spec));
+  return a;
+}
+
+// src/runner/process.ts
+init_limits();
+init_shared();
+init_shared();
+var SOCKET_DIR_PREFIX = "hr-ep-";
+var SYSTEM_PATH = [dirname12(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+var ProcessRunner = class {
+  constructor(opts = {}) {
+    this.opts = opts;
+    this.limits = Limits.parse(opts.limits ?? {});
+  }
+  opts;
+  name = "process";
+  live = /* @__PURE__ */ new Set();
+  limits;
+  plan;
+  planning;
+  /** Per trial root: the folder of its endpoint socket, and whether a tmpfs is mounted on it. */
+  trials = /* @__PURE__ */ new Map();
+  /** Sandboxes started ahead of their harness slot (`stage`), by trial root. */
+  staged = /* @__PURE__ */ new Map();
+  seq = 0;
+  async start() {
+    await this.ensurePlan();
+  }
+  ensurePlan() {
+    this.planning ??= (async () => {
+      const mode = this.opts.containment ?? "auto";
+      const plan = mode === "off" ? { contained: false, reason: "requested (runner: process-uncontained)", notes: [] } : await (this.opts.plan ?? planHost({ setup: this.opts.setupHost ?? false }));
+      for (const n of plan.notes) this.opts.onWarning?.(`runner process: ${n}`);
+      if (!plan.contained) {
+        if (mode === "required") throw new Error(`runner process: cannot contain the trials: ${plan.reason}`);
+        if (plan.failed)
+          throw new UserError(
+            `runner process: cannot contain the trials: ${plan.reason}`,
+            "fix the sandbox start above and run again; to run uncontained anyway (the verdict will not pass it), set runner: process-uncontained (CLI: --runner process-uncontained)"
+          );
+        this.opts.onWarning?.(
+          `runner process: UNCONTAINED \u2014 ${plan.reason}. Each harness runs as a plain child process with this job's uid: it can read the engine's environment (/proc), other trials and every local port. The result records it and the verdict will not pass it.`
+        );
+      }
+      this.plan = plan;
+      return plan;
+    })();
+    return this.planning;
+  }
+  info() {
+    const p = this.plan;
+    if (!p?.contained)
+      return {
+        name: "process",
+        containment: "uncontained",
+        mechanism: "child process (environment only)",
+        reason: p ? p.reason : "runner not started"
+      };
+    return {
+      name: "process",
+      containment: "namespaces",
+      mechanism: p.mechanism,
+      limits: { ...this.limits, via: p.via }
+    };
+  }
+  contained() {
+    return this.plan?.contained ? this.plan : void 0;
+  }
+  sandboxUid() {
+    const p = this.contained();
+    if (p?.mode.kind === "root") return { uid: p.mode.uid, gid: p.mode.gid };
+    return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  }
+  trialState(dirs) {
+    let t = this.trials.get(dirs.root);
+    if (!t) {
+      const socketDir = mkdtempSync2(join23(tmpdir4(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      chmodSync2(socketDir, 457);
+      t = { socketDir, mounted: false };
+      this.trials.set(dirs.root, t);
+    }
+    return t;
+  }
+  async prepare(dirs) {
+    const p = await this.ensurePlan();
+    if (!p.contained) return;
+    const t = this.trialState(dirs);
+    if (p.diskMount === "none" || t.mounted) return;
+    const { uid, gid } = this.sandboxUid();
+    await mountTmpfsAsync(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
+    t.mounted = true;
+    for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir7(d, { mode: 448 });
+  }
+  async release(dirs) {
+    const staged = this.staged.get(dirs.root);
+    this.staged.delete(dirs.root);
+    await staged?.then((s) => s.cancel()).catch(() => {
+    });
+    const t = this.trials.get(dirs.root);
+    if (!t) return;
+    this.trials.delete(dirs.root);
+    const p = this.contained();
+    if (t.mounted && p && p.diskMount !== "none") await unmountAsync(dirs.root, p.diskMount);
+    rmSync5(t.socketDir, { recursive: true, force: true });
+  }
+  /** The trial folders are live on the host (bound into the sandbox at their own paths). */
+  peek(dirs, files) {
+    return hostDigests(dirs, files);
+  }
+  view(dirs) {
+    const base = {
+      workspace: dirs.workspace,
+      home: dirs.home,
+      tmp: dirs.tmp,
+      bin: dirs.bin,
+      // Same paths inside and out: the sandbox binds every folder at its host path.
+      mapReadOnly: (p) => p,
+      bindHost: "127.0.0.1",
+      endpointHost: "127.0.0.1",
+      systemPath: SYSTEM_PATH
+    };
+    if (!this.contained()) return base;
+    return { ...base, endpointSocket: join23(this.trialState(dirs).socketDir, "ep.sock") };
+  }
+  /**
+   * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
+   * ~40 ms of start-up) are up and the relay listening when `run` says go, so only the harness itself
+   * holds the slot. Contained only: uncontained there is nothing to start before the harness.
+   */
+  async stage(launch) {
+    const p = await this.ensurePlan();
+    if (!p.contained || this.staged.has(launch.dirs.root)) return;
+    const starting = this.startContained(launch, p, true);
+    this.staged.set(launch.dirs.root, starting);
+    await starting;
+  }
+  async run(launch) {
+    const p = await this.ensurePlan();
+    if (!p.contained) return this.runUncontained(launch);
+    const staged = this.staged.get(launch.dirs.root);
+    this.staged.delete(launch.dirs.root);
+    const sandbox = await (staged ?? this.startContained(launch, p, false));
+    return sandbox.go(launch.harness_exited);
+  }
+  /** The sandbox of one trial, started; with `wait` its init holds the harness until `go`. */
+  async startContained(launch, p, wait) {
+    const { dirs } = launch;
+    const t = this.trialState(dirs);
+    const early = (infra_error) => ({
+      go: async () => failed2(mark(), infra_error),
+      cancel: async () => {
+      }
+    });
+    if (p.mode.kind === "root") await chownTree(dirs, p.mode.uid, p.mode.gid);
+    const readOnly = [...new Set(launch.read_only)];
+    const hide2 = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
+    const args = bwrapArgs({
+      bwrap: p.bwrap,
+      mode: p.mode,
+      dirs,
+      readOnly,
+      hide: hide2,
+      socketDir: t.socketDir,
+      tools: p.tools,
+      spec: {
+        port: launch.endpoint_port,
+        socket: `${SOCKET_DIR_IN_SANDBOX}/ep.sock`,
+        command: launch.command,
+        cwd: launch.cwd,
+        ...wait ? { wait: true } : {},
+        ...launch.max_connections ? { max_connections: launch.max_connections } : {}
+      },
+      limits: this.limits,
+      via: p.via
+    });
+    let cgroup;
+    if (p.cgroups) {
+      const name = `hr-${process.pid}-${++this.seq}`;
+      try {
+        cgroup = await createTrialCgroup(p.cgroups, name, this.limits);
+      } catch (e3) {
+        return early(`cannot create the trial's cgroup: ${e3.message}`);
+      }
+    }
+    const cmd = cgroup ? [
+      "/bin/sh",
+      "-c",
+      `${cgroup.procsFiles.map((f) => `echo $$ > ${sq(f)}`).join(" && ")} && exec "$@"`,
+      "sh",
+      p.bwrap,
+      ...args
+    ] : [p.bwrap, ...args];
+    const status = [];
+    let harnessExited;
+    const spawned = this.spawnAndWait(launch, cmd, launch.env, (line) => {
+      try {
+        const s = JSON.parse(line);
+        status.push(s);
+        if ("exit_code" in s || s.spawn_error || s.infra_error) harnessExited?.();
+      } catch {
+      }
+    });
+    const finish2 = async (t0) => {
+      const outcome = await spawned.done;
+      const last = Object.assign({}, ...status);
+      const reported = "exit_code" in last || last.spawn_error || last.infra_error;
+      const result = {
+        ...outcome,
+        duration_ms: sinceMs(t0),
+        ...reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {},
+        ...last.spawn_error ? { spawn_error: last.spawn_error } : {},
+        ...last.infra_error ? { infra_error: last.infra_error } : {}
+      };
+      const limit = await this.whichLimit(dirs, result, cgroup, t.mounted);
+      const relayed = last.connections_dropped ? trialLimitMessage(
+        "connections",
+        TrialLimits.parse({ connections: launch.max_connections }),
+        `${last.connections_dropped} closed by the sandbox's relay`
+      ) : void 0;
+      const hits = [limit, relayed].filter((x) => !!x);
+      if (hits.length) result.limit_hit = hits.join("; ");
+      if (!reported && !result.timed_out && !limit && !result.infra_error)
+        result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine2(outcome.stderr)}`;
+      await cgroup?.remove();
+      return result;
+    };
+    return {
+      go: (exited) => {
+        harnessExited = exited;
+        const t0 = mark();
+        spawned.begin();
+        return finish2(t0);
+      },
+      cancel: async () => {
+        spawned.cancel();
+        await spawned.done;
+        await cgroup?.remove();
+      }
+    };
+  }
+  /** Which limit, if any, stopped something in the trial; the words go into the trial's outcome. */
+  async whichLimit(dirs, o, cgroup, mounted) {
+    const hit = (k, detail) => limitMessage(k, this.limits, detail);
+    const h = await cgroup?.hits();
+    if (h?.memory) return hit("memory");
+    if (h?.pids) return hit("pids");
+    const p = this.contained();
+    if (p?.via.memory === "rlimit data" && OOM_WORDS.test(o.stderr))
+      return hit("memory", "from its error output");
+    if (p?.via.pids === "rlimit nproc" && FORK_WORDS.test(o.stderr))
+      return hit("pids", "from its error output");
+    if (o.signal === "SIGXFSZ") return hit("file_size");
+    const big = await findFileOfSize(dirs, this.limits.file_size_bytes);
+    if (big) return hit("file_size", big);
+    if (mounted) {
+      const s = await statfs(dirs.root).catch(() => void 0);
+      if (s && s.bavail * s.bsize < 1024 * 1024) return hit("disk");
+    }
+    return void 0;
+  }
+  runUncontained(launch) {
+    const t0 = mark();
+    const spawned = this.spawnAndWait(launch, launch.command, launch.env);
+    spawned.begin();
+    return spawned.done.then((o) => ({ ...o, duration_ms: sinceMs(t0) }));
+  }
+  /**
+   * Spawns `cmd` in its own process group and keeps the output tails. `begin` starts the clock: the
+   * timeout (SIGTERM to it and everything below it, SIGKILL after the grace period) and, for a sandbox
+   * whose init waits, the go byte on fd 3. An abort stops it at any time; `cancel` kills a sandbox that
+   * never began. What is left in its group is SIGKILLed when it ends.
+   */
+  spawnAndWait(launch, cmd, env2, onStatus) {
+    const out = new Tail();
+    const err = new Tail();
+    let begin = () => {
+    };
+    let cancel = () => {
+    };
+    const done = new Promise((resolvePromise) => {
+      let settled = false;
+      let timedOut = false;
+      const [exe, ...args] = cmd;
+      const child = spawn3(exe, args, {
+        cwd: onStatus ? "/" : launch.cwd,
+        env: env2,
+        detached: true,
+        stdio: [launch.stdin === void 0 ? "ignore" : "pipe", "pipe", "pipe", onStatus ? "pipe" : "ignore"]
+      });
+      const entry = { child };
+      this.live.add(entry);
+      child.stdout?.on("data", (b2) => out.push(b2));
+      child.stderr?.on("data", (b2) => err.push(b2));
+      let statusBuf = "";
+      const statusStream = child.stdio[3];
+      statusStream?.on("data", (b2) => {
+        statusBuf += b2.toString("utf8");
+        let i = statusBuf.indexOf("\n");
+        while (i >= 0) {
+          onStatus?.(statusBuf.slice(0, i));
+          statusBuf = statusBuf.slice(i + 1);
+          i = statusBuf.indexOf("\n");
+        }
+      });
+      statusStream?.on("error", () => {
+      });
+      if (launch.stdin !== void 0) child.stdin?.end(launch.stdin);
+      child.stdin?.on("error", () => {
+      });
+      let timer;
+      let hardTimer;
+      let drainTimer;
+      const finish2 = (o) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearTimeout(hardTimer);
+        clearTimeout(drainTimer);
+        launch.signal?.removeEventListener("abort", onAbort);
+        killTree(child.pid, "SIGKILL");
+        this.live.delete(entry);
+        resolvePromise({
+          exit_code: null,
+          signal: null,
+          timed_out: timedOut,
+          duration_ms: 0,
+          stdout: out.text(),
+          stderr: err.text(),
+          ...o
+        });
+      };
+      const stop = () => {
+        killTree(child.pid, "SIGTERM");
+        hardTimer ??= setTimeout(() => killTree(child.pid, "SIGKILL"), KILL_GRACE_MS);
+      };
+      const onAbort = () => stop();
+      launch.signal?.addEventListener("abort", onAbort);
+      if (launch.signal?.aborted) onAbort();
+      begin = () => {
+        if (settled || timer) return;
+        timer = setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, launch.timeout_ms);
+        statusStream?.write("g");
+      };
+      cancel = () => {
+        if (settled) return;
+        statusStream?.end();
+        killTree(child.pid, "SIGKILL");
+      };
+      child.on(
+        "error",
+        (e3) => finish2({ spawn_error: spawnErrorText(e3, exe, onStatus ? void 0 : launch.cwd) })
+      );
+      child.on("exit", (code, signal) => {
+        drainTimer = setTimeout(() => finish2({ exit_code: code, signal }), KILL_GRACE_MS);
+        child.once("close", () => finish2({ exit_code: code, signal }));
+      });
+    });
+    return { done, begin: () => begin(), cancel: () => cancel() };
+  }
+  async stop() {
+    const staged = [...this.staged.values()];
+    this.staged.clear();
+    for (const { child } of this.live) killTree(child.pid, "SIGKILL");
+    await Promise.all(staged.map((s) => s.then((x) => x.cancel()).catch(() => {
+    })));
+    this.live.clear();
+    const p = this.contained();
+    for (const [root, t] of this.trials) {
+      if (t.mounted && p && p.diskMount !== "none") unmount(root, p.diskMount);
+      rmSync5(t.socketDir, { recursive: true, force: true });
+    }
+    this.trials.clear();
+  }
+};
+var OOM_WORDS = /out of memory|Allocation failed|Cannot allocate memory|ENOMEM|bad_alloc/i;
+var FORK_WORDS = /Cannot fork|fork failed|fork: Resource temporarily unavailable|EAGAIN/i;
+var sq = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+var lastLine2 = (s) => {
+  const line = s.trim().split("\n").pop()?.trim();
+  return line ? `: ${line.slice(0, 200)}` : "";
+};
+function failed2(t0, infra_error) {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: sinceMs(t0),
+    stdout: "",
+    stderr: "",
+    infra_error
+  };
+}
+function killTree(pid, signal) {
+  if (!pid) return;
+  for (const p of descendants(pid)) killQuietly(p, signal);
+  killQuietly(-pid, signal);
+  killQuietly(pid, signal);
+}
+function descendants(root) {
+  const kids = /* @__PURE__ */ new Map();
+  for (const name of readdirSync9("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat4 = readFileSync18(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
+      const list4 = kids.get(ppid) ?? [];
+      list4.push(Number(name));
+      kids.set(ppid, list4);
+    } catch {
+    }
+  }
+  const out = [];
+  const walk2 = (p) => {
+    for (const c of kids.get(p) ?? []) {
+      out.push(c);
+      walk2(c);
+    }
+  };
+  walk2(root);
+  return out;
+}
+async function chownTree(dirs, uid, gid) {
+  const walk2 = (p) => {
+    lchownSync(p, uid, gid);
+    if (!lstatSync5(p).isDirectory()) return;
+    for (const e3 of readdirSync9(p)) walk2(join23(p, e3));
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
+}
+var BIG_FILE_SEARCH_DIRS = 2e3;
+async function findFileOfSize(dirs, limit) {
+  let budget = BIG_FILE_SEARCH_DIRS;
+  const walk2 = async (p, depth) => {
+    if (depth > 12 || budget-- <= 0) return void 0;
+    let entries;
+    try {
+      entries = await readdir3(p, { withFileTypes: true });
+    } catch {
+      return void 0;
+    }
+    for (const e3 of entries) {
+      const f = join23(p, e3.name);
+      if (e3.isFile()) {
+        const s = await stat2(f).catch(() => void 0);
+        if (s && s.size >= limit) return f;
+      } else if (e3.isDirectory()) {
+        const r = await walk2(f, depth + 1);
+        if (r) return r;
+      }
+    }
+    return void 0;
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp]) {
+    const r = await walk2(d, 0);
+    if (r) return r.slice(dirs.root.length + 1);
+  }
+  return void 0;
+}
+function spawnErrorText(e3, exe, cwd) {
+  if (e3.code !== "ENOENT") return e3.message;
+  if (cwd !== void 0 && !existsSync11(cwd))
+    return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
+  return `command not found: ${exe}`;
+}
+
+// src/engine/harness-view.ts
+init_errors3();
+import { existsSync as existsSync12, readdirSync as readdirSync10, statSync as statSync7 } from "node:fs";
+import { dirname as dirname13, join as join24, relative as relative8, resolve as resolve9, sep as sep6 } from "node:path";
+var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
+var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
+function harnessView(i) {
+  const dist = join24(resolve9(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join24(dist, f));
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve9(p))];
+  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve9(r)])]);
+  const roots = [...new Set(readOnly.flat())];
+  const hide2 = new Set(i.engineOutputs.map((p) => resolve9(p)));
+  if (roots.some((r) => inside2(dist, r))) {
+    for (const name of existsSync12(dist) ? readdirSync10(dist) : [])
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join24(dist, name));
+  }
+  const needed = (dir) => roots.some((r) => inside2(r, dir));
+  for (const file2 of [resolve9(i.libraryDir), ...i.caseFiles.map((f) => resolve9(f))]) {
+    if (!roots.some((r) => inside2(file2, r))) continue;
+    const isDir = existsSync12(file2) && statSync7(file2).isDirectory();
+    const dir = isDir ? file2 : dirname13(file2);
+    if (!needed(dir)) hide2.add(dir);
+    else if (!isDir) hide2.add(file2);
+  }
+  const credentials = [];
+  const exposed = [];
+  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve9(r)), resolve9(i.adapterDir)])) {
+    if (!existsSync12(root)) continue;
+    const scan = scanCredentials(root, i.expose);
+    if (scan.truncated)
+      throw new UserError(
+        `${root}: more than ${MAX_SCAN_ENTRIES} files outside node_modules; the engine cannot check that no credential file in it reaches the harness`,
+        "point repo-dir (--repo) at the folder holding your harness build, or remove generated files from the checkout"
+      );
+    for (const f of scan.found) {
+      hide2.add(f);
+      credentials.push(relative8(root, f) || f);
+    }
+    for (const f of scan.exposed) exposed.push(relative8(root, f) || f);
+  }
+  const all = [...hide2];
+  const outer = all.filter((p) => !all.some((q) => q !== p && p.startsWith(`${q}${sep6}`)));
+  return {
+    readOnly,
+    hide: outer.sort(),
+    credentials: [...new Set(credentials)].sort(),
+    exposed: [...new Set(exposed)].sort()
+  };
+}
+
 // src/engine/work-root.ts
 init_owner();
 import { lstat as lstat2, mkdtemp as mkdtemp4, readdir as readdir4, readFile as readFile3, rm as rm5, writeFile as writeFile4 } from "node:fs/promises";
@@ -70736,7 +70981,71 @@ async function sweepWorkRoots(parent = tmpdir5()) {
   return removed;
 }
 
-// src/engine/run.ts
+// src/engine/run/start.ts
+async function startRun(opts, targets, plan) {
+  const { adapter } = plan;
+  const cacheDir = opts.cache_dir ?? defaultCacheDir();
+  if (adapter.adapter.install) {
+    await ensureInstalled(adapter.adapter, cacheDir, {
+      adapterDir: adapter.dir,
+      log: (line) => opts.on_progress?.({ kind: "notice", message: line })
+    });
+  }
+  const runKey = newRunKey();
+  const runId = runKey.slice(0, 12);
+  const evidenceDirOf = (out) => opts.keep_evidence ? join26(dirname14(out), `${basename5(out, ".json")}.evidence`) : void 0;
+  for (const t of targets) {
+    await mkdir9(dirname14(resolve10(t.out)), { recursive: true });
+    const d = evidenceDirOf(t.out);
+    if (d) await mkdir9(d, { recursive: true });
+  }
+  const view = viewOf(targets, plan, cacheDir, evidenceDirOf);
+  const prewarm = view.readOnly.map((readOnly) => ({ readOnly, hide: view.hide }));
+  const runner = await startRunner(await makeRunner(opts, runId, prewarm, plan.hostPlan));
+  await sweepWorkRoots();
+  const workRoot = await createWorkRoot(runId);
+  const written = new WrittenFiles();
+  const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written });
+  const kept = new Set(plan.carried.map((t) => t.id));
+  const todo = plan.jobs.filter((j) => !kept.has(trialId(j.lc.case.id, j.seed)));
+  return {
+    cacheDir,
+    runKey,
+    runner,
+    workRoot,
+    written,
+    writers,
+    readOnlyOf: view.readOnly,
+    hidden: view.hide,
+    evidenceDirOf,
+    todo
+  };
+}
+function viewOf(targets, plan, cacheDir, evidenceDirOf) {
+  const { adapter } = plan;
+  return harnessView({
+    actionRoot: actionRoot(),
+    adapterDir: adapter.dir,
+    cacheDir,
+    repoDirs: targets.map((t) => t.repoDir),
+    caseFiles: plan.cases.map((lc) => lc.file),
+    libraryDir: builtinCasesDir(),
+    engineOutputs: targets.flatMap(
+      (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
+        join26(actionRoot(), "dist"),
+        adapter.dir,
+        cacheDir,
+        t.repoDir
+      ])
+    ),
+    expose: adapter.adapter.expose_credentials
+  });
+}
+function hiddenPaths(out, evidenceDir, readOnly) {
+  const dir = dirname14(resolve10(out));
+  const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve10(evidenceDir)] : []];
+}
 async function makeRunner(opts, runId, prewarm, hostPlan) {
   if (opts.runner === "process" || opts.runner === "process-uncontained")
     return new ProcessRunner({
@@ -70761,95 +71070,20 @@ async function makeRunner(opts, runId, prewarm, hostPlan) {
     onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
   });
 }
-function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname14(resolve10(out));
-  const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve10(evidenceDir)] : []];
-}
-function invalidTrial(lc, seed, reason, notApplicable2 = false) {
-  return {
-    id: trialId(lc.case.id, seed),
-    case_id: lc.case.id,
-    case_revision: lc.revision,
-    phase: lc.case.phase,
-    seed,
-    valid: false,
-    invalid_reason: reason,
-    ...notApplicable2 ? { not_applicable: reason } : {},
-    ...NO_SCORES,
-    facts: { attack_calls: [], denied_calls: [], canaries_leaked: [], files_changed: [], services_hit: [] },
-    duration_ms: 0,
-    exit_code: null,
-    timed_out: false,
-    evidence_digest: ""
-  };
-}
-async function runSafetyCases(opts) {
-  const [result] = await runTargets(opts, [
-    {
-      repoDir: opts.repo_dir ?? process.cwd(),
-      out: opts.out,
-      ...opts.source ? { source: opts.source } : {}
-    }
-  ]);
-  return result;
-}
-async function runTargets(opts, targets, followUp) {
-  benchMark("engine_start");
-  const hostPlan = opts.runner === "process" ? planHost({ setup: opts.host_setup ?? false }) : void 0;
-  hostPlan?.catch(() => {
-  });
-  const modelSetup = prepareModel(opts);
-  if (targets.length === 0) throw new Error("runTargets: no target");
-  if (opts.resume && targets.length > 1)
-    throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
-  const adapter = loadAdapter(opts.adapter);
-  const config2 = adapterConfig(adapter, opts.config);
-  benchMark("adapter_loaded");
-  const selected = loadCases(opts.cases);
-  const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
-  benchMark("cases_loaded");
-  if (selected.length === 0)
-    throw new UserError(
-      `no case matches ${JSON.stringify(opts.cases)}`,
-      "check the case selectors (paths, phase:, tag:, id:, subset:)"
-    );
-  if (cases.length === 0 && opts.shard)
-    throw new UserError(
-      `shard ${opts.shard.index}/${opts.shard.total} is empty: the selection holds ${selected.length} case(s), fewer than ${opts.shard.total} shards`,
-      `use at most ${selected.length} shard(s) for this selection, or select more cases`
-    );
-  if (opts.timeout_s !== void 0 && !(opts.timeout_s > 0 && opts.timeout_s <= MAX_TIMEOUT_S))
-    throw new UserError(
-      `timeout ${opts.timeout_s} s is out of range`,
-      `give a per-trial timeout between 1 and ${MAX_TIMEOUT_S} seconds`
-    );
-  checkOutputPath(opts.out, "result file (out)");
-  const identity = {
-    adapter: {
-      name: adapter.adapter.name,
-      config: opts.config,
-      file: displayPath(adapter.file),
-      digest: adapterDigest(adapter.dir)
-    },
-    selection: selectionOf(selected, opts.shard),
-    model: modelSetup.info
-  };
-  const jobs = cases.flatMap(
-    (lc) => Array.from(
-      { length: opts.seeds },
-      (_, seed) => targets.flatMap((t, target) => !t.only || t.only.has(lc.case.id) ? [{ lc, seed, target }] : [])
-    ).flat()
-  );
-  const resumed = opts.resume ? loadResume(opts.resume) : void 0;
-  const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed)))) : [];
-  const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  if (adapter.adapter.install) {
-    await ensureInstalled(adapter.adapter, cacheDir, {
-      adapterDir: adapter.dir,
-      log: (line) => opts.on_progress?.({ kind: "notice", message: line })
+async function startRunner(runner) {
+  try {
+    await runner.start();
+  } catch (e3) {
+    await runner.stop().catch(() => {
     });
+    throw e3;
   }
+  benchMark("runner_started");
+  return runner;
+}
+function resultWriters(opts, targets, plan, made) {
+  const { runner, view, cacheDir } = made;
+  const { adapter, identity } = plan;
   const harnessOf = (repoDir) => harnessInfo(
     adapter,
     cacheDir,
@@ -70861,52 +71095,8 @@ async function runTargets(opts, targets, followUp) {
       config: opts.config
     })
   );
-  const runKey = newRunKey();
-  const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join26(dirname14(out), `${basename5(out, ".json")}.evidence`) : void 0;
-  for (const t of targets) {
-    await mkdir9(dirname14(resolve10(t.out)), { recursive: true });
-    const d = evidenceDirOf(t.out);
-    if (d) await mkdir9(d, { recursive: true });
-  }
-  const view = harnessView({
-    actionRoot: actionRoot(),
-    adapterDir: adapter.dir,
-    cacheDir,
-    repoDirs: targets.map((t) => t.repoDir),
-    caseFiles: cases.map((lc) => lc.file),
-    libraryDir: builtinCasesDir(),
-    engineOutputs: targets.flatMap(
-      (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join26(actionRoot(), "dist"),
-        adapter.dir,
-        cacheDir,
-        t.repoDir
-      ])
-    ),
-    expose: adapter.adapter.expose_credentials
-  });
-  const readOnlyOf = view.readOnly;
-  const hidden = view.hide;
-  const runner = await makeRunner(
-    opts,
-    runId,
-    readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden })),
-    hostPlan
-  );
-  try {
-    await runner.start();
-  } catch (e3) {
-    await runner.stop().catch(() => {
-    });
-    throw e3;
-  }
-  benchMark("runner_started");
-  await sweepWorkRoots();
-  const workRoot = await createWorkRoot(runId);
-  const written = new WrittenFiles();
   const image = runner.attest?.().image;
-  const caseInfos = cases.map((lc) => ({
+  const caseInfos = plan.cases.map((lc) => ({
     id: lc.case.id,
     revision: lc.revision,
     title: lc.case.title,
@@ -70923,7 +71113,7 @@ async function runTargets(opts, targets, followUp) {
     runner.info?.().containment === "uncontained",
     (message) => opts.on_progress?.({ kind: "notice", message })
   );
-  const writers = targets.map((t) => {
+  return targets.map((t) => {
     const harness = harnessOf(t.repoDir);
     const header2 = {
       schema_version: RESULT_SCHEMA_VERSION,
@@ -70944,138 +71134,43 @@ async function runTargets(opts, targets, followUp) {
       source: t.source ?? {},
       cases: caseInfos
     };
-    return new ResultWriter(t.out, header2, written, {
-      carried,
+    return new ResultWriter(t.out, header2, made.written, {
+      carried: plan.carried,
       sign: (doc) => signer()(doc),
       ...t.only || t.skip ? { onlyCasesRun: true } : {}
     });
   });
-  const kept = new Set(carried.map((t) => t.id));
-  const todo = jobs.filter((j) => !kept.has(trialId(j.lc.case.id, j.seed)));
-  if (resumed)
-    opts.on_progress?.({
-      kind: "notice",
-      message: `resuming from ${resumed.path}: ${carried.length} trial(s) kept, ${todo.length} to run`
-    });
-  const progress = opts.on_progress ?? (() => {
-  });
-  progress({ kind: "start", trials: todo.length, adapter: adapter.adapter.name, config: opts.config });
-  const cannot2 = notApplicableNotice(cases, adapter);
-  if (cannot2) progress({ kind: "notice", message: cannot2 });
-  let done = 0;
-  const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
-  let stopped = opts.signal?.aborted ?? false;
-  const firstTrial = benchMarkOnce("first_trial");
-  const onAbort = () => stopped = true;
-  opts.signal?.addEventListener("abort", onAbort);
-  const streak = invalidStreak(opts.max_consecutive_invalid ?? DEFAULT_MAX_CONSECUTIVE_INVALID);
-  const failFast = new AbortController();
-  const signal = opts.signal ? AbortSignal.any([opts.signal, failFast.signal]) : failFast.signal;
-  let stopWhy;
-  const ran = (trial) => {
-    const why3 = stopped ? void 0 : streak.add(trial.valid, trial.invalid_reason);
-    if (!why3) return;
-    stopWhy = why3;
-    stopped = true;
-    progress({ kind: "notice", message: `stopping: ${why3}` });
-    failFast.abort();
-  };
+}
+
+// src/engine/run.ts
+async function runSafetyCases(opts) {
+  const [result] = await runTargets(opts, [
+    {
+      repoDir: opts.repo_dir ?? process.cwd(),
+      out: opts.out,
+      ...opts.source ? { source: opts.source } : {}
+    }
+  ]);
+  return result;
+}
+async function runTargets(opts, targets, followUp) {
+  benchMark("engine_start");
+  const plan = planRun(opts, targets);
+  const started = await startRun(opts, targets, plan);
+  let stopped = false;
   try {
-    const harnessSlots = new Gate(opts.concurrency);
-    const asked = TrialLimits.parse(opts.trial_limits ?? {});
-    const trialLimits = { ...asked, connections: fitConnections(asked.connections, opts.concurrency) };
-    const notStartedReason = () => {
-      if (stopped) return `run interrupted before this trial started${stopWhy ? `: ${stopWhy}` : ""}`;
-      const spent = modelSetup.budget?.over();
-      return spent ? `budget exhausted: ${spent}; the trial was not run` : void 0;
-    };
-    await drain(todo, opts.concurrency + trialsAhead(opts.concurrency), async ({ lc, seed, target }) => {
-      const turn = harnessSlots.turn();
-      const inSlot = (start) => turn.run((free) => {
-        const why3 = notStartedReason();
-        if (why3) throw new TrialNotStarted(why3);
-        return start(free);
-      });
-      const t = targets[target];
-      let trial;
-      const notNow = notStartedReason();
-      const na = notApplicable(lc, adapter);
-      if (notNow) {
-        trial = invalidTrial(lc, seed, notNow);
-      } else if (t.skip) {
-        trial = invalidTrial(lc, seed, t.skip);
-      } else if (na) {
-        trial = invalidTrial(lc, seed, na, true);
-      } else {
-        try {
-          firstTrial();
-          const out = await runTrial({
-            loaded: lc,
-            adapter,
-            configName: opts.config,
-            config: config2,
-            seed,
-            runner,
-            runKey,
-            workRoot,
-            cacheDir,
-            repoDir: t.repoDir,
-            readOnly: readOnlyOf[target],
-            hidden,
-            timeoutMs: (opts.timeout_s ?? adapter.adapter.timeout_s) * 1e3,
-            // Beside the result, one folder per result file, so two configs never overwrite each other.
-            keepEvidenceDir: evidenceDirOf(t.out),
-            signal,
-            written,
-            harnessSlot: inSlot,
-            limits: trialLimits,
-            ...modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}
-          });
-          trial = stopped ? invalidTrial(lc, seed, "run interrupted while this trial ran") : out.trial;
-          ran(trial);
-          for (const n of out.notices) progress({ kind: "notice", message: n });
-        } catch (e3) {
-          if (e3 instanceof UserError) {
-            turn.pass();
-            throw e3;
-          }
-          trial = e3 instanceof TrialNotStarted ? invalidTrial(lc, seed, e3.message) : invalidTrial(lc, seed, `infrastructure: ${e3.message}`);
-          if (!(e3 instanceof TrialNotStarted)) ran(trial);
-        }
-      }
-      turn.pass();
-      writers[target].add(trial);
-      done++;
-      for (const next of followUp?.(trial, target) ?? []) {
-        const key = `${next}\0${trial.id}`;
-        if (queued.has(key) || !targets[next]) continue;
-        queued.add(key);
-        todo.push({ lc, seed, target: next });
-      }
-      progress({
-        kind: "trial",
-        done,
-        total: todo.length,
-        case_id: lc.case.id,
-        valid: trial.valid,
-        a: trial.labels.a,
-        u: trial.labels.u,
-        reason: trial.invalid_reason,
-        ...trial.not_applicable ? { not_applicable: trial.not_applicable } : {},
-        ...t.label ? { tree: t.label } : {}
-      });
-    });
+    ({ stopped } = await drainRun(opts, targets, plan, started, followUp));
   } finally {
-    opts.signal?.removeEventListener("abort", onAbort);
-    await runner.stop();
-    await rm9(workRoot, { recursive: true, force: true }).catch(() => {
+    await started.runner.stop();
+    await rm9(started.workRoot, { recursive: true, force: true }).catch(() => {
     });
   }
-  if (modelSetup.budget?.exhausted)
-    opts.on_progress?.({ kind: "notice", message: `budget exhausted: ${modelSetup.budget.over()}` });
-  const results = writers.map((w) => w.finish(stopped ? "interrupted" : "complete"));
+  const { budget } = plan.modelSetup;
+  if (budget?.exhausted)
+    opts.on_progress?.({ kind: "notice", message: `budget exhausted: ${budget.over()}` });
+  const results = started.writers.map((w) => w.finish(stopped ? "interrupted" : "complete"));
   benchMark("run_finished");
-  written.verify();
+  started.written.verify();
   return results;
 }
 
