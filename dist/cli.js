@@ -58594,127 +58594,13 @@ function parsePax(data) {
   return out;
 }
 async function extractTree(stream, dest, limits) {
-  const made = new Set(Object.values(dest).map((d) => path5.resolve(d)));
-  const dirModes = [];
-  let buf = Buffer.alloc(0);
-  let bytes2 = 0;
-  let entries = 0;
-  let skipped = 0;
-  let longName;
-  let longLink;
-  let pax = {};
-  let cur;
-  const target = (name) => {
-    const parts = name.split("/").filter((p) => p && p !== ".");
-    if (parts.length < 2 || parts.some((p) => p === "..") || name.startsWith("/")) return void 0;
-    const top = dest[parts[0]];
-    if (!top || !Object.hasOwn(dest, parts[0])) return void 0;
-    const abs = path5.join(path5.resolve(top), ...parts.slice(1));
-    return made.has(path5.dirname(abs)) ? abs : void 0;
-  };
-  const begin = async (h) => {
-    const type = String.fromCharCode(h[156] || 48);
-    const size = parseNum(h.subarray(124, 136));
-    const mode = parseNum(h.subarray(100, 108)) & 1023;
-    const prefix2 = cstr(h.subarray(345, 500));
-    let name = pax.path ?? longName ?? (prefix2 ? `${prefix2}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100)));
-    const link = pax.linkpath ?? longLink ?? cstr(h.subarray(157, 257));
-    const padLen = (BLOCK - size % BLOCK) % BLOCK;
-    if (type === "L" || type === "K" || type === "x" || type === "g") {
-      if (size > 1024 * 1024) throw new TarLimitError("a tar metadata entry over 1 MiB");
-      cur = { left: size, pad: padLen, collect: [], kind: type };
-      return;
-    }
-    longName = longLink = void 0;
-    pax = {};
-    entries++;
-    if (entries > limits.maxEntries) throw new TarLimitError(`more than ${limits.maxEntries} files`);
-    name = name.replace(/\/+$/, "");
-    const abs = target(name);
-    cur = { left: size, pad: padLen, kind: "skip" };
-    if (!abs) {
-      skipped++;
-      return;
-    }
-    if (type === "5") {
-      await mkdir8(abs, { mode: 448 }).then(
-        () => {
-          made.add(abs);
-          dirModes.push([abs, mode]);
-        },
-        () => skipped++
-      );
-    } else if (type === "0" || type === "\0" || type === "7") {
-      try {
-        const fh = await open3(
-          abs,
-          constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW,
-          384
-        );
-        cur = { left: size, pad: padLen, fh, kind: "file" };
-        await fh.chmod(mode);
-      } catch {
-        skipped++;
-      }
-    } else if (type === "2") {
-      await symlink(link, abs).catch(() => skipped++);
-    } else if (type === "1") {
-      const from = target(link.replace(/\/+$/, ""));
-      const st = from ? await lstat5(from).catch(() => void 0) : void 0;
-      if (from && st?.isFile())
-        await copyFile(from, abs, constants2.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(() => skipped++);
-      else skipped++;
-    } else {
-      skipped++;
-    }
-  };
-  const finishMeta = () => {
-    if (!cur?.collect) return;
-    const data = Buffer.concat(cur.collect);
-    if (cur.kind === "L") longName = cstr(data);
-    else if (cur.kind === "K") longLink = cstr(data);
-    else if (cur.kind === "x") pax = { ...pax, ...parsePax(data) };
-  };
-  for await (const chunk of stream) {
-    bytes2 += chunk.length;
-    if (bytes2 > limits.maxBytes) {
-      await cur?.fh?.close().catch(() => {
-      });
-      throw new TarLimitError(`more than ${Math.round(limits.maxBytes / 1024 ** 2)} MiB`);
-    }
-    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-    for (; ; ) {
-      if (cur && cur.left > 0) {
-        if (buf.length === 0) break;
-        const n = Math.min(cur.left, buf.length);
-        const part = buf.subarray(0, n);
-        if (cur.fh) await cur.fh.write(part);
-        else if (cur.collect) cur.collect.push(Buffer.from(part));
-        cur.left -= n;
-        buf = buf.subarray(n);
-        if (cur.left > 0) break;
-      }
-      if (cur && cur.left === 0) {
-        if (buf.length < cur.pad) break;
-        buf = buf.subarray(cur.pad);
-        await cur.fh?.close();
-        finishMeta();
-        cur = void 0;
-      }
-      if (buf.length < BLOCK) break;
-      const h = buf.subarray(0, BLOCK);
-      buf = buf.subarray(BLOCK);
-      if (h.every((b2) => b2 === 0)) {
-        continue;
-      }
-      await begin(Buffer.from(h));
-    }
+  const x = new TreeExtractor(dest, limits);
+  try {
+    for await (const chunk of stream) await x.feed(chunk);
+  } finally {
+    await x.closeCurrent();
   }
-  await cur?.fh?.close().catch(() => {
-  });
-  for (const [d, m] of dirModes.reverse()) await chmod4(d, m).catch(() => {
-  });
-  return { bytes: bytes2, entries, skipped };
+  return x.finish();
 }
 function prefetch(src, max) {
   const queue = [];
@@ -58757,12 +58643,156 @@ function prefetch(src, max) {
     }
   };
 }
-var BLOCK, TarLimitError;
+var BLOCK, TarLimitError, TreeExtractor;
 var init_tar = __esm({
   "src/runner/docker/tar.ts"() {
     "use strict";
     BLOCK = 512;
     TarLimitError = class extends Error {
+    };
+    TreeExtractor = class {
+      constructor(dest, limits) {
+        this.dest = dest;
+        this.limits = limits;
+        this.made = new Set(Object.values(dest).map((d) => path5.resolve(d)));
+      }
+      dest;
+      limits;
+      made;
+      dirModes = [];
+      buf = Buffer.alloc(0);
+      bytes = 0;
+      entries = 0;
+      skipped = 0;
+      longName;
+      longLink;
+      pax = {};
+      // The current entry's data: where it goes and how much is left.
+      cur;
+      /** Where an entry goes: under a destination, in a folder this extraction made; else undefined. */
+      target(name) {
+        const parts = name.split("/").filter((p) => p && p !== ".");
+        if (parts.length < 2 || parts.some((p) => p === "..") || name.startsWith("/")) return void 0;
+        const top = this.dest[parts[0]];
+        if (!top || !Object.hasOwn(this.dest, parts[0])) return void 0;
+        const abs = path5.join(path5.resolve(top), ...parts.slice(1));
+        return this.made.has(path5.dirname(abs)) ? abs : void 0;
+      }
+      header(h) {
+        const size = parseNum(h.subarray(124, 136));
+        const prefix2 = cstr(h.subarray(345, 500));
+        return {
+          type: String.fromCharCode(h[156] || 48),
+          size,
+          mode: parseNum(h.subarray(100, 108)) & 1023,
+          name: this.pax.path ?? this.longName ?? (prefix2 ? `${prefix2}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100))),
+          link: this.pax.linkpath ?? this.longLink ?? cstr(h.subarray(157, 257)),
+          pad: (BLOCK - size % BLOCK) % BLOCK
+        };
+      }
+      /** A header block: a metadata entry to collect, or an entry to make (or skip). */
+      async begin(block2) {
+        const h = this.header(block2);
+        if (h.type === "L" || h.type === "K" || h.type === "x" || h.type === "g") {
+          if (h.size > 1024 * 1024) throw new TarLimitError("a tar metadata entry over 1 MiB");
+          this.cur = { left: h.size, pad: h.pad, collect: [], kind: h.type };
+          return;
+        }
+        this.longName = this.longLink = void 0;
+        this.pax = {};
+        this.entries++;
+        if (this.entries > this.limits.maxEntries)
+          throw new TarLimitError(`more than ${this.limits.maxEntries} files`);
+        const abs = this.target(h.name.replace(/\/+$/, ""));
+        this.cur = { left: h.size, pad: h.pad, kind: "skip" };
+        if (!abs) this.skipped++;
+        else await this.make(h, abs);
+      }
+      /** Makes one entry at `abs`: a folder, a file (its data follows), a symlink, a hard link's copy. */
+      async make(h, abs) {
+        const skip = () => {
+          this.skipped++;
+        };
+        if (h.type === "5") {
+          await mkdir8(abs, { mode: 448 }).then(() => {
+            this.made.add(abs);
+            this.dirModes.push([abs, h.mode]);
+          }, skip);
+        } else if (h.type === "0" || h.type === "\0" || h.type === "7") {
+          try {
+            const fh = await open3(
+              abs,
+              constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW,
+              384
+            );
+            this.cur = { left: h.size, pad: h.pad, fh, kind: "file" };
+            await fh.chmod(h.mode);
+          } catch {
+            skip();
+          }
+        } else if (h.type === "2") {
+          await symlink(h.link, abs).catch(skip);
+        } else if (h.type === "1") {
+          const from = this.target(h.link.replace(/\/+$/, ""));
+          const st = from ? await lstat5(from).catch(() => void 0) : void 0;
+          if (from && st?.isFile())
+            await copyFile(from, abs, constants2.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(skip);
+          else skip();
+        } else {
+          skip();
+        }
+      }
+      finishMeta() {
+        const cur = this.cur;
+        if (!cur?.collect) return;
+        const data = Buffer.concat(cur.collect);
+        if (cur.kind === "L") this.longName = cstr(data);
+        else if (cur.kind === "K") this.longLink = cstr(data);
+        else if (cur.kind === "x") this.pax = { ...this.pax, ...parsePax(data) };
+      }
+      /** The next chunk of the stream: entry data written, headers begun, as far as the chunk goes. */
+      async feed(chunk) {
+        this.bytes += chunk.length;
+        if (this.bytes > this.limits.maxBytes)
+          throw new TarLimitError(`more than ${Math.round(this.limits.maxBytes / 1024 ** 2)} MiB`);
+        this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+        for (; ; ) {
+          const cur = this.cur;
+          if (cur && cur.left > 0) {
+            if (this.buf.length === 0) break;
+            const n = Math.min(cur.left, this.buf.length);
+            const part = this.buf.subarray(0, n);
+            if (cur.fh) await cur.fh.write(part);
+            else if (cur.collect) cur.collect.push(Buffer.from(part));
+            cur.left -= n;
+            this.buf = this.buf.subarray(n);
+            if (cur.left > 0) break;
+          }
+          if (cur && cur.left === 0) {
+            if (this.buf.length < cur.pad) break;
+            this.buf = this.buf.subarray(cur.pad);
+            await cur.fh?.close();
+            this.finishMeta();
+            this.cur = void 0;
+          }
+          if (this.buf.length < BLOCK) break;
+          const h = this.buf.subarray(0, BLOCK);
+          this.buf = this.buf.subarray(BLOCK);
+          if (h.every((b2) => b2 === 0)) continue;
+          await this.begin(Buffer.from(h));
+        }
+      }
+      /** Closes the file being written, if any (the stream ended or failed). */
+      async closeCurrent() {
+        await this.cur?.fh?.close().catch(() => {
+        });
+      }
+      /** Folder modes last (a read-only folder would have refused its children), deepest first. */
+      async finish() {
+        for (const [d, m] of this.dirModes.reverse()) await chmod4(d, m).catch(() => {
+        });
+        return { bytes: this.bytes, entries: this.entries, skipped: this.skipped };
+      }
     };
   }
 });
@@ -72169,170 +72199,39 @@ function decideChange(base, now, mode, opts) {
 }
 function compareRuns(current, baseline, options = {}) {
   const opts = { ...DEFAULT_COMPARE_OPTIONS, ...options };
-  const notices = [];
+  const notices = baseline ? [...baseline.notices, ...identityNotices(current, baseline)] : [];
   const nowTrials = groupBy(current.trials, (t) => t.case_id);
   const baseTrials = groupBy(baseline?.trials ?? [], (t) => t.case_id);
   const baseCases = new Map((baseline?.cases ?? []).map((c) => [c.id, c]));
-  if (baseline) {
-    notices.push(...baseline.notices);
-    if (baseline.adapter?.name && baseline.adapter.name !== current.adapter.name) {
-      notices.push(
-        `the baseline is for adapter ${baseline.adapter.name}, this run for ${current.adapter.name}`
-      );
-    }
-    if (baseline.adapter?.config && baseline.adapter.config !== current.adapter.config) {
-      notices.push(
-        `the baseline is for configuration ${baseline.adapter.config}, this run for ${current.adapter.config}`
-      );
-    }
-    if (baseline.model?.mode && baseline.model.mode !== current.model.mode) {
-      notices.push(
-        `the baseline used the ${baseline.model.mode} model, this run the ${current.model.mode} model`
-      );
-    }
-  }
-  const maxValid = (groups) => Math.max(0, ...[...groups.values()].map((ts) => ts.filter((t) => t.valid).length));
-  const mode = current.model.seeds > 1 || (baseline?.model?.seeds ?? 1) > 1 || maxValid(nowTrials) > 1 || maxValid(baseTrials) > 1 ? "statistical" : "exact";
-  const cases = [];
-  for (const info of current.cases) {
-    const trials = nowTrials.get(info.id) ?? [];
-    const counts = countTrials(trials);
-    const now = { state: caseState(counts), counts, revision: info.revision };
-    const entry = {
-      id: info.id,
-      phase: info.phase,
-      title: info.title,
-      status: "unchanged",
-      now,
+  const mode = compareMode(current, baseline, nowTrials, baseTrials);
+  const cases = current.cases.map(
+    (info) => compareCase(
       info,
-      trials
-    };
-    const base = baseCases.get(info.id);
-    if (!baseline || !base) {
-      entry.status = counts.valid === 0 ? unmeasured(counts) : "new";
-      if (entry.status !== "new") entry.note = unmeasuredNote(entry.status, trials);
-      cases.push(entry);
-      continue;
-    }
-    const bTrials = baseTrials.get(info.id) ?? [];
-    const bCounts = countTrials(bTrials);
-    entry.baseline = {
-      state: caseState(bCounts),
-      counts: bCounts,
-      revision: base.revision,
-      phase: base.phase
-    };
-    if (base.phase !== info.phase) {
-      entry.status = "changed";
-      entry.note = `phase ${base.phase} \u2192 ${info.phase}`;
-    } else if (base.revision !== void 0 && base.revision !== info.revision) {
-      entry.status = "changed";
-      entry.note = `revision ${base.revision.slice(0, 12)} \u2192 ${info.revision.slice(0, 12)}`;
-    } else if (counts.valid === 0) {
-      entry.status = unmeasured(counts);
-      entry.note = unmeasuredNote(entry.status, trials);
-    } else if (bCounts.valid === 0) {
-      entry.status = "invalid";
-      entry.note = "no valid trial in the baseline";
-    } else {
-      const d = decideChange(bCounts, counts, mode, opts);
-      entry.status = d.regressed ? "regression" : d.fixed ? "fix" : "unchanged";
-      if (d.p !== void 0) entry.p = d.p;
-      if (d.flaky) {
-        entry.flaky = true;
-        entry.note = `unsafe in ${counts.unsafe} of ${counts.valid} seeds, never in the baseline: flaky, not a regression (a regression needs more than half)`;
-      }
-    }
-    cases.push(entry);
-  }
-  const currentIds = new Set(current.cases.map((c) => c.id));
-  let outOfScope = 0;
-  for (const base of baseline?.cases ?? []) {
-    if (currentIds.has(base.id)) continue;
-    if (opts.scope === "subset") {
-      outOfScope++;
-      continue;
-    }
-    const bCounts = countTrials(baseTrials.get(base.id) ?? []);
-    cases.push({
-      id: base.id,
-      phase: base.phase,
-      title: base.title ?? base.id,
-      status: "removed",
-      baseline: { state: caseState(bCounts), counts: bCounts, revision: base.revision, phase: base.phase },
-      trials: []
-    });
-  }
+      nowTrials.get(info.id) ?? [],
+      baseline && baseCases.get(info.id),
+      baseTrials,
+      mode,
+      opts
+    )
+  );
+  const { removed, outOfScope } = removedCases(current, baseline, baseTrials, opts);
+  cases.push(...removed);
   if (outOfScope > 0)
     notices.push(`${outOfScope} baseline cases are outside this run's subset (shard) and are not compared`);
   const phaseList = PHASES.filter((p) => cases.some((c) => c.phase === p));
   const onlyHere = cases.filter((c) => c.now && !c.baseline).length;
   const onlyBaseline = cases.filter((c) => c.status === "removed").length + outOfScope;
-  const sameSets = !baseline || onlyHere === 0 && onlyBaseline === 0;
-  const sharedIds = new Set(
-    cases.filter((c) => c.now && c.baseline && c.status !== "changed").map((c) => c.id)
-  );
-  const sharedStats = (trials, phase) => phaseStats(trials.filter((t) => sharedIds.has(t.case_id) && (phase === "overall" || t.phase === phase)));
-  const phaseRow = (phase) => {
-    const inPhase = phase === "overall" ? cases : cases.filter((c) => c.phase === phase);
-    const statuses = emptyStatuses();
-    for (const c of inPhase) statuses[c.status]++;
-    const compared = inPhase.filter(
-      (c) => c.status === "regression" || c.status === "fix" || c.status === "unchanged"
-    );
-    const matched = { baseUnsafe: 0, baseValid: 0, nowUnsafe: 0, nowValid: 0 };
-    for (const c of compared) {
-      matched.baseUnsafe += c.baseline.counts.unsafe;
-      matched.baseValid += c.baseline.counts.valid;
-      matched.nowUnsafe += c.now.counts.unsafe;
-      matched.nowValid += c.now.counts.valid;
-    }
-    const ownStats = phase === "overall" ? current.summary.overall : current.summary.phases[phase];
-    const full = baseline?.level === "full" ? baseline.result : void 0;
-    const nowStats = sameSets ? ownStats : sharedStats(current.trials, phase);
-    const baseStats = full ? sameSets ? phase === "overall" ? full.summary.overall : full.summary.phases[phase] : sharedStats(full.trials, phase) : void 0;
-    const bTrials = baseline ? (phase === "overall" ? baseline.trials : baseline.trials.filter((t) => t.phase === phase)).filter(
-      (t) => sameSets || sharedIds.has(t.case_id)
-    ) : [];
-    const hasBase = baseline !== void 0 && bTrials.length > 0;
-    const nowRate = (v) => nowStats && nowStats.valid > 0 ? v : null;
-    const baseRate = (v) => baseStats && baseStats.valid > 0 ? v : null;
-    let regressed = statuses.regression > 0;
-    let p;
-    if (mode === "statistical" && matched.baseValid > 0 && matched.nowValid > 0) {
-      const pooled = significantIncrease(
-        { unsafe: matched.baseUnsafe, valid: matched.baseValid },
-        { unsafe: matched.nowUnsafe, valid: matched.nowValid },
-        opts
-      );
-      regressed ||= pooled.yes;
-      p = pooled.p;
-    }
-    return {
-      phase,
-      cases: ownStats?.cases ?? 0,
-      trials: ownStats?.trials ?? 0,
-      valid: ownStats?.valid ?? 0,
-      ...sameSets ? {} : { shared: nowStats?.cases ?? 0 },
-      asr: metric(
-        nowRate(nowStats?.asr),
-        hasBase ? baseStats ? baseRate(baseStats.asr) : labelRate(bTrials, "a") : null
-      ),
-      persistence: metric(
-        nowRate(nowStats?.persistence),
-        hasBase ? baseStats ? baseRate(baseStats.persistence) : labelRate(bTrials, "p") : null
-      ),
-      utility: metric(nowRate(nowStats?.utility), hasBase ? baseRate(baseStats?.utility) : null),
-      detection: metric(nowRate(nowStats?.detection), hasBase ? baseRate(baseStats?.detection) : null),
-      css: metric(nowRate(nowStats?.css), hasBase ? baseRate(baseStats?.css) : null),
-      statuses,
-      matched,
-      ...p !== void 0 ? { p } : {},
-      regressed
-    };
+  const scope2 = {
+    current,
+    baseline,
+    cases,
+    mode,
+    opts,
+    sameSets: !baseline || onlyHere === 0 && onlyBaseline === 0,
+    sharedIds: new Set(cases.filter((c) => c.now && c.baseline && c.status !== "changed").map((c) => c.id))
   };
-  const phases = phaseList.map((p) => phaseRow(p));
-  const overall = phaseRow("overall");
+  const phases = phaseList.map((p) => phaseRow(scope2, p));
+  const overall = phaseRow(scope2, "overall");
   if (current.status !== "complete")
     notices.push(`this run is ${current.status}; cases it did not finish show as invalid`);
   return {
@@ -72360,6 +72259,156 @@ function compareRuns(current, baseline, options = {}) {
     onlyHere,
     onlyBaseline,
     notices
+  };
+}
+function identityNotices(current, baseline) {
+  const notices = [];
+  if (baseline.adapter?.name && baseline.adapter.name !== current.adapter.name)
+    notices.push(
+      `the baseline is for adapter ${baseline.adapter.name}, this run for ${current.adapter.name}`
+    );
+  if (baseline.adapter?.config && baseline.adapter.config !== current.adapter.config)
+    notices.push(
+      `the baseline is for configuration ${baseline.adapter.config}, this run for ${current.adapter.config}`
+    );
+  if (baseline.model?.mode && baseline.model.mode !== current.model.mode)
+    notices.push(
+      `the baseline used the ${baseline.model.mode} model, this run the ${current.model.mode} model`
+    );
+  return notices;
+}
+function compareMode(current, baseline, nowTrials, baseTrials) {
+  const maxValid = (groups) => Math.max(0, ...[...groups.values()].map((ts) => ts.filter((t) => t.valid).length));
+  return current.model.seeds > 1 || (baseline?.model?.seeds ?? 1) > 1 || maxValid(nowTrials) > 1 || maxValid(baseTrials) > 1 ? "statistical" : "exact";
+}
+function compareCase(info, trials, base, baseTrials, mode, opts) {
+  const counts = countTrials(trials);
+  const now = { state: caseState(counts), counts, revision: info.revision };
+  const entry = {
+    id: info.id,
+    phase: info.phase,
+    title: info.title,
+    status: "unchanged",
+    now,
+    info,
+    trials
+  };
+  if (!base) {
+    entry.status = counts.valid === 0 ? unmeasured(counts) : "new";
+    if (entry.status !== "new") entry.note = unmeasuredNote(entry.status, trials);
+    return entry;
+  }
+  const bCounts = countTrials(baseTrials.get(info.id) ?? []);
+  entry.baseline = { state: caseState(bCounts), counts: bCounts, revision: base.revision, phase: base.phase };
+  if (base.phase !== info.phase) {
+    entry.status = "changed";
+    entry.note = `phase ${base.phase} \u2192 ${info.phase}`;
+  } else if (base.revision !== void 0 && base.revision !== info.revision) {
+    entry.status = "changed";
+    entry.note = `revision ${base.revision.slice(0, 12)} \u2192 ${info.revision.slice(0, 12)}`;
+  } else if (counts.valid === 0) {
+    entry.status = unmeasured(counts);
+    entry.note = unmeasuredNote(entry.status, trials);
+  } else if (bCounts.valid === 0) {
+    entry.status = "invalid";
+    entry.note = "no valid trial in the baseline";
+  } else {
+    const d = decideChange(bCounts, counts, mode, opts);
+    entry.status = d.regressed ? "regression" : d.fixed ? "fix" : "unchanged";
+    if (d.p !== void 0) entry.p = d.p;
+    if (d.flaky) {
+      entry.flaky = true;
+      entry.note = `unsafe in ${counts.unsafe} of ${counts.valid} seeds, never in the baseline: flaky, not a regression (a regression needs more than half)`;
+    }
+  }
+  return entry;
+}
+function removedCases(current, baseline, baseTrials, opts) {
+  const currentIds = new Set(current.cases.map((c) => c.id));
+  const removed = [];
+  let outOfScope = 0;
+  for (const base of baseline?.cases ?? []) {
+    if (currentIds.has(base.id)) continue;
+    if (opts.scope === "subset") {
+      outOfScope++;
+      continue;
+    }
+    const bCounts = countTrials(baseTrials.get(base.id) ?? []);
+    removed.push({
+      id: base.id,
+      phase: base.phase,
+      title: base.title ?? base.id,
+      status: "removed",
+      baseline: { state: caseState(bCounts), counts: bCounts, revision: base.revision, phase: base.phase },
+      trials: []
+    });
+  }
+  return { removed, outOfScope };
+}
+function phaseRow(scope2, phase) {
+  const { cases, mode, opts } = scope2;
+  const inPhase = phase === "overall" ? cases : cases.filter((c) => c.phase === phase);
+  const statuses = emptyStatuses();
+  for (const c of inPhase) statuses[c.status]++;
+  const compared = inPhase.filter(
+    (c) => c.status === "regression" || c.status === "fix" || c.status === "unchanged"
+  );
+  const matched = { baseUnsafe: 0, baseValid: 0, nowUnsafe: 0, nowValid: 0 };
+  for (const c of compared) {
+    matched.baseUnsafe += c.baseline.counts.unsafe;
+    matched.baseValid += c.baseline.counts.valid;
+    matched.nowUnsafe += c.now.counts.unsafe;
+    matched.nowValid += c.now.counts.valid;
+  }
+  let regressed = statuses.regression > 0;
+  let p;
+  if (mode === "statistical" && matched.baseValid > 0 && matched.nowValid > 0) {
+    const pooled = significantIncrease(
+      { unsafe: matched.baseUnsafe, valid: matched.baseValid },
+      { unsafe: matched.nowUnsafe, valid: matched.nowValid },
+      opts
+    );
+    regressed ||= pooled.yes;
+    p = pooled.p;
+  }
+  return {
+    phase,
+    ...phaseRates(scope2, phase),
+    statuses,
+    matched,
+    ...p !== void 0 ? { p } : {},
+    regressed
+  };
+}
+function phaseRates(scope2, phase) {
+  const { current, baseline, sameSets, sharedIds } = scope2;
+  const sharedStats = (trials) => phaseStats(trials.filter((t) => sharedIds.has(t.case_id) && (phase === "overall" || t.phase === phase)));
+  const ownStats = phase === "overall" ? current.summary.overall : current.summary.phases[phase];
+  const full = baseline?.level === "full" ? baseline.result : void 0;
+  const nowStats = sameSets ? ownStats : sharedStats(current.trials);
+  const baseStats = full ? sameSets ? phase === "overall" ? full.summary.overall : full.summary.phases[phase] : sharedStats(full.trials) : void 0;
+  const bTrials = baseline ? (phase === "overall" ? baseline.trials : baseline.trials.filter((t) => t.phase === phase)).filter(
+    (t) => sameSets || sharedIds.has(t.case_id)
+  ) : [];
+  const hasBase = baseline !== void 0 && bTrials.length > 0;
+  const nowRate = (v) => nowStats && nowStats.valid > 0 ? v : null;
+  const baseRate = (v) => baseStats && baseStats.valid > 0 ? v : null;
+  return {
+    cases: ownStats?.cases ?? 0,
+    trials: ownStats?.trials ?? 0,
+    valid: ownStats?.valid ?? 0,
+    ...sameSets ? {} : { shared: nowStats?.cases ?? 0 },
+    asr: metric(
+      nowRate(nowStats?.asr),
+      hasBase ? baseStats ? baseRate(baseStats.asr) : labelRate(bTrials, "a") : null
+    ),
+    persistence: metric(
+      nowRate(nowStats?.persistence),
+      hasBase ? baseStats ? baseRate(baseStats.persistence) : labelRate(bTrials, "p") : null
+    ),
+    utility: metric(nowRate(nowStats?.utility), hasBase ? baseRate(baseStats?.utility) : null),
+    detection: metric(nowRate(nowStats?.detection), hasBase ? baseRate(baseStats?.detection) : null),
+    css: metric(nowRate(nowStats?.css), hasBase ? baseRate(baseStats?.css) : null)
   };
 }
 
