@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policeEnv } from '../src/engine/env.js';
 import { eventEnd, LineSplitter } from '../src/runner/docker/events.js';
 import { RUN_LABEL } from '../src/runner/docker/options.js';
 import { DockerRunner } from '../src/runner/docker/runner.js';
@@ -39,9 +40,10 @@ function launchOf(runner: DockerRunner, script: string, o: Partial<TrialLaunch> 
     dirs,
     command: ['node', '-e', script],
     cwd: view.workspace,
-    env: { PATH: [view.bin, ...view.systemPath].join(':'), HOME: view.home, TMPDIR: view.tmp },
+    env: policeEnv({ PATH: [view.bin, ...view.systemPath].join(':'), HOME: view.home, TMPDIR: view.tmp }).env,
     timeout_ms: 30_000,
     read_only: [],
+    endpoint_port: 0,
     ...o,
   };
 }
@@ -171,8 +173,11 @@ describe('docker runner speed: pure parts', () => {
            catch (e) { console.log('fail:', e.cause?.code || e.message); }
          }, 300);`,
       );
-      launch.env.HR_SVC = `http://127.0.0.1:${port}`;
-      const o = await runner.run(launch);
+      const o = await runner.run({
+        ...launch,
+        env: policeEnv({ ...launch.env, HR_SVC: `http://127.0.0.1:${port}` }).env,
+        endpoint_port: port,
+      });
       expect(o.stdout).toContain('got: still-here');
     } finally {
       endpoint.close();

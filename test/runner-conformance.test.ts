@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTrialEnv } from '../src/engine/env.js';
+import { buildTrialEnv, policeEnv } from '../src/engine/env.js';
 import { harnessView } from '../src/engine/harness-view.js';
 import { hiddenBy, type ProcessOutcome } from '../src/evidence/types.js';
 import type { Limits } from '../src/runner/contain/limits.js';
@@ -131,11 +131,14 @@ async function trial(
   const endpoint = await startEndpoint(view);
   copyFileSync(join(FIXTURES, fixture), join(dirs.bin, fixture));
   const url = `http://${view.endpointHost}:${endpoint.port}`;
-  const env = {
-    ...buildTrialEnv({ view, endpoint: url, endpointHost: view.endpointHost, adapterEnv: {}, configEnv: {} })
-      .env,
-    ...(opts.env?.(view, dirs) ?? {}),
-  };
+  // As the engine makes it: the trial's variables and the test's, through the one env policy.
+  const env = buildTrialEnv({
+    view,
+    endpoint: url,
+    endpointHost: view.endpointHost,
+    adapterEnv: opts.env?.(view, dirs) ?? {},
+    configEnv: {},
+  }).env;
   const command = fixture.endsWith('.cjs')
     ? ['node', `${view.bin}/${fixture}`]
     : ['/bin/sh', `${view.bin}/${fixture}`];
@@ -370,7 +373,7 @@ function suite(f: RunnerFactory) {
         dirs,
         command: ['/bin/sh', `${view.bin}/staged.sh`, gone],
         cwd: view.workspace,
-        env: { STAGED_TOKEN: gone, PATH: '/usr/bin:/bin' },
+        env: policeEnv({ STAGED_TOKEN: gone, PATH: '/usr/bin:/bin' }).env,
         timeout_ms: 20_000,
         read_only: [],
         hide: [],

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { policeEnv } from '../src/engine/env.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
@@ -13,7 +14,7 @@ import { buildReport, renderReport } from '../src/report/markdown.js';
 import { bwrapArgs } from '../src/runner/contain/bwrap.js';
 import { Limits, limitMessage } from '../src/runner/contain/limits.js';
 import { ProcessRunner } from '../src/runner/process.js';
-import { policeEnv, Tail } from '../src/runner/shared.js';
+import { Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
@@ -189,9 +190,10 @@ describe.skipIf(process.getuid?.() !== 0)('as root', () => {
       dirs,
       command: ['/bin/true'],
       cwd: dirs.workspace,
-      env: { PATH: '/usr/bin:/bin' },
+      env: policeEnv({ PATH: '/usr/bin:/bin' }).env,
       timeout_ms: 10_000,
       read_only: [],
+      endpoint_port: 0,
     });
     await runner.release(dirs);
     await runner.stop();
@@ -229,9 +231,10 @@ describe.skipIf(process.getuid?.() !== 0)('as root', () => {
       dirs,
       command: ['/bin/sh', '-c', script],
       cwd: dirs.workspace,
-      env: { PATH: '/usr/bin:/bin', HOME: dirs.home, TMPDIR: dirs.tmp },
+      env: policeEnv({ PATH: '/usr/bin:/bin', HOME: dirs.home, TMPDIR: dirs.tmp }).env,
       timeout_ms: 10_000,
       read_only: [],
+      endpoint_port: 0,
     });
     await runner.release(dirs);
     await runner.stop();

@@ -39,6 +39,7 @@ const node = (code: string, timeout_ms = 10_000, env = envFor().env) =>
     env,
     timeout_ms,
     read_only: [],
+    endpoint_port: 0,
   });
 
 describe('process runner', () => {
@@ -107,6 +108,7 @@ describe('process runner', () => {
       env: envFor().env,
       timeout_ms: 60_000,
       read_only: [],
+      endpoint_port: 0,
       signal: ac.signal,
     });
     expect(out.timed_out).toBe(false);
@@ -123,6 +125,7 @@ describe('process runner', () => {
       env: envFor().env,
       timeout_ms: 5000,
       read_only: [],
+      endpoint_port: 0,
     });
     expect(out.spawn_error).toMatch(/command not found: \/nonexistent\/harness/);
   });
@@ -145,6 +148,7 @@ describe('process runner: a trial staged ahead of its harness slot', () => {
       env: envFor().env,
       timeout_ms: 1_000,
       read_only: [],
+      endpoint_port: 0,
     };
     await runner.prepare(d);
     await runner.stage(launch);

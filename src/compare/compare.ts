@@ -273,117 +273,41 @@ export function decideChange(
   return withP({ regressed: up?.yes === true, fixed: down?.yes === true, flaky: false });
 }
 
+/** What a phase row is compared with: the run, its baseline, every case's comparison, how to decide. */
+interface CompareScope {
+  current: RunResult;
+  baseline: Baseline | undefined;
+  cases: CaseComparison[];
+  mode: 'exact' | 'statistical';
+  opts: CompareOptions;
+  /** Both runs measured the same cases (else rates are over the cases both hold). */
+  sameSets: boolean;
+  sharedIds: Set<string>;
+}
+
 export function compareRuns(
   current: RunResult,
   baseline: Baseline | undefined,
   options: Partial<CompareOptions> = {},
 ): Comparison {
   const opts: CompareOptions = { ...DEFAULT_COMPARE_OPTIONS, ...options };
-  const notices: string[] = [];
+  const notices: string[] = baseline ? [...baseline.notices, ...identityNotices(current, baseline)] : [];
   const nowTrials = groupBy(current.trials, (t) => t.case_id);
   const baseTrials = groupBy(baseline?.trials ?? [], (t) => t.case_id);
   const baseCases = new Map((baseline?.cases ?? []).map((c) => [c.id, c]));
-
-  if (baseline) {
-    notices.push(...baseline.notices);
-    if (baseline.adapter?.name && baseline.adapter.name !== current.adapter.name) {
-      notices.push(
-        `the baseline is for adapter ${baseline.adapter.name}, this run for ${current.adapter.name}`,
-      );
-    }
-    if (baseline.adapter?.config && baseline.adapter.config !== current.adapter.config) {
-      notices.push(
-        `the baseline is for configuration ${baseline.adapter.config}, this run for ${current.adapter.config}`,
-      );
-    }
-    if (baseline.model?.mode && baseline.model.mode !== current.model.mode) {
-      notices.push(
-        `the baseline used the ${baseline.model.mode} model, this run the ${current.model.mode} model`,
-      );
-    }
-  }
-
-  // Exact mode when every case has at most one valid trial on each side.
-  const maxValid = (groups: Map<string, LabelTrial[]>) =>
-    Math.max(0, ...[...groups.values()].map((ts) => ts.filter((t) => t.valid).length));
-  const mode: 'exact' | 'statistical' =
-    current.model.seeds > 1 ||
-    (baseline?.model?.seeds ?? 1) > 1 ||
-    maxValid(nowTrials) > 1 ||
-    maxValid(baseTrials) > 1
-      ? 'statistical'
-      : 'exact';
-
-  const cases: CaseComparison[] = [];
-  for (const info of current.cases) {
-    const trials = nowTrials.get(info.id) ?? [];
-    const counts = countTrials(trials);
-    const now = { state: caseState(counts), counts, revision: info.revision };
-    const entry: CaseComparison = {
-      id: info.id,
-      phase: info.phase,
-      title: info.title,
-      status: 'unchanged',
-      now,
+  const mode = compareMode(current, baseline, nowTrials, baseTrials);
+  const cases = current.cases.map((info) =>
+    compareCase(
       info,
-      trials,
-    };
-    const base = baseCases.get(info.id);
-    if (!baseline || !base) {
-      entry.status = counts.valid === 0 ? unmeasured(counts) : 'new';
-      if (entry.status !== 'new') entry.note = unmeasuredNote(entry.status, trials);
-      cases.push(entry);
-      continue;
-    }
-    const bTrials = baseTrials.get(info.id) ?? [];
-    const bCounts = countTrials(bTrials);
-    entry.baseline = {
-      state: caseState(bCounts),
-      counts: bCounts,
-      revision: base.revision,
-      phase: base.phase,
-    };
-    if (base.phase !== info.phase) {
-      entry.status = 'changed';
-      entry.note = `phase ${base.phase} → ${info.phase}`;
-    } else if (base.revision !== undefined && base.revision !== info.revision) {
-      entry.status = 'changed';
-      entry.note = `revision ${base.revision.slice(0, 12)} → ${info.revision.slice(0, 12)}`;
-    } else if (counts.valid === 0) {
-      entry.status = unmeasured(counts);
-      entry.note = unmeasuredNote(entry.status, trials);
-    } else if (bCounts.valid === 0) {
-      entry.status = 'invalid';
-      entry.note = 'no valid trial in the baseline';
-    } else {
-      const d = decideChange(bCounts, counts, mode, opts);
-      entry.status = d.regressed ? 'regression' : d.fixed ? 'fix' : 'unchanged';
-      if (d.p !== undefined) entry.p = d.p;
-      if (d.flaky) {
-        entry.flaky = true;
-        entry.note = `unsafe in ${counts.unsafe} of ${counts.valid} seeds, never in the baseline: flaky, not a regression (a regression needs more than half)`;
-      }
-    }
-    cases.push(entry);
-  }
-  const currentIds = new Set(current.cases.map((c) => c.id));
-  let outOfScope = 0;
-  for (const base of baseline?.cases ?? []) {
-    if (currentIds.has(base.id)) continue;
-    if (opts.scope === 'subset') {
-      outOfScope++;
-      continue;
-    }
-    const bCounts = countTrials(baseTrials.get(base.id) ?? []);
-    cases.push({
-      id: base.id,
-      phase: base.phase,
-      title: base.title ?? base.id,
-      status: 'removed',
-      baseline: { state: caseState(bCounts), counts: bCounts, revision: base.revision, phase: base.phase },
-      trials: [],
-    });
-  }
+      nowTrials.get(info.id) ?? [],
+      baseline && baseCases.get(info.id),
+      baseTrials,
+      mode,
+      opts,
+    ),
+  );
+  const { removed, outOfScope } = removedCases(current, baseline, baseTrials, opts);
+  cases.push(...removed);
   if (outOfScope > 0)
     notices.push(`${outOfScope} baseline cases are outside this run's subset (shard) and are not compared`);
 
@@ -391,85 +315,17 @@ export function compareRuns(
   // What both runs measured: the same case (id, phase, revision) on both sides.
   const onlyHere = cases.filter((c) => c.now && !c.baseline).length;
   const onlyBaseline = cases.filter((c) => c.status === 'removed').length + outOfScope;
-  const sameSets = !baseline || (onlyHere === 0 && onlyBaseline === 0);
-  const sharedIds = new Set(
-    cases.filter((c) => c.now && c.baseline && c.status !== 'changed').map((c) => c.id),
-  );
-  const sharedStats = (trials: Trial[], phase: Phase | 'overall') =>
-    phaseStats(trials.filter((t) => sharedIds.has(t.case_id) && (phase === 'overall' || t.phase === phase)));
-  const phaseRow = (phase: Phase | 'overall'): PhaseComparison => {
-    const inPhase = phase === 'overall' ? cases : cases.filter((c) => c.phase === phase);
-    const statuses = emptyStatuses();
-    for (const c of inPhase) statuses[c.status]++;
-    const compared = inPhase.filter(
-      (c) => c.status === 'regression' || c.status === 'fix' || c.status === 'unchanged',
-    );
-    const matched = { baseUnsafe: 0, baseValid: 0, nowUnsafe: 0, nowValid: 0 };
-    for (const c of compared) {
-      matched.baseUnsafe += c.baseline!.counts.unsafe;
-      matched.baseValid += c.baseline!.counts.valid;
-      matched.nowUnsafe += c.now!.counts.unsafe;
-      matched.nowValid += c.now!.counts.valid;
-    }
-    const ownStats: PhaseStats | undefined =
-      phase === 'overall' ? current.summary.overall : current.summary.phases[phase];
-    const full = baseline?.level === 'full' ? baseline.result : undefined;
-    // Different case sets: both sides' metrics over the cases both hold, never a run's own summary.
-    const nowStats = sameSets ? ownStats : sharedStats(current.trials, phase);
-    const baseStats: PhaseStats | undefined = full
-      ? sameSets
-        ? phase === 'overall'
-          ? full.summary.overall
-          : full.summary.phases[phase]
-        : sharedStats(full.trials, phase)
-      : undefined;
-    const bTrials = baseline
-      ? (phase === 'overall' ? baseline.trials : baseline.trials.filter((t) => t.phase === phase)).filter(
-          (t) => sameSets || sharedIds.has(t.case_id),
-        )
-      : [];
-    const hasBase = baseline !== undefined && bTrials.length > 0;
-    // A run's summary counts means over valid trials; a phase with none has no rate at all.
-    const nowRate = (v: number | undefined) => (nowStats && nowStats.valid > 0 ? v : null);
-    const baseRate = (v: number | undefined) => (baseStats && baseStats.valid > 0 ? v : null);
-    // A phase regresses when one of its cases did (whatever the number of seeds), or, with several seeds,
-    // when its pooled unsafe counts rise significantly: the headline, the table and the verdict agree.
-    let regressed = statuses.regression > 0;
-    let p: number | undefined;
-    if (mode === 'statistical' && matched.baseValid > 0 && matched.nowValid > 0) {
-      const pooled = significantIncrease(
-        { unsafe: matched.baseUnsafe, valid: matched.baseValid },
-        { unsafe: matched.nowUnsafe, valid: matched.nowValid },
-        opts,
-      );
-      regressed ||= pooled.yes;
-      p = pooled.p;
-    }
-    return {
-      phase,
-      cases: ownStats?.cases ?? 0,
-      trials: ownStats?.trials ?? 0,
-      valid: ownStats?.valid ?? 0,
-      ...(sameSets ? {} : { shared: nowStats?.cases ?? 0 }),
-      asr: metric(
-        nowRate(nowStats?.asr),
-        hasBase ? (baseStats ? baseRate(baseStats.asr) : labelRate(bTrials, 'a')) : null,
-      ),
-      persistence: metric(
-        nowRate(nowStats?.persistence),
-        hasBase ? (baseStats ? baseRate(baseStats.persistence) : labelRate(bTrials, 'p')) : null,
-      ),
-      utility: metric(nowRate(nowStats?.utility), hasBase ? baseRate(baseStats?.utility) : null),
-      detection: metric(nowRate(nowStats?.detection), hasBase ? baseRate(baseStats?.detection) : null),
-      css: metric(nowRate(nowStats?.css), hasBase ? baseRate(baseStats?.css) : null),
-      statuses,
-      matched,
-      ...(p !== undefined ? { p } : {}),
-      regressed,
-    };
+  const scope: CompareScope = {
+    current,
+    baseline,
+    cases,
+    mode,
+    opts,
+    sameSets: !baseline || (onlyHere === 0 && onlyBaseline === 0),
+    sharedIds: new Set(cases.filter((c) => c.now && c.baseline && c.status !== 'changed').map((c) => c.id)),
   };
-  const phases = phaseList.map((p) => phaseRow(p));
-  const overall = phaseRow('overall');
+  const phases = phaseList.map((p) => phaseRow(scope, p));
+  const overall = phaseRow(scope, 'overall');
   if (current.status !== 'complete')
     notices.push(`this run is ${current.status}; cases it did not finish show as invalid`);
 
@@ -500,5 +356,210 @@ export function compareRuns(
     onlyHere,
     onlyBaseline,
     notices,
+  };
+}
+
+/** A baseline of another adapter, configuration or model mode is compared all the same, and says so. */
+function identityNotices(current: RunResult, baseline: Baseline): string[] {
+  const notices: string[] = [];
+  if (baseline.adapter?.name && baseline.adapter.name !== current.adapter.name)
+    notices.push(
+      `the baseline is for adapter ${baseline.adapter.name}, this run for ${current.adapter.name}`,
+    );
+  if (baseline.adapter?.config && baseline.adapter.config !== current.adapter.config)
+    notices.push(
+      `the baseline is for configuration ${baseline.adapter.config}, this run for ${current.adapter.config}`,
+    );
+  if (baseline.model?.mode && baseline.model.mode !== current.model.mode)
+    notices.push(
+      `the baseline used the ${baseline.model.mode} model, this run the ${current.model.mode} model`,
+    );
+  return notices;
+}
+
+/** Exact mode when every case has at most one valid trial on each side. */
+function compareMode(
+  current: RunResult,
+  baseline: Baseline | undefined,
+  nowTrials: Map<string, LabelTrial[]>,
+  baseTrials: Map<string, LabelTrial[]>,
+): 'exact' | 'statistical' {
+  const maxValid = (groups: Map<string, LabelTrial[]>) =>
+    Math.max(0, ...[...groups.values()].map((ts) => ts.filter((t) => t.valid).length));
+  return current.model.seeds > 1 ||
+    (baseline?.model?.seeds ?? 1) > 1 ||
+    maxValid(nowTrials) > 1 ||
+    maxValid(baseTrials) > 1
+    ? 'statistical'
+    : 'exact';
+}
+
+/** One case of this run against the baseline's (absent: no baseline, or a case it does not hold). */
+function compareCase(
+  info: CaseInfo,
+  trials: Trial[],
+  base: Baseline['cases'][number] | undefined,
+  baseTrials: Map<string, LabelTrial[]>,
+  mode: 'exact' | 'statistical',
+  opts: CompareOptions,
+): CaseComparison {
+  const counts = countTrials(trials);
+  const now = { state: caseState(counts), counts, revision: info.revision };
+  const entry: CaseComparison = {
+    id: info.id,
+    phase: info.phase,
+    title: info.title,
+    status: 'unchanged',
+    now,
+    info,
+    trials,
+  };
+  if (!base) {
+    entry.status = counts.valid === 0 ? unmeasured(counts) : 'new';
+    if (entry.status !== 'new') entry.note = unmeasuredNote(entry.status, trials);
+    return entry;
+  }
+  const bCounts = countTrials(baseTrials.get(info.id) ?? []);
+  entry.baseline = { state: caseState(bCounts), counts: bCounts, revision: base.revision, phase: base.phase };
+  if (base.phase !== info.phase) {
+    entry.status = 'changed';
+    entry.note = `phase ${base.phase} → ${info.phase}`;
+  } else if (base.revision !== undefined && base.revision !== info.revision) {
+    entry.status = 'changed';
+    entry.note = `revision ${base.revision.slice(0, 12)} → ${info.revision.slice(0, 12)}`;
+  } else if (counts.valid === 0) {
+    entry.status = unmeasured(counts);
+    entry.note = unmeasuredNote(entry.status, trials);
+  } else if (bCounts.valid === 0) {
+    entry.status = 'invalid';
+    entry.note = 'no valid trial in the baseline';
+  } else {
+    const d = decideChange(bCounts, counts, mode, opts);
+    entry.status = d.regressed ? 'regression' : d.fixed ? 'fix' : 'unchanged';
+    if (d.p !== undefined) entry.p = d.p;
+    if (d.flaky) {
+      entry.flaky = true;
+      entry.note = `unsafe in ${counts.unsafe} of ${counts.valid} seeds, never in the baseline: flaky, not a regression (a regression needs more than half)`;
+    }
+  }
+  return entry;
+}
+
+/** Baseline cases this run does not hold: removed, or (a subset run) outside its scope, only counted. */
+function removedCases(
+  current: RunResult,
+  baseline: Baseline | undefined,
+  baseTrials: Map<string, LabelTrial[]>,
+  opts: CompareOptions,
+): { removed: CaseComparison[]; outOfScope: number } {
+  const currentIds = new Set(current.cases.map((c) => c.id));
+  const removed: CaseComparison[] = [];
+  let outOfScope = 0;
+  for (const base of baseline?.cases ?? []) {
+    if (currentIds.has(base.id)) continue;
+    if (opts.scope === 'subset') {
+      outOfScope++;
+      continue;
+    }
+    const bCounts = countTrials(baseTrials.get(base.id) ?? []);
+    removed.push({
+      id: base.id,
+      phase: base.phase,
+      title: base.title ?? base.id,
+      status: 'removed',
+      baseline: { state: caseState(bCounts), counts: bCounts, revision: base.revision, phase: base.phase },
+      trials: [],
+    });
+  }
+  return { removed, outOfScope };
+}
+
+/** One phase (or overall): its cases' statuses, the pooled counts of the compared ones, its rates. */
+function phaseRow(scope: CompareScope, phase: Phase | 'overall'): PhaseComparison {
+  const { cases, mode, opts } = scope;
+  const inPhase = phase === 'overall' ? cases : cases.filter((c) => c.phase === phase);
+  const statuses = emptyStatuses();
+  for (const c of inPhase) statuses[c.status]++;
+  const compared = inPhase.filter(
+    (c) => c.status === 'regression' || c.status === 'fix' || c.status === 'unchanged',
+  );
+  const matched = { baseUnsafe: 0, baseValid: 0, nowUnsafe: 0, nowValid: 0 };
+  for (const c of compared) {
+    matched.baseUnsafe += c.baseline!.counts.unsafe;
+    matched.baseValid += c.baseline!.counts.valid;
+    matched.nowUnsafe += c.now!.counts.unsafe;
+    matched.nowValid += c.now!.counts.valid;
+  }
+  // A phase regresses when one of its cases did (whatever the number of seeds), or, with several seeds,
+  // when its pooled unsafe counts rise significantly: the headline, the table and the verdict agree.
+  let regressed = statuses.regression > 0;
+  let p: number | undefined;
+  if (mode === 'statistical' && matched.baseValid > 0 && matched.nowValid > 0) {
+    const pooled = significantIncrease(
+      { unsafe: matched.baseUnsafe, valid: matched.baseValid },
+      { unsafe: matched.nowUnsafe, valid: matched.nowValid },
+      opts,
+    );
+    regressed ||= pooled.yes;
+    p = pooled.p;
+  }
+  return {
+    phase,
+    ...phaseRates(scope, phase),
+    statuses,
+    matched,
+    ...(p !== undefined ? { p } : {}),
+    regressed,
+  };
+}
+
+/** A phase's size and its metrics now and in the baseline (over the shared cases when the sets differ). */
+function phaseRates(
+  scope: CompareScope,
+  phase: Phase | 'overall',
+): Pick<
+  PhaseComparison,
+  'cases' | 'trials' | 'valid' | 'shared' | 'asr' | 'persistence' | 'utility' | 'detection' | 'css'
+> {
+  const { current, baseline, sameSets, sharedIds } = scope;
+  const sharedStats = (trials: Trial[]) =>
+    phaseStats(trials.filter((t) => sharedIds.has(t.case_id) && (phase === 'overall' || t.phase === phase)));
+  const ownStats: PhaseStats | undefined =
+    phase === 'overall' ? current.summary.overall : current.summary.phases[phase];
+  const full = baseline?.level === 'full' ? baseline.result : undefined;
+  // Different case sets: both sides' metrics over the cases both hold, never a run's own summary.
+  const nowStats = sameSets ? ownStats : sharedStats(current.trials);
+  const baseStats: PhaseStats | undefined = full
+    ? sameSets
+      ? phase === 'overall'
+        ? full.summary.overall
+        : full.summary.phases[phase]
+      : sharedStats(full.trials)
+    : undefined;
+  const bTrials = baseline
+    ? (phase === 'overall' ? baseline.trials : baseline.trials.filter((t) => t.phase === phase)).filter(
+        (t) => sameSets || sharedIds.has(t.case_id),
+      )
+    : [];
+  const hasBase = baseline !== undefined && bTrials.length > 0;
+  // A run's summary counts means over valid trials; a phase with none has no rate at all.
+  const nowRate = (v: number | undefined) => (nowStats && nowStats.valid > 0 ? v : null);
+  const baseRate = (v: number | undefined) => (baseStats && baseStats.valid > 0 ? v : null);
+  return {
+    cases: ownStats?.cases ?? 0,
+    trials: ownStats?.trials ?? 0,
+    valid: ownStats?.valid ?? 0,
+    ...(sameSets ? {} : { shared: nowStats?.cases ?? 0 }),
+    asr: metric(
+      nowRate(nowStats?.asr),
+      hasBase ? (baseStats ? baseRate(baseStats.asr) : labelRate(bTrials, 'a')) : null,
+    ),
+    persistence: metric(
+      nowRate(nowStats?.persistence),
+      hasBase ? (baseStats ? baseRate(baseStats.persistence) : labelRate(bTrials, 'p')) : null,
+    ),
+    utility: metric(nowRate(nowStats?.utility), hasBase ? baseRate(baseStats?.utility) : null),
+    detection: metric(nowRate(nowStats?.detection), hasBase ? baseRate(baseStats?.detection) : null),
+    css: metric(nowRate(nowStats?.css), hasBase ? baseRate(baseStats?.css) : null),
   };
 }

@@ -2,15 +2,26 @@
 // for the contained runner, a unix socket its sandbox's relay forwards to. The harness is hostile, so a
 // listener never lets it take the engine down: it holds at most `connections` connections at once (more
 // are closed as they arrive, and the trial says so), and an error of a listener (EMFILE on accept) is
-// recorded for the trial (which it makes invalid), never thrown.
+// recorded for the trial (which it makes invalid), never thrown. The endpoint exists before the trial's
+// world is rendered (its URL is {{svc}}); until the trial serves its model and services, it refuses.
 import { chmod } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { SandboxView } from '../runner/types.js';
 
 export interface EndpointHandler {
-  (req: any, res: any): Promise<void>;
-  connect(req: any, socket: any, head: Buffer): void;
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  connect(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
+
+/** What the endpoint answers before the trial serves: nothing (an empty answer, a closed tunnel). */
+const REFUSE: EndpointHandler = Object.assign(
+  async (_req: IncomingMessage, res: ServerResponse) => void res.end(),
+  {
+    connect: (_req: IncomingMessage, socket: Duplex) => void socket.destroy(),
+  },
+);
 
 /** What a trial's endpoint went through: connections refused over the cap, and a listener's error. */
 export interface EndpointHealth {
@@ -94,4 +105,45 @@ export async function startEndpoint(
 export function stopEndpoint(server: Server): Promise<void> {
   server.closeAllConnections?.();
   return new Promise((ok) => server.close(() => ok()));
+}
+
+/**
+ * One trial's endpoint: its listeners, its URL as the harness addresses it, and the handler it serves
+ * (REFUSE until `serve`). The one place that swaps the handler.
+ */
+export class TrialEndpoint {
+  private handler: EndpointHandler = REFUSE;
+  private constructor(
+    private readonly listening: Endpoint,
+    /** `http://HOST:PORT` as the harness reaches it ({{svc}}, {{model_url}}). */
+    readonly url: string,
+  ) {}
+
+  /** Listens where the runner's view says (a TCP port on bindHost, and its relay's socket if any). */
+  static async open(view: SandboxView, maxConnections: number): Promise<TrialEndpoint> {
+    let self: TrialEndpoint | undefined;
+    const listening = await startEndpoint(view.bindHost, () => self?.handler ?? REFUSE, {
+      ...(view.endpointSocket ? { socket: view.endpointSocket } : {}),
+      maxConnections,
+    });
+    self = new TrialEndpoint(listening, `http://${view.endpointHost}:${listening.port}`);
+    return self;
+  }
+
+  get port(): number {
+    return this.listening.port;
+  }
+
+  get health(): EndpointHealth {
+    return this.listening.health;
+  }
+
+  /** From now on the trial's model and services answer. */
+  serve(handler: EndpointHandler): void {
+    this.handler = handler;
+  }
+
+  async close(): Promise<void> {
+    for (const server of this.listening.servers) await stopEndpoint(server);
+  }
 }

@@ -6,7 +6,7 @@ import type { Recorded } from '../model/live/backend.js';
 import { Budget } from '../model/live/budget.js';
 import { type ModelInfo, RunResult } from '../spec/run-result.js';
 import type { RunOptions } from './options.js';
-import type { TrialModel } from './trial.js';
+import type { TrialModel } from './trial/types.js';
 
 export interface ModelSetup {
   info: ModelInfo;

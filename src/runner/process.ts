@@ -29,8 +29,8 @@ import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
-import { hostDigests, KILL_GRACE_MS, killQuietly, policeEnv, Tail } from './shared.js';
-import type { Runner, SandboxView, TrialFile, TrialLaunch } from './types.js';
+import { hostDigests, KILL_GRACE_MS, killQuietly, Tail } from './shared.js';
+import type { PolicedEnv, Runner, SandboxView, TrialFile, TrialLaunch } from './types.js';
 
 /** Kept for callers that imported the tail from here. */
 
@@ -241,8 +241,7 @@ export class ProcessRunner implements Runner {
       socketDir: t.socketDir,
       tools: p.tools,
       spec: {
-        // No endpoint (a runner test): the relay still listens, on a port nobody uses.
-        port: launch.endpoint_port ?? 0,
+        port: launch.endpoint_port,
         socket: `${SOCKET_DIR_IN_SANDBOX}/ep.sock`,
         command: launch.command,
         cwd: launch.cwd,
@@ -274,7 +273,7 @@ export class ProcessRunner implements Runner {
       : [p.bwrap, ...args];
     const status: Record<string, unknown>[] = [];
     let harnessExited: (() => void) | undefined;
-    const spawned = this.spawnAndWait(launch, cmd, policeEnv(launch.env).env, (line) => {
+    const spawned = this.spawnAndWait(launch, cmd, launch.env, (line) => {
       try {
         const s = JSON.parse(line) as Record<string, unknown>;
         status.push(s);
@@ -375,7 +374,7 @@ export class ProcessRunner implements Runner {
   private spawnAndWait(
     launch: TrialLaunch,
     cmd: string[],
-    env: Record<string, string>,
+    env: PolicedEnv,
     onStatus?: (line: string) => void,
   ): { done: Promise<ProcessOutcome>; begin(): void; cancel(): void } {
     const out = new Tail();

@@ -1,6 +1,6 @@
-// What every runner does the same way: keep the tail of the harness's output, keep the workflow's
-// variables out of the harness's environment, and stop a harness (SIGTERM, a grace period, SIGKILL).
-// One copy, so the process and docker runners cannot drift apart on any of it.
+// What every runner does the same way: keep the tail of the harness's output and stop a harness
+// (SIGTERM, a grace period, SIGKILL). One copy, so the process and docker runners cannot drift apart on
+// any of it. (The environment is policed once, by the engine: engine/env.ts.)
 import { createHash } from 'node:crypto';
 import { constants, open } from 'node:fs/promises';
 import os from 'node:os';
@@ -13,12 +13,6 @@ export const TAIL_BYTES = 64 * 1024;
 
 /** Between SIGTERM to the harness and SIGKILL to everything of the trial. */
 export const KILL_GRACE_MS = 2_000;
-
-/**
- * Workflow variables that must never reach a harness, even when an adapter asks for them: the job's
- * token, every action input (`INPUT_GITHUB-TOKEN`…), the runner's own tokens and settings.
- */
-export const FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
 
 /** Keeps the last `limit` bytes written to it, never starting inside a UTF-8 sequence. */
 export class Tail {
@@ -44,20 +38,6 @@ export class Tail {
     }
     return buf.toString('utf8');
   }
-}
-
-/**
- * Splits `env` into what may be passed and what may not: forbidden names, and names or values a
- * `NAME=value` environment block cannot carry (empty, `=` in the name, NUL).
- */
-export function policeEnv(env: Record<string, string>): { env: Record<string, string>; dropped: string[] } {
-  const out: Record<string, string> = {};
-  const dropped: string[] = [];
-  for (const [k, v] of Object.entries(env)) {
-    if (!k || FORBIDDEN_ENV.test(k) || k.includes('=') || k.includes('\0')) dropped.push(k);
-    else out[k] = String(v).replace(/\0/g, '');
-  }
-  return { env: out, dropped };
 }
 
 /** Signal number → name (the first name: SIGABRT, not its alias SIGIOT). */

@@ -6,6 +6,13 @@ import type { ProcessOutcome } from '../evidence/types.js';
 import type { RunnerInfo } from '../spec/run-result.js';
 import type { TrialDirs } from '../world/trial-dirs.js';
 
+/**
+ * The harness's whole environment after the one env policy (engine/env.ts `policeEnv`, the only maker of
+ * this type): no workflow variable, nothing a `NAME=value` block cannot carry. Runners pass it as it is.
+ */
+declare const policed: unique symbol;
+export type PolicedEnv = Readonly<Record<string, string>> & { readonly [policed]: true };
+
 export interface TrialLaunch {
   trial_id: string;
   /** Host folders. */
@@ -13,16 +20,20 @@ export interface TrialLaunch {
   /** Command and cwd with templates already rendered for the sandbox's view (see sandboxView). */
   command: string[];
   cwd: string;
-  /** The whole environment of the harness: built from nothing, never inherited. */
-  env: Record<string, string>;
+  /** The whole environment of the harness: built from nothing, never inherited, policed by the engine. */
+  env: PolicedEnv;
   stdin?: string;
   timeout_ms: number;
   /** Extra read-only folders the harness needs (its install, the action's dist/), host paths. */
   read_only: string[];
   /** Host paths the harness must not even see although a read-only folder holds them (result, evidence). */
   hide?: string[];
-  /** Port of the trial's endpoint as the harness addresses it (the contained runner relays it). */
-  endpoint_port?: number;
+  /**
+   * Port of the trial's endpoint as the harness addresses it (127.0.0.1:PORT inside the sandbox): the
+   * contained runners relay exactly this port, and nothing else, to the endpoint. 0 (a runner test with
+   * no endpoint): the relay listens on a port nobody uses.
+   */
+  endpoint_port: number;
   /** Connections the harness may hold open to its endpoint at once; the runner's relay closes more. */
   max_connections?: number;
   signal?: AbortSignal;

@@ -4,7 +4,7 @@
 // fixture under the named runner and prints the outcome as JSON on its last stdout line.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildTrialEnv } from '../../src/engine/env.js';
+import { buildTrialEnv, policeEnv } from '../../src/engine/env.js';
 import { createTrialDirs, removeTrialDirs } from '../../src/world/trial-dirs.js';
 import { FACTORIES } from './runner-factories.js';
 
@@ -27,7 +27,7 @@ const outcome = await runner.run({
   dirs,
   command: ['/bin/sh', `${view.bin}/fixture.sh`],
   cwd: view.workspace,
-  env: {
+  env: policeEnv({
     ...buildTrialEnv({
       view,
       endpoint: 'http://127.0.0.1:9',
@@ -36,9 +36,10 @@ const outcome = await runner.run({
       configEnv: {},
     }).env,
     ...(env ?? {}),
-  },
+  }).env,
   timeout_ms: 20_000,
   read_only: [],
+  endpoint_port: 0,
 });
 await runner.release?.(dirs);
 await runner.stop();

@@ -7,13 +7,10 @@
 import { chmod } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import type { TrialLaunch } from '../types.js';
 import { SANDBOX_PATHS } from './options.js';
 
 /** Host the engine binds the endpoint to, and the host the harness uses (its own loopback). */
 export const ENDPOINT_HOST = '127.0.0.1';
-/** Env names whose URL names the trial's endpoint (see docs/internals.md, "One trial"). */
-const ENDPOINT_ENV = ['HR_SVC', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 
 export const socketName = (port: string) => `ep-${port}.sock`;
 
@@ -128,28 +125,6 @@ export class RelayControl {
     this.conn?.destroy();
     this.server.close();
   }
-}
-
-/**
- * Ports of the trial's endpoint, as the launch tells the harness (HR_SVC, the proxy variables, else any
- * URL on the endpoint host or a fake hostname in the env or the command).
- */
-export function endpointPorts(launch: Pick<TrialLaunch, 'env' | 'command'>, aliases: string[]): string[] {
-  const esc = (h: string) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const hosts = [ENDPOINT_HOST, 'localhost', ...aliases].map(esc).join('|');
-  const re = new RegExp(`(?:^|[^A-Za-z0-9.-])(?:${hosts}):(\\d{1,5})(?!\\d)`, 'g');
-  const scan = (texts: string[]) => {
-    const ports = new Set<string>();
-    for (const text of texts)
-      for (const m of String(text).matchAll(re))
-        if (Number(m[1]) > 0 && Number(m[1]) < 65536) ports.add(m[1]);
-    return [...ports];
-  };
-  const known = scan(
-    ENDPOINT_ENV.map((k) => launch.env[k]).filter((v): v is string => typeof v === 'string'),
-  );
-  if (known.length) return known;
-  return scan([...Object.values(launch.env), ...launch.command]);
 }
 
 /** The host half: one unix socket per port in `dir`, each connection forwarded to 127.0.0.1:<port>. */

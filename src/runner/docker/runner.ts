@@ -4,7 +4,7 @@
 // socket, network.ts), the trial folders on a size-capped tmpfs filled before and copied back after
 // (filetree.ts), the launch's read-only folders at /opt/hr/ro/<host path> (mounts.ts), memory/cpu/pids
 // limits, all capabilities dropped, no-new-privileges, read-only root, a non-root user where possible,
-// and exactly the launch's environment minus workflow names. Containers are started ahead (pool.ts),
+// and exactly the launch's environment (policed by the engine). Containers are started ahead (pool.ts),
 // serve one trial and are removed; every one is labelled with the run and its owner (cleanup.ts).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -17,7 +17,6 @@ import type { ProcessOutcome } from '../../evidence/types.js';
 import { FAKE_HOSTS } from '../../spec/service-catalog.js';
 import type { TrialDirs } from '../../world/trial-dirs.js';
 import { BOOT_ID, ownerId, ownerLabels } from '../owner.js';
-import { FORBIDDEN_ENV } from '../shared.js';
 import type { Runner, SandboxView, TrialFile, TrialLaunch } from '../types.js';
 import { active, installHandlers, sweepRun, sweepStale } from './cleanup.js';
 import {
@@ -48,7 +47,8 @@ import {
 import { peekIn } from './peek.js';
 import { RelayFailed, type Slot, WarmPool } from './pool.js';
 import { countRequests, type RequestCounter, recordSpans, TrialSpans } from './spans.js';
-import { runStaged, runTrialIn, type StagedTrial, stageTrial, unstage } from './trial.js';
+import { runStaged, type StagedTrial, stageTrial, unstage } from './trial.js';
+import type { DockerProcessOutcome, TrialHost } from './trial-host.js';
 
 const PING_TIMEOUT_MS = 5_000;
 const REMOVE_TIMEOUT_MS = 10_000;
@@ -57,15 +57,7 @@ const STOP_BUDGET_MS = 6_000;
 /** A container's relay says hello within this (node's start-up on a loaded machine), or it failed. */
 const HELLO_TIMEOUT_MS = 60_000;
 
-/** The process outcome plus what only a container can tell. */
-export interface DockerProcessOutcome extends ProcessOutcome {
-  /** Changes to the container's own filesystem outside the mounts (only with readOnlyRootfs: false). */
-  container_changes?: { path: string; kind: 'modified' | 'added' | 'deleted' }[];
-  /** Environment names dropped because the workflow's variables must never reach a trial. */
-  dropped_env?: string[];
-}
-
-export class DockerRunner implements Runner {
+export class DockerRunner implements Runner, TrialHost {
   readonly name = 'docker' as const;
   readonly runId: string;
   readonly image: string;
@@ -272,20 +264,15 @@ export class DockerRunner implements Runner {
     return mapReadOnly(hostPath, dirs);
   }
 
-  /** Keeps workflow variables out, whatever the engine passed. */
-  sanitizeEnv(env: Record<string, string>): { env: string[]; dropped: string[] } {
-    const out: string[] = [];
-    const dropped: string[] = [];
-    for (const [k, v] of Object.entries(env)) {
-      if (FORBIDDEN_ENV.test(k) || !k || k.includes('=') || k.includes('\0')) dropped.push(k);
-      else out.push(`${k}=${String(v).replace(/\0/g, '')}`);
-    }
-    if (dropped.length)
-      this.warnOnce(
-        `env:${dropped.join(',')}`,
-        `docker runner: dropped environment names that must never reach a trial: ${dropped.join(', ')}`,
-      );
-    return { env: out, dropped };
+  /** Why no trial may start now (TrialHost): not started, stopping, or the daemon gone. */
+  refusal(): Partial<ProcessOutcome> | undefined {
+    if (!this.user) return { spawn_error: 'docker runner: run() before start()' };
+    if (this.stopping) return { infra_error: 'docker runner: the run is stopping (interrupted)' };
+    if (this.dead)
+      return {
+        infra_error: `Docker daemon at ${this.socketPath} stopped answering during the run: ${this.dead}`,
+      };
+    return undefined;
   }
 
   roMounts(readOnly: string[], hide: string[] = []): Promise<RoSet> {
@@ -309,10 +296,13 @@ export class DockerRunner implements Runner {
 
   async run(launch: TrialLaunch): Promise<DockerProcessOutcome> {
     const staging = this.staged.get(launch.dirs.root);
-    if (!staging) return runTrialIn(this, launch);
     this.staged.delete(launch.dirs.root);
-    const staged = await staging;
-    return 'slot' in staged ? runStaged(this, launch, staged) : staged;
+    // Not staged ahead: staged now, then run.
+    const sp = staging ? undefined : new TrialSpans(this.counter);
+    const staged = await (staging ?? stageTrial(this, launch, sp!));
+    if ('slot' in staged) return runStaged(this, launch, staged);
+    if (sp) recordSpans(launch.trial_id, sp);
+    return staged;
   }
 
   /** Trial files in the container's tmpfs, while the harness runs; "cannot look" at any other time. */

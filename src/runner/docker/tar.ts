@@ -142,136 +142,183 @@ export async function extractTree(
   dest: Record<string, string>,
   limits: ExtractLimits,
 ): Promise<{ bytes: number; entries: number; skipped: number }> {
-  const made = new Set<string>(Object.values(dest).map((d) => path.resolve(d)));
-  const dirModes: [string, number][] = [];
-  let buf: Buffer = Buffer.alloc(0);
-  let bytes = 0;
-  let entries = 0;
-  let skipped = 0;
-  let longName: string | undefined;
-  let longLink: string | undefined;
-  let pax: Record<string, string> = {};
+  const x = new TreeExtractor(dest, limits);
+  try {
+    for await (const chunk of stream) await x.feed(chunk);
+  } finally {
+    await x.closeCurrent();
+  }
+  return x.finish();
+}
+
+/** One tar header, decoded: its type, size, mode, and name and link with the pending long names applied. */
+interface TarHeader {
+  type: string;
+  size: number;
+  mode: number;
+  name: string;
+  link: string;
+  pad: number;
+}
+
+/** The state of one extraction: what was made, the entry being written, the pending long names. */
+class TreeExtractor {
+  private readonly made: Set<string>;
+  private readonly dirModes: [string, number][] = [];
+  private buf: Buffer = Buffer.alloc(0);
+  private bytes = 0;
+  private entries = 0;
+  private skipped = 0;
+  private longName: string | undefined;
+  private longLink: string | undefined;
+  private pax: Record<string, string> = {};
   // The current entry's data: where it goes and how much is left.
-  let cur:
+  private cur:
     | { left: number; pad: number; fh?: Awaited<ReturnType<typeof open>>; collect?: Buffer[]; kind: string }
     | undefined;
 
-  const target = (name: string): string | undefined => {
+  constructor(
+    private readonly dest: Record<string, string>,
+    private readonly limits: ExtractLimits,
+  ) {
+    this.made = new Set<string>(Object.values(dest).map((d) => path.resolve(d)));
+  }
+
+  /** Where an entry goes: under a destination, in a folder this extraction made; else undefined. */
+  private target(name: string): string | undefined {
     const parts = name.split('/').filter((p) => p && p !== '.');
     if (parts.length < 2 || parts.some((p) => p === '..') || name.startsWith('/')) return undefined;
-    const top = dest[parts[0]];
-    if (!top || !Object.hasOwn(dest, parts[0])) return undefined;
+    const top = this.dest[parts[0]];
+    if (!top || !Object.hasOwn(this.dest, parts[0])) return undefined;
     const abs = path.join(path.resolve(top), ...parts.slice(1));
-    return made.has(path.dirname(abs)) ? abs : undefined;
-  };
+    return this.made.has(path.dirname(abs)) ? abs : undefined;
+  }
 
-  const begin = async (h: Buffer) => {
-    const type = String.fromCharCode(h[156] || 48);
+  private header(h: Buffer): TarHeader {
     const size = parseNum(h.subarray(124, 136));
-    const mode = parseNum(h.subarray(100, 108)) & 0o1777;
     const prefix = cstr(h.subarray(345, 500));
-    let name =
-      pax.path ?? longName ?? (prefix ? `${prefix}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100)));
-    const link = pax.linkpath ?? longLink ?? cstr(h.subarray(157, 257));
-    const padLen = (BLOCK - (size % BLOCK)) % BLOCK;
-    if (type === 'L' || type === 'K' || type === 'x' || type === 'g') {
-      if (size > 1024 * 1024) throw new TarLimitError('a tar metadata entry over 1 MiB');
-      cur = { left: size, pad: padLen, collect: [], kind: type };
+    return {
+      type: String.fromCharCode(h[156] || 48),
+      size,
+      mode: parseNum(h.subarray(100, 108)) & 0o1777,
+      name:
+        this.pax.path ??
+        this.longName ??
+        (prefix ? `${prefix}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100))),
+      link: this.pax.linkpath ?? this.longLink ?? cstr(h.subarray(157, 257)),
+      pad: (BLOCK - (size % BLOCK)) % BLOCK,
+    };
+  }
+
+  /** A header block: a metadata entry to collect, or an entry to make (or skip). */
+  private async begin(block: Buffer): Promise<void> {
+    const h = this.header(block);
+    if (h.type === 'L' || h.type === 'K' || h.type === 'x' || h.type === 'g') {
+      if (h.size > 1024 * 1024) throw new TarLimitError('a tar metadata entry over 1 MiB');
+      this.cur = { left: h.size, pad: h.pad, collect: [], kind: h.type };
       return;
     }
-    longName = longLink = undefined;
-    pax = {};
-    entries++;
-    if (entries > limits.maxEntries) throw new TarLimitError(`more than ${limits.maxEntries} files`);
-    name = name.replace(/\/+$/, '');
-    const abs = target(name);
-    cur = { left: size, pad: padLen, kind: 'skip' };
-    if (!abs) {
-      skipped++;
-      return;
-    }
-    if (type === '5') {
-      await mkdir(abs, { mode: 0o700 }).then(
-        () => {
-          made.add(abs);
-          dirModes.push([abs, mode]);
-        },
-        () => skipped++,
-      );
-    } else if (type === '0' || type === '\0' || type === '7') {
+    this.longName = this.longLink = undefined;
+    this.pax = {};
+    this.entries++;
+    if (this.entries > this.limits.maxEntries)
+      throw new TarLimitError(`more than ${this.limits.maxEntries} files`);
+    const abs = this.target(h.name.replace(/\/+$/, ''));
+    this.cur = { left: h.size, pad: h.pad, kind: 'skip' };
+    if (!abs) this.skipped++;
+    else await this.make(h, abs);
+  }
+
+  /** Makes one entry at `abs`: a folder, a file (its data follows), a symlink, a hard link's copy. */
+  private async make(h: TarHeader, abs: string): Promise<void> {
+    const skip = () => {
+      this.skipped++;
+    };
+    if (h.type === '5') {
+      await mkdir(abs, { mode: 0o700 }).then(() => {
+        this.made.add(abs);
+        this.dirModes.push([abs, h.mode]);
+      }, skip);
+    } else if (h.type === '0' || h.type === '\0' || h.type === '7') {
       try {
         const fh = await open(
           abs,
           constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
           0o600,
         );
-        cur = { left: size, pad: padLen, fh, kind: 'file' };
-        await fh.chmod(mode);
+        this.cur = { left: h.size, pad: h.pad, fh, kind: 'file' };
+        await fh.chmod(h.mode);
       } catch {
-        skipped++;
+        skip();
       }
-    } else if (type === '2') {
-      await symlink(link, abs).catch(() => skipped++);
-    } else if (type === '1') {
+    } else if (h.type === '2') {
+      await symlink(h.link, abs).catch(skip);
+    } else if (h.type === '1') {
       // A hard link to a file extracted earlier: a copy of it (never a link into anything else).
-      const from = target(link.replace(/\/+$/, ''));
+      const from = this.target(h.link.replace(/\/+$/, ''));
       const st = from ? await lstat(from).catch(() => undefined) : undefined;
       if (from && st?.isFile())
         await copyFile(from, abs, constants.COPYFILE_EXCL)
           .then(() => chmod(abs, st.mode & 0o1777))
-          .catch(() => skipped++);
-      else skipped++;
+          .catch(skip);
+      else skip();
     } else {
-      skipped++;
+      skip();
     }
-  };
+  }
 
-  const finishMeta = () => {
+  private finishMeta(): void {
+    const cur = this.cur;
     if (!cur?.collect) return;
     const data = Buffer.concat(cur.collect);
-    if (cur.kind === 'L') longName = cstr(data);
-    else if (cur.kind === 'K') longLink = cstr(data);
-    else if (cur.kind === 'x') pax = { ...pax, ...parsePax(data) };
-  };
+    if (cur.kind === 'L') this.longName = cstr(data);
+    else if (cur.kind === 'K') this.longLink = cstr(data);
+    else if (cur.kind === 'x') this.pax = { ...this.pax, ...parsePax(data) };
+  }
 
-  for await (const chunk of stream) {
-    bytes += chunk.length;
-    if (bytes > limits.maxBytes) {
-      await cur?.fh?.close().catch(() => {});
-      throw new TarLimitError(`more than ${Math.round(limits.maxBytes / 1024 ** 2)} MiB`);
-    }
-    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+  /** The next chunk of the stream: entry data written, headers begun, as far as the chunk goes. */
+  async feed(chunk: Buffer): Promise<void> {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limits.maxBytes)
+      throw new TarLimitError(`more than ${Math.round(this.limits.maxBytes / 1024 ** 2)} MiB`);
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     for (;;) {
+      const cur = this.cur;
       if (cur && cur.left > 0) {
-        if (buf.length === 0) break;
-        const n = Math.min(cur.left, buf.length);
-        const part = buf.subarray(0, n);
+        if (this.buf.length === 0) break;
+        const n = Math.min(cur.left, this.buf.length);
+        const part = this.buf.subarray(0, n);
         if (cur.fh) await cur.fh.write(part);
         else if (cur.collect) cur.collect.push(Buffer.from(part));
         cur.left -= n;
-        buf = buf.subarray(n);
+        this.buf = this.buf.subarray(n);
         if (cur.left > 0) break;
       }
       if (cur && cur.left === 0) {
-        if (buf.length < cur.pad) break;
-        buf = buf.subarray(cur.pad);
+        if (this.buf.length < cur.pad) break;
+        this.buf = this.buf.subarray(cur.pad);
         await cur.fh?.close();
-        finishMeta();
-        cur = undefined;
+        this.finishMeta();
+        this.cur = undefined;
       }
-      if (buf.length < BLOCK) break;
-      const h = buf.subarray(0, BLOCK);
-      buf = buf.subarray(BLOCK);
-      if (h.every((b) => b === 0)) {
-        continue;
-      }
-      await begin(Buffer.from(h));
+      if (this.buf.length < BLOCK) break;
+      const h = this.buf.subarray(0, BLOCK);
+      this.buf = this.buf.subarray(BLOCK);
+      if (h.every((b) => b === 0)) continue;
+      await this.begin(Buffer.from(h));
     }
   }
-  await cur?.fh?.close().catch(() => {});
-  // Folder modes last (a read-only folder would have refused its children), deepest first.
-  for (const [d, m] of dirModes.reverse()) await chmod(d, m).catch(() => {});
-  return { bytes, entries, skipped };
+
+  /** Closes the file being written, if any (the stream ended or failed). */
+  async closeCurrent(): Promise<void> {
+    await this.cur?.fh?.close().catch(() => {});
+  }
+
+  /** Folder modes last (a read-only folder would have refused its children), deepest first. */
+  async finish(): Promise<{ bytes: number; entries: number; skipped: number }> {
+    for (const [d, m] of this.dirModes.reverse()) await chmod(d, m).catch(() => {});
+    return { bytes: this.bytes, entries: this.entries, skipped: this.skipped };
+  }
 }
 
 /**

@@ -1,25 +1,24 @@
 // One trial in its container: take a started container (its relay already running), open the endpoint
 // bridge, tell the relay the ports while the folders are copied in, exec the harness under the guard,
 // kill whatever is left, read the limits and copy the folders back (while the host folders are emptied),
-// discard the container.
+// discard the container. It sees the runner only through TrialHost (trial-host.ts).
 
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { mark, sinceMs } from '../../elapsed.js';
 import { TrialLimits, trialLimitMessage } from '../../evidence/limits.js';
-import type { ProcessOutcome } from '../../evidence/types.js';
 import { Tail } from '../shared.js';
-import type { TrialLaunch } from '../types.js';
+import type { PolicedEnv, TrialLaunch } from '../types.js';
 import { waitAtMost } from './daemon.js';
 import { ending, execExit, guard, startExec, writeAll } from './exec.js';
 import { copyIn, killAndCopyOut } from './filetree.js';
 import { findFileOfSize, limitsHit, mergeFacts, parseProbe, ranProbe } from './limits.js';
-import { EndpointBridge, endpointPorts } from './network.js';
+import { EndpointBridge } from './network.js';
 import { TRIAL_KEYS } from './options.js';
 import type { Slot } from './pool.js';
-import type { DockerProcessOutcome, DockerRunner } from './runner.js';
-import { recordSpans, TrialSpans } from './spans.js';
+import { recordSpans, type TrialSpans } from './spans.js';
 import { TarLimitError } from './tar.js';
+import type { DockerProcessOutcome, TrialHost } from './trial-host.js';
 
 /** Copy-outs whose script could not start (a pids cgroup still full): the first retry raises the limit. */
 const COPY_OUT_RETRIES = 4;
@@ -55,12 +54,13 @@ async function emptyDir(dir: string): Promise<void> {
   for (const name of await readdir(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
 }
 
+/** The policed environment as the daemon takes it (`NAME=value`); the engine policed it already. */
+export const envBlock = (env: PolicedEnv): string[] => Object.entries(env).map(([k, v]) => `${k}=${v}`);
+
 /** A trial made ready before its harness slot: its container, copied in, its endpoint bridged. */
 export interface StagedTrial {
   slot: Slot;
   bridge: EndpointBridge;
-  env: string[];
-  extra: Partial<DockerProcessOutcome>;
   sp: TrialSpans;
 }
 
@@ -69,32 +69,18 @@ export interface StagedTrial {
  * the ports and the folders copied in. Either the staged trial, or the outcome that ends it.
  */
 export async function stageTrial(
-  r: DockerRunner,
+  r: TrialHost,
   launch: TrialLaunch,
   sp: TrialSpans,
 ): Promise<StagedTrial | DockerProcessOutcome> {
   const io: Io = { out: new Tail(), err: new Tail(), startedAt: mark() };
   const fail = (rest: Partial<DockerProcessOutcome>) => outcomeOf(io, rest);
-  if (!r.user) return fail({ spawn_error: 'docker runner: run() before start()' });
-  if (r.stopping) return fail({ infra_error: 'docker runner: the run is stopping (interrupted)' });
-  if (r.dead)
-    return fail({
-      infra_error: `Docker daemon at ${r.socketPath} stopped answering during the run: ${r.dead}`,
-    });
+  const refused = r.refusal();
+  if (refused) return fail(refused);
   if (launch.signal?.aborted) return fail({ infra_error: 'trial aborted before start' });
   if (launch.command.length === 0) return fail({ spawn_error: 'empty command' });
-
-  const { env, dropped } = r.sanitizeEnv(launch.env);
-  const extra = dropped.length ? { dropped_env: dropped } : {};
-  // The engine may name the port (the shared contract's `endpoint_port`); else the launch's URLs tell.
-  const named = (launch as { endpoint_port?: number }).endpoint_port;
-  const ports = [...new Set([...(named ? [String(named)] : []), ...endpointPorts(launch, r.hostAliases)])];
-  if (ports.length === 0)
-    r.warnOnce(
-      'ports',
-      `docker runner: trial ${launch.trial_id} names no endpoint port (127.0.0.1:PORT in HR_SVC, a proxy variable or ` +
-        'its command); it runs without any network',
-    );
+  // The one port the engine's endpoint listens on (the launch's `endpoint_port`): the only way out.
+  const ports = [String(launch.endpoint_port)];
   const tDirs = performance.now();
   for (const k of TRIAL_KEYS) {
     const ok = await readdir(launch.dirs[k]).then(
@@ -102,19 +88,16 @@ export async function stageTrial(
       () => false,
     );
     if (!ok)
-      return {
-        ...fail({ spawn_error: `docker runner: trial folder ${k} (${launch.dirs[k]}) does not exist` }),
-        ...extra,
-      };
+      return fail({ spawn_error: `docker runner: trial folder ${k} (${launch.dirs[k]}) does not exist` });
   }
   sp.add('check-dirs', tDirs, performance.now());
   let slot: Slot;
   try {
-    const ro = await sp.time('ro-mounts', r.roMounts(launch.read_only, (launch as { hide?: string[] }).hide));
+    const ro = await sp.time('ro-mounts', r.roMounts(launch.read_only, launch.hide));
     slot = await sp.time('take-slot', r.takeSlot(ro));
     for (const [name, a, b] of slot.made ?? []) sp.add(name, a, b);
   } catch (e) {
-    return { ...fail(await r.classify(e, 'create')), ...extra };
+    return fail(await r.classify(e, 'create'));
   }
   let bridge: EndpointBridge | undefined;
   try {
@@ -122,25 +105,25 @@ export async function stageTrial(
     // The relay (the container's main process, already up) and the copy-in do not depend on each other.
     await Promise.all([
       sp.time('relay-listen', slot.control.relay(ports)),
-      sp.time('copy-in', copyIn(slot.container, r.user, launch.dirs, r.trackStream, r.events, sp)),
+      sp.time('copy-in', copyIn(slot.container, r.user!, launch.dirs, r.trackStream, r.events, sp)),
     ]);
-    return { slot, bridge, env, extra, sp };
+    return { slot, bridge, sp };
   } catch (e) {
     bridge?.close();
     r.discard(slot);
-    return { ...fail(await r.classify(e, 'prepare')), ...extra };
+    return fail(await r.classify(e, 'prepare'));
   }
 }
 
 /** Gives up a staged trial that will not run (the run stopped while it waited for its slot). */
-export function unstage(r: DockerRunner, staged: StagedTrial): void {
+export function unstage(r: TrialHost, staged: StagedTrial): void {
   staged.bridge.close();
   r.discard(staged.slot);
 }
 
 /** The harness, the kill, the limits probe and the copy-back, in the staged trial's container. */
 export async function runStaged(
-  r: DockerRunner,
+  r: TrialHost,
   launch: TrialLaunch,
   staged: StagedTrial,
 ): Promise<DockerProcessOutcome> {
@@ -152,37 +135,22 @@ export async function runStaged(
   }
 }
 
-/** A trial start to end: staged now, then run. */
-export async function runTrialIn(r: DockerRunner, launch: TrialLaunch): Promise<DockerProcessOutcome> {
-  const sp = new TrialSpans(r.counter);
-  const staged = await stageTrial(r, launch, sp);
-  if (!('slot' in staged)) {
-    recordSpans(launch.trial_id, sp);
-    return staged;
-  }
-  return runStaged(r, launch, staged);
-}
-
 async function runSpanned(
-  r: DockerRunner,
+  r: TrialHost,
   launch: TrialLaunch,
   staged: StagedTrial,
   io: Io,
 ): Promise<DockerProcessOutcome> {
-  const { slot, bridge, env, extra, sp } = staged;
+  const { slot, bridge, sp } = staged;
   try {
-    if (r.stopping)
-      return {
-        ...outcomeOf(io, { infra_error: 'docker runner: the run is stopping (interrupted)' }),
-        ...extra,
-      };
+    if (r.stopping) return outcomeOf(io, { infra_error: 'docker runner: the run is stopping (interrupted)' });
     r.running.set(launch.dirs.root, slot);
     const result = await sp
-      .time('harness', execHarness(r, slot, launch, env, io, sp))
+      .time('harness', execHarness(r, slot, launch, io, sp))
       .finally(() => r.running.delete(launch.dirs.root));
     // The harness is gone: what follows (the kill, the probe, the copy-back) needs no harness slot.
     launch.harness_exited?.();
-    if (result.infra_error && r.dead) return { ...result, ...extra };
+    if (result.infra_error && r.dead) return result;
     if (!r.readOnlyRootfs) result.container_changes = await changes(slot);
     // The host folders get exactly what the trial left in /trial (nothing of it runs any more); they are
     // emptied while the container kills what is left, probes the limits and packs /trial.
@@ -243,9 +211,9 @@ async function runSpanned(
         copied.error instanceof TarLimitError
           ? `docker runner: cannot copy the trial folders back: they hold ${copied.error.message}`
           : (await r.classify(copied.error, 'copy-back')).infra_error;
-      return { ...interrupted(r, result), infra_error: why, ...extra };
+      return { ...interrupted(r, result), infra_error: why };
     }
-    return { ...interrupted(r, result), ...extra };
+    return interrupted(r, result);
   } finally {
     bridge?.close();
     r.discard(slot);
@@ -264,17 +232,16 @@ async function changes(slot: Slot): Promise<DockerProcessOutcome['container_chan
  * A trial that failed to start while the run was being stopped failed because of the stop (the sweep
  * removed its container mid-exec), whatever the daemon's message says: never the harness's fault.
  */
-function interrupted(r: DockerRunner, outcome: DockerProcessOutcome): DockerProcessOutcome {
+function interrupted(r: TrialHost, outcome: DockerProcessOutcome): DockerProcessOutcome {
   if (!r.stopping || !outcome.spawn_error || outcome.infra_error) return outcome;
   const { spawn_error, ...rest } = outcome;
   return { ...rest, infra_error: `the run was stopped (interrupted) during the trial: ${spawn_error}` };
 }
 
 async function execHarness(
-  r: DockerRunner,
+  r: TrialHost,
   slot: Slot,
   launch: TrialLaunch,
-  env: string[],
   io: Io,
   sp: TrialSpans,
 ): Promise<DockerProcessOutcome> {
@@ -284,7 +251,7 @@ async function execHarness(
     io.startedAt = mark();
     s = await startExec(
       slot.container,
-      { cmd: launch.command, user: r.user!, env, cwd: launch.cwd, stdin: hasStdin },
+      { cmd: launch.command, user: r.user!, env: envBlock(launch.env), cwd: launch.cwd, stdin: hasStdin },
       (b) => io.out.push(b),
       (b) => io.err.push(b),
       r.trackStream,
@@ -327,5 +294,3 @@ async function execHarness(
     (s.stream as unknown as { destroy?: () => void }).destroy?.();
   }
 }
-
-export type { ProcessOutcome };

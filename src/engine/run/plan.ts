@@ -1,0 +1,97 @@
+// Stage "plan": a run's options checked and what it measures worked out before anything is made: the
+// adapter and its configuration, the cases (this shard's), the model, the identity a resumed run must
+// share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
+import { adapterConfig, loadAdapter } from '../../adapters/load.js';
+import { MAX_TIMEOUT_S } from '../../adapters/schema.js';
+import { displayPath, loadCases, shardCases } from '../../cases/load.js';
+import type { LoadedCase } from '../../cases/schema.js';
+import { UserError } from '../../errors.js';
+import { checkOutputPath } from '../../output-path.js';
+import { planHost } from '../../runner/contain/host.js';
+import { adapterDigest, selectionOf } from '../attest.js';
+import { benchMark } from '../bench-marks.js';
+import { prepareModel } from '../model.js';
+import type { RunOptions } from '../options.js';
+import { carriedTrials, loadResume } from '../resume.js';
+import { trialId } from '../trial.js';
+import type { Job, RunPlan, RunTarget } from './types.js';
+
+export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
+  // The contained runner's look at the host (a sandbox start, a tmpfs mount, cgroups) runs helper
+  // programs: started first, it overlaps loading the adapter and the cases.
+  const hostPlan = opts.runner === 'process' ? planHost({ setup: opts.host_setup ?? false }) : undefined;
+  hostPlan?.catch(() => {});
+  const modelSetup = prepareModel(opts);
+  if (targets.length === 0) throw new Error('runTargets: no target');
+  if (opts.resume && targets.length > 1)
+    throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
+  const adapter = loadAdapter(opts.adapter);
+  const config = adapterConfig(adapter, opts.config);
+  benchMark('adapter_loaded');
+  const selected = loadCases(opts.cases);
+  const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
+  benchMark('cases_loaded');
+  checkSelection(opts, selected, cases);
+  checkOutputPath(opts.out, 'result file (out)');
+  // What makes two runs the same run (a resumed run must be one with the run it continues). Checked, and
+  // the journal read, before a runner or a work root exists, so a refused --resume leaves nothing behind;
+  // the resumed run then writes its journal over the one it read (journal.ts renames it into place).
+  const identity: RunPlan['identity'] = {
+    adapter: {
+      name: adapter.adapter.name,
+      config: opts.config,
+      file: displayPath(adapter.file),
+      digest: adapterDigest(adapter.dir),
+    },
+    selection: selectionOf(selected, opts.shard),
+    model: modelSetup.info,
+  };
+  const jobs = jobsOf(cases, opts.seeds, targets);
+  const resumed = opts.resume ? loadResume(opts.resume) : undefined;
+  const carried = resumed
+    ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed))))
+    : [];
+  return {
+    adapter,
+    config,
+    selected,
+    cases,
+    identity,
+    jobs,
+    ...(resumed ? { resumed } : {}),
+    carried,
+    modelSetup,
+    ...(hostPlan ? { hostPlan } : {}),
+  };
+}
+
+/** The selection, the shard and the timeout make a run (each refusal names what to change). */
+function checkSelection(opts: RunOptions, selected: LoadedCase[], cases: LoadedCase[]): void {
+  if (selected.length === 0)
+    throw new UserError(
+      `no case matches ${JSON.stringify(opts.cases)}`,
+      'check the case selectors (paths, phase:, tag:, id:, subset:)',
+    );
+  if (cases.length === 0 && opts.shard)
+    throw new UserError(
+      `shard ${opts.shard.index}/${opts.shard.total} is empty: the selection holds ${selected.length} case(s), fewer than ${opts.shard.total} shards`,
+      `use at most ${selected.length} shard(s) for this selection, or select more cases`,
+    );
+  if (opts.timeout_s !== undefined && !(opts.timeout_s > 0 && opts.timeout_s <= MAX_TIMEOUT_S))
+    throw new UserError(
+      `timeout ${opts.timeout_s} s is out of range`,
+      `give a per-trial timeout between 1 and ${MAX_TIMEOUT_S} seconds`,
+    );
+}
+
+/**
+ * Case by case, seed by seed, tree by tree: base and head trials of a case run side by side, so machine
+ * noise and time-dependent effects hit both alike (drain() keeps this order).
+ */
+function jobsOf(cases: LoadedCase[], seeds: number, targets: RunTarget[]): Job[] {
+  return cases.flatMap((lc) =>
+    Array.from({ length: seeds }, (_, seed) =>
+      targets.flatMap((t, target) => (!t.only || t.only.has(lc.case.id) ? [{ lc, seed, target }] : [])),
+    ).flat(),
+  );
+}

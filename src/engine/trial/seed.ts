@@ -1,0 +1,97 @@
+// Stage "seed": the trial's world written into its folders before the harness starts: the case's
+// workspace and HOME files (a git repository), its memory entries and pre-installed skills where the
+// adapter keeps them, the adapter configuration's files (and its MCP client's), the `svc` CLI.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type FileContent, joinFiles } from '../../adapters/files.js';
+import type { Case } from '../../cases/schema.js';
+import { UserError } from '../../errors.js';
+import { actionRoot } from '../../paths.js';
+import { initWorkspaceRepo } from '../../world/git-repo.js';
+import { packageFiles } from '../../world/services-routes.js';
+import { renderDeep } from '../../world/template.js';
+import type { TrialDirs } from '../../world/trial-dirs.js';
+import { installSvcShim, writeInside, writeWorld } from '../../world/trial-dirs.js';
+import { pathKey, type RenderedTrial } from './render.js';
+import type { TrialScene } from './types.js';
+
+/** Writes `text` at a snapshot key (`ws/…`, `home/…`, `tmp/…`), inside that trial folder. */
+async function writeAtKey(key: string, dirs: TrialDirs, text: string): Promise<void> {
+  const [root, ...rest] = key.split('/');
+  const base = root === 'ws' ? dirs.workspace : root === 'home' ? dirs.home : dirs.tmp;
+  await writeInside(base, rest.join('/'), text);
+}
+
+/** A pre-installed skill's files, with the package.json an install would have written (name, version). */
+function installedSkillFiles(skill: Case['world']['skills'][number]): Record<string, string> {
+  return packageFiles({ ...skill, scripts: undefined });
+}
+
+export async function seedWorld(scene: TrialScene, r: RenderedTrial): Promise<void> {
+  const { dirs, view, notices } = scene;
+  const { c } = r;
+  await writeWorld(dirs, c.world.files, c.world.home_files);
+  // A project is a repository: the case's files are its first commit (world/git-repo.ts).
+  const repo = await initWorkspaceRepo(dirs.workspace, dirs.home, c.world.git !== false);
+  if (repo.state === 'unavailable')
+    notices.push(
+      `${c.id}: the workspace is not a git repository (${repo.reason}); the trial runs without one`,
+    );
+  await seedState(scene, r);
+  await seedConfigFiles(scene, r);
+  await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
+  await installSvcShim(
+    dirs.bin,
+    view.mapReadOnly(join(actionRoot(), 'dist', 'svc.js')),
+    scene.input.runner.name === 'process' ? process.execPath : 'node',
+  );
+}
+
+/** The case's memory entries and pre-installed skills, where the adapter says the harness keeps them. */
+async function seedState(scene: TrialScene, r: RenderedTrial): Promise<void> {
+  const { dirs, notices, input } = scene;
+  const { c, keys } = r;
+  if (c.world.memory.length) {
+    if (!keys.memory[0]) {
+      notices.push(`${c.id}: the adapter declares no memory file; the case's memory entries were not placed`);
+    } else {
+      await writeAtKey(keys.memory[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join('\n')}\n`);
+    }
+  }
+  if (!c.world.skills.length) return;
+  if (!keys.skills) {
+    throw new UserError(
+      `${input.loaded.file}: world.skills pre-installs ${c.world.skills.map((k) => k.name).join(', ')}, but ${input.adapter.file} declares no state.skills_dir`,
+      'declare the folder the harness installs skills into as state.skills_dir, or run the case against an adapter that has one',
+    );
+  }
+  for (const skill of c.world.skills) {
+    for (const [rel, text] of Object.entries(installedSkillFiles(skill)))
+      await writeAtKey(`${keys.skills}/${skill.name}/${rel}`, dirs, text);
+  }
+}
+
+/** The adapter configuration's files and its MCP client's, rendered; one path given by both is joined. */
+async function seedConfigFiles(scene: TrialScene, r: RenderedTrial): Promise<void> {
+  const { adapter, config } = scene.input;
+  const rendered = (what: string, entries: Record<string, unknown>): [string, FileContent][] =>
+    Object.entries(entries).map(([pathT, content]) => [
+      pathKey(scene.view, adapter.file, r.ra, pathT, what),
+      typeof content === 'string' ? r.ra(content) : renderDeep(content as Record<string, unknown>, r.vars),
+    ]);
+  let joined: Map<string, FileContent>;
+  try {
+    joined = joinFiles(rendered('configs file', config.files), rendered('mcp file', r.mcp?.files ?? {}));
+  } catch (e) {
+    throw new UserError(
+      `${adapter.file}: ${(e as Error).message}`,
+      'give both the same kind: text, or an object',
+    );
+  }
+  for (const [key, content] of joined)
+    await writeAtKey(
+      key,
+      scene.dirs,
+      typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`,
+    );
+}
