@@ -9,17 +9,17 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { marked } from 'marked';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { Progress } from '../src/cli/progress.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildComment } from '../src/report/comment-body.js';
 import { renderReport } from '../src/report/markdown.js';
 import { RunResult } from '../src/result/schema.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
-const gateDefaults = () => parseGateInputs(() => undefined);
+const gateDefaults = () => parseGateOptions(() => undefined);
 
 const ROOT = resolve(import.meta.dirname, '..');
 const OUT = join(ROOT, 'docs/img');

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INPUT_DEFAULTS } from '../src/action/inputs.js';
 import { type CoreApi, type RunDeps, run } from '../src/action/run.js';
-import type { CacheApi } from '../src/compare/baseline.js';
+import type { CacheApi } from '../src/baseline/cache.js';
 import type { RunOptions } from '../src/engine/options.js';
 import type { GitHubApi } from '../src/report/github.js';
 import { resultBytes } from '../src/result/integrity.js';

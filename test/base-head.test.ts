@@ -5,14 +5,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ageText,
-  baseResultPath,
-  type PairedOptions,
-  type ReuseWanted,
-  reuseProblem,
-  runBaseAndHead,
-} from '../src/engine/base-head.js';
+import { ageText, type ReuseWanted, reuseProblem } from '../src/baseline/reuse.js';
+import { baseResultPath, type PairedOptions, runBaseAndHead } from '../src/engine/base-head.js';
 import type { ProgressEvent } from '../src/engine/options.js';
 import { evaluateGate } from '../src/gate/index.js';
 import type { RunResult } from '../src/result/schema.js';

@@ -5,12 +5,12 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { RunResult } from '../src/result/schema.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 
@@ -170,7 +170,7 @@ describe('model: live, reference harness', () => {
   }, 240_000);
 });
 
-const gateDefaults = () => parseGateInputs(() => undefined);
+const gateDefaults = () => parseGateOptions(() => undefined);
 
 describe('model: live, other providers and limits', () => {
   it('an Anthropic provider behind an OpenAI-speaking harness: translated both ways, key in x-api-key', async () => {

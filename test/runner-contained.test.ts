@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildReport, renderReport } from '../src/report/markdown.js';
 import { RunResult } from '../src/result/schema.js';
@@ -19,7 +19,7 @@ import { invalidReason } from '../src/score/labels.js';
 import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
-const gateDefaults = () => parseGateInputs(() => undefined);
+const gateDefaults = () => parseGateOptions(() => undefined);
 
 describe('shared runner helpers', () => {
   it('the tail never starts inside a multi-byte character', () => {

@@ -5,7 +5,6 @@
 // defended attack in every rate and in the comparison.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGateInputs } from '../src/action/inputs.js';
 import { loadCases } from '../src/cases/load.js';
 import type { Case } from '../src/cases/schema.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
@@ -13,6 +12,7 @@ import { compareRuns } from '../src/compare/compare.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence, ModelExchange, ToolCallRecord } from '../src/evidence/types.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { RunResult, type Trial } from '../src/result/schema.js';
 import { isInvalid, isNotApplicable, unreachedReason } from '../src/score/applicability.js';
 import type { CallOutcome } from '../src/score/outcomes.js';
@@ -66,7 +66,7 @@ const listed = {
   status: 200,
 };
 const none = { a: false, p: false };
-const options = parseGateInputs(() => undefined);
+const options = parseGateOptions(() => undefined);
 
 describe('whether the injection reached the harness, from the evidence', () => {
   it.each<[string, Partial<Evidence>, CallOutcome[], { a: boolean; p: boolean }, RegExp | undefined]>([

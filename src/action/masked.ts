@@ -9,7 +9,7 @@ import { xmlEscape } from '../report/junit.js';
 import { NO_MASK, SecretMask, withSecretMask } from '../report/mask.js';
 import { secretEntry } from '../report/secret-rule.js';
 import { credentialFileValues } from '../world/credential-values.js';
-import type { CoreApi, RunDeps } from './run.js';
+import type { CoreApi, RunDeps } from './deps.js';
 
 /** The mask for finished output: each secret raw, markdown-escaped, XML-escaped and JSON-escaped. */
 export function outputMask(mask: SecretMask): SecretMask {

@@ -23,8 +23,8 @@ import {
 import { toSarif } from '../report/sarif.js';
 import type { RunResult } from '../result/schema.js';
 import { type ActionContext, runUrl } from './context.js';
+import type { RunDeps, RunOutcome } from './deps.js';
 import type { ActionInputs } from './inputs.js';
-import type { RunDeps, RunOutcome } from './run.js';
 
 export interface PublishInput {
   deps: RunDeps;

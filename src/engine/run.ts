@@ -3,7 +3,6 @@ import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
 import { adapterConfig, loadAdapter } from '../adapters/load.js';
-import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { displayPath, loadCases, shardCases } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
@@ -15,9 +14,6 @@ import { WrittenFiles } from '../result/integrity.js';
 import type { ResultHeader } from '../result/journal.js';
 import { RESULT_SCHEMA_VERSION, type RunResult, type Trial } from '../result/schema.js';
 import { ResultWriter } from '../result/writer.js';
-import { type HostPlan, planHost } from '../runner/contain/host.js';
-import { ProcessRunner } from '../runner/process.js';
-import type { Runner } from '../runner/types.js';
 import { NO_SCORES } from '../score/labels.js';
 import { VERSION } from '../version.js';
 import { newRunKey } from '../world/canaries.js';
@@ -30,39 +26,10 @@ import { harnessView } from './harness-view.js';
 import { prepareModel } from './model.js';
 import type { RunOptions } from './options.js';
 import { carriedTrials, loadResume } from './resume.js';
+import { hostPlanFor, runnerEntry } from './runners.js';
 import { drain, Gate, TrialNotStarted, trialsAhead } from './schedule.js';
 import { runTrial, trialId } from './trial.js';
 import { createWorkRoot, sweepWorkRoots } from './work-root.js';
-
-async function makeRunner(
-  opts: RunOptions,
-  runId: string,
-  prewarm: { readOnly: string[]; hide: string[] }[],
-  hostPlan?: Promise<HostPlan>,
-): Promise<Runner> {
-  if (opts.runner === 'process' || opts.runner === 'process-uncontained')
-    return new ProcessRunner({
-      containment: opts.runner === 'process-uncontained' ? 'off' : 'auto',
-      setupHost: opts.host_setup ?? false,
-      ...(hostPlan ? { plan: hostPlan } : {}),
-      ...(opts.limits ? { limits: opts.limits } : {}),
-      onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
-    });
-  if (!opts.image)
-    throw new UserError(
-      'runner docker needs an image',
-      'set `image:` (action input) or --image (CLI) to the image holding your harness build',
-    );
-  const { DockerRunner } = await import('../runner/docker.js');
-  return new DockerRunner({
-    image: opts.image,
-    runId,
-    // One idle container ready per concurrent trial; none ever serves a second trial.
-    warm: opts.concurrency,
-    prewarm,
-    onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
-  }) as Runner;
-}
 
 /**
  * The result's folder when it holds nothing a harness needs (`runs/`), and the kept evidence. A result
@@ -142,7 +109,7 @@ export async function runTargets(
   benchMark('engine_start');
   // The contained runner's look at the host (a sandbox start, a tmpfs mount, cgroups) runs helper
   // programs: started first, it overlaps loading the adapter and the cases.
-  const hostPlan = opts.runner === 'process' ? planHost({ setup: opts.host_setup ?? false }) : undefined;
+  const hostPlan = hostPlanFor(opts);
   hostPlan?.catch(() => {});
   const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error('runTargets: no target');
@@ -163,11 +130,6 @@ export async function runTargets(
     throw new UserError(
       `shard ${opts.shard.index}/${opts.shard.total} is empty: the selection holds ${selected.length} case(s), fewer than ${opts.shard.total} shards`,
       `use at most ${selected.length} shard(s) for this selection, or select more cases`,
-    );
-  if (opts.timeout_s !== undefined && !(opts.timeout_s > 0 && opts.timeout_s <= MAX_TIMEOUT_S))
-    throw new UserError(
-      `timeout ${opts.timeout_s} s is out of range`,
-      `give a per-trial timeout between 1 and ${MAX_TIMEOUT_S} seconds`,
     );
 
   checkOutputPath(opts.out, 'result file (out)');
@@ -253,12 +215,11 @@ export async function runTargets(
   const readOnlyOf = view.readOnly;
   const hidden = view.hide;
   // Containers started ahead get exactly what each tree's trials get (one warm set per tree).
-  const runner = await makeRunner(
-    opts,
+  const runner = await runnerEntry(opts.runner).create(opts, {
     runId,
-    readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden })),
-    hostPlan,
-  );
+    prewarm: readOnlyOf.map((readOnly) => ({ readOnly, hide: hidden })),
+    ...(hostPlan ? { hostPlan } : {}),
+  });
   // Before the header is written: the header records what contains the trials. A start that fails
   // half-way (a daemon that answered, then an image that is missing) still tears down what it made.
   try {
