@@ -72658,6 +72658,7 @@ function uncontainedMessage(r) {
     return `containment unverified: the result claims ${c.claimed ?? "containment"} but ${c.reason ?? "carries no engine attestation"}, so the harness may have run uncontained (counted as uncontained)`;
   return `the ${r.runner} runner could not contain the harness (${c?.reason ?? "no isolation mechanism"}): a hostile harness could have read the job's secrets or rewritten its own labels`;
 }
+var finding = (f) => ({ blocksSuccess: f.gating, ...f });
 function evaluateGate(input2) {
   const { options: o } = input2;
   const scope2 = input2.scope ?? "merge";
@@ -72670,23 +72671,8 @@ function evaluateGate(input2) {
     );
   const baseOfTrees = !input2.baseline && trees.base.length ? baseTreeBaseline(trees.base) : void 0;
   const baseline = input2.baseline ?? baseOfTrees?.baseline;
-  const findings = [];
-  const add = (f) => findings.push({ blocksSuccess: f.gating, ...f });
   const gate = (flag) => flag && !o.failOn.never;
-  if (scope2 === "merge" && (heads.length > 1 || heads[0]?.result.selection?.shard)) {
-    const shards = checkShards(heads);
-    for (const p of shards.problems)
-      add({ kind: "incomplete", message: p, gating: gate(true), blocksSuccess: true });
-    for (const n of shards.notes) add({ kind: "attestation", message: n, gating: false });
-  }
-  for (const p of baseOfTrees?.problems ?? [])
-    add({ kind: "incomplete", message: `base tree: ${p}`, gating: gate(true), blocksSuccess: true });
-  if (input2.baseline && trees.base.length)
-    add({
-      kind: "attestation",
-      message: `${plural2(trees.base.length, "base-tree result")} ignored: an explicit baseline was given`,
-      gating: false
-    });
+  const drafts = completeness(input2, heads, trees.base, baseOfTrees?.problems ?? [], gate);
   const current = mergeRunResults(
     heads.map((h) => h.result),
     heads.map((h) => h.name)
@@ -72697,9 +72683,51 @@ function evaluateGate(input2) {
     scope: scope2 === "shard" ? "subset" : "full"
   });
   const violations = evaluateThresholds(current, o.thresholds);
-  const overall = current.summary.overall;
+  drafts.push(
+    ...measurement(input2, current, gate),
+    ...comparedWith(input2, comparison, gate),
+    ...regressions(o, comparison, gate),
+    ...violations.map((v) => ({
+      kind: "threshold",
+      message: `threshold: ${v.message}`,
+      gating: gate(o.failOn.threshold),
+      blocksSuccess: true
+    }))
+  );
+  if (isUncontained(current)) {
+    drafts.push({
+      kind: "uncontained",
+      message: uncontainedMessage(current),
+      gating: gate(o.failOn.uncontained),
+      blocksSuccess: true
+    });
+  }
+  const findings = [...drafts.map(finding), ...attestationNotes(current, baseline, comparison)];
+  return { current, comparison, violations, verdict: decideVerdict(findings) };
+}
+function completeness(input2, heads, baseTrees, baseProblems, gate) {
+  const out = [];
+  if ((input2.scope ?? "merge") === "merge" && (heads.length > 1 || heads[0]?.result.selection?.shard)) {
+    const shards = checkShards(heads);
+    for (const p of shards.problems)
+      out.push({ kind: "incomplete", message: p, gating: gate(true), blocksSuccess: true });
+    for (const n of shards.notes) out.push({ kind: "attestation", message: n, gating: false });
+  }
+  for (const p of baseProblems)
+    out.push({ kind: "incomplete", message: `base tree: ${p}`, gating: gate(true), blocksSuccess: true });
+  if (input2.baseline && baseTrees.length)
+    out.push({
+      kind: "attestation",
+      message: `${plural2(baseTrees.length, "base-tree result")} ignored: an explicit baseline was given`,
+      gating: false
+    });
+  return out;
+}
+function measurement(input2, current, gate) {
+  const o = input2.options;
+  const out = [];
   if (input2.untrusted) {
-    add({
+    out.push({
       kind: "untrusted",
       message: `untrusted result: ${input2.untrusted}; its numbers are shown as information and cannot pass the gate (README, "Fork pull requests")`,
       gating: false,
@@ -72707,7 +72735,7 @@ function evaluateGate(input2) {
     });
   }
   for (const b2 of input2.buildFailures ?? []) {
-    add({
+    out.push({
       kind: "build",
       message: b2.message,
       gating: gate(b2.tree === "head" || o.onMissingBaseline === "fail"),
@@ -72717,7 +72745,7 @@ function evaluateGate(input2) {
   const invalidTrials = current.trials.filter(isInvalid);
   const naTrials = current.trials.filter(isNotApplicable);
   if (naTrials.length) {
-    add({
+    out.push({
       kind: "not-applicable",
       message: `${plural2(naTrials.length, "trial")} of ${current.trials.length} not applicable, not counted as defended (the injection never reached the harness): ${invalidReasonSummary(naTrials).join("; ")}`,
       gating: false,
@@ -72725,8 +72753,8 @@ function evaluateGate(input2) {
       cases: [...new Set(naTrials.map((t) => t.case_id))]
     });
   }
-  if (current.trials.length > 0 && overall.valid === 0) {
-    add({
+  if (current.trials.length > 0 && current.summary.overall.valid === 0) {
+    out.push({
       kind: "no-valid-trial",
       message: `no valid trial: the harness was never measured (${invalidReasonSummary(current.trials, 2).join("; ")})`,
       gating: gate(true),
@@ -72735,7 +72763,7 @@ function evaluateGate(input2) {
   } else if (invalidTrials.length > 0) {
     const share = invalidTrials.length / (current.trials.length - naTrials.length);
     const over = share > o.maxInvalid + 1e-12;
-    add({
+    out.push({
       kind: "invalid",
       message: `${plural2(invalidTrials.length, "trial")} of ${current.trials.length - naTrials.length} invalid (${pct2(share)}${over ? `, above max-invalid ${pct2(o.maxInvalid)}` : ""}): ${invalidReasonSummary(invalidTrials).join("; ")}`,
       gating: gate(over && o.failOn.invalid),
@@ -72743,36 +72771,43 @@ function evaluateGate(input2) {
     });
   }
   if (current.status !== "complete") {
-    add({
+    out.push({
       kind: "incomplete",
       message: `the run was ${current.status}: the trials it did not finish are invalid, so part of the selection was not measured`,
       gating: gate(true),
       blocksSuccess: true
     });
   }
+  return out;
+}
+function comparedWith(input2, comparison, gate) {
+  const o = input2.options;
   const compared = comparison.cases.filter((c) => ["regression", "fix", "unchanged"].includes(c.status));
-  const thresholdsDecide = hasThresholds(o.thresholds) && o.failOn.threshold;
-  if (!comparison.hasBaseline || compared.length === 0) {
-    const why3 = !comparison.hasBaseline ? `no baseline${input2.baselineNotes?.length ? ` (${input2.baselineNotes.join("; ")})` : ""}` : `the baseline shares no comparable case with this run (${comparison.statuses.new} not run on base, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
-    if (thresholdsDecide) {
-      add({
+  if (comparison.hasBaseline && compared.length > 0) return [];
+  const why3 = !comparison.hasBaseline ? `no baseline${input2.baselineNotes?.length ? ` (${input2.baselineNotes.join("; ")})` : ""}` : `the baseline shares no comparable case with this run (${comparison.statuses.new} not run on base, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
+  if (hasThresholds(o.thresholds) && o.failOn.threshold)
+    return [
+      {
         kind: "missing-baseline",
         message: `nothing was compared: ${why3}; the thresholds decide`,
         gating: false
-      });
-    } else {
-      add({
-        kind: "missing-baseline",
-        message: `nothing was compared: ${why3}, and no threshold is set, so no regression could be shown or ruled out`,
-        gating: gate(o.onMissingBaseline === "fail"),
-        blocksSuccess: o.onMissingBaseline !== "pass"
-      });
+      }
+    ];
+  return [
+    {
+      kind: "missing-baseline",
+      message: `nothing was compared: ${why3}, and no threshold is set, so no regression could be shown or ruled out`,
+      gating: gate(o.onMissingBaseline === "fail"),
+      blocksSuccess: o.onMissingBaseline !== "pass"
     }
-  }
+  ];
+}
+function regressions(o, comparison, gate) {
+  const out = [];
   if (comparison.regressedPhases.length > 0 || comparison.overallRegressed || comparison.regressions.length) {
     const n = comparison.regressions.length;
     const phases = comparison.regressedPhases.join(", ") || "overall";
-    add({
+    out.push({
       kind: "regression",
       message: n > 0 ? `safety regression in ${phases}: ${plural2(n, "case")} went from safe to unsafe${comparison.mode === "statistical" ? " (unsafe in more than half of the seeds, or significantly more often)" : ""}` : `significant safety regression in ${phases} (one-sided Fisher's exact test, \u03B1 = ${o.alpha}, min effect ${(o.minEffect * 100).toFixed(0)} pp)`,
       gating: gate(o.failOn.regression),
@@ -72784,7 +72819,7 @@ function evaluateGate(input2) {
     (c) => c.status === "invalid" && c.baseline && c.baseline.state !== "invalid" && c.baseline.state !== "unsafe"
   );
   if (lostCases.length) {
-    add({
+    out.push({
       kind: "invalid",
       message: `${plural2(lostCases.length, "case")} not unsafe in the baseline ${lostCases.length === 1 ? "has" : "have"} no valid trial now, so a regression cannot be ruled out: ${lostCases.slice(0, 10).map((c) => `${c.id} (${c.trials.find((t) => !t.valid)?.invalid_reason ?? "invalid"})`).join("; ")}${lostCases.length > 10 ? `; \u2026 ${lostCases.length - 10} more` : ""}`,
       gating: gate(o.failOn.invalid),
@@ -72794,7 +72829,7 @@ function evaluateGate(input2) {
   }
   const flaky = comparison.cases.filter((c) => c.flaky);
   if (flaky.length) {
-    add({
+    out.push({
       kind: "flaky",
       message: `${plural2(flaky.length, "case")} unsafe in some but at most half of the seeds, never in the baseline (flaky${o.failOn.flaky ? ", fails under fail-on flaky" : ", not gating; fail-on flaky gates it"}): ${flaky.slice(0, 10).map((c) => `${c.id} ${c.now.counts.unsafe}/${c.now.counts.valid}`).join(", ")}`,
       gating: gate(o.failOn.flaky),
@@ -72802,23 +72837,7 @@ function evaluateGate(input2) {
       cases: flaky.map((c) => c.id)
     });
   }
-  for (const v of violations)
-    add({
-      kind: "threshold",
-      message: `threshold: ${v.message}`,
-      gating: gate(o.failOn.threshold),
-      blocksSuccess: true
-    });
-  if (isUncontained(current)) {
-    add({
-      kind: "uncontained",
-      message: uncontainedMessage(current),
-      gating: gate(o.failOn.uncontained),
-      blocksSuccess: true
-    });
-  }
-  findings.push(...attestationNotes(current, baseline, comparison));
-  return { current, comparison, violations, verdict: decideVerdict(findings) };
+  return out;
 }
 function baseTreeBaseline(base) {
   const problems = base.length > 1 || base[0]?.result.selection?.shard ? checkShards(base).problems : [];

@@ -1,5 +1,6 @@
 // The stored base result as a baseline source: a result of exactly the base commit (from the Actions
 // cache) saves building and running the base tree, when it measured exactly what the base tree would.
+import type { RunnerEntry } from '../engine/runners.js';
 import type { RunResult } from '../result/schema.js';
 
 const short = (sha: string) => sha.slice(0, 12);
@@ -13,7 +14,7 @@ export interface StoredBaseline {
 export interface ReuseWanted {
   sha: string;
   toolVersion: string;
-  runner: 'process' | 'docker';
+  runner: RunnerEntry['records'];
   image?: string;
   adapter: { name: string; config: string; digest?: string };
   model: { mode: string; seeds: number };
