@@ -18,13 +18,6 @@ export type BaselineSource =
    */
   | { kind: 'base'; ref?: string };
 
-export const BASELINE_SOURCE_KINDS = [
-  'none',
-  'cache',
-  'file',
-  'base',
-] as const satisfies readonly BaselineSource['kind'][];
-
 /** The action's `baseline` input: `none` (or empty), `cache`, `base` or `file:PATH`; undefined when it is none of them. */
 export function parseBaselineSource(v: string): BaselineSource | undefined {
   if (v === 'none' || v === '') return { kind: 'none' };
