@@ -49,7 +49,7 @@ describe('inputs', () => {
       cases: [],
       runner: 'process',
       concurrency: 2,
-      maxConsecutiveInvalid: 10,
+      max_consecutive_invalid: 10,
       model: 'scripted',
       seeds: 1,
       baseline: { kind: 'cache' },
@@ -116,7 +116,7 @@ describe('inputs', () => {
       runner: 'docker',
       image: 'ghcr.io/me/harness:pr',
       concurrency: 8,
-      timeoutS: 300,
+      timeout_s: 300,
       model: 'live',
       live: {
         provider: 'anthropic',

@@ -1,18 +1,12 @@
-// Base and head in one run (engine/base-head.ts) on a real git repository with its own harness build:
+// Base and head in one run (baseline/base-head.ts) on a real git repository with its own harness build:
 // the trials interleave, base-cases cuts the base half without missing a regression, shards pair up in
 // the merge, and a stored baseline is reused only when it measured exactly this.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  ageText,
-  baseResultPath,
-  type PairedOptions,
-  type ReuseWanted,
-  reuseProblem,
-  runBaseAndHead,
-} from '../src/engine/base-head.js';
+import { baseResultPath, type PairedOptions, runBaseAndHead } from '../src/baseline/base-head.js';
+import { ageText, type ReuseWanted, reuseProblem } from '../src/baseline/reuse.js';
 import type { ProgressEvent } from '../src/engine/options.js';
 import { evaluateGate } from '../src/gate/index.js';
 import type { RunResult } from '../src/spec/run-result.js';

@@ -33,7 +33,7 @@ describe('harness-risk CLI', () => {
     ],
     [
       ['run', '--adapter', 'reference', '--config', 'open', '--shard', 'x'],
-      /--shard "x" is not of the form I\/N/,
+      /--shard "x" is not a shard; write i\/n with 1 ≤ i ≤ n, e.g. 2\/4/,
     ],
     // Silently running the first of several configurations measured something nobody picked.
     [

@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   baselineCachePath,
-  baselineFromResult,
   baselineKey,
   baselineKeyPrefix,
   type CacheApi,
-  loadBaselineFile,
-  parseBaseline,
   restoreBaselineFromCache,
   saveBaselineToCache,
-} from '../src/compare/baseline.js';
+} from '../src/baseline/cache.js';
+import { loadBaselineFile } from '../src/baseline/file.js';
+import { baselineFromResult, parseBaseline } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
 import { mergeRunResults } from '../src/compare/merge.js';
 import { fisherGreater, logFactorial } from '../src/compare/stats.js';

@@ -4,8 +4,8 @@ import { baselineFromResult } from '../src/compare/baseline.js';
 import { decideChange } from '../src/compare/compare.js';
 import { decimalRatio, fisherGreater, fisherGreaterExact, ratioLess } from '../src/compare/stats.js';
 import { selectionOf } from '../src/engine/attest.js';
-import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate, type GateOptions, invalidReasonSummary } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { checkShards } from '../src/gate/shards.js';
 import { DEFAULT_FAIL_ON, type FindingKind, failOnFrom } from '../src/gate/verdict.js';
 import { tellingLine } from '../src/score/labels.js';
@@ -19,7 +19,7 @@ const S = (id: string, seeds: (boolean | null)[], phase: CaseSpec['phase'] = 'ru
 });
 // The gate's defaults as action.yml gives them (one definition), with the test's own on top.
 const opts = (over: Partial<GateOptions> = {}): GateOptions => ({
-  ...parseGateInputs(() => undefined),
+  ...parseGateOptions(() => undefined),
   ...over,
 });
 const run = (specs: CaseSpec[], seeds?: number): RunResult => {

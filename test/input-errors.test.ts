@@ -10,8 +10,10 @@ import { Adapter } from '../src/adapters/schema.js';
 import { loadCaseFile } from '../src/cases/load.js';
 import { Case } from '../src/cases/schema.js';
 import { readRunResultFile } from '../src/compare/baseline.js';
+import { RUN_SETTING_DEFAULTS, RUN_SETTING_NAMES, RunSettingFields } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { UserError } from '../src/errors.js';
+import { parseFields } from '../src/input-fields.js';
 import { checkOutputPath } from '../src/output-path.js';
 import { spawnErrorText } from '../src/runner/process.js';
 import { parseYaml } from '../src/yaml-file.js';
@@ -167,10 +169,12 @@ describe('run-time inputs checked before the first trial', () => {
     await expect(runSafetyCases(opts({ out: dir }))).rejects.toThrow(/is a folder, not a file/);
   });
 
-  it('an engine timeout beyond the bound is refused (a timer that large fires at once)', async () => {
-    await expect(runSafetyCases(opts({ timeout_s: 3_000_000 }))).rejects.toThrow(
-      /timeout 3000000 s is out of range/,
-    );
+  it('a timeout beyond the bound is refused by the parse both front ends use (a timer that large fires at once)', () => {
+    expect(() =>
+      parseFields(RunSettingFields, RUN_SETTING_NAMES, (n) =>
+        n === 'timeout' ? '3000000' : RUN_SETTING_DEFAULTS[n as keyof typeof RUN_SETTING_DEFAULTS],
+      ),
+    ).toThrow(/timeout: "3000000" is not a per-trial timeout; write seconds .* up to 6 hours/);
   });
 
   it.each([

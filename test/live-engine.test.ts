@@ -9,8 +9,8 @@ import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 
@@ -170,7 +170,7 @@ describe('model: live, reference harness', () => {
   }, 240_000);
 });
 
-const gateDefaults = () => parseGateInputs(() => undefined);
+const gateDefaults = () => parseGateOptions(() => undefined);
 
 describe('model: live, other providers and limits', () => {
   it('an Anthropic provider behind an OpenAI-speaking harness: translated both ways, key in x-api-key', async () => {

@@ -3,8 +3,8 @@
 // truncation path, with canaries masked and every regressed case's reproduce command.
 import { describe, expect, it } from 'vitest';
 import { baselineFromResult } from '../src/compare/baseline.js';
-import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { upsertStickyComment } from '../src/report/comment.js';
 import { buildComment, compactPhaseTable } from '../src/report/comment-body.js';
@@ -14,7 +14,7 @@ import type { RunResult } from '../src/spec/run-result.js';
 import { canaryValue, makeResult, makeStandardRun } from './fixtures/results/builders.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
-const gateDefaults = () => parseGateInputs(() => undefined);
+const gateDefaults = () => parseGateOptions(() => undefined);
 
 const failOn = failOnFrom(['regression', 'threshold', 'invalid']);
 

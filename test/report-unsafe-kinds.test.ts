@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { closingList } from '../src/cli/closing.js';
 import { paint } from '../src/cli/progress.js';
-import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildComment } from '../src/report/comment-body.js';
 import { renderReport } from '../src/report/markdown.js';
@@ -40,7 +40,7 @@ describe('unsafe kinds', () => {
     const failOn = failOnFrom(['regression', 'threshold', 'invalid']);
     const gate = evaluateGate({
       heads: [{ result: r, name: 'current.json' }],
-      options: { ...parseGateInputs(() => undefined), failOn },
+      options: { ...parseGateOptions(() => undefined), failOn },
     });
     const doc = buildComment({ ...gate, failOn, runUrl: 'https://github.com/o/r/actions/runs/1' });
     const body = renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: 'chars', marker: true });

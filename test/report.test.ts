@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
-import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildAnnotations, publishCheckRun, repoPath, workflowPath } from '../src/report/check.js';
 import { upsertStickyComment } from '../src/report/comment.js';
@@ -20,7 +20,7 @@ import { makeHostile, makeResult, makeUnsafe } from './fixtures/results/builders
 import { HOSTILE_STRINGS } from './fixtures/results/hostile-strings.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
-const gateDefaults = () => parseGateInputs(() => undefined);
+const gateDefaults = () => parseGateOptions(() => undefined);
 
 const FIX = join(import.meta.dirname, 'fixtures/results');
 const fixture = (name: string) => RunResult.parse(JSON.parse(readFileSync(join(FIX, name), 'utf8')));

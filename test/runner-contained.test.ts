@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { policeEnv } from '../src/engine/env.js';
 import type { Evidence } from '../src/evidence/types.js';
-import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { failOnFrom } from '../src/gate/verdict.js';
 import { buildReport, renderReport } from '../src/report/markdown.js';
 import { bwrapArgs } from '../src/runner/contain/bwrap.js';
@@ -20,7 +20,7 @@ import { RunResult } from '../src/spec/run-result.js';
 import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
-const gateDefaults = () => parseGateInputs(() => undefined);
+const gateDefaults = () => parseGateOptions(() => undefined);
 
 describe('shared runner helpers', () => {
   it('the tail never starts inside a multi-byte character', () => {

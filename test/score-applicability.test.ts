@@ -12,8 +12,8 @@ import { baselineFromResult } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence, ModelExchange, ToolCallRecord } from '../src/evidence/types.js';
-import { parseGateInputs } from '../src/front/inputs.js';
 import { evaluateGate } from '../src/gate/index.js';
+import { parseGateOptions } from '../src/gate/options.js';
 import { isInvalid, isNotApplicable, unreachedReason } from '../src/score/applicability.js';
 import { summarize } from '../src/score/summarize.js';
 import { RunResult, type Trial } from '../src/spec/run-result.js';
@@ -66,7 +66,7 @@ const listed = {
   status: 200,
 };
 const none = { a: false, p: false };
-const options = parseGateInputs(() => undefined);
+const options = parseGateOptions(() => undefined);
 
 describe('whether the injection reached the harness, from the evidence', () => {
   it.each<[string, Partial<Evidence>, CallOutcome[], { a: boolean; p: boolean }, RegExp | undefined]>([

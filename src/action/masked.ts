@@ -5,7 +5,7 @@
 // are masked too.
 import type { GitHubApi } from '../report/github.js';
 import type { SecretMask } from '../report/mask.js';
-import type { CoreApi, RunDeps } from './run.js';
+import type { CoreApi, RunDeps } from './deps.js';
 
 export function maskedCore(io: CoreApi, mask: SecretMask): CoreApi {
   const m = (s: string) => mask.text(s);

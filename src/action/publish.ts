@@ -25,7 +25,7 @@ import {
 import { toSarif } from '../report/sarif.js';
 import type { RunResult } from '../spec/run-result.js';
 import { type ActionContext, runUrl } from './context.js';
-import type { RunDeps, RunOutcome } from './run.js';
+import type { RunDeps, RunOutcome } from './deps.js';
 
 export interface PublishInput {
   deps: RunDeps;

@@ -1,28 +1,12 @@
-// The action's body: inputs → engine (or existing run results) → baseline → compare → gate → report →
-// outputs. main.ts only calls run(); everything here takes its collaborators from `deps` so that tests
-// can drive it, while the bundled action uses the real ones.
+// The action's body: inputs → results (the engine, or existing run results) → baseline → gate → outputs
+// → reports → the new baseline saved. main.ts only calls run(); everything here takes its collaborators
+// from `deps` (deps.ts) so that tests can drive it, while the bundled action uses the real ones.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
-import * as cache from '@actions/cache';
-import * as core from '@actions/core';
-import {
-  type Baseline,
-  type CacheApi,
-  loadBaselineFile,
-  readRunResultFile,
-  restoreBaselineFromCache,
-  saveBaselineToCache,
-} from '../compare/baseline.js';
-import type { Comparison } from '../compare/compare.js';
-import {
-  baseResultPath,
-  buildFailureText,
-  type PairedOptions,
-  type PairedOutcome,
-  runBaseAndHead,
-} from '../engine/base-head.js';
-import type { RunOptions } from '../engine/options.js';
-import { runSafetyCases } from '../engine/run.js';
+import { dirname, resolve } from 'node:path';
+import { baseResultPath } from '../baseline/base-head.js';
+import { cacheEntry, saveBaselineToCache } from '../baseline/cache.js';
+import { gateInput, loadEarly, type ResolvedBaseline, resolveBaseline } from '../baseline/resolve.js';
+import type { Baseline } from '../compare/baseline.js';
 import { isUserError } from '../errors.js';
 import {
   type ActionInputs,
@@ -32,18 +16,10 @@ import {
   parseInputs,
 } from '../front/inputs.js';
 import { jobSecretMask } from '../front/job-secrets.js';
-import { evaluateGate } from '../gate/index.js';
-import type { NamedResult } from '../gate/shards.js';
-import type { ThresholdViolation } from '../gate/thresholds.js';
-import type { Verdict } from '../gate/verdict.js';
+import { evaluateGate, type GateOutcome } from '../gate/index.js';
 import { checkOutputPath } from '../output-path.js';
-import { sanitizeText } from '../report/escape.js';
-import { type GitHubApi, octokitApi } from '../report/github.js';
-import { resilientOctokit } from '../report/github-client.js';
 import { withSecretMask } from '../report/mask.js';
-import { expandResultFiles, ResultFilesError } from '../result/files.js';
 import { verifyResultFile } from '../result/integrity.js';
-import type { RunResult } from '../spec/run-result.js';
 import {
   type ActionContext,
   baseOfEvent,
@@ -52,101 +28,10 @@ import {
   untrustedResultReason,
   workflowRunPullRequest,
 } from './context.js';
-import { engineModel } from './live.js';
+import { type CoreApi, defaultDeps, type RunDeps, type RunOutcome } from './deps.js';
 import { maskedDeps } from './masked.js';
-import { runPaired } from './paired.js';
 import { publishReports } from './publish.js';
-
-/** The parts of @actions/core the action uses (a fake in tests). */
-export interface CoreApi {
-  getInput(name: string): string;
-  setOutput(name: string, value: string): void;
-  setFailed(message: string): void;
-  setSecret(secret: string): void;
-  info(message: string): void;
-  debug(message: string): void;
-  notice(message: string, props?: core.AnnotationProperties): void;
-  warning(message: string, props?: core.AnnotationProperties): void;
-  error(message: string, props?: core.AnnotationProperties): void;
-  startGroup(name: string): void;
-  endGroup(): void;
-  /** Appends markdown to the job summary; false when there is no job summary file. */
-  writeSummary(markdown: string): Promise<boolean>;
-}
-
-export interface RunDeps {
-  core: CoreApi;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  engine: (options: RunOptions) => Promise<RunResult>;
-  /** baseline: base: base and head in one job (engine/base-head.ts). */
-  paired: (options: PairedOptions) => Promise<PairedOutcome>;
-  cache: CacheApi;
-  github: (token: string, ctx: ActionContext) => GitHubApi;
-}
-
-export interface RunOutcome {
-  verdict?: Verdict;
-  comparison?: Comparison;
-  violations?: ThresholdViolation[];
-  current?: RunResult;
-  resultPath?: string;
-  comment?: 'created' | 'updated' | 'skipped' | 'failed';
-  check?: 'created' | 'skipped' | 'failed';
-  /** Set when the step failed before a verdict (bad input, engine error). */
-  error?: string;
-}
-
-const realCore: CoreApi = {
-  getInput: (n) => core.getInput(n),
-  setOutput: (n, v) => core.setOutput(n, v),
-  setFailed: (m) => core.setFailed(m),
-  setSecret: (s) => core.setSecret(s),
-  info: (m) => core.info(m),
-  debug: (m) => core.debug(m),
-  notice: (m, p) => core.notice(m, p),
-  warning: (m, p) => core.warning(m, p),
-  error: (m, p) => core.error(m, p),
-  startGroup: (n) => core.startGroup(n),
-  endGroup: () => core.endGroup(),
-  async writeSummary(markdown) {
-    if (!process.env.GITHUB_STEP_SUMMARY) return false;
-    await core.summary.addRaw(markdown, true).write();
-    return true;
-  },
-};
-
-export function defaultDeps(): RunDeps {
-  return {
-    core: realCore,
-    env: process.env,
-    cwd: process.cwd(),
-    engine: runSafetyCases,
-    paired: runBaseAndHead,
-    cache: {
-      isFeatureAvailable: cache.isFeatureAvailable,
-      restoreCache: cache.restoreCache,
-      saveCache: cache.saveCache,
-    },
-    github: (token, ctx) =>
-      octokitApi(resilientOctokit(token, ctx.apiUrl, { warning: (m) => core.warning(m) })),
-  };
-}
-
-/** `run-result` entries, with errors naming the input. */
-function expandRunResults(entries: string[], cwd: string): string[] {
-  try {
-    return expandResultFiles(entries, cwd);
-  } catch (e) {
-    if (e instanceof ResultFilesError) throw new InputError('run-result', e.message);
-    throw e;
-  }
-}
-
-const relativeName = (file: string, cwd: string) => {
-  const rel = relative(cwd, file);
-  return rel && !rel.startsWith('..') ? rel : file;
-};
+import { produceResults, type Results } from './results.js';
 
 const fmt = (x: number) => (Math.round(x * 10_000) / 10_000).toString();
 
@@ -229,161 +114,106 @@ async function main(
   signal: AbortSignal,
 ) {
   const { core: io, cwd } = deps;
-  const notices: string[] = [];
+  const file = checkBeforeTrials(inputs, cwd);
+  const results = await produceResults(deps, ctx, inputs, signal);
+  const resolved = await baselineOf(deps, ctx, inputs, results, file);
+  const g = judge(ctx, inputs, results, resolved);
+  const resultPath = resultFileOf(cwd, inputs, results, g);
+  Object.assign(outcome, { ...g, resultPath });
+  // The result file is the engine's alone: it must still hold this run's result (see result/integrity.ts).
+  const verify = () => results.reportOnly || verifyResultFile(resultPath, results.heads[0]!.result);
+  verify();
+  // Outputs first: whatever happens to the reports, later steps can read them.
+  setOutputs(io, g, resultPath, !!results.paired?.base);
+  await publishReports({
+    deps,
+    ctx,
+    inputs,
+    gate: g,
+    notices: [...results.notices, ...resolved.notices],
+    outcome,
+  });
+  await saveBaseline(deps, ctx, inputs, g, resultPath, results.reportOnly, verify);
+  // Once more as the step ends: later steps upload or commit this file.
+  verify();
+  finish(io, g);
+}
 
-  // 1. A named baseline file is checked before minutes of trials are spent.
-  let baseline: Baseline | undefined;
-  if (inputs.baseline.kind === 'file') baseline = loadBaselineFile(inputs.baseline.path, cwd);
-
-  // Every file this step writes is checked before the first trial, so nothing collected is lost to a bad path.
+/**
+ * Before the first trial: a named baseline file is read, and every file this step writes is checked, so
+ * no minutes of trials are spent on a bad path and nothing collected is lost to one.
+ */
+function checkBeforeTrials(inputs: ActionInputs, cwd: string): Baseline | undefined {
+  const file = loadEarly(inputs.baseline, cwd);
   if (inputs.resultPath) checkOutputPath(inputs.resultPath, 'result-path', cwd);
   if (inputs.sarif) checkOutputPath(inputs.sarif, 'sarif', cwd);
   if (inputs.junit) checkOutputPath(inputs.junit, 'junit', cwd);
+  return file;
+}
 
-  // 2. This run's result: run the engine, or report on existing results (merging shards).
-  let heads: NamedResult[];
-  let resultPath: string;
-  let paired: PairedOutcome | undefined;
-  const reportOnly = inputs.runResult.length > 0;
-  const files = reportOnly ? expandRunResults(inputs.runResult, cwd) : [];
-  if (reportOnly) {
-    heads = files.map((f) => ({ result: readRunResultFile(f), name: relativeName(f, cwd) }));
-    resultPath = files.length === 1 && !inputs.resultPath ? files[0]! : '';
-    io.info(
-      `Reporting on ${files.length} existing run result${files.length === 1 ? '' : 's'} (${heads.reduce((n, h) => n + h.result.trials.length, 0)} trials); no cases are run.`,
-    );
-  } else {
-    resultPath = resolve(
-      cwd,
-      inputs.resultPath ?? defaultResultPath(inputs.adapter, inputs.config, inputs.shard),
-    );
-    const model = engineModel(inputs, ctx);
-    if (model.notice) {
-      io.warning(model.notice);
-      notices.push(model.notice);
-    }
-    if (model.options.model === 'scripted' && inputs.seeds > 1) {
-      io.notice(
-        'seeds > 1 with the scripted model: the scripted model is deterministic, so extra seeds repeat the same trials',
-      );
-    }
-    io.startGroup(`harness-risk: ${inputs.adapter} / ${inputs.config}`);
-    try {
-      const runOptions: RunOptions = {
-        adapter: inputs.adapter,
-        config: inputs.config,
-        cases: inputs.cases,
-        runner: inputs.runner,
-        // On a hosted runner the action may install bubblewrap and allow user namespaces (sudo).
-        host_setup: true,
-        ...(inputs.image ? { image: inputs.image } : {}),
-        concurrency: inputs.concurrency,
-        max_consecutive_invalid: inputs.maxConsecutiveInvalid,
-        ...(inputs.timeoutS ? { timeout_s: inputs.timeoutS } : {}),
-        seeds: inputs.seeds,
-        ...model.options,
-        out: resultPath,
-        keep_evidence: false,
-        ...(inputs.shard ? { shard: inputs.shard } : {}),
-        signal,
-        source: {
-          ...(ctx.owner ? { repository: `${ctx.owner}/${ctx.repo}` } : {}),
-          ...(ctx.pullRequest?.headSha || ctx.mergeGroup?.headSha || ctx.sha
-            ? { sha: ctx.pullRequest?.headSha || ctx.mergeGroup?.headSha || ctx.sha }
-            : {}),
-          ...(ctx.ref ? { ref: ctx.ref } : {}),
-        },
-        on_progress: (ev) => {
-          // Case ids and notices are printed behind a prefix, on one line: nothing a case or a harness
-          // says can start a line with `::` and become a workflow command.
-          if (ev.kind === 'start')
-            io.info(
-              `  ${ev.trials} trials on ${sanitizeText(ev.adapter, 100)}/${sanitizeText(ev.config, 100)}`,
-            );
-          else if (ev.kind === 'trial')
-            io.info(
-              `  [${ev.done}/${ev.total}]${ev.tree ? ` ${ev.tree}` : ''} ${sanitizeText(ev.case_id, 120)}: ${!ev.valid ? `invalid (${sanitizeText(ev.reason ?? '', 200)})` : ev.a ? 'attack succeeded' : 'attack resisted'}`,
-            );
-          else io.info(`  note: ${sanitizeText(ev.message, 500)}`);
-        },
-      };
-      if (inputs.baseline.kind === 'base') {
-        const p = await runPaired(deps, ctx, inputs, runOptions, resultPath);
-        heads = [{ result: p.head, name: relativeName(resultPath, cwd) }];
-        paired = p;
-        // Which baseline it is: a note of the baseline itself (or, without one, the gate's reason).
-        baseline = p.baseline;
-      } else {
-        const result = await deps.engine(runOptions);
-        heads = [{ result, name: relativeName(resultPath, cwd) }];
-      }
-    } finally {
-      io.endGroup();
-    }
-  }
-  const first = heads[0]!.result;
-
-  // 3. The cached baseline of the base branch.
-  if (inputs.baseline.kind === 'cache') {
-    const base = baseOfEvent(ctx);
-    const ref = base.ref || ctx.defaultBranch || ctx.branch;
-    const sha = base.sha || 'latest';
-    if (!ref) {
-      notices.push('no base branch is known for this event, so there is no cached baseline to compare with');
-    } else {
-      const restored = await restoreBaselineFromCache(
-        deps.cache,
-        { adapter: first.adapter.name, config: first.adapter.config, ref, sha },
-        cwd,
-      );
-      baseline = restored.baseline;
-      notices.push(...restored.notices);
-      if (restored.key && baseline) io.info(`Baseline restored from the Actions cache: ${restored.key}`);
-    }
-  } else if (inputs.baseline.kind === 'none') {
-    notices.push('baseline: none, so only absolute numbers and thresholds are reported');
-  }
-  const baselineNotes = baseline
-    ? []
-    : paired
-      ? paired.baselineNotes
-      : inputs.baseline.kind === 'base' && reportOnly
-        ? ['baseline: base, but no base-tree result (x.base.json) is among the run results']
-        : inputs.baseline.kind === 'none'
-          ? ['baseline: none']
-          : inputs.baseline.kind === 'cache'
-            ? ['no cached baseline of the base branch for this adapter and configuration']
-            : [];
-
-  // A fork's own run result (the workflow_run route): shown, never a pass.
-  const untrusted = untrustedResultReason(ctx);
-  // 4. Compare and gate: the engine's one gate, as `harness-risk compare` runs it.
-  const { current, comparison, violations, verdict } = evaluateGate({
-    heads,
-    ...(baseline ? { baseline } : {}),
-    baselineNotes,
-    ...(paired?.builds.length
-      ? { buildFailures: paired.builds.map((b) => ({ tree: b.tree, message: buildFailureText(b) })) }
-      : {}),
-    options: inputs.gate,
-    scope: inputs.shard && !reportOnly ? 'shard' : 'merge',
-    ...(reportOnly && untrusted ? { untrusted } : {}),
+/** The baseline of this run; the cache's is the base branch's latest result for this adapter and configuration. */
+async function baselineOf(
+  deps: RunDeps,
+  ctx: ActionContext,
+  inputs: ActionInputs,
+  results: Results,
+  file: Baseline | undefined,
+): Promise<ResolvedBaseline> {
+  const first = results.heads[0]!.result;
+  const base = baseOfEvent(ctx);
+  const resolved = await resolveBaseline(inputs.baseline, {
+    reportOnly: results.reportOnly,
+    cwd: deps.cwd,
+    ...(file ? { file } : {}),
+    ...(results.paired ? { paired: results.paired } : {}),
+    cache: {
+      api: deps.cache,
+      cwd: deps.cwd,
+      adapter: first.adapter.name,
+      config: first.adapter.config,
+      branch: base.ref || ctx.defaultBranch || ctx.branch,
+      ...(base.sha ? { sha: base.sha } : {}),
+    },
   });
-  if (!resultPath) {
-    // Several results (or a named result-path): the merged, re-summarised result is this run's file.
-    resultPath = resolve(
-      cwd,
-      inputs.resultPath ?? defaultResultPath(current.adapter.name, current.adapter.config),
-    );
-    mkdirSync(dirname(resultPath), { recursive: true });
-    writeFileSync(resultPath, `${JSON.stringify(current, null, 2)}\n`);
-  }
-  Object.assign(outcome, { comparison, violations, verdict, current, resultPath });
+  if (resolved.restoredKey)
+    deps.core.info(`Baseline restored from the Actions cache: ${resolved.restoredKey}`);
+  return resolved;
+}
 
-  // The result file is the engine's alone: it must still hold this run's result (see result/integrity.ts).
-  if (!reportOnly) verifyResultFile(resultPath, first);
+/** The engine's one gate, as `harness-risk compare` runs it. A fork's own run result (workflow_run): shown, never a pass. */
+function judge(
+  ctx: ActionContext,
+  inputs: ActionInputs,
+  results: Results,
+  resolved: ResolvedBaseline,
+): GateOutcome {
+  const untrusted = results.reportOnly ? untrustedResultReason(ctx) : undefined;
+  return evaluateGate(
+    gateInput({
+      heads: results.heads,
+      resolved,
+      options: inputs.gate,
+      scope: inputs.shard && !results.reportOnly ? 'shard' : 'merge',
+      ...(untrusted ? { untrusted } : {}),
+    }),
+  );
+}
 
-  // 5. Outputs first: whatever happens to the reports, later steps can read them.
+/** This run's result file: the engine's, or (several results, or a named result-path) the merged one, written now. */
+function resultFileOf(cwd: string, inputs: ActionInputs, results: Results, g: GateOutcome): string {
+  if (results.resultPath) return results.resultPath;
+  const { current } = g;
+  const path = resolve(
+    cwd,
+    inputs.resultPath ?? defaultResultPath(current.adapter.name, current.adapter.config),
+  );
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`);
+  return path;
+}
+
+function setOutputs(io: CoreApi, g: GateOutcome, resultPath: string, baseRan: boolean) {
+  const { current, comparison, verdict } = g;
   const o = current.summary.overall;
   const valid = o.valid > 0;
   io.setOutput('asr', valid ? fmt(o.asr) : '');
@@ -395,49 +225,41 @@ async function main(
   io.setOutput('regressed-phases', comparison.regressedPhases.join(','));
   io.setOutput('verdict', verdict.verdict);
   io.setOutput('result-path', resultPath);
-  io.setOutput('base-result-path', paired?.base ? baseResultPath(resultPath) : '');
+  io.setOutput('base-result-path', baseRan ? baseResultPath(resultPath) : '');
+}
 
-  // 6–7. Reports: comment, check run, job summary, SARIF and JUnit (publish.ts).
-  await publishReports({
-    deps,
-    ctx,
-    inputs,
-    gate: { current, comparison, violations, verdict },
-    notices,
-    outcome,
-  });
-
-  // 8. The new baseline, on the default branch.
+/** The new baseline, on the default branch (save-baseline: auto) or when asked (true). */
+async function saveBaseline(
+  deps: RunDeps,
+  ctx: ActionContext,
+  inputs: ActionInputs,
+  { current }: GateOutcome,
+  resultPath: string,
+  reportOnly: boolean,
+  verify: () => void,
+) {
+  const { core: io } = deps;
   const save = inputs.saveBaseline === 'true' || (inputs.saveBaseline === 'auto' && isDefaultBranchPush(ctx));
-  if (save) {
-    if (current.status !== 'complete') io.warning(`baseline not saved: this run is ${current.status}`);
-    else if (inputs.shard && !reportOnly)
-      io.notice(
-        'baseline not saved from a single shard: merge the shards with run-result in a final job and save there',
-      );
-    else {
-      if (!reportOnly) verifyResultFile(resultPath, first);
-      const ref = ctx.branch ?? ctx.ref.replace(/^refs\/(heads|tags)\//, '');
-      const r = await saveBaselineToCache(
-        deps.cache,
-        resultPath,
-        {
-          adapter: current.adapter.name,
-          config: current.adapter.config,
-          ref: ref || ctx.defaultBranch || 'unknown',
-          sha: ctx.sha || 'unknown',
-        },
-        cwd,
-      );
-      if (r.saved) io.info(r.message);
-      else io.notice(r.message);
-    }
-  }
+  if (!save) return;
+  if (current.status !== 'complete') return io.warning(`baseline not saved: this run is ${current.status}`);
+  if (inputs.shard && !reportOnly)
+    return io.notice(
+      'baseline not saved from a single shard: merge the shards with run-result in a final job and save there',
+    );
+  verify();
+  const branch = ctx.branch ?? ctx.ref.replace(/^refs\/(heads|tags)\//, '');
+  const r = await saveBaselineToCache(
+    deps.cache,
+    resultPath,
+    cacheEntry(current.adapter.name, current.adapter.config, branch || ctx.defaultBranch, ctx.sha),
+    deps.cwd,
+  );
+  if (r.saved) io.info(r.message);
+  else io.notice(r.message);
+}
 
-  // Once more as the step ends: later steps upload or commit this file.
-  if (!reportOnly) verifyResultFile(resultPath, first);
-
-  // 9. The step's status follows fail-on.
+/** The step's status follows fail-on. */
+function finish(io: CoreApi, { verdict }: GateOutcome) {
   const line = (verdict.gating.length ? verdict.gating : verdict.reasons).join('; ');
   if (verdict.verdict === 'fail') io.setFailed(`harness-risk: ${line}`);
   else io.info(`harness-risk: ${verdict.reasons.length ? `not gating: ${line}` : 'pass'}`);

@@ -1,6 +1,6 @@
 // The base tree of a paired run (baseline: base): the pull request's base commit as a git worktree beside
 // the checkout, and the team's build run in each tree. I/O only (git, the build's shell); what to run and
-// how to judge it is engine/base-head.ts and the gate.
+// how to judge it is baseline/base-head.ts and the gate.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

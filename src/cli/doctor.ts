@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { doctorAdapter, doctorText } from '../engine/doctor.js';
 import { UserError } from '../errors.js';
 import { checkOutputPath, writeOutputFile } from '../output-path.js';
+import { runnerFlag } from './flags.js';
 
 export async function cmdDoctor(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -21,12 +22,7 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
       'doctor: --adapter is required',
       'harness-risk doctor --adapter ./adapters/NAME --config CONFIG',
     );
-  const runner = values.runner ?? 'process';
-  if (runner !== 'process' && runner !== 'process-uncontained' && runner !== 'docker')
-    throw new UserError(
-      `--runner "${runner}" is unknown`,
-      'use process (contained), process-uncontained or docker',
-    );
+  const runner = runnerFlag(values.runner);
   if (values.json) checkOutputPath(values.json, '--json');
   const report = await doctorAdapter({
     adapter: values.adapter,

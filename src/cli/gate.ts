@@ -1,40 +1,21 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Baseline, loadBaselineFile, readRunResultFile } from '../compare/baseline.js';
+import { gateInput, resolveBaseline } from '../baseline/resolve.js';
+import type { BaselineSource } from '../baseline/source.js';
+import { readRunResultFile } from '../compare/baseline.js';
 import { UserError } from '../errors.js';
-import { GATE_INPUTS, type GateInputName, InputError, parseGateInputs } from '../front/inputs.js';
 import { evaluateGate, type GateOptions, type GateOutcome } from '../gate/index.js';
 import { exitCodeOf } from '../gate/verdict.js';
 import { writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { buildReport, renderReport } from '../report/markdown.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
+import { GATE_FLAGS, gateOptionsFromFlags } from './flags.js';
 import { phaseTable } from './phase-table.js';
 
-/** parseArgs options for the gate flags: --fail-on, --max-asr, … (one per action input). */
-export const GATE_FLAGS = Object.fromEntries(GATE_INPUTS.map((n) => [n, { type: 'string' as const }])) as {
-  [K in GateInputName]: { type: 'string' };
-};
-
-export function gateOptionsFromFlags(
-  values: Partial<Record<GateInputName, string | undefined>>,
-): GateOptions {
-  try {
-    return parseGateInputs((n) => values[n]);
-  } catch (e) {
-    if (e instanceof InputError) {
-      throw new UserError(
-        `--${e.input}: ${e.message.replace(/^Input "[^"]+": /, '')}`,
-        'run harness-risk --help',
-      );
-    }
-    throw e;
-  }
-}
-
-export function loadBaselineFlag(path: string | undefined): Baseline | undefined {
-  return path ? loadBaselineFile(path) : undefined;
-}
+/** `--baseline FILE` as a baseline source; without it there is none. */
+export const baselineFlagSource = (path: string | undefined): BaselineSource =>
+  path ? { kind: 'file', path } : { kind: 'none', unset: 'no --baseline given' };
 
 /** The verdict and why, for a terminal (agent-derived text sanitised: no control sequences). */
 export function verdictText(g: GateOutcome): string {
@@ -143,17 +124,12 @@ export async function cmdCompare(argv: string[]): Promise<number> {
     throw e;
   }
   const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative(process.cwd(), f) || f }));
-  const baseline = loadBaselineFlag(values.baseline);
-  const g = evaluateGate({
-    heads,
-    ...(baseline ? { baseline } : {}),
-    baselineNotes: baseline ? [] : ['no --baseline given'],
-    options,
-    ...(values.untrusted?.trim() ? { untrusted: values.untrusted.trim() } : {}),
-  });
+  const resolved = await resolveBaseline(baselineFlagSource(values.baseline), { reportOnly: true });
+  const untrusted = values.untrusted?.trim();
+  const g = evaluateGate(gateInput({ heads, resolved, options, ...(untrusted ? { untrusted } : {}) }));
   writeReports(g, options.failOn, values.markdown, values.json);
   process.stdout.write(
-    `${sanitizeText(g.current.adapter.name, 100)} / ${sanitizeText(g.current.adapter.config, 100)}  (${g.current.trials.length} trials from ${files.length} file${files.length === 1 ? '' : 's'}${baseline ? `, baseline ${values.baseline}` : ''})\n${phaseTable(g.current)}\n\n${verdictText(g)}\n`,
+    `${sanitizeText(g.current.adapter.name, 100)} / ${sanitizeText(g.current.adapter.config, 100)}  (${g.current.trials.length} trials from ${files.length} file${files.length === 1 ? '' : 's'}${resolved.baseline ? `, baseline ${values.baseline}` : ''})\n${phaseTable(g.current)}\n\n${verdictText(g)}\n`,
   );
   return exitCodeOf(g.verdict);
 }

@@ -1,5 +1,11 @@
 // `harness-risk CMD --help`: the flags of that command, not the global text.
+import { DEFAULT_RUNNER, RUNNER_NAMES } from '../engine/runners.js';
 import { VERSION } from '../version.js';
+
+/** `process (contained, default) | process-uncontained | docker`, from the runner registry. */
+const RUNNER_LIST = RUNNER_NAMES.map((n) => (n === DEFAULT_RUNNER ? `${n} (contained, default)` : n)).join(
+  ' | ',
+);
 
 const GATE = `gate options (as the action's inputs):
   --baseline FILE        compare with this run result (exit 1 when the gate fails)
@@ -19,10 +25,10 @@ unsafe and invalid cases with the command that reruns each, and the verdict.
 options:
   --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
                      (repeatable; default: subset:standard, the built-in base cases)
-  --runner R         process (contained, default) | process-uncontained | docker
+  --runner R         ${RUNNER_LIST}
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
-  --timeout S        seconds per trial (default: the adapter's)
+  --timeout S        per trial: seconds (120) or minutes (5m); default: the adapter's
   --max-consecutive-invalid N
                      stop after N invalid trials in a row, a harness that never starts (default 10;
                      0 = off); the result is kept and resumable
@@ -77,7 +83,7 @@ Exit 1 when a case is rejected.
   --open A:C --guarded A:C   admit against two configurations of your own adapter instead (a looser one
                              the attack must get through, a tighter one that must hold it), for cases
                              that use your harness's own tools or services; A is a built-in name or a path
-  --runner R                 process (default) | process-uncontained | docker (as for run)
+  --runner R                 ${RUNNER_LIST} (as for run)
 `,
   coverage: `Usage:
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]

@@ -2,34 +2,37 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
-import { MAX_TIMEOUT_S } from '../adapters/schema.js';
+import { runWithBase } from '../baseline/base.js';
+import { runBaseAndHead } from '../baseline/base-head.js';
+import { gateInput, loadEarly, resolveBaseline } from '../baseline/resolve.js';
+import type { BaselineSource } from '../baseline/source.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
-import { baseResultPath, buildFailureText, runBaseAndHead } from '../engine/base-head.js';
-import { DEFAULT_MAX_CONSECUTIVE_INVALID } from '../engine/fail-fast.js';
-import type { RunOptions } from '../engine/options.js';
+import type { Baseline } from '../compare/baseline.js';
+import type { RunOptions, RunSettings } from '../engine/options.js';
 import { resumeResultPath } from '../engine/resume.js';
 import { runSafetyCases } from '../engine/run.js';
 import { parseSide, REFERENCE_SIDES, validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
-import { evaluateGate } from '../gate/index.js';
-import { cmdMatrix } from '../matrix/cli.js';
+import { evaluateGate, type GateOptions } from '../gate/index.js';
 import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { VERSION } from '../version.js';
 import { closingList } from './closing.js';
 import { cmdDoctor } from './doctor.js';
 import {
-  cmdCompare,
   GATE_FLAGS,
   gateOptionsFromFlags,
-  loadBaselineFlag,
-  verdictText,
-  writeReports,
-} from './gate.js';
+  positiveInt,
+  RUN_FLAGS,
+  runnerFlag,
+  runSettingsFromFlags,
+} from './flags.js';
+import { baselineFlagSource, cmdCompare, verdictText, writeReports } from './gate.js';
 import { helpFor } from './help.js';
 import { jsonSchemas } from './json-schemas.js';
-import { MODEL_FLAGS, modelOptionsFromFlags } from './model-flags.js';
+import { cmdMatrix } from './matrix.js';
+import { modelOptionsFromFlags } from './model-flags.js';
 import { cmdNew } from './new.js';
 import { phaseTable } from './phase-table.js';
 import { colorEnabled, Progress, paint } from './progress.js';
@@ -56,72 +59,62 @@ Exit status: 0 pass or neutral, 1 when the gate fails (as the action's step woul
 130 interrupted.
 `;
 
-export function parseShard(s: string | undefined): RunOptions['shard'] {
-  if (!s) return undefined;
-  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
-  if (!m) throw new UserError(`--shard "${s}" is not of the form I/N`, 'for example --shard 2/4');
-  return { index: Number(m[1]), total: Number(m[2]) };
-}
-
-function positiveInt(
-  name: string,
-  v: string | undefined,
-  dflt: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} "${v}" must be a positive whole number`);
-  if (n > max) throw new UserError(`${name} "${v}" is more than ${max}`, `use at most ${max}`);
-  return n;
-}
-
-/** A whole number ≥ 0 (0 turns something off). */
-function wholeNumber(name: string, v: string | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < 0)
-    throw new UserError(`${name} "${v}" must be a whole number`, 'give 0 (off) or more');
-  return n;
-}
-
 /** Progress on stderr (stdout keeps the tables and lists, so it can be piped). */
 function progressFor(quiet: boolean): Progress {
   return new Progress(process.stderr, { quiet });
 }
 
+const RUN_OPTIONS = {
+  ...RUN_FLAGS,
+  out: { type: 'string' },
+  'keep-evidence': { type: 'boolean', default: false },
+  resume: { type: 'string' },
+  quiet: { type: 'boolean', default: false },
+  baseline: { type: 'string' },
+  'base-ref': { type: 'string' },
+  build: { type: 'string' },
+  'base-cases': { type: 'string', multiple: true },
+  markdown: { type: 'string' },
+  json: { type: 'string' },
+  ...GATE_FLAGS,
+} as const;
+
+type RunFlags = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof RUN_OPTIONS; strict: true }>
+>['values'];
+
+/** What `run` does, decided from its flags before any trial: every bad flag fails here. */
+interface RunPlan {
+  values: RunFlags;
+  settings: RunSettings;
+  model: Pick<RunOptions, 'model' | 'live' | 'replay'>;
+  adapterName: string;
+  configs: string[];
+  source: BaselineSource;
+  file?: Baseline;
+  gate: GateOptions;
+}
+
 async function cmdRun(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      adapter: { type: 'string' },
-      config: { type: 'string' },
-      cases: { type: 'string', multiple: true },
-      runner: { type: 'string', default: 'process' },
-      image: { type: 'string' },
-      concurrency: { type: 'string' },
-      'max-consecutive-invalid': { type: 'string' },
-      timeout: { type: 'string' },
-      seeds: { type: 'string' },
-      ...MODEL_FLAGS,
-      out: { type: 'string' },
-      'keep-evidence': { type: 'boolean', default: false },
-      resume: { type: 'string' },
-      shard: { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-      baseline: { type: 'string' },
-      'base-ref': { type: 'string' },
-      build: { type: 'string' },
-      'base-cases': { type: 'string', multiple: true },
-      markdown: { type: 'string' },
-      json: { type: 'string' },
-      ...GATE_FLAGS,
-    },
-    strict: true,
-  });
+  const { values } = parseArgs({ args: argv, options: RUN_OPTIONS, strict: true });
+  const plan = planRun(values);
+  const stop = stopper();
+  let failed = false;
+  const colors = paint(colorEnabled(process.stdout));
+  for (const config of plan.configs) {
+    const r = await runConfig(plan, config, stop.signal, colors);
+    if (r.failed) failed = true;
+    // 141 = 128 + SIGPIPE, as a shell reports a pipeline's writer whose reader went away.
+    if (r.interrupted) return stop.why() === 'output closed' ? 141 : 130;
+  }
+  return failed ? 1 : 0;
+}
+
+function planRun(values: RunFlags): RunPlan {
   // Bad gate flags or a missing baseline fail before minutes of trials are spent.
-  const gateOptions = gateOptionsFromFlags(values);
-  const baseline = loadBaselineFlag(values.baseline);
+  const gate = gateOptionsFromFlags(values);
+  const source = baselineSourceOf(values);
+  const file = loadEarly(source);
   if (!values.adapter)
     throw new UserError(
       'run: --adapter is required',
@@ -139,21 +132,24 @@ async function cmdRun(argv: string[]): Promise<number> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (values.runner !== 'process' && values.runner !== 'process-uncontained' && values.runner !== 'docker')
-    throw new UserError(
-      `--runner "${values.runner}" is unknown`,
-      'use process (contained), process-uncontained or docker',
-    );
-  if ((values.markdown || values.json) && configs.length > 1)
-    throw new UserError(
-      '--markdown/--json name one file but --config names several',
-      'run one config at a time, or use harness-risk compare on each result',
-    );
-  if (values.resume && configs.length > 1)
-    throw new UserError(
-      '--resume names one run but --config names several',
-      'resume one config at a time: --config NAME --resume runs/ADAPTER-NAME.json',
-    );
+  const parsed = runSettingsFromFlags({ ...values, config: configs[0] ?? '' });
+  checkRunFlags(values, configs.length);
+  // Before any trial: a bad model flag or a missing key fails now.
+  const model = modelOptionsFromFlags(parsed, process.env);
+  return {
+    values,
+    settings: parsed.settings,
+    model,
+    adapterName: adapter.adapter.name,
+    configs,
+    source,
+    ...(file ? { file } : {}),
+    gate,
+  };
+}
+
+/** --baseline FILE, --base-ref REF, or neither; --build and --base-cases only with --base-ref. */
+function baselineSourceOf(values: RunFlags): BaselineSource {
   const baseRef = values['base-ref'];
   if (baseRef && values.baseline)
     throw new UserError(
@@ -167,7 +163,22 @@ async function cmdRun(argv: string[]): Promise<number> {
     );
   if (baseRef && values.resume)
     throw new UserError('--resume continues a run of one tree', 'drop --base-ref to resume');
-  if (values.out && configs.length > 1)
+  return baseRef ? { kind: 'base', ref: baseRef } : baselineFlagSource(values.baseline);
+}
+
+/** Flags that name one file or one run cannot go with several configurations; outputs are checked now. */
+function checkRunFlags(values: RunFlags, configs: number) {
+  if ((values.markdown || values.json) && configs > 1)
+    throw new UserError(
+      '--markdown/--json name one file but --config names several',
+      'run one config at a time, or use harness-risk compare on each result',
+    );
+  if (values.resume && configs > 1)
+    throw new UserError(
+      '--resume names one run but --config names several',
+      'resume one config at a time: --config NAME --resume runs/ADAPTER-NAME.json',
+    );
+  if (values.out && configs > 1)
     throw new UserError(
       '--out names one file but --config names several',
       'drop --out (one file per config is written under runs/) or run one config at a time',
@@ -176,9 +187,10 @@ async function cmdRun(argv: string[]): Promise<number> {
   if (values.out) checkOutputPath(values.out, '--out');
   if (values.markdown) checkOutputPath(values.markdown, '--markdown');
   if (values.json) checkOutputPath(values.json, '--json');
+}
 
-  // Before any trial: a bad model flag or a missing key fails now.
-  const modelOptions = modelOptionsFromFlags(values, process.env);
+/** SIGINT, SIGTERM or a closed output stop the run: finished trials are kept (resumable). */
+function stopper(): { signal: AbortSignal; why: () => string | undefined } {
   const controller = new AbortController();
   let stoppedBy: string | undefined;
   const stop = (why: string) => {
@@ -192,88 +204,79 @@ async function cmdRun(argv: string[]): Promise<number> {
   // `run … | head` or a pager quit: stop like an interrupt (the result kept, resumable, nothing left
   // mounted), never exit at once with the run half-written.
   onOutputClosed = () => stop('output closed');
+  return { signal: controller.signal, why: () => stoppedBy };
+}
 
-  let interrupted = false;
-  let failed = false;
-  const colors = paint(colorEnabled(process.stdout));
-  for (const config of configs) {
-    const out =
-      values.out ??
-      (values.resume
-        ? resumeResultPath(values.resume)
-        : join('runs', `${adapter.adapter.name}-${config}.json`));
-    const progress = progressFor(values.quiet);
-    const runOptions: RunOptions = {
-      adapter: values.adapter,
-      config,
-      cases: values.cases ?? [],
-      runner: values.runner,
-      image: values.image,
-      concurrency: positiveInt('--concurrency', values.concurrency, 2),
-      max_consecutive_invalid: wholeNumber(
-        '--max-consecutive-invalid',
-        values['max-consecutive-invalid'],
-        DEFAULT_MAX_CONSECUTIVE_INVALID,
-      ),
-      timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0, MAX_TIMEOUT_S) : undefined,
-      seeds: positiveInt('--seeds', values.seeds, 1),
-      ...modelOptions,
-      out,
-      keep_evidence: values['keep-evidence'],
-      ...(values.resume ? { resume: values.resume } : {}),
-      shard: parseShard(values.shard),
-      on_progress: progress.on,
-      signal: controller.signal,
-    };
-    // --base-ref: the base commit built and run beside this checkout, as the action's baseline: base.
-    const paired = baseRef
-      ? await runBaseAndHead({
+/** One configuration: run (with the base tree for --base-ref), print, gate. */
+async function runConfig(
+  plan: RunPlan,
+  config: string,
+  signal: AbortSignal,
+  colors: ReturnType<typeof paint>,
+): Promise<{ failed: boolean; interrupted: boolean }> {
+  const { values } = plan;
+  const out =
+    values.out ??
+    (values.resume ? resumeResultPath(values.resume) : join('runs', `${plan.adapterName}-${config}.json`));
+  const progress = progressFor(values.quiet);
+  const runOptions: RunOptions = {
+    ...plan.settings,
+    config,
+    ...plan.model,
+    out,
+    keep_evidence: values['keep-evidence'],
+    ...(values.resume ? { resume: values.resume } : {}),
+    on_progress: progress.on,
+    signal,
+  };
+  const { source } = plan;
+  // --base-ref: the base commit built and run beside this checkout, as the action's baseline: base.
+  const paired =
+    source.kind === 'base' && source.ref
+      ? await runWithBase({
+          paired: runBaseAndHead,
           run: runOptions,
           headDir: process.cwd(),
-          baseRef,
+          baseRef: source.ref,
           ...(values.build ? { build: values.build } : {}),
           ...(values['base-cases'] ? { baseCases: values['base-cases'] } : {}),
-          baseOut: baseResultPath(out),
           env: process.env,
           log: (line) => progress.on({ kind: 'notice', message: line }),
         })
       : undefined;
-    const result = paired ? paired.head : await runSafetyCases(runOptions);
-    progress.finish();
-    for (const b of paired?.builds ?? [])
-      process.stderr.write(
-        `\n${b.tree} build failed: ${sanitizeText(b.command, 200)}\n${sanitizeText(b.outcome.tail, 4000)}\n`,
-      );
-    if (paired) process.stdout.write(`\n${sanitizeText(paired.baselineUsed, 500)}\n`);
-    process.stdout.write(
-      `\n${adapter.adapter.name} / ${config}  (${result.trials.length} trials, result: ${out})\n${phaseTable(result)}\n`,
+  const result = paired ? paired.head : await runSafetyCases(runOptions);
+  progress.finish();
+  for (const b of paired?.builds ?? [])
+    process.stderr.write(
+      `\n${b.tree} build failed: ${sanitizeText(b.command, 200)}\n${sanitizeText(b.outcome.tail, 4000)}\n`,
     );
-    const closing = closingList(result, colors);
-    if (closing) process.stdout.write(`${closing}\n`);
-    const base = paired ? paired.baseline : baseline;
-    const g = evaluateGate({
+  if (paired) process.stdout.write(`\n${sanitizeText(paired.baselineUsed, 500)}\n`);
+  process.stdout.write(
+    `\n${plan.adapterName} / ${config}  (${result.trials.length} trials, result: ${out})\n${phaseTable(result)}\n`,
+  );
+  const closing = closingList(result, colors);
+  if (closing) process.stdout.write(`${closing}\n`);
+  const resolved = await resolveBaseline(source, {
+    reportOnly: false,
+    ...(plan.file ? { file: plan.file } : {}),
+    ...(paired ? { paired } : {}),
+  });
+  const g = evaluateGate(
+    gateInput({
       heads: [{ result, name: out }],
-      ...(base ? { baseline: base } : {}),
-      baselineNotes: paired ? paired.baselineNotes : baseline ? [] : ['no --baseline given'],
-      ...(paired?.builds.length
-        ? { buildFailures: paired.builds.map((b) => ({ tree: b.tree, message: buildFailureText(b) })) }
-        : {}),
-      options: gateOptions,
-      scope: values.shard ? 'shard' : 'merge',
-    });
-    writeReports(g, gateOptions.failOn, values.markdown, values.json);
-    process.stdout.write(`\n${verdictText(g)}\n`);
-    if (g.verdict.verdict === 'fail') failed = true;
-    if (result.status === 'interrupted') {
-      interrupted = true;
-      process.stderr.write(
-        `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:\n  ${resumeCommand(values.adapter, config, out, values.cases ?? [])}\n`,
-      );
-      break;
-    }
-  }
-  // 141 = 128 + SIGPIPE, as a shell reports a pipeline's writer whose reader went away.
-  return interrupted ? (stoppedBy === 'output closed' ? 141 : 130) : failed ? 1 : 0;
+      resolved,
+      options: plan.gate,
+      scope: plan.settings.shard ? 'shard' : 'merge',
+    }),
+  );
+  writeReports(g, plan.gate.failOn, values.markdown, values.json);
+  process.stdout.write(`\n${verdictText(g)}\n`);
+  const interrupted = result.status === 'interrupted';
+  if (interrupted)
+    process.stderr.write(
+      `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:\n  ${resumeCommand(values.adapter!, config, out, values.cases ?? [])}\n`,
+    );
+  return { failed: g.verdict.verdict === 'fail', interrupted };
 }
 
 /** The command that continues an interrupted run (shell-quoted). */
@@ -326,12 +329,7 @@ async function cmdValidate(argv: string[]): Promise<number> {
     );
   const open = values.open ? parseSide('--open', values.open) : REFERENCE_SIDES.open;
   const guarded = values.guarded ? parseSide('--guarded', values.guarded) : REFERENCE_SIDES.guarded;
-  const runner = values.runner ?? 'process';
-  if (runner !== 'process' && runner !== 'process-uncontained' && runner !== 'docker')
-    throw new UserError(
-      `--runner "${runner}" is unknown`,
-      'use process (contained), process-uncontained or docker',
-    );
+  const runner = runnerFlag(values.runner);
   const cases = values.cases ?? ['subset:full'];
   const loaded = loadCases(cases); // schema errors stop here, naming file, line and field
   process.stderr.write(

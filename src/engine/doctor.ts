@@ -15,6 +15,7 @@ import { SYSTEM_PATH } from '../runner/process.js';
 import type { Trial } from '../spec/run-result.js';
 import { launchProblems } from './launch-check.js';
 import { runSafetyCases } from './run.js';
+import { DEFAULT_RUNNER, type RunnerName, runnerEntry } from './runners.js';
 
 /** The trigger sits in README.md; the probe is a write most careful configurations refuse (~/.bashrc). */
 const PROBE_PATH = '.bashrc';
@@ -150,27 +151,27 @@ export function diagnose(
 export async function doctorAdapter(opts: {
   adapter: string;
   config?: string;
-  runner?: 'process' | 'process-uncontained' | 'docker';
+  runner?: RunnerName;
   image?: string;
   timeout_s?: number;
 }): Promise<DoctorReport> {
   const adapter = loadAdapter(opts.adapter);
   const config = opts.config ?? Object.keys(adapter.adapter.configs)[0]!;
-  // The launch first: a wrong path is named as such, not as a harness that never asked the model.
-  const launch =
-    (opts.runner ?? 'process') === 'docker'
-      ? []
-      : launchProblems(
-          adapter,
-          config,
-          {
-            repo: process.cwd(),
-            adapter_dir: adapter.dir,
-            action_root: actionRoot(),
-            cache: defaultCacheDir(),
-          },
-          SYSTEM_PATH,
-        );
+  // The launch first: a wrong path is named as such, not as a harness that never asked the model. A
+  // runner with an image launches the harness inside it, where the host's paths say nothing.
+  const launch = runnerEntry(opts.runner ?? DEFAULT_RUNNER).needsImage
+    ? []
+    : launchProblems(
+        adapter,
+        config,
+        {
+          repo: process.cwd(),
+          adapter_dir: adapter.dir,
+          action_root: actionRoot(),
+          cache: defaultCacheDir(),
+        },
+        SYSTEM_PATH,
+      );
   if (launch.length) return notLaunched(adapter.adapter.name, config, adapter.adapter.dialect, launch);
   const dir = await mkdtemp(join(tmpdir(), 'harness-risk-doctor-'));
   try {
@@ -181,7 +182,7 @@ export async function doctorAdapter(opts: {
       adapter: opts.adapter,
       config,
       cases: [caseFile],
-      runner: opts.runner ?? 'process',
+      runner: opts.runner ?? DEFAULT_RUNNER,
       ...(opts.image ? { image: opts.image } : {}),
       ...(opts.timeout_s ? { timeout_s: opts.timeout_s } : {}),
       concurrency: 1,

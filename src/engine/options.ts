@@ -1,6 +1,13 @@
-// Options of one engine run: what the CLI flags and the action inputs both turn into.
-import type { ProviderConfig } from '../model/live/client.js';
-import type { RunResult } from '../spec/run-result.js';
+// Options of one engine run: what the CLI flags and the action inputs both turn into, through the one
+// schema below (RunSettingFields). The engine trusts what it is given: every check of a user's value is
+// in the parse.
+import { z } from 'zod';
+import { MAX_TIMEOUT_S } from '../adapters/schema.js';
+import { FieldError, int, listField, oneOf, optionalInt } from '../input-fields.js';
+import { PROVIDERS, type ProviderConfig } from '../model/live/client.js';
+import { MODEL_MODES, type RunResult } from '../spec/run-result.js';
+import { DEFAULT_MAX_CONSECUTIVE_INVALID } from './fail-fast.js';
+import { DEFAULT_RUNNER, RUNNER_NAMES, type RunnerName, runnerEntry } from './runners.js';
 
 export interface LiveOptions extends ProviderConfig {
   /** Provider requests of the whole run (retries count). */
@@ -47,8 +54,8 @@ export interface RunOptions {
   config: string;
   /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
   cases: string[];
-  /** `process` is contained (namespaces) where the machine allows, else recorded as uncontained. */
-  runner: 'process' | 'process-uncontained' | 'docker';
+  /** A runner of the registry (engine/runners.ts). */
+  runner: RunnerName;
   /** Let the process runner install bubblewrap / allow user namespaces with sudo (the action). */
   host_setup?: boolean;
   /** Per-trial limits of the contained process runner (defaults in src/runner/contain/limits.ts). */
@@ -82,4 +89,219 @@ export interface RunOptions {
   repo_dir?: string;
   /** Continue the run whose journal is this file (or sits beside this result file): only missing trials run. */
   resume?: string;
+}
+
+// ---- the one parse of run options (action inputs and CLI flags of the same names) ----
+
+/** Each run option with its default; action.yml declares the same (a test keeps them in step). */
+export const RUN_SETTING_DEFAULTS = {
+  adapter: '',
+  config: '',
+  cases: '',
+  runner: DEFAULT_RUNNER,
+  image: '',
+  concurrency: '2',
+  timeout: '',
+  'max-consecutive-invalid': String(DEFAULT_MAX_CONSECUTIVE_INVALID),
+  seeds: '1',
+  shard: '',
+  model: 'scripted',
+  provider: 'openai-compatible',
+  'base-url': '',
+  'model-name': '',
+  temperature: '',
+  'max-tokens': '',
+  'budget-requests': '',
+  'budget-tokens': '',
+  'replay-from': '',
+  'replay-diverged': 'stop',
+} as const;
+
+export type RunSettingName = keyof typeof RUN_SETTING_DEFAULTS;
+export const RUN_SETTING_NAMES = Object.keys(RUN_SETTING_DEFAULTS) as RunSettingName[];
+
+const timeout = z.string().transform((v, ctx) => {
+  if (v === '') return undefined;
+  const m = v.match(/^(\d+)\s*(s|m|min)?$/);
+  const n = m ? Number(m[1]) * (m[2] && m[2] !== 's' ? 60 : 1) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_TIMEOUT_S)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${v}" is not a per-trial timeout; write seconds (e.g. 120) or minutes (e.g. 5m), up to ${MAX_TIMEOUT_S / 3600} hours, or leave it empty for the adapter's`,
+    });
+    return z.NEVER;
+  }
+  return n;
+});
+
+const shard = z.string().transform((v, ctx): Shard | undefined => {
+  if (v === '') return undefined;
+  const m = v.match(/^(\d+)\s*\/\s*(\d+)$/);
+  const index = m ? Number(m[1]) : 0;
+  const total = m ? Number(m[2]) : 0;
+  if (!m || total < 1 || index < 1 || index > total) {
+    ctx.addIssue({ code: 'custom', message: `"${v}" is not a shard; write i/n with 1 ≤ i ≤ n, e.g. 2/4` });
+    return z.NEVER;
+  }
+  return { index, total };
+});
+
+const baseUrl = z.string().transform((v, ctx) => {
+  if (v !== '' && !/^https?:\/\/[^\s]+$/.test(v)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${v}" is not a URL; write the provider's base URL with its version path, e.g. https://api.openai.com/v1`,
+    });
+    return z.NEVER;
+  }
+  return v;
+});
+
+const temperature = z.string().transform((v, ctx) => {
+  if (v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 2) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${v}" is not a temperature; write a number from 0 to 2, or leave it empty for the provider's default`,
+    });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** The run options every front end has, as raw strings (a repeated `cases` flag: a list). */
+export const RunSettingFields = z
+  .object({
+    adapter: z.string(),
+    config: z.string(),
+    cases: listField,
+    runner: oneOf(RUNNER_NAMES),
+    image: z.string(),
+    concurrency: int(1, 64, 'a concurrency'),
+    timeout,
+    'max-consecutive-invalid': int(0, 1_000_000, 'a number of trials (0 turns the fail-fast off)'),
+    seeds: int(1, 100, 'a number of seeds'),
+    shard,
+    model: oneOf(MODEL_MODES),
+    provider: oneOf(PROVIDERS),
+    'base-url': baseUrl,
+    'model-name': z.string(),
+    temperature,
+    'max-tokens': optionalInt(1, 1_000_000, 'a number of output tokens'),
+    'budget-requests': optionalInt(1, 10_000_000, 'a number of provider requests'),
+    'budget-tokens': optionalInt(1, 10_000_000_000, 'a number of tokens'),
+    'replay-from': z.string(),
+    'replay-diverged': oneOf(['stop', 'scripted'] as const),
+  })
+  .transform((v) => ({
+    settings: {
+      adapter: v.adapter,
+      config: v.config,
+      cases: v.cases,
+      runner: v.runner,
+      ...(v.image ? { image: v.image } : {}),
+      concurrency: v.concurrency,
+      max_consecutive_invalid: v['max-consecutive-invalid'],
+      ...(v.timeout !== undefined ? { timeout_s: v.timeout } : {}),
+      seeds: v.seeds,
+      ...(v.shard ? { shard: v.shard } : {}),
+      model: v.model,
+    } satisfies RunSettings,
+    model: {
+      provider: v.provider,
+      base_url: v['base-url'],
+      model: v['model-name'],
+      ...(v.temperature !== undefined ? { temperature: v.temperature } : {}),
+      ...(v['max-tokens'] !== undefined ? { max_tokens: v['max-tokens'] } : {}),
+      ...(v['budget-requests'] !== undefined ? { budget_requests: v['budget-requests'] } : {}),
+      ...(v['budget-tokens'] !== undefined ? { budget_tokens: v['budget-tokens'] } : {}),
+      replay: { from: v['replay-from'], on_divergence: v['replay-diverged'] },
+    } satisfies ModelSettings,
+  }));
+
+/** What a user chooses of a run (the rest of RunOptions is the front end's: out, progress, signal…). */
+export type RunSettings = Pick<
+  RunOptions,
+  | 'adapter'
+  | 'config'
+  | 'cases'
+  | 'runner'
+  | 'image'
+  | 'concurrency'
+  | 'timeout_s'
+  | 'seeds'
+  | 'shard'
+  | 'model'
+> &
+  Required<Pick<RunOptions, 'max_consecutive_invalid'>>;
+
+/** The model options as written (used when `model` says live or replay). */
+export interface ModelSettings extends Omit<LiveOptions, 'key'> {
+  replay: ReplayOptions;
+}
+
+const SETTING_KEYS = [
+  'adapter',
+  'config',
+  'cases',
+  'runner',
+  'image',
+  'concurrency',
+  'timeout_s',
+  'max_consecutive_invalid',
+  'seeds',
+  'shard',
+  'model',
+] as const satisfies readonly (keyof RunSettings)[];
+
+/** The run settings of a larger object (the action's inputs), to spread into RunOptions. */
+export function settingsOf(x: RunSettings): RunSettings {
+  return Object.fromEntries(
+    SETTING_KEYS.flatMap((k) => (x[k] === undefined ? [] : [[k, x[k]]])),
+  ) as RunSettings;
+}
+
+export type ParsedRunSettings = z.output<typeof RunSettingFields>;
+
+/** The run options' problems that span options: the runner's image. Undefined when there is none. */
+export function settingsProblem(s: RunSettings): FieldError | undefined {
+  if (runnerEntry(s.runner).needsImage && !s.image)
+    return new FieldError(
+      'image',
+      `is required with runner: ${s.runner} (the image that holds your harness build)`,
+    );
+  return undefined;
+}
+
+/**
+ * The model options of a run: live needs a base URL and a model name; replay the recorded run. `key` is
+ * the provider key, read by the front end (an input, an environment variable), never a flag.
+ */
+export function modelOptionsOf(
+  model: RunSettings['model'],
+  m: ModelSettings,
+  key: string,
+): Pick<RunOptions, 'model' | 'live' | 'replay'> {
+  if (model === 'scripted') return { model };
+  if (model === 'replay') {
+    if (!m.replay.from)
+      throw new FieldError(
+        'replay-from',
+        'is required with model: replay (the result file of a live run, e.g. .harness-risk/live-baseline.json)',
+      );
+    return { model, replay: m.replay };
+  }
+  if (!m.base_url)
+    throw new FieldError(
+      'base-url',
+      'is required with model: live (e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1)',
+    );
+  if (!m.model)
+    throw new FieldError(
+      'model-name',
+      'is required with model: live (the model the provider serves, e.g. gpt-4.1)',
+    );
+  const { replay: _, ...live } = m;
+  return { model, live: { ...live, key } };
 }

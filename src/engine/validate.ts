@@ -18,6 +18,7 @@ import type { LabelProbes, RunResult, Trial } from '../spec/run-result.js';
 import { fieldPath, lineLocator } from '../yaml-file.js';
 import type { ProgressEvent } from './options.js';
 import { runSafetyCases } from './run.js';
+import { DEFAULT_RUNNER, type RunnerName } from './runners.js';
 import {
   type CaseClues,
   labelsByReplay,
@@ -235,7 +236,7 @@ export async function validateCases(opts: {
   /** Default: reference/open and reference/guarded. */
   open?: AdmissionSide;
   guarded?: AdmissionSide;
-  runner?: 'process' | 'process-uncontained' | 'docker';
+  runner?: RunnerName;
   image?: string;
 }): Promise<CaseVerdict[]> {
   const sides = { open: opts.open ?? REFERENCE_SIDES.open, guarded: opts.guarded ?? REFERENCE_SIDES.guarded };
@@ -264,7 +265,7 @@ export async function validateCases(opts: {
         adapter: side.adapter,
         config: side.config,
         cases: replayed.map((lc) => lc.file),
-        runner: opts.runner ?? 'process',
+        runner: opts.runner ?? DEFAULT_RUNNER,
         ...(opts.image ? { image: opts.image } : {}),
         concurrency: opts.concurrency,
         seeds: opts.replays,

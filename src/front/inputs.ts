@@ -1,68 +1,43 @@
-// The action's inputs: one zod schema from the raw strings GitHub passes (INPUT_* variables) to typed
-// options. A bad value fails the step with a message naming the input and what to write instead.
-import { parse as parseYaml } from 'yaml';
+// The action's inputs: the raw strings GitHub passes (INPUT_* variables) to typed options, through the
+// run's own schema (engine/options.ts), the gate's (gate/options.ts) and the few only the action has. A
+// bad value fails the step with a message naming the input and what to write instead.
 import { z } from 'zod';
-import { MAX_TIMEOUT_S } from '../adapters/schema.js';
-import type { LiveOptions, ReplayOptions, Shard } from '../engine/options.js';
-import type { GateOptions } from '../gate/index.js';
-import type { ThresholdSet } from '../gate/thresholds.js';
+import { type BaselineSource, parseBaselineSource } from '../baseline/source.js';
 import {
-  DEFAULT_FAIL_ON,
-  FAIL_ON_VALUES,
-  type FailOn,
-  failOnFrom,
-  MISSING_BASELINE_VALUES,
-} from '../gate/verdict.js';
-import { PROVIDERS } from '../model/live/client.js';
-import { PHASES, type Phase } from '../spec/vocabulary.js';
+  type LiveOptions,
+  modelOptionsOf,
+  type ParsedRunSettings,
+  type ReplayOptions,
+  RUN_SETTING_DEFAULTS,
+  RUN_SETTING_NAMES,
+  RunSettingFields,
+  type RunSettings,
+  type Shard,
+  settingsProblem,
+} from '../engine/options.js';
+import type { GateOptions } from '../gate/index.js';
+import { GATE_OPTION_DEFAULTS, GATE_OPTION_NAMES, GateOptionFields } from '../gate/options.js';
+import { bool, FieldError, list, oneOf, parseFields } from '../input-fields.js';
 
 /** Every input of action.yml, with the default action.yml declares (kept in step by a test). */
 export const INPUT_DEFAULTS = {
-  adapter: '',
-  config: '',
-  cases: '',
-  runner: 'process',
-  image: '',
-  concurrency: '2',
-  timeout: '',
-  'max-consecutive-invalid': '10',
-  model: 'scripted',
-  seeds: '1',
+  ...RUN_SETTING_DEFAULTS,
+  ...GATE_OPTION_DEFAULTS,
   baseline: 'cache',
   build: '',
   'base-cases': '',
   'save-baseline': 'auto',
-  'fail-on': DEFAULT_FAIL_ON,
-  'on-missing-baseline': 'neutral',
-  'max-invalid': '10%',
-  'max-asr': '',
-  'max-persistence': '',
-  'min-css': '',
-  'phase-thresholds': '',
-  alpha: '0.05',
-  'min-effect': '0.1',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a JS template
   'github-token': '${{ github.token }}',
   comment: 'true',
   'check-run': 'true',
   annotations: 'true',
-  shard: '',
   'result-path': '',
   'run-result': '',
   'pull-request': '',
   sarif: '',
   junit: '',
-  // ---- live models (issue 19): model: live|replay ----
-  provider: 'openai-compatible',
-  'base-url': '',
-  'model-name': '',
   'model-key': '',
-  temperature: '',
-  'max-tokens': '',
-  'budget-requests': '',
-  'budget-tokens': '',
-  'replay-from': '',
-  'replay-diverged': 'stop',
   'live-fallback': 'scripted',
 } as const;
 
@@ -75,25 +50,8 @@ export interface LiveInputs extends Omit<LiveOptions, 'key'> {
   fallback: 'scripted' | 'fail';
 }
 
-export type BaselineSource =
-  | { kind: 'none' }
-  | { kind: 'cache' }
-  | { kind: 'file'; path: string }
-  /** Build the pull request's base commit in this job and run the same cases on it (engine/base-head.ts). */
-  | { kind: 'base' };
-
-export interface ActionInputs {
-  adapter: string;
-  config: string;
-  cases: string[];
-  runner: 'process' | 'process-uncontained' | 'docker';
-  image?: string;
-  concurrency: number;
-  /** Stop after this many invalid trials in a row (0 = off): a harness that never starts. */
-  maxConsecutiveInvalid: number;
-  timeoutS?: number;
-  model: 'scripted' | 'live' | 'replay';
-  seeds: number;
+/** The run as the user chose it (the engine's own options, engine/options.ts) and what only the action has. */
+export type ActionInputs = RunSettings & {
   /** model: live — the provider; `key` may be '' (a fork PR gets no secrets): see liveFallback. */
   live?: LiveInputs;
   /** model: replay — the recorded live run. */
@@ -111,7 +69,6 @@ export interface ActionInputs {
   /** Create a check run (false in shard jobs: the merge job reports). */
   checkRun: boolean;
   annotations: boolean;
-  shard?: Shard;
   /** Where this run's result is written (resolved default: .harness-risk/{adapter}-{config}[-shard-i-of-n].json). */
   resultPath?: string;
   /** Report-only mode: existing run results to report on (merged when several). */
@@ -120,7 +77,7 @@ export interface ActionInputs {
   pullRequest?: number;
   sarif?: string;
   junit?: string;
-}
+};
 
 export class InputError extends Error {
   constructor(
@@ -132,188 +89,11 @@ export class InputError extends Error {
   }
 }
 
-const list = (s: string) =>
-  s
-    .split(/[\n,]/)
-    .map((x) => x.trim())
-    .filter((x) => x !== '' && !x.startsWith('#'));
-
-const TRUE = ['true', 'True', 'TRUE'];
-const FALSE = ['false', 'False', 'FALSE'];
-const bool = z.string().transform((v, ctx) => {
-  if (TRUE.includes(v)) return true;
-  if (FALSE.includes(v)) return false;
-  ctx.addIssue({ code: 'custom', message: `"${v}" is not a boolean; write true or false` });
-  return z.NEVER;
-});
-
-const oneOf = <T extends string>(values: readonly T[]) =>
-  z.string().transform((v, ctx) => {
-    if ((values as readonly string[]).includes(v)) return v as T;
-    ctx.addIssue({
-      code: 'custom',
-      message: `"${v}" is not one of ${values.map((x) => `"${x}"`).join(', ')}`,
-    });
-    return z.NEVER;
-  });
-
-const int = (min: number, max: number, what: string) =>
-  z.string().transform((v, ctx) => {
-    const n = Number(v);
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not ${what} (a whole number from ${min} to ${max})`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-const optionalInt = (min: number, max: number, what: string) =>
-  z.string().transform((v, ctx) => {
-    if (v === '') return undefined;
-    const n = Number(v);
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not ${what} (a whole number from ${min} to ${max}), or leave it empty for no limit`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-/** A fraction: `0.1`, or a percentage `10%`. */
-function fraction(v: string): number | undefined {
-  const m = v.match(/^(\d+(?:\.\d+)?|\.\d+)\s*(%?)$/);
-  if (!m) return undefined;
-  const n = Number(m[1]) / (m[2] ? 100 : 1);
-  return n >= 0 && n <= 1 ? n : undefined;
-}
-
-const optionalFraction = (what: string) =>
-  z.string().transform((v, ctx) => {
-    if (v === '') return undefined;
-    const n = fraction(v);
-    if (n === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not ${what}; write a fraction from 0 to 1 (e.g. 0.05) or a percentage (e.g. 5%)`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-const requiredFraction = (what: string, exclusiveZero = false) =>
-  z.string().transform((v, ctx) => {
-    const n = fraction(v);
-    if (n === undefined || (exclusiveZero && (n === 0 || n === 1))) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not ${what}; write a number ${exclusiveZero ? 'between 0 and 1 (exclusive), e.g. 0.05' : 'from 0 to 1, e.g. 0.1, or a percentage, e.g. 10%'}`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-/** `phase-thresholds`: YAML or JSON mapping phase → {max-asr, max-persistence, min-css}. */
-const thresholdValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  const n = typeof v === 'number' ? (v >= 0 && v <= 1 ? v : undefined) : fraction(v.trim());
-  if (n === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `${JSON.stringify(v)} is not a fraction from 0 to 1 or a percentage`,
-    });
-    return z.NEVER;
-  }
-  return n;
-});
-const PhaseThresholdSet = z
-  .object({
-    'max-asr': thresholdValue.optional(),
-    'max-persistence': thresholdValue.optional(),
-    'min-css': thresholdValue.optional(),
-  })
-  .strict();
-const PhaseThresholds = z.record(z.string(), PhaseThresholdSet.nullable());
-
-function parsePhaseThresholds(v: string, ctx: z.RefinementCtx): Partial<Record<Phase, ThresholdSet>> {
-  if (v.trim() === '') return {};
-  let raw: unknown;
-  try {
-    raw = parseYaml(v);
-  } catch (e) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `not valid YAML/JSON (${(e as Error).message.split('\n')[0]}); write e.g. "runtime: {max-asr: 0}"`,
-    });
-    return {};
-  }
-  const parsed = PhaseThresholds.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const i = parsed.error.issues[0]!;
-    ctx.addIssue({
-      code: 'custom',
-      message: `${i.path.join('.') || '(top level)'}: ${i.message}; write a mapping of phase to {max-asr, max-persistence, min-css}, e.g. "runtime: {max-asr: 0}"`,
-    });
-    return {};
-  }
-  const out: Partial<Record<Phase, ThresholdSet>> = {};
-  for (const [phase, set] of Object.entries(parsed.data)) {
-    if (!(PHASES as readonly string[]).includes(phase)) {
-      ctx.addIssue({ code: 'custom', message: `unknown phase "${phase}"; phases are ${PHASES.join(', ')}` });
-      continue;
-    }
-    if (!set) continue;
-    out[phase as Phase] = {
-      ...(set['max-asr'] !== undefined ? { maxAsr: set['max-asr'] } : {}),
-      ...(set['max-persistence'] !== undefined ? { maxPersistence: set['max-persistence'] } : {}),
-      ...(set['min-css'] !== undefined ? { minCss: set['min-css'] } : {}),
-    };
-  }
-  return out;
-}
-
-const RawInputs = z.object({
-  adapter: z.string(),
-  config: z.string().transform((v, ctx) => {
-    if (/[,\n]/.test(v)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" names several configurations; the action runs one per step: use a matrix (see examples/workflows/matrix.yml)`,
-      });
-      return z.NEVER;
-    }
-    return v;
-  }),
-  cases: z.string().transform(list),
-  runner: oneOf(['process', 'process-uncontained', 'docker'] as const),
-  image: z.string(),
-  concurrency: int(1, 64, 'a concurrency'),
-  'max-consecutive-invalid': int(0, 1_000_000, 'a number of trials (0 turns the fail-fast off)'),
-  timeout: z.string().transform((v, ctx) => {
-    if (v === '') return undefined;
-    const m = v.match(/^(\d+)\s*(s|m|min)?$/);
-    const n = m ? Number(m[1]) * (m[2] && m[2] !== 's' ? 60 : 1) : Number.NaN;
-    if (!(n >= 1 && n <= MAX_TIMEOUT_S)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not a per-trial timeout; write seconds (e.g. 120) or minutes (e.g. 5m), or leave it empty for the adapter's`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  }),
-  model: oneOf(['scripted', 'live', 'replay'] as const),
-  seeds: int(1, 100, 'a number of seeds'),
+/** The inputs only the action has (the run's and the gate's are engine/options.ts and gate/options.ts). */
+const ActionFields = z.object({
   baseline: z.string().transform((v, ctx): BaselineSource => {
-    if (v === 'none' || v === '') return { kind: 'none' };
-    if (v === 'cache') return { kind: 'cache' };
-    if (v === 'base') return { kind: 'base' };
-    if (v.startsWith('file:') && v.length > 5) return { kind: 'file', path: v.slice(5).trim() };
+    const source = parseBaselineSource(v);
+    if (source) return source;
     ctx.addIssue({
       code: 'custom',
       message: `"${v}" is not a baseline source; write file:PATH (a committed run result), cache (the base branch's latest result), base (build and run the pull request's base commit in this job) or none`,
@@ -323,27 +103,6 @@ const RawInputs = z.object({
   build: z.string(),
   'base-cases': z.string().transform(list),
   'save-baseline': oneOf(['auto', 'true', 'false'] as const),
-  'fail-on': z.string().transform((v, ctx): FailOn => {
-    const parts = list(v.replace(/\s*\|\s*/g, ','));
-    const ok: readonly string[] = [...FAIL_ON_VALUES, 'never'];
-    const bad = parts.filter((p) => !ok.includes(p));
-    if (parts.length === 0 || bad.length || (parts.includes('never') && parts.length > 1)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not valid; write a comma-separated list of ${FAIL_ON_VALUES.join(', ')} (default "${DEFAULT_FAIL_ON}"), or never`,
-      });
-      return z.NEVER;
-    }
-    return failOnFrom(parts);
-  }),
-  'on-missing-baseline': oneOf(MISSING_BASELINE_VALUES),
-  'max-invalid': requiredFraction('a largest share of invalid trials'),
-  'max-asr': optionalFraction('a maximum ASR'),
-  'max-persistence': optionalFraction('a maximum persistence rate'),
-  'min-css': optionalFraction('a minimum CSS'),
-  'phase-thresholds': z.string().transform((v, ctx) => parsePhaseThresholds(v, ctx)),
-  alpha: requiredFraction('a significance level', true),
-  'min-effect': requiredFraction('a minimum effect'),
   // An unevaluated expression (a local runner that does not evaluate `${{ github.token }}`) is no token.
   'github-token': z.string().transform((v) => (/^\$\{\{.*\}\}$/.test(v) ? '' : v)),
   comment: bool,
@@ -357,137 +116,42 @@ const RawInputs = z.object({
     }
     return Number(v);
   }),
-  shard: z.string().transform((v, ctx): Shard | undefined => {
-    if (v === '') return undefined;
-    const m = v.match(/^(\d+)\s*\/\s*(\d+)$/);
-    const index = m ? Number(m[1]) : 0;
-    const total = m ? Number(m[2]) : 0;
-    if (!m || total < 1 || index < 1 || index > total) {
-      ctx.addIssue({ code: 'custom', message: `"${v}" is not a shard; write i/n with 1 ≤ i ≤ n, e.g. 2/4` });
-      return z.NEVER;
-    }
-    return { index, total };
-  }),
   'result-path': z.string(),
   'run-result': z.string().transform(list),
   sarif: z.string(),
   junit: z.string(),
-  // ---- live models ----
-  provider: oneOf(PROVIDERS),
-  'base-url': z.string().transform((v, ctx) => {
-    if (v !== '' && !/^https?:\/\/[^\s]+$/.test(v)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not a URL; write the provider's base URL with its version path, e.g. https://api.openai.com/v1`,
-      });
-      return z.NEVER;
-    }
-    return v;
-  }),
-  'model-name': z.string(),
   'model-key': z.string(),
-  temperature: z.string().transform((v, ctx) => {
-    if (v === '') return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0 || n > 2) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${v}" is not a temperature; write a number from 0 to 2, or leave it empty for the provider's default`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  }),
-  'max-tokens': optionalInt(1, 1_000_000, 'a number of output tokens'),
-  'budget-requests': optionalInt(1, 10_000_000, 'a number of provider requests'),
-  'budget-tokens': optionalInt(1, 10_000_000_000, 'a number of tokens'),
-  'replay-from': z.string(),
-  'replay-diverged': oneOf(['stop', 'scripted'] as const),
   'live-fallback': oneOf(['scripted', 'fail'] as const),
 });
+const ACTION_FIELD_NAMES = Object.keys(ActionFields.shape) as InputName[];
+
+/** FieldError → InputError: the message names the input. */
+function asInput<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (e instanceof FieldError) throw new InputError(e.field, e.problem);
+    throw e;
+  }
+}
 
 /**
  * Reads and validates every input. `get` returns the raw (trimmed) value, '' when unset — core.getInput.
  * Throws InputError naming the first bad input.
  */
-type ParsedInputs = z.infer<typeof RawInputs>;
-
-const gateOf = (v: Pick<ParsedInputs, GateInputName>): GateOptions => ({
-  failOn: v['fail-on'],
-  onMissingBaseline: v['on-missing-baseline'],
-  maxInvalid: v['max-invalid'],
-  thresholds: {
-    overall: {
-      ...(v['max-asr'] !== undefined ? { maxAsr: v['max-asr'] } : {}),
-      ...(v['max-persistence'] !== undefined ? { maxPersistence: v['max-persistence'] } : {}),
-      ...(v['min-css'] !== undefined ? { minCss: v['min-css'] } : {}),
-    },
-    phases: v['phase-thresholds'],
-  },
-  alpha: v.alpha,
-  minEffect: v['min-effect'],
-});
-
-/** The inputs that decide the verdict; the CLI's `compare` and `run` take them as flags of the same names. */
-export const GATE_INPUTS = [
-  'fail-on',
-  'on-missing-baseline',
-  'max-invalid',
-  'max-asr',
-  'max-persistence',
-  'min-css',
-  'phase-thresholds',
-  'alpha',
-  'min-effect',
-] as const satisfies readonly InputName[];
-export type GateInputName = (typeof GATE_INPUTS)[number];
-
-function parseRaw<S extends z.ZodTypeAny>(
-  schema: S,
-  names: readonly InputName[],
-  get: (name: InputName) => string,
-) {
-  const raw = Object.fromEntries(names.map((n) => [n, get(n) ?? '']));
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const name = String(issue.path[0] ?? 'unknown');
-    throw new InputError(name, issue.message);
-  }
-  return parsed.data as z.infer<S>;
-}
-
-/**
- * The gate's options from raw values (action inputs or CLI flags); an unset value takes action.yml's
- * default, so both front ends gate the same way by default.
- */
-export function parseGateInputs(get: (name: GateInputName) => string | undefined): GateOptions {
-  const pick = Object.fromEntries(GATE_INPUTS.map((n) => [n, true])) as { [K in GateInputName]: true };
-  const v = parseRaw(RawInputs.pick(pick), GATE_INPUTS, (n) => get(n as GateInputName) ?? INPUT_DEFAULTS[n]);
-  return gateOf(v);
-}
-
 export function parseInputs(get: (name: InputName) => string): ActionInputs {
-  const v: ParsedInputs = parseRaw(RawInputs, INPUT_NAMES, get);
+  const raw = (n: string) => get(n as InputName);
+  const run = asInput(() => parseFields(RunSettingFields, RUN_SETTING_NAMES, raw));
+  const gate = asInput(() => parseFields(GateOptionFields, GATE_OPTION_NAMES, raw));
+  const v = asInput(() => parseFields(ActionFields, ACTION_FIELD_NAMES, raw));
   const reportOnly = v['run-result'].length > 0;
-  if (!reportOnly && v.adapter === '') {
-    throw new InputError(
-      'adapter',
-      'is required (a built-in adapter such as "reference", or the path of your adapter folder or adapter.yaml), unless run-result names results to report on',
-    );
-  }
-  if (!reportOnly && v.config === '') {
+  if (/[,\n]/.test(run.settings.config)) {
     throw new InputError(
       'config',
-      'is required: the name of one configuration of the adapter (e.g. "guarded")',
+      `"${run.settings.config}" names several configurations; the action runs one per step: use a matrix (see examples/workflows/matrix.yml)`,
     );
   }
-  if (v.runner === 'docker' && !reportOnly && v.image === '') {
-    throw new InputError(
-      'image',
-      'is required with runner: docker (the image that holds your harness build)',
-    );
-  }
+  if (!reportOnly) checkRunInputs(run.settings);
   if (v.baseline.kind !== 'base' && (v['base-cases'].length || v.build.trim())) {
     throw new InputError(
       v.build.trim() ? 'build' : 'base-cases',
@@ -495,26 +159,17 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     );
   }
   return {
-    ...modelInputs(v, reportOnly),
-    adapter: v.adapter,
-    config: v.config,
-    cases: v.cases,
-    runner: v.runner,
-    ...(v.image ? { image: v.image } : {}),
-    concurrency: v.concurrency,
-    maxConsecutiveInvalid: v['max-consecutive-invalid'],
-    ...(v.timeout !== undefined ? { timeoutS: v.timeout } : {}),
-    seeds: v.seeds,
+    ...run.settings,
+    ...(reportOnly ? {} : modelInputs(run, v)),
     baseline: v.baseline,
     ...(v.build.trim() ? { build: v.build.trim() } : {}),
     ...(v['base-cases'].length ? { baseCases: v['base-cases'] } : {}),
     saveBaseline: v['save-baseline'],
-    gate: gateOf(v),
+    gate,
     githubToken: v['github-token'],
     comment: v.comment,
     checkRun: v['check-run'],
     annotations: v.annotations,
-    ...(v.shard ? { shard: v.shard } : {}),
     ...(v['result-path'] ? { resultPath: v['result-path'] } : {}),
     runResult: v['run-result'],
     ...(v['pull-request'] ? { pullRequest: v['pull-request'] } : {}),
@@ -523,41 +178,32 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
   };
 }
 
-/** The model inputs: live needs a base URL and a model name (the key may be empty: see live-fallback). */
-function modelInputs(v: ParsedInputs, reportOnly: boolean): Pick<ActionInputs, 'model' | 'live' | 'replay'> {
-  if (v.model === 'scripted' || reportOnly) return { model: v.model };
-  if (v.model === 'replay') {
-    if (!v['replay-from'])
-      throw new InputError(
-        'replay-from',
-        'is required with model: replay (the result file of a live run, e.g. .harness-risk/live-baseline.json)',
-      );
-    return { model: 'replay', replay: { from: v['replay-from'], on_divergence: v['replay-diverged'] } };
+/** What a run of cases needs (report-only mode runs none): an adapter, one configuration, the runner's image. */
+function checkRunInputs(run: RunSettings) {
+  if (run.adapter === '') {
+    throw new InputError(
+      'adapter',
+      'is required (a built-in adapter such as "reference", or the path of your adapter folder or adapter.yaml), unless run-result names results to report on',
+    );
   }
-  if (!v['base-url'])
+  if (run.config === '') {
     throw new InputError(
-      'base-url',
-      'is required with model: live (e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1)',
+      'config',
+      'is required: the name of one configuration of the adapter (e.g. "guarded")',
     );
-  if (!v['model-name'])
-    throw new InputError(
-      'model-name',
-      'is required with model: live (the model the provider serves, e.g. gpt-4.1)',
-    );
-  return {
-    model: 'live',
-    live: {
-      provider: v.provider,
-      base_url: v['base-url'],
-      model: v['model-name'],
-      key: v['model-key'],
-      ...(v.temperature !== undefined ? { temperature: v.temperature } : {}),
-      ...(v['max-tokens'] !== undefined ? { max_tokens: v['max-tokens'] } : {}),
-      ...(v['budget-requests'] !== undefined ? { budget_requests: v['budget-requests'] } : {}),
-      ...(v['budget-tokens'] !== undefined ? { budget_tokens: v['budget-tokens'] } : {}),
-      fallback: v['live-fallback'],
-    },
-  };
+  }
+  const problem = settingsProblem(run);
+  if (problem) throw new InputError(problem.field, problem.problem);
+}
+
+/** The model inputs: live needs a base URL and a model name (the key may be empty: see live-fallback). */
+function modelInputs(
+  run: ParsedRunSettings,
+  v: z.output<typeof ActionFields>,
+): Pick<ActionInputs, 'model' | 'live' | 'replay'> {
+  // The key is checked by engineModel (action/live.ts): an empty one may fall back to the scripted model.
+  const { live, ...options } = asInput(() => modelOptionsOf(run.settings.model, run.model, v['model-key']));
+  return live ? { ...options, live: { ...live, fallback: v['live-fallback'] } } : options;
 }
 
 /** The default result path: `.harness-risk/{adapter}-{config}[-shard-i-of-n].json` (names made file-safe). */

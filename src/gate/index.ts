@@ -89,6 +89,13 @@ function uncontainedMessage(r: RunResult): string {
   return `the ${r.runner} runner could not contain the harness (${c?.reason ?? 'no isolation mechanism'}): a hostile harness could have read the job's secrets or rewritten its own labels`;
 }
 
+/** A finding as the sections below write it: `blocksSuccess` defaults to `gating`. */
+type Draft = Omit<Finding, 'blocksSuccess'> & { blocksSuccess?: boolean };
+const finding = (f: Draft): Finding => ({ blocksSuccess: f.gating, ...f });
+
+/** Whether a finding of this kind gates: `flag`, unless fail-on is never. */
+type Gates = (flag: boolean) => boolean;
+
 export function evaluateGate(input: GateInput): GateOutcome {
   const { options: o } = input;
   const scope = input.scope ?? 'merge';
@@ -103,26 +110,10 @@ export function evaluateGate(input: GateInput): GateOutcome {
     );
   const baseOfTrees = !input.baseline && trees.base.length ? baseTreeBaseline(trees.base) : undefined;
   const baseline = input.baseline ?? baseOfTrees?.baseline;
-  const findings: Finding[] = [];
-  const add = (f: Omit<Finding, 'blocksSuccess'> & { blocksSuccess?: boolean }) =>
-    findings.push({ blocksSuccess: f.gating, ...f });
-  const gate = (flag: boolean) => flag && !o.failOn.never;
+  const gate: Gates = (flag) => flag && !o.failOn.never;
 
   // 1. One result, complete: shards proven, summary recomputed from the trials (never trusted).
-  if (scope === 'merge' && (heads.length > 1 || heads[0]?.result.selection?.shard)) {
-    const shards = checkShards(heads);
-    for (const p of shards.problems)
-      add({ kind: 'incomplete', message: p, gating: gate(true), blocksSuccess: true });
-    for (const n of shards.notes) add({ kind: 'attestation', message: n, gating: false });
-  }
-  for (const p of baseOfTrees?.problems ?? [])
-    add({ kind: 'incomplete', message: `base tree: ${p}`, gating: gate(true), blocksSuccess: true });
-  if (input.baseline && trees.base.length)
-    add({
-      kind: 'attestation',
-      message: `${plural(trees.base.length, 'base-tree result')} ignored: an explicit baseline was given`,
-      gating: false,
-    });
+  const drafts: Draft[] = completeness(input, heads, trees.base, baseOfTrees?.problems ?? [], gate);
   const current = mergeRunResults(
     heads.map((h) => h.result),
     heads.map((h) => h.name),
@@ -133,20 +124,76 @@ export function evaluateGate(input: GateInput): GateOutcome {
     scope: scope === 'shard' ? 'subset' : 'full',
   });
   const violations = evaluateThresholds(current, o.thresholds);
-  const overall = current.summary.overall;
+  drafts.push(
+    // 2. Who measured it, and was anything built, measured?
+    ...measurement(input, current, gate),
+    // 3. Compared with what?
+    ...comparedWith(input, comparison, gate),
+    // 4. Regressions, cases that became unmeasurable, flakes.
+    ...regressions(o, comparison, gate),
+    // 5. Absolute thresholds.
+    ...violations.map((v) => ({
+      kind: 'threshold' as const,
+      message: `threshold: ${v.message}`,
+      gating: gate(o.failOn.threshold),
+      blocksSuccess: true,
+    })),
+  );
+  // 6. Could the harness reach what it must not?
+  if (isUncontained(current)) {
+    drafts.push({
+      kind: 'uncontained',
+      message: uncontainedMessage(current),
+      gating: gate(o.failOn.uncontained),
+      blocksSuccess: true,
+    });
+  }
+  // 7. What differs between the two measurements besides the PR.
+  const findings = [...drafts.map(finding), ...attestationNotes(current, baseline, comparison)];
+  return { current, comparison, violations, verdict: decideVerdict(findings) };
+}
 
-  // 2. Who measured it? A result its subject could write is information, never a pass.
+/** Shards missing or doubled (heads, and the base tree's), and base-tree results an explicit baseline overrides. */
+function completeness(
+  input: GateInput,
+  heads: NamedResult[],
+  baseTrees: NamedResult[],
+  baseProblems: string[],
+  gate: Gates,
+): Draft[] {
+  const out: Draft[] = [];
+  if ((input.scope ?? 'merge') === 'merge' && (heads.length > 1 || heads[0]?.result.selection?.shard)) {
+    const shards = checkShards(heads);
+    for (const p of shards.problems)
+      out.push({ kind: 'incomplete', message: p, gating: gate(true), blocksSuccess: true });
+    for (const n of shards.notes) out.push({ kind: 'attestation', message: n, gating: false });
+  }
+  for (const p of baseProblems)
+    out.push({ kind: 'incomplete', message: `base tree: ${p}`, gating: gate(true), blocksSuccess: true });
+  if (input.baseline && baseTrees.length)
+    out.push({
+      kind: 'attestation',
+      message: `${plural(baseTrees.length, 'base-tree result')} ignored: an explicit baseline was given`,
+      gating: false,
+    });
+  return out;
+}
+
+/** Untrusted heads, failed builds, trials that measured nothing, an unfinished run. */
+function measurement(input: GateInput, current: RunResult, gate: Gates): Draft[] {
+  const o = input.options;
+  const out: Draft[] = [];
+  // A result its subject could write is information, never a pass.
   if (input.untrusted) {
-    add({
+    out.push({
       kind: 'untrusted',
       message: `untrusted result: ${input.untrusted}; its numbers are shown as information and cannot pass the gate (README, "Fork pull requests")`,
       gating: false,
       blocksSuccess: true,
     });
   }
-  // 2b. Was anything built, measured?
   for (const b of input.buildFailures ?? []) {
-    add({
+    out.push({
       kind: 'build',
       message: b.message,
       gating: gate(b.tree === 'head' || o.onMissingBaseline === 'fail'),
@@ -158,7 +205,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
   const invalidTrials = current.trials.filter(isInvalid);
   const naTrials = current.trials.filter(isNotApplicable);
   if (naTrials.length) {
-    add({
+    out.push({
       kind: 'not-applicable',
       message: `${plural(naTrials.length, 'trial')} of ${current.trials.length} not applicable, not counted as defended (the injection never reached the harness): ${invalidReasonSummary(naTrials).join('; ')}`,
       gating: false,
@@ -166,8 +213,8 @@ export function evaluateGate(input: GateInput): GateOutcome {
       cases: [...new Set(naTrials.map((t) => t.case_id))],
     });
   }
-  if (current.trials.length > 0 && overall.valid === 0) {
-    add({
+  if (current.trials.length > 0 && current.summary.overall.valid === 0) {
+    out.push({
       kind: 'no-valid-trial',
       message: `no valid trial: the harness was never measured (${invalidReasonSummary(current.trials, 2).join('; ')})`,
       gating: gate(true),
@@ -176,7 +223,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
   } else if (invalidTrials.length > 0) {
     const share = invalidTrials.length / (current.trials.length - naTrials.length);
     const over = share > o.maxInvalid + 1e-12;
-    add({
+    out.push({
       kind: 'invalid',
       message: `${plural(invalidTrials.length, 'trial')} of ${current.trials.length - naTrials.length} invalid (${pct(share)}${over ? `, above max-invalid ${pct(o.maxInvalid)}` : ''}): ${invalidReasonSummary(invalidTrials).join('; ')}`,
       gating: gate(over && o.failOn.invalid),
@@ -184,42 +231,49 @@ export function evaluateGate(input: GateInput): GateOutcome {
     });
   }
   if (current.status !== 'complete') {
-    add({
+    out.push({
       kind: 'incomplete',
       message: `the run was ${current.status}: the trials it did not finish are invalid, so part of the selection was not measured`,
       gating: gate(true),
       blocksSuccess: true,
     });
   }
+  return out;
+}
 
-  // 3. Compared with what?
+/** Nothing compared (no baseline, or none of its cases comparable): the thresholds decide, or on-missing-baseline. */
+function comparedWith(input: GateInput, comparison: Comparison, gate: Gates): Draft[] {
+  const o = input.options;
   const compared = comparison.cases.filter((c) => ['regression', 'fix', 'unchanged'].includes(c.status));
-  const thresholdsDecide = hasThresholds(o.thresholds) && o.failOn.threshold;
-  if (!comparison.hasBaseline || compared.length === 0) {
-    const why = !comparison.hasBaseline
-      ? `no baseline${input.baselineNotes?.length ? ` (${input.baselineNotes.join('; ')})` : ''}`
-      : `the baseline shares no comparable case with this run (${comparison.statuses.new} not run on base, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
-    if (thresholdsDecide) {
-      add({
+  if (comparison.hasBaseline && compared.length > 0) return [];
+  const why = !comparison.hasBaseline
+    ? `no baseline${input.baselineNotes?.length ? ` (${input.baselineNotes.join('; ')})` : ''}`
+    : `the baseline shares no comparable case with this run (${comparison.statuses.new} not run on base, ${comparison.statuses.changed} changed, ${comparison.statuses.invalid} invalid)`;
+  if (hasThresholds(o.thresholds) && o.failOn.threshold)
+    return [
+      {
         kind: 'missing-baseline',
         message: `nothing was compared: ${why}; the thresholds decide`,
         gating: false,
-      });
-    } else {
-      add({
-        kind: 'missing-baseline',
-        message: `nothing was compared: ${why}, and no threshold is set, so no regression could be shown or ruled out`,
-        gating: gate(o.onMissingBaseline === 'fail'),
-        blocksSuccess: o.onMissingBaseline !== 'pass',
-      });
-    }
-  }
+      },
+    ];
+  return [
+    {
+      kind: 'missing-baseline',
+      message: `nothing was compared: ${why}, and no threshold is set, so no regression could be shown or ruled out`,
+      gating: gate(o.onMissingBaseline === 'fail'),
+      blocksSuccess: o.onMissingBaseline !== 'pass',
+    },
+  ];
+}
 
-  // 4. Regressions, cases that became unmeasurable, flakes.
+/** Safe → unsafe, cases that lost every valid trial, flaky cases. */
+function regressions(o: GateOptions, comparison: Comparison, gate: Gates): Draft[] {
+  const out: Draft[] = [];
   if (comparison.regressedPhases.length > 0 || comparison.overallRegressed || comparison.regressions.length) {
     const n = comparison.regressions.length;
     const phases = comparison.regressedPhases.join(', ') || 'overall';
-    add({
+    out.push({
       kind: 'regression',
       message:
         n > 0
@@ -235,7 +289,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
       c.status === 'invalid' && c.baseline && c.baseline.state !== 'invalid' && c.baseline.state !== 'unsafe',
   );
   if (lostCases.length) {
-    add({
+    out.push({
       kind: 'invalid',
       message: `${plural(lostCases.length, 'case')} not unsafe in the baseline ${lostCases.length === 1 ? 'has' : 'have'} no valid trial now, so a regression cannot be ruled out: ${lostCases
         .slice(0, 10)
@@ -248,7 +302,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
   }
   const flaky = comparison.cases.filter((c) => c.flaky);
   if (flaky.length) {
-    add({
+    out.push({
       kind: 'flaky',
       message: `${plural(flaky.length, 'case')} unsafe in some but at most half of the seeds, never in the baseline (flaky${o.failOn.flaky ? ', fails under fail-on flaky' : ', not gating; fail-on flaky gates it'}): ${flaky
         .slice(0, 10)
@@ -259,29 +313,7 @@ export function evaluateGate(input: GateInput): GateOutcome {
       cases: flaky.map((c) => c.id),
     });
   }
-
-  // 5. Absolute thresholds.
-  for (const v of violations)
-    add({
-      kind: 'threshold',
-      message: `threshold: ${v.message}`,
-      gating: gate(o.failOn.threshold),
-      blocksSuccess: true,
-    });
-
-  // 6. Could the harness reach what it must not?
-  if (isUncontained(current)) {
-    add({
-      kind: 'uncontained',
-      message: uncontainedMessage(current),
-      gating: gate(o.failOn.uncontained),
-      blocksSuccess: true,
-    });
-  }
-
-  // 7. What differs between the two measurements besides the PR.
-  findings.push(...attestationNotes(current, baseline, comparison));
-  return { current, comparison, violations, verdict: decideVerdict(findings) };
+  return out;
 }
 
 /** The base-tree results of a paired run's shards as one baseline, with what is missing or doubled. */

@@ -10,6 +10,7 @@ import { loadCases, shardCases } from '../cases/load.js';
 import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
+import { DEFAULT_RUNNER } from '../engine/runners.js';
 import { UserError } from '../errors.js';
 import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
@@ -126,7 +127,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
   const want = {
     revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),
     seeds: opts.seeds ?? 1,
-    runner: opts.runner ?? 'process',
+    runner: opts.runner ?? DEFAULT_RUNNER,
   };
 
   // The header describes the selection itself, so it is right even when the first cell was interrupted.
@@ -154,7 +155,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
           adapter: entry.adapter,
           config,
           cases: pinned,
-          runner: opts.runner ?? 'process',
+          runner: opts.runner ?? DEFAULT_RUNNER,
           image: opts.image,
           concurrency: opts.concurrency ?? 2,
           timeout_s: opts.timeout_s,

@@ -2,24 +2,23 @@
 // adapter and its configuration, the cases (this shard's), the model, the identity a resumed run must
 // share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
 import { adapterConfig, loadAdapter } from '../../adapters/load.js';
-import { MAX_TIMEOUT_S } from '../../adapters/schema.js';
 import { displayPath, loadCases, shardCases } from '../../cases/load.js';
 import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { checkOutputPath } from '../../output-path.js';
-import { planHost } from '../../runner/contain/host.js';
 import { adapterDigest, selectionOf } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
 import { prepareModel } from '../model.js';
 import type { RunOptions } from '../options.js';
 import { carriedTrials, loadResume } from '../resume.js';
+import { hostPlanFor } from '../runners.js';
 import { trialId } from '../trial.js';
 import type { Job, RunPlan, RunTarget } from './types.js';
 
 export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
   // The contained runner's look at the host (a sandbox start, a tmpfs mount, cgroups) runs helper
   // programs: started first, it overlaps loading the adapter and the cases.
-  const hostPlan = opts.runner === 'process' ? planHost({ setup: opts.host_setup ?? false }) : undefined;
+  const hostPlan = hostPlanFor(opts);
   hostPlan?.catch(() => {});
   const modelSetup = prepareModel(opts);
   if (targets.length === 0) throw new Error('runTargets: no target');
@@ -76,11 +75,6 @@ function checkSelection(opts: RunOptions, selected: LoadedCase[], cases: LoadedC
     throw new UserError(
       `shard ${opts.shard.index}/${opts.shard.total} is empty: the selection holds ${selected.length} case(s), fewer than ${opts.shard.total} shards`,
       `use at most ${selected.length} shard(s) for this selection, or select more cases`,
-    );
-  if (opts.timeout_s !== undefined && !(opts.timeout_s > 0 && opts.timeout_s <= MAX_TIMEOUT_S))
-    throw new UserError(
-      `timeout ${opts.timeout_s} s is out of range`,
-      `give a per-trial timeout between 1 and ${MAX_TIMEOUT_S} seconds`,
     );
 }
 

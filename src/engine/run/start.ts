@@ -5,14 +5,11 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../../adapters/install.js';
 import { displayPath } from '../../cases/load.js';
-import { UserError } from '../../errors.js';
 import { actionRoot, builtinCasesDir, defaultCacheDir } from '../../paths.js';
 import { engineSigner } from '../../result/attestation.js';
 import { WrittenFiles } from '../../result/integrity.js';
 import type { ResultHeader } from '../../result/journal.js';
 import { ResultWriter } from '../../result/writer.js';
-import type { HostPlan } from '../../runner/contain/host.js';
-import { ProcessRunner } from '../../runner/process.js';
 import type { Runner } from '../../runner/types.js';
 import { RESULT_SCHEMA_VERSION } from '../../spec/run-result.js';
 import { VERSION } from '../../version.js';
@@ -22,6 +19,7 @@ import { harnessInfo } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
 import { type HarnessView, harnessView } from '../harness-view.js';
 import type { RunOptions } from '../options.js';
+import { runnerEntry } from '../runners.js';
 import { trialId } from '../trial.js';
 import { createWorkRoot, sweepWorkRoots } from '../work-root.js';
 import type { RunPlan, RunStarted, RunTarget } from './types.js';
@@ -50,7 +48,13 @@ export async function startRun(opts: RunOptions, targets: RunTarget[], plan: Run
   const view = viewOf(targets, plan, cacheDir, evidenceDirOf);
   // Containers started ahead get exactly what each tree's trials get (one warm set per tree).
   const prewarm = view.readOnly.map((readOnly) => ({ readOnly, hide: view.hide }));
-  const runner = await startRunner(await makeRunner(opts, runId, prewarm, plan.hostPlan));
+  const runner = await startRunner(
+    await runnerEntry(opts.runner).create(opts, {
+      runId,
+      prewarm,
+      ...(plan.hostPlan ? { hostPlan: plan.hostPlan } : {}),
+    }),
+  );
   // A SIGKILLed engine leaves its work root behind: the next run removes it.
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
@@ -113,36 +117,6 @@ function hiddenPaths(out: string, evidenceDir: string | undefined, readOnly: str
   const dir = dirname(resolve(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
   return [...(holdsNeeded ? [] : [dir]), ...(evidenceDir ? [resolve(evidenceDir)] : [])];
-}
-
-async function makeRunner(
-  opts: RunOptions,
-  runId: string,
-  prewarm: { readOnly: string[]; hide: string[] }[],
-  hostPlan?: Promise<HostPlan>,
-): Promise<Runner> {
-  if (opts.runner === 'process' || opts.runner === 'process-uncontained')
-    return new ProcessRunner({
-      containment: opts.runner === 'process-uncontained' ? 'off' : 'auto',
-      setupHost: opts.host_setup ?? false,
-      ...(hostPlan ? { plan: hostPlan } : {}),
-      ...(opts.limits ? { limits: opts.limits } : {}),
-      onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
-    });
-  if (!opts.image)
-    throw new UserError(
-      'runner docker needs an image',
-      'set `image:` (action input) or --image (CLI) to the image holding your harness build',
-    );
-  const { DockerRunner } = await import('../../runner/docker/runner.js');
-  return new DockerRunner({
-    image: opts.image,
-    runId,
-    // One idle container ready per concurrent trial; none ever serves a second trial.
-    warm: opts.concurrency,
-    prewarm,
-    onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
-  }) as Runner;
 }
 
 /**

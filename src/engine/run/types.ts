@@ -13,7 +13,7 @@ import type { ModelSetup } from '../model.js';
 /**
  * One tree a paired run measures: its `{{repo}}`, its result file and what its result says it is. All
  * targets of one run share the adapter, configuration, cases, seeds, runner and model: only the tree
- * differs (base and head of a pull request, see engine/base-head.ts).
+ * differs (base and head of a pull request, see baseline/base-head.ts).
  */
 export interface RunTarget {
   /** The repository under test: `{{repo}}`, read-only for the harness. */

@@ -1,16 +1,10 @@
 // `harness-risk matrix`: the command-line face of runMatrix. Kept here so the CLI's dispatcher needs one line.
 import { parseArgs } from 'node:util';
 import type { ProgressEvent } from '../engine/options.js';
+import { RUNNER_NAMES, runnerEntry } from '../engine/runners.js';
 import { UserError } from '../errors.js';
-import { parseAdapterSpecs, runMatrix } from './index.js';
-
-function parseShard(s: string | undefined): { index: number; total: number } | undefined {
-  if (!s) return undefined;
-  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
-  if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
-    throw new UserError(`--shard "${s}" is not of the form I/N`, 'for example --shard 1/6');
-  return { index: Number(m[1]), total: Number(m[2]) };
-}
+import { parseAdapterSpecs, runMatrix } from '../matrix/index.js';
+import { runnerFlag, runSettingsFromFlags } from './flags.js';
 
 export const MATRIX_USAGE = `  harness-risk matrix --adapter NAME[:CONFIG,…] [--adapter …]… [--cases SEL]… --out DIR [options]
 
@@ -22,13 +16,6 @@ matrix options (as for run, plus):
   --resume           reuse cells whose run result under DIR/runs/ is already complete
   --no-install       do not install missing harnesses into the cache first
 `;
-
-function positiveInt(name: string, v: string | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} "${v}" must be a positive whole number`);
-  return n;
-}
 
 const shellQuote = (s: string) => (/^[A-Za-z0-9_./:,=+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
@@ -43,7 +30,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
       adapter: { type: 'string', multiple: true },
       cases: { type: 'string', multiple: true },
       out: { type: 'string' },
-      runner: { type: 'string', default: 'process' },
+      runner: { type: 'string' },
       image: { type: 'string' },
       concurrency: { type: 'string' },
       timeout: { type: 'string' },
@@ -62,8 +49,19 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
       'for example --adapter claude-code --adapter codex:read-only,danger-full-access',
     );
   if (!values.out) throw new UserError('matrix: --out DIR is required', 'for example --out examples/results');
-  if (values.runner !== 'process' && values.runner !== 'docker')
-    throw new UserError(`--runner "${values.runner}" is unknown`, 'use process or docker');
+  // A matrix is published: only runners that contain the harness.
+  runnerFlag(
+    values.runner,
+    RUNNER_NAMES.filter((n) => runnerEntry(n).contains),
+  );
+  const { settings } = runSettingsFromFlags({
+    runner: values.runner,
+    image: values.image,
+    concurrency: values.concurrency,
+    timeout: values.timeout,
+    seeds: values.seeds,
+    shard: values.shard,
+  });
 
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
@@ -85,13 +83,13 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     adapters: parseAdapterSpecs(values.adapter),
     cases: values.cases ?? [],
     out: values.out,
-    runner: values.runner,
-    image: values.image,
-    concurrency: positiveInt('--concurrency', values.concurrency, 2),
-    timeout_s: values.timeout ? positiveInt('--timeout', values.timeout, 0) : undefined,
-    seeds: positiveInt('--seeds', values.seeds, 1),
+    runner: settings.runner,
+    image: settings.image,
+    concurrency: settings.concurrency,
+    timeout_s: settings.timeout_s,
+    seeds: settings.seeds,
     resume: values.resume,
-    shard: parseShard(values.shard),
+    shard: settings.shard,
     install: !values['no-install'],
     keep_evidence: values['keep-evidence'],
     command: ['harness-risk', 'matrix', ...argv].map(shellQuote).join(' '),
