@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledSupport } from './support/bundle-support.js';
+import { dockerSkipReason } from './support/docker.js';
 import { useTempDir } from './support/engine-run.js';
-import { dockerUnavailable } from './support/runner-factories.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ADAPTER = join(import.meta.dirname, 'fixtures', 'adapters', 'hostile-connections');
@@ -39,17 +39,23 @@ function cgroupsOf(pid: number): string[] {
   return out;
 }
 
-const runners: { runner: string; skip?: string }[] = [
-  { runner: 'process' },
-  { runner: 'process-uncontained' },
-  { runner: 'docker', skip: dockerUnavailable() },
+const GROUP = 'a connection flood against the engine';
+/** `note` carries the skip reason into the test's name. */
+const runners: { runner: string; skip?: string; note: string }[] = [
+  { runner: 'process', note: '' },
+  { runner: 'process-uncontained', note: '' },
+  { runner: 'docker', ...skipped(await dockerSkipReason(`${GROUP} (docker)`)) },
 ];
+function skipped(skip: string | undefined) {
+  return skip ? { skip, note: ` (${skip})` } : { note: '' };
+}
 
-describe('a connection flood against the engine', () => {
-  it.each(runners)(
-    '$runner: the run ends with a result, the floods are marked, nothing is left',
-    async ({ runner, skip }) => {
-      if (skip) return;
+describe(GROUP, () => {
+  it.for(runners)(
+    '$runner: the run ends with a result, the floods are marked, nothing is left$note',
+    { timeout: 180_000 },
+    async ({ runner, skip }, ctx) => {
+      if (skip) ctx.skip();
       const host = await engineHost();
       const tmp = join(dir(), `${runner}-tmp`);
       mkdirSync(tmp, { recursive: true });
@@ -107,7 +113,6 @@ describe('a connection flood against the engine', () => {
         [],
       );
     },
-    180_000,
   );
 });
 

@@ -21,8 +21,9 @@ import type { Evidence } from '../src/evidence/types.js';
 import { defaultCacheDir } from '../src/paths.js';
 import type { RunResult, Trial } from '../src/result/schema.js';
 import { isNotApplicable } from '../src/score/applicability.js';
+import { realHarnessSkipReason } from './support/requirements.js';
 
-const REAL = process.env.HR_REAL_HARNESSES === '1';
+const REAL = !realHarnessSkipReason('real harness runs (claude-code, codex, pi, openclaw)');
 const OPENCLAW = REAL && process.env.HR_OPENCLAW === '1';
 const BENIGN = join(import.meta.dirname, 'fixtures', 'harness-real', 'benign-notes.yaml');
 const MCP_NATIVE = join(import.meta.dirname, 'fixtures', 'harness-real', 'mcp-native-description.yaml');
