@@ -85,3 +85,16 @@ export const realHarnessSkipReason = (group: string) =>
     'HR_REAL_HARNESSES',
     'the real harnesses run only when asked (the pinned installs, ~1.6 GB, are made on first use or by node scripts/install-harnesses.mjs claude-code codex pi)',
   );
+
+/**
+ * The contained runner's groups that check what it does as root (it hands the trial folders to a
+ * sandbox uid): root (HR_REQUIRE_ROOT=1 makes its absence a failure, CI runs as root) and a usable bwrap.
+ */
+export function rootBwrapSkipReason(group: string): string | undefined {
+  if (process.getuid?.() !== 0)
+    return skipReason(group, 'HR_REQUIRE_ROOT', {
+      what: 'not running as root',
+      fix: 'run the tests as root',
+    });
+  return bwrapSkipReason(group);
+}
