@@ -8,7 +8,7 @@
 //   HR_REAL_HARNESSES=1 HR_OPENCLAW=1 npx vitest run test/harness-real.test.ts   + OpenClaw (~12 s start-up
 //                                                                     per trial; ~5 more minutes)
 //   HR_REAL_HARNESSES=1 HR_REAL_ONLY=codex,pi npx vitest run test/harness-real.test.ts   only those
-// Uses the bundled dist/svc.js (npm run build first), as users run it.
+// Uses the bundled dist/svc.js (built from this tree by the tests' global set-up), as users run it.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
