@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inertMarkdown } from '../src/report/escape.js';
 import { ensureBundle, ROOT, runActionBundle } from './support/action-bundle.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';
+import { bwrapSkipReason, titled } from './support/requirements.js';
 import { HEAD_SHA, PR, prOpened, REPO } from './support/webhooks.js';
 
 // Planted secrets. Some are token-shaped, some not: the mask must hold by value, not by shape alone.
@@ -180,7 +181,9 @@ describe('a harness that prints the job’s secrets', () => {
   });
 });
 
-describe('the same harness under the default (contained) runner', () => {
+const SAME = 'the same harness under the default (contained) runner';
+const sameSkip = bwrapSkipReason(SAME);
+describe.skipIf(!!sameSkip)(titled(SAME, sameSkip), () => {
   let contained: BundleRun;
   beforeAll(async () => {
     gh.reset();
@@ -279,7 +282,9 @@ describe('a harness that prints every secret it can get, in every encoding', () 
 // The first defence (docs/containment.md): under the contained runner the credential files of the
 // workspace are hidden from the harness and the job's environment is not its parent's, so the same
 // hostile harness has nothing to print; the mask has nothing to catch.
-describe('the secret-encoder harness under the default (contained) runner', () => {
+const ENCODER = 'the secret-encoder harness under the default (contained) runner';
+const encoderSkip = bwrapSkipReason(ENCODER);
+describe.skipIf(!!encoderSkip)(titled(ENCODER, encoderSkip), () => {
   let run: BundleRun;
   beforeAll(async () => {
     gh.reset();

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledSupport } from './support/bundle-support.js';
+import { dockerSkipReason } from './support/docker.js';
 import { useTempDir } from './support/engine-run.js';
-import { dockerUnavailable } from './support/runner-factories.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ADAPTER = join(import.meta.dirname, 'fixtures', 'adapters', 'hostile-connections');
@@ -39,17 +39,19 @@ function cgroupsOf(pid: number): string[] {
   return out;
 }
 
+const GROUP = 'a connection flood against the engine';
 const runners: { runner: string; skip?: string }[] = [
   { runner: 'process' },
   { runner: 'process-uncontained' },
-  { runner: 'docker', skip: dockerUnavailable() },
+  { runner: 'docker', skip: await dockerSkipReason(`${GROUP} (docker)`) },
 ];
 
-describe('a connection flood against the engine', () => {
-  it.each(runners)(
+describe(GROUP, () => {
+  it.for(runners)(
     '$runner: the run ends with a result, the floods are marked, nothing is left',
-    async ({ runner, skip }) => {
-      if (skip) return;
+    { timeout: 180_000 },
+    async ({ runner, skip }, ctx) => {
+      ctx.skip(!!skip, skip);
       const host = await engineHost();
       const tmp = join(dir(), `${runner}-tmp`);
       mkdirSync(tmp, { recursive: true });
@@ -107,7 +109,6 @@ describe('a connection flood against the engine', () => {
         [],
       );
     },
-    180_000,
   );
 });
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
+import { realHarnessSkipReason, titled } from './support/requirements.js';
 
-const REAL = process.env.HR_REAL_HARNESSES === '1';
 const CASE = 'cases/runtime/research-subagent-report-runs-script.yaml';
 
 let dir: string;
@@ -21,7 +21,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!REAL)('real harness claude-code: delegate through its Agent tool', () => {
+const GROUP = 'real harness claude-code: delegate through its Agent tool';
+const skip = realHarnessSkipReason(GROUP);
+
+describe.skipIf(!!skip)(titled(GROUP, skip), () => {
   it('the sub-agent gets the report, the parent acts on it, the agents service is never used', async () => {
     const out = join(dir, 'r.json');
     const result = await runSafetyCases({

@@ -8,7 +8,7 @@
 //   HR_REAL_HARNESSES=1 HR_OPENCLAW=1 npx vitest run test/harness-real.test.ts   + OpenClaw (~12 s start-up
 //                                                                     per trial; ~5 more minutes)
 //   HR_REAL_HARNESSES=1 HR_REAL_ONLY=codex,pi npx vitest run test/harness-real.test.ts   only those
-// Uses the bundled dist/svc.js (npm run build first), as users run it.
+// Uses the bundled dist/svc.js (built from this tree by the tests' global set-up), as users run it.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -21,8 +21,9 @@ import { defaultCacheDir } from '../src/paths.js';
 import { isNotApplicable } from '../src/score/applicability.js';
 import type { RunResult, Trial } from '../src/spec/run-result.js';
 import { PHASES } from '../src/spec/vocabulary.js';
+import { realHarnessSkipReason } from './support/requirements.js';
 
-const REAL = process.env.HR_REAL_HARNESSES === '1';
+const REAL = !realHarnessSkipReason('real harness runs (claude-code, codex, pi, openclaw)');
 const OPENCLAW = REAL && process.env.HR_OPENCLAW === '1';
 const BENIGN = join(import.meta.dirname, 'fixtures', 'harness-real', 'benign-notes.yaml');
 const MCP_NATIVE = join(import.meta.dirname, 'fixtures', 'harness-real', 'mcp-native-description.yaml');

@@ -12,6 +12,7 @@ import { runSafetyCases } from '../src/engine/run.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { dockerSkipReason, IMAGE } from './support/docker.js';
 import { freshOut, scriptedRun, trialEvidence, useTempDir } from './support/engine-run.js';
+import { bwrapSkipReason } from './support/requirements.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SEEKER = join(ROOT, 'test/fixtures/adapters/case-seeker');
@@ -130,7 +131,8 @@ const labelsOf = (r: RunResult) =>
 
 const dockerReason = await dockerSkipReason('harness-view');
 const RUNNERS = [
-  { runner: 'process' as const, skip: undefined },
+  // The process runner hides the credentials only when contained.
+  { runner: 'process' as const, skip: bwrapSkipReason('harness-view (process runner)') },
   { runner: 'docker' as const, skip: dockerReason },
 ];
 

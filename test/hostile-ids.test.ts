@@ -3,7 +3,7 @@
 // as the attacker's: the old `hr_a0_…` tag, instrument words, a non-provider shape, a length drift, a head
 // or tail shared with an earlier id) must get exactly the labels of the honest open reference harness.
 // On the old ids (step and role in the id) it refused the attack calls and reported a lower ASR.
-// Uses the bundled dist/ (npm run build), as engine-e2e does.
+// Uses the bundled dist/ (built by the tests' global set-up), as engine-e2e does.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -16,8 +16,8 @@ import type { ProviderKind } from '../src/model/live/client.js';
 import { defaultCacheDir } from '../src/paths.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
+import { realHarnessSkipReason, titled } from './support/requirements.js';
 
-const REAL = process.env.HR_REAL_HARNESSES === '1';
 const KEY = 'sk-ant-api03-PLANTEDrealHarnessKey4Fq9Zt2Wx7Lm3';
 const CASES = ['test/fixtures/live-cases'];
 
@@ -55,7 +55,9 @@ afterAll(async () => {
 const labels = (r: RunResult) => JSON.stringify(r.trials.map((t) => [t.id, t.valid, t.labels, t.sar, t.css]));
 
 for (const plan of PLANS) {
-  describe.skipIf(!REAL)(`model: live through ${plan.adapter} (${plan.harness} → ${plan.upstream})`, () => {
+  const group = `model: live through ${plan.adapter} (${plan.harness} → ${plan.upstream})`;
+  const skip = realHarnessSkipReason(group);
+  describe.skipIf(!!skip)(titled(group, skip), () => {
     let provider: FakeProvider;
     let live: RunResult;
     const out = () => join(dir, `${plan.adapter}-live.json`);

@@ -1,6 +1,6 @@
 // The adaptive adversary against the real reference harness (dist/, as users run it), through the engine:
 // a policy that blocks exactly one route must not decide the label by the order of the attacker's steps,
-// and the trial's facts say which route got through. Needs `npm run build`.
+// and the trial's facts say which route got through. Runs dist/ (the tests' global set-up builds it).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -1,5 +1,5 @@
 // Issue 17: a run that is SIGKILLed keeps every finished trial in its journal, and `run --resume` runs
-// only the trials the journal lacks. The CLI as users run it (dist/cli.js, rebuilt by `npm run build`).
+// only the trials the journal lacks. The CLI as users run it (dist/cli.js, built by the tests' global set-up).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -25,6 +25,7 @@ import type { Runner, SandboxView } from '../src/runner/types.js';
 import { snapshotDetailed } from '../src/world/snapshot.js';
 import { createTrialDirs, removeTrialDirs, type TrialDirs } from '../src/world/trial-dirs.js';
 import { bundledSupport } from './support/bundle-support.js';
+import { bwrapSkipReason, titled } from './support/requirements.js';
 import { FACTORIES, type RunnerFactory } from './support/runner-factories.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'hostile');
@@ -253,9 +254,8 @@ function viewOf(repo: string) {
   };
 }
 
-function suite(f: RunnerFactory) {
-  const skip = f.unavailable();
-  describe.skipIf(!!skip)(`runner conformance: ${f.name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+function suite(f: RunnerFactory, skip: string | undefined) {
+  describe.skipIf(!!skip)(titled(`runner conformance: ${f.name}`, skip), () => {
     let runner: Runner;
     let limited: Runner;
     beforeAll(async () => {
@@ -704,14 +704,16 @@ function suite(f: RunnerFactory) {
   });
 }
 
-for (const f of FACTORIES) suite(f);
+for (const f of FACTORIES) suite(f, await f.unavailable(`runner conformance: ${f.name}`));
 
-// The same secrets check end to end, as users run it: the bundled CLI (dist/cli.js, kept current by CI)
-// with the default runner, an adapter reading /proc/*/environ, and the canaries in the CLI's environment.
-// Nothing it prints and nothing in the result may hold a canary (a failing harness's stderr tail is
-// published in the report).
+// The same secrets check end to end, as users run it: the bundled CLI (dist/cli.js, built from this tree
+// by the tests' global set-up) with the default runner, contained (it needs bwrap), an adapter reading
+// /proc/*/environ, and the canaries in the CLI's environment. Nothing it prints and nothing in the result
+// may hold a canary (a failing harness's stderr tail is published in the report).
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
-describe.skipIf(!existsSync(CLI))('through the CLI bundle (runner: process)', () => {
+const CLI_GROUP = 'through the CLI bundle (runner: process)';
+const cliSkip = bwrapSkipReason(CLI_GROUP);
+describe.skipIf(!!cliSkip)(titled(CLI_GROUP, cliSkip), () => {
   it('no planted variable reaches the result or the output', async () => {
     const out = join(base, 'cli-environ.json');
     const r = await new Promise<{ text: string }>((ok) => {

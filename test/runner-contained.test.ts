@@ -18,6 +18,7 @@ import { Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
+import { rootBwrapSkipReason, titled } from './support/requirements.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
 const gateDefaults = () => parseGateOptions(() => undefined);
@@ -175,7 +176,10 @@ describe('the report says what contained the trials', () => {
   });
 });
 
-describe.skipIf(process.getuid?.() !== 0)('as root', () => {
+const AS_ROOT = 'the contained runner as root';
+const asRootSkip = rootBwrapSkipReason(AS_ROOT);
+
+describe.skipIf(!!asRootSkip)(titled(AS_ROOT, asRootSkip), () => {
   it('handing the trial folders to the sandbox uid never follows a link out of them', async () => {
     const base = mkdtempSync(join(tmpdir(), 'hr-chown-'));
     const outside = join(base, 'outside');

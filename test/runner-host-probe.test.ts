@@ -4,8 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { planHost, SMOKE_RETRY_DELAYS_MS } from '../src/runner/contain/host.js';
 import { ProcessRunner } from '../src/runner/process.js';
+import { bwrapSkipReason, titled } from './support/requirements.js';
 
-const linuxWithBwrap = process.platform === 'linux';
+// The probe finds bwrap before it tries a sandbox start (the stand-in below).
+const GROUP = 'host probe retries';
+const skip = bwrapSkipReason(GROUP);
 
 /** A probe failing its first `n` calls (as a vanishing neighbour's mount made bwrap fail), then working. */
 function flaky(n: number) {
@@ -24,7 +27,7 @@ function flaky(n: number) {
   };
 }
 
-describe.skipIf(!linuxWithBwrap)('host probe retries', () => {
+describe.skipIf(!!skip)(titled(GROUP, skip), () => {
   it('a start that fails twice, then works: contained, after two growing waits', async () => {
     const f = flaky(2);
     const plan = await planHost({ setup: false }, f.deps);

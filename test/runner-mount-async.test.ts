@@ -7,15 +7,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProcessRunner } from '../src/runner/process.js';
 import { createTrialDirs, removeTrialDirs } from '../src/world/trial-dirs.js';
+import { bwrapSkipReason, skipReason } from './support/requirements.js';
 
 const mounted = (dir: string) => readFileSync('/proc/self/mountinfo', 'utf8').includes(` ${dir} `);
 
-describe('per-trial tmpfs mount and unmount', async () => {
+const GROUP = 'per-trial tmpfs mount and unmount';
+const NO_MOUNT = { what: 'the runner cannot mount a tmpfs here', fix: 'run the tests as root' };
+
+describe(GROUP, async () => {
   const runner = new ProcessRunner({ containment: 'auto' });
   await runner.start();
   const info = runner.info();
-  const canMount = info.containment === 'namespaces' && info.limits?.via.disk === 'tmpfs';
-  it.skipIf(!canMount)(
+  // Contained, and allowed to mount (root, or sudo): the disk cap's tmpfs.
+  const skip =
+    bwrapSkipReason(GROUP) ??
+    skipReason(GROUP, 'HR_REQUIRE_ROOT', info.limits?.via.disk === 'tmpfs' ? undefined : NO_MOUNT);
+  it.skipIf(!!skip)(
     'the event loop keeps turning while the trial folder is mounted and unmounted',
     async () => {
       const dirs = await createTrialDirs(join(tmpdir(), `hr-mount-${process.pid}`), 't');

@@ -10,11 +10,13 @@ import { runSafetyCases } from '../src/engine/run.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { dockerSkipReason, IMAGE } from './support/docker.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
+import { bwrapSkipReason } from './support/requirements.js';
 
 const CASES = (process.env.HR_PARITY_CASES ?? 'subset:smoke').split(',');
 const SCRIPT = join(import.meta.dirname, 'fixtures', 'script-harness');
 
-const reason = await dockerSkipReason('runner-parity');
+// Both runners: docker, and the process runner contained (an uncontained one proves nothing here).
+const reason = (await dockerSkipReason('runner-parity')) ?? bwrapSkipReason('runner-parity');
 const dir = useTempDir('hr-parity-');
 
 const opts = (p: Partial<RunOptions>): RunOptions =>

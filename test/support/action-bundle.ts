@@ -2,7 +2,7 @@
 // child process, every input as an INPUT_* variable (action.yml's defaults, then the step's `with:`),
 // GITHUB_EVENT_PATH set to a webhook payload, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, and
 // GITHUB_API_URL pointing at the test's fake of the GitHub API (test/support/github-fake.ts).
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,13 +14,15 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const BUNDLE = join(ROOT, 'dist/index.js');
 
 /**
- * Builds dist/ from the current sources (scripts/build.mjs, as `npm run build`), so the test runs the
- * bundle of exactly this tree; file times say nothing in a fresh clone. HARNESS_RISK_E2E_USE_DIST=1
- * tests the dist/ that is there instead (e.g. the committed one, before a release).
+ * The bundle is there: vitest's global set-up (test/support/build-bundles.ts) built dist/ from this
+ * tree before any test ran (HARNESS_RISK_E2E_USE_DIST=1 keeps the dist/ that is there). Building it
+ * again here, while other test files run the reference harness out of dist/, would race with them.
  */
 export function ensureBundle(): void {
-  if (process.env.HARNESS_RISK_E2E_USE_DIST === '1' && existsSync(BUNDLE)) return;
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  if (!existsSync(BUNDLE))
+    throw new Error(
+      `${BUNDLE} is missing: run npm run build (or the tests through vitest.config.ts, which builds it)`,
+    );
 }
 
 /** action.yml's defaults as the runner passes them (`${{ github.token }}` evaluated to `token`). */
