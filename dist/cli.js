@@ -63127,8 +63127,8 @@ var DEFAULT_MAX_CONSECUTIVE_INVALID = 10;
 function invalidStreak(limit) {
   let streak = 0;
   return {
-    add(valid, reason) {
-      streak = valid ? 0 : streak + 1;
+    add({ valid, not_applicable, invalid_reason: reason }) {
+      streak = valid || not_applicable !== void 0 ? 0 : streak + 1;
       if (limit <= 0 || streak < limit) return void 0;
       return `${streak} trials in a row were invalid (the last: ${reason ?? "no reason recorded"}): the harness does not start or does not work as launched; stopped by max-consecutive-invalid ${limit} (0 turns it off)`;
     }
@@ -68570,7 +68570,7 @@ var RunControl = class {
   onAbort = () => this.stopped = true;
   /** A trial whose harness was started: counted towards the fail-fast. */
   ran(trial) {
-    const why3 = this.stopped ? void 0 : this.streak.add(trial.valid, trial.invalid_reason);
+    const why3 = this.stopped ? void 0 : this.streak.add(trial);
     if (!why3) return;
     this.why = why3;
     this.stopped = true;

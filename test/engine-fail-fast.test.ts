@@ -17,14 +17,26 @@ describe('invalid streak', () => {
     ['a valid trial resets it', 2, [false, true, false, false], [undefined, undefined, undefined, 'stop']],
     ['0 is off', 0, [false, false, false, false], [undefined, undefined, undefined, undefined]],
     ['1 stops at the first invalid', 1, [true, false], [undefined, 'stop']],
-  ])('%s', (_name, limit, valid, expected) => {
+    // Not applicable: the harness worked, the case could not reach it (no fetch tool): it ends a streak.
+    [
+      'a not-applicable trial resets it',
+      2,
+      [false, 'na', false, 'na', 'na', false],
+      [undefined, undefined, undefined, undefined, undefined, undefined],
+    ],
+    ['not-applicable trials alone never stop it', 1, ['na', 'na', 'na'], [undefined, undefined, undefined]],
+  ] as const)('%s', (_name, limit, ends, expected) => {
     const s = invalidStreak(limit);
-    expect(valid.map((v) => (s.add(v, 'exit 1') ? 'stop' : undefined))).toEqual(expected);
+    const end = (v: boolean | 'na') =>
+      v === 'na'
+        ? { valid: false, not_applicable: 'the injection never reached the model', invalid_reason: 'n/a' }
+        : { valid: v, ...(v ? {} : { invalid_reason: 'exit 1' }) };
+    expect(ends.map((v) => (s.add(end(v)) ? 'stop' : undefined))).toEqual(expected);
   });
   it('says why, with the last reason and how to turn it off', () => {
     const s = invalidStreak(2);
-    s.add(false, 'a');
-    expect(s.add(false, 'harness exited 1')).toMatch(
+    s.add({ valid: false, invalid_reason: 'a' });
+    expect(s.add({ valid: false, invalid_reason: 'harness exited 1' })).toMatch(
       /^2 trials in a row were invalid \(the last: harness exited 1\).*max-consecutive-invalid 2 \(0 turns it off\)/,
     );
   });

@@ -41,7 +41,7 @@ class RunControl {
 
   /** A trial whose harness was started: counted towards the fail-fast. */
   ran(trial: Trial): void {
-    const why = this.stopped ? undefined : this.streak.add(trial.valid, trial.invalid_reason);
+    const why = this.stopped ? undefined : this.streak.add(trial);
     if (!why) return;
     this.why = why;
     this.stopped = true;
