@@ -61,7 +61,8 @@ describe('built-in adapters', () => {
     // Qwen Code: its --approval-mode values, strictest first.
     const qwen = loadAdapter('qwen-code').adapter.configs;
     expect(Object.keys(qwen)).toEqual(['plan', 'default', 'auto-edit', 'yolo']);
-    for (const [name, cfg] of Object.entries(qwen)) expect(cfg.args).toEqual(['--approval-mode', name, '{{prompt}}']);
+    for (const [name, cfg] of Object.entries(qwen))
+      expect(cfg.args).toEqual(['--approval-mode', name, '{{prompt}}']);
     expect(oc['exec-auto-deny']!.reviewer_verdict).toBe('deny');
     expect(loadAdapter('claude-code').adapter.configs.bypassPermissions!.env.IS_SANDBOX).toBe('1');
   });
