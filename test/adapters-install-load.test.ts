@@ -8,10 +8,10 @@ import { ensureInstalled, installDir, isInstalled, MARKER, nodeBinDir } from '..
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { Adapter, TEMPLATE_VARS } from '../src/adapters/schema.js';
 
-const REAL = ['claude-code', 'codex', 'openclaw', 'pi'];
+const REAL = ['claude-code', 'codex', 'openclaw', 'pi', 'qwen-code'];
 
 describe('built-in adapters', () => {
-  it('lists the four real harnesses and the reference harness', () => {
+  it('lists the five real harnesses and the reference harness', () => {
     expect(listBuiltinAdapters()).toEqual(expect.arrayContaining([...REAL, 'reference']));
   });
 
@@ -58,6 +58,11 @@ describe('built-in adapters', () => {
       'exec-full',
     ]);
     expect(oc['exec-auto']!.reviewer_verdict).toBe('allow');
+    // Qwen Code: its --approval-mode values, strictest first.
+    const qwen = loadAdapter('qwen-code').adapter.configs;
+    expect(Object.keys(qwen)).toEqual(['plan', 'default', 'auto-edit', 'yolo']);
+    for (const [name, cfg] of Object.entries(qwen))
+      expect(cfg.args).toEqual(['--approval-mode', name, '{{prompt}}']);
     expect(oc['exec-auto-deny']!.reviewer_verdict).toBe('deny');
     expect(loadAdapter('claude-code').adapter.configs.bypassPermissions!.env.IS_SANDBOX).toBe('1');
   });
