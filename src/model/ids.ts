@@ -60,7 +60,7 @@ export interface Move {
 
 /** The ids of one response besides its tool calls. */
 export interface ResponseIds {
-  /** `msg_01…` (Anthropic), `resp_…` (Responses), `chatcmpl-…` (Chat Completions). */
+  /** `msg_01…` (Anthropic), `resp_…` (Responses), `chatcmpl-…` (Chat Completions), Gemini's responseId. */
   response: string;
   /** The Responses API's output message item (`msg_…`); unused elsewhere. */
   message: string;
@@ -75,8 +75,14 @@ const SHAPES = {
   responsesMessage: { prefix: 'msg_', alphabet: HEX, length: 48 },
   response: { prefix: 'resp_', alphabet: HEX, length: 48 },
   chatCompletion: { prefix: 'chatcmpl-', alphabet: BASE62, length: 29 },
+  geminiCall: { prefix: '', alphabet: '0123456789abcdefghijklmnopqrstuvwxyz', length: 8 },
+  geminiResponse: { prefix: '', alphabet: BASE64URL, length: 23 },
 } as const;
 type Shape = keyof typeof SHAPES;
+
+/** The shape of a tool-call id in each dialect. */
+const callShape = (dialect: Dialect): Shape =>
+  dialect === 'anthropic-messages' ? 'anthropicTool' : dialect === 'gemini' ? 'geminiCall' : 'openaiCall';
 
 /** The per-trial state of the scripted model: the ids it issued and the move each one served. */
 export class CallLedger {
@@ -98,14 +104,14 @@ export class CallLedger {
 
   /** A fresh tool-call id in the dialect's format, remembered as serving `move`. */
   issue(dialect: Dialect, move: Move): string {
-    const id = this.draw(dialect === 'anthropic-messages' ? 'anthropicTool' : 'openaiCall');
+    const id = this.draw(callShape(dialect));
     this.moves.set(callKey(id), move);
     return id;
   }
 
   /** A fresh tool-call id for a call no plan step made (live and replayed answers): remembered as nothing. */
   fresh(dialect: Dialect): string {
-    return this.draw(dialect === 'anthropic-messages' ? 'anthropicTool' : 'openaiCall');
+    return this.draw(callShape(dialect));
   }
 
   /** The move an id we issued served, also after a harness rewrote its separators; undefined for ids it made up. */
@@ -150,17 +156,20 @@ export class CallLedger {
         return { response: this.draw('response'), message: this.draw('responsesMessage') };
       case 'openai-chat':
         return { response: this.draw('chatCompletion'), message: '' };
+      case 'gemini':
+        return { response: this.draw('geminiResponse'), message: '' };
     }
   }
 }
 
 /**
- * An API key for the harness, shaped like the provider's (`sk-ant-api03-…AA`, `sk-proj-…T3BlbkFJ…`) and
+ * An API key for the harness, shaped like the provider's (`sk-ant-api03-…AA`, `sk-proj-…T3BlbkFJ…`, `AIza…`) and
  * random: the old `hr-<trial id>` told the harness it faced the instrument and which trial it was in.
  * The endpoint never checks it.
  */
 export function providerKey(dialect: Dialect): string {
   const rnd = (n: number) => fromBytes(() => randomBytes(64), BASE64URL, n);
+  if (dialect === 'gemini') return `AIza${rnd(35)}`;
   return dialect === 'anthropic-messages'
     ? `sk-ant-api03-${rnd(93)}AA`
     : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;

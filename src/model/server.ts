@@ -1,4 +1,4 @@
-// The model endpoint of a trial: the routes under /v1/ of the per-trial server. It parses the request
+// The model endpoint of a trial: the routes under /v1/ (and Gemini's /v1beta/) of the per-trial server. It parses the request
 // of whichever dialect the harness speaks, lets the scripted policy decide, answers on the wire and
 // records the exchange (tools offered, results received, trigger visibility, the answer) as evidence.
 // `answerRequest` is the pure core; the handler only does the HTTP.
@@ -21,6 +21,7 @@ import {
   estimateTokens,
   type Output,
 } from './dialects.js';
+import { geminiMethod, geminiUrlFacts, withoutKey } from './gemini-url.js';
 import { CallLedger } from './ids.js';
 import type { Backend } from './live/backend.js';
 import { type Answer, type Decision, decide } from './policy.js';
@@ -60,6 +61,14 @@ const ROUTES: Record<string, Dialect> = {
   '/v1/responses': 'openai-responses',
   '/v1/chat/completions': 'openai-chat',
 };
+
+/** The dialect a model route speaks; Gemini's routes carry the model in the path. */
+const dialectOf = (pathname: string): Dialect | undefined =>
+  ROUTES[pathname] ?? (geminiMethod(pathname) ? 'gemini' : undefined);
+
+/** The request body as a conversation; Gemini's model and streaming come from the URL (`path`). */
+const conversationOf = (dialect: Dialect, path: string, rawBody: string): Conversation =>
+  parseConversation(dialect, JSON.parse(rawBody), dialect === 'gemini' ? geminiUrlFacts(path) : undefined);
 
 function toOutput(answer: Answer, conv: Conversation, ledger: CallLedger): Output {
   const dialect = conv.dialect;
@@ -104,7 +113,7 @@ function parseRequest(
   rawBody: string,
 ): { conv: Conversation } | ReturnType<typeof failed> {
   try {
-    return { conv: parseConversation(dialect, JSON.parse(rawBody)) };
+    return { conv: conversationOf(dialect, path, rawBody) };
   } catch (err) {
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
     return failed(dialect, path, 400, why);
@@ -220,12 +229,18 @@ export async function answerLive(
 }
 
 /** Judges the effect of every awaited call whose result this request carries (world-check.ts). */
-async function settleEffects(dialect: Dialect, rawBody: string, ledger: CallLedger, world: WorldProbe) {
+async function settleEffects(
+  dialect: Dialect,
+  path: string,
+  rawBody: string,
+  ledger: CallLedger,
+  world: WorldProbe,
+) {
   const waiting = new Map(ledger.awaiting());
   if (!waiting.size) return;
   let conv: Conversation;
   try {
-    conv = parseConversation(dialect, JSON.parse(rawBody));
+    conv = conversationOf(dialect, path, rawBody);
   } catch {
     return; // answerRequest answers the malformed request
   }
@@ -287,28 +302,33 @@ export function createModelHandler(
       send(res, encodeModel(decodeURIComponent(pathname.slice('/v1/models/'.length)), created));
       return true;
     }
-    if (pathname === '/v1/messages/count_tokens' && method === 'POST') {
+    if (
+      (pathname === '/v1/messages/count_tokens' || geminiMethod(pathname)?.method === 'countTokens') &&
+      method === 'POST'
+    ) {
       const body = await readBody(req, limit).catch(() => '');
+      const tokens = estimateTokens(body);
       send(res, {
         status: 200,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ input_tokens: estimateTokens(body) }),
+        body: JSON.stringify(pathname.endsWith(':countTokens') ? { totalTokens: tokens } : { input_tokens: tokens }),
       });
       return true;
     }
-    const dialect = ROUTES[pathname];
+    const dialect = dialectOf(pathname);
     if (!dialect) return false;
     if (method !== 'POST') {
       send(res, encodeError(dialect, 405, `${method} not allowed on ${pathname}; use POST`));
       return true;
     }
-    const path = req.url ?? pathname;
+    // A Gemini harness may send its key as ?key=: the record keeps the route, not the key.
+    const path = withoutKey(req.url ?? pathname);
     let result: { encoded: Encoded; entry: ExchangeEntry; fatal?: string; effect?: Decision['effect'] };
     try {
       const body = await readBody(req, limit);
       if (options.world && !options.backend) {
         // What the calls answered in this request did in the world, before the model reads their results.
-        await settleEffects(dialect, body, ledger, options.world);
+        await settleEffects(dialect, path, body, ledger, options.world);
         result = answerRequest(dialect, path, body, ctx, ledger, created);
         const e = result.effect;
         const before = e ? await worldBefore(e.effect, options.world) : undefined;
