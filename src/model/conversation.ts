@@ -364,12 +364,14 @@ function geminiResultText(response: unknown): string {
  */
 function parseGemini(body: Obj): Parsed {
   const messages: Message[] = [];
-  const pending: { id: string; name: string }[] = [];
+  // Calls not answered yet; `named` when the harness gave the id (a result echoing no id answers one it did not).
+  const pending: { id: string; name: string; named: boolean }[] = [];
   let calls = 0;
   const pairedId = (id: string, name: string): string => {
+    const first = (ok: (c: (typeof pending)[number]) => boolean) => pending.findIndex(ok);
     const at = id
-      ? pending.findIndex((c) => c.id === id)
-      : Math.max(0, pending.findIndex((c) => c.name === name));
+      ? first((c) => c.id === id)
+      : [first((c) => c.name === name && !c.named), first((c) => c.name === name), 0].find((i) => i >= 0)!;
     const call = at >= 0 ? pending.splice(at, 1)[0] : undefined;
     return id || call?.id || `gemini-call-${calls++}`;
   };
@@ -382,11 +384,13 @@ function parseGemini(body: Obj): Parsed {
     if (c.role === 'model') {
       // A call without an id gets one of its own (unknown to the ledger, like any id a harness made up),
       // so its result stays paired with it and a provider of another dialect gets a call id.
-      const toolCalls = parts
-        .map((p) => obj(field(p, 'functionCall')))
-        .filter((f) => f.name !== undefined)
-        .map((f) => ({ id: str(f.id) || `gemini-call-${calls++}`, name: str(f.name), args: f.args ?? {} }));
-      pending.push(...toolCalls);
+      const fns = parts.map((p) => obj(field(p, 'functionCall'))).filter((f) => f.name !== undefined);
+      const toolCalls = fns.map((f) => ({
+        id: str(f.id) || `gemini-call-${calls++}`,
+        name: str(f.name),
+        args: f.args ?? {},
+      }));
+      pending.push(...toolCalls.map((c, i) => ({ id: c.id, name: c.name, named: Boolean(fns[i]!.id) })));
       push(messages, { ...emptyMessage('assistant'), text, toolCalls });
       continue;
     }
@@ -407,7 +411,9 @@ function parseGemini(body: Obj): Parsed {
     .flatMap((t) => {
       const fns = arr(field(t, 'functionDeclarations')).map(obj);
       // googleSearch, codeExecution, urlContext…: hosted tools, named by their key, never callable.
-      const hosted = Object.keys(t).filter((k) => k !== 'functionDeclarations' && k !== 'function_declarations');
+      const hosted = Object.keys(t).filter(
+        (k) => k !== 'functionDeclarations' && k !== 'function_declarations',
+      );
       return [
         ...fns.map((f) => ({
           name: str(f.name),

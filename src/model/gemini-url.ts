@@ -6,7 +6,8 @@ import type { UrlFacts } from './conversation.js';
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens';
 
 /** /v1beta/models/gemini-2.5-pro:generateContent (also /v1/ and /v1alpha/). */
-const GEMINI_PATH = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const GEMINI_PATH =
+  /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
 
 /** The Gemini method a pathname calls and its model, or undefined when it is no Gemini route. */
 export function geminiMethod(pathname: string): { model: string; method: GeminiMethod } | undefined {

@@ -311,7 +311,9 @@ export function createModelHandler(
       send(res, {
         status: 200,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(pathname.endsWith(':countTokens') ? { totalTokens: tokens } : { input_tokens: tokens }),
+        body: JSON.stringify(
+          pathname.endsWith(':countTokens') ? { totalTokens: tokens } : { input_tokens: tokens },
+        ),
       });
       return true;
     }
