@@ -2,9 +2,9 @@
 // is stateless: everything it decides comes from this view, so parsing is liberal (harnesses differ in
 // how they shape content, and an unknown part must never make a trial fail) and loses nothing the policy
 // needs: the system text, every turn's text, every tool call and tool result, and the tools offered.
-import type { Dialect } from '../spec/vocabulary.js';
+import type { ModelExchange } from '../evidence/types.js';
 
-export type { Dialect };
+export type Dialect = ModelExchange['dialect'];
 
 export interface ToolCall {
   id: string;
