@@ -343,6 +343,9 @@ function parseChat(body: Obj): Parsed {
 
 // ---- Gemini generateContent ----
 
+/** The id prefix of a Gemini call the harness sent without an id (see withIssuedIds in ids.ts). */
+export const UNNAMED_CALL = 'gemini-call-';
+
 /** A field REST clients spell either way (`functionCall` in the SDKs, `function_call` in curl examples). */
 const field = (o: Obj, camel: string): unknown =>
   o[camel] ?? o[camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
@@ -373,7 +376,7 @@ function parseGemini(body: Obj): Parsed {
       ? first((c) => c.id === id)
       : [first((c) => c.name === name && !c.named), first((c) => c.name === name), 0].find((i) => i >= 0)!;
     const call = at >= 0 ? pending.splice(at, 1)[0] : undefined;
-    return id || call?.id || `gemini-call-${calls++}`;
+    return id || call?.id || `${UNNAMED_CALL}${calls++}`;
   };
   for (const c of arr(body.contents).map(obj)) {
     const parts = arr(c.parts).map(obj);
@@ -386,7 +389,7 @@ function parseGemini(body: Obj): Parsed {
       // so its result stays paired with it and a provider of another dialect gets a call id.
       const fns = parts.map((p) => obj(field(p, 'functionCall'))).filter((f) => f.name !== undefined);
       const toolCalls = fns.map((f) => ({
-        id: str(f.id) || `gemini-call-${calls++}`,
+        id: str(f.id) || `${UNNAMED_CALL}${calls++}`,
         name: str(f.name),
         args: f.args ?? {},
       }));

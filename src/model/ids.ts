@@ -10,7 +10,7 @@
 // never depend on id bytes (the ledger maps ids to moves), so identical commits still give identical labels.
 import { createHmac, randomBytes } from 'node:crypto';
 import { callKey, type StepRef, type WorldVerdict } from '../evidence/types.js';
-import type { Dialect } from './conversation.js';
+import { type Conversation, type Dialect, UNNAMED_CALL } from './conversation.js';
 import type { Before } from './world-check.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -93,6 +93,8 @@ export class CallLedger {
   private readonly before = new Map<string, Before>();
   /** callKey(id) → what the world showed once its result came back. */
   private readonly verdicts = new Map<string, WorldVerdict>();
+  /** id → the call as sent (name and arguments), in issue order: finds a call echoed without its id. */
+  private readonly sent = new Map<string, string>();
 
   /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
   constructor(private readonly secret: string = randomBytes(32).toString('hex')) {}
@@ -112,6 +114,17 @@ export class CallLedger {
   /** A fresh tool-call id for a call no plan step made (live and replayed answers): remembered as nothing. */
   fresh(dialect: Dialect): string {
     return this.draw(callShape(dialect));
+  }
+
+  /** Remembers what call `id` asked for, so a harness that echoes it without the id (Gemini) is understood. */
+  sentAs(id: string, name: string, args: unknown): void {
+    this.sent.set(id, sentText(name, args));
+  }
+
+  /** The ids sent for a call of this name and arguments, in issue order. */
+  idsSentAs(name: string, args: unknown): string[] {
+    const text = sentText(name, args);
+    return [...this.sent].filter(([, t]) => t === text).map(([id]) => id);
   }
 
   /** The move an id we issued served, also after a harness rewrote its separators; undefined for ids it made up. */
@@ -160,6 +173,41 @@ export class CallLedger {
         return { response: this.draw('geminiResponse'), message: '' };
     }
   }
+}
+
+const sentText = (name: string, args: unknown): string => JSON.stringify([name, args ?? {}]);
+
+/**
+ * A Gemini harness may send calls and results back without ids; the parser gave them ids of its own
+ * (UNNAMED_CALL…), unknown to the ledger. Each such call that repeats one the ledger sent (same name and
+ * arguments, the earliest not yet matched) gets that call's id back, its results with it, so the policy
+ * knows which plan step it served as if the harness had echoed the id.
+ */
+export function withIssuedIds(conv: Conversation, ledger: CallLedger): Conversation {
+  const named = new Map<string, string>();
+  const used = new Set<string>();
+  for (const m of conv.messages)
+    for (const c of m.toolCalls) {
+      if (!c.id.startsWith(UNNAMED_CALL)) {
+        used.add(c.id);
+        continue;
+      }
+      const id = ledger.idsSentAs(c.name, c.args).find((i) => !used.has(i));
+      if (id) {
+        named.set(c.id, id);
+        used.add(id);
+      }
+    }
+  if (!named.size) return conv;
+  const idOf = (id: string) => named.get(id) ?? id;
+  return {
+    ...conv,
+    messages: conv.messages.map((m) => ({
+      ...m,
+      toolCalls: m.toolCalls.map((c) => ({ ...c, id: idOf(c.id) })),
+      toolResults: m.toolResults.map((r) => ({ ...r, callId: idOf(r.callId) })),
+    })),
+  };
 }
 
 /**

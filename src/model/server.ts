@@ -22,7 +22,7 @@ import {
   type Output,
 } from './dialects.js';
 import { geminiMethod, geminiUrlFacts, withoutKey } from './gemini-url.js';
-import { CallLedger } from './ids.js';
+import { CallLedger, withIssuedIds } from './ids.js';
 import type { Backend } from './live/backend.js';
 import { type Answer, type Decision, decide } from './policy.js';
 import { type WorldProbe, worldAfter, worldBefore } from './world-check.js';
@@ -66,9 +66,15 @@ const ROUTES: Record<string, Dialect> = {
 const dialectOf = (pathname: string): Dialect | undefined =>
   ROUTES[pathname] ?? (geminiMethod(pathname) ? 'gemini' : undefined);
 
-/** The request body as a conversation; Gemini's model and streaming come from the URL (`path`). */
-const conversationOf = (dialect: Dialect, path: string, rawBody: string): Conversation =>
-  parseConversation(dialect, JSON.parse(rawBody), dialect === 'gemini' ? geminiUrlFacts(path) : undefined);
+/**
+ * The request body as a conversation. Gemini's model and streaming come from the URL (`path`), and its
+ * calls echoed without ids get the ids the ledger sent them with.
+ */
+function conversationOf(dialect: Dialect, path: string, rawBody: string, ledger: CallLedger): Conversation {
+  const body = JSON.parse(rawBody);
+  if (dialect !== 'gemini') return parseConversation(dialect, body);
+  return withIssuedIds(parseConversation(dialect, body, geminiUrlFacts(path)), ledger);
+}
 
 function toOutput(answer: Answer, conv: Conversation, ledger: CallLedger): Output {
   const dialect = conv.dialect;
@@ -111,9 +117,10 @@ function parseRequest(
   dialect: Dialect,
   path: string,
   rawBody: string,
+  ledger: CallLedger,
 ): { conv: Conversation } | ReturnType<typeof failed> {
   try {
-    return { conv: conversationOf(dialect, path, rawBody) };
+    return { conv: conversationOf(dialect, path, rawBody, ledger) };
   } catch (err) {
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
     return failed(dialect, path, 400, why);
@@ -132,11 +139,12 @@ export function answerRequest(
   ledger: CallLedger,
   created = FIXED_CREATED,
 ): { encoded: Encoded; entry: ExchangeEntry; effect?: Decision['effect'] } {
-  const parsed = parseRequest(dialect, path, rawBody);
+  const parsed = parseRequest(dialect, path, rawBody, ledger);
   if ('encoded' in parsed) return parsed;
   const conv = parsed.conv;
   const { answer, observed, effect } = decide(conv, ctx, ledger);
   const output = toOutput(answer, conv, ledger);
+  if (answer.kind === 'tool_calls') for (const c of answer.calls) ledger.sentAs(c.id, c.tool, c.args);
   const meta = {
     ids: ledger.responseIds(dialect),
     created,
@@ -177,7 +185,7 @@ export async function answerLive(
   created = FIXED_CREATED,
   signal?: AbortSignal,
 ): Promise<{ encoded: Encoded; entry: ExchangeEntry; fatal?: string }> {
-  const parsed = parseRequest(dialect, path, rawBody);
+  const parsed = parseRequest(dialect, path, rawBody, ledger);
   if ('encoded' in parsed) return parsed;
   const conv = parsed.conv;
   const got = await backend(conv, ledger, signal);
@@ -216,6 +224,7 @@ export async function answerLive(
       : { kind: 'tool_calls', calls: out.calls.map((c) => ({ ...c, ...withAction(actionOf(c.tool, ctx)) })) };
   const answer: Answer = out.kind === 'text' ? out : { kind: 'tool_calls', calls: out.calls };
   const output = toOutput(answer, conv, ledger);
+  if (out.kind === 'tool_calls') for (const c of out.calls) ledger.sentAs(c.id, c.tool, c.args);
   const meta = {
     ids: ledger.responseIds(dialect),
     created,
@@ -240,7 +249,7 @@ async function settleEffects(
   if (!waiting.size) return;
   let conv: Conversation;
   try {
-    conv = conversationOf(dialect, path, rawBody);
+    conv = conversationOf(dialect, path, rawBody, ledger);
   } catch {
     return; // answerRequest answers the malformed request
   }
