@@ -118,7 +118,7 @@ export class RequestError extends Error {}
 
 /**
  * What the request's URL says rather than its body: Gemini names the model and whether to stream in the
- * path (`/v1beta/models/{model}:streamGenerateContent?alt=sse`), see geminiRoute in gemini.ts.
+ * path (`/v1beta/models/{model}:streamGenerateContent?alt=sse`); gemini-url.ts reads it.
  */
 export interface UrlFacts {
   model: string;
@@ -367,7 +367,8 @@ function geminiResultText(response: unknown): string {
  */
 function parseGemini(body: Obj): Parsed {
   const messages: Message[] = [];
-  // Calls not answered yet; `named` when the harness gave the id (a result echoing no id answers one it did not).
+  // Calls not answered yet; `named` when the harness gave the id (a result without an id answers a
+  // call without one first).
   const pending: { id: string; name: string; named: boolean }[] = [];
   let calls = 0;
   const pairedId = (id: string, name: string): string => {

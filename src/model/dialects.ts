@@ -1,8 +1,9 @@
 // Encoding the model's answer on the wire, in the shapes real harnesses accept (see HARNESSES.md):
-// Anthropic Messages SSE, OpenAI Responses SSE, OpenAI Chat Completions SSE, Gemini generateContent (SSE
-// or one JSON array when streamed), and plain JSON when a request did not ask to stream. Everything here is deterministic: ids and timestamps come from the
-// caller, so the same answer always gives the same bytes. Attack and owner calls go through the same
-// code with the same fields in the same order: nothing but the call's name and arguments differs.
+// Anthropic Messages SSE, OpenAI Responses SSE, OpenAI Chat Completions SSE, Gemini generateContent (SSE or
+// one JSON array when streamed), and plain JSON when a request did not ask to stream. Everything here is
+// deterministic: ids and timestamps come from the caller, so the same answer always gives the same bytes.
+// Attack and owner calls go through the same code with the same fields in the same order: nothing but the
+// call's name and arguments differs.
 import type { Conversation, Dialect } from './conversation.js';
 import type { ResponseIds } from './ids.js';
 

@@ -211,9 +211,9 @@ export function withIssuedIds(conv: Conversation, ledger: CallLedger): Conversat
 }
 
 /**
- * An API key for the harness, shaped like the provider's (`sk-ant-api03-…AA`, `sk-proj-…T3BlbkFJ…`, `AIza…`) and
- * random: the old `hr-<trial id>` told the harness it faced the instrument and which trial it was in.
- * The endpoint never checks it.
+ * An API key for the harness, shaped like the provider's (`sk-ant-api03-…AA`, `sk-proj-…T3BlbkFJ…`,
+ * `AIza…`) and random: the old `hr-<trial id>` told the harness it faced the instrument and which trial
+ * it was in. The endpoint never checks it.
  */
 export function providerKey(dialect: Dialect): string {
   const rnd = (n: number) => fromBytes(() => randomBytes(64), BASE64URL, n);

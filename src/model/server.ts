@@ -1,7 +1,7 @@
-// The model endpoint of a trial: the routes under /v1/ (and Gemini's /v1beta/) of the per-trial server. It parses the request
-// of whichever dialect the harness speaks, lets the scripted policy decide, answers on the wire and
-// records the exchange (tools offered, results received, trigger visibility, the answer) as evidence.
-// `answerRequest` is the pure core; the handler only does the HTTP.
+// The model endpoint of a trial: the routes under /v1/ (and Gemini's /v1beta/) of the per-trial server. It
+// parses the request of whichever dialect the harness speaks, lets the scripted policy decide, answers on
+// the wire and records the exchange (tools offered, results received, trigger visibility, the answer) as
+// evidence. `answerRequest` is the pure core; the handler only does the HTTP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
 import { callKey, type ModelExchange, type ScriptContext, type ToolCallRecord } from '../evidence/types.js';

@@ -68,7 +68,9 @@ export function providerPath(dialect: Dialect, model: string, stream: boolean): 
     case 'openai-responses':
       return '/responses';
     case 'gemini':
-      return `/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+      return `/models/${encodeURIComponent(model)}:${
+        stream ? 'streamGenerateContent?alt=sse' : 'generateContent'
+      }`;
   }
 }
 
