@@ -11,7 +11,7 @@ export function scaffoldAdapter(name: string): string {
 # dialect the harness spoke and whether refusals are recognised.
 name: ${name}   # the install folder is {{cache}}/${name}-VERSION: this name, not the npm package's
 description: "FILL: one line about the harness"
-dialect: openai-chat   # FILL: anthropic-messages | openai-responses | openai-chat (what it sends the model)
+dialect: openai-chat   # FILL: anthropic-messages | openai-responses | openai-chat | gemini (what it sends the model)
 install:
   # FILL: the npm package and its exact version; installed with npm's install scripts run, into
   # {{cache}}/${name}-VERSION (delete this block for a harness you build yourself and name launch.command).

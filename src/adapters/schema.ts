@@ -2,6 +2,7 @@
 // beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
 import { z } from 'zod';
 import { regexSource } from '../regex-source.js';
+import { DIALECTS } from '../spec/vocabulary.js';
 import { type FileContent, joinProblem } from './files.js';
 import { Output } from './parsers/rules.js';
 
@@ -77,7 +78,7 @@ export const Adapter = z
     name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
     description: z.string().default(''),
     /** Model wire dialect the harness speaks (the endpoint serves all; this is for docs and checks). */
-    dialect: z.enum(['anthropic-messages', 'openai-responses', 'openai-chat']),
+    dialect: z.enum(DIALECTS),
     install: z
       .object({
         /** npm package and exact version, installed into {{cache}}/NAME-VERSION. */

@@ -35,7 +35,7 @@ options:
   --seeds N          trials per case (default 1)
   --model MODE       scripted (default: the deterministic worst-case model), live (a provider) or
                      replay (a recorded live run); see README "Live models"
-  --provider KIND    live: openai-compatible (default) or anthropic
+  --provider KIND    live: openai-compatible (default), anthropic or gemini
   --base-url URL     live: the provider's base URL with its version path (…/v1)
   --model-name NAME  live: the model to ask for; the key comes from HARNESS_RISK_MODEL_KEY
   --temperature T    live: sampling temperature (provider default when absent)

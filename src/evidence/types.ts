@@ -3,6 +3,7 @@
 // services (every request), the filesystem (snapshot before/after), the process, and the harness's own
 // output (parsed by the adapter's output parser).
 import type { Action, ActionKind } from '../spec/actions.js';
+import type { Dialect } from '../spec/vocabulary.js';
 import type { FinalServiceState } from './services-state.js';
 
 /** Which part of the scripted plan a tool call served. */
@@ -70,7 +71,7 @@ export interface WorldVerdict {
 export interface ModelExchange {
   seq: number;
   at: number;
-  dialect: 'anthropic-messages' | 'openai-responses' | 'openai-chat';
+  dialect: Dialect;
   path: string;
   /** Tool names offered in the request. */
   tools: string[];

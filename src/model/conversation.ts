@@ -59,6 +59,8 @@ export interface Conversation {
   messages: Message[];
   tools: ToolSpec[];
   stream: boolean;
+  /** Gemini's streamGenerateContent without `alt=sse` streams one JSON array of responses, not SSE. */
+  streamAs?: 'json-array';
   /** JSON schema the harness asked the answer to follow (structured output), if any. */
   outputSchema?: unknown;
 }
@@ -114,23 +116,34 @@ const joinText = (...parts: string[]): string => parts.filter(Boolean).join('\n\
 
 export class RequestError extends Error {}
 
+/**
+ * What the request's URL says rather than its body: Gemini names the model and whether to stream in the
+ * path (`/v1beta/models/{model}:streamGenerateContent?alt=sse`); gemini-url.ts reads it.
+ */
+export interface UrlFacts {
+  model: string;
+  stream: boolean;
+  streamAs?: 'json-array';
+}
+
 /** Parses a request body of the given dialect. Throws RequestError only when the body is not an object. */
-export function parseConversation(dialect: Dialect, body: unknown): Conversation {
+export function parseConversation(dialect: Dialect, body: unknown, url?: UrlFacts): Conversation {
   if (!isObj(body)) throw new RequestError('request body must be a JSON object');
-  const base = {
-    dialect,
-    model: str(body.model) || DEFAULT_MODEL,
-    stream: body.stream === true,
-  };
+  const base = url
+    ? { dialect, ...url, model: url.model || DEFAULT_MODEL }
+    : { dialect, model: str(body.model) || DEFAULT_MODEL, stream: body.stream === true };
   // Everything outside the turns (tools, system, metadata, unknown fields) is where an injection can sit.
   const { messages: _m, input: _i, ...outside } = body;
+  if (dialect === 'gemini') delete outside.contents;
   const exposed = JSON.stringify(outside);
   const parsed =
     dialect === 'anthropic-messages'
       ? parseAnthropic(body)
       : dialect === 'openai-responses'
         ? parseResponses(body)
-        : parseChat(body);
+        : dialect === 'gemini'
+          ? parseGemini(body)
+          : parseChat(body);
   const { systemTurns, ...rest } = parsed;
   return { ...base, exposed: joinText(exposed, systemTurns ?? ''), ...rest };
 }
@@ -325,6 +338,106 @@ function parseChat(body: Obj): Parsed {
     messages,
     tools,
     outputSchema: structuredSchema(format, obj(format.json_schema).schema),
+  };
+}
+
+// ---- Gemini generateContent ----
+
+/** The id prefix of a Gemini call the harness sent without an id (see withIssuedIds in ids.ts). */
+export const UNNAMED_CALL = 'gemini-call-';
+
+/** A field REST clients spell either way (`functionCall` in the SDKs, `function_call` in curl examples). */
+const field = (o: Obj, camel: string): unknown =>
+  o[camel] ?? o[camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
+
+/** A functionResponse's `response` as the text the model reads: its output (or error), else its JSON. */
+function geminiResultText(response: unknown): string {
+  if (typeof response === 'string') return response;
+  const r = obj(response);
+  const v = r.output ?? r.result ?? r.content ?? r.error;
+  if (typeof v === 'string') return v;
+  if (v !== undefined) return textOf(v) || JSON.stringify(v);
+  return JSON.stringify(response ?? {});
+}
+
+/**
+ * Gemini's functionCall may carry an id and its functionResponse echo it; a harness that echoes names
+ * only gets its results paired with the earliest unanswered call of that name (the API's own rule: the
+ * responses follow the calls in order), so the policy finds the call each result answers.
+ */
+function parseGemini(body: Obj): Parsed {
+  const messages: Message[] = [];
+  // Calls not answered yet; `named` when the harness gave the id (a result without an id answers a
+  // call without one first).
+  const pending: { id: string; name: string; named: boolean }[] = [];
+  let calls = 0;
+  const pairedId = (id: string, name: string): string => {
+    const first = (ok: (c: (typeof pending)[number]) => boolean) => pending.findIndex(ok);
+    const at = id
+      ? first((c) => c.id === id)
+      : [first((c) => c.name === name && !c.named), first((c) => c.name === name), 0].find((i) => i >= 0)!;
+    const call = at >= 0 ? pending.splice(at, 1)[0] : undefined;
+    return id || call?.id || `${UNNAMED_CALL}${calls++}`;
+  };
+  for (const c of arr(body.contents).map(obj)) {
+    const parts = arr(c.parts).map(obj);
+    const text = parts
+      .filter((p) => typeof p.text === 'string' && p.thought !== true)
+      .map((p) => str(p.text))
+      .join('\n');
+    if (c.role === 'model') {
+      // A call without an id gets one of its own (unknown to the ledger, like any id a harness made up),
+      // so its result stays paired with it and a provider of another dialect gets a call id.
+      const fns = parts.map((p) => obj(field(p, 'functionCall'))).filter((f) => f.name !== undefined);
+      const toolCalls = fns.map((f) => ({
+        id: str(f.id) || `${UNNAMED_CALL}${calls++}`,
+        name: str(f.name),
+        args: f.args ?? {},
+      }));
+      pending.push(...toolCalls.map((c, i) => ({ id: c.id, name: c.name, named: Boolean(fns[i]!.id) })));
+      push(messages, { ...emptyMessage('assistant'), text, toolCalls });
+      continue;
+    }
+    const seen = seenOf(c);
+    const toolResults = parts
+      .map((p) => obj(field(p, 'functionResponse')))
+      .filter((f) => f.name !== undefined)
+      .map((f) => ({
+        callId: pairedId(str(f.id), str(f.name)),
+        text: geminiResultText(f.response),
+        isError: isObj(f.response) && f.response.error !== undefined && f.response.output === undefined,
+      }));
+    push(messages, { ...emptyMessage('tool'), toolResults, ...(toolResults.length ? { seen } : {}) });
+    push(messages, { ...emptyMessage('user'), text, ...(toolResults.length ? {} : { seen }) });
+  }
+  const tools = arr(body.tools)
+    .map(obj)
+    .flatMap((t) => {
+      const fns = arr(field(t, 'functionDeclarations')).map(obj);
+      // googleSearch, codeExecution, urlContext…: hosted tools, named by their key, never callable.
+      const hosted = Object.keys(t).filter(
+        (k) => k !== 'functionDeclarations' && k !== 'function_declarations',
+      );
+      return [
+        ...fns.map((f) => ({
+          name: str(f.name),
+          description: str(f.description),
+          schema: field(f, 'parametersJsonSchema') ?? f.parameters ?? {},
+          callable: true,
+        })),
+        ...hosted.map((name) => ({ name, description: '', schema: {}, callable: false })),
+      ];
+    })
+    .filter((t) => t.name);
+  const instruction = field(body, 'systemInstruction');
+  const config = obj(field(body, 'generationConfig'));
+  const schema = field(config, 'responseJsonSchema') ?? field(config, 'responseSchema');
+  const json = field(config, 'responseMimeType') === 'application/json';
+  return {
+    system: textOf(isObj(instruction) ? arr(instruction.parts) : instruction),
+    messages,
+    tools,
+    outputSchema: json || schema !== undefined ? (schema ?? { type: 'object' }) : undefined,
   };
 }
 

@@ -1,8 +1,9 @@
 // Encoding the model's answer on the wire, in the shapes real harnesses accept (see HARNESSES.md):
-// Anthropic Messages SSE, OpenAI Responses SSE, OpenAI Chat Completions SSE, and plain JSON when a
-// request did not ask to stream. Everything here is deterministic: ids and timestamps come from the
-// caller, so the same answer always gives the same bytes. Attack and owner calls go through the same
-// code with the same fields in the same order: nothing but the call's name and arguments differs.
+// Anthropic Messages SSE, OpenAI Responses SSE, OpenAI Chat Completions SSE, Gemini generateContent (SSE or
+// one JSON array when streamed), and plain JSON when a request did not ask to stream. Everything here is
+// deterministic: ids and timestamps come from the caller, so the same answer always gives the same bytes.
+// Attack and owner calls go through the same code with the same fields in the same order: nothing but the
+// call's name and arguments differs.
 import type { Conversation, Dialect } from './conversation.js';
 import type { ResponseIds } from './ids.js';
 
@@ -59,6 +60,12 @@ export function encodeResponse(conv: Conversation, out: Output, meta: EncodeMeta
         : json(responsesObject(conv, out, meta, 'completed'));
     case 'openai-chat':
       return stream ? sse(chatChunks(conv, out, meta)) : json(chatCompletion(conv, out, meta));
+    case 'gemini': {
+      // The whole answer in one chunk, as Gemini sends a short answer: SSE, or a one-element JSON array.
+      const response = geminiResponse(conv, out, meta);
+      if (!stream) return json(response);
+      return conv.streamAs === 'json-array' ? json([response]) : sse(sseEvent(response));
+    }
   }
 }
 
@@ -294,12 +301,48 @@ function chatCompletion(conv: Conversation, out: Output, meta: EncodeMeta) {
   };
 }
 
+// ---- Gemini generateContent ----
+
+/** Gemini ends a turn with STOP whether it answered in text or with function calls. */
+function geminiResponse(conv: Conversation, out: Output, meta: EncodeMeta) {
+  const parts =
+    out.kind === 'text'
+      ? [{ text: out.text }]
+      : out.calls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: c.args ?? {} } }));
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: {
+      promptTokenCount: meta.inputTokens,
+      candidatesTokenCount: meta.outputTokens,
+      totalTokenCount: meta.inputTokens + meta.outputTokens,
+    },
+    modelVersion: conv.model,
+    responseId: meta.ids.response,
+  };
+}
+
+/** google.rpc status names of the HTTP statuses the endpoint answers with. */
+const GEMINI_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'INVALID_ARGUMENT',
+  413: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  503: 'UNAVAILABLE',
+};
+
 // ---- errors and the model list ----
 
 /** An error in the dialect's own error shape, so the harness reports it instead of choking on it. */
 export function encodeError(dialect: Dialect, status: number, message: string): Encoded {
   if (dialect === 'anthropic-messages') {
     return json({ type: 'error', error: { type: 'invalid_request_error', message } }, status);
+  }
+  if (dialect === 'gemini') {
+    const name = GEMINI_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
+    return json({ error: { code: status, message, status: name } }, status);
   }
   return json({ error: { message, type: 'invalid_request_error', param: null, code: null } }, status);
 }

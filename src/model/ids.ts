@@ -10,7 +10,7 @@
 // never depend on id bytes (the ledger maps ids to moves), so identical commits still give identical labels.
 import { createHmac, randomBytes } from 'node:crypto';
 import { callKey, type StepRef, type WorldVerdict } from '../evidence/types.js';
-import type { Dialect } from './conversation.js';
+import { type Conversation, type Dialect, UNNAMED_CALL } from './conversation.js';
 import type { Before } from './world-check.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -60,7 +60,7 @@ export interface Move {
 
 /** The ids of one response besides its tool calls. */
 export interface ResponseIds {
-  /** `msg_01…` (Anthropic), `resp_…` (Responses), `chatcmpl-…` (Chat Completions). */
+  /** `msg_01…` (Anthropic), `resp_…` (Responses), `chatcmpl-…` (Chat Completions), Gemini's responseId. */
   response: string;
   /** The Responses API's output message item (`msg_…`); unused elsewhere. */
   message: string;
@@ -75,8 +75,14 @@ const SHAPES = {
   responsesMessage: { prefix: 'msg_', alphabet: HEX, length: 48 },
   response: { prefix: 'resp_', alphabet: HEX, length: 48 },
   chatCompletion: { prefix: 'chatcmpl-', alphabet: BASE62, length: 29 },
+  geminiCall: { prefix: '', alphabet: '0123456789abcdefghijklmnopqrstuvwxyz', length: 8 },
+  geminiResponse: { prefix: '', alphabet: BASE64URL, length: 23 },
 } as const;
 type Shape = keyof typeof SHAPES;
+
+/** The shape of a tool-call id in each dialect. */
+const callShape = (dialect: Dialect): Shape =>
+  dialect === 'anthropic-messages' ? 'anthropicTool' : dialect === 'gemini' ? 'geminiCall' : 'openaiCall';
 
 /** The per-trial state of the scripted model: the ids it issued and the move each one served. */
 export class CallLedger {
@@ -87,6 +93,8 @@ export class CallLedger {
   private readonly before = new Map<string, Before>();
   /** callKey(id) → what the world showed once its result came back. */
   private readonly verdicts = new Map<string, WorldVerdict>();
+  /** id → the call as sent (name and arguments), in issue order: finds a call echoed without its id. */
+  private readonly sent = new Map<string, string>();
 
   /** `secret` defaults to 32 fresh random bytes; pass one only to get byte-identical traffic in tests. */
   constructor(private readonly secret: string = randomBytes(32).toString('hex')) {}
@@ -98,14 +106,25 @@ export class CallLedger {
 
   /** A fresh tool-call id in the dialect's format, remembered as serving `move`. */
   issue(dialect: Dialect, move: Move): string {
-    const id = this.draw(dialect === 'anthropic-messages' ? 'anthropicTool' : 'openaiCall');
+    const id = this.draw(callShape(dialect));
     this.moves.set(callKey(id), move);
     return id;
   }
 
   /** A fresh tool-call id for a call no plan step made (live and replayed answers): remembered as nothing. */
   fresh(dialect: Dialect): string {
-    return this.draw(dialect === 'anthropic-messages' ? 'anthropicTool' : 'openaiCall');
+    return this.draw(callShape(dialect));
+  }
+
+  /** Remembers what call `id` asked for, so a harness that echoes it without the id (Gemini) is understood. */
+  sentAs(id: string, name: string, args: unknown): void {
+    this.sent.set(id, sentText(name, args));
+  }
+
+  /** The ids sent for a call of this name and arguments, in issue order. */
+  idsSentAs(name: string, args: unknown): string[] {
+    const text = sentText(name, args);
+    return [...this.sent].filter(([, t]) => t === text).map(([id]) => id);
   }
 
   /** The move an id we issued served, also after a harness rewrote its separators; undefined for ids it made up. */
@@ -150,17 +169,55 @@ export class CallLedger {
         return { response: this.draw('response'), message: this.draw('responsesMessage') };
       case 'openai-chat':
         return { response: this.draw('chatCompletion'), message: '' };
+      case 'gemini':
+        return { response: this.draw('geminiResponse'), message: '' };
     }
   }
 }
 
+const sentText = (name: string, args: unknown): string => JSON.stringify([name, args ?? {}]);
+
 /**
- * An API key for the harness, shaped like the provider's (`sk-ant-api03-…AA`, `sk-proj-…T3BlbkFJ…`) and
- * random: the old `hr-<trial id>` told the harness it faced the instrument and which trial it was in.
- * The endpoint never checks it.
+ * A Gemini harness may send calls and results back without ids; the parser gave them ids of its own
+ * (UNNAMED_CALL…), unknown to the ledger. Each such call that repeats one the ledger sent (same name and
+ * arguments, the earliest not yet matched) gets that call's id back, its results with it, so the policy
+ * knows which plan step it served as if the harness had echoed the id.
+ */
+export function withIssuedIds(conv: Conversation, ledger: CallLedger): Conversation {
+  const named = new Map<string, string>();
+  const used = new Set<string>();
+  for (const m of conv.messages)
+    for (const c of m.toolCalls) {
+      if (!c.id.startsWith(UNNAMED_CALL)) {
+        used.add(c.id);
+        continue;
+      }
+      const id = ledger.idsSentAs(c.name, c.args).find((i) => !used.has(i));
+      if (id) {
+        named.set(c.id, id);
+        used.add(id);
+      }
+    }
+  if (!named.size) return conv;
+  const idOf = (id: string) => named.get(id) ?? id;
+  return {
+    ...conv,
+    messages: conv.messages.map((m) => ({
+      ...m,
+      toolCalls: m.toolCalls.map((c) => ({ ...c, id: idOf(c.id) })),
+      toolResults: m.toolResults.map((r) => ({ ...r, callId: idOf(r.callId) })),
+    })),
+  };
+}
+
+/**
+ * An API key for the harness, shaped like the provider's (`sk-ant-api03-…AA`, `sk-proj-…T3BlbkFJ…`,
+ * `AIza…`) and random: the old `hr-<trial id>` told the harness it faced the instrument and which trial
+ * it was in. The endpoint never checks it.
  */
 export function providerKey(dialect: Dialect): string {
   const rnd = (n: number) => fromBytes(() => randomBytes(64), BASE64URL, n);
+  if (dialect === 'gemini') return `AIza${rnd(35)}`;
   return dialect === 'anthropic-messages'
     ? `sk-ant-api03-${rnd(93)}AA`
     : `sk-proj-${rnd(74)}T3BlbkFJ${rnd(74)}`;

@@ -1,7 +1,7 @@
-// The model endpoint of a trial: the routes under /v1/ of the per-trial server. It parses the request
-// of whichever dialect the harness speaks, lets the scripted policy decide, answers on the wire and
-// records the exchange (tools offered, results received, trigger visibility, the answer) as evidence.
-// `answerRequest` is the pure core; the handler only does the HTTP.
+// The model endpoint of a trial: the routes under /v1/ (and Gemini's /v1beta/) of the per-trial server. It
+// parses the request of whichever dialect the harness speaks, lets the scripted policy decide, answers on
+// the wire and records the exchange (tools offered, results received, trigger visibility, the answer) as
+// evidence. `answerRequest` is the pure core; the handler only does the HTTP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
 import { callKey, type ModelExchange, type ScriptContext, type ToolCallRecord } from '../evidence/types.js';
@@ -21,7 +21,8 @@ import {
   estimateTokens,
   type Output,
 } from './dialects.js';
-import { CallLedger } from './ids.js';
+import { geminiMethod, geminiUrlFacts, withoutKey } from './gemini-url.js';
+import { CallLedger, withIssuedIds } from './ids.js';
 import type { Backend } from './live/backend.js';
 import { type Answer, type Decision, decide } from './policy.js';
 import { type WorldProbe, worldAfter, worldBefore } from './world-check.js';
@@ -60,6 +61,20 @@ const ROUTES: Record<string, Dialect> = {
   '/v1/responses': 'openai-responses',
   '/v1/chat/completions': 'openai-chat',
 };
+
+/** The dialect a model route speaks; Gemini's routes carry the model in the path. */
+const dialectOf = (pathname: string): Dialect | undefined =>
+  ROUTES[pathname] ?? (geminiMethod(pathname) ? 'gemini' : undefined);
+
+/**
+ * The request body as a conversation. Gemini's model and streaming come from the URL (`path`), and its
+ * calls echoed without ids get the ids the ledger sent them with.
+ */
+function conversationOf(dialect: Dialect, path: string, rawBody: string, ledger: CallLedger): Conversation {
+  const body = JSON.parse(rawBody);
+  if (dialect !== 'gemini') return parseConversation(dialect, body);
+  return withIssuedIds(parseConversation(dialect, body, geminiUrlFacts(path)), ledger);
+}
 
 function toOutput(answer: Answer, conv: Conversation, ledger: CallLedger): Output {
   const dialect = conv.dialect;
@@ -102,9 +117,10 @@ function parseRequest(
   dialect: Dialect,
   path: string,
   rawBody: string,
+  ledger: CallLedger,
 ): { conv: Conversation } | ReturnType<typeof failed> {
   try {
-    return { conv: parseConversation(dialect, JSON.parse(rawBody)) };
+    return { conv: conversationOf(dialect, path, rawBody, ledger) };
   } catch (err) {
     const why = err instanceof RequestError ? err.message : `malformed JSON: ${(err as Error).message}`;
     return failed(dialect, path, 400, why);
@@ -123,11 +139,12 @@ export function answerRequest(
   ledger: CallLedger,
   created = FIXED_CREATED,
 ): { encoded: Encoded; entry: ExchangeEntry; effect?: Decision['effect'] } {
-  const parsed = parseRequest(dialect, path, rawBody);
+  const parsed = parseRequest(dialect, path, rawBody, ledger);
   if ('encoded' in parsed) return parsed;
   const conv = parsed.conv;
   const { answer, observed, effect } = decide(conv, ctx, ledger);
   const output = toOutput(answer, conv, ledger);
+  if (answer.kind === 'tool_calls') for (const c of answer.calls) ledger.sentAs(c.id, c.tool, c.args);
   const meta = {
     ids: ledger.responseIds(dialect),
     created,
@@ -168,7 +185,7 @@ export async function answerLive(
   created = FIXED_CREATED,
   signal?: AbortSignal,
 ): Promise<{ encoded: Encoded; entry: ExchangeEntry; fatal?: string }> {
-  const parsed = parseRequest(dialect, path, rawBody);
+  const parsed = parseRequest(dialect, path, rawBody, ledger);
   if ('encoded' in parsed) return parsed;
   const conv = parsed.conv;
   const got = await backend(conv, ledger, signal);
@@ -207,6 +224,7 @@ export async function answerLive(
       : { kind: 'tool_calls', calls: out.calls.map((c) => ({ ...c, ...withAction(actionOf(c.tool, ctx)) })) };
   const answer: Answer = out.kind === 'text' ? out : { kind: 'tool_calls', calls: out.calls };
   const output = toOutput(answer, conv, ledger);
+  if (out.kind === 'tool_calls') for (const c of out.calls) ledger.sentAs(c.id, c.tool, c.args);
   const meta = {
     ids: ledger.responseIds(dialect),
     created,
@@ -220,12 +238,18 @@ export async function answerLive(
 }
 
 /** Judges the effect of every awaited call whose result this request carries (world-check.ts). */
-async function settleEffects(dialect: Dialect, rawBody: string, ledger: CallLedger, world: WorldProbe) {
+async function settleEffects(
+  dialect: Dialect,
+  path: string,
+  rawBody: string,
+  ledger: CallLedger,
+  world: WorldProbe,
+) {
   const waiting = new Map(ledger.awaiting());
   if (!waiting.size) return;
   let conv: Conversation;
   try {
-    conv = parseConversation(dialect, JSON.parse(rawBody));
+    conv = conversationOf(dialect, path, rawBody, ledger);
   } catch {
     return; // answerRequest answers the malformed request
   }
@@ -287,28 +311,35 @@ export function createModelHandler(
       send(res, encodeModel(decodeURIComponent(pathname.slice('/v1/models/'.length)), created));
       return true;
     }
-    if (pathname === '/v1/messages/count_tokens' && method === 'POST') {
+    if (
+      (pathname === '/v1/messages/count_tokens' || geminiMethod(pathname)?.method === 'countTokens') &&
+      method === 'POST'
+    ) {
       const body = await readBody(req, limit).catch(() => '');
+      const tokens = estimateTokens(body);
       send(res, {
         status: 200,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ input_tokens: estimateTokens(body) }),
+        body: JSON.stringify(
+          pathname.endsWith(':countTokens') ? { totalTokens: tokens } : { input_tokens: tokens },
+        ),
       });
       return true;
     }
-    const dialect = ROUTES[pathname];
+    const dialect = dialectOf(pathname);
     if (!dialect) return false;
     if (method !== 'POST') {
       send(res, encodeError(dialect, 405, `${method} not allowed on ${pathname}; use POST`));
       return true;
     }
-    const path = req.url ?? pathname;
+    // A Gemini harness may send its key as ?key=: the record keeps the route, not the key.
+    const path = withoutKey(req.url ?? pathname);
     let result: { encoded: Encoded; entry: ExchangeEntry; fatal?: string; effect?: Decision['effect'] };
     try {
       const body = await readBody(req, limit);
       if (options.world && !options.backend) {
         // What the calls answered in this request did in the world, before the model reads their results.
-        await settleEffects(dialect, body, ledger, options.world);
+        await settleEffects(dialect, path, body, ledger, options.world);
         result = answerRequest(dialect, path, body, ctx, ledger, created);
         const e = result.effect;
         const before = e ? await worldBefore(e.effect, options.world) : undefined;

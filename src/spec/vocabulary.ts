@@ -52,3 +52,10 @@ export const OUTCOMES = [
 ] as const;
 export const Outcome = z.enum(OUTCOMES);
 export type Outcome = z.infer<typeof Outcome>;
+
+/**
+ * The model wire dialects the trial endpoint speaks and a live provider can be asked in: Anthropic
+ * Messages, OpenAI Responses, OpenAI Chat Completions and Gemini generateContent.
+ */
+export const DIALECTS = ['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini'] as const;
+export type Dialect = (typeof DIALECTS)[number];

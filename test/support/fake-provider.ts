@@ -1,5 +1,6 @@
 // A fake model provider for live-mode tests: a real HTTP server on 127.0.0.1 speaking OpenAI Chat
-// Completions, OpenAI Responses and Anthropic Messages, streaming (SSE) or not, as real providers do.
+// Completions, OpenAI Responses, Anthropic Messages and Gemini generateContent, streaming (SSE) or not,
+// as real providers do.
 // It stands in for a provider because none is reachable here. It is seeded and stochastic: each new
 // conversation draws whether the "model" follows an injection it sees (probability pFollow), refuses it
 // (pRefuse) or ignores it; it fails on a schedule (429/500 with retry-after), checks the key and counts
@@ -15,6 +16,7 @@ import type { LoadedCase } from '../../src/cases/schema.js';
 import { callKey, type ScriptContext } from '../../src/evidence/types.js';
 import { type Conversation, type Dialect, parseConversation } from '../../src/model/conversation.js';
 import { encodeError, encodeResponse, estimateTokens, type Output } from '../../src/model/dialects.js';
+import { geminiMethod, geminiUrlFacts } from '../../src/model/gemini-url.js';
 import { CallLedger } from '../../src/model/ids.js';
 import { decide } from '../../src/model/policy.js';
 
@@ -147,7 +149,7 @@ export async function startFakeProvider(opts: FakeProviderOptions): Promise<Fake
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const dialect = ROUTES[path];
+    const dialect = ROUTES[path] ?? (geminiMethod(path) ? 'gemini' : undefined);
     const num = ++n;
     const send = (status: number, headers: Record<string, string>, body: string) => {
       res.writeHead(status, headers);
@@ -161,7 +163,9 @@ export async function startFakeProvider(opts: FakeProviderOptions): Promise<Fake
     const given =
       dialect === 'anthropic-messages'
         ? req.headers['x-api-key']
-        : req.headers.authorization?.replace(/^Bearer /, '');
+        : dialect === 'gemini'
+          ? (req.headers['x-goog-api-key'] ?? new URL(req.url ?? '/', 'http://x').searchParams.get('key'))
+          : req.headers.authorization?.replace(/^Bearer /, '');
     if (given !== opts.key) {
       record(401);
       const e = encodeError(dialect, 401, 'invalid api key');
@@ -182,7 +186,11 @@ export async function startFakeProvider(opts: FakeProviderOptions): Promise<Fake
       );
     }
     record(200);
-    const conv = parseConversation(dialect, body);
+    const conv = parseConversation(
+      dialect,
+      body,
+      dialect === 'gemini' ? geminiUrlFacts(req.url ?? path) : undefined,
+    );
     const out = answer(conv, raw);
     const inputTokens = estimateTokens(raw);
     const outputTokens = estimateTokens(JSON.stringify(out));

@@ -12,12 +12,15 @@ import {
   providerRequest,
 } from './translate.js';
 
-export const PROVIDERS = ['openai-compatible', 'anthropic'] as const;
+export const PROVIDERS = ['openai-compatible', 'anthropic', 'gemini'] as const;
 export type ProviderKind = (typeof PROVIDERS)[number];
 
 export interface ProviderConfig {
   provider: ProviderKind;
-  /** Base URL including the version path (`https://api.openai.com/v1`, `https://api.anthropic.com/v1`). */
+  /**
+   * Base URL including the version path (`https://api.openai.com/v1`, `https://api.anthropic.com/v1`,
+   * `https://generativelanguage.googleapis.com/v1beta`).
+   */
   base_url: string;
   model: string;
   key: string;
@@ -45,25 +48,42 @@ export interface ProviderResult extends ProviderAnswer {
 }
 
 /**
- * The provider dialect a request goes out in: Anthropic for `anthropic`; for an OpenAI-compatible
- * provider the harness's own OpenAI dialect, and chat completions (the widest supported) for an
- * Anthropic-speaking harness.
+ * The provider dialect a request goes out in: Anthropic for `anthropic`, Gemini for `gemini`; for an
+ * OpenAI-compatible provider the harness's own OpenAI dialect, and chat completions (the widest
+ * supported) for a harness speaking Anthropic or Gemini.
  */
 export function targetDialect(provider: ProviderKind, harness: Dialect): Dialect {
   if (provider === 'anthropic') return 'anthropic-messages';
-  return harness === 'anthropic-messages' ? 'openai-chat' : harness;
+  if (provider === 'gemini') return 'gemini';
+  return harness === 'openai-responses' ? 'openai-responses' : 'openai-chat';
 }
 
-const PATHS: Record<Dialect, string> = {
-  'anthropic-messages': '/messages',
-  'openai-chat': '/chat/completions',
-  'openai-responses': '/responses',
-};
+/** The path under the base URL; Gemini names the model and streaming in it. */
+export function providerPath(dialect: Dialect, model: string, stream: boolean): string {
+  switch (dialect) {
+    case 'anthropic-messages':
+      return '/messages';
+    case 'openai-chat':
+      return '/chat/completions';
+    case 'openai-responses':
+      return '/responses';
+    case 'gemini':
+      return `/models/${encodeURIComponent(model)}:${
+        stream ? 'streamGenerateContent?alt=sse' : 'generateContent'
+      }`;
+  }
+}
 
 function headers(cfg: ProviderConfig): Record<string, string> {
-  return cfg.provider === 'anthropic'
-    ? { 'x-api-key': cfg.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }
-    : { authorization: `Bearer ${cfg.key}`, 'content-type': 'application/json' };
+  const json = { 'content-type': 'application/json' };
+  switch (cfg.provider) {
+    case 'anthropic':
+      return { 'x-api-key': cfg.key, 'anthropic-version': '2023-06-01', ...json };
+    case 'gemini':
+      return { 'x-goog-api-key': cfg.key, ...json };
+    case 'openai-compatible':
+      return { authorization: `Bearer ${cfg.key}`, ...json };
+  }
 }
 
 /** Milliseconds a 429/5xx asks us to wait (`retry-after-ms`, `retry-after` seconds or HTTP date). */
@@ -110,7 +130,7 @@ export async function callProvider(
       stream: conv.stream,
     }),
   );
-  const url = `${cfg.base_url.replace(/\/+$/, '')}${PATHS[dialect]}`;
+  const url = `${cfg.base_url.replace(/\/+$/, '')}${providerPath(dialect, cfg.model, conv.stream)}`;
   const attempts = cfg.attempts ?? 5;
   let backoff = cfg.backoff_ms ?? 1000;
   let last = '';

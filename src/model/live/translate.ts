@@ -6,6 +6,7 @@
 // trial's sandbox, where nothing is recorded.
 import type { Conversation, Dialect, Message } from '../conversation.js';
 import { parseArgs } from '../conversation.js';
+import { fromGemini, geminiRequest } from './gemini.js';
 
 export interface ProviderCall {
   id: string;
@@ -120,6 +121,8 @@ export function providerRequest(conv: Conversation, target: Dialect, s: RequestS
         store: false,
         stream: s.stream,
       };
+    case 'gemini':
+      return geminiRequest(conv, tools, schemaOf, s);
   }
 }
 
@@ -228,7 +231,15 @@ export function parseProviderAnswer(dialect: Dialect, body: string, sse: boolean
       return fromChat(obj(value));
     case 'openai-responses':
       return fromResponses(obj(value));
+    case 'gemini':
+      // streamGenerateContent without alt=sse answers one JSON array of responses.
+      return geminiAnswer(Array.isArray(value) ? value.map(obj) : [obj(value)]);
   }
+}
+
+function geminiAnswer(responses: Obj[]): ProviderAnswer {
+  const { text, calls, usage } = fromGemini(responses);
+  return { output: output(text, calls), usage };
 }
 
 function output(text: string, calls: ProviderCall[]): ProviderOutput {
@@ -326,6 +337,8 @@ function parseStream(dialect: Dialect, events: Obj[]): ProviderAnswer {
       if (!done) throw new AnswerError('provider stream ended without response.completed');
       return fromResponses(obj(done.response));
     }
+    case 'gemini':
+      return geminiAnswer(events);
   }
 }
 
@@ -392,7 +405,7 @@ function chatStream(events: Obj[]): ProviderAnswer {
   };
 }
 
-/** The provider's error message out of its error body (any of the three shapes), else the body's head. */
+/** The provider's error message out of its error body (any of the four shapes), else the body's head. */
 export function providerErrorMessage(body: string): string {
   try {
     const v = obj(JSON.parse(body));
