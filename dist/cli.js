@@ -68,9 +68,9 @@ var init_errors = __esm({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/identity.js"(exports) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -125,9 +125,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../main/node_modules/yaml/dist/visit.js"(exports) {
+  "node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -283,9 +283,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../main/node_modules/yaml/dist/doc/directives.js"(exports) {
+  "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit3 = require_visit();
@@ -454,9 +454,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../main/node_modules/yaml/dist/doc/anchors.js"(exports) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit3 = require_visit();
@@ -524,9 +524,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../main/node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
     function applyReviver(reviver, obj5, key, val) {
       if (val && typeof val === "object") {
@@ -574,9 +574,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/toJS.js"(exports) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -604,9 +604,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Node.js"(exports) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -645,9 +645,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Alias.js"(exports) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var visit3 = require_visit();
@@ -763,9 +763,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -793,9 +793,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../main/node_modules/yaml/dist/doc/createNode.js"(exports) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -868,9 +868,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Collection.js"(exports) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -1011,9 +1011,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
     var stringifyComment = (str6) => str6.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -1028,9 +1028,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -1164,9 +1164,9 @@ ${indent}${text.slice(fold + 1, end2)}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -1447,9 +1447,9 @@ ${indent}`);
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringify.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -1571,9 +1571,9 @@ ${ctx.indent}${str6}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar2 = require_Scalar();
@@ -1704,9 +1704,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../main/node_modules/yaml/dist/log.js"(exports) {
+  "node_modules/yaml/dist/log.js"(exports) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -1726,9 +1726,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar2 = require_Scalar();
@@ -1786,9 +1786,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
     var merge2 = require_merge();
@@ -1850,9 +1850,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/Pair.js"(exports) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -1890,9 +1890,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -2041,9 +2041,9 @@ ${indent}${end}`;
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -2185,9 +2185,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/map.js"(exports) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -2207,9 +2207,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -2323,9 +2323,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/seq.js"(exports) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -2345,9 +2345,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/string.js"(exports) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string4 = {
@@ -2364,9 +2364,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../main/node_modules/yaml/dist/schema/common/null.js"(exports) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     var nullTag = {
@@ -2382,9 +2382,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     var boolTag = {
@@ -2406,9 +2406,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -2433,9 +2433,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/float.js"(exports) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2479,9 +2479,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/int.js"(exports) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -2524,9 +2524,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/core/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -2552,9 +2552,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/json/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     var map2 = require_map();
@@ -2619,9 +2619,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar2 = require_Scalar();
@@ -2685,9 +2685,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -2763,9 +2763,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -2841,9 +2841,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -2873,9 +2873,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2922,9 +2922,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -3001,9 +3001,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -3090,9 +3090,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str6, asBigInt) {
@@ -3178,9 +3178,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -3222,9 +3222,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../main/node_modules/yaml/dist/schema/tags.js"(exports) {
+  "node_modules/yaml/dist/schema/tags.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -3316,9 +3316,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../main/node_modules/yaml/dist/schema/Schema.js"(exports) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -3348,9 +3348,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -3428,9 +3428,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../main/node_modules/yaml/dist/doc/Document.js"(exports) {
+  "node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var Collection = require_Collection();
@@ -3737,9 +3737,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../main/node_modules/yaml/dist/errors.js"(exports) {
+  "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code, message) {
@@ -3802,9 +3802,9 @@ ${pointer}
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -3936,9 +3936,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -3978,9 +3978,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -3996,9 +3996,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items2, search) {
@@ -4012,9 +4012,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -4120,9 +4120,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -4171,9 +4171,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -4214,9 +4214,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -4408,9 +4408,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar2 = require_Scalar();
@@ -4473,9 +4473,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -4656,9 +4656,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
     "use strict";
     var Scalar2 = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -4877,9 +4877,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar2 = require_Scalar();
@@ -4958,9 +4958,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
     "use strict";
     function emptyScalarPosition(offset, before2, pos) {
       if (before2) {
@@ -4988,9 +4988,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-node.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -5094,9 +5094,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../main/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -5137,9 +5137,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../main/node_modules/yaml/dist/compose/composer.js"(exports) {
+  "node_modules/yaml/dist/compose/composer.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -5345,9 +5345,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -5530,9 +5530,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -5591,9 +5591,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
@@ -5653,9 +5653,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../main/node_modules/yaml/dist/parse/cst.js"(exports) {
+  "node_modules/yaml/dist/parse/cst.js"(exports) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -5755,9 +5755,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../main/node_modules/yaml/dist/parse/lexer.js"(exports) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -6344,9 +6344,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../main/node_modules/yaml/dist/parse/line-counter.js"(exports) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
     var LineCounter3 = class {
       constructor() {
@@ -6375,9 +6375,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../main/node_modules/yaml/dist/parse/parser.js"(exports) {
+  "node_modules/yaml/dist/parse/parser.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -7249,9 +7249,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../main/node_modules/yaml/dist/public-api.js"(exports) {
+  "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -7346,9 +7346,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../main/node_modules/yaml/dist/index.js"(exports) {
+  "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -7398,7 +7398,7 @@ var require_dist = __commonJS({
   }
 });
 
-// ../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -8144,7 +8144,7 @@ function constantCatch(value) {
 }
 var Cached, EVALUATING, captureStackTrace, allowsEval, getParsedType, propertyKeyTypes, primitiveTypes, NUMBER_FORMAT_RANGES, BIGINT_FORMAT_RANGES, highSurrogate, Class, installing, broke, breaker, CONSTANT_CATCH;
 var init_util = __esm({
-  "../main/node_modules/zod/v4/core/util.js"() {
+  "node_modules/zod/v4/core/util.js"() {
     init_core();
     Cached = class {
       constructor(getter) {
@@ -8259,7 +8259,7 @@ var init_util = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 function newError(Definition) {
   const E = _E;
   if (E) {
@@ -8362,7 +8362,7 @@ function config(newConfig) {
 }
 var _a, NEVER, _zodDesc, _E, $brand, $ZodAsyncError, $ZodEncodeError, globalConfig;
 var init_core = __esm({
-  "../main/node_modules/zod/v4/core/core.js"() {
+  "node_modules/zod/v4/core/core.js"() {
     init_util();
     NEVER = /* @__PURE__ */ Object.freeze({
       status: "aborted"
@@ -8386,7 +8386,7 @@ var init_core = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -8544,7 +8544,7 @@ function prettifyError(error2) {
 }
 var _messageDesc, _issuesDesc, _installedToString, initializer, $ZodError, $ZodRealError;
 var init_errors2 = __esm({
-  "../main/node_modules/zod/v4/core/errors.js"() {
+  "node_modules/zod/v4/core/errors.js"() {
     init_core();
     init_util();
     _messageDesc = {
@@ -8585,7 +8585,7 @@ var init_errors2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -8625,7 +8625,7 @@ function validateFallback(schema, value, _ctx) {
 }
 var _parse, parse, _parseAsync, parseAsync, _safeParse, safeParse, _safeParseAsync, safeParseAsync, COMPILE_INVALID, COMPILE_FALLBACK, validate, validateAsync, _encode, encode, _decode, decode, _encodeAsync, encodeAsync, _decodeAsync, decodeAsync, _safeEncode, safeEncode, _safeDecode, safeDecode, _safeEncodeAsync, safeEncodeAsync, _safeDecodeAsync, safeDecodeAsync;
 var init_parse = __esm({
-  "../main/node_modules/zod/v4/core/parse.js"() {
+  "node_modules/zod/v4/core/parse.js"() {
     init_core();
     init_errors2();
     init_util();
@@ -8753,7 +8753,7 @@ var init_parse = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -8854,7 +8854,7 @@ function fixedBase64url(length) {
 }
 var cuid, cuid2, ulid, xid, ksuid, nanoid, duration, extendedDuration, guid, uuid, uuid4, uuid6, uuid7, email, html5Email, rfc5322Email, unicodeEmail, idnEmail, browserEmail, _emoji, ipv4, ipv6, mac, cidrv4, cidrv6, base64, base64url, hostname, domain, httpProtocol, e164, creditCard, currencyCode, iban, dateSource, date, anyString, string, bigint, integer, number, boolean, _null, _undefined, lowercase, uppercase, hex, md5_hex, md5_base64, md5_base64url, sha1_hex, sha1_base64, sha1_base64url, sha256_hex, sha256_base64, sha256_base64url, sha384_hex, sha384_base64, sha384_base64url, sha512_hex, sha512_base64, sha512_base64url;
 var init_regexes = __esm({
-  "../main/node_modules/zod/v4/core/regexes.js"() {
+  "node_modules/zod/v4/core/regexes.js"() {
     init_util();
     cuid = /^[cC][0-9a-z]{6,}$/;
     cuid2 = /^[0-9a-z]+$/;
@@ -8931,7 +8931,7 @@ var init_regexes = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 function handleCheckPropertyResult(result, payload, property) {
   if (result.issues.length) {
     payload.issues.push(...prefixIssues(property, result.issues));
@@ -8939,7 +8939,7 @@ function handleCheckPropertyResult(result, payload, property) {
 }
 var $ZodCheck, _whenHasSize, _whenHasLength, numericOriginMap, $ZodCheckLessThan, $ZodCheckGreaterThan, $ZodCheckMultipleOf, $ZodCheckNumberFormat, $ZodCheckBigIntFormat, $ZodCheckMaxSize, $ZodCheckMinSize, $ZodCheckSizeEquals, $ZodCheckMaxLength, $ZodCheckMinLength, $ZodCheckLengthEquals, $ZodCheckStringFormat, $ZodCheckRegex, $ZodCheckLowerCase, $ZodCheckUpperCase, $ZodCheckIncludes, $ZodCheckStartsWith, $ZodCheckEndsWith, $ZodCheckProperty, $ZodCheckProperties, $ZodCheckMimeType, $ZodCheckOverwrite;
 var init_checks = __esm({
-  "../main/node_modules/zod/v4/core/checks.js"() {
+  "node_modules/zod/v4/core/checks.js"() {
     init_core();
     init_regexes();
     init_util();
@@ -9415,10 +9415,10 @@ var init_checks = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc;
 var init_doc = __esm({
-  "../main/node_modules/zod/v4/core/doc.js"() {
+  "node_modules/zod/v4/core/doc.js"() {
     Doc = class {
       constructor(args = [], closed = {}) {
         this.content = [];
@@ -9461,10 +9461,10 @@ ${content.join("\n")}
   }
 });
 
-// ../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version;
 var init_versions = __esm({
-  "../main/node_modules/zod/v4/core/versions.js"() {
+  "node_modules/zod/v4/core/versions.js"() {
     version = {
       major: 4,
       minor: 6,
@@ -9473,7 +9473,7 @@ var init_versions = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 async function validateAsync2(inst, value) {
   const ctx = { async: true };
   return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
@@ -10154,7 +10154,7 @@ function handleRefineResult(result, payload, input2, inst) {
 }
 var $ZodType, toStandardResult, $ZodString, $ZodStringFormat, $ZodGUID, $ZodUUID, $ZodEmail, URL_BAD_FORMAT, URL_UNPARSEABLE, asciiTabOrNewline, $ZodURL, $ZodEmoji, $ZodNanoID, $ZodCUID, $ZodCUID2, $ZodULID, $ZodXID, $ZodKSUID, $ZodISODateTime, $ZodISODate, $ZodISOTime, $ZodISODuration, $ZodIPv4, ipv6Alphabet, $ZodIPv6, $ZodMAC, $ZodCIDRv4, $ZodCIDRv6, base64Charset, $ZodBase64, base64urlCharset, $ZodBase64URL, $ZodE164, CC_SANITIZE, $ZodCreditCard, $ZodIBAN, $ZodJWT, $ZodCustomStringFormat, $ZodNumber, $ZodNumberFormat, $ZodBoolean, $ZodBigInt, $ZodBigIntFormat, $ZodSymbol, $ZodUndefined, $ZodNull, $ZodAny, $ZodUnknown, $ZodNever, $ZodVoid, $ZodDate, arraySize, mapSize, setSize, $ZodArray, NO_SYMBOL_KEYS, $ZodObject, $ZodObjectJIT, $ZodUnion, $ZodXor, $ZodDiscriminatedUnion, $ZodIntersection, $ZodTuple, $ZodRecord, $ZodMap, $ZodSet, $ZodEnum, $ZodLiteral, $ZodFile, $ZodTransform, $ZodOptional, $ZodExactOptional, $ZodNullable, $ZodDefault, $ZodPrefault, $ZodNonOptional, $ZodSuccess, $ZodCatch, $ZodNaN, $ZodPipe, $ZodCodec, $ZodPreprocess, $ZodReadonly, $ZodTemplateLiteral, $ZodFunction, $ZodPromise, $ZodLazy, $ZodCustom;
 var init_schemas = __esm({
-  "../main/node_modules/zod/v4/core/schemas.js"() {
+  "node_modules/zod/v4/core/schemas.js"() {
     init_checks();
     init_core();
     init_doc();
@@ -11928,7 +11928,7 @@ var init_schemas = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 function isRef(value) {
   return value !== null && typeof value === "object";
 }
@@ -12092,7 +12092,7 @@ function isBackEdge(ctx, value) {
 }
 var $ZodCyclicError, STATE, NO_ISSUES, recursive, NONE, ASSUMED, PROVEN, handoff, open, memo;
 var init_memoizer = __esm({
-  "../main/node_modules/zod/v4/core/memoizer.js"() {
+  "node_modules/zod/v4/core/memoizer.js"() {
     init_util();
     $ZodCyclicError = class extends Error {
       constructor() {
@@ -12210,7 +12210,7 @@ var init_memoizer = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 function en_default() {
   return {
     localeError: error()
@@ -12218,7 +12218,7 @@ function en_default() {
 }
 var error;
 var init_en = __esm({
-  "../main/node_modules/zod/v4/locales/en.js"() {
+  "node_modules/zod/v4/locales/en.js"() {
     init_util();
     error = () => {
       const Sizable = {
@@ -12341,24 +12341,24 @@ var init_en = __esm({
   }
 });
 
-// zod-en:../main/node_modules/zod/v4/locales/en.js
+// zod-en:node_modules/zod/v4/locales/en.js
 var en_exports = {};
 __export(en_exports, {
   en: () => en_default
 });
 var init_en2 = __esm({
-  "zod-en:../main/node_modules/zod/v4/locales/en.js"() {
+  "zod-en:node_modules/zod/v4/locales/en.js"() {
     init_en();
   }
 });
 
-// ../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 function registry() {
   return new $ZodRegistry();
 }
 var _a2, $output, $input, $ZodRegistry, globalRegistry;
 var init_registries = __esm({
-  "../main/node_modules/zod/v4/core/registries.js"() {
+  "node_modules/zod/v4/core/registries.js"() {
     $output = /* @__PURE__ */ Symbol("ZodOutput");
     $input = /* @__PURE__ */ Symbol("ZodInput");
     $ZodRegistry = class {
@@ -12406,7 +12406,7 @@ var init_registries = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 function compileValidator(schema, parser) {
   try {
     return compileFn(schema, { assertOnly: true });
@@ -13968,7 +13968,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
 }
 var INVALID, FALLBACK_FLAG, ZodCompileAsyncError, ZodCompileUnsupportedError, WHEN_DEFAULTED_CHECKS, PATTERN_IS_COMPLETE;
 var init_compile = __esm({
-  "../main/node_modules/zod/v4/core/compile.js"() {
+  "node_modules/zod/v4/core/compile.js"() {
     init_core();
     init_doc();
     init_memoizer();
@@ -14027,7 +14027,7 @@ var init_compile = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -15080,7 +15080,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
 }
 var TimePrecision;
 var init_api = __esm({
-  "../main/node_modules/zod/v4/core/api.js"() {
+  "node_modules/zod/v4/core/api.js"() {
     init_checks();
     init_registries();
     init_schemas();
@@ -15095,7 +15095,7 @@ var init_api = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -15611,7 +15611,7 @@ function isTransforming(_schema, _ctx) {
 }
 var FOLDABLE_KEYS, UNION_KEYS, createToJSONSchemaMethod, createStandardJSONSchemaMethod;
 var init_to_json_schema = __esm({
-  "../main/node_modules/zod/v4/core/to-json-schema.js"() {
+  "node_modules/zod/v4/core/to-json-schema.js"() {
     init_registries();
     init_util();
     FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
@@ -15632,7 +15632,7 @@ var init_to_json_schema = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
@@ -15782,7 +15782,7 @@ function toJSONSchema(input2, params) {
 }
 var narrowMin, narrowMax, narrowBoth, addDivisor, addPattern, intersectMime, setFormat, minContributor, maxContributor, formatContributor, contributors, formatMap, exactPatterns, exactPattern, stringProcessor, numberProcessor, booleanProcessor, bigintProcessor, symbolProcessor, nullProcessor, undefinedProcessor, voidProcessor, neverProcessor, anyProcessor, unknownProcessor, dateProcessor, enumProcessor, literalProcessor, nanProcessor, templateLiteralProcessor, fileProcessor, successProcessor, customProcessor, functionProcessor, transformProcessor, mapProcessor, setProcessor, arrayProcessor, objectProcessor, unionProcessor, intersectionProcessor, tupleProcessor, pendingRecords, recordProcessor, nullableProcessor, nonoptionalProcessor, UNREPRESENTABLE_DEFAULT, defaultProcessor, prefaultProcessor, catchProcessor, pipeProcessor, readonlyProcessor, promiseProcessor, optionalProcessor, lazyProcessor, allProcessors;
 var init_json_schema_processors = __esm({
-  "../main/node_modules/zod/v4/core/json-schema-processors.js"() {
+  "node_modules/zod/v4/core/json-schema-processors.js"() {
     init_regexes();
     init_schemas();
     init_to_json_schema();
@@ -16389,10 +16389,10 @@ var init_json_schema_processors = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator;
 var init_json_schema_generator = __esm({
-  "../main/node_modules/zod/v4/core/json-schema-generator.js"() {
+  "node_modules/zod/v4/core/json-schema-generator.js"() {
     init_json_schema_processors();
     init_to_json_schema();
     JSONSchemaGenerator = class {
@@ -16474,14 +16474,14 @@ var init_json_schema_generator = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 var init_json_schema = __esm({
-  "../main/node_modules/zod/v4/core/json-schema.js"() {
+  "node_modules/zod/v4/core/json-schema.js"() {
   }
 });
 
-// ../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -16798,7 +16798,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 var init_core2 = __esm({
-  "../main/node_modules/zod/v4/core/index.js"() {
+  "node_modules/zod/v4/core/index.js"() {
     init_core();
     init_parse();
     init_errors2();
@@ -16821,7 +16821,7 @@ var init_core2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -16856,12 +16856,12 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 var init_checks2 = __esm({
-  "../main/node_modules/zod/v4/classic/checks.js"() {
+  "node_modules/zod/v4/classic/checks.js"() {
     init_core2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
     configurable: true,
@@ -16878,7 +16878,7 @@ function _lazyMethod(proto, key, make) {
 }
 var _installedErrorProtos, initializer2, ZodError, ZodRealError;
 var init_errors3 = __esm({
-  "../main/node_modules/zod/v4/classic/errors.js"() {
+  "node_modules/zod/v4/classic/errors.js"() {
     init_core2();
     init_core2();
     init_util();
@@ -16915,10 +16915,10 @@ var init_errors3 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse2, parseAsync2, safeParse2, safeParseAsync2, encode2, decode2, encodeAsync2, decodeAsync2, safeEncode2, safeDecode2, safeEncodeAsync2, safeDecodeAsync2;
 var init_parse2 = __esm({
-  "../main/node_modules/zod/v4/classic/parse.js"() {
+  "node_modules/zod/v4/classic/parse.js"() {
     init_core2();
     init_errors3();
     init_core2();
@@ -16937,7 +16937,7 @@ var init_parse2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -17611,7 +17611,7 @@ function preprocess(fn, schema) {
 }
 var ZodType, _ZodString, ZodString, ZodStringFormat, ZodISODateTime, ZodISODate, ZodISOTime, ZodISODuration, ZodEmail, ZodGUID, ZodUUID, ZodURL, ZodEmoji, ZodNanoID, ZodCUID, ZodCUID2, ZodULID, ZodXID, ZodKSUID, ZodIPv4, ZodMAC, ZodIPv6, ZodCIDRv4, ZodCIDRv6, ZodBase64, ZodBase64URL, ZodE164, ZodCreditCard, ZodIBAN, ZodJWT, ZodCustomStringFormat, ZodNumber, ZodNumberFormat, ZodBoolean, ZodBigInt, ZodBigIntFormat, ZodSymbol, ZodUndefined, ZodNull, ZodAny, ZodUnknown, ZodNever, ZodVoid, ZodDate, ZodArray, ZodObject, ZodUnion, ZodXor, ZodDiscriminatedUnion, ZodIntersection, ZodTuple, ZodRecord, ZodMap, ZodSet, ZodEnum, ZodLiteral, ZodFile, ZodTransform, ZodOptional, ZodExactOptional, ZodNullable, ZodDefault, ZodPrefault, ZodNonOptional, ZodSuccess, ZodCatch, ZodNaN, ZodPipe, ZodCodec, ZodPreprocess, ZodReadonly, ZodTemplateLiteral, ZodLazy, ZodPromise, ZodFunction, ZodCustom, describe2, meta2, ZodInstanceOf, stringbool;
 var init_schemas2 = __esm({
-  "../main/node_modules/zod/v4/classic/schemas.js"() {
+  "node_modules/zod/v4/classic/schemas.js"() {
     init_core2();
     init_core2();
     init_json_schema_processors();
@@ -18594,7 +18594,7 @@ var init_schemas2 = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 function setErrorMap(map2) {
   config({
     customError: map2
@@ -18605,7 +18605,7 @@ function getErrorMap() {
 }
 var ZodIssueCode, ZodFirstPartyTypeKind;
 var init_compat = __esm({
-  "../main/node_modules/zod/v4/classic/compat.js"() {
+  "node_modules/zod/v4/classic/compat.js"() {
     init_core2();
     ZodIssueCode = {
       invalid_type: "invalid_type",
@@ -18625,7 +18625,7 @@ var init_compat = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -18650,14 +18650,14 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 var init_iso = __esm({
-  "../main/node_modules/zod/v4/classic/iso.js"() {
+  "node_modules/zod/v4/classic/iso.js"() {
     init_core2();
     init_schemas2();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 function detectVersion(schema, defaultTarget) {
   const $schema = schema.$schema;
   if ($schema === "https://json-schema.org/draft/2020-12/schema") {
@@ -19288,7 +19288,7 @@ function fromJSONSchema(schema, params) {
 }
 var z, RECOGNIZED_KEYS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, fullTime;
 var init_from_json_schema = __esm({
-  "../main/node_modules/zod/v4/classic/from-json-schema.js"() {
+  "node_modules/zod/v4/classic/from-json-schema.js"() {
     init_registries();
     init_util();
     init_checks2();
@@ -19400,7 +19400,7 @@ var init_from_json_schema = __esm({
   }
 });
 
-// ../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 function visit2(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
     const h = fnOrHandlers[node2._zod.def.type];
@@ -19555,14 +19555,14 @@ function visit2(schema, fnOrHandlers) {
 }
 var RESOLVING;
 var init_visit = __esm({
-  "../main/node_modules/zod/v4/core/visit.js"() {
+  "node_modules/zod/v4/core/visit.js"() {
     init_schemas();
     init_util();
     RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
   }
 });
 
-// ../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit2(schema, {
     object: (s) => s.partial(),
@@ -19574,13 +19574,13 @@ function deepPartial(schema) {
   });
 }
 var init_deep_partial = __esm({
-  "../main/node_modules/zod/v4/classic/deep-partial.js"() {
+  "node_modules/zod/v4/classic/deep-partial.js"() {
     init_visit();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -19610,14 +19610,14 @@ function output(schema) {
   });
 }
 var init_in_out = __esm({
-  "../main/node_modules/zod/v4/classic/in-out.js"() {
+  "node_modules/zod/v4/classic/in-out.js"() {
     init_util();
     init_visit();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -19642,13 +19642,13 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 var init_coerce = __esm({
-  "../main/node_modules/zod/v4/classic/coerce.js"() {
+  "node_modules/zod/v4/classic/coerce.js"() {
     init_core2();
     init_schemas2();
   }
 });
 
-// ../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -19911,7 +19911,7 @@ __export(external_exports, {
   xor: () => xor
 });
 var init_external = __esm({
-  "../main/node_modules/zod/v4/classic/external.js"() {
+  "node_modules/zod/v4/classic/external.js"() {
     init_core2();
     init_schemas2();
     init_checks2();
@@ -19930,9 +19930,9 @@ var init_external = __esm({
   }
 });
 
-// ../main/node_modules/zod/index.js
+// node_modules/zod/index.js
 var init_zod = __esm({
-  "../main/node_modules/zod/index.js"() {
+  "node_modules/zod/index.js"() {
     init_external();
     init_external();
   }
@@ -20274,9 +20274,9 @@ var init_service_catalog = __esm({
   }
 });
 
-// ../main/node_modules/picomatch/lib/constants.js
+// node_modules/picomatch/lib/constants.js
 var require_constants = __commonJS({
-  "../main/node_modules/picomatch/lib/constants.js"(exports, module) {
+  "node_modules/picomatch/lib/constants.js"(exports, module) {
     "use strict";
     var WIN_SLASH = "\\\\/";
     var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
@@ -20476,9 +20476,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../main/node_modules/picomatch/lib/utils.js
+// node_modules/picomatch/lib/utils.js
 var require_utils = __commonJS({
-  "../main/node_modules/picomatch/lib/utils.js"(exports) {
+  "node_modules/picomatch/lib/utils.js"(exports) {
     "use strict";
     var {
       REGEX_BACKSLASH,
@@ -20540,9 +20540,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../main/node_modules/picomatch/lib/scan.js
+// node_modules/picomatch/lib/scan.js
 var require_scan = __commonJS({
-  "../main/node_modules/picomatch/lib/scan.js"(exports, module) {
+  "node_modules/picomatch/lib/scan.js"(exports, module) {
     "use strict";
     var utils = require_utils();
     var {
@@ -20878,9 +20878,9 @@ var require_scan = __commonJS({
   }
 });
 
-// ../main/node_modules/picomatch/lib/parse.js
+// node_modules/picomatch/lib/parse.js
 var require_parse = __commonJS({
-  "../main/node_modules/picomatch/lib/parse.js"(exports, module) {
+  "node_modules/picomatch/lib/parse.js"(exports, module) {
     "use strict";
     var constants4 = require_constants();
     var utils = require_utils();
@@ -21893,9 +21893,9 @@ var require_parse = __commonJS({
   }
 });
 
-// ../main/node_modules/picomatch/lib/picomatch.js
+// node_modules/picomatch/lib/picomatch.js
 var require_picomatch = __commonJS({
-  "../main/node_modules/picomatch/lib/picomatch.js"(exports, module) {
+  "node_modules/picomatch/lib/picomatch.js"(exports, module) {
     "use strict";
     var scan = require_scan();
     var parse4 = require_parse();
@@ -22033,9 +22033,9 @@ var require_picomatch = __commonJS({
   }
 });
 
-// ../main/node_modules/picomatch/index.js
+// node_modules/picomatch/index.js
 var require_picomatch2 = __commonJS({
-  "../main/node_modules/picomatch/index.js"(exports, module) {
+  "node_modules/picomatch/index.js"(exports, module) {
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
@@ -22274,9 +22274,9 @@ var init_owner = __esm({
   }
 });
 
-// ../main/node_modules/docker-modem/lib/utils.js
+// node_modules/docker-modem/lib/utils.js
 var require_utils2 = __commonJS({
-  "../main/node_modules/docker-modem/lib/utils.js"(exports, module) {
+  "node_modules/docker-modem/lib/utils.js"(exports, module) {
     var arr5 = [];
     var each = arr5.forEach;
     var slice = arr5.slice;
@@ -22300,9 +22300,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../main/node_modules/docker-modem/lib/http.js
+// node_modules/docker-modem/lib/http.js
 var require_http = __commonJS({
-  "../main/node_modules/docker-modem/lib/http.js"(exports, module) {
+  "node_modules/docker-modem/lib/http.js"(exports, module) {
     var nativeHttps = __require("https");
     var nativeHttp = __require("http");
     var url2 = __require("url");
@@ -22385,9 +22385,9 @@ var require_ssh2 = __commonJS({
   }
 });
 
-// ../main/node_modules/docker-modem/lib/ssh.js
+// node_modules/docker-modem/lib/ssh.js
 var require_ssh = __commonJS({
-  "../main/node_modules/docker-modem/lib/ssh.js"(exports, module) {
+  "node_modules/docker-modem/lib/ssh.js"(exports, module) {
     var Client = require_ssh2().Client;
     var http2 = __require("http");
     module.exports = function(opt) {
@@ -22431,16 +22431,16 @@ var require_ssh = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/stream.js
+// node_modules/readable-stream/lib/internal/streams/stream.js
 var require_stream = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/stream.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/stream.js"(exports, module) {
     module.exports = __require("stream");
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/buffer_list.js
+// node_modules/readable-stream/lib/internal/streams/buffer_list.js
 var require_buffer_list = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/buffer_list.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/buffer_list.js"(exports, module) {
     "use strict";
     function ownKeys(object2, enumerableOnly) {
       var keys = Object.keys(object2);
@@ -22680,9 +22680,9 @@ var require_buffer_list = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/destroy.js
+// node_modules/readable-stream/lib/internal/streams/destroy.js
 var require_destroy = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/destroy.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/destroy.js"(exports, module) {
     "use strict";
     function destroy(err, cb) {
       var _this = this;
@@ -22769,9 +22769,9 @@ var require_destroy = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/errors.js
+// node_modules/readable-stream/errors.js
 var require_errors2 = __commonJS({
-  "../main/node_modules/readable-stream/errors.js"(exports, module) {
+  "node_modules/readable-stream/errors.js"(exports, module) {
     "use strict";
     var codes = {};
     function createErrorType(code, message, Base) {
@@ -22869,9 +22869,9 @@ var require_errors2 = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/state.js
+// node_modules/readable-stream/lib/internal/streams/state.js
 var require_state = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/state.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/state.js"(exports, module) {
     "use strict";
     var ERR_INVALID_OPT_VALUE = require_errors2().codes.ERR_INVALID_OPT_VALUE;
     function highWaterMarkFrom(options, isDuplex, duplexKey) {
@@ -22894,9 +22894,9 @@ var require_state = __commonJS({
   }
 });
 
-// ../main/node_modules/inherits/inherits_browser.js
+// node_modules/inherits/inherits_browser.js
 var require_inherits_browser = __commonJS({
-  "../main/node_modules/inherits/inherits_browser.js"(exports, module) {
+  "node_modules/inherits/inherits_browser.js"(exports, module) {
     if (typeof Object.create === "function") {
       module.exports = function inherits(ctor, superCtor) {
         if (superCtor) {
@@ -22926,9 +22926,9 @@ var require_inherits_browser = __commonJS({
   }
 });
 
-// ../main/node_modules/inherits/inherits.js
+// node_modules/inherits/inherits.js
 var require_inherits = __commonJS({
-  "../main/node_modules/inherits/inherits.js"(exports, module) {
+  "node_modules/inherits/inherits.js"(exports, module) {
     try {
       util = __require("util");
       if (typeof util.inherits !== "function") throw "";
@@ -22940,16 +22940,16 @@ var require_inherits = __commonJS({
   }
 });
 
-// ../main/node_modules/util-deprecate/node.js
+// node_modules/util-deprecate/node.js
 var require_node = __commonJS({
-  "../main/node_modules/util-deprecate/node.js"(exports, module) {
+  "node_modules/util-deprecate/node.js"(exports, module) {
     module.exports = __require("util").deprecate;
   }
 });
 
-// ../main/node_modules/readable-stream/lib/_stream_writable.js
+// node_modules/readable-stream/lib/_stream_writable.js
 var require_stream_writable = __commonJS({
-  "../main/node_modules/readable-stream/lib/_stream_writable.js"(exports, module) {
+  "node_modules/readable-stream/lib/_stream_writable.js"(exports, module) {
     "use strict";
     module.exports = Writable2;
     function CorkedRequest(state2) {
@@ -23418,9 +23418,9 @@ var require_stream_writable = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/_stream_duplex.js
+// node_modules/readable-stream/lib/_stream_duplex.js
 var require_stream_duplex = __commonJS({
-  "../main/node_modules/readable-stream/lib/_stream_duplex.js"(exports, module) {
+  "node_modules/readable-stream/lib/_stream_duplex.js"(exports, module) {
     "use strict";
     var objectKeys = Object.keys || function(obj5) {
       var keys2 = [];
@@ -23511,9 +23511,9 @@ var require_stream_duplex = __commonJS({
   }
 });
 
-// ../main/node_modules/safe-buffer/index.js
+// node_modules/safe-buffer/index.js
 var require_safe_buffer = __commonJS({
-  "../main/node_modules/safe-buffer/index.js"(exports, module) {
+  "node_modules/safe-buffer/index.js"(exports, module) {
     var buffer = __require("buffer");
     var Buffer2 = buffer.Buffer;
     function copyProps(src, dst) {
@@ -23569,9 +23569,9 @@ var require_safe_buffer = __commonJS({
   }
 });
 
-// ../main/node_modules/string_decoder/lib/string_decoder.js
+// node_modules/string_decoder/lib/string_decoder.js
 var require_string_decoder = __commonJS({
-  "../main/node_modules/string_decoder/lib/string_decoder.js"(exports) {
+  "node_modules/string_decoder/lib/string_decoder.js"(exports) {
     "use strict";
     var Buffer2 = require_safe_buffer().Buffer;
     var isEncoding = Buffer2.isEncoding || function(encoding) {
@@ -23807,9 +23807,9 @@ var require_string_decoder = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/end-of-stream.js
+// node_modules/readable-stream/lib/internal/streams/end-of-stream.js
 var require_end_of_stream = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/end-of-stream.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/end-of-stream.js"(exports, module) {
     "use strict";
     var ERR_STREAM_PREMATURE_CLOSE = require_errors2().codes.ERR_STREAM_PREMATURE_CLOSE;
     function once(callback) {
@@ -23896,9 +23896,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/async_iterator.js
+// node_modules/readable-stream/lib/internal/streams/async_iterator.js
 var require_async_iterator = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
     function _defineProperty(obj5, key, value) {
@@ -24079,9 +24079,9 @@ var require_async_iterator = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/from.js
+// node_modules/readable-stream/lib/internal/streams/from.js
 var require_from = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve16, reject, _next, _throw, key, arg) {
       try {
@@ -24200,9 +24200,9 @@ var require_from = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/_stream_readable.js
+// node_modules/readable-stream/lib/_stream_readable.js
 var require_stream_readable = __commonJS({
-  "../main/node_modules/readable-stream/lib/_stream_readable.js"(exports, module) {
+  "node_modules/readable-stream/lib/_stream_readable.js"(exports, module) {
     "use strict";
     module.exports = Readable;
     var Duplex;
@@ -24933,9 +24933,9 @@ var require_stream_readable = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/_stream_transform.js
+// node_modules/readable-stream/lib/_stream_transform.js
 var require_stream_transform = __commonJS({
-  "../main/node_modules/readable-stream/lib/_stream_transform.js"(exports, module) {
+  "node_modules/readable-stream/lib/_stream_transform.js"(exports, module) {
     "use strict";
     module.exports = Transform;
     var _require$codes = require_errors2().codes;
@@ -25034,9 +25034,9 @@ var require_stream_transform = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/_stream_passthrough.js
+// node_modules/readable-stream/lib/_stream_passthrough.js
 var require_stream_passthrough = __commonJS({
-  "../main/node_modules/readable-stream/lib/_stream_passthrough.js"(exports, module) {
+  "node_modules/readable-stream/lib/_stream_passthrough.js"(exports, module) {
     "use strict";
     module.exports = PassThrough2;
     var Transform = require_stream_transform();
@@ -25051,9 +25051,9 @@ var require_stream_passthrough = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/lib/internal/streams/pipeline.js
+// node_modules/readable-stream/lib/internal/streams/pipeline.js
 var require_pipeline = __commonJS({
-  "../main/node_modules/readable-stream/lib/internal/streams/pipeline.js"(exports, module) {
+  "node_modules/readable-stream/lib/internal/streams/pipeline.js"(exports, module) {
     "use strict";
     var eos;
     function once(callback) {
@@ -25136,9 +25136,9 @@ var require_pipeline = __commonJS({
   }
 });
 
-// ../main/node_modules/readable-stream/readable.js
+// node_modules/readable-stream/readable.js
 var require_readable = __commonJS({
-  "../main/node_modules/readable-stream/readable.js"(exports, module) {
+  "node_modules/readable-stream/readable.js"(exports, module) {
     var Stream = __require("stream");
     if (process.env.READABLE_STREAM === "disable" && Stream) {
       module.exports = Stream.Readable;
@@ -25158,9 +25158,9 @@ var require_readable = __commonJS({
   }
 });
 
-// ../main/node_modules/docker-modem/lib/http_duplex.js
+// node_modules/docker-modem/lib/http_duplex.js
 var require_http_duplex = __commonJS({
-  "../main/node_modules/docker-modem/lib/http_duplex.js"(exports, module) {
+  "node_modules/docker-modem/lib/http_duplex.js"(exports, module) {
     module.exports = HttpDuplex;
     var util = __require("util");
     var stream = require_readable();
@@ -25206,9 +25206,9 @@ var require_http_duplex = __commonJS({
   }
 });
 
-// ../main/node_modules/ms/index.js
+// node_modules/ms/index.js
 var require_ms = __commonJS({
-  "../main/node_modules/ms/index.js"(exports, module) {
+  "node_modules/ms/index.js"(exports, module) {
     var s = 1e3;
     var m = s * 60;
     var h = m * 60;
@@ -25322,9 +25322,9 @@ var require_ms = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/common.js
+// node_modules/debug/src/common.js
 var require_common = __commonJS({
-  "../main/node_modules/debug/src/common.js"(exports, module) {
+  "node_modules/debug/src/common.js"(exports, module) {
     function setup(env2) {
       createDebug.debug = createDebug;
       createDebug.default = createDebug;
@@ -25499,9 +25499,9 @@ var require_common = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/browser.js
+// node_modules/debug/src/browser.js
 var require_browser = __commonJS({
-  "../main/node_modules/debug/src/browser.js"(exports, module) {
+  "node_modules/debug/src/browser.js"(exports, module) {
     exports.formatArgs = formatArgs;
     exports.save = save;
     exports.load = load;
@@ -25669,9 +25669,9 @@ var require_browser = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/node.js
+// node_modules/debug/src/node.js
 var require_node2 = __commonJS({
-  "../main/node_modules/debug/src/node.js"(exports, module) {
+  "node_modules/debug/src/node.js"(exports, module) {
     var tty = __require("tty");
     var util = __require("util");
     exports.init = init;
@@ -25843,9 +25843,9 @@ var require_node2 = __commonJS({
   }
 });
 
-// ../main/node_modules/debug/src/index.js
+// node_modules/debug/src/index.js
 var require_src = __commonJS({
-  "../main/node_modules/debug/src/index.js"(exports, module) {
+  "node_modules/debug/src/index.js"(exports, module) {
     if (typeof process === "undefined" || process.type === "renderer" || process.browser === true || process.__nwjs) {
       module.exports = require_browser();
     } else {
@@ -25854,9 +25854,9 @@ var require_src = __commonJS({
   }
 });
 
-// ../main/node_modules/split-ca/index.js
+// node_modules/split-ca/index.js
 var require_split_ca = __commonJS({
-  "../main/node_modules/split-ca/index.js"(exports, module) {
+  "node_modules/split-ca/index.js"(exports, module) {
     var fs = __require("fs");
     module.exports = function(filepath, split3, encoding) {
       split3 = typeof split3 !== "undefined" ? split3 : "\n";
@@ -25885,9 +25885,9 @@ var require_split_ca = __commonJS({
   }
 });
 
-// ../main/node_modules/docker-modem/lib/modem.js
+// node_modules/docker-modem/lib/modem.js
 var require_modem = __commonJS({
-  "../main/node_modules/docker-modem/lib/modem.js"(exports, module) {
+  "node_modules/docker-modem/lib/modem.js"(exports, module) {
     var querystring = __require("querystring");
     var http2 = require_http();
     var fs = __require("fs");
@@ -26360,9 +26360,9 @@ var require_modem = __commonJS({
   }
 });
 
-// ../main/node_modules/@balena/dockerignore/ignore.js
+// node_modules/@balena/dockerignore/ignore.js
 var require_ignore = __commonJS({
-  "../main/node_modules/@balena/dockerignore/ignore.js"(exports, module) {
+  "node_modules/@balena/dockerignore/ignore.js"(exports, module) {
     "use strict";
     var path8 = __require("path");
     var factory = (options) => new IgnoreBase(options);
@@ -26574,9 +26574,9 @@ var require_ignore = __commonJS({
   }
 });
 
-// ../main/node_modules/chownr/chownr.js
+// node_modules/chownr/chownr.js
 var require_chownr = __commonJS({
-  "../main/node_modules/chownr/chownr.js"(exports, module) {
+  "node_modules/chownr/chownr.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
     var path8 = __require("path");
@@ -26705,9 +26705,9 @@ var require_chownr = __commonJS({
   }
 });
 
-// ../main/node_modules/bl/BufferList.js
+// node_modules/bl/BufferList.js
 var require_BufferList = __commonJS({
-  "../main/node_modules/bl/BufferList.js"(exports, module) {
+  "node_modules/bl/BufferList.js"(exports, module) {
     "use strict";
     var { Buffer: Buffer2 } = __require("buffer");
     var symbol2 = /* @__PURE__ */ Symbol.for("BufferList");
@@ -27007,9 +27007,9 @@ var require_BufferList = __commonJS({
   }
 });
 
-// ../main/node_modules/bl/bl.js
+// node_modules/bl/bl.js
 var require_bl = __commonJS({
-  "../main/node_modules/bl/bl.js"(exports, module) {
+  "node_modules/bl/bl.js"(exports, module) {
     "use strict";
     var DuplexStream = require_readable().Duplex;
     var inherits = require_inherits();
@@ -27078,9 +27078,9 @@ var require_bl = __commonJS({
   }
 });
 
-// ../main/node_modules/tar-stream/headers.js
+// node_modules/tar-stream/headers.js
 var require_headers = __commonJS({
-  "../main/node_modules/tar-stream/headers.js"(exports) {
+  "node_modules/tar-stream/headers.js"(exports) {
     var alloc = Buffer.alloc;
     var ZEROS = "0000000000000000000";
     var SEVENS = "7777777777777777777";
@@ -27317,9 +27317,9 @@ var require_headers = __commonJS({
   }
 });
 
-// ../main/node_modules/tar-stream/extract.js
+// node_modules/tar-stream/extract.js
 var require_extract = __commonJS({
-  "../main/node_modules/tar-stream/extract.js"(exports, module) {
+  "node_modules/tar-stream/extract.js"(exports, module) {
     var util = __require("util");
     var bl = require_bl();
     var headers2 = require_headers();
@@ -27533,16 +27533,16 @@ var require_extract = __commonJS({
   }
 });
 
-// ../main/node_modules/fs-constants/index.js
+// node_modules/fs-constants/index.js
 var require_fs_constants = __commonJS({
-  "../main/node_modules/fs-constants/index.js"(exports, module) {
+  "node_modules/fs-constants/index.js"(exports, module) {
     module.exports = __require("fs").constants || __require("constants");
   }
 });
 
-// ../main/node_modules/wrappy/wrappy.js
+// node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "../main/node_modules/wrappy/wrappy.js"(exports, module) {
+  "node_modules/wrappy/wrappy.js"(exports, module) {
     module.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -27570,9 +27570,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// ../main/node_modules/once/once.js
+// node_modules/once/once.js
 var require_once = __commonJS({
-  "../main/node_modules/once/once.js"(exports, module) {
+  "node_modules/once/once.js"(exports, module) {
     var wrappy = require_wrappy();
     module.exports = wrappy(once);
     module.exports.strict = wrappy(onceStrict);
@@ -27614,9 +27614,9 @@ var require_once = __commonJS({
   }
 });
 
-// ../main/node_modules/end-of-stream/index.js
+// node_modules/end-of-stream/index.js
 var require_end_of_stream2 = __commonJS({
-  "../main/node_modules/end-of-stream/index.js"(exports, module) {
+  "node_modules/end-of-stream/index.js"(exports, module) {
     var once = require_once();
     var noop = function() {
     };
@@ -27697,9 +27697,9 @@ var require_end_of_stream2 = __commonJS({
   }
 });
 
-// ../main/node_modules/tar-stream/pack.js
+// node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
-  "../main/node_modules/tar-stream/pack.js"(exports, module) {
+  "node_modules/tar-stream/pack.js"(exports, module) {
     var constants4 = require_fs_constants();
     var eos = require_end_of_stream2();
     var inherits = require_inherits();
@@ -27912,17 +27912,17 @@ var require_pack = __commonJS({
   }
 });
 
-// ../main/node_modules/tar-stream/index.js
+// node_modules/tar-stream/index.js
 var require_tar_stream = __commonJS({
-  "../main/node_modules/tar-stream/index.js"(exports) {
+  "node_modules/tar-stream/index.js"(exports) {
     exports.extract = require_extract();
     exports.pack = require_pack();
   }
 });
 
-// ../main/node_modules/pump/index.js
+// node_modules/pump/index.js
 var require_pump = __commonJS({
-  "../main/node_modules/pump/index.js"(exports, module) {
+  "node_modules/pump/index.js"(exports, module) {
     var once = require_once();
     var eos = require_end_of_stream2();
     var fs;
@@ -27995,9 +27995,9 @@ var require_pump = __commonJS({
   }
 });
 
-// ../main/node_modules/mkdirp-classic/index.js
+// node_modules/mkdirp-classic/index.js
 var require_mkdirp_classic = __commonJS({
-  "../main/node_modules/mkdirp-classic/index.js"(exports, module) {
+  "node_modules/mkdirp-classic/index.js"(exports, module) {
     var path8 = __require("path");
     var fs = __require("fs");
     var _0777 = parseInt("0777", 8);
@@ -28081,9 +28081,9 @@ var require_mkdirp_classic = __commonJS({
   }
 });
 
-// ../main/node_modules/tar-fs/index.js
+// node_modules/tar-fs/index.js
 var require_tar_fs = __commonJS({
-  "../main/node_modules/tar-fs/index.js"(exports) {
+  "node_modules/tar-fs/index.js"(exports) {
     var chownr = require_chownr();
     var tar = require_tar_stream();
     var pump = require_pump();
@@ -28444,9 +28444,9 @@ var require_tar_fs = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/util.js
+// node_modules/dockerode/lib/util.js
 var require_util = __commonJS({
-  "../main/node_modules/dockerode/lib/util.js"(exports, module) {
+  "node_modules/dockerode/lib/util.js"(exports, module) {
     var DockerIgnore = require_ignore();
     var fs = __require("fs");
     var path8 = __require("path");
@@ -28526,9 +28526,9 @@ var require_util = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/exec.js
+// node_modules/dockerode/lib/exec.js
 var require_exec = __commonJS({
-  "../main/node_modules/dockerode/lib/exec.js"(exports, module) {
+  "node_modules/dockerode/lib/exec.js"(exports, module) {
     var util = require_util();
     var Exec = function(modem, id) {
       this.modem = modem;
@@ -28636,9 +28636,9 @@ var require_exec = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/container.js
+// node_modules/dockerode/lib/container.js
 var require_container = __commonJS({
-  "../main/node_modules/dockerode/lib/container.js"(exports, module) {
+  "node_modules/dockerode/lib/container.js"(exports, module) {
     var extend2 = require_util().extend;
     var Exec = require_exec();
     var util = require_util();
@@ -29510,9 +29510,9 @@ var require_container = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/image.js
+// node_modules/dockerode/lib/image.js
 var require_image = __commonJS({
-  "../main/node_modules/dockerode/lib/image.js"(exports, module) {
+  "node_modules/dockerode/lib/image.js"(exports, module) {
     var util = require_util();
     var Image = function(modem, name) {
       this.modem = modem;
@@ -29735,9 +29735,9 @@ var require_image = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/volume.js
+// node_modules/dockerode/lib/volume.js
 var require_volume = __commonJS({
-  "../main/node_modules/dockerode/lib/volume.js"(exports, module) {
+  "node_modules/dockerode/lib/volume.js"(exports, module) {
     var util = require_util();
     var Volume = function(modem, name) {
       this.modem = modem;
@@ -29808,9 +29808,9 @@ var require_volume = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/network.js
+// node_modules/dockerode/lib/network.js
 var require_network = __commonJS({
-  "../main/node_modules/dockerode/lib/network.js"(exports, module) {
+  "node_modules/dockerode/lib/network.js"(exports, module) {
     var util = require_util();
     var Network = function(modem, id) {
       this.modem = modem;
@@ -29942,9 +29942,9 @@ var require_network = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/service.js
+// node_modules/dockerode/lib/service.js
 var require_service = __commonJS({
-  "../main/node_modules/dockerode/lib/service.js"(exports, module) {
+  "node_modules/dockerode/lib/service.js"(exports, module) {
     var util = require_util();
     var Service = function(modem, id) {
       this.modem = modem;
@@ -30085,9 +30085,9 @@ var require_service = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/plugin.js
+// node_modules/dockerode/lib/plugin.js
 var require_plugin = __commonJS({
-  "../main/node_modules/dockerode/lib/plugin.js"(exports, module) {
+  "node_modules/dockerode/lib/plugin.js"(exports, module) {
     var util = require_util();
     var Plugin = function(modem, name, remote) {
       this.modem = modem;
@@ -30376,9 +30376,9 @@ var require_plugin = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/secret.js
+// node_modules/dockerode/lib/secret.js
 var require_secret = __commonJS({
-  "../main/node_modules/dockerode/lib/secret.js"(exports, module) {
+  "node_modules/dockerode/lib/secret.js"(exports, module) {
     var util = require_util();
     var Secret = function(modem, id) {
       this.modem = modem;
@@ -30481,9 +30481,9 @@ var require_secret = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/config.js
+// node_modules/dockerode/lib/config.js
 var require_config = __commonJS({
-  "../main/node_modules/dockerode/lib/config.js"(exports, module) {
+  "node_modules/dockerode/lib/config.js"(exports, module) {
     var util = require_util();
     var Config = function(modem, id) {
       this.modem = modem;
@@ -30586,9 +30586,9 @@ var require_config = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/task.js
+// node_modules/dockerode/lib/task.js
 var require_task = __commonJS({
-  "../main/node_modules/dockerode/lib/task.js"(exports, module) {
+  "node_modules/dockerode/lib/task.js"(exports, module) {
     var util = require_util();
     var Task = function(modem, id) {
       this.modem = modem;
@@ -30664,9 +30664,9 @@ var require_task = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/node.js
+// node_modules/dockerode/lib/node.js
 var require_node3 = __commonJS({
-  "../main/node_modules/dockerode/lib/node.js"(exports, module) {
+  "node_modules/dockerode/lib/node.js"(exports, module) {
     var util = require_util();
     var Node = function(modem, id) {
       this.modem = modem;
@@ -30768,9 +30768,9 @@ var require_node3 = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/constants.js
+// node_modules/@grpc/grpc-js/build/src/constants.js
 var require_constants2 = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/constants.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/constants.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = exports.DEFAULT_MAX_SEND_MESSAGE_LENGTH = exports.Propagate = exports.LogVerbosity = exports.Status = void 0;
@@ -30814,9 +30814,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/package.json
+// node_modules/@grpc/grpc-js/package.json
 var require_package = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/package.json"(exports, module) {
+  "node_modules/@grpc/grpc-js/package.json"(exports, module) {
     module.exports = {
       name: "@grpc/grpc-js",
       version: "1.14.7",
@@ -30909,9 +30909,9 @@ var require_package = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/logging.js
+// node_modules/@grpc/grpc-js/build/src/logging.js
 var require_logging = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/logging.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/logging.js"(exports) {
     "use strict";
     var _a3;
     var _b;
@@ -31017,9 +31017,9 @@ var require_logging = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/error.js
+// node_modules/@grpc/grpc-js/build/src/error.js
 var require_error = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/error.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/error.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.getErrorMessage = getErrorMessage;
@@ -31041,9 +31041,9 @@ var require_error = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/metadata.js
+// node_modules/@grpc/grpc-js/build/src/metadata.js
 var require_metadata = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/metadata.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/metadata.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Metadata = void 0;
@@ -31292,9 +31292,9 @@ var require_metadata = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/call-credentials.js
+// node_modules/@grpc/grpc-js/build/src/call-credentials.js
 var require_call_credentials = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/call-credentials.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/call-credentials.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CallCredentials = void 0;
@@ -31435,9 +31435,9 @@ var require_call_credentials = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/tls-helpers.js
+// node_modules/@grpc/grpc-js/build/src/tls-helpers.js
 var require_tls_helpers = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/tls-helpers.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/tls-helpers.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CIPHER_SUITES = void 0;
@@ -31458,9 +31458,9 @@ var require_tls_helpers = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/uri-parser.js
+// node_modules/@grpc/grpc-js/build/src/uri-parser.js
 var require_uri_parser = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/uri-parser.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/uri-parser.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.parseUri = parseUri;
@@ -31571,9 +31571,9 @@ var require_uri_parser = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/resolver.js
+// node_modules/@grpc/grpc-js/build/src/resolver.js
 var require_resolver = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/resolver.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/resolver.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CHANNEL_ARGS_CONFIG_SELECTOR_KEY = void 0;
@@ -31623,9 +31623,9 @@ var require_resolver = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/channel-credentials.js
+// node_modules/@grpc/grpc-js/build/src/channel-credentials.js
 var require_channel_credentials = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/channel-credentials.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/channel-credentials.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ChannelCredentials = void 0;
@@ -32020,9 +32020,9 @@ var require_channel_credentials = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/load-balancer.js
+// node_modules/@grpc/grpc-js/build/src/load-balancer.js
 var require_load_balancer = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/load-balancer.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/load-balancer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.createChildChannelControlHelper = createChildChannelControlHelper;
@@ -32111,9 +32111,9 @@ var require_load_balancer = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/service-config.js
+// node_modules/@grpc/grpc-js/build/src/service-config.js
 var require_service_config = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/service-config.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/service-config.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.validateRetryThrottling = validateRetryThrottling;
@@ -32454,9 +32454,9 @@ var require_service_config = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/connectivity-state.js
+// node_modules/@grpc/grpc-js/build/src/connectivity-state.js
 var require_connectivity_state = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/connectivity-state.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/connectivity-state.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ConnectivityState = void 0;
@@ -32471,9 +32471,9 @@ var require_connectivity_state = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/picker.js
+// node_modules/@grpc/grpc-js/build/src/picker.js
 var require_picker = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/picker.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/picker.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.QueuePicker = exports.UnavailablePicker = exports.PickResultType = void 0;
@@ -32532,9 +32532,9 @@ var require_picker = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/backoff-timeout.js
+// node_modules/@grpc/grpc-js/build/src/backoff-timeout.js
 var require_backoff_timeout = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/backoff-timeout.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/backoff-timeout.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BackoffTimeout = void 0;
@@ -32689,9 +32689,9 @@ var require_backoff_timeout = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/load-balancer-child-handler.js
+// node_modules/@grpc/grpc-js/build/src/load-balancer-child-handler.js
 var require_load_balancer_child_handler = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/load-balancer-child-handler.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/load-balancer-child-handler.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ChildLoadBalancerHandler = void 0;
@@ -32819,9 +32819,9 @@ var require_load_balancer_child_handler = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/resolving-load-balancer.js
+// node_modules/@grpc/grpc-js/build/src/resolving-load-balancer.js
 var require_resolving_load_balancer = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/resolving-load-balancer.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/resolving-load-balancer.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ResolvingLoadBalancer = void 0;
@@ -33075,9 +33075,9 @@ var require_resolving_load_balancer = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/channel-options.js
+// node_modules/@grpc/grpc-js/build/src/channel-options.js
 var require_channel_options = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/channel-options.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/channel-options.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.recognizedOptions = void 0;
@@ -33133,9 +33133,9 @@ var require_channel_options = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/subchannel-address.js
+// node_modules/@grpc/grpc-js/build/src/subchannel-address.js
 var require_subchannel_address = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/subchannel-address.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/subchannel-address.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.EndpointMap = void 0;
@@ -33318,9 +33318,9 @@ var require_subchannel_address = __commonJS({
   }
 });
 
-// ../main/node_modules/@js-sdsl/ordered-map/dist/cjs/index.js
+// node_modules/@js-sdsl/ordered-map/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "../main/node_modules/@js-sdsl/ordered-map/dist/cjs/index.js"(exports) {
+  "node_modules/@js-sdsl/ordered-map/dist/cjs/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "t", {
       value: true
@@ -34112,9 +34112,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/admin.js
+// node_modules/@grpc/grpc-js/build/src/admin.js
 var require_admin = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/admin.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/admin.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.registerAdminService = registerAdminService;
@@ -34131,9 +34131,9 @@ var require_admin = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/call.js
+// node_modules/@grpc/grpc-js/build/src/call.js
 var require_call = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/call.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/call.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ClientDuplexStreamImpl = exports.ClientWritableStreamImpl = exports.ClientReadableStreamImpl = exports.ClientUnaryCallImpl = void 0;
@@ -34268,9 +34268,9 @@ ${callerStack}`;
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/call-interface.js
+// node_modules/@grpc/grpc-js/build/src/call-interface.js
 var require_call_interface = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/call-interface.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/call-interface.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.InterceptingListenerImpl = void 0;
@@ -34352,9 +34352,9 @@ var require_call_interface = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/client-interceptors.js
+// node_modules/@grpc/grpc-js/build/src/client-interceptors.js
 var require_client_interceptors = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/client-interceptors.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/client-interceptors.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.InterceptingCall = exports.RequesterBuilder = exports.ListenerBuilder = exports.InterceptorConfigurationError = void 0;
@@ -34705,9 +34705,9 @@ var require_client_interceptors = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/client.js
+// node_modules/@grpc/grpc-js/build/src/client.js
 var require_client = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/client.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/client.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Client = void 0;
@@ -35079,9 +35079,9 @@ var require_client = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/make-client.js
+// node_modules/@grpc/grpc-js/build/src/make-client.js
 var require_make_client = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/make-client.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/make-client.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.makeClientConstructor = makeClientConstructor;
@@ -35174,9 +35174,9 @@ var require_make_client = __commonJS({
   }
 });
 
-// ../main/node_modules/lodash.camelcase/index.js
+// node_modules/lodash.camelcase/index.js
 var require_lodash = __commonJS({
-  "../main/node_modules/lodash.camelcase/index.js"(exports, module) {
+  "node_modules/lodash.camelcase/index.js"(exports, module) {
     var INFINITY = 1 / 0;
     var symbolTag = "[object Symbol]";
     var reAsciiWord = /[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/g;
@@ -35549,9 +35549,9 @@ var require_lodash = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/aspromise/index.js
+// node_modules/@protobufjs/aspromise/index.js
 var require_aspromise = __commonJS({
-  "../main/node_modules/@protobufjs/aspromise/index.js"(exports, module) {
+  "node_modules/@protobufjs/aspromise/index.js"(exports, module) {
     "use strict";
     module.exports = asPromise;
     function asPromise(fn, ctx) {
@@ -35585,9 +35585,9 @@ var require_aspromise = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/base64/index.js
+// node_modules/@protobufjs/base64/index.js
 var require_base64 = __commonJS({
-  "../main/node_modules/@protobufjs/base64/index.js"(exports) {
+  "node_modules/@protobufjs/base64/index.js"(exports) {
     "use strict";
     var base643 = exports;
     base643.length = function length(string4) {
@@ -35685,9 +35685,9 @@ var require_base64 = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/eventemitter/index.js
+// node_modules/@protobufjs/eventemitter/index.js
 var require_eventemitter = __commonJS({
-  "../main/node_modules/@protobufjs/eventemitter/index.js"(exports, module) {
+  "node_modules/@protobufjs/eventemitter/index.js"(exports, module) {
     "use strict";
     module.exports = EventEmitter;
     function EventEmitter() {
@@ -35733,9 +35733,9 @@ var require_eventemitter = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/float/index.js
+// node_modules/@protobufjs/float/index.js
 var require_float3 = __commonJS({
-  "../main/node_modules/@protobufjs/float/index.js"(exports, module) {
+  "node_modules/@protobufjs/float/index.js"(exports, module) {
     "use strict";
     module.exports = factory(factory);
     function factory(exports2) {
@@ -35927,9 +35927,9 @@ var require_float3 = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/utf8/index.js
+// node_modules/@protobufjs/utf8/index.js
 var require_utf8 = __commonJS({
-  "../main/node_modules/@protobufjs/utf8/index.js"(exports) {
+  "node_modules/@protobufjs/utf8/index.js"(exports) {
     "use strict";
     var utf8 = exports;
     var replacementCharCode = 65533;
@@ -36012,9 +36012,9 @@ var require_utf8 = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/pool/index.js
+// node_modules/@protobufjs/pool/index.js
 var require_pool = __commonJS({
-  "../main/node_modules/@protobufjs/pool/index.js"(exports, module) {
+  "node_modules/@protobufjs/pool/index.js"(exports, module) {
     "use strict";
     module.exports = pool;
     function pool(alloc, slice, size) {
@@ -36038,9 +36038,9 @@ var require_pool = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/util/longbits.js
+// node_modules/protobufjs/src/util/longbits.js
 var require_longbits = __commonJS({
-  "../main/node_modules/protobufjs/src/util/longbits.js"(exports, module) {
+  "node_modules/protobufjs/src/util/longbits.js"(exports, module) {
     "use strict";
     module.exports = LongBits;
     var util = require_minimal();
@@ -36140,9 +36140,9 @@ var require_longbits = __commonJS({
   }
 });
 
-// ../main/node_modules/long/umd/index.js
+// node_modules/long/umd/index.js
 var require_umd = __commonJS({
-  "../main/node_modules/long/umd/index.js"(exports, module) {
+  "node_modules/long/umd/index.js"(exports, module) {
     (function(global2, factory) {
       function preferDefault(exports2) {
         return exports2.default || exports2;
@@ -37118,9 +37118,9 @@ var require_umd = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/util/minimal.js
+// node_modules/protobufjs/src/util/minimal.js
 var require_minimal = __commonJS({
-  "../main/node_modules/protobufjs/src/util/minimal.js"(exports) {
+  "node_modules/protobufjs/src/util/minimal.js"(exports) {
     "use strict";
     var util = exports;
     util.asPromise = require_aspromise();
@@ -37319,9 +37319,9 @@ var require_minimal = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/writer.js
+// node_modules/protobufjs/src/writer.js
 var require_writer = __commonJS({
-  "../main/node_modules/protobufjs/src/writer.js"(exports, module) {
+  "node_modules/protobufjs/src/writer.js"(exports, module) {
     "use strict";
     module.exports = Writer;
     var util = require_minimal();
@@ -37511,9 +37511,9 @@ var require_writer = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/writer_buffer.js
+// node_modules/protobufjs/src/writer_buffer.js
 var require_writer_buffer = __commonJS({
-  "../main/node_modules/protobufjs/src/writer_buffer.js"(exports, module) {
+  "node_modules/protobufjs/src/writer_buffer.js"(exports, module) {
     "use strict";
     module.exports = BufferWriter;
     var Writer = require_writer();
@@ -37561,9 +37561,9 @@ var require_writer_buffer = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/reader.js
+// node_modules/protobufjs/src/reader.js
 var require_reader = __commonJS({
-  "../main/node_modules/protobufjs/src/reader.js"(exports, module) {
+  "node_modules/protobufjs/src/reader.js"(exports, module) {
     "use strict";
     module.exports = Reader;
     var util = require_minimal();
@@ -37807,9 +37807,9 @@ var require_reader = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/reader_buffer.js
+// node_modules/protobufjs/src/reader_buffer.js
 var require_reader_buffer = __commonJS({
-  "../main/node_modules/protobufjs/src/reader_buffer.js"(exports, module) {
+  "node_modules/protobufjs/src/reader_buffer.js"(exports, module) {
     "use strict";
     module.exports = BufferReader;
     var Reader = require_reader();
@@ -37830,9 +37830,9 @@ var require_reader_buffer = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/rpc/service.js
+// node_modules/protobufjs/src/rpc/service.js
 var require_service2 = __commonJS({
-  "../main/node_modules/protobufjs/src/rpc/service.js"(exports, module) {
+  "node_modules/protobufjs/src/rpc/service.js"(exports, module) {
     "use strict";
     module.exports = Service;
     var util = require_minimal();
@@ -37905,26 +37905,26 @@ var require_service2 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/rpc.js
+// node_modules/protobufjs/src/rpc.js
 var require_rpc = __commonJS({
-  "../main/node_modules/protobufjs/src/rpc.js"(exports) {
+  "node_modules/protobufjs/src/rpc.js"(exports) {
     "use strict";
     var rpc2 = exports;
     rpc2.Service = require_service2();
   }
 });
 
-// ../main/node_modules/protobufjs/src/roots.js
+// node_modules/protobufjs/src/roots.js
 var require_roots = __commonJS({
-  "../main/node_modules/protobufjs/src/roots.js"(exports, module) {
+  "node_modules/protobufjs/src/roots.js"(exports, module) {
     "use strict";
     module.exports = /* @__PURE__ */ Object.create(null);
   }
 });
 
-// ../main/node_modules/protobufjs/src/index-minimal.js
+// node_modules/protobufjs/src/index-minimal.js
 var require_index_minimal = __commonJS({
-  "../main/node_modules/protobufjs/src/index-minimal.js"(exports) {
+  "node_modules/protobufjs/src/index-minimal.js"(exports) {
     "use strict";
     var protobuf = exports;
     protobuf.build = "minimal";
@@ -37945,9 +37945,9 @@ var require_index_minimal = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/codegen/index.js
+// node_modules/@protobufjs/codegen/index.js
 var require_codegen = __commonJS({
-  "../main/node_modules/@protobufjs/codegen/index.js"(exports, module) {
+  "node_modules/@protobufjs/codegen/index.js"(exports, module) {
     "use strict";
     module.exports = codegen;
     var reservedRe = /^(?:do|if|in|for|let|new|try|var|case|else|enum|eval|false|null|this|true|void|with|break|catch|class|const|super|throw|while|yield|delete|export|import|public|return|static|switch|typeof|default|extends|finally|package|private|continue|debugger|function|arguments|interface|protected|implements|instanceof)$/;
@@ -38018,9 +38018,9 @@ var require_codegen = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/fetch/util/fs.js
+// node_modules/@protobufjs/fetch/util/fs.js
 var require_fs = __commonJS({
-  "../main/node_modules/@protobufjs/fetch/util/fs.js"(exports, module) {
+  "node_modules/@protobufjs/fetch/util/fs.js"(exports, module) {
     "use strict";
     var fs = null;
     try {
@@ -38036,9 +38036,9 @@ var require_fs = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/fetch/index.js
+// node_modules/@protobufjs/fetch/index.js
 var require_fetch = __commonJS({
-  "../main/node_modules/@protobufjs/fetch/index.js"(exports, module) {
+  "node_modules/@protobufjs/fetch/index.js"(exports, module) {
     "use strict";
     module.exports = fetch2;
     var asPromise = require_aspromise();
@@ -38086,9 +38086,9 @@ var require_fetch = __commonJS({
   }
 });
 
-// ../main/node_modules/@protobufjs/path/index.js
+// node_modules/@protobufjs/path/index.js
 var require_path = __commonJS({
-  "../main/node_modules/@protobufjs/path/index.js"(exports) {
+  "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path8 = exports;
     var isAbsolute7 = (
@@ -38140,9 +38140,9 @@ var require_path = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/util/patterns.js
+// node_modules/protobufjs/src/util/patterns.js
 var require_patterns = __commonJS({
-  "../main/node_modules/protobufjs/src/util/patterns.js"(exports) {
+  "node_modules/protobufjs/src/util/patterns.js"(exports) {
     "use strict";
     var patterns = exports;
     patterns.numberRe = /^(?![eE])[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?$/;
@@ -38151,9 +38151,9 @@ var require_patterns = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/util/fs.js
+// node_modules/protobufjs/src/util/fs.js
 var require_fs2 = __commonJS({
-  "../main/node_modules/protobufjs/src/util/fs.js"(exports, module) {
+  "node_modules/protobufjs/src/util/fs.js"(exports, module) {
     "use strict";
     var fs = null;
     try {
@@ -38169,9 +38169,9 @@ var require_fs2 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/namespace.js
+// node_modules/protobufjs/src/namespace.js
 var require_namespace = __commonJS({
-  "../main/node_modules/protobufjs/src/namespace.js"(exports, module) {
+  "node_modules/protobufjs/src/namespace.js"(exports, module) {
     "use strict";
     module.exports = Namespace;
     var ReflectionObject = require_object();
@@ -38448,9 +38448,9 @@ var require_namespace = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/mapfield.js
+// node_modules/protobufjs/src/mapfield.js
 var require_mapfield = __commonJS({
-  "../main/node_modules/protobufjs/src/mapfield.js"(exports, module) {
+  "node_modules/protobufjs/src/mapfield.js"(exports, module) {
     "use strict";
     module.exports = MapField;
     var Field = require_field();
@@ -38504,9 +38504,9 @@ var require_mapfield = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/method.js
+// node_modules/protobufjs/src/method.js
 var require_method = __commonJS({
-  "../main/node_modules/protobufjs/src/method.js"(exports, module) {
+  "node_modules/protobufjs/src/method.js"(exports, module) {
     "use strict";
     module.exports = Method;
     var ReflectionObject = require_object();
@@ -38572,9 +38572,9 @@ var require_method = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/service.js
+// node_modules/protobufjs/src/service.js
 var require_service3 = __commonJS({
-  "../main/node_modules/protobufjs/src/service.js"(exports, module) {
+  "node_modules/protobufjs/src/service.js"(exports, module) {
     "use strict";
     module.exports = Service;
     var Namespace = require_namespace();
@@ -38685,9 +38685,9 @@ var require_service3 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/message.js
+// node_modules/protobufjs/src/message.js
 var require_message = __commonJS({
-  "../main/node_modules/protobufjs/src/message.js"(exports, module) {
+  "node_modules/protobufjs/src/message.js"(exports, module) {
     "use strict";
     module.exports = Message;
     var util = require_minimal();
@@ -38730,9 +38730,9 @@ var require_message = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/decoder.js
+// node_modules/protobufjs/src/decoder.js
 var require_decoder = __commonJS({
-  "../main/node_modules/protobufjs/src/decoder.js"(exports, module) {
+  "node_modules/protobufjs/src/decoder.js"(exports, module) {
     "use strict";
     module.exports = decoder;
     var Enum = require_enum();
@@ -38785,9 +38785,9 @@ var require_decoder = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/verifier.js
+// node_modules/protobufjs/src/verifier.js
 var require_verifier = __commonJS({
-  "../main/node_modules/protobufjs/src/verifier.js"(exports, module) {
+  "node_modules/protobufjs/src/verifier.js"(exports, module) {
     "use strict";
     module.exports = verifier;
     var Enum = require_enum();
@@ -38890,9 +38890,9 @@ var require_verifier = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/converter.js
+// node_modules/protobufjs/src/converter.js
 var require_converter = __commonJS({
-  "../main/node_modules/protobufjs/src/converter.js"(exports) {
+  "node_modules/protobufjs/src/converter.js"(exports) {
     "use strict";
     var converter = exports;
     var Enum = require_enum();
@@ -39097,9 +39097,9 @@ var require_converter = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/wrappers.js
+// node_modules/protobufjs/src/wrappers.js
 var require_wrappers = __commonJS({
-  "../main/node_modules/protobufjs/src/wrappers.js"(exports) {
+  "node_modules/protobufjs/src/wrappers.js"(exports) {
     "use strict";
     var wrappers = exports;
     var Message = require_message();
@@ -39157,9 +39157,9 @@ var require_wrappers = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/type.js
+// node_modules/protobufjs/src/type.js
 var require_type = __commonJS({
-  "../main/node_modules/protobufjs/src/type.js"(exports, module) {
+  "node_modules/protobufjs/src/type.js"(exports, module) {
     "use strict";
     module.exports = Type;
     var Namespace = require_namespace();
@@ -39510,9 +39510,9 @@ var require_type = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/root.js
+// node_modules/protobufjs/src/root.js
 var require_root = __commonJS({
-  "../main/node_modules/protobufjs/src/root.js"(exports, module) {
+  "node_modules/protobufjs/src/root.js"(exports, module) {
     "use strict";
     module.exports = Root;
     var Namespace = require_namespace();
@@ -39766,9 +39766,9 @@ var require_root = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/util.js
+// node_modules/protobufjs/src/util.js
 var require_util2 = __commonJS({
-  "../main/node_modules/protobufjs/src/util.js"(exports, module) {
+  "node_modules/protobufjs/src/util.js"(exports, module) {
     "use strict";
     var util = module.exports = require_minimal();
     var roots = require_roots();
@@ -39888,9 +39888,9 @@ var require_util2 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/types.js
+// node_modules/protobufjs/src/types.js
 var require_types = __commonJS({
-  "../main/node_modules/protobufjs/src/types.js"(exports) {
+  "node_modules/protobufjs/src/types.js"(exports) {
     "use strict";
     var types = exports;
     var util = require_util2();
@@ -40067,9 +40067,9 @@ var require_types = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/field.js
+// node_modules/protobufjs/src/field.js
 var require_field = __commonJS({
-  "../main/node_modules/protobufjs/src/field.js"(exports, module) {
+  "node_modules/protobufjs/src/field.js"(exports, module) {
     "use strict";
     module.exports = Field;
     var ReflectionObject = require_object();
@@ -40264,9 +40264,9 @@ var require_field = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/oneof.js
+// node_modules/protobufjs/src/oneof.js
 var require_oneof = __commonJS({
-  "../main/node_modules/protobufjs/src/oneof.js"(exports, module) {
+  "node_modules/protobufjs/src/oneof.js"(exports, module) {
     "use strict";
     module.exports = OneOf;
     var ReflectionObject = require_object();
@@ -40372,9 +40372,9 @@ var require_oneof = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/object.js
+// node_modules/protobufjs/src/object.js
 var require_object = __commonJS({
-  "../main/node_modules/protobufjs/src/object.js"(exports, module) {
+  "node_modules/protobufjs/src/object.js"(exports, module) {
     "use strict";
     module.exports = ReflectionObject;
     ReflectionObject.className = "ReflectionObject";
@@ -40576,9 +40576,9 @@ var require_object = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/enum.js
+// node_modules/protobufjs/src/enum.js
 var require_enum = __commonJS({
-  "../main/node_modules/protobufjs/src/enum.js"(exports, module) {
+  "node_modules/protobufjs/src/enum.js"(exports, module) {
     "use strict";
     module.exports = Enum;
     var ReflectionObject = require_object();
@@ -40687,9 +40687,9 @@ var require_enum = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/encoder.js
+// node_modules/protobufjs/src/encoder.js
 var require_encoder = __commonJS({
-  "../main/node_modules/protobufjs/src/encoder.js"(exports, module) {
+  "node_modules/protobufjs/src/encoder.js"(exports, module) {
     "use strict";
     module.exports = encoder;
     var Enum = require_enum();
@@ -40736,9 +40736,9 @@ var require_encoder = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/index-light.js
+// node_modules/protobufjs/src/index-light.js
 var require_index_light = __commonJS({
-  "../main/node_modules/protobufjs/src/index-light.js"(exports, module) {
+  "node_modules/protobufjs/src/index-light.js"(exports, module) {
     "use strict";
     var protobuf = module.exports = require_index_minimal();
     protobuf.build = "light";
@@ -40782,9 +40782,9 @@ var require_index_light = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/tokenize.js
+// node_modules/protobufjs/src/tokenize.js
 var require_tokenize = __commonJS({
-  "../main/node_modules/protobufjs/src/tokenize.js"(exports, module) {
+  "node_modules/protobufjs/src/tokenize.js"(exports, module) {
     "use strict";
     module.exports = tokenize;
     var delimRe = /[\s{}=;:[\],'"()<>]/g;
@@ -41029,9 +41029,9 @@ var require_tokenize = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/parse.js
+// node_modules/protobufjs/src/parse.js
 var require_parse2 = __commonJS({
-  "../main/node_modules/protobufjs/src/parse.js"(exports, module) {
+  "node_modules/protobufjs/src/parse.js"(exports, module) {
     "use strict";
     module.exports = parse4;
     parse4.filename = null;
@@ -41770,9 +41770,9 @@ var require_parse2 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/common.js
+// node_modules/protobufjs/src/common.js
 var require_common2 = __commonJS({
-  "../main/node_modules/protobufjs/src/common.js"(exports, module) {
+  "node_modules/protobufjs/src/common.js"(exports, module) {
     "use strict";
     module.exports = common;
     var commonRe = /\/|\./;
@@ -42102,9 +42102,9 @@ var require_common2 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/src/index.js
+// node_modules/protobufjs/src/index.js
 var require_src2 = __commonJS({
-  "../main/node_modules/protobufjs/src/index.js"(exports, module) {
+  "node_modules/protobufjs/src/index.js"(exports, module) {
     "use strict";
     var protobuf = module.exports = require_index_light();
     protobuf.build = "full";
@@ -42115,17 +42115,17 @@ var require_src2 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/index.js
+// node_modules/protobufjs/index.js
 var require_protobufjs = __commonJS({
-  "../main/node_modules/protobufjs/index.js"(exports, module) {
+  "node_modules/protobufjs/index.js"(exports, module) {
     "use strict";
     module.exports = require_src2();
   }
 });
 
-// ../main/node_modules/protobufjs/google/protobuf/descriptor.json
+// node_modules/protobufjs/google/protobuf/descriptor.json
 var require_descriptor = __commonJS({
-  "../main/node_modules/protobufjs/google/protobuf/descriptor.json"(exports, module) {
+  "node_modules/protobufjs/google/protobuf/descriptor.json"(exports, module) {
     module.exports = {
       nested: {
         google: {
@@ -43511,9 +43511,9 @@ var require_descriptor = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/ext/descriptor/index.js
+// node_modules/protobufjs/ext/descriptor/index.js
 var require_descriptor2 = __commonJS({
-  "../main/node_modules/protobufjs/ext/descriptor/index.js"(exports, module) {
+  "node_modules/protobufjs/ext/descriptor/index.js"(exports, module) {
     "use strict";
     var $protobuf = require_protobufjs();
     module.exports = exports = $protobuf.descriptor = $protobuf.Root.fromJSON(require_descriptor()).lookup(".google.protobuf");
@@ -44102,9 +44102,9 @@ var require_descriptor2 = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/google/protobuf/api.json
+// node_modules/protobufjs/google/protobuf/api.json
 var require_api = __commonJS({
-  "../main/node_modules/protobufjs/google/protobuf/api.json"(exports, module) {
+  "node_modules/protobufjs/google/protobuf/api.json"(exports, module) {
     module.exports = {
       nested: {
         google: {
@@ -44226,9 +44226,9 @@ var require_api = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/google/protobuf/source_context.json
+// node_modules/protobufjs/google/protobuf/source_context.json
 var require_source_context = __commonJS({
-  "../main/node_modules/protobufjs/google/protobuf/source_context.json"(exports, module) {
+  "node_modules/protobufjs/google/protobuf/source_context.json"(exports, module) {
     module.exports = {
       nested: {
         google: {
@@ -44252,9 +44252,9 @@ var require_source_context = __commonJS({
   }
 });
 
-// ../main/node_modules/protobufjs/google/protobuf/type.json
+// node_modules/protobufjs/google/protobuf/type.json
 var require_type2 = __commonJS({
-  "../main/node_modules/protobufjs/google/protobuf/type.json"(exports, module) {
+  "node_modules/protobufjs/google/protobuf/type.json"(exports, module) {
     module.exports = {
       nested: {
         google: {
@@ -44460,9 +44460,9 @@ var require_type2 = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/util.js
+// node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/util.js
 var require_util3 = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/util.js"(exports) {
+  "node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/util.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
@@ -44530,9 +44530,9 @@ var require_util3 = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/index.js
+// node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/index.js
 var require_src3 = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/index.js"(exports) {
+  "node_modules/@grpc/grpc-js/node_modules/@grpc/proto-loader/build/src/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.loadFileDescriptorSetFromObject = exports.loadFileDescriptorSetFromBuffer = exports.fromJSON = exports.loadSync = exports.load = exports.IdempotencyLevel = exports.isAnyExtension = exports.Long = void 0;
@@ -44720,9 +44720,9 @@ var require_src3 = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/channelz.js
+// node_modules/@grpc/grpc-js/build/src/channelz.js
 var require_channelz = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/channelz.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/channelz.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.registerChannelzSocket = exports.registerChannelzServer = exports.registerChannelzSubchannel = exports.registerChannelzChannel = exports.ChannelzCallTrackerStub = exports.ChannelzCallTracker = exports.ChannelzChildrenTrackerStub = exports.ChannelzChildrenTracker = exports.ChannelzTrace = exports.ChannelzTraceStub = void 0;
@@ -45305,9 +45305,9 @@ var require_channelz = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/call-number.js
+// node_modules/@grpc/grpc-js/build/src/call-number.js
 var require_call_number = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/call-number.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/call-number.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.getNextCallNumber = getNextCallNumber;
@@ -45318,9 +45318,9 @@ var require_call_number = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/compression-algorithms.js
+// node_modules/@grpc/grpc-js/build/src/compression-algorithms.js
 var require_compression_algorithms = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/compression-algorithms.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/compression-algorithms.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CompressionAlgorithms = void 0;
@@ -45333,9 +45333,9 @@ var require_compression_algorithms = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/filter.js
+// node_modules/@grpc/grpc-js/build/src/filter.js
 var require_filter = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/filter.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/filter.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BaseFilter = void 0;
@@ -45360,9 +45360,9 @@ var require_filter = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/compression-filter.js
+// node_modules/@grpc/grpc-js/build/src/compression-filter.js
 var require_compression_filter = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/compression-filter.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/compression-filter.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.CompressionFilterFactory = exports.CompressionFilter = void 0;
@@ -45629,9 +45629,9 @@ var require_compression_filter = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/control-plane-status.js
+// node_modules/@grpc/grpc-js/build/src/control-plane-status.js
 var require_control_plane_status = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/control-plane-status.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/control-plane-status.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.restrictControlPlaneStatusCode = restrictControlPlaneStatusCode;
@@ -45659,9 +45659,9 @@ var require_control_plane_status = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/deadline.js
+// node_modules/@grpc/grpc-js/build/src/deadline.js
 var require_deadline = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/deadline.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/deadline.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.minDeadline = minDeadline;
@@ -45732,9 +45732,9 @@ var require_deadline = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/filter-stack.js
+// node_modules/@grpc/grpc-js/build/src/filter-stack.js
 var require_filter_stack = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/filter-stack.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/filter-stack.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.FilterStackFactory = exports.FilterStack = void 0;
@@ -45803,9 +45803,9 @@ var require_filter_stack = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/single-subchannel-channel.js
+// node_modules/@grpc/grpc-js/build/src/single-subchannel-channel.js
 var require_single_subchannel_channel = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/single-subchannel-channel.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/single-subchannel-channel.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SingleSubchannelChannel = void 0;
@@ -46016,9 +46016,9 @@ var require_single_subchannel_channel = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/subchannel.js
+// node_modules/@grpc/grpc-js/build/src/subchannel.js
 var require_subchannel = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/subchannel.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/subchannel.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Subchannel = void 0;
@@ -46362,9 +46362,9 @@ var require_subchannel = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/environment.js
+// node_modules/@grpc/grpc-js/build/src/environment.js
 var require_environment = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/environment.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/environment.js"(exports) {
     "use strict";
     var _a3;
     var _b;
@@ -46375,9 +46375,9 @@ var require_environment = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/resolver-dns.js
+// node_modules/@grpc/grpc-js/build/src/resolver-dns.js
 var require_resolver_dns = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/resolver-dns.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/resolver-dns.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.DEFAULT_PORT = void 0;
@@ -46663,9 +46663,9 @@ var require_resolver_dns = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/http_proxy.js
+// node_modules/@grpc/grpc-js/build/src/http_proxy.js
 var require_http_proxy = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/http_proxy.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/http_proxy.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.parseCIDR = parseCIDR;
@@ -46882,9 +46882,9 @@ var require_http_proxy = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/stream-decoder.js
+// node_modules/@grpc/grpc-js/build/src/stream-decoder.js
 var require_stream_decoder = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/stream-decoder.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/stream-decoder.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.StreamDecoder = void 0;
@@ -46967,9 +46967,9 @@ var require_stream_decoder = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/subchannel-call.js
+// node_modules/@grpc/grpc-js/build/src/subchannel-call.js
 var require_subchannel_call = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/subchannel-call.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/subchannel-call.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelCall = void 0;
@@ -47420,9 +47420,9 @@ var require_subchannel_call = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/transport.js
+// node_modules/@grpc/grpc-js/build/src/transport.js
 var require_transport = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/transport.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/transport.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.Http2SubchannelConnector = void 0;
@@ -47998,9 +47998,9 @@ var require_transport = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/subchannel-pool.js
+// node_modules/@grpc/grpc-js/build/src/subchannel-pool.js
 var require_subchannel_pool = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/subchannel-pool.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/subchannel-pool.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SubchannelPool = void 0;
@@ -48096,9 +48096,9 @@ var require_subchannel_pool = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/load-balancing-call.js
+// node_modules/@grpc/grpc-js/build/src/load-balancing-call.js
 var require_load_balancing_call = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/load-balancing-call.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/load-balancing-call.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.LoadBalancingCall = void 0;
@@ -48362,9 +48362,9 @@ var require_load_balancing_call = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/resolving-call.js
+// node_modules/@grpc/grpc-js/build/src/resolving-call.js
 var require_resolving_call = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/resolving-call.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/resolving-call.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ResolvingCall = void 0;
@@ -48672,9 +48672,9 @@ var require_resolving_call = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/retrying-call.js
+// node_modules/@grpc/grpc-js/build/src/retrying-call.js
 var require_retrying_call = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/retrying-call.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/retrying-call.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.RetryingCall = exports.MessageBufferTracker = exports.RetryThrottler = void 0;
@@ -49339,9 +49339,9 @@ var require_retrying_call = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/subchannel-interface.js
+// node_modules/@grpc/grpc-js/build/src/subchannel-interface.js
 var require_subchannel_interface = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/subchannel-interface.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/subchannel-interface.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BaseSubchannelWrapper = void 0;
@@ -49438,9 +49438,9 @@ var require_subchannel_interface = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/internal-channel.js
+// node_modules/@grpc/grpc-js/build/src/internal-channel.js
 var require_internal_channel = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/internal-channel.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/internal-channel.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.InternalChannel = exports.SUBCHANNEL_ARGS_EXCLUDE_KEY_PREFIX = void 0;
@@ -50005,9 +50005,9 @@ var require_internal_channel = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/channel.js
+// node_modules/@grpc/grpc-js/build/src/channel.js
 var require_channel = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/channel.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/channel.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ChannelImplementation = void 0;
@@ -50062,9 +50062,9 @@ var require_channel = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/server-call.js
+// node_modules/@grpc/grpc-js/build/src/server-call.js
 var require_server_call = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/server-call.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/server-call.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ServerDuplexStreamImpl = exports.ServerWritableStreamImpl = exports.ServerReadableStreamImpl = exports.ServerUnaryCallImpl = void 0;
@@ -50271,9 +50271,9 @@ var require_server_call = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/server-credentials.js
+// node_modules/@grpc/grpc-js/build/src/server-credentials.js
 var require_server_credentials = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/server-credentials.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/server-credentials.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.ServerCredentials = void 0;
@@ -50561,9 +50561,9 @@ var require_server_credentials = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/duration.js
+// node_modules/@grpc/grpc-js/build/src/duration.js
 var require_duration = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/duration.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/duration.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.durationMessageToDuration = durationMessageToDuration;
@@ -50622,9 +50622,9 @@ var require_duration = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/orca.js
+// node_modules/@grpc/grpc-js/build/src/orca.js
 var require_orca = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/orca.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/orca.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.OrcaOobMetricsSubchannelWrapper = exports.GRPC_METRICS_HEADER = exports.ServerMetricRecorder = exports.PerRequestMetricRecorder = void 0;
@@ -50917,9 +50917,9 @@ var require_orca = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/server-interceptors.js
+// node_modules/@grpc/grpc-js/build/src/server-interceptors.js
 var require_server_interceptors = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/server-interceptors.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/server-interceptors.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.BaseServerInterceptingCall = exports.ServerInterceptingCall = exports.ResponderBuilder = exports.ServerListenerBuilder = void 0;
@@ -51689,9 +51689,9 @@ var require_server_interceptors = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/server.js
+// node_modules/@grpc/grpc-js/build/src/server.js
 var require_server = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/server.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/server.js"(exports) {
     "use strict";
     var __runInitializers = exports && exports.__runInitializers || function(thisArg, initializers, value) {
       var useValue = arguments.length > 2;
@@ -53164,9 +53164,9 @@ var require_server = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/status-builder.js
+// node_modules/@grpc/grpc-js/build/src/status-builder.js
 var require_status_builder = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/status-builder.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/status-builder.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.StatusBuilder = void 0;
@@ -53218,9 +53218,9 @@ var require_status_builder = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/load-balancer-pick-first.js
+// node_modules/@grpc/grpc-js/build/src/load-balancer-pick-first.js
 var require_load_balancer_pick_first = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/load-balancer-pick-first.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/load-balancer-pick-first.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.LeafLoadBalancer = exports.PickFirstLoadBalancer = exports.PickFirstLoadBalancingConfig = void 0;
@@ -53637,9 +53637,9 @@ var require_load_balancer_pick_first = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/certificate-provider.js
+// node_modules/@grpc/grpc-js/build/src/certificate-provider.js
 var require_certificate_provider = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/certificate-provider.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/certificate-provider.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.FileWatcherCertificateProvider = void 0;
@@ -53760,9 +53760,9 @@ var require_certificate_provider = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/experimental.js
+// node_modules/@grpc/grpc-js/build/src/experimental.js
 var require_experimental = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/experimental.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/experimental.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SUBCHANNEL_ARGS_EXCLUDE_KEY_PREFIX = exports.createCertificateProviderChannelCredentials = exports.FileWatcherCertificateProvider = exports.createCertificateProviderServerCredentials = exports.createServerCredentialsWithInterceptors = exports.BaseSubchannelWrapper = exports.registerAdminService = exports.FilterStackFactory = exports.BaseFilter = exports.statusOrFromError = exports.statusOrFromValue = exports.PickResultType = exports.QueuePicker = exports.UnavailablePicker = exports.ChildLoadBalancerHandler = exports.EndpointMap = exports.endpointHasAddress = exports.endpointToString = exports.subchannelAddressToString = exports.LeafLoadBalancer = exports.isLoadBalancerNameRegistered = exports.parseLoadBalancingConfig = exports.selectLbConfigFromList = exports.registerLoadBalancerType = exports.createChildChannelControlHelper = exports.BackoffTimeout = exports.parseDuration = exports.durationToMs = exports.splitHostPort = exports.uriToString = exports.CHANNEL_ARGS_CONFIG_SELECTOR_KEY = exports.createResolver = exports.registerResolver = exports.log = exports.trace = void 0;
@@ -53893,9 +53893,9 @@ var require_experimental = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/resolver-uds.js
+// node_modules/@grpc/grpc-js/build/src/resolver-uds.js
 var require_resolver_uds = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/resolver-uds.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/resolver-uds.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.setup = setup;
@@ -53933,9 +53933,9 @@ var require_resolver_uds = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/resolver-ip.js
+// node_modules/@grpc/grpc-js/build/src/resolver-ip.js
 var require_resolver_ip = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/resolver-ip.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/resolver-ip.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.setup = setup;
@@ -54024,9 +54024,9 @@ var require_resolver_ip = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/load-balancer-round-robin.js
+// node_modules/@grpc/grpc-js/build/src/load-balancer-round-robin.js
 var require_load_balancer_round_robin = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/load-balancer-round-robin.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/load-balancer-round-robin.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.RoundRobinLoadBalancer = void 0;
@@ -54199,9 +54199,9 @@ var require_load_balancer_round_robin = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/load-balancer-outlier-detection.js
+// node_modules/@grpc/grpc-js/build/src/load-balancer-outlier-detection.js
 var require_load_balancer_outlier_detection = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/load-balancer-outlier-detection.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/load-balancer-outlier-detection.js"(exports) {
     "use strict";
     var _a3;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -54696,9 +54696,9 @@ var require_load_balancer_outlier_detection = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/priority-queue.js
+// node_modules/@grpc/grpc-js/build/src/priority-queue.js
 var require_priority_queue = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/priority-queue.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/priority-queue.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.PriorityQueue = void 0;
@@ -54800,9 +54800,9 @@ var require_priority_queue = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/load-balancer-weighted-round-robin.js
+// node_modules/@grpc/grpc-js/build/src/load-balancer-weighted-round-robin.js
 var require_load_balancer_weighted_round_robin = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/load-balancer-weighted-round-robin.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/load-balancer-weighted-round-robin.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.WeightedRoundRobinLoadBalancingConfig = void 0;
@@ -55152,9 +55152,9 @@ var require_load_balancer_weighted_round_robin = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/grpc-js/build/src/index.js
+// node_modules/@grpc/grpc-js/build/src/index.js
 var require_src4 = __commonJS({
-  "../main/node_modules/@grpc/grpc-js/build/src/index.js"(exports) {
+  "node_modules/@grpc/grpc-js/build/src/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.experimental = exports.ServerMetricRecorder = exports.ServerInterceptingCall = exports.ResponderBuilder = exports.ServerListenerBuilder = exports.addAdminServicesToServer = exports.getChannelzHandlers = exports.getChannelzServiceDefinition = exports.InterceptorConfigurationError = exports.InterceptingCall = exports.RequesterBuilder = exports.ListenerBuilder = exports.StatusBuilder = exports.getClientChannel = exports.ServerCredentials = exports.Server = exports.setLogVerbosity = exports.setLogger = exports.load = exports.loadObject = exports.CallCredentials = exports.ChannelCredentials = exports.waitForClientReady = exports.closeClient = exports.Channel = exports.makeGenericClientConstructor = exports.makeClientConstructor = exports.loadPackageDefinition = exports.Client = exports.compressionAlgorithms = exports.propagate = exports.connectivityState = exports.status = exports.logVerbosity = exports.Metadata = exports.credentials = void 0;
@@ -55334,9 +55334,9 @@ var require_src4 = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/proto-loader/build/src/util.js
+// node_modules/@grpc/proto-loader/build/src/util.js
 var require_util4 = __commonJS({
-  "../main/node_modules/@grpc/proto-loader/build/src/util.js"(exports) {
+  "node_modules/@grpc/proto-loader/build/src/util.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
@@ -55404,9 +55404,9 @@ var require_util4 = __commonJS({
   }
 });
 
-// ../main/node_modules/@grpc/proto-loader/build/src/index.js
+// node_modules/@grpc/proto-loader/build/src/index.js
 var require_src5 = __commonJS({
-  "../main/node_modules/@grpc/proto-loader/build/src/index.js"(exports) {
+  "node_modules/@grpc/proto-loader/build/src/index.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.loadFileDescriptorSetFromObject = exports.loadFileDescriptorSetFromBuffer = exports.fromJSON = exports.loadSync = exports.load = exports.IdempotencyLevel = exports.isAnyExtension = exports.Long = void 0;
@@ -55592,9 +55592,9 @@ var require_src5 = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/session.js
+// node_modules/dockerode/lib/session.js
 var require_session = __commonJS({
-  "../main/node_modules/dockerode/lib/session.js"(exports, module) {
+  "node_modules/dockerode/lib/session.js"(exports, module) {
     var grpc = require_src4();
     var protoLoader = require_src5();
     var path8 = __require("path");
@@ -55650,9 +55650,9 @@ var require_session = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/buildkit.js
+// node_modules/dockerode/lib/buildkit.js
 var require_buildkit = __commonJS({
-  "../main/node_modules/dockerode/lib/buildkit.js"(exports, module) {
+  "node_modules/dockerode/lib/buildkit.js"(exports, module) {
     var protobuf = require_protobufjs();
     var path8 = __require("path");
     var BUILDKIT_TRACE_ID = "moby.buildkit.trace";
@@ -55826,9 +55826,9 @@ var require_buildkit = __commonJS({
   }
 });
 
-// ../main/node_modules/dockerode/lib/docker.js
+// node_modules/dockerode/lib/docker.js
 var require_docker = __commonJS({
-  "../main/node_modules/dockerode/lib/docker.js"(exports, module) {
+  "node_modules/dockerode/lib/docker.js"(exports, module) {
     var EventEmitter = __require("events").EventEmitter;
     var Modem = require_modem();
     var Container = require_container();
@@ -71460,7 +71460,7 @@ function gateInput(o) {
   };
 }
 
-// ../main/node_modules/markdown-table/index.js
+// node_modules/markdown-table/index.js
 function defaultStringLength(value) {
   return value.length;
 }
@@ -74976,6 +74976,7 @@ async function runMatrix(opts) {
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
+        not_applicable: result.trials.filter((t) => t.not_applicable !== void 0).length,
         duration_s: reused ? Math.round(result.trials.reduce((s, t) => s + t.duration_ms, 0) / 1e3) : Math.round(sinceMs(t0) / 1e3),
         overall: result.summary.overall,
         phases: result.summary.phases
@@ -75064,7 +75065,7 @@ function matrixMarkdown(m) {
       m.cells.map((c) => [
         name(c),
         cfg(c),
-        c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`,
+        (c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`) + (c.not_applicable ? ` (${c.not_applicable} not applicable)` : ""),
         pct5(c.overall.asr),
         pct5(c.overall.persistence),
         pct5(c.overall.utility),
@@ -75202,9 +75203,14 @@ ${MATRIX_USAGE}`);
     on_progress: progress,
     signal: controller.signal
   });
-  const invalid = matrix.cells.reduce((n, c) => n + (c.trials - c.valid), 0);
+  const notApplicable2 = matrix.cells.reduce((n, c) => n + (c.not_applicable ?? 0), 0);
+  const invalid = matrix.cells.reduce((n, c) => n + (c.trials - c.valid), 0) - notApplicable2;
+  const counts = [
+    ...invalid ? [`${invalid} invalid trial(s)`] : [],
+    ...notApplicable2 ? [`${notApplicable2} not applicable`] : []
+  ];
   process.stdout.write(
-    `matrix: ${matrix.cells.length} configuration(s) \xD7 ${matrix.cases.ids.length} case(s) \u2192 ${values.out}/matrix.md, matrix.json` + (invalid ? ` (${invalid} invalid trial(s))` : "") + "\n"
+    `matrix: ${matrix.cells.length} configuration(s) \xD7 ${matrix.cases.ids.length} case(s) \u2192 ${values.out}/matrix.md, matrix.json` + (counts.length ? ` (${counts.join(", ")})` : "") + "\n"
   );
   return controller.signal.aborted ? 130 : 0;
 }

@@ -96,10 +96,16 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     on_progress: progress,
     signal: controller.signal,
   });
-  const invalid = matrix.cells.reduce((n, c) => n + (c.trials - c.valid), 0);
+  // Not-applicable trials are not invalid: the harness worked, the case could not reach it.
+  const notApplicable = matrix.cells.reduce((n, c) => n + (c.not_applicable ?? 0), 0);
+  const invalid = matrix.cells.reduce((n, c) => n + (c.trials - c.valid), 0) - notApplicable;
+  const counts = [
+    ...(invalid ? [`${invalid} invalid trial(s)`] : []),
+    ...(notApplicable ? [`${notApplicable} not applicable`] : []),
+  ];
   process.stdout.write(
     `matrix: ${matrix.cells.length} configuration(s) × ${matrix.cases.ids.length} case(s) → ${values.out}/matrix.md, matrix.json` +
-      (invalid ? ` (${invalid} invalid trial(s))` : '') +
+      (counts.length ? ` (${counts.join(', ')})` : '') +
       '\n',
   );
   return controller.signal.aborted ? 130 : 0;

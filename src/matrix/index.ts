@@ -63,6 +63,8 @@ export interface MatrixCell {
   status: RunResult['status'];
   trials: number;
   valid: number;
+  /** Trials whose injection never reached the harness: neither valid nor invalid, in no rate. */
+  not_applicable?: number;
   duration_s: number;
   overall: PhaseStats;
   phases: Partial<Record<Phase, PhaseStats>>;
@@ -177,6 +179,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
+        not_applicable: result.trials.filter((t) => t.not_applicable !== undefined).length,
         duration_s: reused
           ? Math.round(result.trials.reduce((s, t) => s + t.duration_ms, 0) / 1000)
           : Math.round(sinceMs(t0) / 1000),
@@ -288,7 +291,8 @@ export function matrixMarkdown(m: MatrixResult): string {
       m.cells.map((c) => [
         name(c),
         cfg(c),
-        c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`,
+        (c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`) +
+          (c.not_applicable ? ` (${c.not_applicable} not applicable)` : ''),
         pct(c.overall.asr),
         pct(c.overall.persistence),
         pct(c.overall.utility),
