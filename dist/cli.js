@@ -528,7 +528,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
-    function applyReviver(reviver, obj5, key, val) {
+    function applyReviver(reviver, obj3, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -568,7 +568,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj5, key, val);
+      return reviver.call(obj3, key, val);
     }
     exports.applyReviver = applyReviver;
   }
@@ -1015,13 +1015,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
-    var stringifyComment = (str6) => str6.replace(/^(?!$)(?: $)?/gm, "#");
+    var stringifyComment = (str4) => str4.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
       if (/^\n+$/.test(comment))
         return comment.substring(1);
       return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
     }
-    var lineComment = (str6, indent, comment) => str6.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str6.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str4, indent, comment) => str4.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str4.endsWith(" ") ? "" : " ") + comment;
     exports.indentComment = indentComment;
     exports.lineComment = lineComment;
     exports.stringifyComment = stringifyComment;
@@ -1175,16 +1175,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str6) => /^(%|---|\.\.\.)/m.test(str6);
-    function lineLengthOverLimit(str6, lineWidth, indentLength) {
+    var containsDocumentMarker = (str4) => /^(%|---|\.\.\.)/m.test(str4);
+    function lineLengthOverLimit(str4, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str6.length;
+      const strLen = str4.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str6[i] === "\n") {
+        if (str4[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -1201,11 +1201,11 @@ var require_stringifyString = __commonJS({
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str6 = "";
+      let str4 = "";
       let start = 0;
       for (let i = 0, ch = json3[i]; ch; ch = json3[++i]) {
         if (ch === " " && json3[i + 1] === "\\" && json3[i + 2] === "n") {
-          str6 += json3.slice(start, i) + "\\ ";
+          str4 += json3.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
@@ -1214,38 +1214,38 @@ var require_stringifyString = __commonJS({
           switch (json3[i + 1]) {
             case "u":
               {
-                str6 += json3.slice(start, i);
+                str4 += json3.slice(start, i);
                 const code = json3.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
-                    str6 += "\\0";
+                    str4 += "\\0";
                     break;
                   case "0007":
-                    str6 += "\\a";
+                    str4 += "\\a";
                     break;
                   case "000b":
-                    str6 += "\\v";
+                    str4 += "\\v";
                     break;
                   case "001b":
-                    str6 += "\\e";
+                    str4 += "\\e";
                     break;
                   case "0085":
-                    str6 += "\\N";
+                    str4 += "\\N";
                     break;
                   case "00a0":
-                    str6 += "\\_";
+                    str4 += "\\_";
                     break;
                   case "2028":
-                    str6 += "\\L";
+                    str4 += "\\L";
                     break;
                   case "2029":
-                    str6 += "\\P";
+                    str4 += "\\P";
                     break;
                   default:
                     if (code.substr(0, 2) === "00")
-                      str6 += "\\x" + code.substr(2);
+                      str4 += "\\x" + code.substr(2);
                     else
-                      str6 += json3.substr(i, 6);
+                      str4 += json3.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
@@ -1255,14 +1255,14 @@ var require_stringifyString = __commonJS({
               if (implicitKey || json3[i + 2] === '"' || json3.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str6 += json3.slice(start, i) + "\n\n";
+                str4 += json3.slice(start, i) + "\n\n";
                 while (json3[i + 2] === "\\" && json3[i + 3] === "n" && json3[i + 4] !== '"') {
-                  str6 += "\n";
+                  str4 += "\n";
                   i += 2;
                 }
-                str6 += indent;
+                str4 += indent;
                 if (json3[i + 2] === " ")
-                  str6 += "\\";
+                  str4 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -1271,8 +1271,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str6 = start ? str6 + json3.slice(start) : json3;
-      return implicitKey ? str6 : foldFlowLines.foldFlowLines(str6, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str4 = start ? str4 + json3.slice(start) : json3;
+      return implicitKey ? str4 : foldFlowLines.foldFlowLines(str4, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
@@ -1400,15 +1400,15 @@ ${indent}${start}${value}${end}`;
           return quotedString(value, ctx);
         }
       }
-      const str6 = value.replace(/\n+/g, `$&
+      const str4 = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str6);
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str4);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
           return quotedString(value, ctx);
       }
-      return implicitKey ? str6 : foldFlowLines.foldFlowLines(str6, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str4 : foldFlowLines.foldFlowLines(str4, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -1504,10 +1504,10 @@ var require_stringify = __commonJS({
           return match.find((t) => t.format === item.format) ?? match[0];
       }
       let tagObj = void 0;
-      let obj5;
+      let obj3;
       if (identity.isScalar(item)) {
-        obj5 = item.value;
-        let match = tags.filter((t) => t.identify?.(obj5));
+        obj3 = item.value;
+        let match = tags.filter((t) => t.identify?.(obj3));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
@@ -1515,11 +1515,11 @@ var require_stringify = __commonJS({
         }
         tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
       } else {
-        obj5 = item;
-        tagObj = tags.find((t) => t.nodeClass && obj5 instanceof t.nodeClass);
+        obj3 = item;
+        tagObj = tags.find((t) => t.nodeClass && obj3 instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj5?.constructor?.name ?? (obj5 === null ? "null" : typeof obj5);
+        const name = obj3?.constructor?.name ?? (obj3 === null ? "null" : typeof obj3);
         throw new Error(`Tag not resolved for ${name} value`);
       }
       return tagObj;
@@ -1560,11 +1560,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node2, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str6 = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
+      const str4 = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str6;
-      return identity.isScalar(node2) || str6[0] === "{" || str6[0] === "[" ? `${props} ${str6}` : `${props}
-${ctx.indent}${str6}`;
+        return str4;
+      return identity.isScalar(node2) || str4[0] === "{" || str4[0] === "[" ? `${props} ${str4}` : `${props}
+${ctx.indent}${str4}`;
     }
     exports.createStringifyContext = createStringifyContext;
     exports.stringify = stringify;
@@ -1599,8 +1599,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str6 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str6.length > 1024) {
+      let str4 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str4.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -1609,27 +1609,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str6 === "" ? "?" : explicitKey ? `? ${str6}` : str6;
+          return str4 === "" ? "?" : explicitKey ? `? ${str4}` : str4;
         }
       } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str6 = `? ${str6}`;
+        str4 = `? ${str4}`;
         if (keyComment && !keyCommentDone) {
-          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
+          str4 += stringifyComment.lineComment(str4, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str6;
+        return str4;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
-        str6 = `? ${str6}
+          str4 += stringifyComment.lineComment(str4, ctx.indent, commentString(keyComment));
+        str4 = `? ${str4}
 ${indent}:`;
       } else {
-        str6 = `${str6}:`;
+        str4 = `${str4}:`;
         if (keyComment)
-          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
+          str4 += stringifyComment.lineComment(str4, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value)) {
@@ -1645,7 +1645,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str6.length + 1;
+        ctx.indentAtStart = str4.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -1689,16 +1689,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws = "";
       }
-      str6 += ws + valueStr;
+      str4 += ws + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(valueComment));
+        str4 += stringifyComment.lineComment(str4, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str6;
+      return str4;
     }
     exports.stringifyPair = stringifyPair;
   }
@@ -1925,31 +1925,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str7 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str5 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
-          str7 += stringifyComment.lineComment(str7, itemIndent, commentString(comment2));
+          str5 += stringifyComment.lineComment(str5, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str7);
+        lines.push(blockItemPrefix + str5);
       }
-      let str6;
+      let str4;
       if (lines.length === 0) {
-        str6 = flowChars.start + flowChars.end;
+        str4 = flowChars.start + flowChars.end;
       } else {
-        str6 = lines[0];
+        str4 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str6 += line ? `
+          str4 += line ? `
 ${indent}${line}` : "\n";
         }
       }
       if (comment) {
-        str6 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        str4 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str6;
+      return str4;
     }
     function stringifyFlowCollection({ items: items2 }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -1992,21 +1992,21 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str6 = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str6.includes("\n"));
+        let str4 = stringify.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str4.includes("\n"));
         if (i < items2.length - 1) {
-          str6 += ",";
+          str4 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str6.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str4.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str6 += ",";
+            str4 += ",";
           }
         }
         if (comment)
-          str6 += stringifyComment.lineComment(str6, itemIndent, commentString(comment));
-        lines.push(str6);
+          str4 += stringifyComment.lineComment(str4, itemIndent, commentString(comment));
+        lines.push(str4);
         linesAtValue = lines.length;
       }
       const { start, end } = flowChars;
@@ -2018,11 +2018,11 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str6 = start;
+          let str4 = start;
           for (const line of lines)
-            str6 += line ? `
+            str4 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str6}
+          return `${str4}
 ${indent}${end}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
@@ -2075,23 +2075,23 @@ var require_YAMLMap = __commonJS({
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj5, ctx) {
+      static from(schema, obj3, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map2 = new this(schema);
         const add = (key, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj5, key, value);
+            value = replacer.call(obj3, key, value);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
           if (value !== void 0 || keepUndefined)
             map2.items.push(Pair.createPair(key, value, ctx));
         };
-        if (obj5 instanceof Map) {
-          for (const [key, value] of obj5)
+        if (obj3 instanceof Map) {
+          for (const [key, value] of obj3)
             add(key, value);
-        } else if (obj5 && typeof obj5 === "object") {
-          for (const key of Object.keys(obj5))
-            add(key, obj5[key]);
+        } else if (obj3 && typeof obj3 === "object") {
+          for (const key of Object.keys(obj3))
+            add(key, obj3[key]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map2.items.sort(schema.sortMapEntries);
@@ -2201,7 +2201,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map3;
       },
-      createNode: (schema, obj5, ctx) => YAMLMap.YAMLMap.from(schema, obj5, ctx)
+      createNode: (schema, obj3, ctx) => YAMLMap.YAMLMap.from(schema, obj3, ctx)
     };
     exports.map = map2;
   }
@@ -2297,15 +2297,15 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj5, ctx) {
+      static from(schema, obj3, ctx) {
         const { replacer } = ctx;
         const seq = new this(schema);
-        if (obj5 && Symbol.iterator in Object(obj5)) {
+        if (obj3 && Symbol.iterator in Object(obj3)) {
           let i = 0;
-          for (let it of obj5) {
+          for (let it of obj3) {
             if (typeof replacer === "function") {
-              const key = obj5 instanceof Set ? it : String(i++);
-              it = replacer.call(obj5, key, it);
+              const key = obj3 instanceof Set ? it : String(i++);
+              it = replacer.call(obj3, key, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -2339,7 +2339,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj5, ctx) => YAMLSeq.YAMLSeq.from(schema, obj5, ctx)
+      createNode: (schema, obj3, ctx) => YAMLSeq.YAMLSeq.from(schema, obj3, ctx)
     };
     exports.seq = seq;
   }
@@ -2354,7 +2354,7 @@ var require_string = __commonJS({
       identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str6) => str6,
+      resolve: (str4) => str4,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -2392,7 +2392,7 @@ var require_bool = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str6) => new Scalar2.Scalar(str6[0] === "t" || str6[0] === "T"),
+      resolve: (str4) => new Scalar2.Scalar(str4[0] === "t" || str4[0] === "T"),
       stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -2413,9 +2413,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
         return String(value);
-      const num4 = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num4))
-        return isNaN(num4) ? ".nan" : num4 < 0 ? "-.inf" : ".inf";
+      const num3 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num3))
+        return isNaN(num3) ? ".nan" : num3 < 0 ? "-.inf" : ".inf";
       let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
@@ -2444,7 +2444,7 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str6) => str6.slice(-3).toLowerCase() === "nan" ? NaN : str6[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str4) => str4.slice(-3).toLowerCase() === "nan" ? NaN : str4[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -2453,10 +2453,10 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str6) => parseFloat(str6),
+      resolve: (str4) => parseFloat(str4),
       stringify(node2) {
-        const num4 = Number(node2.value);
-        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num3 = Number(node2.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -2464,11 +2464,11 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str6) {
-        const node2 = new Scalar2.Scalar(parseFloat(str6));
-        const dot = str6.indexOf(".");
-        if (dot !== -1 && str6[str6.length - 1] === "0")
-          node2.minFractionDigits = str6.length - dot - 1;
+      resolve(str4) {
+        const node2 = new Scalar2.Scalar(parseFloat(str4));
+        const dot = str4.indexOf(".");
+        if (dot !== -1 && str4[str4.length - 1] === "0")
+          node2.minFractionDigits = str4.length - dot - 1;
         return node2;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -2485,7 +2485,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str6, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str6) : parseInt(str6.substring(offset), radix);
+    var intResolve = (str4, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str4) : parseInt(str4.substring(offset), radix);
     function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value) && value >= 0)
@@ -2498,7 +2498,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 8, opt),
+      resolve: (str4, _onError, opt) => intResolve(str4, 2, 8, opt),
       stringify: (node2) => intStringify(node2, 8, "0o")
     };
     var int3 = {
@@ -2506,7 +2506,7 @@ var require_int = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 0, 10, opt),
+      resolve: (str4, _onError, opt) => intResolve(str4, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -2515,7 +2515,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 16, opt),
+      resolve: (str4, _onError, opt) => intResolve(str4, 2, 16, opt),
       stringify: (node2) => intStringify(node2, 16, "0x")
     };
     exports.int = int3;
@@ -2568,7 +2568,7 @@ var require_schema2 = __commonJS({
         identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str6) => str6,
+        resolve: (str4) => str4,
         stringify: stringifyJSON
       },
       {
@@ -2585,7 +2585,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str6) => str6 === "true",
+        resolve: (str4) => str4 === "true",
         stringify: stringifyJSON
       },
       {
@@ -2593,7 +2593,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str6, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str6) : parseInt(str6, 10),
+        resolve: (str4, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str4) : parseInt(str4, 10),
         stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
@@ -2601,7 +2601,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str6) => parseFloat(str6),
+        resolve: (str4) => parseFloat(str4),
         stringify: stringifyJSON
       }
     ];
@@ -2609,9 +2609,9 @@ var require_schema2 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str6, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str6)}`);
-        return str6;
+      resolve(str4, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str4)}`);
+        return str4;
       }
     };
     var schema = [map2.map, seq.seq].concat(jsonScalars, jsonError);
@@ -2643,10 +2643,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str6 = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str6.length);
-          for (let i = 0; i < str6.length; ++i)
-            buffer[i] = str6.charCodeAt(i);
+          const str4 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str4.length);
+          for (let i = 0; i < str4.length; ++i)
+            buffer[i] = str4.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -2657,28 +2657,28 @@ var require_binary = __commonJS({
         if (!value)
           return "";
         const buf = value;
-        let str6;
+        let str4;
         if (typeof node_buffer.Buffer === "function") {
-          str6 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str4 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
           for (let i = 0; i < buf.length; ++i)
             s += String.fromCharCode(buf[i]);
-          str6 = btoa(s);
+          str4 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar2.Scalar.BLOCK_LITERAL);
         if (type !== Scalar2.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str6.length / lineWidth);
+          const n = Math.ceil(str4.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str6.substr(o, lineWidth);
+            lines[i] = str4.substr(o, lineWidth);
           }
-          str6 = lines.join(type === Scalar2.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str4 = lines.join(type === Scalar2.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str6 }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment, type, value: str4 }, ctx, onComment, onChompKeep);
       }
     };
     exports.binary = binary;
@@ -2884,7 +2884,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str6) => str6.slice(-3).toLowerCase() === "nan" ? NaN : str6[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str4) => str4.slice(-3).toLowerCase() === "nan" ? NaN : str4[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -2893,10 +2893,10 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str6) => parseFloat(str6.replace(/_/g, "")),
+      resolve: (str4) => parseFloat(str4.replace(/_/g, "")),
       stringify(node2) {
-        const num4 = Number(node2.value);
-        return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num3 = Number(node2.value);
+        return isFinite(num3) ? num3.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -2904,11 +2904,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str6) {
-        const node2 = new Scalar2.Scalar(parseFloat(str6.replace(/_/g, "")));
-        const dot = str6.indexOf(".");
+      resolve(str4) {
+        const node2 = new Scalar2.Scalar(parseFloat(str4.replace(/_/g, "")));
+        const dot = str4.indexOf(".");
         if (dot !== -1) {
-          const f = str6.substring(dot + 1).replace(/_/g, "");
+          const f = str4.substring(dot + 1).replace(/_/g, "");
           if (f[f.length - 1] === "0")
             node2.minFractionDigits = f.length;
         }
@@ -2928,34 +2928,34 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str6, offset, radix, { intAsBigInt }) {
-      const sign = str6[0];
+    function intResolve(str4, offset, radix, { intAsBigInt }) {
+      const sign = str4[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str6 = str6.substring(offset).replace(/_/g, "");
+      str4 = str4.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str6 = `0b${str6}`;
+            str4 = `0b${str4}`;
             break;
           case 8:
-            str6 = `0o${str6}`;
+            str4 = `0o${str4}`;
             break;
           case 16:
-            str6 = `0x${str6}`;
+            str4 = `0x${str4}`;
             break;
         }
-        const n2 = BigInt(str6);
+        const n2 = BigInt(str4);
         return sign === "-" ? BigInt(-1) * n2 : n2;
       }
-      const n = parseInt(str6, radix);
+      const n = parseInt(str4, radix);
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value)) {
-        const str6 = value.toString(radix);
-        return value < 0 ? "-" + prefix2 + str6.substr(1) : prefix2 + str6;
+        const str4 = value.toString(radix);
+        return value < 0 ? "-" + prefix2 + str4.substr(1) : prefix2 + str4;
       }
       return stringifyNumber.stringifyNumber(node2);
     }
@@ -2965,7 +2965,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 2, opt),
+      resolve: (str4, _onError, opt) => intResolve(str4, 2, 2, opt),
       stringify: (node2) => intStringify(node2, 2, "0b")
     };
     var intOct = {
@@ -2974,7 +2974,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 1, 8, opt),
+      resolve: (str4, _onError, opt) => intResolve(str4, 1, 8, opt),
       stringify: (node2) => intStringify(node2, 8, "0")
     };
     var int3 = {
@@ -2982,7 +2982,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 0, 10, opt),
+      resolve: (str4, _onError, opt) => intResolve(str4, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -2991,7 +2991,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 16, opt),
+      resolve: (str4, _onError, opt) => intResolve(str4, 2, 16, opt),
       stringify: (node2) => intStringify(node2, 16, "0x")
     };
     exports.int = int3;
@@ -3095,26 +3095,26 @@ var require_timestamp = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str6, asBigInt) {
-      const sign = str6[0];
-      const parts = sign === "-" || sign === "+" ? str6.substring(1) : str6;
-      const num4 = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num4(60) + num4(p), num4(0));
-      return sign === "-" ? num4(-1) * res : res;
+    function parseSexagesimal(str4, asBigInt) {
+      const sign = str4[0];
+      const parts = sign === "-" || sign === "+" ? str4.substring(1) : str4;
+      const num3 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num3(60) + num3(p), num3(0));
+      return sign === "-" ? num3(-1) * res : res;
     }
     function stringifySexagesimal(node2) {
       let { value } = node2;
-      let num4 = (n) => n;
+      let num3 = (n) => n;
       if (typeof value === "bigint")
-        num4 = (n) => BigInt(n);
+        num3 = (n) => BigInt(n);
       else if (isNaN(value) || !isFinite(value))
         return stringifyNumber.stringifyNumber(node2);
       let sign = "";
       if (value < 0) {
         sign = "-";
-        value *= num4(-1);
+        value *= num3(-1);
       }
-      const _60 = num4(60);
+      const _60 = num3(60);
       const parts = [value % _60];
       if (value < 60) {
         parts.unshift(0);
@@ -3134,7 +3134,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str6, _onError, { intAsBigInt }) => parseSexagesimal(str6, intAsBigInt),
+      resolve: (str4, _onError, { intAsBigInt }) => parseSexagesimal(str4, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -3143,7 +3143,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str6) => parseSexagesimal(str6, false),
+      resolve: (str4) => parseSexagesimal(str4, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -3154,8 +3154,8 @@ var require_timestamp = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str6) {
-        const match = str6.match(timestamp.test);
+      resolve(str4) {
+        const match = str4.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -7548,8 +7548,8 @@ function defineLazy(object2, key, getter) {
     configurable: true
   });
 }
-function objectClone(obj5) {
-  return Object.create(Object.getPrototypeOf(obj5), Object.getOwnPropertyDescriptors(obj5));
+function objectClone(obj3) {
+  return Object.create(Object.getPrototypeOf(obj3), Object.getOwnPropertyDescriptors(obj3));
 }
 function assignProp(target, prop, value) {
   Object.defineProperty(target, prop, {
@@ -7620,10 +7620,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj5, path8) {
+function getElementAtPath(obj3, path8) {
   if (!path8)
-    return obj5;
-  return path8.reduce((acc, key) => acc?.[key], obj5);
+    return obj3;
+  return path8.reduce((acc, key) => acc?.[key], obj3);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -7638,14 +7638,14 @@ function promiseAllObject(promisesObj) {
 }
 function randomString(length = 10) {
   const chars = "abcdefghijklmnopqrstuvwxyz";
-  let str6 = "";
+  let str4 = "";
   for (let i = 0; i < length; i++) {
-    str6 += chars[Math.floor(Math.random() * chars.length)];
+    str4 += chars[Math.floor(Math.random() * chars.length)];
   }
-  return str6;
+  return str4;
 }
-function esc(str6) {
-  return JSON.stringify(str6);
+function esc(str4) {
+  return JSON.stringify(str4);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -7689,8 +7689,8 @@ function numKeys(data) {
   }
   return keyCount;
 }
-function escapeRegex(str6) {
-  return str6.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str4) {
+  return str4.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -7944,13 +7944,13 @@ function getSizableOrigin(input2) {
     return "file";
   return "unknown";
 }
-function codePointLength(str6) {
-  const units = str6.length;
-  if (!highSurrogate.test(str6))
+function codePointLength(str4) {
+  const units = str4.length;
+  if (!highSurrogate.test(str4))
     return units;
   let count2 = units;
   for (let i = 0; i < units - 1; i++) {
-    if ((str6.charCodeAt(i) & 64512) === 55296 && (str6.charCodeAt(i + 1) & 64512) === 56320) {
+    if ((str4.charCodeAt(i) & 64512) === 55296 && (str4.charCodeAt(i + 1) & 64512) === 56320) {
       count2--;
       i++;
     }
@@ -7977,9 +7977,9 @@ function parsedType(data) {
       if (Array.isArray(data)) {
         return "array";
       }
-      const obj5 = data;
-      if (obj5 && Object.getPrototypeOf(obj5) !== Object.prototype && "constructor" in obj5 && obj5.constructor) {
-        return obj5.constructor.name;
+      const obj3 = data;
+      if (obj3 && Object.getPrototypeOf(obj3) !== Object.prototype && "constructor" in obj3 && obj3.constructor) {
+        return obj3.constructor.name;
       }
     }
   }
@@ -7997,8 +7997,8 @@ function issue(...args) {
   }
   return { ...iss };
 }
-function cleanEnum(obj5) {
-  return Object.entries(obj5).filter(([k, _]) => {
+function cleanEnum(obj3) {
+  return Object.entries(obj3).filter(([k, _]) => {
     return Number.isNaN(Number.parseInt(k, 10));
   }).map((el) => el[1]);
 }
@@ -8395,15 +8395,15 @@ function _getMessage() {
 function _setMessage(value) {
   this._zod.message = value;
 }
-function node(obj5, key, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj5, key)) {
+function node(obj3, key, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj3, key)) {
     if (key === "__proto__") {
-      Object.defineProperty(obj5, key, { value: make(), writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(obj3, key, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj5[key] = make();
+      obj3[key] = make();
     }
   }
-  return obj5[key];
+  return obj3[key];
 }
 function flattenError(error2, mapper = (issue3) => issue3.message) {
   const fieldErrors = {};
@@ -20487,10 +20487,10 @@ var require_utils = __commonJS({
       REGEX_SPECIAL_CHARS_GLOBAL
     } = require_constants();
     exports.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
-    exports.hasRegexChars = (str6) => REGEX_SPECIAL_CHARS.test(str6);
-    exports.isRegexChar = (str6) => str6.length === 1 && exports.hasRegexChars(str6);
-    exports.escapeRegex = (str6) => str6.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
-    exports.toPosixSlashes = (str6) => str6.replace(REGEX_BACKSLASH, "/");
+    exports.hasRegexChars = (str4) => REGEX_SPECIAL_CHARS.test(str4);
+    exports.isRegexChar = (str4) => str4.length === 1 && exports.hasRegexChars(str4);
+    exports.escapeRegex = (str4) => str4.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports.toPosixSlashes = (str4) => str4.replace(REGEX_BACKSLASH, "/");
     exports.isWindows = () => {
       if (typeof navigator !== "undefined" && navigator.platform) {
         const platform = navigator.platform.toLowerCase();
@@ -20501,8 +20501,8 @@ var require_utils = __commonJS({
       }
       return false;
     };
-    exports.removeBackslashes = (str6) => {
-      return str6.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+    exports.removeBackslashes = (str4) => {
+      return str4.replace(REGEX_REMOVE_BACKSLASH, (match) => {
         return match === "\\" ? "" : match;
       });
     };
@@ -20592,7 +20592,7 @@ var require_scan = __commonJS({
       const slashes = [];
       const tokens = [];
       const parts = [];
-      let str6 = input2;
+      let str4 = input2;
       let index = -1;
       let start = 0;
       let lastIndex2 = 0;
@@ -20611,10 +20611,10 @@ var require_scan = __commonJS({
       let code;
       let token = { value: "", depth: 0, isGlob: false };
       const eos = () => index >= length;
-      const peek = () => str6.charCodeAt(index + 1);
+      const peek = () => str4.charCodeAt(index + 1);
       const advance = () => {
         prev = code;
-        return str6.charCodeAt(++index);
+        return str4.charCodeAt(++index);
       };
       while (index < length) {
         code = advance();
@@ -20791,24 +20791,24 @@ var require_scan = __commonJS({
         isExtglob = false;
         isGlob = false;
       }
-      let base = str6;
+      let base = str4;
       let prefix2 = "";
       let glob = "";
       if (start > 0) {
-        prefix2 = str6.slice(0, start);
-        str6 = str6.slice(start);
+        prefix2 = str4.slice(0, start);
+        str4 = str4.slice(start);
         lastIndex2 -= start;
       }
       if (base && isGlob === true && lastIndex2 > 0) {
-        base = str6.slice(0, lastIndex2);
-        glob = str6.slice(lastIndex2);
+        base = str4.slice(0, lastIndex2);
+        glob = str4.slice(lastIndex2);
       } else if (isGlob === true) {
         base = "";
-        glob = str6;
+        glob = str4;
       } else {
-        base = str6;
+        base = str4;
       }
-      if (base && base !== "" && base !== "/" && base !== str6) {
+      if (base && base !== "" && base !== "/" && base !== str4) {
         if (isPathSeparator(base.charCodeAt(base.length - 1))) {
           base = base.slice(0, -1);
         }
@@ -21201,9 +21201,9 @@ var require_parse = __commonJS({
       const peek = state2.peek = (n = 1) => input2[state2.index + n];
       const advance = state2.advance = () => input2[++state2.index] || "";
       const remaining = () => input2.slice(state2.index + 1);
-      const consume = (value2 = "", num4 = 0) => {
+      const consume = (value2 = "", num3 = 0) => {
         state2.consumed += value2;
-        state2.index += num4;
+        state2.index += num3;
       };
       const append = (token) => {
         state2.output += token.output != null ? token.output : token.value;
@@ -21523,15 +21523,15 @@ var require_parse = __commonJS({
           }
           let output3 = ")";
           if (brace.dots === true) {
-            const arr5 = tokens.slice();
+            const arr3 = tokens.slice();
             const range = [];
-            for (let i = arr5.length - 1; i >= 0; i--) {
+            for (let i = arr3.length - 1; i >= 0; i--) {
               tokens.pop();
-              if (arr5[i].type === "brace") {
+              if (arr3[i].type === "brace") {
                 break;
               }
-              if (arr5[i].type !== "dots") {
-                range.unshift(arr5[i].value);
+              if (arr3[i].type !== "dots") {
+                range.unshift(arr3[i].value);
               }
             }
             output3 = expandRange(range, opts);
@@ -21855,8 +21855,8 @@ var require_parse = __commonJS({
         if (opts2.noglobstar === true) return star;
         return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
       };
-      const create = (str6) => {
-        switch (str6) {
+      const create = (str4) => {
+        switch (str4) {
           case "*":
             return `${nodot}${ONE_CHAR}${star}`;
           case ".*":
@@ -21874,7 +21874,7 @@ var require_parse = __commonJS({
           case "**/.*":
             return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
           default: {
-            const match = /^(.*?)\.(\w+)$/.exec(str6);
+            const match = /^(.*?)\.(\w+)$/.exec(str4);
             if (!match) return;
             const source2 = create(match[1]);
             if (!source2) return;
@@ -21905,9 +21905,9 @@ var require_picomatch = __commonJS({
     var picomatch3 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
         const fns = glob.map((input2) => picomatch3(input2, options, returnState));
-        const arrayMatcher = (str6) => {
+        const arrayMatcher = (str4) => {
           for (const isMatch of fns) {
-            const state3 = isMatch(str6);
+            const state3 = isMatch(str4);
             if (state3) return state3;
           }
           return false;
@@ -21983,7 +21983,7 @@ var require_picomatch = __commonJS({
       const regex2 = glob instanceof RegExp ? glob : picomatch3.makeRe(glob, options);
       return regex2.test(utils.basename(input2, { windows: posix6 }));
     };
-    picomatch3.isMatch = (str6, patterns, options) => picomatch3(patterns, options)(str6);
+    picomatch3.isMatch = (str4, patterns, options) => picomatch3(patterns, options)(str4);
     picomatch3.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch3.parse(p, options));
       return parse4(pattern, { ...options, fastpaths: false });
@@ -22277,18 +22277,18 @@ var init_owner = __esm({
 // node_modules/docker-modem/lib/utils.js
 var require_utils2 = __commonJS({
   "node_modules/docker-modem/lib/utils.js"(exports, module) {
-    var arr5 = [];
-    var each = arr5.forEach;
-    var slice = arr5.slice;
-    module.exports.extend = function(obj5) {
+    var arr3 = [];
+    var each = arr3.forEach;
+    var slice = arr3.slice;
+    module.exports.extend = function(obj3) {
       each.call(slice.call(arguments, 1), function(source) {
         if (source) {
           for (var prop in source) {
-            obj5[prop] = source[prop];
+            obj3[prop] = source[prop];
           }
         }
       });
-      return obj5;
+      return obj3;
     };
     module.exports.parseJSON = function(s) {
       try {
@@ -22463,14 +22463,14 @@ var require_buffer_list = __commonJS({
       }
       return target;
     }
-    function _defineProperty(obj5, key, value) {
+    function _defineProperty(obj3, key, value) {
       key = _toPropertyKey(key);
-      if (key in obj5) {
-        Object.defineProperty(obj5, key, { value, enumerable: true, configurable: true, writable: true });
+      if (key in obj3) {
+        Object.defineProperty(obj3, key, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj5[key] = value;
+        obj3[key] = value;
       }
-      return obj5;
+      return obj3;
     }
     function _classCallCheck(instance, Constructor) {
       if (!(instance instanceof Constructor)) {
@@ -22612,19 +22612,19 @@ var require_buffer_list = __commonJS({
           var ret = p.data;
           n -= ret.length;
           while (p = p.next) {
-            var str6 = p.data;
-            var nb = n > str6.length ? str6.length : n;
-            if (nb === str6.length) ret += str6;
-            else ret += str6.slice(0, n);
+            var str4 = p.data;
+            var nb = n > str4.length ? str4.length : n;
+            if (nb === str4.length) ret += str4;
+            else ret += str4.slice(0, n);
             n -= nb;
             if (n === 0) {
-              if (nb === str6.length) {
+              if (nb === str4.length) {
                 ++c;
                 if (p.next) this.head = p.next;
                 else this.head = this.tail = null;
               } else {
                 this.head = p;
-                p.data = str6.slice(nb);
+                p.data = str4.slice(nb);
               }
               break;
             }
@@ -22809,23 +22809,23 @@ var require_errors2 = __commonJS({
         return `of ${thing} ${String(expected)}`;
       }
     }
-    function startsWith(str6, search, pos) {
-      return str6.substr(!pos || pos < 0 ? 0 : +pos, search.length) === search;
+    function startsWith(str4, search, pos) {
+      return str4.substr(!pos || pos < 0 ? 0 : +pos, search.length) === search;
     }
-    function endsWith(str6, search, this_len) {
-      if (this_len === void 0 || this_len > str6.length) {
-        this_len = str6.length;
+    function endsWith(str4, search, this_len) {
+      if (this_len === void 0 || this_len > str4.length) {
+        this_len = str4.length;
       }
-      return str6.substring(this_len - search.length, this_len) === search;
+      return str4.substring(this_len - search.length, this_len) === search;
     }
-    function includes(str6, search, start) {
+    function includes(str4, search, start) {
       if (typeof start !== "number") {
         start = 0;
       }
-      if (start + search.length > str6.length) {
+      if (start + search.length > str4.length) {
         return false;
       } else {
-        return str6.indexOf(search, start) !== -1;
+        return str4.indexOf(search, start) !== -1;
       }
     }
     createErrorType("ERR_INVALID_OPT_VALUE", function(name, value) {
@@ -22972,8 +22972,8 @@ var require_stream_writable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer2.from(chunk);
     }
-    function _isUint8Array(obj5) {
-      return Buffer2.isBuffer(obj5) || obj5 instanceof OurUint8Array;
+    function _isUint8Array(obj3) {
+      return Buffer2.isBuffer(obj3) || obj3 instanceof OurUint8Array;
     }
     var destroyImpl = require_destroy();
     var _require = require_state();
@@ -23422,9 +23422,9 @@ var require_stream_writable = __commonJS({
 var require_stream_duplex = __commonJS({
   "node_modules/readable-stream/lib/_stream_duplex.js"(exports, module) {
     "use strict";
-    var objectKeys = Object.keys || function(obj5) {
+    var objectKeys = Object.keys || function(obj3) {
       var keys2 = [];
-      for (var key in obj5) keys2.push(key);
+      for (var key in obj3) keys2.push(key);
       return keys2;
     };
     module.exports = Duplex;
@@ -23901,14 +23901,14 @@ var require_async_iterator = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/async_iterator.js"(exports, module) {
     "use strict";
     var _Object$setPrototypeO;
-    function _defineProperty(obj5, key, value) {
+    function _defineProperty(obj3, key, value) {
       key = _toPropertyKey(key);
-      if (key in obj5) {
-        Object.defineProperty(obj5, key, { value, enumerable: true, configurable: true, writable: true });
+      if (key in obj3) {
+        Object.defineProperty(obj3, key, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj5[key] = value;
+        obj3[key] = value;
       }
-      return obj5;
+      return obj3;
     }
     function _toPropertyKey(arg) {
       var key = _toPrimitive(arg, "string");
@@ -24133,14 +24133,14 @@ var require_from = __commonJS({
       }
       return target;
     }
-    function _defineProperty(obj5, key, value) {
+    function _defineProperty(obj3, key, value) {
       key = _toPropertyKey(key);
-      if (key in obj5) {
-        Object.defineProperty(obj5, key, { value, enumerable: true, configurable: true, writable: true });
+      if (key in obj3) {
+        Object.defineProperty(obj3, key, { value, enumerable: true, configurable: true, writable: true });
       } else {
-        obj5[key] = value;
+        obj3[key] = value;
       }
-      return obj5;
+      return obj3;
     }
     function _toPropertyKey(arg) {
       var key = _toPrimitive(arg, "string");
@@ -24218,8 +24218,8 @@ var require_stream_readable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer2.from(chunk);
     }
-    function _isUint8Array(obj5) {
-      return Buffer2.isBuffer(obj5) || obj5 instanceof OurUint8Array;
+    function _isUint8Array(obj3) {
+      return Buffer2.isBuffer(obj3) || obj3 instanceof OurUint8Array;
     }
     var debugUtil = __require("util");
     var debug;
@@ -25227,13 +25227,13 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse4(str6) {
-      str6 = String(str6);
-      if (str6.length > 100) {
+    function parse4(str4) {
+      str4 = String(str4);
+      if (str4.length > 100) {
         return;
       }
       var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
-        str6
+        str4
       );
       if (!match) {
         return;
@@ -25772,7 +25772,7 @@ var require_node2 = __commonJS({
     }
     exports.inspectOpts = Object.keys(process.env).filter((key) => {
       return /^debug_/i.test(key);
-    }).reduce((obj5, key) => {
+    }).reduce((obj3, key) => {
       const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_, k) => {
         return k.toUpperCase();
       });
@@ -25786,8 +25786,8 @@ var require_node2 = __commonJS({
       } else {
         val = Number(val);
       }
-      obj5[prop] = val;
-      return obj5;
+      obj3[prop] = val;
+      return obj3;
     }, {});
     function useColors() {
       return "colors" in exports.inspectOpts ? Boolean(exports.inspectOpts.colors) : tty.isatty(process.stderr.fd);
@@ -25834,7 +25834,7 @@ var require_node2 = __commonJS({
     var { formatters } = module.exports;
     formatters.o = function(v) {
       this.inspectOpts.colors = this.useColors;
-      return util.inspect(v, this.inspectOpts).split("\n").map((str6) => str6.trim()).join(" ");
+      return util.inspect(v, this.inspectOpts).split("\n").map((str4) => str4.trim()).join(" ");
     };
     formatters.O = function(v) {
       this.inspectOpts.colors = this.useColors;
@@ -26323,10 +26323,10 @@ var require_modem = __commonJS({
         function processLine(line) {
           if (line[line.length - 1] == "\r") line = line.substr(0, line.length - 1);
           if (line.length > 0) {
-            var obj5 = JSON.parse(line);
-            output3.push(obj5);
+            var obj3 = JSON.parse(line);
+            output3.push(obj3);
             if (onProgress) {
-              onProgress(obj5);
+              onProgress(obj3);
             }
           }
         }
@@ -27154,9 +27154,9 @@ var require_headers = __commonJS({
       }
       return 0;
     };
-    var indexOf = function(block2, num4, offset, end) {
+    var indexOf = function(block2, num3, offset, end) {
       for (; offset < end; offset++) {
-        if (block2[offset] === num4) return offset;
+        if (block2[offset] === num3) return offset;
       }
       return end;
     };
@@ -27205,11 +27205,11 @@ var require_headers = __commonJS({
     var decodeStr = function(val, offset, length, encoding) {
       return val.slice(offset, indexOf(val, 0, offset, offset + length)).toString(encoding);
     };
-    var addLength = function(str6) {
-      var len = Buffer.byteLength(str6);
+    var addLength = function(str4) {
+      var len = Buffer.byteLength(str4);
       var digits = Math.floor(Math.log(len) / Math.log(10)) + 1;
       if (len + digits >= Math.pow(10, digits)) digits++;
-      return len + digits + str6;
+      return len + digits + str4;
     };
     exports.decodeLongPath = function(buf, encoding) {
       return decodeStr(buf, 0, buf.length, encoding);
@@ -28452,18 +28452,18 @@ var require_util = __commonJS({
     var path8 = __require("path");
     var tar = require_tar_fs();
     var zlib = __require("zlib");
-    var arr5 = [];
-    var each = arr5.forEach;
-    var slice = arr5.slice;
-    module.exports.extend = function(obj5) {
+    var arr3 = [];
+    var each = arr3.forEach;
+    var slice = arr3.slice;
+    module.exports.extend = function(obj3) {
       each.call(slice.call(arguments, 1), function(source) {
         if (source) {
           for (var prop in source) {
-            obj5[prop] = source[prop];
+            obj3[prop] = source[prop];
           }
         }
       });
-      return obj5;
+      return obj3;
     };
     module.exports.processArgs = function(opts, callback, defaultOpts) {
       if (!callback && typeof opts === "function") {
@@ -31637,8 +31637,8 @@ var require_channel_credentials = __commonJS({
     var resolver_1 = require_resolver();
     var logging_1 = require_logging();
     var constants_1 = require_constants2();
-    function verifyIsBufferOrNull(obj5, friendlyName) {
-      if (obj5 && !(obj5 instanceof Buffer)) {
+    function verifyIsBufferOrNull(obj3, friendlyName) {
+      if (obj3 && !(obj3 instanceof Buffer)) {
         throw new TypeError(`${friendlyName}, if provided, must be a Buffer.`);
       }
     }
@@ -32123,51 +32123,51 @@ var require_service_config = __commonJS({
     var constants_1 = require_constants2();
     var DURATION_REGEX = /^\d+(\.\d{1,9})?s$/;
     var CLIENT_LANGUAGE_STRING = "node";
-    function validateName(obj5) {
-      if ("service" in obj5 && obj5.service !== "") {
-        if (typeof obj5.service !== "string") {
-          throw new Error(`Invalid method config name: invalid service: expected type string, got ${typeof obj5.service}`);
+    function validateName(obj3) {
+      if ("service" in obj3 && obj3.service !== "") {
+        if (typeof obj3.service !== "string") {
+          throw new Error(`Invalid method config name: invalid service: expected type string, got ${typeof obj3.service}`);
         }
-        if ("method" in obj5 && obj5.method !== "") {
-          if (typeof obj5.method !== "string") {
-            throw new Error(`Invalid method config name: invalid method: expected type string, got ${typeof obj5.service}`);
+        if ("method" in obj3 && obj3.method !== "") {
+          if (typeof obj3.method !== "string") {
+            throw new Error(`Invalid method config name: invalid method: expected type string, got ${typeof obj3.service}`);
           }
           return {
-            service: obj5.service,
-            method: obj5.method
+            service: obj3.service,
+            method: obj3.method
           };
         } else {
           return {
-            service: obj5.service
+            service: obj3.service
           };
         }
       } else {
-        if ("method" in obj5 && obj5.method !== void 0) {
+        if ("method" in obj3 && obj3.method !== void 0) {
           throw new Error(`Invalid method config name: method set with empty or unset service`);
         }
         return {};
       }
     }
-    function validateRetryPolicy(obj5) {
-      if (!("maxAttempts" in obj5) || !Number.isInteger(obj5.maxAttempts) || obj5.maxAttempts < 2) {
+    function validateRetryPolicy(obj3) {
+      if (!("maxAttempts" in obj3) || !Number.isInteger(obj3.maxAttempts) || obj3.maxAttempts < 2) {
         throw new Error("Invalid method config retry policy: maxAttempts must be an integer at least 2");
       }
-      if (!("initialBackoff" in obj5) || typeof obj5.initialBackoff !== "string" || !DURATION_REGEX.test(obj5.initialBackoff)) {
+      if (!("initialBackoff" in obj3) || typeof obj3.initialBackoff !== "string" || !DURATION_REGEX.test(obj3.initialBackoff)) {
         throw new Error("Invalid method config retry policy: initialBackoff must be a string consisting of a positive integer or decimal followed by s");
       }
-      if (!("maxBackoff" in obj5) || typeof obj5.maxBackoff !== "string" || !DURATION_REGEX.test(obj5.maxBackoff)) {
+      if (!("maxBackoff" in obj3) || typeof obj3.maxBackoff !== "string" || !DURATION_REGEX.test(obj3.maxBackoff)) {
         throw new Error("Invalid method config retry policy: maxBackoff must be a string consisting of a positive integer or decimal followed by s");
       }
-      if (!("backoffMultiplier" in obj5) || typeof obj5.backoffMultiplier !== "number" || obj5.backoffMultiplier <= 0) {
+      if (!("backoffMultiplier" in obj3) || typeof obj3.backoffMultiplier !== "number" || obj3.backoffMultiplier <= 0) {
         throw new Error("Invalid method config retry policy: backoffMultiplier must be a number greater than 0");
       }
-      if (!("retryableStatusCodes" in obj5 && Array.isArray(obj5.retryableStatusCodes))) {
+      if (!("retryableStatusCodes" in obj3 && Array.isArray(obj3.retryableStatusCodes))) {
         throw new Error("Invalid method config retry policy: retryableStatusCodes is required");
       }
-      if (obj5.retryableStatusCodes.length === 0) {
+      if (obj3.retryableStatusCodes.length === 0) {
         throw new Error("Invalid method config retry policy: retryableStatusCodes must be non-empty");
       }
-      for (const value of obj5.retryableStatusCodes) {
+      for (const value of obj3.retryableStatusCodes) {
         if (typeof value === "number") {
           if (!Object.values(constants_1.Status).includes(value)) {
             throw new Error("Invalid method config retry policy: retryableStatusCodes value not in status code range");
@@ -32181,22 +32181,22 @@ var require_service_config = __commonJS({
         }
       }
       return {
-        maxAttempts: obj5.maxAttempts,
-        initialBackoff: obj5.initialBackoff,
-        maxBackoff: obj5.maxBackoff,
-        backoffMultiplier: obj5.backoffMultiplier,
-        retryableStatusCodes: obj5.retryableStatusCodes
+        maxAttempts: obj3.maxAttempts,
+        initialBackoff: obj3.initialBackoff,
+        maxBackoff: obj3.maxBackoff,
+        backoffMultiplier: obj3.backoffMultiplier,
+        retryableStatusCodes: obj3.retryableStatusCodes
       };
     }
-    function validateHedgingPolicy(obj5) {
-      if (!("maxAttempts" in obj5) || !Number.isInteger(obj5.maxAttempts) || obj5.maxAttempts < 2) {
+    function validateHedgingPolicy(obj3) {
+      if (!("maxAttempts" in obj3) || !Number.isInteger(obj3.maxAttempts) || obj3.maxAttempts < 2) {
         throw new Error("Invalid method config hedging policy: maxAttempts must be an integer at least 2");
       }
-      if ("hedgingDelay" in obj5 && (typeof obj5.hedgingDelay !== "string" || !DURATION_REGEX.test(obj5.hedgingDelay))) {
+      if ("hedgingDelay" in obj3 && (typeof obj3.hedgingDelay !== "string" || !DURATION_REGEX.test(obj3.hedgingDelay))) {
         throw new Error("Invalid method config hedging policy: hedgingDelay must be a string consisting of a positive integer followed by s");
       }
-      if ("nonFatalStatusCodes" in obj5 && Array.isArray(obj5.nonFatalStatusCodes)) {
-        for (const value of obj5.nonFatalStatusCodes) {
+      if ("nonFatalStatusCodes" in obj3 && Array.isArray(obj3.nonFatalStatusCodes)) {
+        for (const value of obj3.nonFatalStatusCodes) {
           if (typeof value === "number") {
             if (!Object.values(constants_1.Status).includes(value)) {
               throw new Error("Invalid method config hedging policy: nonFatalStatusCodes value not in status code range");
@@ -32211,44 +32211,44 @@ var require_service_config = __commonJS({
         }
       }
       const result = {
-        maxAttempts: obj5.maxAttempts
+        maxAttempts: obj3.maxAttempts
       };
-      if (obj5.hedgingDelay) {
-        result.hedgingDelay = obj5.hedgingDelay;
+      if (obj3.hedgingDelay) {
+        result.hedgingDelay = obj3.hedgingDelay;
       }
-      if (obj5.nonFatalStatusCodes) {
-        result.nonFatalStatusCodes = obj5.nonFatalStatusCodes;
+      if (obj3.nonFatalStatusCodes) {
+        result.nonFatalStatusCodes = obj3.nonFatalStatusCodes;
       }
       return result;
     }
-    function validateMethodConfig(obj5) {
+    function validateMethodConfig(obj3) {
       var _a3;
       const result = {
         name: []
       };
-      if (!("name" in obj5) || !Array.isArray(obj5.name)) {
+      if (!("name" in obj3) || !Array.isArray(obj3.name)) {
         throw new Error("Invalid method config: invalid name array");
       }
-      for (const name of obj5.name) {
+      for (const name of obj3.name) {
         result.name.push(validateName(name));
       }
-      if ("waitForReady" in obj5) {
-        if (typeof obj5.waitForReady !== "boolean") {
+      if ("waitForReady" in obj3) {
+        if (typeof obj3.waitForReady !== "boolean") {
           throw new Error("Invalid method config: invalid waitForReady");
         }
-        result.waitForReady = obj5.waitForReady;
+        result.waitForReady = obj3.waitForReady;
       }
-      if ("timeout" in obj5) {
-        if (typeof obj5.timeout === "object") {
-          if (!("seconds" in obj5.timeout) || !(typeof obj5.timeout.seconds === "number")) {
+      if ("timeout" in obj3) {
+        if (typeof obj3.timeout === "object") {
+          if (!("seconds" in obj3.timeout) || !(typeof obj3.timeout.seconds === "number")) {
             throw new Error("Invalid method config: invalid timeout.seconds");
           }
-          if (!("nanos" in obj5.timeout) || !(typeof obj5.timeout.nanos === "number")) {
+          if (!("nanos" in obj3.timeout) || !(typeof obj3.timeout.nanos === "number")) {
             throw new Error("Invalid method config: invalid timeout.nanos");
           }
-          result.timeout = obj5.timeout;
-        } else if (typeof obj5.timeout === "string" && DURATION_REGEX.test(obj5.timeout)) {
-          const timeoutParts = obj5.timeout.substring(0, obj5.timeout.length - 1).split(".");
+          result.timeout = obj3.timeout;
+        } else if (typeof obj3.timeout === "string" && DURATION_REGEX.test(obj3.timeout)) {
+          const timeoutParts = obj3.timeout.substring(0, obj3.timeout.length - 1).split(".");
           result.timeout = {
             seconds: timeoutParts[0] | 0,
             nanos: ((_a3 = timeoutParts[1]) !== null && _a3 !== void 0 ? _a3 : 0) | 0
@@ -32257,46 +32257,46 @@ var require_service_config = __commonJS({
           throw new Error("Invalid method config: invalid timeout");
         }
       }
-      if ("maxRequestBytes" in obj5) {
-        if (typeof obj5.maxRequestBytes !== "number") {
+      if ("maxRequestBytes" in obj3) {
+        if (typeof obj3.maxRequestBytes !== "number") {
           throw new Error("Invalid method config: invalid maxRequestBytes");
         }
-        result.maxRequestBytes = obj5.maxRequestBytes;
+        result.maxRequestBytes = obj3.maxRequestBytes;
       }
-      if ("maxResponseBytes" in obj5) {
-        if (typeof obj5.maxResponseBytes !== "number") {
+      if ("maxResponseBytes" in obj3) {
+        if (typeof obj3.maxResponseBytes !== "number") {
           throw new Error("Invalid method config: invalid maxRequestBytes");
         }
-        result.maxResponseBytes = obj5.maxResponseBytes;
+        result.maxResponseBytes = obj3.maxResponseBytes;
       }
-      if ("retryPolicy" in obj5) {
-        if ("hedgingPolicy" in obj5) {
+      if ("retryPolicy" in obj3) {
+        if ("hedgingPolicy" in obj3) {
           throw new Error("Invalid method config: retryPolicy and hedgingPolicy cannot both be specified");
         } else {
-          result.retryPolicy = validateRetryPolicy(obj5.retryPolicy);
+          result.retryPolicy = validateRetryPolicy(obj3.retryPolicy);
         }
-      } else if ("hedgingPolicy" in obj5) {
-        result.hedgingPolicy = validateHedgingPolicy(obj5.hedgingPolicy);
+      } else if ("hedgingPolicy" in obj3) {
+        result.hedgingPolicy = validateHedgingPolicy(obj3.hedgingPolicy);
       }
       return result;
     }
-    function validateRetryThrottling(obj5) {
-      if (!("maxTokens" in obj5) || typeof obj5.maxTokens !== "number" || obj5.maxTokens <= 0 || obj5.maxTokens > 1e3) {
+    function validateRetryThrottling(obj3) {
+      if (!("maxTokens" in obj3) || typeof obj3.maxTokens !== "number" || obj3.maxTokens <= 0 || obj3.maxTokens > 1e3) {
         throw new Error("Invalid retryThrottling: maxTokens must be a number in (0, 1000]");
       }
-      if (!("tokenRatio" in obj5) || typeof obj5.tokenRatio !== "number" || obj5.tokenRatio <= 0) {
+      if (!("tokenRatio" in obj3) || typeof obj3.tokenRatio !== "number" || obj3.tokenRatio <= 0) {
         throw new Error("Invalid retryThrottling: tokenRatio must be a number greater than 0");
       }
       return {
-        maxTokens: +obj5.maxTokens.toFixed(3),
-        tokenRatio: +obj5.tokenRatio.toFixed(3)
+        maxTokens: +obj3.maxTokens.toFixed(3),
+        tokenRatio: +obj3.tokenRatio.toFixed(3)
       };
     }
-    function validateLoadBalancingConfig(obj5) {
-      if (!(typeof obj5 === "object" && obj5 !== null)) {
-        throw new Error(`Invalid loadBalancingConfig: unexpected type ${typeof obj5}`);
+    function validateLoadBalancingConfig(obj3) {
+      if (!(typeof obj3 === "object" && obj3 !== null)) {
+        throw new Error(`Invalid loadBalancingConfig: unexpected type ${typeof obj3}`);
       }
-      const keys = Object.keys(obj5);
+      const keys = Object.keys(obj3);
       if (keys.length > 1) {
         throw new Error(`Invalid loadBalancingConfig: unexpected multiple keys ${keys}`);
       }
@@ -32304,39 +32304,39 @@ var require_service_config = __commonJS({
         throw new Error("Invalid loadBalancingConfig: load balancing policy name required");
       }
       return {
-        [keys[0]]: obj5[keys[0]]
+        [keys[0]]: obj3[keys[0]]
       };
     }
-    function validateServiceConfig(obj5) {
+    function validateServiceConfig(obj3) {
       const result = {
         loadBalancingConfig: [],
         methodConfig: []
       };
-      if ("loadBalancingPolicy" in obj5) {
-        if (typeof obj5.loadBalancingPolicy === "string") {
-          result.loadBalancingPolicy = obj5.loadBalancingPolicy;
+      if ("loadBalancingPolicy" in obj3) {
+        if (typeof obj3.loadBalancingPolicy === "string") {
+          result.loadBalancingPolicy = obj3.loadBalancingPolicy;
         } else {
           throw new Error("Invalid service config: invalid loadBalancingPolicy");
         }
       }
-      if ("loadBalancingConfig" in obj5) {
-        if (Array.isArray(obj5.loadBalancingConfig)) {
-          for (const config2 of obj5.loadBalancingConfig) {
+      if ("loadBalancingConfig" in obj3) {
+        if (Array.isArray(obj3.loadBalancingConfig)) {
+          for (const config2 of obj3.loadBalancingConfig) {
             result.loadBalancingConfig.push(validateLoadBalancingConfig(config2));
           }
         } else {
           throw new Error("Invalid service config: invalid loadBalancingConfig");
         }
       }
-      if ("methodConfig" in obj5) {
-        if (Array.isArray(obj5.methodConfig)) {
-          for (const methodConfig of obj5.methodConfig) {
+      if ("methodConfig" in obj3) {
+        if (Array.isArray(obj3.methodConfig)) {
+          for (const methodConfig of obj3.methodConfig) {
             result.methodConfig.push(validateMethodConfig(methodConfig));
           }
         }
       }
-      if ("retryThrottling" in obj5) {
-        result.retryThrottling = validateRetryThrottling(obj5.retryThrottling);
+      if ("retryThrottling" in obj3) {
+        result.retryThrottling = validateRetryThrottling(obj3.retryThrottling);
       }
       const seenMethodNames = [];
       for (const methodConfig of result.methodConfig) {
@@ -32351,17 +32351,17 @@ var require_service_config = __commonJS({
       }
       return result;
     }
-    function validateCanaryConfig(obj5) {
-      if (!("serviceConfig" in obj5)) {
+    function validateCanaryConfig(obj3) {
+      if (!("serviceConfig" in obj3)) {
         throw new Error("Invalid service config choice: missing service config");
       }
       const result = {
-        serviceConfig: validateServiceConfig(obj5.serviceConfig)
+        serviceConfig: validateServiceConfig(obj3.serviceConfig)
       };
-      if ("clientLanguage" in obj5) {
-        if (Array.isArray(obj5.clientLanguage)) {
+      if ("clientLanguage" in obj3) {
+        if (Array.isArray(obj3.clientLanguage)) {
           result.clientLanguage = [];
-          for (const lang of obj5.clientLanguage) {
+          for (const lang of obj3.clientLanguage) {
             if (typeof lang === "string") {
               result.clientLanguage.push(lang);
             } else {
@@ -32372,10 +32372,10 @@ var require_service_config = __commonJS({
           throw new Error("Invalid service config choice: invalid clientLanguage");
         }
       }
-      if ("clientHostname" in obj5) {
-        if (Array.isArray(obj5.clientHostname)) {
+      if ("clientHostname" in obj3) {
+        if (Array.isArray(obj3.clientHostname)) {
           result.clientHostname = [];
-          for (const lang of obj5.clientHostname) {
+          for (const lang of obj3.clientHostname) {
             if (typeof lang === "string") {
               result.clientHostname.push(lang);
             } else {
@@ -32386,9 +32386,9 @@ var require_service_config = __commonJS({
           throw new Error("Invalid service config choice: invalid clientHostname");
         }
       }
-      if ("percentage" in obj5) {
-        if (typeof obj5.percentage === "number" && 0 <= obj5.percentage && obj5.percentage <= 100) {
-          result.percentage = obj5.percentage;
+      if ("percentage" in obj3) {
+        if (typeof obj3.percentage === "number" && 0 <= obj3.percentage && obj3.percentage <= 100) {
+          result.percentage = obj3.percentage;
         } else {
           throw new Error("Invalid service config choice: invalid percentage");
         }
@@ -32399,18 +32399,18 @@ var require_service_config = __commonJS({
         "clientHostname",
         "serviceConfig"
       ];
-      for (const field2 in obj5) {
+      for (const field2 in obj3) {
         if (!allowedFields.includes(field2)) {
           throw new Error(`Invalid service config choice: unexpected field ${field2}`);
         }
       }
       return result;
     }
-    function validateAndSelectCanaryConfig(obj5, percentage) {
-      if (!Array.isArray(obj5)) {
+    function validateAndSelectCanaryConfig(obj3, percentage) {
+      if (!Array.isArray(obj3)) {
         throw new Error("Invalid service config list");
       }
-      for (const config2 of obj5) {
+      for (const config2 of obj3) {
         const validatedConfig = validateCanaryConfig(config2);
         if (typeof validatedConfig.percentage === "number" && percentage > validatedConfig.percentage) {
           continue;
@@ -35142,8 +35142,8 @@ var require_make_client = __commonJS({
         return fn.call(this, path8, serialize2, deserialize, ...args);
       };
     }
-    function isProtobufTypeDefinition(obj5) {
-      return "format" in obj5;
+    function isProtobufTypeDefinition(obj3) {
+      return "format" in obj3;
     }
     function loadPackageDefinition(packageDef) {
       const result = {};
@@ -36505,8 +36505,8 @@ var require_umd = __commonJS({
         Object.defineProperty(Long.prototype, "__isLong__", {
           value: true
         });
-        function isLong(obj5) {
-          return (obj5 && obj5["__isLong__"]) === true;
+        function isLong(obj3) {
+          return (obj3 && obj3["__isLong__"]) === true;
         }
         function ctz32(value) {
           var c = Math.clz32(value & -value);
@@ -36516,25 +36516,25 @@ var require_umd = __commonJS({
         var INT_CACHE = {};
         var UINT_CACHE = {};
         function fromInt(value, unsigned) {
-          var obj5, cachedObj, cache2;
+          var obj3, cachedObj, cache2;
           if (unsigned) {
             value >>>= 0;
             if (cache2 = 0 <= value && value < 256) {
               cachedObj = UINT_CACHE[value];
               if (cachedObj) return cachedObj;
             }
-            obj5 = fromBits(value, 0, true);
-            if (cache2) UINT_CACHE[value] = obj5;
-            return obj5;
+            obj3 = fromBits(value, 0, true);
+            if (cache2) UINT_CACHE[value] = obj3;
+            return obj3;
           } else {
             value |= 0;
             if (cache2 = -128 <= value && value < 128) {
               cachedObj = INT_CACHE[value];
               if (cachedObj) return cachedObj;
             }
-            obj5 = fromBits(value, value < 0 ? -1 : 0, false);
-            if (cache2) INT_CACHE[value] = obj5;
-            return obj5;
+            obj3 = fromBits(value, value < 0 ? -1 : 0, false);
+            if (cache2) INT_CACHE[value] = obj3;
+            return obj3;
           }
         }
         Long.fromInt = fromInt;
@@ -36560,27 +36560,27 @@ var require_umd = __commonJS({
         }
         Long.fromBits = fromBits;
         var pow_dbl = Math.pow;
-        function fromString(str6, unsigned, radix) {
-          if (str6.length === 0) throw Error("empty string");
+        function fromString(str4, unsigned, radix) {
+          if (str4.length === 0) throw Error("empty string");
           if (typeof unsigned === "number") {
             radix = unsigned;
             unsigned = false;
           } else {
             unsigned = !!unsigned;
           }
-          if (str6 === "NaN" || str6 === "Infinity" || str6 === "+Infinity" || str6 === "-Infinity")
+          if (str4 === "NaN" || str4 === "Infinity" || str4 === "+Infinity" || str4 === "-Infinity")
             return unsigned ? UZERO : ZERO;
           radix = radix || 10;
           if (radix < 2 || 36 < radix) throw RangeError("radix");
           var p;
-          if ((p = str6.indexOf("-")) > 0) throw Error("interior hyphen");
+          if ((p = str4.indexOf("-")) > 0) throw Error("interior hyphen");
           else if (p === 0) {
-            return fromString(str6.substring(1), unsigned, radix).neg();
+            return fromString(str4.substring(1), unsigned, radix).neg();
           }
           var radixToPower = fromNumber(pow_dbl(radix, 8));
           var result = ZERO;
-          for (var i = 0; i < str6.length; i += 8) {
-            var size = Math.min(8, str6.length - i), value = parseInt(str6.substring(i, i + size), radix);
+          for (var i = 0; i < str4.length; i += 8) {
+            var size = Math.min(8, str4.length - i), value = parseInt(str4.substring(i, i + size), radix);
             if (size < 8) {
               var power = fromNumber(pow_dbl(radix, size));
               result = result.mul(power).add(fromNumber(value));
@@ -37160,9 +37160,9 @@ var require_minimal = __commonJS({
      * @param {string} prop Property name
      * @returns {boolean} `true` if considered to be present, otherwise `false`
      */
-    util.isSet = function isSet(obj5, prop) {
-      var value = obj5[prop];
-      if (value != null && Object.hasOwnProperty.call(obj5, prop))
+    util.isSet = function isSet(obj3, prop) {
+      var value = obj3[prop];
+      if (value != null && Object.hasOwnProperty.call(obj3, prop))
         return typeof value !== "object" || (Array.isArray(value) ? value.length : Object.keys(value).length) > 0;
       return false;
     };
@@ -37222,15 +37222,15 @@ var require_minimal = __commonJS({
     util.merge = merge2;
     util.nestingLimit = 32;
     util.recursionLimit = 100;
-    util.makeProp = function makeProp(obj5, key) {
-      Object.defineProperty(obj5, key, {
+    util.makeProp = function makeProp(obj3, key) {
+      Object.defineProperty(obj3, key, {
         enumerable: true,
         configurable: true,
         writable: true
       });
     };
-    util.lcFirst = function lcFirst(str6) {
-      return str6.charAt(0).toLowerCase() + str6.substring(1);
+    util.lcFirst = function lcFirst(str4) {
+      return str4.charAt(0).toLowerCase() + str4.substring(1);
     };
     function newError2(name) {
       function CustomError(message, properties2) {
@@ -38189,10 +38189,10 @@ var require_namespace = __commonJS({
     function arrayToJSON(array2, toJSONOptions) {
       if (!(array2 && array2.length))
         return void 0;
-      var obj5 = {};
+      var obj3 = {};
       for (var i = 0; i < array2.length; ++i)
-        obj5[array2[i].name] = array2[i].toJSON(toJSONOptions);
-      return obj5;
+        obj3[array2[i].name] = array2[i].toJSON(toJSONOptions);
+      return obj3;
     }
     Namespace.arrayToJSON = arrayToJSON;
     Namespace.isReservedId = function isReservedId(reserved, id) {
@@ -39331,8 +39331,8 @@ var require_type = __commonJS({
         "oneofs",
         Namespace.arrayToJSON(this.oneofsArray, toJSONOptions),
         "fields",
-        Namespace.arrayToJSON(this.fieldsArray.filter(function(obj5) {
-          return !obj5.declaringField;
+        Namespace.arrayToJSON(this.fieldsArray.filter(function(obj3) {
+          return !obj3.declaringField;
         }), toJSONOptions) || {},
         "extensions",
         this.extensions && this.extensions.length ? this.extensions : void 0,
@@ -39813,12 +39813,12 @@ var require_util2 = __commonJS({
         return "[" + JSON.stringify(prop) + "]";
       return "." + prop;
     };
-    util.ucFirst = function ucFirst(str6) {
-      return str6.charAt(0).toUpperCase() + str6.substring(1);
+    util.ucFirst = function ucFirst(str4) {
+      return str4.charAt(0).toUpperCase() + str4.substring(1);
     };
     var camelCaseRe = /_([a-z])/g;
-    util.camelCase = function camelCase(str6) {
-      return str6.substring(0, 1) + str6.substring(1).replace(camelCaseRe, function($0, $1) {
+    util.camelCase = function camelCase(str4) {
+      return str4.substring(0, 1) + str4.substring(1).replace(camelCaseRe, function($0, $1) {
         return $1.toUpperCase();
       });
     };
@@ -40801,8 +40801,8 @@ var require_tokenize = __commonJS({
       "n": "\n",
       "t": "	"
     };
-    function unescape(str6) {
-      return str6.replace(unescapeRe, function($0, $1) {
+    function unescape(str4) {
+      return str4.replace(unescapeRe, function($0, $1) {
         switch ($1) {
           case "\\":
           case "":
@@ -41074,11 +41074,11 @@ var require_parse2 = __commonJS({
         return name;
       } : util.camelCase;
       function resolveFileFeatures() {
-        topLevelObjects.forEach((obj5) => {
-          obj5._edition = edition;
+        topLevelObjects.forEach((obj3) => {
+          obj3._edition = edition;
           Object.keys(topLevelOptions).forEach((opt) => {
-            if (obj5.getOption(opt) !== void 0) return;
-            obj5.setOption(opt, topLevelOptions[opt], true);
+            if (obj3.getOption(opt) !== void 0) return;
+            obj3.setOption(opt, topLevelOptions[opt], true);
           });
         });
       }
@@ -41129,10 +41129,10 @@ var require_parse2 = __commonJS({
         var token2, start;
         do {
           if (acceptStrings && ((token2 = peek()) === '"' || token2 === "'")) {
-            var str6 = readString();
-            target.push(str6);
+            var str4 = readString();
+            target.push(str4);
             if (edition >= 2023) {
-              throw illegal(str6, "id");
+              throw illegal(str4, "id");
             }
           } else {
             try {
@@ -41279,13 +41279,13 @@ var require_parse2 = __commonJS({
         }
         return false;
       }
-      function ifBlock(obj5, fnIf, fnElse) {
+      function ifBlock(obj3, fnIf, fnElse) {
         var trailingLine = tn.line;
-        if (obj5) {
-          if (typeof obj5.comment !== "string") {
-            obj5.comment = cmnt();
+        if (obj3) {
+          if (typeof obj3.comment !== "string") {
+            obj3.comment = cmnt();
           }
-          obj5.filename = parse4.filename;
+          obj3.filename = parse4.filename;
         }
         if (skip("{", true)) {
           var token2;
@@ -41296,8 +41296,8 @@ var require_parse2 = __commonJS({
           if (fnElse)
             fnElse();
           skip(";");
-          if (obj5 && (typeof obj5.comment !== "string" || preferTrailingComment))
-            obj5.comment = cmnt(trailingLine) || obj5.comment;
+          if (obj3 && (typeof obj3.comment !== "string" || preferTrailingComment))
+            obj3.comment = cmnt(trailingLine) || obj3.comment;
         }
       }
       function parseType(parent, token2, depth) {
@@ -44007,18 +44007,18 @@ var require_descriptor2 = __commonJS({
         return delimited ? 10 : 11;
       throw Error("illegal type: " + type);
     }
-    function fromDescriptorOptionsRecursive(obj5, type) {
+    function fromDescriptorOptionsRecursive(obj3, type) {
       var val = {};
       for (var i = 0, field2, key; i < type.fieldsArray.length; ++i) {
         if ((key = (field2 = type._fieldsArray[i]).name) === "uninterpretedOption") continue;
-        if (!Object.prototype.hasOwnProperty.call(obj5, key)) continue;
+        if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
         var newKey = underScore(key);
         if (field2.resolvedType instanceof Type) {
-          val[newKey] = fromDescriptorOptionsRecursive(obj5[key], field2.resolvedType);
+          val[newKey] = fromDescriptorOptionsRecursive(obj3[key], field2.resolvedType);
         } else if (field2.resolvedType instanceof Enum) {
-          val[newKey] = field2.resolvedType.valuesById[obj5[key]];
+          val[newKey] = field2.resolvedType.valuesById[obj3[key]];
         } else {
-          val[newKey] = obj5[key];
+          val[newKey] = obj3[key];
         }
       }
       return val;
@@ -44028,18 +44028,18 @@ var require_descriptor2 = __commonJS({
         return void 0;
       return fromDescriptorOptionsRecursive(type.toObject(options), type);
     }
-    function toDescriptorOptionsRecursive(obj5, type) {
+    function toDescriptorOptionsRecursive(obj3, type) {
       var val = {};
-      var keys = Object.keys(obj5);
+      var keys = Object.keys(obj3);
       for (var i = 0; i < keys.length; ++i) {
         var key = keys[i];
         var newKey = $protobuf.util.camelCase(key);
         if (!Object.prototype.hasOwnProperty.call(type.fields, newKey)) continue;
         var field2 = type.fields[newKey];
         if (field2.resolvedType instanceof Type) {
-          val[newKey] = toDescriptorOptionsRecursive(obj5[key], field2.resolvedType);
+          val[newKey] = toDescriptorOptionsRecursive(obj3[key], field2.resolvedType);
         } else {
-          val[newKey] = obj5[key];
+          val[newKey] = obj3[key];
         }
         if (field2.repeated && !Array.isArray(val[newKey])) {
           val[newKey] = [val[newKey]];
@@ -44065,8 +44065,8 @@ var require_descriptor2 = __commonJS({
         for (; i < fromPath.length && j < k && fromPath[i] === toPath[j]; ++i, ++j) ;
       return toPath.slice(j).join(".");
     }
-    function underScore(str6) {
-      return str6.substring(0, 1) + str6.substring(1).replace(/([A-Z])(?=[a-z]|$)/g, function($0, $1) {
+    function underScore(str4) {
+      return str4.substring(0, 1) + str4.substring(1).replace(/([A-Z])(?=[a-z]|$)/g, function($0, $1) {
         return "_" + $1.toLowerCase();
       });
     }
@@ -44542,8 +44542,8 @@ var require_src3 = __commonJS({
     var util_1 = require_util3();
     var Long = require_umd();
     exports.Long = Long;
-    function isAnyExtension(obj5) {
-      return "@type" in obj5 && typeof obj5["@type"] === "string";
+    function isAnyExtension(obj3) {
+      return "@type" in obj3 && typeof obj3["@type"] === "string";
     }
     exports.isAnyExtension = isAnyExtension;
     var IdempotencyLevel;
@@ -44567,20 +44567,20 @@ var require_src3 = __commonJS({
         return baseName + "." + name;
       }
     }
-    function isHandledReflectionObject(obj5) {
-      return obj5 instanceof Protobuf.Service || obj5 instanceof Protobuf.Type || obj5 instanceof Protobuf.Enum;
+    function isHandledReflectionObject(obj3) {
+      return obj3 instanceof Protobuf.Service || obj3 instanceof Protobuf.Type || obj3 instanceof Protobuf.Enum;
     }
-    function isNamespaceBase(obj5) {
-      return obj5 instanceof Protobuf.Namespace || obj5 instanceof Protobuf.Root;
+    function isNamespaceBase(obj3) {
+      return obj3 instanceof Protobuf.Namespace || obj3 instanceof Protobuf.Root;
     }
-    function getAllHandledReflectionObjects(obj5, parentName) {
-      const objName = joinName(parentName, obj5.name);
-      if (isHandledReflectionObject(obj5)) {
-        return [[objName, obj5]];
+    function getAllHandledReflectionObjects(obj3, parentName) {
+      const objName = joinName(parentName, obj3.name);
+      if (isHandledReflectionObject(obj3)) {
+        return [[objName, obj3]];
       } else {
-        if (isNamespaceBase(obj5) && typeof obj5.nested !== "undefined") {
-          return Object.keys(obj5.nested).map((name) => {
-            return getAllHandledReflectionObjects(obj5.nested[name], objName);
+        if (isNamespaceBase(obj3) && typeof obj3.nested !== "undefined") {
+          return Object.keys(obj3.nested).map((name) => {
+            return getAllHandledReflectionObjects(obj3.nested[name], objName);
           }).reduce((accumulator, currentValue) => accumulator.concat(currentValue), []);
         }
       }
@@ -44601,17 +44601,17 @@ var require_src3 = __commonJS({
       };
     }
     function mapMethodOptions(options) {
-      return (options || []).reduce((obj5, item) => {
+      return (options || []).reduce((obj3, item) => {
         for (const [key, value] of Object.entries(item)) {
           switch (key) {
             case "uninterpreted_option":
-              obj5.uninterpreted_option.push(item.uninterpreted_option);
+              obj3.uninterpreted_option.push(item.uninterpreted_option);
               break;
             default:
-              obj5[key] = value;
+              obj3[key] = value;
           }
         }
-        return obj5;
+        return obj3;
       }, {
         deprecated: false,
         idempotency_level: IdempotencyLevel.IDEMPOTENCY_UNKNOWN,
@@ -44661,13 +44661,13 @@ var require_src3 = __commonJS({
         fileDescriptorProtos: fileDescriptors
       };
     }
-    function createDefinition(obj5, name, options, fileDescriptors) {
-      if (obj5 instanceof Protobuf.Service) {
-        return createServiceDefinition(obj5, name, options, fileDescriptors);
-      } else if (obj5 instanceof Protobuf.Type) {
-        return createMessageDefinition(obj5, options, fileDescriptors);
-      } else if (obj5 instanceof Protobuf.Enum) {
-        return createEnumDefinition(obj5, fileDescriptors);
+    function createDefinition(obj3, name, options, fileDescriptors) {
+      if (obj3 instanceof Protobuf.Service) {
+        return createServiceDefinition(obj3, name, options, fileDescriptors);
+      } else if (obj3 instanceof Protobuf.Type) {
+        return createMessageDefinition(obj3, options, fileDescriptors);
+      } else if (obj3 instanceof Protobuf.Enum) {
+        return createEnumDefinition(obj3, fileDescriptors);
       } else {
         throw new Error("Type mismatch in reflection object handling");
       }
@@ -44677,8 +44677,8 @@ var require_src3 = __commonJS({
       root.resolveAll();
       const descriptorList = root.toDescriptor("proto3").file;
       const bufferList = descriptorList.map((value) => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish()));
-      for (const [name, obj5] of getAllHandledReflectionObjects(root, "")) {
-        def[name] = createDefinition(obj5, name, options, bufferList);
+      for (const [name, obj3] of getAllHandledReflectionObjects(root, "")) {
+        def[name] = createDefinition(obj3, name, options, bufferList);
       }
       return def;
     }
@@ -46982,8 +46982,8 @@ var require_subchannel_call = __commonJS({
     var constants_2 = require_constants2();
     var TRACER_NAME = "subchannel_call";
     function getSystemErrorName(errno) {
-      for (const [name, num4] of Object.entries(os5.constants.errno)) {
-        if (num4 === errno) {
+      for (const [name, num3] of Object.entries(os5.constants.errno)) {
+        if (num3 === errno) {
           return name;
         }
       }
@@ -52947,7 +52947,7 @@ var require_server = __commonJS({
       }, (() => {
         const _metadata = typeof Symbol === "function" && Symbol.metadata ? /* @__PURE__ */ Object.create(null) : void 0;
         _start_decorators = [deprecate("Calling start() is no longer necessary. It can be safely omitted.")];
-        __esDecorate(_a3, null, _start_decorators, { kind: "method", name: "start", static: false, private: false, access: { has: (obj5) => "start" in obj5, get: (obj5) => obj5.start }, metadata: _metadata }, null, _instanceExtraInitializers);
+        __esDecorate(_a3, null, _start_decorators, { kind: "method", name: "start", static: false, private: false, access: { has: (obj3) => "start" in obj3, get: (obj3) => obj3.start }, metadata: _metadata }, null, _instanceExtraInitializers);
         if (_metadata) Object.defineProperty(_a3, Symbol.metadata, { enumerable: true, configurable: true, writable: true, value: _metadata });
       })(), _a3;
     })();
@@ -53259,11 +53259,11 @@ var require_load_balancer_pick_first = __commonJS({
         return this.shuffleAddressList;
       }
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      static createFromJson(obj5) {
-        if ("shuffleAddressList" in obj5 && !(typeof obj5.shuffleAddressList === "boolean")) {
+      static createFromJson(obj3) {
+        if ("shuffleAddressList" in obj3 && !(typeof obj3.shuffleAddressList === "boolean")) {
           throw new Error("pick_first config field shuffleAddressList must be a boolean if provided");
         }
-        return new _PickFirstLoadBalancingConfig(obj5.shuffleAddressList === true);
+        return new _PickFirstLoadBalancingConfig(obj3.shuffleAddressList === true);
       }
     };
     exports.PickFirstLoadBalancingConfig = PickFirstLoadBalancingConfig;
@@ -54055,7 +54055,7 @@ var require_load_balancer_round_robin = __commonJS({
         };
       }
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      static createFromJson(obj5) {
+      static createFromJson(obj3) {
         return new _RoundRobinLoadBalancingConfig();
       }
     };
@@ -54235,27 +54235,27 @@ var require_load_balancer_outlier_detection = __commonJS({
       minimum_hosts: 5,
       request_volume: 50
     };
-    function validateFieldType(obj5, fieldName, expectedType, objectName) {
-      if (fieldName in obj5 && obj5[fieldName] !== void 0 && typeof obj5[fieldName] !== expectedType) {
+    function validateFieldType(obj3, fieldName, expectedType, objectName) {
+      if (fieldName in obj3 && obj3[fieldName] !== void 0 && typeof obj3[fieldName] !== expectedType) {
         const fullFieldName = objectName ? `${objectName}.${fieldName}` : fieldName;
-        throw new Error(`outlier detection config ${fullFieldName} parse error: expected ${expectedType}, got ${typeof obj5[fieldName]}`);
+        throw new Error(`outlier detection config ${fullFieldName} parse error: expected ${expectedType}, got ${typeof obj3[fieldName]}`);
       }
     }
-    function validatePositiveDuration(obj5, fieldName, objectName) {
+    function validatePositiveDuration(obj3, fieldName, objectName) {
       const fullFieldName = objectName ? `${objectName}.${fieldName}` : fieldName;
-      if (fieldName in obj5 && obj5[fieldName] !== void 0) {
-        if (!(0, duration_1.isDuration)(obj5[fieldName])) {
-          throw new Error(`outlier detection config ${fullFieldName} parse error: expected Duration, got ${typeof obj5[fieldName]}`);
+      if (fieldName in obj3 && obj3[fieldName] !== void 0) {
+        if (!(0, duration_1.isDuration)(obj3[fieldName])) {
+          throw new Error(`outlier detection config ${fullFieldName} parse error: expected Duration, got ${typeof obj3[fieldName]}`);
         }
-        if (!(obj5[fieldName].seconds >= 0 && obj5[fieldName].seconds <= 315576e6 && obj5[fieldName].nanos >= 0 && obj5[fieldName].nanos <= 999999999)) {
+        if (!(obj3[fieldName].seconds >= 0 && obj3[fieldName].seconds <= 315576e6 && obj3[fieldName].nanos >= 0 && obj3[fieldName].nanos <= 999999999)) {
           throw new Error(`outlier detection config ${fullFieldName} parse error: values out of range for non-negative Duaration`);
         }
       }
     }
-    function validatePercentage(obj5, fieldName, objectName) {
+    function validatePercentage(obj3, fieldName, objectName) {
       const fullFieldName = objectName ? `${objectName}.${fieldName}` : fieldName;
-      validateFieldType(obj5, fieldName, "number", objectName);
-      if (fieldName in obj5 && obj5[fieldName] !== void 0 && !(obj5[fieldName] >= 0 && obj5[fieldName] <= 100)) {
+      validateFieldType(obj3, fieldName, "number", objectName);
+      if (fieldName in obj3 && obj3[fieldName] !== void 0 && !(obj3[fieldName] >= 0 && obj3[fieldName] <= 100)) {
         throw new Error(`outlier detection config ${fullFieldName} parse error: value out of range for percentage (0-100)`);
       }
     }
@@ -54310,38 +54310,38 @@ var require_load_balancer_outlier_detection = __commonJS({
       getChildPolicy() {
         return this.childPolicy;
       }
-      static createFromJson(obj5) {
+      static createFromJson(obj3) {
         var _a4;
-        validatePositiveDuration(obj5, "interval");
-        validatePositiveDuration(obj5, "base_ejection_time");
-        validatePositiveDuration(obj5, "max_ejection_time");
-        validatePercentage(obj5, "max_ejection_percent");
-        if ("success_rate_ejection" in obj5 && obj5.success_rate_ejection !== void 0) {
-          if (typeof obj5.success_rate_ejection !== "object") {
+        validatePositiveDuration(obj3, "interval");
+        validatePositiveDuration(obj3, "base_ejection_time");
+        validatePositiveDuration(obj3, "max_ejection_time");
+        validatePercentage(obj3, "max_ejection_percent");
+        if ("success_rate_ejection" in obj3 && obj3.success_rate_ejection !== void 0) {
+          if (typeof obj3.success_rate_ejection !== "object") {
             throw new Error("outlier detection config success_rate_ejection must be an object");
           }
-          validateFieldType(obj5.success_rate_ejection, "stdev_factor", "number", "success_rate_ejection");
-          validatePercentage(obj5.success_rate_ejection, "enforcement_percentage", "success_rate_ejection");
-          validateFieldType(obj5.success_rate_ejection, "minimum_hosts", "number", "success_rate_ejection");
-          validateFieldType(obj5.success_rate_ejection, "request_volume", "number", "success_rate_ejection");
+          validateFieldType(obj3.success_rate_ejection, "stdev_factor", "number", "success_rate_ejection");
+          validatePercentage(obj3.success_rate_ejection, "enforcement_percentage", "success_rate_ejection");
+          validateFieldType(obj3.success_rate_ejection, "minimum_hosts", "number", "success_rate_ejection");
+          validateFieldType(obj3.success_rate_ejection, "request_volume", "number", "success_rate_ejection");
         }
-        if ("failure_percentage_ejection" in obj5 && obj5.failure_percentage_ejection !== void 0) {
-          if (typeof obj5.failure_percentage_ejection !== "object") {
+        if ("failure_percentage_ejection" in obj3 && obj3.failure_percentage_ejection !== void 0) {
+          if (typeof obj3.failure_percentage_ejection !== "object") {
             throw new Error("outlier detection config failure_percentage_ejection must be an object");
           }
-          validatePercentage(obj5.failure_percentage_ejection, "threshold", "failure_percentage_ejection");
-          validatePercentage(obj5.failure_percentage_ejection, "enforcement_percentage", "failure_percentage_ejection");
-          validateFieldType(obj5.failure_percentage_ejection, "minimum_hosts", "number", "failure_percentage_ejection");
-          validateFieldType(obj5.failure_percentage_ejection, "request_volume", "number", "failure_percentage_ejection");
+          validatePercentage(obj3.failure_percentage_ejection, "threshold", "failure_percentage_ejection");
+          validatePercentage(obj3.failure_percentage_ejection, "enforcement_percentage", "failure_percentage_ejection");
+          validateFieldType(obj3.failure_percentage_ejection, "minimum_hosts", "number", "failure_percentage_ejection");
+          validateFieldType(obj3.failure_percentage_ejection, "request_volume", "number", "failure_percentage_ejection");
         }
-        if (!("child_policy" in obj5) || !Array.isArray(obj5.child_policy)) {
+        if (!("child_policy" in obj3) || !Array.isArray(obj3.child_policy)) {
           throw new Error("outlier detection config child_policy must be an array");
         }
-        const childPolicy = (0, load_balancer_1.selectLbConfigFromList)(obj5.child_policy);
+        const childPolicy = (0, load_balancer_1.selectLbConfigFromList)(obj3.child_policy);
         if (!childPolicy) {
           throw new Error("outlier detection config child_policy: no valid recognized policy found");
         }
-        return new _OutlierDetectionLoadBalancingConfig(obj5.interval ? (0, duration_1.durationToMs)(obj5.interval) : null, obj5.base_ejection_time ? (0, duration_1.durationToMs)(obj5.base_ejection_time) : null, obj5.max_ejection_time ? (0, duration_1.durationToMs)(obj5.max_ejection_time) : null, (_a4 = obj5.max_ejection_percent) !== null && _a4 !== void 0 ? _a4 : null, obj5.success_rate_ejection, obj5.failure_percentage_ejection, childPolicy);
+        return new _OutlierDetectionLoadBalancingConfig(obj3.interval ? (0, duration_1.durationToMs)(obj3.interval) : null, obj3.base_ejection_time ? (0, duration_1.durationToMs)(obj3.base_ejection_time) : null, obj3.max_ejection_time ? (0, duration_1.durationToMs)(obj3.max_ejection_time) : null, (_a4 = obj3.max_ejection_percent) !== null && _a4 !== void 0 ? _a4 : null, obj3.success_rate_ejection, obj3.failure_percentage_ejection, childPolicy);
       }
     };
     exports.OutlierDetectionLoadBalancingConfig = OutlierDetectionLoadBalancingConfig;
@@ -54827,26 +54827,26 @@ var require_load_balancer_weighted_round_robin = __commonJS({
     var DEFAULT_WEIGHT_EXPIRATION_PERIOD_MS = 3 * 6e4;
     var DEFAULT_WEIGHT_UPDATE_PERIOD_MS = 1e3;
     var DEFAULT_ERROR_UTILIZATION_PENALTY = 1;
-    function validateFieldType(obj5, fieldName, expectedType) {
-      if (fieldName in obj5 && obj5[fieldName] !== void 0 && typeof obj5[fieldName] !== expectedType) {
-        throw new Error(`weighted round robin config ${fieldName} parse error: expected ${expectedType}, got ${typeof obj5[fieldName]}`);
+    function validateFieldType(obj3, fieldName, expectedType) {
+      if (fieldName in obj3 && obj3[fieldName] !== void 0 && typeof obj3[fieldName] !== expectedType) {
+        throw new Error(`weighted round robin config ${fieldName} parse error: expected ${expectedType}, got ${typeof obj3[fieldName]}`);
       }
     }
-    function parseDurationField(obj5, fieldName) {
-      if (fieldName in obj5 && obj5[fieldName] !== void 0 && obj5[fieldName] !== null) {
+    function parseDurationField(obj3, fieldName) {
+      if (fieldName in obj3 && obj3[fieldName] !== void 0 && obj3[fieldName] !== null) {
         let durationObject;
-        if ((0, duration_1.isDuration)(obj5[fieldName])) {
-          durationObject = obj5[fieldName];
-        } else if ((0, duration_1.isDurationMessage)(obj5[fieldName])) {
-          durationObject = (0, duration_1.durationMessageToDuration)(obj5[fieldName]);
-        } else if (typeof obj5[fieldName] === "string") {
-          const parsedDuration = (0, duration_1.parseDuration)(obj5[fieldName]);
+        if ((0, duration_1.isDuration)(obj3[fieldName])) {
+          durationObject = obj3[fieldName];
+        } else if ((0, duration_1.isDurationMessage)(obj3[fieldName])) {
+          durationObject = (0, duration_1.durationMessageToDuration)(obj3[fieldName]);
+        } else if (typeof obj3[fieldName] === "string") {
+          const parsedDuration = (0, duration_1.parseDuration)(obj3[fieldName]);
           if (!parsedDuration) {
-            throw new Error(`weighted round robin config ${fieldName}: failed to parse duration string ${obj5[fieldName]}`);
+            throw new Error(`weighted round robin config ${fieldName}: failed to parse duration string ${obj3[fieldName]}`);
           }
           durationObject = parsedDuration;
         } else {
-          throw new Error(`weighted round robin config ${fieldName}: expected duration, got ${typeof obj5[fieldName]}`);
+          throw new Error(`weighted round robin config ${fieldName}: expected duration, got ${typeof obj3[fieldName]}`);
         }
         return (0, duration_1.durationToMs)(durationObject);
       }
@@ -54874,13 +54874,13 @@ var require_load_balancer_weighted_round_robin = __commonJS({
           error_utilization_penalty: this.errorUtilizationPenalty
         };
       }
-      static createFromJson(obj5) {
-        validateFieldType(obj5, "enable_oob_load_report", "boolean");
-        validateFieldType(obj5, "error_utilization_penalty", "number");
-        if (obj5.error_utilization_penalty < 0) {
+      static createFromJson(obj3) {
+        validateFieldType(obj3, "enable_oob_load_report", "boolean");
+        validateFieldType(obj3, "error_utilization_penalty", "number");
+        if (obj3.error_utilization_penalty < 0) {
           throw new Error("weighted round robin config error_utilization_penalty < 0");
         }
-        return new _WeightedRoundRobinLoadBalancingConfig(obj5.enable_oob_load_report, parseDurationField(obj5, "oob_load_reporting_period"), parseDurationField(obj5, "blackout_period"), parseDurationField(obj5, "weight_expiration_period"), parseDurationField(obj5, "weight_update_period"), obj5.error_utilization_penalty);
+        return new _WeightedRoundRobinLoadBalancingConfig(obj3.enable_oob_load_report, parseDurationField(obj3, "oob_load_reporting_period"), parseDurationField(obj3, "blackout_period"), parseDurationField(obj3, "weight_expiration_period"), parseDurationField(obj3, "weight_update_period"), obj3.error_utilization_penalty);
       }
       getEnableOobLoadReport() {
         return this.enableOobLoadReport;
@@ -55416,8 +55416,8 @@ var require_src5 = __commonJS({
     var util_1 = require_util4();
     var Long = require_umd();
     exports.Long = Long;
-    function isAnyExtension(obj5) {
-      return "@type" in obj5 && typeof obj5["@type"] === "string";
+    function isAnyExtension(obj3) {
+      return "@type" in obj3 && typeof obj3["@type"] === "string";
     }
     exports.isAnyExtension = isAnyExtension;
     var IdempotencyLevel;
@@ -55441,20 +55441,20 @@ var require_src5 = __commonJS({
         return baseName + "." + name;
       }
     }
-    function isHandledReflectionObject(obj5) {
-      return obj5 instanceof Protobuf.Service || obj5 instanceof Protobuf.Type || obj5 instanceof Protobuf.Enum;
+    function isHandledReflectionObject(obj3) {
+      return obj3 instanceof Protobuf.Service || obj3 instanceof Protobuf.Type || obj3 instanceof Protobuf.Enum;
     }
-    function isNamespaceBase(obj5) {
-      return obj5 instanceof Protobuf.Namespace || obj5 instanceof Protobuf.Root;
+    function isNamespaceBase(obj3) {
+      return obj3 instanceof Protobuf.Namespace || obj3 instanceof Protobuf.Root;
     }
-    function getAllHandledReflectionObjects(obj5, parentName) {
-      const objName = joinName(parentName, obj5.name);
-      if (isHandledReflectionObject(obj5)) {
-        return [[objName, obj5]];
+    function getAllHandledReflectionObjects(obj3, parentName) {
+      const objName = joinName(parentName, obj3.name);
+      if (isHandledReflectionObject(obj3)) {
+        return [[objName, obj3]];
       } else {
-        if (isNamespaceBase(obj5) && typeof obj5.nested !== "undefined") {
-          return Object.keys(obj5.nested).map((name) => {
-            return getAllHandledReflectionObjects(obj5.nested[name], objName);
+        if (isNamespaceBase(obj3) && typeof obj3.nested !== "undefined") {
+          return Object.keys(obj3.nested).map((name) => {
+            return getAllHandledReflectionObjects(obj3.nested[name], objName);
           }).reduce((accumulator, currentValue) => accumulator.concat(currentValue), []);
         }
       }
@@ -55475,17 +55475,17 @@ var require_src5 = __commonJS({
       };
     }
     function mapMethodOptions(options) {
-      return (options || []).reduce((obj5, item) => {
+      return (options || []).reduce((obj3, item) => {
         for (const [key, value] of Object.entries(item)) {
           switch (key) {
             case "uninterpreted_option":
-              obj5.uninterpreted_option.push(item.uninterpreted_option);
+              obj3.uninterpreted_option.push(item.uninterpreted_option);
               break;
             default:
-              obj5[key] = value;
+              obj3[key] = value;
           }
         }
-        return obj5;
+        return obj3;
       }, {
         deprecated: false,
         idempotency_level: IdempotencyLevel.IDEMPOTENCY_UNKNOWN,
@@ -55533,13 +55533,13 @@ var require_src5 = __commonJS({
         fileDescriptorProtos: fileDescriptors
       };
     }
-    function createDefinition(obj5, name, options, fileDescriptors) {
-      if (obj5 instanceof Protobuf.Service) {
-        return createServiceDefinition(obj5, name, options, fileDescriptors);
-      } else if (obj5 instanceof Protobuf.Type) {
-        return createMessageDefinition(obj5, fileDescriptors);
-      } else if (obj5 instanceof Protobuf.Enum) {
-        return createEnumDefinition(obj5, fileDescriptors);
+    function createDefinition(obj3, name, options, fileDescriptors) {
+      if (obj3 instanceof Protobuf.Service) {
+        return createServiceDefinition(obj3, name, options, fileDescriptors);
+      } else if (obj3 instanceof Protobuf.Type) {
+        return createMessageDefinition(obj3, fileDescriptors);
+      } else if (obj3 instanceof Protobuf.Enum) {
+        return createEnumDefinition(obj3, fileDescriptors);
       } else {
         throw new Error("Type mismatch in reflection object handling");
       }
@@ -55549,8 +55549,8 @@ var require_src5 = __commonJS({
       root.resolveAll();
       const descriptorList = root.toDescriptor("proto3").file;
       const bufferList = descriptorList.map((value) => Buffer.from(descriptor.FileDescriptorProto.encode(value).finish()));
-      for (const [name, obj5] of getAllHandledReflectionObjects(root, "")) {
-        def[name] = createDefinition(obj5, name, options, bufferList);
+      for (const [name, obj3] of getAllHandledReflectionObjects(root, "")) {
+        def[name] = createDefinition(obj3, name, options, bufferList);
       }
       return def;
     }
@@ -58382,10 +58382,10 @@ var init_spans = __esm({
 import { lstat as lstat3, readdir as readdir5 } from "node:fs/promises";
 import path4 from "node:path";
 function parseProbe(text) {
-  const num4 = (re) => Number(re.exec(text)?.[1] ?? 0) || 0;
+  const num3 = (re) => Number(re.exec(text)?.[1] ?? 0) || 0;
   const d = /^disk (\d+) (\d+) (\d+)/m.exec(text);
   const diskFull = d ? Number(d[2]) * Number(d[3]) <= Math.max(64 * 1024, Number(d[1]) * Number(d[3]) * 0.01) : false;
-  return { oomKills: num4(/^oom_kill (\d+)/m), forksRefused: num4(/^max (\d+)/m), diskFull };
+  return { oomKills: num3(/^oom_kill (\d+)/m), forksRefused: num3(/^max (\d+)/m), diskFull };
 }
 function mergeFacts(all) {
   return {
@@ -60040,8 +60040,8 @@ function assertSeen(ctx, prefixes, except = []) {
       if (s.partial !== void 0 && relevant(k))
         throw new Undecided(`${k}: hashed in part (snapshot byte cap); a change in it is unseen`);
 }
-function getKey(obj5, dotted2) {
-  let cur = obj5;
+function getKey(obj3, dotted2) {
+  let cur = obj3;
   for (const part of dotted2.split(".")) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part];
@@ -63986,12 +63986,15 @@ init_errors();
 // src/model/ids.ts
 import { createHmac as createHmac3, randomBytes as randomBytes4 } from "node:crypto";
 
-// src/model/conversation.ts
-var DEFAULT_MODEL = "harness-risk-scripted";
+// src/model/untyped.ts
 var isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var obj2 = (v) => isObj(v) ? v : {};
 var arr2 = (v) => Array.isArray(v) ? v : [];
 var str2 = (v) => typeof v === "string" ? v : "";
+var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : 0;
+
+// src/model/conversation.ts
+var DEFAULT_MODEL = "harness-risk-scripted";
 function textOf3(content) {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map(textOf3).filter(Boolean).join("\n");
@@ -65723,11 +65726,6 @@ var Budget = class {
 };
 
 // src/model/live/gemini.ts
-var isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-var obj3 = (v) => isObj2(v) ? v : {};
-var arr3 = (v) => Array.isArray(v) ? v : [];
-var str4 = (v) => typeof v === "string" ? v : "";
-var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : 0;
 function geminiRequest(conv, tools, schemaOf2, s) {
   const config2 = {
     ...s.temperature !== void 0 ? { temperature: s.temperature } : {},
@@ -65767,7 +65765,7 @@ function geminiContents(messages) {
       add("model", [
         ...m.text ? [{ text: m.text }] : [],
         ...m.toolCalls.map((c) => ({
-          functionCall: { ...c.id ? { id: c.id } : {}, name: c.name, args: isObj2(c.args) ? c.args : {} }
+          functionCall: { ...c.id ? { id: c.id } : {}, name: c.name, args: isObj(c.args) ? c.args : {} }
         }))
       ]);
     } else if (m.role === "tool") {
@@ -65792,13 +65790,13 @@ function fromGemini(responses) {
   const calls = [];
   let usage = { input_tokens: 0, output_tokens: 0 };
   for (const r of responses) {
-    const parts = arr3(obj3(obj3(arr3(r.candidates)[0]).content).parts).map(obj3);
+    const parts = arr2(obj2(obj2(arr2(r.candidates)[0]).content).parts).map(obj2);
     for (const p of parts) {
       if (typeof p.text === "string" && p.thought !== true) text += p.text;
-      const fc = obj3(p.functionCall);
-      if (fc.name !== void 0) calls.push({ id: str4(fc.id), name: str4(fc.name), args: fc.args ?? {} });
+      const fc = obj2(p.functionCall);
+      if (fc.name !== void 0) calls.push({ id: str2(fc.id), name: str2(fc.name), args: fc.args ?? {} });
     }
-    if (isObj2(r.usageMetadata)) {
+    if (isObj(r.usageMetadata)) {
       const u = r.usageMetadata;
       usage = {
         input_tokens: num(u.promptTokenCount),
@@ -65810,11 +65808,6 @@ function fromGemini(responses) {
 }
 
 // src/model/live/translate.ts
-var isObj3 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-var obj4 = (v) => isObj3(v) ? v : {};
-var arr4 = (v) => Array.isArray(v) ? v : [];
-var str5 = (v) => typeof v === "string" ? v : "";
-var num2 = (v) => typeof v === "number" && Number.isFinite(v) ? v : 0;
 var argsText = (args) => typeof args === "string" ? args : JSON.stringify(args ?? {});
 var DEFAULT_MAX_TOKENS = 4096;
 function providerRequest(conv, target, s) {
@@ -65887,7 +65880,7 @@ function providerRequest(conv, target, s) {
       return geminiRequest(conv, tools, schemaOf, s);
   }
 }
-var schemaOf = (schema) => isObj3(schema) && Object.keys(schema).length ? schema : { type: "object", properties: {} };
+var schemaOf = (schema) => isObj(schema) && Object.keys(schema).length ? schema : { type: "object", properties: {} };
 function anthropicMessages(messages) {
   const out = [];
   const add = (role, blocks) => {
@@ -65904,7 +65897,7 @@ function anthropicMessages(messages) {
           type: "tool_use",
           id: c.id,
           name: c.name,
-          input: isObj3(c.args) ? c.args : {}
+          input: isObj(c.args) ? c.args : {}
         }))
       ]);
     } else if (m.role === "tool") {
@@ -65975,13 +65968,13 @@ function parseProviderAnswer(dialect, body, sse2) {
   }
   switch (dialect) {
     case "anthropic-messages":
-      return fromAnthropic(obj4(value));
+      return fromAnthropic(obj2(value));
     case "openai-chat":
-      return fromChat(obj4(value));
+      return fromChat(obj2(value));
     case "openai-responses":
-      return fromResponses(obj4(value));
+      return fromResponses(obj2(value));
     case "gemini":
-      return geminiAnswer(Array.isArray(value) ? value.map(obj4) : [obj4(value)]);
+      return geminiAnswer(Array.isArray(value) ? value.map(obj2) : [obj2(value)]);
   }
 }
 function geminiAnswer(responses) {
@@ -65992,40 +65985,40 @@ function output2(text, calls) {
   return calls.length ? { kind: "tool_calls", calls, ...text ? { text } : {} } : { kind: "text", text };
 }
 function fromAnthropic(msg) {
-  const blocks = arr4(msg.content).map(obj4);
-  const text = blocks.filter((b2) => b2.type === "text").map((b2) => str5(b2.text)).join("");
-  const calls = blocks.filter((b2) => b2.type === "tool_use").map((b2) => ({ id: str5(b2.id), name: str5(b2.name), args: b2.input ?? {} }));
-  const u = obj4(msg.usage);
+  const blocks = arr2(msg.content).map(obj2);
+  const text = blocks.filter((b2) => b2.type === "text").map((b2) => str2(b2.text)).join("");
+  const calls = blocks.filter((b2) => b2.type === "tool_use").map((b2) => ({ id: str2(b2.id), name: str2(b2.name), args: b2.input ?? {} }));
+  const u = obj2(msg.usage);
   return {
     output: output2(text, calls),
-    usage: { input_tokens: num2(u.input_tokens), output_tokens: num2(u.output_tokens) }
+    usage: { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens) }
   };
 }
 function fromChat(completion) {
-  const message = obj4(obj4(arr4(completion.choices)[0]).message);
-  const calls = arr4(message.tool_calls).map(obj4).map((c) => ({
-    id: str5(c.id),
-    name: str5(obj4(c.function).name),
-    args: parseArgs(obj4(c.function).arguments)
+  const message = obj2(obj2(arr2(completion.choices)[0]).message);
+  const calls = arr2(message.tool_calls).map(obj2).map((c) => ({
+    id: str2(c.id),
+    name: str2(obj2(c.function).name),
+    args: parseArgs(obj2(c.function).arguments)
   }));
-  const u = obj4(completion.usage);
+  const u = obj2(completion.usage);
   return {
-    output: output2(str5(message.content), calls),
-    usage: { input_tokens: num2(u.prompt_tokens), output_tokens: num2(u.completion_tokens) }
+    output: output2(str2(message.content), calls),
+    usage: { input_tokens: num(u.prompt_tokens), output_tokens: num(u.completion_tokens) }
   };
 }
 function fromResponses(response) {
-  const items2 = arr4(response.output).map(obj4);
-  const text = items2.filter((i) => i.type === "message").flatMap((i) => arr4(i.content).map(obj4)).filter((p) => p.type === "output_text").map((p) => str5(p.text)).join("");
+  const items2 = arr2(response.output).map(obj2);
+  const text = items2.filter((i) => i.type === "message").flatMap((i) => arr2(i.content).map(obj2)).filter((p) => p.type === "output_text").map((p) => str2(p.text)).join("");
   const calls = items2.filter((i) => i.type === "function_call").map((i) => ({
-    id: str5(i.call_id) || str5(i.id),
-    name: i.namespace ? `${str5(i.namespace)}__${str5(i.name)}` : str5(i.name),
+    id: str2(i.call_id) || str2(i.id),
+    name: i.namespace ? `${str2(i.namespace)}__${str2(i.name)}` : str2(i.name),
     args: parseArgs(i.arguments)
   }));
-  const u = obj4(response.usage);
+  const u = obj2(response.usage);
   return {
     output: output2(text, calls),
-    usage: { input_tokens: num2(u.input_tokens), output_tokens: num2(u.output_tokens) }
+    usage: { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens) }
   };
 }
 function sseData(body) {
@@ -66035,17 +66028,17 @@ function sseData(body) {
     if (!data || data === "[DONE]") continue;
     try {
       const v = JSON.parse(data);
-      if (isObj3(v)) out.push(v);
+      if (isObj(v)) out.push(v);
     } catch {
     }
   }
   return out;
 }
 function parseStream(dialect, events) {
-  const streamError = events.find((e3) => e3.type === "error" || isObj3(e3.error) && !e3.choices);
+  const streamError = events.find((e3) => e3.type === "error" || isObj(e3.error) && !e3.choices);
   if (streamError)
     throw new AnswerError(
-      `provider stream error: ${str5(obj4(streamError.error).message) || JSON.stringify(streamError)}`
+      `provider stream error: ${str2(obj2(streamError.error).message) || JSON.stringify(streamError)}`
     );
   switch (dialect) {
     case "anthropic-messages":
@@ -66055,7 +66048,7 @@ function parseStream(dialect, events) {
     case "openai-responses": {
       const done = events.find((e3) => e3.type === "response.completed");
       if (!done) throw new AnswerError("provider stream ended without response.completed");
-      return fromResponses(obj4(done.response));
+      return fromResponses(obj2(done.response));
     }
     case "gemini":
       return geminiAnswer(events);
@@ -66066,23 +66059,23 @@ function anthropicStream(events) {
   let input2 = 0;
   let outputTokens = 0;
   for (const e3 of events) {
-    if (e3.type === "message_start") input2 = num2(obj4(obj4(e3.message).usage).input_tokens);
+    if (e3.type === "message_start") input2 = num(obj2(obj2(e3.message).usage).input_tokens);
     else if (e3.type === "content_block_start") {
-      const b2 = obj4(e3.content_block);
-      blocks[num2(e3.index)] = {
-        type: str5(b2.type),
-        text: str5(b2.text),
-        id: str5(b2.id),
-        name: str5(b2.name),
+      const b2 = obj2(e3.content_block);
+      blocks[num(e3.index)] = {
+        type: str2(b2.type),
+        text: str2(b2.text),
+        id: str2(b2.id),
+        name: str2(b2.name),
         json: ""
       };
     } else if (e3.type === "content_block_delta") {
-      const b2 = blocks[num2(e3.index)];
-      const d = obj4(e3.delta);
+      const b2 = blocks[num(e3.index)];
+      const d = obj2(e3.delta);
       if (!b2) continue;
-      if (d.type === "text_delta") b2.text += str5(d.text);
-      if (d.type === "input_json_delta") b2.json += str5(d.partial_json);
-    } else if (e3.type === "message_delta") outputTokens = num2(obj4(e3.usage).output_tokens);
+      if (d.type === "text_delta") b2.text += str2(d.text);
+      if (d.type === "input_json_delta") b2.json += str2(d.partial_json);
+    } else if (e3.type === "message_delta") outputTokens = num(obj2(e3.usage).output_tokens);
   }
   const text = blocks.filter((b2) => b2?.type === "text").map((b2) => b2.text).join("");
   const calls = blocks.filter((b2) => b2?.type === "tool_use").map((b2) => ({ id: b2.id, name: b2.name, args: parseArgs(b2.json) }));
@@ -66093,20 +66086,20 @@ function chatStream(events) {
   const calls = [];
   let usage = { input_tokens: 0, output_tokens: 0 };
   for (const chunk of events) {
-    const delta = obj4(obj4(arr4(chunk.choices)[0]).delta);
-    text += str5(delta.content);
-    for (const tc of arr4(delta.tool_calls).map(obj4)) {
-      const i = num2(tc.index);
+    const delta = obj2(obj2(arr2(chunk.choices)[0]).delta);
+    text += str2(delta.content);
+    for (const tc of arr2(delta.tool_calls).map(obj2)) {
+      const i = num(tc.index);
       calls[i] ??= { id: "", name: "", args: "" };
-      const fn = obj4(tc.function);
-      if (tc.id) calls[i].id = str5(tc.id);
-      calls[i].name += str5(fn.name);
-      calls[i].args += str5(fn.arguments);
+      const fn = obj2(tc.function);
+      if (tc.id) calls[i].id = str2(tc.id);
+      calls[i].name += str2(fn.name);
+      calls[i].args += str2(fn.arguments);
     }
-    if (isObj3(chunk.usage))
+    if (isObj(chunk.usage))
       usage = {
-        input_tokens: num2(chunk.usage.prompt_tokens),
-        output_tokens: num2(chunk.usage.completion_tokens)
+        input_tokens: num(chunk.usage.prompt_tokens),
+        output_tokens: num(chunk.usage.completion_tokens)
       };
   }
   return {
@@ -66119,10 +66112,10 @@ function chatStream(events) {
 }
 function providerErrorMessage(body) {
   try {
-    const v = obj4(JSON.parse(body));
+    const v = obj2(JSON.parse(body));
     const e3 = v.error;
     if (typeof e3 === "string") return e3;
-    const m = str5(obj4(e3).message) || str5(v.message);
+    const m = str2(obj2(e3).message) || str2(v.message);
     if (m) return m;
   } catch {
   }
@@ -72401,13 +72394,13 @@ function fisherGreaterExact(kA, nA, kB, nB) {
   const lo = Math.max(kB, s - nA, 0);
   if (lo > hi) return { num: 0n, den: 1n };
   let term = chooseExact(s, lo) * chooseExact(total - s, nB - lo);
-  let num4 = 0n;
+  let num3 = 0n;
   for (let x = lo; x <= hi; x++) {
-    num4 += term;
+    num3 += term;
     if (x === hi) break;
     term = term * BigInt((s - x) * (nB - x)) / BigInt((x + 1) * (total - s - nB + x + 1));
   }
-  return { num: num4, den: chooseExact(total, nB) };
+  return { num: num3, den: chooseExact(total, nB) };
 }
 function decimalRatio(x) {
   if (!Number.isFinite(x) || x < 0) throw new RangeError(`decimalRatio: ${x}`);
@@ -75010,7 +75003,7 @@ function writeMatrix(out, matrix) {
   writeOutputFile(join31(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
-var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
+var num2 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
 var METRICS = [
   {
     key: "asr",
@@ -75039,7 +75032,7 @@ var METRICS = [
   {
     key: "css",
     title: "Composite safety score (CSS)",
-    fmt: num3,
+    fmt: num2,
     note: "SAR \xD7 (0.7\xB7u + 0.15\xB7AVS + 0.15\xB7PB), 0\u20131; higher is better"
   }
 ];
@@ -75070,7 +75063,7 @@ function matrixMarkdown(m) {
         pct5(c.overall.persistence),
         pct5(c.overall.utility),
         pct5(c.overall.detection),
-        num3(c.overall.css)
+        num2(c.overall.css)
       ])
     )
   );

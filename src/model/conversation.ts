@@ -3,6 +3,7 @@
 // how they shape content, and an unknown part must never make a trial fail) and loses nothing the policy
 // needs: the system text, every turn's text, every tool call and tool result, and the tools offered.
 import type { ModelExchange } from '../evidence/types.js';
+import { arr, isObj, type Obj, obj, str } from './untyped.js';
 
 export type Dialect = ModelExchange['dialect'];
 
@@ -66,13 +67,6 @@ export interface Conversation {
 }
 
 export const DEFAULT_MODEL = 'harness-risk-scripted';
-
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Text of a content value: a string, a part with `text`, or an array of those (images etc. give ''). */
 export function textOf(content: unknown): string {

@@ -2,13 +2,7 @@
 // streaming go in the URL, see providerPath in client.ts) and the provider's answer, JSON, SSE events or
 // a JSON array of responses, read back. Pure, like translate.ts, whose shapes it shares.
 import type { Conversation, Message } from '../conversation.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+import { arr, isObj, num, type Obj, obj, str } from '../untyped.js';
 
 export interface GeminiSettings {
   temperature?: number;

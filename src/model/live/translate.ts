@@ -6,6 +6,7 @@
 // trial's sandbox, where nothing is recorded.
 import type { Conversation, Dialect, Message } from '../conversation.js';
 import { parseArgs } from '../conversation.js';
+import { arr, isObj, num, type Obj, obj, str } from '../untyped.js';
 import { fromGemini, geminiRequest } from './gemini.js';
 
 export interface ProviderCall {
@@ -31,12 +32,6 @@ export interface RequestSettings {
   stream: boolean;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const argsText = (args: unknown): string => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
 
 /** Anthropic requires max_tokens; the other dialects get it only when set. */
