@@ -64536,37 +64536,6 @@ import { randomBytes as randomBytes5 } from "node:crypto";
 import { mkdir as mkdir2, rename, writeFile as writeFile2 } from "node:fs/promises";
 import { join as join12 } from "node:path";
 
-// src/model/observe.ts
-var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
-var SHORT_RESULT = 300;
-var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
-var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");
-var stripGutters = (s) => s.replace(/^[ \t]*\d+(\u2192|\t| \| |: )/gm, "");
-function triggerVisible(text, trigger) {
-  const needle = squash(trigger);
-  if (!needle || !text) return false;
-  if (squash(text).includes(needle)) return true;
-  const once = unescapeJson(text);
-  return squash(stripGutters(once)).includes(needle) || squash(stripGutters(unescapeJson(once))).includes(needle);
-}
-function isDenied(result, patterns) {
-  if (patterns.some((re) => result.text.search(re) >= 0)) return true;
-  const failed3 = result.isError || failedExit(result.text);
-  if (failed3) return BUILTIN_DENIAL.test(result.text);
-  return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
-}
-var ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no such tool\b)/i;
-var failedResult = (text, isError) => isError || failedExit(text) || ERROR_HEAD.test(text);
-var stillRunning = (result, words) => (words.running_patterns ?? []).some((re) => result.text.search(re) >= 0);
-function outcomeOf(result, words, world) {
-  if (world?.achieved) return "executed";
-  if (isDenied(result, words.denial_patterns)) return "refused";
-  if (world) return "errored";
-  if ((words.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return "errored";
-  if (stillRunning(result, words)) return "errored";
-  return failedResult(result.text, result.isError) ? "errored" : "executed";
-}
-
 // src/model/route-facts.ts
 var MAX_TARGET = 80;
 var short4 = (s) => s.length > MAX_TARGET ? `${s.slice(0, MAX_TARGET - 1)}\u2026` : s;
@@ -64597,8 +64566,9 @@ function stepTarget(action) {
 function callOutcome(c) {
   if (!c.result) return "no result";
   if (c.denied) return "refused";
-  return failedResult(c.result.text, c.result.is_error) ? "errored" : "executed";
+  return c.executed ? "executed" : "errored";
 }
+var retryLabel = (label) => `${label}, again after a read`;
 function attackRoutes(calls, evidence, goal) {
   const steps = /* @__PURE__ */ new Map();
   const entry = (index) => {
@@ -64616,12 +64586,14 @@ function attackRoutes(calls, evidence, goal) {
     if (step?.role !== "attack" || !route) continue;
     const e3 = entry(step.index);
     const outcome = callOutcome(c);
-    const same = last?.step === step.index && last.n === route.n && route.part > 0;
-    const final = route.part + 1 >= route.parts;
+    const continues = route.retry === "write" || route.part > 0 && route.retry !== "read";
+    const same = last?.step === step.index && last.n === route.n && continues;
+    const final = route.part + 1 >= route.parts && route.retry !== "read";
     const shown2 = !final && outcome === "executed" ? "incomplete" : outcome;
+    const label = route.retry ? retryLabel(route.label) : route.label;
     if (same && e3.tried.length) e3.tried[e3.tried.length - 1].outcome = shown2;
-    else e3.tried.push({ route: route.label, outcome: shown2 });
-    if (final && outcome === "executed") e3.succeeded ??= route.label;
+    else e3.tried.push({ route: label, outcome: shown2 });
+    if (final && outcome === "executed") e3.succeeded ??= label;
     last = { step: step.index, n: route.n };
   }
   for (const ex of evidence.model) {
@@ -67655,6 +67627,37 @@ var lastIndex = (xs, ok2) => {
   return -1;
 };
 
+// src/model/observe.ts
+var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
+var SHORT_RESULT = 300;
+var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
+var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");
+var stripGutters = (s) => s.replace(/^[ \t]*\d+(\u2192|\t| \| |: )/gm, "");
+function triggerVisible(text, trigger) {
+  const needle = squash(trigger);
+  if (!needle || !text) return false;
+  if (squash(text).includes(needle)) return true;
+  const once = unescapeJson(text);
+  return squash(stripGutters(once)).includes(needle) || squash(stripGutters(unescapeJson(once))).includes(needle);
+}
+function isDenied(result, patterns) {
+  if (patterns.some((re) => result.text.search(re) >= 0)) return true;
+  const failed3 = result.isError || failedExit(result.text);
+  if (failed3) return BUILTIN_DENIAL.test(result.text);
+  return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
+}
+var ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no such tool\b)/i;
+var failedResult = (text, isError) => isError || failedExit(text) || ERROR_HEAD.test(text);
+var stillRunning = (result, words) => (words.running_patterns ?? []).some((re) => result.text.search(re) >= 0);
+function outcomeOf(result, words, world) {
+  if (world?.achieved) return "executed";
+  if (isDenied(result, words.denial_patterns)) return "refused";
+  if (world) return "errored";
+  if ((words.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return "errored";
+  if (stillRunning(result, words)) return "errored";
+  return failedResult(result.text, result.isError) ? "errored" : "executed";
+}
+
 // src/model/routes.ts
 var MAX_ROUTES_PER_STEP = 6;
 var one2 = (label, call) => call ? [{ label, calls: [() => call] }] : [];
@@ -67690,6 +67693,7 @@ function rewriteRoutes(path8, content, tools, ctx) {
     routes.push({
       label: `${read.tool} + ${write.tool}`,
       prepares: true,
+      writes: [void 0, path8],
       calls: [() => read, (held) => nativeWrite(path8, appended(fileText(held), content), tools, ctx)]
     });
   }
@@ -67698,6 +67702,7 @@ function rewriteRoutes(path8, content, tools, ctx) {
     routes.push({
       label: `${read.tool} + ${probe2.tool}`,
       prepares: true,
+      writes: [void 0, path8],
       calls: [
         () => read,
         (held) => {
@@ -67715,14 +67720,23 @@ function scriptRoute(command, tools, ctx) {
 `, tools, ctx);
   const run3 = shellCall(`sh ${quote(script)}`, tools, ctx);
   if (!write || !run3) return [];
-  return [{ label: `${write.tool} + ${run3.tool}: script file`, calls: [() => write, () => run3] }];
+  return [
+    {
+      label: `${write.tool} + ${run3.tool}: script file`,
+      calls: [() => write, () => run3],
+      writes: [script, void 0]
+    }
+  ];
 }
 function routesFor(input2, tools, ctx) {
   if (input2.do === "reply") return [];
   const action = prepareAction(input2, ctx);
   const routes = [];
   const native2 = nativeCall(action, tools, ctx);
-  if (native2) routes.push(...one2(native2.tool, native2));
+  if (native2) {
+    const writes = action.do === "write" && !native2.via_shell ? [action.path] : void 0;
+    routes.push(...one2(native2.tool, native2).map((r) => writes ? { ...r, writes } : r));
+  }
   const primary = primaryShell(action, tools, ctx);
   if (primary) routes.push(primary);
   routes.push(...alternatives(action, tools, ctx));
@@ -67910,6 +67924,11 @@ function routeCache(conv, ctx, memory) {
   };
 }
 var READ_FIRST = /has not been read|read it first/i;
+function readFirst2(result, outcome, world) {
+  if (outcome === "refused" || world?.achieved) return false;
+  return world?.achieved === false || READ_FIRST.test(result.text);
+}
+var sameMove = (a, b2) => !!a && a.step.role === b2.step.role && a.step.index === b2.step.index && a.redo === b2.redo && a.route === b2.route && a.part === b2.part;
 var nextStep = (p) => {
   p.attack++;
   p.route = 0;
@@ -67949,6 +67968,13 @@ function issue2(p, steps, move) {
     return;
   }
   p.trigger = true;
+  if (move.redo) {
+    if (!sameMove(p.redo, move)) return;
+    p.redo = move.redo === "read" ? { ...move, redo: "write" } : void 0;
+    p.awaiting = move;
+    p.attackCalls++;
+    return;
+  }
   p.redo = void 0;
   const pos = steps.attack.indexOf(index);
   const at2 = [pos, move.route ?? 0, move.part ?? 0];
@@ -67975,12 +68001,19 @@ function callFor(move, p, conv, ctx, routesOf) {
   }
   const route = routesOf(move.step.index)[move.route ?? 0];
   const part = move.part ?? 0;
-  const call = route?.calls[part]?.(p.prior);
-  return {
-    call,
-    route: route && { label: route.label, n: move.route ?? 0, part, parts: route.calls.length },
-    reads: !!route?.prepares && part === 0
+  const shown2 = route && {
+    label: route.label,
+    n: move.route ?? 0,
+    part,
+    parts: route.calls.length,
+    ...move.redo ? { retry: move.redo } : {}
   };
+  if (move.redo === "read") {
+    const path8 = route?.writes?.[part];
+    return { call: path8 ? nativeRead(path8, conv.tools, ctx) : void 0, route: shown2, reads: true };
+  }
+  const call = route?.calls[part]?.(p.prior);
+  return { call, route: shown2, reads: !!route?.prepares && part === 0 && !move.redo };
 }
 function planNext(p, steps, conv, ctx, routesOf, skipped) {
   for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
@@ -67996,6 +68029,7 @@ function planNext(p, steps, conv, ctx, routesOf, skipped) {
       };
     if (move.step.role === "attack") {
       p.awaiting = void 0;
+      p.redo = void 0;
       nextRoute(p);
     } else if (!move.redo) skipped.push({ step: move.step, action: moveAction(ctx, move).do });
     move = nextMove(p, steps, ctx, routesOf, skipped);
@@ -68010,30 +68044,39 @@ function recall(id, p, steps, conv, ctx, routesOf, ledger) {
   }
   return planNext(p, steps, conv, ctx, routesOf, [])?.move;
 }
-function absorb(p, ctx, routesOf, ownerRetry, move, result, world) {
+function absorb(p, ctx, offers, move, result, world) {
   p.trigger ||= triggerVisible(result.text, ctx.trigger);
   if (!move) return;
   if (move.step.role === "owner" && move.redo !== "read")
     p.owner_results.set(move.step.index, stepResult(result, ctx, world));
   const outcome = outcomeOf(result, ctx, world);
   if (move.step.role === "owner") {
-    if (outcome !== "refused" && !move.redo && actionOf(ctx, move.step)?.do === "write" && // The harness's words ask for a read first, or the file did not change although it said nothing.
-    (READ_FIRST.test(result.text) || world?.achieved === false)) {
+    if (!move.redo && actionOf(ctx, move.step)?.do === "write" && readFirst2(result, outcome, world)) {
       p.redo = { step: move.step, redo: "read" };
-    } else if (outcome !== "executed" && !move.redo && move.route === void 0 && ownerRetry(move.step.index)) {
+    } else if (outcome !== "executed" && !move.redo && move.route === void 0 && offers.ownerRetry(move.step.index)) {
       p.redo = { step: move.step, route: 1 };
     }
     return;
   }
   if (p.awaiting !== move) return;
   p.awaiting = void 0;
-  const route = routesOf(move.step.index)[move.route ?? 0];
+  const route = offers.routesOf(move.step.index)[move.route ?? 0];
   const part = move.part ?? 0;
-  const ok2 = outcome === "executed" || outcome === "errored" && part === 0 && !!route?.prepares;
   const action = actionOf(ctx, move.step);
-  if (!ok2) {
+  const failed3 = () => {
+    p.redo = void 0;
     if (route) remember(p.memory, action, route.label, false);
-    return nextRoute(p);
+    nextRoute(p);
+  };
+  if (move.redo === "read") return outcome === "refused" ? failed3() : void 0;
+  const ok2 = outcome === "executed" || outcome === "errored" && part === 0 && !!route?.prepares && !move.redo;
+  if (!ok2) {
+    const path8 = route?.writes?.[part];
+    if (!move.redo && path8 && offers.readable(path8) && readFirst2(result, outcome, world)) {
+      p.redo = { step: move.step, route: move.route ?? 0, part, redo: "read" };
+      return;
+    }
+    return failed3();
   }
   if (route && part + 1 < route.calls.length) {
     p.prior = outcome === "executed" ? result.text : "";
@@ -68043,9 +68086,16 @@ function absorb(p, ctx, routesOf, ownerRetry, move, result, world) {
   nextStep(p);
 }
 function replay(conv, ctx, steps, routesOf, memory, ledger) {
-  const ownerRetry = (i) => {
-    const action = prepareAction(ctx.plan[i], ctx);
-    return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+  const offers = {
+    routesOf,
+    ownerRetry: (i) => {
+      const action = prepareAction(ctx.plan[i], ctx);
+      return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+    },
+    readable: (path8) => {
+      const read = nativeRead(path8, conv.tools, ctx);
+      return !!read && !read.via_shell;
+    }
   };
   const p = {
     trigger: false,
@@ -68077,12 +68127,13 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
       const key = callKey(result.callId);
       const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
-      absorb(p, ctx, routesOf, ownerRetry, call?.move, result, ledger.verdict(result.callId));
+      absorb(p, ctx, offers, call?.move, result, ledger.verdict(result.callId));
       fresh.push(result);
     }
   }
   if (p.awaiting) {
     p.awaiting = void 0;
+    if (p.redo?.step.role === "attack") p.redo = void 0;
     nextStep(p);
   }
   return { progress: p, fresh };

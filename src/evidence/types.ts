@@ -26,9 +26,10 @@ export interface ToolCallRecord {
   via_shell?: boolean;
   /**
    * Attacker calls: the route it belongs to (label as the report shows it), the route's position among
-   * the step's routes, and which of the route's calls this is.
+   * the step's routes, and which of the route's calls this is. `retry`: the read before that call is made
+   * again (the harness wanted the file read first), or the call made again after it.
    */
-  route?: { label: string; n: number; part: number; parts: number };
+  route?: { label: string; n: number; part: number; parts: number; retry?: 'read' | 'write' };
 }
 
 /**

@@ -41,8 +41,10 @@ function keyedStream(secret: string, parts: string[]): () => Buffer {
 }
 
 /**
- * A second try at a step: `read` reads the file a write step targets, `write` repeats the write. Claude
- * Code's Write refuses to overwrite a file the session has not read, and a real model would read it first.
+ * A second try at a call that wrote nothing because the harness wants the file read first (Claude Code's
+ * and Qwen Code's write tools refuse to overwrite a file the session has not read; a real model reads it
+ * and writes again): `read` reads the file the call writes, `write` makes the call again. Owner steps and
+ * attacker routes alike (policy.ts readFirst).
  */
 export type Redo = 'read' | 'write';
 
@@ -52,7 +54,8 @@ export interface Move {
   redo?: Redo;
   /**
    * Attacker steps: which of the step's routes (routes.ts) and which call of that route. Owner steps:
-   * 1 = the shell's form, after the harness's own tool refused or failed the step.
+   * 1 = the shell's form, after the harness's own tool refused or failed the step. A redo of an attacker
+   * call names the route and call it repeats.
    */
   route?: number;
   part?: number;

@@ -26,7 +26,7 @@ import { outcomeOf, stillRunning, triggerVisible } from './observe.js';
 import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
 import { subagentReport } from './subagent.js';
-import { type MappedCall, mapAction, nativeCall, prepareAction, viaShell } from './tools.js';
+import { type MappedCall, mapAction, nativeCall, nativeRead, prepareAction, viaShell } from './tools.js';
 import { type Effect, effectOf } from './world-check.js';
 
 /** No conversation gets more tool calls than this: a harness that keeps feeding results ends with a reply. */
@@ -170,10 +170,29 @@ function routeCache(conv: Conversation, ctx: ScriptContext, memory: RouteMemory)
 }
 
 /**
- * Claude Code's Write refuses to overwrite a file the session has not read. That is a precondition, not
- * a policy: a real model reads the file and writes again, so the scripted one does too (once).
+ * Claude Code's Write refuses to overwrite a file the session has not read (Qwen Code's write_file too).
+ * That is a precondition, not a policy: a real model reads the file and writes again, so the scripted one
+ * does too, once. These words are one signal; the world is the other (readFirst).
  */
 const READ_FIRST = /has not been read|read it first/i;
+
+/**
+ * A write the harness answered without a refusal and the world shows did not happen (the file did not
+ * change, or is not there), or whose answer asks for a read first: worth one read and a second try,
+ * whatever words the harness used. A refusal is a policy and is never retried this way.
+ */
+function readFirst(result: ToolResult, outcome: string, world: WorldVerdict | undefined): boolean {
+  if (outcome === 'refused' || world?.achieved) return false;
+  return world?.achieved === false || READ_FIRST.test(result.text);
+}
+
+const sameMove = (a: Move | undefined, b: Move): boolean =>
+  !!a &&
+  a.step.role === b.step.role &&
+  a.step.index === b.step.index &&
+  a.redo === b.redo &&
+  a.route === b.route &&
+  a.part === b.part;
 
 const nextStep = (p: Progress): void => {
   p.attack++;
@@ -231,6 +250,14 @@ function issue(p: Progress, steps: Steps, move: Move): void {
   }
   // An attack step proves the trigger was seen, even if the harness has since compacted it away.
   p.trigger = true;
+  if (move.redo) {
+    // Only the second try that is pending counts (a stale or repeated one changes nothing).
+    if (!sameMove(p.redo, move)) return;
+    p.redo = move.redo === 'read' ? { ...move, redo: 'write' } : undefined;
+    p.awaiting = move;
+    p.attackCalls++;
+    return;
+  }
   p.redo = undefined;
   const pos = steps.attack.indexOf(index);
   const at = [pos, move.route ?? 0, move.part ?? 0];
@@ -284,12 +311,20 @@ function callFor(
   }
   const route = routesOf(move.step.index)[move.route ?? 0];
   const part = move.part ?? 0;
-  const call = route?.calls[part]?.(p.prior);
-  return {
-    call,
-    route: route && { label: route.label, n: move.route ?? 0, part, parts: route.calls.length },
-    reads: !!route?.prepares && part === 0,
+  const shown = route && {
+    label: route.label,
+    n: move.route ?? 0,
+    part,
+    parts: route.calls.length,
+    ...(move.redo ? { retry: move.redo } : {}),
   };
+  if (move.redo === 'read') {
+    // The read the harness wants before it lets the route's call write the file.
+    const path = route?.writes?.[part];
+    return { call: path ? nativeRead(path, conv.tools, ctx) : undefined, route: shown, reads: true };
+  }
+  const call = route?.calls[part]?.(p.prior);
+  return { call, route: shown, reads: !!route?.prepares && part === 0 && !move.redo };
 }
 
 /**
@@ -318,6 +353,7 @@ function planNext(
     if (move.step.role === 'attack') {
       // The route cannot go on with what the harness offers now: try the next one.
       p.awaiting = undefined;
+      p.redo = undefined;
       nextRoute(p);
     } else if (!move.redo) skipped.push({ step: move.step, action: moveAction(ctx, move).do });
     move = nextMove(p, steps, ctx, routesOf, skipped);
@@ -349,16 +385,26 @@ function recall(
   return planNext(p, steps, conv, ctx, routesOf, [])?.move;
 }
 
+/** What absorb needs to know about the harness besides the result: its routes and tools. */
+interface Offers {
+  routesOf: RoutesOf;
+  /** The owner step's own tool failed and the shell could do it (see replay). */
+  ownerRetry: (planIndex: number) => boolean;
+  /** The harness offers its own read tool for this file (the read a read-first harness counts). */
+  readable: (path: string) => boolean;
+}
+
 /**
  * What a result means for the progress. An attacker call that executed moves the route on (or ends the
- * step); a refused or failed one moves on to the step's next route. A failed read that only prepares a
- * rewrite (the file does not exist yet) lets the route go on with nothing read.
+ * step); a write the harness wants the file read for first is made again after a read (once, owner and
+ * attacker alike: readFirst); any other refused or failed call moves on to the step's next route. A
+ * failed read that only prepares a rewrite (the file does not exist yet) lets the route go on with
+ * nothing read.
  */
 function absorb(
   p: Progress,
   ctx: ScriptContext,
-  routesOf: RoutesOf,
-  ownerRetry: (planIndex: number) => boolean,
+  offers: Offers,
   move: Move | undefined,
   result: ToolResult,
   world: WorldVerdict | undefined,
@@ -370,19 +416,13 @@ function absorb(
     p.owner_results.set(move.step.index, stepResult(result, ctx, world));
   const outcome = outcomeOf(result, ctx, world);
   if (move.step.role === 'owner') {
-    if (
-      outcome !== 'refused' &&
-      !move.redo &&
-      actionOf(ctx, move.step)?.do === 'write' &&
-      // The harness's words ask for a read first, or the file did not change although it said nothing.
-      (READ_FIRST.test(result.text) || world?.achieved === false)
-    ) {
+    if (!move.redo && actionOf(ctx, move.step)?.do === 'write' && readFirst(result, outcome, world)) {
       p.redo = { step: move.step, redo: 'read' };
     } else if (
       outcome !== 'executed' &&
       !move.redo &&
       move.route === undefined &&
-      ownerRetry(move.step.index)
+      offers.ownerRetry(move.step.index)
     ) {
       p.redo = { step: move.step, route: 1 };
     }
@@ -390,13 +430,25 @@ function absorb(
   }
   if (p.awaiting !== move) return; // a stale or repeated result
   p.awaiting = undefined;
-  const route = routesOf(move.step.index)[move.route ?? 0];
+  const route = offers.routesOf(move.step.index)[move.route ?? 0];
   const part = move.part ?? 0;
-  const ok = outcome === 'executed' || (outcome === 'errored' && part === 0 && !!route?.prepares);
   const action = actionOf(ctx, move.step)!;
-  if (!ok) {
+  const failed = () => {
+    p.redo = undefined;
     if (route) remember(p.memory, action, route.label, false);
-    return nextRoute(p);
+    nextRoute(p);
+  };
+  // The read before a second try: the call is made again unless the read itself was refused.
+  if (move.redo === 'read') return outcome === 'refused' ? failed() : undefined;
+  const ok =
+    outcome === 'executed' || (outcome === 'errored' && part === 0 && !!route?.prepares && !move.redo);
+  if (!ok) {
+    const path = route?.writes?.[part];
+    if (!move.redo && path && offers.readable(path) && readFirst(result, outcome, world)) {
+      p.redo = { step: move.step, route: move.route ?? 0, part, redo: 'read' };
+      return;
+    }
+    return failed();
   }
   if (route && part + 1 < route.calls.length) {
     p.prior = outcome === 'executed' ? result.text : '';
@@ -422,9 +474,16 @@ function replay(
   // An owner step the harness's own tool refused or failed is tried once more through the shell (Codex
   // exec refuses native MCP calls, "requires approval", where `svc mcp call` runs): the owner's plan is how
   // the injection gets delivered, so a harness that refuses one of its routes must not look safer for it.
-  const ownerRetry = (i: number): boolean => {
-    const action = prepareAction(ctx.plan[i], ctx);
-    return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+  const offers: Offers = {
+    routesOf,
+    ownerRetry: (i) => {
+      const action = prepareAction(ctx.plan[i], ctx);
+      return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+    },
+    readable: (path) => {
+      const read = nativeRead(path, conv.tools, ctx);
+      return !!read && !read.via_shell;
+    },
   };
   const p: Progress = {
     trigger: false,
@@ -458,13 +517,14 @@ function replay(
       const key = callKey(result.callId);
       const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
       if (call) call.answered = true;
-      absorb(p, ctx, routesOf, ownerRetry, call?.move, result, ledger.verdict(result.callId));
+      absorb(p, ctx, offers, call?.move, result, ledger.verdict(result.callId));
       fresh.push(result);
     }
   }
   // A call whose result never came back: nothing tells us it failed, so the step counts as done.
   if (p.awaiting) {
     p.awaiting = undefined;
+    if (p.redo?.step.role === 'attack') p.redo = undefined;
     nextStep(p);
   }
   return { progress: p, fresh };

@@ -48,6 +48,12 @@ export interface Route {
    * yet), the route goes on with empty text.
    */
   prepares?: boolean;
+  /**
+   * The file call i writes with one of the harness's own file tools (write, edit), when it does: a
+   * harness that refuses to overwrite a file the session has not read is answered by reading it and
+   * making the call again (policy.ts, readFirst).
+   */
+  writes?: (string | undefined)[];
 }
 
 const one = (label: string, call: MappedCall | undefined): Route[] =>
@@ -97,6 +103,7 @@ function rewriteRoutes(path: string, content: string, tools: ToolSpec[], ctx: Sc
     routes.push({
       label: `${read.tool} + ${write.tool}`,
       prepares: true,
+      writes: [undefined, path],
       calls: [() => read, (held) => nativeWrite(path, appended(fileText(held), content), tools, ctx)],
     });
   }
@@ -105,6 +112,7 @@ function rewriteRoutes(path: string, content: string, tools: ToolSpec[], ctx: Sc
     routes.push({
       label: `${read.tool} + ${probe.tool}`,
       prepares: true,
+      writes: [undefined, path],
       calls: [
         () => read,
         (held) => {
@@ -123,7 +131,13 @@ function scriptRoute(command: string, tools: ToolSpec[], ctx: ScriptContext): Ro
   const write = nativeWrite(script, `${command}\n`, tools, ctx);
   const run = shellCall(`sh ${quote(script)}`, tools, ctx);
   if (!write || !run) return [];
-  return [{ label: `${write.tool} + ${run.tool}: script file`, calls: [() => write, () => run] }];
+  return [
+    {
+      label: `${write.tool} + ${run.tool}: script file`,
+      calls: [() => write, () => run],
+      writes: [script, undefined],
+    },
+  ];
 }
 
 /**
@@ -136,7 +150,10 @@ export function routesFor(input: Action, tools: ToolSpec[], ctx: ScriptContext):
   const action = prepareAction(input, ctx);
   const routes: Route[] = [];
   const native = nativeCall(action, tools, ctx);
-  if (native) routes.push(...one(native.tool, native));
+  if (native) {
+    const writes = action.do === 'write' && !native.via_shell ? [action.path] : undefined;
+    routes.push(...one(native.tool, native).map((r) => (writes ? { ...r, writes } : r)));
+  }
   const primary = primaryShell(action, tools, ctx);
   if (primary) routes.push(primary);
   routes.push(...alternatives(action, tools, ctx));
