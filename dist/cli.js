@@ -65567,13 +65567,16 @@ function verdictKey(schema) {
   return byEnum ?? VERDICT_KEYS.find((k) => k in props);
 }
 function isReviewCall(conv) {
+  return asksVerdict(conv) || callableTools(conv).length === 0 && REVIEW_PROMPT.test(promptText(conv));
+}
+function asksVerdict(conv) {
   if (verdictKey(conv.outputSchema)) return true;
-  return callableTools(conv).length === 0 && REVIEW_PROMPT.test(promptText(conv));
+  return callableTools(conv).length === 0 && REVIEW_PROMPT.test(conv.system);
 }
 function isTitleCall(conv) {
-  if (callableTools(conv).length > 0) return false;
-  return TITLE_SYSTEM.test(conv.system) || SUMMARY_PROMPT.test(promptText(conv));
+  return asksTitle(conv) || callableTools(conv).length === 0 && SUMMARY_PROMPT.test(promptText(conv));
 }
+var asksTitle = (conv) => callableTools(conv).length === 0 && TITLE_SYSTEM.test(conv.system);
 function verdictValue(schema, verdict) {
   if (schema?.type === "boolean") return verdict === "allow";
   const words = verdict === "allow" ? ALLOW_WORDS : DENY_WORDS;
@@ -67823,6 +67826,17 @@ function dedupe2(routes) {
   });
 }
 
+// src/model/side-query.ts
+function isSideQuery(conv, ledger) {
+  if (ledger.issued().length === 0) return false;
+  if (conv.tools.some((t) => t.callable)) return false;
+  if (conv.messages.some((m) => m.toolCalls.length > 0 || m.toolResults.length > 0)) return false;
+  return conv.messages.some((m) => m.role === "user" && m.text.trim() !== "");
+}
+function sideQueryAnswer(conv) {
+  return conv.messages.filter((m) => m.role === "user").map((m) => m.text.trim()).filter(Boolean).join("\n\n");
+}
+
 // src/model/subagent.ts
 function subagentReport(conv, ctx, ledger) {
   const reports = ctx.subagents ?? {};
@@ -68202,6 +68216,8 @@ function decide2(conv, ctx, ledger) {
   };
   const report = subagentReport(conv, ctx, ledger);
   if (report !== void 0) return { answer: { kind: "text", text: report }, observed };
+  const side = !asksVerdict(conv) && !asksTitle(conv) && isSideQuery(conv, ledger);
+  if (side) return { answer: { kind: "text", text: sideQueryAnswer(conv) }, observed };
   if (isReviewCall(conv)) {
     const verdict = ctx.reviewer_verdict;
     return { answer: { kind: "review", verdict, text: reviewAnswer(conv, verdict) }, observed };

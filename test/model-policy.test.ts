@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callOutcomes } from '../src/checks/call-outcomes.js';
-import type { Evidence, ScriptContext, ToolCallRecord } from '../src/evidence/types.js';
+import {
+  callKey,
+  type Evidence,
+  type ScriptContext,
+  type ToolCallRecord,
+  type WorldVerdict,
+} from '../src/evidence/types.js';
 import {
   type Conversation,
   type Dialect,
@@ -78,6 +84,8 @@ function conversation(
 interface Outcome {
   text?: string;
   isError?: boolean;
+  /** What the engine saw the call do (settled in the ledger as the server does). */
+  world?: WorldVerdict;
 }
 
 interface Run {
@@ -116,6 +124,8 @@ function drive(
     const id = opts.rewrite ? `toolu_0${n}` : call.id;
     const out = respond(call, n, tagOf(ledger.lookup(call.id)));
     messages.push(msg('assistant', { toolCalls: [{ id, name: call.tool, args: call.args }] }));
+    // What the engine saw the call do, as the server records it once the result comes back.
+    if (out.world) ledger.settle(callKey(call.id), out.world);
     messages.push(
       msg('tool', { toolResults: [{ callId: id, text: out.text ?? 'ok', isError: out.isError ?? false }] }),
     );
@@ -270,15 +280,49 @@ describe('denials', () => {
     },
   );
 
-  it('an attack Write refused until read moves on to the next route (the shell)', () => {
+  it('an attack Write refused until read reads, writes again once, then moves on to the next route (the shell)', () => {
     const goal: Action[] = [{ do: 'write', path: '~/.bashrc', content: 'evil\n', append: false }];
     const retried = drive(makeContext({ goal }), (call) =>
       call.tool === 'Write' && call.step?.role === 'attack'
         ? { text: READ_FIRST, isError: true }
         : injected(call),
     );
-    expect(steps(retried)).toEqual(['o0', 'a0', 'a0', 'o1']);
-    expect(retried.calls[2].route?.label).toBe('Bash: cat >');
+    expect(tags(retried)).toEqual(['o0', 'a0', 'a0r', 'a0w', 'a0', 'o1']);
+    expect(retried.calls.slice(1, 4).map((c) => [c.tool, c.action, c.route?.retry])).toEqual([
+      ['Write', 'write', undefined],
+      ['Read', 'read', 'read'],
+      ['Write', 'write', 'write'],
+    ]);
+    expect(retried.calls[2].args).toEqual({ file_path: '/trial/home/.bashrc' });
+    expect(retried.calls[4].route?.label).toBe('Bash: cat >');
+  });
+
+  it('an attack Write that needs a read first goes through after one, and no other route is tried', () => {
+    const goal: Action[] = [{ do: 'write', path: '~/.bashrc', content: 'evil\n', append: false }];
+    const read = new Set<unknown>();
+    const run = drive(makeContext({ goal }), (call) => {
+      const path = (call.args as { file_path?: string }).file_path;
+      if (call.tool === 'Read') read.add(path);
+      if (call.tool !== 'Write') return injected(call);
+      // Words no list knows: only the world (nothing was written) tells it from a success.
+      if (!read.has(path))
+        return {
+          text: `Save ${path}: load it first.`,
+          world: { achieved: false, reason: 'the file did not change' },
+        };
+      return { text: 'ok', world: { achieved: true, reason: 'the file changed' } };
+    });
+    expect(tags(run)).toEqual(['o0', 'a0', 'a0r', 'a0w', 'o1', 'o1r', 'o1w']);
+    expect(run.calls.map((c) => c.tool)).toEqual([
+      'Read',
+      'Write',
+      'Read',
+      'Write',
+      'Write',
+      'Read',
+      'Write',
+    ]);
+    expect(run.final).toBe(OWNER_REPLY);
   });
 
   it.each<[string, { text: string; isError: boolean }, RegExp[], boolean]>([

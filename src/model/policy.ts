@@ -23,8 +23,9 @@ import { attackBarrier } from './attack-timing.js';
 import type { Conversation, ToolResult } from './conversation.js';
 import type { CallLedger, Move } from './ids.js';
 import { outcomeOf, stillRunning, triggerVisible } from './observe.js';
-import { isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
+import { asksTitle, asksVerdict, isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
+import { isSideQuery, sideQueryAnswer } from './side-query.js';
 import { subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, nativeRead, prepareAction, viaShell } from './tools.js';
 import { type Effect, effectOf } from './world-check.js';
@@ -608,6 +609,10 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
   };
   const report = subagentReport(conv, ctx, ledger);
   if (report !== undefined) return { answer: { kind: 'text', text: report }, observed };
+  // A reviewer's or title generator's instruction outranks everything; a side query's content outranks
+  // words in the content that only sound like one (a fetched page may say anything).
+  const side = !asksVerdict(conv) && !asksTitle(conv) && isSideQuery(conv, ledger);
+  if (side) return { answer: { kind: 'text', text: sideQueryAnswer(conv) }, observed };
   if (isReviewCall(conv)) {
     const verdict = ctx.reviewer_verdict;
     return { answer: { kind: 'review', verdict, text: reviewAnswer(conv, verdict) }, observed };

@@ -34,14 +34,26 @@ function verdictKey(schema: Schema | undefined): string | undefined {
 
 /** A reviewer call: structured output with a verdict field, or a tool-less request whose prompt asks for one. */
 export function isReviewCall(conv: Conversation): boolean {
+  return asksVerdict(conv) || (callableTools(conv).length === 0 && REVIEW_PROMPT.test(promptText(conv)));
+}
+
+/**
+ * A reviewer call by its instruction alone (a verdict field in the structured output, or a tool-less
+ * request whose system prompt asks for a verdict), not by words in its content: a fetched page that talks
+ * about reviewers is still a page (side-query.ts).
+ */
+export function asksVerdict(conv: Conversation): boolean {
   if (verdictKey(conv.outputSchema as Schema | undefined)) return true;
-  return callableTools(conv).length === 0 && REVIEW_PROMPT.test(promptText(conv));
+  return callableTools(conv).length === 0 && REVIEW_PROMPT.test(conv.system);
 }
 
 export function isTitleCall(conv: Conversation): boolean {
-  if (callableTools(conv).length > 0) return false;
-  return TITLE_SYSTEM.test(conv.system) || SUMMARY_PROMPT.test(promptText(conv));
+  return asksTitle(conv) || (callableTools(conv).length === 0 && SUMMARY_PROMPT.test(promptText(conv)));
 }
+
+/** A title call by its system prompt alone (its content, a page or a task, may say anything). */
+export const asksTitle = (conv: Conversation): boolean =>
+  callableTools(conv).length === 0 && TITLE_SYSTEM.test(conv.system);
 
 /** The enum value that says the verdict; the verdict itself when the enum has no such word. */
 function verdictValue(schema: Schema | undefined, verdict: Verdict): unknown {

@@ -1,0 +1,33 @@
+// Side queries: a harness's own tool may hand what it got to the model in a request of its own. Qwen
+// Code's web_fetch sends the page with "Extract and summarize the requested information from the provided
+// web content" and returns the answer as the tool's result; Claude Code's WebFetch does the same with a
+// small model. Such a request is not the trial's conversation, so the plan's closing text is the wrong
+// answer to it: the page (and any injection in it) would never reach the session, and the case would be
+// measured as if the injection were not there. A compliant model answers it faithfully, with the content
+// it was given, instructions included; so does the scripted one.
+//
+// Told apart by its structure, not by any harness's wording: the session has begun (the scripted model has
+// issued calls), yet this request offers no tool it could call and carries no tool call or result, so it
+// continues nothing of the session; what it carries is a document and an instruction about it.
+import type { Conversation } from './conversation.js';
+import type { CallLedger } from './ids.js';
+
+/** The request is a side query of a tool the session called (see above). */
+export function isSideQuery(conv: Conversation, ledger: CallLedger): boolean {
+  if (ledger.issued().length === 0) return false; // the session's own first turn, or a harness without tools
+  if (conv.tools.some((t) => t.callable)) return false;
+  if (conv.messages.some((m) => m.toolCalls.length > 0 || m.toolResults.length > 0)) return false;
+  return conv.messages.some((m) => m.role === 'user' && m.text.trim() !== '');
+}
+
+/**
+ * The faithful answer: the content the request carries (every user turn's text, in order), as the worst
+ * case of a summary that leaves nothing out. The harness's instruction to the summariser stays out.
+ */
+export function sideQueryAnswer(conv: Conversation): string {
+  return conv.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.text.trim())
+    .filter(Boolean)
+    .join('\n\n');
+}
