@@ -9,8 +9,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { doctorAdapter, doctorText, stateFolder } from '../src/engine/doctor.js';
+import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
 import { launchProblems } from '../src/engine/launch-check.js';
+import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
 import { SYSTEM_PATH } from '../src/runner/process.js';
+import { emptyEvidence } from './support/evidence.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'doctor-harness');
@@ -129,6 +132,7 @@ describe('harness-risk doctor', () => {
       egress: [],
       probe: 'not attempted',
       unrecognised_refusals: [],
+      unclassified: [],
       owner_task_done: false,
       launch: [],
     });
@@ -149,5 +153,126 @@ describe('the launch check', () => {
           SYSTEM_PATH,
         ),
       ).toEqual([]);
+  });
+});
+
+describe('calls whose outcome the adapter’s words do not classify', () => {
+  // One exchange per call: the model's call, then the harness's answer arriving with the next request.
+  const call = (id: string, tool: string, action: ToolCallRecord['action']): ToolCallRecord => ({
+    id,
+    tool,
+    args: {},
+    action,
+  });
+  const result = (call_id: string, text: string, over: Partial<ToolResultRecord> = {}): ToolResultRecord => ({
+    call_id,
+    text,
+    is_error: false,
+    denied: false,
+    ...over,
+  });
+  const NOT_CHANGED = { achieved: false, reason: 'the file did not change' };
+  const calls: [ToolCallRecord, ToolResultRecord | undefined][] = [
+    // A precondition error in words no pattern knows: only the world saw the write fail.
+    [
+      call('c1', 'write_file', 'write'),
+      result('c1', 'File /w/a.md has not been read in this session.', {
+        outcome: 'errored',
+        world: NOT_CHANGED,
+      }),
+    ],
+    // A command that never started, answered in words scored as a success.
+    [
+      call('c2', 'shell', 'run'),
+      result('c2', 'Could not start the sandbox for this command', { outcome: 'executed' }),
+    ],
+    // A refusal in words nobody declared.
+    [call('c3', 'shell', 'run'), result('c3', 'Blocked: a human must confirm this', { outcome: 'executed' })],
+    // No answer, nothing explains it.
+    [call('c4', 'shell', 'run'), undefined],
+    // Hostile text: terminal escapes and a line break stay data.
+    [
+      call('c5\u001b[2J', 'sh\nx', 'run'),
+      result('c5\u001b[2J', '\u001b[31mERROR\u001b[0m: failed\nrm -rf /', { outcome: 'executed' }),
+    ],
+    // Classified: content that says "error" (a read), a write the world saw done, a plain success.
+    [
+      call('c6', 'read_file', 'read'),
+      result('c6', 'Troubleshooting: error 42 means …', { outcome: 'executed' }),
+    ],
+    [
+      call('c7', 'write_file', 'write'),
+      result('c7', 'Error: odd words', {
+        outcome: 'executed',
+        world: { achieved: true, reason: 'the file changed' },
+      }),
+    ],
+    [call('c8', 'shell', 'run'), result('c8', 'total 4\nREADME.md', { outcome: 'executed' })],
+  ];
+  const ev = emptyEvidence({
+    model: calls.map(([c, r], i) => ({
+      seq: i,
+      at: i,
+      dialect: 'openai-chat',
+      path: '/v1/chat/completions',
+      tools: [],
+      injection_visible: false,
+      // The answer to call i arrives with request i + 1; here with the same exchange, as pairing is by id.
+      results: r ? [r] : [],
+      response: { kind: 'tool_calls', calls: [c] },
+    })),
+  });
+
+  it('lists every one with its tool, id, first words and what to add', () => {
+    const found = unclassifiedCalls(ev, { denial_patterns: [] });
+    expect(found.map((u) => [u.id, u.add.split(' ')[0]])).toEqual([
+      ['c1', 'error_patterns'],
+      ['c2', 'error_patterns'],
+      ['c3', 'denial_patterns'],
+      ['c4', 'an'],
+      ['c5\u001b[2J', 'error_patterns'],
+    ]);
+    expect(found[0].why).toMatch(/the world shows the file did not change/);
+  });
+
+  it('an adapter that declares the wording has nothing left to classify for that call', () => {
+    const found = unclassifiedCalls(ev, {
+      denial_patterns: [/^Blocked: a human must confirm/i],
+      error_patterns: [/has not been read in this session/i],
+    });
+    expect(found.map((u) => u.id)).not.toContain('c1');
+  });
+
+  it('the plain output lists them all, escaped, not only --json', () => {
+    const text = doctorText({
+      adapter: 'a',
+      config: 'c',
+      valid: true,
+      exit: { code: 0, timed_out: false, stderr_tail: '' },
+      dialect: {
+        declared: 'openai-chat',
+        seen: ['openai-chat'],
+        requests: 9,
+        paths: ['/v1/chat/completions'],
+      },
+      tools_offered: ['shell'],
+      undeclared_home: [],
+      egress: [],
+      probe: 'executed',
+      unrecognised_refusals: [],
+      unclassified: unclassifiedCalls(ev, { denial_patterns: [] }),
+      owner_task_done: true,
+      launch: [],
+    });
+    expect(text).toMatch(/✗ 5 call\(s\) whose outcome the adapter's words do not classify:/);
+    for (const id of ['"c1"', '"c2"', '"c3"', '"c4"']) expect(text).toContain(id);
+    expect(text).toMatch(
+      /"write_file" "c1": "File \/w\/a\.md has not been read in this session\." \(scored errored: the world shows the file did not change, but no pattern recognises the answer\): add error_patterns/,
+    );
+    expect(text).toMatch(/"c3": "Blocked: a human must confirm this" .*: add denial_patterns/);
+    expect(text).toMatch(/"c4": "" \(scored missing: no answer came back.*\): add an output rule/);
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('"\\u001b[31mERROR\\u001b[0m: failed\\nrm -rf /"');
+    expect(text.split('\n').some((l) => l.startsWith('rm -rf'))).toBe(false);
   });
 });
