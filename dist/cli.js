@@ -59036,7 +59036,13 @@ async function execHarness(r, slot, launch, io, sp) {
   let exited = () => {
   };
   if (launch.converse)
-    converseOver(s.stream, listeners, new Promise((res) => exited = res), launch.converse, signalAll("TERM"));
+    converseOver(
+      s.stream,
+      listeners,
+      new Promise((res) => exited = res),
+      launch.converse,
+      signalAll("TERM")
+    );
   try {
     let code;
     try {
@@ -61449,7 +61455,7 @@ var Adapter = external_exports.object({
   timeout_s: external_exports.number().positive().max(MAX_TIMEOUT_S, `at most ${MAX_TIMEOUT_S} (6 hours) per trial`).default(120),
   configs: external_exports.record(external_exports.string(), AdapterConfig).refine((c) => Object.keys(c).length > 0, "at least one config")
 }).strict().superRefine((a, ctx) => {
-  protocolIssues(a).forEach((i) => ctx.addIssue({ code: "custom", ...i }));
+  for (const i of protocolIssues(a)) ctx.addIssue({ code: "custom", ...i });
   for (const [path8, extra] of Object.entries(a.mcp?.files ?? {}))
     for (const [name, config2] of Object.entries(a.configs)) {
       const problem = joinProblem(config2.files[path8], extra);
@@ -61472,8 +61478,7 @@ function protocolIssues(a) {
         path: ["configs", name, "acp"],
         message: "required with protocol: acp (e.g. acp: {permission: deny})"
       });
-    if (!acp && c.acp)
-      issues.push({ path: ["configs", name, "acp"], message: "only with protocol: acp" });
+    if (!acp && c.acp) issues.push({ path: ["configs", name, "acp"], message: "only with protocol: acp" });
   }
   return issues;
 }
@@ -64074,7 +64079,9 @@ var JsonRpcPeer = class {
       if (timeoutMs !== void 0)
         p.timer = setTimeout(() => {
           this.pending.delete(id);
-          reject(new RpcFailure(`the agent did not answer ${method} within ${timeoutMs / 1e3} s`, "timeout"));
+          reject(
+            new RpcFailure(`the agent did not answer ${method} within ${timeoutMs / 1e3} s`, "timeout")
+          );
         }, timeoutMs);
       this.pending.set(id, p);
       this.send({ jsonrpc: "2.0", id, method, params });
@@ -64196,7 +64203,8 @@ var AcpClient = class {
   /** A call's final status as an event: completed \u2192 tool, failed \u2192 error (unless the client refused it). */
   finalEvent(id, t) {
     const tool = acpTool(t.kind);
-    if (t.status === "completed") this.events.push({ kind: "tool", tool, call_id: id, text: t.title || t.kind });
+    if (t.status === "completed")
+      this.events.push({ kind: "tool", tool, call_id: id, text: t.title || t.kind });
     else if (t.status === "failed" && !t.rejected)
       this.events.push({ kind: "error", tool, call_id: id, text: `tool call failed: ${t.title || t.kind}` });
   }
@@ -64228,7 +64236,12 @@ var AcpClient = class {
     this.permissions.push({ call_id: id, kind: t.kind, title: t.title, answer: d.answer, allowed: d.allow });
     const what = t.title || t.kind;
     if (d.allow)
-      this.events.push({ kind: "tool", tool: acpTool(t.kind), call_id: id, text: `permission granted (${d.answer}): ${what}` });
+      this.events.push({
+        kind: "tool",
+        tool: acpTool(t.kind),
+        call_id: id,
+        text: `permission granted (${d.answer}): ${what}`
+      });
     else {
       t.rejected = true;
       this.events.push({
@@ -64368,7 +64381,11 @@ function confinedFs(scene) {
       }
     },
     write: async (path8, content) => {
-      const h = await open2(host(path8), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | flags, 420);
+      const h = await open2(
+        host(path8),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | flags,
+        420
+      );
       try {
         await h.writeFile(content);
       } finally {

@@ -230,7 +230,7 @@ export const Adapter = z
   })
   .strict()
   .superRefine((a, ctx) => {
-    protocolIssues(a).forEach((i) => ctx.addIssue({ code: 'custom', ...i }));
+    for (const i of protocolIssues(a)) ctx.addIssue({ code: 'custom', ...i });
     // An MCP file joins the configuration's file at the same path: both text, or both objects.
     for (const [path, extra] of Object.entries(a.mcp?.files ?? {}))
       for (const [name, config] of Object.entries(a.configs)) {
@@ -261,8 +261,7 @@ function protocolIssues(a: {
         path: ['configs', name, 'acp'],
         message: 'required with protocol: acp (e.g. acp: {permission: deny})',
       });
-    if (!acp && c.acp)
-      issues.push({ path: ['configs', name, 'acp'], message: 'only with protocol: acp' });
+    if (!acp && c.acp) issues.push({ path: ['configs', name, 'acp'], message: 'only with protocol: acp' });
   }
   return issues;
 }

@@ -77,7 +77,9 @@ export class JsonRpcPeer {
       if (timeoutMs !== undefined)
         p.timer = setTimeout(() => {
           this.pending.delete(id);
-          reject(new RpcFailure(`the agent did not answer ${method} within ${timeoutMs / 1000} s`, 'timeout'));
+          reject(
+            new RpcFailure(`the agent did not answer ${method} within ${timeoutMs / 1000} s`, 'timeout'),
+          );
         }, timeoutMs);
       this.pending.set(id, p);
       this.send({ jsonrpc: '2.0', id, method, params });

@@ -4,14 +4,13 @@
 // given, how the turn stopped) becomes the trial's harness events, the same kinds output rules produce,
 // so outcomes, labels and `why` read them unchanged. Nothing is read from the agent's text.
 import type { HarnessEvent } from '../../evidence/types.js';
+import { type HarnessStdio, JsonRpcPeer, METHOD_NOT_FOUND, type RpcError, RpcFailure } from './jsonrpc.js';
 import {
-  type HarnessStdio,
-  JsonRpcPeer,
-  METHOD_NOT_FOUND,
-  type RpcError,
-  RpcFailure,
-} from './jsonrpc.js';
-import { decidePermission, type PermissionOption, type PermissionPolicy, type PolicyState } from './policy.js';
+  decidePermission,
+  type PermissionOption,
+  type PermissionPolicy,
+  type PolicyState,
+} from './policy.js';
 
 /** The ACP protocol version this client speaks (the spec's integer version). */
 export const ACP_PROTOCOL_VERSION = 1;
@@ -109,7 +108,8 @@ class AcpClient {
   /** A call's final status as an event: completed → tool, failed → error (unless the client refused it). */
   private finalEvent(id: string, t: ToolState): void {
     const tool = acpTool(t.kind);
-    if (t.status === 'completed') this.events.push({ kind: 'tool', tool, call_id: id, text: t.title || t.kind });
+    if (t.status === 'completed')
+      this.events.push({ kind: 'tool', tool, call_id: id, text: t.title || t.kind });
     else if (t.status === 'failed' && !t.rejected)
       this.events.push({ kind: 'error', tool, call_id: id, text: `tool call failed: ${t.title || t.kind}` });
   }
@@ -138,13 +138,19 @@ class AcpClient {
     t.title = str(call.title) ?? t.title;
     t.kind = str(call.kind, 40) ?? t.kind;
     const options = (Array.isArray(p.options) ? p.options : []).filter(
-      (o): o is PermissionOption => isObject(o) && typeof o.optionId === 'string' && typeof o.kind === 'string',
+      (o): o is PermissionOption =>
+        isObject(o) && typeof o.optionId === 'string' && typeof o.kind === 'string',
     );
     const d = decidePermission(this.opts.policy, t.kind, options, this.seen);
     this.permissions.push({ call_id: id, kind: t.kind, title: t.title, answer: d.answer, allowed: d.allow });
     const what = t.title || t.kind;
     if (d.allow)
-      this.events.push({ kind: 'tool', tool: acpTool(t.kind), call_id: id, text: `permission granted (${d.answer}): ${what}` });
+      this.events.push({
+        kind: 'tool',
+        tool: acpTool(t.kind),
+        call_id: id,
+        text: `permission granted (${d.answer}): ${what}`,
+      });
     else {
       t.rejected = true;
       this.events.push({

@@ -94,7 +94,11 @@ function confinedFs(scene: TrialScene): ClientFs {
       }
     },
     write: async (path, content) => {
-      const h = await open(host(path), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | flags, 0o644);
+      const h = await open(
+        host(path),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | flags,
+        0o644,
+      );
       try {
         await h.writeFile(content);
       } finally {

@@ -285,7 +285,13 @@ async function execHarness(
   g.arm();
   let exited = () => {};
   if (launch.converse)
-    converseOver(s.stream, listeners, new Promise<void>((res) => (exited = res)), launch.converse, signalAll('TERM'));
+    converseOver(
+      s.stream,
+      listeners,
+      new Promise<void>((res) => (exited = res)),
+      launch.converse,
+      signalAll('TERM'),
+    );
   try {
     let code: number | null;
     try {
