@@ -74525,7 +74525,7 @@ function diagnose(ev, trial, declaredDialect) {
   };
 }
 async function doctorAdapter(opts) {
-  const adapter = loadAdapter(opts.adapter);
+  const adapter = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
   const config2 = opts.config ?? Object.keys(adapter.adapter.configs)[0];
   const launch = runnerEntry(opts.runner ?? DEFAULT_RUNNER).needsImage ? [] : launchProblems(
     adapter,
@@ -74551,6 +74551,7 @@ async function doctorAdapter(opts) {
       runner: opts.runner ?? DEFAULT_RUNNER,
       ...opts.image ? { image: opts.image } : {},
       ...opts.timeout_s ? { timeout_s: opts.timeout_s } : {},
+      ...opts.acp_command ? { acp_command: opts.acp_command } : {},
       concurrency: 1,
       seeds: 1,
       model: "scripted",
@@ -75056,6 +75057,14 @@ function positiveInt(name, v, dflt, max = Number.MAX_SAFE_INTEGER) {
   if (n > max) throw new UserError(`${name} "${v}" is more than ${max}`, `use at most ${max}`);
   return n;
 }
+function acpCommandFlag(v) {
+  const parsed = asFlags(() => {
+    const r = acpCommand.safeParse(v ?? "");
+    if (!r.success) throw new FieldError("acp-command", r.error.issues[0].message);
+    return r.data;
+  });
+  return parsed ? { acp_command: parsed } : {};
+}
 
 // src/cli/doctor.ts
 async function cmdDoctor(argv) {
@@ -75066,7 +75075,8 @@ async function cmdDoctor(argv) {
       config: { type: "string" },
       runner: { type: "string" },
       image: { type: "string" },
-      json: { type: "string" }
+      json: { type: "string" },
+      "acp-command": { type: "string" }
     }
   });
   if (!values.adapter)
@@ -75080,7 +75090,8 @@ async function cmdDoctor(argv) {
     adapter: values.adapter,
     ...values.config ? { config: values.config } : {},
     runner,
-    ...values.image ? { image: values.image } : {}
+    ...values.image ? { image: values.image } : {},
+    ...acpCommandFlag(values["acp-command"])
   });
   if (values.json) writeOutputFile(values.json, `${JSON.stringify(report, null, 2)}
 `, "--json");
@@ -76026,7 +76037,7 @@ Usage:
   harness-risk schema [--out DIR]
   harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
   harness-risk new adapter NAME [--out DIR]
-  harness-risk doctor --adapter NAME|PATH [--config NAME]
+  harness-risk doctor --adapter NAME|PATH [--config NAME] [--acp-command CMD]
   harness-risk --version | --help
 
 Each command's options: harness-risk COMMAND --help.

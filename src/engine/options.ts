@@ -177,7 +177,7 @@ const temperature = z.string().transform((v, ctx) => {
  * An ACP agent's command: a JSON array of words (`["node", "/path/cli.js", "--acp"]`), or words split at
  * white space (no quoting: use the array for a word with a space). Empty: the adapter's launch.command.
  */
-const acpCommand = z.string().transform((v, ctx) => {
+export const acpCommand = z.string().transform((v, ctx) => {
   const t = v.trim();
   if (t === '') return undefined;
   if (!t.startsWith('[')) return t.split(/\s+/);
