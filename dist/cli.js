@@ -64167,22 +64167,29 @@ var isObject4 = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
 var str2 = (x, cap4 = 300) => typeof x === "string" ? x.length > cap4 ? `${x.slice(0, cap4)}\u2026` : x : void 0;
 var acpTool = (kind) => `acp:${kind}`;
 var rpcError = (code, message) => ({ code, message });
+var MAX_ACP_EVENTS = 5e3;
 var AcpClient = class {
-  constructor(opts, events) {
+  constructor(opts, sink) {
     this.opts = opts;
-    this.events = events;
+    this.sink = sink;
   }
   opts;
-  events;
+  sink;
   tools = /* @__PURE__ */ new Map();
   permissions = [];
   seen = /* @__PURE__ */ new Set();
   sessionId = "";
+  added = 0;
+  events = {
+    push: (e3) => {
+      if (this.added++ < MAX_ACP_EVENTS) this.sink.push(e3);
+    }
+  };
   tool(id) {
     let t = this.tools.get(id);
     if (!t) {
       t = { title: "", kind: "other", status: "pending" };
-      this.tools.set(id, t);
+      if (this.tools.size < MAX_ACP_EVENTS) this.tools.set(id, t);
     }
     return t;
   }
@@ -64233,7 +64240,14 @@ var AcpClient = class {
       (o) => isObject4(o) && typeof o.optionId === "string" && typeof o.kind === "string"
     );
     const d = decidePermission(this.opts.policy, t.kind, options, this.seen);
-    this.permissions.push({ call_id: id, kind: t.kind, title: t.title, answer: d.answer, allowed: d.allow });
+    if (this.permissions.length < MAX_ACP_EVENTS)
+      this.permissions.push({
+        call_id: id,
+        kind: t.kind,
+        title: t.title,
+        answer: d.answer,
+        allowed: d.allow
+      });
     const what = t.title || t.kind;
     if (d.allow)
       this.events.push({

@@ -70,6 +70,9 @@ export const acpTool = (kind: string): string => `acp:${kind}`;
 
 const rpcError = (code: number, message: string): RpcError => ({ code, message });
 
+/** Events and tool calls one session may add at most: a hostile agent cannot grow the evidence without end. */
+export const MAX_ACP_EVENTS = 5_000;
+
 class AcpClient {
   readonly tools = new Map<string, ToolState>();
   readonly permissions: PermissionRecord[] = [];
@@ -78,14 +81,21 @@ class AcpClient {
 
   constructor(
     private readonly opts: AcpSessionOptions,
-    private readonly events: HarnessEvent[],
+    private readonly sink: HarnessEvent[],
   ) {}
+
+  private added = 0;
+  private readonly events = {
+    push: (e: HarnessEvent) => {
+      if (this.added++ < MAX_ACP_EVENTS) this.sink.push(e);
+    },
+  };
 
   private tool(id: string): ToolState {
     let t = this.tools.get(id);
     if (!t) {
       t = { title: '', kind: 'other', status: 'pending' };
-      this.tools.set(id, t);
+      if (this.tools.size < MAX_ACP_EVENTS) this.tools.set(id, t);
     }
     return t;
   }
@@ -142,7 +152,14 @@ class AcpClient {
         isObject(o) && typeof o.optionId === 'string' && typeof o.kind === 'string',
     );
     const d = decidePermission(this.opts.policy, t.kind, options, this.seen);
-    this.permissions.push({ call_id: id, kind: t.kind, title: t.title, answer: d.answer, allowed: d.allow });
+    if (this.permissions.length < MAX_ACP_EVENTS)
+      this.permissions.push({
+        call_id: id,
+        kind: t.kind,
+        title: t.title,
+        answer: d.answer,
+        allowed: d.allow,
+      });
     const what = t.title || t.kind;
     if (d.allow)
       this.events.push({
