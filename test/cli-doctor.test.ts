@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
+import { listBuiltinAdapters, loadAdapter, withAcpCommand } from '../src/adapters/load.js';
 import { doctorAdapter, doctorText, stateFolder } from '../src/engine/doctor.js';
 import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
 import { launchProblems } from '../src/engine/launch-check.js';
@@ -143,7 +143,12 @@ describe('harness-risk doctor', () => {
 
 describe('the launch check', () => {
   it.each(listBuiltinAdapters())('finds nothing wrong with the built-in adapter %s', (name) => {
-    const loaded = loadAdapter(name);
+    // The built-in `acp` adapter takes its agent's command from the run (acp-command): any command here.
+    const bare = loadAdapter(name);
+    const loaded = withAcpCommand(
+      bare,
+      bare.adapter.launch.command.length ? undefined : ['node', '--version'],
+    );
     for (const config of Object.keys(loaded.adapter.configs))
       expect(
         launchProblems(

@@ -48,3 +48,23 @@ export function adapterConfig(loaded: LoadedAdapter, name: string): AdapterConfi
   }
   return config;
 }
+
+/**
+ * The adapter with the run's ACP agent command (acp-command) as its launch.command. Only an adapter
+ * speaking ACP takes one; one that leaves launch.command empty (the built-in `acp`) needs one.
+ */
+export function withAcpCommand(loaded: LoadedAdapter, command: string[] | undefined): LoadedAdapter {
+  const { adapter } = loaded;
+  if (command && adapter.protocol !== 'acp')
+    throw new UserError(
+      `acp-command was given, but ${loaded.file} does not speak ACP (protocol: ${adapter.protocol})`,
+      'use --adapter acp (or an adapter with protocol: acp), or leave acp-command empty',
+    );
+  if (!command && adapter.launch.command.length === 0)
+    throw new UserError(
+      `${loaded.file}: adapter "${adapter.name}" has no launch.command: it drives the ACP agent you name`,
+      'give the agent\'s command with --acp-command (action input acp-command), e.g. --acp-command "npx --offline my-agent --acp"',
+    );
+  if (!command) return loaded;
+  return { ...loaded, adapter: { ...adapter, launch: { ...adapter.launch, command } } };
+}

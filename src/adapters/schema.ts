@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { regexSource } from '../regex-source.js';
 import { DIALECTS } from '../spec/vocabulary.js';
+import { PERMISSION_POLICIES } from './acp/policy.js';
 import { type FileContent, joinProblem } from './files.js';
 import { Output } from './parsers/rules.js';
 
@@ -56,6 +57,31 @@ const ToolHint = z
   .strict();
 export type ToolHint = z.infer<typeof ToolHint>;
 
+/**
+ * How the engine talks to the harness. `stdout` (default): it starts the command with the prompt in its
+ * arguments and reads its output by the `output:` rules. `acp`: the command is an agent speaking the
+ * Agent Client Protocol over its stdio; the engine is its client (docs/adapters.md, "Any ACP agent").
+ */
+export const PROTOCOLS = ['stdout', 'acp'] as const;
+
+/** A configuration's side of an ACP session (protocol: acp only). */
+const AcpClientConfig = z
+  .object({
+    /**
+     * How the client answers session/request_permission: `allow` (allow_once), `deny` (reject_once),
+     * `ask-once` (per ACP tool kind, the first request allowed once, later ones rejected).
+     */
+    permission: z.enum(PERMISSION_POLICIES),
+    /**
+     * Offer the client's fs capability (fs/read_text_file, fs/write_text_file), confined to the trial's
+     * folders. Off by default: the agent then uses its own tools inside its sandbox, where the engine
+     * sees their effects; the client's file access happens in the engine, beside the sandbox.
+     */
+    fs: z.boolean().default(false),
+  })
+  .strict();
+export type AcpClientConfig = z.infer<typeof AcpClientConfig>;
+
 /** A file the adapter writes before the trial: JSON/TOML/text content, templates allowed. */
 const FileSpec = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
@@ -69,6 +95,8 @@ export const AdapterConfig = z
     files: z.record(z.string(), FileSpec).default({}),
     /** Verdict the scripted model gives when the harness asks it to review an action. */
     reviewer_verdict: z.enum(['allow', 'deny']).default('allow'),
+    /** protocol: acp: how the engine, as the ACP client, answers the agent (required there). */
+    acp: AcpClientConfig.optional(),
   })
   .strict();
 export type AdapterConfig = z.infer<typeof AdapterConfig>;
@@ -79,6 +107,15 @@ export const Adapter = z
     description: z.string().default(''),
     /** Model wire dialect the harness speaks (the endpoint serves all; this is for docs and checks). */
     dialect: z.enum(DIALECTS),
+    protocol: z.enum(PROTOCOLS).default('stdout'),
+    /** protocol: acp: the session's start-up limits. */
+    acp: z
+      .object({
+        /** Seconds the agent has to answer initialize and session/new before the trial is given up. */
+        initialize_timeout_s: z.number().positive().max(600).default(60),
+      })
+      .strict()
+      .optional(),
     install: z
       .object({
         /** npm package and exact version, installed into {{cache}}/NAME-VERSION. */
@@ -113,7 +150,8 @@ export const Adapter = z
       .optional(),
     launch: z
       .object({
-        command: z.array(z.string()).min(1),
+        /** May be empty only with protocol: acp, where the run's acp-command gives it. */
+        command: z.array(z.string()),
         cwd: z.string().default('{{workspace}}'),
         env: z.record(z.string(), z.string()).default({}),
         /** Script whose stdout, when given, is fed to stdin (default: no stdin). */
@@ -192,6 +230,7 @@ export const Adapter = z
   })
   .strict()
   .superRefine((a, ctx) => {
+    for (const i of protocolIssues(a)) ctx.addIssue({ code: 'custom', ...i });
     // An MCP file joins the configuration's file at the same path: both text, or both objects.
     for (const [path, extra] of Object.entries(a.mcp?.files ?? {}))
       for (const [name, config] of Object.entries(a.configs)) {
@@ -205,6 +244,27 @@ export const Adapter = z
       }
   });
 export type Adapter = z.infer<typeof Adapter>;
+
+/** What the protocol asks of the rest of the adapter: a command, and ACP settings only under ACP. */
+function protocolIssues(a: {
+  protocol: (typeof PROTOCOLS)[number];
+  launch: { command: string[] };
+  configs: Record<string, { acp?: unknown }>;
+}): { path: (string | number)[]; message: string }[] {
+  const acp = a.protocol === 'acp';
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  if (!acp && a.launch.command.length === 0)
+    issues.push({ path: ['launch', 'command'], message: 'at least one word (the command to start)' });
+  for (const [name, c] of Object.entries(a.configs)) {
+    if (acp && !c.acp)
+      issues.push({
+        path: ['configs', name, 'acp'],
+        message: 'required with protocol: acp (e.g. acp: {permission: deny})',
+      });
+    if (!acp && c.acp) issues.push({ path: ['configs', name, 'acp'], message: 'only with protocol: acp' });
+  }
+  return issues;
+}
 
 export interface LoadedAdapter {
   adapter: Adapter;

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { doctorAdapter, doctorText } from '../engine/doctor.js';
 import { UserError } from '../errors.js';
 import { checkOutputPath, writeOutputFile } from '../output-path.js';
-import { runnerFlag } from './flags.js';
+import { acpCommandFlag, runnerFlag } from './flags.js';
 
 export async function cmdDoctor(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -15,6 +15,7 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
       runner: { type: 'string' },
       image: { type: 'string' },
       json: { type: 'string' },
+      'acp-command': { type: 'string' },
     },
   });
   if (!values.adapter)
@@ -29,6 +30,7 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
     ...(values.config ? { config: values.config } : {}),
     runner,
     ...(values.image ? { image: values.image } : {}),
+    ...acpCommandFlag(values['acp-command']),
   });
   if (values.json) writeOutputFile(values.json, `${JSON.stringify(report, null, 2)}\n`, '--json');
   process.stdout.write(doctorText(report));

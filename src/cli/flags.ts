@@ -2,6 +2,7 @@
 // action's inputs (engine/options.ts, gate/options.ts), named as flags in errors: `--seeds "0" is not …`.
 import type { z } from 'zod';
 import {
+  acpCommand,
   type ParsedRunSettings,
   RUN_SETTING_DEFAULTS,
   RUN_SETTING_NAMES,
@@ -83,4 +84,14 @@ export function positiveInt(
   if (!Number.isInteger(n) || n < 1) throw new UserError(`${name} "${v}" must be a positive whole number`);
   if (n > max) throw new UserError(`${name} "${v}" is more than ${max}`, `use at most ${max}`);
   return n;
+}
+
+/** `--acp-command` outside `run` (doctor): the same parse as the run option. */
+export function acpCommandFlag(v: string | undefined): { acp_command?: string[] } {
+  const parsed = asFlags(() => {
+    const r = acpCommand.safeParse(v ?? '');
+    if (!r.success) throw new FieldError('acp-command', r.error.issues[0]!.message);
+    return r.data;
+  });
+  return parsed ? { acp_command: parsed } : {};
 }

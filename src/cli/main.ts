@@ -50,7 +50,7 @@ Usage:
   harness-risk schema [--out DIR]
   harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
   harness-risk new adapter NAME [--out DIR]
-  harness-risk doctor --adapter NAME|PATH [--config NAME]
+  harness-risk doctor --adapter NAME|PATH [--config NAME] [--acp-command CMD]
   harness-risk --version | --help
 
 Each command's options: harness-risk COMMAND --help.

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadAdapter } from '../adapters/load.js';
+import { loadAdapter, withAcpCommand } from '../adapters/load.js';
 import { under } from '../checks/check-context.js';
 import { callKey, type Evidence } from '../evidence/types.js';
 import type { AnswerWords } from '../model/observe.js';
@@ -161,8 +161,10 @@ export async function doctorAdapter(opts: {
   runner?: RunnerName;
   image?: string;
   timeout_s?: number;
+  /** The ACP agent's command for a protocol: acp adapter (acp-command). */
+  acp_command?: string[];
 }): Promise<DoctorReport> {
-  const adapter = loadAdapter(opts.adapter);
+  const adapter = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
   const config = opts.config ?? Object.keys(adapter.adapter.configs)[0]!;
   // The launch first: a wrong path is named as such, not as a harness that never asked the model. A
   // runner with an image launches the harness inside it, where the host's paths say nothing.
@@ -192,6 +194,7 @@ export async function doctorAdapter(opts: {
       runner: opts.runner ?? DEFAULT_RUNNER,
       ...(opts.image ? { image: opts.image } : {}),
       ...(opts.timeout_s ? { timeout_s: opts.timeout_s } : {}),
+      ...(opts.acp_command ? { acp_command: opts.acp_command } : {}),
       concurrency: 1,
       seeds: 1,
       model: 'scripted',

@@ -67,6 +67,8 @@ export interface RunOptions {
   concurrency: number;
   /** Per-trial timeout; overrides the adapter's. */
   timeout_s?: number;
+  /** The ACP agent's command (words), replacing launch.command of a protocol: acp adapter. */
+  acp_command?: string[];
   seeds: number;
   model: 'scripted' | 'live' | 'replay';
   /** `model: live`: the provider, its key (held by the engine and the endpoint only) and the run's budget. */
@@ -115,6 +117,7 @@ export const RUN_SETTING_DEFAULTS = {
   'budget-tokens': '',
   'replay-from': '',
   'replay-diverged': 'stop',
+  'acp-command': '',
 } as const;
 
 export type RunSettingName = keyof typeof RUN_SETTING_DEFAULTS;
@@ -170,6 +173,26 @@ const temperature = z.string().transform((v, ctx) => {
   return n;
 });
 
+/**
+ * An ACP agent's command: a JSON array of words (`["node", "/path/cli.js", "--acp"]`), or words split at
+ * white space (no quoting: use the array for a word with a space). Empty: the adapter's launch.command.
+ */
+export const acpCommand = z.string().transform((v, ctx) => {
+  const t = v.trim();
+  if (t === '') return undefined;
+  if (!t.startsWith('[')) return t.split(/\s+/);
+  try {
+    const words: unknown = JSON.parse(t);
+    if (Array.isArray(words) && words.length > 0 && words.every((w) => typeof w === 'string'))
+      return words as string[];
+  } catch {}
+  ctx.addIssue({
+    code: 'custom',
+    message: `"${v.slice(0, 100)}" is not a command; write a JSON array of strings (["node", "agent.js", "--acp"]) or words separated by spaces`,
+  });
+  return z.NEVER;
+});
+
 /** The run options every front end has, as raw strings (a repeated `cases` flag: a list). */
 export const RunSettingFields = z
   .object({
@@ -193,6 +216,7 @@ export const RunSettingFields = z
     'budget-tokens': optionalInt(1, 10_000_000_000, 'a number of tokens'),
     'replay-from': z.string(),
     'replay-diverged': oneOf(['stop', 'scripted'] as const),
+    'acp-command': acpCommand,
   })
   .transform((v) => ({
     settings: {
@@ -207,6 +231,7 @@ export const RunSettingFields = z
       seeds: v.seeds,
       ...(v.shard ? { shard: v.shard } : {}),
       model: v.model,
+      ...(v['acp-command'] ? { acp_command: v['acp-command'] } : {}),
     } satisfies RunSettings,
     model: {
       provider: v.provider,
@@ -233,6 +258,7 @@ export type RunSettings = Pick<
   | 'seeds'
   | 'shard'
   | 'model'
+  | 'acp_command'
 > &
   Required<Pick<RunOptions, 'max_consecutive_invalid'>>;
 
@@ -253,6 +279,7 @@ const SETTING_KEYS = [
   'seeds',
   'shard',
   'model',
+  'acp_command',
 ] as const satisfies readonly (keyof RunSettings)[];
 
 /** The run settings of a larger object (the action's inputs), to spread into RunOptions. */

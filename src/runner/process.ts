@@ -29,7 +29,7 @@ import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
-import { hostDigests, KILL_GRACE_MS, killQuietly, Tail } from './shared.js';
+import { EOF_EXIT_GRACE_MS, hostDigests, KILL_GRACE_MS, killQuietly, Tail } from './shared.js';
 import type { PolicedEnv, Runner, SandboxView, TrialFile, TrialLaunch } from './types.js';
 
 /** Kept for callers that imported the tail from here. */
@@ -389,11 +389,24 @@ export class ProcessRunner implements Runner {
         cwd: onStatus ? '/' : launch.cwd,
         env,
         detached: true,
-        stdio: [launch.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', onStatus ? 'pipe' : 'ignore'],
+        stdio: [
+          launch.stdin === undefined && !launch.converse ? 'ignore' : 'pipe',
+          'pipe',
+          'pipe',
+          onStatus ? 'pipe' : 'ignore',
+        ],
       });
       const entry: Live = { child };
       this.live.add(entry);
-      child.stdout?.on('data', (b: Buffer) => out.push(b));
+      const listeners: ((b: Buffer) => void)[] = [];
+      child.stdout?.on('data', (b: Buffer) => {
+        out.push(b);
+        for (const l of listeners) l(b);
+      });
+      let exited = () => {};
+      const exitedP = new Promise<void>((res) => {
+        exited = res;
+      });
       child.stderr?.on('data', (b: Buffer) => err.push(b));
       let statusBuf = '';
       const statusStream = child.stdio[3] as
@@ -416,13 +429,16 @@ export class ProcessRunner implements Runner {
       let timer: NodeJS.Timeout | undefined;
       let hardTimer: NodeJS.Timeout | undefined;
       let drainTimer: NodeJS.Timeout | undefined;
+      let endTimer: NodeJS.Timeout | undefined;
       const finish = (o: Partial<ProcessOutcome>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         clearTimeout(hardTimer);
         clearTimeout(drainTimer);
+        clearTimeout(endTimer);
         launch.signal?.removeEventListener('abort', onAbort);
+        exited();
         // Reap anything left in its group (the sandbox's pid namespace is gone with its init already).
         killTree(child.pid, 'SIGKILL');
         this.live.delete(entry);
@@ -452,6 +468,23 @@ export class ProcessRunner implements Runner {
         }, launch.timeout_ms);
         // The go byte (an init started without `wait` never reads it).
         statusStream?.write('g');
+        if (launch.converse) converse(launch.converse);
+      };
+      // The engine's side of the harness's stdio; when it is done, end of file on stdin, then a stop.
+      const converse = (talk: NonNullable<TrialLaunch['converse']>) => {
+        const io = {
+          write: (text: string) => {
+            if (!settled && child.stdin?.writable) child.stdin.write(text);
+          },
+          onStdout: (l: (b: Buffer) => void) => listeners.push(l),
+          exited: exitedP,
+        };
+        void talk(io)
+          .catch(() => {})
+          .then(() => {
+            child.stdin?.end();
+            if (!settled) endTimer ??= setTimeout(stop, EOF_EXIT_GRACE_MS);
+          });
       };
       cancel = () => {
         if (settled) return;

@@ -14,6 +14,12 @@ export const TAIL_BYTES = 64 * 1024;
 /** Between SIGTERM to the harness and SIGKILL to everything of the trial. */
 export const KILL_GRACE_MS = 2_000;
 
+/**
+ * Between the end of a conversation over the harness's stdio (an ACP session: its stdin closed) and
+ * SIGTERM: an agent's own shutdown on end of file (Qwen Code: ~5 s on a busy machine) is its clean exit.
+ */
+export const EOF_EXIT_GRACE_MS = 20_000;
+
 /** Keeps the last `limit` bytes written to it, never starting inside a UTF-8 sequence. */
 export class Tail {
   private chunks: Buffer[] = [];

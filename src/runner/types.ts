@@ -2,6 +2,7 @@
 // Two implementations: `process` (embedded default) and `docker` (one disposable container per trial).
 // The engine prepares the trial folders on the host before the run and reads them after it, so a runner
 // must leave the host folders holding the harness's final state (a bind mount or a copy back).
+import type { HarnessStdio } from '../adapters/acp/jsonrpc.js';
 import type { ProcessOutcome } from '../evidence/types.js';
 import type { RunnerInfo } from '../spec/run-result.js';
 import type { TrialDirs } from '../world/trial-dirs.js';
@@ -23,6 +24,13 @@ export interface TrialLaunch {
   /** The whole environment of the harness: built from nothing, never inherited, policed by the engine. */
   env: PolicedEnv;
   stdin?: string;
+  /**
+   * A conversation over the harness's stdio (protocol: acp), instead of `stdin`: called once the harness
+   * starts, with its stdin to write and its stdout to read (stdout is kept in the outcome's tail too).
+   * When it resolves the runner closes the harness's stdin, and stops the harness (SIGTERM, then SIGKILL)
+   * if it has not exited within EOF_EXIT_GRACE_MS (runner/shared.ts).
+   */
+  converse?: (io: HarnessStdio) => Promise<void>;
   timeout_ms: number;
   /** Extra read-only folders the harness needs (its install, the action's dist/), host paths. */
   read_only: string[];

@@ -1,7 +1,7 @@
 // Stage "plan": a run's options checked and what it measures worked out before anything is made: the
 // adapter and its configuration, the cases (this shard's), the model, the identity a resumed run must
 // share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
-import { adapterConfig, loadAdapter } from '../../adapters/load.js';
+import { adapterConfig, loadAdapter, withAcpCommand } from '../../adapters/load.js';
 import { displayPath, loadCases, shardCases } from '../../cases/load.js';
 import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
@@ -24,7 +24,7 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
   if (targets.length === 0) throw new Error('runTargets: no target');
   if (opts.resume && targets.length > 1)
     throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
-  const adapter = loadAdapter(opts.adapter);
+  const adapter = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
   const config = adapterConfig(adapter, opts.config);
   benchMark('adapter_loaded');
   const selected = loadCases(opts.cases);

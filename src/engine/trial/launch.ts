@@ -2,11 +2,13 @@
 // runner contract has it, and its run: staged while the world's "before" snapshot is taken, then started
 // in a harness slot. A start that fails is the outcome of the trial (infra_error), except a trial the
 // run no longer wants (TrialNotStarted), which is thrown on.
+import type { AcpSessionResult } from '../../adapters/acp/session.js';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../../runner/types.js';
 import { type SnapshotResult, snapshotDetailed } from '../../world/snapshot.js';
 import { buildTrialEnv } from '../env.js';
 import { TrialNotStarted } from '../schedule.js';
+import { acpConversation, withAcpResult } from './acp.js';
 import type { RenderedTrial } from './render.js';
 import type { TrialAbort } from './serve.js';
 import type { TrialScene } from './types.js';
@@ -19,8 +21,13 @@ export function canaryEnv(
   return Object.fromEntries(declared.flatMap((k) => (k.env ? [[k.env, values[k.name]!] as const] : [])));
 }
 
+/** The runner contract's launch, plus the ACP session's result once it is over (protocol: acp). */
+export interface HarnessLaunch extends TrialLaunch {
+  acpResult?: () => AcpSessionResult | undefined;
+}
+
 /** The launch of this trial's harness (the runner contract's TrialLaunch); dropped variables are noticed. */
-export function trialLaunch(scene: TrialScene, r: RenderedTrial, signal: AbortSignal): TrialLaunch {
+export function trialLaunch(scene: TrialScene, r: RenderedTrial, signal: AbortSignal): HarnessLaunch {
   const { input, view } = scene;
   const { adapter, config } = input;
   const { launch } = adapter.adapter;
@@ -38,7 +45,9 @@ export function trialLaunch(scene: TrialScene, r: RenderedTrial, signal: AbortSi
   });
   if (dropped.length)
     scene.notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
+  const acp = acpConversation(scene, r);
   return {
+    ...(acp ? { converse: acp.converse, acpResult: acp.result } : {}),
     trial_id: scene.id,
     dirs: scene.dirs,
     command: [...launch.command, ...config.args, ...(r.mcp?.args ?? [])].map(r.ra),
@@ -68,7 +77,7 @@ const notRun = (e: Error): ProcessOutcome => ({
 /** Runs the harness; its outcome and the world's snapshot from just before it started. */
 export async function launchHarness(
   scene: TrialScene,
-  launch: TrialLaunch,
+  launch: HarnessLaunch,
   abort: TrialAbort,
 ): Promise<{ outcome: ProcessOutcome; before: SnapshotResult }> {
   const { runner } = scene.input;
@@ -83,7 +92,7 @@ export async function launchHarness(
     await staging;
     // The slot is free once the harness has exited; the runner's copy-back then runs beside the next.
     const outcome = await inSlot((free) => runner.run({ ...launch, harness_exited: free }));
-    return { outcome, before };
+    return { outcome: withAcpResult(outcome, launch.acpResult?.()), before };
   } catch (e) {
     abort.unlink();
     // Never started: not an outcome of the harness (the trial's tear-down still runs).

@@ -7,7 +7,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { mark, sinceMs } from '../../elapsed.js';
 import { TrialLimits, trialLimitMessage } from '../../evidence/limits.js';
-import { Tail } from '../shared.js';
+import { EOF_EXIT_GRACE_MS, Tail } from '../shared.js';
 import type { PolicedEnv, TrialLaunch } from '../types.js';
 import { waitAtMost } from './daemon.js';
 import { ending, execExit, guard, startExec, writeAll } from './exec.js';
@@ -246,13 +246,23 @@ async function execHarness(
   sp: TrialSpans,
 ): Promise<DockerProcessOutcome> {
   const hasStdin = launch.stdin !== undefined;
+  const listeners: ((b: Buffer) => void)[] = [];
   let s: Awaited<ReturnType<typeof startExec>>;
   try {
     io.startedAt = mark();
     s = await startExec(
       slot.container,
-      { cmd: launch.command, user: r.user!, env: envBlock(launch.env), cwd: launch.cwd, stdin: hasStdin },
-      (b) => io.out.push(b),
+      {
+        cmd: launch.command,
+        user: r.user!,
+        env: envBlock(launch.env),
+        cwd: launch.cwd,
+        stdin: hasStdin || !!launch.converse,
+      },
+      (b) => {
+        io.out.push(b);
+        for (const l of listeners) l(b);
+      },
       (b) => io.err.push(b),
       r.trackStream,
       undefined,
@@ -273,6 +283,15 @@ async function execHarness(
   };
   const g = guard(r.docker, launch, signalAll('TERM'), signalAll('KILL'));
   g.arm();
+  let exited = () => {};
+  if (launch.converse)
+    converseOver(
+      s.stream,
+      listeners,
+      new Promise<void>((res) => (exited = res)),
+      launch.converse,
+      signalAll('TERM'),
+    );
   try {
     let code: number | null;
     try {
@@ -290,7 +309,40 @@ async function execHarness(
       return outcomeOf(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
     return outcomeOf(io, ending(g, code, r.stopping !== undefined) as Partial<DockerProcessOutcome>);
   } finally {
+    exited();
     g.disarm();
     (s.stream as unknown as { destroy?: () => void }).destroy?.();
   }
+}
+
+/**
+ * The engine's side of the harness's stdio (protocol: acp) over the exec's attach stream: when it is
+ * done, stdin is half-closed, and the harness is stopped if it has not exited within EOF_EXIT_GRACE_MS.
+ */
+function converseOver(
+  stream: NodeJS.ReadWriteStream,
+  listeners: ((b: Buffer) => void)[],
+  exited: Promise<void>,
+  talk: NonNullable<TrialLaunch['converse']>,
+  term: () => Promise<unknown>,
+): void {
+  let over = false;
+  void exited.then(() => {
+    over = true;
+  });
+  const io = {
+    write: (text: string) => {
+      if (!over) stream.write(text);
+    },
+    onStdout: (l: (b: Buffer) => void) => listeners.push(l),
+    exited,
+  };
+  void talk(io)
+    .catch(() => {})
+    .then(() => {
+      if (over) return;
+      (stream as unknown as { end(): void }).end();
+      const t = setTimeout(() => void term().catch(() => {}), EOF_EXIT_GRACE_MS);
+      void exited.then(() => clearTimeout(t));
+    });
 }
