@@ -33,7 +33,7 @@ const OPENCLAW = REAL && process.env.HR_OPENCLAW === '1';
 const QWEN =
   REAL && (process.env.HR_QWEN_CODE === '1' || !!process.env.HR_REAL_ONLY?.split(',').includes('qwen-code'));
 // opencode: a 185 MB native binary, ~1 s of CPU to start, but 35-50 s a trial on the loaded 2-core box
-// (its SQLite session store is created in every fresh HOME): opt-in as OpenClaw; CI sets HR_OPENCODE=1.
+// (most of it before its first model request): opt-in as OpenClaw; CI sets HR_OPENCODE=1.
 const OPENCODE =
   REAL && (process.env.HR_OPENCODE === '1' || !!process.env.HR_REAL_ONLY?.split(',').includes('opencode'));
 const BENIGN = join(import.meta.dirname, 'fixtures', 'harness-real', 'benign-notes.yaml');
