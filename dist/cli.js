@@ -61253,6 +61253,11 @@ var OutputRule = external_exports.object({
   tool: ToolSource.optional(),
   /** A path whose value identifies the call the event is about, for `unless_seen` and `from_id`. */
   id: external_exports.string().min(1).optional(),
+  /**
+   * A regex on the id's text for harnesses that decorate the call id they print (Gemini CLI prints
+   * `read_file__<id>`): its group `id` (else the whole match) is the id; no match keeps the text.
+   */
+  id_match: regex.optional(),
   /** Record nothing when an event of this kind (these kinds) with the same id, or tool, came earlier. */
   unless_seen: Earlier.optional(),
   /** Replace the latest such earlier event with this one, in its place (a fuller report of the same call). */
@@ -61272,6 +61277,8 @@ var OutputRule = external_exports.object({
   for (const f of ["unless_seen", "replaces"])
     if (r[f]?.same === "id" && r.id === void 0)
       issue3(f, `\`${f}\` compares ids: give \`id\` (the path of the call id), or say \`same: tool\``);
+  if (r.id_match !== void 0 && r.id === void 0)
+    issue3("id_match", "`id_match` reads the call id: give `id` (the path of the call id)");
   if (typeof r.tool === "object" && "from_id" in r.tool && r.id === void 0)
     issue3("tool", "`tool: {from_id: true}` looks the tool up by id: give `id`");
 });
@@ -63602,6 +63609,13 @@ function where2(rule, scope2, re) {
   return Array.isArray(rule.where) ? rule.where.some(all) : all(rule.where);
 }
 var idText = (v) => v === void 0 || v === null || v === "" ? void 0 : textOf2(v);
+function ruleId(rule, scope2, re) {
+  if (rule.id === void 0) return void 0;
+  const raw = idText(at(scope2, rule.id));
+  if (raw === void 0 || rule.id_match === void 0) return raw;
+  const hit = re(rule.id_match).exec(raw);
+  return hit ? hit.groups?.id || hit[0] || raw : raw;
+}
 function evaluate(rule, scope2, line, seen, m) {
   const re = (s) => m.regex(s, rule.case_sensitive);
   if (line !== void 0) {
@@ -63610,7 +63624,7 @@ function evaluate(rule, scope2, line, seen, m) {
     const groups = { ...hit.groups };
     const lineScope = { root: line, item: groups };
     if (!where2(rule, lineScope, re)) return void 0;
-    return finish(rule, lineScope, line, groups.tool, seen);
+    return finish(rule, lineScope, line, groups.tool, seen, re);
   }
   if (!where2(rule, scope2, re)) return void 0;
   let text;
@@ -63627,10 +63641,10 @@ function evaluate(rule, scope2, line, seen, m) {
     if (!hit) return void 0;
     groupTool = hit.groups?.tool;
   }
-  return finish(rule, scope2, text ?? "", groupTool, seen);
+  return finish(rule, scope2, text ?? "", groupTool, seen, re);
 }
-function finish(rule, scope2, defaultText, groupTool, seen) {
-  const id = rule.id === void 0 ? void 0 : idText(at(scope2, rule.id));
+function finish(rule, scope2, defaultText, groupTool, seen, re) {
+  const id = ruleId(rule, scope2, re);
   let tool;
   if (rule.tool === void 0) tool = groupTool || void 0;
   else if (typeof rule.tool === "string") tool = textOf2(at(scope2, rule.tool)) || void 0;

@@ -8,7 +8,7 @@ import { ensureInstalled, installDir, isInstalled, MARKER, nodeBinDir } from '..
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { Adapter, TEMPLATE_VARS } from '../src/adapters/schema.js';
 
-const REAL = ['claude-code', 'codex', 'openclaw', 'pi', 'qwen-code'];
+const REAL = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'pi', 'qwen-code'];
 
 describe('built-in adapters', () => {
   it('lists the five real harnesses and the reference harness', () => {
@@ -64,6 +64,24 @@ describe('built-in adapters', () => {
     for (const [name, cfg] of Object.entries(qwen))
       expect(cfg.args).toEqual(['--approval-mode', name, '{{prompt}}']);
     expect(oc['exec-auto-deny']!.reviewer_verdict).toBe('deny');
+    // Gemini CLI: its --approval-mode values, then its tool lists (exclude in settings, --allowed-tools).
+    const gemini = loadAdapter('gemini-cli').adapter.configs;
+    expect(Object.keys(gemini)).toEqual([
+      'default',
+      'auto_edit',
+      'plan',
+      'yolo',
+      'yolo-no-shell',
+      'allowed-tools',
+    ]);
+    for (const [name, cfg] of Object.entries(gemini))
+      expect(cfg.args.slice(0, 2)).toEqual([
+        '--approval-mode',
+        name.startsWith('yolo') ? 'yolo' : name === 'allowed-tools' ? 'default' : name,
+      ]);
+    const settings = (c: string) => gemini[c]!.files['{{home}}/.gemini/settings.json'] as Record<string, any>;
+    expect(settings('yolo-no-shell').tools.exclude).toEqual(['run_shell_command']);
+    expect(settings('yolo').tools?.exclude).toBeUndefined();
     expect(loadAdapter('claude-code').adapter.configs.bypassPermissions!.env.IS_SANDBOX).toBe('1');
   });
 
@@ -84,6 +102,20 @@ describe('built-in adapters', () => {
     );
     expect(env('pi')).toMatchObject({ PI_OFFLINE: '1', PI_CODING_AGENT_DIR: '{{home}}/.pi/agent' });
     expect(env('openclaw').OPENCLAW_STATE_DIR).toBe('{{home}}/.openclaw');
+    // Gemini CLI: the SDK adds /v1beta itself; telemetry, usage statistics and updates off in settings.
+    expect(env('gemini-cli')).toMatchObject({
+      GOOGLE_GEMINI_BASE_URL: '{{model_url}}',
+      GEMINI_API_KEY: '{{model_key}}',
+    });
+    for (const cfg of Object.values(loadAdapter('gemini-cli').adapter.configs)) {
+      const json = cfg.files['{{home}}/.gemini/settings.json'] as Record<string, any>;
+      expect(json).toMatchObject({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      });
+    }
     for (const cfg of Object.values(loadAdapter('codex').adapter.configs)) {
       expect(String(cfg.files['{{home}}/.codex/config.toml'])).toContain('base_url = "{{model_url}}/v1"');
     }
@@ -113,6 +145,7 @@ describe('per-trial start-up of the built-in adapters (docs/harness-startup.md)'
   it('turns off what a harness does at start-up besides the session', () => {
     expect(loadAdapter('pi').adapter.launch.env.PI_OFFLINE).toBe('1'); // also skips pi's version check
     expect(loadAdapter('openclaw').adapter.launch.env.OPENCLAW_NO_RESPAWN).toBe('1');
+    expect(loadAdapter('gemini-cli').adapter.launch.env.GEMINI_CLI_NO_RELAUNCH).toBe('1');
     expect(loadAdapter('claude-code').adapter.launch.env.DISABLE_AUTOUPDATER).toBe('1');
   });
 });

@@ -278,6 +278,50 @@ describe('output rules', () => {
   });
 });
 
+describe('id_match: the call id inside a decorated id (Gemini CLI prints `read_file__<id>`)', () => {
+  const ids = (rules: unknown[], stdout: string) =>
+    applyRules(
+      rules.map((r) => OutputRule.parse(r)),
+      stdout,
+      '',
+    ).map((e) => [e.kind, e.tool ?? null, e.call_id ?? null]);
+  const rules = [
+    {
+      kind: 'tool',
+      format: 'json',
+      where: { type: 'tool_use' },
+      tool: 'tool_name',
+      id: 'tool_id',
+      id_match: '__(?<id>[^_]+)$',
+    },
+    {
+      kind: 'denial',
+      format: 'json',
+      where: { type: 'tool_result', status: 'error' },
+      id: 'tool_id',
+      id_match: '__(?<id>[^_]+)$',
+      tool: { from_id: true },
+    },
+  ];
+  it('cuts the id to its group, so events pair with the model call and with each other', () => {
+    const out = j(
+      { type: 'tool_use', tool_name: 'run_shell_command', tool_id: 'run_shell_command__ky5xv4jf' },
+      { type: 'tool_result', tool_id: 'run_shell_command__ky5xv4jf', status: 'error' },
+    );
+    expect(ids(rules, out)).toEqual([
+      ['tool', 'run_shell_command', 'ky5xv4jf'],
+      ['denial', 'run_shell_command', 'ky5xv4jf'],
+    ]);
+  });
+  it('an id it does not match is kept as printed; without a group the whole match is the id', () => {
+    expect(ids(rules, j({ type: 'tool_use', tool_name: 'x', tool_id: 'plain-id' }))).toEqual([
+      ['tool', 'x', 'plain-id'],
+    ]);
+    const whole = [{ kind: 'tool', format: 'json', tool: 'n', id: 'i', id_match: '[0-9]+$' }];
+    expect(ids(whole, j({ n: 'x', i: 'call-x-42' }))).toEqual([['tool', 'x', '42']]);
+  });
+});
+
 describe('text templates', () => {
   const scope = (item: unknown) => ({ root: item, item });
   it.each([
@@ -333,6 +377,11 @@ describe('a rule that cannot work is refused when the adapter loads, naming file
       'from-id-no-id',
       '{kind: error, format: json, tool: {from_id: true}}',
       /output\.rules\[0\]\.tool: .*give `id`/,
+    ],
+    [
+      'id-match-no-id',
+      "{kind: error, format: json, id_match: '__(.+)$'}",
+      /output\.rules\[0\]\.id_match: .*give `id`/,
     ],
     [
       'bad-filter',

@@ -45,6 +45,15 @@ function where(rule: OutputRule, scope: Scope, re: (s: string) => RegExp): boole
 const idText = (v: unknown): string | undefined =>
   v === undefined || v === null || v === '' ? undefined : textOf(v);
 
+/** The call id a rule reads: the value at `id`, cut down by `id_match` when it matches. */
+function ruleId(rule: OutputRule, scope: Scope, re: (s: string) => RegExp): string | undefined {
+  if (rule.id === undefined) return undefined;
+  const raw = idText(at(scope, rule.id));
+  if (raw === undefined || rule.id_match === undefined) return raw;
+  const hit = re(rule.id_match).exec(raw);
+  return hit ? hit.groups?.id || hit[0] || raw : raw;
+}
+
 /** The event a rule makes of one item, `null` when it matched but records nothing, else undefined. */
 function evaluate(
   rule: OutputRule,
@@ -61,7 +70,7 @@ function evaluate(
     const groups = { ...hit.groups };
     const lineScope = { root: line, item: groups };
     if (!where(rule, lineScope, re)) return undefined;
-    return finish(rule, lineScope, line, groups.tool, seen);
+    return finish(rule, lineScope, line, groups.tool, seen, re);
   }
   if (!where(rule, scope, re)) return undefined;
   let text: string | undefined;
@@ -79,7 +88,7 @@ function evaluate(
     if (!hit) return undefined;
     groupTool = hit.groups?.tool;
   }
-  return finish(rule, scope, text ?? '', groupTool, seen);
+  return finish(rule, scope, text ?? '', groupTool, seen, re);
 }
 
 function finish(
@@ -88,8 +97,9 @@ function finish(
   defaultText: string,
   groupTool: string | undefined,
   seen: Recorded[],
+  re: (s: string) => RegExp,
 ): Recorded | null {
-  const id = rule.id === undefined ? undefined : idText(at(scope, rule.id));
+  const id = ruleId(rule, scope, re);
   let tool: string | undefined;
   if (rule.tool === undefined) tool = groupTool || undefined;
   else if (typeof rule.tool === 'string') tool = textOf(at(scope, rule.tool)) || undefined;

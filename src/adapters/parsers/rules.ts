@@ -88,6 +88,11 @@ export const OutputRule = z
     tool: ToolSource.optional(),
     /** A path whose value identifies the call the event is about, for `unless_seen` and `from_id`. */
     id: z.string().min(1).optional(),
+    /**
+     * A regex on the id's text for harnesses that decorate the call id they print (Gemini CLI prints
+     * `read_file__<id>`): its group `id` (else the whole match) is the id; no match keeps the text.
+     */
+    id_match: regex.optional(),
     /** Record nothing when an event of this kind (these kinds) with the same id, or tool, came earlier. */
     unless_seen: Earlier.optional(),
     /** Replace the latest such earlier event with this one, in its place (a fuller report of the same call). */
@@ -109,6 +114,8 @@ export const OutputRule = z
     for (const f of ['unless_seen', 'replaces'] as const)
       if (r[f]?.same === 'id' && r.id === undefined)
         issue(f, `\`${f}\` compares ids: give \`id\` (the path of the call id), or say \`same: tool\``);
+    if (r.id_match !== undefined && r.id === undefined)
+      issue('id_match', '`id_match` reads the call id: give `id` (the path of the call id)');
     if (typeof r.tool === 'object' && 'from_id' in r.tool && r.id === undefined)
       issue('tool', '`tool: {from_id: true}` looks the tool up by id: give `id`');
   });
