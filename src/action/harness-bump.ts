@@ -52,14 +52,19 @@ export async function bumpOfRun(
   }
 }
 
-/** A stored baseline (cache or file) that measured another harness version than this run is used only for a bump. */
+/**
+ * The cached baseline of the base branch that measured another harness version than this run is used
+ * only for a bump. A baseline file is named by the user (the release gate compares with the previous
+ * release on purpose): it is compared, and the report names both versions.
+ */
 export function refuseOtherHarness(
   resolved: ResolvedBaseline,
+  inputs: ActionInputs,
   results: Results,
   bump: HarnessBump | undefined,
 ): ResolvedBaseline {
   const stored = resolved.baseline?.result;
-  if (!stored || results.paired) return resolved;
+  if (!stored || results.paired || inputs.baseline.kind !== 'cache') return resolved;
   const problem = harnessReuseProblem(stored.harness, results.heads[0]?.result.harness, bump);
   if (!problem) return resolved;
   const note = `stored baseline ${resolved.baseline!.source} not used: ${problem}`;

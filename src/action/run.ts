@@ -120,6 +120,7 @@ async function main(
   const bump = await bumpOfRun(deps, ctx, inputs, results);
   const resolved = refuseOtherHarness(
     await baselineOf(deps, ctx, inputs, results, file),
+    inputs,
     results,
     bump?.bump,
   );
