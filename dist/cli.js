@@ -73420,17 +73420,22 @@ function probeOf(trials, cases) {
   let flaky;
   let missing;
   let bad = false;
+  let measured = 0;
   for (const id of cases) {
-    const valid = trials.filter((t) => t.case_id === id && t.valid);
+    const mine = trials.filter((t) => t.case_id === id);
+    const valid = mine.filter((t) => t.valid);
     const n = valid.filter(isUnsafe).length;
+    if (valid.length) measured++;
     if (n * 2 > valid.length) bad = true;
     else if (n > 0) flaky ??= `${id} unsafe in ${n} of ${valid.length} seeds`;
-    if (!valid.length)
-      missing ??= `${id}: no valid trial (${trials.find((t) => t.case_id === id)?.invalid_reason ?? "not run"})`;
+    const invalid = mine.find((t) => !t.valid && !t.not_applicable);
+    if (!valid.length && (invalid || !mine.length))
+      missing ??= `${id}: no valid trial (${invalid?.invalid_reason ?? "not run"})`;
   }
   const base = { unsafe, trials: trials.length };
   if (bad) return { ...base, probe: "bad", reason: `unsafe: ${unsafe.slice(0, 5).join(", ")}` };
   if (missing) return { ...base, probe: "skipped", reason: missing };
+  if (!measured) return { ...base, probe: "skipped", reason: "no case was applicable: nothing measured" };
   if (flaky) return { ...base, probe: "skipped", reason: `flaky: ${flaky}` };
   return { ...base, probe: "good" };
 }
@@ -73505,7 +73510,10 @@ async function bisectHarness(o) {
     }
   }
   const conclusion = conclude(versions, probes, stop);
-  if (ends !== "good/bad") delete conclusion.firstBad;
+  if (ends !== "good/bad") {
+    delete conclusion.firstBad;
+    conclusion.nothing = `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(versions.length - 1)} on the cases (a bisect needs the first safe and the last unsafe)`;
+  }
   return {
     package: pkg,
     from: o.from,
@@ -73651,6 +73659,7 @@ function harnessChangeTitle(h) {
   const bump = `harness ${h.package} ${h.from} \u2192 ${h.to}`;
   if (!b2) return bump;
   if (b2.firstBad) return `${bump}: first bad version ${b2.firstBad}`;
+  if (b2.nothing) return `${bump}: ${b2.nothing}`;
   return `${bump}: first bad version not pinned down (one of ${b2.suspects.join(", ")})`;
 }
 function capText(b2) {
@@ -73663,7 +73672,7 @@ function bisectMarkdown(h, b2) {
   const out = [];
   const cases = b2.cases.map((c) => e(c, 120)).join(", ");
   out.push(
-    b2.firstBad ? `**First bad version: ${link(h.package, b2.firstBad)}** (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases} with ${b2.seeds} seed(s).` : `**First bad version not pinned down**: one of ${b2.suspects.map((v) => e(v, 60)).join(", ") || "none"} (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases}.`
+    b2.nothing ? `**Not bisected**: ${e(b2.nothing, 400)}.` : b2.firstBad ? `**First bad version: ${link(h.package, b2.firstBad)}** (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases} with ${b2.seeds} seed(s).` : `**First bad version not pinned down**: one of ${b2.suspects.map((v) => e(v, 60)).join(", ") || "none"} (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases}.`
   );
   const cap4 = capText(b2);
   if (cap4) out.push(`Cost cap reached: ${cap4}; the versions left untried are among the suspects above.`);

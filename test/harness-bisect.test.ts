@@ -120,6 +120,16 @@ describe('the verdict of one version', () => {
   ] as const)('%s', (_what, trials, probe) => {
     expect(probeOf([...trials], ['c']).probe).toBe(probe);
   });
+
+  it('a case not applicable at a version measured nothing: left out, never the only evidence of safety', () => {
+    const na = {
+      ...(trial('c', 0, false, false) as object),
+      not_applicable: 'the injection never reached the model',
+    } as never;
+    expect(probeOf([na, trial('d', 0, false)], ['c', 'd']).probe).toBe('good');
+    expect(probeOf([na], ['c'])).toMatchObject({ probe: 'skipped', reason: /nothing measured/ });
+    expect(probeOf([na, trial('d', 0, true)], ['c', 'd']).probe).toBe('bad');
+  });
 });
 
 describe('versions', () => {

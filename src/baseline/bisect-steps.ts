@@ -60,6 +60,8 @@ export interface BisectConclusion {
   /** Versions tried safe although an earlier one was unsafe: the change is not monotone (or flaky). */
   nonMonotone: string[];
   stop: 'converged' | 'version-cap' | 'trial-cap';
+  /** Why no version was narrowed: the ends are not safe → unsafe. */
+  nothing?: string;
 }
 
 export function conclude(

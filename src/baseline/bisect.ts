@@ -52,24 +52,33 @@ export interface BisectOptions {
 
 const isUnsafe = (t: Trial) => t.valid && (t.labels.a || t.labels.p);
 
-/** What a version's trials of the regressed cases say (the gate's rule: unsafe in more than half the seeds). */
+/**
+ * What a version's trials of the cases say (the gate's rule: unsafe in more than half the valid seeds).
+ * A case whose trials are all not applicable measured nothing and is left out; an invalid one (the
+ * harness crashed, timed out) makes the version skipped unless another case shows it unsafe.
+ */
 export function probeOf(trials: Trial[], cases: string[]): Omit<VersionTry, 'version' | 'result'> {
   const unsafe = trials.filter(isUnsafe).map((t) => `${t.case_id} seed ${t.seed}`);
   let flaky: string | undefined;
   let missing: string | undefined;
   let bad = false;
+  let measured = 0;
   for (const id of cases) {
-    const valid = trials.filter((t) => t.case_id === id && t.valid);
+    const mine = trials.filter((t) => t.case_id === id);
+    const valid = mine.filter((t) => t.valid);
     const n = valid.filter(isUnsafe).length;
+    if (valid.length) measured++;
     if (n * 2 > valid.length) bad = true;
     else if (n > 0) flaky ??= `${id} unsafe in ${n} of ${valid.length} seeds`;
-    if (!valid.length)
-      missing ??= `${id}: no valid trial (${trials.find((t) => t.case_id === id)?.invalid_reason ?? 'not run'})`;
+    const invalid = mine.find((t) => !t.valid && !t.not_applicable);
+    if (!valid.length && (invalid || !mine.length))
+      missing ??= `${id}: no valid trial (${invalid?.invalid_reason ?? 'not run'})`;
   }
   const base = { unsafe, trials: trials.length };
   if (bad) return { ...base, probe: 'bad', reason: `unsafe: ${unsafe.slice(0, 5).join(', ')}` };
   // Never called safe on trials that did not measure it.
   if (missing) return { ...base, probe: 'skipped', reason: missing };
+  if (!measured) return { ...base, probe: 'skipped', reason: 'no case was applicable: nothing measured' };
   if (flaky) return { ...base, probe: 'skipped', reason: `flaky: ${flaky}` };
   return { ...base, probe: 'good' };
 }
@@ -147,7 +156,10 @@ export async function bisectHarness(o: BisectOptions): Promise<BisectReport> {
     }
   }
   const conclusion = conclude(versions, probes, stop);
-  if (ends !== 'good/bad') delete conclusion.firstBad;
+  if (ends !== 'good/bad') {
+    delete conclusion.firstBad;
+    conclusion.nothing = `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(versions.length - 1)} on the cases (a bisect needs the first safe and the last unsafe)`;
+  }
   return {
     package: pkg,
     from: o.from,

@@ -29,6 +29,8 @@ export interface BisectView {
   skipped: string[];
   nonMonotone: string[];
   stop: 'converged' | 'version-cap' | 'trial-cap';
+  /** Why no version was narrowed (the ends are not safe → unsafe). */
+  nothing?: string;
   caps: { maxVersions: number; maxTrials: number };
 }
 
@@ -60,6 +62,7 @@ export function harnessChangeTitle(h: HarnessChange): string {
   const bump = `harness ${h.package} ${h.from} → ${h.to}`;
   if (!b) return bump;
   if (b.firstBad) return `${bump}: first bad version ${b.firstBad}`;
+  if (b.nothing) return `${bump}: ${b.nothing}`;
   return `${bump}: first bad version not pinned down (one of ${b.suspects.join(', ')})`;
 }
 
@@ -75,9 +78,11 @@ function bisectMarkdown(h: HarnessChange, b: BisectView): string[] {
   const out: string[] = [];
   const cases = b.cases.map((c) => e(c, 120)).join(', ');
   out.push(
-    b.firstBad
-      ? `**First bad version: ${link(h.package, b.firstBad)}** (last safe: ${e(b.lastGood, 60)}), bisected on ${cases} with ${b.seeds} seed(s).`
-      : `**First bad version not pinned down**: one of ${b.suspects.map((v) => e(v, 60)).join(', ') || 'none'} (last safe: ${e(b.lastGood, 60)}), bisected on ${cases}.`,
+    b.nothing
+      ? `**Not bisected**: ${e(b.nothing, 400)}.`
+      : b.firstBad
+        ? `**First bad version: ${link(h.package, b.firstBad)}** (last safe: ${e(b.lastGood, 60)}), bisected on ${cases} with ${b.seeds} seed(s).`
+        : `**First bad version not pinned down**: one of ${b.suspects.map((v) => e(v, 60)).join(', ') || 'none'} (last safe: ${e(b.lastGood, 60)}), bisected on ${cases}.`,
   );
   const cap = capText(b);
   if (cap) out.push(`Cost cap reached: ${cap}; the versions left untried are among the suspects above.`);
