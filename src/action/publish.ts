@@ -12,6 +12,7 @@ import { type AnchorContext, buildAnnotations, publishCheckRun } from '../report
 import { isSticky, upsertStickyComment } from '../report/comment.js';
 import { buildComment } from '../report/comment-body.js';
 import { errorSummary, type GitHubApi, isPermissionError } from '../report/github.js';
+import type { HarnessChange } from '../report/harness-change.js';
 import { toJUnit } from '../report/junit.js';
 import { CHECK_TEXT_LIMIT, COMMENT_LIMIT, SUMMARY_LIMIT_BYTES } from '../report/limits.js';
 import { buildReport, renderReport, stickyMarker } from '../report/markdown.js';
@@ -36,6 +37,8 @@ export interface PublishInput {
   notices: string[];
   /** What was published is recorded here (comment, check). */
   outcome: RunOutcome;
+  /** The pull request bumps the harness (and the bisect's answer, when it ran). */
+  harness?: HarnessChange;
 }
 
 /**
@@ -135,6 +138,7 @@ function publishingOf(p: PublishInput): Publishing {
       failOn: inputs.gate.failOn,
       ...(url ? { runUrl: url } : {}),
       notices: reportNotices,
+      ...(p.harness ? { harness: p.harness } : {}),
     }),
     anchor: {
       workspace: ctx.workspace,

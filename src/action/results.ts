@@ -23,6 +23,8 @@ export interface Results {
   paired?: PairedOutcome;
   /** For the report: why the run does not use the model it asked for. */
   notices: string[];
+  /** The engine's options of this run (absent in report-only mode): what a bisect runs again. */
+  run?: RunOptions;
 }
 
 /** `run-result` entries, with errors naming the input. */
@@ -92,10 +94,10 @@ async function runCases(
     const name = relativeName(resultPath, cwd);
     if (inputs.baseline.kind === 'base') {
       const paired = await runPaired(deps, ctx, inputs, run);
-      return { heads: [{ result: paired.head, name }], resultPath, reportOnly: false, paired, notices };
+      return { heads: [{ result: paired.head, name }], resultPath, reportOnly: false, paired, notices, run };
     }
     const result = await deps.engine(run);
-    return { heads: [{ result, name }], resultPath, reportOnly: false, notices };
+    return { heads: [{ result, name }], resultPath, reportOnly: false, notices, run };
   } finally {
     io.endGroup();
   }

@@ -29,6 +29,7 @@ import {
   workflowRunPullRequest,
 } from './context.js';
 import { type CoreApi, defaultDeps, type RunDeps, type RunOutcome } from './deps.js';
+import { bisectBump, bumpOfRun, refuseOtherHarness } from './harness-bump.js';
 import { maskedDeps } from './masked.js';
 import { publishReports } from './publish.js';
 import { produceResults, type Results } from './results.js';
@@ -116,8 +117,15 @@ async function main(
   const { core: io, cwd } = deps;
   const file = checkBeforeTrials(inputs, cwd);
   const results = await produceResults(deps, ctx, inputs, signal);
-  const resolved = await baselineOf(deps, ctx, inputs, results, file);
+  const bump = await bumpOfRun(deps, ctx, inputs, results);
+  const resolved = refuseOtherHarness(
+    await baselineOf(deps, ctx, inputs, results, file),
+    inputs,
+    results,
+    bump?.bump,
+  );
   const g = judge(ctx, inputs, results, resolved);
+  const harness = bump ? await bisectBump(deps, inputs, results, g, bump) : undefined;
   const resultPath = resultFileOf(cwd, inputs, results, g);
   Object.assign(outcome, { ...g, resultPath });
   // The result file is the engine's alone: it must still hold this run's result (see result/integrity.ts).
@@ -125,11 +133,14 @@ async function main(
   verify();
   // Outputs first: whatever happens to the reports, later steps can read them.
   setOutputs(io, g, resultPath, !!results.paired?.base);
+  io.setOutput('harness-bump', harness ? `${harness.package} ${harness.from} → ${harness.to}` : '');
+  io.setOutput('first-bad-version', harness?.bisect?.firstBad ?? '');
   await publishReports({
     deps,
     ctx,
     inputs,
     gate: g,
+    ...(harness ? { harness } : {}),
     notices: [...results.notices, ...resolved.notices],
     outcome,
   });

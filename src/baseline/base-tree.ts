@@ -210,3 +210,9 @@ export async function runBuild(
     child.on('close', (code) => finish(code));
   });
 }
+
+/** A file's text at a commit (`git show SHA:PATH`, PATH from the repository's top), or undefined. */
+export async function fileAtCommit(repo: string, sha: string, path: string): Promise<string | undefined> {
+  const r = await git(repo, ['show', `${sha}:${path}`]);
+  return r.ok ? r.out : undefined;
+}

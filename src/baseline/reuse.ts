@@ -1,7 +1,7 @@
 // The stored base result as a baseline source: a result of exactly the base commit (from the Actions
 // cache) saves building and running the base tree, when it measured exactly what the base tree would.
 import type { RunnerEntry } from '../engine/runners.js';
-import type { RunResult } from '../spec/run-result.js';
+import type { HarnessInfo, RunResult } from '../spec/run-result.js';
 
 const short = (sha: string) => sha.slice(0, 12);
 
@@ -56,4 +56,26 @@ export function ageText(iso: string | undefined, now = Date.now()): string {
   if (s < 7200) return `${Math.round(s / 60)} min old`;
   if (s < 2 * 86400) return `${Math.round(s / 3600)} h old`;
   return `${Math.round(s / 86400)} days old`;
+}
+
+/**
+ * Why a stored baseline of another harness version is no baseline of this run; undefined when it is.
+ * Another version is the point of a pull request that bumps the harness (the baseline measured the pin
+ * the bump starts from); otherwise the baseline is stale (measured before an earlier bump) and comparing
+ * would blame this change for what the other version does.
+ */
+export function harnessReuseProblem(
+  stored: HarnessInfo | undefined,
+  now: HarnessInfo | undefined,
+  bump?: { package: string; from: string; to: string },
+): string | undefined {
+  if (!stored?.version || !now?.version) return undefined;
+  if (stored.package === now.package && stored.version === now.version) return undefined;
+  const was = `${stored.package ?? 'harness'} ${stored.version}`;
+  const is = `${now.package ?? 'harness'} ${now.version}`;
+  if (bump && bump.package === now.package && bump.from === stored.version && bump.to === now.version)
+    return undefined;
+  return bump
+    ? `it measured ${was}, this run ${is}, but this pull request bumps ${bump.package} ${bump.from} → ${bump.to}`
+    : `it measured ${was}, this run ${is}, and this pull request does not bump the harness (refresh the baseline on the base branch)`;
 }

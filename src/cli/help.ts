@@ -109,6 +109,17 @@ the tools it offered, folders it wrote under HOME that state.config_dirs does no
 outside hosts (egress), whether the probe's refusal was recognised by denial_patterns/output rules, and
 whether the owner's task was done. Exit 1 when something needs fixing.
 `,
+  bisect: `Usage:
+  harness-risk bisect --adapter NAME|PATH --config NAME --from V1 --to V2 [--cases SEL]…
+                      [--max-versions 8] [--max-trials 200] [--seeds N] [--runner R] [--concurrency N] [--out FILE]
+
+Installs the releases of the adapter's harness package (install.npm, or harness.package) that npm publishes
+between V1 and V2 into the harness cache (like a pin; the adapter file is not changed), runs only the selected
+cases on them and narrows to the first version where they turn unsafe, in log2 steps. V1 and V2 are run first
+(V1 must be safe and V2 unsafe on the cases). A version that fails to install or run is skipped, never called
+safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result beside.
+The registry is npm_config_registry (default registry.npmjs.org).
+`,
   schema: `Usage:
   harness-risk schema [--out DIR]
 

@@ -18,6 +18,7 @@ import { evaluateGate, type GateOptions } from '../gate/index.js';
 import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { VERSION } from '../version.js';
+import { cmdBisect } from './bisect.js';
 import { closingList } from './closing.js';
 import { cmdDoctor } from './doctor.js';
 import {
@@ -51,6 +52,7 @@ Usage:
   harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
   harness-risk new adapter NAME [--out DIR]
   harness-risk doctor --adapter NAME|PATH [--config NAME] [--acp-command CMD]
+  harness-risk bisect --adapter NAME|PATH --config NAME --from V1 --to V2 [--cases SEL]…
   harness-risk --version | --help
 
 Each command's options: harness-risk COMMAND --help.
@@ -439,6 +441,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return cmdCoverage(rest);
     case 'new':
       return cmdNew(rest);
+    case 'bisect':
+      return cmdBisect(rest);
     case 'doctor':
       return cmdDoctor(rest);
     case '--version':

@@ -91,6 +91,11 @@ export interface RunOptions {
   repo_dir?: string;
   /** Continue the run whose journal is this file (or sits beside this result file): only missing trials run. */
   resume?: string;
+  /**
+   * Run another published version of the adapter's harness package than its pin (the bisect): installed
+   * into the cache like a pin, the adapter file untouched (adapters/version-override.ts).
+   */
+  harness_version?: string;
 }
 
 // ---- the one parse of run options (action inputs and CLI flags of the same names) ----

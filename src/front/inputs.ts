@@ -17,7 +17,7 @@ import {
 } from '../engine/options.js';
 import type { GateOptions } from '../gate/index.js';
 import { GATE_OPTION_DEFAULTS, GATE_OPTION_NAMES, GateOptionFields } from '../gate/options.js';
-import { bool, FieldError, list, oneOf, parseFields } from '../input-fields.js';
+import { bool, FieldError, int, list, oneOf, parseFields } from '../input-fields.js';
 
 /** Every input of action.yml, with the default action.yml declares (kept in step by a test). */
 export const INPUT_DEFAULTS = {
@@ -27,6 +27,9 @@ export const INPUT_DEFAULTS = {
   build: '',
   'base-cases': '',
   'save-baseline': 'auto',
+  bisect: 'false',
+  'bisect-max-versions': '8',
+  'bisect-max-trials': '200',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a JS template
   'github-token': '${{ github.token }}',
   comment: 'true',
@@ -62,6 +65,8 @@ export type ActionInputs = RunSettings & {
   /** baseline: base: selectors of the cases run on the base tree; absent = the same as head. */
   baseCases?: string[];
   saveBaseline: 'auto' | 'true' | 'false';
+  /** baseline: base on a harness bump that regressed: bisect the releases in between, within these caps. */
+  bisect?: { maxVersions: number; maxTrials: number };
   /** Everything the gate needs (fail-on, thresholds, alpha…), as the CLI's `compare` builds it too. */
   gate: GateOptions;
   githubToken: string;
@@ -103,6 +108,9 @@ const ActionFields = z.object({
   build: z.string(),
   'base-cases': z.string().transform(list),
   'save-baseline': oneOf(['auto', 'true', 'false'] as const),
+  bisect: bool,
+  'bisect-max-versions': int(1, 64, 'versions tried by the bisect'),
+  'bisect-max-trials': int(1, 100_000, 'trials run by the bisect'),
   // An unevaluated expression (a local runner that does not evaluate `${{ github.token }}`) is no token.
   'github-token': z.string().transform((v) => (/^\$\{\{.*\}\}$/.test(v) ? '' : v)),
   comment: bool,
@@ -152,9 +160,9 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     );
   }
   if (!reportOnly) checkRunInputs(run.settings);
-  if (v.baseline.kind !== 'base' && (v['base-cases'].length || v.build.trim())) {
+  if (v.baseline.kind !== 'base' && (v['base-cases'].length || v.build.trim() || v.bisect)) {
     throw new InputError(
-      v.build.trim() ? 'build' : 'base-cases',
+      v.build.trim() ? 'build' : v.bisect ? 'bisect' : 'base-cases',
       'is only used with baseline: base (it builds and runs the base commit); set baseline: base, or build your harness in a step before this one',
     );
   }
@@ -165,6 +173,9 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     ...(v.build.trim() ? { build: v.build.trim() } : {}),
     ...(v['base-cases'].length ? { baseCases: v['base-cases'] } : {}),
     saveBaseline: v['save-baseline'],
+    ...(v.bisect
+      ? { bisect: { maxVersions: v['bisect-max-versions'], maxTrials: v['bisect-max-trials'] } }
+      : {}),
     gate,
     githubToken: v['github-token'],
     comment: v.comment,

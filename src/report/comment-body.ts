@@ -7,6 +7,7 @@
 // Budgets, checked by test/report-comment.test.ts: a passing 144-case run stays under 3 KB; even 144
 // regressions stay well inside GitHub's 65,536 characters, because cases beyond the first few get one
 // line each (id, phase, the first executed attacker call, the reproduce command).
+
 import { markdownTable } from 'markdown-table';
 import {
   type CaseComparison,
@@ -18,6 +19,7 @@ import {
 } from '../compare/compare.js';
 import { escapeMarkdown, sanitizeText } from './escape.js';
 import { pct, plural, score } from './format.js';
+import { harnessChangeMarkdown } from './harness-change.js';
 import { modelNotice } from './live.js';
 import {
   asrChart,
@@ -252,7 +254,10 @@ export function buildComment(input: ReportInput): ReportDoc {
   const full = buildReport(input);
   const { comparison: c, verdict } = input;
   const heading = headline(input).md.split('\n\n')[0]!;
-  const head = [`${heading}\n\n${reasonSentence(input)}`];
+  // A bump of the harness (and the bisect's first bad version) right under the heading: what a reviewer
+  // of a Dependabot pull request asks first.
+  const bump = input.harness ? `${harnessChangeMarkdown(input.harness)}\n\n` : '';
+  const head = [`${heading}\n\n${bump}${reasonSentence(input)}`];
   // Other findings that matter, one line each (the first one is the sentence above).
   const deciding = verdict.findings.find((f) => f.gating) ?? verdict.findings.find((f) => f.blocksSuccess);
   const others = [

@@ -16,6 +16,7 @@ import { builtinCasePath, builtinCaseUrl } from './anchors.js';
 import { routeSentences } from './attack-routes.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
 import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
+import { type HarnessChange, harnessChangeMarkdown, harnessChangeTitle } from './harness-change.js';
 import { modelNotice } from './live.js';
 
 export interface ReportInput {
@@ -28,6 +29,8 @@ export interface ReportInput {
   runUrl?: string;
   /** Extra lines for the notices section (e.g. why the comment or check was skipped). */
   notices?: string[];
+  /** The pull request bumps the harness: said at the top (and the bisect's first bad version, if run). */
+  harness?: HarnessChange;
 }
 
 export interface ReportDoc {
@@ -369,7 +372,7 @@ export function headline(input: ReportInput): { md: string; title: string } {
   if (!c.hasBaseline) facts.push('no baseline');
   const shared = sharedNote(c);
   if (shared) facts.push(shared);
-  const md = `### ${icon} ${what}: ${e(who, 120)}\n\n${facts.join(' · ')}`;
+  const md = `### ${icon} ${what}: ${e(who, 120)}\n\n${input.harness ? `${harnessChangeMarkdown(input.harness)}\n\n` : ''}${facts.join(' · ')}`;
   // Over different case sets the title keeps this run's own numbers, without a delta.
   const own = input.current.summary.overall;
   const title = sanitizeText(
@@ -378,7 +381,11 @@ export function headline(input: ReportInput): { md: string; title: string } {
       : `${what}: ${regressed ? `${plural(n, 'case')} regressed; ` : ''}ASR ${pct(o.asr.now)}${o.asr.delta !== null ? ` (${o.asr.delta >= 0 ? '+' : '−'}${Math.abs(o.asr.delta * 100).toFixed(1)} pp)` : ''}, CSS ${score(o.css.now)}`,
     200,
   );
-  return { md, title };
+  // The bump (and its first bad version) leads the title: it is what a reviewer of a bump asks first.
+  return {
+    md,
+    title: input.harness ? sanitizeText(`${harnessChangeTitle(input.harness)} · ${title}`, 250) : title,
+  };
 }
 
 /**

@@ -1,0 +1,92 @@
+// The bisection itself, pure: which version to try next and what the tries say. The versions are the
+// published releases from the last known safe one (index 0) to the first known unsafe one (the last),
+// in release order; each try of a version is `good` (the regressed cases safe in every valid trial),
+// `bad` (unsafe), or `skipped` (it failed to install or run: never counted as safe). Like `git bisect`:
+// the middle untried version between the last good below the first bad and that bad, log₂ steps.
+
+import type { Probe } from '../report/harness-change.js';
+
+export interface BisectCaps {
+  /** Versions tried at most (the two ends, when they are tried here, count). */
+  maxVersions: number;
+  /** Trials run at most, over all versions. */
+  maxTrials: number;
+}
+
+export interface BisectSpent {
+  versions: number;
+  trials: number;
+}
+
+export type Next = { index: number } | { stop: 'converged' | 'version-cap' | 'trial-cap' };
+
+/** The first bad version tried and the last good one below it (index 0 and the last are the ends). */
+export function bounds(n: number, probes: ReadonlyMap<number, Probe>): { lo: number; hi: number } {
+  let hi = n - 1;
+  for (const [i, p] of probes) if (p === 'bad' && i < hi) hi = i;
+  let lo = 0;
+  for (const [i, p] of probes) if (p === 'good' && i < hi && i > lo) lo = i;
+  return { lo, hi };
+}
+
+/** The next version to try, or why to stop; `trialsPerVersion` is what one more try costs. */
+export function nextProbe(
+  n: number,
+  probes: ReadonlyMap<number, Probe>,
+  spent: BisectSpent,
+  caps: BisectCaps,
+  trialsPerVersion: number,
+): Next {
+  const { lo, hi } = bounds(n, probes);
+  const open: number[] = [];
+  for (let i = lo + 1; i < hi; i++) if (!probes.has(i)) open.push(i);
+  if (!open.length) return { stop: 'converged' };
+  if (spent.versions >= caps.maxVersions) return { stop: 'version-cap' };
+  if (spent.trials + trialsPerVersion > caps.maxTrials) return { stop: 'trial-cap' };
+  const mid = (lo + hi) / 2;
+  // The untried version nearest the middle (skipped ones are stepped around, as `git bisect skip`).
+  const index = open.reduce((best, i) => (Math.abs(i - mid) < Math.abs(best - mid) ? i : best));
+  return { index };
+}
+
+export interface BisectConclusion {
+  /** The first version where the cases turn unsafe, when the tries pin it to one. */
+  firstBad?: string;
+  /** The last version tried safe below it. */
+  lastGood: string;
+  /** Versions that may be the first bad one (more than one: skipped versions or a cap left them open). */
+  suspects: string[];
+  skipped: string[];
+  /** Versions tried safe although an earlier one was unsafe: the change is not monotone (or flaky). */
+  nonMonotone: string[];
+  stop: 'converged' | 'version-cap' | 'trial-cap';
+  /** Why no version was narrowed: the ends are not safe → unsafe. */
+  nothing?: string;
+}
+
+export function conclude(
+  versions: readonly string[],
+  probes: ReadonlyMap<number, Probe>,
+  stop: BisectConclusion['stop'],
+): BisectConclusion {
+  const { lo, hi } = bounds(versions.length, probes);
+  const suspects = versions.slice(lo + 1, hi + 1);
+  const at = (p: Probe) =>
+    [...probes]
+      .filter(([, q]) => q === p)
+      .map(([i]) => i)
+      .sort((a, b) => a - b);
+  const skipped = at('skipped').map((i) => versions[i]!);
+  const nonMonotone = at('good')
+    .filter((i) => i > hi)
+    .map((i) => versions[i]!);
+  return {
+    // Only a tried version is named: an untried or skipped one is never the answer by elimination alone.
+    ...(suspects.length === 1 && probes.get(hi) !== 'skipped' ? { firstBad: suspects[0]! } : {}),
+    lastGood: versions[lo]!,
+    suspects,
+    skipped,
+    nonMonotone,
+    stop,
+  };
+}
