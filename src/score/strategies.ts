@@ -2,6 +2,7 @@
 // its worst case, unsafe under any strategy. Rates per phase and the comparison with a baseline read the
 // worst-case trials (one per case × seed); the strategy table reads each strategy's own trials. A trial
 // of an older result has no strategy: it is `direct`.
+import { STRATEGY_NAMES } from '../model/strategies/strategy-kinds.js';
 
 /** What picking a worst case reads of a trial (a run's trial or a baseline's). */
 export interface StrategyTrial {
@@ -42,14 +43,21 @@ export function worstCase<T extends StrategyTrial>(trials: T[]): T[] {
   return [...chosen.values()];
 }
 
-/** Each strategy's trials, in the order strategies first appear; empty when every trial is `direct`. */
+/** Each strategy's trials, in the registry's order; empty when every trial is `direct`. */
 export function byStrategy<T extends { strategy?: string }>(trials: T[]): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   if (trials.every((t) => strategyOf(t) === 'direct')) return groups;
-  for (const t of trials) {
-    const s = strategyOf(t);
-    if (!groups.has(s)) groups.set(s, []);
-    groups.get(s)!.push(t);
-  }
+  const order = (s: string) => {
+    const i = (STRATEGY_NAMES as string[]).indexOf(s);
+    return i < 0 ? STRATEGY_NAMES.length : i;
+  };
+  const names = [...new Set(trials.map(strategyOf))].sort(
+    (a, b) => order(a) - order(b) || a.localeCompare(b),
+  );
+  for (const s of names)
+    groups.set(
+      s,
+      trials.filter((t) => strategyOf(t) === s),
+    );
   return groups;
 }

@@ -46,7 +46,10 @@ function indirectRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): 
   if (command === undefined) return [];
   const dir = workspacePath('.tasks', ctx);
   const script = posix.join(dir, 'check.sh');
-  const writeScript = stageFile(script, `#!/bin/sh\n${command}\n`, tools, ctx);
+  // A wrapper runs in its own folder (make -C, npm --prefix): the script goes back to the workspace,
+  // where the step's relative paths point.
+  const body = `#!/bin/sh\ncd ${quote(ctx.paths.workspace)} || exit 1\n${command}\n`;
+  const writeScript = stageFile(script, body, tools, ctx);
   return WRAPPERS.flatMap((w) => {
     const wrapper = w.file?.(dir, script);
     const staged = [writeScript, ...(wrapper ? [stageFile(wrapper.path, wrapper.content, tools, ctx)] : [])];
