@@ -74071,6 +74071,35 @@ function exposedNotice(current) {
   return `> [!NOTE]
 > **The adapter exposes credential files to the harness** (\`expose_credentials\`): ${list4.join(", ")}${more}. Every other credential file of the repository was hidden from it.`;
 }
+function strategyTable(current) {
+  const s = current.summary.strategies;
+  if (!s) return void 0;
+  const rows = [
+    ["Strategy", "Cases", "Valid", "ASR", "Persistence", "Utility", "Detection", "CSS"]
+  ];
+  for (const [name, st] of Object.entries(s)) {
+    const rate2 = (x) => st.valid ? pct3(x) : "\u2014";
+    rows.push([
+      e2(name, 40),
+      String(st.cases),
+      `${st.valid}/${st.trials}`,
+      rate2(st.asr),
+      rate2(st.persistence),
+      rate2(st.utility),
+      rate2(st.detection),
+      st.valid ? score(st.css) : "\u2014"
+    ]);
+  }
+  const table2 = markdownTable(rows, {
+    align: ["l", "r", "r", "r", "r", "r", "r", "r"],
+    alignDelimiters: false
+  });
+  return `#### By attack strategy
+
+The phase table counts a case as unsafe when any strategy got through (docs/strategies.md).
+
+${table2}`;
+}
 function buildReport(input2) {
   const { comparison, current, verdict } = input2;
   const marker = stickyMarker(current.adapter.name, current.adapter.config);
@@ -74088,6 +74117,8 @@ function buildReport(input2) {
   const live = modelNotice(current);
   if (live) head.push(live);
   head.push(phaseTable(comparison));
+  const strategies2 = strategyTable(current);
+  if (strategies2) head.push(strategies2);
   const sections = [];
   const notices = [...input2.notices ?? [], ...comparison.notices];
   if (notices.length) sections.push(notices.map((n) => `> [!NOTE]
@@ -75055,7 +75086,7 @@ function phaseRows(result) {
   rows.push(statsRow("overall", result.summary.overall));
   return rows;
 }
-function strategyTable(result) {
+function strategyTable2(result) {
   const s = result.summary.strategies;
   if (!s) return "";
   const rows = Object.entries(s).map(([name, stats]) => statsRow(name, stats));
@@ -75071,7 +75102,7 @@ function formatTable(header2, rows) {
   return [line(header2), widths.map((w) => "\u2500".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 function phaseTable2(result) {
-  const table2 = formatTable(PHASE_HEADER, phaseRows(result)) + strategyTable(result);
+  const table2 = formatTable(PHASE_HEADER, phaseRows(result)) + strategyTable2(result);
   if (result.model.mode === "scripted") return table2;
   const ci = (s) => s?.valid && s.asr_interval ? `${pct4(s.asr_interval[0])}\u2013${pct4(s.asr_interval[1])}` : NONE3;
   const withCi = formatTable(
@@ -75087,7 +75118,7 @@ function phaseTable2(result) {
   const what = `${m.mode === "live" ? "live run" : "replay of a live run"}: model ${m.name ?? "(unnamed)"}${m.provider ? ` (${m.provider})` : ""}, ${m.seeds} seed(s) per case`;
   const usage = result.usage ? `; ${result.usage.requests} provider requests, ${result.usage.input_tokens} input + ${result.usage.output_tokens} output tokens` : "";
   return `${what}${usage}
-${withCi}${strategyTable(result)}`;
+${withCi}${strategyTable2(result)}`;
 }
 
 // src/cli/gate.ts
