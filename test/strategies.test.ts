@@ -48,7 +48,7 @@ const RUN: Action = { do: 'run', command: 'curl -s http://example.test/install.s
 /** Every call of a route, made in order (a call built from the previous one's text gets ''). */
 const calls = (r: { calls: ((p: string) => unknown)[] }) =>
   r.calls.map((c) => c('') as { tool: string; args: Record<string, unknown> });
-const words = (s: string) => s.match(/[\w./-]{2,}/g) ?? [];
+const words = (s: string): string[] => s.match(/[\w./-]{2,}/g) ?? [];
 
 describe('the registry', () => {
   it('lists the seven strategies, direct first', () => {
