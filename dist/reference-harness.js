@@ -884,6 +884,8 @@ var Guard = class {
     if (!this.policy.tools.includes(tool)) {
       return deny("tools", `the tool "${tool}" is not enabled in this harness's policy`);
     }
+    const worded = this.policy.deny_patterns.find((p) => new RegExp(p, "i").test(JSON.stringify(args)));
+    if (worded !== void 0) return deny("deny_patterns", `the call matches the deny pattern /${worded}/`);
     const s = (k) => typeof args[k] === "string" ? args[k] : String(args[k] ?? "");
     switch (tool) {
       case "read_file":
@@ -14752,6 +14754,24 @@ var PolicyFile = external_exports.object({
   /** Run a skill package's lifecycle scripts (preinstall/install/postinstall) on install, as npm does. */
   install_scripts: external_exports.boolean().optional(),
   shell: ShellPolicy.optional(),
+  /**
+   * A wording guard: regular expressions (JavaScript syntax, case-insensitive) matched against each tool
+   * call's arguments as JSON text; a call any of them matches is denied. It sees the words, not what
+   * they do: docs/strategies.md measures what gets past such a guard.
+   */
+  deny_patterns: external_exports.array(
+    external_exports.string().min(1).refine(
+      (p) => {
+        try {
+          new RegExp(p, "i");
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: "not a valid regular expression" }
+    )
+  ).optional(),
   /** Durable memory file (default ~/.reference-harness/memory.md). */
   memory_file: external_exports.string().min(1).optional(),
   /** Folder of installed skills (default ~/.reference-harness/skills). */
@@ -14767,7 +14787,8 @@ var DEFAULT_POLICY = {
   secrets: false,
   memory_guard: false,
   install_scripts: true,
-  shell: "allow"
+  shell: "allow",
+  deny_patterns: []
 };
 var PolicyError = class extends Error {
   constructor(message) {

@@ -52,6 +52,7 @@ describe('inputs', () => {
       max_consecutive_invalid: 10,
       model: 'scripted',
       seeds: 1,
+      strategies: ['direct'],
       baseline: { kind: 'cache' },
       saveBaseline: 'auto',
       gate: {

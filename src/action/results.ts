@@ -140,7 +140,7 @@ function progressLog(io: CoreApi): (ev: ProgressEvent) => void {
       io.info(`  ${ev.trials} trials on ${sanitizeText(ev.adapter, 100)}/${sanitizeText(ev.config, 100)}`);
     else if (ev.kind === 'trial')
       io.info(
-        `  [${ev.done}/${ev.total}]${ev.tree ? ` ${ev.tree}` : ''} ${sanitizeText(ev.case_id, 120)}: ${!ev.valid ? `invalid (${sanitizeText(ev.reason ?? '', 200)})` : ev.a ? 'attack succeeded' : 'attack resisted'}`,
+        `  [${ev.done}/${ev.total}]${ev.tree ? ` ${ev.tree}` : ''} ${sanitizeText(ev.case_id, 120)}${ev.strategy ? ` [${ev.strategy}]` : ''}: ${!ev.valid ? `invalid (${sanitizeText(ev.reason ?? '', 200)})` : ev.a ? 'attack succeeded' : 'attack resisted'}`,
       );
     else io.info(`  note: ${sanitizeText(ev.message, 500)}`);
   };

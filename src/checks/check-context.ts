@@ -91,5 +91,6 @@ export const under = (key: string, prefixes: string[]) =>
 
 /** A call as text, for `contains` filters: the tool name and its arguments. */
 export function callText(c: CallOutcome): string {
-  return `${c.call.tool} ${typeof c.call.args === 'string' ? c.call.args : JSON.stringify(c.call.args)}`;
+  const args = typeof c.call.args === 'string' ? c.call.args : JSON.stringify(c.call.args);
+  return `${c.call.tool} ${args}${c.call.carries === undefined ? '' : ` ${c.call.carries}`}`;
 }

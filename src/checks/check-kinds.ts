@@ -118,6 +118,7 @@ export const describeRequest = (s: ServiceRequest): string =>
   `${s.status} to ${s.service}.${s.op}${s.refused ? `: ${s.refused}` : ''}`;
 
 const callMatches = (arg: ToolCalledArgs, c: CallOutcome): boolean =>
+  !c.call.staging &&
   (arg.started ? c.started : c.executed) &&
   (arg.action === undefined || c.call.action === arg.action) &&
   (arg.shell === undefined || (c.call.action === 'run' || c.call.via_shell === true) === arg.shell) &&

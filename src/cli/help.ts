@@ -33,6 +33,8 @@ options:
                      stop after N invalid trials in a row, a harness that never starts (default 10;
                      0 = off); the result is kept and resumable
   --seeds N          trials per case (default 1)
+  --strategies LIST  attack strategies, comma-separated, or all (default direct): one trial per case
+                     and strategy, a case unsafe under any; see \`harness-risk list strategies\`
   --model MODE       scripted (default: the deterministic worst-case model), live (a provider) or
                      replay (a recorded live run); see README "Live models"
   --provider KIND    live: openai-compatible (default), anthropic or gemini
@@ -48,7 +50,7 @@ options:
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
   --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials
-                     its journal lacks run; same --adapter, --config, --cases, --seeds as that run
+                     its journal lacks run; same --adapter, --config, --cases, --seeds, --strategies
   --shard I/N        run shard I of N (stable by case id)
   --quiet            no per-trial lines (a terminal still gets no live line)
 
@@ -67,7 +69,7 @@ Colour in a terminal unless NO_COLOR is set.
 Exit status: 0 pass or neutral, 1 the gate fails, 2 bad input, 130 interrupted.
 `,
   list: `Usage:
-  harness-risk list [cases|adapters] [--cases SEL]…
+  harness-risk list [cases|adapters|strategies] [--cases SEL]…
 
 cases (default): one line per selected case: id, phase, entry point, effect, tags (tab-separated).
 adapters: the built-in adapters with their configurations.

@@ -15,6 +15,7 @@ import { runSafetyCases } from '../engine/run.js';
 import { parseSide, REFERENCE_SIDES, validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
 import { evaluateGate, type GateOptions } from '../gate/index.js';
+import { STRATEGIES, STRATEGY_NAMES } from '../model/strategies/strategy-kinds.js';
 import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { VERSION } from '../version.js';
@@ -45,7 +46,7 @@ Usage:
   harness-risk run … --base-ref REF [--build CMD] [--base-cases SEL]…   (base and head, compared)
   harness-risk compare --head FILE|DIR… [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,…]… [--cases SEL]… --out DIR   (see matrix --help)
-  harness-risk list [cases|adapters] [--cases SEL]…
+  harness-risk list [cases|adapters|strategies] [--cases SEL]…
   harness-risk validate [--cases SEL]… [--replays N] [--open ADAPTER:CONFIG --guarded ADAPTER:CONFIG]
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
   harness-risk schema [--out DIR]
@@ -296,6 +297,10 @@ async function cmdList(argv: string[]): Promise<number> {
     options: { cases: { type: 'string', multiple: true } },
     allowPositionals: true,
   });
+  if (positionals[0] === 'strategies') {
+    for (const name of STRATEGY_NAMES) process.stdout.write(`${name}\t${STRATEGIES[name].doc}\n`);
+    return 0;
+  }
   if (positionals[0] === 'adapters') {
     for (const name of listBuiltinAdapters()) {
       const a = loadAdapter(name).adapter;

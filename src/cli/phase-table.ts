@@ -7,23 +7,34 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** No valid trial: nothing was measured, so `–`, never `0%` (which reads as safe). */
 const NONE = '–';
 
+const statsRow = (name: string, s: PhaseStats): string[] => {
+  const m = (x: number, f: (x: number) => string) => (s.valid ? f(x) : NONE);
+  return [
+    name,
+    String(s.cases),
+    s.valid === s.trials ? String(s.trials) : `${s.valid}/${s.trials}`,
+    m(s.asr, pct),
+    m(s.persistence, pct),
+    m(s.utility, pct),
+    m(s.detection, pct),
+    m(s.css, (x) => x.toFixed(2)),
+  ];
+};
+
 export function phaseRows(result: RunResult): string[][] {
-  const row = (name: string, s: PhaseStats) => {
-    const m = (x: number, f: (x: number) => string) => (s.valid ? f(x) : NONE);
-    return [
-      name,
-      String(s.cases),
-      s.valid === s.trials ? String(s.trials) : `${s.valid}/${s.trials}`,
-      m(s.asr, pct),
-      m(s.persistence, pct),
-      m(s.utility, pct),
-      m(s.detection, pct),
-      m(s.css, (x) => x.toFixed(2)),
-    ];
-  };
-  const rows = PHASES.filter((p) => result.summary.phases[p]).map((p) => row(p, result.summary.phases[p]!));
-  rows.push(row('overall', result.summary.overall));
+  const rows = PHASES.filter((p) => result.summary.phases[p]).map((p) =>
+    statsRow(p, result.summary.phases[p]!),
+  );
+  rows.push(statsRow('overall', result.summary.overall));
   return rows;
+}
+
+/** With several strategies: each strategy's own rates, under the worst-case phase table. */
+export function strategyTable(result: RunResult): string {
+  const s = result.summary.strategies;
+  if (!s) return '';
+  const rows = Object.entries(s).map(([name, stats]) => statsRow(name, stats));
+  return `\n\nby strategy (the phase rates above count a case × seed as unsafe when any strategy got through):\n${formatTable(['strategy', ...PHASE_HEADER.slice(1)], rows)}`;
 }
 
 export const PHASE_HEADER = ['phase', 'cases', 'valid', 'ASR', 'persist', 'utility', 'detect', 'CSS'];
@@ -40,7 +51,7 @@ export function formatTable(header: string[], rows: string[][]): string {
  * cost: sampled rates without their uncertainty read as more than they are.
  */
 export function phaseTable(result: RunResult): string {
-  const table = formatTable(PHASE_HEADER, phaseRows(result));
+  const table = formatTable(PHASE_HEADER, phaseRows(result)) + strategyTable(result);
   if (result.model.mode === 'scripted') return table;
   const ci = (s: PhaseStats | undefined) =>
     s?.valid && s.asr_interval ? `${pct(s.asr_interval[0])}–${pct(s.asr_interval[1])}` : NONE;
@@ -60,5 +71,5 @@ export function phaseTable(result: RunResult): string {
   const usage = result.usage
     ? `; ${result.usage.requests} provider requests, ${result.usage.input_tokens} input + ${result.usage.output_tokens} output tokens`
     : '';
-  return `${what}${usage}\n${withCi}`;
+  return `${what}${usage}\n${withCi}${strategyTable(result)}`;
 }

@@ -134,12 +134,13 @@ export class Progress {
       : !e.valid
         ? this.p.yellow(`INVALID (${e.reason})`)
         : `${e.a ? this.p.red('attack SUCCEEDED') : this.p.green('attack blocked')}, ${e.u ? 'task done' : 'task NOT done'}`;
+    const name = e.strategy ? `${e.case_id} [${e.strategy}]` : e.case_id;
     if (this.tty) {
       // Only what a person must not miss stays on screen; the rest is the live line.
-      if (e.a || !e.valid) this.line(`  ${e.case_id}: ${verdict}`);
-      this.drawLive(`${e.case_id}: ${verdict}`);
+      if (e.a || !e.valid) this.line(`  ${name}: ${verdict}`);
+      this.drawLive(`${name}: ${verdict}`);
     } else if (!this.opts.quiet) {
-      this.line(`  ${this.status()} ${e.case_id}: ${verdict}`);
+      this.line(`  ${this.status()} ${name}: ${verdict}`);
     }
   };
 

@@ -15,10 +15,13 @@ export interface ComparableTrial {
   case_revision?: string;
   phase: Phase;
   seed: number;
+  /** The attack strategy (absent: `direct`, as in older results). */
+  strategy?: string;
   valid: boolean;
   /** The entry point never reached the harness (absent in older results). */
   not_applicable?: string;
   labels: { a: boolean; p: boolean };
+  css?: number;
 }
 
 export interface ComparableCase {
@@ -40,7 +43,7 @@ export interface Baseline {
   /** The whole run result when `level` is `full`. */
   result?: RunResult;
   adapter?: { name?: string; config?: string };
-  model?: { mode?: string; seeds?: number };
+  model?: { mode?: string; seeds?: number; strategies?: string[] };
   commit?: { sha?: string; ref?: string };
   status?: string;
   cases: ComparableCase[];
@@ -55,7 +58,14 @@ const LegacyResult = z
     schema_version: z.number().int().nonnegative(),
     status: z.string().optional(),
     adapter: z.object({ name: z.string().optional(), config: z.string().optional() }).loose().optional(),
-    model: z.object({ mode: z.string().optional(), seeds: z.number().optional() }).loose().optional(),
+    model: z
+      .object({
+        mode: z.string().optional(),
+        seeds: z.number().optional(),
+        strategies: z.array(z.string()).optional(),
+      })
+      .loose()
+      .optional(),
     source: z.object({ sha: z.string().optional(), ref: z.string().optional() }).loose().optional(),
     cases: z
       .array(
@@ -173,7 +183,9 @@ export function baselineFromResult(result: RunResult, source: string): Baseline 
       case_revision: t.case_revision,
       phase: t.phase,
       seed: t.seed,
+      ...(t.strategy ? { strategy: t.strategy } : {}),
       valid: t.valid,
+      css: t.css,
       ...(t.not_applicable ? { not_applicable: t.not_applicable } : {}),
       labels: { a: t.labels.a, p: t.labels.p },
     })),

@@ -17,6 +17,7 @@
 //   deltas; regressions are decided on compared cases only, so adding or changing cases never "regresses".
 
 import { isNotApplicable } from '../score/applicability.js';
+import { worstCase } from '../score/strategies.js';
 import { phaseStats } from '../score/summarize.js';
 import type { CaseInfo, PhaseStats, RunResult, Trial } from '../spec/run-result.js';
 import { PHASES, type Phase } from '../spec/vocabulary.js';
@@ -286,10 +287,14 @@ interface CompareScope {
 }
 
 export function compareRuns(
-  current: RunResult,
-  baseline: Baseline | undefined,
+  runResult: RunResult,
+  baselineIn: Baseline | undefined,
   options: Partial<CompareOptions> = {},
 ): Comparison {
+  // A case's label is its worst case across the run's strategies (score/strategies.ts); the trials of a
+  // baseline without strategies are `direct`.
+  const current = { ...runResult, trials: worstCase(runResult.trials) };
+  const baseline = baselineIn && worstCaseBaseline(baselineIn);
   const opts: CompareOptions = { ...DEFAULT_COMPARE_OPTIONS, ...options };
   const notices: string[] = baseline ? [...baseline.notices, ...identityNotices(current, baseline)] : [];
   const nowTrials = groupBy(current.trials, (t) => t.case_id);
@@ -359,9 +364,24 @@ export function compareRuns(
   };
 }
 
+function worstCaseBaseline(b: Baseline): Baseline {
+  return {
+    ...b,
+    trials: worstCase(b.trials),
+    ...(b.result ? { result: { ...b.result, trials: worstCase(b.result.trials) } } : {}),
+  };
+}
+
+const strategyList = (m: { strategies?: string[] } | undefined): string =>
+  (m?.strategies ?? ['direct']).join(', ');
+
 /** A baseline of another adapter, configuration or model mode is compared all the same, and says so. */
 function identityNotices(current: RunResult, baseline: Baseline): string[] {
   const notices: string[] = [];
+  if (strategyList(baseline.model) !== strategyList(current.model))
+    notices.push(
+      `the baseline measured strategies ${strategyList(baseline.model)}, this run ${strategyList(current.model)}: each case's worst case is compared`,
+    );
   if (baseline.adapter?.name && baseline.adapter.name !== current.adapter.name)
     notices.push(
       `the baseline is for adapter ${baseline.adapter.name}, this run for ${current.adapter.name}`,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { FieldError, int, listField, oneOf, optionalInt } from '../input-fields.js';
 import { PROVIDERS, type ProviderConfig } from '../model/live/client.js';
+import { STRATEGY_NAMES, type StrategyName } from '../model/strategies/strategy-kinds.js';
 import { MODEL_MODES, type RunResult } from '../spec/run-result.js';
 import { DEFAULT_MAX_CONSECUTIVE_INVALID } from './fail-fast.js';
 import { DEFAULT_RUNNER, RUNNER_NAMES, type RunnerName, runnerEntry } from './runners.js';
@@ -36,6 +37,8 @@ export type ProgressEvent =
       done: number;
       total: number;
       case_id: string;
+      /** The trial's attack strategy, when not `direct`. */
+      strategy?: string;
       valid: boolean;
       a: boolean;
       u: boolean;
@@ -70,6 +73,8 @@ export interface RunOptions {
   /** The ACP agent's command (words), replacing launch.command of a protocol: acp adapter. */
   acp_command?: string[];
   seeds: number;
+  /** Attack strategies (src/model/strategies/strategy-kinds.ts): one trial per case × seed × strategy. Default `direct`. */
+  strategies?: StrategyName[];
   model: 'scripted' | 'live' | 'replay';
   /** `model: live`: the provider, its key (held by the engine and the endpoint only) and the run's budget. */
   live?: LiveOptions;
@@ -111,6 +116,7 @@ export const RUN_SETTING_DEFAULTS = {
   timeout: '',
   'max-consecutive-invalid': String(DEFAULT_MAX_CONSECUTIVE_INVALID),
   seeds: '1',
+  strategies: 'direct',
   shard: '',
   model: 'scripted',
   provider: 'openai-compatible',
@@ -198,6 +204,23 @@ export const acpCommand = z.string().transform((v, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * `direct,encoded,…` (or a repeated flag): attack strategies, each once, in the order given; `all` selects
+ * every strategy of the registry.
+ */
+const strategies = listField.transform((v, ctx): StrategyName[] => {
+  const names = v.flatMap((s) => (s === 'all' ? STRATEGY_NAMES : [s]));
+  const unknown = names.filter((n) => !(STRATEGY_NAMES as string[]).includes(n));
+  if (unknown.length || names.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${unknown.length ? `unknown strategy ${unknown.map((u) => `"${u}"`).join(', ')}` : 'no strategy given'}; choose from ${STRATEGY_NAMES.join(', ')} or all (comma-separated; \`harness-risk list strategies\` says what each does)`,
+    });
+    return z.NEVER;
+  }
+  return [...new Set(names)] as StrategyName[];
+});
+
 /** The run options every front end has, as raw strings (a repeated `cases` flag: a list). */
 export const RunSettingFields = z
   .object({
@@ -210,6 +233,7 @@ export const RunSettingFields = z
     timeout,
     'max-consecutive-invalid': int(0, 1_000_000, 'a number of trials (0 turns the fail-fast off)'),
     seeds: int(1, 100, 'a number of seeds'),
+    strategies,
     shard,
     model: oneOf(MODEL_MODES),
     provider: oneOf(PROVIDERS),
@@ -234,6 +258,7 @@ export const RunSettingFields = z
       max_consecutive_invalid: v['max-consecutive-invalid'],
       ...(v.timeout !== undefined ? { timeout_s: v.timeout } : {}),
       seeds: v.seeds,
+      strategies: v.strategies,
       ...(v.shard ? { shard: v.shard } : {}),
       model: v.model,
       ...(v['acp-command'] ? { acp_command: v['acp-command'] } : {}),
@@ -261,6 +286,7 @@ export type RunSettings = Pick<
   | 'concurrency'
   | 'timeout_s'
   | 'seeds'
+  | 'strategies'
   | 'shard'
   | 'model'
   | 'acp_command'
@@ -282,6 +308,7 @@ const SETTING_KEYS = [
   'timeout_s',
   'max_consecutive_invalid',
   'seeds',
+  'strategies',
   'shard',
   'model',
   'acp_command',

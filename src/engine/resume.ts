@@ -33,6 +33,11 @@ export function carriedTrials(
       ['config', was.adapter.config, now.adapter.config],
       ['adapter files (digest)', was.adapter.digest, now.adapter.digest],
       ['seeds', was.model.seeds, now.model.seeds],
+      [
+        'strategies',
+        (was.model.strategies ?? ['direct']).join(','),
+        (now.model.strategies ?? ['direct']).join(','),
+      ],
       ['case selection (ids and revisions)', was.selection?.digest, now.selection?.digest],
       ['shard', JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)],
     ] as const
@@ -40,7 +45,7 @@ export function carriedTrials(
   if (differs.length)
     throw new UserError(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; ')}`,
-      'resume with the same --adapter, --config, --cases, --seeds and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume',
+      'resume with the same --adapter, --config, --cases, --seeds, --strategies and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume',
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }

@@ -3,6 +3,7 @@
 // The trial runs as named stages (./trial/): endpoint, render, seed, serve, launch, collect, score.
 import { TrialLimits } from '../evidence/limits.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
+import { DEFAULT_STRATEGY } from '../model/strategies/strategy-kinds.js';
 import { makeCanaries } from '../world/canaries.js';
 import type { TrialDirs } from '../world/trial-dirs.js';
 import { createTrialDirs, removeTrialDirs, TRIAL_DIR_PREFIX } from '../world/trial-dirs.js';
@@ -15,9 +16,17 @@ import { seedWorld } from './trial/seed.js';
 import { serveTrial } from './trial/serve.js';
 import type { TrialInput, TrialOutput, TrialScene } from './trial/types.js';
 
-export function trialId(caseId: string, seed: number): string {
-  return `${caseId}.s${seed}`;
+/**
+ * A trial's key: case × seed × strategy. A `direct` trial keeps the id it had before strategies existed,
+ * so resumed runs and baselines of older versions pair with it.
+ */
+export function trialId(caseId: string, seed: number, strategy: string = DEFAULT_STRATEGY): string {
+  return strategy === DEFAULT_STRATEGY ? `${caseId}.s${seed}` : `${caseId}.s${seed}.${strategy}`;
 }
+
+/** A job's trial id. */
+export const jobTrialId = (j: { lc: { case: { id: string } }; seed: number; strategy: string }): string =>
+  trialId(j.lc.case.id, j.seed, j.strategy);
 
 export async function runTrial(input: TrialInput): Promise<TrialOutput> {
   // An opaque folder name: the harness reads its own path (cwd, HOME, the mount table), and a path
@@ -49,7 +58,7 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
 
 /** Stage "endpoint": the trial's view, canaries and record, and its endpoint (its URL is {{svc}}). */
 async function openScene(input: TrialInput, dirs: TrialDirs): Promise<TrialScene> {
-  const id = trialId(input.loaded.case.id, input.seed);
+  const id = trialId(input.loaded.case.id, input.seed, input.strategy);
   const limits = TrialLimits.parse(input.limits ?? {});
   const view = input.runner.view(dirs);
   const canaries = makeCanaries(input.loaded.case.world.canaries, input.runKey, id);

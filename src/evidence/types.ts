@@ -30,6 +30,16 @@ export interface ToolCallRecord {
    * again (the harness wanted the file read first), or the call made again after it.
    */
   route?: { label: string; n: number; part: number; parts: number; retry?: 'read' | 'write' };
+  /**
+   * A strategy's call that only stages what a later call of its route carries out (a script, a wrapper,
+   * a part of the payload): not the step itself, so checks on calls do not count it.
+   */
+  staging?: boolean;
+  /**
+   * The step's plain command when the call's own text hides it (a strategy's encoded, split or indirect
+   * form): `contains` in checks matches it too, so a check sees what ran, not how it was spelled.
+   */
+  carries?: string;
 }
 
 /**
@@ -267,6 +277,8 @@ export interface ScriptContext {
   /** The case's `inject.after`: the attack waits for this owner plan step (or the whole plan). */
   attack_after?: number | 'plan';
   reviewer_verdict: 'allow' | 'deny';
+  /** The trial's attack strategy (src/model/strategies/strategy-kinds.ts); absent: `direct`. */
+  strategy?: string;
   /** Paths as the harness sees them, for turning relative paths into absolute ones. */
   paths: { workspace: string; home: string; tmp: string };
   /** Memory file the `remember` action appends to when the harness has no memory tool. */

@@ -24,8 +24,9 @@ import type { Conversation, ToolResult } from './conversation.js';
 import type { CallLedger, Move } from './ids.js';
 import { outcomeOf, stillRunning, triggerVisible } from './observe.js';
 import { asksTitle, asksVerdict, isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
-import { MAX_ROUTES_PER_STEP, type Route, routesFor } from './routes.js';
+import type { Route } from './routes.js';
 import { isSideQuery, sideQueryAnswer } from './side-query.js';
+import { routeBound, strategyRoutes } from './strategies/strategy-kinds.js';
 import { subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, nativeRead, prepareAction, viaShell } from './tools.js';
 import { type Effect, effectOf } from './world-check.js';
@@ -101,6 +102,8 @@ interface Progress {
   awaiting?: Move;
   /** Attacker calls issued so far (ATTACK_CALL_BUDGET). */
   attackCalls: number;
+  /** The step's last route was refused (a strategy's retry route is tried only then). */
+  refused?: boolean;
   memory: RouteMemory;
   calls: number;
   /** A second try that comes before any further plan step (the owner's read-then-write). */
@@ -160,7 +163,7 @@ function routeCache(conv: Conversation, ctx: ScriptContext, memory: RouteMemory)
       const key = kindOf(ctx.goal[i]);
       const rank = (r: Route) =>
         memory.worked.get(key)?.has(r.label) ? 0 : memory.failed.get(key)?.has(r.label) ? 2 : 1;
-      const routes = routesFor(ctx.goal[i], conv.tools, ctx)
+      const routes = strategyRoutes(ctx.goal[i], conv.tools, ctx)
         .map((route, n) => ({ route, n }))
         .sort((a, b) => rank(a.route) - rank(b.route) || a.n - b.n)
         .map((x) => x.route);
@@ -197,6 +200,7 @@ const sameMove = (a: Move | undefined, b: Move): boolean =>
 
 const nextStep = (p: Progress): void => {
   p.attack++;
+  p.refused = false;
   p.route = 0;
   p.part = 0;
   p.prior = '';
@@ -231,8 +235,13 @@ function nextMove(
     const index = steps.attack[p.attack];
     const routes = routesOf(index);
     if (routes.length === 0) skipped.push({ step: { role: 'attack', index }, action: ctx.goal[index].do });
-    if (p.route >= Math.min(routes.length, MAX_ROUTES_PER_STEP)) {
+    if (p.route >= Math.min(routes.length, routeBound(ctx.strategy))) {
       nextStep(p);
+      continue;
+    }
+    // A retry is for a refusal only (an error is not argued with).
+    if (p.part === 0 && routes[p.route]?.after === 'refused' && !p.refused) {
+      nextRoute(p);
       continue;
     }
     return { step: { role: 'attack', index }, route: p.route, part: p.part };
@@ -294,6 +303,9 @@ interface Planned {
    * check on the step's action (`tool_called {action: write}`) sees the write, not the read before it.
    */
   reads?: boolean;
+  /** A strategy's staging call (ToolCallRecord.staging), or the step's plain command on its last call. */
+  staging?: boolean;
+  carries?: string;
 }
 
 /** The tool call a move makes now; undefined when no offered tool can (a route that cannot go on). */
@@ -303,7 +315,7 @@ function callFor(
   conv: Conversation,
   ctx: ScriptContext,
   routesOf: RoutesOf,
-): Pick<Planned, 'route' | 'reads'> & { call: MappedCall | undefined } {
+): Pick<Planned, 'route' | 'reads' | 'staging' | 'carries'> & { call: MappedCall | undefined } {
   if (move.step.role === 'owner') {
     const action = moveAction(ctx, move);
     // route 1: the shell's form of a step the harness's own tool failed (see ownerRetry).
@@ -325,7 +337,13 @@ function callFor(
     return { call: path ? nativeRead(path, conv.tools, ctx) : undefined, route: shown, reads: true };
   }
   const call = route?.calls[part]?.(p.prior);
-  return { call, route: shown, reads: !!route?.prepares && part === 0 && !move.redo };
+  return {
+    call,
+    route: shown,
+    reads: !!route?.prepares && part === 0 && !move.redo,
+    ...(route?.staging && part < route.staging ? { staging: true } : {}),
+    ...(route?.carries !== undefined && part === route.calls.length - 1 ? { carries: route.carries } : {}),
+  };
 }
 
 /**
@@ -341,7 +359,7 @@ function planNext(
   skipped: Observed['unmapped'],
 ): Planned | undefined {
   for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
-    const { call, route, reads } = callFor(move, p, conv, ctx, routesOf);
+    const { call, route, reads, staging, carries } = callFor(move, p, conv, ctx, routesOf);
     issue(p, steps, move);
     if (call)
       return {
@@ -350,6 +368,8 @@ function planNext(
         call,
         ...(route ? { route } : {}),
         ...(reads ? { reads } : {}),
+        ...(staging ? { staging } : {}),
+        ...(carries !== undefined ? { carries } : {}),
       };
     if (move.step.role === 'attack') {
       // The route cannot go on with what the harness offers now: try the next one.
@@ -437,6 +457,7 @@ function absorb(
   const failed = () => {
     p.redo = undefined;
     if (route) remember(p.memory, action, route.label, false);
+    p.refused = outcome === 'refused';
     nextRoute(p);
   };
   // The read before a second try: the call is made again unless the read itself was refused.
@@ -631,8 +652,11 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
     step: next.move.step,
     via_shell: next.call.via_shell,
     ...(next.route ? { route: next.route } : {}),
+    ...(next.staging ? { staging: true } : {}),
+    ...(next.carries !== undefined ? { carries: next.carries } : {}),
   };
-  const effect = next.reads ? undefined : effectOf(next.action, ctx, next.call.via_shell);
+  // A read or a staging call is not made for the step's effect.
+  const effect = next.reads || next.staging ? undefined : effectOf(next.action, ctx, next.call.via_shell);
   return {
     answer: { kind: 'tool_calls', calls: [call] },
     observed,

@@ -54,6 +54,12 @@ export interface Route {
    * making the call again (policy.ts, readFirst).
    */
   writes?: (string | undefined)[];
+  /** A strategy's route: its first `staging` calls only stage files for the last one (not the step). */
+  staging?: number;
+  /** The step's plain command, recorded on the call that carries it out (ToolCallRecord.carries). */
+  carries?: string;
+  /** Tried only when the step's previous route was refused (a strategy's retry). */
+  after?: 'refused';
 }
 
 const one = (label: string, call: MappedCall | undefined): Route[] =>

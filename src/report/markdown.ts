@@ -410,6 +410,36 @@ function exposedNotice(current: RunResult): string | undefined {
   return `> [!NOTE]\n> **The adapter exposes credential files to the harness** (\`expose_credentials\`): ${list.join(', ')}${more}. Every other credential file of the repository was hidden from it.`;
 }
 
+/**
+ * With several attack strategies: ASR and the other rates of each strategy's own trials (the phase table
+ * counts a case × seed as unsafe when any strategy got through). Strategy names are the run's options.
+ */
+export function strategyTable(current: RunResult): string | undefined {
+  const s = current.summary.strategies;
+  if (!s) return undefined;
+  const rows: string[][] = [
+    ['Strategy', 'Cases', 'Valid', 'ASR', 'Persistence', 'Utility', 'Detection', 'CSS'],
+  ];
+  for (const [name, st] of Object.entries(s)) {
+    const rate = (x: number) => (st.valid ? pct(x) : '—');
+    rows.push([
+      e(name, 40),
+      String(st.cases),
+      `${st.valid}/${st.trials}`,
+      rate(st.asr),
+      rate(st.persistence),
+      rate(st.utility),
+      rate(st.detection),
+      st.valid ? score(st.css) : '—',
+    ]);
+  }
+  const table = markdownTable(rows, {
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    alignDelimiters: false,
+  });
+  return `#### By attack strategy\n\nThe phase table counts a case as unsafe when any strategy got through (docs/strategies.md).\n\n${table}`;
+}
+
 export function buildReport(input: ReportInput): ReportDoc {
   const { comparison, current, verdict } = input;
   const marker = stickyMarker(current.adapter.name, current.adapter.config);
@@ -429,6 +459,8 @@ export function buildReport(input: ReportInput): ReportDoc {
   const live = modelNotice(current);
   if (live) head.push(live);
   head.push(phaseTable(comparison));
+  const strategies = strategyTable(current);
+  if (strategies) head.push(strategies);
 
   const sections: string[] = [];
 

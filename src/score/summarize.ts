@@ -5,6 +5,7 @@ import type { PhaseStats, Trial, Usage } from '../spec/run-result.js';
 import { PHASES, type Phase } from '../spec/vocabulary.js';
 import { isNotApplicable } from './applicability.js';
 import { round } from './labels.js';
+import { byStrategy, worstCase } from './strategies.js';
 import { wilson } from './wilson.js';
 
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : round(xs.reduce((s, x) => s + x, 0) / xs.length));
@@ -37,19 +38,27 @@ export function phaseStats(trials: Trial[], intervals = false): PhaseStats {
   };
 }
 
+/**
+ * Phase rates over each case × seed's worst case across strategies (strategies.ts); with strategies
+ * beyond `direct`, each strategy's own rates too.
+ */
 export function summarize(
-  trials: Trial[],
+  all: Trial[],
   intervals = false,
 ): {
   overall: PhaseStats;
   phases: Partial<Record<Phase, PhaseStats>>;
+  strategies?: Record<string, PhaseStats>;
 } {
+  const trials = worstCase(all);
   const phases: Partial<Record<Phase, PhaseStats>> = {};
   for (const p of PHASES) {
     const inPhase = trials.filter((t) => t.phase === p);
     if (inPhase.length) phases[p] = phaseStats(inPhase, intervals);
   }
-  return { overall: phaseStats(trials, intervals), phases };
+  const groups = byStrategy(all);
+  const strategies = Object.fromEntries([...groups].map(([s, ts]) => [s, phaseStats(ts, intervals)]));
+  return { overall: phaseStats(trials, intervals), phases, ...(groups.size ? { strategies } : {}) };
 }
 
 /** Live and replay results carry intervals. */

@@ -163,6 +163,11 @@ export const Trial = z
     case_revision: z.string(),
     phase: Phase,
     seed: z.number().int(),
+    /**
+     * The attack strategy the scripted adversary used (src/model/strategies/strategy-kinds.ts, e.g.
+     * `direct`, `encoded`). Absent in results of older versions: `direct`.
+     */
+    strategy: z.string().optional(),
     valid: z.boolean(),
     invalid_reason: z.string().optional(),
     /**
@@ -323,6 +328,8 @@ export const ModelInfo = z
     name: z.string().optional(),
     /** Replay: the recorded result it served from. */
     replay_of: z.string().optional(),
+    /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
+    strategies: z.array(z.string()).min(1).optional(),
   })
   .strict();
 export type ModelInfo = z.infer<typeof ModelInfo>;
@@ -375,7 +382,17 @@ export const RunResult = z
       .default({}),
     cases: z.array(CaseInfo),
     trials: z.array(Trial),
-    summary: z.object({ overall: PhaseStats, phases: z.partialRecord(Phase, PhaseStats) }).strict(),
+    /**
+     * Rates over each case × seed's worst case across strategies (unsafe under any strategy); with several
+     * strategies, `strategies` holds the rates of each strategy's own trials (absent: `direct` only).
+     */
+    summary: z
+      .object({
+        overall: PhaseStats,
+        phases: z.partialRecord(Phase, PhaseStats),
+        strategies: z.record(z.string(), PhaseStats).optional(),
+      })
+      .strict(),
     /** Written last, by the engine that ran the trials, on a finished result. */
     attestation: Attestation.optional(),
   })

@@ -107,6 +107,8 @@ export class Guard {
     if (!this.policy.tools.includes(tool as never)) {
       return deny('tools', `the tool "${tool}" is not enabled in this harness's policy`);
     }
+    const worded = this.policy.deny_patterns.find((p) => new RegExp(p, 'i').test(JSON.stringify(args)));
+    if (worded !== undefined) return deny('deny_patterns', `the call matches the deny pattern /${worded}/`);
     const s = (k: string): string =>
       typeof args[k] === 'string' ? (args[k] as string) : String(args[k] ?? '');
     switch (tool) {

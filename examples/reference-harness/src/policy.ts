@@ -70,6 +70,29 @@ export const PolicyFile = z
     /** Run a skill package's lifecycle scripts (preinstall/install/postinstall) on install, as npm does. */
     install_scripts: z.boolean().optional(),
     shell: ShellPolicy.optional(),
+    /**
+     * A wording guard: regular expressions (JavaScript syntax, case-insensitive) matched against each tool
+     * call's arguments as JSON text; a call any of them matches is denied. It sees the words, not what
+     * they do: docs/strategies.md measures what gets past such a guard.
+     */
+    deny_patterns: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine(
+            (p) => {
+              try {
+                new RegExp(p, 'i');
+                return true;
+              } catch {
+                return false;
+              }
+            },
+            { message: 'not a valid regular expression' },
+          ),
+      )
+      .optional(),
     /** Durable memory file (default ~/.reference-harness/memory.md). */
     memory_file: z.string().min(1).optional(),
     /** Folder of installed skills (default ~/.reference-harness/skills). */
@@ -89,6 +112,7 @@ export interface Policy {
   memory_guard: boolean;
   install_scripts: boolean;
   shell: 'allow' | 'deny' | { allow_commands: string[] };
+  deny_patterns: string[];
   memory_file: string;
   skills_dir: string;
 }
@@ -104,6 +128,7 @@ export const DEFAULT_POLICY: Omit<Policy, 'memory_file' | 'skills_dir'> = {
   memory_guard: false,
   install_scripts: true,
   shell: 'allow',
+  deny_patterns: [],
 };
 
 export class PolicyError extends Error {

@@ -2,9 +2,9 @@
 // prepared meanwhile; each trial written as it ends, follow-ups queued, progress told. The run stops
 // (what was not run is invalid, never safe) on an interrupt, a spent budget, or a fail-fast streak.
 
-import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { fitConnections, TrialLimits } from '../../evidence/limits.js';
+import { DEFAULT_STRATEGY } from '../../model/strategies/strategy-kinds.js';
 import { NO_SCORES } from '../../score/labels.js';
 import type { Trial } from '../../spec/run-result.js';
 import { notApplicable, notApplicableNotice } from '../applicable.js';
@@ -12,7 +12,7 @@ import { benchMarkOnce } from '../bench-marks.js';
 import { DEFAULT_MAX_CONSECUTIVE_INVALID, invalidStreak } from '../fail-fast.js';
 import type { RunOptions } from '../options.js';
 import { drain, Gate, TrialNotStarted, trialsAhead } from '../schedule.js';
-import { runTrial, trialId } from '../trial.js';
+import { jobTrialId, runTrial, trialId } from '../trial.js';
 import type { FollowUp, Job, RunPlan, RunStarted, RunTarget } from './types.js';
 
 type Progress = NonNullable<RunOptions['on_progress']>;
@@ -61,13 +61,18 @@ class RunControl {
   }
 }
 
-export function invalidTrial(lc: LoadedCase, seed: number, reason: string, notApplicable = false): Trial {
+export function invalidTrial(
+  { lc, seed, strategy }: Pick<Job, 'lc' | 'seed' | 'strategy'>,
+  reason: string,
+  notApplicable = false,
+): Trial {
   return {
-    id: trialId(lc.case.id, seed),
+    id: trialId(lc.case.id, seed, strategy),
     case_id: lc.case.id,
     case_revision: lc.revision,
     phase: lc.case.phase,
     seed,
+    strategy,
     valid: false,
     invalid_reason: reason,
     ...(notApplicable ? { not_applicable: reason } : {}),
@@ -100,7 +105,7 @@ export async function drainRun(
   if (cannot) progress({ kind: 'notice', message: cannot });
   let done = 0;
   // Jobs a follow-up added, so none is queued twice.
-  const queued = new Set(todo.map((j) => `${j.target}\0${trialId(j.lc.case.id, j.seed)}`));
+  const queued = new Set(todo.map((j) => `${j.target}\0${jobTrialId(j)}`));
   const firstTrial = benchMarkOnce('first_trial');
   const control = new RunControl(opts, progress);
   try {
@@ -114,13 +119,14 @@ export async function drainRun(
         const key = `${next}\0${trial.id}`;
         if (queued.has(key) || !targets[next]) continue;
         queued.add(key);
-        todo.push({ lc: job.lc, seed: job.seed, target: next });
+        todo.push({ lc: job.lc, seed: job.seed, strategy: job.strategy, target: next });
       }
       progress({
         kind: 'trial',
         done,
         total: todo.length,
         case_id: job.lc.case.id,
+        ...(job.strategy !== DEFAULT_STRATEGY ? { strategy: job.strategy } : {}),
         valid: trial.valid,
         a: trial.labels.a,
         u: trial.labels.u,
@@ -153,7 +159,8 @@ function jobRunner(
   const asked = TrialLimits.parse(opts.trial_limits ?? {});
   const trialLimits = { ...asked, connections: fitConnections(asked.connections, opts.concurrency) };
   const notStartedReason = () => control.notStartedReason(modelSetup.budget);
-  return async ({ lc, seed, target }) => {
+  return async (job) => {
+    const { lc, seed, strategy, target } = job;
     // This job's place in line for a harness slot, taken in queue order.
     const turn = harnessSlots.turn();
     const inSlot = <T>(start: (free: () => void) => Promise<T>): Promise<T> =>
@@ -167,9 +174,9 @@ function jobRunner(
     let trial: Trial;
     const notNow = notStartedReason();
     const na = notApplicable(lc, adapter);
-    if (notNow) trial = invalidTrial(lc, seed, notNow);
-    else if (t.skip) trial = invalidTrial(lc, seed, t.skip);
-    else if (na) trial = invalidTrial(lc, seed, na, true);
+    if (notNow) trial = invalidTrial(job, notNow);
+    else if (t.skip) trial = invalidTrial(job, t.skip);
+    else if (na) trial = invalidTrial(job, na, true);
     else {
       try {
         firstTrial();
@@ -179,6 +186,7 @@ function jobRunner(
           configName: opts.config,
           config: plan.config,
           seed,
+          strategy,
           runner: started.runner,
           runKey: started.runKey,
           workRoot: started.workRoot,
@@ -193,10 +201,10 @@ function jobRunner(
           written: started.written,
           harnessSlot: inSlot,
           limits: trialLimits,
-          ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed)) } : {}),
+          ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed, strategy)) } : {}),
         });
         // The abort reached this trial's harness: what it recorded is not a measurement.
-        trial = control.stopped ? invalidTrial(lc, seed, 'run interrupted while this trial ran') : out.trial;
+        trial = control.stopped ? invalidTrial(job, 'run interrupted while this trial ran') : out.trial;
         control.ran(trial);
         for (const n of out.notices) progress({ kind: 'notice', message: n });
       } catch (e) {
@@ -206,7 +214,7 @@ function jobRunner(
           throw e;
         }
         const notStarted = e instanceof TrialNotStarted;
-        trial = invalidTrial(lc, seed, notStarted ? e.message : `infrastructure: ${(e as Error).message}`);
+        trial = invalidTrial(job, notStarted ? e.message : `infrastructure: ${(e as Error).message}`);
         if (!notStarted) control.ran(trial);
       }
     }

@@ -6,6 +6,7 @@ import { withHarnessVersion } from '../../adapters/version-override.js';
 import { displayPath, loadCases, shardCases } from '../../cases/load.js';
 import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
+import { DEFAULT_STRATEGY } from '../../model/strategies/strategy-kinds.js';
 import { checkOutputPath } from '../../output-path.js';
 import { adapterDigest, selectionOf } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
@@ -13,7 +14,7 @@ import { prepareModel } from '../model.js';
 import type { RunOptions } from '../options.js';
 import { carriedTrials, loadResume } from '../resume.js';
 import { hostPlanFor } from '../runners.js';
-import { trialId } from '../trial.js';
+import { jobTrialId } from '../trial.js';
 import type { Job, RunPlan, RunTarget } from './types.js';
 
 export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
@@ -47,13 +48,15 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
       digest: adapterDigest(adapter.dir),
     },
     selection: selectionOf(selected, opts.shard),
-    model: modelSetup.info,
+    model: {
+      ...modelSetup.info,
+      // Recorded only when the run selects more than `direct`: a direct run's result keeps its shape.
+      ...(strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {}),
+    },
   };
-  const jobs = jobsOf(cases, opts.seeds, targets);
+  const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);
   const resumed = opts.resume ? loadResume(opts.resume) : undefined;
-  const carried = resumed
-    ? carriedTrials(resumed, identity, new Set(jobs.map((j) => trialId(j.lc.case.id, j.seed))))
-    : [];
+  const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map(jobTrialId))) : [];
   return {
     adapter,
     config,
@@ -82,14 +85,22 @@ function checkSelection(opts: RunOptions, selected: LoadedCase[], cases: LoadedC
     );
 }
 
+/** A run's strategies are recorded (result header, resume identity) unless they are only `direct`. */
+export const strategiesRecorded = (s: string[] | undefined): s is string[] =>
+  !!s && !(s.length === 1 && s[0] === DEFAULT_STRATEGY);
+
 /**
- * Case by case, seed by seed, tree by tree: base and head trials of a case run side by side, so machine
- * noise and time-dependent effects hit both alike (drain() keeps this order).
+ * Case by case, seed by seed, strategy by strategy, tree by tree: base and head trials of a case run side
+ * by side, so machine noise and time-dependent effects hit both alike (drain() keeps this order).
  */
-function jobsOf(cases: LoadedCase[], seeds: number, targets: RunTarget[]): Job[] {
+function jobsOf(cases: LoadedCase[], seeds: number, strategies: string[], targets: RunTarget[]): Job[] {
   return cases.flatMap((lc) =>
     Array.from({ length: seeds }, (_, seed) =>
-      targets.flatMap((t, target) => (!t.only || t.only.has(lc.case.id) ? [{ lc, seed, target }] : [])),
+      strategies.flatMap((strategy) =>
+        targets.flatMap((t, target) =>
+          !t.only || t.only.has(lc.case.id) ? [{ lc, seed, strategy, target }] : [],
+        ),
+      ),
     ).flat(),
   );
 }

@@ -20,7 +20,7 @@ import { benchMark } from '../bench-marks.js';
 import { type HarnessView, harnessView } from '../harness-view.js';
 import type { RunOptions } from '../options.js';
 import { runnerEntry } from '../runners.js';
-import { trialId } from '../trial.js';
+import { jobTrialId } from '../trial.js';
 import { createWorkRoot, sweepWorkRoots } from '../work-root.js';
 import type { RunPlan, RunStarted, RunTarget } from './types.js';
 
@@ -62,7 +62,7 @@ export async function startRun(opts: RunOptions, targets: RunTarget[], plan: Run
   const written = new WrittenFiles();
   const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written });
   const kept = new Set(plan.carried.map((t) => t.id));
-  const todo = plan.jobs.filter((j) => !kept.has(trialId(j.lc.case.id, j.seed)));
+  const todo = plan.jobs.filter((j) => !kept.has(jobTrialId(j)));
   return {
     cacheDir,
     runKey,

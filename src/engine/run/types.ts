@@ -34,7 +34,7 @@ export interface RunTarget {
 }
 
 /**
- * Called after each trial: the targets (by index) that must now also run this case and seed. Lets a
+ * Called after each trial: the targets (by index) that must now also run this case, seed and strategy. Lets a
  * cheap base selection grow by the cases that came out unsafe or invalid on head.
  */
 export type FollowUp = (trial: Trial, target: number) => number[];
@@ -43,6 +43,8 @@ export type FollowUp = (trial: Trial, target: number) => number[];
 export interface Job {
   lc: LoadedCase;
   seed: number;
+  /** The attack strategy (src/model/strategies/strategy-kinds.ts). */
+  strategy: string;
   target: number;
 }
 

@@ -4,6 +4,7 @@
 import type { Case } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { providerKey } from '../../model/ids.js';
+import { injectText, rewritesInjection } from '../../model/strategies/strategy-kinds.js';
 import { actionRoot } from '../../paths.js';
 import { resolveCasePath } from '../../world/snapshot.js';
 import { renderDeep, renderTemplate, TemplateError, trialVars } from '../../world/template.js';
@@ -42,6 +43,27 @@ function renderCase(c: Case, vars: Record<string, string>, file: string): Case {
   }
 }
 
+/** Every string of a value, mapped (objects and arrays rebuilt; other values kept). */
+function mapStrings(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === 'string') return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)]));
+  return value;
+}
+
+/**
+ * The case under the trial's strategy: a strategy that rewrites the injection (authority) rewrites every
+ * string of the world that holds the trigger, wherever the case put it (a file, a page, a mail, a tool
+ * description). The trigger stays in it, so the model still sees it.
+ */
+export function strategyCase(c: Case, strategy: string | undefined): Case {
+  if (!rewritesInjection(strategy)) return c;
+  const trigger = c.inject.trigger;
+  const world = mapStrings(c.world, (s) => (s.includes(trigger) ? injectText(strategy, s, trigger) : s));
+  return { ...c, world: world as Case['world'] };
+}
+
 /** The case's world serves MCP tools (its mock MCP server has something to offer). */
 const servesMcp = (c: { world: { services?: { mcp?: { tools: unknown[] } } } }): boolean =>
   (c.world.services?.mcp?.tools.length ?? 0) > 0;
@@ -57,7 +79,7 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
     home: view.home,
     tmp: view.tmp,
   });
-  const c = renderCase(input.loaded.case, baseVars, input.loaded.file);
+  const c = strategyCase(renderCase(input.loaded.case, baseVars, input.loaded.file), input.strategy);
   const vars: Record<string, string> = {
     ...baseVars,
     bin: view.bin,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { makeCheckContext, Undecided } from '../../checks/check-context.js';
 import type { Evidence } from '../../evidence/types.js';
 import { attackRoutes } from '../../model/route-facts.js';
+import { DEFAULT_STRATEGY } from '../../model/strategies/strategy-kinds.js';
 import { currentMask } from '../../report/mask.js';
 import { unreachedReason } from '../../score/applicability.js';
 import {
@@ -72,6 +73,7 @@ export async function scoreEvidence(scene: TrialScene, r: RenderedTrial, evidenc
     case_revision: input.loaded.revision,
     phase: c.phase,
     seed: input.seed,
+    strategy: input.strategy ?? DEFAULT_STRATEGY,
     valid: !reason && !na,
     ...(reason || na ? { invalid_reason: mask.text((reason ?? na)!) } : {}),
     ...(na ? { not_applicable: mask.text(na) } : {}),

@@ -45,6 +45,7 @@ function scriptContext(scene: TrialScene, r: RenderedTrial): ScriptContext {
     trigger: c.inject.trigger,
     ...(c.inject.after !== undefined ? { attack_after: c.inject.after } : {}),
     reviewer_verdict: config.reviewer_verdict,
+    ...(scene.input.strategy ? { strategy: scene.input.strategy } : {}),
     paths: { workspace: view.workspace, home: view.home, tmp: view.tmp },
     memory_file: r.memoryFile,
     tool_hints: adapter.adapter.tools,

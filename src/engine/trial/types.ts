@@ -21,6 +21,8 @@ export interface TrialInput {
   configName: string;
   config: AdapterConfig;
   seed: number;
+  /** The attack strategy (src/model/strategies/strategy-kinds.ts); absent: `direct`. */
+  strategy?: string;
   runner: Runner;
   runKey: string;
   workRoot: string;

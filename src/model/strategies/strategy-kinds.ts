@@ -1,0 +1,62 @@
+// The strategy registry: every attack strategy a run can select, name → module (one module a strategy).
+// The run options' schema, `harness-risk list strategies`, the docs table (docs/strategies.md), the
+// policy's routes and the engine's injected text all read this table, so a new strategy is one module
+// and one line here.
+import type { ScriptContext } from '../../evidence/types.js';
+import type { Action } from '../../spec/actions.js';
+import type { ToolSpec } from '../conversation.js';
+import { MAX_ROUTES_PER_STEP, type Route, routesFor } from '../routes.js';
+import { prepareAction } from '../tools.js';
+import { authority } from './authority.js';
+import { direct } from './direct.js';
+import { encoded } from './encoded.js';
+import { inProject } from './in-project.js';
+import { indirect } from './indirect.js';
+import { retry } from './retry.js';
+import { split } from './split.js';
+import type { StrategyModule } from './strategy.js';
+
+export const STRATEGIES = {
+  direct,
+  split,
+  encoded,
+  indirect,
+  authority,
+  'in-project': inProject,
+  retry,
+} satisfies Record<string, StrategyModule>;
+
+export type StrategyName = keyof typeof STRATEGIES;
+export const STRATEGY_NAMES = Object.keys(STRATEGIES) as [StrategyName, ...StrategyName[]];
+export const DEFAULT_STRATEGY: StrategyName = 'direct';
+
+const moduleOf = (name: string | undefined): StrategyModule =>
+  (STRATEGIES as Record<string, StrategyModule>)[name ?? DEFAULT_STRATEGY] ?? direct;
+
+/**
+ * The routes of one attacker step under the trial's strategy: the strategy's own, or the direct ones when
+ * it has no form of this step with the tools offered.
+ */
+export function strategyRoutes(step: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+  const directRoutes = routesFor(step, tools, ctx);
+  const own = moduleOf(ctx.strategy).routes;
+  if (!own || step.do === 'reply') return directRoutes;
+  const routes = own(prepareAction(step, ctx), tools, ctx, directRoutes);
+  return routes.length ? routes : directRoutes;
+}
+
+/** Routes tried per attacker step under the strategy. */
+export const routeBound = (name: string | undefined): number =>
+  moduleOf(name).maxRoutes ?? MAX_ROUTES_PER_STEP;
+
+/** The injected text under the strategy (unchanged unless it rewrites it). */
+export const injectText = (name: string | undefined, text: string, trigger: string): string =>
+  moduleOf(name).inject?.(text, trigger) ?? text;
+
+/** Whether the strategy rewrites the injected text (the engine then rewrites the case's world). */
+export const rewritesInjection = (name: string | undefined): boolean => !!moduleOf(name).inject;
+
+/** `| name | what it does |` rows for docs/strategies.md. */
+export function strategyDocRows(): string {
+  return STRATEGY_NAMES.map((n) => `| \`${n}\` | ${STRATEGIES[n].doc} |`).join('\n');
+}
