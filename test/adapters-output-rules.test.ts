@@ -370,7 +370,7 @@ describe('a rule that cannot work is refused when the adapter loads, naming file
       'name: u\ndialect: openai-chat\nlaunch:\n  command: [x]\noutput: claude\nconfigs:\n  a: {}\n',
     );
     expect(() => loadAdapter(d)).toThrow(
-      /adapter\.yaml:5: output.*not a built-in adapter: use one of none, claude-code, codex, openclaw, pi, qwen-code, reference/s,
+      /adapter\.yaml:5: output.*not a built-in adapter: use one of none, claude-code, codex, copilot, openclaw, pi, qwen-code, reference/s,
     );
   });
 });
