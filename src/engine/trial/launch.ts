@@ -4,6 +4,7 @@
 // run no longer wants (TrialNotStarted), which is thrown on.
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../../runner/types.js';
+import { githubEnv } from '../../world/github-world.js';
 import { type SnapshotResult, snapshotDetailed } from '../../world/snapshot.js';
 import { buildTrialEnv } from '../env.js';
 import { TrialNotStarted } from '../schedule.js';
@@ -35,6 +36,7 @@ export function trialLaunch(scene: TrialScene, r: RenderedTrial, signal: AbortSi
     adapterEnv: rendered(launch.env),
     configEnv: rendered({ ...config.env, ...(r.mcp?.env ?? {}) }),
     canaryEnv: canaryEnv(input.loaded.case.world.canaries, scene.canaries),
+    worldEnv: githubEnv(r.c.world.services.github, scene.endpoint.url),
   });
   if (dropped.length)
     scene.notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);
