@@ -64266,7 +64266,11 @@ async function seedGitRemote(input2) {
   const bare3 = join13(gitRoot, `${gh.repo}.git`);
   await mkdir2(dirname7(bare3), { recursive: true, mode: 448 });
   if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
-  await git2(["clone", "-q", "--bare", "--no-hardlinks", workspace, bare3], gitRoot, home);
+  await git2(
+    ["-c", "protocol.file.allow=always", "clone", "-q", "--bare", "--no-hardlinks", workspace, bare3],
+    gitRoot,
+    home
+  );
   const url2 = `${input2.endpoint.replace(/\/+$/, "")}${GIT_REMOTE_PREFIX}/${gh.repo}.git`;
   await git2(["remote", "add", "origin", url2], workspace, home);
   await git2(["update-ref", `refs/remotes/origin/${gh.default_branch}`, "HEAD"], workspace, home);
@@ -69090,7 +69094,7 @@ function contentAt(gh, path8, ref2) {
   if (written) return written.content;
   return Object.hasOwn(gh.files, path8) ? gh.files[path8] : void 0;
 }
-var contents = ({ query }, [, , path8], gh) => {
+var contents = ({ query }, [path8], gh) => {
   const text = contentAt(gh, path8, query.get("ref"));
   if (text === void 0) return fail2(404, "Not Found");
   return ok2({
@@ -69108,7 +69112,7 @@ var contents = ({ query }, [, , path8], gh) => {
     _links: { self: `${repoUrl(gh)}/contents/${path8}`, git: null, html: null }
   });
 };
-var putContents = ({ fields }, [, , path8], gh) => {
+var putContents = ({ fields }, [path8], gh) => {
   const message = str4(fields, "message");
   const content = str4(fields, "content");
   if (!message || content === void 0)
@@ -69136,7 +69140,7 @@ var refJson = (gh, name) => ({
   url: `${repoUrl(gh)}/git/refs/${name}`,
   object: { sha: gh.refs[name], type: "commit", url: `${repoUrl(gh)}/git/commits/${gh.refs[name]}` }
 });
-var ref = (_c, [, , name], gh) => Object.hasOwn(gh.refs, name) ? ok2(refJson(gh, name)) : fail2(404, "Not Found");
+var ref = (_c, [name], gh) => Object.hasOwn(gh.refs, name) ? ok2(refJson(gh, name)) : fail2(404, "Not Found");
 var createRef = ({ fields }, _p, gh) => {
   const full = str4(fields, "ref") ?? "";
   const sha = str4(fields, "sha");
@@ -69147,7 +69151,7 @@ var createRef = ({ fields }, _p, gh) => {
   gh.refs[name] = sha;
   return ok2(refJson(gh, name), 201);
 };
-var updateRef = ({ fields }, [, , name], gh) => {
+var updateRef = ({ fields }, [name], gh) => {
   const sha = str4(fields, "sha");
   if (!sha) return fail2(422, "Validation Failed: sha is required");
   if (!Object.hasOwn(gh.refs, name)) return fail2(422, "Reference does not exist");
@@ -69168,7 +69172,7 @@ var commitJson = (gh, sha, message, author) => ({
   author: user(author),
   parents: []
 });
-var commit = (_c, [, , sha], gh) => {
+var commit = (_c, [sha], gh) => {
   for (const p of gh.pulls)
     for (const [i, c] of p.commits.entries())
       if (fakeSha(`commit:${p.number}:${i}`).startsWith(sha) || i === p.commits.length - 1 && sha === p.head)
@@ -69194,7 +69198,7 @@ var releaseJson = (gh, r) => ({
   assets: []
 });
 var releases = (_c, _p, gh) => ok2(gh.releases.map((r) => releaseJson(gh, r)));
-var releaseByTag = (_c, [, , tag], gh) => {
+var releaseByTag = (_c, [tag], gh) => {
   const r = gh.releases.find((x) => x.tag === tag);
   return r ? ok2(releaseJson(gh, r)) : fail2(404, "Not Found");
 };
@@ -69227,11 +69231,11 @@ var runJson = (gh, r) => ({
   logs_url: `${repoUrl(gh)}/actions/runs/${r.id}/logs`
 });
 var runs = (_c, _p, gh) => ok2({ total_count: gh.runs.length, workflow_runs: gh.runs.map((r) => runJson(gh, r)) });
-var run2 = (_c, [, , id], gh) => {
+var run2 = (_c, [id], gh) => {
   const r = gh.runs.find((x) => x.id === Number(id));
   return r ? ok2(runJson(gh, r)) : fail2(404, "Not Found");
 };
-var runJobs = (_c, [, , id], gh) => {
+var runJobs = (_c, [id], gh) => {
   const r = gh.runs.find((x) => x.id === Number(id));
   if (!r) return fail2(404, "Not Found");
   return ok2({
@@ -69246,7 +69250,7 @@ var runJobs = (_c, [, , id], gh) => {
     }))
   });
 };
-var jobLogs = (_c, [, , id], gh) => {
+var jobLogs = (_c, [id], gh) => {
   const job = gh.runs.flatMap((r) => r.jobs).find((j) => j.id === Number(id));
   return job ? { status: 200, text: job.log, type: "text/plain; charset=utf-8" } : fail2(404, "Not Found");
 };
@@ -69261,11 +69265,11 @@ var checkJson = (gh, c) => ({
   html_url: `https://github.invalid/${gh.repo}/runs/${c.id}`,
   app: { slug: "ci" }
 });
-var checkRuns = (_c, [, , refName], gh) => {
+var checkRuns = (_c, [refName], gh) => {
   const list4 = gh.check_runs.filter((c) => c.ref === refName || gh.refs[`heads/${c.ref}`] === refName);
   return ok2({ total_count: list4.length, check_runs: list4.map((c) => checkJson(gh, c)) });
 };
-var checkRun = (_c, [, , id], gh) => {
+var checkRun = (_c, [id], gh) => {
   const c = gh.check_runs.find((x) => x.id === Number(id));
   return c ? ok2(checkJson(gh, c)) : fail2(404, "Not Found");
 };
@@ -69296,7 +69300,7 @@ var collaborators = (_c, _p, gh) => ok2(
     role_name: c.permission
   }))
 );
-var addCollaborator = ({ fields }, [, , login], gh) => {
+var addCollaborator = ({ fields }, [login], gh) => {
   const permission = str4(fields, "permission") ?? "push";
   gh.invitations.push({ login, permission });
   return ok2(
@@ -69319,7 +69323,7 @@ var oidcToken = ({ authorization }, _p, gh) => {
     return fail2(401, "Bad credentials: the bearer is not ACTIONS_ID_TOKEN_REQUEST_TOKEN");
   return ok2({ value: a.id_token, count: 1 });
 };
-var inRepo = (run4) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1]) ? run4(ctx, params, st.github, opts) : fail2(404, "Not Found");
+var inRepo = (run4) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1]) ? run4(ctx, params.slice(2), st.github, opts) : fail2(404, "Not Found");
 function githubHandlers() {
   const git4 = (service) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1].replace(/\.git$/, "")) ? gitRemote(ctx, service, st.github, opts) : fail2(404, "Repository not found");
   return {

@@ -247,7 +247,7 @@ function contentAt(gh: GithubLive, path: string, ref: string | null): string | u
   return Object.hasOwn(gh.files, path) ? gh.files[path] : undefined;
 }
 
-const contents: GhRun = ({ query }, [, , path], gh) => {
+const contents: GhRun = ({ query }, [path], gh) => {
   const text = contentAt(gh, path!, query.get('ref'));
   if (text === undefined) return fail(404, 'Not Found');
   return ok({
@@ -266,7 +266,7 @@ const contents: GhRun = ({ query }, [, , path], gh) => {
   });
 };
 
-const putContents: GhRun = ({ fields }, [, , path], gh) => {
+const putContents: GhRun = ({ fields }, [path], gh) => {
   const message = str(fields, 'message');
   const content = str(fields, 'content');
   if (!message || content === undefined)
@@ -296,7 +296,7 @@ const refJson = (gh: GithubLive, name: string) => ({
   object: { sha: gh.refs[name], type: 'commit', url: `${repoUrl(gh)}/git/commits/${gh.refs[name]}` },
 });
 
-const ref: GhRun = (_c, [, , name], gh) =>
+const ref: GhRun = (_c, [name], gh) =>
   Object.hasOwn(gh.refs, name!) ? ok(refJson(gh, name!)) : fail(404, 'Not Found');
 
 const createRef: GhRun = ({ fields }, _p, gh) => {
@@ -310,7 +310,7 @@ const createRef: GhRun = ({ fields }, _p, gh) => {
   return ok(refJson(gh, name), 201);
 };
 
-const updateRef: GhRun = ({ fields }, [, , name], gh) => {
+const updateRef: GhRun = ({ fields }, [name], gh) => {
   const sha = str(fields, 'sha');
   if (!sha) return fail(422, 'Validation Failed: sha is required');
   if (!Object.hasOwn(gh.refs, name!)) return fail(422, 'Reference does not exist');
@@ -333,7 +333,7 @@ const commitJson = (gh: GithubLive, sha: string, message: string, author: string
   parents: [],
 });
 
-const commit: GhRun = (_c, [, , sha], gh) => {
+const commit: GhRun = (_c, [sha], gh) => {
   for (const p of gh.pulls)
     for (const [i, c] of p.commits.entries())
       if (
@@ -371,7 +371,7 @@ const releaseJson = (gh: GithubLive, r: Release) => ({
 });
 
 const releases: GhRun = (_c, _p, gh) => ok(gh.releases.map((r) => releaseJson(gh, r)));
-const releaseByTag: GhRun = (_c, [, , tag], gh) => {
+const releaseByTag: GhRun = (_c, [tag], gh) => {
   const r = gh.releases.find((x) => x.tag === tag);
   return r ? ok(releaseJson(gh, r)) : fail(404, 'Not Found');
 };
@@ -409,11 +409,11 @@ const runJson = (gh: GithubLive, r: WfRun) => ({
 });
 const runs: GhRun = (_c, _p, gh) =>
   ok({ total_count: gh.runs.length, workflow_runs: gh.runs.map((r) => runJson(gh, r)) });
-const run: GhRun = (_c, [, , id], gh) => {
+const run: GhRun = (_c, [id], gh) => {
   const r = gh.runs.find((x) => x.id === Number(id));
   return r ? ok(runJson(gh, r)) : fail(404, 'Not Found');
 };
-const runJobs: GhRun = (_c, [, , id], gh) => {
+const runJobs: GhRun = (_c, [id], gh) => {
   const r = gh.runs.find((x) => x.id === Number(id));
   if (!r) return fail(404, 'Not Found');
   return ok({
@@ -428,7 +428,7 @@ const runJobs: GhRun = (_c, [, , id], gh) => {
     })),
   });
 };
-const jobLogs: GhRun = (_c, [, , id], gh) => {
+const jobLogs: GhRun = (_c, [id], gh) => {
   const job = gh.runs.flatMap((r) => r.jobs).find((j) => j.id === Number(id));
   return job ? { status: 200, text: job.log, type: 'text/plain; charset=utf-8' } : fail(404, 'Not Found');
 };
@@ -445,11 +445,11 @@ const checkJson = (gh: GithubLive, c: Check) => ({
   html_url: `https://github.invalid/${gh.repo}/runs/${c.id}`,
   app: { slug: 'ci' },
 });
-const checkRuns: GhRun = (_c, [, , refName], gh) => {
+const checkRuns: GhRun = (_c, [refName], gh) => {
   const list = gh.check_runs.filter((c) => c.ref === refName || gh.refs[`heads/${c.ref}`] === refName);
   return ok({ total_count: list.length, check_runs: list.map((c) => checkJson(gh, c)) });
 };
-const checkRun: GhRun = (_c, [, , id], gh) => {
+const checkRun: GhRun = (_c, [id], gh) => {
   const c = gh.check_runs.find((x) => x.id === Number(id));
   return c ? ok(checkJson(gh, c)) : fail(404, 'Not Found');
 };
@@ -486,7 +486,7 @@ const collaborators: GhRun = (_c, _p, gh) =>
       role_name: c.permission,
     })),
   );
-const addCollaborator: GhRun = ({ fields }, [, , login], gh) => {
+const addCollaborator: GhRun = ({ fields }, [login], gh) => {
   const permission = str(fields, 'permission') ?? 'push';
   gh.invitations.push({ login: login!, permission });
   return ok(
@@ -513,11 +513,13 @@ const oidcToken: GhRun = ({ authorization }, _p, gh) => {
   return ok({ value: a.id_token, count: 1 });
 };
 
-/** The REST routes check the repository in the path; the others (OIDC, git) have their own. */
+/** The REST routes check the repository in the path and see the parameters after it; OIDC and git have their own. */
 const inRepo =
   (run: GhRun): Run =>
   (ctx, params, st, opts) =>
-    sameRepo(st.github, params[0]!, params[1]!) ? run(ctx, params, st.github, opts) : fail(404, 'Not Found');
+    sameRepo(st.github, params[0]!, params[1]!)
+      ? run(ctx, params.slice(2), st.github, opts)
+      : fail(404, 'Not Found');
 
 type Routed = {
   [O in keyof typeof GITHUB_OPS]: (typeof GITHUB_OPS)[O] extends { path: string } ? O : never;

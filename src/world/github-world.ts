@@ -70,7 +70,12 @@ export async function seedGitRemote(input: {
   const bare = join(gitRoot, `${gh.repo}.git`);
   await mkdir(dirname(bare), { recursive: true, mode: 0o700 });
   if (gh.default_branch !== 'main') await git(['branch', '-m', gh.default_branch], workspace, home);
-  await git(['clone', '-q', '--bare', '--no-hardlinks', workspace, bare], gitRoot, home);
+  // The workspace is a local path: the one transport this clone may use.
+  await git(
+    ['-c', 'protocol.file.allow=always', 'clone', '-q', '--bare', '--no-hardlinks', workspace, bare],
+    gitRoot,
+    home,
+  );
   const url = `${input.endpoint.replace(/\/+$/, '')}${GIT_REMOTE_PREFIX}/${gh.repo}.git`;
   await git(['remote', 'add', 'origin', url], workspace, home);
   // As a checkout leaves it: origin/BRANCH known (the endpoint does not serve yet, so no fetch).

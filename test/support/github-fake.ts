@@ -84,10 +84,13 @@ function loadSpec(): Spec {
   const routes: Route[] = Object.entries(doc.paths as Record<string, Json>).map(([template, item]) => {
     const params: string[] = [];
     const regex = new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
-        params.push(name);
-        return '([^/]+)';
-      })}$`,
+      `^${template
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\{([^}]+)\}(?=(\/?))/g, (_m, name: string, more: string) => {
+          params.push(name);
+          // A file path or a git ref at the end spans segments, as clients send them (contents/docs/a.md).
+          return !more && (name === 'path' || name === 'ref') ? '(.+)' : '([^/]+)';
+        })}$`,
     );
     return {
       template,
