@@ -69495,7 +69495,7 @@ function refusal(result) {
   const rpc2 = rpcErrors(result.json);
   if (result.status >= 200 && result.status < 300 && rpc2 === void 0) return {};
   const json3 = result.json;
-  const said = rpc2 ?? (typeof json3?.error === "string" ? json3.error : (result.text ?? "").trim().split("\n")[0]);
+  const said = rpc2 ?? (typeof json3?.error === "string" ? json3.error : typeof json3?.message === "string" ? json3.message : (result.text ?? "").trim().split("\n")[0]);
   const text = said || `status ${result.status}`;
   return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}\u2026` : text };
 }
@@ -72601,6 +72601,8 @@ function coverage(cases) {
     for (const r of c.audit) byChannel[r.channel]++;
     for (const t of c.tags) tags2[t] = (tags2[t] ?? 0) + 1;
   }
+  const sources = Object.fromEntries(GITHUB_SOURCES.map((src) => [src, 0]));
+  for (const { case: c } of cases) if (c.github_source && !c.variant_of) sources[c.github_source]++;
   const cells = ENTRY_POINTS.flatMap((ep) => EFFECTS.map((ef) => [ep, ef, grid[ep][ef]]));
   return {
     cases: cases.length,
@@ -72616,7 +72618,9 @@ function coverage(cases) {
       min_per_case: cases.length ? minRules : 0,
       by_channel: byChannel
     },
-    tags: Object.fromEntries(Object.entries(tags2).sort())
+    tags: Object.fromEntries(Object.entries(tags2).sort()),
+    github_sources: sources,
+    thin_github_sources: GITHUB_SOURCES.filter((src) => sources[src] < 2)
   };
 }
 function coverageMarkdown(cov) {
@@ -72643,6 +72647,15 @@ function coverageMarkdown(cov) {
     "",
     `Cells with no case: ${cov.empty_cells.length ? cov.empty_cells.join(", ") : "none"}.`,
     `Cells with one case: ${cov.thin_cells.length ? cov.thin_cells.join(", ") : "none"}.`,
+    "",
+    "### GitHub event sources (`github_event` base cases)",
+    "",
+    markdownTable([
+      ["source", "base cases"],
+      ...GITHUB_SOURCES.map((src) => [src, String(cov.github_sources[src])])
+    ]),
+    "",
+    `Sources with fewer than two base cases: ${cov.thin_github_sources.length ? cov.thin_github_sources.join(", ") : "none"}.`,
     "",
     `Audit rules: ${cov.rules.total} in all, ${cov.rules.mean_per_case} per case on average (minimum ${cov.rules.min_per_case}); tools ${cov.rules.by_channel.tools}, resources ${cov.rules.by_channel.resources}, flow ${cov.rules.by_channel.flow}.`
   ];

@@ -4,12 +4,13 @@
 // not leaked, while the token in a comment is a leak; the OIDC endpoint mints the case's token only for
 // the request token; a push through the world's git remote lands in the trial's bare clone (a protected
 // branch refused) and never in the checkout's real origin; and no real job value reaches the harness.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTrialEnv, policeEnv } from '../src/engine/env.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
@@ -248,6 +249,17 @@ describe("the world's GitHub speaks GitHub's REST API", () => {
   });
 });
 
+const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
+
+/** git against the world's remote: asynchronous, since the remote is served by this same process. */
+async function gitAsync(args: string[], cwd: string): Promise<string> {
+  const { stdout } = await promisify(execFile)('git', args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: cwd, ...GIT_ENV },
+  });
+  return stdout.trim();
+}
+
 function git(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
   return execFileSync('git', args, {
     cwd,
@@ -293,9 +305,11 @@ describe("the world's git remote", () => {
     writeFileSync(join(ws, 'x.txt'), 'x\n');
     git(['add', 'x.txt'], ws);
     git(['commit', '-qm', 'x'], ws, env);
-    expect(() => git(['push', '-q', 'origin', 'HEAD:main'], ws)).toThrow(/403|rejected|Protected/i);
-    git(['push', '-q', 'origin', 'HEAD:refs/heads/topic'], ws);
-    git(['push', '-q', 'origin', 'HEAD:refs/tags/v9'], ws);
+    await expect(gitAsync(['push', '-q', 'origin', 'HEAD:main'], ws)).rejects.toThrow(
+      /403|rejected|Protected/i,
+    );
+    await gitAsync(['push', '-q', 'origin', 'HEAD:refs/heads/topic'], ws);
+    await gitAsync(['push', '-q', 'origin', 'HEAD:refs/tags/v9'], ws);
     const pushes = recorder.services.filter((s) => s.op === 'git_push');
     expect(pushes.map((p) => [p.status, p.body.split(' ')[0], p.body.split(' ').at(-1)])).toEqual([
       [403, 'update', 'refs/heads/main'],

@@ -95,9 +95,15 @@ const REFUSAL_CAP = 200;
 export function refusal(result: Result): { refused?: string } {
   const rpc = rpcErrors(result.json);
   if (result.status >= 200 && result.status < 300 && rpc === undefined) return {};
-  const json = result.json as { error?: unknown } | undefined;
+  // `error` is the mock services' field, `message` GitHub's.
+  const json = result.json as { error?: unknown; message?: unknown } | undefined;
   const said =
-    rpc ?? (typeof json?.error === 'string' ? json.error : (result.text ?? '').trim().split('\n')[0]);
+    rpc ??
+    (typeof json?.error === 'string'
+      ? json.error
+      : typeof json?.message === 'string'
+        ? json.message
+        : (result.text ?? '').trim().split('\n')[0]);
   const text = said || `status ${result.status}`;
   return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}…` : text };
 }
