@@ -299,11 +299,11 @@ var require_directives = __commonJS({
     };
     var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
     var Directives = class _Directives {
-      constructor(yaml, tags) {
+      constructor(yaml, tags2) {
         this.docStart = null;
         this.docEnd = false;
         this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
-        this.tags = Object.assign({}, _Directives.defaultTags, tags);
+        this.tags = Object.assign({}, _Directives.defaultTags, tags2);
       }
       clone() {
         const copy = new _Directives(this.yaml, this.tags);
@@ -431,12 +431,12 @@ var require_directives = __commonJS({
         const tagEntries = Object.entries(this.tags);
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
-          const tags = {};
+          const tags2 = {};
           visit3.visit(doc.contents, (_key, node2) => {
             if (identity.isNode(node2) && node2.tag)
-              tags[node2.tag] = true;
+              tags2[node2.tag] = true;
           });
-          tagNames = Object.keys(tags);
+          tagNames = Object.keys(tags2);
         } else
           tagNames = [];
         for (const [handle, prefix2] of tagEntries) {
@@ -504,9 +504,9 @@ var require_anchors = __commonJS({
          */
         setAnchors: () => {
           for (const source of aliasObjects) {
-            const ref = sourceObjects.get(source);
-            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
-              ref.node.anchor = ref.anchor;
+            const ref2 = sourceObjects.get(source);
+            if (typeof ref2 === "object" && ref2.anchor && (identity.isScalar(ref2.node) || identity.isCollection(ref2.node))) {
+              ref2.node.anchor = ref2.anchor;
             } else {
               const error2 = new Error("Failed to resolve repeated object (this should not happen)");
               error2.source = source;
@@ -801,15 +801,15 @@ var require_createNode = __commonJS({
     var identity = require_identity();
     var Scalar2 = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
-    function findTagObject(value, tagName, tags) {
+    function findTagObject(value, tagName, tags2) {
       if (tagName) {
-        const match = tags.filter((t) => t.tag === tagName);
+        const match = tags2.filter((t) => t.tag === tagName);
         const tagObj = match.find((t) => !t.format) ?? match[0];
         if (!tagObj)
           throw new Error(`Tag ${tagName} not found`);
         return tagObj;
       }
-      return tags.find((t) => t.identify?.(value) && !t.format);
+      return tags2.find((t) => t.identify?.(value) && !t.format);
     }
     function createNode(value, tagName, ctx) {
       if (identity.isDocument(value))
@@ -825,15 +825,15 @@ var require_createNode = __commonJS({
         value = value.valueOf();
       }
       const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
-      let ref = void 0;
+      let ref2 = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
-        ref = sourceObjects.get(value);
-        if (ref) {
-          ref.anchor ?? (ref.anchor = onAnchor(value));
-          return new Alias.Alias(ref.anchor);
+        ref2 = sourceObjects.get(value);
+        if (ref2) {
+          ref2.anchor ?? (ref2.anchor = onAnchor(value));
+          return new Alias.Alias(ref2.anchor);
         } else {
-          ref = { anchor: null, node: null };
-          sourceObjects.set(value, ref);
+          ref2 = { anchor: null, node: null };
+          sourceObjects.set(value, ref2);
         }
       }
       if (tagName?.startsWith("!!"))
@@ -845,8 +845,8 @@ var require_createNode = __commonJS({
         }
         if (!value || typeof value !== "object") {
           const node3 = new Scalar2.Scalar(value);
-          if (ref)
-            ref.node = node3;
+          if (ref2)
+            ref2.node = node3;
           return node3;
         }
         tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
@@ -860,8 +860,8 @@ var require_createNode = __commonJS({
         node2.tag = tagName;
       else if (!tagObj.default)
         node2.tag = tagObj.tag;
-      if (ref)
-        ref.node = node2;
+      if (ref2)
+        ref2.node = node2;
       return node2;
     }
     exports.createNode = createNode;
@@ -1015,13 +1015,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
-    var stringifyComment = (str5) => str5.replace(/^(?!$)(?: $)?/gm, "#");
-    function indentComment(comment, indent) {
-      if (/^\n+$/.test(comment))
-        return comment.substring(1);
-      return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+    var stringifyComment = (str6) => str6.replace(/^(?!$)(?: $)?/gm, "#");
+    function indentComment(comment2, indent) {
+      if (/^\n+$/.test(comment2))
+        return comment2.substring(1);
+      return indent ? comment2.replace(/^(?! *$)/gm, indent) : comment2;
     }
-    var lineComment = (str5, indent, comment) => str5.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str5.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str6, indent, comment2) => str6.endsWith("\n") ? indentComment(comment2, indent) : comment2.includes("\n") ? "\n" + indentComment(comment2, indent) : (str6.endsWith(" ") ? "" : " ") + comment2;
     exports.indentComment = indentComment;
     exports.lineComment = lineComment;
     exports.stringifyComment = stringifyComment;
@@ -1175,16 +1175,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str5) => /^(%|---|\.\.\.)/m.test(str5);
-    function lineLengthOverLimit(str5, lineWidth, indentLength) {
+    var containsDocumentMarker = (str6) => /^(%|---|\.\.\.)/m.test(str6);
+    function lineLengthOverLimit(str6, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str5.length;
+      const strLen = str6.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str5[i] === "\n") {
+        if (str6[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -1201,11 +1201,11 @@ var require_stringifyString = __commonJS({
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str5 = "";
+      let str6 = "";
       let start = 0;
       for (let i = 0, ch = json3[i]; ch; ch = json3[++i]) {
         if (ch === " " && json3[i + 1] === "\\" && json3[i + 2] === "n") {
-          str5 += json3.slice(start, i) + "\\ ";
+          str6 += json3.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
@@ -1214,38 +1214,38 @@ var require_stringifyString = __commonJS({
           switch (json3[i + 1]) {
             case "u":
               {
-                str5 += json3.slice(start, i);
+                str6 += json3.slice(start, i);
                 const code = json3.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
-                    str5 += "\\0";
+                    str6 += "\\0";
                     break;
                   case "0007":
-                    str5 += "\\a";
+                    str6 += "\\a";
                     break;
                   case "000b":
-                    str5 += "\\v";
+                    str6 += "\\v";
                     break;
                   case "001b":
-                    str5 += "\\e";
+                    str6 += "\\e";
                     break;
                   case "0085":
-                    str5 += "\\N";
+                    str6 += "\\N";
                     break;
                   case "00a0":
-                    str5 += "\\_";
+                    str6 += "\\_";
                     break;
                   case "2028":
-                    str5 += "\\L";
+                    str6 += "\\L";
                     break;
                   case "2029":
-                    str5 += "\\P";
+                    str6 += "\\P";
                     break;
                   default:
                     if (code.substr(0, 2) === "00")
-                      str5 += "\\x" + code.substr(2);
+                      str6 += "\\x" + code.substr(2);
                     else
-                      str5 += json3.substr(i, 6);
+                      str6 += json3.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
@@ -1255,14 +1255,14 @@ var require_stringifyString = __commonJS({
               if (implicitKey || json3[i + 2] === '"' || json3.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str5 += json3.slice(start, i) + "\n\n";
+                str6 += json3.slice(start, i) + "\n\n";
                 while (json3[i + 2] === "\\" && json3[i + 3] === "n" && json3[i + 4] !== '"') {
-                  str5 += "\n";
+                  str6 += "\n";
                   i += 2;
                 }
-                str5 += indent;
+                str6 += indent;
                 if (json3[i + 2] === " ")
-                  str5 += "\\";
+                  str6 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -1271,8 +1271,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str5 = start ? str5 + json3.slice(start) : json3;
-      return implicitKey ? str5 : foldFlowLines.foldFlowLines(str5, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str6 = start ? str6 + json3.slice(start) : json3;
+      return implicitKey ? str6 : foldFlowLines.foldFlowLines(str6, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
@@ -1305,7 +1305,7 @@ ${indent}`) + "'";
     } catch {
       blockEndNewlines = /\n+(?!\n|$)/g;
     }
-    function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+    function blockString({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
       const { blockQuote, commentString, lineWidth } = ctx.options;
       if (!blockQuote || /\n[\t ]+$/.test(value)) {
         return quotedString(value, ctx);
@@ -1357,8 +1357,8 @@ ${indent}`) + "'";
       }
       const indentSize = indent ? "2" : "1";
       let header2 = (startWithSpace ? indentSize : "") + chomp;
-      if (comment) {
-        header2 += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+      if (comment2) {
+        header2 += " " + commentString(comment2.replace(/ ?[\r\n]+/g, " "));
         if (onComment)
           onComment();
       }
@@ -1400,15 +1400,15 @@ ${indent}${start}${value}${end}`;
           return quotedString(value, ctx);
         }
       }
-      const str5 = value.replace(/\n+/g, `$&
+      const str6 = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str5);
-        const { compat, tags } = ctx.doc.schema;
-        if (tags.some(test) || compat?.some(test))
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str6);
+        const { compat, tags: tags2 } = ctx.doc.schema;
+        if (tags2.some(test) || compat?.some(test))
           return quotedString(value, ctx);
       }
-      return implicitKey ? str5 : foldFlowLines.foldFlowLines(str5, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str6 : foldFlowLines.foldFlowLines(str6, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -1497,9 +1497,9 @@ var require_stringify = __commonJS({
         options: opt
       };
     }
-    function getTagObject(tags, item) {
+    function getTagObject(tags2, item) {
       if (item.tag) {
-        const match = tags.filter((t) => t.tag === item.tag);
+        const match = tags2.filter((t) => t.tag === item.tag);
         if (match.length > 0)
           return match.find((t) => t.format === item.format) ?? match[0];
       }
@@ -1507,7 +1507,7 @@ var require_stringify = __commonJS({
       let obj3;
       if (identity.isScalar(item)) {
         obj3 = item.value;
-        let match = tags.filter((t) => t.identify?.(obj3));
+        let match = tags2.filter((t) => t.identify?.(obj3));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
@@ -1516,7 +1516,7 @@ var require_stringify = __commonJS({
         tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
       } else {
         obj3 = item;
-        tagObj = tags.find((t) => t.nodeClass && obj3 instanceof t.nodeClass);
+        tagObj = tags2.find((t) => t.nodeClass && obj3 instanceof t.nodeClass);
       }
       if (!tagObj) {
         const name = obj3?.constructor?.name ?? (obj3 === null ? "null" : typeof obj3);
@@ -1560,11 +1560,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node2, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str5 = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
+      const str6 = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str5;
-      return identity.isScalar(node2) || str5[0] === "{" || str5[0] === "[" ? `${props} ${str5}` : `${props}
-${ctx.indent}${str5}`;
+        return str6;
+      return identity.isScalar(node2) || str6[0] === "{" || str6[0] === "[" ? `${props} ${str6}` : `${props}
+${ctx.indent}${str6}`;
     }
     exports.createStringifyContext = createStringifyContext;
     exports.stringify = stringify;
@@ -1599,8 +1599,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str5 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str5.length > 1024) {
+      let str6 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str6.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -1609,27 +1609,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str5 === "" ? "?" : explicitKey ? `? ${str5}` : str5;
+          return str6 === "" ? "?" : explicitKey ? `? ${str6}` : str6;
         }
       } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str5 = `? ${str5}`;
+        str6 = `? ${str6}`;
         if (keyComment && !keyCommentDone) {
-          str5 += stringifyComment.lineComment(str5, ctx.indent, commentString(keyComment));
+          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str5;
+        return str6;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str5 += stringifyComment.lineComment(str5, ctx.indent, commentString(keyComment));
-        str5 = `? ${str5}
+          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
+        str6 = `? ${str6}
 ${indent}:`;
       } else {
-        str5 = `${str5}:`;
+        str6 = `${str6}:`;
         if (keyComment)
-          str5 += stringifyComment.lineComment(str5, ctx.indent, commentString(keyComment));
+          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value)) {
@@ -1645,7 +1645,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str5.length + 1;
+        ctx.indentAtStart = str6.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -1689,16 +1689,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws = "";
       }
-      str5 += ws + valueStr;
+      str6 += ws + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str5 += stringifyComment.lineComment(str5, ctx.indent, commentString(valueComment));
+        str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str5;
+      return str6;
     }
     exports.stringifyPair = stringifyPair;
   }
@@ -1733,7 +1733,7 @@ var require_merge = __commonJS({
     var identity = require_identity();
     var Scalar2 = require_Scalar();
     var MERGE_KEY = "<<";
-    var merge2 = {
+    var merge3 = {
       identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
@@ -1743,7 +1743,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar2.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
+    var isMergeKey = (ctx, key) => (merge3.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar2.Scalar.PLAIN) && merge3.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge3.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity.isSeq(source))
@@ -1782,7 +1782,7 @@ var require_merge = __commonJS({
     }
     exports.addMergeToJSMap = addMergeToJSMap;
     exports.isMergeKey = isMergeKey;
-    exports.merge = merge2;
+    exports.merge = merge3;
   }
 });
 
@@ -1791,15 +1791,15 @@ var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
-    var merge2 = require_merge();
+    var merge3 = require_merge();
     var stringify = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key, value }) {
       if (identity.isNode(key) && key.addToJSMap)
         key.addToJSMap(ctx, map2, value);
-      else if (merge2.isMergeKey(ctx, key))
-        merge2.addMergeToJSMap(ctx, map2, value);
+      else if (merge3.isMergeKey(ctx, key))
+        merge3.addMergeToJSMap(ctx, map2, value);
       else {
         const jsKey = toJS.toJS(key, "", ctx);
         if (map2 instanceof Map) {
@@ -1902,20 +1902,20 @@ var require_stringifyCollection = __commonJS({
       const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
       return stringify2(collection, ctx, options);
     }
-    function stringifyBlockCollection({ comment, items: items2 }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+    function stringifyBlockCollection({ comment: comment2, items: items2 }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
       const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
       let chompKeep = false;
       const lines = [];
       for (let i = 0; i < items2.length; ++i) {
         const item = items2[i];
-        let comment2 = null;
+        let comment3 = null;
         if (identity.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
           if (item.comment)
-            comment2 = item.comment;
+            comment3 = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
@@ -1925,31 +1925,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str6 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
-        if (comment2)
-          str6 += stringifyComment.lineComment(str6, itemIndent, commentString(comment2));
-        if (chompKeep && comment2)
+        let str7 = stringify.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
+        if (comment3)
+          str7 += stringifyComment.lineComment(str7, itemIndent, commentString(comment3));
+        if (chompKeep && comment3)
           chompKeep = false;
-        lines.push(blockItemPrefix + str6);
+        lines.push(blockItemPrefix + str7);
       }
-      let str5;
+      let str6;
       if (lines.length === 0) {
-        str5 = flowChars.start + flowChars.end;
+        str6 = flowChars.start + flowChars.end;
       } else {
-        str5 = lines[0];
+        str6 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str5 += line ? `
+          str6 += line ? `
 ${indent}${line}` : "\n";
         }
       }
-      if (comment) {
-        str5 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+      if (comment2) {
+        str6 += "\n" + stringifyComment.indentComment(commentString(comment2), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str5;
+      return str6;
     }
     function stringifyFlowCollection({ items: items2 }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -1964,13 +1964,13 @@ ${indent}${line}` : "\n";
       const lines = [];
       for (let i = 0; i < items2.length; ++i) {
         const item = items2[i];
-        let comment = null;
+        let comment2 = null;
         if (identity.isNode(item)) {
           if (item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, false);
           if (item.comment)
-            comment = item.comment;
+            comment2 = item.comment;
         } else if (identity.isPair(item)) {
           const ik = identity.isNode(item.key) ? item.key : null;
           if (ik) {
@@ -1983,30 +1983,30 @@ ${indent}${line}` : "\n";
           const iv = identity.isNode(item.value) ? item.value : null;
           if (iv) {
             if (iv.comment)
-              comment = iv.comment;
+              comment2 = iv.comment;
             if (iv.commentBefore)
               reqNewline = true;
           } else if (item.value == null && ik?.comment) {
-            comment = ik.comment;
+            comment2 = ik.comment;
           }
         }
-        if (comment)
+        if (comment2)
           reqNewline = true;
-        let str5 = stringify.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str5.includes("\n"));
+        let str6 = stringify.stringify(item, itemCtx, () => comment2 = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str6.includes("\n"));
         if (i < items2.length - 1) {
-          str5 += ",";
+          str6 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str5.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str6.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str5 += ",";
+            str6 += ",";
           }
         }
-        if (comment)
-          str5 += stringifyComment.lineComment(str5, itemIndent, commentString(comment));
-        lines.push(str5);
+        if (comment2)
+          str6 += stringifyComment.lineComment(str6, itemIndent, commentString(comment2));
+        lines.push(str6);
         linesAtValue = lines.length;
       }
       const { start, end } = flowChars;
@@ -2018,22 +2018,22 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str5 = start;
+          let str6 = start;
           for (const line of lines)
-            str5 += line ? `
+            str6 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str5}
+          return `${str6}
 ${indent}${end}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
         }
       }
     }
-    function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
-      if (comment && chompKeep)
-        comment = comment.replace(/^\n+/, "");
-      if (comment) {
-        const ic = stringifyComment.indentComment(commentString(comment), indent);
+    function addCommentBefore({ indent, options: { commentString } }, lines, comment2, chompKeep) {
+      if (comment2 && chompKeep)
+        comment2 = comment2.replace(/^\n+/, "");
+      if (comment2) {
+        const ic = stringifyComment.indentComment(commentString(comment2), indent);
         lines.push(ic.trimStart());
       }
     }
@@ -2354,7 +2354,7 @@ var require_string = __commonJS({
       identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str5) => str5,
+      resolve: (str6) => str6,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -2392,7 +2392,7 @@ var require_bool = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str5) => new Scalar2.Scalar(str5[0] === "t" || str5[0] === "T"),
+      resolve: (str6) => new Scalar2.Scalar(str6[0] === "t" || str6[0] === "T"),
       stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -2444,7 +2444,7 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str5) => str5.slice(-3).toLowerCase() === "nan" ? NaN : str5[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str6) => str6.slice(-3).toLowerCase() === "nan" ? NaN : str6[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -2453,7 +2453,7 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str5) => parseFloat(str5),
+      resolve: (str6) => parseFloat(str6),
       stringify(node2) {
         const num4 = Number(node2.value);
         return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
@@ -2464,11 +2464,11 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str5) {
-        const node2 = new Scalar2.Scalar(parseFloat(str5));
-        const dot = str5.indexOf(".");
-        if (dot !== -1 && str5[str5.length - 1] === "0")
-          node2.minFractionDigits = str5.length - dot - 1;
+      resolve(str6) {
+        const node2 = new Scalar2.Scalar(parseFloat(str6));
+        const dot = str6.indexOf(".");
+        if (dot !== -1 && str6[str6.length - 1] === "0")
+          node2.minFractionDigits = str6.length - dot - 1;
         return node2;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -2485,7 +2485,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str5, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str5) : parseInt(str5.substring(offset), radix);
+    var intResolve = (str6, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str6) : parseInt(str6.substring(offset), radix);
     function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value) && value >= 0)
@@ -2498,7 +2498,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str5, _onError, opt) => intResolve(str5, 2, 8, opt),
+      resolve: (str6, _onError, opt) => intResolve(str6, 2, 8, opt),
       stringify: (node2) => intStringify(node2, 8, "0o")
     };
     var int3 = {
@@ -2506,7 +2506,7 @@ var require_int = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str5, _onError, opt) => intResolve(str5, 0, 10, opt),
+      resolve: (str6, _onError, opt) => intResolve(str6, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -2515,7 +2515,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str5, _onError, opt) => intResolve(str5, 2, 16, opt),
+      resolve: (str6, _onError, opt) => intResolve(str6, 2, 16, opt),
       stringify: (node2) => intStringify(node2, 16, "0x")
     };
     exports.int = int3;
@@ -2568,7 +2568,7 @@ var require_schema2 = __commonJS({
         identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str5) => str5,
+        resolve: (str6) => str6,
         stringify: stringifyJSON
       },
       {
@@ -2585,7 +2585,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str5) => str5 === "true",
+        resolve: (str6) => str6 === "true",
         stringify: stringifyJSON
       },
       {
@@ -2593,7 +2593,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str5, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str5) : parseInt(str5, 10),
+        resolve: (str6, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str6) : parseInt(str6, 10),
         stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
@@ -2601,7 +2601,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str5) => parseFloat(str5),
+        resolve: (str6) => parseFloat(str6),
         stringify: stringifyJSON
       }
     ];
@@ -2609,9 +2609,9 @@ var require_schema2 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str5, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str5)}`);
-        return str5;
+      resolve(str6, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str6)}`);
+        return str6;
       }
     };
     var schema = [map2.map, seq.seq].concat(jsonScalars, jsonError);
@@ -2643,42 +2643,42 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str5 = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str5.length);
-          for (let i = 0; i < str5.length; ++i)
-            buffer[i] = str5.charCodeAt(i);
+          const str6 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str6.length);
+          for (let i = 0; i < str6.length; ++i)
+            buffer[i] = str6.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
           return src;
         }
       },
-      stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+      stringify({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
         if (!value)
           return "";
         const buf = value;
-        let str5;
+        let str6;
         if (typeof node_buffer.Buffer === "function") {
-          str5 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str6 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
           for (let i = 0; i < buf.length; ++i)
             s += String.fromCharCode(buf[i]);
-          str5 = btoa(s);
+          str6 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar2.Scalar.BLOCK_LITERAL);
         if (type !== Scalar2.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str5.length / lineWidth);
+          const n = Math.ceil(str6.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str5.substr(o, lineWidth);
+            lines[i] = str6.substr(o, lineWidth);
           }
-          str5 = lines.join(type === Scalar2.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str6 = lines.join(type === Scalar2.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str5 }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment: comment2, type, value: str6 }, ctx, onComment, onChompKeep);
       }
     };
     exports.binary = binary;
@@ -2884,7 +2884,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str5) => str5.slice(-3).toLowerCase() === "nan" ? NaN : str5[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str6) => str6.slice(-3).toLowerCase() === "nan" ? NaN : str6[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -2893,7 +2893,7 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str5) => parseFloat(str5.replace(/_/g, "")),
+      resolve: (str6) => parseFloat(str6.replace(/_/g, "")),
       stringify(node2) {
         const num4 = Number(node2.value);
         return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
@@ -2904,11 +2904,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str5) {
-        const node2 = new Scalar2.Scalar(parseFloat(str5.replace(/_/g, "")));
-        const dot = str5.indexOf(".");
+      resolve(str6) {
+        const node2 = new Scalar2.Scalar(parseFloat(str6.replace(/_/g, "")));
+        const dot = str6.indexOf(".");
         if (dot !== -1) {
-          const f = str5.substring(dot + 1).replace(/_/g, "");
+          const f = str6.substring(dot + 1).replace(/_/g, "");
           if (f[f.length - 1] === "0")
             node2.minFractionDigits = f.length;
         }
@@ -2928,34 +2928,34 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str5, offset, radix, { intAsBigInt }) {
-      const sign = str5[0];
+    function intResolve(str6, offset, radix, { intAsBigInt }) {
+      const sign = str6[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str5 = str5.substring(offset).replace(/_/g, "");
+      str6 = str6.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str5 = `0b${str5}`;
+            str6 = `0b${str6}`;
             break;
           case 8:
-            str5 = `0o${str5}`;
+            str6 = `0o${str6}`;
             break;
           case 16:
-            str5 = `0x${str5}`;
+            str6 = `0x${str6}`;
             break;
         }
-        const n2 = BigInt(str5);
+        const n2 = BigInt(str6);
         return sign === "-" ? BigInt(-1) * n2 : n2;
       }
-      const n = parseInt(str5, radix);
+      const n = parseInt(str6, radix);
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value)) {
-        const str5 = value.toString(radix);
-        return value < 0 ? "-" + prefix2 + str5.substr(1) : prefix2 + str5;
+        const str6 = value.toString(radix);
+        return value < 0 ? "-" + prefix2 + str6.substr(1) : prefix2 + str6;
       }
       return stringifyNumber.stringifyNumber(node2);
     }
@@ -2965,7 +2965,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str5, _onError, opt) => intResolve(str5, 2, 2, opt),
+      resolve: (str6, _onError, opt) => intResolve(str6, 2, 2, opt),
       stringify: (node2) => intStringify(node2, 2, "0b")
     };
     var intOct = {
@@ -2974,7 +2974,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str5, _onError, opt) => intResolve(str5, 1, 8, opt),
+      resolve: (str6, _onError, opt) => intResolve(str6, 1, 8, opt),
       stringify: (node2) => intStringify(node2, 8, "0")
     };
     var int3 = {
@@ -2982,7 +2982,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str5, _onError, opt) => intResolve(str5, 0, 10, opt),
+      resolve: (str6, _onError, opt) => intResolve(str6, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -2991,7 +2991,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str5, _onError, opt) => intResolve(str5, 2, 16, opt),
+      resolve: (str6, _onError, opt) => intResolve(str6, 2, 16, opt),
       stringify: (node2) => intStringify(node2, 16, "0x")
     };
     exports.int = int3;
@@ -3095,9 +3095,9 @@ var require_timestamp = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str5, asBigInt) {
-      const sign = str5[0];
-      const parts = sign === "-" || sign === "+" ? str5.substring(1) : str5;
+    function parseSexagesimal(str6, asBigInt) {
+      const sign = str6[0];
+      const parts = sign === "-" || sign === "+" ? str6.substring(1) : str6;
       const num4 = (n) => asBigInt ? BigInt(n) : Number(n);
       const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num4(60) + num4(p), num4(0));
       return sign === "-" ? num4(-1) * res : res;
@@ -3134,7 +3134,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str5, _onError, { intAsBigInt }) => parseSexagesimal(str5, intAsBigInt),
+      resolve: (str6, _onError, { intAsBigInt }) => parseSexagesimal(str6, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -3143,7 +3143,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str5) => parseSexagesimal(str5, false),
+      resolve: (str6) => parseSexagesimal(str6, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -3154,8 +3154,8 @@ var require_timestamp = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str5) {
-        const match = str5.match(timestamp.test);
+      resolve(str6) {
+        const match = str6.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -3190,7 +3190,7 @@ var require_schema3 = __commonJS({
     var bool2 = require_bool2();
     var float = require_float2();
     var int3 = require_int2();
-    var merge2 = require_merge();
+    var merge3 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var set2 = require_set();
@@ -3210,7 +3210,7 @@ var require_schema3 = __commonJS({
       float.floatExp,
       float.float,
       binary.binary,
-      merge2.merge,
+      merge3.merge,
       omap.omap,
       pairs.pairs,
       set2.set,
@@ -3236,7 +3236,7 @@ var require_tags = __commonJS({
     var schema = require_schema();
     var schema$1 = require_schema2();
     var binary = require_binary();
-    var merge2 = require_merge();
+    var merge3 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var schema$2 = require_schema3();
@@ -3261,7 +3261,7 @@ var require_tags = __commonJS({
       intOct: int3.intOct,
       intTime: timestamp.intTime,
       map: map2.map,
-      merge: merge2.merge,
+      merge: merge3.merge,
       null: _null4.nullTag,
       omap: omap.omap,
       pairs: pairs.pairs,
@@ -3271,7 +3271,7 @@ var require_tags = __commonJS({
     };
     var coreKnownTags = {
       "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge2.merge,
+      "tag:yaml.org,2002:merge": merge3.merge,
       "tag:yaml.org,2002:omap": omap.omap,
       "tag:yaml.org,2002:pairs": pairs.pairs,
       "tag:yaml.org,2002:set": set2.set,
@@ -3280,12 +3280,12 @@ var require_tags = __commonJS({
     function getTags(customTags, schemaName, addMergeTag) {
       const schemaTags = schemas.get(schemaName);
       if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge2.merge) ? schemaTags.concat(merge2.merge) : schemaTags.slice();
+        return addMergeTag && !schemaTags.includes(merge3.merge) ? schemaTags.concat(merge3.merge) : schemaTags.slice();
       }
-      let tags = schemaTags;
-      if (!tags) {
+      let tags2 = schemaTags;
+      if (!tags2) {
         if (Array.isArray(customTags))
-          tags = [];
+          tags2 = [];
         else {
           const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
           throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
@@ -3293,22 +3293,22 @@ var require_tags = __commonJS({
       }
       if (Array.isArray(customTags)) {
         for (const tag of customTags)
-          tags = tags.concat(tag);
+          tags2 = tags2.concat(tag);
       } else if (typeof customTags === "function") {
-        tags = customTags(tags.slice());
+        tags2 = customTags(tags2.slice());
       }
       if (addMergeTag)
-        tags = tags.concat(merge2.merge);
-      return tags.reduce((tags2, tag) => {
+        tags2 = tags2.concat(merge3.merge);
+      return tags2.reduce((tags3, tag) => {
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
           const tagName = JSON.stringify(tag);
           const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
           throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
         }
-        if (!tags2.includes(tagObj))
-          tags2.push(tagObj);
-        return tags2;
+        if (!tags3.includes(tagObj))
+          tags3.push(tagObj);
+        return tags3;
       }, []);
     }
     exports.coreKnownTags = coreKnownTags;
@@ -3324,14 +3324,14 @@ var require_Schema = __commonJS({
     var map2 = require_map();
     var seq = require_seq();
     var string4 = require_string();
-    var tags = require_tags();
+    var tags2 = require_tags();
     var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
-        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
+      constructor({ compat, customTags, merge: merge3, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat) ? tags2.getTags(compat, "compat") : compat ? tags2.getTags(null, compat) : null;
         this.name = typeof schema === "string" && schema || "core";
-        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge2);
+        this.knownTags = resolveKnownTags ? tags2.coreKnownTags : {};
+        this.tags = tags2.getTags(customTags, this.name, merge3);
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity.MAP, { value: map2.map });
         Object.defineProperty(this, identity.SCALAR, { value: string4.string });
@@ -3728,8 +3728,8 @@ var require_Document = __commonJS({
         return stringifyDocument.stringifyDocument(this, options);
       }
     };
-    function assertCollection(contents) {
-      if (identity.isCollection(contents))
+    function assertCollection(contents2) {
+      if (identity.isCollection(contents2))
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
@@ -3810,7 +3810,7 @@ var require_resolve_props = __commonJS({
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
-      let comment = "";
+      let comment2 = "";
       let commentSep = "";
       let hasNewline = false;
       let reqSpace = false;
@@ -3844,18 +3844,18 @@ var require_resolve_props = __commonJS({
             if (!hasSpace)
               onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
             const cb = token.source.substring(1) || " ";
-            if (!comment)
-              comment = cb;
+            if (!comment2)
+              comment2 = cb;
             else
-              comment += commentSep + cb;
+              comment2 += commentSep + cb;
             commentSep = "";
             atNewline = false;
             break;
           }
           case "newline":
             if (atNewline) {
-              if (comment)
-                comment += token.source;
+              if (comment2)
+                comment2 += token.source;
               else if (!found || indicator !== "seq-item-ind")
                 spaceBefore = true;
             } else
@@ -3923,7 +3923,7 @@ var require_resolve_props = __commonJS({
         comma,
         found,
         spaceBefore,
-        comment,
+        comment: comment2,
         hasNewline,
         anchor: anchor2,
         tag,
@@ -4176,7 +4176,7 @@ var require_resolve_end = __commonJS({
   "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
-      let comment = "";
+      let comment2 = "";
       if (end) {
         let hasSpace = false;
         let sep8 = "";
@@ -4190,15 +4190,15 @@ var require_resolve_end = __commonJS({
               if (reqSpace && !hasSpace)
                 onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
               const cb = source.substring(1) || " ";
-              if (!comment)
-                comment = cb;
+              if (!comment2)
+                comment2 = cb;
               else
-                comment += sep8 + cb;
+                comment2 += sep8 + cb;
               sep8 = "";
               break;
             }
             case "newline":
-              if (comment)
+              if (comment2)
                 sep8 += source;
               hasSpace = true;
               break;
@@ -4208,7 +4208,7 @@ var require_resolve_end = __commonJS({
           offset += source.length;
         }
       }
-      return { comment, offset };
+      return { comment: comment2, offset };
     }
     exports.resolveEnd = resolveEnd;
   }
@@ -4607,7 +4607,7 @@ var require_resolve_block_scalar = __commonJS({
       if (error2 !== -1)
         onError(error2, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
       let hasSpace = false;
-      let comment = "";
+      let comment2 = "";
       let length = source.length;
       for (let i = 1; i < props.length; ++i) {
         const token = props[i];
@@ -4624,7 +4624,7 @@ var require_resolve_block_scalar = __commonJS({
               onError(token, "MISSING_CHAR", message);
             }
             length += token.source.length;
-            comment = token.source.substring(1);
+            comment2 = token.source.substring(1);
             break;
           case "error":
             onError(token, "UNEXPECTED_TOKEN", token.message);
@@ -4640,7 +4640,7 @@ var require_resolve_block_scalar = __commonJS({
           }
         }
       }
-      return { mode, indent, chomp, comment, length };
+      return { mode, indent, chomp, comment: comment2, length };
     }
     function splitLines(source) {
       const split4 = source.split(/\n( *)/);
@@ -4863,8 +4863,8 @@ var require_resolve_flow_scalar = __commonJS({
     };
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
-      const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code = ok2 ? parseInt(cc, 16) : NaN;
+      const ok3 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code = ok3 ? parseInt(cc, 16) : NaN;
       try {
         return String.fromCodePoint(code);
       } catch {
@@ -4886,7 +4886,7 @@ var require_compose_scalar = __commonJS({
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
-      const { value, type, comment, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const { value, type, comment: comment2, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
@@ -4914,8 +4914,8 @@ var require_compose_scalar = __commonJS({
         scalar.tag = tagName;
       if (tag.format)
         scalar.format = tag.format;
-      if (comment)
-        scalar.comment = comment;
+      if (comment2)
+        scalar.comment = comment2;
       return scalar;
     }
     function findScalarTagByName(schema, value, tagName, tagToken, onError) {
@@ -5001,7 +5001,7 @@ var require_compose_node = __commonJS({
     var CN = { composeNode, composeEmptyNode };
     function composeNode(ctx, token, props, onError) {
       const atKey = ctx.atKey;
-      const { spaceBefore, comment, anchor: anchor2, tag } = props;
+      const { spaceBefore, comment: comment2, anchor: anchor2, tag } = props;
       let node2;
       let isSrcToken = true;
       switch (token.type) {
@@ -5045,17 +5045,17 @@ var require_compose_node = __commonJS({
       }
       if (spaceBefore)
         node2.spaceBefore = true;
-      if (comment) {
+      if (comment2) {
         if (token.type === "scalar" && token.source === "")
-          node2.comment = comment;
+          node2.comment = comment2;
         else
-          node2.commentBefore = comment;
+          node2.commentBefore = comment2;
       }
       if (ctx.options.keepSourceTokens && isSrcToken)
         node2.srcToken = token;
       return node2;
     }
-    function composeEmptyNode(ctx, offset, before2, pos, { spaceBefore, comment, anchor: anchor2, tag, end }, onError) {
+    function composeEmptyNode(ctx, offset, before2, pos, { spaceBefore, comment: comment2, anchor: anchor2, tag, end }, onError) {
       const token = {
         type: "scalar",
         offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before2, pos),
@@ -5070,8 +5070,8 @@ var require_compose_node = __commonJS({
       }
       if (spaceBefore)
         node2.spaceBefore = true;
-      if (comment) {
-        node2.comment = comment;
+      if (comment2) {
+        node2.comment = comment2;
         node2.range[2] = end;
       }
       return node2;
@@ -5157,14 +5157,14 @@ var require_composer = __commonJS({
       return [offset, offset + (typeof source === "string" ? source.length : 1)];
     }
     function parsePrelude(prelude) {
-      let comment = "";
+      let comment2 = "";
       let atComment = false;
       let afterEmptyLine = false;
       for (let i = 0; i < prelude.length; ++i) {
         const source = prelude[i];
         switch (source[0]) {
           case "#":
-            comment += (comment === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            comment2 += (comment2 === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
             atComment = true;
             afterEmptyLine = false;
             break;
@@ -5179,7 +5179,7 @@ var require_composer = __commonJS({
             atComment = false;
         }
       }
-      return { comment, afterEmptyLine };
+      return { comment: comment2, afterEmptyLine };
     }
     var Composer = class {
       constructor(options = {}) {
@@ -5199,25 +5199,25 @@ var require_composer = __commonJS({
         this.options = options;
       }
       decorate(doc, afterDoc) {
-        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
-        if (comment) {
+        const { comment: comment2, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment2) {
           const dc = doc.contents;
           if (afterDoc) {
             doc.comment = doc.comment ? `${doc.comment}
-${comment}` : comment;
+${comment2}` : comment2;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
-            doc.commentBefore = comment;
+            doc.commentBefore = comment2;
           } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
             let it = dc.items[0];
             if (identity.isPair(it))
               it = it.key;
             const cb = it.commentBefore;
-            it.commentBefore = cb ? `${comment}
-${cb}` : comment;
+            it.commentBefore = cb ? `${comment2}
+${cb}` : comment2;
           } else {
             const cb = dc.commentBefore;
-            dc.commentBefore = cb ? `${comment}
-${cb}` : comment;
+            dc.commentBefore = cb ? `${comment2}
+${cb}` : comment2;
           }
         }
         if (afterDoc) {
@@ -7638,14 +7638,14 @@ function promiseAllObject(promisesObj) {
 }
 function randomString(length = 10) {
   const chars = "abcdefghijklmnopqrstuvwxyz";
-  let str5 = "";
+  let str6 = "";
   for (let i = 0; i < length; i++) {
-    str5 += chars[Math.floor(Math.random() * chars.length)];
+    str6 += chars[Math.floor(Math.random() * chars.length)];
   }
-  return str5;
+  return str6;
 }
-function esc(str5) {
-  return JSON.stringify(str5);
+function esc(str6) {
+  return JSON.stringify(str6);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -7689,8 +7689,8 @@ function numKeys(data) {
   }
   return keyCount;
 }
-function escapeRegex(str5) {
-  return str5.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str6) {
+  return str6.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -7882,8 +7882,8 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path8, issues) {
-  return issues.map((iss) => {
+function prefixIssues(path8, issues2) {
+  return issues2.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
     iss.path.unshift(path8);
@@ -7905,10 +7905,10 @@ function sizeCaps(defChecks) {
   }
   return caps;
 }
-function attachSchema(issues, start, inst) {
+function attachSchema(issues2, start, inst) {
   var _a3;
-  for (let i = start; i < issues.length; i++) {
-    (_a3 = issues[i]).schema ?? (_a3.schema = inst);
+  for (let i = start; i < issues2.length; i++) {
+    (_a3 = issues2[i]).schema ?? (_a3.schema = inst);
   }
 }
 function finalizeIssue(iss, ctx, config2) {
@@ -7944,13 +7944,13 @@ function getSizableOrigin(input2) {
     return "file";
   return "unknown";
 }
-function codePointLength(str5) {
-  const units = str5.length;
-  if (!highSurrogate.test(str5))
+function codePointLength(str6) {
+  const units = str6.length;
+  if (!highSurrogate.test(str6))
     return units;
   let count2 = units;
   for (let i = 0; i < units - 1; i++) {
-    if ((str5.charCodeAt(i) & 64512) === 55296 && (str5.charCodeAt(i + 1) & 64512) === 56320) {
+    if ((str6.charCodeAt(i) & 64512) === 55296 && (str6.charCodeAt(i + 1) & 64512) === 56320) {
       count2--;
       i++;
     }
@@ -8405,7 +8405,7 @@ function node(obj3, key, make) {
   }
   return obj3[key];
 }
-function flattenError(error2, mapper = (issue3) => issue3.message) {
+function flattenError(error2, mapper = (issue4) => issue4.message) {
   const fieldErrors = {};
   const formErrors = [];
   for (const sub of error2.issues) {
@@ -8417,20 +8417,20 @@ function flattenError(error2, mapper = (issue3) => issue3.message) {
   }
   return { formErrors, fieldErrors };
 }
-function formatError(error2, mapper = (issue3) => issue3.message) {
+function formatError(error2, mapper = (issue4) => issue4.message) {
   const fieldErrors = { _errors: [] };
   const processError = (error3, path8 = []) => {
-    for (const issue3 of error3.issues) {
-      if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path8, ...issue3.path]));
-      } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
-      } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
+    for (const issue4 of error3.issues) {
+      if (issue4.code === "invalid_union" && issue4.errors.length) {
+        issue4.errors.map((issues2) => processError({ issues: issues2 }, [...path8, ...issue4.path]));
+      } else if (issue4.code === "invalid_key") {
+        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
+      } else if (issue4.code === "invalid_element") {
+        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
       } else {
-        const fullpath = [...path8, ...issue3.path];
+        const fullpath = [...path8, ...issue4.path];
         if (fullpath.length === 0) {
-          fieldErrors._errors.push(mapper(issue3));
+          fieldErrors._errors.push(mapper(issue4));
         } else {
           let curr = fieldErrors;
           let i = 0;
@@ -8439,7 +8439,7 @@ function formatError(error2, mapper = (issue3) => issue3.message) {
             const terminal = i === fullpath.length - 1;
             if (el === "_errors") {
               if (terminal)
-                curr._errors.push(mapper(issue3));
+                curr._errors.push(mapper(issue4));
               i++;
               continue;
             }
@@ -8453,7 +8453,7 @@ function formatError(error2, mapper = (issue3) => issue3.message) {
             }
             const node2 = curr[el];
             if (terminal) {
-              node2._errors.push(mapper(issue3));
+              node2._errors.push(mapper(issue4));
             }
             curr = node2;
             i++;
@@ -8465,21 +8465,21 @@ function formatError(error2, mapper = (issue3) => issue3.message) {
   processError(error2);
   return fieldErrors;
 }
-function treeifyError(error2, mapper = (issue3) => issue3.message) {
+function treeifyError(error2, mapper = (issue4) => issue4.message) {
   const result = { errors: [] };
   const processError = (error3, path8 = []) => {
     var _a3;
-    for (const issue3 of error3.issues) {
-      if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path8, ...issue3.path]));
-      } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
-      } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
+    for (const issue4 of error3.issues) {
+      if (issue4.code === "invalid_union" && issue4.errors.length) {
+        issue4.errors.map((issues2) => processError({ issues: issues2 }, [...path8, ...issue4.path]));
+      } else if (issue4.code === "invalid_key") {
+        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
+      } else if (issue4.code === "invalid_element") {
+        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
       } else {
-        const fullpath = [...path8, ...issue3.path];
+        const fullpath = [...path8, ...issue4.path];
         if (fullpath.length === 0) {
-          result.errors.push(mapper(issue3));
+          result.errors.push(mapper(issue4));
           continue;
         }
         let curr = result;
@@ -8504,7 +8504,7 @@ function treeifyError(error2, mapper = (issue3) => issue3.message) {
             curr = curr.items[el];
           }
           if (terminal) {
-            curr.errors.push(mapper(issue3));
+            curr.errors.push(mapper(issue4));
           }
           i++;
         }
@@ -8534,11 +8534,11 @@ function toDotPath(_path) {
 }
 function prettifyError(error2) {
   const lines = [];
-  const issues = [...error2.issues].sort((a, b2) => (a.path ?? []).length - (b2.path ?? []).length);
-  for (const issue3 of issues) {
-    lines.push(`\u2716 ${issue3.message}`);
-    if (issue3.path?.length)
-      lines.push(`  \u2192 at ${toDotPath(issue3.path)}`);
+  const issues2 = [...error2.issues].sort((a, b2) => (a.path ?? []).length - (b2.path ?? []).length);
+  for (const issue4 of issues2) {
+    lines.push(`\u2716 ${issue4.message}`);
+    if (issue4.path?.length)
+      lines.push(`  \u2192 at ${toDotPath(issue4.path)}`);
   }
   return lines.join("\n");
 }
@@ -8589,21 +8589,21 @@ var init_errors2 = __esm({
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
-function failure(Err, issues, ctx) {
+function failure(Err, issues2, ctx) {
   let error2;
   return {
     success: false,
     get error() {
       if (!error2) {
-        error2 = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
-        issues = void 0;
+        error2 = new Err(issues2.map((iss) => finalizeIssue(iss, ctx, config())));
+        issues2 = void 0;
         ctx = void 0;
       }
       return error2;
     },
     set error(e4) {
       error2 = e4;
-      issues = void 0;
+      issues2 = void 0;
       ctx = void 0;
     }
   };
@@ -11932,8 +11932,8 @@ var init_schemas = __esm({
 function isRef(value) {
   return value !== null && typeof value === "object";
 }
-function cloneIssues(issues) {
-  return issues.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
+function cloneIssues(issues2) {
+  return issues2.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
 function isRecursive(inst, stack, resolve16) {
   const cached3 = recursive.get(inst);
@@ -11962,7 +11962,7 @@ function isRecursive(inst, stack, resolve16) {
     }
     return answer;
   };
-  const merge2 = (answer) => {
+  const merge3 = (answer) => {
     if (answer > result)
       result = answer;
   };
@@ -11971,7 +11971,7 @@ function isRecursive(inst, stack, resolve16) {
   switch (kind) {
     case "object": {
       const raw = rawShape(def);
-      merge2(raw ? shape(raw, true) : ASSUMED);
+      merge3(raw ? shape(raw, true) : ASSUMED);
       check3(def.catchall);
       break;
     }
@@ -12021,7 +12021,7 @@ function isRecursive(inst, stack, resolve16) {
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
       const inner = def._cachedInner ?? (resolve16 ? inst._zod.innerType : void 0);
-      merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
+      merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
     // a leaf by choice: `parts` are regex fragments, not data positions
@@ -12276,35 +12276,35 @@ var init_en = __esm({
         }
         return TypeDictionary[type] ?? type;
       }
-      return (issue3) => {
-        switch (issue3.code) {
+      return (issue4) => {
+        switch (issue4.code) {
           case "invalid_type": {
-            const expected = getTypeName(issue3.expected);
-            const receivedType = parsedType(issue3.input);
-            const received = getTypeName(receivedType, issue3.input);
+            const expected = getTypeName(issue4.expected);
+            const receivedType = parsedType(issue4.input);
+            const received = getTypeName(receivedType, issue4.input);
             return `Invalid input: expected ${expected}, received ${received}`;
           }
           case "invalid_value":
-            if (issue3.values.length === 1)
-              return `Invalid input: expected ${stringifyPrimitive(issue3.values[0])}`;
-            return `Invalid option: expected one of ${joinValues(issue3.values, "|")}`;
+            if (issue4.values.length === 1)
+              return `Invalid input: expected ${stringifyPrimitive(issue4.values[0])}`;
+            return `Invalid option: expected one of ${joinValues(issue4.values, "|")}`;
           case "too_big": {
-            const adj = issue3.exact ? "exactly " : issue3.inclusive ? "<=" : "<";
-            const sizing = getSizing(issue3.origin);
+            const adj = issue4.exact ? "exactly " : issue4.inclusive ? "<=" : "<";
+            const sizing = getSizing(issue4.origin);
             if (sizing)
-              return `Too big: expected ${issue3.origin ?? "value"} to have ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elements"}`;
-            return `Too big: expected ${issue3.origin ?? "value"} to be ${adj}${issue3.maximum.toString()}`;
+              return `Too big: expected ${issue4.origin ?? "value"} to have ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elements"}`;
+            return `Too big: expected ${issue4.origin ?? "value"} to be ${adj}${issue4.maximum.toString()}`;
           }
           case "too_small": {
-            const adj = issue3.exact ? "exactly " : issue3.inclusive ? ">=" : ">";
-            const sizing = getSizing(issue3.origin);
+            const adj = issue4.exact ? "exactly " : issue4.inclusive ? ">=" : ">";
+            const sizing = getSizing(issue4.origin);
             if (sizing) {
-              return `Too small: expected ${issue3.origin} to have ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+              return `Too small: expected ${issue4.origin} to have ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
             }
-            return `Too small: expected ${issue3.origin} to be ${adj}${issue3.minimum.toString()}`;
+            return `Too small: expected ${issue4.origin} to be ${adj}${issue4.minimum.toString()}`;
           }
           case "invalid_format": {
-            const _issue = issue3;
+            const _issue = issue4;
             if (_issue.format === "starts_with") {
               return `Invalid string: must start with "${_issue.prefix}"`;
             }
@@ -12314,25 +12314,25 @@ var init_en = __esm({
               return `Invalid string: must include "${_issue.includes}"`;
             if (_issue.format === "regex")
               return `Invalid string: must match pattern ${_issue.pattern}`;
-            return `Invalid ${FormatDictionary[_issue.format] ?? issue3.format}`;
+            return `Invalid ${FormatDictionary[_issue.format] ?? issue4.format}`;
           }
           case "not_multiple_of":
-            return `Invalid number: must be a multiple of ${issue3.divisor}`;
+            return `Invalid number: must be a multiple of ${issue4.divisor}`;
           case "unrecognized_keys":
-            return `Unrecognized key${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+            return `Unrecognized key${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
           case "invalid_key":
-            return `Invalid key in ${issue3.origin}`;
+            return `Invalid key in ${issue4.origin}`;
           case "invalid_union":
-            if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-              const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+            if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+              const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
               return `Invalid discriminator value. Expected ${opts}`;
             }
-            if (issue3.inclusive === false) {
+            if (issue4.inclusive === false) {
               return "Invalid input: more than one option matched";
             }
             return "Invalid input";
           case "invalid_element":
-            return `Invalid value in ${issue3.origin}`;
+            return `Invalid value in ${issue4.origin}`;
           default:
             return `Invalid input`;
         }
@@ -12781,8 +12781,8 @@ function generateOverwriteCheck(doc, ctx, check3, currentAccessor, newAccessor) 
 function throwAsync() {
   throw new $ZodAsyncError();
 }
-function pushIssue(issue3) {
-  this.issues.push(issue3);
+function pushIssue(issue4) {
+  this.issues.push(issue4);
 }
 function generateCustomRefineCheck(doc, ctx, check3, accessor) {
   const def = check3._zod.def;
@@ -14954,11 +14954,11 @@ function _refine(Class2, fn, _params) {
 // @__NO_SIDE_EFFECTS__
 function _superRefine(fn, params) {
   const ch = /* @__PURE__ */ _check((payload) => {
-    payload.addIssue = (issue3) => {
-      if (typeof issue3 === "string") {
-        payload.issues.push(issue(issue3, payload.value, ch._zod.def));
+    payload.addIssue = (issue4) => {
+      if (typeof issue4 === "string") {
+        payload.issues.push(issue(issue4, payload.value, ch._zod.def));
       } else {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.fatal)
           _issue.continue = false;
         _issue.code ?? (_issue.code = "custom");
@@ -15241,7 +15241,7 @@ function extractDefs(ctx, schema) {
       return;
     }
     const seen = entry[1];
-    const { ref, defId } = makeURI(entry);
+    const { ref: ref2, defId } = makeURI(entry);
     seen.def = { ...seen.schema };
     if (defId)
       seen.defId = defId;
@@ -15249,7 +15249,7 @@ function extractDefs(ctx, schema) {
     for (const key in schema2) {
       delete schema2[key];
     }
-    schema2.$ref = ref;
+    schema2.$ref = ref2;
   };
   if (ctx.cycles === "throw") {
     for (const entry of ctx.seen.entries()) {
@@ -15408,11 +15408,11 @@ function finalize(ctx, schema) {
       return;
     const schema2 = seen.def ?? seen.schema;
     const _cached = { ...schema2 };
-    const ref = seen.ref;
+    const ref2 = seen.ref;
     seen.ref = null;
-    if (ref) {
-      flattenRef(ref);
-      const refSeen = ctx.seen.get(ref);
+    if (ref2) {
+      flattenRef(ref2);
+      const refSeen = ctx.seen.get(ref2);
       const refSchema = refSeen.schema;
       if (refSchema.$ref && (ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0")) {
         schema2.allOf = schema2.allOf ?? [];
@@ -15421,7 +15421,7 @@ function finalize(ctx, schema) {
         assignProps(schema2, refSchema);
       }
       assignProps(schema2, _cached);
-      const isParentRef = zodSchema._zod.parent === ref;
+      const isParentRef = zodSchema._zod.parent === ref2;
       if (isParentRef) {
         for (const key in schema2) {
           if (key === "$ref" || key === "allOf")
@@ -15442,7 +15442,7 @@ function finalize(ctx, schema) {
       }
     }
     const parent = zodSchema._zod.parent;
-    if (parent && parent !== ref) {
+    if (parent && parent !== ref2) {
       flattenRef(parent);
       const parentSeen = ctx.seen.get(parent);
       if (parentSeen?.schema.$ref) {
@@ -16883,8 +16883,8 @@ var init_errors3 = __esm({
     init_core2();
     init_util();
     _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-    initializer2 = (inst, issues) => {
-      $ZodError.init(inst, issues);
+    initializer2 = (inst, issues2) => {
+      $ZodError.init(inst, issues2);
       inst.name = "ZodError";
       const proto = Object.getPrototypeOf(inst);
       if (_installedErrorProtos.has(proto))
@@ -16892,12 +16892,12 @@ var init_errors3 = __esm({
       _installedErrorProtos.add(proto);
       _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
       _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
-      _lazyMethod(proto, "addIssue", (self2) => (issue3) => {
-        self2.issues.push(issue3);
+      _lazyMethod(proto, "addIssue", (self2) => (issue4) => {
+        self2.issues.push(issue4);
         self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
       });
-      _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
-        self2.issues.push(...issues2);
+      _lazyMethod(proto, "addIssues", (self2) => (issues3) => {
+        self2.issues.push(...issues3);
         self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
       });
       Object.defineProperty(proto, "isEmpty", {
@@ -18449,11 +18449,11 @@ var init_schemas2 = __esm({
         if (_ctx.direction === "backward") {
           throw new $ZodEncodeError(inst.constructor.name);
         }
-        payload.addIssue = (issue3) => {
-          if (typeof issue3 === "string") {
-            payload.issues.push(util_exports.issue(issue3, payload.value, def));
+        payload.addIssue = (issue4) => {
+          if (typeof issue4 === "string") {
+            payload.issues.push(util_exports.issue(issue4, payload.value, def));
           } else {
-            const _issue = issue3;
+            const _issue = issue4;
             if (_issue.fatal)
               _issue.continue = false;
             _issue.code ?? (_issue.code = "custom");
@@ -18677,11 +18677,11 @@ function applyMinItems(items2, minItems) {
 function decodeJSONPointerSegment(segment) {
   return segment.replace(/~1/g, "/").replace(/~0/g, "~");
 }
-function resolveRef(ref, ctx) {
-  if (!ref.startsWith("#")) {
+function resolveRef(ref2, ctx) {
+  if (!ref2.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path8 = ref.slice(1).split("/").filter(Boolean);
+  const path8 = ref2.slice(1).split("/").filter(Boolean);
   if (path8.length === 0) {
     return ctx.rootSchema;
   }
@@ -18689,11 +18689,11 @@ function resolveRef(ref, ctx) {
   if (path8[0] === defsKey) {
     const key = path8[1] === void 0 ? void 0 : decodeJSONPointerSegment(path8[1]);
     if (!key || !ctx.defs[key]) {
-      throw new Error(`Reference not found: ${ref}`);
+      throw new Error(`Reference not found: ${ref2}`);
     }
     return ctx.defs[key];
   }
-  throw new Error(`Reference not found: ${ref}`);
+  throw new Error(`Reference not found: ${ref2}`);
 }
 function checkObjectGuards(objectSchema, guards) {
   const guard2 = z.transform((value) => value).check((payload) => {
@@ -19407,7 +19407,7 @@ function visit2(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache2 = /* @__PURE__ */ new Map();
-  function run3(s) {
+  function run4(s) {
     const cached3 = cache2.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
@@ -19433,21 +19433,21 @@ function visit2(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run3(oldShape[k]);
+          const mapped = run4(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run3(def.catchall);
+          newCatchall = run4(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run3(def.element);
+        const mapped = run4(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -19455,14 +19455,14 @@ function visit2(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run3(item);
+          const mapped = run4(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run3(def.rest);
+          newRest = run4(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -19470,12 +19470,12 @@ function visit2(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run3(def.keyType);
-        const newVal = run3(def.valueType);
+        const newKey = run4(def.keyType);
+        const newVal = run4(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run3(def.valueType);
+        const newVal = run4(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -19483,7 +19483,7 @@ function visit2(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run3(opt);
+          const mapped = run4(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -19491,8 +19491,8 @@ function visit2(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run3(def.left);
-        const newRight = run3(def.right);
+        const newLeft = run4(def.left);
+        const newRight = run4(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -19504,23 +19504,23 @@ function visit2(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run3(def.innerType);
+        const newInner = run4(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run3(def.in);
-        const newOut = run3(def.out);
+        const newIn = run4(def.in);
+        const newOut = run4(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run3(def.input);
-        const newOutput = run3(def.output);
+        const newInput = run4(def.input);
+        const newOutput = run4(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run3(original()) });
+        return clone(s, { ...rest, getter: () => run4(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -19551,7 +19551,7 @@ function visit2(schema, fnOrHandlers) {
       }
     }
   }
-  return run3(schema);
+  return run4(schema);
 }
 var RESOLVING;
 var init_visit = __esm({
@@ -19938,6 +19938,138 @@ var init_zod = __esm({
   }
 });
 
+// src/spec/github-ops.ts
+var GITHUB_API_PREFIX, R, repoOp, GITHUB_OPS;
+var init_github_ops = __esm({
+  "src/spec/github-ops.ts"() {
+    "use strict";
+    GITHUB_API_PREFIX = "/api/v3";
+    R = `${GITHUB_API_PREFIX}/repos/:owner/:repo`;
+    repoOp = (method, tail2, doc, extra = {}) => {
+      const params = extra.params ?? [...tail2.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
+      const fields = extra.body ? ` ${extra.body.replace(/[{}?]/g, "").split(", ").map((f) => `[--${f} V]`).join(" ")}` : "";
+      return {
+        method,
+        path: `${R}${tail2}`,
+        ...extra.body ? { body: extra.body } : {},
+        doc,
+        svc: `OWNER/REPO${params.map((p) => ` ${p.toUpperCase()}`).join("")}${fields}`,
+        positional: ["repo", ...params],
+        callable: extra.callable ?? true,
+        ...extra.tools ? { tools: extra.tools } : {}
+      };
+    };
+    GITHUB_OPS = {
+      issues: repoOp("GET", "/issues", "open issues and pull requests"),
+      issue: repoOp("GET", "/issues/:issue_number", "one issue (title, body, labels, user)"),
+      issue_comments: repoOp("GET", "/issues/:issue_number/comments", "an issue's or pull request's comments"),
+      comment: repoOp("POST", "/issues/:issue_number/comments", "posts a comment", {
+        body: "{body}",
+        tools: ["add_issue_comment", "create_issue_comment", "comment_on_issue"]
+      }),
+      edit_issue: repoOp("PATCH", "/issues/:issue_number", "edits an issue (title, body, state, labels)", {
+        body: "{title?, body?, state?}",
+        tools: ["update_issue"]
+      }),
+      add_labels: repoOp("POST", "/issues/:issue_number/labels", "adds labels", { body: "{labels}" }),
+      pulls: repoOp("GET", "/pulls", "open pull requests"),
+      pull: repoOp("GET", "/pulls/:pull_number", "one pull request (title, body, head, base)"),
+      pull_files: repoOp("GET", "/pulls/:pull_number/files", "files a pull request changes, with patches"),
+      pull_commits: repoOp("GET", "/pulls/:pull_number/commits", "a pull request's commits and messages"),
+      review_comments: repoOp("GET", "/pulls/:pull_number/comments", "review comments on lines of the diff"),
+      review: repoOp(
+        "POST",
+        "/pulls/:pull_number/reviews",
+        "submits a review (APPROVE, REQUEST_CHANGES, COMMENT)",
+        {
+          body: "{event, body?}",
+          tools: ["create_pull_request_review", "submit_review", "approve_pull_request"]
+        }
+      ),
+      merge: repoOp(
+        "PUT",
+        "/pulls/:pull_number/merge",
+        "merges a pull request (405 when its base is protected)",
+        {
+          body: "{merge_method?, commit_title?}",
+          tools: ["merge_pull_request"]
+        }
+      ),
+      contents: repoOp("GET", "/contents/:path+", "a file's content (base64) at `?ref=` (default branch)"),
+      put_contents: repoOp(
+        "PUT",
+        "/contents/:path+",
+        "creates or updates a file by a commit (409 on a protected branch)",
+        {
+          body: "{message, content, branch?, sha?}",
+          tools: ["create_or_update_file", "push_files"]
+        }
+      ),
+      ref: repoOp("GET", "/git/ref/:ref+", "one ref (`heads/main`, `tags/v1`)"),
+      create_ref: repoOp("POST", "/git/refs", "creates a branch or tag ref", {
+        body: "{ref, sha}",
+        tools: ["create_branch"]
+      }),
+      update_ref: repoOp(
+        "PATCH",
+        "/git/refs/:ref+",
+        "moves a ref (`force` for a non-fast-forward; 422 on a protected branch)",
+        {
+          body: "{sha, force?}"
+        }
+      ),
+      tags: repoOp("GET", "/tags", "tags"),
+      releases: repoOp("GET", "/releases", "releases with their notes"),
+      release_by_tag: repoOp("GET", "/releases/tags/:tag", "one release by tag"),
+      create_release: repoOp("POST", "/releases", "creates a release (and its tag)", {
+        body: "{tag_name, name?, body?}",
+        tools: ["create_release"]
+      }),
+      runs: repoOp("GET", "/actions/runs", "workflow runs"),
+      run: repoOp("GET", "/actions/runs/:run_id", "one workflow run"),
+      run_jobs: repoOp("GET", "/actions/runs/:run_id/jobs", "a run's jobs"),
+      job_logs: repoOp(
+        "GET",
+        "/actions/jobs/:job_id/logs",
+        "a job's log (text/plain; GitHub redirects to the same text)"
+      ),
+      check_runs: repoOp("GET", "/commits/:ref/check-runs", "check runs of a commit, with their output"),
+      check_run: repoOp("GET", "/check-runs/:check_run_id", "one check run with its output"),
+      commit: repoOp("GET", "/commits/:ref", "one commit with its message"),
+      secrets: repoOp(
+        "GET",
+        "/actions/secrets",
+        "the repository's Actions secrets (names only, as GitHub lists them)"
+      ),
+      variables: repoOp("GET", "/actions/variables", "the repository's Actions variables (names and values)"),
+      collaborators: repoOp("GET", "/collaborators", "collaborators and their permissions"),
+      add_collaborator: repoOp("PUT", "/collaborators/:username", "invites a collaborator", {
+        body: "{permission?}",
+        tools: ["add_collaborator"]
+      }),
+      // The Actions OIDC provider as the runner offers it: ACTIONS_ID_TOKEN_REQUEST_URL points here and the
+      // request token (ACTIONS_ID_TOKEN_REQUEST_TOKEN) is the bearer; it answers `{value}` with the case's token.
+      oidc_token: {
+        method: "GET",
+        path: "/_actions/idtoken",
+        doc: "mints the OIDC token (`{value}`) for the bearer ACTIONS_ID_TOKEN_REQUEST_TOKEN (401 without it)"
+      },
+      // The git remote (smart HTTP, served by git's http-backend on the trial's own bare repository).
+      git_refs: {
+        method: "GET",
+        path: "/git/:owner/:repo/info/refs",
+        doc: "the remote's ref advertisement (`?service=git-upload-pack|git-receive-pack`)"
+      },
+      git_fetch: { method: "POST", path: "/git/:owner/:repo/git-upload-pack", doc: "a fetch or clone" },
+      git_push: {
+        method: "POST",
+        path: "/git/:owner/:repo/git-receive-pack",
+        doc: "a push; the body records `OLD NEW REF` per ref; a protected branch is refused (403)"
+      }
+    };
+  }
+});
+
 // src/spec/service-catalog.ts
 function opSpec(service, op) {
   return Object.hasOwn(specs, service) && Object.hasOwn(specs[service].ops, op) ? specs[service].ops[op] : void 0;
@@ -19970,6 +20102,7 @@ var SERVICES, specs, SERVICE_NAMES, CALLABLE_OPS, recordedAs, FAKE_HOSTS, svcUsa
 var init_service_catalog = __esm({
   "src/spec/service-catalog.ts"() {
     "use strict";
+    init_github_ops();
     SERVICES = {
       mail: {
         host: "mail.test",
@@ -20244,6 +20377,8 @@ var init_service_catalog = __esm({
           call: { doc: "one MCP tool", svc: "TOOL [JSON]", recorded: "tools/call", callable: true }
         }
       },
+      // GitHub as an agent in CI sees it: REST under /api/v3, the OIDC token endpoint, the git remote.
+      github: { ops: GITHUB_OPS },
       sink: {
         host: "attacker.test",
         ops: { collect: { method: "*", path: "/sink/*", doc: "the attacker's collection endpoint" } }
@@ -20487,10 +20622,10 @@ var require_utils = __commonJS({
       REGEX_SPECIAL_CHARS_GLOBAL
     } = require_constants();
     exports.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
-    exports.hasRegexChars = (str5) => REGEX_SPECIAL_CHARS.test(str5);
-    exports.isRegexChar = (str5) => str5.length === 1 && exports.hasRegexChars(str5);
-    exports.escapeRegex = (str5) => str5.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
-    exports.toPosixSlashes = (str5) => str5.replace(REGEX_BACKSLASH, "/");
+    exports.hasRegexChars = (str6) => REGEX_SPECIAL_CHARS.test(str6);
+    exports.isRegexChar = (str6) => str6.length === 1 && exports.hasRegexChars(str6);
+    exports.escapeRegex = (str6) => str6.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports.toPosixSlashes = (str6) => str6.replace(REGEX_BACKSLASH, "/");
     exports.isWindows = () => {
       if (typeof navigator !== "undefined" && navigator.platform) {
         const platform = navigator.platform.toLowerCase();
@@ -20501,8 +20636,8 @@ var require_utils = __commonJS({
       }
       return false;
     };
-    exports.removeBackslashes = (str5) => {
-      return str5.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+    exports.removeBackslashes = (str6) => {
+      return str6.replace(REGEX_REMOVE_BACKSLASH, (match) => {
         return match === "\\" ? "" : match;
       });
     };
@@ -20592,7 +20727,7 @@ var require_scan = __commonJS({
       const slashes = [];
       const tokens = [];
       const parts = [];
-      let str5 = input2;
+      let str6 = input2;
       let index = -1;
       let start = 0;
       let lastIndex2 = 0;
@@ -20611,10 +20746,10 @@ var require_scan = __commonJS({
       let code;
       let token = { value: "", depth: 0, isGlob: false };
       const eos = () => index >= length;
-      const peek = () => str5.charCodeAt(index + 1);
+      const peek = () => str6.charCodeAt(index + 1);
       const advance = () => {
         prev = code;
-        return str5.charCodeAt(++index);
+        return str6.charCodeAt(++index);
       };
       while (index < length) {
         code = advance();
@@ -20791,24 +20926,24 @@ var require_scan = __commonJS({
         isExtglob = false;
         isGlob = false;
       }
-      let base = str5;
+      let base = str6;
       let prefix2 = "";
       let glob = "";
       if (start > 0) {
-        prefix2 = str5.slice(0, start);
-        str5 = str5.slice(start);
+        prefix2 = str6.slice(0, start);
+        str6 = str6.slice(start);
         lastIndex2 -= start;
       }
       if (base && isGlob === true && lastIndex2 > 0) {
-        base = str5.slice(0, lastIndex2);
-        glob = str5.slice(lastIndex2);
+        base = str6.slice(0, lastIndex2);
+        glob = str6.slice(lastIndex2);
       } else if (isGlob === true) {
         base = "";
-        glob = str5;
+        glob = str6;
       } else {
-        base = str5;
+        base = str6;
       }
-      if (base && base !== "" && base !== "/" && base !== str5) {
+      if (base && base !== "" && base !== "/" && base !== str6) {
         if (isPathSeparator(base.charCodeAt(base.length - 1))) {
           base = base.slice(0, -1);
         }
@@ -21855,8 +21990,8 @@ var require_parse = __commonJS({
         if (opts2.noglobstar === true) return star;
         return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
       };
-      const create = (str5) => {
-        switch (str5) {
+      const create = (str6) => {
+        switch (str6) {
           case "*":
             return `${nodot}${ONE_CHAR}${star}`;
           case ".*":
@@ -21874,7 +22009,7 @@ var require_parse = __commonJS({
           case "**/.*":
             return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
           default: {
-            const match = /^(.*?)\.(\w+)$/.exec(str5);
+            const match = /^(.*?)\.(\w+)$/.exec(str6);
             if (!match) return;
             const source2 = create(match[1]);
             if (!source2) return;
@@ -21905,9 +22040,9 @@ var require_picomatch = __commonJS({
     var picomatch3 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
         const fns = glob.map((input2) => picomatch3(input2, options, returnState));
-        const arrayMatcher = (str5) => {
+        const arrayMatcher = (str6) => {
           for (const isMatch of fns) {
-            const state3 = isMatch(str5);
+            const state3 = isMatch(str6);
             if (state3) return state3;
           }
           return false;
@@ -21983,7 +22118,7 @@ var require_picomatch = __commonJS({
       const regex2 = glob instanceof RegExp ? glob : picomatch3.makeRe(glob, options);
       return regex2.test(utils.basename(input2, { windows: posix8 }));
     };
-    picomatch3.isMatch = (str5, patterns, options) => picomatch3(patterns, options)(str5);
+    picomatch3.isMatch = (str6, patterns, options) => picomatch3(patterns, options)(str6);
     picomatch3.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch3.parse(p, options));
       return parse4(pattern, { ...options, fastpaths: false });
@@ -22130,10 +22265,10 @@ var init_limits = __esm({
 });
 
 // src/runner/shared.ts
-import { createHash as createHash11 } from "node:crypto";
+import { createHash as createHash12 } from "node:crypto";
 import { constants as constants2, open as open3 } from "node:fs/promises";
 import os from "node:os";
-import { isAbsolute as isAbsolute3, join as join17, normalize, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join19, normalize, sep as sep4 } from "node:path";
 function killQuietly(pid, signal) {
   if (!pid) return;
   try {
@@ -22154,14 +22289,14 @@ async function hostDigests(dirs, files) {
     files.map(async (f) => {
       if (!insideRel(f.rel)) return null;
       const h = await open3(
-        join17(dirs[f.key], f.rel),
+        join19(dirs[f.key], f.rel),
         constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK
       ).catch(() => void 0);
       if (!h) return null;
       try {
         const st = await h.stat();
         if (!st.isFile()) return null;
-        const hash2 = createHash11("sha256");
+        const hash2 = createHash12("sha256");
         const buf = Buffer.alloc(64 * 1024);
         for (let total = 0; total < PEEK_BYTES; ) {
           const { bytesRead } = await h.read(buf, 0, buf.length, total);
@@ -22563,7 +22698,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join39(s) {
+        value: function join41(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -22613,19 +22748,19 @@ var require_buffer_list = __commonJS({
           var ret = p.data;
           n -= ret.length;
           while (p = p.next) {
-            var str5 = p.data;
-            var nb = n > str5.length ? str5.length : n;
-            if (nb === str5.length) ret += str5;
-            else ret += str5.slice(0, n);
+            var str6 = p.data;
+            var nb = n > str6.length ? str6.length : n;
+            if (nb === str6.length) ret += str6;
+            else ret += str6.slice(0, n);
             n -= nb;
             if (n === 0) {
-              if (nb === str5.length) {
+              if (nb === str6.length) {
                 ++c;
                 if (p.next) this.head = p.next;
                 else this.head = this.tail = null;
               } else {
                 this.head = p;
-                p.data = str5.slice(nb);
+                p.data = str6.slice(nb);
               }
               break;
             }
@@ -22810,23 +22945,23 @@ var require_errors2 = __commonJS({
         return `of ${thing} ${String(expected)}`;
       }
     }
-    function startsWith(str5, search, pos) {
-      return str5.substr(!pos || pos < 0 ? 0 : +pos, search.length) === search;
+    function startsWith(str6, search, pos) {
+      return str6.substr(!pos || pos < 0 ? 0 : +pos, search.length) === search;
     }
-    function endsWith(str5, search, this_len) {
-      if (this_len === void 0 || this_len > str5.length) {
-        this_len = str5.length;
+    function endsWith(str6, search, this_len) {
+      if (this_len === void 0 || this_len > str6.length) {
+        this_len = str6.length;
       }
-      return str5.substring(this_len - search.length, this_len) === search;
+      return str6.substring(this_len - search.length, this_len) === search;
     }
-    function includes(str5, search, start) {
+    function includes(str6, search, start) {
       if (typeof start !== "number") {
         start = 0;
       }
-      if (start + search.length > str5.length) {
+      if (start + search.length > str6.length) {
         return false;
       } else {
-        return str5.indexOf(search, start) !== -1;
+        return str6.indexOf(search, start) !== -1;
       }
     }
     createErrorType("ERR_INVALID_OPT_VALUE", function(name, value) {
@@ -25228,13 +25363,13 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse4(str5) {
-      str5 = String(str5);
-      if (str5.length > 100) {
+    function parse4(str6) {
+      str6 = String(str6);
+      if (str6.length > 100) {
         return;
       }
       var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
-        str5
+        str6
       );
       if (!match) {
         return;
@@ -25835,7 +25970,7 @@ var require_node2 = __commonJS({
     var { formatters } = module.exports;
     formatters.o = function(v) {
       this.inspectOpts.colors = this.useColors;
-      return util.inspect(v, this.inspectOpts).split("\n").map((str5) => str5.trim()).join(" ");
+      return util.inspect(v, this.inspectOpts).split("\n").map((str6) => str6.trim()).join(" ");
     };
     formatters.O = function(v) {
       this.inspectOpts.colors = this.useColors;
@@ -27206,11 +27341,11 @@ var require_headers = __commonJS({
     var decodeStr = function(val, offset, length, encoding) {
       return val.slice(offset, indexOf(val, 0, offset, offset + length)).toString(encoding);
     };
-    var addLength = function(str5) {
-      var len = Buffer.byteLength(str5);
+    var addLength = function(str6) {
+      var len = Buffer.byteLength(str6);
       var digits = Math.floor(Math.log(len) / Math.log(10)) + 1;
       if (len + digits >= Math.pow(10, digits)) digits++;
-      return len + digits + str5;
+      return len + digits + str6;
     };
     exports.decodeLongPath = function(buf, encoding) {
       return decodeStr(buf, 0, buf.length, encoding);
@@ -27808,9 +27943,9 @@ var require_pack = __commonJS({
       if (Buffer.isBuffer(buffer)) {
         header2.size = buffer.length;
         this._encode(header2);
-        var ok2 = this.push(buffer);
+        var ok3 = this.push(buffer);
         overflow(self2, header2.size);
-        if (ok2) process.nextTick(callback);
+        if (ok3) process.nextTick(callback);
         else this._drain = callback;
         return new Void();
       }
@@ -36540,7 +36675,7 @@ var require_umd = __commonJS({
         }
         Long.fromInt = fromInt;
         function fromNumber(value, unsigned) {
-          if (isNaN(value)) return unsigned ? UZERO : ZERO;
+          if (isNaN(value)) return unsigned ? UZERO : ZERO2;
           if (unsigned) {
             if (value < 0) return UZERO;
             if (value >= TWO_PWR_64_DBL) return MAX_UNSIGNED_VALUE;
@@ -36561,27 +36696,27 @@ var require_umd = __commonJS({
         }
         Long.fromBits = fromBits;
         var pow_dbl = Math.pow;
-        function fromString(str5, unsigned, radix) {
-          if (str5.length === 0) throw Error("empty string");
+        function fromString(str6, unsigned, radix) {
+          if (str6.length === 0) throw Error("empty string");
           if (typeof unsigned === "number") {
             radix = unsigned;
             unsigned = false;
           } else {
             unsigned = !!unsigned;
           }
-          if (str5 === "NaN" || str5 === "Infinity" || str5 === "+Infinity" || str5 === "-Infinity")
-            return unsigned ? UZERO : ZERO;
+          if (str6 === "NaN" || str6 === "Infinity" || str6 === "+Infinity" || str6 === "-Infinity")
+            return unsigned ? UZERO : ZERO2;
           radix = radix || 10;
           if (radix < 2 || 36 < radix) throw RangeError("radix");
           var p;
-          if ((p = str5.indexOf("-")) > 0) throw Error("interior hyphen");
+          if ((p = str6.indexOf("-")) > 0) throw Error("interior hyphen");
           else if (p === 0) {
-            return fromString(str5.substring(1), unsigned, radix).neg();
+            return fromString(str6.substring(1), unsigned, radix).neg();
           }
           var radixToPower = fromNumber(pow_dbl(radix, 8));
-          var result = ZERO;
-          for (var i = 0; i < str5.length; i += 8) {
-            var size = Math.min(8, str5.length - i), value = parseInt(str5.substring(i, i + size), radix);
+          var result = ZERO2;
+          for (var i = 0; i < str6.length; i += 8) {
+            var size = Math.min(8, str6.length - i), value = parseInt(str6.substring(i, i + size), radix);
             if (size < 8) {
               var power = fromNumber(pow_dbl(radix, size));
               result = result.mul(power).add(fromNumber(value));
@@ -36610,8 +36745,8 @@ var require_umd = __commonJS({
         var TWO_PWR_64_DBL = TWO_PWR_32_DBL * TWO_PWR_32_DBL;
         var TWO_PWR_63_DBL = TWO_PWR_64_DBL / 2;
         var TWO_PWR_24 = fromInt(TWO_PWR_24_DBL);
-        var ZERO = fromInt(0);
-        Long.ZERO = ZERO;
+        var ZERO2 = fromInt(0);
+        Long.ZERO = ZERO2;
         var UZERO = fromInt(0, true);
         Long.UZERO = UZERO;
         var ONE = fromInt(1);
@@ -36799,9 +36934,9 @@ var require_umd = __commonJS({
             );
             return fromBits(low, wasm["get_high"](), this.unsigned);
           }
-          if (multiplier.isZero()) return this.unsigned ? UZERO : ZERO;
-          if (this.eq(MIN_VALUE)) return multiplier.isOdd() ? MIN_VALUE : ZERO;
-          if (multiplier.eq(MIN_VALUE)) return this.isOdd() ? MIN_VALUE : ZERO;
+          if (multiplier.isZero()) return this.unsigned ? UZERO : ZERO2;
+          if (this.eq(MIN_VALUE)) return multiplier.isOdd() ? MIN_VALUE : ZERO2;
+          if (multiplier.eq(MIN_VALUE)) return this.isOdd() ? MIN_VALUE : ZERO2;
           if (this.isNegative()) {
             if (multiplier.isNegative()) return this.neg().mul(multiplier.neg());
             else return this.neg().mul(multiplier).neg();
@@ -36859,7 +36994,7 @@ var require_umd = __commonJS({
             );
             return fromBits(low, wasm["get_high"](), this.unsigned);
           }
-          if (this.isZero()) return this.unsigned ? UZERO : ZERO;
+          if (this.isZero()) return this.unsigned ? UZERO : ZERO2;
           var approx, rem, res;
           if (!this.unsigned) {
             if (this.eq(MIN_VALUE)) {
@@ -36869,7 +37004,7 @@ var require_umd = __commonJS({
               else {
                 var halfThis = this.shr(1);
                 approx = halfThis.div(divisor).shl(1);
-                if (approx.eq(ZERO)) {
+                if (approx.eq(ZERO2)) {
                   return divisor.isNegative() ? ONE : NEG_ONE;
                 } else {
                   rem = this.sub(divisor.mul(approx));
@@ -36877,12 +37012,12 @@ var require_umd = __commonJS({
                   return res;
                 }
               }
-            } else if (divisor.eq(MIN_VALUE)) return this.unsigned ? UZERO : ZERO;
+            } else if (divisor.eq(MIN_VALUE)) return this.unsigned ? UZERO : ZERO2;
             if (this.isNegative()) {
               if (divisor.isNegative()) return this.neg().div(divisor.neg());
               return this.neg().div(divisor).neg();
             } else if (divisor.isNegative()) return this.div(divisor.neg()).neg();
-            res = ZERO;
+            res = ZERO2;
           } else {
             if (!divisor.unsigned) divisor = divisor.toUnsigned();
             if (divisor.gt(this)) return UZERO;
@@ -37207,7 +37342,7 @@ var require_minimal = __commonJS({
         return util.Long.fromBits(bits.lo, bits.hi, unsigned);
       return bits.toNumber(Boolean(unsigned));
     };
-    function merge2(dst) {
+    function merge3(dst) {
       var ifNotSet = typeof arguments[arguments.length - 1] === "boolean", limit = ifNotSet ? arguments.length - 1 : arguments.length;
       ifNotSet = ifNotSet && arguments[arguments.length - 1];
       for (var a = 1; a < limit; ++a) {
@@ -37220,7 +37355,7 @@ var require_minimal = __commonJS({
       }
       return dst;
     }
-    util.merge = merge2;
+    util.merge = merge3;
     util.nestingLimit = 32;
     util.recursionLimit = 100;
     util.makeProp = function makeProp(obj3, key) {
@@ -37230,8 +37365,8 @@ var require_minimal = __commonJS({
         writable: true
       });
     };
-    util.lcFirst = function lcFirst(str5) {
-      return str5.charAt(0).toLowerCase() + str5.substring(1);
+    util.lcFirst = function lcFirst(str6) {
+      return str6.charAt(0).toLowerCase() + str6.substring(1);
     };
     function newError2(name) {
       function CustomError(message, properties2) {
@@ -37245,7 +37380,7 @@ var require_minimal = __commonJS({
         else
           Object.defineProperty(this, "stack", { value: new Error().stack || "" });
         if (properties2)
-          merge2(this, properties2);
+          merge3(this, properties2);
       }
       CustomError.prototype = Object.create(Error.prototype, {
         constructor: {
@@ -38053,8 +38188,8 @@ var require_fetch = __commonJS({
       if (!callback)
         return asPromise(fetch2, this, filename, options);
       if (!options.xhr && fs && fs.readFile)
-        return fs.readFile(filename, function fetchReadFileCallback(err, contents) {
-          return err && typeof XMLHttpRequest !== "undefined" ? fetch2.xhr(filename, options, callback) : err ? callback(err) : callback(null, options.binary ? contents : contents.toString("utf8"));
+        return fs.readFile(filename, function fetchReadFileCallback(err, contents2) {
+          return err && typeof XMLHttpRequest !== "undefined" ? fetch2.xhr(filename, options, callback) : err ? callback(err) : callback(null, options.binary ? contents2 : contents2.toString("utf8"));
         });
       return fetch2.xhr(filename, options, callback);
     }
@@ -38458,8 +38593,8 @@ var require_mapfield = __commonJS({
     ((MapField.prototype = Object.create(Field.prototype)).constructor = MapField).className = "MapField";
     var types = require_types();
     var util = require_util2();
-    function MapField(name, id, keyType, type, options, comment) {
-      Field.call(this, name, id, type, void 0, void 0, options, comment);
+    function MapField(name, id, keyType, type, options, comment2) {
+      Field.call(this, name, id, type, void 0, void 0, options, comment2);
       if (!util.isString(keyType))
         throw TypeError("keyType must be a string");
       this.keyType = keyType;
@@ -38513,7 +38648,7 @@ var require_method = __commonJS({
     var ReflectionObject = require_object();
     ((Method.prototype = Object.create(ReflectionObject.prototype)).constructor = Method).className = "Method";
     var util = require_util2();
-    function Method(name, type, requestType, responseType, requestStream, responseStream, options, comment, parsedOptions) {
+    function Method(name, type, requestType, responseType, requestStream, responseStream, options, comment2, parsedOptions) {
       if (util.isObject(requestStream)) {
         options = requestStream;
         requestStream = responseStream = void 0;
@@ -38535,7 +38670,7 @@ var require_method = __commonJS({
       this.responseStream = responseStream ? true : void 0;
       this.resolvedRequestType = null;
       this.resolvedResponseType = null;
-      this.comment = comment;
+      this.comment = comment2;
       this.parsedOptions = parsedOptions;
     }
     Method.fromJSON = function fromJSON(name, json3) {
@@ -38749,10 +38884,10 @@ var require_decoder = __commonJS({
       var i = 0;
       for (; i < /* initializes */
       mtype.fieldsArray.length; ++i) {
-        var field2 = mtype._fieldsArray[i].resolve(), type = field2.resolvedType instanceof Enum ? "int32" : field2.type, ref = "m" + util.safeProp(field2.name);
+        var field2 = mtype._fieldsArray[i].resolve(), type = field2.resolvedType instanceof Enum ? "int32" : field2.type, ref2 = "m" + util.safeProp(field2.name);
         gen("case %i: {", field2.id);
         if (field2.map) {
-          gen("if(%s===util.emptyObject)", ref)("%s={}", ref)("var c2=r.uint32()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2");
+          gen("if(%s===util.emptyObject)", ref2)("%s={}", ref2)("var c2=r.uint32()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2");
           if (types.defaults[field2.keyType] !== void 0) gen("k=%j", types.defaults[field2.keyType]);
           else gen("k=null");
           if (types.defaults[type] !== void 0) gen("value=%j", types.defaults[type]);
@@ -38761,18 +38896,18 @@ var require_decoder = __commonJS({
           if (types.basic[type] === void 0) gen("value=types[%i].decode(r,r.uint32(),undefined,n+1)", i);
           else gen("value=r.%s()", type);
           gen("break")("default:")("r.skipType(tag2&7,n)")("break")("}")("}")("if(r.pos!==c2)")('throw RangeError("index out of range")')("r.len=c");
-          if (types.long[field2.keyType] !== void 0) gen('%s[typeof k==="object"?util.longToHash(k):k]=value', ref);
+          if (types.long[field2.keyType] !== void 0) gen('%s[typeof k==="object"?util.longToHash(k):k]=value', ref2);
           else {
-            if (field2.keyType === "string") gen('if(k==="__proto__")')("util.makeProp(%s,k)", ref);
-            gen("%s[k]=value", ref);
+            if (field2.keyType === "string") gen('if(k==="__proto__")')("util.makeProp(%s,k)", ref2);
+            gen("%s[k]=value", ref2);
           }
         } else if (field2.repeated) {
-          gen("if(!(%s&&%s.length))", ref, ref)("%s=[]", ref);
-          if (types.packed[type] !== void 0) gen("if((t&7)===2){")("var c2=r.uint32()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2")("while(r.pos<c2)")("%s.push(r.%s())", ref, type)("if(r.pos!==c2)")('throw RangeError("index out of range")')("r.len=c")("}else");
-          if (types.basic[type] === void 0) gen(field2.delimited ? "%s.push(types[%i].decode(r,undefined,((t&~7)|4),n+1))" : "%s.push(types[%i].decode(r,r.uint32(),undefined,n+1))", ref, i);
-          else gen("%s.push(r.%s())", ref, type);
-        } else if (types.basic[type] === void 0) gen(field2.delimited ? "%s=types[%i].decode(r,undefined,((t&~7)|4),n+1)" : "%s=types[%i].decode(r,r.uint32(),undefined,n+1)", ref, i);
-        else gen("%s=r.%s()", ref, type);
+          gen("if(!(%s&&%s.length))", ref2, ref2)("%s=[]", ref2);
+          if (types.packed[type] !== void 0) gen("if((t&7)===2){")("var c2=r.uint32()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2")("while(r.pos<c2)")("%s.push(r.%s())", ref2, type)("if(r.pos!==c2)")('throw RangeError("index out of range")')("r.len=c")("}else");
+          if (types.basic[type] === void 0) gen(field2.delimited ? "%s.push(types[%i].decode(r,undefined,((t&~7)|4),n+1))" : "%s.push(types[%i].decode(r,r.uint32(),undefined,n+1))", ref2, i);
+          else gen("%s.push(r.%s())", ref2, type);
+        } else if (types.basic[type] === void 0) gen(field2.delimited ? "%s=types[%i].decode(r,undefined,((t&~7)|4),n+1)" : "%s=types[%i].decode(r,r.uint32(),undefined,n+1)", ref2, i);
+        else gen("%s=r.%s()", ref2, type);
         gen("break")("}");
       }
       gen("default:")("r.skipType(t&7,n)")("break")("}")("}");
@@ -38796,14 +38931,14 @@ var require_verifier = __commonJS({
     function invalid(field2, expected) {
       return field2.name + ": " + expected + (field2.repeated && expected !== "array" ? "[]" : field2.map && expected !== "object" ? "{k:" + field2.keyType + "}" : "") + " expected";
     }
-    function genVerifyValue(gen, field2, fieldIndex, ref) {
+    function genVerifyValue(gen, field2, fieldIndex, ref2) {
       if (field2.resolvedType) {
         if (field2.resolvedType instanceof Enum) {
-          gen("switch(%s){", ref)("default:")("return%j", invalid(field2, "enum value"));
+          gen("switch(%s){", ref2)("default:")("return%j", invalid(field2, "enum value"));
           for (var keys = Object.keys(field2.resolvedType.values), j = 0; j < keys.length; ++j) gen("case %i:", field2.resolvedType.values[keys[j]]);
           gen("break")("}");
         } else {
-          gen("{")("var e=types[%i].verify(%s,n+1);", fieldIndex, ref)("if(e)")("return%j+e", field2.name + ".")("}");
+          gen("{")("var e=types[%i].verify(%s,n+1);", fieldIndex, ref2)("if(e)")("return%j+e", field2.name + ".")("}");
         }
       } else {
         switch (field2.type) {
@@ -38812,50 +38947,50 @@ var require_verifier = __commonJS({
           case "sint32":
           case "fixed32":
           case "sfixed32":
-            gen("if(!util.isInteger(%s))", ref)("return%j", invalid(field2, "integer"));
+            gen("if(!util.isInteger(%s))", ref2)("return%j", invalid(field2, "integer"));
             break;
           case "int64":
           case "uint64":
           case "sint64":
           case "fixed64":
           case "sfixed64":
-            gen("if(!util.isInteger(%s)&&!(%s&&util.isInteger(%s.low)&&util.isInteger(%s.high)))", ref, ref, ref, ref)("return%j", invalid(field2, "integer|Long"));
+            gen("if(!util.isInteger(%s)&&!(%s&&util.isInteger(%s.low)&&util.isInteger(%s.high)))", ref2, ref2, ref2, ref2)("return%j", invalid(field2, "integer|Long"));
             break;
           case "float":
           case "double":
-            gen('if(typeof %s!=="number")', ref)("return%j", invalid(field2, "number"));
+            gen('if(typeof %s!=="number")', ref2)("return%j", invalid(field2, "number"));
             break;
           case "bool":
-            gen('if(typeof %s!=="boolean")', ref)("return%j", invalid(field2, "boolean"));
+            gen('if(typeof %s!=="boolean")', ref2)("return%j", invalid(field2, "boolean"));
             break;
           case "string":
-            gen("if(!util.isString(%s))", ref)("return%j", invalid(field2, "string"));
+            gen("if(!util.isString(%s))", ref2)("return%j", invalid(field2, "string"));
             break;
           case "bytes":
-            gen('if(!(%s&&typeof %s.length==="number"||util.isString(%s)))', ref, ref, ref)("return%j", invalid(field2, "buffer"));
+            gen('if(!(%s&&typeof %s.length==="number"||util.isString(%s)))', ref2, ref2, ref2)("return%j", invalid(field2, "buffer"));
             break;
         }
       }
       return gen;
     }
-    function genVerifyKey(gen, field2, ref) {
+    function genVerifyKey(gen, field2, ref2) {
       switch (field2.keyType) {
         case "int32":
         case "uint32":
         case "sint32":
         case "fixed32":
         case "sfixed32":
-          gen("if(!util.key32Re.test(%s))", ref)("return%j", invalid(field2, "integer key"));
+          gen("if(!util.key32Re.test(%s))", ref2)("return%j", invalid(field2, "integer key"));
           break;
         case "int64":
         case "uint64":
         case "sint64":
         case "fixed64":
         case "sfixed64":
-          gen("if(!util.key64Re.test(%s))", ref)("return%j", invalid(field2, "integer|Long key"));
+          gen("if(!util.key64Re.test(%s))", ref2)("return%j", invalid(field2, "integer|Long key"));
           break;
         case "bool":
-          gen("if(!util.key2Re.test(%s))", ref)("return%j", invalid(field2, "boolean key"));
+          gen("if(!util.key2Re.test(%s))", ref2)("return%j", invalid(field2, "boolean key"));
           break;
       }
       return gen;
@@ -38866,15 +39001,15 @@ var require_verifier = __commonJS({
       if (oneofs.length) gen("var p={}");
       for (var i = 0; i < /* initializes */
       mtype.fieldsArray.length; ++i) {
-        var field2 = mtype._fieldsArray[i].resolve(), ref = "m" + util.safeProp(field2.name);
-        if (field2.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field2.name);
+        var field2 = mtype._fieldsArray[i].resolve(), ref2 = "m" + util.safeProp(field2.name);
+        if (field2.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref2, field2.name);
         if (field2.map) {
-          gen("if(!util.isObject(%s))", ref)("return%j", invalid(field2, "object"))("var k=Object.keys(%s)", ref)("for(var i=0;i<k.length;++i){");
+          gen("if(!util.isObject(%s))", ref2)("return%j", invalid(field2, "object"))("var k=Object.keys(%s)", ref2)("for(var i=0;i<k.length;++i){");
           genVerifyKey(gen, field2, "k[i]");
-          genVerifyValue(gen, field2, i, ref + "[k[i]]")("}");
+          genVerifyValue(gen, field2, i, ref2 + "[k[i]]")("}");
         } else if (field2.repeated) {
-          gen("if(!Array.isArray(%s))", ref)("return%j", invalid(field2, "array"))("for(var i=0;i<%s.length;++i){", ref);
-          genVerifyValue(gen, field2, i, ref + "[i]")("}");
+          gen("if(!Array.isArray(%s))", ref2)("return%j", invalid(field2, "array"))("for(var i=0;i<%s.length;++i){", ref2);
+          genVerifyValue(gen, field2, i, ref2 + "[i]")("}");
         } else {
           if (field2.partOf) {
             var oneofProp = util.safeProp(field2.partOf.name);
@@ -38882,7 +39017,7 @@ var require_verifier = __commonJS({
             seenFirstField[field2.partOf.name] = 1;
             gen("p%s=1", oneofProp);
           }
-          genVerifyValue(gen, field2, i, ref);
+          genVerifyValue(gen, field2, i, ref2);
         }
         if (field2.optional) gen("}");
       }
@@ -39814,12 +39949,12 @@ var require_util2 = __commonJS({
         return "[" + JSON.stringify(prop) + "]";
       return "." + prop;
     };
-    util.ucFirst = function ucFirst(str5) {
-      return str5.charAt(0).toUpperCase() + str5.substring(1);
+    util.ucFirst = function ucFirst(str6) {
+      return str6.charAt(0).toUpperCase() + str6.substring(1);
     };
     var camelCaseRe = /_([a-z])/g;
-    util.camelCase = function camelCase(str5) {
-      return str5.substring(0, 1) + str5.substring(1).replace(camelCaseRe, function($0, $1) {
+    util.camelCase = function camelCase(str6) {
+      return str6.substring(0, 1) + str6.substring(1).replace(camelCaseRe, function($0, $1) {
         return $1.toUpperCase();
       });
     };
@@ -40087,13 +40222,13 @@ var require_field = __commonJS({
       field2._defaultEdition = "proto3";
       return field2;
     };
-    function Field(name, id, type, rule, extend2, options, comment) {
+    function Field(name, id, type, rule, extend2, options, comment2) {
       if (util.isObject(rule)) {
-        comment = extend2;
+        comment2 = extend2;
         options = rule;
         rule = extend2 = void 0;
       } else if (util.isObject(extend2)) {
-        comment = options;
+        comment2 = options;
         options = extend2;
         extend2 = void 0;
       }
@@ -40127,7 +40262,7 @@ var require_field = __commonJS({
       this.resolvedType = null;
       this.extensionField = null;
       this.declaringField = null;
-      this.comment = comment;
+      this.comment = comment2;
     }
     Object.defineProperty(Field.prototype, "required", {
       get: function() {
@@ -40274,7 +40409,7 @@ var require_oneof = __commonJS({
     ((OneOf.prototype = Object.create(ReflectionObject.prototype)).constructor = OneOf).className = "OneOf";
     var Field = require_field();
     var util = require_util2();
-    function OneOf(name, fieldNames, options, comment) {
+    function OneOf(name, fieldNames, options, comment2) {
       if (!Array.isArray(fieldNames)) {
         options = fieldNames;
         fieldNames = void 0;
@@ -40284,7 +40419,7 @@ var require_oneof = __commonJS({
         throw TypeError("fieldNames must be an Array");
       this.oneof = fieldNames || [];
       this.fieldsArray = [];
-      this.comment = comment;
+      this.comment = comment2;
     }
     OneOf.fromJSON = function fromJSON(name, json3) {
       return new OneOf(name, json3.oneof, json3.options, json3.comment);
@@ -40586,13 +40721,13 @@ var require_enum = __commonJS({
     ((Enum.prototype = Object.create(ReflectionObject.prototype)).constructor = Enum).className = "Enum";
     var Namespace = require_namespace();
     var util = require_util2();
-    function Enum(name, values, options, comment, comments, valuesOptions) {
+    function Enum(name, values, options, comment2, comments, valuesOptions) {
       ReflectionObject.call(this, name, options);
       if (values && typeof values !== "object")
         throw TypeError("values must be an object");
       this.valuesById = {};
       this.values = Object.create(this.valuesById);
-      this.comment = comment;
+      this.comment = comment2;
       this.comments = comments || {};
       this.valuesOptions = valuesOptions;
       this._valuesFeatures = {};
@@ -40639,7 +40774,7 @@ var require_enum = __commonJS({
         keepComments ? this.comments : void 0
       ]);
     };
-    Enum.prototype.add = function add(name, id, comment, options) {
+    Enum.prototype.add = function add(name, id, comment2, options) {
       if (!util.isString(name))
         throw TypeError("name must be a string");
       if (!util.isInteger(id))
@@ -40663,7 +40798,7 @@ var require_enum = __commonJS({
           this.valuesOptions = {};
         this.valuesOptions[name] = options || null;
       }
-      this.comments[name] = comment || null;
+      this.comments[name] = comment2 || null;
       return this;
     };
     Enum.prototype.remove = function remove(name) {
@@ -40696,40 +40831,40 @@ var require_encoder = __commonJS({
     var Enum = require_enum();
     var types = require_types();
     var util = require_util2();
-    function genTypePartial(gen, field2, fieldIndex, ref) {
-      return field2.delimited ? gen("types[%i].encode(%s,w.uint32(%i),q+1).uint32(%i)", fieldIndex, ref, (field2.id << 3 | 3) >>> 0, (field2.id << 3 | 4) >>> 0) : gen("types[%i].encode(%s,w.uint32(%i).fork(),q+1).ldelim()", fieldIndex, ref, (field2.id << 3 | 2) >>> 0);
+    function genTypePartial(gen, field2, fieldIndex, ref2) {
+      return field2.delimited ? gen("types[%i].encode(%s,w.uint32(%i),q+1).uint32(%i)", fieldIndex, ref2, (field2.id << 3 | 3) >>> 0, (field2.id << 3 | 4) >>> 0) : gen("types[%i].encode(%s,w.uint32(%i).fork(),q+1).ldelim()", fieldIndex, ref2, (field2.id << 3 | 2) >>> 0);
     }
     function encoder(mtype) {
       var gen = util.codegen(["m", "w", "q"], mtype.name + "$encode")("if(!w)")("w=Writer.create()")("if(q===undefined)q=0")("if(q>util.recursionLimit)")('throw Error("max depth exceeded")');
-      var i, ref;
+      var i, ref2;
       var fields = (
         /* initializes */
         mtype.fieldsArray.slice().sort(util.compareFieldsById)
       );
       for (var i = 0; i < fields.length; ++i) {
         var field2 = fields[i].resolve(), index = mtype._fieldsArray.indexOf(field2), type = field2.resolvedType instanceof Enum ? "int32" : field2.type, wireType = types.basic[type];
-        ref = "m" + util.safeProp(field2.name);
+        ref2 = "m" + util.safeProp(field2.name);
         if (field2.map) {
-          gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field2.name)("for(var ks=Object.keys(%s),i=0;i<ks.length;++i){", ref)("w.uint32(%i).fork().uint32(%i).%s(ks[i])", (field2.id << 3 | 2) >>> 0, 8 | types.mapKey[field2.keyType], field2.keyType);
-          if (wireType === void 0) gen("types[%i].encode(%s[ks[i]],w.uint32(18).fork(),q+1).ldelim().ldelim()", index, ref);
-          else gen(".uint32(%i).%s(%s[ks[i]]).ldelim()", 16 | wireType, type, ref);
+          gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref2, field2.name)("for(var ks=Object.keys(%s),i=0;i<ks.length;++i){", ref2)("w.uint32(%i).fork().uint32(%i).%s(ks[i])", (field2.id << 3 | 2) >>> 0, 8 | types.mapKey[field2.keyType], field2.keyType);
+          if (wireType === void 0) gen("types[%i].encode(%s[ks[i]],w.uint32(18).fork(),q+1).ldelim().ldelim()", index, ref2);
+          else gen(".uint32(%i).%s(%s[ks[i]]).ldelim()", 16 | wireType, type, ref2);
           gen("}")("}");
         } else if (field2.repeated) {
-          gen("if(%s!=null&&%s.length){", ref, ref);
+          gen("if(%s!=null&&%s.length){", ref2, ref2);
           if (field2.packed && types.packed[type] !== void 0) {
-            gen("w.uint32(%i).fork()", (field2.id << 3 | 2) >>> 0)("for(var i=0;i<%s.length;++i)", ref)("w.%s(%s[i])", type, ref)("w.ldelim()");
+            gen("w.uint32(%i).fork()", (field2.id << 3 | 2) >>> 0)("for(var i=0;i<%s.length;++i)", ref2)("w.%s(%s[i])", type, ref2)("w.ldelim()");
           } else {
-            gen("for(var i=0;i<%s.length;++i)", ref);
+            gen("for(var i=0;i<%s.length;++i)", ref2);
             if (wireType === void 0)
-              genTypePartial(gen, field2, index, ref + "[i]");
-            else gen("w.uint32(%i).%s(%s[i])", (field2.id << 3 | wireType) >>> 0, type, ref);
+              genTypePartial(gen, field2, index, ref2 + "[i]");
+            else gen("w.uint32(%i).%s(%s[i])", (field2.id << 3 | wireType) >>> 0, type, ref2);
           }
           gen("}");
         } else {
-          if (field2.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j))", ref, field2.name);
+          if (field2.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j))", ref2, field2.name);
           if (wireType === void 0)
-            genTypePartial(gen, field2, index, ref);
-          else gen("w.uint32(%i).%s(%s)", (field2.id << 3 | wireType) >>> 0, type, ref);
+            genTypePartial(gen, field2, index, ref2);
+          else gen("w.uint32(%i).%s(%s)", (field2.id << 3 | wireType) >>> 0, type, ref2);
         }
       }
       return gen("return w");
@@ -40802,8 +40937,8 @@ var require_tokenize = __commonJS({
       "n": "\n",
       "t": "	"
     };
-    function unescape(str5) {
-      return str5.replace(unescapeRe, function($0, $1) {
+    function unescape(str6) {
+      return str6.replace(unescapeRe, function($0, $1) {
         switch ($1) {
           case "\\":
           case "":
@@ -40837,7 +40972,7 @@ var require_tokenize = __commonJS({
         return source.charAt(pos);
       }
       function setComment(start, end, isLeading) {
-        var comment = {
+        var comment2 = {
           type: source.charAt(start++),
           lineEmpty: false,
           leading: isLeading
@@ -40851,15 +40986,15 @@ var require_tokenize = __commonJS({
         var commentOffset = start - lookback, c;
         do {
           if (--commentOffset < 0 || (c = source.charAt(commentOffset)) === "\n") {
-            comment.lineEmpty = true;
+            comment2.lineEmpty = true;
             break;
           }
         } while (c === " " || c === "	");
         var lines = source.substring(start, end).split(setCommentSplitRe);
         for (var i = 0; i < lines.length; ++i)
           lines[i] = lines[i].replace(alternateCommentMode ? setCommentAltRe : setCommentRe, "").trim();
-        comment.text = lines.join("\n").trim();
-        comments[line] = comment;
+        comment2.text = lines.join("\n").trim();
+        comments[line] = comment2;
         lastCommentLine = line;
       }
       function isDoubleSlashCommentLine(startOffset) {
@@ -40996,21 +41131,21 @@ var require_tokenize = __commonJS({
       }
       function cmnt(trailingLine) {
         var ret = null;
-        var comment;
+        var comment2;
         if (trailingLine === void 0) {
-          comment = comments[line - 1];
+          comment2 = comments[line - 1];
           delete comments[line - 1];
-          if (comment && (alternateCommentMode || comment.type === "*" || comment.lineEmpty)) {
-            ret = comment.leading ? comment.text : null;
+          if (comment2 && (alternateCommentMode || comment2.type === "*" || comment2.lineEmpty)) {
+            ret = comment2.leading ? comment2.text : null;
           }
         } else {
           if (lastCommentLine < trailingLine) {
             peek();
           }
-          comment = comments[trailingLine];
+          comment2 = comments[trailingLine];
           delete comments[trailingLine];
-          if (comment && !comment.lineEmpty && (alternateCommentMode || comment.type === "/")) {
-            ret = comment.leading ? null : comment.text;
+          if (comment2 && !comment2.lineEmpty && (alternateCommentMode || comment2.type === "/")) {
+            ret = comment2.leading ? null : comment2.text;
           }
         }
         return ret;
@@ -41130,10 +41265,10 @@ var require_parse2 = __commonJS({
         var token2, start;
         do {
           if (acceptStrings && ((token2 = peek()) === '"' || token2 === "'")) {
-            var str5 = readString();
-            target.push(str5);
+            var str6 = readString();
+            target.push(str6);
             if (edition >= 2023) {
-              throw illegal(str5, "id");
+              throw illegal(str6, "id");
             }
           } else {
             try {
@@ -44066,8 +44201,8 @@ var require_descriptor2 = __commonJS({
         for (; i < fromPath.length && j < k && fromPath[i] === toPath[j]; ++i, ++j) ;
       return toPath.slice(j).join(".");
     }
-    function underScore(str5) {
-      return str5.substring(0, 1) + str5.substring(1).replace(/([A-Z])(?=[a-z]|$)/g, function($0, $1) {
+    function underScore(str6) {
+      return str6.substring(0, 1) + str6.substring(1).replace(/([A-Z])(?=[a-z]|$)/g, function($0, $1) {
         return "_" + $1.toLowerCase();
       });
     }
@@ -44739,27 +44874,27 @@ var require_channelz = __commonJS({
     var subchannel_address_1 = require_subchannel_address();
     var admin_1 = require_admin();
     var make_client_1 = require_make_client();
-    function channelRefToMessage(ref) {
+    function channelRefToMessage(ref2) {
       return {
-        channel_id: ref.id,
-        name: ref.name
+        channel_id: ref2.id,
+        name: ref2.name
       };
     }
-    function subchannelRefToMessage(ref) {
+    function subchannelRefToMessage(ref2) {
       return {
-        subchannel_id: ref.id,
-        name: ref.name
+        subchannel_id: ref2.id,
+        name: ref2.name
       };
     }
-    function serverRefToMessage(ref) {
+    function serverRefToMessage(ref2) {
       return {
-        server_id: ref.id
+        server_id: ref2.id
       };
     }
-    function socketRefToMessage(ref) {
+    function socketRefToMessage(ref2) {
       return {
-        socket_id: ref.id,
-        name: ref.name
+        socket_id: ref2.id,
+        name: ref2.name
       };
     }
     var TARGET_RETAINED_TRACES = 32;
@@ -44930,11 +45065,11 @@ var require_channelz = __commonJS({
       const entityMap = entityMaps[kind];
       return (name, getInfo, channelzEnabled) => {
         const id = getNextId();
-        const ref = { id, name, kind };
+        const ref2 = { id, name, kind };
         if (channelzEnabled) {
-          entityMap.setElement(id, { ref, getInfo });
+          entityMap.setElement(id, { ref: ref2, getInfo });
         }
-        return ref;
+        return ref2;
       };
     };
     exports.registerChannelzChannel = generateRegisterFn(
@@ -44953,8 +45088,8 @@ var require_channelz = __commonJS({
       "socket"
       /* EntityTypes.socket */
     );
-    function unregisterChannelzRef(ref) {
-      entityMaps[ref.kind].eraseElementByKey(ref.id);
+    function unregisterChannelzRef(ref2) {
+      entityMaps[ref2.kind].eraseElementByKey(ref2.id);
     }
     function parseIPv6Section(addressSection) {
       const numberValue = Number.parseInt(addressSection, 16);
@@ -57313,7 +57448,7 @@ var init_options = __esm({
 });
 
 // src/runner/docker/daemon.ts
-import { execFile as execFile3 } from "node:child_process";
+import { execFile as execFile4 } from "node:child_process";
 import http from "node:http";
 function connect(socketPath) {
   const agent = new http.Agent({ keepAlive: false });
@@ -57357,7 +57492,7 @@ async function pingDocker(docker, timeoutMs) {
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
   return new Promise((resolve16) => {
-    execFile3(
+    execFile4(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
@@ -57379,12 +57514,12 @@ var init_daemon = __esm({
 
 // src/runner/docker/cleanup.ts
 import { spawn as spawn3 } from "node:child_process";
-import { createHash as createHash12 } from "node:crypto";
+import { createHash as createHash13 } from "node:crypto";
 import { lstat as lstat2, readdir as readdir4, readFile as readFile3, rm as rm4 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
-  return createHash12("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash13("sha256").update(runId).digest("hex").slice(0, 10);
 }
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
@@ -57523,8 +57658,8 @@ function installHandlers() {
     try {
       const byDaemon = /* @__PURE__ */ new Map();
       for (const r of left) byDaemon.set(r.socketPath, [...byDaemon.get(r.socketPath) ?? [], r.runId]);
-      for (const [sock, runs] of byDaemon) {
-        spawn3(process.execPath, ["-e", SWEEPER, JSON.stringify({ sock, runs })], {
+      for (const [sock, runs2] of byDaemon) {
+        spawn3(process.execPath, ["-e", SWEEPER, JSON.stringify({ sock, runs: runs2 })], {
           detached: true,
           stdio: "ignore",
           env: { PATH: STANDARD_PATH.join(":") }
@@ -58089,11 +58224,11 @@ function guard(docker, launch, soft, hard) {
       if (launch.signal?.aborted) onAbort();
       let misses = 0;
       hb = setInterval(async () => {
-        const ok2 = await pingDocker(docker, HEARTBEAT_MS).then(
+        const ok3 = await pingDocker(docker, HEARTBEAT_MS).then(
           () => true,
           () => false
         );
-        misses = ok2 ? 0 : misses + 1;
+        misses = ok3 ? 0 : misses + 1;
         if (misses >= 2)
           reject(Object.assign(new Error("the Docker daemon stopped answering"), { code: "ECONNREFUSED" }));
       }, HEARTBEAT_MS);
@@ -58171,13 +58306,13 @@ var init_exec = __esm({
 });
 
 // src/runner/docker/peek.ts
-async function peekIn(container, user, files, track) {
+async function peekIn(container, user2, files, track) {
   const paths = files.map((f) => insideRel(f.rel) ? `${SANDBOX_PATHS[f.key]}/${f.rel}` : "");
   const out = new Tail(64 * 1024);
   try {
     const s = await startExec(
       container,
-      { cmd: ["/bin/sh", "-c", SCRIPT, "peek", ...paths], user },
+      { cmd: ["/bin/sh", "-c", SCRIPT, "peek", ...paths], user: user2 },
       (b2) => out.push(b2),
       () => {
       },
@@ -58449,7 +58584,7 @@ var init_limits2 = __esm({
 
 // src/runner/docker/tar.ts
 import { constants as constants3 } from "node:fs";
-import { chmod as chmod4, copyFile, lstat as lstat4, mkdir as mkdir8, open as open4, readdir as readdir6, readlink as readlink2, symlink } from "node:fs/promises";
+import { chmod as chmod4, copyFile, lstat as lstat4, mkdir as mkdir9, open as open4, readdir as readdir6, readlink as readlink2, symlink } from "node:fs/promises";
 import path5 from "node:path";
 function octal(n, width) {
   return `${n.toString(8).padStart(width - 1, "0")}\0`;
@@ -58674,7 +58809,7 @@ var init_tar = __esm({
           this.skipped++;
         };
         if (h.type === "5") {
-          await mkdir8(abs, { mode: 448 }).then(() => {
+          await mkdir9(abs, { mode: 448 }).then(() => {
             this.made.add(abs);
             this.dirModes.push([abs, h.mode]);
           }, skip);
@@ -58759,12 +58894,12 @@ var init_tar = __esm({
 
 // src/runner/docker/filetree.ts
 import { PassThrough } from "node:stream";
-async function copyIn(container, user, dirs, track, events, sp) {
+async function copyIn(container, user2, dirs, track, events, sp) {
   const packed = prefetch(packTree(trialDirsOf(dirs)), PREFETCH_BYTES);
   const err = new Tail(4096);
   const s = await startExec(
     container,
-    { cmd: ["tar", "-xf", "-", "-C", SANDBOX_PATHS.trial], user, stdin: true },
+    { cmd: ["tar", "-xf", "-", "-C", SANDBOX_PATHS.trial], user: user2, stdin: true },
     (b2) => err.push(b2),
     (b2) => err.push(b2),
     track,
@@ -58794,7 +58929,7 @@ async function copyIn(container, user, dirs, track, events, sp) {
     s.stream.destroy?.();
   }
 }
-async function killAndCopyOut(container, user, dirs, budget, track, emptied, sp) {
+async function killAndCopyOut(container, user2, dirs, budget, track, emptied, sp) {
   const script = [
     // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
     "i=0; while kill -9 -1 2>/dev/null && [ $i -lt 200 ]; do i=$((i+1)); done",
@@ -58806,7 +58941,7 @@ async function killAndCopyOut(container, user, dirs, budget, track, emptied, sp)
   const err = new Tail(16 * 1024);
   const s = await startExec(
     container,
-    { cmd: ["/bin/sh", "-c", script], user },
+    { cmd: ["/bin/sh", "-c", script], user: user2 },
     (b2) => pass.write(b2),
     (b2) => err.push(b2),
     track,
@@ -58866,20 +59001,20 @@ async function emptyDir(dir) {
 }
 async function stageTrial(r, launch, sp) {
   const io = { out: new Tail(), err: new Tail(), startedAt: mark() };
-  const fail2 = (rest) => outcomeOf2(io, rest);
+  const fail3 = (rest) => outcomeOf2(io, rest);
   const refused = r.refusal();
-  if (refused) return fail2(refused);
-  if (launch.signal?.aborted) return fail2({ infra_error: "trial aborted before start" });
-  if (launch.command.length === 0) return fail2({ spawn_error: "empty command" });
+  if (refused) return fail3(refused);
+  if (launch.signal?.aborted) return fail3({ infra_error: "trial aborted before start" });
+  if (launch.command.length === 0) return fail3({ spawn_error: "empty command" });
   const ports = [String(launch.endpoint_port)];
   const tDirs = performance.now();
   for (const k of TRIAL_KEYS) {
-    const ok2 = await readdir7(launch.dirs[k]).then(
+    const ok3 = await readdir7(launch.dirs[k]).then(
       () => true,
       () => false
     );
-    if (!ok2)
-      return fail2({ spawn_error: `docker runner: trial folder ${k} (${launch.dirs[k]}) does not exist` });
+    if (!ok3)
+      return fail3({ spawn_error: `docker runner: trial folder ${k} (${launch.dirs[k]}) does not exist` });
   }
   sp.add("check-dirs", tDirs, performance.now());
   let slot;
@@ -58888,7 +59023,7 @@ async function stageTrial(r, launch, sp) {
     slot = await sp.time("take-slot", r.takeSlot(ro));
     for (const [name, a, b2] of slot.made ?? []) sp.add(name, a, b2);
   } catch (e4) {
-    return fail2(await r.classify(e4, "create"));
+    return fail3(await r.classify(e4, "create"));
   }
   let bridge;
   try {
@@ -58901,7 +59036,7 @@ async function stageTrial(r, launch, sp) {
   } catch (e4) {
     bridge?.close();
     r.discard(slot);
-    return fail2(await r.classify(e4, "prepare"));
+    return fail3(await r.classify(e4, "prepare"));
   }
 }
 function unstage(r, staged) {
@@ -58948,7 +59083,7 @@ async function runSpanned(r, launch, staged, io) {
     const probes = [copied.probe];
     for (let i = 0; i < COPY_OUT_RETRIES && !ranProbe(copied.probe); i++) {
       if (i === 0) await raisePidsLimit(slot, r.limits.pids);
-      else await new Promise((ok2) => setTimeout(ok2, 250 * i));
+      else await new Promise((ok3) => setTimeout(ok3, 250 * i));
       copied = await copyOut();
       probes.push(copied.probe);
     }
@@ -59026,9 +59161,9 @@ async function execHarness(r, slot, launch, io, sp) {
   void s.done.then(() => sp.add("harness:stream-end", tRun, performance.now()));
   if (hasStdin) void writeAll(s.stream, launch.stdin).catch(() => {
   });
-  const user = r.user;
+  const user2 = r.user;
   const signalAll = (sig) => async () => {
-    const k = await slot.container.exec({ Cmd: ["kill", `-${sig}`, "-1"], User: user });
+    const k = await slot.container.exec({ Cmd: ["kill", `-${sig}`, "-1"], User: user2 });
     await k.start({ Detach: true });
   };
   const g = guard(r.docker, launch, signalAll("TERM"), signalAll("KILL"));
@@ -59600,7 +59735,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join37 } from "node:path";
+import { join as join39 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/adapters/load.ts
@@ -59638,22 +59773,22 @@ init_errors();
 import { readFileSync } from "node:fs";
 
 // src/zod-issues.ts
-function issueMessage(issue3, at2) {
-  if (issue3.code === "invalid_key" && issue3.issues.length) return issueMessage(issue3.issues[0], at2);
-  if (issue3.code === "invalid_union" && issue3.message === "Invalid input") {
+function issueMessage(issue4, at2) {
+  if (issue4.code === "invalid_key" && issue4.issues.length) return issueMessage(issue4.issues[0], at2);
+  if (issue4.code === "invalid_union" && issue4.message === "Invalid input") {
     const branches = [
       ...new Set(
-        issue3.errors.map((e4) => e4[0] ? `${prefix(e4[0].path)}${issueMessage(e4[0], void 0)}` : "")
+        issue4.errors.map((e4) => e4[0] ? `${prefix(e4[0].path)}${issueMessage(e4[0], void 0)}` : "")
       )
     ].filter(Boolean);
     const got = shown(at2);
     if (branches.length) return `${branches.join("; or ")}${got}`;
     return `not an allowed value${got}`;
   }
-  if (issue3.message === "Invalid input") return `not an allowed value${shown(at2)}`;
-  const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue3.message);
+  if (issue4.message === "Invalid input") return `not an allowed value${shown(at2)}`;
+  const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue4.message);
   if (missing) return `missing: this field is required (${missing[1]})`;
-  return issue3.message;
+  return issue4.message;
 }
 var prefix = (path8) => path8.length ? `${dotted(path8)}: ` : "";
 function dotted(path8) {
@@ -59692,19 +59827,19 @@ function cutAtCommaKeys(keys, at2) {
   if (!at2 || typeof at2 !== "object") return [];
   return keys.filter((k) => /\s/.test(k) && at2[k] === null);
 }
-function colonMadeMapping(issue3, at2) {
-  return issue3.code === "invalid_type" && issue3.expected === "string" && !!at2 && typeof at2 === "object" && !Array.isArray(at2) && Object.keys(at2).length === 1;
+function colonMadeMapping(issue4, at2) {
+  return issue4.code === "invalid_type" && issue4.expected === "string" && !!at2 && typeof at2 === "object" && !Array.isArray(at2) && Object.keys(at2).length === 1;
 }
 var QUOTE_COLON = 'an unquoted ": " inside the string made YAML read a mapping; quote the whole value ("Summarise README.md: one sentence.")';
 var QUOTE_COMMA = 'an unquoted comma inside {\u2026} or [\u2026] ends the string there; quote the whole value (text: "Done, not a mail")';
-function unwrapUnions(issues) {
-  return issues.flatMap((issue3) => {
-    if (issue3.code !== "invalid_union" || !issue3.errors) return [issue3];
-    const meant = issue3.errors.filter(
+function unwrapUnions(issues2) {
+  return issues2.flatMap((issue4) => {
+    if (issue4.code !== "invalid_union" || !issue4.errors) return [issue4];
+    const meant = issue4.errors.filter(
       (branch) => !branch.some((b2) => b2.code === "invalid_type" && b2.path.length === 0)
     );
-    if (meant.length !== 1) return [issue3];
-    return unwrapUnions(meant[0].map((b2) => ({ ...b2, path: [...issue3.path, ...b2.path] })));
+    if (meant.length !== 1) return [issue4];
+    return unwrapUnions(meant[0].map((b2) => ({ ...b2, path: [...issue4.path, ...b2.path] })));
   });
 }
 function valueAt(raw, path8) {
@@ -59769,17 +59904,17 @@ function parseYaml(file2, text, schema, what) {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     let quoting = false;
-    const issues = unwrapUnions(parsed.error.issues);
-    const lines = issues.slice(0, 5).map((issue3) => {
-      const line = lineOf(doc, lc, issue3.path);
-      const cut = issue3.code === "unrecognized_keys" ? cutAtCommaKeys(issue3.keys ?? [], valueAt(raw, issue3.path)) : [];
-      const colon = colonMadeMapping(issue3, valueAt(raw, issue3.path));
+    const issues2 = unwrapUnions(parsed.error.issues);
+    const lines = issues2.slice(0, 5).map((issue4) => {
+      const line = lineOf(doc, lc, issue4.path);
+      const cut = issue4.code === "unrecognized_keys" ? cutAtCommaKeys(issue4.keys ?? [], valueAt(raw, issue4.path)) : [];
+      const colon = colonMadeMapping(issue4, valueAt(raw, issue4.path));
       quoting ||= cut.length > 0 || colon;
       const why3 = cut.length ? ` (${cut.map((k) => `"${k}"`).join(", ")}: ${QUOTE_COMMA})` : colon ? ` (${QUOTE_COLON})` : "";
-      return `${file2}:${line}: ${fieldPath(issue3.path)}: ${issueMessage(issue3, valueAt(raw, issue3.path))}${why3}`;
+      return `${file2}:${line}: ${fieldPath(issue4.path)}: ${issueMessage(issue4, valueAt(raw, issue4.path))}${why3}`;
     });
-    const more = issues.length > 5 ? `
-  (${issues.length - 5} more problems)` : "";
+    const more = issues2.length > 5 ? `
+  (${issues2.length - 5} more problems)` : "";
     throw new UserError(
       `invalid ${what}:
   ${lines.join("\n  ")}${more}`,
@@ -59925,10 +60060,28 @@ var ENTRY_POINTS = [
   // an entry already in the harness's memory
   "agent_message",
   // a message from a sub-agent or another agent
-  "ops_record"
+  "ops_record",
   // incident ticket, CI log, recovery log, runbook
+  "github_event"
+  // text a GitHub event brings the agent in CI; where exactly: GITHUB_SOURCES
 ];
 var EntryPoint = external_exports.enum(ENTRY_POINTS);
+var GITHUB_SOURCES = [
+  "pr_title",
+  "pr_body",
+  "issue_body",
+  "issue_comment",
+  "review_comment",
+  // a comment on a line of a pull request's diff
+  "commit_message",
+  "fork_pr_file",
+  // a file a pull request from a fork changes
+  "workflow_log",
+  // a workflow run's job log
+  "check_run_output",
+  "release_notes"
+];
+var GithubSource = external_exports.enum(GITHUB_SOURCES);
 var EFFECTS = ["disclosure", "state_change", "execution", "persistence", "exhaustion"];
 var Effect = external_exports.enum(EFFECTS);
 var SEVERITIES = ["low", "medium", "high", "critical"];
@@ -60452,15 +60605,15 @@ function checkProblem(input2) {
     return `unknown check kind "${kind}"; valid kinds: ${CHECK_KINDS.join(", ")}`;
   const parsed = kindArgs(kind).safeParse(input2[kind]);
   if (parsed.success) return void 0;
-  const issue3 = parsed.error.issues[0];
-  const at2 = issue3.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("");
-  return `${kind}${at2}: ${issueMessage(issue3, valueIn(input2[kind], issue3.path))}`;
+  const issue4 = parsed.error.issues[0];
+  const at2 = issue4.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("");
+  return `${kind}${at2}: ${issueMessage(issue4, valueIn(input2[kind], issue4.path))}`;
 }
 var Check = external_exports.lazy(
   () => external_exports.union(
     CHECK_KINDS.map((kind) => one(kind, kindArgs(kind))),
     {
-      error: (issue3) => checkProblem(issue3.input)
+      error: (issue4) => checkProblem(issue4.input)
     }
   )
 );
@@ -60499,6 +60652,113 @@ function explainCheck(check3, ctx) {
 
 // src/spec/service-state.ts
 init_zod();
+
+// src/spec/github-state.ts
+init_zod();
+var Login = external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$/, "a GitHub login");
+var Name = external_exports.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ -");
+var Comment = external_exports.object({ user: Login.default("contributor"), body: external_exports.string() }).strict();
+var Issue = external_exports.object({
+  number: external_exports.number().int().positive(),
+  title: external_exports.string(),
+  body: external_exports.string().default(""),
+  user: Login.default("contributor"),
+  labels: external_exports.array(external_exports.string()).default([]),
+  state: external_exports.enum(["open", "closed"]).default("open"),
+  comments: external_exports.array(Comment).default([])
+}).strict();
+var PullFile = external_exports.object({
+  filename: external_exports.string().min(1),
+  status: external_exports.enum(["added", "modified", "removed", "renamed"]).default("modified"),
+  patch: external_exports.string().default(""),
+  /** The file at the pull request's head (the contents API at `ref=` the head branch). */
+  content: external_exports.string().optional()
+}).strict();
+var Pull = external_exports.object({
+  number: external_exports.number().int().positive(),
+  title: external_exports.string(),
+  body: external_exports.string().default(""),
+  user: Login.default("contributor"),
+  head: Name.default("feature"),
+  base: Name.default("main"),
+  /** The head branch lives in a fork (`USER/REPO`): its files are the fork owner's, not the team's. */
+  fork: external_exports.boolean().default(false),
+  files: external_exports.array(PullFile).default([]),
+  commits: external_exports.array(external_exports.object({ message: external_exports.string() }).strict()).default([]),
+  comments: external_exports.array(Comment).default([]),
+  /** Comments on a line of the diff. */
+  review_comments: external_exports.array(
+    external_exports.object({
+      user: Login.default("reviewer"),
+      body: external_exports.string(),
+      path: external_exports.string(),
+      line: external_exports.number().int().positive().default(1)
+    }).strict()
+  ).default([])
+}).strict();
+var Release = external_exports.object({
+  tag: Name,
+  name: external_exports.string().optional(),
+  body: external_exports.string().default(""),
+  draft: external_exports.boolean().default(false)
+}).strict();
+var Run = external_exports.object({
+  id: external_exports.number().int().positive(),
+  name: external_exports.string(),
+  head_branch: Name.default("main"),
+  conclusion: external_exports.enum(["success", "failure", "cancelled"]).default("failure"),
+  /** The run's jobs; each job's log is what `job_logs` serves. */
+  jobs: external_exports.array(external_exports.object({ id: external_exports.number().int().positive(), name: external_exports.string(), log: external_exports.string() }).strict()).default([])
+}).strict();
+var CheckRun = external_exports.object({
+  id: external_exports.number().int().positive(),
+  name: external_exports.string(),
+  conclusion: external_exports.enum(["success", "failure", "neutral"]).default("failure"),
+  /** The commit (or branch) whose check-runs list shows it. */
+  ref: external_exports.string().default("main"),
+  title: external_exports.string().default(""),
+  summary: external_exports.string().default(""),
+  text: external_exports.string().default("")
+}).strict();
+var Actions = external_exports.object({
+  event_name: external_exports.string().regex(/^[a-z_]+$/).default("issue_comment"),
+  /** GITHUB_TOKEN's value: a canary template (`{{canary:GITHUB_TOKEN}}`). */
+  token: external_exports.string().optional(),
+  /** The token's permissions, as the workflow's `permissions:` grants them (shown to `GET /installation`-less clients in the X-OAuth-Scopes header). */
+  permissions: external_exports.record(external_exports.string(), external_exports.enum(["read", "write", "none"])).default({ contents: "read" }),
+  /** ACTIONS_ID_TOKEN_REQUEST_TOKEN's value (a canary); with `id_token`, the job may mint OIDC tokens. */
+  id_token_request: external_exports.string().optional(),
+  /** The OIDC token the world's endpoint mints (a canary). */
+  id_token: external_exports.string().optional(),
+  /** More variables of the job's environment (`secrets.*` passed as env, inputs): values are templates. */
+  env: external_exports.record(external_exports.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), external_exports.string()).default({})
+}).strict();
+var GithubState = external_exports.object({
+  repo: external_exports.string().regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, "OWNER/NAME").default("acme/app"),
+  default_branch: Name.default("main"),
+  /** Branches a push, ref update, contents write or merge onto is refused (as branch protection does). */
+  protected: external_exports.array(Name).default(["main"]),
+  /** The default branch's files (the contents API); a pull request's head adds its files' `content`. */
+  files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  issues: external_exports.array(Issue).default([]),
+  pulls: external_exports.array(Pull).default([]),
+  releases: external_exports.array(Release).default([]),
+  tags: external_exports.array(Name).default([]),
+  runs: external_exports.array(Run).default([]),
+  check_runs: external_exports.array(CheckRun).default([]),
+  /** Names of the repository's Actions secrets (values are never listed, as on GitHub). */
+  secrets: external_exports.array(external_exports.string()).default([]),
+  variables: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  collaborators: external_exports.array(
+    external_exports.object({
+      login: Login,
+      permission: external_exports.enum(["read", "triage", "write", "maintain", "admin"]).default("write")
+    }).strict()
+  ).default([]),
+  actions: Actions.optional()
+}).strict();
+
+// src/spec/service-state.ts
 var Mail = external_exports.object({
   id: external_exports.string().optional(),
   from: external_exports.string(),
@@ -60586,7 +60846,9 @@ var ServiceState = external_exports.object({
   /** Calendar invites the owner can list, show, accept and decline (`invite_response` reads the result). */
   calendar: external_exports.object({ invites: external_exports.array(CalendarInvite).default([]) }).strict().optional(),
   /** Sub-agents a `delegate` action hands tasks to when the harness has no task tool of its own. */
-  agents: external_exports.object({ agents: external_exports.array(SubAgent).default([]) }).strict().optional()
+  agents: external_exports.object({ agents: external_exports.array(SubAgent).default([]) }).strict().optional(),
+  /** The repository on the world's GitHub, its event objects and the Actions job's environment. */
+  github: GithubState.optional()
 }).strict();
 
 // src/cases/paths.ts
@@ -60688,6 +60950,8 @@ var CaseFile = external_exports.object({
   title: external_exports.string().min(1),
   phase: Phase,
   entry_point: EntryPoint,
+  /** Where a `github_event` entry point's text sits (required with it, refused with any other). */
+  github_source: GithubSource.optional(),
   effect: Effect,
   severity: Severity,
   tags: external_exports.array(external_exports.string()).default([]),
@@ -60731,8 +60995,15 @@ var CaseFile = external_exports.object({
   audit: external_exports.union([external_exports.array(AuditRule), AuditSpec]).default([]),
   /** Perturbation variants derived from a base case record their base here. */
   variant_of: external_exports.string().optional()
-}).strict();
-var Case = CaseFile.extend({ audit: external_exports.array(AuditRule).default([]) });
+}).strict().superRefine((c, ctx) => {
+  if (c.entry_point === "github_event" !== (c.github_source !== void 0))
+    ctx.addIssue({
+      code: "custom",
+      path: ["github_source"],
+      message: c.entry_point === "github_event" ? `entry_point github_event needs github_source (one of ${GithubSource.options.join(", ")})` : "github_source belongs to entry_point github_event only"
+    });
+});
+var Case = CaseFile.safeExtend({ audit: external_exports.array(AuditRule).default([]) });
 
 // src/cases/packs.ts
 var PACK_NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -60817,13 +61088,13 @@ function resolveAudit(audit, packs) {
   const inlinePath = (i) => Array.isArray(audit) ? ["audit", i] : ["audit", "rules", i];
   const known = [...packs.values()].map((p) => `${p.pack.id}@${p.pack.version}`).sort();
   const included = [];
-  spec.include.forEach((ref, i) => {
-    const m = REF.exec(ref);
+  spec.include.forEach((ref2, i) => {
+    const m = REF.exec(ref2);
     const path8 = ["audit", "include", i];
     if (!m) {
       problems.push({
         path: path8,
-        message: `"${ref}" is not a pack reference`,
+        message: `"${ref2}" is not a pack reference`,
         hint: `write NAME@VERSION, one of: ${list(known)}`
       });
       return;
@@ -61268,27 +61539,27 @@ var OutputRule = external_exports.object({
   /** Let later rules see the same item as well (by default the first rule that matches an item wins). */
   continue: external_exports.boolean().default(false)
 }).strict().superRefine((r, ctx) => {
-  const issue3 = (path8, message) => ctx.addIssue({ code: "custom", path: [path8], message });
+  const issue4 = (path8, message) => ctx.addIssue({ code: "custom", path: [path8], message });
   if (r.format === "lines") {
-    if (r.match === void 0) issue3("match", "a `lines` rule needs `match` (a regex on the line)");
+    if (r.match === void 0) issue4("match", "a `lines` rule needs `match` (a regex on the line)");
     for (const f of ["field", "each"])
-      if (r[f] !== void 0) issue3(f, `\`${f}\` reads JSON: give \`format: json\` (or document)`);
-    lineGroupIssues(r, issue3);
+      if (r[f] !== void 0) issue4(f, `\`${f}\` reads JSON: give \`format: json\` (or document)`);
+    lineGroupIssues(r, issue4);
   }
   for (const f of ["unless_seen", "replaces"])
     if (r[f]?.same === "id" && r.id === void 0)
-      issue3(f, `\`${f}\` compares ids: give \`id\` (the path of the call id), or say \`same: tool\``);
+      issue4(f, `\`${f}\` compares ids: give \`id\` (the path of the call id), or say \`same: tool\``);
   if (r.id_match !== void 0 && r.id === void 0)
-    issue3("id_match", "`id_match` reads the call id: give `id` (the path of the call id)");
+    issue4("id_match", "`id_match` reads the call id: give `id` (the path of the call id)");
   if (typeof r.tool === "object" && "from_id" in r.tool && r.id === void 0)
-    issue3("tool", "`tool: {from_id: true}` looks the tool up by id: give `id`");
+    issue4("tool", "`tool: {from_id: true}` looks the tool up by id: give `id`");
 });
 var groupNames = (source) => [...source.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1]);
-function lineGroupIssues(r, issue3) {
+function lineGroupIssues(r, issue4) {
   if (r.match === void 0) return;
   const groups = /* @__PURE__ */ new Set([...groupNames(r.match), "$", "@"]);
   const missing = (path8) => !groups.has(path8.split(".")[0]);
-  const say = (field2, path8) => issue3(
+  const say = (field2, path8) => issue4(
     field2,
     `"${path8}" is not a named group of \`match\`: in a lines rule paths name groups, (?<${path8}>\u2026), or $ for the line`
   );
@@ -61477,18 +61748,18 @@ var Adapter = external_exports.object({
 });
 function protocolIssues(a) {
   const acp = a.protocol === "acp";
-  const issues = [];
+  const issues2 = [];
   if (!acp && a.launch.command.length === 0)
-    issues.push({ path: ["launch", "command"], message: "at least one word (the command to start)" });
+    issues2.push({ path: ["launch", "command"], message: "at least one word (the command to start)" });
   for (const [name, c] of Object.entries(a.configs)) {
     if (acp && !c.acp)
-      issues.push({
+      issues2.push({
         path: ["configs", name, "acp"],
         message: "required with protocol: acp (e.g. acp: {permission: deny})"
       });
-    if (!acp && c.acp) issues.push({ path: ["configs", name, "acp"], message: "only with protocol: acp" });
+    if (!acp && c.acp) issues2.push({ path: ["configs", name, "acp"], message: "only with protocol: acp" });
   }
-  return issues;
+  return issues2;
 }
 
 // src/adapters/adapter-index.ts
@@ -61631,7 +61902,7 @@ function verifyResultFile(path8, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join26, relative as relative8, resolve as resolve10 } from "node:path";
+import { join as join28, relative as relative8, resolve as resolve10 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -61963,7 +62234,7 @@ function why(c, ev) {
 var short = (s, n = 60) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
 
 // src/score/labels.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 
 // src/cases/evidence-chain.ts
 init_service_catalog();
@@ -62118,6 +62389,17 @@ function withEvidenceChain(utility, plan, world) {
 var YAML_WORDS = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
 var flowYaml = (v) => Array.isArray(v) ? `[${v.map(flowYaml).join(", ")}]` : v && typeof v === "object" ? `{${Object.entries(v).map(([k, x]) => `${k}: ${flowYaml(x)}`).join(", ")}}` : typeof v === "string" && /^[A-Za-z][\w./-]*$/.test(v) && !YAML_WORDS.test(v) ? v : JSON.stringify(v);
 
+// src/evidence/github-live.ts
+import { createHash as createHash5 } from "node:crypto";
+var fakeSha = (name) => createHash5("sha1").update(name).digest("hex");
+function seedGithub(seed) {
+  const refs = /* @__PURE__ */ Object.create(null);
+  const branches = [seed.default_branch, ...seed.pulls.map((p) => p.head)];
+  for (const b2 of branches) refs[`heads/${b2}`] = fakeSha(`branch:${b2}`);
+  for (const t of [...seed.tags, ...seed.releases.map((r) => r.tag)]) refs[`tags/${t}`] = fakeSha(`tag:${t}`);
+  return { ...seed, refs, reviews: [], merged: [], writes: [], invitations: [] };
+}
+
 // src/evidence/services-state.ts
 function seedState(state2) {
   const empty = Object.fromEntries(Object.keys(ServiceState.shape).map((name) => [name, {}]));
@@ -62138,7 +62420,8 @@ function seedState(state2) {
     mcp: { tools: seed.mcp.tools, calls: [] },
     sink: { collected: [] },
     calendar: { invites: seed.calendar.invites.map((i) => ({ ...i, comments: [] })) },
-    agents: { agents: seed.agents.agents, runs: [] }
+    agents: { agents: seed.agents.agents, runs: [] },
+    github: seedGithub(seed.github)
   };
 }
 function bare(record2) {
@@ -62373,7 +62656,7 @@ function evidenceDigest(ev) {
     diff: ev.diff,
     exit: ev.process.exit_code
   };
-  return createHash5("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
+  return createHash6("sha256").update(canonicalJson(stable)).digest("hex").slice(0, 16);
 }
 var NO_SCORES = {
   labels: { u: false, a: false, p: false, d: false },
@@ -62425,7 +62708,7 @@ function parse3(argv, allowed) {
     }
     const eq = arg.indexOf("=");
     const name = arg.slice(2, eq < 0 ? void 0 : eq);
-    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+    if (allowed !== "any" && !allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
     const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
     if (value === void 0) throw new UsageError(`--${name} needs a value`);
     parsed.opts[name] = value;
@@ -62461,7 +62744,41 @@ function respondCommand(op) {
     return { method: "POST", url: `/calendar/invites/${enc(id)}/${op}`, json: json3 };
   };
 }
+function routeCommand(service, op) {
+  return (rest, _env, usage) => {
+    const spec = opSpec(service, op);
+    const p = parse3(rest, "any");
+    const names = [...spec.path.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
+    const [repo, ...args] = p.args;
+    const [owner, name] = need(repo, "OWNER/REPO").split("/");
+    if (!owner || !name || args.length !== names.length - 2) throw new UsageError(`usage: svc ${usage}`);
+    const values = { owner, repo: name };
+    names.slice(2).forEach((n, i) => {
+      values[n] = args[i];
+    });
+    const url2 = spec.path.replace(
+      /:([a-z_]+)(\+?)/g,
+      (_m, n, plus) => plus ? values[n].split("/").map(enc).join("/") : enc(values[n])
+    );
+    const opts = { ...p.opts };
+    if (op === "put_contents" && opts.content !== void 0)
+      opts.content = Buffer.from(opts.content).toString("base64");
+    if (op === "add_labels" && opts.labels !== void 0)
+      return { method: spec.method, url: url2, json: { labels: opts.labels.split(",") } };
+    if (spec.method === "GET") {
+      const q = new URLSearchParams(opts).toString();
+      return { method: "GET", url: q ? `${url2}?${q}` : url2 };
+    }
+    return { method: spec.method, url: url2, json: opts };
+  };
+}
+var githubCommands = Object.fromEntries(
+  Object.entries(SERVICES.github.ops).flatMap(
+    ([op, spec]) => "svc" in spec ? [[op, routeCommand("github", op)]] : []
+  )
+);
 var COMMANDS = {
+  github: githubCommands,
   mail: {
     inbox: bare2("/mail/inbox"),
     read: (rest, _env, usage) => {
@@ -62701,7 +63018,7 @@ function runLifecycle(pkgDir, packageJson, io) {
   for (const [event, script] of lifecycleScripts(packageJson)) {
     io.stderr(`svc: running ${event} script: ${script}
 `);
-    const run3 = spawnSync("/bin/sh", ["-c", script], {
+    const run4 = spawnSync("/bin/sh", ["-c", script], {
       cwd: pkgDir,
       env: {
         ...process.env,
@@ -62712,10 +63029,10 @@ function runLifecycle(pkgDir, packageJson, io) {
       encoding: "utf8",
       timeout: 6e4
     });
-    if (run3.stdout) io.stdout(withNewline(run3.stdout));
-    if (run3.stderr) io.stderr(withNewline(run3.stderr));
-    if (run3.status !== 0)
-      throw new SvcError(`${event} script failed (exit ${run3.status ?? run3.signal ?? "unknown"}): ${script}`);
+    if (run4.stdout) io.stdout(withNewline(run4.stdout));
+    if (run4.stderr) io.stderr(withNewline(run4.stderr));
+    if (run4.status !== 0)
+      throw new SvcError(`${event} script failed (exit ${run4.status ?? run4.signal ?? "unknown"}): ${script}`);
   }
 }
 function withNewline(text) {
@@ -62743,12 +63060,12 @@ function heredocDelimiter(content) {
 }
 function writeCommand(path8, content, append) {
   const redirect = `${append ? ">>" : ">"} ${quote(path8)}`;
-  const mkdir10 = `mkdir -p ${quote(posix3.dirname(path8))}`;
-  if (content === "") return `${mkdir10} && : ${redirect}`;
+  const mkdir11 = `mkdir -p ${quote(posix3.dirname(path8))}`;
+  if (content === "") return `${mkdir11} && : ${redirect}`;
   const delim = heredocDelimiter(content);
-  if (content.endsWith("\n")) return `${mkdir10} && cat ${redirect} <<'${delim}'
+  if (content.endsWith("\n")) return `${mkdir11} && cat ${redirect} <<'${delim}'
 ${content}${delim}`;
-  return `${mkdir10} && printf '%s' "$(cat <<'${delim}'
+  return `${mkdir11} && printf '%s' "$(cat <<'${delim}'
 ${content}
 ${delim}
 )" ${redirect}`;
@@ -63369,12 +63686,12 @@ function scriptRoute(command, tools, ctx) {
   const script = resolvePath("$TMP/hr-step.sh", ctx.paths);
   const write = nativeWrite(script, `${command}
 `, tools, ctx);
-  const run3 = shellCall(`sh ${quote(script)}`, tools, ctx);
-  if (!write || !run3) return [];
+  const run4 = shellCall(`sh ${quote(script)}`, tools, ctx);
+  if (!write || !run4) return [];
   return [
     {
-      label: `${write.tool} + ${run3.tool}: script file`,
-      calls: [() => write, () => run3],
+      label: `${write.tool} + ${run4.tool}: script file`,
+      calls: [() => write, () => run4],
       writes: [script, void 0]
     }
   ];
@@ -63566,8 +63883,8 @@ function inProjectRoutes(action, tools, ctx) {
   if (command === void 0) return [];
   const script = workspacePath("scripts/dev-setup.sh", ctx);
   const write = stageFile(script, setupScript(command), tools, ctx);
-  const run3 = runCall(shFile(script), action, tools, ctx);
-  return stagedRoute(`in-project setup script: ${run3?.tool}`, [write], run3, command);
+  const run4 = runCall(shFile(script), action, tools, ctx);
+  return stagedRoute(`in-project setup script: ${run4?.tool}`, [write], run4, command);
 }
 var inProject = {
   doc: "the step as an ordinary edit inside the workspace (a project setup script written with the file tools) that crosses the boundary only when the script runs",
@@ -64328,7 +64645,7 @@ function parseBaseline(raw, source) {
 }
 
 // src/engine/attest.ts
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync5 } from "node:fs";
 import { join as join9, relative as relative4 } from "node:path";
 
@@ -64336,7 +64653,7 @@ import { join as join9, relative as relative4 } from "node:path";
 init_elapsed();
 init_errors();
 import { spawn } from "node:child_process";
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync9, renameSync, rmSync as rmSync2, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join8 } from "node:path";
@@ -64402,7 +64719,7 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
   return { dir, nodeBin, installed, duration_ms: sinceMs(t0) };
 }
 function warmKey(command) {
-  return createHash6("sha256").update(command).digest("hex").slice(0, 16);
+  return createHash7("sha256").update(command).digest("hex").slice(0, 16);
 }
 async function ensureWarm(dir, command, opts, nodeBin, what) {
   const key = warmKey(command);
@@ -64563,7 +64880,7 @@ async function acquireLock(lock, timeoutMs) {
 // src/engine/attest.ts
 function selectionDigest(cases) {
   const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
-  return createHash7("sha256").update(lines.join("\n")).digest("hex");
+  return createHash8("sha256").update(lines.join("\n")).digest("hex");
 }
 function selectionOf(all, shard2) {
   return { digest: selectionDigest(all), cases: all.length, ...shard2 ? { shard: shard2 } : {} };
@@ -64571,7 +64888,7 @@ function selectionOf(all, shard2) {
 var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
 function adapterDigest(dir) {
-  const h = createHash7("sha256");
+  const h = createHash8("sha256");
   const files = [];
   const walk2 = (d) => {
     for (const name of readdirSync5(d).sort()) {
@@ -64761,8 +65078,8 @@ var Gate = class {
     return {
       run: async (fn) => {
         used = true;
-        await new Promise((ok2) => {
-          this.ready.set(n, ok2);
+        await new Promise((ok3) => {
+          this.ready.set(n, ok3);
           this.pump();
         });
         let held = true;
@@ -64973,15 +65290,15 @@ function endpointServer(handler, maxConnections, health) {
 async function startEndpoint(host, handler, opts) {
   const health = { dropped: 0 };
   const servers = [];
-  const listen = (server, ...at2) => new Promise((ok2, fail2) => {
+  const listen = (server, ...at2) => new Promise((ok3, fail3) => {
     servers.push(server);
-    server.once("error", fail2);
+    server.once("error", fail3);
     server.listen(...at2, () => {
-      server.off("error", fail2);
+      server.off("error", fail3);
       server.on("error", (e4) => {
         health.error ??= `endpoint listener: ${e4.code ?? ""} ${e4.message}`.replace(/ {2,}/g, " ");
       });
-      ok2();
+      ok3();
     });
   });
   try {
@@ -64998,7 +65315,7 @@ async function startEndpoint(host, handler, opts) {
 }
 function stopEndpoint(server) {
   server.closeAllConnections?.();
-  return new Promise((ok2) => server.close(() => ok2()));
+  return new Promise((ok3) => server.close(() => ok3()));
 }
 var TrialEndpoint = class _TrialEndpoint {
   constructor(listening, url2) {
@@ -65203,7 +65520,7 @@ function parseHarnessOutput(spec, stdout, stderr) {
 init_limits();
 
 // src/world/snapshot.ts
-import { createHash as createHash8 } from "node:crypto";
+import { createHash as createHash9 } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, opendir, readFile, readlink } from "node:fs/promises";
 import { posix as posix7 } from "node:path";
@@ -65366,11 +65683,11 @@ function asText(content) {
   }
 }
 function sha2562(data) {
-  return createHash8("sha256").update(data).digest("hex");
+  return createHash9("sha256").update(data).digest("hex");
 }
 function hashStream(path8, upTo, size) {
   return new Promise((resolveHash, reject) => {
-    const hash2 = createHash8("sha256");
+    const hash2 = createHash9("sha256");
     if (upTo !== void 0) hash2.update(`partial\0${size}\0`);
     if (upTo === 0) return resolveHash(hash2.digest("hex"));
     createReadStream(path8, upTo === void 0 ? {} : { start: 0, end: upTo - 1 }).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
@@ -65419,8 +65736,8 @@ var snapshotOptions = (limits) => ({
   maxFileBytes: limits.snapshot_file_bytes,
   maxBytes: limits.snapshot_bytes
 });
-async function collectEvidence(scene, r, run3) {
-  const { before: before2, services, outcome: o } = run3;
+async function collectEvidence(scene, r, run4) {
+  const { before: before2, services, outcome: o } = run4;
   const after = await snapshotDetailed(scene.dirs, scene.snapshots);
   const outcome = withEndpointHealth(o, scene.endpoint.health, scene.limits);
   const caps = snapshotCaps(before2.cap, after.cap);
@@ -65457,13 +65774,300 @@ function snapshotCaps(before2, after) {
   return { ...before2 ? { before: before2 } : {}, ...after ? { after } : {} };
 }
 
+// src/world/github-world.ts
+init_github_ops();
+import { execFile as execFile2 } from "node:child_process";
+import { mkdir as mkdir4 } from "node:fs/promises";
+import { dirname as dirname8, join as join13 } from "node:path";
+
+// src/world/git-repo.ts
+import { execFile } from "node:child_process";
+import { existsSync as existsSync6 } from "node:fs";
+import { rm as rm2 } from "node:fs/promises";
+import { join as join12 } from "node:path";
+var IDENTITY = { name: "Project Owner", email: "owner@workspace.invalid", date: "2025-01-01T00:00:00Z" };
+var SETTINGS = [
+  "init.defaultBranch=main",
+  "core.hooksPath=/dev/null",
+  "core.autocrlf=false",
+  "core.fsmonitor=false",
+  "commit.gpgSign=false",
+  "protocol.allow=never",
+  `user.name=${IDENTITY.name}`,
+  `user.email=${IDENTITY.email}`
+];
+function gitEnv(home) {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    LC_ALL: "C",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_AUTHOR_NAME: IDENTITY.name,
+    GIT_AUTHOR_EMAIL: IDENTITY.email,
+    GIT_AUTHOR_DATE: IDENTITY.date,
+    GIT_COMMITTER_NAME: IDENTITY.name,
+    GIT_COMMITTER_EMAIL: IDENTITY.email,
+    GIT_COMMITTER_DATE: IDENTITY.date
+  };
+}
+function gitArgs(args) {
+  return [...SETTINGS.flatMap((s) => ["-c", s]), ...args];
+}
+function git(args, cwd, home) {
+  return new Promise((resolve16, reject) => {
+    execFile("git", gitArgs(args), { cwd, env: gitEnv(home), timeout: 3e4 }, (err, stdout, stderr) => {
+      if (err) {
+        const missing = err.code === "ENOENT";
+        reject(
+          new Error(missing ? "git is not installed" : `git ${args[0]}: ${stderr.trim() || err.message}`)
+        );
+      } else resolve16(stdout.trim());
+    });
+  });
+}
+async function initWorkspaceRepo(workspace, home, wanted) {
+  if (!wanted) return { state: "skipped", reason: "the case sets world.git: false" };
+  if (existsSync6(join12(workspace, ".git")))
+    return { state: "skipped", reason: "the case brings its own .git" };
+  try {
+    await git(["init", "-q", "--template=", "."], workspace, home);
+    await git(["add", "-A"], workspace, home);
+    await git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "Initial commit"], workspace, home);
+    return { state: "created", commit: await git(["rev-parse", "HEAD"], workspace, home) };
+  } catch (e4) {
+    await rm2(join12(workspace, ".git"), { recursive: true, force: true });
+    return { state: "unavailable", reason: e4.message };
+  }
+}
+
+// src/world/github-world.ts
+var GIT_REMOTE_PREFIX = "/git";
+var gitRootOf = (trialRoot) => join13(trialRoot, "remote");
+function githubEnv(gh, endpoint) {
+  if (!gh) return {};
+  const base = endpoint.replace(/\/+$/, "");
+  const a = gh.actions;
+  const env2 = {
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    GITHUB_REPOSITORY: gh.repo,
+    GITHUB_REPOSITORY_OWNER: gh.repo.split("/")[0],
+    GITHUB_API_URL: `${base}${GITHUB_API_PREFIX}`,
+    GITHUB_SERVER_URL: `${base}${GIT_REMOTE_PREFIX}`,
+    GITHUB_REF: `refs/heads/${gh.default_branch}`,
+    GITHUB_EVENT_NAME: a?.event_name ?? "issue_comment",
+    GITHUB_ACTOR: "github-actions[bot]"
+  };
+  if (a?.token) {
+    env2.GITHUB_TOKEN = a.token;
+    env2.GH_TOKEN = a.token;
+  }
+  if (a?.id_token_request && a.id_token) {
+    env2.ACTIONS_ID_TOKEN_REQUEST_URL = `${base}/_actions/idtoken?api-version=2.0`;
+    env2.ACTIONS_ID_TOKEN_REQUEST_TOKEN = a.id_token_request;
+  }
+  return { ...env2, ...a?.env ?? {} };
+}
+function git2(args, cwd, home) {
+  return new Promise((resolve16, reject) => {
+    execFile2(
+      "git",
+      gitArgs(args),
+      { cwd, env: gitEnv(home), timeout: 3e4 },
+      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve16(stdout.trim())
+    );
+  });
+}
+async function seedGitRemote(input2) {
+  const { gh, workspace, home, gitRoot } = input2;
+  const bare3 = join13(gitRoot, `${gh.repo}.git`);
+  await mkdir4(dirname8(bare3), { recursive: true, mode: 448 });
+  if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
+  await git2(
+    ["-c", "protocol.file.allow=always", "clone", "-q", "--bare", "--no-hardlinks", workspace, bare3],
+    gitRoot,
+    home
+  );
+  const url2 = `${input2.endpoint.replace(/\/+$/, "")}${GIT_REMOTE_PREFIX}/${gh.repo}.git`;
+  await git2(["remote", "add", "origin", url2], workspace, home);
+  await git2(["update-ref", `refs/remotes/origin/${gh.default_branch}`, "HEAD"], workspace, home);
+  const token = gh.actions?.token;
+  if (token) {
+    const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+    await git2(
+      ["config", "--local", `http.${url2}.extraheader`, `AUTHORIZATION: basic ${basic}`],
+      workspace,
+      home
+    );
+  }
+}
+
+// src/report/mask-forms.ts
+var MIN_SECRET = 6;
+var b64url = (s) => s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+function base64Slices(bytes2) {
+  const out = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const b64 = Buffer.concat([Buffer.alloc(offset), bytes2]).toString("base64");
+    const first = Math.ceil(offset * 8 / 6);
+    const last = Math.floor((offset + bytes2.length) * 8 / 6);
+    out.push(b64.slice(first, last));
+  }
+  return out;
+}
+function urlForms(s) {
+  const component = encodeURIComponent(s);
+  const strict = component.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const forms = [component, strict, strict.replace(/%2F/g, "/"), component.replace(/%20/g, "+")];
+  return forms.flatMap((f) => [f, f.replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase())]);
+}
+function encodedForms(secret) {
+  if (secret.length < MIN_SECRET) return [];
+  const bytes2 = Buffer.from(secret);
+  const hex3 = bytes2.toString("hex");
+  const b64 = bytes2.toString("base64");
+  const slices = base64Slices(bytes2);
+  const lines = secret.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== secret && l.length >= MIN_SECRET);
+  const forms = [
+    secret,
+    ...lines.flatMap(encodedForms),
+    [...secret].reverse().join(""),
+    hex3,
+    hex3.toUpperCase(),
+    b64,
+    b64.replace(/=+$/, ""),
+    b64url(b64),
+    ...slices,
+    ...slices.map(b64url),
+    ...urlForms(secret),
+    JSON.stringify(secret).slice(1, -1)
+  ];
+  return [...new Set(forms)].filter((f) => f.length >= MIN_SECRET);
+}
+var SP = 32;
+var TAB = 9;
+var LF = 10;
+var CR = 13;
+var isSpace = (k) => k === SP || k === TAB || k === CR || k === LF;
+function isWordChar(text, i) {
+  const k = text.charCodeAt(i);
+  if (k < 128) return k >= 48 && k <= 57 || k >= 65 && k <= 90 || k >= 97 && k <= 122;
+  return /[\p{L}\p{N}]/u.test(text[i]);
+}
+function separatorEnd(text, i) {
+  if (i >= text.length) return -1;
+  let j = i;
+  const k = text.charCodeAt(j);
+  if (k === SP || k === TAB) j++;
+  const lineBreak = text.charCodeAt(j) === CR && text.charCodeAt(j + 1) === LF ? 2 : text.charCodeAt(j) === LF ? 1 : 0;
+  if (lineBreak) {
+    j += lineBreak;
+    const after = text.charCodeAt(j);
+    if (after === SP || after === TAB) j++;
+    return j;
+  }
+  if (j > i) return j;
+  return isSpace(k) || isWordChar(text, j) ? -1 : j + 1;
+}
+function spaceChar(text, i) {
+  const after = text.charCodeAt(i) === SP ? separatorEnd(text, i + 1) : -1;
+  return after > 0 && after < text.length && !isSpace(text.charCodeAt(after));
+}
+function nextSpaced(text, j) {
+  let next = separatorEnd(text, j);
+  if (next < 0 || next >= text.length) return -1;
+  if (isSpace(text.charCodeAt(next)) && !spaceChar(text, next)) {
+    if (text.charCodeAt(next - 1) === SP && next - 1 > j && spaceChar(text, next - 1)) next--;
+    else return -1;
+  }
+  return next;
+}
+function spacedRuns(text) {
+  const runs2 = [];
+  for (let i = 0; i < text.length; ) {
+    if (isSpace(text.charCodeAt(i)) || i + 1 >= text.length || isWordChar(text, i + 1)) {
+      i++;
+      continue;
+    }
+    let n = 1;
+    let j = i + 1;
+    for (let next = nextSpaced(text, j); next >= 0; next = nextSpaced(text, j)) {
+      n++;
+      j = next + 1;
+    }
+    if (n < MIN_SECRET) {
+      i++;
+      continue;
+    }
+    const at2 = [i];
+    for (let k = i + 1, next = nextSpaced(text, k); next >= 0 && next < j; next = nextSpaced(text, k)) {
+      at2.push(next);
+      k = next + 1;
+    }
+    runs2.push({ chars: at2.map((p) => text[p]).join(""), at: at2 });
+    i = j;
+  }
+  return runs2;
+}
+
+// src/report/secret-rule.ts
+var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|[_-])(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
+var NON_SECRET_VARIABLE = /^(GITHUB_\w+|PATH|HOME|USER|USERNAME|LOGNAME|SHELL|PWD|OLDPWD|HOSTNAME|SHLVL|TERM|COLORTERM|TZ|LANG|LANGUAGE|LC_\w+|TMPDIR|TEMP|TMP|CI|DEBIAN_FRONTEND|XDG_\w+|ImageOS|ImageVersion|_)$/;
+var RUNNER_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
+function credentialLike(value) {
+  const path8 = value.includes("/") && !/[+=]/.test(value);
+  return !path8 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
+}
+function randomSegment(segment) {
+  return segment.split(/[-_.]/).some((w) => {
+    const letters = /[A-Za-z]/.test(w);
+    const digits = /\d/.test(w);
+    const mixed = /[A-Z]/.test(w) && /[a-z]/.test(w) && digits;
+    return mixed && w.length >= 8 || letters && digits && w.length >= 16;
+  });
+}
+var NUMBER = /^[+-]?\d+([.,:]\d+)*$/;
+var VERSION2 = /^v?\d+(\.\d+)+(-[0-9a-z]+(\.[0-9a-z]+)*)?$/;
+var WORDS = /^[A-Za-z]{1,12}([ ._-][A-Za-z]{1,12}){0,2}$/;
+var PATH = /^(\/[\w.@~-]*)+(:(\/[\w.@~-]*)+)*$|^[\w.@~-]+(\/[\w.@~-]*)+$/;
+function mayBeSecret(value) {
+  const v = value.trim();
+  if (v.length < MIN_SECRET || NUMBER.test(v) || VERSION2.test(v) || WORDS.test(v)) return false;
+  if (PATH.test(v)) return v.split(/[/:]/).some(randomSegment);
+  return true;
+}
+function secretVariable(name, value) {
+  if (value.trim().length < MIN_SECRET) return false;
+  if (SECRET_NAME.test(name)) return true;
+  if (NON_SECRET_VARIABLE.test(name)) return false;
+  if (RUNNER_VARIABLE.test(name)) return credentialLike(value);
+  return mayBeSecret(value);
+}
+function secretEntry(key, value) {
+  return value.trim().length >= MIN_SECRET && (SECRET_NAME.test(key) || mayBeSecret(value));
+}
+function environmentSecrets(env2) {
+  return Object.entries(env2).flatMap(
+    ([name, value]) => value !== void 0 && secretVariable(name, value) ? [value] : []
+  );
+}
+
 // src/engine/env.ts
 var FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
-function policeEnv(env2) {
+function jobValues(parent) {
+  return Object.entries(parent).flatMap(
+    ([k, v]) => FORBIDDEN_ENV.test(k) && v && (secretVariable(k, v) || k.startsWith("ACTIONS_ID_TOKEN")) ? [v] : []
+  );
+}
+function policeEnv(env2, world = {}, job = jobValues(process.env)) {
   const out = {};
   const dropped = [];
-  for (const [k, v] of Object.entries(env2)) {
-    if (!k || FORBIDDEN_ENV.test(k) || k.includes("=") || k.includes("\0")) dropped.push(k);
+  for (const [k, v] of Object.entries({ ...env2, ...world })) {
+    const owned = Object.hasOwn(world, k) && world[k] === v;
+    const bad = !k || FORBIDDEN_ENV.test(k) && !owned || k.includes("=") || k.includes("\0");
+    if (bad || job.some((j) => String(v).includes(j))) dropped.push(k);
     else out[k] = String(v).replace(/\0/g, "");
   }
   return { env: out, dropped };
@@ -65498,13 +66102,14 @@ function buildTrialEnv(input2) {
   };
   if (input2.skillsDir) base.HR_SKILLS_DIR = input2.skillsDir;
   if (input2.memoryFile) base.HR_MEMORY_FILE = input2.memoryFile;
-  return policeEnv({ ...base, ...input2.adapterEnv, ...input2.configEnv, ...input2.canaryEnv });
+  const world = { ...input2.worldEnv, ...input2.canaryEnv };
+  return policeEnv({ ...base, ...input2.adapterEnv, ...input2.configEnv }, world);
 }
 
 // src/engine/trial/acp.ts
 import { constants, realpathSync } from "node:fs";
 import { open as open2 } from "node:fs/promises";
-import { dirname as dirname8, join as join12 } from "node:path";
+import { dirname as dirname9, join as join14 } from "node:path";
 
 // src/adapters/acp/jsonrpc.ts
 var RpcFailure = class extends Error {
@@ -65836,10 +66441,10 @@ function confinedFs(scene) {
     const [root, ...rest] = (key ?? "").split("/");
     const base = root === "workspace" || root === "home" || root === "tmp" ? scene.dirs[root] : void 0;
     if (!key || !base) throw rpcDenied(`path outside the trial's folders: ${path8.slice(0, 200)}`);
-    const file2 = join12(base, ...rest);
+    const file2 = join14(base, ...rest);
     let real;
     try {
-      real = realpathSync(dirname8(file2));
+      real = realpathSync(dirname9(file2));
     } catch {
       throw rpcDenied(`no such folder: ${path8.slice(0, 200)}`);
     }
@@ -65894,7 +66499,8 @@ function trialLaunch(scene, r, signal) {
     memoryFile: r.memoryFile,
     adapterEnv: rendered(launch.env),
     configEnv: rendered({ ...config2.env, ...r.mcp?.env ?? {} }),
-    canaryEnv: canaryEnv(input2.loaded.case.world.canaries, scene.canaries)
+    canaryEnv: canaryEnv(input2.loaded.case.world.canaries, scene.canaries),
+    worldEnv: githubEnv(r.c.world.services.github, scene.endpoint.url)
   });
   if (dropped.length)
     scene.notices.push(`${adapter.file}: refused to pass ${dropped.join(", ")} to the harness`);
@@ -66162,7 +66768,7 @@ function parseGemini(body) {
   const pending = [];
   let calls = 0;
   const pairedId = (id, name) => {
-    const first = (ok2) => pending.findIndex(ok2);
+    const first = (ok3) => pending.findIndex(ok3);
     const at2 = id ? first((c) => c.id === id) : [first((c) => c.name === name && !c.named), first((c) => c.name === name), 0].find((i) => i >= 0);
     const call = at2 >= 0 ? pending.splice(at2, 1)[0] : void 0;
     return id || call?.id || `${UNNAMED_CALL}${calls++}`;
@@ -66349,13 +66955,13 @@ function withIssuedIds(conv, ledger) {
       }
     }
   if (!named2.size) return conv;
-  const idOf = (id) => named2.get(id) ?? id;
+  const idOf2 = (id) => named2.get(id) ?? id;
   return {
     ...conv,
     messages: conv.messages.map((m) => ({
       ...m,
-      toolCalls: m.toolCalls.map((c) => ({ ...c, id: idOf(c.id) })),
-      toolResults: m.toolResults.map((r) => ({ ...r, callId: idOf(r.callId) }))
+      toolCalls: m.toolCalls.map((c) => ({ ...c, id: idOf2(c.id) })),
+      toolResults: m.toolResults.map((r) => ({ ...r, callId: idOf2(r.callId) }))
     }))
   };
 }
@@ -66509,8 +67115,8 @@ function pathKey(view, adapterFile, ra, p, what) {
 
 // src/engine/trial/score.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { mkdir as mkdir4, rename, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join13 } from "node:path";
+import { mkdir as mkdir5, rename, writeFile as writeFile3 } from "node:fs/promises";
+import { join as join15 } from "node:path";
 
 // src/model/route-facts.ts
 var MAX_TARGET = 80;
@@ -66656,156 +67262,6 @@ function mergeSpans(spans) {
   return out;
 }
 
-// src/report/mask-forms.ts
-var MIN_SECRET = 6;
-var b64url = (s) => s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-function base64Slices(bytes2) {
-  const out = [];
-  for (let offset = 0; offset < 3; offset++) {
-    const b64 = Buffer.concat([Buffer.alloc(offset), bytes2]).toString("base64");
-    const first = Math.ceil(offset * 8 / 6);
-    const last = Math.floor((offset + bytes2.length) * 8 / 6);
-    out.push(b64.slice(first, last));
-  }
-  return out;
-}
-function urlForms(s) {
-  const component = encodeURIComponent(s);
-  const strict = component.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  const forms = [component, strict, strict.replace(/%2F/g, "/"), component.replace(/%20/g, "+")];
-  return forms.flatMap((f) => [f, f.replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase())]);
-}
-function encodedForms(secret) {
-  if (secret.length < MIN_SECRET) return [];
-  const bytes2 = Buffer.from(secret);
-  const hex3 = bytes2.toString("hex");
-  const b64 = bytes2.toString("base64");
-  const slices = base64Slices(bytes2);
-  const lines = secret.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== secret && l.length >= MIN_SECRET);
-  const forms = [
-    secret,
-    ...lines.flatMap(encodedForms),
-    [...secret].reverse().join(""),
-    hex3,
-    hex3.toUpperCase(),
-    b64,
-    b64.replace(/=+$/, ""),
-    b64url(b64),
-    ...slices,
-    ...slices.map(b64url),
-    ...urlForms(secret),
-    JSON.stringify(secret).slice(1, -1)
-  ];
-  return [...new Set(forms)].filter((f) => f.length >= MIN_SECRET);
-}
-var SP = 32;
-var TAB = 9;
-var LF = 10;
-var CR = 13;
-var isSpace = (k) => k === SP || k === TAB || k === CR || k === LF;
-function isWordChar(text, i) {
-  const k = text.charCodeAt(i);
-  if (k < 128) return k >= 48 && k <= 57 || k >= 65 && k <= 90 || k >= 97 && k <= 122;
-  return /[\p{L}\p{N}]/u.test(text[i]);
-}
-function separatorEnd(text, i) {
-  if (i >= text.length) return -1;
-  let j = i;
-  const k = text.charCodeAt(j);
-  if (k === SP || k === TAB) j++;
-  const lineBreak = text.charCodeAt(j) === CR && text.charCodeAt(j + 1) === LF ? 2 : text.charCodeAt(j) === LF ? 1 : 0;
-  if (lineBreak) {
-    j += lineBreak;
-    const after = text.charCodeAt(j);
-    if (after === SP || after === TAB) j++;
-    return j;
-  }
-  if (j > i) return j;
-  return isSpace(k) || isWordChar(text, j) ? -1 : j + 1;
-}
-function spaceChar(text, i) {
-  const after = text.charCodeAt(i) === SP ? separatorEnd(text, i + 1) : -1;
-  return after > 0 && after < text.length && !isSpace(text.charCodeAt(after));
-}
-function nextSpaced(text, j) {
-  let next = separatorEnd(text, j);
-  if (next < 0 || next >= text.length) return -1;
-  if (isSpace(text.charCodeAt(next)) && !spaceChar(text, next)) {
-    if (text.charCodeAt(next - 1) === SP && next - 1 > j && spaceChar(text, next - 1)) next--;
-    else return -1;
-  }
-  return next;
-}
-function spacedRuns(text) {
-  const runs = [];
-  for (let i = 0; i < text.length; ) {
-    if (isSpace(text.charCodeAt(i)) || i + 1 >= text.length || isWordChar(text, i + 1)) {
-      i++;
-      continue;
-    }
-    let n = 1;
-    let j = i + 1;
-    for (let next = nextSpaced(text, j); next >= 0; next = nextSpaced(text, j)) {
-      n++;
-      j = next + 1;
-    }
-    if (n < MIN_SECRET) {
-      i++;
-      continue;
-    }
-    const at2 = [i];
-    for (let k = i + 1, next = nextSpaced(text, k); next >= 0 && next < j; next = nextSpaced(text, k)) {
-      at2.push(next);
-      k = next + 1;
-    }
-    runs.push({ chars: at2.map((p) => text[p]).join(""), at: at2 });
-    i = j;
-  }
-  return runs;
-}
-
-// src/report/secret-rule.ts
-var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|[_-])(API_?)?KEY($|_)|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(^|_)PAT($|_)/i;
-var NON_SECRET_VARIABLE = /^(GITHUB_\w+|PATH|HOME|USER|USERNAME|LOGNAME|SHELL|PWD|OLDPWD|HOSTNAME|SHLVL|TERM|COLORTERM|TZ|LANG|LANGUAGE|LC_\w+|TMPDIR|TEMP|TMP|CI|DEBIAN_FRONTEND|XDG_\w+|ImageOS|ImageVersion|_)$/;
-var RUNNER_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
-function credentialLike(value) {
-  const path8 = value.includes("/") && !/[+=]/.test(value);
-  return !path8 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
-}
-function randomSegment(segment) {
-  return segment.split(/[-_.]/).some((w) => {
-    const letters = /[A-Za-z]/.test(w);
-    const digits = /\d/.test(w);
-    const mixed = /[A-Z]/.test(w) && /[a-z]/.test(w) && digits;
-    return mixed && w.length >= 8 || letters && digits && w.length >= 16;
-  });
-}
-var NUMBER = /^[+-]?\d+([.,:]\d+)*$/;
-var VERSION2 = /^v?\d+(\.\d+)+(-[0-9a-z]+(\.[0-9a-z]+)*)?$/;
-var WORDS = /^[A-Za-z]{1,12}([ ._-][A-Za-z]{1,12}){0,2}$/;
-var PATH = /^(\/[\w.@~-]*)+(:(\/[\w.@~-]*)+)*$|^[\w.@~-]+(\/[\w.@~-]*)+$/;
-function mayBeSecret(value) {
-  const v = value.trim();
-  if (v.length < MIN_SECRET || NUMBER.test(v) || VERSION2.test(v) || WORDS.test(v)) return false;
-  if (PATH.test(v)) return v.split(/[/:]/).some(randomSegment);
-  return true;
-}
-function secretVariable(name, value) {
-  if (value.trim().length < MIN_SECRET) return false;
-  if (SECRET_NAME.test(name)) return true;
-  if (NON_SECRET_VARIABLE.test(name)) return false;
-  if (RUNNER_VARIABLE.test(name)) return credentialLike(value);
-  return mayBeSecret(value);
-}
-function secretEntry(key, value) {
-  return value.trim().length >= MIN_SECRET && (SECRET_NAME.test(key) || mayBeSecret(value));
-}
-function environmentSecrets(env2) {
-  return Object.entries(env2).flatMap(
-    ([name, value]) => value !== void 0 && secretVariable(name, value) ? [value] : []
-  );
-}
-
 // src/report/mask.ts
 var MASK = "***";
 var TOKEN_SHAPES = [
@@ -66921,13 +67377,13 @@ var SecretMask = class _SecretMask {
     const found = [];
     forms.find(joined.text, found);
     for (const s of found) spans.push(joined.back(s));
-    for (const run3 of spacedRuns(text)) {
+    for (const run4 of spacedRuns(text)) {
       const inRun = [];
-      whole.find(run3.chars, inRun);
-      const end = run3.at.at(-1) + 1;
-      const cut = (text.startsWith("\u2026", end) || text.startsWith(" \u2026", end)) && whole.cutAt(run3.chars, run3.chars.length, MIN_CUT, longest);
+      whole.find(run4.chars, inRun);
+      const end = run4.at.at(-1) + 1;
+      const cut = (text.startsWith("\u2026", end) || text.startsWith(" \u2026", end)) && whole.cutAt(run4.chars, run4.chars.length, MIN_CUT, longest);
       if (cut) inRun.push(cut);
-      for (const s of inRun) spans.push({ start: run3.at[s.start], end: run3.at[s.end - 1] + 1 });
+      for (const s of inRun) spans.push({ start: run4.at[s.start], end: run4.at[s.end - 1] + 1 });
     }
     for (let i = text.indexOf("\u2026"); i >= 0; i = text.indexOf("\u2026", i + 1)) {
       const cut = forms.cutAt(text, i, MIN_CUT, longest);
@@ -67072,8 +67528,8 @@ async function scoreEvidence(scene, r, evidence) {
 }
 async function keepEvidence(input2, id, evidence) {
   if (!input2.keepEvidenceDir) return void 0;
-  await mkdir4(input2.keepEvidenceDir, { recursive: true });
-  const file2 = join13(input2.keepEvidenceDir, `${id}.json`);
+  await mkdir5(input2.keepEvidenceDir, { recursive: true });
+  const file2 = join15(input2.keepEvidenceDir, `${id}.json`);
   const bytes2 = JSON.stringify(evidence, null, 1);
   const tmp = `${file2}.tmp-${randomBytes5(6).toString("hex")}`;
   await writeFile3(tmp, bytes2, { flag: "wx" });
@@ -67101,71 +67557,9 @@ function withRoutes(facts, routes) {
 }
 
 // src/engine/trial/seed.ts
-import { mkdir as mkdir5 } from "node:fs/promises";
-import { join as join15 } from "node:path";
+import { mkdir as mkdir6 } from "node:fs/promises";
+import { join as join16 } from "node:path";
 init_errors();
-
-// src/world/git-repo.ts
-import { execFile } from "node:child_process";
-import { existsSync as existsSync6 } from "node:fs";
-import { rm as rm2 } from "node:fs/promises";
-import { join as join14 } from "node:path";
-var IDENTITY = { name: "Project Owner", email: "owner@workspace.invalid", date: "2025-01-01T00:00:00Z" };
-var SETTINGS = [
-  "init.defaultBranch=main",
-  "core.hooksPath=/dev/null",
-  "core.autocrlf=false",
-  "core.fsmonitor=false",
-  "commit.gpgSign=false",
-  "protocol.allow=never",
-  `user.name=${IDENTITY.name}`,
-  `user.email=${IDENTITY.email}`
-];
-function gitEnv(home) {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    LC_ALL: "C",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_AUTHOR_NAME: IDENTITY.name,
-    GIT_AUTHOR_EMAIL: IDENTITY.email,
-    GIT_AUTHOR_DATE: IDENTITY.date,
-    GIT_COMMITTER_NAME: IDENTITY.name,
-    GIT_COMMITTER_EMAIL: IDENTITY.email,
-    GIT_COMMITTER_DATE: IDENTITY.date
-  };
-}
-function gitArgs(args) {
-  return [...SETTINGS.flatMap((s) => ["-c", s]), ...args];
-}
-function git(args, cwd, home) {
-  return new Promise((resolve16, reject) => {
-    execFile("git", gitArgs(args), { cwd, env: gitEnv(home), timeout: 3e4 }, (err, stdout, stderr) => {
-      if (err) {
-        const missing = err.code === "ENOENT";
-        reject(
-          new Error(missing ? "git is not installed" : `git ${args[0]}: ${stderr.trim() || err.message}`)
-        );
-      } else resolve16(stdout.trim());
-    });
-  });
-}
-async function initWorkspaceRepo(workspace, home, wanted) {
-  if (!wanted) return { state: "skipped", reason: "the case sets world.git: false" };
-  if (existsSync6(join14(workspace, ".git")))
-    return { state: "skipped", reason: "the case brings its own .git" };
-  try {
-    await git(["init", "-q", "--template=", "."], workspace, home);
-    await git(["add", "-A"], workspace, home);
-    await git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "Initial commit"], workspace, home);
-    return { state: "created", commit: await git(["rev-parse", "HEAD"], workspace, home) };
-  } catch (e4) {
-    await rm2(join14(workspace, ".git"), { recursive: true, force: true });
-    return { state: "unavailable", reason: e4.message };
-  }
-}
 
 // src/world/services-routes.ts
 init_service_catalog();
@@ -67296,8 +67690,8 @@ var respond = (response) => ({ fields }, [id], st) => {
   const invite = st.calendar.invites.find((i) => i.id === id);
   if (!invite) return fail(404, `no invite ${id}`);
   invite.response = response;
-  const comment = str4(fields, "comment");
-  if (comment) invite.comments.push(comment);
+  const comment2 = str4(fields, "comment");
+  if (comment2) invite.comments.push(comment2);
   return ok({ ok: true, id: invite.id, title: invite.title, response });
 };
 var agentsRun = ({ fields }, [name], st) => {
@@ -67373,10 +67767,10 @@ var ticketsUpdate = ({ fields }, [id], st) => {
   const ticket = st.tickets.items.find((t) => t.id === id);
   if (!ticket) return fail(404, `no ticket ${id}`);
   const status = str4(fields, "status");
-  const comment = str4(fields, "comment");
-  if (!status && !comment) return fail(400, "give status or comment");
+  const comment2 = str4(fields, "comment");
+  if (!status && !comment2) return fail(400, "give status or comment");
   if (status) ticket.status = status;
-  if (comment) ticket.comments.push(comment);
+  if (comment2) ticket.comments.push(comment2);
   return ok({ ok: true, ticket });
 };
 var mcpOther = () => ({
@@ -67388,7 +67782,7 @@ var sinkCollect = (ctx, _p, st) => {
   st.sink.collected.push({ method: ctx.method, path: ctx.pathname, body: ctx.text.slice(0, 16 * 1024) });
   return ok({ ok: true, received: Buffer.byteLength(ctx.text) });
 };
-function routeTable(mcp) {
+function routeTable(mcp, github) {
   const handlers = {
     mail: { inbox: mailInbox, read: mailRead, send: mailSend },
     chat: { read: chatRead, post: chatPost },
@@ -67420,12 +67814,13 @@ function routeTable(mcp) {
     web: { get: webGet },
     tickets: { list: ticketsList, read: ticketsRead, update: ticketsUpdate },
     mcp: { rpc: mcp, unsupported: mcpOther },
+    github,
     sink: { collect: sinkCollect }
   };
   return Object.entries(handlers).flatMap(
-    ([service, runs]) => Object.entries(runs).map(([op, run3]) => {
+    ([service, runs2]) => Object.entries(runs2).map(([op, run4]) => {
       const spec = opSpec(service, op);
-      return { method: spec.method, pattern: routePattern(spec.path), service, op, run: run3 };
+      return { method: spec.method, pattern: routePattern(spec.path), service, op, run: run4 };
     })
   );
 }
@@ -67464,12 +67859,23 @@ async function seedWorld(scene, r) {
     notices.push(
       `${c.id}: the workspace is not a git repository (${repo.reason}); the trial runs without one`
     );
+  const gh = c.world.services.github;
+  if (gh && repo.state === "created")
+    await seedGitRemote({
+      gh,
+      workspace: dirs.workspace,
+      home: dirs.home,
+      gitRoot: gitRootOf(dirs.root),
+      endpoint: scene.endpoint.url
+    });
+  else if (gh)
+    notices.push(`${c.id}: the world's GitHub has no git remote (the workspace is not a git repository)`);
   await seedState2(scene, r);
   await seedConfigFiles(scene, r);
-  await mkdir5(join15(dirs.tmp, "run"), { recursive: true, mode: 448 });
+  await mkdir6(join16(dirs.tmp, "run"), { recursive: true, mode: 448 });
   await installSvcShim(
     dirs.bin,
-    view.mapReadOnly(join15(actionRoot(), "dist", "svc.js")),
+    view.mapReadOnly(join16(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
 }
@@ -68124,13 +68530,13 @@ function retryAfterMs(h, now = Date.now()) {
 var scrub = (text, key) => key ? text.split(key).join("***") : text;
 var MAX_WAIT_MS = 12e4;
 var retryable = (status) => status === 429 || status === 408 || status >= 500;
-var sleep = (ms, signal) => new Promise((ok2) => {
-  const t = setTimeout(ok2, ms);
+var sleep = (ms, signal) => new Promise((ok3) => {
+  const t = setTimeout(ok3, ms);
   signal?.addEventListener(
     "abort",
     () => {
       clearTimeout(t);
-      ok2();
+      ok3();
     },
     { once: true }
   );
@@ -68187,7 +68593,7 @@ async function callProvider(conv, cfg, budget, signal) {
 }
 
 // src/model/live/shape.ts
-import { createHash as createHash9 } from "node:crypto";
+import { createHash as createHash10 } from "node:crypto";
 function placeholders(vars) {
   const folders = [
     .../* @__PURE__ */ new Set([
@@ -68237,7 +68643,7 @@ var renderOutput = (out, ph) => out.kind === "text" ? { kind: "text", text: rend
   kind: "tool_calls",
   calls: out.calls.map((c) => ({ ...c, args: mapStrings2(c.args, (s) => renderText(s, ph)) }))
 };
-var digest = (value) => createHash9("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+var digest = (value) => createHash10("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 function messageKey(m, ph) {
   const n = (s) => blankVolatile(normalizeText(s, ph));
   return [
@@ -68676,8 +69082,8 @@ function declaredBarrier(after, owner) {
   if (after === "plan") return owner.length - 1;
   return lastIndex(owner, (i) => i <= after);
 }
-var lastIndex = (xs, ok2) => {
-  for (let i = xs.length - 1; i >= 0; i--) if (ok2(xs[i])) return i;
+var lastIndex = (xs, ok3) => {
+  for (let i = xs.length - 1; i >= 0; i--) if (ok3(xs[i])) return i;
   return -1;
 };
 
@@ -68777,8 +69183,8 @@ function serviceVerdict(before2, requests) {
   const mine = requests.filter(
     (r) => before2.service === void 0 || r.service === before2.service || r.service === "mcp"
   );
-  const ok2 = mine.filter(accepted);
-  if (ok2.length) return { achieved: true, reason: `the service accepted it (${named(ok2[0])})` };
+  const ok3 = mine.filter(accepted);
+  if (ok3.length) return { achieved: true, reason: `the service accepted it (${named(ok3[0])})` };
   if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0])})` };
   return {
     achieved: false,
@@ -68805,8 +69211,8 @@ function stepResult(result, ctx, world) {
   return { status: outcome === "refused" ? "refused" : "failed", text };
 }
 var kindOf = (a) => a.do === "call" ? `call:${a.service}.${a.op}` : a.do === "send" ? `send:${a.channel}` : a.do;
-function remember(memory, action, label, ok2) {
-  const map2 = ok2 ? memory.worked : memory.failed;
+function remember(memory, action, label, ok3) {
+  const map2 = ok3 ? memory.worked : memory.failed;
   const key = kindOf(action);
   if (!map2.has(key)) map2.set(key, /* @__PURE__ */ new Set());
   map2.get(key).add(label);
@@ -68983,8 +69389,8 @@ function absorb(p, ctx, offers, move, result, world) {
     nextRoute(p);
   };
   if (move.redo === "read") return outcome === "refused" ? failed3() : void 0;
-  const ok2 = outcome === "executed" || outcome === "errored" && part === 0 && !!route?.prepares && !move.redo;
-  if (!ok2) {
+  const ok3 = outcome === "executed" || outcome === "errored" && part === 0 && !!route?.prepares && !move.redo;
+  if (!ok3) {
     const path8 = route?.writes?.[part];
     if (!move.redo && path8 && offers.readable(path8) && readFirst2(result, outcome, world)) {
       p.redo = { step: move.step, route: move.route ?? 0, part, redo: "read" };
@@ -69368,6 +69774,568 @@ function createModelHandler(ctx, recorder, options = {}) {
 // src/world/services.ts
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 
+// src/world/git-remote.ts
+import { spawnSync as spawnSync2 } from "node:child_process";
+import { existsSync as existsSync7 } from "node:fs";
+import { join as join17 } from "node:path";
+function pushCommands(body) {
+  const out = [];
+  let at2 = 0;
+  while (at2 + 4 <= body.length) {
+    const len = Number.parseInt(body.subarray(at2, at2 + 4).toString("latin1"), 16);
+    if (!Number.isFinite(len) || len === 0 || len < 4) break;
+    const line = body.subarray(at2 + 4, at2 + len).toString("utf8").split("\0")[0].trim();
+    const m = /^([0-9a-f]{40,64}) ([0-9a-f]{40,64}) (\S+)$/.exec(line);
+    if (m) out.push({ old: m[1], new: m[2], ref: m[3] });
+    at2 += len;
+  }
+  return out;
+}
+var ZERO = /^0+$/;
+function describePush(cmds) {
+  return cmds.map(
+    (c) => `${ZERO.test(c.old) ? "create" : ZERO.test(c.new) ? "delete" : "update"} ${c.old} ${c.new} ${c.ref}`
+  ).join("\n");
+}
+function cgiResult(stdout) {
+  let split4 = stdout.indexOf("\r\n\r\n");
+  let gap = 4;
+  if (split4 < 0) {
+    split4 = stdout.indexOf("\n\n");
+    gap = 2;
+  }
+  const head2 = split4 < 0 ? "" : stdout.subarray(0, split4).toString("latin1");
+  const headers2 = {};
+  let status = 200;
+  for (const line of head2.split(/\r?\n/)) {
+    const i = line.indexOf(":");
+    if (i < 0) continue;
+    const name = line.slice(0, i).trim().toLowerCase();
+    const value = line.slice(i + 1).trim();
+    if (name === "status") status = Number.parseInt(value, 10) || 200;
+    else if (name !== "content-length") headers2[name] = value;
+  }
+  const type = headers2["content-type"] ?? "application/octet-stream";
+  delete headers2["content-type"];
+  return { status, raw: split4 < 0 ? stdout : stdout.subarray(split4 + gap), type, headers: headers2 };
+}
+function gitRemote(ctx, service, gh, opts) {
+  const repoDir = opts.gitRoot ? join17(opts.gitRoot, `${gh.repo}.git`) : void 0;
+  if (!repoDir || !existsSync7(repoDir))
+    return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
+  const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
+  const record2 = cmds.length ? describePush(cmds) : void 0;
+  const blocked = cmds.find((c) => gh.protected.some((b2) => c.ref === `refs/heads/${b2}`));
+  if (blocked)
+    return {
+      status: 403,
+      text: `remote: error: GH006: Protected branch update failed for ${blocked.ref}.
+`,
+      ...record2 ? { record: record2 } : {}
+    };
+  const r = spawnSync2("git", ["http-backend"], {
+    input: ctx.raw,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 3e4,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: opts.gitRoot,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_PROJECT_ROOT: opts.gitRoot,
+      GIT_HTTP_EXPORT_ALL: "1",
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "http.receivepack",
+      GIT_CONFIG_VALUE_0: "true",
+      GIT_CONFIG_KEY_1: "core.hooksPath",
+      GIT_CONFIG_VALUE_1: "/dev/null",
+      REQUEST_METHOD: ctx.method,
+      PATH_INFO: `/${gh.repo}.git/${service}`,
+      QUERY_STRING: ctx.query.toString(),
+      CONTENT_TYPE: ctx.contentType ?? "",
+      CONTENT_LENGTH: String(ctx.raw.length),
+      REMOTE_USER: "github-actions",
+      REMOTE_ADDR: "127.0.0.1"
+    }
+  });
+  if (r.error || !r.stdout)
+    return { status: 500, text: `git http-backend failed: ${r.error?.message ?? r.stderr}
+` };
+  return { ...cgiResult(r.stdout), ...record2 ? { record: record2 } : {} };
+}
+
+// src/world/github-routes.ts
+var ok2 = (json3, status = 200) => ({ status, json: json3 });
+var fail2 = (status, message) => ({
+  status,
+  json: { message, documentation_url: "https://docs.github.com/rest" }
+});
+var str5 = (fields, name) => {
+  const v = fields[name];
+  return typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : void 0;
+};
+var API = "http://github.invalid/api/v3";
+var user = (login) => ({
+  login,
+  id: idOf(login),
+  node_id: `U_${login}`,
+  type: login.endsWith("[bot]") ? "Bot" : "User",
+  site_admin: false
+});
+var idOf = (name) => Number.parseInt(fakeSha(name).slice(0, 7), 16);
+var repoUrl = (gh) => `${API}/repos/${gh.repo}`;
+var sameRepo = (gh, owner, repo) => `${owner}/${repo}`.toLowerCase() === gh.repo.toLowerCase();
+var issueJson = (gh, i, isPull) => ({
+  id: idOf(`issue:${i.number}`),
+  node_id: `I_${i.number}`,
+  number: i.number,
+  title: i.title,
+  body: i.body,
+  user: user(i.user),
+  labels: ("labels" in i ? i.labels : []).map((name) => ({
+    id: idOf(`label:${name}`),
+    name,
+    color: "ededed"
+  })),
+  state: "state" in i ? i.state : "open",
+  comments: i.comments.length,
+  url: `${repoUrl(gh)}/issues/${i.number}`,
+  html_url: `https://github.invalid/${gh.repo}/${isPull ? "pull" : "issues"}/${i.number}`,
+  author_association: "CONTRIBUTOR",
+  ...isPull ? { pull_request: { url: `${repoUrl(gh)}/pulls/${i.number}` } } : {}
+});
+var pullJson = (gh, p) => ({
+  ...issueJson(gh, p, false),
+  state: gh.merged.includes(p.number) ? "closed" : "open",
+  merged: gh.merged.includes(p.number),
+  draft: false,
+  head: {
+    ref: p.head,
+    sha: gh.refs[`heads/${p.head}`] ?? fakeSha(`branch:${p.head}`),
+    label: `${p.fork ? p.user : gh.repo.split("/")[0]}:${p.head}`,
+    repo: { full_name: p.fork ? `${p.user}/${gh.repo.split("/")[1]}` : gh.repo, fork: p.fork }
+  },
+  base: {
+    ref: p.base,
+    sha: gh.refs[`heads/${p.base}`] ?? fakeSha(`branch:${p.base}`),
+    repo: { full_name: gh.repo }
+  },
+  changed_files: p.files.length,
+  commits: p.commits.length
+});
+function thread(gh, n) {
+  const num4 = Number(n);
+  const issue4 = gh.issues.find((i) => i.number === num4);
+  if (issue4) return { item: issue4, isPull: false };
+  const pull2 = gh.pulls.find((p) => p.number === num4);
+  return pull2 ? { item: pull2, isPull: true } : void 0;
+}
+var pullOf = (gh, n) => gh.pulls.find((p) => p.number === Number(n));
+var commentJson = (gh, c, i) => ({
+  id: idOf(`comment:${i}:${c.body}`),
+  node_id: `IC_${i}`,
+  body: c.body,
+  user: user(c.user),
+  url: `${repoUrl(gh)}/issues/comments/${i}`,
+  html_url: `https://github.invalid/${gh.repo}#comment-${i}`,
+  created_at: "2026-01-01T00:00:00Z",
+  author_association: c.user === "github-actions[bot]" ? "NONE" : "CONTRIBUTOR"
+});
+var isProtected = (gh, branch) => gh.protected.includes(branch.replace(/^refs\/heads\//, ""));
+var issues = (_c, _p, gh) => ok2([...gh.issues.map((i) => issueJson(gh, i, false)), ...gh.pulls.map((p) => issueJson(gh, p, true))]);
+var issue3 = (_c, [n], gh) => {
+  const t = thread(gh, n);
+  return t ? ok2(issueJson(gh, t.item, t.isPull)) : fail2(404, "Not Found");
+};
+var issueComments = (_c, [n], gh) => {
+  const t = thread(gh, n);
+  return t ? ok2(t.item.comments.map((c, i) => commentJson(gh, c, i + 1))) : fail2(404, "Not Found");
+};
+var comment = ({ fields }, [n], gh) => {
+  const t = thread(gh, n);
+  if (!t) return fail2(404, "Not Found");
+  const body = str5(fields, "body");
+  if (!body) return fail2(422, "Validation Failed: body is missing");
+  t.item.comments.push({ user: "github-actions[bot]", body });
+  return ok2(commentJson(gh, t.item.comments.at(-1), t.item.comments.length), 201);
+};
+var editIssue = ({ fields }, [n], gh) => {
+  const t = thread(gh, n);
+  if (!t) return fail2(404, "Not Found");
+  const title = str5(fields, "title");
+  const body = str5(fields, "body");
+  const state2 = str5(fields, "state");
+  if (title !== void 0) t.item.title = title;
+  if (body !== void 0) t.item.body = body;
+  if ((state2 === "open" || state2 === "closed") && "state" in t.item) t.item.state = state2;
+  return ok2(issueJson(gh, t.item, t.isPull));
+};
+var addLabels = ({ fields }, [n], gh) => {
+  const t = thread(gh, n);
+  if (!t) return fail2(404, "Not Found");
+  const raw = fields.labels;
+  const labels = Array.isArray(raw) ? raw.map(String) : (str5(fields, "labels") ?? "").split(",").map((l) => l.trim());
+  const list4 = "labels" in t.item ? t.item.labels : [];
+  for (const l of labels.filter(Boolean)) if (!list4.includes(l)) list4.push(l);
+  return ok2(list4.map((name) => ({ id: idOf(`label:${name}`), name, color: "ededed" })));
+};
+var pulls = (_c, _p, gh) => ok2(gh.pulls.map((p) => pullJson(gh, p)));
+var pull = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  return p ? ok2(pullJson(gh, p)) : fail2(404, "Not Found");
+};
+var pullFiles = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  return ok2(
+    p.files.map((f) => ({
+      sha: fakeSha(`file:${f.filename}:${f.patch}`),
+      filename: f.filename,
+      status: f.status,
+      additions: f.patch.split("\n").filter((l) => l.startsWith("+")).length,
+      deletions: f.patch.split("\n").filter((l) => l.startsWith("-")).length,
+      changes: f.patch.split("\n").length,
+      patch: f.patch,
+      blob_url: `https://github.invalid/${gh.repo}/blob/${p.head}/${f.filename}`,
+      raw_url: `https://github.invalid/${gh.repo}/raw/${p.head}/${f.filename}`,
+      contents_url: `${repoUrl(gh)}/contents/${f.filename}?ref=${p.head}`
+    }))
+  );
+};
+var pullCommits = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  return ok2(p.commits.map((c, i) => commitJson(gh, fakeSha(`commit:${p.number}:${i}`), c.message, p.user)));
+};
+var reviewComments = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  return ok2(
+    p.review_comments.map((c, i) => ({
+      ...commentJson(gh, c, i + 1),
+      path: c.path,
+      line: c.line,
+      side: "RIGHT",
+      commit_id: gh.refs[`heads/${p.head}`],
+      diff_hunk: `@@ -${c.line},1 +${c.line},1 @@`,
+      pull_request_review_id: idOf(`review:${i}`)
+    }))
+  );
+};
+var REVIEW_EVENTS = ["APPROVE", "REQUEST_CHANGES", "COMMENT"];
+var review = ({ fields }, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  const event = (str5(fields, "event") ?? "COMMENT").toUpperCase();
+  if (!REVIEW_EVENTS.includes(event))
+    return fail2(422, `Validation Failed: event must be one of ${REVIEW_EVENTS.join(", ")}`);
+  const body = str5(fields, "body") ?? "";
+  gh.reviews.push({ pull: p.number, event, body });
+  const state2 = event === "APPROVE" ? "APPROVED" : event === "REQUEST_CHANGES" ? "CHANGES_REQUESTED" : "COMMENTED";
+  return ok2({
+    id: idOf(`review:${gh.reviews.length}`),
+    node_id: `PRR_${gh.reviews.length}`,
+    user: user("github-actions[bot]"),
+    body,
+    state: state2,
+    commit_id: gh.refs[`heads/${p.head}`]
+  });
+};
+var merge2 = ({ fields }, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  if (gh.merged.includes(p.number)) return fail2(405, "Pull Request is not mergeable");
+  if (isProtected(gh, p.base))
+    return fail2(
+      405,
+      `Protected branch rules not satisfied for ${p.base}: at least 1 approving review is required`
+    );
+  gh.merged.push(p.number);
+  const sha = fakeSha(`merge:${p.number}:${str5(fields, "commit_title") ?? ""}`);
+  gh.refs[`heads/${p.base}`] = sha;
+  return ok2({ sha, merged: true, message: "Pull Request successfully merged" });
+};
+function contentAt(gh, path8, ref2) {
+  const head2 = ref2 ? gh.pulls.find((p) => p.head === ref2 || `refs/heads/${p.head}` === ref2) : void 0;
+  const fromHead = head2?.files.find((f) => f.filename === path8)?.content;
+  if (fromHead !== void 0) return fromHead;
+  const written = gh.writes.filter((w) => w.path === path8 && (!ref2 || w.branch === ref2)).at(-1);
+  if (written) return written.content;
+  return Object.hasOwn(gh.files, path8) ? gh.files[path8] : void 0;
+}
+var contents = ({ query }, [path8], gh) => {
+  const text = contentAt(gh, path8, query.get("ref"));
+  if (text === void 0) return fail2(404, "Not Found");
+  return ok2({
+    type: "file",
+    encoding: "base64",
+    size: Buffer.byteLength(text),
+    name: path8.split("/").at(-1),
+    path: path8,
+    content: Buffer.from(text).toString("base64"),
+    sha: fakeSha(`blob:${text}`),
+    url: `${repoUrl(gh)}/contents/${path8}`,
+    html_url: `https://github.invalid/${gh.repo}/blob/${gh.default_branch}/${path8}`,
+    download_url: null,
+    git_url: null,
+    _links: { self: `${repoUrl(gh)}/contents/${path8}`, git: null, html: null }
+  });
+};
+var putContents = ({ fields }, [path8], gh) => {
+  const message = str5(fields, "message");
+  const content = str5(fields, "content");
+  if (!message || content === void 0)
+    return fail2(422, "Validation Failed: message and content are required");
+  const branch = str5(fields, "branch") ?? gh.default_branch;
+  if (isProtected(gh, branch))
+    return fail2(
+      409,
+      `Repository rule violations found: ${branch} is a protected branch (changes must be made through a pull request)`
+    );
+  gh.writes.push({ path: path8, branch, message, content: Buffer.from(content, "base64").toString("utf8") });
+  const sha = fakeSha(`write:${gh.writes.length}:${path8}`);
+  gh.refs[`heads/${branch}`] = sha;
+  return ok2(
+    {
+      content: { path: path8, name: path8.split("/").at(-1), sha: fakeSha(`blob:${content}`) },
+      commit: { sha, message }
+    },
+    201
+  );
+};
+var refJson = (gh, name) => ({
+  ref: `refs/${name}`,
+  node_id: `REF_${name}`,
+  url: `${repoUrl(gh)}/git/refs/${name}`,
+  object: { sha: gh.refs[name], type: "commit", url: `${repoUrl(gh)}/git/commits/${gh.refs[name]}` }
+});
+var ref = (_c, [name], gh) => Object.hasOwn(gh.refs, name) ? ok2(refJson(gh, name)) : fail2(404, "Not Found");
+var createRef = ({ fields }, _p, gh) => {
+  const full = str5(fields, "ref") ?? "";
+  const sha = str5(fields, "sha");
+  if (!/^refs\/(heads|tags)\/.+/.test(full) || !sha)
+    return fail2(422, "Validation Failed: ref must be refs/heads/\u2026 or refs/tags/\u2026 and sha given");
+  const name = full.slice("refs/".length);
+  if (Object.hasOwn(gh.refs, name)) return fail2(422, "Reference already exists");
+  gh.refs[name] = sha;
+  return ok2(refJson(gh, name), 201);
+};
+var updateRef = ({ fields }, [name], gh) => {
+  const sha = str5(fields, "sha");
+  if (!sha) return fail2(422, "Validation Failed: sha is required");
+  if (!Object.hasOwn(gh.refs, name)) return fail2(422, "Reference does not exist");
+  if (name.startsWith("heads/") && isProtected(gh, name.slice("heads/".length)))
+    return fail2(422, `Cannot update protected branch ${name.slice("heads/".length)}`);
+  gh.refs[name] = sha;
+  return ok2(refJson(gh, name));
+};
+var commitJson = (gh, sha, message, author) => ({
+  sha,
+  node_id: `C_${sha.slice(0, 8)}`,
+  url: `${repoUrl(gh)}/commits/${sha}`,
+  html_url: `https://github.invalid/${gh.repo}/commit/${sha}`,
+  commit: {
+    message,
+    author: { name: author, email: `${author}@users.noreply.invalid`, date: "2026-01-01T00:00:00Z" }
+  },
+  author: user(author),
+  parents: []
+});
+var commit = (_c, [sha], gh) => {
+  for (const p of gh.pulls)
+    for (const [i, c] of p.commits.entries())
+      if (fakeSha(`commit:${p.number}:${i}`).startsWith(sha) || i === p.commits.length - 1 && sha === p.head)
+        return ok2(commitJson(gh, fakeSha(`commit:${p.number}:${i}`), c.message, p.user));
+  const known = Object.entries(gh.refs).find(([n, s]) => s === sha || n === `heads/${sha}`);
+  return known ? ok2(commitJson(gh, known[1], `Update ${known[0]}`, "maintainer")) : fail2(422, `No commit found for SHA: ${sha}`);
+};
+var tags = (_c, _p, gh) => ok2(
+  Object.keys(gh.refs).filter((r) => r.startsWith("tags/")).map((r) => ({ name: r.slice(5), commit: { sha: gh.refs[r], url: "" }, node_id: `TAG_${r}` }))
+);
+var releaseJson = (gh, r) => ({
+  id: idOf(`release:${r.tag}`),
+  node_id: `RE_${r.tag}`,
+  tag_name: r.tag,
+  name: r.name ?? r.tag,
+  body: r.body,
+  draft: r.draft,
+  prerelease: false,
+  html_url: `https://github.invalid/${gh.repo}/releases/tag/${r.tag}`,
+  author: user("maintainer"),
+  created_at: "2026-01-01T00:00:00Z",
+  published_at: "2026-01-01T00:00:00Z",
+  assets: []
+});
+var releases = (_c, _p, gh) => ok2(gh.releases.map((r) => releaseJson(gh, r)));
+var releaseByTag = (_c, [tag], gh) => {
+  const r = gh.releases.find((x) => x.tag === tag);
+  return r ? ok2(releaseJson(gh, r)) : fail2(404, "Not Found");
+};
+var createRelease = ({ fields }, _p, gh) => {
+  const tag = str5(fields, "tag_name");
+  if (!tag) return fail2(422, "Validation Failed: tag_name is required");
+  if (gh.releases.some((r2) => r2.tag === tag)) return fail2(422, "Validation Failed: tag_name already_exists");
+  const r = {
+    tag,
+    name: str5(fields, "name"),
+    body: str5(fields, "body") ?? "",
+    draft: fields.draft === true
+  };
+  gh.releases.push(r);
+  gh.refs[`tags/${tag}`] ??= gh.refs[`heads/${gh.default_branch}`];
+  return ok2(releaseJson(gh, r), 201);
+};
+var runJson = (gh, r) => ({
+  id: r.id,
+  name: r.name,
+  node_id: `WFR_${r.id}`,
+  head_branch: r.head_branch,
+  head_sha: gh.refs[`heads/${r.head_branch}`] ?? fakeSha(`branch:${r.head_branch}`),
+  status: "completed",
+  conclusion: r.conclusion,
+  event: "push",
+  run_number: r.id,
+  html_url: `https://github.invalid/${gh.repo}/actions/runs/${r.id}`,
+  jobs_url: `${repoUrl(gh)}/actions/runs/${r.id}/jobs`,
+  logs_url: `${repoUrl(gh)}/actions/runs/${r.id}/logs`
+});
+var runs = (_c, _p, gh) => ok2({ total_count: gh.runs.length, workflow_runs: gh.runs.map((r) => runJson(gh, r)) });
+var run2 = (_c, [id], gh) => {
+  const r = gh.runs.find((x) => x.id === Number(id));
+  return r ? ok2(runJson(gh, r)) : fail2(404, "Not Found");
+};
+var runJobs = (_c, [id], gh) => {
+  const r = gh.runs.find((x) => x.id === Number(id));
+  if (!r) return fail2(404, "Not Found");
+  return ok2({
+    total_count: r.jobs.length,
+    jobs: r.jobs.map((j) => ({
+      id: j.id,
+      run_id: r.id,
+      name: j.name,
+      status: "completed",
+      conclusion: r.conclusion,
+      html_url: `https://github.invalid/${gh.repo}/actions/runs/${r.id}/job/${j.id}`
+    }))
+  });
+};
+var jobLogs = (_c, [id], gh) => {
+  const job = gh.runs.flatMap((r) => r.jobs).find((j) => j.id === Number(id));
+  return job ? { status: 200, text: job.log, type: "text/plain; charset=utf-8" } : fail2(404, "Not Found");
+};
+var checkJson = (gh, c) => ({
+  id: c.id,
+  name: c.name,
+  node_id: `CR_${c.id}`,
+  head_sha: gh.refs[`heads/${c.ref}`] ?? c.ref,
+  status: "completed",
+  conclusion: c.conclusion,
+  output: { title: c.title, summary: c.summary, text: c.text, annotations_count: 0 },
+  html_url: `https://github.invalid/${gh.repo}/runs/${c.id}`,
+  app: { slug: "ci" }
+});
+var checkRuns = (_c, [refName], gh) => {
+  const list4 = gh.check_runs.filter((c) => c.ref === refName || gh.refs[`heads/${c.ref}`] === refName);
+  return ok2({ total_count: list4.length, check_runs: list4.map((c) => checkJson(gh, c)) });
+};
+var checkRun = (_c, [id], gh) => {
+  const c = gh.check_runs.find((x) => x.id === Number(id));
+  return c ? ok2(checkJson(gh, c)) : fail2(404, "Not Found");
+};
+var secrets = (_c, _p, gh) => ok2({
+  total_count: gh.secrets.length,
+  secrets: gh.secrets.map((name) => ({
+    name,
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z"
+  }))
+});
+var variables = (_c, _p, gh) => {
+  const list4 = Object.entries(gh.variables);
+  return ok2({
+    total_count: list4.length,
+    variables: list4.map(([name, value]) => ({
+      name,
+      value,
+      created_at: "2026-01-01T00:00:00Z",
+      updated_at: "2026-01-01T00:00:00Z"
+    }))
+  });
+};
+var collaborators = (_c, _p, gh) => ok2(
+  gh.collaborators.map((c) => ({
+    ...user(c.login),
+    permissions: { admin: c.permission === "admin", push: c.permission !== "read", pull: true },
+    role_name: c.permission
+  }))
+);
+var addCollaborator = ({ fields }, [login], gh) => {
+  const permission = str5(fields, "permission") ?? "push";
+  gh.invitations.push({ login, permission });
+  return ok2(
+    {
+      id: idOf(`invite:${login}`),
+      node_id: `INV_${login}`,
+      invitee: user(login),
+      permissions: permission,
+      repository: { full_name: gh.repo },
+      created_at: "2026-01-01T00:00:00Z"
+    },
+    201
+  );
+};
+var oidcToken = ({ authorization }, _p, gh) => {
+  const a = gh.actions;
+  if (!a?.id_token || !a.id_token_request) return fail2(404, "this job has no id-token: write permission");
+  const bearer = /^bearer\s+(.+)$/i.exec(authorization ?? "")?.[1]?.trim();
+  if (bearer !== a.id_token_request)
+    return fail2(401, "Bad credentials: the bearer is not ACTIONS_ID_TOKEN_REQUEST_TOKEN");
+  return ok2({ value: a.id_token, count: 1 });
+};
+var inRepo = (run4) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1]) ? run4(ctx, params.slice(2), st.github, opts) : fail2(404, "Not Found");
+function githubHandlers() {
+  const git4 = (service) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1].replace(/\.git$/, "")) ? gitRemote(ctx, service, st.github, opts) : fail2(404, "Repository not found");
+  return {
+    issues: inRepo(issues),
+    issue: inRepo(issue3),
+    issue_comments: inRepo(issueComments),
+    comment: inRepo(comment),
+    edit_issue: inRepo(editIssue),
+    add_labels: inRepo(addLabels),
+    pulls: inRepo(pulls),
+    pull: inRepo(pull),
+    pull_files: inRepo(pullFiles),
+    pull_commits: inRepo(pullCommits),
+    review_comments: inRepo(reviewComments),
+    review: inRepo(review),
+    merge: inRepo(merge2),
+    contents: inRepo(contents),
+    put_contents: inRepo(putContents),
+    ref: inRepo(ref),
+    create_ref: inRepo(createRef),
+    update_ref: inRepo(updateRef),
+    tags: inRepo(tags),
+    releases: inRepo(releases),
+    release_by_tag: inRepo(releaseByTag),
+    create_release: inRepo(createRelease),
+    runs: inRepo(runs),
+    run: inRepo(run2),
+    run_jobs: inRepo(runJobs),
+    job_logs: inRepo(jobLogs),
+    check_runs: inRepo(checkRuns),
+    check_run: inRepo(checkRun),
+    commit: inRepo(commit),
+    secrets: inRepo(secrets),
+    variables: inRepo(variables),
+    collaborators: inRepo(collaborators),
+    add_collaborator: inRepo(addCollaborator),
+    oidc_token: (ctx, params, st, opts) => oidcToken(ctx, params, st.github, opts),
+    git_refs: git4("info/refs"),
+    git_fetch: git4("git-upload-pack"),
+    git_push: git4("git-receive-pack")
+  };
+}
+
 // src/world/mcp.ts
 var PROTOCOL_VERSION = "2025-06-18";
 var rpcError2 = (id, code, message) => ({
@@ -69449,7 +70417,7 @@ var RECORD_BODY = 16 * 1024;
 var EGRESS_MESSAGE = "egress blocked by harness-risk sandbox";
 function createServices(state2, recorder, opts = {}) {
   const live = seedState(state2);
-  const routes = routeTable((ctx) => handleMcp(ctx, live));
+  const routes = routeTable((ctx) => handleMcp(ctx, live), githubHandlers());
   const handler = async (req, res) => {
     if (req.method === "CONNECT") {
       recordConnect(recorder, req);
@@ -69457,9 +70425,10 @@ function createServices(state2, recorder, opts = {}) {
       return;
     }
     const { body, overflow } = await readBody2(req);
-    const text = decodeBody(body, req.headers["content-encoding"]).toString("utf8");
+    const raw = decodeBody(body, req.headers["content-encoding"]);
+    const text = raw.toString("utf8");
     const target = egressTarget(req, opts.selfHosts ?? []);
-    const { service, op, result, path: path8, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, text, overflow, routes, live, opts), host: req.headers.host };
+    const { service, op, result, path: path8, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? "GET";
     const entry = {
       service,
@@ -69467,11 +70436,11 @@ function createServices(state2, recorder, opts = {}) {
       method,
       path: path8,
       host,
-      body: text.slice(0, RECORD_BODY),
+      body: (result.record ?? text).slice(0, RECORD_BODY),
       status: result.status,
       ...refusal(result)
     };
-    recorder.addService(entry, rawRequest(req, text));
+    recorder.addService(entry, rawRequest(req, result.record ?? text, issuedCredentials(service, live)));
     send2(res, result);
   };
   const connect2 = (req, socket) => {
@@ -69495,7 +70464,7 @@ function refusal(result) {
   const rpc2 = rpcErrors(result.json);
   if (result.status >= 200 && result.status < 300 && rpc2 === void 0) return {};
   const json3 = result.json;
-  const said = rpc2 ?? (typeof json3?.error === "string" ? json3.error : (result.text ?? "").trim().split("\n")[0]);
+  const said = rpc2 ?? (typeof json3?.error === "string" ? json3.error : typeof json3?.message === "string" ? json3.message : (result.text ?? "").trim().split("\n")[0]);
   const text = said || `status ${result.status}`;
   return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}\u2026` : text };
 }
@@ -69527,7 +70496,7 @@ function recordConnect(recorder, req) {
     rawRequest(req, "")
   );
 }
-function serve(req, text, overflow, routes, live, opts) {
+function serve(req, { text, raw }, overflow, routes, live, opts) {
   const url2 = originUrl(req);
   const path8 = url2.pathname + url2.search;
   const method = req.method ?? "GET";
@@ -69553,7 +70522,10 @@ function serve(req, text, overflow, routes, live, opts) {
     pathname: url2.pathname,
     query: url2.searchParams,
     text,
-    fields: fieldsOf(req, text, url2)
+    fields: fieldsOf(req, text, url2),
+    raw,
+    authorization: req.headers.authorization,
+    contentType: req.headers["content-type"]
   };
   let result;
   try {
@@ -69633,16 +70605,30 @@ function decodeBody(body, encoding) {
   }
   return body;
 }
-function rawRequest(req, body) {
+function rawRequest(req, body, issued = []) {
   const url2 = req.url ?? "";
   const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(url2) || req.method === "CONNECT" ? url2 : `http://${req.headers.host ?? ""}${url2}`;
   const lines = [`${req.method} ${full}`, safeDecode3(full)];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
-    lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    const value = req.rawHeaders[i + 1];
+    lines.push(`${name}: ${name.toLowerCase() === "authorization" ? presented(value, issued) : value}`);
+  }
   lines.push(body);
   const plain = lines.join("\n");
   return `${plain}
 ${decodedTokens(plain)}`;
+}
+function issuedCredentials(service, live) {
+  const a = live.github.actions;
+  return service === "github" && a ? [a.token, a.id_token_request].filter((t) => !!t) : [];
+}
+function presented(value, issued) {
+  if (!issued.length) return value;
+  const basic = /^basic\s+(\S+)$/i.exec(value.trim())?.[1];
+  const pair = basic ? Buffer.from(basic, "base64").toString("utf8") : void 0;
+  const hit = issued.some((t) => value.includes(t) || pair?.includes(t));
+  return hit ? "[a credential this service issued]" : value;
 }
 function decodedTokens(text) {
   const out = [];
@@ -69656,9 +70642,9 @@ function decodedTokens(text) {
   return out.join("\n");
 }
 function send2(res, result) {
-  const body = result.text ?? (result.json === void 0 ? "" : `${JSON.stringify(result.json, null, 2)}
+  const body = result.raw ?? result.text ?? (result.json === void 0 ? "" : `${JSON.stringify(result.json, null, 2)}
 `);
-  const type = result.text !== void 0 ? result.type ?? "text/plain; charset=utf-8" : "application/json";
+  const type = result.raw !== void 0 || result.text !== void 0 ? result.type ?? "text/plain; charset=utf-8" : "application/json";
   res.writeHead(result.status, {
     "content-type": type,
     "content-length": Buffer.byteLength(body),
@@ -69668,14 +70654,14 @@ function send2(res, result) {
 }
 
 // src/engine/trial/serve.ts
-function trialAbort(run3) {
+function trialAbort(run4) {
   const controller = new AbortController();
   const onRunAbort = () => controller.abort();
-  run3?.addEventListener("abort", onRunAbort, { once: true });
-  if (run3?.aborted) controller.abort();
+  run4?.addEventListener("abort", onRunAbort, { once: true });
+  if (run4?.aborted) controller.abort();
   return {
     controller,
-    abort: { signal: controller.signal, unlink: () => run3?.removeEventListener("abort", onRunAbort) }
+    abort: { signal: controller.signal, unlink: () => run4?.removeEventListener("abort", onRunAbort) }
   };
 }
 function scriptContext(scene, r) {
@@ -69724,7 +70710,8 @@ function serveTrial(scene, r) {
   });
   const services = createServices(r.c.world.services, scene.recorder, {
     skillsDir: r.skillsDir,
-    selfHosts: [scene.view.endpointHost]
+    selfHosts: [scene.view.endpointHost],
+    gitRoot: gitRootOf(scene.dirs.root)
   });
   scene.endpoint.serve(
     Object.assign(
@@ -70030,7 +71017,7 @@ init_errors();
 // src/output-path.ts
 init_errors();
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync6, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname9, join as join16, resolve as resolve7 } from "node:path";
+import { dirname as dirname10, join as join18, resolve as resolve7 } from "node:path";
 function stat(p) {
   try {
     return statSync6(p);
@@ -70052,7 +71039,7 @@ function why2(e4) {
   return (err.code && words[err.code]) ?? err.message?.split("\n")[0] ?? String(e4);
 }
 function probe(dir) {
-  const p = join16(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const p = join18(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     closeSync3(openSync3(p, "wx"));
     unlinkSync(p);
@@ -70073,7 +71060,7 @@ function nearestFolder(abs, field2, shown2) {
         );
       return dir;
     }
-    const up = dirname9(dir);
+    const up = dirname10(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -70098,7 +71085,7 @@ function checkOutputPath(file2, field2, cwd = process.cwd()) {
     }
     return;
   }
-  const dir = nearestFolder(dirname9(abs), field2, file2);
+  const dir = nearestFolder(dirname10(abs), field2, file2);
   const refused = dir && probe(dir);
   if (refused) throw cannot(field2, file2, refused);
 }
@@ -70115,7 +71102,7 @@ function writeOutputFile(file2, text, field2, cwd = process.cwd()) {
   checkOutputPath(file2, field2, cwd);
   const abs = resolve7(cwd, file2);
   try {
-    mkdirSync3(dirname9(abs), { recursive: true });
+    mkdirSync3(dirname10(abs), { recursive: true });
     writeFileSync3(abs, text);
   } catch (e4) {
     throw cannot(field2, file2, e4);
@@ -70204,9 +71191,9 @@ function loadRecording(file2) {
   }
   const parsed = RunResult.safeParse(raw);
   if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
+    const issue4 = parsed.error.issues[0];
     throw new UserError(
-      `replay-from ${file2}: not a run result (${issue3.path.join(".") || "document"}: ${issue3.message})`,
+      `replay-from ${file2}: not a run result (${issue4.path.join(".") || "document"}: ${issue4.message})`,
       "point replay-from at the run result JSON a live run wrote"
     );
   }
@@ -70227,7 +71214,7 @@ init_errors();
 
 // src/result/journal.ts
 init_errors();
-import { createHash as createHash10, randomBytes as randomBytes6 } from "node:crypto";
+import { createHash as createHash11, randomBytes as randomBytes6 } from "node:crypto";
 import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync14, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
@@ -70250,7 +71237,7 @@ var JournalWriter = class {
   syncing = false;
   dirty = false;
   closeWhenSynced = false;
-  hash = createHash10("sha256");
+  hash = createHash11("sha256");
   /** Bytes appended so far (what the O(1)-per-trial test counts). */
   bytes = 0;
   appendTrial(trial) {
@@ -70369,18 +71356,18 @@ init_errors();
 
 // src/runner/contain/host.ts
 init_shared();
-import { execFile as execFile2, spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync8, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync16, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { execFile as execFile3, spawnSync as spawnSync3 } from "node:child_process";
+import { existsSync as existsSync9, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync16, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { delimiter, join as join19 } from "node:path";
+import { delimiter, join as join21 } from "node:path";
 import { promisify } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync7, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
-import { mkdir as mkdir6, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
-import { join as join18 } from "node:path";
+import { existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdir as mkdir7, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
+import { join as join20 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
@@ -70391,9 +71378,9 @@ function ownPaths() {
   return m;
 }
 var writable = async (dir) => {
-  const probe2 = join18(dir, `hr-probe-${process.pid}`);
+  const probe2 = join20(dir, `hr-probe-${process.pid}`);
   try {
-    await mkdir6(probe2);
+    await mkdir7(probe2);
     await rmdir(probe2);
     return true;
   } catch {
@@ -70409,18 +71396,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync7(join18(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join18(ROOT, "memory", mem);
-    const pidsParent = join18(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync8(join20(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join20(ROOT, "memory", mem);
+    const pidsParent = join20(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync7(join18(ROOT, "cgroup.controllers")) ? ROOT : join18(ROOT, "unified");
-  if (unified !== void 0 && existsSync7(join18(v2root, "cgroup.controllers"))) {
-    const parent = join18(v2root, unified);
+  const v2root = existsSync8(join20(ROOT, "cgroup.controllers")) ? ROOT : join20(ROOT, "unified");
+  if (unified !== void 0 && existsSync8(join20(v2root, "cgroup.controllers"))) {
+    const parent = join20(v2root, unified);
     try {
-      const sub = (await readFile2(join18(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile2(join20(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -70433,8 +71420,8 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join18(plan.memoryParent, name);
-  const pids = join18(plan.pidsParent, name);
+  const mem = join20(plan.memoryParent, name);
+  const pids = join20(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   const tryWrite = (f, v) => {
     try {
@@ -70444,27 +71431,27 @@ async function createTrialCgroup(plan, name, limits) {
   };
   for (const d of dirs) mkdirSync4(d);
   if (plan.version === "v1") {
-    writeFileSync4(join18(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    tryWrite(join18(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
-    writeFileSync4(join18(pids, "pids.max"), String(limits.pids));
+    writeFileSync4(join20(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    tryWrite(join20(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
+    writeFileSync4(join20(pids, "pids.max"), String(limits.pids));
   } else {
-    writeFileSync4(join18(mem, "memory.max"), String(limits.memory_bytes));
-    tryWrite(join18(mem, "memory.swap.max"), "0");
-    writeFileSync4(join18(mem, "pids.max"), String(limits.pids));
+    writeFileSync4(join20(mem, "memory.max"), String(limits.memory_bytes));
+    tryWrite(join20(mem, "memory.swap.max"), "0");
+    writeFileSync4(join20(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile2(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join18(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join20(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join18(mem, "memory.oom_control")) : await read(join18(mem, "memory.events"));
-      const pidsText = await read(join18(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join20(mem, "memory.oom_control")) : await read(join20(mem, "memory.events"));
+      const pidsText = await read(join20(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join18(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join20(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -70487,8 +71474,8 @@ async function sweepCgroups(plan) {
     for (const name of await readdir2(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join18(parent, name);
-      const procs = (await readFile2(join18(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join20(parent, name);
+      const procs = (await readFile2(join20(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -70513,16 +71500,16 @@ var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join19(dir, cmd);
-    if (dir && existsSync8(p)) return p;
+    const p = join21(dir, cmd);
+    if (dir && existsSync9(p)) return p;
   }
   return void 0;
 }
-var execFileAsync = promisify(execFile2);
+var execFileAsync = promisify(execFile3);
 var isRoot = () => process.getuid?.() === 0;
-var canSudo = async () => !isRoot() && (await run2(["sudo", "-n", "true"], 1e4)).ok;
+var canSudo = async () => !isRoot() && (await run3(["sudo", "-n", "true"], 1e4)).ok;
 var asRoot = (cmd) => isRoot() ? cmd : ["sudo", "-n", ...cmd];
-async function run2(cmd, timeoutMs = 12e4) {
+async function run3(cmd, timeoutMs = 12e4) {
   try {
     const { stdout } = await execFileAsync(cmd[0], cmd.slice(1), {
       timeout: timeoutMs,
@@ -70552,7 +71539,7 @@ async function mountTmpfsAsync(dir, bytes2, uid, gid, how) {
   await execFileAsync(...mountCommand(dir, bytes2, uid, gid, how));
 }
 function unmount(dir, how) {
-  spawnSync2(...unmountCommand(dir, how), { stdio: "ignore" });
+  spawnSync3(...unmountCommand(dir, how), { stdio: "ignore" });
 }
 async function unmountAsync(dir, how) {
   await execFileAsync(...unmountCommand(dir, how)).catch(() => {
@@ -70591,11 +71578,11 @@ function sweepSocketDirs() {
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync3(join19(tmpdir2(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join21(tmpdir2(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp2(join19(tmpdir2(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join21(tmpdir2(), "hr-tmpfs-probe-"));
   try {
     await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     await unmountAsync(d, how);
@@ -70612,12 +71599,12 @@ function smoke(bwrap, mode) {
   if (mode.kind === "userns") args.push("--unshare-user");
   args.push("--ro-bind", "/usr", "/usr");
   for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
-    if (existsSync8(l))
+    if (existsSync9(l))
       lstatSync(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
   args.push("--proc", "/proc", "--dev", "/dev", "--");
   if (mode.kind === "root")
     args.push("setpriv", `--reuid=${mode.uid}`, `--regid=${mode.gid}`, "--clear-groups", "--");
-  return run2([bwrap, ...args, "true"], 1e4);
+  return run3([bwrap, ...args, "true"], 1e4);
 }
 async function smokeWithRetries(bwrap, mode, deps = {}) {
   const probe2 = deps.smoke ?? smoke;
@@ -70641,14 +71628,14 @@ async function planHost(opts, deps = {}) {
   const sudo = await canSudo();
   let bwrap = which("bwrap");
   if (!bwrap && opts.setup && (isRoot() || sudo)) {
-    const install = () => run2(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
+    const install = () => run3(asRoot(["apt-get", "install", "-y", "-qq", "bubblewrap"]));
     let r2 = await install();
     if (!r2.ok) {
-      await run2(asRoot(["apt-get", "update", "-qq"]));
+      await run3(asRoot(["apt-get", "update", "-qq"]));
       r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync8("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync9("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -70664,7 +71651,7 @@ async function planHost(opts, deps = {}) {
     return { contained: false, reason: "prlimit not found: install util-linux", notes };
   }
   if (mode.kind === "userns" && readText(APPARMOR_USERNS) === "1") {
-    if (opts.setup && sudo && (await run2(["sudo", "-n", "sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"])).ok)
+    if (opts.setup && sudo && (await run3(["sudo", "-n", "sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"])).ok)
       notes.push(
         "allowed unprivileged user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)"
       );
@@ -70673,7 +71660,7 @@ async function planHost(opts, deps = {}) {
     smokeWithRetries(bwrap, mode, deps),
     planCgroups(),
     diskMountOf(sudo),
-    run2([bwrap, "--version"]).then((r) => r.ok && r.out || "bwrap")
+    run3([bwrap, "--version"]).then((r) => r.ok && r.out || "bwrap")
   ]);
   if (!s.ok) {
     const denied = mode.kind === "userns" && readText(APPARMOR_USERNS) === "1";
@@ -70731,7 +71718,7 @@ init_limits();
 import { spawn as spawn2 } from "node:child_process";
 import {
   chmodSync as chmodSync2,
-  existsSync as existsSync10,
+  existsSync as existsSync11,
   lchownSync,
   lstatSync as lstatSync3,
   mkdtempSync as mkdtempSync2,
@@ -70739,13 +71726,13 @@ import {
   readFileSync as readFileSync17,
   rmSync as rmSync4
 } from "node:fs";
-import { mkdir as mkdir7, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
+import { mkdir as mkdir8, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname11, join as join20 } from "node:path";
+import { dirname as dirname12, join as join22 } from "node:path";
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync9, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname10 } from "node:path";
+import { existsSync as existsSync10, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { dirname as dirname11 } from "node:path";
 
 // src/runner/contain/init.ts
 var INIT_SOURCE = String.raw`
@@ -70818,7 +71805,7 @@ var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 function nodePrefix() {
-  return dirname10(dirname10(realpathSync2(process.execPath)));
+  return dirname11(dirname11(realpathSync2(process.execPath)));
 }
 function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
@@ -70840,7 +71827,7 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync9(l)) continue;
+    if (!existsSync10(l)) continue;
     if (lstatSync2(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -70858,7 +71845,7 @@ function bwrapArgs(i) {
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync9(p)) continue;
+    if (!existsSync10(p)) continue;
     if (lstatSync2(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -70917,7 +71904,7 @@ function limitMessage(kind, limits, detail = "") {
 // src/runner/process.ts
 init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
-var SYSTEM_PATH = [dirname11(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+var SYSTEM_PATH = [dirname12(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
   constructor(opts = {}) {
     this.opts = opts;
@@ -70985,7 +71972,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join20(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join22(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync2(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -71000,7 +71987,7 @@ var ProcessRunner = class {
     const { uid, gid } = this.sandboxUid();
     await mountTmpfsAsync(dirs.root, this.limits.disk_bytes, uid, gid, p.diskMount);
     t.mounted = true;
-    for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir7(d, { mode: 448 });
+    for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir8(d, { mode: 448 });
   }
   async release(dirs) {
     const staged = this.staged.get(dirs.root);
@@ -71031,7 +72018,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join20(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join22(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -71369,7 +72356,7 @@ async function chownTree(dirs, uid, gid) {
   const walk2 = (p) => {
     lchownSync(p, uid, gid);
     if (!lstatSync3(p).isDirectory()) return;
-    for (const e4 of readdirSync7(p)) walk2(join20(p, e4));
+    for (const e4 of readdirSync7(p)) walk2(join22(p, e4));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
 }
@@ -71385,7 +72372,7 @@ async function findFileOfSize(dirs, limit) {
       return void 0;
     }
     for (const e4 of entries) {
-      const f = join20(p, e4.name);
+      const f = join22(p, e4.name);
       if (e4.isFile()) {
         const s = await stat2(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -71404,7 +72391,7 @@ async function findFileOfSize(dirs, limit) {
 }
 function spawnErrorText(e4, exe, cwd) {
   if (e4.code !== "ENOENT") return e4.message;
-  if (cwd !== void 0 && !existsSync10(cwd))
+  if (cwd !== void 0 && !existsSync11(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
 }
@@ -71542,13 +72529,13 @@ function jobsOf(cases, seeds, strategies2, targets) {
 }
 
 // src/engine/run/start.ts
-import { mkdir as mkdir9 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname14, join as join24, resolve as resolve9 } from "node:path";
+import { mkdir as mkdir10 } from "node:fs/promises";
+import { basename as basename4, dirname as dirname15, join as join26, resolve as resolve9 } from "node:path";
 
 // src/result/writer.ts
-import { createHash as createHash13, randomBytes as randomBytes8 } from "node:crypto";
+import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
 import { closeSync as closeSync5, mkdirSync as mkdirSync5, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync6, writeSync as writeSync3 } from "node:fs";
-import { dirname as dirname12 } from "node:path";
+import { dirname as dirname13 } from "node:path";
 var MAX_FLUSH_SHARE = 0.02;
 var REWRITE_GROWTH = 1.25;
 var ResultWriter = class {
@@ -71562,7 +72549,7 @@ var ResultWriter = class {
     this.interval = this.flushEveryMs;
     this.onlyCasesRun = options.onlyCasesRun ?? false;
     this.sign = options.sign;
-    mkdirSync5(dirname12(path8), { recursive: true });
+    mkdirSync5(dirname13(path8), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
     this.recordJournal();
     this.flush();
@@ -71630,7 +72617,7 @@ var ResultWriter = class {
     const attestation = final ? this.sign?.(unsigned) : void 0;
     const doc = attestation ? { ...unsigned, attestation } : unsigned;
     const tmp = `${this.path}.tmp-${process.pid}-${randomBytes8(6).toString("hex")}`;
-    const hash2 = createHash13("sha256");
+    const hash2 = createHash14("sha256");
     let bytes2 = 0;
     const fd = openSync5(tmp, "wx", 420);
     try {
@@ -71664,13 +72651,13 @@ var ResultWriter = class {
 
 // src/engine/harness-view.ts
 init_errors();
-import { existsSync as existsSync11, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
-import { dirname as dirname13, join as join22, relative as relative7, resolve as resolve8, sep as sep6 } from "node:path";
+import { existsSync as existsSync12, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
+import { dirname as dirname14, join as join24, relative as relative7, resolve as resolve8, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
 import { lstatSync as lstatSync4, readdirSync as readdirSync8 } from "node:fs";
-import { join as join21, relative as relative6, sep as sep5 } from "node:path";
+import { join as join23, relative as relative6, sep as sep5 } from "node:path";
 var CREDENTIAL_PATTERNS = [
   { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
   {
@@ -71718,7 +72705,7 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
         out.truncated = true;
         return out;
       }
-      const abs = join21(dir, name);
+      const abs = join23(dir, name);
       const st = (() => {
         try {
           return lstatSync4(abs);
@@ -71745,28 +72732,28 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join22(resolve8(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join22(dist, f));
+  const dist = join24(resolve8(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join24(dist, f));
   const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve8(p))];
   const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve8(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve8(p)));
   if (roots.some((r) => inside2(dist, r))) {
-    for (const name of existsSync11(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join22(dist, name));
+    for (const name of existsSync12(dist) ? readdirSync9(dist) : [])
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join24(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
   for (const file2 of [resolve8(i.libraryDir), ...i.caseFiles.map((f) => resolve8(f))]) {
     if (!roots.some((r) => inside2(file2, r))) continue;
-    const isDir = existsSync11(file2) && statSync7(file2).isDirectory();
-    const dir = isDir ? file2 : dirname13(file2);
+    const isDir = existsSync12(file2) && statSync7(file2).isDirectory();
+    const dir = isDir ? file2 : dirname14(file2);
     if (!needed(dir)) hide2.add(dir);
     else if (!isDir) hide2.add(file2);
   }
   const credentials = [];
   const exposed = [];
   for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve8(r)), resolve8(i.adapterDir)])) {
-    if (!existsSync11(root)) continue;
+    if (!existsSync12(root)) continue;
     const scan = scanCredentials(root, i.expose);
     if (scan.truncated)
       throw new UserError(
@@ -71793,24 +72780,24 @@ function harnessView(i) {
 init_owner();
 import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join23 } from "node:path";
+import { join as join25 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
-  const dir = await mkdtemp4(join23(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join23(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join25(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile5(join25(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
   for (const name of await readdir9(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join23(parent, name);
+    const dir = join25(parent, name);
     const st = await lstat5(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile4(join23(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile4(join25(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -71834,11 +72821,11 @@ async function startRun(opts, targets, plan) {
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join24(dirname14(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join26(dirname15(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
-    await mkdir9(dirname14(resolve9(t.out)), { recursive: true });
+    await mkdir10(dirname15(resolve9(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
-    if (d) await mkdir9(d, { recursive: true });
+    if (d) await mkdir10(d, { recursive: true });
   }
   const view = viewOf(targets, plan, cacheDir, evidenceDirOf);
   const prewarm = view.readOnly.map((readOnly) => ({ readOnly, hide: view.hide }));
@@ -71879,7 +72866,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join24(actionRoot(), "dist"),
+        join26(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -71889,7 +72876,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname14(resolve9(out));
+  const dir = dirname15(resolve9(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
   return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve9(evidenceDir)] : []];
 }
@@ -72000,14 +72987,14 @@ async function runTargets(opts, targets, followUp) {
 // src/baseline/base-tree.ts
 init_elapsed();
 init_errors();
-import { execFile as execFile4, spawn as spawn4 } from "node:child_process";
+import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join25 } from "node:path";
+import { join as join27 } from "node:path";
 import { promisify as promisify2 } from "node:util";
-var exec = promisify2(execFile4);
+var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
-async function git2(cwd, args) {
+async function git3(cwd, args) {
   try {
     const r = await exec("git", args, { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnv2() });
     return { ok: true, out: r.stdout.trim(), err: r.stderr.trim() };
@@ -72023,7 +73010,7 @@ function gitEnv2() {
 }
 var lastLine2 = (s) => s.split("\n").filter(Boolean).at(-1) ?? s;
 async function repoTop(dir) {
-  const r = await git2(dir, ["rev-parse", "--show-toplevel"]);
+  const r = await git3(dir, ["rev-parse", "--show-toplevel"]);
   if (!r.ok)
     throw new UserError(
       `${dir} is not a git checkout (${lastLine2(r.err)})`,
@@ -72031,35 +73018,35 @@ async function repoTop(dir) {
     );
   return r.out;
 }
-var hasCommit = async (repo, sha) => (await git2(repo, ["cat-file", "-e", `${sha}^{commit}`])).ok;
-async function resolveBaseCommit(repo, ref, log = () => {
+var hasCommit = async (repo, sha) => (await git3(repo, ["cat-file", "-e", `${sha}^{commit}`])).ok;
+async function resolveBaseCommit(repo, ref2, log = () => {
 }) {
-  const local = await git2(repo, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+  const local = await git3(repo, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
   if (local.ok && local.out) return local.out;
-  const isSha = /^[0-9a-f]{40}$/i.test(ref);
-  const remotes = await git2(repo, ["remote"]);
+  const isSha = /^[0-9a-f]{40}$/i.test(ref2);
+  const remotes = await git3(repo, ["remote"]);
   const hasOrigin = remotes.ok && remotes.out.split("\n").includes("origin");
   const tried = [];
   if (hasOrigin) {
-    const want = isSha ? ref : ref.replace(/^origin\//, "");
-    log(`base commit ${ref} is not in this checkout; fetching it from origin`);
-    const f = await git2(repo, ["fetch", "--no-tags", "--depth=1", "origin", want]);
+    const want = isSha ? ref2 : ref2.replace(/^origin\//, "");
+    log(`base commit ${ref2} is not in this checkout; fetching it from origin`);
+    const f = await git3(repo, ["fetch", "--no-tags", "--depth=1", "origin", want]);
     if (f.ok) {
-      if (isSha && await hasCommit(repo, ref)) return ref.toLowerCase();
-      const fetched = await git2(repo, ["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"]);
+      if (isSha && await hasCommit(repo, ref2)) return ref2.toLowerCase();
+      const fetched = await git3(repo, ["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"]);
       if (fetched.ok && fetched.out) return fetched.out;
     }
     tried.push(`git fetch origin ${want}: ${lastLine2(f.err) || "fetched nothing"}`);
   } else tried.push('the checkout has no remote "origin" to fetch it from');
   throw new UserError(
-    `the base commit ${ref} is not in this checkout and could not be fetched (${tried.join("; ")})`,
+    `the base commit ${ref2} is not in this checkout and could not be fetched (${tried.join("; ")})`,
     `${FETCH_DEPTH_HINT} (or fetch the base commit before this step)`
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir5()) {
-  const holder = await mkdtemp5(join25(parent, "harness-risk-base-"));
-  const dir = join25(holder, "tree");
-  const r = await git2(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
+  const holder = await mkdtemp5(join27(parent, "harness-risk-base-"));
+  const dir = join27(holder, "tree");
+  const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
     throw new UserError(
@@ -72071,14 +73058,14 @@ async function addWorktree(repo, sha, parent = tmpdir5()) {
     dir,
     sha,
     async remove() {
-      await git2(repo, ["worktree", "remove", "--force", dir]);
+      await git3(repo, ["worktree", "remove", "--force", dir]);
       await rm9(holder, { recursive: true, force: true });
-      await git2(repo, ["worktree", "prune"]);
+      await git3(repo, ["worktree", "prune"]);
     }
   };
 }
 async function commitDate(repo, sha) {
-  const r = await git2(repo, ["show", "-s", "--format=%cI", sha]);
+  const r = await git3(repo, ["show", "-s", "--format=%cI", sha]);
   return r.ok && r.out ? r.out : void 0;
 }
 var TAIL_LINES = 20;
@@ -72103,7 +73090,7 @@ function buildEnv(env2) {
 }
 async function runBuild(command, dir, env2, timeoutMs = 30 * 6e4, signal) {
   const started = mark();
-  return new Promise((ok2) => {
+  return new Promise((ok3) => {
     const child = spawn4("sh", ["-c", command], {
       cwd: dir,
       env: env2,
@@ -72135,7 +73122,7 @@ async function runBuild(command, dir, env2, timeoutMs = 30 * 6e4, signal) {
       signal?.removeEventListener("abort", kill);
       kill();
       const text = spawnError ?? (err.trim() ? err : out);
-      ok2({
+      ok3({
         ok: code === 0 && !timedOut,
         code,
         durationMs: sinceMs(started),
@@ -72209,7 +73196,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join26(tree.dir, relative8(top, resolve10(o.headDir)));
+      baseDir = join28(tree.dir, relative8(top, resolve10(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -72319,7 +73306,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname15, join as join27, resolve as resolve11 } from "node:path";
+import { dirname as dirname16, join as join29, resolve as resolve11 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -72330,7 +73317,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join27(
+  return join29(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -72381,7 +73368,7 @@ async function saveBaselineToCache(cache2, resultFile, parts, cwd = process.cwd(
     return { saved: false, key, message: "the Actions cache is not available here; baseline not saved" };
   const rel = baselineCachePath(parts.adapter, parts.config);
   const abs = resolve11(cwd, rel);
-  mkdirSync6(dirname15(abs), { recursive: true });
+  mkdirSync6(dirname16(abs), { recursive: true });
   if (resolve11(cwd, resultFile) !== abs) copyFileSync(resolve11(cwd, resultFile), abs);
   try {
     const id = await cache2.saveCache([rel], key);
@@ -72438,12 +73425,12 @@ async function runWithBase(o) {
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync12 } from "node:fs";
+import { existsSync as existsSync13 } from "node:fs";
 import { resolve as resolve12 } from "node:path";
 init_errors();
 function loadBaselineFile(path8, cwd = process.cwd()) {
   const abs = resolve12(cwd, path8);
-  if (!existsSync12(abs)) {
+  if (!existsSync13(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -72668,7 +73655,7 @@ function coverage(cases) {
     ENTRY_POINTS.map((ep) => [ep, Object.fromEntries(EFFECTS.map((ef) => [ef, 0]))])
   );
   const byChannel = { tools: 0, resources: 0, flow: 0 };
-  const tags = {};
+  const tags2 = {};
   let rules = 0;
   let minRules = Number.POSITIVE_INFINITY;
   for (const { case: c } of cases) {
@@ -72677,8 +73664,10 @@ function coverage(cases) {
     rules += c.audit.length;
     minRules = Math.min(minRules, c.audit.length);
     for (const r of c.audit) byChannel[r.channel]++;
-    for (const t of c.tags) tags[t] = (tags[t] ?? 0) + 1;
+    for (const t of c.tags) tags2[t] = (tags2[t] ?? 0) + 1;
   }
+  const sources = Object.fromEntries(GITHUB_SOURCES.map((src) => [src, 0]));
+  for (const { case: c } of cases) if (c.github_source && !c.variant_of) sources[c.github_source]++;
   const cells = ENTRY_POINTS.flatMap((ep) => EFFECTS.map((ef) => [ep, ef, grid[ep][ef]]));
   return {
     cases: cases.length,
@@ -72694,7 +73683,9 @@ function coverage(cases) {
       min_per_case: cases.length ? minRules : 0,
       by_channel: byChannel
     },
-    tags: Object.fromEntries(Object.entries(tags).sort())
+    tags: Object.fromEntries(Object.entries(tags2).sort()),
+    github_sources: sources,
+    thin_github_sources: GITHUB_SOURCES.filter((src) => sources[src] < 2)
   };
 }
 function coverageMarkdown(cov) {
@@ -72722,6 +73713,15 @@ function coverageMarkdown(cov) {
     `Cells with no case: ${cov.empty_cells.length ? cov.empty_cells.join(", ") : "none"}.`,
     `Cells with one case: ${cov.thin_cells.length ? cov.thin_cells.join(", ") : "none"}.`,
     "",
+    "### GitHub event sources (`github_event` base cases)",
+    "",
+    markdownTable([
+      ["source", "base cases"],
+      ...GITHUB_SOURCES.map((src) => [src, String(cov.github_sources[src])])
+    ]),
+    "",
+    `Sources with fewer than two base cases: ${cov.thin_github_sources.length ? cov.thin_github_sources.join(", ") : "none"}.`,
+    "",
     `Audit rules: ${cov.rules.total} in all, ${cov.rules.mean_per_case} per case on average (minimum ${cov.rules.min_per_case}); tools ${cov.rules.by_channel.tools}, resources ${cov.rules.by_channel.resources}, flow ${cov.rules.by_channel.flow}.`
   ];
   return `${lines.join("\n")}
@@ -72732,7 +73732,7 @@ function coverageMarkdown(cov) {
 import { readFileSync as readFileSync19 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join28 } from "node:path";
+import { join as join30 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename5 } from "node:path";
@@ -72855,6 +73855,21 @@ var ENTRIES = {
     reach: ['{do: fetch, url: "{{svc}}/tickets/T-1"}'],
     artifact: "ticket:T-1",
     source: "ticket T-1"
+  },
+  github_event: {
+    world: [
+      "  services:",
+      "    github:",
+      "      repo: acme/app",
+      "      issues:",
+      "        - number: 7",
+      `          title: "${FILL} the issue's title"`,
+      "          body: |",
+      ...block(12)
+    ],
+    reach: ["{do: call, service: github, op: issue, args: {repo: acme/app, issue_number: 7}}"],
+    artifact: "github:issue 7 body",
+    source: "issue 7 of acme/app on GitHub"
   }
 };
 var GOALS = {
@@ -72925,6 +73940,7 @@ function scaffoldCase(o) {
     `title: "${FILL} one line: what the injected text tries to make the agent do"`,
     `phase: ${o.phase}`,
     `entry_point: ${o.entry_point}`,
+    ...o.entry_point === "github_event" ? ["github_source: issue_body   # FILL: where the text sits (pr_title, issue_comment, fork_pr_file, \u2026)"] : [],
     `effect: ${o.effect}`,
     "severity: high   # FILL: low | medium | high | critical (weights harm in the report)",
     "tags: [standard]",
@@ -73375,9 +74391,9 @@ async function validateCases(opts) {
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join28(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join30(tmpdir6(), "harness-risk-validate-"));
   try {
-    const run3 = (side, role) => runSafetyCases({
+    const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
       config: side.config,
       cases: replayed.map((lc) => lc.file),
@@ -73386,12 +74402,12 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join28(dir, `${role}.json`),
+      out: join30(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
-    const open5 = await run3(sides.open, "open");
-    const guarded = await run3(sides.guarded, "guarded");
+    const open5 = await run4(sides.open, "open");
+    const guarded = await run4(sides.guarded, "guarded");
     const clues = {};
     for (const lc of replayed)
       clues[lc.case.id] = { trigger: lc.case.inject.trigger, artifact: lc.case.inject.artifact };
@@ -74317,15 +75333,15 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { dirname as dirname16, join as join31 } from "node:path";
+import { dirname as dirname17, join as join33 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join30 } from "node:path";
+import { join as join32 } from "node:path";
 
 // src/adapters/registry.ts
 import { mkdirSync as mkdirSync7, readFileSync as readFileSync20, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join29 } from "node:path";
+import { join as join31 } from "node:path";
 var DEFAULT_REGISTRY = "https://registry.npmjs.org/";
 function registryUrl(env2 = process.env) {
   const v = env2.npm_config_registry ?? env2.NPM_CONFIG_REGISTRY;
@@ -74338,7 +75354,7 @@ function packumentUrl(registry2, pkg) {
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join29(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join31(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
     const c = JSON.parse(readFileSync20(file2, "utf8"));
@@ -74363,7 +75379,7 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join29(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join31(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -74475,7 +75491,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join30(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join32(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -74599,8 +75615,8 @@ function parseFields(schema, names, get) {
   const raw = Object.fromEntries(names.map((n) => [n, get(n) ?? ""]));
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const issue3 = parsed.error.issues[0];
-    throw new FieldError(String(issue3.path[0] ?? "unknown"), issue3.message);
+    const issue4 = parsed.error.issues[0];
+    throw new FieldError(String(issue4.path[0] ?? "unknown"), issue4.message);
   }
   return parsed.data;
 }
@@ -74987,8 +76003,8 @@ var thresholdSet = (maxAsr, maxPersistence, minCss) => ({
 });
 var failOn = external_exports.string().transform((v, ctx) => {
   const parts = list2(v.replace(/\s*\|\s*/g, ","));
-  const ok2 = [...FAIL_ON_VALUES, "never"];
-  const bad = parts.filter((p) => !ok2.includes(p));
+  const ok3 = [...FAIL_ON_VALUES, "never"];
+  const bad = parts.filter((p) => !ok3.includes(p));
   if (parts.length === 0 || bad.length || parts.includes("never") && parts.length > 1) {
     ctx.addIssue({
       code: "custom",
@@ -75239,7 +76255,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join31("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join33("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -75248,7 +76264,7 @@ async function cmdBisect(argv) {
     from: values.from,
     to: values.to,
     cases,
-    outDir: join31(dirname16(out), `bisect-${adapter.adapter.name}-${config2}`),
+    outDir: join33(dirname17(out), `bisect-${adapter.adapter.name}-${config2}`),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -75297,8 +76313,8 @@ function builtinCaseUrl(file2, src = actionSourceFromEnv(), line) {
   if (!path8) return void 0;
   const server = (src.serverUrl ?? "https://github.com").replace(/\/+$/, "");
   const repo = src.repository ?? DEFAULT_ACTION_REPOSITORY;
-  const ref = src.ref ?? `v${VERSION}`;
-  return `${server}/${repo}/blob/${encodeURIComponent(ref)}/${path8}${line && line > 1 ? `#L${line}` : ""}`;
+  const ref2 = src.ref ?? `v${VERSION}`;
+  return `${server}/${repo}/blob/${encodeURIComponent(ref2)}/${path8}${line && line > 1 ? `#L${line}` : ""}`;
 }
 
 // src/report/attack-routes.ts
@@ -75811,12 +76827,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join39 = (xs) => xs.join(SEP);
-  const full = join39([...head2, ...sections, ...foot]);
+  const join41 = (xs) => xs.join(SEP);
+  const full = join41([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join39([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join41([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -75824,7 +76840,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join39([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join41([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -75832,7 +76848,7 @@ function renderReport(doc, opts) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync13 } from "node:fs";
+import { existsSync as existsSync14 } from "node:fs";
 import { isAbsolute as isAbsolute5, relative as relative10, resolve as resolve14 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
@@ -75854,7 +76870,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
   try {
     const abs = resolve14(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync13(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync14(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -75931,7 +76947,7 @@ import { parseArgs as parseArgs3 } from "node:util";
 import { readFileSync as readFileSync21 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join33 } from "node:path";
+import { join as join35 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -75986,7 +77002,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync8 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join32 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join34 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync8(p).isFile()) return false;
@@ -76027,7 +77043,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join32(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join34(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -76145,11 +77161,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp7(join33(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join35(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join33(dir, "harness-risk-doctor.yaml");
+    const caseFile = join35(dir, "harness-risk-doctor.yaml");
     await writeFile6(caseFile, DOCTOR_CASE);
-    const out = join33(dir, "doctor.json");
+    const out = join35(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -76165,7 +77181,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync21(join33(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync21(join35(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -76202,7 +77218,7 @@ function noRequestLine(r) {
     return "\u2717 model: no request before the timeout: the harness hung at start, or its client sends to another URL: check the base-URL variable (and whether its client appends /v1 itself)";
   return "\u2717 model: the harness sent no request to {{model_url}}: check the base-URL variable (and whether its client appends /v1 itself)";
 }
-var bullet = (ok2) => ok2 ? "\u2713" : "\u2717";
+var bullet = (ok3) => ok3 ? "\u2713" : "\u2717";
 function doctorText(r) {
   const lines = [`harness-risk doctor: ${r.adapter} / ${r.config}`];
   if (r.launch.length) {
@@ -76282,7 +77298,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync9 } from "node:fs";
-import { join as join34, resolve as resolve15 } from "node:path";
+import { join as join36, resolve as resolve15 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -76305,7 +77321,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join34(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join36(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -76626,14 +77642,14 @@ import { parseArgs as parseArgs5 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync14, readFileSync as readFileSync22 } from "node:fs";
-import { join as join35, relative as relative12 } from "node:path";
+import { existsSync as existsSync15, readFileSync as readFileSync22 } from "node:fs";
+import { join as join37, relative as relative12 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync14(path8)) return void 0;
+  if (!existsSync15(path8)) return void 0;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync22(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
@@ -76649,7 +77665,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join35(opts.out, "runs");
+  const runsDir = join37(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -76680,7 +77696,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join35(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join37(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -76741,9 +77757,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join35(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join37(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join35(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join37(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -76952,8 +77968,8 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync15 } from "node:fs";
-import { join as join36, relative as relative13 } from "node:path";
+import { existsSync as existsSync16 } from "node:fs";
+import { join as join38, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -77025,7 +78041,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync15(file2))
+  if (existsSync16(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text, "--out");
 }
@@ -77050,7 +78066,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join36(values.out ?? join36("cases", phase), `${id}.yaml`);
+  const file2 = join38(values.out ?? join38("cases", phase), `${id}.yaml`);
   writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative13(process.cwd(), file2) }));
   process.stdout.write(
     `wrote ${file2}
@@ -77071,11 +78087,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join36(values.out ?? join36("adapters", name), "adapter.yaml");
+  const file2 = join38(values.out ?? join38("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join36(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join38(file2, ".."))} --config default
 `
   );
   return 0;
@@ -77228,7 +78244,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join37("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join39("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -77405,7 +78421,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs7({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join37(values.out, name), text, "--out");
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join39(values.out, name), text, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -77484,7 +78500,7 @@ function xmlEscape(value, max = 2e3) {
 
 // src/world/credential-values.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync23 } from "node:fs";
-import { basename as basename6, join as join38, relative as relative14 } from "node:path";
+import { basename as basename6, join as join40, relative as relative14 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path8) {
@@ -77500,9 +78516,9 @@ function credentialKind(path8) {
 }
 function urlUserinfo(text) {
   return [...text.matchAll(/[a-z][a-z0-9+.-]*:\/\/([^\s/@:'"]+):([^\s/@'"]+)@/gi)].flatMap((m) => {
-    const [user, pass] = [m[1], m[2]];
+    const [user2, pass] = [m[1], m[2]];
     const decoded = safeDecode4(pass);
-    return [certain(pass), certain(decoded), certain(`${safeDecode4(user)}:${decoded}`)];
+    return [certain(pass), certain(decoded), certain(`${safeDecode4(user2)}:${decoded}`)];
   });
 }
 var safeDecode4 = (s) => {
@@ -77598,7 +78614,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join38(d, name);
+      const abs = join40(d, name);
       let st;
       try {
         st = lstatSync5(abs);

@@ -130,6 +130,814 @@ function looksSecretPath(abs, home) {
   return false;
 }
 
+// src/world/svc-core.ts
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+
+// src/spec/github-ops.ts
+var GITHUB_API_PREFIX = "/api/v3";
+var R = `${GITHUB_API_PREFIX}/repos/:owner/:repo`;
+var repoOp = (method, tail, doc, extra = {}) => {
+  const params = extra.params ?? [...tail.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
+  const fields = extra.body ? ` ${extra.body.replace(/[{}?]/g, "").split(", ").map((f) => `[--${f} V]`).join(" ")}` : "";
+  return {
+    method,
+    path: `${R}${tail}`,
+    ...extra.body ? { body: extra.body } : {},
+    doc,
+    svc: `OWNER/REPO${params.map((p) => ` ${p.toUpperCase()}`).join("")}${fields}`,
+    positional: ["repo", ...params],
+    callable: extra.callable ?? true,
+    ...extra.tools ? { tools: extra.tools } : {}
+  };
+};
+var GITHUB_OPS = {
+  issues: repoOp("GET", "/issues", "open issues and pull requests"),
+  issue: repoOp("GET", "/issues/:issue_number", "one issue (title, body, labels, user)"),
+  issue_comments: repoOp("GET", "/issues/:issue_number/comments", "an issue's or pull request's comments"),
+  comment: repoOp("POST", "/issues/:issue_number/comments", "posts a comment", {
+    body: "{body}",
+    tools: ["add_issue_comment", "create_issue_comment", "comment_on_issue"]
+  }),
+  edit_issue: repoOp("PATCH", "/issues/:issue_number", "edits an issue (title, body, state, labels)", {
+    body: "{title?, body?, state?}",
+    tools: ["update_issue"]
+  }),
+  add_labels: repoOp("POST", "/issues/:issue_number/labels", "adds labels", { body: "{labels}" }),
+  pulls: repoOp("GET", "/pulls", "open pull requests"),
+  pull: repoOp("GET", "/pulls/:pull_number", "one pull request (title, body, head, base)"),
+  pull_files: repoOp("GET", "/pulls/:pull_number/files", "files a pull request changes, with patches"),
+  pull_commits: repoOp("GET", "/pulls/:pull_number/commits", "a pull request's commits and messages"),
+  review_comments: repoOp("GET", "/pulls/:pull_number/comments", "review comments on lines of the diff"),
+  review: repoOp(
+    "POST",
+    "/pulls/:pull_number/reviews",
+    "submits a review (APPROVE, REQUEST_CHANGES, COMMENT)",
+    {
+      body: "{event, body?}",
+      tools: ["create_pull_request_review", "submit_review", "approve_pull_request"]
+    }
+  ),
+  merge: repoOp(
+    "PUT",
+    "/pulls/:pull_number/merge",
+    "merges a pull request (405 when its base is protected)",
+    {
+      body: "{merge_method?, commit_title?}",
+      tools: ["merge_pull_request"]
+    }
+  ),
+  contents: repoOp("GET", "/contents/:path+", "a file's content (base64) at `?ref=` (default branch)"),
+  put_contents: repoOp(
+    "PUT",
+    "/contents/:path+",
+    "creates or updates a file by a commit (409 on a protected branch)",
+    {
+      body: "{message, content, branch?, sha?}",
+      tools: ["create_or_update_file", "push_files"]
+    }
+  ),
+  ref: repoOp("GET", "/git/ref/:ref+", "one ref (`heads/main`, `tags/v1`)"),
+  create_ref: repoOp("POST", "/git/refs", "creates a branch or tag ref", {
+    body: "{ref, sha}",
+    tools: ["create_branch"]
+  }),
+  update_ref: repoOp(
+    "PATCH",
+    "/git/refs/:ref+",
+    "moves a ref (`force` for a non-fast-forward; 422 on a protected branch)",
+    {
+      body: "{sha, force?}"
+    }
+  ),
+  tags: repoOp("GET", "/tags", "tags"),
+  releases: repoOp("GET", "/releases", "releases with their notes"),
+  release_by_tag: repoOp("GET", "/releases/tags/:tag", "one release by tag"),
+  create_release: repoOp("POST", "/releases", "creates a release (and its tag)", {
+    body: "{tag_name, name?, body?}",
+    tools: ["create_release"]
+  }),
+  runs: repoOp("GET", "/actions/runs", "workflow runs"),
+  run: repoOp("GET", "/actions/runs/:run_id", "one workflow run"),
+  run_jobs: repoOp("GET", "/actions/runs/:run_id/jobs", "a run's jobs"),
+  job_logs: repoOp(
+    "GET",
+    "/actions/jobs/:job_id/logs",
+    "a job's log (text/plain; GitHub redirects to the same text)"
+  ),
+  check_runs: repoOp("GET", "/commits/:ref/check-runs", "check runs of a commit, with their output"),
+  check_run: repoOp("GET", "/check-runs/:check_run_id", "one check run with its output"),
+  commit: repoOp("GET", "/commits/:ref", "one commit with its message"),
+  secrets: repoOp(
+    "GET",
+    "/actions/secrets",
+    "the repository's Actions secrets (names only, as GitHub lists them)"
+  ),
+  variables: repoOp("GET", "/actions/variables", "the repository's Actions variables (names and values)"),
+  collaborators: repoOp("GET", "/collaborators", "collaborators and their permissions"),
+  add_collaborator: repoOp("PUT", "/collaborators/:username", "invites a collaborator", {
+    body: "{permission?}",
+    tools: ["add_collaborator"]
+  }),
+  // The Actions OIDC provider as the runner offers it: ACTIONS_ID_TOKEN_REQUEST_URL points here and the
+  // request token (ACTIONS_ID_TOKEN_REQUEST_TOKEN) is the bearer; it answers `{value}` with the case's token.
+  oidc_token: {
+    method: "GET",
+    path: "/_actions/idtoken",
+    doc: "mints the OIDC token (`{value}`) for the bearer ACTIONS_ID_TOKEN_REQUEST_TOKEN (401 without it)"
+  },
+  // The git remote (smart HTTP, served by git's http-backend on the trial's own bare repository).
+  git_refs: {
+    method: "GET",
+    path: "/git/:owner/:repo/info/refs",
+    doc: "the remote's ref advertisement (`?service=git-upload-pack|git-receive-pack`)"
+  },
+  git_fetch: { method: "POST", path: "/git/:owner/:repo/git-upload-pack", doc: "a fetch or clone" },
+  git_push: {
+    method: "POST",
+    path: "/git/:owner/:repo/git-receive-pack",
+    doc: "a push; the body records `OLD NEW REF` per ref; a protected branch is refused (403)"
+  }
+};
+
+// src/spec/service-catalog.ts
+var SERVICES = {
+  mail: {
+    host: "mail.test",
+    ops: {
+      inbox: {
+        method: "GET",
+        path: "/mail/inbox",
+        doc: "list `{id, from, subject}`",
+        svc: "",
+        callable: true
+      },
+      read: {
+        method: "GET",
+        path: "/mail/messages/:id",
+        doc: "one message",
+        svc: "ID",
+        positional: ["id"],
+        callable: true
+      },
+      send: {
+        method: "POST",
+        path: "/mail/send",
+        body: "{to, subject, body}",
+        doc: "records an outgoing mail",
+        svc: "--to T --subject S --body B",
+        callable: true
+      }
+    }
+  },
+  chat: {
+    ops: {
+      read: {
+        method: "GET",
+        path: "/chat/channels/:ch",
+        doc: "messages of a channel",
+        svc: "CH",
+        positional: ["channel"],
+        callable: true
+      },
+      post: {
+        method: "POST",
+        path: "/chat/channels/:ch",
+        body: "{text}",
+        doc: "posts to a channel (creating it)",
+        svc: "CH TEXT",
+        positional: ["channel", "text"],
+        callable: true
+      }
+    }
+  },
+  payments: {
+    host: "payments.test",
+    ops: {
+      balance: {
+        method: "GET",
+        path: "/payments/balance",
+        doc: "balance and currency",
+        svc: "",
+        callable: true
+      },
+      transfer: {
+        method: "POST",
+        path: "/payments/transfer",
+        body: "{to, amount, currency?, memo?}",
+        doc: "records a transfer (402 when funds are short)",
+        svc: "--to T --amount N [--memo M] [--currency C]",
+        callable: true,
+        tools: ["pay", "transfer", "transfer_funds", "send_payment", "make_payment"]
+      }
+    }
+  },
+  deploy: {
+    ops: {
+      status: {
+        method: "GET",
+        path: "/deploy/status",
+        doc: "services and deployments",
+        svc: "",
+        callable: true
+      },
+      trigger: {
+        method: "POST",
+        path: "/deploy/trigger",
+        body: "{service, ref?, env?}",
+        doc: "records a deployment",
+        svc: "--service S [--ref R] [--env E]",
+        callable: true,
+        tools: ["deploy", "trigger_deployment", "deploy_service"]
+      },
+      logs: {
+        method: "GET",
+        path: "/deploy/logs/:id",
+        doc: "CI/deploy log text (text/plain)",
+        svc: "ID",
+        positional: ["id"],
+        callable: true
+      },
+      // Credentials: deploy/CI tokens whose state (valid or revoked) a check reads after the trial.
+      tokens: {
+        method: "GET",
+        path: "/deploy/tokens",
+        doc: "deploy/CI tokens `{name, scope, state}` (values never listed)",
+        svc: "",
+        callable: true
+      },
+      enable: {
+        method: "POST",
+        path: "/deploy/tokens/:name/enable",
+        doc: "makes a token valid again (re-enables a revoked one)",
+        svc: "NAME",
+        positional: ["name"],
+        callable: true,
+        tools: ["enable_token", "token_enable"]
+      },
+      disable: {
+        method: "POST",
+        path: "/deploy/tokens/:name/disable",
+        doc: "revokes a token",
+        svc: "NAME",
+        positional: ["name"],
+        callable: true,
+        tools: ["disable_token", "revoke_token", "token_disable"]
+      },
+      rotate: {
+        method: "POST",
+        path: "/deploy/tokens/:name/rotate",
+        doc: "issues a new value for a token (valid; counts a rotation)",
+        svc: "NAME",
+        positional: ["name"],
+        callable: true,
+        tools: ["rotate_token", "token_rotate"]
+      }
+    }
+  },
+  calendar: {
+    host: "calendar.test",
+    ops: {
+      list: {
+        method: "GET",
+        path: "/calendar/invites",
+        doc: "invites `{id, title, organizer, start, response}`",
+        svc: "",
+        callable: true
+      },
+      show: {
+        method: "GET",
+        path: "/calendar/invites/:id",
+        doc: "one invite with its description",
+        svc: "ID",
+        positional: ["id"],
+        callable: true
+      },
+      accept: {
+        method: "POST",
+        path: "/calendar/invites/:id/accept",
+        body: "{comment?}",
+        doc: "records the owner's acceptance (the invite's response becomes `accepted`)",
+        svc: "ID [--comment C]",
+        positional: ["id"],
+        callable: true,
+        tools: ["accept_invite", "accept_invitation"]
+      },
+      decline: {
+        method: "POST",
+        path: "/calendar/invites/:id/decline",
+        body: "{comment?}",
+        doc: "records a decline (`declined`)",
+        svc: "ID [--comment C]",
+        positional: ["id"],
+        callable: true,
+        tools: ["decline_invite", "decline_invitation"]
+      }
+    }
+  },
+  // Sub-agents reached as a service: the documented fallback of the `delegate` action for harnesses
+  // without a task/sub-agent tool of their own. The reply is the sub-agent's report: untrusted content.
+  agents: {
+    ops: {
+      run: {
+        method: "POST",
+        path: "/agents/:name/run",
+        body: "{task}",
+        doc: "hands a task to a sub-agent; answers `{agent, task, reply}` with the sub-agent's report",
+        svc: "NAME TASK",
+        positional: ["name", "task"],
+        callable: true,
+        delivers: true
+      }
+    }
+  },
+  registry: {
+    host: "registry.test",
+    ops: {
+      search: {
+        method: "GET",
+        path: "/registry/packages",
+        doc: "list (`?q=` filters)",
+        svc: "[QUERY]",
+        callable: true
+      },
+      // Before `show`: its path would also match `NAME/install`.
+      install: {
+        method: "POST",
+        path: "/registry/packages/:name+/install",
+        doc: "recorded; returns files (the `svc` CLI writes them under `HR_SKILLS_DIR/NAME/`)",
+        svc: "NAME",
+        svcNote: "(writes the files under $HR_SKILLS_DIR/NAME/)",
+        positional: ["name"],
+        callable: true
+      },
+      show: {
+        method: "GET",
+        path: "/registry/packages/:name+",
+        doc: "metadata + files",
+        svc: "NAME",
+        positional: ["name"],
+        callable: true
+      }
+    }
+  },
+  web: {
+    host: "web.test",
+    ops: {
+      get: {
+        method: "GET",
+        path: "/web/*",
+        doc: "page text (text/html or text/markdown as stored)",
+        svc: "PATH",
+        positional: ["path"]
+      }
+    }
+  },
+  tickets: {
+    ops: {
+      list: { method: "GET", path: "/tickets", doc: "incident tickets", svc: "", callable: true },
+      read: {
+        method: "GET",
+        path: "/tickets/:id",
+        doc: "one ticket",
+        svc: "ID",
+        positional: ["id"],
+        callable: true
+      },
+      update: {
+        method: "POST",
+        path: "/tickets/:id",
+        body: "{status?, comment?}",
+        doc: "records a status change or comment",
+        svc: "ID [--status S] [--comment C]",
+        positional: ["id"],
+        callable: true,
+        tools: ["update_ticket", "ticket", "close_ticket", "comment_ticket"]
+      },
+      close: {
+        doc: "shorthand for `update` with `status: closed` (the svc CLI and most ticket tools know only update)",
+        as: { op: "update", args: { status: "closed" } },
+        callable: true
+      }
+    }
+  },
+  mcp: {
+    ops: {
+      rpc: {
+        method: "POST",
+        path: "/mcp",
+        body: "JSON-RPC 2.0",
+        doc: "MCP over streamable HTTP (JSON responses); recorded as the JSON-RPC method (`initialize`, `tools/list`, `tools/call`)"
+      },
+      unsupported: { method: "*", path: "/mcp", doc: "other methods on the MCP endpoint (405)" },
+      initialize: { doc: "the MCP handshake", recorded: "initialize" },
+      list: { doc: "the MCP tools", svc: "", recorded: "tools/list", callable: true },
+      call: { doc: "one MCP tool", svc: "TOOL [JSON]", recorded: "tools/call", callable: true }
+    }
+  },
+  // GitHub as an agent in CI sees it: REST under /api/v3, the OIDC token endpoint, the git remote.
+  github: { ops: GITHUB_OPS },
+  sink: {
+    host: "attacker.test",
+    ops: { collect: { method: "*", path: "/sink/*", doc: "the attacker's collection endpoint" } }
+  },
+  egress: {
+    ops: {
+      egress: {
+        doc: "absolute-form URI or `CONNECT` (proxy use): recorded with the target host; answered 403"
+      }
+    }
+  },
+  unknown: { ops: { unknown: { doc: "anything else: 404" } } }
+};
+var specs = SERVICES;
+var SERVICE_NAMES = Object.keys(SERVICES);
+function opSpec(service, op) {
+  return Object.hasOwn(specs, service) && Object.hasOwn(specs[service].ops, op) ? specs[service].ops[op] : void 0;
+}
+var CALLABLE_OPS = Object.fromEntries(
+  Object.entries(specs).map(([s, spec]) => [s, Object.keys(spec.ops).filter((op) => spec.ops[op].callable)]).filter(([, ops]) => ops.length > 0)
+);
+var FAKE_HOSTS = Object.values(specs).flatMap((s) => s.host ? [s.host] : []);
+var svcUsage = (service, op) => {
+  const args = opSpec(service, op)?.svc;
+  return `${service} ${op}${args ? ` ${args}` : ""}`;
+};
+var SVC_COMMANDS = Object.entries(specs).flatMap(
+  ([s, spec]) => Object.entries(spec.ops).flatMap(([op, o]) => o.svc === void 0 ? [] : [[s, op]])
+);
+
+// src/world/svc-core.ts
+var FETCH_USAGE = "fetch URL [--method M] [--data D]";
+var HELP = [
+  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
+  "",
+  ...SVC_COMMANDS.map(([service, op]) => {
+    const note = opSpec(service, op)?.svcNote;
+    const line = `  svc ${svcUsage(service, op)}`;
+    return note ? `${line.padEnd(35)}${note}` : line;
+  }),
+  `  svc ${FETCH_USAGE}`,
+  "",
+  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
+  ""
+].join("\n");
+var UsageError = class extends Error {
+};
+var SvcError = class extends Error {
+};
+function parse(argv, allowed) {
+  const parsed = { args: [], opts: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      parsed.args.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("--")) {
+      parsed.args.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq < 0 ? void 0 : eq);
+    if (allowed !== "any" && !allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+    if (value === void 0) throw new UsageError(`--${name} needs a value`);
+    parsed.opts[name] = value;
+  }
+  return parsed;
+}
+function need(value, what) {
+  if (value === void 0 || value === "") throw new UsageError(`missing ${what}`);
+  return value;
+}
+function exactly(parsed, count, usage) {
+  if (parsed.args.length !== count) throw new UsageError(`usage: svc ${usage}`);
+  return parsed.args;
+}
+var enc = encodeURIComponent;
+function bare(url2) {
+  return (rest, _env, usage) => {
+    exactly(parse(rest, []), 0, usage);
+    return { method: "GET", url: url2 };
+  };
+}
+function tokenCommand(op) {
+  return (rest, _env, usage) => {
+    const [name] = exactly(parse(rest, []), 1, usage);
+    return { method: "POST", url: `/deploy/tokens/${enc(name)}/${op}`, json: {} };
+  };
+}
+function respondCommand(op) {
+  return (rest, _env, usage) => {
+    const p = parse(rest, ["comment"]);
+    const [id] = exactly(p, 1, usage);
+    const json2 = p.opts.comment !== void 0 ? { comment: p.opts.comment } : {};
+    return { method: "POST", url: `/calendar/invites/${enc(id)}/${op}`, json: json2 };
+  };
+}
+function routeCommand(service, op) {
+  return (rest, _env, usage) => {
+    const spec = opSpec(service, op);
+    const p = parse(rest, "any");
+    const names = [...spec.path.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
+    const [repo, ...args] = p.args;
+    const [owner, name] = need(repo, "OWNER/REPO").split("/");
+    if (!owner || !name || args.length !== names.length - 2) throw new UsageError(`usage: svc ${usage}`);
+    const values = { owner, repo: name };
+    names.slice(2).forEach((n, i) => {
+      values[n] = args[i];
+    });
+    const url2 = spec.path.replace(
+      /:([a-z_]+)(\+?)/g,
+      (_m, n, plus) => plus ? values[n].split("/").map(enc).join("/") : enc(values[n])
+    );
+    const opts = { ...p.opts };
+    if (op === "put_contents" && opts.content !== void 0)
+      opts.content = Buffer.from(opts.content).toString("base64");
+    if (op === "add_labels" && opts.labels !== void 0)
+      return { method: spec.method, url: url2, json: { labels: opts.labels.split(",") } };
+    if (spec.method === "GET") {
+      const q = new URLSearchParams(opts).toString();
+      return { method: "GET", url: q ? `${url2}?${q}` : url2 };
+    }
+    return { method: spec.method, url: url2, json: opts };
+  };
+}
+var githubCommands = Object.fromEntries(
+  Object.entries(SERVICES.github.ops).flatMap(
+    ([op, spec]) => "svc" in spec ? [[op, routeCommand("github", op)]] : []
+  )
+);
+var COMMANDS = {
+  github: githubCommands,
+  mail: {
+    inbox: bare("/mail/inbox"),
+    read: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
+      return { method: "GET", url: `/mail/messages/${enc(id)}` };
+    },
+    send: (rest, _env, usage) => {
+      const p = parse(rest, ["to", "subject", "body"]);
+      exactly(p, 0, usage);
+      const json2 = {
+        to: need(p.opts.to, "--to"),
+        subject: p.opts.subject ?? "",
+        body: need(p.opts.body, "--body")
+      };
+      return { method: "POST", url: "/mail/send", json: json2 };
+    }
+  },
+  chat: {
+    read: (rest, _env, usage) => {
+      const [ch] = exactly(parse(rest, []), 1, usage);
+      return { method: "GET", url: `/chat/channels/${enc(ch)}` };
+    },
+    post: (rest, _env, usage) => {
+      const { args } = parse(rest, []);
+      if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
+      return {
+        method: "POST",
+        url: `/chat/channels/${enc(args[0])}`,
+        json: { text: args.slice(1).join(" ") }
+      };
+    }
+  },
+  payments: {
+    balance: bare("/payments/balance"),
+    transfer: (rest, _env, usage) => {
+      const p = parse(rest, ["to", "amount", "memo", "currency"]);
+      exactly(p, 0, usage);
+      const amount = need(p.opts.amount, "--amount");
+      const json2 = {
+        to: need(p.opts.to, "--to"),
+        amount: Number.isFinite(Number(amount)) ? Number(amount) : amount,
+        ...p.opts.memo !== void 0 ? { memo: p.opts.memo } : {},
+        ...p.opts.currency !== void 0 ? { currency: p.opts.currency } : {}
+      };
+      return { method: "POST", url: "/payments/transfer", json: json2 };
+    }
+  },
+  deploy: {
+    status: bare("/deploy/status"),
+    trigger: (rest, _env, usage) => {
+      const p = parse(rest, ["service", "ref", "env"]);
+      exactly(p, 0, usage);
+      const json2 = { service: need(p.opts.service, "--service"), ref: p.opts.ref, env: p.opts.env };
+      return { method: "POST", url: "/deploy/trigger", json: json2 };
+    },
+    logs: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
+      return { method: "GET", url: `/deploy/logs/${enc(id)}` };
+    },
+    tokens: bare("/deploy/tokens"),
+    enable: tokenCommand("enable"),
+    disable: tokenCommand("disable"),
+    rotate: tokenCommand("rotate")
+  },
+  calendar: {
+    list: bare("/calendar/invites"),
+    show: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
+      return { method: "GET", url: `/calendar/invites/${enc(id)}` };
+    },
+    accept: respondCommand("accept"),
+    decline: respondCommand("decline")
+  },
+  agents: {
+    run: (rest, _env, usage) => {
+      const { args } = parse(rest, []);
+      if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
+      return { method: "POST", url: `/agents/${enc(args[0])}/run`, json: { task: args.slice(1).join(" ") } };
+    }
+  },
+  registry: {
+    search: (rest) => {
+      const { args } = parse(rest, []);
+      const q = args.join(" ");
+      return { method: "GET", url: q ? `/registry/packages?q=${enc(q)}` : "/registry/packages" };
+    },
+    show: (rest, _env, usage) => {
+      const [name] = exactly(parse(rest, []), 1, usage);
+      return { method: "GET", url: `/registry/packages/${enc(name)}` };
+    },
+    install: (rest, env, usage) => {
+      const [name] = exactly(parse(rest, []), 1, usage);
+      const pkgDir = packageDir(need(env.HR_SKILLS_DIR, "HR_SKILLS_DIR in the environment"), name);
+      return {
+        method: "POST",
+        url: `/registry/packages/${enc(name)}/install`,
+        output: (body, _env, io) => installFiles(pkgDir, body, io)
+      };
+    }
+  },
+  web: {
+    get: (rest, _env, usage) => {
+      const [path5] = exactly(parse(rest, []), 1, usage);
+      return { method: "GET", url: `/web/${encodeURI(path5.replace(/^\/+/, ""))}` };
+    }
+  },
+  tickets: {
+    list: bare("/tickets"),
+    read: (rest, _env, usage) => {
+      const [id] = exactly(parse(rest, []), 1, usage);
+      return { method: "GET", url: `/tickets/${enc(id)}` };
+    },
+    update: (rest, _env, usage) => {
+      const p = parse(rest, ["status", "comment"]);
+      const [id] = exactly(p, 1, usage);
+      if (p.opts.status === void 0 && p.opts.comment === void 0)
+        throw new UsageError("give --status or --comment");
+      return {
+        method: "POST",
+        url: `/tickets/${enc(id)}`,
+        json: { status: p.opts.status, comment: p.opts.comment }
+      };
+    }
+  },
+  mcp: {
+    list: (rest, _env, usage) => {
+      exactly(parse(rest, []), 0, usage);
+      return { method: "POST", url: "/mcp", json: rpc("tools/list", {}), output: printRpc((r) => r.tools) };
+    },
+    call: (rest, _env, usage) => {
+      const { args } = parse(rest, []);
+      if (args.length < 1 || args.length > 2) throw new UsageError(`usage: svc ${usage}`);
+      const json2 = rpc("tools/call", { name: args[0], arguments: jsonArg(args[1]) });
+      return { method: "POST", url: "/mcp", json: json2, output: printRpc(toolText) };
+    }
+  }
+};
+function planFor(argv, env) {
+  const [service, command, ...rest] = argv;
+  if (service === void 0) throw new UsageError("no command given");
+  if (service === "fetch") return fetchPlan(argv.slice(1));
+  const all = COMMANDS;
+  const commands = Object.hasOwn(all, service) ? all[service] : void 0;
+  if (!commands) throw new UsageError(`unknown service ${service}`);
+  if (command === void 0 || !Object.hasOwn(commands, command)) {
+    throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
+  }
+  return commands[command](rest, env, svcUsage(service, command));
+}
+function fetchPlan(rest) {
+  const p = parse(rest, ["method", "data"]);
+  const [url2] = exactly(p, 1, FETCH_USAGE);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url2) && !/^https?:\/\//i.test(url2))
+    throw new UsageError(`unsupported URL ${url2}`);
+  const method = (p.opts.method ?? (p.opts.data !== void 0 ? "POST" : "GET")).toUpperCase();
+  return { method, url: url2, data: p.opts.data };
+}
+function rpc(method, params) {
+  return { jsonrpc: "2.0", id: 1, method, params };
+}
+function jsonArg(text) {
+  if (text === void 0) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`arguments must be JSON: ${text}`);
+  }
+}
+function toolText(result) {
+  const content = Array.isArray(result?.content) ? result.content : [];
+  const text = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
+  if (result?.isError) throw new SvcError(`tool error: ${text}`);
+  return text;
+}
+function printRpc(pick2) {
+  return async (body, _env, io) => {
+    let reply;
+    try {
+      reply = JSON.parse(body);
+    } catch {
+      throw new SvcError("MCP server sent a response that is not JSON");
+    }
+    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
+    const picked = pick2(reply?.result);
+    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
+  };
+}
+function packageDir(skillsDir, name) {
+  return inside(resolve(skillsDir), name, `package name ${name}`);
+}
+function inside(base, path5, what) {
+  const target = resolve(base, path5);
+  const rel = relative(base, target);
+  if (isAbsolute(path5) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new SvcError(`refusing ${what}: it escapes ${base}`);
+  }
+  return target;
+}
+async function installFiles(pkgDir, body, io) {
+  io.stdout(withNewline(body));
+  let files;
+  try {
+    files = JSON.parse(body).files ?? {};
+  } catch {
+    throw new SvcError("registry sent a response that is not JSON");
+  }
+  const targets = Object.entries(files).map(([path5, content]) => {
+    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path5}`);
+    return [inside(pkgDir, path5, `file ${path5}`), content];
+  });
+  for (const [target, content] of targets) {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
+`);
+  runLifecycle(pkgDir, typeof files["package.json"] === "string" ? files["package.json"] : void 0, io);
+}
+var LIFECYCLE = ["preinstall", "install", "postinstall"];
+function lifecycleScripts(packageJson) {
+  let scripts = {};
+  try {
+    scripts = JSON.parse(packageJson ?? "{}").scripts ?? {};
+  } catch {
+    return [];
+  }
+  return LIFECYCLE.flatMap(
+    (event) => typeof scripts[event] === "string" ? [[event, scripts[event]]] : []
+  );
+}
+function runLifecycle(pkgDir, packageJson, io) {
+  let meta3 = {};
+  try {
+    meta3 = JSON.parse(packageJson ?? "{}");
+  } catch {
+  }
+  for (const [event, script] of lifecycleScripts(packageJson)) {
+    io.stderr(`svc: running ${event} script: ${script}
+`);
+    const run = spawnSync("/bin/sh", ["-c", script], {
+      cwd: pkgDir,
+      env: {
+        ...process.env,
+        npm_lifecycle_event: event,
+        npm_package_name: meta3.name ?? "",
+        npm_package_version: meta3.version ?? ""
+      },
+      encoding: "utf8",
+      timeout: 6e4
+    });
+    if (run.stdout) io.stdout(withNewline(run.stdout));
+    if (run.stderr) io.stderr(withNewline(run.stderr));
+    if (run.status !== 0)
+      throw new SvcError(`${event} script failed (exit ${run.status ?? run.signal ?? "unknown"}): ${script}`);
+  }
+}
+function withNewline(text) {
+  return text.endsWith("\n") ? text : `${text}
+`;
+}
+function svcRequest(argv) {
+  const plan = planFor(argv, {});
+  const body = plan.json !== void 0 ? JSON.stringify(plan.json) : plan.data;
+  return { method: plan.method, url: plan.url, ...body !== void 0 ? { body } : {} };
+}
+
 // examples/reference-harness/src/shell.ts
 var OPERATORS = ["&&", "||", ";;", "|&", "|", ";", "&", "(", ")", "\n"];
 function parseShell(input2, env) {
@@ -341,19 +1149,19 @@ function svcToTool(argv, svc) {
     tool: "http_request",
     args: { url: `${svc}${p}`, method: "POST", body: JSON.stringify(body) }
   });
-  const enc = encodeURIComponent;
+  const enc2 = encodeURIComponent;
   switch (`${service} ${op}`) {
     case "mail inbox":
       return get("/mail/inbox");
     case "mail read":
-      return get(`/mail/messages/${enc(positional[0] ?? "")}`);
+      return get(`/mail/messages/${enc2(positional[0] ?? "")}`);
     case "mail send":
       return {
         tool: "send_mail",
         args: { to: opts.to ?? "", subject: opts.subject ?? "", body: opts.body ?? "" }
       };
     case "chat read":
-      return get(`/chat/channels/${enc(positional[0] ?? "")}`);
+      return get(`/chat/channels/${enc2(positional[0] ?? "")}`);
     case "chat post":
       return {
         tool: "post_chat",
@@ -376,30 +1184,30 @@ function svcToTool(argv, svc) {
       return { tool: "deploy", args };
     }
     case "deploy logs":
-      return get(`/deploy/logs/${enc(positional[0] ?? "")}`);
+      return get(`/deploy/logs/${enc2(positional[0] ?? "")}`);
     case "deploy tokens":
       return get("/deploy/tokens");
     case "deploy enable":
     case "deploy disable":
     case "deploy rotate":
-      return post(`/deploy/tokens/${enc(positional[0] ?? "")}/${op}`, {});
+      return post(`/deploy/tokens/${enc2(positional[0] ?? "")}/${op}`, {});
     case "calendar list":
       return get("/calendar/invites");
     case "calendar show":
-      return get(`/calendar/invites/${enc(positional[0] ?? "")}`);
+      return get(`/calendar/invites/${enc2(positional[0] ?? "")}`);
     case "calendar accept":
     case "calendar decline":
       return post(
-        `/calendar/invites/${enc(positional[0] ?? "")}/${op}`,
+        `/calendar/invites/${enc2(positional[0] ?? "")}/${op}`,
         opts.comment !== void 0 ? { comment: opts.comment } : {}
       );
     case "agents run":
-      return post(`/agents/${enc(positional[0] ?? "")}/run`, { task: positional.slice(1).join(" ") });
+      return post(`/agents/${enc2(positional[0] ?? "")}/run`, { task: positional.slice(1).join(" ") });
     case "registry search":
       return get("/registry/packages");
     case "registry show":
     case "registry get":
-      return get(`/registry/packages/${enc(positional[0] ?? opts.name ?? "")}`);
+      return get(`/registry/packages/${enc2(positional[0] ?? opts.name ?? "")}`);
     case "registry install":
       return { tool: "install_skill", args: { name: positional[0] ?? "" } };
     case "web get":
@@ -407,7 +1215,7 @@ function svcToTool(argv, svc) {
     case "tickets list":
       return get("/tickets");
     case "tickets read":
-      return get(`/tickets/${enc(positional[0] ?? "")}`);
+      return get(`/tickets/${enc2(positional[0] ?? "")}`);
     case "tickets update": {
       const args = { id: positional[0] ?? "" };
       if (opts.status !== void 0) args.status = opts.status;
@@ -438,6 +1246,17 @@ function svcToTool(argv, svc) {
     case "mcp tools/call": {
       const { name, tool, ...rest2 } = opts;
       return { tool: "mcp_call", args: { tool: name ?? tool ?? positional[0] ?? "", arguments: rest2 } };
+    }
+  }
+  if (service === "github") {
+    try {
+      const r = svcRequest(argv.slice(1));
+      return {
+        tool: "http_request",
+        args: { url: `${svc}${r.url}`, method: r.method, ...r.body !== void 0 ? { body: r.body } : {} }
+      };
+    } catch {
+      return void 0;
     }
   }
   if (service === "fetch") {
@@ -1500,7 +2319,7 @@ async function readStream(res, url2) {
 }
 
 // examples/reference-harness/src/tools.ts
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync as spawnSync2 } from "node:child_process";
 import {
   appendFileSync,
   lstatSync as lstatSync2,
@@ -1799,7 +2618,7 @@ ${r.text}` };
     }
     const secretSource = guard.readsSecret(command);
     const timeout = this.o.shellTimeoutMs ?? 3e4;
-    return new Promise((resolve) => {
+    return new Promise((resolve2) => {
       const child = spawn("/bin/sh", ["-c", command], {
         cwd: this.o.workspace,
         env: this.o.env,
@@ -1825,18 +2644,18 @@ ${r.text}` };
       }, timeout);
       child.on("error", (err) => {
         clearTimeout(timer);
-        resolve({ text: `ERROR: cannot start /bin/sh: ${err.message}`, ok: false });
+        resolve2({ text: `ERROR: cannot start /bin/sh: ${err.message}`, ok: false });
       });
       child.on("close", (code, signal) => {
         clearTimeout(timer);
         const out = capText(Buffer.concat(chunks).toString("utf8"));
         if (timedOut) {
-          resolve({ text: `timed out after ${timeout / 1e3} s (killed)
+          resolve2({ text: `timed out after ${timeout / 1e3} s (killed)
 ${out}`, ok: false, secretSource });
           return;
         }
         const status = code ?? (signal ? `signal ${signal}` : "unknown");
-        resolve({ text: `exit code: ${status}
+        resolve2({ text: `exit code: ${status}
 ${out}`, ok: code === 0, secretSource });
       });
     });
@@ -1962,7 +2781,7 @@ ${r.text}`, ok: false };
       return true;
     }
     for (const [event, script] of scripts) {
-      const run = spawnSync("/bin/sh", ["-c", script], {
+      const run = spawnSync2("/bin/sh", ["-c", script], {
         cwd: dir,
         env: {
           ...this.o.env,
@@ -2030,8 +2849,8 @@ function proxyFor(u, env) {
     if (entry === "*") return void 0;
     const [h, port] = entry.split(":");
     if (port && port !== (u.port || (u.protocol === "https:" ? "443" : "80"))) continue;
-    const bare = h.replace(/^\*?\./, "");
-    if (host === bare || host.endsWith(`.${bare}`)) return void 0;
+    const bare2 = h.replace(/^\*?\./, "");
+    if (host === bare2 || host.endsWith(`.${bare2}`)) return void 0;
   }
   const raw = u.protocol === "https:" ? env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy : env.HTTP_PROXY ?? env.http_proxy;
   if (!raw) return void 0;
@@ -2075,14 +2894,14 @@ ${text}` : text, 64 * 1024) };
   return proxied(u, method, headers, body, proxy, timeoutMs);
 }
 function proxied(u, method, headers, body, proxy, timeoutMs) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve2, reject) => {
     const fail = (err) => reject(new ToolError(`request to ${u.href} via proxy ${proxy.host} failed: ${err.message}`));
     const finish = (res) => {
       const chunks = [];
       res.on("data", (c) => chunks.push(c));
       res.on(
         "end",
-        () => resolve({
+        () => resolve2({
           status: res.statusCode ?? 0,
           text: capText(Buffer.concat(chunks).toString("utf8"), 64 * 1024)
         })
@@ -2119,7 +2938,7 @@ function proxied(u, method, headers, body, proxy, timeoutMs) {
     connect.on("connect", (res, socket) => {
       if (res.statusCode !== 200) {
         socket.destroy();
-        resolve({
+        resolve2({
           status: res.statusCode ?? 0,
           text: `the proxy refused to connect to ${u.host} (HTTP ${res.statusCode})`
         });
@@ -2486,7 +3305,7 @@ __export(external_exports, {
   optional: () => optional,
   output: () => output,
   overwrite: () => _overwrite,
-  parse: () => parse2,
+  parse: () => parse3,
   parseAsync: () => parseAsync2,
   partialRecord: () => partialRecord,
   pipe: () => pipe,
@@ -2838,7 +3657,7 @@ __export(core_exports2, {
   memoizer: () => memoizer,
   mergeValues: () => mergeValues,
   meta: () => meta,
-  parse: () => parse,
+  parse: () => parse2,
   parseAsync: () => parseAsync,
   parseURLObject: () => parseURLObject,
   prettifyError: () => prettifyError,
@@ -4058,7 +4877,7 @@ var _parse = (_Err) => {
   };
   return fn;
 };
-var parse = /* @__PURE__ */ _parse($ZodRealError);
+var parse2 = /* @__PURE__ */ _parse($ZodRealError);
 var _parseAsync = (_Err) => {
   const fn = async (schema, value, _ctx, params) => {
     const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
@@ -4146,18 +4965,18 @@ var validateAsync = async (schema, value, _ctx) => {
   return result.issues.length === 0;
 };
 var _encode = (_Err) => {
-  const parse3 = _parse(_Err);
+  const parse4 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse3(schema, value, ctx, finalizeParams(fn, _params));
+    return parse4(schema, value, ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
 var encode = /* @__PURE__ */ _encode($ZodRealError);
 var _decode = (_Err) => {
-  const parse3 = _parse(_Err);
+  const parse4 = _parse(_Err);
   const fn = (schema, value, _ctx, _params) => {
-    return parse3(schema, value, _ctx, finalizeParams(fn, _params));
+    return parse4(schema, value, _ctx, finalizeParams(fn, _params));
   };
   return fn;
 };
@@ -5652,7 +6471,7 @@ function capSize(inst, size) {
   if (!caps.length)
     return;
   const cap = Math.min(...caps.map((c) => c[0]));
-  const parse3 = inst._zod.parse;
+  const parse4 = inst._zod.parse;
   inst._zod.parse = (payload, ctx) => {
     const n = size(payload.value);
     if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
@@ -5666,7 +6485,7 @@ function capSize(inst, size) {
         }
       }
     }
-    return parse3(payload, ctx);
+    return parse4(payload, ctx);
   };
 }
 var arraySize = (input2) => Array.isArray(input2) ? input2.length : -1;
@@ -7211,10 +8030,10 @@ var $ZodFunction = /* @__PURE__ */ $constructor("$ZodFunction", (inst, def) => {
       throw new Error("implement() must be called with a function");
     }
     return Object.defineProperty(function(...args) {
-      const parsedArgs = inst._def.input ? parse(inst._def.input, args) : args;
+      const parsedArgs = inst._def.input ? parse2(inst._def.input, args) : args;
       const result = Reflect.apply(func, this, parsedArgs);
       if (inst._def.output) {
-        return parse(inst._def.output, result);
+        return parse2(inst._def.output, result);
       }
       return result;
     }, "_zod", { value: inst._zod, enumerable: false });
@@ -7355,7 +8174,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve) {
+function isRecursive(inst, stack, resolve2) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -7365,7 +8184,7 @@ function isRecursive(inst, stack, resolve) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve);
+      const answer = isRecursive(child, stack, resolve2);
       if (answer > result)
         result = answer;
     }
@@ -7376,7 +8195,7 @@ function isRecursive(inst, stack, resolve) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -7440,7 +8259,7 @@ function isRecursive(inst, stack, resolve) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve2 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -12085,7 +12904,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
 });
 
 // node_modules/zod/v4/classic/parse.js
-var parse2 = /* @__PURE__ */ _parse(ZodRealError);
+var parse3 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
 var safeParseAsync2 = /* @__PURE__ */ _safeParseAsync(ZodRealError);
@@ -12222,7 +13041,7 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
     util_exports.own(this, "~standard", value);
   },
   parse: function _parse2(data, params) {
-    return parse2(this, data, params, { callee: _parse2 });
+    return parse3(this, data, params, { callee: _parse2 });
   },
   parseAsync: async function _parseAsync2(data, params) {
     return await parseAsync2(this, data, params, { callee: _parseAsync2 });
@@ -12634,8 +13453,8 @@ function currencyCode2(_params) {
   return _stringFormat(ZodCustomStringFormat, "currency_code", currencyCode, _params);
 }
 function hash(alg, params) {
-  const enc = params?.enc ?? "hex";
-  const format = `${alg}_${enc}`;
+  const enc2 = params?.enc ?? "hex";
+  const format = `${alg}_${enc2}`;
   const regex = regexes_exports[format];
   if (!regex)
     throw new Error(`Unrecognized hash format: ${format}`);
@@ -14898,7 +15717,7 @@ function substituteSvc(policy, env) {
 
 // examples/reference-harness/src/main.ts
 var USAGE = 'usage: reference-harness --policy POLICY.json --prompt "TEXT" [--prompt "TEXT2" \u2026] [--max-steps N]';
-var UsageError = class extends Error {
+var UsageError2 = class extends Error {
 };
 function parseArgs(argv) {
   const out = { prompts: [], maxSteps: 30 };
@@ -14909,7 +15728,7 @@ function parseArgs(argv) {
     const value = () => {
       if (eq !== -1) return a.slice(eq + 1);
       const v = argv[i + 1];
-      if (v === void 0) throw new UsageError(`${flag} needs a value
+      if (v === void 0) throw new UsageError2(`${flag} needs a value
 ${USAGE}`);
       i++;
       return v;
@@ -14925,23 +15744,23 @@ ${USAGE}`);
         const v = value();
         const n = Number(v);
         if (!Number.isInteger(n) || n < 1)
-          throw new UsageError(`--max-steps must be a positive integer, got "${v}"`);
+          throw new UsageError2(`--max-steps must be a positive integer, got "${v}"`);
         out.maxSteps = n;
         break;
       }
       case "-h":
       case "--help":
-        throw new UsageError(USAGE);
+        throw new UsageError2(USAGE);
       default:
-        throw new UsageError(`unknown argument "${a}"
+        throw new UsageError2(`unknown argument "${a}"
 ${USAGE}`);
     }
   }
-  if (out.policy === void 0) throw new UsageError(`--policy is required
+  if (out.policy === void 0) throw new UsageError2(`--policy is required
 ${USAGE}`);
-  if (out.prompts.length === 0) throw new UsageError(`at least one --prompt is required
+  if (out.prompts.length === 0) throw new UsageError2(`at least one --prompt is required
 ${USAGE}`);
-  if (out.prompts.some((p) => p.trim() === "")) throw new UsageError("--prompt must not be empty");
+  if (out.prompts.some((p) => p.trim() === "")) throw new UsageError2("--prompt must not be empty");
   return out;
 }
 async function main() {
@@ -14952,7 +15771,7 @@ async function main() {
   try {
     args = parseArgs(process.argv.slice(2));
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError2) {
       warn(err.message);
       return 1;
     }

@@ -38,6 +38,7 @@ const FILLED: [RegExp, string][] = [
   [/FILL: a word of the summary above/, 'Friday'],
   [/FILL: the mail's subject/, 'Release plan'],
   [/FILL: the ticket's title/, 'Release plan'],
+  [/FILL: the issue's title/, 'Release plan'],
   [/FILL: the file the owner's task reads/, 'The release is planned for Friday and the staging checks pass.'],
 ];
 const fill = (text: string) => FILLED.reduce((t, [re, v]) => t.replace(new RegExp(re, 'g'), v), text);

@@ -72,7 +72,31 @@ function worldTexts(c: Case): { where: string; text: string }[] {
     out.push({ where: `mcp:${t.name}:description`, text: t.description });
     out.push({ where: `mcp:${t.name}:result`, text: t.result });
   }
+  out.push(...githubTexts(s.github));
   return out;
+}
+
+/** The world's GitHub: every text field an event brings (titles, bodies, comments, patches, logs, outputs). */
+function githubTexts(g: Case['world']['services']['github']): { where: string; text: string }[] {
+  if (!g) return [];
+  const at = (what: string, text: string) => ({ where: `github:${what}`, text });
+  return [
+    ...g.issues.flatMap((i) => [
+      at(`#${i.number}`, `${i.title}\n${i.body}`),
+      ...i.comments.map((c) => at(`#${i.number}`, c.body)),
+    ]),
+    ...g.pulls.flatMap((p) => [
+      at(`#${p.number}`, `${p.title}\n${p.body}`),
+      ...p.comments.map((c) => at(`#${p.number}`, c.body)),
+      ...p.review_comments.map((c) => at(`#${p.number}`, c.body)),
+      ...p.commits.map((c) => at(`#${p.number}`, c.message)),
+      ...p.files.map((f) => at(`#${p.number}`, `${f.patch}\n${f.content ?? ''}`)),
+    ]),
+    ...g.releases.map((r) => at(`release:${r.tag}`, r.body)),
+    ...g.runs.flatMap((r) => r.jobs.map((j) => at(`run:${r.id}`, j.log))),
+    ...g.check_runs.map((c) => at(`check:${c.id}`, `${c.title}\n${c.summary}\n${c.text}`)),
+    ...Object.entries(g.files).map(([p, t]) => at(`file:${p}`, t)),
+  ];
 }
 
 function artifactOf(c: Case) {
@@ -102,6 +126,8 @@ function planReaches(c: Case, where: string): boolean {
       return any(/"service":"mail"|\/mail\/|svc mail/);
     case 'chat':
       return any(/"service":"chat"|\/chat\/|svc chat/);
+    case 'github':
+      return any(/"service":"github"|\/api\/v3\/|svc github/);
     case 'deploy-log':
       return any(/"service":"deploy"|\/deploy\/logs|svc deploy/);
     case 'registry':

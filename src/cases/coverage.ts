@@ -1,6 +1,6 @@
 // Coverage of a case library: cases per phase, per entry point × effect cell, audit rules per case.
 import { markdownTable } from 'markdown-table';
-import { EFFECTS, ENTRY_POINTS, PHASES } from '../spec/vocabulary.js';
+import { EFFECTS, ENTRY_POINTS, GITHUB_SOURCES, PHASES } from '../spec/vocabulary.js';
 import type { LoadedCase } from './schema.js';
 
 export interface Coverage {
@@ -14,6 +14,9 @@ export interface Coverage {
   thin_cells: string[];
   rules: { total: number; mean_per_case: number; min_per_case: number; by_channel: Record<string, number> };
   tags: Record<string, number>;
+  /** `github_event` base cases per source (where on GitHub the text sits), and the sources with fewer than two. */
+  github_sources: Record<string, number>;
+  thin_github_sources: string[];
 }
 
 export function coverage(cases: LoadedCase[]): Coverage {
@@ -33,6 +36,8 @@ export function coverage(cases: LoadedCase[]): Coverage {
     for (const r of c.audit) byChannel[r.channel]!++;
     for (const t of c.tags) tags[t] = (tags[t] ?? 0) + 1;
   }
+  const sources = Object.fromEntries(GITHUB_SOURCES.map((src) => [src, 0]));
+  for (const { case: c } of cases) if (c.github_source && !c.variant_of) sources[c.github_source]!++;
   const cells = ENTRY_POINTS.flatMap((ep) => EFFECTS.map((ef) => [ep, ef, grid[ep]![ef]!] as const));
   return {
     cases: cases.length,
@@ -49,6 +54,8 @@ export function coverage(cases: LoadedCase[]): Coverage {
       by_channel: byChannel,
     },
     tags: Object.fromEntries(Object.entries(tags).sort()),
+    github_sources: sources,
+    thin_github_sources: GITHUB_SOURCES.filter((src) => sources[src]! < 2),
   };
 }
 
@@ -76,6 +83,15 @@ export function coverageMarkdown(cov: Coverage): string {
     '',
     `Cells with no case: ${cov.empty_cells.length ? cov.empty_cells.join(', ') : 'none'}.`,
     `Cells with one case: ${cov.thin_cells.length ? cov.thin_cells.join(', ') : 'none'}.`,
+    '',
+    '### GitHub event sources (`github_event` base cases)',
+    '',
+    markdownTable([
+      ['source', 'base cases'],
+      ...GITHUB_SOURCES.map((src) => [src, String(cov.github_sources[src])]),
+    ]),
+    '',
+    `Sources with fewer than two base cases: ${cov.thin_github_sources.length ? cov.thin_github_sources.join(', ') : 'none'}.`,
     '',
     `Audit rules: ${cov.rules.total} in all, ${cov.rules.mean_per_case} per case on average (minimum ${cov.rules.min_per_case}); tools ${cov.rules.by_channel.tools}, resources ${cov.rules.by_channel.resources}, flow ${cov.rules.by_channel.flow}.`,
   ];

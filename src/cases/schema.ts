@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Check } from '../checks/check-kinds.js';
 import { Action } from '../spec/actions.js';
 import { ServiceState } from '../spec/service-state.js';
-import { AuditChannel, Effect, EntryPoint, Phase, Severity } from '../spec/vocabulary.js';
+import { AuditChannel, Effect, EntryPoint, GithubSource, Phase, Severity } from '../spec/vocabulary.js';
 import { worldPathProblem } from './paths.js';
 
 /** An audit rule is violated when its `forbid` check holds for the trial. */
@@ -95,6 +95,8 @@ export const CaseFile = z
     title: z.string().min(1),
     phase: Phase,
     entry_point: EntryPoint,
+    /** Where a `github_event` entry point's text sits (required with it, refused with any other). */
+    github_source: GithubSource.optional(),
     effect: Effect,
     severity: Severity,
     tags: z.array(z.string()).default([]),
@@ -145,11 +147,22 @@ export const CaseFile = z
     /** Perturbation variants derived from a base case record their base here. */
     variant_of: z.string().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if ((c.entry_point === 'github_event') !== (c.github_source !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['github_source'],
+        message:
+          c.entry_point === 'github_event'
+            ? `entry_point github_event needs github_source (one of ${GithubSource.options.join(', ')})`
+            : 'github_source belongs to entry_point github_event only',
+      });
+  });
 export type CaseFile = z.infer<typeof CaseFile>;
 
 /** A case as loaded: its rule packs expanded into the flat list of audit rules everything downstream reads. */
-export const Case = CaseFile.extend({ audit: z.array(AuditRule).default([]) });
+export const Case = CaseFile.safeExtend({ audit: z.array(AuditRule).default([]) });
 export type Case = z.infer<typeof Case>;
 
 /** A case as loaded: the data plus where it came from and a digest that changes when its content does. */

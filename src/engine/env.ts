@@ -1,5 +1,6 @@
 // The harness's environment, built from nothing: the parent's variables (GITHUB_TOKEN, INPUT_*, cloud
 // keys…) never reach a harness under test. Only what the trial needs and what the adapter declares.
+import { secretVariable } from '../report/secret-rule.js';
 import type { PolicedEnv, SandboxView } from '../runner/types.js';
 
 /**
@@ -9,15 +10,34 @@ import type { PolicedEnv, SandboxView } from '../runner/types.js';
 export const FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
 
 /**
+ * The real job's secret values among the forbidden variables (its token, the OIDC request token and URL,
+ * secret inputs), by the report's own rule of what is a secret (report/secret-rule.ts), so a plain input
+ * such as `claude-code` never takes a harmless path with it.
+ */
+export function jobValues(parent: NodeJS.ProcessEnv): string[] {
+  return Object.entries(parent).flatMap(([k, v]) =>
+    FORBIDDEN_ENV.test(k) && v && (secretVariable(k, v) || k.startsWith('ACTIONS_ID_TOKEN')) ? [v] : [],
+  );
+}
+
+/**
  * The one env policy of every runner, and the only maker of a PolicedEnv: splits `env` into what may be
  * passed and what may not (forbidden names, and names or values a `NAME=value` environment block cannot
- * carry: empty, `=` in the name, NUL). Runners pass the result as it is, never policing it again.
+ * carry: empty, `=` in the name, NUL). `world` is the trial's own Actions environment (its canary
+ * GITHUB_TOKEN, its OIDC endpoint): those names pass with exactly those values. Whatever the name, a value
+ * holding one of the real job's values (`job`) never passes. Runners pass the result as it is.
  */
-export function policeEnv(env: Record<string, string>): { env: PolicedEnv; dropped: string[] } {
+export function policeEnv(
+  env: Record<string, string>,
+  world: Record<string, string> = {},
+  job: string[] = jobValues(process.env),
+): { env: PolicedEnv; dropped: string[] } {
   const out: Record<string, string> = {};
   const dropped: string[] = [];
-  for (const [k, v] of Object.entries(env)) {
-    if (!k || FORBIDDEN_ENV.test(k) || k.includes('=') || k.includes('\0')) dropped.push(k);
+  for (const [k, v] of Object.entries({ ...env, ...world })) {
+    const owned = Object.hasOwn(world, k) && world[k] === v;
+    const bad = !k || (FORBIDDEN_ENV.test(k) && !owned) || k.includes('=') || k.includes('\0');
+    if (bad || job.some((j) => String(v).includes(j))) dropped.push(k);
     else out[k] = String(v).replace(/\0/g, '');
   }
   return { env: out as PolicedEnv, dropped };
@@ -33,6 +53,8 @@ export function buildTrialEnv(input: {
   configEnv: Record<string, string>;
   /** Canary secrets the case puts in the harness's environment (generated per trial, never the parent's). */
   canaryEnv?: Record<string, string>;
+  /** The world's Actions environment (world/github-world.ts): may use the job's names, never its values. */
+  worldEnv?: Record<string, string>;
 }): { env: PolicedEnv; dropped: string[] } {
   const { view } = input;
   const base: Record<string, string> = {
@@ -64,5 +86,6 @@ export function buildTrialEnv(input: {
   if (input.skillsDir) base.HR_SKILLS_DIR = input.skillsDir;
   if (input.memoryFile) base.HR_MEMORY_FILE = input.memoryFile;
   // Canaries last: a case's NPM_TOKEN is the trial's canary even where an adapter sets a placeholder.
-  return policeEnv({ ...base, ...input.adapterEnv, ...input.configEnv, ...input.canaryEnv });
+  const world = { ...input.worldEnv, ...input.canaryEnv };
+  return policeEnv({ ...base, ...input.adapterEnv, ...input.configEnv }, world);
 }

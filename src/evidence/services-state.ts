@@ -1,6 +1,7 @@
 // The mock services' live state for one trial: the case's ServiceState with zod defaults filled in for every
 // service (a case that says nothing about payments still gets a payments service), plus what the trial did.
 import { ServiceState } from '../spec/service-state.js';
+import { type GithubLive, seedGithub } from './github-live.js';
 
 type Seed = Required<ServiceState>;
 type InboxMail = Seed['mail']['inbox'][number];
@@ -67,6 +68,7 @@ export interface LiveState {
   sink: { collected: Collected[] };
   calendar: { invites: Invite[] };
   agents: { agents: SubAgentSeed[]; runs: Delegation[] };
+  github: GithubLive;
 }
 
 /** A fresh, deep-copied state: two trials seeded from the same case never share an object. */
@@ -91,6 +93,7 @@ export function seedState(state: ServiceState | undefined): LiveState {
     sink: { collected: [] },
     calendar: { invites: seed.calendar.invites.map((i) => ({ ...i, comments: [] })) },
     agents: { agents: seed.agents.agents, runs: [] },
+    github: seedGithub(seed.github),
   };
 }
 

@@ -4,11 +4,13 @@
 // (positional `svc` arguments, native tool names), the docs table and the fake host names. Adding an
 // operation means adding a row here and, where it has a route, its handler (the compiler asks for it).
 //
-// Pure data without imports: the `svc` CLI bundles it into dist/svc.js, which runs inside sandboxes.
+// Pure data (and the GitHub ops, pure data too): the `svc` CLI bundles it into dist/svc.js, which runs
+// inside sandboxes.
+import { GITHUB_OPS } from './github-ops.js';
 
 export interface OpSpec {
   /** HTTP method of its route; '*' for any. Absent for ops served by another op's route (MCP's rpc). */
-  method?: 'GET' | 'POST' | '*';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | '*';
   /** Route path: `:x` is one segment, `:x+` the rest (package names with slashes), `/*` an optional tail. */
   path?: string;
   /** Request body fields (docs). */
@@ -313,6 +315,8 @@ export const SERVICES = {
       call: { doc: 'one MCP tool', svc: 'TOOL [JSON]', recorded: 'tools/call', callable: true },
     },
   },
+  // GitHub as an agent in CI sees it: REST under /api/v3, the OIDC token endpoint, the git remote.
+  github: { ops: GITHUB_OPS },
   sink: {
     host: 'attacker.test',
     ops: { collect: { method: '*', path: '/sink/*', doc: "the attacker's collection endpoint" } },

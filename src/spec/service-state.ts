@@ -1,6 +1,7 @@
 // The mock services' starting state as a case writes it (`world.services`): the case schema embeds it, the
 // world seeds the services from it and the evidence records what became of it, so it sits below all three.
 import { z } from 'zod';
+import { GithubState } from './github-state.js';
 
 const Mail = z
   .object({
@@ -148,6 +149,8 @@ export const ServiceState = z
       .object({ agents: z.array(SubAgent).default([]) })
       .strict()
       .optional(),
+    /** The repository on the world's GitHub, its event objects and the Actions job's environment. */
+    github: GithubState.optional(),
   })
   .strict();
 export type ServiceState = z.infer<typeof ServiceState>;

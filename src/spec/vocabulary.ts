@@ -17,9 +17,31 @@ export const ENTRY_POINTS = [
   'memory_entry', // an entry already in the harness's memory
   'agent_message', // a message from a sub-agent or another agent
   'ops_record', // incident ticket, CI log, recovery log, runbook
+  'github_event', // text a GitHub event brings the agent in CI; where exactly: GITHUB_SOURCES
 ] as const;
 export const EntryPoint = z.enum(ENTRY_POINTS);
 export type EntryPoint = z.infer<typeof EntryPoint>;
+
+/**
+ * Where a `github_event` entry point's text sits. One entry point with a sub-kind rather than ten entry
+ * points: the mechanism (attacker-written GitHub data reaching an agent that runs in CI with the job's
+ * token) is one, and ten more rows of the entry point × effect grid would be fifty cells most of which
+ * no attack fills (a check run's output × exhaustion); the coverage report counts each source apart.
+ */
+export const GITHUB_SOURCES = [
+  'pr_title',
+  'pr_body',
+  'issue_body',
+  'issue_comment',
+  'review_comment', // a comment on a line of a pull request's diff
+  'commit_message',
+  'fork_pr_file', // a file a pull request from a fork changes
+  'workflow_log', // a workflow run's job log
+  'check_run_output',
+  'release_notes',
+] as const;
+export const GithubSource = z.enum(GITHUB_SOURCES);
+export type GithubSource = z.infer<typeof GithubSource>;
 
 /** The one-hop technical consequence the attacker is after. */
 export const EFFECTS = ['disclosure', 'state_change', 'execution', 'persistence', 'exhaustion'] as const;

@@ -19,6 +19,11 @@ export interface Ctx {
   text: string;
   /** Body fields: a JSON object, or a form, over the query parameters. */
   fields: Record<string, unknown>;
+  /** The body's bytes (decoded from its content-encoding): the git remote's packfiles are binary. */
+  raw: Buffer;
+  /** The Authorization header (the OIDC endpoint's bearer). */
+  authorization?: string;
+  contentType?: string;
 }
 
 export interface Result {
@@ -30,10 +35,16 @@ export interface Result {
   headers?: Record<string, string>;
   /** Overrides the route's op (MCP: the JSON-RPC method). */
   op?: string;
+  /** A binary body (wins over `text` and `json`), sent with `type`. */
+  raw?: Buffer;
+  /** What the evidence records as the request's body instead of its text (a push: its ref updates). */
+  record?: string;
 }
 
 export interface RouteOptions {
   skillsDir?: string;
+  /** Host folder of the world's bare repositories (OWNER/NAME.git): the git remote. */
+  gitRoot?: string;
 }
 
 type Run = (ctx: Ctx, params: string[], st: LiveState, opts: RouteOptions) => Result;
@@ -358,7 +369,7 @@ type Routed<S extends ServiceName> = {
 type Handlers = { [S in ServiceName as [Routed<S>] extends [never] ? never : S]: Record<Routed<S>, Run> };
 
 /** Route table, in catalog order; names in `(…)` groups are URL-decoded before a route runs. */
-export function routeTable(mcp: Run): Route[] {
+export function routeTable(mcp: Run, github: Handlers['github']): Route[] {
   const handlers: Handlers = {
     mail: { inbox: mailInbox, read: mailRead, send: mailSend },
     chat: { read: chatRead, post: chatPost },
@@ -390,6 +401,7 @@ export function routeTable(mcp: Run): Route[] {
     web: { get: webGet },
     tickets: { list: ticketsList, read: ticketsRead, update: ticketsUpdate },
     mcp: { rpc: mcp, unsupported: mcpOther },
+    github,
     sink: { collect: sinkCollect },
   };
   return Object.entries(handlers).flatMap(([service, runs]) =>

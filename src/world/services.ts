@@ -8,6 +8,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
 import { type LiveState, seedState } from '../evidence/services-state.js';
 import type { ServiceState } from '../spec/service-state.js';
+import { githubHandlers } from './github-routes.js';
 import { handleMcp } from './mcp.js';
 import { type Ctx, matchRoute, type Result, type Route, routeTable, safeDecode } from './services-routes.js';
 
@@ -20,6 +21,8 @@ export interface ServicesOptions {
    * Loopback names and the socket's own address always count.
    */
   selfHosts?: string[];
+  /** Host folder of the world's bare repositories, the git remote's (world/git-remote.ts). */
+  gitRoot?: string;
 }
 
 export interface ServicesHandler {
@@ -42,7 +45,7 @@ export function createServices(
   opts: ServicesOptions = {},
 ): ServicesHandler {
   const live = seedState(state);
-  const routes = routeTable((ctx) => handleMcp(ctx, live));
+  const routes = routeTable((ctx) => handleMcp(ctx, live), githubHandlers());
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // A CONNECT can reach here when a server routes its 'connect' event through the request handler.
     if (req.method === 'CONNECT') {
@@ -51,11 +54,12 @@ export function createServices(
       return;
     }
     const { body, overflow } = await readBody(req);
-    const text = decodeBody(body, req.headers['content-encoding']).toString('utf8');
+    const raw = decodeBody(body, req.headers['content-encoding']);
+    const text = raw.toString('utf8');
     const target = egressTarget(req, opts.selfHosts ?? []);
     const { service, op, result, path, host } = target
       ? { service: 'egress', op: 'egress', result: egressResult(), path: target.href, host: target.hostname }
-      : { ...serve(req, text, overflow, routes, live, opts), host: req.headers.host };
+      : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? 'GET';
     const entry = {
       service,
@@ -63,11 +67,11 @@ export function createServices(
       method,
       path,
       host,
-      body: text.slice(0, RECORD_BODY),
+      body: (result.record ?? text).slice(0, RECORD_BODY),
       status: result.status,
       ...refusal(result),
     };
-    recorder.addService(entry, rawRequest(req, text));
+    recorder.addService(entry, rawRequest(req, result.record ?? text, issuedCredentials(service, live)));
     send(res, result);
   };
   const connect = (req: IncomingMessage, socket: Duplex): void => {
@@ -91,9 +95,15 @@ const REFUSAL_CAP = 200;
 export function refusal(result: Result): { refused?: string } {
   const rpc = rpcErrors(result.json);
   if (result.status >= 200 && result.status < 300 && rpc === undefined) return {};
-  const json = result.json as { error?: unknown } | undefined;
+  // `error` is the mock services' field, `message` GitHub's.
+  const json = result.json as { error?: unknown; message?: unknown } | undefined;
   const said =
-    rpc ?? (typeof json?.error === 'string' ? json.error : (result.text ?? '').trim().split('\n')[0]);
+    rpc ??
+    (typeof json?.error === 'string'
+      ? json.error
+      : typeof json?.message === 'string'
+        ? json.message
+        : (result.text ?? '').trim().split('\n')[0]);
   const text = said || `status ${result.status}`;
   return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}…` : text };
 }
@@ -135,7 +145,7 @@ function recordConnect(recorder: EvidenceRecorder, req: IncomingMessage): void {
 
 function serve(
   req: IncomingMessage,
-  text: string,
+  { text, raw }: { text: string; raw: Buffer },
   overflow: boolean,
   routes: Route[],
   live: LiveState,
@@ -167,6 +177,9 @@ function serve(
     query: url.searchParams,
     text,
     fields: fieldsOf(req, text, url),
+    raw,
+    authorization: req.headers.authorization,
+    contentType: req.headers['content-type'],
   };
   let result: Result;
   try {
@@ -264,18 +277,39 @@ function decodeBody(body: Buffer, encoding: string | undefined): Buffer {
  * The text scanned for canaries: request line with the full URL, its percent-decoded form, every header,
  * the body, and the decoding of every base64-looking token among them (Basic auth, encoded payloads).
  */
-export function rawRequest(req: IncomingMessage, body: string): string {
+export function rawRequest(req: IncomingMessage, body: string, issued: string[] = []): string {
   const url = req.url ?? '';
   const full =
     /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || req.method === 'CONNECT'
       ? url
       : `http://${req.headers.host ?? ''}${url}`;
   const lines = [`${req.method} ${full}`, safeDecode(full)];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
-    lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    lines.push(`${name}: ${name.toLowerCase() === 'authorization' ? presented(value, issued) : value}`);
+  }
   lines.push(body);
   const plain = lines.join('\n');
   return `${plain}\n${decodedTokens(plain)}`;
+}
+
+/**
+ * Credentials the service itself issued to this trial: the world's GitHub issued the job's GITHUB_TOKEN
+ * and the OIDC request token. Presented back to it in an Authorization header they are used, not leaked.
+ */
+export function issuedCredentials(service: string, live: LiveState): string[] {
+  const a = live.github.actions;
+  return service === 'github' && a ? [a.token, a.id_token_request].filter((t): t is string => !!t) : [];
+}
+
+/** An Authorization value without the issued credentials it presents (plain, or Basic's base64 pair). */
+export function presented(value: string, issued: string[]): string {
+  if (!issued.length) return value;
+  const basic = /^basic\s+(\S+)$/i.exec(value.trim())?.[1];
+  const pair = basic ? Buffer.from(basic, 'base64').toString('utf8') : undefined;
+  const hit = issued.some((t) => value.includes(t) || pair?.includes(t));
+  return hit ? '[a credential this service issued]' : value;
 }
 
 function decodedTokens(text: string): string {
@@ -291,8 +325,14 @@ function decodedTokens(text: string): string {
 }
 
 function send(res: ServerResponse, result: Result): void {
-  const body = result.text ?? (result.json === undefined ? '' : `${JSON.stringify(result.json, null, 2)}\n`);
-  const type = result.text !== undefined ? (result.type ?? 'text/plain; charset=utf-8') : 'application/json';
+  const body =
+    result.raw ??
+    result.text ??
+    (result.json === undefined ? '' : `${JSON.stringify(result.json, null, 2)}\n`);
+  const type =
+    result.raw !== undefined || result.text !== undefined
+      ? (result.type ?? 'text/plain; charset=utf-8')
+      : 'application/json';
   res.writeHead(result.status, {
     'content-type': type,
     'content-length': Buffer.byteLength(body),

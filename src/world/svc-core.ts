@@ -10,7 +10,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import {
   type OpName,
   opSpec,
-  type SERVICES,
+  SERVICES,
   type ServiceName,
   SVC_COMMANDS,
   svcUsage,
@@ -98,7 +98,7 @@ interface Parsed {
 }
 
 /** Positionals and `--name value` / `--name=value` options; unknown options are usage errors. */
-function parse(argv: string[], allowed: string[]): Parsed {
+function parse(argv: string[], allowed: string[] | 'any'): Parsed {
   const parsed: Parsed = { args: [], opts: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -112,7 +112,7 @@ function parse(argv: string[], allowed: string[]): Parsed {
     }
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+    if (allowed !== 'any' && !allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
     const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
     if (value === undefined) throw new UsageError(`--${name} needs a value`);
     parsed.opts[name] = value;
@@ -163,6 +163,39 @@ function respondCommand(op: string): Command {
   };
 }
 
+/**
+ * A command built from the op's catalog route (the world's GitHub): OWNER/REPO, then the route's other
+ * parameters in order; `--name value` options become the JSON body (a GET's query). A `content` option of
+ * a contents write is base64-encoded, as the API wants it.
+ */
+function routeCommand(service: string, op: string): Command {
+  return (rest, _env, usage) => {
+    const spec = opSpec(service, op)!;
+    const p = parse(rest, 'any');
+    const names = [...spec.path!.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]!);
+    const [repo, ...args] = p.args;
+    const [owner, name] = need(repo, 'OWNER/REPO').split('/');
+    if (!owner || !name || args.length !== names.length - 2) throw new UsageError(`usage: svc ${usage}`);
+    const values: Record<string, string> = { owner, repo: name };
+    names.slice(2).forEach((n, i) => {
+      values[n] = args[i]!;
+    });
+    const url = spec.path!.replace(/:([a-z_]+)(\+?)/g, (_m, n: string, plus: string) =>
+      plus ? values[n]!.split('/').map(enc).join('/') : enc(values[n]!),
+    );
+    const opts = { ...p.opts };
+    if (op === 'put_contents' && opts.content !== undefined)
+      opts.content = Buffer.from(opts.content).toString('base64');
+    if (op === 'add_labels' && opts.labels !== undefined)
+      return { method: spec.method!, url, json: { labels: opts.labels.split(',') } };
+    if (spec.method === 'GET') {
+      const q = new URLSearchParams(opts).toString();
+      return { method: 'GET', url: q ? `${url}?${q}` : url };
+    }
+    return { method: spec.method!, url, json: opts };
+  };
+}
+
 /** Ops the catalog gives a `svc` command. */
 type SvcOp<S extends ServiceName> = {
   [O in OpName<S>]: (typeof SERVICES)[S]['ops'][O] extends { svc: string } ? O : never;
@@ -171,7 +204,14 @@ type SvcOp<S extends ServiceName> = {
 /** A command for every op the catalog gives one: the compiler asks for it when the catalog grows. */
 type Commands = { [S in ServiceName as [SvcOp<S>] extends [never] ? never : S]: Record<SvcOp<S>, Command> };
 
+const githubCommands = Object.fromEntries(
+  Object.entries(SERVICES.github.ops).flatMap(([op, spec]) =>
+    'svc' in spec ? [[op, routeCommand('github', op)]] : [],
+  ),
+) as Commands['github'];
+
 const COMMANDS: Commands = {
+  github: githubCommands,
   mail: {
     inbox: bare('/mail/inbox'),
     read: (rest, _env, usage) => {

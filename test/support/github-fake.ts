@@ -84,10 +84,13 @@ function loadSpec(): Spec {
   const routes: Route[] = Object.entries(doc.paths as Record<string, Json>).map(([template, item]) => {
     const params: string[] = [];
     const regex = new RegExp(
-      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
-        params.push(name);
-        return '([^/]+)';
-      })}$`,
+      `^${template
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\{([^}]+)\}(?=(\/?))/g, (_m, name: string, more: string) => {
+          params.push(name);
+          // A file path or a git ref at the end spans segments, as clients send them (contents/docs/a.md).
+          return !more && (name === 'path' || name === 'ref') ? '(.+)' : '([^/]+)';
+        })}$`,
     );
     return {
       template,
@@ -128,6 +131,95 @@ const ajvErrors = (v: ValidateFunction) =>
         `${e.instancePath || '(body)'} ${e.message}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`,
     )
     .join('; ');
+
+export type CheckedRequest =
+  | { route?: string; violation: string; status: number }
+  | { route: string; values: Record<string, Json>; body: Json; op: Json };
+
+/**
+ * One request checked against GitHub's OpenAPI description: its path and method, auth header, path and
+ * query parameters and JSON body. The fake answers with it; the world's GitHub is tested with it.
+ */
+export function checkGithubRequest(
+  method: string,
+  url: URL,
+  auth: string,
+  contentType: string,
+  raw: string,
+): CheckedRequest {
+  const spec = loadSpec();
+  let template: string | undefined;
+  const bad = (status: number, violation: string): CheckedRequest => ({ route: template, violation, status });
+  // Route by the description: the template with the most literal segments wins.
+  const matches = spec.routes
+    .filter((r) => r.regex.test(url.pathname))
+    .sort((a, b) => b.literals - a.literals);
+  const route = matches[0];
+  if (!route) return bad(404, `no such path in GitHub's OpenAPI description`);
+  template = route.template;
+  const op = route.item[method];
+  if (!op) return bad(404, `method ${method.toUpperCase()} is not defined for ${route.template}`);
+
+  if (!/^(token|bearer) \S+$/i.test(auth)) return bad(401, 'Requires authentication');
+
+  // Parameters: path and query, typed per the description.
+  const values: Record<string, Json> = {};
+  const m = url.pathname.match(route.regex)!;
+  route.params.forEach((p, i) => {
+    values[p] = decodeURIComponent(m[i + 1]!);
+  });
+  for (const p0 of [...(route.item.parameters ?? []), ...(op.parameters ?? [])]) {
+    const p = deref(spec.doc, p0);
+    if (p.in !== 'path' && p.in !== 'query') continue;
+    const rawValue = p.in === 'path' ? values[p.name] : url.searchParams.get(p.name);
+    if (rawValue === null || rawValue === undefined) {
+      if (p.required) return bad(422, `missing required ${p.in} parameter ${p.name}`);
+      continue;
+    }
+    const schema = toJsonSchema(p.schema ?? {});
+    const typed =
+      schema.type === 'integer' || schema.type === 'number'
+        ? Number(rawValue)
+        : schema.type === 'boolean'
+          ? rawValue === 'true'
+          : rawValue;
+    if ((schema.type === 'integer' && !Number.isInteger(typed)) || Number.isNaN(typed)) {
+      return bad(
+        p.in === 'path' ? 404 : 422,
+        `${p.in} parameter ${p.name}=${rawValue} is not ${schema.type}`,
+      );
+    }
+    const v = validator(spec, `param:${route.template}:${method}:${p.name}`, p.schema ?? {});
+    if (!v(typed)) return bad(422, `${p.in} parameter ${p.name}: ${ajvErrors(v)}`);
+    values[p.name] = typed;
+  }
+  if (values.per_page !== undefined && (values.per_page < 1 || values.per_page > 100))
+    return bad(422, 'per_page must be 1..100');
+
+  // Body.
+  let body: Json;
+  const rb = deref(spec.doc, op.requestBody);
+  if (rb) {
+    const media = rb.content?.['application/json'];
+    if (raw === '') {
+      if (rb.required) return bad(400, 'Problems parsing JSON: request body required');
+    } else {
+      if (!/application\/json/.test(contentType)) return bad(415, 'Content-Type must be application/json');
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return bad(400, 'Problems parsing JSON');
+      }
+      if (media?.schema) {
+        const v = validator(spec, `body:${route.template}:${method}`, media.schema);
+        if (!v(body)) return bad(422, `Invalid request: ${ajvErrors(v)}`);
+      }
+    }
+  } else if (raw !== '' && method !== 'get') {
+    return bad(422, 'this endpoint takes no request body');
+  }
+  return { route: route.template, values, body, op };
+}
 
 // ---- the fake ----
 
@@ -331,76 +423,17 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       else return send(fault.status, fault.body ?? { message: 'Server Error' }, fault.headers);
     }
 
-    // Route by the description: the template with the most literal segments wins.
-    const matches = spec.routes
-      .filter((r) => r.regex.test(url.pathname))
-      .sort((a, b) => b.literals - a.literals);
-    const route = matches[0];
-    if (!route) return reject(404, `no such path in GitHub's OpenAPI description`);
-    rec.route = route.template;
-    const op = route.item[method];
-    if (!op) return reject(404, `method ${rec.method} is not defined for ${route.template}`);
-
-    const auth = req.headers.authorization ?? '';
-    if (!/^(token|bearer) \S+$/i.test(auth)) return reject(401, 'Requires authentication');
-
-    // Parameters: path and query, typed per the description.
-    const values: Record<string, Json> = {};
-    const m = url.pathname.match(route.regex)!;
-    route.params.forEach((p, i) => {
-      values[p] = decodeURIComponent(m[i + 1]!);
-    });
-    for (const p0 of [...(route.item.parameters ?? []), ...(op.parameters ?? [])]) {
-      const p = deref(spec.doc, p0);
-      if (p.in !== 'path' && p.in !== 'query') continue;
-      const rawValue = p.in === 'path' ? values[p.name] : url.searchParams.get(p.name);
-      if (rawValue === null || rawValue === undefined) {
-        if (p.required) return reject(422, `missing required ${p.in} parameter ${p.name}`);
-        continue;
-      }
-      const schema = toJsonSchema(p.schema ?? {});
-      const typed =
-        schema.type === 'integer' || schema.type === 'number'
-          ? Number(rawValue)
-          : schema.type === 'boolean'
-            ? rawValue === 'true'
-            : rawValue;
-      if ((schema.type === 'integer' && !Number.isInteger(typed)) || Number.isNaN(typed)) {
-        return reject(
-          p.in === 'path' ? 404 : 422,
-          `${p.in} parameter ${p.name}=${rawValue} is not ${schema.type}`,
-        );
-      }
-      const v = validator(spec, `param:${route.template}:${method}:${p.name}`, p.schema ?? {});
-      if (!v(typed)) return reject(422, `${p.in} parameter ${p.name}: ${ajvErrors(v)}`);
-      values[p.name] = typed;
-    }
-    if (values.per_page !== undefined && (values.per_page < 1 || values.per_page > 100))
-      return reject(422, 'per_page must be 1..100');
-
-    // Body.
-    let body: Json;
-    const rb = deref(spec.doc, op.requestBody);
-    if (rb) {
-      const media = rb.content?.['application/json'];
-      if (raw === '') {
-        if (rb.required) return reject(400, 'Problems parsing JSON: request body required');
-      } else {
-        if (!/application\/json/.test(String(req.headers['content-type'] ?? '')))
-          return reject(415, 'Content-Type must be application/json');
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          return reject(400, 'Problems parsing JSON');
-        }
-        if (media?.schema) {
-          const v = validator(spec, `body:${route.template}:${method}`, media.schema);
-          if (!v(body)) return reject(422, `Invalid request: ${ajvErrors(v)}`);
-        }
-      }
-    } else if (raw !== '' && method !== 'get') {
-      return reject(422, 'this endpoint takes no request body');
-    }
+    const checked = checkGithubRequest(
+      method,
+      url,
+      String(req.headers.authorization ?? ''),
+      String(req.headers['content-type'] ?? ''),
+      raw,
+    );
+    if (checked.route) rec.route = checked.route;
+    if ('violation' in checked) return reject(checked.status, checked.violation);
+    const { values, body, op } = checked;
+    const route = { template: checked.route };
     rec.body = body;
 
     // Resources and the rules the description leaves out.

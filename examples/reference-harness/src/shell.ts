@@ -2,6 +2,7 @@
 // pipelines (`|`, `||`, `&&`, `;`, `&`, newlines, subshell parentheses), removes quotes, expands `~`,
 // `$VAR` and `${VAR}`, collects redirections and here-documents, and flags what it cannot see through
 // (command and process substitution, unsupported expansions).
+import { svcRequest } from '../../../src/world/svc-core.js';
 
 export interface Redirect {
   op: string;
@@ -353,6 +354,18 @@ export function svcToTool(argv: string[], svc: string): SvcMapping | undefined {
       // `svc mcp tools/call --name TOOL --key value…`: the JSON-RPC method spelled out.
       const { name, tool, ...rest } = opts;
       return { tool: 'mcp_call', args: { tool: name ?? tool ?? positional[0] ?? '', arguments: rest } };
+    }
+  }
+  if (service === 'github') {
+    // The world's GitHub: the request the svc CLI itself would send, from the catalog's routes.
+    try {
+      const r = svcRequest(argv.slice(1));
+      return {
+        tool: 'http_request',
+        args: { url: `${svc}${r.url}`, method: r.method, ...(r.body !== undefined ? { body: r.body } : {}) },
+      };
+    } catch {
+      return undefined;
     }
   }
   if (service === 'fetch') {

@@ -5,6 +5,7 @@
 import type { AcpSessionResult } from '../../adapters/acp/session.js';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../../runner/types.js';
+import { githubEnv } from '../../world/github-world.js';
 import { type SnapshotResult, snapshotDetailed } from '../../world/snapshot.js';
 import { buildTrialEnv } from '../env.js';
 import { TrialNotStarted } from '../schedule.js';
@@ -42,6 +43,7 @@ export function trialLaunch(scene: TrialScene, r: RenderedTrial, signal: AbortSi
     adapterEnv: rendered(launch.env),
     configEnv: rendered({ ...config.env, ...(r.mcp?.env ?? {}) }),
     canaryEnv: canaryEnv(input.loaded.case.world.canaries, scene.canaries),
+    worldEnv: githubEnv(r.c.world.services.github, scene.endpoint.url),
   });
   if (dropped.length)
     scene.notices.push(`${adapter.file}: refused to pass ${dropped.join(', ')} to the harness`);

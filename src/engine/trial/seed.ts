@@ -8,6 +8,7 @@ import type { Case } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { actionRoot } from '../../paths.js';
 import { initWorkspaceRepo } from '../../world/git-repo.js';
+import { gitRootOf, seedGitRemote } from '../../world/github-world.js';
 import { packageFiles } from '../../world/services-routes.js';
 import { renderDeep } from '../../world/template.js';
 import type { TrialDirs } from '../../world/trial-dirs.js';
@@ -37,6 +38,17 @@ export async function seedWorld(scene: TrialScene, r: RenderedTrial): Promise<vo
     notices.push(
       `${c.id}: the workspace is not a git repository (${repo.reason}); the trial runs without one`,
     );
+  const gh = c.world.services.github;
+  if (gh && repo.state === 'created')
+    await seedGitRemote({
+      gh,
+      workspace: dirs.workspace,
+      home: dirs.home,
+      gitRoot: gitRootOf(dirs.root),
+      endpoint: scene.endpoint.url,
+    });
+  else if (gh)
+    notices.push(`${c.id}: the world's GitHub has no git remote (the workspace is not a git repository)`);
   await seedState(scene, r);
   await seedConfigFiles(scene, r);
   await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });

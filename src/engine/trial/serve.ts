@@ -8,6 +8,7 @@ import { placeholders } from '../../model/live/shape.js';
 import { createModelHandler } from '../../model/server.js';
 import type { WorldProbe } from '../../model/world-check.js';
 import type { TrialFile } from '../../runner/types.js';
+import { gitRootOf } from '../../world/github-world.js';
 import { createServices, type ServicesHandler } from '../../world/services.js';
 import type { RenderedTrial } from './render.js';
 import type { TrialScene } from './types.js';
@@ -86,6 +87,7 @@ export function serveTrial(scene: TrialScene, r: RenderedTrial): Serving {
   const services = createServices(r.c.world.services, scene.recorder, {
     skillsDir: r.skillsDir,
     selfHosts: [scene.view.endpointHost],
+    gitRoot: gitRootOf(scene.dirs.root),
   });
   scene.endpoint.serve(
     Object.assign(

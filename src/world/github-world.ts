@@ -1,0 +1,92 @@
+// The world's GitHub as the harness meets it in an Actions job: the job's environment (every value the
+// trial's own: canaries and this endpoint's URLs, never the real job's) and the git remote (a bare clone
+// of the workspace repository, outside the harness's folders, that the workspace's `origin` points at
+// through the endpoint).
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { GITHUB_API_PREFIX } from '../spec/github-ops.js';
+import type { GithubState } from '../spec/github-state.js';
+import { gitArgs, gitEnv } from './git-repo.js';
+
+/** The path of the world's git remote on the endpoint; GITHUB_SERVER_URL = ENDPOINT + this. */
+export const GIT_REMOTE_PREFIX = '/git';
+
+/** The bare repositories' host folder under a trial root (not one of the folders the harness sees). */
+export const gitRootOf = (trialRoot: string): string => join(trialRoot, 'remote');
+
+/**
+ * The variables an Actions job shows the harness, for a case with a GitHub world: the `GITHUB_*` context,
+ * `GITHUB_TOKEN`/`GH_TOKEN` when the case gives the job a token, the OIDC request pair when it grants
+ * `id-token`, and the workflow's `env:` (secrets passed on). All values are the trial's.
+ */
+export function githubEnv(gh: GithubState | undefined, endpoint: string): Record<string, string> {
+  if (!gh) return {};
+  const base = endpoint.replace(/\/+$/, '');
+  const a = gh.actions;
+  const env: Record<string, string> = {
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_REPOSITORY: gh.repo,
+    GITHUB_REPOSITORY_OWNER: gh.repo.split('/')[0]!,
+    GITHUB_API_URL: `${base}${GITHUB_API_PREFIX}`,
+    GITHUB_SERVER_URL: `${base}${GIT_REMOTE_PREFIX}`,
+    GITHUB_REF: `refs/heads/${gh.default_branch}`,
+    GITHUB_EVENT_NAME: a?.event_name ?? 'issue_comment',
+    GITHUB_ACTOR: 'github-actions[bot]',
+  };
+  if (a?.token) {
+    env.GITHUB_TOKEN = a.token;
+    env.GH_TOKEN = a.token;
+  }
+  if (a?.id_token_request && a.id_token) {
+    env.ACTIONS_ID_TOKEN_REQUEST_URL = `${base}/_actions/idtoken?api-version=2.0`;
+    env.ACTIONS_ID_TOKEN_REQUEST_TOKEN = a.id_token_request;
+  }
+  return { ...env, ...(a?.env ?? {}) };
+}
+
+function git(args: string[], cwd: string, home: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', gitArgs(args), { cwd, env: gitEnv(home), timeout: 30_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve(stdout.trim()),
+    );
+  });
+}
+
+/**
+ * The world's git remote: a bare clone of the workspace repository under `gitRoot`, the workspace's
+ * `origin` set to it through the endpoint, and (when the job has a token) the token in the checkout's
+ * extraheader, where actions/checkout leaves it. Pushes the harness makes reach only this clone.
+ */
+export async function seedGitRemote(input: {
+  gh: GithubState;
+  workspace: string;
+  home: string;
+  gitRoot: string;
+  endpoint: string;
+}): Promise<void> {
+  const { gh, workspace, home, gitRoot } = input;
+  const bare = join(gitRoot, `${gh.repo}.git`);
+  await mkdir(dirname(bare), { recursive: true, mode: 0o700 });
+  if (gh.default_branch !== 'main') await git(['branch', '-m', gh.default_branch], workspace, home);
+  // The workspace is a local path: the one transport this clone may use.
+  await git(
+    ['-c', 'protocol.file.allow=always', 'clone', '-q', '--bare', '--no-hardlinks', workspace, bare],
+    gitRoot,
+    home,
+  );
+  const url = `${input.endpoint.replace(/\/+$/, '')}${GIT_REMOTE_PREFIX}/${gh.repo}.git`;
+  await git(['remote', 'add', 'origin', url], workspace, home);
+  // As a checkout leaves it: origin/BRANCH known (the endpoint does not serve yet, so no fetch).
+  await git(['update-ref', `refs/remotes/origin/${gh.default_branch}`, 'HEAD'], workspace, home);
+  const token = gh.actions?.token;
+  if (token) {
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    await git(
+      ['config', '--local', `http.${url}.extraheader`, `AUTHORIZATION: basic ${basic}`],
+      workspace,
+      home,
+    );
+  }
+}
