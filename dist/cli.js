@@ -63692,7 +63692,11 @@ function scriptRoute(command, tools, ctx) {
     {
       label: `${write.tool} + ${run4.tool}: script file`,
       calls: [() => write, () => run4],
-      writes: [script, void 0]
+      writes: [script, void 0],
+      // Writing the script carries nothing out: only the run does (a refused run is a step not done, even
+      // though the write went through), and the run's own text names the script, not the command.
+      staging: 1,
+      carries: command
     }
   ];
 }

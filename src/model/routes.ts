@@ -142,6 +142,10 @@ function scriptRoute(command: string, tools: ToolSpec[], ctx: ScriptContext): Ro
       label: `${write.tool} + ${run.tool}: script file`,
       calls: [() => write, () => run],
       writes: [script, undefined],
+      // Writing the script carries nothing out: only the run does (a refused run is a step not done, even
+      // though the write went through), and the run's own text names the script, not the command.
+      staging: 1,
+      carries: command,
     },
   ];
 }
