@@ -72187,12 +72187,7 @@ var ProcessRunner = class {
         cwd: onStatus ? "/" : launch.cwd,
         env: env2,
         detached: true,
-        stdio: [
-          launch.stdin === void 0 && !launch.converse ? "ignore" : "pipe",
-          "pipe",
-          "pipe",
-          onStatus ? "pipe" : "ignore"
-        ]
+        stdio: stdioOf(launch, !!onStatus)
       });
       const entry = { child };
       this.live.add(entry);
@@ -72207,19 +72202,8 @@ var ProcessRunner = class {
         exited = res;
       });
       child.stderr?.on("data", (b2) => err.push(b2));
-      let statusBuf = "";
       const statusStream = child.stdio[3];
-      statusStream?.on("data", (b2) => {
-        statusBuf += b2.toString("utf8");
-        let i = statusBuf.indexOf("\n");
-        while (i >= 0) {
-          onStatus?.(statusBuf.slice(0, i));
-          statusBuf = statusBuf.slice(i + 1);
-          i = statusBuf.indexOf("\n");
-        }
-      });
-      statusStream?.on("error", () => {
-      });
+      if (statusStream && onStatus) eachLine(statusStream, onStatus);
       if (launch.stdin !== void 0) child.stdin?.end(launch.stdin);
       child.stdin?.on("error", () => {
       });
@@ -72264,20 +72248,17 @@ var ProcessRunner = class {
         statusStream?.write("g");
         if (launch.converse) converse(launch.converse);
       };
-      const converse = (talk) => {
-        const io = {
-          write: (text) => {
-            if (!settled && child.stdin?.writable) child.stdin.write(text);
-          },
-          onStdout: (l) => listeners.push(l),
-          exited: exitedP
-        };
-        void talk(io).catch(() => {
-        }).then(() => {
-          child.stdin?.end();
-          if (!settled) endTimer ??= setTimeout(stop, EOF_EXIT_GRACE_MS);
-        });
-      };
+      const converse = (talk) => void talk({
+        write: (text) => {
+          if (!settled && child.stdin?.writable) child.stdin.write(text);
+        },
+        onStdout: (l) => listeners.push(l),
+        exited: exitedP
+      }).catch(() => {
+      }).then(() => {
+        child.stdin?.end();
+        if (!settled) endTimer ??= setTimeout(stop, EOF_EXIT_GRACE_MS);
+      });
       cancel = () => {
         if (settled) return;
         statusStream?.end();
@@ -72398,6 +72379,26 @@ function spawnErrorText(e4, exe, cwd) {
   if (cwd !== void 0 && !existsSync11(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
+}
+function eachLine(stream, onLine) {
+  let buf = "";
+  stream.on("data", (b2) => {
+    buf += b2.toString();
+    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+      onLine(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  });
+  stream.on("error", () => {
+  });
+}
+function stdioOf(launch, status) {
+  return [
+    launch.stdin === void 0 && !launch.converse ? "ignore" : "pipe",
+    "pipe",
+    "pipe",
+    status ? "pipe" : "ignore"
+  ];
 }
 
 // src/engine/runners.ts

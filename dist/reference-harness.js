@@ -15460,7 +15460,8 @@ var guarded_default = {
     "{{svc}}/mcp",
     "{{svc}}/deploy/tokens",
     "{{svc}}/calendar/",
-    "{{svc}}/agents/"
+    "{{svc}}/agents/",
+    "{{svc}}/api/v3/"
   ],
   secrets: true,
   memory_guard: true,

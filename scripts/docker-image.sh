@@ -4,7 +4,7 @@
 #   - node (this machine's, at /usr/local/bin/node, linked from /usr/bin/node) and the libraries it links;
 #   - the tools the built-in cases' shell commands use, copied from this machine's PATH
 #     (/usr/local/bin:/usr/bin:/bin, the process runner's) with their libraries: bash, dash as /bin/sh,
-#     coreutils, find/xargs, grep/sed/awk, curl, wget, make, python3 (+ stdlib, pip), npm/npx… so a case
+#     coreutils, find/xargs, grep/sed/awk, curl, wget, make, python3 (+ stdlib, pip), npm/npx, git (+ git-core)… so a case
 #     behaves the same under `runner: docker` as under `runner: process` on this machine;
 #   - a static busybox for every other common command;
 #   - /etc/passwd with a non-root user `harness` (uid 1000), /tmp, /trial, /opt/hr/ro.
@@ -22,7 +22,7 @@ HOST_PATH=/usr/local/bin:/usr/bin:/bin
 TOOLS="${HR_IMAGE_TOOLS:-sh dash bash ls cat head tail sort uniq wc seq yes dd rm rmdir mkdir mv cp ln chmod touch
   env sleep echo printf tee tr cut date id uname basename dirname readlink realpath stat test true false expr
   find xargs grep sed awk curl wget make python3 pip3 npm npx tar gzip gunzip diff cmp base64 sha256sum
-  md5sum which}"
+  md5sum which git}"
 
 log() { echo "docker-image: $*" >&2; }
 
@@ -91,6 +91,14 @@ add_chain() {
       ;;
     */node_modules/npm/*)
       echo "${p%%/node_modules/npm/*}/node_modules/npm" >>"$DIRS"
+      ;;
+    */bin/git)
+      # Its sub-commands (git-remote-http for a push to the world's remote) and templates, with their libraries.
+      [ -d /usr/lib/git-core ] && echo /usr/lib/git-core >>"$DIRS"
+      [ -d /usr/share/git-core ] && echo /usr/share/git-core >>"$DIRS"
+      for so in /usr/lib/git-core/*; do
+        [ -f "$so" ] && head -c 4 "$so" | grep -q 'ELF' && for l in $(libs_of "$so"); do add_chain "$l"; done
+      done
       ;;
   esac
   return 0

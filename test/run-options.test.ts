@@ -43,6 +43,7 @@ describe('run options: one schema for the action inputs and the CLI flags', () =
       max_consecutive_invalid: 10,
       seeds: 1,
       model: 'scripted',
+      strategies: ['direct'],
     });
   });
 

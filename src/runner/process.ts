@@ -4,7 +4,7 @@
 // reachable, limits on memory, processes, file size and disk, and nothing outliving it.
 // Uncontained (`runner: process-uncontained`, or no mechanism on this machine): the old child process,
 // which confines only the environment; the run records it and the verdict does not count it as green.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import {
   chmodSync,
   type Dirent,
@@ -389,12 +389,7 @@ export class ProcessRunner implements Runner {
         cwd: onStatus ? '/' : launch.cwd,
         env,
         detached: true,
-        stdio: [
-          launch.stdin === undefined && !launch.converse ? 'ignore' : 'pipe',
-          'pipe',
-          'pipe',
-          onStatus ? 'pipe' : 'ignore',
-        ],
+        stdio: stdioOf(launch, !!onStatus),
       });
       const entry: Live = { child };
       this.live.add(entry);
@@ -408,21 +403,11 @@ export class ProcessRunner implements Runner {
         exited = res;
       });
       child.stderr?.on('data', (b: Buffer) => err.push(b));
-      let statusBuf = '';
       const statusStream = child.stdio[3] as
         | (NodeJS.ReadableStream & NodeJS.WritableStream)
         | null
         | undefined;
-      statusStream?.on('data', (b: Buffer) => {
-        statusBuf += b.toString('utf8');
-        let i = statusBuf.indexOf('\n');
-        while (i >= 0) {
-          onStatus?.(statusBuf.slice(0, i));
-          statusBuf = statusBuf.slice(i + 1);
-          i = statusBuf.indexOf('\n');
-        }
-      });
-      statusStream?.on('error', () => {});
+      if (statusStream && onStatus) eachLine(statusStream, onStatus);
       if (launch.stdin !== undefined) child.stdin?.end(launch.stdin);
       child.stdin?.on('error', () => {});
 
@@ -471,21 +456,19 @@ export class ProcessRunner implements Runner {
         if (launch.converse) converse(launch.converse);
       };
       // The engine's side of the harness's stdio; when it is done, end of file on stdin, then a stop.
-      const converse = (talk: NonNullable<TrialLaunch['converse']>) => {
-        const io = {
+      const converse = (talk: NonNullable<TrialLaunch['converse']>) =>
+        void talk({
           write: (text: string) => {
             if (!settled && child.stdin?.writable) child.stdin.write(text);
           },
           onStdout: (l: (b: Buffer) => void) => listeners.push(l),
           exited: exitedP,
-        };
-        void talk(io)
+        })
           .catch(() => {})
           .then(() => {
             child.stdin?.end();
             if (!settled) endTimer ??= setTimeout(stop, EOF_EXIT_GRACE_MS);
           });
-      };
       cancel = () => {
         if (settled) return;
         // End of file on fd 3 lets a waiting init exit by itself; the kill makes sure of it.
@@ -631,4 +614,27 @@ export function spawnErrorText(e: NodeJS.ErrnoException, exe: string, cwd?: stri
   if (cwd !== undefined && !existsSync(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
+}
+
+/** Calls `onLine` with each whole line `stream` sends (the sandbox init's status lines). */
+function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buf = '';
+  stream.on('data', (b: Buffer | string) => {
+    buf += b.toString();
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      onLine(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  });
+  stream.on('error', () => {});
+}
+
+/** stdin only when something is written to it; fd 3 only for a sandbox init's status lines. */
+function stdioOf(launch: TrialLaunch, status: boolean): StdioOptions {
+  return [
+    launch.stdin === undefined && !launch.converse ? 'ignore' : 'pipe',
+    'pipe',
+    'pipe',
+    status ? 'pipe' : 'ignore',
+  ];
 }
