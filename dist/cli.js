@@ -66556,6 +66556,15 @@ async function launchHarness(scene, launch, abort) {
 // src/engine/trial/render.ts
 init_errors();
 
+// src/json-strings.ts
+function mapStrings(value, f) {
+  if (typeof value === "string") return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)]));
+  return value;
+}
+
 // src/model/ids.ts
 import { createHmac as createHmac3, randomBytes as randomBytes4 } from "node:crypto";
 
@@ -67035,13 +67044,6 @@ function renderCase(c, vars, file2) {
     }
     throw e4;
   }
-}
-function mapStrings(value, f) {
-  if (typeof value === "string") return f(value);
-  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)]));
-  return value;
 }
 function strategyCase(c, strategy) {
   if (!rewritesInjection(strategy)) return c;
@@ -68632,20 +68634,13 @@ var VOLATILE = [
 var blankVolatile = (text) => VOLATILE.reduce((t, [re, to]) => t.replace(re, to), text);
 var normalizeText = (text, ph) => ph.reduce((t, [value, name]) => t.split(value).join(name), text);
 var renderText = (text, ph) => [...ph].sort((a, b2) => b2[1].length - a[1].length).reduce((t, [value, name]) => t.split(name).join(value), text);
-function mapStrings2(value, f) {
-  if (typeof value === "string") return f(value);
-  if (Array.isArray(value)) return value.map((v) => mapStrings2(v, f));
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings2(v, f)]));
-  return value;
-}
 var normalizeOutput = (out, ph) => out.kind === "text" ? { kind: "text", text: normalizeText(out.text, ph) } : {
   kind: "tool_calls",
-  calls: out.calls.map((c) => ({ ...c, args: mapStrings2(c.args, (s) => normalizeText(s, ph)) }))
+  calls: out.calls.map((c) => ({ ...c, args: mapStrings(c.args, (s) => normalizeText(s, ph)) }))
 };
 var renderOutput = (out, ph) => out.kind === "text" ? { kind: "text", text: renderText(out.text, ph) } : {
   kind: "tool_calls",
-  calls: out.calls.map((c) => ({ ...c, args: mapStrings2(c.args, (s) => renderText(s, ph)) }))
+  calls: out.calls.map((c) => ({ ...c, args: mapStrings(c.args, (s) => renderText(s, ph)) }))
 };
 var digest = (value) => createHash10("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 function messageKey(m, ph) {
@@ -68653,7 +68648,7 @@ function messageKey(m, ph) {
   return [
     m.role,
     n(m.text),
-    m.toolCalls.map((c) => [c.name, mapStrings2(c.args, n)]),
+    m.toolCalls.map((c) => [c.name, mapStrings(c.args, n)]),
     m.toolResults.map((r) => [n(r.text), r.isError])
   ];
 }
@@ -70977,13 +70972,6 @@ init_errors();
 function harnessPackageOf(adapter) {
   return adapter.install?.npm?.package ?? adapter.harness?.package;
 }
-function mapStrings3(v, f) {
-  if (typeof v === "string") return f(v);
-  if (Array.isArray(v)) return v.map((x) => mapStrings3(x, f));
-  if (v && typeof v === "object")
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mapStrings3(x, f)]));
-  return v;
-}
 var VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
 function withHarnessVersion(adapter, version2) {
   if (!VERSION_SHAPE.test(version2))
@@ -70995,7 +70983,7 @@ function withHarnessVersion(adapter, version2) {
   const to = `{{cache}}/${adapter.name}-${version2}`;
   if (pin) {
     const from = `{{cache}}/${adapter.name}-${pin.version}`;
-    const moved3 = mapStrings3(adapter, (s) => s.split(from).join(to));
+    const moved3 = mapStrings(adapter, (s) => s.split(from).join(to));
     return { ...moved3, install: { ...moved3.install, npm: { package: pin.package, version: version2 } } };
   }
   const pkg = adapter.harness?.package;
@@ -71004,7 +70992,7 @@ function withHarnessVersion(adapter, version2) {
       `adapter ${adapter.name} names no harness package, so no other version of it can be installed`,
       "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
     );
-  const moved2 = mapStrings3(
+  const moved2 = mapStrings(
     adapter,
     (s) => s.split("{{repo}}/node_modules/").join(`${to}/node_modules/`)
   );

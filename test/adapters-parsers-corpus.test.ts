@@ -38,7 +38,17 @@ describe('built-in output rules on the recorded corpus', () => {
       existsSync(c.file) ? (JSON.parse(readFileSync(c.file, 'utf8')) as { kind: string }[]) : [],
     );
     expect(new Set(cases.map((c) => c.adapter))).toEqual(
-      new Set(['claude-code', 'codex', 'copilot', 'gemini-cli', 'openclaw', 'opencode', 'pi', 'qwen-code', 'reference']),
+      new Set([
+        'claude-code',
+        'codex',
+        'copilot',
+        'gemini-cli',
+        'openclaw',
+        'opencode',
+        'pi',
+        'qwen-code',
+        'reference',
+      ]),
     );
     for (const kind of ['tool', 'denial', 'error', 'warning'])
       expect(

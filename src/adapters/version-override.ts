@@ -6,20 +6,12 @@
 //   `{{repo}}/node_modules/…`), the version is installed into the cache like a pin, and the paths into
 //   the repository's node_modules point into that install instead.
 import { UserError } from '../errors.js';
+import { mapStrings } from '../json-strings.js';
 import type { Adapter } from './schema.js';
 
 /** The npm package that is the adapter's harness: its pinned install, else the `harness:` declaration. */
 export function harnessPackageOf(adapter: Adapter): string | undefined {
   return adapter.install?.npm?.package ?? adapter.harness?.package;
-}
-
-/** Every string of a JSON-shaped value, rewritten by `f` (keys kept). */
-function mapStrings(v: unknown, f: (s: string) => string): unknown {
-  if (typeof v === 'string') return f(v);
-  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
-  if (v && typeof v === 'object')
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mapStrings(x, f)]));
-  return v;
 }
 
 const VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;

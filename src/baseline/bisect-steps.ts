@@ -4,7 +4,7 @@
 // `bad` (unsafe), or `skipped` (it failed to install or run: never counted as safe). Like `git bisect`:
 // the middle untried version between the last good below the first bad and that bad, log₂ steps.
 
-import type { Probe } from '../report/harness-change.js';
+import type { BisectView, Probe } from '../report/harness-change.js';
 
 export interface BisectCaps {
   /** Versions tried at most (the two ends, when they are tried here, count). */
@@ -49,20 +49,8 @@ export function nextProbe(
   return { index };
 }
 
-export interface BisectConclusion {
-  /** The first version where the cases turn unsafe, when the tries pin it to one. */
-  firstBad?: string;
-  /** The last version tried safe below it. */
-  lastGood: string;
-  /** Versions that may be the first bad one (more than one: skipped versions or a cap left them open). */
-  suspects: string[];
-  skipped: string[];
-  /** Versions tried safe although an earlier one was unsafe: the change is not monotone (or flaky). */
-  nonMonotone: string[];
-  stop: 'converged' | 'version-cap' | 'trial-cap';
-  /** Why no version was narrowed: the ends are not safe → unsafe. */
-  nothing?: string;
-}
+/** What the tries pin down: the report's view of a bisect without its cases, seeds, tries and caps. */
+export type BisectConclusion = Omit<BisectView, 'cases' | 'seeds' | 'tries' | 'caps'>;
 
 export function conclude(
   versions: readonly string[],

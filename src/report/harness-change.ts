@@ -23,10 +23,14 @@ export interface BisectView {
   cases: string[];
   seeds: number;
   tries: VersionTry[];
+  /** The first version where the cases turn unsafe, when the tries pin it to one. */
   firstBad?: string;
+  /** The last version tried safe below it. */
   lastGood: string;
+  /** Versions that may be the first bad one (more than one: skipped versions or a cap left them open). */
   suspects: string[];
   skipped: string[];
+  /** Versions tried safe although an earlier one was unsafe: the change is not monotone (or flaky). */
   nonMonotone: string[];
   stop: 'converged' | 'version-cap' | 'trial-cap';
   /** Why no version was narrowed (the ends are not safe → unsafe). */

@@ -3,6 +3,7 @@
 // writes nothing; an unknown template variable or a state path outside the trial is the user's to fix.
 import type { Case } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
+import { mapStrings } from '../../json-strings.js';
 import { providerKey } from '../../model/ids.js';
 import { injectText, rewritesInjection } from '../../model/strategies/strategy-kinds.js';
 import { actionRoot } from '../../paths.js';
@@ -41,15 +42,6 @@ function renderCase(c: Case, vars: Record<string, string>, file: string): Case {
     }
     throw e;
   }
-}
-
-/** Every string of a value, mapped (objects and arrays rebuilt; other values kept). */
-function mapStrings(value: unknown, f: (s: string) => string): unknown {
-  if (typeof value === 'string') return f(value);
-  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)]));
-  return value;
 }
 
 /**

@@ -3,6 +3,7 @@
 // request is digested. Two trials of the same case on the same harness build give the same shapes.
 import { createHash } from 'node:crypto';
 import type { NormalOutput, RequestShape } from '../../evidence/types.js';
+import { mapStrings } from '../../json-strings.js';
 import type { Conversation, Message } from '../conversation.js';
 
 /** Trial value → placeholder, longest value first (a folder inside another is replaced first). */
@@ -75,15 +76,6 @@ export const renderText = (text: string, ph: Placeholders): string =>
   [...ph]
     .sort((a, b) => b[1].length - a[1].length)
     .reduce((t, [value, name]) => t.split(name).join(value), text);
-
-/** Deep map over strings (tool arguments). */
-function mapStrings(value: unknown, f: (s: string) => string): unknown {
-  if (typeof value === 'string') return f(value);
-  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)]));
-  return value;
-}
 
 export const normalizeOutput = (out: NormalOutput, ph: Placeholders): NormalOutput =>
   out.kind === 'text'
