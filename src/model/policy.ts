@@ -93,7 +93,7 @@ interface Progress {
   owner: number;
   /** Position in Steps.attack of the attacker step being pursued. */
   attack: number;
-  /** The route being tried for it (index into routesFor) and that route's next call. */
+  /** The route being tried for it (index into the step's strategy routes, strategyRoutes) and that route's next call. */
   route: number;
   part: number;
   /** Text the route's previous call returned (what a read found), for the next call of the route. */
