@@ -181,6 +181,11 @@ export const Adapter = z
          * config.toml) and an object is merged key by key into its JSON object (one openclaw.json).
          */
         files: z.record(z.string(), FileSpec).default({}),
+        /**
+         * The name those files register the server under. Harnesses offer its tools under it
+         * (team_lookup, team-lookup, mcp__team__lookup), so the scripted model can find them.
+         */
+        server: z.string().min(1).default('team'),
         /** Extra launch arguments (after the configuration's). */
         args: z.array(z.string()).default([]),
         /** Extra environment (over the configuration's). */

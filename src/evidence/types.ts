@@ -299,4 +299,6 @@ export interface ScriptContext {
    * own sub-agent tool, the sub-agent's conversation reaches this endpoint and gets this report.
    */
   subagents?: Record<string, string>;
+  /** The name the trial's MCP server is registered under (adapter `mcp.server`): harnesses prefix its tools with it. */
+  mcp_server?: string;
 }
