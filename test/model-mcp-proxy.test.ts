@@ -13,7 +13,10 @@ const fn = (name: string, properties: Record<string, unknown> = {}) => ({
 });
 const offered = (names: string[]) =>
   parseConversation('openai-chat', {
-    tools: [fn('bash', { command: { type: 'string' } }), ...names.map((n) => fn(n, { id: { type: 'string' } }))],
+    tools: [
+      fn('bash', { command: { type: 'string' } }),
+      ...names.map((n) => fn(n, { id: { type: 'string' } })),
+    ],
   }).tools;
 const LOOKUP: Action = { do: 'call', service: 'mcp', op: 'call', args: { tool: 'lookup_customer', id: '7' } };
 

@@ -285,7 +285,12 @@ export interface ScriptContext {
   memory_file?: string;
   tool_hints: Record<
     string,
-    { name: string; args: Record<string, string>; set?: Record<string, string | number | boolean> }
+    {
+      name: string;
+      args: Record<string, string>;
+      set?: Record<string, string | number | boolean>;
+      finish?: { name: string; arg: string };
+    }
   >;
   denial_patterns: RegExp[];
   /** Regexes (adapter error_patterns) that mark an answer as an error, not a refusal and not a success. */

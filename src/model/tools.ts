@@ -402,10 +402,16 @@ function callCandidate(action: CallAction, tools: ToolSpec[], mcpServer?: string
 }
 
 /** A name's words: its letters and digits between separators (`mcp__team.lookup-x` → mcp team lookup x). */
-const words = (name: string): string[] => name.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+const words = (name: string): string[] =>
+  name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 const endsWithWords = (name: string[], tail: string[]): boolean =>
-  tail.length > 0 && name.length >= tail.length && tail.every((w, i) => name[name.length - tail.length + i] === w);
+  tail.length > 0 &&
+  name.length >= tail.length &&
+  tail.every((w, i) => name[name.length - tail.length + i] === w);
 
 /**
  * Whether an offered tool is the harness's proxy for the MCP tool `wanted`: the served name itself, the
