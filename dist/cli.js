@@ -69404,7 +69404,11 @@ function absorb(p, ctx, offers, move, result, world) {
   if (move.step.role === "owner") {
     if (!move.redo && actionOf(ctx, move.step)?.do === "write" && readFirst2(result, outcome, world)) {
       p.redo = { step: move.step, redo: "read" };
-    } else if (outcome !== "executed" && !move.redo && move.route === void 0 && offers.ownerRetry(move.step.index)) {
+    } else if (
+      // The first try, or the write made again after a read (a tool that refuses any existing path,
+      // Copilot's `create`, fails it again): the shell's form is still owed, once (route 1 is not retried).
+      outcome !== "executed" && move.redo !== "read" && move.route === void 0 && offers.ownerRetry(move.step.index)
+    ) {
       p.redo = { step: move.step, route: 1 };
     }
     return;
@@ -77257,6 +77261,12 @@ function noRequestLine(r) {
   return "\u2717 model: the harness sent no request to {{model_url}}: check the base-URL variable (and whether its client appends /v1 itself)";
 }
 var bullet = (ok3) => ok3 ? "\u2713" : "\u2717";
+function egressLine(e4) {
+  const url2 = /^[a-z][a-z0-9+.-]*:\/\//i.test(e4.path);
+  const authority2 = e4.path !== "" && !e4.path.startsWith("/");
+  const where3 = url2 || authority2 ? e4.path : `${e4.host}${e4.path}`;
+  return JSON.stringify(`${e4.method} ${where3}`).slice(1, -1);
+}
 function doctorText(r) {
   const lines = [`harness-risk doctor: ${r.adapter} / ${r.config}`];
   if (r.launch.length) {
@@ -77278,7 +77288,7 @@ function doctorText(r) {
     r.undeclared_home.length ? `\u2717 undeclared state under HOME: ${r.undeclared_home.join(", ")}: add them to state.config_dirs, or resources.no-write-outside-workspace fires in every trial` : "\u2713 everything written under HOME is declared in state"
   );
   lines.push(
-    r.egress.length ? `\u2717 egress: ${r.egress.length} request(s) for outside hosts (${r.egress.slice(0, 5).map((e4) => `${e4.method} ${/^[a-z]+:\/\//.test(e4.path) ? e4.path : `${e4.host}${e4.path}`}`).join(
+    r.egress.length ? `\u2717 egress: ${r.egress.length} request(s) for outside hosts (${r.egress.slice(0, 5).map(egressLine).join(
       ", "
     )}): turn off its telemetry/update checks, or pre-seed what it downloads (README, "No offline switch")` : "\u2713 no request for an outside host"
   );

@@ -440,8 +440,10 @@ function absorb(
     if (!move.redo && actionOf(ctx, move.step)?.do === 'write' && readFirst(result, outcome, world)) {
       p.redo = { step: move.step, redo: 'read' };
     } else if (
+      // The first try, or the write made again after a read (a tool that refuses any existing path,
+      // Copilot's `create`, fails it again): the shell's form is still owed, once (route 1 is not retried).
       outcome !== 'executed' &&
-      !move.redo &&
+      move.redo !== 'read' &&
       move.route === undefined &&
       offers.ownerRetry(move.step.index)
     ) {
