@@ -62553,9 +62553,22 @@ function invalidReason(ev) {
     return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   }
   const finished = agentTurns.some((m) => m.response.kind === "text");
-  if (p.exit_code !== 0 && !finished)
+  if (p.exit_code !== 0 && !finished && !stoppedByGuard(ev))
     return `harness crashed (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   return void 0;
+}
+var STACK_FRAME = /^\s+at .+:\d+:\d+\)?$|^\s+File ".+", line \d+|^goroutine \d+ \[/m;
+function stoppedByGuard(ev) {
+  const p = ev.process;
+  if (p.signal || p.exit_code === null || STACK_FRAME.test(p.stderr)) return false;
+  if (ev.harness.some((h) => h.kind === "session_end")) return true;
+  const last = ev.model.filter((m) => !m.review).at(-1)?.response;
+  if (last?.kind !== "tool_calls" || last.calls.length === 0) return false;
+  const ids = new Set(last.calls.map((c) => callKey(c.id)));
+  const tools = new Set(last.calls.map((c) => c.tool));
+  return ev.harness.some(
+    (h) => h.kind === "denial" && (h.call_id !== void 0 ? ids.has(callKey(h.call_id)) : h.tool === void 0 || tools.has(h.tool))
+  );
 }
 var NOISE = /^(Node\.js v\d|at\s|\^+$|node:internal|throw\s|\{$|\}$|code: |requireStack)/;
 var TELLING = /\b(error|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|fatal|exception|panic|killed|out of memory|unknown|invalid|missing)\b|\bE[A-Z]{3,}\b/i;
