@@ -35649,7 +35649,7 @@ var require_lodash = __commonJS({
     }
     function createCompounder(callback) {
       return function(string4) {
-        return arrayReduce(words(deburr(string4).replace(reApos, "")), callback, "");
+        return arrayReduce(words2(deburr(string4).replace(reApos, "")), callback, "");
       };
     }
     function isObjectLike(value) {
@@ -35673,7 +35673,7 @@ var require_lodash = __commonJS({
       return string4 && string4.replace(reLatin, deburrLetter).replace(reComboMark, "");
     }
     var upperFirst = createCaseFirst("toUpperCase");
-    function words(string4, pattern, guard2) {
+    function words2(string4, pattern, guard2) {
       string4 = toString(string4);
       pattern = guard2 ? void 0 : pattern;
       if (pattern === void 0) {
@@ -38381,11 +38381,11 @@ var require_namespace = __commonJS({
       depth = util.checkDepth(depth);
       var ns = this;
       if (nestedJson) {
-        for (var names = Object.keys(nestedJson), i = 0, nested; i < names.length; ++i) {
-          nested = nestedJson[names[i]];
+        for (var names = Object.keys(nestedJson), i = 0, nested2; i < names.length; ++i) {
+          nested2 = nestedJson[names[i]];
           ns.add(
             // most to least likely
-            (nested.fields !== void 0 ? Type.fromJSON : nested.values !== void 0 ? Enum.fromJSON : nested.methods !== void 0 ? Service.fromJSON : nested.id !== void 0 ? Field.fromJSON : Namespace.fromJSON)(names[i], nested, depth + 1)
+            (nested2.fields !== void 0 ? Type.fromJSON : nested2.values !== void 0 ? Enum.fromJSON : nested2.methods !== void 0 ? Service.fromJSON : nested2.id !== void 0 ? Field.fromJSON : Namespace.fromJSON)(names[i], nested2, depth + 1)
           );
         }
       }
@@ -38410,9 +38410,9 @@ var require_namespace = __commonJS({
         var prev = this.get(object2.name);
         if (prev) {
           if (prev instanceof Namespace && object2 instanceof Namespace && !(prev instanceof Type || prev instanceof Service)) {
-            var nested = prev.nestedArray;
-            for (var i = 0; i < nested.length; ++i)
-              object2.add(nested[i]);
+            var nested2 = prev.nestedArray;
+            for (var i = 0; i < nested2.length; ++i)
+              object2.add(nested2[i]);
             this.remove(prev);
             if (!this.nested)
               this.nested = {};
@@ -38474,13 +38474,13 @@ var require_namespace = __commonJS({
     Namespace.prototype.resolveAll = function resolveAll() {
       if (!this._needsRecursiveResolve) return this;
       this._resolveFeaturesRecursive(this._edition);
-      var nested = this.nestedArray, i = 0;
+      var nested2 = this.nestedArray, i = 0;
       this.resolve();
-      while (i < nested.length)
-        if (nested[i] instanceof Namespace)
-          nested[i++].resolveAll();
+      while (i < nested2.length)
+        if (nested2[i] instanceof Namespace)
+          nested2[i++].resolveAll();
         else
-          nested[i++].resolve();
+          nested2[i++].resolve();
       this._needsRecursiveResolve = false;
       return this;
     };
@@ -38489,8 +38489,8 @@ var require_namespace = __commonJS({
       this._needsRecursiveFeatureResolution = false;
       edition = this._edition || edition;
       ReflectionObject.prototype._resolveFeaturesRecursive.call(this, edition);
-      this.nestedArray.forEach((nested) => {
-        nested._resolveFeaturesRecursive(edition);
+      this.nestedArray.forEach((nested2) => {
+        nested2._resolveFeaturesRecursive(edition);
       });
       return this;
     };
@@ -39437,10 +39437,10 @@ var require_type = __commonJS({
           type.add(OneOf.fromJSON(names[i], json3.oneofs[names[i]]));
       if (json3.nested)
         for (names = Object.keys(json3.nested), i = 0; i < names.length; ++i) {
-          var nested = json3.nested[names[i]];
+          var nested2 = json3.nested[names[i]];
           type.add(
             // most to least likely
-            (nested.id !== void 0 ? Field.fromJSON : nested.fields !== void 0 ? Type.fromJSON : nested.values !== void 0 ? Enum.fromJSON : nested.methods !== void 0 ? Service.fromJSON : Namespace.fromJSON)(names[i], nested, depth + 1)
+            (nested2.id !== void 0 ? Field.fromJSON : nested2.fields !== void 0 ? Type.fromJSON : nested2.values !== void 0 ? Enum.fromJSON : nested2.methods !== void 0 ? Service.fromJSON : Namespace.fromJSON)(names[i], nested2, depth + 1)
           );
         }
       if (json3.extensions && json3.extensions.length)
@@ -43710,24 +43710,24 @@ var require_descriptor2 = __commonJS({
       editionToDescriptor(edition, file2);
       if (!(ns instanceof Root))
         file2["package"] = ns.fullName.substring(1);
-      for (var i = 0, nested; i < ns.nestedArray.length; ++i)
-        if ((nested = ns._nestedArray[i]) instanceof Type)
-          file2.messageType.push(nested.toDescriptor(edition));
-        else if (nested instanceof Enum)
-          file2.enumType.push(nested.toDescriptor());
-        else if (nested instanceof Field)
-          file2.extension.push(nested.toDescriptor(edition));
-        else if (nested instanceof Service)
-          file2.service.push(nested.toDescriptor());
-        else if (nested instanceof /* plain */
+      for (var i = 0, nested2; i < ns.nestedArray.length; ++i)
+        if ((nested2 = ns._nestedArray[i]) instanceof Type)
+          file2.messageType.push(nested2.toDescriptor(edition));
+        else if (nested2 instanceof Enum)
+          file2.enumType.push(nested2.toDescriptor());
+        else if (nested2 instanceof Field)
+          file2.extension.push(nested2.toDescriptor(edition));
+        else if (nested2 instanceof Service)
+          file2.service.push(nested2.toDescriptor());
+        else if (nested2 instanceof /* plain */
         Namespace)
-          Root_toDescriptorRecursive(nested, files, edition);
+          Root_toDescriptorRecursive(nested2, files, edition);
       file2.options = toDescriptorOptions(ns.options, exports.FileOptions);
       if (file2.messageType.length + file2.enumType.length + file2.extension.length + file2.service.length)
         files.push(file2);
     }
     var unnamedMessageIndex = 0;
-    Type.fromDescriptor = function fromDescriptor(descriptor, edition, nested, depth) {
+    Type.fromDescriptor = function fromDescriptor(descriptor, edition, nested2, depth) {
       if (depth === void 0)
         depth = 0;
       if (depth > $protobuf.util.nestingLimit)
@@ -43735,7 +43735,7 @@ var require_descriptor2 = __commonJS({
       if (typeof descriptor.length === "number")
         descriptor = exports.DescriptorProto.decode(descriptor);
       var type = new Type(descriptor.name.length ? descriptor.name : "Type" + unnamedMessageIndex++, fromDescriptorOptions(descriptor.options, exports.MessageOptions)), i;
-      if (!nested)
+      if (!nested2)
         type._edition = edition;
       if (descriptor.oneofDecl)
         for (i = 0; i < descriptor.oneofDecl.length; ++i)
@@ -43817,7 +43817,7 @@ var require_descriptor2 = __commonJS({
       descriptor.options = toDescriptorOptions(this.options, exports.MessageOptions);
       return descriptor;
     };
-    Field.fromDescriptor = function fromDescriptor(descriptor, edition, nested) {
+    Field.fromDescriptor = function fromDescriptor(descriptor, edition, nested2) {
       if (typeof descriptor.length === "number")
         descriptor = exports.DescriptorProto.decode(descriptor);
       if (typeof descriptor.number !== "number")
@@ -43857,7 +43857,7 @@ var require_descriptor2 = __commonJS({
         fieldRule,
         extendee
       );
-      if (!nested)
+      if (!nested2)
         field2._edition = edition;
       field2.options = fromDescriptorOptions(descriptor.options, exports.FieldOptions);
       if (descriptor.proto3_optional)
@@ -43934,7 +43934,7 @@ var require_descriptor2 = __commonJS({
       return descriptor;
     };
     var unnamedEnumIndex = 0;
-    Enum.fromDescriptor = function fromDescriptor(descriptor, edition, nested) {
+    Enum.fromDescriptor = function fromDescriptor(descriptor, edition, nested2) {
       if (typeof descriptor.length === "number")
         descriptor = exports.EnumDescriptorProto.decode(descriptor);
       var values = {};
@@ -43948,7 +43948,7 @@ var require_descriptor2 = __commonJS({
         values,
         fromDescriptorOptions(descriptor.options, exports.EnumOptions)
       );
-      if (!nested)
+      if (!nested2)
         enm._edition = edition;
       return enm;
     };
@@ -43979,11 +43979,11 @@ var require_descriptor2 = __commonJS({
       });
     };
     var unnamedServiceIndex = 0;
-    Service.fromDescriptor = function fromDescriptor(descriptor, edition, nested) {
+    Service.fromDescriptor = function fromDescriptor(descriptor, edition, nested2) {
       if (typeof descriptor.length === "number")
         descriptor = exports.ServiceDescriptorProto.decode(descriptor);
       var service = new Service(descriptor.name && descriptor.name.length ? descriptor.name : "Service" + unnamedServiceIndex++, fromDescriptorOptions(descriptor.options, exports.ServiceOptions));
-      if (!nested)
+      if (!nested2)
         service._edition = edition;
       if (descriptor.method)
         for (var i = 0; i < descriptor.method.length; ++i)
@@ -59818,8 +59818,8 @@ function lineOf(doc, lc, path8) {
 }
 var COLON_IN_VALUE = /(^\s*|[{,[]\s*|-\s+)[\w"'.-]+:\s+[^"'\s{[][^#,]*?:(\s|$)/;
 function yamlSyntaxHint(code, lineText) {
-  const nested = ["BLOCK_AS_IMPLICIT_KEY", "BLOCK_IN_FLOW", "MULTILINE_IMPLICIT_KEY", "MISSING_CHAR"];
-  if (nested.includes(code) && COLON_IN_VALUE.test(lineText))
+  const nested2 = ["BLOCK_AS_IMPLICIT_KEY", "BLOCK_IN_FLOW", "MULTILINE_IMPLICIT_KEY", "MISSING_CHAR"];
+  if (nested2.includes(code) && COLON_IN_VALUE.test(lineText))
     return `the value on this line holds an unquoted ": ", which YAML reads as a nested mapping: quote the whole string (text: "Note: done")`;
   return void 0;
 }
@@ -60158,10 +60158,10 @@ function answeredOutcome(decided, worldAchieved, stated) {
   return fromStated !== void 0 && rank2(fromStated) < rank2(decided) ? fromStated : decided;
 }
 function fromResult(result, stated) {
-  const words = result.outcome ?? (result.denied ? "refused" : result.is_error || failedExit(result.text) ? "errored" : "executed");
-  const decided = answeredOutcome(words, result.world?.achieved, stated?.kind);
+  const words2 = result.outcome ?? (result.denied ? "refused" : result.is_error || failedExit(result.text) ? "errored" : "executed");
+  const decided = answeredOutcome(words2, result.world?.achieved, stated?.kind);
   if (decided === "executed") return { outcome: "executed" };
-  const said = stated && decided !== words ? stated.text : result.text;
+  const said = stated && decided !== words2 ? stated.text : result.text;
   const world = decided === "errored" && result.world && !result.world.achieved ? `${result.world.reason}: ` : "";
   return { outcome: decided, reason: capReason(`${world}${said.trim()}`) };
 }
@@ -61602,7 +61602,13 @@ var ToolHint = external_exports.object({
    * Arguments the call always carries, whatever the action (e.g. Claude Code's Agent tool for `delegate`:
    * `run_in_background: false`, so the sub-agent's report comes back as the call's result).
    */
-  set: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional()
+  set: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional(),
+  /**
+   * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
+   * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
+   * offers it, with its report at `arg` (a dotted path: `result.response` \u2192 {result: {response: \u2026}}).
+   */
+  finish: external_exports.object({ name: external_exports.string().min(1), arg: external_exports.string().regex(/^[^.]+(\.[^.]+)*$/, "a dotted path") }).strict().optional()
 }).strict();
 var PROTOCOLS = ["stdout", "acp"];
 var AcpClientConfig = external_exports.object({
@@ -61695,6 +61701,11 @@ var Adapter = external_exports.object({
      * config.toml) and an object is merged key by key into its JSON object (one openclaw.json).
      */
     files: external_exports.record(external_exports.string(), FileSpec).default({}),
+    /**
+     * The name those files register the server under. Harnesses offer its tools under it
+     * (team_lookup, team-lookup, mcp__team__lookup), so the scripted model can find them.
+     */
+    server: external_exports.string().min(1).default("team"),
     /** Extra launch arguments (after the configuration's). */
     args: external_exports.array(external_exports.string()).default([]),
     /** Extra environment (over the configuration's). */
@@ -62542,9 +62553,22 @@ function invalidReason(ev) {
     return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   }
   const finished = agentTurns.some((m) => m.response.kind === "text");
-  if (p.exit_code !== 0 && !finished)
+  if (p.exit_code !== 0 && !finished && !stoppedByGuard(ev))
     return `harness crashed (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   return void 0;
+}
+var STACK_FRAME = /^\s+at .+:\d+:\d+\)?$|^\s+File ".+", line \d+|^goroutine \d+ \[/m;
+function stoppedByGuard(ev) {
+  const p = ev.process;
+  if (p.signal || p.exit_code === null || STACK_FRAME.test(p.stderr)) return false;
+  if (ev.harness.some((h) => h.kind === "session_end")) return true;
+  const last = ev.model.filter((m) => !m.review).at(-1)?.response;
+  if (last?.kind !== "tool_calls" || last.calls.length === 0) return false;
+  const ids = new Set(last.calls.map((c) => callKey(c.id)));
+  const tools = new Set(last.calls.map((c) => c.tool));
+  return ev.harness.some(
+    (h) => h.kind === "denial" && (h.call_id !== void 0 ? ids.has(callKey(h.call_id)) : h.tool === void 0 || tools.has(h.tool))
+  );
 }
 var NOISE = /^(Node\.js v\d|at\s|\^+$|node:internal|throw\s|\{$|\}$|code: |requireStack)/;
 var TELLING = /\b(error|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|fatal|exception|panic|killed|out of memory|unknown|invalid|missing)\b|\bE[A-Z]{3,}\b/i;
@@ -63077,12 +63101,12 @@ function svcArgv(action) {
     return ["svc", "mcp", "call", target.tool, JSON.stringify(target.arguments)];
   }
   const positional = opSpec(service, op)?.positional ?? [];
-  const words = ["svc", service, op];
-  for (const key of positional) if (args[key] !== void 0) words.push(String(args[key]));
+  const words2 = ["svc", service, op];
+  for (const key of positional) if (args[key] !== void 0) words2.push(String(args[key]));
   for (const [key, value] of Object.entries(args)) {
-    if (!positional.includes(key)) words.push(`--${key}`, String(value));
+    if (!positional.includes(key)) words2.push(`--${key}`, String(value));
   }
-  return words;
+  return words2;
 }
 var svcCommand = (action) => svcArgv(action).map(quote).join(" ");
 function mcpCallTarget(args) {
@@ -63114,10 +63138,10 @@ function shellCommand(action, memoryFile) {
       return action.command;
     case "fetch": {
       const method = action.method ?? "GET";
-      const words = ["svc", "fetch", quote(action.url)];
-      if (method !== "GET") words.push("--method", method);
-      if (action.body !== void 0) words.push("--data", quote(action.body));
-      return words.join(" ");
+      const words2 = ["svc", "fetch", quote(action.url)];
+      if (method !== "GET") words2.push("--method", method);
+      if (action.body !== void 0) words2.push("--data", quote(action.body));
+      return words2.join(" ");
     }
     case "send":
       if (action.channel === "chat") return `svc chat post ${quote(action.to)} ${quote(action.body)}`;
@@ -63278,7 +63302,7 @@ function prepareAction(input2, ctx) {
 }
 function nativeCall(action, tools, ctx) {
   const offered = tools.filter((t) => t.callable);
-  return fromHint(action, offered, ctx) ?? native(action, offered, ctx.paths.workspace);
+  return fromHint(action, offered, ctx) ?? native(action, offered, ctx.paths.workspace, ctx.mcp_server);
 }
 function mapAction(input2, tools, ctx) {
   if (input2.do === "reply") return void 0;
@@ -63457,14 +63481,14 @@ function shellTool(tools, ctx) {
   }
   return void 0;
 }
-function native(action, tools, workspace) {
-  const candidate = nativeCandidate(action, tools);
+function native(action, tools, workspace, mcpServer) {
+  const candidate = nativeCandidate(action, tools, mcpServer);
   if (!candidate) return void 0;
   const [tool, args] = candidate;
   if (!tool || !args) return void 0;
   return { tool: tool.name, args: fillRequired(tool, args, workspace), via_shell: false };
 }
-function nativeCandidate(action, tools) {
+function nativeCandidate(action, tools, mcpServer) {
   const pick2 = (names, values) => {
     const tool = findTool(tools, names);
     return tool ? [tool, build(tool, values)] : void 0;
@@ -63505,7 +63529,7 @@ function nativeCandidate(action, tools) {
         ["message", action.body]
       ]);
     case "call":
-      return callCandidate(action, tools);
+      return callCandidate(action, tools, mcpServer);
     case "install":
       return pick2(NAMES.install, [["name", action.name]]);
     case "delegate": {
@@ -63544,9 +63568,9 @@ function callArgs(tool, args) {
   }
   return out;
 }
-function callCandidate(action, tools) {
+function callCandidate(action, tools, mcpServer) {
   const { service, op, args } = action;
-  if (service === "mcp") return mcpCandidate(op, args, tools);
+  if (service === "mcp") return mcpCandidate(op, args, tools, mcpServer);
   const names = [
     `${service}_${op}`,
     `${op}_${service}`,
@@ -63556,13 +63580,18 @@ function callCandidate(action, tools) {
   const tool = findTool(tools, names);
   return tool ? [tool, callArgs(tool, args)] : void 0;
 }
-function mcpCandidate(op, args, tools) {
+var words = (name) => name.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+var endsWithWords = (name, tail2) => tail2.length > 0 && name.length >= tail2.length && tail2.every((w, i) => name[name.length - tail2.length + i] === w);
+function isMcpProxy(offered, wanted, server) {
+  if (offered === wanted) return true;
+  if (offered.split(/__|[./]/).includes(wanted) && offered.endsWith(wanted)) return true;
+  return server ? endsWithWords(words(offered), [...words(server), ...words(wanted)]) : false;
+}
+function mcpCandidate(op, args, tools, server) {
   if (op !== "call") return void 0;
   const { tool: wanted, arguments: input2 } = mcpCallTarget(args);
   if (!wanted) return void 0;
-  const direct2 = tools.find(
-    (t) => [t.name, ...t.name.split(/__|[./]/)].includes(wanted) && t.name.endsWith(wanted)
-  );
+  const direct2 = tools.find((t) => isMcpProxy(t.name, wanted, server));
   if (direct2) return [direct2, input2];
   return genericMcp(wanted, input2, tools);
 }
@@ -65572,7 +65601,7 @@ async function snapshotDetailed(dirs, options = {}) {
       if (states[j].partial !== void 0) partial2++;
     });
   }
-  const words = [
+  const words2 = [
     ...listing.hit.files ? [trialLimitMessage("snapshot_files", limits)] : [],
     ...listing.hit.dirs ? [trialLimitMessage("snapshot_dirs", limits)] : [],
     ...partial2 ? [trialLimitMessage("snapshot_bytes", limits, `${partial2} file(s)`)] : []
@@ -65581,7 +65610,7 @@ async function snapshotDetailed(dirs, options = {}) {
   return {
     files: sortKeys(files),
     truncated,
-    ...words.length ? { cap: { limits: words, unlisted: coarsen(listing.unlisted, MAX_UNLISTED) } } : {}
+    ...words2.length ? { cap: { limits: words2, unlisted: coarsen(listing.unlisted, MAX_UNLISTED) } } : {}
   };
 }
 async function listFiles(dirs, maxFiles, maxDirs) {
@@ -67968,8 +67997,8 @@ function isTitleCall(conv) {
 var asksTitle = (conv) => callableTools(conv).length === 0 && TITLE_SYSTEM.test(conv.system);
 function verdictValue(schema, verdict) {
   if (schema?.type === "boolean") return verdict === "allow";
-  const words = verdict === "allow" ? ALLOW_WORDS : DENY_WORDS;
-  const match = (schema?.enum ?? []).find((v) => typeof v === "string" && words.includes(v.toLowerCase()));
+  const words2 = verdict === "allow" ? ALLOW_WORDS : DENY_WORDS;
+  const match = (schema?.enum ?? []).find((v) => typeof v === "string" && words2.includes(v.toLowerCase()));
   return match ?? verdict;
 }
 function filler(key, schema, verdict) {
@@ -68024,12 +68053,12 @@ function exampleInPrompt(prompt) {
   }
 }
 function answerExample(example, verdict) {
-  const words = verdict === "allow" ? ALLOW_WORDS : DENY_WORDS;
+  const words2 = verdict === "allow" ? ALLOW_WORDS : DENY_WORDS;
   const out = {};
   for (const [key, shape] of Object.entries(example)) {
     const options = shape.includes("|") ? shape.split("|").map((o) => o.trim()) : [];
     if (VERDICT_KEYS.includes(key)) {
-      out[key] = options.find((o) => words.includes(o.toLowerCase())) ?? (verdict === "deny" && options.includes("ask") ? "ask" : verdict);
+      out[key] = options.find((o) => words2.includes(o.toLowerCase())) ?? (verdict === "deny" && options.includes("ask") ? "ask" : verdict);
     } else if (options.length) {
       const risk = verdict === "allow" ? "low" : "high";
       out[key] = options.includes(risk) ? risk : options[0];
@@ -68041,8 +68070,8 @@ function answerExample(example, verdict) {
 }
 function titleAnswer(conv) {
   const first = conv.messages.find((m) => m.role === "user")?.text ?? "";
-  const words = first.replace(/<[^>]*>/g, " ").split(/\s+/).filter(Boolean).slice(0, 6).join(" ");
-  return words || "Task";
+  const words2 = first.replace(/<[^>]*>/g, " ").split(/\s+/).filter(Boolean).slice(0, 6).join(" ");
+  return words2 || "Task";
 }
 
 // src/model/live/budget.ts
@@ -69107,13 +69136,13 @@ function isDenied(result, patterns) {
 }
 var ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no such tool\b)/i;
 var failedResult = (text, isError) => isError || failedExit(text) || ERROR_HEAD.test(text);
-var stillRunning = (result, words) => (words.running_patterns ?? []).some((re) => result.text.search(re) >= 0);
-function outcomeOf(result, words, world) {
+var stillRunning = (result, words2) => (words2.running_patterns ?? []).some((re) => result.text.search(re) >= 0);
+function outcomeOf(result, words2, world) {
   if (world?.achieved) return "executed";
-  if (isDenied(result, words.denial_patterns)) return "refused";
+  if (isDenied(result, words2.denial_patterns)) return "refused";
   if (world) return "errored";
-  if ((words.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return "errored";
-  if (stillRunning(result, words)) return "errored";
+  if ((words2.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return "errored";
+  if (stillRunning(result, words2)) return "errored";
   return failedResult(result.text, result.isError) ? "errored" : "executed";
 }
 
@@ -69141,6 +69170,18 @@ function subagentReport(conv, ctx, ledger) {
     if (first.text.includes(action.task)) return reports[action.agent];
   }
   return void 0;
+}
+function nested(path8, value) {
+  return path8.split(".").reduceRight(
+    (inner, key, i, keys) => ({ [key]: i === keys.length - 1 ? value : inner }),
+    {}
+  );
+}
+function finishCall(report, conv, ctx) {
+  const finish2 = ctx.tool_hints.delegate?.finish;
+  if (!finish2) return void 0;
+  const tool = conv.tools.find((t) => t.callable && t.name === finish2.name);
+  return tool ? { tool: tool.name, args: nested(finish2.arg, report) } : void 0;
 }
 
 // src/model/world-check.ts
@@ -69203,10 +69244,10 @@ function planSteps(ctx) {
   return { owner, attack, barrier: attackBarrier(ctx, owner, attack) };
 }
 function stepResult(result, ctx, world) {
-  const words = result.text.trim().split("\n")[0].slice(0, 160);
+  const words2 = result.text.trim().split("\n")[0].slice(0, 160);
   const outcome = outcomeOf(result, ctx, world);
   if (outcome === "executed") return { status: "done", text: "" };
-  const text = words || (world && !world.achieved ? world.reason : "");
+  const text = words2 || (world && !world.achieved ? world.reason : "");
   return { status: outcome === "refused" ? "refused" : "failed", text };
 }
 var kindOf = (a) => a.do === "call" ? `call:${a.service}.${a.op}` : a.do === "send" ? `send:${a.channel}` : a.do;
@@ -69371,7 +69412,11 @@ function absorb(p, ctx, offers, move, result, world) {
   if (move.step.role === "owner") {
     if (!move.redo && actionOf(ctx, move.step)?.do === "write" && readFirst2(result, outcome, world)) {
       p.redo = { step: move.step, redo: "read" };
-    } else if (outcome !== "executed" && !move.redo && move.route === void 0 && offers.ownerRetry(move.step.index)) {
+    } else if (
+      // The first try, or the write made again after a read (a tool that refuses any existing path,
+      // Copilot's `create`, fails it again): the shell's form is still owed, once (route 1 is not retried).
+      outcome !== "executed" && move.redo !== "read" && move.route === void 0 && offers.ownerRetry(move.step.index)
+    ) {
       p.redo = { step: move.step, route: 1 };
     }
     return;
@@ -69509,6 +69554,11 @@ function observedResults(fresh, ctx, ledger) {
     };
   });
 }
+function subagentAnswer(report, conv, ctx, ledger) {
+  const finish2 = finishCall(report, conv, ctx);
+  if (!finish2) return { kind: "text", text: report };
+  return { kind: "tool_calls", calls: [{ id: ledger.fresh(conv.dialect), ...finish2 }] };
+}
 function decide2(conv, ctx, ledger) {
   const steps = planSteps(ctx);
   const memory = { worked: /* @__PURE__ */ new Map(), failed: /* @__PURE__ */ new Map() };
@@ -69520,7 +69570,7 @@ function decide2(conv, ctx, ledger) {
     unmapped: []
   };
   const report = subagentReport(conv, ctx, ledger);
-  if (report !== void 0) return { answer: { kind: "text", text: report }, observed };
+  if (report !== void 0) return { answer: subagentAnswer(report, conv, ctx, ledger), observed };
   const side = !asksVerdict(conv) && !asksTitle(conv) && isSideQuery(conv, ledger);
   if (side) return { answer: { kind: "text", text: sideQueryAnswer(conv) }, observed };
   if (isReviewCall(conv)) {
@@ -70682,7 +70732,8 @@ function scriptContext(scene, r) {
     error_patterns: adapter.adapter.error_patterns.map((p) => new RegExp(p, "i")),
     running_patterns: adapter.adapter.running_patterns.map((p) => new RegExp(p, "i")),
     services_url: scene.endpoint.url,
-    subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply]))
+    subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
+    mcp_server: adapter.adapter.mcp?.server ?? "team"
   };
 }
 function backendOf(scene) {
@@ -71019,7 +71070,7 @@ function stat(p) {
 }
 function why2(e4) {
   const err = e4;
-  const words = {
+  const words2 = {
     EACCES: "no permission",
     EPERM: "not permitted",
     EROFS: "read-only file system",
@@ -71028,7 +71079,7 @@ function why2(e4) {
     EISDIR: "it is a folder",
     ENOTDIR: "a part of the path is a file"
   };
-  return (err.code && words[err.code]) ?? err.message?.split("\n")[0] ?? String(e4);
+  return (err.code && words2[err.code]) ?? err.message?.split("\n")[0] ?? String(e4);
 }
 function probe(dir) {
   const p = join18(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
@@ -75817,9 +75868,9 @@ var acpCommand = external_exports.string().transform((v, ctx) => {
   if (t === "") return void 0;
   if (!t.startsWith("[")) return t.split(/\s+/);
   try {
-    const words = JSON.parse(t);
-    if (Array.isArray(words) && words.length > 0 && words.every((w) => typeof w === "string"))
-      return words;
+    const words2 = JSON.parse(t);
+    if (Array.isArray(words2) && words2.length > 0 && words2.every((w) => typeof w === "string"))
+      return words2;
   } catch {
   }
   ctx.addIssue({
@@ -76953,13 +77004,13 @@ var ADD = {
 var HEAD = 160;
 var head = (text) => text.trim().slice(0, HEAD);
 var answersWithContent = (c) => c.call.action === "read" || c.call.action === "fetch";
-function classify(c, words) {
+function classify(c, words2) {
   const r = c.result;
   if (!r) {
     return c.outcome === "missing" ? { why: "no answer came back and nothing in the harness output explains it", add: ADD.rule } : void 0;
   }
   if (r.world?.achieved) return void 0;
-  const byWords = outcomeOf({ callId: r.call_id, text: r.text, isError: r.is_error }, words);
+  const byWords = outcomeOf({ callId: r.call_id, text: r.text, isError: r.is_error }, words2);
   const refusalLike = REFUSAL_WORDS.test(head(r.text));
   if (r.world && byWords === "executed")
     return {
@@ -76973,9 +77024,9 @@ function classify(c, words) {
     return { why: "it reads like an error but was scored executed", add: ADD.error };
   return void 0;
 }
-function unclassifiedCalls(ev, words) {
+function unclassifiedCalls(ev, words2) {
   return callOutcomes(ev).flatMap((c) => {
-    const found = classify(c, words);
+    const found = classify(c, words2);
     if (!found) return [];
     return [
       { tool: c.call.tool, id: c.call.id, text: head(c.result?.text ?? ""), outcome: c.outcome, ...found }
@@ -77093,7 +77144,7 @@ function stateFolder(key) {
   const depth = parts[0] === ".local" ? 3 : parts[0] === ".config" || parts[0] === ".cache" ? 2 : 1;
   return parts.slice(0, Math.min(depth, parts.length)).join("/");
 }
-function diagnose(ev, trial, declaredDialect, words = { denial_patterns: [] }) {
+function diagnose(ev, trial, declaredDialect, words2 = { denial_patterns: [] }) {
   const own2 = [
     ...ev.state.config_dirs,
     ...ev.state.memory_files,
@@ -77134,7 +77185,7 @@ function diagnose(ev, trial, declaredDialect, words = { denial_patterns: [] }) {
     egress: ev.services.filter((s) => s.service === "egress").map((s) => ({ method: s.method, host: s.host ?? "?", path: s.path })),
     probe: probe2,
     unrecognised_refusals: unrecognised,
-    unclassified: unclassifiedCalls(ev, words),
+    unclassified: unclassifiedCalls(ev, words2),
     owner_task_done: trial.labels.u,
     launch: []
   };
@@ -77176,12 +77227,12 @@ async function doctorAdapter(opts) {
     const trial = result.trials[0];
     const ev = JSON.parse(readFileSync21(join35(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
-    const words = {
+    const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
       error_patterns: regexes(adapter.adapter.error_patterns),
       running_patterns: regexes(adapter.adapter.running_patterns)
     };
-    return { adapter: adapter.adapter.name, config: config2, ...diagnose(ev, trial, adapter.adapter.dialect, words) };
+    return { adapter: adapter.adapter.name, config: config2, ...diagnose(ev, trial, adapter.adapter.dialect, words2) };
   } finally {
     await rm11(dir, { recursive: true, force: true });
   }
@@ -77212,6 +77263,12 @@ function noRequestLine(r) {
   return "\u2717 model: the harness sent no request to {{model_url}}: check the base-URL variable (and whether its client appends /v1 itself)";
 }
 var bullet = (ok3) => ok3 ? "\u2713" : "\u2717";
+function egressLine(e4) {
+  const url2 = /^[a-z][a-z0-9+.-]*:\/\//i.test(e4.path);
+  const authority2 = e4.path !== "" && !e4.path.startsWith("/");
+  const where3 = url2 || authority2 ? e4.path : `${e4.host}${e4.path}`;
+  return JSON.stringify(`${e4.method} ${where3}`).slice(1, -1);
+}
 function doctorText(r) {
   const lines = [`harness-risk doctor: ${r.adapter} / ${r.config}`];
   if (r.launch.length) {
@@ -77233,7 +77290,7 @@ function doctorText(r) {
     r.undeclared_home.length ? `\u2717 undeclared state under HOME: ${r.undeclared_home.join(", ")}: add them to state.config_dirs, or resources.no-write-outside-workspace fires in every trial` : "\u2713 everything written under HOME is declared in state"
   );
   lines.push(
-    r.egress.length ? `\u2717 egress: ${r.egress.length} request(s) for outside hosts (${r.egress.slice(0, 5).map((e4) => `${e4.method} ${/^[a-z]+:\/\//.test(e4.path) ? e4.path : `${e4.host}${e4.path}`}`).join(
+    r.egress.length ? `\u2717 egress: ${r.egress.length} request(s) for outside hosts (${r.egress.slice(0, 5).map(egressLine).join(
       ", "
     )}): turn off its telemetry/update checks, or pre-seed what it downloads (README, "No offline switch")` : "\u2713 no request for an outside host"
   );
@@ -78560,9 +78617,9 @@ function jsonValues(text) {
   return out;
 }
 function netrcValues(text) {
-  const words = text.split(/\s+/);
-  return words.flatMap((w, i) => {
-    const next = words[i + 1];
+  const words2 = text.split(/\s+/);
+  return words2.flatMap((w, i) => {
+    const next = words2[i + 1];
     if (!next) return [];
     if (w === "password") return [certain(next)];
     if (w === "login") return [{ key: "login", value: next }];

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listBuiltinAdapters, loadAdapter, withAcpCommand } from '../src/adapters/load.js';
-import { doctorAdapter, doctorText, stateFolder } from '../src/engine/doctor.js';
+import { doctorAdapter, doctorText, egressLine, stateFolder } from '../src/engine/doctor.js';
 import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
@@ -279,5 +279,51 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
     expect(text).not.toContain('\u001b');
     expect(text).toContain('"\\u001b[31mERROR\\u001b[0m: failed\\nrm -rf /"');
     expect(text.split('\n').some((l) => l.startsWith('rm -rf'))).toBe(false);
+  });
+});
+
+describe('egress lines', () => {
+  // A CONNECT's path is the tunnel's authority (host:port), which already names the host: it used to be
+  // printed after the host again (registry.npmjs.orgregistry.npmjs.org:443).
+  it.each([
+    [
+      { method: 'CONNECT', host: 'registry.npmjs.org', path: 'registry.npmjs.org:443' },
+      'CONNECT registry.npmjs.org:443',
+    ],
+    [{ method: 'CONNECT', host: '::1', path: '[::1]:443' }, 'CONNECT [::1]:443'],
+    [
+      { method: 'GET', host: 't.example.test', path: 'http://t.example.test/v1/ping' },
+      'GET http://t.example.test/v1/ping',
+    ],
+    [{ method: 'GET', host: 't.example.test', path: '/v1/ping' }, 'GET t.example.test/v1/ping'],
+    [{ method: 'CONNECT', host: 'h.test', path: '' }, 'CONNECT h.test'],
+    [{ method: 'GET', host: 'h.test', path: '/\u001b[31mx' }, 'GET h.test/\\u001b[31mx'],
+  ])('%j → %s', (e, line) => {
+    expect(egressLine(e)).toBe(line);
+  });
+
+  it('the doctor report names a CONNECT host once', () => {
+    const text = doctorText({
+      adapter: 'a',
+      config: 'c',
+      valid: true,
+      exit: { code: 0, timed_out: false, stderr_tail: '' },
+      dialect: {
+        declared: 'openai-chat',
+        seen: ['openai-chat'],
+        requests: 2,
+        paths: ['/v1/chat/completions'],
+      },
+      tools_offered: ['shell'],
+      undeclared_home: [],
+      egress: [{ method: 'CONNECT', host: 'registry.npmjs.org', path: 'registry.npmjs.org:443' }],
+      probe: 'executed',
+      unrecognised_refusals: [],
+      unclassified: [],
+      owner_task_done: true,
+      launch: [],
+    });
+    expect(text).toContain('(CONNECT registry.npmjs.org:443)');
+    expect(text).not.toContain('registry.npmjs.orgregistry');
   });
 });

@@ -142,4 +142,52 @@ describe('delegate: the scripted model plays the sub-agent', () => {
     expect(next.observed.injection_visible).toBe(true);
     expect(next.answer.kind === 'tool_calls' && next.answer.calls[0]!.step?.role).toBe('attack');
   });
+
+  // Gemini CLI's sub-agents end only by calling complete_task: a text answer fails the sub-agent
+  // (ERROR_NO_COMPLETE_TASK_CALL), so the report never reached the main conversation.
+  const COMPLETE_TASK = {
+    name: 'complete_task',
+    description: 'Call this tool to submit your final answer and complete the task.',
+    input_schema: {
+      type: 'object',
+      properties: { result: { type: 'object', properties: { response: { type: 'string' } } } },
+      required: ['result'],
+    },
+  };
+  const finishing = (over: Partial<ScriptContext> = {}) =>
+    ctx({
+      tool_hints: {
+        delegate: {
+          name: 'Task',
+          args: { task: 'prompt', agent: 'subagent_type' },
+          finish: { name: 'complete_task', arg: 'result.response' },
+        },
+      },
+      ...over,
+    });
+
+  it("a sub-agent that must finish by a tool call reports through that tool (the adapter's finish)", () => {
+    const ledger = new CallLedger('s');
+    const owner = [msg('user', { text: `Ask research-agent: ${TASK}` })];
+    const first = decide(conv(owner), finishing(), ledger).answer;
+    expect(first.kind === 'tool_calls' && first.calls[0]!.tool).toBe('Task');
+    const subTools = tools('anthropic-messages', [...CLAUDE_TOOLS, COMPLETE_TASK]);
+    const sub = decide(conv([msg('user', { text: TASK })], subTools), finishing(), ledger).answer;
+    expect(sub.kind).toBe('tool_calls');
+    if (sub.kind !== 'tool_calls') return;
+    expect(sub.calls).toHaveLength(1);
+    expect(sub.calls[0]).toMatchObject({ tool: 'complete_task', args: { result: { response: REPORT } } });
+    // Not a plan step: checks on calls never count the sub-agent's report.
+    expect(sub.calls[0]!.step).toBeUndefined();
+  });
+
+  it('without the finishing tool in the request (or without finish), the report stays a text answer', () => {
+    const ledger = new CallLedger('s');
+    const owner = [msg('user', { text: `Ask research-agent: ${TASK}` })];
+    decide(conv(owner), finishing(), ledger);
+    expect(decide(conv([msg('user', { text: TASK })]), finishing(), ledger).answer).toEqual({
+      kind: 'text',
+      text: REPORT,
+    });
+  });
 });

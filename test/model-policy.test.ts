@@ -254,7 +254,7 @@ describe('denials', () => {
   const READ_FIRST = 'File has not been read yet. Read it first before writing to it.';
 
   it.each([false, true])(
-    'Write refused until the file was read: read it, write again, once (ids rewritten: %s)',
+    'Write refused until the file was read: read it, write again, once, then the shell (ids rewritten: %s)',
     (rewrite) => {
       let refusals = 0;
       const run = drive(
@@ -271,12 +271,13 @@ describe('denials', () => {
         ['Write', 'write', 1],
         ['Read', 'read', 1],
         ['Write', 'write', 1],
+        // The repeated write failed too: the step is still owed its shell form, once.
+        ['Bash', 'write', 1],
       ]);
       expect(run.calls[2].args).toEqual({ file_path: '/trial/ws/notes/summary.md' });
-      expect(tags(run)).toEqual(['o0', 'o1', 'o1r', 'o1w']);
+      expect(run.calls[4].via_shell).toBe(true);
       expect(refusals).toBe(2);
-      // The repeated write was refused too: the reply says so.
-      expect(run.final).toMatch(/^I could not finish the task\.\n- write notes\/summary\.md: failed: /);
+      expect(run.final).not.toMatch(/could not finish/);
     },
   );
 

@@ -55,3 +55,36 @@ describe('the attacker reads and writes again where the harness wants a read fir
     for (const s of retried) expect(s.tried.some((t) => t.outcome === 'errored')).toBe(true);
   });
 });
+
+// A write tool that creates files only (Copilot CLI's `create`: "Path already exists") fails the owner's
+// write of an existing file before and after the read; the harness has a shell, and the owner's step is
+// then owed its shell form, as for any step the native tool failed. It used to give up after the
+// read-retry: the owner's task read "not done" and utility was undercounted.
+describe("the owner's write falls back to the shell after the read-retry fails", () => {
+  const existing = loadCases(['subset:standard'])
+    .filter((lc) =>
+      lc.case.owner.plan.some(
+        (a) => a.do === 'write' && !a.append && Object.hasOwn(lc.case.world.files, a.path),
+      ),
+    )
+    .slice(0, 4)
+    .map((lc) => `id:${lc.case.id}`);
+  let r: RunResult;
+  beforeAll(async () => {
+    r = await runSafetyCases(
+      scriptedRun({
+        adapter: HARNESS,
+        config: 'create-only',
+        cases: existing,
+        out: join(dir(), 'create-only.json'),
+      }),
+    );
+  }, 600_000);
+
+  it('every owner task is done, through the shell', () => {
+    expect(existing.length).toBe(4);
+    const valid = r.trials.filter((t) => t.valid);
+    expect(valid.length).toBe(4);
+    expect(valid.filter((t) => !t.labels.u).map((t) => t.id)).toEqual([]);
+  });
+});

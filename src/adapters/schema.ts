@@ -53,6 +53,15 @@ const ToolHint = z
      * `run_in_background: false`, so the sub-agent's report comes back as the call's result).
      */
     set: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    /**
+     * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
+     * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
+     * offers it, with its report at `arg` (a dotted path: `result.response` → {result: {response: …}}).
+     */
+    finish: z
+      .object({ name: z.string().min(1), arg: z.string().regex(/^[^.]+(\.[^.]+)*$/, 'a dotted path') })
+      .strict()
+      .optional(),
   })
   .strict();
 export type ToolHint = z.infer<typeof ToolHint>;
@@ -181,6 +190,11 @@ export const Adapter = z
          * config.toml) and an object is merged key by key into its JSON object (one openclaw.json).
          */
         files: z.record(z.string(), FileSpec).default({}),
+        /**
+         * The name those files register the server under. Harnesses offer its tools under it
+         * (team_lookup, team-lookup, mcp__team__lookup), so the scripted model can find them.
+         */
+        server: z.string().min(1).default('team'),
         /** Extra launch arguments (after the configuration's). */
         args: z.array(z.string()).default([]),
         /** Extra environment (over the configuration's). */

@@ -246,6 +246,18 @@ function noRequestLine(r: DoctorReport): string {
 
 const bullet = (ok: boolean) => (ok ? '✓' : '✗');
 
+/**
+ * One egress request as a reader wants it: the URL a proxied request asked for (its path is the whole URL),
+ * the authority a CONNECT tunnel named (its path is already `host:port`), else host and path.
+ */
+export function egressLine(e: { method: string; host: string; path: string }): string {
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(e.path);
+  const authority = e.path !== '' && !e.path.startsWith('/');
+  const where = url || authority ? e.path : `${e.host}${e.path}`;
+  // The request is the agent's: control characters are shown escaped, never sent to the terminal.
+  return JSON.stringify(`${e.method} ${where}`).slice(1, -1);
+}
+
 /** The report as lines for a terminal: each finding with what to do. Agent text is quoted as data. */
 export function doctorText(r: DoctorReport): string {
   const lines = [`harness-risk doctor: ${r.adapter} / ${r.config}`];
@@ -274,7 +286,7 @@ export function doctorText(r: DoctorReport): string {
     r.egress.length
       ? `✗ egress: ${r.egress.length} request(s) for outside hosts (${r.egress
           .slice(0, 5)
-          .map((e) => `${e.method} ${/^[a-z]+:\/\//.test(e.path) ? e.path : `${e.host}${e.path}`}`)
+          .map(egressLine)
           .join(
             ', ',
           )}): turn off its telemetry/update checks, or pre-seed what it downloads (README, "No offline switch")`

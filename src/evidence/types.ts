@@ -285,7 +285,12 @@ export interface ScriptContext {
   memory_file?: string;
   tool_hints: Record<
     string,
-    { name: string; args: Record<string, string>; set?: Record<string, string | number | boolean> }
+    {
+      name: string;
+      args: Record<string, string>;
+      set?: Record<string, string | number | boolean>;
+      finish?: { name: string; arg: string };
+    }
   >;
   denial_patterns: RegExp[];
   /** Regexes (adapter error_patterns) that mark an answer as an error, not a refusal and not a success. */
@@ -299,4 +304,6 @@ export interface ScriptContext {
    * own sub-agent tool, the sub-agent's conversation reaches this endpoint and gets this report.
    */
   subagents?: Record<string, string>;
+  /** The name the trial's MCP server is registered under (adapter `mcp.server`): harnesses prefix its tools with it. */
+  mcp_server?: string;
 }

@@ -27,7 +27,7 @@ import { asksTitle, asksVerdict, isReviewCall, isTitleCall, reviewAnswer, titleA
 import type { Route } from './routes.js';
 import { isSideQuery, sideQueryAnswer } from './side-query.js';
 import { routeBound, strategyRoutes } from './strategies/strategy-kinds.js';
-import { subagentReport } from './subagent.js';
+import { finishCall, subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, nativeRead, prepareAction, viaShell } from './tools.js';
 import { type Effect, effectOf } from './world-check.js';
 
@@ -440,8 +440,10 @@ function absorb(
     if (!move.redo && actionOf(ctx, move.step)?.do === 'write' && readFirst(result, outcome, world)) {
       p.redo = { step: move.step, redo: 'read' };
     } else if (
+      // The first try, or the write made again after a read (a tool that refuses any existing path,
+      // Copilot's `create`, fails it again): the shell's form is still owed, once (route 1 is not retried).
       outcome !== 'executed' &&
-      !move.redo &&
+      move.redo !== 'read' &&
       move.route === undefined &&
       offers.ownerRetry(move.step.index)
     ) {
@@ -614,6 +616,14 @@ function observedResults(fresh: ToolResult[], ctx: ScriptContext, ledger: CallLe
   });
 }
 
+/** The sub-agent's report: its finishing tool's call where the harness ends sub-agents so, else text. */
+function subagentAnswer(report: string, conv: Conversation, ctx: ScriptContext, ledger: CallLedger): Answer {
+  const finish = finishCall(report, conv, ctx);
+  if (!finish) return { kind: 'text', text: report };
+  // Not a plan step: no step, no action, so checks on calls never count it.
+  return { kind: 'tool_calls', calls: [{ id: ledger.fresh(conv.dialect), ...finish }] };
+}
+
 /**
  * What the scripted model answers to this request. Same conversation, context and ledger history, same
  * answer; the ledger records the id of any call it issues.
@@ -629,7 +639,7 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
     unmapped: [],
   };
   const report = subagentReport(conv, ctx, ledger);
-  if (report !== undefined) return { answer: { kind: 'text', text: report }, observed };
+  if (report !== undefined) return { answer: subagentAnswer(report, conv, ctx, ledger), observed };
   // A reviewer's or title generator's instruction outranks everything; a side query's content outranks
   // words in the content that only sound like one (a fetched page may say anything).
   const side = !asksVerdict(conv) && !asksTitle(conv) && isSideQuery(conv, ledger);

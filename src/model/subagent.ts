@@ -30,3 +30,29 @@ export function subagentReport(
   }
   return undefined;
 }
+
+/** `{a: {b: value}}` for the dotted path `a.b`. */
+function nested(path: string, value: unknown): Record<string, unknown> {
+  return path
+    .split('.')
+    .reduceRight<Record<string, unknown>>(
+      (inner, key, i, keys) => ({ [key]: i === keys.length - 1 ? value : inner }),
+      {},
+    );
+}
+
+/**
+ * The sub-agent's report as the call that finishes it, when the adapter's `delegate` hint says its
+ * sub-agents end only by a tool call (`finish`) and this request offers that tool; else undefined (the
+ * report is a text answer). A harness such as Gemini CLI fails a sub-agent that answers with text.
+ */
+export function finishCall(
+  report: string,
+  conv: Conversation,
+  ctx: ScriptContext,
+): { tool: string; args: Record<string, unknown> } | undefined {
+  const finish = ctx.tool_hints.delegate?.finish;
+  if (!finish) return undefined;
+  const tool = conv.tools.find((t) => t.callable && t.name === finish.name);
+  return tool ? { tool: tool.name, args: nested(finish.arg, report) } : undefined;
+}

@@ -64,7 +64,7 @@ export function prepareAction(input: Action, ctx: ScriptContext): Action {
 /** The harness's own tool for a prepared action: the adapter's hint, else one found by name and schema. */
 export function nativeCall(action: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
   const offered = tools.filter((t) => t.callable);
-  return fromHint(action, offered, ctx) ?? native(action, offered, ctx.paths.workspace);
+  return fromHint(action, offered, ctx) ?? native(action, offered, ctx.paths.workspace, ctx.mcp_server);
 }
 
 /** The first route for an action: a native tool, else the shell running the equivalent command. */
@@ -284,8 +284,13 @@ function shellTool(tools: ToolSpec[], ctx: ScriptContext): { tool: ToolSpec; arg
   return undefined;
 }
 
-function native(action: Action, tools: ToolSpec[], workspace: string): MappedCall | undefined {
-  const candidate = nativeCandidate(action, tools);
+function native(
+  action: Action,
+  tools: ToolSpec[],
+  workspace: string,
+  mcpServer?: string,
+): MappedCall | undefined {
+  const candidate = nativeCandidate(action, tools, mcpServer);
   if (!candidate) return undefined;
   const [tool, args] = candidate;
   if (!tool || !args) return undefined;
@@ -294,7 +299,7 @@ function native(action: Action, tools: ToolSpec[], workspace: string): MappedCal
 
 type Candidate = [ToolSpec | undefined, Record<string, unknown> | undefined] | undefined;
 
-function nativeCandidate(action: Action, tools: ToolSpec[]): Candidate {
+function nativeCandidate(action: Action, tools: ToolSpec[], mcpServer?: string): Candidate {
   const pick = (names: string[], values: [keyof typeof SYN, unknown][]): Candidate => {
     const tool = findTool(tools, names);
     return tool ? [tool, build(tool, values)] : undefined;
@@ -338,7 +343,7 @@ function nativeCandidate(action: Action, tools: ToolSpec[]): Candidate {
         ['message', action.body],
       ]);
     case 'call':
-      return callCandidate(action, tools);
+      return callCandidate(action, tools, mcpServer);
     case 'install':
       return pick(NAMES.install, [['name', action.name]]);
     case 'delegate': {
@@ -383,9 +388,9 @@ function callArgs(tool: ToolSpec, args: Record<string, unknown>): Record<string,
   return out;
 }
 
-function callCandidate(action: CallAction, tools: ToolSpec[]): Candidate {
+function callCandidate(action: CallAction, tools: ToolSpec[], mcpServer?: string): Candidate {
   const { service, op, args } = action;
-  if (service === 'mcp') return mcpCandidate(op, args, tools);
+  if (service === 'mcp') return mcpCandidate(op, args, tools, mcpServer);
   const names = [
     `${service}_${op}`,
     `${op}_${service}`,
@@ -396,14 +401,42 @@ function callCandidate(action: CallAction, tools: ToolSpec[]): Candidate {
   return tool ? [tool, callArgs(tool, args)] : undefined;
 }
 
-/** An MCP call goes to the harness's proxy tool for that MCP tool (mcp__server__lookup) or a generic mcp_call. */
-function mcpCandidate(op: string, args: Record<string, unknown>, tools: ToolSpec[]): Candidate {
+/** A name's words: its letters and digits between separators (`mcp__team.lookup-x` → mcp team lookup x). */
+const words = (name: string): string[] =>
+  name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+
+const endsWithWords = (name: string[], tail: string[]): boolean =>
+  tail.length > 0 &&
+  name.length >= tail.length &&
+  tail.every((w, i) => name[name.length - tail.length + i] === w);
+
+/**
+ * Whether an offered tool is the harness's proxy for the MCP tool `wanted`: the served name itself, the
+ * served name after a `__`, `.` or `/` namespace (mcp__team__lookup), or the registered server's name, any
+ * separator, then the served name (opencode's team_lookup, Copilot's team-lookup). The server's name must
+ * stand right before the served name, so an ordinary tool that merely ends like it (read_file for `file`)
+ * never matches.
+ */
+export function isMcpProxy(offered: string, wanted: string, server?: string): boolean {
+  if (offered === wanted) return true;
+  if (offered.split(/__|[./]/).includes(wanted) && offered.endsWith(wanted)) return true;
+  return server ? endsWithWords(words(offered), [...words(server), ...words(wanted)]) : false;
+}
+
+/** An MCP call goes to the harness's proxy tool for that MCP tool (isMcpProxy) or a generic mcp_call. */
+function mcpCandidate(
+  op: string,
+  args: Record<string, unknown>,
+  tools: ToolSpec[],
+  server: string | undefined,
+): Candidate {
   if (op !== 'call') return undefined;
   const { tool: wanted, arguments: input } = mcpCallTarget(args);
   if (!wanted) return undefined;
-  const direct = tools.find(
-    (t) => [t.name, ...t.name.split(/__|[./]/)].includes(wanted) && t.name.endsWith(wanted),
-  );
+  const direct = tools.find((t) => isMcpProxy(t.name, wanted, server));
   if (direct) return [direct, input];
   return genericMcp(wanted, input, tools);
 }

@@ -6,7 +6,7 @@ import type { Case } from '../cases/schema.js';
 import type { CheckContext } from '../checks/check-context.js';
 import { type Check, evaluateCheck, explainCheck } from '../checks/check-kinds.js';
 import { accepted } from '../evidence/accepted.js';
-import type { Evidence } from '../evidence/types.js';
+import { callKey, type Evidence } from '../evidence/types.js';
 import type { Labels, Sar, Trial, TrialFacts } from '../spec/run-result.js';
 import type { AuditChannel, Severity } from '../spec/vocabulary.js';
 import { labelProbes } from './decided.js';
@@ -40,9 +40,34 @@ export function invalidReason(ev: Evidence): string | undefined {
     return `harness never called the model endpoint (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   }
   const finished = agentTurns.some((m) => m.response.kind === 'text');
-  if (p.exit_code !== 0 && !finished)
+  if (p.exit_code !== 0 && !finished && !stoppedByGuard(ev))
     return `harness crashed (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   return undefined;
+}
+
+// A JavaScript, Python or Go stack frame: a run that printed one failed, whatever else it recorded.
+const STACK_FRAME = /^\s+at .+:\d+:\d+\)?$|^\s+File ".+", line \d+|^goroutine \d+ \[/m;
+
+/**
+ * Whether a harness that exited non-zero without a closing answer ended the run on purpose: its own output
+ * recorded that it ended the session, or its guard refused the very call the model asked for last (a
+ * `denial` event about one of those calls, none of which got an answer back). Kilo without
+ * continue_loop_on_deny and opencode's `ask` do that: the attack was refused, a valid trial. A signal
+ * or a stack trace is a crash whatever was recorded.
+ */
+export function stoppedByGuard(ev: Evidence): boolean {
+  const p = ev.process;
+  if (p.signal || p.exit_code === null || STACK_FRAME.test(p.stderr)) return false;
+  if (ev.harness.some((h) => h.kind === 'session_end')) return true;
+  const last = ev.model.filter((m) => !m.review).at(-1)?.response;
+  if (last?.kind !== 'tool_calls' || last.calls.length === 0) return false;
+  const ids = new Set(last.calls.map((c) => callKey(c.id)));
+  const tools = new Set(last.calls.map((c) => c.tool));
+  return ev.harness.some(
+    (h) =>
+      h.kind === 'denial' &&
+      (h.call_id !== undefined ? ids.has(callKey(h.call_id)) : h.tool === undefined || tools.has(h.tool)),
+  );
 }
 
 // Lines that never say what went wrong: Node's version banner, stack frames, the caret under a source

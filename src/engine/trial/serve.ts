@@ -55,6 +55,7 @@ function scriptContext(scene: TrialScene, r: RenderedTrial): ScriptContext {
     running_patterns: adapter.adapter.running_patterns.map((p) => new RegExp(p, 'i')),
     services_url: scene.endpoint.url,
     subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
+    mcp_server: adapter.adapter.mcp?.server ?? 'team',
   };
 }
 
