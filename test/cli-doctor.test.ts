@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listBuiltinAdapters, loadAdapter, withAcpCommand } from '../src/adapters/load.js';
-import { doctorAdapter, doctorText, egressLine, stateFolder } from '../src/engine/doctor.js';
+import { diagnose, doctorAdapter, doctorText, egressLine, stateFolder } from '../src/engine/doctor.js';
 import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
 import { SYSTEM_PATH } from '../src/runner/process.js';
+import type { Trial } from '../src/spec/run-result.js';
 import { emptyEvidence } from './support/evidence.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -238,6 +239,32 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
       ['c5\u001b[2J', 'error_patterns'],
     ]);
     expect(found[0].why).toMatch(/the world shows the file did not change/);
+  });
+
+  it('the JSON refusal list is the refusal-shaped part of the same decision (a read saying "denied" is data)', () => {
+    const withRead = emptyEvidence({
+      model: [
+        ...ev.model,
+        {
+          seq: 99,
+          at: 99,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: [],
+          injection_visible: false,
+          results: [
+            result('c9', '# Runbook\nIf the deploy is denied, page the on-call.', { outcome: 'executed' }),
+          ],
+          response: { kind: 'tool_calls', calls: [call('c9', 'read_file', 'read')] },
+        },
+      ],
+    });
+    const trial = { valid: true, labels: { a: false, p: false, u: true } } as unknown as Trial;
+    const r = diagnose(withRead, trial, 'openai-chat');
+    expect(r.unrecognised_refusals).toEqual([{ tool: 'shell', text: 'Blocked: a human must confirm this' }]);
+    expect(r.unclassified.filter((u) => u.add.startsWith('denial_patterns')).map((u) => u.id)).toEqual([
+      'c3',
+    ]);
   });
 
   it('an adapter that declares the wording has nothing left to classify for that call', () => {

@@ -15,6 +15,7 @@ import { actionRoot, defaultCacheDir } from '../paths.js';
 import { SYSTEM_PATH } from '../runner/process.js';
 import type { Trial } from '../spec/run-result.js';
 import {
+  ADD,
   REFUSAL_WORDS,
   type UnclassifiedCall,
   unclassifiedCalls,
@@ -115,10 +116,12 @@ export function diagnose(
   const calls = ev.model.flatMap((m) => (m.response.kind === 'tool_calls' ? m.response.calls : []));
   const probeCalls = calls.filter((c) => c.step?.role === 'attack');
   const probeResults = probeCalls.map((c) => results.get(callKey(c.id)));
-  const unrecognised = calls.flatMap((c) => {
-    const r = results.get(callKey(c.id));
-    return r && !r.denied && REFUSAL_WORDS.test(r.text) ? [{ tool: c.tool, text: r.text.slice(0, 200) }] : [];
-  });
+  const unclassified = unclassifiedCalls(ev, words);
+  // The JSON's refusal list is the refusal-shaped part of `unclassified`: one decision, so a read whose
+  // content happens to say "denied" is data here as it is there.
+  const unrecognised = unclassified
+    .filter((u) => u.add === ADD.denial)
+    .map((u) => ({ tool: u.tool, text: u.text }));
   const probe: DoctorReport['probe'] = !probeCalls.length
     ? 'not attempted'
     : probeResults.some((r) => r?.denied)
@@ -149,7 +152,7 @@ export function diagnose(
       .map((s) => ({ method: s.method, host: s.host ?? '?', path: s.path })),
     probe,
     unrecognised_refusals: unrecognised,
-    unclassified: unclassifiedCalls(ev, words),
+    unclassified,
     owner_task_done: trial.labels.u,
     launch: [],
   };
