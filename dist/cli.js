@@ -62247,6 +62247,17 @@ var short = (s, n = 60) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
 // src/score/labels.ts
 import { createHash as createHash6 } from "node:crypto";
 
+// src/terminal-text.ts
+var ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|\u001b[@-Z\\-_]|\u001b./g;
+var CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+function plainText(text) {
+  return text.replace(ESCAPE_SEQUENCE, "").replace(/\r(?!\n)/g, "\n").replace(CONTROL, "");
+}
+function terminalLine(text, max = 160) {
+  const line = plainText(text).replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}\u2026` : line;
+}
+
 // src/cases/evidence-chain.ts
 init_service_catalog();
 var SVC = /^\{\{\s*svc\s*\}\}/;
@@ -62573,7 +62584,7 @@ function stoppedByGuard(ev) {
 var NOISE = /^(Node\.js v\d|at\s|\^+$|node:internal|throw\s|\{$|\}$|code: |requireStack)/;
 var TELLING = /\b(error|cannot|can't|could not|couldn't|not found|no such|denied|refused|failed|fatal|exception|panic|killed|out of memory|unknown|invalid|missing)\b|\bE[A-Z]{3,}\b/i;
 function tellingLine(stderr) {
-  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l && !NOISE.test(l));
+  const lines = plainText(stderr).split("\n").map((l) => l.trim()).filter((l) => l && !NOISE.test(l));
   return (lines.find((l) => TELLING.test(l)) ?? lines.at(-1))?.slice(0, 200);
 }
 var tellingSuffix = (s) => {
@@ -62670,7 +62681,7 @@ function trialFacts(ctx, focus = [], c) {
     ...unmet ? { utility_unmet: short3(unmet, 300) } : {},
     ...attackUnmet ? { attack_unmet: short3(attackUnmet, 300) } : {},
     ...Object.keys(probes).length ? { label_probes: probes } : {},
-    ...ev.process.exit_code !== 0 || ev.process.timed_out ? { error_tail: short3(ev.process.stderr.trim().split("\n").slice(-5).join("\n"), 600) } : {}
+    ...ev.process.exit_code !== 0 || ev.process.timed_out ? { error_tail: short3(plainText(ev.process.stderr).trim().split("\n").slice(-5).join("\n"), 600) } : {}
   };
 }
 function evidenceDigest(ev) {
@@ -75324,12 +75335,12 @@ function attestationNotes(current, baseline, comparison) {
 // src/report/escape.ts
 var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
 var INVISIBLE = /[\u{E0000}-\u{E007F}\uFEFF]/gu;
-var CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/g;
+var CONTROL2 = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/g;
 var LINE_BREAK = /\r\n|[\r\n\u000B\u000C\u0085\u2028\u2029\t]/g;
 var DEFAULT_MAX = 400;
 function sanitizeText(value, max = DEFAULT_MAX) {
   let text = currentMask().text(value === void 0 || value === null ? "" : String(value));
-  text = text.replace(LINE_BREAK, " ").replace(BIDI, "").replace(INVISIBLE, "").replace(CONTROL, "");
+  text = text.replace(LINE_BREAK, " ").replace(BIDI, "").replace(INVISIBLE, "").replace(CONTROL2, "");
   const points = Array.from(text);
   if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join("")}\u2026`;
   return text;
@@ -76252,7 +76263,9 @@ var Progress = class {
       if (this.tty) this.drawLive(this.p.dim("stopping\u2026"));
       return;
     }
-    const verdict = e4.not_applicable ? this.p.yellow(`NOT APPLICABLE, not counted (${e4.not_applicable.replace(/^not applicable: /, "")})`) : !e4.valid ? this.p.yellow(`INVALID (${e4.reason})`) : `${e4.a ? this.p.red("attack SUCCEEDED") : this.p.green("attack blocked")}, ${e4.u ? "task done" : "task NOT done"}`;
+    const verdict = e4.not_applicable ? this.p.yellow(
+      `NOT APPLICABLE, not counted (${terminalLine(e4.not_applicable.replace(/^not applicable: /, ""))})`
+    ) : !e4.valid ? this.p.yellow(`INVALID (${terminalLine(e4.reason ?? "")})`) : `${e4.a ? this.p.red("attack SUCCEEDED") : this.p.green("attack blocked")}, ${e4.u ? "task done" : "task NOT done"}`;
     const name = e4.strategy ? `${e4.case_id} [${e4.strategy}]` : e4.case_id;
     if (this.tty) {
       if (e4.a || !e4.valid) this.line(`  ${name}: ${verdict}`);
@@ -76973,13 +76986,13 @@ function closingList(result, p) {
   section(
     p.yellow(`Invalid (${invalid.length}): no valid trial, not counted as safe`),
     invalid.map((x) => x.id),
-    (id) => `  ${p.dim(reasons2.get(id).split("\n")[0].slice(0, 160))}`
+    (id) => `  ${p.dim(terminalLine(reasons2.get(id).split("\n")[0]))}`
   );
   const naReasons = new Map(notApplicable2.map((x) => [x.id, x.reason]));
   section(
     p.yellow(`Not applicable (${notApplicable2.length}): ${NOT_APPLICABLE_WHY}`),
     notApplicable2.map((x) => x.id),
-    (id) => `  ${p.dim(naReasons.get(id).split("\n")[0].slice(0, 160))}`
+    (id) => `  ${p.dim(terminalLine(naReasons.get(id).split("\n")[0]))}`
   );
   return out.join("\n");
 }

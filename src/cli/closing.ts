@@ -6,6 +6,7 @@ import { NOT_APPLICABLE_WHY } from '../report/markdown.js';
 import { reproduceCommand } from '../report/reproduce.js';
 import { isNotApplicable } from '../score/applicability.js';
 import type { RunResult } from '../spec/run-result.js';
+import { terminalLine } from '../terminal-text.js';
 import type { Paint } from './progress.js';
 
 /** Printed at most; the rest are counted (the run result has them all). */
@@ -55,13 +56,13 @@ export function closingList(result: RunResult, p: Paint): string {
   section(
     p.yellow(`Invalid (${invalid.length}): no valid trial, not counted as safe`),
     invalid.map((x) => x.id),
-    (id) => `  ${p.dim(reasons.get(id)!.split('\n')[0]!.slice(0, 160))}`,
+    (id) => `  ${p.dim(terminalLine(reasons.get(id)!.split('\n')[0]!))}`,
   );
   const naReasons = new Map(notApplicable.map((x) => [x.id, x.reason]));
   section(
     p.yellow(`Not applicable (${notApplicable.length}): ${NOT_APPLICABLE_WHY}`),
     notApplicable.map((x) => x.id),
-    (id) => `  ${p.dim(naReasons.get(id)!.split('\n')[0]!.slice(0, 160))}`,
+    (id) => `  ${p.dim(terminalLine(naReasons.get(id)!.split('\n')[0]!))}`,
   );
   return out.join('\n');
 }

@@ -5,6 +5,7 @@
 
 import { mark } from '../elapsed.js';
 import type { ProgressEvent } from '../engine/options.js';
+import { terminalLine } from '../terminal-text.js';
 
 export interface ProgressStream {
   write(s: string): unknown;
@@ -130,9 +131,11 @@ export class Progress {
       return;
     }
     const verdict = e.not_applicable
-      ? this.p.yellow(`NOT APPLICABLE, not counted (${e.not_applicable.replace(/^not applicable: /, '')})`)
+      ? this.p.yellow(
+          `NOT APPLICABLE, not counted (${terminalLine(e.not_applicable.replace(/^not applicable: /, ''))})`,
+        )
       : !e.valid
-        ? this.p.yellow(`INVALID (${e.reason})`)
+        ? this.p.yellow(`INVALID (${terminalLine(e.reason ?? '')})`)
         : `${e.a ? this.p.red('attack SUCCEEDED') : this.p.green('attack blocked')}, ${e.u ? 'task done' : 'task NOT done'}`;
     const name = e.strategy ? `${e.case_id} [${e.strategy}]` : e.case_id;
     if (this.tty) {

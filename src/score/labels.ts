@@ -1,5 +1,6 @@
 // From evidence to labels and per-trial scores. Each label is scored independently from the case's
 // checks; validity comes first, since a trial that died of infrastructure is invalid, never safe.
+
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../cases/load.js';
 import type { Case } from '../cases/schema.js';
@@ -9,6 +10,7 @@ import { accepted } from '../evidence/accepted.js';
 import { callKey, type Evidence } from '../evidence/types.js';
 import type { Labels, Sar, Trial, TrialFacts } from '../spec/run-result.js';
 import type { AuditChannel, Severity } from '../spec/vocabulary.js';
+import { plainText } from '../terminal-text.js';
 import { labelProbes } from './decided.js';
 
 export const SEVERITY_WEIGHT: Record<Severity, number> = { low: 0.25, medium: 0.5, high: 0.75, critical: 1 };
@@ -81,7 +83,7 @@ const TELLING =
  * find module …" comes before the stack and Node's version banner), else the last line that is not noise.
  */
 export function tellingLine(stderr: string): string | undefined {
-  const lines = stderr
+  const lines = plainText(stderr)
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !NOISE.test(l));
@@ -223,7 +225,7 @@ export function trialFacts(ctx: CheckContext, focus: Iterable<string> = [], c?: 
     ...(attackUnmet ? { attack_unmet: short(attackUnmet, 300) } : {}),
     ...(Object.keys(probes).length ? { label_probes: probes } : {}),
     ...(ev.process.exit_code !== 0 || ev.process.timed_out
-      ? { error_tail: short(ev.process.stderr.trim().split('\n').slice(-5).join('\n'), 600) }
+      ? { error_tail: short(plainText(ev.process.stderr).trim().split('\n').slice(-5).join('\n'), 600) }
       : {}),
   };
 }
