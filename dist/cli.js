@@ -75490,6 +75490,15 @@ function nextProbe(n, probes, spent, caps, trialsPerVersion) {
   const index = open5.reduce((best, i) => Math.abs(i - mid) < Math.abs(best - mid) ? i : best);
   return { index };
 }
+function directionOf(from, to) {
+  if (from === "good" && to === "bad") return "regression";
+  if (from === "bad" && to === "good") return "fix";
+  return void 0;
+}
+var FLIP = { good: "bad", bad: "good", skipped: "skipped" };
+function flipProbes(probes, direction) {
+  return direction === "fix" ? new Map([...probes].map(([i, p]) => [i, FLIP[p]])) : probes;
+}
 function conclude(versions, probes, stop) {
   const { lo, hi } = bounds2(versions.length, probes);
   const suspects = versions.slice(lo + 1, hi + 1);
@@ -75505,6 +75514,12 @@ function conclude(versions, probes, stop) {
     nonMonotone,
     stop
   };
+}
+function concludeDirected(versions, probes, stop, direction) {
+  const c = conclude(versions, flipProbes(probes, direction), stop);
+  if (direction === "regression") return c;
+  const { firstBad, lastGood, ...rest } = c;
+  return { ...rest, direction: "fix", ...firstBad ? { firstGood: firstBad } : {}, lastBad: lastGood };
 }
 
 // src/baseline/bisect.ts
@@ -75560,6 +75575,13 @@ async function tryVersion(o, version2, name) {
     return { version: version2, probe: "skipped", reason, unsafe: [], trials: 0 };
   }
 }
+function nothingToBisect(c, o, probes, last) {
+  const { firstBad: _unnamed, ...rest } = c;
+  return {
+    ...rest,
+    nothing: `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(last)} on the cases (a bisect needs one end safe and the other unsafe)`
+  };
+}
 async function bisectHarness(o) {
   const loaded = loadAdapter(o.run.adapter);
   const pkg = harnessPackageOf(loaded.adapter);
@@ -75592,23 +75614,19 @@ async function bisectHarness(o) {
   ]) {
     record2(i, end ?? await tryVersion(o, versions[i], loaded.adapter.name), !end);
   }
-  const ends = `${probes.get(0)}/${probes.get(versions.length - 1)}`;
+  const last = versions.length - 1;
+  const direction = directionOf(probes.get(0), probes.get(last));
   let stop = "converged";
-  if (ends === "good/bad") {
-    for (; ; ) {
-      const next = nextProbe(versions.length, probes, spent, caps, perVersion);
-      if ("stop" in next) {
-        stop = next.stop;
-        break;
-      }
-      record2(next.index, await tryVersion(o, versions[next.index], loaded.adapter.name), true);
+  while (direction) {
+    const next = nextProbe(versions.length, flipProbes(probes, direction), spent, caps, perVersion);
+    if ("stop" in next) {
+      stop = next.stop;
+      break;
     }
+    record2(next.index, await tryVersion(o, versions[next.index], loaded.adapter.name), true);
   }
-  const conclusion = conclude(versions, probes, stop);
-  if (ends !== "good/bad") {
-    delete conclusion.firstBad;
-    conclusion.nothing = `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(versions.length - 1)} on the cases (a bisect needs the first safe and the last unsafe)`;
-  }
+  const conclusion = direction ? concludeDirected(versions, probes, stop, direction) : nothingToBisect(concludeDirected(versions, probes, stop, "regression"), o, probes, last);
+  const named2 = conclusion.firstBad ?? conclusion.firstGood;
   return {
     package: pkg,
     from: o.from,
@@ -75619,7 +75637,7 @@ async function bisectHarness(o) {
     tries,
     conclusion,
     caps,
-    ...conclusion.firstBad ? { page: npmPageUrl(pkg, conclusion.firstBad) } : {}
+    ...named2 ? { page: npmPageUrl(pkg, named2) } : {}
   };
 }
 function harnessChangeOf(bump, between, b2) {
@@ -75754,8 +75772,9 @@ function harnessChangeTitle(h) {
   const bump = `harness ${h.package} ${h.from} \u2192 ${h.to}`;
   if (!b2) return bump;
   if (b2.firstBad) return `${bump}: first bad version ${b2.firstBad}`;
+  if (b2.firstGood) return `${bump}: fixed, first good version ${b2.firstGood}`;
   if (b2.nothing) return `${bump}: ${b2.nothing}`;
-  return `${bump}: first bad version not pinned down (one of ${b2.suspects.join(", ")})`;
+  return `${bump}: first ${b2.direction === "fix" ? "good" : "bad"} version not pinned down (one of ${b2.suspects.join(", ")})`;
 }
 function capText(b2) {
   if (b2.stop === "version-cap") return `stopped at the cap of ${b2.caps.maxVersions} versions tried`;
@@ -75766,8 +75785,12 @@ var PROBE_WORD = { good: "\u2705 safe", bad: "\u274C unsafe", skipped: "\u23ED\u
 function bisectMarkdown(h, b2) {
   const out = [];
   const cases = b2.cases.map((c) => e(c, 120)).join(", ");
+  const fix = b2.direction === "fix";
+  const first = fix ? b2.firstGood : b2.firstBad;
+  const word = fix ? "First good version" : "First bad version";
+  const last = fix ? `last unsafe: ${e(b2.lastBad, 60)}` : `last safe: ${e(b2.lastGood, 60)}`;
   out.push(
-    b2.nothing ? `**Not bisected**: ${e(b2.nothing, 400)}.` : b2.firstBad ? `**First bad version: ${link(h.package, b2.firstBad)}** (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases} with ${b2.seeds} seed(s).` : `**First bad version not pinned down**: one of ${b2.suspects.map((v) => e(v, 60)).join(", ") || "none"} (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases}.`
+    b2.nothing ? `**Not bisected**: ${e(b2.nothing, 400)}.` : first ? `**${word}: ${link(h.package, first)}** (${last}), bisected on ${cases} with ${b2.seeds} seed(s)${fix ? ": a fix, the cases turn safe here" : ""}.` : `**${word} not pinned down**: one of ${b2.suspects.map((v) => e(v, 60)).join(", ") || "none"} (${last}), bisected on ${cases}.`
   );
   const cap4 = capText(b2);
   if (cap4) out.push(`Cost cap reached: ${cap4}; the versions left untried are among the suspects above.`);
@@ -75777,7 +75800,7 @@ function bisectMarkdown(h, b2) {
     );
   if (b2.nonMonotone.length)
     out.push(
-      `Not monotone: ${b2.nonMonotone.map((v) => e(v, 60)).join(", ")} tried safe after an unsafe version (flaky, or fixed and broken again).`
+      fix ? `Not monotone: ${b2.nonMonotone.map((v) => e(v, 60)).join(", ")} tried unsafe after a safe version (flaky, or fixed and broken again).` : `Not monotone: ${b2.nonMonotone.map((v) => e(v, 60)).join(", ")} tried safe after an unsafe version (flaky, or fixed and broken again).`
     );
   const rows = b2.tries.map(
     (t) => `| ${e(t.version, 60)} | ${PROBE_WORD[t.probe]} | ${t.trials || "\u2014"} | ${t.reason ? e(t.reason, 300) : ""} |`
@@ -77660,7 +77683,8 @@ whether the owner's task was done. Exit 1 when something needs fixing.
 Installs the releases of the adapter's harness package (install.npm, or harness.package) that npm publishes
 between V1 and V2 into the harness cache (like a pin; the adapter file is not changed), runs only the selected
 cases on them and narrows to the first version where they turn unsafe, in log2 steps. V1 and V2 are run first
-(V1 must be safe and V2 unsafe on the cases). A version that fails to install or run is skipped, never called
+(V1 safe and V2 unsafe: the first bad version; V1 unsafe and V2 safe, a fix: the first good version; ends that
+agree: nothing to bisect). A version that fails to install or run is skipped, never called
 safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result beside.
 The registry is npm_config_registry (default registry.npmjs.org).
 `,
