@@ -144,7 +144,11 @@ export async function bisectHarness(o: BisectOptions): Promise<BisectReport> {
   if (!o.cases.length) throw new UserError('bisect: no case to run', 'name the regressed cases with --cases');
   const caps = { ...DEFAULT_BISECT_CAPS, ...o.caps };
   const cacheDir = o.run.cache_dir ?? defaultCacheDir();
-  const published = await publishedVersions(pkg, { cacheDir, ...(o.env ? { env: o.env } : {}) });
+  const published = await publishedVersions(pkg, {
+    cacheDir,
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.run.repo_dir ? { cwd: o.run.repo_dir } : {}),
+  });
   const between = published ? versionsBetween(published.versions, o.from, o.to) : undefined;
   const versions = [o.from, ...(between ?? []), o.to];
   const probes = new Map<number, Probe>();

@@ -121,7 +121,8 @@ cases on them and narrows to the first version where they turn unsafe, in log2 s
 (V1 safe and V2 unsafe: the first bad version; V1 unsafe and V2 safe, a fix: the first good version; ends that
 agree: nothing to bisect). A version that fails to install or run is skipped, never called
 safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result beside.
-The registry is npm_config_registry (default registry.npmjs.org).
+The registry is npm's: npm_config_registry, the project's and your .npmrc (scoped @scope:registry= too),
+default registry.npmjs.org.
 `,
   schema: `Usage:
   harness-risk schema [--out DIR]
