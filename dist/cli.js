@@ -73313,6 +73313,15 @@ function ageText(iso, now = Date.now()) {
   if (s < 2 * 86400) return `${Math.round(s / 3600)} h old`;
   return `${Math.round(s / 86400)} days old`;
 }
+function harnessReuseProblem(stored, now, bump) {
+  if (!stored?.version || !now?.version) return void 0;
+  if (stored.package === now.package && stored.version === now.version) return void 0;
+  const was = `${stored.package ?? "harness"} ${stored.version}`;
+  const is = `${now.package ?? "harness"} ${now.version}`;
+  if (bump && bump.package === now.package && bump.from === stored.version && bump.to === now.version)
+    return void 0;
+  return bump ? `it measured ${was}, this run ${is}, but this pull request bumps ${bump.package} ${bump.from} \u2192 ${bump.to}` : `it measured ${was}, this run ${is}, and this pull request does not bump the harness (refresh the baseline on the base branch)`;
+}
 
 // src/baseline/base-head.ts
 var SELECTOR_KIND = /^(phase|tag|id|subset):/;
@@ -73634,6 +73643,14 @@ async function fromCache(c) {
     buildFailures: [],
     ...restored.key ? { restoredKey: restored.key } : {}
   };
+}
+function applyReuseRule(resolved, f) {
+  const stored = resolved.baseline;
+  if (!stored?.result || f.kind !== "cache") return resolved;
+  const problem = harnessReuseProblem(stored.result.harness, f.now, f.bump);
+  if (!problem) return resolved;
+  const note = `stored baseline ${stored.source} not used: ${problem}`;
+  return { notes: [note], notices: [...resolved.notices, note], buildFailures: resolved.buildFailures };
 }
 function gateInput(o) {
   const { resolved: r } = o;
@@ -77569,7 +77586,9 @@ function verdictText(g) {
   const v = g.verdict;
   const lines = [
     ...v.findings.filter((f) => f.gating || f.blocksSuccess).map((f) => `  ${f.gating ? "FAIL" : "not green"}: ${sanitizeText(f.message, 1e3)}`),
-    ...v.notes.map((n) => `  note: ${sanitizeText(n, 1e3)}`)
+    ...v.notes.map((n) => `  note: ${sanitizeText(n, 1e3)}`),
+    // What a used baseline differs in (harness version, engine, runner, case revisions), as the action's report says it.
+    ...v.findings.filter((f) => f.kind === "attestation" && !f.gating && !f.blocksSuccess).map((f) => `  baseline: ${sanitizeText(f.message, 1e3)}`)
   ];
   const head2 = v.verdict === "fail" ? "verdict: fail" : v.verdict === "neutral" ? "verdict: neutral (nothing fails, but not everything was measured or compared)" : "verdict: pass";
   return [head2, ...lines].join("\n");
@@ -78465,11 +78484,16 @@ ${phaseTable2(result)}
   const closing = closingList(result, colors);
   if (closing) process.stdout.write(`${closing}
 `);
-  const resolved = await resolveBaseline(source, {
-    reportOnly: false,
-    ...plan.file ? { file: plan.file } : {},
-    ...paired ? { paired } : {}
-  });
+  const resolved = applyReuseRule(
+    await resolveBaseline(source, {
+      reportOnly: false,
+      ...plan.file ? { file: plan.file } : {},
+      ...paired ? { paired } : {}
+    }),
+    { kind: source.kind, ...result.harness ? { now: result.harness } : {} }
+  );
+  for (const n of resolved.notices) process.stdout.write(`${sanitizeText(n, 500)}
+`);
   const g = evaluateGate(
     gateInput({
       heads: [{ result, name: out }],
