@@ -75493,7 +75493,7 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { dirname as dirname18, join as join34 } from "node:path";
+import { basename as basename6, dirname as dirname18, extname, join as join34 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
@@ -76450,7 +76450,8 @@ async function cmdBisect(argv) {
     from: values.from,
     to: values.to,
     cases,
-    outDir: join34(dirname18(out), `bisect-${adapter.adapter.name}-${config2}`),
+    // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
+    outDir: join34(dirname18(out), basename6(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -77806,7 +77807,8 @@ between V1 and V2 into the harness cache (like a pin; the adapter file is not ch
 cases on them and narrows to the first version where they turn unsafe, in log2 steps. V1 and V2 are run first
 (V1 safe and V2 unsafe: the first bad version; V1 unsafe and V2 safe, a fix: the first good version; ends that
 agree: nothing to bisect). A version that fails to install or run is skipped, never called
-safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result beside.
+safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result in the
+folder of the same name (runs/bisect-ADAPTER-CONFIG/ADAPTER-VERSION.json).
 The registry is npm's: npm_config_registry, the project's and your .npmrc (scoped @scope:registry= too),
 default registry.npmjs.org.
 `,
@@ -78701,11 +78703,11 @@ function xmlEscape(value, max = 2e3) {
 
 // src/world/credential-values.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync24 } from "node:fs";
-import { basename as basename6, join as join41, relative as relative14 } from "node:path";
+import { basename as basename7, join as join41, relative as relative14 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path8) {
-  const name = basename6(path8);
+  const name = basename7(path8);
   if (name === "config" && /(^|\/)\.git(\/modules\/.+)?\/config$/.test(path8)) return "git-config";
   if (/^git-credentials-.+\.config$/.test(name)) return "git-config";
   if (name === ".git-credentials" || /\.git\/credentials$/.test(path8)) return "git-credentials";
