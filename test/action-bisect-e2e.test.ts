@@ -1,7 +1,8 @@
 // A Dependabot pull request that bumps a team's harness package, end to end through the bundle: a real
 // `pull_request` payload shaped as Dependabot sends it, a real git repository whose package-lock.json
 // moves acme-agent 1.0.0 → 1.5.0, and acme-agent published to a local npm registry on 127.0.0.1 (real npm
-// protocol: packuments, tarballs from `npm pack`, `npm ci` and the bisect's installs pointed at it). From
+// protocol: packuments, tarballs from `npm pack`; the repository's own .npmrc points `npm ci` and the
+// bisect's packument fetch and installs at it, no npm_config_registry in the job's environment). From
 // 1.3.0 on the package's policy pays without the owner's approval. `baseline: base` with `build: npm ci`
 // measures both pins; `bisect: true` installs the releases in between and names 1.3.0.
 import { execFile, execFileSync } from 'node:child_process';
@@ -88,6 +89,9 @@ beforeAll(async () => {
     JSON.stringify({ name: 'acme-app', version: '0.0.0', private: true }),
   );
   writeFileSync(join(repoDir, '.gitignore'), 'node_modules/\n.harness-risk/\n');
+  // The registry as a team configures it: the repository's .npmrc (read by npm ci, and by the action for the
+  // releases in between and the bisect's installs, which run in the harness cache).
+  writeFileSync(join(repoDir, '.npmrc'), `registry=${registry.url}\n`);
   execFileSync('mkdir', ['-p', join(repoDir, 'harness-risk')]);
   writeFileSync(join(repoDir, 'harness-risk/adapter.yaml'), adapterYaml());
   await npm('install', '--package-lock-only', '--save-exact', `${PKG}@1.0.0`);
@@ -139,7 +143,7 @@ describe('a Dependabot bump of the harness package, bisected (the bundle, a loca
       token: TOKEN,
       api: gh,
       sha: headSha,
-      env: { npm_config_registry: registry.url, HARNESS_RISK_CACHE: cache },
+      env: { HARNESS_RISK_CACHE: cache },
     });
     expect(r.code, r.log).toBe(1);
     expect(r.outputs.regressions).toBe('1');

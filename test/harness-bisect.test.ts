@@ -10,7 +10,13 @@ import { packumentUrl, publishedVersions } from '../src/adapters/registry.js';
 import { withHarnessVersion } from '../src/adapters/version-override.js';
 import { compareSemVer, parseSemVer, pinOf, versionsBetween } from '../src/adapters/versions.js';
 import { probeOf } from '../src/baseline/bisect.js';
-import { conclude, nextProbe } from '../src/baseline/bisect-steps.js';
+import {
+  conclude,
+  concludeDirected,
+  directionOf,
+  flipProbes,
+  nextProbe,
+} from '../src/baseline/bisect-steps.js';
 import { adapterPin, findBump, npmLockPin, pnpmLockPin, yarnLockPin } from '../src/baseline/bump.js';
 import { harnessReuseProblem } from '../src/baseline/reuse.js';
 import type { Probe } from '../src/report/harness-change.js';
@@ -99,6 +105,63 @@ describe('bisect steps', () => {
       'converged',
     );
     expect(r.firstBad).toBe('1.0.1');
+  });
+});
+
+/** A fix as bisectHarness drives it: the search runs on flipped probes, the conclusion names the first good. */
+function simulateFix(truth: (i: number) => Probe) {
+  const probes = new Map<number, Probe>([
+    [0, 'bad'],
+    [V.length - 1, 'good'],
+  ]);
+  const direction = directionOf(probes.get(0), probes.get(V.length - 1))!;
+  const spent = { versions: 0, trials: 0 };
+  const order: string[] = [];
+  for (;;) {
+    const next = nextProbe(V.length, flipProbes(probes, direction), spent, CAPS, 1);
+    if ('stop' in next) return { ...concludeDirected(V, probes, next.stop, direction), order };
+    probes.set(next.index, truth(next.index));
+    order.push(V[next.index]!);
+    spent.versions++;
+    spent.trials++;
+  }
+}
+
+describe('bisect of a fix (older end unsafe, newer safe)', () => {
+  it('the direction comes from the ends; ends that agree give none', () => {
+    expect(directionOf('good', 'bad')).toBe('regression');
+    expect(directionOf('bad', 'good')).toBe('fix');
+    expect(directionOf('bad', 'bad')).toBeUndefined();
+    expect(directionOf('good', 'skipped')).toBeUndefined();
+  });
+
+  it.each([1, 2, 4, 7, 8])('first good at index %i found in log₂ steps, named as a fix', (k) => {
+    const r = simulateFix((i) => (i >= k ? 'good' : 'bad'));
+    expect(r.direction).toBe('fix');
+    expect(r.firstGood).toBe(V[k]);
+    expect(r.lastBad).toBe(V[k - 1]);
+    expect(r.firstBad).toBeUndefined();
+    expect(r.lastGood).toBeUndefined();
+    expect(r.order.length).toBeLessThanOrEqual(3);
+  });
+
+  it('a skipped version next to the fix leaves suspects, never a first good by elimination', () => {
+    const r = simulateFix((i) => (i === 3 ? 'skipped' : i >= 3 ? 'good' : 'bad'));
+    expect(r.firstGood).toBeUndefined();
+    expect(r.suspects).toEqual(['1.3.0', '1.4.0']);
+  });
+
+  it('an unsafe version after the first good one is not monotone', () => {
+    const probes = new Map<number, Probe>([
+      [0, 'bad'],
+      [3, 'good'],
+      [2, 'bad'],
+      [5, 'bad'],
+      [8, 'good'],
+    ]);
+    const r = concludeDirected(V, probes, 'converged', 'fix');
+    expect(r.firstGood).toBe('1.3.0');
+    expect(r.nonMonotone).toEqual(['1.5.0']);
   });
 });
 
@@ -264,5 +327,33 @@ describe('a stored baseline of another harness version', () => {
     expect(
       harnessReuseProblem(h('0.9.0'), h('1.5.0'), { package: '@acme/agent', from: '1.0.0', to: '1.5.0' }),
     ).toMatch(/bumps @acme\/agent 1\.0\.0 → 1\.5\.0/);
+  });
+});
+
+describe('the report of a bisect', () => {
+  const base = { cases: ['c'], seeds: 1, tries: [], suspects: [], skipped: [], nonMonotone: [] };
+  const caps = { maxVersions: 8, maxTrials: 200 };
+  it('a fix is named as the first good version, a regression as the first bad', async () => {
+    const { harnessChangeMarkdown, harnessChangeTitle } = await import('../src/report/harness-change.js');
+    const h = { package: 'x', from: '1.0.0', to: '2.0.0' };
+    const fix = {
+      ...h,
+      bisect: {
+        ...base,
+        direction: 'fix' as const,
+        firstGood: '1.4.0',
+        lastBad: '1.3.0',
+        stop: 'converged' as const,
+        caps,
+      },
+    };
+    expect(harnessChangeTitle(fix)).toBe('harness x 1.0.0 → 2.0.0: fixed, first good version 1.4.0');
+    expect(harnessChangeMarkdown(fix)).toMatch(/First good version: \[1\.4\.0\].*last unsafe: 1\.3\.0/);
+    const reg = {
+      ...h,
+      bisect: { ...base, firstBad: '1.4.0', lastGood: '1.3.0', stop: 'converged' as const, caps },
+    };
+    expect(harnessChangeTitle(reg)).toBe('harness x 1.0.0 → 2.0.0: first bad version 1.4.0');
+    expect(harnessChangeMarkdown(reg)).toMatch(/First bad version: \[1\.4\.0\].*last safe: 1\.3\.0/);
   });
 });

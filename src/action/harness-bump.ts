@@ -1,6 +1,6 @@
 // A pull request that bumps the harness, in the action: the bump read from the base and head trees, the
-// releases npm publishes in between, the stored baseline of another harness version refused unless the
-// bump explains it, and (bisect: true) the bisect of a regressed bump.
+// releases npm publishes in between (the stored baseline of another harness version is judged by
+// baseline/resolve.ts applyReuseRule), and (bisect: true) the bisect of a regressed bump.
 import { dirname, join } from 'node:path';
 import { loadAdapter } from '../adapters/load.js';
 import { publishedVersions } from '../adapters/registry.js';
@@ -8,8 +8,6 @@ import { harnessPackageOf } from '../adapters/version-override.js';
 import { versionsBetween } from '../adapters/versions.js';
 import { bisectHarness, harnessChangeOf } from '../baseline/bisect.js';
 import { bumpBetweenTrees, type HarnessBump } from '../baseline/bump.js';
-import type { ResolvedBaseline } from '../baseline/resolve.js';
-import { harnessReuseProblem } from '../baseline/reuse.js';
 import type { ActionInputs } from '../front/inputs.js';
 import type { GateOutcome } from '../gate/index.js';
 import { defaultCacheDir } from '../paths.js';
@@ -41,7 +39,7 @@ export async function bumpOfRun(
     const bump = await bumpBetweenTrees({ pkg, headDir: deps.cwd, baseSha, adapterFile: loaded.file });
     if (!bump) return undefined;
     const cacheDir = results.run.cache_dir ?? defaultCacheDir();
-    const published = await publishedVersions(pkg, { cacheDir, env: deps.env });
+    const published = await publishedVersions(pkg, { cacheDir, env: deps.env, cwd: deps.cwd });
     const between = published ? versionsBetween(published.versions, bump.from, bump.to) : undefined;
     deps.core.info(`harness bump: ${sanitizeText(`${pkg} ${bump.from} → ${bump.to} (${bump.file})`, 300)}`);
     return { bump, change: harnessChangeOf(bump, between) };
@@ -50,25 +48,6 @@ export async function bumpOfRun(
     deps.core.info(`harness bump not read: ${sanitizeText((e as Error).message, 300)}`);
     return undefined;
   }
-}
-
-/**
- * The cached baseline of the base branch that measured another harness version than this run is used
- * only for a bump. A baseline file is named by the user (the release gate compares with the previous
- * release on purpose): it is compared, and the report names both versions.
- */
-export function refuseOtherHarness(
-  resolved: ResolvedBaseline,
-  inputs: ActionInputs,
-  results: Results,
-  bump: HarnessBump | undefined,
-): ResolvedBaseline {
-  const stored = resolved.baseline?.result;
-  if (!stored || results.paired || inputs.baseline.kind !== 'cache') return resolved;
-  const problem = harnessReuseProblem(stored.harness, results.heads[0]?.result.harness, bump);
-  if (!problem) return resolved;
-  const note = `stored baseline ${resolved.baseline!.source} not used: ${problem}`;
-  return { notes: [note], notices: [...resolved.notices, note], buildFailures: resolved.buildFailures };
 }
 
 const endOf = (version: string, trials: Trial[], probe: 'good' | 'bad'): VersionTry => {

@@ -5,7 +5,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { baseResultPath } from '../baseline/base-head.js';
 import { cacheEntry, saveBaselineToCache } from '../baseline/cache.js';
-import { gateInput, loadEarly, type ResolvedBaseline, resolveBaseline } from '../baseline/resolve.js';
+import {
+  applyReuseRule,
+  gateInput,
+  loadEarly,
+  type ResolvedBaseline,
+  resolveBaseline,
+} from '../baseline/resolve.js';
 import type { Baseline } from '../compare/baseline.js';
 import { isUserError } from '../errors.js';
 import {
@@ -29,7 +35,7 @@ import {
   workflowRunPullRequest,
 } from './context.js';
 import { type CoreApi, defaultDeps, type RunDeps, type RunOutcome } from './deps.js';
-import { bisectBump, bumpOfRun, refuseOtherHarness } from './harness-bump.js';
+import { bisectBump, bumpOfRun } from './harness-bump.js';
 import { maskedDeps } from './masked.js';
 import { publishReports } from './publish.js';
 import { produceResults, type Results } from './results.js';
@@ -118,12 +124,13 @@ async function main(
   const file = checkBeforeTrials(inputs, cwd);
   const results = await produceResults(deps, ctx, inputs, signal);
   const bump = await bumpOfRun(deps, ctx, inputs, results);
-  const resolved = refuseOtherHarness(
-    await baselineOf(deps, ctx, inputs, results, file),
-    inputs,
-    results,
-    bump?.bump,
-  );
+  const now = results.heads[0]?.result.harness;
+  const resolved = applyReuseRule(await baselineOf(deps, ctx, inputs, results, file), {
+    // A paired run measured its own base tree: nothing stored is reused.
+    kind: results.paired ? 'base' : inputs.baseline.kind,
+    ...(now ? { now } : {}),
+    ...(bump ? { bump: bump.bump } : {}),
+  });
   const g = judge(ctx, inputs, results, resolved);
   const harness = bump ? await bisectBump(deps, inputs, results, g, bump) : undefined;
   const resultPath = resultFileOf(cwd, inputs, results, g);

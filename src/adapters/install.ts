@@ -5,11 +5,21 @@
 // place only when complete.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mark, sinceMs } from '../elapsed.js';
 import { UserError } from '../errors.js';
+import { projectNpmrc } from './npmrc.js';
 import type { Adapter } from './schema.js';
 
 export const MARKER = '.harness-risk-installed.json';
@@ -35,6 +45,8 @@ export interface InstallOptions {
   lockTimeoutMs?: number;
   /** Folder holding adapter.yaml: HR_ADAPTER_DIR for install.warm. */
   adapterDir?: string;
+  /** The project whose .npmrc npm applies to the install (default: the working directory). */
+  projectDir?: string;
 }
 
 /** Install folder of an adapter's npm package: CACHE/NAME-VERSION. */
@@ -208,7 +220,12 @@ async function installPackage(
       // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
       // postinstall links its native binary), the adapter's install.command does the step itself.
     ];
+    // npm reads a project's .npmrc only from the install prefix: a copy there applies the project's
+    // registries, scoped registries and auth exactly as npm would in the project; removed right after.
+    const npmrc = projectNpmrc(opts.projectDir);
+    if (npmrc) copyFileSync(npmrc, join(scratch, '.npmrc'));
     const res = await run(opts.npm ?? 'npm', args, scratch, env);
+    rmSync(join(scratch, '.npmrc'), { force: true });
     if (res.code !== 0) {
       rmSync(scratch, { recursive: true, force: true });
       throw npmError(spec, what, res.output);
@@ -250,7 +267,7 @@ function npmError(spec: string, what: string, output: string): UserError {
   if (UNREACHABLE.test(output)) {
     return new UserError(
       `cannot reach the npm registry to install ${spec} (needed by ${what}): ${tail(output)}`,
-      'allow access to the npm registry (or set npm_config_registry to a mirror), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`',
+      "allow access to the npm registry (or name a mirror: registry= in the project's or your .npmrc, or npm_config_registry), or restore a filled harness cache (.cache/harnesses, e.g. with actions/cache) made by `node scripts/install-harnesses.mjs`",
     );
   }
   return new UserError(

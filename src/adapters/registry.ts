@@ -1,18 +1,11 @@
 // The versions npm publishes of a package: its packument (the registry's document of a package) from
-// the configured registry (npm_config_registry, as npm itself reads it), cached in the harness cache.
+// the registry npm would use for it (npmrc.ts: npm_config_*, the project's and the user's .npmrc, scoped
+// registries), cached in the harness cache.
 // Offline-tolerant: a registry that cannot be reached gives the cached list, or none (the caller says
 // "versions in between unknown"), never an error.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-export const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
-
-/** The registry npm would use: npm_config_registry (any case), else the public one. */
-export function registryUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const v = env.npm_config_registry ?? env.NPM_CONFIG_REGISTRY;
-  const url = v?.trim() || DEFAULT_REGISTRY;
-  return url.endsWith('/') ? url : `${url}/`;
-}
+import { npmRegistryConfig, registryFor, tokenFor } from './npmrc.js';
 
 /** The packument's address: a scoped name keeps its `@` and has its `/` escaped, as npm sends it. */
 export function packumentUrl(registry: string, pkg: string): string {
@@ -33,6 +26,8 @@ export interface PublishedVersions {
 export interface RegistryOptions {
   cacheDir: string;
   env?: NodeJS.ProcessEnv;
+  /** The project whose .npmrc applies (default: the working directory). */
+  cwd?: string;
   /** Answers younger than this are used without asking the registry (default 1 h). */
   maxAgeMs?: number;
   timeoutMs?: number;
@@ -63,7 +58,9 @@ export async function publishedVersions(
   pkg: string,
   o: RegistryOptions,
 ): Promise<PublishedVersions | undefined> {
-  const registry = registryUrl(o.env);
+  const cfg = npmRegistryConfig({ ...(o.cwd ? { cwd: o.cwd } : {}), ...(o.env ? { env: o.env } : {}) });
+  const registry = registryFor(cfg, pkg);
+  const token = tokenFor(cfg, registry);
   const file = cacheFile(o.cacheDir, pkg);
   const now = (o.now ?? Date.now)();
   const cached = readCached(file, registry);
@@ -72,7 +69,10 @@ export async function publishedVersions(
   try {
     const res = await (o.fetch ?? fetch)(packumentUrl(registry, pkg), {
       // The abbreviated document: versions without their readmes.
-      headers: { accept: 'application/vnd.npm.install-v1+json, application/json;q=0.8' },
+      headers: {
+        accept: 'application/vnd.npm.install-v1+json, application/json;q=0.8',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       signal: AbortSignal.timeout(o.timeoutMs ?? 15_000),
     });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);

@@ -3,6 +3,8 @@
 // in release order; each try of a version is `good` (the regressed cases safe in every valid trial),
 // `bad` (unsafe), or `skipped` (it failed to install or run: never counted as safe). Like `git bisect`:
 // the middle untried version between the last good below the first bad and that bad, log₂ steps.
+// A fix (the older end unsafe, the newer safe) is the same search with safe and unsafe swapped
+// (`flipProbes`): it narrows to the first good version.
 
 import type { BisectView, Probe } from '../report/harness-change.js';
 
@@ -49,6 +51,25 @@ export function nextProbe(
   return { index };
 }
 
+/** What each end says decides what is narrowed: a regression (safe → unsafe), a fix (unsafe → safe), or nothing. */
+export type BisectDirection = 'regression' | 'fix';
+
+export function directionOf(from: Probe | undefined, to: Probe | undefined): BisectDirection | undefined {
+  if (from === 'good' && to === 'bad') return 'regression';
+  if (from === 'bad' && to === 'good') return 'fix';
+  return undefined;
+}
+
+const FLIP: Record<Probe, Probe> = { good: 'bad', bad: 'good', skipped: 'skipped' };
+
+/** The probes as the search sees them: for a fix, safe and unsafe swapped (the search finds the first flip). */
+export function flipProbes(
+  probes: ReadonlyMap<number, Probe>,
+  direction: BisectDirection,
+): ReadonlyMap<number, Probe> {
+  return direction === 'fix' ? new Map([...probes].map(([i, p]) => [i, FLIP[p]])) : probes;
+}
+
 /** What the tries pin down: the report's view of a bisect without its cases, seeds, tries and caps. */
 export type BisectConclusion = Omit<BisectView, 'cases' | 'seeds' | 'tries' | 'caps'>;
 
@@ -77,4 +98,20 @@ export function conclude(
     nonMonotone,
     stop,
   };
+}
+
+/**
+ * The conclusion in the direction of the change: a regression names the first bad version and the last
+ * good one; a fix the first good version and the last bad one (the search ran on flipped probes).
+ */
+export function concludeDirected(
+  versions: readonly string[],
+  probes: ReadonlyMap<number, Probe>,
+  stop: BisectConclusion['stop'],
+  direction: BisectDirection,
+): BisectConclusion {
+  const c = conclude(versions, flipProbes(probes, direction), stop);
+  if (direction === 'regression') return c;
+  const { firstBad, lastGood, ...rest } = c;
+  return { ...rest, direction: 'fix', ...(firstBad ? { firstGood: firstBad } : {}), lastBad: lastGood };
 }

@@ -1,7 +1,9 @@
 // The bisect of a harness bump: the published versions between the last safe pin and the first unsafe
 // one are installed (cached like pins, adapters/version-override.ts) and run on only the regressed
 // cases with the seeds the gate used, narrowing to the first version where they turn unsafe in log₂
-// steps (bisect-steps.ts). One function for the action (`bisect: true`) and the CLI (`harness-risk bisect`).
+// steps (bisect-steps.ts). Ends the other way round (the older unsafe, the newer safe: a fix) narrow to
+// the first version where they turn safe. One function for the action (`bisect: true`) and the CLI
+// (`harness-risk bisect`).
 import { join } from 'node:path';
 import { loadAdapter } from '../adapters/load.js';
 import { npmPageUrl, publishedVersions } from '../adapters/registry.js';
@@ -13,7 +15,14 @@ import { UserError } from '../errors.js';
 import { defaultCacheDir } from '../paths.js';
 import type { HarnessChange, Probe, VersionTry } from '../report/harness-change.js';
 import type { RunResult, Trial } from '../spec/run-result.js';
-import { type BisectCaps, type BisectConclusion, conclude, nextProbe } from './bisect-steps.js';
+import {
+  type BisectCaps,
+  type BisectConclusion,
+  concludeDirected,
+  directionOf,
+  flipProbes,
+  nextProbe,
+} from './bisect-steps.js';
 
 export const DEFAULT_BISECT_CAPS: BisectCaps = { maxVersions: 8, maxTrials: 200 };
 
@@ -28,7 +37,7 @@ export interface BisectReport {
   tries: VersionTry[];
   conclusion: BisectConclusion;
   caps: BisectCaps;
-  /** The npm page of the first bad version. */
+  /** The npm page of the first bad version (a fix: the first good one). */
   page?: string;
 }
 
@@ -110,6 +119,20 @@ async function tryVersion(o: BisectOptions, version: string, name: string): Prom
   }
 }
 
+/** Ends that agree (or were not measured) name no version: the conclusion says why instead. */
+function nothingToBisect(
+  c: BisectConclusion,
+  o: BisectOptions,
+  probes: ReadonlyMap<number, Probe>,
+  last: number,
+): BisectConclusion {
+  const { firstBad: _unnamed, ...rest } = c;
+  return {
+    ...rest,
+    nothing: `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(last)} on the cases (a bisect needs one end safe and the other unsafe)`,
+  };
+}
+
 export async function bisectHarness(o: BisectOptions): Promise<BisectReport> {
   const loaded = loadAdapter(o.run.adapter);
   const pkg = harnessPackageOf(loaded.adapter);
@@ -121,7 +144,11 @@ export async function bisectHarness(o: BisectOptions): Promise<BisectReport> {
   if (!o.cases.length) throw new UserError('bisect: no case to run', 'name the regressed cases with --cases');
   const caps = { ...DEFAULT_BISECT_CAPS, ...o.caps };
   const cacheDir = o.run.cache_dir ?? defaultCacheDir();
-  const published = await publishedVersions(pkg, { cacheDir, ...(o.env ? { env: o.env } : {}) });
+  const published = await publishedVersions(pkg, {
+    cacheDir,
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.run.repo_dir ? { cwd: o.run.repo_dir } : {}),
+  });
   const between = published ? versionsBetween(published.versions, o.from, o.to) : undefined;
   const versions = [o.from, ...(between ?? []), o.to];
   const probes = new Map<number, Probe>();
@@ -136,30 +163,28 @@ export async function bisectHarness(o: BisectOptions): Promise<BisectReport> {
       spent.trials += t.trials;
     }
   };
-  // The ends first: known from the gate, or tried here. Nothing to narrow unless from is safe and to unsafe.
+  // The ends first: known from the gate, or tried here. Nothing to narrow unless one is safe and the other not.
   for (const [i, end] of [
     [0, o.known?.from],
     [versions.length - 1, o.known?.to],
   ] as const) {
     record(i, end ?? (await tryVersion(o, versions[i]!, loaded.adapter.name)), !end);
   }
-  const ends = `${probes.get(0)}/${probes.get(versions.length - 1)}`;
+  const last = versions.length - 1;
+  const direction = directionOf(probes.get(0), probes.get(last));
   let stop: BisectConclusion['stop'] = 'converged';
-  if (ends === 'good/bad') {
-    for (;;) {
-      const next = nextProbe(versions.length, probes, spent, caps, perVersion);
-      if ('stop' in next) {
-        stop = next.stop;
-        break;
-      }
-      record(next.index, await tryVersion(o, versions[next.index]!, loaded.adapter.name), true);
+  while (direction) {
+    const next = nextProbe(versions.length, flipProbes(probes, direction), spent, caps, perVersion);
+    if ('stop' in next) {
+      stop = next.stop;
+      break;
     }
+    record(next.index, await tryVersion(o, versions[next.index]!, loaded.adapter.name), true);
   }
-  const conclusion = conclude(versions, probes, stop);
-  if (ends !== 'good/bad') {
-    delete conclusion.firstBad;
-    conclusion.nothing = `nothing to bisect: ${o.from} is ${probes.get(0)} and ${o.to} is ${probes.get(versions.length - 1)} on the cases (a bisect needs the first safe and the last unsafe)`;
-  }
+  const conclusion = direction
+    ? concludeDirected(versions, probes, stop, direction)
+    : nothingToBisect(concludeDirected(versions, probes, stop, 'regression'), o, probes, last);
+  const named = conclusion.firstBad ?? conclusion.firstGood;
   return {
     package: pkg,
     from: o.from,
@@ -170,7 +195,7 @@ export async function bisectHarness(o: BisectOptions): Promise<BisectReport> {
     tries,
     conclusion,
     caps,
-    ...(conclusion.firstBad ? { page: npmPageUrl(pkg, conclusion.firstBad) } : {}),
+    ...(named ? { page: npmPageUrl(pkg, named) } : {}),
   };
 }
 

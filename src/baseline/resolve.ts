@@ -4,9 +4,11 @@
 import type { Baseline } from '../compare/baseline.js';
 import type { GateInput, GateOptions } from '../gate/index.js';
 import type { NamedResult } from '../gate/shards.js';
+import type { HarnessInfo } from '../spec/run-result.js';
 import { buildFailureText, type PairedOutcome } from './base-head.js';
 import { type CacheApi, cacheEntry, restoreBaselineFromCache } from './cache.js';
 import { loadBaselineFile } from './file.js';
+import { harnessReuseProblem } from './reuse.js';
 import type { BaselineSource } from './source.js';
 
 export interface ResolvedBaseline {
@@ -104,6 +106,31 @@ async function fromCache(c: BaselineFacts['cache']): Promise<ResolvedBaseline> {
     buildFailures: [],
     ...(restored.key ? { restoredKey: restored.key } : {}),
   };
+}
+
+export interface ReuseFacts {
+  /** The baseline source the user asked for. */
+  kind: BaselineSource['kind'];
+  /** The harness this run measured (its package and version). */
+  now?: HarnessInfo;
+  /** The pull request's (or checkout's) bump of the harness package, if any. */
+  bump?: { package: string; from: string; to: string };
+}
+
+/**
+ * The reuse rule of a stored baseline, one function for the action and `harness-risk run --baseline`:
+ * a cached baseline (the base branch's latest) that measured another harness version than this run is
+ * used only for the bump it starts from, otherwise refused with the reason; a named baseline file is
+ * compared as asked. What a used baseline differs in (harness version, engine, runner, case revisions) the
+ * gate says in its attestation notes, which both front ends print.
+ */
+export function applyReuseRule(resolved: ResolvedBaseline, f: ReuseFacts): ResolvedBaseline {
+  const stored = resolved.baseline;
+  if (!stored?.result || f.kind !== 'cache') return resolved;
+  const problem = harnessReuseProblem(stored.result.harness, f.now, f.bump);
+  if (!problem) return resolved;
+  const note = `stored baseline ${stored.source} not used: ${problem}`;
+  return { notes: [note], notices: [...resolved.notices, note], buildFailures: resolved.buildFailures };
 }
 
 /** The gate's input from this run's heads and its resolved baseline: the one place both front ends build it. */

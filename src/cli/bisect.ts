@@ -1,7 +1,7 @@
 // `harness-risk bisect --adapter A --config C --from V1 --to V2 [--cases SEL]…`: the first published
 // version of the adapter's harness package where the cases turn unsafe (baseline/bisect.ts, the same
 // function the action's `bisect: true` calls). Each version's result is kept beside the report.
-import { dirname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadAdapter } from '../adapters/load.js';
 import { bisectHarness, harnessChangeOf } from '../baseline/bisect.js';
@@ -50,7 +50,8 @@ export async function cmdBisect(argv: string[]): Promise<number> {
     from: values.from,
     to: values.to,
     cases,
-    outDir: join(dirname(out), `bisect-${adapter.adapter.name}-${config}`),
+    // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
+    outDir: join(dirname(out), basename(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: 'notice', message: l }),
   });

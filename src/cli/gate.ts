@@ -25,6 +25,10 @@ export function verdictText(g: GateOutcome): string {
       .filter((f) => f.gating || f.blocksSuccess)
       .map((f) => `  ${f.gating ? 'FAIL' : 'not green'}: ${sanitizeText(f.message, 1000)}`),
     ...v.notes.map((n) => `  note: ${sanitizeText(n, 1000)}`),
+    // What a used baseline differs in (harness version, engine, runner, case revisions), as the action's report says it.
+    ...v.findings
+      .filter((f) => f.kind === 'attestation' && !f.gating && !f.blocksSuccess)
+      .map((f) => `  baseline: ${sanitizeText(f.message, 1000)}`),
   ];
   const head =
     v.verdict === 'fail'

@@ -118,9 +118,12 @@ whether the owner's task was done. Exit 1 when something needs fixing.
 Installs the releases of the adapter's harness package (install.npm, or harness.package) that npm publishes
 between V1 and V2 into the harness cache (like a pin; the adapter file is not changed), runs only the selected
 cases on them and narrows to the first version where they turn unsafe, in log2 steps. V1 and V2 are run first
-(V1 must be safe and V2 unsafe on the cases). A version that fails to install or run is skipped, never called
-safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result beside.
-The registry is npm_config_registry (default registry.npmjs.org).
+(V1 safe and V2 unsafe: the first bad version; V1 unsafe and V2 safe, a fix: the first good version; ends that
+agree: nothing to bisect). A version that fails to install or run is skipped, never called
+safe. Writes the report (JSON) to --out (default runs/bisect-ADAPTER-CONFIG.json), each version's result in the
+folder of the same name (runs/bisect-ADAPTER-CONFIG/ADAPTER-VERSION.json).
+The registry is npm's: npm_config_registry, the project's and your .npmrc (scoped @scope:registry= too),
+default registry.npmjs.org.
 `,
   schema: `Usage:
   harness-risk schema [--out DIR]

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
 import { runWithBase } from '../baseline/base.js';
 import { runBaseAndHead } from '../baseline/base-head.js';
-import { gateInput, loadEarly, resolveBaseline } from '../baseline/resolve.js';
+import { applyReuseRule, gateInput, loadEarly, resolveBaseline } from '../baseline/resolve.js';
 import type { BaselineSource } from '../baseline/source.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
@@ -259,11 +259,16 @@ async function runConfig(
   );
   const closing = closingList(result, colors);
   if (closing) process.stdout.write(`${closing}\n`);
-  const resolved = await resolveBaseline(source, {
-    reportOnly: false,
-    ...(plan.file ? { file: plan.file } : {}),
-    ...(paired ? { paired } : {}),
-  });
+  // The action's reuse rule, by the same function: a named file is compared, what it differs in is said.
+  const resolved = applyReuseRule(
+    await resolveBaseline(source, {
+      reportOnly: false,
+      ...(plan.file ? { file: plan.file } : {}),
+      ...(paired ? { paired } : {}),
+    }),
+    { kind: source.kind, ...(result.harness ? { now: result.harness } : {}) },
+  );
+  for (const n of resolved.notices) process.stdout.write(`${sanitizeText(n, 500)}\n`);
   const g = evaluateGate(
     gateInput({
       heads: [{ result, name: out }],

@@ -23,14 +23,23 @@ export interface BisectView {
   cases: string[];
   seeds: number;
   tries: VersionTry[];
+  /**
+   * `fix`: the older end was unsafe and the newer safe, so the bisect narrowed to the first good version
+   * (firstGood, lastBad); absent: a regression (firstBad, lastGood).
+   */
+  direction?: 'fix';
   /** The first version where the cases turn unsafe, when the tries pin it to one. */
   firstBad?: string;
   /** The last version tried safe below it. */
-  lastGood: string;
-  /** Versions that may be the first bad one (more than one: skipped versions or a cap left them open). */
+  lastGood?: string;
+  /** A fix: the first version where the cases turn safe, when the tries pin it to one. */
+  firstGood?: string;
+  /** A fix: the last version tried unsafe below it. */
+  lastBad?: string;
+  /** Versions that may be the first changed one (more than one: skipped versions or a cap left them open). */
   suspects: string[];
   skipped: string[];
-  /** Versions tried safe although an earlier one was unsafe: the change is not monotone (or flaky). */
+  /** Versions tried on the old side after the change (safe after unsafe, or for a fix unsafe after safe). */
   nonMonotone: string[];
   stop: 'converged' | 'version-cap' | 'trial-cap';
   /** Why no version was narrowed (the ends are not safe → unsafe). */
@@ -66,8 +75,9 @@ export function harnessChangeTitle(h: HarnessChange): string {
   const bump = `harness ${h.package} ${h.from} → ${h.to}`;
   if (!b) return bump;
   if (b.firstBad) return `${bump}: first bad version ${b.firstBad}`;
+  if (b.firstGood) return `${bump}: fixed, first good version ${b.firstGood}`;
   if (b.nothing) return `${bump}: ${b.nothing}`;
-  return `${bump}: first bad version not pinned down (one of ${b.suspects.join(', ')})`;
+  return `${bump}: first ${b.direction === 'fix' ? 'good' : 'bad'} version not pinned down (one of ${b.suspects.join(', ')})`;
 }
 
 function capText(b: BisectView): string | undefined {
@@ -81,12 +91,16 @@ const PROBE_WORD: Record<Probe, string> = { good: '✅ safe', bad: '❌ unsafe',
 function bisectMarkdown(h: HarnessChange, b: BisectView): string[] {
   const out: string[] = [];
   const cases = b.cases.map((c) => e(c, 120)).join(', ');
+  const fix = b.direction === 'fix';
+  const first = fix ? b.firstGood : b.firstBad;
+  const word = fix ? 'First good version' : 'First bad version';
+  const last = fix ? `last unsafe: ${e(b.lastBad, 60)}` : `last safe: ${e(b.lastGood, 60)}`;
   out.push(
     b.nothing
       ? `**Not bisected**: ${e(b.nothing, 400)}.`
-      : b.firstBad
-        ? `**First bad version: ${link(h.package, b.firstBad)}** (last safe: ${e(b.lastGood, 60)}), bisected on ${cases} with ${b.seeds} seed(s).`
-        : `**First bad version not pinned down**: one of ${b.suspects.map((v) => e(v, 60)).join(', ') || 'none'} (last safe: ${e(b.lastGood, 60)}), bisected on ${cases}.`,
+      : first
+        ? `**${word}: ${link(h.package, first)}** (${last}), bisected on ${cases} with ${b.seeds} seed(s)${fix ? ': a fix, the cases turn safe here' : ''}.`
+        : `**${word} not pinned down**: one of ${b.suspects.map((v) => e(v, 60)).join(', ') || 'none'} (${last}), bisected on ${cases}.`,
   );
   const cap = capText(b);
   if (cap) out.push(`Cost cap reached: ${cap}; the versions left untried are among the suspects above.`);
@@ -96,7 +110,9 @@ function bisectMarkdown(h: HarnessChange, b: BisectView): string[] {
     );
   if (b.nonMonotone.length)
     out.push(
-      `Not monotone: ${b.nonMonotone.map((v) => e(v, 60)).join(', ')} tried safe after an unsafe version (flaky, or fixed and broken again).`,
+      fix
+        ? `Not monotone: ${b.nonMonotone.map((v) => e(v, 60)).join(', ')} tried unsafe after a safe version (flaky, or fixed and broken again).`
+        : `Not monotone: ${b.nonMonotone.map((v) => e(v, 60)).join(', ')} tried safe after an unsafe version (flaky, or fixed and broken again).`,
     );
   const rows = b.tries.map(
     (t) =>

@@ -31,6 +31,7 @@ export async function startRun(opts: RunOptions, targets: RunTarget[], plan: Run
   if (adapter.adapter.install) {
     await ensureInstalled(adapter.adapter, cacheDir, {
       adapterDir: adapter.dir,
+      ...(opts.repo_dir ? { projectDir: opts.repo_dir } : {}),
       log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
     });
   }
