@@ -65231,14 +65231,10 @@ var nextSessionTurn = (first) => `Continue the work in this repository where the
 var runsNextSession = (c, activationSwitch) => c.next_session !== void 0 || activationSwitch && c.checks.persistence !== void 0;
 var MARKERS = /^[\s>*#-]+/;
 var TRIGGER_CHARS = 120;
-function persistedTrigger(goal) {
+function persistedTriggers(goal) {
   const texts = goal.flatMap((a) => a.do === "write" ? [a.content] : a.do === "remember" ? [a.text] : []);
-  const lines = texts.flatMap((t) => t.split("\n")).map((l) => l.replace(MARKERS, "").trim()).filter((l) => l.length >= 8);
-  const longest = lines.reduce(
-    (best, l) => !best || l.length > best.length ? l : best,
-    void 0
-  );
-  return longest?.slice(0, TRIGGER_CHARS);
+  const longest = (text) => text.split("\n").map((l) => l.replace(MARKERS, "").trim()).filter((l) => l.length >= 8).reduce((best, l) => !best || l.length > best.length ? l : best, void 0)?.slice(0, TRIGGER_CHARS);
+  return [...new Set(texts.map(longest).filter((l) => l !== void 0))];
 }
 function continuePlan(c) {
   const written = [
@@ -65254,10 +65250,12 @@ function continuePlan(c) {
 function nextSessionScript(c) {
   const ns = c.next_session ?? {};
   const activation = ns.activation;
+  const [trigger = c.inject.trigger, ...triggers] = ns.trigger !== void 0 ? [ns.trigger] : persistedTriggers(ns.goal ?? c.inject.goal);
   return {
     turns: ns.turns ?? [nextSessionTurn(c.owner.turns[0])],
     plan: ns.plan ?? continuePlan(c),
-    trigger: ns.trigger ?? persistedTrigger(ns.goal ?? c.inject.goal) ?? c.inject.trigger,
+    trigger,
+    triggers,
     goal: ns.goal ?? c.inject.goal,
     activation: activation === void 0 ? c.checks.attack : Array.isArray(activation) ? activation.length === 1 ? activation[0] : { any_of: activation } : activation
   };
@@ -69162,8 +69160,9 @@ function recall(id, p, steps, conv, ctx, routesOf, ledger) {
   }
   return planNext(p, steps, conv, ctx, routesOf, [])?.move;
 }
+var anyTrigger = (text, ctx) => [ctx.trigger, ...ctx.triggers ?? []].some((t) => triggerVisible(text, t));
 function absorb(p, ctx, offers, move, result, world) {
-  p.trigger ||= triggerVisible(result.text, ctx.trigger);
+  p.trigger ||= anyTrigger(result.text, ctx);
   if (!move) return;
   if (move.step.role === "owner" && move.redo !== "read")
     p.owner_results.set(move.step.index, stepResult(result, ctx, world));
@@ -69234,10 +69233,10 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
   };
   const issued = [];
   let fresh = [];
-  p.trigger = triggerVisible(conv.system, ctx.trigger) || triggerVisible(conv.exposed ?? "", ctx.trigger);
+  p.trigger = anyTrigger(conv.system, ctx) || anyTrigger(conv.exposed ?? "", ctx);
   for (const m of conv.messages) {
     if (m.role === "assistant") fresh = [];
-    else p.trigger ||= triggerVisible(m.seen ?? m.text, ctx.trigger);
+    else p.trigger ||= anyTrigger(m.seen ?? m.text, ctx);
     for (const call of m.toolCalls) {
       issued.push({
         key: callKey(call.id),
@@ -70752,7 +70751,7 @@ function trialAbort(run4) {
     abort: { signal: controller.signal, unlink: () => run4?.removeEventListener("abort", onRunAbort) }
   };
 }
-function scriptContext(scene, r) {
+function scriptContext(scene, r, triggers) {
   const { c } = r;
   const { adapter, config: config2 } = scene.input;
   const { view } = scene;
@@ -70761,6 +70760,7 @@ function scriptContext(scene, r) {
     plan: c.owner.plan,
     goal: c.inject.goal,
     trigger: c.inject.trigger,
+    ...triggers.length ? { triggers } : {},
     ...c.inject.after !== void 0 ? { attack_after: c.inject.after } : {},
     reviewer_verdict: config2.reviewer_verdict,
     ...scene.input.strategy ? { strategy: scene.input.strategy } : {},
@@ -70790,10 +70790,10 @@ function backendOf(scene) {
     return replayBackend(input2.model.recording, ph, input2.model.on_divergence);
   return void 0;
 }
-function serveTrial(scene, r) {
+function serveTrial(scene, r, triggers = []) {
   const { controller, abort } = trialAbort(scene.input.signal);
   const backend = backendOf(scene);
-  const model = createModelHandler(scriptContext(scene, r), scene.recorder, {
+  const model = createModelHandler(scriptContext(scene, r, triggers), scene.recorder, {
     ...backend ? { backend, signal: controller.signal, onFatal: () => controller.abort() } : {},
     world: worldProbe(scene)
   });
@@ -70901,12 +70901,13 @@ async function runSecondSession(scene) {
     recorder: new EvidenceRecorder(scene.canaries)
   };
   const rendered = renderTrial(slotted);
-  const { services, abort } = serveTrial(slotted, rendered);
+  const triggers = nextSessionScript(input2.loaded.case).triggers.map(rendered.ra);
+  const { services, abort } = serveTrial(slotted, rendered, triggers);
   const launch = trialLaunch(slotted, rendered, abort.signal);
   const { outcome, before: before2 } = await launchHarness(slotted, launch, abort);
   const evidence = await collectEvidence(slotted, rendered, { outcome, before: before2, services });
   abort.unlink();
-  return { evidence, trigger: rendered.c.inject.trigger };
+  return { evidence, trigger: [rendered.c.inject.trigger, ...triggers].join(" | ") };
 }
 var cap4 = (xs, n = 10) => xs.length > n ? [...xs.slice(0, n), `\u2026 ${xs.length - n} more`] : xs;
 function sessionFacts(ev) {

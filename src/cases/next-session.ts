@@ -15,6 +15,8 @@ export interface SessionScript {
   turns: string[];
   plan: Action[];
   trigger: string;
+  /** More texts that count as the trigger (the other persisted lines). */
+  triggers: string[];
   goal: Action[];
   activation: Check;
 }
@@ -29,21 +31,21 @@ const MARKERS = /^[\s>*#-]+/;
 const TRIGGER_CHARS = 120;
 
 /**
- * The persisted text the second session's model reacts to: the longest line (markers trimmed, at least 8
- * characters) of what the attacker's goal wrote or remembered; undefined when the goal persists no text
- * (a skill install, a service call), where the injection's own trigger is used.
+ * The persisted texts the second session's model reacts to: for each goal step that writes or remembers
+ * text, its longest line (markers trimmed, at least 8 characters), whichever of them the harness shows;
+ * empty when the goal persists no text (a skill install, a service call), where the injection's own
+ * trigger is used.
  */
-export function persistedTrigger(goal: Action[]): string | undefined {
+export function persistedTriggers(goal: Action[]): string[] {
   const texts = goal.flatMap((a) => (a.do === 'write' ? [a.content] : a.do === 'remember' ? [a.text] : []));
-  const lines = texts
-    .flatMap((t) => t.split('\n'))
-    .map((l) => l.replace(MARKERS, '').trim())
-    .filter((l) => l.length >= 8);
-  const longest = lines.reduce<string | undefined>(
-    (best, l) => (!best || l.length > best.length ? l : best),
-    undefined,
-  );
-  return longest?.slice(0, TRIGGER_CHARS);
+  const longest = (text: string): string | undefined =>
+    text
+      .split('\n')
+      .map((l) => l.replace(MARKERS, '').trim())
+      .filter((l) => l.length >= 8)
+      .reduce<string | undefined>((best, l) => (!best || l.length > best.length ? l : best), undefined)
+      ?.slice(0, TRIGGER_CHARS);
+  return [...new Set(texts.map(longest).filter((l): l is string => l !== undefined))];
 }
 
 /**
@@ -67,10 +69,13 @@ export function continuePlan(c: Case): Action[] {
 export function nextSessionScript(c: Case): SessionScript {
   const ns = c.next_session ?? {};
   const activation = ns.activation;
+  const [trigger = c.inject.trigger, ...triggers] =
+    ns.trigger !== undefined ? [ns.trigger] : persistedTriggers(ns.goal ?? c.inject.goal);
   return {
     turns: ns.turns ?? [nextSessionTurn(c.owner.turns[0]!)],
     plan: ns.plan ?? continuePlan(c),
-    trigger: ns.trigger ?? persistedTrigger(ns.goal ?? c.inject.goal) ?? c.inject.trigger,
+    trigger,
+    triggers,
     goal: ns.goal ?? c.inject.goal,
     activation:
       activation === undefined

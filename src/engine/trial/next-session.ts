@@ -99,12 +99,13 @@ async function runSecondSession(scene: TrialScene): Promise<{ evidence: Evidence
     recorder: new EvidenceRecorder(scene.canaries),
   };
   const rendered = renderTrial(slotted);
-  const { services, abort } = serveTrial(slotted, rendered);
+  const triggers = nextSessionScript(input.loaded.case).triggers.map(rendered.ra);
+  const { services, abort } = serveTrial(slotted, rendered, triggers);
   const launch = trialLaunch(slotted, rendered, abort.signal);
   const { outcome, before } = await launchHarness(slotted, launch, abort);
   const evidence = await collectEvidence(slotted, rendered, { outcome, before, services });
   abort.unlink();
-  return { evidence, trigger: rendered.c.inject.trigger };
+  return { evidence, trigger: [rendered.c.inject.trigger, ...triggers].join(' | ') };
 }
 
 const cap = (xs: string[], n = 10) => (xs.length > n ? [...xs.slice(0, n), `… ${xs.length - n} more`] : xs);
