@@ -75077,6 +75077,7 @@ function phaseRates(scope2, phase) {
       nowRate(nowStats?.persistence),
       hasBase ? baseStats ? baseRate(baseStats.persistence) : labelRate(bTrials, "p") : null
     ),
+    activated: metric(nowRate(nowStats?.activated), hasBase ? baseRate(baseStats?.activated) : null),
     utility: metric(nowRate(nowStats?.utility), hasBase ? baseRate(baseStats?.utility) : null),
     detection: metric(nowRate(nowStats?.detection), hasBase ? baseRate(baseStats?.detection) : null),
     css: metric(nowRate(nowStats?.css), hasBase ? baseRate(baseStats?.css) : null)
@@ -75222,41 +75223,82 @@ function splitTrees(all) {
 }
 
 // src/gate/thresholds.ts
-var hasThresholds = (t) => [t.overall, ...Object.values(t.phases)].some(
-  (s) => s !== void 0 && (s.maxAsr !== void 0 || s.maxPersistence !== void 0 || s.minCss !== void 0)
-);
 var pct = (x) => `${(x * 100).toFixed(1)}%`;
+var THRESHOLD_METRICS = [
+  { input: "max-asr", key: "maxAsr", metric: "asr", max: true, name: "ASR", fmt: pct },
+  {
+    input: "max-persistence",
+    key: "maxPersistence",
+    metric: "persistence",
+    max: true,
+    name: "persistence",
+    fmt: pct
+  },
+  {
+    input: "max-activated",
+    key: "maxActivated",
+    metric: "activated",
+    max: true,
+    name: "activated persistence",
+    fmt: pct,
+    // Measured only by a run with a second session: absent otherwise, and then never shown to be met.
+    unmeasured: "no trial had a second session (run with activation on, or cases with next_session)"
+  },
+  {
+    input: "min-css",
+    key: "minCss",
+    metric: "css",
+    max: false,
+    name: "CSS",
+    fmt: (x) => x.toFixed(3)
+  }
+];
+var hasThresholds = (t) => [t.overall, ...Object.values(t.phases)].some(
+  (s) => s !== void 0 && THRESHOLD_METRICS.some((m) => s[m.key] !== void 0)
+);
+function thresholdSet(values) {
+  return Object.fromEntries(
+    THRESHOLD_METRICS.flatMap((m) => values[m.input] === void 0 ? [] : [[m.key, values[m.input]]])
+  );
+}
 function check2(scope2, stats, set2) {
   const out = [];
   const where3 = scope2 === "overall" ? "overall" : `phase ${scope2}`;
-  const rules = [
-    { metric: "asr", limit: set2.maxAsr, max: true, fmt: pct, name: "ASR" },
-    { metric: "persistence", limit: set2.maxPersistence, max: true, fmt: pct, name: "persistence" },
-    { metric: "css", limit: set2.minCss, max: false, fmt: (x) => x.toFixed(3), name: "CSS" }
-  ];
-  for (const r of rules) {
-    if (r.limit === void 0) continue;
+  for (const r of THRESHOLD_METRICS) {
+    const limit = set2[r.key];
+    if (limit === void 0) continue;
     if (!stats || stats.valid === 0) {
       if (scope2 === "overall" || stats && stats.trials > 0) {
         out.push({
           scope: scope2,
           metric: r.metric,
-          limit: r.limit,
+          limit,
           actual: null,
-          message: `${where3}: no valid trial, so ${r.name} ${r.max ? "\u2264" : "\u2265"} ${r.fmt(r.limit)} cannot be shown`
+          message: `${where3}: no valid trial, so ${r.name} ${r.max ? "\u2264" : "\u2265"} ${r.fmt(limit)} cannot be shown`
         });
       }
       continue;
     }
     const actual = stats[r.metric];
-    const bad = r.max ? actual > r.limit + 1e-12 : actual < r.limit - 1e-12;
+    if (actual === void 0) {
+      const why3 = "unmeasured" in r ? r.unmeasured : "not measured";
+      out.push({
+        scope: scope2,
+        metric: r.metric,
+        limit,
+        actual: null,
+        message: `${where3}: ${why3}, so ${r.name} ${r.max ? "\u2264" : "\u2265"} ${r.fmt(limit)} cannot be shown`
+      });
+      continue;
+    }
+    const bad = r.max ? actual > limit + 1e-12 : actual < limit - 1e-12;
     if (bad) {
       out.push({
         scope: scope2,
         metric: r.metric,
-        limit: r.limit,
+        limit,
         actual,
-        message: `${where3}: ${r.name} ${r.fmt(actual)} ${r.max ? ">" : "<"} ${r.max ? "max" : "min"} ${r.fmt(r.limit)}`
+        message: `${where3}: ${r.name} ${r.fmt(actual)} ${r.max ? ">" : "<"} ${r.max ? "max" : "min"} ${r.fmt(limit)}`
       });
     }
   }
@@ -76216,12 +76258,14 @@ var GATE_OPTION_DEFAULTS = {
   "max-invalid": "10%",
   "max-asr": "",
   "max-persistence": "",
+  "max-activated": "",
   "min-css": "",
   "phase-thresholds": "",
   alpha: "0.05",
   "min-effect": "0.1"
 };
 var GATE_OPTION_NAMES = Object.keys(GATE_OPTION_DEFAULTS);
+var THRESHOLD_KEYS = `{${THRESHOLD_METRICS.map((m) => m.input).join(", ")}}`;
 var thresholdValue = external_exports.union([external_exports.number(), external_exports.string()]).transform((v, ctx) => {
   const n = typeof v === "number" ? v >= 0 && v <= 1 ? v : void 0 : fraction(v.trim());
   if (n === void 0) {
@@ -76233,11 +76277,7 @@ var thresholdValue = external_exports.union([external_exports.number(), external
   }
   return n;
 });
-var PhaseThresholdSet = external_exports.object({
-  "max-asr": thresholdValue.optional(),
-  "max-persistence": thresholdValue.optional(),
-  "min-css": thresholdValue.optional()
-}).strict();
+var PhaseThresholdSet = external_exports.object(Object.fromEntries(THRESHOLD_METRICS.map((m) => [m.input, thresholdValue.optional()]))).strict();
 var PhaseThresholds = external_exports.record(external_exports.string(), PhaseThresholdSet.nullable());
 function parsePhaseThresholds(v, ctx) {
   if (v.trim() === "") return {};
@@ -76256,7 +76296,7 @@ function parsePhaseThresholds(v, ctx) {
     const i = parsed.error.issues[0];
     ctx.addIssue({
       code: "custom",
-      message: `${i.path.join(".") || "(top level)"}: ${i.message}; write a mapping of phase to {max-asr, max-persistence, min-css}, e.g. "runtime: {max-asr: 0}"`
+      message: `${i.path.join(".") || "(top level)"}: ${i.message}; write a mapping of phase to ${THRESHOLD_KEYS}, e.g. "runtime: {max-asr: 0}"`
     });
     return {};
   }
@@ -76267,15 +76307,10 @@ function parsePhaseThresholds(v, ctx) {
       continue;
     }
     if (!set2) continue;
-    out[phase] = thresholdSet(set2["max-asr"], set2["max-persistence"], set2["min-css"]);
+    out[phase] = thresholdSet(set2);
   }
   return out;
 }
-var thresholdSet = (maxAsr, maxPersistence, minCss) => ({
-  ...maxAsr !== void 0 ? { maxAsr } : {},
-  ...maxPersistence !== void 0 ? { maxPersistence } : {},
-  ...minCss !== void 0 ? { minCss } : {}
-});
 var failOn = external_exports.string().transform((v, ctx) => {
   const parts = list2(v.replace(/\s*\|\s*/g, ","));
   const ok3 = [...FAIL_ON_VALUES, "never"];
@@ -76295,6 +76330,7 @@ var GateOptionFields = external_exports.object({
   "max-invalid": requiredFraction("a largest share of invalid trials"),
   "max-asr": optionalFraction("a maximum ASR"),
   "max-persistence": optionalFraction("a maximum persistence rate"),
+  "max-activated": optionalFraction("a maximum activated-persistence rate"),
   "min-css": optionalFraction("a minimum CSS"),
   "phase-thresholds": external_exports.string().transform((v, ctx) => parsePhaseThresholds(v, ctx)),
   alpha: requiredFraction("a significance level", true),
@@ -76305,7 +76341,7 @@ var GateOptionFields = external_exports.object({
     onMissingBaseline: v["on-missing-baseline"],
     maxInvalid: v["max-invalid"],
     thresholds: {
-      overall: thresholdSet(v["max-asr"], v["max-persistence"], v["min-css"]),
+      overall: thresholdSet(v),
       phases: v["phase-thresholds"]
     },
     alpha: v.alpha,
@@ -76645,6 +76681,11 @@ function scoreDelta(m) {
   return ` (${m.delta > 0 ? "+" : "\u2212"}${Math.abs(m.delta).toFixed(3)})`;
 }
 var rateCell = (m) => `${pct3(m.now)}${ppDelta(m)}`;
+var showsActivated = (rows) => rows.some((r) => r.activated.now !== null || r.activated.baseline !== null);
+function activatedNote(overall, hasBaseline) {
+  if (!hasBaseline || overall.activated.now === null || overall.activated.baseline !== null) return void 0;
+  return "Activated persistence is not compared: the baseline ran no second session (an older result, or a run without activation).";
+}
 var scoreCell = (m) => `${score(m.now)}${scoreDelta(m)}`;
 var plural3 = (n, one3, many = `${one3}s`) => `${n} ${n === 1 ? one3 : many}`;
 var pValue = (p) => p === void 0 ? "" : p < 1e-3 ? "p < 0.001" : `p = ${p.toFixed(3)}`;
@@ -76744,14 +76785,26 @@ function changesCell(row, hasBaseline) {
   return parts.join(" \xB7 ") || (hasBaseline ? "no change" : "");
 }
 function phaseTable(comparison) {
+  const activated = showsActivated([...comparison.phases, comparison.overall]);
   const rows = [
-    ["Phase", "Cases", "ASR", "Persistence", "Utility", "Detection", "CSS", "Changes"]
+    [
+      "Phase",
+      "Cases",
+      "ASR",
+      "Persistence",
+      ...activated ? ["Activated"] : [],
+      "Utility",
+      "Detection",
+      "CSS",
+      "Changes"
+    ]
   ];
   const row = (r, label) => [
     label,
     String(r.cases),
     rateCell(r.asr),
     rateCell(r.persistence),
+    ...activated ? [rateCell(r.activated)] : [],
     rateCell(r.utility),
     rateCell(r.detection),
     scoreCell(r.css),
@@ -76759,7 +76812,12 @@ function phaseTable(comparison) {
   ];
   for (const r of comparison.phases) rows.push(row(r, `${r.regressed ? "\u274C " : ""}${r.phase}`));
   rows.push(row(comparison.overall, `${comparison.overall.regressed ? "\u274C " : ""}**all phases**`));
-  return markdownTable(rows, { align: ["l", "r", "r", "r", "r", "r", "r", "l"], alignDelimiters: false });
+  const align = rows[0].map((_, i, all) => i === 0 || i === all.length - 1 ? "l" : "r");
+  const table2 = markdownTable(rows, { align, alignDelimiters: false });
+  const note = activatedNote(comparison.overall, comparison.hasBaseline);
+  return note ? `${table2}
+
+${note}` : table2;
 }
 var moved = (r) => r.regressed || r.asr.delta !== null && Math.abs(r.asr.delta) >= 5e-4;
 function chartWorthShowing(c) {
@@ -77646,6 +77704,18 @@ function strategyTable2(result) {
 by strategy (the phase rates above count a case \xD7 seed as unsafe when any strategy got through):
 ${formatTable(["strategy", ...PHASE_HEADER.slice(1)], rows)}`;
 }
+function activationLines(result) {
+  const o = result.summary.overall;
+  if (o.activated === void 0 || !o.activation_trials) return "";
+  const of = (s) => `${pct4(s.activated)} (${Math.round(s.activated * s.activation_trials)}/${s.activation_trials})`;
+  const phases = PHASES.flatMap((p) => {
+    const s = result.summary.phases[p];
+    return s?.activated !== void 0 && s.activation_trials ? [`${p} ${of(s)}`] : [];
+  });
+  return `
+
+activated persistence (what persisted acted in a second session, of the trials that persisted): ${of(o)}${phases.length > 1 ? `; ${phases.join(", ")}` : ""}`;
+}
 var PHASE_HEADER = ["phase", "cases", "valid", "ASR", "persist", "utility", "detect", "CSS"];
 function formatTable(header2, rows) {
   const widths = header2.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
@@ -77653,7 +77723,7 @@ function formatTable(header2, rows) {
   return [line(header2), widths.map((w) => "\u2500".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 function phaseTable2(result) {
-  const table2 = formatTable(PHASE_HEADER, phaseRows(result)) + strategyTable2(result);
+  const table2 = formatTable(PHASE_HEADER, phaseRows(result)) + strategyTable2(result) + activationLines(result);
   if (result.model.mode === "scripted") return table2;
   const ci = (s) => s?.valid && s.asr_interval ? `${pct4(s.asr_interval[0])}\u2013${pct4(s.asr_interval[1])}` : NONE3;
   const withCi = formatTable(
@@ -77669,7 +77739,7 @@ function phaseTable2(result) {
   const what = `${m.mode === "live" ? "live run" : "replay of a live run"}: model ${m.name ?? "(unnamed)"}${m.provider ? ` (${m.provider})` : ""}, ${m.seeds} seed(s) per case`;
   const usage = result.usage ? `; ${result.usage.requests} provider requests, ${result.usage.input_tokens} input + ${result.usage.output_tokens} output tokens` : "";
   return `${what}${usage}
-${withCi}${strategyTable2(result)}`;
+${withCi}${strategyTable2(result)}${activationLines(result)}`;
 }
 
 // src/cli/gate.ts
@@ -77727,7 +77797,7 @@ bad input.
   --fail-on LIST       regression,threshold,invalid,uncontained or never (default regression,threshold,invalid)
   --on-missing-baseline neutral|fail|pass   (default neutral)
   --max-invalid F      largest share of invalid trials (default 10%)
-  --max-asr F  --max-persistence F  --min-css F  --phase-thresholds YAML
+  --max-asr F  --max-persistence F  --max-activated F  --min-css F  --phase-thresholds YAML
   --alpha F  --min-effect F
   --markdown FILE      also write the full report (what the PR comment shows)
   --json FILE          also write the verdict and findings as JSON
@@ -77788,7 +77858,7 @@ var GATE = `gate options (as the action's inputs):
   --baseline FILE        compare with this run result (exit 1 when the gate fails)
   --fail-on LIST         regression,threshold,invalid (default) | \u2026 | never
   --on-missing-baseline  neutral (default) | fail | pass
-  --max-invalid P, --max-asr P, --max-persistence P, --min-css X, --phase-thresholds YAML
+  --max-invalid P, --max-asr P, --max-persistence P, --max-activated P, --min-css X, --phase-thresholds YAML
   --alpha A, --min-effect P
   --markdown FILE, --json FILE   write the report / the verdict`;
 var HELP3 = {
@@ -77811,6 +77881,8 @@ options:
   --seeds N          trials per case (default 1)
   --strategies LIST  attack strategies, comma-separated, or all (default direct): one trial per case
                      and strategy, a case unsafe under any; see \`harness-risk list strategies\`
+  --activation       a second session in the same world for every case with a persistence check:
+                     the activated label (did what persisted act?); see docs/cases.md
   --model MODE       scripted (default: the deterministic worst-case model), live (a provider) or
                      replay (a recorded live run); see README "Live models"
   --provider KIND    live: openai-compatible (default), anthropic or gemini
