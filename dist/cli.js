@@ -64519,7 +64519,12 @@ var ModelInfo = external_exports.object({
   /** Replay: the recorded result it served from. */
   replay_of: external_exports.string().optional(),
   /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
-  strategies: external_exports.array(external_exports.string()).min(1).optional()
+  strategies: external_exports.array(external_exports.string()).min(1).optional(),
+  /**
+   * The run gave every case with a persistence check a second session (`activation: true`): the scripted
+   * adversary then also plays the second session. Absent: only cases with `next_session:` had one.
+   */
+  activation: external_exports.literal(true).optional()
 }).strict();
 var RunResult = external_exports.object({
   schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
@@ -71611,13 +71616,14 @@ function carriedTrials(journal, now, jobIds) {
       (was.model.strategies ?? ["direct"]).join(","),
       (now.model.strategies ?? ["direct"]).join(",")
     ],
+    ["activation", was.model.activation ?? false, now.model.activation ?? false],
     ["case selection (ids and revisions)", was.selection?.digest, now.selection?.digest],
     ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
   ].filter(([, a, b2]) => a !== b2);
   if (differs.length)
     throw new UserError(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
-      "resume with the same --adapter, --config, --cases, --seeds, --strategies and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
+      "resume with the same --adapter, --config, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }
@@ -72755,7 +72761,9 @@ function planRun(opts, targets) {
     model: {
       ...modelSetup.info,
       // Recorded only when the run selects more than `direct`: a direct run's result keeps its shape.
-      ...strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {}
+      ...strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {},
+      // A resumed run carries trials only from a run with the same switch (the model block is its identity).
+      ...opts.activation ? { activation: true } : {}
     }
   };
   const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);

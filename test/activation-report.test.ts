@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { activationLines } from '../src/cli/phase-table.js';
 import { parseBaseline } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
+import { carriedTrials } from '../src/engine/resume.js';
 import { parseGateOptions } from '../src/gate/options.js';
 import { evaluateThresholds } from '../src/gate/thresholds.js';
 import { compactPhaseTable } from '../src/report/comment-body.js';
@@ -94,5 +95,25 @@ describe('the max-activated threshold', () => {
     expect(unmeasured).toHaveLength(1);
     expect(unmeasured[0]!.actual).toBeNull();
     expect(unmeasured[0]!.message).toMatch(/no trial had a second session/);
+  });
+});
+
+describe('resume and the activation switch', () => {
+  it('a journal of a run with a second session is not resumed without one, nor the other way round', () => {
+    const header = {
+      adapter: withActivation.adapter,
+      model: { ...withActivation.model, activation: true as const },
+      selection: withActivation.selection,
+    };
+    const journal = {
+      header,
+      trials: withActivation.trials,
+      path: 'r.json.journal',
+    } as unknown as Parameters<typeof carriedTrials>[0];
+    const { activation: _a, ...without } = header.model;
+    expect(() => carriedTrials(journal, { ...header, model: without }, new Set())).toThrow(
+      /activation was true, now false/,
+    );
+    expect(carriedTrials(journal, header, new Set(withActivation.trials.map((t) => t.id)))).toHaveLength(30);
   });
 });

@@ -379,6 +379,11 @@ export const ModelInfo = z
     replay_of: z.string().optional(),
     /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
     strategies: z.array(z.string()).min(1).optional(),
+    /**
+     * The run gave every case with a persistence check a second session (`activation: true`): the scripted
+     * adversary then also plays the second session. Absent: only cases with `next_session:` had one.
+     */
+    activation: z.literal(true).optional(),
   })
   .strict();
 export type ModelInfo = z.infer<typeof ModelInfo>;
