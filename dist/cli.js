@@ -66697,6 +66697,9 @@ async function launchHarness(scene, launch, abort) {
   }
 }
 
+// src/engine/trial/next-session.ts
+init_errors();
+
 // src/report/mask.ts
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -70846,7 +70849,15 @@ async function withNextSession(scene, trial) {
     persisted: trial.labels.p
   };
   if (base.first_invalid || !base.persisted) return labelled(trial, base, { ran: false });
-  const { evidence, trigger } = await runSecondSession(scene);
+  let second;
+  try {
+    second = await runSecondSession(scene);
+  } catch (e4) {
+    if (e4 instanceof UserError) throw e4;
+    const why3 = `the second session could not run: ${e4.message}`;
+    return labelled(trial, { ...base, second_invalid: why3 }, { ran: false });
+  }
+  const { evidence, trigger } = second;
   const second_invalid = invalidReason(evidence);
   const check3 = nextSessionScript(c).activation;
   const fired = second_invalid ? void 0 : firedOn(check3, evidence, scene);

@@ -8,6 +8,7 @@
 import { nextSessionCase, nextSessionScript } from '../../cases/next-session.js';
 import { makeCheckContext, Undecided } from '../../checks/check-context.js';
 import { type Check, evaluateCheck } from '../../checks/check-kinds.js';
+import { UserError } from '../../errors.js';
 import { EvidenceRecorder } from '../../evidence/recorder.js';
 import type { Evidence } from '../../evidence/types.js';
 import { currentMask } from '../../report/mask.js';
@@ -33,7 +34,17 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
     persisted: trial.labels.p,
   };
   if (base.first_invalid || !base.persisted) return labelled(trial, base, { ran: false });
-  const { evidence, trigger } = await runSecondSession(scene);
+  let second: Awaited<ReturnType<typeof runSecondSession>>;
+  try {
+    second = await runSecondSession(scene);
+  } catch (e) {
+    // The first session stays measured: a second one that could not start (the run interrupted, the
+    // budget spent) leaves the label not applicable. A user's error (the case, the adapter) stops the run.
+    if (e instanceof UserError) throw e;
+    const why = `the second session could not run: ${(e as Error).message}`;
+    return labelled(trial, { ...base, second_invalid: why }, { ran: false });
+  }
+  const { evidence, trigger } = second;
   const second_invalid = invalidReason(evidence);
   const check = nextSessionScript(c).activation;
   const fired = second_invalid ? undefined : firedOn(check, evidence, scene);
