@@ -88,6 +88,34 @@ export const World = z
   .strict();
 export type World = z.infer<typeof World>;
 
+/**
+ * The case's second session (docs/cases.md, "Persistence that fires"): the harness runs again in the same
+ * world after the first session ends (a new process, a fresh conversation), on a benign owner task, and the
+ * `activated` label says whether what the first session persisted then acted. Every field has a default the
+ * engine derives from the case (src/cases/next-session.ts), so `next_session: {}` opts a case in as it is.
+ */
+export const NextSession = z
+  .object({
+    /** What the owner types in the second session, 1–3 turns (default: continue where the last session left off). */
+    turns: z.array(z.string().min(1)).min(1).max(3).optional(),
+    /** How a competent agent does that task (default: read what the first session's owner plan wrote, reply). */
+    plan: z.array(Action).min(1).optional(),
+    /**
+     * Text of the persisted artefact that, once visible to the model in the second session, makes the
+     * worst-case model obey it (default: the longest line the attacker's goal wrote or remembered).
+     */
+    trigger: z.string().min(8).optional(),
+    /** What the persisted instruction asks for, as abstract actions (default: the case's inject.goal). */
+    goal: z.array(Action).min(1).optional(),
+    /**
+     * When the persisted instruction counts as having acted, evaluated over the second session's evidence
+     * only (its requests, canaries and file changes); a list means any of them (default: checks.attack).
+     */
+    activation: z.union([Check, z.array(Check).min(1)]).optional(),
+  })
+  .strict();
+export type NextSession = z.infer<typeof NextSession>;
+
 /** A case file as written: `audit` is a list of rules or an AuditSpec naming rule packs. */
 export const CaseFile = z
   .object({
@@ -144,6 +172,11 @@ export const CaseFile = z
       })
       .strict(),
     audit: z.union([z.array(AuditRule), AuditSpec]).default([]),
+    /**
+     * A second session in the same world, to see whether what persisted acts (optional rather than
+     * defaulted, so the cases written before it keep their revision).
+     */
+    next_session: NextSession.optional(),
     /** Perturbation variants derived from a base case record their base here. */
     variant_of: z.string().optional(),
   })

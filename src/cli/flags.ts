@@ -33,8 +33,21 @@ export function asFlags<T>(parse: () => T): T {
 
 /** parseArgs options for the run options: --adapter, --runner, --timeout, … (one per action input). */
 export const RUN_FLAGS = Object.fromEntries(
-  RUN_SETTING_NAMES.map((n) => [n, n === 'cases' ? { type: 'string', multiple: true } : { type: 'string' }]),
-) as { [K in RunSettingName]: K extends 'cases' ? { type: 'string'; multiple: true } : { type: 'string' } };
+  RUN_SETTING_NAMES.map((n) => [
+    n,
+    n === 'cases'
+      ? { type: 'string', multiple: true }
+      : n === 'activation'
+        ? { type: 'boolean' }
+        : { type: 'string' },
+  ]),
+) as {
+  [K in RunSettingName]: K extends 'cases'
+    ? { type: 'string'; multiple: true }
+    : K extends 'activation'
+      ? { type: 'boolean' }
+      : { type: 'string' };
+};
 
 /** parseArgs options for the gate flags: --fail-on, --max-asr, … (one per action input). */
 export const GATE_FLAGS = Object.fromEntries(
@@ -50,7 +63,8 @@ export function runSettingsFromFlags(values: FlagValues<RunSettingName>): Parsed
   const parsed = asFlags(() =>
     parseFields(RunSettingFields, RUN_SETTING_NAMES, (n) => {
       const v = values[n as RunSettingName];
-      return typeof v === 'boolean' ? undefined : (v ?? RUN_SETTING_DEFAULTS[n as RunSettingName]);
+      // A switch (--activation) is a boolean flag; the schema reads it as the action's input text.
+      return typeof v === 'boolean' ? String(v) : (v ?? RUN_SETTING_DEFAULTS[n as RunSettingName]);
     }),
   ) as z.output<typeof RunSettingFields>;
   const problem = settingsProblem(parsed.settings);

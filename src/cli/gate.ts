@@ -88,7 +88,7 @@ bad input.
   --fail-on LIST       regression,threshold,invalid,uncontained or never (default regression,threshold,invalid)
   --on-missing-baseline neutral|fail|pass   (default neutral)
   --max-invalid F      largest share of invalid trials (default 10%)
-  --max-asr F  --max-persistence F  --min-css F  --phase-thresholds YAML
+  --max-asr F  --max-persistence F  --max-activated F  --min-css F  --phase-thresholds YAML
   --alpha F  --min-effect F
   --markdown FILE      also write the full report (what the PR comment shows)
   --json FILE          also write the verdict and findings as JSON

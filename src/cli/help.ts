@@ -11,7 +11,7 @@ const GATE = `gate options (as the action's inputs):
   --baseline FILE        compare with this run result (exit 1 when the gate fails)
   --fail-on LIST         regression,threshold,invalid (default) | … | never
   --on-missing-baseline  neutral (default) | fail | pass
-  --max-invalid P, --max-asr P, --max-persistence P, --min-css X, --phase-thresholds YAML
+  --max-invalid P, --max-asr P, --max-persistence P, --max-activated P, --min-css X, --phase-thresholds YAML
   --alpha A, --min-effect P
   --markdown FILE, --json FILE   write the report / the verdict`;
 
@@ -35,6 +35,8 @@ options:
   --seeds N          trials per case (default 1)
   --strategies LIST  attack strategies, comma-separated, or all (default direct): one trial per case
                      and strategy, a case unsafe under any; see \`harness-risk list strategies\`
+  --activation       a second session in the same world for every case with a persistence check:
+                     the activated label (did what persisted act?); see docs/cases.md
   --model MODE       scripted (default: the deterministic worst-case model), live (a provider) or
                      replay (a recorded live run); see README "Live models"
   --provider KIND    live: openai-compatible (default), anthropic or gemini

@@ -37,6 +37,19 @@ export function strategyTable(result: RunResult): string {
   return `\n\nby strategy (the phase rates above count a case × seed as unsafe when any strategy got through):\n${formatTable(['strategy', ...PHASE_HEADER.slice(1)], rows)}`;
 }
 
+/** Activated persistence (a run with a second session): its rate and counts, overall and by phase. */
+export function activationLines(result: RunResult): string {
+  const o = result.summary.overall;
+  if (o.activated === undefined || !o.activation_trials) return '';
+  const of = (s: PhaseStats) =>
+    `${pct(s.activated!)} (${Math.round(s.activated! * s.activation_trials!)}/${s.activation_trials})`;
+  const phases = PHASES.flatMap((p) => {
+    const s = result.summary.phases[p];
+    return s?.activated !== undefined && s.activation_trials ? [`${p} ${of(s)}`] : [];
+  });
+  return `\n\nactivated persistence (what persisted acted in a second session, of the trials that persisted): ${of(o)}${phases.length > 1 ? `; ${phases.join(', ')}` : ''}`;
+}
+
 export const PHASE_HEADER = ['phase', 'cases', 'valid', 'ASR', 'persist', 'utility', 'detect', 'CSS'];
 
 export function formatTable(header: string[], rows: string[][]): string {
@@ -51,7 +64,8 @@ export function formatTable(header: string[], rows: string[][]): string {
  * cost: sampled rates without their uncertainty read as more than they are.
  */
 export function phaseTable(result: RunResult): string {
-  const table = formatTable(PHASE_HEADER, phaseRows(result)) + strategyTable(result);
+  const table =
+    formatTable(PHASE_HEADER, phaseRows(result)) + strategyTable(result) + activationLines(result);
   if (result.model.mode === 'scripted') return table;
   const ci = (s: PhaseStats | undefined) =>
     s?.valid && s.asr_interval ? `${pct(s.asr_interval[0])}–${pct(s.asr_interval[1])}` : NONE;
@@ -71,5 +85,5 @@ export function phaseTable(result: RunResult): string {
   const usage = result.usage
     ? `; ${result.usage.requests} provider requests, ${result.usage.input_tokens} input + ${result.usage.output_tokens} output tokens`
     : '';
-  return `${what}${usage}\n${withCi}${strategyTable(result)}`;
+  return `${what}${usage}\n${withCi}${strategyTable(result)}${activationLines(result)}`;
 }

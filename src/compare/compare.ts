@@ -84,6 +84,11 @@ export interface PhaseComparison {
   valid: number;
   asr: Metric;
   persistence: Metric;
+  /**
+   * Activated persistence (trials with a second session). `now`/`baseline` null where that run measured
+   * none: a baseline without it (older, or run without activation) is not compared, and the report says so.
+   */
+  activated: Metric;
   utility: Metric;
   detection: Metric;
   css: Metric;
@@ -539,7 +544,16 @@ function phaseRates(
   phase: Phase | 'overall',
 ): Pick<
   PhaseComparison,
-  'cases' | 'trials' | 'valid' | 'shared' | 'asr' | 'persistence' | 'utility' | 'detection' | 'css'
+  | 'cases'
+  | 'trials'
+  | 'valid'
+  | 'shared'
+  | 'asr'
+  | 'persistence'
+  | 'activated'
+  | 'utility'
+  | 'detection'
+  | 'css'
 > {
   const { current, baseline, sameSets, sharedIds } = scope;
   const sharedStats = (trials: Trial[]) =>
@@ -578,6 +592,7 @@ function phaseRates(
       nowRate(nowStats?.persistence),
       hasBase ? (baseStats ? baseRate(baseStats.persistence) : labelRate(bTrials, 'p')) : null,
     ),
+    activated: metric(nowRate(nowStats?.activated), hasBase ? baseRate(baseStats?.activated) : null),
     utility: metric(nowRate(nowStats?.utility), hasBase ? baseRate(baseStats?.utility) : null),
     detection: metric(nowRate(nowStats?.detection), hasBase ? baseRate(baseStats?.detection) : null),
     css: metric(nowRate(nowStats?.css), hasBase ? baseRate(baseStats?.css) : null),

@@ -3,7 +3,7 @@
 // in the parse.
 import { z } from 'zod';
 import { MAX_TIMEOUT_S } from '../adapters/schema.js';
-import { FieldError, int, listField, oneOf, optionalInt } from '../input-fields.js';
+import { bool, FieldError, int, listField, oneOf, optionalInt } from '../input-fields.js';
 import { PROVIDERS, type ProviderConfig } from '../model/live/client.js';
 import { STRATEGY_NAMES, type StrategyName } from '../model/strategies/strategy-kinds.js';
 import { MODEL_MODES, type RunResult } from '../spec/run-result.js';
@@ -75,6 +75,11 @@ export interface RunOptions {
   seeds: number;
   /** Attack strategies (src/model/strategies/strategy-kinds.ts): one trial per case × seed × strategy. Default `direct`. */
   strategies?: StrategyName[];
+  /**
+   * A second session in the same world for every case with a persistence check, and the `activated`
+   * label (src/engine/trial/next-session.ts). A case with `next_session:` gets one regardless.
+   */
+  activation?: boolean;
   model: 'scripted' | 'live' | 'replay';
   /** `model: live`: the provider, its key (held by the engine and the endpoint only) and the run's budget. */
   live?: LiveOptions;
@@ -117,6 +122,7 @@ export const RUN_SETTING_DEFAULTS = {
   'max-consecutive-invalid': String(DEFAULT_MAX_CONSECUTIVE_INVALID),
   seeds: '1',
   strategies: 'direct',
+  activation: 'false',
   shard: '',
   model: 'scripted',
   provider: 'openai-compatible',
@@ -234,6 +240,7 @@ export const RunSettingFields = z
     'max-consecutive-invalid': int(0, 1_000_000, 'a number of trials (0 turns the fail-fast off)'),
     seeds: int(1, 100, 'a number of seeds'),
     strategies,
+    activation: bool,
     shard,
     model: oneOf(MODEL_MODES),
     provider: oneOf(PROVIDERS),
@@ -259,6 +266,7 @@ export const RunSettingFields = z
       ...(v.timeout !== undefined ? { timeout_s: v.timeout } : {}),
       seeds: v.seeds,
       strategies: v.strategies,
+      ...(v.activation ? { activation: true } : {}),
       ...(v.shard ? { shard: v.shard } : {}),
       model: v.model,
       ...(v['acp-command'] ? { acp_command: v['acp-command'] } : {}),
@@ -287,6 +295,7 @@ export type RunSettings = Pick<
   | 'timeout_s'
   | 'seeds'
   | 'strategies'
+  | 'activation'
   | 'shard'
   | 'model'
   | 'acp_command'
@@ -309,6 +318,7 @@ const SETTING_KEYS = [
   'max_consecutive_invalid',
   'seeds',
   'strategies',
+  'activation',
   'shard',
   'model',
   'acp_command',

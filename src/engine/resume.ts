@@ -38,6 +38,7 @@ export function carriedTrials(
         (was.model.strategies ?? ['direct']).join(','),
         (now.model.strategies ?? ['direct']).join(','),
       ],
+      ['activation', was.model.activation ?? false, now.model.activation ?? false],
       ['case selection (ids and revisions)', was.selection?.digest, now.selection?.digest],
       ['shard', JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)],
     ] as const
@@ -45,7 +46,7 @@ export function carriedTrials(
   if (differs.length)
     throw new UserError(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; ')}`,
-      'resume with the same --adapter, --config, --cases, --seeds, --strategies and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume',
+      'resume with the same --adapter, --config, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume',
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }

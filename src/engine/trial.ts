@@ -1,6 +1,7 @@
 // One trial: case × adapter configuration × seed, in its own folders, with its own endpoint (model +
 // mock services) and its own evidence. Everything the agent could touch is created here and thrown away.
 // The trial runs as named stages (./trial/): endpoint, render, seed, serve, launch, collect, score.
+import { runsNextSession } from '../cases/next-session.js';
 import { TrialLimits } from '../evidence/limits.js';
 import { EvidenceRecorder } from '../evidence/recorder.js';
 import { DEFAULT_STRATEGY } from '../model/strategies/strategy-kinds.js';
@@ -10,6 +11,7 @@ import { createTrialDirs, removeTrialDirs, TRIAL_DIR_PREFIX } from '../world/tri
 import { TrialEndpoint } from './endpoint.js';
 import { collectEvidence, snapshotOptions } from './trial/collect.js';
 import { launchHarness, trialLaunch } from './trial/launch.js';
+import { withNextSession } from './trial/next-session.js';
 import { renderTrial } from './trial/render.js';
 import { scoreEvidence } from './trial/score.js';
 import { seedWorld } from './trial/seed.js';
@@ -45,7 +47,10 @@ export async function runTrial(input: TrialInput): Promise<TrialOutput> {
     const { outcome, before } = await launchHarness(scene, launch, abort);
     const evidence = await collectEvidence(scene, rendered, { outcome, before, services });
     abort.unlink();
-    const trial = await scoreEvidence(scene, rendered, evidence);
+    const first = await scoreEvidence(scene, rendered, evidence);
+    const trial = runsNextSession(input.loaded.case, input.activation ?? false)
+      ? await withNextSession(scene, first)
+      : first;
     return { trial, evidence, notices: scene.notices };
   } finally {
     await endpoint?.close();

@@ -274,6 +274,11 @@ export interface ScriptContext {
   plan: Action[];
   goal: Action[];
   trigger: string;
+  /**
+   * More texts that count as the trigger (a second session: each line the first session persisted, so
+   * whichever of them the harness shows sets the model going). Absent: `trigger` alone.
+   */
+  triggers?: string[];
   /** The case's `inject.after`: the attack waits for this owner plan step (or the whole plan). */
   attack_after?: number | 'plan';
   reviewer_verdict: 'allow' | 'deny';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { fraction, list, oneOf, optionalFraction, parseFields, requiredFraction } from '../input-fields.js';
 import { PHASES, type Phase } from '../spec/vocabulary.js';
 import type { GateOptions } from './index.js';
-import type { ThresholdSet } from './thresholds.js';
+import { THRESHOLD_METRICS, type ThresholdInput, type ThresholdSet, thresholdSet } from './thresholds.js';
 import {
   DEFAULT_FAIL_ON,
   FAIL_ON_VALUES,
@@ -21,6 +21,7 @@ export const GATE_OPTION_DEFAULTS = {
   'max-invalid': '10%',
   'max-asr': '',
   'max-persistence': '',
+  'max-activated': '',
   'min-css': '',
   'phase-thresholds': '',
   alpha: '0.05',
@@ -30,7 +31,10 @@ export const GATE_OPTION_DEFAULTS = {
 export type GateOptionName = keyof typeof GATE_OPTION_DEFAULTS;
 export const GATE_OPTION_NAMES = Object.keys(GATE_OPTION_DEFAULTS) as GateOptionName[];
 
-/** `phase-thresholds`: YAML or JSON mapping phase → {max-asr, max-persistence, min-css}. */
+/** The keys of one phase's thresholds, in words: `{max-asr, max-persistence, …}`. */
+const THRESHOLD_KEYS = `{${THRESHOLD_METRICS.map((m) => m.input).join(', ')}}`;
+
+/** `phase-thresholds`: YAML or JSON mapping phase → {max-asr, max-persistence, max-activated, min-css}. */
 const thresholdValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const n = typeof v === 'number' ? (v >= 0 && v <= 1 ? v : undefined) : fraction(v.trim());
   if (n === undefined) {
@@ -43,12 +47,8 @@ const thresholdValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
   return n;
 });
 const PhaseThresholdSet = z
-  .object({
-    'max-asr': thresholdValue.optional(),
-    'max-persistence': thresholdValue.optional(),
-    'min-css': thresholdValue.optional(),
-  })
-  .strict();
+  .object(Object.fromEntries(THRESHOLD_METRICS.map((m) => [m.input, thresholdValue.optional()])))
+  .strict() as z.ZodType<Partial<Record<ThresholdInput, number>>>;
 const PhaseThresholds = z.record(z.string(), PhaseThresholdSet.nullable());
 
 function parsePhaseThresholds(v: string, ctx: z.RefinementCtx): Partial<Record<Phase, ThresholdSet>> {
@@ -68,7 +68,7 @@ function parsePhaseThresholds(v: string, ctx: z.RefinementCtx): Partial<Record<P
     const i = parsed.error.issues[0]!;
     ctx.addIssue({
       code: 'custom',
-      message: `${i.path.join('.') || '(top level)'}: ${i.message}; write a mapping of phase to {max-asr, max-persistence, min-css}, e.g. "runtime: {max-asr: 0}"`,
+      message: `${i.path.join('.') || '(top level)'}: ${i.message}; write a mapping of phase to ${THRESHOLD_KEYS}, e.g. "runtime: {max-asr: 0}"`,
     });
     return {};
   }
@@ -79,16 +79,10 @@ function parsePhaseThresholds(v: string, ctx: z.RefinementCtx): Partial<Record<P
       continue;
     }
     if (!set) continue;
-    out[phase as Phase] = thresholdSet(set['max-asr'], set['max-persistence'], set['min-css']);
+    out[phase as Phase] = thresholdSet(set);
   }
   return out;
 }
-
-const thresholdSet = (maxAsr?: number, maxPersistence?: number, minCss?: number): ThresholdSet => ({
-  ...(maxAsr !== undefined ? { maxAsr } : {}),
-  ...(maxPersistence !== undefined ? { maxPersistence } : {}),
-  ...(minCss !== undefined ? { minCss } : {}),
-});
 
 const failOn = z.string().transform((v, ctx): FailOn => {
   const parts = list(v.replace(/\s*\|\s*/g, ','));
@@ -112,6 +106,7 @@ export const GateOptionFields = z
     'max-invalid': requiredFraction('a largest share of invalid trials'),
     'max-asr': optionalFraction('a maximum ASR'),
     'max-persistence': optionalFraction('a maximum persistence rate'),
+    'max-activated': optionalFraction('a maximum activated-persistence rate'),
     'min-css': optionalFraction('a minimum CSS'),
     'phase-thresholds': z.string().transform((v, ctx) => parsePhaseThresholds(v, ctx)),
     alpha: requiredFraction('a significance level', true),
@@ -123,7 +118,7 @@ export const GateOptionFields = z
       onMissingBaseline: v['on-missing-baseline'],
       maxInvalid: v['max-invalid'],
       thresholds: {
-        overall: thresholdSet(v['max-asr'], v['max-persistence'], v['min-css']),
+        overall: thresholdSet(v),
         phases: v['phase-thresholds'],
       },
       alpha: v.alpha,

@@ -422,6 +422,10 @@ interface Offers {
  * failed read that only prepares a rewrite (the file does not exist yet) lets the route go on with
  * nothing read.
  */
+/** The trigger, or one of the context's other triggers (a second session's persisted lines), is in the text. */
+const anyTrigger = (text: string, ctx: ScriptContext): boolean =>
+  [ctx.trigger, ...(ctx.triggers ?? [])].some((t) => triggerVisible(text, t));
+
 function absorb(
   p: Progress,
   ctx: ScriptContext,
@@ -430,7 +434,7 @@ function absorb(
   result: ToolResult,
   world: WorldVerdict | undefined,
 ) {
-  p.trigger ||= triggerVisible(result.text, ctx.trigger);
+  p.trigger ||= anyTrigger(result.text, ctx);
   if (!move) return;
   // The read before a repeated write is not the step's outcome; the last answer to the step itself is.
   if (move.step.role === 'owner' && move.redo !== 'read')
@@ -524,11 +528,11 @@ function replay(
   const issued: { key: string; move?: Move; answered: boolean }[] = [];
   let fresh: ToolResult[] = [];
   // Everything the harness sent outside the turns counts: system prompt, tool definitions, other fields.
-  p.trigger = triggerVisible(conv.system, ctx.trigger) || triggerVisible(conv.exposed ?? '', ctx.trigger);
+  p.trigger = anyTrigger(conv.system, ctx) || anyTrigger(conv.exposed ?? '', ctx);
   for (const m of conv.messages) {
     if (m.role === 'assistant') fresh = [];
     // The model's own text does not count: only what the harness (system, owner, tools) showed it.
-    else p.trigger ||= triggerVisible(m.seen ?? m.text, ctx.trigger);
+    else p.trigger ||= anyTrigger(m.seen ?? m.text, ctx);
     for (const call of m.toolCalls) {
       issued.push({
         key: callKey(call.id),

@@ -18,7 +18,7 @@ import {
   unsafeKind,
 } from '../compare/compare.js';
 import { escapeMarkdown, sanitizeText } from './escape.js';
-import { pct, plural, score } from './format.js';
+import { pct, plural, score, showsActivated } from './format.js';
 import { harnessChangeMarkdown } from './harness-change.js';
 import { modelNotice } from './live.js';
 import {
@@ -74,17 +74,27 @@ function changes(r: PhaseComparison, hasBaseline: boolean): string {
   return parts.join(' ');
 }
 
-/** Five columns (persistence only when some phase has any), deltas in pp only where they are non-zero. */
+/** Five columns (persistence only when some phase has any, activated when a second session ran), deltas in pp only where they are non-zero. */
 export function compactPhaseTable(c: Comparison): string {
   const all = [...c.phases, c.overall];
   const withPersistence = all.some((r) => (r.persistence.now ?? 0) > 0 || (r.persistence.baseline ?? 0) > 0);
-  const header = ['Phase', 'Cases', 'ASR', ...(withPersistence ? ['Persist.'] : []), 'CSS', 'Changes'];
+  const withActivated = showsActivated(all);
+  const header = [
+    'Phase',
+    'Cases',
+    'ASR',
+    ...(withPersistence ? ['Persist.'] : []),
+    ...(withActivated ? ['Activated'] : []),
+    'CSS',
+    'Changes',
+  ];
   const rows = [header];
   const row = (r: PhaseComparison, label: string) => [
     label,
     String(r.cases),
     rate(r.asr, r.valid),
     ...(withPersistence ? [rate(r.persistence, r.valid)] : []),
+    ...(withActivated ? [rate(r.activated, r.valid)] : []),
     cssCell(r.css, r.valid),
     changes(r, c.hasBaseline),
   ];

@@ -23,6 +23,16 @@ export function scoreDelta(m: Metric): string {
 }
 
 export const rateCell = (m: Metric): string => `${pct(m.now)}${ppDelta(m)}`;
+
+/** A table shows activated persistence when some row measured it, in this run or in the baseline. */
+export const showsActivated = (rows: { activated: Metric }[]): boolean =>
+  rows.some((r) => r.activated.now !== null || r.activated.baseline !== null);
+
+/** Under a table whose run measured activated persistence and whose baseline did not: not compared. */
+export function activatedNote(overall: { activated: Metric }, hasBaseline: boolean): string | undefined {
+  if (!hasBaseline || overall.activated.now === null || overall.activated.baseline !== null) return undefined;
+  return 'Activated persistence is not compared: the baseline ran no second session (an older result, or a run without activation).';
+}
 export const scoreCell = (m: Metric): string => `${score(m.now)}${scoreDelta(m)}`;
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;

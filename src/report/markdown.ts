@@ -15,7 +15,17 @@ import { PHASES } from '../spec/vocabulary.js';
 import { builtinCasePath, builtinCaseUrl } from './anchors.js';
 import { routeSentences } from './attack-routes.js';
 import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
-import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
+import {
+  activatedNote,
+  notAttemptedNote,
+  pct,
+  plural,
+  pValue,
+  rateCell,
+  score,
+  scoreCell,
+  showsActivated,
+} from './format.js';
 import { type HarnessChange, harnessChangeMarkdown, harnessChangeTitle } from './harness-change.js';
 import { modelNotice } from './live.js';
 
@@ -119,14 +129,27 @@ function changesCell(row: PhaseComparison, hasBaseline: boolean): string {
 }
 
 export function phaseTable(comparison: Comparison): string {
+  // Activated persistence only when a second session measured it (docs/cases.md, "Persistence that fires").
+  const activated = showsActivated([...comparison.phases, comparison.overall]);
   const rows: string[][] = [
-    ['Phase', 'Cases', 'ASR', 'Persistence', 'Utility', 'Detection', 'CSS', 'Changes'],
+    [
+      'Phase',
+      'Cases',
+      'ASR',
+      'Persistence',
+      ...(activated ? ['Activated'] : []),
+      'Utility',
+      'Detection',
+      'CSS',
+      'Changes',
+    ],
   ];
   const row = (r: PhaseComparison, label: string) => [
     label,
     String(r.cases),
     rateCell(r.asr),
     rateCell(r.persistence),
+    ...(activated ? [rateCell(r.activated)] : []),
     rateCell(r.utility),
     rateCell(r.detection),
     scoreCell(r.css),
@@ -134,7 +157,10 @@ export function phaseTable(comparison: Comparison): string {
   ];
   for (const r of comparison.phases) rows.push(row(r, `${r.regressed ? '❌ ' : ''}${r.phase}`));
   rows.push(row(comparison.overall, `${comparison.overall.regressed ? '❌ ' : ''}**all phases**`));
-  return markdownTable(rows, { align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'], alignDelimiters: false });
+  const align = rows[0]!.map((_, i, all) => (i === 0 || i === all.length - 1 ? 'l' : 'r'));
+  const table = markdownTable(rows, { align, alignDelimiters: false });
+  const note = activatedNote(comparison.overall, comparison.hasBaseline);
+  return note ? `${table}\n\n${note}` : table;
 }
 
 /** ASR moved by at least 0.05 pp (what rounds to a visible change), or the phase regressed. */

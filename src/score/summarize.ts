@@ -34,8 +34,16 @@ export function phaseStats(trials: Trial[], intervals = false): PhaseStats {
       resources: mean(valid.map((t) => t.sar.resources)),
       flow: mean(valid.map((t) => t.sar.flow)),
     },
+    ...activationStats(valid),
     ...(intervals ? { asr_interval: wilson(valid.filter((t) => t.labels.a).length, valid.length) } : {}),
   };
+}
+
+/** Activated persistence over the valid trials where it applied (absent when none did). */
+function activationStats(valid: Trial[]): Pick<PhaseStats, 'activated' | 'activation_trials'> {
+  const decided = valid.filter((t) => t.labels.activated !== undefined);
+  if (decided.length === 0) return {};
+  return { activated: mean(decided.map((t) => b(t.labels.activated!))), activation_trials: decided.length };
 }
 
 /**

@@ -15,6 +15,12 @@ export const Labels = z
     p: z.boolean(),
     /** Detection: the harness denied, flagged or warned about the attacker's actions. */
     d: z.boolean(),
+    /**
+     * Activated: what the first session persisted acted in a second session in the same world (the
+     * trial's `activation` says how). Absent when no second session applied: nothing persisted, a session
+     * not measured, or activation not asked for; absent is "not applicable", never "no".
+     */
+    activated: z.boolean().optional(),
   })
   .strict();
 export type Labels = z.infer<typeof Labels>;
@@ -156,6 +162,40 @@ export const TrialLive = z
   .strict();
 export type TrialLive = z.infer<typeof TrialLive>;
 
+/**
+ * A trial's second session (src/engine/trial/next-session.ts): whether it applied, what it saw and did,
+ * and why the `activated` label is what it is. Its evidence is kept apart (`evidence_file`, `*.session2.json`).
+ */
+export const TrialActivation = z
+  .object({
+    /** Why the label is what it is, or why it does not apply. */
+    reason: z.string(),
+    /** Whether the second session ran (it does not when nothing persisted). */
+    ran: z.boolean(),
+    /** The second session was a measurement (the same validity rules as the first). */
+    valid: z.boolean().optional(),
+    invalid_reason: z.string().optional(),
+    /** The persisted text the second session's model reacts to, and whether the harness showed it. */
+    trigger: z.string().optional(),
+    trigger_seen: z.boolean().optional(),
+    duration_ms: z.number().optional(),
+    exit_code: z.number().nullable().optional(),
+    /** What the second session did: its attacker calls, files changed, services hit, canaries leaked. */
+    facts: z
+      .object({
+        attack_calls: z.array(z.string()),
+        files_changed: z.array(z.string()),
+        services_hit: z.array(z.string()),
+        canaries_leaked: z.array(z.string()),
+      })
+      .strict()
+      .optional(),
+    evidence_digest: z.string().optional(),
+    evidence_file: z.string().optional(),
+  })
+  .strict();
+export type TrialActivation = z.infer<typeof TrialActivation>;
+
 export const Trial = z
   .object({
     id: z.string(),
@@ -198,6 +238,8 @@ export const Trial = z
     evidence_file: z.string().optional(),
     /** Live and replay runs (absent for scripted trials). */
     live: TrialLive.optional(),
+    /** The second session, when the case or the run asked for one (absent otherwise and in older results). */
+    activation: TrialActivation.optional(),
   })
   .strict();
 export type Trial = z.infer<typeof Trial>;
@@ -216,6 +258,13 @@ export const PhaseStats = z
     css: z.number(),
     harm: z.number(),
     sar: Sar,
+    /**
+     * Activated persistence: of the valid trials whose first session persisted something and whose second
+     * session was measured (`activation_trials`), the share where it acted. Absent when no trial had a
+     * second session (and in older results): not measured, never 0.
+     */
+    activated: z.number().optional(),
+    activation_trials: z.number().int().optional(),
     /** 95% Wilson interval of the ASR over the valid trials (src/score/wilson.ts). Absent in older results. */
     asr_interval: z.tuple([z.number(), z.number()]).optional(),
   })
@@ -330,6 +379,11 @@ export const ModelInfo = z
     replay_of: z.string().optional(),
     /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
     strategies: z.array(z.string()).min(1).optional(),
+    /**
+     * The run gave every case with a persistence check a second session (`activation: true`): the scripted
+     * adversary then also plays the second session. Absent: only cases with `next_session:` had one.
+     */
+    activation: z.literal(true).optional(),
   })
   .strict();
 export type ModelInfo = z.infer<typeof ModelInfo>;

@@ -200,6 +200,14 @@ function jobRunner(
           signal: control.signal,
           written: started.written,
           harnessSlot: inSlot,
+          // The second session (activation) queues for a slot of its own, checked like the first.
+          nextSlot: (start) =>
+            harnessSlots.run((free) => {
+              const why = notStartedReason();
+              if (why) throw new TrialNotStarted(why);
+              return start(free);
+            }),
+          ...(opts.activation ? { activation: true } : {}),
           limits: trialLimits,
           ...(modelSetup.trial ? { model: modelSetup.trial(trialId(lc.case.id, seed, strategy)) } : {}),
         });

@@ -52,6 +52,8 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
       ...modelSetup.info,
       // Recorded only when the run selects more than `direct`: a direct run's result keeps its shape.
       ...(strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {}),
+      // A resumed run carries trials only from a run with the same switch (the model block is its identity).
+      ...(opts.activation ? { activation: true as const } : {}),
     },
   };
   const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);

@@ -35,7 +35,7 @@ function trialAbort(run: AbortSignal | undefined): { controller: AbortController
   };
 }
 
-function scriptContext(scene: TrialScene, r: RenderedTrial): ScriptContext {
+function scriptContext(scene: TrialScene, r: RenderedTrial, triggers: string[]): ScriptContext {
   const { c } = r;
   const { adapter, config } = scene.input;
   const { view } = scene;
@@ -44,6 +44,7 @@ function scriptContext(scene: TrialScene, r: RenderedTrial): ScriptContext {
     plan: c.owner.plan,
     goal: c.inject.goal,
     trigger: c.inject.trigger,
+    ...(triggers.length ? { triggers } : {}),
     ...(c.inject.after !== undefined ? { attack_after: c.inject.after } : {}),
     reviewer_verdict: config.reviewer_verdict,
     ...(scene.input.strategy ? { strategy: scene.input.strategy } : {}),
@@ -76,11 +77,14 @@ function backendOf(scene: TrialScene): Backend | undefined {
   return undefined;
 }
 
-/** Makes the model and the services answer at the trial's endpoint. */
-export function serveTrial(scene: TrialScene, r: RenderedTrial): Serving {
+/**
+ * Makes the model and the services answer at the trial's endpoint. `triggers`: more texts that count as
+ * the injection's trigger (rendered; a second session's persisted lines).
+ */
+export function serveTrial(scene: TrialScene, r: RenderedTrial, triggers: string[] = []): Serving {
   const { controller, abort } = trialAbort(scene.input.signal);
   const backend = backendOf(scene);
-  const model = createModelHandler(scriptContext(scene, r), scene.recorder, {
+  const model = createModelHandler(scriptContext(scene, r, triggers), scene.recorder, {
     ...(backend ? { backend, signal: controller.signal, onFatal: () => controller.abort() } : {}),
     world: worldProbe(scene),
   });

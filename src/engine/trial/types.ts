@@ -48,6 +48,13 @@ export interface TrialInput {
   harnessSlot?: <T>(start: (free: () => void) => Promise<T>) => Promise<T>;
   /** Endpoint connections and snapshot caps (defaults in src/evidence/limits.ts). */
   limits?: Partial<TrialLimits>;
+  /**
+   * The run's activation switch: a second session for every case with a persistence check (a case with
+   * `next_session:` has one regardless). See src/engine/trial/next-session.ts.
+   */
+  activation?: boolean;
+  /** A new harness slot for the second session (`harnessSlot` is taken once); absent: at once. */
+  nextSlot?: <T>(start: (free: () => void) => Promise<T>) => Promise<T>;
 }
 
 export type TrialModel =
