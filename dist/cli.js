@@ -60626,8 +60626,8 @@ function evaluateCheck(check3, ctx) {
 function decide(check3, ctx) {
   const [kind, arg] = split(check3);
   if (isCombinator(kind)) {
-    const holds3 = COMBINATOR_KINDS[kind].holds;
-    return holds3(arg, (c) => decide(c, ctx));
+    const holds4 = COMBINATOR_KINDS[kind].holds;
+    return holds4(arg, (c) => decide(c, ctx));
   }
   const def = LEAF_KINDS[kind];
   if (!def) throw new Error(`unknown check kind ${kind}`);
@@ -64702,6 +64702,10 @@ function readMarker(dir) {
     return void 0;
   }
 }
+function holds2(dir, pkg) {
+  const m = readMarker(dir);
+  return !!m && (m.package === void 0 || m.package === pkg);
+}
 async function ensureInstalled(adapter, cacheDir, opts = {}) {
   const t0 = mark();
   const log = opts.log ?? (() => {
@@ -64786,11 +64790,11 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
   }
 }
 async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
-  if (readMarker(dir)) return false;
+  if (holds2(dir, pkg)) return false;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
   try {
-    if (readMarker(dir)) return false;
+    if (holds2(dir, pkg)) return false;
     const scratch = `${dir}.partial-${process.pid}`;
     rmSync2(scratch, { recursive: true, force: true });
     mkdirSync2(scratch, { recursive: true });
@@ -64964,7 +64968,7 @@ function harnessInfo(loaded, cacheDir, render2) {
   if (a.install?.npm && dir) {
     const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
-      package: a.install.npm.package,
+      package: pkg?.name ?? a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
       source: "npm-install"
     };
@@ -65399,7 +65403,7 @@ var Matcher = class {
     return re;
   }
 };
-function holds2(test, value, re) {
+function holds3(test, value, re) {
   if (test === null || typeof test !== "object") return value === test;
   if ("not" in test && value === test.not) return false;
   if (test.in !== void 0 && !test.in.includes(value)) return false;
@@ -65408,7 +65412,7 @@ function holds2(test, value, re) {
   return true;
 }
 function where2(rule, scope2, re) {
-  const all = (c) => Object.entries(c).every(([path8, t]) => holds2(t, at(scope2, path8), re));
+  const all = (c) => Object.entries(c).every(([path8, t]) => holds3(t, at(scope2, path8), re));
   return Array.isArray(rule.where) ? rule.where.some(all) : all(rule.where);
 }
 var idText = (v) => v === void 0 || v === null || v === "" ? void 0 : textOf2(v);
@@ -71024,33 +71028,56 @@ function harnessPackageOf(adapter) {
   return adapter.install?.npm?.package ?? adapter.harness?.package;
 }
 var VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
+var PACKAGE_SHAPE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+function parseHarnessBuild(spec) {
+  const s = spec.trim();
+  const at2 = s.lastIndexOf("@");
+  if (at2 <= 0)
+    return `"${s.slice(0, 100)}" names no version; write PACKAGE@VERSION (e.g. @scope/agent@1.6.0)`;
+  const pkg = s.slice(0, at2);
+  const version2 = s.slice(at2 + 1);
+  if (!PACKAGE_SHAPE.test(pkg)) return `"${pkg.slice(0, 100)}" is not an npm package name`;
+  if (!VERSION_SHAPE.test(version2))
+    return `"${version2.slice(0, 60)}" is not an exact version; give one that \`npm view ${pkg} versions\` lists`;
+  return { package: pkg, version: version2 };
+}
 function withHarnessVersion(adapter, version2) {
   if (!VERSION_SHAPE.test(version2))
     throw new UserError(
       `"${version2}" is not a version of ${adapter.name}'s harness package`,
       "give an exact published version (`npm view PACKAGE versions`)"
     );
-  const pin = adapter.install?.npm;
-  const to = `{{cache}}/${adapter.name}-${version2}`;
-  if (pin) {
-    const from = `{{cache}}/${adapter.name}-${pin.version}`;
-    const moved3 = mapStrings(adapter, (s) => s.split(from).join(to));
-    return { ...moved3, install: { ...moved3.install, npm: { package: pin.package, version: version2 } } };
-  }
-  const pkg = adapter.harness?.package;
+  const pkg = harnessPackageOf(adapter);
   if (!pkg)
     throw new UserError(
       `adapter ${adapter.name} names no harness package, so no other version of it can be installed`,
       "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
     );
+  return withHarnessBuild(adapter, { package: pkg, version: version2 });
+}
+function withHarnessBuild(adapter, build2) {
+  const to = `{{cache}}/${adapter.name}-${build2.version}`;
+  const pin = adapter.install?.npm;
+  const from = pin?.package ?? adapter.harness?.package;
+  if (!from)
+    throw new UserError(
+      `adapter ${adapter.name} names no harness package, so no other build of it can be installed`,
+      "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
+    );
+  const renamed2 = (s) => from === build2.package ? s : s.split(`node_modules/${from}/`).join(`node_modules/${build2.package}/`);
+  if (pin) {
+    const old = `{{cache}}/${adapter.name}-${pin.version}`;
+    const moved3 = mapStrings(adapter, (s) => renamed2(s.split(old).join(to)));
+    return { ...moved3, install: { ...moved3.install, npm: { ...build2 } } };
+  }
   const moved2 = mapStrings(
     adapter,
-    (s) => s.split("{{repo}}/node_modules/").join(`${to}/node_modules/`)
+    (s) => renamed2(s.split("{{repo}}/node_modules/").join(`${to}/node_modules/`))
   );
   return {
     ...moved2,
-    install: { ...moved2.install, npm: { package: pkg, version: version2 } },
-    harness: { ...moved2.harness, version: version2 }
+    install: { ...moved2.install, npm: { ...build2 } },
+    harness: { ...moved2.harness, package: build2.package, version: build2.version }
   };
 }
 
@@ -72508,7 +72535,7 @@ function planRun(opts, targets) {
   if (opts.resume && targets.length > 1)
     throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
   const loaded = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
-  const adapter = opts.harness_version ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) } : loaded;
+  const adapter = opts.harness_package ? { ...loaded, adapter: withHarnessBuild(loaded.adapter, opts.harness_package) } : opts.harness_version ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) } : loaded;
   const config2 = adapterConfig(adapter, opts.config);
   benchMark("adapter_loaded");
   const selected = loadCases(opts.cases);
@@ -75814,7 +75841,8 @@ var RUN_SETTING_DEFAULTS = {
   "budget-tokens": "",
   "replay-from": "",
   "replay-diverged": "stop",
-  "acp-command": ""
+  "acp-command": "",
+  "harness-package": ""
 };
 var RUN_SETTING_NAMES = Object.keys(RUN_SETTING_DEFAULTS);
 var timeout = external_exports.string().transform((v, ctx) => {
@@ -75879,6 +75907,13 @@ var acpCommand = external_exports.string().transform((v, ctx) => {
   });
   return external_exports.NEVER;
 });
+var harnessPackage = external_exports.string().transform((v, ctx) => {
+  if (v.trim() === "") return void 0;
+  const b2 = parseHarnessBuild(v);
+  if (typeof b2 !== "string") return b2;
+  ctx.addIssue({ code: "custom", message: b2 });
+  return external_exports.NEVER;
+});
 var strategies = listField.transform((v, ctx) => {
   const names = v.flatMap((s) => s === "all" ? STRATEGY_NAMES : [s]);
   const unknown2 = names.filter((n) => !STRATEGY_NAMES.includes(n));
@@ -75913,7 +75948,8 @@ var RunSettingFields = external_exports.object({
   "budget-tokens": optionalInt(1, 1e10, "a number of tokens"),
   "replay-from": external_exports.string(),
   "replay-diverged": oneOf(["stop", "scripted"]),
-  "acp-command": acpCommand
+  "acp-command": acpCommand,
+  "harness-package": harnessPackage
 }).transform((v) => ({
   settings: {
     adapter: v.adapter,
@@ -75928,7 +75964,8 @@ var RunSettingFields = external_exports.object({
     strategies: v.strategies,
     ...v.shard ? { shard: v.shard } : {},
     model: v.model,
-    ...v["acp-command"] ? { acp_command: v["acp-command"] } : {}
+    ...v["acp-command"] ? { acp_command: v["acp-command"] } : {},
+    ...v["harness-package"] ? { harness_package: v["harness-package"] } : {}
   },
   model: {
     provider: v.provider,
@@ -76860,6 +76897,11 @@ ${flakyCases.slice(0, 50).map((c) => `- \u{1F3B2} ${caseLabel(c)} (${e3(c.note ?
       `\u03B1 = ${comparison.options.alpha}, min effect ${(comparison.options.minEffect * 100).toFixed(0)} pp`
     );
   bits.push(`${current.runner} runner`);
+  const h = current.harness;
+  if (h?.package || h?.version)
+    bits.push(
+      `harness ${[h.package, h.version ?? "(version unknown)"].filter((x) => x).map((x) => e3(x, 120)).join(" ")}`
+    );
   bits.push(`harness-risk-action ${e3(current.tool.version, 20)}`);
   foot.push(`<sub>${bits.join(" \xB7 ")}</sub>`);
   return { marker, title, head: head2, sections, foot };
@@ -77589,6 +77631,10 @@ options:
   --replay-from FILE replay: the result of a live run
   --replay-diverged stop|scripted
                      replay: what a trial does after its requests leave the recording (default stop)
+  --acp-command CMD  an ACP agent's command for --adapter acp (a JSON array of words, or words)
+  --harness-package PACKAGE@VERSION
+                     run this npm build as the adapter's harness instead of its pin (a harness that
+                     moved to a new npm name): the result and report say which package ran
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
   --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials
