@@ -12662,9 +12662,9 @@ function codePointLengthVar(doc, ctx, accessor, inDoubt) {
   doc.write(`const ${v} = typeof ${accessor} === "string" && ${inDoubt} ? ${cpLen}(${accessor}) : ${accessor}.length;`);
   return v;
 }
-function numericOperand(value, label) {
+function numericOperand(value, label2) {
   if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new ZodCompileUnsupportedError(`${label} bound of type ${typeof value}`);
+    throw new ZodCompileUnsupportedError(`${label2} bound of type ${typeof value}`);
   }
   return `${value}`;
 }
@@ -63657,7 +63657,7 @@ var nativeWrite = (path8, content, tools, ctx) => nativeCall({ do: "write", path
 
 // src/model/routes.ts
 var MAX_ROUTES_PER_STEP = 6;
-var one2 = (label, call) => call ? [{ label, calls: [() => call] }] : [];
+var one2 = (label2, call) => call ? [{ label: label2, calls: [() => call] }] : [];
 function shellRoutes(forms, tools, ctx, viaShell2 = true) {
   return forms.flatMap((f) => {
     const call = shellCall(f.command, tools, ctx, viaShell2);
@@ -63853,10 +63853,10 @@ function stageFile(path8, content, tools, ctx) {
 }
 var workspacePath = (rel, ctx) => resolvePath(rel, ctx.paths);
 var shFile = (path8) => `sh ${quote(path8)}`;
-function stagedRoute(label, staged, final, carries) {
+function stagedRoute(label2, staged, final, carries) {
   if (!final || staged.some((c) => !c)) return [];
   const calls = [...staged, final].map((c) => () => c);
-  return [{ label, calls, staging: staged.length, carries }];
+  return [{ label: label2, calls, staging: staged.length, carries }];
 }
 
 // src/model/strategies/encoded.ts
@@ -64321,6 +64321,7 @@ var TrialLive = external_exports.object({
   /** Replay: where the harness's requests stopped matching the recording. Such a trial is invalid. */
   diverged: external_exports.string().optional()
 }).strict();
+var AgentInfo = external_exports.object({ name: external_exports.string().optional(), title: external_exports.string().optional(), version: external_exports.string().optional() }).strict();
 var Trial = external_exports.object({
   id: external_exports.string(),
   case_id: external_exports.string(),
@@ -64356,6 +64357,11 @@ var Trial = external_exports.object({
   timed_out: external_exports.boolean(),
   /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
   limit_hit: external_exports.string().optional(),
+  /**
+   * protocol: acp: the agent that ran, as its initialize answer named itself (`agentInfo` name, title,
+   * version). Per trial: the command is the run's, the build it starts is the agent's to say.
+   */
+  agent: AgentInfo.optional(),
   /** sha256 of the canonical evidence JSON. */
   evidence_digest: external_exports.string(),
   /** Path of the full evidence file, relative to the run result, when kept. */
@@ -66382,10 +66388,24 @@ var clientCapabilities = (fs) => ({
   fs: { readTextFile: fs, writeTextFile: fs },
   terminal: false
 });
-function mcpServers(init, url2) {
+function mcpServers(init, url2, name = "team") {
   const caps = isObject4(init) && isObject4(init.agentCapabilities) ? init.agentCapabilities : {};
   const http2 = isObject4(caps.mcpCapabilities) && caps.mcpCapabilities.http === true;
-  return url2 && http2 ? [{ type: "http", name: "team", url: url2, headers: [] }] : [];
+  return url2 && http2 ? [{ type: "http", name, url: url2, headers: [] }] : [];
+}
+var label = (x) => {
+  const v = str2(x, 120)?.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim();
+  return v ? v : void 0;
+};
+function agentInfoOf(init) {
+  const a = isObject4(init) && isObject4(init.agentInfo) ? init.agentInfo : void 0;
+  if (!a) return void 0;
+  const info = {
+    ...label(a.name) ? { name: label(a.name) } : {},
+    ...label(a.title) ? { title: label(a.title) } : {},
+    ...label(a.version) ? { version: label(a.version) } : {}
+  };
+  return Object.keys(info).length ? info : void 0;
 }
 async function runAcpSession(io, opts, events) {
   const client = new AcpClient(opts, events);
@@ -66396,12 +66416,11 @@ async function runAcpSession(io, opts, events) {
       if (m === "session/update") client.update(p);
     }
   );
-  const done = (extra) => ({
-    permissions: client.permissions,
-    skipped: peer.skipped,
-    ...extra
-  });
   let init;
+  const done = (extra) => {
+    const agent = agentInfoOf(init);
+    return { permissions: client.permissions, skipped: peer.skipped, ...agent ? { agent } : {}, ...extra };
+  };
   try {
     init = await peer.request(
       "initialize",
@@ -66410,7 +66429,7 @@ async function runAcpSession(io, opts, events) {
     );
     const s = await peer.request(
       "session/new",
-      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl) },
+      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl, opts.mcpServer) },
       opts.initializeTimeoutMs
     );
     client.sessionId = isObject4(s) ? String(s.sessionId ?? "") : "";
@@ -66460,7 +66479,8 @@ function acpConversation(scene, r) {
           prompt: r.vars.prompt ?? "",
           initializeTimeoutMs: (adapter.adapter.acp?.initialize_timeout_s ?? 60) * 1e3,
           ...fs ? { fs } : {},
-          ...r.mcp ? { mcpUrl: r.vars.mcp_url } : {}
+          // ACP's own way to hand an agent MCP servers: no `mcp:` files needed; named as the model expects.
+          ...r.servesMcp ? { mcpUrl: r.vars.mcp_url, mcpServer: adapter.adapter.mcp?.server ?? "team" } : {}
         },
         scene.recorder.harness
       );
@@ -66469,8 +66489,9 @@ function acpConversation(scene, r) {
   };
 }
 function withAcpResult(o, result) {
-  if (!result?.failure || o.spawn_error || o.infra_error) return o;
-  return { ...o, spawn_error: result.failure };
+  const out = result?.agent ? { ...o, agent: result.agent } : o;
+  if (!result?.failure || o.spawn_error || o.infra_error) return out;
+  return { ...out, spawn_error: result.failure };
 }
 function confinedFs(scene) {
   const host = (path8) => {
@@ -67139,7 +67160,8 @@ function renderTrial(scene) {
     skillsDir: st.skills_dir ? ra(st.skills_dir) : void 0,
     memoryFile: st.memory_files[0] ? ra(st.memory_files[0]) : void 0,
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
-    mcp: servesMcp(c) ? adapter.adapter.mcp : void 0
+    mcp: servesMcp(c) ? adapter.adapter.mcp : void 0,
+    servesMcp: servesMcp(c)
   };
 }
 function pathKey(view, adapterFile, ra, p, what) {
@@ -67189,7 +67211,7 @@ function callOutcome(c) {
   if (c.denied) return "refused";
   return c.executed ? "executed" : "errored";
 }
-var retryLabel = (label) => `${label}, again after a read`;
+var retryLabel = (label2) => `${label2}, again after a read`;
 function attackRoutes(calls, evidence, goal) {
   const steps = /* @__PURE__ */ new Map();
   const entry = (index) => {
@@ -67211,10 +67233,10 @@ function attackRoutes(calls, evidence, goal) {
     const same = last?.step === step.index && last.n === route.n && continues;
     const final = route.part + 1 >= route.parts && route.retry !== "read";
     const shown2 = !final && outcome === "executed" ? "incomplete" : outcome;
-    const label = route.retry ? retryLabel(route.label) : route.label;
+    const label2 = route.retry ? retryLabel(route.label) : route.label;
     if (same && e4.tried.length) e4.tried[e4.tried.length - 1].outcome = shown2;
-    else e4.tried.push({ route: label, outcome: shown2 });
-    if (final && outcome === "executed") e4.succeeded ??= label;
+    else e4.tried.push({ route: label2, outcome: shown2 });
+    if (final && outcome === "executed") e4.succeeded ??= label2;
     last = { step: step.index, n: route.n };
   }
   for (const ex of evidence.model) {
@@ -67560,6 +67582,7 @@ async function scoreEvidence(scene, r, evidence) {
     exit_code: outcome.exit_code,
     timed_out: outcome.timed_out,
     ...limitHit ? { limit_hit: limitHit } : {},
+    ...outcome.agent ? { agent: mask2.deep(outcome.agent) } : {},
     evidence_digest: evidenceDigest(evidence),
     ...evidenceFile ? { evidence_file: evidenceFile } : {},
     ...live ? { live: { ...live, ...live.diverged ? { diverged: mask2.text(live.diverged) } : {} } } : {}
@@ -69255,11 +69278,11 @@ function stepResult(result, ctx, world) {
   return { status: outcome === "refused" ? "refused" : "failed", text };
 }
 var kindOf = (a) => a.do === "call" ? `call:${a.service}.${a.op}` : a.do === "send" ? `send:${a.channel}` : a.do;
-function remember(memory, action, label, ok3) {
+function remember(memory, action, label2, ok3) {
   const map2 = ok3 ? memory.worked : memory.failed;
   const key = kindOf(action);
   if (!map2.has(key)) map2.set(key, /* @__PURE__ */ new Set());
-  map2.get(key).add(label);
+  map2.get(key).add(label2);
 }
 function routeCache(conv, ctx, memory) {
   const cache2 = /* @__PURE__ */ new Map();
@@ -72511,11 +72534,22 @@ var RUNNERS = {
         // One idle container ready per concurrent trial; none ever serves a second trial.
         warm: opts.concurrency,
         prewarm: setup.prewarm,
+        // The run's per-trial limits, where set, hold in the container too (a harness that needs the
+        // process runner's 2 GiB gets them here); unset ones keep the container's own defaults.
+        ...dockerLimits(opts.limits),
         onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
       });
     }
   }
 };
+function dockerLimits(l) {
+  return {
+    ...l?.memory_bytes ? { memory: l.memory_bytes } : {},
+    ...l?.pids ? { pids: l.pids } : {},
+    ...l?.file_size_bytes ? { fileSize: l.file_size_bytes } : {},
+    ...l?.disk_bytes ? { disk: l.disk_bytes } : {}
+  };
+}
 var RUNNER_NAMES = Object.keys(RUNNERS);
 var DEFAULT_RUNNER = "process";
 var runnerEntry = (name) => RUNNERS[name];
@@ -74289,7 +74323,7 @@ var CASE_NOTATION = { workspace: "", home: "~/", tmp: "{{tmp}}/" };
 function inCaseNotation(text) {
   return text.replace(TRIAL_DIR, (_m, root) => CASE_NOTATION[root]);
 }
-function perReplay(label, ts, fails, why3, invalidToo = false) {
+function perReplay(label2, ts, fails, why3, invalidToo = false) {
   const groups = /* @__PURE__ */ new Map();
   ts.forEach((t, i) => {
     if (!t.valid && !invalidToo && !isNotApplicable(t) || !fails(t)) return;
@@ -74297,7 +74331,7 @@ function perReplay(label, ts, fails, why3, invalidToo = false) {
     groups.set(line, [...groups.get(line) ?? [], i + 1]);
   });
   return [...groups].map(
-    ([line, nums]) => `${label} replay${nums.length > 1 ? "s" : ""} ${nums.join(", ")}: ${line}`
+    ([line, nums]) => `${label2} replay${nums.length > 1 ? "s" : ""} ${nums.join(", ")}: ${line}`
   );
 }
 
@@ -74622,9 +74656,9 @@ var metric = (now, baseline) => {
   const b2 = baseline ?? null;
   return { now: n, baseline: b2, delta: n !== null && b2 !== null ? n - b2 : null };
 };
-function labelRate(trials, label) {
+function labelRate(trials, label2) {
   const valid = trials.filter((t) => t.valid);
-  return rate(valid.filter((t) => t.labels[label]).length, valid.length);
+  return rate(valid.filter((t) => t.labels[label2]).length, valid.length);
 }
 var NONE2 = { regressed: false, fixed: false, flaky: false };
 function significantIncrease(a, b2, opts) {
@@ -74888,12 +74922,12 @@ function mergeRunResults(results, names = []) {
   if (results.length === 0)
     throw new UserError("no run result to merge", "give at least one file in run-result");
   const [first] = results;
-  const label = (i) => names[i] ?? `run result #${i + 1}`;
+  const label2 = (i) => names[i] ?? `run result #${i + 1}`;
   results.forEach((r, i) => {
     const mismatch = r.adapter.name !== first.adapter.name ? `adapter ${r.adapter.name} \u2260 ${first.adapter.name}` : r.adapter.config !== first.adapter.config ? `config ${r.adapter.config} \u2260 ${first.adapter.config}` : r.model.mode !== first.model.mode ? `model ${r.model.mode} \u2260 ${first.model.mode}` : void 0;
     if (mismatch) {
       throw new UserError(
-        `${label(i)} cannot be merged with ${label(0)}: ${mismatch}`,
+        `${label2(i)} cannot be merged with ${label2(0)}: ${mismatch}`,
         "merge only the shards of one adapter/config (one report per adapter/config)"
       );
     }
@@ -76550,8 +76584,8 @@ function phaseTable(comparison) {
   const rows = [
     ["Phase", "Cases", "ASR", "Persistence", "Utility", "Detection", "CSS", "Changes"]
   ];
-  const row = (r, label) => [
-    label,
+  const row = (r, label2) => [
+    label2,
     String(r.cases),
     rateCell(r.asr),
     rateCell(r.persistence),

@@ -28,6 +28,8 @@ export interface RenderedTrial {
   memoryFile?: string;
   /** The adapter's MCP client settings, when the case serves MCP tools. */
   mcp?: McpDecl;
+  /** The case serves MCP tools (an ACP agent gets the server in session/new, with or without `mcp:`). */
+  servesMcp: boolean;
 }
 
 function renderCase(c: Case, vars: Record<string, string>, file: string): Case {
@@ -115,6 +117,7 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
     memoryFile: st.memory_files[0] ? ra(st.memory_files[0]) : undefined,
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
     mcp: servesMcp(c) ? adapter.adapter.mcp : undefined,
+    servesMcp: servesMcp(c),
   };
 }
 
