@@ -66115,10 +66115,11 @@ function policeEnv(env2, world = {}, job = jobValues(process.env)) {
   }
   return { env: out, dropped };
 }
+var trialPath = (view) => [view.bin, ...view.systemPath].join(":");
 function buildTrialEnv(input2) {
   const { view } = input2;
   const base = {
-    PATH: [view.bin, ...view.systemPath].join(":"),
+    PATH: trialPath(view),
     HOME: view.home,
     USER: "harness",
     LOGNAME: "harness",
@@ -67121,6 +67122,9 @@ function renderTrial(scene) {
   const vars = {
     ...baseVars,
     bin: view.bin,
+    // The trial's own PATH, so an adapter can put a folder before it (`PATH: DIR:{{path}}`) without
+    // spelling out the runner's system folders, which differ between runners.
+    path: trialPath(view),
     adapter_dir: view.mapReadOnly(adapter.dir),
     action_root: view.mapReadOnly(actionRoot()),
     cache: view.mapReadOnly(input2.cacheDir),

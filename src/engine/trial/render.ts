@@ -9,6 +9,7 @@ import { injectText, rewritesInjection } from '../../model/strategies/strategy-k
 import { actionRoot } from '../../paths.js';
 import { resolveCasePath } from '../../world/snapshot.js';
 import { renderDeep, renderTemplate, TemplateError, trialVars } from '../../world/template.js';
+import { trialPath } from '../env.js';
 import type { TrialScene } from './types.js';
 
 type McpDecl = NonNullable<TrialScene['input']['adapter']['adapter']['mcp']>;
@@ -77,6 +78,9 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
   const vars: Record<string, string> = {
     ...baseVars,
     bin: view.bin,
+    // The trial's own PATH, so an adapter can put a folder before it (`PATH: DIR:{{path}}`) without
+    // spelling out the runner's system folders, which differ between runners.
+    path: trialPath(view),
     adapter_dir: view.mapReadOnly(adapter.dir),
     action_root: view.mapReadOnly(actionRoot()),
     cache: view.mapReadOnly(input.cacheDir),
