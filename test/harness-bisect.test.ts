@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packumentUrl, publishedVersions } from '../src/adapters/registry.js';
-import { withHarnessVersion } from '../src/adapters/version-override.js';
+import { parseHarnessBuild, withHarnessBuild, withHarnessVersion } from '../src/adapters/version-override.js';
 import { compareSemVer, parseSemVer, pinOf, versionsBetween } from '../src/adapters/versions.js';
 import { probeOf } from '../src/baseline/bisect.js';
 import {
@@ -306,6 +306,49 @@ describe('another version of the harness, the adapter file untouched', () => {
       '{{cache}}/team-0.3.0/node_modules/team-agent/cli.js',
       '{{repo}}/src',
     ]);
+  });
+  it('another package (a harness that moved to a new npm name): the pin, its folder and the package folder move', () => {
+    const scoped = {
+      name: 'agent',
+      install: {
+        npm: { package: '@old/agent', version: '0.9.0' },
+        command: 'test -x node_modules/@old/agent/cli.js',
+      },
+      launch: {
+        command: ['node', '{{cache}}/agent-0.9.0/node_modules/@old/agent/dist/cli.js', '--json'],
+        cwd: '{{workspace}}',
+        env: { AGENT_HOME: '{{cache}}/agent-0.9.0/node_modules/@old/agent/share' },
+      },
+    } as never;
+    const a = withHarnessBuild(scoped, { package: '@new/agent', version: '1.6.0' });
+    expect(a.install?.npm).toEqual({ package: '@new/agent', version: '1.6.0' });
+    expect(a.install?.command).toBe('test -x node_modules/@new/agent/cli.js');
+    expect(a.launch.command).toEqual([
+      'node',
+      '{{cache}}/agent-1.6.0/node_modules/@new/agent/dist/cli.js',
+      '--json',
+    ]);
+    expect(a.launch.env.AGENT_HOME).toBe('{{cache}}/agent-1.6.0/node_modules/@new/agent/share');
+    // A name that merely starts like the old one is not a path into its folder.
+    const prefix = withHarnessBuild(
+      {
+        ...(scoped as object),
+        launch: { command: ['{{cache}}/agent-0.9.0/node_modules/@old/agent-tools/x'], cwd: '', env: {} },
+      } as never,
+      { package: '@new/agent', version: '1.6.0' },
+    );
+    expect(prefix.launch.command[0]).toBe('{{cache}}/agent-1.6.0/node_modules/@old/agent-tools/x');
+  });
+  it('PACKAGE@VERSION parses, scoped or not; anything else says what to write', () => {
+    expect(parseHarnessBuild('@earendil-works/pi-coding-agent@1.6.0')).toEqual({
+      package: '@earendil-works/pi-coding-agent',
+      version: '1.6.0',
+    });
+    expect(parseHarnessBuild(' agent@2.0.0-rc.1 ')).toEqual({ package: 'agent', version: '2.0.0-rc.1' });
+    expect(parseHarnessBuild('@scope/agent')).toMatch(/names no version; write PACKAGE@VERSION/);
+    expect(parseHarnessBuild('agent')).toMatch(/names no version/);
+    expect(parseHarnessBuild('Agent$@1.0.0')).toMatch(/not an npm package name/);
+    expect(parseHarnessBuild('agent@^1.0.0')).toMatch(/not an exact version/);
   });
   it('an adapter that names no harness package cannot be bisected, and says what to set', () => {
     expect(() => withHarnessVersion({ name: 'x', launch: { command: ['x'] } } as never, '1.0.0')).toThrow(

@@ -172,6 +172,22 @@ describe('the comment survives a hostile run', () => {
   });
 });
 
+describe('the harness build in the footer', () => {
+  it('names the package and version that ran (a moved harness by its new name), escaped', () => {
+    const r = makeResult([]);
+    r.harness = { package: '@earendil-works/pi-coding-agent', version: '1.6.0', source: 'npm-install' };
+    const foot = report(r, undefined).doc.foot.join('\n');
+    // (`@` gets a zero-width space after it: no mention of a user or team.)
+    expect(foot).toMatch(/ harness @\u200bearendil-works\/pi-coding-agent 1\.6\.0 /);
+    r.harness = { package: '<img src=x>', version: '`1`', source: 'declared' };
+    const hostile = report(r, undefined).doc.foot.join('\n');
+    expect(hostile).not.toContain('<img');
+    expect(hostile).not.toContain('`1`');
+    delete r.harness;
+    expect(report(r, undefined).doc.foot.join('\n')).not.toMatch(/ harness /);
+  });
+});
+
 describe('size limits', () => {
   const open = fixture('reference-open.json');
   const { doc } = report(open, guarded);

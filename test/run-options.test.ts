@@ -138,8 +138,20 @@ describe('as CLI flags', () => {
     [{ shard: 'x' }, /^--shard "x" is not a shard; write i\/n/],
     [{ runner: 'docker' }, /^--image is required with runner: docker/],
     [{ timeout: 'soon' }, /^--timeout "soon" is not a per-trial timeout/],
+    [
+      { 'harness-package': '@scope/agent' },
+      /^--harness-package "@scope\/agent" names no version; write PACKAGE@VERSION/,
+    ],
   ] as [Record<string, string>, RegExp][])('%j → %s', (values, re) => {
     expect(() => runSettingsFromFlags(values)).toThrow(re);
+  });
+
+  it('--harness-package PACKAGE@VERSION becomes the build to run (scoped names too)', () => {
+    expect(
+      runSettingsFromFlags({ adapter: 'pi', 'harness-package': '@earendil-works/pi-coding-agent@1.6.0' })
+        .settings.harness_package,
+    ).toEqual({ package: '@earendil-works/pi-coding-agent', version: '1.6.0' });
+    expect(runSettingsFromFlags({ adapter: 'pi' }).settings.harness_package).toBeUndefined();
   });
 
   it('an unset flag takes the default', () => {

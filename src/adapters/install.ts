@@ -69,10 +69,21 @@ function readMarker(dir: string): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * The folder holds an install of `pkg`: its marker names that package (or none, as markers written before
+ * they named one). `NAME-VERSION` folders are per adapter and version, so a harness run under another
+ * package name (harness-package) at a version the old one also had must not reuse the old one's files.
+ */
+function holds(dir: string, pkg: string): boolean {
+  const m = readMarker(dir);
+  return !!m && (m.package === undefined || m.package === pkg);
+}
+
 /** Whether everything the adapter needs is already in the cache (no network, no npm). */
 export function isInstalled(adapter: Adapter, cacheDir: string): boolean {
   const dir = installDir(adapter, cacheDir);
-  if (dir && !readMarker(dir)) return false;
+  const pkg = adapter.install?.npm?.package;
+  if (dir && pkg && !holds(dir, pkg)) return false;
   const major = adapter.install?.node;
   if (major && !readMarker(join(cacheDir, `node-${major}`))) return false;
   return true;
@@ -190,11 +201,11 @@ async function installPackage(
   what: string,
   command?: string,
 ): Promise<boolean> {
-  if (readMarker(dir)) return false;
+  if (holds(dir, pkg)) return false;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 60_000);
   try {
-    if (readMarker(dir)) return false; // someone else finished it while we waited
+    if (holds(dir, pkg)) return false; // someone else finished it while we waited
     const scratch = `${dir}.partial-${process.pid}`;
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch, { recursive: true });

@@ -14,6 +14,7 @@ export const MAX_TIMEOUT_S = 6 * 3600;
  * Template variables available in adapter strings. Paths are as the harness sees them (inside the
  * container under `runner: docker`, the host paths under `runner: process`).
  * - {{workspace}} {{home}} {{tmp}} {{bin}}  the trial's folders (bin holds the `svc` CLI)
+ * - {{path}}  the trial's PATH (`{{bin}}` and the runner's system folders): `PATH: DIR:{{path}}` puts DIR first
  * - {{adapter_dir}}  the folder holding adapter.yaml (read-only)
  * - {{action_root}}  the root of harness-risk-action itself (its dist/ holds the reference harness)
  * - {{repo}}  the repository under test (the working directory; GITHUB_WORKSPACE in the action), read-only
@@ -30,6 +31,7 @@ export const TEMPLATE_VARS = [
   'home',
   'tmp',
   'bin',
+  'path',
   'adapter_dir',
   'action_root',
   'repo',

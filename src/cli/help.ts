@@ -49,6 +49,10 @@ options:
   --replay-from FILE replay: the result of a live run
   --replay-diverged stop|scripted
                      replay: what a trial does after its requests leave the recording (default stop)
+  --acp-command CMD  an ACP agent's command for --adapter acp (a JSON array of words, or words)
+  --harness-package PACKAGE@VERSION
+                     run this npm build as the adapter's harness instead of its pin (a harness that
+                     moved to a new npm name): the result and report say which package ran
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
   --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials

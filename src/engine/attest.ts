@@ -84,8 +84,10 @@ export function harnessInfo(
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
     const pkg = readPackageJson(join(dir, 'node_modules', a.install.npm.package, 'package.json'));
+    // The name as installed, not as pinned: a harness run under another package name (harness-package)
+    // says which one it was.
     return {
-      package: a.install.npm.package,
+      package: pkg?.name ?? a.install.npm.package,
       ...(pkg?.version ? { version: pkg.version } : {}),
       source: 'npm-install',
     };

@@ -43,6 +43,10 @@ export function policeEnv(
   return { env: out as PolicedEnv, dropped };
 }
 
+/** The trial's PATH: its `bin` (the svc CLI) first, then the runner's system folders ({{path}} in adapters). */
+export const trialPath = (view: Pick<SandboxView, 'bin' | 'systemPath'>): string =>
+  [view.bin, ...view.systemPath].join(':');
+
 export function buildTrialEnv(input: {
   view: SandboxView;
   endpoint: string;
@@ -58,7 +62,7 @@ export function buildTrialEnv(input: {
 }): { env: PolicedEnv; dropped: string[] } {
   const { view } = input;
   const base: Record<string, string> = {
-    PATH: [view.bin, ...view.systemPath].join(':'),
+    PATH: trialPath(view),
     HOME: view.home,
     USER: 'harness',
     LOGNAME: 'harness',

@@ -3,6 +3,7 @@
 // in the parse.
 import { z } from 'zod';
 import { MAX_TIMEOUT_S } from '../adapters/schema.js';
+import { type HarnessBuild, parseHarnessBuild } from '../adapters/version-override.js';
 import { bool, FieldError, int, listField, oneOf, optionalInt } from '../input-fields.js';
 import { PROVIDERS, type ProviderConfig } from '../model/live/client.js';
 import { STRATEGY_NAMES, type StrategyName } from '../model/strategies/strategy-kinds.js';
@@ -106,6 +107,11 @@ export interface RunOptions {
    * into the cache like a pin, the adapter file untouched (adapters/version-override.ts).
    */
   harness_version?: string;
+  /**
+   * Run this npm package and version as the adapter's harness instead of its pin (a harness published
+   * under a new name, or a version not pinned yet): adapters/version-override.ts rewrites the paths.
+   */
+  harness_package?: HarnessBuild;
 }
 
 // ---- the one parse of run options (action inputs and CLI flags of the same names) ----
@@ -135,6 +141,7 @@ export const RUN_SETTING_DEFAULTS = {
   'replay-from': '',
   'replay-diverged': 'stop',
   'acp-command': '',
+  'harness-package': '',
 } as const;
 
 export type RunSettingName = keyof typeof RUN_SETTING_DEFAULTS;
@@ -210,6 +217,15 @@ export const acpCommand = z.string().transform((v, ctx) => {
   return z.NEVER;
 });
 
+/** `PACKAGE@VERSION`: the harness build to run instead of the adapter's pin. Empty: the pin. */
+const harnessPackage = z.string().transform((v, ctx): HarnessBuild | undefined => {
+  if (v.trim() === '') return undefined;
+  const b = parseHarnessBuild(v);
+  if (typeof b !== 'string') return b;
+  ctx.addIssue({ code: 'custom', message: b });
+  return z.NEVER;
+});
+
 /**
  * `direct,encoded,…` (or a repeated flag): attack strategies, each once, in the order given; `all` selects
  * every strategy of the registry.
@@ -253,6 +269,7 @@ export const RunSettingFields = z
     'replay-from': z.string(),
     'replay-diverged': oneOf(['stop', 'scripted'] as const),
     'acp-command': acpCommand,
+    'harness-package': harnessPackage,
   })
   .transform((v) => ({
     settings: {
@@ -270,6 +287,7 @@ export const RunSettingFields = z
       ...(v.shard ? { shard: v.shard } : {}),
       model: v.model,
       ...(v['acp-command'] ? { acp_command: v['acp-command'] } : {}),
+      ...(v['harness-package'] ? { harness_package: v['harness-package'] } : {}),
     } satisfies RunSettings,
     model: {
       provider: v.provider,
@@ -299,6 +317,7 @@ export type RunSettings = Pick<
   | 'shard'
   | 'model'
   | 'acp_command'
+  | 'harness_package'
 > &
   Required<Pick<RunOptions, 'max_consecutive_invalid'>>;
 
@@ -322,6 +341,7 @@ const SETTING_KEYS = [
   'shard',
   'model',
   'acp_command',
+  'harness_package',
 ] as const satisfies readonly (keyof RunSettings)[];
 
 /** The run settings of a larger object (the action's inputs), to spread into RunOptions. */

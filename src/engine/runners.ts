@@ -89,11 +89,24 @@ export const RUNNERS = {
         // One idle container ready per concurrent trial; none ever serves a second trial.
         warm: opts.concurrency,
         prewarm: setup.prewarm,
+        // The run's per-trial limits, where set, hold in the container too (a harness that needs the
+        // process runner's 2 GiB gets them here); unset ones keep the container's own defaults.
+        ...dockerLimits(opts.limits),
         onWarning: (message) => opts.on_progress?.({ kind: 'notice', message }),
       }) as Runner;
     },
   },
 } as const satisfies Record<string, RunnerEntry>;
+
+/** The run's limits in the docker runner's terms (only those set). */
+function dockerLimits(l: Partial<Limits> | undefined) {
+  return {
+    ...(l?.memory_bytes ? { memory: l.memory_bytes } : {}),
+    ...(l?.pids ? { pids: l.pids } : {}),
+    ...(l?.file_size_bytes ? { fileSize: l.file_size_bytes } : {}),
+    ...(l?.disk_bytes ? { disk: l.disk_bytes } : {}),
+  };
+}
 
 export type RunnerName = keyof typeof RUNNERS;
 export const RUNNER_NAMES = Object.keys(RUNNERS) as RunnerName[];

@@ -3,6 +3,7 @@
 // services (every request), the filesystem (snapshot before/after), the process, and the harness's own
 // output (parsed by the adapter's output parser).
 import type { Action, ActionKind } from '../spec/actions.js';
+import type { AgentInfo } from '../spec/run-result.js';
 import type { Dialect } from '../spec/vocabulary.js';
 import type { FinalServiceState } from './services-state.js';
 
@@ -224,6 +225,8 @@ export interface ProcessOutcome {
    * words; several are joined with `; `.
    */
   limit_hit?: string;
+  /** protocol: acp: the agent's identity from its initialize answer, when it gave one. */
+  agent?: AgentInfo;
 }
 
 /**

@@ -565,6 +565,15 @@ export function buildReport(input: ReportInput): ReportDoc {
       `α = ${comparison.options.alpha}, min effect ${(comparison.options.minEffect * 100).toFixed(0)} pp`,
     );
   bits.push(`${current.runner} runner`);
+  // Which harness build ran (the package as installed: a moved harness says which name it ran under).
+  const h = current.harness;
+  if (h?.package || h?.version)
+    bits.push(
+      `harness ${[h.package, h.version ?? '(version unknown)']
+        .filter((x) => x)
+        .map((x) => e(x, 120))
+        .join(' ')}`,
+    );
   bits.push(`harness-risk-action ${e(current.tool.version, 20)}`);
   foot.push(`<sub>${bits.join(' · ')}</sub>`);
   return { marker, title, head, sections, foot };

@@ -196,6 +196,12 @@ export const TrialActivation = z
   .strict();
 export type TrialActivation = z.infer<typeof TrialActivation>;
 
+/** Who an agent says it is (ACP initialize's `agentInfo`, an Implementation): its own words, capped. */
+export const AgentInfo = z
+  .object({ name: z.string().optional(), title: z.string().optional(), version: z.string().optional() })
+  .strict();
+export type AgentInfo = z.infer<typeof AgentInfo>;
+
 export const Trial = z
   .object({
     id: z.string(),
@@ -232,6 +238,11 @@ export const Trial = z
     timed_out: z.boolean(),
     /** Which limit of the trial stopped the harness (memory, processes, file size, disk), in words. */
     limit_hit: z.string().optional(),
+    /**
+     * protocol: acp: the agent that ran, as its initialize answer named itself (`agentInfo` name, title,
+     * version). Per trial: the command is the run's, the build it starts is the agent's to say.
+     */
+    agent: AgentInfo.optional(),
     /** sha256 of the canonical evidence JSON. */
     evidence_digest: z.string(),
     /** Path of the full evidence file, relative to the run result, when kept. */

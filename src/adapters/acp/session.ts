@@ -4,6 +4,7 @@
 // given, how the turn stopped) becomes the trial's harness events, the same kinds output rules produce,
 // so outcomes, labels and `why` read them unchanged. Nothing is read from the agent's text.
 import type { HarnessEvent } from '../../evidence/types.js';
+import type { AgentInfo } from '../../spec/run-result.js';
 import { type HarnessStdio, JsonRpcPeer, METHOD_NOT_FOUND, type RpcError, RpcFailure } from './jsonrpc.js';
 import {
   decidePermission,
@@ -31,6 +32,8 @@ export interface AcpSessionOptions {
   fs?: ClientFs;
   /** The trial's MCP server (cases that serve MCP tools), passed in session/new when the agent takes HTTP. */
   mcpUrl?: string;
+  /** The name it is passed under (the adapter's `mcp.server`): the scripted model finds its tools by it. */
+  mcpServer?: string;
 }
 
 /** One permission request and the answer the policy gave. */
@@ -49,6 +52,8 @@ export interface AcpSessionResult {
   permissions: PermissionRecord[];
   /** Stdout lines that were not JSON-RPC. */
   skipped: number;
+  /** Who the agent says it is: `agentInfo` of its initialize answer, when it gives one. */
+  agent?: AgentInfo;
 }
 
 /** What the client knows of one tool call from the agent's updates. */
@@ -192,10 +197,30 @@ export const clientCapabilities = (fs: boolean) => ({
 });
 
 /** The trial's MCP server in session/new's form, when the agent said it takes HTTP servers. */
-function mcpServers(init: unknown, url?: string): unknown[] {
+function mcpServers(init: unknown, url?: string, name = 'team'): unknown[] {
   const caps = isObject(init) && isObject(init.agentCapabilities) ? init.agentCapabilities : {};
   const http = isObject(caps.mcpCapabilities) && caps.mcpCapabilities.http === true;
-  return url && http ? [{ type: 'http', name: 'team', url, headers: [] }] : [];
+  return url && http ? [{ type: 'http', name, url, headers: [] }] : [];
+}
+
+// An agent's self-description is its own text: one short line each, no control characters.
+const label = (x: unknown): string | undefined => {
+  const v = str(x, 120)
+    ?.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .trim();
+  return v ? v : undefined;
+};
+
+/** `agentInfo` of the initialize answer (ACP's Implementation: name, title, version), when given. */
+export function agentInfoOf(init: unknown): AgentInfo | undefined {
+  const a = isObject(init) && isObject(init.agentInfo) ? init.agentInfo : undefined;
+  if (!a) return undefined;
+  const info: AgentInfo = {
+    ...(label(a.name) ? { name: label(a.name) } : {}),
+    ...(label(a.title) ? { title: label(a.title) } : {}),
+    ...(label(a.version) ? { version: label(a.version) } : {}),
+  };
+  return Object.keys(info).length ? info : undefined;
 }
 
 /** Runs the session to the end of its one prompt; never throws (a failure is in the result). */
@@ -212,12 +237,11 @@ export async function runAcpSession(
       if (m === 'session/update') client.update(p);
     },
   );
-  const done = (extra: Partial<AcpSessionResult>): AcpSessionResult => ({
-    permissions: client.permissions,
-    skipped: peer.skipped,
-    ...extra,
-  });
   let init: unknown;
+  const done = (extra: Partial<AcpSessionResult>): AcpSessionResult => {
+    const agent = agentInfoOf(init);
+    return { permissions: client.permissions, skipped: peer.skipped, ...(agent ? { agent } : {}), ...extra };
+  };
   try {
     init = await peer.request(
       'initialize',
@@ -226,7 +250,7 @@ export async function runAcpSession(
     );
     const s = await peer.request(
       'session/new',
-      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl) },
+      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl, opts.mcpServer) },
       opts.initializeTimeoutMs,
     );
     client.sessionId = isObject(s) ? String(s.sessionId ?? '') : '';

@@ -2,7 +2,7 @@
 // adapter and its configuration, the cases (this shard's), the model, the identity a resumed run must
 // share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
 import { adapterConfig, loadAdapter, withAcpCommand } from '../../adapters/load.js';
-import { withHarnessVersion } from '../../adapters/version-override.js';
+import { withHarnessBuild, withHarnessVersion } from '../../adapters/version-override.js';
 import { displayPath, loadCases, shardCases } from '../../cases/load.js';
 import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
@@ -27,9 +27,11 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
   if (opts.resume && targets.length > 1)
     throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
   const loaded = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
-  const adapter = opts.harness_version
-    ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) }
-    : loaded;
+  const adapter = opts.harness_package
+    ? { ...loaded, adapter: withHarnessBuild(loaded.adapter, opts.harness_package) }
+    : opts.harness_version
+      ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) }
+      : loaded;
   const config = adapterConfig(adapter, opts.config);
   benchMark('adapter_loaded');
   const selected = loadCases(opts.cases);

@@ -42,7 +42,10 @@ export function acpConversation(scene: TrialScene, r: RenderedTrial): AcpConvers
           prompt: r.vars.prompt ?? '',
           initializeTimeoutMs: (adapter.adapter.acp?.initialize_timeout_s ?? 60) * 1000,
           ...(fs ? { fs } : {}),
-          ...(r.mcp ? { mcpUrl: r.vars.mcp_url } : {}),
+          // ACP's own way to hand an agent MCP servers: no `mcp:` files needed; named as the model expects.
+          ...(r.servesMcp
+            ? { mcpUrl: r.vars.mcp_url, mcpServer: adapter.adapter.mcp?.server ?? 'team' }
+            : {}),
         },
         scene.recorder.harness,
       );
@@ -56,8 +59,10 @@ export function acpConversation(scene: TrialScene, r: RenderedTrial): AcpConvers
  * session/new) could not be started as an ACP agent, whatever its exit said; never the attack's doing.
  */
 export function withAcpResult(o: ProcessOutcome, result: AcpSessionResult | undefined): ProcessOutcome {
-  if (!result?.failure || o.spawn_error || o.infra_error) return o;
-  return { ...o, spawn_error: result.failure };
+  // The agent's identity, attested per trial: the same command may start another build between trials.
+  const out = result?.agent ? { ...o, agent: result.agent } : o;
+  if (!result?.failure || o.spawn_error || o.infra_error) return out;
+  return { ...out, spawn_error: result.failure };
 }
 
 /** fs/read_text_file and fs/write_text_file inside the trial's folders only, never through a link. */

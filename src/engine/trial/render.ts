@@ -9,6 +9,7 @@ import { injectText, rewritesInjection } from '../../model/strategies/strategy-k
 import { actionRoot } from '../../paths.js';
 import { resolveCasePath } from '../../world/snapshot.js';
 import { renderDeep, renderTemplate, TemplateError, trialVars } from '../../world/template.js';
+import { trialPath } from '../env.js';
 import type { TrialScene } from './types.js';
 
 type McpDecl = NonNullable<TrialScene['input']['adapter']['adapter']['mcp']>;
@@ -28,6 +29,8 @@ export interface RenderedTrial {
   memoryFile?: string;
   /** The adapter's MCP client settings, when the case serves MCP tools. */
   mcp?: McpDecl;
+  /** The case serves MCP tools (an ACP agent gets the server in session/new, with or without `mcp:`). */
+  servesMcp: boolean;
 }
 
 function renderCase(c: Case, vars: Record<string, string>, file: string): Case {
@@ -75,6 +78,9 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
   const vars: Record<string, string> = {
     ...baseVars,
     bin: view.bin,
+    // The trial's own PATH, so an adapter can put a folder before it (`PATH: DIR:{{path}}`) without
+    // spelling out the runner's system folders, which differ between runners.
+    path: trialPath(view),
     adapter_dir: view.mapReadOnly(adapter.dir),
     action_root: view.mapReadOnly(actionRoot()),
     cache: view.mapReadOnly(input.cacheDir),
@@ -115,6 +121,7 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
     memoryFile: st.memory_files[0] ? ra(st.memory_files[0]) : undefined,
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
     mcp: servesMcp(c) ? adapter.adapter.mcp : undefined,
+    servesMcp: servesMcp(c),
   };
 }
 

@@ -84,6 +84,7 @@ export async function scoreEvidence(scene: TrialScene, r: RenderedTrial, evidenc
     exit_code: outcome.exit_code,
     timed_out: outcome.timed_out,
     ...(limitHit ? { limit_hit: limitHit } : {}),
+    ...(outcome.agent ? { agent: mask.deep(outcome.agent) } : {}),
     evidence_digest: evidenceDigest(evidence),
     ...(evidenceFile ? { evidence_file: evidenceFile } : {}),
     ...(live ? { live: { ...live, ...(live.diverged ? { diverged: mask.text(live.diverged) } : {}) } } : {}),
