@@ -26504,8 +26504,8 @@ var require_ignore = __commonJS({
     var factory = (options) => new IgnoreBase(options);
     factory.default = factory;
     module.exports = factory;
-    function make_array(subject) {
-      return Array.isArray(subject) ? subject : [subject];
+    function make_array(subject2) {
+      return Array.isArray(subject2) ? subject2 : [subject2];
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
@@ -40954,8 +40954,8 @@ var require_tokenize = __commonJS({
       var offset = 0, length = source.length, line = 1, lastCommentLine = 0, comments = {};
       var stack = [];
       var stringDelim = null;
-      function illegal(subject) {
-        return Error("illegal " + subject + " (line " + line + ")");
+      function illegal(subject2) {
+        return Error("illegal " + subject2 + " (line " + line + ")");
       }
       function readString() {
         var re = stringDelim === "'" ? stringSingleRe : stringDoubleRe;
@@ -58306,13 +58306,13 @@ var init_exec = __esm({
 });
 
 // src/runner/docker/peek.ts
-async function peekIn(container, user2, files, track) {
+async function peekIn(container, user3, files, track) {
   const paths = files.map((f) => insideRel(f.rel) ? `${SANDBOX_PATHS[f.key]}/${f.rel}` : "");
   const out = new Tail(64 * 1024);
   try {
     const s = await startExec(
       container,
-      { cmd: ["/bin/sh", "-c", SCRIPT, "peek", ...paths], user: user2 },
+      { cmd: ["/bin/sh", "-c", SCRIPT, "peek", ...paths], user: user3 },
       (b2) => out.push(b2),
       () => {
       },
@@ -58894,12 +58894,12 @@ var init_tar = __esm({
 
 // src/runner/docker/filetree.ts
 import { PassThrough } from "node:stream";
-async function copyIn(container, user2, dirs, track, events, sp) {
+async function copyIn(container, user3, dirs, track, events, sp) {
   const packed = prefetch(packTree(trialDirsOf(dirs)), PREFETCH_BYTES);
   const err = new Tail(4096);
   const s = await startExec(
     container,
-    { cmd: ["tar", "-xf", "-", "-C", SANDBOX_PATHS.trial], user: user2, stdin: true },
+    { cmd: ["tar", "-xf", "-", "-C", SANDBOX_PATHS.trial], user: user3, stdin: true },
     (b2) => err.push(b2),
     (b2) => err.push(b2),
     track,
@@ -58929,7 +58929,7 @@ async function copyIn(container, user2, dirs, track, events, sp) {
     s.stream.destroy?.();
   }
 }
-async function killAndCopyOut(container, user2, dirs, budget, track, emptied, sp) {
+async function killAndCopyOut(container, user3, dirs, budget, track, emptied, sp) {
   const script = [
     // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
     "i=0; while kill -9 -1 2>/dev/null && [ $i -lt 200 ]; do i=$((i+1)); done",
@@ -58941,7 +58941,7 @@ async function killAndCopyOut(container, user2, dirs, budget, track, emptied, sp
   const err = new Tail(16 * 1024);
   const s = await startExec(
     container,
-    { cmd: ["/bin/sh", "-c", script], user: user2 },
+    { cmd: ["/bin/sh", "-c", script], user: user3 },
     (b2) => pass.write(b2),
     (b2) => err.push(b2),
     track,
@@ -59161,9 +59161,9 @@ async function execHarness(r, slot, launch, io, sp) {
   void s.done.then(() => sp.add("harness:stream-end", tRun, performance.now()));
   if (hasStdin) void writeAll(s.stream, launch.stdin).catch(() => {
   });
-  const user2 = r.user;
+  const user3 = r.user;
   const signalAll = (sig) => async () => {
-    const k = await slot.container.exec({ Cmd: ["kill", `-${sig}`, "-1"], User: user2 });
+    const k = await slot.container.exec({ Cmd: ["kill", `-${sig}`, "-1"], User: user3 });
     await k.start({ Detach: true });
   };
   const g = guard(r.docker, launch, signalAll("TERM"), signalAll("KILL"));
@@ -61284,6 +61284,180 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
 // src/adapters/schema.ts
 init_zod();
 
+// src/cases/github-event.ts
+var EVENT_KEYS = [
+  "action",
+  "number",
+  "pull_request",
+  "issue",
+  "comment",
+  "release",
+  "workflow_run",
+  "check_run",
+  "repository",
+  "sender"
+];
+var EVENT_OF_SOURCE = {
+  pr_title: "pull_request",
+  pr_body: "pull_request",
+  fork_pr_file: "pull_request",
+  commit_message: "pull_request",
+  review_comment: "pull_request_review_comment",
+  issue_body: "issues",
+  issue_comment: "issue_comment",
+  workflow_log: "workflow_run",
+  check_run_output: "check_run",
+  release_notes: "release"
+};
+function about(items2, trigger) {
+  return items2.find((i) => JSON.stringify(i).includes(trigger)) ?? items2[0];
+}
+var user = (login) => ({ login });
+function pullPayload(p, gh) {
+  return {
+    number: p.number,
+    title: p.title,
+    body: p.body,
+    user: user(p.user),
+    head: { ref: p.head, repo: { full_name: p.fork ? `${p.user}/${gh.repo.split("/")[1]}` : gh.repo } },
+    base: { ref: p.base, repo: { full_name: gh.repo } },
+    html_url: `https://github.com/${gh.repo}/pull/${p.number}`
+  };
+}
+function issuePayload(i, gh) {
+  return {
+    number: i.number,
+    title: i.title,
+    body: i.body,
+    user: user(i.user),
+    labels: i.labels.map((name) => ({ name })),
+    state: i.state,
+    html_url: `https://github.com/${gh.repo}/issues/${i.number}`
+  };
+}
+function subject(source, gh, trigger) {
+  switch (source) {
+    case "issue_body": {
+      const i = about(gh.issues, trigger);
+      return i && { action: "opened", issue: issuePayload(i, gh) };
+    }
+    case "issue_comment":
+      return commentSubject(gh, trigger);
+    case "review_comment": {
+      const p = about(gh.pulls, trigger);
+      const c = p && about(p.review_comments, trigger);
+      return p && {
+        action: "created",
+        pull_request: pullPayload(p, gh),
+        ...c ? { comment: { body: c.body, path: c.path, line: c.line, user: user(c.user) } } : {}
+      };
+    }
+    case "release_notes": {
+      const r = about(gh.releases, trigger);
+      return r && { action: "published", release: { tag_name: r.tag, name: r.name ?? r.tag, body: r.body } };
+    }
+    case "workflow_log": {
+      const r = about(gh.runs, trigger);
+      return r && {
+        action: "completed",
+        workflow_run: { id: r.id, name: r.name, head_branch: r.head_branch, conclusion: r.conclusion }
+      };
+    }
+    case "check_run_output": {
+      const r = about(gh.check_runs, trigger);
+      const output3 = r && { title: r.title, summary: r.summary, text: r.text };
+      return r && { action: "completed", check_run: { id: r.id, name: r.name, conclusion: r.conclusion, output: output3 } };
+    }
+    default: {
+      const p = about(gh.pulls, trigger);
+      return p && { action: "opened", number: p.number, pull_request: pullPayload(p, gh) };
+    }
+  }
+}
+function commentSubject(gh, trigger) {
+  const threads = [
+    ...gh.issues.map((i) => ({ issue: issuePayload(i, gh), comments: i.comments })),
+    ...gh.pulls.map((p) => ({
+      issue: {
+        ...pullPayload(p, gh),
+        pull_request: { html_url: `https://github.com/${gh.repo}/pull/${p.number}` }
+      },
+      comments: p.comments
+    }))
+  ];
+  const t = about(threads, trigger);
+  if (!t) return void 0;
+  const c = about(t.comments, trigger);
+  return {
+    action: "created",
+    issue: t.issue,
+    ...c ? { comment: { body: c.body, user: user(c.user) } } : {}
+  };
+}
+function githubEvent(c) {
+  const gh = c.world.services?.github;
+  if (c.entry_point !== "github_event" || !c.github_source || !gh) return void 0;
+  const s = subject(c.github_source, gh, c.inject.trigger);
+  if (!s) return void 0;
+  const [owner, name] = gh.repo.split("/");
+  return {
+    name: EVENT_OF_SOURCE[c.github_source],
+    payload: {
+      ...s,
+      repository: { full_name: gh.repo, name, owner: user(owner), default_branch: gh.default_branch },
+      sender: user(senderOf(s))
+    }
+  };
+}
+function senderOf(s) {
+  for (const k of ["comment", "pull_request", "issue"]) {
+    const login = s[k]?.user?.login;
+    if (login) return login;
+  }
+  return "contributor";
+}
+
+// src/cases/prompt-template.ts
+var PROMPT_NAMES = ["request", "event_name"];
+var PLACEHOLDER = /\{\{\s*(request|event_name|event(?:\.[A-Za-z0-9_]+)+)\s*\}\}|\$\{\{\s*github\.((?:event(?:\.[A-Za-z0-9_]+)+)|event_name|repository)\s*\}\}/g;
+var ANY_PLACEHOLDER = /(?<!\$)\{\{\s*([^}]*?)\s*\}\}/g;
+function promptTemplateProblems(template) {
+  const problems = [];
+  for (const m of template.matchAll(ANY_PLACEHOLDER)) {
+    const name = m[1];
+    if (PROMPT_NAMES.includes(name)) continue;
+    const key = /^event\.([A-Za-z0-9_]+)/.exec(name)?.[1];
+    if (!key)
+      problems.push(`{{${name}}} is not a placeholder (use {{request}}, {{event_name}} or {{event.FIELD\u2026}})`);
+    else if (!EVENT_KEYS.includes(key))
+      problems.push(`{{${name}}}: an event payload has no "${key}" (one of ${EVENT_KEYS.join(", ")})`);
+  }
+  return problems;
+}
+function fieldText(payload, path8) {
+  let v = payload;
+  for (const k of path8) v = v && typeof v === "object" ? v[k] : void 0;
+  if (v === void 0 || v === null) return "";
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
+}
+function placeholderText(name, request, event) {
+  if (name === "request") return request;
+  if (name === "event_name") return event.name;
+  if (name === "repository") return fieldText(event.payload, ["repository", "full_name"]);
+  return fieldText(event.payload, name.split(".").slice(1));
+}
+function renderPromptTemplate(template, request, event) {
+  let asked = false;
+  const text = template.replace(PLACEHOLDER, (_w, ours, gh) => {
+    const name = ours ?? gh;
+    if (name === "request") asked = true;
+    return placeholderText(name, request, event);
+  });
+  return asked ? text : `${text.trimEnd()}
+
+${request}`;
+}
+
 // src/adapters/acp/policy.ts
 var PERMISSION_POLICIES = ["allow", "deny", "ask-once"];
 var DECIDE = {
@@ -61420,7 +61594,7 @@ var FILTERS = {
 };
 var NUMERIC = ["last", "cap"];
 var FILTER_HELP = "last:N, cap:N, or:TEXT, json";
-var PLACEHOLDER = /\{([^{}]*)\}/g;
+var PLACEHOLDER2 = /\{([^{}]*)\}/g;
 function placeholder(body) {
   const [path8, ...rest] = body.split("|");
   if (!path8?.trim()) return `empty placeholder {${body}}: write a path, e.g. {message}`;
@@ -61439,20 +61613,20 @@ function placeholder(body) {
   return { path: path8.trim(), filters };
 }
 function templateProblem(template) {
-  for (const m of template.matchAll(PLACEHOLDER)) {
+  for (const m of template.matchAll(PLACEHOLDER2)) {
     const p = placeholder(m[1]);
     if (typeof p === "string") return p;
   }
-  const bare3 = template.replace(PLACEHOLDER, "");
+  const bare3 = template.replace(PLACEHOLDER2, "");
   if (/[{}]/.test(bare3)) return 'an unmatched "{" or "}": placeholders are {path} or {path|filter}';
   return void 0;
 }
-var templatePaths = (template) => [...template.matchAll(PLACEHOLDER)].flatMap((m) => {
+var templatePaths = (template) => [...template.matchAll(PLACEHOLDER2)].flatMap((m) => {
   const p = placeholder(m[1]);
   return typeof p === "string" ? [] : [p.path];
 });
 function render(template, scope2) {
-  return template.replace(PLACEHOLDER, (_all, body) => {
+  return template.replace(PLACEHOLDER2, (_all, body) => {
     const p = placeholder(body);
     if (typeof p === "string") return "";
     const value = at(scope2, p.path);
@@ -61635,7 +61809,16 @@ var AdapterConfig = external_exports.object({
   /** Verdict the scripted model gives when the harness asks it to review an action. */
   reviewer_verdict: external_exports.enum(["allow", "deny"]).default("allow"),
   /** protocol: acp: how the engine, as the ACP client, answers the agent (required there). */
-  acp: AcpClientConfig.optional()
+  acp: AcpClientConfig.optional(),
+  /**
+   * The prompt a CI workflow gives the harness, for `github_event` cases (other cases keep the owner's
+   * turns): `{{request}}` (the owner's turns), `{{event.FIELD\u2026}}`/`${{ github.event.FIELD\u2026 }}` (the
+   * triggering event's payload) and `{{event_name}}` (src/cases/prompt-template.ts). It becomes the
+   * {{prompt}} the launch command and args use. A CI profile (`NAME:action`) sets it as its action does.
+   */
+  prompt: external_exports.string().min(1).superRefine((t, ctx) => {
+    for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
+  }).optional()
 }).strict();
 var Adapter = external_exports.object({
   name: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/),
@@ -67080,6 +67263,11 @@ function strategyCase(c, strategy) {
   const world = mapStrings(c.world, (s) => s.includes(trigger) ? injectText(strategy, s, trigger) : s);
   return { ...c, world };
 }
+function promptOf(c, template) {
+  const request = c.owner.turns.join("\n\n");
+  const event = template ? githubEvent(c) : void 0;
+  return template && event ? renderPromptTemplate(template, request, event) : request;
+}
 var servesMcp = (c) => (c.world.services?.mcp?.tools.length ?? 0) > 0;
 function renderTrial(scene) {
   const { input: input2, view, canaries } = scene;
@@ -67105,7 +67293,7 @@ function renderTrial(scene) {
     mcp_url: `${endpoint}/mcp`,
     // Random and provider-shaped: it must not tell the harness which trial (or instrument) it faces.
     model_key: providerKey(adapter.adapter.dialect),
-    prompt: c.owner.turns.join("\n\n"),
+    prompt: promptOf(c, input2.config.prompt),
     config: input2.configName
   };
   const ra = (s) => {
@@ -67611,7 +67799,7 @@ function str4(fields, ...names) {
   }
   return void 0;
 }
-var mailInbox = (_ctx, _p, st) => ok(st.mail.inbox.map(({ id, from, subject }) => ({ id, from, subject })));
+var mailInbox = (_ctx, _p, st) => ok(st.mail.inbox.map(({ id, from, subject: subject2 }) => ({ id, from, subject: subject2 })));
 var mailRead = (_ctx, [id], st) => {
   const mail = st.mail.inbox.find((m) => m.id === id);
   return mail ? ok(mail) : fail(404, `no message ${id}`);
@@ -69924,7 +70112,7 @@ var str5 = (fields, name) => {
   return typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : void 0;
 };
 var API = "http://github.invalid/api/v3";
-var user = (login) => ({
+var user2 = (login) => ({
   login,
   id: idOf(login),
   node_id: `U_${login}`,
@@ -69940,7 +70128,7 @@ var issueJson = (gh, i, isPull) => ({
   number: i.number,
   title: i.title,
   body: i.body,
-  user: user(i.user),
+  user: user2(i.user),
   labels: ("labels" in i ? i.labels : []).map((name) => ({
     id: idOf(`label:${name}`),
     name,
@@ -69984,7 +70172,7 @@ var commentJson = (gh, c, i) => ({
   id: idOf(`comment:${i}:${c.body}`),
   node_id: `IC_${i}`,
   body: c.body,
-  user: user(c.user),
+  user: user2(c.user),
   url: `${repoUrl(gh)}/issues/comments/${i}`,
   html_url: `https://github.invalid/${gh.repo}#comment-${i}`,
   created_at: "2026-01-01T00:00:00Z",
@@ -70084,7 +70272,7 @@ var review = ({ fields }, [n], gh) => {
   return ok2({
     id: idOf(`review:${gh.reviews.length}`),
     node_id: `PRR_${gh.reviews.length}`,
-    user: user("github-actions[bot]"),
+    user: user2("github-actions[bot]"),
     body,
     state: state2,
     commit_id: gh.refs[`heads/${p.head}`]
@@ -70187,7 +70375,7 @@ var commitJson = (gh, sha, message, author) => ({
     message,
     author: { name: author, email: `${author}@users.noreply.invalid`, date: "2026-01-01T00:00:00Z" }
   },
-  author: user(author),
+  author: user2(author),
   parents: []
 });
 var commit = (_c, [sha], gh) => {
@@ -70210,7 +70398,7 @@ var releaseJson = (gh, r) => ({
   draft: r.draft,
   prerelease: false,
   html_url: `https://github.invalid/${gh.repo}/releases/tag/${r.tag}`,
-  author: user("maintainer"),
+  author: user2("maintainer"),
   created_at: "2026-01-01T00:00:00Z",
   published_at: "2026-01-01T00:00:00Z",
   assets: []
@@ -70313,7 +70501,7 @@ var variables = (_c, _p, gh) => {
 };
 var collaborators = (_c, _p, gh) => ok2(
   gh.collaborators.map((c) => ({
-    ...user(c.login),
+    ...user2(c.login),
     permissions: { admin: c.permission === "admin", push: c.permission !== "read", pull: true },
     role_name: c.permission
   }))
@@ -70325,7 +70513,7 @@ var addCollaborator = ({ fields }, [login], gh) => {
     {
       id: idOf(`invite:${login}`),
       node_id: `INV_${login}`,
-      invitee: user(login),
+      invitee: user2(login),
       permissions: permission,
       repository: { full_name: gh.repo },
       created_at: "2026-01-01T00:00:00Z"
@@ -78566,9 +78754,9 @@ function credentialKind(path8) {
 }
 function urlUserinfo(text) {
   return [...text.matchAll(/[a-z][a-z0-9+.-]*:\/\/([^\s/@:'"]+):([^\s/@'"]+)@/gi)].flatMap((m) => {
-    const [user2, pass] = [m[1], m[2]];
+    const [user3, pass] = [m[1], m[2]];
     const decoded = safeDecode4(pass);
-    return [certain(pass), certain(decoded), certain(`${safeDecode4(user2)}:${decoded}`)];
+    return [certain(pass), certain(decoded), certain(`${safeDecode4(user3)}:${decoded}`)];
   });
 }
 var safeDecode4 = (s) => {
