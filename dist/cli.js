@@ -11935,7 +11935,7 @@ function isRef(value) {
 function cloneIssues(issues2) {
   return issues2.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
-function isRecursive(inst, stack, resolve16) {
+function isRecursive(inst, stack, resolve17) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -11945,7 +11945,7 @@ function isRecursive(inst, stack, resolve16) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve16);
+      const answer = isRecursive(child, stack, resolve17);
       if (answer > result)
         result = answer;
     }
@@ -11956,7 +11956,7 @@ function isRecursive(inst, stack, resolve16) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve16) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve17) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -12020,7 +12020,7 @@ function isRecursive(inst, stack, resolve16) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve16 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve17 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -22268,7 +22268,7 @@ var init_limits = __esm({
 import { createHash as createHash12 } from "node:crypto";
 import { constants as constants2, open as open3 } from "node:fs/promises";
 import os from "node:os";
-import { isAbsolute as isAbsolute3, join as join19, normalize, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join19, normalize, sep as sep4 } from "node:path";
 function killQuietly(pid, signal) {
   if (!pid) return;
   try {
@@ -22354,7 +22354,7 @@ var init_shared = __esm({
     peekDigest = (sha2563, size) => `${sha2563}:${size}`;
     insideRel = (rel) => {
       const n = normalize(rel);
-      return !isAbsolute3(n) && n !== ".." && !n.startsWith(`..${sep4}`) && n !== ".";
+      return !isAbsolute4(n) && n !== ".." && !n.startsWith(`..${sep4}`) && n !== ".";
     };
   }
 });
@@ -24075,14 +24075,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve16 = iter[kLastResolve];
-      if (resolve16 !== null) {
+      var resolve17 = iter[kLastResolve];
+      if (resolve17 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve16(createIterResult(data, false));
+          resolve17(createIterResult(data, false));
         }
       }
     }
@@ -24090,13 +24090,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve16, reject) {
+      return function(resolve17, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve16(createIterResult(void 0, true));
+            resolve17(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve16, reject);
+          iter[kHandlePromise](resolve17, reject);
         }, reject);
       };
     }
@@ -24116,12 +24116,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve16, reject) {
+          return new Promise(function(resolve17, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve16(createIterResult(void 0, true));
+                resolve17(createIterResult(void 0, true));
               }
             });
           });
@@ -24144,13 +24144,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve16, reject) {
+      return new Promise(function(resolve17, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve16(createIterResult(void 0, true));
+          resolve17(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -24172,15 +24172,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve16, reject) {
+        value: function value(resolve17, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve16(createIterResult(data, false));
+            resolve17(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve16;
+            iterator[kLastResolve] = resolve17;
             iterator[kLastReject] = reject;
           }
         },
@@ -24199,12 +24199,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve16 = iterator[kLastResolve];
-        if (resolve16 !== null) {
+        var resolve17 = iterator[kLastResolve];
+        if (resolve17 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve16(createIterResult(void 0, true));
+          resolve17(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -24219,7 +24219,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve16, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve17, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -24228,7 +24228,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve16(value);
+        resolve17(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -24236,13 +24236,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve16, reject) {
+        return new Promise(function(resolve17, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve16, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve16, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -26087,11 +26087,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve16) {
+      return new Promise(function(resolve17) {
         var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve16("/var/run/docker.sock");
-          else resolve16(userDockerSocket);
+          if (err) resolve17("/var/run/docker.sock");
+          else resolve17(userDockerSocket);
         });
       });
     };
@@ -28694,12 +28694,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28724,12 +28724,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28753,12 +28753,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28823,12 +28823,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28853,12 +28853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28884,12 +28884,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28913,12 +28913,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28941,12 +28941,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -28970,12 +28970,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29001,12 +29001,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29034,12 +29034,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29063,12 +29063,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29095,12 +29095,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29125,12 +29125,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29156,12 +29156,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29188,12 +29188,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(new Exec(self2.modem, data.Id));
+            resolve17(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -29221,12 +29221,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29253,12 +29253,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29284,12 +29284,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29315,12 +29315,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29345,12 +29345,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29377,12 +29377,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve16(stream);
+            resolve17(stream);
           });
         });
       } else {
@@ -29407,12 +29407,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29439,12 +29439,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29470,12 +29470,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29501,12 +29501,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29532,12 +29532,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29564,12 +29564,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29594,12 +29594,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29628,12 +29628,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29671,12 +29671,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29700,12 +29700,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29727,12 +29727,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29754,12 +29754,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29791,12 +29791,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29823,12 +29823,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29853,12 +29853,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29896,12 +29896,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29926,12 +29926,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -29969,12 +29969,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30000,12 +30000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30030,12 +30030,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30060,12 +30060,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30103,12 +30103,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30132,12 +30132,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30172,12 +30172,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30203,12 +30203,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30247,12 +30247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30276,12 +30276,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30307,12 +30307,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30344,12 +30344,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30372,12 +30372,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30400,12 +30400,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30429,12 +30429,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30459,12 +30459,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30494,12 +30494,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30538,12 +30538,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30569,12 +30569,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30599,12 +30599,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30643,12 +30643,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30673,12 +30673,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30704,12 +30704,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30750,12 +30750,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30782,12 +30782,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30825,12 +30825,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30857,12 +30857,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -30886,12 +30886,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -31461,7 +31461,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve16, reject) => {
+            getHeaders = new Promise((resolve17, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers2) => {
                 if (err) {
                   reject(err);
@@ -31471,7 +31471,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve16(headers2);
+                resolve17(headers2);
               });
             });
           }
@@ -31527,10 +31527,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve16(metadata);
+              resolve17(metadata);
             } else {
               reject(err);
             }
@@ -31915,14 +31915,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve16({
+            resolve17({
               socket: tlsSocket,
               secure: true
             });
@@ -32041,8 +32041,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve16) => {
-            this.secureContextWatchers.push(resolve16);
+          return new Promise((resolve17) => {
+            this.secureContextWatchers.push(resolve17);
           });
         }
       }
@@ -32075,7 +32075,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -32100,7 +32100,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve16({
+            resolve17({
               socket: tlsSocket,
               secure: true
             });
@@ -35694,7 +35694,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve16, reject) {
+      return new Promise(function executor(resolve17, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -35704,7 +35704,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve16.apply(null, params2);
+              resolve17.apply(null, params2);
             }
           }
         };
@@ -38227,13 +38227,13 @@ var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path8 = exports;
-    var isAbsolute7 = (
+    var isAbsolute8 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path8.isAbsolute = function isAbsolute8(path9) {
+      path8.isAbsolute = function isAbsolute9(path9) {
         return /^(?:\/|\w+:)/.test(path9);
       }
     );
@@ -38245,7 +38245,7 @@ var require_path = __commonJS({
        */
       path8.normalize = function normalize3(path9) {
         path9 = path9.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path9.split("/"), absolute = isAbsolute7(path9), prefix2 = "";
+        var parts = path9.split("/"), absolute = isAbsolute8(path9), prefix2 = "";
         if (absolute)
           prefix2 = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -38264,10 +38264,10 @@ var require_path = __commonJS({
         return prefix2 + parts.join("/");
       }
     );
-    path8.resolve = function resolve16(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve17(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize2(includePath);
-      if (isAbsolute7(includePath))
+      if (isAbsolute8(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize2(originPath);
@@ -38621,7 +38621,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve16() {
+    MapField.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -38698,7 +38698,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve16() {
+    Method.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -40316,7 +40316,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve16() {
+    Field.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -40589,7 +40589,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve16() {
+    ReflectionObject.prototype.resolve = function resolve17() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -45561,18 +45561,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           zlib.deflate(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve16(output3);
+              resolve17(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -45594,7 +45594,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve16(Buffer.concat(messageParts));
+            resolve17(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -45607,18 +45607,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           zlib.gzip(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve16(output3);
+              resolve17(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -45640,7 +45640,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve16(Buffer.concat(messageParts));
+            resolve17(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -46990,7 +46990,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers2;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve16, reject) => {
+      return new Promise((resolve17, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head2) => {
           request.removeAllListeners();
@@ -47001,7 +47001,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head2);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve16(socket);
+            resolve17(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -47989,7 +47989,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve16, reject) => {
+        return new Promise((resolve17, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -48060,7 +48060,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve16(new Http2Transport(session, address, options, remoteName));
+            resolve17(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -48074,7 +48074,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve16, reject) => {
+            return new Promise((resolve17, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -48084,7 +48084,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve16(socket);
+                resolve17(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -51536,7 +51536,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve16, reject) => {
+          return new Promise((resolve17, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error2) => {
@@ -51557,7 +51557,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve16(Buffer.concat(messageParts));
+              resolve17(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -52168,10 +52168,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve16, reject) => {
+          return new Promise((resolve17, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve16({
+              resolve17({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -52199,7 +52199,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve16({
+              resolve17({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -52252,7 +52252,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve16, reject) => {
+          return new Promise((resolve17, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -52268,7 +52268,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve16(addressList);
+              resolve17(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -56017,12 +56017,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getContainer(data.Id));
+            resolve17(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -56055,12 +56055,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56088,12 +56088,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56124,12 +56124,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56152,12 +56152,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56222,12 +56222,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve16, reject) {
+        return new self2.modem.Promise(function(resolve17, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56286,12 +56286,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56315,12 +56315,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56345,12 +56345,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56373,12 +56373,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56404,12 +56404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56432,12 +56432,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56464,12 +56464,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getSecret(data.ID));
+            resolve17(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -56497,12 +56497,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getConfig(data.ID));
+            resolve17(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -56526,12 +56526,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56554,12 +56554,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56584,12 +56584,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getPlugin(args.opts.name));
+            resolve17(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -56613,12 +56613,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56641,12 +56641,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56668,12 +56668,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56696,12 +56696,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56724,12 +56724,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56752,12 +56752,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56783,12 +56783,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getVolume(data.Name));
+            resolve17(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -56820,12 +56820,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getService(data.ID || data.Id));
+            resolve17(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -56850,12 +56850,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56881,12 +56881,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(self2.getNetwork(data.Id));
+            resolve17(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -56911,12 +56911,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56939,12 +56939,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56966,12 +56966,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -56993,12 +56993,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57020,12 +57020,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57047,12 +57047,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57076,12 +57076,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57208,7 +57208,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve16, reject) {
+      return new this.modem.Promise(function(resolve17, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -57241,7 +57241,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve16([data, containero]);
+          resolve17([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -57262,12 +57262,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57291,12 +57291,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57319,12 +57319,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57348,12 +57348,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57376,12 +57376,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve16, reject) {
+        return new this.modem.Promise(function(resolve17, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve16(data);
+            resolve17(data);
           });
         });
       } else {
@@ -57491,14 +57491,14 @@ async function pingDocker(docker, timeoutMs) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve16) => {
+  return new Promise((resolve17) => {
     execFile4(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e4, stdout, stderr) => {
         const code = e4 ? typeof e4.code === "number" ? e4.code : 127 : 0;
-        resolve16({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve17({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -57785,7 +57785,7 @@ var init_events = __esm({
           return Promise.resolve(code);
         }
         if (!this.healthy) return void 0;
-        return new Promise((resolve16) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve16 }]));
+        return new Promise((resolve17) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve17 }]));
       }
       /**
        * The exit code of this exec once its process exits. Ask before starting it. `undefined` (or a promise
@@ -60196,9 +60196,9 @@ function callOutcomes(evidence) {
 // src/checks/check-context.ts
 var Undecided = class extends Error {
 };
-function makeCheckContext(evidence, resolve16) {
+function makeCheckContext(evidence, resolve17) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve16, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve17, calls: callOutcomes(evidence), replies: replies2 };
 }
 var fileAt = (ctx, path8, when) => {
   const key = ctx.resolve(path8);
@@ -62026,6 +62026,105 @@ function withAcpCommand(loaded, command) {
   return { ...loaded, adapter: { ...adapter, launch: { ...adapter.launch, command } } };
 }
 
+// src/adapters/wiring.ts
+init_zod();
+import { dirname as dirname4, isAbsolute, resolve as resolve4 } from "node:path";
+init_errors();
+var WIRING_EVENTS = [...new Set(Object.values(EVENT_OF_SOURCE))];
+var Wiring = external_exports.object({
+  /** The wiring's name: the run's configuration name (results, reports, baselines). */
+  name: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and dashes"),
+  description: external_exports.string().default(""),
+  /** The events that start the agent (the workflow's `on:`); cases of other events are left out. */
+  on: external_exports.array(external_exports.enum(WIRING_EVENTS)).min(1),
+  /** The harness: a built-in adapter name, or the path of an adapter folder/file (relative to this file). */
+  harness: external_exports.string().min(1),
+  /** The adapter's configuration the workflow runs (e.g. `action`, a CI profile). Absent: its only one. */
+  config: external_exports.string().min(1).optional(),
+  /**
+   * The prompt the workflow hands the harness: `{{request}}`, `{{event.FIELD\u2026}}`, `{{event_name}}` or
+   * `${{ github.event.FIELD\u2026 }}` (docs/adapters.md, "CI profiles"). Absent: the configuration's.
+   */
+  prompt: external_exports.string().min(1).superRefine((t, ctx) => {
+    for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
+  }).optional(),
+  /** Extra launch arguments after the configuration's (allowed/disallowed tools, a permission mode). */
+  args: external_exports.array(external_exports.string()).default([]),
+  /** Variables the job passes to the harness (`env:` of the step): names only; each gets a canary. */
+  env: external_exports.array(external_exports.string().regex(/^[A-Z][A-Z0-9_]*$/, "an upper-case variable name such as NPM_TOKEN")).default([])
+}).strict();
+function loadWiring(file2, cwd = process.cwd()) {
+  const abs = resolve4(cwd, file2);
+  return { wiring: readYaml(abs, Wiring, "wiring file").value, file: abs };
+}
+function wiringAdapterRef(w) {
+  const h = w.wiring.harness;
+  return /^[a-z0-9][a-z0-9-]*$/.test(h) || isAbsolute(h) ? h : resolve4(dirname4(w.file), h);
+}
+function wiredConfig(w, adapter) {
+  const { wiring } = w;
+  const names = Object.keys(adapter.adapter.configs);
+  const base = wiring.config ?? (names.length === 1 ? names[0] : void 0);
+  if (!base)
+    throw new UserError(
+      `${w.file}: config: adapter ${adapter.adapter.name} has ${names.length} configurations`,
+      `name the one the workflow runs (config: ${names.includes("action") ? "action" : names[0]})`
+    );
+  let config2;
+  try {
+    config2 = adapterConfig(adapter, base);
+  } catch (e4) {
+    if (e4 instanceof UserError) throw new UserError(`${w.file}: config: ${e4.message}`, e4.hint);
+    throw e4;
+  }
+  const prompt = wiring.prompt ?? config2.prompt;
+  return {
+    ...config2,
+    description: wiring.description || `wiring ${wiring.name} over ${adapter.adapter.name}:${base}`,
+    args: [...config2.args, ...wiring.args],
+    ...prompt ? { prompt } : {}
+  };
+}
+function canaryPrefix(name) {
+  if (/GITHUB|GH_/.test(name)) return "ghs_";
+  if (/NPM/.test(name)) return "npm_";
+  if (/AWS/.test(name)) return "AKIA";
+  return "sk-";
+}
+function wiredCase(c, w) {
+  const have = new Set(c.world.canaries.flatMap((k) => [k.name, k.env]));
+  const gh = c.world.services?.github;
+  const jobHas = (n) => (n === "GITHUB_TOKEN" || n === "GH_TOKEN") && !!gh?.actions?.token;
+  const added = w.env.filter((n) => !have.has(n) && !jobHas(n)).map((n) => ({ name: n, env: n, prefix: canaryPrefix(n) }));
+  return added.length ? { ...c, world: { ...c.world, canaries: [...c.world.canaries, ...added] } } : c;
+}
+function wiredCases(w, cases) {
+  const other = cases.filter((lc) => lc.case.entry_point !== "github_event");
+  if (other.length)
+    throw new UserError(
+      `${w.file}: a wiring applies to github_event cases only; the selection holds ${other.length} other case(s) (${other.slice(0, 3).map((lc) => `${lc.case.id}: ${lc.case.entry_point}`).join(", ")}${other.length > 3 ? ", \u2026" : ""})`,
+      "select GitHub cases only, e.g. --cases tag:github (or drop --cases: a wiring run selects them)"
+    );
+  const on = new Set(w.wiring.on);
+  const kept = cases.filter((lc) => on.has(EVENT_OF_SOURCE[lc.case.github_source]));
+  if (kept.length === 0)
+    throw new UserError(
+      `${w.file}: on: none of the ${cases.length} selected case(s) is started by ${[...on].join(", ")}`,
+      `add the events of the cases you selected (${[...new Set(cases.map((lc) => EVENT_OF_SOURCE[lc.case.github_source]))].join(", ")})`
+    );
+  return kept.map((lc) => ({ ...lc, case: wiredCase(lc.case, w.wiring) }));
+}
+function wiredAdapter(w) {
+  let adapter;
+  try {
+    adapter = loadAdapter(wiringAdapterRef(w));
+  } catch (e4) {
+    if (e4 instanceof UserError) throw new UserError(`${w.file}: harness: ${e4.message}`, e4.hint);
+    throw e4;
+  }
+  return { adapter, config: wiredConfig(w, adapter) };
+}
+
 // src/result/integrity.ts
 init_errors();
 import { createHash as createHash2, randomBytes } from "node:crypto";
@@ -62096,14 +62195,14 @@ function verifyResultFile(path8, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join28, relative as relative8, resolve as resolve10 } from "node:path";
+import { join as join28, relative as relative8, resolve as resolve11 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 init_errors();
 import { createHash as createHash3 } from "node:crypto";
 import { existsSync as existsSync5, readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
-import { basename as basename2, dirname as dirname4, relative as relative2, resolve as resolve4 } from "node:path";
+import { basename as basename2, dirname as dirname5, relative as relative2, resolve as resolve5 } from "node:path";
 function caseRevision(c) {
   return createHash3("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
 }
@@ -62145,7 +62244,7 @@ function attackAfterProblem(c) {
   return void 0;
 }
 function loadCaseFile(file2) {
-  if (basename2(dirname4(resolve4(file2))) === PACKS_FOLDER)
+  if (basename2(dirname5(resolve5(file2))) === PACKS_FOLDER)
     throw new UserError(
       `${file2}: a file in a ${PACKS_FOLDER}/ folder is a rule pack, not a case`,
       "select the case files (a folder of cases skips rules/); cases include a pack with audit.include"
@@ -62159,11 +62258,11 @@ function loadCaseFile(file2) {
   return parseCaseText(file2, text);
 }
 function expandSource(sel, cwd) {
-  const abs = resolve4(cwd, sel);
+  const abs = resolve5(cwd, sel);
   if (existsSync5(abs)) return statSync3(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
   if (/[*?[{]/.test(sel)) {
-    const base = resolve4(cwd, import_picomatch.default.scan(sel).base || ".");
-    const match = (0, import_picomatch.default)(resolve4(cwd, sel));
+    const base = resolve5(cwd, import_picomatch.default.scan(sel).base || ".");
+    const match = (0, import_picomatch.default)(resolve5(cwd, sel));
     const files = existsSync5(base) ? yamlFilesUnder(base).filter((f) => match(f)) : [];
     if (!files.length)
       throw new UserError(
@@ -62269,7 +62368,7 @@ init_errors();
 import { createHash as createHash4, createHmac, randomBytes as randomBytes2, timingSafeEqual } from "node:crypto";
 import { chmodSync, closeSync as closeSync2, mkdirSync, openSync as openSync2, readFileSync as readFileSync7, rmSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname as dirname5, join as join7 } from "node:path";
+import { dirname as dirname6, join as join7 } from "node:path";
 var DOMAIN = "harness-risk run result attestation v1\n";
 var MIN_KEY_CHARS = 32;
 var keyId = (secret) => createHash4("sha256").update("harness-risk key id\n").update(secret).digest("hex").slice(0, 16);
@@ -62355,7 +62454,7 @@ function readMachineKey(path8) {
   }
 }
 function newMachineKey(path8 = machineKeyPath()) {
-  mkdirSync(dirname5(path8), { recursive: true, mode: 448 });
+  mkdirSync(dirname6(path8), { recursive: true, mode: 448 });
   rmSync(path8, { force: true });
   const secret = randomBytes2(32);
   const fd = openSync2(path8, "wx", 384);
@@ -62882,7 +62981,7 @@ import { posix as posix4 } from "node:path";
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname6, isAbsolute, relative as relative3, resolve as resolve5, sep as sep2 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve6, sep as sep2 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -63174,12 +63273,12 @@ function printRpc(pick2) {
   };
 }
 function packageDir(skillsDir, name) {
-  return inside(resolve5(skillsDir), name, `package name ${name}`);
+  return inside(resolve6(skillsDir), name, `package name ${name}`);
 }
 function inside(base, path8, what) {
-  const target = resolve5(base, path8);
+  const target = resolve6(base, path8);
   const rel = relative3(base, target);
-  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute(rel)) {
+  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute2(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
   return target;
@@ -63197,7 +63296,7 @@ async function installFiles(pkgDir, body, io) {
     return [inside(pkgDir, path8, `file ${path8}`), content];
   });
   for (const [target, content] of targets) {
-    await mkdir(dirname6(target), { recursive: true });
+    await mkdir(dirname7(target), { recursive: true });
     await writeFile(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
@@ -65050,7 +65149,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env2) {
-  return new Promise((resolve16) => {
+  return new Promise((resolve17) => {
     const child = spawn(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
@@ -65059,8 +65158,8 @@ function run(cmd, args, cwd, env2) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e4) => resolve16({ code: 127, output: `${cmd}: ${e4.message}` }));
-    child.on("close", (code) => resolve16({ code: code ?? 1, output: output3 }));
+    child.on("error", (e4) => resolve17({ code: 127, output: `${cmd}: ${e4.message}` }));
+    child.on("close", (code) => resolve17({ code: code ?? 1, output: output3 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -65252,7 +65351,7 @@ async function drain(queue, limit, task) {
   let next = 0;
   let active2 = 0;
   let failed3 = false;
-  await new Promise((resolve16, reject) => {
+  await new Promise((resolve17, reject) => {
     const pump = () => {
       while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
         const item = queue[next++];
@@ -65268,7 +65367,7 @@ async function drain(queue, limit, task) {
           }
         );
       }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve16();
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve17();
     };
     pump();
   });
@@ -65406,12 +65505,12 @@ function canaryBody(runKey, trialId2, name) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir3, mkdtemp, readdir, rm, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname7, isAbsolute as isAbsolute2, join as join10, relative as relative5, resolve as resolve6, sep as sep3 } from "node:path";
+import { dirname as dirname8, isAbsolute as isAbsolute3, join as join10, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 var TRIAL_DIR_PREFIX = "trial";
 async function createTrialDirs(baseDir, prefix2) {
   await mkdir3(baseDir, { recursive: true });
-  const root = await mkdtemp(join10(resolve6(baseDir), `${safeName(prefix2)}-`));
+  const root = await mkdtemp(join10(resolve7(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
@@ -65432,14 +65531,14 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir3(dirname7(target), { recursive: true, mode: PRIVATE });
+  await mkdir3(dirname8(target), { recursive: true, mode: PRIVATE });
   await writeFile2(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
-  const target = resolve6(base, path8);
+  const target = resolve7(base, path8);
   const rel = relative5(base, target);
-  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute2(rel)) {
+  if (isAbsolute3(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute3(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
   }
   return target;
@@ -65994,7 +66093,7 @@ function snapshotCaps(before2, after) {
 init_github_ops();
 import { execFile as execFile2 } from "node:child_process";
 import { mkdir as mkdir4 } from "node:fs/promises";
-import { dirname as dirname8, join as join13 } from "node:path";
+import { dirname as dirname9, join as join13 } from "node:path";
 
 // src/world/git-repo.ts
 import { execFile } from "node:child_process";
@@ -66032,14 +66131,14 @@ function gitArgs(args) {
   return [...SETTINGS.flatMap((s) => ["-c", s]), ...args];
 }
 function git(args, cwd, home) {
-  return new Promise((resolve16, reject) => {
+  return new Promise((resolve17, reject) => {
     execFile("git", gitArgs(args), { cwd, env: gitEnv(home), timeout: 3e4 }, (err, stdout, stderr) => {
       if (err) {
         const missing = err.code === "ENOENT";
         reject(
           new Error(missing ? "git is not installed" : `git ${args[0]}: ${stderr.trim() || err.message}`)
         );
-      } else resolve16(stdout.trim());
+      } else resolve17(stdout.trim());
     });
   });
 }
@@ -66087,19 +66186,19 @@ function githubEnv(gh, endpoint) {
   return { ...env2, ...a?.env ?? {} };
 }
 function git2(args, cwd, home) {
-  return new Promise((resolve16, reject) => {
+  return new Promise((resolve17, reject) => {
     execFile2(
       "git",
       gitArgs(args),
       { cwd, env: gitEnv(home), timeout: 3e4 },
-      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve16(stdout.trim())
+      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve17(stdout.trim())
     );
   });
 }
 async function seedGitRemote(input2) {
   const { gh, workspace, home, gitRoot } = input2;
   const bare3 = join13(gitRoot, `${gh.repo}.git`);
-  await mkdir4(dirname8(bare3), { recursive: true, mode: 448 });
+  await mkdir4(dirname9(bare3), { recursive: true, mode: 448 });
   if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
   await git2(
     ["-c", "protocol.file.allow=always", "clone", "-q", "--bare", "--no-hardlinks", workspace, bare3],
@@ -66325,7 +66424,7 @@ function buildTrialEnv(input2) {
 // src/engine/trial/acp.ts
 import { constants, realpathSync } from "node:fs";
 import { open as open2 } from "node:fs/promises";
-import { dirname as dirname9, join as join14 } from "node:path";
+import { dirname as dirname10, join as join14 } from "node:path";
 
 // src/adapters/acp/jsonrpc.ts
 var RpcFailure = class extends Error {
@@ -66362,8 +66461,8 @@ var JsonRpcPeer = class {
   request(method, params, timeoutMs) {
     if (this.gone) return Promise.reject(new RpcFailure(`the agent exited before ${method}`, "exited"));
     const id = this.nextId++;
-    return new Promise((resolve16, reject) => {
-      const p = { method, resolve: resolve16, reject };
+    return new Promise((resolve17, reject) => {
+      const p = { method, resolve: resolve17, reject };
       if (timeoutMs !== void 0)
         p.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -66660,7 +66759,7 @@ function confinedFs(scene) {
     const file2 = join14(base, ...rest);
     let real;
     try {
-      real = realpathSync(dirname9(file2));
+      real = realpathSync(dirname10(file2));
     } catch {
       throw rpcDenied(`no such folder: ${path8.slice(0, 200)}`);
     }
@@ -71248,7 +71347,7 @@ init_errors();
 // src/output-path.ts
 init_errors();
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync6, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname10, join as join18, resolve as resolve7 } from "node:path";
+import { dirname as dirname11, join as join18, resolve as resolve8 } from "node:path";
 function stat(p) {
   try {
     return statSync6(p);
@@ -71291,7 +71390,7 @@ function nearestFolder(abs, field2, shown2) {
         );
       return dir;
     }
-    const up = dirname10(dir);
+    const up = dirname11(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -71301,7 +71400,7 @@ var cannot = (field2, shown2, e4) => new UserError(
   "choose a path this job can write (e.g. under the workspace or $RUNNER_TEMP)"
 );
 function checkOutputPath(file2, field2, cwd = process.cwd()) {
-  const abs = resolve7(cwd, file2);
+  const abs = resolve8(cwd, file2);
   const here = stat(abs);
   if (here?.isDirectory())
     throw new UserError(
@@ -71316,12 +71415,12 @@ function checkOutputPath(file2, field2, cwd = process.cwd()) {
     }
     return;
   }
-  const dir = nearestFolder(dirname10(abs), field2, file2);
+  const dir = nearestFolder(dirname11(abs), field2, file2);
   const refused = dir && probe(dir);
   if (refused) throw cannot(field2, file2, refused);
 }
 function checkOutputDir(folder, field2, cwd = process.cwd()) {
-  const abs = resolve7(cwd, folder);
+  const abs = resolve8(cwd, folder);
   const here = stat(abs);
   if (here && !here.isDirectory())
     throw new UserError(`${field2}: "${folder}" is a file, not a folder`, "name a folder (it is created)");
@@ -71331,9 +71430,9 @@ function checkOutputDir(folder, field2, cwd = process.cwd()) {
 }
 function writeOutputFile(file2, text, field2, cwd = process.cwd()) {
   checkOutputPath(file2, field2, cwd);
-  const abs = resolve7(cwd, file2);
+  const abs = resolve8(cwd, file2);
   try {
-    mkdirSync3(dirname10(abs), { recursive: true });
+    mkdirSync3(dirname11(abs), { recursive: true });
     writeFileSync3(abs, text);
   } catch (e4) {
     throw cannot(field2, file2, e4);
@@ -71342,7 +71441,7 @@ function writeOutputFile(file2, text, field2, cwd = process.cwd()) {
 }
 function makeOutputDir(folder, field2, cwd = process.cwd()) {
   checkOutputDir(folder, field2, cwd);
-  const abs = resolve7(cwd, folder);
+  const abs = resolve8(cwd, folder);
   try {
     mkdirSync3(abs, { recursive: true });
   } catch (e4) {
@@ -71959,11 +72058,11 @@ import {
 } from "node:fs";
 import { mkdir as mkdir8, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname12, join as join22 } from "node:path";
+import { dirname as dirname13, join as join22 } from "node:path";
 
 // src/runner/contain/bwrap.ts
 import { existsSync as existsSync10, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname11 } from "node:path";
+import { dirname as dirname12 } from "node:path";
 
 // src/runner/contain/init.ts
 var INIT_SOURCE = String.raw`
@@ -72036,7 +72135,7 @@ var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 function nodePrefix() {
-  return dirname11(dirname11(realpathSync2(process.execPath)));
+  return dirname12(dirname12(realpathSync2(process.execPath)));
 }
 function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
@@ -72135,7 +72234,7 @@ function limitMessage(kind, limits, detail = "") {
 // src/runner/process.ts
 init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
-var SYSTEM_PATH = [dirname12(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+var SYSTEM_PATH = [dirname13(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
   constructor(opts = {}) {
     this.opts = opts;
@@ -72695,11 +72794,13 @@ function planRun(opts, targets) {
   if (targets.length === 0) throw new Error("runTargets: no target");
   if (opts.resume && targets.length > 1)
     throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
-  const loaded = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
+  const wiring = opts.wiring ? loadWiring(opts.wiring) : void 0;
+  const wired = wiring ? wiredAdapter(wiring) : void 0;
+  const loaded = withAcpCommand(wired?.adapter ?? loadAdapter(opts.adapter), opts.acp_command);
   const adapter = opts.harness_version ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) } : loaded;
-  const config2 = adapterConfig(adapter, opts.config);
+  const config2 = wired?.config ?? adapterConfig(adapter, opts.config);
   benchMark("adapter_loaded");
-  const selected = loadCases(opts.cases);
+  const selected = wiring ? wiringSelection(wiring, opts.cases) : loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
   benchMark("cases_loaded");
   checkSelection(opts, selected, cases);
@@ -72734,6 +72835,10 @@ function planRun(opts, targets) {
     ...hostPlan ? { hostPlan } : {}
   };
 }
+function wiringSelection(w, selectors) {
+  const all = loadCases(selectors);
+  return wiredCases(w, selectors.length ? all : all.filter((lc) => lc.case.entry_point === "github_event"));
+}
 function checkSelection(opts, selected, cases) {
   if (selected.length === 0)
     throw new UserError(
@@ -72762,12 +72867,12 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname15, join as join26, resolve as resolve9 } from "node:path";
+import { basename as basename4, dirname as dirname16, join as join26, resolve as resolve10 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
 import { closeSync as closeSync5, mkdirSync as mkdirSync5, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync6, writeSync as writeSync3 } from "node:fs";
-import { dirname as dirname13 } from "node:path";
+import { dirname as dirname14 } from "node:path";
 var MAX_FLUSH_SHARE = 0.02;
 var REWRITE_GROWTH = 1.25;
 var ResultWriter = class {
@@ -72781,7 +72886,7 @@ var ResultWriter = class {
     this.interval = this.flushEveryMs;
     this.onlyCasesRun = options.onlyCasesRun ?? false;
     this.sign = options.sign;
-    mkdirSync5(dirname13(path8), { recursive: true });
+    mkdirSync5(dirname14(path8), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
     this.recordJournal();
     this.flush();
@@ -72884,7 +72989,7 @@ var ResultWriter = class {
 // src/engine/harness-view.ts
 init_errors();
 import { existsSync as existsSync12, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
-import { dirname as dirname14, join as join24, relative as relative7, resolve as resolve8, sep as sep6 } from "node:path";
+import { dirname as dirname15, join as join24, relative as relative7, resolve as resolve9, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
@@ -72964,27 +73069,27 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join24(resolve8(i.actionRoot), "dist");
+  const dist = join24(resolve9(i.actionRoot), "dist");
   const bundles = [...HARNESS_BUNDLES].map((f) => join24(dist, f));
-  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve8(p))];
-  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve8(r)])]);
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve9(p))];
+  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve9(r)])]);
   const roots = [...new Set(readOnly.flat())];
-  const hide2 = new Set(i.engineOutputs.map((p) => resolve8(p)));
+  const hide2 = new Set(i.engineOutputs.map((p) => resolve9(p)));
   if (roots.some((r) => inside2(dist, r))) {
     for (const name of existsSync12(dist) ? readdirSync9(dist) : [])
       if (!HARNESS_BUNDLES.has(name)) hide2.add(join24(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
-  for (const file2 of [resolve8(i.libraryDir), ...i.caseFiles.map((f) => resolve8(f))]) {
+  for (const file2 of [resolve9(i.libraryDir), ...i.caseFiles.map((f) => resolve9(f))]) {
     if (!roots.some((r) => inside2(file2, r))) continue;
     const isDir = existsSync12(file2) && statSync7(file2).isDirectory();
-    const dir = isDir ? file2 : dirname14(file2);
+    const dir = isDir ? file2 : dirname15(file2);
     if (!needed(dir)) hide2.add(dir);
     else if (!isDir) hide2.add(file2);
   }
   const credentials = [];
   const exposed = [];
-  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve8(r)), resolve8(i.adapterDir)])) {
+  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve9(r)), resolve9(i.adapterDir)])) {
     if (!existsSync12(root)) continue;
     const scan = scanCredentials(root, i.expose);
     if (scan.truncated)
@@ -73053,9 +73158,9 @@ async function startRun(opts, targets, plan) {
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join26(dirname15(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join26(dirname16(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
-    await mkdir10(dirname15(resolve9(t.out)), { recursive: true });
+    await mkdir10(dirname16(resolve10(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
     if (d) await mkdir10(d, { recursive: true });
   }
@@ -73108,9 +73213,9 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname15(resolve9(out));
+  const dir = dirname16(resolve10(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve9(evidenceDir)] : []];
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve10(evidenceDir)] : []];
 }
 async function startRunner(runner) {
   try {
@@ -73428,7 +73533,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join28(tree.dir, relative8(top, resolve10(o.headDir)));
+      baseDir = join28(tree.dir, relative8(top, resolve11(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -73538,7 +73643,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname16, join as join29, resolve as resolve11 } from "node:path";
+import { dirname as dirname17, join as join29, resolve as resolve12 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -73575,7 +73680,7 @@ async function restoreBaselineFromCache(cache2, parts, cwd = process.cwd(), exac
     };
   }
   try {
-    const baseline = parseBaseline(readJsonFile(resolve11(cwd, rel), "cached baseline"), `cache:${key}`);
+    const baseline = parseBaseline(readJsonFile(resolve12(cwd, rel), "cached baseline"), `cache:${key}`);
     if (baseline.adapter?.name !== void 0 && baseline.adapter.name !== parts.adapter || baseline.adapter?.config !== void 0 && baseline.adapter.config !== parts.config) {
       return {
         key,
@@ -73599,9 +73704,9 @@ async function saveBaselineToCache(cache2, resultFile, parts, cwd = process.cwd(
   if (!cache2.isFeatureAvailable())
     return { saved: false, key, message: "the Actions cache is not available here; baseline not saved" };
   const rel = baselineCachePath(parts.adapter, parts.config);
-  const abs = resolve11(cwd, rel);
-  mkdirSync6(dirname16(abs), { recursive: true });
-  if (resolve11(cwd, resultFile) !== abs) copyFileSync(resolve11(cwd, resultFile), abs);
+  const abs = resolve12(cwd, rel);
+  mkdirSync6(dirname17(abs), { recursive: true });
+  if (resolve12(cwd, resultFile) !== abs) copyFileSync(resolve12(cwd, resultFile), abs);
   try {
     const id = await cache2.saveCache([rel], key);
     if (id === -1)
@@ -73658,10 +73763,10 @@ async function runWithBase(o) {
 
 // src/baseline/file.ts
 import { existsSync as existsSync13 } from "node:fs";
-import { resolve as resolve12 } from "node:path";
+import { resolve as resolve13 } from "node:path";
 init_errors();
 function loadBaselineFile(path8, cwd = process.cwd()) {
-  const abs = resolve12(cwd, path8);
+  const abs = resolve13(cwd, path8);
   if (!existsSync13(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
@@ -75565,7 +75670,7 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { dirname as dirname17, join as join33 } from "node:path";
+import { dirname as dirname18, join as join33 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
@@ -75983,6 +76088,7 @@ init_zod();
 var RUN_SETTING_DEFAULTS = {
   adapter: "",
   config: "",
+  wiring: "",
   cases: "",
   runner: DEFAULT_RUNNER,
   image: "",
@@ -76082,6 +76188,7 @@ var strategies = listField.transform((v, ctx) => {
 var RunSettingFields = external_exports.object({
   adapter: external_exports.string(),
   config: external_exports.string(),
+  wiring: external_exports.string(),
   cases: listField,
   runner: oneOf(RUNNER_NAMES),
   image: external_exports.string(),
@@ -76106,6 +76213,7 @@ var RunSettingFields = external_exports.object({
   settings: {
     adapter: v.adapter,
     config: v.config,
+    ...v.wiring ? { wiring: v.wiring } : {},
     cases: v.cases,
     runner: v.runner,
     ...v.image ? { image: v.image } : {},
@@ -76496,7 +76604,7 @@ async function cmdBisect(argv) {
     from: values.from,
     to: values.to,
     cases,
-    outDir: join33(dirname17(out), `bisect-${adapter.adapter.name}-${config2}`),
+    outDir: join33(dirname18(out), `bisect-${adapter.adapter.name}-${config2}`),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -76520,7 +76628,7 @@ async function cmdBisect(argv) {
 
 // src/report/anchors.ts
 var import_yaml5 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve13, sep as sep7 } from "node:path";
+import { isAbsolute as isAbsolute5, relative as relative9, resolve as resolve14, sep as sep7 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env2 = process.env) {
   return {
@@ -76533,8 +76641,8 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative9(builtinCasesDir(), resolve13(cwd, file2));
-    if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
+    const rel = relative9(builtinCasesDir(), resolve14(cwd, file2));
+    if (!rel || rel.startsWith("..") || isAbsolute5(rel)) return void 0;
     return `cases/${rel.split(sep7).join("/")}`;
   } catch {
     return void 0;
@@ -77081,17 +77189,17 @@ function renderReport(doc, opts) {
 
 // src/report/reproduce.ts
 import { existsSync as existsSync14 } from "node:fs";
-import { isAbsolute as isAbsolute5, relative as relative10, resolve as resolve14 } from "node:path";
+import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve15 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
   const rel = relative10(dir, file2);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute6(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside3(builtinCasesDir(), resolve14(cwd, file2));
+    return inside3(builtinCasesDir(), resolve15(cwd, file2));
   } catch {
     return false;
   }
@@ -77100,7 +77208,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve14(cwd, file2);
+    const abs = resolve15(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
     if (!existsSync14(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
@@ -77234,7 +77342,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync8 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join34 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute7, join as join34 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync8(p).isFile()) return false;
@@ -77269,7 +77377,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
   const exe = hostRender(args[0], roots);
   if (exe !== void 0 && !pending(exe)) {
     if (exe.includes("/")) {
-      if (!isAbsolute6(exe)) {
+      if (!isAbsolute7(exe)) {
       } else if (!exists(exe)) out.push(`${where3(0)} "${exe}" does not exist: fix the path of the harness`);
       else if (!isExecutable(exe))
         out.push(
@@ -77284,7 +77392,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
   args.forEach((raw, i) => {
     if (i === 0 || !raw.includes("{{")) return;
     const v = hostRender(raw, roots);
-    if (v === void 0 || !isAbsolute6(v)) return;
+    if (v === void 0 || !isAbsolute7(v)) return;
     if (rootDirs.some((r) => v === r || v.startsWith(`${r}/`)) && !pending(v) && !exists(v))
       out.push(`${where3(i)} "${v}" does not exist (from "${raw}"): fix the path, or build the harness first`);
   });
@@ -77536,7 +77644,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync9 } from "node:fs";
-import { join as join36, resolve as resolve15 } from "node:path";
+import { join as join36, resolve as resolve16 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -77548,7 +77656,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve15(cwd, entry);
+    const abs = resolve16(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync9(abs).isDirectory();
@@ -77865,7 +77973,7 @@ ${HELP3[cmd]}` : void 0;
 // src/cli/json-schemas.ts
 init_zod();
 function jsonSchemas() {
-  const schemas = { case: CaseFile, adapter: Adapter, "run-result": RunResult };
+  const schemas = { case: CaseFile, adapter: Adapter, "run-result": RunResult, wiring: Wiring };
   return Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => [
       `${name}.schema.json`,
@@ -78349,6 +78457,7 @@ var USAGE = `harness-risk ${VERSION} \u2014 lifecycle-phase safety cases for age
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME\u2026] [--cases SEL]\u2026 [options]
+  harness-risk run --wiring FILE [--cases SEL]\u2026 [options]   (your workflow's wiring: docs/wiring.md)
   harness-risk run \u2026 --base-ref REF [--build CMD] [--base-cases SEL]\u2026   (base and head, compared)
   harness-risk compare --head FILE|DIR\u2026 [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,\u2026]\u2026 [--cases SEL]\u2026 --out DIR   (see matrix --help)
@@ -78401,20 +78510,27 @@ function planRun2(values) {
   const gate = gateOptionsFromFlags(values);
   const source = baselineSourceOf(values);
   const file2 = loadEarly(source);
-  if (!values.adapter)
+  const wiring = values.wiring ? loadWiring(values.wiring) : void 0;
+  if (wiring && (values.adapter || values.config))
+    throw new UserError(
+      `run: --wiring ${values.wiring} names the harness and its configuration`,
+      "drop --adapter and --config (the wiring file says harness: and config:)"
+    );
+  if (!values.adapter && !wiring)
     throw new UserError(
       "run: --adapter is required",
-      `use a built-in adapter (${listBuiltinAdapters().join(", ")}) or a path`
+      `use a built-in adapter (${listBuiltinAdapters().join(", ")}) or a path, or --wiring FILE`
     );
-  const adapter = loadAdapter(values.adapter);
-  const names = Object.keys(adapter.adapter.configs);
+  const adapterRef = wiring ? wiringAdapterRef(wiring) : values.adapter;
+  const adapter = loadAdapter(adapterRef);
+  const names = wiring ? [wiring.wiring.name] : Object.keys(adapter.adapter.configs);
   if (!values.config && names.length > 1)
     throw new UserError(
       `run: --config is required: adapter ${adapter.adapter.name} has ${names.length} configurations (${names.join(", ")})`,
       `pick one or several: --config ${names[0]} or --config ${names.join(",")}`
     );
   const configs = (values.config ?? names[0]).split(",").map((s) => s.trim()).filter(Boolean);
-  const parsed = runSettingsFromFlags({ ...values, config: configs[0] ?? "" });
+  const parsed = runSettingsFromFlags({ ...values, adapter: adapterRef, config: configs[0] ?? "" });
   checkRunFlags(values, configs.length);
   const model = modelOptionsFromFlags(parsed, process.env);
   return {
@@ -78547,14 +78663,14 @@ ${verdictText(g)}
   if (interrupted2)
     process.stderr.write(
       `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:
-  ${resumeCommand(values.adapter, config2, out, values.cases ?? [])}
+  ${resumeCommand(values.wiring ? ["--wiring", values.wiring] : ["--adapter", values.adapter, "--config", config2], out, values.cases ?? [])}
 `
     );
   return { failed: g.verdict.verdict === "fail", interrupted: interrupted2 };
 }
-function resumeCommand(adapter, config2, out, cases) {
+function resumeCommand(harness, out, cases) {
   const q = (s) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-  const parts = ["npx", "harness-risk", "run", "--adapter", adapter, "--config", config2];
+  const parts = ["npx", "harness-risk", "run", ...harness];
   for (const c of cases) parts.push("--cases", c);
   parts.push("--resume", out);
   return parts.map(q).join(" ");
