@@ -67512,6 +67512,24 @@ function attackRoutes(calls, evidence, goal) {
 // src/report/mask.ts
 import { AsyncLocalStorage } from "node:async_hooks";
 
+// src/spec/secret-shapes.ts
+var SECRET_SHAPES = [
+  // GitHub: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server/Actions (ghs_), refresh (ghr_).
+  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
+  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
+  // npm access tokens: npm_ and 36 letters and digits (npm_config_registry and the like have underscores).
+  /\b(npm_)[A-Za-z0-9]{30,}/g,
+  /\b(glpat-)[A-Za-z0-9_-]{16,}/g,
+  /\b(pypi-)[A-Za-z0-9_-]{32,}/g,
+  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
+  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
+  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{16,}/g,
+  /\b((?:AKIA|ASIA))[0-9A-Z]{16}\b/g,
+  /\b(xox[abeoprs]-)[A-Za-z0-9-]{10,}/g,
+  /\b(AIza)[0-9A-Za-z_-]{30,}/g,
+  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
+];
+
 // src/report/literal-index.ts
 var KEY = 6;
 var BASE = 16777619;
@@ -67586,16 +67604,7 @@ function mergeSpans(spans) {
 
 // src/report/mask.ts
 var MASK = "***";
-var TOKEN_SHAPES = [
-  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
-  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
-  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
-  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
-  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{20,}/g,
-  /\b(AKIA)[A-Z0-9]{16}\b/g,
-  /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
-  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
-];
+var TOKEN_SHAPES = SECRET_SHAPES;
 var CANARY_SHAPE = /(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[-_])*)([A-Za-z0-9]{24,})(?![A-Za-z0-9])/g;
 function canaryLike(body) {
   const count2 = (re) => body.match(re)?.length ?? 0;
