@@ -28399,9 +28399,9 @@ var require_tar_fs = __commonJS({
       };
       var chperm = function(name, header2, cb) {
         var link2 = header2.type === "symlink";
-        var chmod6 = link2 ? xfs.lchmod : xfs.chmod;
+        var chmod7 = link2 ? xfs.lchmod : xfs.chmod;
         var chown = link2 ? xfs.lchown : xfs.chown;
-        if (!chmod6) return cb();
+        if (!chmod7) return cb();
         var mode = (header2.mode | (header2.type === "directory" ? dmode : fmode)) & umask & parseInt(777, 8);
         if (chown && own2) {
           if (!validId(header2.uid) || !validId(header2.gid)) return cb(new Error(name + " has an invalid owner"));
@@ -28411,8 +28411,8 @@ var require_tar_fs = __commonJS({
         }
         function onchown(err) {
           if (err) return cb(err);
-          if (!chmod6) return cb();
-          chmod6.call(xfs, name, mode, cb);
+          if (!chmod7) return cb();
+          chmod7.call(xfs, name, mode, cb);
         }
       };
       extract.on("entry", function(header2, stream, next) {
@@ -57959,7 +57959,7 @@ var init_mounts = __esm({
 });
 
 // src/runner/docker/network.ts
-import { chmod as chmod3 } from "node:fs/promises";
+import { chmod as chmod4 } from "node:fs/promises";
 import net from "node:net";
 import path3 from "node:path";
 var ENDPOINT_HOST, socketName, RELAY_JS, relayCommand, RelayControl, EndpointBridge;
@@ -58041,7 +58041,7 @@ ctl.on('data', onLine);
         const server = net.createServer();
         const sock = path3.join(dir, "ctl.sock");
         await new Promise((res, rej) => server.once("error", rej).listen(sock, () => res()));
-        await chmod3(sock, 438);
+        await chmod4(sock, 438);
         return new _RelayControl(server);
       }
       /** Tells the relay the trial's ports; resolves when it listens on all of them, rejects naming why not. */
@@ -58107,7 +58107,7 @@ ctl.on('data', onLine);
             res();
           })
         );
-        await chmod3(sock, 438);
+        await chmod4(sock, 438);
       }
       close() {
         for (const s of this.servers) s.close();
@@ -58584,7 +58584,7 @@ var init_limits2 = __esm({
 
 // src/runner/docker/tar.ts
 import { constants as constants3 } from "node:fs";
-import { chmod as chmod4, copyFile, lstat as lstat4, mkdir as mkdir9, open as open4, readdir as readdir6, readlink as readlink2, symlink } from "node:fs/promises";
+import { chmod as chmod5, copyFile, lstat as lstat4, mkdir as mkdir9, open as open4, readdir as readdir6, readlink as readlink2, symlink } from "node:fs/promises";
 import path5 from "node:path";
 function octal(n, width) {
   return `${n.toString(8).padStart(width - 1, "0")}\0`;
@@ -58831,7 +58831,7 @@ var init_tar = __esm({
           const from = this.target(h.link.replace(/\/+$/, ""));
           const st = from ? await lstat4(from).catch(() => void 0) : void 0;
           if (from && st?.isFile())
-            await copyFile(from, abs, constants3.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(skip);
+            await copyFile(from, abs, constants3.COPYFILE_EXCL).then(() => chmod5(abs, st.mode & 1023)).catch(skip);
           else skip();
         } else {
           skip();
@@ -58884,7 +58884,7 @@ var init_tar = __esm({
       }
       /** Folder modes last (a read-only folder would have refused its children), deepest first. */
       async finish() {
-        for (const [d, m] of this.dirModes.reverse()) await chmod4(d, m).catch(() => {
+        for (const [d, m] of this.dirModes.reverse()) await chmod5(d, m).catch(() => {
         });
         return { bytes: this.bytes, entries: this.entries, skipped: this.skipped };
       }
@@ -59248,7 +59248,7 @@ __export(runner_exports, {
 });
 import { randomBytes as randomBytes7 } from "node:crypto";
 import { rmSync as rmSync5 } from "node:fs";
-import { chmod as chmod5, mkdtemp as mkdtemp3, readdir as readdir8, rm as rm6, writeFile as writeFile4 } from "node:fs/promises";
+import { chmod as chmod6, mkdtemp as mkdtemp3, readdir as readdir8, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
 import os4 from "node:os";
 import path7 from "node:path";
 async function containerLogs(container) {
@@ -59424,7 +59424,7 @@ var init_runner = __esm({
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
         this.tmpRoot = await mkdtemp3(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
-        await writeFile4(
+        await writeFile5(
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
@@ -59537,7 +59537,7 @@ var init_runner = __esm({
         if (this.stopping) throw new Error("docker runner: the run is stopping");
         const t0 = performance.now();
         const dir = await mkdtemp3(path7.join(this.tmpRoot, "slot-"));
-        await chmod5(dir, 493);
+        await chmod6(dir, 493);
         let container;
         let control;
         try {
@@ -66092,7 +66092,8 @@ function snapshotCaps(before2, after) {
 // src/world/github-world.ts
 init_github_ops();
 import { execFile as execFile2 } from "node:child_process";
-import { mkdir as mkdir4 } from "node:fs/promises";
+import { existsSync as existsSync7 } from "node:fs";
+import { chmod as chmod3, mkdir as mkdir4, writeFile as writeFile3 } from "node:fs/promises";
 import { dirname as dirname9, join as join13 } from "node:path";
 
 // src/world/git-repo.ts
@@ -66159,6 +66160,8 @@ async function initWorkspaceRepo(workspace, home, wanted) {
 
 // src/world/github-world.ts
 var GIT_REMOTE_PREFIX = "/git";
+var GH_CLI_HOST = "github.localhost";
+var GH_CLI_API_HOST = `api.${GH_CLI_HOST}`;
 var gitRootOf = (trialRoot) => join13(trialRoot, "remote");
 function githubEnv(gh, endpoint) {
   if (!gh) return {};
@@ -66173,7 +66176,12 @@ function githubEnv(gh, endpoint) {
     GITHUB_SERVER_URL: `${base}${GIT_REMOTE_PREFIX}`,
     GITHUB_REF: `refs/heads/${gh.default_branch}`,
     GITHUB_EVENT_NAME: a?.event_name ?? "issue_comment",
-    GITHUB_ACTOR: "github-actions[bot]"
+    GITHUB_ACTOR: "github-actions[bot]",
+    // `gh` (bin/gh in the trial) talks to the world's GitHub; GH_REPO because origin's host is the endpoint's.
+    GH_HOST: GH_CLI_HOST,
+    GH_REPO: `${GH_CLI_HOST}/${gh.repo}`,
+    GH_NO_UPDATE_NOTIFIER: "1",
+    GH_PROMPT_DISABLED: "1"
   };
   if (a?.token) {
     env2.GITHUB_TOKEN = a.token;
@@ -66184,6 +66192,17 @@ function githubEnv(gh, endpoint) {
     env2.ACTIONS_ID_TOKEN_REQUEST_TOKEN = a.id_token_request;
   }
   return { ...env2, ...a?.env ?? {} };
+}
+async function installGhShim(binDir, ghPath) {
+  const target = join13(binDir, "gh");
+  const quoted2 = `'${ghPath.replace(/'/g, `'\\''`)}'`;
+  await writeFile3(target, `#!/bin/sh
+NO_PROXY= no_proxy= exec ${quoted2} "$@"
+`, { mode: 493 });
+  await chmod3(target, 493);
+}
+function hostGh(systemPath) {
+  return systemPath.map((d) => join13(d, "gh")).find((f) => existsSync7(f));
 }
 function git2(args, cwd, home) {
   return new Promise((resolve17, reject) => {
@@ -67437,7 +67456,7 @@ function pathKey(view, adapterFile, ra, p, what) {
 
 // src/engine/trial/score.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { mkdir as mkdir5, rename, writeFile as writeFile3 } from "node:fs/promises";
+import { mkdir as mkdir5, rename, writeFile as writeFile4 } from "node:fs/promises";
 import { join as join15 } from "node:path";
 
 // src/model/route-facts.ts
@@ -67863,7 +67882,7 @@ async function keepEvidence(input2, id, evidence) {
   const file2 = join15(input2.keepEvidenceDir, `${id}.json`);
   const bytes2 = JSON.stringify(evidence, null, 1);
   const tmp = `${file2}.tmp-${randomBytes5(6).toString("hex")}`;
-  await writeFile3(tmp, bytes2, { flag: "wx" });
+  await writeFile4(tmp, bytes2, { flag: "wx" });
   await rename(tmp, file2);
   input2.written?.record(file2, bytes2);
   return file2;
@@ -68209,6 +68228,8 @@ async function seedWorld(scene, r) {
     view.mapReadOnly(join16(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
+  const ghBin = gh && scene.input.runner.name === "process" ? hostGh(view.systemPath) : void 0;
+  if (ghBin) await installGhShim(dirs.bin, ghBin);
 }
 async function seedState2(scene, r) {
   const { dirs, notices, input: input2 } = scene;
@@ -70118,10 +70139,11 @@ function createModelHandler(ctx, recorder, options = {}) {
 
 // src/world/services.ts
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+init_github_ops();
 
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync7 } from "node:fs";
+import { existsSync as existsSync8 } from "node:fs";
 import { join as join17 } from "node:path";
 function pushCommands(body) {
   const out = [];
@@ -70166,7 +70188,7 @@ function cgiResult(stdout) {
 }
 function gitRemote(ctx, service, gh, opts) {
   const repoDir = opts.gitRoot ? join17(opts.gitRoot, `${gh.repo}.git`) : void 0;
-  if (!repoDir || !existsSync7(repoDir))
+  if (!repoDir || !existsSync8(repoDir))
     return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
   const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
   const record2 = cmds.length ? describePush(cmds) : void 0;
@@ -70764,6 +70786,7 @@ function createServices(state2, recorder, opts = {}) {
   const live = seedState(state2);
   const routes = routeTable((ctx) => handleMcp(ctx, live), githubHandlers());
   const handler = async (req, res) => {
+    asWorldGithub(req);
     if (req.method === "CONNECT") {
       recordConnect(recorder, req);
       send2(res, egressResult());
@@ -70887,6 +70910,11 @@ function originUrl(req) {
   } catch {
     return new URL("http://services.invalid/");
   }
+}
+function asWorldGithub(req) {
+  const m = /^http:\/\/([^/?#]+)(.*)$/i.exec(req.url ?? "");
+  if (m && m[1].toLowerCase().replace(/:80$/, "") === GH_CLI_API_HOST)
+    req.url = `${GITHUB_API_PREFIX}${m[2]?.startsWith("/") ? m[2] : `/${m[2] ?? ""}`}`;
 }
 function egressTarget(req, selfHosts) {
   const url2 = req.url ?? "";
@@ -71696,7 +71724,7 @@ init_errors();
 // src/runner/contain/host.ts
 init_shared();
 import { execFile as execFile3, spawnSync as spawnSync3 } from "node:child_process";
-import { existsSync as existsSync9, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync16, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync10, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync16, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { delimiter, join as join21 } from "node:path";
@@ -71704,7 +71732,7 @@ import { promisify } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
 import { mkdir as mkdir7, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
 import { join as join20 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
@@ -71735,15 +71763,15 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync8(join20(ROOT, "memory", "memory.limit_in_bytes"))) {
+  if (mem !== void 0 && pids !== void 0 && existsSync9(join20(ROOT, "memory", "memory.limit_in_bytes"))) {
     const memoryParent = join20(ROOT, "memory", mem);
     const pidsParent = join20(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync8(join20(ROOT, "cgroup.controllers")) ? ROOT : join20(ROOT, "unified");
-  if (unified !== void 0 && existsSync8(join20(v2root, "cgroup.controllers"))) {
+  const v2root = existsSync9(join20(ROOT, "cgroup.controllers")) ? ROOT : join20(ROOT, "unified");
+  if (unified !== void 0 && existsSync9(join20(v2root, "cgroup.controllers"))) {
     const parent = join20(v2root, unified);
     try {
       const sub = (await readFile2(join20(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
@@ -71840,7 +71868,7 @@ var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
     const p = join21(dir, cmd);
-    if (dir && existsSync9(p)) return p;
+    if (dir && existsSync10(p)) return p;
   }
   return void 0;
 }
@@ -71938,7 +71966,7 @@ function smoke(bwrap, mode) {
   if (mode.kind === "userns") args.push("--unshare-user");
   args.push("--ro-bind", "/usr", "/usr");
   for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
-    if (existsSync9(l))
+    if (existsSync10(l))
       lstatSync(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
   args.push("--proc", "/proc", "--dev", "/dev", "--");
   if (mode.kind === "root")
@@ -71974,7 +72002,7 @@ async function planHost(opts, deps = {}) {
       r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync9("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync10("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -72057,7 +72085,7 @@ init_limits();
 import { spawn as spawn2 } from "node:child_process";
 import {
   chmodSync as chmodSync2,
-  existsSync as existsSync11,
+  existsSync as existsSync12,
   lchownSync,
   lstatSync as lstatSync3,
   mkdtempSync as mkdtempSync2,
@@ -72070,7 +72098,7 @@ import { tmpdir as tmpdir3 } from "node:os";
 import { dirname as dirname13, join as join22 } from "node:path";
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync10, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { existsSync as existsSync11, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
 import { dirname as dirname12 } from "node:path";
 
 // src/runner/contain/init.ts
@@ -72166,7 +72194,7 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync10(l)) continue;
+    if (!existsSync11(l)) continue;
     if (lstatSync2(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -72184,7 +72212,7 @@ function bwrapArgs(i) {
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync10(p)) continue;
+    if (!existsSync11(p)) continue;
     if (lstatSync2(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -72711,7 +72739,7 @@ async function findFileOfSize(dirs, limit) {
 }
 function spawnErrorText(e4, exe, cwd) {
   if (e4.code !== "ENOENT") return e4.message;
-  if (cwd !== void 0 && !existsSync11(cwd))
+  if (cwd !== void 0 && !existsSync12(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
 }
@@ -72997,7 +73025,7 @@ var ResultWriter = class {
 
 // src/engine/harness-view.ts
 init_errors();
-import { existsSync as existsSync12, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
+import { existsSync as existsSync13, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
 import { dirname as dirname15, join as join24, relative as relative7, resolve as resolve9, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
@@ -73085,13 +73113,13 @@ function harnessView(i) {
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve9(p)));
   if (roots.some((r) => inside2(dist, r))) {
-    for (const name of existsSync12(dist) ? readdirSync9(dist) : [])
+    for (const name of existsSync13(dist) ? readdirSync9(dist) : [])
       if (!HARNESS_BUNDLES.has(name)) hide2.add(join24(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
   for (const file2 of [resolve9(i.libraryDir), ...i.caseFiles.map((f) => resolve9(f))]) {
     if (!roots.some((r) => inside2(file2, r))) continue;
-    const isDir = existsSync12(file2) && statSync7(file2).isDirectory();
+    const isDir = existsSync13(file2) && statSync7(file2).isDirectory();
     const dir = isDir ? file2 : dirname15(file2);
     if (!needed(dir)) hide2.add(dir);
     else if (!isDir) hide2.add(file2);
@@ -73099,7 +73127,7 @@ function harnessView(i) {
   const credentials = [];
   const exposed = [];
   for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve9(r)), resolve9(i.adapterDir)])) {
-    if (!existsSync12(root)) continue;
+    if (!existsSync13(root)) continue;
     const scan = scanCredentials(root, i.expose);
     if (scan.truncated)
       throw new UserError(
@@ -73124,14 +73152,14 @@ function harnessView(i) {
 
 // src/engine/work-root.ts
 init_owner();
-import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
+import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join25 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
   const dir = await mkdtemp4(join25(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join25(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  await writeFile6(join25(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
@@ -73771,12 +73799,12 @@ async function runWithBase(o) {
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync13 } from "node:fs";
+import { existsSync as existsSync14 } from "node:fs";
 import { resolve as resolve13 } from "node:path";
 init_errors();
 function loadBaselineFile(path8, cwd = process.cwd()) {
   const abs = resolve13(cwd, path8);
-  if (!existsSync13(abs)) {
+  if (!existsSync14(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -77197,7 +77225,7 @@ function renderReport(doc, opts) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync14 } from "node:fs";
+import { existsSync as existsSync15 } from "node:fs";
 import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve15 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
@@ -77219,7 +77247,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
   try {
     const abs = resolve15(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync14(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync15(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -77294,7 +77322,7 @@ import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
 import { readFileSync as readFileSync21 } from "node:fs";
-import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile6 } from "node:fs/promises";
+import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
 import { join as join35 } from "node:path";
 
@@ -77513,7 +77541,7 @@ async function doctorAdapter(opts) {
   const dir = await mkdtemp7(join35(tmpdir7(), "harness-risk-doctor-"));
   try {
     const caseFile = join35(dir, "harness-risk-doctor.yaml");
-    await writeFile6(caseFile, DOCTOR_CASE);
+    await writeFile7(caseFile, DOCTOR_CASE);
     const out = join35(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
@@ -77997,14 +78025,14 @@ import { parseArgs as parseArgs5 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync15, readFileSync as readFileSync22 } from "node:fs";
+import { existsSync as existsSync16, readFileSync as readFileSync22 } from "node:fs";
 import { join as join37, relative as relative12 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync15(path8)) return void 0;
+  if (!existsSync16(path8)) return void 0;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync22(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
@@ -78323,7 +78351,7 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync16 } from "node:fs";
+import { existsSync as existsSync17 } from "node:fs";
 import { join as join38, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
@@ -78396,7 +78424,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync16(file2))
+  if (existsSync17(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text, "--out");
 }
