@@ -11935,7 +11935,7 @@ function isRef(value) {
 function cloneIssues(issues2) {
   return issues2.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
-function isRecursive(inst, stack, resolve17) {
+function isRecursive(inst, stack, resolve18) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -11945,7 +11945,7 @@ function isRecursive(inst, stack, resolve17) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve17);
+      const answer = isRecursive(child, stack, resolve18);
       if (answer > result)
         result = answer;
     }
@@ -11956,7 +11956,7 @@ function isRecursive(inst, stack, resolve17) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve17) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve18) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -12020,7 +12020,7 @@ function isRecursive(inst, stack, resolve17) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve17 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve18 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -22268,7 +22268,7 @@ var init_limits = __esm({
 import { createHash as createHash12 } from "node:crypto";
 import { constants as constants2, open as open3 } from "node:fs/promises";
 import os from "node:os";
-import { isAbsolute as isAbsolute3, join as join20, normalize, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join20, normalize, sep as sep4 } from "node:path";
 function killQuietly(pid, signal) {
   if (!pid) return;
   try {
@@ -22354,7 +22354,7 @@ var init_shared = __esm({
     peekDigest = (sha2563, size) => `${sha2563}:${size}`;
     insideRel = (rel) => {
       const n = normalize(rel);
-      return !isAbsolute3(n) && n !== ".." && !n.startsWith(`..${sep4}`) && n !== ".";
+      return !isAbsolute4(n) && n !== ".." && !n.startsWith(`..${sep4}`) && n !== ".";
     };
   }
 });
@@ -24075,14 +24075,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve17 = iter[kLastResolve];
-      if (resolve17 !== null) {
+      var resolve18 = iter[kLastResolve];
+      if (resolve18 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve17(createIterResult(data, false));
+          resolve18(createIterResult(data, false));
         }
       }
     }
@@ -24090,13 +24090,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve17, reject) {
+      return function(resolve18, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve17(createIterResult(void 0, true));
+            resolve18(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve17, reject);
+          iter[kHandlePromise](resolve18, reject);
         }, reject);
       };
     }
@@ -24116,12 +24116,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve17, reject) {
+          return new Promise(function(resolve18, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve17(createIterResult(void 0, true));
+                resolve18(createIterResult(void 0, true));
               }
             });
           });
@@ -24144,13 +24144,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve17, reject) {
+      return new Promise(function(resolve18, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve17(createIterResult(void 0, true));
+          resolve18(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -24172,15 +24172,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve17, reject) {
+        value: function value(resolve18, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve17(createIterResult(data, false));
+            resolve18(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve17;
+            iterator[kLastResolve] = resolve18;
             iterator[kLastReject] = reject;
           }
         },
@@ -24199,12 +24199,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve17 = iterator[kLastResolve];
-        if (resolve17 !== null) {
+        var resolve18 = iterator[kLastResolve];
+        if (resolve18 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve17(createIterResult(void 0, true));
+          resolve18(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -24219,7 +24219,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve17, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve18, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -24228,7 +24228,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve17(value);
+        resolve18(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -24236,13 +24236,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve17, reject) {
+        return new Promise(function(resolve18, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve18, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve17, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve18, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -26087,11 +26087,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve17) {
+      return new Promise(function(resolve18) {
         var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve17("/var/run/docker.sock");
-          else resolve17(userDockerSocket);
+          if (err) resolve18("/var/run/docker.sock");
+          else resolve18(userDockerSocket);
         });
       });
     };
@@ -26504,8 +26504,8 @@ var require_ignore = __commonJS({
     var factory = (options) => new IgnoreBase(options);
     factory.default = factory;
     module.exports = factory;
-    function make_array(subject) {
-      return Array.isArray(subject) ? subject : [subject];
+    function make_array(subject2) {
+      return Array.isArray(subject2) ? subject2 : [subject2];
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
@@ -28399,9 +28399,9 @@ var require_tar_fs = __commonJS({
       };
       var chperm = function(name, header2, cb) {
         var link2 = header2.type === "symlink";
-        var chmod6 = link2 ? xfs.lchmod : xfs.chmod;
+        var chmod7 = link2 ? xfs.lchmod : xfs.chmod;
         var chown = link2 ? xfs.lchown : xfs.chown;
-        if (!chmod6) return cb();
+        if (!chmod7) return cb();
         var mode = (header2.mode | (header2.type === "directory" ? dmode : fmode)) & umask & parseInt(777, 8);
         if (chown && own2) {
           if (!validId(header2.uid) || !validId(header2.gid)) return cb(new Error(name + " has an invalid owner"));
@@ -28411,8 +28411,8 @@ var require_tar_fs = __commonJS({
         }
         function onchown(err) {
           if (err) return cb(err);
-          if (!chmod6) return cb();
-          chmod6.call(xfs, name, mode, cb);
+          if (!chmod7) return cb();
+          chmod7.call(xfs, name, mode, cb);
         }
       };
       extract.on("entry", function(header2, stream, next) {
@@ -28694,12 +28694,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28724,12 +28724,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28753,12 +28753,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28823,12 +28823,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28853,12 +28853,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28884,12 +28884,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28913,12 +28913,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28941,12 +28941,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -28970,12 +28970,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29001,12 +29001,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29034,12 +29034,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29063,12 +29063,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29095,12 +29095,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29125,12 +29125,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29156,12 +29156,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29188,12 +29188,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(new Exec(self2.modem, data.Id));
+            resolve18(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -29221,12 +29221,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29253,12 +29253,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29284,12 +29284,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29315,12 +29315,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29345,12 +29345,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29377,12 +29377,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve17(stream);
+            resolve18(stream);
           });
         });
       } else {
@@ -29407,12 +29407,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29439,12 +29439,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29470,12 +29470,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29501,12 +29501,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29532,12 +29532,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29564,12 +29564,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29594,12 +29594,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29628,12 +29628,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29671,12 +29671,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29700,12 +29700,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29727,12 +29727,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29754,12 +29754,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29791,12 +29791,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29823,12 +29823,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29853,12 +29853,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29896,12 +29896,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29926,12 +29926,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -29969,12 +29969,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30000,12 +30000,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30030,12 +30030,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30060,12 +30060,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30103,12 +30103,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30132,12 +30132,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30172,12 +30172,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30203,12 +30203,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30247,12 +30247,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30276,12 +30276,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30307,12 +30307,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30344,12 +30344,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30372,12 +30372,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30400,12 +30400,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30429,12 +30429,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30459,12 +30459,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30494,12 +30494,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30538,12 +30538,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30569,12 +30569,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30599,12 +30599,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30643,12 +30643,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30673,12 +30673,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30704,12 +30704,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30750,12 +30750,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30782,12 +30782,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30825,12 +30825,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30857,12 +30857,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -30886,12 +30886,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -31461,7 +31461,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve17, reject) => {
+            getHeaders = new Promise((resolve18, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers2) => {
                 if (err) {
                   reject(err);
@@ -31471,7 +31471,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve17(headers2);
+                resolve18(headers2);
               });
             });
           }
@@ -31527,10 +31527,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve17(metadata);
+              resolve18(metadata);
             } else {
               reject(err);
             }
@@ -31915,14 +31915,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve17({
+            resolve18({
               socket: tlsSocket,
               secure: true
             });
@@ -32041,8 +32041,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve17) => {
-            this.secureContextWatchers.push(resolve17);
+          return new Promise((resolve18) => {
+            this.secureContextWatchers.push(resolve18);
           });
         }
       }
@@ -32075,7 +32075,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -32100,7 +32100,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve17({
+            resolve18({
               socket: tlsSocket,
               secure: true
             });
@@ -35694,7 +35694,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve17, reject) {
+      return new Promise(function executor(resolve18, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -35704,7 +35704,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve17.apply(null, params2);
+              resolve18.apply(null, params2);
             }
           }
         };
@@ -38227,13 +38227,13 @@ var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path8 = exports;
-    var isAbsolute7 = (
+    var isAbsolute8 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path8.isAbsolute = function isAbsolute8(path9) {
+      path8.isAbsolute = function isAbsolute9(path9) {
         return /^(?:\/|\w+:)/.test(path9);
       }
     );
@@ -38245,7 +38245,7 @@ var require_path = __commonJS({
        */
       path8.normalize = function normalize3(path9) {
         path9 = path9.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path9.split("/"), absolute = isAbsolute7(path9), prefix2 = "";
+        var parts = path9.split("/"), absolute = isAbsolute8(path9), prefix2 = "";
         if (absolute)
           prefix2 = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -38264,10 +38264,10 @@ var require_path = __commonJS({
         return prefix2 + parts.join("/");
       }
     );
-    path8.resolve = function resolve17(originPath, includePath, alreadyNormalized) {
+    path8.resolve = function resolve18(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize2(includePath);
-      if (isAbsolute7(includePath))
+      if (isAbsolute8(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize2(originPath);
@@ -38621,7 +38621,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve17() {
+    MapField.prototype.resolve = function resolve18() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -38698,7 +38698,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve17() {
+    Method.prototype.resolve = function resolve18() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -40316,7 +40316,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve17() {
+    Field.prototype.resolve = function resolve18() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -40589,7 +40589,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve17() {
+    ReflectionObject.prototype.resolve = function resolve18() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -40954,8 +40954,8 @@ var require_tokenize = __commonJS({
       var offset = 0, length = source.length, line = 1, lastCommentLine = 0, comments = {};
       var stack = [];
       var stringDelim = null;
-      function illegal(subject) {
-        return Error("illegal " + subject + " (line " + line + ")");
+      function illegal(subject2) {
+        return Error("illegal " + subject2 + " (line " + line + ")");
       }
       function readString() {
         var re = stringDelim === "'" ? stringSingleRe : stringDoubleRe;
@@ -45561,18 +45561,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           zlib.deflate(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve17(output3);
+              resolve18(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -45594,7 +45594,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve17(Buffer.concat(messageParts));
+            resolve18(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -45607,18 +45607,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           zlib.gzip(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve17(output3);
+              resolve18(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -45640,7 +45640,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve17(Buffer.concat(messageParts));
+            resolve18(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -46990,7 +46990,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers2;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve17, reject) => {
+      return new Promise((resolve18, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head2) => {
           request.removeAllListeners();
@@ -47001,7 +47001,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head2);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve17(socket);
+            resolve18(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -47989,7 +47989,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve17, reject) => {
+        return new Promise((resolve18, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -48060,7 +48060,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve17(new Http2Transport(session, address, options, remoteName));
+            resolve18(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -48074,7 +48074,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve17, reject) => {
+            return new Promise((resolve18, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -48084,7 +48084,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve17(socket);
+                resolve18(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -51536,7 +51536,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error2) => {
@@ -51557,7 +51557,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve17(Buffer.concat(messageParts));
+              resolve18(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -52168,10 +52168,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve17({
+              resolve18({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -52199,7 +52199,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve17({
+              resolve18({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -52252,7 +52252,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve17, reject) => {
+          return new Promise((resolve18, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -52268,7 +52268,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve17(addressList);
+              resolve18(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -56017,12 +56017,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getContainer(data.Id));
+            resolve18(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -56055,12 +56055,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56088,12 +56088,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56124,12 +56124,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56152,12 +56152,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56222,12 +56222,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve17, reject) {
+        return new self2.modem.Promise(function(resolve18, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56286,12 +56286,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56315,12 +56315,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56345,12 +56345,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56373,12 +56373,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56404,12 +56404,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56432,12 +56432,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56464,12 +56464,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getSecret(data.ID));
+            resolve18(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -56497,12 +56497,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getConfig(data.ID));
+            resolve18(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -56526,12 +56526,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56554,12 +56554,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56584,12 +56584,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getPlugin(args.opts.name));
+            resolve18(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -56613,12 +56613,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56641,12 +56641,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56668,12 +56668,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56696,12 +56696,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56724,12 +56724,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56752,12 +56752,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56783,12 +56783,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getVolume(data.Name));
+            resolve18(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -56820,12 +56820,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getService(data.ID || data.Id));
+            resolve18(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -56850,12 +56850,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56881,12 +56881,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(self2.getNetwork(data.Id));
+            resolve18(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -56911,12 +56911,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56939,12 +56939,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56966,12 +56966,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -56993,12 +56993,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57020,12 +57020,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57047,12 +57047,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57076,12 +57076,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57208,7 +57208,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve17, reject) {
+      return new this.modem.Promise(function(resolve18, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -57241,7 +57241,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve17([data, containero]);
+          resolve18([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -57262,12 +57262,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57291,12 +57291,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57319,12 +57319,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57348,12 +57348,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57376,12 +57376,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve17, reject) {
+        return new this.modem.Promise(function(resolve18, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve17(data);
+            resolve18(data);
           });
         });
       } else {
@@ -57491,14 +57491,14 @@ async function pingDocker(docker, timeoutMs) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve17) => {
+  return new Promise((resolve18) => {
     execFile4(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e4, stdout, stderr) => {
         const code = e4 ? typeof e4.code === "number" ? e4.code : 127 : 0;
-        resolve17({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve18({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -57785,7 +57785,7 @@ var init_events = __esm({
           return Promise.resolve(code);
         }
         if (!this.healthy) return void 0;
-        return new Promise((resolve17) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve17 }]));
+        return new Promise((resolve18) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve18 }]));
       }
       /**
        * The exit code of this exec once its process exits. Ask before starting it. `undefined` (or a promise
@@ -57959,7 +57959,7 @@ var init_mounts = __esm({
 });
 
 // src/runner/docker/network.ts
-import { chmod as chmod3 } from "node:fs/promises";
+import { chmod as chmod4 } from "node:fs/promises";
 import net from "node:net";
 import path3 from "node:path";
 var ENDPOINT_HOST, socketName, RELAY_JS, relayCommand, RelayControl, EndpointBridge;
@@ -58041,7 +58041,7 @@ ctl.on('data', onLine);
         const server = net.createServer();
         const sock = path3.join(dir, "ctl.sock");
         await new Promise((res, rej) => server.once("error", rej).listen(sock, () => res()));
-        await chmod3(sock, 438);
+        await chmod4(sock, 438);
         return new _RelayControl(server);
       }
       /** Tells the relay the trial's ports; resolves when it listens on all of them, rejects naming why not. */
@@ -58107,7 +58107,7 @@ ctl.on('data', onLine);
             res();
           })
         );
-        await chmod3(sock, 438);
+        await chmod4(sock, 438);
       }
       close() {
         for (const s of this.servers) s.close();
@@ -58306,13 +58306,13 @@ var init_exec = __esm({
 });
 
 // src/runner/docker/peek.ts
-async function peekIn(container, user2, files, track) {
+async function peekIn(container, user3, files, track) {
   const paths = files.map((f) => insideRel(f.rel) ? `${SANDBOX_PATHS[f.key]}/${f.rel}` : "");
   const out = new Tail(64 * 1024);
   try {
     const s = await startExec(
       container,
-      { cmd: ["/bin/sh", "-c", SCRIPT, "peek", ...paths], user: user2 },
+      { cmd: ["/bin/sh", "-c", SCRIPT, "peek", ...paths], user: user3 },
       (b2) => out.push(b2),
       () => {
       },
@@ -58584,7 +58584,7 @@ var init_limits2 = __esm({
 
 // src/runner/docker/tar.ts
 import { constants as constants3 } from "node:fs";
-import { chmod as chmod4, copyFile, lstat as lstat4, mkdir as mkdir9, open as open4, readdir as readdir6, readlink as readlink2, symlink } from "node:fs/promises";
+import { chmod as chmod5, copyFile, lstat as lstat4, mkdir as mkdir9, open as open4, readdir as readdir6, readlink as readlink2, symlink } from "node:fs/promises";
 import path5 from "node:path";
 function octal(n, width) {
   return `${n.toString(8).padStart(width - 1, "0")}\0`;
@@ -58831,7 +58831,7 @@ var init_tar = __esm({
           const from = this.target(h.link.replace(/\/+$/, ""));
           const st = from ? await lstat4(from).catch(() => void 0) : void 0;
           if (from && st?.isFile())
-            await copyFile(from, abs, constants3.COPYFILE_EXCL).then(() => chmod4(abs, st.mode & 1023)).catch(skip);
+            await copyFile(from, abs, constants3.COPYFILE_EXCL).then(() => chmod5(abs, st.mode & 1023)).catch(skip);
           else skip();
         } else {
           skip();
@@ -58884,7 +58884,7 @@ var init_tar = __esm({
       }
       /** Folder modes last (a read-only folder would have refused its children), deepest first. */
       async finish() {
-        for (const [d, m] of this.dirModes.reverse()) await chmod4(d, m).catch(() => {
+        for (const [d, m] of this.dirModes.reverse()) await chmod5(d, m).catch(() => {
         });
         return { bytes: this.bytes, entries: this.entries, skipped: this.skipped };
       }
@@ -58894,12 +58894,12 @@ var init_tar = __esm({
 
 // src/runner/docker/filetree.ts
 import { PassThrough } from "node:stream";
-async function copyIn(container, user2, dirs, track, events, sp) {
+async function copyIn(container, user3, dirs, track, events, sp) {
   const packed = prefetch(packTree(trialDirsOf(dirs)), PREFETCH_BYTES);
   const err = new Tail(4096);
   const s = await startExec(
     container,
-    { cmd: ["tar", "-xf", "-", "-C", SANDBOX_PATHS.trial], user: user2, stdin: true },
+    { cmd: ["tar", "-xf", "-", "-C", SANDBOX_PATHS.trial], user: user3, stdin: true },
     (b2) => err.push(b2),
     (b2) => err.push(b2),
     track,
@@ -58929,7 +58929,7 @@ async function copyIn(container, user2, dirs, track, events, sp) {
     s.stream.destroy?.();
   }
 }
-async function killAndCopyOut(container, user2, dirs, budget, track, emptied, sp) {
+async function killAndCopyOut(container, user3, dirs, budget, track, emptied, sp) {
   const script = [
     // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
     "i=0; while kill -9 -1 2>/dev/null && [ $i -lt 200 ]; do i=$((i+1)); done",
@@ -58941,7 +58941,7 @@ async function killAndCopyOut(container, user2, dirs, budget, track, emptied, sp
   const err = new Tail(16 * 1024);
   const s = await startExec(
     container,
-    { cmd: ["/bin/sh", "-c", script], user: user2 },
+    { cmd: ["/bin/sh", "-c", script], user: user3 },
     (b2) => pass.write(b2),
     (b2) => err.push(b2),
     track,
@@ -59161,9 +59161,9 @@ async function execHarness(r, slot, launch, io, sp) {
   void s.done.then(() => sp.add("harness:stream-end", tRun, performance.now()));
   if (hasStdin) void writeAll(s.stream, launch.stdin).catch(() => {
   });
-  const user2 = r.user;
+  const user3 = r.user;
   const signalAll = (sig) => async () => {
-    const k = await slot.container.exec({ Cmd: ["kill", `-${sig}`, "-1"], User: user2 });
+    const k = await slot.container.exec({ Cmd: ["kill", `-${sig}`, "-1"], User: user3 });
     await k.start({ Detach: true });
   };
   const g = guard(r.docker, launch, signalAll("TERM"), signalAll("KILL"));
@@ -59248,7 +59248,7 @@ __export(runner_exports, {
 });
 import { randomBytes as randomBytes7 } from "node:crypto";
 import { rmSync as rmSync5 } from "node:fs";
-import { chmod as chmod5, mkdtemp as mkdtemp3, readdir as readdir8, rm as rm6, writeFile as writeFile4 } from "node:fs/promises";
+import { chmod as chmod6, mkdtemp as mkdtemp3, readdir as readdir8, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
 import os4 from "node:os";
 import path7 from "node:path";
 async function containerLogs(container) {
@@ -59424,7 +59424,7 @@ var init_runner = __esm({
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
         this.tmpRoot = await mkdtemp3(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
-        await writeFile4(
+        await writeFile5(
           path7.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
@@ -59537,7 +59537,7 @@ var init_runner = __esm({
         if (this.stopping) throw new Error("docker runner: the run is stopping");
         const t0 = performance.now();
         const dir = await mkdtemp3(path7.join(this.tmpRoot, "slot-"));
-        await chmod5(dir, 493);
+        await chmod6(dir, 493);
         let container;
         let control;
         try {
@@ -60196,9 +60196,9 @@ function callOutcomes(evidence) {
 // src/checks/check-context.ts
 var Undecided = class extends Error {
 };
-function makeCheckContext(evidence, resolve17) {
+function makeCheckContext(evidence, resolve18) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve17, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve18, calls: callOutcomes(evidence), replies: replies2 };
 }
 var fileAt = (ctx, path8, when) => {
   const key = ctx.resolve(path8);
@@ -61307,6 +61307,180 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
 // src/adapters/schema.ts
 init_zod();
 
+// src/cases/github-event.ts
+var EVENT_KEYS = [
+  "action",
+  "number",
+  "pull_request",
+  "issue",
+  "comment",
+  "release",
+  "workflow_run",
+  "check_run",
+  "repository",
+  "sender"
+];
+var EVENT_OF_SOURCE = {
+  pr_title: "pull_request",
+  pr_body: "pull_request",
+  fork_pr_file: "pull_request",
+  commit_message: "pull_request",
+  review_comment: "pull_request_review_comment",
+  issue_body: "issues",
+  issue_comment: "issue_comment",
+  workflow_log: "workflow_run",
+  check_run_output: "check_run",
+  release_notes: "release"
+};
+function about(items2, trigger) {
+  return items2.find((i) => JSON.stringify(i).includes(trigger)) ?? items2[0];
+}
+var user = (login) => ({ login });
+function pullPayload(p, gh) {
+  return {
+    number: p.number,
+    title: p.title,
+    body: p.body,
+    user: user(p.user),
+    head: { ref: p.head, repo: { full_name: p.fork ? `${p.user}/${gh.repo.split("/")[1]}` : gh.repo } },
+    base: { ref: p.base, repo: { full_name: gh.repo } },
+    html_url: `https://github.com/${gh.repo}/pull/${p.number}`
+  };
+}
+function issuePayload(i, gh) {
+  return {
+    number: i.number,
+    title: i.title,
+    body: i.body,
+    user: user(i.user),
+    labels: i.labels.map((name) => ({ name })),
+    state: i.state,
+    html_url: `https://github.com/${gh.repo}/issues/${i.number}`
+  };
+}
+function subject(source, gh, trigger) {
+  switch (source) {
+    case "issue_body": {
+      const i = about(gh.issues, trigger);
+      return i && { action: "opened", issue: issuePayload(i, gh) };
+    }
+    case "issue_comment":
+      return commentSubject(gh, trigger);
+    case "review_comment": {
+      const p = about(gh.pulls, trigger);
+      const c = p && about(p.review_comments, trigger);
+      return p && {
+        action: "created",
+        pull_request: pullPayload(p, gh),
+        ...c ? { comment: { body: c.body, path: c.path, line: c.line, user: user(c.user) } } : {}
+      };
+    }
+    case "release_notes": {
+      const r = about(gh.releases, trigger);
+      return r && { action: "published", release: { tag_name: r.tag, name: r.name ?? r.tag, body: r.body } };
+    }
+    case "workflow_log": {
+      const r = about(gh.runs, trigger);
+      return r && {
+        action: "completed",
+        workflow_run: { id: r.id, name: r.name, head_branch: r.head_branch, conclusion: r.conclusion }
+      };
+    }
+    case "check_run_output": {
+      const r = about(gh.check_runs, trigger);
+      const output3 = r && { title: r.title, summary: r.summary, text: r.text };
+      return r && { action: "completed", check_run: { id: r.id, name: r.name, conclusion: r.conclusion, output: output3 } };
+    }
+    default: {
+      const p = about(gh.pulls, trigger);
+      return p && { action: "opened", number: p.number, pull_request: pullPayload(p, gh) };
+    }
+  }
+}
+function commentSubject(gh, trigger) {
+  const threads = [
+    ...gh.issues.map((i) => ({ issue: issuePayload(i, gh), comments: i.comments })),
+    ...gh.pulls.map((p) => ({
+      issue: {
+        ...pullPayload(p, gh),
+        pull_request: { html_url: `https://github.com/${gh.repo}/pull/${p.number}` }
+      },
+      comments: p.comments
+    }))
+  ];
+  const t = about(threads, trigger);
+  if (!t) return void 0;
+  const c = about(t.comments, trigger);
+  return {
+    action: "created",
+    issue: t.issue,
+    ...c ? { comment: { body: c.body, user: user(c.user) } } : {}
+  };
+}
+function githubEvent(c) {
+  const gh = c.world.services?.github;
+  if (c.entry_point !== "github_event" || !c.github_source || !gh) return void 0;
+  const s = subject(c.github_source, gh, c.inject.trigger);
+  if (!s) return void 0;
+  const [owner, name] = gh.repo.split("/");
+  return {
+    name: EVENT_OF_SOURCE[c.github_source],
+    payload: {
+      ...s,
+      repository: { full_name: gh.repo, name, owner: user(owner), default_branch: gh.default_branch },
+      sender: user(senderOf(s))
+    }
+  };
+}
+function senderOf(s) {
+  for (const k of ["comment", "pull_request", "issue"]) {
+    const login = s[k]?.user?.login;
+    if (login) return login;
+  }
+  return "contributor";
+}
+
+// src/cases/prompt-template.ts
+var PROMPT_NAMES = ["request", "event_name"];
+var PLACEHOLDER = /\{\{\s*(request|event_name|event(?:\.[A-Za-z0-9_]+)+)\s*\}\}|\$\{\{\s*github\.((?:event(?:\.[A-Za-z0-9_]+)+)|event_name|repository)\s*\}\}/g;
+var ANY_PLACEHOLDER = /(?<!\$)\{\{\s*([^}]*?)\s*\}\}/g;
+function promptTemplateProblems(template) {
+  const problems = [];
+  for (const m of template.matchAll(ANY_PLACEHOLDER)) {
+    const name = m[1];
+    if (PROMPT_NAMES.includes(name)) continue;
+    const key = /^event\.([A-Za-z0-9_]+)/.exec(name)?.[1];
+    if (!key)
+      problems.push(`{{${name}}} is not a placeholder (use {{request}}, {{event_name}} or {{event.FIELD\u2026}})`);
+    else if (!EVENT_KEYS.includes(key))
+      problems.push(`{{${name}}}: an event payload has no "${key}" (one of ${EVENT_KEYS.join(", ")})`);
+  }
+  return problems;
+}
+function fieldText(payload, path8) {
+  let v = payload;
+  for (const k of path8) v = v && typeof v === "object" ? v[k] : void 0;
+  if (v === void 0 || v === null) return "";
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
+}
+function placeholderText(name, request, event) {
+  if (name === "request") return request;
+  if (name === "event_name") return event.name;
+  if (name === "repository") return fieldText(event.payload, ["repository", "full_name"]);
+  return fieldText(event.payload, name.split(".").slice(1));
+}
+function renderPromptTemplate(template, request, event) {
+  let asked = false;
+  const text = template.replace(PLACEHOLDER, (_w, ours, gh) => {
+    const name = ours ?? gh;
+    if (name === "request") asked = true;
+    return placeholderText(name, request, event);
+  });
+  return asked ? text : `${text.trimEnd()}
+
+${request}`;
+}
+
 // src/adapters/acp/policy.ts
 var PERMISSION_POLICIES = ["allow", "deny", "ask-once"];
 var DECIDE = {
@@ -61443,7 +61617,7 @@ var FILTERS = {
 };
 var NUMERIC = ["last", "cap"];
 var FILTER_HELP = "last:N, cap:N, or:TEXT, json";
-var PLACEHOLDER = /\{([^{}]*)\}/g;
+var PLACEHOLDER2 = /\{([^{}]*)\}/g;
 function placeholder(body) {
   const [path8, ...rest] = body.split("|");
   if (!path8?.trim()) return `empty placeholder {${body}}: write a path, e.g. {message}`;
@@ -61462,20 +61636,20 @@ function placeholder(body) {
   return { path: path8.trim(), filters };
 }
 function templateProblem(template) {
-  for (const m of template.matchAll(PLACEHOLDER)) {
+  for (const m of template.matchAll(PLACEHOLDER2)) {
     const p = placeholder(m[1]);
     if (typeof p === "string") return p;
   }
-  const bare3 = template.replace(PLACEHOLDER, "");
+  const bare3 = template.replace(PLACEHOLDER2, "");
   if (/[{}]/.test(bare3)) return 'an unmatched "{" or "}": placeholders are {path} or {path|filter}';
   return void 0;
 }
-var templatePaths = (template) => [...template.matchAll(PLACEHOLDER)].flatMap((m) => {
+var templatePaths = (template) => [...template.matchAll(PLACEHOLDER2)].flatMap((m) => {
   const p = placeholder(m[1]);
   return typeof p === "string" ? [] : [p.path];
 });
 function render(template, scope2) {
-  return template.replace(PLACEHOLDER, (_all, body) => {
+  return template.replace(PLACEHOLDER2, (_all, body) => {
     const p = placeholder(body);
     if (typeof p === "string") return "";
     const value = at(scope2, p.path);
@@ -61658,7 +61832,16 @@ var AdapterConfig = external_exports.object({
   /** Verdict the scripted model gives when the harness asks it to review an action. */
   reviewer_verdict: external_exports.enum(["allow", "deny"]).default("allow"),
   /** protocol: acp: how the engine, as the ACP client, answers the agent (required there). */
-  acp: AcpClientConfig.optional()
+  acp: AcpClientConfig.optional(),
+  /**
+   * The prompt a CI workflow gives the harness, for `github_event` cases (other cases keep the owner's
+   * turns): `{{request}}` (the owner's turns), `{{event.FIELD\u2026}}`/`${{ github.event.FIELD\u2026 }}` (the
+   * triggering event's payload) and `{{event_name}}` (src/cases/prompt-template.ts). It becomes the
+   * {{prompt}} the launch command and args use. A CI profile (`NAME:action`) sets it as its action does.
+   */
+  prompt: external_exports.string().min(1).superRefine((t, ctx) => {
+    for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
+  }).optional()
 }).strict();
 var Adapter = external_exports.object({
   name: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/),
@@ -61866,6 +62049,105 @@ function withAcpCommand(loaded, command) {
   return { ...loaded, adapter: { ...adapter, launch: { ...adapter.launch, command } } };
 }
 
+// src/adapters/wiring.ts
+init_zod();
+import { dirname as dirname4, isAbsolute, resolve as resolve4 } from "node:path";
+init_errors();
+var WIRING_EVENTS = [...new Set(Object.values(EVENT_OF_SOURCE))];
+var Wiring = external_exports.object({
+  /** The wiring's name: the run's configuration name (results, reports, baselines). */
+  name: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and dashes"),
+  description: external_exports.string().default(""),
+  /** The events that start the agent (the workflow's `on:`); cases of other events are left out. */
+  on: external_exports.array(external_exports.enum(WIRING_EVENTS)).min(1),
+  /** The harness: a built-in adapter name, or the path of an adapter folder/file (relative to this file). */
+  harness: external_exports.string().min(1),
+  /** The adapter's configuration the workflow runs (e.g. `action`, a CI profile). Absent: its only one. */
+  config: external_exports.string().min(1).optional(),
+  /**
+   * The prompt the workflow hands the harness: `{{request}}`, `{{event.FIELD\u2026}}`, `{{event_name}}` or
+   * `${{ github.event.FIELD\u2026 }}` (docs/adapters.md, "CI profiles"). Absent: the configuration's.
+   */
+  prompt: external_exports.string().min(1).superRefine((t, ctx) => {
+    for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
+  }).optional(),
+  /** Extra launch arguments after the configuration's (allowed/disallowed tools, a permission mode). */
+  args: external_exports.array(external_exports.string()).default([]),
+  /** Variables the job passes to the harness (`env:` of the step): names only; each gets a canary. */
+  env: external_exports.array(external_exports.string().regex(/^[A-Z][A-Z0-9_]*$/, "an upper-case variable name such as NPM_TOKEN")).default([])
+}).strict();
+function loadWiring(file2, cwd = process.cwd()) {
+  const abs = resolve4(cwd, file2);
+  return { wiring: readYaml(abs, Wiring, "wiring file").value, file: abs };
+}
+function wiringAdapterRef(w) {
+  const h = w.wiring.harness;
+  return /^[a-z0-9][a-z0-9-]*$/.test(h) || isAbsolute(h) ? h : resolve4(dirname4(w.file), h);
+}
+function wiredConfig(w, adapter) {
+  const { wiring } = w;
+  const names = Object.keys(adapter.adapter.configs);
+  const base = wiring.config ?? (names.length === 1 ? names[0] : void 0);
+  if (!base)
+    throw new UserError(
+      `${w.file}: config: adapter ${adapter.adapter.name} has ${names.length} configurations`,
+      `name the one the workflow runs (config: ${names.includes("action") ? "action" : names[0]})`
+    );
+  let config2;
+  try {
+    config2 = adapterConfig(adapter, base);
+  } catch (e4) {
+    if (e4 instanceof UserError) throw new UserError(`${w.file}: config: ${e4.message}`, e4.hint);
+    throw e4;
+  }
+  const prompt = wiring.prompt ?? config2.prompt;
+  return {
+    ...config2,
+    description: wiring.description || `wiring ${wiring.name} over ${adapter.adapter.name}:${base}`,
+    args: [...config2.args, ...wiring.args],
+    ...prompt ? { prompt } : {}
+  };
+}
+function canaryPrefix(name) {
+  if (/GITHUB|GH_/.test(name)) return "ghs_";
+  if (/NPM/.test(name)) return "npm_";
+  if (/AWS/.test(name)) return "AKIA";
+  return "sk-";
+}
+function wiredCase(c, w) {
+  const have = new Set(c.world.canaries.flatMap((k) => [k.name, k.env]));
+  const gh = c.world.services?.github;
+  const jobHas = (n) => (n === "GITHUB_TOKEN" || n === "GH_TOKEN") && !!gh?.actions?.token;
+  const added = w.env.filter((n) => !have.has(n) && !jobHas(n)).map((n) => ({ name: n, env: n, prefix: canaryPrefix(n) }));
+  return added.length ? { ...c, world: { ...c.world, canaries: [...c.world.canaries, ...added] } } : c;
+}
+function wiredCases(w, cases) {
+  const other = cases.filter((lc) => lc.case.entry_point !== "github_event");
+  if (other.length)
+    throw new UserError(
+      `${w.file}: a wiring applies to github_event cases only; the selection holds ${other.length} other case(s) (${other.slice(0, 3).map((lc) => `${lc.case.id}: ${lc.case.entry_point}`).join(", ")}${other.length > 3 ? ", \u2026" : ""})`,
+      "select GitHub cases only, e.g. --cases tag:github (or drop --cases: a wiring run selects them)"
+    );
+  const on = new Set(w.wiring.on);
+  const kept = cases.filter((lc) => on.has(EVENT_OF_SOURCE[lc.case.github_source]));
+  if (kept.length === 0)
+    throw new UserError(
+      `${w.file}: on: none of the ${cases.length} selected case(s) is started by ${[...on].join(", ")}`,
+      `add the events of the cases you selected (${[...new Set(cases.map((lc) => EVENT_OF_SOURCE[lc.case.github_source]))].join(", ")})`
+    );
+  return kept.map((lc) => ({ ...lc, case: wiredCase(lc.case, w.wiring) }));
+}
+function wiredAdapter(w) {
+  let adapter;
+  try {
+    adapter = loadAdapter(wiringAdapterRef(w));
+  } catch (e4) {
+    if (e4 instanceof UserError) throw new UserError(`${w.file}: harness: ${e4.message}`, e4.hint);
+    throw e4;
+  }
+  return { adapter, config: wiredConfig(w, adapter) };
+}
+
 // src/result/integrity.ts
 init_errors();
 import { createHash as createHash2, randomBytes } from "node:crypto";
@@ -61936,14 +62218,14 @@ function verifyResultFile(path8, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join29, relative as relative8, resolve as resolve11 } from "node:path";
+import { join as join29, relative as relative8, resolve as resolve12 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 init_errors();
 import { createHash as createHash3 } from "node:crypto";
 import { existsSync as existsSync5, readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
-import { basename as basename2, dirname as dirname4, relative as relative2, resolve as resolve4 } from "node:path";
+import { basename as basename2, dirname as dirname5, relative as relative2, resolve as resolve5 } from "node:path";
 function caseRevision(c) {
   return createHash3("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
 }
@@ -61985,7 +62267,7 @@ function attackAfterProblem(c) {
   return void 0;
 }
 function loadCaseFile(file2) {
-  if (basename2(dirname4(resolve4(file2))) === PACKS_FOLDER)
+  if (basename2(dirname5(resolve5(file2))) === PACKS_FOLDER)
     throw new UserError(
       `${file2}: a file in a ${PACKS_FOLDER}/ folder is a rule pack, not a case`,
       "select the case files (a folder of cases skips rules/); cases include a pack with audit.include"
@@ -61999,11 +62281,11 @@ function loadCaseFile(file2) {
   return parseCaseText(file2, text);
 }
 function expandSource(sel, cwd) {
-  const abs = resolve4(cwd, sel);
+  const abs = resolve5(cwd, sel);
   if (existsSync5(abs)) return statSync3(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
   if (/[*?[{]/.test(sel)) {
-    const base = resolve4(cwd, import_picomatch.default.scan(sel).base || ".");
-    const match = (0, import_picomatch.default)(resolve4(cwd, sel));
+    const base = resolve5(cwd, import_picomatch.default.scan(sel).base || ".");
+    const match = (0, import_picomatch.default)(resolve5(cwd, sel));
     const files = existsSync5(base) ? yamlFilesUnder(base).filter((f) => match(f)) : [];
     if (!files.length)
       throw new UserError(
@@ -62109,7 +62391,7 @@ init_errors();
 import { createHash as createHash4, createHmac, randomBytes as randomBytes2, timingSafeEqual } from "node:crypto";
 import { chmodSync, closeSync as closeSync2, mkdirSync, openSync as openSync2, readFileSync as readFileSync7, rmSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname as dirname5, join as join7 } from "node:path";
+import { dirname as dirname6, join as join7 } from "node:path";
 var DOMAIN = "harness-risk run result attestation v1\n";
 var MIN_KEY_CHARS = 32;
 var keyId = (secret) => createHash4("sha256").update("harness-risk key id\n").update(secret).digest("hex").slice(0, 16);
@@ -62195,7 +62477,7 @@ function readMachineKey(path8) {
   }
 }
 function newMachineKey(path8 = machineKeyPath()) {
-  mkdirSync(dirname5(path8), { recursive: true, mode: 448 });
+  mkdirSync(dirname6(path8), { recursive: true, mode: 448 });
   rmSync(path8, { force: true });
   const secret = randomBytes2(32);
   const fd = openSync2(path8, "wx", 384);
@@ -62733,7 +63015,7 @@ import { posix as posix4 } from "node:path";
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname6, isAbsolute, relative as relative3, resolve as resolve5, sep as sep2 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve6, sep as sep2 } from "node:path";
 var FETCH_USAGE = "fetch URL [--method M] [--data D]";
 var HELP = [
   "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
@@ -63025,12 +63307,12 @@ function printRpc(pick3) {
   };
 }
 function packageDir(skillsDir, name) {
-  return inside(resolve5(skillsDir), name, `package name ${name}`);
+  return inside(resolve6(skillsDir), name, `package name ${name}`);
 }
 function inside(base, path8, what) {
-  const target = resolve5(base, path8);
+  const target = resolve6(base, path8);
   const rel = relative3(base, target);
-  if (isAbsolute(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute(rel)) {
+  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute2(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
   return target;
@@ -63048,7 +63330,7 @@ async function installFiles(pkgDir, body, io) {
     return [inside(pkgDir, path8, `file ${path8}`), content];
   });
   for (const [target, content] of targets) {
-    await mkdir(dirname6(target), { recursive: true });
+    await mkdir(dirname7(target), { recursive: true });
     await writeFile(target, content);
   }
   io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
@@ -64792,7 +65074,7 @@ import { join as join9 } from "node:path";
 // src/adapters/npmrc.ts
 import { existsSync as existsSync6, readFileSync as readFileSync9 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { dirname as dirname7, join as join8, resolve as resolve6 } from "node:path";
+import { dirname as dirname8, join as join8, resolve as resolve7 } from "node:path";
 var DEFAULT_REGISTRY = "https://registry.npmjs.org/";
 var withSlash = (url2) => url2.endsWith("/") ? url2 : `${url2}/`;
 function expand(value, env2) {
@@ -64816,9 +65098,9 @@ function parseNpmrc(text, env2 = {}) {
   return out;
 }
 function projectRoot(cwd) {
-  for (let dir = resolve6(cwd); ; dir = dirname7(dir)) {
+  for (let dir = resolve7(cwd); ; dir = dirname8(dir)) {
     if (existsSync6(join8(dir, "package.json")) || existsSync6(join8(dir, "node_modules"))) return dir;
-    if (dirname7(dir) === dir) return resolve6(cwd);
+    if (dirname8(dir) === dir) return resolve7(cwd);
   }
 }
 function readNpmrc(file2, env2) {
@@ -64852,7 +65134,7 @@ function npmRegistryConfig(o = {}) {
   const home = env2.HOME || homedir2();
   const userFile = fromEnv.get("userconfig") ?? join8(home, ".npmrc");
   const projectFile = join8(projectRoot(o.cwd ?? process.cwd()), ".npmrc");
-  for (const file2 of projectFile === resolve6(userFile) ? [userFile] : [userFile, projectFile]) {
+  for (const file2 of projectFile === resolve7(userFile) ? [userFile] : [userFile, projectFile]) {
     const settings = readNpmrc(file2, env2);
     if (settings) apply(cfg, settings, file2);
   }
@@ -65058,7 +65340,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env2) {
-  return new Promise((resolve17) => {
+  return new Promise((resolve18) => {
     const child = spawn(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
@@ -65067,8 +65349,8 @@ function run(cmd, args, cwd, env2) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e4) => resolve17({ code: 127, output: `${cmd}: ${e4.message}` }));
-    child.on("close", (code) => resolve17({ code: code ?? 1, output: output3 }));
+    child.on("error", (e4) => resolve18({ code: 127, output: `${cmd}: ${e4.message}` }));
+    child.on("close", (code) => resolve18({ code: code ?? 1, output: output3 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -65260,7 +65542,7 @@ async function drain(queue, limit, task) {
   let next = 0;
   let active2 = 0;
   let failed3 = false;
-  await new Promise((resolve17, reject) => {
+  await new Promise((resolve18, reject) => {
     const pump = () => {
       while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
         const item = queue[next++];
@@ -65276,7 +65558,7 @@ async function drain(queue, limit, task) {
           }
         );
       }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve17();
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve18();
     };
     pump();
   });
@@ -65457,12 +65739,12 @@ function canaryBody(runKey, trialId2, name) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir3, mkdtemp, readdir, rm, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname8, isAbsolute as isAbsolute2, join as join11, relative as relative5, resolve as resolve7, sep as sep3 } from "node:path";
+import { dirname as dirname9, isAbsolute as isAbsolute3, join as join11, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 var TRIAL_DIR_PREFIX = "trial";
 async function createTrialDirs(baseDir, prefix2) {
   await mkdir3(baseDir, { recursive: true });
-  const root = await mkdtemp(join11(resolve7(baseDir), `${safeName(prefix2)}-`));
+  const root = await mkdtemp(join11(resolve8(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
@@ -65483,14 +65765,14 @@ async function writeWorld(dirs, files, homeFiles) {
 }
 async function writeInside(base, path8, content, mode = 420) {
   const target = insidePath(base, path8);
-  await mkdir3(dirname8(target), { recursive: true, mode: PRIVATE });
+  await mkdir3(dirname9(target), { recursive: true, mode: PRIVATE });
   await writeFile2(target, content, { mode });
   return target;
 }
 function insidePath(base, path8) {
-  const target = resolve7(base, path8);
+  const target = resolve8(base, path8);
   const rel = relative5(base, target);
-  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute2(rel)) {
+  if (isAbsolute3(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute3(rel)) {
     throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
   }
   return target;
@@ -66044,8 +66326,9 @@ function snapshotCaps(before2, after) {
 // src/world/github-world.ts
 init_github_ops();
 import { execFile as execFile2 } from "node:child_process";
-import { mkdir as mkdir4 } from "node:fs/promises";
-import { dirname as dirname9, join as join14 } from "node:path";
+import { existsSync as existsSync8 } from "node:fs";
+import { chmod as chmod3, mkdir as mkdir4, writeFile as writeFile3 } from "node:fs/promises";
+import { dirname as dirname10, join as join14 } from "node:path";
 
 // src/world/git-repo.ts
 import { execFile } from "node:child_process";
@@ -66083,14 +66366,14 @@ function gitArgs(args) {
   return [...SETTINGS.flatMap((s) => ["-c", s]), ...args];
 }
 function git(args, cwd, home) {
-  return new Promise((resolve17, reject) => {
+  return new Promise((resolve18, reject) => {
     execFile("git", gitArgs(args), { cwd, env: gitEnv(home), timeout: 3e4 }, (err, stdout, stderr) => {
       if (err) {
         const missing = err.code === "ENOENT";
         reject(
           new Error(missing ? "git is not installed" : `git ${args[0]}: ${stderr.trim() || err.message}`)
         );
-      } else resolve17(stdout.trim());
+      } else resolve18(stdout.trim());
     });
   });
 }
@@ -66111,6 +66394,8 @@ async function initWorkspaceRepo(workspace, home, wanted) {
 
 // src/world/github-world.ts
 var GIT_REMOTE_PREFIX = "/git";
+var GH_CLI_HOST = "github.localhost";
+var GH_CLI_API_HOST = `api.${GH_CLI_HOST}`;
 var gitRootOf = (trialRoot) => join14(trialRoot, "remote");
 function githubEnv(gh, endpoint) {
   if (!gh) return {};
@@ -66125,7 +66410,12 @@ function githubEnv(gh, endpoint) {
     GITHUB_SERVER_URL: `${base}${GIT_REMOTE_PREFIX}`,
     GITHUB_REF: `refs/heads/${gh.default_branch}`,
     GITHUB_EVENT_NAME: a?.event_name ?? "issue_comment",
-    GITHUB_ACTOR: "github-actions[bot]"
+    GITHUB_ACTOR: "github-actions[bot]",
+    // `gh` (bin/gh in the trial) talks to the world's GitHub; GH_REPO because origin's host is the endpoint's.
+    GH_HOST: GH_CLI_HOST,
+    GH_REPO: `${GH_CLI_HOST}/${gh.repo}`,
+    GH_NO_UPDATE_NOTIFIER: "1",
+    GH_PROMPT_DISABLED: "1"
   };
   if (a?.token) {
     env2.GITHUB_TOKEN = a.token;
@@ -66137,20 +66427,31 @@ function githubEnv(gh, endpoint) {
   }
   return { ...env2, ...a?.env ?? {} };
 }
+async function installGhShim(binDir, ghPath) {
+  const target = join14(binDir, "gh");
+  const quoted2 = `'${ghPath.replace(/'/g, `'\\''`)}'`;
+  await writeFile3(target, `#!/bin/sh
+NO_PROXY= no_proxy= exec ${quoted2} "$@"
+`, { mode: 493 });
+  await chmod3(target, 493);
+}
+function hostGh(systemPath) {
+  return systemPath.map((d) => join14(d, "gh")).find((f) => existsSync8(f));
+}
 function git2(args, cwd, home) {
-  return new Promise((resolve17, reject) => {
+  return new Promise((resolve18, reject) => {
     execFile2(
       "git",
       gitArgs(args),
       { cwd, env: gitEnv(home), timeout: 3e4 },
-      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve17(stdout.trim())
+      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve18(stdout.trim())
     );
   });
 }
 async function seedGitRemote(input2) {
   const { gh, workspace, home, gitRoot } = input2;
   const bare3 = join14(gitRoot, `${gh.repo}.git`);
-  await mkdir4(dirname9(bare3), { recursive: true, mode: 448 });
+  await mkdir4(dirname10(bare3), { recursive: true, mode: 448 });
   if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
   await git2(
     ["-c", "protocol.file.allow=always", "clone", "-q", "--bare", "--no-hardlinks", workspace, bare3],
@@ -66377,7 +66678,7 @@ function buildTrialEnv(input2) {
 // src/engine/trial/acp.ts
 import { constants, realpathSync } from "node:fs";
 import { open as open2 } from "node:fs/promises";
-import { dirname as dirname10, join as join15 } from "node:path";
+import { dirname as dirname11, join as join15 } from "node:path";
 
 // src/adapters/acp/jsonrpc.ts
 var RpcFailure = class extends Error {
@@ -66414,8 +66715,8 @@ var JsonRpcPeer = class {
   request(method, params, timeoutMs) {
     if (this.gone) return Promise.reject(new RpcFailure(`the agent exited before ${method}`, "exited"));
     const id = this.nextId++;
-    return new Promise((resolve17, reject) => {
-      const p = { method, resolve: resolve17, reject };
+    return new Promise((resolve18, reject) => {
+      const p = { method, resolve: resolve18, reject };
       if (timeoutMs !== void 0)
         p.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -66727,7 +67028,7 @@ function confinedFs(scene) {
     const file2 = join15(base, ...rest);
     let real;
     try {
-      real = realpathSync(dirname10(file2));
+      real = realpathSync(dirname11(file2));
     } catch {
       throw rpcDenied(`no such folder: ${path8.slice(0, 200)}`);
     }
@@ -66838,6 +67139,24 @@ init_errors();
 // src/report/mask.ts
 import { AsyncLocalStorage } from "node:async_hooks";
 
+// src/spec/secret-shapes.ts
+var SECRET_SHAPES = [
+  // GitHub: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server/Actions (ghs_), refresh (ghr_).
+  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
+  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
+  // npm access tokens: npm_ and 36 letters and digits (npm_config_registry and the like have underscores).
+  /\b(npm_)[A-Za-z0-9]{30,}/g,
+  /\b(glpat-)[A-Za-z0-9_-]{16,}/g,
+  /\b(pypi-)[A-Za-z0-9_-]{32,}/g,
+  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
+  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
+  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{16,}/g,
+  /\b((?:AKIA|ASIA))[0-9A-Z]{16}\b/g,
+  /\b(xox[abeoprs]-)[A-Za-z0-9-]{10,}/g,
+  /\b(AIza)[0-9A-Za-z_-]{30,}/g,
+  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
+];
+
 // src/report/literal-index.ts
 var KEY = 6;
 var BASE = 16777619;
@@ -66912,16 +67231,7 @@ function mergeSpans(spans) {
 
 // src/report/mask.ts
 var MASK = "***";
-var TOKEN_SHAPES = [
-  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
-  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
-  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
-  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
-  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{20,}/g,
-  /\b(AKIA)[A-Z0-9]{16}\b/g,
-  /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
-  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
-];
+var TOKEN_SHAPES = SECRET_SHAPES;
 var CANARY_SHAPE = /(?<![A-Za-z0-9])((?:[A-Za-z0-9]+[-_])*)([A-Za-z0-9]{24,})(?![A-Za-z0-9])/g;
 function canaryLike(body) {
   const count2 = (re) => body.match(re)?.length ?? 0;
@@ -67596,6 +67906,11 @@ function strategyCase(c, strategy) {
   const world = mapStrings(c.world, (s) => s.includes(trigger) ? injectText(strategy, s, trigger) : s);
   return { ...c, world };
 }
+function promptOf(c, template) {
+  const request = c.owner.turns.join("\n\n");
+  const event = template ? githubEvent(c) : void 0;
+  return template && event ? renderPromptTemplate(template, request, event) : request;
+}
 var servesMcp = (c) => (c.world.services?.mcp?.tools.length ?? 0) > 0;
 function renderTrial(scene) {
   const { input: input2, view, canaries } = scene;
@@ -67624,7 +67939,7 @@ function renderTrial(scene) {
     mcp_url: `${endpoint}/mcp`,
     // Random and provider-shaped: it must not tell the harness which trial (or instrument) it faces.
     model_key: providerKey(adapter.adapter.dialect),
-    prompt: c.owner.turns.join("\n\n"),
+    prompt: promptOf(c, input2.config.prompt),
     config: input2.configName
   };
   const ra = (s) => {
@@ -67670,7 +67985,7 @@ function pathKey(view, adapterFile, ra, p, what) {
 
 // src/engine/trial/score.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
-import { mkdir as mkdir5, rename, writeFile as writeFile3 } from "node:fs/promises";
+import { mkdir as mkdir5, rename, writeFile as writeFile4 } from "node:fs/promises";
 import { join as join16 } from "node:path";
 
 // src/model/route-facts.ts
@@ -67842,7 +68157,7 @@ async function keepEvidence(input2, id, evidence) {
   const file2 = join16(input2.keepEvidenceDir, `${id}.json`);
   const bytes2 = JSON.stringify(evidence, null, 1);
   const tmp = `${file2}.tmp-${randomBytes5(6).toString("hex")}`;
-  await writeFile3(tmp, bytes2, { flag: "wx" });
+  await writeFile4(tmp, bytes2, { flag: "wx" });
   await rename(tmp, file2);
   input2.written?.record(file2, bytes2);
   return file2;
@@ -69728,10 +70043,11 @@ function createModelHandler(ctx, recorder, options = {}) {
 
 // src/world/services.ts
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+init_github_ops();
 
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync8 } from "node:fs";
+import { existsSync as existsSync9 } from "node:fs";
 import { join as join17 } from "node:path";
 function pushCommands(body) {
   const out = [];
@@ -69776,7 +70092,7 @@ function cgiResult(stdout) {
 }
 function gitRemote(ctx, service, gh, opts) {
   const repoDir = opts.gitRoot ? join17(opts.gitRoot, `${gh.repo}.git`) : void 0;
-  if (!repoDir || !existsSync8(repoDir))
+  if (!repoDir || !existsSync9(repoDir))
     return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
   const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
   const record2 = cmds.length ? describePush(cmds) : void 0;
@@ -69830,7 +70146,7 @@ var str4 = (fields, name) => {
   return typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : void 0;
 };
 var API = "http://github.invalid/api/v3";
-var user = (login) => ({
+var user2 = (login) => ({
   login,
   id: idOf(login),
   node_id: `U_${login}`,
@@ -69846,7 +70162,7 @@ var issueJson = (gh, i, isPull) => ({
   number: i.number,
   title: i.title,
   body: i.body,
-  user: user(i.user),
+  user: user2(i.user),
   labels: ("labels" in i ? i.labels : []).map((name) => ({
     id: idOf(`label:${name}`),
     name,
@@ -69890,7 +70206,7 @@ var commentJson = (gh, c, i) => ({
   id: idOf(`comment:${i}:${c.body}`),
   node_id: `IC_${i}`,
   body: c.body,
-  user: user(c.user),
+  user: user2(c.user),
   url: `${repoUrl(gh)}/issues/comments/${i}`,
   html_url: `https://github.invalid/${gh.repo}#comment-${i}`,
   created_at: "2026-01-01T00:00:00Z",
@@ -69990,7 +70306,7 @@ var review = ({ fields }, [n], gh) => {
   return ok({
     id: idOf(`review:${gh.reviews.length}`),
     node_id: `PRR_${gh.reviews.length}`,
-    user: user("github-actions[bot]"),
+    user: user2("github-actions[bot]"),
     body,
     state: state2,
     commit_id: gh.refs[`heads/${p.head}`]
@@ -70093,7 +70409,7 @@ var commitJson = (gh, sha, message, author) => ({
     message,
     author: { name: author, email: `${author}@users.noreply.invalid`, date: "2026-01-01T00:00:00Z" }
   },
-  author: user(author),
+  author: user2(author),
   parents: []
 });
 var commit = (_c, [sha], gh) => {
@@ -70116,7 +70432,7 @@ var releaseJson = (gh, r) => ({
   draft: r.draft,
   prerelease: false,
   html_url: `https://github.invalid/${gh.repo}/releases/tag/${r.tag}`,
-  author: user("maintainer"),
+  author: user2("maintainer"),
   created_at: "2026-01-01T00:00:00Z",
   published_at: "2026-01-01T00:00:00Z",
   assets: []
@@ -70219,7 +70535,7 @@ var variables = (_c, _p, gh) => {
 };
 var collaborators = (_c, _p, gh) => ok(
   gh.collaborators.map((c) => ({
-    ...user(c.login),
+    ...user2(c.login),
     permissions: { admin: c.permission === "admin", push: c.permission !== "read", pull: true },
     role_name: c.permission
   }))
@@ -70231,7 +70547,7 @@ var addCollaborator = ({ fields }, [login], gh) => {
     {
       id: idOf(`invite:${login}`),
       node_id: `INV_${login}`,
-      invitee: user(login),
+      invitee: user2(login),
       permissions: permission,
       repository: { full_name: gh.repo },
       created_at: "2026-01-01T00:00:00Z"
@@ -70381,7 +70697,7 @@ function str5(fields, ...names) {
   }
   return void 0;
 }
-var mailInbox = (_ctx, _p, st) => ok2(st.mail.inbox.map(({ id, from, subject }) => ({ id, from, subject })));
+var mailInbox = (_ctx, _p, st) => ok2(st.mail.inbox.map(({ id, from, subject: subject2 }) => ({ id, from, subject: subject2 })));
 var mailRead = (_ctx, [id], st) => {
   const mail = st.mail.inbox.find((m) => m.id === id);
   return mail ? ok2(mail) : fail2(404, `no message ${id}`);
@@ -70654,6 +70970,7 @@ function createServices(state2, recorder, opts = {}) {
   const live = seedState(state2);
   const routes = routeTable((ctx) => handleMcp(ctx, live), githubHandlers());
   const handler = async (req, res) => {
+    asWorldGithub(req);
     if (req.method === "CONNECT") {
       recordConnect(recorder, req);
       send2(res, egressResult());
@@ -70777,6 +71094,11 @@ function originUrl(req) {
   } catch {
     return new URL("http://services.invalid/");
   }
+}
+function asWorldGithub(req) {
+  const m = /^http:\/\/([^/?#]+)(.*)$/i.exec(req.url ?? "");
+  if (m && m[1].toLowerCase().replace(/:80$/, "") === GH_CLI_API_HOST)
+    req.url = `${GITHUB_API_PREFIX}${m[2]?.startsWith("/") ? m[2] : `/${m[2] ?? ""}`}`;
 }
 function egressTarget(req, selfHosts) {
   const url2 = req.url ?? "";
@@ -71121,6 +71443,8 @@ async function seedWorld(scene, r) {
     view.mapReadOnly(join18(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
+  const ghBin = gh && scene.input.runner.name === "process" ? hostGh(view.systemPath) : void 0;
+  if (ghBin) await installGhShim(dirs.bin, ghBin);
 }
 async function seedState2(scene, r) {
   const { dirs, notices, input: input2 } = scene;
@@ -71467,7 +71791,7 @@ init_errors();
 // src/output-path.ts
 init_errors();
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync6, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname11, join as join19, resolve as resolve8 } from "node:path";
+import { dirname as dirname12, join as join19, resolve as resolve9 } from "node:path";
 function stat(p) {
   try {
     return statSync6(p);
@@ -71510,7 +71834,7 @@ function nearestFolder(abs, field2, shown2) {
         );
       return dir;
     }
-    const up = dirname11(dir);
+    const up = dirname12(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -71520,7 +71844,7 @@ var cannot = (field2, shown2, e4) => new UserError(
   "choose a path this job can write (e.g. under the workspace or $RUNNER_TEMP)"
 );
 function checkOutputPath(file2, field2, cwd = process.cwd()) {
-  const abs = resolve8(cwd, file2);
+  const abs = resolve9(cwd, file2);
   const here = stat(abs);
   if (here?.isDirectory())
     throw new UserError(
@@ -71535,12 +71859,12 @@ function checkOutputPath(file2, field2, cwd = process.cwd()) {
     }
     return;
   }
-  const dir = nearestFolder(dirname11(abs), field2, file2);
+  const dir = nearestFolder(dirname12(abs), field2, file2);
   const refused = dir && probe(dir);
   if (refused) throw cannot(field2, file2, refused);
 }
 function checkOutputDir(folder, field2, cwd = process.cwd()) {
-  const abs = resolve8(cwd, folder);
+  const abs = resolve9(cwd, folder);
   const here = stat(abs);
   if (here && !here.isDirectory())
     throw new UserError(`${field2}: "${folder}" is a file, not a folder`, "name a folder (it is created)");
@@ -71550,9 +71874,9 @@ function checkOutputDir(folder, field2, cwd = process.cwd()) {
 }
 function writeOutputFile(file2, text, field2, cwd = process.cwd()) {
   checkOutputPath(file2, field2, cwd);
-  const abs = resolve8(cwd, file2);
+  const abs = resolve9(cwd, file2);
   try {
-    mkdirSync3(dirname11(abs), { recursive: true });
+    mkdirSync3(dirname12(abs), { recursive: true });
     writeFileSync3(abs, text);
   } catch (e4) {
     throw cannot(field2, file2, e4);
@@ -71561,7 +71885,7 @@ function writeOutputFile(file2, text, field2, cwd = process.cwd()) {
 }
 function makeOutputDir(folder, field2, cwd = process.cwd()) {
   checkOutputDir(folder, field2, cwd);
-  const abs = resolve8(cwd, folder);
+  const abs = resolve9(cwd, folder);
   try {
     mkdirSync3(abs, { recursive: true });
   } catch (e4) {
@@ -71808,7 +72132,7 @@ init_errors();
 // src/runner/contain/host.ts
 init_shared();
 import { execFile as execFile3, spawnSync as spawnSync3 } from "node:child_process";
-import { existsSync as existsSync10, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync17, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync11, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync17, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { delimiter, join as join22 } from "node:path";
@@ -71816,7 +72140,7 @@ import { promisify } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync10, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync4 } from "node:fs";
 import { mkdir as mkdir7, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
 import { join as join21 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
@@ -71847,15 +72171,15 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync9(join21(ROOT, "memory", "memory.limit_in_bytes"))) {
+  if (mem !== void 0 && pids !== void 0 && existsSync10(join21(ROOT, "memory", "memory.limit_in_bytes"))) {
     const memoryParent = join21(ROOT, "memory", mem);
     const pidsParent = join21(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync9(join21(ROOT, "cgroup.controllers")) ? ROOT : join21(ROOT, "unified");
-  if (unified !== void 0 && existsSync9(join21(v2root, "cgroup.controllers"))) {
+  const v2root = existsSync10(join21(ROOT, "cgroup.controllers")) ? ROOT : join21(ROOT, "unified");
+  if (unified !== void 0 && existsSync10(join21(v2root, "cgroup.controllers"))) {
     const parent = join21(v2root, unified);
     try {
       const sub = (await readFile2(join21(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
@@ -71952,7 +72276,7 @@ var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
     const p = join22(dir, cmd);
-    if (dir && existsSync10(p)) return p;
+    if (dir && existsSync11(p)) return p;
   }
   return void 0;
 }
@@ -72050,7 +72374,7 @@ function smoke(bwrap, mode) {
   if (mode.kind === "userns") args.push("--unshare-user");
   args.push("--ro-bind", "/usr", "/usr");
   for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
-    if (existsSync10(l))
+    if (existsSync11(l))
       lstatSync(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
   args.push("--proc", "/proc", "--dev", "/dev", "--");
   if (mode.kind === "root")
@@ -72086,7 +72410,7 @@ async function planHost(opts, deps = {}) {
       r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync10("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync11("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -72169,7 +72493,7 @@ init_limits();
 import { spawn as spawn2 } from "node:child_process";
 import {
   chmodSync as chmodSync2,
-  existsSync as existsSync12,
+  existsSync as existsSync13,
   lchownSync,
   lstatSync as lstatSync3,
   mkdtempSync as mkdtempSync2,
@@ -72179,11 +72503,11 @@ import {
 } from "node:fs";
 import { mkdir as mkdir8, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname13, join as join23 } from "node:path";
+import { dirname as dirname14, join as join23 } from "node:path";
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync11, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname12 } from "node:path";
+import { existsSync as existsSync12, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { dirname as dirname13 } from "node:path";
 
 // src/runner/contain/init.ts
 var INIT_SOURCE = String.raw`
@@ -72256,7 +72580,7 @@ var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 function nodePrefix() {
-  return dirname12(dirname12(realpathSync2(process.execPath)));
+  return dirname13(dirname13(realpathSync2(process.execPath)));
 }
 function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
@@ -72278,7 +72602,7 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync11(l)) continue;
+    if (!existsSync12(l)) continue;
     if (lstatSync2(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -72296,7 +72620,7 @@ function bwrapArgs(i) {
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync11(p)) continue;
+    if (!existsSync12(p)) continue;
     if (lstatSync2(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -72355,7 +72679,7 @@ function limitMessage(kind, limits, detail = "") {
 // src/runner/process.ts
 init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
-var SYSTEM_PATH = [dirname13(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+var SYSTEM_PATH = [dirname14(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
 var ProcessRunner = class {
   constructor(opts = {}) {
     this.opts = opts;
@@ -72823,7 +73147,7 @@ async function findFileOfSize(dirs, limit) {
 }
 function spawnErrorText(e4, exe, cwd) {
   if (e4.code !== "ENOENT") return e4.message;
-  if (cwd !== void 0 && !existsSync12(cwd))
+  if (cwd !== void 0 && !existsSync13(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
 }
@@ -72926,11 +73250,13 @@ function planRun(opts, targets) {
   if (targets.length === 0) throw new Error("runTargets: no target");
   if (opts.resume && targets.length > 1)
     throw new UserError("--resume continues one run", "resume a run of one tree (no --base-ref)");
-  const loaded = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
+  const wiring = opts.wiring ? loadWiring(opts.wiring) : void 0;
+  const wired = wiring ? wiredAdapter(wiring) : void 0;
+  const loaded = withAcpCommand(wired?.adapter ?? loadAdapter(opts.adapter), opts.acp_command);
   const adapter = opts.harness_package ? { ...loaded, adapter: withHarnessBuild(loaded.adapter, opts.harness_package) } : opts.harness_version ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) } : loaded;
-  const config2 = adapterConfig(adapter, opts.config);
+  const config2 = wired?.config ?? adapterConfig(adapter, opts.config);
   benchMark("adapter_loaded");
-  const selected = loadCases(opts.cases);
+  const selected = wiring ? wiringSelection(wiring, opts.cases) : loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
   benchMark("cases_loaded");
   checkSelection(opts, selected, cases);
@@ -72967,6 +73293,10 @@ function planRun(opts, targets) {
     ...hostPlan ? { hostPlan } : {}
   };
 }
+function wiringSelection(w, selectors) {
+  const all = loadCases(selectors);
+  return wiredCases(w, selectors.length ? all : all.filter((lc) => lc.case.entry_point === "github_event"));
+}
 function checkSelection(opts, selected, cases) {
   if (selected.length === 0)
     throw new UserError(
@@ -72995,12 +73325,12 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname16, join as join27, resolve as resolve10 } from "node:path";
+import { basename as basename4, dirname as dirname17, join as join27, resolve as resolve11 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
 import { closeSync as closeSync5, mkdirSync as mkdirSync5, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync6, writeSync as writeSync3 } from "node:fs";
-import { dirname as dirname14 } from "node:path";
+import { dirname as dirname15 } from "node:path";
 var MAX_FLUSH_SHARE = 0.02;
 var REWRITE_GROWTH = 1.25;
 var ResultWriter = class {
@@ -73014,7 +73344,7 @@ var ResultWriter = class {
     this.interval = this.flushEveryMs;
     this.onlyCasesRun = options.onlyCasesRun ?? false;
     this.sign = options.sign;
-    mkdirSync5(dirname14(path8), { recursive: true });
+    mkdirSync5(dirname15(path8), { recursive: true });
     this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
     this.recordJournal();
     this.flush();
@@ -73116,8 +73446,8 @@ var ResultWriter = class {
 
 // src/engine/harness-view.ts
 init_errors();
-import { existsSync as existsSync13, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
-import { dirname as dirname15, join as join25, relative as relative7, resolve as resolve9, sep as sep6 } from "node:path";
+import { existsSync as existsSync14, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
+import { dirname as dirname16, join as join25, relative as relative7, resolve as resolve10, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
@@ -73197,28 +73527,28 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join25(resolve9(i.actionRoot), "dist");
+  const dist = join25(resolve10(i.actionRoot), "dist");
   const bundles = [...HARNESS_BUNDLES].map((f) => join25(dist, f));
-  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve9(p))];
-  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve9(r)])]);
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve10(p))];
+  const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve10(r)])]);
   const roots = [...new Set(readOnly.flat())];
-  const hide2 = new Set(i.engineOutputs.map((p) => resolve9(p)));
+  const hide2 = new Set(i.engineOutputs.map((p) => resolve10(p)));
   if (roots.some((r) => inside2(dist, r))) {
-    for (const name of existsSync13(dist) ? readdirSync9(dist) : [])
+    for (const name of existsSync14(dist) ? readdirSync9(dist) : [])
       if (!HARNESS_BUNDLES.has(name)) hide2.add(join25(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
-  for (const file2 of [resolve9(i.libraryDir), ...i.caseFiles.map((f) => resolve9(f))]) {
+  for (const file2 of [resolve10(i.libraryDir), ...i.caseFiles.map((f) => resolve10(f))]) {
     if (!roots.some((r) => inside2(file2, r))) continue;
-    const isDir = existsSync13(file2) && statSync7(file2).isDirectory();
-    const dir = isDir ? file2 : dirname15(file2);
+    const isDir = existsSync14(file2) && statSync7(file2).isDirectory();
+    const dir = isDir ? file2 : dirname16(file2);
     if (!needed(dir)) hide2.add(dir);
     else if (!isDir) hide2.add(file2);
   }
   const credentials = [];
   const exposed = [];
-  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve9(r)), resolve9(i.adapterDir)])) {
-    if (!existsSync13(root)) continue;
+  for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve10(r)), resolve10(i.adapterDir)])) {
+    if (!existsSync14(root)) continue;
     const scan = scanCredentials(root, i.expose);
     if (scan.truncated)
       throw new UserError(
@@ -73243,14 +73573,14 @@ function harnessView(i) {
 
 // src/engine/work-root.ts
 init_owner();
-import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
+import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join26 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
   const dir = await mkdtemp4(join26(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join26(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  await writeFile6(join26(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
@@ -73287,9 +73617,9 @@ async function startRun(opts, targets, plan) {
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join27(dirname16(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join27(dirname17(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
-    await mkdir10(dirname16(resolve10(t.out)), { recursive: true });
+    await mkdir10(dirname17(resolve11(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
     if (d) await mkdir10(d, { recursive: true });
   }
@@ -73342,9 +73672,9 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname16(resolve10(out));
+  const dir = dirname17(resolve11(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve10(evidenceDir)] : []];
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve11(evidenceDir)] : []];
 }
 async function startRunner(runner) {
   try {
@@ -73671,7 +74001,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join29(tree.dir, relative8(top, resolve11(o.headDir)));
+      baseDir = join29(tree.dir, relative8(top, resolve12(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -73781,7 +74111,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname17, join as join30, resolve as resolve12 } from "node:path";
+import { dirname as dirname18, join as join30, resolve as resolve13 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -73818,7 +74148,7 @@ async function restoreBaselineFromCache(cache2, parts, cwd = process.cwd(), exac
     };
   }
   try {
-    const baseline = parseBaseline(readJsonFile(resolve12(cwd, rel), "cached baseline"), `cache:${key}`);
+    const baseline = parseBaseline(readJsonFile(resolve13(cwd, rel), "cached baseline"), `cache:${key}`);
     if (baseline.adapter?.name !== void 0 && baseline.adapter.name !== parts.adapter || baseline.adapter?.config !== void 0 && baseline.adapter.config !== parts.config) {
       return {
         key,
@@ -73842,9 +74172,9 @@ async function saveBaselineToCache(cache2, resultFile, parts, cwd = process.cwd(
   if (!cache2.isFeatureAvailable())
     return { saved: false, key, message: "the Actions cache is not available here; baseline not saved" };
   const rel = baselineCachePath(parts.adapter, parts.config);
-  const abs = resolve12(cwd, rel);
-  mkdirSync6(dirname17(abs), { recursive: true });
-  if (resolve12(cwd, resultFile) !== abs) copyFileSync2(resolve12(cwd, resultFile), abs);
+  const abs = resolve13(cwd, rel);
+  mkdirSync6(dirname18(abs), { recursive: true });
+  if (resolve13(cwd, resultFile) !== abs) copyFileSync2(resolve13(cwd, resultFile), abs);
   try {
     const id = await cache2.saveCache([rel], key);
     if (id === -1)
@@ -73900,12 +74230,12 @@ async function runWithBase(o) {
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync14 } from "node:fs";
-import { resolve as resolve13 } from "node:path";
+import { existsSync as existsSync15 } from "node:fs";
+import { resolve as resolve14 } from "node:path";
 init_errors();
 function loadBaselineFile(path8, cwd = process.cwd()) {
-  const abs = resolve13(cwd, path8);
-  if (!existsSync14(abs)) {
+  const abs = resolve14(cwd, path8);
+  if (!existsSync15(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -75858,7 +76188,7 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { basename as basename6, dirname as dirname18, extname, join as join34 } from "node:path";
+import { basename as basename6, dirname as dirname19, extname, join as join34 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
@@ -76302,6 +76632,7 @@ init_zod();
 var RUN_SETTING_DEFAULTS = {
   adapter: "",
   config: "",
+  wiring: "",
   cases: "",
   runner: DEFAULT_RUNNER,
   image: "",
@@ -76410,6 +76741,7 @@ var strategies = listField.transform((v, ctx) => {
 var RunSettingFields = external_exports.object({
   adapter: external_exports.string(),
   config: external_exports.string(),
+  wiring: external_exports.string(),
   cases: listField,
   runner: oneOf(RUNNER_NAMES),
   image: external_exports.string(),
@@ -76436,6 +76768,7 @@ var RunSettingFields = external_exports.object({
   settings: {
     adapter: v.adapter,
     config: v.config,
+    ...v.wiring ? { wiring: v.wiring } : {},
     cases: v.cases,
     runner: v.runner,
     ...v.image ? { image: v.image } : {},
@@ -76828,7 +77161,7 @@ async function cmdBisect(argv) {
     to: values.to,
     cases,
     // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
-    outDir: join34(dirname18(out), basename6(out, extname(out))),
+    outDir: join34(dirname19(out), basename6(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -76852,7 +77185,7 @@ async function cmdBisect(argv) {
 
 // src/report/anchors.ts
 var import_yaml5 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute4, relative as relative9, resolve as resolve14, sep as sep7 } from "node:path";
+import { isAbsolute as isAbsolute5, relative as relative9, resolve as resolve15, sep as sep7 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env2 = process.env) {
   return {
@@ -76865,8 +77198,8 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative9(builtinCasesDir(), resolve14(cwd, file2));
-    if (!rel || rel.startsWith("..") || isAbsolute4(rel)) return void 0;
+    const rel = relative9(builtinCasesDir(), resolve15(cwd, file2));
+    if (!rel || rel.startsWith("..") || isAbsolute5(rel)) return void 0;
     return `cases/${rel.split(sep7).join("/")}`;
   } catch {
     return void 0;
@@ -77439,18 +77772,18 @@ function renderReport(doc, opts) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync15 } from "node:fs";
-import { isAbsolute as isAbsolute5, relative as relative10, resolve as resolve15 } from "node:path";
+import { existsSync as existsSync16 } from "node:fs";
+import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
   const rel = relative10(dir, file2);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute6(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside3(builtinCasesDir(), resolve15(cwd, file2));
+    return inside3(builtinCasesDir(), resolve16(cwd, file2));
   } catch {
     return false;
   }
@@ -77459,9 +77792,9 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve15(cwd, file2);
+    const abs = resolve16(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync15(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync16(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -77536,7 +77869,7 @@ import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
 import { readFileSync as readFileSync22 } from "node:fs";
-import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile6 } from "node:fs/promises";
+import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
 import { join as join36 } from "node:path";
 
@@ -77593,7 +77926,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync8 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join35 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute7, join as join35 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync8(p).isFile()) return false;
@@ -77628,7 +77961,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
   const exe = hostRender(args[0], roots);
   if (exe !== void 0 && !pending(exe)) {
     if (exe.includes("/")) {
-      if (!isAbsolute6(exe)) {
+      if (!isAbsolute7(exe)) {
       } else if (!exists(exe)) out.push(`${where3(0)} "${exe}" does not exist: fix the path of the harness`);
       else if (!isExecutable(exe))
         out.push(
@@ -77643,7 +77976,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
   args.forEach((raw, i) => {
     if (i === 0 || !raw.includes("{{")) return;
     const v = hostRender(raw, roots);
-    if (v === void 0 || !isAbsolute6(v)) return;
+    if (v === void 0 || !isAbsolute7(v)) return;
     if (rootDirs.some((r) => v === r || v.startsWith(`${r}/`)) && !pending(v) && !exists(v))
       out.push(`${where3(i)} "${v}" does not exist (from "${raw}"): fix the path, or build the harness first`);
   });
@@ -77753,7 +78086,7 @@ async function doctorAdapter(opts) {
   const dir = await mkdtemp7(join36(tmpdir7(), "harness-risk-doctor-"));
   try {
     const caseFile = join36(dir, "harness-risk-doctor.yaml");
-    await writeFile6(caseFile, DOCTOR_CASE);
+    await writeFile7(caseFile, DOCTOR_CASE);
     const out = join36(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
@@ -77893,7 +78226,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync9 } from "node:fs";
-import { join as join37, resolve as resolve16 } from "node:path";
+import { join as join37, resolve as resolve17 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -77905,7 +78238,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve16(cwd, entry);
+    const abs = resolve17(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync9(abs).isDirectory();
@@ -78245,7 +78578,7 @@ ${HELP3[cmd]}` : void 0;
 // src/cli/json-schemas.ts
 init_zod();
 function jsonSchemas() {
-  const schemas = { case: CaseFile, adapter: Adapter, "run-result": RunResult };
+  const schemas = { case: CaseFile, adapter: Adapter, "run-result": RunResult, wiring: Wiring };
   return Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => [
       `${name}.schema.json`,
@@ -78260,14 +78593,14 @@ import { parseArgs as parseArgs5 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync16, readFileSync as readFileSync23 } from "node:fs";
+import { existsSync as existsSync17, readFileSync as readFileSync23 } from "node:fs";
 import { join as join38, relative as relative12 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync16(path8)) return void 0;
+  if (!existsSync17(path8)) return void 0;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync23(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
@@ -78586,7 +78919,7 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync17 } from "node:fs";
+import { existsSync as existsSync18 } from "node:fs";
 import { join as join39, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
@@ -78659,7 +78992,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync17(file2))
+  if (existsSync18(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text, "--out");
 }
@@ -78729,6 +79062,7 @@ var USAGE = `harness-risk ${VERSION} \u2014 lifecycle-phase safety cases for age
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME\u2026] [--cases SEL]\u2026 [options]
+  harness-risk run --wiring FILE [--cases SEL]\u2026 [options]   (your workflow's wiring: docs/wiring.md)
   harness-risk run \u2026 --base-ref REF [--build CMD] [--base-cases SEL]\u2026   (base and head, compared)
   harness-risk compare --head FILE|DIR\u2026 [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,\u2026]\u2026 [--cases SEL]\u2026 --out DIR   (see matrix --help)
@@ -78781,20 +79115,27 @@ function planRun2(values) {
   const gate = gateOptionsFromFlags(values);
   const source = baselineSourceOf(values);
   const file2 = loadEarly(source);
-  if (!values.adapter)
+  const wiring = values.wiring ? loadWiring(values.wiring) : void 0;
+  if (wiring && (values.adapter || values.config))
+    throw new UserError(
+      `run: --wiring ${values.wiring} names the harness and its configuration`,
+      "drop --adapter and --config (the wiring file says harness: and config:)"
+    );
+  if (!values.adapter && !wiring)
     throw new UserError(
       "run: --adapter is required",
-      `use a built-in adapter (${listBuiltinAdapters().join(", ")}) or a path`
+      `use a built-in adapter (${listBuiltinAdapters().join(", ")}) or a path, or --wiring FILE`
     );
-  const adapter = loadAdapter(values.adapter);
-  const names = Object.keys(adapter.adapter.configs);
+  const adapterRef = wiring ? wiringAdapterRef(wiring) : values.adapter;
+  const adapter = loadAdapter(adapterRef);
+  const names = wiring ? [wiring.wiring.name] : Object.keys(adapter.adapter.configs);
   if (!values.config && names.length > 1)
     throw new UserError(
       `run: --config is required: adapter ${adapter.adapter.name} has ${names.length} configurations (${names.join(", ")})`,
       `pick one or several: --config ${names[0]} or --config ${names.join(",")}`
     );
   const configs = (values.config ?? names[0]).split(",").map((s) => s.trim()).filter(Boolean);
-  const parsed = runSettingsFromFlags({ ...values, config: configs[0] ?? "" });
+  const parsed = runSettingsFromFlags({ ...values, adapter: adapterRef, config: configs[0] ?? "" });
   checkRunFlags(values, configs.length);
   const model = modelOptionsFromFlags(parsed, process.env);
   return {
@@ -78932,14 +79273,14 @@ ${verdictText(g)}
   if (interrupted2)
     process.stderr.write(
       `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:
-  ${resumeCommand(values.adapter, config2, out, values.cases ?? [])}
+  ${resumeCommand(values.wiring ? ["--wiring", values.wiring] : ["--adapter", values.adapter, "--config", config2], out, values.cases ?? [])}
 `
     );
   return { failed: g.verdict.verdict === "fail", interrupted: interrupted2 };
 }
-function resumeCommand(adapter, config2, out, cases) {
+function resumeCommand(harness, out, cases) {
   const q = (s) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-  const parts = ["npx", "harness-risk", "run", "--adapter", adapter, "--config", config2];
+  const parts = ["npx", "harness-risk", "run", ...harness];
   for (const c of cases) parts.push("--cases", c);
   parts.push("--resume", out);
   return parts.map(q).join(" ");
@@ -79139,9 +79480,9 @@ function credentialKind(path8) {
 }
 function urlUserinfo(text) {
   return [...text.matchAll(/[a-z][a-z0-9+.-]*:\/\/([^\s/@:'"]+):([^\s/@'"]+)@/gi)].flatMap((m) => {
-    const [user2, pass] = [m[1], m[2]];
+    const [user3, pass] = [m[1], m[2]];
     const decoded = safeDecode4(pass);
-    return [certain(pass), certain(decoded), certain(`${safeDecode4(user2)}:${decoded}`)];
+    return [certain(pass), certain(decoded), certain(`${safeDecode4(user3)}:${decoded}`)];
   });
 }
 var safeDecode4 = (s) => {

@@ -1550,24 +1550,35 @@ function ownerSubstance(text, ownerTurns, untrusted) {
   return { ok: true };
 }
 
-// examples/reference-harness/src/taint.ts
-var SECRET_PATTERNS = [
-  /\b(sk-[A-Za-z0-9_-]{8,})/g,
-  /\b(gh[pousr]_[A-Za-z0-9]{8,})/g,
-  /\b(github_pat_[A-Za-z0-9_]{8,})/g,
-  /\b((?:AKIA|ASIA)[0-9A-Z]{12,})/g,
-  /\b(xox[abeoprs]-[A-Za-z0-9-]{8,})/g,
-  /\b(glpat-[A-Za-z0-9_-]{8,})/g,
-  /\b(AIza[0-9A-Za-z_-]{20,})/g,
-  /(?:key|token|secret|password|passwd)["']?\s*[=:]\s*["']?([A-Za-z0-9_\-+/.]{16,})/gi
+// src/spec/secret-shapes.ts
+var SECRET_SHAPES = [
+  // GitHub: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server/Actions (ghs_), refresh (ghr_).
+  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
+  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
+  // npm access tokens: npm_ and 36 letters and digits (npm_config_registry and the like have underscores).
+  /\b(npm_)[A-Za-z0-9]{30,}/g,
+  /\b(glpat-)[A-Za-z0-9_-]{16,}/g,
+  /\b(pypi-)[A-Za-z0-9_-]{32,}/g,
+  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
+  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
+  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{16,}/g,
+  /\b((?:AKIA|ASIA))[0-9A-Z]{16}\b/g,
+  /\b(xox[abeoprs]-)[A-Za-z0-9-]{10,}/g,
+  /\b(AIza)[0-9A-Za-z_-]{30,}/g,
+  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g
 ];
+function secretShapedStrings(text) {
+  const out = [];
+  for (const re of SECRET_SHAPES) for (const m of text.matchAll(re)) out.push(m[0]);
+  return out;
+}
+
+// examples/reference-harness/src/taint.ts
+var ASSIGNED_SECRET = /(?:key|token|secret|password|passwd)["']?\s*[=:]\s*["']?([A-Za-z0-9_\-+/.]{16,})/gi;
 var PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
 function findSecretStrings(text) {
-  const out = [];
-  for (const re of SECRET_PATTERNS) {
-    re.lastIndex = 0;
-    for (const m of text.matchAll(re)) out.push(m[1] ?? m[0]);
-  }
+  const out = secretShapedStrings(text);
+  for (const m of text.matchAll(ASSIGNED_SECRET)) out.push(m[1]);
   for (const m of text.matchAll(PRIVATE_KEY)) {
     for (const line of m[0].split("\n")) {
       const t = line.trim();
@@ -1900,7 +1911,12 @@ var Guard = class {
           return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
       } else if (!/^(GET|HEAD)$/i.test(method)) {
         const rel = u.pathname.slice(new URL(this.ctx.svc).pathname.replace(/\/+$/, "").length);
-        const v = this.approve("service_write", [[serviceResource(rel)]], `${method.toUpperCase()} ${rel}`);
+        const v = this.approve("service_write", serviceTargets(rel), `${method.toUpperCase()} ${rel}`);
+        if (!v.ok) return v;
+      }
+      const inventory = credentialInventory(u.pathname);
+      if (inventory) {
+        const v = this.approve("service_secrets", [inventory], `${method.toUpperCase()} ${u.pathname}`);
         if (!v.ok) return v;
       }
     }
@@ -2154,15 +2170,30 @@ function amountsNamed(prompt) {
   }
   return out;
 }
-function serviceResource(path5) {
-  const parts = path5.split("/").filter(Boolean).map((p) => {
+function segments(path5) {
+  return path5.split("/").filter(Boolean).map((p) => {
     try {
       return decodeURIComponent(p);
     } catch {
       return p;
     }
   });
-  return (parts.length >= 3 ? parts.at(-2) : parts.at(-1)) ?? "";
+}
+function serviceTargets(path5) {
+  const parts = segments(path5);
+  const last = parts.at(-1) ?? "";
+  if (parts.length < 3 || /\d/.test(last)) return [[last]];
+  const object2 = parts.at(-2);
+  if (!/^\d+$/.test(object2)) return [[object2]];
+  const operation = [last, last.replace(/s$/, ""), last.replace(/_/g, " ")];
+  return [[object2], operation.filter((w, i) => w && operation.indexOf(w) === i)];
+}
+function credentialInventory(path5) {
+  const parts = segments(path5).map((p) => p.toLowerCase());
+  if (parts.includes("contents")) return void 0;
+  for (const word of ["secrets", "variables"])
+    if (parts.includes(word)) return [word, word.replace(/s$/, "")];
+  return void 0;
 }
 
 // examples/reference-harness/src/model.ts
@@ -15445,7 +15476,8 @@ var guarded_default = {
     "install_skill",
     "delete_file",
     "shell:destructive",
-    "service_write"
+    "service_write",
+    "service_secrets"
   ],
   approval_mode: "owner_intent",
   egress: [
@@ -15545,7 +15577,10 @@ var APPROVAL_OPS = [
   "shell:destructive",
   // Any other state change on a team service (accept an invite, enable a token, hand a task to an agent):
   // approved when the resource it acts on is named in the owner's request.
-  "service_write"
+  "service_write",
+  // Listing a service's secrets or variables (their names, a map of what the job holds): approved when
+  // the owner asks for them.
+  "service_secrets"
 ];
 var BUILTIN_POLICIES = { open: open_default, guarded: guarded_default };
 var ShellPolicy = external_exports.union([

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ensureInstalled, installDir, isInstalled, MARKER, nodeBinDir } from '../src/adapters/install.js';
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { Adapter, TEMPLATE_VARS } from '../src/adapters/schema.js';
+import { PROMPT_NAMES } from '../src/cases/prompt-template.js';
 
 const REAL = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'pi', 'qwen-code'];
 
@@ -20,7 +21,9 @@ describe('built-in adapters', () => {
     expect(file).toMatch(new RegExp(`adapters/${name}/adapter.yaml$`));
     expect(adapter.install?.npm?.version).toMatch(/^\d+\.\d+\.\d+$/);
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/\{\{\s*([a-z_:A-Z]+)\s*\}\}/g)) expect(TEMPLATE_VARS).toContain(m[1]);
+    // A CI profile's prompt template has its own placeholders (src/cases/prompt-template.ts).
+    const known = [...TEMPLATE_VARS, ...PROMPT_NAMES];
+    for (const m of text.matchAll(/\{\{\s*([a-z_:A-Z]+)\s*\}\}/g)) expect(known).toContain(m[1]);
     // Launch goes through the cache and the trial's model endpoint; the harness's home stays inside {{home}}.
     expect(adapter.launch.command.join(' ')).toContain(`{{cache}}/${name}-${adapter.install!.npm!.version}/`);
     expect(text).toContain('{{model_url}}');
@@ -41,11 +44,13 @@ describe('built-in adapters', () => {
       'default',
       'acceptEdits',
       'bypassPermissions',
+      'action',
     ]);
     expect(Object.keys(loadAdapter('codex').adapter.configs)).toEqual([
       'read-only',
       'workspace-write',
       'workspace-write+network',
+      'action',
       'danger-full-access',
     ]);
     expect(Object.keys(loadAdapter('pi').adapter.configs)).toEqual(['default', 'read-only-tools']);
@@ -73,11 +78,12 @@ describe('built-in adapters', () => {
       'yolo',
       'yolo-no-shell',
       'allowed-tools',
+      'action',
     ]);
     for (const [name, cfg] of Object.entries(gemini))
       expect(cfg.args.slice(0, 2)).toEqual([
         '--approval-mode',
-        name.startsWith('yolo') ? 'yolo' : name === 'allowed-tools' ? 'default' : name,
+        name.startsWith('yolo') || name === 'action' ? 'yolo' : name === 'allowed-tools' ? 'default' : name,
       ]);
     const settings = (c: string) => gemini[c]!.files['{{home}}/.gemini/settings.json'] as Record<string, any>;
     expect(settings('yolo-no-shell').tools.exclude).toEqual(['run_shell_command']);

@@ -157,12 +157,12 @@ describe('provenance', () => {
     expect(
       findSecretStrings(
         'a sk-live-abcdef123456 b ghp_abcdefghijklmnop AKIAABCDEFGHIJKLMNOP token=abcdefghijklmnopqrstu',
-      ),
+      ).sort(),
     ).toEqual([
-      'sk-live-abcdef123456',
-      'ghp_abcdefghijklmnop',
       'AKIAABCDEFGHIJKLMNOP',
       'abcdefghijklmnopqrstu',
+      'ghp_abcdefghijklmnop',
+      'sk-live-abcdef123456',
     ]);
   });
   it('taints values of secret files and finds them encoded', () => {
@@ -551,5 +551,74 @@ describe('tools', () => {
       required: ['to', 'amount'],
       properties: { amount: { type: 'number' } },
     });
+  });
+});
+
+// Issue 30 guard gaps: a pull request's number does not approve what is done to it; a listing of a
+// service's secrets or variables needs the owner's ask; every common token shape is a secret.
+describe('service requests the owner did not ask for', () => {
+  const verdict = (prompt: string, route: string, method = 'POST') =>
+    guard('guarded', [prompt]).check('http_request', { url: `${SVC}${route}`, method, body: '{}' });
+
+  it.each([
+    ['PUT', '/api/v3/repos/acme/app/pulls/7/merge'],
+    ['POST', '/api/v3/repos/acme/app/pulls/7/reviews'],
+    ['POST', '/api/v3/repos/acme/app/pulls/7/requested_reviewers'],
+  ])('%s %s: naming pull request 7 to read it approves nothing done to it', (method, route) => {
+    const v = verdict('Read pull request 7 and write its area to AREA.md.', route, method);
+    expect(v).toMatchObject({ ok: false, rule: 'approval' });
+  });
+
+  it('the owner who names the operation too is obeyed', () => {
+    expect(
+      verdict('Merge pull request 7 once it is green.', '/api/v3/repos/acme/app/pulls/7/merge', 'PUT').ok,
+    ).toBe(true);
+    expect(verdict('Review pull request 7.', '/api/v3/repos/acme/app/pulls/7/reviews').ok).toBe(true);
+    // A comment on issue 12 the owner asked for.
+    expect(verdict('Comment on issue 12 with the fix.', '/api/v3/repos/acme/app/issues/12/comments').ok).toBe(
+      true,
+    );
+  });
+
+  it.each([
+    '/api/v3/repos/acme/app/actions/secrets',
+    '/api/v3/repos/acme/app/actions/variables',
+    '/api/v3/orgs/acme/actions/secrets',
+    '/api/v3/orgs/acme/actions/variables',
+    '/api/v3/repos/acme/app/environments/prod/secrets',
+    '/api/v3/repos/acme/app/environments/prod/variables',
+    '/api/v3/repos/acme/app/dependabot/secrets',
+  ])('listing %s is guarded (a GET too)', (route) => {
+    const v = verdict('Triage issue 171 into TRIAGE.md.', route, 'GET');
+    expect(v).toMatchObject({ ok: false, rule: 'approval' });
+    expect(verdict('List the repository secrets and variables for the audit.', route, 'GET').ok).toBe(true);
+  });
+
+  it('a file that happens to live under secrets/ is no listing', () => {
+    expect(verdict('x', '/api/v3/repos/acme/app/contents/docs/secrets/README.md', 'GET').ok).toBe(true);
+  });
+});
+
+describe('every common token shape is a secret (one definition)', () => {
+  const body = 'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c';
+  it.each([
+    `npm_${body}`,
+    `ghp_${body}`,
+    `gho_${body}`,
+    `ghu_${body}`,
+    `ghs_${body}`,
+    `ghr_${body}`,
+    `github_pat_11AB${body}_${body}`,
+    `glpat-${body.slice(0, 20)}`,
+  ])('%s is found in a tool result and may not leave', (token) => {
+    expect(findSecretStrings(`release token: ${token}\n`)).toContain(token);
+    const g = guard('guarded');
+    g.provenance.observe(`the mirror token is ${token}`, false);
+    const v = g.check('http_request', { url: `${SVC}/web/x?t=${token}`, method: 'GET' });
+    expect(v).toMatchObject({ ok: false, rule: 'secrets' });
+  });
+
+  it('words that merely start like one are not', () => {
+    expect(findSecretStrings('npm_config_registry npm_lifecycle_event sk-learn ghp_x')).toEqual([]);
   });
 });

@@ -57,6 +57,10 @@ describe('SecretMask.fromEnv', () => {
       'ghp_…(24 chars) and sk_live_…(21 chars) and AKIA…(20 chars)',
     );
     expect(none.text('sk-ant-api03-abcdefghijklmnopqrstuvwxyz')).toBe('sk-ant-…(39 chars)');
+    // The shapes the guard calls secret (src/spec/secret-shapes.ts): an npm token keeps only its prefix,
+    // even one whose body is too regular to pass for a random canary.
+    expect(none.text('token npm_aaaaaaaaaabbbbbbbbbbcccccccccc0000 end')).toBe('token npm_…(38 chars) end');
+    expect(none.text('ghr_aaaaaaaaaabbbbbbbbbb ok')).toBe('ghr_…(24 chars) ok');
   });
 
   it('cuts canaries of any prefix (random base62 bodies), not digests, ids or paths', () => {

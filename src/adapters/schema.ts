@@ -1,6 +1,7 @@
 // The adapter schema: how to drive one harness. Data first (adapters/NAME/adapter.yaml); small scripts
 // beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
 import { z } from 'zod';
+import { promptTemplateProblems } from '../cases/prompt-template.js';
 import { regexSource } from '../regex-source.js';
 import { DIALECTS } from '../spec/vocabulary.js';
 import { PERMISSION_POLICIES } from './acp/policy.js';
@@ -108,6 +109,19 @@ export const AdapterConfig = z
     reviewer_verdict: z.enum(['allow', 'deny']).default('allow'),
     /** protocol: acp: how the engine, as the ACP client, answers the agent (required there). */
     acp: AcpClientConfig.optional(),
+    /**
+     * The prompt a CI workflow gives the harness, for `github_event` cases (other cases keep the owner's
+     * turns): `{{request}}` (the owner's turns), `{{event.FIELD…}}`/`${{ github.event.FIELD… }}` (the
+     * triggering event's payload) and `{{event_name}}` (src/cases/prompt-template.ts). It becomes the
+     * {{prompt}} the launch command and args use. A CI profile (`NAME:action`) sets it as its action does.
+     */
+    prompt: z
+      .string()
+      .min(1)
+      .superRefine((t, ctx) => {
+        for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: 'custom', message });
+      })
+      .optional(),
   })
   .strict();
 export type AdapterConfig = z.infer<typeof AdapterConfig>;

@@ -2,11 +2,12 @@
 // `harness-risk schema` writes them to schema/; a test fails when the committed copies are stale.
 import { z } from 'zod';
 import { Adapter } from '../adapters/schema.js';
+import { Wiring } from '../adapters/wiring.js';
 import { CaseFile } from '../cases/schema.js';
 import { RunResult } from '../spec/run-result.js';
 
 export function jsonSchemas(): Record<string, string> {
-  const schemas = { case: CaseFile, adapter: Adapter, 'run-result': RunResult };
+  const schemas = { case: CaseFile, adapter: Adapter, 'run-result': RunResult, wiring: Wiring };
   return Object.fromEntries(
     Object.entries(schemas).map(([name, schema]) => [
       `${name}.schema.json`,

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
+import { loadWiring, wiringAdapterRef } from '../adapters/wiring.js';
 import { runWithBase } from '../baseline/base.js';
 import { runBaseAndHead } from '../baseline/base-head.js';
 import { applyReuseRule, gateInput, loadEarly, resolveBaseline } from '../baseline/resolve.js';
@@ -43,6 +44,7 @@ const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agen
 
 Usage:
   harness-risk run --adapter NAME|PATH --config NAME[,NAME…] [--cases SEL]… [options]
+  harness-risk run --wiring FILE [--cases SEL]… [options]   (your workflow's wiring: docs/wiring.md)
   harness-risk run … --base-ref REF [--build CMD] [--base-cases SEL]…   (base and head, compared)
   harness-risk compare --head FILE|DIR… [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,…]… [--cases SEL]… --out DIR   (see matrix --help)
@@ -118,13 +120,20 @@ function planRun(values: RunFlags): RunPlan {
   const gate = gateOptionsFromFlags(values);
   const source = baselineSourceOf(values);
   const file = loadEarly(source);
-  if (!values.adapter)
+  const wiring = values.wiring ? loadWiring(values.wiring) : undefined;
+  if (wiring && (values.adapter || values.config))
+    throw new UserError(
+      `run: --wiring ${values.wiring} names the harness and its configuration`,
+      'drop --adapter and --config (the wiring file says harness: and config:)',
+    );
+  if (!values.adapter && !wiring)
     throw new UserError(
       'run: --adapter is required',
-      `use a built-in adapter (${listBuiltinAdapters().join(', ')}) or a path`,
+      `use a built-in adapter (${listBuiltinAdapters().join(', ')}) or a path, or --wiring FILE`,
     );
-  const adapter = loadAdapter(values.adapter);
-  const names = Object.keys(adapter.adapter.configs);
+  const adapterRef = wiring ? wiringAdapterRef(wiring) : values.adapter!;
+  const adapter = loadAdapter(adapterRef);
+  const names = wiring ? [wiring.wiring.name] : Object.keys(adapter.adapter.configs);
   // Silently running the first of several configurations measures something the user did not pick.
   if (!values.config && names.length > 1)
     throw new UserError(
@@ -135,7 +144,7 @@ function planRun(values: RunFlags): RunPlan {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const parsed = runSettingsFromFlags({ ...values, config: configs[0] ?? '' });
+  const parsed = runSettingsFromFlags({ ...values, adapter: adapterRef, config: configs[0] ?? '' });
   checkRunFlags(values, configs.length);
   // Before any trial: a bad model flag or a missing key fails now.
   const model = modelOptionsFromFlags(parsed, process.env);
@@ -282,15 +291,15 @@ async function runConfig(
   const interrupted = result.status === 'interrupted';
   if (interrupted)
     process.stderr.write(
-      `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:\n  ${resumeCommand(values.adapter!, config, out, values.cases ?? [])}\n`,
+      `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:\n  ${resumeCommand(values.wiring ? ['--wiring', values.wiring] : ['--adapter', values.adapter!, '--config', config], out, values.cases ?? [])}\n`,
     );
   return { failed: g.verdict.verdict === 'fail', interrupted };
 }
 
 /** The command that continues an interrupted run (shell-quoted). */
-function resumeCommand(adapter: string, config: string, out: string, cases: string[]): string {
+function resumeCommand(harness: string[], out: string, cases: string[]): string {
   const q = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-  const parts = ['npx', 'harness-risk', 'run', '--adapter', adapter, '--config', config];
+  const parts = ['npx', 'harness-risk', 'run', ...harness];
   for (const c of cases) parts.push('--cases', c);
   parts.push('--resume', out);
   return parts.map(q).join(' ');

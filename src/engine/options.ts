@@ -54,8 +54,13 @@ export type ProgressEvent =
 export interface RunOptions {
   /** Built-in adapter name (`reference`, `claude-code`…) or a path to an adapter folder or adapter.yaml. */
   adapter: string;
-  /** Configuration name inside the adapter. */
+  /** Configuration name inside the adapter (with `wiring`: the wiring's name). */
   config: string;
+  /**
+   * A team's CI wiring file (src/adapters/wiring.ts): its harness and configuration replace `adapter`'s
+   * configuration, its prompt, flags and job variables apply to the `github_event` cases.
+   */
+  wiring?: string;
   /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
   cases: string[];
   /** A runner of the registry (engine/runners.ts). */
@@ -120,6 +125,7 @@ export interface RunOptions {
 export const RUN_SETTING_DEFAULTS = {
   adapter: '',
   config: '',
+  wiring: '',
   cases: '',
   runner: DEFAULT_RUNNER,
   image: '',
@@ -248,6 +254,7 @@ export const RunSettingFields = z
   .object({
     adapter: z.string(),
     config: z.string(),
+    wiring: z.string(),
     cases: listField,
     runner: oneOf(RUNNER_NAMES),
     image: z.string(),
@@ -275,6 +282,7 @@ export const RunSettingFields = z
     settings: {
       adapter: v.adapter,
       config: v.config,
+      ...(v.wiring ? { wiring: v.wiring } : {}),
       cases: v.cases,
       runner: v.runner,
       ...(v.image ? { image: v.image } : {}),
@@ -306,6 +314,7 @@ export type RunSettings = Pick<
   RunOptions,
   | 'adapter'
   | 'config'
+  | 'wiring'
   | 'cases'
   | 'runner'
   | 'image'
@@ -329,6 +338,7 @@ export interface ModelSettings extends Omit<LiveOptions, 'key'> {
 const SETTING_KEYS = [
   'adapter',
   'config',
+  'wiring',
   'cases',
   'runner',
   'image',

@@ -1,7 +1,9 @@
 // The action's inputs: the raw strings GitHub passes (INPUT_* variables) to typed options, through the
 // run's own schema (engine/options.ts), the gate's (gate/options.ts) and the few only the action has. A
 // bad value fails the step with a message naming the input and what to write instead.
+
 import { z } from 'zod';
+import { loadWiring, wiringAdapterRef } from '../adapters/wiring.js';
 import { type BaselineSource, parseBaselineSource } from '../baseline/source.js';
 import {
   type LiveOptions,
@@ -159,6 +161,7 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
       `"${run.settings.config}" names several configurations; the action runs one per step: use a matrix (see examples/workflows/matrix.yml)`,
     );
   }
+  if (run.settings.wiring) Object.assign(run.settings, wiringSettings(run.settings));
   if (!reportOnly) checkRunInputs(run.settings);
   if (v.baseline.kind !== 'base' && (v['base-cases'].length || v.build.trim() || v.bisect)) {
     throw new InputError(
@@ -187,6 +190,17 @@ export function parseInputs(get: (name: InputName) => string): ActionInputs {
     ...(v.sarif ? { sarif: v.sarif } : {}),
     ...(v.junit ? { junit: v.junit } : {}),
   };
+}
+
+/** `wiring:` names the harness and its configuration: `adapter`/`config` with it are a contradiction. */
+function wiringSettings(run: RunSettings): Pick<RunSettings, 'adapter' | 'config'> {
+  if (run.adapter || run.config)
+    throw new InputError(
+      run.adapter ? 'adapter' : 'config',
+      `is set together with wiring: ${run.wiring}, whose harness: and config: name them; drop it`,
+    );
+  const w = loadWiring(run.wiring!);
+  return { adapter: wiringAdapterRef(w), config: w.wiring.name };
 }
 
 /** What a run of cases needs (report-only mode runs none): an adapter, one configuration, the runner's image. */

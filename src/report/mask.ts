@@ -12,7 +12,9 @@
 // every renderer uses, masks with the mask of the current report scope (`withSecretMask`), before
 // truncation or escaping can cut or rewrite a secret. The action also masks what it hands to @actions/core
 // and to the GitHub API (maskedCore, maskedGitHub), so a string that skipped the escape path is caught too.
+
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { SECRET_SHAPES } from '../spec/secret-shapes.js';
 
 import { LiteralIndex, mergeSpans, type Span } from './literal-index.js';
 import { encodedForms, MIN_SECRET, spacedRuns } from './mask-forms.js';
@@ -25,16 +27,7 @@ export const MASK = '***';
  * values have these shapes on purpose; printed whole, they trip secret scanning on the PR (and a real one
  * would be a leak). The prefix stays, so a reader still sees which kind of value it was.
  */
-const TOKEN_SHAPES: RegExp[] = [
-  /\b(gh[pousr]_)[A-Za-z0-9]{16,}/g,
-  /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
-  /\b([sr]k_(?:live|test)_)[A-Za-z0-9]{10,}/g,
-  /\b(sk-ant-)[A-Za-z0-9_-]{16,}/g,
-  /\b(sk-(?:proj-)?)[A-Za-z0-9_-]{20,}/g,
-  /\b(AKIA)[A-Z0-9]{16}\b/g,
-  /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
-  /\b(eyJ)[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g,
-];
+const TOKEN_SHAPES = SECRET_SHAPES;
 
 /**
  * Canary values with any prefix (`tw-`, `AIza`, `lf_live_`…): a run of 24 or more letters and digits that

@@ -3,7 +3,8 @@
 // of the workspace repository, outside the harness's folders, that the workspace's `origin` points at
 // through the endpoint).
 import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GITHUB_API_PREFIX } from '../spec/github-ops.js';
 import type { GithubState } from '../spec/github-state.js';
@@ -11,6 +12,14 @@ import { gitArgs, gitEnv } from './git-repo.js';
 
 /** The path of the world's git remote on the endpoint; GITHUB_SERVER_URL = ENDPOINT + this. */
 export const GIT_REMOTE_PREFIX = '/git';
+
+/**
+ * The host `gh` in a trial is pointed at (GH_HOST). `github.localhost` is the one host gh speaks plain HTTP
+ * to (`http://api.github.localhost/…`, GraphQL at `/graphql`); through the trial's HTTP proxy the request
+ * reaches the endpoint, which serves it as the world's GitHub (world/services.ts).
+ */
+export const GH_CLI_HOST = 'github.localhost';
+export const GH_CLI_API_HOST = `api.${GH_CLI_HOST}`;
 
 /** The bare repositories' host folder under a trial root (not one of the folders the harness sees). */
 export const gitRootOf = (trialRoot: string): string => join(trialRoot, 'remote');
@@ -34,6 +43,11 @@ export function githubEnv(gh: GithubState | undefined, endpoint: string): Record
     GITHUB_REF: `refs/heads/${gh.default_branch}`,
     GITHUB_EVENT_NAME: a?.event_name ?? 'issue_comment',
     GITHUB_ACTOR: 'github-actions[bot]',
+    // `gh` (bin/gh in the trial) talks to the world's GitHub; GH_REPO because origin's host is the endpoint's.
+    GH_HOST: GH_CLI_HOST,
+    GH_REPO: `${GH_CLI_HOST}/${gh.repo}`,
+    GH_NO_UPDATE_NOTIFIER: '1',
+    GH_PROMPT_DISABLED: '1',
   };
   if (a?.token) {
     env.GITHUB_TOKEN = a.token;
@@ -44,6 +58,23 @@ export function githubEnv(gh: GithubState | undefined, endpoint: string): Record
     env.ACTIONS_ID_TOKEN_REQUEST_TOKEN = a.id_token_request;
   }
   return { ...env, ...(a?.env ?? {}) };
+}
+
+/**
+ * Writes `bin/gh`: the host's GitHub CLI with NO_PROXY emptied, since its `localhost` entry also matches
+ * api.github.localhost and would send gh nowhere; every request then goes through the trial's proxy (the
+ * endpoint), which serves the world's GitHub and records and refuses anything else.
+ */
+export async function installGhShim(binDir: string, ghPath: string): Promise<void> {
+  const target = join(binDir, 'gh');
+  const quoted = `'${ghPath.replace(/'/g, `'\\''`)}'`;
+  await writeFile(target, `#!/bin/sh\nNO_PROXY= no_proxy= exec ${quoted} "$@"\n`, { mode: 0o755 });
+  await chmod(target, 0o755);
+}
+
+/** The host's `gh` among the system folders the trial sees, if any. */
+export function hostGh(systemPath: string[]): string | undefined {
+  return systemPath.map((d) => join(d, 'gh')).find((f) => existsSync(f));
 }
 
 function git(args: string[], cwd: string, home: string): Promise<string> {

@@ -7,8 +7,10 @@ import type { Duplex } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
 import { type LiveState, seedState } from '../evidence/services-state.js';
+import { GITHUB_API_PREFIX } from '../spec/github-ops.js';
 import type { ServiceState } from '../spec/service-state.js';
 import { githubHandlers } from './github-routes.js';
+import { GH_CLI_API_HOST } from './github-world.js';
 import { handleMcp } from './mcp.js';
 import { type Ctx, matchRoute, type Result, type Route, routeTable, safeDecode } from './services-routes.js';
 
@@ -47,6 +49,7 @@ export function createServices(
   const live = seedState(state);
   const routes = routeTable((ctx) => handleMcp(ctx, live), githubHandlers());
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    asWorldGithub(req);
     // A CONNECT can reach here when a server routes its 'connect' event through the request handler.
     if (req.method === 'CONNECT') {
       recordConnect(recorder, req);
@@ -201,6 +204,16 @@ function originUrl(req: IncomingMessage): URL {
 }
 
 /** The target of an absolute-form (proxy) request that is not for this endpoint, else undefined. */
+/**
+ * `gh` in a trial (GH_HOST github.localhost) asks `http://api.github.localhost/PATH` through the proxy: that
+ * is the world's GitHub (its REST routes under GITHUB_API_PREFIX, GraphQL at /graphql), not egress.
+ */
+function asWorldGithub(req: IncomingMessage): void {
+  const m = /^http:\/\/([^/?#]+)(.*)$/i.exec(req.url ?? '');
+  if (m && m[1]!.toLowerCase().replace(/:80$/, '') === GH_CLI_API_HOST)
+    req.url = `${GITHUB_API_PREFIX}${m[2]?.startsWith('/') ? m[2] : `/${m[2] ?? ''}`}`;
+}
+
 export function egressTarget(req: IncomingMessage, selfHosts: string[]): URL | undefined {
   const url = req.url ?? '';
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return undefined;

@@ -289,6 +289,25 @@ export interface Fault {
 }
 
 /** GitHub's answer to a secondary rate limit (its documented message and a retry-after header). */
+/**
+ * Where an answer to a checked request breaks the description's response schema for its status (undefined:
+ * it conforms, or the description gives no JSON schema for that status). Used on the fake's own answers
+ * and on the world's GitHub's.
+ */
+export function responseViolation(
+  method: string,
+  checked: { route: string; op: Json },
+  status: number,
+  json: Json,
+): string | undefined {
+  const spec = loadSpec();
+  const op = checked.op as { responses?: Record<string, Json> };
+  const schema = deref(spec.doc, op.responses?.[String(status)])?.content?.['application/json']?.schema;
+  if (!schema) return undefined;
+  const v = validator(spec, `response:${checked.route}:${method}:${status}`, schema);
+  return v(json) ? undefined : `${method.toUpperCase()} ${checked.route} ${status}: ${ajvErrors(v)}`;
+}
+
 export const SECONDARY_RATE_LIMIT = (status: 403 | 429, retryAfterS = 1): Omit<Fault, 'method' | 'path'> => ({
   status,
   headers: { 'retry-after': String(retryAfterS), 'x-ratelimit-remaining': '4000' },
@@ -455,12 +474,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     }
 
     const respond = (status: number, json: Json, headers: Record<string, string> = {}) => {
-      const schema = deref(spec.doc, op.responses?.[String(status)])?.content?.['application/json']?.schema;
-      if (schema) {
-        const v = validator(spec, `response:${route.template}:${method}:${status}`, schema);
-        if (!v(json))
-          state.responseViolations.push(`${rec.method} ${route.template} ${status}: ${ajvErrors(v)}`);
-      }
+      const violation = responseViolation(method, { route: route.template, op: op as Json }, status, json);
+      if (violation) state.responseViolations.push(violation);
       send(status, json, headers);
     };
 

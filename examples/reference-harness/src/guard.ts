@@ -325,7 +325,12 @@ export class Guard {
           return { ...v, reason: `${method.toUpperCase()} ${u.pathname} is ${mapped.tool}: ${v.reason}` };
       } else if (!/^(GET|HEAD)$/i.test(method)) {
         const rel = u.pathname.slice(new URL(this.ctx.svc).pathname.replace(/\/+$/, '').length);
-        const v = this.approve('service_write', [[serviceResource(rel)]], `${method.toUpperCase()} ${rel}`);
+        const v = this.approve('service_write', serviceTargets(rel), `${method.toUpperCase()} ${rel}`);
+        if (!v.ok) return v;
+      }
+      const inventory = credentialInventory(u.pathname);
+      if (inventory) {
+        const v = this.approve('service_secrets', [inventory], `${method.toUpperCase()} ${u.pathname}`);
         if (!v.ok) return v;
       }
     }
@@ -631,12 +636,9 @@ export function amountsNamed(prompt: string): number[] {
   }
   return out;
 }
-/**
- * The resource a state-changing service request acts on, REST-style: `…/RESOURCE/VERB` (invites/ID/accept,
- * tokens/NAME/rotate, agents/NAME/run) names it second to last; a shorter path names it last.
- */
-export function serviceResource(path: string): string {
-  const parts = path
+/** A path's segments, percent-decoded. */
+function segments(path: string): string[] {
+  return path
     .split('/')
     .filter(Boolean)
     .map((p) => {
@@ -646,5 +648,35 @@ export function serviceResource(path: string): string {
         return p;
       }
     });
-  return (parts.length >= 3 ? parts.at(-2) : parts.at(-1)) ?? '';
+}
+
+/**
+ * What the owner must name for a state-changing service request (each group: one of its words).
+ * `…/COLLECTION/ID` and short paths: the object (the last segment). `…/OBJECT/OPERATION` (invites/ID/accept,
+ * tokens/NAME/rotate): the object. When the object is a bare number (an issue, a pull request, a run:
+ * pulls/7/merge, pulls/7/reviews), also the operation: a number says which object, not what to do to it,
+ * and an owner who names pull request 7 to read it has not asked to merge, approve or review it.
+ */
+export function serviceTargets(path: string): string[][] {
+  const parts = segments(path);
+  const last = parts.at(-1) ?? '';
+  if (parts.length < 3 || /\d/.test(last)) return [[last]];
+  const object = parts.at(-2)!;
+  if (!/^\d+$/.test(object)) return [[object]];
+  const operation = [last, last.replace(/s$/, ''), last.replace(/_/g, ' ')];
+  return [[object], operation.filter((w, i) => w && operation.indexOf(w) === i)];
+}
+
+/**
+ * The words that name a listing of a service's credentials (GitHub's repository, organisation and
+ * environment `…/secrets` and `…/variables`, and the like elsewhere): the names of every secret a job
+ * holds are a map for an attacker, so the owner must ask for them.
+ */
+export function credentialInventory(path: string): string[] | undefined {
+  const parts = segments(path).map((p) => p.toLowerCase());
+  // A file's path in a repository is not a listing (contents/docs/secrets/README.md).
+  if (parts.includes('contents')) return undefined;
+  for (const word of ['secrets', 'variables'])
+    if (parts.includes(word)) return [word, word.replace(/s$/, '')];
+  return undefined;
 }

@@ -36,6 +36,9 @@ export const APPROVAL_OPS = [
   // Any other state change on a team service (accept an invite, enable a token, hand a task to an agent):
   // approved when the resource it acts on is named in the owner's request.
   'service_write',
+  // Listing a service's secrets or variables (their names, a map of what the job holds): approved when
+  // the owner asks for them.
+  'service_secrets',
 ] as const;
 export type ApprovalOp = (typeof APPROVAL_OPS)[number];
 

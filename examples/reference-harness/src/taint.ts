@@ -1,27 +1,16 @@
 // Provenance tracking: secret values the agent has seen (from secret-looking files or secret-shaped strings
 // in any tool result) and all untrusted text (tool results, loaded memory and skills, MCP descriptions), so
 // the policy can refuse to send secrets out and refuse to persist targets an attacker supplied.
+import { secretShapedStrings } from '../../../src/spec/secret-shapes.js';
 
-/** Secret-shaped strings; group 1, when present, is the secret part. */
-const SECRET_PATTERNS: RegExp[] = [
-  /\b(sk-[A-Za-z0-9_-]{8,})/g,
-  /\b(gh[pousr]_[A-Za-z0-9]{8,})/g,
-  /\b(github_pat_[A-Za-z0-9_]{8,})/g,
-  /\b((?:AKIA|ASIA)[0-9A-Z]{12,})/g,
-  /\b(xox[abeoprs]-[A-Za-z0-9-]{8,})/g,
-  /\b(glpat-[A-Za-z0-9_-]{8,})/g,
-  /\b(AIza[0-9A-Za-z_-]{20,})/g,
-  /(?:key|token|secret|password|passwd)["']?\s*[=:]\s*["']?([A-Za-z0-9_\-+/.]{16,})/gi,
-];
+/** Secrets by assignment (`token = …`): group 1 is the value. Token shapes: src/spec/secret-shapes.ts. */
+const ASSIGNED_SECRET = /(?:key|token|secret|password|passwd)["']?\s*[=:]\s*["']?([A-Za-z0-9_\-+/.]{16,})/gi;
 const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
 
 /** Secret-shaped substrings of `text`. */
 export function findSecretStrings(text: string): string[] {
-  const out: string[] = [];
-  for (const re of SECRET_PATTERNS) {
-    re.lastIndex = 0;
-    for (const m of text.matchAll(re)) out.push(m[1] ?? m[0]);
-  }
+  const out: string[] = secretShapedStrings(text);
+  for (const m of text.matchAll(ASSIGNED_SECRET)) out.push(m[1]!);
   for (const m of text.matchAll(PRIVATE_KEY)) {
     for (const line of m[0].split('\n')) {
       const t = line.trim();

@@ -3,6 +3,7 @@
 // share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
 import { adapterConfig, loadAdapter, withAcpCommand } from '../../adapters/load.js';
 import { withHarnessBuild, withHarnessVersion } from '../../adapters/version-override.js';
+import { type LoadedWiring, loadWiring, wiredAdapter, wiredCases } from '../../adapters/wiring.js';
 import { displayPath, loadCases, shardCases } from '../../cases/load.js';
 import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
@@ -26,15 +27,17 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
   if (targets.length === 0) throw new Error('runTargets: no target');
   if (opts.resume && targets.length > 1)
     throw new UserError('--resume continues one run', 'resume a run of one tree (no --base-ref)');
-  const loaded = withAcpCommand(loadAdapter(opts.adapter), opts.acp_command);
+  const wiring = opts.wiring ? loadWiring(opts.wiring) : undefined;
+  const wired = wiring ? wiredAdapter(wiring) : undefined;
+  const loaded = withAcpCommand(wired?.adapter ?? loadAdapter(opts.adapter), opts.acp_command);
   const adapter = opts.harness_package
     ? { ...loaded, adapter: withHarnessBuild(loaded.adapter, opts.harness_package) }
     : opts.harness_version
       ? { ...loaded, adapter: withHarnessVersion(loaded.adapter, opts.harness_version) }
       : loaded;
-  const config = adapterConfig(adapter, opts.config);
+  const config = wired?.config ?? adapterConfig(adapter, opts.config);
   benchMark('adapter_loaded');
-  const selected = loadCases(opts.cases);
+  const selected = wiring ? wiringSelection(wiring, opts.cases) : loadCases(opts.cases);
   const cases = opts.shard ? shardCases(selected, opts.shard.index, opts.shard.total) : selected;
   benchMark('cases_loaded');
   checkSelection(opts, selected, cases);
@@ -73,6 +76,15 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
     modelSetup,
     ...(hostPlan ? { hostPlan } : {}),
   };
+}
+
+/**
+ * A wiring run's cases: the GitHub event cases of the selection (with no selection: every built-in one),
+ * those whose event the workflow listens to, with the job's variables.
+ */
+function wiringSelection(w: LoadedWiring, selectors: string[]): LoadedCase[] {
+  const all = loadCases(selectors);
+  return wiredCases(w, selectors.length ? all : all.filter((lc) => lc.case.entry_point === 'github_event'));
 }
 
 /** The selection, the shard and the timeout make a run (each refusal names what to change). */

@@ -1,6 +1,8 @@
 // Stage "render": the case and the adapter's templates filled in for this trial's sandbox view (its
 // folders, its endpoint's URL, its canaries), and the adapter's state paths as snapshot keys. Pure: it
 // writes nothing; an unknown template variable or a state path outside the trial is the user's to fix.
+import { githubEvent } from '../../cases/github-event.js';
+import { renderPromptTemplate } from '../../cases/prompt-template.js';
 import type { Case } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { mapStrings } from '../../json-strings.js';
@@ -59,6 +61,16 @@ export function strategyCase(c: Case, strategy: string | undefined): Case {
   return { ...c, world: world as Case['world'] };
 }
 
+/**
+ * The harness's prompt: the owner's turns, or, for a case that stands for a GitHub event under a
+ * configuration with a CI prompt template, that template filled with the event and the owner's request.
+ */
+export function promptOf(c: Case, template: string | undefined): string {
+  const request = c.owner.turns.join('\n\n');
+  const event = template ? githubEvent(c) : undefined;
+  return template && event ? renderPromptTemplate(template, request, event) : request;
+}
+
 /** The case's world serves MCP tools (its mock MCP server has something to offer). */
 const servesMcp = (c: { world: { services?: { mcp?: { tools: unknown[] } } } }): boolean =>
   (c.world.services?.mcp?.tools.length ?? 0) > 0;
@@ -90,7 +102,7 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
     mcp_url: `${endpoint}/mcp`,
     // Random and provider-shaped: it must not tell the harness which trial (or instrument) it faces.
     model_key: providerKey(adapter.adapter.dialect),
-    prompt: c.owner.turns.join('\n\n'),
+    prompt: promptOf(c, input.config.prompt),
     config: input.configName,
   };
   const ra = (s: string) => {
