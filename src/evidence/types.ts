@@ -306,4 +306,9 @@ export interface ScriptContext {
   subagents?: Record<string, string>;
   /** The name the trial's MCP server is registered under (adapter `mcp.server`): harnesses prefix its tools with it. */
   mcp_server?: string;
+  /** The adapter's discovery and invoke tools (adapter `discovery`); absent: recognised by shape. */
+  discovery?: {
+    search: { name: string; query?: string };
+    invoke?: { name: string; tool?: string; args?: string };
+  };
 }

@@ -56,6 +56,7 @@ function scriptContext(scene: TrialScene, r: RenderedTrial): ScriptContext {
     services_url: scene.endpoint.url,
     subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
     mcp_server: adapter.adapter.mcp?.server ?? 'team',
+    ...(adapter.adapter.discovery ? { discovery: adapter.adapter.discovery } : {}),
   };
 }
 
