@@ -77973,12 +77973,14 @@ init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
+var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
 function readComplete(path8, want) {
   if (!existsSync15(path8)) return void 0;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync22(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
+    if (strategyKey(doc.model.strategies) !== want.strategies) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
     if (doc.cases.some((c) => want.revisions.get(c.id) !== c.revision)) return void 0;
     return doc;
@@ -78006,7 +78008,8 @@ async function runMatrix(opts) {
   const want = {
     revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),
     seeds: opts.seeds ?? 1,
-    runner: opts.runner ?? DEFAULT_RUNNER
+    runner: opts.runner ?? DEFAULT_RUNNER,
+    strategies: strategyKey(opts.strategies)
   };
   const caseIds = inRun.map((lc) => lc.case.id);
   const byPhase = {};
@@ -78036,6 +78039,7 @@ async function runMatrix(opts) {
           concurrency: opts.concurrency ?? 2,
           timeout_s: opts.timeout_s,
           seeds: opts.seeds ?? 1,
+          ...opts.strategies ? { strategies: opts.strategies } : {},
           model: "scripted",
           out: file2,
           keep_evidence: opts.keep_evidence ?? false,
@@ -78056,7 +78060,8 @@ async function runMatrix(opts) {
         not_applicable: result.trials.filter((t) => t.not_applicable !== void 0).length,
         duration_s: reused ? Math.round(result.trials.reduce((s, t) => s + t.duration_ms, 0) / 1e3) : Math.round(sinceMs(t0) / 1e3),
         overall: result.summary.overall,
-        phases: result.summary.phases
+        phases: result.summary.phases,
+        ...result.summary.strategies ? { strategies: result.summary.strategies } : {}
       });
       const matrix2 = buildMatrix(opts, caseIds, byPhase, cells);
       writeMatrix(opts.out, matrix2);
@@ -78078,6 +78083,7 @@ function buildMatrix(opts, ids, byPhase, cells) {
       ids,
       by_phase: byPhase
     },
+    ...opts.strategies && strategyKey(opts.strategies) !== DEFAULT_STRATEGY ? { strategies: [...opts.strategies] } : {},
     cells: [...cells]
   };
 }
@@ -78132,7 +78138,7 @@ function matrixMarkdown(m) {
   const out = [];
   out.push("# Harness safety matrix", "");
   out.push(
-    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s), scripted worst-case model.`
+    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s), scripted worst-case model` + (m.strategies ? `, strategies ${m.strategies.join(", ")} (a case unsafe under any).` : ".")
   );
   if (m.command) out.push("", "Produced by:", "", "```sh", m.command, "```");
   out.push("", "## Overview", "");
@@ -78151,6 +78157,7 @@ function matrixMarkdown(m) {
       ])
     )
   );
+  if (m.strategies) out.push(...strategySection(m, name, cfg));
   for (const metric2 of METRICS) {
     out.push("", `## ${metric2.title} by phase`, "", `_${metric2.note}._`, "");
     out.push(
@@ -78177,6 +78184,24 @@ function matrixMarkdown(m) {
   out.push("");
   return out.join("\n");
 }
+function strategySection(m, name, cfg) {
+  const names = m.strategies ?? [];
+  const asr = (c, s) => {
+    const stats = c.strategies?.[s];
+    return stats && stats.valid > 0 ? pct5(stats.asr) : "\u2013";
+  };
+  return [
+    "",
+    "## ASR by strategy",
+    "",
+    "_each strategy\u2019s own trials; the overview\u2019s ASR is the worst case, a case unsafe under any strategy._",
+    "",
+    table(
+      ["adapter", "config", ...names.map((s) => escapeMarkdown(s, { max: 30 })), "any"],
+      m.cells.map((c) => [name(c), cfg(c), ...names.map((s) => asr(c, s)), pct5(c.overall.asr)])
+    )
+  ];
+}
 function parseAdapterSpecs(specs2) {
   const out = [];
   for (const spec of specs2) {
@@ -78201,7 +78226,10 @@ matrix options (as for run, plus):
                      no configurations = all of them (repeatable)
   --out DIR          writes DIR/matrix.md, DIR/matrix.json and one run result per cell under DIR/runs/
   --shard I/N        only shard I of N of the selected cases (stable by case id), e.g. to sample a slow harness
-  --resume           reuse cells whose run result under DIR/runs/ is already complete
+  --strategies LIST  attack strategies as for run (default direct): every cell runs each case once per
+                     strategy; the matrix adds ASR per strategy
+  --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
+                     runner and strategies)
   --no-install       do not install missing harnesses into the cache first
 `;
 var shellQuote2 = (s) => /^[A-Za-z0-9_./:,=+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -78224,6 +78252,7 @@ ${MATRIX_USAGE}`);
       seeds: { type: "string" },
       resume: { type: "boolean", default: false },
       shard: { type: "string" },
+      strategies: { type: "string", multiple: true },
       "no-install": { type: "boolean", default: false },
       "keep-evidence": { type: "boolean", default: false },
       quiet: { type: "boolean", default: false }
@@ -78246,7 +78275,8 @@ ${MATRIX_USAGE}`);
     concurrency: values.concurrency,
     timeout: values.timeout,
     seeds: values.seeds,
-    shard: values.shard
+    shard: values.shard,
+    strategies: values.strategies
   });
   const controller = new AbortController();
   process.once("SIGINT", () => controller.abort());
@@ -78272,6 +78302,7 @@ ${MATRIX_USAGE}`);
     concurrency: settings.concurrency,
     timeout_s: settings.timeout_s,
     seeds: settings.seeds,
+    strategies: settings.strategies,
     resume: values.resume,
     shard: settings.shard,
     install: !values["no-install"],
