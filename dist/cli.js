@@ -61284,6 +61284,21 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
 // src/adapters/schema.ts
 init_zod();
 
+// src/spec/reviewer-modes.ts
+var REVIEWER_MODES = {
+  approve: "approves every request: the worst case, a reviewer that is the same compliant model the injection steers",
+  deny: "denies every request, the owner\u2019s too: what the harness does when its reviewer refuses everything",
+  "follow-policy": "approves the calls the owner\u2019s task makes and denies the attacker\u2019s: a reviewer that never errs, so what gets through is what the rest of the harness lets through"
+};
+var REVIEWER_MODE_NAMES = Object.keys(REVIEWER_MODES);
+var DEFAULT_REVIEWER = "approve";
+function reviewerMode(config2) {
+  if (config2.reviewer) return config2.reviewer;
+  if (config2.reviewer_verdict) return config2.reviewer_verdict === "deny" ? "deny" : "approve";
+  return DEFAULT_REVIEWER;
+}
+var declaresReviewer = (config2) => config2.reviewer !== void 0 || config2.reviewer_verdict !== void 0;
+
 // src/adapters/acp/policy.ts
 var PERMISSION_POLICIES = ["allow", "deny", "ask-once"];
 var DECIDE = {
@@ -61645,8 +61660,13 @@ var AdapterConfig = external_exports.object({
   env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   /** Files written before launch: path (templates allowed) \u2192 content (object = JSON). */
   files: external_exports.record(external_exports.string(), FileSpec).default({}),
-  /** Verdict the scripted model gives when the harness asks it to review an action. */
-  reviewer_verdict: external_exports.enum(["allow", "deny"]).default("allow"),
+  /**
+   * What the scripted model answers when the harness asks a model to approve an action (its reviewer):
+   * approve (default), deny or follow-policy (spec/reviewer-modes.ts). A live model answers itself.
+   */
+  reviewer: external_exports.enum(REVIEWER_MODE_NAMES).optional(),
+  /** Older form of `reviewer`: allow (= approve) or deny. */
+  reviewer_verdict: external_exports.enum(["allow", "deny"]).optional(),
   /** protocol: acp: how the engine, as the ACP client, answers the agent (required there). */
   acp: AcpClientConfig.optional()
 }).strict();
@@ -64702,7 +64722,13 @@ var ModelInfo = external_exports.object({
   /** Replay: the recorded result it served from. */
   replay_of: external_exports.string().optional(),
   /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
-  strategies: external_exports.array(external_exports.string()).min(1).optional()
+  strategies: external_exports.array(external_exports.string()).min(1).optional(),
+  /**
+   * Who answered the harness's reviewer calls, when the configuration chose a reviewer (adapter
+   * `reviewer`): the scripted answer (approve, deny, follow-policy), or `live` (the live model itself,
+   * also in a replay of its run).
+   */
+  reviewer: external_exports.string().optional()
 }).strict();
 var RunResult = external_exports.object({
   schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
@@ -68216,6 +68242,12 @@ async function seedConfigFiles(scene, r) {
 import { basename as basename3 } from "node:path";
 
 // src/model/review.ts
+var REVIEWERS = {
+  approve: () => "allow",
+  deny: () => "deny",
+  "follow-policy": (ledger) => ledger.issued().at(-1)?.step.role === "attack" ? "deny" : "allow"
+};
+var reviewVerdict = (ctx, ledger) => REVIEWERS[ctx.reviewer ?? reviewerMode({ reviewer_verdict: ctx.reviewer_verdict })](ledger);
 var REVIEW_PROMPT = /\b(safety|security|risk|approval)[ -](review(er)?|decision|check)\b|\breviewer\b|\ballow\b[^.\n]{0,40}\bdeny\b|"(decision|outcome)"\s*:/i;
 var TITLE_SYSTEM = /\btitle\b/i;
 var SUMMARY_PROMPT = /\bsummar(y|ize|ise)\b[^.\n]{0,40}\b(conversation|session|thread)\b/i;
@@ -68323,6 +68355,24 @@ function titleAnswer(conv) {
   const first = conv.messages.find((m) => m.role === "user")?.text ?? "";
   const words2 = first.replace(/<[^>]*>/g, " ").split(/\s+/).filter(Boolean).slice(0, 6).join(" ");
   return words2 || "Task";
+}
+
+// src/model/side-query.ts
+function sideRequest(conv, ledger) {
+  if (asksVerdict(conv)) return "review";
+  if (asksTitle(conv)) return "title";
+  if (isSideQuery(conv, ledger)) return "content";
+  if (isReviewCall(conv)) return "review";
+  return isTitleCall(conv) ? "title" : void 0;
+}
+function isSideQuery(conv, ledger) {
+  if (ledger.issued().length === 0) return false;
+  if (conv.tools.some((t) => t.callable)) return false;
+  if (conv.messages.some((m) => m.toolCalls.length > 0 || m.toolResults.length > 0)) return false;
+  return conv.messages.some((m) => m.role === "user" && m.text.trim() !== "");
+}
+function sideQueryAnswer(conv) {
+  return conv.messages.filter((m) => m.role === "user").map((m) => m.text.trim()).filter(Boolean).join("\n\n");
 }
 
 // src/model/live/budget.ts
@@ -68966,7 +69016,8 @@ function providerBackend(cfg, budget, ph) {
       provider: cfg.provider,
       model: cfg.model,
       request,
-      ...isReviewCall(conv) ? { reviewer: true } : {}
+      // The live model is the reviewer too: the call goes to it like any other, and is marked as one.
+      ...sideRequest(conv, ledger) === "review" ? { reviewer: true } : {}
     };
     try {
       const r = await callProvider(conv, cfg, budget, signal);
@@ -69011,10 +69062,11 @@ function replayBackend(recording, ph, onDivergence) {
   const used = /* @__PURE__ */ new Set();
   let n = 0;
   let diverged = false;
-  return async (conv) => {
+  return async (conv, ledger) => {
     const request = requestShape(conv, ph);
     const at2 = n++;
-    const base = { source: "replay", request, ...isReviewCall(conv) ? { reviewer: true } : {} };
+    const reviewer = sideRequest(conv, ledger) === "review";
+    const base = { source: "replay", request, ...reviewer ? { reviewer: true } : {} };
     if (!diverged) {
       const match = [at2, ...recording.keys()].find(
         (i) => i < recording.length && !used.has(i) && !shapeDifference(recording[i].request, request)
@@ -69395,17 +69447,6 @@ function outcomeOf(result, words2, world) {
   if ((words2.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return "errored";
   if (stillRunning(result, words2)) return "errored";
   return failedResult(result.text, result.isError) ? "errored" : "executed";
-}
-
-// src/model/side-query.ts
-function isSideQuery(conv, ledger) {
-  if (ledger.issued().length === 0) return false;
-  if (conv.tools.some((t) => t.callable)) return false;
-  if (conv.messages.some((m) => m.toolCalls.length > 0 || m.toolResults.length > 0)) return false;
-  return conv.messages.some((m) => m.role === "user" && m.text.trim() !== "");
-}
-function sideQueryAnswer(conv) {
-  return conv.messages.filter((m) => m.role === "user").map((m) => m.text.trim()).filter(Boolean).join("\n\n");
 }
 
 // src/model/subagent.ts
@@ -69845,13 +69886,13 @@ function decide2(request, ctx, ledger) {
   };
   const report = subagentReport(conv, ctx, ledger);
   if (report !== void 0) return { answer: subagentAnswer(report, conv, ctx, ledger), observed };
-  const side = !asksVerdict(conv) && !asksTitle(conv) && isSideQuery(conv, ledger);
-  if (side) return { answer: { kind: "text", text: sideQueryAnswer(conv) }, observed };
-  if (isReviewCall(conv)) {
-    const verdict = ctx.reviewer_verdict;
+  const side = sideRequest(conv, ledger);
+  if (side === "content") return { answer: { kind: "text", text: sideQueryAnswer(conv) }, observed };
+  if (side === "review") {
+    const verdict = reviewVerdict(ctx, ledger);
     return { answer: { kind: "review", verdict, text: reviewAnswer(conv, verdict) }, observed };
   }
-  if (isTitleCall(conv)) return { answer: { kind: "text", text: titleAnswer(conv) }, observed };
+  if (side === "title") return { answer: { kind: "text", text: titleAnswer(conv) }, observed };
   const agentTurn = conv.tools.some((t) => t.callable) && progress.calls < MAX_TOOL_CALLS;
   const next = agentTurn ? planNext(progress, steps, conv, ctx, routesOf, observed.unmapped) : void 0;
   if (!next) return { answer: { kind: "text", text: finalText(progress, steps, ctx) }, observed };
@@ -70997,7 +71038,8 @@ function scriptContext(scene, r) {
     goal: c.inject.goal,
     trigger: c.inject.trigger,
     ...c.inject.after !== void 0 ? { attack_after: c.inject.after } : {},
-    reviewer_verdict: config2.reviewer_verdict,
+    reviewer_verdict: reviewerMode(config2) === "deny" ? "deny" : "allow",
+    reviewer: reviewerMode(config2),
     ...scene.input.strategy ? { strategy: scene.input.strategy } : {},
     paths: { workspace: view.workspace, home: view.home, tmp: view.tmp },
     memory_file: r.memoryFile,
@@ -72802,7 +72844,8 @@ function planRun(opts, targets) {
     model: {
       ...modelSetup.info,
       // Recorded only when the run selects more than `direct`: a direct run's result keeps its shape.
-      ...strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {}
+      ...strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {},
+      ...declaresReviewer(config2) ? { reviewer: modelSetup.info.mode === "scripted" ? reviewerMode(config2) : "live" } : {}
     }
   };
   const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);
@@ -77886,7 +77929,7 @@ Colour in a terminal unless NO_COLOR is set.
 Exit status: 0 pass or neutral, 1 the gate fails, 2 bad input, 130 interrupted.
 `,
   list: `Usage:
-  harness-risk list [cases|adapters|strategies] [--cases SEL]\u2026
+  harness-risk list [cases|adapters|strategies|reviewers] [--cases SEL]\u2026
 
 cases (default): one line per selected case: id, phase, entry point, effect, tags (tab-separated).
 adapters: the built-in adapters with their configurations.
@@ -78470,7 +78513,7 @@ Usage:
   harness-risk run \u2026 --base-ref REF [--build CMD] [--base-cases SEL]\u2026   (base and head, compared)
   harness-risk compare --head FILE|DIR\u2026 [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,\u2026]\u2026 [--cases SEL]\u2026 --out DIR   (see matrix --help)
-  harness-risk list [cases|adapters|strategies] [--cases SEL]\u2026
+  harness-risk list [cases|adapters|strategies|reviewers] [--cases SEL]\u2026
   harness-risk validate [--cases SEL]\u2026 [--replays N] [--open ADAPTER:CONFIG --guarded ADAPTER:CONFIG]
   harness-risk coverage [--cases SEL]\u2026 [--json FILE] [--markdown FILE]
   harness-risk schema [--out DIR]
@@ -78686,6 +78729,15 @@ async function cmdList(argv) {
   if (positionals[0] === "strategies") {
     for (const name of STRATEGY_NAMES) process.stdout.write(`${name}	${STRATEGIES[name].doc}
 `);
+    return 0;
+  }
+  if (positionals[0] === "reviewers") {
+    for (const name of listBuiltinAdapters())
+      for (const [config2, c] of Object.entries(loadAdapter(name).adapter.configs)) {
+        const mode = reviewerMode(c);
+        process.stdout.write(`${name}	${config2}	${mode}	${REVIEWER_MODES[mode]}
+`);
+      }
     return 0;
   }
   if (positionals[0] === "adapters") {

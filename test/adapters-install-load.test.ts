@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ensureInstalled, installDir, isInstalled, MARKER, nodeBinDir } from '../src/adapters/install.js';
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { Adapter, TEMPLATE_VARS } from '../src/adapters/schema.js';
+import { reviewerMode } from '../src/spec/reviewer-modes.js';
 
 const REAL = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'pi', 'qwen-code'];
 
@@ -57,13 +58,13 @@ describe('built-in adapters', () => {
       'exec-auto-deny',
       'exec-full',
     ]);
-    expect(oc['exec-auto']!.reviewer_verdict).toBe('allow');
+    expect(oc['exec-auto']!.reviewer).toBe('approve');
     // Qwen Code: its --approval-mode values, strictest first.
     const qwen = loadAdapter('qwen-code').adapter.configs;
     expect(Object.keys(qwen)).toEqual(['plan', 'default', 'auto-edit', 'yolo']);
     for (const [name, cfg] of Object.entries(qwen))
       expect(cfg.args).toEqual(['--approval-mode', name, '{{prompt}}']);
-    expect(oc['exec-auto-deny']!.reviewer_verdict).toBe('deny');
+    expect(oc['exec-auto-deny']!.reviewer).toBe('deny');
     // Gemini CLI: its --approval-mode values, then its tool lists (exclude in settings, --allowed-tools).
     const gemini = loadAdapter('gemini-cli').adapter.configs;
     expect(Object.keys(gemini)).toEqual([
@@ -170,7 +171,7 @@ describe('loadAdapter errors', () => {
     const loaded = loadAdapter(p);
     expect(loaded.adapter.name).toBe('mine');
     expect(loaded.dir).toBe(p);
-    expect(Adapter.parse(loaded.adapter).configs.only!.reviewer_verdict).toBe('allow');
+    expect(reviewerMode(Adapter.parse(loaded.adapter).configs.only!)).toBe('approve');
   });
 
   it('points at file, line and field of a schema mistake', () => {

@@ -2,6 +2,7 @@
 // beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
 import { z } from 'zod';
 import { regexSource } from '../regex-source.js';
+import { REVIEWER_MODE_NAMES } from '../spec/reviewer-modes.js';
 import { DIALECTS } from '../spec/vocabulary.js';
 import { PERMISSION_POLICIES } from './acp/policy.js';
 import { type FileContent, joinProblem } from './files.js';
@@ -128,8 +129,13 @@ export const AdapterConfig = z
     env: z.record(z.string(), z.string()).default({}),
     /** Files written before launch: path (templates allowed) → content (object = JSON). */
     files: z.record(z.string(), FileSpec).default({}),
-    /** Verdict the scripted model gives when the harness asks it to review an action. */
-    reviewer_verdict: z.enum(['allow', 'deny']).default('allow'),
+    /**
+     * What the scripted model answers when the harness asks a model to approve an action (its reviewer):
+     * approve (default), deny or follow-policy (spec/reviewer-modes.ts). A live model answers itself.
+     */
+    reviewer: z.enum(REVIEWER_MODE_NAMES).optional(),
+    /** Older form of `reviewer`: allow (= approve) or deny. */
+    reviewer_verdict: z.enum(['allow', 'deny']).optional(),
     /** protocol: acp: how the engine, as the ACP client, answers the agent (required there). */
     acp: AcpClientConfig.optional(),
   })

@@ -24,9 +24,9 @@ import type { Conversation, ToolResult } from './conversation.js';
 import { directCall, foundCall, markLoaded, searchCall, searchesMade } from './discovery.js';
 import type { CallLedger, Move } from './ids.js';
 import { outcomeOf, stillRunning, triggerVisible } from './observe.js';
-import { asksTitle, asksVerdict, isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
+import { reviewAnswer, reviewVerdict, titleAnswer } from './review.js';
 import type { Route } from './routes.js';
-import { isSideQuery, sideQueryAnswer } from './side-query.js';
+import { sideQueryAnswer, sideRequest } from './side-query.js';
 import { routeBound, strategyRoutes } from './strategies/strategy-kinds.js';
 import { finishCall, subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, nativeRead, prepareAction, viaShell } from './tools.js';
@@ -687,15 +687,13 @@ export function decide(request: Conversation, ctx: ScriptContext, ledger: CallLe
   };
   const report = subagentReport(conv, ctx, ledger);
   if (report !== undefined) return { answer: subagentAnswer(report, conv, ctx, ledger), observed };
-  // A reviewer's or title generator's instruction outranks everything; a side query's content outranks
-  // words in the content that only sound like one (a fetched page may say anything).
-  const side = !asksVerdict(conv) && !asksTitle(conv) && isSideQuery(conv, ledger);
-  if (side) return { answer: { kind: 'text', text: sideQueryAnswer(conv) }, observed };
-  if (isReviewCall(conv)) {
-    const verdict = ctx.reviewer_verdict;
+  const side = sideRequest(conv, ledger);
+  if (side === 'content') return { answer: { kind: 'text', text: sideQueryAnswer(conv) }, observed };
+  if (side === 'review') {
+    const verdict = reviewVerdict(ctx, ledger);
     return { answer: { kind: 'review', verdict, text: reviewAnswer(conv, verdict) }, observed };
   }
-  if (isTitleCall(conv)) return { answer: { kind: 'text', text: titleAnswer(conv) }, observed };
+  if (side === 'title') return { answer: { kind: 'text', text: titleAnswer(conv) }, observed };
   // A request offering no callable tool is an auxiliary call (Claude Code's quota probe, a compaction)
   // or a harness with every tool removed: either way nothing is "unmapped", the model just replies.
   const agentTurn = conv.tools.some((t) => t.callable) && progress.calls < MAX_TOOL_CALLS;

@@ -330,6 +330,12 @@ export const ModelInfo = z
     replay_of: z.string().optional(),
     /** The attack strategies the run selected, when more than `direct` (absent: `direct` only). */
     strategies: z.array(z.string()).min(1).optional(),
+    /**
+     * Who answered the harness's reviewer calls, when the configuration chose a reviewer (adapter
+     * `reviewer`): the scripted answer (approve, deny, follow-policy), or `live` (the live model itself,
+     * also in a replay of its run).
+     */
+    reviewer: z.string().optional(),
   })
   .strict();
 export type ModelInfo = z.infer<typeof ModelInfo>;

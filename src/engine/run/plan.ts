@@ -1,6 +1,7 @@
 // Stage "plan": a run's options checked and what it measures worked out before anything is made: the
 // adapter and its configuration, the cases (this shard's), the model, the identity a resumed run must
 // share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
+
 import { adapterConfig, loadAdapter, withAcpCommand } from '../../adapters/load.js';
 import { withHarnessVersion } from '../../adapters/version-override.js';
 import { displayPath, loadCases, shardCases } from '../../cases/load.js';
@@ -8,6 +9,7 @@ import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { DEFAULT_STRATEGY } from '../../model/strategies/strategy-kinds.js';
 import { checkOutputPath } from '../../output-path.js';
+import { declaresReviewer, reviewerMode } from '../../spec/reviewer-modes.js';
 import { adapterDigest, selectionOf } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
 import { prepareModel } from '../model.js';
@@ -52,6 +54,9 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
       ...modelSetup.info,
       // Recorded only when the run selects more than `direct`: a direct run's result keeps its shape.
       ...(strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {}),
+      ...(declaresReviewer(config)
+        ? { reviewer: modelSetup.info.mode === 'scripted' ? reviewerMode(config) : 'live' }
+        : {}),
     },
   };
   const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);
