@@ -69720,7 +69720,7 @@ function absorb(p, ctx, offers, move, result, world) {
     } else if (
       // The first try, or the write made again after a read (a tool that refuses any existing path,
       // Copilot's `create`, fails it again): the shell's form is still owed, once (route 1 is not retried).
-      outcome !== "executed" && move.redo !== "read" && move.route === void 0 && offers.ownerRetry(move.step.index)
+      outcome !== "executed" && move.redo !== "read" && (move.route === void 0 ? offers.ownerRetry(move.step.index) : move.route === 2 && offers.foundRetry(move.step.index, p.found))
     ) {
       p.redo = { step: move.step, route: 1 };
     }
@@ -69760,6 +69760,11 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
     ownerRetry: (i) => {
       const action = prepareAction(ctx.plan[i], ctx);
       return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+    },
+    // A found tool that fails (OpenClaw's web_fetch refuses loopback hosts) leaves the shell's form owed.
+    foundRetry: (i, found) => {
+      const action = prepareAction(ctx.plan[i], ctx);
+      return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
     readable: (path8) => {
       const read = nativeRead(path8, conv.tools, ctx);

@@ -56,6 +56,7 @@ describe('built-in adapters', () => {
       'exec-allowlist',
       'exec-auto',
       'exec-auto-deny',
+      'exec-auto-review',
       'exec-full',
     ]);
     expect(oc['exec-auto']!.reviewer).toBe('approve');
@@ -65,6 +66,7 @@ describe('built-in adapters', () => {
     for (const [name, cfg] of Object.entries(qwen))
       expect(cfg.args).toEqual(['--approval-mode', name, '{{prompt}}']);
     expect(oc['exec-auto-deny']!.reviewer).toBe('deny');
+    expect(oc['exec-auto-review']!.reviewer).toBe('follow-policy');
     // Gemini CLI: its --approval-mode values, then its tool lists (exclude in settings, --allowed-tools).
     const gemini = loadAdapter('gemini-cli').adapter.configs;
     expect(Object.keys(gemini)).toEqual([

@@ -145,6 +145,7 @@ describe('attacks through a harness that hides its shell behind a search', () =>
       ['invoke', HARNESS, 'invoke'],
       ['load', HARNESS, 'load'],
       ['declared', join(HARNESS, 'declared.yaml'), 'invoke'],
+      ['http-fails', HARNESS, 'http-fails'],
     ] as const)
       results[name] = await runSafetyCases(
         scriptedRun({ adapter, config, cases: CASES, out: join(dir(), `${name}.json`), keep_evidence: true }),
@@ -164,4 +165,10 @@ describe('attacks through a harness that hides its shell behind a search', () =>
       expect(labels(r)).toEqual(labels(results.direct!));
       expect(r.trials.every((t) => t.labels.u)).toBe(true);
     });
+
+  // The owner's fetch finds http_get, which refuses the host (as OpenClaw's web_fetch refuses loopback):
+  // its shell form is still owed, so the page (and its injection) arrives. Before: not applicable.
+  it("http-fails: a found tool that fails the owner's step leaves it to the shell", () => {
+    expect(labels(results['http-fails']!)).toEqual(labels(results.direct!));
+  });
 });

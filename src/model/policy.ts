@@ -442,6 +442,8 @@ interface Offers {
   routesOf: RoutesOf;
   /** The owner step's own tool failed and the shell could do it (see replay). */
   ownerRetry: (planIndex: number) => boolean;
+  /** The tool the owner's search found failed the step, and the shell could do it. */
+  foundRetry: (planIndex: number, found: string) => boolean;
   /** The harness offers its own read tool for this file (the read a read-first harness counts). */
   readable: (path: string) => boolean;
 }
@@ -479,8 +481,9 @@ function absorb(
       // Copilot's `create`, fails it again): the shell's form is still owed, once (route 1 is not retried).
       outcome !== 'executed' &&
       move.redo !== 'read' &&
-      move.route === undefined &&
-      offers.ownerRetry(move.step.index)
+      (move.route === undefined
+        ? offers.ownerRetry(move.step.index)
+        : move.route === 2 && offers.foundRetry(move.step.index, p.found))
     ) {
       p.redo = { step: move.step, route: 1 };
     }
@@ -538,6 +541,11 @@ function replay(
     ownerRetry: (i) => {
       const action = prepareAction(ctx.plan[i], ctx);
       return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+    },
+    // A found tool that fails (OpenClaw's web_fetch refuses loopback hosts) leaves the shell's form owed.
+    foundRetry: (i, found) => {
+      const action = prepareAction(ctx.plan[i], ctx);
+      return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
     readable: (path) => {
       const read = nativeRead(path, conv.tools, ctx);
