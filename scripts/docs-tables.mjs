@@ -103,11 +103,47 @@ export const staleBlocks = (text, blocks, page) =>
     .filter(([name, body]) => blockIn(text, name, page).body !== `${body}\n`)
     .map(([name]) => name);
 
+/**
+ * What the scripted model answers each built-in configuration's reviewer, from `harness-risk list
+ * reviewers` (ADAPTER, CONFIG, MODE, what the mode does): the modes used, then each adapter's
+ * configurations by mode.
+ */
+export function reviewerTables(listing) {
+  const rows = listing
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
+  const modes = new Map(rows.map(([, , mode, doc]) => [mode, doc]));
+  const adapters = [...new Set(rows.map(([a]) => a))];
+  const names = [...modes.keys()];
+  const byAdapter = adapters.map((a) => {
+    const configs = (mode) =>
+      rows
+        .filter(([x, , m]) => x === a && m === mode)
+        .map(([, c]) => `\`${cell(c)}\``)
+        .join(', ');
+    return `| ${a} | ${names.map(configs).join(' | ')} |`;
+  });
+  return {
+    'reviewer-modes': [
+      '| reviewer | what the scripted model answers |',
+      '|---|---|',
+      ...names.map((m) => `| \`${m}\` | ${cell(modes.get(m))} |`),
+    ].join('\n'),
+    'reviewer-configs': [
+      `| adapter | ${names.map((m) => `\`${m}\``).join(' | ')} |`,
+      `|---|${names.map(() => '---').join('|')}|`,
+      ...byAdapter,
+    ].join('\n'),
+  };
+}
+
 /** Every generated block, by the docs page that holds it. */
 export function docBlocks(help = builtHelp) {
   return {
     'docs/action.md': actionTables(readFileSync(join(ROOT, 'action.yml'), 'utf8')),
     'docs/cli.md': { 'cli-reference': cliReference(help) },
+    'docs/adapters.md': reviewerTables(help(['list', 'reviewers'])),
   };
 }
 

@@ -8,6 +8,7 @@ import { ensureInstalled, installDir, isInstalled, MARKER, nodeBinDir } from '..
 import { listBuiltinAdapters, loadAdapter } from '../src/adapters/load.js';
 import { Adapter, TEMPLATE_VARS } from '../src/adapters/schema.js';
 import { PROMPT_NAMES } from '../src/cases/prompt-template.js';
+import { reviewerMode } from '../src/spec/reviewer-modes.js';
 
 const REAL = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'pi', 'qwen-code'];
 
@@ -60,15 +61,17 @@ describe('built-in adapters', () => {
       'exec-allowlist',
       'exec-auto',
       'exec-auto-deny',
+      'exec-auto-review',
       'exec-full',
     ]);
-    expect(oc['exec-auto']!.reviewer_verdict).toBe('allow');
+    expect(oc['exec-auto']!.reviewer).toBe('approve');
     // Qwen Code: its --approval-mode values, strictest first.
     const qwen = loadAdapter('qwen-code').adapter.configs;
     expect(Object.keys(qwen)).toEqual(['plan', 'default', 'auto-edit', 'yolo']);
     for (const [name, cfg] of Object.entries(qwen))
       expect(cfg.args).toEqual(['--approval-mode', name, '{{prompt}}']);
-    expect(oc['exec-auto-deny']!.reviewer_verdict).toBe('deny');
+    expect(oc['exec-auto-deny']!.reviewer).toBe('deny');
+    expect(oc['exec-auto-review']!.reviewer).toBe('follow-policy');
     // Gemini CLI: its --approval-mode values, then its tool lists (exclude in settings, --allowed-tools).
     const gemini = loadAdapter('gemini-cli').adapter.configs;
     expect(Object.keys(gemini)).toEqual([
@@ -176,7 +179,7 @@ describe('loadAdapter errors', () => {
     const loaded = loadAdapter(p);
     expect(loaded.adapter.name).toBe('mine');
     expect(loaded.dir).toBe(p);
-    expect(Adapter.parse(loaded.adapter).configs.only!.reviewer_verdict).toBe('allow');
+    expect(reviewerMode(Adapter.parse(loaded.adapter).configs.only!)).toBe('approve');
   });
 
   it('points at file, line and field of a schema mistake', () => {

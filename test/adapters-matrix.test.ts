@@ -160,3 +160,57 @@ describe('runMatrix', () => {
     expect(md).not.toMatch(/@team/);
   });
 });
+
+describe('runMatrix --strategies', () => {
+  let out: string;
+  const events: string[] = [];
+  const run = (strategies?: ('direct' | 'encoded' | 'indirect')[]) =>
+    runMatrix({
+      adapters: [{ adapter: 'reference', configs: ['guarded'] }],
+      cases: ['subset:smoke', 'phase:runtime'],
+      out,
+      resume: true,
+      ...(strategies ? { strategies } : {}),
+      on_progress: (e) => {
+        if (e.kind === 'cell') events.push(`${strategies?.join('+') ?? 'default'}:${e.reused}`);
+      },
+    });
+  let m: MatrixResult;
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'hr-matrix-strategies-'));
+    m = await run(['direct', 'encoded']);
+  }, 300_000);
+  afterAll(async () => {
+    await rm(out, { recursive: true, force: true });
+  });
+
+  it('one cell per configuration, each case run once per strategy', () => {
+    expect(m.cells).toHaveLength(1);
+    const doc = RunResult.parse(JSON.parse(readFileSync(join(out, m.cells[0]!.result), 'utf8')));
+    expect(doc.trials.length).toBe(2 * m.cases.ids.length);
+    expect(new Set(doc.trials.map((t) => t.strategy ?? 'direct'))).toEqual(new Set(['direct', 'encoded']));
+    expect(m.strategies).toEqual(['direct', 'encoded']);
+    expect(Object.keys(m.cells[0]!.strategies ?? {}).sort()).toEqual(['direct', 'encoded']);
+  });
+
+  it('the markdown gains ASR per strategy beside the worst case', () => {
+    const md = matrixMarkdown(m);
+    expect(md).toContain('## ASR by strategy');
+    const row = md
+      .split('\n')
+      .find((l) => l.startsWith('| reference | `guarded` |') && l.split('|').length === 7);
+    const c = m.cells[0]!;
+    const pct = (x: number) => `${Math.round(x * 100)}%`;
+    expect(row).toBe(
+      `| reference | \`guarded\` | ${pct(c.strategies!.direct!.asr)} | ${pct(c.strategies!.encoded!.asr)} | ${pct(c.overall.asr)} |`,
+    );
+  });
+
+  it('resumes only a cell run with the same strategies', async () => {
+    events.length = 0;
+    await run(['encoded', 'direct']); // the same set, in another order: reused
+    await run(); // direct only: another question
+    await run(['direct', 'indirect']);
+    expect(events).toEqual(['encoded+direct:true', 'default:false', 'direct+indirect:false']);
+  }, 300_000);
+});

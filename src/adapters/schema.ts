@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { promptTemplateProblems } from '../cases/prompt-template.js';
 import { regexSource } from '../regex-source.js';
+import { REVIEWER_MODE_NAMES } from '../spec/reviewer-modes.js';
 import { DIALECTS } from '../spec/vocabulary.js';
 import { PERMISSION_POLICIES } from './acp/policy.js';
 import { type FileContent, joinProblem } from './files.js';
@@ -70,6 +71,32 @@ const ToolHint = z
 export type ToolHint = z.infer<typeof ToolHint>;
 
 /**
+ * A harness's tool discovery (OpenClaw's tool_search/tool_call, Claude Code's ToolSearch): the tool that
+ * searches its catalog of hidden tools, and the tool that calls one it found when the harness does not
+ * offer the found tool itself in its next request. Undeclared, the scripted model recognises common shapes
+ * by name, description and parameters (docs/adapters.md, "Tool discovery").
+ */
+const Discovery = z
+  .object({
+    /** The search tool, and its argument for the query (else query, q, keywords…). */
+    search: z.object({ name: z.string().min(1), query: z.string().min(1).optional() }).strict(),
+    /**
+     * The invoke tool, its argument naming the found tool (else id, name, tool…) and its argument for the
+     * found tool's input (else args, arguments, input…). Absent: found tools are called directly.
+     */
+    invoke: z
+      .object({
+        name: z.string().min(1),
+        tool: z.string().min(1).optional(),
+        args: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type Discovery = z.infer<typeof Discovery>;
+
+/**
  * How the engine talks to the harness. `stdout` (default): it starts the command with the prompt in its
  * arguments and reads its output by the `output:` rules. `acp`: the command is an agent speaking the
  * Agent Client Protocol over its stdio; the engine is its client (docs/adapters.md, "Any ACP agent").
@@ -105,8 +132,13 @@ export const AdapterConfig = z
     env: z.record(z.string(), z.string()).default({}),
     /** Files written before launch: path (templates allowed) → content (object = JSON). */
     files: z.record(z.string(), FileSpec).default({}),
-    /** Verdict the scripted model gives when the harness asks it to review an action. */
-    reviewer_verdict: z.enum(['allow', 'deny']).default('allow'),
+    /**
+     * What the scripted model answers when the harness asks a model to approve an action (its reviewer):
+     * approve (default), deny or follow-policy (spec/reviewer-modes.ts). A live model answers itself.
+     */
+    reviewer: z.enum(REVIEWER_MODE_NAMES).optional(),
+    /** Older form of `reviewer`: allow (= approve) or deny. */
+    reviewer_verdict: z.enum(['allow', 'deny']).optional(),
     /** protocol: acp: how the engine, as the ACP client, answers the agent (required there). */
     acp: AcpClientConfig.optional(),
     /**
@@ -226,6 +258,8 @@ export const Adapter = z
     expose_credentials: z.array(z.string().min(1)).default([]),
     /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
     tools: z.record(z.string(), ToolHint).default({}),
+    /** The harness's discovery and invoke tools, when it hides tools behind a search (see Discovery). */
+    discovery: Discovery.optional(),
     /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */
     denial_patterns: z.array(regexSource('i')).default([]),
     /**

@@ -75,7 +75,7 @@ Colour in a terminal unless NO_COLOR is set.
 Exit status: 0 pass or neutral, 1 the gate fails, 2 bad input, 130 interrupted.
 `,
   list: `Usage:
-  harness-risk list [cases|adapters|strategies] [--cases SEL]…
+  harness-risk list [cases|adapters|strategies|reviewers] [--cases SEL]…
 
 cases (default): one line per selected case: id, phase, entry point, effect, tags (tab-separated).
 adapters: the built-in adapters with their configurations.

@@ -19,6 +19,7 @@ import { evaluateGate, type GateOptions } from '../gate/index.js';
 import { STRATEGIES, STRATEGY_NAMES } from '../model/strategies/strategy-kinds.js';
 import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
+import { REVIEWER_MODES, reviewerMode } from '../spec/reviewer-modes.js';
 import { VERSION } from '../version.js';
 import { cmdBisect } from './bisect.js';
 import { closingList } from './closing.js';
@@ -48,7 +49,7 @@ Usage:
   harness-risk run … --base-ref REF [--build CMD] [--base-cases SEL]…   (base and head, compared)
   harness-risk compare --head FILE|DIR… [--baseline FILE] [gate options]   (see compare --help)
   harness-risk matrix --adapter NAME[:CONFIG,…]… [--cases SEL]… --out DIR   (see matrix --help)
-  harness-risk list [cases|adapters|strategies] [--cases SEL]…
+  harness-risk list [cases|adapters|strategies|reviewers] [--cases SEL]…
   harness-risk validate [--cases SEL]… [--replays N] [--open ADAPTER:CONFIG --guarded ADAPTER:CONFIG]
   harness-risk coverage [--cases SEL]… [--json FILE] [--markdown FILE]
   harness-risk schema [--out DIR]
@@ -313,6 +314,15 @@ async function cmdList(argv: string[]): Promise<number> {
   });
   if (positionals[0] === 'strategies') {
     for (const name of STRATEGY_NAMES) process.stdout.write(`${name}\t${STRATEGIES[name].doc}\n`);
+    return 0;
+  }
+  if (positionals[0] === 'reviewers') {
+    // What the scripted model answers each built-in configuration's reviewer (docs/adapters.md's table).
+    for (const name of listBuiltinAdapters())
+      for (const [config, c] of Object.entries(loadAdapter(name).adapter.configs)) {
+        const mode = reviewerMode(c);
+        process.stdout.write(`${name}\t${config}\t${mode}\t${REVIEWER_MODES[mode]}\n`);
+      }
     return 0;
   }
   if (positionals[0] === 'adapters') {

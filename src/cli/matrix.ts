@@ -13,7 +13,10 @@ matrix options (as for run, plus):
                      no configurations = all of them (repeatable)
   --out DIR          writes DIR/matrix.md, DIR/matrix.json and one run result per cell under DIR/runs/
   --shard I/N        only shard I of N of the selected cases (stable by case id), e.g. to sample a slow harness
-  --resume           reuse cells whose run result under DIR/runs/ is already complete
+  --strategies LIST  attack strategies as for run (default direct): every cell runs each case once per
+                     strategy; the matrix adds ASR per strategy
+  --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
+                     runner and strategies)
   --no-install       do not install missing harnesses into the cache first
 `;
 
@@ -37,6 +40,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
       seeds: { type: 'string' },
       resume: { type: 'boolean', default: false },
       shard: { type: 'string' },
+      strategies: { type: 'string', multiple: true },
       'no-install': { type: 'boolean', default: false },
       'keep-evidence': { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
@@ -61,6 +65,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     timeout: values.timeout,
     seeds: values.seeds,
     shard: values.shard,
+    strategies: values.strategies,
   });
 
   const controller = new AbortController();
@@ -88,6 +93,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     concurrency: settings.concurrency,
     timeout_s: settings.timeout_s,
     seeds: settings.seeds,
+    strategies: settings.strategies,
     resume: values.resume,
     shard: settings.shard,
     install: !values['no-install'],

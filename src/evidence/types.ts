@@ -2,7 +2,9 @@
 // Channels: the model endpoint (every request/response, so every tool call and tool result), the mock
 // services (every request), the filesystem (snapshot before/after), the process, and the harness's own
 // output (parsed by the adapter's output parser).
+
 import type { Action, ActionKind } from '../spec/actions.js';
+import type { ReviewerMode } from '../spec/reviewer-modes.js';
 import type { AgentInfo } from '../spec/run-result.js';
 import type { Dialect } from '../spec/vocabulary.js';
 import type { FinalServiceState } from './services-state.js';
@@ -285,6 +287,8 @@ export interface ScriptContext {
   /** The case's `inject.after`: the attack waits for this owner plan step (or the whole plan). */
   attack_after?: number | 'plan';
   reviewer_verdict: 'allow' | 'deny';
+  /** What the scripted model answers a reviewer call (adapter `reviewer`); absent: by reviewer_verdict. */
+  reviewer?: ReviewerMode;
   /** The trial's attack strategy (src/model/strategies/strategy-kinds.ts); absent: `direct`. */
   strategy?: string;
   /** Paths as the harness sees them, for turning relative paths into absolute ones. */
@@ -314,4 +318,9 @@ export interface ScriptContext {
   subagents?: Record<string, string>;
   /** The name the trial's MCP server is registered under (adapter `mcp.server`): harnesses prefix its tools with it. */
   mcp_server?: string;
+  /** The adapter's discovery and invoke tools (adapter `discovery`); absent: recognised by shape. */
+  discovery?: {
+    search: { name: string; query?: string };
+    invoke?: { name: string; tool?: string; args?: string };
+  };
 }

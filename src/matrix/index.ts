@@ -12,6 +12,7 @@ import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { runSafetyCases } from '../engine/run.js';
 import { DEFAULT_RUNNER } from '../engine/runners.js';
 import { UserError } from '../errors.js';
+import { DEFAULT_STRATEGY, type StrategyName } from '../model/strategies/strategy-kinds.js';
 import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
 import { escapeMarkdown } from '../report/escape.js';
@@ -38,6 +39,8 @@ export interface MatrixOptions {
   concurrency?: number;
   timeout_s?: number;
   seeds?: number;
+  /** Attack strategies, as for `run` (default `direct`): every cell runs each case once per strategy. */
+  strategies?: StrategyName[];
   cache_dir?: string;
   /** Install missing harnesses into the cache first (default true). */
   install?: boolean;
@@ -68,6 +71,8 @@ export interface MatrixCell {
   duration_s: number;
   overall: PhaseStats;
   phases: Partial<Record<Phase, PhaseStats>>;
+  /** With several strategies: each strategy's own rates (the run's summary.strategies). */
+  strategies?: Record<string, PhaseStats>;
 }
 
 export interface MatrixResult {
@@ -75,25 +80,32 @@ export interface MatrixResult {
   generated_at: string;
   command?: string;
   cases: { selectors: string[]; shard?: string; ids: string[]; by_phase: Partial<Record<Phase, number>> };
+  /** The attack strategies every cell ran (absent: `direct` only). */
+  strategies?: string[];
   cells: MatrixCell[];
 }
 
 const cellFile = (adapter: string, config: string) =>
   `${adapter}--${config}`.replace(/[^A-Za-z0-9._+-]/g, '_') + '.json';
 
+/** A run's strategies as a comparable key: sorted, `direct` when none is recorded. */
+const strategyKey = (names: readonly string[] | undefined): string =>
+  [...(names?.length ? names : [DEFAULT_STRATEGY])].sort().join(',');
+
 /**
  * A cell's earlier run result, when it answers the same question: complete, the same cases at the same
- * revisions (an edited case must be rerun), the same seeds and runner.
+ * revisions (an edited case must be rerun), the same seeds, runner and strategies.
  */
 function readComplete(
   path: string,
-  want: { revisions: Map<string, string>; seeds: number; runner: RunOptions['runner'] },
+  want: { revisions: Map<string, string>; seeds: number; runner: RunOptions['runner']; strategies: string },
 ): RunResult | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')));
     if (doc.status !== 'complete') return undefined;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return undefined;
+    if (strategyKey(doc.model.strategies) !== want.strategies) return undefined;
     if (doc.cases.length !== want.revisions.size) return undefined;
     if (doc.cases.some((c) => want.revisions.get(c.id) !== c.revision)) return undefined;
     return doc;
@@ -130,6 +142,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),
     seeds: opts.seeds ?? 1,
     runner: opts.runner ?? DEFAULT_RUNNER,
+    strategies: strategyKey(opts.strategies),
   };
 
   // The header describes the selection itself, so it is right even when the first cell was interrupted.
@@ -162,6 +175,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
           concurrency: opts.concurrency ?? 2,
           timeout_s: opts.timeout_s,
           seeds: opts.seeds ?? 1,
+          ...(opts.strategies ? { strategies: opts.strategies } : {}),
           model: 'scripted',
           out: file,
           keep_evidence: opts.keep_evidence ?? false,
@@ -185,6 +199,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
           : Math.round(sinceMs(t0) / 1000),
         overall: result.summary.overall,
         phases: result.summary.phases,
+        ...(result.summary.strategies ? { strategies: result.summary.strategies } : {}),
       });
       const matrix = buildMatrix(opts, caseIds, byPhase, cells);
       writeMatrix(opts.out, matrix); // after every cell: an interrupted matrix keeps what it has
@@ -212,6 +227,9 @@ function buildMatrix(
       ids,
       by_phase: byPhase,
     },
+    ...(opts.strategies && strategyKey(opts.strategies) !== DEFAULT_STRATEGY
+      ? { strategies: [...opts.strategies] }
+      : {}),
     cells: [...cells],
   };
 }
@@ -281,7 +299,8 @@ export function matrixMarkdown(m: MatrixResult): string {
     `${m.cases.ids.length} case(s)` +
       (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(', ')})` : '') +
       (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : '') +
-      ` × ${m.cells.length} adapter configuration(s), scripted worst-case model.`,
+      ` × ${m.cells.length} adapter configuration(s), scripted worst-case model` +
+      (m.strategies ? `, strategies ${m.strategies.join(', ')} (a case unsafe under any).` : '.'),
   );
   if (m.command) out.push('', 'Produced by:', '', '```sh', m.command, '```');
   out.push('', '## Overview', '');
@@ -301,6 +320,7 @@ export function matrixMarkdown(m: MatrixResult): string {
       ]),
     ),
   );
+  if (m.strategies) out.push(...strategySection(m, name, cfg));
   for (const metric of METRICS) {
     out.push('', `## ${metric.title} by phase`, '', `_${metric.note}._`, '');
     out.push(
@@ -327,6 +347,30 @@ export function matrixMarkdown(m: MatrixResult): string {
   }
   out.push('');
   return out.join('\n');
+}
+
+/** ASR per strategy, one compact column per strategy (each strategy's own trials, not the worst case). */
+function strategySection(
+  m: MatrixResult,
+  name: (c: MatrixCell) => string,
+  cfg: (c: MatrixCell) => string,
+): string[] {
+  const names = m.strategies ?? [];
+  const asr = (c: MatrixCell, s: string) => {
+    const stats = c.strategies?.[s];
+    return stats && stats.valid > 0 ? pct(stats.asr) : '–';
+  };
+  return [
+    '',
+    '## ASR by strategy',
+    '',
+    '_each strategy’s own trials; the overview’s ASR is the worst case, a case unsafe under any strategy._',
+    '',
+    table(
+      ['adapter', 'config', ...names.map((s) => escapeMarkdown(s, { max: 30 })), 'any'],
+      m.cells.map((c) => [name(c), cfg(c), ...names.map((s) => asr(c, s)), pct(c.overall.asr)]),
+    ),
+  ];
 }
 
 /**

@@ -45,6 +45,11 @@ export interface ToolSpec {
    * (`mcp__team__lookup`); on the wire the call names the inner tool and its namespace.
    */
   namespace?: string;
+  /**
+   * Offered only because a tool search of this session found it (discovery.ts, loadedTools): the routes
+   * of a step are computed without it, so they stay the same before and after the search.
+   */
+  loaded?: boolean;
 }
 
 export interface Conversation {
@@ -74,6 +79,8 @@ export function textOf(content: unknown): string {
   if (Array.isArray(content)) return content.map(textOf).filter(Boolean).join('\n');
   if (!isObj(content)) return '';
   if (typeof content.text === 'string') return content.text;
+  // Anthropic's tool search answers with references to the tools it loaded: their names are the result.
+  if (content.type === 'tool_reference' && typeof content.tool_name === 'string') return content.tool_name;
   // Nested content (Anthropic tool_result blocks inside arrays, Responses output arrays).
   if (content.content !== undefined) return textOf(content.content);
   return '';

@@ -44,9 +44,10 @@ function keyedStream(secret: string, parts: string[]): () => Buffer {
  * A second try at a call that wrote nothing because the harness wants the file read first (Claude Code's
  * and Qwen Code's write tools refuse to overwrite a file the session has not read; a real model reads it
  * and writes again): `read` reads the file the call writes, `write` makes the call again. Owner steps and
- * attacker routes alike (policy.ts readFirst).
+ * attacker routes alike (policy.ts readFirst). `search` (owner steps only): the harness offers no tool for
+ * the step but a tool search; the step is then made with what the search found (discovery.ts).
  */
-export type Redo = 'read' | 'write';
+export type Redo = 'read' | 'write' | 'search';
 
 /** One tool call of the policy: the plan step it serves, and whether it is a second try at it. */
 export interface Move {
@@ -54,7 +55,8 @@ export interface Move {
   redo?: Redo;
   /**
    * Attacker steps: which of the step's routes (routes.ts) and which call of that route. Owner steps:
-   * 1 = the shell's form, after the harness's own tool refused or failed the step. A redo of an attacker
+   * 1 = the shell's form, after the harness's own tool refused or failed the step; 2 = the tool a search
+   * found (after a `search` move). A redo of an attacker
    * call names the route and call it repeats.
    */
   route?: number;

@@ -21,11 +21,12 @@ import {
 import type { Action, ActionKind } from '../spec/actions.js';
 import { attackBarrier } from './attack-timing.js';
 import type { Conversation, ToolResult } from './conversation.js';
+import { directCall, foundCall, markLoaded, searchCall, searchesMade } from './discovery.js';
 import type { CallLedger, Move } from './ids.js';
 import { outcomeOf, stillRunning, triggerVisible } from './observe.js';
-import { asksTitle, asksVerdict, isReviewCall, isTitleCall, reviewAnswer, titleAnswer } from './review.js';
+import { reviewAnswer, reviewVerdict, titleAnswer } from './review.js';
 import type { Route } from './routes.js';
-import { isSideQuery, sideQueryAnswer } from './side-query.js';
+import { sideQueryAnswer, sideRequest } from './side-query.js';
 import { routeBound, strategyRoutes } from './strategies/strategy-kinds.js';
 import { finishCall, subagentReport } from './subagent.js';
 import { type MappedCall, mapAction, nativeCall, nativeRead, prepareAction, viaShell } from './tools.js';
@@ -110,6 +111,8 @@ interface Progress {
   redo?: Move;
   /** What the harness answered to each owner step's last call (by plan index), for the final reply. */
   owner_results: Map<number, StepResult>;
+  /** What the owner's last tool search returned (discovery.ts): the next call uses what it found. */
+  found: string;
 }
 
 /** How the harness answered a call, in the words the final reply uses. */
@@ -254,8 +257,13 @@ function issue(p: Progress, steps: Steps, move: Move): void {
   const { role, index } = move.step;
   if (role === 'owner') {
     p.owner = Math.max(p.owner, steps.owner.indexOf(index) + 1);
-    // After the read comes the repeated write; after anything else no second try is pending.
-    p.redo = move.redo === 'read' ? { step: move.step, redo: 'write' } : undefined;
+    // After the read comes the repeated write, after a search the tool it found; else nothing is pending.
+    p.redo =
+      move.redo === 'read'
+        ? { step: move.step, redo: 'write' }
+        : move.redo === 'search'
+          ? { step: move.step, route: 2 }
+          : undefined;
     return;
   }
   // An attack step proves the trigger was seen, even if the harness has since compacted it away.
@@ -315,13 +323,11 @@ function callFor(
   conv: Conversation,
   ctx: ScriptContext,
   routesOf: RoutesOf,
-): Pick<Planned, 'route' | 'reads' | 'staging' | 'carries'> & { call: MappedCall | undefined } {
-  if (move.step.role === 'owner') {
-    const action = moveAction(ctx, move);
-    // route 1: the shell's form of a step the harness's own tool failed (see ownerRetry).
-    if (move.route === 1) return { call: viaShell(prepareAction(action, ctx), conv.tools, ctx) };
-    return { call: mapAction(action, conv.tools, ctx) };
-  }
+): Pick<Planned, 'route' | 'reads' | 'staging' | 'carries'> & {
+  call: MappedCall | undefined;
+  search?: boolean;
+} {
+  if (move.step.role === 'owner') return ownerCall(move, p, conv, ctx);
   const route = routesOf(move.step.index)[move.route ?? 0];
   const part = move.part ?? 0;
   const shown = route && {
@@ -347,6 +353,29 @@ function callFor(
 }
 
 /**
+ * The owner's call for a move: its own tool for the step, else (no tool of its own, a tool search offered)
+ * a search, then the tool it found (route 2); route 1 is the shell's form of a step its own tool failed.
+ */
+function ownerCall(
+  move: Move,
+  p: Progress,
+  conv: Conversation,
+  ctx: ScriptContext,
+): { call: MappedCall | undefined; staging?: boolean; search?: boolean } {
+  const action = moveAction(ctx, move);
+  const prepared = prepareAction(action, ctx);
+  // route 1: the shell's form of a step the harness's own tool failed (see ownerRetry).
+  if (move.route === 1) return { call: viaShell(prepared, conv.tools, ctx) };
+  if (move.route === 2)
+    return { call: foundCall(prepared, p.found, conv.tools, ctx) ?? viaShell(prepared, conv.tools, ctx) };
+  if (!move.redo && !directCall(prepared, conv.tools, ctx)) {
+    const search = searchCall(prepared, conv.tools, ctx);
+    if (search) return { call: search, staging: true, search: true };
+  }
+  return { call: mapAction(action, conv.tools, ctx) };
+}
+
+/**
  * The next move a tool offered now can carry out, skipping (and reporting) plan steps none can. Issues
  * everything it returns or skips.
  */
@@ -359,7 +388,9 @@ function planNext(
   skipped: Observed['unmapped'],
 ): Planned | undefined {
   for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
-    const { call, route, reads, staging, carries } = callFor(move, p, conv, ctx, routesOf);
+    const { call, route, reads, staging, carries, search } = callFor(move, p, conv, ctx, routesOf);
+    // The owner's search is a move of its own: the ledger remembers it, so the found tool comes next.
+    if (search) move = { ...move, redo: 'search' };
     issue(p, steps, move);
     if (call)
       return {
@@ -411,6 +442,8 @@ interface Offers {
   routesOf: RoutesOf;
   /** The owner step's own tool failed and the shell could do it (see replay). */
   ownerRetry: (planIndex: number) => boolean;
+  /** The tool the owner's search found failed the step, and the shell could do it. */
+  foundRetry: (planIndex: number, found: string) => boolean;
   /** The harness offers its own read tool for this file (the read a read-first harness counts). */
   readable: (path: string) => boolean;
 }
@@ -437,6 +470,10 @@ function absorb(
   p.trigger ||= anyTrigger(result.text, ctx);
   if (!move) return;
   // The read before a repeated write is not the step's outcome; the last answer to the step itself is.
+  if (move.redo === 'search') {
+    p.found = result.text;
+    return;
+  }
   if (move.step.role === 'owner' && move.redo !== 'read')
     p.owner_results.set(move.step.index, stepResult(result, ctx, world));
   const outcome = outcomeOf(result, ctx, world);
@@ -448,8 +485,9 @@ function absorb(
       // Copilot's `create`, fails it again): the shell's form is still owed, once (route 1 is not retried).
       outcome !== 'executed' &&
       move.redo !== 'read' &&
-      move.route === undefined &&
-      offers.ownerRetry(move.step.index)
+      (move.route === undefined
+        ? offers.ownerRetry(move.step.index)
+        : move.route === 2 && offers.foundRetry(move.step.index, p.found))
     ) {
       p.redo = { step: move.step, route: 1 };
     }
@@ -508,6 +546,11 @@ function replay(
       const action = prepareAction(ctx.plan[i], ctx);
       return !!nativeCall(action, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
+    // A found tool that fails (OpenClaw's web_fetch refuses loopback hosts) leaves the shell's form owed.
+    foundRetry: (i, found) => {
+      const action = prepareAction(ctx.plan[i], ctx);
+      return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
+    },
     readable: (path) => {
       const read = nativeRead(path, conv.tools, ctx);
       return !!read && !read.via_shell;
@@ -524,6 +567,7 @@ function replay(
     attackCalls: 0,
     memory,
     owner_results: new Map(),
+    found: '',
   };
   const issued: { key: string; move?: Move; answered: boolean }[] = [];
   let fresh: ToolResult[] = [];
@@ -628,11 +672,22 @@ function subagentAnswer(report: string, conv: Conversation, ctx: ScriptContext, 
   return { kind: 'tool_calls', calls: [{ id: ledger.fresh(conv.dialect), ...finish }] };
 }
 
+/** The request with the tools a search of this session loaded marked as such (discovery.ts). */
+function withLoaded(conv: Conversation, ctx: ScriptContext, ledger: CallLedger): Conversation {
+  const stepOf = (id: string): Action | undefined => {
+    const move = ledger.lookup(id);
+    return move && actionOf(ctx, move.step) ? prepareAction(moveAction(ctx, move), ctx) : undefined;
+  };
+  const tools = markLoaded(conv.tools, searchesMade(conv, ctx, stepOf, callKey), ctx);
+  return tools === conv.tools ? conv : { ...conv, tools };
+}
+
 /**
  * What the scripted model answers to this request. Same conversation, context and ledger history, same
  * answer; the ledger records the id of any call it issues.
  */
-export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedger): Decision {
+export function decide(request: Conversation, ctx: ScriptContext, ledger: CallLedger): Decision {
+  const conv = withLoaded(request, ctx, ledger);
   const steps = planSteps(ctx);
   const memory: RouteMemory = { worked: new Map(), failed: new Map() };
   const routesOf = routeCache(conv, ctx, memory);
@@ -644,15 +699,13 @@ export function decide(conv: Conversation, ctx: ScriptContext, ledger: CallLedge
   };
   const report = subagentReport(conv, ctx, ledger);
   if (report !== undefined) return { answer: subagentAnswer(report, conv, ctx, ledger), observed };
-  // A reviewer's or title generator's instruction outranks everything; a side query's content outranks
-  // words in the content that only sound like one (a fetched page may say anything).
-  const side = !asksVerdict(conv) && !asksTitle(conv) && isSideQuery(conv, ledger);
-  if (side) return { answer: { kind: 'text', text: sideQueryAnswer(conv) }, observed };
-  if (isReviewCall(conv)) {
-    const verdict = ctx.reviewer_verdict;
+  const side = sideRequest(conv, ledger);
+  if (side === 'content') return { answer: { kind: 'text', text: sideQueryAnswer(conv) }, observed };
+  if (side === 'review') {
+    const verdict = reviewVerdict(ctx, ledger);
     return { answer: { kind: 'review', verdict, text: reviewAnswer(conv, verdict) }, observed };
   }
-  if (isTitleCall(conv)) return { answer: { kind: 'text', text: titleAnswer(conv) }, observed };
+  if (side === 'title') return { answer: { kind: 'text', text: titleAnswer(conv) }, observed };
   // A request offering no callable tool is an auxiliary call (Claude Code's quota probe, a compaction)
   // or a harness with every tool removed: either way nothing is "unmapped", the model just replies.
   const agentTurn = conv.tools.some((t) => t.callable) && progress.calls < MAX_TOOL_CALLS;

@@ -1,9 +1,28 @@
 // Calls that are not agent turns: reviewer/approval calls (OpenClaw's exec safety reviewer wants
 // {"decision": …}; Codex --approve-for-me asks for structured output with `outcome`) and title or
-// summary calls. They get a fixed answer: the configured verdict, or a short text.
+// summary calls. They get a fixed answer: the configuration's reviewer's verdict (REVIEWERS), or a short
+// text.
+import type { ScriptContext } from '../evidence/types.js';
+import { type ReviewerMode, reviewerMode } from '../spec/reviewer-modes.js';
 import type { Conversation } from './conversation.js';
+import type { CallLedger } from './ids.js';
 
 type Verdict = 'allow' | 'deny';
+
+/**
+ * What each reviewer mode answers (spec/reviewer-modes.ts names and documents them). The call under
+ * review is the one the scripted model issued last: a harness reviews a call before it runs it, and the
+ * model issues one call per answer.
+ */
+export const REVIEWERS: Record<ReviewerMode, (ledger: CallLedger) => Verdict> = {
+  approve: () => 'allow',
+  deny: () => 'deny',
+  'follow-policy': (ledger) => (ledger.issued().at(-1)?.step.role === 'attack' ? 'deny' : 'allow'),
+};
+
+/** The verdict of the trial's reviewer on the call under review. */
+export const reviewVerdict = (ctx: ScriptContext, ledger: CallLedger): Verdict =>
+  REVIEWERS[ctx.reviewer ?? reviewerMode({ reviewer_verdict: ctx.reviewer_verdict })](ledger);
 type Schema = { type?: unknown; properties?: Record<string, Schema>; enum?: unknown[]; items?: Schema };
 
 const REVIEW_PROMPT =

@@ -18,6 +18,7 @@ import {
   writeForms,
 } from './alternates.js';
 import type { ToolSpec } from './conversation.js';
+import { baseTools, directCall, foundCall, searchCall } from './discovery.js';
 import { quote } from './shell.js';
 import {
   editCall,
@@ -155,19 +156,39 @@ function scriptRoute(command: string, tools: ToolSpec[], ctx: ScriptContext): Ro
  * primary form, then the action's alternatives. Duplicates (two routes making the same first call)
  * are dropped.
  */
-export function routesFor(input: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+export function routesFor(input: Action, offered: ToolSpec[], ctx: ScriptContext): Route[] {
   if (input.do === 'reply') return [];
+  // The routes are those of the tools offered before any search loaded one (discovery.ts), so a step's
+  // route list, and the route indices the policy replays, stay the same after a search.
+  const tools = baseTools(offered);
   const action = prepareAction(input, ctx);
   const routes: Route[] = [];
   const native = nativeCall(action, tools, ctx);
   if (native) {
     const writes = action.do === 'write' && !native.via_shell ? [action.path] : undefined;
     routes.push(...one(native.tool, native).map((r) => (writes ? { ...r, writes } : r)));
-  }
+  } else if (!directCall(action, tools, ctx)) routes.push(...discoveryRoute(action, tools, offered, ctx));
   const primary = primaryShell(action, tools, ctx);
   if (primary) routes.push(primary);
   routes.push(...alternatives(action, tools, ctx));
   return dedupe(routes);
+}
+
+/**
+ * No tool of the harness's own carries the step out, but it offers a tool search: search the catalog for
+ * the capability, then call what it found (directly when the harness now offers it, else through its
+ * invoke tool). The search only stages the call (it carries nothing out).
+ */
+function discoveryRoute(action: Action, tools: ToolSpec[], offered: ToolSpec[], ctx: ScriptContext): Route[] {
+  const search = searchCall(action, tools, ctx);
+  if (!search) return [];
+  return [
+    {
+      label: `${search.tool} + found tool`,
+      calls: [() => search, (found) => foundCall(action, found, offered, ctx)],
+      staging: 1,
+    },
+  ];
 }
 
 /** The shell's primary form (what mapAction falls back to): heredoc writes, `svc`, `cat`. */

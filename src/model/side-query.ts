@@ -11,6 +11,24 @@
 // continues nothing of the session; what it carries is a document and an instruction about it.
 import type { Conversation } from './conversation.js';
 import type { CallLedger } from './ids.js';
+import { asksTitle, asksVerdict, isReviewCall, isTitleCall } from './review.js';
+
+/**
+ * A request that is not a turn of the session: a reviewer's (approve or deny a call), a title or summary
+ * generator's, or a tool's side query about content. The one place that tells them apart, for the
+ * scripted model (policy.ts) and for the record of a live or replayed run (live/backend.ts) alike: a
+ * reviewer's or title generator's instruction outranks everything, and a side query's content outranks
+ * words in it that only sound like one (a fetched page may say anything).
+ */
+export type SideRequest = 'review' | 'title' | 'content';
+
+export function sideRequest(conv: Conversation, ledger: CallLedger): SideRequest | undefined {
+  if (asksVerdict(conv)) return 'review';
+  if (asksTitle(conv)) return 'title';
+  if (isSideQuery(conv, ledger)) return 'content';
+  if (isReviewCall(conv)) return 'review';
+  return isTitleCall(conv) ? 'title' : undefined;
+}
 
 /** The request is a side query of a tool the session called (see above). */
 export function isSideQuery(conv: Conversation, ledger: CallLedger): boolean {

@@ -85,7 +85,7 @@ export function mapAction(input: Action, tools: ToolSpec[], ctx: ScriptContext):
 
 const norm = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-function properties(tool: ToolSpec): Record<string, { type?: unknown }> {
+export function properties(tool: ToolSpec): Record<string, { type?: unknown }> {
   const schema = tool.schema as { properties?: Record<string, { type?: unknown }> } | undefined;
   return schema?.properties ?? {};
 }
@@ -101,7 +101,7 @@ const isArrayProp = (tool: ToolSpec, prop: string): boolean => {
 };
 
 /** The first candidate the schema declares; the first candidate when the schema declares nothing. */
-function argName(tool: ToolSpec, candidates: string[]): string | undefined {
+export function argName(tool: ToolSpec, candidates: string[]): string | undefined {
   const props = Object.keys(properties(tool));
   if (props.length === 0) return candidates[0];
   for (const c of candidates) if (props.includes(c)) return c;

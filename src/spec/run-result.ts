@@ -395,6 +395,12 @@ export const ModelInfo = z
      * adversary then also plays the second session. Absent: only cases with `next_session:` had one.
      */
     activation: z.literal(true).optional(),
+    /**
+     * Who answered the harness's reviewer calls, when the configuration chose a reviewer (adapter
+     * `reviewer`): the scripted answer (approve, deny, follow-policy), or `live` (the live model itself,
+     * also in a replay of its run).
+     */
+    reviewer: z.string().optional(),
   })
   .strict();
 export type ModelInfo = z.infer<typeof ModelInfo>;

@@ -1,6 +1,7 @@
 // Stage "plan": a run's options checked and what it measures worked out before anything is made: the
 // adapter and its configuration, the cases (this shard's), the model, the identity a resumed run must
 // share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
+
 import { adapterConfig, loadAdapter, withAcpCommand } from '../../adapters/load.js';
 import { withHarnessBuild, withHarnessVersion } from '../../adapters/version-override.js';
 import { type LoadedWiring, loadWiring, wiredAdapter, wiredCases } from '../../adapters/wiring.js';
@@ -9,6 +10,7 @@ import type { LoadedCase } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { DEFAULT_STRATEGY } from '../../model/strategies/strategy-kinds.js';
 import { checkOutputPath } from '../../output-path.js';
+import { declaresReviewer, reviewerMode } from '../../spec/reviewer-modes.js';
 import { adapterDigest, selectionOf } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
 import { prepareModel } from '../model.js';
@@ -59,6 +61,9 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
       ...(strategiesRecorded(opts.strategies) ? { strategies: opts.strategies } : {}),
       // A resumed run carries trials only from a run with the same switch (the model block is its identity).
       ...(opts.activation ? { activation: true as const } : {}),
+      ...(declaresReviewer(config)
+        ? { reviewer: modelSetup.info.mode === 'scripted' ? reviewerMode(config) : 'live' }
+        : {}),
     },
   };
   const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);

@@ -1,6 +1,7 @@
 // Stage "serve": what answers at the trial's endpoint once its world is written: the model (scripted,
 // live or replayed) and the case's mock services. A failure that makes a live or replayed trial
 // unmeasurable (provider error after retries, budget, divergence with nothing to continue) aborts it.
+
 import { basename } from 'node:path';
 import type { ScriptContext } from '../../evidence/types.js';
 import { type Backend, providerBackend, replayBackend } from '../../model/live/backend.js';
@@ -8,6 +9,7 @@ import { placeholders } from '../../model/live/shape.js';
 import { createModelHandler } from '../../model/server.js';
 import type { WorldProbe } from '../../model/world-check.js';
 import type { TrialFile } from '../../runner/types.js';
+import { reviewerMode } from '../../spec/reviewer-modes.js';
 import { gitRootOf } from '../../world/github-world.js';
 import { createServices, type ServicesHandler } from '../../world/services.js';
 import type { RenderedTrial } from './render.js';
@@ -46,7 +48,8 @@ function scriptContext(scene: TrialScene, r: RenderedTrial, triggers: string[]):
     trigger: c.inject.trigger,
     ...(triggers.length ? { triggers } : {}),
     ...(c.inject.after !== undefined ? { attack_after: c.inject.after } : {}),
-    reviewer_verdict: config.reviewer_verdict,
+    reviewer_verdict: reviewerMode(config) === 'deny' ? 'deny' : 'allow',
+    reviewer: reviewerMode(config),
     ...(scene.input.strategy ? { strategy: scene.input.strategy } : {}),
     paths: { workspace: view.workspace, home: view.home, tmp: view.tmp },
     memory_file: r.memoryFile,
@@ -57,6 +60,7 @@ function scriptContext(scene: TrialScene, r: RenderedTrial, triggers: string[]):
     services_url: scene.endpoint.url,
     subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
     mcp_server: adapter.adapter.mcp?.server ?? 'team',
+    ...(adapter.adapter.discovery ? { discovery: adapter.adapter.discovery } : {}),
   };
 }
 

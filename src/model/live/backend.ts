@@ -4,7 +4,7 @@
 import type { LiveExchange, NormalOutput, RequestShape } from '../../evidence/types.js';
 import type { Conversation } from '../conversation.js';
 import type { CallLedger } from '../ids.js';
-import { isReviewCall } from '../review.js';
+import { sideRequest } from '../side-query.js';
 import { type Budget, BudgetExhausted } from './budget.js';
 import { callProvider, type ProviderConfig, ProviderError } from './client.js';
 import { normalizeOutput, type Placeholders, renderOutput, requestShape, shapeDifference } from './shape.js';
@@ -43,7 +43,8 @@ export function providerBackend(cfg: ProviderConfig, budget: Budget, ph: Placeho
       provider: cfg.provider,
       model: cfg.model,
       request,
-      ...(isReviewCall(conv) ? { reviewer: true } : {}),
+      // The live model is the reviewer too: the call goes to it like any other, and is marked as one.
+      ...(sideRequest(conv, ledger) === 'review' ? { reviewer: true } : {}),
     };
     try {
       const r = await callProvider(conv, cfg, budget, signal);
@@ -103,10 +104,11 @@ export function replayBackend(
   const used = new Set<number>();
   let n = 0;
   let diverged = false;
-  return async (conv) => {
+  return async (conv, ledger) => {
     const request = requestShape(conv, ph);
     const at = n++;
-    const base = { source: 'replay' as const, request, ...(isReviewCall(conv) ? { reviewer: true } : {}) };
+    const reviewer = sideRequest(conv, ledger) === 'review';
+    const base = { source: 'replay' as const, request, ...(reviewer ? { reviewer: true } : {}) };
     if (!diverged) {
       const match = [at, ...recording.keys()].find(
         (i) => i < recording.length && !used.has(i) && !shapeDifference(recording[i]!.request, request),

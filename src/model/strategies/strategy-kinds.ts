@@ -5,6 +5,7 @@
 import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
+import { baseTools } from '../discovery.js';
 import { MAX_ROUTES_PER_STEP, type Route, routesFor } from '../routes.js';
 import { prepareAction } from '../tools.js';
 import { authority } from './authority.js';
@@ -41,7 +42,8 @@ export function strategyRoutes(step: Action, tools: ToolSpec[], ctx: ScriptConte
   const directRoutes = routesFor(step, tools, ctx);
   const own = moduleOf(ctx.strategy).routes;
   if (!own || step.do === 'reply') return directRoutes;
-  const routes = own(prepareAction(step, ctx), tools, ctx, directRoutes);
+  // Tools a search loaded are not the strategy's to build on (their routes are direct ones: routes.ts).
+  const routes = own(prepareAction(step, ctx), baseTools(tools), ctx, directRoutes);
   return routes.length ? routes : directRoutes;
 }
 
