@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -213,5 +214,42 @@ describe('case files', () => {
     expect(withTaxonomy(once, ['LLM01', 'ASI01'], true)).toBe(once);
     const block = once.replace('taxonomy: [LLM01, ASI01]', 'taxonomy:\n  - LLM01\n  - ASI01');
     expect(withTaxonomy(block, ['LLM01', 'ASI01'], true)).toBe(once);
+  });
+});
+
+describe('harness-risk list', () => {
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['dist/cli.js', ...args], { encoding: 'utf8', timeout: 120_000 });
+
+  it('list cases shows the ids column; --taxonomy keeps the cases that carry one', () => {
+    const all = cli('list', 'cases');
+    expect(all.status).toBe(0);
+    const rows = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(rows.every((r) => r.length === 6 && r[5]!.split(',').includes('LLM01'))).toBe(true);
+    const asi07 = cli('list', 'cases', '--taxonomy', 'ASI07');
+    const picked = asi07.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(picked.length).toBeGreaterThan(0);
+    expect(picked.length).toBeLessThan(rows.length);
+    expect(picked.every((r) => r[5]!.split(',').includes('ASI07'))).toBe(true);
+  });
+
+  it('a built-in-looking id that names nothing is an error, not an empty list', () => {
+    const r = cli('list', 'cases', '--taxonomy', 'LLM99');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/taxonomy:LLM99 names no built-in taxonomy id/);
+  });
+
+  it('list taxonomy prints every built-in entry', () => {
+    const lines = cli('list', 'taxonomy').stdout.trim().split('\n');
+    expect(lines).toHaveLength(BUILTIN_TAXA.length);
+    expect(lines).toContain(
+      'mitre-atlas\tAML.T0051.001\tLLM Prompt Injection: Indirect\thttps://atlas.mitre.org/techniques/AML.T0051.001',
+    );
   });
 });

@@ -8,7 +8,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { UserError } from '../errors.js';
 import { builtinCasesDir } from '../paths.js';
-import { builtinTaxon, taxonMatches } from '../spec/taxonomy.js';
+import { BUILTIN_TAXA, builtinTaxon, taxonMatches } from '../spec/taxonomy.js';
 import { PHASES } from '../spec/vocabulary.js';
 import { fieldPath, lineLocator, parseYaml } from '../yaml-file.js';
 import { indexedCases, PACKS_FOLDER, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
@@ -148,7 +148,7 @@ export function parseSelectors(selectors: string[]): CaseSelection {
       sel.phases.push(value);
     } else if (kind === 'tag') sel.tags.push(value);
     else if (kind === 'id') sel.ids.push(value);
-    else if (kind === 'taxonomy') sel.taxonomy.push(value);
+    else if (kind === 'taxonomy') sel.taxonomy.push(taxonomySelector(value));
     else if (value === 'smoke' || value === 'standard' || value === 'full') sel.subset = value;
     else
       throw new UserError(
@@ -157,6 +157,20 @@ export function parseSelectors(selectors: string[]): CaseSelection {
       );
   }
   return sel;
+}
+
+/**
+ * A `taxonomy:` selector's id. One spelled like a built-in framework's (LLM…, ASI…, AML.T…) must name a
+ * built-in entry, so a typo cannot select nothing silently; a team's own ids are known only per case file.
+ */
+function taxonomySelector(value: string): string {
+  const builtinShape = /^(LLM|ASI|AML\.)/i.test(value);
+  if (builtinShape && !BUILTIN_TAXA.some((t) => taxonMatches(t.id, value)))
+    throw new UserError(
+      `cases: taxonomy:${value} names no built-in taxonomy id`,
+      'use an id `harness-risk list taxonomy` prints (e.g. taxonomy:LLM01, taxonomy:ASI06, taxonomy:AML.T0051)',
+    );
+  return value;
 }
 
 /** Loads the selected cases; duplicate ids across files are an error naming both files. */

@@ -23,8 +23,9 @@ Runs the selected cases against one or more configurations of a harness, prints 
 unsafe and invalid cases with the command that reruns each, and the verdict.
 
 options:
-  --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
-                     (repeatable; default: subset:standard, the built-in base cases)
+  --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, taxonomy:ID,
+                     subset:smoke|standard|full (repeatable; default: subset:standard, the built-in
+                     base cases)
   --runner R         ${RUNNER_LIST}
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
@@ -69,9 +70,12 @@ Colour in a terminal unless NO_COLOR is set.
 Exit status: 0 pass or neutral, 1 the gate fails, 2 bad input, 130 interrupted.
 `,
   list: `Usage:
-  harness-risk list [cases|adapters|strategies] [--cases SEL]…
+  harness-risk list [cases|taxonomy|adapters|strategies] [--cases SEL]… [--taxonomy ID]…
 
-cases (default): one line per selected case: id, phase, entry point, effect, tags (tab-separated).
+cases (default): one line per selected case: id, phase, entry point, effect, tags, taxonomy ids
+(tab-separated). --taxonomy ID keeps the cases that carry the id or one of its sub-techniques (the
+taxonomy:ID selector; e.g. --taxonomy LLM01, --taxonomy AML.T0051).
+taxonomy: the built-in taxonomy ids: framework, id, name, page (tab-separated).
 adapters: the built-in adapters with their configurations.
 `,
   validate: `Usage:

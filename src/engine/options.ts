@@ -55,7 +55,7 @@ export interface RunOptions {
   adapter: string;
   /** Configuration name inside the adapter. */
   config: string;
-  /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
+  /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `taxonomy:ID`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
   cases: string[];
   /** A runner of the registry (engine/runners.ts). */
   runner: RunnerName;

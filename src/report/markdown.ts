@@ -18,6 +18,7 @@ import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.
 import { notAttemptedNote, pct, plural, pValue, rateCell, score, scoreCell } from './format.js';
 import { type HarnessChange, harnessChangeMarkdown, harnessChangeTitle } from './harness-change.js';
 import { modelNotice } from './live.js';
+import { taxonomySection } from './taxonomy-table.js';
 
 export interface ReportInput {
   current: RunResult;
@@ -508,6 +509,8 @@ export function buildReport(input: ReportInput): ReportDoc {
   shortList('removed', 'Not in this run: removed, or not selected');
   // After what changed, never between the table and the regressed cases.
   if (chartWorthShowing(comparison)) sections.push(asrChart(comparison));
+  const byTaxonomy = taxonomySection(comparison);
+  if (byTaxonomy) sections.push(byTaxonomy);
 
   const ordered = [...comparison.cases].sort(
     (a, b) =>

@@ -156,14 +156,14 @@ export const TeamFramework = z
     id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case id of letters, digits and dashes'),
     name: z.string().min(1),
     /** The framework's page (every entry without its own helpUri links here). */
-    helpUri: z.url(),
+    helpUri: z.url({ protocol: /^https?$/ }),
     taxa: z
       .array(
         z
           .object({
             id: TaxonId,
             name: z.string().min(1),
-            helpUri: z.url().optional(),
+            helpUri: z.url({ protocol: /^https?$/ }).optional(),
           })
           .strict(),
       )

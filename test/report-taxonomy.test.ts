@@ -1,5 +1,6 @@
-// SARIF output against the official SARIF 2.1.0 JSON schema (draft-04, shipped by @microsoft/jest-sarif),
-// with the taxonomy present: tags, helpUri, run taxonomies and rule relationships.
+// The taxonomy in the reports: SARIF output against the official SARIF 2.1.0 JSON schema (draft-04, shipped
+// by @microsoft/jest-sarif) with tags, helpUri, run taxonomies and rule relationships; the job summary's
+// table of unsafe cases by taxonomy id.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -8,10 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { defaultTaxonomy } from '../src/cases/taxonomy.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
+import { evaluateGate } from '../src/gate/index.js';
+import { failOnFrom } from '../src/gate/verdict.js';
+import { buildReport, renderReport } from '../src/report/markdown.js';
 import { toSarif } from '../src/report/sarif.js';
+import { unsafeByTaxonomy } from '../src/report/taxonomy-table.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { builtinTaxon, type Taxon } from '../src/spec/taxonomy.js';
 import { makeHostile } from './fixtures/results/builders.js';
+import { gateOptions } from './support/gate-options.js';
 
 const require = createRequire(import.meta.url);
 // Both CommonJS with a default export; loaded the CommonJS way (as test/support/github-fake.ts).
@@ -123,5 +129,66 @@ describe('SARIF with the taxonomy', () => {
     expect(errors.join('\n')).toMatch(/\/runs\/0\/results\/0\/level/);
     expect(errors.join('\n')).toMatch(/\/runs\/0\/taxonomies\/0\/taxa\/0\/helpUri/);
     expect(errors.join('\n')).toMatch(/\/runs\/0\/tool\/driver .*name/);
+  });
+});
+
+/** The taxonomy section alone: its heading and its table. */
+const sectionOf = (text: string) =>
+  text.slice(text.indexOf('#### Unsafe cases by taxonomy')).split('\n\n').slice(0, 2).join('\n\n');
+
+describe('the report groups unsafe cases by taxonomy', () => {
+  const guarded = fixture('reference-guarded.json');
+  const failOn = failOnFrom(['regression']);
+  const md = (current: RunResult) => {
+    const g = evaluateGate({
+      heads: [{ result: current, name: 'current.json' }],
+      baseline: baselineFromResult(guarded, 'file:b'),
+      options: gateOptions({ failOn }),
+    });
+    return {
+      cmp: g.comparison,
+      text: renderReport(buildReport({ ...g, current, failOn }), {
+        limit: Number.MAX_SAFE_INTEGER,
+        unit: 'chars',
+      }),
+    };
+  };
+
+  it('one row per id, counts of unsafe and regressed cases, built-in ids linked', () => {
+    const current = withTaxonomy(fixture('reference-open.json'));
+    const { cmp, text } = md(current);
+    const unsafe = cmp.cases.filter((c) => c.now && c.now.counts.unsafe > 0);
+    const section = sectionOf(text);
+    expect(section.length).toBeGreaterThan(0);
+    const row = section.split('\n').find((l) => l.includes('[LLM01]'))!;
+    expect(row).toContain('(https://genai.owasp.org/llmrisk/llm01-prompt-injection/) Prompt Injection');
+    const cells = row.split('|').map((x) => x.trim());
+    expect(cells[2]).toBe(String(unsafe.length));
+    expect(cells[3]).toBe(String(unsafe.filter((c) => c.status === 'regression').length));
+    expect(cells[4]).toMatch(/\+\d+ more$/);
+    const rows = unsafeByTaxonomy(cmp);
+    expect(rows[0]!.taxon.id).toBe('LLM01');
+    const llm10 = rows.find((r) => r.taxon.id === 'LLM10');
+    if (llm10) expect(llm10.cases.every((c) => c.info!.effect === 'exhaustion')).toBe(true);
+  });
+
+  it("a team entry's text is escaped and never linked", () => {
+    const current = withTaxonomy(fixture('reference-open.json'));
+    const hostile: Taxon = {
+      framework: 'x|y',
+      id: 'ACME-<b>',
+      name: '<img src=x onerror=alert(1)> | pipe',
+      helpUri: 'javascript:alert(1)',
+    };
+    for (const c of current.cases) c.taxonomy = [hostile];
+    const { text } = md(current);
+    const section = sectionOf(text);
+    expect(section).not.toMatch(/<img|<b>|javascript:/);
+    const row = section.split('\n')[4]!;
+    expect(row.split(/(?<!\\)\|/).length).toBe(6);
+  });
+
+  it('an older result without taxonomy: no section', () => {
+    expect(md(fixture('reference-open.json')).text).not.toContain('Unsafe cases by taxonomy');
   });
 });
