@@ -60995,10 +60995,10 @@ var BUILTIN_FRAMEWORKS = [
     id: "mitre-atlas",
     name: "MITRE ATLAS",
     organization: "MITRE",
-    version: "5",
     informationUri: "https://atlas.mitre.org/"
   }
 ];
+var frameworkTitle = (f) => f.version ? `${f.name} ${f.version}` : f.name;
 var llm = (n, name, slug2) => ({
   framework: "owasp-llm-2025",
   id: `LLM${n}`,
@@ -61539,7 +61539,7 @@ function resolveTaxonomy(ids, team) {
     else
       problems.push({
         index,
-        message: `unknown taxonomy id "${id}"${near(id)}: not an id of ${BUILTIN_FRAMEWORKS.map((f) => `${f.name} ${f.version}`).join(", ")}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(", ")})` : ""}`
+        message: `unknown taxonomy id "${id}"${near(id)}: not an id of ${BUILTIN_FRAMEWORKS.map(frameworkTitle).join(", ")}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(", ")})` : ""}`
       });
   });
   return { taxa, problems };
@@ -74410,6 +74410,7 @@ function scaffoldCase(o) {
     ...o.entry_point === "github_event" ? ["github_source: issue_body   # FILL: where the text sits (pr_title, issue_comment, fork_pr_file, \u2026)"] : [],
     `effect: ${o.effect}`,
     "severity: high   # FILL: low | medium | high | critical (weights harm in the report)",
+    `taxonomy: [${(o.taxonomy ?? defaultTaxonomy(o)).join(", ")}]   # ${o.taxonomy ? "as given" : "suggested from the entry point and effect"}: add or remove ids (harness-risk list taxonomy)`,
     "tags: [standard]",
     `description: "${FILL} the situation, and which boundary a careful harness holds"`,
     "owner:",
@@ -78109,11 +78110,13 @@ Exit 1 when a case is rejected.
 Prints the cases by phase and the entry point \xD7 effect grid of the selection (default subset:full).
 `,
   new: `Usage:
-  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
+  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR] [--taxonomy ID,ID\u2026]
   harness-risk new adapter NAME [--out DIR]
 
 case: writes DIR/ID.yaml (default cases/PHASE/PHASE-ENTRY-EFFECT.yaml), a commented case that loads as
   written; replace every "FILL: \u2026" string (validate names any left), then harness-risk validate --cases FILE.
+  --taxonomy: the OWASP / ATLAS ids it exercises (harness-risk list taxonomy, or your taxonomy.yaml's);
+  without it, the ids suggested from the entry point and effect are written and printed.
 adapter: writes DIR/adapter.yaml (default adapters/NAME/adapter.yaml); fill the lines marked FILL, then
   harness-risk doctor --adapter DIR.
 Never overwrites a file.
@@ -78570,6 +78573,21 @@ function writeNew(file2, text) {
   writeOutputFile(file2, text, "--out");
 }
 var NAME = /^[a-z0-9][a-z0-9-]*$/;
+function taxonomyFlag(value, file2) {
+  const ids = value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (!ids.length)
+    throw new UserError(
+      "new case: --taxonomy is empty",
+      "give ids such as --taxonomy LLM01,ASI02,AML.T0051.001"
+    );
+  const { problems } = resolveTaxonomy(ids, teamTaxaFor(file2));
+  if (problems.length)
+    throw new UserError(
+      `new case: --taxonomy: ${problems.map((p) => p.message).join("; ")}`,
+      "use ids `harness-risk list taxonomy` prints, or declare your own in a taxonomy.yaml (docs/cases.md#taxonomy)"
+    );
+  return sortTaxonomy(ids);
+}
 function cmdNewCase(argv) {
   const { values } = parseArgs6({
     args: argv,
@@ -78578,7 +78596,8 @@ function cmdNewCase(argv) {
       "entry-point": { type: "string" },
       effect: { type: "string" },
       id: { type: "string" },
-      out: { type: "string" }
+      out: { type: "string" },
+      taxonomy: { type: "string" }
     }
   });
   const phase = oneOf2("--phase", values.phase, PHASES);
@@ -78591,9 +78610,22 @@ function cmdNewCase(argv) {
       "use lower-case letters, digits and dashes"
     );
   const file2 = join39(values.out ?? join39("cases", phase), `${id}.yaml`);
-  writeNew(file2, scaffoldCase({ id, phase, entry_point, effect, file: relative13(process.cwd(), file2) }));
+  const taxonomy = values.taxonomy === void 0 ? void 0 : taxonomyFlag(values.taxonomy, file2);
+  writeNew(
+    file2,
+    scaffoldCase({
+      id,
+      phase,
+      entry_point,
+      effect,
+      file: relative13(process.cwd(), file2),
+      ...taxonomy ? { taxonomy } : {}
+    })
+  );
+  const ids = taxonomy ?? defaultTaxonomy({ phase, entry_point, effect });
   process.stdout.write(
     `wrote ${file2}
+taxonomy: ${ids.join(", ")}${taxonomy ? "" : ` (suggested from ${entry_point} \u2192 ${effect}; choose with --taxonomy ID,ID\u2026)`}
 fill every line marked FILL, then: harness-risk validate --cases ${relative13(process.cwd(), file2)}
 `
   );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withTaxonomy } from '../scripts/write-taxonomy.js';
 import { caseRevision, filterCases, loadCaseFile, loadCases, parseSelectors } from '../src/cases/load.js';
+import { scaffoldCase } from '../src/cases/scaffold.js';
 import { defaultTaxonomy, type TaxonomySubject, taxaOf } from '../src/cases/taxonomy.js';
 import { UserError } from '../src/errors.js';
 import { BUILTIN_FRAMEWORKS, BUILTIN_TAXA, builtinTaxon, taxonMatches } from '../src/spec/taxonomy.js';
@@ -250,6 +251,17 @@ describe('harness-risk list', () => {
     expect(lines).toHaveLength(BUILTIN_TAXA.length);
     expect(lines).toContain(
       'mitre-atlas\tAML.T0051.001\tLLM Prompt Injection: Indirect\thttps://atlas.mitre.org/techniques/AML.T0051.001',
+    );
+  });
+});
+
+describe('new case', () => {
+  it('writes the ids suggested from the entry point and effect, or the ones given', () => {
+    const o = { id: 'x', phase: 'persistence', entry_point: 'memory_entry', effect: 'persistence' } as const;
+    expect(scaffoldCase(o)).toContain(`\ntaxonomy: [${defaultTaxonomy(o).join(', ')}]   # suggested`);
+    expect(defaultTaxonomy(o)).toContain('ASI06');
+    expect(scaffoldCase({ ...o, taxonomy: ['LLM04', 'ASI06'] })).toContain(
+      '\ntaxonomy: [LLM04, ASI06]   # as given',
     );
   });
 });

@@ -10,6 +10,7 @@ import {
   BUILTIN_FRAMEWORKS,
   BUILTIN_TAXA,
   builtinTaxon,
+  frameworkTitle,
   type Taxon,
   TaxonomyFile,
 } from '../spec/taxonomy.js';
@@ -181,7 +182,7 @@ export function resolveTaxonomy(
     else
       problems.push({
         index,
-        message: `unknown taxonomy id "${id}"${near(id)}: not an id of ${BUILTIN_FRAMEWORKS.map((f) => `${f.name} ${f.version}`).join(', ')}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(', ')})` : ''}`,
+        message: `unknown taxonomy id "${id}"${near(id)}: not an id of ${BUILTIN_FRAMEWORKS.map(frameworkTitle).join(', ')}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(', ')})` : ''}`,
       });
   });
   return { taxa, problems };

@@ -97,11 +97,13 @@ Exit 1 when a case is rejected.
 Prints the cases by phase and the entry point × effect grid of the selection (default subset:full).
 `,
   new: `Usage:
-  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
+  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR] [--taxonomy ID,ID…]
   harness-risk new adapter NAME [--out DIR]
 
 case: writes DIR/ID.yaml (default cases/PHASE/PHASE-ENTRY-EFFECT.yaml), a commented case that loads as
   written; replace every "FILL: …" string (validate names any left), then harness-risk validate --cases FILE.
+  --taxonomy: the OWASP / ATLAS ids it exercises (harness-risk list taxonomy, or your taxonomy.yaml's);
+  without it, the ids suggested from the entry point and effect are written and printed.
 adapter: writes DIR/adapter.yaml (default adapters/NAME/adapter.yaml); fill the lines marked FILL, then
   harness-risk doctor --adapter DIR.
 Never overwrites a file.

@@ -1,7 +1,7 @@
 // The SARIF side of the case taxonomy (src/spec/taxonomy.ts): one `taxonomies` toolComponent per framework
 // the unsafe cases name, holding the entries they name, and each rule's tags and `relationships` to them.
 // Team frameworks (a taxonomy.yaml) come out the same way as the built-in ones, named by their id.
-import { BUILTIN_FRAMEWORKS, type Taxon } from '../spec/taxonomy.js';
+import { BUILTIN_FRAMEWORKS, frameworkTitle, type Taxon } from '../spec/taxonomy.js';
 
 export interface SarifTaxonomies {
   /** `runs[].taxonomies`: one toolComponent per framework, in the order first named. */
@@ -28,9 +28,9 @@ export function sarifTaxonomies(perCase: readonly (readonly Taxon[])[]): SarifTa
       name,
       ...(known
         ? {
-            fullName: `${known.name} ${known.version}`,
+            fullName: frameworkTitle(known),
             organization: known.organization,
-            version: known.version,
+            ...('version' in known ? { version: known.version } : {}),
             informationUri: known.informationUri,
           }
         : {}),

@@ -24,7 +24,8 @@ export interface Framework {
   name: string;
   /** Who publishes it (SARIF toolComponent.organization). */
   organization: string;
-  version: string;
+  /** The edition, where the framework names one (ATLAS is a living catalogue). */
+  version?: string;
   informationUri: string;
 }
 
@@ -47,10 +48,12 @@ export const BUILTIN_FRAMEWORKS = [
     id: 'mitre-atlas',
     name: 'MITRE ATLAS',
     organization: 'MITRE',
-    version: '5',
     informationUri: 'https://atlas.mitre.org/',
   },
 ] as const satisfies readonly Framework[];
+/** A framework's name with its edition (`OWASP Top 10 for LLM Applications 2025`). */
+export const frameworkTitle = (f: Framework): string => (f.version ? `${f.name} ${f.version}` : f.name);
+
 export type BuiltinFrameworkId = (typeof BUILTIN_FRAMEWORKS)[number]['id'];
 
 const llm = (n: string, name: string, slug: string): Taxon => ({
