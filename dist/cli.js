@@ -62353,8 +62353,14 @@ function parseCaseText(file2, text) {
       `use an id that \`harness-risk list taxonomy\` prints, or declare your own framework in a ${TAXONOMY_FILE} beside your cases (docs/cases.md#taxonomy)`
     );
   }
-  const c = { ...value, audit: rules, taxonomy };
+  const c = inSchemaOrder({ ...value, audit: rules, taxonomy });
   return { case: c, file: file2, revision: caseRevision(c), line };
+}
+function inSchemaOrder(draft) {
+  const d = draft;
+  return Object.fromEntries(
+    Object.keys(Case.shape).filter((k) => k in d).map((k) => [k, d[k]])
+  );
 }
 function attackAfterProblem(c) {
   const after = c.inject.after;

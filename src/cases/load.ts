@@ -13,7 +13,7 @@ import { PHASES } from '../spec/vocabulary.js';
 import { fieldPath, lineLocator, parseYaml } from '../yaml-file.js';
 import { indexedCases, PACKS_FOLDER, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
 import { packsFor, resolveAudit } from './packs.js';
-import { type Case, CaseFile, type LoadedCase } from './schema.js';
+import { Case, CaseFile, type LoadedCase } from './schema.js';
 import { defaultTaxonomy, resolveTaxonomy, TAXONOMY_FILE, teamTaxaFor } from './taxonomy.js';
 
 export function caseRevision(c: Case): string {
@@ -63,9 +63,19 @@ export function parseCaseText(file: string, text: string): LoadedCase {
       `use an id that \`harness-risk list taxonomy\` prints, or declare your own framework in a ${TAXONOMY_FILE} beside your cases (docs/cases.md#taxonomy)`,
     );
   }
-  const c: Case = { ...value, audit: rules, taxonomy };
+  const c = inSchemaOrder({ ...value, audit: rules, taxonomy });
   // Over the resolved case: how its rules are spelled (pasted or by pack) does not change its revision.
   return { case: c, file, revision: caseRevision(c), line };
+}
+
+/** The case with its keys in the schema's order, as Case.parse would give them (a derived taxonomy included). */
+function inSchemaOrder(draft: Case): Case {
+  const d = draft as unknown as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(Case.shape)
+      .filter((k) => k in d)
+      .map((k) => [k, d[k]]),
+  ) as unknown as Case;
 }
 
 /** Why `inject.after` names no owner step the attack could wait for, or undefined when it does. */
