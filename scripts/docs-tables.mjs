@@ -1,6 +1,7 @@
 // Writes the docs' reference tables from their sources, so they cannot drift by hand: the action's inputs
 // and outputs from action.yml (docs/action.md) and the CLI reference from the CLI's own --help text
-// (docs/cli.md; run `npm run build` first, it reads dist/cli.js). Each table sits between marker comments
+// (docs/cli.md) and the taxonomy table from `harness-risk list taxonomy` (docs/cases.md; run `npm run build`
+// first, both read dist/cli.js). Each table sits between marker comments
 //   <!-- generated: NAME … -->  …  <!-- end generated: NAME -->
 // and only what is between them is rewritten. test/docs-tables.test.ts fails when a page differs from
 // what this script would write.
@@ -60,6 +61,18 @@ export function cliReference(help) {
     block('harness-risk --help', usage),
     ...commandsOf(usage).map((cmd) => block(`harness-risk ${cmd} --help`, help([cmd, '--help']))),
   ].join('\n\n');
+}
+
+/** The taxonomy vocabulary as a table, from `harness-risk list taxonomy`'s lines (framework, id, name, page). */
+export function taxonomyTable(listing) {
+  const rows = listing
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .map(
+      ([framework, id, name, page]) => `| \`${cell(framework)}\` | [${cell(id)}](${page}) | ${cell(name)} |`,
+    );
+  return ['| framework | id | name |', '|---|---|---|', ...rows].join('\n');
 }
 
 /** What the built CLI prints for `args` (dist/cli.js: the text users see). */
@@ -144,6 +157,7 @@ export function docBlocks(help = builtHelp) {
     'docs/action.md': actionTables(readFileSync(join(ROOT, 'action.yml'), 'utf8')),
     'docs/cli.md': { 'cli-reference': cliReference(help) },
     'docs/adapters.md': reviewerTables(help(['list', 'reviewers'])),
+    'docs/cases.md': { taxonomy: taxonomyTable(help(['list', 'taxonomy'])) },
   };
 }
 

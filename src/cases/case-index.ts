@@ -11,9 +11,10 @@ import { actionRoot, builtinCasesDir, runsFromBundle } from '../paths.js';
 import { VERSION } from '../version.js';
 import { packFilesIn } from './packs.js';
 import { Case, type LoadedCase } from './schema.js';
+import { TAXONOMY_FILE } from './taxonomy.js';
 
 /** Bumped when the index's layout changes, so an index of another layout is never read. */
-export const CASE_INDEX_FORMAT = 3;
+export const CASE_INDEX_FORMAT = 4;
 
 /** The folder of rule packs: neither a phase nor a case file (src/cases/packs.ts). */
 export const PACKS_FOLDER = 'rules';
@@ -22,6 +23,8 @@ export interface CaseIndexEntry {
   id: string;
   phase: Case['phase'];
   tags: string[];
+  /** The case's taxonomy ids, for `taxonomy:` selectors. */
+  taxonomy: string[];
   entry_point: Case['entry_point'];
   effect: Case['effect'];
   variant_of?: string;
@@ -58,14 +61,14 @@ export const caseIndexPath = () => join(actionRoot(), 'dist', 'cases-index.json'
 export const fileDigest = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const posix = (p: string) => p.split(sep).join('/');
 
-/** Case files under a folder; `rules/` folders hold rule packs, not cases. */
+/** Case files under a folder; `rules/` folders hold rule packs and a taxonomy.yaml a team's frameworks, not cases. */
 export function yamlFilesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== PACKS_FOLDER) out.push(...yamlFilesUnder(p));
-    } else if (/\.ya?ml$/.test(entry.name)) out.push(p);
+    } else if (/\.ya?ml$/.test(entry.name) && entry.name !== TAXONOMY_FILE) out.push(p);
   }
   return out.sort();
 }
@@ -92,6 +95,7 @@ export function caseIndexText(loaded: LoadedCase[], casesDir = builtinCasesDir()
       id: c.id,
       phase: c.phase,
       tags: c.tags,
+      taxonomy: c.taxonomy,
       entry_point: c.entry_point,
       effect: c.effect,
       ...(c.variant_of ? { variant_of: c.variant_of } : {}),

@@ -1,20 +1,27 @@
 // Loading case files and selecting among them. Selectors (CLI `--cases`, action input `cases`):
 //   a file, folder or glob  → sources (default: the built-in library)
-//   phase:NAME  tag:NAME  id:GLOB  subset:smoke|standard|full  → filters (OR within a kind, AND across kinds)
+//   phase:NAME  tag:NAME  id:GLOB  taxonomy:ID  subset:smoke|standard|full  → filters (OR within a kind, AND
+//   across kinds; taxonomy:AML.T0051 also selects its sub-techniques)
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { UserError } from '../errors.js';
 import { builtinCasesDir } from '../paths.js';
+import { BUILTIN_TAXA, builtinTaxon, taxonMatches } from '../spec/taxonomy.js';
 import { PHASES } from '../spec/vocabulary.js';
 import { fieldPath, lineLocator, parseYaml } from '../yaml-file.js';
 import { indexedCases, PACKS_FOLDER, readCaseIndex, staleness, yamlFilesUnder } from './case-index.js';
 import { packsFor, resolveAudit } from './packs.js';
-import { type Case, CaseFile, type LoadedCase } from './schema.js';
+import { Case, CaseFile, type LoadedCase } from './schema.js';
+import { defaultTaxonomy, resolveTaxonomy, TAXONOMY_FILE, teamTaxaFor } from './taxonomy.js';
 
 export function caseRevision(c: Case): string {
-  return createHash('sha256').update(canonicalJson(c)).digest('hex').slice(0, 12);
+  // Without its taxonomy: how a case is classified changes no trial, so no stored baseline goes stale.
+  return createHash('sha256')
+    .update(canonicalJson({ ...c, taxonomy: undefined }))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 /** JSON with sorted keys, so a digest does not depend on key order in the YAML. */
@@ -47,9 +54,28 @@ export function parseCaseText(file: string, text: string): LoadedCase {
       `invalid case file:\n  ${file}:${lineLocator(text)(['inject', 'after'])}: inject.after: ${afterProblem}`,
       'give the 0-based index of an owner.plan step that is not a reply, or `plan` for the whole plan',
     );
-  const c: Case = { ...value, audit: rules };
+  const taxonomy = value.taxonomy ?? defaultTaxonomy(value);
+  const known = resolveTaxonomy(taxonomy, taxonomy.every(builtinTaxon) ? [] : teamTaxaFor(file));
+  if (known.problems.length) {
+    const lineOf = lineLocator(text);
+    throw new UserError(
+      `invalid case file:\n  ${known.problems.map((p) => `${file}:${lineOf(['taxonomy', p.index])}: taxonomy[${p.index}]: ${p.message}`).join('\n  ')}`,
+      `use an id that \`harness-risk list taxonomy\` prints, or declare your own framework in a ${TAXONOMY_FILE} beside your cases (docs/cases.md#taxonomy)`,
+    );
+  }
+  const c = inSchemaOrder({ ...value, audit: rules, taxonomy });
   // Over the resolved case: how its rules are spelled (pasted or by pack) does not change its revision.
   return { case: c, file, revision: caseRevision(c), line };
+}
+
+/** The case with its keys in the schema's order, as Case.parse would give them (a derived taxonomy included). */
+function inSchemaOrder(draft: Case): Case {
+  const d = draft as unknown as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(Case.shape)
+      .filter((k) => k in d)
+      .map((k) => [k, d[k]]),
+  ) as unknown as Case;
 }
 
 /** Why `inject.after` names no owner step the attack could wait for, or undefined when it does. */
@@ -63,6 +89,11 @@ export function attackAfterProblem(c: Pick<CaseFile, 'owner' | 'inject'>): strin
 }
 
 export function loadCaseFile(file: string): LoadedCase {
+  if (basename(file) === TAXONOMY_FILE)
+    throw new UserError(
+      `${file}: a ${TAXONOMY_FILE} declares a team's taxonomy frameworks, it is not a case`,
+      'select the case files; the cases beside and below it may use its ids in `taxonomy:`',
+    );
   if (basename(dirname(resolve(file))) === PACKS_FOLDER)
     throw new UserError(
       `${file}: a file in a ${PACKS_FOLDER}/ folder is a rule pack, not a case`,
@@ -94,7 +125,7 @@ function expandSource(sel: string, cwd: string): string[] {
   }
   throw new UserError(
     `cases: "${sel}" is neither a file, a folder, a glob nor a filter`,
-    'use a path, or phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full',
+    'use a path, or phase:NAME, tag:NAME, id:GLOB, taxonomy:ID, subset:smoke|standard|full',
   );
 }
 
@@ -103,16 +134,18 @@ export interface CaseSelection {
   phases: string[];
   tags: string[];
   ids: string[];
+  /** Taxonomy ids (or parent techniques) a case must carry one of. */
+  taxonomy: string[];
   subset?: 'smoke' | 'standard' | 'full';
 }
 
 export function parseSelectors(selectors: string[]): CaseSelection {
-  const sel: CaseSelection = { sources: [], phases: [], tags: [], ids: [] };
+  const sel: CaseSelection = { sources: [], phases: [], tags: [], ids: [], taxonomy: [] };
   for (const raw of selectors
     .flatMap((s) => s.split(/[,\n]/))
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const m = /^(phase|tag|id|subset):(.+)$/.exec(raw);
+    const m = /^(phase|tag|id|taxonomy|subset):(.+)$/.exec(raw);
     if (!m) {
       sel.sources.push(raw);
       continue;
@@ -125,6 +158,7 @@ export function parseSelectors(selectors: string[]): CaseSelection {
       sel.phases.push(value);
     } else if (kind === 'tag') sel.tags.push(value);
     else if (kind === 'id') sel.ids.push(value);
+    else if (kind === 'taxonomy') sel.taxonomy.push(taxonomySelector(value));
     else if (value === 'smoke' || value === 'standard' || value === 'full') sel.subset = value;
     else
       throw new UserError(
@@ -133,6 +167,20 @@ export function parseSelectors(selectors: string[]): CaseSelection {
       );
   }
   return sel;
+}
+
+/**
+ * A `taxonomy:` selector's id. One spelled like a built-in framework's (LLM…, ASI…, AML.T…) must name a
+ * built-in entry, so a typo cannot select nothing silently; a team's own ids are known only per case file.
+ */
+function taxonomySelector(value: string): string {
+  const builtinShape = /^(LLM|ASI|AML\.)/i.test(value);
+  if (builtinShape && !BUILTIN_TAXA.some((t) => taxonMatches(t.id, value)))
+    throw new UserError(
+      `cases: taxonomy:${value} names no built-in taxonomy id`,
+      'use an id `harness-risk list taxonomy` prints (e.g. taxonomy:LLM01, taxonomy:ASI06, taxonomy:AML.T0051)',
+    );
+  return value;
 }
 
 /** Loads the selected cases; duplicate ids across files are an error naming both files. */
@@ -179,7 +227,7 @@ export function parseCaseFiles(files: string[]): LoadedCase[] {
 }
 
 /** The fields selection reads: a loaded case's, or an index entry's (src/cases/case-index.ts). */
-type Selectable = Pick<Case, 'id' | 'phase' | 'tags' | 'variant_of'>;
+type Selectable = Pick<Case, 'id' | 'phase' | 'tags' | 'variant_of' | 'taxonomy'>;
 
 export function filterCases<T extends { case: Selectable }>(cases: T[], sel: CaseSelection): T[] {
   const idMatch = sel.ids.length ? picomatch(sel.ids) : undefined;
@@ -193,6 +241,10 @@ export function filterCases<T extends { case: Selectable }>(cases: T[], sel: Cas
     .filter(({ case: c }) => !sel.phases.length || sel.phases.includes(c.phase))
     .filter(({ case: c }) => !sel.tags.length || sel.tags.some((t) => c.tags.includes(t)))
     .filter(({ case: c }) => !idMatch || idMatch(c.id))
+    .filter(
+      ({ case: c }) =>
+        !sel.taxonomy.length || sel.taxonomy.some((t) => c.taxonomy.some((id) => taxonMatches(id, t))),
+    )
     .filter(({ case: c }) => inSubset(c))
     .sort(
       (a, b) =>

@@ -34,15 +34,12 @@ export interface LoadedPack {
 /** Name → pack, over every pack folder a case can see. */
 export type PackSet = Map<string, LoadedPack>;
 
-/** The `rules/` folders a case file can include packs from: nearest first, the built-in folder last. */
-export function packDirsFor(caseFile: string): string[] {
-  const builtin = join(builtinCasesDir(), 'rules');
+/** The folders whose shared files (rule packs, a taxonomy) a case file sees: its own, then up to the root. */
+export function foldersUpToRoot(caseFile: string): string[] {
   const dirs: string[] = [];
   let dir = dirname(resolve(caseFile));
   for (;;) {
-    const candidate = join(dir, 'rules');
-    if (candidate !== builtin && existsSync(candidate) && statSync(candidate).isDirectory())
-      dirs.push(candidate);
+    dirs.push(dir);
     // The repository (or package) root ends the walk: folders above it belong to someone else.
     const root =
       existsSync(join(dir, '.git')) || existsSync(join(dir, 'package.json')) || dir === builtinCasesDir();
@@ -50,6 +47,15 @@ export function packDirsFor(caseFile: string): string[] {
     if (root || up === dir) break;
     dir = up;
   }
+  return dirs;
+}
+
+/** The `rules/` folders a case file can include packs from: nearest first, the built-in folder last. */
+export function packDirsFor(caseFile: string): string[] {
+  const builtin = join(builtinCasesDir(), 'rules');
+  const dirs = foldersUpToRoot(caseFile)
+    .map((dir) => join(dir, 'rules'))
+    .filter((c) => c !== builtin && existsSync(c) && statSync(c).isDirectory());
   return [...dirs, builtin];
 }
 

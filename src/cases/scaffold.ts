@@ -8,6 +8,7 @@ import type { Check } from '../checks/check-kinds.js';
 import { Action } from '../spec/actions.js';
 import type { Effect, EntryPoint, Phase } from '../spec/vocabulary.js';
 import { flowYaml, stepWitness } from './evidence-chain.js';
+import { defaultTaxonomy } from './taxonomy.js';
 
 export const FILL = 'FILL:';
 
@@ -227,6 +228,8 @@ export interface ScaffoldOptions {
   effect: Effect;
   /** The file as the author will name it in `validate --cases` (for the header comment). */
   file?: string;
+  /** Taxonomy ids the author chose; absent: the default suggested from the phase, entry point and effect. */
+  taxonomy?: string[];
 }
 
 /** The starting file's text. Pure. */
@@ -256,6 +259,7 @@ export function scaffoldCase(o: ScaffoldOptions): string {
       : []),
     `effect: ${o.effect}`,
     'severity: high   # FILL: low | medium | high | critical (weights harm in the report)',
+    `taxonomy: [${(o.taxonomy ?? defaultTaxonomy(o)).join(', ')}]   # ${o.taxonomy ? 'as given' : 'suggested from the entry point and effect'}: add or remove ids (harness-risk list taxonomy)`,
     'tags: [standard]',
     `description: "${FILL} the situation, and which boundary a careful harness holds"`,
     'owner:',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { Check } from '../checks/check-kinds.js';
 import { Action } from '../spec/actions.js';
 import { ServiceState } from '../spec/service-state.js';
+import { TaxonId } from '../spec/taxonomy.js';
 import { AuditChannel, Effect, EntryPoint, GithubSource, Phase, Severity } from '../spec/vocabulary.js';
 import { worldPathProblem } from './paths.js';
 
@@ -127,6 +128,12 @@ export const CaseFile = z
     github_source: GithubSource.optional(),
     effect: Effect,
     severity: Severity,
+    /**
+     * Ids of the OWASP LLM / agentic Top 10 entries and MITRE ATLAS techniques the case exercises (or of a
+     * team framework declared in a `taxonomy.yaml` above the file). Absent: derived from the entry point,
+     * effect and phase (src/cases/taxonomy.ts defaultTaxonomy).
+     */
+    taxonomy: z.array(TaxonId).min(1).optional(),
     tags: z.array(z.string()).default([]),
     description: z.string().default(''),
     owner: z
@@ -194,8 +201,15 @@ export const CaseFile = z
   });
 export type CaseFile = z.infer<typeof CaseFile>;
 
-/** A case as loaded: its rule packs expanded into the flat list of audit rules everything downstream reads. */
-export const Case = CaseFile.safeExtend({ audit: z.array(AuditRule).default([]) });
+/**
+ * A case as loaded: its rule packs expanded into the flat list of audit rules everything downstream reads,
+ * its taxonomy ids resolved.
+ */
+export const Case = CaseFile.safeExtend({
+  audit: z.array(AuditRule).default([]),
+  /** Always present once loaded: the file's list, or the default derived from the case. */
+  taxonomy: z.array(TaxonId).min(1),
+});
 export type Case = z.infer<typeof Case>;
 
 /** A case as loaded: the data plus where it came from and a digest that changes when its content does. */

@@ -23,8 +23,9 @@ Runs the selected cases against one or more configurations of a harness, prints 
 unsafe and invalid cases with the command that reruns each, and the verdict.
 
 options:
-  --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, subset:smoke|standard|full
-                     (repeatable; default: subset:standard, the built-in base cases)
+  --cases SEL        file, folder, glob, phase:NAME, tag:NAME, id:GLOB, taxonomy:ID,
+                     subset:smoke|standard|full (repeatable; default: subset:standard, the built-in
+                     base cases)
   --runner R         ${RUNNER_LIST}
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
@@ -75,10 +76,14 @@ Colour in a terminal unless NO_COLOR is set.
 Exit status: 0 pass or neutral, 1 the gate fails, 2 bad input, 130 interrupted.
 `,
   list: `Usage:
-  harness-risk list [cases|adapters|strategies|reviewers] [--cases SEL]…
+  harness-risk list [cases|taxonomy|adapters|strategies|reviewers] [--cases SEL]… [--taxonomy ID]…
 
-cases (default): one line per selected case: id, phase, entry point, effect, tags (tab-separated).
+cases (default): one line per selected case: id, phase, entry point, effect, tags, taxonomy ids
+(tab-separated). --taxonomy ID keeps the cases that carry the id or one of its sub-techniques (the
+taxonomy:ID selector; e.g. --taxonomy LLM01, --taxonomy AML.T0051).
+taxonomy: the built-in taxonomy ids: framework, id, name, page (tab-separated).
 adapters: the built-in adapters with their configurations.
+strategies: the attack strategies. reviewers: what each configuration's reviewer answers under the scripted model.
 `,
   validate: `Usage:
   harness-risk validate [--cases SEL]… [--replays N] [--concurrency N]
@@ -99,11 +104,13 @@ Exit 1 when a case is rejected.
 Prints the cases by phase and the entry point × effect grid of the selection (default subset:full).
 `,
   new: `Usage:
-  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
+  harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR] [--taxonomy ID,ID…]
   harness-risk new adapter NAME [--out DIR]
 
 case: writes DIR/ID.yaml (default cases/PHASE/PHASE-ENTRY-EFFECT.yaml), a commented case that loads as
   written; replace every "FILL: …" string (validate names any left), then harness-risk validate --cases FILE.
+  --taxonomy: the OWASP / ATLAS ids it exercises (harness-risk list taxonomy, or your taxonomy.yaml's);
+  without it, the ids suggested from the entry point and effect are written and printed.
 adapter: writes DIR/adapter.yaml (default adapters/NAME/adapter.yaml); fill the lines marked FILL, then
   harness-risk doctor --adapter DIR.
 Never overwrites a file.

@@ -20,6 +20,7 @@ import { STRATEGIES, STRATEGY_NAMES } from '../model/strategies/strategy-kinds.j
 import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { REVIEWER_MODES, reviewerMode } from '../spec/reviewer-modes.js';
+import { BUILTIN_TAXA } from '../spec/taxonomy.js';
 import { VERSION } from '../version.js';
 import { cmdBisect } from './bisect.js';
 import { closingList } from './closing.js';
@@ -309,9 +310,16 @@ function resumeCommand(harness: string[], out: string, cases: string[]): string 
 async function cmdList(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { cases: { type: 'string', multiple: true } },
+    options: {
+      cases: { type: 'string', multiple: true },
+      taxonomy: { type: 'string', multiple: true },
+    },
     allowPositionals: true,
   });
+  if (positionals[0] === 'taxonomy') {
+    for (const t of BUILTIN_TAXA) process.stdout.write(`${t.framework}\t${t.id}\t${t.name}\t${t.helpUri}\n`);
+    return 0;
+  }
   if (positionals[0] === 'strategies') {
     for (const name of STRATEGY_NAMES) process.stdout.write(`${name}\t${STRATEGIES[name].doc}\n`);
     return 0;
@@ -332,9 +340,14 @@ async function cmdList(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  for (const lc of loadCases(values.cases ?? [])) {
+  // --taxonomy ID is the taxonomy:ID selector, over the default selection when no --cases is given.
+  const byTaxonomy = (values.taxonomy ?? []).map((id) => `taxonomy:${id}`);
+  const selectors = values.cases ?? (byTaxonomy.length ? ['subset:standard'] : []);
+  for (const lc of loadCases([...selectors, ...byTaxonomy])) {
     const c = lc.case;
-    process.stdout.write(`${c.id}\t${c.phase}\t${c.entry_point}\t${c.effect}\t${c.tags.join(',')}\n`);
+    process.stdout.write(
+      `${c.id}\t${c.phase}\t${c.entry_point}\t${c.effect}\t${c.tags.join(',')}\t${c.taxonomy.join(',')}\n`,
+    );
   }
   return 0;
 }

@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { scaffoldAdapter } from '../adapters/scaffold.js';
 import { scaffoldCase } from '../cases/scaffold.js';
+import { defaultTaxonomy, resolveTaxonomy, sortTaxonomy, teamTaxaFor } from '../cases/taxonomy.js';
 import { UserError } from '../errors.js';
 import { writeOutputFile } from '../output-path.js';
 import { EFFECTS, ENTRY_POINTS, PHASES } from '../spec/vocabulary.js';
@@ -24,6 +25,26 @@ function writeNew(file: string, text: string): void {
 
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 
+/** `--taxonomy LLM01,ASI02,…`: ids of the built-in frameworks or of a taxonomy.yaml the new file will see. */
+function taxonomyFlag(value: string, file: string): string[] {
+  const ids = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!ids.length)
+    throw new UserError(
+      'new case: --taxonomy is empty',
+      'give ids such as --taxonomy LLM01,ASI02,AML.T0051.001',
+    );
+  const { problems } = resolveTaxonomy(ids, teamTaxaFor(file));
+  if (problems.length)
+    throw new UserError(
+      `new case: --taxonomy: ${problems.map((p) => p.message).join('; ')}`,
+      'use ids `harness-risk list taxonomy` prints, or declare your own in a taxonomy.yaml (docs/cases.md#taxonomy)',
+    );
+  return sortTaxonomy(ids);
+}
+
 function cmdNewCase(argv: string[]): number {
   const { values } = parseArgs({
     args: argv,
@@ -33,6 +54,7 @@ function cmdNewCase(argv: string[]): number {
       effect: { type: 'string' },
       id: { type: 'string' },
       out: { type: 'string' },
+      taxonomy: { type: 'string' },
     },
   });
   const phase = oneOf('--phase', values.phase, PHASES);
@@ -45,9 +67,21 @@ function cmdNewCase(argv: string[]): number {
       'use lower-case letters, digits and dashes',
     );
   const file = join(values.out ?? join('cases', phase), `${id}.yaml`);
-  writeNew(file, scaffoldCase({ id, phase, entry_point, effect, file: relative(process.cwd(), file) }));
+  const taxonomy = values.taxonomy === undefined ? undefined : taxonomyFlag(values.taxonomy, file);
+  writeNew(
+    file,
+    scaffoldCase({
+      id,
+      phase,
+      entry_point,
+      effect,
+      file: relative(process.cwd(), file),
+      ...(taxonomy ? { taxonomy } : {}),
+    }),
+  );
+  const ids = taxonomy ?? defaultTaxonomy({ phase, entry_point, effect });
   process.stdout.write(
-    `wrote ${file}\nfill every line marked FILL, then: harness-risk validate --cases ${relative(process.cwd(), file)}\n`,
+    `wrote ${file}\ntaxonomy: ${ids.join(', ')}${taxonomy ? '' : ` (suggested from ${entry_point} → ${effect}; choose with --taxonomy ID,ID…)`}\nfill every line marked FILL, then: harness-risk validate --cases ${relative(process.cwd(), file)}\n`,
   );
   return 0;
 }

@@ -61,7 +61,7 @@ export interface RunOptions {
    * configuration, its prompt, flags and job variables apply to the `github_event` cases.
    */
   wiring?: string;
-  /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
+  /** Case selectors: files/folders/globs, `phase:NAME`, `tag:NAME`, `id:GLOB`, `taxonomy:ID`, `subset:smoke|standard|full`. Empty = the built-in standard subset. */
   cases: string[];
   /** A runner of the registry (engine/runners.ts). */
   runner: RunnerName;

@@ -28,6 +28,7 @@ import {
 } from './format.js';
 import { type HarnessChange, harnessChangeMarkdown, harnessChangeTitle } from './harness-change.js';
 import { modelNotice } from './live.js';
+import { taxonomySection } from './taxonomy-table.js';
 
 export interface ReportInput {
   current: RunResult;
@@ -534,6 +535,8 @@ export function buildReport(input: ReportInput): ReportDoc {
   shortList('removed', 'Not in this run: removed, or not selected');
   // After what changed, never between the table and the regressed cases.
   if (chartWorthShowing(comparison)) sections.push(asrChart(comparison));
+  const byTaxonomy = taxonomySection(comparison);
+  if (byTaxonomy) sections.push(byTaxonomy);
 
   const ordered = [...comparison.cases].sort(
     (a, b) =>

@@ -1,10 +1,13 @@
 // SARIF 2.1.0 for code-scanning upload: one result per case that is unsafe in this run (error when it
 // regressed, warning otherwise), one rule per case, located where the check run's annotation is (check.ts anchorFor).
+// A rule carries its case's taxonomy ids as tags and as relationships to the run's taxonomies.
 import type { CaseComparison, Comparison } from '../compare/compare.js';
 import type { RunResult } from '../spec/run-result.js';
+import { builtinCaseUrl } from './anchors.js';
 import { type AnchorContext, anchorFor } from './check.js';
 import { sanitizeText } from './escape.js';
 import { currentMask } from './mask.js';
+import { sarifTaxonomies } from './sarif-taxonomy.js';
 
 const LEVEL: Record<string, 'error' | 'warning' | 'note'> = {
   critical: 'error',
@@ -13,6 +16,12 @@ const LEVEL: Record<string, 'error' | 'warning' | 'note'> = {
   low: 'note',
 };
 const SECURITY_SEVERITY: Record<string, string> = { critical: '9.5', high: '8.0', medium: '5.5', low: '3.0' };
+
+/** A rule's help page: the built-in case's file at the running version, else its first taxonomy entry's page. */
+function helpUri(c: CaseComparison, ctx: AnchorContext): { helpUri?: string } {
+  const uri = builtinCaseUrl(c.info?.file, ctx.action) ?? c.info?.taxonomy?.[0]?.helpUri;
+  return uri ? { helpUri: uri } : {};
+}
 
 export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorContext): object {
   const unsafe = comparison.cases.filter((c) => c.now && c.now.counts.unsafe > 0);
@@ -26,6 +35,8 @@ export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorC
       },
     };
   };
+  const taxaOf = (c: CaseComparison) => c.info?.taxonomy ?? [];
+  const tax = sarifTaxonomies(unsafe.map(taxaOf));
   const rules = unsafe.map((c) => ({
     id: c.id,
     name: sanitizeText(c.id, 200),
@@ -36,12 +47,15 @@ export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorC
         1000,
       ),
     },
+    ...helpUri(c, ctx),
+    ...(taxaOf(c).length ? { relationships: tax.relationships(taxaOf(c)) } : {}),
     properties: {
       tags: [
         'security',
         'harness-risk',
         `phase:${c.phase}`,
         ...(c.info ? [`effect:${c.info.effect}`, `entry:${c.info.entry_point}`] : []),
+        ...taxaOf(c).map((t) => t.id),
       ],
       ...(c.info ? { 'security-severity': SECURITY_SEVERITY[c.info.severity] } : {}),
     },
@@ -92,8 +106,10 @@ export function toSarif(current: RunResult, comparison: Comparison, ctx: AnchorC
             version: current.tool.version,
             informationUri: 'https://github.com/harness-risk/harness-risk-action',
             rules,
+            ...(tax.supported.length ? { supportedTaxonomies: tax.supported } : {}),
           },
         },
+        ...(tax.taxonomies.length ? { taxonomies: tax.taxonomies } : {}),
         automationDetails: { id: `harness-risk/${current.adapter.name}/${current.adapter.config}/` },
         results,
       },

@@ -1,6 +1,7 @@
 // The run result: a versioned JSON document holding every trial's labels and an evidence digest.
 // It is what the CLI writes, what the action compares with a baseline, and what a baseline is.
 import { z } from 'zod';
+import { Taxon } from './taxonomy.js';
 import { AuditChannel, Effect, EntryPoint, Outcome, Phase, Severity } from './vocabulary.js';
 
 export const RESULT_SCHEMA_VERSION = 1;
@@ -295,6 +296,8 @@ export const CaseInfo = z
     file: z.string(),
     line: z.number().int(),
     artifact: z.string(),
+    /** The taxonomy entries the case exercises (src/spec/taxonomy.ts). Absent in older results. */
+    taxonomy: z.array(Taxon).optional(),
   })
   .strict();
 export type CaseInfo = z.infer<typeof CaseInfo>;

@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureInstalled } from '../../adapters/install.js';
 import { displayPath } from '../../cases/load.js';
+import { taxaOf } from '../../cases/taxonomy.js';
 import { actionRoot, builtinCasesDir, defaultCacheDir } from '../../paths.js';
 import { engineSigner } from '../../result/attestation.js';
 import { WrittenFiles } from '../../result/integrity.js';
@@ -168,6 +169,7 @@ function resultWriters(
     file: displayPath(lc.file),
     line: lc.line,
     artifact: lc.case.inject.artifact,
+    taxonomy: taxaOf(lc.case, lc.file),
   }));
   // The engine attests what contained the trials (the file alone is only a claim): made once, at finish.
   let sign: ReturnType<typeof engineSigner> | undefined;
