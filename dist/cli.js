@@ -61585,6 +61585,9 @@ function staleness(index, selected, casesDir = builtinCasesDir()) {
 // src/adapters/schema.ts
 init_zod();
 
+// src/cases/prompt-template.ts
+init_zod();
+
 // src/cases/github-event.ts
 var EVENT_KEYS = [
   "action",
@@ -61747,6 +61750,9 @@ function placeholderText(name, request, event) {
   if (name === "repository") return fieldText(event.payload, ["repository", "full_name"]);
   return fieldText(event.payload, name.split(".").slice(1));
 }
+var PromptTemplate = external_exports.string().min(1).superRefine((t, ctx) => {
+  for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
+});
 function renderPromptTemplate(template, request, event) {
   let asked = false;
   const text = template.replace(PLACEHOLDER, (_w, ours, gh) => {
@@ -62150,9 +62156,7 @@ var AdapterConfig = external_exports.object({
    * triggering event's payload) and `{{event_name}}` (src/cases/prompt-template.ts). It becomes the
    * {{prompt}} the launch command and args use. A CI profile (`NAME:action`) sets it as its action does.
    */
-  prompt: external_exports.string().min(1).superRefine((t, ctx) => {
-    for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
-  }).optional()
+  prompt: PromptTemplate.optional()
 }).strict();
 var Adapter = external_exports.object({
   name: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/),
@@ -62381,9 +62385,7 @@ var Wiring = external_exports.object({
    * The prompt the workflow hands the harness: `{{request}}`, `{{event.FIELD\u2026}}`, `{{event_name}}` or
    * `${{ github.event.FIELD\u2026 }}` (docs/adapters.md, "CI profiles"). Absent: the configuration's.
    */
-  prompt: external_exports.string().min(1).superRefine((t, ctx) => {
-    for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
-  }).optional(),
+  prompt: PromptTemplate.optional(),
   /** Extra launch arguments after the configuration's (allowed/disallowed tools, a permission mode). */
   args: external_exports.array(external_exports.string()).default([]),
   /** Variables the job passes to the harness (`env:` of the step): names only; each gets a canary. */

@@ -1,7 +1,7 @@
 // The adapter schema: how to drive one harness. Data first (adapters/NAME/adapter.yaml); small scripts
 // beside it only where a harness needs them. Every string may use the templates listed in TEMPLATE_VARS.
 import { z } from 'zod';
-import { promptTemplateProblems } from '../cases/prompt-template.js';
+import { PromptTemplate } from '../cases/prompt-template.js';
 import { regexSource } from '../regex-source.js';
 import { REVIEWER_MODE_NAMES } from '../spec/reviewer-modes.js';
 import { DIALECTS } from '../spec/vocabulary.js';
@@ -147,13 +147,7 @@ export const AdapterConfig = z
      * triggering event's payload) and `{{event_name}}` (src/cases/prompt-template.ts). It becomes the
      * {{prompt}} the launch command and args use. A CI profile (`NAME:action`) sets it as its action does.
      */
-    prompt: z
-      .string()
-      .min(1)
-      .superRefine((t, ctx) => {
-        for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: 'custom', message });
-      })
-      .optional(),
+    prompt: PromptTemplate.optional(),
   })
   .strict();
 export type AdapterConfig = z.infer<typeof AdapterConfig>;

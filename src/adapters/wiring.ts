@@ -5,7 +5,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { EVENT_OF_SOURCE } from '../cases/github-event.js';
-import { promptTemplateProblems } from '../cases/prompt-template.js';
+import { PromptTemplate } from '../cases/prompt-template.js';
 import type { Case, LoadedCase } from '../cases/schema.js';
 import { UserError } from '../errors.js';
 import { readYaml } from '../yaml-file.js';
@@ -30,13 +30,7 @@ export const Wiring = z
      * The prompt the workflow hands the harness: `{{request}}`, `{{event.FIELD…}}`, `{{event_name}}` or
      * `${{ github.event.FIELD… }}` (docs/adapters.md, "CI profiles"). Absent: the configuration's.
      */
-    prompt: z
-      .string()
-      .min(1)
-      .superRefine((t, ctx) => {
-        for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: 'custom', message });
-      })
-      .optional(),
+    prompt: PromptTemplate.optional(),
     /** Extra launch arguments after the configuration's (allowed/disallowed tools, a permission mode). */
     args: z.array(z.string()).default([]),
     /** Variables the job passes to the harness (`env:` of the step): names only; each gets a canary. */

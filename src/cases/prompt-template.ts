@@ -7,6 +7,7 @@
 // - `${{ github.event.a.b }}`, `${{ github.event_name }}`, `${{ github.repository }}`: the same fields
 //   written as a workflow writes them, so a team can paste its template as it is.
 // A field the event lacks renders empty, as a GitHub expression does.
+import { z } from 'zod';
 import { EVENT_KEYS, type GithubEvent } from './github-event.js';
 
 /** The plain-name placeholders of a prompt template (besides `{{event.FIELD…}}`). */
@@ -49,6 +50,14 @@ function placeholderText(name: string, request: string, event: GithubEvent): str
 }
 
 /** The prompt a workflow with this template gives the harness for this event and owner request. */
+/** A prompt template as a schema field (an adapter configuration's, a wiring's): checked when it loads. */
+export const PromptTemplate = z
+  .string()
+  .min(1)
+  .superRefine((t, ctx) => {
+    for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: 'custom', message });
+  });
+
 export function renderPromptTemplate(template: string, request: string, event: GithubEvent): string {
   let asked = false;
   const text = template.replace(PLACEHOLDER, (_w, ours: string | undefined, gh: string | undefined) => {
