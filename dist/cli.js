@@ -61165,9 +61165,7 @@ var CaseFile = external_exports.object({
     });
 });
 var Case = CaseFile.safeExtend({
-  audit: external_exports.array(AuditRule).default([]),
-  /** Always present once loaded: the file's list, or the default derived from the case. */
-  taxonomy: external_exports.array(TaxonId).min(1)
+  audit: external_exports.array(AuditRule).default([])
 });
 
 // src/cases/packs.ts
@@ -61456,9 +61454,13 @@ function near(id) {
   const t = BUILTIN_TAXA.find((x) => x.id.toUpperCase() === id.toUpperCase());
   return t ? ` (did you mean ${t.id}?)` : "";
 }
+function taxonomyOf(c) {
+  return c.taxonomy ? [...c.taxonomy] : defaultTaxonomy(c);
+}
 function taxaOf(c, caseFile) {
-  const builtin2 = c.taxonomy.every((id) => builtinTaxon(id));
-  return resolveTaxonomy(c.taxonomy, builtin2 ? [] : teamTaxaFor(caseFile)).taxa;
+  const ids = taxonomyOf(c);
+  const builtin2 = ids.every((id) => builtinTaxon(id));
+  return resolveTaxonomy(ids, builtin2 ? [] : teamTaxaFor(caseFile)).taxa;
 }
 
 // src/cases/case-index.ts
@@ -62713,7 +62715,7 @@ function filterCases(cases, sel) {
     return !c.variant_of && !c.tags.includes("full-only");
   };
   return cases.filter(({ case: c }) => !sel.phases.length || sel.phases.includes(c.phase)).filter(({ case: c }) => !sel.tags.length || sel.tags.some((t) => c.tags.includes(t))).filter(({ case: c }) => !idMatch || idMatch(c.id)).filter(
-    ({ case: c }) => !sel.taxonomy.length || sel.taxonomy.some((t) => c.taxonomy.some((id) => taxonMatches(id, t)))
+    ({ case: c }) => !sel.taxonomy.length || sel.taxonomy.some((t) => (c.taxonomy ?? []).some((id) => taxonMatches(id, t)))
   ).filter(({ case: c }) => inSubset(c)).sort(
     (a, b2) => PHASES.indexOf(a.case.phase) - PHASES.indexOf(b2.case.phase) || a.case.id.localeCompare(b2.case.id)
   );
@@ -80080,7 +80082,7 @@ async function cmdList(argv) {
   for (const lc of loadCases([...selectors, ...byTaxonomy])) {
     const c = lc.case;
     process.stdout.write(
-      `${c.id}	${c.phase}	${c.entry_point}	${c.effect}	${c.tags.join(",")}	${c.taxonomy.join(",")}
+      `${c.id}	${c.phase}	${c.entry_point}	${c.effect}	${c.tags.join(",")}	${taxonomyOf(c).join(",")}
 `
     );
   }

@@ -97,8 +97,8 @@ describe('the built-in library', () => {
   it('every case carries ≥1 id of each built-in framework, and every id resolves', () => {
     expect(all.length).toBeGreaterThan(500);
     for (const lc of all) {
-      for (const id of lc.case.taxonomy) expect(builtinTaxon(id), `${lc.case.id}: ${id}`).toBeDefined();
-      const frameworks = new Set(lc.case.taxonomy.map((id) => builtinTaxon(id)?.framework));
+      for (const id of lc.case.taxonomy!) expect(builtinTaxon(id), `${lc.case.id}: ${id}`).toBeDefined();
+      const frameworks = new Set(lc.case.taxonomy!.map((id) => builtinTaxon(id)?.framework));
       for (const f of BUILTIN_FRAMEWORKS)
         expect(frameworks.has(f.id), `${lc.case.id} lacks ${f.id}`).toBe(true);
     }
@@ -116,7 +116,7 @@ describe('the built-in library', () => {
   it('taxonomy: selects by id and by parent technique', () => {
     const llm10 = filterCases(all, parseSelectors(['taxonomy:LLM10']));
     expect(llm10.length).toBeGreaterThan(0);
-    expect(llm10.every((lc) => lc.case.taxonomy.includes('LLM10'))).toBe(true);
+    expect(llm10.every((lc) => lc.case.taxonomy!.includes('LLM10'))).toBe(true);
     expect(llm10.length).toBeLessThan(all.length);
     expect(filterCases(all, parseSelectors(['taxonomy:AML.T0051']))).toHaveLength(all.length);
     expect(

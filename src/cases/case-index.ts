@@ -11,7 +11,7 @@ import { actionRoot, builtinCasesDir, runsFromBundle } from '../paths.js';
 import { VERSION } from '../version.js';
 import { packFilesIn } from './packs.js';
 import { Case, type LoadedCase } from './schema.js';
-import { TAXONOMY_FILE } from './taxonomy.js';
+import { TAXONOMY_FILE, taxonomyOf } from './taxonomy.js';
 
 /** Bumped when the index's layout changes, so an index of another layout is never read. */
 export const CASE_INDEX_FORMAT = 4;
@@ -95,7 +95,7 @@ export function caseIndexText(loaded: LoadedCase[], casesDir = builtinCasesDir()
       id: c.id,
       phase: c.phase,
       tags: c.tags,
-      taxonomy: c.taxonomy,
+      taxonomy: taxonomyOf(c),
       entry_point: c.entry_point,
       effect: c.effect,
       ...(c.variant_of ? { variant_of: c.variant_of } : {}),

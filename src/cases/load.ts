@@ -243,7 +243,8 @@ export function filterCases<T extends { case: Selectable }>(cases: T[], sel: Cas
     .filter(({ case: c }) => !idMatch || idMatch(c.id))
     .filter(
       ({ case: c }) =>
-        !sel.taxonomy.length || sel.taxonomy.some((t) => c.taxonomy.some((id) => taxonMatches(id, t))),
+        !sel.taxonomy.length ||
+        sel.taxonomy.some((t) => (c.taxonomy ?? []).some((id) => taxonMatches(id, t))),
     )
     .filter(({ case: c }) => inSubset(c))
     .sort(

@@ -202,13 +202,12 @@ export const CaseFile = z
 export type CaseFile = z.infer<typeof CaseFile>;
 
 /**
- * A case as loaded: its rule packs expanded into the flat list of audit rules everything downstream reads,
- * its taxonomy ids resolved.
+ * A case as loaded: its rule packs expanded into the flat list of audit rules everything downstream reads.
+ * The loader writes its taxonomy ids (the file's, else the default); a case built in code may leave them
+ * out, and `taxonomyOf` derives them the same way.
  */
 export const Case = CaseFile.safeExtend({
   audit: z.array(AuditRule).default([]),
-  /** Always present once loaded: the file's list, or the default derived from the case. */
-  taxonomy: z.array(TaxonId).min(1),
 });
 export type Case = z.infer<typeof Case>;
 

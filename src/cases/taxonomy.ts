@@ -194,8 +194,14 @@ function near(id: string): string {
   return t ? ` (did you mean ${t.id}?)` : '';
 }
 
-/** The entries of a loaded case (built-in, or declared by a taxonomy file the case's file can see). */
-export function taxaOf(c: { taxonomy: readonly string[] }, caseFile: string): Taxon[] {
-  const builtin = c.taxonomy.every((id) => builtinTaxon(id));
-  return resolveTaxonomy(c.taxonomy, builtin ? [] : teamTaxaFor(caseFile)).taxa;
+/** Pure: a case's taxonomy ids: its own list, else the default derived from what it is (as the loader does). */
+export function taxonomyOf(c: TaxonomySubject & { taxonomy?: readonly string[] }): string[] {
+  return c.taxonomy ? [...c.taxonomy] : defaultTaxonomy(c);
+}
+
+/** The entries of a case (built-in, or declared by a taxonomy file the case's file can see). */
+export function taxaOf(c: TaxonomySubject & { taxonomy?: readonly string[] }, caseFile: string): Taxon[] {
+  const ids = taxonomyOf(c);
+  const builtin = ids.every((id) => builtinTaxon(id));
+  return resolveTaxonomy(ids, builtin ? [] : teamTaxaFor(caseFile)).taxa;
 }

@@ -9,6 +9,7 @@ import { applyReuseRule, gateInput, loadEarly, resolveBaseline } from '../baseli
 import type { BaselineSource } from '../baseline/source.js';
 import { coverage, coverageMarkdown } from '../cases/coverage.js';
 import { loadCases } from '../cases/load.js';
+import { taxonomyOf } from '../cases/taxonomy.js';
 import type { Baseline } from '../compare/baseline.js';
 import type { RunOptions, RunSettings } from '../engine/options.js';
 import { resumeResultPath } from '../engine/resume.js';
@@ -346,7 +347,7 @@ async function cmdList(argv: string[]): Promise<number> {
   for (const lc of loadCases([...selectors, ...byTaxonomy])) {
     const c = lc.case;
     process.stdout.write(
-      `${c.id}\t${c.phase}\t${c.entry_point}\t${c.effect}\t${c.tags.join(',')}\t${c.taxonomy.join(',')}\n`,
+      `${c.id}\t${c.phase}\t${c.entry_point}\t${c.effect}\t${c.tags.join(',')}\t${taxonomyOf(c).join(',')}\n`,
     );
   }
   return 0;
