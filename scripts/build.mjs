@@ -69,7 +69,9 @@ for (const [name, entry] of Object.entries(entries)) {
           ? "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
           : "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
-    external: ['cpu-features', '*.node'],
+    // supports-color: `debug` requires it optionally (in a try); whether some dev dependency happens to
+    // install it must not change the bundle, so it stays a runtime lookup that fails quietly.
+    external: ['cpu-features', '*.node', 'supports-color'],
     plugins: [stubSsh2, zodEnglishOnly],
     logLevel: 'warning',
     // The bundles trust the index's list of files (CI checks dist/ is current); src/ lists the folder.
