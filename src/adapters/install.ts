@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mark, sinceMs } from '../elapsed.js';
 import { UserError } from '../errors.js';
+import { installEnv, npmrcTextsFor } from './install-env.js';
 import { projectNpmrc } from './npmrc.js';
 import type { Adapter } from './schema.js';
 
@@ -168,7 +169,7 @@ async function ensureWarm(
   try {
     const marker = readMarker(dir);
     if (!marker || marker.warmed === key) return;
-    const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env), HOME: scratch, TMPDIR: scratch };
+    const env: NodeJS.ProcessEnv = { ...installEnv(opts.env ?? process.env), HOME: scratch, TMPDIR: scratch };
     if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
     if (opts.adapterDir) env.HR_ADAPTER_DIR = opts.adapterDir;
     opts.log(`warming ${what} (install.warm, once per install) …`);
@@ -209,7 +210,10 @@ async function installPackage(
     const scratch = `${dir}.partial-${process.pid}`;
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch, { recursive: true });
-    const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env) };
+    const npmrc = projectNpmrc(opts.projectDir);
+    const parent = opts.env ?? process.env;
+    // Its install scripts are the harness's code: npm's variables only, never the job's (install-env.ts).
+    const env = installEnv(parent, npmrcTextsFor(parent, npmrc));
     // A harness's own install scripts may check the Node.js version (OpenClaw's does): give them its Node.
     if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
     const spec = `${pkg}@${version}`;
@@ -233,7 +237,6 @@ async function installPackage(
     ];
     // npm reads a project's .npmrc only from the install prefix: a copy there applies the project's
     // registries, scoped registries and auth exactly as npm would in the project; removed right after.
-    const npmrc = projectNpmrc(opts.projectDir);
     if (npmrc) copyFileSync(npmrc, join(scratch, '.npmrc'));
     const res = await run(opts.npm ?? 'npm', args, scratch, env);
     rmSync(join(scratch, '.npmrc'), { force: true });

@@ -1,13 +1,8 @@
 // The harness's environment, built from nothing: the parent's variables (GITHUB_TOKEN, INPUT_*, cloud
 // keys…) never reach a harness under test. Only what the trial needs and what the adapter declares.
+import { FORBIDDEN_ENV } from '../job-env.js';
 import { secretVariable } from '../report/secret-rule.js';
 import type { PolicedEnv, SandboxView } from '../runner/types.js';
-
-/**
- * Workflow variables that must never reach a harness, even when an adapter asks for them: the job's
- * token, every action input (`INPUT_GITHUB-TOKEN`…), the runner's own tokens and settings.
- */
-export const FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
 
 /**
  * The real job's secret values among the forbidden variables (its token, the OIDC request token and URL,
