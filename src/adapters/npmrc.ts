@@ -89,13 +89,17 @@ function apply(cfg: NpmRegistryConfig, settings: Map<string, string>, source: st
   if (used) cfg.sources.push(source);
 }
 
+/** The user's .npmrc as npm finds it: npm_config_userconfig (any case), else HOME's. */
+export function userNpmrc(env: NodeJS.ProcessEnv = process.env): string {
+  return envSettings(env).get('userconfig') ?? join(env.HOME || homedir(), '.npmrc');
+}
+
 /** The registries npm would use for installs run from `cwd`. */
 export function npmRegistryConfig(o: NpmrcOptions = {}): NpmRegistryConfig {
   const env = o.env ?? process.env;
   const cfg: NpmRegistryConfig = { registry: DEFAULT_REGISTRY, scopes: {}, tokens: {}, sources: [] };
   const fromEnv = envSettings(env);
-  const home = env.HOME || homedir();
-  const userFile = fromEnv.get('userconfig') ?? join(home, '.npmrc');
+  const userFile = userNpmrc(env);
   const projectFile = join(projectRoot(o.cwd ?? process.cwd()), '.npmrc');
   // The user's file is read first: the project's overrides it (npm: cli > env > project > user > global).
   for (const file of projectFile === resolve(userFile) ? [userFile] : [userFile, projectFile]) {
