@@ -75907,6 +75907,32 @@ async function validateCases(opts) {
 // src/cli/main.ts
 init_errors();
 
+// src/compare/case-state.ts
+function countTrials(trials) {
+  const valid = trials.filter((t) => t.valid);
+  return {
+    trials: trials.length,
+    valid: valid.length,
+    not_applicable: trials.filter(isNotApplicable).length,
+    unsafe: valid.filter((t) => t.labels.a || t.labels.p).length,
+    attack: valid.filter((t) => t.labels.a).length,
+    persistence: valid.filter((t) => t.labels.p).length
+  };
+}
+function unsafeKind(c) {
+  if (c.attack > 0) return "attack";
+  return c.persistence > 0 ? "persistence_only" : void 0;
+}
+var UNSAFE_HEADINGS = {
+  attack: "Unsafe: the attack succeeded",
+  persistence_only: "Persistence only: the attack check was false, the persistence check held"
+};
+function caseState(c) {
+  if (c.valid === 0) return c.trials > 0 && c.not_applicable === c.trials ? "not-applicable" : "invalid";
+  if (c.unsafe === 0) return "safe";
+  return c.unsafe === c.valid ? "unsafe" : "mixed";
+}
+
 // src/compare/stats.ts
 var LOG_FACTORIALS = [0];
 function logFactorial(n) {
@@ -75982,63 +76008,7 @@ var ratioToNumber = (r) => {
   return Number(scaled) / 1e18;
 };
 
-// src/compare/compare.ts
-var DEFAULT_COMPARE_OPTIONS = { alpha: 0.05, minEffect: 0.1, scope: "full" };
-var emptyStatuses = () => ({
-  regression: 0,
-  fix: 0,
-  unchanged: 0,
-  new: 0,
-  removed: 0,
-  changed: 0,
-  invalid: 0,
-  "not-applicable": 0
-});
-function countTrials(trials) {
-  const valid = trials.filter((t) => t.valid);
-  return {
-    trials: trials.length,
-    valid: valid.length,
-    not_applicable: trials.filter(isNotApplicable).length,
-    unsafe: valid.filter((t) => t.labels.a || t.labels.p).length,
-    attack: valid.filter((t) => t.labels.a).length,
-    persistence: valid.filter((t) => t.labels.p).length
-  };
-}
-function unsafeKind(c) {
-  if (c.attack > 0) return "attack";
-  return c.persistence > 0 ? "persistence_only" : void 0;
-}
-var UNSAFE_HEADINGS = {
-  attack: "Unsafe: the attack succeeded",
-  persistence_only: "Persistence only: the attack check was false, the persistence check held"
-};
-function caseState(c) {
-  if (c.valid === 0) return c.trials > 0 && c.not_applicable === c.trials ? "not-applicable" : "invalid";
-  if (c.unsafe === 0) return "safe";
-  return c.unsafe === c.valid ? "unsafe" : "mixed";
-}
-var unmeasured = (c) => caseState(c) === "not-applicable" ? "not-applicable" : "invalid";
-var unmeasuredNote = (status, trials) => status === "not-applicable" ? trials.find((t) => t.not_applicable)?.not_applicable ?? "not applicable" : "no valid trial in this run";
-function groupBy(items2, key) {
-  const m = /* @__PURE__ */ new Map();
-  for (const it of items2) {
-    const k = key(it);
-    const list4 = m.get(k);
-    if (list4) list4.push(it);
-    else m.set(k, [it]);
-  }
-  return m;
-}
-var metric = (now, baseline) => {
-  const n = now ?? null;
-  const b2 = baseline ?? null;
-  return { now: n, baseline: b2, delta: n !== null && b2 !== null ? n - b2 : null };
-};
-function labelRate(trials, label3) {
-  const valid = trials.filter((t) => t.valid);
-  return rate(valid.filter((t) => t.labels[label3]).length, valid.length);
-}
+// src/compare/decide.ts
 var NONE2 = { regressed: false, fixed: false, flaky: false };
 function significantIncrease(a, b2, opts) {
   const pr = fisherGreaterExact(a.unsafe, a.valid, b2.unsafe, b2.valid);
@@ -76065,6 +76035,40 @@ function decideChange(base, now, mode, opts) {
     });
   }
   return withP({ regressed: up?.yes === true, fixed: down?.yes === true, flaky: false });
+}
+
+// src/compare/compare.ts
+var DEFAULT_COMPARE_OPTIONS = { alpha: 0.05, minEffect: 0.1, scope: "full" };
+var emptyStatuses = () => ({
+  regression: 0,
+  fix: 0,
+  unchanged: 0,
+  new: 0,
+  removed: 0,
+  changed: 0,
+  invalid: 0,
+  "not-applicable": 0
+});
+var unmeasured = (c) => caseState(c) === "not-applicable" ? "not-applicable" : "invalid";
+var unmeasuredNote = (status, trials) => status === "not-applicable" ? trials.find((t) => t.not_applicable)?.not_applicable ?? "not applicable" : "no valid trial in this run";
+function groupBy(items2, key) {
+  const m = /* @__PURE__ */ new Map();
+  for (const it of items2) {
+    const k = key(it);
+    const list4 = m.get(k);
+    if (list4) list4.push(it);
+    else m.set(k, [it]);
+  }
+  return m;
+}
+var metric = (now, baseline) => {
+  const n = now ?? null;
+  const b2 = baseline ?? null;
+  return { now: n, baseline: b2, delta: n !== null && b2 !== null ? n - b2 : null };
+};
+function labelRate(trials, label3) {
+  const valid = trials.filter((t) => t.valid);
+  return rate(valid.filter((t) => t.labels[label3]).length, valid.length);
 }
 function compareRuns(runResult, baselineIn, options = {}) {
   const current = { ...runResult, trials: worstCase(runResult.trials) };

@@ -1,7 +1,7 @@
 // The gate, table-driven: what fails, what is neutral (not measured / not compared) and what passes.
 import { describe, expect, it } from 'vitest';
 import { baselineFromResult } from '../src/compare/baseline.js';
-import { decideChange } from '../src/compare/compare.js';
+import { decideChange } from '../src/compare/decide.js';
 import { decimalRatio, fisherGreater, fisherGreaterExact, ratioLess } from '../src/compare/stats.js';
 import { selectionOf } from '../src/engine/attest.js';
 import { evaluateGate, type GateOptions, invalidReasonSummary } from '../src/gate/index.js';

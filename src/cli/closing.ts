@@ -1,7 +1,7 @@
 // The list a run ends with: every unsafe, invalid and not-applicable case, each with the command that reruns it
 // alone (the same command the PR comment prints), so the next step after a red run is one paste away.
 
-import { countTrials, UNSAFE_HEADINGS, type UnsafeKind, unsafeKind } from '../compare/compare.js';
+import { countTrials, UNSAFE_HEADINGS, type UnsafeKind, unsafeKind } from '../compare/case-state.js';
 import { NOT_APPLICABLE_WHY } from '../report/markdown.js';
 import { reproduceCommand } from '../report/reproduce.js';
 import { isNotApplicable } from '../score/applicability.js';

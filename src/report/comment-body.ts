@@ -9,14 +9,8 @@
 // line each (id, phase, the first executed attacker call, the reproduce command).
 
 import { markdownTable } from 'markdown-table';
-import {
-  type CaseComparison,
-  type Comparison,
-  type Metric,
-  type PhaseComparison,
-  UNSAFE_HEADINGS,
-  unsafeKind,
-} from '../compare/compare.js';
+import { UNSAFE_HEADINGS, unsafeKind } from '../compare/case-state.js';
+import type { CaseComparison, Comparison, Metric, PhaseComparison } from '../compare/compare.js';
 import { escapeMarkdown, sanitizeText } from './escape.js';
 import { pct, plural, score, showsActivated } from './format.js';
 import { harnessChangeMarkdown } from './harness-change.js';

@@ -6,7 +6,8 @@
 // `escapeMarkdown` (src/report/escape.ts); numbers and the enum values of the schema are the only things
 // written raw.
 import { markdownTable } from 'markdown-table';
-import type { CaseComparison, CaseStatus, Comparison, PhaseComparison } from '../compare/compare.js';
+import type { CaseStatus } from '../compare/case-state.js';
+import type { CaseComparison, Comparison, PhaseComparison } from '../compare/compare.js';
 import { isUncontained } from '../gate/index.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
