@@ -145,17 +145,17 @@ var require_visit = __commonJS({
     visit3.BREAK = BREAK;
     visit3.SKIP = SKIP;
     visit3.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path8) {
-      const ctrl = callVisitor(key, node2, visitor, path8);
+    function visit_(key, node2, visitor, path7) {
+      const ctrl = callVisitor(key, node2, visitor, path7);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path8, ctrl);
-        return visit_(key, ctrl, visitor, path8);
+        replaceNode(key, path7, ctrl);
+        return visit_(key, ctrl, visitor, path7);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path8 = Object.freeze(path8.concat(node2));
+          path7 = Object.freeze(path7.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path8);
+            const ci = visit_(i, node2.items[i], visitor, path7);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -166,13 +166,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path8 = Object.freeze(path8.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path8);
+          path7 = Object.freeze(path7.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path7);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path8);
+          const cv = visit_("value", node2.value, visitor, path7);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -193,17 +193,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path8) {
-      const ctrl = await callVisitor(key, node2, visitor, path8);
+    async function visitAsync_(key, node2, visitor, path7) {
+      const ctrl = await callVisitor(key, node2, visitor, path7);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path8, ctrl);
-        return visitAsync_(key, ctrl, visitor, path8);
+        replaceNode(key, path7, ctrl);
+        return visitAsync_(key, ctrl, visitor, path7);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path8 = Object.freeze(path8.concat(node2));
+          path7 = Object.freeze(path7.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path8);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path7);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -214,13 +214,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path8 = Object.freeze(path8.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path8);
+          path7 = Object.freeze(path7.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path7);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path8);
+          const cv = await visitAsync_("value", node2.value, visitor, path7);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -247,23 +247,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path8) {
+    function callVisitor(key, node2, visitor, path7) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path8);
+        return visitor(key, node2, path7);
       if (identity.isMap(node2))
-        return visitor.Map?.(key, node2, path8);
+        return visitor.Map?.(key, node2, path7);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key, node2, path8);
+        return visitor.Seq?.(key, node2, path7);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key, node2, path8);
+        return visitor.Pair?.(key, node2, path7);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path8);
+        return visitor.Scalar?.(key, node2, path7);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key, node2, path8);
+        return visitor.Alias?.(key, node2, path7);
       return void 0;
     }
-    function replaceNode(key, path8, node2) {
-      const parent = path8[path8.length - 1];
+    function replaceNode(key, path7, node2) {
+      const parent = path7[path7.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity.isPair(parent)) {
@@ -875,10 +875,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path8, value) {
+    function collectionFromPath(schema, path7, value) {
       let v = value;
-      for (let i = path8.length - 1; i >= 0; --i) {
-        const k = path8[i];
+      for (let i = path7.length - 1; i >= 0; --i) {
+        const k = path7[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -897,7 +897,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path8) => path8 == null || typeof path8 === "object" && !!path8[Symbol.iterator]().next().done;
+    var isEmptyPath = (path7) => path7 == null || typeof path7 === "object" && !!path7[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -927,11 +927,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path8, value) {
-        if (isEmptyPath(path8))
+      addIn(path7, value) {
+        if (isEmptyPath(path7))
           this.add(value);
         else {
-          const [key, ...rest] = path8;
+          const [key, ...rest] = path7;
           const node2 = this.get(key, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -945,8 +945,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path8) {
-        const [key, ...rest] = path8;
+      deleteIn(path7) {
+        const [key, ...rest] = path7;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -960,8 +960,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path8, keepScalar) {
-        const [key, ...rest] = path8;
+      getIn(path7, keepScalar) {
+        const [key, ...rest] = path7;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -979,8 +979,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path8) {
-        const [key, ...rest] = path8;
+      hasIn(path7) {
+        const [key, ...rest] = path7;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -990,8 +990,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path8, value) {
-        const [key, ...rest] = path8;
+      setIn(path7, value) {
+        const [key, ...rest] = path7;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -3506,9 +3506,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path8, value) {
+      addIn(path7, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path8, value);
+          this.contents.addIn(path7, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3583,14 +3583,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path8) {
-        if (Collection.isEmptyPath(path8)) {
+      deleteIn(path7) {
+        if (Collection.isEmptyPath(path7)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path8) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path7) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3605,10 +3605,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path8, keepScalar) {
-        if (Collection.isEmptyPath(path8))
+      getIn(path7, keepScalar) {
+        if (Collection.isEmptyPath(path7))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path8, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path7, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3619,10 +3619,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path8) {
-        if (Collection.isEmptyPath(path8))
+      hasIn(path7) {
+        if (Collection.isEmptyPath(path7))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path8) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path7) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3639,13 +3639,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path8, value) {
-        if (Collection.isEmptyPath(path8)) {
+      setIn(path7, value) {
+        if (Collection.isEmptyPath(path7)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path8), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path7), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path8, value);
+          this.contents.setIn(path7, value);
         }
       }
       /**
@@ -5606,9 +5606,9 @@ var require_cst_visit = __commonJS({
     visit3.BREAK = BREAK;
     visit3.SKIP = SKIP;
     visit3.REMOVE = REMOVE;
-    visit3.itemAtPath = (cst, path8) => {
+    visit3.itemAtPath = (cst, path7) => {
       let item = cst;
-      for (const [field2, index] of path8) {
+      for (const [field2, index] of path7) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5617,23 +5617,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit3.parentCollection = (cst, path8) => {
-      const parent = visit3.itemAtPath(cst, path8.slice(0, -1));
-      const field2 = path8[path8.length - 1][0];
+    visit3.parentCollection = (cst, path7) => {
+      const parent = visit3.itemAtPath(cst, path7.slice(0, -1));
+      const field2 = path7[path7.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path8, item, visitor) {
-      let ctrl = visitor(item, path8);
+    function _visit(path7, item, visitor) {
+      let ctrl = visitor(item, path7);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path8.concat([[field2, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path7.concat([[field2, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -5644,10 +5644,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path8);
+            ctrl = ctrl(item, path7);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path8) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path7) : ctrl;
     }
     exports.visit = visit3;
   }
@@ -7620,10 +7620,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj3, path8) {
-  if (!path8)
+function getElementAtPath(obj3, path7) {
+  if (!path7)
     return obj3;
-  return path8.reduce((acc, key) => acc?.[key], obj3);
+  return path7.reduce((acc, key) => acc?.[key], obj3);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -7882,11 +7882,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path8, issues2) {
+function prefixIssues(path7, issues2) {
   return issues2.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path8);
+    iss.path.unshift(path7);
     return iss;
   });
 }
@@ -8419,16 +8419,16 @@ function flattenError(error2, mapper = (issue4) => issue4.message) {
 }
 function formatError(error2, mapper = (issue4) => issue4.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path8 = []) => {
+  const processError = (error3, path7 = []) => {
     for (const issue4 of error3.issues) {
       if (issue4.code === "invalid_union" && issue4.errors.length) {
-        issue4.errors.map((issues2) => processError({ issues: issues2 }, [...path8, ...issue4.path]));
+        issue4.errors.map((issues2) => processError({ issues: issues2 }, [...path7, ...issue4.path]));
       } else if (issue4.code === "invalid_key") {
-        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path7, ...issue4.path]);
       } else if (issue4.code === "invalid_element") {
-        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path7, ...issue4.path]);
       } else {
-        const fullpath = [...path8, ...issue4.path];
+        const fullpath = [...path7, ...issue4.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue4));
         } else {
@@ -8467,17 +8467,17 @@ function formatError(error2, mapper = (issue4) => issue4.message) {
 }
 function treeifyError(error2, mapper = (issue4) => issue4.message) {
   const result = { errors: [] };
-  const processError = (error3, path8 = []) => {
+  const processError = (error3, path7 = []) => {
     var _a3;
     for (const issue4 of error3.issues) {
       if (issue4.code === "invalid_union" && issue4.errors.length) {
-        issue4.errors.map((issues2) => processError({ issues: issues2 }, [...path8, ...issue4.path]));
+        issue4.errors.map((issues2) => processError({ issues: issues2 }, [...path7, ...issue4.path]));
       } else if (issue4.code === "invalid_key") {
-        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path7, ...issue4.path]);
       } else if (issue4.code === "invalid_element") {
-        processError({ issues: issue4.issues }, [...path8, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path7, ...issue4.path]);
       } else {
-        const fullpath = [...path8, ...issue4.path];
+        const fullpath = [...path7, ...issue4.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue4));
           continue;
@@ -8516,8 +8516,8 @@ function treeifyError(error2, mapper = (issue4) => issue4.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path8 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path8) {
+  const path7 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path7) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -18681,13 +18681,13 @@ function resolveRef(ref2, ctx) {
   if (!ref2.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path8 = ref2.slice(1).split("/").filter(Boolean);
-  if (path8.length === 0) {
+  const path7 = ref2.slice(1).split("/").filter(Boolean);
+  if (path7.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path8[0] === defsKey) {
-    const key = path8[1] === void 0 ? void 0 : decodeJSONPointerSegment(path8[1]);
+  if (path7[0] === defsKey) {
+    const key = path7[1] === void 0 ? void 0 : decodeJSONPointerSegment(path7[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref2}`);
     }
@@ -20085,9 +20085,9 @@ function deliversData(service, op) {
   const spec = opSpec(service, op);
   return spec?.method === "GET" || spec?.delivers === true;
 }
-function routePattern(path8) {
+function routePattern(path7) {
   let tail2 = "\\/?";
-  let body = path8;
+  let body = path7;
   if (body.endsWith("/*")) {
     body = body.slice(0, -2);
     tail2 = "(?:\\/(.*))?";
@@ -20664,8 +20664,8 @@ var require_utils = __commonJS({
       }
       return output3;
     };
-    exports.basename = (path8, { windows } = {}) => {
-      const segs = path8.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path7, { windows } = {}) => {
+      const segs = path7.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -22359,6 +22359,81 @@ var init_shared = __esm({
   }
 });
 
+// src/runner/big-file.ts
+import { readdir as readdir3, stat as stat2 } from "node:fs/promises";
+import { join as join24 } from "node:path";
+async function findFileOfSize(dirs, limit) {
+  let budget = BIG_FILE_SEARCH_DIRS;
+  const walk2 = async (p, depth) => {
+    if (depth > 12 || budget-- <= 0) return void 0;
+    let entries;
+    try {
+      entries = await readdir3(p, { withFileTypes: true });
+    } catch {
+      return void 0;
+    }
+    for (const e5 of entries) {
+      const f = join24(p, e5.name);
+      if (e5.isFile()) {
+        const s = await stat2(f).catch(() => void 0);
+        if (s && s.size >= limit) return f;
+      } else if (e5.isDirectory()) {
+        const r = await walk2(f, depth + 1);
+        if (r) return r;
+      }
+    }
+    return void 0;
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) {
+    const r = await walk2(d, 0);
+    if (r) return r.slice(dirs.root.length + 1);
+  }
+  return void 0;
+}
+var BIG_FILE_SEARCH_DIRS;
+var init_big_file = __esm({
+  "src/runner/big-file.ts"() {
+    "use strict";
+    BIG_FILE_SEARCH_DIRS = 2e3;
+  }
+});
+
+// src/runner/contain/limits.ts
+function limitMessage(kind, limits, detail = "") {
+  const what = {
+    memory: `memory limit (${fmtBytes(limits.memory_bytes)}) reached: the kernel killed a process of the trial`,
+    pids: `process limit (${limits.pids} processes and threads) reached: a fork failed`,
+    file_size: `file size limit (${fmtBytes(limits.file_size_bytes)}) reached`,
+    disk: `disk limit (${fmtBytes(limits.disk_bytes)} for the trial folders) reached`
+  }[kind];
+  return detail ? `${what} (${detail})` : what;
+}
+var MiB3, Limits, LimitMechanisms;
+var init_limits2 = __esm({
+  "src/runner/contain/limits.ts"() {
+    "use strict";
+    init_zod();
+    init_bytes();
+    MiB3 = 1024 * 1024;
+    Limits = external_exports.object({
+      /** Memory of everything in the trial (cgroup), bytes. Without a cgroup: RLIMIT_DATA per process. */
+      memory_bytes: external_exports.number().int().positive().default(2048 * MiB3),
+      /** Processes and threads of the trial (cgroup pids.max; without a cgroup RLIMIT_NPROC). */
+      pids: external_exports.number().int().positive().default(1024),
+      /** Largest file the harness may write (RLIMIT_FSIZE). */
+      file_size_bytes: external_exports.number().int().positive().default(512 * MiB3),
+      /** All trial folders together (a size-capped tmpfs under them; its pages count as memory too). */
+      disk_bytes: external_exports.number().int().positive().default(1024 * MiB3)
+    }).strict();
+    LimitMechanisms = external_exports.object({
+      memory: external_exports.enum(["cgroup v1", "cgroup v2", "rlimit data", "none"]),
+      pids: external_exports.enum(["cgroup v1", "cgroup v2", "rlimit nproc", "none"]),
+      file_size: external_exports.enum(["rlimit fsize", "none"]),
+      disk: external_exports.enum(["tmpfs", "tmpfs (sudo)", "none"])
+    }).strict();
+  }
+});
+
 // src/runner/owner.ts
 import { readFileSync as readFileSync21 } from "node:fs";
 import os2 from "node:os";
@@ -22698,7 +22773,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join43(s) {
+        value: function join44(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -26027,7 +26102,7 @@ var require_modem = __commonJS({
     var querystring = __require("querystring");
     var http2 = require_http();
     var fs = __require("fs");
-    var path8 = __require("path");
+    var path7 = __require("path");
     var url2 = __require("url");
     var ssh = require_ssh();
     var HttpDuplex = require_http_duplex();
@@ -26076,9 +26151,9 @@ var require_modem = __commonJS({
         }
         opts.host = host.hostname;
         if (process.env.DOCKER_CERT_PATH) {
-          opts.ca = splitca(path8.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
-          opts.cert = fs.readFileSync(path8.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
-          opts.key = fs.readFileSync(path8.join(process.env.DOCKER_CERT_PATH, "key.pem"));
+          opts.ca = splitca(path7.join(process.env.DOCKER_CERT_PATH, "ca.pem"));
+          opts.cert = fs.readFileSync(path7.join(process.env.DOCKER_CERT_PATH, "cert.pem"));
+          opts.key = fs.readFileSync(path7.join(process.env.DOCKER_CERT_PATH, "key.pem"));
         }
         if (process.env.DOCKER_CLIENT_TIMEOUT) {
           opts.timeout = parseInt(process.env.DOCKER_CLIENT_TIMEOUT, 10);
@@ -26088,7 +26163,7 @@ var require_modem = __commonJS({
     };
     var findDefaultUnixSocket = function() {
       return new Promise(function(resolve18) {
-        var userDockerSocket = path8.join(os5.homedir(), ".docker", "run", "docker.sock");
+        var userDockerSocket = path7.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
           if (err) resolve18("/var/run/docker.sock");
           else resolve18(userDockerSocket);
@@ -26182,7 +26257,7 @@ var require_modem = __commonJS({
       }
       if (options.file) {
         if (typeof options.file === "string") {
-          data = fs.createReadStream(path8.resolve(options.file));
+          data = fs.createReadStream(path7.resolve(options.file));
         } else {
           data = options.file;
         }
@@ -26500,7 +26575,7 @@ var require_modem = __commonJS({
 var require_ignore = __commonJS({
   "node_modules/@balena/dockerignore/ignore.js"(exports, module) {
     "use strict";
-    var path8 = __require("path");
+    var path7 = __require("path");
     var factory = (options) => new IgnoreBase(options);
     factory.default = factory;
     module.exports = factory;
@@ -26509,22 +26584,22 @@ var require_ignore = __commonJS({
     }
     var REGEX_TRAILING_SLASH = /(?<=.)\/$/;
     var REGEX_TRAILING_BACKSLASH = /(?<=.)\\$/;
-    var REGEX_TRAILING_PATH_SEP = path8.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
+    var REGEX_TRAILING_PATH_SEP = path7.sep === "\\" ? REGEX_TRAILING_BACKSLASH : REGEX_TRAILING_SLASH;
     var KEY_IGNORE = typeof Symbol !== "undefined" ? /* @__PURE__ */ Symbol.for("dockerignore") : "dockerignore";
     function cleanPath(file2) {
-      return path8.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
+      return path7.normalize(file2).replace(REGEX_TRAILING_PATH_SEP, "");
     }
     function toSlash(file2) {
-      if (path8.sep === "/") {
+      if (path7.sep === "/") {
         return file2;
       }
       return file2.replace(/\\/g, "/");
     }
     function fromSlash(file2) {
-      if (path8.sep === "/") {
+      if (path7.sep === "/") {
         return file2;
       }
-      return file2.replace(/\//g, path8.sep);
+      return file2.replace(/\//g, path7.sep);
     }
     var IgnoreBase = class {
       constructor({
@@ -26573,13 +26648,13 @@ var require_ignore = __commonJS({
         return pattern && typeof pattern === "string" && pattern.indexOf("#") !== 0 && pattern.trim() !== "";
       }
       filter(paths) {
-        return make_array(paths).filter((path9) => this._filter(path9));
+        return make_array(paths).filter((path8) => this._filter(path8));
       }
       createFilter() {
-        return (path9) => this._filter(path9);
+        return (path8) => this._filter(path8);
       }
-      ignores(path9) {
-        return !this._filter(path9);
+      ignores(path8) {
+        return !this._filter(path8);
       }
       // https://github.com/moby/moby/blob/v19.03.8/builder/dockerignore/dockerignore.go#L41-L53
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L29-L55
@@ -26618,36 +26693,36 @@ var require_ignore = __commonJS({
           origin,
           pattern,
           // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L54
-          dirs: pattern.split(path8.sep),
+          dirs: pattern.split(path7.sep),
           negative
         };
       }
       // @returns `Boolean` true if the `path` is NOT ignored
-      _filter(path9) {
-        if (!path9) {
+      _filter(path8) {
+        if (!path8) {
           return false;
         }
-        if (path9 in this._cache) {
-          return this._cache[path9];
+        if (path8 in this._cache) {
+          return this._cache[path8];
         }
-        return this._cache[path9] = this._test(path9);
+        return this._cache[path8] = this._test(path8);
       }
       // @returns {Boolean} true if a file is NOT ignored
       // https://github.com/moby/moby/blob/v19.03.8/pkg/fileutils/fileutils.go#L62
       _test(file2) {
         file2 = fromSlash(file2);
-        const parentPath = cleanPath(path8.dirname(file2));
-        const parentPathDirs = parentPath.split(path8.sep);
+        const parentPath = cleanPath(path7.dirname(file2));
+        const parentPathDirs = parentPath.split(path7.sep);
         let matched = false;
         this._rules.forEach((rule) => {
           let match = this._match(file2, rule);
           if (!match && parentPath !== ".") {
             if (rule.dirs.includes("**")) {
               for (let i = rule.dirs.filter((x) => x !== "**").length; i <= parentPathDirs.length; i++) {
-                match = match || this._match(parentPathDirs.slice(0, i).join(path8.sep), rule);
+                match = match || this._match(parentPathDirs.slice(0, i).join(path7.sep), rule);
               }
             } else if (rule.dirs.length <= parentPathDirs.length) {
-              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path8.sep), rule);
+              match = this._match(parentPathDirs.slice(0, rule.dirs.length).join(path7.sep), rule);
             }
           }
           if (match) {
@@ -26666,13 +26741,13 @@ var require_ignore = __commonJS({
           return rule;
         }
         let regStr = "^";
-        let escapedSlash = path8.sep === "\\" ? "\\\\" : path8.sep;
+        let escapedSlash = path7.sep === "\\" ? "\\\\" : path7.sep;
         for (let i = 0; i < rule.pattern.length; i++) {
           const ch = rule.pattern[i];
           if (ch === "*") {
             if (rule.pattern[i + 1] === "*") {
               i++;
-              if (rule.pattern[i + 1] === path8.sep) {
+              if (rule.pattern[i + 1] === path7.sep) {
                 i++;
               }
               if (rule.pattern[i + 1] === void 0) {
@@ -26688,7 +26763,7 @@ var require_ignore = __commonJS({
           } else if (ch === "." || ch === "$") {
             regStr += `\\${ch}`;
           } else if (ch === "\\") {
-            if (path8.sep === "\\") {
+            if (path7.sep === "\\") {
               regStr += escapedSlash;
               continue;
             }
@@ -26715,46 +26790,46 @@ var require_chownr = __commonJS({
   "node_modules/chownr/chownr.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
-    var path8 = __require("path");
+    var path7 = __require("path");
     var LCHOWN = fs.lchown ? "lchown" : "chown";
     var LCHOWNSYNC = fs.lchownSync ? "lchownSync" : "chownSync";
     var needEISDIRHandled = fs.lchown && !process.version.match(/v1[1-9]+\./) && !process.version.match(/v10\.[6-9]/);
-    var lchownSync2 = (path9, uid, gid) => {
+    var lchownSync2 = (path8, uid, gid) => {
       try {
-        return fs[LCHOWNSYNC](path9, uid, gid);
+        return fs[LCHOWNSYNC](path8, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var chownSync = (path9, uid, gid) => {
+    var chownSync = (path8, uid, gid) => {
       try {
-        return fs.chownSync(path9, uid, gid);
+        return fs.chownSync(path8, uid, gid);
       } catch (er) {
         if (er.code !== "ENOENT")
           throw er;
       }
     };
-    var handleEISDIR = needEISDIRHandled ? (path9, uid, gid, cb) => (er) => {
+    var handleEISDIR = needEISDIRHandled ? (path8, uid, gid, cb) => (er) => {
       if (!er || er.code !== "EISDIR")
         cb(er);
       else
-        fs.chown(path9, uid, gid, cb);
+        fs.chown(path8, uid, gid, cb);
     } : (_, __, ___, cb) => cb;
-    var handleEISDirSync = needEISDIRHandled ? (path9, uid, gid) => {
+    var handleEISDirSync = needEISDIRHandled ? (path8, uid, gid) => {
       try {
-        return lchownSync2(path9, uid, gid);
+        return lchownSync2(path8, uid, gid);
       } catch (er) {
         if (er.code !== "EISDIR")
           throw er;
-        chownSync(path9, uid, gid);
+        chownSync(path8, uid, gid);
       }
-    } : (path9, uid, gid) => lchownSync2(path9, uid, gid);
+    } : (path8, uid, gid) => lchownSync2(path8, uid, gid);
     var nodeVersion = process.version;
-    var readdir10 = (path9, options, cb) => fs.readdir(path9, options, cb);
-    var readdirSync12 = (path9, options) => fs.readdirSync(path9, options);
+    var readdir9 = (path8, options, cb) => fs.readdir(path8, options, cb);
+    var readdirSync12 = (path8, options) => fs.readdirSync(path8, options);
     if (/^v4\./.test(nodeVersion))
-      readdir10 = (path9, options, cb) => fs.readdir(path9, cb);
+      readdir9 = (path8, options, cb) => fs.readdir(path8, cb);
     var chown = (cpath, uid, gid, cb) => {
       fs[LCHOWN](cpath, uid, gid, handleEISDIR(cpath, uid, gid, (er) => {
         cb(er && er.code !== "ENOENT" ? er : null);
@@ -26762,26 +26837,26 @@ var require_chownr = __commonJS({
     };
     var chownrKid = (p, child, uid, gid, cb) => {
       if (typeof child === "string")
-        return fs.lstat(path8.resolve(p, child), (er, stats) => {
+        return fs.lstat(path7.resolve(p, child), (er, stats) => {
           if (er)
             return cb(er.code !== "ENOENT" ? er : null);
           stats.name = child;
           chownrKid(p, stats, uid, gid, cb);
         });
       if (child.isDirectory()) {
-        chownr(path8.resolve(p, child.name), uid, gid, (er) => {
+        chownr(path7.resolve(p, child.name), uid, gid, (er) => {
           if (er)
             return cb(er);
-          const cpath = path8.resolve(p, child.name);
+          const cpath = path7.resolve(p, child.name);
           chown(cpath, uid, gid, cb);
         });
       } else {
-        const cpath = path8.resolve(p, child.name);
+        const cpath = path7.resolve(p, child.name);
         chown(cpath, uid, gid, cb);
       }
     };
     var chownr = (p, uid, gid, cb) => {
-      readdir10(p, { withFileTypes: true }, (er, children) => {
+      readdir9(p, { withFileTypes: true }, (er, children) => {
         if (er) {
           if (er.code === "ENOENT")
             return cb();
@@ -26806,7 +26881,7 @@ var require_chownr = __commonJS({
     var chownrKidSync = (p, child, uid, gid) => {
       if (typeof child === "string") {
         try {
-          const stats = fs.lstatSync(path8.resolve(p, child));
+          const stats = fs.lstatSync(path7.resolve(p, child));
           stats.name = child;
           child = stats;
         } catch (er) {
@@ -26817,8 +26892,8 @@ var require_chownr = __commonJS({
         }
       }
       if (child.isDirectory())
-        chownrSync(path8.resolve(p, child.name), uid, gid);
-      handleEISDirSync(path8.resolve(p, child.name), uid, gid);
+        chownrSync(path7.resolve(p, child.name), uid, gid);
+      handleEISDirSync(path7.resolve(p, child.name), uid, gid);
     };
     var chownrSync = (p, uid, gid) => {
       let children;
@@ -28134,7 +28209,7 @@ var require_pump = __commonJS({
 // node_modules/mkdirp-classic/index.js
 var require_mkdirp_classic = __commonJS({
   "node_modules/mkdirp-classic/index.js"(exports, module) {
-    var path8 = __require("path");
+    var path7 = __require("path");
     var fs = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -28153,7 +28228,7 @@ var require_mkdirp_classic = __commonJS({
       if (!made) made = null;
       var cb = f || function() {
       };
-      p = path8.resolve(p);
+      p = path7.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -28161,7 +28236,7 @@ var require_mkdirp_classic = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            mkdirP(path8.dirname(p), opts, function(er2, made2) {
+            mkdirP(path7.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -28188,14 +28263,14 @@ var require_mkdirp_classic = __commonJS({
         mode = _0777 & ~process.umask();
       }
       if (!made) made = null;
-      p = path8.resolve(p);
+      p = path7.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path8.dirname(p), opts, made);
+            made = sync(path7.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -28225,7 +28300,7 @@ var require_tar_fs = __commonJS({
     var pump = require_pump();
     var mkdirp = require_mkdirp_classic();
     var fs = __require("fs");
-    var path8 = __require("path");
+    var path7 = __require("path");
     var os5 = __require("os");
     var win32 = os5.platform() === "win32";
     var DOTDOT_LEADING = 1;
@@ -28241,12 +28316,12 @@ var require_tar_fs = __commonJS({
     var statAll = function(fs2, stat4, cwd, ignore, entries, sort) {
       var queue = entries || ["."];
       for (var i = 0; i < queue.length; i++) {
-        if (!inCwd(path8.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
+        if (!inCwd(path7.resolve(cwd, queue[i]), cwd)) throw new Error(queue[i] + " is not a valid path");
       }
       return function loop(callback) {
         if (!queue.length) return callback();
         var next = queue.shift();
-        var nextAbs = path8.join(cwd, next);
+        var nextAbs = path7.join(cwd, next);
         stat4.call(fs2, nextAbs, function(err, stat5) {
           if (err) return callback(err);
           if (!stat5.isDirectory()) return callback(null, next, stat5);
@@ -28254,7 +28329,7 @@ var require_tar_fs = __commonJS({
             if (err2) return callback(err2);
             if (sort) files.sort();
             for (var i2 = 0; i2 < files.length; i2++) {
-              if (!ignore(path8.join(cwd, next, files[i2]))) queue.push(path8.join(next, files[i2]));
+              if (!ignore(path7.join(cwd, next, files[i2]))) queue.push(path7.join(next, files[i2]));
             }
             callback(null, next, stat5);
           });
@@ -28265,7 +28340,7 @@ var require_tar_fs = __commonJS({
       return function(header2) {
         header2.name = header2.name.split("/").slice(level).join("/");
         var linkname = header2.linkname;
-        if (linkname && (header2.type === "link" || path8.isAbsolute(linkname))) {
+        if (linkname && (header2.type === "link" || path7.isAbsolute(linkname))) {
           header2.linkname = linkname.split("/").slice(level).join("/");
         }
         return map2(header2);
@@ -28295,7 +28370,7 @@ var require_tar_fs = __commonJS({
         fmode |= parseInt(222, 8);
       }
       var onsymlink = function(filename, header2) {
-        xfs.readlink(path8.join(cwd, filename), function(err, linkname) {
+        xfs.readlink(path7.join(cwd, filename), function(err, linkname) {
           if (err) return pack.destroy(err);
           header2.linkname = normalize2(linkname);
           pack.entry(header2, onnextentry);
@@ -28336,7 +28411,7 @@ var require_tar_fs = __commonJS({
         }
         var entry = pack.entry(header2, onnextentry);
         if (!entry) return;
-        var rs = mapStream(xfs.createReadStream(path8.join(cwd, filename), { start: 0, end: header2.size > 0 ? header2.size - 1 : header2.size }), header2);
+        var rs = mapStream(xfs.createReadStream(path7.join(cwd, filename), { start: 0, end: header2.size > 0 ? header2.size - 1 : header2.size }), header2);
         rs.on("error", function(err2) {
           entry.destroy(err2);
         });
@@ -28418,7 +28493,7 @@ var require_tar_fs = __commonJS({
       extract.on("entry", function(header2, stream, next) {
         header2 = map2(header2) || header2;
         header2.name = normalize2(header2.name);
-        var name = path8.join(cwd, path8.join("/", header2.name));
+        var name = path7.join(cwd, path7.join("/", header2.name));
         if (ignore(name, header2)) {
           stream.resume();
           return next();
@@ -28426,7 +28501,7 @@ var require_tar_fs = __commonJS({
         if (!validPath(header2.name, DOTDOT_NONE)) {
           return next(new Error(JSON.stringify(header2.name) + " is not a valid path"));
         }
-        var isRoot2 = path8.join(name, ".") === path8.join(cwd, ".");
+        var isRoot2 = path7.join(name, ".") === path7.join(cwd, ".");
         var stat4 = function(err) {
           if (err) return next(err);
           if (isRoot2) return next();
@@ -28456,9 +28531,9 @@ var require_tar_fs = __commonJS({
         var onsymlink = function() {
           if (win32) return next();
           if (!validPath(header2.linkname, DOTDOT_LEADING)) return next(new Error(name + " is not a valid symlink"));
-          var dst = path8.resolve(path8.dirname(name), header2.linkname);
+          var dst = path7.resolve(path7.dirname(name), header2.linkname);
           if (!inCwd(dst, cwd)) return next(new Error(name + " is not a valid symlink"));
-          validateNotSymlink(xfs, dst, path8.resolve(cwd), function(err, valid) {
+          validateNotSymlink(xfs, dst, path7.resolve(cwd), function(err, valid) {
             if (err) return next(err);
             if (!valid) return next(new Error(name + " is not a valid symlink"));
             xfs.unlink(name, function() {
@@ -28469,7 +28544,7 @@ var require_tar_fs = __commonJS({
         var onlink = function() {
           if (win32) return next();
           if (!validPath(header2.linkname, DOTDOT_NONE)) return next(new Error(name + " is not a valid hardlink"));
-          var srcpath = path8.join(cwd, path8.join("/", header2.linkname));
+          var srcpath = path7.join(cwd, path7.join("/", header2.linkname));
           xfs.realpath(srcpath, function(err, dst) {
             if (err || !inCwd(dst, cwd)) return next(new Error(name + " is not a valid hardlink"));
             xfs.unlink(name, function() {
@@ -28501,8 +28576,8 @@ var require_tar_fs = __commonJS({
             });
           }
         };
-        var dir = isRoot2 ? path8.join(cwd, ".") : path8.dirname(name);
-        validate2(xfs, dir, path8.join(cwd, "."), function(err, valid) {
+        var dir = isRoot2 ? path7.join(cwd, ".") : path7.dirname(name);
+        validate2(xfs, dir, path7.join(cwd, "."), function(err, valid) {
           if (err) return next(err);
           if (!valid) return next(new Error(dir + " is not a valid path"));
           if (header2.type === "directory") return ondirectory();
@@ -28534,16 +28609,16 @@ var require_tar_fs = __commonJS({
       if (name === root) return cb(null, true);
       fs2.lstat(name, function(err, st) {
         if (err && err.code !== "ENOENT") return cb(err);
-        if (err || st.isDirectory()) return validate2(fs2, path8.join(name, ".."), root, cb);
+        if (err || st.isDirectory()) return validate2(fs2, path7.join(name, ".."), root, cb);
         cb(null, false);
       });
     }
     function validateNotSymlink(fs2, name, root, cb) {
       if (name === root) return cb(null, true);
-      if (!name.startsWith(root + path8.sep)) return cb(null, false);
+      if (!name.startsWith(root + path7.sep)) return cb(null, false);
       fs2.lstat(name, function(err, st) {
         if (err && err.code !== "ENOENT" && err.code !== "EPERM") return cb(err);
-        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path8.join(name, ".."), root, cb);
+        if (err || !st.isSymbolicLink()) return validateNotSymlink(fs2, path7.join(name, ".."), root, cb);
         cb(null, false);
       });
     }
@@ -28574,8 +28649,8 @@ var require_tar_fs = __commonJS({
       });
     }
     function inCwd(dst, cwd) {
-      cwd = path8.resolve(cwd);
-      return cwd === dst || dst.startsWith(cwd + path8.sep);
+      cwd = path7.resolve(cwd);
+      return cwd === dst || dst.startsWith(cwd + path7.sep);
     }
   }
 });
@@ -28585,7 +28660,7 @@ var require_util = __commonJS({
   "node_modules/dockerode/lib/util.js"(exports, module) {
     var DockerIgnore = require_ignore();
     var fs = __require("fs");
-    var path8 = __require("path");
+    var path7 = __require("path");
     var tar = require_tar_fs();
     var zlib = __require("zlib");
     var arr3 = [];
@@ -28637,14 +28712,14 @@ var require_util = __commonJS({
     };
     module.exports.prepareBuildContext = function(file2, next) {
       if (file2 && file2.context) {
-        fs.readFile(path8.join(file2.context, ".dockerignore"), (err, data) => {
+        fs.readFile(path7.join(file2.context, ".dockerignore"), (err, data) => {
           let ignoreFn;
           let filterFn;
           if (!err) {
             const dockerIgnore = DockerIgnore({ ignorecase: false }).add(data.toString());
             filterFn = dockerIgnore.createFilter();
-            ignoreFn = (path9) => {
-              return !filterFn(path9);
+            ignoreFn = (path8) => {
+              return !filterFn(path8);
             };
           }
           const entries = file2.src.slice() || [];
@@ -31618,19 +31693,19 @@ var require_uri_parser = __commonJS({
       };
     }
     var NUMBER_REGEX = /^\d+$/;
-    function splitHostPort(path8) {
-      if (path8.startsWith("[")) {
-        const hostEnd = path8.indexOf("]");
+    function splitHostPort(path7) {
+      if (path7.startsWith("[")) {
+        const hostEnd = path7.indexOf("]");
         if (hostEnd === -1) {
           return null;
         }
-        const host = path8.substring(1, hostEnd);
+        const host = path7.substring(1, hostEnd);
         if (host.indexOf(":") === -1) {
           return null;
         }
-        if (path8.length > hostEnd + 1) {
-          if (path8[hostEnd + 1] === ":") {
-            const portString = path8.substring(hostEnd + 2);
+        if (path7.length > hostEnd + 1) {
+          if (path7[hostEnd + 1] === ":") {
+            const portString = path7.substring(hostEnd + 2);
             if (NUMBER_REGEX.test(portString)) {
               return {
                 host,
@@ -31648,7 +31723,7 @@ var require_uri_parser = __commonJS({
           };
         }
       } else {
-        const splitPath = path8.split(":");
+        const splitPath = path7.split(":");
         if (splitPath.length === 2) {
           if (NUMBER_REGEX.test(splitPath[1])) {
             return {
@@ -31660,7 +31735,7 @@ var require_uri_parser = __commonJS({
           }
         } else {
           return {
-            host: path8
+            host: path7
           };
         }
       }
@@ -34696,14 +34771,14 @@ var require_client_interceptors = __commonJS({
       }
     };
     exports.InterceptingCall = InterceptingCall;
-    function getCall(channel, path8, options) {
+    function getCall(channel, path7, options) {
       var _a3, _b;
       const deadline = (_a3 = options.deadline) !== null && _a3 !== void 0 ? _a3 : Infinity;
       const host = options.host;
       const parent = (_b = options.parent) !== null && _b !== void 0 ? _b : null;
       const propagateFlags = options.propagate_flags;
       const credentials = options.credentials;
-      const call = channel.createCall(path8, deadline, host, parent, propagateFlags);
+      const call = channel.createCall(path7, deadline, host, parent, propagateFlags);
       if (credentials) {
         call.setCredentials(credentials);
       }
@@ -35273,9 +35348,9 @@ var require_make_client = __commonJS({
       ServiceClientImpl.serviceName = serviceName;
       return ServiceClientImpl;
     }
-    function partial2(fn, path8, serialize2, deserialize) {
+    function partial2(fn, path7, serialize2, deserialize) {
       return function(...args) {
-        return fn.call(this, path8, serialize2, deserialize, ...args);
+        return fn.call(this, path7, serialize2, deserialize, ...args);
       };
     }
     function isProtobufTypeDefinition(obj3) {
@@ -38226,15 +38301,15 @@ var require_fetch = __commonJS({
 var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
-    var path8 = exports;
+    var path7 = exports;
     var isAbsolute8 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path8.isAbsolute = function isAbsolute9(path9) {
-        return /^(?:\/|\w+:)/.test(path9);
+      path7.isAbsolute = function isAbsolute9(path8) {
+        return /^(?:\/|\w+:)/.test(path8);
       }
     );
     var normalize2 = (
@@ -38243,9 +38318,9 @@ var require_path = __commonJS({
        * @param {string} path Path to normalize
        * @returns {string} Normalized path
        */
-      path8.normalize = function normalize3(path9) {
-        path9 = path9.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path9.split("/"), absolute = isAbsolute8(path9), prefix2 = "";
+      path7.normalize = function normalize3(path8) {
+        path8 = path8.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts = path8.split("/"), absolute = isAbsolute8(path8), prefix2 = "";
         if (absolute)
           prefix2 = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -38264,7 +38339,7 @@ var require_path = __commonJS({
         return prefix2 + parts.join("/");
       }
     );
-    path8.resolve = function resolve18(originPath, includePath, alreadyNormalized) {
+    path7.resolve = function resolve18(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize2(includePath);
       if (isAbsolute8(includePath))
@@ -38448,18 +38523,18 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path8, json3) {
-      if (util.isString(path8))
-        path8 = path8.split(".");
-      else if (!Array.isArray(path8))
+    Namespace.prototype.define = function define2(path7, json3) {
+      if (util.isString(path7))
+        path7 = path7.split(".");
+      else if (!Array.isArray(path7))
         throw TypeError("illegal path");
-      if (path8 && path8.length && path8[0] === "")
+      if (path7 && path7.length && path7[0] === "")
         throw Error("path must be relative");
-      if (path8.length > util.recursionLimit)
+      if (path7.length > util.recursionLimit)
         throw Error("max depth exceeded");
       var ptr = this;
-      while (path8.length > 0) {
-        var part = path8.shift();
+      while (path7.length > 0) {
+        var part = path7.shift();
         if (ptr.nested && ptr.nested[part]) {
           ptr = ptr.nested[part];
           if (!(ptr instanceof Namespace))
@@ -38494,26 +38569,26 @@ var require_namespace = __commonJS({
       });
       return this;
     };
-    Namespace.prototype.lookup = function lookup(path8, filterTypes, parentAlreadyChecked) {
+    Namespace.prototype.lookup = function lookup(path7, filterTypes, parentAlreadyChecked) {
       if (typeof filterTypes === "boolean") {
         parentAlreadyChecked = filterTypes;
         filterTypes = void 0;
       } else if (filterTypes && !Array.isArray(filterTypes))
         filterTypes = [filterTypes];
-      if (util.isString(path8) && path8.length) {
-        if (path8 === ".")
+      if (util.isString(path7) && path7.length) {
+        if (path7 === ".")
           return this.root;
-        path8 = path8.split(".");
-      } else if (!path8.length)
+        path7 = path7.split(".");
+      } else if (!path7.length)
         return this;
-      var flatPath = path8.join(".");
-      if (path8[0] === "")
-        return this.root.lookup(path8.slice(1), filterTypes);
+      var flatPath = path7.join(".");
+      if (path7[0] === "")
+        return this.root.lookup(path7.slice(1), filterTypes);
       var found = this.root._fullyQualifiedObjects && this.root._fullyQualifiedObjects["." + flatPath];
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
-      found = this._lookupImpl(path8, flatPath);
+      found = this._lookupImpl(path7, flatPath);
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
@@ -38521,7 +38596,7 @@ var require_namespace = __commonJS({
         return null;
       var current = this;
       while (current.parent) {
-        found = current.parent._lookupImpl(path8, flatPath);
+        found = current.parent._lookupImpl(path7, flatPath);
         if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
           return found;
         }
@@ -38529,22 +38604,22 @@ var require_namespace = __commonJS({
       }
       return null;
     };
-    Namespace.prototype._lookupImpl = function lookup(path8, flatPath) {
+    Namespace.prototype._lookupImpl = function lookup(path7, flatPath) {
       if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
         return this._lookupCache[flatPath];
       }
-      var found = this.get(path8[0]);
+      var found = this.get(path7[0]);
       var exact = null;
       if (found) {
-        if (path8.length === 1) {
+        if (path7.length === 1) {
           exact = found;
         } else if (found instanceof Namespace) {
-          path8 = path8.slice(1);
-          exact = found._lookupImpl(path8, path8.join("."));
+          path7 = path7.slice(1);
+          exact = found._lookupImpl(path7, path7.join("."));
         }
       } else {
         for (var i = 0; i < this.nestedArray.length; ++i)
-          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path8, flatPath))) {
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path7, flatPath))) {
             exact = found;
             break;
           }
@@ -38552,28 +38627,28 @@ var require_namespace = __commonJS({
       this._lookupCache[flatPath] = exact;
       return exact;
     };
-    Namespace.prototype.lookupType = function lookupType(path8) {
-      var found = this.lookup(path8, [Type]);
+    Namespace.prototype.lookupType = function lookupType(path7) {
+      var found = this.lookup(path7, [Type]);
       if (!found)
-        throw Error("no such type: " + path8);
+        throw Error("no such type: " + path7);
       return found;
     };
-    Namespace.prototype.lookupEnum = function lookupEnum(path8) {
-      var found = this.lookup(path8, [Enum]);
+    Namespace.prototype.lookupEnum = function lookupEnum(path7) {
+      var found = this.lookup(path7, [Enum]);
       if (!found)
-        throw Error("no such Enum '" + path8 + "' in " + this);
+        throw Error("no such Enum '" + path7 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path8) {
-      var found = this.lookup(path8, [Type, Enum]);
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path7) {
+      var found = this.lookup(path7, [Type, Enum]);
       if (!found)
-        throw Error("no such Type or Enum '" + path8 + "' in " + this);
+        throw Error("no such Type or Enum '" + path7 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupService = function lookupService(path8) {
-      var found = this.lookup(path8, [Service]);
+    Namespace.prototype.lookupService = function lookupService(path7) {
+      var found = this.lookup(path7, [Service]);
       if (!found)
-        throw Error("no such Service '" + path8 + "' in " + this);
+        throw Error("no such Service '" + path7 + "' in " + this);
       return found;
     };
     Namespace._configure = function(Type_, Service_, Enum_) {
@@ -39990,13 +40065,13 @@ var require_util2 = __commonJS({
       Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
       return enm;
     };
-    util.setProperty = function setProperty(dst, path8, value, ifNotSet) {
-      function setProp(dst2, path9, value2) {
-        var part = path9.shift();
+    util.setProperty = function setProperty(dst, path7, value, ifNotSet) {
+      function setProp(dst2, path8, value2) {
+        var part = path8.shift();
         if (util.isUnsafeProperty(part))
           return dst2;
-        if (path9.length > 0) {
-          dst2[part] = setProp(dst2[part] || {}, path9, value2);
+        if (path8.length > 0) {
+          dst2[part] = setProp(dst2[part] || {}, path8, value2);
         } else {
           var prevValue = dst2[part];
           if (prevValue && ifNotSet)
@@ -40009,12 +40084,12 @@ var require_util2 = __commonJS({
       }
       if (typeof dst !== "object")
         throw TypeError("dst must be an object");
-      if (!path8)
+      if (!path7)
         throw TypeError("path must be specified");
-      path8 = path8.split(".");
-      if (path8.length > util.recursionLimit)
+      path7 = path7.split(".");
+      if (path7.length > util.recursionLimit)
         throw Error("max depth exceeded");
-      return setProp(dst, path8, value);
+      return setProp(dst, path7, value);
     };
     Object.defineProperty(util, "decorateRoot", {
       get: function() {
@@ -40560,12 +40635,12 @@ var require_object = __commonJS({
        */
       fullName: {
         get: function() {
-          var path8 = [this.name], ptr = this.parent;
+          var path7 = [this.name], ptr = this.parent;
           while (ptr) {
-            path8.unshift(ptr.name);
+            path7.unshift(ptr.name);
             ptr = ptr.parent;
           }
-          return path8.join(".");
+          return path7.join(".");
         }
       }
     });
@@ -44603,16 +44678,16 @@ var require_util3 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path8 = __require("path");
+    var path7 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path8.isAbsolute(target)) {
+        if (path7.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path8.join(directory, target);
+          const fullPath = path7.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -50225,9 +50300,9 @@ var require_server_call = __commonJS({
       return status;
     }
     var ServerUnaryCallImpl = class extends events_1.EventEmitter {
-      constructor(path8, call, metadata, request) {
+      constructor(path7, call, metadata, request) {
         super();
-        this.path = path8;
+        this.path = path7;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -50257,9 +50332,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerUnaryCallImpl = ServerUnaryCallImpl;
     var ServerReadableStreamImpl = class extends stream_1.Readable {
-      constructor(path8, call, metadata) {
+      constructor(path7, call, metadata) {
         super({ objectMode: true });
-        this.path = path8;
+        this.path = path7;
         this.call = call;
         this.metadata = metadata;
         this.cancelled = false;
@@ -50291,9 +50366,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerReadableStreamImpl = ServerReadableStreamImpl;
     var ServerWritableStreamImpl = class extends stream_1.Writable {
-      constructor(path8, call, metadata, request) {
+      constructor(path7, call, metadata, request) {
         super({ objectMode: true });
-        this.path = path8;
+        this.path = path7;
         this.call = call;
         this.metadata = metadata;
         this.request = request;
@@ -50347,9 +50422,9 @@ var require_server_call = __commonJS({
     };
     exports.ServerWritableStreamImpl = ServerWritableStreamImpl;
     var ServerDuplexStreamImpl = class extends stream_1.Duplex {
-      constructor(path8, call, metadata) {
+      constructor(path7, call, metadata) {
         super({ objectMode: true });
-        this.path = path8;
+        this.path = path7;
         this.call = call;
         this.metadata = metadata;
         this.pendingStatus = {
@@ -52650,11 +52725,11 @@ var require_server = __commonJS({
           }
           return true;
         }
-        _retrieveHandler(path8) {
-          serverCallTrace("Received call to method " + path8 + " at address " + this.serverAddressString);
-          const handler = this.handlers.get(path8);
+        _retrieveHandler(path7) {
+          serverCallTrace("Received call to method " + path7 + " at address " + this.serverAddressString);
+          const handler = this.handlers.get(path7);
           if (handler === void 0) {
-            serverCallTrace("No handler registered for method " + path8 + ". Sending UNIMPLEMENTED status.");
+            serverCallTrace("No handler registered for method " + path7 + ". Sending UNIMPLEMENTED status.");
             return null;
           }
           return handler;
@@ -52678,10 +52753,10 @@ var require_server = __commonJS({
             channelzSessionInfo === null || channelzSessionInfo === void 0 ? void 0 : channelzSessionInfo.streamTracker.addCallFailed();
             return;
           }
-          const path8 = headers2[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path8);
+          const path7 = headers2[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path7);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path8), stream, channelzSessionInfo);
+            this._respondWithError(getUnimplementedStatusResponse(path7), stream, channelzSessionInfo);
             return;
           }
           const callEventTracker = {
@@ -52731,10 +52806,10 @@ var require_server = __commonJS({
           if (this._verifyContentType(stream, headers2) !== true) {
             return;
           }
-          const path8 = headers2[HTTP2_HEADER_PATH];
-          const handler = this._retrieveHandler(path8);
+          const path7 = headers2[HTTP2_HEADER_PATH];
+          const handler = this._retrieveHandler(path7);
           if (!handler) {
-            this._respondWithError(getUnimplementedStatusResponse(path8), stream, null);
+            this._respondWithError(getUnimplementedStatusResponse(path7), stream, null);
             return;
           }
           const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers2, null, handler, this.options);
@@ -54042,13 +54117,13 @@ var require_resolver_uds = __commonJS({
         this.listener = listener;
         this.hasReturnedResult = false;
         this.endpoints = [];
-        let path8;
+        let path7;
         if (target.authority === "") {
-          path8 = "/" + target.path;
+          path7 = "/" + target.path;
         } else {
-          path8 = target.path;
+          path7 = target.path;
         }
-        this.endpoints = [{ addresses: [{ path: path8 }] }];
+        this.endpoints = [{ addresses: [{ path: path7 }] }];
       }
       updateResolution() {
         if (!this.hasReturnedResult) {
@@ -54108,12 +54183,12 @@ var require_resolver_ip = __commonJS({
           return;
         }
         const pathList = target.path.split(",");
-        for (const path8 of pathList) {
-          const hostPort = (0, uri_parser_1.splitHostPort)(path8);
+        for (const path7 of pathList) {
+          const hostPort = (0, uri_parser_1.splitHostPort)(path7);
           if (hostPort === null) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path8}`,
+              details: `Failed to parse ${target.scheme} address ${path7}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -54121,7 +54196,7 @@ var require_resolver_ip = __commonJS({
           if (target.scheme === IPV4_SCHEME && !(0, net_1.isIPv4)(hostPort.host) || target.scheme === IPV6_SCHEME && !(0, net_1.isIPv6)(hostPort.host)) {
             this.error = {
               code: constants_1.Status.UNAVAILABLE,
-              details: `Failed to parse ${target.scheme} address ${path8}`,
+              details: `Failed to parse ${target.scheme} address ${path7}`,
               metadata: new metadata_1.Metadata()
             };
             return;
@@ -55477,16 +55552,16 @@ var require_util4 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.addCommonProtos = exports.loadProtosWithOptionsSync = exports.loadProtosWithOptions = void 0;
     var fs = __require("fs");
-    var path8 = __require("path");
+    var path7 = __require("path");
     var Protobuf = require_protobufjs();
     function addIncludePathResolver(root, includePaths) {
       const originalResolvePath = root.resolvePath;
       root.resolvePath = (origin, target) => {
-        if (path8.isAbsolute(target)) {
+        if (path7.isAbsolute(target)) {
           return target;
         }
         for (const directory of includePaths) {
-          const fullPath = path8.join(directory, target);
+          const fullPath = path7.join(directory, target);
           try {
             fs.accessSync(fullPath, fs.constants.R_OK);
             return fullPath;
@@ -55733,7 +55808,7 @@ var require_session = __commonJS({
   "node_modules/dockerode/lib/session.js"(exports, module) {
     var grpc = require_src4();
     var protoLoader = require_src5();
-    var path8 = __require("path");
+    var path7 = __require("path");
     var crypto = __require("crypto");
     function withSession(docker, auth, handler) {
       const sessionId = crypto.randomUUID();
@@ -55760,7 +55835,7 @@ var require_session = __commonJS({
         const injector = server.createConnectionInjector(creds);
         injector.injectConnection(socket);
         const pkg = protoLoader.loadSync(
-          path8.resolve(__dirname, "proto", "auth.proto")
+          path7.resolve(__dirname, "proto", "auth.proto")
         );
         const service = grpc.loadPackageDefinition(pkg);
         server.addService(service.moby.filesync.v1.Auth.service, {
@@ -55790,7 +55865,7 @@ var require_session = __commonJS({
 var require_buildkit = __commonJS({
   "node_modules/dockerode/lib/buildkit.js"(exports, module) {
     var protobuf = require_protobufjs();
-    var path8 = __require("path");
+    var path7 = __require("path");
     var BUILDKIT_TRACE_ID = "moby.buildkit.trace";
     var BUILDKIT_IMAGE_ID = "moby.image.id";
     var PROTO_TYPE = "moby.buildkit.v1.StatusResponse";
@@ -55800,7 +55875,7 @@ var require_buildkit = __commonJS({
     function loadProto() {
       if (StatusResponse) return StatusResponse;
       var root = protobuf.loadSync(
-        path8.resolve(__dirname, "proto", "buildkit_status.proto")
+        path7.resolve(__dirname, "proto", "buildkit_status.proto")
       );
       StatusResponse = root.lookupType(PROTO_TYPE);
       return StatusResponse;
@@ -58443,8 +58518,8 @@ var init_pool = __esm({
 
 // src/runner/docker/spans.ts
 import { appendFileSync as appendFileSync2 } from "node:fs";
-function requestKind(method, path8) {
-  const p = path8.split("?")[0].replace(/^\/v[\d.]+/, "").replace(/^\/(containers|exec)\/(?!(?:json|create)(?:$|\?))[^/]+/, "/$1/ID");
+function requestKind(method, path7) {
+  const p = path7.split("?")[0].replace(/^\/v[\d.]+/, "").replace(/^\/(containers|exec)\/(?!(?:json|create)(?:$|\?))[^/]+/, "/$1/ID");
   return `${method} ${p}`;
 }
 function countRequests(docker) {
@@ -58515,8 +58590,6 @@ var init_spans = __esm({
 });
 
 // src/runner/docker/limits.ts
-import { lstat as lstat3, readdir as readdir5 } from "node:fs/promises";
-import path4 from "node:path";
 function parseProbe(text) {
   const num4 = (re) => Number(re.exec(text)?.[1] ?? 0) || 0;
   const d = /^disk (\d+) (\d+) (\d+)/m.exec(text);
@@ -58530,45 +58603,21 @@ function mergeFacts(all) {
     diskFull: all.some((f) => f.diskFull)
   };
 }
-async function findFileOfSize2(dirs, size) {
-  const walk2 = async (abs, rel, depth) => {
-    if (depth > 32) return void 0;
-    for (const name of await readdir5(abs).catch(() => [])) {
-      const st = await lstat3(path4.join(abs, name)).catch(() => void 0);
-      if (st?.isFile() && st.size >= size) return `${rel}/${name}`;
-      if (st?.isDirectory()) {
-        const hit = await walk2(path4.join(abs, name), `${rel}/${name}`, depth + 1);
-        if (hit) return hit;
-      }
-    }
-    return void 0;
-  };
-  for (const k of TRIAL_KEYS) {
-    const hit = await walk2(dirs[k], k, 0);
-    if (hit) return hit;
-  }
-  return void 0;
-}
 function limitsHit(f, o) {
+  const limits = { memory_bytes: o.memory, pids: o.pids, disk_bytes: o.disk, file_size_bytes: o.fileSize };
   const out = [];
-  if (f.sigxfsz || f.bigFile)
-    out.push(`file size limit (${fmtBytes2(o.fileSize)}) reached${f.bigFile ? ` (${f.bigFile})` : ""}`);
+  if (f.sigxfsz || f.bigFile) out.push(limitMessage("file_size", limits, f.bigFile));
   if (f.oomKills > 0)
-    out.push(
-      `memory limit (${fmtBytes2(o.memory)}) reached: the kernel killed a process of the trial (${f.oomKills} OOM kill${f.oomKills > 1 ? "s" : ""})`
-    );
-  if (f.forksRefused > 0)
-    out.push(
-      `process limit (${o.pids} processes and threads) reached: a fork failed (${f.forksRefused} refused)`
-    );
-  if (f.diskFull) out.push(`disk limit (${fmtBytes2(o.disk)} for the trial folders) reached`);
+    out.push(limitMessage("memory", limits, `${f.oomKills} OOM kill${f.oomKills > 1 ? "s" : ""}`));
+  if (f.forksRefused > 0) out.push(limitMessage("pids", limits, `${f.forksRefused} refused`));
+  if (f.diskFull) out.push(limitMessage("disk", limits));
   return out;
 }
-var keyLine, PROBE_SH, ranProbe, MiB4, fmtBytes2;
-var init_limits2 = __esm({
+var keyLine, PROBE_SH, ranProbe;
+var init_limits3 = __esm({
   "src/runner/docker/limits.ts"() {
     "use strict";
-    init_options();
+    init_limits2();
     keyLine = (files, key) => `for f in ${files.join(" ")}; do if [ -r "$f" ]; then while read -r k v; do if [ "$k" = ${key} ]; then echo "${key} $v" >&2; fi; done < "$f"; break; fi; done`;
     PROBE_SH = [
       keyLine(["/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"], "oom_kill"),
@@ -58577,15 +58626,13 @@ var init_limits2 = __esm({
       'echo "disk $(stat -f -c "%b %a %S" /trial 2>/dev/null)" >&2'
     ].join("; ");
     ranProbe = (text) => /^disk\b/m.test(text);
-    MiB4 = 1024 * 1024;
-    fmtBytes2 = (n) => n >= 1024 * MiB4 && n % (1024 * MiB4) === 0 ? `${n / (1024 * MiB4)} GiB` : `${Math.round(n / MiB4)} MiB`;
   }
 });
 
 // src/runner/docker/tar.ts
 import { constants as constants3 } from "node:fs";
-import { chmod as chmod5, copyFile, lstat as lstat4, mkdir as mkdir9, open as open4, readdir as readdir6, readlink as readlink2, symlink } from "node:fs/promises";
-import path5 from "node:path";
+import { chmod as chmod5, copyFile, lstat as lstat3, mkdir as mkdir9, open as open4, readdir as readdir5, readlink as readlink2, symlink } from "node:fs/promises";
+import path4 from "node:path";
 function octal(n, width) {
   return `${n.toString(8).padStart(width - 1, "0")}\0`;
 }
@@ -58628,10 +58675,10 @@ function paxFor(name, linkname) {
 }
 async function* packTree(dirs) {
   async function* walk2(abs, rel) {
-    for (const name of (await readdir6(abs)).sort()) {
-      const a = path5.join(abs, name);
+    for (const name of (await readdir5(abs)).sort()) {
+      const a = path4.join(abs, name);
       const r = `${rel}/${name}`;
-      const st = await lstat4(a);
+      const st = await lstat3(a);
       if (st.isDirectory()) {
         yield* paxFor(`${r}/`, "");
         yield header(`${r}/`, "5", 0, st.mode);
@@ -58655,7 +58702,7 @@ async function* packTree(dirs) {
     }
   }
   for (const [name, dir] of Object.entries(dirs)) {
-    const st = await lstat4(dir);
+    const st = await lstat3(dir);
     yield header(`${name}/`, "5", 0, st.mode);
     yield* walk2(dir, name);
   }
@@ -58749,7 +58796,7 @@ var init_tar = __esm({
       constructor(dest, limits) {
         this.dest = dest;
         this.limits = limits;
-        this.made = new Set(Object.values(dest).map((d) => path5.resolve(d)));
+        this.made = new Set(Object.values(dest).map((d) => path4.resolve(d)));
       }
       dest;
       limits;
@@ -58770,8 +58817,8 @@ var init_tar = __esm({
         if (parts.length < 2 || parts.some((p) => p === "..") || name.startsWith("/")) return void 0;
         const top = this.dest[parts[0]];
         if (!top || !Object.hasOwn(this.dest, parts[0])) return void 0;
-        const abs = path5.join(path5.resolve(top), ...parts.slice(1));
-        return this.made.has(path5.dirname(abs)) ? abs : void 0;
+        const abs = path4.join(path4.resolve(top), ...parts.slice(1));
+        return this.made.has(path4.dirname(abs)) ? abs : void 0;
       }
       header(h) {
         const size = parseNum(h.subarray(124, 136));
@@ -58829,7 +58876,7 @@ var init_tar = __esm({
           await symlink(h.link, abs).catch(skip);
         } else if (h.type === "1") {
           const from = this.target(h.link.replace(/\/+$/, ""));
-          const st = from ? await lstat4(from).catch(() => void 0) : void 0;
+          const st = from ? await lstat3(from).catch(() => void 0) : void 0;
           if (from && st?.isFile())
             await copyFile(from, abs, constants3.COPYFILE_EXCL).then(() => chmod5(abs, st.mode & 1023)).catch(skip);
           else skip();
@@ -58971,7 +59018,7 @@ var init_filetree = __esm({
     "use strict";
     init_shared();
     init_exec();
-    init_limits2();
+    init_limits3();
     init_options();
     init_tar();
     PREFETCH_BYTES = 8 * 1024 * 1024;
@@ -58980,8 +59027,8 @@ var init_filetree = __esm({
 });
 
 // src/runner/docker/trial.ts
-import { readdir as readdir7, rm as rm5 } from "node:fs/promises";
-import path6 from "node:path";
+import { readdir as readdir6, rm as rm5 } from "node:fs/promises";
+import path5 from "node:path";
 async function raisePidsLimit(slot, pids) {
   await slot.container.update({ PidsLimit: pids + PIDS_MARGIN }).catch(() => void 0);
 }
@@ -58997,7 +59044,7 @@ function outcomeOf2(io, rest) {
   };
 }
 async function emptyDir(dir) {
-  for (const name of await readdir7(dir)) await rm5(path6.join(dir, name), { recursive: true, force: true });
+  for (const name of await readdir6(dir)) await rm5(path5.join(dir, name), { recursive: true, force: true });
 }
 async function stageTrial(r, launch, sp) {
   const io = { out: new Tail(), err: new Tail(), startedAt: mark() };
@@ -59009,7 +59056,7 @@ async function stageTrial(r, launch, sp) {
   const ports = [String(launch.endpoint_port)];
   const tDirs = performance.now();
   for (const k of TRIAL_KEYS) {
-    const ok3 = await readdir7(launch.dirs[k]).then(
+    const ok3 = await readdir6(launch.dirs[k]).then(
       () => true,
       () => false
     );
@@ -59094,7 +59141,7 @@ async function runSpanned(r, launch, staged, io) {
       {
         ...facts,
         sigxfsz: result.signal === "SIGXFSZ",
-        bigFile: copied.error ? void 0 : await findFileOfSize2(launch.dirs, r.limits.fileSize)
+        bigFile: copied.error ? void 0 : await findFileOfSize(launch.dirs, r.limits.fileSize)
       },
       r.limits
     );
@@ -59225,11 +59272,12 @@ var init_trial = __esm({
     "use strict";
     init_elapsed();
     init_limits();
+    init_big_file();
     init_shared();
     init_daemon();
     init_exec();
     init_filetree();
-    init_limits2();
+    init_limits3();
     init_network();
     init_options();
     init_spans();
@@ -59248,9 +59296,9 @@ __export(runner_exports, {
 });
 import { randomBytes as randomBytes7 } from "node:crypto";
 import { rmSync as rmSync5 } from "node:fs";
-import { chmod as chmod6, mkdtemp as mkdtemp3, readdir as readdir8, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
+import { chmod as chmod6, mkdtemp as mkdtemp3, readdir as readdir7, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
 import os4 from "node:os";
-import path7 from "node:path";
+import path6 from "node:path";
 async function containerLogs(container) {
   const buf = await container.logs({ stdout: true, stderr: true, tail: 20 }).catch(() => void 0);
   if (!buf) return "";
@@ -59423,9 +59471,9 @@ var init_runner = __esm({
         this.ids = { uid: Number.isInteger(uid) ? uid : 0, gid: Number.isInteger(gid) ? gid : uid || 0 };
         active.add(this);
         if (this.opts.signalHandlers !== false) installHandlers();
-        this.tmpRoot = await mkdtemp3(path7.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
+        this.tmpRoot = await mkdtemp3(path6.join(os4.tmpdir(), `${TMP_PREFIX}${process.pid}-`));
         await writeFile5(
-          path7.join(this.tmpRoot, "owner.json"),
+          path6.join(this.tmpRoot, "owner.json"),
           JSON.stringify({ owner: ownerId(), boot: BOOT_ID })
         );
         for (const set2 of this.opts.prewarm ?? []) await this.prewarm(set2.readOnly, set2.hide);
@@ -59536,7 +59584,7 @@ var init_runner = __esm({
         if (!this.tmpRoot || !this.ids) throw new Error("docker runner: start() first");
         if (this.stopping) throw new Error("docker runner: the run is stopping");
         const t0 = performance.now();
-        const dir = await mkdtemp3(path7.join(this.tmpRoot, "slot-"));
+        const dir = await mkdtemp3(path6.join(this.tmpRoot, "slot-"));
         await chmod6(dir, 493);
         let container;
         let control;
@@ -59717,7 +59765,7 @@ var init_runner = __esm({
             await rm6(dir, { recursive: true, force: true }).catch(() => {
             });
             this.tmpRoot = void 0;
-          } else if ((await readdir8(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
+          } else if ((await readdir7(dir).catch(() => [])).length === 0) this.tmpRoot = void 0;
         }
         for (const s of this.streams) s.destroy?.();
         this.streams.clear();
@@ -59735,7 +59783,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join41 } from "node:path";
+import { join as join42 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/adapters/load.ts
@@ -59790,28 +59838,28 @@ function issueMessage(issue4, at2) {
   if (missing) return `missing: this field is required (${missing[1]})`;
   return issue4.message;
 }
-var prefix = (path8) => path8.length ? `${dotted(path8)}: ` : "";
-function dotted(path8) {
-  return path8.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "");
+var prefix = (path7) => path7.length ? `${dotted(path7)}: ` : "";
+function dotted(path7) {
+  return path7.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "");
 }
 function shown(v) {
   if (v === void 0) return "";
   const text = JSON.stringify(v) ?? String(v);
   return ` (got ${text.length > 60 ? `${text.slice(0, 57)}\u2026` : text})`;
 }
-function valueIn(raw, path8) {
+function valueIn(raw, path7) {
   let v = raw;
-  for (const p of path8) v = v && typeof v === "object" ? v[p] : void 0;
+  for (const p of path7) v = v && typeof v === "object" ? v[p] : void 0;
   return v;
 }
 
 // src/yaml-file.ts
-function fieldPath(path8) {
-  return path8.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
+function fieldPath(path7) {
+  return path7.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("").replace(/^\./, "") || "(top level)";
 }
-function lineOf(doc, lc, path8) {
-  for (let n = path8.length; n >= 0; n--) {
-    const node2 = doc.getIn(path8.slice(0, n), true);
+function lineOf(doc, lc, path7) {
+  for (let n = path7.length; n >= 0; n--) {
+    const node2 = doc.getIn(path7.slice(0, n), true);
     if ((0, import_yaml.isNode)(node2) && node2.range) return lc.linePos(node2.range[0]).line;
   }
   return 1;
@@ -59842,15 +59890,15 @@ function unwrapUnions(issues2) {
     return unwrapUnions(meant[0].map((b2) => ({ ...b2, path: [...issue4.path, ...b2.path] })));
   });
 }
-function valueAt(raw, path8) {
+function valueAt(raw, path7) {
   let v = raw;
-  for (const p of path8) v = v && typeof v === "object" ? v[p] : void 0;
+  for (const p of path7) v = v && typeof v === "object" ? v[p] : void 0;
   return v;
 }
 function lineLocator(text) {
   const lc = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter: lc });
-  return (path8) => lineOf(doc, lc, path8);
+  return (path7) => lineOf(doc, lc, path7);
 }
 var MAX_ALIAS_COUNT = 1e3;
 function aliasLine(doc, lc, name) {
@@ -60200,8 +60248,8 @@ function makeCheckContext(evidence, resolve18) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
   return { evidence, resolve: resolve18, calls: callOutcomes(evidence), replies: replies2 };
 }
-var fileAt = (ctx, path8, when) => {
-  const key = ctx.resolve(path8);
+var fileAt = (ctx, path7, when) => {
+  const key = ctx.resolve(path7);
   return key ? stateAt(ctx, key, when) : void 0;
 };
 function stateAt(ctx, key, when) {
@@ -60986,8 +61034,8 @@ var TaxonomyFile = external_exports.object({ frameworks: external_exports.array(
 // src/cases/paths.ts
 import { posix } from "node:path";
 var PREFIXED = /^(~|\$HOME|\$\{HOME\}|\$TMPDIR|\$\{TMPDIR\}|\$TMP|\$\{TMP\})(?:\/(.*))?$/s;
-function parseCasePath(path8) {
-  const trimmed = path8.trim();
+function parseCasePath(path7) {
+  const trimmed = path7.trim();
   const prefixed = PREFIXED.exec(trimmed);
   if (prefixed) return { root: prefixed[1].includes("TMP") ? "tmp" : "home", rel: prefixed[2] ?? "" };
   if (trimmed.startsWith("~")) return { foreign: trimmed };
@@ -60995,8 +61043,8 @@ function parseCasePath(path8) {
   return { root: "ws", rel: trimmed };
 }
 var ROOT_FOLDER = { ws: "workspace", home: "home", tmp: "tmp" };
-function absoluteCasePath(path8, view) {
-  const parsed = parseCasePath(path8);
+function absoluteCasePath(path7, view) {
+  const parsed = parseCasePath(path7);
   if ("root" in parsed) return posix.join(view[ROOT_FOLDER[parsed.root]], parsed.rel);
   return "absolute" in parsed ? parsed.absolute : parsed.foreign;
 }
@@ -61255,10 +61303,10 @@ function resolveAudit(audit, packs) {
   const included = [];
   spec.include.forEach((ref2, i) => {
     const m = REF.exec(ref2);
-    const path8 = ["audit", "include", i];
+    const path7 = ["audit", "include", i];
     if (!m) {
       problems.push({
-        path: path8,
+        path: path7,
         message: `"${ref2}" is not a pack reference`,
         hint: `write NAME@VERSION, one of: ${list(known)}`
       });
@@ -61268,7 +61316,7 @@ function resolveAudit(audit, packs) {
     const lp = packs.get(name);
     if (!lp) {
       problems.push({
-        path: path8,
+        path: path7,
         message: `unknown rule pack "${name}" (known: ${list(known)})`,
         hint: 'fix the name, or add rules/NAME.yaml beside your case files (docs/cases.md, "Rule packs")'
       });
@@ -61276,7 +61324,7 @@ function resolveAudit(audit, packs) {
     }
     if (version2 !== void 0 && Number(version2) !== lp.pack.version) {
       problems.push({
-        path: path8,
+        path: path7,
         message: `rule pack "${name}" is version ${lp.pack.version} (${lp.file}), the case includes version ${version2}`,
         hint: `read what changed in the pack's rules, then include ${name}@${lp.pack.version}`
       });
@@ -61284,7 +61332,7 @@ function resolveAudit(audit, packs) {
     }
     if (included.includes(lp)) {
       problems.push({
-        path: path8,
+        path: path7,
         message: `rule pack "${name}" is included twice`,
         hint: "include each pack once"
       });
@@ -61495,26 +61543,26 @@ function checkHeader(header2, where3) {
 function caseReader(read, base) {
   return (entries) => read(entries.map((e5) => [base + e5.at[0], e5.at[1]])).map((b2) => JSON.parse(b2.toString("utf8")));
 }
-function readCaseIndex(path8 = caseIndexPath()) {
+function readCaseIndex(path7 = caseIndexPath()) {
   let headerBytes;
   try {
-    headerBytes = readFirstLine(path8);
+    headerBytes = readFirstLine(path7);
   } catch (e5) {
-    return `${path8}: ${e5.code ?? e5.message}`;
+    return `${path7}: ${e5.code ?? e5.message}`;
   }
   let header2;
   try {
-    header2 = checkHeader(JSON.parse(headerBytes.toString("utf8")), path8);
+    header2 = checkHeader(JSON.parse(headerBytes.toString("utf8")), path7);
   } catch (e5) {
-    return `${path8}: ${e5.message}`;
+    return `${path7}: ${e5.message}`;
   }
   if (typeof header2 === "string") return header2;
   const read = (ranges) => {
-    const fd = openSync(path8, "r");
+    const fd = openSync(path7, "r");
     try {
       return ranges.map(([offset, length]) => {
         const buf = Buffer.alloc(length);
-        if (readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${path8}: cut short`);
+        if (readSync(fd, buf, 0, length, offset) !== length) throw new Error(`${path7}: cut short`);
         return buf;
       });
     } finally {
@@ -61523,8 +61571,8 @@ function readCaseIndex(path8 = caseIndexPath()) {
   };
   return { ...header2, casesOf: caseReader(read, headerBytes.length + 1) };
 }
-function readFirstLine(path8) {
-  const fd = openSync(path8, "r");
+function readFirstLine(path7) {
+  const fd = openSync(path7, "r");
   try {
     const chunks = [];
     for (let pos = 0; ; ) {
@@ -61740,9 +61788,9 @@ function promptTemplateProblems(template) {
   }
   return problems;
 }
-function fieldText(payload, path8) {
+function fieldText(payload, path7) {
   let v = payload;
-  for (const k of path8) v = v && typeof v === "object" ? v[k] : void 0;
+  for (const k of path7) v = v && typeof v === "object" ? v[k] : void 0;
   if (v === void 0 || v === null) return "";
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
@@ -61898,12 +61946,12 @@ function walk(value, dotted2) {
   }
   return cur;
 }
-function at(scope2, path8) {
-  if (path8 === "@") return scope2.item;
-  if (path8 === "$") return scope2.root;
-  if (path8.startsWith("$.")) return walk(scope2.root, path8.slice(2));
-  if (path8.startsWith("@.")) return walk(scope2.item, path8.slice(2));
-  return walk(scope2.item, path8);
+function at(scope2, path7) {
+  if (path7 === "@") return scope2.item;
+  if (path7 === "$") return scope2.root;
+  if (path7.startsWith("$.")) return walk(scope2.root, path7.slice(2));
+  if (path7.startsWith("@.")) return walk(scope2.item, path7.slice(2));
+  return walk(scope2.item, path7);
 }
 var textOf2 = (v) => typeof v === "string" ? v : Array.isArray(v) ? contentText(v) : v === void 0 || v === null ? "" : JSON.stringify(v);
 var FILTERS = {
@@ -61920,8 +61968,8 @@ var NUMERIC = ["last", "cap"];
 var FILTER_HELP = "last:N, cap:N, or:TEXT, json";
 var PLACEHOLDER2 = /\{([^{}]*)\}/g;
 function placeholder(body) {
-  const [path8, ...rest] = body.split("|");
-  if (!path8?.trim()) return `empty placeholder {${body}}: write a path, e.g. {message}`;
+  const [path7, ...rest] = body.split("|");
+  if (!path7?.trim()) return `empty placeholder {${body}}: write a path, e.g. {message}`;
   const filters = [];
   for (const f of rest) {
     const colon = f.indexOf(":");
@@ -61934,7 +61982,7 @@ function placeholder(body) {
     if (n === "or" && arg === void 0) return `{${body}}: or needs the text to use (or:none)`;
     filters.push({ name: n, arg });
   }
-  return { path: path8.trim(), filters };
+  return { path: path7.trim(), filters };
 }
 function templateProblem(template) {
   for (const m of template.matchAll(PLACEHOLDER2)) {
@@ -62037,7 +62085,7 @@ var OutputRule = external_exports.object({
   /** Let later rules see the same item as well (by default the first rule that matches an item wins). */
   continue: external_exports.boolean().default(false)
 }).strict().superRefine((r, ctx) => {
-  const issue4 = (path8, message) => ctx.addIssue({ code: "custom", path: [path8], message });
+  const issue4 = (path7, message) => ctx.addIssue({ code: "custom", path: [path7], message });
   if (r.format === "lines") {
     if (r.match === void 0) issue4("match", "a `lines` rule needs `match` (a regex on the line)");
     for (const f of ["field", "each"])
@@ -62056,10 +62104,10 @@ var groupNames = (source) => [...source.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].m
 function lineGroupIssues(r, issue4) {
   if (r.match === void 0) return;
   const groups = /* @__PURE__ */ new Set([...groupNames(r.match), "$", "@"]);
-  const missing = (path8) => !groups.has(path8.split(".")[0]);
-  const say = (field2, path8) => issue4(
+  const missing = (path7) => !groups.has(path7.split(".")[0]);
+  const say = (field2, path7) => issue4(
     field2,
-    `"${path8}" is not a named group of \`match\`: in a lines rule paths name groups, (?<${path8}>\u2026), or $ for the line`
+    `"${path7}" is not a named group of \`match\`: in a lines rule paths name groups, (?<${path7}>\u2026), or $ for the line`
   );
   const conditions = Array.isArray(r.where) ? r.where : [r.where];
   for (const c of conditions) for (const p of Object.keys(c)) if (missing(p)) say("where", p);
@@ -62271,13 +62319,13 @@ var Adapter = external_exports.object({
   configs: external_exports.record(external_exports.string(), AdapterConfig).refine((c) => Object.keys(c).length > 0, "at least one config")
 }).strict().superRefine((a, ctx) => {
   for (const i of protocolIssues(a)) ctx.addIssue({ code: "custom", ...i });
-  for (const [path8, extra] of Object.entries(a.mcp?.files ?? {}))
+  for (const [path7, extra] of Object.entries(a.mcp?.files ?? {}))
     for (const [name, config2] of Object.entries(a.configs)) {
-      const problem = joinProblem(config2.files[path8], extra);
+      const problem = joinProblem(config2.files[path7], extra);
       if (problem)
         ctx.addIssue({
           code: "custom",
-          path: ["mcp", "files", path8],
+          path: ["mcp", "files", path7],
           message: `${problem} (configs.${name})`
         });
     }
@@ -62301,13 +62349,13 @@ function protocolIssues(a) {
 // src/adapters/adapter-index.ts
 var ADAPTER_INDEX_FORMAT = 1;
 var adapterIndexPath = () => join6(actionRoot(), "dist", "adapters-index.json");
-function indexedAdapter(name, file2, path8 = adapterIndexPath()) {
+function indexedAdapter(name, file2, path7 = adapterIndexPath()) {
   if (!runsFromBundle) return void 0;
-  return fromIndex(name, file2, path8);
+  return fromIndex(name, file2, path7);
 }
-function fromIndex(name, file2, path8) {
+function fromIndex(name, file2, path7) {
   try {
-    const index = JSON.parse(readFileSync5(path8, "utf8"));
+    const index = JSON.parse(readFileSync5(path7, "utf8"));
     if (index?.format !== ADAPTER_INDEX_FORMAT || index.version !== VERSION) return void 0;
     const entry = index.adapters?.[name];
     if (!entry || fileDigest(readFileSync5(file2)) !== entry.sha256) return void 0;
@@ -62497,10 +62545,10 @@ var OutputTampered = class extends UserError {
   }
   files;
 };
-function problemOf(path8, digest2) {
+function problemOf(path7, digest2) {
   let now;
   try {
-    now = readFileSync6(path8);
+    now = readFileSync6(path7);
   } catch (e5) {
     return `cannot be read back (${e5.code ?? e5.message})`;
   }
@@ -62509,33 +62557,33 @@ function problemOf(path8, digest2) {
 }
 var WrittenFiles = class {
   digests = /* @__PURE__ */ new Map();
-  record(path8, bytes2) {
-    this.digests.set(path8, sha256(bytes2));
+  record(path7, bytes2) {
+    this.digests.set(path7, sha256(bytes2));
   }
   /** For a file written piece by piece (the run journal): the digest of everything in it so far. */
-  recordDigest(path8, digest2) {
-    this.digests.set(path8, digest2);
+  recordDigest(path7, digest2) {
+    this.digests.set(path7, digest2);
   }
   /** A file the engine itself removed (a finished run's journal) is no longer expected to exist. */
-  forget(path8) {
-    this.digests.delete(path8);
+  forget(path7) {
+    this.digests.delete(path7);
   }
   /** Throws OutputTampered naming every file that no longer holds what was written. */
   verify() {
-    const bad = [...this.digests].flatMap(([path8, digest2]) => {
-      const problem = problemOf(path8, digest2);
-      return problem ? [{ path: path8, problem }] : [];
+    const bad = [...this.digests].flatMap(([path7, digest2]) => {
+      const problem = problemOf(path7, digest2);
+      return problem ? [{ path: path7, problem }] : [];
     });
     if (bad.length) throw new OutputTampered(bad);
   }
 };
-function verifyResultFile(path8, doc) {
-  const problem = problemOf(path8, sha256(resultBytes(doc)));
-  if (problem) throw new OutputTampered([{ path: path8, problem }]);
+function verifyResultFile(path7, doc) {
+  const problem = problemOf(path7, sha256(resultBytes(doc)));
+  if (problem) throw new OutputTampered([{ path: path7, problem }]);
 }
 
 // src/baseline/base-head.ts
-import { join as join30, relative as relative8, resolve as resolve12 } from "node:path";
+import { join as join31, relative as relative8, resolve as resolve12 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -62818,26 +62866,26 @@ function attestedContainment(raw, doc, keys) {
   };
 }
 var machineKeyPath = () => process.env.HR_ATTEST_KEY_FILE || join8(process.env.XDG_STATE_HOME || join8(homedir(), ".local", "state"), "harness-risk", "attest.key");
-function readMachineKey(path8) {
+function readMachineKey(path7) {
   try {
-    const hex3 = readFileSync8(path8, "utf8").trim();
+    const hex3 = readFileSync8(path7, "utf8").trim();
     return /^[0-9a-f]{64}$/.test(hex3) ? keyFrom(Buffer.from(hex3, "hex"), "machine") : void 0;
   } catch {
     return void 0;
   }
 }
-function newMachineKey(path8 = machineKeyPath()) {
-  mkdirSync(dirname6(path8), { recursive: true, mode: 448 });
-  rmSync(path8, { force: true });
+function newMachineKey(path7 = machineKeyPath()) {
+  mkdirSync(dirname6(path7), { recursive: true, mode: 448 });
+  rmSync(path7, { force: true });
   const secret = randomBytes2(32);
-  const fd = openSync2(path8, "wx", 384);
+  const fd = openSync2(path7, "wx", 384);
   try {
     writeSync(fd, `${secret.toString("hex")}
 `);
   } finally {
     closeSync2(fd);
   }
-  chmodSync(path8, 384);
+  chmodSync(path7, 384);
   return keyFrom(secret, "machine");
 }
 function envKey() {
@@ -62918,11 +62966,11 @@ init_service_catalog();
 var SVC = /^\{\{\s*svc\s*\}\}/;
 function serviceOfUrl(url2, method = "GET") {
   if (!SVC.test(url2)) return void 0;
-  const path8 = url2.replace(SVC, "").split(/[?#]/)[0] || "/";
+  const path7 = url2.replace(SVC, "").split(/[?#]/)[0] || "/";
   for (const [service, spec] of Object.entries(SERVICES))
     for (const [op, o] of Object.entries(spec.ops))
-      if (o.path && (o.method === "*" || o.method === method) && routePattern(o.path).test(path8))
-        return { service, op, path: path8 };
+      if (o.path && (o.method === "*" || o.method === method) && routePattern(o.path).test(path7))
+        return { service, op, path: path7 };
   return void 0;
 }
 var strip = (p) => p.replace(/^\/+/, "").replace(/^~\//, "");
@@ -63374,9 +63422,9 @@ function heredocDelimiter(content) {
   for (let n = 1; lines.has(delim); n++) delim = `HR_EOF_${n}`;
   return delim;
 }
-function writeCommand(path8, content, append) {
-  const redirect = `${append ? ">>" : ">"} ${quote(path8)}`;
-  const mkdir11 = `mkdir -p ${quote(posix3.dirname(path8))}`;
+function writeCommand(path7, content, append) {
+  const redirect = `${append ? ">>" : ">"} ${quote(path7)}`;
+  const mkdir11 = `mkdir -p ${quote(posix3.dirname(path7))}`;
   if (content === "") return `${mkdir11} && : ${redirect}`;
   const delim = heredocDelimiter(content);
   if (content.endsWith("\n")) return `${mkdir11} && cat ${redirect} <<'${delim}'
@@ -63829,7 +63877,7 @@ var EDIT_NAMES = [
 ];
 var OLD_TEXT = ["old_string", "oldText", "old_text", "old_str", "old", "search", "find"];
 var NEW_TEXT = ["new_string", "newText", "new_text", "new_str", "new", "replace", "replacement"];
-function editCall(path8, old, replacement, tools, ctx) {
+function editCall(path7, old, replacement, tools, ctx) {
   const tool = findTool(
     tools.filter((t) => t.callable),
     EDIT_NAMES
@@ -63840,11 +63888,11 @@ function editCall(path8, old, replacement, tools, ctx) {
   const newArg = argName(tool, NEW_TEXT);
   if (!pathArg || !oldArg || !newArg) return void 0;
   const command = required2(tool).includes("command") ? { command: "str_replace" } : {};
-  const args = { ...command, [pathArg]: path8, [oldArg]: old, [newArg]: replacement };
+  const args = { ...command, [pathArg]: path7, [oldArg]: old, [newArg]: replacement };
   return { tool: tool.name, args: fillRequired(tool, args, ctx.paths.workspace), via_shell: false };
 }
-var nativeRead = (path8, tools, ctx) => nativeCall({ do: "read", path: path8 }, tools, ctx);
-var nativeWrite = (path8, content, tools, ctx) => nativeCall({ do: "write", path: path8, content, append: false }, tools, ctx);
+var nativeRead = (path7, tools, ctx) => nativeCall({ do: "read", path: path7 }, tools, ctx);
+var nativeWrite = (path7, content, tools, ctx) => nativeCall({ do: "write", path: path7, content, append: false }, tools, ctx);
 
 // src/model/discovery.ts
 var QUERY_ARGS = ["query", "q", "keywords", "search", "terms", "search_query"];
@@ -64280,8 +64328,8 @@ var COMMANDS = {
   },
   web: {
     get: (rest, _env, usage) => {
-      const [path8] = exactly(parse3(rest, []), 1, usage);
-      return { method: "GET", url: `/web/${encodeURI(path8.replace(/^\/+/, ""))}` };
+      const [path7] = exactly(parse3(rest, []), 1, usage);
+      return { method: "GET", url: `/web/${encodeURI(path7.replace(/^\/+/, ""))}` };
     }
   },
   tickets: {
@@ -64368,10 +64416,10 @@ function printRpc(pick3) {
 function packageDir(skillsDir, name) {
   return inside(resolve6(skillsDir), name, `package name ${name}`);
 }
-function inside(base, path8, what) {
-  const target = resolve6(base, path8);
+function inside(base, path7, what) {
+  const target = resolve6(base, path7);
   const rel = relative3(base, target);
-  if (isAbsolute2(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute2(rel)) {
+  if (isAbsolute2(path7) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute2(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
   return target;
@@ -64384,9 +64432,9 @@ async function installFiles(pkgDir, body, io) {
   } catch {
     throw new SvcError("registry sent a response that is not JSON");
   }
-  const targets = Object.entries(files).map(([path8, content]) => {
-    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path8}`);
-    return [inside(pkgDir, path8, `file ${path8}`), content];
+  const targets = Object.entries(files).map(([path7, content]) => {
+    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path7}`);
+    return [inside(pkgDir, path7, `file ${path7}`), content];
   });
   for (const [target, content] of targets) {
     await mkdir(dirname7(target), { recursive: true });
@@ -64445,31 +64493,31 @@ function svcRequest(argv) {
 }
 
 // src/model/alternates.ts
-var mkdir2 = (path8) => `mkdir -p ${quote(posix4.dirname(path8))}`;
+var mkdir2 = (path7) => `mkdir -p ${quote(posix4.dirname(path7))}`;
 var nodeProgram = (program) => `node -e ${quote(program)}`;
-function writeForms(path8, content, append) {
-  const p = quote(path8);
+function writeForms(path7, content, append) {
+  const p = quote(path7);
   const c = quote(content);
   const fs = append ? "appendFileSync" : "writeFileSync";
   return [
     {
       form: append ? "printf >>" : "printf >",
-      command: `${mkdir2(path8)} && printf '%s' ${c} ${append ? ">>" : ">"} ${p}`
+      command: `${mkdir2(path7)} && printf '%s' ${c} ${append ? ">>" : ">"} ${p}`
     },
     {
       form: append ? "tee -a" : "tee",
-      command: `${mkdir2(path8)} && printf '%s' ${c} | tee ${append ? "-a " : ""}${p} >/dev/null`
+      command: `${mkdir2(path7)} && printf '%s' ${c} | tee ${append ? "-a " : ""}${p} >/dev/null`
     },
     {
       form: "node -e",
       command: nodeProgram(
-        `const fs=require("fs"),path=require("path");fs.mkdirSync(path.dirname(${JSON.stringify(path8)}),{recursive:true});fs.${fs}(${JSON.stringify(path8)},${JSON.stringify(content)})`
+        `const fs=require("fs"),path=require("path");fs.mkdirSync(path.dirname(${JSON.stringify(path7)}),{recursive:true});fs.${fs}(${JSON.stringify(path7)},${JSON.stringify(content)})`
       )
     }
   ];
 }
-function readForms(path8) {
-  return [{ form: "sed", command: `sed -n p ${quote(path8)}` }];
+function readForms(path7) {
+  return [{ form: "sed", command: `sed -n p ${quote(path7)}` }];
 }
 function fetchForms(url2, method, body) {
   const m = method.toUpperCase();
@@ -64567,33 +64615,33 @@ function fileText(result) {
 }
 var appended = (held, content) => held === "" || held.endsWith("\n") ? held + content : `${held}
 ${content}`;
-function readFirst(path8, tools, ctx) {
-  return nativeRead(path8, tools, ctx) ?? shellCall(`cat ${quote(path8)}`, tools, ctx);
+function readFirst(path7, tools, ctx) {
+  return nativeRead(path7, tools, ctx) ?? shellCall(`cat ${quote(path7)}`, tools, ctx);
 }
-function rewriteRoutes(path8, content, tools, ctx) {
-  const read = readFirst(path8, tools, ctx);
+function rewriteRoutes(path7, content, tools, ctx) {
+  const read = readFirst(path7, tools, ctx);
   if (!read) return [];
   const routes = [];
-  const write = nativeWrite(path8, content, tools, ctx);
+  const write = nativeWrite(path7, content, tools, ctx);
   if (write) {
     routes.push({
       label: `${read.tool} + ${write.tool}`,
       prepares: true,
-      writes: [void 0, path8],
-      calls: [() => read, (held) => nativeWrite(path8, appended(fileText(held), content), tools, ctx)]
+      writes: [void 0, path7],
+      calls: [() => read, (held) => nativeWrite(path7, appended(fileText(held), content), tools, ctx)]
     });
   }
-  const probe2 = editCall(path8, "x", "xy", tools, ctx);
+  const probe2 = editCall(path7, "x", "xy", tools, ctx);
   if (probe2) {
     routes.push({
       label: `${read.tool} + ${probe2.tool}`,
       prepares: true,
-      writes: [void 0, path8],
+      writes: [void 0, path7],
       calls: [
         () => read,
         (held) => {
           const old = fileText(held);
-          return editCall(path8, old, appended(old, content), tools, ctx);
+          return editCall(path7, old, appended(old, content), tools, ctx);
         }
       ]
     });
@@ -64676,8 +64724,8 @@ function alternatives(action, tools, ctx) {
     }
     case "remember": {
       if (!ctx.memory_file) return [];
-      const path8 = resolvePath(ctx.memory_file, ctx.paths);
-      return alternatives({ do: "write", path: path8, content: `${action.text}
+      const path7 = resolvePath(ctx.memory_file, ctx.paths);
+      return alternatives({ do: "write", path: path7, content: `${action.text}
 `, append: true }, tools, ctx);
     }
     case "read":
@@ -64749,11 +64797,11 @@ function stepCommand(action, ctx) {
   return shellCommand(action, memoryFile);
 }
 var runCall = (command, action, tools, ctx) => shellCall(command, tools, ctx, action.do !== "run");
-function stageFile(path8, content, tools, ctx) {
-  return nativeWrite(path8, content, tools, ctx) ?? shellCall(writeCommand(path8, content, false), tools, ctx);
+function stageFile(path7, content, tools, ctx) {
+  return nativeWrite(path7, content, tools, ctx) ?? shellCall(writeCommand(path7, content, false), tools, ctx);
 }
 var workspacePath = (rel, ctx) => resolvePath(rel, ctx.paths);
-var shFile = (path8) => `sh ${quote(path8)}`;
+var shFile = (path7) => `sh ${quote(path7)}`;
 function stagedRoute(label3, staged, final, carries) {
   if (!final || staged.some((c) => !c)) return [];
   const calls = [...staged, final].map((c) => () => c);
@@ -64805,7 +64853,7 @@ var encoded = {
 };
 
 // src/model/strategies/in-project.ts
-var inWorkspace = (path8, ctx) => path8 === ctx.paths.workspace || path8.startsWith(`${ctx.paths.workspace.replace(/\/$/, "")}/`);
+var inWorkspace = (path7, ctx) => path7 === ctx.paths.workspace || path7.startsWith(`${ctx.paths.workspace.replace(/\/$/, "")}/`);
 var setupScript = (command) => `#!/bin/sh
 # Local development setup for this project (run after checkout).
 set -e
@@ -65532,14 +65580,14 @@ function parseRunResult(raw, where3) {
     summary: summarize(parsed.data.trials, sampled(parsed.data.model.mode))
   };
 }
-function readJsonFile(path8, what) {
+function readJsonFile(path7, what) {
   let text;
   try {
-    text = readFileSync9(path8, "utf8");
+    text = readFileSync9(path7, "utf8");
   } catch (e5) {
     const code = e5.code;
     throw new UserError(
-      `${path8}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e5.message}`}`,
+      `${path7}: cannot read the ${what}${code === "ENOENT" ? ": no such file" : `: ${e5.message}`}`,
       "check the path (relative paths are from the workspace)"
     );
   }
@@ -65547,13 +65595,13 @@ function readJsonFile(path8, what) {
     return JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (e5) {
     throw new UserError(
-      `${path8}: the ${what} is not valid JSON: ${e5.message}`,
+      `${path7}: the ${what} is not valid JSON: ${e5.message}`,
       "regenerate it with `harness-risk run --out`"
     );
   }
 }
-function readRunResultFile(path8) {
-  return parseRunResult(readJsonFile(path8, "run result"), path8);
+function readRunResultFile(path7) {
+  return parseRunResult(readJsonFile(path7, "run result"), path7);
 }
 function baselineFromResult(result, source) {
   const notices = [];
@@ -66272,7 +66320,7 @@ function continuePlan(c) {
     )
   ];
   return [
-    ...written.map((path8) => ({ do: "read", path: path8 })),
+    ...written.map((path7) => ({ do: "read", path: path7 })),
     { do: "reply", text: "Checked where the last session left off; everything is in order." }
   ];
 }
@@ -66380,23 +66428,23 @@ async function createTrialDirs(baseDir, prefix2) {
   return dirs;
 }
 async function writeWorld(dirs, files, homeFiles) {
-  for (const [path8, content] of Object.entries(files)) await writeInside(dirs.workspace, path8, content);
-  for (const [path8, content] of Object.entries(homeFiles)) {
-    const parsed = parseCasePath(path8);
-    await writeInside(dirs.home, "root" in parsed && parsed.root === "home" ? parsed.rel : path8, content);
+  for (const [path7, content] of Object.entries(files)) await writeInside(dirs.workspace, path7, content);
+  for (const [path7, content] of Object.entries(homeFiles)) {
+    const parsed = parseCasePath(path7);
+    await writeInside(dirs.home, "root" in parsed && parsed.root === "home" ? parsed.rel : path7, content);
   }
 }
-async function writeInside(base, path8, content, mode = 420) {
-  const target = insidePath(base, path8);
+async function writeInside(base, path7, content, mode = 420) {
+  const target = insidePath(base, path7);
   await mkdir3(dirname9(target), { recursive: true, mode: PRIVATE });
   await writeFile2(target, content, { mode });
   return target;
 }
-function insidePath(base, path8) {
-  const target = resolve8(base, path8);
+function insidePath(base, path7) {
+  const target = resolve8(base, path7);
   const rel = relative5(base, target);
-  if (isAbsolute3(path8) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute3(rel)) {
-    throw new Error(`path "${path8}" must be relative and stay inside ${base}`);
+  if (isAbsolute3(path7) || rel === "" || rel === ".." || rel.startsWith(`..${sep3}`) || isAbsolute3(rel)) {
+    throw new Error(`path "${path7}" must be relative and stay inside ${base}`);
   }
   return target;
 }
@@ -66547,7 +66595,7 @@ function holds3(test, value, re) {
   return true;
 }
 function where2(rule, scope2, re) {
-  const all = (c) => Object.entries(c).every(([path8, t]) => holds3(t, at(scope2, path8), re));
+  const all = (c) => Object.entries(c).every(([path7, t]) => holds3(t, at(scope2, path7), re));
   return Array.isArray(rule.where) ? rule.where.some(all) : all(rule.where);
 }
 var idText = (v) => v === void 0 || v === null || v === "" ? void 0 : textOf2(v);
@@ -66857,12 +66905,12 @@ function asText(content) {
 function sha2562(data) {
   return createHash9("sha256").update(data).digest("hex");
 }
-function hashStream(path8, upTo, size) {
+function hashStream(path7, upTo, size) {
   return new Promise((resolveHash, reject) => {
     const hash2 = createHash9("sha256");
     if (upTo !== void 0) hash2.update(`partial\0${size}\0`);
     if (upTo === 0) return resolveHash(hash2.digest("hex"));
-    createReadStream(path8, upTo === void 0 ? {} : { start: 0, end: upTo - 1 }).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
+    createReadStream(path7, upTo === void 0 ? {} : { start: 0, end: upTo - 1 }).on("data", (chunk) => hash2.update(chunk)).on("error", reject).on("end", () => resolveHash(hash2.digest("hex")));
   });
 }
 function sortKeys(files) {
@@ -66883,8 +66931,8 @@ function diffSnapshots(before2, after, caps = {}) {
     if (!Object.hasOwn(after, key) && !hiddenBy(caps.after, key)) deleted.push(key);
   return { added: added.sort(), modified: modified.sort(), deleted: deleted.sort() };
 }
-function resolveCasePath(path8, view) {
-  const parsed = parseCasePath(path8);
+function resolveCasePath(path7, view) {
+  const parsed = parseCasePath(path7);
   if ("root" in parsed) return keyFor(parsed.root, parsed.rel);
   if ("foreign" in parsed) return null;
   const abs = posix7.normalize(parsed.absolute);
@@ -67208,8 +67256,8 @@ var SECRET_NAME = /TOKEN|SECRET|PASSW(OR)?D|(^|[_-])(API_?)?KEY($|_)|ACCESS_?KEY
 var NON_SECRET_VARIABLE = /^(GITHUB_\w+|PATH|HOME|USER|USERNAME|LOGNAME|SHELL|PWD|OLDPWD|HOSTNAME|SHLVL|TERM|COLORTERM|TZ|LANG|LANGUAGE|LC_\w+|TMPDIR|TEMP|TMP|CI|DEBIAN_FRONTEND|XDG_\w+|ImageOS|ImageVersion|_)$/;
 var RUNNER_VARIABLE = /^(INPUT_|ACTIONS_|RUNNER_)/i;
 function credentialLike(value) {
-  const path8 = value.includes("/") && !/[+=]/.test(value);
-  return !path8 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
+  const path7 = value.includes("/") && !/[+=]/.test(value);
+  return !path7 && value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value) && new Set(value).size >= 10;
 }
 function randomSegment(segment) {
   return segment.split(/[-_.]/).some((w) => {
@@ -67642,26 +67690,26 @@ function withAcpResult(o, result) {
   return { ...out, spawn_error: result.failure };
 }
 function confinedFs(scene) {
-  const host = (path8) => {
-    const key = resolveCasePath(path8, scene.view);
+  const host = (path7) => {
+    const key = resolveCasePath(path7, scene.view);
     const [root, ...rest] = (key ?? "").split("/");
     const base = root === "workspace" || root === "home" || root === "tmp" ? scene.dirs[root] : void 0;
-    if (!key || !base) throw rpcDenied(`path outside the trial's folders: ${path8.slice(0, 200)}`);
+    if (!key || !base) throw rpcDenied(`path outside the trial's folders: ${path7.slice(0, 200)}`);
     const file2 = join16(base, ...rest);
     let real;
     try {
       real = realpathSync(dirname11(file2));
     } catch {
-      throw rpcDenied(`no such folder: ${path8.slice(0, 200)}`);
+      throw rpcDenied(`no such folder: ${path7.slice(0, 200)}`);
     }
     if (real !== realpathSync(base) && !real.startsWith(`${realpathSync(base)}/`))
-      throw rpcDenied(`path leads outside the trial's folders: ${path8.slice(0, 200)}`);
+      throw rpcDenied(`path leads outside the trial's folders: ${path7.slice(0, 200)}`);
     return file2;
   };
   const flags = constants.O_NOFOLLOW | constants.O_NONBLOCK;
   return {
-    read: async (path8, line, limit) => {
-      const h = await open2(host(path8), constants.O_RDONLY | flags);
+    read: async (path7, line, limit) => {
+      const h = await open2(host(path7), constants.O_RDONLY | flags);
       try {
         const buf = Buffer.alloc(FS_READ_CAP);
         const { bytesRead } = await h.read(buf, 0, FS_READ_CAP, 0);
@@ -67672,9 +67720,9 @@ function confinedFs(scene) {
         await h.close();
       }
     },
-    write: async (path8, content) => {
+    write: async (path7, content) => {
       const h = await open2(
-        host(path8),
+        host(path7),
         constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | flags,
         420
       );
@@ -69518,8 +69566,8 @@ function placeholders(vars) {
   return pairs.filter(([v]) => v.length > 0 && !seen.has(v) && seen.add(v)).sort((a, b2) => b2[0].length - a[0].length);
 }
 var slug = (s) => s.replace(/[^A-Za-z0-9]/g, "-");
-function randomSegments(path8) {
-  return path8.split("/").filter((seg) => seg.length >= 8 && /[-_.][A-Za-z0-9]{6,}$/.test(seg) && /\d/.test(seg));
+function randomSegments(path7) {
+  return path7.split("/").filter((seg) => seg.length >= 8 && /[-_.][A-Za-z0-9]{6,}$/.test(seg) && /\d/.test(seg));
 }
 var VOLATILE = [
   [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, "{{date}}"],
@@ -70029,8 +70077,8 @@ function subagentReport(conv, ctx, ledger) {
   }
   return void 0;
 }
-function nested(path8, value) {
-  return path8.split(".").reduceRight(
+function nested(path7, value) {
+  return path7.split(".").reduceRight(
     (inner, key, i, keys) => ({ [key]: i === keys.length - 1 ? value : inner }),
     {}
   );
@@ -70214,8 +70262,8 @@ function callFor(move, p, conv, ctx, routesOf) {
     ...move.redo ? { retry: move.redo } : {}
   };
   if (move.redo === "read") {
-    const path8 = route?.writes?.[part];
-    return { call: path8 ? nativeRead(path8, conv.tools, ctx) : void 0, route: shown2, reads: true };
+    const path7 = route?.writes?.[part];
+    return { call: path7 ? nativeRead(path7, conv.tools, ctx) : void 0, route: shown2, reads: true };
   }
   const call = route?.calls[part]?.(p.prior);
   return {
@@ -70307,8 +70355,8 @@ function absorb(p, ctx, offers, move, result, world) {
   if (move.redo === "read") return outcome === "refused" ? failed3() : void 0;
   const ok3 = outcome === "executed" || outcome === "errored" && part === 0 && !!route?.prepares && !move.redo;
   if (!ok3) {
-    const path8 = route?.writes?.[part];
-    if (!move.redo && path8 && offers.readable(path8) && readFirst2(result, outcome, world)) {
+    const path7 = route?.writes?.[part];
+    if (!move.redo && path7 && offers.readable(path7) && readFirst2(result, outcome, world)) {
       p.redo = { step: move.step, route: move.route ?? 0, part, redo: "read" };
       return;
     }
@@ -70333,8 +70381,8 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
       const action = prepareAction(ctx.plan[i], ctx);
       return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
-    readable: (path8) => {
-      const read = nativeRead(path8, conv.tools, ctx);
+    readable: (path7) => {
+      const read = nativeRead(path7, conv.tools, ctx);
       return !!read && !read.via_shell;
     }
   };
@@ -70496,10 +70544,10 @@ var ROUTES = {
   "/v1/chat/completions": "openai-chat"
 };
 var dialectOf = (pathname) => ROUTES[pathname] ?? (geminiMethod(pathname) ? "gemini" : void 0);
-function conversationOf(dialect, path8, rawBody, ledger) {
+function conversationOf(dialect, path7, rawBody, ledger) {
   const body = JSON.parse(rawBody);
   if (dialect !== "gemini") return parseConversation(dialect, body);
-  return withIssuedIds(parseConversation(dialect, body, geminiUrlFacts(path8)), ledger);
+  return withIssuedIds(parseConversation(dialect, body, geminiUrlFacts(path7)), ledger);
 }
 function toOutput(answer, conv, ledger) {
   const dialect = conv.dialect;
@@ -70519,11 +70567,11 @@ function toOutput(answer, conv, ledger) {
 function recorded(answer) {
   return answer.kind === "tool_calls" ? { kind: "tool_calls", calls: answer.calls } : { kind: "text", text: answer.text };
 }
-var failed = (dialect, path8, status, error2) => ({
+var failed = (dialect, path7, status, error2) => ({
   encoded: encodeError(dialect, status, error2),
   entry: {
     dialect,
-    path: path8,
+    path: path7,
     tools: [],
     injection_visible: false,
     results: [],
@@ -70531,16 +70579,16 @@ var failed = (dialect, path8, status, error2) => ({
     error: error2
   }
 });
-function parseRequest(dialect, path8, rawBody, ledger) {
+function parseRequest(dialect, path7, rawBody, ledger) {
   try {
-    return { conv: conversationOf(dialect, path8, rawBody, ledger) };
+    return { conv: conversationOf(dialect, path7, rawBody, ledger) };
   } catch (err) {
     const why3 = err instanceof RequestError ? err.message : `malformed JSON: ${err.message}`;
-    return failed(dialect, path8, 400, why3);
+    return failed(dialect, path7, 400, why3);
   }
 }
-function answerRequest(dialect, path8, rawBody, ctx, ledger, created = FIXED_CREATED) {
-  const parsed = parseRequest(dialect, path8, rawBody, ledger);
+function answerRequest(dialect, path7, rawBody, ctx, ledger, created = FIXED_CREATED) {
+  const parsed = parseRequest(dialect, path7, rawBody, ledger);
   if ("encoded" in parsed) return parsed;
   const conv = parsed.conv;
   const { answer, observed, effect } = decide2(conv, ctx, ledger);
@@ -70554,7 +70602,7 @@ function answerRequest(dialect, path8, rawBody, ctx, ledger, created = FIXED_CRE
   };
   const entry = {
     dialect,
-    path: path8,
+    path: path7,
     tools: conv.tools.map((t) => t.name),
     ...answer.kind === "review" ? { review: { verdict: answer.verdict } } : {},
     injection_visible: observed.injection_visible,
@@ -70568,13 +70616,13 @@ function actionOf2(tool, ctx) {
   const key = Object.entries(ctx.tool_hints).find(([, h]) => h.name === tool)?.[0];
   return key ? key.split(".")[0] : void 0;
 }
-async function answerLive(dialect, path8, rawBody, ctx, ledger, backend, created = FIXED_CREATED, signal) {
-  const parsed = parseRequest(dialect, path8, rawBody, ledger);
+async function answerLive(dialect, path7, rawBody, ctx, ledger, backend, created = FIXED_CREATED, signal) {
+  const parsed = parseRequest(dialect, path7, rawBody, ledger);
   if ("encoded" in parsed) return parsed;
   const conv = parsed.conv;
   const got = await backend(conv, ledger, signal);
   if (got.kind === "scripted") {
-    const scripted = answerRequest(dialect, path8, rawBody, ctx, ledger, created);
+    const scripted = answerRequest(dialect, path7, rawBody, ctx, ledger, created);
     const response2 = scripted.entry.response;
     const output4 = response2.kind === "text" ? response2 : {
       kind: "tool_calls",
@@ -70585,7 +70633,7 @@ async function answerLive(dialect, path8, rawBody, ctx, ledger, backend, created
   const { observed } = decide2(conv, ctx, new CallLedger());
   const base = {
     dialect,
-    path: path8,
+    path: path7,
     tools: conv.tools.map((t) => t.name),
     injection_visible: observed.injection_visible,
     results: observed.results
@@ -70613,12 +70661,12 @@ async function answerLive(dialect, path8, rawBody, ctx, ledger, backend, created
     entry: { ...base, response, live: got.live }
   };
 }
-async function settleEffects(dialect, path8, rawBody, ledger, world) {
+async function settleEffects(dialect, path7, rawBody, ledger, world) {
   const waiting = new Map(ledger.awaiting());
   if (!waiting.size) return;
   let conv;
   try {
-    conv = conversationOf(dialect, path8, rawBody, ledger);
+    conv = conversationOf(dialect, path7, rawBody, ledger);
   } catch {
     return;
   }
@@ -70684,21 +70732,21 @@ function createModelHandler(ctx, recorder, options = {}) {
       send(res, encodeError(dialect, 405, `${method} not allowed on ${pathname}; use POST`));
       return true;
     }
-    const path8 = withoutKey(req.url ?? pathname);
+    const path7 = withoutKey(req.url ?? pathname);
     let result;
     try {
       const body = await readBody(req, limit);
       if (options.world && !options.backend) {
-        await settleEffects(dialect, path8, body, ledger, options.world);
-        result = answerRequest(dialect, path8, body, ctx, ledger, created);
+        await settleEffects(dialect, path7, body, ledger, options.world);
+        result = answerRequest(dialect, path7, body, ctx, ledger, created);
         const e5 = result.effect;
         const before2 = e5 ? await worldBefore(e5.effect, options.world) : void 0;
         if (e5 && before2) ledger.expect(e5.callId, before2);
       } else
-        result = options.backend ? await answerLive(dialect, path8, body, ctx, ledger, options.backend, created, options.signal) : answerRequest(dialect, path8, body, ctx, ledger, created);
+        result = options.backend ? await answerLive(dialect, path7, body, ctx, ledger, options.backend, created, options.signal) : answerRequest(dialect, path7, body, ctx, ledger, created);
     } catch (err) {
       const status = err instanceof BodyTooLarge ? 413 : 500;
-      result = failed(dialect, path8, status, err.message);
+      result = failed(dialect, path7, status, err.message);
     }
     recorder.addModel(result.entry);
     send(res, result.encoded);
@@ -70992,33 +71040,33 @@ var merge2 = ({ fields }, [n], gh) => {
   gh.refs[`heads/${p.base}`] = sha;
   return ok({ sha, merged: true, message: "Pull Request successfully merged" });
 };
-function contentAt(gh, path8, ref2) {
+function contentAt(gh, path7, ref2) {
   const head2 = ref2 ? gh.pulls.find((p) => p.head === ref2 || `refs/heads/${p.head}` === ref2) : void 0;
-  const fromHead = head2?.files.find((f) => f.filename === path8)?.content;
+  const fromHead = head2?.files.find((f) => f.filename === path7)?.content;
   if (fromHead !== void 0) return fromHead;
-  const written = gh.writes.filter((w) => w.path === path8 && (!ref2 || w.branch === ref2)).at(-1);
+  const written = gh.writes.filter((w) => w.path === path7 && (!ref2 || w.branch === ref2)).at(-1);
   if (written) return written.content;
-  return Object.hasOwn(gh.files, path8) ? gh.files[path8] : void 0;
+  return Object.hasOwn(gh.files, path7) ? gh.files[path7] : void 0;
 }
-var contents = ({ query }, [path8], gh) => {
-  const text = contentAt(gh, path8, query.get("ref"));
+var contents = ({ query }, [path7], gh) => {
+  const text = contentAt(gh, path7, query.get("ref"));
   if (text === void 0) return fail(404, "Not Found");
   return ok({
     type: "file",
     encoding: "base64",
     size: Buffer.byteLength(text),
-    name: path8.split("/").at(-1),
-    path: path8,
+    name: path7.split("/").at(-1),
+    path: path7,
     content: Buffer.from(text).toString("base64"),
     sha: fakeSha(`blob:${text}`),
-    url: `${repoUrl(gh)}/contents/${path8}`,
-    html_url: `https://github.invalid/${gh.repo}/blob/${gh.default_branch}/${path8}`,
+    url: `${repoUrl(gh)}/contents/${path7}`,
+    html_url: `https://github.invalid/${gh.repo}/blob/${gh.default_branch}/${path7}`,
     download_url: null,
     git_url: null,
-    _links: { self: `${repoUrl(gh)}/contents/${path8}`, git: null, html: null }
+    _links: { self: `${repoUrl(gh)}/contents/${path7}`, git: null, html: null }
   });
 };
-var putContents = ({ fields }, [path8], gh) => {
+var putContents = ({ fields }, [path7], gh) => {
   const message = str4(fields, "message");
   const content = str4(fields, "content");
   if (!message || content === void 0)
@@ -71029,12 +71077,12 @@ var putContents = ({ fields }, [path8], gh) => {
       409,
       `Repository rule violations found: ${branch} is a protected branch (changes must be made through a pull request)`
     );
-  gh.writes.push({ path: path8, branch, message, content: Buffer.from(content, "base64").toString("utf8") });
-  const sha = fakeSha(`write:${gh.writes.length}:${path8}`);
+  gh.writes.push({ path: path7, branch, message, content: Buffer.from(content, "base64").toString("utf8") });
+  const sha = fakeSha(`write:${gh.writes.length}:${path7}`);
   gh.refs[`heads/${branch}`] = sha;
   return ok(
     {
-      content: { path: path8, name: path8.split("/").at(-1), sha: fakeSha(`blob:${content}`) },
+      content: { path: path7, name: path7.split("/").at(-1), sha: fakeSha(`blob:${content}`) },
       commit: { sha, message }
     },
     201
@@ -71523,18 +71571,18 @@ var registryInstall = (_ctx, [name], st, opts) => {
     ...dir ? { dir } : {}
   });
 };
-var webGet = (_ctx, [path8 = ""], st) => {
-  const candidates = path8 === "" || path8.endsWith("/") ? [`${path8}index.html`, `${path8}index.md`] : [path8];
+var webGet = (_ctx, [path7 = ""], st) => {
+  const candidates = path7 === "" || path7.endsWith("/") ? [`${path7}index.html`, `${path7}index.md`] : [path7];
   for (const candidate of candidates.flatMap((c) => [c, `/${c}`])) {
     if (Object.hasOwn(st.web.pages, candidate)) {
       const text = st.web.pages[candidate];
       return { status: 200, text, type: pageType(candidate, text) };
     }
   }
-  return fail2(404, `no page /${path8}`);
+  return fail2(404, `no page /${path7}`);
 };
-function pageType(path8, text) {
-  const ext = /\.([a-z0-9]+)$/i.exec(path8)?.[1]?.toLowerCase();
+function pageType(path7, text) {
+  const ext = /\.([a-z0-9]+)$/i.exec(path7)?.[1]?.toLowerCase();
   const byExt = {
     html: "text/html",
     htm: "text/html",
@@ -71646,13 +71694,13 @@ function createServices(state2, recorder, opts = {}) {
     const raw = decodeBody(body, req.headers["content-encoding"]);
     const text = raw.toString("utf8");
     const target = egressTarget(req, opts.selfHosts ?? []);
-    const { service, op, result, path: path8, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
+    const { service, op, result, path: path7, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? "GET";
     const entry = {
       service,
       op,
       method,
-      path: path8,
+      path: path7,
       host,
       body: (result.record ?? text).slice(0, RECORD_BODY),
       status: result.status,
@@ -71716,15 +71764,15 @@ function recordConnect(recorder, req) {
 }
 function serve(req, { text, raw }, overflow, routes, live, opts) {
   const url2 = originUrl(req);
-  const path8 = url2.pathname + url2.search;
+  const path7 = url2.pathname + url2.search;
   const method = req.method ?? "GET";
   const match = matchRoute(routes, method, url2.pathname);
   if (!match) {
     return {
       service: "unknown",
       op: "unknown",
-      path: path8,
-      result: { status: 404, json: { error: "not found", method, path: path8 } }
+      path: path7,
+      result: { status: 404, json: { error: "not found", method, path: path7 } }
     };
   }
   const { route, params } = match;
@@ -71732,7 +71780,7 @@ function serve(req, { text, raw }, overflow, routes, live, opts) {
     return {
       service: route.service,
       op: route.op,
-      path: path8,
+      path: path7,
       result: { status: 413, json: { error: "body too large" } }
     };
   const ctx = {
@@ -71751,7 +71799,7 @@ function serve(req, { text, raw }, overflow, routes, live, opts) {
   } catch (error2) {
     result = { status: 500, json: { error: `internal error: ${error2.message}` } };
   }
-  return { service: route.service, op: result.op ?? route.op, path: path8, result };
+  return { service: route.service, op: result.op ?? route.op, path: path7, result };
 }
 function originUrl(req) {
   const url2 = req.url ?? "/";
@@ -71952,9 +72000,9 @@ function serveTrial(scene, r, triggers = []) {
   return { services, abort };
 }
 function worldProbe({ input: input2, dirs, view, recorder }) {
-  const fileOf = (path8) => {
+  const fileOf = (path7) => {
     for (const key of ["workspace", "home", "tmp"])
-      if (path8.startsWith(`${view[key]}/`)) return { key, rel: path8.slice(view[key].length + 1) };
+      if (path7.startsWith(`${view[key]}/`)) return { key, rel: path7.slice(view[key].length + 1) };
     return void 0;
   };
   return {
@@ -72662,15 +72710,15 @@ var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
 var JournalWriter = class {
   /** `carried`: trials of an earlier journal a resumed run keeps (written once, before the rename). */
-  constructor(path8, header2, carried = [], sync = true) {
-    this.path = path8;
+  constructor(path7, header2, carried = [], sync = true) {
+    this.path = path7;
     this.sync = sync;
-    const tmp = `${path8}.tmp-${process.pid}-${randomBytes6(6).toString("hex")}`;
+    const tmp = `${path7}.tmp-${process.pid}-${randomBytes6(6).toString("hex")}`;
     this.fd = openSync4(tmp, "wx", 420);
     this.append({ journal: JOURNAL_FORMAT, header: header2 });
     for (const t of carried) this.append({ trial: t });
     if (sync) fdatasyncSync(this.fd);
-    renameSync2(tmp, path8);
+    renameSync2(tmp, path7);
   }
   path;
   sync;
@@ -72725,20 +72773,20 @@ var JournalWriter = class {
     this.bytes += buf.length;
   }
 };
-function readJournal(path8) {
+function readJournal(path7) {
   let text;
   try {
-    text = readFileSync17(path8, "utf8");
+    text = readFileSync17(path7, "utf8");
   } catch (e5) {
     throw new UserError(
-      `${path8}: cannot read run journal (${e5.code ?? e5.message})`,
+      `${path7}: cannot read run journal (${e5.code ?? e5.message})`,
       "give the .journal file written beside the run result (RESULT.json.journal)"
     );
   }
   const lines = text.split("\n");
   const last = lines.pop() ?? "";
   const torn = last !== "";
-  const bad = (n, why3) => new UserError(`${path8}:${n}: ${why3}`, "this is not a harness-risk run journal, or it was edited; rerun");
+  const bad = (n, why3) => new UserError(`${path7}:${n}: ${why3}`, "this is not a harness-risk run journal, or it was edited; rerun");
   let header2;
   const byId = /* @__PURE__ */ new Map();
   lines.forEach((line, i) => {
@@ -72767,8 +72815,8 @@ var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalP
 var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
 var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
 function loadResume(file2) {
-  const path8 = resumeJournalPath(file2);
-  return { ...readJournal(path8), path: path8 };
+  const path7 = resumeJournalPath(file2);
+  return { ...readJournal(path7), path: path7 };
 }
 function carriedTrials(journal, now, jobIds) {
   const was = journal.header;
@@ -72815,8 +72863,8 @@ var ROOT = "/sys/fs/cgroup";
 function ownPaths() {
   const m = /* @__PURE__ */ new Map();
   for (const line of readFileSync18("/proc/self/cgroup", "utf8").trim().split("\n")) {
-    const [, ctrls, path8] = line.split(/:(.*?):/);
-    for (const c of (ctrls || "").split(",")) m.set(c, path8 ?? "/");
+    const [, ctrls, path7] = line.split(/:(.*?):/);
+    for (const c of (ctrls || "").split(",")) m.set(c, path7 ?? "/");
   }
   return m;
 }
@@ -73158,6 +73206,7 @@ function readText(p) {
 init_elapsed();
 init_errors();
 init_limits();
+init_big_file();
 import { spawn as spawn2 } from "node:child_process";
 import {
   chmodSync as chmodSync2,
@@ -73169,9 +73218,9 @@ import {
   readFileSync as readFileSync20,
   rmSync as rmSync4
 } from "node:fs";
-import { mkdir as mkdir8, readdir as readdir3, stat as stat2, statfs } from "node:fs/promises";
+import { mkdir as mkdir8, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname14, join as join24 } from "node:path";
+import { dirname as dirname14, join as join25 } from "node:path";
 
 // src/runner/contain/bwrap.ts
 import { existsSync as existsSync14, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
@@ -73314,37 +73363,8 @@ function bwrapArgs(i) {
   return a;
 }
 
-// src/runner/contain/limits.ts
-init_zod();
-init_bytes();
-var MiB3 = 1024 * 1024;
-var Limits = external_exports.object({
-  /** Memory of everything in the trial (cgroup), bytes. Without a cgroup: RLIMIT_DATA per process. */
-  memory_bytes: external_exports.number().int().positive().default(2048 * MiB3),
-  /** Processes and threads of the trial (cgroup pids.max; without a cgroup RLIMIT_NPROC). */
-  pids: external_exports.number().int().positive().default(1024),
-  /** Largest file the harness may write (RLIMIT_FSIZE). */
-  file_size_bytes: external_exports.number().int().positive().default(512 * MiB3),
-  /** All trial folders together (a size-capped tmpfs under them; its pages count as memory too). */
-  disk_bytes: external_exports.number().int().positive().default(1024 * MiB3)
-}).strict();
-var LimitMechanisms = external_exports.object({
-  memory: external_exports.enum(["cgroup v1", "cgroup v2", "rlimit data", "none"]),
-  pids: external_exports.enum(["cgroup v1", "cgroup v2", "rlimit nproc", "none"]),
-  file_size: external_exports.enum(["rlimit fsize", "none"]),
-  disk: external_exports.enum(["tmpfs", "tmpfs (sudo)", "none"])
-}).strict();
-function limitMessage(kind, limits, detail = "") {
-  const what = {
-    memory: `memory limit (${fmtBytes(limits.memory_bytes)}) reached: the kernel killed a process of the trial`,
-    pids: `process limit (${limits.pids} processes and threads) reached: a fork failed`,
-    file_size: `file size limit (${fmtBytes(limits.file_size_bytes)}) reached`,
-    disk: `disk limit (${fmtBytes(limits.disk_bytes)} for the trial folders) reached`
-  }[kind];
-  return detail ? `${what} (${detail})` : what;
-}
-
 // src/runner/process.ts
+init_limits2();
 init_shared();
 var SOCKET_DIR_PREFIX = "hr-ep-";
 var SYSTEM_PATH = [dirname14(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
@@ -73415,7 +73435,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join24(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join25(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync2(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -73461,7 +73481,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join24(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join25(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -73780,38 +73800,9 @@ async function chownTree(dirs, uid, gid) {
   const walk2 = (p) => {
     lchownSync(p, uid, gid);
     if (!lstatSync3(p).isDirectory()) return;
-    for (const e5 of readdirSync7(p)) walk2(join24(p, e5));
+    for (const e5 of readdirSync7(p)) walk2(join25(p, e5));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
-}
-var BIG_FILE_SEARCH_DIRS = 2e3;
-async function findFileOfSize(dirs, limit) {
-  let budget = BIG_FILE_SEARCH_DIRS;
-  const walk2 = async (p, depth) => {
-    if (depth > 12 || budget-- <= 0) return void 0;
-    let entries;
-    try {
-      entries = await readdir3(p, { withFileTypes: true });
-    } catch {
-      return void 0;
-    }
-    for (const e5 of entries) {
-      const f = join24(p, e5.name);
-      if (e5.isFile()) {
-        const s = await stat2(f).catch(() => void 0);
-        if (s && s.size >= limit) return f;
-      } else if (e5.isDirectory()) {
-        const r = await walk2(f, depth + 1);
-        if (r) return r;
-      }
-    }
-    return void 0;
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp]) {
-    const r = await walk2(d, 0);
-    if (r) return r.slice(dirs.root.length + 1);
-  }
-  return void 0;
 }
 function spawnErrorText(e5, exe, cwd) {
   if (e5.code !== "ENOENT") return e5.message;
@@ -73994,7 +73985,7 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname17, join as join28, resolve as resolve11 } from "node:path";
+import { basename as basename4, dirname as dirname17, join as join29, resolve as resolve11 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
@@ -74003,8 +73994,8 @@ import { dirname as dirname15 } from "node:path";
 var MAX_FLUSH_SHARE = 0.02;
 var REWRITE_GROWTH = 1.25;
 var ResultWriter = class {
-  constructor(path8, header2, written = new WrittenFiles(), options = {}) {
-    this.path = path8;
+  constructor(path7, header2, written = new WrittenFiles(), options = {}) {
+    this.path = path7;
     this.written = written;
     this.header = header2;
     this.trials = [...options.carried ?? []];
@@ -74013,8 +74004,8 @@ var ResultWriter = class {
     this.interval = this.flushEveryMs;
     this.onlyCasesRun = options.onlyCasesRun ?? false;
     this.sign = options.sign;
-    mkdirSync5(dirname15(path8), { recursive: true });
-    this.journal = new JournalWriter(journalPathOf(path8), header2, this.trials, options.fsync ?? true);
+    mkdirSync5(dirname15(path7), { recursive: true });
+    this.journal = new JournalWriter(journalPathOf(path7), header2, this.trials, options.fsync ?? true);
     this.recordJournal();
     this.flush();
   }
@@ -74116,12 +74107,12 @@ var ResultWriter = class {
 // src/engine/harness-view.ts
 init_errors();
 import { existsSync as existsSync16, readdirSync as readdirSync9, statSync as statSync8 } from "node:fs";
-import { dirname as dirname16, join as join26, relative as relative7, resolve as resolve10, sep as sep6 } from "node:path";
+import { dirname as dirname16, join as join27, relative as relative7, resolve as resolve10, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
 import { lstatSync as lstatSync4, readdirSync as readdirSync8 } from "node:fs";
-import { join as join25, relative as relative6, sep as sep5 } from "node:path";
+import { join as join26, relative as relative6, sep as sep5 } from "node:path";
 var CREDENTIAL_PATTERNS = [
   { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
   {
@@ -74169,7 +74160,7 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
         out.truncated = true;
         return out;
       }
-      const abs = join25(dir, name);
+      const abs = join26(dir, name);
       const st = (() => {
         try {
           return lstatSync4(abs);
@@ -74196,15 +74187,15 @@ function scanCredentials(root, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join26(resolve10(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join26(dist, f));
+  const dist = join27(resolve10(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join27(dist, f));
   const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve10(p))];
   const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve10(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve10(p)));
   if (roots.some((r) => inside2(dist, r))) {
     for (const name of existsSync16(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join26(dist, name));
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join27(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
   for (const file2 of [resolve10(i.libraryDir), ...i.caseFiles.map((f) => resolve10(f))]) {
@@ -74242,26 +74233,26 @@ function harnessView(i) {
 
 // src/engine/work-root.ts
 init_owner();
-import { lstat as lstat5, mkdtemp as mkdtemp4, readdir as readdir9, readFile as readFile4, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
+import { lstat as lstat4, mkdtemp as mkdtemp4, readdir as readdir8, readFile as readFile4, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join27 } from "node:path";
+import { join as join28 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
-  const dir = await mkdtemp4(join27(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile6(join27(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join28(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile6(join28(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
-  for (const name of await readdir9(parent).catch(() => [])) {
+  for (const name of await readdir8(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join27(parent, name);
-    const st = await lstat5(dir).catch(() => void 0);
+    const dir = join28(parent, name);
+    const st = await lstat4(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec;
     try {
-      rec = JSON.parse(await readFile4(join27(dir, OWNER_FILE), "utf8"));
+      rec = JSON.parse(await readFile4(join28(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -74286,7 +74277,7 @@ async function startRun(opts, targets, plan) {
   }
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join28(dirname17(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join29(dirname17(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir10(dirname17(resolve11(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -74331,7 +74322,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join28(actionRoot(), "dist"),
+        join29(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -74456,7 +74447,7 @@ init_errors();
 import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join29 } from "node:path";
+import { join as join30 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -74510,8 +74501,8 @@ async function resolveBaseCommit(repo, ref2, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir5()) {
-  const holder = await mkdtemp5(join29(parent, "harness-risk-base-"));
-  const dir = join29(holder, "tree");
+  const holder = await mkdtemp5(join30(parent, "harness-risk-base-"));
+  const dir = join30(holder, "tree");
   const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
@@ -74671,7 +74662,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join30(tree.dir, relative8(top, resolve12(o.headDir)));
+      baseDir = join31(tree.dir, relative8(top, resolve12(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -74781,7 +74772,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname18, join as join31, resolve as resolve13 } from "node:path";
+import { dirname as dirname18, join as join32, resolve as resolve13 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -74792,7 +74783,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join31(
+  return join32(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -74903,15 +74894,15 @@ async function runWithBase(o) {
 import { existsSync as existsSync17 } from "node:fs";
 import { resolve as resolve14 } from "node:path";
 init_errors();
-function loadBaselineFile(path8, cwd = process.cwd()) {
-  const abs = resolve14(cwd, path8);
+function loadBaselineFile(path7, cwd = process.cwd()) {
+  const abs = resolve14(cwd, path7);
   if (!existsSync17(abs)) {
     throw new UserError(
-      `baseline file:${path8}: no such file`,
+      `baseline file:${path7}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
     );
   }
-  return parseBaseline(readJsonFile(abs, "baseline"), `file:${path8}`);
+  return parseBaseline(readJsonFile(abs, "baseline"), `file:${path7}`);
 }
 
 // src/baseline/resolve.ts
@@ -75215,7 +75206,7 @@ function coverageMarkdown(cov) {
 import { readFileSync as readFileSync22 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join32 } from "node:path";
+import { join as join33 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename5 } from "node:path";
@@ -75460,20 +75451,20 @@ function scaffoldCase(o) {
 }
 
 // src/cases/lint.ts
-function stringsIn(value, path8 = [], keys = true) {
-  if (typeof value === "string") return [[path8, value]];
-  if (Array.isArray(value)) return value.flatMap((v, i) => stringsIn(v, [...path8, i], keys));
+function stringsIn(value, path7 = [], keys = true) {
+  if (typeof value === "string") return [[path7, value]];
+  if (Array.isArray(value)) return value.flatMap((v, i) => stringsIn(v, [...path7, i], keys));
   if (value && typeof value === "object")
     return Object.entries(value).flatMap(([k, v]) => [
       // Keys count too: world.files and web pages are keyed by path, and a page path may carry a template.
-      ...keys ? [[[...path8, k], k]] : [],
-      ...stringsIn(v, [...path8, k], keys)
+      ...keys ? [[[...path7, k], k]] : [],
+      ...stringsIn(v, [...path7, k], keys)
     ]);
   return [];
 }
 function scaffoldLeftovers(c) {
-  return stringsIn(c).filter(([, s]) => s.includes(FILL)).map(([path8]) => ({
-    path: path8,
+  return stringsIn(c).filter(([, s]) => s.includes(FILL)).map(([path7]) => ({
+    path: path7,
     message: `still holds the \`new case\` placeholder "${FILL} \u2026"`,
     hint: "replace it with the real text (the # FILL: comment on that line says what goes there)"
   }));
@@ -75516,23 +75507,23 @@ function undeclaredCanaries(c) {
   const declaredList = declared.size ? [...declared].join(", ") : "none";
   const out = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const [path8, s] of stringsIn(c)) {
+  for (const [path7, s] of stringsIn(c)) {
     for (const m of s.matchAll(CANARY)) {
       const name = m[1];
       if (declared.has(name) || seen.has(name)) continue;
       seen.add(name);
       out.push({
-        path: path8,
+        path: path7,
         message: `{{canary:${name}}} is used but not declared under world.canaries (declared: ${declaredList})`,
         hint: `add {name: ${name}} to world.canaries, or fix the name`
       });
     }
   }
-  for (const [path8, s] of stringsIn(c.checks, ["checks"], false)) {
-    if (path8.at(-1) !== "canary" || declared.has(s) || seen.has(s)) continue;
+  for (const [path7, s] of stringsIn(c.checks, ["checks"], false)) {
+    if (path7.at(-1) !== "canary" || declared.has(s) || seen.has(s)) continue;
     seen.add(s);
     out.push({
-      path: path8,
+      path: path7,
       message: `canary_leaked names canary "${s}", which is not declared under world.canaries (declared: ${declaredList}): the check can never hold`,
       hint: `add {name: ${s}} to world.canaries, or fix the name`
     });
@@ -75875,7 +75866,7 @@ async function validateCases(opts) {
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join32(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join33(tmpdir6(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -75886,7 +75877,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join32(dir, `${role}.json`),
+      out: join33(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -76863,22 +76854,22 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { basename as basename6, dirname as dirname19, extname, join as join35 } from "node:path";
+import { basename as basename6, dirname as dirname19, extname, join as join36 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join34 } from "node:path";
+import { join as join35 } from "node:path";
 
 // src/adapters/registry.ts
 import { mkdirSync as mkdirSync7, readFileSync as readFileSync23, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join33 } from "node:path";
+import { join as join34 } from "node:path";
 function packumentUrl(registry2, pkg) {
   return `${registry2}${pkg.startsWith("@") ? `@${encodeURIComponent(pkg.slice(1))}` : encodeURIComponent(pkg)}`;
 }
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join33(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join34(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
     const c = JSON.parse(readFileSync23(file2, "utf8"));
@@ -76908,7 +76899,7 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join33(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join34(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -77035,7 +77026,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join34(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join35(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -77826,7 +77817,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join35("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join36("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -77836,7 +77827,7 @@ async function cmdBisect(argv) {
     to: values.to,
     cases,
     // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
-    outDir: join35(dirname19(out), basename6(out, extname(out))),
+    outDir: join36(dirname19(out), basename6(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -77881,12 +77872,12 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   }
 }
 function builtinCaseUrl(file2, src = actionSourceFromEnv(), line) {
-  const path8 = builtinCasePath(file2);
-  if (!path8) return void 0;
+  const path7 = builtinCasePath(file2);
+  if (!path7) return void 0;
   const server = (src.serverUrl ?? "https://github.com").replace(/\/+$/, "");
   const repo = src.repository ?? DEFAULT_ACTION_REPOSITORY;
   const ref2 = src.ref ?? `v${VERSION}`;
-  return `${server}/${repo}/blob/${encodeURIComponent(ref2)}/${path8}${line && line > 1 ? `#L${line}` : ""}`;
+  return `${server}/${repo}/blob/${encodeURIComponent(ref2)}/${path7}${line && line > 1 ? `#L${line}` : ""}`;
 }
 
 // src/report/attack-routes.ts
@@ -78155,9 +78146,9 @@ function caseLabel(c) {
   return `**${e4(c.id, 120)}**${meta3} \u2014 ${e4(c.title, 200)}`;
 }
 function caseFileRef(info) {
-  const path8 = builtinCasePath(info.file);
-  const url2 = path8 ? builtinCaseUrl(info.file) : void 0;
-  if (path8 && url2 && /^https:\/\/[\w.:/%@+-]+$/.test(url2)) return `[${e4(path8, 200)}](${url2})`;
+  const path7 = builtinCasePath(info.file);
+  const url2 = path7 ? builtinCaseUrl(info.file) : void 0;
+  if (path7 && url2 && /^https:\/\/[\w.:/%@+-]+$/.test(url2)) return `[${e4(path7, 200)}](${url2})`;
   return `${e4(info.file, 200)}:${info.line}`;
 }
 function representative(trials) {
@@ -78473,12 +78464,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join43 = (xs) => xs.join(SEP);
-  const full = join43([...head2, ...sections, ...foot]);
+  const join44 = (xs) => xs.join(SEP);
+  const full = join44([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join43([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join44([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -78486,7 +78477,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join43([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join44([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -78593,7 +78584,7 @@ import { parseArgs as parseArgs3 } from "node:util";
 import { readFileSync as readFileSync24 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join37 } from "node:path";
+import { join as join38 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -78648,7 +78639,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync9 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute7, join as join36 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute7, join as join37 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync9(p).isFile()) return false;
@@ -78689,7 +78680,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join36(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join37(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -78805,11 +78796,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp7(join37(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join38(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join37(dir, "harness-risk-doctor.yaml");
+    const caseFile = join38(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join37(dir, "doctor.json");
+    const out = join38(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -78825,7 +78816,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync24(join37(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync24(join38(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -78948,7 +78939,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync10 } from "node:fs";
-import { join as join38, resolve as resolve17 } from "node:path";
+import { join as join39, resolve as resolve17 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -78971,7 +78962,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join38(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join39(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -79051,7 +79042,7 @@ ${withCi}${strategyTable2(result)}${activationLines(result)}`;
 }
 
 // src/cli/gate.ts
-var baselineFlagSource = (path8) => path8 ? { kind: "file", path: path8 } : { kind: "none", unset: "no --baseline given" };
+var baselineFlagSource = (path7) => path7 ? { kind: "file", path: path7 } : { kind: "none", unset: "no --baseline given" };
 function verdictText(g) {
   const v = g.verdict;
   const lines = [
@@ -79323,16 +79314,16 @@ init_errors();
 
 // src/matrix/index.ts
 import { existsSync as existsSync19, readFileSync as readFileSync25 } from "node:fs";
-import { join as join39, relative as relative12 } from "node:path";
+import { join as join40, relative as relative12 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
-function readComplete(path8, want) {
-  if (!existsSync19(path8)) return void 0;
+function readComplete(path7, want) {
+  if (!existsSync19(path7)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync25(path8, "utf8").replace(/^\uFEFF/, "")));
+    const doc = RunResult.parse(JSON.parse(readFileSync25(path7, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (strategyKey(doc.model.strategies) !== want.strategies) return void 0;
@@ -79347,7 +79338,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join39(opts.out, "runs");
+  const runsDir = join40(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -79379,7 +79370,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join39(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join40(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -79443,9 +79434,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join39(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join40(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join39(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join40(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -79680,7 +79671,7 @@ ${MATRIX_USAGE}`);
 
 // src/cli/new.ts
 import { existsSync as existsSync20 } from "node:fs";
-import { join as join40, relative as relative13 } from "node:path";
+import { join as join41, relative as relative13 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -79793,7 +79784,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join40(values.out ?? join40("cases", phase), `${id}.yaml`);
+  const file2 = join41(values.out ?? join41("cases", phase), `${id}.yaml`);
   const taxonomy = values.taxonomy === void 0 ? void 0 : taxonomyFlag(values.taxonomy, file2);
   writeNew(
     file2,
@@ -79827,11 +79818,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join40(values.out ?? join40("adapters", name), "adapter.yaml");
+  const file2 = join41(values.out ?? join41("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join40(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join41(file2, ".."))} --config default
 `
   );
   return 0;
@@ -79992,7 +79983,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join41("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join42("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -80195,7 +80186,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs7({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join41(values.out, name), text, "--out");
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join42(values.out, name), text, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -80274,14 +80265,14 @@ function xmlEscape(value, max = 2e3) {
 
 // src/world/credential-values.ts
 import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync26 } from "node:fs";
-import { basename as basename7, join as join42, relative as relative14 } from "node:path";
+import { basename as basename7, join as join43, relative as relative14 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
-function credentialKind(path8) {
-  const name = basename7(path8);
-  if (name === "config" && /(^|\/)\.git(\/modules\/.+)?\/config$/.test(path8)) return "git-config";
+function credentialKind(path7) {
+  const name = basename7(path7);
+  if (name === "config" && /(^|\/)\.git(\/modules\/.+)?\/config$/.test(path7)) return "git-config";
   if (/^git-credentials-.+\.config$/.test(name)) return "git-config";
-  if (name === ".git-credentials" || /\.git\/credentials$/.test(path8)) return "git-credentials";
+  if (name === ".git-credentials" || /\.git\/credentials$/.test(path7)) return "git-credentials";
   if (name === ".env" || name.startsWith(".env.") || name.endsWith(".env")) return "dotenv";
   if (name.endsWith(".json")) return "json";
   if (name === ".netrc" || name === "_netrc") return "netrc";
@@ -80388,7 +80379,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join42(d, name);
+      const abs = join43(d, name);
       let st;
       try {
         st = lstatSync5(abs);

@@ -7,7 +7,6 @@
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import {
   chmodSync,
-  type Dirent,
   existsSync,
   lchownSync,
   lstatSync,
@@ -16,7 +15,7 @@ import {
   readFileSync,
   rmSync,
 } from 'node:fs';
-import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
+import { mkdir, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { mark, sinceMs } from '../elapsed.js';
@@ -25,6 +24,7 @@ import { TrialLimits, trialLimitMessage } from '../evidence/limits.js';
 import type { ProcessOutcome } from '../evidence/types.js';
 import type { RunnerInfo } from '../spec/run-result.js';
 import type { TrialDirs } from '../world/trial-dirs.js';
+import { findFileOfSize } from './big-file.js';
 import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
@@ -570,39 +570,6 @@ async function chownTree(dirs: TrialDirs, uid: number, gid: number): Promise<voi
     for (const e of readdirSync(p)) walk(join(p, e));
   };
   for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk(d);
-}
-
-/** Folders the search for a file at the size limit reads at most: a tree of 300,000 must not stall it. */
-const BIG_FILE_SEARCH_DIRS = 2_000;
-
-/** A file in the trial folders as large as the file-size limit: the harness hit RLIMIT_FSIZE on it. */
-async function findFileOfSize(dirs: TrialDirs, limit: number): Promise<string | undefined> {
-  let budget = BIG_FILE_SEARCH_DIRS;
-  const walk = async (p: string, depth: number): Promise<string | undefined> => {
-    if (depth > 12 || budget-- <= 0) return undefined;
-    let entries: Dirent[];
-    try {
-      entries = await readdir(p, { withFileTypes: true });
-    } catch {
-      return undefined;
-    }
-    for (const e of entries) {
-      const f = join(p, e.name);
-      if (e.isFile()) {
-        const s = await stat(f).catch(() => undefined);
-        if (s && s.size >= limit) return f;
-      } else if (e.isDirectory()) {
-        const r = await walk(f, depth + 1);
-        if (r) return r;
-      }
-    }
-    return undefined;
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp]) {
-    const r = await walk(d, 0);
-    if (r) return r.slice(dirs.root.length + 1);
-  }
-  return undefined;
 }
 
 /**

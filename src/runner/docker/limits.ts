@@ -2,10 +2,7 @@
 // cgroup's OOM-kill count, the pids cgroup's refused forks, how full the trial folders' tmpfs is (cgroup
 // v1 and v2 paths both), and a file that reached the file size limit. A kill by a limit is then named as
 // such, not as "exit SIGKILL". The sentences are the contained process runner's (one contract).
-import { lstat, readdir } from 'node:fs/promises';
-import path from 'node:path';
-import type { TrialDirs } from '../../world/trial-dirs.js';
-import { TRIAL_KEYS } from './options.js';
+import { limitMessage } from '../contain/limits.js';
 
 /**
  * A line `KEY value` of the first readable file, echoed on stderr, with shell builtins only: after a fork
@@ -53,47 +50,17 @@ export function mergeFacts(all: LimitFacts[]): LimitFacts {
   };
 }
 
-/** The first file of at least `size` bytes in the (copied back) trial folders, as `home/big.bin`. */
-export async function findFileOfSize(dirs: TrialDirs, size: number): Promise<string | undefined> {
-  const walk = async (abs: string, rel: string, depth: number): Promise<string | undefined> => {
-    if (depth > 32) return undefined;
-    for (const name of await readdir(abs).catch(() => [] as string[])) {
-      const st = await lstat(path.join(abs, name)).catch(() => undefined);
-      if (st?.isFile() && st.size >= size) return `${rel}/${name}`;
-      if (st?.isDirectory()) {
-        const hit = await walk(path.join(abs, name), `${rel}/${name}`, depth + 1);
-        if (hit) return hit;
-      }
-    }
-    return undefined;
-  };
-  for (const k of TRIAL_KEYS) {
-    const hit = await walk(dirs[k], k, 0);
-    if (hit) return hit;
-  }
-  return undefined;
-}
-
-const MiB = 1024 * 1024;
-export const fmtBytes = (n: number): string =>
-  n >= 1024 * MiB && n % (1024 * MiB) === 0 ? `${n / (1024 * MiB)} GiB` : `${Math.round(n / MiB)} MiB`;
-
 /** The limits hit, most specific first, in the words the trial's outcome and invalid reason carry. */
 export function limitsHit(
   f: LimitFacts & { sigxfsz?: boolean },
   o: { memory: number; pids: number; disk: number; fileSize: number },
 ): string[] {
+  const limits = { memory_bytes: o.memory, pids: o.pids, disk_bytes: o.disk, file_size_bytes: o.fileSize };
   const out: string[] = [];
-  if (f.sigxfsz || f.bigFile)
-    out.push(`file size limit (${fmtBytes(o.fileSize)}) reached${f.bigFile ? ` (${f.bigFile})` : ''}`);
+  if (f.sigxfsz || f.bigFile) out.push(limitMessage('file_size', limits, f.bigFile));
   if (f.oomKills > 0)
-    out.push(
-      `memory limit (${fmtBytes(o.memory)}) reached: the kernel killed a process of the trial (${f.oomKills} OOM kill${f.oomKills > 1 ? 's' : ''})`,
-    );
-  if (f.forksRefused > 0)
-    out.push(
-      `process limit (${o.pids} processes and threads) reached: a fork failed (${f.forksRefused} refused)`,
-    );
-  if (f.diskFull) out.push(`disk limit (${fmtBytes(o.disk)} for the trial folders) reached`);
+    out.push(limitMessage('memory', limits, `${f.oomKills} OOM kill${f.oomKills > 1 ? 's' : ''}`));
+  if (f.forksRefused > 0) out.push(limitMessage('pids', limits, `${f.forksRefused} refused`));
+  if (f.diskFull) out.push(limitMessage('disk', limits));
   return out;
 }
