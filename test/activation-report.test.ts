@@ -9,7 +9,7 @@ import { carriedTrials } from '../src/engine/resume.js';
 import { parseGateOptions } from '../src/gate/options.js';
 import { evaluateThresholds } from '../src/gate/thresholds.js';
 import { compactPhaseTable } from '../src/report/comment-body.js';
-import { phaseTable } from '../src/report/markdown.js';
+import { phaseTable } from '../src/report/phase-tables.js';
 import { RunResult } from '../src/spec/run-result.js';
 
 const load = (f: string) => RunResult.parse(JSON.parse(readFileSync(f, 'utf8')));

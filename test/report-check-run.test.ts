@@ -18,7 +18,7 @@ import { evaluateGate } from '../src/gate/index.js';
 import { addedLines, changedAdapterLine } from '../src/report/changed-lines.js';
 import { octokitApi } from '../src/report/github.js';
 import { CHECK_TEXT_LIMIT } from '../src/report/limits.js';
-import { asrChart, chartTop, chartWorthShowing } from '../src/report/markdown.js';
+import { asrChart, chartTop, chartWorthShowing } from '../src/report/phase-tables.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { makeStandardRun } from './fixtures/results/builders.js';
 import { type FakeGitHub, startFakeGitHub } from './support/github-fake.js';

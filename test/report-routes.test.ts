@@ -2,7 +2,7 @@
 // bash was refused", escaped like all agent-derived text (route names are the harness's tool names).
 import { describe, expect, it } from 'vitest';
 import { routeSentences } from '../src/report/attack-routes.js';
-import { factsLines } from '../src/report/markdown.js';
+import { factsLines } from '../src/report/case-lines.js';
 import { type AttackRoute, TrialFacts } from '../src/spec/run-result.js';
 import { makeTrial } from './fixtures/results/builders.js';
 

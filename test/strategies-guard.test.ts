@@ -8,7 +8,7 @@ import { compareRuns } from '../src/compare/compare.js';
 import type { RunOptions } from '../src/engine/options.js';
 import { carriedTrials } from '../src/engine/resume.js';
 import { runSafetyCases } from '../src/engine/run.js';
-import { strategyTable } from '../src/report/markdown.js';
+import { strategyTable } from '../src/report/phase-tables.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 

@@ -11,25 +11,21 @@
 import { markdownTable } from 'markdown-table';
 import { UNSAFE_HEADINGS, unsafeKind } from '../compare/case-state.js';
 import type { CaseComparison, Comparison, Metric, PhaseComparison } from '../compare/compare.js';
+import { caseLabel, factsLines, representative, stateWord } from './case-lines.js';
 import { escapeMarkdown, sanitizeText } from './escape.js';
 import { pct, plural, score, showsActivated } from './format.js';
 import { harnessChangeMarkdown } from './harness-change.js';
 import { modelNotice } from './live.js';
 import {
-  asrChart,
   buildReport,
-  caseLabel,
-  chartWorthShowing,
-  factsLines,
   headline,
   NOT_APPLICABLE_WHY,
   notApplicableTrials,
   type ReportDoc,
   type ReportInput,
-  representative,
   sharedNote,
-  stateWord,
 } from './markdown.js';
+import { asrChart, chartWorthShowing } from './phase-tables.js';
 import { reproduceCommand } from './reproduce.js';
 
 /** Cases shown with their full evidence before the rest are collapsed. */

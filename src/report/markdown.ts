@@ -5,30 +5,19 @@
 // Every string that comes from a trial, a case file, an adapter file or an error goes through
 // `escapeMarkdown` (src/report/escape.ts); numbers and the enum values of the schema are the only things
 // written raw.
-import { markdownTable } from 'markdown-table';
 import type { CaseStatus } from '../compare/case-state.js';
-import type { CaseComparison, Comparison, PhaseComparison } from '../compare/compare.js';
+import type { Comparison } from '../compare/compare.js';
 import { isUncontained } from '../gate/index.js';
 import type { ThresholdViolation } from '../gate/thresholds.js';
 import type { FailOn, FindingKind, Verdict } from '../gate/verdict.js';
-import type { RunResult, Trial } from '../spec/run-result.js';
+import type { RunResult } from '../spec/run-result.js';
 import { PHASES } from '../spec/vocabulary.js';
-import { builtinCasePath, builtinCaseUrl } from './anchors.js';
-import { routeSentences } from './attack-routes.js';
-import { escapeLines, escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
-import {
-  activatedNote,
-  notAttemptedNote,
-  pct,
-  plural,
-  pValue,
-  rateCell,
-  score,
-  scoreCell,
-  showsActivated,
-} from './format.js';
+import { caseDetails, caseLabel, regressionItem, STATUS_ICON } from './case-lines.js';
+import { escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
+import { pct, plural, score } from './format.js';
 import { type HarnessChange, harnessChangeMarkdown, harnessChangeTitle } from './harness-change.js';
 import { modelNotice } from './live.js';
+import { asrChart, chartWorthShowing, phaseTable, strategyTable } from './phase-tables.js';
 import { taxonomySection } from './taxonomy-table.js';
 
 export interface ReportInput {
@@ -60,28 +49,6 @@ export function stickyMarker(adapter: string, config: string): string {
   return `<!-- harness-risk-action:${markerSafe(adapter)}:${markerSafe(config)} -->`;
 }
 
-const STATUS_ICON: Record<CaseStatus, string> = {
-  regression: '❌',
-  fix: '✅',
-  unchanged: '',
-  new: '🆕',
-  removed: '➖',
-  changed: '🔄',
-  invalid: '⚠️',
-  'not-applicable': '🚫',
-};
-
-const STATUS_WORD: Record<CaseStatus, string> = {
-  regression: 'regressed',
-  fix: 'fixed',
-  unchanged: 'unchanged',
-  new: 'not run on base',
-  removed: 'not in this run',
-  changed: 'changed',
-  invalid: 'invalid',
-  'not-applicable': 'not applicable',
-};
-
 /** Order of cases in lists and details: what needs a reviewer's eyes first. */
 const STATUS_ORDER: CaseStatus[] = [
   'regression',
@@ -103,222 +70,6 @@ export const notApplicableTrials = (c: Comparison): number =>
   c.cases.reduce((n, x) => n + (x.now?.counts.not_applicable ?? 0), 0);
 
 const e = (s: unknown, max?: number) => escapeMarkdown(s, max === undefined ? {} : { max });
-
-export function stateWord(state: string | undefined, counts?: { unsafe: number; valid: number }): string {
-  if (!state) return '—';
-  const base =
-    state === 'safe'
-      ? '🛡️ safe'
-      : state === 'unsafe'
-        ? '💥 unsafe'
-        : state === 'mixed'
-          ? '💥 mixed'
-          : '⚠️ invalid';
-  return counts && counts.valid > 1 ? `${base} (${counts.unsafe}/${counts.valid})` : base;
-}
-
-function changesCell(row: PhaseComparison, hasBaseline: boolean): string {
-  const s = row.statuses;
-  const parts: string[] = [];
-  if (s.regression) parts.push(`❌ ${s.regression} regressed`);
-  if (s.fix) parts.push(`✅ ${s.fix} fixed`);
-  if (s.invalid) parts.push(`⚠️ ${s.invalid} invalid`);
-  if (s.changed) parts.push(`🔄 ${s.changed} changed`);
-  if (hasBaseline && s.new) parts.push(`🆕 ${s.new} not run on base`);
-  if (s.removed) parts.push(`➖ ${s.removed} not run`);
-  if (row.p !== undefined && row.matched.baseValid > 0) parts.push(pValue(row.p));
-  return parts.join(' · ') || (hasBaseline ? 'no change' : '');
-}
-
-export function phaseTable(comparison: Comparison): string {
-  // Activated persistence only when a second session measured it (docs/cases.md, "Persistence that fires").
-  const activated = showsActivated([...comparison.phases, comparison.overall]);
-  const rows: string[][] = [
-    [
-      'Phase',
-      'Cases',
-      'ASR',
-      'Persistence',
-      ...(activated ? ['Activated'] : []),
-      'Utility',
-      'Detection',
-      'CSS',
-      'Changes',
-    ],
-  ];
-  const row = (r: PhaseComparison, label: string) => [
-    label,
-    String(r.cases),
-    rateCell(r.asr),
-    rateCell(r.persistence),
-    ...(activated ? [rateCell(r.activated)] : []),
-    rateCell(r.utility),
-    rateCell(r.detection),
-    scoreCell(r.css),
-    changesCell(r, comparison.hasBaseline),
-  ];
-  for (const r of comparison.phases) rows.push(row(r, `${r.regressed ? '❌ ' : ''}${r.phase}`));
-  rows.push(row(comparison.overall, `${comparison.overall.regressed ? '❌ ' : ''}**all phases**`));
-  const align = rows[0]!.map((_, i, all) => (i === 0 || i === all.length - 1 ? 'l' : 'r'));
-  const table = markdownTable(rows, { align, alignDelimiters: false });
-  const note = activatedNote(comparison.overall, comparison.hasBaseline);
-  return note ? `${table}\n\n${note}` : table;
-}
-
-/** ASR moved by at least 0.05 pp (what rounds to a visible change), or the phase regressed. */
-const moved = (r: PhaseComparison) =>
-  r.regressed || (r.asr.delta !== null && Math.abs(r.asr.delta) >= 0.0005);
-
-/**
- * A chart only where it shows a change: a baseline, at least two phases to set side by side, and some
- * phase whose ASR moved. A pass with nothing moved, a run without a baseline and a one-phase run have
- * nothing the table does not already say.
- */
-export function chartWorthShowing(c: Comparison): boolean {
-  return c.hasBaseline && c.phases.length > 1 && c.phases.some(moved);
-}
-
-/** The y-axis top: the largest value rounded up to 10, so small rates are not flattened against 100. */
-export function chartTop(values: number[]): number {
-  return Math.min(100, Math.max(10, Math.ceil(Math.max(0, ...values) / 10) * 10));
-}
-
-/**
- * Mermaid chart of ASR by phase: bars = this run, line = baseline (phase names are schema enums). The
- * baseline is a line because it is often 0 % everywhere, and a bar of 0 is invisible; this run's bars are
- * what changed.
- */
-export function asrChart(comparison: Comparison): string {
-  const phases = PHASES.filter((p) => comparison.phases.some((r) => r.phase === p));
-  if (phases.length === 0) return '';
-  const byPhase = new Map(comparison.phases.map((r) => [r.phase, r]));
-  const val = (x: number | null | undefined) =>
-    x === null || x === undefined ? 0 : Math.round(x * 1000) / 10;
-  const now = phases.map((p) => val(byPhase.get(p)?.asr.now));
-  const base = phases.map((p) => val(byPhase.get(p)?.asr.baseline));
-  const withBase = comparison.hasBaseline;
-  const lines = [
-    '```mermaid',
-    'xychart-beta',
-    `  title "ASR by phase (%)${withBase ? ': bars = this run, line = baseline' : ''}"`,
-    `  x-axis [${phases.map((p) => `"${p}"`).join(', ')}]`,
-    `  y-axis "ASR (%)" 0 --> ${chartTop([...now, ...(withBase ? base : [])])}`,
-    `  bar [${now.join(', ')}]`,
-    ...(withBase ? [`  line [${base.join(', ')}]`] : []),
-    '```',
-  ];
-  return lines.join('\n');
-}
-
-export function caseLabel(c: CaseComparison): string {
-  const info = c.info;
-  const meta = info
-    ? ` · ${info.phase} · ${info.entry_point} → ${info.effect} · ${info.severity}`
-    : ` · ${c.phase}`;
-  return `**${e(c.id, 120)}**${meta} — ${e(c.title, 200)}`;
-}
-
-/**
- * A built-in case as a link into the action's repository at its version (not the runner's absolute path);
- * a repository case as its path and line.
- */
-function caseFileRef(info: NonNullable<CaseComparison['info']>): string {
-  const path = builtinCasePath(info.file);
-  const url = path ? builtinCaseUrl(info.file) : undefined;
-  // The URL is built from the action's own repository name and a case path of the library: no hostile text.
-  if (path && url && /^https:\/\/[\w.:/%@+-]+$/.test(url)) return `[${e(path, 200)}](${url})`;
-  return `${e(info.file, 200)}:${info.line}`;
-}
-
-/** The first unsafe valid trial, else the first valid, else the first. */
-export function representative(trials: Trial[]): Trial | undefined {
-  return (
-    trials.find((t) => t.valid && (t.labels.a || t.labels.p)) ?? trials.find((t) => t.valid) ?? trials[0]
-  );
-}
-
-const list = (xs: string[], max = 8, each = 160) => {
-  const shown = xs.slice(0, max).map((x) => e(x, each));
-  if (xs.length > max) shown.push(`… ${xs.length - max} more`);
-  return shown.join(' · ');
-};
-
-/** What happened in a trial, as indented list items (for a regression) or lines (in details). */
-export function factsLines(t: Trial | undefined): string[] {
-  if (!t) return [];
-  const f = t.facts;
-  const out: string[] = [];
-  if (f.attack_calls.length) out.push(`attacker-directed tool calls executed: ${list(f.attack_calls)}`);
-  const routes = routeSentences(f.attack_routes);
-  if (routes.length) out.push(`the attack got through: ${list(routes, 5, 240)}`);
-  if (f.canaries_leaked.length) out.push(`canaries leaked: ${list(f.canaries_leaked)}`);
-  if (f.files_changed.length) out.push(`files changed: ${list(f.files_changed)}`);
-  if (f.services_hit.length) out.push(`services hit: ${list(f.services_hit)}`);
-  if (f.denied_calls.length) out.push(`denied by the harness: ${list(f.denied_calls)}`);
-  if (f.errored_calls?.length) out.push(`answered with an error (not run): ${list(f.errored_calls)}`);
-  if (f.utility_unmet) out.push(`owner's task not done: ${e(f.utility_unmet, 300)}`);
-  const notAttempted = notAttemptedNote(t);
-  if (notAttempted) out.push(notAttempted);
-  if (t.violations.length)
-    out.push(
-      `audit violations: ${list(
-        t.violations.map((v) => `${v.rule}: ${v.description}`),
-        5,
-      )}`,
-    );
-  if (!t.valid && t.invalid_reason) out.push(`invalid: ${e(t.invalid_reason, 300)}`);
-  if (f.error_tail) out.push(`error output: ${escapeLines(f.error_tail, 8, { max: 200 })}`);
-  return out;
-}
-
-function regressionItem(c: CaseComparison, comparison: Comparison): string {
-  const t = representative(c.trials);
-  const how =
-    comparison.mode === 'exact'
-      ? 'safe in the baseline, unsafe now'
-      : `unsafe in ${c.baseline?.counts.unsafe}/${c.baseline?.counts.valid} baseline trials, ${c.now?.counts.unsafe}/${c.now?.counts.valid} now (${pValue(c.p)})`;
-  const lines = [`- ❌ ${caseLabel(c)}`, `  - ${how}`];
-  for (const f of factsLines(t)) lines.push(`  - ${f}`);
-  if (c.info) lines.push(`  - case file: ${caseFileRef(c.info)}`);
-  return lines.join('\n');
-}
-
-function caseDetails(c: CaseComparison, comparison: Comparison): string {
-  const icon = STATUS_ICON[c.status];
-  const summary = `${icon ? `${icon} ` : ''}${STATUS_WORD[c.status]}: <b>${e(c.id, 120)}</b> (${c.phase}) — ${e(c.title, 160)}`;
-  const body: string[] = [];
-  const info = c.info;
-  if (info) {
-    body.push(
-      `- ${info.entry_point} → ${info.effect} · ${info.severity} · artifact: ${e(info.artifact, 120)}`,
-    );
-    body.push(`- case file: ${caseFileRef(info)} · revision ${e(info.revision, 16)}`);
-  }
-  if (comparison.hasBaseline)
-    body.push(
-      `- baseline: ${stateWord(c.baseline?.state, c.baseline?.counts)} → now: ${stateWord(c.now?.state, c.now?.counts)}${c.p !== undefined ? ` (${pValue(c.p)})` : ''}`,
-    );
-  else body.push(`- now: ${stateWord(c.now?.state, c.now?.counts)}`);
-  if (c.note) body.push(`- ${e(c.note, 200)}`);
-  const rows: string[][] = [
-    ['Seed', 'Valid', 'Attack', 'Persist', 'Utility', 'Detect', 'CSS', 'What happened'],
-  ];
-  for (const t of c.trials.slice(0, 10)) {
-    rows.push([
-      String(t.seed),
-      t.valid ? 'yes' : 'no',
-      t.labels.a ? '💥' : '—',
-      t.labels.p ? '💥' : '—',
-      t.labels.u ? 'yes' : 'no',
-      t.labels.d ? 'yes' : 'no',
-      score(t.css),
-      factsLines(t).join(' · ') || '—',
-    ]);
-  }
-  const table = c.trials.length ? `\n\n${markdownTable(rows, { alignDelimiters: false })}` : '';
-  const more = c.trials.length > 10 ? `\n\n… ${c.trials.length - 10} more trials in the run result` : '';
-  return `<details><summary>${summary}</summary>\n\n${body.join('\n')}${table}${more}\n\n</details>`;
-}
 
 /** What the headline says for the finding that decides the verdict (the first one, in this order). */
 const HEADLINE: [FindingKind, string][] = [
@@ -436,36 +187,6 @@ function exposedNotice(current: RunResult): string | undefined {
   const list = exposed.slice(0, 10).map((p) => e(p, 120));
   const more = exposed.length > 10 ? ` and ${exposed.length - 10} more` : '';
   return `> [!NOTE]\n> **The adapter exposes credential files to the harness** (\`expose_credentials\`): ${list.join(', ')}${more}. Every other credential file of the repository was hidden from it.`;
-}
-
-/**
- * With several attack strategies: ASR and the other rates of each strategy's own trials (the phase table
- * counts a case × seed as unsafe when any strategy got through). Strategy names are the run's options.
- */
-export function strategyTable(current: RunResult): string | undefined {
-  const s = current.summary.strategies;
-  if (!s) return undefined;
-  const rows: string[][] = [
-    ['Strategy', 'Cases', 'Valid', 'ASR', 'Persistence', 'Utility', 'Detection', 'CSS'],
-  ];
-  for (const [name, st] of Object.entries(s)) {
-    const rate = (x: number) => (st.valid ? pct(x) : '—');
-    rows.push([
-      e(name, 40),
-      String(st.cases),
-      `${st.valid}/${st.trials}`,
-      rate(st.asr),
-      rate(st.persistence),
-      rate(st.utility),
-      rate(st.detection),
-      st.valid ? score(st.css) : '—',
-    ]);
-  }
-  const table = markdownTable(rows, {
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-    alignDelimiters: false,
-  });
-  return `#### By attack strategy\n\nThe phase table counts a case as unsafe when any strategy got through (docs/strategies.md).\n\n${table}`;
 }
 
 export function buildReport(input: ReportInput): ReportDoc {
