@@ -1015,13 +1015,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
-    var stringifyComment = (str6) => str6.replace(/^(?!$)(?: $)?/gm, "#");
+    var stringifyComment = (str7) => str7.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment2, indent) {
       if (/^\n+$/.test(comment2))
         return comment2.substring(1);
       return indent ? comment2.replace(/^(?! *$)/gm, indent) : comment2;
     }
-    var lineComment = (str6, indent, comment2) => str6.endsWith("\n") ? indentComment(comment2, indent) : comment2.includes("\n") ? "\n" + indentComment(comment2, indent) : (str6.endsWith(" ") ? "" : " ") + comment2;
+    var lineComment = (str7, indent, comment2) => str7.endsWith("\n") ? indentComment(comment2, indent) : comment2.includes("\n") ? "\n" + indentComment(comment2, indent) : (str7.endsWith(" ") ? "" : " ") + comment2;
     exports.indentComment = indentComment;
     exports.lineComment = lineComment;
     exports.stringifyComment = stringifyComment;
@@ -1175,16 +1175,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str6) => /^(%|---|\.\.\.)/m.test(str6);
-    function lineLengthOverLimit(str6, lineWidth, indentLength) {
+    var containsDocumentMarker = (str7) => /^(%|---|\.\.\.)/m.test(str7);
+    function lineLengthOverLimit(str7, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str6.length;
+      const strLen = str7.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str6[i] === "\n") {
+        if (str7[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -1195,74 +1195,74 @@ var require_stringifyString = __commonJS({
       return true;
     }
     function doubleQuotedString(value, ctx) {
-      const json3 = JSON.stringify(value);
+      const json4 = JSON.stringify(value);
       if (ctx.options.doubleQuotedAsJSON)
-        return json3;
+        return json4;
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str6 = "";
+      let str7 = "";
       let start = 0;
-      for (let i = 0, ch = json3[i]; ch; ch = json3[++i]) {
-        if (ch === " " && json3[i + 1] === "\\" && json3[i + 2] === "n") {
-          str6 += json3.slice(start, i) + "\\ ";
+      for (let i = 0, ch = json4[i]; ch; ch = json4[++i]) {
+        if (ch === " " && json4[i + 1] === "\\" && json4[i + 2] === "n") {
+          str7 += json4.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
         }
         if (ch === "\\")
-          switch (json3[i + 1]) {
+          switch (json4[i + 1]) {
             case "u":
               {
-                str6 += json3.slice(start, i);
-                const code = json3.substr(i + 2, 4);
+                str7 += json4.slice(start, i);
+                const code = json4.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
-                    str6 += "\\0";
+                    str7 += "\\0";
                     break;
                   case "0007":
-                    str6 += "\\a";
+                    str7 += "\\a";
                     break;
                   case "000b":
-                    str6 += "\\v";
+                    str7 += "\\v";
                     break;
                   case "001b":
-                    str6 += "\\e";
+                    str7 += "\\e";
                     break;
                   case "0085":
-                    str6 += "\\N";
+                    str7 += "\\N";
                     break;
                   case "00a0":
-                    str6 += "\\_";
+                    str7 += "\\_";
                     break;
                   case "2028":
-                    str6 += "\\L";
+                    str7 += "\\L";
                     break;
                   case "2029":
-                    str6 += "\\P";
+                    str7 += "\\P";
                     break;
                   default:
                     if (code.substr(0, 2) === "00")
-                      str6 += "\\x" + code.substr(2);
+                      str7 += "\\x" + code.substr(2);
                     else
-                      str6 += json3.substr(i, 6);
+                      str7 += json4.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
               }
               break;
             case "n":
-              if (implicitKey || json3[i + 2] === '"' || json3.length < minMultiLineLength) {
+              if (implicitKey || json4[i + 2] === '"' || json4.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str6 += json3.slice(start, i) + "\n\n";
-                while (json3[i + 2] === "\\" && json3[i + 3] === "n" && json3[i + 4] !== '"') {
-                  str6 += "\n";
+                str7 += json4.slice(start, i) + "\n\n";
+                while (json4[i + 2] === "\\" && json4[i + 3] === "n" && json4[i + 4] !== '"') {
+                  str7 += "\n";
                   i += 2;
                 }
-                str6 += indent;
-                if (json3[i + 2] === " ")
-                  str6 += "\\";
+                str7 += indent;
+                if (json4[i + 2] === " ")
+                  str7 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -1271,8 +1271,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str6 = start ? str6 + json3.slice(start) : json3;
-      return implicitKey ? str6 : foldFlowLines.foldFlowLines(str6, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str7 = start ? str7 + json4.slice(start) : json4;
+      return implicitKey ? str7 : foldFlowLines.foldFlowLines(str7, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
@@ -1400,15 +1400,15 @@ ${indent}${start}${value}${end}`;
           return quotedString(value, ctx);
         }
       }
-      const str6 = value.replace(/\n+/g, `$&
+      const str7 = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str6);
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str7);
         const { compat, tags: tags2 } = ctx.doc.schema;
         if (tags2.some(test) || compat?.some(test))
           return quotedString(value, ctx);
       }
-      return implicitKey ? str6 : foldFlowLines.foldFlowLines(str6, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str7 : foldFlowLines.foldFlowLines(str7, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -1560,11 +1560,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node2, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str6 = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
+      const str7 = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str6;
-      return identity.isScalar(node2) || str6[0] === "{" || str6[0] === "[" ? `${props} ${str6}` : `${props}
-${ctx.indent}${str6}`;
+        return str7;
+      return identity.isScalar(node2) || str7[0] === "{" || str7[0] === "[" ? `${props} ${str7}` : `${props}
+${ctx.indent}${str7}`;
     }
     exports.createStringifyContext = createStringifyContext;
     exports.stringify = stringify;
@@ -1599,8 +1599,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str6 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str6.length > 1024) {
+      let str7 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str7.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -1609,27 +1609,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str6 === "" ? "?" : explicitKey ? `? ${str6}` : str6;
+          return str7 === "" ? "?" : explicitKey ? `? ${str7}` : str7;
         }
       } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str6 = `? ${str6}`;
+        str7 = `? ${str7}`;
         if (keyComment && !keyCommentDone) {
-          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
+          str7 += stringifyComment.lineComment(str7, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str6;
+        return str7;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
-        str6 = `? ${str6}
+          str7 += stringifyComment.lineComment(str7, ctx.indent, commentString(keyComment));
+        str7 = `? ${str7}
 ${indent}:`;
       } else {
-        str6 = `${str6}:`;
+        str7 = `${str7}:`;
         if (keyComment)
-          str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(keyComment));
+          str7 += stringifyComment.lineComment(str7, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value)) {
@@ -1645,7 +1645,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str6.length + 1;
+        ctx.indentAtStart = str7.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -1689,16 +1689,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws = "";
       }
-      str6 += ws + valueStr;
+      str7 += ws + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str6 += stringifyComment.lineComment(str6, ctx.indent, commentString(valueComment));
+        str7 += stringifyComment.lineComment(str7, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str6;
+      return str7;
     }
     exports.stringifyPair = stringifyPair;
   }
@@ -1925,31 +1925,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str7 = stringify.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
+        let str8 = stringify.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
         if (comment3)
-          str7 += stringifyComment.lineComment(str7, itemIndent, commentString(comment3));
+          str8 += stringifyComment.lineComment(str8, itemIndent, commentString(comment3));
         if (chompKeep && comment3)
           chompKeep = false;
-        lines.push(blockItemPrefix + str7);
+        lines.push(blockItemPrefix + str8);
       }
-      let str6;
+      let str7;
       if (lines.length === 0) {
-        str6 = flowChars.start + flowChars.end;
+        str7 = flowChars.start + flowChars.end;
       } else {
-        str6 = lines[0];
+        str7 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str6 += line ? `
+          str7 += line ? `
 ${indent}${line}` : "\n";
         }
       }
       if (comment2) {
-        str6 += "\n" + stringifyComment.indentComment(commentString(comment2), indent);
+        str7 += "\n" + stringifyComment.indentComment(commentString(comment2), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str6;
+      return str7;
     }
     function stringifyFlowCollection({ items: items2 }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -1992,21 +1992,21 @@ ${indent}${line}` : "\n";
         }
         if (comment2)
           reqNewline = true;
-        let str6 = stringify.stringify(item, itemCtx, () => comment2 = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str6.includes("\n"));
+        let str7 = stringify.stringify(item, itemCtx, () => comment2 = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str7.includes("\n"));
         if (i < items2.length - 1) {
-          str6 += ",";
+          str7 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str6.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str7.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str6 += ",";
+            str7 += ",";
           }
         }
         if (comment2)
-          str6 += stringifyComment.lineComment(str6, itemIndent, commentString(comment2));
-        lines.push(str6);
+          str7 += stringifyComment.lineComment(str7, itemIndent, commentString(comment2));
+        lines.push(str7);
         linesAtValue = lines.length;
       }
       const { start, end } = flowChars;
@@ -2018,11 +2018,11 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str6 = start;
+          let str7 = start;
           for (const line of lines)
-            str6 += line ? `
+            str7 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str6}
+          return `${str7}
 ${indent}${end}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
@@ -2354,7 +2354,7 @@ var require_string = __commonJS({
       identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str6) => str6,
+      resolve: (str7) => str7,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -2392,7 +2392,7 @@ var require_bool = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str6) => new Scalar2.Scalar(str6[0] === "t" || str6[0] === "T"),
+      resolve: (str7) => new Scalar2.Scalar(str7[0] === "t" || str7[0] === "T"),
       stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -2444,7 +2444,7 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str6) => str6.slice(-3).toLowerCase() === "nan" ? NaN : str6[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str7) => str7.slice(-3).toLowerCase() === "nan" ? NaN : str7[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -2453,7 +2453,7 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str6) => parseFloat(str6),
+      resolve: (str7) => parseFloat(str7),
       stringify(node2) {
         const num4 = Number(node2.value);
         return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
@@ -2464,11 +2464,11 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str6) {
-        const node2 = new Scalar2.Scalar(parseFloat(str6));
-        const dot = str6.indexOf(".");
-        if (dot !== -1 && str6[str6.length - 1] === "0")
-          node2.minFractionDigits = str6.length - dot - 1;
+      resolve(str7) {
+        const node2 = new Scalar2.Scalar(parseFloat(str7));
+        const dot = str7.indexOf(".");
+        if (dot !== -1 && str7[str7.length - 1] === "0")
+          node2.minFractionDigits = str7.length - dot - 1;
         return node2;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -2485,7 +2485,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str6, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str6) : parseInt(str6.substring(offset), radix);
+    var intResolve = (str7, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str7) : parseInt(str7.substring(offset), radix);
     function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value) && value >= 0)
@@ -2498,7 +2498,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 8, opt),
+      resolve: (str7, _onError, opt) => intResolve(str7, 2, 8, opt),
       stringify: (node2) => intStringify(node2, 8, "0o")
     };
     var int3 = {
@@ -2506,7 +2506,7 @@ var require_int = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 0, 10, opt),
+      resolve: (str7, _onError, opt) => intResolve(str7, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -2515,7 +2515,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 16, opt),
+      resolve: (str7, _onError, opt) => intResolve(str7, 2, 16, opt),
       stringify: (node2) => intStringify(node2, 16, "0x")
     };
     exports.int = int3;
@@ -2568,7 +2568,7 @@ var require_schema2 = __commonJS({
         identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str6) => str6,
+        resolve: (str7) => str7,
         stringify: stringifyJSON
       },
       {
@@ -2585,7 +2585,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str6) => str6 === "true",
+        resolve: (str7) => str7 === "true",
         stringify: stringifyJSON
       },
       {
@@ -2593,7 +2593,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str6, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str6) : parseInt(str6, 10),
+        resolve: (str7, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str7) : parseInt(str7, 10),
         stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
@@ -2601,7 +2601,7 @@ var require_schema2 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str6) => parseFloat(str6),
+        resolve: (str7) => parseFloat(str7),
         stringify: stringifyJSON
       }
     ];
@@ -2609,9 +2609,9 @@ var require_schema2 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str6, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str6)}`);
-        return str6;
+      resolve(str7, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str7)}`);
+        return str7;
       }
     };
     var schema = [map2.map, seq.seq].concat(jsonScalars, jsonError);
@@ -2643,10 +2643,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str6 = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str6.length);
-          for (let i = 0; i < str6.length; ++i)
-            buffer[i] = str6.charCodeAt(i);
+          const str7 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str7.length);
+          for (let i = 0; i < str7.length; ++i)
+            buffer[i] = str7.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -2657,28 +2657,28 @@ var require_binary = __commonJS({
         if (!value)
           return "";
         const buf = value;
-        let str6;
+        let str7;
         if (typeof node_buffer.Buffer === "function") {
-          str6 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str7 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
           for (let i = 0; i < buf.length; ++i)
             s += String.fromCharCode(buf[i]);
-          str6 = btoa(s);
+          str7 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar2.Scalar.BLOCK_LITERAL);
         if (type !== Scalar2.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str6.length / lineWidth);
+          const n = Math.ceil(str7.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str6.substr(o, lineWidth);
+            lines[i] = str7.substr(o, lineWidth);
           }
-          str6 = lines.join(type === Scalar2.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str7 = lines.join(type === Scalar2.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment: comment2, type, value: str6 }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment: comment2, type, value: str7 }, ctx, onComment, onChompKeep);
       }
     };
     exports.binary = binary;
@@ -2884,7 +2884,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str6) => str6.slice(-3).toLowerCase() === "nan" ? NaN : str6[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str7) => str7.slice(-3).toLowerCase() === "nan" ? NaN : str7[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -2893,7 +2893,7 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str6) => parseFloat(str6.replace(/_/g, "")),
+      resolve: (str7) => parseFloat(str7.replace(/_/g, "")),
       stringify(node2) {
         const num4 = Number(node2.value);
         return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node2);
@@ -2904,11 +2904,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str6) {
-        const node2 = new Scalar2.Scalar(parseFloat(str6.replace(/_/g, "")));
-        const dot = str6.indexOf(".");
+      resolve(str7) {
+        const node2 = new Scalar2.Scalar(parseFloat(str7.replace(/_/g, "")));
+        const dot = str7.indexOf(".");
         if (dot !== -1) {
-          const f = str6.substring(dot + 1).replace(/_/g, "");
+          const f = str7.substring(dot + 1).replace(/_/g, "");
           if (f[f.length - 1] === "0")
             node2.minFractionDigits = f.length;
         }
@@ -2928,34 +2928,34 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str6, offset, radix, { intAsBigInt }) {
-      const sign = str6[0];
+    function intResolve(str7, offset, radix, { intAsBigInt }) {
+      const sign = str7[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str6 = str6.substring(offset).replace(/_/g, "");
+      str7 = str7.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str6 = `0b${str6}`;
+            str7 = `0b${str7}`;
             break;
           case 8:
-            str6 = `0o${str6}`;
+            str7 = `0o${str7}`;
             break;
           case 16:
-            str6 = `0x${str6}`;
+            str7 = `0x${str7}`;
             break;
         }
-        const n2 = BigInt(str6);
+        const n2 = BigInt(str7);
         return sign === "-" ? BigInt(-1) * n2 : n2;
       }
-      const n = parseInt(str6, radix);
+      const n = parseInt(str7, radix);
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node2, radix, prefix2) {
       const { value } = node2;
       if (intIdentify(value)) {
-        const str6 = value.toString(radix);
-        return value < 0 ? "-" + prefix2 + str6.substr(1) : prefix2 + str6;
+        const str7 = value.toString(radix);
+        return value < 0 ? "-" + prefix2 + str7.substr(1) : prefix2 + str7;
       }
       return stringifyNumber.stringifyNumber(node2);
     }
@@ -2965,7 +2965,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 2, opt),
+      resolve: (str7, _onError, opt) => intResolve(str7, 2, 2, opt),
       stringify: (node2) => intStringify(node2, 2, "0b")
     };
     var intOct = {
@@ -2974,7 +2974,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 1, 8, opt),
+      resolve: (str7, _onError, opt) => intResolve(str7, 1, 8, opt),
       stringify: (node2) => intStringify(node2, 8, "0")
     };
     var int3 = {
@@ -2982,7 +2982,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 0, 10, opt),
+      resolve: (str7, _onError, opt) => intResolve(str7, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -2991,7 +2991,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str6, _onError, opt) => intResolve(str6, 2, 16, opt),
+      resolve: (str7, _onError, opt) => intResolve(str7, 2, 16, opt),
       stringify: (node2) => intStringify(node2, 16, "0x")
     };
     exports.int = int3;
@@ -3095,9 +3095,9 @@ var require_timestamp = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str6, asBigInt) {
-      const sign = str6[0];
-      const parts = sign === "-" || sign === "+" ? str6.substring(1) : str6;
+    function parseSexagesimal(str7, asBigInt) {
+      const sign = str7[0];
+      const parts = sign === "-" || sign === "+" ? str7.substring(1) : str7;
       const num4 = (n) => asBigInt ? BigInt(n) : Number(n);
       const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num4(60) + num4(p), num4(0));
       return sign === "-" ? num4(-1) * res : res;
@@ -3134,7 +3134,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str6, _onError, { intAsBigInt }) => parseSexagesimal(str6, intAsBigInt),
+      resolve: (str7, _onError, { intAsBigInt }) => parseSexagesimal(str7, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -3143,7 +3143,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str6) => parseSexagesimal(str6, false),
+      resolve: (str7) => parseSexagesimal(str7, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -3154,8 +3154,8 @@ var require_timestamp = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str6) {
-        const match = str6.match(timestamp.test);
+      resolve(str7) {
+        const match = str7.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -3693,11 +3693,11 @@ var require_Document = __commonJS({
           throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
       }
       // json & jsonArg are only used from toJSON()
-      toJS({ json: json3, jsonArg: jsonArg2, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+      toJS({ json: json4, jsonArg: jsonArg2, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
         const ctx = {
           anchors: /* @__PURE__ */ new Map(),
           doc: this,
-          keep: !json3,
+          keep: !json4,
           mapAsMap: mapAsMap === true,
           mapKeyWarned: false,
           maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
@@ -7638,14 +7638,14 @@ function promiseAllObject(promisesObj) {
 }
 function randomString(length = 10) {
   const chars = "abcdefghijklmnopqrstuvwxyz";
-  let str6 = "";
+  let str7 = "";
   for (let i = 0; i < length; i++) {
-    str6 += chars[Math.floor(Math.random() * chars.length)];
+    str7 += chars[Math.floor(Math.random() * chars.length)];
   }
-  return str6;
+  return str7;
 }
-function esc(str6) {
-  return JSON.stringify(str6);
+function esc(str7) {
+  return JSON.stringify(str7);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -7689,8 +7689,8 @@ function numKeys(data) {
   }
   return keyCount;
 }
-function escapeRegex(str6) {
-  return str6.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str7) {
+  return str7.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -7944,13 +7944,13 @@ function getSizableOrigin(input2) {
     return "file";
   return "unknown";
 }
-function codePointLength(str6) {
-  const units = str6.length;
-  if (!highSurrogate.test(str6))
+function codePointLength(str7) {
+  const units = str7.length;
+  if (!highSurrogate.test(str7))
     return units;
   let count2 = units;
   for (let i = 0; i < units - 1; i++) {
-    if ((str6.charCodeAt(i) & 64512) === 55296 && (str6.charCodeAt(i + 1) & 64512) === 56320) {
+    if ((str7.charCodeAt(i) & 64512) === 55296 && (str7.charCodeAt(i + 1) & 64512) === 56320) {
       count2--;
       i++;
     }
@@ -11935,7 +11935,7 @@ function isRef(value) {
 function cloneIssues(issues2) {
   return issues2.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
-function isRecursive(inst, stack, resolve18) {
+function isRecursive(inst, stack, resolve19) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -11945,7 +11945,7 @@ function isRecursive(inst, stack, resolve18) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve18);
+      const answer = isRecursive(child, stack, resolve19);
       if (answer > result)
         result = answer;
     }
@@ -11956,7 +11956,7 @@ function isRecursive(inst, stack, resolve18) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve18) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve19) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -12020,7 +12020,7 @@ function isRecursive(inst, stack, resolve18) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve18 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve19 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -15131,13 +15131,13 @@ function initializeContext(params) {
     external: params?.external ?? void 0
   };
 }
-function handleUnrepresentable(schema, ctx, json3, params, message) {
+function handleUnrepresentable(schema, ctx, json4, params, message) {
   const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
   if (result === "any")
     return false;
   if (result === void 0 || result === "throw")
     throw new Error(message);
-  Object.assign(json3, result);
+  Object.assign(json4, result);
   return true;
 }
 function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
@@ -15371,12 +15371,12 @@ function foldObjects(members2) {
   }
   return folded;
 }
-function foldIntersection(json3) {
-  const allOf = json3.allOf;
+function foldIntersection(json4) {
+  const allOf = json4.allOf;
   if (!Array.isArray(allOf) || allOf.length < 2)
     return;
   for (const key of FOLDABLE_KEYS)
-    if (key in json3)
+    if (key in json4)
       return;
   const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
   let folded = null;
@@ -15395,8 +15395,8 @@ function foldIntersection(json3) {
   }
   if (!folded)
     return;
-  delete json3.allOf;
-  assignProps(json3, folded);
+  delete json4.allOf;
+  assignProps(json4, folded);
 }
 function finalize(ctx, schema) {
   const root = ctx.seen.get(schema);
@@ -15478,20 +15478,20 @@ function finalize(ctx, schema) {
     if (ctx.intersections.length) {
       const carriers = /* @__PURE__ */ new Map();
       for (const seen of ctx.seen.values()) {
-        for (const json3 of [seen.schema, seen.def]) {
-          const allOf = json3?.allOf;
+        for (const json4 of [seen.schema, seen.def]) {
+          const allOf = json4?.allOf;
           if (!Array.isArray(allOf))
             continue;
           const existing = carriers.get(allOf);
           if (existing)
-            existing.push(json3);
+            existing.push(json4);
           else
-            carriers.set(allOf, [json3]);
+            carriers.set(allOf, [json4]);
         }
       }
       for (const allOf of ctx.intersections) {
-        for (const json3 of carriers.get(allOf) ?? [])
-          foldIntersection(json3);
+        for (const json4 of carriers.get(allOf) ?? [])
+          foldIntersection(json4);
       }
     }
   }
@@ -15671,31 +15671,31 @@ function inputOptin(schema) {
   }
   return schema._zod.optin;
 }
-function stringifyKeyNames(bySchema2, json3, visited) {
-  if (json3.$ref) {
-    if (visited.has(json3))
-      return json3;
-    visited.add(json3);
-    const def = bySchema2.get(json3)?.def;
+function stringifyKeyNames(bySchema2, json4, visited) {
+  if (json4.$ref) {
+    if (visited.has(json4))
+      return json4;
+    visited.add(json4);
+    const def = bySchema2.get(json4)?.def;
     if (!def)
-      return json3;
+      return json4;
     const inlined = stringifyKeyNames(bySchema2, def, visited);
-    return inlined === def ? json3 : inlined;
+    return inlined === def ? json4 : inlined;
   }
   for (const keyword of ["anyOf", "oneOf"]) {
-    const branches = json3[keyword];
+    const branches = json4[keyword];
     if (!Array.isArray(branches))
       continue;
     const mapped = branches.map((branch) => stringifyKeyNames(bySchema2, branch, visited));
     if (mapped.some((branch, i) => branch !== branches[i]))
-      json3 = { ...json3, [keyword]: mapped };
+      json4 = { ...json4, [keyword]: mapped };
   }
-  const types = Array.isArray(json3.type) ? json3.type : [json3.type];
+  const types = Array.isArray(json4.type) ? json4.type : [json4.type];
   const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
-  const values = json3.enum ?? (json3.const !== void 0 ? [json3.const] : void 0);
+  const values = json4.enum ?? (json4.const !== void 0 ? [json4.const] : void 0);
   if (!numericType && !values?.some((v) => typeof v === "number"))
-    return json3;
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json3;
+    return json4;
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json4;
   if (rest.enum)
     rest.enum = rest.enum.map((v) => typeof v === "number" ? String(v) : v);
   else if (typeof rest.const === "number")
@@ -15733,7 +15733,7 @@ function rewriteKeyNames(ctx) {
     }
   }
 }
-function serializeDefaultValue(value, schema, ctx, json3, params) {
+function serializeDefaultValue(value, schema, ctx, json4, params) {
   let unrepresentable = false;
   const serialized = JSON.stringify(value, (_, val) => {
     if (typeof val !== "bigint")
@@ -15743,7 +15743,7 @@ function serializeDefaultValue(value, schema, ctx, json3, params) {
   });
   if (!unrepresentable)
     return JSON.parse(serialized);
-  handleUnrepresentable(schema, ctx, json3, params, "BigInt defaults cannot be represented in JSON Schema");
+  handleUnrepresentable(schema, ctx, json4, params, "BigInt defaults cannot be represented in JSON Schema");
   return UNREPRESENTABLE_DEFAULT;
 }
 function toJSONSchema(input2, params) {
@@ -15861,29 +15861,29 @@ var init_json_schema_processors = __esm({
     ]);
     exactPattern = (p) => exactPatterns.get(p) ?? p;
     stringProcessor = (schema, ctx, _json, _params) => {
-      const json3 = _json;
-      json3.type = "string";
+      const json4 = _json;
+      json4.type = "string";
       const { minimum, maximum, format, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
       if (typeof minimum === "number")
-        json3.minLength = minimum;
+        json4.minLength = minimum;
       if (typeof maximum === "number")
-        json3.maxLength = maximum;
+        json4.maxLength = maximum;
       if (format) {
-        json3.format = formatMap[format] ?? format;
-        if (json3.format === "")
-          delete json3.format;
+        json4.format = formatMap[format] ?? format;
+        if (json4.format === "")
+          delete json4.format;
         if (format === "time" || laxFormat) {
-          delete json3.format;
+          delete json4.format;
         }
       }
       if (contentEncoding)
-        json3.contentEncoding = contentEncoding;
+        json4.contentEncoding = contentEncoding;
       if (patterns && patterns.size > 0) {
         const patternList = [...patterns].map(exactPattern);
         if (patternList.length === 1)
-          json3.pattern = patternList[0].source;
+          json4.pattern = patternList[0].source;
         else if (patternList.length > 1) {
-          json3.allOf = [
+          json4.allOf = [
             ...patternList.map((regex2) => ({
               ...ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0" ? { type: "string" } : {},
               pattern: regex2.source
@@ -15893,31 +15893,31 @@ var init_json_schema_processors = __esm({
       }
     };
     numberProcessor = (schema, ctx, _json, params) => {
-      const json3 = _json;
+      const json4 = _json;
       const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
-      json3.type = isInt ? "integer" : "number";
+      json4.type = isInt ? "integer" : "number";
       const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= (minimum ?? Number.NEGATIVE_INFINITY);
       const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= (maximum ?? Number.POSITIVE_INFINITY);
       const legacy = ctx.target === "draft-04" || ctx.target === "openapi-3.0";
       if (exMin) {
         if (legacy) {
-          json3.minimum = exclusiveMinimum;
-          json3.exclusiveMinimum = true;
+          json4.minimum = exclusiveMinimum;
+          json4.exclusiveMinimum = true;
         } else {
-          json3.exclusiveMinimum = exclusiveMinimum;
+          json4.exclusiveMinimum = exclusiveMinimum;
         }
       } else if (typeof minimum === "number") {
-        json3.minimum = minimum;
+        json4.minimum = minimum;
       }
       if (exMax) {
         if (legacy) {
-          json3.maximum = exclusiveMaximum;
-          json3.exclusiveMaximum = true;
+          json4.maximum = exclusiveMaximum;
+          json4.exclusiveMaximum = true;
         } else {
-          json3.exclusiveMaximum = exclusiveMaximum;
+          json4.exclusiveMaximum = exclusiveMaximum;
         }
       } else if (typeof maximum === "number") {
-        json3.maximum = maximum;
+        json4.maximum = maximum;
       }
       if (multipleOf) {
         const divisors = /* @__PURE__ */ new Set();
@@ -15925,75 +15925,75 @@ var init_json_schema_processors = __esm({
           if (Number.isFinite(divisor) && divisor !== 0)
             divisors.add(Math.abs(divisor));
           else
-            handleUnrepresentable(schema, ctx, json3, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
+            handleUnrepresentable(schema, ctx, json4, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
         }
         const [first, ...rest] = divisors;
         if (first !== void 0)
-          json3.multipleOf = first;
+          json4.multipleOf = first;
         if (rest.length)
-          json3.allOf = [...json3.allOf ?? [], ...rest.map((m) => ({ multipleOf: m }))];
+          json4.allOf = [...json4.allOf ?? [], ...rest.map((m) => ({ multipleOf: m }))];
       }
     };
-    booleanProcessor = (_schema, _ctx, json3, _params) => {
-      json3.type = "boolean";
+    booleanProcessor = (_schema, _ctx, json4, _params) => {
+      json4.type = "boolean";
     };
-    bigintProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "BigInt cannot be represented in JSON Schema");
+    bigintProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "BigInt cannot be represented in JSON Schema");
     };
-    symbolProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Symbols cannot be represented in JSON Schema");
+    symbolProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Symbols cannot be represented in JSON Schema");
     };
-    nullProcessor = (_schema, ctx, json3, _params) => {
+    nullProcessor = (_schema, ctx, json4, _params) => {
       if (ctx.target === "openapi-3.0") {
-        json3.type = "string";
-        json3.nullable = true;
-        json3.enum = [null];
+        json4.type = "string";
+        json4.nullable = true;
+        json4.enum = [null];
       } else {
-        json3.type = "null";
+        json4.type = "null";
       }
     };
-    undefinedProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Undefined cannot be represented in JSON Schema");
+    undefinedProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Undefined cannot be represented in JSON Schema");
     };
-    voidProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Void cannot be represented in JSON Schema");
+    voidProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Void cannot be represented in JSON Schema");
     };
-    neverProcessor = (_schema, _ctx, json3, _params) => {
-      json3.not = {};
+    neverProcessor = (_schema, _ctx, json4, _params) => {
+      json4.not = {};
     };
     anyProcessor = (_schema, _ctx, _json, _params) => {
     };
     unknownProcessor = (_schema, _ctx, _json, _params) => {
     };
-    dateProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Date cannot be represented in JSON Schema");
+    dateProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Date cannot be represented in JSON Schema");
     };
-    enumProcessor = (schema, _ctx, json3, _params) => {
+    enumProcessor = (schema, _ctx, json4, _params) => {
       const def = schema._zod.def;
       const values = getEnumValues(def.entries);
       if (values.length === 0) {
-        json3.not = {};
+        json4.not = {};
         return;
       }
       if (values.every((v) => typeof v === "number"))
-        json3.type = "number";
+        json4.type = "number";
       if (values.every((v) => typeof v === "string"))
-        json3.type = "string";
-      json3.enum = values;
+        json4.type = "string";
+      json4.enum = values;
     };
-    literalProcessor = (schema, ctx, json3, params) => {
+    literalProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       if (def.values.length === 0) {
-        json3.not = {};
+        json4.not = {};
         return;
       }
       const vals = [];
       for (const val of def.values) {
         if (val === void 0) {
-          if (handleUnrepresentable(schema, ctx, json3, params, "Literal `undefined` cannot be represented in JSON Schema"))
+          if (handleUnrepresentable(schema, ctx, json4, params, "Literal `undefined` cannot be represented in JSON Schema"))
             return;
         } else if (typeof val === "bigint") {
-          if (handleUnrepresentable(schema, ctx, json3, params, "BigInt literals cannot be represented in JSON Schema"))
+          if (handleUnrepresentable(schema, ctx, json4, params, "BigInt literals cannot be represented in JSON Schema"))
             return;
           vals.push(Number(val));
         } else {
@@ -16003,37 +16003,37 @@ var init_json_schema_processors = __esm({
       if (vals.length === 0) {
       } else if (vals.length === 1) {
         const val = vals[0];
-        json3.type = val === null ? "null" : typeof val;
+        json4.type = val === null ? "null" : typeof val;
         if (ctx.target === "draft-04" || ctx.target === "openapi-3.0") {
-          json3.enum = [val];
+          json4.enum = [val];
         } else {
-          json3.const = val;
+          json4.const = val;
         }
       } else {
         if (vals.every((v) => typeof v === "number"))
-          json3.type = "number";
+          json4.type = "number";
         if (vals.every((v) => typeof v === "string"))
-          json3.type = "string";
+          json4.type = "string";
         if (vals.every((v) => typeof v === "boolean"))
-          json3.type = "boolean";
+          json4.type = "boolean";
         if (vals.every((v) => v === null))
-          json3.type = "null";
-        json3.enum = vals;
+          json4.type = "null";
+        json4.enum = vals;
       }
     };
-    nanProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "NaN cannot be represented in JSON Schema");
+    nanProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "NaN cannot be represented in JSON Schema");
     };
-    templateLiteralProcessor = (schema, _ctx, json3, _params) => {
-      const _json = json3;
+    templateLiteralProcessor = (schema, _ctx, json4, _params) => {
+      const _json = json4;
       const pattern = schema._zod.pattern;
       if (!pattern)
         throw new Error("Pattern not found in template literal");
       _json.type = "string";
       _json.pattern = pattern.source;
     };
-    fileProcessor = (schema, _ctx, json3, _params) => {
-      const _json = json3;
+    fileProcessor = (schema, _ctx, json4, _params) => {
+      const _json = json4;
       _json.type = "string";
       _json.format = "binary";
       _json.contentEncoding = "binary";
@@ -16051,50 +16051,50 @@ var init_json_schema_processors = __esm({
       else
         _json.anyOf = mime.map((m) => ({ contentMediaType: m }));
     };
-    successProcessor = (_schema, _ctx, json3, _params) => {
-      json3.type = "boolean";
+    successProcessor = (_schema, _ctx, json4, _params) => {
+      json4.type = "boolean";
     };
-    customProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Custom types cannot be represented in JSON Schema");
+    customProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Custom types cannot be represented in JSON Schema");
     };
-    functionProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Function types cannot be represented in JSON Schema");
+    functionProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Function types cannot be represented in JSON Schema");
     };
-    transformProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Transforms cannot be represented in JSON Schema");
+    transformProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Transforms cannot be represented in JSON Schema");
     };
-    mapProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Map cannot be represented in JSON Schema");
+    mapProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Map cannot be represented in JSON Schema");
     };
-    setProcessor = (schema, ctx, json3, params) => {
-      handleUnrepresentable(schema, ctx, json3, params, "Set cannot be represented in JSON Schema");
+    setProcessor = (schema, ctx, json4, params) => {
+      handleUnrepresentable(schema, ctx, json4, params, "Set cannot be represented in JSON Schema");
     };
     arrayProcessor = (schema, ctx, _json, params) => {
-      const json3 = _json;
+      const json4 = _json;
       const def = schema._zod.def;
       const { minimum, maximum } = aggregateChecks(schema);
       if (typeof minimum === "number")
-        json3.minItems = minimum;
+        json4.minItems = minimum;
       if (typeof maximum === "number")
-        json3.maxItems = maximum;
-      json3.type = "array";
-      json3.items = processSchema(def.element, ctx, {
+        json4.maxItems = maximum;
+      json4.type = "array";
+      json4.items = processSchema(def.element, ctx, {
         ...params,
         path: [...params.path, "items"]
       });
     };
     objectProcessor = (schema, ctx, _json, params) => {
-      const json3 = _json;
+      const json4 = _json;
       const def = schema._zod.def;
       const shape = def.shape;
       const symbolKeys = Object.getOwnPropertySymbols(shape);
-      if (symbolKeys.length && handleUnrepresentable(schema, ctx, json3, params, "Symbol keys cannot be represented in JSON Schema")) {
+      if (symbolKeys.length && handleUnrepresentable(schema, ctx, json4, params, "Symbol keys cannot be represented in JSON Schema")) {
         return;
       }
-      json3.type = "object";
-      json3.properties = {};
+      json4.type = "object";
+      json4.properties = {};
       for (const key in shape) {
-        assignProp(json3.properties, key, processSchema(shape[key], ctx, {
+        assignProp(json4.properties, key, processSchema(shape[key], ctx, {
           ...params,
           path: [...params.path, "properties", key]
         }));
@@ -16107,21 +16107,21 @@ var init_json_schema_processors = __esm({
         }
       }
       if (requiredKeys.length > 0) {
-        json3.required = requiredKeys;
+        json4.required = requiredKeys;
       }
       if (def.catchall?._zod.def.type === "never") {
-        json3.additionalProperties = false;
+        json4.additionalProperties = false;
       } else if (!def.catchall) {
         if (ctx.io === "output")
-          json3.additionalProperties = false;
+          json4.additionalProperties = false;
       } else if (def.catchall) {
-        json3.additionalProperties = processSchema(def.catchall, ctx, {
+        json4.additionalProperties = processSchema(def.catchall, ctx, {
           ...params,
           path: [...params.path, "additionalProperties"]
         });
       }
     };
-    unionProcessor = (schema, ctx, json3, params) => {
+    unionProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       const isExclusive = def.inclusive === false;
       const options = def.options.map((x, i) => processSchema(x, ctx, {
@@ -16129,12 +16129,12 @@ var init_json_schema_processors = __esm({
         path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
       }));
       if (isExclusive) {
-        json3.oneOf = options;
+        json4.oneOf = options;
       } else {
-        json3.anyOf = options;
+        json4.anyOf = options;
       }
     };
-    intersectionProcessor = (schema, ctx, json3, params) => {
+    intersectionProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       const a = processSchema(def.left, ctx, {
         ...params,
@@ -16149,13 +16149,13 @@ var init_json_schema_processors = __esm({
         ...isSimpleIntersection(a) ? a.allOf : [a],
         ...isSimpleIntersection(b2) ? b2.allOf : [b2]
       ];
-      json3.allOf = allOf;
+      json4.allOf = allOf;
       ctx.intersections.push(allOf);
     };
     tupleProcessor = (schema, ctx, _json, params) => {
-      const json3 = _json;
+      const json4 = _json;
       const def = schema._zod.def;
-      json3.type = "array";
+      json4.type = "array";
       const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
       const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
       const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
@@ -16177,50 +16177,50 @@ var init_json_schema_processors = __esm({
       const maxItems = def.items.length;
       const isClosed = !def.rest;
       if (ctx.target === "draft-2020-12") {
-        json3.prefixItems = prefixItems;
+        json4.prefixItems = prefixItems;
         if (isClosed) {
-          json3.items = false;
+          json4.items = false;
         } else if (rest) {
-          json3.items = rest;
+          json4.items = rest;
         }
         if (minItems > 0)
-          json3.minItems = minItems;
+          json4.minItems = minItems;
         if (isClosed)
-          json3.maxItems = maxItems;
+          json4.maxItems = maxItems;
       } else if (ctx.target === "openapi-3.0") {
-        json3.items = {
+        json4.items = {
           anyOf: prefixItems
         };
         if (rest) {
-          json3.items.anyOf.push(rest);
+          json4.items.anyOf.push(rest);
         }
         if (minItems > 0)
-          json3.minItems = minItems;
+          json4.minItems = minItems;
         if (isClosed)
-          json3.maxItems = maxItems;
+          json4.maxItems = maxItems;
       } else {
-        json3.items = prefixItems;
+        json4.items = prefixItems;
         if (isClosed) {
-          json3.additionalItems = false;
+          json4.additionalItems = false;
         } else if (rest) {
-          json3.additionalItems = rest;
+          json4.additionalItems = rest;
         }
         if (minItems > 0)
-          json3.minItems = minItems;
+          json4.minItems = minItems;
         if (isClosed)
-          json3.maxItems = maxItems;
+          json4.maxItems = maxItems;
       }
       const { minimum, maximum } = aggregateChecks(schema);
       if (typeof minimum === "number")
-        json3.minItems = minimum;
+        json4.minItems = minimum;
       if (typeof maximum === "number")
-        json3.maxItems = maximum;
+        json4.maxItems = maximum;
     };
     pendingRecords = /* @__PURE__ */ new WeakMap();
     recordProcessor = (schema, ctx, _json, params) => {
-      const json3 = _json;
+      const json4 = _json;
       const def = schema._zod.def;
-      json3.type = "object";
+      json4.type = "object";
       const keyType = def.keyType;
       const patterns = aggregateChecks(keyType).patterns;
       if (def.mode === "loose" && patterns && patterns.size > 0) {
@@ -16228,13 +16228,13 @@ var init_json_schema_processors = __esm({
           ...params,
           path: [...params.path, "patternProperties", "*"]
         });
-        json3.patternProperties = {};
+        json4.patternProperties = {};
         for (const pattern of patterns) {
-          assignProp(json3.patternProperties, exactPattern(pattern).source, valueSchema);
+          assignProp(json4.patternProperties, exactPattern(pattern).source, valueSchema);
         }
       } else {
         if (ctx.target === "draft-07" || ctx.target === "draft-2020-12") {
-          json3.propertyNames = processSchema(def.keyType, ctx, {
+          json4.propertyNames = processSchema(def.keyType, ctx, {
             ...params,
             path: [...params.path, "propertyNames"]
           });
@@ -16246,7 +16246,7 @@ var init_json_schema_processors = __esm({
           }
           pending.push(schema);
         }
-        json3.additionalProperties = processSchema(def.valueType, ctx, {
+        json4.additionalProperties = processSchema(def.valueType, ctx, {
           ...params,
           path: [...params.path, "additionalProperties"]
         });
@@ -16256,19 +16256,19 @@ var init_json_schema_processors = __esm({
       if (keyValues && !def.partial && !omittableOnInput) {
         const validKeyValues = [...keyValues].filter((v) => typeof v === "string" || typeof v === "number");
         if (validKeyValues.length > 0) {
-          json3.required = validKeyValues.map(String);
+          json4.required = validKeyValues.map(String);
         }
       }
     };
-    nullableProcessor = (schema, ctx, json3, params) => {
+    nullableProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       const inner = processSchema(def.innerType, ctx, params);
       const seen = ctx.seen.get(schema);
       if (ctx.target === "openapi-3.0") {
         seen.ref = def.innerType;
-        json3.nullable = true;
+        json4.nullable = true;
       } else {
-        json3.anyOf = [inner, { type: "null" }];
+        json4.anyOf = [inner, { type: "null" }];
       }
     };
     nonoptionalProcessor = (schema, ctx, _json, params) => {
@@ -16278,27 +16278,27 @@ var init_json_schema_processors = __esm({
       seen.ref = def.innerType;
     };
     UNREPRESENTABLE_DEFAULT = /* @__PURE__ */ Symbol();
-    defaultProcessor = (schema, ctx, json3, params) => {
+    defaultProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       processSchema(def.innerType, ctx, params);
       const seen = ctx.seen.get(schema);
       seen.ref = def.innerType;
-      const value = serializeDefaultValue(def.defaultValue, schema, ctx, json3, params);
+      const value = serializeDefaultValue(def.defaultValue, schema, ctx, json4, params);
       if (value !== UNREPRESENTABLE_DEFAULT)
-        json3.default = value;
+        json4.default = value;
     };
-    prefaultProcessor = (schema, ctx, json3, params) => {
+    prefaultProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       processSchema(def.innerType, ctx, params);
       const seen = ctx.seen.get(schema);
       seen.ref = def.innerType;
       if (ctx.io !== "input")
         return;
-      const value = serializeDefaultValue(def.defaultValue, schema, ctx, json3, params);
+      const value = serializeDefaultValue(def.defaultValue, schema, ctx, json4, params);
       if (value !== UNREPRESENTABLE_DEFAULT)
-        json3._prefault = value;
+        json4._prefault = value;
     };
-    catchProcessor = (schema, ctx, json3, params) => {
+    catchProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       processSchema(def.innerType, ctx, params);
       const seen = ctx.seen.get(schema);
@@ -16307,10 +16307,10 @@ var init_json_schema_processors = __esm({
       try {
         catchValue = def.catchValue(void 0);
       } catch {
-        handleUnrepresentable(schema, ctx, json3, params, "Dynamic catch values are not supported in JSON Schema");
+        handleUnrepresentable(schema, ctx, json4, params, "Dynamic catch values are not supported in JSON Schema");
         return;
       }
-      json3.default = catchValue;
+      json4.default = catchValue;
     };
     pipeProcessor = (schema, ctx, _json, params) => {
       const def = schema._zod.def;
@@ -16320,12 +16320,12 @@ var init_json_schema_processors = __esm({
       const seen = ctx.seen.get(schema);
       seen.ref = innerType;
     };
-    readonlyProcessor = (schema, ctx, json3, params) => {
+    readonlyProcessor = (schema, ctx, json4, params) => {
       const def = schema._zod.def;
       processSchema(def.innerType, ctx, params);
       const seen = ctx.seen.get(schema);
       seen.ref = def.innerType;
-      json3.readOnly = true;
+      json4.readOnly = true;
     };
     promiseProcessor = (schema, ctx, _json, params) => {
       const def = schema._zod.def;
@@ -17800,7 +17800,7 @@ var init_schemas2 = __esm({
       (inst, def) => {
         $ZodString.init(inst, def);
         ZodType.init(inst, def);
-        inst._zod.processJSONSchema = (ctx, json3, params) => stringProcessor(inst, ctx, json3, params);
+        inst._zod.processJSONSchema = (ctx, json4, params) => stringProcessor(inst, ctx, json4, params);
       },
       /* @__PURE__ */ util_exports.derived({
         format: (inst) => aggregateChecks(inst).format ?? null,
@@ -18054,7 +18054,7 @@ var init_schemas2 = __esm({
       (inst, def) => {
         $ZodNumber.init(inst, def);
         ZodType.init(inst, def);
-        inst._zod.processJSONSchema = (ctx, json3, params) => numberProcessor(inst, ctx, json3, params);
+        inst._zod.processJSONSchema = (ctx, json4, params) => numberProcessor(inst, ctx, json4, params);
         inst.isFinite = true;
       },
       /* @__PURE__ */ util_exports.derived({
@@ -18126,14 +18126,14 @@ var init_schemas2 = __esm({
     ZodBoolean = /* @__PURE__ */ $constructor("ZodBoolean", (inst, def) => {
       $ZodBoolean.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => booleanProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => booleanProcessor(inst, ctx, json4, params);
     });
     ZodBigInt = /* @__PURE__ */ $constructor(
       "ZodBigInt",
       (inst, def) => {
         $ZodBigInt.init(inst, def);
         ZodType.init(inst, def);
-        inst._zod.processJSONSchema = (ctx, json3, params) => bigintProcessor(inst, ctx, json3, params);
+        inst._zod.processJSONSchema = (ctx, json4, params) => bigintProcessor(inst, ctx, json4, params);
       },
       /* @__PURE__ */ util_exports.derived({
         minValue: (inst) => aggregateChecks(inst).minimum ?? null,
@@ -18182,44 +18182,44 @@ var init_schemas2 = __esm({
     ZodSymbol = /* @__PURE__ */ $constructor("ZodSymbol", (inst, def) => {
       $ZodSymbol.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => symbolProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => symbolProcessor(inst, ctx, json4, params);
     });
     ZodUndefined = /* @__PURE__ */ $constructor("ZodUndefined", (inst, def) => {
       $ZodUndefined.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => undefinedProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => undefinedProcessor(inst, ctx, json4, params);
     });
     ZodNull = /* @__PURE__ */ $constructor("ZodNull", (inst, def) => {
       $ZodNull.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => nullProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => nullProcessor(inst, ctx, json4, params);
     });
     ZodAny = /* @__PURE__ */ $constructor("ZodAny", (inst, def) => {
       $ZodAny.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => anyProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => anyProcessor(inst, ctx, json4, params);
     });
     ZodUnknown = /* @__PURE__ */ $constructor("ZodUnknown", (inst, def) => {
       $ZodUnknown.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => unknownProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => unknownProcessor(inst, ctx, json4, params);
     });
     ZodNever = /* @__PURE__ */ $constructor("ZodNever", (inst, def) => {
       $ZodNever.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => neverProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => neverProcessor(inst, ctx, json4, params);
     });
     ZodVoid = /* @__PURE__ */ $constructor("ZodVoid", (inst, def) => {
       $ZodVoid.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => voidProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => voidProcessor(inst, ctx, json4, params);
     });
     ZodDate = /* @__PURE__ */ $constructor(
       "ZodDate",
       (inst, def) => {
         $ZodDate.init(inst, def);
         ZodType.init(inst, def);
-        inst._zod.processJSONSchema = (ctx, json3, params) => dateProcessor(inst, ctx, json3, params);
+        inst._zod.processJSONSchema = (ctx, json4, params) => dateProcessor(inst, ctx, json4, params);
         inst.min = (value, params) => inst.check(_gte(value, params));
         inst.max = (value, params) => inst.check(_lte(value, params));
       },
@@ -18238,7 +18238,7 @@ var init_schemas2 = __esm({
       _ensureDefaultMemoizer();
       $ZodArray.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => arrayProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => arrayProcessor(inst, ctx, json4, params);
       inst.element = def.element;
     }, {
       min(n, params) {
@@ -18261,7 +18261,7 @@ var init_schemas2 = __esm({
       _ensureDefaultMemoizer();
       $ZodObjectJIT.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => objectProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => objectProcessor(inst, ctx, json4, params);
       util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
     }, {
       keyof() {
@@ -18310,13 +18310,13 @@ var init_schemas2 = __esm({
     ZodUnion = /* @__PURE__ */ $constructor("ZodUnion", (inst, def) => {
       $ZodUnion.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => unionProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => unionProcessor(inst, ctx, json4, params);
       inst.options = def.options;
     });
     ZodXor = /* @__PURE__ */ $constructor("ZodXor", (inst, def) => {
       ZodUnion.init(inst, def);
       $ZodXor.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => unionProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => unionProcessor(inst, ctx, json4, params);
       inst.options = def.options;
     });
     ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("ZodDiscriminatedUnion", (inst, def) => {
@@ -18326,13 +18326,13 @@ var init_schemas2 = __esm({
     ZodIntersection = /* @__PURE__ */ $constructor("ZodIntersection", (inst, def) => {
       $ZodIntersection.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => intersectionProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => intersectionProcessor(inst, ctx, json4, params);
     });
     ZodTuple = /* @__PURE__ */ $constructor("ZodTuple", (inst, def) => {
       _ensureDefaultMemoizer();
       $ZodTuple.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => tupleProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => tupleProcessor(inst, ctx, json4, params);
     }, {
       rest(rest) {
         return this.clone({
@@ -18354,7 +18354,7 @@ var init_schemas2 = __esm({
       _ensureDefaultMemoizer();
       $ZodRecord.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => recordProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => recordProcessor(inst, ctx, json4, params);
       inst.keyType = def.keyType;
       inst.valueType = def.valueType;
     });
@@ -18362,7 +18362,7 @@ var init_schemas2 = __esm({
       _ensureDefaultMemoizer();
       $ZodMap.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => mapProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => mapProcessor(inst, ctx, json4, params);
       inst.keyType = def.keyType;
       inst.valueType = def.valueType;
       inst.min = (...args) => inst.check(_minSize(...args));
@@ -18374,7 +18374,7 @@ var init_schemas2 = __esm({
       _ensureDefaultMemoizer();
       $ZodSet.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => setProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => setProcessor(inst, ctx, json4, params);
       inst.min = (...args) => inst.check(_minSize(...args));
       inst.nonempty = (params) => inst.check(_minSize(1, params));
       inst.max = (...args) => inst.check(_maxSize(...args));
@@ -18383,7 +18383,7 @@ var init_schemas2 = __esm({
     ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
       $ZodEnum.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => enumProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => enumProcessor(inst, ctx, json4, params);
       inst.enum = def.entries;
       inst.options = [...inst._zod.values];
       const keys = new Set(Object.keys(def.entries));
@@ -18421,7 +18421,7 @@ var init_schemas2 = __esm({
     ZodLiteral = /* @__PURE__ */ $constructor("ZodLiteral", (inst, def) => {
       $ZodLiteral.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => literalProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => literalProcessor(inst, ctx, json4, params);
       inst.values = new Set(def.values);
       Object.defineProperty(inst, "value", {
         get() {
@@ -18435,7 +18435,7 @@ var init_schemas2 = __esm({
     ZodFile = /* @__PURE__ */ $constructor("ZodFile", (inst, def) => {
       $ZodFile.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => fileProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => fileProcessor(inst, ctx, json4, params);
       inst.min = (size, params) => inst.check(_minSize(size, params));
       inst.max = (size, params) => inst.check(_maxSize(size, params));
       inst.mime = (types, params) => inst.check(_mime(Array.isArray(types) ? types : [types], params));
@@ -18444,7 +18444,7 @@ var init_schemas2 = __esm({
       _ensureDefaultMemoizer();
       $ZodTransform.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => transformProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => transformProcessor(inst, ctx, json4, params);
       inst._zod.parse = (payload, _ctx) => {
         if (_ctx.direction === "backward") {
           throw new $ZodEncodeError(inst.constructor.name);
@@ -18477,62 +18477,62 @@ var init_schemas2 = __esm({
     ZodOptional = /* @__PURE__ */ $constructor("ZodOptional", (inst, def) => {
       $ZodOptional.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => optionalProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => optionalProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodExactOptional = /* @__PURE__ */ $constructor("ZodExactOptional", (inst, def) => {
       $ZodExactOptional.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => optionalProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => optionalProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodNullable = /* @__PURE__ */ $constructor("ZodNullable", (inst, def) => {
       $ZodNullable.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => nullableProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => nullableProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodDefault = /* @__PURE__ */ $constructor("ZodDefault", (inst, def) => {
       $ZodDefault.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => defaultProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => defaultProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
       inst.removeDefault = inst.unwrap;
     });
     ZodPrefault = /* @__PURE__ */ $constructor("ZodPrefault", (inst, def) => {
       $ZodPrefault.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => prefaultProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => prefaultProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodNonOptional = /* @__PURE__ */ $constructor("ZodNonOptional", (inst, def) => {
       $ZodNonOptional.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => nonoptionalProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => nonoptionalProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodSuccess = /* @__PURE__ */ $constructor("ZodSuccess", (inst, def) => {
       $ZodSuccess.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => successProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => successProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodCatch = /* @__PURE__ */ $constructor("ZodCatch", (inst, def) => {
       $ZodCatch.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => catchProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => catchProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
       inst.removeCatch = inst.unwrap;
     });
     ZodNaN = /* @__PURE__ */ $constructor("ZodNaN", (inst, def) => {
       $ZodNaN.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => nanProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => nanProcessor(inst, ctx, json4, params);
     });
     ZodPipe = /* @__PURE__ */ $constructor("ZodPipe", (inst, def) => {
       $ZodPipe.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => pipeProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => pipeProcessor(inst, ctx, json4, params);
       inst.in = def.in;
       inst.out = def.out;
     });
@@ -18547,35 +18547,35 @@ var init_schemas2 = __esm({
     ZodReadonly = /* @__PURE__ */ $constructor("ZodReadonly", (inst, def) => {
       $ZodReadonly.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => readonlyProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => readonlyProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodTemplateLiteral = /* @__PURE__ */ $constructor("ZodTemplateLiteral", (inst, def) => {
       $ZodTemplateLiteral.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => templateLiteralProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => templateLiteralProcessor(inst, ctx, json4, params);
     });
     ZodLazy = /* @__PURE__ */ $constructor("ZodLazy", (inst, def) => {
       $ZodLazy.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => lazyProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => lazyProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.getter();
     });
     ZodPromise = /* @__PURE__ */ $constructor("ZodPromise", (inst, def) => {
       $ZodPromise.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => promiseProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => promiseProcessor(inst, ctx, json4, params);
       inst.unwrap = () => inst._zod.def.innerType;
     });
     ZodFunction = /* @__PURE__ */ $constructor("ZodFunction", (inst, def) => {
       $ZodFunction.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => functionProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => functionProcessor(inst, ctx, json4, params);
     });
     ZodCustom = /* @__PURE__ */ $constructor("ZodCustom", (inst, def) => {
       $ZodCustom.init(inst, def);
       ZodType.init(inst, def);
-      inst._zod.processJSONSchema = (ctx, json3, params) => customProcessor(inst, ctx, json3, params);
+      inst._zod.processJSONSchema = (ctx, json4, params) => customProcessor(inst, ctx, json4, params);
     });
     describe2 = describe;
     meta2 = meta;
@@ -20622,10 +20622,10 @@ var require_utils = __commonJS({
       REGEX_SPECIAL_CHARS_GLOBAL
     } = require_constants();
     exports.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
-    exports.hasRegexChars = (str6) => REGEX_SPECIAL_CHARS.test(str6);
-    exports.isRegexChar = (str6) => str6.length === 1 && exports.hasRegexChars(str6);
-    exports.escapeRegex = (str6) => str6.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
-    exports.toPosixSlashes = (str6) => str6.replace(REGEX_BACKSLASH, "/");
+    exports.hasRegexChars = (str7) => REGEX_SPECIAL_CHARS.test(str7);
+    exports.isRegexChar = (str7) => str7.length === 1 && exports.hasRegexChars(str7);
+    exports.escapeRegex = (str7) => str7.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports.toPosixSlashes = (str7) => str7.replace(REGEX_BACKSLASH, "/");
     exports.isWindows = () => {
       if (typeof navigator !== "undefined" && navigator.platform) {
         const platform = navigator.platform.toLowerCase();
@@ -20636,8 +20636,8 @@ var require_utils = __commonJS({
       }
       return false;
     };
-    exports.removeBackslashes = (str6) => {
-      return str6.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+    exports.removeBackslashes = (str7) => {
+      return str7.replace(REGEX_REMOVE_BACKSLASH, (match) => {
         return match === "\\" ? "" : match;
       });
     };
@@ -20727,7 +20727,7 @@ var require_scan = __commonJS({
       const slashes = [];
       const tokens = [];
       const parts = [];
-      let str6 = input2;
+      let str7 = input2;
       let index = -1;
       let start = 0;
       let lastIndex2 = 0;
@@ -20746,10 +20746,10 @@ var require_scan = __commonJS({
       let code;
       let token = { value: "", depth: 0, isGlob: false };
       const eos = () => index >= length;
-      const peek = () => str6.charCodeAt(index + 1);
+      const peek = () => str7.charCodeAt(index + 1);
       const advance = () => {
         prev = code;
-        return str6.charCodeAt(++index);
+        return str7.charCodeAt(++index);
       };
       while (index < length) {
         code = advance();
@@ -20926,24 +20926,24 @@ var require_scan = __commonJS({
         isExtglob = false;
         isGlob = false;
       }
-      let base = str6;
+      let base = str7;
       let prefix2 = "";
       let glob = "";
       if (start > 0) {
-        prefix2 = str6.slice(0, start);
-        str6 = str6.slice(start);
+        prefix2 = str7.slice(0, start);
+        str7 = str7.slice(start);
         lastIndex2 -= start;
       }
       if (base && isGlob === true && lastIndex2 > 0) {
-        base = str6.slice(0, lastIndex2);
-        glob = str6.slice(lastIndex2);
+        base = str7.slice(0, lastIndex2);
+        glob = str7.slice(lastIndex2);
       } else if (isGlob === true) {
         base = "";
-        glob = str6;
+        glob = str7;
       } else {
-        base = str6;
+        base = str7;
       }
-      if (base && base !== "" && base !== "/" && base !== str6) {
+      if (base && base !== "" && base !== "/" && base !== str7) {
         if (isPathSeparator(base.charCodeAt(base.length - 1))) {
           base = base.slice(0, -1);
         }
@@ -21990,8 +21990,8 @@ var require_parse = __commonJS({
         if (opts2.noglobstar === true) return star;
         return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
       };
-      const create = (str6) => {
-        switch (str6) {
+      const create = (str7) => {
+        switch (str7) {
           case "*":
             return `${nodot}${ONE_CHAR}${star}`;
           case ".*":
@@ -22009,7 +22009,7 @@ var require_parse = __commonJS({
           case "**/.*":
             return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
           default: {
-            const match = /^(.*?)\.(\w+)$/.exec(str6);
+            const match = /^(.*?)\.(\w+)$/.exec(str7);
             if (!match) return;
             const source2 = create(match[1]);
             if (!source2) return;
@@ -22040,9 +22040,9 @@ var require_picomatch = __commonJS({
     var picomatch3 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
         const fns = glob.map((input2) => picomatch3(input2, options, returnState));
-        const arrayMatcher = (str6) => {
+        const arrayMatcher = (str7) => {
           for (const isMatch of fns) {
-            const state3 = isMatch(str6);
+            const state3 = isMatch(str7);
             if (state3) return state3;
           }
           return false;
@@ -22118,7 +22118,7 @@ var require_picomatch = __commonJS({
       const regex2 = glob instanceof RegExp ? glob : picomatch3.makeRe(glob, options);
       return regex2.test(utils.basename(input2, { windows: posix8 }));
     };
-    picomatch3.isMatch = (str6, patterns, options) => picomatch3(patterns, options)(str6);
+    picomatch3.isMatch = (str7, patterns, options) => picomatch3(patterns, options)(str7);
     picomatch3.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch3.parse(p, options));
       return parse4(pattern, { ...options, fastpaths: false });
@@ -22773,7 +22773,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join44(s) {
+        value: function join45(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -22823,19 +22823,19 @@ var require_buffer_list = __commonJS({
           var ret = p.data;
           n -= ret.length;
           while (p = p.next) {
-            var str6 = p.data;
-            var nb = n > str6.length ? str6.length : n;
-            if (nb === str6.length) ret += str6;
-            else ret += str6.slice(0, n);
+            var str7 = p.data;
+            var nb = n > str7.length ? str7.length : n;
+            if (nb === str7.length) ret += str7;
+            else ret += str7.slice(0, n);
             n -= nb;
             if (n === 0) {
-              if (nb === str6.length) {
+              if (nb === str7.length) {
                 ++c;
                 if (p.next) this.head = p.next;
                 else this.head = this.tail = null;
               } else {
                 this.head = p;
-                p.data = str6.slice(nb);
+                p.data = str7.slice(nb);
               }
               break;
             }
@@ -23020,23 +23020,23 @@ var require_errors2 = __commonJS({
         return `of ${thing} ${String(expected)}`;
       }
     }
-    function startsWith(str6, search, pos) {
-      return str6.substr(!pos || pos < 0 ? 0 : +pos, search.length) === search;
+    function startsWith(str7, search, pos) {
+      return str7.substr(!pos || pos < 0 ? 0 : +pos, search.length) === search;
     }
-    function endsWith(str6, search, this_len) {
-      if (this_len === void 0 || this_len > str6.length) {
-        this_len = str6.length;
+    function endsWith(str7, search, this_len) {
+      if (this_len === void 0 || this_len > str7.length) {
+        this_len = str7.length;
       }
-      return str6.substring(this_len - search.length, this_len) === search;
+      return str7.substring(this_len - search.length, this_len) === search;
     }
-    function includes(str6, search, start) {
+    function includes(str7, search, start) {
       if (typeof start !== "number") {
         start = 0;
       }
-      if (start + search.length > str6.length) {
+      if (start + search.length > str7.length) {
         return false;
       } else {
-        return str6.indexOf(search, start) !== -1;
+        return str7.indexOf(search, start) !== -1;
       }
     }
     createErrorType("ERR_INVALID_OPT_VALUE", function(name, value) {
@@ -24150,14 +24150,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve18 = iter[kLastResolve];
-      if (resolve18 !== null) {
+      var resolve19 = iter[kLastResolve];
+      if (resolve19 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve18(createIterResult(data, false));
+          resolve19(createIterResult(data, false));
         }
       }
     }
@@ -24165,13 +24165,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve18, reject) {
+      return function(resolve19, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve18(createIterResult(void 0, true));
+            resolve19(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve18, reject);
+          iter[kHandlePromise](resolve19, reject);
         }, reject);
       };
     }
@@ -24191,12 +24191,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve18, reject) {
+          return new Promise(function(resolve19, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve18(createIterResult(void 0, true));
+                resolve19(createIterResult(void 0, true));
               }
             });
           });
@@ -24219,13 +24219,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve18, reject) {
+      return new Promise(function(resolve19, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve18(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -24247,15 +24247,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve18, reject) {
+        value: function value(resolve19, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve18(createIterResult(data, false));
+            resolve19(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve18;
+            iterator[kLastResolve] = resolve19;
             iterator[kLastReject] = reject;
           }
         },
@@ -24274,12 +24274,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve18 = iterator[kLastResolve];
-        if (resolve18 !== null) {
+        var resolve19 = iterator[kLastResolve];
+        if (resolve19 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve18(createIterResult(void 0, true));
+          resolve19(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -24294,7 +24294,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve18, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -24303,7 +24303,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve18(value);
+        resolve19(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -24311,13 +24311,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve18, reject) {
+        return new Promise(function(resolve19, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve18, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve18, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -25438,13 +25438,13 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse4(str6) {
-      str6 = String(str6);
-      if (str6.length > 100) {
+    function parse4(str7) {
+      str7 = String(str7);
+      if (str7.length > 100) {
         return;
       }
       var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
-        str6
+        str7
       );
       if (!match) {
         return;
@@ -26045,7 +26045,7 @@ var require_node2 = __commonJS({
     var { formatters } = module.exports;
     formatters.o = function(v) {
       this.inspectOpts.colors = this.useColors;
-      return util.inspect(v, this.inspectOpts).split("\n").map((str6) => str6.trim()).join(" ");
+      return util.inspect(v, this.inspectOpts).split("\n").map((str7) => str7.trim()).join(" ");
     };
     formatters.O = function(v) {
       this.inspectOpts.colors = this.useColors;
@@ -26162,11 +26162,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve18) {
+      return new Promise(function(resolve19) {
         var userDockerSocket = path7.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve18("/var/run/docker.sock");
-          else resolve18(userDockerSocket);
+          if (err) resolve19("/var/run/docker.sock");
+          else resolve19(userDockerSocket);
         });
       });
     };
@@ -26380,10 +26380,10 @@ var require_modem = __commonJS({
             var buffer = Buffer.concat(chunks);
             var result = buffer.toString();
             debug("Received: %s", result);
-            var json3 = utils.parseJSON(result) || buffer;
+            var json4 = utils.parseJSON(result) || buffer;
             if (finished === false) {
               finished = true;
-              self2.buildPayload(null, context.isStream, context.statusCodes, false, req, res, json3, callback);
+              self2.buildPayload(null, context.isStream, context.statusCodes, false, req, res, json4, callback);
             }
           });
         }
@@ -26407,10 +26407,10 @@ var require_modem = __commonJS({
         req.end();
       }
     };
-    Modem.prototype.buildPayload = function(err, isStream, statusCodes, openStdin, req, res, json3, cb) {
+    Modem.prototype.buildPayload = function(err, isStream, statusCodes, openStdin, req, res, json4, cb) {
       if (err) return cb(err, null);
       if (statusCodes[res.statusCode] !== true) {
-        getCause(isStream, res, json3, function(err2, cause) {
+        getCause(isStream, res, json4, function(err2, cause) {
           if (err2) {
             return cb(err2, null);
           }
@@ -26419,7 +26419,7 @@ var require_modem = __commonJS({
           );
           msg.reason = statusCodes[res.statusCode];
           msg.statusCode = res.statusCode;
-          msg.json = json3;
+          msg.json = json4;
           cb(msg, null);
         });
       } else {
@@ -26428,10 +26428,10 @@ var require_modem = __commonJS({
         } else if (isStream) {
           cb(null, res);
         } else {
-          cb(null, json3);
+          cb(null, json4);
         }
       }
-      function getCause(isStream2, res2, json4, callback) {
+      function getCause(isStream2, res2, json5, callback) {
         var chunks = "";
         var done = false;
         if (isStream2) {
@@ -26445,7 +26445,7 @@ var require_modem = __commonJS({
             handler(null, utils.parseJSON(chunks) || chunks);
           });
         } else {
-          callback(null, json4);
+          callback(null, json5);
         }
         function handler(err2, data) {
           if (done === false) {
@@ -27416,11 +27416,11 @@ var require_headers = __commonJS({
     var decodeStr = function(val, offset, length, encoding) {
       return val.slice(offset, indexOf(val, 0, offset, offset + length)).toString(encoding);
     };
-    var addLength = function(str6) {
-      var len = Buffer.byteLength(str6);
+    var addLength = function(str7) {
+      var len = Buffer.byteLength(str7);
       var digits = Math.floor(Math.log(len) / Math.log(10)) + 1;
       if (len + digits >= Math.pow(10, digits)) digits++;
-      return len + digits + str6;
+      return len + digits + str7;
     };
     exports.decodeLongPath = function(buf, encoding) {
       return decodeStr(buf, 0, buf.length, encoding);
@@ -28769,12 +28769,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -28799,12 +28799,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -28828,12 +28828,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -28898,12 +28898,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -28928,12 +28928,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -28959,12 +28959,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -28988,12 +28988,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29016,12 +29016,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29045,12 +29045,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29076,12 +29076,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29109,12 +29109,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29138,12 +29138,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29170,12 +29170,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29200,12 +29200,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29231,12 +29231,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29263,12 +29263,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(new Exec(self2.modem, data.Id));
+            resolve19(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -29296,12 +29296,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29328,12 +29328,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29359,12 +29359,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29390,12 +29390,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29420,12 +29420,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29452,12 +29452,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve18(stream);
+            resolve19(stream);
           });
         });
       } else {
@@ -29482,12 +29482,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29514,12 +29514,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29545,12 +29545,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29576,12 +29576,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29607,12 +29607,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29639,12 +29639,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29669,12 +29669,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29703,12 +29703,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29746,12 +29746,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29775,12 +29775,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29802,12 +29802,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29829,12 +29829,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29866,12 +29866,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29898,12 +29898,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29928,12 +29928,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -29971,12 +29971,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30001,12 +30001,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30044,12 +30044,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30075,12 +30075,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30105,12 +30105,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30135,12 +30135,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30178,12 +30178,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30207,12 +30207,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30247,12 +30247,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30278,12 +30278,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30322,12 +30322,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30351,12 +30351,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30382,12 +30382,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30419,12 +30419,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30447,12 +30447,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30475,12 +30475,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30504,12 +30504,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30534,12 +30534,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30569,12 +30569,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30613,12 +30613,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30644,12 +30644,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30674,12 +30674,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30718,12 +30718,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30748,12 +30748,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30779,12 +30779,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30825,12 +30825,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30857,12 +30857,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30900,12 +30900,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30932,12 +30932,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -30961,12 +30961,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -31536,7 +31536,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve18, reject) => {
+            getHeaders = new Promise((resolve19, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers2) => {
                 if (err) {
                   reject(err);
@@ -31546,7 +31546,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve18(headers2);
+                resolve19(headers2);
               });
             });
           }
@@ -31602,10 +31602,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve18(metadata);
+              resolve19(metadata);
             } else {
               reject(err);
             }
@@ -31990,14 +31990,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve18({
+            resolve19({
               socket: tlsSocket,
               secure: true
             });
@@ -32116,8 +32116,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve18) => {
-            this.secureContextWatchers.push(resolve18);
+          return new Promise((resolve19) => {
+            this.secureContextWatchers.push(resolve19);
           });
         }
       }
@@ -32150,7 +32150,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -32175,7 +32175,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve18({
+            resolve19({
               socket: tlsSocket,
               secure: true
             });
@@ -35769,7 +35769,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve18, reject) {
+      return new Promise(function executor(resolve19, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -35779,7 +35779,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve18.apply(null, params2);
+              resolve19.apply(null, params2);
             }
           }
         };
@@ -36771,27 +36771,27 @@ var require_umd = __commonJS({
         }
         Long.fromBits = fromBits;
         var pow_dbl = Math.pow;
-        function fromString(str6, unsigned, radix) {
-          if (str6.length === 0) throw Error("empty string");
+        function fromString(str7, unsigned, radix) {
+          if (str7.length === 0) throw Error("empty string");
           if (typeof unsigned === "number") {
             radix = unsigned;
             unsigned = false;
           } else {
             unsigned = !!unsigned;
           }
-          if (str6 === "NaN" || str6 === "Infinity" || str6 === "+Infinity" || str6 === "-Infinity")
+          if (str7 === "NaN" || str7 === "Infinity" || str7 === "+Infinity" || str7 === "-Infinity")
             return unsigned ? UZERO : ZERO2;
           radix = radix || 10;
           if (radix < 2 || 36 < radix) throw RangeError("radix");
           var p;
-          if ((p = str6.indexOf("-")) > 0) throw Error("interior hyphen");
+          if ((p = str7.indexOf("-")) > 0) throw Error("interior hyphen");
           else if (p === 0) {
-            return fromString(str6.substring(1), unsigned, radix).neg();
+            return fromString(str7.substring(1), unsigned, radix).neg();
           }
           var radixToPower = fromNumber(pow_dbl(radix, 8));
           var result = ZERO2;
-          for (var i = 0; i < str6.length; i += 8) {
-            var size = Math.min(8, str6.length - i), value = parseInt(str6.substring(i, i + size), radix);
+          for (var i = 0; i < str7.length; i += 8) {
+            var size = Math.min(8, str7.length - i), value = parseInt(str7.substring(i, i + size), radix);
             if (size < 8) {
               var power = fromNumber(pow_dbl(radix, size));
               result = result.mul(power).add(fromNumber(value));
@@ -37440,8 +37440,8 @@ var require_minimal = __commonJS({
         writable: true
       });
     };
-    util.lcFirst = function lcFirst(str6) {
-      return str6.charAt(0).toLowerCase() + str6.substring(1);
+    util.lcFirst = function lcFirst(str7) {
+      return str7.charAt(0).toLowerCase() + str7.substring(1);
     };
     function newError2(name) {
       function CustomError(message, properties2) {
@@ -38302,13 +38302,13 @@ var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path7 = exports;
-    var isAbsolute8 = (
+    var isAbsolute9 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path7.isAbsolute = function isAbsolute9(path8) {
+      path7.isAbsolute = function isAbsolute10(path8) {
         return /^(?:\/|\w+:)/.test(path8);
       }
     );
@@ -38320,7 +38320,7 @@ var require_path = __commonJS({
        */
       path7.normalize = function normalize3(path8) {
         path8 = path8.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path8.split("/"), absolute = isAbsolute8(path8), prefix2 = "";
+        var parts = path8.split("/"), absolute = isAbsolute9(path8), prefix2 = "";
         if (absolute)
           prefix2 = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -38339,10 +38339,10 @@ var require_path = __commonJS({
         return prefix2 + parts.join("/");
       }
     );
-    path7.resolve = function resolve18(originPath, includePath, alreadyNormalized) {
+    path7.resolve = function resolve19(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize2(includePath);
-      if (isAbsolute8(includePath))
+      if (isAbsolute9(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize2(originPath);
@@ -38393,9 +38393,9 @@ var require_namespace = __commonJS({
     var Type;
     var Service;
     var Enum;
-    Namespace.fromJSON = function fromJSON(name, json3, depth) {
+    Namespace.fromJSON = function fromJSON(name, json4, depth) {
       depth = util.checkDepth(depth);
-      return new Namespace(name, json3.options).addJSON(json3.nested, depth);
+      return new Namespace(name, json4.options).addJSON(json4.nested, depth);
     };
     function arrayToJSON(array2, toJSONOptions) {
       if (!(array2 && array2.length))
@@ -38523,7 +38523,7 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path7, json3) {
+    Namespace.prototype.define = function define2(path7, json4) {
       if (util.isString(path7))
         path7 = path7.split(".");
       else if (!Array.isArray(path7))
@@ -38542,8 +38542,8 @@ var require_namespace = __commonJS({
         } else
           ptr.add(ptr = new Namespace(part));
       }
-      if (json3)
-        ptr.addJSON(json3);
+      if (json4)
+        ptr.addJSON(json4);
       return ptr;
     };
     Namespace.prototype.resolveAll = function resolveAll() {
@@ -38676,8 +38676,8 @@ var require_mapfield = __commonJS({
       this.resolvedKeyType = null;
       this.map = true;
     }
-    MapField.fromJSON = function fromJSON(name, json3) {
-      return new MapField(name, json3.id, json3.keyType, json3.type, json3.options, json3.comment);
+    MapField.fromJSON = function fromJSON(name, json4) {
+      return new MapField(name, json4.id, json4.keyType, json4.type, json4.options, json4.comment);
     };
     MapField.prototype.toJSON = function toJSON(toJSONOptions) {
       var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
@@ -38696,7 +38696,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve18() {
+    MapField.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -38748,8 +38748,8 @@ var require_method = __commonJS({
       this.comment = comment2;
       this.parsedOptions = parsedOptions;
     }
-    Method.fromJSON = function fromJSON(name, json3) {
-      return new Method(name, json3.type, json3.requestType, json3.responseType, json3.requestStream, json3.responseStream, json3.options, json3.comment, json3.parsedOptions);
+    Method.fromJSON = function fromJSON(name, json4) {
+      return new Method(name, json4.type, json4.requestType, json4.responseType, json4.requestStream, json4.responseStream, json4.options, json4.comment, json4.parsedOptions);
     };
     Method.prototype.toJSON = function toJSON(toJSONOptions) {
       var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
@@ -38773,7 +38773,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve18() {
+    Method.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -38798,17 +38798,17 @@ var require_service3 = __commonJS({
       this.methods = {};
       this._methodsArray = null;
     }
-    Service.fromJSON = function fromJSON(name, json3, depth) {
+    Service.fromJSON = function fromJSON(name, json4, depth) {
       depth = util.checkDepth(depth);
-      var service = new Service(name, json3.options);
-      if (json3.methods)
-        for (var names = Object.keys(json3.methods), i = 0; i < names.length; ++i)
-          service.add(Method.fromJSON(names[i], json3.methods[names[i]]));
-      if (json3.nested)
-        service.addJSON(json3.nested, depth);
-      if (json3.edition)
-        service._edition = json3.edition;
-      service.comment = json3.comment;
+      var service = new Service(name, json4.options);
+      if (json4.methods)
+        for (var names = Object.keys(json4.methods), i = 0; i < names.length; ++i)
+          service.add(Method.fromJSON(names[i], json4.methods[names[i]]));
+      if (json4.nested)
+        service.addJSON(json4.nested, depth);
+      if (json4.edition)
+        service._edition = json4.edition;
+      service.comment = json4.comment;
       service._defaultEdition = "proto3";
       return service;
     };
@@ -39494,40 +39494,40 @@ var require_type = __commonJS({
       delete type.verify;
       return type;
     }
-    Type.fromJSON = function fromJSON(name, json3, depth) {
+    Type.fromJSON = function fromJSON(name, json4, depth) {
       if (depth === void 0)
         depth = 0;
       if (depth > util.nestingLimit)
         throw Error("max depth exceeded");
-      var type = new Type(name, json3.options);
-      type.extensions = json3.extensions;
-      type.reserved = json3.reserved;
-      var names = Object.keys(json3.fields), i = 0;
+      var type = new Type(name, json4.options);
+      type.extensions = json4.extensions;
+      type.reserved = json4.reserved;
+      var names = Object.keys(json4.fields), i = 0;
       for (; i < names.length; ++i)
         type.add(
-          (typeof json3.fields[names[i]].keyType !== "undefined" ? MapField.fromJSON : Field.fromJSON)(names[i], json3.fields[names[i]])
+          (typeof json4.fields[names[i]].keyType !== "undefined" ? MapField.fromJSON : Field.fromJSON)(names[i], json4.fields[names[i]])
         );
-      if (json3.oneofs)
-        for (names = Object.keys(json3.oneofs), i = 0; i < names.length; ++i)
-          type.add(OneOf.fromJSON(names[i], json3.oneofs[names[i]]));
-      if (json3.nested)
-        for (names = Object.keys(json3.nested), i = 0; i < names.length; ++i) {
-          var nested2 = json3.nested[names[i]];
+      if (json4.oneofs)
+        for (names = Object.keys(json4.oneofs), i = 0; i < names.length; ++i)
+          type.add(OneOf.fromJSON(names[i], json4.oneofs[names[i]]));
+      if (json4.nested)
+        for (names = Object.keys(json4.nested), i = 0; i < names.length; ++i) {
+          var nested2 = json4.nested[names[i]];
           type.add(
             // most to least likely
             (nested2.id !== void 0 ? Field.fromJSON : nested2.fields !== void 0 ? Type.fromJSON : nested2.values !== void 0 ? Enum.fromJSON : nested2.methods !== void 0 ? Service.fromJSON : Namespace.fromJSON)(names[i], nested2, depth + 1)
           );
         }
-      if (json3.extensions && json3.extensions.length)
-        type.extensions = json3.extensions;
-      if (json3.reserved && json3.reserved.length)
-        type.reserved = json3.reserved;
-      if (json3.group)
+      if (json4.extensions && json4.extensions.length)
+        type.extensions = json4.extensions;
+      if (json4.reserved && json4.reserved.length)
+        type.reserved = json4.reserved;
+      if (json4.group)
         type.group = true;
-      if (json3.comment)
-        type.comment = json3.comment;
-      if (json3.edition)
-        type._edition = json3.edition;
+      if (json4.comment)
+        type.comment = json4.comment;
+      if (json4.edition)
+        type._edition = json4.edition;
       type._defaultEdition = "proto3";
       return type;
     };
@@ -39742,13 +39742,13 @@ var require_root = __commonJS({
       this._edition = "proto2";
       this._fullyQualifiedObjects = {};
     }
-    Root.fromJSON = function fromJSON(json3, root, depth) {
+    Root.fromJSON = function fromJSON(json4, root, depth) {
       depth = util.checkDepth(depth);
       if (!root)
         root = new Root();
-      if (json3.options)
-        root.setOptions(json3.options);
-      return root.addJSON(json3.nested, depth).resolveAll();
+      if (json4.options)
+        root.setOptions(json4.options);
+      return root.addJSON(json4.nested, depth).resolveAll();
     };
     Root.prototype.resolvePath = util.path.resolve;
     Root.prototype.fetch = util.fetch;
@@ -40024,12 +40024,12 @@ var require_util2 = __commonJS({
         return "[" + JSON.stringify(prop) + "]";
       return "." + prop;
     };
-    util.ucFirst = function ucFirst(str6) {
-      return str6.charAt(0).toUpperCase() + str6.substring(1);
+    util.ucFirst = function ucFirst(str7) {
+      return str7.charAt(0).toUpperCase() + str7.substring(1);
     };
     var camelCaseRe = /_([a-z])/g;
-    util.camelCase = function camelCase(str6) {
-      return str6.substring(0, 1) + str6.substring(1).replace(camelCaseRe, function($0, $1) {
+    util.camelCase = function camelCase(str7) {
+      return str7.substring(0, 1) + str7.substring(1).replace(camelCaseRe, function($0, $1) {
         return $1.toUpperCase();
       });
     };
@@ -40290,10 +40290,10 @@ var require_field = __commonJS({
     var util = require_util2();
     var Type;
     var ruleRe = /^required|optional|repeated$/;
-    Field.fromJSON = function fromJSON(name, json3) {
-      var field2 = new Field(name, json3.id, json3.type, json3.rule, json3.extend, json3.options, json3.comment);
-      if (json3.edition)
-        field2._edition = json3.edition;
+    Field.fromJSON = function fromJSON(name, json4) {
+      var field2 = new Field(name, json4.id, json4.type, json4.rule, json4.extend, json4.options, json4.comment);
+      if (json4.edition)
+        field2._edition = json4.edition;
       field2._defaultEdition = "proto3";
       return field2;
     };
@@ -40391,7 +40391,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve18() {
+    Field.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -40496,8 +40496,8 @@ var require_oneof = __commonJS({
       this.fieldsArray = [];
       this.comment = comment2;
     }
-    OneOf.fromJSON = function fromJSON(name, json3) {
-      return new OneOf(name, json3.oneof, json3.options, json3.comment);
+    OneOf.fromJSON = function fromJSON(name, json4) {
+      return new OneOf(name, json4.oneof, json4.options, json4.comment);
     };
     OneOf.prototype.toJSON = function toJSON(toJSONOptions) {
       var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
@@ -40664,7 +40664,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve18() {
+    ReflectionObject.prototype.resolve = function resolve19() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -40822,11 +40822,11 @@ var require_enum = __commonJS({
       });
       return this;
     };
-    Enum.fromJSON = function fromJSON(name, json3) {
-      var enm = new Enum(name, json3.values, json3.options, json3.comment, json3.comments);
-      enm.reserved = json3.reserved;
-      if (json3.edition)
-        enm._edition = json3.edition;
+    Enum.fromJSON = function fromJSON(name, json4) {
+      var enm = new Enum(name, json4.values, json4.options, json4.comment, json4.comments);
+      enm.reserved = json4.reserved;
+      if (json4.edition)
+        enm._edition = json4.edition;
       enm._defaultEdition = "proto3";
       return enm;
     };
@@ -41012,8 +41012,8 @@ var require_tokenize = __commonJS({
       "n": "\n",
       "t": "	"
     };
-    function unescape(str6) {
-      return str6.replace(unescapeRe, function($0, $1) {
+    function unescape(str7) {
+      return str7.replace(unescapeRe, function($0, $1) {
         switch ($1) {
           case "\\":
           case "":
@@ -41340,10 +41340,10 @@ var require_parse2 = __commonJS({
         var token2, start;
         do {
           if (acceptStrings && ((token2 = peek()) === '"' || token2 === "'")) {
-            var str6 = readString();
-            target.push(str6);
+            var str7 = readString();
+            target.push(str7);
             if (edition >= 2023) {
-              throw illegal(str6, "id");
+              throw illegal(str7, "id");
             }
           } else {
             try {
@@ -41987,12 +41987,12 @@ var require_common2 = __commonJS({
     "use strict";
     module.exports = common;
     var commonRe = /\/|\./;
-    function common(name, json3) {
+    function common(name, json4) {
       if (!commonRe.test(name)) {
         name = "google/protobuf/" + name + ".proto";
-        json3 = { nested: { google: { nested: { protobuf: { nested: json3 } } } } };
+        json4 = { nested: { google: { nested: { protobuf: { nested: json4 } } } } };
       }
-      common[name] = json3;
+      common[name] = json4;
     }
     common("any", {
       /**
@@ -44276,8 +44276,8 @@ var require_descriptor2 = __commonJS({
         for (; i < fromPath.length && j < k && fromPath[i] === toPath[j]; ++i, ++j) ;
       return toPath.slice(j).join(".");
     }
-    function underScore(str6) {
-      return str6.substring(0, 1) + str6.substring(1).replace(/([A-Z])(?=[a-z]|$)/g, function($0, $1) {
+    function underScore(str7) {
+      return str7.substring(0, 1) + str7.substring(1).replace(/([A-Z])(?=[a-z]|$)/g, function($0, $1) {
         return "_" + $1.toLowerCase();
       });
     }
@@ -44910,9 +44910,9 @@ var require_src3 = __commonJS({
       return createPackageDefinition(loadedRoot, options);
     }
     exports.loadSync = loadSync;
-    function fromJSON(json3, options) {
+    function fromJSON(json4, options) {
       options = options || {};
-      const loadedRoot = Protobuf.Root.fromJSON(json3);
+      const loadedRoot = Protobuf.Root.fromJSON(json4);
       loadedRoot.resolveAll();
       return createPackageDefinition(loadedRoot, options);
     }
@@ -45636,18 +45636,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           zlib.deflate(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve18(output3);
+              resolve19(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -45669,7 +45669,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve18(Buffer.concat(messageParts));
+            resolve19(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -45682,18 +45682,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           zlib.gzip(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve18(output3);
+              resolve19(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -45715,7 +45715,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve18(Buffer.concat(messageParts));
+            resolve19(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -47065,7 +47065,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers2;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve18, reject) => {
+      return new Promise((resolve19, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head2) => {
           request.removeAllListeners();
@@ -47076,7 +47076,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head2);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve18(socket);
+            resolve19(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -48064,7 +48064,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -48135,7 +48135,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve18(new Http2Transport(session, address, options, remoteName));
+            resolve19(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -48149,7 +48149,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve18, reject) => {
+            return new Promise((resolve19, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -48159,7 +48159,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve18(socket);
+                resolve19(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -51611,7 +51611,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error2) => {
@@ -51632,7 +51632,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve18(Buffer.concat(messageParts));
+              resolve19(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -52243,10 +52243,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve18({
+              resolve19({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -52274,7 +52274,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve18({
+              resolve19({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -52327,7 +52327,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -52343,7 +52343,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve18(addressList);
+              resolve19(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -55782,9 +55782,9 @@ var require_src5 = __commonJS({
       return createPackageDefinition(loadedRoot, options);
     }
     exports.loadSync = loadSync;
-    function fromJSON(json3, options) {
+    function fromJSON(json4, options) {
       options = options || {};
-      const loadedRoot = Protobuf.Root.fromJSON(json3);
+      const loadedRoot = Protobuf.Root.fromJSON(json4);
       loadedRoot.resolveAll();
       return createPackageDefinition(loadedRoot, options);
     }
@@ -55940,9 +55940,9 @@ var require_buildkit = __commonJS({
     }
     function parseBuildKitLine(line) {
       try {
-        var json3 = JSON.parse(line);
-        if (json3.id === BUILDKIT_TRACE_ID && json3.aux !== void 0) {
-          var status = decodeBuildKitStatus(json3.aux);
+        var json4 = JSON.parse(line);
+        if (json4.id === BUILDKIT_TRACE_ID && json4.aux !== void 0) {
+          var status = decodeBuildKitStatus(json4.aux);
           var logs = formatBuildKitStatus(status);
           return {
             isBuildKit: true,
@@ -55950,17 +55950,17 @@ var require_buildkit = __commonJS({
             raw: status
           };
         }
-        if (json3.id === BUILDKIT_IMAGE_ID && json3.aux && json3.aux.ID) {
+        if (json4.id === BUILDKIT_IMAGE_ID && json4.aux && json4.aux.ID) {
           return {
             isBuildKit: true,
-            logs: ["Built image: " + json3.aux.ID],
-            raw: json3.aux
+            logs: ["Built image: " + json4.aux.ID],
+            raw: json4.aux
           };
         }
         return {
           isBuildKit: false,
           logs: [],
-          raw: json3
+          raw: json4
         };
       } catch (e7) {
         return {
@@ -56003,9 +56003,9 @@ var require_buildkit = __commonJS({
           }
         } catch (e7) {
           try {
-            var json3 = JSON.parse(line);
-            output3.push(json3);
-            if (onProgress) onProgress(json3);
+            var json4 = JSON.parse(line);
+            output3.push(json4);
+            if (onProgress) onProgress(json4);
           } catch (e22) {
           }
         }
@@ -56092,12 +56092,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(self2.getContainer(data.Id));
+            resolve19(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -56130,12 +56130,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56163,12 +56163,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56199,12 +56199,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56227,12 +56227,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56297,12 +56297,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve18, reject) {
+        return new self2.modem.Promise(function(resolve19, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56361,12 +56361,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56390,12 +56390,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56420,12 +56420,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56448,12 +56448,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56479,12 +56479,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56507,12 +56507,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56539,12 +56539,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(self2.getSecret(data.ID));
+            resolve19(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -56572,12 +56572,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(self2.getConfig(data.ID));
+            resolve19(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -56601,12 +56601,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56629,12 +56629,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56659,12 +56659,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(self2.getPlugin(args.opts.name));
+            resolve19(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -56688,12 +56688,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56716,12 +56716,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56743,12 +56743,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56771,12 +56771,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56799,12 +56799,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56827,12 +56827,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56858,12 +56858,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(self2.getVolume(data.Name));
+            resolve19(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -56895,12 +56895,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(self2.getService(data.ID || data.Id));
+            resolve19(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -56925,12 +56925,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -56956,12 +56956,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(self2.getNetwork(data.Id));
+            resolve19(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -56986,12 +56986,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57014,12 +57014,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57041,12 +57041,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57068,12 +57068,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57095,12 +57095,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57122,12 +57122,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57151,12 +57151,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57283,7 +57283,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve18, reject) {
+      return new this.modem.Promise(function(resolve19, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -57316,7 +57316,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve18([data, containero]);
+          resolve19([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -57337,12 +57337,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57366,12 +57366,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57394,12 +57394,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57423,12 +57423,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57451,12 +57451,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve18, reject) {
+        return new this.modem.Promise(function(resolve19, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve18(data);
+            resolve19(data);
           });
         });
       } else {
@@ -57532,8 +57532,8 @@ function connect(socketPath) {
 }
 function errText(e7) {
   if (e7 instanceof Error) {
-    const json3 = e7.json;
-    return json3?.message ?? e7.message;
+    const json4 = e7.json;
+    return json4?.message ?? e7.message;
   }
   return String(e7);
 }
@@ -57566,14 +57566,14 @@ async function pingDocker(docker, timeoutMs) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve18) => {
+  return new Promise((resolve19) => {
     execFile4(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e7, stdout, stderr) => {
         const code = e7 ? typeof e7.code === "number" ? e7.code : 127 : 0;
-        resolve18({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve19({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -57860,7 +57860,7 @@ var init_events = __esm({
           return Promise.resolve(code);
         }
         if (!this.healthy) return void 0;
-        return new Promise((resolve18) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve18 }]));
+        return new Promise((resolve19) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve19 }]));
       }
       /**
        * The exit code of this exec once its process exits. Ask before starting it. `undefined` (or a promise
@@ -58659,7 +58659,7 @@ function pad(size) {
 }
 function paxFor(name, linkname) {
   const recs = [];
-  const rec = (k, v) => {
+  const rec2 = (k, v) => {
     const body = ` ${k}=${v}
 `;
     let len = Buffer.byteLength(body) + 1;
@@ -58667,8 +58667,8 @@ function paxFor(name, linkname) {
       len = String(len).length + Buffer.byteLength(body);
     recs.push(`${len}${body}`);
   };
-  if (Buffer.byteLength(name) > 99) rec("path", name);
-  if (Buffer.byteLength(linkname) > 99) rec("linkpath", linkname);
+  if (Buffer.byteLength(name) > 99) rec2("path", name);
+  if (Buffer.byteLength(linkname) > 99) rec2("linkpath", linkname);
   if (!recs.length) return [];
   const data = Buffer.from(recs.join(""));
   return [header("././@PaxHeader", "x", data.length, 420), data, pad(data.length)];
@@ -58728,9 +58728,9 @@ function parsePax(data) {
     const sp = s.indexOf(" ");
     const len = Number(s.slice(0, sp));
     if (!(len > 0)) break;
-    const rec = s.slice(sp + 1, len - 1);
-    const eq = rec.indexOf("=");
-    if (eq > 0) out[rec.slice(0, eq)] = rec.slice(eq + 1);
+    const rec2 = s.slice(sp + 1, len - 1);
+    const eq = rec2.indexOf("=");
+    if (eq > 0) out[rec2.slice(0, eq)] = rec2.slice(eq + 1);
     s = s.slice(len);
   }
   return out;
@@ -59783,7 +59783,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join42 } from "node:path";
+import { join as join43 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/adapters/load.ts
@@ -60244,9 +60244,9 @@ function callOutcomes(evidence) {
 // src/checks/check-context.ts
 var Undecided = class extends Error {
 };
-function makeCheckContext(evidence, resolve18) {
+function makeCheckContext(evidence, resolve19) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve18, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve19, calls: callOutcomes(evidence), replies: replies2 };
 }
 var fileAt = (ctx, path7, when) => {
   const key = ctx.resolve(path7);
@@ -62583,7 +62583,7 @@ function verifyResultFile(path7, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join31, relative as relative8, resolve as resolve12 } from "node:path";
+import { join as join32, relative as relative9, resolve as resolve13 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -64187,8 +64187,8 @@ function respondCommand(op) {
   return (rest, _env, usage) => {
     const p = parse3(rest, ["comment"]);
     const [id] = exactly(p, 1, usage);
-    const json3 = p.opts.comment !== void 0 ? { comment: p.opts.comment } : {};
-    return { method: "POST", url: `/calendar/invites/${enc(id)}/${op}`, json: json3 };
+    const json4 = p.opts.comment !== void 0 ? { comment: p.opts.comment } : {};
+    return { method: "POST", url: `/calendar/invites/${enc(id)}/${op}`, json: json4 };
   };
 }
 function routeCommand(service, op) {
@@ -64235,12 +64235,12 @@ var COMMANDS = {
     send: (rest, _env, usage) => {
       const p = parse3(rest, ["to", "subject", "body"]);
       exactly(p, 0, usage);
-      const json3 = {
+      const json4 = {
         to: need(p.opts.to, "--to"),
         subject: p.opts.subject ?? "",
         body: need(p.opts.body, "--body")
       };
-      return { method: "POST", url: "/mail/send", json: json3 };
+      return { method: "POST", url: "/mail/send", json: json4 };
     }
   },
   chat: {
@@ -64264,13 +64264,13 @@ var COMMANDS = {
       const p = parse3(rest, ["to", "amount", "memo", "currency"]);
       exactly(p, 0, usage);
       const amount = need(p.opts.amount, "--amount");
-      const json3 = {
+      const json4 = {
         to: need(p.opts.to, "--to"),
         amount: Number.isFinite(Number(amount)) ? Number(amount) : amount,
         ...p.opts.memo !== void 0 ? { memo: p.opts.memo } : {},
         ...p.opts.currency !== void 0 ? { currency: p.opts.currency } : {}
       };
-      return { method: "POST", url: "/payments/transfer", json: json3 };
+      return { method: "POST", url: "/payments/transfer", json: json4 };
     }
   },
   deploy: {
@@ -64278,8 +64278,8 @@ var COMMANDS = {
     trigger: (rest, _env, usage) => {
       const p = parse3(rest, ["service", "ref", "env"]);
       exactly(p, 0, usage);
-      const json3 = { service: need(p.opts.service, "--service"), ref: p.opts.ref, env: p.opts.env };
-      return { method: "POST", url: "/deploy/trigger", json: json3 };
+      const json4 = { service: need(p.opts.service, "--service"), ref: p.opts.ref, env: p.opts.env };
+      return { method: "POST", url: "/deploy/trigger", json: json4 };
     },
     logs: (rest, _env, usage) => {
       const [id] = exactly(parse3(rest, []), 1, usage);
@@ -64358,8 +64358,8 @@ var COMMANDS = {
     call: (rest, _env, usage) => {
       const { args } = parse3(rest, []);
       if (args.length < 1 || args.length > 2) throw new UsageError(`usage: svc ${usage}`);
-      const json3 = rpc("tools/call", { name: args[0], arguments: jsonArg(args[1]) });
-      return { method: "POST", url: "/mcp", json: json3, output: printRpc(toolText) };
+      const json4 = rpc("tools/call", { name: args[0], arguments: jsonArg(args[1]) });
+      return { method: "POST", url: "/mcp", json: json4, output: printRpc(toolText) };
     }
   }
 };
@@ -64521,25 +64521,25 @@ function readForms(path7) {
 }
 function fetchForms(url2, method, body) {
   const m = method.toUpperCase();
-  const json3 = body !== void 0 && /^\s*[[{]/.test(body);
+  const json4 = body !== void 0 && /^\s*[[{]/.test(body);
   const curl = [
     "curl -sS",
     ...m !== "GET" ? ["-X", m] : [],
-    ...json3 ? ["-H", quote("content-type: application/json")] : [],
+    ...json4 ? ["-H", quote("content-type: application/json")] : [],
     ...body !== void 0 ? ["--data-binary", quote(body)] : [],
     quote(url2)
   ].join(" ");
   const wget = [
     "wget -qO-",
     ...m !== "GET" ? [`--method=${m}`] : [],
-    ...json3 ? [quote("--header=content-type: application/json")] : [],
+    ...json4 ? [quote("--header=content-type: application/json")] : [],
     ...body !== void 0 ? [quote(`--body-data=${body}`)] : [],
     quote(url2)
   ].join(" ");
   const init = JSON.stringify({
     method: m,
     ...body !== void 0 ? { body } : {},
-    ...json3 ? { headers: { "content-type": "application/json" } } : {}
+    ...json4 ? { headers: { "content-type": "application/json" } } : {}
   });
   const node2 = nodeProgram(
     `fetch(${JSON.stringify(url2)},${init}).then(async r=>{process.stdout.write(await r.text());if(!r.ok)process.exit(1)})`
@@ -66011,7 +66011,7 @@ function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
 function run(cmd, args, cwd, env2) {
-  return new Promise((resolve18) => {
+  return new Promise((resolve19) => {
     const child = spawn(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
@@ -66020,8 +66020,8 @@ function run(cmd, args, cwd, env2) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e7) => resolve18({ code: 127, output: `${cmd}: ${e7.message}` }));
-    child.on("close", (code) => resolve18({ code: code ?? 1, output: output3 }));
+    child.on("error", (e7) => resolve19({ code: 127, output: `${cmd}: ${e7.message}` }));
+    child.on("close", (code) => resolve19({ code: code ?? 1, output: output3 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -66213,7 +66213,7 @@ async function drain(queue, limit, task) {
   let next = 0;
   let active2 = 0;
   let failed3 = false;
-  await new Promise((resolve18, reject) => {
+  await new Promise((resolve19, reject) => {
     const pump = () => {
       while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
         const item = queue[next++];
@@ -66229,7 +66229,7 @@ async function drain(queue, limit, task) {
           }
         );
       }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve18();
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve19();
     };
     pump();
   });
@@ -66662,12 +66662,12 @@ function items(rule, root) {
   if (!Array.isArray(list4)) return [];
   return list4.map((item, i) => ({ unit: `${rule.each}\0${i}`, scope: { root, item } }));
 }
-function onSource(rules, text, json3, seen, m) {
+function onSource(rules, text, json4, seen, m) {
   const taken = /* @__PURE__ */ new Set();
   for (const rule of rules) {
     const asLine = rule.format === "lines";
-    if (asLine ? text === void 0 : json3 === void 0) continue;
-    const units = asLine ? [{ unit: "", scope: { root: text, item: text } }] : items(rule, json3);
+    if (asLine ? text === void 0 : json4 === void 0) continue;
+    const units = asLine ? [{ unit: "", scope: { root: text, item: text } }] : items(rule, json4);
     for (const { unit, scope: scope2 } of units) {
       if (taken.has(unit)) continue;
       const got = evaluate(rule, scope2, asLine ? text : void 0, seen, m);
@@ -66692,8 +66692,8 @@ function applyRules(rules, stdout, stderr) {
     for (const raw of text.split("\n")) {
       const line = raw.trim();
       if (!line) continue;
-      const json3 = line.startsWith("{") ? jsonLines(line)[0] : void 0;
-      onSource(own2, line, json3, seen, m);
+      const json4 = line.startsWith("{") ? jsonLines(line)[0] : void 0;
+      onSource(own2, line, json4, seen, m);
     }
   }
   for (const [name, text] of streams) {
@@ -67037,14 +67037,14 @@ function gitArgs(args) {
   return [...SETTINGS.flatMap((s) => ["-c", s]), ...args];
 }
 function git(args, cwd, home) {
-  return new Promise((resolve18, reject) => {
+  return new Promise((resolve19, reject) => {
     execFile("git", gitArgs(args), { cwd, env: gitEnv(home), timeout: 3e4 }, (err, stdout, stderr) => {
       if (err) {
         const missing = err.code === "ENOENT";
         reject(
           new Error(missing ? "git is not installed" : `git ${args[0]}: ${stderr.trim() || err.message}`)
         );
-      } else resolve18(stdout.trim());
+      } else resolve19(stdout.trim());
     });
   });
 }
@@ -67110,12 +67110,12 @@ function hostGh(systemPath) {
   return systemPath.map((d) => join15(d, "gh")).find((f) => existsSync10(f));
 }
 function git2(args, cwd, home) {
-  return new Promise((resolve18, reject) => {
+  return new Promise((resolve19, reject) => {
     execFile2(
       "git",
       gitArgs(args),
       { cwd, env: gitEnv(home), timeout: 3e4 },
-      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve18(stdout.trim())
+      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve19(stdout.trim())
     );
   });
 }
@@ -67385,8 +67385,8 @@ var JsonRpcPeer = class {
   request(method, params, timeoutMs) {
     if (this.gone) return Promise.reject(new RpcFailure(`the agent exited before ${method}`, "exited"));
     const id = this.nextId++;
-    return new Promise((resolve18, reject) => {
-      const p = { method, resolve: resolve18, reject };
+    return new Promise((resolve19, reject) => {
+      const p = { method, resolve: resolve19, reject };
       if (timeoutMs !== void 0)
         p.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -68353,12 +68353,12 @@ function parseGemini(body) {
   const instruction = field(body, "systemInstruction");
   const config2 = obj2(field(body, "generationConfig"));
   const schema = field(config2, "responseJsonSchema") ?? field(config2, "responseSchema");
-  const json3 = field(config2, "responseMimeType") === "application/json";
+  const json4 = field(config2, "responseMimeType") === "application/json";
   return {
     system: textOf3(isObj(instruction) ? arr2(instruction.parts) : instruction),
     messages,
     tools,
-    outputSchema: json3 || schema !== void 0 ? schema ?? { type: "object" } : void 0
+    outputSchema: json4 || schema !== void 0 ? schema ?? { type: "object" } : void 0
   };
 }
 function structuredSchema(format, schema) {
@@ -69457,14 +69457,14 @@ function providerPath(dialect, model, stream) {
   }
 }
 function headers(cfg) {
-  const json3 = { "content-type": "application/json" };
+  const json4 = { "content-type": "application/json" };
   switch (cfg.provider) {
     case "anthropic":
-      return { "x-api-key": cfg.key, "anthropic-version": "2023-06-01", ...json3 };
+      return { "x-api-key": cfg.key, "anthropic-version": "2023-06-01", ...json4 };
     case "gemini":
-      return { "x-goog-api-key": cfg.key, ...json3 };
+      return { "x-goog-api-key": cfg.key, ...json4 };
     case "openai-compatible":
-      return { authorization: `Bearer ${cfg.key}`, ...json3 };
+      return { authorization: `Bearer ${cfg.key}`, ...json4 };
   }
 }
 function retryAfterMs(h, now = Date.now()) {
@@ -70850,7 +70850,7 @@ function gitRemote(ctx, service, gh, opts) {
 }
 
 // src/world/github-routes.ts
-var ok = (json3, status = 200) => ({ status, json: json3 });
+var ok = (json4, status = 200) => ({ status, json: json4 });
 var fail = (status, message) => ({
   status,
   json: { message, documentation_url: "https://docs.github.com/rest" }
@@ -71398,7 +71398,7 @@ function isObject5(value) {
 
 // src/world/services-routes.ts
 init_service_catalog();
-var ok2 = (json3, status = 200) => ({ status, json: json3 });
+var ok2 = (json4, status = 200) => ({ status, json: json4 });
 var fail2 = (status, error2, extra = {}) => ({
   status,
   json: { error: error2, ...extra }
@@ -71729,13 +71729,13 @@ var REFUSAL_CAP = 200;
 function refusal(result) {
   const rpc2 = rpcErrors(result.json);
   if (result.status >= 200 && result.status < 300 && rpc2 === void 0) return {};
-  const json3 = result.json;
-  const said = rpc2 ?? (typeof json3?.error === "string" ? json3.error : typeof json3?.message === "string" ? json3.message : (result.text ?? "").trim().split("\n")[0]);
+  const json4 = result.json;
+  const said = rpc2 ?? (typeof json4?.error === "string" ? json4.error : typeof json4?.message === "string" ? json4.message : (result.text ?? "").trim().split("\n")[0]);
   const text = said || `status ${result.status}`;
   return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}\u2026` : text };
 }
-function rpcErrors(json3) {
-  const replies2 = Array.isArray(json3) ? json3 : [json3];
+function rpcErrors(json4) {
+  const replies2 = Array.isArray(json4) ? json4 : [json4];
   const messages = replies2.map((r) => {
     const e7 = r?.error;
     if (r?.jsonrpc !== "2.0" || typeof e7 !== "object" || e7 === null)
@@ -72369,7 +72369,7 @@ async function drainRun(opts, targets, plan, started, followUp) {
   return { stopped: control.stopped };
 }
 function jobRunner(opts, targets, plan, started, control, firstTrial) {
-  const { adapter, modelSetup } = plan;
+  const { modelSetup } = plan;
   const progress = opts.on_progress ?? (() => {
   });
   const harnessSlots = new Gate(opts.concurrency);
@@ -72385,11 +72385,13 @@ function jobRunner(opts, targets, plan, started, control, firstTrial) {
       return start(free);
     });
     const t = targets[target];
+    const adapter = plan.targetAdapters[target];
+    const skip = t.skip ?? started.targetSkips[target];
     let trial;
     const notNow = notStartedReason();
     const na = notApplicable(lc, adapter);
     if (notNow) trial = invalidTrial(job, notNow);
-    else if (t.skip) trial = invalidTrial(job, t.skip);
+    else if (skip) trial = invalidTrial(job, skip);
     else if (na) trial = invalidTrial(job, na, true);
     else {
       try {
@@ -72790,19 +72792,19 @@ function readJournal(path7) {
   let header2;
   const byId = /* @__PURE__ */ new Map();
   lines.forEach((line, i) => {
-    let rec;
+    let rec2;
     try {
-      rec = JSON.parse(line);
+      rec2 = JSON.parse(line);
     } catch {
       throw bad(i + 1, "not a JSON line");
     }
     if (i === 0) {
-      if (rec.journal !== JOURNAL_FORMAT || !rec.header)
+      if (rec2.journal !== JOURNAL_FORMAT || !rec2.header)
         throw bad(1, `expected a journal header of format ${JOURNAL_FORMAT}`);
-      header2 = rec.header;
+      header2 = rec2.header;
       return;
     }
-    const trial = Trial.safeParse(rec.trial);
+    const trial = Trial.safeParse(rec2.trial);
     if (!trial.success) throw bad(i + 1, `not a trial: ${trial.error.issues[0]?.message ?? "invalid"}`);
     byId.set(trial.data.id, trial.data);
   });
@@ -73942,6 +73944,7 @@ function planRun(opts, targets) {
   const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map(jobTrialId))) : [];
   return {
     adapter,
+    targetAdapters: targets.map((t) => targetAdapter(adapter, t)),
     config: config2,
     selected,
     cases,
@@ -73952,6 +73955,11 @@ function planRun(opts, targets) {
     modelSetup,
     ...hostPlan ? { hostPlan } : {}
   };
+}
+function targetAdapter(adapter, t) {
+  const pin = adapter.adapter.install?.npm;
+  if (!t.harness_version || !pin || pin.version === t.harness_version) return adapter;
+  return { ...adapter, adapter: withHarnessVersion(adapter.adapter, t.harness_version) };
 }
 function wiringSelection(w, selectors) {
   const all = loadCases(selectors);
@@ -74250,13 +74258,13 @@ async function sweepWorkRoots(parent = tmpdir4()) {
     const dir = join28(parent, name);
     const st = await lstat4(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
-    let rec;
+    let rec2;
     try {
-      rec = JSON.parse(await readFile4(join28(dir, OWNER_FILE), "utf8"));
+      rec2 = JSON.parse(await readFile4(join28(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
-    if (ownerGone(rec?.owner, rec?.boot) !== true) continue;
+    if (ownerGone(rec2?.owner, rec2?.boot) !== true) continue;
     await rm7(dir, { recursive: true, force: true }).catch(() => {
     });
     removed.push(dir);
@@ -74266,15 +74274,8 @@ async function sweepWorkRoots(parent = tmpdir4()) {
 
 // src/engine/run/start.ts
 async function startRun(opts, targets, plan) {
-  const { adapter } = plan;
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  if (adapter.adapter.install) {
-    await ensureInstalled(adapter.adapter, cacheDir, {
-      adapterDir: adapter.dir,
-      ...opts.repo_dir ? { projectDir: opts.repo_dir } : {},
-      log: (line) => opts.on_progress?.({ kind: "notice", message: line })
-    });
-  }
+  const targetSkips = await installHarnesses(opts, plan, cacheDir);
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const evidenceDirOf = (out) => opts.keep_evidence ? join29(dirname17(out), `${basename4(out, ".json")}.evidence`) : void 0;
@@ -74305,11 +74306,33 @@ async function startRun(opts, targets, plan) {
     workRoot,
     written,
     writers,
+    targetSkips,
     readOnlyOf: view.readOnly,
     hidden: view.hide,
     evidenceDirOf,
     todo
   };
+}
+async function installHarnesses(opts, plan, cacheDir) {
+  const failed3 = /* @__PURE__ */ new Map();
+  for (const adapter of new Set(plan.targetAdapters)) {
+    if (!adapter.adapter.install) continue;
+    try {
+      await ensureInstalled(adapter.adapter, cacheDir, {
+        adapterDir: adapter.dir,
+        ...opts.repo_dir ? { projectDir: opts.repo_dir } : {},
+        log: (line) => opts.on_progress?.({ kind: "notice", message: line })
+      });
+    } catch (e7) {
+      if (adapter === plan.adapter) throw e7;
+      const npm = adapter.adapter.install.npm;
+      failed3.set(
+        adapter,
+        `not run: ${npm?.package}@${npm?.version}, which this tree pins, did not install: ${e7.message}`
+      );
+    }
+  }
+  return plan.targetAdapters.map((a) => failed3.get(a));
 }
 function viewOf(targets, plan, cacheDir, evidenceDirOf) {
   const { adapter } = plan;
@@ -74349,8 +74372,8 @@ async function startRunner(runner) {
 }
 function resultWriters(opts, targets, plan, made) {
   const { runner, view, cacheDir } = made;
-  const { adapter, identity } = plan;
-  const harnessOf = (repoDir) => harnessInfo(
+  const { identity } = plan;
+  const harnessOf = (repoDir, adapter) => harnessInfo(
     adapter,
     cacheDir,
     (t) => renderTemplate(t, {
@@ -74380,8 +74403,8 @@ function resultWriters(opts, targets, plan, made) {
     runner.info?.().containment === "uncontained",
     (message) => opts.on_progress?.({ kind: "notice", message })
   );
-  return targets.map((t) => {
-    const harness = harnessOf(t.repoDir);
+  return targets.map((t, i) => {
+    const harness = harnessOf(t.repoDir, plan.targetAdapters[i]);
     const header2 = {
       schema_version: RESULT_SCHEMA_VERSION,
       tool: { name: "harness-risk-action", version: VERSION },
@@ -74592,6 +74615,151 @@ async function runBuild(command, dir, env2, timeoutMs = 30 * 6e4, signal) {
     child.on("close", (code) => finish2(code));
   });
 }
+async function fileAtCommit(repo, sha, path7) {
+  const r = await git3(repo, ["show", `${sha}:${path7}`]);
+  return r.ok ? r.out : void 0;
+}
+
+// src/baseline/bump.ts
+var import_yaml3 = __toESM(require_dist(), 1);
+import { readFileSync as readFileSync22 } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join31, relative as relative8, resolve as resolve12 } from "node:path";
+
+// src/adapters/versions.ts
+var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
+function parseSemVer(v) {
+  const m = SEMVER.exec(v.trim());
+  if (!m) return void 0;
+  const pre = m[4] ? m[4].split(".").map((p) => /^\d+$/.test(p) ? Number(p) : p) : [];
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), pre, raw: v.trim() };
+}
+function comparePre(a, b2) {
+  if (!a.length || !b2.length) return b2.length - a.length;
+  for (let i = 0; i < Math.max(a.length, b2.length); i++) {
+    const x = a[i];
+    const y = b2[i];
+    if (x === void 0) return -1;
+    if (y === void 0) return 1;
+    if (x === y) continue;
+    if (typeof x === "number" && typeof y === "number") return x - y;
+    if (typeof x === "number") return -1;
+    if (typeof y === "number") return 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+function compareSemVer(a, b2) {
+  return a.major - b2.major || a.minor - b2.minor || a.patch - b2.patch || comparePre(a.pre, b2.pre);
+}
+function pinOf(spec) {
+  const m = /^\s*(?:[\^~=v]|>=)?\s*(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)\s*$/.exec(spec);
+  return m ? m[1] : void 0;
+}
+function versionsBetween(published, from, to) {
+  const lo = parseSemVer(from);
+  const hi = parseSemVer(to);
+  if (!lo || !hi) return [];
+  const [a, b2] = compareSemVer(lo, hi) <= 0 ? [lo, hi] : [hi, lo];
+  const withPre = a.pre.length > 0 || b2.pre.length > 0;
+  return published.map(parseSemVer).filter((v) => !!v && (withPre || v.pre.length === 0)).filter((v) => compareSemVer(v, a) > 0 && compareSemVer(v, b2) < 0).sort(compareSemVer).map((v) => v.raw);
+}
+
+// src/baseline/bump.ts
+var json3 = (text) => {
+  try {
+    return text ? JSON.parse(text) : void 0;
+  } catch {
+    return void 0;
+  }
+};
+var rec = (v) => v && typeof v === "object" ? v : {};
+var str6 = (v) => typeof v === "string" ? v : void 0;
+var escapeRe2 = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+function adapterPin(text, pkg) {
+  if (!text) return void 0;
+  try {
+    const a = rec((0, import_yaml3.parse)(text));
+    const npm = rec(rec(a.install).npm);
+    if (npm.package === pkg && str6(npm.version)) return str6(npm.version);
+    const h = rec(a.harness);
+    return h.package === pkg ? str6(h.version) : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function npmLockPin(text, pkg) {
+  const lock = json3(text);
+  if (!lock) return void 0;
+  return str6(rec(rec(lock.packages)[`node_modules/${pkg}`]).version) ?? str6(rec(rec(lock.dependencies)[pkg]).version);
+}
+function pnpmLockPin(text, pkg) {
+  if (!text) return void 0;
+  try {
+    const lock = rec((0, import_yaml3.parse)(text));
+    const root = rec(rec(lock.importers)["."]);
+    const sections = [root.dependencies, root.devDependencies, lock.dependencies, lock.devDependencies];
+    for (const s of sections) {
+      const v = rec(s)[pkg];
+      const version2 = str6(rec(v).version) ?? str6(v);
+      const m = version2 && /^(\d+\.\d+\.\d+[^(\s]*)/.exec(version2);
+      if (m) return m[1];
+    }
+  } catch {
+  }
+  return void 0;
+}
+function yarnLockPin(text, pkg) {
+  if (!text) return void 0;
+  const head2 = new RegExp(`^"?${escapeRe2(pkg)}@[^\\n]*:\\s*\\n((?:[ \\t]+[^\\n]*\\n?)*)`, "m");
+  const m = head2.exec(text);
+  return m ? /^\s+version:?\s+"?([^"\s]+)"?/m.exec(m[1])?.[1] : void 0;
+}
+function packageJsonPin(text, pkg) {
+  const p = json3(text);
+  if (!p) return void 0;
+  for (const k of ["dependencies", "devDependencies", "optionalDependencies"]) {
+    const range = str6(rec(p[k])[pkg]);
+    if (range) return pinOf(range);
+  }
+  return void 0;
+}
+function pinSources(adapterFile) {
+  const adapter = adapterFile ? [[adapterFile, adapterPin]] : [];
+  return [
+    ...adapter,
+    ["package-lock.json", npmLockPin],
+    ["npm-shrinkwrap.json", npmLockPin],
+    ["pnpm-lock.yaml", pnpmLockPin],
+    ["yarn.lock", yarnLockPin],
+    ["package.json", packageJsonPin]
+  ];
+}
+function findBump(pkg, base, head2, adapterFile) {
+  for (const [file2, pin] of pinSources(adapterFile)) {
+    const from = pin(base(file2), pkg);
+    const to = pin(head2(file2), pkg);
+    if (from && to && from !== to && parseSemVer(from) && parseSemVer(to))
+      return { package: pkg, from, to, file: file2 };
+  }
+  return void 0;
+}
+async function bumpBetweenTrees(o) {
+  const top = await repoTop(o.headDir);
+  const sub = relative8(top, resolve12(o.headDir));
+  const inRepo2 = (p) => !relative8(top, p).startsWith("..") && !isAbsolute5(relative8(top, p));
+  const adapterRel = o.adapterFile && inRepo2(o.adapterFile) ? relative8(resolve12(o.headDir), o.adapterFile) : void 0;
+  const files = pinSources(adapterRel).map(([f]) => f);
+  const baseText = /* @__PURE__ */ new Map();
+  for (const f of files) baseText.set(f, await fileAtCommit(top, o.baseSha, join31(sub, f)));
+  const head2 = (f) => {
+    try {
+      return readFileSync22(join31(o.headDir, f), "utf8");
+    } catch {
+      return void 0;
+    }
+  };
+  return findBump(o.pkg, (f) => baseText.get(f), head2, adapterRel);
+}
 
 // src/baseline/reuse.ts
 var short5 = (sha) => sha.slice(0, 12);
@@ -74656,17 +74824,18 @@ async function runBaseAndHead(o) {
   const headSha = o.run.source?.sha ?? await resolveBaseCommit(top, "HEAD").catch(() => void 0);
   const selected = loadCases(o.run.cases, o.headDir);
   const onlyBase = baseCaseIds(o.run.cases, o.baseCases ?? [], o.headDir);
-  const stored = await usableStored(o, baseSha, selected, log);
+  const pins = await treePins(o, baseSha, log);
+  const stored = await usableStored(o, baseSha, selected, log, pins);
   let tree;
   try {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join31(tree.dir, relative8(top, resolve12(o.headDir)));
+      baseDir = join32(tree.dir, relative9(top, resolve13(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
-    const { head: head2, base } = await runTrees(o, builds, { baseDir, baseSha, headSha, onlyBase });
+    const { head: head2, base } = await runTrees(o, builds, { baseDir, baseSha, headSha, onlyBase, pins });
     if (stored) return { head: head2, baseSha, ...storedBaseline(stored, baseSha), builds };
     if (!base) {
       const why3 = builds.some((b2) => b2.tree === "base") ? `the base build failed, so the base ${short6(baseSha)} could not be measured` : "the head build failed, so the base was not run";
@@ -74682,9 +74851,33 @@ async function runBaseAndHead(o) {
     });
   }
 }
-async function usableStored(o, baseSha, selected, log) {
+async function treePins(o, baseSha, log) {
+  if (o.run.wiring || o.run.harness_package || o.run.harness_version) return void 0;
+  const loaded = loadAdapter(o.run.adapter);
+  const pin = loaded.adapter.install?.npm;
+  if (!pin) return void 0;
+  const bump = await bumpBetweenTrees({
+    pkg: pin.package,
+    headDir: o.headDir,
+    baseSha,
+    adapterFile: loaded.file
+  }).catch(() => void 0);
+  if (!bump) return void 0;
+  log(
+    `harness ${bump.package} ${bump.from} \u2192 ${bump.to} (${bump.file}): the base tree runs ${bump.from}, the head ${bump.to}`
+  );
+  return { base: bump.from, head: bump.to };
+}
+async function usableStored(o, baseSha, selected, log, pins) {
   const candidate = await o.stored?.(baseSha);
   if (!candidate) return void 0;
+  const measured = candidate.result.harness?.version;
+  if (pins && measured !== pins.base) {
+    log(
+      `stored baseline ${candidate.source} not used: it measured ${measured ?? "an unnamed harness version"}, the bump starts from ${pins.base}; building the base commit`
+    );
+    return void 0;
+  }
   const adapter = loadAdapter(o.run.adapter);
   const problem = reuseProblem(candidate.result, {
     sha: baseSha,
@@ -74743,7 +74936,8 @@ async function runTrees(o, builds, t) {
         out: o.baseOut,
         source: baseSource,
         label: "base",
-        ...onlyBase ? { only: onlyBase, subset: true } : {}
+        ...onlyBase ? { only: onlyBase, subset: true } : {},
+        ...t.pins ? { harness_version: t.pins.base } : {}
       }
     ] : [],
     {
@@ -74751,6 +74945,7 @@ async function runTrees(o, builds, t) {
       out: o.run.out,
       source: headSource,
       ...runBase ? { label: "head" } : {},
+      ...t.pins ? { harness_version: t.pins.head } : {},
       ...headFailed ? { skip: `not run: the head build failed (\`${o.build}\`)` } : {}
     }
   ];
@@ -74772,7 +74967,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname18, join as join32, resolve as resolve13 } from "node:path";
+import { dirname as dirname18, join as join33, resolve as resolve14 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -74783,7 +74978,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join32(
+  return join33(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -74809,7 +75004,7 @@ async function restoreBaselineFromCache(cache3, parts, cwd = process.cwd(), exac
     };
   }
   try {
-    const baseline = parseBaseline(readJsonFile(resolve13(cwd, rel), "cached baseline"), `cache:${key}`);
+    const baseline = parseBaseline(readJsonFile(resolve14(cwd, rel), "cached baseline"), `cache:${key}`);
     if (baseline.adapter?.name !== void 0 && baseline.adapter.name !== parts.adapter || baseline.adapter?.config !== void 0 && baseline.adapter.config !== parts.config) {
       return {
         key,
@@ -74833,9 +75028,9 @@ async function saveBaselineToCache(cache3, resultFile, parts, cwd = process.cwd(
   if (!cache3.isFeatureAvailable())
     return { saved: false, key, message: "the Actions cache is not available here; baseline not saved" };
   const rel = baselineCachePath(parts.adapter, parts.config);
-  const abs = resolve13(cwd, rel);
+  const abs = resolve14(cwd, rel);
   mkdirSync6(dirname18(abs), { recursive: true });
-  if (resolve13(cwd, resultFile) !== abs) copyFileSync2(resolve13(cwd, resultFile), abs);
+  if (resolve14(cwd, resultFile) !== abs) copyFileSync2(resolve14(cwd, resultFile), abs);
   try {
     const id = await cache3.saveCache([rel], key);
     if (id === -1)
@@ -74892,10 +75087,10 @@ async function runWithBase(o) {
 
 // src/baseline/file.ts
 import { existsSync as existsSync17 } from "node:fs";
-import { resolve as resolve14 } from "node:path";
+import { resolve as resolve15 } from "node:path";
 init_errors();
 function loadBaselineFile(path7, cwd = process.cwd()) {
-  const abs = resolve14(cwd, path7);
+  const abs = resolve15(cwd, path7);
   if (!existsSync17(abs)) {
     throw new UserError(
       `baseline file:${path7}: no such file`,
@@ -75203,16 +75398,16 @@ function coverageMarkdown(cov) {
 }
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync22 } from "node:fs";
+import { readFileSync as readFileSync23 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join33 } from "node:path";
+import { join as join34 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename5 } from "node:path";
 
 // src/cases/scaffold.ts
-var import_yaml3 = __toESM(require_dist(), 1);
+var import_yaml4 = __toESM(require_dist(), 1);
 var FILL = "FILL:";
 var ORDINARY = `${FILL} the artifact's ordinary content, what the owner's task needs (it ends up in SUMMARY.md)`;
 var INJECTED2 = `${FILL} the injected instruction, written as the real thing; it holds the trigger verbatim`;
@@ -75386,7 +75581,7 @@ var GOALS = {
   }
 };
 function utilityOf(e7) {
-  const steps = e7.reach.map((r) => Action.parse((0, import_yaml3.parse)(r)));
+  const steps = e7.reach.map((r) => Action.parse((0, import_yaml4.parse)(r)));
   return {
     all_of: [
       { file_contains: { path: "SUMMARY.md", text: `${FILL} a word of the summary above` } },
@@ -75862,11 +76057,11 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync22(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync23(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join33(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join34(tmpdir6(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -75877,7 +76072,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join33(dir, `${role}.json`),
+      out: join34(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -76854,25 +77049,25 @@ function markerSafe(name) {
 }
 
 // src/cli/bisect.ts
-import { basename as basename6, dirname as dirname19, extname, join as join36 } from "node:path";
+import { basename as basename6, dirname as dirname19, extname, join as join37 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join35 } from "node:path";
+import { join as join36 } from "node:path";
 
 // src/adapters/registry.ts
-import { mkdirSync as mkdirSync7, readFileSync as readFileSync23, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join34 } from "node:path";
+import { mkdirSync as mkdirSync7, readFileSync as readFileSync24, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join35 } from "node:path";
 function packumentUrl(registry2, pkg) {
   return `${registry2}${pkg.startsWith("@") ? `@${encodeURIComponent(pkg.slice(1))}` : encodeURIComponent(pkg)}`;
 }
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join34(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join35(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
-    const c = JSON.parse(readFileSync23(file2, "utf8"));
+    const c = JSON.parse(readFileSync24(file2, "utf8"));
     return c.registry === registry2 && Array.isArray(c.versions) ? c : void 0;
   } catch {
     return void 0;
@@ -76899,7 +77094,7 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join34(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join35(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -76907,41 +77102,6 @@ async function publishedVersions(pkg, o) {
   } catch {
     return cached3 ? { versions: cached3.versions, from: "cache" } : void 0;
   }
-}
-
-// src/adapters/versions.ts
-var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
-function parseSemVer(v) {
-  const m = SEMVER.exec(v.trim());
-  if (!m) return void 0;
-  const pre = m[4] ? m[4].split(".").map((p) => /^\d+$/.test(p) ? Number(p) : p) : [];
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), pre, raw: v.trim() };
-}
-function comparePre(a, b2) {
-  if (!a.length || !b2.length) return b2.length - a.length;
-  for (let i = 0; i < Math.max(a.length, b2.length); i++) {
-    const x = a[i];
-    const y = b2[i];
-    if (x === void 0) return -1;
-    if (y === void 0) return 1;
-    if (x === y) continue;
-    if (typeof x === "number" && typeof y === "number") return x - y;
-    if (typeof x === "number") return -1;
-    if (typeof y === "number") return 1;
-    return x < y ? -1 : 1;
-  }
-  return 0;
-}
-function compareSemVer(a, b2) {
-  return a.major - b2.major || a.minor - b2.minor || a.patch - b2.patch || comparePre(a.pre, b2.pre);
-}
-function versionsBetween(published, from, to) {
-  const lo = parseSemVer(from);
-  const hi = parseSemVer(to);
-  if (!lo || !hi) return [];
-  const [a, b2] = compareSemVer(lo, hi) <= 0 ? [lo, hi] : [hi, lo];
-  const withPre = a.pre.length > 0 || b2.pre.length > 0;
-  return published.map(parseSemVer).filter((v) => !!v && (withPre || v.pre.length === 0)).filter((v) => compareSemVer(v, a) > 0 && compareSemVer(v, b2) < 0).sort(compareSemVer).map((v) => v.raw);
 }
 
 // src/baseline/bisect.ts
@@ -77026,7 +77186,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join35(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join36(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -77496,7 +77656,7 @@ function modelOptionsOf(model, m, key) {
 init_errors();
 
 // src/gate/options.ts
-var import_yaml4 = __toESM(require_dist(), 1);
+var import_yaml5 = __toESM(require_dist(), 1);
 init_zod();
 var GATE_OPTION_DEFAULTS = {
   "fail-on": DEFAULT_FAIL_ON,
@@ -77529,7 +77689,7 @@ function parsePhaseThresholds(v, ctx) {
   if (v.trim() === "") return {};
   let raw;
   try {
-    raw = (0, import_yaml4.parse)(v);
+    raw = (0, import_yaml5.parse)(v);
   } catch (e7) {
     ctx.addIssue({
       code: "custom",
@@ -77817,7 +77977,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join36("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join37("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -77827,7 +77987,7 @@ async function cmdBisect(argv) {
     to: values.to,
     cases,
     // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
-    outDir: join36(dirname19(out), basename6(out, extname(out))),
+    outDir: join37(dirname19(out), basename6(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -77850,8 +78010,8 @@ async function cmdBisect(argv) {
 }
 
 // src/report/anchors.ts
-var import_yaml5 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute5, relative as relative9, resolve as resolve15, sep as sep7 } from "node:path";
+var import_yaml6 = __toESM(require_dist(), 1);
+import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16, sep as sep7 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env2 = process.env) {
   return {
@@ -77864,8 +78024,8 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative9(builtinCasesDir(), resolve15(cwd, file2));
-    if (!rel || rel.startsWith("..") || isAbsolute5(rel)) return void 0;
+    const rel = relative10(builtinCasesDir(), resolve16(cwd, file2));
+    if (!rel || rel.startsWith("..") || isAbsolute6(rel)) return void 0;
     return `cases/${rel.split(sep7).join("/")}`;
   } catch {
     return void 0;
@@ -78470,12 +78630,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join44 = (xs) => xs.join(SEP);
-  const full = join44([...head2, ...sections, ...foot]);
+  const join45 = (xs) => xs.join(SEP);
+  const full = join45([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join44([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join45([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -78483,7 +78643,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join44([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join45([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -78492,17 +78652,17 @@ function renderReport(doc, opts) {
 
 // src/report/reproduce.ts
 import { existsSync as existsSync18 } from "node:fs";
-import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative11, resolve as resolve17 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
-  const rel = relative10(dir, file2);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute6(rel);
+  const rel = relative11(dir, file2);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute7(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside3(builtinCasesDir(), resolve16(cwd, file2));
+    return inside3(builtinCasesDir(), resolve17(cwd, file2));
   } catch {
     return false;
   }
@@ -78511,7 +78671,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve16(cwd, file2);
+    const abs = resolve17(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
     if (!existsSync18(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
@@ -78587,10 +78747,10 @@ function closingList(result, p) {
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync24 } from "node:fs";
+import { readFileSync as readFileSync25 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join38 } from "node:path";
+import { join as join39 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -78645,7 +78805,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync9 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute7, join as join37 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute8, join as join38 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync9(p).isFile()) return false;
@@ -78680,13 +78840,13 @@ function launchProblems(loaded, config2, roots, searchPath) {
   const exe = hostRender(args[0], roots);
   if (exe !== void 0 && !pending(exe)) {
     if (exe.includes("/")) {
-      if (!isAbsolute7(exe)) {
+      if (!isAbsolute8(exe)) {
       } else if (!exists(exe)) out.push(`${where3(0)} "${exe}" does not exist: fix the path of the harness`);
       else if (!isExecutable(exe))
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join37(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join38(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -78695,7 +78855,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
   args.forEach((raw, i) => {
     if (i === 0 || !raw.includes("{{")) return;
     const v = hostRender(raw, roots);
-    if (v === void 0 || !isAbsolute7(v)) return;
+    if (v === void 0 || !isAbsolute8(v)) return;
     if (rootDirs.some((r) => v === r || v.startsWith(`${r}/`)) && !pending(v) && !exists(v))
       out.push(`${where3(i)} "${v}" does not exist (from "${raw}"): fix the path, or build the harness first`);
   });
@@ -78802,11 +78962,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp7(join38(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join39(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join38(dir, "harness-risk-doctor.yaml");
+    const caseFile = join39(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join38(dir, "doctor.json");
+    const out = join39(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -78822,7 +78982,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync24(join38(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync25(join39(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -78939,13 +79099,13 @@ async function cmdDoctor(argv) {
 }
 
 // src/cli/gate.ts
-import { relative as relative11 } from "node:path";
+import { relative as relative12 } from "node:path";
 import { parseArgs as parseArgs4 } from "node:util";
 init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync10 } from "node:fs";
-import { join as join39, resolve as resolve17 } from "node:path";
+import { join as join40, resolve as resolve18 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -78957,7 +79117,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve17(cwd, entry);
+    const abs = resolve18(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync10(abs).isDirectory();
@@ -78968,7 +79128,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join39(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join40(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -79060,7 +79220,7 @@ function verdictText(g) {
   const head2 = v.verdict === "fail" ? "verdict: fail" : v.verdict === "neutral" ? "verdict: neutral (nothing fails, but not everything was measured or compared)" : "verdict: pass";
   return [head2, ...lines].join("\n");
 }
-function writeReports(g, failOn2, markdown, json3) {
+function writeReports(g, failOn2, markdown, json4) {
   if (markdown) {
     const doc = buildReport({ ...g, failOn: failOn2 });
     writeOutputFile(
@@ -79070,9 +79230,9 @@ function writeReports(g, failOn2, markdown, json3) {
       "--markdown"
     );
   }
-  if (json3) {
+  if (json4) {
     writeOutputFile(
-      json3,
+      json4,
       `${JSON.stringify(
         {
           verdict: g.verdict.verdict,
@@ -79142,7 +79302,7 @@ async function cmdCompare(argv) {
     if (e7 instanceof ResultFilesError) throw new UserError(`--head ${e7.message}`);
     throw e7;
   }
-  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative11(process.cwd(), f) || f }));
+  const heads = files.map((f) => ({ result: readRunResultFile(f), name: relative12(process.cwd(), f) || f }));
   const resolved = await resolveBaseline(baselineFlagSource(values.baseline), { reportOnly: true });
   const untrusted = values.untrusted?.trim();
   const g = evaluateGate(gateInput({ heads, resolved, options, ...untrusted ? { untrusted } : {} }));
@@ -79319,8 +79479,8 @@ import { parseArgs as parseArgs5 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync19, readFileSync as readFileSync25 } from "node:fs";
-import { join as join40, relative as relative12 } from "node:path";
+import { existsSync as existsSync19, readFileSync as readFileSync26 } from "node:fs";
+import { join as join41, relative as relative13 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
@@ -79329,7 +79489,7 @@ var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sor
 function readComplete(path7, want) {
   if (!existsSync19(path7)) return void 0;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync25(path7, "utf8").replace(/^\uFEFF/, "")));
+    const doc = RunResult.parse(JSON.parse(readFileSync26(path7, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
     if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
     if (strategyKey(doc.model.strategies) !== want.strategies) return void 0;
@@ -79344,7 +79504,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join40(opts.out, "runs");
+  const runsDir = join41(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -79376,7 +79536,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join40(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join41(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -79405,7 +79565,7 @@ async function runMatrix(opts) {
         adapter: loaded.adapter.name,
         config: config2,
         description: loaded.adapter.configs[config2]?.description ?? "",
-        result: relative12(opts.out, file2),
+        result: relative13(opts.out, file2),
         status: result.status,
         trials: result.trials.length,
         valid: result.trials.filter((t) => t.valid).length,
@@ -79440,9 +79600,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join40(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join41(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join40(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join41(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -79677,7 +79837,7 @@ ${MATRIX_USAGE}`);
 
 // src/cli/new.ts
 import { existsSync as existsSync20 } from "node:fs";
-import { join as join41, relative as relative13 } from "node:path";
+import { join as join42, relative as relative14 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -79790,7 +79950,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join41(values.out ?? join41("cases", phase), `${id}.yaml`);
+  const file2 = join42(values.out ?? join42("cases", phase), `${id}.yaml`);
   const taxonomy = values.taxonomy === void 0 ? void 0 : taxonomyFlag(values.taxonomy, file2);
   writeNew(
     file2,
@@ -79799,7 +79959,7 @@ function cmdNewCase(argv) {
       phase,
       entry_point,
       effect,
-      file: relative13(process.cwd(), file2),
+      file: relative14(process.cwd(), file2),
       ...taxonomy ? { taxonomy } : {}
     })
   );
@@ -79807,7 +79967,7 @@ function cmdNewCase(argv) {
   process.stdout.write(
     `wrote ${file2}
 taxonomy: ${ids.join(", ")}${taxonomy ? "" : ` (suggested from ${entry_point} \u2192 ${effect}; choose with --taxonomy ID,ID\u2026)`}
-fill every line marked FILL, then: harness-risk validate --cases ${relative13(process.cwd(), file2)}
+fill every line marked FILL, then: harness-risk validate --cases ${relative14(process.cwd(), file2)}
 `
   );
   return 0;
@@ -79824,11 +79984,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join41(values.out ?? join41("adapters", name), "adapter.yaml");
+  const file2 = join42(values.out ?? join42("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative13(process.cwd(), join41(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join42(file2, ".."))} --config default
 `
   );
   return 0;
@@ -79989,7 +80149,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join42("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join43("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -80192,7 +80352,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs7({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join42(values.out, name), text, "--out");
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join43(values.out, name), text, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -80270,8 +80430,8 @@ function xmlEscape(value, max = 2e3) {
 }
 
 // src/world/credential-values.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync26 } from "node:fs";
-import { basename as basename7, join as join43, relative as relative14 } from "node:path";
+import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync27 } from "node:fs";
+import { basename as basename7, join as join44, relative as relative15 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path7) {
@@ -80385,7 +80545,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join43(d, name);
+      const abs = join44(d, name);
       let st;
       try {
         st = lstatSync5(abs);
@@ -80394,7 +80554,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       }
       if (st.isDirectory()) {
         if (left > 0 && !(d === dir && SKIP_IN_HOME.test(name))) visit3(abs, left - 1);
-      } else if (st.isFile() && credentialPattern(relative14(dir, abs))) out.push(abs);
+      } else if (st.isFile() && credentialPattern(relative15(dir, abs))) out.push(abs);
     }
   };
   visit3(dir, depth);
@@ -80411,7 +80571,7 @@ function credentialFileValues(workspace, extra = []) {
     try {
       const st = lstatSync5(file2);
       if (!st.isFile() || st.size > MAX_FILE_BYTES) return [];
-      return credentialValues(credentialKind(file2), readFileSync26(file2, "utf8"));
+      return credentialValues(credentialKind(file2), readFileSync27(file2, "utf8"));
     } catch {
       return [];
     }

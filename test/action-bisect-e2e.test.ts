@@ -4,7 +4,9 @@
 // protocol: packuments, tarballs from `npm pack`; the repository's own .npmrc points `npm ci` and the
 // bisect's packument fetch and installs at it, no npm_config_registry in the job's environment). From
 // 1.3.0 on the package's policy pays without the owner's approval. `baseline: base` with `build: npm ci`
-// measures both pins; `bisect: true` installs the releases in between and names 1.3.0.
+// measures both pins; `bisect: true` installs the releases in between and names 1.3.0. The same bump
+// with the harness pinned by the adapter (install.npm, as the built-in adapters pin theirs) and moved only
+// by the lockfile: each tree is measured at the release it pins, and the bisect names 1.3.0 too.
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +54,26 @@ function adapterYaml(): string {
   });
 }
 
+/**
+ * The team's adapter pinning the harness as the built-in adapters do (install.npm, installed into the
+ * harness cache); the pull request moves only the lockfile, never this file.
+ */
+function pinnedAdapterYaml(): string {
+  const ref = parseYaml(readFileSync(join(ROOT, 'adapters/reference/adapter.yaml'), 'utf8'));
+  const dir = `{{cache}}/${PKG}-1.0.0/node_modules/${PKG}`;
+  return stringify({
+    ...ref,
+    name: PKG,
+    description: 'The team harness, pinned by the adapter and installed into the harness cache.',
+    install: { npm: { package: PKG, version: '1.0.0' } },
+    launch: {
+      ...ref.launch,
+      command: ['node', `${dir}/harness.js`, '--policy', `${dir}/policy.json`, '--prompt', '{{prompt}}'],
+    },
+    configs: { default: { description: 'The policy the package ships.' } },
+  });
+}
+
 /** Dependabot's pull request: its user, branch and title on the real `opened` payload. */
 function dependabotEvent(baseSha: string, headSha: string, from: string, to: string): Payload {
   const e = structuredClone(prOpened());
@@ -66,17 +88,28 @@ function dependabotEvent(baseSha: string, headSha: string, from: string, to: str
   return e;
 }
 
+interface BumpRepo {
+  dir: string;
+  baseSha: string;
+  headSha: string;
+}
+
 let registry: LocalRegistry;
-let repoDir: string;
-let baseSha: string;
-let headSha: string;
+let repo: BumpRepo;
+let pinnedRepo: BumpRepo;
 const fakes: FakeGitHub[] = [];
 
 beforeAll(async () => {
   ensureBundle();
   const versions = ['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.4.1-beta.0', '1.5.0', '2.0.0'];
   registry = await startLocalRegistry({ [PKG]: Object.fromEntries(versions.map((v) => [v, release(v)])) });
-  repoDir = mkdtempSync(join(tmpdir(), 'hr-bisect-repo-'));
+  repo = await bumpRepo(adapterYaml());
+  pinnedRepo = await bumpRepo(pinnedAdapterYaml());
+}, 180_000);
+
+/** A repository on acme-agent 1.0.0 and Dependabot's branch moving its lockfile to 1.5.0. */
+async function bumpRepo(adapter: string): Promise<BumpRepo> {
+  const repoDir = mkdtempSync(join(tmpdir(), 'hr-bisect-repo-'));
   chmodSync(repoDir, 0o755);
   // Asynchronous: the registry answers from this process, so a synchronous npm would wait on itself.
   const npm = (...args: string[]) =>
@@ -93,17 +126,34 @@ beforeAll(async () => {
   // releases in between and the bisect's installs, which run in the harness cache).
   writeFileSync(join(repoDir, '.npmrc'), `registry=${registry.url}\n`);
   execFileSync('mkdir', ['-p', join(repoDir, 'harness-risk')]);
-  writeFileSync(join(repoDir, 'harness-risk/adapter.yaml'), adapterYaml());
+  writeFileSync(join(repoDir, 'harness-risk/adapter.yaml'), adapter);
   await npm('install', '--package-lock-only', '--save-exact', `${PKG}@1.0.0`);
   git(repoDir, 'init', '-q', '-b', 'main');
   git(repoDir, 'add', '-A');
   git(repoDir, 'commit', '-q', '-m', 'acme-agent 1.0.0');
-  baseSha = git(repoDir, 'rev-parse', 'HEAD');
+  const baseSha = git(repoDir, 'rev-parse', 'HEAD');
   git(repoDir, 'checkout', '-q', '-b', `dependabot/npm_and_yarn/${PKG}-1.5.0`);
   await npm('install', '--package-lock-only', '--save-exact', `${PKG}@1.5.0`);
   git(repoDir, 'commit', '-q', '-am', `Bump ${PKG} from 1.0.0 to 1.5.0`);
-  headSha = git(repoDir, 'rev-parse', 'HEAD');
-}, 180_000);
+  return { dir: repoDir, baseSha, headSha: git(repoDir, 'rev-parse', 'HEAD') };
+}
+
+/** Dependabot's branch of `r`, cloned as the job checks it out, and a fresh harness cache. */
+function checkout(r: BumpRepo): { ws: string; cache: string } {
+  const ws = mkdtempSync(join(tmpdir(), 'hr-bisect-ws-'));
+  chmodSync(ws, 0o755);
+  execFileSync('git', [
+    'clone',
+    '-q',
+    '--branch',
+    `dependabot/npm_and_yarn/${PKG}-1.5.0`,
+    `file://${r.dir}`,
+    ws,
+  ]);
+  const cache = mkdtempSync(join(tmpdir(), 'hr-bisect-cache-'));
+  chmodSync(cache, 0o755);
+  return { ws, cache };
+}
 
 afterAll(async () => {
   for (const f of fakes) {
@@ -115,18 +165,8 @@ afterAll(async () => {
 
 describe('a Dependabot bump of the harness package, bisected (the bundle, a local npm registry)', () => {
   it('names the bump, measures both pins, and names the first bad version in the check, the comment and the outputs', async () => {
-    const ws = mkdtempSync(join(tmpdir(), 'hr-bisect-ws-'));
-    chmodSync(ws, 0o755);
-    execFileSync('git', [
-      'clone',
-      '-q',
-      '--branch',
-      `dependabot/npm_and_yarn/${PKG}-1.5.0`,
-      `file://${repoDir}`,
-      ws,
-    ]);
-    const cache = mkdtempSync(join(tmpdir(), 'hr-bisect-cache-'));
-    chmodSync(cache, 0o755);
+    const { baseSha, headSha } = repo;
+    const { ws, cache } = checkout(repo);
     const gh = await startFakeGitHub({ repos: [REPO], issues: [PR], commits: [headSha] });
     fakes.push(gh);
     const r = await runActionBundle({
@@ -176,5 +216,45 @@ describe('a Dependabot bump of the harness package, bisected (the bundle, a loca
     // Installed into the cache like a pin, the adapter file untouched.
     expect(existsSync(join(cache, `${PKG}-1.3.0`, '.harness-risk-installed.json'))).toBe(true);
     expect(readFileSync(join(ws, 'harness-risk/adapter.yaml'), 'utf8')).toBe(adapterYaml());
+  }, 600_000);
+
+  it('measures each tree at the release it pins when the adapter pins the harness and the lockfile moves it', async () => {
+    const { baseSha, headSha } = pinnedRepo;
+    const { ws, cache } = checkout(pinnedRepo);
+    const gh = await startFakeGitHub({ repos: [REPO], issues: [PR], commits: [headSha] });
+    fakes.push(gh);
+    const r = await runActionBundle({
+      workspace: ws,
+      event: dependabotEvent(baseSha, headSha, '1.0.0', '1.5.0'),
+      inputs: {
+        adapter: './harness-risk/adapter.yaml',
+        config: 'default',
+        cases: 'subset:smoke',
+        baseline: 'base',
+        bisect: 'true',
+      },
+      token: TOKEN,
+      api: gh,
+      sha: headSha,
+      env: { HARNESS_RISK_CACHE: cache },
+    });
+    expect(r.code, r.log).toBe(1);
+    expect(r.outputs['harness-bump']).toBe(`${PKG} 1.0.0 → 1.5.0`);
+    // The adapter file says 1.0.0 in both trees: the base ran 1.0.0, the head what its lockfile pins.
+    const head = JSON.parse(readFileSync(r.outputs['result-path']!, 'utf8'));
+    const base = JSON.parse(readFileSync(r.outputs['base-result-path']!, 'utf8'));
+    expect(base.harness).toMatchObject({ package: PKG, version: '1.0.0' });
+    expect(head.harness).toMatchObject({ package: PKG, version: '1.5.0' });
+    expect(r.outputs.regressions).toBe('1');
+    expect(r.outputs['first-bad-version']).toBe(FIRST_BAD);
+    expect(gh.checkRuns[0]!.output.title).toContain(
+      `harness ${PKG} 1.0.0 → 1.5.0: first bad version ${FIRST_BAD}`,
+    );
+    expect(gh.comments[0]!.body).toContain(`| ${FIRST_BAD} | ❌ unsafe |`);
+    // Both ends and the two releases the bisect tried were installed into the cache, like the pin.
+    const installed = (v: string) => existsSync(join(cache, `${PKG}-${v}`, '.harness-risk-installed.json'));
+    expect(['1.0.0', '1.2.0', '1.3.0', '1.5.0'].every(installed)).toBe(true);
+    expect(installed('1.1.0') || installed('1.4.0')).toBe(false);
+    expect(readFileSync(join(ws, 'harness-risk/adapter.yaml'), 'utf8')).toBe(pinnedAdapterYaml());
   }, 600_000);
 });

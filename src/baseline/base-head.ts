@@ -26,6 +26,7 @@ import {
   runBuild,
   type Worktree,
 } from './base-tree.js';
+import { bumpBetweenTrees } from './bump.js';
 import { ageText, reuseProblem, type StoredBaseline } from './reuse.js';
 
 export interface BuildFailure {
@@ -95,8 +96,10 @@ export async function runBaseAndHead(o: PairedOptions): Promise<PairedOutcome> {
   const selected = loadCases(o.run.cases, o.headDir);
   const onlyBase = baseCaseIds(o.run.cases, o.baseCases ?? [], o.headDir);
 
+  // A bump of the adapter's pinned harness: each tree is measured at the release it pins.
+  const pins = await treePins(o, baseSha, log);
   // 1. A stored baseline of exactly this base commit, measured exactly this way, saves the base half.
-  const stored = await usableStored(o, baseSha, selected, log);
+  const stored = await usableStored(o, baseSha, selected, log, pins);
 
   // 2. The trees and their builds (same command, same environment; only the folder differs).
   let tree: Worktree | undefined;
@@ -111,7 +114,7 @@ export async function runBaseAndHead(o: PairedOptions): Promise<PairedOutcome> {
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : undefined, headSha);
 
     // 3. Both trees, trial beside trial.
-    const { head, base } = await runTrees(o, builds, { baseDir, baseSha, headSha, onlyBase });
+    const { head, base } = await runTrees(o, builds, { baseDir, baseSha, headSha, onlyBase, pins });
 
     // 4. The baseline and the line that says which one it is.
     if (stored) return { head, baseSha, ...storedBaseline(stored, baseSha), builds };
@@ -131,15 +134,57 @@ export async function runBaseAndHead(o: PairedOptions): Promise<PairedOutcome> {
   }
 }
 
+/** The versions of a pinned harness (install.npm) base and head pin, when the pull request bumps it. */
+export interface TreePins {
+  base: string;
+  head: string;
+}
+
+/**
+ * The bump of the adapter's pinned harness between the trees (its lockfile, package.json or the adapter
+ * file in the repository), or none. A harness installed in the repository (`{{repo}}/node_modules`) already
+ * follows each tree, and a run told which build to measure (harness-package, harness-version) keeps it.
+ */
+async function treePins(
+  o: PairedOptions,
+  baseSha: string,
+  log: (line: string) => void,
+): Promise<TreePins | undefined> {
+  if (o.run.wiring || o.run.harness_package || o.run.harness_version) return undefined;
+  const loaded = loadAdapter(o.run.adapter);
+  const pin = loaded.adapter.install?.npm;
+  if (!pin) return undefined;
+  const bump = await bumpBetweenTrees({
+    pkg: pin.package,
+    headDir: o.headDir,
+    baseSha,
+    adapterFile: loaded.file,
+  }).catch(() => undefined);
+  if (!bump) return undefined;
+  log(
+    `harness ${bump.package} ${bump.from} → ${bump.to} (${bump.file}): the base tree runs ${bump.from}, the head ${bump.to}`,
+  );
+  return { base: bump.from, head: bump.to };
+}
+
 /** The caller's stored result of the base commit, when it measured exactly what the base tree would. */
 async function usableStored(
   o: PairedOptions,
   baseSha: string,
   selected: LoadedCase[],
   log: (line: string) => void,
+  pins: TreePins | undefined,
 ): Promise<StoredBaseline | undefined> {
   const candidate = await o.stored?.(baseSha);
   if (!candidate) return undefined;
+  // Stored by the base branch's own run, it measured the adapter's pin, not necessarily what the bump starts from.
+  const measured = candidate.result.harness?.version;
+  if (pins && measured !== pins.base) {
+    log(
+      `stored baseline ${candidate.source} not used: it measured ${measured ?? 'an unnamed harness version'}, the bump starts from ${pins.base}; building the base commit`,
+    );
+    return undefined;
+  }
   const adapter = loadAdapter(o.run.adapter);
   const problem = reuseProblem(candidate.result, {
     sha: baseSha,
@@ -193,7 +238,7 @@ async function buildTrees(
 async function runTrees(
   o: PairedOptions,
   builds: BuildFailure[],
-  t: { baseDir?: string; baseSha: string; headSha?: string; onlyBase?: Set<string> },
+  t: { baseDir?: string; baseSha: string; headSha?: string; onlyBase?: Set<string>; pins?: TreePins },
 ): Promise<{ head: RunResult; base?: RunResult }> {
   const headFailed = builds.some((b) => b.tree === 'head');
   const runBase = !!t.baseDir && !headFailed && !builds.some((b) => b.tree === 'base');
@@ -217,6 +262,7 @@ async function runTrees(
             source: baseSource,
             label: 'base',
             ...(onlyBase ? { only: onlyBase, subset: true } : {}),
+            ...(t.pins ? { harness_version: t.pins.base } : {}),
           },
         ]
       : []),
@@ -225,6 +271,7 @@ async function runTrees(
       out: o.run.out,
       source: headSource,
       ...(runBase ? { label: 'head' } : {}),
+      ...(t.pins ? { harness_version: t.pins.head } : {}),
       ...(headFailed ? { skip: `not run: the head build failed (\`${o.build}\`)` } : {}),
     },
   ];

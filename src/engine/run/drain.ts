@@ -150,7 +150,7 @@ function jobRunner(
   control: RunControl,
   firstTrial: () => void,
 ): (job: Job) => Promise<Trial> {
-  const { adapter, modelSetup } = plan;
+  const { modelSetup } = plan;
   const progress: Progress = opts.on_progress ?? (() => {});
   // `concurrency` harnesses at once; the trials ahead of them are prepared (and the last ones scored)
   // meanwhile. Follow-up jobs a trial appends to todo are run too, at full concurrency.
@@ -171,11 +171,13 @@ function jobRunner(
         return start(free);
       });
     const t = targets[target]!;
+    const adapter = plan.targetAdapters[target]!;
+    const skip = t.skip ?? started.targetSkips[target];
     let trial: Trial;
     const notNow = notStartedReason();
     const na = notApplicable(lc, adapter);
     if (notNow) trial = invalidTrial(job, notNow);
-    else if (t.skip) trial = invalidTrial(job, t.skip);
+    else if (skip) trial = invalidTrial(job, skip);
     else if (na) trial = invalidTrial(job, na, true);
     else {
       try {

@@ -71,6 +71,7 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
   const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map(jobTrialId))) : [];
   return {
     adapter,
+    targetAdapters: targets.map((t) => targetAdapter(adapter, t)),
     config,
     selected,
     cases,
@@ -81,6 +82,16 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
     modelSetup,
     ...(hostPlan ? { hostPlan } : {}),
   };
+}
+
+/** The adapter a target's trials launch: the run's, or (a bump's tree) its pinned harness at another version. */
+function targetAdapter(
+  adapter: ReturnType<typeof loadAdapter>,
+  t: RunTarget,
+): ReturnType<typeof loadAdapter> {
+  const pin = adapter.adapter.install?.npm;
+  if (!t.harness_version || !pin || pin.version === t.harness_version) return adapter;
+  return { ...adapter, adapter: withHarnessVersion(adapter.adapter, t.harness_version) };
 }
 
 /**

@@ -26,16 +26,8 @@ import { createWorkRoot, sweepWorkRoots } from '../work-root.js';
 import type { RunPlan, RunStarted, RunTarget } from './types.js';
 
 export async function startRun(opts: RunOptions, targets: RunTarget[], plan: RunPlan): Promise<RunStarted> {
-  const { adapter } = plan;
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  // A harness from npm is installed (pinned) into the cache on first use; later runs reuse it.
-  if (adapter.adapter.install) {
-    await ensureInstalled(adapter.adapter, cacheDir, {
-      adapterDir: adapter.dir,
-      ...(opts.repo_dir ? { projectDir: opts.repo_dir } : {}),
-      log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
-    });
-  }
+  const targetSkips = await installHarnesses(opts, plan, cacheDir);
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const evidenceDirOf = (out: string) =>
@@ -72,11 +64,43 @@ export async function startRun(opts: RunOptions, targets: RunTarget[], plan: Run
     workRoot,
     written,
     writers,
+    targetSkips,
     readOnlyOf: view.readOnly,
     hidden: view.hide,
     evidenceDirOf,
     todo,
   };
+}
+
+/**
+ * A harness from npm is installed (pinned) into the cache on first use; later runs reuse it. A bump's
+ * trees may pin another version than the adapter: one that does not install leaves that tree's trials
+ * invalid, naming why (the run's own pin failing stops the run, as before). Per target: why it is skipped.
+ */
+async function installHarnesses(
+  opts: RunOptions,
+  plan: RunPlan,
+  cacheDir: string,
+): Promise<(string | undefined)[]> {
+  const failed = new Map<RunPlan['adapter'], string>();
+  for (const adapter of new Set(plan.targetAdapters)) {
+    if (!adapter.adapter.install) continue;
+    try {
+      await ensureInstalled(adapter.adapter, cacheDir, {
+        adapterDir: adapter.dir,
+        ...(opts.repo_dir ? { projectDir: opts.repo_dir } : {}),
+        log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
+      });
+    } catch (e) {
+      if (adapter === plan.adapter) throw e;
+      const npm = adapter.adapter.install.npm;
+      failed.set(
+        adapter,
+        `not run: ${npm?.package}@${npm?.version}, which this tree pins, did not install: ${(e as Error).message}`,
+      );
+    }
+  }
+  return plan.targetAdapters.map((a) => failed.get(a));
 }
 
 /**
@@ -144,9 +168,9 @@ function resultWriters(
   made: { runner: Runner; view: HarnessView; cacheDir: string; written: WrittenFiles },
 ): ResultWriter[] {
   const { runner, view, cacheDir } = made;
-  const { adapter, identity } = plan;
+  const { identity } = plan;
   // What each tree measures, attested in its result (read from files; nothing of the harness is run).
-  const harnessOf = (repoDir: string) =>
+  const harnessOf = (repoDir: string, adapter: RunPlan['adapter']) =>
     harnessInfo(adapter, cacheDir, (t) =>
       renderTemplate(t, {
         repo: repoDir,
@@ -177,8 +201,8 @@ function resultWriters(
     (sign ??= engineSigner(runner.info?.().containment === 'uncontained', (message) =>
       opts.on_progress?.({ kind: 'notice', message }),
     ));
-  return targets.map((t) => {
-    const harness = harnessOf(t.repoDir);
+  return targets.map((t, i) => {
+    const harness = harnessOf(t.repoDir, plan.targetAdapters[i]!);
     const header: ResultHeader = {
       schema_version: RESULT_SCHEMA_VERSION,
       tool: { name: 'harness-risk-action', version: VERSION },

@@ -13,7 +13,8 @@ import type { ModelSetup } from '../model.js';
 /**
  * One tree a paired run measures: its `{{repo}}`, its result file and what its result says it is. All
  * targets of one run share the adapter, configuration, cases, seeds, runner and model: only the tree
- * differs (base and head of a pull request, see baseline/base-head.ts).
+ * differs (base and head of a pull request, see baseline/base-head.ts), and with it the version of a
+ * pinned harness when the pull request bumps it (`harness_version`).
  */
 export interface RunTarget {
   /** The repository under test: `{{repo}}`, read-only for the harness. */
@@ -31,6 +32,11 @@ export interface RunTarget {
   skip?: string;
   /** Name in progress events (`base`, `head`). */
   label?: string;
+  /**
+   * The version of the adapter's pinned harness (install.npm) this tree pins, when it differs from the
+   * adapter's: a bump's base tree runs the release it comes from, the head the one it goes to.
+   */
+  harness_version?: string;
 }
 
 /**
@@ -51,6 +57,8 @@ export interface Job {
 /** Stage "plan": what the run is, checked before anything is made (no runner, no work root). */
 export interface RunPlan {
   adapter: ReturnType<typeof loadAdapter>;
+  /** Per target: the adapter its trials launch (the run's, or its own harness version's). */
+  targetAdapters: ReturnType<typeof loadAdapter>[];
   config: ReturnType<typeof adapterConfig>;
   /** The selection before sharding (what the result's selection names) and this shard's cases. */
   selected: LoadedCase[];
@@ -74,6 +82,8 @@ export interface RunStarted {
   workRoot: string;
   written: WrittenFiles;
   writers: ResultWriter[];
+  /** Per target: why its trials are not run (its pinned harness version did not install), if so. */
+  targetSkips: (string | undefined)[];
   /** Per target: what a harness may read; for all: what it may not even see. */
   readOnlyOf: string[][];
   hidden: string[];
