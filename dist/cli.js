@@ -62903,10 +62903,10 @@ var short = (s, n = 60) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
 import { createHash as createHash6 } from "node:crypto";
 
 // src/terminal-text.ts
-var ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|\u001b[@-Z\\-_]|\u001b./g;
+var ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]+[0-~]|\u001b[@-Z\\-_]|\u001b./g;
 var CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 function plainText(text) {
-  return text.replace(ESCAPE_SEQUENCE, "").replace(/\r(?!\n)/g, "\n").replace(CONTROL, "");
+  return text.replace(ESCAPE_SEQUENCE, "").replace(/\r(?!\n)|[\u000B\u000C\u0085]/g, "\n").replace(CONTROL, "");
 }
 function terminalLine(text, max = 160) {
   const line = plainText(text).replace(/\s+/g, " ").trim();
@@ -76809,8 +76809,11 @@ var INVISIBLE = /[\u{E0000}-\u{E007F}\uFEFF]/gu;
 var CONTROL2 = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/g;
 var LINE_BREAK = /\r\n|[\r\n\u000B\u000C\u0085\u2028\u2029\t]/g;
 var DEFAULT_MAX = 400;
+function maskedPlain(value) {
+  return currentMask().text(plainText(value === void 0 || value === null ? "" : String(value)));
+}
 function sanitizeText(value, max = DEFAULT_MAX) {
-  let text = currentMask().text(value === void 0 || value === null ? "" : String(value));
+  let text = maskedPlain(value);
   text = text.replace(LINE_BREAK, " ").replace(BIDI, "").replace(INVISIBLE, "").replace(CONTROL2, "");
   const points = Array.from(text);
   if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join("")}\u2026`;
@@ -76848,7 +76851,7 @@ function inertMarkdown(text) {
   return out;
 }
 function escapeLines(value, maxLines = 20, options = {}) {
-  const raw = currentMask().text(value === void 0 || value === null ? "" : String(value));
+  const raw = maskedPlain(value);
   const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "");
   const kept = lines.slice(-maxLines).map((l) => escapeMarkdown(l, options));
   if (lines.length > maxLines) kept.unshift(`\u2026 ${lines.length - maxLines} earlier lines omitted`);
