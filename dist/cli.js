@@ -64600,23 +64600,39 @@ function rewriteRoutes(path8, content, tools, ctx) {
   }
   return routes;
 }
-function scriptRoute(command, tools, ctx) {
-  const script = resolvePath("$TMP/hr-step.sh", ctx.paths);
-  const write = nativeWrite(script, `${command}
+var SCRIPT_PLACES = [
+  { name: "$TMP", path: "$TMP/hr-step.sh" },
+  { name: "workspace", path: ".hr-step.sh" }
+];
+function scriptRoutes(command, tools, ctx) {
+  return SCRIPT_PLACES.flatMap((place, i) => {
+    const script = resolvePath(place.path, ctx.paths);
+    const write = nativeWrite(script, `${command}
 `, tools, ctx);
-  const run4 = shellCall(`sh ${quote(script)}`, tools, ctx);
-  if (!write || !run4) return [];
-  return [
-    {
-      label: `${write.tool} + ${run4.tool}: script file`,
-      calls: [() => write, () => run4],
-      writes: [script, void 0],
-      // Writing the script carries nothing out: only the run does (a refused run is a step not done, even
-      // though the write went through), and the run's own text names the script, not the command.
-      staging: 1,
-      carries: command
-    }
-  ];
+    const run4 = shellCall(`sh ${quote(script)}`, tools, ctx);
+    if (!write || !run4) return [];
+    return [
+      {
+        label: `${write.tool} + ${run4.tool}: script file in ${place.name}`,
+        calls: [() => write, () => run4],
+        writes: [script, void 0],
+        // Writing the script carries nothing out: only the run does (a refused run is a step not done,
+        // even though the write went through), and the run's own text names the script, not the command.
+        staging: 1,
+        carries: command,
+        // The same route elsewhere: not one more route against the step's bound (routeLimit).
+        ...i > 0 ? { elsewhere: true } : {}
+      }
+    ];
+  });
+}
+function routeLimit(routes, bound) {
+  let counted = 0;
+  for (const [i, r] of routes.entries()) {
+    if (!r.elsewhere) counted++;
+    if (counted > bound) return i;
+  }
+  return routes.length;
 }
 function routesFor(input2, offered, ctx) {
   if (input2.do === "reply") return [];
@@ -64670,7 +64686,7 @@ function alternatives(action, tools, ctx) {
       return [
         ...append ? rewriteRoutes(action.path, action.content, tools, ctx) : [],
         ...shellRoutes(forms.slice(0, 2), tools, ctx),
-        ...scriptRoute(forms[0].command, tools, ctx),
+        ...scriptRoutes(forms[0].command, tools, ctx),
         ...shellRoutes(forms.slice(2), tools, ctx)
       ];
     }
@@ -64683,7 +64699,7 @@ function alternatives(action, tools, ctx) {
     case "read":
       return shellRoutes(readForms(action.path), tools, ctx);
     case "run":
-      return scriptRoute(action.command, tools, ctx);
+      return scriptRoutes(action.command, tools, ctx);
     case "fetch":
       return shellRoutes(fetchForms(action.url, action.method ?? "GET", action.body), tools, ctx);
     case "call":
@@ -70156,7 +70172,7 @@ function nextMove(p, steps, ctx, routesOf, skipped) {
     const index = steps.attack[p.attack];
     const routes = routesOf(index);
     if (routes.length === 0) skipped.push({ step: { role: "attack", index }, action: ctx.goal[index].do });
-    if (p.route >= Math.min(routes.length, routeBound(ctx.strategy))) {
+    if (p.route >= routeLimit(routes, routeBound(ctx.strategy))) {
       nextStep(p);
       continue;
     }
