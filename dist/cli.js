@@ -64040,15 +64040,18 @@ function foundCall(action, text, tools, ctx) {
     via_shell: call.via_shell
   };
 }
+var RUN = { do: "run", command: "" };
+var SHELL_QUERY = capabilityQuery(RUN);
+var askedForShell = (args, query) => typeof args === "object" && args !== null && args[query] === SHELL_QUERY;
 function searchesMade(conv, ctx, actionOf3, key) {
-  const search = discoveryTools(conv.tools, ctx)?.search.tool.name;
+  const search = discoveryTools(conv.tools, ctx)?.search;
   if (!search) return [];
   const calls = /* @__PURE__ */ new Map();
   const out = [];
   for (const m of conv.messages) {
     for (const c of m.toolCalls) {
-      const action = c.name === search ? actionOf3(c.id) : void 0;
-      if (action) calls.set(key(c.id), action);
+      const action = c.name === search.tool.name ? actionOf3(c.id) : void 0;
+      if (action) calls.set(key(c.id), askedForShell(c.args, search.query) ? RUN : action);
     }
     for (const r of m.toolResults) {
       const action = calls.get(key(r.callId));
@@ -64986,6 +64989,64 @@ var retry = {
   maxRoutes: MAX_ROUTES_PER_STEP * (1 + RETRIES)
 };
 
+// src/model/strategies/searched-shell.ts
+var STAND_IN = "searched-shell";
+var standIn = {
+  name: STAND_IN,
+  description: "A shell found by the tool search.",
+  schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  callable: true
+};
+var commandOf = (call) => String(call.args.command ?? "");
+function searched(make, tools, ctx) {
+  const search = searchCall({ do: "run", command: "" }, tools.base, ctx);
+  if (!search) return void 0;
+  return [
+    () => search,
+    (found) => {
+      const call = make("");
+      const run4 = call && foundCall({ do: "run", command: commandOf(call) }, found, tools.offered, ctx);
+      return run4 && { ...run4, via_shell: call.via_shell };
+    }
+  ];
+}
+function throughSearch(route, tools, ctx) {
+  const calls = [];
+  const writes = [];
+  let search = "";
+  for (const [i, make] of route.calls.entries()) {
+    if (make("")?.tool !== STAND_IN) {
+      calls.push(make);
+      writes.push(route.writes?.[i]);
+      continue;
+    }
+    const pair = searched(make, tools, ctx);
+    if (!pair) return void 0;
+    search = pair[0]("")?.tool ?? search;
+    calls.push(...pair);
+    writes.push(void 0, void 0);
+  }
+  return {
+    ...route,
+    label: route.label.replaceAll(STAND_IN, `${search} + found shell`),
+    calls,
+    ...route.writes ? { writes } : {},
+    // Everything before the last call stages it: the searches and the strategy's own staging calls.
+    staging: calls.length - 1
+  };
+}
+function searchedShellRoutes(routes, action, tools, ctx) {
+  if (!discoveryTools(tools.base, ctx) || shellCall("", tools.base, ctx)) return [];
+  const hinted = {
+    ...ctx,
+    tool_hints: { ...ctx.tool_hints, shell: { name: STAND_IN, args: { command: "command" } } }
+  };
+  return routes(action, [...tools.base, standIn], hinted).flatMap((r) => {
+    const through = throughSearch(r, tools, ctx);
+    return through ? [through] : [];
+  });
+}
+
 // src/model/strategies/split.ts
 import { posix as posix6 } from "node:path";
 var SPLIT_PARTS = 8;
@@ -65034,8 +65095,13 @@ function strategyRoutes(step, tools, ctx) {
   const directRoutes = routesFor(step, tools, ctx);
   const own2 = moduleOf(ctx.strategy).routes;
   if (!own2 || step.do === "reply") return directRoutes;
-  const routes = own2(prepareAction(step, ctx), baseTools(tools), ctx, directRoutes);
-  return routes.length ? routes : directRoutes;
+  const base = baseTools(tools);
+  const action = prepareAction(step, ctx);
+  const routes = own2(action, base, ctx, directRoutes);
+  if (routes.length) return routes;
+  const offered = { base, offered: tools };
+  const searched2 = searchedShellRoutes((a, t, c) => own2(a, t, c, directRoutes), action, offered, ctx);
+  return searched2.length ? searched2 : directRoutes;
 }
 var routeBound = (name) => moduleOf(name).maxRoutes ?? MAX_ROUTES_PER_STEP;
 var injectText = (name, text, trigger) => moduleOf(name).inject?.(text, trigger) ?? text;
