@@ -65510,8 +65510,15 @@ var RunResult = external_exports.object({
     name: external_exports.string(),
     config: external_exports.string(),
     file: external_exports.string(),
-    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
-    digest: external_exports.string().optional()
+    /**
+     * sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran; with a
+     * wiring file or another harness build (below), over those too (engine/attest.ts runAdapterDigest).
+     */
+    digest: external_exports.string().optional(),
+    /** The wiring file the run applied (`run --wiring`), as the run named it: `config` is its name. */
+    wiring: external_exports.string().optional(),
+    /** The harness build the run asked for instead of the adapter's own (`--harness-package`, `--harness-version`). */
+    build: external_exports.object({ package: external_exports.string(), version: external_exports.string() }).strict().optional()
   }).strict(),
   /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
   harness: HarnessInfo.optional(),
@@ -66098,6 +66105,14 @@ function selectionOf(all, shard2) {
 }
 var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
+function runAdapterDigest(dir, over) {
+  const folder = adapterDigest(dir);
+  if (!over.wiringFile && !over.build) return folder;
+  const h = createHash8("sha256").update(`adapter\0${folder}\0`);
+  if (over.wiringFile) h.update("wiring\0").update(readFileSync13(over.wiringFile)).update("\0");
+  if (over.build) h.update(`build\0${over.build.package}@${over.build.version}\0`);
+  return h.digest("hex");
+}
 function adapterDigest(dir) {
   const h = createHash8("sha256");
   const files = [];
@@ -72848,6 +72863,7 @@ function readJournal(path8) {
 var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
 var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
 var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
+var buildName = (b2) => b2 && `${b2.package}@${b2.version}`;
 function loadResume(file2) {
   const path8 = resumeJournalPath(file2);
   return { ...readJournal(path8), path: path8 };
@@ -72857,7 +72873,9 @@ function carriedTrials(journal, now, jobIds) {
   const differs = [
     ["adapter", was.adapter.name, now.adapter.name],
     ["config", was.adapter.config, now.adapter.config],
-    ["adapter files (digest)", was.adapter.digest, now.adapter.digest],
+    ["adapter files, wiring file and harness build (digest)", was.adapter.digest, now.adapter.digest],
+    ["wiring file", was.adapter.wiring, now.adapter.wiring],
+    ["harness build", buildName(was.adapter.build), buildName(now.adapter.build)],
     ["seeds", was.model.seeds, now.model.seeds],
     [
       "strategies",
@@ -72871,7 +72889,7 @@ function carriedTrials(journal, now, jobIds) {
   if (differs.length)
     throw new UserError(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
-      "resume with the same --adapter, --config, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
+      "resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files), or start a new run without --resume"
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }
@@ -74011,12 +74029,19 @@ function planRun(opts, targets) {
   benchMark("cases_loaded");
   checkSelection(opts, selected, cases);
   checkOutputPath(opts.out, "result file (out)");
+  const build2 = askedBuild(opts, loaded.adapter);
   const identity = {
     adapter: {
       name: adapter.adapter.name,
       config: opts.config,
       file: displayPath(adapter.file),
-      digest: adapterDigest(adapter.dir)
+      // The wiring's content and the build asked for are what ran too: a changed one is another run.
+      digest: runAdapterDigest(adapter.dir, {
+        ...wiring ? { wiringFile: wiring.file } : {},
+        ...build2 ? { build: build2 } : {}
+      }),
+      ...wiring ? { wiring: displayPath(wiring.file) } : {},
+      ...build2 ? { build: build2 } : {}
     },
     selection: selectionOf(selected, opts.shard),
     model: {
@@ -74043,6 +74068,11 @@ function planRun(opts, targets) {
     modelSetup,
     ...hostPlan ? { hostPlan } : {}
   };
+}
+function askedBuild(opts, adapter) {
+  if (opts.harness_package) return opts.harness_package;
+  const pkg = opts.harness_version ? harnessPackageOf(adapter) : void 0;
+  return pkg && opts.harness_version ? { package: pkg, version: opts.harness_version } : void 0;
 }
 function wiringSelection(w, selectors) {
   const all = loadCases(selectors);
@@ -76943,6 +76973,49 @@ function markerSafe(name) {
   return name.replace(/[^A-Za-z0-9._/+-]/g, "_").replace(/--+/g, (m) => `-${"_".repeat(m.length - 1)}`);
 }
 
+// src/report/reproduce.ts
+import { existsSync as existsSync18 } from "node:fs";
+import { isAbsolute as isAbsolute5, relative as relative9, resolve as resolve15 } from "node:path";
+var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
+var inside3 = (dir, file2) => {
+  const rel = relative9(dir, file2);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute5(rel);
+};
+function isBuiltinCase(file2, cwd = process.cwd()) {
+  if (!file2) return true;
+  if (file2.startsWith("builtin:")) return true;
+  try {
+    return inside3(builtinCasesDir(), resolve15(cwd, file2));
+  } catch {
+    return false;
+  }
+}
+function adapterArg(adapter, cwd = process.cwd()) {
+  const file2 = adapter.file;
+  if (!file2) return adapter.name;
+  try {
+    const abs = resolve15(cwd, file2);
+    if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
+    if (!existsSync18(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+      return adapter.name;
+  } catch {
+  }
+  return file2;
+}
+function harnessArgs(adapter, cwd = process.cwd()) {
+  const args = adapter.wiring ? ["--wiring", adapter.wiring] : ["--adapter", adapterArg(adapter, cwd), "--config", adapter.config];
+  if (adapter.build) args.push("--harness-package", `${adapter.build.package}@${adapter.build.version}`);
+  return args;
+}
+function reproduceCommand(p) {
+  const cwd = p.cwd ?? process.cwd();
+  const args = ["harness-risk", "run", ...harnessArgs(p.adapter, cwd)];
+  if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push("--cases", p.info.file);
+  args.push("--cases", `id:${p.caseId}`);
+  if (p.seeds && p.seeds > 1) args.push("--seeds", String(p.seeds));
+  return args.every((a) => SAFE_ARG.test(a)) ? args.join(" ") : void 0;
+}
+
 // src/cli/bisect.ts
 import { basename as basename6, dirname as dirname19, extname, join as join35 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
@@ -77941,7 +78014,7 @@ async function cmdBisect(argv) {
 
 // src/report/anchors.ts
 var import_yaml5 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute5, relative as relative9, resolve as resolve15, sep as sep7 } from "node:path";
+import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16, sep as sep7 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env2 = process.env) {
   return {
@@ -77954,8 +78027,8 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative9(builtinCasesDir(), resolve15(cwd, file2));
-    if (!rel || rel.startsWith("..") || isAbsolute5(rel)) return void 0;
+    const rel = relative10(builtinCasesDir(), resolve16(cwd, file2));
+    if (!rel || rel.startsWith("..") || isAbsolute6(rel)) return void 0;
     return `cases/${rel.split(sep7).join("/")}`;
   } catch {
     return void 0;
@@ -78572,44 +78645,6 @@ function renderReport(doc, opts) {
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
   return cut;
-}
-
-// src/report/reproduce.ts
-import { existsSync as existsSync18 } from "node:fs";
-import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16 } from "node:path";
-var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
-var inside3 = (dir, file2) => {
-  const rel = relative10(dir, file2);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute6(rel);
-};
-function isBuiltinCase(file2, cwd = process.cwd()) {
-  if (!file2) return true;
-  if (file2.startsWith("builtin:")) return true;
-  try {
-    return inside3(builtinCasesDir(), resolve16(cwd, file2));
-  } catch {
-    return false;
-  }
-}
-function adapterArg(adapter, cwd = process.cwd()) {
-  const file2 = adapter.file;
-  if (!file2) return adapter.name;
-  try {
-    const abs = resolve16(cwd, file2);
-    if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync18(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
-      return adapter.name;
-  } catch {
-  }
-  return file2;
-}
-function reproduceCommand(p) {
-  const cwd = p.cwd ?? process.cwd();
-  const args = ["harness-risk", "run", "--adapter", adapterArg(p.adapter, cwd), "--config", p.adapter.config];
-  if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push("--cases", p.info.file);
-  args.push("--cases", `id:${p.caseId}`);
-  if (p.seeds && p.seeds > 1) args.push("--seeds", String(p.seeds));
-  return args.every((a) => SAFE_ARG.test(a)) ? args.join(" ") : void 0;
 }
 
 // src/cli/closing.ts
@@ -80143,10 +80178,17 @@ ${verdictText(g)}
   if (interrupted2)
     process.stderr.write(
       `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:
-  ${resumeCommand(values.wiring ? ["--wiring", values.wiring] : ["--adapter", values.adapter, "--config", config2], out, values.cases ?? [])}
+  ${resumeCommand([...harnessArgs(result.adapter), ...identityFlags(values)], out, values.cases ?? [])}
 `
     );
   return { failed: g.verdict.verdict === "fail", interrupted: interrupted2 };
+}
+function identityFlags(values) {
+  const flags = ["seeds", "strategies", "shard"].flatMap((n) => {
+    const v = values[n];
+    return v ? [`--${n}`, v] : [];
+  });
+  return values.activation ? [...flags, "--activation"] : flags;
 }
 function resumeCommand(harness, out, cases) {
   const q = (s) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
