@@ -62951,10 +62951,10 @@ var short = (s, n = 60) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
 import { createHash as createHash6 } from "node:crypto";
 
 // src/terminal-text.ts
-var ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|\u001b[@-Z\\-_]|\u001b./g;
+var ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]+[0-~]|\u001b[@-Z\\-_]|\u001b./g;
 var CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 function plainText(text) {
-  return text.replace(ESCAPE_SEQUENCE, "").replace(/\r(?!\n)/g, "\n").replace(CONTROL, "");
+  return text.replace(ESCAPE_SEQUENCE, "").replace(/\r(?!\n)|[\u000B\u000C\u0085]/g, "\n").replace(CONTROL, "");
 }
 function terminalLine(text, max = 160) {
   const line = plainText(text).replace(/\s+/g, " ").trim();
@@ -64088,15 +64088,18 @@ function foundCall(action, text, tools, ctx) {
     via_shell: call.via_shell
   };
 }
+var RUN = { do: "run", command: "" };
+var SHELL_QUERY = capabilityQuery(RUN);
+var askedForShell = (args, query) => typeof args === "object" && args !== null && args[query] === SHELL_QUERY;
 function searchesMade(conv, ctx, actionOf3, key) {
-  const search = discoveryTools(conv.tools, ctx)?.search.tool.name;
+  const search = discoveryTools(conv.tools, ctx)?.search;
   if (!search) return [];
   const calls = /* @__PURE__ */ new Map();
   const out = [];
   for (const m of conv.messages) {
     for (const c of m.toolCalls) {
-      const action = c.name === search ? actionOf3(c.id) : void 0;
-      if (action) calls.set(key(c.id), action);
+      const action = c.name === search.tool.name ? actionOf3(c.id) : void 0;
+      if (action) calls.set(key(c.id), askedForShell(c.args, search.query) ? RUN : action);
     }
     for (const r of m.toolResults) {
       const action = calls.get(key(r.callId));
@@ -64648,23 +64651,39 @@ function rewriteRoutes(path7, content, tools, ctx) {
   }
   return routes;
 }
-function scriptRoute(command, tools, ctx) {
-  const script = resolvePath("$TMP/hr-step.sh", ctx.paths);
-  const write = nativeWrite(script, `${command}
+var SCRIPT_PLACES = [
+  { name: "$TMP", path: "$TMP/hr-step.sh" },
+  { name: "workspace", path: ".hr-step.sh" }
+];
+function scriptRoutes(command, tools, ctx) {
+  return SCRIPT_PLACES.flatMap((place, i) => {
+    const script = resolvePath(place.path, ctx.paths);
+    const write = nativeWrite(script, `${command}
 `, tools, ctx);
-  const run4 = shellCall(`sh ${quote(script)}`, tools, ctx);
-  if (!write || !run4) return [];
-  return [
-    {
-      label: `${write.tool} + ${run4.tool}: script file`,
-      calls: [() => write, () => run4],
-      writes: [script, void 0],
-      // Writing the script carries nothing out: only the run does (a refused run is a step not done, even
-      // though the write went through), and the run's own text names the script, not the command.
-      staging: 1,
-      carries: command
-    }
-  ];
+    const run4 = shellCall(`sh ${quote(script)}`, tools, ctx);
+    if (!write || !run4) return [];
+    return [
+      {
+        label: `${write.tool} + ${run4.tool}: script file in ${place.name}`,
+        calls: [() => write, () => run4],
+        writes: [script, void 0],
+        // Writing the script carries nothing out: only the run does (a refused run is a step not done,
+        // even though the write went through), and the run's own text names the script, not the command.
+        staging: 1,
+        carries: command,
+        // The same route elsewhere: not one more route against the step's bound (routeLimit).
+        ...i > 0 ? { elsewhere: true } : {}
+      }
+    ];
+  });
+}
+function routeLimit(routes, bound) {
+  let counted = 0;
+  for (const [i, r] of routes.entries()) {
+    if (!r.elsewhere) counted++;
+    if (counted > bound) return i;
+  }
+  return routes.length;
 }
 function routesFor(input2, offered, ctx) {
   if (input2.do === "reply") return [];
@@ -64718,7 +64737,7 @@ function alternatives(action, tools, ctx) {
       return [
         ...append ? rewriteRoutes(action.path, action.content, tools, ctx) : [],
         ...shellRoutes(forms.slice(0, 2), tools, ctx),
-        ...scriptRoute(forms[0].command, tools, ctx),
+        ...scriptRoutes(forms[0].command, tools, ctx),
         ...shellRoutes(forms.slice(2), tools, ctx)
       ];
     }
@@ -64731,7 +64750,7 @@ function alternatives(action, tools, ctx) {
     case "read":
       return shellRoutes(readForms(action.path), tools, ctx);
     case "run":
-      return scriptRoute(action.command, tools, ctx);
+      return scriptRoutes(action.command, tools, ctx);
     case "fetch":
       return shellRoutes(fetchForms(action.url, action.method ?? "GET", action.body), tools, ctx);
     case "call":
@@ -65018,6 +65037,64 @@ var retry = {
   maxRoutes: MAX_ROUTES_PER_STEP * (1 + RETRIES)
 };
 
+// src/model/strategies/searched-shell.ts
+var STAND_IN = "searched-shell";
+var standIn = {
+  name: STAND_IN,
+  description: "A shell found by the tool search.",
+  schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  callable: true
+};
+var commandOf = (call) => String(call.args.command ?? "");
+function searched(make, tools, ctx) {
+  const search = searchCall({ do: "run", command: "" }, tools.base, ctx);
+  if (!search) return void 0;
+  return [
+    () => search,
+    (found) => {
+      const call = make("");
+      const run4 = call && foundCall({ do: "run", command: commandOf(call) }, found, tools.offered, ctx);
+      return run4 && { ...run4, via_shell: call.via_shell };
+    }
+  ];
+}
+function throughSearch(route, tools, ctx) {
+  const calls = [];
+  const writes = [];
+  let search = "";
+  for (const [i, make] of route.calls.entries()) {
+    if (make("")?.tool !== STAND_IN) {
+      calls.push(make);
+      writes.push(route.writes?.[i]);
+      continue;
+    }
+    const pair = searched(make, tools, ctx);
+    if (!pair) return void 0;
+    search = pair[0]("")?.tool ?? search;
+    calls.push(...pair);
+    writes.push(void 0, void 0);
+  }
+  return {
+    ...route,
+    label: route.label.replaceAll(STAND_IN, `${search} + found shell`),
+    calls,
+    ...route.writes ? { writes } : {},
+    // Everything before the last call stages it: the searches and the strategy's own staging calls.
+    staging: calls.length - 1
+  };
+}
+function searchedShellRoutes(routes, action, tools, ctx) {
+  if (!discoveryTools(tools.base, ctx) || shellCall("", tools.base, ctx)) return [];
+  const hinted = {
+    ...ctx,
+    tool_hints: { ...ctx.tool_hints, shell: { name: STAND_IN, args: { command: "command" } } }
+  };
+  return routes(action, [...tools.base, standIn], hinted).flatMap((r) => {
+    const through = throughSearch(r, tools, ctx);
+    return through ? [through] : [];
+  });
+}
+
 // src/model/strategies/split.ts
 import { posix as posix6 } from "node:path";
 var SPLIT_PARTS = 8;
@@ -65066,8 +65143,13 @@ function strategyRoutes(step, tools, ctx) {
   const directRoutes = routesFor(step, tools, ctx);
   const own2 = moduleOf(ctx.strategy).routes;
   if (!own2 || step.do === "reply") return directRoutes;
-  const routes = own2(prepareAction(step, ctx), baseTools(tools), ctx, directRoutes);
-  return routes.length ? routes : directRoutes;
+  const base = baseTools(tools);
+  const action = prepareAction(step, ctx);
+  const routes = own2(action, base, ctx, directRoutes);
+  if (routes.length) return routes;
+  const offered = { base, offered: tools };
+  const searched2 = searchedShellRoutes((a, t, c) => own2(a, t, c, directRoutes), action, offered, ctx);
+  return searched2.length ? searched2 : directRoutes;
 }
 var routeBound = (name) => moduleOf(name).maxRoutes ?? MAX_ROUTES_PER_STEP;
 var injectText = (name, text, trigger) => moduleOf(name).inject?.(text, trigger) ?? text;
@@ -65476,8 +65558,15 @@ var RunResult = external_exports.object({
     name: external_exports.string(),
     config: external_exports.string(),
     file: external_exports.string(),
-    /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
-    digest: external_exports.string().optional()
+    /**
+     * sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran; with a
+     * wiring file or another harness build (below), over those too (engine/attest.ts runAdapterDigest).
+     */
+    digest: external_exports.string().optional(),
+    /** The wiring file the run applied (`run --wiring`), as the run named it: `config` is its name. */
+    wiring: external_exports.string().optional(),
+    /** The harness build the run asked for instead of the adapter's own (`--harness-package`, `--harness-version`). */
+    build: external_exports.object({ package: external_exports.string(), version: external_exports.string() }).strict().optional()
   }).strict(),
   /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
   harness: HarnessInfo.optional(),
@@ -66064,6 +66153,14 @@ function selectionOf(all, shard2) {
 }
 var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
+function runAdapterDigest(dir, over) {
+  const folder = adapterDigest(dir);
+  if (!over.wiringFile && !over.build) return folder;
+  const h = createHash8("sha256").update(`adapter\0${folder}\0`);
+  if (over.wiringFile) h.update("wiring\0").update(readFileSync13(over.wiringFile)).update("\0");
+  if (over.build) h.update(`build\0${over.build.package}@${over.build.version}\0`);
+  return h.digest("hex");
+}
 function adapterDigest(dir) {
   const h = createHash8("sha256");
   const files = [];
@@ -70204,7 +70301,7 @@ function nextMove(p, steps, ctx, routesOf, skipped) {
     const index = steps.attack[p.attack];
     const routes = routesOf(index);
     if (routes.length === 0) skipped.push({ step: { role: "attack", index }, action: ctx.goal[index].do });
-    if (p.route >= Math.min(routes.length, routeBound(ctx.strategy))) {
+    if (p.route >= routeLimit(routes, routeBound(ctx.strategy))) {
       nextStep(p);
       continue;
     }
@@ -72816,6 +72913,7 @@ function readJournal(path7) {
 var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalPathOf(file2);
 var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
 var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
+var buildName = (b2) => b2 && `${b2.package}@${b2.version}`;
 function loadResume(file2) {
   const path7 = resumeJournalPath(file2);
   return { ...readJournal(path7), path: path7 };
@@ -72825,7 +72923,9 @@ function carriedTrials(journal, now, jobIds) {
   const differs = [
     ["adapter", was.adapter.name, now.adapter.name],
     ["config", was.adapter.config, now.adapter.config],
-    ["adapter files (digest)", was.adapter.digest, now.adapter.digest],
+    ["adapter files, wiring file and harness build (digest)", was.adapter.digest, now.adapter.digest],
+    ["wiring file", was.adapter.wiring, now.adapter.wiring],
+    ["harness build", buildName(was.adapter.build), buildName(now.adapter.build)],
     ["seeds", was.model.seeds, now.model.seeds],
     [
       "strategies",
@@ -72839,7 +72939,7 @@ function carriedTrials(journal, now, jobIds) {
   if (differs.length)
     throw new UserError(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
-      "resume with the same --adapter, --config, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume"
+      "resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files), or start a new run without --resume"
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }
@@ -73922,12 +74022,19 @@ function planRun(opts, targets) {
   benchMark("cases_loaded");
   checkSelection(opts, selected, cases);
   checkOutputPath(opts.out, "result file (out)");
+  const build2 = askedBuild(opts, loaded.adapter);
   const identity = {
     adapter: {
       name: adapter.adapter.name,
       config: opts.config,
       file: displayPath(adapter.file),
-      digest: adapterDigest(adapter.dir)
+      // The wiring's content and the build asked for are what ran too: a changed one is another run.
+      digest: runAdapterDigest(adapter.dir, {
+        ...wiring ? { wiringFile: wiring.file } : {},
+        ...build2 ? { build: build2 } : {}
+      }),
+      ...wiring ? { wiring: displayPath(wiring.file) } : {},
+      ...build2 ? { build: build2 } : {}
     },
     selection: selectionOf(selected, opts.shard),
     model: {
@@ -73960,6 +74067,11 @@ function targetAdapter(adapter, t) {
   const pin = adapter.adapter.install?.npm;
   if (!t.harness_version || !pin || pin.version === t.harness_version) return adapter;
   return { ...adapter, adapter: withHarnessVersion(adapter.adapter, t.harness_version) };
+}
+function askedBuild(opts, adapter) {
+  if (opts.harness_package) return opts.harness_package;
+  const pkg = opts.harness_version ? harnessPackageOf(adapter) : void 0;
+  return pkg && opts.harness_version ? { package: pkg, version: opts.harness_version } : void 0;
 }
 function wiringSelection(w, selectors) {
   const all = loadCases(selectors);
@@ -76999,8 +77111,11 @@ var INVISIBLE = /[\u{E0000}-\u{E007F}\uFEFF]/gu;
 var CONTROL2 = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/g;
 var LINE_BREAK = /\r\n|[\r\n\u000B\u000C\u0085\u2028\u2029\t]/g;
 var DEFAULT_MAX = 400;
+function maskedPlain(value) {
+  return currentMask().text(plainText(value === void 0 || value === null ? "" : String(value)));
+}
 function sanitizeText(value, max = DEFAULT_MAX) {
-  let text = currentMask().text(value === void 0 || value === null ? "" : String(value));
+  let text = maskedPlain(value);
   text = text.replace(LINE_BREAK, " ").replace(BIDI, "").replace(INVISIBLE, "").replace(CONTROL2, "");
   const points = Array.from(text);
   if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join("")}\u2026`;
@@ -77038,7 +77153,7 @@ function inertMarkdown(text) {
   return out;
 }
 function escapeLines(value, maxLines = 20, options = {}) {
-  const raw = currentMask().text(value === void 0 || value === null ? "" : String(value));
+  const raw = maskedPlain(value);
   const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== "");
   const kept = lines.slice(-maxLines).map((l) => escapeMarkdown(l, options));
   if (lines.length > maxLines) kept.unshift(`\u2026 ${lines.length - maxLines} earlier lines omitted`);
@@ -77046,6 +77161,49 @@ function escapeLines(value, maxLines = 20, options = {}) {
 }
 function markerSafe(name) {
   return name.replace(/[^A-Za-z0-9._/+-]/g, "_").replace(/--+/g, (m) => `-${"_".repeat(m.length - 1)}`);
+}
+
+// src/report/reproduce.ts
+import { existsSync as existsSync18 } from "node:fs";
+import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16 } from "node:path";
+var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
+var inside3 = (dir, file2) => {
+  const rel = relative10(dir, file2);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute6(rel);
+};
+function isBuiltinCase(file2, cwd = process.cwd()) {
+  if (!file2) return true;
+  if (file2.startsWith("builtin:")) return true;
+  try {
+    return inside3(builtinCasesDir(), resolve16(cwd, file2));
+  } catch {
+    return false;
+  }
+}
+function adapterArg(adapter, cwd = process.cwd()) {
+  const file2 = adapter.file;
+  if (!file2) return adapter.name;
+  try {
+    const abs = resolve16(cwd, file2);
+    if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
+    if (!existsSync18(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+      return adapter.name;
+  } catch {
+  }
+  return file2;
+}
+function harnessArgs(adapter, cwd = process.cwd()) {
+  const args = adapter.wiring ? ["--wiring", adapter.wiring] : ["--adapter", adapterArg(adapter, cwd), "--config", adapter.config];
+  if (adapter.build) args.push("--harness-package", `${adapter.build.package}@${adapter.build.version}`);
+  return args;
+}
+function reproduceCommand(p) {
+  const cwd = p.cwd ?? process.cwd();
+  const args = ["harness-risk", "run", ...harnessArgs(p.adapter, cwd)];
+  if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push("--cases", p.info.file);
+  args.push("--cases", `id:${p.caseId}`);
+  if (p.seeds && p.seeds > 1) args.push("--seeds", String(p.seeds));
+  return args.every((a) => SAFE_ARG.test(a)) ? args.join(" ") : void 0;
 }
 
 // src/cli/bisect.ts
@@ -78011,7 +78169,7 @@ async function cmdBisect(argv) {
 
 // src/report/anchors.ts
 var import_yaml6 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16, sep as sep7 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative11, resolve as resolve17, sep as sep7 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env2 = process.env) {
   return {
@@ -78024,8 +78182,8 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative10(builtinCasesDir(), resolve16(cwd, file2));
-    if (!rel || rel.startsWith("..") || isAbsolute6(rel)) return void 0;
+    const rel = relative11(builtinCasesDir(), resolve17(cwd, file2));
+    if (!rel || rel.startsWith("..") || isAbsolute7(rel)) return void 0;
     return `cases/${rel.split(sep7).join("/")}`;
   } catch {
     return void 0;
@@ -78648,44 +78806,6 @@ function renderReport(doc, opts) {
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
   return cut;
-}
-
-// src/report/reproduce.ts
-import { existsSync as existsSync18 } from "node:fs";
-import { isAbsolute as isAbsolute7, relative as relative11, resolve as resolve17 } from "node:path";
-var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
-var inside3 = (dir, file2) => {
-  const rel = relative11(dir, file2);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute7(rel);
-};
-function isBuiltinCase(file2, cwd = process.cwd()) {
-  if (!file2) return true;
-  if (file2.startsWith("builtin:")) return true;
-  try {
-    return inside3(builtinCasesDir(), resolve17(cwd, file2));
-  } catch {
-    return false;
-  }
-}
-function adapterArg(adapter, cwd = process.cwd()) {
-  const file2 = adapter.file;
-  if (!file2) return adapter.name;
-  try {
-    const abs = resolve17(cwd, file2);
-    if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync18(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
-      return adapter.name;
-  } catch {
-  }
-  return file2;
-}
-function reproduceCommand(p) {
-  const cwd = p.cwd ?? process.cwd();
-  const args = ["harness-risk", "run", "--adapter", adapterArg(p.adapter, cwd), "--config", p.adapter.config];
-  if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push("--cases", p.info.file);
-  args.push("--cases", `id:${p.caseId}`);
-  if (p.seeds && p.seeds > 1) args.push("--seeds", String(p.seeds));
-  return args.every((a) => SAFE_ARG.test(a)) ? args.join(" ") : void 0;
 }
 
 // src/cli/closing.ts
@@ -80219,10 +80339,17 @@ ${verdictText(g)}
   if (interrupted2)
     process.stderr.write(
       `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:
-  ${resumeCommand(values.wiring ? ["--wiring", values.wiring] : ["--adapter", values.adapter, "--config", config2], out, values.cases ?? [])}
+  ${resumeCommand([...harnessArgs(result.adapter), ...identityFlags(values)], out, values.cases ?? [])}
 `
     );
   return { failed: g.verdict.verdict === "fail", interrupted: interrupted2 };
+}
+function identityFlags(values) {
+  const flags = ["seeds", "strategies", "shard"].flatMap((n) => {
+    const v = values[n];
+    return v ? [`--${n}`, v] : [];
+  });
+  return values.activation ? [...flags, "--activation"] : flags;
 }
 function resumeCommand(harness, out, cases) {
   const q = (s) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;

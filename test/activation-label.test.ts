@@ -12,6 +12,7 @@ import { makeCheckContext } from '../src/checks/check-context.js';
 import { evaluateCheck } from '../src/checks/check-kinds.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { type ActivationInputs, activationLabel, sessionScope } from '../src/score/activation.js';
+import { emptyEvidence } from './support/evidence.js';
 
 describe('activationLabel', () => {
   const rows: [string, ActivationInputs, boolean | undefined, RegExp][] = [
@@ -42,25 +43,10 @@ describe('activationLabel', () => {
 
 const file = (text: string, hash: string) => ({ size: text.length, hash, mode: 0o644, text });
 
-function evidence(p: Partial<Evidence>): Evidence {
-  return {
-    model: [],
-    services: [],
-    before: {},
-    after: {},
-    diff: { added: [], modified: [], deleted: [] },
-    process: { exit_code: 0, signal: null, timed_out: false, duration_ms: 1, stdout: '', stderr: '' },
-    harness: [],
-    canaries: {},
-    state: { memory_files: ['home/memory.md'], config_dirs: [] },
-    service_state: {},
-    ...p,
-  } as Evidence;
-}
-
 describe('sessionScope', () => {
   // The memory file still holds what session 1 wrote; AGENTS.md was rewritten in session 2; old.md deleted.
-  const ev = evidence({
+  const ev = emptyEvidence({
+    state: { memory_files: ['home/memory.md'], config_dirs: [] },
     before: {
       'home/memory.md': file('- rule X', 'm1'),
       'ws/AGENTS.md': file('a', 'a1'),

@@ -14,6 +14,10 @@ describe('harness output on a terminal is plain text', () => {
     ['an 8-bit CSI', 'x\u009b1my', 'xy'],
     ['a two-byte escape', 'a\u001bcb', 'ab'],
     ['bare controls', 'a\u0000b\u0007c', 'abc'],
+    ['a character-set designation (ESC ( B)', '\u001b(0q\u001b(Bx', 'qx'],
+    ['an 8-bit OSC ended by 8-bit ST', 'a\u009d0;pwned\u009cb', 'ab'],
+    ['a DCS string', 'a\u001bP+q544e\u001b\\b', 'ab'],
+    ['vertical tab, form feed and NEL are line breaks', 'a\u000Bb\u000Cc\u0085d', 'a\nb\nc\nd'],
     ['line breaks and tabs kept', 'a\n\tb', 'a\n\tb'],
     ['a lone carriage return is a line break', 'progress 10%\rError: x', 'progress 10%\nError: x'],
   ])('%s', (_, input, want) => {

@@ -20,6 +20,7 @@ import { evaluateGate, type GateOptions } from '../gate/index.js';
 import { STRATEGIES, STRATEGY_NAMES } from '../model/strategies/strategy-kinds.js';
 import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
+import { harnessArgs } from '../report/reproduce.js';
 import { REVIEWER_MODES, reviewerMode } from '../spec/reviewer-modes.js';
 import { BUILTIN_TAXA } from '../spec/taxonomy.js';
 import { VERSION } from '../version.js';
@@ -294,9 +295,23 @@ async function runConfig(
   const interrupted = result.status === 'interrupted';
   if (interrupted)
     process.stderr.write(
-      `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:\n  ${resumeCommand(values.wiring ? ['--wiring', values.wiring] : ['--adapter', values.adapter!, '--config', config], out, values.cases ?? [])}\n`,
+      `interrupted: ${result.trials.length} trial(s) kept in ${out}; continue with:\n  ${resumeCommand([...harnessArgs(result.adapter), ...identityFlags(values)], out, values.cases ?? [])}\n`,
     );
   return { failed: g.verdict.verdict === 'fail', interrupted };
+}
+
+/** The flags besides the harness and the cases that make a run the one a journal continues (resume.ts). */
+function identityFlags(values: {
+  seeds?: string;
+  strategies?: string;
+  shard?: string;
+  activation?: boolean;
+}) {
+  const flags = (['seeds', 'strategies', 'shard'] as const).flatMap((n) => {
+    const v = values[n];
+    return v ? [`--${n}`, v] : [];
+  });
+  return values.activation ? [...flags, '--activation'] : flags;
 }
 
 /** The command that continues an interrupted run (shell-quoted). */

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { installDir } from '../adapters/install.js';
 import type { LoadedAdapter } from '../adapters/schema.js';
+import type { HarnessBuild } from '../adapters/version-override.js';
 import type { LoadedCase } from '../cases/schema.js';
 import type { HarnessInfo, Selection } from '../spec/run-result.js';
 
@@ -24,6 +25,21 @@ export function selectionOf(
 
 const MAX_FILES = 500;
 const MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What a run launches, as one digest: the adapter folder's (adapterDigest) alone when the run changes
+ * nothing of it (so results of plain runs keep theirs), else over it, the wiring file's bytes (its flags,
+ * prompt and variables replace the configuration's) and the harness build the run asked for. A resumed
+ * run and a stored baseline are the same run only when this is the same.
+ */
+export function runAdapterDigest(dir: string, over: { wiringFile?: string; build?: HarnessBuild }): string {
+  const folder = adapterDigest(dir);
+  if (!over.wiringFile && !over.build) return folder;
+  const h = createHash('sha256').update(`adapter\0${folder}\0`);
+  if (over.wiringFile) h.update('wiring\0').update(readFileSync(over.wiringFile)).update('\0');
+  if (over.build) h.update(`build\0${over.build.package}@${over.build.version}\0`);
+  return h.digest('hex');
+}
 
 /**
  * sha256 over the adapter folder: every regular file's relative path and content, sorted, skipping

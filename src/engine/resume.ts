@@ -15,6 +15,9 @@ export const resumeResultPath = (file: string) => (file.endsWith('.journal') ? f
 /** A trial an interruption left unrun or cut short: not a measurement, so a resumed run runs it. */
 export const wasInterrupted = (t: Trial) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? '');
 
+const buildName = (b: { package: string; version: string } | undefined): string | undefined =>
+  b && `${b.package}@${b.version}`;
+
 export function loadResume(file: string): Journal & { path: string } {
   const path = resumeJournalPath(file);
   return { ...readJournal(path), path };
@@ -31,7 +34,9 @@ export function carriedTrials(
     [
       ['adapter', was.adapter.name, now.adapter.name],
       ['config', was.adapter.config, now.adapter.config],
-      ['adapter files (digest)', was.adapter.digest, now.adapter.digest],
+      ['adapter files, wiring file and harness build (digest)', was.adapter.digest, now.adapter.digest],
+      ['wiring file', was.adapter.wiring, now.adapter.wiring],
+      ['harness build', buildName(was.adapter.build), buildName(now.adapter.build)],
       ['seeds', was.model.seeds, now.model.seeds],
       [
         'strategies',
@@ -46,7 +51,7 @@ export function carriedTrials(
   if (differs.length)
     throw new UserError(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; ')}`,
-      'resume with the same --adapter, --config, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case files), or start a new run without --resume',
+      'resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files), or start a new run without --resume',
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }

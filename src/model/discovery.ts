@@ -308,6 +308,11 @@ export interface SearchMade {
   text: string;
 }
 
+const RUN: Action = { do: 'run', command: '' };
+const SHELL_QUERY = capabilityQuery(RUN);
+const askedForShell = (args: unknown, query: string): boolean =>
+  typeof args === 'object' && args !== null && (args as Record<string, unknown>)[query] === SHELL_QUERY;
+
 /** The searches this conversation holds, paired with their results; `actionOf` names a call's step. */
 export function searchesMade(
   conv: Conversation,
@@ -315,14 +320,15 @@ export function searchesMade(
   actionOf: (callId: string) => Action | undefined,
   key: (id: string) => string,
 ): SearchMade[] {
-  const search = discoveryTools(conv.tools, ctx)?.search.tool.name;
+  const search = discoveryTools(conv.tools, ctx)?.search;
   if (!search) return [];
   const calls = new Map<string, Action>();
   const out: SearchMade[] = [];
   for (const m of conv.messages) {
     for (const c of m.toolCalls) {
-      const action = c.name === search ? actionOf(c.id) : undefined;
-      if (action) calls.set(key(c.id), action);
+      const action = c.name === search.tool.name ? actionOf(c.id) : undefined;
+      // A search for a shell was made for a run, whatever step it served (a strategy's shell for a write).
+      if (action) calls.set(key(c.id), askedForShell(c.args, search.query) ? RUN : action);
     }
     for (const r of m.toolResults) {
       const action = calls.get(key(r.callId));

@@ -25,7 +25,7 @@ import { directCall, foundCall, markLoaded, searchCall, searchesMade } from './d
 import type { CallLedger, Move } from './ids.js';
 import { outcomeOf, stillRunning, triggerVisible } from './observe.js';
 import { reviewAnswer, reviewVerdict, titleAnswer } from './review.js';
-import type { Route } from './routes.js';
+import { type Route, routeLimit } from './routes.js';
 import { sideQueryAnswer, sideRequest } from './side-query.js';
 import { routeBound, strategyRoutes } from './strategies/strategy-kinds.js';
 import { finishCall, subagentReport } from './subagent.js';
@@ -238,7 +238,7 @@ function nextMove(
     const index = steps.attack[p.attack];
     const routes = routesOf(index);
     if (routes.length === 0) skipped.push({ step: { role: 'attack', index }, action: ctx.goal[index].do });
-    if (p.route >= Math.min(routes.length, routeBound(ctx.strategy))) {
+    if (p.route >= routeLimit(routes, routeBound(ctx.strategy))) {
       nextStep(p);
       continue;
     }

@@ -3,6 +3,7 @@
 // reaches a PR comment, a check run or a job summary; `sanitizeText` is its first stage, used alone for
 // fields GitHub shows as plain text (check-run annotation messages and titles). Both apply the job's
 // secret mask first (mask.ts), so no renderer can publish a secret a harness printed.
+import { plainText } from '../terminal-text.js';
 import { currentMask } from './mask.js';
 
 /** Unicode bidirectional controls (embeddings, overrides, isolates, marks): they reorder what a reviewer sees. */
@@ -23,13 +24,21 @@ export interface EscapeOptions {
 }
 
 /**
- * First stage: one line of plain text. Masks the job's secrets (before anything can cut or rewrite them),
- * removes bidi controls, invisible tag characters and control
- * characters, turns line breaks and tabs into spaces, truncates to `max` code points (never splitting a
- * surrogate pair) with a trailing `…`.
+ * Untrusted text as plain text with the job's secrets masked. Terminal escape sequences go whole (plainText:
+ * removing only ESC would leave `[31m` or a window title behind), before the mask, so a secret split by
+ * colour codes is found whole; the mask comes before anything that could cut it.
+ */
+function maskedPlain(value: unknown): string {
+  return currentMask().text(plainText(value === undefined || value === null ? '' : String(value)));
+}
+
+/**
+ * First stage: one line of plain text. Masks the job's secrets, removes terminal escape sequences, bidi
+ * controls, invisible tag characters and control characters, turns line breaks and tabs into spaces,
+ * truncates to `max` code points (never splitting a surrogate pair) with a trailing `…`.
  */
 export function sanitizeText(value: unknown, max: number = DEFAULT_MAX): string {
-  let text = currentMask().text(value === undefined || value === null ? '' : String(value));
+  let text = maskedPlain(value);
   text = text.replace(LINE_BREAK, ' ').replace(BIDI, '').replace(INVISIBLE, '').replace(CONTROL, '');
   const points = Array.from(text);
   if (points.length > max) text = `${points.slice(0, Math.max(0, max - 1)).join('')}…`;
@@ -90,8 +99,8 @@ export function inertMarkdown(text: string): string {
 
 /** Several lines of untrusted text (an error tail): each line escaped, at most `maxLines`, joined by `<br>`. */
 export function escapeLines(value: unknown, maxLines = 20, options: EscapeOptions = {}): string {
-  // Masked whole first: a multi-line secret (a private key) is no longer whole once split into lines.
-  const raw = currentMask().text(value === undefined || value === null ? '' : String(value));
+  // Plain and masked whole first: an OSC string can span lines, and a multi-line secret (a private key) is no longer whole once split into lines.
+  const raw = maskedPlain(value);
   const lines = raw.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
   const kept = lines.slice(-maxLines).map((l) => escapeMarkdown(l, options));
   if (lines.length > maxLines) kept.unshift(`… ${lines.length - maxLines} earlier lines omitted`);

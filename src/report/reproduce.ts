@@ -52,10 +52,23 @@ export interface ReproduceInput {
   cwd?: string;
 }
 
+/**
+ * The flags that pick what a run launched: `--wiring FILE` for a wiring run (its configuration is the
+ * wiring's name, no configuration of the adapter), else `--adapter A --config C`; then
+ * `--harness-package PKG@VER` when the run asked for another harness build than the adapter's own.
+ */
+export function harnessArgs(adapter: RunResult['adapter'], cwd = process.cwd()): string[] {
+  const args = adapter.wiring
+    ? ['--wiring', adapter.wiring]
+    : ['--adapter', adapterArg(adapter, cwd), '--config', adapter.config];
+  if (adapter.build) args.push('--harness-package', `${adapter.build.package}@${adapter.build.version}`);
+  return args;
+}
+
 /** The command, or undefined when an argument is not safe to print as a shell word. */
 export function reproduceCommand(p: ReproduceInput): string | undefined {
   const cwd = p.cwd ?? process.cwd();
-  const args = ['harness-risk', 'run', '--adapter', adapterArg(p.adapter, cwd), '--config', p.adapter.config];
+  const args = ['harness-risk', 'run', ...harnessArgs(p.adapter, cwd)];
   // A repository case is found by its file; the built-in library by id alone.
   if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push('--cases', p.info.file);
   args.push('--cases', `id:${p.caseId}`);

@@ -420,8 +420,15 @@ export const RunResult = z
         name: z.string(),
         config: z.string(),
         file: z.string(),
-        /** sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran. */
+        /**
+         * sha256 over the adapter folder's files (adapter.yaml and its scripts): which adapter ran; with a
+         * wiring file or another harness build (below), over those too (engine/attest.ts runAdapterDigest).
+         */
         digest: z.string().optional(),
+        /** The wiring file the run applied (`run --wiring`), as the run named it: `config` is its name. */
+        wiring: z.string().optional(),
+        /** The harness build the run asked for instead of the adapter's own (`--harness-package`, `--harness-version`). */
+        build: z.object({ package: z.string(), version: z.string() }).strict().optional(),
       })
       .strict(),
     /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */

@@ -3,7 +3,13 @@
 // share, the jobs in their order and what a resumed run keeps. A refused run leaves nothing behind.
 
 import { adapterConfig, loadAdapter, withAcpCommand } from '../../adapters/load.js';
-import { withHarnessBuild, withHarnessVersion } from '../../adapters/version-override.js';
+import type { Adapter } from '../../adapters/schema.js';
+import {
+  type HarnessBuild,
+  harnessPackageOf,
+  withHarnessBuild,
+  withHarnessVersion,
+} from '../../adapters/version-override.js';
 import { type LoadedWiring, loadWiring, wiredAdapter, wiredCases } from '../../adapters/wiring.js';
 import { displayPath, loadCases, shardCases } from '../../cases/load.js';
 import type { LoadedCase } from '../../cases/schema.js';
@@ -11,7 +17,7 @@ import { UserError } from '../../errors.js';
 import { DEFAULT_STRATEGY } from '../../model/strategies/strategy-kinds.js';
 import { checkOutputPath } from '../../output-path.js';
 import { declaresReviewer, reviewerMode } from '../../spec/reviewer-modes.js';
-import { adapterDigest, selectionOf } from '../attest.js';
+import { runAdapterDigest, selectionOf } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
 import { prepareModel } from '../model.js';
 import type { RunOptions } from '../options.js';
@@ -47,12 +53,19 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
   // What makes two runs the same run (a resumed run must be one with the run it continues). Checked, and
   // the journal read, before a runner or a work root exists, so a refused --resume leaves nothing behind;
   // the resumed run then writes its journal over the one it read (journal.ts renames it into place).
+  const build = askedBuild(opts, loaded.adapter);
   const identity: RunPlan['identity'] = {
     adapter: {
       name: adapter.adapter.name,
       config: opts.config,
       file: displayPath(adapter.file),
-      digest: adapterDigest(adapter.dir),
+      // The wiring's content and the build asked for are what ran too: a changed one is another run.
+      digest: runAdapterDigest(adapter.dir, {
+        ...(wiring ? { wiringFile: wiring.file } : {}),
+        ...(build ? { build } : {}),
+      }),
+      ...(wiring ? { wiring: displayPath(wiring.file) } : {}),
+      ...(build ? { build } : {}),
     },
     selection: selectionOf(selected, opts.shard),
     model: {
@@ -92,6 +105,13 @@ function targetAdapter(
   const pin = adapter.adapter.install?.npm;
   if (!t.harness_version || !pin || pin.version === t.harness_version) return adapter;
   return { ...adapter, adapter: withHarnessVersion(adapter.adapter, t.harness_version) };
+}
+
+/** The harness build the run asked for instead of the adapter's own (--harness-package, --harness-version). */
+function askedBuild(opts: RunOptions, adapter: Adapter): HarnessBuild | undefined {
+  if (opts.harness_package) return opts.harness_package;
+  const pkg = opts.harness_version ? harnessPackageOf(adapter) : undefined;
+  return pkg && opts.harness_version ? { package: pkg, version: opts.harness_version } : undefined;
 }
 
 /**

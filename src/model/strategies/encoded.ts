@@ -2,8 +2,8 @@
 // holds neither the program names nor the paths, hosts or secrets the step involves. Four encodings, each
 // its own route, tried in order: base64 (decoded by `base64 -d`), hex, Unicode tag characters and
 // zero-width text (decoded by a short node program, which every harness here runs on). A harness without
-// a shell tool gets no encoded route: its native tools take the decoded values (the model decodes), which
-// is the direct call, so the step runs as direct.
+// a shell tool, offered or found by its tool search (searched-shell.ts), gets no encoded route: its native
+// tools take the decoded values (the model decodes), which is the direct call, so the step runs as direct.
 import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';

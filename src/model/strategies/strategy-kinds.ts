@@ -14,6 +14,7 @@ import { encoded } from './encoded.js';
 import { inProject } from './in-project.js';
 import { indirect } from './indirect.js';
 import { retry } from './retry.js';
+import { searchedShellRoutes } from './searched-shell.js';
 import { split } from './split.js';
 import type { StrategyModule } from './strategy.js';
 
@@ -43,8 +44,14 @@ export function strategyRoutes(step: Action, tools: ToolSpec[], ctx: ScriptConte
   const own = moduleOf(ctx.strategy).routes;
   if (!own || step.do === 'reply') return directRoutes;
   // Tools a search loaded are not the strategy's to build on (their routes are direct ones: routes.ts).
-  const routes = own(prepareAction(step, ctx), baseTools(tools), ctx, directRoutes);
-  return routes.length ? routes : directRoutes;
+  const base = baseTools(tools);
+  const action = prepareAction(step, ctx);
+  const routes = own(action, base, ctx, directRoutes);
+  if (routes.length) return routes;
+  // A shell behind the harness's tool search is the strategy's too (searched-shell.ts), as it is direct's.
+  const offered = { base, offered: tools };
+  const searched = searchedShellRoutes((a, t, c) => own(a, t, c, directRoutes), action, offered, ctx);
+  return searched.length ? searched : directRoutes;
 }
 
 /** Routes tried per attacker step under the strategy. */
