@@ -3,7 +3,6 @@
 // target (its header attests what contains the trials). A start that fails tears down what it made.
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ensureInstalled } from '../../adapters/install.js';
 import { displayPath } from '../../cases/load.js';
 import { taxaOf } from '../../cases/taxonomy.js';
 import { actionRoot, builtinCasesDir, defaultCacheDir } from '../../paths.js';
@@ -12,7 +11,7 @@ import { WrittenFiles } from '../../result/integrity.js';
 import type { ResultHeader } from '../../result/journal.js';
 import { ResultWriter } from '../../result/writer.js';
 import type { Runner } from '../../runner/types.js';
-import { RESULT_SCHEMA_VERSION } from '../../spec/run-result.js';
+import { type HarnessInstall, RESULT_SCHEMA_VERSION } from '../../spec/run-result.js';
 import { VERSION } from '../../version.js';
 import { newRunKey } from '../../world/canaries.js';
 import { renderTemplate } from '../../world/template.js';
@@ -23,19 +22,14 @@ import type { RunOptions } from '../options.js';
 import { runnerEntry } from '../runners.js';
 import { jobTrialId } from '../trial.js';
 import { createWorkRoot, sweepWorkRoots } from '../work-root.js';
+import { installHarness } from './install.js';
 import type { RunPlan, RunStarted, RunTarget } from './types.js';
 
 export async function startRun(opts: RunOptions, targets: RunTarget[], plan: RunPlan): Promise<RunStarted> {
   const { adapter } = plan;
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
   // A harness from npm is installed (pinned) into the cache on first use; later runs reuse it.
-  if (adapter.adapter.install) {
-    await ensureInstalled(adapter.adapter, cacheDir, {
-      adapterDir: adapter.dir,
-      ...(opts.repo_dir ? { projectDir: opts.repo_dir } : {}),
-      log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
-    });
-  }
+  const install = adapter.adapter.install ? await installHarness(opts, plan, cacheDir) : undefined;
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const evidenceDirOf = (out: string) =>
@@ -62,7 +56,7 @@ export async function startRun(opts: RunOptions, targets: RunTarget[], plan: Run
   const workRoot = await createWorkRoot(runId);
   // Every file the engine writes (result, evidence), with its digest, to check before it is trusted.
   const written = new WrittenFiles();
-  const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written });
+  const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written, install });
   const kept = new Set(plan.carried.map((t) => t.id));
   const todo = plan.jobs.filter((j) => !kept.has(jobTrialId(j)));
   return {
@@ -141,9 +135,15 @@ function resultWriters(
   opts: RunOptions,
   targets: RunTarget[],
   plan: RunPlan,
-  made: { runner: Runner; view: HarnessView; cacheDir: string; written: WrittenFiles },
+  made: {
+    runner: Runner;
+    view: HarnessView;
+    cacheDir: string;
+    written: WrittenFiles;
+    install: HarnessInstall | undefined;
+  },
 ): ResultWriter[] {
-  const { runner, view, cacheDir } = made;
+  const { runner, view, cacheDir, install } = made;
   const { adapter, identity } = plan;
   // What each tree measures, attested in its result (read from files; nothing of the harness is run).
   const harnessOf = (repoDir: string) =>
@@ -191,6 +191,7 @@ function resultWriters(
         containment: 'container',
         mechanism: 'docker: one disposable container per trial',
       },
+      ...(install ? { install } : {}),
       ...(image ? { image } : {}),
       view: { credentials_hidden: view.credentials, credentials_exposed: view.exposed },
       selection: { ...identity.selection!, ...(t.subset ? { subset: true } : {}) },
