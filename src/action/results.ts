@@ -90,7 +90,7 @@ async function runCases(
       'seeds > 1 with the scripted model: the scripted model is deterministic, so extra seeds repeat the same trials',
     );
   }
-  const run = runOptionsOf(inputs, ctx, model.options, resultPath, signal, progressLog(io));
+  const run = runOptionsOf(inputs, ctx, model.options, resultPath, signal, progressLog(io), cwd);
   const ignored = run.npmrc && !run.npmrc.project ? ignoredProjectNpmrc(cwd, run.npmrc) : undefined;
   if (ignored && run.npmrc && !run.npmrc.project) {
     const notice = sanitizeText(npmrcIgnoredNotice(relativeName(ignored, cwd), run.npmrc.reason), 800);
@@ -119,6 +119,7 @@ function runOptionsOf(
   out: string,
   signal: AbortSignal,
   onProgress: (ev: ProgressEvent) => void,
+  cwd: string,
 ): RunOptions {
   const sha = ctx.pullRequest?.headSha || ctx.mergeGroup?.headSha || ctx.sha;
   const fork = forkTreeReason(ctx);
@@ -130,6 +131,8 @@ function runOptionsOf(
     host_setup: true,
     ...model,
     out,
+    // The checkout: its .npmrc is the one the npmrc scope admits or leaves out (and {{repo}}).
+    repo_dir: cwd,
     keep_evidence: false,
     signal,
     source: {

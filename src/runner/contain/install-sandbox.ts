@@ -17,6 +17,8 @@ const SYSTEM_DIRS = ['/usr', '/etc', '/opt'];
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 /** Where the step's private HOME is, inside the sandbox. */
 export const INSTALL_HOME = '/home/install';
+/** Where the user's .npmrc appears inside (not at its host path: no folder above it is made). */
+export const USER_NPMRC_IN_SANDBOX = '/run/npm/userconfig';
 
 export interface InstallSandboxInput {
   bwrap: string;
@@ -62,19 +64,24 @@ export function installBwrapArgs(i: InstallSandboxInput): string[] {
   for (const p of i.step.readOnly) if (existsSync(p)) a.push('--ro-bind', p, p);
   // The user's .npmrc (the workflow's own steps wrote it: setup-node's registry-url) applies as outside.
   const userrc = userNpmrc(i.step.env);
-  if (existsSync(userrc)) a.push('--ro-bind', userrc, userrc);
+  if (existsSync(userrc)) a.push('--ro-bind', userrc, USER_NPMRC_IN_SANDBOX);
   for (const p of i.step.writable) a.push('--bind', p, p);
-  a.push('--bind', i.home, INSTALL_HOME, '--chdir', i.step.cwd, '--');
+  a.push('--bind', i.home, INSTALL_HOME);
+  // The sandbox's own root (where bwrap made the folders above each bound path) read-only too: a write
+  // anywhere but the prefix, HOME and /tmp (both private, removed after) fails.
+  a.push('--remount-ro', '/', '--chdir', i.step.cwd, '--');
   return a;
 }
 
 /** The environment inside: the step's, with a private HOME and /tmp, and the user's .npmrc named. */
 export function installSandboxEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  // Any spelling of these two would compete with the sandbox's own (npm reads npm_config_* in any case).
+  const kept = Object.entries(env).filter(([k]) => !/^npm_config_(userconfig|cache)$/i.test(k));
   return {
-    ...env,
+    ...Object.fromEntries(kept),
     HOME: INSTALL_HOME,
     TMPDIR: '/tmp',
-    npm_config_userconfig: userNpmrc(env),
+    npm_config_userconfig: USER_NPMRC_IN_SANDBOX,
     npm_config_cache: join(INSTALL_HOME, '.npm'),
   };
 }
