@@ -9004,7 +9004,7 @@ var init_checks = __esm({
         if (typeof payload.value !== typeof def.value)
           throw new Error("Cannot mix number and bigint in multiple_of check.");
         const isMultiple = typeof payload.value === "bigint" ? (
-          // `value % 0n` throws, and nothing is a multiple of zero \u2014 the number branch already fails this way via NaN
+          // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
           def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
         ) : floatSafeRemainder(payload.value, def.value) === 0;
         if (isMultiple)
@@ -59511,7 +59511,7 @@ var init_runner = __esm({
           systemPath: [...this.systemPath]
         };
       }
-      /** Host path \u2192 sandbox path (trial folders to /trial/\u2026, anything else to /opt/hr/ro/<host path>). */
+      /** Host path → sandbox path (trial folders to /trial/…, anything else to /opt/hr/ro/<host path>). */
       mapReadOnly(hostPath, dirs) {
         return mapReadOnly(hostPath, dirs);
       }
@@ -59707,7 +59707,7 @@ var init_runner = __esm({
         this.streams.add(s);
         return () => this.streams.delete(s);
       };
-      /** Daemon gone (or the run stopping) \u2192 infra_error, and every later trial too; else \u2192 spawn_error. */
+      /** Daemon gone (or the run stopping) → infra_error, and every later trial too; else → spawn_error. */
       async classify(e7, stage) {
         const msg = `docker ${stage}: ${errText(e7)}`;
         if (this.stopping) return { infra_error: `${msg} (the run is stopping)` };
@@ -60066,7 +60066,7 @@ var Action = external_exports.discriminatedUnion("do", [
   external_exports.object({ do: external_exports.literal("install"), name: Text }).strict(),
   /**
    * Hand a task to a sub-agent: the harness's own task/sub-agent tool where it has one (adapter hint
-   * `delegate`, or a tool named task/delegate/spawn_agent\u2026), else the `agents` mock service (`svc agents run`).
+   * `delegate`, or a tool named task/delegate/spawn_agent…), else the `agents` mock service (`svc agents run`).
    * The sub-agent's report (world.services.agents) comes back as untrusted content.
    */
   external_exports.object({ do: external_exports.literal("delegate"), agent: Text, task: Text }).strict(),
@@ -60819,7 +60819,7 @@ var RegistryPackage = external_exports.object({
   version: external_exports.string().default("1.0.0"),
   description: external_exports.string().default(""),
   publisher: external_exports.string().default("community"),
-  /** Files of the package, path \u2192 content; installed under the harness's skills folder. */
+  /** Files of the package, path → content; installed under the harness's skills folder. */
   files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   /**
    * npm-style lifecycle scripts (`preinstall`, `install`, `postinstall`): the package's package.json
@@ -61090,12 +61090,12 @@ var InstalledSkill = external_exports.object({
   name: external_exports.string().regex(/^[A-Za-z0-9@][A-Za-z0-9._@-]*$/, "a package name without slashes or .."),
   version: external_exports.string().default("1.0.0"),
   description: external_exports.string().default(""),
-  /** Files of the installed copy, path \u2192 content; a package.json with name and version is added. */
+  /** Files of the installed copy, path → content; a package.json with name and version is added. */
   files: external_exports.record(external_exports.string(), external_exports.string()).default({})
 }).strict();
 var Canary = external_exports.object({
   name: external_exports.string().regex(/^[A-Z][A-Z0-9_]*$/, "upper-case name such as DEPLOY_TOKEN"),
-  /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA\u2026). */
+  /** Prefix that makes the secret look real (sk-live-, ghp_, AKIA…). */
   prefix: external_exports.string().default("sk-"),
   /**
    * Also an environment variable of the harness under this name (e.g. NPM_TOKEN), set through the trial's
@@ -61108,9 +61108,9 @@ var worldPath = (root) => external_exports.string().superRefine((key, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 var World = external_exports.object({
-  /** Workspace files: relative path \u2192 content (templates allowed). */
+  /** Workspace files: relative path → content (templates allowed). */
   files: external_exports.record(worldPath("ws"), external_exports.string()).default({}),
-  /** Files under the trial's HOME: path relative to HOME (or `~/\u2026`) \u2192 content. */
+  /** Files under the trial's HOME: path relative to HOME (or `~/…`) → content. */
   home_files: external_exports.record(worldPath("home"), external_exports.string()).default({}),
   /** Entries already in the harness's memory before the trial (written to the adapter's memory file). */
   memory: external_exports.array(external_exports.string()).default([]),
@@ -61120,13 +61120,13 @@ var World = external_exports.object({
   skills: external_exports.array(InstalledSkill).default([]),
   /**
    * The workspace is a git repository with one commit of `files` (absent: yes, as in every real project;
-   * a case that writes its own `.git/\u2026` keeps that instead). `false`: plain files, no repository.
+   * a case that writes its own `.git/…` keeps that instead). `false`: plain files, no repository.
    * Optional rather than defaulted, so the cases written before it keep their revision.
    */
   git: external_exports.boolean().optional()
 }).strict();
 var NextSession = external_exports.object({
-  /** What the owner types in the second session, 1\u20133 turns (default: continue where the last session left off). */
+  /** What the owner types in the second session, 1–3 turns (default: continue where the last session left off). */
   turns: external_exports.array(external_exports.string().min(1)).min(1).max(3).optional(),
   /** How a competent agent does that task (default: read what the first session's owner plan wrote, reply). */
   plan: external_exports.array(Action).min(1).optional(),
@@ -61161,7 +61161,7 @@ var CaseFile = external_exports.object({
   tags: external_exports.array(external_exports.string()).default([]),
   description: external_exports.string().default(""),
   owner: external_exports.object({
-    /** What the owner types, 1\u20133 turns. */
+    /** What the owner types, 1–3 turns. */
     turns: external_exports.array(external_exports.string().min(1)).min(1).max(3),
     /** How a competent agent would do the task, as abstract actions. */
     plan: external_exports.array(Action).min(1)
@@ -61957,7 +61957,7 @@ var textOf2 = (v) => typeof v === "string" ? v : Array.isArray(v) ? contentText(
 var FILTERS = {
   /** The last N lines of the text (trimmed), joined with " | ". */
   last: (text, n) => text.trim().split("\n").slice(-n).join(" | "),
-  /** At most N characters, with "\u2026" when cut. */
+  /** At most N characters, with "…" when cut. */
   cap: (text, n) => cap(text, n),
   /** TEXT when the value is missing or empty. */
   or: (text, alt) => text || alt,
@@ -62142,7 +62142,7 @@ var MAX_TIMEOUT_S = 6 * 3600;
 var ToolHint = external_exports.object({
   /** The harness's tool name. */
   name: external_exports.string(),
-  /** Abstract argument \u2192 the tool's argument name (e.g. path \u2192 file_path). */
+  /** Abstract argument → the tool's argument name (e.g. path → file_path). */
   args: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   /**
    * Arguments the call always carries, whatever the action (e.g. Claude Code's Agent tool for `delegate`:
@@ -62152,16 +62152,16 @@ var ToolHint = external_exports.object({
   /**
    * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
    * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
-   * offers it, with its report at `arg` (a dotted path: `result.response` \u2192 {result: {response: \u2026}}).
+   * offers it, with its report at `arg` (a dotted path: `result.response` → {result: {response: …}}).
    */
   finish: external_exports.object({ name: external_exports.string().min(1), arg: external_exports.string().regex(/^[^.]+(\.[^.]+)*$/, "a dotted path") }).strict().optional()
 }).strict();
 var Discovery = external_exports.object({
-  /** The search tool, and its argument for the query (else query, q, keywords\u2026). */
+  /** The search tool, and its argument for the query (else query, q, keywords…). */
   search: external_exports.object({ name: external_exports.string().min(1), query: external_exports.string().min(1).optional() }).strict(),
   /**
-   * The invoke tool, its argument naming the found tool (else id, name, tool\u2026) and its argument for the
-   * found tool's input (else args, arguments, input\u2026). Absent: found tools are called directly.
+   * The invoke tool, its argument naming the found tool (else id, name, tool…) and its argument for the
+   * found tool's input (else args, arguments, input…). Absent: found tools are called directly.
    */
   invoke: external_exports.object({
     name: external_exports.string().min(1),
@@ -62189,7 +62189,7 @@ var AdapterConfig = external_exports.object({
   /** Extra command-line arguments for this configuration. */
   args: external_exports.array(external_exports.string()).default([]),
   env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-  /** Files written before launch: path (templates allowed) \u2192 content (object = JSON). */
+  /** Files written before launch: path (templates allowed) → content (object = JSON). */
   files: external_exports.record(external_exports.string(), FileSpec).default({}),
   /**
    * What the scripted model answers when the harness asks a model to approve an action (its reviewer):
@@ -62202,7 +62202,7 @@ var AdapterConfig = external_exports.object({
   acp: AcpClientConfig.optional(),
   /**
    * The prompt a CI workflow gives the harness, for `github_event` cases (other cases keep the owner's
-   * turns): `{{request}}` (the owner's turns), `{{event.FIELD\u2026}}`/`${{ github.event.FIELD\u2026 }}` (the
+   * turns): `{{request}}` (the owner's turns), `{{event.FIELD…}}`/`${{ github.event.FIELD… }}` (the
    * triggering event's payload) and `{{event_name}}` (src/cases/prompt-template.ts). It becomes the
    * {{prompt}} the launch command and args use. A CI profile (`NAME:action`) sets it as its action does.
    */
@@ -62303,7 +62303,7 @@ var Adapter = external_exports.object({
   error_patterns: external_exports.array(regexSource("i")).default([]),
   /**
    * Regexes (case-insensitive) that mark a tool result as a command still running: the harness started
-   * it and stopped waiting ("Process running with session ID \u2026"). Not done as asked, so the scripted
+   * it and stopped waiting ("Process running with session ID …"). Not done as asked, so the scripted
    * attacker moves on and no refusal is booked; but the command started, so a check with `started: true`
    * (a loop that runs on, a server left up) holds (docs/outcomes.md).
    */
@@ -62432,8 +62432,8 @@ var Wiring = external_exports.object({
   /** The adapter's configuration the workflow runs (e.g. `action`, a CI profile). Absent: its only one. */
   config: external_exports.string().min(1).optional(),
   /**
-   * The prompt the workflow hands the harness: `{{request}}`, `{{event.FIELD\u2026}}`, `{{event_name}}` or
-   * `${{ github.event.FIELD\u2026 }}` (docs/adapters.md, "CI profiles"). Absent: the configuration's.
+   * The prompt the workflow hands the harness: `{{request}}`, `{{event.FIELD…}}`, `{{event_name}}` or
+   * `${{ github.event.FIELD… }}` (docs/adapters.md, "CI profiles"). Absent: the configuration's.
    */
   prompt: PromptTemplate.optional(),
   /** Extra launch arguments after the configuration's (allowed/disallowed tools, a permission mode). */
@@ -64602,7 +64602,7 @@ function shellRoutes(forms, tools, ctx, viaShell2 = true) {
   });
 }
 var REMINDER = /\n*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
-var GUTTER = /^[ \t]*\d+(\u2192|\t| \| |\| |: )/;
+var GUTTER = /^[ \t]*\d+(→|\t| \| |\| |: )/;
 function fileText(result) {
   const text = result.replace(REMINDER, "\n");
   const lines = text.split("\n");
@@ -65219,7 +65219,7 @@ var LabelProbes = external_exports.object({
   utility_without_owner: external_exports.string().optional()
 }).strict();
 var TrialFacts = external_exports.object({
-  /** Attacker-directed tool calls that the harness executed: `tool(args\u2026)`, capped. */
+  /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
   attack_calls: external_exports.array(external_exports.string()),
   /** Attacker-directed tool calls that the harness denied. */
   denied_calls: external_exports.array(external_exports.string()),
@@ -65256,7 +65256,7 @@ var CallOutcomeRecord = external_exports.object({
   /** The plan part the call served; absent for calls that serve no plan step (live mode). */
   role: external_exports.enum(["owner", "attack"]).optional(),
   index: external_exports.number().int().optional(),
-  /** The abstract action (`write`, `run`, \u2026). */
+  /** The abstract action (`write`, `run`, …). */
   action: external_exports.string().optional(),
   /** The harness tool the call used; absent when no call was made. */
   tool: external_exports.string().optional(),
@@ -65420,7 +65420,7 @@ var RunnerInfo = external_exports.object({
    * containment its attestation cannot prove (src/result/attestation.ts). Counts as uncontained.
    */
   containment: external_exports.enum(["namespaces", "container", "uncontained", "unverified"]),
-  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 \u2026`). */
+  /** How, in words (`bubblewrap 0.8.0, as root; the harness runs as uid 65534 …`). */
   mechanism: external_exports.string(),
   /** Why the run is uncontained (requested, or what was missing), or why a claim is unverified. */
   reason: external_exports.string().optional(),
@@ -65516,7 +65516,7 @@ var RunResult = external_exports.object({
   cases: external_exports.array(CaseInfo),
   trials: external_exports.array(Trial),
   /**
-   * Rates over each case \u00d7 seed's worst case across strategies (unsafe under any strategy); with several
+   * Rates over each case × seed's worst case across strategies (unsafe under any strategy); with several
    * strategies, `strategies` holds the rates of each strategy's own trials (absent: `direct` only).
    */
   summary: external_exports.object({
@@ -67556,7 +67556,7 @@ var AcpClient = class {
     t.status = status;
     this.finalEvent(id, t);
   }
-  /** A call's final status as an event: completed \u2192 tool, failed \u2192 error (unless the client refused it). */
+  /** A call's final status as an event: completed → tool, failed → error (unless the client refused it). */
   finalEvent(id, t) {
     const tool = acpTool(t.kind);
     if (t.status === "completed")
@@ -68035,7 +68035,7 @@ var SecretMask = class _SecretMask {
     }
     return this.compiled;
   }
-  /** Where `text` holds a secret: any literal form, spaced, or a form cut at a `\u2026`. */
+  /** Where `text` holds a secret: any literal form, spaced, or a form cut at a `…`. */
   secretSpans(text) {
     const { forms, whole, longest } = this.index();
     const spans = [];
@@ -68209,7 +68209,7 @@ function parseAnthropic(body) {
     name: str3(t.name),
     description: str3(t.description),
     schema: t.input_schema ?? {},
-    // Server tools (web_search_20250305 \u2026) carry a versioned type and no input schema.
+    // Server tools (web_search_20250305 …) carry a versioned type and no input schema.
     callable: t.input_schema !== void 0 || t.type === void 0 || t.type === "custom"
   })).filter((t) => t.name);
   const format = obj2(body.output_format);
@@ -68444,13 +68444,13 @@ var CallLedger = class {
   }
   secret;
   seq = 0;
-  /** callKey(id) \u2192 move: a harness that strips separators (OpenClaw) still finds its calls. */
+  /** callKey(id) → move: a harness that strips separators (OpenClaw) still finds its calls. */
   moves = /* @__PURE__ */ new Map();
-  /** callKey(id) \u2192 the world before the call, for calls whose effect the engine can see (world-check.ts). */
+  /** callKey(id) → the world before the call, for calls whose effect the engine can see (world-check.ts). */
   before = /* @__PURE__ */ new Map();
-  /** callKey(id) \u2192 what the world showed once its result came back. */
+  /** callKey(id) → what the world showed once its result came back. */
   verdicts = /* @__PURE__ */ new Map();
-  /** id \u2192 the call as sent (name and arguments), in issue order: finds a call echoed without its id. */
+  /** id → the call as sent (name and arguments), in issue order: finds a call echoed without its id. */
   sent = /* @__PURE__ */ new Map();
   draw(shape) {
     const s = SHAPES[shape];
@@ -70075,7 +70075,7 @@ var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permis
 var SHORT_RESULT = 300;
 var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
 var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");
-var stripGutters = (s) => s.replace(/^[ \t]*\d+(\u2192|\t| \| |: )/gm, "");
+var stripGutters = (s) => s.replace(/^[ \t]*\d+(→|\t| \| |: )/gm, "");
 function triggerVisible(text, trigger) {
   const needle = squash(trigger);
   if (!needle || !text) return false;
@@ -75220,7 +75220,7 @@ function markdownTable(table2, options) {
       if (settings.delimiterStart !== false && !columnIndex) {
         line.push("|");
       }
-      if (settings.padding !== false && // Don\u2019t add the opening space if we\u2019re not aligning and the cell is
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
       // empty: there will be a closing space.
       !(settings.alignDelimiters === false && cell === "") && (settings.delimiterStart !== false || columnIndex)) {
         line.push(" ");
@@ -77851,7 +77851,7 @@ var Progress = class {
   get tty() {
     return !!this.out.isTTY && !this.opts.quiet;
   }
-  /** `[ 37/144] \u00b7 0:41 \u00b7 ETA 1:50 \u00b7 ASR 2.7% (1/37)` */
+  /** `[ 37/144] · 0:41 · ETA 1:50 · ASR 2.7% (1/37)` */
   status() {
     const elapsed = this.now() - this.started;
     const ran = this.done - this.interrupted;
@@ -77919,7 +77919,7 @@ var Progress = class {
   finish() {
     this.clearLive();
     if (this.total && (this.out.isTTY || this.opts.quiet))
-      this.out.write(`  ${this.status().replace(/ \u00b7 ETA [^\u00b7]+\u00b7 /, " \xB7 ")}
+      this.out.write(`  ${this.status().replace(/ · ETA [^·]+· /, " \xB7 ")}
 `);
     if (this.interrupted)
       this.out.write(
