@@ -14,6 +14,7 @@ import { run } from '../src/action/run.js';
 import { ensureInstalled } from '../src/adapters/install.js';
 import type { Adapter } from '../src/adapters/schema.js';
 import type { CacheApi } from '../src/baseline/cache.js';
+import { hostInstallSandbox } from '../src/engine/run/install.js';
 import { INPUT_DEFAULTS } from '../src/front/inputs.js';
 import type { GitHubApi } from '../src/report/github.js';
 import { planHost } from '../src/runner/contain/host.js';
@@ -310,4 +311,15 @@ fs.writeFileSync(path.join(__dirname, 'tries.json'), JSON.stringify(out));
     },
     180_000,
   );
+});
+
+describe('without bubblewrap', () => {
+  it('installs run on the host and say why (the reason the host plan gives)', async () => {
+    const plan = Promise.resolve({
+      contained: false as const,
+      reason: 'bwrap not found: install bubblewrap',
+      notes: [],
+    });
+    expect(await hostInstallSandbox(plan)).toEqual({ reason: 'bwrap not found: install bubblewrap' });
+  });
 });
