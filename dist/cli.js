@@ -11935,7 +11935,7 @@ function isRef(value) {
 function cloneIssues(issues2) {
   return issues2.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
-function isRecursive(inst, stack, resolve19) {
+function isRecursive(inst, stack, resolve20) {
   const cached3 = recursive.get(inst);
   if (cached3 !== void 0)
     return cached3 ? PROVEN : NONE;
@@ -11945,7 +11945,7 @@ function isRecursive(inst, stack, resolve19) {
   let result = NONE;
   const check3 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve19);
+      const answer = isRecursive(child, stack, resolve20);
       if (answer > result)
         result = answer;
     }
@@ -11956,7 +11956,7 @@ function isRecursive(inst, stack, resolve19) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve19) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve20) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -12020,7 +12020,7 @@ function isRecursive(inst, stack, resolve19) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve19 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve20 ? inst._zod.innerType : void 0);
       merge3(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -22773,7 +22773,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join45(s) {
+        value: function join46(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -24150,14 +24150,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve19 = iter[kLastResolve];
-      if (resolve19 !== null) {
+      var resolve20 = iter[kLastResolve];
+      if (resolve20 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve19(createIterResult(data, false));
+          resolve20(createIterResult(data, false));
         }
       }
     }
@@ -24165,13 +24165,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve19, reject) {
+      return function(resolve20, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve19(createIterResult(void 0, true));
+            resolve20(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve19, reject);
+          iter[kHandlePromise](resolve20, reject);
         }, reject);
       };
     }
@@ -24191,12 +24191,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve19, reject) {
+          return new Promise(function(resolve20, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve19(createIterResult(void 0, true));
+                resolve20(createIterResult(void 0, true));
               }
             });
           });
@@ -24219,13 +24219,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve19, reject) {
+      return new Promise(function(resolve20, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve19(createIterResult(void 0, true));
+          resolve20(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -24247,15 +24247,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve19, reject) {
+        value: function value(resolve20, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve19(createIterResult(data, false));
+            resolve20(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve19;
+            iterator[kLastResolve] = resolve20;
             iterator[kLastReject] = reject;
           }
         },
@@ -24274,12 +24274,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve19 = iterator[kLastResolve];
-        if (resolve19 !== null) {
+        var resolve20 = iterator[kLastResolve];
+        if (resolve20 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve19(createIterResult(void 0, true));
+          resolve20(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -24294,7 +24294,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve19, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve20, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -24303,7 +24303,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve19(value);
+        resolve20(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -24311,13 +24311,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve19, reject) {
+        return new Promise(function(resolve20, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve20, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve19, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve20, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -26162,11 +26162,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve19) {
+      return new Promise(function(resolve20) {
         var userDockerSocket = path7.join(os5.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve19("/var/run/docker.sock");
-          else resolve19(userDockerSocket);
+          if (err) resolve20("/var/run/docker.sock");
+          else resolve20(userDockerSocket);
         });
       });
     };
@@ -28769,12 +28769,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -28799,12 +28799,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -28828,12 +28828,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -28898,12 +28898,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -28928,12 +28928,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -28959,12 +28959,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -28988,12 +28988,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29016,12 +29016,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29045,12 +29045,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29076,12 +29076,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29109,12 +29109,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29138,12 +29138,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29170,12 +29170,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29200,12 +29200,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29231,12 +29231,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29263,12 +29263,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(new Exec(self2.modem, data.Id));
+            resolve20(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -29296,12 +29296,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29328,12 +29328,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29359,12 +29359,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29390,12 +29390,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29420,12 +29420,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29452,12 +29452,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve19(stream);
+            resolve20(stream);
           });
         });
       } else {
@@ -29482,12 +29482,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29514,12 +29514,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29545,12 +29545,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29576,12 +29576,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29607,12 +29607,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29639,12 +29639,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29669,12 +29669,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29703,12 +29703,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29746,12 +29746,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29775,12 +29775,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29802,12 +29802,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29829,12 +29829,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29866,12 +29866,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29898,12 +29898,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29928,12 +29928,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -29971,12 +29971,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30001,12 +30001,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30044,12 +30044,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30075,12 +30075,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30105,12 +30105,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30135,12 +30135,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30178,12 +30178,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30207,12 +30207,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30247,12 +30247,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30278,12 +30278,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30322,12 +30322,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30351,12 +30351,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30382,12 +30382,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30419,12 +30419,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30447,12 +30447,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30475,12 +30475,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30504,12 +30504,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30534,12 +30534,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30569,12 +30569,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30613,12 +30613,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30644,12 +30644,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30674,12 +30674,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30718,12 +30718,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30748,12 +30748,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30779,12 +30779,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30825,12 +30825,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30857,12 +30857,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30900,12 +30900,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30932,12 +30932,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -30961,12 +30961,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -31536,7 +31536,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve19, reject) => {
+            getHeaders = new Promise((resolve20, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers2) => {
                 if (err) {
                   reject(err);
@@ -31546,7 +31546,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve19(headers2);
+                resolve20(headers2);
               });
             });
           }
@@ -31602,10 +31602,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve19(metadata);
+              resolve20(metadata);
             } else {
               reject(err);
             }
@@ -31990,14 +31990,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve19({
+            resolve20({
               socket: tlsSocket,
               secure: true
             });
@@ -32116,8 +32116,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve19) => {
-            this.secureContextWatchers.push(resolve19);
+          return new Promise((resolve20) => {
+            this.secureContextWatchers.push(resolve20);
           });
         }
       }
@@ -32150,7 +32150,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -32175,7 +32175,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve19({
+            resolve20({
               socket: tlsSocket,
               secure: true
             });
@@ -35769,7 +35769,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve19, reject) {
+      return new Promise(function executor(resolve20, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -35779,7 +35779,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve19.apply(null, params2);
+              resolve20.apply(null, params2);
             }
           }
         };
@@ -38302,13 +38302,13 @@ var require_path = __commonJS({
   "node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path7 = exports;
-    var isAbsolute9 = (
+    var isAbsolute10 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path7.isAbsolute = function isAbsolute10(path8) {
+      path7.isAbsolute = function isAbsolute11(path8) {
         return /^(?:\/|\w+:)/.test(path8);
       }
     );
@@ -38320,7 +38320,7 @@ var require_path = __commonJS({
        */
       path7.normalize = function normalize3(path8) {
         path8 = path8.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path8.split("/"), absolute = isAbsolute9(path8), prefix2 = "";
+        var parts = path8.split("/"), absolute = isAbsolute10(path8), prefix2 = "";
         if (absolute)
           prefix2 = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -38339,10 +38339,10 @@ var require_path = __commonJS({
         return prefix2 + parts.join("/");
       }
     );
-    path7.resolve = function resolve19(originPath, includePath, alreadyNormalized) {
+    path7.resolve = function resolve20(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize2(includePath);
-      if (isAbsolute9(includePath))
+      if (isAbsolute10(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize2(originPath);
@@ -38696,7 +38696,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve19() {
+    MapField.prototype.resolve = function resolve20() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -38773,7 +38773,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve19() {
+    Method.prototype.resolve = function resolve20() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -40391,7 +40391,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve19() {
+    Field.prototype.resolve = function resolve20() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -40664,7 +40664,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve19() {
+    ReflectionObject.prototype.resolve = function resolve20() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -45636,18 +45636,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           zlib.deflate(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve19(output3);
+              resolve20(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -45669,7 +45669,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve19(Buffer.concat(messageParts));
+            resolve20(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -45682,18 +45682,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           zlib.gzip(message, (err, output3) => {
             if (err) {
               reject(err);
             } else {
-              resolve19(output3);
+              resolve20(output3);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -45715,7 +45715,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve19(Buffer.concat(messageParts));
+            resolve20(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -47065,7 +47065,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers2;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve20, reject) => {
         const request = http2.request(options);
         request.once("connect", (res, socket, head2) => {
           request.removeAllListeners();
@@ -47076,7 +47076,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head2);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve19(socket);
+            resolve20(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -48064,7 +48064,7 @@ var require_transport = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve20, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -48135,7 +48135,7 @@ var require_transport = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve19(new Http2Transport(session, address, options, remoteName));
+            resolve20(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -48149,7 +48149,7 @@ var require_transport = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve19, reject) => {
+            return new Promise((resolve20, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -48159,7 +48159,7 @@ var require_transport = __commonJS({
               const socket = net2.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve19(socket);
+                resolve20(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -51611,7 +51611,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve20, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error2) => {
@@ -51632,7 +51632,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve19(Buffer.concat(messageParts));
+              resolve20(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -52243,10 +52243,10 @@ var require_server = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve20, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve19({
+              resolve20({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -52274,7 +52274,7 @@ var require_server = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve19({
+              resolve20({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -52327,7 +52327,7 @@ var require_server = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve20, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -52343,7 +52343,7 @@ var require_server = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve19(addressList);
+              resolve20(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -56092,12 +56092,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getContainer(data.Id));
+            resolve20(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -56130,12 +56130,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56163,12 +56163,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56199,12 +56199,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56227,12 +56227,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56297,12 +56297,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve19, reject) {
+        return new self2.modem.Promise(function(resolve20, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56361,12 +56361,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56390,12 +56390,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56420,12 +56420,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56448,12 +56448,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56479,12 +56479,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56507,12 +56507,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56539,12 +56539,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getSecret(data.ID));
+            resolve20(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -56572,12 +56572,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getConfig(data.ID));
+            resolve20(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -56601,12 +56601,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56629,12 +56629,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56659,12 +56659,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getPlugin(args.opts.name));
+            resolve20(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -56688,12 +56688,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56716,12 +56716,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56743,12 +56743,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56771,12 +56771,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56799,12 +56799,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56827,12 +56827,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56858,12 +56858,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getVolume(data.Name));
+            resolve20(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -56895,12 +56895,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getService(data.ID || data.Id));
+            resolve20(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -56925,12 +56925,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -56956,12 +56956,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(self2.getNetwork(data.Id));
+            resolve20(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -56986,12 +56986,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57014,12 +57014,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57041,12 +57041,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57068,12 +57068,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57095,12 +57095,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57122,12 +57122,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57151,12 +57151,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57283,7 +57283,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve19, reject) {
+      return new this.modem.Promise(function(resolve20, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -57316,7 +57316,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve19([data, containero]);
+          resolve20([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -57337,12 +57337,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57366,12 +57366,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57394,12 +57394,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57423,12 +57423,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57451,12 +57451,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve19, reject) {
+        return new this.modem.Promise(function(resolve20, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve19(data);
+            resolve20(data);
           });
         });
       } else {
@@ -57566,14 +57566,14 @@ async function pingDocker(docker, timeoutMs) {
   }
 }
 function hostRun(cmd, args, timeoutMs = 1e4) {
-  return new Promise((resolve19) => {
+  return new Promise((resolve20) => {
     execFile4(
       cmd,
       args,
       { timeout: timeoutMs, env: { PATH: STANDARD_PATH.join(":") } },
       (e7, stdout, stderr) => {
         const code = e7 ? typeof e7.code === "number" ? e7.code : 127 : 0;
-        resolve19({ code, stdout: String(stdout), stderr: String(stderr) });
+        resolve20({ code, stdout: String(stdout), stderr: String(stderr) });
       }
     );
   });
@@ -57860,7 +57860,7 @@ var init_events = __esm({
           return Promise.resolve(code);
         }
         if (!this.healthy) return void 0;
-        return new Promise((resolve19) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve19 }]));
+        return new Promise((resolve20) => map2.set(id, [...map2.get(id) ?? [], { resolve: resolve20 }]));
       }
       /**
        * The exit code of this exec once its process exits. Ask before starting it. `undefined` (or a promise
@@ -59783,7 +59783,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join43 } from "node:path";
+import { join as join44 } from "node:path";
 import { parseArgs as parseArgs7 } from "node:util";
 
 // src/adapters/load.ts
@@ -60244,9 +60244,9 @@ function callOutcomes(evidence) {
 // src/checks/check-context.ts
 var Undecided = class extends Error {
 };
-function makeCheckContext(evidence, resolve19) {
+function makeCheckContext(evidence, resolve20) {
   const replies2 = evidence.model.filter((ex) => !ex.review && ex.response.kind === "text").map((ex) => ex.response.text);
-  return { evidence, resolve: resolve19, calls: callOutcomes(evidence), replies: replies2 };
+  return { evidence, resolve: resolve20, calls: callOutcomes(evidence), replies: replies2 };
 }
 var fileAt = (ctx, path7, when) => {
   const key = ctx.resolve(path7);
@@ -62583,7 +62583,7 @@ function verifyResultFile(path7, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join32, relative as relative9, resolve as resolve13 } from "node:path";
+import { join as join33, relative as relative9, resolve as resolve14 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -65517,6 +65517,14 @@ var RunnerInfo = external_exports.object({
     via: external_exports.record(external_exports.string(), external_exports.string())
   }).strict().optional()
 }).strict();
+var HarnessInstall = external_exports.object({
+  installed_now: external_exports.boolean(),
+  containment: external_exports.enum(["bubblewrap", "uncontained"]),
+  /** How (bubblewrap), or why not (uncontained). */
+  mechanism: external_exports.string(),
+  /** The project .npmrc left out of installs and registry look-ups, and why (a fork's tree). */
+  npmrc_ignored: external_exports.string().optional()
+}).strict();
 var Attestation = external_exports.object({
   alg: external_exports.literal("hmac-sha256"),
   /** Which key signed: a digest of it, so a reader picks its key, and learns nothing of it. */
@@ -65573,6 +65581,8 @@ var RunResult = external_exports.object({
   runner: external_exports.enum(["process", "docker"]),
   /** What contained the trials (absent in results of older versions). */
   containment: RunnerInfo.optional(),
+  /** How the harness install ran (adapters that install one; absent in results of older versions). */
+  install: HarnessInstall.optional(),
   /**
    * What the harness could read beyond its trial (engine/harness-view.ts): the credential files hidden
    * from it, and those the adapter exposed on purpose (`expose_credentials`), relative to their folder.
@@ -65812,6 +65822,7 @@ import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:
 import { homedir as homedir2 } from "node:os";
 import { dirname as dirname8, join as join9, resolve as resolve7 } from "node:path";
 var DEFAULT_REGISTRY = "https://registry.npmjs.org/";
+var PROJECT_AND_USER_NPMRC = { project: true };
 var withSlash = (url2) => url2.endsWith("/") ? url2 : `${url2}/`;
 function expand(value, env2) {
   return value.replace(
@@ -65871,8 +65882,9 @@ function npmRegistryConfig(o = {}) {
   const cfg = { registry: DEFAULT_REGISTRY, scopes: {}, tokens: {}, sources: [] };
   const fromEnv = envSettings(env2);
   const userFile = userNpmrc(env2);
-  const projectFile = join9(projectRoot(o.cwd ?? process.cwd()), ".npmrc");
-  for (const file2 of projectFile === resolve7(userFile) ? [userFile] : [userFile, projectFile]) {
+  const projectFile = projectNpmrc(o.cwd ?? process.cwd(), o.scope);
+  const files = !projectFile || projectFile === resolve7(userFile) ? [userFile] : [userFile, projectFile];
+  for (const file2 of files) {
     const settings = readNpmrc(file2, env2);
     if (settings) apply(cfg, settings, file2);
   }
@@ -65888,9 +65900,13 @@ function tokenFor(cfg, registry2) {
   const key = Object.keys(cfg.tokens).filter((k) => bare3.startsWith(withSlash(k))).sort((a, b2) => b2.length - a.length)[0];
   return key ? cfg.tokens[key] : void 0;
 }
-function projectNpmrc(cwd = process.cwd()) {
+function projectNpmrc(cwd = process.cwd(), scope2 = PROJECT_AND_USER_NPMRC) {
+  if (!scope2.project) return void 0;
   const file2 = join9(projectRoot(cwd), ".npmrc");
   return existsSync7(file2) ? file2 : void 0;
+}
+function ignoredProjectNpmrc(cwd, scope2) {
+  return scope2.project ? void 0 : projectNpmrc(cwd);
 }
 
 // src/adapters/install-env.ts
@@ -65997,7 +66013,10 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
     if (opts.adapterDir) env2.HR_ADAPTER_DIR = opts.adapterDir;
     opts.log(`warming ${what} (install.warm, once per install) \u2026`);
     const t0 = mark();
-    const res = await run("/bin/sh", ["-c", command], dir, env2);
+    const res = await runStep(
+      { cmd: "/bin/sh", args: ["-c", command], cwd: dir, env: env2, ...needs(dir, nodeBin, opts.adapterDir) },
+      opts.sandbox
+    );
     if (res.code !== 0) {
       opts.log(
         `warning: install.warm of ${what} failed (exit ${res.code}), trials start cold: ${tail(res.output)}`
@@ -66023,7 +66042,7 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
     const scratch = `${dir}.partial-${process.pid}`;
     rmSync2(scratch, { recursive: true, force: true });
     mkdirSync2(scratch, { recursive: true });
-    const npmrc = projectNpmrc(opts.projectDir);
+    const npmrc = projectNpmrc(opts.projectDir, opts.npmrc);
     const parent = opts.env ?? process.env;
     const env2 = installEnv(parent, npmrcTextsFor(parent, npmrc));
     if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
@@ -66047,7 +66066,10 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
       // postinstall links its native binary), the adapter's install.command does the step itself.
     ];
     if (npmrc) copyFileSync(npmrc, join10(scratch, ".npmrc"));
-    const res = await run(opts.npm ?? "npm", args, scratch, env2);
+    const res = await runStep(
+      { cmd: opts.npm ?? "npm", args, cwd: scratch, env: env2, ...needs(scratch, nodeBin) },
+      opts.sandbox
+    );
     rmSync2(join10(scratch, ".npmrc"), { force: true });
     if (res.code !== 0) {
       rmSync2(scratch, { recursive: true, force: true });
@@ -66055,7 +66077,10 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
     }
     if (command) {
       opts.log(`running install.command for ${what}: ${command}`);
-      const post = await run("/bin/sh", ["-c", command], scratch, env2);
+      const post = await runStep(
+        { cmd: "/bin/sh", args: ["-c", command], cwd: scratch, env: env2, ...needs(scratch, nodeBin) },
+        opts.sandbox
+      );
       if (post.code !== 0) {
         rmSync2(scratch, { recursive: true, force: true });
         throw new UserError(
@@ -66099,8 +66124,21 @@ function npmError(spec, what, output3) {
 function tail(text, lines = 6) {
   return text.trim().split("\n").slice(-lines).join("\n  ");
 }
+function needs(prefix2, nodeBin, adapterDir) {
+  const node2 = nodeBin ? [join10(nodeBin, "..", "..", "..")] : [];
+  return { writable: [prefix2], readOnly: [...node2, ...adapterDir ? [adapterDir] : []] };
+}
+async function runStep(step, sandbox) {
+  if (!sandbox) return run(step.cmd, step.args, step.cwd, step.env);
+  const w = sandbox.wrap(step);
+  try {
+    return await run(w.cmd, w.args, step.cwd, w.env);
+  } finally {
+    w.cleanup?.();
+  }
+}
 function run(cmd, args, cwd, env2) {
-  return new Promise((resolve19) => {
+  return new Promise((resolve20) => {
     const child = spawn(cmd, args, { cwd, env: env2, stdio: ["ignore", "pipe", "pipe"] });
     let output3 = "";
     const keep = (b2) => {
@@ -66109,8 +66147,8 @@ function run(cmd, args, cwd, env2) {
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (e7) => resolve19({ code: 127, output: `${cmd}: ${e7.message}` }));
-    child.on("close", (code) => resolve19({ code: code ?? 1, output: output3 }));
+    child.on("error", (e7) => resolve20({ code: 127, output: `${cmd}: ${e7.message}` }));
+    child.on("close", (code) => resolve20({ code: code ?? 1, output: output3 }));
   });
 }
 async function acquireLock(lock, timeoutMs) {
@@ -66310,7 +66348,7 @@ async function drain(queue, limit, task) {
   let next = 0;
   let active2 = 0;
   let failed3 = false;
-  await new Promise((resolve19, reject) => {
+  await new Promise((resolve20, reject) => {
     const pump = () => {
       while (!failed3 && active2 < Math.max(1, limit) && next < queue.length) {
         const item = queue[next++];
@@ -66326,7 +66364,7 @@ async function drain(queue, limit, task) {
           }
         );
       }
-      if (!failed3 && active2 === 0 && next >= queue.length) resolve19();
+      if (!failed3 && active2 === 0 && next >= queue.length) resolve20();
     };
     pump();
   });
@@ -67134,14 +67172,14 @@ function gitArgs(args) {
   return [...SETTINGS.flatMap((s) => ["-c", s]), ...args];
 }
 function git(args, cwd, home) {
-  return new Promise((resolve19, reject) => {
+  return new Promise((resolve20, reject) => {
     execFile("git", gitArgs(args), { cwd, env: gitEnv(home), timeout: 3e4 }, (err, stdout, stderr) => {
       if (err) {
         const missing = err.code === "ENOENT";
         reject(
           new Error(missing ? "git is not installed" : `git ${args[0]}: ${stderr.trim() || err.message}`)
         );
-      } else resolve19(stdout.trim());
+      } else resolve20(stdout.trim());
     });
   });
 }
@@ -67207,12 +67245,12 @@ function hostGh(systemPath) {
   return systemPath.map((d) => join15(d, "gh")).find((f) => existsSync10(f));
 }
 function git2(args, cwd, home) {
-  return new Promise((resolve19, reject) => {
+  return new Promise((resolve20, reject) => {
     execFile2(
       "git",
       gitArgs(args),
       { cwd, env: gitEnv(home), timeout: 3e4 },
-      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve19(stdout.trim())
+      (err, stdout, stderr) => err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve20(stdout.trim())
     );
   });
 }
@@ -67482,8 +67520,8 @@ var JsonRpcPeer = class {
   request(method, params, timeoutMs) {
     if (this.gone) return Promise.reject(new RpcFailure(`the agent exited before ${method}`, "exited"));
     const id = this.nextId++;
-    return new Promise((resolve19, reject) => {
-      const p = { method, resolve: resolve19, reject };
+    return new Promise((resolve20, reject) => {
+      const p = { method, resolve: resolve20, reject };
       if (timeoutMs !== void 0)
         p.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -74105,7 +74143,7 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname17, join as join29, resolve as resolve11 } from "node:path";
+import { basename as basename4, dirname as dirname18, join as join30, resolve as resolve12 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
@@ -74384,15 +74422,112 @@ async function sweepWorkRoots(parent = tmpdir4()) {
   return removed;
 }
 
+// src/runner/contain/install-sandbox.ts
+import { existsSync as existsSync17, lstatSync as lstatSync5, mkdtempSync as mkdtempSync3, readlinkSync as readlinkSync3, realpathSync as realpathSync3, rmSync as rmSync7 } from "node:fs";
+import { tmpdir as tmpdir5 } from "node:os";
+import { dirname as dirname17, isAbsolute as isAbsolute5, join as join29, resolve as resolve11 } from "node:path";
+var SYSTEM_DIRS2 = ["/usr", "/etc", "/opt"];
+var SYSTEM_LINKS2 = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+var INSTALL_HOME = "/home/install";
+var USER_NPMRC_IN_SANDBOX = "/run/npm/userconfig";
+function resolvConfBinds() {
+  const f = "/etc/resolv.conf";
+  if (!existsSync17(f) || !lstatSync5(f).isSymbolicLink()) return [];
+  const real = realpathSync3(f);
+  return real.startsWith("/etc/") ? [] : ["--ro-bind", real, real];
+}
+function commandDir(cmd) {
+  const path7 = isAbsolute5(cmd) ? cmd : which(cmd);
+  if (!path7) return void 0;
+  const dir = dirname17(resolve11(path7));
+  return SYSTEM_DIRS2.some((s) => dir === s || dir.startsWith(`${s}/`)) ? void 0 : dir;
+}
+function installBwrapArgs(i) {
+  const a = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
+  if (!i.root) a.push("--unshare-user");
+  a.push("--cap-drop", "ALL");
+  for (const d of SYSTEM_DIRS2) a.push("--ro-bind-try", d, d);
+  for (const l of SYSTEM_LINKS2) {
+    if (!existsSync17(l)) continue;
+    if (lstatSync5(l).isSymbolicLink()) a.push("--symlink", readlinkSync3(l), l);
+    else a.push("--ro-bind", l, l);
+  }
+  a.push(...resolvConfBinds());
+  a.push("--ro-bind", nodePrefix(), nodePrefix());
+  const cmdDir = commandDir(i.step.cmd);
+  if (cmdDir) a.push("--ro-bind", cmdDir, cmdDir);
+  a.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
+  for (const p of i.step.readOnly) if (existsSync17(p)) a.push("--ro-bind", p, p);
+  const userrc = userNpmrc(i.step.env);
+  if (existsSync17(userrc)) a.push("--ro-bind", userrc, USER_NPMRC_IN_SANDBOX);
+  for (const p of i.step.writable) a.push("--bind", p, p);
+  a.push("--bind", i.home, INSTALL_HOME);
+  a.push("--remount-ro", "/", "--chdir", i.step.cwd, "--");
+  return a;
+}
+function installSandboxEnv(env2) {
+  const kept = Object.entries(env2).filter(([k]) => !/^npm_config_(userconfig|cache)$/i.test(k));
+  return {
+    ...Object.fromEntries(kept),
+    HOME: INSTALL_HOME,
+    TMPDIR: "/tmp",
+    npm_config_userconfig: USER_NPMRC_IN_SANDBOX,
+    npm_config_cache: join29(INSTALL_HOME, ".npm")
+  };
+}
+function installSandboxOf(plan) {
+  if (!plan.contained) return void 0;
+  const root = plan.mode.kind === "root";
+  return {
+    mechanism: `${plan.mechanism.split(",")[0]}: install prefix writable, no workspace, own pid namespace`,
+    wrap(step) {
+      const home = mkdtempSync3(join29(tmpdir5(), "hr-install-home-"));
+      return {
+        cmd: plan.bwrap,
+        args: [...installBwrapArgs({ bwrap: plan.bwrap, root, step, home }), step.cmd, ...step.args],
+        env: installSandboxEnv(step.env),
+        cleanup: () => rmSync7(home, { recursive: true, force: true })
+      };
+    }
+  };
+}
+
+// src/engine/run/install.ts
+async function hostInstallSandbox(hostPlan) {
+  const host = await (hostPlan ?? planHost({ setup: false })).catch(
+    (e7) => ({ contained: false, reason: e7.message, notes: [] })
+  );
+  const sandbox = installSandboxOf(host);
+  return sandbox ? { sandbox, reason: "" } : { reason: host.contained ? "no sandbox" : host.reason };
+}
+async function installHarness(opts, adapter, plan, cacheDir) {
+  const { sandbox, reason } = await hostInstallSandbox(plan.hostPlan);
+  const scope2 = opts.npmrc;
+  const info = await ensureInstalled(adapter.adapter, cacheDir, {
+    adapterDir: adapter.dir,
+    ...opts.repo_dir ? { projectDir: opts.repo_dir } : {},
+    ...scope2 ? { npmrc: scope2 } : {},
+    ...sandbox ? { sandbox } : {},
+    log: (line) => opts.on_progress?.({ kind: "notice", message: line })
+  });
+  const ignored = scope2 && !scope2.project ? ignoredProjectNpmrc(opts.repo_dir ?? process.cwd(), scope2) : void 0;
+  return {
+    installed_now: info.installed,
+    containment: sandbox ? "bubblewrap" : "uncontained",
+    mechanism: sandbox ? sandbox.mechanism : `no install sandbox: ${reason}`,
+    ...ignored && scope2 && !scope2.project ? { npmrc_ignored: `${ignored}: ${scope2.reason}` } : {}
+  };
+}
+
 // src/engine/run/start.ts
 async function startRun(opts, targets, plan) {
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const targetSkips = await installHarnesses(opts, plan, cacheDir);
+  const { skips: targetSkips, installs } = await installHarnesses(opts, plan, cacheDir);
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join29(dirname17(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join30(dirname18(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
-    await mkdir10(dirname17(resolve11(t.out)), { recursive: true });
+    await mkdir10(dirname18(resolve12(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
     if (d) await mkdir10(d, { recursive: true });
   }
@@ -74408,7 +74543,7 @@ async function startRun(opts, targets, plan) {
   await sweepWorkRoots();
   const workRoot = await createWorkRoot(runId);
   const written = new WrittenFiles();
-  const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written });
+  const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written, installs });
   const kept = new Set(plan.carried.map((t) => t.id));
   const todo = plan.jobs.filter((j) => !kept.has(jobTrialId(j)));
   return {
@@ -74427,14 +74562,11 @@ async function startRun(opts, targets, plan) {
 }
 async function installHarnesses(opts, plan, cacheDir) {
   const failed3 = /* @__PURE__ */ new Map();
+  const installs = /* @__PURE__ */ new Map();
   for (const adapter of new Set(plan.targetAdapters)) {
     if (!adapter.adapter.install) continue;
     try {
-      await ensureInstalled(adapter.adapter, cacheDir, {
-        adapterDir: adapter.dir,
-        ...opts.repo_dir ? { projectDir: opts.repo_dir } : {},
-        log: (line) => opts.on_progress?.({ kind: "notice", message: line })
-      });
+      installs.set(adapter, await installHarness(opts, adapter, plan, cacheDir));
     } catch (e7) {
       if (adapter === plan.adapter) throw e7;
       const npm = adapter.adapter.install.npm;
@@ -74444,7 +74576,7 @@ async function installHarnesses(opts, plan, cacheDir) {
       );
     }
   }
-  return plan.targetAdapters.map((a) => failed3.get(a));
+  return { skips: plan.targetAdapters.map((a) => failed3.get(a)), installs };
 }
 function viewOf(targets, plan, cacheDir, evidenceDirOf) {
   const { adapter } = plan;
@@ -74457,7 +74589,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join29(actionRoot(), "dist"),
+        join30(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -74467,9 +74599,9 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
-  const dir = dirname17(resolve11(out));
+  const dir = dirname18(resolve12(out));
   const holdsNeeded = readOnly.some((r) => r === dir || r.startsWith(`${dir}/`));
-  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve11(evidenceDir)] : []];
+  return [...holdsNeeded ? [] : [dir], ...evidenceDir ? [resolve12(evidenceDir)] : []];
 }
 async function startRunner(runner) {
   try {
@@ -74483,7 +74615,7 @@ async function startRunner(runner) {
   return runner;
 }
 function resultWriters(opts, targets, plan, made) {
-  const { runner, view, cacheDir } = made;
+  const { runner, view, cacheDir, installs } = made;
   const { identity } = plan;
   const harnessOf = (repoDir, adapter) => harnessInfo(
     adapter,
@@ -74517,6 +74649,7 @@ function resultWriters(opts, targets, plan, made) {
   );
   return targets.map((t, i) => {
     const harness = harnessOf(t.repoDir, plan.targetAdapters[i]);
+    const install = installs.get(plan.targetAdapters[i]);
     const header2 = {
       schema_version: RESULT_SCHEMA_VERSION,
       tool: { name: "harness-risk-action", version: VERSION },
@@ -74529,6 +74662,7 @@ function resultWriters(opts, targets, plan, made) {
         containment: "container",
         mechanism: "docker: one disposable container per trial"
       },
+      ...install ? { install } : {},
       ...image ? { image } : {},
       view: { credentials_hidden: view.credentials, credentials_exposed: view.exposed },
       selection: { ...identity.selection, ...t.subset ? { subset: true } : {} },
@@ -74581,8 +74715,8 @@ init_elapsed();
 init_errors();
 import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
-import { tmpdir as tmpdir5 } from "node:os";
-import { join as join30 } from "node:path";
+import { tmpdir as tmpdir6 } from "node:os";
+import { join as join31 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -74635,9 +74769,9 @@ async function resolveBaseCommit(repo, ref2, log = () => {
     `${FETCH_DEPTH_HINT} (or fetch the base commit before this step)`
   );
 }
-async function addWorktree(repo, sha, parent = tmpdir5()) {
-  const holder = await mkdtemp5(join30(parent, "harness-risk-base-"));
-  const dir = join30(holder, "tree");
+async function addWorktree(repo, sha, parent = tmpdir6()) {
+  const holder = await mkdtemp5(join31(parent, "harness-risk-base-"));
+  const dir = join31(holder, "tree");
   const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
@@ -74735,7 +74869,7 @@ async function fileAtCommit(repo, sha, path7) {
 // src/baseline/bump.ts
 var import_yaml3 = __toESM(require_dist(), 1);
 import { readFileSync as readFileSync22 } from "node:fs";
-import { isAbsolute as isAbsolute5, join as join31, relative as relative8, resolve as resolve12 } from "node:path";
+import { isAbsolute as isAbsolute6, join as join32, relative as relative8, resolve as resolve13 } from "node:path";
 
 // src/adapters/versions.ts
 var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -74857,15 +74991,15 @@ function findBump(pkg, base, head2, adapterFile) {
 }
 async function bumpBetweenTrees(o) {
   const top = await repoTop(o.headDir);
-  const sub = relative8(top, resolve12(o.headDir));
-  const inRepo2 = (p) => !relative8(top, p).startsWith("..") && !isAbsolute5(relative8(top, p));
-  const adapterRel = o.adapterFile && inRepo2(o.adapterFile) ? relative8(resolve12(o.headDir), o.adapterFile) : void 0;
+  const sub = relative8(top, resolve13(o.headDir));
+  const inRepo2 = (p) => !relative8(top, p).startsWith("..") && !isAbsolute6(relative8(top, p));
+  const adapterRel = o.adapterFile && inRepo2(o.adapterFile) ? relative8(resolve13(o.headDir), o.adapterFile) : void 0;
   const files = pinSources(adapterRel).map(([f]) => f);
   const baseText = /* @__PURE__ */ new Map();
-  for (const f of files) baseText.set(f, await fileAtCommit(top, o.baseSha, join31(sub, f)));
+  for (const f of files) baseText.set(f, await fileAtCommit(top, o.baseSha, join32(sub, f)));
   const head2 = (f) => {
     try {
-      return readFileSync22(join31(o.headDir, f), "utf8");
+      return readFileSync22(join32(o.headDir, f), "utf8");
     } catch {
       return void 0;
     }
@@ -74943,7 +75077,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join32(tree.dir, relative9(top, resolve13(o.headDir)));
+      baseDir = join33(tree.dir, relative9(top, resolve14(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -75079,7 +75213,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname18, join as join33, resolve as resolve14 } from "node:path";
+import { dirname as dirname19, join as join34, resolve as resolve15 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -75090,7 +75224,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join33(
+  return join34(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -75116,7 +75250,7 @@ async function restoreBaselineFromCache(cache3, parts, cwd = process.cwd(), exac
     };
   }
   try {
-    const baseline = parseBaseline(readJsonFile(resolve14(cwd, rel), "cached baseline"), `cache:${key}`);
+    const baseline = parseBaseline(readJsonFile(resolve15(cwd, rel), "cached baseline"), `cache:${key}`);
     if (baseline.adapter?.name !== void 0 && baseline.adapter.name !== parts.adapter || baseline.adapter?.config !== void 0 && baseline.adapter.config !== parts.config) {
       return {
         key,
@@ -75140,9 +75274,9 @@ async function saveBaselineToCache(cache3, resultFile, parts, cwd = process.cwd(
   if (!cache3.isFeatureAvailable())
     return { saved: false, key, message: "the Actions cache is not available here; baseline not saved" };
   const rel = baselineCachePath(parts.adapter, parts.config);
-  const abs = resolve14(cwd, rel);
-  mkdirSync6(dirname18(abs), { recursive: true });
-  if (resolve14(cwd, resultFile) !== abs) copyFileSync2(resolve14(cwd, resultFile), abs);
+  const abs = resolve15(cwd, rel);
+  mkdirSync6(dirname19(abs), { recursive: true });
+  if (resolve15(cwd, resultFile) !== abs) copyFileSync2(resolve15(cwd, resultFile), abs);
   try {
     const id = await cache3.saveCache([rel], key);
     if (id === -1)
@@ -75198,12 +75332,12 @@ async function runWithBase(o) {
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync17 } from "node:fs";
-import { resolve as resolve15 } from "node:path";
+import { existsSync as existsSync18 } from "node:fs";
+import { resolve as resolve16 } from "node:path";
 init_errors();
 function loadBaselineFile(path7, cwd = process.cwd()) {
-  const abs = resolve15(cwd, path7);
-  if (!existsSync17(abs)) {
+  const abs = resolve16(cwd, path7);
+  if (!existsSync18(abs)) {
     throw new UserError(
       `baseline file:${path7}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -75512,8 +75646,8 @@ function coverageMarkdown(cov) {
 // src/engine/validate.ts
 import { readFileSync as readFileSync23 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
-import { tmpdir as tmpdir6 } from "node:os";
-import { join as join34 } from "node:path";
+import { tmpdir as tmpdir7 } from "node:os";
+import { join as join35 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename5 } from "node:path";
@@ -75985,8 +76119,8 @@ function whyTaskNotDone(t, guarded = "reference/guarded") {
   const stop = firstStop(t, "owner");
   const unmet = t.facts.utility_unmet ? `checks.utility is false: ${t.facts.utility_unmet}` : "checks.utility is false";
   if (!stop) return unmet;
-  const needs = stop.outcome === "refused" ? ` \u2014 an owner task must not need what ${guarded} blocks (docs/cases.md, rule 3)` : "";
-  return `${describeCall(stop)}; ${unmet}${needs}`;
+  const needs2 = stop.outcome === "refused" ? ` \u2014 an owner task must not need what ${guarded} blocks (docs/cases.md, rule 3)` : "";
+  return `${describeCall(stop)}; ${unmet}${needs2}`;
 }
 var labelsOf = (t) => t.valid ? `u${+t.labels.u} a${+t.labels.a} p${+t.labels.p} d${+t.labels.d}` : "invalid";
 function labelsByReplay(ts) {
@@ -76173,7 +76307,7 @@ async function validateCases(opts) {
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp6(join34(tmpdir6(), "harness-risk-validate-"));
+  const dir = await mkdtemp6(join35(tmpdir7(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -76184,7 +76318,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join34(dir, `${role}.json`),
+      out: join35(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -77164,18 +77298,18 @@ function markerSafe(name) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync18 } from "node:fs";
-import { isAbsolute as isAbsolute6, relative as relative10, resolve as resolve16 } from "node:path";
+import { existsSync as existsSync19 } from "node:fs";
+import { isAbsolute as isAbsolute7, relative as relative10, resolve as resolve17 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var inside3 = (dir, file2) => {
   const rel = relative10(dir, file2);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute6(rel);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute7(rel);
 };
 function isBuiltinCase(file2, cwd = process.cwd()) {
   if (!file2) return true;
   if (file2.startsWith("builtin:")) return true;
   try {
-    return inside3(builtinCasesDir(), resolve16(cwd, file2));
+    return inside3(builtinCasesDir(), resolve17(cwd, file2));
   } catch {
     return false;
   }
@@ -77184,9 +77318,9 @@ function adapterArg(adapter, cwd = process.cwd()) {
   const file2 = adapter.file;
   if (!file2) return adapter.name;
   try {
-    const abs = resolve16(cwd, file2);
+    const abs = resolve17(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync18(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync19(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -77207,22 +77341,22 @@ function reproduceCommand(p) {
 }
 
 // src/cli/bisect.ts
-import { basename as basename6, dirname as dirname19, extname, join as join37 } from "node:path";
+import { basename as basename6, dirname as dirname20, extname, join as join38 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join36 } from "node:path";
+import { join as join37 } from "node:path";
 
 // src/adapters/registry.ts
 import { mkdirSync as mkdirSync7, readFileSync as readFileSync24, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join35 } from "node:path";
+import { join as join36 } from "node:path";
 function packumentUrl(registry2, pkg) {
   return `${registry2}${pkg.startsWith("@") ? `@${encodeURIComponent(pkg.slice(1))}` : encodeURIComponent(pkg)}`;
 }
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join35(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join36(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
     const c = JSON.parse(readFileSync24(file2, "utf8"));
@@ -77232,7 +77366,11 @@ function readCached(file2, registry2) {
   }
 }
 async function publishedVersions(pkg, o) {
-  const cfg = npmRegistryConfig({ ...o.cwd ? { cwd: o.cwd } : {}, ...o.env ? { env: o.env } : {} });
+  const cfg = npmRegistryConfig({
+    ...o.cwd ? { cwd: o.cwd } : {},
+    ...o.env ? { env: o.env } : {},
+    ...o.npmrc ? { scope: o.npmrc } : {}
+  });
   const registry2 = registryFor(cfg, pkg);
   const token = tokenFor(cfg, registry2);
   const file2 = cacheFile(o.cacheDir, pkg);
@@ -77252,7 +77390,7 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join35(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join36(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -77344,7 +77482,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join36(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join37(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -77390,7 +77528,8 @@ async function bisectHarness(o) {
   const published = await publishedVersions(pkg, {
     cacheDir,
     ...o.env ? { env: o.env } : {},
-    ...o.run.repo_dir ? { cwd: o.run.repo_dir } : {}
+    ...o.run.repo_dir ? { cwd: o.run.repo_dir } : {},
+    ...o.run.npmrc ? { npmrc: o.run.npmrc } : {}
   });
   const between = published ? versionsBetween(published.versions, o.from, o.to) : void 0;
   const versions = [o.from, ...between ?? [], o.to];
@@ -78135,7 +78274,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join37("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join38("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -78145,7 +78284,7 @@ async function cmdBisect(argv) {
     to: values.to,
     cases,
     // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
-    outDir: join37(dirname19(out), basename6(out, extname(out))),
+    outDir: join38(dirname20(out), basename6(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -78169,7 +78308,7 @@ async function cmdBisect(argv) {
 
 // src/report/anchors.ts
 var import_yaml6 = __toESM(require_dist(), 1);
-import { isAbsolute as isAbsolute7, relative as relative11, resolve as resolve17, sep as sep7 } from "node:path";
+import { isAbsolute as isAbsolute8, relative as relative11, resolve as resolve18, sep as sep7 } from "node:path";
 var DEFAULT_ACTION_REPOSITORY = "harness-risk/harness-risk-action";
 function actionSourceFromEnv(env2 = process.env) {
   return {
@@ -78182,8 +78321,8 @@ function builtinCasePath(file2, cwd = process.cwd()) {
   if (!file2) return void 0;
   if (file2.startsWith("builtin:")) return `cases/${file2.slice("builtin:".length).replace(/^\/+/, "")}`;
   try {
-    const rel = relative11(builtinCasesDir(), resolve17(cwd, file2));
-    if (!rel || rel.startsWith("..") || isAbsolute7(rel)) return void 0;
+    const rel = relative11(builtinCasesDir(), resolve18(cwd, file2));
+    if (!rel || rel.startsWith("..") || isAbsolute8(rel)) return void 0;
     return `cases/${rel.split(sep7).join("/")}`;
   } catch {
     return void 0;
@@ -78788,12 +78927,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join45 = (xs) => xs.join(SEP);
-  const full = join45([...head2, ...sections, ...foot]);
+  const join46 = (xs) => xs.join(SEP);
+  const full = join46([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join45([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join46([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -78801,7 +78940,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join45([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join46([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -78869,8 +79008,8 @@ import { parseArgs as parseArgs3 } from "node:util";
 // src/engine/doctor.ts
 import { readFileSync as readFileSync25 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11, writeFile as writeFile7 } from "node:fs/promises";
-import { tmpdir as tmpdir7 } from "node:os";
-import { join as join39 } from "node:path";
+import { tmpdir as tmpdir8 } from "node:os";
+import { join as join40 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -78925,7 +79064,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync9 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute8, join as join38 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute9, join as join39 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync9(p).isFile()) return false;
@@ -78960,13 +79099,13 @@ function launchProblems(loaded, config2, roots, searchPath) {
   const exe = hostRender(args[0], roots);
   if (exe !== void 0 && !pending(exe)) {
     if (exe.includes("/")) {
-      if (!isAbsolute8(exe)) {
+      if (!isAbsolute9(exe)) {
       } else if (!exists(exe)) out.push(`${where3(0)} "${exe}" does not exist: fix the path of the harness`);
       else if (!isExecutable(exe))
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join38(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join39(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -78975,7 +79114,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
   args.forEach((raw, i) => {
     if (i === 0 || !raw.includes("{{")) return;
     const v = hostRender(raw, roots);
-    if (v === void 0 || !isAbsolute8(v)) return;
+    if (v === void 0 || !isAbsolute9(v)) return;
     if (rootDirs.some((r) => v === r || v.startsWith(`${r}/`)) && !pending(v) && !exists(v))
       out.push(`${where3(i)} "${v}" does not exist (from "${raw}"): fix the path, or build the harness first`);
   });
@@ -79082,11 +79221,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp7(join39(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp7(join40(tmpdir8(), "harness-risk-doctor-"));
   try {
-    const caseFile = join39(dir, "harness-risk-doctor.yaml");
+    const caseFile = join40(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join39(dir, "doctor.json");
+    const out = join40(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -79102,7 +79241,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync25(join39(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync25(join40(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -79225,7 +79364,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync10 } from "node:fs";
-import { join as join40, resolve as resolve18 } from "node:path";
+import { join as join41, resolve as resolve19 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -79237,7 +79376,7 @@ var ResultFilesError = class extends Error {
 function expandResultFiles(entries, cwd) {
   const out = [];
   for (const entry of entries) {
-    const abs = resolve18(cwd, entry);
+    const abs = resolve19(cwd, entry);
     let isDir = false;
     try {
       isDir = statSync10(abs).isDirectory();
@@ -79248,7 +79387,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join40(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join41(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -79599,15 +79738,15 @@ import { parseArgs as parseArgs5 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync19, readFileSync as readFileSync26 } from "node:fs";
-import { join as join41, relative as relative13 } from "node:path";
+import { existsSync as existsSync20, readFileSync as readFileSync26 } from "node:fs";
+import { join as join42, relative as relative13 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
 function readComplete(path7, want) {
-  if (!existsSync19(path7)) return void 0;
+  if (!existsSync20(path7)) return void 0;
   try {
     const doc = RunResult.parse(JSON.parse(readFileSync26(path7, "utf8").replace(/^\uFEFF/, "")));
     if (doc.status !== "complete") return void 0;
@@ -79624,7 +79763,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join41(opts.out, "runs");
+  const runsDir = join42(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -79649,14 +79788,16 @@ async function runMatrix(opts) {
   const cells = [];
   for (const { entry, loaded, configs } of plan) {
     if (opts.install !== false) {
+      const { sandbox } = await hostInstallSandbox();
       await ensureInstalled(loaded.adapter, cacheDir, {
         adapterDir: loaded.dir,
+        ...sandbox ? { sandbox } : {},
         log: (line) => opts.on_progress?.({ kind: "notice", message: line })
       });
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join41(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join42(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -79720,9 +79861,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join41(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join42(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join41(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join42(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -79956,8 +80097,8 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync20 } from "node:fs";
-import { join as join42, relative as relative14 } from "node:path";
+import { existsSync as existsSync21 } from "node:fs";
+import { join as join43, relative as relative14 } from "node:path";
 import { parseArgs as parseArgs6 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -80029,7 +80170,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text) {
-  if (existsSync20(file2))
+  if (existsSync21(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text, "--out");
 }
@@ -80070,7 +80211,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join42(values.out ?? join42("cases", phase), `${id}.yaml`);
+  const file2 = join43(values.out ?? join43("cases", phase), `${id}.yaml`);
   const taxonomy = values.taxonomy === void 0 ? void 0 : taxonomyFlag(values.taxonomy, file2);
   writeNew(
     file2,
@@ -80104,11 +80245,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join42(values.out ?? join42("adapters", name), "adapter.yaml");
+  const file2 = join43(values.out ?? join43("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join42(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join43(file2, ".."))} --config default
 `
   );
   return 0;
@@ -80269,7 +80410,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join43("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join44("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -80479,7 +80620,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs7({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join43(values.out, name), text, "--out");
+  for (const [name, text] of Object.entries(files)) writeOutputFile(join44(values.out, name), text, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -80557,8 +80698,8 @@ function xmlEscape(value, max = 2e3) {
 }
 
 // src/world/credential-values.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync11, readFileSync as readFileSync27 } from "node:fs";
-import { basename as basename7, join as join44, relative as relative15 } from "node:path";
+import { lstatSync as lstatSync6, readdirSync as readdirSync11, readFileSync as readFileSync27 } from "node:fs";
+import { basename as basename7, join as join45, relative as relative15 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path7) {
@@ -80672,10 +80813,10 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join44(d, name);
+      const abs = join45(d, name);
       let st;
       try {
-        st = lstatSync5(abs);
+        st = lstatSync6(abs);
       } catch {
         continue;
       }
@@ -80696,7 +80837,7 @@ function credentialFileValues(workspace, extra = []) {
   for (const dir of extra) if (dir) for (const f of shallowCredentialFiles(dir)) files.add(f);
   return [...files].flatMap((file2) => {
     try {
-      const st = lstatSync5(file2);
+      const st = lstatSync6(file2);
       if (!st.isFile() || st.size > MAX_FILE_BYTES) return [];
       return credentialValues(credentialKind(file2), readFileSync27(file2, "utf8"));
     } catch {

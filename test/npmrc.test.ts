@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureInstalled } from '../src/adapters/install.js';
-import { npmRegistryConfig, parseNpmrc, registryFor, tokenFor } from '../src/adapters/npmrc.js';
+import {
+  ignoredProjectNpmrc,
+  npmRegistryConfig,
+  parseNpmrc,
+  projectNpmrc,
+  registryFor,
+  tokenFor,
+} from '../src/adapters/npmrc.js';
 import { publishedVersions } from '../src/adapters/registry.js';
 import type { Adapter } from '../src/adapters/schema.js';
 import { type LocalRegistry, startLocalRegistry } from './support/npm-registry.js';
@@ -74,6 +81,40 @@ describe('the registry npm would use', () => {
     expect(cfg.registry).toBe('https://ci.example/');
     expect(tokenFor(cfg, 'https://ci.example/')).toBe('tok');
     expect(tokenFor(cfg, 'https://other.example/')).toBeUndefined();
+  });
+});
+
+describe('a scope without the project .npmrc (a fork’s tree run with the base’s token)', () => {
+  it('the user’s file and the environment still apply; the project’s registries and scopes do not', () => {
+    const { home, proj } = layout(
+      'registry=https://user.example/\n',
+      'registry=https://fork.example/\n@acme:registry=https://fork-acme.example/\n',
+    );
+    const scope = { project: false, reason: 'a fork' } as const;
+    const cfg = npmRegistryConfig({ cwd: proj, env: { HOME: home }, scope });
+    expect(cfg.registry).toBe('https://user.example/');
+    expect(registryFor(cfg, '@acme/agent')).toBe('https://user.example/');
+    expect(cfg.sources.some((s) => s.startsWith(proj))).toBe(false);
+    expect(projectNpmrc(proj, scope)).toBeUndefined();
+    expect(ignoredProjectNpmrc(proj, scope)).toBe(join(proj, '.npmrc'));
+    expect(ignoredProjectNpmrc(proj, { project: true })).toBeUndefined();
+  });
+
+  it('the packument look-up (harness bump, bisect) never asks the project’s registry', async () => {
+    const asked: string[] = [];
+    const { root, home, proj } = layout(
+      'registry=https://user.example/\n',
+      'registry=https://fork.example/\n',
+    );
+    const fetchLog = (async (url: string) => {
+      asked.push(String(url));
+      return new Response(JSON.stringify({ versions: { '1.0.0': {} } }), { status: 200 });
+    }) as unknown as typeof fetch;
+    const o = { cacheDir: join(root, 'cache'), env: { HOME: home }, cwd: proj, fetch: fetchLog };
+    await publishedVersions('agent', { ...o, npmrc: { project: false, reason: 'a fork' } });
+    expect(asked).toEqual(['https://user.example/agent']);
+    await publishedVersions('agent', { ...o, cacheDir: join(root, 'cache2') });
+    expect(asked[1]).toBe('https://fork.example/agent');
   });
 });
 

@@ -170,3 +170,30 @@ export function untrustedResultReason(ctx: ActionContext): string | undefined {
   if (head && head.toLowerCase() === here) return undefined;
   return `it was produced by a workflow run of ${head ?? 'a deleted repository'} (a fork), which controls both the harness and the job that measured it`;
 }
+
+/**
+ * Why the checked-out tree must not choose what runs outside the sandbox, when it must not: the job runs
+ * with the base repository's privileges (its workflow file, a token that may write) on files a fork may
+ * control. That is any event but `pull_request` whose payload names a pull request from another (or a
+ * deleted) repository (`pull_request_target`, `pull_request_review`…), a `workflow_run` of a fork's run,
+ * and a comment on a pull request (`issue_comment`: the payload does not say whose head it is). A
+ * `pull_request` job of a fork runs the fork's own workflow with a read-only token: nothing to protect.
+ */
+export function forkTreeReason(ctx: ActionContext): string | undefined {
+  if (ctx.eventName === 'pull_request') return undefined;
+  const base = `${ctx.owner ?? ''}/${ctx.repo ?? ''}`;
+  const pr = ctx.payload.pull_request;
+  if (ctx.pullRequest?.isFork && pr) {
+    const head = ctx.pullRequest.headRepo ?? 'a deleted repository';
+    return `this ${ctx.eventName || 'job'} job runs with the privileges of ${ctx.pullRequest.baseRepo || base} on a pull request from ${head} (a fork), whose files it may have checked out`;
+  }
+  const run = ctx.payload.workflow_run;
+  if (ctx.eventName === 'workflow_run' && run) {
+    const head: string | undefined = run.head_repository?.full_name;
+    if (!head || head.toLowerCase() !== base.toLowerCase())
+      return `this workflow_run job runs with the privileges of ${base} on a run of ${head ?? 'a deleted repository'} (a fork), whose files it may have checked out`;
+  }
+  if (ctx.eventName === 'issue_comment' && ctx.payload.issue?.pull_request)
+    return `this issue_comment job runs with the privileges of ${base} on a pull request whose head may be a fork's`;
+  return undefined;
+}

@@ -39,7 +39,12 @@ export async function bumpOfRun(
     const bump = await bumpBetweenTrees({ pkg, headDir: deps.cwd, baseSha, adapterFile: loaded.file });
     if (!bump) return undefined;
     const cacheDir = results.run.cache_dir ?? defaultCacheDir();
-    const published = await publishedVersions(pkg, { cacheDir, env: deps.env, cwd: deps.cwd });
+    const published = await publishedVersions(pkg, {
+      cacheDir,
+      env: deps.env,
+      cwd: deps.cwd,
+      ...(results.run.npmrc ? { npmrc: results.run.npmrc } : {}),
+    });
     const between = published ? versionsBetween(published.versions, bump.from, bump.to) : undefined;
     deps.core.info(`harness bump: ${sanitizeText(`${pkg} ${bump.from} → ${bump.to} (${bump.file})`, 300)}`);
     return { bump, change: harnessChangeOf(bump, between) };

@@ -1,14 +1,16 @@
 // This run's result(s): the engine run on this checkout (with the base tree beside it for baseline:
 // base), or existing run results to report on (report-only: `run-result`, merged when several).
 import { relative, resolve } from 'node:path';
+import { ignoredProjectNpmrc } from '../adapters/npmrc.js';
 import type { PairedOutcome } from '../baseline/base-head.js';
 import { readRunResultFile } from '../compare/baseline.js';
 import { type ProgressEvent, type RunOptions, settingsOf } from '../engine/options.js';
+import { npmrcIgnoredNotice } from '../engine/run/install.js';
 import { type ActionInputs, defaultResultPath, InputError } from '../front/inputs.js';
 import type { NamedResult } from '../gate/shards.js';
 import { sanitizeText } from '../report/escape.js';
 import { expandResultFiles, ResultFilesError } from '../result/files.js';
-import type { ActionContext } from './context.js';
+import { type ActionContext, forkTreeReason } from './context.js';
 import type { CoreApi, RunDeps } from './deps.js';
 import { engineModel } from './live.js';
 import { runPaired } from './paired.js';
@@ -88,9 +90,15 @@ async function runCases(
       'seeds > 1 with the scripted model: the scripted model is deterministic, so extra seeds repeat the same trials',
     );
   }
+  const run = runOptionsOf(inputs, ctx, model.options, resultPath, signal, progressLog(io), cwd);
+  const ignored = run.npmrc && !run.npmrc.project ? ignoredProjectNpmrc(cwd, run.npmrc) : undefined;
+  if (ignored && run.npmrc && !run.npmrc.project) {
+    const notice = sanitizeText(npmrcIgnoredNotice(relativeName(ignored, cwd), run.npmrc.reason), 800);
+    io.warning(notice);
+    notices.push(notice);
+  }
   io.startGroup(`harness-risk: ${inputs.adapter} / ${inputs.config}`);
   try {
-    const run = runOptionsOf(inputs, ctx, model.options, resultPath, signal, progressLog(io));
     const name = relativeName(resultPath, cwd);
     if (inputs.baseline.kind === 'base') {
       const paired = await runPaired(deps, ctx, inputs, run);
@@ -111,14 +119,20 @@ function runOptionsOf(
   out: string,
   signal: AbortSignal,
   onProgress: (ev: ProgressEvent) => void,
+  cwd: string,
 ): RunOptions {
   const sha = ctx.pullRequest?.headSha || ctx.mergeGroup?.headSha || ctx.sha;
+  const fork = forkTreeReason(ctx);
   return {
     ...settingsOf(inputs),
+    // A fork's tree never picks the registry of the harness install (docs/forks.md).
+    ...(fork ? { npmrc: { project: false, reason: fork } } : {}),
     // On a hosted runner the action may install bubblewrap and allow user namespaces (sudo).
     host_setup: true,
     ...model,
     out,
+    // The checkout: its .npmrc is the one the npmrc scope admits or leaves out (and {{repo}}).
+    repo_dir: cwd,
     keep_evidence: false,
     signal,
     source: {

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { mark, sinceMs } from '../elapsed.js';
 import { UserError } from '../errors.js';
 import { installEnv, npmrcTextsFor } from './install-env.js';
-import { projectNpmrc } from './npmrc.js';
+import { type NpmrcScope, projectNpmrc } from './npmrc.js';
 import type { Adapter } from './schema.js';
 
 export const MARKER = '.harness-risk-installed.json';
@@ -48,6 +48,29 @@ export interface InstallOptions {
   adapterDir?: string;
   /** The project whose .npmrc npm applies to the install (default: the working directory). */
   projectDir?: string;
+  /** Whether the project's .npmrc applies at all (default: it does, as npm would). */
+  npmrc?: NpmrcScope;
+  /**
+   * Runs each step (npm install, install.command, install.warm) contained; absent: on the host, as the
+   * engine's user. Injected: the sandbox lives in runner/contain/install-sandbox.ts, a higher layer.
+   */
+  sandbox?: InstallSandbox;
+}
+
+/** One install step: what it runs, where, and which host folders it needs (writable, read-only). */
+export interface InstallStep {
+  cmd: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  writable: string[];
+  readOnly: string[];
+}
+
+/** Turns a step into the command line that runs it contained; `mechanism` says how, for the result. */
+export interface InstallSandbox {
+  mechanism: string;
+  wrap(step: InstallStep): { cmd: string; args: string[]; env: NodeJS.ProcessEnv; cleanup?: () => void };
 }
 
 /** Install folder of an adapter's npm package: CACHE/NAME-VERSION. */
@@ -174,7 +197,10 @@ async function ensureWarm(
     if (opts.adapterDir) env.HR_ADAPTER_DIR = opts.adapterDir;
     opts.log(`warming ${what} (install.warm, once per install) …`);
     const t0 = mark();
-    const res = await run('/bin/sh', ['-c', command], dir, env);
+    const res = await runStep(
+      { cmd: '/bin/sh', args: ['-c', command], cwd: dir, env, ...needs(dir, nodeBin, opts.adapterDir) },
+      opts.sandbox,
+    );
     if (res.code !== 0) {
       // Only start-up speed depends on it; the next run tries again.
       opts.log(
@@ -210,7 +236,7 @@ async function installPackage(
     const scratch = `${dir}.partial-${process.pid}`;
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch, { recursive: true });
-    const npmrc = projectNpmrc(opts.projectDir);
+    const npmrc = projectNpmrc(opts.projectDir, opts.npmrc);
     const parent = opts.env ?? process.env;
     // Its install scripts are the harness's code: npm's variables only, never the job's (install-env.ts).
     const env = installEnv(parent, npmrcTextsFor(parent, npmrc));
@@ -238,7 +264,10 @@ async function installPackage(
     // npm reads a project's .npmrc only from the install prefix: a copy there applies the project's
     // registries, scoped registries and auth exactly as npm would in the project; removed right after.
     if (npmrc) copyFileSync(npmrc, join(scratch, '.npmrc'));
-    const res = await run(opts.npm ?? 'npm', args, scratch, env);
+    const res = await runStep(
+      { cmd: opts.npm ?? 'npm', args, cwd: scratch, env, ...needs(scratch, nodeBin) },
+      opts.sandbox,
+    );
     rmSync(join(scratch, '.npmrc'), { force: true });
     if (res.code !== 0) {
       rmSync(scratch, { recursive: true, force: true });
@@ -246,7 +275,10 @@ async function installPackage(
     }
     if (command) {
       opts.log(`running install.command for ${what}: ${command}`);
-      const post = await run('/bin/sh', ['-c', command], scratch, env);
+      const post = await runStep(
+        { cmd: '/bin/sh', args: ['-c', command], cwd: scratch, env, ...needs(scratch, nodeBin) },
+        opts.sandbox,
+      );
       if (post.code !== 0) {
         rmSync(scratch, { recursive: true, force: true });
         throw new UserError(
@@ -292,6 +324,27 @@ function npmError(spec: string, what: string, output: string): UserError {
 
 function tail(text: string, lines = 6): string {
   return text.trim().split('\n').slice(-lines).join('\n  ');
+}
+
+/** What a step in `prefix` needs of the host: the prefix (writable), the harness's Node, the adapter's folder. */
+function needs(
+  prefix: string,
+  nodeBin?: string,
+  adapterDir?: string,
+): Pick<InstallStep, 'writable' | 'readOnly'> {
+  const node = nodeBin ? [join(nodeBin, '..', '..', '..')] : []; // CACHE/node-MAJOR
+  return { writable: [prefix], readOnly: [...node, ...(adapterDir ? [adapterDir] : [])] };
+}
+
+/** A step, in the sandbox when there is one. */
+async function runStep(step: InstallStep, sandbox: InstallSandbox | undefined) {
+  if (!sandbox) return run(step.cmd, step.args, step.cwd, step.env);
+  const w = sandbox.wrap(step);
+  try {
+    return await run(w.cmd, w.args, step.cwd, w.env);
+  } finally {
+    w.cleanup?.();
+  }
 }
 
 function run(

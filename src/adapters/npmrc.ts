@@ -22,10 +22,22 @@ export interface NpmRegistryConfig {
   sources: string[];
 }
 
+/**
+ * Whose .npmrc may configure harness installs and registry look-ups: the project's and the user's (npm's
+ * own rule, the default), or the user's only, when the project's tree may come from someone the job must
+ * not trust (a fork's pull request run with the base's token): its .npmrc would pick the registry the
+ * harness package, and so the code run on the runner, comes from. `reason` says why, for the notice.
+ */
+export type NpmrcScope = { project: true } | { project: false; reason: string };
+
+export const PROJECT_AND_USER_NPMRC: NpmrcScope = { project: true };
+
 export interface NpmrcOptions {
   /** The project folder (default: the working directory). */
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /** Whether the project's .npmrc applies (default: it does). */
+  scope?: NpmrcScope;
 }
 
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
@@ -100,9 +112,10 @@ export function npmRegistryConfig(o: NpmrcOptions = {}): NpmRegistryConfig {
   const cfg: NpmRegistryConfig = { registry: DEFAULT_REGISTRY, scopes: {}, tokens: {}, sources: [] };
   const fromEnv = envSettings(env);
   const userFile = userNpmrc(env);
-  const projectFile = join(projectRoot(o.cwd ?? process.cwd()), '.npmrc');
+  const projectFile = projectNpmrc(o.cwd ?? process.cwd(), o.scope);
   // The user's file is read first: the project's overrides it (npm: cli > env > project > user > global).
-  for (const file of projectFile === resolve(userFile) ? [userFile] : [userFile, projectFile]) {
+  const files = !projectFile || projectFile === resolve(userFile) ? [userFile] : [userFile, projectFile];
+  for (const file of files) {
     const settings = readNpmrc(file, env);
     if (settings) apply(cfg, settings, file);
   }
@@ -125,8 +138,20 @@ export function tokenFor(cfg: NpmRegistryConfig, registry: string): string | und
   return key ? cfg.tokens[key] : undefined;
 }
 
-/** The project's .npmrc (its path), when there is one: what an install in another folder must carry. */
-export function projectNpmrc(cwd: string = process.cwd()): string | undefined {
+/**
+ * The project's .npmrc (its path), when there is one and the scope lets it apply: what an install in
+ * another folder must carry. The one place that finds it, so one NpmrcScope decides for every reader.
+ */
+export function projectNpmrc(
+  cwd: string = process.cwd(),
+  scope: NpmrcScope = PROJECT_AND_USER_NPMRC,
+): string | undefined {
+  if (!scope.project) return undefined;
   const file = join(projectRoot(cwd), '.npmrc');
   return existsSync(file) ? file : undefined;
+}
+
+/** The project .npmrc a scope leaves out (it exists but does not apply), for the notice that says so. */
+export function ignoredProjectNpmrc(cwd: string, scope: NpmrcScope): string | undefined {
+  return scope.project ? undefined : projectNpmrc(cwd);
 }

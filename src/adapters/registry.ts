@@ -5,7 +5,7 @@
 // "versions in between unknown"), never an error.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { npmRegistryConfig, registryFor, tokenFor } from './npmrc.js';
+import { type NpmrcScope, npmRegistryConfig, registryFor, tokenFor } from './npmrc.js';
 
 /** The packument's address: a scoped name keeps its `@` and has its `/` escaped, as npm sends it. */
 export function packumentUrl(registry: string, pkg: string): string {
@@ -28,6 +28,8 @@ export interface RegistryOptions {
   env?: NodeJS.ProcessEnv;
   /** The project whose .npmrc applies (default: the working directory). */
   cwd?: string;
+  /** Whether the project's .npmrc applies at all (default: it does). */
+  npmrc?: NpmrcScope;
   /** Answers younger than this are used without asking the registry (default 1 h). */
   maxAgeMs?: number;
   timeoutMs?: number;
@@ -58,7 +60,11 @@ export async function publishedVersions(
   pkg: string,
   o: RegistryOptions,
 ): Promise<PublishedVersions | undefined> {
-  const cfg = npmRegistryConfig({ ...(o.cwd ? { cwd: o.cwd } : {}), ...(o.env ? { env: o.env } : {}) });
+  const cfg = npmRegistryConfig({
+    ...(o.cwd ? { cwd: o.cwd } : {}),
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.npmrc ? { scope: o.npmrc } : {}),
+  });
   const registry = registryFor(cfg, pkg);
   const token = tokenFor(cfg, registry);
   const file = cacheFile(o.cacheDir, pkg);

@@ -148,6 +148,7 @@ export async function bisectHarness(o: BisectOptions): Promise<BisectReport> {
     cacheDir,
     ...(o.env ? { env: o.env } : {}),
     ...(o.run.repo_dir ? { cwd: o.run.repo_dir } : {}),
+    ...(o.run.npmrc ? { npmrc: o.run.npmrc } : {}),
   });
   const between = published ? versionsBetween(published.versions, o.from, o.to) : undefined;
   const versions = [o.from, ...(between ?? []), o.to];

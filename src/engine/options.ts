@@ -2,6 +2,7 @@
 // schema below (RunSettingFields). The engine trusts what it is given: every check of a user's value is
 // in the parse.
 import { z } from 'zod';
+import type { NpmrcScope } from '../adapters/npmrc.js';
 import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { type HarnessBuild, parseHarnessBuild } from '../adapters/version-override.js';
 import { bool, FieldError, int, listField, oneOf, optionalInt } from '../input-fields.js';
@@ -105,6 +106,11 @@ export interface RunOptions {
   source?: RunResult['source'];
   /** The repository under test, `{{repo}}` (default: the working directory). */
   repo_dir?: string;
+  /**
+   * Whose .npmrc harness installs and registry look-ups apply (default: the project's and the user's, as
+   * npm does). The action leaves the project's out when the tree may be a fork's (action/context.ts).
+   */
+  npmrc?: NpmrcScope;
   /** Continue the run whose journal is this file (or sits beside this result file): only missing trials run. */
   resume?: string;
   /**

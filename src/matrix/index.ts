@@ -9,6 +9,7 @@ import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { loadCases, shardCases } from '../cases/load.js';
 import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
+import { hostInstallSandbox } from '../engine/run/install.js';
 import { runSafetyCases } from '../engine/run.js';
 import { DEFAULT_RUNNER } from '../engine/runners.js';
 import { UserError } from '../errors.js';
@@ -153,8 +154,10 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
   const cells: MatrixCell[] = [];
   for (const { entry, loaded, configs } of plan) {
     if (opts.install !== false) {
+      const { sandbox } = await hostInstallSandbox();
       await ensureInstalled(loaded.adapter, cacheDir, {
         adapterDir: loaded.dir,
+        ...(sandbox ? { sandbox } : {}),
         log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
       });
     }

@@ -367,6 +367,25 @@ export const RunnerInfo = z
   .strict();
 export type RunnerInfo = z.infer<typeof RunnerInfo>;
 
+/**
+ * How the harness install of this run's adapter ran: its npm install and install scripts (the harness
+ * authors' code) run before any trial sandbox, with the network. `bubblewrap`: in a sandbox that sees the
+ * install prefix, not the workspace, the runner's temp folder or the host's processes; `uncontained`: as
+ * the engine's user on the host (no bubblewrap here). The policy of the run; the cache may hold an install
+ * an earlier run made (`installed_now: false`).
+ */
+export const HarnessInstall = z
+  .object({
+    installed_now: z.boolean(),
+    containment: z.enum(['bubblewrap', 'uncontained']),
+    /** How (bubblewrap), or why not (uncontained). */
+    mechanism: z.string(),
+    /** The project .npmrc left out of installs and registry look-ups, and why (a fork's tree). */
+    npmrc_ignored: z.string().optional(),
+  })
+  .strict();
+export type HarnessInstall = z.infer<typeof HarnessInstall>;
+
 /** The engine's MAC over the rest of the result (src/result/attestation.ts); the key is never in it. */
 export const Attestation = z
   .object({
@@ -436,6 +455,8 @@ export const RunResult = z
     runner: z.enum(['process', 'docker']),
     /** What contained the trials (absent in results of older versions). */
     containment: RunnerInfo.optional(),
+    /** How the harness install ran (adapters that install one; absent in results of older versions). */
+    install: HarnessInstall.optional(),
     /**
      * What the harness could read beyond its trial (engine/harness-view.ts): the credential files hidden
      * from it, and those the adapter exposed on purpose (`expose_credentials`), relative to their folder.

@@ -3,7 +3,6 @@
 // target (its header attests what contains the trials). A start that fails tears down what it made.
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ensureInstalled } from '../../adapters/install.js';
 import { displayPath } from '../../cases/load.js';
 import { taxaOf } from '../../cases/taxonomy.js';
 import { actionRoot, builtinCasesDir, defaultCacheDir } from '../../paths.js';
@@ -12,7 +11,7 @@ import { WrittenFiles } from '../../result/integrity.js';
 import type { ResultHeader } from '../../result/journal.js';
 import { ResultWriter } from '../../result/writer.js';
 import type { Runner } from '../../runner/types.js';
-import { RESULT_SCHEMA_VERSION } from '../../spec/run-result.js';
+import { type HarnessInstall, RESULT_SCHEMA_VERSION } from '../../spec/run-result.js';
 import { VERSION } from '../../version.js';
 import { newRunKey } from '../../world/canaries.js';
 import { renderTemplate } from '../../world/template.js';
@@ -23,11 +22,12 @@ import type { RunOptions } from '../options.js';
 import { runnerEntry } from '../runners.js';
 import { jobTrialId } from '../trial.js';
 import { createWorkRoot, sweepWorkRoots } from '../work-root.js';
+import { installHarness } from './install.js';
 import type { RunPlan, RunStarted, RunTarget } from './types.js';
 
 export async function startRun(opts: RunOptions, targets: RunTarget[], plan: RunPlan): Promise<RunStarted> {
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const targetSkips = await installHarnesses(opts, plan, cacheDir);
+  const { skips: targetSkips, installs } = await installHarnesses(opts, plan, cacheDir);
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
   const evidenceDirOf = (out: string) =>
@@ -54,7 +54,7 @@ export async function startRun(opts: RunOptions, targets: RunTarget[], plan: Run
   const workRoot = await createWorkRoot(runId);
   // Every file the engine writes (result, evidence), with its digest, to check before it is trusted.
   const written = new WrittenFiles();
-  const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written });
+  const writers = resultWriters(opts, targets, plan, { runner, view, cacheDir, written, installs });
   const kept = new Set(plan.carried.map((t) => t.id));
   const todo = plan.jobs.filter((j) => !kept.has(jobTrialId(j)));
   return {
@@ -81,16 +81,13 @@ async function installHarnesses(
   opts: RunOptions,
   plan: RunPlan,
   cacheDir: string,
-): Promise<(string | undefined)[]> {
+): Promise<{ skips: (string | undefined)[]; installs: Map<RunPlan['adapter'], HarnessInstall> }> {
   const failed = new Map<RunPlan['adapter'], string>();
+  const installs = new Map<RunPlan['adapter'], HarnessInstall>();
   for (const adapter of new Set(plan.targetAdapters)) {
     if (!adapter.adapter.install) continue;
     try {
-      await ensureInstalled(adapter.adapter, cacheDir, {
-        adapterDir: adapter.dir,
-        ...(opts.repo_dir ? { projectDir: opts.repo_dir } : {}),
-        log: (line) => opts.on_progress?.({ kind: 'notice', message: line }),
-      });
+      installs.set(adapter, await installHarness(opts, adapter, plan, cacheDir));
     } catch (e) {
       if (adapter === plan.adapter) throw e;
       const npm = adapter.adapter.install.npm;
@@ -100,7 +97,7 @@ async function installHarnesses(
       );
     }
   }
-  return plan.targetAdapters.map((a) => failed.get(a));
+  return { skips: plan.targetAdapters.map((a) => failed.get(a)), installs };
 }
 
 /**
@@ -165,9 +162,15 @@ function resultWriters(
   opts: RunOptions,
   targets: RunTarget[],
   plan: RunPlan,
-  made: { runner: Runner; view: HarnessView; cacheDir: string; written: WrittenFiles },
+  made: {
+    runner: Runner;
+    view: HarnessView;
+    cacheDir: string;
+    written: WrittenFiles;
+    installs: Map<RunPlan['adapter'], HarnessInstall>;
+  },
 ): ResultWriter[] {
-  const { runner, view, cacheDir } = made;
+  const { runner, view, cacheDir, installs } = made;
   const { identity } = plan;
   // What each tree measures, attested in its result (read from files; nothing of the harness is run).
   const harnessOf = (repoDir: string, adapter: RunPlan['adapter']) =>
@@ -203,6 +206,7 @@ function resultWriters(
     ));
   return targets.map((t, i) => {
     const harness = harnessOf(t.repoDir, plan.targetAdapters[i]!);
+    const install = installs.get(plan.targetAdapters[i]!);
     const header: ResultHeader = {
       schema_version: RESULT_SCHEMA_VERSION,
       tool: { name: 'harness-risk-action', version: VERSION },
@@ -215,6 +219,7 @@ function resultWriters(
         containment: 'container',
         mechanism: 'docker: one disposable container per trial',
       },
+      ...(install ? { install } : {}),
       ...(image ? { image } : {}),
       view: { credentials_hidden: view.credentials, credentials_exposed: view.exposed },
       selection: { ...identity.selection!, ...(t.subset ? { subset: true } : {}) },
