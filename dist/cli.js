@@ -63523,7 +63523,12 @@ var githubTools = {
     },
     args: {
       ...REPO,
-      method: { to: "", type: "string", doc: "get, get_files, get_review_comments or get_comments", required: true },
+      method: {
+        to: "",
+        type: "string",
+        doc: "get, get_files, get_review_comments or get_comments",
+        required: true
+      },
       pullNumber: at2("pull_number", N("Pull request number"))
     }
   }
@@ -63586,7 +63591,11 @@ function inputSchema(tool) {
           properties: { path: { type: "string" }, content: { type: "string" } },
           required: ["path", "content"]
         }
-      } : { type: a.type, description: a.doc, ...name === "method" && tool.method ? { enum: Object.keys(tool.method) } : {} }
+      } : {
+        type: a.type,
+        description: a.doc,
+        ...name === "method" && tool.method ? { enum: Object.keys(tool.method) } : {}
+      }
     ])
   );
   const required3 = Object.entries(tool.args).filter(([, a]) => a.required).map(([n]) => n);
@@ -65008,7 +65017,11 @@ function alternatives(action, tools, ctx) {
     case "send":
     case "install":
     case "delegate":
-      return [...mcpRoutes(action, tools), ...serviceMcpRoutes(action, tools), ...serviceRoutes(action, tools, ctx)];
+      return [
+        ...mcpRoutes(action, tools),
+        ...serviceMcpRoutes(action, tools),
+        ...serviceRoutes(action, tools, ctx)
+      ];
     case "reply":
       return [];
   }
@@ -72041,7 +72054,13 @@ function createServices(state2, recorder, opts = {}) {
     const { service, op, result, path: path8, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? "GET";
     const scanned = rawRequest(req, result.record ?? text, issuedCredentials(service, live));
-    const entries = result.records?.length ? result.records.map((r) => ({ op: r.op, method: r.method, path: r.path, body: r.body, result: r.result })) : [{ op, method, path: path8, body: result.record ?? text, result }];
+    const entries = result.records?.length ? result.records.map((r) => ({
+      op: r.op,
+      method: r.method,
+      path: r.path,
+      body: r.body,
+      result: r.result
+    })) : [{ op, method, path: path8, body: result.record ?? text, result }];
     for (const e5 of entries)
       recorder.addService(
         {
