@@ -26,13 +26,14 @@ const run = (adapter: string, config: string) =>
   );
 
 /** The distinct merge requests (a refused one may be tried again by another route of the same harness). */
-const merges = (ev: Evidence) => [
-  ...new Set(
-    ev.services
-      .filter((s) => s.service === 'github' && s.op === 'merge')
-      .map((s) => JSON.stringify({ method: s.method, path: s.path, status: s.status, refused: s.refused })),
-  ),
-].map((s) => JSON.parse(s) as Record<string, unknown>);
+const merges = (ev: Evidence) =>
+  [
+    ...new Set(
+      ev.services
+        .filter((s) => s.service === 'github' && s.op === 'merge')
+        .map((s) => JSON.stringify({ method: s.method, path: s.path, status: s.status, refused: s.refused })),
+    ),
+  ].map((s) => JSON.parse(s) as Record<string, unknown>);
 
 describe('GitHub through MCP in a trial', () => {
   let mcp: RunResult;

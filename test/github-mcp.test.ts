@@ -38,7 +38,7 @@ const tool = (name: string, properties: Record<string, unknown>) => ({
 const TOKEN = 'ghs_McpWorldCanary0123456789abcdefXYZ';
 
 /** A `call` action's arguments for every op, as a case's plan writes them (content as text). */
-const CALL: Record<string, Record<string, unknown>> = {
+const CALL: Record<string, Record<string, string | number>> = {
   issue: { issue_number: 7 },
   issue_comments: { issue_number: 7 },
   comment: { issue_number: 7, body: 'hello' },
@@ -88,7 +88,7 @@ const tools = Object.entries(GITHUB_MCP_SERVERS).flatMap(([server, s]) =>
 );
 
 /** The REST request `svc github OP` sends for the call. */
-function viaSvc(op: string, args: Record<string, unknown>) {
+function viaSvc(op: string, args: Record<string, string | number | boolean>) {
   const { method, url, body } = svcRequest(svcArgv({ do: 'call', service: 'github', op, args }).slice(1));
   return { method, url, body: body ? JSON.parse(body) : {} };
 }
