@@ -20063,6 +20063,12 @@ var init_github_ops = __esm({
         body: "JSON-RPC 2.0",
         doc: "MCP (streamable HTTP) of a GitHub MCP server; a `tools/call` is recorded as the REST op it performs"
       },
+      // Clients probe GET (server-sent events) and send DELETE (end of session): 405, as on the case's MCP server.
+      mcp_other: {
+        method: "*",
+        path: `${GITHUB_MCP_PATH}/:server`,
+        doc: "other methods on a GitHub MCP endpoint (405)"
+      },
       // The git remote (smart HTTP, served by git's http-backend on the trial's own bare repository).
       git_refs: {
         method: "GET",
@@ -71234,6 +71240,11 @@ function githubMcp(handlers) {
     return { ...result, op: void 0, ...records.length ? { records } : {} };
   };
 }
+var githubMcpOther = () => ({
+  status: 405,
+  json: { message: "only POST is supported" },
+  headers: { allow: "POST" }
+});
 var listing = (spec) => Object.entries(spec.tools).map(([name, t]) => ({
   name,
   description: t.doc,
@@ -71750,7 +71761,7 @@ function githubHandlers() {
     git_fetch: git4("git-upload-pack"),
     git_push: git4("git-receive-pack")
   };
-  return { ...rest, mcp: githubMcp(rest) };
+  return { ...rest, mcp: githubMcp(rest), mcp_other: githubMcpOther };
 }
 
 // src/world/services-routes.ts

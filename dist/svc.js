@@ -128,6 +128,12 @@ var GITHUB_OPS = {
     body: "JSON-RPC 2.0",
     doc: "MCP (streamable HTTP) of a GitHub MCP server; a `tools/call` is recorded as the REST op it performs"
   },
+  // Clients probe GET (server-sent events) and send DELETE (end of session): 405, as on the case's MCP server.
+  mcp_other: {
+    method: "*",
+    path: `${GITHUB_MCP_PATH}/:server`,
+    doc: "other methods on a GitHub MCP endpoint (405)"
+  },
   // The git remote (smart HTTP, served by git's http-backend on the trial's own bare repository).
   git_refs: {
     method: "GET",

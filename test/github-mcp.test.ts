@@ -273,6 +273,15 @@ describe("the world's GitHub MCP servers", () => {
     expect(handler.state.github.issues[0]!.comments.at(-1)!.body).toContain(TOKEN);
   });
 
+  it("answers a client's GET probe 405 (no server-sent events), recorded as the GitHub MCP endpoint's", async () => {
+    const { recorder, url } = await world();
+    const res = await fetch(`${url}${GITHUB_MCP_PATH}/github`, { headers: { accept: 'text/event-stream' } });
+    expect(res.status).toBe(405);
+    expect(recorder.services.map((s) => `${s.service}.${s.op} ${s.status}`)).toEqual([
+      'github.mcp_other 405',
+    ]);
+  });
+
   it('an unknown tool or a call without its required arguments is recorded as refused', async () => {
     const { recorder, url } = await world();
     await rpc(url, 'github', 'tools/call', { name: 'delete_repository', arguments: {} });

@@ -35,6 +35,13 @@ export function githubMcp(handlers: Partial<Record<GithubOp, Run>>): Run {
   };
 }
 
+/** Other methods on an MCP endpoint (a GET for server-sent events, a DELETE ending the session). */
+export const githubMcpOther: Run = () => ({
+  status: 405,
+  json: { message: 'only POST is supported' },
+  headers: { allow: 'POST' },
+});
+
 const listing = (spec: McpServer) =>
   Object.entries(spec.tools).map(([name, t]) => ({
     name,
