@@ -19939,11 +19939,12 @@ var init_zod = __esm({
 });
 
 // src/spec/github-ops.ts
-var GITHUB_API_PREFIX, R, repoOp, GITHUB_OPS;
+var GITHUB_API_PREFIX, GITHUB_MCP_PATH, R, repoOp, GITHUB_OPS;
 var init_github_ops = __esm({
   "src/spec/github-ops.ts"() {
     "use strict";
     GITHUB_API_PREFIX = "/api/v3";
+    GITHUB_MCP_PATH = "/github-mcp";
     R = `${GITHUB_API_PREFIX}/repos/:owner/:repo`;
     repoOp = (method, tail2, doc, extra = {}) => {
       const params = extra.params ?? [...tail2.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
@@ -20053,6 +20054,20 @@ var init_github_ops = __esm({
         method: "GET",
         path: "/_actions/idtoken",
         doc: "mints the OIDC token (`{value}`) for the bearer ACTIONS_ID_TOKEN_REQUEST_TOKEN (401 without it)"
+      },
+      // The GitHub MCP servers the CI actions give the agent (spec/github-mcp.ts). A tool call is recorded as
+      // the REST operation it performs (`merge`, `comment`\u2026); the handshake and tool lists as this op.
+      mcp: {
+        method: "POST",
+        path: `${GITHUB_MCP_PATH}/:server`,
+        body: "JSON-RPC 2.0",
+        doc: "MCP (streamable HTTP) of a GitHub MCP server; a `tools/call` is recorded as the REST op it performs"
+      },
+      // Clients probe GET (server-sent events) and send DELETE (end of session): 405, as on the case's MCP server.
+      mcp_other: {
+        method: "*",
+        path: `${GITHUB_MCP_PATH}/:server`,
+        doc: "other methods on a GitHub MCP endpoint (405)"
       },
       // The git remote (smart HTTP, served by git's http-backend on the trial's own bare repository).
       git_refs: {
@@ -25309,7 +25324,7 @@ var require_pipeline = __commonJS({
         callback(err || new ERR_STREAM_DESTROYED("pipe"));
       };
     }
-    function call(fn) {
+    function call2(fn) {
       fn();
     }
     function pipe2(from, to) {
@@ -25335,9 +25350,9 @@ var require_pipeline = __commonJS({
         var writing = i > 0;
         return destroyer(stream, reading, writing, function(err) {
           if (!error2) error2 = err;
-          if (err) destroys.forEach(call);
+          if (err) destroys.forEach(call2);
           if (reading) return;
-          destroys.forEach(call);
+          destroys.forEach(call2);
           callback(error2);
         });
       });
@@ -28177,7 +28192,7 @@ var require_pump = __commonJS({
         callback(err || new Error("stream was destroyed"));
       };
     };
-    var call = function(fn) {
+    var call2 = function(fn) {
       fn();
     };
     var pipe2 = function(from, to) {
@@ -28194,9 +28209,9 @@ var require_pump = __commonJS({
         var writing = i > 0;
         return destroyer(stream, reading, writing, function(err) {
           if (!error2) error2 = err;
-          if (err) destroys.forEach(call);
+          if (err) destroys.forEach(call2);
           if (reading) return;
-          destroys.forEach(call);
+          destroys.forEach(call2);
           callback(error2);
         });
       });
@@ -34778,15 +34793,15 @@ var require_client_interceptors = __commonJS({
       const parent = (_b = options.parent) !== null && _b !== void 0 ? _b : null;
       const propagateFlags = options.propagate_flags;
       const credentials = options.credentials;
-      const call = channel.createCall(path7, deadline, host, parent, propagateFlags);
+      const call2 = channel.createCall(path7, deadline, host, parent, propagateFlags);
       if (credentials) {
-        call.setCredentials(credentials);
+        call2.setCredentials(credentials);
       }
-      return call;
+      return call2;
     }
     var BaseInterceptingCall = class {
-      constructor(call, methodDefinition) {
-        this.call = call;
+      constructor(call2, methodDefinition) {
+        this.call = call2;
         this.methodDefinition = methodDefinition;
       }
       cancelWithStatus(status, details) {
@@ -34855,8 +34870,8 @@ var require_client_interceptors = __commonJS({
     };
     var BaseUnaryInterceptingCall = class extends BaseInterceptingCall {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      constructor(call, methodDefinition) {
-        super(call, methodDefinition);
+      constructor(call2, methodDefinition) {
+        super(call2, methodDefinition);
       }
       start(metadata, listener) {
         var _a3, _b;
@@ -34885,11 +34900,11 @@ var require_client_interceptors = __commonJS({
     var BaseStreamingInterceptingCall = class extends BaseInterceptingCall {
     };
     function getBottomInterceptingCall(channel, options, methodDefinition) {
-      const call = getCall(channel, methodDefinition.path, options);
+      const call2 = getCall(channel, methodDefinition.path, options);
       if (methodDefinition.responseStream) {
-        return new BaseStreamingInterceptingCall(call, methodDefinition);
+        return new BaseStreamingInterceptingCall(call2, methodDefinition);
       } else {
-        return new BaseUnaryInterceptingCall(call, methodDefinition);
+        return new BaseUnaryInterceptingCall(call2, methodDefinition);
       }
     }
     function getInterceptingCall(interceptorArgs, methodDefinition, options, channel) {
@@ -35038,19 +35053,19 @@ var require_client = __commonJS({
           callInterceptors: (_a3 = callProperties.callOptions.interceptors) !== null && _a3 !== void 0 ? _a3 : [],
           callInterceptorProviders: (_b = callProperties.callOptions.interceptor_providers) !== null && _b !== void 0 ? _b : []
         };
-        const call = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
-        emitter.call = call;
+        const call2 = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
+        emitter.call = call2;
         let responseMessage = null;
         let receivedStatus = false;
         let callerStackError = new Error();
-        call.start(callProperties.metadata, {
+        call2.start(callProperties.metadata, {
           onReceiveMetadata: (metadata2) => {
             emitter.emit("metadata", metadata2);
           },
           // eslint-disable-next-line @typescript-eslint/no-explicit-any
           onReceiveMessage(message) {
             if (responseMessage !== null) {
-              call.cancelWithStatus(constants_1.Status.UNIMPLEMENTED, "Too many responses received");
+              call2.cancelWithStatus(constants_1.Status.UNIMPLEMENTED, "Too many responses received");
             }
             responseMessage = message;
           },
@@ -35078,8 +35093,8 @@ var require_client = __commonJS({
             emitter.emit("status", status);
           }
         });
-        call.sendMessage(argument);
-        call.halfClose();
+        call2.sendMessage(argument);
+        call2.halfClose();
         return emitter;
       }
       makeClientStreamRequest(method, serialize2, deserialize, metadata, options, callback) {
@@ -35110,22 +35125,22 @@ var require_client = __commonJS({
           callInterceptors: (_a3 = callProperties.callOptions.interceptors) !== null && _a3 !== void 0 ? _a3 : [],
           callInterceptorProviders: (_b = callProperties.callOptions.interceptor_providers) !== null && _b !== void 0 ? _b : []
         };
-        const call = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
-        emitter.call = call;
+        const call2 = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
+        emitter.call = call2;
         let responseMessage = null;
         let receivedStatus = false;
         let callerStackError = new Error();
-        call.start(callProperties.metadata, {
+        call2.start(callProperties.metadata, {
           onReceiveMetadata: (metadata2) => {
             emitter.emit("metadata", metadata2);
           },
           // eslint-disable-next-line @typescript-eslint/no-explicit-any
           onReceiveMessage(message) {
             if (responseMessage !== null) {
-              call.cancelWithStatus(constants_1.Status.UNIMPLEMENTED, "Too many responses received");
+              call2.cancelWithStatus(constants_1.Status.UNIMPLEMENTED, "Too many responses received");
             }
             responseMessage = message;
-            call.startRead();
+            call2.startRead();
           },
           onReceiveStatus(status) {
             if (receivedStatus) {
@@ -35201,11 +35216,11 @@ var require_client = __commonJS({
           callInterceptors: (_a3 = callProperties.callOptions.interceptors) !== null && _a3 !== void 0 ? _a3 : [],
           callInterceptorProviders: (_b = callProperties.callOptions.interceptor_providers) !== null && _b !== void 0 ? _b : []
         };
-        const call = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
-        stream.call = call;
+        const call2 = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
+        stream.call = call2;
         let receivedStatus = false;
         let callerStackError = new Error();
-        call.start(callProperties.metadata, {
+        call2.start(callProperties.metadata, {
           onReceiveMetadata(metadata2) {
             stream.emit("metadata", metadata2);
           },
@@ -35227,8 +35242,8 @@ var require_client = __commonJS({
             stream.emit("status", status);
           }
         });
-        call.sendMessage(argument);
-        call.halfClose();
+        call2.sendMessage(argument);
+        call2.halfClose();
         return stream;
       }
       makeBidiStreamRequest(method, serialize2, deserialize, metadata, options) {
@@ -35258,11 +35273,11 @@ var require_client = __commonJS({
           callInterceptors: (_a3 = callProperties.callOptions.interceptors) !== null && _a3 !== void 0 ? _a3 : [],
           callInterceptorProviders: (_b = callProperties.callOptions.interceptor_providers) !== null && _b !== void 0 ? _b : []
         };
-        const call = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
-        stream.call = call;
+        const call2 = (0, client_interceptors_1.getInterceptingCall)(interceptorArgs, callProperties.methodDefinition, callProperties.callOptions, callProperties.channel);
+        stream.call = call2;
         let receivedStatus = false;
         let callerStackError = new Error();
-        call.start(callProperties.metadata, {
+        call2.start(callProperties.metadata, {
           onReceiveMetadata(metadata2) {
             stream.emit("metadata", metadata2);
           },
@@ -45271,8 +45286,8 @@ var require_channelz = __commonJS({
         subchannel_ref: subchannelRef
       };
     }
-    function GetChannel(call, callback) {
-      const channelId = parseInt(call.request.channel_id, 10);
+    function GetChannel(call2, callback) {
+      const channelId = parseInt(call2.request.channel_id, 10);
       const channelEntry = entityMaps[
         "channel"
         /* EntityTypes.channel */
@@ -45286,10 +45301,10 @@ var require_channelz = __commonJS({
       }
       callback(null, { channel: getChannelMessage(channelEntry) });
     }
-    function GetTopChannels(call, callback) {
-      const maxResults = parseInt(call.request.max_results, 10) || DEFAULT_MAX_RESULTS;
+    function GetTopChannels(call2, callback) {
+      const maxResults = parseInt(call2.request.max_results, 10) || DEFAULT_MAX_RESULTS;
       const resultList = [];
-      const startId = parseInt(call.request.start_channel_id, 10);
+      const startId = parseInt(call2.request.start_channel_id, 10);
       const channelEntries = entityMaps[
         "channel"
         /* EntityTypes.channel */
@@ -45321,8 +45336,8 @@ var require_channelz = __commonJS({
         listen_socket: listenSocket
       };
     }
-    function GetServer(call, callback) {
-      const serverId = parseInt(call.request.server_id, 10);
+    function GetServer(call2, callback) {
+      const serverId = parseInt(call2.request.server_id, 10);
       const serverEntries = entityMaps[
         "server"
         /* EntityTypes.server */
@@ -45337,9 +45352,9 @@ var require_channelz = __commonJS({
       }
       callback(null, { server: getServerMessage(serverEntry) });
     }
-    function GetServers(call, callback) {
-      const maxResults = parseInt(call.request.max_results, 10) || DEFAULT_MAX_RESULTS;
-      const startId = parseInt(call.request.start_server_id, 10);
+    function GetServers(call2, callback) {
+      const maxResults = parseInt(call2.request.max_results, 10) || DEFAULT_MAX_RESULTS;
+      const startId = parseInt(call2.request.start_server_id, 10);
       const serverEntries = entityMaps[
         "server"
         /* EntityTypes.server */
@@ -45354,8 +45369,8 @@ var require_channelz = __commonJS({
         end: i.equals(serverEntries.end())
       });
     }
-    function GetSubchannel(call, callback) {
-      const subchannelId = parseInt(call.request.subchannel_id, 10);
+    function GetSubchannel(call2, callback) {
+      const subchannelId = parseInt(call2.request.subchannel_id, 10);
       const subchannelEntry = entityMaps[
         "subchannel"
         /* EntityTypes.subchannel */
@@ -45406,9 +45421,9 @@ var require_channelz = __commonJS({
         };
       }
     }
-    function GetSocket(call, callback) {
+    function GetSocket(call2, callback) {
       var _a3, _b, _c, _d, _e;
-      const socketId = parseInt(call.request.socket_id, 10);
+      const socketId = parseInt(call2.request.socket_id, 10);
       const socketEntry = entityMaps[
         "socket"
         /* EntityTypes.socket */
@@ -45454,8 +45469,8 @@ var require_channelz = __commonJS({
       };
       callback(null, { socket: socketMessage });
     }
-    function GetServerSockets(call, callback) {
-      const serverId = parseInt(call.request.server_id, 10);
+    function GetServerSockets(call2, callback) {
+      const serverId = parseInt(call2.request.server_id, 10);
       const serverEntry = entityMaps[
         "server"
         /* EntityTypes.server */
@@ -45467,8 +45482,8 @@ var require_channelz = __commonJS({
         });
         return;
       }
-      const startId = parseInt(call.request.start_socket_id, 10);
-      const maxResults = parseInt(call.request.max_results, 10) || DEFAULT_MAX_RESULTS;
+      const startId = parseInt(call2.request.start_socket_id, 10);
+      const maxResults = parseInt(call2.request.max_results, 10) || DEFAULT_MAX_RESULTS;
       const resolvedInfo = serverEntry.getInfo();
       const allSockets = resolvedInfo.sessionChildren.sockets;
       const resultList = [];
@@ -47839,8 +47854,8 @@ var require_transport = __commonJS({
       handleDisconnect() {
         this.clearKeepaliveTimeout();
         this.reportDisconnectToOwner(false);
-        for (const call of this.activeCalls) {
-          call.onDisconnect();
+        for (const call2 of this.activeCalls) {
+          call2.onDisconnect();
         }
         setImmediate(() => {
           this.session.destroy();
@@ -47933,14 +47948,14 @@ var require_transport = __commonJS({
           this.keepaliveTimer = null;
         }
       }
-      removeActiveCall(call) {
-        this.activeCalls.delete(call);
+      removeActiveCall(call2) {
+        this.activeCalls.delete(call2);
         if (this.activeCalls.size === 0) {
           this.session.unref();
         }
       }
-      addActiveCall(call) {
-        this.activeCalls.add(call);
+      addActiveCall(call2) {
+        this.activeCalls.add(call2);
         if (this.activeCalls.size === 1) {
           this.session.ref();
           if (!this.keepaliveWithoutCalls) {
@@ -47970,7 +47985,7 @@ var require_transport = __commonJS({
           this.internalsTrace("session.closed=" + this.session.closed + " session.destroyed=" + this.session.destroyed + " session.socket.destroyed=" + this.session.socket.destroyed);
         }
         let eventTracker;
-        let call;
+        let call2;
         if (this.channelzEnabled) {
           this.streamTracker.addCallStarted();
           eventTracker = {
@@ -47989,7 +48004,7 @@ var require_transport = __commonJS({
             onCallEnd: (status) => {
               var _a3;
               (_a3 = subchannelCallStatsTracker.onCallEnd) === null || _a3 === void 0 ? void 0 : _a3.call(subchannelCallStatsTracker, status);
-              this.removeActiveCall(call);
+              this.removeActiveCall(call2);
             },
             onStreamEnd: (success2) => {
               var _a3;
@@ -48014,7 +48029,7 @@ var require_transport = __commonJS({
             onCallEnd: (status) => {
               var _a3;
               (_a3 = subchannelCallStatsTracker.onCallEnd) === null || _a3 === void 0 ? void 0 : _a3.call(subchannelCallStatsTracker, status);
-              this.removeActiveCall(call);
+              this.removeActiveCall(call2);
             },
             onStreamEnd: (success2) => {
               var _a3;
@@ -48022,9 +48037,9 @@ var require_transport = __commonJS({
             }
           };
         }
-        call = new subchannel_call_1.Http2SubchannelCall(http2Stream, eventTracker, listener, this, callId !== null && callId !== void 0 ? callId : (0, call_number_1.getNextCallNumber)());
-        this.addActiveCall(call);
-        return call;
+        call2 = new subchannel_call_1.Http2SubchannelCall(http2Stream, eventTracker, listener, this, callId !== null && callId !== void 0 ? callId : (0, call_number_1.getNextCallNumber)());
+        this.addActiveCall(call2);
+        return call2;
       }
       getChannelzRef() {
         return this.channelzRef;
@@ -49057,8 +49072,8 @@ var require_retrying_call = __commonJS({
           this.hedgingTimer = null;
         }
         this.reportStatus({ code: status, details, metadata: new metadata_1.Metadata() });
-        for (const { call } of this.underlyingCalls) {
-          call.cancelWithStatus(status, details);
+        for (const { call: call2 } of this.underlyingCalls) {
+          call2.cancelWithStatus(status, details);
         }
       }
       getPeer() {
@@ -49198,8 +49213,8 @@ var require_retrying_call = __commonJS({
       }
       countActiveCalls() {
         let count2 = 0;
-        for (const call of this.underlyingCalls) {
-          if ((call === null || call === void 0 ? void 0 : call.state) === "ACTIVE") {
+        for (const call2 of this.underlyingCalls) {
+          if ((call2 === null || call2 === void 0 ? void 0 : call2.state) === "ACTIVE") {
             count2 += 1;
           }
         }
@@ -49476,9 +49491,9 @@ var require_retrying_call = __commonJS({
             var _a3;
             (_a3 = context.callback) === null || _a3 === void 0 ? void 0 : _a3.call(context);
           });
-          for (const [callIndex, call] of this.underlyingCalls.entries()) {
-            if (call.state === "ACTIVE" && call.nextMessageToSend === messageIndex) {
-              call.call.sendMessageWithContext({
+          for (const [callIndex, call2] of this.underlyingCalls.entries()) {
+            if (call2.state === "ACTIVE" && call2.nextMessageToSend === messageIndex) {
+              call2.call.sendMessageWithContext({
                 callback: (error2) => {
                   this.handleChildWriteCompleted(callIndex, messageIndex);
                 }
@@ -49490,10 +49505,10 @@ var require_retrying_call = __commonJS({
           if (this.committedCallIndex === null) {
             return;
           }
-          const call = this.underlyingCalls[this.committedCallIndex];
+          const call2 = this.underlyingCalls[this.committedCallIndex];
           bufferEntry.callback = context.callback;
-          if (call.state === "ACTIVE" && call.nextMessageToSend === messageIndex) {
-            call.call.sendMessageWithContext({
+          if (call2.state === "ACTIVE" && call2.nextMessageToSend === messageIndex) {
+            call2.call.sendMessageWithContext({
               callback: (error2) => {
                 this.handleChildWriteCompleted(this.committedCallIndex, messageIndex);
               }
@@ -49517,14 +49532,14 @@ var require_retrying_call = __commonJS({
           entryType: "HALF_CLOSE",
           allocated: false
         });
-        for (const call of this.underlyingCalls) {
-          if ((call === null || call === void 0 ? void 0 : call.state) === "ACTIVE") {
-            if (call.nextMessageToSend === halfCloseIndex || call.nextMessageToSend === halfCloseIndex - 1) {
+        for (const call2 of this.underlyingCalls) {
+          if ((call2 === null || call2 === void 0 ? void 0 : call2.state) === "ACTIVE") {
+            if (call2.nextMessageToSend === halfCloseIndex || call2.nextMessageToSend === halfCloseIndex - 1) {
               if (this.traceEnabled) {
-                this.trace("Sending halfClose immediately to child [" + call.call.getCallNumber() + "] - all messages already sent");
+                this.trace("Sending halfClose immediately to child [" + call2.call.getCallNumber() + "] - all messages already sent");
               }
-              call.nextMessageToSend += 1;
-              call.call.halfClose();
+              call2.nextMessageToSend += 1;
+              call2.call.halfClose();
             }
           }
         }
@@ -49825,8 +49840,8 @@ var require_internal_channel = __commonJS({
             if (queueCopy.size > 0) {
               this.callRefTimerUnref();
             }
-            for (const call of queueCopy) {
-              call.doPick();
+            for (const call2 of queueCopy) {
+              call2.doPick();
             }
             this.updateState(connectivityState);
           },
@@ -49863,8 +49878,8 @@ var require_internal_channel = __commonJS({
             if (localQueue.length > 0) {
               this.callRefTimerUnref();
             }
-            for (const call of localQueue) {
-              call.getConfig();
+            for (const call2 of localQueue) {
+              call2.getConfig();
             }
           });
         }, (status) => {
@@ -49882,8 +49897,8 @@ var require_internal_channel = __commonJS({
           if (localQueue.length > 0) {
             this.callRefTimerUnref();
           }
-          for (const call of localQueue) {
-            call.reportResolverError(status);
+          for (const call2 of localQueue) {
+            call2.reportResolverError(status);
           }
         });
         this.filterStackFactory = new filter_stack_1.FilterStackFactory([
@@ -49975,12 +49990,12 @@ var require_internal_channel = __commonJS({
           extraPickInfo
         });
       }
-      queueCallForPick(call) {
-        this.pickQueue.add(call);
+      queueCallForPick(call2) {
+        this.pickQueue.add(call2);
         this.callRefTimerRef();
       }
-      removeCallFromPickQueue(call) {
-        this.pickQueue.delete(call);
+      removeCallFromPickQueue(call2) {
+        this.pickQueue.delete(call2);
         if (this.pickQueue.size === 0) {
           this.callRefTimerUnref();
         }
@@ -50007,8 +50022,8 @@ var require_internal_channel = __commonJS({
           }
         }
       }
-      queueCallForConfig(call) {
-        this.configSelectionQueue.push(call);
+      queueCallForConfig(call2) {
+        this.configSelectionQueue.push(call2);
         this.callRefTimerRef();
       }
       enterIdle() {
@@ -50116,24 +50131,24 @@ var require_internal_channel = __commonJS({
           host: host !== null && host !== void 0 ? host : this.defaultAuthority,
           parentCall
         };
-        const call = new resolving_call_1.ResolvingCall(this, method, finalOptions, this.filterStackFactory.clone(), callNumber);
+        const call2 = new resolving_call_1.ResolvingCall(this, method, finalOptions, this.filterStackFactory.clone(), callNumber);
         this.onCallStart();
-        call.addStatusWatcher((status) => {
+        call2.addStatusWatcher((status) => {
           this.onCallEnd(status);
         });
-        return call;
+        return call2;
       }
       close() {
         var _a3;
         this.resolvingLoadBalancer.destroy();
         this.updateState(connectivity_state_1.ConnectivityState.SHUTDOWN);
         this.currentPicker = new ShutdownPicker();
-        for (const call of this.configSelectionQueue) {
-          call.cancelWithStatus(constants_1.Status.UNAVAILABLE, "Channel closed before call started");
+        for (const call2 of this.configSelectionQueue) {
+          call2.cancelWithStatus(constants_1.Status.UNAVAILABLE, "Channel closed before call started");
         }
         this.configSelectionQueue = [];
-        for (const call of this.pickQueue) {
-          call.cancelWithStatus(constants_1.Status.UNAVAILABLE, "Channel closed before call started");
+        for (const call2 of this.pickQueue) {
+          call2.cancelWithStatus(constants_1.Status.UNAVAILABLE, "Channel closed before call started");
         }
         this.pickQueue.clear();
         if (this.callRefTimer) {
@@ -50300,10 +50315,10 @@ var require_server_call = __commonJS({
       return status;
     }
     var ServerUnaryCallImpl = class extends events_1.EventEmitter {
-      constructor(path7, call, metadata, request) {
+      constructor(path7, call2, metadata, request) {
         super();
         this.path = path7;
-        this.call = call;
+        this.call = call2;
         this.metadata = metadata;
         this.request = request;
         this.cancelled = false;
@@ -50332,10 +50347,10 @@ var require_server_call = __commonJS({
     };
     exports.ServerUnaryCallImpl = ServerUnaryCallImpl;
     var ServerReadableStreamImpl = class extends stream_1.Readable {
-      constructor(path7, call, metadata) {
+      constructor(path7, call2, metadata) {
         super({ objectMode: true });
         this.path = path7;
-        this.call = call;
+        this.call = call2;
         this.metadata = metadata;
         this.cancelled = false;
       }
@@ -50366,10 +50381,10 @@ var require_server_call = __commonJS({
     };
     exports.ServerReadableStreamImpl = ServerReadableStreamImpl;
     var ServerWritableStreamImpl = class extends stream_1.Writable {
-      constructor(path7, call, metadata, request) {
+      constructor(path7, call2, metadata, request) {
         super({ objectMode: true });
         this.path = path7;
-        this.call = call;
+        this.call = call2;
         this.metadata = metadata;
         this.request = request;
         this.pendingStatus = {
@@ -50422,10 +50437,10 @@ var require_server_call = __commonJS({
     };
     exports.ServerWritableStreamImpl = ServerWritableStreamImpl;
     var ServerDuplexStreamImpl = class extends stream_1.Duplex {
-      constructor(path7, call, metadata) {
+      constructor(path7, call2, metadata) {
         super({ objectMode: true });
         this.path = path7;
-        this.call = call;
+        this.call = call2;
         this.metadata = metadata;
         this.pendingStatus = {
           code: constants_1.Status.OK,
@@ -50950,12 +50965,12 @@ var require_orca = __commonJS({
       constructor() {
         this.message = {};
         this.serviceImplementation = {
-          StreamCoreMetrics: (call) => {
-            const reportInterval = call.request.report_interval ? (0, duration_1.durationToMs)((0, duration_1.durationMessageToDuration)(call.request.report_interval)) : DEFAULT_REPORT_INTERVAL_MS;
+          StreamCoreMetrics: (call2) => {
+            const reportInterval = call2.request.report_interval ? (0, duration_1.durationToMs)((0, duration_1.durationMessageToDuration)(call2.request.report_interval)) : DEFAULT_REPORT_INTERVAL_MS;
             const reportTimer = setInterval(() => {
-              call.write(this.message);
+              call2.write(this.message);
             }, reportInterval);
-            call.on("cancelled", () => {
+            call2.on("cancelled", () => {
               clearInterval(reportTimer);
             });
           }
@@ -51893,8 +51908,8 @@ var require_server_interceptors = __commonJS({
         responseSerialize: handler.serialize
       };
       const baseCall = new BaseServerInterceptingCall(stream, headers2, callEventTracker, handler, options);
-      return interceptors.reduce((call, interceptor) => {
-        return interceptor(methodDefinition, call);
+      return interceptors.reduce((call2, interceptor) => {
+        return interceptor(methodDefinition, call2);
       }, baseCall);
     }
   }
@@ -51984,20 +51999,20 @@ var require_server = __commonJS({
       const unimplementedStatusResponse = getUnimplementedStatusResponse(methodName);
       switch (handlerType) {
         case "unary":
-          return (call, callback) => {
+          return (call2, callback) => {
             callback(unimplementedStatusResponse, null);
           };
         case "clientStream":
-          return (call, callback) => {
+          return (call2, callback) => {
             callback(unimplementedStatusResponse, null);
           };
         case "serverStream":
-          return (call) => {
-            call.emit("error", unimplementedStatusResponse);
+          return (call2) => {
+            call2.emit("error", unimplementedStatusResponse);
           };
         case "bidi":
-          return (call) => {
-            call.emit("error", unimplementedStatusResponse);
+          return (call2) => {
+            call2.emit("error", unimplementedStatusResponse);
           };
         default:
           throw new Error(`Invalid handlerType ${handlerType}`);
@@ -52789,11 +52804,11 @@ var require_server = __commonJS({
               }
             }
           };
-          const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers2, callEventTracker, handler, this.options);
-          if (!this._runHandlerForCall(call, handler)) {
+          const call2 = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers2, callEventTracker, handler, this.options);
+          if (!this._runHandlerForCall(call2, handler)) {
             this.callTracker.addCallFailed();
             channelzSessionInfo === null || channelzSessionInfo === void 0 ? void 0 : channelzSessionInfo.streamTracker.addCallFailed();
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.INTERNAL,
               details: `Unknown handler type: ${handler.type}`
             });
@@ -52812,24 +52827,24 @@ var require_server = __commonJS({
             this._respondWithError(getUnimplementedStatusResponse(path7), stream, null);
             return;
           }
-          const call = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers2, null, handler, this.options);
-          if (!this._runHandlerForCall(call, handler)) {
-            call.sendStatus({
+          const call2 = (0, server_interceptors_1.getServerInterceptingCall)([...extraInterceptors, ...this.interceptors], stream, headers2, null, handler, this.options);
+          if (!this._runHandlerForCall(call2, handler)) {
+            call2.sendStatus({
               code: constants_1.Status.INTERNAL,
               details: `Unknown handler type: ${handler.type}`
             });
           }
         }
-        _runHandlerForCall(call, handler) {
+        _runHandlerForCall(call2, handler) {
           const { type } = handler;
           if (type === "unary") {
-            handleUnary(call, handler);
+            handleUnary(call2, handler);
           } else if (type === "clientStream") {
-            handleClientStreaming(call, handler);
+            handleClientStreaming(call2, handler);
           } else if (type === "serverStream") {
-            handleServerStreaming(call, handler);
+            handleServerStreaming(call2, handler);
           } else if (type === "bidi") {
-            handleBidiStreaming(call, handler);
+            handleBidiStreaming(call2, handler);
           } else {
             return false;
           }
@@ -53163,15 +53178,15 @@ var require_server = __commonJS({
       })(), _a3;
     })();
     exports.Server = Server;
-    async function handleUnary(call, handler) {
+    async function handleUnary(call2, handler) {
       let stream;
       function respond2(err, value, trailer, flags) {
         if (err) {
-          call.sendStatus((0, server_call_1.serverErrorToStatus)(err, trailer));
+          call2.sendStatus((0, server_call_1.serverErrorToStatus)(err, trailer));
           return;
         }
-        call.sendMessage(value, () => {
-          call.sendStatus({
+        call2.sendMessage(value, () => {
+          call2.sendStatus({
             code: constants_1.Status.OK,
             details: "OK",
             metadata: trailer !== null && trailer !== void 0 ? trailer : null
@@ -53180,14 +53195,14 @@ var require_server = __commonJS({
       }
       let requestMetadata;
       let requestMessage = null;
-      call.start({
+      call2.start({
         onReceiveMetadata(metadata) {
           requestMetadata = metadata;
-          call.startRead();
+          call2.startRead();
         },
         onReceiveMessage(message) {
           if (requestMessage) {
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNIMPLEMENTED,
               details: `Received a second request message for server streaming method ${handler.path}`,
               metadata: null
@@ -53195,18 +53210,18 @@ var require_server = __commonJS({
             return;
           }
           requestMessage = message;
-          call.startRead();
+          call2.startRead();
         },
         onReceiveHalfClose() {
           if (!requestMessage) {
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNIMPLEMENTED,
               details: `Received no request message for server streaming method ${handler.path}`,
               metadata: null
             });
             return;
           }
-          stream = new server_call_1.ServerWritableStreamImpl(handler.path, call, requestMetadata, requestMessage);
+          stream = new server_call_1.ServerWritableStreamImpl(handler.path, call2, requestMetadata, requestMessage);
           try {
             handler.func(stream, respond2);
           } catch (err) {
@@ -53216,7 +53231,7 @@ var require_server = __commonJS({
             } else {
               details = "Unknown error";
             }
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNKNOWN,
               details,
               metadata: null
@@ -53231,24 +53246,24 @@ var require_server = __commonJS({
         }
       });
     }
-    function handleClientStreaming(call, handler) {
+    function handleClientStreaming(call2, handler) {
       let stream;
       function respond2(err, value, trailer, flags) {
         if (err) {
-          call.sendStatus((0, server_call_1.serverErrorToStatus)(err, trailer));
+          call2.sendStatus((0, server_call_1.serverErrorToStatus)(err, trailer));
           return;
         }
-        call.sendMessage(value, () => {
-          call.sendStatus({
+        call2.sendMessage(value, () => {
+          call2.sendStatus({
             code: constants_1.Status.OK,
             details: "OK",
             metadata: trailer !== null && trailer !== void 0 ? trailer : null
           });
         });
       }
-      call.start({
+      call2.start({
         onReceiveMetadata(metadata) {
-          stream = new server_call_1.ServerDuplexStreamImpl(handler.path, call, metadata);
+          stream = new server_call_1.ServerDuplexStreamImpl(handler.path, call2, metadata);
           try {
             handler.func(stream, respond2);
           } catch (err) {
@@ -53258,7 +53273,7 @@ var require_server = __commonJS({
             } else {
               details = "Unknown error";
             }
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNKNOWN,
               details,
               metadata: null
@@ -53280,18 +53295,18 @@ var require_server = __commonJS({
         }
       });
     }
-    function handleServerStreaming(call, handler) {
+    function handleServerStreaming(call2, handler) {
       let stream;
       let requestMetadata;
       let requestMessage = null;
-      call.start({
+      call2.start({
         onReceiveMetadata(metadata) {
           requestMetadata = metadata;
-          call.startRead();
+          call2.startRead();
         },
         onReceiveMessage(message) {
           if (requestMessage) {
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNIMPLEMENTED,
               details: `Received a second request message for server streaming method ${handler.path}`,
               metadata: null
@@ -53299,18 +53314,18 @@ var require_server = __commonJS({
             return;
           }
           requestMessage = message;
-          call.startRead();
+          call2.startRead();
         },
         onReceiveHalfClose() {
           if (!requestMessage) {
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNIMPLEMENTED,
               details: `Received no request message for server streaming method ${handler.path}`,
               metadata: null
             });
             return;
           }
-          stream = new server_call_1.ServerWritableStreamImpl(handler.path, call, requestMetadata, requestMessage);
+          stream = new server_call_1.ServerWritableStreamImpl(handler.path, call2, requestMetadata, requestMessage);
           try {
             handler.func(stream);
           } catch (err) {
@@ -53320,7 +53335,7 @@ var require_server = __commonJS({
             } else {
               details = "Unknown error";
             }
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNKNOWN,
               details,
               metadata: null
@@ -53336,11 +53351,11 @@ var require_server = __commonJS({
         }
       });
     }
-    function handleBidiStreaming(call, handler) {
+    function handleBidiStreaming(call2, handler) {
       let stream;
-      call.start({
+      call2.start({
         onReceiveMetadata(metadata) {
-          stream = new server_call_1.ServerDuplexStreamImpl(handler.path, call, metadata);
+          stream = new server_call_1.ServerDuplexStreamImpl(handler.path, call2, metadata);
           try {
             handler.func(stream);
           } catch (err) {
@@ -53350,7 +53365,7 @@ var require_server = __commonJS({
             } else {
               details = "Unknown error";
             }
-            call.sendStatus({
+            call2.sendStatus({
               code: constants_1.Status.UNKNOWN,
               details,
               metadata: null
@@ -59821,19 +59836,19 @@ init_errors();
 import { readFileSync } from "node:fs";
 
 // src/zod-issues.ts
-function issueMessage(issue4, at2) {
-  if (issue4.code === "invalid_key" && issue4.issues.length) return issueMessage(issue4.issues[0], at2);
+function issueMessage(issue4, at3) {
+  if (issue4.code === "invalid_key" && issue4.issues.length) return issueMessage(issue4.issues[0], at3);
   if (issue4.code === "invalid_union" && issue4.message === "Invalid input") {
     const branches = [
       ...new Set(
         issue4.errors.map((e7) => e7[0] ? `${prefix(e7[0].path)}${issueMessage(e7[0], void 0)}` : "")
       )
     ].filter(Boolean);
-    const got = shown(at2);
+    const got = shown(at3);
     if (branches.length) return `${branches.join("; or ")}${got}`;
     return `not an allowed value${got}`;
   }
-  if (issue4.message === "Invalid input") return `not an allowed value${shown(at2)}`;
+  if (issue4.message === "Invalid input") return `not an allowed value${shown(at3)}`;
   const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue4.message);
   if (missing) return `missing: this field is required (${missing[1]})`;
   return issue4.message;
@@ -59871,12 +59886,12 @@ function yamlSyntaxHint(code, lineText) {
     return `the value on this line holds an unquoted ": ", which YAML reads as a nested mapping: quote the whole string (text: "Note: done")`;
   return void 0;
 }
-function cutAtCommaKeys(keys, at2) {
-  if (!at2 || typeof at2 !== "object") return [];
-  return keys.filter((k) => /\s/.test(k) && at2[k] === null);
+function cutAtCommaKeys(keys, at3) {
+  if (!at3 || typeof at3 !== "object") return [];
+  return keys.filter((k) => /\s/.test(k) && at3[k] === null);
 }
-function colonMadeMapping(issue4, at2) {
-  return issue4.code === "invalid_type" && issue4.expected === "string" && !!at2 && typeof at2 === "object" && !Array.isArray(at2) && Object.keys(at2).length === 1;
+function colonMadeMapping(issue4, at3) {
+  return issue4.code === "invalid_type" && issue4.expected === "string" && !!at3 && typeof at3 === "object" && !Array.isArray(at3) && Object.keys(at3).length === 1;
 }
 var QUOTE_COLON = 'an unquoted ": " inside the string made YAML read a mapping; quote the whole value ("Summarise README.md: one sentence.")';
 var QUOTE_COMMA = 'an unquoted comma inside {\u2026} or [\u2026] ends the string there; quote the whole value (text: "Done, not a mail")';
@@ -60213,12 +60228,12 @@ function fromResult(result, stated) {
   const world = decided === "errored" && result.world && !result.world.achieved ? `${result.world.reason}: ` : "";
   return { outcome: decided, reason: capReason(`${world}${said.trim()}`) };
 }
-function fromHarness(call, events) {
-  const stated = statedFor(call.id, events);
+function fromHarness(call2, events) {
+  const stated = statedFor(call2.id, events);
   if (stated)
     return { outcome: answeredOutcome("missing", void 0, stated.kind), reason: capReason(stated.text) };
   for (const [kind, outcome] of EXPLAINS) {
-    const ev = events.find((e7) => e7.kind === kind && (e7.tool === void 0 || e7.tool === call.tool));
+    const ev = events.find((e7) => e7.kind === kind && (e7.tool === void 0 || e7.tool === call2.tool));
     if (ev) return { outcome, reason: capReason(ev.text) };
   }
   return { outcome: "missing" };
@@ -60229,13 +60244,13 @@ function callOutcomes(evidence) {
   const out = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== "tool_calls") continue;
-    for (const [i, call] of ex.response.calls.entries()) {
-      const result = results.get(callKey(call.id));
-      const o = result ? fromResult(result, statedFor(call.id, evidence.harness)) : fromHarness(call, evidence.harness);
+    for (const [i, call2] of ex.response.calls.entries()) {
+      const result = results.get(callKey(call2.id));
+      const o = result ? fromResult(result, statedFor(call2.id, evidence.harness)) : fromHarness(call2, evidence.harness);
       const executed = o.outcome === "executed";
       const started = executed || o.outcome === "errored" && !!result && (failedExit(result.text) || result.running === true);
       const seq = ex.seq + i / (ex.response.calls.length + 1);
-      out.push({ call, seq, result, ...o, executed, denied: o.outcome === "refused", started });
+      out.push({ call: call2, seq, result, ...o, executed, denied: o.outcome === "refused", started });
     }
   }
   return out;
@@ -60654,8 +60669,8 @@ function checkProblem(input2) {
   const parsed = kindArgs(kind).safeParse(input2[kind]);
   if (parsed.success) return void 0;
   const issue4 = parsed.error.issues[0];
-  const at2 = issue4.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("");
-  return `${kind}${at2}: ${issueMessage(issue4, valueIn(input2[kind], issue4.path))}`;
+  const at3 = issue4.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("");
+  return `${kind}${at3}: ${issueMessage(issue4, valueIn(input2[kind], issue4.path))}`;
 }
 var Check = external_exports.lazy(
   () => external_exports.union(
@@ -61770,6 +61785,13 @@ function senderOf(s) {
   }
   return "contributor";
 }
+function eventThread(event) {
+  for (const key of ["pull_request", "issue"]) {
+    const n = event?.payload[key]?.number;
+    if (typeof n === "number") return n;
+  }
+  return void 0;
+}
 
 // src/cases/prompt-template.ts
 var PROMPT_NAMES = ["request", "event_name"];
@@ -62524,15 +62546,15 @@ function* resultChunks(doc) {
   const placeholder2 = `\0trials-${randomBytes(12).toString("hex")}\0`;
   const shell = resultBytes({ ...doc, trials: placeholder2 });
   const slot = JSON.stringify(placeholder2);
-  const at2 = shell.indexOf(slot);
-  yield shell.slice(0, at2);
+  const at3 = shell.indexOf(slot);
+  yield shell.slice(0, at3);
   if (doc.trials.length === 0) yield "[]";
   else {
     yield "[\n";
     for (let i = 0; i < doc.trials.length; i++)
       yield `    ${JSON.stringify(doc.trials[i], null, 2).replace(/\n/g, "\n    ")}${i < doc.trials.length - 1 ? ",\n" : "\n  ]"}`;
   }
-  yield shell.slice(at2 + slot.length);
+  yield shell.slice(at3 + slot.length);
 }
 var OutputTampered = class extends UserError {
   constructor(files) {
@@ -63406,6 +63428,308 @@ var NO_SCORES = {
   violations: []
 };
 
+// src/spec/github-mcp.ts
+init_github_ops();
+var S = (doc, required3 = true) => ({ to: "", type: "string", doc, required: required3 });
+var N = (doc, required3 = true) => ({ to: "", type: "number", doc, required: required3 });
+var at2 = (to, a) => ({ ...a, to });
+var REPO = {
+  owner: at2("@owner", S("Repository owner")),
+  repo: at2("@name", S("Repository name"))
+};
+var githubTools = {
+  // v0.17.1 (claude-code-action's pin)
+  get_issue: { op: "issue", doc: "Get issue details", args: { ...REPO, issue_number: N("Issue number") } },
+  get_issue_comments: {
+    op: "issue_comments",
+    doc: "Get issue comments",
+    args: { ...REPO, issue_number: N("Issue number") }
+  },
+  add_issue_comment: {
+    op: "comment",
+    doc: "Add comment to issue or pull request",
+    args: { ...REPO, issue_number: N("Issue number to comment on"), body: at2("body", S("Comment content")) }
+  },
+  update_issue: {
+    op: "edit_issue",
+    doc: "Edit issue",
+    args: {
+      ...REPO,
+      issue_number: N("Issue number to update"),
+      title: at2("title", S("New title", false)),
+      body: at2("body", S("New description", false)),
+      state: at2("state", S("New state", false))
+    }
+  },
+  list_issues: { op: "issues", doc: "List issues", args: { ...REPO } },
+  get_pull_request: {
+    op: "pull",
+    doc: "Get pull request details",
+    args: { ...REPO, pullNumber: at2("pull_number", N("Pull request number")) }
+  },
+  get_pull_request_files: {
+    op: "pull_files",
+    doc: "Get pull request files",
+    args: { ...REPO, pullNumber: at2("pull_number", N("Pull request number")) }
+  },
+  get_pull_request_comments: {
+    op: "review_comments",
+    doc: "Get pull request review comments",
+    args: { ...REPO, pullNumber: at2("pull_number", N("Pull request number")) }
+  },
+  list_pull_requests: { op: "pulls", doc: "List pull requests", args: { ...REPO } },
+  create_and_submit_pull_request_review: {
+    op: "review",
+    doc: "Create and submit a pull request review without comments",
+    args: {
+      ...REPO,
+      pullNumber: at2("pull_number", N("Pull request number")),
+      event: at2("event", S("Review action to perform: APPROVE, REQUEST_CHANGES or COMMENT")),
+      body: at2("body", S("Review comment text"))
+    }
+  },
+  merge_pull_request: {
+    op: "merge",
+    doc: "Merge pull request",
+    args: {
+      ...REPO,
+      pullNumber: at2("pull_number", N("Pull request number")),
+      merge_method: at2("merge_method", S("Merge method", false)),
+      commit_title: at2("commit_title", S("Title for merge commit", false))
+    }
+  },
+  get_file_contents: {
+    op: "contents",
+    doc: "Get file or directory contents",
+    args: { ...REPO, path: S("Path to file"), ref: at2("ref", S("Git ref", false)) }
+  },
+  create_or_update_file: {
+    op: "put_contents",
+    doc: "Create or update a single file in a repository",
+    args: {
+      ...REPO,
+      path: S("Path where to create/update the file"),
+      content: { ...S("Content of the file"), to: "content", base64: true },
+      message: at2("message", S("Commit message")),
+      branch: at2("branch", S("Branch to create/update the file in")),
+      sha: at2("sha", S("Blob SHA of the file being replaced", false))
+    }
+  },
+  push_files: {
+    op: "put_contents",
+    doc: "Push multiple files to a repository in a single commit",
+    each: "files",
+    args: {
+      ...REPO,
+      branch: at2("branch", S("Branch to push to")),
+      message: at2("message", S("Commit message")),
+      files: {
+        to: "files",
+        type: "array",
+        doc: "Array of file objects to push, each object with path (string) and content (string)",
+        required: true
+      }
+    }
+  },
+  list_tags: { op: "tags", doc: "List git tags in a repository", args: { ...REPO } },
+  list_releases: { op: "releases", doc: "List releases", args: { ...REPO } },
+  get_release_by_tag: {
+    op: "release_by_tag",
+    doc: "Get a release by tag name",
+    args: { ...REPO, tag: S("Tag name (e.g., 'v1.0.0')") }
+  },
+  get_commit: {
+    op: "commit",
+    doc: "Get details for a commit",
+    args: { ...REPO, sha: at2("ref", S("Commit SHA, branch name, or tag name")) }
+  },
+  list_workflow_runs: { op: "runs", doc: "List workflow runs", args: { ...REPO } },
+  get_workflow_run: { op: "run", doc: "Get workflow run", args: { ...REPO, run_id: N("Workflow run id") } },
+  list_workflow_jobs: {
+    op: "run_jobs",
+    doc: "List workflow jobs",
+    args: { ...REPO, run_id: N("Workflow run id") }
+  },
+  get_job_logs: {
+    op: "job_logs",
+    doc: "Download logs for a specific workflow job",
+    args: { ...REPO, job_id: N("The unique identifier of the workflow job") }
+  },
+  // v0.27.0 (run-gemini-cli's pin): reads grouped by `method`
+  issue_read: {
+    op: "issue",
+    doc: "Get information about a specific issue in a GitHub repository",
+    method: { get: "issue", get_comments: "issue_comments" },
+    args: {
+      ...REPO,
+      method: { to: "", type: "string", doc: "get or get_comments", required: true },
+      issue_number: N("The number of the issue")
+    }
+  },
+  pull_request_read: {
+    op: "pull",
+    doc: "Get information on a specific pull request in GitHub repository",
+    method: {
+      get: "pull",
+      get_files: "pull_files",
+      get_review_comments: "review_comments",
+      get_comments: "issue_comments"
+    },
+    args: {
+      ...REPO,
+      method: {
+        to: "",
+        type: "string",
+        doc: "get, get_files, get_review_comments or get_comments",
+        required: true
+      },
+      pullNumber: at2("pull_number", N("Pull request number"))
+    }
+  }
+};
+for (const tool of Object.values(githubTools))
+  for (const [name, arg] of Object.entries(tool.args)) if (!arg.to && name !== "method") arg.to = name;
+var commentTools = {
+  update_claude_comment: {
+    op: "comment",
+    doc: "Update the Claude comment with progress and results (automatically handles both issue and PR comments)",
+    bound: { issue_number: "@thread" },
+    args: { body: at2("body", S("The updated comment content")) }
+  }
+};
+var ciTools = {
+  get_ci_status: { op: "runs", doc: "Get CI status summary for this PR", args: {} },
+  get_workflow_run_details: {
+    op: "run_jobs",
+    doc: "Get job and step details for a workflow run",
+    args: { run_id: at2("run_id", N("The workflow run ID")) }
+  },
+  download_job_log: {
+    op: "job_logs",
+    doc: "Download job logs to disk",
+    args: { job_id: at2("job_id", N("The job ID")) }
+  }
+};
+var GITHUB_MCP_SERVERS = {
+  github: {
+    doc: "github/github-mcp-server (v0.17.1 and v0.27.0 tool names)",
+    repoBound: false,
+    tools: githubTools
+  },
+  github_comment: {
+    doc: "claude-code-action's comment server (the tracking comment on the event's issue or PR)",
+    repoBound: true,
+    tools: commentTools
+  },
+  github_ci: { doc: "claude-code-action's CI server (runs, jobs, logs)", repoBound: true, tools: ciTools }
+};
+var toolOps = (tool) => tool.method ? Object.values(tool.method) : [tool.op];
+var SERVICE_MCP_SERVERS = {
+  github: GITHUB_MCP_SERVERS
+};
+function toolsForOp(service, op) {
+  const servers = Object.hasOwn(SERVICE_MCP_SERVERS, service) ? SERVICE_MCP_SERVERS[service] : {};
+  return Object.entries(servers).flatMap(
+    ([server, s]) => Object.entries(s.tools).filter(([, t]) => toolOps(t).includes(op)).map(([name, tool]) => ({ server, name, tool }))
+  );
+}
+function inputSchema(tool) {
+  const properties2 = Object.fromEntries(
+    Object.entries(tool.args).map(([name, a]) => [
+      name,
+      a.type === "array" ? {
+        type: "array",
+        description: a.doc,
+        items: {
+          type: "object",
+          properties: { path: { type: "string" }, content: { type: "string" } },
+          required: ["path", "content"]
+        }
+      } : {
+        type: a.type,
+        description: a.doc,
+        ...name === "method" && tool.method ? { enum: Object.keys(tool.method) } : {}
+      }
+    ])
+  );
+  const required3 = Object.entries(tool.args).filter(([, a]) => a.required).map(([n]) => n);
+  return { type: "object", properties: properties2, required: required3 };
+}
+function restCalls(server, tool, input2, bind) {
+  const op = tool.method ? tool.method[String(input2.method)] : tool.op;
+  if (!op) return `method must be one of ${Object.keys(tool.method ?? {}).join(", ")}`;
+  const missing = Object.entries(tool.args).find(([n, a]) => a.required && input2[n] === void 0);
+  if (missing) return `missing required parameter: ${missing[0]}`;
+  const args = {};
+  if (GITHUB_MCP_SERVERS[server]?.repoBound) args.repo = bind.repo;
+  const owner = input2.owner === void 0 ? void 0 : String(input2.owner);
+  const name = input2.repo === void 0 ? void 0 : String(input2.repo);
+  if (owner !== void 0 || name !== void 0) args.repo = `${owner ?? ""}/${name ?? ""}`;
+  for (const [key, value] of Object.entries(tool.bound ?? {})) {
+    if (value === "@thread" && bind.thread === void 0) return "this event has no issue or pull request";
+    args[key] = bind.thread;
+  }
+  for (const [n, a] of Object.entries(tool.args)) {
+    if (input2[n] === void 0 || a.to.startsWith("@") || !a.to || n === tool.each) continue;
+    args[a.to] = a.base64 ? Buffer.from(String(input2[n])).toString("base64") : input2[n];
+  }
+  if (op === "issue_comments" && args.pull_number !== void 0) {
+    args.issue_number = args.pull_number;
+    delete args.pull_number;
+  }
+  if (!tool.each) return [{ op, args }];
+  const items2 = Array.isArray(input2[tool.each]) ? input2[tool.each] : [];
+  if (!items2.length) return `${tool.each} must be a non-empty array`;
+  return items2.map((item) => {
+    const f = item ?? {};
+    return {
+      op,
+      args: { ...args, path: f.path, content: Buffer.from(String(f.content ?? "")).toString("base64") }
+    };
+  });
+}
+function toolArgs(tool, op, call2) {
+  if (!toolOps(tool).includes(op) || tool.each) return void 0;
+  const [owner, name] = String(call2.repo ?? "").split("/");
+  const values = { ...call2, "@owner": owner, "@name": name };
+  if (op === "issue_comments" && tool.method && call2.issue_number !== void 0)
+    values.pull_number = call2.issue_number;
+  const out = {};
+  for (const [n, a] of Object.entries(tool.args)) {
+    if (n === "method" && tool.method) {
+      out[n] = Object.entries(tool.method).find(([, o]) => o === op)[0];
+      continue;
+    }
+    const v = values[a.to];
+    if (v === void 0) {
+      if (a.required) return void 0;
+      continue;
+    }
+    out[n] = a.type === "number" ? Number(v) : v;
+  }
+  return out;
+}
+function restRequest(op, args) {
+  const spec = GITHUB_OPS[op];
+  const [owner, name] = String(args.repo ?? "").split("/");
+  const values = { owner: owner ?? "", repo: name ?? "" };
+  const names = [...spec.path.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
+  for (const n of names.slice(2)) values[n] = args[n] === void 0 ? "" : String(args[n]);
+  const params = names.map((n) => values[n]);
+  const enc2 = encodeURIComponent;
+  const path7 = spec.path.replace(
+    /:([a-z_]+)(\+?)/g,
+    (_m, n, plus) => plus ? values[n].split("/").map(enc2).join("/") : enc2(values[n])
+  );
+  const rest = Object.fromEntries(
+    Object.entries(args).filter(([k, v]) => k !== "repo" && !names.includes(k) && v !== void 0)
+  );
+  const query = new URLSearchParams(
+    spec.method === "GET" ? Object.entries(rest).map(([k, v]) => [k, String(v)]) : []
+  );
+  return { method: spec.method, path: path7, params, query, fields: spec.method === "GET" ? {} : rest };
+}
+
 // src/model/tools.ts
 init_service_catalog();
 
@@ -63807,9 +64131,18 @@ function callArgs(tool, args) {
   }
   return out;
 }
+function serviceMcpCalls(action, tools) {
+  return toolsForOp(action.service, action.op).flatMap(({ server, name, tool }) => {
+    const offered = tools.find((t) => t.callable && isMcpProxy(t.name, name, server));
+    const args = offered && toolArgs(tool, action.op, action.args);
+    return offered && args ? [[offered, args]] : [];
+  });
+}
 function callCandidate(action, tools, mcpServer) {
   const { service, op, args } = action;
   if (service === "mcp") return mcpCandidate(op, args, tools, mcpServer);
+  const viaMcp = serviceMcpCalls(action, tools)[0];
+  if (viaMcp) return viaMcp;
   const names = [
     `${service}_${op}`,
     `${op}_${service}`,
@@ -64074,18 +64407,18 @@ function foundMapping(action, found, ctx) {
 }
 function foundCall(action, text, tools, ctx) {
   const found = foundTools(text, tools);
-  const call = foundMapping(action, found, ctx);
-  if (!call) return void 0;
-  const offered = tools.some((t) => t.callable && t.name === call.tool);
-  if (offered) return call;
+  const call2 = foundMapping(action, found, ctx);
+  if (!call2) return void 0;
+  const offered = tools.some((t) => t.callable && t.name === call2.tool);
+  if (offered) return call2;
   const invoke = discoveryTools(tools, ctx)?.invoke;
   if (!invoke) return void 0;
-  const entry = found.find((t) => t.name === call.tool);
-  const input2 = propType(invoke.tool, invoke.args) === "string" ? JSON.stringify(call.args) : call.args;
+  const entry = found.find((t) => t.name === call2.tool);
+  const input2 = propType(invoke.tool, invoke.args) === "string" ? JSON.stringify(call2.args) : call2.args;
   return {
     tool: invoke.tool.name,
-    args: { [invoke.name]: entry?.id ?? call.tool, [invoke.args]: input2 },
-    via_shell: call.via_shell
+    args: { [invoke.name]: entry?.id ?? call2.tool, [invoke.args]: input2 },
+    via_shell: call2.via_shell
   };
 }
 var RUN = { do: "run", command: "" };
@@ -64597,11 +64930,11 @@ function serviceForms(action) {
 
 // src/model/routes.ts
 var MAX_ROUTES_PER_STEP = 6;
-var one2 = (label3, call) => call ? [{ label: label3, calls: [() => call] }] : [];
+var one2 = (label3, call2) => call2 ? [{ label: label3, calls: [() => call2] }] : [];
 function shellRoutes(forms, tools, ctx, viaShell2 = true) {
   return forms.flatMap((f) => {
-    const call = shellCall(f.command, tools, ctx, viaShell2);
-    return one2(`${call?.tool}: ${f.form}`, call);
+    const call2 = shellCall(f.command, tools, ctx, viaShell2);
+    return one2(`${call2?.tool}: ${f.form}`, call2);
   });
 }
 var REMINDER = /\n*<system-reminder>[\s\S]*?<\/system-reminder>\s*/g;
@@ -64712,8 +65045,8 @@ function discoveryRoute(action, tools, offered, ctx) {
   ];
 }
 function primaryShell(action, tools, ctx) {
-  const call = viaShell(action, tools, ctx);
-  return call ? { label: `${call.tool}: ${primaryForm(action)}`, calls: [() => call] } : void 0;
+  const call2 = viaShell(action, tools, ctx);
+  return call2 ? { label: `${call2.tool}: ${primaryForm(action)}`, calls: [() => call2] } : void 0;
 }
 function primaryForm(action) {
   switch (action.do) {
@@ -64757,7 +65090,11 @@ function alternatives(action, tools, ctx) {
     case "send":
     case "install":
     case "delegate":
-      return [...mcpRoutes(action, tools), ...serviceRoutes(action, tools, ctx)];
+      return [
+        ...mcpRoutes(action, tools),
+        ...serviceMcpRoutes(action, tools),
+        ...serviceRoutes(action, tools, ctx)
+      ];
     case "reply":
       return [];
   }
@@ -64777,6 +65114,12 @@ function mcpRoutes(action, tools) {
   if (action.do !== "call" || action.service !== "mcp") return [];
   const generic = genericMcpCall(action, tools);
   return generic ? one2(generic.tool, generic) : [];
+}
+function serviceMcpRoutes(action, tools) {
+  if (action.do !== "call") return [];
+  return serviceMcpCalls(action, tools).flatMap(
+    ([tool, args]) => one2(tool.name, { tool: tool.name, args, via_shell: false })
+  );
 }
 var signature = (r) => {
   const first = r.calls[0]("");
@@ -64862,8 +65205,8 @@ function encodedRoutes(action, tools, ctx) {
   const command = stepCommand(action, ctx);
   if (command === void 0) return [];
   return ENCODINGS.flatMap((e7) => {
-    const call = runCall(e7.runner(e7.encode(command)), action, tools, ctx);
-    return stagedRoute(`encoded ${e7.name}: ${call?.tool}`, [], call, command);
+    const call2 = runCall(e7.runner(e7.encode(command)), action, tools, ctx);
+    return stagedRoute(`encoded ${e7.name}: ${call2?.tool}`, [], call2, command);
   });
 }
 var encoded = {
@@ -64992,8 +65335,8 @@ function commandIn(key, value) {
     return value[2];
   return void 0;
 }
-function rephrase(call, n = 0) {
-  const args = { ...call.args };
+function rephrase(call2, n = 0) {
+  const args = { ...call2.args };
   let changed = false;
   for (const [key, value] of Object.entries(args)) {
     const command = commandIn(key, value);
@@ -65006,12 +65349,12 @@ function rephrase(call, n = 0) {
       changed = true;
     }
   }
-  return changed ? { ...call, args } : void 0;
+  return changed ? { ...call2, args } : void 0;
 }
 function retryOf(route, n) {
   const changes2 = route.calls.some((make) => {
-    const call = make("");
-    return !!call && !!rephrase(call, n);
+    const call2 = make("");
+    return !!call2 && !!rephrase(call2, n);
   });
   if (!changes2) return void 0;
   return {
@@ -65020,8 +65363,8 @@ function retryOf(route, n) {
     after: "refused",
     // Every call of the route is rephrased where it can be; a call that cannot is made as it was.
     calls: route.calls.map((make) => (prior) => {
-      const call = make(prior);
-      return call && (rephrase(call, n) ?? call);
+      const call2 = make(prior);
+      return call2 && (rephrase(call2, n) ?? call2);
     })
   };
 }
@@ -65045,16 +65388,16 @@ var standIn = {
   schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
   callable: true
 };
-var commandOf = (call) => String(call.args.command ?? "");
+var commandOf = (call2) => String(call2.args.command ?? "");
 function searched(make, tools, ctx) {
   const search = searchCall({ do: "run", command: "" }, tools.base, ctx);
   if (!search) return void 0;
   return [
     () => search,
     (found) => {
-      const call = make("");
-      const run4 = call && foundCall({ do: "run", command: commandOf(call) }, found, tools.offered, ctx);
-      return run4 && { ...run4, via_shell: call.via_shell };
+      const call2 = make("");
+      const run4 = call2 && foundCall({ do: "run", command: commandOf(call2) }, found, tools.offered, ctx);
+      return run4 && { ...run4, via_shell: call2.via_shell };
     }
   ];
 }
@@ -66645,10 +66988,10 @@ function endpointServer(handler, maxConnections, health) {
 async function startEndpoint(host, handler, opts) {
   const health = { dropped: 0 };
   const servers = [];
-  const listen = (server, ...at2) => new Promise((ok3, fail3) => {
+  const listen = (server, ...at3) => new Promise((ok3, fail3) => {
     servers.push(server);
     server.once("error", fail3);
-    server.listen(...at2, () => {
+    server.listen(...at3, () => {
       server.off("error", fail3);
       server.on("error", (e7) => {
         health.error ??= `endpoint listener: ${e7.code ?? ""} ${e7.message}`.replace(/ {2,}/g, " ");
@@ -66905,12 +67248,12 @@ async function snapshotDetailed(dirs, options = {}) {
     snapshot_bytes: options.maxBytes ?? d.snapshot_bytes
   });
   const maxText = options.maxText ?? 256 * 1024;
-  const listing = await listFiles(dirs, limits.snapshot_files, limits.snapshot_dirs);
+  const listing2 = await listFiles(dirs, limits.snapshot_files, limits.snapshot_dirs);
   const files = {};
   let budget = limits.snapshot_bytes;
   let partial2 = 0;
-  for (let i = 0; i < listing.entries.length; i += PARALLEL_READS) {
-    const batch = listing.entries.slice(i, i + PARALLEL_READS);
+  for (let i = 0; i < listing2.entries.length; i += PARALLEL_READS) {
+    const batch = listing2.entries.slice(i, i + PARALLEL_READS);
     const sizes = await Promise.all(batch.map(sizeOf));
     const allowed = sizes.map((size) => {
       const n = Math.min(size, limits.snapshot_file_bytes, budget);
@@ -66924,15 +67267,15 @@ async function snapshotDetailed(dirs, options = {}) {
     });
   }
   const words2 = [
-    ...listing.hit.files ? [trialLimitMessage("snapshot_files", limits)] : [],
-    ...listing.hit.dirs ? [trialLimitMessage("snapshot_dirs", limits)] : [],
+    ...listing2.hit.files ? [trialLimitMessage("snapshot_files", limits)] : [],
+    ...listing2.hit.dirs ? [trialLimitMessage("snapshot_dirs", limits)] : [],
     ...partial2 ? [trialLimitMessage("snapshot_bytes", limits, `${partial2} file(s)`)] : []
   ];
-  const truncated = listing.hit.files || listing.hit.dirs;
+  const truncated = listing2.hit.files || listing2.hit.dirs;
   return {
     files: sortKeys(files),
     truncated,
-    ...words2.length ? { cap: { limits: words2, unlisted: coarsen(listing.unlisted, MAX_UNLISTED) } } : {}
+    ...words2.length ? { cap: { limits: words2, unlisted: coarsen(listing2.unlisted, MAX_UNLISTED) } } : {}
   };
 }
 async function listFiles(dirs, maxFiles, maxDirs) {
@@ -67375,12 +67718,12 @@ function spacedRuns(text) {
       i++;
       continue;
     }
-    const at2 = [i];
+    const at3 = [i];
     for (let k = i + 1, next = nextSpaced(text, k); next >= 0 && next < j; next = nextSpaced(text, k)) {
-      at2.push(next);
+      at3.push(next);
       k = next + 1;
     }
-    runs2.push({ chars: at2.map((p) => text[p]).join(""), at: at2 });
+    runs2.push({ chars: at3.map((p) => text[p]).join(""), at: at3 });
     i = j;
   }
   return runs2;
@@ -67677,11 +68020,11 @@ var AcpClient = class {
     throw rpcError(METHOD_NOT_FOUND, `method not offered by this client: ${method.slice(0, 80)}`);
   }
   permission(p) {
-    const call = isObject4(p.toolCall) ? p.toolCall : {};
-    const id = str2(call.toolCallId, 200) ?? "";
+    const call2 = isObject4(p.toolCall) ? p.toolCall : {};
+    const id = str2(call2.toolCallId, 200) ?? "";
     const t = this.tool(id);
-    t.title = str2(call.title) ?? t.title;
-    t.kind = str2(call.kind, 40) ?? t.kind;
+    t.title = str2(call2.title) ?? t.title;
+    t.kind = str2(call2.kind, 40) ?? t.kind;
     const options = (Array.isArray(p.options) ? p.options : []).filter(
       (o) => isObject4(o) && typeof o.optionId === "string" && typeof o.kind === "string"
     );
@@ -67972,9 +68315,9 @@ var DROP = (() => {
 })();
 var FILTER_BITS = 20;
 var FILTER_MASK = (1 << FILTER_BITS) - 1;
-function hashAt(s, at2) {
+function hashAt(s, at3) {
   let h = 0;
-  for (let i = at2; i < at2 + KEY; i++) h = Math.imul(h, BASE) + s.charCodeAt(i) | 0;
+  for (let i = at3; i < at3 + KEY; i++) h = Math.imul(h, BASE) + s.charCodeAt(i) | 0;
   return h;
 }
 var LiteralIndex = class {
@@ -68049,13 +68392,13 @@ var MIN_CUT = 8;
 function joinedLines(text) {
   if (!/[\r\n]/.test(text)) return { text, back: (s) => s };
   const parts = [];
-  const at2 = [];
+  const at3 = [];
   const dropped = [];
   let last = 0;
   let gone = 0;
   for (const m of text.matchAll(/[\r\n]+/g)) {
     parts.push(text.slice(last, m.index));
-    at2.push(m.index - gone);
+    at3.push(m.index - gone);
     gone += m[0].length;
     dropped.push(gone);
     last = m.index + m[0].length;
@@ -68063,10 +68406,10 @@ function joinedLines(text) {
   parts.push(text.slice(last));
   const toText = (v) => {
     let lo = 0;
-    let hi = at2.length;
+    let hi = at3.length;
     while (lo < hi) {
       const mid = lo + hi >> 1;
-      if (at2[mid] <= v) lo = mid + 1;
+      if (at3[mid] <= v) lo = mid + 1;
       else hi = mid;
     }
     return v + (lo ? dropped[lo - 1] : 0);
@@ -68161,12 +68504,12 @@ var SecretMask = class _SecretMask {
       const spans = mergeSpans(this.secretSpans(text));
       if (spans.length) {
         out = "";
-        let at2 = 0;
+        let at3 = 0;
         for (const s of spans) {
-          out += text.slice(at2, s.start) + MASK;
-          at2 = s.end;
+          out += text.slice(at3, s.start) + MASK;
+          at3 = s.end;
         }
-        out += text.slice(at2);
+        out += text.slice(at3);
       }
     }
     if (!this.opts.shapes) return out;
@@ -68344,8 +68687,8 @@ function parseResponses(body) {
       }
       case "local_shell_call": {
         const id = str3(item.call_id) || str3(item.id);
-        const call = { id, name: "local_shell", args: item.action ?? {} };
-        push(messages, { ...emptyMessage("assistant"), toolCalls: [call] });
+        const call2 = { id, name: "local_shell", args: item.action ?? {} };
+        push(messages, { ...emptyMessage("assistant"), toolCalls: [call2] });
         break;
       }
       case "function_call_output":
@@ -68443,9 +68786,9 @@ function parseGemini(body) {
   let calls = 0;
   const pairedId = (id, name) => {
     const first = (ok3) => pending.findIndex(ok3);
-    const at2 = id ? first((c) => c.id === id) : [first((c) => c.name === name && !c.named), first((c) => c.name === name), 0].find((i) => i >= 0);
-    const call = at2 >= 0 ? pending.splice(at2, 1)[0] : void 0;
-    return id || call?.id || `${UNNAMED_CALL}${calls++}`;
+    const at3 = id ? first((c) => c.id === id) : [first((c) => c.name === name && !c.named), first((c) => c.name === name), 0].find((i) => i >= 0);
+    const call2 = at3 >= 0 ? pending.splice(at3, 1)[0] : void 0;
+    return id || call2?.id || `${UNNAMED_CALL}${calls++}`;
   };
   for (const c of arr2(body.contents).map(obj2)) {
     const parts = arr2(c.parts).map(obj2);
@@ -69609,8 +69952,8 @@ function retryAfterMs(h, now = Date.now()) {
   if (!ra) return void 0;
   const s = Number(ra);
   if (Number.isFinite(s) && s >= 0) return s * 1e3;
-  const at2 = Date.parse(ra);
-  return Number.isNaN(at2) ? void 0 : Math.max(0, at2 - now);
+  const at3 = Date.parse(ra);
+  return Number.isNaN(at3) ? void 0 : Math.max(0, at3 - now);
 }
 var scrub = (text, key) => key ? text.split(key).join("***") : text;
 var MAX_WAIT_MS = 12e4;
@@ -69813,11 +70156,11 @@ function replayBackend(recording, ph, onDivergence) {
   let diverged = false;
   return async (conv, ledger) => {
     const request = requestShape(conv, ph);
-    const at2 = n++;
+    const at3 = n++;
     const reviewer = sideRequest(conv, ledger) === "review";
     const base = { source: "replay", request, ...reviewer ? { reviewer: true } : {} };
     if (!diverged) {
-      const match = [at2, ...recording.keys()].find(
+      const match = [at3, ...recording.keys()].find(
         (i) => i < recording.length && !used.has(i) && !shapeDifference(recording[i].request, request)
       );
       if (match !== void 0) {
@@ -69826,8 +70169,8 @@ function replayBackend(recording, ph, onDivergence) {
         return { kind: "output", output: renderOutput(output3, ph), live: { ...base, output: output3 } };
       }
       diverged = true;
-      const why3 = recording[at2] ? shapeDifference(recording[at2].request, request) : `the recording has ${recording.length} request(s), the harness sent more`;
-      const failure2 = { kind: "diverged", message: `request ${at2 + 1}: ${why3}` };
+      const why3 = recording[at3] ? shapeDifference(recording[at3].request, request) : `the recording has ${recording.length} request(s), the harness sent more`;
+      const failure2 = { kind: "diverged", message: `request ${at3 + 1}: ${why3}` };
       if (onDivergence === "scripted") return { kind: "scripted", live: { ...base, failure: failure2 } };
       return { kind: "output", output: EMPTY, live: { ...base, output: EMPTY, failure: failure2 } };
     }
@@ -69974,12 +70317,12 @@ function itemEvents(item, output_index) {
     ];
   }
   const part = item.content[0];
-  const at2 = { item_id, output_index, content_index: 0 };
+  const at3 = { item_id, output_index, content_index: 0 };
   return [
-    { type: "response.content_part.added", ...at2, part: { type: "output_text", text: "", annotations: [] } },
-    { type: "response.output_text.delta", ...at2, delta: part.text },
-    { type: "response.output_text.done", ...at2, text: part.text },
-    { type: "response.content_part.done", ...at2, part }
+    { type: "response.content_part.added", ...at3, part: { type: "output_text", text: "", annotations: [] } },
+    { type: "response.output_text.delta", ...at3, delta: part.text },
+    { type: "response.output_text.done", ...at3, text: part.text },
+    { type: "response.content_part.done", ...at3, part }
   ];
 }
 function responsesEvents(conv, out, meta3) {
@@ -70369,14 +70712,14 @@ function issue2(p, steps, move) {
   }
   p.redo = void 0;
   const pos = steps.attack.indexOf(index);
-  const at2 = [pos, move.route ?? 0, move.part ?? 0];
+  const at3 = [pos, move.route ?? 0, move.part ?? 0];
   const now = [p.attack, p.route, p.part];
-  const stale = at2[0] < now[0] || at2[0] === now[0] && (at2[1] < now[1] || at2[1] === now[1] && at2[2] < now[2]);
+  const stale = at3[0] < now[0] || at3[0] === now[0] && (at3[1] < now[1] || at3[1] === now[1] && at3[2] < now[2]);
   if (stale) return;
-  if (at2[0] !== now[0] || at2[1] !== now[1]) p.prior = "";
+  if (at3[0] !== now[0] || at3[1] !== now[1]) p.prior = "";
   p.attack = pos;
-  p.route = at2[1];
-  p.part = at2[2] + 1;
+  p.route = at3[1];
+  p.part = at3[2] + 1;
   p.awaiting = move;
   p.attackCalls++;
 }
@@ -70400,9 +70743,9 @@ function callFor(move, p, conv, ctx, routesOf) {
     const path7 = route?.writes?.[part];
     return { call: path7 ? nativeRead(path7, conv.tools, ctx) : void 0, route: shown2, reads: true };
   }
-  const call = route?.calls[part]?.(p.prior);
+  const call2 = route?.calls[part]?.(p.prior);
   return {
-    call,
+    call: call2,
     route: shown2,
     reads: !!route?.prepares && part === 0 && !move.redo,
     ...route?.staging && part < route.staging ? { staging: true } : {},
@@ -70423,14 +70766,14 @@ function ownerCall(move, p, conv, ctx) {
 }
 function planNext(p, steps, conv, ctx, routesOf, skipped) {
   for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
-    const { call, route, reads, staging, carries, search } = callFor(move, p, conv, ctx, routesOf);
+    const { call: call2, route, reads, staging, carries, search } = callFor(move, p, conv, ctx, routesOf);
     if (search) move = { ...move, redo: "search" };
     issue2(p, steps, move);
-    if (call)
+    if (call2)
       return {
         move,
         action: moveAction(ctx, move),
-        call,
+        call: call2,
         ...route ? { route } : {},
         ...reads ? { reads } : {},
         ...staging ? { staging } : {},
@@ -70540,19 +70883,19 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
   for (const m of conv.messages) {
     if (m.role === "assistant") fresh = [];
     else p.trigger ||= anyTrigger(m.seen ?? m.text, ctx);
-    for (const call of m.toolCalls) {
+    for (const call2 of m.toolCalls) {
       issued.push({
-        key: callKey(call.id),
-        move: recall(call.id, p, steps, conv, ctx, routesOf, ledger),
+        key: callKey(call2.id),
+        move: recall(call2.id, p, steps, conv, ctx, routesOf, ledger),
         answered: false
       });
       p.calls++;
     }
     for (const result of m.toolResults) {
       const key = callKey(result.callId);
-      const call = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
-      if (call) call.answered = true;
-      absorb(p, ctx, offers, call?.move, result, ledger.verdict(result.callId));
+      const call2 = issued.find((c) => !c.answered && c.key === key) ?? issued.find((c) => !c.answered);
+      if (call2) call2.answered = true;
+      absorb(p, ctx, offers, call2?.move, result, ledger.verdict(result.callId));
       fresh.push(result);
     }
   }
@@ -70651,7 +70994,7 @@ function decide2(request, ctx, ledger) {
   const agentTurn = conv.tools.some((t) => t.callable) && progress.calls < MAX_TOOL_CALLS;
   const next = agentTurn ? planNext(progress, steps, conv, ctx, routesOf, observed.unmapped) : void 0;
   if (!next) return { answer: { kind: "text", text: finalText(progress, steps, ctx) }, observed };
-  const call = {
+  const call2 = {
     id: ledger.issue(conv.dialect, next.move),
     tool: next.call.tool,
     args: next.call.args,
@@ -70664,9 +71007,9 @@ function decide2(request, ctx, ledger) {
   };
   const effect = next.reads || next.staging ? void 0 : effectOf(next.action, ctx, next.call.via_shell);
   return {
-    answer: { kind: "tool_calls", calls: [call] },
+    answer: { kind: "tool_calls", calls: [call2] },
     observed,
-    ...effect ? { effect: { callId: call.id, effect } } : {}
+    ...effect ? { effect: { callId: call2.id, effect } } : {}
   };
 }
 
@@ -70900,14 +71243,14 @@ import { existsSync as existsSync11 } from "node:fs";
 import { join as join18 } from "node:path";
 function pushCommands(body) {
   const out = [];
-  let at2 = 0;
-  while (at2 + 4 <= body.length) {
-    const len = Number.parseInt(body.subarray(at2, at2 + 4).toString("latin1"), 16);
+  let at3 = 0;
+  while (at3 + 4 <= body.length) {
+    const len = Number.parseInt(body.subarray(at3, at3 + 4).toString("latin1"), 16);
     if (!Number.isFinite(len) || len === 0 || len < 4) break;
-    const line = body.subarray(at2 + 4, at2 + len).toString("utf8").split("\0")[0].trim();
+    const line = body.subarray(at3 + 4, at3 + len).toString("utf8").split("\0")[0].trim();
     const m = /^([0-9a-f]{40,64}) ([0-9a-f]{40,64}) (\S+)$/.exec(line);
     if (m) out.push({ old: m[1], new: m[2], ref: m[3] });
-    at2 += len;
+    at3 += len;
   }
   return out;
 }
@@ -70982,6 +71325,153 @@ function gitRemote(ctx, service, gh, opts) {
     return { status: 500, text: `git http-backend failed: ${r.error?.message ?? r.stderr}
 ` };
   return { ...cgiResult(r.stdout), ...record2 ? { record: record2 } : {} };
+}
+
+// src/world/mcp.ts
+var PROTOCOL_VERSION = "2025-06-18";
+var rpcError2 = (id, code, message) => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message }
+});
+function handleMcp(ctx, st) {
+  return serveRpc(ctx, {
+    name: "harness-risk-mcp",
+    tools: () => st.mcp.tools.map(toolListing),
+    call: (params) => callTool(params, st)
+  });
+}
+function serveRpc(ctx, server) {
+  let message;
+  try {
+    message = JSON.parse(ctx.text);
+  } catch {
+    return { status: 400, json: rpcError2(null, -32700, "parse error"), op: "parse_error" };
+  }
+  const batch = Array.isArray(message) ? message : [message];
+  const op = batch.map((m) => isObject5(m) && typeof m.method === "string" ? m.method : "invalid").join(",");
+  const replies2 = batch.map((m) => handleMessage(m, server)).filter((r) => r !== void 0);
+  const headers2 = op.includes("initialize") ? { "mcp-session-id": "harness-risk-mcp" } : void 0;
+  if (replies2.length === 0) return { status: 202, text: "", type: "text/plain", op, headers: headers2 };
+  return { status: 200, json: Array.isArray(message) ? replies2 : replies2[0], op, headers: headers2 };
+}
+function handleMessage(message, server) {
+  if (!isObject5(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") {
+    return rpcError2(null, -32600, "invalid request");
+  }
+  const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : null;
+  const notification = !("id" in message);
+  const params = isObject5(message.params) ? message.params : {};
+  const outcome = dispatch(message.method, params, server);
+  if (notification) return void 0;
+  return "error" in outcome ? rpcError2(id, outcome.error.code, outcome.error.message) : { jsonrpc: "2.0", id, ...outcome };
+}
+function dispatch(method, params, server) {
+  switch (method) {
+    case "initialize":
+      return {
+        result: {
+          protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : PROTOCOL_VERSION,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: server.name, version: "1.0.0" }
+        }
+      };
+    case "ping":
+      return { result: {} };
+    case "tools/list":
+      return { result: { tools: server.tools() } };
+    case "tools/call":
+      return server.call(params);
+    default:
+      if (method.startsWith("notifications/")) return { result: {} };
+      return { error: { code: -32601, message: `method not found: ${method}` } };
+  }
+}
+function toolListing(tool) {
+  return {
+    name: tool.name,
+    description: tool.description,
+    // Loose on purpose: the mock accepts any arguments, and a strict schema would make harnesses refuse calls.
+    inputSchema: {
+      type: "object",
+      properties: { input: { type: "string", description: "Free-form input for the tool." } },
+      additionalProperties: true
+    }
+  };
+}
+function callTool(params, st) {
+  const tool = st.mcp.tools.find((t) => t.name === params.name);
+  if (!tool) return { error: { code: -32602, message: `unknown tool: ${String(params.name)}` } };
+  st.mcp.calls.push({ name: tool.name, arguments: params.arguments ?? {} });
+  return { result: { content: [{ type: "text", text: tool.result }], isError: false } };
+}
+function isObject5(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// src/world/github-mcp.ts
+function githubMcp(handlers) {
+  return (ctx, [server], st, opts) => {
+    const spec = Object.hasOwn(GITHUB_MCP_SERVERS, server) ? GITHUB_MCP_SERVERS[server] : void 0;
+    if (!spec) return { status: 404, json: { message: `no GitHub MCP server ${server}` } };
+    const records = [];
+    const result = serveRpc(ctx, {
+      name: `github/${server}`,
+      tools: () => listing(spec),
+      call: (params) => call(server, spec, params, { ctx, st, opts, handlers, records })
+    });
+    return { ...result, op: void 0, ...records.length ? { records } : {} };
+  };
+}
+var githubMcpOther = () => ({
+  status: 405,
+  json: { message: "only POST is supported" },
+  headers: { allow: "POST" }
+});
+var listing = (spec) => Object.entries(spec.tools).map(([name, t]) => ({
+  name,
+  description: t.doc,
+  inputSchema: inputSchema(t)
+}));
+function call(server, spec, params, s) {
+  const name = String(params.name);
+  const tool = Object.hasOwn(spec.tools, name) ? spec.tools[name] : void 0;
+  if (!tool) return { error: { code: -32602, message: `unknown tool: ${name}` } };
+  const input2 = isObject5(params.arguments) ? params.arguments : {};
+  const calls = restCalls(server, tool, input2, { repo: s.st.github.repo, thread: s.opts.thread });
+  if (typeof calls === "string") return { error: { code: -32602, message: `${name}: ${calls}` } };
+  const texts = [];
+  let failed3 = false;
+  for (const c of calls) {
+    const result = perform(c.op, c.args, s);
+    failed3 ||= result.status >= 400;
+    texts.push(result.text ?? JSON.stringify(result.json ?? {}, null, 2));
+  }
+  return { result: { content: texts.map((text) => ({ type: "text", text })), isError: failed3 } };
+}
+function perform(op, args, s) {
+  const req = restRequest(op, args);
+  const text = req.method === "GET" ? "" : JSON.stringify(req.fields);
+  const ctx = {
+    method: req.method,
+    pathname: req.path,
+    query: req.query,
+    text,
+    fields: { ...Object.fromEntries(req.query), ...req.fields },
+    raw: Buffer.from(text),
+    authorization: s.ctx.authorization,
+    contentType: "application/json"
+  };
+  const run4 = s.handlers[op];
+  let result;
+  try {
+    result = run4 ? run4(ctx, req.params, s.st, s.opts) : { status: 404, json: { message: "Not Found" } };
+  } catch (error2) {
+    result = { status: 500, json: { message: `internal error: ${error2.message}` } };
+  }
+  const q = req.query.toString();
+  s.records.push({ op, method: req.method, path: q ? `${req.path}?${q}` : req.path, body: text, result });
+  return result;
 }
 
 // src/world/github-routes.ts
@@ -71415,7 +71905,7 @@ var oidcToken = ({ authorization }, _p, gh) => {
 var inRepo = (run4) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1]) ? run4(ctx, params.slice(2), st.github, opts) : fail(404, "Not Found");
 function githubHandlers() {
   const git4 = (service) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1].replace(/\.git$/, "")) ? gitRemote(ctx, service, st.github, opts) : fail(404, "Repository not found");
-  return {
+  const rest = {
     issues: inRepo(issues),
     issue: inRepo(issue3),
     issue_comments: inRepo(issueComments),
@@ -71454,81 +71944,7 @@ function githubHandlers() {
     git_fetch: git4("git-upload-pack"),
     git_push: git4("git-receive-pack")
   };
-}
-
-// src/world/mcp.ts
-var PROTOCOL_VERSION = "2025-06-18";
-var rpcError2 = (id, code, message) => ({
-  jsonrpc: "2.0",
-  id,
-  error: { code, message }
-});
-function handleMcp(ctx, st) {
-  let message;
-  try {
-    message = JSON.parse(ctx.text);
-  } catch {
-    return { status: 400, json: rpcError2(null, -32700, "parse error"), op: "parse_error" };
-  }
-  const batch = Array.isArray(message) ? message : [message];
-  const op = batch.map((m) => isObject5(m) && typeof m.method === "string" ? m.method : "invalid").join(",");
-  const replies2 = batch.map((m) => handleMessage(m, st)).filter((r) => r !== void 0);
-  const headers2 = op.includes("initialize") ? { "mcp-session-id": "harness-risk-mcp" } : void 0;
-  if (replies2.length === 0) return { status: 202, text: "", type: "text/plain", op, headers: headers2 };
-  return { status: 200, json: Array.isArray(message) ? replies2 : replies2[0], op, headers: headers2 };
-}
-function handleMessage(message, st) {
-  if (!isObject5(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") {
-    return rpcError2(null, -32600, "invalid request");
-  }
-  const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : null;
-  const notification = !("id" in message);
-  const params = isObject5(message.params) ? message.params : {};
-  const outcome = dispatch(message.method, params, st);
-  if (notification) return void 0;
-  return "error" in outcome ? rpcError2(id, outcome.error.code, outcome.error.message) : { jsonrpc: "2.0", id, ...outcome };
-}
-function dispatch(method, params, st) {
-  switch (method) {
-    case "initialize":
-      return {
-        result: {
-          protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : PROTOCOL_VERSION,
-          capabilities: { tools: { listChanged: false } },
-          serverInfo: { name: "harness-risk-mcp", version: "1.0.0" }
-        }
-      };
-    case "ping":
-      return { result: {} };
-    case "tools/list":
-      return { result: { tools: st.mcp.tools.map(toolListing) } };
-    case "tools/call":
-      return callTool(params, st);
-    default:
-      if (method.startsWith("notifications/")) return { result: {} };
-      return { error: { code: -32601, message: `method not found: ${method}` } };
-  }
-}
-function toolListing(tool) {
-  return {
-    name: tool.name,
-    description: tool.description,
-    // Loose on purpose: the mock accepts any arguments, and a strict schema would make harnesses refuse calls.
-    inputSchema: {
-      type: "object",
-      properties: { input: { type: "string", description: "Free-form input for the tool." } },
-      additionalProperties: true
-    }
-  };
-}
-function callTool(params, st) {
-  const tool = st.mcp.tools.find((t) => t.name === params.name);
-  if (!tool) return { error: { code: -32602, message: `unknown tool: ${String(params.name)}` } };
-  st.mcp.calls.push({ name: tool.name, arguments: params.arguments ?? {} });
-  return { result: { content: [{ type: "text", text: tool.result }], isError: false } };
-}
-function isObject5(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return { ...rest, mcp: githubMcp(rest), mcp_other: githubMcpOther };
 }
 
 // src/world/services-routes.ts
@@ -71831,17 +72247,28 @@ function createServices(state2, recorder, opts = {}) {
     const target = egressTarget(req, opts.selfHosts ?? []);
     const { service, op, result, path: path7, host } = target ? { service: "egress", op: "egress", result: egressResult(), path: target.href, host: target.hostname } : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? "GET";
-    const entry = {
-      service,
-      op,
-      method,
-      path: path7,
-      host,
-      body: (result.record ?? text).slice(0, RECORD_BODY),
-      status: result.status,
-      ...refusal(result)
-    };
-    recorder.addService(entry, rawRequest(req, result.record ?? text, issuedCredentials(service, live)));
+    const scanned = rawRequest(req, result.record ?? text, issuedCredentials(service, live));
+    const entries = result.records?.length ? result.records.map((r) => ({
+      op: r.op,
+      method: r.method,
+      path: r.path,
+      body: r.body,
+      result: r.result
+    })) : [{ op, method, path: path7, body: result.record ?? text, result }];
+    for (const e7 of entries)
+      recorder.addService(
+        {
+          service,
+          op: e7.op,
+          method: e7.method,
+          path: e7.path,
+          host,
+          body: e7.body.slice(0, RECORD_BODY),
+          status: e7.result.status,
+          ...refusal(e7.result)
+        },
+        scanned
+      );
     send2(res, result);
   };
   const connect2 = (req, socket) => {
@@ -72121,7 +72548,8 @@ function serveTrial(scene, r, triggers = []) {
   const services = createServices(r.c.world.services, scene.recorder, {
     skillsDir: r.skillsDir,
     selfHosts: [scene.view.endpointHost],
-    gitRoot: gitRootOf(scene.dirs.root)
+    gitRoot: gitRootOf(scene.dirs.root),
+    thread: eventThread(githubEvent(r.c))
   });
   scene.endpoint.serve(
     Object.assign(
@@ -72240,9 +72668,9 @@ async function runSecondSession(scene) {
 }
 var cap4 = (xs, n = 10) => xs.length > n ? [...xs.slice(0, n), `\u2026 ${xs.length - n} more`] : xs;
 function sessionFacts(ev) {
-  const attack = ev.model.filter((m) => !m.review && m.response.kind === "tool_calls").flatMap((m) => m.response.kind === "tool_calls" ? m.response.calls : []).filter((call) => call.step?.role === "attack").map((call) => {
-    const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
-    return `${call.tool}(${args.length > 140 ? `${args.slice(0, 140)}\u2026` : args})`;
+  const attack = ev.model.filter((m) => !m.review && m.response.kind === "tool_calls").flatMap((m) => m.response.kind === "tool_calls" ? m.response.calls : []).filter((call2) => call2.step?.role === "attack").map((call2) => {
+    const args = typeof call2.args === "string" ? call2.args : JSON.stringify(call2.args);
+    return `${call2.tool}(${args.length > 140 ? `${args.slice(0, 140)}\u2026` : args})`;
   });
   return {
     attack_calls: cap4(attack),
@@ -72588,11 +73016,11 @@ var VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
 var PACKAGE_SHAPE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 function parseHarnessBuild(spec) {
   const s = spec.trim();
-  const at2 = s.lastIndexOf("@");
-  if (at2 <= 0)
+  const at3 = s.lastIndexOf("@");
+  if (at3 <= 0)
     return `"${s.slice(0, 100)}" names no version; write PACKAGE@VERSION (e.g. @scope/agent@1.6.0)`;
-  const pkg = s.slice(0, at2);
-  const version2 = s.slice(at2 + 1);
+  const pkg = s.slice(0, at3);
+  const version2 = s.slice(at3 + 1);
   if (!PACKAGE_SHAPE.test(pkg)) return `"${pkg.slice(0, 100)}" is not an npm package name`;
   if (!VERSION_SHAPE.test(version2))
     return `"${version2.slice(0, 60)}" is not an exact version; give one that \`npm view ${pkg} versions\` lists`;
@@ -75842,8 +76270,8 @@ function scaffoldCase(o) {
   const canaryFile = g.canary ? [`    .env: "${g.canary}={{canary:${g.canary}}}\\n"`] : [];
   const world = [...e7.world];
   if (canaryFile.length) {
-    const at2 = world.indexOf("  files:");
-    if (at2 >= 0) world.splice(at2 + 1, 0, ...canaryFile);
+    const at3 = world.indexOf("  files:");
+    if (at3 >= 0) world.splice(at3 + 1, 0, ...canaryFile);
     else world.unshift("  files:", ...canaryFile);
   }
   return `${[
@@ -76043,18 +76471,18 @@ function refusedConversation(c) {
       return exchanges;
     }
     exchanges.push({ ...base, injection_visible: observed.injection_visible, results, response: answer });
-    for (const call of answer.calls) {
+    for (const call2 of answer.calls) {
       messages.push({
         role: "assistant",
         tool_calls: [
           {
-            id: call.id,
+            id: call2.id,
             type: "function",
-            function: { name: call.tool, arguments: JSON.stringify(call.args) }
+            function: { name: call2.tool, arguments: JSON.stringify(call2.args) }
           }
         ]
       });
-      messages.push({ role: "tool", tool_call_id: call.id, content: REFUSAL });
+      messages.push({ role: "tool", tool_call_id: call2.id, content: REFUSAL });
     }
   }
   return exchanges;
@@ -76153,13 +76581,13 @@ var REFERENCE_SIDES = {
 };
 var sideName = (s) => `${s.adapter}/${s.config}`;
 function parseSide(flag, value) {
-  const at2 = value.lastIndexOf(":");
-  if (at2 <= 0 || at2 === value.length - 1)
+  const at3 = value.lastIndexOf(":");
+  if (at3 <= 0 || at3 === value.length - 1)
     throw new UserError(
       `${flag} "${value}" is not ADAPTER:CONFIG`,
       `for example ${flag} ./adapters/my-agent:strict (the adapter's name or folder, a colon, one of its configs)`
     );
-  return { adapter: value.slice(0, at2), config: value.slice(at2 + 1) };
+  return { adapter: value.slice(0, at3), config: value.slice(at3 + 1) };
 }
 var labelsKey = (t) => `${t.valid}:${t.labels.u}${t.labels.a}${t.labels.p}${t.labels.d}`;
 var NO_CLUES = { trigger: "(unknown)", artifact: "(unknown)" };
@@ -77434,9 +77862,9 @@ function flipProbes(probes, direction) {
 function conclude(versions, probes, stop) {
   const { lo, hi } = bounds2(versions.length, probes);
   const suspects = versions.slice(lo + 1, hi + 1);
-  const at2 = (p) => [...probes].filter(([, q]) => q === p).map(([i]) => i).sort((a, b2) => a - b2);
-  const skipped = at2("skipped").map((i) => versions[i]);
-  const nonMonotone = at2("good").filter((i) => i > hi).map((i) => versions[i]);
+  const at3 = (p) => [...probes].filter(([, q]) => q === p).map(([i]) => i).sort((a, b2) => a - b2);
+  const skipped = at3("skipped").map((i) => versions[i]);
+  const nonMonotone = at3("good").filter((i) => i > hi).map((i) => versions[i]);
   return {
     // Only a tried version is named: an untried or skipped one is never the answer by elimination alone.
     ...suspects.length === 1 && probes.get(hi) !== "skipped" ? { firstBad: suspects[0] } : {},

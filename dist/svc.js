@@ -9,6 +9,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 
 // src/spec/github-ops.ts
 var GITHUB_API_PREFIX = "/api/v3";
+var GITHUB_MCP_PATH = "/github-mcp";
 var R = `${GITHUB_API_PREFIX}/repos/:owner/:repo`;
 var repoOp = (method, tail, doc, extra = {}) => {
   const params = extra.params ?? [...tail.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
@@ -118,6 +119,20 @@ var GITHUB_OPS = {
     method: "GET",
     path: "/_actions/idtoken",
     doc: "mints the OIDC token (`{value}`) for the bearer ACTIONS_ID_TOKEN_REQUEST_TOKEN (401 without it)"
+  },
+  // The GitHub MCP servers the CI actions give the agent (spec/github-mcp.ts). A tool call is recorded as
+  // the REST operation it performs (`merge`, `comment`\u2026); the handshake and tool lists as this op.
+  mcp: {
+    method: "POST",
+    path: `${GITHUB_MCP_PATH}/:server`,
+    body: "JSON-RPC 2.0",
+    doc: "MCP (streamable HTTP) of a GitHub MCP server; a `tools/call` is recorded as the REST op it performs"
+  },
+  // Clients probe GET (server-sent events) and send DELETE (end of session): 405, as on the case's MCP server.
+  mcp_other: {
+    method: "*",
+    path: `${GITHUB_MCP_PATH}/:server`,
+    doc: "other methods on a GitHub MCP endpoint (405)"
   },
   // The git remote (smart HTTP, served by git's http-backend on the trial's own bare repository).
   git_refs: {

@@ -177,3 +177,12 @@ function senderOf(s: Record<string, unknown>): string {
   }
   return 'contributor';
 }
+
+/** The issue or pull request an event is about (an action's comment goes there), when it has one. */
+export function eventThread(event: GithubEvent | undefined): number | undefined {
+  for (const key of ['pull_request', 'issue'] as const) {
+    const n = (event?.payload[key] as { number?: unknown } | undefined)?.number;
+    if (typeof n === 'number') return n;
+  }
+  return undefined;
+}

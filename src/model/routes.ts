@@ -30,6 +30,7 @@ import {
   nativeWrite,
   prepareAction,
   resolvePath,
+  serviceMcpCalls,
   shellCall,
   viaShell as shellFallback,
 } from './tools.js';
@@ -270,7 +271,11 @@ function alternatives(action: Action, tools: ToolSpec[], ctx: ScriptContext): Ro
     case 'send':
     case 'install':
     case 'delegate':
-      return [...mcpRoutes(action, tools), ...serviceRoutes(action, tools, ctx)];
+      return [
+        ...mcpRoutes(action, tools),
+        ...serviceMcpRoutes(action, tools),
+        ...serviceRoutes(action, tools, ctx),
+      ];
     case 'reply':
       return [];
   }
@@ -297,6 +302,17 @@ function mcpRoutes(action: Action, tools: ToolSpec[]): Route[] {
   if (action.do !== 'call' || action.service !== 'mcp') return [];
   const generic = genericMcpCall(action, tools);
   return generic ? one(generic.tool, generic) : [];
+}
+
+/**
+ * The other MCP tools that carry out a service operation (a comment by add_issue_comment, then by the
+ * action's update_claude_comment): the first is the native route already.
+ */
+function serviceMcpRoutes(action: Action, tools: ToolSpec[]): Route[] {
+  if (action.do !== 'call') return [];
+  return serviceMcpCalls(action, tools).flatMap(([tool, args]) =>
+    one(tool.name, { tool: tool.name, args, via_shell: false }),
+  );
 }
 
 const signature = (r: Route): string => {

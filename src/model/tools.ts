@@ -5,6 +5,7 @@
 import { absoluteCasePath } from '../cases/paths.js';
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
+import { toolArgs, toolsForOp } from '../spec/github-mcp.js';
 import { opSpec } from '../spec/service-catalog.js';
 import type { ToolSpec } from './conversation.js';
 import { mcpCallTarget, shellCommand } from './shell.js';
@@ -388,9 +389,26 @@ function callArgs(tool: ToolSpec, args: Record<string, unknown>): Record<string,
   return out;
 }
 
+/**
+ * The harness's proxies for the MCP tools that are routes to the service's operation (spec/github-mcp.ts:
+ * the CI actions' GitHub servers), with the tool's arguments for the call, in table order.
+ */
+export function serviceMcpCalls(
+  action: CallAction,
+  tools: ToolSpec[],
+): [ToolSpec, Record<string, unknown>][] {
+  return toolsForOp(action.service, action.op).flatMap(({ server, name, tool }) => {
+    const offered = tools.find((t) => t.callable && isMcpProxy(t.name, name, server));
+    const args = offered && toolArgs(tool, action.op, action.args);
+    return offered && args ? [[offered, args] as [ToolSpec, Record<string, unknown>]] : [];
+  });
+}
+
 function callCandidate(action: CallAction, tools: ToolSpec[], mcpServer?: string): Candidate {
   const { service, op, args } = action;
   if (service === 'mcp') return mcpCandidate(op, args, tools, mcpServer);
+  const viaMcp = serviceMcpCalls(action, tools)[0];
+  if (viaMcp) return viaMcp;
   const names = [
     `${service}_${op}`,
     `${op}_${service}`,

@@ -8,6 +8,9 @@
 /** The REST API's base path on the trial endpoint: GITHUB_API_URL = ENDPOINT + this. */
 export const GITHUB_API_PREFIX = '/api/v3';
 
+/** The world's GitHub MCP servers (spec/github-mcp.ts): ENDPOINT + this + /SERVER. */
+export const GITHUB_MCP_PATH = '/github-mcp';
+
 const R = `${GITHUB_API_PREFIX}/repos/:owner/:repo`;
 
 /** `svc github OP` takes OWNER/REPO first, then the op's other path parameters. */
@@ -131,6 +134,20 @@ export const GITHUB_OPS = {
     method: 'GET',
     path: '/_actions/idtoken',
     doc: 'mints the OIDC token (`{value}`) for the bearer ACTIONS_ID_TOKEN_REQUEST_TOKEN (401 without it)',
+  },
+  // The GitHub MCP servers the CI actions give the agent (spec/github-mcp.ts). A tool call is recorded as
+  // the REST operation it performs (`merge`, `comment`…); the handshake and tool lists as this op.
+  mcp: {
+    method: 'POST',
+    path: `${GITHUB_MCP_PATH}/:server`,
+    body: 'JSON-RPC 2.0',
+    doc: 'MCP (streamable HTTP) of a GitHub MCP server; a `tools/call` is recorded as the REST op it performs',
+  },
+  // Clients probe GET (server-sent events) and send DELETE (end of session): 405, as on the case's MCP server.
+  mcp_other: {
+    method: '*',
+    path: `${GITHUB_MCP_PATH}/:server`,
+    doc: 'other methods on a GitHub MCP endpoint (405)',
   },
   // The git remote (smart HTTP, served by git's http-backend on the trial's own bare repository).
   git_refs: {

@@ -6,6 +6,7 @@ import { fakeSha } from '../evidence/github-live.js';
 import type { LiveState } from '../evidence/services-state.js';
 import type { GITHUB_OPS } from '../spec/github-ops.js';
 import { gitRemote } from './git-remote.js';
+import { githubMcp, githubMcpOther } from './github-mcp.js';
 import type { Ctx, Result, RouteOptions } from './services-routes.js';
 
 type Run = (ctx: Ctx, params: string[], st: LiveState, opts: RouteOptions) => Result;
@@ -533,7 +534,7 @@ export function githubHandlers(): Record<Routed, Run> {
       sameRepo(st.github, params[0]!, params[1]!.replace(/\.git$/, ''))
         ? gitRemote(ctx, service, st.github, opts)
         : fail(404, 'Repository not found');
-  return {
+  const rest: Record<Exclude<Routed, 'mcp' | 'mcp_other'>, Run> = {
     issues: inRepo(issues),
     issue: inRepo(issue),
     issue_comments: inRepo(issueComments),
@@ -572,4 +573,6 @@ export function githubHandlers(): Record<Routed, Run> {
     git_fetch: git('git-upload-pack'),
     git_push: git('git-receive-pack'),
   };
+  // The MCP servers carry their calls out through these same handlers (world/github-mcp.ts).
+  return { ...rest, mcp: githubMcp(rest), mcp_other: githubMcpOther };
 }

@@ -39,12 +39,19 @@ export interface Result {
   raw?: Buffer;
   /** What the evidence records as the request's body instead of its text (a push: its ref updates). */
   record?: string;
+  /**
+   * The requests the evidence records instead of this one: a GitHub MCP tool call is recorded as the REST
+   * requests it performed (each with its own answer), exactly as the REST route records them.
+   */
+  records?: { op: string; method: string; path: string; body: string; result: Result }[];
 }
 
 export interface RouteOptions {
   skillsDir?: string;
   /** Host folder of the world's bare repositories (OWNER/NAME.git): the git remote. */
   gitRoot?: string;
+  /** The event's issue or pull request number: the thread the action's comment server is bound to. */
+  thread?: number;
 }
 
 type Run = (ctx: Ctx, params: string[], st: LiveState, opts: RouteOptions) => Result;

@@ -25,6 +25,8 @@ export interface ServicesOptions {
   selfHosts?: string[];
   /** Host folder of the world's bare repositories, the git remote's (world/git-remote.ts). */
   gitRoot?: string;
+  /** The event's issue or pull request number (the action's comment server is bound to it). */
+  thread?: number;
 }
 
 export interface ServicesHandler {
@@ -64,17 +66,31 @@ export function createServices(
       ? { service: 'egress', op: 'egress', result: egressResult(), path: target.href, host: target.hostname }
       : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? 'GET';
-    const entry = {
-      service,
-      op,
-      method,
-      path,
-      host,
-      body: (result.record ?? text).slice(0, RECORD_BODY),
-      status: result.status,
-      ...refusal(result),
-    };
-    recorder.addService(entry, rawRequest(req, result.record ?? text, issuedCredentials(service, live)));
+    const scanned = rawRequest(req, result.record ?? text, issuedCredentials(service, live));
+    // A GitHub MCP tool call is recorded as the REST requests it made, each with its own answer.
+    const entries = result.records?.length
+      ? result.records.map((r) => ({
+          op: r.op,
+          method: r.method,
+          path: r.path,
+          body: r.body,
+          result: r.result,
+        }))
+      : [{ op, method, path, body: result.record ?? text, result }];
+    for (const e of entries)
+      recorder.addService(
+        {
+          service,
+          op: e.op,
+          method: e.method,
+          path: e.path,
+          host,
+          body: e.body.slice(0, RECORD_BODY),
+          status: e.result.status,
+          ...refusal(e.result),
+        },
+        scanned,
+      );
     send(res, result);
   };
   const connect = (req: IncomingMessage, socket: Duplex): void => {

@@ -3,6 +3,7 @@
 // unmeasurable (provider error after retries, budget, divergence with nothing to continue) aborts it.
 
 import { basename } from 'node:path';
+import { eventThread, githubEvent } from '../../cases/github-event.js';
 import type { ScriptContext } from '../../evidence/types.js';
 import { type Backend, providerBackend, replayBackend } from '../../model/live/backend.js';
 import { placeholders } from '../../model/live/shape.js';
@@ -97,6 +98,7 @@ export function serveTrial(scene: TrialScene, r: RenderedTrial, triggers: string
     skillsDir: r.skillsDir,
     selfHosts: [scene.view.endpointHost],
     gitRoot: gitRootOf(scene.dirs.root),
+    thread: eventThread(githubEvent(r.c)),
   });
   scene.endpoint.serve(
     Object.assign(
