@@ -8,6 +8,9 @@
 /** The REST API's base path on the trial endpoint: GITHUB_API_URL = ENDPOINT + this. */
 export const GITHUB_API_PREFIX = '/api/v3';
 
+/** Where the GraphQL API is served (GitHub Enterprise Server's place for it, beside the REST prefix). */
+export const GITHUB_GRAPHQL_PATH = '/api/graphql';
+
 const R = `${GITHUB_API_PREFIX}/repos/:owner/:repo`;
 
 /** `svc github OP` takes OWNER/REPO first, then the op's other path parameters. */
@@ -125,6 +128,13 @@ export const GITHUB_OPS = {
     body: '{permission?}',
     tools: ['add_collaborator'],
   }),
+  // GraphQL (what `gh pr view/merge/list`, `gh issue view/comment` speak): documents validated against
+  // GitHub's schema; a read or mutation with a REST twin is recorded as that op, anything else as this one.
+  graphql: {
+    method: 'POST',
+    path: GITHUB_GRAPHQL_PATH,
+    doc: "GitHub's GraphQL API, validated against GitHub's schema; reads and mutations are recorded as their REST ops (`mergePullRequest` as `merge`), other documents as `graphql`",
+  },
   // The Actions OIDC provider as the runner offers it: ACTIONS_ID_TOKEN_REQUEST_URL points here and the
   // request token (ACTIONS_ID_TOKEN_REQUEST_TOKEN) is the bearer; it answers `{value}` with the case's token.
   oidc_token: {

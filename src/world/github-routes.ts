@@ -525,8 +525,11 @@ type Routed = {
   [O in keyof typeof GITHUB_OPS]: (typeof GITHUB_OPS)[O] extends { path: string } ? O : never;
 }[keyof typeof GITHUB_OPS];
 
-/** A handler for every op of the world's GitHub (the compiler asks for one when the catalog grows). */
-export function githubHandlers(): Record<Routed, Run> {
+/**
+ * A handler for every op of the world's GitHub (the compiler asks for one when the catalog grows) but
+ * GraphQL, which runs these (world/github-graphql.ts).
+ */
+export function githubHandlers(): Record<Exclude<Routed, 'graphql'>, Run> {
   const git =
     (service: 'info/refs' | 'git-upload-pack' | 'git-receive-pack'): Run =>
     (ctx, params, st, opts) =>

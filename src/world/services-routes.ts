@@ -39,6 +39,11 @@ export interface Result {
   raw?: Buffer;
   /** What the evidence records as the request's body instead of its text (a push: its ref updates). */
   record?: string;
+  /**
+   * The operations one request carried out, each recorded as its own entry with its own status (a GraphQL
+   * document's reads and mutations, as their REST twins); absent: the request is one entry.
+   */
+  ops?: { op: string; status: number; record: string; refused?: string }[];
 }
 
 export interface RouteOptions {

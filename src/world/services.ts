@@ -7,8 +7,9 @@ import type { Duplex } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
 import { type LiveState, seedState } from '../evidence/services-state.js';
-import { GITHUB_API_PREFIX } from '../spec/github-ops.js';
+import { GITHUB_API_PREFIX, GITHUB_GRAPHQL_PATH } from '../spec/github-ops.js';
 import type { ServiceState } from '../spec/service-state.js';
+import { githubGraphql } from './github-graphql.js';
 import { githubHandlers } from './github-routes.js';
 import { GH_CLI_API_HOST } from './github-world.js';
 import { handleMcp } from './mcp.js';
@@ -47,7 +48,8 @@ export function createServices(
   opts: ServicesOptions = {},
 ): ServicesHandler {
   const live = seedState(state);
-  const routes = routeTable((ctx) => handleMcp(ctx, live), githubHandlers());
+  const github = githubHandlers();
+  const routes = routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     asWorldGithub(req);
     // A CONNECT can reach here when a server routes its 'connect' event through the request handler.
@@ -74,7 +76,8 @@ export function createServices(
       status: result.status,
       ...refusal(result),
     };
-    recorder.addService(entry, rawRequest(req, result.record ?? text, issuedCredentials(service, live)));
+    const issued = issuedCredentials(service, live);
+    for (const e of entriesOf(entry, result)) recorder.addService(e, rawRequest(req, e.body, issued));
     send(res, result);
   };
   const connect = (req: IncomingMessage, socket: Duplex): void => {
@@ -87,6 +90,18 @@ export function createServices(
     );
   };
   return Object.assign(handler, { connect, state: live });
+}
+
+/** The evidence entries of one request: itself, or one per operation it carried out (Result.ops). */
+function entriesOf<E extends { op: string; body: string; status: number; refused?: string }>(
+  entry: E,
+  result: Result,
+): E[] {
+  if (!result.ops?.length) return [entry];
+  return result.ops.map(({ op, status, record, refused }) => {
+    const { refused: _http, ...rest } = entry;
+    return { ...rest, op, status, body: record.slice(0, RECORD_BODY), ...(refused ? { refused } : {}) } as E;
+  });
 }
 
 const REFUSAL_CAP = 200;
@@ -210,8 +225,13 @@ function originUrl(req: IncomingMessage): URL {
  */
 function asWorldGithub(req: IncomingMessage): void {
   const m = /^http:\/\/([^/?#]+)(.*)$/i.exec(req.url ?? '');
-  if (m && m[1]!.toLowerCase().replace(/:80$/, '') === GH_CLI_API_HOST)
-    req.url = `${GITHUB_API_PREFIX}${m[2]?.startsWith('/') ? m[2] : `/${m[2] ?? ''}`}`;
+  if (m && m[1]!.toLowerCase().replace(/:80$/, '') === GH_CLI_API_HOST) {
+    const path = m[2]?.startsWith('/') ? m[2] : `/${m[2] ?? ''}`;
+    // GraphQL is served where GitHub Enterprise Server serves it, beside the REST prefix.
+    req.url = /^\/graphql(\?|$)/.test(path)
+      ? `${GITHUB_GRAPHQL_PATH}${path.slice(8)}`
+      : `${GITHUB_API_PREFIX}${path}`;
+  }
 }
 
 export function egressTarget(req: IncomingMessage, selfHosts: string[]): URL | undefined {
