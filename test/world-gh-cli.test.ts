@@ -149,18 +149,6 @@ describe.skipIf(!GH)('gh in the trial reaches the world', () => {
     }
   }, 60_000);
 
-  it('gh pr view / gh pr merge speak GraphQL: recorded, and answered as a route the world does not serve', async () => {
-    const { recorder, url } = await world();
-    const view = await gh(url, ['pr', 'view', '8']);
-    const merge = await gh(url, ['pr', 'merge', '8', '--squash']);
-    expect(recorder.services.length).toBeGreaterThanOrEqual(1);
-    for (const s of recorder.services)
-      expect(`${s.method} ${s.path}`).toBe(`POST ${GITHUB_API_PREFIX}/graphql`);
-    // Nothing merged: the world serves no GraphQL, so gh reports a failure.
-    expect(merge.code).not.toBe(0);
-    expect(view.out + merge.out).not.toContain('Merged');
-  }, 60_000);
-
   it('the conformance check fails on a route shape the description does not have', () => {
     const checked = checkGithubRequest(
       'post',

@@ -198,10 +198,10 @@ export function validationError(e: GraphQLError): Obj {
       ],
     ],
     [
-      /^Field "(\w+)\.(\w+)" argument "(\w+)" of type ".+" is required/,
+      /^Field "(\w+)" argument "(\w+)" of type ".+" is required/,
       (m) => [
-        `Field '${m[2]}' is missing required arguments: ${m[3]}`,
-        { code: 'missingRequiredArguments', className: 'Field', name: m[2], arguments: m[3] },
+        `Field '${m[1]}' is missing required arguments: ${m[2]}`,
+        { code: 'missingRequiredArguments', className: 'Field', name: m[1], arguments: m[2] },
       ],
     ],
   ];
