@@ -351,7 +351,11 @@ const tags: GhRun = (_c, _p, gh) =>
   ok(
     Object.keys(gh.refs)
       .filter((r) => r.startsWith('tags/'))
-      .map((r) => ({ name: r.slice(5), commit: { sha: gh.refs[r], url: '' }, node_id: `TAG_${r}` })),
+      .map((r) => ({
+        name: r.slice(5),
+        commit: { sha: gh.refs[r], url: `${repoUrl(gh)}/commits/${gh.refs[r]}` },
+        node_id: `TAG_${r}`,
+      })),
   );
 
 type Release = GithubLive['releases'][number];
@@ -494,7 +498,8 @@ const addCollaborator: GhRun = ({ fields }, [login], gh) => {
       id: idOf(`invite:${login}`),
       node_id: `INV_${login}`,
       invitee: user(login!),
-      permissions: permission,
+      // The request's legacy `push`/`pull` are answered as the role names GitHub answers with.
+      permissions: ({ push: 'write', pull: 'read' } as Record<string, string>)[permission] ?? permission,
       repository: { full_name: gh.repo },
       created_at: '2026-01-01T00:00:00Z',
     },

@@ -10,6 +10,7 @@ import { type LiveState, seedState } from '../evidence/services-state.js';
 import { GITHUB_API_PREFIX, GITHUB_GRAPHQL_PATH } from '../spec/github-ops.js';
 import type { ServiceState } from '../spec/service-state.js';
 import { githubGraphql } from './github-graphql.js';
+import { conformGithub } from './github-rest-conform.js';
 import { githubHandlers } from './github-routes.js';
 import { GH_CLI_API_HOST } from './github-world.js';
 import { handleMcp } from './mcp.js';
@@ -48,7 +49,7 @@ export function createServices(
   opts: ServicesOptions = {},
 ): ServicesHandler {
   const live = seedState(state);
-  const github = githubHandlers();
+  const github = conformGithub(githubHandlers());
   const routes = routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     asWorldGithub(req);
