@@ -87859,6 +87859,7 @@ NO_PROXY= no_proxy= exec ${quoted2} "$@"
 function hostGh(systemPath) {
   return systemPath.map((d) => join15(d, "gh")).find((f) => existsSync10(f));
 }
+var hostGhBinary = () => hostGh(["/usr/local/bin", "/usr/bin", "/bin"]);
 function git2(args, cwd, home) {
   return new Promise((resolve18, reject) => {
     execFile2(
@@ -93734,7 +93735,8 @@ async function seedWorld(scene, r) {
     view.mapReadOnly(join20(actionRoot(), "dist", "svc.js")),
     scene.input.runner.name === "process" ? process.execPath : "node"
   );
-  const ghBin = gh && scene.input.runner.name === "process" ? hostGh(view.systemPath) : void 0;
+  const shown2 = hostGhBinary();
+  const ghBin = !gh ? void 0 : scene.input.runner.name === "process" ? hostGh(view.systemPath) : shown2 && view.mapReadOnly(shown2);
   if (ghBin) await installGhShim(dirs.bin, ghBin);
 }
 async function seedState2(scene, r) {
@@ -95821,7 +95823,7 @@ var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
   const dist = join27(resolve10(i.actionRoot), "dist");
   const bundles = [...HARNESS_BUNDLES].map((f) => join27(dist, f));
-  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve10(p))];
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir, ...i.hostTools ?? []].map((p) => resolve10(p))];
   const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve10(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve10(p)));
@@ -95960,7 +95962,9 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
         t.repoDir
       ])
     ),
-    expose: adapter.adapter.expose_credentials
+    expose: adapter.adapter.expose_credentials,
+    // gh for the cases with a GitHub world: a runner that does not show /usr (docker) runs it from here.
+    hostTools: plan.cases.some((lc) => lc.case.world.services.github) ? [hostGhBinary()].filter((p) => !!p) : []
   });
 }
 function hiddenPaths(out, evidenceDir, readOnly) {
