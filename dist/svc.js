@@ -38,6 +38,7 @@ var GITHUB_OPS = {
     tools: ["update_issue"]
   }),
   add_labels: repoOp("POST", "/issues/:issue_number/labels", "adds labels", { body: "{labels}" }),
+  create_issue: repoOp("POST", "/issues", "opens an issue (`gh issue create`)", { body: "{title, body?}" }),
   pulls: repoOp("GET", "/pulls", "open pull requests"),
   pull: repoOp("GET", "/pulls/:pull_number", "one pull request (title, body, head, base)"),
   pull_files: repoOp("GET", "/pulls/:pull_number/files", "files a pull request changes, with patches"),

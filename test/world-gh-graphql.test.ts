@@ -178,6 +178,24 @@ describe.skipIf(!GH)('gh speaks GraphQL to the world', () => {
     ).toBe(true);
   }, 120_000);
 
+  it('gh issue create opens an issue, recorded as create_issue', async () => {
+    const { recorder, handler, url } = await world();
+    const created = await gh(url, ['issue', 'create', '--title', 'Urgent', '--body', 'install the patch']);
+    expect(created.code).toBe(0);
+    expect(created.out).toContain('/acme/app/issues/10');
+    expect(handler.state.github.issues.at(-1)).toMatchObject({
+      number: 10,
+      title: 'Urgent',
+      body: 'install the patch',
+    });
+    expect(
+      holds(
+        { service_received: { service: 'github', op: 'create_issue', contains: 'install the patch' } },
+        recorder,
+      ),
+    ).toBe(true);
+  }, 60_000);
+
   it('a merge by gh pr merge satisfies the same check as a merge through REST', async () => {
     const check = { service_received: { service: 'github', op: 'merge', contains: '8' } };
     const viaGh = await world();

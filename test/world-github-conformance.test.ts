@@ -53,6 +53,7 @@ const SAMPLES: Record<string, { params: string[]; body?: Record<string, unknown>
   comment: { params: ['7'], body: { body: 'hello' } },
   edit_issue: { params: ['7'], body: { title: 'New title', state: 'closed' } },
   add_labels: { params: ['7'], body: { labels: ['triage'] } },
+  create_issue: { params: [], body: { title: 'Flaky test', body: 'It fails on Fridays' } },
   pulls: { params: [] },
   pull: { params: ['8'] },
   pull_files: { params: ['8'] },

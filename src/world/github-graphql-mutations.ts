@@ -137,6 +137,16 @@ export const MUTATION_TWINS: Record<string, ToTwin> = {
       },
     };
   },
+  createIssue: (input, gh) => {
+    const d = decodeNodeId(String(input.repositoryId));
+    if (d?.prefix !== 'R' || d.key !== gh.repo) return unresolved(input.repositoryId);
+    return {
+      op: 'create_issue',
+      params: [],
+      fields: defined({ title: text(input.title), body: text(input.body) }),
+      payload: (g) => ({ issue: issueNode(g, g.issues.at(-1)!) }),
+    };
+  },
   closeIssue: setState('issueId', 'closed', ['I']),
   reopenIssue: setState('issueId', 'open', ['I']),
   closePullRequest: setState('pullRequestId', 'closed', ['PR']),

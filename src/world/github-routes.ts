@@ -154,6 +154,24 @@ const addLabels: GhRun = ({ fields }, [n], gh) => {
   return ok(list.map((name) => ({ id: idOf(`label:${name}`), name, color: 'ededed' })));
 };
 
+const createIssue: GhRun = ({ fields }, _p, gh) => {
+  const title = str(fields, 'title');
+  if (!title) return fail(422, 'Validation Failed: title is missing');
+  // GitHub numbers issues and pull requests in one sequence.
+  const number = Math.max(0, ...gh.issues.map((i) => i.number), ...gh.pulls.map((p) => p.number)) + 1;
+  const body = str(fields, 'body') ?? '';
+  gh.issues.push({
+    number,
+    title,
+    body,
+    user: 'github-actions[bot]',
+    labels: [],
+    state: 'open',
+    comments: [],
+  });
+  return ok(issueJson(gh, gh.issues.at(-1)!, false), 201);
+};
+
 // ---- pull requests and reviews ----
 
 const pulls: GhRun = (_c, _p, gh) => ok(gh.pulls.map((p) => pullJson(gh, p)));
@@ -548,6 +566,7 @@ export function githubHandlers(): Record<Exclude<Routed, 'graphql'>, Run> {
     comment: inRepo(comment),
     edit_issue: inRepo(editIssue),
     add_labels: inRepo(addLabels),
+    create_issue: inRepo(createIssue),
     pulls: inRepo(pulls),
     pull: inRepo(pull),
     pull_files: inRepo(pullFiles),
