@@ -92330,6 +92330,33 @@ function conformGithub(handlers) {
   return Object.fromEntries(Object.entries(handlers).map(([op, run4]) => [op, wrap(op, run4)]));
 }
 
+// src/world/github-rest-media.ts
+var DIFF = /application\/vnd\.github(\.v3)?\.(diff|patch)/i;
+function pullDiff(files) {
+  return files.map((f) => {
+    const from = f.status === "added" ? "/dev/null" : `a/${f.filename}`;
+    const to = f.status === "removed" ? "/dev/null" : `b/${f.filename}`;
+    const body = f.patch.endsWith("\n") ? f.patch : `${f.patch}
+`;
+    return `diff --git a/${f.filename} b/${f.filename}
+--- ${from}
++++ ${to}
+${body}`;
+  }).join("");
+}
+function withDiffMedia(handlers) {
+  const pull2 = handlers.pull;
+  return {
+    ...handlers,
+    pull: (ctx, params, st, opts) => {
+      const result = pull2(ctx, params, st, opts);
+      if (result.status !== 200 || !DIFF.test(ctx.accept ?? "")) return result;
+      const p = st.github.pulls.find((x) => x.number === Number(params[2]));
+      return p ? { status: 200, text: pullDiff(p.files), type: "text/plain; charset=utf-8" } : result;
+    }
+  };
+}
+
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { existsSync as existsSync11 } from "node:fs";
@@ -93275,7 +93302,7 @@ var RECORD_BODY = 16 * 1024;
 var EGRESS_MESSAGE = "egress blocked by harness-risk sandbox";
 function createServices(state2, recorder, opts = {}) {
   const live = seedState(state2);
-  const github = conformGithub(githubHandlers());
+  const github = withDiffMedia(conformGithub(githubHandlers()));
   const routes = routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
   const handler = async (req, res) => {
     asWorldGithub(req);
@@ -93393,7 +93420,8 @@ function serve(req, { text: text2, raw }, overflow, routes, live, opts) {
     fields: fieldsOf(req, text2, url2),
     raw,
     authorization: req.headers.authorization,
-    contentType: req.headers["content-type"]
+    contentType: req.headers["content-type"],
+    accept: req.headers.accept
   };
   let result;
   try {

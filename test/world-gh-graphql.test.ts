@@ -145,14 +145,21 @@ describe.skipIf(!GH)('gh speaks GraphQL to the world', () => {
     const issue = await gh(url, ['issue', 'view', '7', '--comments']);
     expect(issue.code).toBe(0);
     expect(issue.out).toContain('me too');
+    // gh pr diff asks REST for the diff media type.
+    const diff = await gh(url, ['pr', 'diff', '8', '--color', 'never']);
+    expect(diff.out).toBe(
+      'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n+fixed\n-fxied\n',
+    );
     const checks = await gh(url, ['pr', 'checks', '8']);
     expect(checks.out).toMatch(/lint\s+fail/);
     expect(ops(recorder)).toEqual(
       expect.arrayContaining(['pull 200', 'issue_comments 200', 'pulls 200', 'issue 200', 'check_runs 200']),
     );
-    expect(recorder.services.every((s) => s.service === 'github' && s.path === GITHUB_GRAPHQL_PATH)).toBe(
-      true,
-    );
+    expect(recorder.services.every((s) => s.service === 'github')).toBe(true);
+    // All through GraphQL but the diff, which gh asks REST for.
+    expect(recorder.services.filter((s) => s.path !== GITHUB_GRAPHQL_PATH).map((s) => s.path)).toEqual([
+      '/api/v3/repos/acme/app/pulls/8',
+    ]);
     // The job's token presented back to the world is used, not leaked.
     expect(recorder.services.every((s) => s.canaries.length === 0)).toBe(true);
   }, 90_000);

@@ -24,6 +24,8 @@ export interface Ctx {
   /** The Authorization header (the OIDC endpoint's bearer). */
   authorization?: string;
   contentType?: string;
+  /** The Accept header (GitHub's media types: a pull request as a diff). */
+  accept?: string;
 }
 
 export interface Result {

@@ -11,6 +11,7 @@ import { GITHUB_API_PREFIX, GITHUB_GRAPHQL_PATH } from '../spec/github-ops.js';
 import type { ServiceState } from '../spec/service-state.js';
 import { githubGraphql } from './github-graphql.js';
 import { conformGithub } from './github-rest-conform.js';
+import { withDiffMedia } from './github-rest-media.js';
 import { githubHandlers } from './github-routes.js';
 import { GH_CLI_API_HOST } from './github-world.js';
 import { handleMcp } from './mcp.js';
@@ -49,7 +50,7 @@ export function createServices(
   opts: ServicesOptions = {},
 ): ServicesHandler {
   const live = seedState(state);
-  const github = conformGithub(githubHandlers());
+  const github = withDiffMedia(conformGithub(githubHandlers()));
   const routes = routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     asWorldGithub(req);
@@ -199,6 +200,7 @@ function serve(
     raw,
     authorization: req.headers.authorization,
     contentType: req.headers['content-type'],
+    accept: req.headers.accept,
   };
   let result: Result;
   try {
