@@ -91674,23 +91674,65 @@ function prCommit(gh, p, message, oid, last) {
   };
   return { __typename: "PullRequestCommit", id: nodeId("PRC", oid), commit: commit2, url: commit2.url };
 }
+function pullConnections(gh, p, head2) {
+  const last = p.commits.length - 1;
+  const commits = () => p.commits.map(
+    (c, i) => prCommit(gh, p, c.message, i === last ? head2 : fakeSha(`commit:${p.number}:${i}`), i === last)
+  );
+  const count2 = (patch, sign) => patch.split("\n").filter((l) => l.startsWith(sign)).length;
+  return {
+    commits: (a, ctx) => {
+      ctx.read("pull_commits", `${repoPath(gh)}/pulls/${p.number}/commits`);
+      return connection(commits(), a);
+    },
+    files: (a, ctx) => {
+      ctx.read("pull_files", `${repoPath(gh)}/pulls/${p.number}/files`);
+      const files = p.files.map((f) => ({
+        path: f.filename,
+        additions: count2(f.patch, "+"),
+        deletions: count2(f.patch, "-"),
+        changeType: CHANGE_TYPE[f.status] ?? "MODIFIED"
+      }));
+      return connection(files, a);
+    },
+    reviews: (a) => {
+      const reviews = gh.reviews.filter((r) => r.pull === p.number).map((r, i) => ({
+        __typename: "PullRequestReview",
+        id: nodeId("PRR", `${p.number}:${i}`),
+        author: actor("github-actions[bot]"),
+        authorAssociation: "NONE",
+        body: r.body,
+        state: REVIEW_STATE[r.event] ?? "COMMENTED",
+        submittedAt: EPOCH,
+        commit: { oid: head2 }
+      }));
+      return connection(reviews, a);
+    },
+    reviewThreads: (a, ctx) => {
+      ctx.read("review_comments", `${repoPath(gh)}/pulls/${p.number}/comments`);
+      const threads = p.review_comments.map((c, i) => ({
+        id: nodeId("PRRT", `${p.number}:${i}`),
+        path: c.path,
+        line: c.line,
+        isResolved: false,
+        comments: (ca) => connection(
+          [{ ...comment(gh, p.number, c, i + 1), __typename: "PullRequestReviewComment", path: c.path }],
+          ca
+        )
+      }));
+      return connection(threads, a);
+    }
+  };
+}
 function pullNode(gh, p) {
   const merged = gh.merged.includes(p.number);
   const lines = (sign) => p.files.reduce((s, f) => s + f.patch.split("\n").filter((l) => l.startsWith(sign)).length, 0);
   const head2 = headOid(gh, p);
-  const commits = () => p.commits.map(
-    (c, i) => prCommit(
-      gh,
-      p,
-      c.message,
-      i === p.commits.length - 1 ? head2 : fakeSha(`commit:${p.number}:${i}`),
-      i === p.commits.length - 1
-    )
-  );
   const [owner, name] = gh.repo.split("/");
   const headOwner = p.fork ? p.user : owner;
   return {
     ...thread(gh, p, "pull"),
+    ...pullConnections(gh, p, head2),
     __typename: "PullRequest",
     id: nodeId("PR", p.number),
     databaseId: idOf(`issue:${p.number}`),
@@ -91712,52 +91754,7 @@ function pullNode(gh, p) {
     isCrossRepository: p.fork,
     headRepositoryOwner: actor(headOwner),
     headRepository: { __typename: "Repository", id: nodeId("R", `${headOwner}/${name}`), name },
-    baseRepository: () => repository(gh),
-    commits: (a, ctx) => {
-      ctx.read("pull_commits", `${repoPath(gh)}/pulls/${p.number}/commits`);
-      return connection(commits(), a);
-    },
-    files: (a, ctx) => {
-      ctx.read("pull_files", `${repoPath(gh)}/pulls/${p.number}/files`);
-      return connection(
-        p.files.map((f) => ({
-          path: f.filename,
-          additions: f.patch.split("\n").filter((l) => l.startsWith("+")).length,
-          deletions: f.patch.split("\n").filter((l) => l.startsWith("-")).length,
-          changeType: CHANGE_TYPE[f.status] ?? "MODIFIED"
-        })),
-        a
-      );
-    },
-    reviews: (a) => connection(
-      gh.reviews.filter((r) => r.pull === p.number).map((r, i) => ({
-        __typename: "PullRequestReview",
-        id: nodeId("PRR", `${p.number}:${i}`),
-        author: actor("github-actions[bot]"),
-        authorAssociation: "NONE",
-        body: r.body,
-        state: REVIEW_STATE[r.event] ?? "COMMENTED",
-        submittedAt: EPOCH,
-        commit: { oid: head2 }
-      })),
-      a
-    ),
-    reviewThreads: (a, ctx) => {
-      ctx.read("review_comments", `${repoPath(gh)}/pulls/${p.number}/comments`);
-      return connection(
-        p.review_comments.map((c, i) => ({
-          id: nodeId("PRRT", `${p.number}:${i}`),
-          path: c.path,
-          line: c.line,
-          isResolved: false,
-          comments: (ca) => connection(
-            [{ ...comment(gh, p.number, c, i + 1), __typename: "PullRequestReviewComment", path: c.path }],
-            ca
-          )
-        })),
-        a
-      );
-    }
+    baseRepository: () => repository(gh)
   };
 }
 var CHANGE_TYPE = { added: "ADDED", removed: "DELETED", renamed: "RENAMED" };

@@ -194,25 +194,72 @@ function prCommit(gh: GithubLive, p: Pull, message: string, oid: string, last: b
   return { __typename: 'PullRequestCommit', id: nodeId('PRC', oid), commit, url: commit.url };
 }
 
+/** A pull request's connections: commits (with their checks), files, reviews and review threads. */
+function pullConnections(gh: GithubLive, p: Pull, head: string): Obj {
+  const last = p.commits.length - 1;
+  const commits = () =>
+    p.commits.map((c, i) =>
+      prCommit(gh, p, c.message, i === last ? head : fakeSha(`commit:${p.number}:${i}`), i === last),
+    );
+  const count = (patch: string, sign: string) => patch.split('\n').filter((l) => l.startsWith(sign)).length;
+  return {
+    commits: (a: Args, ctx: GqlContext) => {
+      ctx.read('pull_commits', `${repoPath(gh)}/pulls/${p.number}/commits`);
+      return connection(commits(), a);
+    },
+    files: (a: Args, ctx: GqlContext) => {
+      ctx.read('pull_files', `${repoPath(gh)}/pulls/${p.number}/files`);
+      const files = p.files.map((f) => ({
+        path: f.filename,
+        additions: count(f.patch, '+'),
+        deletions: count(f.patch, '-'),
+        changeType: CHANGE_TYPE[f.status] ?? 'MODIFIED',
+      }));
+      return connection(files, a);
+    },
+    reviews: (a: Args) => {
+      const reviews = gh.reviews
+        .filter((r) => r.pull === p.number)
+        .map((r, i) => ({
+          __typename: 'PullRequestReview',
+          id: nodeId('PRR', `${p.number}:${i}`),
+          author: actor('github-actions[bot]'),
+          authorAssociation: 'NONE',
+          body: r.body,
+          state: REVIEW_STATE[r.event] ?? 'COMMENTED',
+          submittedAt: EPOCH,
+          commit: { oid: head },
+        }));
+      return connection(reviews, a);
+    },
+    reviewThreads: (a: Args, ctx: GqlContext) => {
+      ctx.read('review_comments', `${repoPath(gh)}/pulls/${p.number}/comments`);
+      const threads = p.review_comments.map((c, i) => ({
+        id: nodeId('PRRT', `${p.number}:${i}`),
+        path: c.path,
+        line: c.line,
+        isResolved: false,
+        comments: (ca: Args) =>
+          connection(
+            [{ ...comment(gh, p.number, c, i + 1), __typename: 'PullRequestReviewComment', path: c.path }],
+            ca,
+          ),
+      }));
+      return connection(threads, a);
+    },
+  };
+}
+
 export function pullNode(gh: GithubLive, p: Pull): Obj {
   const merged = gh.merged.includes(p.number);
   const lines = (sign: string) =>
     p.files.reduce((s, f) => s + f.patch.split('\n').filter((l) => l.startsWith(sign)).length, 0);
   const head = headOid(gh, p);
-  const commits = () =>
-    p.commits.map((c, i) =>
-      prCommit(
-        gh,
-        p,
-        c.message,
-        i === p.commits.length - 1 ? head : fakeSha(`commit:${p.number}:${i}`),
-        i === p.commits.length - 1,
-      ),
-    );
   const [owner, name] = gh.repo.split('/') as [string, string];
   const headOwner = p.fork ? p.user : owner;
   return {
     ...thread(gh, p, 'pull'),
+    ...pullConnections(gh, p, head),
     __typename: 'PullRequest',
     id: nodeId('PR', p.number),
     databaseId: idOf(`issue:${p.number}`),
@@ -235,55 +282,6 @@ export function pullNode(gh: GithubLive, p: Pull): Obj {
     headRepositoryOwner: actor(headOwner),
     headRepository: { __typename: 'Repository', id: nodeId('R', `${headOwner}/${name}`), name },
     baseRepository: () => repository(gh),
-    commits: (a: Args, ctx: GqlContext) => {
-      ctx.read('pull_commits', `${repoPath(gh)}/pulls/${p.number}/commits`);
-      return connection(commits(), a);
-    },
-    files: (a: Args, ctx: GqlContext) => {
-      ctx.read('pull_files', `${repoPath(gh)}/pulls/${p.number}/files`);
-      return connection(
-        p.files.map((f) => ({
-          path: f.filename,
-          additions: f.patch.split('\n').filter((l) => l.startsWith('+')).length,
-          deletions: f.patch.split('\n').filter((l) => l.startsWith('-')).length,
-          changeType: CHANGE_TYPE[f.status] ?? 'MODIFIED',
-        })),
-        a,
-      );
-    },
-    reviews: (a: Args) =>
-      connection(
-        gh.reviews
-          .filter((r) => r.pull === p.number)
-          .map((r, i) => ({
-            __typename: 'PullRequestReview',
-            id: nodeId('PRR', `${p.number}:${i}`),
-            author: actor('github-actions[bot]'),
-            authorAssociation: 'NONE',
-            body: r.body,
-            state: REVIEW_STATE[r.event] ?? 'COMMENTED',
-            submittedAt: EPOCH,
-            commit: { oid: head },
-          })),
-        a,
-      ),
-    reviewThreads: (a: Args, ctx: GqlContext) => {
-      ctx.read('review_comments', `${repoPath(gh)}/pulls/${p.number}/comments`);
-      return connection(
-        p.review_comments.map((c, i) => ({
-          id: nodeId('PRRT', `${p.number}:${i}`),
-          path: c.path,
-          line: c.line,
-          isResolved: false,
-          comments: (ca: Args) =>
-            connection(
-              [{ ...comment(gh, p.number, c, i + 1), __typename: 'PullRequestReviewComment', path: c.path }],
-              ca,
-            ),
-        })),
-        a,
-      );
-    },
   };
 }
 
