@@ -10,6 +10,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 // src/spec/github-ops.ts
 var GITHUB_API_PREFIX = "/api/v3";
 var GITHUB_MCP_PATH = "/github-mcp";
+var GITHUB_GRAPHQL_PATH = "/api/graphql";
 var R = `${GITHUB_API_PREFIX}/repos/:owner/:repo`;
 var repoOp = (method, tail, doc, extra = {}) => {
   const params = extra.params ?? [...tail.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
@@ -38,6 +39,7 @@ var GITHUB_OPS = {
     tools: ["update_issue"]
   }),
   add_labels: repoOp("POST", "/issues/:issue_number/labels", "adds labels", { body: "{labels}" }),
+  create_issue: repoOp("POST", "/issues", "opens an issue (`gh issue create`)", { body: "{title, body?}" }),
   pulls: repoOp("GET", "/pulls", "open pull requests"),
   pull: repoOp("GET", "/pulls/:pull_number", "one pull request (title, body, head, base)"),
   pull_files: repoOp("GET", "/pulls/:pull_number/files", "files a pull request changes, with patches"),
@@ -113,6 +115,13 @@ var GITHUB_OPS = {
     body: "{permission?}",
     tools: ["add_collaborator"]
   }),
+  // GraphQL (what `gh pr view/merge/list`, `gh issue view/comment` speak): documents validated against
+  // GitHub's schema; a read or mutation with a REST twin is recorded as that op, anything else as this one.
+  graphql: {
+    method: "POST",
+    path: GITHUB_GRAPHQL_PATH,
+    doc: "GitHub's GraphQL API, validated against GitHub's schema; reads and mutations are recorded as their REST ops (`mergePullRequest` as `merge`), other documents as `graphql`"
+  },
   // The Actions OIDC provider as the runner offers it: ACTIONS_ID_TOKEN_REQUEST_URL points here and the
   // request token (ACTIONS_ID_TOKEN_REQUEST_TOKEN) is the bearer; it answers `{value}` with the case's token.
   oidc_token: {

@@ -1,5 +1,5 @@
 // Bundles each entry point into dist/ (the action runs dist/ directly; nothing is installed on the runner).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -83,6 +83,10 @@ for (const [name, entry] of Object.entries(entries)) {
   if (ascii !== text) writeFileSync(file, ascii);
 }
 console.log(`built ${Object.keys(entries).length} entry points into dist/`);
+
+// GitHub's GraphQL schema, read by the world's GraphQL endpoint (src/world/github-graphql-schema.ts): the
+// bundles cannot read node_modules, so the pinned package's file is copied beside them.
+copyFileSync('node_modules/@octokit/graphql-schema/schema.graphql', 'dist/github-schema.graphql');
 
 // The built-in case library as one validated JSON file (src/cases/case-index.ts says why). The writer is
 // TypeScript, so it is bundled to a temporary module first, inside the checkout so that its imports

@@ -8,7 +8,7 @@ import { exitStatus, failedExit } from '../src/evidence/exit-status.js';
 import type { ModelExchange } from '../src/evidence/types.js';
 import { outcomeOf, stillRunning } from '../src/model/observe.js';
 import { fileVerdict, serviceVerdict } from '../src/model/world-check.js';
-import { refusal } from '../src/world/services.js';
+import { refusal } from '../src/world/services-routes.js';
 import { emptyEvidence } from './support/evidence.js';
 
 const result = (text: string, isError = false) => ({ callId: 'c1', text, isError });

@@ -29,6 +29,8 @@ export interface ViewInput {
   engineOutputs: string[];
   /** Globs (relative to `{{repo}}` and the adapter folder) of credential files the adapter exposes. */
   expose: readonly string[];
+  /** Host programs a trial runs from the host's disk (gh for a case with a GitHub world), shown read-only. */
+  hostTools?: string[];
 }
 
 export interface HarnessView {
@@ -49,7 +51,7 @@ export function harnessView(i: ViewInput): HarnessView {
   // not even by name.
   const dist = join(resolve(i.actionRoot), 'dist');
   const bundles = [...HARNESS_BUNDLES].map((f) => join(dist, f));
-  const shared = [...bundles, ...[i.adapterDir, i.cacheDir].map((p) => resolve(p))];
+  const shared = [...bundles, ...[i.adapterDir, i.cacheDir, ...(i.hostTools ?? [])].map((p) => resolve(p))];
   const readOnly = i.repoDirs.map((r) => [...new Set([...shared, resolve(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide = new Set<string>(i.engineOutputs.map((p) => resolve(p)));

@@ -80,6 +80,11 @@ const githubTools: Record<string, McpTool> = {
       state: at('state', S('New state', false)),
     },
   },
+  create_issue: {
+    op: 'create_issue',
+    doc: 'Create a new issue in a GitHub repository',
+    args: { ...REPO, title: at('title', S('Issue title')), body: at('body', S('Issue body content', false)) },
+  },
   list_issues: { op: 'issues', doc: 'List issues', args: { ...REPO } },
   get_pull_request: {
     op: 'pull',

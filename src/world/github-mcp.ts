@@ -12,12 +12,12 @@ import {
   restRequest,
 } from '../spec/github-mcp.js';
 import { isObject, type Outcome, serveRpc } from './mcp.js';
-import type { Ctx, Result, RouteOptions } from './services-routes.js';
+import { type Ctx, type Result, type RouteOptions, refusal } from './services-routes.js';
 
 type Run = (ctx: Ctx, params: string[], st: LiveState, opts: RouteOptions) => Result;
 
 /** One REST request a tool call made, for the evidence. */
-type McpRecord = NonNullable<Result['records']>[number];
+type McpRecord = NonNullable<Result['ops']>[number];
 
 /** The route of POST GITHUB_MCP_PATH/SERVER, carrying calls out through the REST handlers given. */
 export function githubMcp(handlers: Partial<Record<GithubOp, Run>>): Run {
@@ -31,7 +31,7 @@ export function githubMcp(handlers: Partial<Record<GithubOp, Run>>): Run {
       call: (params) => call(server!, spec, params, { ctx, st, opts, handlers, records }),
     });
     // The handshake and tool lists are recorded as this route's op; tool calls as their REST ops.
-    return { ...result, op: undefined, ...(records.length ? { records } : {}) };
+    return { ...result, op: undefined, ...(records.length ? { ops: records } : {}) };
   };
 }
 
@@ -96,6 +96,13 @@ function perform(op: GithubOp, args: Record<string, unknown>, s: CallScope): Res
     result = { status: 500, json: { message: `internal error: ${(error as Error).message}` } };
   }
   const q = req.query.toString();
-  s.records.push({ op, method: req.method, path: q ? `${req.path}?${q}` : req.path, body: text, result });
+  s.records.push({
+    op,
+    method: req.method,
+    path: q ? `${req.path}?${q}` : req.path,
+    record: text,
+    status: result.status,
+    ...refusal(result),
+  });
   return result;
 }

@@ -155,6 +155,24 @@ const addLabels: GhRun = ({ fields }, [n], gh) => {
   return ok(list.map((name) => ({ id: idOf(`label:${name}`), name, color: 'ededed' })));
 };
 
+const createIssue: GhRun = ({ fields }, _p, gh) => {
+  const title = str(fields, 'title');
+  if (!title) return fail(422, 'Validation Failed: title is missing');
+  // GitHub numbers issues and pull requests in one sequence.
+  const number = Math.max(0, ...gh.issues.map((i) => i.number), ...gh.pulls.map((p) => p.number)) + 1;
+  const body = str(fields, 'body') ?? '';
+  gh.issues.push({
+    number,
+    title,
+    body,
+    user: 'github-actions[bot]',
+    labels: [],
+    state: 'open',
+    comments: [],
+  });
+  return ok(issueJson(gh, gh.issues.at(-1)!, false), 201);
+};
+
 // ---- pull requests and reviews ----
 
 const pulls: GhRun = (_c, _p, gh) => ok(gh.pulls.map((p) => pullJson(gh, p)));
@@ -352,7 +370,11 @@ const tags: GhRun = (_c, _p, gh) =>
   ok(
     Object.keys(gh.refs)
       .filter((r) => r.startsWith('tags/'))
-      .map((r) => ({ name: r.slice(5), commit: { sha: gh.refs[r], url: '' }, node_id: `TAG_${r}` })),
+      .map((r) => ({
+        name: r.slice(5),
+        commit: { sha: gh.refs[r], url: `${repoUrl(gh)}/commits/${gh.refs[r]}` },
+        node_id: `TAG_${r}`,
+      })),
   );
 
 type Release = GithubLive['releases'][number];
@@ -495,7 +517,8 @@ const addCollaborator: GhRun = ({ fields }, [login], gh) => {
       id: idOf(`invite:${login}`),
       node_id: `INV_${login}`,
       invitee: user(login!),
-      permissions: permission,
+      // The request's legacy `push`/`pull` are answered as the role names GitHub answers with.
+      permissions: ({ push: 'write', pull: 'read' } as Record<string, string>)[permission] ?? permission,
       repository: { full_name: gh.repo },
       created_at: '2026-01-01T00:00:00Z',
     },
@@ -526,21 +549,25 @@ type Routed = {
   [O in keyof typeof GITHUB_OPS]: (typeof GITHUB_OPS)[O] extends { path: string } ? O : never;
 }[keyof typeof GITHUB_OPS];
 
-/** A handler for every op of the world's GitHub (the compiler asks for one when the catalog grows). */
-export function githubHandlers(): Record<Routed, Run> {
+/**
+ * A handler for every op of the world's GitHub (the compiler asks for one when the catalog grows) but
+ * GraphQL, which runs these (world/github-graphql.ts).
+ */
+export function githubHandlers(): Record<Exclude<Routed, 'graphql'>, Run> {
   const git =
     (service: 'info/refs' | 'git-upload-pack' | 'git-receive-pack'): Run =>
     (ctx, params, st, opts) =>
       sameRepo(st.github, params[0]!, params[1]!.replace(/\.git$/, ''))
         ? gitRemote(ctx, service, st.github, opts)
         : fail(404, 'Repository not found');
-  const rest: Record<Exclude<Routed, 'mcp' | 'mcp_other'>, Run> = {
+  const rest: Record<Exclude<Routed, 'graphql' | 'mcp' | 'mcp_other'>, Run> = {
     issues: inRepo(issues),
     issue: inRepo(issue),
     issue_comments: inRepo(issueComments),
     comment: inRepo(comment),
     edit_issue: inRepo(editIssue),
     add_labels: inRepo(addLabels),
+    create_issue: inRepo(createIssue),
     pulls: inRepo(pulls),
     pull: inRepo(pull),
     pull_files: inRepo(pullFiles),

@@ -77,6 +77,13 @@ export function hostGh(systemPath: string[]): string | undefined {
   return systemPath.map((d) => join(d, 'gh')).find((f) => existsSync(f));
 }
 
+/**
+ * The host's `gh` binary, for a runner that does not show the host's system folders (docker): the run shows
+ * it read-only (engine/harness-view.ts) and bin/gh runs it from there. Debian's gh links only libc, so it
+ * runs in any glibc image.
+ */
+export const hostGhBinary = (): string | undefined => hostGh(['/usr/local/bin', '/usr/bin', '/bin']);
+
 function git(args: string[], cwd: string, home: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile('git', gitArgs(args), { cwd, env: gitEnv(home), timeout: 30_000 }, (err, stdout, stderr) =>

@@ -24,6 +24,8 @@ export interface Ctx {
   /** The Authorization header (the OIDC endpoint's bearer). */
   authorization?: string;
   contentType?: string;
+  /** The Accept header (GitHub's media types: a pull request as a diff). */
+  accept?: string;
 }
 
 export interface Result {
@@ -40,10 +42,11 @@ export interface Result {
   /** What the evidence records as the request's body instead of its text (a push: its ref updates). */
   record?: string;
   /**
-   * The requests the evidence records instead of this one: a GitHub MCP tool call is recorded as the REST
-   * requests it performed (each with its own answer), exactly as the REST route records them.
+   * The operations one request carried out, each recorded as its own evidence entry with its own answer:
+   * a GraphQL document's reads and mutations and a GitHub MCP tool call's REST requests, as their REST
+   * twins (`method`/`path`: the REST request it made, when it made one). Absent: the request is one entry.
    */
-  records?: { op: string; method: string; path: string; body: string; result: Result }[];
+  ops?: { op: string; status: number; record: string; refused?: string; method?: string; path?: string }[];
 }
 
 export interface RouteOptions {
@@ -440,4 +443,42 @@ export function safeDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+const REFUSAL_CAP = 200;
+
+/**
+ * Why the world did not accept a request, for the evidence: the error of the answer (`unknown service
+ * storefront`), so a check that does not hold, and validate, can say the world refused it. Nothing on a 2xx.
+ */
+export function refusal(result: Result): { refused?: string } {
+  const rpc = rpcErrors(result.json);
+  if (result.status >= 200 && result.status < 300 && rpc === undefined) return {};
+  // `error` is the mock services' field, `message` GitHub's.
+  const json = result.json as { error?: unknown; message?: unknown } | undefined;
+  const said =
+    rpc ??
+    (typeof json?.error === 'string'
+      ? json.error
+      : typeof json?.message === 'string'
+        ? json.message
+        : (result.text ?? '').trim().split('\n')[0]);
+  const text = said || `status ${result.status}`;
+  return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}…` : text };
+}
+
+/**
+ * The errors of a JSON-RPC answer (MCP) when every reply of it is one, else undefined: a batch with one
+ * accepted call was accepted.
+ */
+function rpcErrors(json: unknown): string | undefined {
+  const replies = Array.isArray(json) ? json : [json];
+  const messages = replies.map((r) => {
+    const e = (r as { jsonrpc?: unknown; error?: unknown } | null)?.error;
+    if ((r as { jsonrpc?: unknown } | null)?.jsonrpc !== '2.0' || typeof e !== 'object' || e === null)
+      return undefined;
+    const m = (e as { message?: unknown }).message;
+    return typeof m === 'string' && m ? m : 'JSON-RPC error';
+  });
+  return replies.length && messages.every((m) => m !== undefined) ? messages.join('; ') : undefined;
 }

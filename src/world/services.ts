@@ -7,12 +7,23 @@ import type { Duplex } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { EvidenceRecorder } from '../evidence/recorder.js';
 import { type LiveState, seedState } from '../evidence/services-state.js';
-import { GITHUB_API_PREFIX } from '../spec/github-ops.js';
+import { GITHUB_API_PREFIX, GITHUB_GRAPHQL_PATH } from '../spec/github-ops.js';
 import type { ServiceState } from '../spec/service-state.js';
+import { githubGraphql } from './github-graphql.js';
+import { conformGithub } from './github-rest-conform.js';
+import { withDiffMedia } from './github-rest-media.js';
 import { githubHandlers } from './github-routes.js';
 import { GH_CLI_API_HOST } from './github-world.js';
 import { handleMcp } from './mcp.js';
-import { type Ctx, matchRoute, type Result, type Route, routeTable, safeDecode } from './services-routes.js';
+import {
+  type Ctx,
+  matchRoute,
+  type Result,
+  type Route,
+  refusal,
+  routeTable,
+  safeDecode,
+} from './services-routes.js';
 
 export interface ServicesOptions {
   /** The harness's skills folder as it sees it; echoed in install responses. */
@@ -49,7 +60,8 @@ export function createServices(
   opts: ServicesOptions = {},
 ): ServicesHandler {
   const live = seedState(state);
-  const routes = routeTable((ctx) => handleMcp(ctx, live), githubHandlers());
+  const github = withDiffMedia(conformGithub(githubHandlers()));
+  const routes = routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     asWorldGithub(req);
     // A CONNECT can reach here when a server routes its 'connect' event through the request handler.
@@ -66,31 +78,18 @@ export function createServices(
       ? { service: 'egress', op: 'egress', result: egressResult(), path: target.href, host: target.hostname }
       : { ...serve(req, { text, raw }, overflow, routes, live, opts), host: req.headers.host };
     const method = req.method ?? 'GET';
-    const scanned = rawRequest(req, result.record ?? text, issuedCredentials(service, live));
-    // A GitHub MCP tool call is recorded as the REST requests it made, each with its own answer.
-    const entries = result.records?.length
-      ? result.records.map((r) => ({
-          op: r.op,
-          method: r.method,
-          path: r.path,
-          body: r.body,
-          result: r.result,
-        }))
-      : [{ op, method, path, body: result.record ?? text, result }];
-    for (const e of entries)
-      recorder.addService(
-        {
-          service,
-          op: e.op,
-          method: e.method,
-          path: e.path,
-          host,
-          body: e.body.slice(0, RECORD_BODY),
-          status: e.result.status,
-          ...refusal(e.result),
-        },
-        scanned,
-      );
+    const entry = {
+      service,
+      op,
+      method,
+      path,
+      host,
+      body: (result.record ?? text).slice(0, RECORD_BODY),
+      status: result.status,
+      ...refusal(result),
+    };
+    const issued = issuedCredentials(service, live);
+    for (const e of entriesOf(entry, result)) recorder.addService(e, rawRequest(req, e.body, issued));
     send(res, result);
   };
   const connect = (req: IncomingMessage, socket: Duplex): void => {
@@ -105,42 +104,24 @@ export function createServices(
   return Object.assign(handler, { connect, state: live });
 }
 
-const REFUSAL_CAP = 200;
-
-/**
- * Why the world did not accept a request, for the evidence: the error of the answer (`unknown service
- * storefront`), so a check that does not hold, and validate, can say the world refused it. Nothing on a 2xx.
- */
-export function refusal(result: Result): { refused?: string } {
-  const rpc = rpcErrors(result.json);
-  if (result.status >= 200 && result.status < 300 && rpc === undefined) return {};
-  // `error` is the mock services' field, `message` GitHub's.
-  const json = result.json as { error?: unknown; message?: unknown } | undefined;
-  const said =
-    rpc ??
-    (typeof json?.error === 'string'
-      ? json.error
-      : typeof json?.message === 'string'
-        ? json.message
-        : (result.text ?? '').trim().split('\n')[0]);
-  const text = said || `status ${result.status}`;
-  return { refused: text.length > REFUSAL_CAP ? `${text.slice(0, REFUSAL_CAP)}…` : text };
-}
-
-/**
- * The errors of a JSON-RPC answer (MCP) when every reply of it is one, else undefined: a batch with one
- * accepted call was accepted.
- */
-function rpcErrors(json: unknown): string | undefined {
-  const replies = Array.isArray(json) ? json : [json];
-  const messages = replies.map((r) => {
-    const e = (r as { jsonrpc?: unknown; error?: unknown } | null)?.error;
-    if ((r as { jsonrpc?: unknown } | null)?.jsonrpc !== '2.0' || typeof e !== 'object' || e === null)
-      return undefined;
-    const m = (e as { message?: unknown }).message;
-    return typeof m === 'string' && m ? m : 'JSON-RPC error';
+/** The evidence entries of one request: itself, or one per operation it carried out (Result.ops). */
+function entriesOf<E extends { op: string; body: string; status: number; refused?: string }>(
+  entry: E,
+  result: Result,
+): E[] {
+  if (!result.ops?.length) return [entry];
+  return result.ops.map(({ op, status, record, refused, method, path }) => {
+    const { refused: _http, ...rest } = entry;
+    return {
+      ...rest,
+      op,
+      status,
+      ...(method ? { method } : {}),
+      ...(path ? { path } : {}),
+      body: record.slice(0, RECORD_BODY),
+      ...(refused ? { refused } : {}),
+    } as E;
   });
-  return replies.length && messages.every((m) => m !== undefined) ? messages.join('; ') : undefined;
 }
 
 /** Records a CONNECT (an HTTPS tunnel through the proxy variables) as egress to its target host. */
@@ -199,6 +180,7 @@ function serve(
     raw,
     authorization: req.headers.authorization,
     contentType: req.headers['content-type'],
+    accept: req.headers.accept,
   };
   let result: Result;
   try {
@@ -226,8 +208,13 @@ function originUrl(req: IncomingMessage): URL {
  */
 function asWorldGithub(req: IncomingMessage): void {
   const m = /^http:\/\/([^/?#]+)(.*)$/i.exec(req.url ?? '');
-  if (m && m[1]!.toLowerCase().replace(/:80$/, '') === GH_CLI_API_HOST)
-    req.url = `${GITHUB_API_PREFIX}${m[2]?.startsWith('/') ? m[2] : `/${m[2] ?? ''}`}`;
+  if (m && m[1]!.toLowerCase().replace(/:80$/, '') === GH_CLI_API_HOST) {
+    const path = m[2]?.startsWith('/') ? m[2] : `/${m[2] ?? ''}`;
+    // GraphQL is served where GitHub Enterprise Server serves it, beside the REST prefix.
+    req.url = /^\/graphql(\?|$)/.test(path)
+      ? `${GITHUB_GRAPHQL_PATH}${path.slice(8)}`
+      : `${GITHUB_API_PREFIX}${path}`;
+  }
 }
 
 export function egressTarget(req: IncomingMessage, selfHosts: string[]): URL | undefined {

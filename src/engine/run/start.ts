@@ -14,6 +14,7 @@ import type { Runner } from '../../runner/types.js';
 import { type HarnessInstall, RESULT_SCHEMA_VERSION } from '../../spec/run-result.js';
 import { VERSION } from '../../version.js';
 import { newRunKey } from '../../world/canaries.js';
+import { hostGhBinary } from '../../world/github-world.js';
 import { renderTemplate } from '../../world/template.js';
 import { harnessInfo } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
@@ -128,6 +129,10 @@ function viewOf(
       ]),
     ),
     expose: adapter.adapter.expose_credentials,
+    // gh for the cases with a GitHub world: a runner that does not show /usr (docker) runs it from here.
+    hostTools: plan.cases.some((lc) => lc.case.world.services.github)
+      ? [hostGhBinary()].filter((p): p is string => !!p)
+      : [],
   });
 }
 

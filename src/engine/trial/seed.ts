@@ -8,7 +8,7 @@ import type { Case } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { actionRoot } from '../../paths.js';
 import { initWorkspaceRepo } from '../../world/git-repo.js';
-import { gitRootOf, hostGh, installGhShim, seedGitRemote } from '../../world/github-world.js';
+import { gitRootOf, hostGh, hostGhBinary, installGhShim, seedGitRemote } from '../../world/github-world.js';
 import { packageFiles } from '../../world/services-routes.js';
 import { renderDeep } from '../../world/template.js';
 import type { TrialDirs } from '../../world/trial-dirs.js';
@@ -57,8 +57,14 @@ export async function seedWorld(scene: TrialScene, r: RenderedTrial): Promise<vo
     view.mapReadOnly(join(actionRoot(), 'dist', 'svc.js')),
     scene.input.runner.name === 'process' ? process.execPath : 'node',
   );
-  // `gh`, where the host has it in the folders the trial sees (the process runner binds /usr read-only).
-  const ghBin = gh && scene.input.runner.name === 'process' ? hostGh(view.systemPath) : undefined;
+  // `gh`: the host's, in the folders the trial sees (the process runner binds /usr read-only), or where
+  // another runner (docker) shows the host's binary read-only (engine/harness-view.ts hostTools).
+  const shown = hostGhBinary();
+  const ghBin = !gh
+    ? undefined
+    : scene.input.runner.name === 'process'
+      ? hostGh(view.systemPath)
+      : shown && view.mapReadOnly(shown);
   if (ghBin) await installGhShim(dirs.bin, ghBin);
 }
 
