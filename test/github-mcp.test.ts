@@ -43,6 +43,7 @@ const CALL: Record<string, Record<string, string | number>> = {
   issue_comments: { issue_number: 7 },
   comment: { issue_number: 7, body: 'hello' },
   edit_issue: { issue_number: 7, title: 'New title', body: 'b', state: 'closed' },
+  create_issue: { title: 'Flaky test', body: 'It fails on Tuesdays' },
   issues: {},
   pull: { pull_number: 8 },
   pull_files: { pull_number: 8 },
