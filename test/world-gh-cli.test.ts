@@ -3,21 +3,19 @@
 // proxy. Its requests are recorded as the world's GitHub's; each request and each answer conforms to GitHub's
 // OpenAPI description.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import { GITHUB_API_PREFIX } from '../src/spec/github-ops.js';
 import { ServiceState } from '../src/spec/service-state.js';
-import { githubEnv, hostGh, installGhShim } from '../src/world/github-world.js';
+import { hostGh } from '../src/world/github-world.js';
 import { createServices } from '../src/world/services.js';
+import { ghInTrial } from './support/gh-cli.js';
 import { checkGithubRequest, responseViolation } from './support/github-fake.js';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 const TOKEN = 'ghs_GhCliCanaryToken0123456789abcdefXYZ';
 const GH = hostGh(['/usr/bin', '/bin', '/usr/local/bin']);
 
@@ -82,31 +80,9 @@ async function world() {
 }
 type ServerResponse = import('node:http').ServerResponse;
 
-/** Runs `gh ARGS` as a harness in the trial would: bin/gh first on PATH, the trial's env and proxy. */
-async function gh(url: string, args: string[]): Promise<{ code: number; out: string }> {
-  const root = mkdtempSync(join(tmpdir(), 'hr-gh-'));
-  cleanup.push(() => rmSync(root, { recursive: true, force: true }));
-  const bin = join(root, 'bin');
-  mkdirSync(bin);
-  await installGhShim(bin, GH!);
-  const env = {
-    ...githubEnv(STATE.github, url),
-    PATH: `${bin}:/usr/bin:/bin`,
-    HOME: root,
-    XDG_CONFIG_HOME: join(root, '.config'),
-    HTTP_PROXY: url,
-    HTTPS_PROXY: url,
-    // As the trial sets it: its `localhost` would keep gh off the proxy, which bin/gh undoes.
-    NO_PROXY: '127.0.0.1,localhost',
-  };
-  try {
-    const r = await run('gh', args, { env, cwd: root, timeout: 20_000 });
-    return { code: 0, out: r.stdout };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? 1, out: `${err.stdout ?? ''}${err.stderr ?? ''}` };
-  }
-}
+/** Runs `gh ARGS` as a harness in the trial would (test/support/gh-cli.ts). */
+const gh = (url: string, args: string[]) =>
+  ghInTrial(url, args, { gh: GH!, github: STATE.github!, cleanup, timeoutMs: 20_000 });
 
 describe.skipIf(!GH)('gh in the trial reaches the world', () => {
   it('gh api and gh issue comment hit the world, are recorded and conform to the OpenAPI description', async () => {

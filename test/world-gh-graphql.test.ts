@@ -4,11 +4,8 @@
 // recorded as the REST twins' ops, so one check holds whichever API merged; a document outside GitHub's
 // schema is refused in GitHub's error shape.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeCheckContext } from '../src/checks/check-context.js';
@@ -16,12 +13,13 @@ import { Check, evaluateCheck } from '../src/checks/check-kinds.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import { GITHUB_GRAPHQL_PATH } from '../src/spec/github-ops.js';
 import { ServiceState } from '../src/spec/service-state.js';
-import { githubEnv, hostGh, installGhShim } from '../src/world/github-world.js';
+import { hostGh } from '../src/world/github-world.js';
 import { createServices } from '../src/world/services.js';
 import { runSvc } from '../src/world/svc-core.js';
 import { emptyEvidence } from './support/evidence.js';
+import { ghInTrial } from './support/gh-cli.js';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 const TOKEN = 'ghs_GraphqlCanaryToken0123456789abcdefXY';
 const GH = hostGh(['/usr/bin', '/bin', '/usr/local/bin']);
 
@@ -71,30 +69,8 @@ async function world() {
   return { recorder, handler, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-/** Runs `gh ARGS` as a harness in the trial would: bin/gh first on PATH, the trial's env and proxy. */
-async function gh(url: string, args: string[]): Promise<{ code: number; out: string }> {
-  const root = mkdtempSync(join(tmpdir(), 'hr-ghql-'));
-  cleanup.push(() => rmSync(root, { recursive: true, force: true }));
-  const bin = join(root, 'bin');
-  mkdirSync(bin);
-  await installGhShim(bin, GH!);
-  const env = {
-    ...githubEnv(STATE.github, url),
-    PATH: `${bin}:/usr/bin:/bin`,
-    HOME: root,
-    XDG_CONFIG_HOME: join(root, '.config'),
-    HTTP_PROXY: url,
-    HTTPS_PROXY: url,
-    NO_PROXY: '127.0.0.1,localhost',
-  };
-  try {
-    const r = await run('gh', args, { env, cwd: root, timeout: 30_000 });
-    return { code: 0, out: r.stdout };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? 1, out: `${err.stdout ?? ''}${err.stderr ?? ''}` };
-  }
-}
+/** Runs `gh ARGS` as a harness in the trial would (test/support/gh-cli.ts). */
+const gh = (url: string, args: string[]) => ghInTrial(url, args, { gh: GH!, github: STATE.github!, cleanup });
 
 const ops = (r: EvidenceRecorder) => r.services.map((s) => `${s.op} ${s.status}`);
 const holds = (check: unknown, r: EvidenceRecorder) =>
