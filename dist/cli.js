@@ -87139,14 +87139,14 @@ async function ensureInstalled(adapter, cacheDir, opts = {}) {
       adapter.install?.command
     ) || installed;
     const warm = adapter.install?.warm;
-    if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name);
+    if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name, npmPkg.version);
   }
   return { dir, nodeBin, installed, duration_ms: sinceMs(t0) };
 }
 function warmKey(command) {
   return createHash7("sha256").update(command).digest("hex").slice(0, 16);
 }
-async function ensureWarm(dir, command, opts, nodeBin, what) {
+async function ensureWarm(dir, command, opts, nodeBin, what, version2) {
   const key = warmKey(command);
   if (readMarker(dir)?.warmed === key) return;
   const lock = `${dir}.lock`;
@@ -87158,6 +87158,7 @@ async function ensureWarm(dir, command, opts, nodeBin, what) {
     const env2 = { ...installEnv(opts.env ?? process.env), HOME: scratch, TMPDIR: scratch };
     if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
     if (opts.adapterDir) env2.HR_ADAPTER_DIR = opts.adapterDir;
+    env2.HR_HARNESS_VERSION = version2;
     opts.log(`warming ${what} (install.warm, once per install) \u2026`);
     const t0 = mark();
     const res = await runStep(
@@ -87193,6 +87194,7 @@ async function installPackage(dir, pkg, version2, opts, nodeBin, what, command) 
     const parent = opts.env ?? process.env;
     const env2 = installEnv(parent, npmrcTextsFor(parent, npmrc));
     if (nodeBin) env2.PATH = `${nodeBin}:${env2.PATH ?? ""}`;
+    env2.HR_HARNESS_VERSION = version2;
     const spec = `${pkg}@${version2}`;
     opts.log(`installing ${spec} for ${what} into ${dir} \u2026`);
     const t0 = mark();
@@ -89361,7 +89363,7 @@ function sessionScope(ev) {
   return { ...ev, before: pick2(ev.before, changed), after: pick2(ev.after, changed) };
 }
 
-// src/engine/trial/render.ts
+// src/adapters/version-override.ts
 init_errors();
 
 // src/json-strings.ts
@@ -89372,6 +89374,70 @@ function mapStrings(value, f) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)]));
   return value;
 }
+
+// src/adapters/version-override.ts
+function harnessPackageOf(adapter) {
+  return adapter.install?.npm?.package ?? adapter.harness?.package;
+}
+function harnessVersionOf(adapter) {
+  return adapter.install?.npm?.version ?? adapter.harness?.version;
+}
+var VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
+var PACKAGE_SHAPE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+function parseHarnessBuild(spec) {
+  const s = spec.trim();
+  const at3 = s.lastIndexOf("@");
+  if (at3 <= 0)
+    return `"${s.slice(0, 100)}" names no version; write PACKAGE@VERSION (e.g. @scope/agent@1.6.0)`;
+  const pkg = s.slice(0, at3);
+  const version2 = s.slice(at3 + 1);
+  if (!PACKAGE_SHAPE.test(pkg)) return `"${pkg.slice(0, 100)}" is not an npm package name`;
+  if (!VERSION_SHAPE.test(version2))
+    return `"${version2.slice(0, 60)}" is not an exact version; give one that \`npm view ${pkg} versions\` lists`;
+  return { package: pkg, version: version2 };
+}
+function withHarnessVersion(adapter, version2) {
+  if (!VERSION_SHAPE.test(version2))
+    throw new UserError(
+      `"${version2}" is not a version of ${adapter.name}'s harness package`,
+      "give an exact published version (`npm view PACKAGE versions`)"
+    );
+  const pkg = harnessPackageOf(adapter);
+  if (!pkg)
+    throw new UserError(
+      `adapter ${adapter.name} names no harness package, so no other version of it can be installed`,
+      "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
+    );
+  return withHarnessBuild(adapter, { package: pkg, version: version2 });
+}
+function withHarnessBuild(adapter, build2) {
+  const to = `{{cache}}/${adapter.name}-${build2.version}`;
+  const pin = adapter.install?.npm;
+  const from = pin?.package ?? adapter.harness?.package;
+  if (!from)
+    throw new UserError(
+      `adapter ${adapter.name} names no harness package, so no other build of it can be installed`,
+      "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
+    );
+  const renamed2 = (s) => from === build2.package ? s : s.split(`node_modules/${from}/`).join(`node_modules/${build2.package}/`);
+  if (pin) {
+    const old = `{{cache}}/${adapter.name}-${pin.version}`;
+    const moved3 = mapStrings(adapter, (s) => renamed2(s.split(old).join(to)));
+    return { ...moved3, install: { ...moved3.install, npm: { ...build2 } } };
+  }
+  const moved2 = mapStrings(
+    adapter,
+    (s) => renamed2(s.split("{{repo}}/node_modules/").join(`${to}/node_modules/`))
+  );
+  return {
+    ...moved2,
+    install: { ...moved2.install, npm: { ...build2 } },
+    harness: { ...moved2.harness, package: build2.package, version: build2.version }
+  };
+}
+
+// src/engine/trial/render.ts
+init_errors();
 
 // src/model/ids.ts
 import { createHmac as createHmac3, randomBytes as randomBytes4 } from "node:crypto";
@@ -89887,6 +89953,7 @@ function renderTrial(scene) {
     adapter_dir: view.mapReadOnly(adapter.dir),
     action_root: view.mapReadOnly(actionRoot()),
     cache: view.mapReadOnly(input2.cacheDir),
+    ...versionVar(adapter.adapter),
     // The repository under test (its own harness build), read-only under docker.
     repo: view.mapReadOnly(input2.repoDir),
     model_url: endpoint,
@@ -89935,6 +90002,10 @@ function pathKey(view, adapterFile, ra, p, what) {
       "use a path under {{home}}, {{workspace}} or {{tmp}}"
     );
   return key;
+}
+function versionVar(adapter) {
+  const v = harnessVersionOf(adapter);
+  return v ? { harness_version: v } : {};
 }
 
 // src/engine/trial/score.ts
@@ -94694,65 +94765,6 @@ function jobRunner(opts, targets, plan, started, control, firstTrial) {
   };
 }
 
-// src/adapters/version-override.ts
-init_errors();
-function harnessPackageOf(adapter) {
-  return adapter.install?.npm?.package ?? adapter.harness?.package;
-}
-var VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
-var PACKAGE_SHAPE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
-function parseHarnessBuild(spec) {
-  const s = spec.trim();
-  const at3 = s.lastIndexOf("@");
-  if (at3 <= 0)
-    return `"${s.slice(0, 100)}" names no version; write PACKAGE@VERSION (e.g. @scope/agent@1.6.0)`;
-  const pkg = s.slice(0, at3);
-  const version2 = s.slice(at3 + 1);
-  if (!PACKAGE_SHAPE.test(pkg)) return `"${pkg.slice(0, 100)}" is not an npm package name`;
-  if (!VERSION_SHAPE.test(version2))
-    return `"${version2.slice(0, 60)}" is not an exact version; give one that \`npm view ${pkg} versions\` lists`;
-  return { package: pkg, version: version2 };
-}
-function withHarnessVersion(adapter, version2) {
-  if (!VERSION_SHAPE.test(version2))
-    throw new UserError(
-      `"${version2}" is not a version of ${adapter.name}'s harness package`,
-      "give an exact published version (`npm view PACKAGE versions`)"
-    );
-  const pkg = harnessPackageOf(adapter);
-  if (!pkg)
-    throw new UserError(
-      `adapter ${adapter.name} names no harness package, so no other version of it can be installed`,
-      "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
-    );
-  return withHarnessBuild(adapter, { package: pkg, version: version2 });
-}
-function withHarnessBuild(adapter, build2) {
-  const to = `{{cache}}/${adapter.name}-${build2.version}`;
-  const pin = adapter.install?.npm;
-  const from = pin?.package ?? adapter.harness?.package;
-  if (!from)
-    throw new UserError(
-      `adapter ${adapter.name} names no harness package, so no other build of it can be installed`,
-      "set install.npm (a pinned install) or harness.package (the npm package installed in the repository) in the adapter file"
-    );
-  const renamed2 = (s) => from === build2.package ? s : s.split(`node_modules/${from}/`).join(`node_modules/${build2.package}/`);
-  if (pin) {
-    const old = `{{cache}}/${adapter.name}-${pin.version}`;
-    const moved3 = mapStrings(adapter, (s) => renamed2(s.split(old).join(to)));
-    return { ...moved3, install: { ...moved3.install, npm: { ...build2 } } };
-  }
-  const moved2 = mapStrings(
-    adapter,
-    (s) => renamed2(s.split("{{repo}}/node_modules/").join(`${to}/node_modules/`))
-  );
-  return {
-    ...moved2,
-    install: { ...moved2.install, npm: { ...build2 } },
-    harness: { ...moved2.harness, package: build2.package, version: build2.version }
-  };
-}
-
 // src/engine/run/plan.ts
 init_errors();
 
@@ -96742,6 +96754,7 @@ function resultWriters(opts, targets, plan, made) {
       action_root: actionRoot(),
       adapter_dir: adapter.dir,
       cache: cacheDir,
+      ...versionVar(adapter.adapter),
       config: opts.config
     })
   );

@@ -167,7 +167,7 @@ export async function ensureInstalled(
         adapter.install?.command,
       )) || installed;
     const warm = adapter.install?.warm;
-    if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name);
+    if (warm) await ensureWarm(dir, warm, { ...opts, log }, nodeBin, adapter.name, npmPkg.version);
   }
   return { dir, nodeBin, installed, duration_ms: sinceMs(t0) };
 }
@@ -183,6 +183,7 @@ async function ensureWarm(
   opts: InstallOptions & { log: (l: string) => void },
   nodeBin: string | undefined,
   what: string,
+  version: string,
 ): Promise<void> {
   const key = warmKey(command);
   if (readMarker(dir)?.warmed === key) return;
@@ -195,6 +196,8 @@ async function ensureWarm(
     const env: NodeJS.ProcessEnv = { ...installEnv(opts.env ?? process.env), HOME: scratch, TMPDIR: scratch };
     if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
     if (opts.adapterDir) env.HR_ADAPTER_DIR = opts.adapterDir;
+    // The version this folder holds, for a warm step that names it (as {{harness_version}} in launch strings).
+    env.HR_HARNESS_VERSION = version;
     opts.log(`warming ${what} (install.warm, once per install) …`);
     const t0 = mark();
     const res = await runStep(
@@ -242,6 +245,8 @@ async function installPackage(
     const env = installEnv(parent, npmrcTextsFor(parent, npmrc));
     // A harness's own install scripts may check the Node.js version (OpenClaw's does): give them its Node.
     if (nodeBin) env.PATH = `${nodeBin}:${env.PATH ?? ''}`;
+    // For an install.command that names the version it completes (another package at the same version).
+    env.HR_HARNESS_VERSION = version;
     const spec = `${pkg}@${version}`;
     opts.log(`installing ${spec} for ${what} into ${dir} …`);
     const t0 = mark();

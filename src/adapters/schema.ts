@@ -21,6 +21,9 @@ export const MAX_TIMEOUT_S = 6 * 3600;
  * - {{action_root}}  the root of harness-risk-action itself (its dist/ holds the reference harness)
  * - {{repo}}  the repository under test (the working directory; GITHUB_WORKSPACE in the action), read-only
  * - {{cache}}  the harness install cache (.cache/harnesses by default)
+ * - {{harness_version}}  the version of the harness package the run installs (install.npm.version, else
+ *   harness.version), so a path that names it follows a bisect or a bump (`{{cache}}/NAME-{{harness_version}}`);
+ *   install.command and install.warm get it as $HR_HARNESS_VERSION
  * - {{model_url}}  base URL of the scripted/live model endpoint, no trailing slash, no /v1
  * - {{model_key}}  an API key for the harness to send: random, shaped like the dialect's provider key, never checked
  * - {{svc}}  base URL of the mock services
@@ -38,6 +41,7 @@ export const TEMPLATE_VARS = [
   'action_root',
   'repo',
   'cache',
+  'harness_version',
   'model_url',
   'model_key',
   'svc',

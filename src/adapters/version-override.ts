@@ -16,6 +16,15 @@ export function harnessPackageOf(adapter: Adapter): string | undefined {
   return adapter.install?.npm?.package ?? adapter.harness?.package;
 }
 
+/**
+ * The version of the harness the adapter runs ({{harness_version}}, $HR_HARNESS_VERSION in install steps):
+ * the pin, or the one `harness:` names. An override (bisect, a bump's tree) moves it with the pin, so a
+ * string written with it follows where a literal version would not.
+ */
+export function harnessVersionOf(adapter: Adapter): string | undefined {
+  return adapter.install?.npm?.version ?? adapter.harness?.version;
+}
+
 const VERSION_SHAPE = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
 // npm's rules for a (possibly scoped) package name: lower case, URL-safe, no leading dot or underscore.
 const PACKAGE_SHAPE = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;

@@ -21,6 +21,7 @@ import { benchMark } from '../bench-marks.js';
 import { type HarnessView, harnessView } from '../harness-view.js';
 import type { RunOptions } from '../options.js';
 import { runnerEntry } from '../runners.js';
+import { versionVar } from '../trial/render.js';
 import { jobTrialId } from '../trial.js';
 import { createWorkRoot, sweepWorkRoots } from '../work-root.js';
 import { installHarness } from './install.js';
@@ -185,6 +186,7 @@ function resultWriters(
         action_root: actionRoot(),
         adapter_dir: adapter.dir,
         cache: cacheDir,
+        ...versionVar(adapter.adapter),
         config: opts.config,
       }),
     );

@@ -1,6 +1,8 @@
 // Stage "render": the case and the adapter's templates filled in for this trial's sandbox view (its
 // folders, its endpoint's URL, its canaries), and the adapter's state paths as snapshot keys. Pure: it
 // writes nothing; an unknown template variable or a state path outside the trial is the user's to fix.
+
+import { harnessVersionOf } from '../../adapters/version-override.js';
 import { githubEvent } from '../../cases/github-event.js';
 import { renderPromptTemplate } from '../../cases/prompt-template.js';
 import type { Case } from '../../cases/schema.js';
@@ -96,6 +98,7 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
     adapter_dir: view.mapReadOnly(adapter.dir),
     action_root: view.mapReadOnly(actionRoot()),
     cache: view.mapReadOnly(input.cacheDir),
+    ...versionVar(adapter.adapter),
     // The repository under test (its own harness build), read-only under docker.
     repo: view.mapReadOnly(input.repoDir),
     model_url: endpoint,
@@ -152,4 +155,10 @@ export function pathKey(
       'use a path under {{home}}, {{workspace}} or {{tmp}}',
     );
   return key;
+}
+
+/** {{harness_version}} where the adapter names its harness's version (else using it is an unknown variable). */
+export function versionVar(adapter: Parameters<typeof harnessVersionOf>[0]): { harness_version?: string } {
+  const v = harnessVersionOf(adapter);
+  return v ? { harness_version: v } : {};
 }
