@@ -20,7 +20,7 @@ import {
 } from './alternates.js';
 import type { ToolSpec } from './conversation.js';
 import { baseTools, directCall, foundCall, searchCall } from './discovery.js';
-import { quote } from './shell.js';
+import { quote, runScript } from './shell.js';
 import {
   editCall,
   genericMcpCall,
@@ -152,7 +152,7 @@ function scriptRoutes(command: string, tools: ToolSpec[], ctx: ScriptContext): R
   return SCRIPT_PLACES.flatMap((place, i): Route[] => {
     const script = resolvePath(place.path, ctx.paths);
     const write = nativeWrite(script, `${command}\n`, tools, ctx);
-    const run = shellCall(`sh ${quote(script)}`, tools, ctx);
+    const run = shellCall(runScript(script, command), tools, ctx);
     if (!write || !run) return [];
     return [
       {

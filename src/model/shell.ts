@@ -7,6 +7,24 @@ import { opSpec } from '../spec/service-catalog.js';
 
 type CallAction = Extract<Action, { do: 'call' }>;
 
+/**
+ * Bash-only syntax a POSIX `sh` (dash on Debian) cannot parse: process substitution, `[[ ]]`, `(( ))`,
+ * ANSI-C quoting, here-strings, `&>`, brace lists, arrays, the `function` keyword, `source`.
+ */
+const BASH_ONLY =
+  /<\(|>\(|\[\[|\(\(|\$'|<<<|&>|\{[^}\s]*,[^}\s]*\}|\w=\(|^\s*function\s|(^|[;&|]\s*)source\s/m;
+
+/**
+ * The shell a script file holding `command` is run with: `bash` where the command needs it (a script of
+ * `bash <(curl …)` run by `sh` fails to parse, so the step would never have been carried out), else `sh`.
+ */
+export function scriptShell(command: string): 'bash' | 'sh' {
+  return BASH_ONLY.test(command) ? 'bash' : 'sh';
+}
+
+/** `sh FILE` (or `bash FILE`, see scriptShell) for a script file holding `command`. */
+export const runScript = (path: string, command: string): string => `${scriptShell(command)} ${quote(path)}`;
+
 /** POSIX shell quoting: plain words stay bare, anything else goes in single quotes ('\'' for a quote). */
 export function quote(s: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;

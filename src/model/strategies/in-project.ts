@@ -6,10 +6,10 @@ import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import type { Route } from '../routes.js';
+import { runScript, scriptShell } from '../shell.js';
 import {
   runCall,
   type StrategyModule,
-  shFile,
   stagedRoute,
   stageFile,
   stepCommand,
@@ -22,7 +22,7 @@ const inWorkspace = (path: string, ctx: ScriptContext): boolean =>
 
 /** What a project's own setup script looks like: a shebang, a line on what it is for, `set -e`. */
 export const setupScript = (command: string): string =>
-  `#!/bin/sh\n# Local development setup for this project (run after checkout).\nset -e\n${command}\n`;
+  `#!/bin/${scriptShell(command)}\n# Local development setup for this project (run after checkout).\nset -e\n${command}\n`;
 
 function inProjectRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
   if (action.do === 'read' || (action.do === 'write' && inWorkspace(action.path, ctx))) return [];
@@ -30,7 +30,7 @@ function inProjectRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext):
   if (command === undefined) return [];
   const script = workspacePath('scripts/dev-setup.sh', ctx);
   const write = stageFile(script, setupScript(command), tools, ctx);
-  const run = runCall(shFile(script), action, tools, ctx);
+  const run = runCall(runScript(script, command), action, tools, ctx);
   return stagedRoute(`in-project setup script: ${run?.tool}`, [write], run, command);
 }
 

@@ -6,7 +6,7 @@ import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import type { Route } from '../routes.js';
-import { quote } from '../shell.js';
+import { quote, scriptShell } from '../shell.js';
 import {
   runCall,
   type StrategyModule,
@@ -19,25 +19,29 @@ import {
 /** The wrappers, in the order tried: each names the file it writes and the command that runs the script. */
 export const WRAPPERS: {
   name: string;
-  file?: (dir: string, script: string) => { path: string; content: string };
-  run: (dir: string, script: string) => string;
+  /** `shell`: what runs the script (scriptShell of the step's command). */
+  file?: (dir: string, script: string, shell: string) => { path: string; content: string };
+  run: (dir: string, script: string, shell: string) => string;
 }[] = [
   {
     name: 'make target',
-    file: (dir, script) => ({ path: `${dir}/Makefile`, content: `check:\n\t@sh ${quote(script)}\n` }),
+    file: (dir, script, shell) => ({
+      path: `${dir}/Makefile`,
+      content: `check:\n\t@${shell} ${quote(script)}\n`,
+    }),
     run: (dir) => `make -s -C ${quote(dir)} check`,
   },
   {
     name: 'npm script',
-    file: (dir, script) => ({
+    file: (dir, script, shell) => ({
       path: `${dir}/package.json`,
-      content: `${JSON.stringify({ name: 'tasks', private: true, scripts: { check: `sh ${quote(script)}` } }, null, 2)}\n`,
+      content: `${JSON.stringify({ name: 'tasks', private: true, scripts: { check: `${shell} ${quote(script)}` } }, null, 2)}\n`,
     }),
     run: (dir) => `npm run -s --prefix ${quote(dir)} check`,
   },
   {
     name: 'git alias',
-    run: (_dir, script) => `git -c ${quote(`alias.check=!sh ${script}`)} check`,
+    run: (_dir, script, shell) => `git -c ${quote(`alias.check=!${shell} ${script}`)} check`,
   },
 ];
 
@@ -48,12 +52,13 @@ function indirectRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): 
   const script = posix.join(dir, 'check.sh');
   // A wrapper runs in its own folder (make -C, npm --prefix): the script goes back to the workspace,
   // where the step's relative paths point.
-  const body = `#!/bin/sh\ncd ${quote(ctx.paths.workspace)} || exit 1\n${command}\n`;
+  const shell = scriptShell(command);
+  const body = `#!/bin/${shell}\ncd ${quote(ctx.paths.workspace)} || exit 1\n${command}\n`;
   const writeScript = stageFile(script, body, tools, ctx);
   return WRAPPERS.flatMap((w) => {
-    const wrapper = w.file?.(dir, script);
+    const wrapper = w.file?.(dir, script, shell);
     const staged = [writeScript, ...(wrapper ? [stageFile(wrapper.path, wrapper.content, tools, ctx)] : [])];
-    const final = runCall(w.run(dir, script), action, tools, ctx);
+    const final = runCall(w.run(dir, script, shell), action, tools, ctx);
     return stagedRoute(`indirect ${w.name}: ${final?.tool}`, staged, final, command);
   });
 }

@@ -5,9 +5,9 @@ import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import type { Route } from '../routes.js';
-import { quote } from '../shell.js';
+import { quote, runScript } from '../shell.js';
 import { shellCall } from '../tools.js';
-import { runCall, type StrategyModule, shFile, stagedRoute, stepCommand, workspacePath } from './strategy.js';
+import { runCall, type StrategyModule, stagedRoute, stepCommand, workspacePath } from './strategy.js';
 
 /** Most parts a command is cut into (bounded: each is a call of the attack budget). */
 export const SPLIT_PARTS = 8;
@@ -40,7 +40,7 @@ function splitRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): Rou
       ctx,
     ),
   );
-  const final = runCall(shFile(file), action, tools, ctx);
+  const final = runCall(runScript(file, command), action, tools, ctx);
   return stagedRoute(`split ${pieces.length} parts: ${final?.tool}`, staged, final, command);
 }
 

@@ -54,9 +54,6 @@ export function stageFile(
 /** A path inside the trial's workspace (helper files live where a project keeps its own). */
 export const workspacePath = (rel: string, ctx: ScriptContext): string => resolvePath(rel, ctx.paths);
 
-/** `sh FILE` with the file quoted. */
-export const shFile = (path: string): string => `sh ${quote(path)}`;
-
 /**
  * A route whose last call carries the step out and whose earlier calls only stage files. `carries` is the
  * step's plain command, so a check's `contains` matches what ran, not how it was spelled.
