@@ -81159,7 +81159,7 @@ function refusedLike(arg, ctx) {
   const shown2 = [...new Set(like.map(describeRequest))];
   return shown2.length > 3 ? [...shown2.slice(0, 3), `\u2026 ${shown2.length - 3} more`] : shown2;
 }
-var describeRequest = (s) => `${s.status} to ${s.service}.${s.op}${s.refused ? `: ${s.refused}` : ""}`;
+var describeRequest = (s) => `${s.status} to ${s.service}.${s.op}${s.refused ? `: ${s.refused}` : ""}${s.via ? ` (via the ${s.via})` : ""}`;
 var callMatches = (arg, c) => !c.call.staging && (arg.started ? c.started : c.executed) && (arg.action === void 0 || c.call.action === arg.action) && (arg.shell === void 0 || (c.call.action === "run" || c.call.via_shell === true) === arg.shell) && (arg.name === void 0 || c.call.tool === arg.name) && (arg.contains === void 0 || callText(c).includes(arg.contains));
 var Event = external_exports.union([
   external_exports.object({ service_received: ServiceReceivedArgs }).strict(),
@@ -91507,7 +91507,7 @@ var RESULT_TEXT_CAP = 4096;
 var toolSteps = (actions) => actions.flatMap((a, i) => a.do === "reply" ? [] : [i]);
 var replies = (actions) => actions.flatMap((a) => a.do === "reply" ? [a.text] : []);
 function planSteps(ctx) {
-  const owner = toolSteps(ctx.plan);
+  const owner = toolSteps(ctx.plan).filter((i) => !ctx.delivered?.includes(i));
   const attack = toolSteps(ctx.goal);
   return { owner, attack, barrier: attackBarrier(ctx, owner, attack) };
 }
@@ -94009,8 +94009,7 @@ var RECORD_BODY = 16 * 1024;
 var EGRESS_MESSAGE = "egress blocked by harness-risk sandbox";
 function createServices(state2, recorder, opts = {}) {
   const live = seedState(state2);
-  const github = withDiffMedia(conformGithub(githubHandlers()));
-  const routes = routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
+  const routes = worldRoutes(live);
   const handler = async (req, res) => {
     asWorldGithub(req);
     if (req.method === "CONNECT") {
@@ -94053,6 +94052,29 @@ ${message}`
     );
   };
   return Object.assign(handler, { connect: connect2, state: live });
+}
+function worldRoutes(live) {
+  const github = withDiffMedia(conformGithub(githubHandlers()));
+  return routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
+}
+function worldAnswer(state2, method, path7) {
+  const live = seedState(state2);
+  const url2 = new URL(path7, "http://world.invalid");
+  const match = matchRoute(worldRoutes(live), method, url2.pathname);
+  if (!match) return void 0;
+  const ctx = {
+    method,
+    pathname: url2.pathname,
+    query: url2.searchParams,
+    text: "",
+    fields: Object.fromEntries(url2.searchParams),
+    raw: Buffer.alloc(0)
+  };
+  try {
+    return match.route.run(ctx, match.params, live, {});
+  } catch {
+    return void 0;
+  }
 }
 function entriesOf(entry, result) {
   if (!result.ops?.length) return [entry];
@@ -94251,6 +94273,43 @@ function send2(res, result) {
   res.end(body);
 }
 
+// src/engine/trial/prompt-delivery.ts
+init_service_catalog();
+var flat = (s) => s.replace(/\s+/g, " ").trim();
+function answerProse(answer) {
+  if (typeof answer === "string")
+    return answer.split("\n").map(flat).filter((l) => /\s/.test(l));
+  if (Array.isArray(answer)) return answer.flatMap(answerProse);
+  if (answer && typeof answer === "object") return Object.values(answer).flatMap(answerProse);
+  return [];
+}
+function promptDeliveries(c, prompt) {
+  const text2 = flat(prompt);
+  return c.owner.plan.flatMap((step, i) => {
+    if (step.do !== "call" || step.service === "mcp" || !deliversData(step.service, step.op)) return [];
+    const http2 = serviceHttp(step);
+    if (!http2 || http2.body !== void 0) return [];
+    const answer = worldAnswer(c.world.services, http2.method, http2.path);
+    if (!answer || answer.status < 200 || answer.status > 299 || answer.ops) return [];
+    const prose = answerProse(answer.text ?? answer.json);
+    if (!prose.length || !prose.every((p) => text2.includes(p))) return [];
+    return [
+      {
+        step: i,
+        request: {
+          service: step.service,
+          op: recordedAs(step.service, step.op),
+          method: http2.method,
+          path: http2.path,
+          body: "",
+          status: answer.status,
+          via: "prompt"
+        }
+      }
+    ];
+  });
+}
+
 // src/engine/trial/serve.ts
 function trialAbort(run4) {
   const controller = new AbortController();
@@ -94262,7 +94321,7 @@ function trialAbort(run4) {
     abort: { signal: controller.signal, unlink: () => run4?.removeEventListener("abort", onRunAbort) }
   };
 }
-function scriptContext(scene, r, triggers) {
+function scriptContext(scene, r, triggers, delivered) {
   const { c } = r;
   const { adapter, config: config2 } = scene.input;
   const { view } = scene;
@@ -94273,6 +94332,7 @@ function scriptContext(scene, r, triggers) {
     trigger: c.inject.trigger,
     ...triggers.length ? { triggers } : {},
     ...c.inject.after !== void 0 ? { attack_after: c.inject.after } : {},
+    ...delivered.length ? { delivered: delivered.map((d) => d.step) } : {},
     reviewer_verdict: reviewerMode(config2) === "deny" ? "deny" : "allow",
     reviewer: reviewerMode(config2),
     ...scene.input.strategy ? { strategy: scene.input.strategy } : {},
@@ -94306,7 +94366,9 @@ function backendOf(scene) {
 function serveTrial(scene, r, triggers = []) {
   const { controller, abort } = trialAbort(scene.input.signal);
   const backend = backendOf(scene);
-  const model = createModelHandler(scriptContext(scene, r, triggers), scene.recorder, {
+  const delivered = promptDeliveries(r.c, r.vars.prompt ?? "");
+  for (const d of delivered) scene.recorder.addService(d.request, "");
+  const model = createModelHandler(scriptContext(scene, r, triggers, delivered), scene.recorder, {
     ...backend ? { backend, signal: controller.signal, onFatal: () => controller.abort() } : {},
     world: worldProbe(scene)
   });

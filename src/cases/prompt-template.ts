@@ -49,7 +49,6 @@ function placeholderText(name: string, request: string, event: GithubEvent): str
   return fieldText(event.payload, name.split('.').slice(1));
 }
 
-/** The prompt a workflow with this template gives the harness for this event and owner request. */
 /** A prompt template as a schema field (an adapter configuration's, a wiring's): checked when it loads. */
 export const PromptTemplate = z
   .string()
@@ -58,6 +57,7 @@ export const PromptTemplate = z
     for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: 'custom', message });
   });
 
+/** The prompt a workflow with this template gives the harness for this event and owner request. */
 export function renderPromptTemplate(template: string, request: string, event: GithubEvent): string {
   let asked = false;
   const text = template.replace(PLACEHOLDER, (_w, ours: string | undefined, gh: string | undefined) => {

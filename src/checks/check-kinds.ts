@@ -115,7 +115,7 @@ function refusedLike(arg: ServiceReceivedArgs, ctx: CheckContext): string[] {
 
 /** One request as the world answered it, for reasons: `404 deploy.trigger: unknown service storefront`. */
 export const describeRequest = (s: ServiceRequest): string =>
-  `${s.status} to ${s.service}.${s.op}${s.refused ? `: ${s.refused}` : ''}`;
+  `${s.status} to ${s.service}.${s.op}${s.refused ? `: ${s.refused}` : ''}${s.via ? ` (via the ${s.via})` : ''}`;
 
 const callMatches = (arg: ToolCalledArgs, c: CallOutcome): boolean =>
   !c.call.staging &&

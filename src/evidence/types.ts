@@ -159,6 +159,12 @@ export interface ServiceRequest {
    * carries a refusal (a JSON-RPC error: MCP answers an unknown tool with 200 and an error object).
    */
   refused?: string;
+  /**
+   * `prompt`: not a request the harness made. The harness's prompt already carried this answer (a CI
+   * template rendered the event's issue or pull request, as the workflow's action fetched it before the
+   * agent started), so an owner's read of it was delivered (engine/trial/prompt-delivery.ts).
+   */
+  via?: 'prompt';
 }
 
 export interface FileState {
@@ -318,6 +324,11 @@ export interface ScriptContext {
   subagents?: Record<string, string>;
   /** The name the trial's MCP server is registered under (adapter `mcp.server`): harnesses prefix its tools with it. */
   mcp_server?: string;
+  /**
+   * Owner plan indices of reads the prompt already answered (engine/trial/prompt-delivery.ts): the model
+   * does not make them. Absent: none.
+   */
+  delivered?: number[];
   /** The adapter's discovery and invoke tools (adapter `discovery`); absent: recognised by shape. */
   discovery?: {
     search: { name: string; query?: string };

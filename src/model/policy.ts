@@ -82,7 +82,8 @@ const toolSteps = (actions: Action[]): number[] => actions.flatMap((a, i) => (a.
 const replies = (actions: Action[]): string[] => actions.flatMap((a) => (a.do === 'reply' ? [a.text] : []));
 
 function planSteps(ctx: ScriptContext): Steps {
-  const owner = toolSteps(ctx.plan);
+  // A read the prompt already answered is not made again (a real model uses what it was handed).
+  const owner = toolSteps(ctx.plan).filter((i) => !ctx.delivered?.includes(i));
   const attack = toolSteps(ctx.goal);
   return { owner, attack, barrier: attackBarrier(ctx, owner, attack) };
 }

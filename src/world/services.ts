@@ -60,8 +60,7 @@ export function createServices(
   opts: ServicesOptions = {},
 ): ServicesHandler {
   const live = seedState(state);
-  const github = withDiffMedia(conformGithub(githubHandlers()));
-  const routes = routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
+  const routes = worldRoutes(live);
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     asWorldGithub(req);
     // A CONNECT can reach here when a server routes its 'connect' event through the request handler.
@@ -102,6 +101,40 @@ export function createServices(
     );
   };
   return Object.assign(handler, { connect, state: live });
+}
+
+/** The routes of a world whose live state is `live`: every service's ops, GitHub's as GitHub shapes them. */
+export function worldRoutes(live: LiveState): Route[] {
+  const github = withDiffMedia(conformGithub(githubHandlers()));
+  return routeTable((ctx) => handleMcp(ctx, live), { ...github, graphql: githubGraphql(github) });
+}
+
+/**
+ * What the world would answer a body-less request (a read) at the start of a trial, on a fresh copy of
+ * its seeded state: nothing is served or recorded. Undefined when no route takes it.
+ */
+export function worldAnswer(
+  state: ServiceState | undefined,
+  method: string,
+  path: string,
+): Result | undefined {
+  const live = seedState(state);
+  const url = new URL(path, 'http://world.invalid');
+  const match = matchRoute(worldRoutes(live), method, url.pathname);
+  if (!match) return undefined;
+  const ctx: Ctx = {
+    method,
+    pathname: url.pathname,
+    query: url.searchParams,
+    text: '',
+    fields: Object.fromEntries(url.searchParams),
+    raw: Buffer.alloc(0),
+  };
+  try {
+    return match.route.run(ctx, match.params, live, {});
+  } catch {
+    return undefined;
+  }
 }
 
 /** The evidence entries of one request: itself, or one per operation it carried out (Result.ops). */

@@ -13,6 +13,7 @@ import type { TrialFile } from '../../runner/types.js';
 import { reviewerMode } from '../../spec/reviewer-modes.js';
 import { gitRootOf } from '../../world/github-world.js';
 import { createServices, type ServicesHandler } from '../../world/services.js';
+import { type PromptDelivery, promptDeliveries } from './prompt-delivery.js';
 import type { RenderedTrial } from './render.js';
 import type { TrialScene } from './types.js';
 
@@ -38,7 +39,12 @@ function trialAbort(run: AbortSignal | undefined): { controller: AbortController
   };
 }
 
-function scriptContext(scene: TrialScene, r: RenderedTrial, triggers: string[]): ScriptContext {
+function scriptContext(
+  scene: TrialScene,
+  r: RenderedTrial,
+  triggers: string[],
+  delivered: PromptDelivery[],
+): ScriptContext {
   const { c } = r;
   const { adapter, config } = scene.input;
   const { view } = scene;
@@ -49,6 +55,7 @@ function scriptContext(scene: TrialScene, r: RenderedTrial, triggers: string[]):
     trigger: c.inject.trigger,
     ...(triggers.length ? { triggers } : {}),
     ...(c.inject.after !== undefined ? { attack_after: c.inject.after } : {}),
+    ...(delivered.length ? { delivered: delivered.map((d) => d.step) } : {}),
     reviewer_verdict: reviewerMode(config) === 'deny' ? 'deny' : 'allow',
     reviewer: reviewerMode(config),
     ...(scene.input.strategy ? { strategy: scene.input.strategy } : {}),
@@ -89,7 +96,10 @@ function backendOf(scene: TrialScene): Backend | undefined {
 export function serveTrial(scene: TrialScene, r: RenderedTrial, triggers: string[] = []): Serving {
   const { controller, abort } = trialAbort(scene.input.signal);
   const backend = backendOf(scene);
-  const model = createModelHandler(scriptContext(scene, r, triggers), scene.recorder, {
+  // Before the harness starts, as the workflow's action fetched it: the owner reads the prompt carries.
+  const delivered = promptDeliveries(r.c, r.vars.prompt ?? '');
+  for (const d of delivered) scene.recorder.addService(d.request, '');
+  const model = createModelHandler(scriptContext(scene, r, triggers, delivered), scene.recorder, {
     ...(backend ? { backend, signal: controller.signal, onFatal: () => controller.abort() } : {}),
     world: worldProbe(scene),
   });
