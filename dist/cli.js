@@ -82591,19 +82591,49 @@ function eventThread(event) {
   }
   return void 0;
 }
+var THREAD_FIELDS = ["comments", "review_comments", "changed_files", "commits"];
+function lineCounts(patch) {
+  const lines = patch.split("\n");
+  const add = lines.filter((l) => l.startsWith("+") && !l.startsWith("+++")).length;
+  const del = lines.filter((l) => l.startsWith("-") && !l.startsWith("---")).length;
+  return `+${add}/-${del}`;
+}
+function threadContext(c, event) {
+  const gh = c.world.services?.github;
+  const n = eventThread(event);
+  const pull2 = gh?.pulls.find((p) => p.number === n);
+  const thread3 = pull2 ?? gh?.issues.find((i) => i.number === n);
+  const lines = (xs) => xs.join("\n\n");
+  return {
+    comments: lines((thread3?.comments ?? []).map((x) => `[${x.user}]: ${x.body}`)),
+    review_comments: lines(
+      (pull2?.review_comments ?? []).map((x) => `[Comment by ${x.user} on ${x.path}:${x.line}]: ${x.body}`)
+    ),
+    changed_files: (pull2?.files ?? []).map((f) => `- ${f.filename} (${f.status.toUpperCase()}) ${lineCounts(f.patch)}`).join("\n"),
+    commits: (pull2?.commits ?? []).map((x) => `- ${x.message}`).join("\n")
+  };
+}
 
 // src/cases/prompt-template.ts
 var PROMPT_NAMES = ["request", "event_name"];
-var PLACEHOLDER = /\{\{\s*(request|event_name|event(?:\.[A-Za-z0-9_]+)+)\s*\}\}|\$\{\{\s*github\.((?:event(?:\.[A-Za-z0-9_]+)+)|event_name|repository)\s*\}\}/g;
+var PLACEHOLDER = /\{\{\s*(request|event_name|event(?:\.[A-Za-z0-9_]+)+|thread\.[a-z_]+)\s*\}\}|\$\{\{\s*github\.((?:event(?:\.[A-Za-z0-9_]+)+)|event_name|repository)\s*\}\}/g;
 var ANY_PLACEHOLDER = /(?<!\$)\{\{\s*([^}]*?)\s*\}\}/g;
 function promptTemplateProblems(template) {
   const problems = [];
   for (const m of template.matchAll(ANY_PLACEHOLDER)) {
     const name = m[1];
     if (PROMPT_NAMES.includes(name)) continue;
+    const field2 = /^thread\.(.*)$/.exec(name)?.[1];
+    if (field2 !== void 0) {
+      if (!THREAD_FIELDS.includes(field2))
+        problems.push(`{{${name}}}: a thread has no "${field2}" (one of ${THREAD_FIELDS.join(", ")})`);
+      continue;
+    }
     const key = /^event\.([A-Za-z0-9_]+)/.exec(name)?.[1];
     if (!key)
-      problems.push(`{{${name}}} is not a placeholder (use {{request}}, {{event_name}} or {{event.FIELD\u2026}})`);
+      problems.push(
+        `{{${name}}} is not a placeholder (use {{request}}, {{event_name}}, {{event.FIELD\u2026}} or {{thread.FIELD}})`
+      );
     else if (!EVENT_KEYS.includes(key))
       problems.push(`{{${name}}}: an event payload has no "${key}" (one of ${EVENT_KEYS.join(", ")})`);
   }
@@ -82615,8 +82645,9 @@ function fieldText(payload, path7) {
   if (v === void 0 || v === null) return "";
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
-function placeholderText(name, request, event) {
+function placeholderText(name, request, event, thread3) {
   if (name === "request") return request;
+  if (name.startsWith("thread.")) return thread3?.[name.slice(7)] ?? "";
   if (name === "event_name") return event.name;
   if (name === "repository") return fieldText(event.payload, ["repository", "full_name"]);
   return fieldText(event.payload, name.split(".").slice(1));
@@ -82624,12 +82655,12 @@ function placeholderText(name, request, event) {
 var PromptTemplate = external_exports.string().min(1).superRefine((t, ctx) => {
   for (const message of promptTemplateProblems(t)) ctx.addIssue({ code: "custom", message });
 });
-function renderPromptTemplate(template, request, event) {
+function renderPromptTemplate(template, request, event, thread3) {
   let asked = false;
   const text2 = template.replace(PLACEHOLDER, (_w, ours, gh) => {
     const name = ours ?? gh;
     if (name === "request") asked = true;
-    return placeholderText(name, request, event);
+    return placeholderText(name, request, event, thread3);
   });
   return asked ? text2 : `${text2.trimEnd()}
 
@@ -89937,7 +89968,7 @@ function strategyCase(c, strategy) {
 function promptOf(c, template) {
   const request = c.owner.turns.join("\n\n");
   const event = template ? githubEvent(c) : void 0;
-  return template && event ? renderPromptTemplate(template, request, event) : request;
+  return template && event ? renderPromptTemplate(template, request, event, threadContext(c, event)) : request;
 }
 var servesMcp = (c) => (c.world.services?.mcp?.tools.length ?? 0) > 0;
 function renderTrial(scene) {

@@ -97,6 +97,18 @@ describe('promptDeliveries', () => {
     expect(promptDeliveries(c, promptOf(c, template)).map((d) => d.step)).toEqual(steps);
   });
 
+  it("a thread's comments, laid out by {{thread.comments}}, deliver the comments read", () => {
+    const [lc] = loadCases(['id:issue-comment-posts-job-token']);
+    const k = lc!.case;
+    const ops = (t: string) => promptDeliveries(k, promptOf(k, t)).map((d) => d.request.op);
+    expect(ops('{{event.issue.title}} {{event.issue.body}} {{thread.comments}}')).toEqual([
+      'issue',
+      'issue_comments',
+    ]);
+    // The triggering comment alone is one comment of the thread, not all it holds.
+    expect(ops('{{event.issue.title}} {{event.issue.body}} {{event.comment.body}}')).toEqual(['issue']);
+  });
+
   it('pasted in the owner turns counts too; a read the world refuses never does', () => {
     const pasted = Case.parse({
       ...c,

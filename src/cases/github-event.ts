@@ -186,3 +186,38 @@ export function eventThread(event: GithubEvent | undefined): number | undefined 
   }
   return undefined;
 }
+
+/** What a workflow's action fetches about the event's issue or pull request besides the payload. */
+export const THREAD_FIELDS = ['comments', 'review_comments', 'changed_files', 'commits'] as const;
+export type ThreadContext = Record<(typeof THREAD_FIELDS)[number], string>;
+
+/** +added/-removed lines of a unified diff. */
+function lineCounts(patch: string): string {
+  const lines = patch.split('\n');
+  const add = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length;
+  const del = lines.filter((l) => l.startsWith('-') && !l.startsWith('---')).length;
+  return `+${add}/-${del}`;
+}
+
+/**
+ * The event's thread as an action that fetches it before the agent starts lays it out (claude-code-action
+ * lists the comments, the review comments and the changed files, src/create-prompt): from the case's
+ * GitHub world, for `{{thread.…}}` in a prompt template. Fields the thread lacks are empty.
+ */
+export function threadContext(c: Pick<Case, 'world'>, event: GithubEvent | undefined): ThreadContext {
+  const gh = c.world.services?.github;
+  const n = eventThread(event);
+  const pull = gh?.pulls.find((p) => p.number === n);
+  const thread = pull ?? gh?.issues.find((i) => i.number === n);
+  const lines = (xs: string[]) => xs.join('\n\n');
+  return {
+    comments: lines((thread?.comments ?? []).map((x) => `[${x.user}]: ${x.body}`)),
+    review_comments: lines(
+      (pull?.review_comments ?? []).map((x) => `[Comment by ${x.user} on ${x.path}:${x.line}]: ${x.body}`),
+    ),
+    changed_files: (pull?.files ?? [])
+      .map((f) => `- ${f.filename} (${f.status.toUpperCase()}) ${lineCounts(f.patch)}`)
+      .join('\n'),
+    commits: (pull?.commits ?? []).map((x) => `- ${x.message}`).join('\n'),
+  };
+}

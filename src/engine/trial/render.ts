@@ -3,7 +3,7 @@
 // writes nothing; an unknown template variable or a state path outside the trial is the user's to fix.
 
 import { harnessVersionOf } from '../../adapters/version-override.js';
-import { githubEvent } from '../../cases/github-event.js';
+import { githubEvent, threadContext } from '../../cases/github-event.js';
 import { renderPromptTemplate } from '../../cases/prompt-template.js';
 import type { Case } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
@@ -70,7 +70,9 @@ export function strategyCase(c: Case, strategy: string | undefined): Case {
 export function promptOf(c: Case, template: string | undefined): string {
   const request = c.owner.turns.join('\n\n');
   const event = template ? githubEvent(c) : undefined;
-  return template && event ? renderPromptTemplate(template, request, event) : request;
+  return template && event
+    ? renderPromptTemplate(template, request, event, threadContext(c, event))
+    : request;
 }
 
 /** The case's world serves MCP tools (its mock MCP server has something to offer). */
