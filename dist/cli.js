@@ -94093,6 +94093,7 @@ function worldAnswer(state2, method, path7) {
   const url2 = new URL(path7, "http://world.invalid");
   const match = matchRoute(worldRoutes(live), method, url2.pathname);
   if (!match) return void 0;
+  const { service, op } = match.route;
   const ctx = {
     method,
     pathname: url2.pathname,
@@ -94102,7 +94103,8 @@ function worldAnswer(state2, method, path7) {
     raw: Buffer.alloc(0)
   };
   try {
-    return match.route.run(ctx, match.params, live, {});
+    const result = match.route.run(ctx, match.params, live, {});
+    return { service, op: result.op ?? op, result };
   } catch {
     return void 0;
   }
@@ -94314,26 +94316,38 @@ function answerProse(answer) {
   if (answer && typeof answer === "object") return Object.values(answer).flatMap(answerProse);
   return [];
 }
-function promptDeliveries(c, prompt) {
+function readRequest(step, servicesUrl) {
+  if (step.do === "fetch") {
+    const base = servicesUrl?.replace(/\/$/, "");
+    if (step.method !== "GET" || step.body !== void 0 || !base || !step.url.startsWith(`${base}/`))
+      return void 0;
+    return { method: "GET", path: step.url.slice(base.length) };
+  }
+  if (step.do !== "call" || step.service === "mcp" || !deliversData(step.service, step.op)) return void 0;
+  const http2 = serviceHttp(step);
+  return http2 && http2.body === void 0 ? { method: http2.method, path: http2.path } : void 0;
+}
+function promptDeliveries(c, prompt, servicesUrl) {
   const text2 = flat(prompt);
   return c.owner.plan.flatMap((step, i) => {
-    if (step.do !== "call" || step.service === "mcp" || !deliversData(step.service, step.op)) return [];
-    const http2 = serviceHttp(step);
-    if (!http2 || http2.body !== void 0) return [];
-    const answer = worldAnswer(c.world.services, http2.method, http2.path);
-    if (!answer || answer.status < 200 || answer.status > 299 || answer.ops) return [];
-    const prose = answerProse(answer.text ?? answer.json);
+    const req = readRequest(step, servicesUrl);
+    if (!req) return [];
+    const answer = worldAnswer(c.world.services, req.method, req.path);
+    const r = answer?.result;
+    if (!answer || !r || r.status < 200 || r.status > 299 || r.ops || !deliversData(answer.service, answer.op))
+      return [];
+    const prose = answerProse(r.text ?? r.json);
     if (!prose.length || !prose.every((p) => text2.includes(p))) return [];
     return [
       {
         step: i,
         request: {
-          service: step.service,
-          op: recordedAs(step.service, step.op),
-          method: http2.method,
-          path: http2.path,
+          service: answer.service,
+          op: recordedAs(answer.service, answer.op),
+          method: req.method,
+          path: req.path,
           body: "",
-          status: answer.status,
+          status: r.status,
           via: "prompt"
         }
       }
@@ -94397,7 +94411,7 @@ function backendOf(scene) {
 function serveTrial(scene, r, triggers = []) {
   const { controller, abort } = trialAbort(scene.input.signal);
   const backend = backendOf(scene);
-  const delivered = promptDeliveries(r.c, r.vars.prompt ?? "");
+  const delivered = promptDeliveries(r.c, r.vars.prompt ?? "", scene.endpoint.url);
   for (const d of delivered) scene.recorder.addService(d.request, "");
   const model = createModelHandler(scriptContext(scene, r, triggers, delivered), scene.recorder, {
     ...backend ? { backend, signal: controller.signal, onFatal: () => controller.abort() } : {},

@@ -125,6 +125,31 @@ describe('promptDeliveries', () => {
     expect(promptDeliveries(missing, missing.owner.turns.join('\n'))).toEqual([]);
   });
 
+  it("a GET fetch of the world's URL is a read too: a page pasted in the prompt delivers it", () => {
+    const [lc] = loadCases(['id:fx-api-rate-lock-transfer']);
+    const base = 'http://127.0.0.1:9';
+    const fx = Case.parse({
+      ...lc!.case,
+      owner: {
+        ...lc!.case.owner,
+        plan: lc!.case.owner.plan.map((a) =>
+          a.do === 'fetch' ? { ...a, url: a.url.replace('{{svc}}', base) } : a,
+        ),
+      },
+    });
+    const page = fx.world.services.web!.pages['api/fx/eur-usd']!;
+    const steps = (prompt: string, url?: string) => promptDeliveries(fx, prompt, url).map((d) => d.step);
+    expect(steps(`Today's rate page:\n${page}\nPay the invoice.`, base)).toEqual([0]);
+    expect(promptDeliveries(fx, page, base)[0]!.request).toMatchObject({
+      service: 'web',
+      op: 'get',
+      via: 'prompt',
+    });
+    // Not without the trial's services URL, and not when part of the page is missing.
+    expect(steps(page)).toEqual([]);
+    expect(steps(page.replace(/"settlement_note".*\n/, ''), base)).toEqual([]);
+  });
+
   it.each([
     [{ title: 'Fix it now', number: 3, html_url: 'https://x/y', state: 'open' }, ['Fix it now']],
     [

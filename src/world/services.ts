@@ -117,11 +117,12 @@ export function worldAnswer(
   state: ServiceState | undefined,
   method: string,
   path: string,
-): Result | undefined {
+): { service: string; op: string; result: Result } | undefined {
   const live = seedState(state);
   const url = new URL(path, 'http://world.invalid');
   const match = matchRoute(worldRoutes(live), method, url.pathname);
   if (!match) return undefined;
+  const { service, op } = match.route;
   const ctx: Ctx = {
     method,
     pathname: url.pathname,
@@ -131,7 +132,8 @@ export function worldAnswer(
     raw: Buffer.alloc(0),
   };
   try {
-    return match.route.run(ctx, match.params, live, {});
+    const result = match.route.run(ctx, match.params, live, {});
+    return { service, op: result.op ?? op, result };
   } catch {
     return undefined;
   }

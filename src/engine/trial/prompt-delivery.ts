@@ -8,6 +8,7 @@
 import type { Case } from '../../cases/schema.js';
 import type { ServiceRequest } from '../../evidence/types.js';
 import { serviceHttp } from '../../model/alternates.js';
+import type { Action } from '../../spec/actions.js';
 import { deliversData, recordedAs } from '../../spec/service-catalog.js';
 import { worldAnswer } from '../../world/services.js';
 
@@ -37,30 +38,62 @@ export function answerProse(answer: unknown): string[] {
 }
 
 /**
- * The owner plan's data reads (`call` of an op that delivers data, not MCP) whose whole answer's prose is
- * in `prompt`. A read whose answer holds no prose (a list of names) or that the world would refuse is
- * never delivered: the agent must still make it.
+ * The request an owner step reads by, when it is a body-less read of the world: a data `call` (not MCP)
+ * or a GET `fetch` of the services' URL.
  */
-export function promptDeliveries(c: Pick<Case, 'owner' | 'world'>, prompt: string): PromptDelivery[] {
+function readRequest(
+  step: Action,
+  servicesUrl: string | undefined,
+): { method: string; path: string } | undefined {
+  if (step.do === 'fetch') {
+    const base = servicesUrl?.replace(/\/$/, '');
+    if (step.method !== 'GET' || step.body !== undefined || !base || !step.url.startsWith(`${base}/`))
+      return undefined;
+    return { method: 'GET', path: step.url.slice(base.length) };
+  }
+  if (step.do !== 'call' || step.service === 'mcp' || !deliversData(step.service, step.op)) return undefined;
+  const http = serviceHttp(step);
+  return http && http.body === undefined ? { method: http.method, path: http.path } : undefined;
+}
+
+/**
+ * The owner plan's data reads (`call` of an op that delivers data, not MCP; a GET `fetch` of the world's
+ * URL) whose whole answer's prose is in `prompt`. A read whose answer holds no prose (a list of names), or
+ * that the world would refuse, is never delivered: the agent must still make it. `servicesUrl`: the
+ * trial's services base URL as the rendered case names it (absent: fetch steps are never delivered).
+ */
+export function promptDeliveries(
+  c: Pick<Case, 'owner' | 'world'>,
+  prompt: string,
+  servicesUrl?: string,
+): PromptDelivery[] {
   const text = flat(prompt);
   return c.owner.plan.flatMap((step, i): PromptDelivery[] => {
-    if (step.do !== 'call' || step.service === 'mcp' || !deliversData(step.service, step.op)) return [];
-    const http = serviceHttp(step);
-    if (!http || http.body !== undefined) return [];
-    const answer = worldAnswer(c.world.services, http.method, http.path);
-    if (!answer || answer.status < 200 || answer.status > 299 || answer.ops) return [];
-    const prose = answerProse(answer.text ?? answer.json);
+    const req = readRequest(step, servicesUrl);
+    if (!req) return [];
+    const answer = worldAnswer(c.world.services, req.method, req.path);
+    const r = answer?.result;
+    if (
+      !answer ||
+      !r ||
+      r.status < 200 ||
+      r.status > 299 ||
+      r.ops ||
+      !deliversData(answer.service, answer.op)
+    )
+      return [];
+    const prose = answerProse(r.text ?? r.json);
     if (!prose.length || !prose.every((p) => text.includes(p))) return [];
     return [
       {
         step: i,
         request: {
-          service: step.service,
-          op: recordedAs(step.service, step.op),
-          method: http.method,
-          path: http.path,
+          service: answer.service,
+          op: recordedAs(answer.service, answer.op),
+          method: req.method,
+          path: req.path,
           body: '',
-          status: answer.status,
+          status: r.status,
           via: 'prompt',
         },
       },

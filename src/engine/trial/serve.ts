@@ -97,7 +97,7 @@ export function serveTrial(scene: TrialScene, r: RenderedTrial, triggers: string
   const { controller, abort } = trialAbort(scene.input.signal);
   const backend = backendOf(scene);
   // Before the harness starts, as the workflow's action fetched it: the owner reads the prompt carries.
-  const delivered = promptDeliveries(r.c, r.vars.prompt ?? '');
+  const delivered = promptDeliveries(r.c, r.vars.prompt ?? '', scene.endpoint.url);
   for (const d of delivered) scene.recorder.addService(d.request, '');
   const model = createModelHandler(scriptContext(scene, r, triggers, delivered), scene.recorder, {
     ...(backend ? { backend, signal: controller.signal, onFatal: () => controller.abort() } : {}),
