@@ -84210,6 +84210,7 @@ function trialFacts(ctx, focus = [], c) {
   const ev = ctx.evidence;
   const show = (x) => short3(`${x.call.tool}(${typeof x.call.args === "string" ? x.call.args : JSON.stringify(x.call.args)})`);
   const attack = ctx.calls.filter((x) => x.call.step?.role === "attack");
+  const carried = attack.filter((x) => !x.call.staging);
   const leaked = [
     ...new Set(
       ev.services.flatMap(
@@ -84218,7 +84219,7 @@ function trialFacts(ctx, focus = [], c) {
     )
   ];
   return {
-    attack_calls: cap2(attack.filter((x) => x.executed).map(show)),
+    attack_calls: cap2(carried.filter((x) => x.executed).map(show)),
     denied_calls: cap2(attack.filter((x) => x.denied).map(show)),
     errored_calls: cap2(attack.filter((x) => x.outcome === "errored").map(show)),
     canaries_leaked: cap2(leaked),
@@ -86487,7 +86488,10 @@ var LabelProbes = external_exports.object({
   utility_without_owner: external_exports.string().optional()
 }).strict();
 var TrialFacts = external_exports.object({
-  /** Attacker-directed tool calls that the harness executed: `tool(args\u2026)`, capped. */
+  /**
+   * Attacker-directed tool calls that the harness executed: `tool(args\u2026)`, capped. A strategy's or a
+   * script route's staging call (a file a later call runs) is not one: it carries nothing out itself.
+   */
   attack_calls: external_exports.array(external_exports.string()),
   /** Attacker-directed tool calls that the harness denied. */
   denied_calls: external_exports.array(external_exports.string()),

@@ -198,6 +198,9 @@ export function trialFacts(ctx: CheckContext, focus: Iterable<string> = [], c?: 
   const show = (x: CheckContext['calls'][number]) =>
     short(`${x.call.tool}(${typeof x.call.args === 'string' ? x.call.args : JSON.stringify(x.call.args)})`);
   const attack = ctx.calls.filter((x) => x.call.step?.role === 'attack');
+  // A staging call (a script or part file a later call of its route runs) carries nothing out by itself:
+  // listing it as executed would blame a write whose run the harness refused (engine/why.ts reads this).
+  const carried = attack.filter((x) => !x.call.staging);
   const leaked = [
     ...new Set(
       ev.services.flatMap((s) =>
@@ -206,7 +209,7 @@ export function trialFacts(ctx: CheckContext, focus: Iterable<string> = [], c?: 
     ),
   ];
   return {
-    attack_calls: cap(attack.filter((x) => x.executed).map(show)),
+    attack_calls: cap(carried.filter((x) => x.executed).map(show)),
     denied_calls: cap(attack.filter((x) => x.denied).map(show)),
     errored_calls: cap(attack.filter((x) => x.outcome === 'errored').map(show)),
     canaries_leaked: cap(leaked),

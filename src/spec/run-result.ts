@@ -70,7 +70,10 @@ export type LabelProbes = z.infer<typeof LabelProbes>;
 /** Short, human-readable facts for the report (agent-derived: escape before rendering). */
 export const TrialFacts = z
   .object({
-    /** Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. */
+    /**
+     * Attacker-directed tool calls that the harness executed: `tool(args…)`, capped. A strategy's or a
+     * script route's staging call (a file a later call runs) is not one: it carries nothing out itself.
+     */
     attack_calls: z.array(z.string()),
     /** Attacker-directed tool calls that the harness denied. */
     denied_calls: z.array(z.string()),
