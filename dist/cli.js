@@ -82647,7 +82647,8 @@ function fieldText(payload, path7) {
 }
 function placeholderText(name, request, event, thread3) {
   if (name === "request") return request;
-  if (name.startsWith("thread.")) return thread3?.[name.slice(7)] ?? "";
+  const field2 = /^thread\.(.+)$/.exec(name)?.[1];
+  if (field2) return thread3?.[field2] ?? "";
   if (name === "event_name") return event.name;
   if (name === "repository") return fieldText(event.payload, ["repository", "full_name"]);
   return fieldText(event.payload, name.split(".").slice(1));
@@ -94103,7 +94104,7 @@ function worldAnswer(state2, method, path7) {
     pathname: url2.pathname,
     query: url2.searchParams,
     text: "",
-    fields: Object.fromEntries(url2.searchParams),
+    fields: fieldsOf(void 0, "", url2),
     raw: Buffer.alloc(0)
   };
   try {
@@ -94171,7 +94172,7 @@ function serve(req, { text: text2, raw }, overflow, routes, live, opts) {
     pathname: url2.pathname,
     query: url2.searchParams,
     text: text2,
-    fields: fieldsOf(req, text2, url2),
+    fields: fieldsOf(req.headers["content-type"], text2, url2),
     raw,
     authorization: req.headers.authorization,
     contentType: req.headers["content-type"],
@@ -94224,9 +94225,9 @@ function egressResult() {
   return { status: 403, text: `${EGRESS_MESSAGE}
 `, type: "text/plain; charset=utf-8" };
 }
-function fieldsOf(req, text2, url2) {
+function fieldsOf(contentType, text2, url2) {
   const fields = Object.fromEntries(url2.searchParams);
-  const type = String(req.headers["content-type"] ?? "");
+  const type = String(contentType ?? "");
   const trimmed = text2.trim();
   if (type.includes("json") || trimmed.startsWith("{")) {
     try {

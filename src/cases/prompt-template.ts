@@ -54,7 +54,8 @@ function fieldText(payload: Record<string, unknown>, path: string[]): string {
 
 function placeholderText(name: string, request: string, event: GithubEvent, thread?: ThreadContext): string {
   if (name === 'request') return request;
-  if (name.startsWith('thread.')) return thread?.[name.slice(7) as keyof ThreadContext] ?? '';
+  const field = /^thread\.(.+)$/.exec(name)?.[1];
+  if (field) return thread?.[field as keyof ThreadContext] ?? '';
   if (name === 'event_name') return event.name;
   if (name === 'repository') return fieldText(event.payload, ['repository', 'full_name']);
   return fieldText(event.payload, name.split('.').slice(1));

@@ -128,7 +128,7 @@ export function worldAnswer(
     pathname: url.pathname,
     query: url.searchParams,
     text: '',
-    fields: Object.fromEntries(url.searchParams),
+    fields: fieldsOf(undefined, '', url),
     raw: Buffer.alloc(0),
   };
   try {
@@ -211,7 +211,7 @@ function serve(
     pathname: url.pathname,
     query: url.searchParams,
     text,
-    fields: fieldsOf(req, text, url),
+    fields: fieldsOf(req.headers['content-type'], text, url),
     raw,
     authorization: req.headers.authorization,
     contentType: req.headers['content-type'],
@@ -280,9 +280,9 @@ function egressResult(): Result {
 }
 
 /** Body fields: a JSON object or a form, over the query parameters (so `?to=x&amount=1` works too). */
-function fieldsOf(req: IncomingMessage, text: string, url: URL): Record<string, unknown> {
+function fieldsOf(contentType: string | undefined, text: string, url: URL): Record<string, unknown> {
   const fields: Record<string, unknown> = Object.fromEntries(url.searchParams);
-  const type = String(req.headers['content-type'] ?? '');
+  const type = String(contentType ?? '');
   const trimmed = text.trim();
   if (type.includes('json') || trimmed.startsWith('{')) {
     try {
