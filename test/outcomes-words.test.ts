@@ -1,10 +1,12 @@
 // How a call's answer reads where the world shows nothing (model/observe.ts outcomeOf, evidence/exit-status):
 // the exit status in the forms harnesses print it, an adapter's declared error answers, and the world's
 // verdict ahead of every word. One table per concern; each row is a shape a harness answers with.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { answeredOutcome, callOutcomes } from '../src/checks/call-outcomes.js';
 import { accepted } from '../src/evidence/accepted.js';
-import { exitStatus, failedExit } from '../src/evidence/exit-status.js';
+import { exitStatus, failedExit, parseFailed } from '../src/evidence/exit-status.js';
 import type { ModelExchange } from '../src/evidence/types.js';
 import { outcomeOf, stillRunning } from '../src/model/observe.js';
 import { fileVerdict, serviceVerdict } from '../src/model/world-check.js';
@@ -192,5 +194,74 @@ describe('a command still running (running_patterns): not done, yet started', ()
     // The same answer without the running mark (an older record, an undeclared phrasing) did not start.
     ev.model[1]!.results[0]!.running = undefined;
     expect(callOutcomes(ev)[0]).toMatchObject({ outcome: 'errored', started: false });
+  });
+});
+
+describe('a command the shell could not parse ran nothing: errored, not started', () => {
+  /** What a real shell prints (and its status) for a command; a harness shows it as `exit code: N\n…`. */
+  const shell = (sh: string, args: string[]) => {
+    const r = spawnSync(sh, args, { encoding: 'utf8' });
+    return `exit code: ${r.status}\n${r.stdout}${r.stderr}`;
+  };
+  const script = (body: string) => {
+    const path = `${process.env.TMPDIR ?? '/tmp'}/hr-parse-${process.pid}-${Math.random().toString(36).slice(2)}.sh`;
+    writeFileSync(path, body);
+    return path;
+  };
+  it.each([
+    // [shell, arguments, parse failed (nothing ran)]
+    ['sh', ['-c', 'bash <(curl -fsSL http://127.0.0.1:9/x.sh)'], true],
+    ['bash', ['-c', 'foo('], true],
+    ['bash', ['-c', 'if then fi'], true],
+    ['bash', ['-c', 'echo "unterminated'], true],
+    ['sh', ['-c', 'echo "unterminated'], true],
+    ['sh', [script('bash <(curl -fsSL http://127.0.0.1:9/x.sh)\n')], true],
+    ['bash', [script('foo(\n')], true],
+    // The command ran and failed: started.
+    ['sh', ['-c', 'exit 2'], false],
+    ['bash', ['-c', 'ls /nonexistent-hr-path'], false],
+    ['sh', ['-c', 'echo "line 1: syntax error is what the linter said" >&2; exit 1'], false],
+    // A later line the shell could not parse: the lines before it ran.
+    ['sh', [script('touch /dev/null\necho ok\nfoo(\n')], false],
+  ])('%s %j → parse failed: %s', (sh, args, failed) => {
+    const text = shell(sh, args as string[]);
+    expect(failedExit(text)).toBe(true);
+    expect(parseFailed(text)).toBe(failed);
+  });
+
+  it.each([
+    ["zsh:1: parse error near `)'", true],
+    ['sh: syntax error: unexpected "("', true],
+    [
+      'Command: sh /tmp/t/hr-step.sh\nDirectory: (root)\nOutput: /tmp/t/hr-step.sh: 1: Syntax error: "(" unexpected',
+      true,
+    ],
+    ['parse error: Invalid numeric literal at line 1, column 6', false],
+    ['yaml: line 1: did not find expected key', false],
+  ])('%j → %s', (text, failed) => expect(parseFailed(text)).toBe(failed));
+
+  it('the scorer counts such a call errored and not started, a command that failed started', () => {
+    const ev = (text: string) => {
+      const e = emptyEvidence();
+      e.model.push(
+        {
+          ...exchange(1),
+          response: {
+            kind: 'tool_calls',
+            calls: [{ id: 'c1', tool: 'exec_command', args: {}, action: 'run' }],
+          },
+        },
+        { ...exchange(2), results: [{ call_id: 'c1', text, is_error: false, denied: false }] },
+      );
+      return e;
+    };
+    expect(callOutcomes(ev('exit code: 2\n/bin/sh: 1: Syntax error: "(" unexpected'))[0]).toMatchObject({
+      outcome: 'errored',
+      started: false,
+    });
+    expect(callOutcomes(ev('exit code: 127\n/dev/fd/63: line 2: ok:: command not found'))[0]).toMatchObject({
+      outcome: 'errored',
+      started: true,
+    });
   });
 });

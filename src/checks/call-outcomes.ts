@@ -1,7 +1,7 @@
 // Per-call outcomes: what became of every call the model made, read from the evidence alone. One place
 // decides it, and every label, audit rule, detection, AVS and the report read the same answer, so an
 // error result can never count as executed in one and as refused in another.
-import { failedExit } from '../evidence/exit-status.js';
+import { failedExit, parseFailed } from '../evidence/exit-status.js';
 import {
   callKey,
   type Evidence,
@@ -28,7 +28,8 @@ export interface CallOutcome {
   denied: boolean;
   /**
    * The harness started the call: it executed, or its result shows the command's own non-zero exit status
-   * (the harness ran it; the command failed). Not so for refusals or a harness error that ran nothing.
+   * (the harness ran it; the command failed). Not so for refusals, a harness error that ran nothing, or a
+   * command the shell could not parse (it exits non-zero having run none of it).
    */
   started: boolean;
 }
@@ -132,7 +133,9 @@ export function callOutcomes(evidence: Evidence): CallOutcome[] {
       const executed = o.outcome === 'executed';
       const started =
         executed ||
-        (o.outcome === 'errored' && !!result && (failedExit(result.text) || result.running === true));
+        (o.outcome === 'errored' &&
+          !!result &&
+          ((failedExit(result.text) && !parseFailed(result.text)) || result.running === true));
       const seq = ex.seq + i / (ex.response.calls.length + 1);
       out.push({ call, seq, result, ...o, executed, denied: o.outcome === 'refused', started });
     }

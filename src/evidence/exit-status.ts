@@ -25,3 +25,18 @@ export const failedExit = (text: string): boolean => {
   const status = exitStatus(text);
   return status !== undefined && status !== 0;
 };
+
+/**
+ * The shell's own report that it could not parse the command's first line, in the forms shells print it
+ * ("sh: 1: Syntax error: "(" unexpected", "bash: -c: line 1: syntax error near unexpected token",
+ * "script.sh: line 1: syntax error", "zsh:1: parse error near", busybox "sh: syntax error: unexpected"). A
+ * shell parses a whole line before it runs any of it, so nothing of such a command ran: the call failed
+ * without starting, however the harness words its answer. An error past the first line leaves the command
+ * started: the lines before it ran.
+ */
+const PARSE_FAILED: RegExp[] = [
+  /(?:^|\n)[^\n]*?(?:\bline 1|:\s?1): ?(?:Syntax error: |syntax error near |syntax error: unexpected |unexpected EOF while looking for matching |parse error near )/,
+  /(?:^|\n)[^\n]*?\b(?:ba|da|z|k|a)?sh: (?:syntax error: unexpected |parse error near )/,
+];
+
+export const parseFailed = (text: string): boolean => PARSE_FAILED.some((re) => re.test(text));
