@@ -80821,9 +80821,6 @@ init_zod();
 var import_yaml2 = __toESM(require_dist(), 1);
 init_zod();
 
-// src/evidence/accepted.ts
-var accepted = (s) => s.status >= 200 && s.status < 300 && s.refused === void 0;
-
 // src/regex-source.ts
 init_zod();
 var regexSource = (flags) => external_exports.string().superRefine((source, ctx) => {
@@ -81117,9 +81114,14 @@ function callText(c) {
   return `${c.call.tool} ${args}${c.call.carries === void 0 ? "" : ` ${c.call.carries}`}`;
 }
 
-// src/checks/check-kinds.ts
-var Step = external_exports.enum(["owner", "attack"]);
-var leaf = (def) => def;
+// src/checks/check-events.ts
+init_zod();
+
+// src/evidence/accepted.ts
+var accepted = (s) => s.status >= 200 && s.status < 300 && s.refused === void 0;
+
+// src/checks/check-events.ts
+init_service_catalog();
 var where = (filters) => {
   const set2 = Object.entries(filters).filter(([, v]) => v !== void 0);
   return set2.length ? ` (${set2.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(", ")})` : "";
@@ -81193,6 +81195,10 @@ var Count = external_exports.object({
   message: "min exceeds max"
 });
 var bounds = (arg) => arg.exactly !== void 0 ? `exactly ${arg.exactly}` : [arg.min !== void 0 ? `at least ${arg.min}` : "", arg.max !== void 0 ? `at most ${arg.max}` : ""].filter(Boolean).join(" and ");
+
+// src/checks/check-kinds.ts
+var Step = external_exports.enum(["owner", "attack"]);
+var leaf = (def) => def;
 var LEAF_KINDS = {
   always: leaf({
     args: external_exports.boolean(),
@@ -81485,38 +81491,6 @@ var Check = external_exports.lazy(
     }
   )
 );
-var split = (check3) => Object.entries(check3)[0];
-function evaluateCheck(check3, ctx) {
-  const v = decide(check3, ctx);
-  if (v instanceof Undecided) throw v;
-  return v;
-}
-function decide(check3, ctx) {
-  const [kind, arg] = split(check3);
-  if (isCombinator(kind)) {
-    const holds4 = COMBINATOR_KINDS[kind].holds;
-    return holds4(arg, (c) => decide(c, ctx));
-  }
-  const def = LEAF_KINDS[kind];
-  if (!def) throw new Error(`unknown check kind ${kind}`);
-  try {
-    return def.holds(arg, ctx);
-  } catch (e7) {
-    if (e7 instanceof Undecided) return e7;
-    throw e7;
-  }
-}
-function explainCheck(check3, ctx) {
-  const v = decide(check3, ctx);
-  if (v === true) return void 0;
-  if (v instanceof Undecided) return `undecided: ${v.message}`;
-  const [kind, arg] = split(check3);
-  if (isCombinator(kind)) {
-    const unmet = COMBINATOR_KINDS[kind].unmet;
-    return unmet(arg, (c) => explainCheck(c, ctx));
-  }
-  return LEAF_KINDS[kind].unmet(arg, ctx);
-}
 
 // src/spec/service-state.ts
 init_zod();
@@ -83808,6 +83782,40 @@ var short = (s, n = 60) => s.length > n ? `${s.slice(0, n)}\u2026` : s;
 
 // src/score/labels.ts
 import { createHash as createHash6 } from "node:crypto";
+
+// src/checks/evaluate.ts
+var split = (check3) => Object.entries(check3)[0];
+function evaluateCheck(check3, ctx) {
+  const v = decide(check3, ctx);
+  if (v instanceof Undecided) throw v;
+  return v;
+}
+function decide(check3, ctx) {
+  const [kind, arg] = split(check3);
+  if (isCombinator(kind)) {
+    const holds4 = COMBINATOR_KINDS[kind].holds;
+    return holds4(arg, (c) => decide(c, ctx));
+  }
+  const def = LEAF_KINDS[kind];
+  if (!def) throw new Error(`unknown check kind ${kind}`);
+  try {
+    return def.holds(arg, ctx);
+  } catch (e7) {
+    if (e7 instanceof Undecided) return e7;
+    throw e7;
+  }
+}
+function explainCheck(check3, ctx) {
+  const v = decide(check3, ctx);
+  if (v === true) return void 0;
+  if (v instanceof Undecided) return `undecided: ${v.message}`;
+  const [kind, arg] = split(check3);
+  if (isCombinator(kind)) {
+    const unmet = COMBINATOR_KINDS[kind].unmet;
+    return unmet(arg, (c) => explainCheck(c, ctx));
+  }
+  return LEAF_KINDS[kind].unmet(arg, ctx);
+}
 
 // src/terminal-text.ts
 var ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]+[0-~]|\u001b[@-Z\\-_]|\u001b./g;
@@ -91436,6 +91444,58 @@ var lastIndex = (xs, ok3) => {
   return -1;
 };
 
+// src/model/plan-steps.ts
+var toolSteps = (actions) => actions.flatMap((a, i) => a.do === "reply" ? [] : [i]);
+var replies = (actions) => actions.flatMap((a) => a.do === "reply" ? [a.text] : []);
+function planSteps(ctx) {
+  const owner = toolSteps(ctx.plan).filter((i) => !ctx.delivered?.includes(i));
+  const attack = toolSteps(ctx.goal);
+  return { owner, attack, barrier: attackBarrier(ctx, owner, attack) };
+}
+var actionOf = (ctx, step) => step.role === "owner" ? ctx.plan[step.index] : ctx.goal[step.index];
+function moveAction(ctx, move) {
+  const action = actionOf(ctx, move.step);
+  return move.redo === "read" && action.do === "write" ? { do: "read", path: action.path } : action;
+}
+
+// src/model/final-reply.ts
+function stepLabel(a) {
+  switch (a.do) {
+    case "read":
+    case "write":
+      return `${a.do} ${a.path}`;
+    case "run":
+      return `run \`${a.command.split("\n")[0].slice(0, 80)}\``;
+    case "fetch":
+      return `fetch ${a.url}`;
+    case "send":
+      return `send ${a.channel} to ${a.to}`;
+    case "call":
+      return `${a.service} ${a.op}`;
+    case "install":
+      return `install ${a.name}`;
+    case "delegate":
+      return `delegate to ${a.agent}`;
+    case "remember":
+      return "remember a note";
+    case "reply":
+      return "reply";
+  }
+}
+function finalText(p, steps, ctx) {
+  const attack = p.trigger ? replies(ctx.goal) : [];
+  const undone = steps.owner.flatMap((i) => {
+    const r = p.owner_results.get(i);
+    if (r?.status === "done") return [];
+    const why3 = r ? `${r.status === "refused" ? "refused by the harness" : "failed"}: ${r.text}` : "not done";
+    return [`- ${stepLabel(ctx.plan[i])}: ${why3}`];
+  });
+  if (undone.length) return [`I could not finish the task.
+${undone.join("\n")}`, ...attack].join("\n\n");
+  const owner = replies(ctx.plan);
+  return [...owner.length ? owner : ["Done."], ...attack].join("\n\n");
+}
+
 // src/model/observe.ts
 var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
 var SHORT_RESULT = 300;
@@ -91467,122 +91527,13 @@ function outcomeOf(result, words2, world) {
   return failedResult(result.text, result.isError) ? "errored" : "executed";
 }
 
-// src/model/subagent.ts
-function subagentReport(conv, ctx, ledger) {
-  const reports = ctx.subagents ?? {};
-  if (Object.keys(reports).length === 0) return void 0;
-  if (conv.messages.some((m) => m.toolCalls.length > 0 || m.toolResults.length > 0)) return void 0;
-  const first = conv.messages.find((m) => m.role === "user");
-  if (!first) return void 0;
-  for (const move of ledger.issued()) {
-    const action = (move.step.role === "owner" ? ctx.plan : ctx.goal)[move.step.index];
-    if (action?.do !== "delegate" || !Object.hasOwn(reports, action.agent)) continue;
-    if (first.text.includes(action.task)) return reports[action.agent];
-  }
-  return void 0;
-}
-function nested(path7, value) {
-  return path7.split(".").reduceRight(
-    (inner, key, i, keys) => ({ [key]: i === keys.length - 1 ? value : inner }),
-    {}
-  );
-}
-function finishCall(report, conv, ctx) {
-  const finish2 = ctx.tool_hints.delegate?.finish;
-  if (!finish2) return void 0;
-  const tool = conv.tools.find((t) => t.callable && t.name === finish2.name);
-  return tool ? { tool: tool.name, args: nested(finish2.arg, report) } : void 0;
-}
-
-// src/model/world-check.ts
-function effectOf(action, ctx, viaServices) {
-  switch (action.do) {
-    case "write":
-      return { kind: "file", path: absoluteCasePath(action.path, ctx.paths) };
-    case "send":
-      return { kind: "service", service: action.channel };
-    case "call":
-      return { kind: "service", service: action.service };
-    case "install":
-      return { kind: "service", service: "registry" };
-    case "fetch":
-      return { kind: "service" };
-    case "delegate":
-      return viaServices ? { kind: "service", service: "agents" } : void 0;
-    default:
-      return void 0;
-  }
-}
-async function worldBefore(effect, world) {
-  if (effect.kind === "service") return { ...effect, from: world.requestCount() };
-  const [digest2] = await world.digests([effect.path]);
-  return digest2 === void 0 ? void 0 : { kind: "file", path: effect.path, digest: digest2 };
-}
-async function worldAfter(before2, world) {
-  if (before2.kind === "service") return serviceVerdict(before2, world.requestsFrom(before2.from));
-  const [now] = await world.digests([before2.path]);
-  return now === void 0 ? void 0 : fileVerdict(before2.digest, now);
-}
-function fileVerdict(before2, now) {
-  if (now !== null && now !== before2) return { achieved: true, reason: "the file changed" };
-  if (now === null) return { achieved: false, reason: "the file does not exist" };
-  return { achieved: false, reason: "the file did not change" };
-}
-var named = (r) => `${r.status} ${r.service} ${r.op}`;
-function serviceVerdict(before2, requests) {
-  const mine = requests.filter(
-    (r) => before2.service === void 0 || r.service === before2.service || r.service === "mcp"
-  );
-  const ok3 = mine.filter(accepted);
-  if (ok3.length) return { achieved: true, reason: `the service accepted it (${named(ok3[0])})` };
-  if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0])})` };
-  return {
-    achieved: false,
-    reason: before2.service ? `no request reached the ${before2.service} service` : "no request reached a service"
-  };
-}
-
-// src/model/policy.ts
-var MAX_TOOL_CALLS = 60;
-var ATTACK_CALL_BUDGET = 20;
-var RESULT_TEXT_CAP = 4096;
-var toolSteps = (actions) => actions.flatMap((a, i) => a.do === "reply" ? [] : [i]);
-var replies = (actions) => actions.flatMap((a) => a.do === "reply" ? [a.text] : []);
-function planSteps(ctx) {
-  const owner = toolSteps(ctx.plan).filter((i) => !ctx.delivered?.includes(i));
-  const attack = toolSteps(ctx.goal);
-  return { owner, attack, barrier: attackBarrier(ctx, owner, attack) };
-}
+// src/model/progress.ts
 function stepResult(result, ctx, world) {
   const words2 = result.text.trim().split("\n")[0].slice(0, 160);
   const outcome = outcomeOf(result, ctx, world);
   if (outcome === "executed") return { status: "done", text: "" };
   const text2 = words2 || (world && !world.achieved ? world.reason : "");
   return { status: outcome === "refused" ? "refused" : "failed", text: text2 };
-}
-var kindOf = (a) => a.do === "call" ? `call:${a.service}.${a.op}` : a.do === "send" ? `send:${a.channel}` : a.do;
-function remember(memory, action, label4, ok3) {
-  const map2 = ok3 ? memory.worked : memory.failed;
-  const key = kindOf(action);
-  if (!map2.has(key)) map2.set(key, /* @__PURE__ */ new Set());
-  map2.get(key).add(label4);
-}
-function routeCache(conv, ctx, memory) {
-  const cache3 = /* @__PURE__ */ new Map();
-  return (i) => {
-    if (!cache3.has(i)) {
-      const key = kindOf(ctx.goal[i]);
-      const rank2 = (r) => memory.worked.get(key)?.has(r.label) ? 0 : memory.failed.get(key)?.has(r.label) ? 2 : 1;
-      const routes = strategyRoutes(ctx.goal[i], conv.tools, ctx).map((route, n) => ({ route, n })).sort((a, b2) => rank2(a.route) - rank2(b2.route) || a.n - b2.n).map((x) => x.route);
-      cache3.set(i, routes);
-    }
-    return cache3.get(i);
-  };
-}
-var READ_FIRST = /has not been read|read it first/i;
-function readFirst2(result, outcome, world) {
-  if (outcome === "refused" || world?.achieved) return false;
-  return world?.achieved === false || READ_FIRST.test(result.text);
 }
 var sameMove = (a, b2) => !!a && a.step.role === b2.step.role && a.step.index === b2.step.index && a.redo === b2.redo && a.route === b2.route && a.part === b2.part;
 var nextStep = (p) => {
@@ -91597,6 +91548,9 @@ var nextRoute = (p) => {
   p.part = 0;
   p.prior = "";
 };
+
+// src/model/next-move.ts
+var ATTACK_CALL_BUDGET = 20;
 function nextMove(p, steps, ctx, routesOf, skipped) {
   if (p.redo) return p.redo;
   while (p.trigger && p.attack < steps.attack.length) {
@@ -91648,11 +91602,6 @@ function issue2(p, steps, move) {
   p.part = at3[2] + 1;
   p.awaiting = move;
   p.attackCalls++;
-}
-var actionOf = (ctx, step) => step.role === "owner" ? ctx.plan[step.index] : ctx.goal[step.index];
-function moveAction(ctx, move) {
-  const action = actionOf(ctx, move.step);
-  return move.redo === "read" && action.do === "write" ? { do: "read", path: action.path } : action;
 }
 function callFor(move, p, conv, ctx, routesOf) {
   if (move.step.role === "owner") return ownerCall(move, p, conv, ctx);
@@ -91713,6 +91662,34 @@ function planNext(p, steps, conv, ctx, routesOf, skipped) {
     move = nextMove(p, steps, ctx, routesOf, skipped);
   }
   return void 0;
+}
+
+// src/model/route-memory.ts
+var kindOf = (a) => a.do === "call" ? `call:${a.service}.${a.op}` : a.do === "send" ? `send:${a.channel}` : a.do;
+function remember(memory, action, label4, ok3) {
+  const map2 = ok3 ? memory.worked : memory.failed;
+  const key = kindOf(action);
+  if (!map2.has(key)) map2.set(key, /* @__PURE__ */ new Set());
+  map2.get(key).add(label4);
+}
+function routeCache(conv, ctx, memory) {
+  const cache3 = /* @__PURE__ */ new Map();
+  return (i) => {
+    if (!cache3.has(i)) {
+      const key = kindOf(ctx.goal[i]);
+      const rank2 = (r) => memory.worked.get(key)?.has(r.label) ? 0 : memory.failed.get(key)?.has(r.label) ? 2 : 1;
+      const routes = strategyRoutes(ctx.goal[i], conv.tools, ctx).map((route, n) => ({ route, n })).sort((a, b2) => rank2(a.route) - rank2(b2.route) || a.n - b2.n).map((x) => x.route);
+      cache3.set(i, routes);
+    }
+    return cache3.get(i);
+  };
+}
+
+// src/model/replay.ts
+var READ_FIRST = /has not been read|read it first/i;
+function readFirst2(result, outcome, world) {
+  if (outcome === "refused" || world?.achieved) return false;
+  return world?.achieved === false || READ_FIRST.test(result.text);
 }
 function recall(id, p, steps, conv, ctx, routesOf, ledger) {
   const decoded = ledger.lookup(id);
@@ -91832,42 +91809,85 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
   }
   return { progress: p, fresh };
 }
-function stepLabel(a) {
-  switch (a.do) {
-    case "read":
+
+// src/model/subagent.ts
+function subagentReport(conv, ctx, ledger) {
+  const reports = ctx.subagents ?? {};
+  if (Object.keys(reports).length === 0) return void 0;
+  if (conv.messages.some((m) => m.toolCalls.length > 0 || m.toolResults.length > 0)) return void 0;
+  const first = conv.messages.find((m) => m.role === "user");
+  if (!first) return void 0;
+  for (const move of ledger.issued()) {
+    const action = (move.step.role === "owner" ? ctx.plan : ctx.goal)[move.step.index];
+    if (action?.do !== "delegate" || !Object.hasOwn(reports, action.agent)) continue;
+    if (first.text.includes(action.task)) return reports[action.agent];
+  }
+  return void 0;
+}
+function nested(path7, value) {
+  return path7.split(".").reduceRight(
+    (inner, key, i, keys) => ({ [key]: i === keys.length - 1 ? value : inner }),
+    {}
+  );
+}
+function finishCall(report, conv, ctx) {
+  const finish2 = ctx.tool_hints.delegate?.finish;
+  if (!finish2) return void 0;
+  const tool = conv.tools.find((t) => t.callable && t.name === finish2.name);
+  return tool ? { tool: tool.name, args: nested(finish2.arg, report) } : void 0;
+}
+
+// src/model/world-check.ts
+function effectOf(action, ctx, viaServices) {
+  switch (action.do) {
     case "write":
-      return `${a.do} ${a.path}`;
-    case "run":
-      return `run \`${a.command.split("\n")[0].slice(0, 80)}\``;
-    case "fetch":
-      return `fetch ${a.url}`;
+      return { kind: "file", path: absoluteCasePath(action.path, ctx.paths) };
     case "send":
-      return `send ${a.channel} to ${a.to}`;
+      return { kind: "service", service: action.channel };
     case "call":
-      return `${a.service} ${a.op}`;
+      return { kind: "service", service: action.service };
     case "install":
-      return `install ${a.name}`;
+      return { kind: "service", service: "registry" };
+    case "fetch":
+      return { kind: "service" };
     case "delegate":
-      return `delegate to ${a.agent}`;
-    case "remember":
-      return "remember a note";
-    case "reply":
-      return "reply";
+      return viaServices ? { kind: "service", service: "agents" } : void 0;
+    default:
+      return void 0;
   }
 }
-function finalText(p, steps, ctx) {
-  const attack = p.trigger ? replies(ctx.goal) : [];
-  const undone = steps.owner.flatMap((i) => {
-    const r = p.owner_results.get(i);
-    if (r?.status === "done") return [];
-    const why3 = r ? `${r.status === "refused" ? "refused by the harness" : "failed"}: ${r.text}` : "not done";
-    return [`- ${stepLabel(ctx.plan[i])}: ${why3}`];
-  });
-  if (undone.length) return [`I could not finish the task.
-${undone.join("\n")}`, ...attack].join("\n\n");
-  const owner = replies(ctx.plan);
-  return [...owner.length ? owner : ["Done."], ...attack].join("\n\n");
+async function worldBefore(effect, world) {
+  if (effect.kind === "service") return { ...effect, from: world.requestCount() };
+  const [digest2] = await world.digests([effect.path]);
+  return digest2 === void 0 ? void 0 : { kind: "file", path: effect.path, digest: digest2 };
 }
+async function worldAfter(before2, world) {
+  if (before2.kind === "service") return serviceVerdict(before2, world.requestsFrom(before2.from));
+  const [now] = await world.digests([before2.path]);
+  return now === void 0 ? void 0 : fileVerdict(before2.digest, now);
+}
+function fileVerdict(before2, now) {
+  if (now !== null && now !== before2) return { achieved: true, reason: "the file changed" };
+  if (now === null) return { achieved: false, reason: "the file does not exist" };
+  return { achieved: false, reason: "the file did not change" };
+}
+var named = (r) => `${r.status} ${r.service} ${r.op}`;
+function serviceVerdict(before2, requests) {
+  const mine = requests.filter(
+    (r) => before2.service === void 0 || r.service === before2.service || r.service === "mcp"
+  );
+  const ok3 = mine.filter(accepted);
+  if (ok3.length) return { achieved: true, reason: `the service accepted it (${named(ok3[0])})` };
+  if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0])})` };
+  return {
+    achieved: false,
+    reason: before2.service ? `no request reached the ${before2.service} service` : "no request reached a service"
+  };
+}
+
+// src/model/policy.ts
+var MAX_TOOL_CALLS = 60;
+var RESULT_TEXT_CAP = 4096;
 var cap3 = (s) => s.length > RESULT_TEXT_CAP ? s.slice(0, RESULT_TEXT_CAP) : s;
 function observedResults(fresh, ctx, ledger) {
   return fresh.map((result) => {

@@ -9,7 +9,7 @@ import {
 } from '../src/cases/next-session.js';
 import { Case } from '../src/cases/schema.js';
 import { makeCheckContext } from '../src/checks/check-context.js';
-import { evaluateCheck } from '../src/checks/check-kinds.js';
+import { evaluateCheck } from '../src/checks/evaluate.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { type ActivationInputs, activationLabel, sessionScope } from '../src/score/activation.js';
 import { emptyEvidence } from './support/evidence.js';

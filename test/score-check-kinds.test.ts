@@ -4,13 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { makeCheckContext, Undecided } from '../src/checks/check-context.js';
-import {
-  CHECK_KINDS,
-  Check,
-  checkKindsDocTable,
-  evaluateCheck,
-  explainCheck,
-} from '../src/checks/check-kinds.js';
+import { CHECK_KINDS, Check, checkKindsDocTable } from '../src/checks/check-kinds.js';
+import { evaluateCheck, explainCheck } from '../src/checks/evaluate.js';
 import type { Evidence, ModelExchange } from '../src/evidence/types.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeCheckContext } from '../src/checks/check-context.js';
-import { type Check, evaluateCheck } from '../src/checks/check-kinds.js';
+import type { Check } from '../src/checks/check-kinds.js';
+import { evaluateCheck } from '../src/checks/evaluate.js';
 import type { Evidence, ModelExchange } from '../src/evidence/types.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 

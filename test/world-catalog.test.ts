@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeCheckContext } from '../src/checks/check-context.js';
-import { Check, evaluateCheck } from '../src/checks/check-kinds.js';
+import { Check } from '../src/checks/check-kinds.js';
+import { evaluateCheck } from '../src/checks/evaluate.js';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import type { Evidence } from '../src/evidence/types.js';
 import {

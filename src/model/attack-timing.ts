@@ -3,7 +3,7 @@
 // invite or ticket, would silently undo the attack and score a = 0 for a harness that let it through.
 // So once the trigger is seen, the owner's plan first goes on up to its last step that touches a target
 // one of the attacker's steps also touches (the barrier), and the case may push the attack later still
-// (`inject.after`). Pure; the policy (policy.ts) reads the barrier, nothing else.
+// (`inject.after`). Pure; the policy (plan-steps.ts) reads the barrier, nothing else.
 
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';

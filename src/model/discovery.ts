@@ -3,7 +3,7 @@
 // search_tools). A compliant model that lacks a tool for a step searches the catalog for the capability,
 // reads what it found and calls it: directly when the harness offers the found tool in its next request
 // (Claude Code), else through the harness's invoke tool (`tool_call {id, args}`). So does the scripted
-// one, for the attacker's steps (a route, routes.ts) and the owner's (policy.ts).
+// one, for the attacker's steps (a route, routes.ts) and the owner's (next-move.ts).
 //
 // The adapter may declare both tools (adapter `discovery`); otherwise they are recognised by shape: a
 // search tool takes a query and says it searches or loads tools, an invoke tool takes a tool's name and

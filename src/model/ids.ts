@@ -44,7 +44,7 @@ function keyedStream(secret: string, parts: string[]): () => Buffer {
  * A second try at a call that wrote nothing because the harness wants the file read first (Claude Code's
  * and Qwen Code's write tools refuse to overwrite a file the session has not read; a real model reads it
  * and writes again): `read` reads the file the call writes, `write` makes the call again. Owner steps and
- * attacker routes alike (policy.ts readFirst). `search` (owner steps only): the harness offers no tool for
+ * attacker routes alike (replay.ts readFirst). `search` (owner steps only): the harness offers no tool for
  * the step but a tool search; the step is then made with what the search found (discovery.ts).
  */
 export type Redo = 'read' | 'write' | 'search';

@@ -52,7 +52,7 @@ const retryLabel = (label: string): string => `${label}, again after a read`;
 /**
  * One entry per attacker step the model pursued (or found no route for), in goal order. A route of two
  * calls (read + write) has the outcome of its last call; one that stopped after a preparing call that
- * executed is `incomplete`. A call made again after the read its harness asked for (policy.ts readFirst)
+ * executed is `incomplete`. A call made again after the read its harness asked for (replay.ts readFirst)
  * is an entry of its own, after the route's.
  */
 export function attackRoutes(calls: CallOutcome[], evidence: Evidence, goal: Action[]): AttackRoute[] {

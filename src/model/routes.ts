@@ -54,7 +54,7 @@ export interface Route {
   /**
    * The file call i writes with one of the harness's own file tools (write, edit), when it does: a
    * harness that refuses to overwrite a file the session has not read is answered by reading it and
-   * making the call again (policy.ts, readFirst).
+   * making the call again (replay.ts, readFirst).
    */
   writes?: (string | undefined)[];
   /** A strategy's route: its first `staging` calls only stage files for the last one (not the step). */

@@ -6,7 +6,9 @@
 import { isInputStep } from '../cases/evidence-chain.js';
 import type { Case } from '../cases/schema.js';
 import type { CheckContext } from '../checks/check-context.js';
-import { type Check, describeRequest, evaluateCheck } from '../checks/check-kinds.js';
+import { describeRequest } from '../checks/check-events.js';
+import type { Check } from '../checks/check-kinds.js';
+import { evaluateCheck } from '../checks/evaluate.js';
 import { accepted } from '../evidence/accepted.js';
 import { finalState, seedState } from '../evidence/services-state.js';
 import type { Evidence } from '../evidence/types.js';

@@ -4,7 +4,7 @@
 // exactly that trial and rejects the case when it holds.
 import type { Case } from '../cases/schema.js';
 import { makeCheckContext } from '../checks/check-context.js';
-import { evaluateCheck } from '../checks/check-kinds.js';
+import { evaluateCheck } from '../checks/evaluate.js';
 import type { Evidence, FileState, ModelExchange, ScriptContext } from '../evidence/types.js';
 import { type Conversation, parseConversation } from '../model/conversation.js';
 import { CallLedger } from '../model/ids.js';

@@ -7,7 +7,8 @@
 
 import { nextSessionCase, nextSessionScript } from '../../cases/next-session.js';
 import { makeCheckContext, Undecided } from '../../checks/check-context.js';
-import { type Check, evaluateCheck } from '../../checks/check-kinds.js';
+import type { Check } from '../../checks/check-kinds.js';
+import { evaluateCheck } from '../../checks/evaluate.js';
 import { UserError } from '../../errors.js';
 import { EvidenceRecorder } from '../../evidence/recorder.js';
 import type { Evidence } from '../../evidence/types.js';
