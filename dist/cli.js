@@ -30328,7 +30328,7 @@ var require_schema4 = __commonJS({
     });
     exports.GraphQLSchema = void 0;
     exports.assertSchema = assertSchema;
-    exports.isSchema = isSchema;
+    exports.isSchema = isSchema2;
     var _devAssert = require_devAssert();
     var _inspect = require_inspect();
     var _instanceOf = require_instanceOf();
@@ -30338,11 +30338,11 @@ var require_schema4 = __commonJS({
     var _definition = require_definition();
     var _directives = require_directives2();
     var _introspection = require_introspection();
-    function isSchema(schema) {
+    function isSchema2(schema) {
       return (0, _instanceOf.instanceOf)(schema, GraphQLSchema);
     }
     function assertSchema(schema) {
-      if (!isSchema(schema)) {
+      if (!isSchema2(schema)) {
         throw new Error(
           `Expected ${(0, _inspect.inspect)(schema)} to be a GraphQL schema.`
         );
@@ -80960,6 +80960,14 @@ var DIALECTS = ["anthropic-messages", "openai-responses", "openai-chat", "gemini
 
 // src/evidence/types.ts
 var callKey = (id) => id.replace(/[^A-Za-z0-9]/g, "");
+function namesCall(harnessId, callId) {
+  if (callKey(harnessId) === callKey(callId)) return true;
+  if (callKey(callId).length < 6) return false;
+  const at3 = harnessId.indexOf(callId);
+  if (at3 < 0) return false;
+  const edge = (c) => c === void 0 || !/[A-Za-z0-9]/.test(c);
+  return edge(harnessId[at3 - 1]) && edge(harnessId[at3 + callId.length]);
+}
 function hiddenBy(cap5, key) {
   return !!cap5?.unlisted.some((u) => key === u || key.startsWith(`${u}/`));
 }
@@ -81004,8 +81012,7 @@ var EXPLAINS = [
   ["error", "errored"]
 ];
 function statedFor(callId, events) {
-  const key = callKey(callId);
-  const own2 = events.filter((e7) => e7.call_id !== void 0 && callKey(e7.call_id) === key);
+  const own2 = events.filter((e7) => e7.call_id !== void 0 && namesCall(e7.call_id, callId));
   for (const [kind] of EXPLAINS) {
     const ev = own2.find((e7) => e7.kind === kind);
     if (ev) return ev;
@@ -84145,10 +84152,9 @@ function stoppedByGuard(ev) {
   if (ev.harness.some((h) => h.kind === "session_end")) return true;
   const last = ev.model.filter((m) => !m.review).at(-1)?.response;
   if (last?.kind !== "tool_calls" || last.calls.length === 0) return false;
-  const ids = new Set(last.calls.map((c) => callKey(c.id)));
   const tools = new Set(last.calls.map((c) => c.tool));
   return ev.harness.some(
-    (h) => h.kind === "denial" && (h.call_id !== void 0 ? ids.has(callKey(h.call_id)) : h.tool === void 0 || tools.has(h.tool))
+    (h) => h.kind === "denial" && (h.call_id !== void 0 ? last.calls.some((c) => namesCall(h.call_id, c.id)) : h.tool === void 0 || tools.has(h.tool))
   );
 }
 var NOISE = /^(Node\.js v\d|at\s|\^+$|node:internal|throw\s|\{$|\}$|code: |requireStack)/;
@@ -91959,6 +91965,63 @@ function decide2(request, ctx, ledger) {
   };
 }
 
+// src/model/structured-answer.ts
+var isSchema = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function typeOf(schema) {
+  const t = schema.type;
+  const first = Array.isArray(t) ? t.find((x) => String(x).toLowerCase() !== "null") : t;
+  if (typeof first === "string") return first.toLowerCase();
+  if (isSchema(schema.properties)) return "object";
+  if (schema.items !== void 0) return "array";
+  return void 0;
+}
+function numberIn(schema, integer2) {
+  const num4 = (k) => typeof schema[k] === "number" ? schema[k] : void 0;
+  const step = integer2 ? 1 : 1e-3;
+  const low = num4("minimum") ?? (num4("exclusiveMinimum") !== void 0 ? num4("exclusiveMinimum") + step : void 0);
+  const high = num4("maximum") ?? (num4("exclusiveMaximum") !== void 0 ? num4("exclusiveMaximum") - step : void 0);
+  const n = low ?? (high !== void 0 && high < 0 ? high : 0);
+  return integer2 ? Math.ceil(n) : n;
+}
+function schemaInstance(schema, text2, depth = 0) {
+  if (!isSchema(schema) || depth > 8) return text2;
+  if ("const" in schema) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  for (const k of ["anyOf", "oneOf", "allOf"]) {
+    const options = schema[k];
+    if (Array.isArray(options) && options.length > 0) {
+      const usable = options.find((o) => isSchema(o) && typeOf(o) !== "null") ?? options[0];
+      return schemaInstance(usable, text2, depth + 1);
+    }
+  }
+  switch (typeOf(schema)) {
+    case "object": {
+      const props = isSchema(schema.properties) ? schema.properties : void 0;
+      if (!props || Object.keys(props).length === 0) return { text: text2 };
+      return Object.fromEntries(
+        Object.entries(props).map(([k, p]) => [k, schemaInstance(p, text2, depth + 1)])
+      );
+    }
+    case "array": {
+      const min = typeof schema.minItems === "number" ? schema.minItems : 0;
+      return Array.from({ length: min }, () => schemaInstance(schema.items, text2, depth + 1));
+    }
+    case "integer":
+      return numberIn(schema, true);
+    case "number":
+      return numberIn(schema, false);
+    case "boolean":
+      return false;
+    case "null":
+      return null;
+    default:
+      return text2;
+  }
+}
+function structuredText(conv, text2) {
+  return conv.outputSchema === void 0 ? text2 : JSON.stringify(schemaInstance(conv.outputSchema, text2));
+}
+
 // src/model/server.ts
 var FIXED_CREATED = 1767225600;
 var MAX_BODY = 64 * 1024 * 1024;
@@ -91986,7 +92049,7 @@ function toOutput(answer, conv, ledger) {
       calls: answer.calls.map((c) => ({ id: c.id, ...itemId(), ...named2(c.tool), args: c.args }))
     };
   }
-  return { kind: "text", text: answer.text };
+  return { kind: "text", text: answer.kind === "review" ? answer.text : structuredText(conv, answer.text) };
 }
 function recorded(answer) {
   return answer.kind === "tool_calls" ? { kind: "tool_calls", calls: answer.calls } : { kind: "text", text: answer.text };

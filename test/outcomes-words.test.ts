@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { answeredOutcome, callOutcomes } from '../src/checks/call-outcomes.js';
 import { accepted } from '../src/evidence/accepted.js';
 import { exitStatus, failedExit, parseFailed } from '../src/evidence/exit-status.js';
-import type { ModelExchange } from '../src/evidence/types.js';
+import { type ModelExchange, namesCall } from '../src/evidence/types.js';
 import { outcomeOf, stillRunning } from '../src/model/observe.js';
 import { fileVerdict, serviceVerdict } from '../src/model/world-check.js';
 import { refusal } from '../src/world/services-routes.js';
@@ -263,5 +263,48 @@ describe('a command the shell could not parse ran nothing: errored, not started'
       outcome: 'errored',
       started: true,
     });
+  });
+});
+
+describe("a harness's own id for a call names the model's call when it carries it whole", () => {
+  it.each([
+    ['gxs5xzvf', 'gxs5xzvf', true],
+    ['write_file__gxs5xzvf', 'gxs5xzvf', true],
+    ['run_shell_command-gxs5xzvf-1', 'gxs5xzvf', true],
+    ['callAb3xyzQ', 'call_Ab3xyzQ', true], // separators dropped (OpenClaw)
+    ['write_file__gxs5xzvfa', 'gxs5xzvf', false], // a longer id is another id
+    ['xgxs5xzvf', 'gxs5xzvf', false],
+    ['tool-1', '1', false], // too short to be carried by chance
+  ])('%s names %s: %s', (harnessId, callId, named) => expect(namesCall(harnessId, callId)).toBe(named));
+
+  it("an ACP agent's refusal under its own id (Gemini CLI: write_file__<id>) makes the call refused", () => {
+    const ev = emptyEvidence();
+    ev.model.push(
+      {
+        ...exchange(1),
+        response: {
+          kind: 'tool_calls',
+          calls: [{ id: 'gxs5xzvf', tool: 'write_file', args: {}, action: 'write' }],
+        },
+      },
+      {
+        ...exchange(2),
+        results: [
+          {
+            call_id: 'gxs5xzvf',
+            text: 'Tool "write_file" was canceled by the user.',
+            is_error: true,
+            denied: false,
+          },
+        ],
+      },
+    );
+    ev.harness.push({
+      kind: 'denial',
+      tool: 'acp:edit',
+      call_id: 'write_file__gxs5xzvf',
+      text: "permission rejected by the client's policy deny (reject_once): Writing to config/app.yaml",
+    });
+    expect(callOutcomes(ev)[0]).toMatchObject({ outcome: 'refused', denied: true });
   });
 });

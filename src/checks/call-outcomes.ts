@@ -6,6 +6,7 @@ import {
   callKey,
   type Evidence,
   type HarnessEvent,
+  namesCall,
   type ToolCallRecord,
   type ToolResultRecord,
 } from '../evidence/types.js';
@@ -49,8 +50,7 @@ const EXPLAINS: [HarnessEvent['kind'], Outcome][] = [
  * kind first: a permission_denied event for a call whose answer only reads like an error, say.
  */
 export function statedFor(callId: string, events: HarnessEvent[]): HarnessEvent | undefined {
-  const key = callKey(callId);
-  const own = events.filter((e) => e.call_id !== undefined && callKey(e.call_id) === key);
+  const own = events.filter((e) => e.call_id !== undefined && namesCall(e.call_id, callId));
   for (const [kind] of EXPLAINS) {
     const ev = own.find((e) => e.kind === kind);
     if (ev) return ev;

@@ -54,6 +54,21 @@ export interface ToolCallRecord {
  */
 export const callKey = (id: string): string => id.replace(/[^A-Za-z0-9]/g, '');
 
+/**
+ * Whether a harness's own id for a call (in its output, or an ACP toolCallId) names the model's call
+ * `callId`: the same id, or one that carries it whole between separators, as harnesses that derive
+ * their ids from the model's do (Gemini CLI's `write_file__<id>`, `<tool>-<id>-<n>`). The model's ids are
+ * the scripted model's own random ones, so carrying one whole is never a coincidence.
+ */
+export function namesCall(harnessId: string, callId: string): boolean {
+  if (callKey(harnessId) === callKey(callId)) return true;
+  if (callKey(callId).length < 6) return false;
+  const at = harnessId.indexOf(callId);
+  if (at < 0) return false;
+  const edge = (c: string | undefined) => c === undefined || !/[A-Za-z0-9]/.test(c);
+  return edge(harnessId[at - 1]) && edge(harnessId[at + callId.length]);
+}
+
 /** A tool result the harness sent back to the model. */
 export interface ToolResultRecord {
   call_id: string;

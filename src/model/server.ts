@@ -26,6 +26,7 @@ import { CallLedger, withIssuedIds } from './ids.js';
 import type { Backend } from './live/backend.js';
 import { type Answer, type Decision, decide } from './policy.js';
 import { type WorldProbe, worldAfter, worldBefore } from './world-check.js';
+import { structuredText } from './structured-answer.js';
 
 export interface ModelHandlerOptions {
   /** Model ids GET /v1/models lists (requests for any other model are served all the same). */
@@ -90,7 +91,9 @@ function toOutput(answer: Answer, conv: Conversation, ledger: CallLedger): Outpu
       calls: answer.calls.map((c) => ({ id: c.id, ...itemId(), ...named(c.tool), args: c.args })),
     };
   }
-  return { kind: 'text', text: answer.text };
+  // A reviewer's answer is already its schema's JSON; any other text goes out as the request's schema
+  // asks (structured-answer.ts). The evidence keeps the text itself (recorded below).
+  return { kind: 'text', text: answer.kind === 'review' ? answer.text : structuredText(conv, answer.text) };
 }
 
 function recorded(answer: Answer): ModelExchange['response'] {

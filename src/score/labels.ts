@@ -8,7 +8,7 @@ import type { CheckContext } from '../checks/check-context.js';
 import type { Check } from '../checks/check-kinds.js';
 import { evaluateCheck, explainCheck } from '../checks/evaluate.js';
 import { accepted } from '../evidence/accepted.js';
-import { callKey, type Evidence } from '../evidence/types.js';
+import { type Evidence, namesCall } from '../evidence/types.js';
 import type { Labels, Sar, Trial, TrialFacts } from '../spec/run-result.js';
 import type { AuditChannel, Severity } from '../spec/vocabulary.js';
 import { plainText } from '../terminal-text.js';
@@ -64,12 +64,13 @@ export function stoppedByGuard(ev: Evidence): boolean {
   if (ev.harness.some((h) => h.kind === 'session_end')) return true;
   const last = ev.model.filter((m) => !m.review).at(-1)?.response;
   if (last?.kind !== 'tool_calls' || last.calls.length === 0) return false;
-  const ids = new Set(last.calls.map((c) => callKey(c.id)));
   const tools = new Set(last.calls.map((c) => c.tool));
   return ev.harness.some(
     (h) =>
       h.kind === 'denial' &&
-      (h.call_id !== undefined ? ids.has(callKey(h.call_id)) : h.tool === undefined || tools.has(h.tool)),
+      (h.call_id !== undefined
+        ? last.calls.some((c) => namesCall(h.call_id!, c.id))
+        : h.tool === undefined || tools.has(h.tool)),
   );
 }
 
