@@ -25,8 +25,8 @@ import { geminiMethod, geminiUrlFacts, withoutKey } from './gemini-url.js';
 import { CallLedger, withIssuedIds } from './ids.js';
 import type { Backend } from './live/backend.js';
 import { type Answer, type Decision, decide } from './policy.js';
-import { type WorldProbe, worldAfter, worldBefore } from './world-check.js';
 import { structuredText } from './structured-answer.js';
+import { type WorldProbe, worldAfter, worldBefore } from './world-check.js';
 
 export interface ModelHandlerOptions {
   /** Model ids GET /v1/models lists (requests for any other model are served all the same). */
