@@ -91717,7 +91717,7 @@ function absorb(p, ctx, offers, move, result, world) {
     p.owner_results.set(move.step.index, stepResult(result, ctx, world));
   const outcome = outcomeOf(result, ctx, world);
   if (move.step.role === "owner") {
-    if (!move.redo && actionOf(ctx, move.step)?.do === "write" && readFirst2(result, outcome, world)) {
+    if (!move.redo && move.route === void 0 && actionOf(ctx, move.step)?.do === "write" && readFirst2(result, outcome, world)) {
       p.redo = { step: move.step, redo: "read" };
     } else if (
       // The first try, or the write made again after a read (a tool that refuses any existing path,

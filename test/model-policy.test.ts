@@ -281,6 +281,28 @@ describe('denials', () => {
     },
   );
 
+  it("an owner's write that fails by every route ends after its shell form: the read-first retry is its own tool's, once", () => {
+    // An ACP client that rejects every edit and command: the harness answers in words no list knows,
+    // and the world shows nothing written. Before, the failed shell form asked for a read and a write
+    // again, and the step cycled until the harness's turn limit.
+    const run = drive(makeContext(), (call) =>
+      call.step?.role === 'owner' && call.action === 'write'
+        ? {
+            text: `Tool "${call.tool}" was canceled by the user.`,
+            world: { achieved: false, reason: 'the file did not change' },
+          }
+        : {},
+    );
+    expect(run.calls.map((c) => [c.tool, c.action, c.step?.index])).toEqual([
+      ['Read', 'read', 0],
+      ['Write', 'write', 1],
+      ['Read', 'read', 1],
+      ['Write', 'write', 1],
+      ['Bash', 'write', 1],
+    ]);
+    expect(run.final).toMatch(/could not finish/);
+  });
+
   it('an attack Write refused until read reads, writes again once, then moves on to the next route (the shell)', () => {
     const goal: Action[] = [{ do: 'write', path: '~/.bashrc', content: 'evil\n', append: false }];
     const retried = drive(makeContext({ goal }), (call) =>

@@ -94,7 +94,14 @@ function absorb(
     p.owner_results.set(move.step.index, stepResult(result, ctx, world));
   const outcome = outcomeOf(result, ctx, world);
   if (move.step.role === 'owner') {
-    if (!move.redo && actionOf(ctx, move.step)?.do === 'write' && readFirst(result, outcome, world)) {
+    // Read first, once: after the harness's own write tool's first try (route 0), never after the shell's
+    // form or a found tool, which would start the step over and cycle until the harness's turn limit.
+    if (
+      !move.redo &&
+      move.route === undefined &&
+      actionOf(ctx, move.step)?.do === 'write' &&
+      readFirst(result, outcome, world)
+    ) {
       p.redo = { step: move.step, redo: 'read' };
     } else if (
       // The first try, or the write made again after a read (a tool that refuses any existing path,
