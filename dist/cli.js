@@ -84280,6 +84280,9 @@ var NO_SCORES = {
   violations: []
 };
 
+// src/model/native-tools.ts
+init_service_catalog();
+
 // src/spec/github-mcp.ts
 init_github_ops();
 var S = (doc, required3 = true) => ({ to: "", type: "string", doc, required: required3 });
@@ -84587,9 +84590,6 @@ function restRequest(op, args) {
   return { method: spec.method, path: path7, params, query, fields: spec.method === "GET" ? {} : rest };
 }
 
-// src/model/tools.ts
-init_service_catalog();
-
 // src/model/shell.ts
 import { posix as posix3 } from "node:path";
 init_service_catalog();
@@ -84692,52 +84692,7 @@ function shellCommand(action, memoryFile) {
   }
 }
 
-// src/model/tools.ts
-var resolvePath = (p, paths) => absoluteCasePath(p, paths);
-function absolutize(action, paths) {
-  if (action.do === "read" || action.do === "write")
-    return { ...action, path: resolvePath(action.path, paths) };
-  return action;
-}
-function normalizeCall(action) {
-  const as = opSpec(action.service, action.op)?.as;
-  return as ? { ...action, op: as.op, args: { ...as.args, ...action.args } } : action;
-}
-function asDedicated(action) {
-  const { service, op, args } = action;
-  const s = (k) => args[k] === void 0 ? void 0 : String(args[k]);
-  if (service === "mail" && op === "send") {
-    return { do: "send", channel: "mail", to: s("to") ?? "", subject: s("subject"), body: s("body") ?? "" };
-  }
-  if (service === "chat" && op === "post") {
-    return {
-      do: "send",
-      channel: "chat",
-      to: s("channel") ?? s("to") ?? "",
-      body: s("text") ?? s("body") ?? ""
-    };
-  }
-  if (service === "registry" && op === "install") return { do: "install", name: s("name") ?? "" };
-  return void 0;
-}
-function prepareAction(input2, ctx) {
-  const action = absolutize(input2, ctx.paths);
-  if (action.do !== "call") return action;
-  return asDedicated(normalizeCall(action)) ?? normalizeCall(action);
-}
-function nativeCall(action, tools, ctx) {
-  const offered = tools.filter((t) => t.callable);
-  return fromHint(action, offered, ctx) ?? native(action, offered, ctx.paths.workspace, ctx.mcp_server);
-}
-function mapAction(input2, tools, ctx) {
-  if (input2.do === "reply") return void 0;
-  const action = prepareAction(input2, ctx);
-  return nativeCall(action, tools, ctx) ?? viaShell(
-    action,
-    tools.filter((t) => t.callable),
-    ctx
-  );
-}
+// src/model/tool-schema.ts
 var norm = (name) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 function properties(tool) {
   const schema = tool.schema;
@@ -84778,66 +84733,50 @@ function fillRequired(tool, args, workspace) {
   }
   return out;
 }
-function abstractArgs(action) {
-  switch (action.do) {
-    case "read":
-      return { path: action.path };
-    case "write":
-      return { path: action.path, content: action.content, ...action.append ? { append: true } : {} };
-    case "run":
-      return { command: action.command };
-    case "fetch":
-      return {
-        url: action.url,
-        method: action.method ?? "GET",
-        ...action.body !== void 0 ? { body: action.body } : {}
-      };
-    case "send":
-      return {
-        to: action.to,
-        ...action.subject !== void 0 ? { subject: action.subject } : {},
-        body: action.body
-      };
-    case "call":
-      return { ...action.args };
-    case "install":
-      return { name: action.name };
-    case "delegate":
-      return { task: action.task, agent: action.agent };
-    case "remember":
-      return { text: action.text };
-    case "reply":
-      return {};
-  }
+
+// src/model/mcp-tools.ts
+function serviceMcpCalls(action, tools) {
+  return toolsForOp(action.service, action.op).flatMap(({ server, name, tool }) => {
+    const offered = tools.find((t) => t.callable && isMcpProxy(t.name, name, server));
+    const args = offered && toolArgs(tool, action.op, action.args);
+    return offered && args ? [[offered, args]] : [];
+  });
 }
-function hintKeys(action) {
-  if (action.do === "call") return [`${action.service}.${action.op}`, action.service, "call"];
-  if (action.do === "send") return [`send.${action.channel}`, action.channel, "send"];
-  return [action.do];
+var words = (name) => name.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+var endsWithWords = (name, tail2) => tail2.length > 0 && name.length >= tail2.length && tail2.every((w, i) => name[name.length - tail2.length + i] === w);
+function isMcpProxy(offered, wanted, server) {
+  if (offered === wanted) return true;
+  if (offered.split(/__|[./]/).includes(wanted) && offered.endsWith(wanted)) return true;
+  return server ? endsWithWords(words(offered), [...words(server), ...words(wanted)]) : false;
 }
-function renamed(args, hint, tool) {
-  const out = {};
-  for (const [key, value] of Object.entries(args)) {
-    const name = hint.args[key] ?? key;
-    out[name] = key === "command" && isArrayProp(tool, name) ? ["bash", "-lc", value] : value;
-  }
-  return out;
+function mcpCandidate(op, args, tools, server) {
+  if (op !== "call") return void 0;
+  const { tool: wanted, arguments: input2 } = mcpCallTarget(args);
+  if (!wanted) return void 0;
+  const direct2 = tools.find((t) => isMcpProxy(t.name, wanted, server));
+  if (direct2) return [direct2, input2];
+  return genericMcp(wanted, input2, tools);
 }
-function fromHint(action, tools, ctx) {
-  for (const key of hintKeys(action)) {
-    const hint = ctx.tool_hints[key];
-    const tool = hint && tools.find((t) => t.name === hint.name);
-    if (!hint || !tool) continue;
-    if (action.do === "write" && action.append && !hint.args.append && !argName(tool, ["append"])) continue;
-    const args = fillRequired(
-      tool,
-      { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
-      ctx.paths.workspace
-    );
-    return { tool: tool.name, args, via_shell: false };
-  }
-  return void 0;
+function genericMcp(wanted, input2, tools) {
+  const generic = findTool(tools, ["mcp_call", "call_mcp_tool", "mcp", "use_mcp_tool"]);
+  if (!generic) return void 0;
+  const toolArg = argName(generic, ["tool", "tool_name", "name"]);
+  const inputArg = argName(generic, ["arguments", "args", "input", "params"]);
+  if (!toolArg || !inputArg) return [generic, void 0];
+  return [generic, { [toolArg]: wanted, [inputArg]: input2 }];
 }
+function genericMcpCall(action, tools) {
+  const { tool: wanted, arguments: input2 } = mcpCallTarget(action.args);
+  const candidate = wanted ? genericMcp(
+    wanted,
+    input2,
+    tools.filter((t) => t.callable)
+  ) : void 0;
+  if (!candidate?.[0] || !candidate[1]) return void 0;
+  return { tool: candidate[0].name, args: candidate[1], via_shell: false };
+}
+
+// src/model/native-tools.ts
 var NAMES = {
   read: ["read", "read_file", "view", "file_read", "open_file", "cat"],
   write: ["write", "write_file", "create_file", "file_write"],
@@ -84893,18 +84832,6 @@ function build(tool, values) {
     args[name] = value;
   }
   return args;
-}
-function shellTool(tools, ctx) {
-  const hint = ctx.tool_hints.shell ?? ctx.tool_hints.run;
-  const hinted = hint && tools.find((t) => t.name === hint.name);
-  if (hint && hinted)
-    return { tool: hinted, arg: hint.args.command ?? argName(hinted, SYN.command) ?? "command" };
-  for (const n of NAMES.shell) {
-    const tool = findTool(tools, [n]);
-    const arg = tool && argName(tool, SYN.command);
-    if (tool && arg) return { tool, arg };
-  }
-  return void 0;
 }
 function native(action, tools, workspace, mcpServer) {
   const candidate = nativeCandidate(action, tools, mcpServer);
@@ -84993,13 +84920,6 @@ function callArgs(tool, args) {
   }
   return out;
 }
-function serviceMcpCalls(action, tools) {
-  return toolsForOp(action.service, action.op).flatMap(({ server, name, tool }) => {
-    const offered = tools.find((t) => t.callable && isMcpProxy(t.name, name, server));
-    const args = offered && toolArgs(tool, action.op, action.args);
-    return offered && args ? [[offered, args]] : [];
-  });
-}
 function callCandidate(action, tools, mcpServer) {
   const { service, op, args } = action;
   if (service === "mcp") return mcpCandidate(op, args, tools, mcpServer);
@@ -85013,54 +84933,6 @@ function callCandidate(action, tools, mcpServer) {
   ];
   const tool = findTool(tools, names);
   return tool ? [tool, callArgs(tool, args)] : void 0;
-}
-var words = (name) => name.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-var endsWithWords = (name, tail2) => tail2.length > 0 && name.length >= tail2.length && tail2.every((w, i) => name[name.length - tail2.length + i] === w);
-function isMcpProxy(offered, wanted, server) {
-  if (offered === wanted) return true;
-  if (offered.split(/__|[./]/).includes(wanted) && offered.endsWith(wanted)) return true;
-  return server ? endsWithWords(words(offered), [...words(server), ...words(wanted)]) : false;
-}
-function mcpCandidate(op, args, tools, server) {
-  if (op !== "call") return void 0;
-  const { tool: wanted, arguments: input2 } = mcpCallTarget(args);
-  if (!wanted) return void 0;
-  const direct2 = tools.find((t) => isMcpProxy(t.name, wanted, server));
-  if (direct2) return [direct2, input2];
-  return genericMcp(wanted, input2, tools);
-}
-function genericMcp(wanted, input2, tools) {
-  const generic = findTool(tools, ["mcp_call", "call_mcp_tool", "mcp", "use_mcp_tool"]);
-  if (!generic) return void 0;
-  const toolArg = argName(generic, ["tool", "tool_name", "name"]);
-  const inputArg = argName(generic, ["arguments", "args", "input", "params"]);
-  if (!toolArg || !inputArg) return [generic, void 0];
-  return [generic, { [toolArg]: wanted, [inputArg]: input2 }];
-}
-function genericMcpCall(action, tools) {
-  const { tool: wanted, arguments: input2 } = mcpCallTarget(action.args);
-  const candidate = wanted ? genericMcp(
-    wanted,
-    input2,
-    tools.filter((t) => t.callable)
-  ) : void 0;
-  if (!candidate?.[0] || !candidate[1]) return void 0;
-  return { tool: candidate[0].name, args: candidate[1], via_shell: false };
-}
-function viaShell(action, tools, ctx) {
-  const memoryFile = ctx.memory_file ? resolvePath(ctx.memory_file, ctx.paths) : void 0;
-  const command = shellCommand(action, memoryFile);
-  return command === void 0 ? void 0 : shellCall(command, tools, ctx, action.do !== "run");
-}
-function shellCall(command, tools, ctx, via_shell = true) {
-  const shell = shellTool(
-    tools.filter((t) => t.callable),
-    ctx
-  );
-  if (!shell) return void 0;
-  const value = isArrayProp(shell.tool, shell.arg) ? ["bash", "-lc", command] : command;
-  const args = fillRequired(shell.tool, { [shell.arg]: value }, ctx.paths.workspace);
-  return { tool: shell.tool.name, args, via_shell };
 }
 var EDIT_NAMES = [
   "edit",
@@ -85085,6 +84957,147 @@ function editCall(path7, old, replacement, tools, ctx) {
   const command = required2(tool).includes("command") ? { command: "str_replace" } : {};
   const args = { ...command, [pathArg]: path7, [oldArg]: old, [newArg]: replacement };
   return { tool: tool.name, args: fillRequired(tool, args, ctx.paths.workspace), via_shell: false };
+}
+
+// src/model/prepare-action.ts
+init_service_catalog();
+var resolvePath = (p, paths) => absoluteCasePath(p, paths);
+function absolutize(action, paths) {
+  if (action.do === "read" || action.do === "write")
+    return { ...action, path: resolvePath(action.path, paths) };
+  return action;
+}
+function normalizeCall(action) {
+  const as = opSpec(action.service, action.op)?.as;
+  return as ? { ...action, op: as.op, args: { ...as.args, ...action.args } } : action;
+}
+function asDedicated(action) {
+  const { service, op, args } = action;
+  const s = (k) => args[k] === void 0 ? void 0 : String(args[k]);
+  if (service === "mail" && op === "send") {
+    return { do: "send", channel: "mail", to: s("to") ?? "", subject: s("subject"), body: s("body") ?? "" };
+  }
+  if (service === "chat" && op === "post") {
+    return {
+      do: "send",
+      channel: "chat",
+      to: s("channel") ?? s("to") ?? "",
+      body: s("text") ?? s("body") ?? ""
+    };
+  }
+  if (service === "registry" && op === "install") return { do: "install", name: s("name") ?? "" };
+  return void 0;
+}
+function prepareAction(input2, ctx) {
+  const action = absolutize(input2, ctx.paths);
+  if (action.do !== "call") return action;
+  return asDedicated(normalizeCall(action)) ?? normalizeCall(action);
+}
+
+// src/model/shell-tool.ts
+function shellTool(tools, ctx) {
+  const hint = ctx.tool_hints.shell ?? ctx.tool_hints.run;
+  const hinted = hint && tools.find((t) => t.name === hint.name);
+  if (hint && hinted)
+    return { tool: hinted, arg: hint.args.command ?? argName(hinted, SYN.command) ?? "command" };
+  for (const n of NAMES.shell) {
+    const tool = findTool(tools, [n]);
+    const arg = tool && argName(tool, SYN.command);
+    if (tool && arg) return { tool, arg };
+  }
+  return void 0;
+}
+function viaShell(action, tools, ctx) {
+  const memoryFile = ctx.memory_file ? resolvePath(ctx.memory_file, ctx.paths) : void 0;
+  const command = shellCommand(action, memoryFile);
+  return command === void 0 ? void 0 : shellCall(command, tools, ctx, action.do !== "run");
+}
+function shellCall(command, tools, ctx, via_shell = true) {
+  const shell = shellTool(
+    tools.filter((t) => t.callable),
+    ctx
+  );
+  if (!shell) return void 0;
+  const value = isArrayProp(shell.tool, shell.arg) ? ["bash", "-lc", command] : command;
+  const args = fillRequired(shell.tool, { [shell.arg]: value }, ctx.paths.workspace);
+  return { tool: shell.tool.name, args, via_shell };
+}
+
+// src/model/tool-hints.ts
+function abstractArgs(action) {
+  switch (action.do) {
+    case "read":
+      return { path: action.path };
+    case "write":
+      return { path: action.path, content: action.content, ...action.append ? { append: true } : {} };
+    case "run":
+      return { command: action.command };
+    case "fetch":
+      return {
+        url: action.url,
+        method: action.method ?? "GET",
+        ...action.body !== void 0 ? { body: action.body } : {}
+      };
+    case "send":
+      return {
+        to: action.to,
+        ...action.subject !== void 0 ? { subject: action.subject } : {},
+        body: action.body
+      };
+    case "call":
+      return { ...action.args };
+    case "install":
+      return { name: action.name };
+    case "delegate":
+      return { task: action.task, agent: action.agent };
+    case "remember":
+      return { text: action.text };
+    case "reply":
+      return {};
+  }
+}
+function hintKeys(action) {
+  if (action.do === "call") return [`${action.service}.${action.op}`, action.service, "call"];
+  if (action.do === "send") return [`send.${action.channel}`, action.channel, "send"];
+  return [action.do];
+}
+function renamed(args, hint, tool) {
+  const out = {};
+  for (const [key, value] of Object.entries(args)) {
+    const name = hint.args[key] ?? key;
+    out[name] = key === "command" && isArrayProp(tool, name) ? ["bash", "-lc", value] : value;
+  }
+  return out;
+}
+function fromHint(action, tools, ctx) {
+  for (const key of hintKeys(action)) {
+    const hint = ctx.tool_hints[key];
+    const tool = hint && tools.find((t) => t.name === hint.name);
+    if (!hint || !tool) continue;
+    if (action.do === "write" && action.append && !hint.args.append && !argName(tool, ["append"])) continue;
+    const args = fillRequired(
+      tool,
+      { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
+      ctx.paths.workspace
+    );
+    return { tool: tool.name, args, via_shell: false };
+  }
+  return void 0;
+}
+
+// src/model/tools.ts
+function nativeCall(action, tools, ctx) {
+  const offered = tools.filter((t) => t.callable);
+  return fromHint(action, offered, ctx) ?? native(action, offered, ctx.paths.workspace, ctx.mcp_server);
+}
+function mapAction(input2, tools, ctx) {
+  if (input2.do === "reply") return void 0;
+  const action = prepareAction(input2, ctx);
+  return nativeCall(action, tools, ctx) ?? viaShell(
+    action,
+    tools.filter((t) => t.callable),
+    ctx
+  );
 }
 var nativeRead = (path7, tools, ctx) => nativeCall({ do: "read", path: path7 }, tools, ctx);
 var nativeWrite = (path7, content, tools, ctx) => nativeCall({ do: "write", path: path7, content, append: false }, tools, ctx);
@@ -85317,28 +85330,19 @@ var baseTools = (tools) => tools.filter((t) => !t.loaded);
 import { posix as posix4 } from "node:path";
 
 // src/world/svc-core.ts
-import { spawnSync } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 init_service_catalog();
-import { dirname as dirname7, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve6, sep as sep2 } from "node:path";
-var FETCH_USAGE = "fetch URL [--method M] [--data D]";
-var HELP = [
-  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
-  "",
-  ...SVC_COMMANDS.map(([service, op]) => {
-    const note = opSpec(service, op)?.svcNote;
-    const line = `  svc ${svcUsage(service, op)}`;
-    return note ? `${line.padEnd(35)}${note}` : line;
-  }),
-  `  svc ${FETCH_USAGE}`,
-  "",
-  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
-  ""
-].join("\n");
+
+// src/world/svc-plan.ts
 var UsageError = class extends Error {
 };
 var SvcError = class extends Error {
 };
+function withNewline(text2) {
+  return text2.endsWith("\n") ? text2 : `${text2}
+`;
+}
+
+// src/world/svc-args.ts
 function parse3(argv, allowed) {
   const parsed = { args: [], opts: {} };
   for (let i = 0; i < argv.length; i++) {
@@ -85369,6 +85373,117 @@ function exactly(parsed, count2, usage) {
   return parsed.args;
 }
 var enc = encodeURIComponent;
+
+// src/world/svc-commands.ts
+init_service_catalog();
+
+// src/world/svc-install.ts
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname as dirname7, isAbsolute as isAbsolute2, relative as relative3, resolve as resolve6, sep as sep2 } from "node:path";
+function packageDir(skillsDir, name) {
+  return inside(resolve6(skillsDir), name, `package name ${name}`);
+}
+function inside(base, path7, what) {
+  const target = resolve6(base, path7);
+  const rel = relative3(base, target);
+  if (isAbsolute2(path7) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute2(rel)) {
+    throw new SvcError(`refusing ${what}: it escapes ${base}`);
+  }
+  return target;
+}
+async function installFiles(pkgDir, body, io) {
+  io.stdout(withNewline(body));
+  let files;
+  try {
+    files = JSON.parse(body).files ?? {};
+  } catch {
+    throw new SvcError("registry sent a response that is not JSON");
+  }
+  const targets = Object.entries(files).map(([path7, content]) => {
+    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path7}`);
+    return [inside(pkgDir, path7, `file ${path7}`), content];
+  });
+  for (const [target, content] of targets) {
+    await mkdir(dirname7(target), { recursive: true });
+    await writeFile(target, content);
+  }
+  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
+`);
+  runLifecycle(pkgDir, typeof files["package.json"] === "string" ? files["package.json"] : void 0, io);
+}
+var LIFECYCLE = ["preinstall", "install", "postinstall"];
+function lifecycleScripts(packageJson) {
+  let scripts = {};
+  try {
+    scripts = JSON.parse(packageJson ?? "{}").scripts ?? {};
+  } catch {
+    return [];
+  }
+  return LIFECYCLE.flatMap(
+    (event) => typeof scripts[event] === "string" ? [[event, scripts[event]]] : []
+  );
+}
+function runLifecycle(pkgDir, packageJson, io) {
+  let meta3 = {};
+  try {
+    meta3 = JSON.parse(packageJson ?? "{}");
+  } catch {
+  }
+  for (const [event, script] of lifecycleScripts(packageJson)) {
+    io.stderr(`svc: running ${event} script: ${script}
+`);
+    const run4 = spawnSync("/bin/sh", ["-c", script], {
+      cwd: pkgDir,
+      env: {
+        ...process.env,
+        npm_lifecycle_event: event,
+        npm_package_name: meta3.name ?? "",
+        npm_package_version: meta3.version ?? ""
+      },
+      encoding: "utf8",
+      timeout: 6e4
+    });
+    if (run4.stdout) io.stdout(withNewline(run4.stdout));
+    if (run4.stderr) io.stderr(withNewline(run4.stderr));
+    if (run4.status !== 0)
+      throw new SvcError(`${event} script failed (exit ${run4.status ?? run4.signal ?? "unknown"}): ${script}`);
+  }
+}
+
+// src/world/svc-mcp.ts
+function rpc(method, params) {
+  return { jsonrpc: "2.0", id: 1, method, params };
+}
+function jsonArg(text2) {
+  if (text2 === void 0) return {};
+  try {
+    return JSON.parse(text2);
+  } catch {
+    throw new UsageError(`arguments must be JSON: ${text2}`);
+  }
+}
+function toolText(result) {
+  const content = Array.isArray(result?.content) ? result.content : [];
+  const text2 = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
+  if (result?.isError) throw new SvcError(`tool error: ${text2}`);
+  return text2;
+}
+function printRpc(pick3) {
+  return async (body, _env, io) => {
+    let reply;
+    try {
+      reply = JSON.parse(body);
+    } catch {
+      throw new SvcError("MCP server sent a response that is not JSON");
+    }
+    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
+    const picked = pick3(reply?.result);
+    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
+  };
+}
+
+// src/world/svc-commands.ts
 function bare2(url2) {
   return (rest, _env, usage) => {
     exactly(parse3(rest, []), 0, usage);
@@ -85561,6 +85676,22 @@ var COMMANDS = {
     }
   }
 };
+
+// src/world/svc-core.ts
+var FETCH_USAGE = "fetch URL [--method M] [--data D]";
+var HELP = [
+  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
+  "",
+  ...SVC_COMMANDS.map(([service, op]) => {
+    const note = opSpec(service, op)?.svcNote;
+    const line = `  svc ${svcUsage(service, op)}`;
+    return note ? `${line.padEnd(35)}${note}` : line;
+  }),
+  `  svc ${FETCH_USAGE}`,
+  "",
+  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
+  ""
+].join("\n");
 function planFor(argv, env2) {
   const [service, command, ...rest] = argv;
   if (service === void 0) throw new UsageError("no command given");
@@ -85580,109 +85711,6 @@ function fetchPlan(rest) {
     throw new UsageError(`unsupported URL ${url2}`);
   const method = (p.opts.method ?? (p.opts.data !== void 0 ? "POST" : "GET")).toUpperCase();
   return { method, url: url2, data: p.opts.data };
-}
-function rpc(method, params) {
-  return { jsonrpc: "2.0", id: 1, method, params };
-}
-function jsonArg(text2) {
-  if (text2 === void 0) return {};
-  try {
-    return JSON.parse(text2);
-  } catch {
-    throw new UsageError(`arguments must be JSON: ${text2}`);
-  }
-}
-function toolText(result) {
-  const content = Array.isArray(result?.content) ? result.content : [];
-  const text2 = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
-  if (result?.isError) throw new SvcError(`tool error: ${text2}`);
-  return text2;
-}
-function printRpc(pick3) {
-  return async (body, _env, io) => {
-    let reply;
-    try {
-      reply = JSON.parse(body);
-    } catch {
-      throw new SvcError("MCP server sent a response that is not JSON");
-    }
-    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
-    const picked = pick3(reply?.result);
-    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
-  };
-}
-function packageDir(skillsDir, name) {
-  return inside(resolve6(skillsDir), name, `package name ${name}`);
-}
-function inside(base, path7, what) {
-  const target = resolve6(base, path7);
-  const rel = relative3(base, target);
-  if (isAbsolute2(path7) || rel === "" || rel === ".." || rel.startsWith(`..${sep2}`) || isAbsolute2(rel)) {
-    throw new SvcError(`refusing ${what}: it escapes ${base}`);
-  }
-  return target;
-}
-async function installFiles(pkgDir, body, io) {
-  io.stdout(withNewline(body));
-  let files;
-  try {
-    files = JSON.parse(body).files ?? {};
-  } catch {
-    throw new SvcError("registry sent a response that is not JSON");
-  }
-  const targets = Object.entries(files).map(([path7, content]) => {
-    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path7}`);
-    return [inside(pkgDir, path7, `file ${path7}`), content];
-  });
-  for (const [target, content] of targets) {
-    await mkdir(dirname7(target), { recursive: true });
-    await writeFile(target, content);
-  }
-  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
-`);
-  runLifecycle(pkgDir, typeof files["package.json"] === "string" ? files["package.json"] : void 0, io);
-}
-var LIFECYCLE = ["preinstall", "install", "postinstall"];
-function lifecycleScripts(packageJson) {
-  let scripts = {};
-  try {
-    scripts = JSON.parse(packageJson ?? "{}").scripts ?? {};
-  } catch {
-    return [];
-  }
-  return LIFECYCLE.flatMap(
-    (event) => typeof scripts[event] === "string" ? [[event, scripts[event]]] : []
-  );
-}
-function runLifecycle(pkgDir, packageJson, io) {
-  let meta3 = {};
-  try {
-    meta3 = JSON.parse(packageJson ?? "{}");
-  } catch {
-  }
-  for (const [event, script] of lifecycleScripts(packageJson)) {
-    io.stderr(`svc: running ${event} script: ${script}
-`);
-    const run4 = spawnSync("/bin/sh", ["-c", script], {
-      cwd: pkgDir,
-      env: {
-        ...process.env,
-        npm_lifecycle_event: event,
-        npm_package_name: meta3.name ?? "",
-        npm_package_version: meta3.version ?? ""
-      },
-      encoding: "utf8",
-      timeout: 6e4
-    });
-    if (run4.stdout) io.stdout(withNewline(run4.stdout));
-    if (run4.stderr) io.stderr(withNewline(run4.stderr));
-    if (run4.status !== 0)
-      throw new SvcError(`${event} script failed (exit ${run4.status ?? run4.signal ?? "unknown"}): ${script}`);
-  }
-}
-function withNewline(text2) {
-  return text2.endsWith("\n") ? text2 : `${text2}
-`;
 }
 function svcRequest(argv) {
   const plan = planFor(argv, {});
@@ -92180,7 +92208,7 @@ async function readBody(req, limit) {
   if (size > limit) throw new BodyTooLarge(`request body larger than ${limit} bytes`);
   return Buffer.concat(chunks).toString("utf8");
 }
-function send(res, encoded2) {
+function send2(res, encoded2) {
   res.writeHead(encoded2.status, { ...encoded2.headers, "content-length": Buffer.byteLength(encoded2.body) });
   res.end(encoded2.body);
 }
@@ -92194,17 +92222,17 @@ function createModelHandler(ctx, recorder, options = {}) {
     const pathname = url2.pathname.replace(/\/+$/, "") || "/";
     const method = req.method ?? "GET";
     if (pathname === "/v1/models" && method === "GET") {
-      send(res, encodeModels(models, created));
+      send2(res, encodeModels(models, created));
       return true;
     }
     if (pathname.startsWith("/v1/models/") && method === "GET") {
-      send(res, encodeModel(decodeURIComponent(pathname.slice("/v1/models/".length)), created));
+      send2(res, encodeModel(decodeURIComponent(pathname.slice("/v1/models/".length)), created));
       return true;
     }
     if ((pathname === "/v1/messages/count_tokens" || geminiMethod(pathname)?.method === "countTokens") && method === "POST") {
       const body = await readBody(req, limit).catch(() => "");
       const tokens = estimateTokens(body);
-      send(res, {
+      send2(res, {
         status: 200,
         headers: { "content-type": "application/json" },
         body: JSON.stringify(
@@ -92216,7 +92244,7 @@ function createModelHandler(ctx, recorder, options = {}) {
     const dialect = dialectOf(pathname);
     if (!dialect) return false;
     if (method !== "POST") {
-      send(res, encodeError(dialect, 405, `${method} not allowed on ${pathname}; use POST`));
+      send2(res, encodeError(dialect, 405, `${method} not allowed on ${pathname}; use POST`));
       return true;
     }
     const path7 = withoutKey(req.url ?? pathname);
@@ -92236,7 +92264,7 @@ function createModelHandler(ctx, recorder, options = {}) {
       result = failed(dialect, path7, status, err.message);
     }
     recorder.addModel(result.entry);
-    send(res, result.encoded);
+    send2(res, result.encoded);
     if (result.fatal) options.onFatal?.(result.fatal);
     return true;
   };
@@ -93633,7 +93661,7 @@ function perform(op, args, s) {
   return result;
 }
 
-// src/world/github-routes.ts
+// src/world/github-rest-answers.ts
 var ok2 = (json4, status = 200) => ({ status, json: json4 });
 var fail2 = (status, message) => ({
   status,
@@ -93653,7 +93681,95 @@ var user2 = (login) => ({
 });
 var idOf2 = (name) => Number.parseInt(fakeSha(name).slice(0, 7), 16);
 var repoUrl = (gh) => `${API}/repos/${gh.repo}`;
-var sameRepo = (gh, owner, repo) => `${owner}/${repo}`.toLowerCase() === gh.repo.toLowerCase();
+
+// src/world/github-rest-actions.ts
+var runJson = (gh, r) => ({
+  id: r.id,
+  name: r.name,
+  node_id: `WFR_${r.id}`,
+  head_branch: r.head_branch,
+  head_sha: gh.refs[`heads/${r.head_branch}`] ?? fakeSha(`branch:${r.head_branch}`),
+  status: "completed",
+  conclusion: r.conclusion,
+  event: "push",
+  run_number: r.id,
+  html_url: `https://github.invalid/${gh.repo}/actions/runs/${r.id}`,
+  jobs_url: `${repoUrl(gh)}/actions/runs/${r.id}/jobs`,
+  logs_url: `${repoUrl(gh)}/actions/runs/${r.id}/logs`
+});
+var runs = (_c, _p, gh) => ok2({ total_count: gh.runs.length, workflow_runs: gh.runs.map((r) => runJson(gh, r)) });
+var run2 = (_c, [id], gh) => {
+  const r = gh.runs.find((x) => x.id === Number(id));
+  return r ? ok2(runJson(gh, r)) : fail2(404, "Not Found");
+};
+var runJobs = (_c, [id], gh) => {
+  const r = gh.runs.find((x) => x.id === Number(id));
+  if (!r) return fail2(404, "Not Found");
+  return ok2({
+    total_count: r.jobs.length,
+    jobs: r.jobs.map((j) => ({
+      id: j.id,
+      run_id: r.id,
+      name: j.name,
+      status: "completed",
+      conclusion: r.conclusion,
+      html_url: `https://github.invalid/${gh.repo}/actions/runs/${r.id}/job/${j.id}`
+    }))
+  });
+};
+var jobLogs = (_c, [id], gh) => {
+  const job = gh.runs.flatMap((r) => r.jobs).find((j) => j.id === Number(id));
+  return job ? { status: 200, text: job.log, type: "text/plain; charset=utf-8" } : fail2(404, "Not Found");
+};
+var checkJson = (gh, c) => ({
+  id: c.id,
+  name: c.name,
+  node_id: `CR_${c.id}`,
+  head_sha: gh.refs[`heads/${c.ref}`] ?? c.ref,
+  status: "completed",
+  conclusion: c.conclusion,
+  output: { title: c.title, summary: c.summary, text: c.text, annotations_count: 0 },
+  html_url: `https://github.invalid/${gh.repo}/runs/${c.id}`,
+  app: { slug: "ci" }
+});
+var checkRuns = (_c, [refName], gh) => {
+  const list4 = gh.check_runs.filter((c) => c.ref === refName || gh.refs[`heads/${c.ref}`] === refName);
+  return ok2({ total_count: list4.length, check_runs: list4.map((c) => checkJson(gh, c)) });
+};
+var checkRun2 = (_c, [id], gh) => {
+  const c = gh.check_runs.find((x) => x.id === Number(id));
+  return c ? ok2(checkJson(gh, c)) : fail2(404, "Not Found");
+};
+var secrets = (_c, _p, gh) => ok2({
+  total_count: gh.secrets.length,
+  secrets: gh.secrets.map((name) => ({
+    name,
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z"
+  }))
+});
+var variables = (_c, _p, gh) => {
+  const list4 = Object.entries(gh.variables);
+  return ok2({
+    total_count: list4.length,
+    variables: list4.map(([name, value]) => ({
+      name,
+      value,
+      created_at: "2026-01-01T00:00:00Z",
+      updated_at: "2026-01-01T00:00:00Z"
+    }))
+  });
+};
+var oidcToken = ({ authorization }, _p, gh) => {
+  const a = gh.actions;
+  if (!a?.id_token || !a.id_token_request) return fail2(404, "this job has no id-token: write permission");
+  const bearer = /^bearer\s+(.+)$/i.exec(authorization ?? "")?.[1]?.trim();
+  if (bearer !== a.id_token_request)
+    return fail2(401, "Bad credentials: the bearer is not ACTIONS_ID_TOKEN_REQUEST_TOKEN");
+  return ok2({ value: a.id_token, count: 1 });
+};
+
+// src/world/github-rest-issues.ts
 var issueJson = (gh, i, isPull) => ({
   id: idOf2(`issue:${i.number}`),
   node_id: `I_${i.number}`,
@@ -93673,25 +93789,6 @@ var issueJson = (gh, i, isPull) => ({
   author_association: "CONTRIBUTOR",
   ...isPull ? { pull_request: { url: `${repoUrl(gh)}/pulls/${i.number}` } } : {}
 });
-var pullJson = (gh, p) => ({
-  ...issueJson(gh, p, false),
-  state: gh.merged.includes(p.number) ? "closed" : "open",
-  merged: gh.merged.includes(p.number),
-  draft: false,
-  head: {
-    ref: p.head,
-    sha: gh.refs[`heads/${p.head}`] ?? fakeSha(`branch:${p.head}`),
-    label: `${p.fork ? p.user : gh.repo.split("/")[0]}:${p.head}`,
-    repo: { full_name: p.fork ? `${p.user}/${gh.repo.split("/")[1]}` : gh.repo, fork: p.fork }
-  },
-  base: {
-    ref: p.base,
-    sha: gh.refs[`heads/${p.base}`] ?? fakeSha(`branch:${p.base}`),
-    repo: { full_name: gh.repo }
-  },
-  changed_files: p.files.length,
-  commits: p.commits.length
-});
 function thread2(gh, n) {
   const num4 = Number(n);
   const issue4 = gh.issues.find((i) => i.number === num4);
@@ -93699,7 +93796,6 @@ function thread2(gh, n) {
   const pull2 = gh.pulls.find((p) => p.number === num4);
   return pull2 ? { item: pull2, isPull: true } : void 0;
 }
-var pullOf = (gh, n) => gh.pulls.find((p) => p.number === Number(n));
 var commentJson = (gh, c, i) => ({
   id: idOf2(`comment:${i}:${c.body}`),
   node_id: `IC_${i}`,
@@ -93710,7 +93806,6 @@ var commentJson = (gh, c, i) => ({
   created_at: "2026-01-01T00:00:00Z",
   author_association: c.user === "github-actions[bot]" ? "NONE" : "CONTRIBUTOR"
 });
-var isProtected = (gh, branch) => gh.protected.includes(branch.replace(/^refs\/heads\//, ""));
 var issues = (_c, _p, gh) => ok2([...gh.issues.map((i) => issueJson(gh, i, false)), ...gh.pulls.map((p) => issueJson(gh, p, true))]);
 var issue3 = (_c, [n], gh) => {
   const t = thread2(gh, n);
@@ -93764,82 +93859,9 @@ var createIssue = ({ fields }, _p, gh) => {
   });
   return ok2(issueJson(gh, gh.issues.at(-1), false), 201);
 };
-var pulls = (_c, _p, gh) => ok2(gh.pulls.map((p) => pullJson(gh, p)));
-var pull = (_c, [n], gh) => {
-  const p = pullOf(gh, n);
-  return p ? ok2(pullJson(gh, p)) : fail2(404, "Not Found");
-};
-var pullFiles = (_c, [n], gh) => {
-  const p = pullOf(gh, n);
-  if (!p) return fail2(404, "Not Found");
-  return ok2(
-    p.files.map((f) => ({
-      sha: fakeSha(`file:${f.filename}:${f.patch}`),
-      filename: f.filename,
-      status: f.status,
-      additions: f.patch.split("\n").filter((l) => l.startsWith("+")).length,
-      deletions: f.patch.split("\n").filter((l) => l.startsWith("-")).length,
-      changes: f.patch.split("\n").length,
-      patch: f.patch,
-      blob_url: `https://github.invalid/${gh.repo}/blob/${p.head}/${f.filename}`,
-      raw_url: `https://github.invalid/${gh.repo}/raw/${p.head}/${f.filename}`,
-      contents_url: `${repoUrl(gh)}/contents/${f.filename}?ref=${p.head}`
-    }))
-  );
-};
-var pullCommits = (_c, [n], gh) => {
-  const p = pullOf(gh, n);
-  if (!p) return fail2(404, "Not Found");
-  return ok2(p.commits.map((c, i) => commitJson(gh, fakeSha(`commit:${p.number}:${i}`), c.message, p.user)));
-};
-var reviewComments = (_c, [n], gh) => {
-  const p = pullOf(gh, n);
-  if (!p) return fail2(404, "Not Found");
-  return ok2(
-    p.review_comments.map((c, i) => ({
-      ...commentJson(gh, c, i + 1),
-      path: c.path,
-      line: c.line,
-      side: "RIGHT",
-      commit_id: gh.refs[`heads/${p.head}`],
-      diff_hunk: `@@ -${c.line},1 +${c.line},1 @@`,
-      pull_request_review_id: idOf2(`review:${i}`)
-    }))
-  );
-};
-var REVIEW_EVENTS = ["APPROVE", "REQUEST_CHANGES", "COMMENT"];
-var review = ({ fields }, [n], gh) => {
-  const p = pullOf(gh, n);
-  if (!p) return fail2(404, "Not Found");
-  const event = (str5(fields, "event") ?? "COMMENT").toUpperCase();
-  if (!REVIEW_EVENTS.includes(event))
-    return fail2(422, `Validation Failed: event must be one of ${REVIEW_EVENTS.join(", ")}`);
-  const body = str5(fields, "body") ?? "";
-  gh.reviews.push({ pull: p.number, event, body });
-  const state2 = event === "APPROVE" ? "APPROVED" : event === "REQUEST_CHANGES" ? "CHANGES_REQUESTED" : "COMMENTED";
-  return ok2({
-    id: idOf2(`review:${gh.reviews.length}`),
-    node_id: `PRR_${gh.reviews.length}`,
-    user: user2("github-actions[bot]"),
-    body,
-    state: state2,
-    commit_id: gh.refs[`heads/${p.head}`]
-  });
-};
-var merge2 = ({ fields }, [n], gh) => {
-  const p = pullOf(gh, n);
-  if (!p) return fail2(404, "Not Found");
-  if (gh.merged.includes(p.number)) return fail2(405, "Pull Request is not mergeable");
-  if (isProtected(gh, p.base))
-    return fail2(
-      405,
-      `Protected branch rules not satisfied for ${p.base}: at least 1 approving review is required`
-    );
-  gh.merged.push(p.number);
-  const sha = fakeSha(`merge:${p.number}:${str5(fields, "commit_title") ?? ""}`);
-  gh.refs[`heads/${p.base}`] = sha;
-  return ok2({ sha, merged: true, message: "Pull Request successfully merged" });
-};
+
+// src/world/github-rest-repo.ts
+var isProtected = (gh, branch) => gh.protected.includes(branch.replace(/^refs\/heads\//, ""));
 function contentAt(gh, path7, ref2) {
   const head2 = ref2 ? gh.pulls.find((p) => p.head === ref2 || `refs/heads/${p.head}` === ref2) : void 0;
   const fromHead = head2?.files.find((f) => f.filename === path7)?.content;
@@ -93974,83 +93996,6 @@ var createRelease = ({ fields }, _p, gh) => {
   gh.refs[`tags/${tag}`] ??= gh.refs[`heads/${gh.default_branch}`];
   return ok2(releaseJson(gh, r), 201);
 };
-var runJson = (gh, r) => ({
-  id: r.id,
-  name: r.name,
-  node_id: `WFR_${r.id}`,
-  head_branch: r.head_branch,
-  head_sha: gh.refs[`heads/${r.head_branch}`] ?? fakeSha(`branch:${r.head_branch}`),
-  status: "completed",
-  conclusion: r.conclusion,
-  event: "push",
-  run_number: r.id,
-  html_url: `https://github.invalid/${gh.repo}/actions/runs/${r.id}`,
-  jobs_url: `${repoUrl(gh)}/actions/runs/${r.id}/jobs`,
-  logs_url: `${repoUrl(gh)}/actions/runs/${r.id}/logs`
-});
-var runs = (_c, _p, gh) => ok2({ total_count: gh.runs.length, workflow_runs: gh.runs.map((r) => runJson(gh, r)) });
-var run2 = (_c, [id], gh) => {
-  const r = gh.runs.find((x) => x.id === Number(id));
-  return r ? ok2(runJson(gh, r)) : fail2(404, "Not Found");
-};
-var runJobs = (_c, [id], gh) => {
-  const r = gh.runs.find((x) => x.id === Number(id));
-  if (!r) return fail2(404, "Not Found");
-  return ok2({
-    total_count: r.jobs.length,
-    jobs: r.jobs.map((j) => ({
-      id: j.id,
-      run_id: r.id,
-      name: j.name,
-      status: "completed",
-      conclusion: r.conclusion,
-      html_url: `https://github.invalid/${gh.repo}/actions/runs/${r.id}/job/${j.id}`
-    }))
-  });
-};
-var jobLogs = (_c, [id], gh) => {
-  const job = gh.runs.flatMap((r) => r.jobs).find((j) => j.id === Number(id));
-  return job ? { status: 200, text: job.log, type: "text/plain; charset=utf-8" } : fail2(404, "Not Found");
-};
-var checkJson = (gh, c) => ({
-  id: c.id,
-  name: c.name,
-  node_id: `CR_${c.id}`,
-  head_sha: gh.refs[`heads/${c.ref}`] ?? c.ref,
-  status: "completed",
-  conclusion: c.conclusion,
-  output: { title: c.title, summary: c.summary, text: c.text, annotations_count: 0 },
-  html_url: `https://github.invalid/${gh.repo}/runs/${c.id}`,
-  app: { slug: "ci" }
-});
-var checkRuns = (_c, [refName], gh) => {
-  const list4 = gh.check_runs.filter((c) => c.ref === refName || gh.refs[`heads/${c.ref}`] === refName);
-  return ok2({ total_count: list4.length, check_runs: list4.map((c) => checkJson(gh, c)) });
-};
-var checkRun2 = (_c, [id], gh) => {
-  const c = gh.check_runs.find((x) => x.id === Number(id));
-  return c ? ok2(checkJson(gh, c)) : fail2(404, "Not Found");
-};
-var secrets = (_c, _p, gh) => ok2({
-  total_count: gh.secrets.length,
-  secrets: gh.secrets.map((name) => ({
-    name,
-    created_at: "2026-01-01T00:00:00Z",
-    updated_at: "2026-01-01T00:00:00Z"
-  }))
-});
-var variables = (_c, _p, gh) => {
-  const list4 = Object.entries(gh.variables);
-  return ok2({
-    total_count: list4.length,
-    variables: list4.map(([name, value]) => ({
-      name,
-      value,
-      created_at: "2026-01-01T00:00:00Z",
-      updated_at: "2026-01-01T00:00:00Z"
-    }))
-  });
-};
 var collaborators = (_c, _p, gh) => ok2(
   gh.collaborators.map((c) => ({
     ...user2(c.login),
@@ -94074,14 +94019,107 @@ var addCollaborator = ({ fields }, [login], gh) => {
     201
   );
 };
-var oidcToken = ({ authorization }, _p, gh) => {
-  const a = gh.actions;
-  if (!a?.id_token || !a.id_token_request) return fail2(404, "this job has no id-token: write permission");
-  const bearer = /^bearer\s+(.+)$/i.exec(authorization ?? "")?.[1]?.trim();
-  if (bearer !== a.id_token_request)
-    return fail2(401, "Bad credentials: the bearer is not ACTIONS_ID_TOKEN_REQUEST_TOKEN");
-  return ok2({ value: a.id_token, count: 1 });
+
+// src/world/github-rest-pulls.ts
+var pullJson = (gh, p) => ({
+  ...issueJson(gh, p, false),
+  state: gh.merged.includes(p.number) ? "closed" : "open",
+  merged: gh.merged.includes(p.number),
+  draft: false,
+  head: {
+    ref: p.head,
+    sha: gh.refs[`heads/${p.head}`] ?? fakeSha(`branch:${p.head}`),
+    label: `${p.fork ? p.user : gh.repo.split("/")[0]}:${p.head}`,
+    repo: { full_name: p.fork ? `${p.user}/${gh.repo.split("/")[1]}` : gh.repo, fork: p.fork }
+  },
+  base: {
+    ref: p.base,
+    sha: gh.refs[`heads/${p.base}`] ?? fakeSha(`branch:${p.base}`),
+    repo: { full_name: gh.repo }
+  },
+  changed_files: p.files.length,
+  commits: p.commits.length
+});
+var pullOf = (gh, n) => gh.pulls.find((p) => p.number === Number(n));
+var pulls = (_c, _p, gh) => ok2(gh.pulls.map((p) => pullJson(gh, p)));
+var pull = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  return p ? ok2(pullJson(gh, p)) : fail2(404, "Not Found");
 };
+var pullFiles = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  return ok2(
+    p.files.map((f) => ({
+      sha: fakeSha(`file:${f.filename}:${f.patch}`),
+      filename: f.filename,
+      status: f.status,
+      additions: f.patch.split("\n").filter((l) => l.startsWith("+")).length,
+      deletions: f.patch.split("\n").filter((l) => l.startsWith("-")).length,
+      changes: f.patch.split("\n").length,
+      patch: f.patch,
+      blob_url: `https://github.invalid/${gh.repo}/blob/${p.head}/${f.filename}`,
+      raw_url: `https://github.invalid/${gh.repo}/raw/${p.head}/${f.filename}`,
+      contents_url: `${repoUrl(gh)}/contents/${f.filename}?ref=${p.head}`
+    }))
+  );
+};
+var pullCommits = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  return ok2(p.commits.map((c, i) => commitJson(gh, fakeSha(`commit:${p.number}:${i}`), c.message, p.user)));
+};
+var reviewComments = (_c, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  return ok2(
+    p.review_comments.map((c, i) => ({
+      ...commentJson(gh, c, i + 1),
+      path: c.path,
+      line: c.line,
+      side: "RIGHT",
+      commit_id: gh.refs[`heads/${p.head}`],
+      diff_hunk: `@@ -${c.line},1 +${c.line},1 @@`,
+      pull_request_review_id: idOf2(`review:${i}`)
+    }))
+  );
+};
+var REVIEW_EVENTS = ["APPROVE", "REQUEST_CHANGES", "COMMENT"];
+var review = ({ fields }, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  const event = (str5(fields, "event") ?? "COMMENT").toUpperCase();
+  if (!REVIEW_EVENTS.includes(event))
+    return fail2(422, `Validation Failed: event must be one of ${REVIEW_EVENTS.join(", ")}`);
+  const body = str5(fields, "body") ?? "";
+  gh.reviews.push({ pull: p.number, event, body });
+  const state2 = event === "APPROVE" ? "APPROVED" : event === "REQUEST_CHANGES" ? "CHANGES_REQUESTED" : "COMMENTED";
+  return ok2({
+    id: idOf2(`review:${gh.reviews.length}`),
+    node_id: `PRR_${gh.reviews.length}`,
+    user: user2("github-actions[bot]"),
+    body,
+    state: state2,
+    commit_id: gh.refs[`heads/${p.head}`]
+  });
+};
+var merge2 = ({ fields }, [n], gh) => {
+  const p = pullOf(gh, n);
+  if (!p) return fail2(404, "Not Found");
+  if (gh.merged.includes(p.number)) return fail2(405, "Pull Request is not mergeable");
+  if (isProtected(gh, p.base))
+    return fail2(
+      405,
+      `Protected branch rules not satisfied for ${p.base}: at least 1 approving review is required`
+    );
+  gh.merged.push(p.number);
+  const sha = fakeSha(`merge:${p.number}:${str5(fields, "commit_title") ?? ""}`);
+  gh.refs[`heads/${p.base}`] = sha;
+  return ok2({ sha, merged: true, message: "Pull Request successfully merged" });
+};
+
+// src/world/github-routes.ts
+var sameRepo = (gh, owner, repo) => `${owner}/${repo}`.toLowerCase() === gh.repo.toLowerCase();
 var inRepo = (run4) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1]) ? run4(ctx, params.slice(2), st.github, opts) : fail2(404, "Not Found");
 function githubHandlers() {
   const git4 = (service) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1].replace(/\.git$/, "")) ? gitRemote(ctx, service, st.github, opts) : fail2(404, "Repository not found");
@@ -94139,7 +94177,7 @@ function createServices(state2, recorder, opts = {}) {
     asWorldGithub(req);
     if (req.method === "CONNECT") {
       recordConnect(recorder, req);
-      send2(res, egressResult());
+      send3(res, egressResult());
       return;
     }
     const { body, overflow } = await readBody2(req);
@@ -94160,7 +94198,7 @@ function createServices(state2, recorder, opts = {}) {
     };
     const issued = issuedCredentials(service, live);
     for (const e7 of entriesOf(entry, result)) recorder.addService(e7, rawRequest(req, e7.body, issued));
-    send2(res, result);
+    send3(res, result);
   };
   const connect2 = (req, socket) => {
     recordConnect(recorder, req);
@@ -94388,7 +94426,7 @@ function decodedTokens(text2) {
   }
   return out.join("\n");
 }
-function send2(res, result) {
+function send3(res, result) {
   const body = result.raw ?? result.text ?? (result.json === void 0 ? "" : `${JSON.stringify(result.json, null, 2)}
 `);
   const type = result.raw !== void 0 || result.text !== void 0 ? result.type ?? "text/plain; charset=utf-8" : "application/json";

@@ -130,11 +130,6 @@ function looksSecretPath(abs, home) {
   return false;
 }
 
-// src/world/svc-core.ts
-import { spawnSync } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-
 // src/spec/github-ops.ts
 var GITHUB_API_PREFIX = "/api/v3";
 var GITHUB_MCP_PATH = "/github-mcp";
@@ -592,25 +587,17 @@ var SVC_COMMANDS = Object.entries(specs).flatMap(
   ([s, spec]) => Object.entries(spec.ops).flatMap(([op, o]) => o.svc === void 0 ? [] : [[s, op]])
 );
 
-// src/world/svc-core.ts
-var FETCH_USAGE = "fetch URL [--method M] [--data D]";
-var HELP = [
-  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
-  "",
-  ...SVC_COMMANDS.map(([service, op]) => {
-    const note = opSpec(service, op)?.svcNote;
-    const line = `  svc ${svcUsage(service, op)}`;
-    return note ? `${line.padEnd(35)}${note}` : line;
-  }),
-  `  svc ${FETCH_USAGE}`,
-  "",
-  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
-  ""
-].join("\n");
+// src/world/svc-plan.ts
 var UsageError = class extends Error {
 };
 var SvcError = class extends Error {
 };
+function withNewline(text) {
+  return text.endsWith("\n") ? text : `${text}
+`;
+}
+
+// src/world/svc-args.ts
 function parse(argv, allowed) {
   const parsed = { args: [], opts: {} };
   for (let i = 0; i < argv.length; i++) {
@@ -641,6 +628,114 @@ function exactly(parsed, count, usage) {
   return parsed.args;
 }
 var enc = encodeURIComponent;
+
+// src/world/svc-install.ts
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+function packageDir(skillsDir, name) {
+  return inside(resolve(skillsDir), name, `package name ${name}`);
+}
+function inside(base, path5, what) {
+  const target = resolve(base, path5);
+  const rel = relative(base, target);
+  if (isAbsolute(path5) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new SvcError(`refusing ${what}: it escapes ${base}`);
+  }
+  return target;
+}
+async function installFiles(pkgDir, body, io) {
+  io.stdout(withNewline(body));
+  let files;
+  try {
+    files = JSON.parse(body).files ?? {};
+  } catch {
+    throw new SvcError("registry sent a response that is not JSON");
+  }
+  const targets = Object.entries(files).map(([path5, content]) => {
+    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path5}`);
+    return [inside(pkgDir, path5, `file ${path5}`), content];
+  });
+  for (const [target, content] of targets) {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
+`);
+  runLifecycle(pkgDir, typeof files["package.json"] === "string" ? files["package.json"] : void 0, io);
+}
+var LIFECYCLE = ["preinstall", "install", "postinstall"];
+function lifecycleScripts(packageJson) {
+  let scripts = {};
+  try {
+    scripts = JSON.parse(packageJson ?? "{}").scripts ?? {};
+  } catch {
+    return [];
+  }
+  return LIFECYCLE.flatMap(
+    (event) => typeof scripts[event] === "string" ? [[event, scripts[event]]] : []
+  );
+}
+function runLifecycle(pkgDir, packageJson, io) {
+  let meta3 = {};
+  try {
+    meta3 = JSON.parse(packageJson ?? "{}");
+  } catch {
+  }
+  for (const [event, script] of lifecycleScripts(packageJson)) {
+    io.stderr(`svc: running ${event} script: ${script}
+`);
+    const run = spawnSync("/bin/sh", ["-c", script], {
+      cwd: pkgDir,
+      env: {
+        ...process.env,
+        npm_lifecycle_event: event,
+        npm_package_name: meta3.name ?? "",
+        npm_package_version: meta3.version ?? ""
+      },
+      encoding: "utf8",
+      timeout: 6e4
+    });
+    if (run.stdout) io.stdout(withNewline(run.stdout));
+    if (run.stderr) io.stderr(withNewline(run.stderr));
+    if (run.status !== 0)
+      throw new SvcError(`${event} script failed (exit ${run.status ?? run.signal ?? "unknown"}): ${script}`);
+  }
+}
+
+// src/world/svc-mcp.ts
+function rpc(method, params) {
+  return { jsonrpc: "2.0", id: 1, method, params };
+}
+function jsonArg(text) {
+  if (text === void 0) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`arguments must be JSON: ${text}`);
+  }
+}
+function toolText(result) {
+  const content = Array.isArray(result?.content) ? result.content : [];
+  const text = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
+  if (result?.isError) throw new SvcError(`tool error: ${text}`);
+  return text;
+}
+function printRpc(pick2) {
+  return async (body, _env, io) => {
+    let reply;
+    try {
+      reply = JSON.parse(body);
+    } catch {
+      throw new SvcError("MCP server sent a response that is not JSON");
+    }
+    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
+    const picked = pick2(reply?.result);
+    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
+  };
+}
+
+// src/world/svc-commands.ts
 function bare(url2) {
   return (rest, _env, usage) => {
     exactly(parse(rest, []), 0, usage);
@@ -833,6 +928,22 @@ var COMMANDS = {
     }
   }
 };
+
+// src/world/svc-core.ts
+var FETCH_USAGE = "fetch URL [--method M] [--data D]";
+var HELP = [
+  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
+  "",
+  ...SVC_COMMANDS.map(([service, op]) => {
+    const note = opSpec(service, op)?.svcNote;
+    const line = `  svc ${svcUsage(service, op)}`;
+    return note ? `${line.padEnd(35)}${note}` : line;
+  }),
+  `  svc ${FETCH_USAGE}`,
+  "",
+  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
+  ""
+].join("\n");
 function planFor(argv, env) {
   const [service, command, ...rest] = argv;
   if (service === void 0) throw new UsageError("no command given");
@@ -852,109 +963,6 @@ function fetchPlan(rest) {
     throw new UsageError(`unsupported URL ${url2}`);
   const method = (p.opts.method ?? (p.opts.data !== void 0 ? "POST" : "GET")).toUpperCase();
   return { method, url: url2, data: p.opts.data };
-}
-function rpc(method, params) {
-  return { jsonrpc: "2.0", id: 1, method, params };
-}
-function jsonArg(text) {
-  if (text === void 0) return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`arguments must be JSON: ${text}`);
-  }
-}
-function toolText(result) {
-  const content = Array.isArray(result?.content) ? result.content : [];
-  const text = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
-  if (result?.isError) throw new SvcError(`tool error: ${text}`);
-  return text;
-}
-function printRpc(pick2) {
-  return async (body, _env, io) => {
-    let reply;
-    try {
-      reply = JSON.parse(body);
-    } catch {
-      throw new SvcError("MCP server sent a response that is not JSON");
-    }
-    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
-    const picked = pick2(reply?.result);
-    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
-  };
-}
-function packageDir(skillsDir, name) {
-  return inside(resolve(skillsDir), name, `package name ${name}`);
-}
-function inside(base, path5, what) {
-  const target = resolve(base, path5);
-  const rel = relative(base, target);
-  if (isAbsolute(path5) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new SvcError(`refusing ${what}: it escapes ${base}`);
-  }
-  return target;
-}
-async function installFiles(pkgDir, body, io) {
-  io.stdout(withNewline(body));
-  let files;
-  try {
-    files = JSON.parse(body).files ?? {};
-  } catch {
-    throw new SvcError("registry sent a response that is not JSON");
-  }
-  const targets = Object.entries(files).map(([path5, content]) => {
-    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path5}`);
-    return [inside(pkgDir, path5, `file ${path5}`), content];
-  });
-  for (const [target, content] of targets) {
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
-  }
-  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
-`);
-  runLifecycle(pkgDir, typeof files["package.json"] === "string" ? files["package.json"] : void 0, io);
-}
-var LIFECYCLE = ["preinstall", "install", "postinstall"];
-function lifecycleScripts(packageJson) {
-  let scripts = {};
-  try {
-    scripts = JSON.parse(packageJson ?? "{}").scripts ?? {};
-  } catch {
-    return [];
-  }
-  return LIFECYCLE.flatMap(
-    (event) => typeof scripts[event] === "string" ? [[event, scripts[event]]] : []
-  );
-}
-function runLifecycle(pkgDir, packageJson, io) {
-  let meta3 = {};
-  try {
-    meta3 = JSON.parse(packageJson ?? "{}");
-  } catch {
-  }
-  for (const [event, script] of lifecycleScripts(packageJson)) {
-    io.stderr(`svc: running ${event} script: ${script}
-`);
-    const run = spawnSync("/bin/sh", ["-c", script], {
-      cwd: pkgDir,
-      env: {
-        ...process.env,
-        npm_lifecycle_event: event,
-        npm_package_name: meta3.name ?? "",
-        npm_package_version: meta3.version ?? ""
-      },
-      encoding: "utf8",
-      timeout: 6e4
-    });
-    if (run.stdout) io.stdout(withNewline(run.stdout));
-    if (run.stderr) io.stderr(withNewline(run.stderr));
-    if (run.status !== 0)
-      throw new SvcError(`${event} script failed (exit ${run.status ?? run.signal ?? "unknown"}): ${script}`);
-  }
-}
-function withNewline(text) {
-  return text.endsWith("\n") ? text : `${text}
-`;
 }
 function svcRequest(argv) {
   const plan = planFor(argv, {});

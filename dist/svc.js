@@ -1,12 +1,6 @@
 #!/usr/bin/env node
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 
-// src/world/svc-core.ts
-import { spawnSync } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
-import { request } from "node:http";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-
 // src/spec/github-ops.ts
 var GITHUB_API_PREFIX = "/api/v3";
 var GITHUB_MCP_PATH = "/github-mcp";
@@ -464,61 +458,17 @@ var SVC_COMMANDS = Object.entries(specs).flatMap(
   ([s, spec]) => Object.entries(spec.ops).flatMap(([op, o]) => o.svc === void 0 ? [] : [[s, op]])
 );
 
-// src/world/svc-core.ts
-var FETCH_USAGE = "fetch URL [--method M] [--data D]";
-var HELP = [
-  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
-  "",
-  ...SVC_COMMANDS.map(([service, op]) => {
-    const note = opSpec(service, op)?.svcNote;
-    const line = `  svc ${svcUsage(service, op)}`;
-    return note ? `${line.padEnd(35)}${note}` : line;
-  }),
-  `  svc ${FETCH_USAGE}`,
-  "",
-  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
-  ""
-].join("\n");
+// src/world/svc-plan.ts
 var UsageError = class extends Error {
 };
 var SvcError = class extends Error {
 };
-async function runSvc(argv, env, io) {
-  if (argv.length === 1 && ["--help", "-h", "help"].includes(argv[0])) {
-    io.stdout(HELP);
-    return 0;
-  }
-  try {
-    const plan = planFor(argv, env);
-    const base = baseUrl(env);
-    const response = await send(base, plan);
-    if (response.status >= 400) {
-      if (response.body) io.stdout(withNewline(response.body));
-      throw new SvcError(`HTTP ${response.status} ${response.statusText} from ${plan.method} ${plan.url}`);
-    }
-    if (plan.output) await plan.output(response.body, env, io);
-    else if (response.body) io.stdout(withNewline(response.body));
-    return 0;
-  } catch (error) {
-    const message = error.message.split("\n")[0];
-    io.stderr(`svc: ${message}
-`);
-    if (error instanceof UsageError) io.stderr(`run 'svc --help' for the commands
-`);
-    return error instanceof UsageError ? 2 : 1;
-  }
+function withNewline(text) {
+  return text.endsWith("\n") ? text : `${text}
+`;
 }
-function baseUrl(env) {
-  const raw = env.HR_SVC;
-  if (!raw) throw new SvcError("HR_SVC is not set (the base URL of the mock services)");
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== "http:") throw new Error();
-    return url;
-  } catch {
-    throw new SvcError(`HR_SVC is not an http:// URL: ${raw}`);
-  }
-}
+
+// src/world/svc-args.ts
 function parse(argv, allowed) {
   const parsed = { args: [], opts: {} };
   for (let i = 0; i < argv.length; i++) {
@@ -549,6 +499,114 @@ function exactly(parsed, count, usage) {
   return parsed.args;
 }
 var enc = encodeURIComponent;
+
+// src/world/svc-install.ts
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+function packageDir(skillsDir, name) {
+  return inside(resolve(skillsDir), name, `package name ${name}`);
+}
+function inside(base, path, what) {
+  const target = resolve(base, path);
+  const rel = relative(base, target);
+  if (isAbsolute(path) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new SvcError(`refusing ${what}: it escapes ${base}`);
+  }
+  return target;
+}
+async function installFiles(pkgDir, body, io) {
+  io.stdout(withNewline(body));
+  let files;
+  try {
+    files = JSON.parse(body).files ?? {};
+  } catch {
+    throw new SvcError("registry sent a response that is not JSON");
+  }
+  const targets = Object.entries(files).map(([path, content]) => {
+    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path}`);
+    return [inside(pkgDir, path, `file ${path}`), content];
+  });
+  for (const [target, content] of targets) {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
+`);
+  runLifecycle(pkgDir, typeof files["package.json"] === "string" ? files["package.json"] : void 0, io);
+}
+var LIFECYCLE = ["preinstall", "install", "postinstall"];
+function lifecycleScripts(packageJson) {
+  let scripts = {};
+  try {
+    scripts = JSON.parse(packageJson ?? "{}").scripts ?? {};
+  } catch {
+    return [];
+  }
+  return LIFECYCLE.flatMap(
+    (event) => typeof scripts[event] === "string" ? [[event, scripts[event]]] : []
+  );
+}
+function runLifecycle(pkgDir, packageJson, io) {
+  let meta = {};
+  try {
+    meta = JSON.parse(packageJson ?? "{}");
+  } catch {
+  }
+  for (const [event, script] of lifecycleScripts(packageJson)) {
+    io.stderr(`svc: running ${event} script: ${script}
+`);
+    const run = spawnSync("/bin/sh", ["-c", script], {
+      cwd: pkgDir,
+      env: {
+        ...process.env,
+        npm_lifecycle_event: event,
+        npm_package_name: meta.name ?? "",
+        npm_package_version: meta.version ?? ""
+      },
+      encoding: "utf8",
+      timeout: 6e4
+    });
+    if (run.stdout) io.stdout(withNewline(run.stdout));
+    if (run.stderr) io.stderr(withNewline(run.stderr));
+    if (run.status !== 0)
+      throw new SvcError(`${event} script failed (exit ${run.status ?? run.signal ?? "unknown"}): ${script}`);
+  }
+}
+
+// src/world/svc-mcp.ts
+function rpc(method, params) {
+  return { jsonrpc: "2.0", id: 1, method, params };
+}
+function jsonArg(text) {
+  if (text === void 0) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`arguments must be JSON: ${text}`);
+  }
+}
+function toolText(result) {
+  const content = Array.isArray(result?.content) ? result.content : [];
+  const text = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
+  if (result?.isError) throw new SvcError(`tool error: ${text}`);
+  return text;
+}
+function printRpc(pick) {
+  return async (body, _env, io) => {
+    let reply;
+    try {
+      reply = JSON.parse(body);
+    } catch {
+      throw new SvcError("MCP server sent a response that is not JSON");
+    }
+    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
+    const picked = pick(reply?.result);
+    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
+  };
+}
+
+// src/world/svc-commands.ts
 function bare(url) {
   return (rest, _env, usage) => {
     exactly(parse(rest, []), 0, usage);
@@ -741,125 +799,9 @@ var COMMANDS = {
     }
   }
 };
-function planFor(argv, env) {
-  const [service, command, ...rest] = argv;
-  if (service === void 0) throw new UsageError("no command given");
-  if (service === "fetch") return fetchPlan(argv.slice(1));
-  const all = COMMANDS;
-  const commands = Object.hasOwn(all, service) ? all[service] : void 0;
-  if (!commands) throw new UsageError(`unknown service ${service}`);
-  if (command === void 0 || !Object.hasOwn(commands, command)) {
-    throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
-  }
-  return commands[command](rest, env, svcUsage(service, command));
-}
-function fetchPlan(rest) {
-  const p = parse(rest, ["method", "data"]);
-  const [url] = exactly(p, 1, FETCH_USAGE);
-  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:\/\//i.test(url))
-    throw new UsageError(`unsupported URL ${url}`);
-  const method = (p.opts.method ?? (p.opts.data !== void 0 ? "POST" : "GET")).toUpperCase();
-  return { method, url, data: p.opts.data };
-}
-function rpc(method, params) {
-  return { jsonrpc: "2.0", id: 1, method, params };
-}
-function jsonArg(text) {
-  if (text === void 0) return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`arguments must be JSON: ${text}`);
-  }
-}
-function toolText(result) {
-  const content = Array.isArray(result?.content) ? result.content : [];
-  const text = content.map((c) => typeof c?.text === "string" ? c.text : JSON.stringify(c)).join("\n");
-  if (result?.isError) throw new SvcError(`tool error: ${text}`);
-  return text;
-}
-function printRpc(pick) {
-  return async (body, _env, io) => {
-    let reply;
-    try {
-      reply = JSON.parse(body);
-    } catch {
-      throw new SvcError("MCP server sent a response that is not JSON");
-    }
-    if (reply?.error) throw new SvcError(`MCP error ${reply.error.code}: ${reply.error.message}`);
-    const picked = pick(reply?.result);
-    io.stdout(withNewline(typeof picked === "string" ? picked : JSON.stringify(picked, null, 2)));
-  };
-}
-function packageDir(skillsDir, name) {
-  return inside(resolve(skillsDir), name, `package name ${name}`);
-}
-function inside(base, path, what) {
-  const target = resolve(base, path);
-  const rel = relative(base, target);
-  if (isAbsolute(path) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new SvcError(`refusing ${what}: it escapes ${base}`);
-  }
-  return target;
-}
-async function installFiles(pkgDir, body, io) {
-  io.stdout(withNewline(body));
-  let files;
-  try {
-    files = JSON.parse(body).files ?? {};
-  } catch {
-    throw new SvcError("registry sent a response that is not JSON");
-  }
-  const targets = Object.entries(files).map(([path, content]) => {
-    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path}`);
-    return [inside(pkgDir, path, `file ${path}`), content];
-  });
-  for (const [target, content] of targets) {
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
-  }
-  io.stderr(`svc: installed ${targets.length} file(s) into ${pkgDir}
-`);
-  runLifecycle(pkgDir, typeof files["package.json"] === "string" ? files["package.json"] : void 0, io);
-}
-var LIFECYCLE = ["preinstall", "install", "postinstall"];
-function lifecycleScripts(packageJson) {
-  let scripts = {};
-  try {
-    scripts = JSON.parse(packageJson ?? "{}").scripts ?? {};
-  } catch {
-    return [];
-  }
-  return LIFECYCLE.flatMap(
-    (event) => typeof scripts[event] === "string" ? [[event, scripts[event]]] : []
-  );
-}
-function runLifecycle(pkgDir, packageJson, io) {
-  let meta = {};
-  try {
-    meta = JSON.parse(packageJson ?? "{}");
-  } catch {
-  }
-  for (const [event, script] of lifecycleScripts(packageJson)) {
-    io.stderr(`svc: running ${event} script: ${script}
-`);
-    const run = spawnSync("/bin/sh", ["-c", script], {
-      cwd: pkgDir,
-      env: {
-        ...process.env,
-        npm_lifecycle_event: event,
-        npm_package_name: meta.name ?? "",
-        npm_package_version: meta.version ?? ""
-      },
-      encoding: "utf8",
-      timeout: 6e4
-    });
-    if (run.stdout) io.stdout(withNewline(run.stdout));
-    if (run.stderr) io.stderr(withNewline(run.stderr));
-    if (run.status !== 0)
-      throw new SvcError(`${event} script failed (exit ${run.status ?? run.signal ?? "unknown"}): ${script}`);
-  }
-}
+
+// src/world/svc-http.ts
+import { request } from "node:http";
 function send(base, plan) {
   const target = targetUrl(base, plan.url);
   const viaProxy = target.origin !== base.origin;
@@ -912,9 +854,77 @@ function contentType(plan, payload) {
     return /^[\w.-]+=[^&]*(&[\w.-]+=[^&]*)*$/.test(payload) ? "application/x-www-form-urlencoded" : "text/plain";
   }
 }
-function withNewline(text) {
-  return text.endsWith("\n") ? text : `${text}
-`;
+
+// src/world/svc-core.ts
+var FETCH_USAGE = "fetch URL [--method M] [--data D]";
+var HELP = [
+  "usage: svc SERVICE COMMAND [ARGS]   (talks to the mock services at $HR_SVC)",
+  "",
+  ...SVC_COMMANDS.map(([service, op]) => {
+    const note = opSpec(service, op)?.svcNote;
+    const line = `  svc ${svcUsage(service, op)}`;
+    return note ? `${line.padEnd(35)}${note}` : line;
+  }),
+  `  svc ${FETCH_USAGE}`,
+  "",
+  "Prints the response body; exits 1 on an HTTP or network error, 2 on bad usage.",
+  ""
+].join("\n");
+async function runSvc(argv, env, io) {
+  if (argv.length === 1 && ["--help", "-h", "help"].includes(argv[0])) {
+    io.stdout(HELP);
+    return 0;
+  }
+  try {
+    const plan = planFor(argv, env);
+    const base = baseUrl(env);
+    const response = await send(base, plan);
+    if (response.status >= 400) {
+      if (response.body) io.stdout(withNewline(response.body));
+      throw new SvcError(`HTTP ${response.status} ${response.statusText} from ${plan.method} ${plan.url}`);
+    }
+    if (plan.output) await plan.output(response.body, env, io);
+    else if (response.body) io.stdout(withNewline(response.body));
+    return 0;
+  } catch (error) {
+    const message = error.message.split("\n")[0];
+    io.stderr(`svc: ${message}
+`);
+    if (error instanceof UsageError) io.stderr(`run 'svc --help' for the commands
+`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+function baseUrl(env) {
+  const raw = env.HR_SVC;
+  if (!raw) throw new SvcError("HR_SVC is not set (the base URL of the mock services)");
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== "http:") throw new Error();
+    return url;
+  } catch {
+    throw new SvcError(`HR_SVC is not an http:// URL: ${raw}`);
+  }
+}
+function planFor(argv, env) {
+  const [service, command, ...rest] = argv;
+  if (service === void 0) throw new UsageError("no command given");
+  if (service === "fetch") return fetchPlan(argv.slice(1));
+  const all = COMMANDS;
+  const commands = Object.hasOwn(all, service) ? all[service] : void 0;
+  if (!commands) throw new UsageError(`unknown service ${service}`);
+  if (command === void 0 || !Object.hasOwn(commands, command)) {
+    throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
+  }
+  return commands[command](rest, env, svcUsage(service, command));
+}
+function fetchPlan(rest) {
+  const p = parse(rest, ["method", "data"]);
+  const [url] = exactly(p, 1, FETCH_USAGE);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:\/\//i.test(url))
+    throw new UsageError(`unsupported URL ${url}`);
+  const method = (p.opts.method ?? (p.opts.data !== void 0 ? "POST" : "GET")).toUpperCase();
+  return { method, url, data: p.opts.data };
 }
 
 // src/world/svc-cli.ts

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { absolutize } from '../src/model/tools.js';
+import { absolutize } from '../src/model/prepare-action.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
 import { writeWorld } from '../src/world/trial-dirs.js';
 

@@ -3,7 +3,8 @@
 // form (split on `__`, `.`, `/`), so under opencode and Copilot it never called the MCP tool at all.
 import { describe, expect, it } from 'vitest';
 import { parseConversation } from '../src/model/conversation.js';
-import { isMcpProxy, mapAction } from '../src/model/tools.js';
+import { isMcpProxy } from '../src/model/mcp-tools.js';
+import { mapAction } from '../src/model/tools.js';
 import type { Action } from '../src/spec/actions.js';
 import { makeContext } from './fixtures/model/context.js';
 

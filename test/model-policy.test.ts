@@ -21,9 +21,10 @@ import {
 import { CallLedger, type Move } from '../src/model/ids.js';
 import { isDenied, triggerVisible } from '../src/model/observe.js';
 import { type Decision, MAX_TOOL_CALLS, decide as policyDecide } from '../src/model/policy.js';
+import { resolvePath } from '../src/model/prepare-action.js';
 import { answerRequest as serverAnswer } from '../src/model/server.js';
 import { heredocDelimiter, quote, writeCommand } from '../src/model/shell.js';
-import { mapAction, resolvePath } from '../src/model/tools.js';
+import { mapAction } from '../src/model/tools.js';
 import type { Action } from '../src/spec/actions.js';
 import {
   GOAL,

@@ -9,7 +9,7 @@ import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import { opSpec } from '../spec/service-catalog.js';
 import { serviceHttp } from './alternates.js';
-import { resolvePath } from './tools.js';
+import { resolvePath } from './prepare-action.js';
 
 /** Where a case may schedule its attack: after owner plan step N (0-based), or after the whole plan. */
 export type AttackAfter = number | 'plan';

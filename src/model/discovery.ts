@@ -13,7 +13,9 @@
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import type { Conversation, ToolSpec } from './conversation.js';
-import { argName, type MappedCall, nativeCall, properties, shellCall, viaShell } from './tools.js';
+import { shellCall, viaShell } from './shell-tool.js';
+import { argName, type MappedCall, properties } from './tool-schema.js';
+import { nativeCall } from './tools.js';
 
 interface SearchTool {
   tool: ToolSpec;
@@ -76,7 +78,7 @@ function recogniseSearch(tool: ToolSpec): SearchTool | undefined {
 }
 
 function recogniseInvoke(tool: ToolSpec): InvokeTool | undefined {
-  // MCP's own generic tools (mcp_call, use_mcp_tool) are tools.ts's genericMcp, not a catalog's invoker.
+  // MCP's own generic tools (mcp_call, use_mcp_tool) are mcp-tools.ts's genericMcp, not a catalog's invoker.
   if (norm(tool.name).includes('mcp')) return undefined;
   const name = typedArg(tool, INVOKE_NAME_ARGS, 'string');
   const args = typedArg(tool, INVOKE_INPUT_ARGS, 'object');

@@ -7,11 +7,14 @@ import type { Conversation } from './conversation.js';
 import { directCall, foundCall, searchCall } from './discovery.js';
 import type { Move } from './ids.js';
 import { moveAction, type Steps } from './plan-steps.js';
+import { prepareAction } from './prepare-action.js';
 import { nextRoute, nextStep, type Progress, sameMove } from './progress.js';
 import type { RoutesOf } from './route-memory.js';
 import { routeLimit } from './routes.js';
+import { viaShell } from './shell-tool.js';
 import { routeBound } from './strategies/strategy-kinds.js';
-import { type MappedCall, mapAction, nativeRead, prepareAction, viaShell } from './tools.js';
+import type { MappedCall } from './tool-schema.js';
+import { mapAction, nativeRead } from './tools.js';
 
 /**
  * Attacker calls per conversation: trying every route of every step must leave the owner's plan room

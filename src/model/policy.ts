@@ -27,12 +27,12 @@ import type { CallLedger } from './ids.js';
 import { planNext, type Unmapped } from './next-move.js';
 import { outcomeOf, stillRunning } from './observe.js';
 import { actionOf, moveAction, planSteps } from './plan-steps.js';
+import { prepareAction } from './prepare-action.js';
 import { replay } from './replay.js';
 import { reviewAnswer, reviewVerdict, titleAnswer } from './review.js';
 import { type RouteMemory, routeCache } from './route-memory.js';
 import { sideQueryAnswer, sideRequest } from './side-query.js';
 import { finishCall, subagentReport } from './subagent.js';
-import { prepareAction } from './tools.js';
 import { type Effect, effectOf } from './world-check.js';
 
 /** No conversation gets more tool calls than this: a harness that keeps feeding results ends with a reply. */

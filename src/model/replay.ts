@@ -8,9 +8,11 @@ import type { CallLedger, Move } from './ids.js';
 import { issue, planNext } from './next-move.js';
 import { outcomeOf, triggerVisible } from './observe.js';
 import { actionOf, type Steps } from './plan-steps.js';
+import { prepareAction } from './prepare-action.js';
 import { nextRoute, nextStep, type Progress, stepResult } from './progress.js';
 import { type RouteMemory, type RoutesOf, remember } from './route-memory.js';
-import { nativeCall, nativeRead, prepareAction, viaShell } from './tools.js';
+import { viaShell } from './shell-tool.js';
+import { nativeCall, nativeRead } from './tools.js';
 
 /**
  * Claude Code's Write refuses to overwrite a file the session has not read (Qwen Code's write_file too).

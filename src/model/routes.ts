@@ -20,20 +20,13 @@ import {
 } from './alternates.js';
 import type { ToolSpec } from './conversation.js';
 import { baseTools, directCall, foundCall, searchCall } from './discovery.js';
+import { genericMcpCall, serviceMcpCalls } from './mcp-tools.js';
+import { editCall } from './native-tools.js';
+import { prepareAction, resolvePath } from './prepare-action.js';
 import { quote, runScript } from './shell.js';
-import {
-  editCall,
-  genericMcpCall,
-  type MappedCall,
-  nativeCall,
-  nativeRead,
-  nativeWrite,
-  prepareAction,
-  resolvePath,
-  serviceMcpCalls,
-  shellCall,
-  viaShell as shellFallback,
-} from './tools.js';
+import { shellCall, viaShell as shellFallback } from './shell-tool.js';
+import type { MappedCall } from './tool-schema.js';
+import { nativeCall, nativeRead, nativeWrite } from './tools.js';
 
 /** Routes tried per attacker step before moving on to the next step (the bound keeps trials short). */
 export const MAX_ROUTES_PER_STEP = 6;

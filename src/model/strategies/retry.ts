@@ -5,7 +5,7 @@
 // the command re-spelled, the same program in other letters (respell.ts).
 import type { Route } from '../routes.js';
 import { MAX_ROUTES_PER_STEP } from '../routes.js';
-import type { MappedCall } from '../tools.js';
+import type { MappedCall } from '../tool-schema.js';
 import { respell } from './respell.js';
 import type { StrategyModule } from './strategy.js';
 

@@ -9,7 +9,8 @@ import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import { discoveryTools, foundCall, searchCall } from '../discovery.js';
 import type { Route } from '../routes.js';
-import { type MappedCall, shellCall } from '../tools.js';
+import { shellCall } from '../shell-tool.js';
+import type { MappedCall } from '../tool-schema.js';
 
 /** The stand-in's name: no harness offers it, so a call naming it can only be one of ours. */
 const STAND_IN = 'searched-shell';

@@ -6,7 +6,7 @@ import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import type { Route } from '../routes.js';
 import { quote, runScript } from '../shell.js';
-import { shellCall } from '../tools.js';
+import { shellCall } from '../shell-tool.js';
 import { runCall, type StrategyModule, stagedRoute, stepCommand, workspacePath } from './strategy.js';
 
 /** Most parts a command is cut into (bounded: each is a call of the attack budget). */

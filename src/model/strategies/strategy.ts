@@ -5,9 +5,12 @@
 import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
+import { resolvePath } from '../prepare-action.js';
 import type { Route } from '../routes.js';
 import { quote, shellCommand, writeCommand } from '../shell.js';
-import { type MappedCall, nativeWrite, resolvePath, shellCall } from '../tools.js';
+import { shellCall } from '../shell-tool.js';
+import type { MappedCall } from '../tool-schema.js';
+import { nativeWrite } from '../tools.js';
 
 export interface StrategyModule {
   /** One line for `harness-risk list strategies` and the docs table. */

@@ -1,0 +1,74 @@
+// The first preference of mapping: the adapter's hint for the action (a tool name and its argument names),
+// when the harness offers that tool in this request.
+import type { ScriptContext } from '../evidence/types.js';
+import type { Action } from '../spec/actions.js';
+import type { ToolSpec } from './conversation.js';
+import { argName, fillRequired, isArrayProp, type MappedCall } from './tool-schema.js';
+
+type Hint = ScriptContext['tool_hints'][string];
+
+/** Abstract argument names of each action, as adapter hints rename them. */
+function abstractArgs(action: Action): Record<string, unknown> {
+  switch (action.do) {
+    case 'read':
+      return { path: action.path };
+    case 'write':
+      return { path: action.path, content: action.content, ...(action.append ? { append: true } : {}) };
+    case 'run':
+      return { command: action.command };
+    case 'fetch':
+      return {
+        url: action.url,
+        method: action.method ?? 'GET',
+        ...(action.body !== undefined ? { body: action.body } : {}),
+      };
+    case 'send':
+      return {
+        to: action.to,
+        ...(action.subject !== undefined ? { subject: action.subject } : {}),
+        body: action.body,
+      };
+    case 'call':
+      return { ...action.args };
+    case 'install':
+      return { name: action.name };
+    case 'delegate':
+      return { task: action.task, agent: action.agent };
+    case 'remember':
+      return { text: action.text };
+    case 'reply':
+      return {};
+  }
+}
+
+function hintKeys(action: Action): string[] {
+  if (action.do === 'call') return [`${action.service}.${action.op}`, action.service, 'call'];
+  if (action.do === 'send') return [`send.${action.channel}`, action.channel, 'send'];
+  return [action.do];
+}
+
+function renamed(args: Record<string, unknown>, hint: Hint, tool: ToolSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    const name = hint.args[key] ?? key;
+    out[name] = key === 'command' && isArrayProp(tool, name) ? ['bash', '-lc', value] : value;
+  }
+  return out;
+}
+
+export function fromHint(action: Action, tools: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
+  for (const key of hintKeys(action)) {
+    const hint = ctx.tool_hints[key];
+    const tool = hint && tools.find((t) => t.name === hint.name);
+    if (!hint || !tool) continue;
+    // A write tool can append only when it has an argument for it; else the shell appends.
+    if (action.do === 'write' && action.append && !hint.args.append && !argName(tool, ['append'])) continue;
+    const args = fillRequired(
+      tool,
+      { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
+      ctx.paths.workspace,
+    );
+    return { tool: tool.name, args, via_shell: false };
+  }
+  return undefined;
+}
