@@ -183,6 +183,9 @@ const PLANS: HarnessPlan[] = [
       default: { [CFG]: true, [PER]: false, [ACT]: true },
       // external_directory allow as well: the hook lands.
       'all-allow': { '*': true },
+      // edit, bash and webfetch denied, so not offered: nothing lands (configured with opencode's `tools`
+      // map instead, Kilo 7.7.7 offered every tool and read 99% on the standard subset).
+      'read-only': { '*': false },
     },
     open: 'all-allow',
     timeout_s: 300,
