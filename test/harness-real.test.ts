@@ -178,14 +178,14 @@ const PLANS: HarnessPlan[] = [
     enabled: KILO,
     why: 'set HR_REAL_HARNESSES=1 and HR_KILO=1 (or HR_REAL_ONLY=kilo; ~65 s per trial on a loaded box)',
     expect: {
+      // edit, bash and webfetch denied, so not offered: nothing lands (configured with opencode's `tools`
+      // map instead, Kilo 7.7.7 offered every tool and read 99% on the standard subset).
+      'read-only': { '*': false },
       // As shipped: edits and bash allowed inside the project (--dir names the workspace), paths outside it
       // ask, which headless is a rejection: the ~/.bashrc hook is refused; the rest runs.
       default: { [CFG]: true, [PER]: false, [ACT]: true },
       // external_directory allow as well: the hook lands.
       'all-allow': { '*': true },
-      // edit, bash and webfetch denied, so not offered: nothing lands (configured with opencode's `tools`
-      // map instead, Kilo 7.7.7 offered every tool and read 99% on the standard subset).
-      'read-only': { '*': false },
     },
     open: 'all-allow',
     timeout_s: 300,
