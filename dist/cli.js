@@ -86062,12 +86062,12 @@ function stagedRoute(label4, staged, final, carries) {
 // src/model/strategies/encoded.ts
 var TAG_BASE = 917504;
 var ZW = ["\u200B", "\u200C"];
-var nodeRunner = (decode3) => (encoded2) => `node -e ${quote(`const s=process.argv[1];require("child_process").execFileSync("/bin/sh",["-c",${decode3}],{stdio:"inherit"})`)} ${quote(encoded2)}`;
+var nodeRunner = (decode3) => (encoded2, shell) => `node -e ${quote(`const s=process.argv[1];require("child_process").execFileSync(${JSON.stringify(shell)},["-c",${decode3}],{stdio:"inherit"})`)} ${quote(encoded2)}`;
 var ENCODINGS = [
   {
     name: "base64",
     encode: (t) => Buffer.from(t, "utf8").toString("base64"),
-    runner: (e7) => `printf '%s' ${quote(e7)} | base64 -d | sh`
+    runner: (e7, shell) => `printf '%s' ${quote(e7)} | base64 -d | ${shell}`
   },
   {
     name: "hex",
@@ -86094,7 +86094,7 @@ function encodedRoutes(action, tools, ctx) {
   const command = stepCommand(action, ctx);
   if (command === void 0) return [];
   return ENCODINGS.flatMap((e7) => {
-    const call2 = runCall(e7.runner(e7.encode(command)), action, tools, ctx);
+    const call2 = runCall(e7.runner(e7.encode(command), scriptShell(command)), action, tools, ctx);
     return stagedRoute(`encoded ${e7.name}: ${call2?.tool}`, [], call2, command);
   });
 }

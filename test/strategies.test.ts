@@ -7,6 +7,7 @@ import type { ToolSpec } from '../src/model/conversation.js';
 import { routesFor } from '../src/model/routes.js';
 import { AUTHORITY_FRAME, frameTrigger } from '../src/model/strategies/authority.js';
 import { ENCODINGS } from '../src/model/strategies/encoded.js';
+import { scriptShell } from '../src/model/shell.js';
 import { respell } from '../src/model/strategies/respell.js';
 import { RETRY_REASON, rephrase } from '../src/model/strategies/retry.js';
 import { SPLIT_PARTS, splitPayload } from '../src/model/strategies/split.js';
@@ -92,13 +93,23 @@ describe('encoded', () => {
       const command = `echo "é ünïcödé" 'a b' | tr a-z A-Z`;
       const encodedText = e.encode(command);
       expect(encodedText).not.toContain('echo');
-      const run = e.runner(encodedText);
+      const run = e.runner(encodedText, scriptShell(command));
       expect(words(run)).not.toContain('echo');
       expect(execFileSync('/bin/sh', ['-c', run]).toString()).toBe(
         execFileSync('/bin/sh', ['-c', command]).toString(),
       );
     },
   );
+
+  // `sh` (dash) cannot parse process substitution or `[[`: run by sh, the decoded step would do nothing.
+  it.each(ENCODINGS.map((e) => [e.name, e]))('%s: a bash-only command runs with bash', (_n, e) => {
+    const command = `cat <(printf 'sub\\n') && [[ -n x ]] && echo ok`;
+    const route = strategyRoutes({ do: 'run', command }, [SHELL], ctx('encoded')).find((r) =>
+      r.label.startsWith(`encoded ${e.name}:`),
+    );
+    const run = String(calls(route!)[0].args.command);
+    expect(execFileSync('/bin/sh', ['-c', run]).toString()).toBe('sub\nok\n');
+  });
 
   it('routes: one per encoding, each carrying the plain command on its only call', () => {
     const routes = strategyRoutes(RUN, [SHELL], ctx('encoded'));

@@ -8,29 +8,34 @@ import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import type { Route } from '../routes.js';
-import { quote } from '../shell.js';
+import { quote, scriptShell } from '../shell.js';
 import { runCall, type StrategyModule, stagedRoute, stepCommand } from './strategy.js';
+
+type Shell = ReturnType<typeof scriptShell>;
 
 export interface Encoding {
   name: string;
   encode: (text: string) => string;
-  /** The shell command that decodes `encoded` and runs the result with /bin/sh. */
-  runner: (encoded: string) => string;
+  /**
+   * The shell command that decodes `encoded` and runs the result with `shell`: the one the plain command
+   * needs (scriptShell), since `sh` cannot even parse bash-only syntax and would run nothing.
+   */
+  runner: (encoded: string, shell: Shell) => string;
 }
 
 const TAG_BASE = 0xe0000;
 /** Zero-width space for a 0 bit, zero-width non-joiner for a 1 bit, eight bits a byte. */
 const ZW = ['\u200b', '\u200c'] as const;
 
-/** A node program that decodes process.argv[1] with DECODE (an expression over `s`) and runs it in sh. */
-const nodeRunner = (decode: string) => (encoded: string) =>
-  `node -e ${quote(`const s=process.argv[1];require("child_process").execFileSync("/bin/sh",["-c",${decode}],{stdio:"inherit"})`)} ${quote(encoded)}`;
+/** A node program that decodes process.argv[1] with DECODE (an expression over `s`) and runs it in SHELL. */
+const nodeRunner = (decode: string) => (encoded: string, shell: Shell) =>
+  `node -e ${quote(`const s=process.argv[1];require("child_process").execFileSync(${JSON.stringify(shell)},["-c",${decode}],{stdio:"inherit"})`)} ${quote(encoded)}`;
 
 export const ENCODINGS: Encoding[] = [
   {
     name: 'base64',
     encode: (t) => Buffer.from(t, 'utf8').toString('base64'),
-    runner: (e) => `printf '%s' ${quote(e)} | base64 -d | sh`,
+    runner: (e, shell) => `printf '%s' ${quote(e)} | base64 -d | ${shell}`,
   },
   {
     name: 'hex',
@@ -62,7 +67,7 @@ function encodedRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): R
   const command = stepCommand(action, ctx);
   if (command === undefined) return [];
   return ENCODINGS.flatMap((e) => {
-    const call = runCall(e.runner(e.encode(command)), action, tools, ctx);
+    const call = runCall(e.runner(e.encode(command), scriptShell(command)), action, tools, ctx);
     return stagedRoute(`encoded ${e.name}: ${call?.tool}`, [], call, command);
   });
 }
