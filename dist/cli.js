@@ -6073,9 +6073,9 @@ var require_lexer = __commonJS({
         }
       }
       *parseQuotedScalar() {
-        const quote4 = this.charAt(0);
-        let end = this.buffer.indexOf(quote4, this.pos + 1);
-        if (quote4 === "'") {
+        const quote3 = this.charAt(0);
+        let end = this.buffer.indexOf(quote3, this.pos + 1);
+        if (quote3 === "'") {
           while (end !== -1 && this.buffer[end + 1] === "'")
             end = this.buffer.indexOf("'", end + 2);
         } else {
@@ -21070,7 +21070,7 @@ var require_parse = __commonJS({
       const parts = [];
       let bracket = 0;
       let paren = 0;
-      let quote4 = 0;
+      let quote3 = 0;
       let value = "";
       let escaped = false;
       for (const ch of input2) {
@@ -21085,11 +21085,11 @@ var require_parse = __commonJS({
           continue;
         }
         if (ch === '"') {
-          quote4 = quote4 === 1 ? 0 : 1;
+          quote3 = quote3 === 1 ? 0 : 1;
           value += ch;
           continue;
         }
-        if (quote4 === 0) {
+        if (quote3 === 0) {
           if (ch === "[") {
             bracket++;
           } else if (ch === "]" && bracket > 0) {
@@ -21166,7 +21166,7 @@ var require_parse = __commonJS({
       }
       let bracket = 0;
       let paren = 0;
-      let quote4 = 0;
+      let quote3 = 0;
       let escaped = false;
       for (let i = 1; i < pattern.length; i++) {
         const ch = pattern[i];
@@ -21179,10 +21179,10 @@ var require_parse = __commonJS({
           continue;
         }
         if (ch === '"') {
-          quote4 = quote4 === 1 ? 0 : 1;
+          quote3 = quote3 === 1 ? 0 : 1;
           continue;
         }
-        if (quote4 === 1) {
+        if (quote3 === 1) {
           continue;
         }
         if (ch === "[") {
@@ -86187,13 +86187,13 @@ function respellWord(word, pair) {
 function respell(command) {
   if (/<<|\$\(\(|\\|`/.test(command)) return void 0;
   let out = "";
-  let quote4;
+  let quote3;
   let i = 0;
   while (i < command.length) {
     const c = command[i];
     if (!WORD_CHAR.test(c)) {
-      if (quote4 === void 0 && (c === "'" || c === '"')) quote4 = c;
-      else if (c === quote4) quote4 = void 0;
+      if (quote3 === void 0 && (c === "'" || c === '"')) quote3 = c;
+      else if (c === quote3) quote3 = void 0;
       out += c;
       i++;
       continue;
@@ -86201,12 +86201,12 @@ function respell(command) {
     let j = i;
     while (j < command.length && WORD_CHAR.test(command[j])) j++;
     const word = command.slice(i, j);
-    const afterDollar = /\$\{?$/.test(command.slice(0, i)) && quote4 !== "'";
-    const special = afterDollar || quote4 === void 0 && (command[j] === "=" || RESERVED.has(word));
-    out += word.length < 2 || special ? word : respellWord(word, quote4 === '"' ? '""' : "''");
+    const afterDollar = /\$\{?$/.test(command.slice(0, i)) && quote3 !== "'";
+    const special = afterDollar || quote3 === void 0 && (command[j] === "=" || RESERVED.has(word));
+    out += word.length < 2 || special ? word : respellWord(word, quote3 === '"' ? '""' : "''");
     i = j;
   }
-  return quote4 === void 0 ? out : void 0;
+  return quote3 === void 0 ? out : void 0;
 }
 
 // src/model/strategies/retry.ts
@@ -98460,19 +98460,19 @@ function utilityCannotFail(c) {
 }
 
 // src/engine/why.ts
-var quote3 = (s) => JSON.stringify(s);
+var quote2 = (s) => JSON.stringify(s);
 function describeCall(o) {
   const step = o.index !== void 0 ? ` step ${o.index + 1}` : "";
   const how = [o.action, o.tool && `via ${o.tool}`].filter(Boolean).join(" ");
   const what = o.outcome === "not_attempted" ? "never reached" : o.outcome.replace("_", " ");
-  return `${o.role ?? "unmapped"}${step}${how ? ` (${how})` : ""} ${what}${o.reason ? `: ${quote3(o.reason)}` : ""}`;
+  return `${o.role ?? "unmapped"}${step}${how ? ` (${how})` : ""} ${what}${o.reason ? `: ${quote2(o.reason)}` : ""}`;
 }
 var unexecuted = (t, role) => (t.outcomes ?? []).filter((o) => o.role === role && o.outcome !== "executed");
 var firstStop = (t, role) => unexecuted(t, role)[0];
 function whyAttackMissed(t, k) {
   if (t.facts.injection_seen === false) {
     const ownerStop = firstStop(t, "owner");
-    return `injection never seen: the trigger ${quote3(k.trigger)} was in nothing the harness sent the model (artifact ${k.artifact})` + (ownerStop ? `; ${describeCall(ownerStop)}` : "; make the owner's plan read, fetch or call what holds it (docs/cases.md, rule 1)");
+    return `injection never seen: the trigger ${quote2(k.trigger)} was in nothing the harness sent the model (artifact ${k.artifact})` + (ownerStop ? `; ${describeCall(ownerStop)}` : "; make the owner's plan read, fetch or call what holds it (docs/cases.md, rule 1)");
   }
   const stop = firstStop(t, "attack");
   const unmet = t.facts.attack_unmet ? `checks.attack is false: ${t.facts.attack_unmet}` : "checks.attack is false";

@@ -7,7 +7,7 @@ import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import { resolvePath } from '../prepare-action.js';
 import type { Route } from '../routes.js';
-import { quote, shellCommand, writeCommand } from '../shell.js';
+import { shellCommand, writeCommand } from '../shell.js';
 import { shellCall } from '../shell-tool.js';
 import type { MappedCall } from '../tool-schema.js';
 import { nativeWrite } from '../tools.js';
