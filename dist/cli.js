@@ -14860,12 +14860,12 @@ function _nullable(Class2, innerType) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _default(Class2, innerType, defaultValue) {
+function _default(Class2, innerType, defaultValue2) {
   return new Class2({
     type: "default",
     innerType,
     get defaultValue() {
-      return typeof defaultValue === "function" ? defaultValue() : shallowClone(defaultValue);
+      return typeof defaultValue2 === "function" ? defaultValue2() : shallowClone(defaultValue2);
     }
   });
 }
@@ -17457,21 +17457,21 @@ function nullable(innerType) {
 function nullish2(innerType) {
   return optional(nullable(innerType));
 }
-function _default2(innerType, defaultValue) {
+function _default2(innerType, defaultValue2) {
   return new ZodDefault({
     type: "default",
     innerType,
     get defaultValue() {
-      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
+      return typeof defaultValue2 === "function" ? defaultValue2() : util_exports.shallowClone(defaultValue2);
     }
   });
 }
-function prefault(innerType, defaultValue) {
+function prefault(innerType, defaultValue2) {
   return new ZodPrefault({
     type: "prefault",
     innerType,
     get defaultValue() {
-      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
+      return typeof defaultValue2 === "function" ? defaultValue2() : util_exports.shallowClone(defaultValue2);
     }
   });
 }
@@ -25192,9 +25192,9 @@ var require_parser2 = __commonJS({
         const name = this.parseName();
         this.expectToken(_tokenKind.TokenKind.COLON);
         const type = this.parseTypeReference();
-        let defaultValue;
+        let defaultValue2;
         if (this.expectOptionalToken(_tokenKind.TokenKind.EQUALS)) {
-          defaultValue = this.parseConstValueLiteral();
+          defaultValue2 = this.parseConstValueLiteral();
         }
         const directives = this.parseConstDirectives();
         return this.node(start, {
@@ -25202,7 +25202,7 @@ var require_parser2 = __commonJS({
           description,
           name,
           type,
-          defaultValue,
+          defaultValue: defaultValue2,
           directives
         });
       }
@@ -26599,7 +26599,7 @@ var require_printer = __commonJS({
       VariableDefinition: ({
         variable,
         type,
-        defaultValue,
+        defaultValue: defaultValue2,
         directives,
         description
       }) => join47([
@@ -26607,7 +26607,7 @@ var require_printer = __commonJS({
         variable,
         ": ",
         type,
-        wrap(" = ", defaultValue),
+        wrap(" = ", defaultValue2),
         wrap(" ", join47(directives, " "))
       ]),
       SelectionSet: ({ selections }) => block2(selections),
@@ -26706,14 +26706,14 @@ var require_printer = __commonJS({
         description,
         name,
         type,
-        defaultValue,
+        defaultValue: defaultValue2,
         directives
       }) => join47([
         wrap("", description, "\n"),
         name,
         ": ",
         type,
-        wrap(" = ", defaultValue),
+        wrap(" = ", defaultValue2),
         wrap(" ", join47(directives, " "))
       ]),
       InterfaceTypeDefinition: ({
@@ -30169,8 +30169,8 @@ var require_introspection = __commonJS({
           type: _scalars.GraphQLString,
           description: "A GraphQL-formatted string representing the default value for this input value.",
           resolve(inputValue) {
-            const { type, defaultValue } = inputValue;
-            const valueAST = (0, _astFromValue.astFromValue)(defaultValue, type);
+            const { type, defaultValue: defaultValue2 } = inputValue;
+            const valueAST = (0, _astFromValue.astFromValue)(defaultValue2, type);
             return valueAST ? (0, _printer.print)(valueAST) : null;
           }
         },
@@ -35956,7 +35956,7 @@ var require_VariablesInAllowedPositionRule = __commonJS({
           },
           leave(operation) {
             const usages = context.getRecursiveVariableUsages(operation);
-            for (const { node: node2, type, defaultValue, parentType } of usages) {
+            for (const { node: node2, type, defaultValue: defaultValue2, parentType } of usages) {
               const varName = node2.name.value;
               const varDef = varDefMap[varName];
               if (varDef && type) {
@@ -35967,7 +35967,7 @@ var require_VariablesInAllowedPositionRule = __commonJS({
                   varType,
                   varDef.defaultValue,
                   type,
-                  defaultValue
+                  defaultValue2
                 )) {
                   const varTypeStr = (0, _inspect.inspect)(varType);
                   const typeStr = (0, _inspect.inspect)(type);
@@ -39768,14 +39768,14 @@ var require_buildClientSchema = __commonJS({
             `Introspection must provide input type for arguments, but received: ${typeStr}.`
           );
         }
-        const defaultValue = inputValueIntrospection.defaultValue != null ? (0, _valueFromAST.valueFromAST)(
+        const defaultValue2 = inputValueIntrospection.defaultValue != null ? (0, _valueFromAST.valueFromAST)(
           (0, _parser.parseValue)(inputValueIntrospection.defaultValue),
           type
         ) : void 0;
         return {
           description: inputValueIntrospection.description,
           type,
-          defaultValue,
+          defaultValue: defaultValue2,
           deprecationReason: inputValueIntrospection.deprecationReason
         };
       }
@@ -48117,8 +48117,8 @@ var require_headers = __commonJS({
     var MASK2 = parseInt("7777", 8);
     var MAGIC_OFFSET = 257;
     var VERSION_OFFSET = 263;
-    var clamp = function(index, len, defaultValue) {
-      if (typeof index !== "number") return defaultValue;
+    var clamp = function(index, len, defaultValue2) {
+      if (typeof index !== "number") return defaultValue2;
       index = ~~index;
       if (index >= len) return len;
       if (index >= 0) return index;
@@ -61274,13 +61274,13 @@ var require_field = __commonJS({
     Field.prototype._resolveFeatures = function _resolveFeatures(edition) {
       return ReflectionObject.prototype._resolveFeatures.call(this, this._edition || edition);
     };
-    Field.d = function decorateField(fieldId, fieldType, fieldRule, defaultValue) {
+    Field.d = function decorateField(fieldId, fieldType, fieldRule, defaultValue2) {
       if (typeof fieldType === "function")
         fieldType = util.decorateType(fieldType).name;
       else if (fieldType && typeof fieldType === "object")
         fieldType = util.decorateEnum(fieldType).name;
       return function fieldDecorator(prototype, fieldName) {
-        util.decorateType(prototype.constructor).add(new Field(fieldName, fieldId, fieldType, fieldRule, { "default": defaultValue }));
+        util.decorateType(prototype.constructor).add(new Field(fieldName, fieldId, fieldType, fieldRule, { "default": defaultValue2 }));
       };
     };
     Field._configure = function configure(Type_) {
@@ -64752,23 +64752,23 @@ var require_descriptor2 = __commonJS({
       if (descriptor.proto3_optional)
         field2.options.proto3_optional = true;
       if (descriptor.defaultValue && descriptor.defaultValue.length) {
-        var defaultValue = descriptor.defaultValue;
-        switch (defaultValue) {
+        var defaultValue2 = descriptor.defaultValue;
+        switch (defaultValue2) {
           case "true":
           case "TRUE":
-            defaultValue = true;
+            defaultValue2 = true;
             break;
           case "false":
           case "FALSE":
-            defaultValue = false;
+            defaultValue2 = false;
             break;
           default:
-            var match = numberRe.exec(defaultValue);
+            var match = numberRe.exec(defaultValue2);
             if (match)
-              defaultValue = parseInt(defaultValue);
+              defaultValue2 = parseInt(defaultValue2);
             break;
         }
-        field2.setOption("default", defaultValue);
+        field2.setOption("default", defaultValue2);
       }
       if (packableDescriptorType(descriptor.type)) {
         if (edition === "proto3") {
@@ -84718,20 +84718,47 @@ function findTools(tools, names) {
   return names.flatMap((n) => tools.filter((tool) => norm(tool.name) === norm(n)));
 }
 var findTool = (tools, names) => findTools(tools, names)[0];
+function choices(schema) {
+  if (typeof schema !== "object" || schema === null) return void 0;
+  const s = schema;
+  if ("const" in s) return [s.const];
+  if (Array.isArray(s.enum)) return s.enum;
+  for (const k of ["anyOf", "oneOf"]) {
+    const options = s[k];
+    if (!Array.isArray(options)) continue;
+    const each = options.map(choices);
+    if (each.every((c) => c !== void 0)) return each.flat();
+  }
+  return void 0;
+}
+function defaultValue(key, schema, workspace) {
+  const fixed = choices(schema);
+  if (fixed) return fixed.length === 1 ? { value: fixed[0] } : void 0;
+  const s = schema ?? {};
+  const type = s.type;
+  if (/^(workdir|cwd|dir|directory|working_directory)$/i.test(key)) return { value: workspace };
+  if (type === "boolean") return { value: false };
+  if (type === "number" || type === "integer")
+    return { value: typeof s.minimum === "number" ? s.minimum : 0 };
+  if (type === "array") return typeof s.minItems === "number" && s.minItems > 0 ? void 0 : { value: [] };
+  if (type === "object") return { value: {} };
+  if (s.pattern !== void 0 || s.format !== void 0) return void 0;
+  return { value: /prompt/i.test(key) ? "Return the content verbatim." : "scripted step" };
+}
 function fillRequired(tool, args, workspace) {
   const out = { ...args };
   const props = properties(tool);
   for (const key of required2(tool)) {
     if (out[key] !== void 0) continue;
-    const type = props[key]?.type;
-    if (/^(workdir|cwd|dir|directory|working_directory)$/i.test(key)) out[key] = workspace;
-    else if (type === "boolean") out[key] = false;
-    else if (type === "number" || type === "integer") out[key] = 0;
-    else if (type === "array") out[key] = [];
-    else if (type === "object") out[key] = {};
-    else out[key] = /prompt/i.test(key) ? "Return the content verbatim." : "scripted step";
+    const filled = defaultValue(key, props[key], workspace);
+    if (!filled) return void 0;
+    out[key] = filled.value;
   }
   return out;
+}
+function fitCall(tool, args, workspace, via_shell = false) {
+  const filled = fillRequired(tool, args, workspace);
+  return filled && { tool: tool.name, args: filled, via_shell };
 }
 
 // src/model/mcp-tools.ts
@@ -84765,7 +84792,7 @@ function genericMcp(wanted, input2, tools) {
   if (!toolArg || !inputArg) return [generic, void 0];
   return [generic, { [toolArg]: wanted, [inputArg]: input2 }];
 }
-function genericMcpCall(action, tools) {
+function genericMcpCall(action, tools, workspace) {
   const { tool: wanted, arguments: input2 } = mcpCallTarget(action.args);
   const candidate = wanted ? genericMcp(
     wanted,
@@ -84773,7 +84800,7 @@ function genericMcpCall(action, tools) {
     tools.filter((t) => t.callable)
   ) : void 0;
   if (!candidate?.[0] || !candidate[1]) return void 0;
-  return { tool: candidate[0].name, args: candidate[1], via_shell: false };
+  return fitCall(candidate[0], candidate[1], workspace);
 }
 
 // src/model/native-tools.ts
@@ -84837,8 +84864,7 @@ function native(action, tools, workspace, mcpServer) {
   const candidate = nativeCandidate(action, tools, mcpServer);
   if (!candidate) return void 0;
   const [tool, args] = candidate;
-  if (!tool || !args) return void 0;
-  return { tool: tool.name, args: fillRequired(tool, args, workspace), via_shell: false };
+  return tool && args ? fitCall(tool, args, workspace) : void 0;
 }
 function nativeCandidate(action, tools, mcpServer) {
   const pick3 = (names, values) => {
@@ -84956,7 +84982,7 @@ function editCall(path7, old, replacement, tools, ctx) {
   if (!pathArg || !oldArg || !newArg) return void 0;
   const command = required2(tool).includes("command") ? { command: "str_replace" } : {};
   const args = { ...command, [pathArg]: path7, [oldArg]: old, [newArg]: replacement };
-  return { tool: tool.name, args: fillRequired(tool, args, ctx.paths.workspace), via_shell: false };
+  return fitCall(tool, args, ctx.paths.workspace);
 }
 
 // src/model/prepare-action.ts
@@ -85019,8 +85045,7 @@ function shellCall(command, tools, ctx, via_shell = true) {
   );
   if (!shell) return void 0;
   const value = isArrayProp(shell.tool, shell.arg) ? ["bash", "-lc", command] : command;
-  const args = fillRequired(shell.tool, { [shell.arg]: value }, ctx.paths.workspace);
-  return { tool: shell.tool.name, args, via_shell };
+  return fitCall(shell.tool, { [shell.arg]: value }, ctx.paths.workspace, via_shell);
 }
 
 // src/model/tool-hints.ts
@@ -85075,12 +85100,12 @@ function fromHint(action, tools, ctx) {
     const tool = hint && tools.find((t) => t.name === hint.name);
     if (!hint || !tool) continue;
     if (action.do === "write" && action.append && !hint.args.append && !argName(tool, ["append"])) continue;
-    const args = fillRequired(
+    const call2 = fitCall(
       tool,
       { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
       ctx.paths.workspace
     );
-    return { tool: tool.name, args, via_shell: false };
+    if (call2) return call2;
   }
   return void 0;
 }
@@ -85130,6 +85155,7 @@ function typedArg(tool, names, type) {
 function recogniseSearch(tool) {
   const query = typedArg(tool, QUERY_ARGS, "string");
   if (!query || norm2(tool.name).includes("mcp")) return void 0;
+  if (!fillRequired(tool, { [query]: "q" }, "")) return void 0;
   const named2 = SEARCH_NAMES.includes(norm2(tool.name));
   return named2 || SEARCH_WORDS.test(tool.description) ? { tool, query } : void 0;
 }
@@ -85137,7 +85163,7 @@ function recogniseInvoke(tool) {
   if (norm2(tool.name).includes("mcp")) return void 0;
   const name = typedArg(tool, INVOKE_NAME_ARGS, "string");
   const args = typedArg(tool, INVOKE_INPUT_ARGS, "object");
-  if (!name || !args) return void 0;
+  if (!name || !args || !fillRequired(tool, { [name]: "n", [args]: {} }, "")) return void 0;
   return INVOKE_NAMES.includes(norm2(tool.name)) || INVOKE_WORDS.test(tool.description) ? { tool, name, args } : void 0;
 }
 function discoveryTools(tools, ctx) {
@@ -85195,7 +85221,7 @@ function searchCall(action, tools, ctx) {
   const words2 = capabilityQuery(action);
   if (!found || !words2) return void 0;
   const query = action.do === "run" || action.do === "delegate" ? words2 : `${words2} or shell command`;
-  return { tool: found.search.tool.name, args: { [found.search.query]: query }, via_shell: false };
+  return fitCall(found.search.tool, { [found.search.query]: query }, ctx.paths.workspace);
 }
 function jsonValues(text2) {
   const tryParse = (s) => {
@@ -85265,20 +85291,20 @@ function foundTools(text2, tools) {
 }
 var COMMAND_ARGS = ["command", "cmd", "script", "commandLine", "command_line"];
 var URL_ARGS = ["url", "uri", "href", "link"];
-function bySchema(action, found) {
+function bySchema(action, found, workspace) {
   const pick3 = (args) => found.map((tool) => ({ tool, arg: typedArg(tool, args, "string") })).find((x) => !!x.arg);
   if (action.do === "run") {
     const hit = pick3(COMMAND_ARGS);
-    return hit && { tool: hit.tool.name, args: { [hit.arg]: action.command }, via_shell: false };
+    return hit && fitCall(hit.tool, { [hit.arg]: action.command }, workspace);
   }
   if (action.do === "fetch" && (action.method ?? "GET") === "GET" && action.body === void 0) {
     const hit = pick3(URL_ARGS);
-    return hit && { tool: hit.tool.name, args: { [hit.arg]: action.url }, via_shell: false };
+    return hit && fitCall(hit.tool, { [hit.arg]: action.url }, workspace);
   }
   return void 0;
 }
 function foundMapping(action, found, ctx) {
-  return directCall(action, found, ctx) ?? bySchema(action, found) ?? viaShell(action, found, ctx);
+  return directCall(action, found, ctx) ?? bySchema(action, found, ctx.paths.workspace) ?? viaShell(action, found, ctx);
 }
 function foundCall(action, text2, tools, ctx) {
   const found = foundTools(text2, tools);
@@ -85290,11 +85316,8 @@ function foundCall(action, text2, tools, ctx) {
   if (!invoke) return void 0;
   const entry = found.find((t) => t.name === call2.tool);
   const input2 = propType(invoke.tool, invoke.args) === "string" ? JSON.stringify(call2.args) : call2.args;
-  return {
-    tool: invoke.tool.name,
-    args: { [invoke.name]: entry?.id ?? call2.tool, [invoke.args]: input2 },
-    via_shell: call2.via_shell
-  };
+  const args = { [invoke.name]: entry?.id ?? call2.tool, [invoke.args]: input2 };
+  return fitCall(invoke.tool, args, ctx.paths.workspace, call2.via_shell);
 }
 var RUN = { do: "run", command: "" };
 var SHELL_QUERY = capabilityQuery(RUN);
@@ -85981,8 +86004,8 @@ function alternatives(action, tools, ctx) {
     case "install":
     case "delegate":
       return [
-        ...mcpRoutes(action, tools),
-        ...serviceMcpRoutes(action, tools),
+        ...mcpRoutes(action, tools, ctx),
+        ...serviceMcpRoutes(action, tools, ctx),
         ...serviceRoutes(action, tools, ctx)
       ];
     case "reply":
@@ -86000,16 +86023,17 @@ function serviceRoutes(action, tools, ctx) {
   }
   return routes;
 }
-function mcpRoutes(action, tools) {
+function mcpRoutes(action, tools, ctx) {
   if (action.do !== "call" || action.service !== "mcp") return [];
-  const generic = genericMcpCall(action, tools);
+  const generic = genericMcpCall(action, tools, ctx.paths.workspace);
   return generic ? one2(generic.tool, generic) : [];
 }
-function serviceMcpRoutes(action, tools) {
+function serviceMcpRoutes(action, tools, ctx) {
   if (action.do !== "call") return [];
-  return serviceMcpCalls(action, tools).flatMap(
-    ([tool, args]) => one2(tool.name, { tool: tool.name, args, via_shell: false })
-  );
+  return serviceMcpCalls(action, tools).flatMap(([tool, args]) => {
+    const call2 = fitCall(tool, args, ctx.paths.workspace);
+    return call2 ? one2(tool.name, call2) : [];
+  });
 }
 var signature = (r) => {
   const first = r.calls[0]("");

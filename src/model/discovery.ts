@@ -14,7 +14,7 @@ import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import type { Conversation, ToolSpec } from './conversation.js';
 import { shellCall, viaShell } from './shell-tool.js';
-import { argName, type MappedCall, properties } from './tool-schema.js';
+import { argName, fillRequired, fitCall, type MappedCall, properties } from './tool-schema.js';
 import { nativeCall } from './tools.js';
 
 interface SearchTool {
@@ -73,6 +73,8 @@ function typedArg(tool: ToolSpec, names: string[], type: string): string | undef
 function recogniseSearch(tool: ToolSpec): SearchTool | undefined {
   const query = typedArg(tool, QUERY_ARGS, 'string');
   if (!query || norm(tool.name).includes('mcp')) return undefined;
+  // A search that needs more than its query (a required mode to choose) is some other tool's search.
+  if (!fillRequired(tool, { [query]: 'q' }, '')) return undefined;
   const named = SEARCH_NAMES.includes(norm(tool.name));
   return named || SEARCH_WORDS.test(tool.description) ? { tool, query } : undefined;
 }
@@ -82,7 +84,7 @@ function recogniseInvoke(tool: ToolSpec): InvokeTool | undefined {
   if (norm(tool.name).includes('mcp')) return undefined;
   const name = typedArg(tool, INVOKE_NAME_ARGS, 'string');
   const args = typedArg(tool, INVOKE_INPUT_ARGS, 'object');
-  if (!name || !args) return undefined;
+  if (!name || !args || !fillRequired(tool, { [name]: 'n', [args]: {} }, '')) return undefined;
   return INVOKE_NAMES.includes(norm(tool.name)) || INVOKE_WORDS.test(tool.description)
     ? { tool, name, args }
     : undefined;
@@ -156,7 +158,7 @@ export function searchCall(action: Action, tools: ToolSpec[], ctx: ScriptContext
   const words = capabilityQuery(action);
   if (!found || !words) return undefined;
   const query = action.do === 'run' || action.do === 'delegate' ? words : `${words} or shell command`;
-  return { tool: found.search.tool.name, args: { [found.search.query]: query }, via_shell: false };
+  return fitCall(found.search.tool, { [found.search.query]: query }, ctx.paths.workspace);
 }
 
 // ---- what a search found ----
@@ -255,25 +257,29 @@ const URL_ARGS = ['url', 'uri', 'href', 'link'];
  * A found tool whose schema fits the step though its name is none the mapper knows: a command argument
  * for a command, a URL argument for a fetch. Other steps need a tool the mapper knows by name.
  */
-function bySchema(action: Action, found: ToolSpec[]): MappedCall | undefined {
+function bySchema(action: Action, found: ToolSpec[], workspace: string): MappedCall | undefined {
   const pick = (args: string[]) =>
     found
       .map((tool) => ({ tool, arg: typedArg(tool, args, 'string') }))
       .find((x): x is { tool: ToolSpec; arg: string } => !!x.arg);
   if (action.do === 'run') {
     const hit = pick(COMMAND_ARGS);
-    return hit && { tool: hit.tool.name, args: { [hit.arg]: action.command }, via_shell: false };
+    return hit && fitCall(hit.tool, { [hit.arg]: action.command }, workspace);
   }
   if (action.do === 'fetch' && (action.method ?? 'GET') === 'GET' && action.body === undefined) {
     const hit = pick(URL_ARGS);
-    return hit && { tool: hit.tool.name, args: { [hit.arg]: action.url }, via_shell: false };
+    return hit && fitCall(hit.tool, { [hit.arg]: action.url }, workspace);
   }
   return undefined;
 }
 
 /** The call of a found tool that carries the step out: its own tool, else a found shell's command. */
 function foundMapping(action: Action, found: ToolSpec[], ctx: ScriptContext): MappedCall | undefined {
-  return directCall(action, found, ctx) ?? bySchema(action, found) ?? viaShell(action, found, ctx);
+  return (
+    directCall(action, found, ctx) ??
+    bySchema(action, found, ctx.paths.workspace) ??
+    viaShell(action, found, ctx)
+  );
 }
 
 /**
@@ -295,11 +301,8 @@ export function foundCall(
   if (!invoke) return undefined;
   const entry = found.find((t) => t.name === call.tool);
   const input = propType(invoke.tool, invoke.args) === 'string' ? JSON.stringify(call.args) : call.args;
-  return {
-    tool: invoke.tool.name,
-    args: { [invoke.name]: entry?.id ?? call.tool, [invoke.args]: input },
-    via_shell: call.via_shell,
-  };
+  const args = { [invoke.name]: entry?.id ?? call.tool, [invoke.args]: input };
+  return fitCall(invoke.tool, args, ctx.paths.workspace, call.via_shell);
 }
 
 // ---- tools a search loaded ----

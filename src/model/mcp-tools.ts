@@ -5,7 +5,7 @@ import { toolArgs, toolsForOp } from '../spec/github-mcp.js';
 import type { ToolSpec } from './conversation.js';
 import type { CallAction } from './prepare-action.js';
 import { mcpCallTarget } from './shell.js';
-import { argName, type Candidate, findTool, type MappedCall } from './tool-schema.js';
+import { argName, type Candidate, findTool, fitCall, type MappedCall } from './tool-schema.js';
 
 /**
  * The harness's proxies for the MCP tools that are routes to the service's operation (spec/github-mcp.ts:
@@ -75,6 +75,7 @@ function genericMcp(wanted: string, input: Record<string, unknown>, tools: ToolS
 export function genericMcpCall(
   action: Extract<Action, { do: 'call' }>,
   tools: ToolSpec[],
+  workspace: string,
 ): MappedCall | undefined {
   const { tool: wanted, arguments: input } = mcpCallTarget(action.args);
   const candidate = wanted
@@ -85,5 +86,5 @@ export function genericMcpCall(
       )
     : undefined;
   if (!candidate?.[0] || !candidate[1]) return undefined;
-  return { tool: candidate[0].name, args: candidate[1], via_shell: false };
+  return fitCall(candidate[0], candidate[1], workspace);
 }

@@ -9,9 +9,9 @@ import type { CallAction } from './prepare-action.js';
 import {
   argName,
   type Candidate,
-  fillRequired,
   findTool,
   findTools,
+  fitCall,
   type MappedCall,
   properties,
   required,
@@ -86,8 +86,7 @@ export function native(
   const candidate = nativeCandidate(action, tools, mcpServer);
   if (!candidate) return undefined;
   const [tool, args] = candidate;
-  if (!tool || !args) return undefined;
-  return { tool: tool.name, args: fillRequired(tool, args, workspace), via_shell: false };
+  return tool && args ? fitCall(tool, args, workspace) : undefined;
 }
 
 function nativeCandidate(action: Action, tools: ToolSpec[], mcpServer?: string): Candidate {
@@ -227,5 +226,5 @@ export function editCall(
   if (!pathArg || !oldArg || !newArg) return undefined;
   const command = required(tool).includes('command') ? { command: 'str_replace' } : {};
   const args = { ...command, [pathArg]: path, [oldArg]: old, [newArg]: replacement };
-  return { tool: tool.name, args: fillRequired(tool, args, ctx.paths.workspace), via_shell: false };
+  return fitCall(tool, args, ctx.paths.workspace);
 }

@@ -25,7 +25,7 @@ import { editCall } from './native-tools.js';
 import { prepareAction, resolvePath } from './prepare-action.js';
 import { quote, runScript } from './shell.js';
 import { shellCall, viaShell as shellFallback } from './shell-tool.js';
-import type { MappedCall } from './tool-schema.js';
+import { fitCall, type MappedCall } from './tool-schema.js';
 import { nativeCall, nativeRead, nativeWrite } from './tools.js';
 
 /** Routes tried per attacker step before moving on to the next step (the bound keeps trials short). */
@@ -265,8 +265,8 @@ function alternatives(action: Action, tools: ToolSpec[], ctx: ScriptContext): Ro
     case 'install':
     case 'delegate':
       return [
-        ...mcpRoutes(action, tools),
-        ...serviceMcpRoutes(action, tools),
+        ...mcpRoutes(action, tools, ctx),
+        ...serviceMcpRoutes(action, tools, ctx),
         ...serviceRoutes(action, tools, ctx),
       ];
     case 'reply':
@@ -291,9 +291,9 @@ function serviceRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): R
  * MCP tools: when the direct proxy tool (mcp__server__tool) is the native route, the harness's generic MCP
  * tool (mcp_call) is another one; the svc and curl routes follow as for every service.
  */
-function mcpRoutes(action: Action, tools: ToolSpec[]): Route[] {
+function mcpRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
   if (action.do !== 'call' || action.service !== 'mcp') return [];
-  const generic = genericMcpCall(action, tools);
+  const generic = genericMcpCall(action, tools, ctx.paths.workspace);
   return generic ? one(generic.tool, generic) : [];
 }
 
@@ -301,11 +301,12 @@ function mcpRoutes(action: Action, tools: ToolSpec[]): Route[] {
  * The other MCP tools that carry out a service operation (a comment by add_issue_comment, then by the
  * action's update_claude_comment): the first is the native route already.
  */
-function serviceMcpRoutes(action: Action, tools: ToolSpec[]): Route[] {
+function serviceMcpRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
   if (action.do !== 'call') return [];
-  return serviceMcpCalls(action, tools).flatMap(([tool, args]) =>
-    one(tool.name, { tool: tool.name, args, via_shell: false }),
-  );
+  return serviceMcpCalls(action, tools).flatMap(([tool, args]) => {
+    const call = fitCall(tool, args, ctx.paths.workspace);
+    return call ? one(tool.name, call) : [];
+  });
 }
 
 const signature = (r: Route): string => {

@@ -6,7 +6,7 @@ import type { ToolSpec } from './conversation.js';
 import { NAMES, SYN } from './native-tools.js';
 import { resolvePath } from './prepare-action.js';
 import { shellCommand } from './shell.js';
-import { argName, fillRequired, findTool, isArrayProp, type MappedCall } from './tool-schema.js';
+import { argName, findTool, fitCall, isArrayProp, type MappedCall } from './tool-schema.js';
 
 function shellTool(tools: ToolSpec[], ctx: ScriptContext): { tool: ToolSpec; arg: string } | undefined {
   const hint = ctx.tool_hints.shell ?? ctx.tool_hints.run;
@@ -41,6 +41,5 @@ export function shellCall(
   );
   if (!shell) return undefined;
   const value = isArrayProp(shell.tool, shell.arg) ? ['bash', '-lc', command] : command;
-  const args = fillRequired(shell.tool, { [shell.arg]: value }, ctx.paths.workspace);
-  return { tool: shell.tool.name, args, via_shell };
+  return fitCall(shell.tool, { [shell.arg]: value }, ctx.paths.workspace, via_shell);
 }

@@ -3,7 +3,7 @@
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import type { ToolSpec } from './conversation.js';
-import { argName, fillRequired, isArrayProp, type MappedCall } from './tool-schema.js';
+import { argName, fitCall, isArrayProp, type MappedCall } from './tool-schema.js';
 
 type Hint = ScriptContext['tool_hints'][string];
 
@@ -63,12 +63,12 @@ export function fromHint(action: Action, tools: ToolSpec[], ctx: ScriptContext):
     if (!hint || !tool) continue;
     // A write tool can append only when it has an argument for it; else the shell appends.
     if (action.do === 'write' && action.append && !hint.args.append && !argName(tool, ['append'])) continue;
-    const args = fillRequired(
+    const call = fitCall(
       tool,
       { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
       ctx.paths.workspace,
     );
-    return { tool: tool.name, args, via_shell: false };
+    if (call) return call;
   }
   return undefined;
 }

@@ -46,26 +46,74 @@ export function findTools(tools: ToolSpec[], names: string[]): ToolSpec[] {
 export const findTool = (tools: ToolSpec[], names: string[]): ToolSpec | undefined =>
   findTools(tools, names)[0];
 
+/** A JSON schema's fixed choices: its enum, its const, or the consts of its anyOf/oneOf options. */
+function choices(schema: unknown): unknown[] | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const s = schema as Record<string, unknown>;
+  if ('const' in s) return [s.const];
+  if (Array.isArray(s.enum)) return s.enum;
+  for (const k of ['anyOf', 'oneOf']) {
+    const options = s[k];
+    if (!Array.isArray(options)) continue;
+    const each = options.map(choices);
+    if (each.every((c): c is unknown[] => c !== undefined)) return each.flat();
+  }
+  return undefined;
+}
+
 /**
- * Required arguments we have no value for get harmless defaults, so strict harnesses accept the call
- * (Claude Code's WebFetch wants a prompt, some shells want a workdir).
+ * The value a required argument we have nothing for gets, or undefined when no harmless value exists:
+ * a choice among several (a `mode` of search|read) is the caller's to make, and a step that cannot make
+ * it does not fit the tool (Kilo stops after three calls its schema rejects).
+ */
+function defaultValue(
+  key: string,
+  schema: { type?: unknown } | undefined,
+  workspace: string,
+): { value: unknown } | undefined {
+  const fixed = choices(schema);
+  if (fixed) return fixed.length === 1 ? { value: fixed[0] } : undefined;
+  const s = (schema ?? {}) as Record<string, unknown>;
+  const type = s.type;
+  if (/^(workdir|cwd|dir|directory|working_directory)$/i.test(key)) return { value: workspace };
+  if (type === 'boolean') return { value: false };
+  if (type === 'number' || type === 'integer')
+    return { value: typeof s.minimum === 'number' ? s.minimum : 0 };
+  if (type === 'array') return typeof s.minItems === 'number' && s.minItems > 0 ? undefined : { value: [] };
+  if (type === 'object') return { value: {} };
+  // A string the schema constrains (a pattern, a format) has no text that is harmless and valid.
+  if (s.pattern !== undefined || s.format !== undefined) return undefined;
+  return { value: /prompt/i.test(key) ? 'Return the content verbatim.' : 'scripted step' };
+}
+
+/**
+ * The call's arguments with every required one present: those we have no value for get harmless defaults,
+ * so strict harnesses accept the call (Claude Code's WebFetch wants a prompt, some shells want a workdir).
+ * Undefined when a required argument has no harmless value: the step does not fit this tool.
  */
 export function fillRequired(
   tool: ToolSpec,
   args: Record<string, unknown>,
   workspace: string,
-): Record<string, unknown> {
+): Record<string, unknown> | undefined {
   const out = { ...args };
   const props = properties(tool);
   for (const key of required(tool)) {
     if (out[key] !== undefined) continue;
-    const type = props[key]?.type;
-    if (/^(workdir|cwd|dir|directory|working_directory)$/i.test(key)) out[key] = workspace;
-    else if (type === 'boolean') out[key] = false;
-    else if (type === 'number' || type === 'integer') out[key] = 0;
-    else if (type === 'array') out[key] = [];
-    else if (type === 'object') out[key] = {};
-    else out[key] = /prompt/i.test(key) ? 'Return the content verbatim.' : 'scripted step';
+    const filled = defaultValue(key, props[key], workspace);
+    if (!filled) return undefined;
+    out[key] = filled.value;
   }
   return out;
+}
+
+/** The call of `tool` with `args`, its required arguments filled; undefined when the step cannot fill them. */
+export function fitCall(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  workspace: string,
+  via_shell = false,
+): MappedCall | undefined {
+  const filled = fillRequired(tool, args, workspace);
+  return filled && { tool: tool.name, args: filled, via_shell };
 }

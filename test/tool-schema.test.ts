@@ -1,0 +1,119 @@
+// A step is mapped only onto a tool whose required arguments it can fill. Required arguments it has no
+// value for get harmless defaults; a required choice among several (a mode, a kind) or a constrained string
+// has none, and the tool does not fit: a harness that validates its schema rejects the call (Kilo stops
+// after three rejected calls), one that does not would act on a choice the step never made.
+import { describe, expect, it } from 'vitest';
+import type { ScriptContext } from '../src/evidence/types.js';
+import type { ToolSpec } from '../src/model/conversation.js';
+import { discoveryTools, searchCall } from '../src/model/discovery.js';
+import { fillRequired } from '../src/model/tool-schema.js';
+import { mapAction } from '../src/model/tools.js';
+
+const tool = (
+  name: string,
+  properties: Record<string, unknown>,
+  required: string[],
+  description = name,
+): ToolSpec => ({ name, description, schema: { type: 'object', properties, required }, callable: true });
+
+const ctx: ScriptContext = {
+  trial_id: 't',
+  plan: [],
+  goal: [],
+  trigger: 'x',
+  reviewer_verdict: 'allow',
+  paths: { workspace: '/w', home: '/h', tmp: '/t' },
+  tool_hints: {},
+  denial_patterns: [],
+};
+
+describe('fillRequired', () => {
+  const cases: [string, Record<string, unknown>, unknown][] = [
+    ['a plain string', { type: 'string' }, 'scripted step'],
+    ['a boolean', { type: 'boolean' }, false],
+    ['a number with a minimum', { type: 'integer', minimum: 1 }, 1],
+    ['an array', { type: 'array' }, []],
+    ['an object', { type: 'object' }, {}],
+    ['a single-value enum', { type: 'string', enum: ['only'] }, 'only'],
+    ['a const', { const: 'v1' }, 'v1'],
+    ['a choice among several (enum)', { type: 'string', enum: ['search', 'read'] }, undefined],
+    ['a choice among several (anyOf consts)', { anyOf: [{ const: 'a' }, { const: 'b' }] }, undefined],
+    ['a string with a pattern', { type: 'string', pattern: '^[0-9a-f]{40}$' }, undefined],
+    ['a string with a format', { type: 'string', format: 'date-time' }, undefined],
+    ['an array that needs items', { type: 'array', minItems: 1 }, undefined],
+  ];
+  it.each(cases)('%s', (_name, schema, expected) => {
+    const filled = fillRequired(
+      tool('t', { given: { type: 'string' }, other: schema }, ['given', 'other']),
+      { given: 'x' },
+      '/w',
+    );
+    expect(filled?.other).toEqual(expected);
+    if (expected === undefined) expect(filled).toBeUndefined();
+  });
+
+  it('keeps what the step gave, and a working-directory argument is the workspace', () => {
+    const t = tool('t', { mode: { enum: ['a', 'b'] }, cwd: { type: 'string' } }, ['mode', 'cwd']);
+    expect(fillRequired(t, { mode: 'b' }, '/w')).toEqual({ mode: 'b', cwd: '/w' });
+  });
+});
+
+describe('mapping a step onto a tool whose required fields it cannot fill', () => {
+  const choice = { type: 'string', enum: ['overwrite', 'append', 'prepend'] };
+  const writeWithMode = tool(
+    'write_file',
+    { path: { type: 'string' }, content: { type: 'string' }, mode: choice },
+    ['path', 'content', 'mode'],
+  );
+  const shell = tool('bash', { command: { type: 'string' } }, ['command']);
+  const write = { do: 'write', path: 'a.txt', content: 'x', append: false } as const;
+
+  it('skips the native tool and takes the shell', () => {
+    expect(mapAction(write, [writeWithMode, shell], ctx)).toMatchObject({ tool: 'bash', via_shell: true });
+  });
+
+  it('maps nothing when no other tool fits (the step is unmapped, not a rejected call)', () => {
+    expect(mapAction(write, [writeWithMode], ctx)).toBeUndefined();
+  });
+
+  it('an adapter hint that leaves the choice unset does not fit either; one that sets it does', () => {
+    const hinted = (set?: Record<string, unknown>) => ({
+      ...ctx,
+      tool_hints: { write: { name: 'write_file', args: {}, ...(set ? { set } : {}) } },
+    });
+    expect(mapAction(write, [writeWithMode], hinted())).toBeUndefined();
+    expect(mapAction(write, [writeWithMode], hinted({ mode: 'overwrite' }))?.args).toMatchObject({
+      mode: 'overwrite',
+    });
+  });
+});
+
+describe('a search that needs more than its query is not a tool catalog', () => {
+  // A session-history search: searches by a query, but only in a mode the caller must choose.
+  const history = tool(
+    'recall_sessions',
+    {
+      mode: { type: 'string', enum: ['search', 'read'] },
+      query: { type: 'string' },
+      sessionID: { type: 'string' },
+    },
+    ['mode'],
+    'Search and read past sessions: find tools and commands used before.',
+  );
+  const catalog = tool(
+    'search_tools',
+    { query: { type: 'string' } },
+    ['query'],
+    'Search the catalog of tools.',
+  );
+  const fetch = { do: 'fetch', url: 'http://svc.test/data' } as const;
+
+  it('is not recognised, so no step is sent to it', () => {
+    expect(discoveryTools([history], ctx)).toBeUndefined();
+    expect(searchCall(fetch, [history], ctx)).toBeUndefined();
+  });
+
+  it('a plain catalog search beside it still is', () => {
+    expect(searchCall(fetch, [history, catalog], ctx)).toMatchObject({ tool: 'search_tools' });
+  });
+});
