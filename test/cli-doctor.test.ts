@@ -8,8 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listBuiltinAdapters, loadAdapter, withAcpCommand } from '../src/adapters/load.js';
-import { diagnose, doctorAdapter, doctorText, egressLine, stateFolder } from '../src/engine/doctor.js';
+import { doctorConfigs } from '../src/cli/doctor.js';
+import {
+  type DoctorReport,
+  diagnose,
+  doctorAdapter,
+  doctorText,
+  egressLine,
+  stateFolder,
+} from '../src/engine/doctor.js';
 import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
+import { configsText, indistinguishable } from '../src/engine/doctor-configs.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
 import { SYSTEM_PATH } from '../src/runner/process.js';
@@ -135,6 +144,7 @@ describe('harness-risk doctor', () => {
       unrecognised_refusals: [],
       unclassified: [],
       owner_task_done: false,
+      steps: [],
       launch: [],
     });
     expect(text).toMatch(/exited with code 1 before it asked the model/);
@@ -294,6 +304,7 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
       unrecognised_refusals: [],
       unclassified: unclassifiedCalls(ev, { denial_patterns: [] }),
       owner_task_done: true,
+      steps: [],
       launch: [],
     });
     expect(text).toMatch(/✗ 5 call\(s\) whose outcome the adapter's words do not classify:/);
@@ -348,9 +359,125 @@ describe('egress lines', () => {
       unrecognised_refusals: [],
       unclassified: [],
       owner_task_done: true,
+      steps: [],
       launch: [],
     });
     expect(text).toContain('(CONNECT registry.npmjs.org:443)');
     expect(text).not.toContain('registry.npmjs.orgregistry');
+  });
+});
+
+// A configuration whose switch the harness ignores is measured as if it were set (Kilo 7.7.7 ignored the
+// `tools` map of its read-only configuration: 99 % ASR "read-only"). Doctor over several configurations
+// compares what each did in the probe and names those that behaved identically.
+describe('doctor over several configurations', () => {
+  const report = (config: string, over: Partial<DoctorReport> = {}): DoctorReport => ({
+    adapter: 'a',
+    config,
+    valid: true,
+    exit: { code: 0, timed_out: false, stderr_tail: '' },
+    dialect: { declared: 'openai-chat', seen: ['openai-chat'], requests: 4, paths: ['/v1/chat/completions'] },
+    tools_offered: ['bash', 'read', 'write'],
+    undeclared_home: [],
+    egress: [],
+    probe: 'executed',
+    unrecognised_refusals: [],
+    unclassified: [],
+    owner_task_done: true,
+    steps: [
+      { role: 'owner', action: 'run', tool: 'bash', outcome: 'executed' },
+      { role: 'attack', action: 'write', tool: 'write', outcome: 'executed' },
+    ],
+    launch: [],
+    ...over,
+  });
+  const refused = { role: 'attack', action: 'write', tool: 'write', outcome: 'refused' };
+  it.each<[string, DoctorReport[], string[][]]>([
+    ['all alike', [report('a'), report('b'), report('c')], [['a', 'b', 'c']]],
+    ['fewer tools offered', [report('a'), report('ro', { tools_offered: ['read'] })], []],
+    [
+      'a step refused',
+      [
+        report('a'),
+        report('guard', { steps: [report('x').steps[0]!, refused], probe: 'refused (recognised)' }),
+      ],
+      [],
+    ],
+    [
+      'the same step by another route',
+      [
+        report('a'),
+        report('b', { steps: [report('x').steps[0]!, { ...refused, tool: 'bash', outcome: 'executed' }] }),
+      ],
+      [],
+    ],
+    [
+      'two pairs',
+      [
+        report('a'),
+        report('b', { owner_task_done: false }),
+        report('c'),
+        report('d', { owner_task_done: false }),
+      ],
+      [
+        ['a', 'c'],
+        ['b', 'd'],
+      ],
+    ],
+    ['an invalid trial is not compared', [report('a'), report('b', { valid: false })], []],
+    [
+      'a trial that never asked the model is not compared',
+      [report('a'), report('b', { dialect: { declared: 'openai-chat', seen: [], requests: 0, paths: [] } })],
+      [],
+    ],
+  ])('%s', (_name, reports, groups) => {
+    expect(indistinguishable(reports)).toEqual(groups);
+  });
+
+  it('the text names each group and says what to check; a clean comparison says so', () => {
+    expect(configsText([report('a'), report('b')], [['a', 'b']])).toMatch(
+      /✗ a, b behaved identically: .*may not take effect/,
+    );
+    expect(configsText([report('a'), report('b', { tools_offered: [] })], [])).toMatch(
+      /✓ every configuration behaved differently in the probe \(a, b\)/,
+    );
+  });
+
+  it('--config takes one, a list or all, and names an unknown one', () => {
+    expect(doctorConfigs(undefined, 'x', ['d', 'o'])).toEqual(['d']);
+    expect(doctorConfigs('all', 'x', ['d', 'o'])).toEqual(['d', 'o']);
+    expect(doctorConfigs('o, d', 'x', ['d', 'o'])).toEqual(['o', 'd']);
+    expect(() => doctorConfigs('d,nope', 'x', ['d', 'o'])).toThrow(/no configuration "nope" in adapter x/);
+  });
+
+  it('the CLI runs each configuration and flags the one whose switch the harness ignores (exit 1)', {
+    timeout: 240_000,
+  }, () => {
+    const res = spawnSync(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [
+        join(ROOT, 'src', 'cli.ts'),
+        'doctor',
+        '--adapter',
+        FIXTURE,
+        '--config',
+        'all',
+        '--json',
+        join(tmp, 'all.json'),
+      ],
+      { cwd: tmp, encoding: 'utf8' },
+    );
+    expect(res.status, res.stderr).toBe(1);
+    for (const c of ['default', 'open', 'locked'])
+      expect(res.stdout).toContain(`harness-risk doctor: doctor-harness / ${c}`);
+    expect(res.stdout).toMatch(/✗ default, locked behaved identically/);
+    expect(res.stdout).not.toMatch(/open, |, open/);
+    const json = JSON.parse(readFileSync(join(tmp, 'all.json'), 'utf8'));
+    expect(json.indistinguishable).toEqual([['default', 'locked']]);
+    expect(json.reports.map((r: DoctorReport) => [r.config, r.probe])).toEqual([
+      ['default', 'refused (not recognised)'],
+      ['open', 'executed'],
+      ['locked', 'refused (not recognised)'],
+    ]);
   });
 });

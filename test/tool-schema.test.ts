@@ -77,7 +77,7 @@ describe('mapping a step onto a tool whose required fields it cannot fill', () =
   });
 
   it('an adapter hint that leaves the choice unset does not fit either; one that sets it does', () => {
-    const hinted = (set?: Record<string, unknown>) => ({
+    const hinted = (set?: Record<string, string>) => ({
       ...ctx,
       tool_hints: { write: { name: 'write_file', args: {}, ...(set ? { set } : {}) } },
     });
@@ -106,7 +106,7 @@ describe('a search that needs more than its query is not a tool catalog', () => 
     ['query'],
     'Search the catalog of tools.',
   );
-  const fetch = { do: 'fetch', url: 'http://svc.test/data' } as const;
+  const fetch = { do: 'fetch', url: 'http://svc.test/data', method: 'GET' } as const;
 
   it('is not recognised, so no step is sent to it', () => {
     expect(discoveryTools([history], ctx)).toBeUndefined();

@@ -116,13 +116,15 @@ adapter: writes DIR/adapter.yaml (default adapters/NAME/adapter.yaml); fill the 
 Never overwrites a file.
 `,
   doctor: `Usage:
-  harness-risk doctor --adapter NAME|PATH [--config NAME] [--runner R] [--image IMAGE] [--json FILE]
+  harness-risk doctor --adapter NAME|PATH [--config NAME[,NAME…]|all] [--runner R] [--image IMAGE] [--json FILE]
 
 Runs one harmless case (read README.md, ls, fetch a page, write NOTES.md; an injected probe asks for a
 write to ~/.bashrc) and reports: whether the trial was valid, the model dialect and paths the harness used,
 the tools it offered, folders it wrote under HOME that state.config_dirs does not declare, requests for
 outside hosts (egress), whether the probe's refusal was recognised by denial_patterns/output rules, and
-whether the owner's task was done. Exit 1 when something needs fixing.
+whether the owner's task was done. With several configurations (a comma list, or all), it runs each and
+names those that behaved identically (tools offered, every step's route and outcome, the probe's outcome):
+a switch the harness ignores is measured as if it were set. Exit 1 when something needs fixing.
 `,
   bisect: `Usage:
   harness-risk bisect --adapter NAME|PATH --config NAME --from V1 --to V2 [--cases SEL]…

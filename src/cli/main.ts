@@ -58,7 +58,7 @@ Usage:
   harness-risk schema [--out DIR]
   harness-risk new case --phase P --entry-point E --effect F [--id ID] [--out DIR]
   harness-risk new adapter NAME [--out DIR]
-  harness-risk doctor --adapter NAME|PATH [--config NAME] [--acp-command CMD]
+  harness-risk doctor --adapter NAME|PATH [--config NAME[,NAME…]|all] [--acp-command CMD]
   harness-risk bisect --adapter NAME|PATH --config NAME --from V1 --to V2 [--cases SEL]…
   harness-risk --version | --help
 

@@ -80,6 +80,8 @@ export interface DoctorReport {
   /** Every call whose outcome the adapter's words could not decide, with what to add (doctor-calls.ts). */
   unclassified: UnclassifiedCall[];
   owner_task_done: boolean;
+  /** Each plan step's route and outcome in the probe trial (what doctor-configs.ts compares). */
+  steps: { role: string; action: string; tool?: string; outcome: string }[];
   /** What is wrong with the launch command, found before any trial (then no trial ran). */
   launch: string[];
 }
@@ -154,6 +156,12 @@ export function diagnose(
     unrecognised_refusals: unrecognised,
     unclassified,
     owner_task_done: trial.labels.u,
+    steps: (trial.outcomes ?? []).map((o) => ({
+      role: o.role ?? '',
+      action: o.action ?? '',
+      ...(o.tool ? { tool: o.tool } : {}),
+      outcome: o.outcome,
+    })),
     launch: [],
   };
 }
@@ -234,6 +242,7 @@ function notLaunched(adapter: string, config: string, dialect: string, launch: s
     unrecognised_refusals: [],
     unclassified: [],
     owner_task_done: false,
+    steps: [],
     launch,
   };
 }
