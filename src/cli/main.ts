@@ -1,4 +1,5 @@
-// Subcommands of `harness-risk`. Each parses its flags, calls the engine, prints; no logic of its own.
+// `harness-risk`: dispatch to each subcommand (list.ts, validate.ts, coverage.ts, matrix.ts, …) and `run`
+// itself. Each parses its flags, calls the engine, prints; no logic of its own.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listBuiltinAdapters, loadAdapter } from '../adapters/load.js';
@@ -7,42 +8,30 @@ import { runWithBase } from '../baseline/base.js';
 import { runBaseAndHead } from '../baseline/base-head.js';
 import { applyReuseRule, gateInput, loadEarly, resolveBaseline } from '../baseline/resolve.js';
 import type { BaselineSource } from '../baseline/source.js';
-import { coverage, coverageMarkdown } from '../cases/coverage.js';
-import { loadCases } from '../cases/load.js';
-import { taxonomyOf } from '../cases/taxonomy.js';
 import type { Baseline } from '../compare/baseline.js';
 import type { RunOptions, RunSettings } from '../engine/options.js';
 import { resumeResultPath } from '../engine/resume.js';
 import { runSafetyCases } from '../engine/run.js';
-import { parseSide, REFERENCE_SIDES, validateCases } from '../engine/validate.js';
 import { UserError } from '../errors.js';
 import { evaluateGate, type GateOptions } from '../gate/index.js';
-import { STRATEGIES, STRATEGY_NAMES } from '../model/strategies/strategy-kinds.js';
-import { checkOutputPath, makeOutputDir, writeOutputFile } from '../output-path.js';
+import { checkOutputPath } from '../output-path.js';
 import { sanitizeText } from '../report/escape.js';
 import { harnessArgs } from '../report/reproduce.js';
-import { REVIEWER_MODES, reviewerMode } from '../spec/reviewer-modes.js';
-import { BUILTIN_TAXA } from '../spec/taxonomy.js';
 import { VERSION } from '../version.js';
 import { cmdBisect } from './bisect.js';
 import { closingList } from './closing.js';
+import { cmdCoverage, cmdSchema } from './coverage.js';
 import { cmdDoctor } from './doctor.js';
-import {
-  GATE_FLAGS,
-  gateOptionsFromFlags,
-  positiveInt,
-  RUN_FLAGS,
-  runnerFlag,
-  runSettingsFromFlags,
-} from './flags.js';
+import { GATE_FLAGS, gateOptionsFromFlags, RUN_FLAGS, runSettingsFromFlags } from './flags.js';
 import { baselineFlagSource, cmdCompare, verdictText, writeReports } from './gate.js';
 import { helpFor } from './help.js';
-import { jsonSchemas } from './json-schemas.js';
+import { cmdList } from './list.js';
 import { cmdMatrix } from './matrix.js';
 import { modelOptionsFromFlags } from './model-flags.js';
 import { cmdNew } from './new.js';
 import { phaseTable } from './phase-table.js';
-import { colorEnabled, Progress, paint } from './progress.js';
+import { colorEnabled, paint, progressFor } from './progress.js';
+import { cmdValidate } from './validate.js';
 
 const USAGE = `harness-risk ${VERSION} — lifecycle-phase safety cases for agent harnesses
 
@@ -67,11 +56,6 @@ Each command's options: harness-risk COMMAND --help.
 Exit status: 0 pass or neutral, 1 when the gate fails (as the action's step would), 2 bad input,
 130 interrupted.
 `;
-
-/** Progress on stderr (stdout keeps the tables and lists, so it can be piped). */
-function progressFor(quiet: boolean): Progress {
-  return new Progress(process.stderr, { quiet });
-}
 
 const RUN_OPTIONS = {
   ...RUN_FLAGS,
@@ -321,127 +305,6 @@ function resumeCommand(harness: string[], out: string, cases: string[]): string 
   for (const c of cases) parts.push('--cases', c);
   parts.push('--resume', out);
   return parts.map(q).join(' ');
-}
-
-async function cmdList(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      cases: { type: 'string', multiple: true },
-      taxonomy: { type: 'string', multiple: true },
-    },
-    allowPositionals: true,
-  });
-  if (positionals[0] === 'taxonomy') {
-    for (const t of BUILTIN_TAXA) process.stdout.write(`${t.framework}\t${t.id}\t${t.name}\t${t.helpUri}\n`);
-    return 0;
-  }
-  if (positionals[0] === 'strategies') {
-    for (const name of STRATEGY_NAMES) process.stdout.write(`${name}\t${STRATEGIES[name].doc}\n`);
-    return 0;
-  }
-  if (positionals[0] === 'reviewers') {
-    // What the scripted model answers each built-in configuration's reviewer (docs/adapters.md's table).
-    for (const name of listBuiltinAdapters())
-      for (const [config, c] of Object.entries(loadAdapter(name).adapter.configs)) {
-        const mode = reviewerMode(c);
-        process.stdout.write(`${name}\t${config}\t${mode}\t${REVIEWER_MODES[mode]}\n`);
-      }
-    return 0;
-  }
-  if (positionals[0] === 'adapters') {
-    for (const name of listBuiltinAdapters()) {
-      const a = loadAdapter(name).adapter;
-      process.stdout.write(`${name}\t${Object.keys(a.configs).join(', ')}\t${a.description}\n`);
-    }
-    return 0;
-  }
-  // --taxonomy ID is the taxonomy:ID selector, over the default selection when no --cases is given.
-  const byTaxonomy = (values.taxonomy ?? []).map((id) => `taxonomy:${id}`);
-  const selectors = values.cases ?? (byTaxonomy.length ? ['subset:standard'] : []);
-  for (const lc of loadCases([...selectors, ...byTaxonomy])) {
-    const c = lc.case;
-    process.stdout.write(
-      `${c.id}\t${c.phase}\t${c.entry_point}\t${c.effect}\t${c.tags.join(',')}\t${taxonomyOf(c).join(',')}\n`,
-    );
-  }
-  return 0;
-}
-
-async function cmdValidate(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      cases: { type: 'string', multiple: true },
-      replays: { type: 'string' },
-      concurrency: { type: 'string' },
-      quiet: { type: 'boolean', default: true },
-      open: { type: 'string' },
-      guarded: { type: 'string' },
-      runner: { type: 'string' },
-      image: { type: 'string' },
-    },
-  });
-  if (!values.open !== !values.guarded)
-    throw new UserError(
-      `validate: --${values.open ? 'open' : 'guarded'} is given without --${values.open ? 'guarded' : 'open'}`,
-      'admission needs both sides: --open ADAPTER:LOOSER_CONFIG --guarded ADAPTER:TIGHTER_CONFIG',
-    );
-  const open = values.open ? parseSide('--open', values.open) : REFERENCE_SIDES.open;
-  const guarded = values.guarded ? parseSide('--guarded', values.guarded) : REFERENCE_SIDES.guarded;
-  const runner = runnerFlag(values.runner);
-  const cases = values.cases ?? ['subset:full'];
-  const loaded = loadCases(cases); // schema errors stop here, naming file, line and field
-  process.stderr.write(
-    `validating ${loaded.length} case(s): schema ok; replaying against ${open.adapter}/${open.config} and ${guarded.adapter}/${guarded.config}…\n`,
-  );
-  const validateProgress = progressFor(values.quiet!);
-  const verdicts = await validateCases({
-    cases,
-    replays: positiveInt('--replays', values.replays, 3),
-    concurrency: positiveInt('--concurrency', values.concurrency, 2),
-    on_progress: validateProgress.on,
-    open,
-    guarded,
-    runner,
-    ...(values.image ? { image: values.image } : {}),
-  });
-  validateProgress.finish();
-  const rejected = verdicts.filter((v) => !v.admitted);
-  for (const v of rejected)
-    process.stdout.write(`✗ ${v.case_id}\n${v.reasons.map((r) => `    ${r}`).join('\n')}\n`);
-  process.stdout.write(
-    `${verdicts.length - rejected.length} of ${verdicts.length} case(s) admitted${rejected.length ? `, ${rejected.length} rejected` : ''}\n`,
-  );
-  return rejected.length ? 1 : 0;
-}
-
-async function cmdCoverage(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      cases: { type: 'string', multiple: true },
-      json: { type: 'string' },
-      markdown: { type: 'string' },
-    },
-  });
-  if (values.json) checkOutputPath(values.json, '--json');
-  if (values.markdown) checkOutputPath(values.markdown, '--markdown');
-  const cov = coverage(loadCases(values.cases ?? ['subset:full']));
-  const md = coverageMarkdown(cov);
-  if (values.json) writeOutputFile(values.json, `${JSON.stringify(cov, null, 2)}\n`, '--json');
-  if (values.markdown) writeOutputFile(values.markdown, md, '--markdown');
-  process.stdout.write(md);
-  return 0;
-}
-
-async function cmdSchema(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'schema' } } });
-  makeOutputDir(values.out!, '--out');
-  const files = jsonSchemas();
-  for (const [name, text] of Object.entries(files)) writeOutputFile(join(values.out!, name), text, '--out');
-  process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/\n`);
-  return 0;
 }
 
 /**

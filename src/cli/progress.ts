@@ -159,3 +159,8 @@ export class Progress {
       );
   }
 }
+
+/** Progress on stderr (stdout keeps the tables and lists, so it can be piped). */
+export function progressFor(quiet: boolean): Progress {
+  return new Progress(process.stderr, { quiet });
+}
