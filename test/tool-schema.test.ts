@@ -3,11 +3,11 @@
 // has none, and the tool does not fit: a harness that validates its schema rejects the call (Kilo stops
 // after three rejected calls), one that does not would act on a choice the step never made.
 import { describe, expect, it } from 'vitest';
-import type { ScriptContext } from '../src/evidence/types.js';
 import type { ToolSpec } from '../src/model/conversation.js';
 import { discoveryTools, searchCall } from '../src/model/discovery.js';
 import { fillRequired } from '../src/model/tool-schema.js';
 import { mapAction } from '../src/model/tools.js';
+import { makeContext } from './fixtures/model/context.js';
 
 const tool = (
   name: string,
@@ -16,16 +16,7 @@ const tool = (
   description = name,
 ): ToolSpec => ({ name, description, schema: { type: 'object', properties, required }, callable: true });
 
-const ctx: ScriptContext = {
-  trial_id: 't',
-  plan: [],
-  goal: [],
-  trigger: 'x',
-  reviewer_verdict: 'allow',
-  paths: { workspace: '/w', home: '/h', tmp: '/t' },
-  tool_hints: {},
-  denial_patterns: [],
-};
+const ctx = makeContext();
 
 describe('fillRequired', () => {
   const cases: [string, Record<string, unknown>, unknown][] = [
