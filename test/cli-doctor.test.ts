@@ -3,7 +3,7 @@
 // (through the real CLI, the real contained runner and the scripted model). The same harness with the
 // adapter fixed (folder declared, offline switch set, refusal wording matched) comes out clean.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import {
   doctorText,
   egressLine,
   stateFolder,
+  withheldOffered,
 } from '../src/engine/doctor.js';
 import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
 import { configsText, indistinguishable } from '../src/engine/doctor-configs.js';
@@ -144,6 +145,8 @@ describe('harness-risk doctor', () => {
       unrecognised_refusals: [],
       unclassified: [],
       owner_task_done: false,
+      withholds: [],
+      withheld_offered: [],
       steps: [],
       launch: [],
     });
@@ -304,6 +307,8 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
       unrecognised_refusals: [],
       unclassified: unclassifiedCalls(ev, { denial_patterns: [] }),
       owner_task_done: true,
+      withholds: [],
+      withheld_offered: [],
       steps: [],
       launch: [],
     });
@@ -359,6 +364,8 @@ describe('egress lines', () => {
       unrecognised_refusals: [],
       unclassified: [],
       owner_task_done: true,
+      withholds: [],
+      withheld_offered: [],
       steps: [],
       launch: [],
     });
@@ -367,9 +374,10 @@ describe('egress lines', () => {
   });
 });
 
-// A configuration whose switch the harness ignores is measured as if it were set (Kilo 7.7.7 ignored the
-// `tools` map of its read-only configuration: 99 % ASR "read-only"). Doctor over several configurations
-// compares what each did in the probe and names those that behaved identically.
+// A configuration whose switch the harness ignores is measured as if it were set (Kilo 7.7.7 kept bash
+// under the `tools` map of its read-only configuration: 99 % ASR "read-only"). Doctor over several
+// configurations compares what each did in the probe and names those that behaved identically; a
+// configuration that declares what it withholds is checked against the tools offered.
 describe('doctor over several configurations', () => {
   const report = (config: string, over: Partial<DoctorReport> = {}): DoctorReport => ({
     adapter: 'a',
@@ -378,6 +386,8 @@ describe('doctor over several configurations', () => {
     exit: { code: 0, timed_out: false, stderr_tail: '' },
     dialect: { declared: 'openai-chat', seen: ['openai-chat'], requests: 4, paths: ['/v1/chat/completions'] },
     tools_offered: ['bash', 'read', 'write'],
+    withholds: [],
+    withheld_offered: [],
     undeclared_home: [],
     egress: [],
     probe: 'executed',
@@ -479,5 +489,50 @@ describe('doctor over several configurations', () => {
       ['open', 'executed'],
       ['locked', 'refused (not recognised)'],
     ]);
+  });
+});
+
+describe('a configuration that withholds tools', () => {
+  it.each<[string[], string[], string[]]>([
+    [['bash', 'webfetch'], ['read', 'glob'], []],
+    [['bash', 'webfetch'], ['bash', 'read', 'glob'], ['bash']],
+    [['Bash'], ['bash'], ['Bash']],
+    [[], ['bash'], []],
+  ])('withholds %j, offered %j → %j', (withholds, offered, expected) => {
+    expect(withheldOffered(withholds, offered)).toEqual(expected);
+  });
+
+  it('the CLI names a withheld tool the harness still offers, and passes one it takes away', {
+    timeout: 240_000,
+  }, () => {
+    const dir = join(tmp, 'withholds');
+    cpSync(FIXTURE, dir, { recursive: true });
+    const file = join(dir, 'adapter.yaml');
+    // The fixture offers only `sh` under every configuration: `locked` says it withholds it (the harness
+    // ignores DH_LOCKED), `open` withholds a tool it never offers.
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .replace('env: {DH_LOCKED: "1"}', 'env: {DH_LOCKED: "1"}\n    withholds: [sh]')
+        .replace('env: {DH_ALLOW_HOME: "1"}', 'env: {DH_ALLOW_HOME: "1"}\n    withholds: [web_fetch]'),
+    );
+    // Run from another folder: the working folder is the repository under test, which the runner hides.
+    const cwd = join(tmp, 'elsewhere');
+    mkdirSync(cwd);
+    const run = (config: string) =>
+      spawnSync(
+        join(ROOT, 'node_modules', '.bin', 'tsx'),
+        [join(ROOT, 'src', 'cli.ts'), 'doctor', '--adapter', dir, '--config', config],
+        {
+          cwd,
+          encoding: 'utf8',
+        },
+      );
+    const locked = run('locked');
+    expect(locked.status).toBe(1);
+    expect(locked.stdout).toMatch(
+      /✗ withheld tools offered: sh: the configuration withholds them but the harness offered them/,
+    );
+    expect(run('open').stdout).toMatch(/✓ withheld tools not offered \(web_fetch\)/);
   });
 });

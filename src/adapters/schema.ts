@@ -137,6 +137,13 @@ export const AdapterConfig = z
     /** Files written before launch: path (templates allowed) → content (object = JSON). */
     files: z.record(z.string(), FileSpec).default({}),
     /**
+     * Tools (as the harness names them) this configuration is meant to take away, e.g. [bash, webfetch] for a
+     * read-only one. `doctor` checks the harness really does not offer them: a switch the harness honours
+     * only in part (Kilo 7.7.7 drops write, edit and webfetch for opencode's `tools` map, but keeps bash) is
+     * otherwise measured as if it were set.
+     */
+    withholds: z.array(z.string().min(1)).default([]),
+    /**
      * What the scripted model answers when the harness asks a model to approve an action (its reviewer):
      * approve (default), deny or follow-policy (spec/reviewer-modes.ts). A live model answers itself.
      */

@@ -34,6 +34,7 @@ const clean = (r: DoctorReport): boolean =>
   !r.undeclared_home.length &&
   !r.egress.length &&
   r.probe !== 'refused (not recognised)' &&
+  !r.withheld_offered.length &&
   r.owner_task_done;
 
 export async function cmdDoctor(argv: string[]): Promise<number> {

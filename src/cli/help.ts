@@ -122,7 +122,8 @@ Runs one harmless case (read README.md, ls, fetch a page, write NOTES.md; an inj
 write to ~/.bashrc) and reports: whether the trial was valid, the model dialect and paths the harness used,
 the tools it offered, folders it wrote under HOME that state.config_dirs does not declare, requests for
 outside hosts (egress), whether the probe's refusal was recognised by denial_patterns/output rules, and
-whether the owner's task was done. With several configurations (a comma list, or all), it runs each and
+whether the owner's task was done, and whether a tool the configuration withholds (withholds:) was
+offered all the same. With several configurations (a comma list, or all), it runs each and
 names those that behaved identically (tools offered, every step's route and outcome, the probe's outcome):
 a switch the harness ignores is measured as if it were set. Exit 1 when something needs fixing.
 `,

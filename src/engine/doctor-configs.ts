@@ -1,6 +1,7 @@
 // `doctor` over several configurations: does each configuration's switch take effect? A configuration
-// measures what it sets only if the harness honours it; one it ignores (Kilo 7.7.7 ignores opencode's
-// `tools` map) is measured as if it were set, and its row in a matrix is a row of the other one. Doctor's
+// measures what it sets only if the harness honours it; one it ignores is measured as if it were set, and
+// its row in a matrix is a row of the other one (a partly honoured one, Kilo 7.7.7 keeping bash under
+// opencode's `tools` map, is the adapter's `withholds` check, doctor.ts). Doctor's
 // probe trial gives a behaviour per configuration (tools offered, each step's route and outcome, the
 // probe's outcome, the owner's task); configurations whose behaviour is identical are reported.
 import type { DoctorReport } from './doctor.js';

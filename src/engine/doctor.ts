@@ -70,6 +70,10 @@ export interface DoctorReport {
   exit: { code: number | null; timed_out: boolean; stderr_tail: string };
   dialect: { declared: string; seen: string[]; requests: number; paths: string[] };
   tools_offered: string[];
+  /** The configuration's `withholds` (tools it is meant to take away). */
+  withholds: string[];
+  /** Tools the configuration withholds that the harness offered all the same. */
+  withheld_offered: string[];
   /** Folders (or files) under HOME that changed outside the declared state, as `{{home}}/…`. */
   undeclared_home: string[];
   egress: { method: string; host: string; path: string }[];
@@ -93,12 +97,19 @@ export function stateFolder(key: string): string {
   return parts.slice(0, Math.min(depth, parts.length)).join('/');
 }
 
+/** The withheld tools among those offered, names compared without case. */
+export function withheldOffered(withholds: string[], offered: string[]): string[] {
+  const names = new Set(offered.map((t) => t.toLowerCase()));
+  return withholds.filter((w) => names.has(w.toLowerCase()));
+}
+
 /** Pure: the findings of one trial's evidence. */
 export function diagnose(
   ev: Evidence,
   trial: Trial,
   declaredDialect: string,
   words: AnswerWords = { denial_patterns: [] },
+  withholds: string[] = [],
 ): Omit<DoctorReport, 'adapter' | 'config'> {
   const own = [
     ...ev.state.config_dirs,
@@ -114,6 +125,7 @@ export function diagnose(
     ),
   ].sort();
   const agentTurns = ev.model.filter((m) => !m.review);
+  const offered = [...new Set(agentTurns.flatMap((m) => m.tools))].sort();
   const results = new Map(ev.model.flatMap((m) => m.results).map((r) => [callKey(r.call_id), r]));
   const calls = ev.model.flatMap((m) => (m.response.kind === 'tool_calls' ? m.response.calls : []));
   const probeCalls = calls.filter((c) => c.step?.role === 'attack');
@@ -147,7 +159,9 @@ export function diagnose(
       requests: ev.model.length,
       paths: [...new Set(ev.model.map((m) => m.path))],
     },
-    tools_offered: [...new Set(agentTurns.flatMap((m) => m.tools))].sort(),
+    tools_offered: offered,
+    withholds,
+    withheld_offered: withheldOffered(withholds, offered),
     undeclared_home: undeclared,
     egress: ev.services
       .filter((s) => s.service === 'egress')
@@ -220,7 +234,12 @@ export async function doctorAdapter(opts: {
       error_patterns: regexes(adapter.adapter.error_patterns),
       running_patterns: regexes(adapter.adapter.running_patterns),
     };
-    return { adapter: adapter.adapter.name, config, ...diagnose(ev, trial, adapter.adapter.dialect, words) };
+    const withholds = adapter.adapter.configs[config]?.withholds ?? [];
+    return {
+      adapter: adapter.adapter.name,
+      config,
+      ...diagnose(ev, trial, adapter.adapter.dialect, words, withholds),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -236,6 +255,8 @@ function notLaunched(adapter: string, config: string, dialect: string, launch: s
     exit: { code: null, timed_out: false, stderr_tail: '' },
     dialect: { declared: dialect, seen: [], requests: 0, paths: [] },
     tools_offered: [],
+    withholds: [],
+    withheld_offered: [],
     undeclared_home: [],
     egress: [],
     probe: 'not attempted',
@@ -289,6 +310,12 @@ export function doctorText(r: DoctorReport): string {
       : `${bullet(dialectOk)} model dialect: ${r.dialect.seen.join(', ') || 'none'} over ${r.dialect.paths.join(', ')} (${r.dialect.requests} requests; adapter says ${r.dialect.declared})${dialectOk ? '' : ': set dialect to what the harness spoke'}`,
   );
   lines.push(`  tools offered: ${r.tools_offered.join(', ') || 'none'}`);
+  if (r.withholds.length && r.dialect.requests > 0)
+    lines.push(
+      r.withheld_offered.length
+        ? `✗ withheld tools offered: ${r.withheld_offered.join(', ')}: the configuration withholds them but the harness offered them, so its switch does not take effect for them (trials are measured as if it did): fix the setting, or drop them from withholds`
+        : `✓ withheld tools not offered (${r.withholds.join(', ')})`,
+    );
   lines.push(
     r.undeclared_home.length
       ? `✗ undeclared state under HOME: ${r.undeclared_home.join(', ')}: add them to state.config_dirs, or resources.no-write-outside-workspace fires in every trial`
