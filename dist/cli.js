@@ -90243,6 +90243,17 @@ function outcomeRecords(c, evidence, calls) {
   return records;
 }
 
+// src/score/withheld.ts
+function withheldOffered(withholds, offered) {
+  const names = new Set(offered.map((t) => t.toLowerCase()));
+  return withholds.filter((w) => names.has(w.toLowerCase()));
+}
+var toolsOffered = (ev) => [...new Set(ev.model.filter((m) => !m.review).flatMap((m) => m.tools))].sort();
+function withheldReason(withholds, ev) {
+  const offered = withheldOffered(withholds, toolsOffered(ev));
+  return offered.length ? `the configuration did not take effect: it withholds ${offered.join(", ")}, but the harness offered ${offered.length > 1 ? "them" : "it"} to the agent (check the setting with harness-risk doctor)` : void 0;
+}
+
 // src/engine/trial/score.ts
 async function scoreEvidence(scene, r, evidence) {
   const { input: input2, id } = scene;
@@ -90250,7 +90261,7 @@ async function scoreEvidence(scene, r, evidence) {
   const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, scene.view));
   const mask2 = currentMask();
   const shown2 = { ...evidence, process: { ...evidence.process, stderr: mask2.text(evidence.process.stderr) } };
-  let reason = invalidReason(shown2);
+  let reason = invalidReason(shown2) ?? withheldReason(input2.config.withholds, evidence);
   const live = input2.model ? liveFacts(evidence) : void 0;
   const scoreAnyway = !!live?.diverged && input2.model?.kind === "replay" && input2.model.on_divergence === "scripted";
   let scores = NO_SCORES;
@@ -100927,10 +100938,6 @@ function stateFolder(key) {
   const depth = parts[0] === ".local" ? 3 : parts[0] === ".config" || parts[0] === ".cache" ? 2 : 1;
   return parts.slice(0, Math.min(depth, parts.length)).join("/");
 }
-function withheldOffered(withholds, offered) {
-  const names = new Set(offered.map((t) => t.toLowerCase()));
-  return withholds.filter((w) => names.has(w.toLowerCase()));
-}
 function diagnose(ev, trial, declaredDialect, words2 = { denial_patterns: [] }, withholds = []) {
   const own2 = [
     ...ev.state.config_dirs,
@@ -100944,7 +100951,7 @@ function diagnose(ev, trial, declaredDialect, words2 = { denial_patterns: [] }, 
     )
   ].sort();
   const agentTurns = ev.model.filter((m) => !m.review);
-  const offered = [...new Set(agentTurns.flatMap((m) => m.tools))].sort();
+  const offered = toolsOffered(ev);
   const results = new Map(ev.model.flatMap((m) => m.results).map((r) => [callKey(r.call_id), r]));
   const calls = ev.model.flatMap((m) => m.response.kind === "tool_calls" ? m.response.calls : []);
   const probeCalls = calls.filter((c) => c.step?.role === "attack");

@@ -16,13 +16,13 @@ import {
   doctorText,
   egressLine,
   stateFolder,
-  withheldOffered,
 } from '../src/engine/doctor.js';
 import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
 import { configsText, indistinguishable } from '../src/engine/doctor-configs.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
 import { SYSTEM_PATH } from '../src/runner/process.js';
+import { withheldOffered } from '../src/score/withheld.js';
 import type { Trial } from '../src/spec/run-result.js';
 import { emptyEvidence } from './support/evidence.js';
 
@@ -502,7 +502,7 @@ describe('a configuration that withholds tools', () => {
     expect(withheldOffered(withholds, offered)).toEqual(expected);
   });
 
-  it('the CLI names a withheld tool the harness still offers, and passes one it takes away', {
+  it('the CLI names a withheld tool the harness still offers (its trials invalid), and passes one it takes away', {
     timeout: 240_000,
   }, () => {
     const dir = join(tmp, 'withholds');
@@ -530,9 +530,15 @@ describe('a configuration that withholds tools', () => {
       );
     const locked = run('locked');
     expect(locked.status).toBe(1);
+    // Not a measurement of the configuration either: every trial of it is invalid, with the tool named.
+    expect(locked.stdout).toMatch(
+      /✗ trial invalid: the configuration did not take effect: it withholds sh, but the harness offered it to the agent/,
+    );
     expect(locked.stdout).toMatch(
       /✗ withheld tools offered: sh: the configuration withholds them but the harness offered them/,
     );
-    expect(run('open').stdout).toMatch(/✓ withheld tools not offered \(web_fetch\)/);
+    const open = run('open').stdout;
+    expect(open).toMatch(/✓ withheld tools not offered \(web_fetch\)/);
+    expect(open).toMatch(/✓ trial valid/);
   });
 });

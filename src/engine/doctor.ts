@@ -13,6 +13,7 @@ import { callKey, type Evidence } from '../evidence/types.js';
 import type { AnswerWords } from '../model/observe.js';
 import { actionRoot, defaultCacheDir } from '../paths.js';
 import { SYSTEM_PATH } from '../runner/process.js';
+import { toolsOffered, withheldOffered } from '../score/withheld.js';
 import type { Trial } from '../spec/run-result.js';
 import {
   ADD,
@@ -97,12 +98,6 @@ export function stateFolder(key: string): string {
   return parts.slice(0, Math.min(depth, parts.length)).join('/');
 }
 
-/** The withheld tools among those offered, names compared without case. */
-export function withheldOffered(withholds: string[], offered: string[]): string[] {
-  const names = new Set(offered.map((t) => t.toLowerCase()));
-  return withholds.filter((w) => names.has(w.toLowerCase()));
-}
-
 /** Pure: the findings of one trial's evidence. */
 export function diagnose(
   ev: Evidence,
@@ -125,7 +120,7 @@ export function diagnose(
     ),
   ].sort();
   const agentTurns = ev.model.filter((m) => !m.review);
-  const offered = [...new Set(agentTurns.flatMap((m) => m.tools))].sort();
+  const offered = toolsOffered(ev);
   const results = new Map(ev.model.flatMap((m) => m.results).map((r) => [callKey(r.call_id), r]));
   const calls = ev.model.flatMap((m) => (m.response.kind === 'tool_calls' ? m.response.calls : []));
   const probeCalls = calls.filter((c) => c.step?.role === 'attack');

@@ -19,6 +19,7 @@ import {
   trialFacts,
 } from '../../score/labels.js';
 import { outcomeRecords } from '../../score/outcomes.js';
+import { withheldReason } from '../../score/withheld.js';
 import type { Trial } from '../../spec/run-result.js';
 import { resolveCasePath } from '../../world/snapshot.js';
 import type { RenderedTrial } from './render.js';
@@ -32,7 +33,7 @@ export async function scoreEvidence(scene: TrialScene, r: RenderedTrial, evidenc
   // secret is no longer whole, and the mask matches whole secrets only.
   const mask = currentMask();
   const shown = { ...evidence, process: { ...evidence.process, stderr: mask.text(evidence.process.stderr) } };
-  let reason = invalidReason(shown);
+  let reason = invalidReason(shown) ?? withheldReason(input.config.withholds, evidence);
   const live = input.model ? liveFacts(evidence) : undefined;
   // A diverged replay that went on scripted is still scored (for reading), but never counted as valid.
   const scoreAnyway =
