@@ -31,6 +31,15 @@ const FIXTURE = join(import.meta.dirname, 'fixtures', 'doctor-harness');
 const tmp = mkdtempSync(join(tmpdir(), 'hr-doctor-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+/** A copy of the fixture harness under tmp/NAME, its adapter.yaml rewritten by `edit`; the copy's folder. */
+function fixtureCopy(name: string, edit: (yaml: string) => string): string {
+  const dir = join(tmp, name);
+  cpSync(FIXTURE, dir, { recursive: true });
+  const file = join(dir, 'adapter.yaml');
+  writeFileSync(file, edit(readFileSync(file, 'utf8')));
+  return dir;
+}
+
 describe('harness-risk doctor', () => {
   it.each([
     ['home/.dh-cache/models.json', '.dh-cache'],
@@ -71,12 +80,8 @@ describe('harness-risk doctor', () => {
   });
 
   it('with the adapter fixed, the same harness comes out clean', { timeout: 120_000 }, async () => {
-    const dir = join(tmp, 'fixed');
-    cpSync(FIXTURE, dir, { recursive: true });
-    const file = join(dir, 'adapter.yaml');
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8')
+    const dir = fixtureCopy('fixed', (yaml) =>
+      yaml
         .replace('config_dirs: ["{{home}}/.dh"]', 'config_dirs: ["{{home}}/.dh", "{{home}}/.dh-cache"]')
         .replace(
           'denial_patterns: [DENIED by dh]',
@@ -94,13 +99,9 @@ describe('harness-risk doctor', () => {
   });
 
   // A wrong launch path used to read "check the base-URL variable": the launch is checked first.
-  const broken = (name: string, from: string, to: string) => {
-    const dir = join(tmp, name);
-    cpSync(FIXTURE, dir, { recursive: true });
-    const file = join(dir, 'adapter.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(from, to));
-    return dir;
-  };
+  const broken = (name: string, from: string, to: string) =>
+    fixtureCopy(name, (yaml) => yaml.replace(from, to));
+
   it.each([
     [
       'a script path that does not exist',
@@ -505,14 +506,10 @@ describe('a configuration that withholds tools', () => {
   it('the CLI names a withheld tool the harness still offers (its trials invalid), and passes one it takes away', {
     timeout: 240_000,
   }, () => {
-    const dir = join(tmp, 'withholds');
-    cpSync(FIXTURE, dir, { recursive: true });
-    const file = join(dir, 'adapter.yaml');
     // The fixture offers only `sh` under every configuration: `locked` says it withholds it (the harness
     // ignores DH_LOCKED), `open` withholds a tool it never offers.
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8')
+    const dir = fixtureCopy('withholds', (yaml) =>
+      yaml
         .replace('env: {DH_LOCKED: "1"}', 'env: {DH_LOCKED: "1"}\n    withholds: [sh]')
         .replace('env: {DH_ALLOW_HOME: "1"}', 'env: {DH_ALLOW_HOME: "1"}\n    withholds: [web_fetch]'),
     );
