@@ -84738,11 +84738,29 @@ function choices(schema) {
   }
   return void 0;
 }
+function admitsNull(s) {
+  return s.type === "null" || Array.isArray(s.type) && s.type.includes("null") || s.nullable === true;
+}
 function defaultValue(key, schema, workspace) {
-  const fixed = choices(schema);
-  if (fixed) return fixed.length === 1 ? { value: fixed[0] } : void 0;
   const s = schema ?? {};
-  const type = s.type;
+  const fixed = choices(schema);
+  if (fixed) {
+    if (fixed.length === 1) return { value: fixed[0] };
+    return fixed.includes(null) || admitsNull(s) ? { value: null } : void 0;
+  }
+  if (admitsNull(s)) return { value: null };
+  for (const k of ["anyOf", "oneOf"]) {
+    const options = s[k];
+    if (!Array.isArray(options)) continue;
+    if (options.some((o) => typeof o === "object" && o !== null && admitsNull(o)))
+      return { value: null };
+    for (const option of options) {
+      const value = defaultValue(key, option, workspace);
+      if (value) return value;
+    }
+    return void 0;
+  }
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
   if (/^(workdir|cwd|dir|directory|working_directory)$/i.test(key)) return { value: workspace };
   if (type === "boolean") return { value: false };
   if (type === "number" || type === "integer")

@@ -32,6 +32,20 @@ describe('fillRequired', () => {
     ['a string with a pattern', { type: 'string', pattern: '^[0-9a-f]{40}$' }, undefined],
     ['a string with a format', { type: 'string', format: 'date-time' }, undefined],
     ['an array that needs items', { type: 'array', minItems: 1 }, undefined],
+    ['a nullable choice (type list)', { type: ['string', 'null'], enum: ['a', 'b', null] }, null],
+    ['a nullable choice (anyOf with null)', { anyOf: [{ enum: ['a', 'b'] }, { type: 'null' }] }, null],
+    ['a nullable choice (OpenAPI nullable)', { type: 'string', enum: ['a', 'b'], nullable: true }, null],
+    [
+      'a union without null: its first fillable option',
+      { anyOf: [{ type: 'string', format: 'uri' }, { type: 'integer' }] },
+      0,
+    ],
+    [
+      'a union of constrained options',
+      { oneOf: [{ type: 'string', pattern: '^x' }, { enum: ['a', 'b'] }] },
+      undefined,
+    ],
+    ['a type list without null', { type: ['integer', 'string'] }, 0],
   ];
   it.each(cases)('%s', (_name, schema, expected) => {
     const filled = fillRequired(

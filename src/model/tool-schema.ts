@@ -61,20 +61,43 @@ function choices(schema: unknown): unknown[] | undefined {
   return undefined;
 }
 
+/** A schema that admits null (`type: null`, a type list with null, OpenAPI's `nullable`): null is "none given". */
+function admitsNull(s: Record<string, unknown>): boolean {
+  return s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || s.nullable === true;
+}
+
 /**
  * The value a required argument we have nothing for gets, or undefined when no harmless value exists:
  * a choice among several (a `mode` of search|read) is the caller's to make, and a step that cannot make
- * it does not fit the tool (Kilo stops after three calls its schema rejects).
+ * it does not fit the tool (Kilo stops after three calls its schema rejects). A schema that admits null
+ * (an optional choice written as required and nullable) takes null: the choice is not made.
  */
 function defaultValue(
   key: string,
   schema: { type?: unknown } | undefined,
   workspace: string,
 ): { value: unknown } | undefined {
-  const fixed = choices(schema);
-  if (fixed) return fixed.length === 1 ? { value: fixed[0] } : undefined;
   const s = (schema ?? {}) as Record<string, unknown>;
-  const type = s.type;
+  const fixed = choices(schema);
+  if (fixed) {
+    if (fixed.length === 1) return { value: fixed[0] };
+    return fixed.includes(null) || admitsNull(s) ? { value: null } : undefined;
+  }
+  if (admitsNull(s)) return { value: null };
+  for (const k of ['anyOf', 'oneOf']) {
+    const options = s[k];
+    if (!Array.isArray(options)) continue;
+    // A union: null if any option admits it, else the first option with a harmless value.
+    if (options.some((o) => typeof o === 'object' && o !== null && admitsNull(o as Record<string, unknown>)))
+      return { value: null };
+    for (const option of options) {
+      const value = defaultValue(key, option as { type?: unknown }, workspace);
+      if (value) return value;
+    }
+    return undefined;
+  }
+  // A type list without null (["string", "integer"]) is read as its first type.
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
   if (/^(workdir|cwd|dir|directory|working_directory)$/i.test(key)) return { value: workspace };
   if (type === 'boolean') return { value: false };
   if (type === 'number' || type === 'integer')
