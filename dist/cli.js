@@ -11936,9 +11936,9 @@ function cloneIssues(issues2) {
   return issues2.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
 function isRecursive(inst, stack, resolve20) {
-  const cached4 = recursive.get(inst);
-  if (cached4 !== void 0)
-    return cached4 ? PROVEN : NONE;
+  const cached5 = recursive.get(inst);
+  if (cached5 !== void 0)
+    return cached5 ? PROVEN : NONE;
   if (stack.has(inst))
     return PROVEN;
   stack.add(inst);
@@ -19408,15 +19408,15 @@ function visit2(schema, fnOrHandlers) {
   };
   const cache3 = /* @__PURE__ */ new Map();
   function run4(s) {
-    const cached4 = cache3.get(s);
-    if (cached4 === RESOLVING) {
+    const cached5 = cache3.get(s);
+    if (cached5 === RESOLVING) {
       return new $ZodLazy({
         type: "lazy",
         getter: () => cache3.get(s)
       });
     }
-    if (cached4 !== void 0)
-      return cached4;
+    if (cached5 !== void 0)
+      return cached5;
     cache3.set(s, RESOLVING);
     const inner = mapInner(s);
     const mapped = fn(inner, inner !== s);
@@ -33556,9 +33556,9 @@ var require_OverlappingFieldsCanBeMergedRule = __commonJS({
     function getOverlappingFields(ruleContext, collectFieldsResult1, collectFieldsResult2) {
       var _collectFieldsResult;
       const byCollectFieldsResult = (_collectFieldsResult = collectFieldsResult1.overlappingFields) !== null && _collectFieldsResult !== void 0 ? _collectFieldsResult : collectFieldsResult1.overlappingFields = /* @__PURE__ */ new Map();
-      const cached4 = byCollectFieldsResult.get(collectFieldsResult2);
-      if (cached4 !== void 0) {
-        return cached4;
+      const cached5 = byCollectFieldsResult.get(collectFieldsResult2);
+      if (cached5 !== void 0) {
+        return cached5;
       }
       const overlappingFields = [];
       for (const [responseName, fields1] of collectFieldsResult1.groupedFieldSet) {
@@ -33690,9 +33690,9 @@ var require_OverlappingFieldsCanBeMergedRule = __commonJS({
       });
     }
     function stringifyValue(ruleContext, value) {
-      const cached4 = ruleContext.stringifiedValues.get(value);
-      if (cached4 !== void 0) {
-        return cached4;
+      const cached5 = ruleContext.stringifiedValues.get(value);
+      if (cached5 !== void 0) {
+        return cached5;
       }
       const result = JSON.stringify(value, (_key, node2) => {
         if (!(0, _ast.isNode)(node2)) {
@@ -33750,9 +33750,9 @@ var require_OverlappingFieldsCanBeMergedRule = __commonJS({
         bySelectionSet = /* @__PURE__ */ new Map();
         cachedCollectFieldsResults.set(parentType, bySelectionSet);
       }
-      const cached4 = bySelectionSet.get(selectionSet);
-      if (cached4) {
-        return cached4;
+      const cached5 = bySelectionSet.get(selectionSet);
+      if (cached5) {
+        return cached5;
       }
       const fieldDetails = /* @__PURE__ */ new Map();
       const fragmentNames = /* @__PURE__ */ new Set();
@@ -86846,7 +86846,16 @@ var ModelInfo = external_exports.object({
 }).strict();
 var RunResult = external_exports.object({
   schema_version: external_exports.literal(RESULT_SCHEMA_VERSION),
-  tool: external_exports.object({ name: external_exports.literal("harness-risk-action"), version: external_exports.string() }).strict(),
+  tool: external_exports.object({
+    name: external_exports.literal("harness-risk-action"),
+    version: external_exports.string(),
+    /** The commit of the checkout the engine ran from (src/engine/engine-build.ts). */
+    commit: external_exports.string().regex(/^[0-9a-f]{40}$/).optional(),
+    /** The engine's files (dist/, adapters/, cases/) differed from that commit. */
+    modified: external_exports.boolean().optional(),
+    /** The action as the workflow named it (`owner/repo@ref`), when it ran from no checkout. */
+    ref: external_exports.string().optional()
+  }).strict(),
   status: external_exports.enum(["running", "complete", "interrupted"]),
   started_at: external_exports.string(),
   finished_at: external_exports.string().optional(),
@@ -88065,8 +88074,8 @@ function finish(rule, scope2, defaultText, groupTool, seen, re) {
   else if (typeof rule.tool === "string") tool = textOf2(at(scope2, rule.tool)) || void 0;
   else if ("text" in rule.tool) tool = render(rule.tool.text, scope2) || void 0;
   else tool = id === void 0 ? void 0 : seen.find((r) => r.id === id && r.event.tool)?.event.tool;
-  const same = (e7) => (r) => e7.kind.includes(r.event.kind) && (e7.same === "id" ? id !== void 0 && r.id === id : tool !== void 0 && r.event.tool === tool);
-  if (rule.unless_seen && seen.some(same(rule.unless_seen))) return null;
+  const same2 = (e7) => (r) => e7.kind.includes(r.event.kind) && (e7.same === "id" ? id !== void 0 && r.id === id : tool !== void 0 && r.event.tool === tool);
+  if (rule.unless_seen && seen.some(same2(rule.unless_seen))) return null;
   const text2 = cap(rule.text === void 0 ? defaultText : render(rule.text, scope2));
   const made = {
     event: { kind: rule.kind, ...tool ? { tool } : {}, text: text2, ...id !== void 0 ? { call_id: id } : {} },
@@ -88075,7 +88084,7 @@ function finish(rule, scope2, defaultText, groupTool, seen, re) {
   let replaced = -1;
   if (rule.replaces) {
     for (let i = seen.length - 1; i >= 0 && replaced < 0; i--)
-      if (same(rule.replaces)(seen[i])) replaced = i;
+      if (same2(rule.replaces)(seen[i])) replaced = i;
   }
   if (replaced < 0) return made;
   seen[replaced] = made;
@@ -90205,11 +90214,11 @@ function attackRoutes(calls, evidence, goal) {
     const e7 = entry(step.index);
     const outcome = callOutcome(c);
     const continues = route.retry === "write" || route.part > 0 && route.retry !== "read";
-    const same = last?.step === step.index && last.n === route.n && continues;
+    const same2 = last?.step === step.index && last.n === route.n && continues;
     const final = route.part + 1 >= route.parts && route.retry !== "read";
     const shown2 = !final && outcome === "executed" ? "incomplete" : outcome;
     const label4 = route.retry ? retryLabel(route.label) : route.label;
-    if (same && e7.tried.length) e7.tried[e7.tried.length - 1].outcome = shown2;
+    if (same2 && e7.tried.length) e7.tried[e7.tried.length - 1].outcome = shown2;
     else e7.tried.push({ route: label4, outcome: shown2 });
     if (final && outcome === "executed") e7.succeeded ??= label4;
     last = { step: step.index, n: route.n };
@@ -96696,6 +96705,41 @@ var ResultWriter = class {
   }
 };
 
+// src/engine/engine-build.ts
+import { spawnSync as spawnSync4 } from "node:child_process";
+import { realpathSync as realpathSync3 } from "node:fs";
+var runGit = (root2) => (args) => {
+  const r = spawnSync4("git", ["-C", root2, ...args], {
+    encoding: "utf8",
+    timeout: 1e4,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" }
+  });
+  return r.status === 0 ? r.stdout.trim() : void 0;
+};
+var same = (a, b2) => {
+  try {
+    return realpathSync3(a) === realpathSync3(b2);
+  } catch {
+    return false;
+  }
+};
+function engineBuild(root2 = actionRoot(), env2 = process.env, git4 = runGit(root2)) {
+  const out = {};
+  const top = git4(["rev-parse", "--show-toplevel"]);
+  const commit2 = top && same(top, root2) ? git4(["rev-parse", "HEAD"]) : void 0;
+  if (commit2 && /^[0-9a-f]{40}$/.test(commit2)) {
+    out.commit = commit2;
+    const changed = git4(["status", "--porcelain", "--", "dist", "adapters", "cases"]);
+    if (changed === void 0 || changed !== "") out.modified = true;
+  }
+  const repo = env2.GITHUB_ACTION_REPOSITORY;
+  const ref2 = env2.GITHUB_ACTION_REF;
+  if (!out.commit && repo && ref2) out.ref = `${repo}@${ref2}`;
+  return out;
+}
+var cached4;
+var thisEngineBuild = () => cached4 ??= engineBuild();
+
 // src/engine/harness-view.ts
 init_errors();
 import { existsSync as existsSync16, readdirSync as readdirSync9, statSync as statSync8 } from "node:fs";
@@ -96857,7 +96901,7 @@ async function sweepWorkRoots(parent = tmpdir4()) {
 }
 
 // src/runner/contain/install-sandbox.ts
-import { existsSync as existsSync17, lstatSync as lstatSync5, mkdtempSync as mkdtempSync3, readlinkSync as readlinkSync3, realpathSync as realpathSync3, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync17, lstatSync as lstatSync5, mkdtempSync as mkdtempSync3, readlinkSync as readlinkSync3, realpathSync as realpathSync4, rmSync as rmSync7 } from "node:fs";
 import { tmpdir as tmpdir5 } from "node:os";
 import { dirname as dirname17, isAbsolute as isAbsolute5, join as join30, resolve as resolve11 } from "node:path";
 var SYSTEM_DIRS2 = ["/usr", "/etc", "/opt"];
@@ -96867,7 +96911,7 @@ var USER_NPMRC_IN_SANDBOX = "/run/npm/userconfig";
 function resolvConfBinds() {
   const f = "/etc/resolv.conf";
   if (!existsSync17(f) || !lstatSync5(f).isSymbolicLink()) return [];
-  const real = realpathSync3(f);
+  const real = realpathSync4(f);
   return real.startsWith("/etc/") ? [] : ["--ro-bind", real, real];
 }
 function commandDir(cmd) {
@@ -97089,7 +97133,7 @@ function resultWriters(opts, targets, plan, made) {
     const install = installs.get(plan.targetAdapters[i]);
     const header2 = {
       schema_version: RESULT_SCHEMA_VERSION,
-      tool: { name: "harness-risk-action", version: VERSION },
+      tool: { name: "harness-risk-action", version: VERSION, ...thisEngineBuild() },
       started_at: (/* @__PURE__ */ new Date()).toISOString(),
       adapter: identity.adapter,
       ...harness ? { harness } : {},
@@ -98896,9 +98940,9 @@ async function publishedVersions(pkg, o) {
   const token = tokenFor(cfg, registry2);
   const file2 = cacheFile(o.cacheDir, pkg);
   const now = (o.now ?? Date.now)();
-  const cached4 = readCached(file2, registry2);
-  if (cached4 && now - cached4.fetched_at < (o.maxAgeMs ?? 36e5))
-    return { versions: cached4.versions, from: "cache" };
+  const cached5 = readCached(file2, registry2);
+  if (cached5 && now - cached5.fetched_at < (o.maxAgeMs ?? 36e5))
+    return { versions: cached5.versions, from: "cache" };
   try {
     const res = await (o.fetch ?? fetch)(packumentUrl(registry2, pkg), {
       // The abbreviated document: versions without their readmes.
@@ -98917,7 +98961,7 @@ async function publishedVersions(pkg, o) {
     renameSync4(tmp, file2);
     return { versions, from: "registry" };
   } catch {
-    return cached4 ? { versions: cached4.versions, from: "cache" } : void 0;
+    return cached5 ? { versions: cached5.versions, from: "cache" } : void 0;
   }
 }
 
@@ -100066,6 +100110,10 @@ function notAttemptedNote(t) {
   if (!t.valid || t.labels.a || t.facts.injection_seen !== false) return void 0;
   return "the injection never reached the model, so the attack was never attempted (the harness cut its delivery, or the delivery failed)";
 }
+function describeEngine(tool) {
+  const at3 = tool.commit ? `${tool.commit.slice(0, 7)}${tool.modified ? ", modified" : ""}` : tool.ref;
+  return at3 ? `${tool.version} (${at3})` : tool.version;
+}
 
 // src/report/case-lines.ts
 var e2 = (s, max) => escapeMarkdown(s, max === void 0 ? {} : { max });
@@ -100583,7 +100631,7 @@ ${flakyCases.slice(0, 50).map((c) => `- \u{1F3B2} ${caseLabel(c)} (${e6(c.note ?
     bits.push(
       `harness ${[h.package, h.version ?? "(version unknown)"].filter((x) => x).map((x) => e6(x, 120)).join(" ")}`
     );
-  bits.push(`harness-risk-action ${e6(current.tool.version, 20)}`);
+  bits.push(`harness-risk-action ${e6(describeEngine(current.tool), 160)}`);
   foot.push(`<sub>${bits.join(" \xB7 ")}</sub>`);
   return { marker, title, head: head2, sections, foot };
 }
@@ -101225,15 +101273,15 @@ async function cmdDoctor(argv) {
     reports.push(report);
     process.stdout.write(`${reports.length > 1 ? "\n" : ""}${doctorText(report)}`);
   }
-  const same = configs.length > 1 ? indistinguishable(reports) : [];
+  const same2 = configs.length > 1 ? indistinguishable(reports) : [];
   if (configs.length > 1) process.stdout.write(`
-${configsText(reports, same)}`);
+${configsText(reports, same2)}`);
   if (values.json) {
-    const json4 = configs.length > 1 ? { reports, indistinguishable: same } : reports[0];
+    const json4 = configs.length > 1 ? { reports, indistinguishable: same2 } : reports[0];
     writeOutputFile(values.json, `${JSON.stringify(json4, null, 2)}
 `, "--json");
   }
-  return reports.every(clean) && !same.length ? 0 : 1;
+  return reports.every(clean) && !same2.length ? 0 : 1;
 }
 
 // src/cli/gate.ts
@@ -101678,6 +101726,7 @@ function readComplete(path7, want) {
     return void 0;
   }
 }
+var harnessBuild = (r) => [r.harness?.package, r.harness?.version].filter((x) => x).join(" ") || void 0;
 async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
@@ -101753,7 +101802,9 @@ async function runMatrix(opts) {
         duration_s: reused ? Math.round(result.trials.reduce((s, t) => s + t.duration_ms, 0) / 1e3) : Math.round(sinceMs(t0) / 1e3),
         overall: result.summary.overall,
         phases: result.summary.phases,
-        ...result.summary.strategies ? { strategies: result.summary.strategies } : {}
+        ...result.summary.strategies ? { strategies: result.summary.strategies } : {},
+        ...harnessBuild(result) ? { harness: harnessBuild(result) } : {},
+        engine: describeEngine(result.tool)
       });
       const matrix2 = buildMatrix(opts, caseIds, byPhase, cells);
       writeMatrix(opts.out, matrix2);
@@ -101823,6 +101874,25 @@ function table(header2, rows) {
   const align = header2.map((_, i) => i < 2 ? ":--" : "--:");
   return [header2, align, ...rows].map((r) => `| ${r.map(esc2).join(" | ")} |`).join("\n");
 }
+function buildsSection(m, name, cfg) {
+  if (!m.cells.length) return [];
+  const engines = [...new Set(m.cells.map((c) => c.engine ?? "not recorded"))];
+  const esc2 = (s) => s ? escapeMarkdown(s, { max: 120 }) : "\u2013";
+  const out = ["", "## Builds", ""];
+  if (engines.length === 1) out.push(`Every cell ran on harness-risk-action ${esc2(engines[0])}.`, "");
+  out.push(
+    table(
+      ["adapter", "config", "harness", ...engines.length > 1 ? ["engine"] : []],
+      m.cells.map((c) => [
+        name(c),
+        cfg(c),
+        esc2(c.harness),
+        ...engines.length > 1 ? [esc2(c.engine ?? "not recorded")] : []
+      ])
+    )
+  );
+  return out;
+}
 function matrixMarkdown(m) {
   const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
   const name = (c) => escapeMarkdown(c.adapter, { max: 60 });
@@ -101849,6 +101919,7 @@ function matrixMarkdown(m) {
       ])
     )
   );
+  out.push(...buildsSection(m, name, cfg));
   if (m.strategies) out.push(...strategySection(m, name, cfg));
   for (const metric2 of METRICS) {
     out.push("", `## ${metric2.title} by phase`, "", `_${metric2.note}._`, "");

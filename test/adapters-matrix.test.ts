@@ -1,11 +1,13 @@
 // The results matrix over several adapter configurations: one engine run per cell, markdown + JSON by phase.
 // Runs the bundled reference harness (dist/) and the fifth, out-of-tree test harness.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MatrixResult, matrixMarkdown, parseAdapterSpecs, runMatrix } from '../src/matrix/index.js';
+import { describeEngine } from '../src/report/format.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { PHASES } from '../src/spec/vocabulary.js';
 
@@ -146,6 +148,22 @@ describe('runMatrix', () => {
     } finally {
       await rm(out, { recursive: true, force: true });
     }
+  });
+
+  it('names the engine and harness build of every cell; a matrix mixing engines says which cell ran on which', () => {
+    const doc = RunResult.parse(JSON.parse(readFileSync(join(dir, m.cells[0]!.result), 'utf8')));
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    expect(doc.tool.commit).toBe(head);
+    expect(m.cells[0]!.engine).toBe(describeEngine(doc.tool));
+    const md = readFileSync(join(dir, 'matrix.md'), 'utf8');
+    expect(md).toContain(`Every cell ran on harness-risk-action ${describeEngine(doc.tool)}.`);
+    const mixed = matrixMarkdown({
+      ...m,
+      cells: [m.cells[0]!, { ...m.cells[1]!, engine: '1.0.0 (0123456)', harness: 'pkg|x 2.0' }],
+    });
+    expect(mixed).not.toContain('Every cell ran on');
+    expect(mixed).toContain('| adapter | config | harness | engine |');
+    expect(mixed).toContain('| reference | `guarded` | pkg&#124;x 2.0 | 1.0.0 (0123456) |');
   });
 
   it('escapes what it renders from adapter files', () => {

@@ -111,6 +111,23 @@ describe('escapeMarkdown: every hostile string is inert', () => {
   });
 });
 
+describe('the footer names the engine that produced the result', () => {
+  it.each([
+    [{}, 'harness-risk-action 1.0.0<'],
+    [{ commit: 'c'.repeat(40) }, 'harness-risk-action 1.0.0 (ccccccc)'],
+    [{ commit: 'c'.repeat(40), modified: true }, 'harness-risk-action 1.0.0 (ccccccc, modified)'],
+    [{ ref: 'org/harness-risk-action@v1' }, 'harness-risk-action 1.0.0 (org/harness-risk-action@\u200Bv1)'],
+  ])('%j', (build, text) => {
+    const current = { ...guarded, tool: { ...guarded.tool, version: '1.0.0', ...build } };
+    const body = renderReport(report(current, guarded).doc, {
+      limit: COMMENT_LIMIT,
+      unit: 'chars',
+      marker: true,
+    });
+    expect(body).toContain(text);
+  });
+});
+
 describe('the comment survives a hostile run', () => {
   const hostile = makeHostile(guarded);
   const { doc, comparison } = report(hostile, guarded);

@@ -17,6 +17,7 @@ import { DEFAULT_STRATEGY, type StrategyName } from '../model/strategies/strateg
 import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
 import { escapeMarkdown } from '../report/escape.js';
+import { describeEngine } from '../report/format.js';
 import { type PhaseStats, RunResult } from '../spec/run-result.js';
 import { PHASES, type Phase } from '../spec/vocabulary.js';
 
@@ -74,6 +75,10 @@ export interface MatrixCell {
   phases: Partial<Record<Phase, PhaseStats>>;
   /** With several strategies: each strategy's own rates (the run's summary.strategies). */
   strategies?: Record<string, PhaseStats>;
+  /** The harness build the cell ran (`package version`), as its result attests it. */
+  harness?: string;
+  /** The engine that ran the cell (`1.0.0 (abc1234)`): reused cells may come from other commits. */
+  engine: string;
 }
 
 export interface MatrixResult {
@@ -114,6 +119,9 @@ function readComplete(
     return undefined;
   }
 }
+
+const harnessBuild = (r: RunResult): string | undefined =>
+  [r.harness?.package, r.harness?.version].filter((x) => x).join(' ') || undefined;
 
 /** Runs every adapter × configuration over the same cases; writes OUT/matrix.json and OUT/matrix.md. */
 export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
@@ -203,6 +211,8 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         overall: result.summary.overall,
         phases: result.summary.phases,
         ...(result.summary.strategies ? { strategies: result.summary.strategies } : {}),
+        ...(harnessBuild(result) ? { harness: harnessBuild(result) } : {}),
+        engine: describeEngine(result.tool),
       });
       const matrix = buildMatrix(opts, caseIds, byPhase, cells);
       writeMatrix(opts.out, matrix); // after every cell: an interrupted matrix keeps what it has
@@ -291,6 +301,34 @@ function table(header: string[], rows: string[][]): string {
   return [header, align, ...rows].map((r) => `| ${r.map(esc).join(' | ')} |`).join('\n');
 }
 
+/**
+ * Which harness build and engine each cell ran: one line when every cell shares the engine, else a row
+ * per cell (a matrix that reuses earlier runs can mix commits, and a reader must see which).
+ */
+function buildsSection(
+  m: MatrixResult,
+  name: (c: MatrixCell) => string,
+  cfg: (c: MatrixCell) => string,
+): string[] {
+  if (!m.cells.length) return [];
+  const engines = [...new Set(m.cells.map((c) => c.engine ?? 'not recorded'))];
+  const esc = (s: string | undefined) => (s ? escapeMarkdown(s, { max: 120 }) : '–');
+  const out = ['', '## Builds', ''];
+  if (engines.length === 1) out.push(`Every cell ran on harness-risk-action ${esc(engines[0])}.`, '');
+  out.push(
+    table(
+      ['adapter', 'config', 'harness', ...(engines.length > 1 ? ['engine'] : [])],
+      m.cells.map((c) => [
+        name(c),
+        cfg(c),
+        esc(c.harness),
+        ...(engines.length > 1 ? [esc(c.engine ?? 'not recorded')] : []),
+      ]),
+    ),
+  );
+  return out;
+}
+
 /** The matrix as markdown: an overview table, then one table per metric with a column per phase. */
 export function matrixMarkdown(m: MatrixResult): string {
   const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
@@ -323,6 +361,7 @@ export function matrixMarkdown(m: MatrixResult): string {
       ]),
     ),
   );
+  out.push(...buildsSection(m, name, cfg));
   if (m.strategies) out.push(...strategySection(m, name, cfg));
   for (const metric of METRICS) {
     out.push('', `## ${metric.title} by phase`, '', `_${metric.note}._`, '');

@@ -14,7 +14,7 @@ import type { RunResult } from '../spec/run-result.js';
 import { PHASES } from '../spec/vocabulary.js';
 import { caseDetails, caseLabel, regressionItem, STATUS_ICON } from './case-lines.js';
 import { escapeMarkdown, markerSafe, sanitizeText } from './escape.js';
-import { pct, plural, score } from './format.js';
+import { describeEngine, pct, plural, score } from './format.js';
 import { type HarnessChange, harnessChangeMarkdown, harnessChangeTitle } from './harness-change.js';
 import { modelNotice } from './live.js';
 import { asrChart, chartWorthShowing, phaseTable, strategyTable } from './phase-tables.js';
@@ -299,7 +299,7 @@ export function buildReport(input: ReportInput): ReportDoc {
         .map((x) => e(x, 120))
         .join(' ')}`,
     );
-  bits.push(`harness-risk-action ${e(current.tool.version, 20)}`);
+  bits.push(`harness-risk-action ${e(describeEngine(current.tool), 160)}`);
   foot.push(`<sub>${bits.join(' · ')}</sub>`);
   return { marker, title, head, sections, foot };
 }

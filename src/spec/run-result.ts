@@ -433,7 +433,21 @@ export type ModelInfo = z.infer<typeof ModelInfo>;
 export const RunResult = z
   .object({
     schema_version: z.literal(RESULT_SCHEMA_VERSION),
-    tool: z.object({ name: z.literal('harness-risk-action'), version: z.string() }).strict(),
+    tool: z
+      .object({
+        name: z.literal('harness-risk-action'),
+        version: z.string(),
+        /** The commit of the checkout the engine ran from (src/engine/engine-build.ts). */
+        commit: z
+          .string()
+          .regex(/^[0-9a-f]{40}$/)
+          .optional(),
+        /** The engine's files (dist/, adapters/, cases/) differed from that commit. */
+        modified: z.boolean().optional(),
+        /** The action as the workflow named it (`owner/repo@ref`), when it ran from no checkout. */
+        ref: z.string().optional(),
+      })
+      .strict(),
     status: z.enum(['running', 'complete', 'interrupted']),
     started_at: z.string(),
     finished_at: z.string().optional(),

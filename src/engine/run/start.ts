@@ -13,6 +13,7 @@ import { ResultWriter } from '../../result/writer.js';
 import type { Runner } from '../../runner/types.js';
 import { type HarnessInstall, RESULT_SCHEMA_VERSION } from '../../spec/run-result.js';
 import { VERSION } from '../../version.js';
+import { thisEngineBuild } from '../engine-build.js';
 import { newRunKey } from '../../world/canaries.js';
 import { hostGhBinary } from '../../world/github-world.js';
 import { renderTemplate } from '../../world/template.js';
@@ -216,7 +217,7 @@ function resultWriters(
     const install = installs.get(plan.targetAdapters[i]!);
     const header: ResultHeader = {
       schema_version: RESULT_SCHEMA_VERSION,
-      tool: { name: 'harness-risk-action', version: VERSION },
+      tool: { name: 'harness-risk-action', version: VERSION, ...thisEngineBuild() },
       started_at: new Date().toISOString(),
       adapter: identity.adapter,
       ...(harness ? { harness } : {}),
