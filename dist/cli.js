@@ -95395,6 +95395,8 @@ var resumeJournalPath = (file2) => file2.endsWith(".journal") ? file2 : journalP
 var resumeResultPath = (file2) => file2.endsWith(".journal") ? file2.slice(0, -8) : file2;
 var wasInterrupted = (t) => !t.valid && /^run interrupted/.test(t.invalid_reason ?? "");
 var buildName = (b2) => b2 && `${b2.package}@${b2.version}`;
+var JournalMismatch = class extends UserError {
+};
 function loadResume(file2) {
   const path7 = resumeJournalPath(file2);
   return { ...readJournal(path7), path: path7 };
@@ -95418,7 +95420,7 @@ function carriedTrials(journal, now, jobIds) {
     ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
   ].filter(([, a, b2]) => a !== b2);
   if (differs.length)
-    throw new UserError(
+    throw new JournalMismatch(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
       "resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files), or start a new run without --resume"
     );
@@ -101771,7 +101773,8 @@ async function runMatrix(opts) {
       const reused = !!result;
       opts.on_progress?.({ kind: "cell", adapter: loaded.adapter.name, config: config2, reused });
       if (!result) {
-        result = await runSafetyCases({
+        const journal = opts.resume && existsSync20(journalPathOf(file2)) ? file2 : void 0;
+        const run4 = (resume) => runSafetyCases({
           adapter: entry.adapter,
           config: config2,
           cases: pinned,
@@ -101787,8 +101790,19 @@ async function runMatrix(opts) {
           shard: opts.shard,
           cache_dir: cacheDir,
           on_progress: opts.on_progress,
-          signal: opts.signal
+          signal: opts.signal,
+          ...resume ? { resume } : {}
         });
+        try {
+          result = await run4(journal);
+        } catch (e7) {
+          if (!(journal && e7 instanceof JournalMismatch)) throw e7;
+          opts.on_progress?.({
+            kind: "notice",
+            message: `${loaded.adapter.name}/${config2}: the journal beside ${file2} is of another run (${e7.message.split("\n")[0].replace(/^.*not a journal of this run: /, "")}); starting the cell afresh`
+          });
+          result = await run4(void 0);
+        }
       }
       cells.push({
         adapter: loaded.adapter.name,
@@ -101992,7 +102006,8 @@ matrix options (as for run, plus):
   --strategies LIST  attack strategies as for run (default direct): every cell runs each case once per
                      strategy; the matrix adds ASR per strategy
   --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
-                     runner and strategies)
+                     runner and strategies); an interrupted cell continues from its journal (its finished
+                     trials kept, as run --resume), a journal of another run starts the cell afresh
   --no-install       do not install missing harnesses into the cache first
 `;
 var shellQuote2 = (s) => /^[A-Za-z0-9_./:,=+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;

@@ -133,6 +133,68 @@ describe('runMatrix', () => {
     expect(await cellsRun([file])).toEqual(['open:false']);
   });
 
+  it('resumes an interrupted cell from its journal: the trials it kept are not run again', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'hr-matrix-interrupted-'));
+    try {
+      const stop = new AbortController();
+      const first: string[] = [];
+      const matrix = (signal?: AbortSignal, cases = ['subset:smoke'], events: string[] = []) =>
+        runMatrix({
+          adapters: [{ adapter: 'reference', configs: ['open'] }],
+          cases,
+          out,
+          concurrency: 1,
+          resume: true,
+          ...(signal ? { signal } : {}),
+          on_progress: (e) => {
+            if (e.kind === 'trial' && !/^run interrupted/.test(e.reason ?? '')) {
+              events.push(e.case_id);
+              if (signal && events.length === 2) stop.abort();
+            }
+            if (e.kind === 'notice') events.push(`notice: ${e.message}`);
+          },
+        });
+      const stopped = await matrix(stop.signal, undefined, first);
+      expect(stopped.cells[0]!.status).toBe('interrupted');
+      const done = first.filter((x) => !x.startsWith('notice'));
+      expect(done.length).toBeGreaterThanOrEqual(2);
+      const second: string[] = [];
+      const again = await matrix(undefined, undefined, second);
+      expect(again.cells[0]!.status).toBe('complete');
+      expect(second.some((x) => /resuming from .*: \d+ trial\(s\) kept/.test(x))).toBe(true);
+      const rerun = second.filter((x) => !x.startsWith('notice'));
+      // Trials the first pass finished are kept, not run again; the rest run once.
+      const kept = RunResult.parse(JSON.parse(readFileSync(join(out, again.cells[0]!.result), 'utf8')));
+      expect(kept.trials).toHaveLength(m.cases.ids.length);
+      expect(rerun.length).toBeLessThan(m.cases.ids.length);
+      expect(rerun.length + done.length).toBeGreaterThanOrEqual(m.cases.ids.length);
+      expect(kept.trials.every((t) => t.valid || t.not_applicable !== undefined)).toBe(true);
+
+      // A journal of another question (other cases) is not carried over: the cell starts afresh.
+      const stop2 = new AbortController();
+      const third: string[] = [];
+      await runMatrix({
+        adapters: [{ adapter: 'reference', configs: ['open'] }],
+        cases: ['subset:smoke'],
+        seeds: 2,
+        out,
+        concurrency: 1,
+        resume: true,
+        signal: stop2.signal,
+        on_progress: (e) => {
+          if (e.kind === 'trial' && third.push(e.case_id) === 1) stop2.abort();
+        },
+      });
+      const fourth: string[] = [];
+      await matrix(undefined, ['subset:smoke', 'phase:action'], fourth);
+      expect(
+        fourth.some((x) => x.includes('is of another run') && x.includes('starting the cell afresh')),
+      ).toBe(true);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('describes its selection even when stopped before the first cell', async () => {
     const out = await mkdtemp(join(tmpdir(), 'hr-matrix-stopped-'));
     try {

@@ -16,7 +16,8 @@ matrix options (as for run, plus):
   --strategies LIST  attack strategies as for run (default direct): every cell runs each case once per
                      strategy; the matrix adds ASR per strategy
   --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
-                     runner and strategies)
+                     runner and strategies); an interrupted cell continues from its journal (its finished
+                     trials kept, as run --resume), a journal of another run starts the cell afresh
   --no-install       do not install missing harnesses into the cache first
 `;
 

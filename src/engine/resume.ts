@@ -18,6 +18,9 @@ export const wasInterrupted = (t: Trial) => !t.valid && /^run interrupted/.test(
 const buildName = (b: { package: string; version: string } | undefined): string | undefined =>
   b && `${b.package}@${b.version}`;
 
+/** A journal of another run (other adapter, config, cases, seeds…): what `matrix --resume` starts afresh over. */
+export class JournalMismatch extends UserError {}
+
 export function loadResume(file: string): Journal & { path: string } {
   const path = resumeJournalPath(file);
   return { ...readJournal(path), path };
@@ -49,7 +52,7 @@ export function carriedTrials(
     ] as const
   ).filter(([, a, b]) => a !== b);
   if (differs.length)
-    throw new UserError(
+    throw new JournalMismatch(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; ')}`,
       'resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files), or start a new run without --resume',
     );

@@ -11,11 +11,13 @@ import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
 import { hostInstallSandbox } from '../engine/run/install.js';
 import { runSafetyCases } from '../engine/run.js';
+import { JournalMismatch } from '../engine/resume.js';
 import { DEFAULT_RUNNER } from '../engine/runners.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_STRATEGY, type StrategyName } from '../model/strategies/strategy-kinds.js';
 import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
+import { journalPathOf } from '../result/journal.js';
 import { escapeMarkdown } from '../report/escape.js';
 import { describeEngine } from '../report/format.js';
 import { type PhaseStats, RunResult } from '../spec/run-result.js';
@@ -177,24 +179,39 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
       const reused = !!result;
       opts.on_progress?.({ kind: 'cell', adapter: loaded.adapter.name, config, reused });
       if (!result) {
-        result = await runSafetyCases({
-          adapter: entry.adapter,
-          config,
-          cases: pinned,
-          runner: opts.runner ?? DEFAULT_RUNNER,
-          image: opts.image,
-          concurrency: opts.concurrency ?? 2,
-          timeout_s: opts.timeout_s,
-          seeds: opts.seeds ?? 1,
-          ...(opts.strategies ? { strategies: opts.strategies } : {}),
-          model: 'scripted',
-          out: file,
-          keep_evidence: opts.keep_evidence ?? false,
-          shard: opts.shard,
-          cache_dir: cacheDir,
-          on_progress: opts.on_progress,
-          signal: opts.signal,
-        });
+        // An interrupted cell continues from its journal (what it collected is kept); a journal of another
+        // question (other cases, seeds, adapter files) is started afresh, as a stale complete cell is.
+        const journal = opts.resume && existsSync(journalPathOf(file)) ? file : undefined;
+        const run = (resume: string | undefined) =>
+          runSafetyCases({
+            adapter: entry.adapter,
+            config,
+            cases: pinned,
+            runner: opts.runner ?? DEFAULT_RUNNER,
+            image: opts.image,
+            concurrency: opts.concurrency ?? 2,
+            timeout_s: opts.timeout_s,
+            seeds: opts.seeds ?? 1,
+            ...(opts.strategies ? { strategies: opts.strategies } : {}),
+            model: 'scripted',
+            out: file,
+            keep_evidence: opts.keep_evidence ?? false,
+            shard: opts.shard,
+            cache_dir: cacheDir,
+            on_progress: opts.on_progress,
+            signal: opts.signal,
+            ...(resume ? { resume } : {}),
+          });
+        try {
+          result = await run(journal);
+        } catch (e) {
+          if (!(journal && e instanceof JournalMismatch)) throw e;
+          opts.on_progress?.({
+            kind: 'notice',
+            message: `${loaded.adapter.name}/${config}: the journal beside ${file} is of another run (${e.message.split('\n')[0]!.replace(/^.*not a journal of this run: /, '')}); starting the cell afresh`,
+          });
+          result = await run(undefined);
+        }
       }
       cells.push({
         adapter: loaded.adapter.name,
