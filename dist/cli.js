@@ -87882,10 +87882,10 @@ function insidePath(base, path7) {
   }
   return target;
 }
-async function installSvcShim(binDir, svcScriptPath, nodePath) {
-  const target = join12(binDir, "svc");
+async function installNodeShim(binDir, name, scriptPath, nodePath) {
+  const target = join12(binDir, name);
   const script = `#!/bin/sh
-exec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"
+exec ${shellQuote(nodePath)} ${shellQuote(scriptPath)} "$@"
 `;
   await writeFile2(target, script, { mode: 493 });
   await chmod(target, 493);
@@ -89019,10 +89019,13 @@ var clientCapabilities = (fs) => ({
   fs: { readTextFile: fs, writeTextFile: fs },
   terminal: false
 });
-function mcpServers(init, url2, name = "team") {
+function mcpServers(init, opts) {
+  const { mcpUrl: url2, mcpServer: name = "team", mcpCommand: command } = opts;
+  if (!url2) return [];
   const caps = isObject4(init) && isObject4(init.agentCapabilities) ? init.agentCapabilities : {};
   const http2 = isObject4(caps.mcpCapabilities) && caps.mcpCapabilities.http === true;
-  return url2 && http2 ? [{ type: "http", name, url: url2, headers: [] }] : [];
+  if (http2) return [{ type: "http", name, url: url2, headers: [] }];
+  return command ? [{ name, command, args: [url2], env: [] }] : [];
 }
 var label = (x) => {
   const v = str2(x, 120)?.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim();
@@ -89060,7 +89063,7 @@ async function runAcpSession(io, opts, events) {
     );
     const s = await peer.request(
       "session/new",
-      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl, opts.mcpServer) },
+      { cwd: opts.cwd, mcpServers: mcpServers(init, opts) },
       opts.initializeTimeoutMs
     );
     client.sessionId = isObject4(s) ? String(s.sessionId ?? "") : "";
@@ -89111,7 +89114,11 @@ function acpConversation(scene, r) {
           initializeTimeoutMs: (adapter.adapter.acp?.initialize_timeout_s ?? 60) * 1e3,
           ...fs ? { fs } : {},
           // ACP's own way to hand an agent MCP servers: no `mcp:` files needed; named as the model expects.
-          ...r.servesMcp ? { mcpUrl: r.vars.mcp_url, mcpServer: adapter.adapter.mcp?.server ?? "team" } : {}
+          ...r.servesMcp ? {
+            mcpUrl: r.vars.mcp_url,
+            mcpServer: adapter.adapter.mcp?.server ?? "team",
+            mcpCommand: `${r.vars.bin}/mcp-stdio`
+          } : {}
         },
         scene.recorder.harness
       );
@@ -94790,11 +94797,9 @@ async function seedWorld(scene, r) {
   await seedState2(scene, r);
   await seedConfigFiles(scene, r);
   await mkdir6(join20(dirs.tmp, "run"), { recursive: true, mode: 448 });
-  await installSvcShim(
-    dirs.bin,
-    view.mapReadOnly(join20(actionRoot(), "dist", "svc.js")),
-    scene.input.runner.name === "process" ? process.execPath : "node"
-  );
+  const node2 = scene.input.runner.name === "process" ? process.execPath : "node";
+  for (const name of ["svc", "mcp-stdio"])
+    await installNodeShim(dirs.bin, name, view.mapReadOnly(join20(actionRoot(), "dist", `${name}.js`)), node2);
   const shown2 = hostGhBinary();
   const ghBin = !gh ? void 0 : scene.input.runner.name === "process" ? hostGh(view.systemPath) : shown2 && view.mapReadOnly(shown2);
   if (ghBin) await installGhShim(dirs.bin, ghBin);
@@ -96822,7 +96827,7 @@ function scanCredentials(root2, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 }
 
 // src/engine/harness-view.ts
-var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js"]);
+var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js", "mcp-stdio.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
   const dist = join28(resolve10(i.actionRoot), "dist");

@@ -50,6 +50,7 @@ const entries = {
   cli: 'src/cli.ts',
   'reference-harness': 'examples/reference-harness/src/main.ts',
   svc: 'src/world/svc-cli.ts',
+  'mcp-stdio': 'src/world/mcp-stdio-cli.ts',
 };
 
 for (const [name, entry] of Object.entries(entries)) {
@@ -65,7 +66,7 @@ for (const [name, entry] of Object.entries(entries)) {
     // Some CommonJS dependencies call require(); give the ESM bundle one.
     banner: {
       js:
-        name === 'cli' || name === 'svc' || name === 'reference-harness'
+        name === 'cli' || name === 'svc' || name === 'mcp-stdio' || name === 'reference-harness'
           ? "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
           : "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },

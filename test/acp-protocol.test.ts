@@ -4,21 +4,26 @@
 // harness is. Covers the permission policies, failed tool calls, a crash mid-session, an agent that never
 // answers initialize, and hostile tool titles.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decidePermission } from '../src/adapters/acp/policy.js';
-import { type AcpSessionResult, runAcpSession } from '../src/adapters/acp/session.js';
+import { type AcpSessionResult, mcpServers, runAcpSession } from '../src/adapters/acp/session.js';
 import { withAcpCommand } from '../src/adapters/load.js';
 import { Adapter } from '../src/adapters/schema.js';
 import { callOutcomes } from '../src/checks/call-outcomes.js';
 import { policeEnv } from '../src/engine/env.js';
 import { withAcpResult } from '../src/engine/trial/acp.js';
+import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import type { Evidence, HarnessEvent, ProcessOutcome } from '../src/evidence/types.js';
+import { actionRoot } from '../src/paths.js';
 import { escapeMarkdown } from '../src/report/escape.js';
 import { ProcessRunner } from '../src/runner/process.js';
 import { invalidReason } from '../src/score/labels.js';
-import { createTrialDirs } from '../src/world/trial-dirs.js';
+import { createServices } from '../src/world/services.js';
+import { createTrialDirs, installNodeShim } from '../src/world/trial-dirs.js';
 
 const AGENT = join(import.meta.dirname, 'fixtures', 'acp', 'agent.mjs');
 const work = mkdtempSync(join(tmpdir(), 'hr-acp-test-'));
@@ -38,7 +43,7 @@ async function session(
   policy: 'allow' | 'deny' | 'ask-once',
   mode = 'normal',
   initializeTimeoutMs = 10_000,
-  extra: { env?: Record<string, string>; mcpUrl?: string; mcpServer?: string } = {},
+  extra: { env?: Record<string, string>; mcpUrl?: string; mcpServer?: string; mcpCommand?: string } = {},
 ): Promise<{ events: HarnessEvent[]; result: AcpSessionResult; outcome: ProcessOutcome }> {
   const runner = new ProcessRunner({ containment: 'off' });
   await runner.start();
@@ -70,6 +75,7 @@ async function session(
             prompt: 'do the task',
             initializeTimeoutMs,
             ...(extra.mcpUrl ? { mcpUrl: extra.mcpUrl, mcpServer: extra.mcpServer } : {}),
+            ...(extra.mcpCommand ? { mcpCommand: extra.mcpCommand } : {}),
           },
           events,
         );
@@ -287,5 +293,48 @@ describe('ACP client: who the agent is, and the MCP server it is handed', () => 
     expect(JSON.parse(line.slice('session/new '.length)).mcpServers).toEqual([
       { type: 'http', name: 'crm', url: 'http://127.0.0.1:9/mcp', headers: [] },
     ]);
+  }, 60_000);
+
+  it('an agent that takes no HTTP servers gets the same server as a program (the mcp-stdio relay), and reaches it', async () => {
+    const services = createServices(
+      { mcp: { tools: [{ name: 'lookup', description: 'Looks things up', result: 'found 3' }] } },
+      new EvidenceRecorder({}),
+      {},
+    );
+    const server = createServer((q, r) => void services(q, r));
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const bin = mkdtempSync(join(work, 'bin-'));
+    const command = await installNodeShim(
+      bin,
+      'mcp-stdio',
+      join(actionRoot(), 'dist', 'mcp-stdio.js'),
+      process.execPath,
+    );
+    try {
+      const { outcome } = await session(plan, 'allow', 'normal', 10_000, {
+        env: { ACP_MCP_PROBE: '1' },
+        mcpUrl: url,
+        mcpServer: 'crm',
+        mcpCommand: command,
+      });
+      const line = outcome.stderr.split('\n').find((l) => l.startsWith('session/new '))!;
+      expect(JSON.parse(line.slice('session/new '.length)).mcpServers).toEqual([
+        { name: 'crm', command, args: [url], env: [] },
+      ]);
+      expect(outcome.stderr).toContain('mcp crm: lookup');
+      expect(services.state.mcp.calls).toEqual([]);
+      // Offered HTTP, the agent gets HTTP even with a relay at hand.
+      expect(
+        mcpServers(
+          { agentCapabilities: { mcpCapabilities: { http: true } } },
+          { mcpUrl: url, mcpCommand: command },
+        ),
+      ).toEqual([{ type: 'http', name: 'team', url, headers: [] }]);
+      expect(mcpServers({}, { mcpCommand: command })).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
   }, 60_000);
 });

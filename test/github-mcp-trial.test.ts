@@ -37,11 +37,13 @@ const merges = (ev: Evidence) =>
 
 describe('GitHub through MCP in a trial', () => {
   let mcp: RunResult;
+  let stdio: RunResult;
   let rest: RunResult;
   beforeAll(async () => {
     mcp = await run(MCPH, 'github-mcp');
+    stdio = await run(MCPH, 'github-mcp-stdio');
     rest = await run('reference', 'open');
-  }, 240_000);
+  }, 360_000);
 
   const trial = (r: RunResult, id: string) => r.trials.find((t) => t.case_id === id)!;
 
@@ -76,5 +78,20 @@ describe('GitHub through MCP in a trial', () => {
       refused: expect.stringMatching(/Protected branch rules/),
     });
     expect(trial(mcp, 'pr-body-merge-open').labels.a).toBe(true);
+  });
+
+  it("reaches the same servers started as programs (the trial's mcp-stdio relay, contained): same labels, same requests", async () => {
+    for (const m of mcp.trials) {
+      const t = trial(stdio, m.case_id);
+      expect(t.valid, t.invalid_reason).toBe(true);
+      expect(t.labels, m.case_id).toEqual(m.labels);
+      const [viaHttp, viaStdio] = [
+        await trialEvidence(dir(), mcp, m.id),
+        await trialEvidence(dir(), stdio, t.id),
+      ];
+      const requests = (ev: Evidence) =>
+        ev.services.filter((s) => s.service === 'github').map((s) => `${s.method} ${s.path} ${s.status}`);
+      expect(requests(viaStdio)).toEqual(requests(viaHttp));
+    }
   });
 });

@@ -14,7 +14,7 @@ import {
 import {
   createTrialDirs,
   insidePath,
-  installSvcShim,
+  installNodeShim,
   removeTrialDirs,
   type TrialDirs,
   writeWorld,
@@ -61,7 +61,7 @@ describe('trial dirs', () => {
   it('installs an executable svc shim with the given paths, quoted', async () => {
     const script = join(base, "it's svc.mjs");
     await writeFile(script, "console.log('args', JSON.stringify(process.argv.slice(2)))");
-    const shim = await installSvcShim(dirs.bin, script, process.execPath);
+    const shim = await installNodeShim(dirs.bin, 'svc', script, process.execPath);
     expect((await stat(shim)).mode & 0o111).toBe(0o111);
     const out = execFileSync(shim, ['mail', 'send', '--body', 'a b'], { encoding: 'utf8' });
     expect(out.trim()).toBe('args ["mail","send","--body","a b"]');

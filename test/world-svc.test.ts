@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import type { ServiceState } from '../src/spec/service-state.js';
 import { createServices, type ServicesHandler } from '../src/world/services.js';
-import { installSvcShim } from '../src/world/trial-dirs.js';
+import { installNodeShim } from '../src/world/trial-dirs.js';
 
 const STATE: ServiceState = {
   mail: {
@@ -348,7 +348,7 @@ describe('svc CLI', () => {
   });
 
   it('runs through the bin/svc shim', async () => {
-    await installSvcShim(dir, cli, process.execPath);
+    await installNodeShim(dir, 'svc', cli, process.execPath);
     const out = await new Promise<string>((ok) =>
       execFile(join(dir, 'svc'), ['payments', 'balance'], { env: { HR_SVC: base } }, (_e, stdout) =>
         ok(stdout),

@@ -11,8 +11,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.js';
 import { MAX_SCAN_ENTRIES, scanCredentials } from '../world/credential-paths.js';
 
-/** The files of the action's dist/ a harness may read: the reference harness and the `svc` CLI. */
-export const HARNESS_BUNDLES = new Set(['reference-harness.js', 'svc.js']);
+/** The files of the action's dist/ a harness may read: the reference harness, the `svc` CLI and the `mcp-stdio` relay. */
+export const HARNESS_BUNDLES = new Set(['reference-harness.js', 'svc.js', 'mcp-stdio.js']);
 
 export interface ViewInput {
   /** The action's root (its dist/ is shared read-only). */

@@ -83,16 +83,17 @@ export function insidePath(base: string, path: string): string {
 }
 
 /**
- * Writes `bin/svc`, a shell script running `nodePath svcScriptPath "$@"`. Paths are used as given, so the
- * docker runner can pass the paths as they look inside the container.
+ * Writes `bin/NAME`, a shell script running `nodePath scriptPath "$@"` (the `svc` CLI, the `mcp-stdio`
+ * relay). Paths are used as given, so the docker runner can pass the paths as they look inside the container.
  */
-export async function installSvcShim(
+export async function installNodeShim(
   binDir: string,
-  svcScriptPath: string,
+  name: string,
+  scriptPath: string,
   nodePath: string,
 ): Promise<string> {
-  const target = join(binDir, 'svc');
-  const script = `#!/bin/sh\nexec ${shellQuote(nodePath)} ${shellQuote(svcScriptPath)} "$@"\n`;
+  const target = join(binDir, name);
+  const script = `#!/bin/sh\nexec ${shellQuote(nodePath)} ${shellQuote(scriptPath)} "$@"\n`;
   await writeFile(target, script, { mode: 0o755 });
   await chmod(target, 0o755); // writeFile's mode is masked by the umask and ignored for existing files
   return target;

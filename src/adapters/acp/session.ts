@@ -34,6 +34,11 @@ export interface AcpSessionOptions {
   mcpUrl?: string;
   /** The name it is passed under (the adapter's `mcp.server`): the scripted model finds its tools by it. */
   mcpServer?: string;
+  /**
+   * The same server as a program (absolute path, as the agent sees it: the trial's `mcp-stdio` relay), for
+   * an agent that does not take HTTP servers (ACP requires stdio, HTTP is optional).
+   */
+  mcpCommand?: string;
 }
 
 /** One permission request and the answer the policy gave. */
@@ -196,11 +201,20 @@ export const clientCapabilities = (fs: boolean) => ({
   terminal: false,
 });
 
-/** The trial's MCP server in session/new's form, when the agent said it takes HTTP servers. */
-function mcpServers(init: unknown, url?: string, name = 'team'): unknown[] {
+/**
+ * The trial's MCP server in session/new's form: over HTTP when the agent says it takes HTTP servers, else
+ * as a program (the stdio relay to the same server), which every ACP agent must take.
+ */
+export function mcpServers(
+  init: unknown,
+  opts: Pick<AcpSessionOptions, 'mcpUrl' | 'mcpServer' | 'mcpCommand'>,
+): unknown[] {
+  const { mcpUrl: url, mcpServer: name = 'team', mcpCommand: command } = opts;
+  if (!url) return [];
   const caps = isObject(init) && isObject(init.agentCapabilities) ? init.agentCapabilities : {};
   const http = isObject(caps.mcpCapabilities) && caps.mcpCapabilities.http === true;
-  return url && http ? [{ type: 'http', name, url, headers: [] }] : [];
+  if (http) return [{ type: 'http', name, url, headers: [] }];
+  return command ? [{ name, command, args: [url], env: [] }] : [];
 }
 
 // An agent's self-description is its own text: one short line each, no control characters.
@@ -250,7 +264,7 @@ export async function runAcpSession(
     );
     const s = await peer.request(
       'session/new',
-      { cwd: opts.cwd, mcpServers: mcpServers(init, opts.mcpUrl, opts.mcpServer) },
+      { cwd: opts.cwd, mcpServers: mcpServers(init, opts) },
       opts.initializeTimeoutMs,
     );
     client.sessionId = isObject(s) ? String(s.sessionId ?? '') : '';

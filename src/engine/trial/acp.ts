@@ -44,7 +44,11 @@ export function acpConversation(scene: TrialScene, r: RenderedTrial): AcpConvers
           ...(fs ? { fs } : {}),
           // ACP's own way to hand an agent MCP servers: no `mcp:` files needed; named as the model expects.
           ...(r.servesMcp
-            ? { mcpUrl: r.vars.mcp_url, mcpServer: adapter.adapter.mcp?.server ?? 'team' }
+            ? {
+                mcpUrl: r.vars.mcp_url,
+                mcpServer: adapter.adapter.mcp?.server ?? 'team',
+                mcpCommand: `${r.vars.bin}/mcp-stdio`,
+              }
             : {}),
         },
         scene.recorder.harness,

@@ -12,7 +12,7 @@ import { gitRootOf, hostGh, hostGhBinary, installGhShim, seedGitRemote } from '.
 import { packageFiles } from '../../world/services-routes.js';
 import { renderDeep } from '../../world/template.js';
 import type { TrialDirs } from '../../world/trial-dirs.js';
-import { installSvcShim, writeInside, writeWorld } from '../../world/trial-dirs.js';
+import { installNodeShim, writeInside, writeWorld } from '../../world/trial-dirs.js';
 import { pathKey, type RenderedTrial } from './render.js';
 import type { TrialScene } from './types.js';
 
@@ -52,11 +52,11 @@ export async function seedWorld(scene: TrialScene, r: RenderedTrial): Promise<vo
   await seedState(scene, r);
   await seedConfigFiles(scene, r);
   await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
-  await installSvcShim(
-    dirs.bin,
-    view.mapReadOnly(join(actionRoot(), 'dist', 'svc.js')),
-    scene.input.runner.name === 'process' ? process.execPath : 'node',
-  );
+  // `svc` (the services as a CLI) and `mcp-stdio` (the trial's MCP servers as a stdio program, for
+  // harnesses that start MCP servers only as programs): the bundles, read-only, run by the trial's node.
+  const node = scene.input.runner.name === 'process' ? process.execPath : 'node';
+  for (const name of ['svc', 'mcp-stdio'])
+    await installNodeShim(dirs.bin, name, view.mapReadOnly(join(actionRoot(), 'dist', `${name}.js`)), node);
   // `gh`: the host's, in the folders the trial sees (the process runner binds /usr read-only), or where
   // another runner (docker) shows the host's binary read-only (engine/harness-view.ts hostTools).
   const shown = hostGhBinary();
