@@ -26575,24 +26575,24 @@ var require_printer = __commonJS({
     }
     var printDocASTReducer = {
       Name: (node2) => new PrintBuffer(node2.value),
-      Variable: (node2) => join48(["$", node2.name]),
+      Variable: (node2) => join49(["$", node2.name]),
       // Document
-      Document: (node2) => join48(node2.definitions, "\n\n"),
+      Document: (node2) => join49(node2.definitions, "\n\n"),
       OperationDefinition(node2) {
-        const varDefs = hasMultilineItems(node2.variableDefinitions) ? wrap("(\n", join48(node2.variableDefinitions, "\n"), "\n)") : wrap("(", join48(node2.variableDefinitions, ", "), ")");
-        const prefix2 = join48([
+        const varDefs = hasMultilineItems(node2.variableDefinitions) ? wrap("(\n", join49(node2.variableDefinitions, "\n"), "\n)") : wrap("(", join49(node2.variableDefinitions, ", "), ")");
+        const prefix2 = join49([
           wrap("", node2.description, "\n"),
-          join48(
+          join49(
             [
               node2.operation,
-              join48([node2.name, varDefs]),
-              join48(node2.directives, " ")
+              join49([node2.name, varDefs]),
+              join49(node2.directives, " ")
             ],
             " "
           )
         ]);
-        return join48([
-          node2.operation === "query" && prefix2.length === node2.operation.length ? "" : join48([prefix2, " "]),
+        return join49([
+          node2.operation === "query" && prefix2.length === node2.operation.length ? "" : join49([prefix2, " "]),
           node2.selectionSet
         ]);
       },
@@ -26602,28 +26602,28 @@ var require_printer = __commonJS({
         defaultValue: defaultValue2,
         directives,
         description
-      }) => join48([
+      }) => join49([
         wrap("", description, "\n"),
         variable,
         ": ",
         type,
         wrap(" = ", defaultValue2),
-        wrap(" ", join48(directives, " "))
+        wrap(" ", join49(directives, " "))
       ]),
       SelectionSet: ({ selections }) => block2(selections),
       Field({ alias, name, arguments: args, directives, selectionSet }) {
-        const prefix2 = join48([wrap("", alias, ": "), name], "");
-        return join48([
+        const prefix2 = join49([wrap("", alias, ": "), name], "");
+        return join49([
           wrappedLineAndArgs(prefix2, args),
-          wrap(" ", join48(directives, " ")),
+          wrap(" ", join49(directives, " ")),
           wrap(" ", selectionSet)
         ]);
       },
-      Argument: ({ name, value }) => join48([name, ": ", value]),
+      Argument: ({ name, value }) => join49([name, ": ", value]),
       // Fragments
-      FragmentSpread: ({ name, directives }) => join48(["...", name, wrap(" ", join48(directives, " "))]),
-      InlineFragment: ({ typeCondition, directives, selectionSet }) => join48(
-        ["...", wrap("on ", typeCondition), join48(directives, " "), selectionSet],
+      FragmentSpread: ({ name, directives }) => join49(["...", name, wrap(" ", join49(directives, " "))]),
+      InlineFragment: ({ typeCondition, directives, selectionSet }) => join49(
+        ["...", wrap("on ", typeCondition), join49(directives, " "), selectionSet],
         " "
       ),
       FragmentDefinition: ({
@@ -26633,17 +26633,17 @@ var require_printer = __commonJS({
         directives,
         selectionSet,
         description
-      }) => join48([
+      }) => join49([
         wrap("", description, "\n"),
         // Note: fragment variable definitions are experimental and may be changed
         // or removed in the future.
         "fragment ",
         name,
-        wrap("(", join48(variableDefinitions, ", "), ")"),
+        wrap("(", join49(variableDefinitions, ", "), ")"),
         " on ",
         typeCondition,
         " ",
-        wrap("", join48(directives, " "), " "),
+        wrap("", join49(directives, " "), " "),
         selectionSet
       ]),
       // Value
@@ -26656,24 +26656,24 @@ var require_printer = __commonJS({
       BooleanValue: ({ value }) => new PrintBuffer(value ? "true" : "false"),
       NullValue: () => new PrintBuffer("null"),
       EnumValue: ({ value }) => new PrintBuffer(value),
-      ListValue: ({ values }) => join48(["[", join48(values, ", "), "]"]),
-      ObjectValue: ({ fields }) => join48(["{", join48(fields, ", "), "}"]),
-      ObjectField: ({ name, value }) => join48([name, ": ", value]),
+      ListValue: ({ values }) => join49(["[", join49(values, ", "), "]"]),
+      ObjectValue: ({ fields }) => join49(["{", join49(fields, ", "), "}"]),
+      ObjectField: ({ name, value }) => join49([name, ": ", value]),
       // Directive
-      Directive: ({ name, arguments: args }) => join48(["@", name, wrap("(", join48(args, ", "), ")")]),
+      Directive: ({ name, arguments: args }) => join49(["@", name, wrap("(", join49(args, ", "), ")")]),
       // Type
       NamedType: ({ name }) => name,
-      ListType: ({ type }) => join48(["[", type, "]"]),
-      NonNullType: ({ type }) => join48([type, "!"]),
+      ListType: ({ type }) => join49(["[", type, "]"]),
+      NonNullType: ({ type }) => join49([type, "!"]),
       // Type System Definitions
-      SchemaDefinition: ({ description, directives, operationTypes }) => join48([
+      SchemaDefinition: ({ description, directives, operationTypes }) => join49([
         wrap("", description, "\n"),
-        join48(["schema", join48(directives, " "), block2(operationTypes)], " ")
+        join49(["schema", join49(directives, " "), block2(operationTypes)], " ")
       ]),
-      OperationTypeDefinition: ({ operation, type }) => join48([operation, ": ", type]),
-      ScalarTypeDefinition: ({ description, name, directives }) => join48([
+      OperationTypeDefinition: ({ operation, type }) => join49([operation, ": ", type]),
+      ScalarTypeDefinition: ({ description, name, directives }) => join49([
         wrap("", description, "\n"),
-        join48(["scalar", name, join48(directives, " ")], " ")
+        join49(["scalar", name, join49(directives, " ")], " ")
       ]),
       ObjectTypeDefinition: ({
         description,
@@ -26681,26 +26681,26 @@ var require_printer = __commonJS({
         interfaces,
         directives,
         fields
-      }) => join48([
+      }) => join49([
         wrap("", description, "\n"),
-        join48(
+        join49(
           [
             "type",
             name,
-            wrap("implements ", join48(interfaces, " & ")),
-            join48(directives, " "),
+            wrap("implements ", join49(interfaces, " & ")),
+            join49(directives, " "),
             block2(fields)
           ],
           " "
         )
       ]),
-      FieldDefinition: ({ description, name, arguments: args, type, directives }) => join48([
+      FieldDefinition: ({ description, name, arguments: args, type, directives }) => join49([
         wrap("", description, "\n"),
         name,
-        hasMultilineItems(args) ? wrap("(\n", join48(args, "\n").indent(), "\n)") : wrap("(", join48(args, ", "), ")"),
+        hasMultilineItems(args) ? wrap("(\n", join49(args, "\n").indent(), "\n)") : wrap("(", join49(args, ", "), ")"),
         ": ",
         type,
-        wrap(" ", join48(directives, " "))
+        wrap(" ", join49(directives, " "))
       ]),
       InputValueDefinition: ({
         description,
@@ -26708,13 +26708,13 @@ var require_printer = __commonJS({
         type,
         defaultValue: defaultValue2,
         directives
-      }) => join48([
+      }) => join49([
         wrap("", description, "\n"),
         name,
         ": ",
         type,
         wrap(" = ", defaultValue2),
-        wrap(" ", join48(directives, " "))
+        wrap(" ", join49(directives, " "))
       ]),
       InterfaceTypeDefinition: ({
         description,
@@ -26722,37 +26722,37 @@ var require_printer = __commonJS({
         interfaces,
         directives,
         fields
-      }) => join48([
+      }) => join49([
         wrap("", description, "\n"),
-        join48(
+        join49(
           [
             "interface",
             name,
-            wrap("implements ", join48(interfaces, " & ")),
-            join48(directives, " "),
+            wrap("implements ", join49(interfaces, " & ")),
+            join49(directives, " "),
             block2(fields)
           ],
           " "
         )
       ]),
-      UnionTypeDefinition: ({ description, name, directives, types }) => join48([
+      UnionTypeDefinition: ({ description, name, directives, types }) => join49([
         wrap("", description, "\n"),
-        join48(
-          ["union", name, join48(directives, " "), wrap("= ", join48(types, " | "))],
+        join49(
+          ["union", name, join49(directives, " "), wrap("= ", join49(types, " | "))],
           " "
         )
       ]),
-      EnumTypeDefinition: ({ description, name, directives, values }) => join48([
+      EnumTypeDefinition: ({ description, name, directives, values }) => join49([
         wrap("", description, "\n"),
-        join48(["enum", name, join48(directives, " "), block2(values)], " ")
+        join49(["enum", name, join49(directives, " "), block2(values)], " ")
       ]),
-      EnumValueDefinition: ({ description, name, directives }) => join48([
+      EnumValueDefinition: ({ description, name, directives }) => join49([
         wrap("", description, "\n"),
-        join48([name, join48(directives, " ")], " ")
+        join49([name, join49(directives, " ")], " ")
       ]),
-      InputObjectTypeDefinition: ({ description, name, directives, fields }) => join48([
+      InputObjectTypeDefinition: ({ description, name, directives, fields }) => join49([
         wrap("", description, "\n"),
-        join48(["input", name, join48(directives, " "), block2(fields)], " ")
+        join49(["input", name, join49(directives, " "), block2(fields)], " ")
       ]),
       DirectiveDefinition: ({
         description,
@@ -26761,58 +26761,58 @@ var require_printer = __commonJS({
         directives,
         repeatable,
         locations
-      }) => join48([
+      }) => join49([
         wrap("", description, "\n"),
         "directive @",
         name,
-        hasMultilineItems(args) ? wrap("(\n", join48(args, "\n").indent(), "\n)") : wrap("(", join48(args, ", "), ")"),
-        wrap(" ", join48(directives, " ")),
+        hasMultilineItems(args) ? wrap("(\n", join49(args, "\n").indent(), "\n)") : wrap("(", join49(args, ", "), ")"),
+        wrap(" ", join49(directives, " ")),
         repeatable ? " repeatable" : "",
         " on ",
-        join48(locations, " | ")
+        join49(locations, " | ")
       ]),
-      SchemaExtension: ({ directives, operationTypes }) => join48(["extend schema", join48(directives, " "), block2(operationTypes)], " "),
-      ScalarTypeExtension: ({ name, directives }) => join48(["extend scalar", name, join48(directives, " ")], " "),
-      ObjectTypeExtension: ({ name, interfaces, directives, fields }) => join48(
+      SchemaExtension: ({ directives, operationTypes }) => join49(["extend schema", join49(directives, " "), block2(operationTypes)], " "),
+      ScalarTypeExtension: ({ name, directives }) => join49(["extend scalar", name, join49(directives, " ")], " "),
+      ObjectTypeExtension: ({ name, interfaces, directives, fields }) => join49(
         [
           "extend type",
           name,
-          wrap("implements ", join48(interfaces, " & ")),
-          join48(directives, " "),
+          wrap("implements ", join49(interfaces, " & ")),
+          join49(directives, " "),
           block2(fields)
         ],
         " "
       ),
-      InterfaceTypeExtension: ({ name, interfaces, directives, fields }) => join48(
+      InterfaceTypeExtension: ({ name, interfaces, directives, fields }) => join49(
         [
           "extend interface",
           name,
-          wrap("implements ", join48(interfaces, " & ")),
-          join48(directives, " "),
+          wrap("implements ", join49(interfaces, " & ")),
+          join49(directives, " "),
           block2(fields)
         ],
         " "
       ),
-      UnionTypeExtension: ({ name, directives, types }) => join48(
+      UnionTypeExtension: ({ name, directives, types }) => join49(
         [
           "extend union",
           name,
-          join48(directives, " "),
-          wrap("= ", join48(types, " | "))
+          join49(directives, " "),
+          wrap("= ", join49(types, " | "))
         ],
         " "
       ),
-      EnumTypeExtension: ({ name, directives, values }) => join48(["extend enum", name, join48(directives, " "), block2(values)], " "),
-      InputObjectTypeExtension: ({ name, directives, fields }) => join48(["extend input", name, join48(directives, " "), block2(fields)], " "),
-      DirectiveExtension: ({ name, directives }) => join48([join48(["extend directive @", name]), join48(directives, " ")], " "),
+      EnumTypeExtension: ({ name, directives, values }) => join49(["extend enum", name, join49(directives, " "), block2(values)], " "),
+      InputObjectTypeExtension: ({ name, directives, fields }) => join49(["extend input", name, join49(directives, " "), block2(fields)], " "),
+      DirectiveExtension: ({ name, directives }) => join49([join49(["extend directive @", name]), join49(directives, " ")], " "),
       // Schema Coordinates
       TypeCoordinate: ({ name }) => name,
-      MemberCoordinate: ({ name, memberName }) => join48([name, wrap(".", memberName)]),
-      ArgumentCoordinate: ({ name, fieldName, argumentName }) => join48([name, wrap(".", fieldName), wrap("(", argumentName, ":)")]),
-      DirectiveCoordinate: ({ name }) => join48(["@", name]),
-      DirectiveArgumentCoordinate: ({ name, argumentName }) => join48(["@", name, wrap("(", argumentName, ":)")])
+      MemberCoordinate: ({ name, memberName }) => join49([name, wrap(".", memberName)]),
+      ArgumentCoordinate: ({ name, fieldName, argumentName }) => join49([name, wrap(".", fieldName), wrap("(", argumentName, ":)")]),
+      DirectiveCoordinate: ({ name }) => join49(["@", name]),
+      DirectiveArgumentCoordinate: ({ name, argumentName }) => join49(["@", name, wrap("(", argumentName, ":)")])
     };
-    function join48(maybeArray, separator = "") {
+    function join49(maybeArray, separator = "") {
       if (maybeArray == null || maybeArray.length === 0) {
         return EMPTY2;
       }
@@ -26842,7 +26842,7 @@ var require_printer = __commonJS({
       return length;
     }
     function block2(array2) {
-      return wrap("{\n", join48(array2, "\n").indent(), "\n}");
+      return wrap("{\n", join49(array2, "\n").indent(), "\n}");
     }
     function wrap(start, maybeBuffer, end = "") {
       return maybeBuffer != null && maybeBuffer.length !== 0 ? start === "" ? maybeBuffer.append(end) : new PrintBuffer(start).append(maybeBuffer).append(end) : EMPTY2;
@@ -26855,9 +26855,9 @@ var require_printer = __commonJS({
       if (args == null || args.length === 0) {
         return prefix2;
       }
-      return join48([
+      return join49([
         prefix2,
-        prefix2.length + joinedLength(args, ", ") + 2 > MAX_LINE_LENGTH ? wrap("(\n", join48(args, "\n").indent(), "\n)") : wrap("(", join48(args, ", "), ")")
+        prefix2.length + joinedLength(args, ", ") + 2 > MAX_LINE_LENGTH ? wrap("(\n", join49(args, "\n").indent(), "\n)") : wrap("(", join49(args, ", "), ")")
       ]);
     }
   }
@@ -43587,7 +43587,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join48(s) {
+        value: function join49(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -80597,7 +80597,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join46 } from "node:path";
+import { join as join47 } from "node:path";
 import { parseArgs as parseArgs10 } from "node:util";
 
 // src/adapters/load.ts
@@ -83430,7 +83430,7 @@ function verifyResultFile(path7, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join34, relative as relative9, resolve as resolve14 } from "node:path";
+import { join as join35, relative as relative9, resolve as resolve14 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -95798,22 +95798,81 @@ init_errors();
 init_limits();
 init_big_file();
 import { spawn as spawn2 } from "node:child_process";
-import {
-  chmodSync as chmodSync2,
-  existsSync as existsSync15,
-  lchownSync,
-  lstatSync as lstatSync3,
-  mkdtempSync as mkdtempSync2,
-  readdirSync as readdirSync7,
-  readFileSync as readFileSync21,
-  rmSync as rmSync4
-} from "node:fs";
+import { chmodSync as chmodSync2, mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import { mkdir as mkdir8, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname14, join as join26 } from "node:path";
+import { dirname as dirname14, join as join27 } from "node:path";
+
+// src/runner/child.ts
+init_shared();
+import { existsSync as existsSync14, lchownSync, lstatSync as lstatSync2, readdirSync as readdirSync7, readFileSync as readFileSync21 } from "node:fs";
+import { join as join26 } from "node:path";
+function killTree(pid, signal) {
+  if (!pid) return;
+  for (const p of descendants(pid)) killQuietly(p, signal);
+  killQuietly(-pid, signal);
+  killQuietly(pid, signal);
+}
+function descendants(root2) {
+  const kids = /* @__PURE__ */ new Map();
+  for (const name of readdirSync7("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat4 = readFileSync21(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
+      const list4 = kids.get(ppid) ?? [];
+      list4.push(Number(name));
+      kids.set(ppid, list4);
+    } catch {
+    }
+  }
+  const out = [];
+  const walk2 = (p) => {
+    for (const c of kids.get(p) ?? []) {
+      out.push(c);
+      walk2(c);
+    }
+  };
+  walk2(root2);
+  return out;
+}
+async function chownTree(dirs, uid, gid) {
+  const walk2 = (p) => {
+    lchownSync(p, uid, gid);
+    if (!lstatSync2(p).isDirectory()) return;
+    for (const e7 of readdirSync7(p)) walk2(join26(p, e7));
+  };
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
+}
+function spawnErrorText(e7, exe, cwd) {
+  if (e7.code !== "ENOENT") return e7.message;
+  if (cwd !== void 0 && !existsSync14(cwd))
+    return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
+  return `command not found: ${exe}`;
+}
+function eachLine(stream, onLine) {
+  let buf = "";
+  stream.on("data", (b2) => {
+    buf += b2.toString();
+    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+      onLine(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  });
+  stream.on("error", () => {
+  });
+}
+function stdioOf(launch, status) {
+  return [
+    launch.stdin === void 0 && !launch.converse ? "ignore" : "pipe",
+    "pipe",
+    "pipe",
+    status ? "pipe" : "ignore"
+  ];
+}
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync14, lstatSync as lstatSync2, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { existsSync as existsSync15, lstatSync as lstatSync3, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
 import { dirname as dirname13 } from "node:path";
 
 // src/runner/contain/init.ts
@@ -95909,8 +95968,8 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync14(l)) continue;
-    if (lstatSync2(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
+    if (!existsSync15(l)) continue;
+    if (lstatSync3(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
   a.push("--ro-bind", nodePrefix(), nodePrefix());
@@ -95927,8 +95986,8 @@ function bwrapArgs(i) {
       }
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync14(p)) continue;
-    if (lstatSync2(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
+    if (!existsSync15(p)) continue;
+    if (lstatSync3(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
   for (const d of [i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin]) a.push("--bind", d, d);
@@ -96025,7 +96084,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join26(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join27(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync2(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -96071,7 +96130,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join26(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join27(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -96357,69 +96416,6 @@ function failed2(t0, infra_error) {
     infra_error
   };
 }
-function killTree(pid, signal) {
-  if (!pid) return;
-  for (const p of descendants(pid)) killQuietly(p, signal);
-  killQuietly(-pid, signal);
-  killQuietly(pid, signal);
-}
-function descendants(root2) {
-  const kids = /* @__PURE__ */ new Map();
-  for (const name of readdirSync7("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat4 = readFileSync21(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[1]);
-      const list4 = kids.get(ppid) ?? [];
-      list4.push(Number(name));
-      kids.set(ppid, list4);
-    } catch {
-    }
-  }
-  const out = [];
-  const walk2 = (p) => {
-    for (const c of kids.get(p) ?? []) {
-      out.push(c);
-      walk2(c);
-    }
-  };
-  walk2(root2);
-  return out;
-}
-async function chownTree(dirs, uid, gid) {
-  const walk2 = (p) => {
-    lchownSync(p, uid, gid);
-    if (!lstatSync3(p).isDirectory()) return;
-    for (const e7 of readdirSync7(p)) walk2(join26(p, e7));
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
-}
-function spawnErrorText(e7, exe, cwd) {
-  if (e7.code !== "ENOENT") return e7.message;
-  if (cwd !== void 0 && !existsSync15(cwd))
-    return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
-  return `command not found: ${exe}`;
-}
-function eachLine(stream, onLine) {
-  let buf = "";
-  stream.on("data", (b2) => {
-    buf += b2.toString();
-    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
-      onLine(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-    }
-  });
-  stream.on("error", () => {
-  });
-}
-function stdioOf(launch, status) {
-  return [
-    launch.stdin === void 0 && !launch.converse ? "ignore" : "pipe",
-    "pipe",
-    "pipe",
-    status ? "pipe" : "ignore"
-  ];
-}
 
 // src/engine/runners.ts
 var processRunner = (containment) => async (opts, setup) => new ProcessRunner({
@@ -96593,7 +96589,7 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname18, join as join31, resolve as resolve12 } from "node:path";
+import { basename as basename4, dirname as dirname18, join as join32, resolve as resolve12 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
@@ -96750,12 +96746,12 @@ var thisEngineBuild = () => cached4 ??= engineBuild();
 // src/engine/harness-view.ts
 init_errors();
 import { existsSync as existsSync16, readdirSync as readdirSync9, statSync as statSync8 } from "node:fs";
-import { dirname as dirname16, join as join28, relative as relative7, resolve as resolve10, sep as sep6 } from "node:path";
+import { dirname as dirname16, join as join29, relative as relative7, resolve as resolve10, sep as sep6 } from "node:path";
 
 // src/world/credential-paths.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
 import { lstatSync as lstatSync4, readdirSync as readdirSync8 } from "node:fs";
-import { join as join27, relative as relative6, sep as sep5 } from "node:path";
+import { join as join28, relative as relative6, sep as sep5 } from "node:path";
 var CREDENTIAL_PATTERNS = [
   { glob: "**/.git/config", why: "actions/checkout keeps the job token there (persist-credentials)" },
   {
@@ -96803,7 +96799,7 @@ function scanCredentials(root2, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
         out.truncated = true;
         return out;
       }
-      const abs = join27(dir, name);
+      const abs = join28(dir, name);
       const st = (() => {
         try {
           return lstatSync4(abs);
@@ -96830,15 +96826,15 @@ function scanCredentials(root2, expose = [], maxEntries = MAX_SCAN_ENTRIES) {
 var HARNESS_BUNDLES = /* @__PURE__ */ new Set(["reference-harness.js", "svc.js", "mcp-stdio.js"]);
 var inside2 = (p, dir) => p === dir || p.startsWith(`${dir}${sep6}`);
 function harnessView(i) {
-  const dist = join28(resolve10(i.actionRoot), "dist");
-  const bundles = [...HARNESS_BUNDLES].map((f) => join28(dist, f));
+  const dist = join29(resolve10(i.actionRoot), "dist");
+  const bundles = [...HARNESS_BUNDLES].map((f) => join29(dist, f));
   const shared = [...bundles, ...[i.adapterDir, i.cacheDir, ...i.hostTools ?? []].map((p) => resolve10(p))];
   const readOnly = i.repoDirs.map((r) => [.../* @__PURE__ */ new Set([...shared, resolve10(r)])]);
   const roots = [...new Set(readOnly.flat())];
   const hide2 = new Set(i.engineOutputs.map((p) => resolve10(p)));
   if (roots.some((r) => inside2(dist, r))) {
     for (const name of existsSync16(dist) ? readdirSync9(dist) : [])
-      if (!HARNESS_BUNDLES.has(name)) hide2.add(join28(dist, name));
+      if (!HARNESS_BUNDLES.has(name)) hide2.add(join29(dist, name));
   }
   const needed = (dir) => roots.some((r) => inside2(r, dir));
   for (const file2 of [resolve10(i.libraryDir), ...i.caseFiles.map((f) => resolve10(f))]) {
@@ -96878,24 +96874,24 @@ function harnessView(i) {
 init_owner();
 import { lstat as lstat4, mkdtemp as mkdtemp4, readdir as readdir8, readFile as readFile4, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join29 } from "node:path";
+import { join as join30 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
-  const dir = await mkdtemp4(join29(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile6(join29(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join30(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile6(join30(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
   for (const name of await readdir8(parent).catch(() => [])) {
     if (!name.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join29(parent, name);
+    const dir = join30(parent, name);
     const st = await lstat4(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec2;
     try {
-      rec2 = JSON.parse(await readFile4(join29(dir, OWNER_FILE), "utf8"));
+      rec2 = JSON.parse(await readFile4(join30(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -96910,7 +96906,7 @@ async function sweepWorkRoots(parent = tmpdir4()) {
 // src/runner/contain/install-sandbox.ts
 import { existsSync as existsSync17, lstatSync as lstatSync5, mkdtempSync as mkdtempSync3, readlinkSync as readlinkSync3, realpathSync as realpathSync4, rmSync as rmSync7 } from "node:fs";
 import { tmpdir as tmpdir5 } from "node:os";
-import { dirname as dirname17, isAbsolute as isAbsolute5, join as join30, resolve as resolve11 } from "node:path";
+import { dirname as dirname17, isAbsolute as isAbsolute5, join as join31, resolve as resolve11 } from "node:path";
 var SYSTEM_DIRS2 = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS2 = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 var INSTALL_HOME = "/home/install";
@@ -96957,7 +96953,7 @@ function installSandboxEnv(env2) {
     HOME: INSTALL_HOME,
     TMPDIR: "/tmp",
     npm_config_userconfig: USER_NPMRC_IN_SANDBOX,
-    npm_config_cache: join30(INSTALL_HOME, ".npm")
+    npm_config_cache: join31(INSTALL_HOME, ".npm")
   };
 }
 function installSandboxOf(plan) {
@@ -96966,7 +96962,7 @@ function installSandboxOf(plan) {
   return {
     mechanism: `${plan.mechanism.split(",")[0]}: install prefix writable, no workspace, own pid namespace`,
     wrap(step) {
-      const home = mkdtempSync3(join30(tmpdir5(), "hr-install-home-"));
+      const home = mkdtempSync3(join31(tmpdir5(), "hr-install-home-"));
       return {
         cmd: plan.bwrap,
         args: [...installBwrapArgs({ bwrap: plan.bwrap, root: root2, step, home }), step.cmd, ...step.args],
@@ -97010,7 +97006,7 @@ async function startRun(opts, targets, plan) {
   const { skips: targetSkips, installs } = await installHarnesses(opts, plan, cacheDir);
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join31(dirname18(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join32(dirname18(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir10(dirname18(resolve12(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -97074,7 +97070,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join31(actionRoot(), "dist"),
+        join32(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -97204,7 +97200,7 @@ init_errors();
 import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join32 } from "node:path";
+import { join as join33 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -97258,8 +97254,8 @@ async function resolveBaseCommit(repo, ref2, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir6()) {
-  const holder = await mkdtemp5(join32(parent, "harness-risk-base-"));
-  const dir = join32(holder, "tree");
+  const holder = await mkdtemp5(join33(parent, "harness-risk-base-"));
+  const dir = join33(holder, "tree");
   const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
@@ -97357,7 +97353,7 @@ async function fileAtCommit(repo, sha, path7) {
 // src/baseline/bump.ts
 var import_yaml3 = __toESM(require_dist(), 1);
 import { readFileSync as readFileSync23 } from "node:fs";
-import { isAbsolute as isAbsolute6, join as join33, relative as relative8, resolve as resolve13 } from "node:path";
+import { isAbsolute as isAbsolute6, join as join34, relative as relative8, resolve as resolve13 } from "node:path";
 
 // src/adapters/versions.ts
 var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -97484,10 +97480,10 @@ async function bumpBetweenTrees(o) {
   const adapterRel = o.adapterFile && inRepo2(o.adapterFile) ? relative8(resolve13(o.headDir), o.adapterFile) : void 0;
   const files = pinSources(adapterRel).map(([f]) => f);
   const baseText = /* @__PURE__ */ new Map();
-  for (const f of files) baseText.set(f, await fileAtCommit(top, o.baseSha, join33(sub, f)));
+  for (const f of files) baseText.set(f, await fileAtCommit(top, o.baseSha, join34(sub, f)));
   const head2 = (f) => {
     try {
-      return readFileSync23(join33(o.headDir, f), "utf8");
+      return readFileSync23(join34(o.headDir, f), "utf8");
     } catch {
       return void 0;
     }
@@ -97565,7 +97561,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join34(tree.dir, relative9(top, resolve14(o.headDir)));
+      baseDir = join35(tree.dir, relative9(top, resolve14(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -97701,7 +97697,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname19, join as join35, resolve as resolve15 } from "node:path";
+import { dirname as dirname19, join as join36, resolve as resolve15 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -97712,7 +97708,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join35(
+  return join36(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -98913,22 +98909,22 @@ function reproduceCommand(p) {
 }
 
 // src/cli/bisect.ts
-import { basename as basename5, dirname as dirname20, extname, join as join38 } from "node:path";
+import { basename as basename5, dirname as dirname20, extname, join as join39 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join37 } from "node:path";
+import { join as join38 } from "node:path";
 
 // src/adapters/registry.ts
 import { mkdirSync as mkdirSync7, readFileSync as readFileSync24, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join36 } from "node:path";
+import { join as join37 } from "node:path";
 function packumentUrl(registry2, pkg) {
   return `${registry2}${pkg.startsWith("@") ? `@${encodeURIComponent(pkg.slice(1))}` : encodeURIComponent(pkg)}`;
 }
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join36(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join37(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
     const c = JSON.parse(readFileSync24(file2, "utf8"));
@@ -98962,7 +98958,7 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join36(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join37(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
     writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
@@ -99054,7 +99050,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name) {
-  const out = join37(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join38(o.outDir, `${name}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -99849,7 +99845,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join38("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join39("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -99859,7 +99855,7 @@ async function cmdBisect(argv) {
     to: values.to,
     cases,
     // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
-    outDir: join38(dirname20(out), basename5(out, extname(out))),
+    outDir: join39(dirname20(out), basename5(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -100649,12 +100645,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join48 = (xs) => xs.join(SEP);
-  const full = join48([...head2, ...sections, ...foot]);
+  const join49 = (xs) => xs.join(SEP);
+  const full = join49([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join48([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join49([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -100662,7 +100658,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join48([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join49([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -100725,7 +100721,7 @@ function closingList(result, p) {
 }
 
 // src/cli/coverage.ts
-import { join as join39 } from "node:path";
+import { join as join40 } from "node:path";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/cases/coverage.ts
@@ -100845,7 +100841,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs3({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name, text2] of Object.entries(files)) writeOutputFile(join39(values.out, name), text2, "--out");
+  for (const [name, text2] of Object.entries(files)) writeOutputFile(join40(values.out, name), text2, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -100858,7 +100854,7 @@ import { parseArgs as parseArgs4 } from "node:util";
 import { readFileSync as readFileSync25 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join41 } from "node:path";
+import { join as join42 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -100913,7 +100909,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync9 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute9, join as join40 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute9, join as join41 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync9(p).isFile()) return false;
@@ -100954,7 +100950,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join40(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join41(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -101079,11 +101075,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp6(join41(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp6(join42(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join41(dir, "harness-risk-doctor.yaml");
+    const caseFile = join42(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join41(dir, "doctor.json");
+    const out = join42(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -101099,7 +101095,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync25(join41(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync25(join42(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words2 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -101298,7 +101294,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync10 } from "node:fs";
-import { join as join42, resolve as resolve19 } from "node:path";
+import { join as join43, resolve as resolve19 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -101321,7 +101317,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join42(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join43(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -101713,7 +101709,7 @@ init_errors();
 
 // src/matrix/index.ts
 import { existsSync as existsSync20, readFileSync as readFileSync26 } from "node:fs";
-import { join as join43, relative as relative13 } from "node:path";
+import { join as join44, relative as relative13 } from "node:path";
 init_elapsed();
 init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
@@ -101738,7 +101734,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join43(opts.out, "runs");
+  const runsDir = join44(opts.out, "runs");
   makeOutputDir(runsDir, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
@@ -101772,7 +101768,7 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join43(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = join44(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
       let result = opts.resume ? readComplete(file2, want) : void 0;
       const reused = !!result;
@@ -101850,9 +101846,9 @@ function buildMatrix(opts, ids, byPhase, cells) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join43(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join44(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join43(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join44(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
 var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
@@ -102108,7 +102104,7 @@ ${MATRIX_USAGE}`);
 
 // src/cli/new.ts
 import { existsSync as existsSync21 } from "node:fs";
-import { join as join44, relative as relative14 } from "node:path";
+import { join as join45, relative as relative14 } from "node:path";
 import { parseArgs as parseArgs8 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -102460,7 +102456,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join44(values.out ?? join44("cases", phase), `${id}.yaml`);
+  const file2 = join45(values.out ?? join45("cases", phase), `${id}.yaml`);
   const taxonomy = values.taxonomy === void 0 ? void 0 : taxonomyFlag(values.taxonomy, file2);
   writeNew(
     file2,
@@ -102494,11 +102490,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name ? `"${name}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join44(values.out ?? join44("adapters", name), "adapter.yaml");
+  const file2 = join45(values.out ?? join45("adapters", name), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join44(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join45(file2, ".."))} --config default
 `
   );
   return 0;
@@ -102520,7 +102516,7 @@ import { parseArgs as parseArgs9 } from "node:util";
 import { readFileSync as readFileSync27 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11 } from "node:fs/promises";
 import { tmpdir as tmpdir8 } from "node:os";
-import { join as join45 } from "node:path";
+import { join as join46 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename6 } from "node:path";
@@ -102939,7 +102935,7 @@ async function validateCases(opts) {
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp7(join45(tmpdir8(), "harness-risk-validate-"));
+  const dir = await mkdtemp7(join46(tmpdir8(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -102950,7 +102946,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join45(dir, `${role}.json`),
+      out: join46(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -103165,7 +103161,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join46("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join47("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -103328,7 +103324,7 @@ function xmlEscape(value, max = 2e3) {
 
 // src/world/credential-values.ts
 import { lstatSync as lstatSync6, readdirSync as readdirSync11, readFileSync as readFileSync28 } from "node:fs";
-import { basename as basename7, join as join47, relative as relative15 } from "node:path";
+import { basename as basename7, join as join48, relative as relative15 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path7) {
@@ -103442,7 +103438,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name of names.slice(0, 2e3)) {
-      const abs = join47(d, name);
+      const abs = join48(d, name);
       let st;
       try {
         st = lstatSync6(abs);

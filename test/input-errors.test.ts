@@ -15,7 +15,7 @@ import { runSafetyCases } from '../src/engine/run.js';
 import { UserError } from '../src/errors.js';
 import { parseFields } from '../src/input-fields.js';
 import { checkOutputPath } from '../src/output-path.js';
-import { spawnErrorText } from '../src/runner/process.js';
+import { spawnErrorText } from '../src/runner/child.js';
 import { parseYaml } from '../src/yaml-file.js';
 
 const ROOT = join(import.meta.dirname, '..');

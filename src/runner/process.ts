@@ -4,17 +4,8 @@
 // reachable, limits on memory, processes, file size and disk, and nothing outliving it.
 // Uncontained (`runner: process-uncontained`, or no mechanism on this machine): the old child process,
 // which confines only the environment; the run records it and the verdict does not count it as green.
-import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  lchownSync,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-} from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,14 +16,13 @@ import type { ProcessOutcome } from '../evidence/types.js';
 import type { RunnerInfo } from '../spec/run-result.js';
 import type { TrialDirs } from '../world/trial-dirs.js';
 import { findFileOfSize } from './big-file.js';
+import { chownTree, eachLine, killTree, spawnErrorText, stdioOf } from './child.js';
 import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
-import { EOF_EXIT_GRACE_MS, hostDigests, KILL_GRACE_MS, killQuietly, Tail } from './shared.js';
+import { EOF_EXIT_GRACE_MS, hostDigests, KILL_GRACE_MS, Tail } from './shared.js';
 import type { PolicedEnv, Runner, SandboxView, TrialFile, TrialLaunch } from './types.js';
-
-/** Kept for callers that imported the tail from here. */
 
 export interface ProcessRunnerOptions {
   /** `auto` (default): contained where possible, else uncontained and recorded; `off`: uncontained. */
@@ -523,85 +513,4 @@ function failed(t0: number, infra_error: string): ProcessOutcome {
     stderr: '',
     infra_error,
   };
-}
-
-/** Signals the process group of `pid` and every descendant (a setsid daemon leaves the group). */
-function killTree(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  for (const p of descendants(pid)) killQuietly(p, signal);
-  killQuietly(-pid, signal);
-  killQuietly(pid, signal);
-}
-
-/** Host pids below `root`, read from /proc (children before the parent is signalled would re-parent). */
-function descendants(root: number): number[] {
-  const kids = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = kids.get(ppid) ?? [];
-      list.push(Number(name));
-      kids.set(ppid, list);
-    } catch {}
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of kids.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(root);
-  return out;
-}
-
-/**
- * Hands the trial folders to the sandbox uid (root mode: the engine wrote the world files as root).
- * Synchronous: a world is tens of files, and an awaited lchown + lstat per file was 10-20 ms of thread-pool
- * round trips on the first trial's way to its harness.
- */
-async function chownTree(dirs: TrialDirs, uid: number, gid: number): Promise<void> {
-  const walk = (p: string): void => {
-    lchownSync(p, uid, gid);
-    // lstat: never follow a link out of the trial folders.
-    if (!lstatSync(p).isDirectory()) return;
-    for (const e of readdirSync(p)) walk(join(p, e));
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk(d);
-}
-
-/**
- * A spawn failure in words: Node says ENOENT both for a command that does not exist and for a cwd that
- * does not exist, and the fixes are in different fields of the adapter.
- */
-export function spawnErrorText(e: NodeJS.ErrnoException, exe: string, cwd?: string): string {
-  if (e.code !== 'ENOENT') return e.message;
-  if (cwd !== undefined && !existsSync(cwd))
-    return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
-  return `command not found: ${exe}`;
-}
-
-/** Calls `onLine` with each whole line `stream` sends (the sandbox init's status lines). */
-function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let buf = '';
-  stream.on('data', (b: Buffer | string) => {
-    buf += b.toString();
-    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-      onLine(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-    }
-  });
-  stream.on('error', () => {});
-}
-
-/** stdin only when something is written to it; fd 3 only for a sandbox init's status lines. */
-function stdioOf(launch: TrialLaunch, status: boolean): StdioOptions {
-  return [
-    launch.stdin === undefined && !launch.converse ? 'ignore' : 'pipe',
-    'pipe',
-    'pipe',
-    status ? 'pipe' : 'ignore',
-  ];
 }
