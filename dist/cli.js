@@ -101715,19 +101715,30 @@ init_errors();
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
-function readComplete(path7, want) {
-  if (!existsSync20(path7)) return void 0;
+function storedCell(path7, want) {
+  if (!existsSync20(path7)) return { why: "no run result" };
+  let doc;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync26(path7, "utf8").replace(/^\uFEFF/, "")));
-    if (doc.status !== "complete") return void 0;
-    if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return void 0;
-    if (strategyKey(doc.model.strategies) !== want.strategies) return void 0;
-    if (doc.cases.length !== want.revisions.size) return void 0;
-    if (doc.cases.some((c) => want.revisions.get(c.id) !== c.revision)) return void 0;
-    return doc;
+    doc = RunResult.parse(JSON.parse(readFileSync26(path7, "utf8").replace(/^\uFEFF/, "")));
   } catch {
-    return void 0;
+    return { why: "its run result is not one this version reads" };
   }
+  if (doc.status !== "complete") {
+    const done = doc.trials.filter((t) => !wasInterrupted(t)).length;
+    return { why: `${doc.status} (${done} of ${doc.trials.length} trials)` };
+  }
+  if (doc.model.seeds !== want.seeds) return { why: `another question: ${doc.model.seeds} seed(s)` };
+  if (doc.runner !== want.runner) return { why: `another question: runner ${doc.runner}` };
+  if (strategyKey(doc.model.strategies) !== want.strategies)
+    return { why: `another question: strategies ${strategyKey(doc.model.strategies)}` };
+  const edited = doc.cases.filter((c) => want.revisions.has(c.id) && want.revisions.get(c.id) !== c.revision);
+  if (doc.cases.length !== want.revisions.size || doc.cases.some((c) => !want.revisions.has(c.id)))
+    return { why: `another question: ${doc.cases.length} cases, not the ${want.revisions.size} selected` };
+  if (edited.length)
+    return {
+      why: `another question: ${edited.length} case(s) edited since (${edited[0].id}${edited.length > 1 ? ", \u2026" : ""})`
+    };
+  return { doc };
 }
 var harnessBuild = (r) => [r.harness?.package, r.harness?.version].filter((x) => x).join(" ") || void 0;
 async function runMatrix(opts) {
@@ -101757,8 +101768,9 @@ async function runMatrix(opts) {
   const byPhase = {};
   for (const lc of inRun) byPhase[lc.case.phase] = (byPhase[lc.case.phase] ?? 0) + 1;
   const cells = [];
+  const notRun2 = [];
   for (const { entry, loaded, configs } of plan) {
-    if (opts.install !== false) {
+    if (opts.install !== false && !opts.reuse_only) {
       const { sandbox } = await hostInstallSandbox();
       await ensureInstalled(loaded.adapter, cacheDir, {
         adapterDir: loaded.dir,
@@ -101770,9 +101782,20 @@ async function runMatrix(opts) {
       if (opts.signal?.aborted) break;
       const file2 = join44(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
-      let result = opts.resume ? readComplete(file2, want) : void 0;
+      const stored = opts.resume || opts.reuse_only ? storedCell(file2, want) : void 0;
+      let result = stored && "doc" in stored ? stored.doc : void 0;
       const reused = !!result;
+      if (!result && opts.reuse_only) {
+        notRun2.push({
+          adapter: loaded.adapter.name,
+          config: config2,
+          why: stored && "why" in stored ? stored.why : "no run result"
+        });
+        continue;
+      }
       opts.on_progress?.({ kind: "cell", adapter: loaded.adapter.name, config: config2, reused });
+      if (stored && "why" in stored && stored.why !== "no run result")
+        opts.on_progress?.({ kind: "notice", message: `the stored run is not reused: ${stored.why}` });
       if (!result) {
         const journal = opts.resume && existsSync20(journalPathOf(file2)) ? file2 : void 0;
         const run4 = (resume) => runSafetyCases({
@@ -101821,16 +101844,16 @@ async function runMatrix(opts) {
         ...harnessBuild(result) ? { harness: harnessBuild(result) } : {},
         engine: describeEngine(result.tool)
       });
-      const matrix2 = buildMatrix(opts, caseIds, byPhase, cells);
+      const matrix2 = buildMatrix(opts, caseIds, byPhase, cells, notRun2);
       writeMatrix(opts.out, matrix2);
       if (result.status === "interrupted") return matrix2;
     }
   }
-  const matrix = buildMatrix(opts, caseIds, byPhase, cells);
+  const matrix = buildMatrix(opts, caseIds, byPhase, cells, notRun2);
   writeMatrix(opts.out, matrix);
   return matrix;
 }
-function buildMatrix(opts, ids, byPhase, cells) {
+function buildMatrix(opts, ids, byPhase, cells, notRun2) {
   return {
     schema_version: MATRIX_SCHEMA_VERSION,
     generated_at: (/* @__PURE__ */ new Date()).toISOString(),
@@ -101842,7 +101865,8 @@ function buildMatrix(opts, ids, byPhase, cells) {
       by_phase: byPhase
     },
     ...opts.strategies && strategyKey(opts.strategies) !== DEFAULT_STRATEGY ? { strategies: [...opts.strategies] } : {},
-    cells: [...cells]
+    cells: [...cells],
+    ...opts.reuse_only ? { not_run: [...notRun2] } : {}
   };
 }
 function writeMatrix(out, matrix) {
@@ -101915,7 +101939,7 @@ function matrixMarkdown(m) {
   const out = [];
   out.push("# Harness safety matrix", "");
   out.push(
-    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s), scripted worst-case model` + (m.strategies ? `, strategies ${m.strategies.join(", ")} (a case unsafe under any).` : ".")
+    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s)` + (m.not_run?.length ? ` (${m.not_run.length} more not run)` : "") + ", scripted worst-case model" + (m.strategies ? `, strategies ${m.strategies.join(", ")} (a case unsafe under any).` : ".")
   );
   if (m.command) out.push("", "Produced by:", "", "```sh", m.command, "```");
   out.push("", "## Overview", "");
@@ -101934,6 +101958,25 @@ function matrixMarkdown(m) {
       ])
     )
   );
+  if (m.not_run?.length) {
+    out.push(
+      "",
+      "## Not run",
+      "",
+      "_configurations no stored run answers (matrix --reuse-only), and why._",
+      ""
+    );
+    out.push(
+      table(
+        ["adapter", "config", "why"],
+        m.not_run.map((n) => [
+          escapeMarkdown(n.adapter, { max: 60 }),
+          `\`${n.config.replace(/`/g, "'")}\``,
+          escapeMarkdown(n.why, { max: 200 })
+        ])
+      )
+    );
+  }
   out.push(...buildsSection(m, name, cfg));
   if (m.strategies) out.push(...strategySection(m, name, cfg));
   for (const metric2 of METRICS) {
@@ -102009,6 +102052,9 @@ matrix options (as for run, plus):
   --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
                      runner and strategies); an interrupted cell continues from its journal (its finished
                      trials kept, as run --resume), a journal of another run starts the cell afresh
+  --reuse-only       run nothing: the matrix of the cells DIR/runs/ already answers (as --resume reuses them);
+                     the others are listed under "Not run" with why (an interrupted run, other cases, an
+                     edited case), e.g. to assemble a matrix from runs made on other machines
   --no-install       do not install missing harnesses into the cache first
 `;
 var shellQuote2 = (s) => /^[A-Za-z0-9_./:,=+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -102030,6 +102076,7 @@ ${MATRIX_USAGE}`);
       timeout: { type: "string" },
       seeds: { type: "string" },
       resume: { type: "boolean", default: false },
+      "reuse-only": { type: "boolean", default: false },
       shard: { type: "string" },
       strategies: { type: "string", multiple: true },
       "no-install": { type: "boolean", default: false },
@@ -102083,6 +102130,7 @@ ${MATRIX_USAGE}`);
     seeds: settings.seeds,
     strategies: settings.strategies,
     resume: values.resume,
+    reuse_only: values["reuse-only"],
     shard: settings.shard,
     install: !values["no-install"],
     keep_evidence: values["keep-evidence"],
@@ -102097,7 +102145,7 @@ ${MATRIX_USAGE}`);
     ...notApplicable2 ? [`${notApplicable2} not applicable`] : []
   ];
   process.stdout.write(
-    `matrix: ${matrix.cells.length} configuration(s) \xD7 ${matrix.cases.ids.length} case(s) \u2192 ${values.out}/matrix.md, matrix.json` + (counts.length ? ` (${counts.join(", ")})` : "") + "\n"
+    `matrix: ${matrix.cells.length} configuration(s) \xD7 ${matrix.cases.ids.length} case(s) \u2192 ${values.out}/matrix.md, matrix.json` + (counts.length ? ` (${counts.join(", ")})` : "") + (matrix.not_run?.length ? `; ${matrix.not_run.length} configuration(s) not run (see matrix.md)` : "") + "\n"
   );
   return controller.signal.aborted ? 130 : 0;
 }

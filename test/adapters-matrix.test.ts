@@ -1,15 +1,22 @@
 // The results matrix over several adapter configurations: one engine run per cell, markdown + JSON by phase.
 // Runs the bundled reference harness (dist/) and the fifth, out-of-tree test harness.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MatrixResult, matrixMarkdown, parseAdapterSpecs, runMatrix } from '../src/matrix/index.js';
+import {
+  type MatrixResult,
+  matrixMarkdown,
+  parseAdapterSpecs,
+  runMatrix,
+  storedCell,
+} from '../src/matrix/index.js';
 import { describeEngine } from '../src/report/format.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { PHASES } from '../src/spec/vocabulary.js';
+import { makeResult } from './fixtures/results/builders.js';
 
 const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
 
@@ -195,6 +202,48 @@ describe('runMatrix', () => {
     }
   }, 300_000);
 
+  it('--reuse-only runs nothing: stored cells are the matrix, the others are listed as not run with why', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'hr-matrix-reuse-only-'));
+    try {
+      const one = ['subset:smoke', 'phase:action'];
+      await runMatrix({ adapters: [{ adapter: 'reference', configs: ['open'] }], cases: one, out });
+      const events: string[] = [];
+      const only = (cases: string[]) =>
+        runMatrix({
+          adapters: [
+            { adapter: 'reference', configs: ['open', 'guarded'] },
+            { adapter: MINI, configs: ['open'] },
+          ],
+          cases,
+          out,
+          reuse_only: true,
+          on_progress: (e) => events.push(e.kind),
+        });
+      const m1 = await only(one);
+      expect(events).not.toContain('trial');
+      expect(m1.cells.map((c) => `${c.adapter}/${c.config}`)).toEqual(['reference/open']);
+      expect(m1.not_run).toEqual([
+        { adapter: 'reference', config: 'guarded', why: 'no run result' },
+        { adapter: 'mini', config: 'open', why: 'no run result' },
+      ]);
+      const md = readFileSync(join(out, 'matrix.md'), 'utf8');
+      expect(md).toContain('× 1 adapter configuration(s) (2 more not run)');
+      expect(md).toContain('## Not run');
+      expect(md).toContain('| reference | `guarded` | no run result |');
+      // Another selection: the stored cell answers another question, and says so.
+      const m2 = await only(['subset:smoke']);
+      expect(m2.cells).toEqual([]);
+      expect(m2.not_run?.[0]).toEqual({
+        adapter: 'reference',
+        config: 'open',
+        why: 'another question: 1 cases, not the 6 selected',
+      });
+      expect(events).not.toContain('trial');
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('describes its selection even when stopped before the first cell', async () => {
     const out = await mkdtemp(join(tmpdir(), 'hr-matrix-stopped-'));
     try {
@@ -293,4 +342,62 @@ describe('runMatrix --strategies', () => {
     await run(['direct', 'indirect']);
     expect(events).toEqual(['encoded+direct:true', 'default:false', 'direct+indirect:false']);
   }, 300_000);
+});
+
+describe('storedCell: why a stored run does not answer the matrix', () => {
+  const want = (
+    revisions: [string, string][],
+    over: Partial<{ seeds: number; strategies: string }> = {},
+  ) => ({
+    revisions: new Map(revisions),
+    seeds: 1,
+    runner: 'process' as const,
+    strategies: 'direct',
+    ...over,
+  });
+  const stored = (doc: RunResult) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'hr-stored-')), 'cell.json');
+    writeFileSync(file, JSON.stringify(doc));
+    return file;
+  };
+  const base = makeResult([
+    { id: 'c1', phase: 'runtime', seeds: [false] },
+    { id: 'c2', phase: 'action', seeds: [true] },
+  ]);
+  const revs = base.cases.map((c) => [c.id, c.revision] as [string, string]);
+
+  it.each([
+    ['the same question', base, want(revs), undefined],
+    [
+      'an interrupted run',
+      { ...base, status: 'interrupted' as const },
+      want(revs),
+      /^interrupted \(\d+ of \d+ trials\)$/,
+    ],
+    ['other seeds', base, want(revs, { seeds: 3 }), /^another question: 1 seed\(s\)$/],
+    [
+      'other strategies',
+      base,
+      want(revs, { strategies: 'direct,encoded' }),
+      /^another question: strategies direct$/,
+    ],
+    ['another selection', base, want(revs.slice(1)), /^another question: \d+ cases, not the \d+ selected$/],
+    [
+      'an edited case',
+      base,
+      want(revs.map(([id], i) => [id, i === 0 ? 'edited' : revs[i]![1]])),
+      /^another question: 1 case\(s\) edited since/,
+    ],
+  ])('%s', (_name, doc, w, why) => {
+    const r = storedCell(stored(doc as RunResult), w);
+    if (why) expect('why' in r && r.why).toMatch(why);
+    else expect('doc' in r).toBe(true);
+  });
+
+  it('no file, or a file this version cannot read', () => {
+    expect(storedCell('/nonexistent/cell.json', want(revs))).toEqual({ why: 'no run result' });
+    const bad = join(mkdtempSync(join(tmpdir(), 'hr-stored-')), 'cell.json');
+    writeFileSync(bad, '{"schema_version": 0}');
+    expect(storedCell(bad, want(revs))).toEqual({ why: 'its run result is not one this version reads' });
+  });
 });

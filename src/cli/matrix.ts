@@ -18,6 +18,9 @@ matrix options (as for run, plus):
   --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
                      runner and strategies); an interrupted cell continues from its journal (its finished
                      trials kept, as run --resume), a journal of another run starts the cell afresh
+  --reuse-only       run nothing: the matrix of the cells DIR/runs/ already answers (as --resume reuses them);
+                     the others are listed under "Not run" with why (an interrupted run, other cases, an
+                     edited case), e.g. to assemble a matrix from runs made on other machines
   --no-install       do not install missing harnesses into the cache first
 `;
 
@@ -40,6 +43,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
       timeout: { type: 'string' },
       seeds: { type: 'string' },
       resume: { type: 'boolean', default: false },
+      'reuse-only': { type: 'boolean', default: false },
       shard: { type: 'string' },
       strategies: { type: 'string', multiple: true },
       'no-install': { type: 'boolean', default: false },
@@ -96,6 +100,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     seeds: settings.seeds,
     strategies: settings.strategies,
     resume: values.resume,
+    reuse_only: values['reuse-only'],
     shard: settings.shard,
     install: !values['no-install'],
     keep_evidence: values['keep-evidence'],
@@ -113,6 +118,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
   process.stdout.write(
     `matrix: ${matrix.cells.length} configuration(s) × ${matrix.cases.ids.length} case(s) → ${values.out}/matrix.md, matrix.json` +
       (counts.length ? ` (${counts.join(', ')})` : '') +
+      (matrix.not_run?.length ? `; ${matrix.not_run.length} configuration(s) not run (see matrix.md)` : '') +
       '\n',
   );
   return controller.signal.aborted ? 130 : 0;

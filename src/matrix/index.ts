@@ -9,7 +9,7 @@ import { adapterConfig, loadAdapter } from '../adapters/load.js';
 import { loadCases, shardCases } from '../cases/load.js';
 import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
-import { JournalMismatch } from '../engine/resume.js';
+import { JournalMismatch, wasInterrupted } from '../engine/resume.js';
 import { hostInstallSandbox } from '../engine/run/install.js';
 import { runSafetyCases } from '../engine/run.js';
 import { DEFAULT_RUNNER } from '../engine/runners.js';
@@ -50,6 +50,11 @@ export interface MatrixOptions {
   install?: boolean;
   /** Reuse a cell whose run result in OUT/runs is already complete for the same cases (default false). */
   resume?: boolean;
+  /**
+   * Run nothing: the matrix of the cells OUT/runs already answers (as `resume` reuses them), the others
+   * listed as not run with why (a matrix assembled from runs made elsewhere or earlier).
+   */
+  reuse_only?: boolean;
   keep_evidence?: boolean;
   /** Run only shard I of N of the selected cases (stable by case id), e.g. to sample a slow harness. */
   shard?: RunOptions['shard'];
@@ -91,6 +96,8 @@ export interface MatrixResult {
   /** The attack strategies every cell ran (absent: `direct` only). */
   strategies?: string[];
   cells: MatrixCell[];
+  /** With `reuse_only`: the configurations no stored run answers, and why. */
+  not_run?: { adapter: string; config: string; why: string }[];
 }
 
 const cellFile = (adapter: string, config: string) =>
@@ -102,24 +109,35 @@ const strategyKey = (names: readonly string[] | undefined): string =>
 
 /**
  * A cell's earlier run result, when it answers the same question: complete, the same cases at the same
- * revisions (an edited case must be rerun), the same seeds, runner and strategies.
+ * revisions (an edited case must be rerun), the same seeds, runner and strategies. Else why not.
  */
-function readComplete(
+export function storedCell(
   path: string,
   want: { revisions: Map<string, string>; seeds: number; runner: RunOptions['runner']; strategies: string },
-): RunResult | undefined {
-  if (!existsSync(path)) return undefined;
+): { doc: RunResult } | { why: string } {
+  if (!existsSync(path)) return { why: 'no run result' };
+  let doc: RunResult;
   try {
-    const doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')));
-    if (doc.status !== 'complete') return undefined;
-    if (doc.model.seeds !== want.seeds || doc.runner !== want.runner) return undefined;
-    if (strategyKey(doc.model.strategies) !== want.strategies) return undefined;
-    if (doc.cases.length !== want.revisions.size) return undefined;
-    if (doc.cases.some((c) => want.revisions.get(c.id) !== c.revision)) return undefined;
-    return doc;
+    doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')));
   } catch {
-    return undefined;
+    return { why: 'its run result is not one this version reads' };
   }
+  if (doc.status !== 'complete') {
+    const done = doc.trials.filter((t) => !wasInterrupted(t)).length;
+    return { why: `${doc.status} (${done} of ${doc.trials.length} trials)` };
+  }
+  if (doc.model.seeds !== want.seeds) return { why: `another question: ${doc.model.seeds} seed(s)` };
+  if (doc.runner !== want.runner) return { why: `another question: runner ${doc.runner}` };
+  if (strategyKey(doc.model.strategies) !== want.strategies)
+    return { why: `another question: strategies ${strategyKey(doc.model.strategies)}` };
+  const edited = doc.cases.filter((c) => want.revisions.has(c.id) && want.revisions.get(c.id) !== c.revision);
+  if (doc.cases.length !== want.revisions.size || doc.cases.some((c) => !want.revisions.has(c.id)))
+    return { why: `another question: ${doc.cases.length} cases, not the ${want.revisions.size} selected` };
+  if (edited.length)
+    return {
+      why: `another question: ${edited.length} case(s) edited since (${edited[0]!.id}${edited.length > 1 ? ', …' : ''})`,
+    };
+  return { doc };
 }
 
 const harnessBuild = (r: RunResult): string | undefined =>
@@ -162,8 +180,9 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
   for (const lc of inRun) byPhase[lc.case.phase] = (byPhase[lc.case.phase] ?? 0) + 1;
 
   const cells: MatrixCell[] = [];
+  const notRun: NonNullable<MatrixResult['not_run']> = [];
   for (const { entry, loaded, configs } of plan) {
-    if (opts.install !== false) {
+    if (opts.install !== false && !opts.reuse_only) {
       const { sandbox } = await hostInstallSandbox();
       await ensureInstalled(loaded.adapter, cacheDir, {
         adapterDir: loaded.dir,
@@ -175,9 +194,20 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
       if (opts.signal?.aborted) break;
       const file = join(runsDir, cellFile(loaded.adapter.name, config));
       const t0 = mark();
-      let result = opts.resume ? readComplete(file, want) : undefined;
+      const stored = opts.resume || opts.reuse_only ? storedCell(file, want) : undefined;
+      let result = stored && 'doc' in stored ? stored.doc : undefined;
       const reused = !!result;
+      if (!result && opts.reuse_only) {
+        notRun.push({
+          adapter: loaded.adapter.name,
+          config,
+          why: stored && 'why' in stored ? stored.why : 'no run result',
+        });
+        continue;
+      }
       opts.on_progress?.({ kind: 'cell', adapter: loaded.adapter.name, config, reused });
+      if (stored && 'why' in stored && stored.why !== 'no run result')
+        opts.on_progress?.({ kind: 'notice', message: `the stored run is not reused: ${stored.why}` });
       if (!result) {
         // An interrupted cell continues from its journal (what it collected is kept); a journal of another
         // question (other cases, seeds, adapter files) is started afresh, as a stale complete cell is.
@@ -231,12 +261,12 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         ...(harnessBuild(result) ? { harness: harnessBuild(result) } : {}),
         engine: describeEngine(result.tool),
       });
-      const matrix = buildMatrix(opts, caseIds, byPhase, cells);
+      const matrix = buildMatrix(opts, caseIds, byPhase, cells, notRun);
       writeMatrix(opts.out, matrix); // after every cell: an interrupted matrix keeps what it has
       if (result.status === 'interrupted') return matrix;
     }
   }
-  const matrix = buildMatrix(opts, caseIds, byPhase, cells);
+  const matrix = buildMatrix(opts, caseIds, byPhase, cells, notRun);
   writeMatrix(opts.out, matrix);
   return matrix;
 }
@@ -246,6 +276,7 @@ function buildMatrix(
   ids: string[],
   byPhase: Partial<Record<Phase, number>>,
   cells: MatrixCell[],
+  notRun: NonNullable<MatrixResult['not_run']>,
 ): MatrixResult {
   return {
     schema_version: MATRIX_SCHEMA_VERSION,
@@ -261,6 +292,7 @@ function buildMatrix(
       ? { strategies: [...opts.strategies] }
       : {}),
     cells: [...cells],
+    ...(opts.reuse_only ? { not_run: [...notRun] } : {}),
   };
 }
 
@@ -357,7 +389,9 @@ export function matrixMarkdown(m: MatrixResult): string {
     `${m.cases.ids.length} case(s)` +
       (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(', ')})` : '') +
       (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : '') +
-      ` × ${m.cells.length} adapter configuration(s), scripted worst-case model` +
+      ` × ${m.cells.length} adapter configuration(s)` +
+      (m.not_run?.length ? ` (${m.not_run.length} more not run)` : '') +
+      ', scripted worst-case model' +
       (m.strategies ? `, strategies ${m.strategies.join(', ')} (a case unsafe under any).` : '.'),
   );
   if (m.command) out.push('', 'Produced by:', '', '```sh', m.command, '```');
@@ -378,6 +412,25 @@ export function matrixMarkdown(m: MatrixResult): string {
       ]),
     ),
   );
+  if (m.not_run?.length) {
+    out.push(
+      '',
+      '## Not run',
+      '',
+      '_configurations no stored run answers (matrix --reuse-only), and why._',
+      '',
+    );
+    out.push(
+      table(
+        ['adapter', 'config', 'why'],
+        m.not_run.map((n) => [
+          escapeMarkdown(n.adapter, { max: 60 }),
+          `\`${n.config.replace(/`/g, "'")}\``,
+          escapeMarkdown(n.why, { max: 200 }),
+        ]),
+      ),
+    );
+  }
   out.push(...buildsSection(m, name, cfg));
   if (m.strategies) out.push(...strategySection(m, name, cfg));
   for (const metric of METRICS) {
