@@ -101979,7 +101979,7 @@ function matrixMarkdown(m) {
   }
   out.push(...buildsSection(m, name, cfg));
   if (m.strategies) out.push(...strategySection(m, name, cfg));
-  for (const metric2 of METRICS) {
+  for (const metric2 of m.cells.length ? METRICS : []) {
     out.push("", `## ${metric2.title} by phase`, "", `_${metric2.note}._`, "");
     out.push(
       table(

@@ -233,6 +233,7 @@ describe('runMatrix', () => {
       // Another selection: the stored cell answers another question, and says so.
       const m2 = await only(['subset:smoke']);
       expect(m2.cells).toEqual([]);
+      expect(readFileSync(join(out, 'matrix.md'), 'utf8')).not.toContain('by phase'); // no empty tables
       expect(m2.not_run?.[0]).toEqual({
         adapter: 'reference',
         config: 'open',

@@ -433,7 +433,7 @@ export function matrixMarkdown(m: MatrixResult): string {
   }
   out.push(...buildsSection(m, name, cfg));
   if (m.strategies) out.push(...strategySection(m, name, cfg));
-  for (const metric of METRICS) {
+  for (const metric of m.cells.length ? METRICS : []) {
     out.push('', `## ${metric.title} by phase`, '', `_${metric.note}._`, '');
     out.push(
       table(
