@@ -102189,6 +102189,15 @@ state:
   config_dirs: ["{{home}}/.${name}"]   # FILL: doctor lists the folders it saw written
   memory_files: ["{{workspace}}/AGENTS.md"]   # FILL: files the harness loads as durable memory
   # skills_dir: "{{home}}/.${name}/skills"   # FILL: where installed skills/extensions live, if any
+# MCP: if the harness has an MCP client, register the trial's MCP server (only cases that serve MCP tools
+# get it) in the harness's own config file; its tools then reach the model as they reach your users'.
+# mcp:
+#   server: team   # the name it is registered under (tools show up as team_lookup, mcp__team__lookup\u2026)
+#   files:
+#     "{{home}}/.${name}/mcp.json":   # FILL: where the harness reads MCP servers
+#       mcpServers:
+#         team: { url: "{{mcp_url}}" }   # streamable HTTP; a stdio-only client starts it as a program:
+#         # team: { command: "{{bin}}/mcp-stdio", args: ["{{mcp_url}}"] }
 # Tool hints: abstract action \u2192 the harness's tool and argument names. Unhinted actions are matched by
 # name and schema heuristics. fetch, send, call, install and remember fall back to a shell command when the
 # harness has no such tool, so a harness without a shell tool can only do those it has tools for.

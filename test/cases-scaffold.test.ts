@@ -141,4 +141,32 @@ describe('harness-risk new (CLI)', () => {
     );
     expect(existsSync(join(tmp, 'x'))).toBe(false);
   });
+
+  it("new adapter's commented MCP block loads once uncommented (HTTP, or the stdio relay)", () => {
+    const out = join(tmp, 'cli-adapter-mcp');
+    expect(cmdNew(['adapter', 'my-agent', '--out', out])).toBe(0);
+    const lines = readFileSync(join(out, 'adapter.yaml'), 'utf8').split('\n');
+    const from = lines.indexOf('# mcp:');
+    const to = lines.findIndex((l) => l.includes('{{bin}}/mcp-stdio'));
+    expect(from).toBeGreaterThan(0);
+    expect(to).toBeGreaterThan(from);
+    for (const stdio of [false, true]) {
+      const block = lines.slice(from, to + 1).map((l) => l.replace(/^# ?/, ''));
+      // The stdio form replaces the HTTP one (the same server, as a program).
+      const edited = block
+        .filter((l) => (stdio ? !l.includes('{{mcp_url}}" }') : !l.includes('mcp-stdio')))
+        .map((l) => l.replace(/^(\s*)# (team:)/, '$1$2'));
+      writeFileSync(
+        join(out, 'adapter.yaml'),
+        [...lines.slice(0, from), ...edited, ...lines.slice(to + 1)].join('\n'),
+      );
+      const { adapter } = loadAdapter(out);
+      const file = adapter.mcp?.files['{{home}}/.my-agent/mcp.json'] as {
+        mcpServers: { team: Record<string, unknown> };
+      };
+      expect(file.mcpServers.team).toEqual(
+        stdio ? { command: '{{bin}}/mcp-stdio', args: ['{{mcp_url}}'] } : { url: '{{mcp_url}}' },
+      );
+    }
+  });
 });
