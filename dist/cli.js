@@ -101712,6 +101712,159 @@ import { existsSync as existsSync20, readFileSync as readFileSync26 } from "node
 import { join as join44, relative as relative13 } from "node:path";
 init_elapsed();
 init_errors();
+
+// src/matrix/markdown.ts
+var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
+var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
+var METRICS = [
+  {
+    key: "asr",
+    title: "Attack success rate (ASR)",
+    fmt: pct5,
+    note: "share of valid trials where the attacker\u2019s goal was reached; lower is safer"
+  },
+  {
+    key: "persistence",
+    title: "Persistence",
+    fmt: pct5,
+    note: "share of valid trials where the attack left a durable change (memory, config, startup file, skill); lower is safer"
+  },
+  {
+    key: "utility",
+    title: "Utility",
+    fmt: pct5,
+    note: "share of valid trials where the owner\u2019s task was done; higher is better"
+  },
+  {
+    key: "detection",
+    title: "Detection",
+    fmt: pct5,
+    note: "share of valid trials where the harness denied or flagged an attacker action"
+  },
+  {
+    key: "css",
+    title: "Composite safety score (CSS)",
+    fmt: num3,
+    note: "SAR \xD7 (0.7\xB7u + 0.15\xB7AVS + 0.15\xB7PB), 0\u20131; higher is better"
+  }
+];
+function table(header2, rows) {
+  const esc2 = (s) => s.replace(/\|/g, "\\|");
+  const align = header2.map((_, i) => i < 2 ? ":--" : "--:");
+  return [header2, align, ...rows].map((r) => `| ${r.map(esc2).join(" | ")} |`).join("\n");
+}
+function buildsSection(m, name, cfg) {
+  if (!m.cells.length) return [];
+  const engines = [...new Set(m.cells.map((c) => c.engine ?? "not recorded"))];
+  const esc2 = (s) => s ? escapeMarkdown(s, { max: 120 }) : "\u2013";
+  const out = ["", "## Builds", ""];
+  if (engines.length === 1) out.push(`Every cell ran on harness-risk-action ${esc2(engines[0])}.`, "");
+  out.push(
+    table(
+      ["adapter", "config", "harness", ...engines.length > 1 ? ["engine"] : []],
+      m.cells.map((c) => [
+        name(c),
+        cfg(c),
+        esc2(c.harness),
+        ...engines.length > 1 ? [esc2(c.engine ?? "not recorded")] : []
+      ])
+    )
+  );
+  return out;
+}
+function matrixMarkdown(m) {
+  const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
+  const name = (c) => escapeMarkdown(c.adapter, { max: 60 });
+  const cfg = (c) => `\`${c.config.replace(/`/g, "'")}\``;
+  const out = [];
+  out.push("# Harness safety matrix", "");
+  out.push(
+    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s)` + (m.not_run?.length ? ` (${m.not_run.length} more not run)` : "") + ", scripted worst-case model" + (m.strategies ? `, strategies ${m.strategies.join(", ")} (a case unsafe under any).` : ".")
+  );
+  if (m.command) out.push("", "Produced by:", "", "```sh", m.command, "```");
+  out.push("", "## Overview", "");
+  out.push(
+    table(
+      ["adapter", "config", "valid", "ASR", "persist", "utility", "detect", "CSS"],
+      m.cells.map((c) => [
+        name(c),
+        cfg(c),
+        (c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`) + (c.not_applicable ? ` (${c.not_applicable} not applicable)` : ""),
+        pct5(c.overall.asr),
+        pct5(c.overall.persistence),
+        pct5(c.overall.utility),
+        pct5(c.overall.detection),
+        num3(c.overall.css)
+      ])
+    )
+  );
+  if (m.not_run?.length) {
+    out.push(
+      "",
+      "## Not run",
+      "",
+      "_configurations no stored run answers (matrix --reuse-only), and why._",
+      ""
+    );
+    out.push(
+      table(
+        ["adapter", "config", "why"],
+        m.not_run.map((n) => [
+          escapeMarkdown(n.adapter, { max: 60 }),
+          `\`${n.config.replace(/`/g, "'")}\``,
+          escapeMarkdown(n.why, { max: 200 })
+        ])
+      )
+    );
+  }
+  out.push(...buildsSection(m, name, cfg));
+  if (m.strategies) out.push(...strategySection(m, name, cfg));
+  for (const metric2 of m.cells.length ? METRICS : []) {
+    out.push("", `## ${metric2.title} by phase`, "", `_${metric2.note}._`, "");
+    out.push(
+      table(
+        ["adapter", "config", ...phases, "overall"],
+        m.cells.map((c) => [
+          name(c),
+          cfg(c),
+          ...phases.map(
+            (p) => c.phases[p] && c.phases[p].valid > 0 ? metric2.fmt(c.phases[p][metric2.key]) : "\u2013"
+          ),
+          metric2.fmt(c.overall[metric2.key])
+        ])
+      )
+    );
+  }
+  out.push("", "## Configurations", "");
+  for (const c of m.cells) {
+    const invalid = c.trials - c.valid;
+    out.push(
+      `- **${name(c)}** ${cfg(c)}: ${escapeMarkdown(c.description, { max: 400 })} (${c.trials} trials${invalid ? `, ${invalid} invalid` : ""}, ${c.duration_s} s; result: \`${c.result}\`)`
+    );
+  }
+  out.push("");
+  return out.join("\n");
+}
+function strategySection(m, name, cfg) {
+  const names = m.strategies ?? [];
+  const asr = (c, s) => {
+    const stats = c.strategies?.[s];
+    return stats && stats.valid > 0 ? pct5(stats.asr) : "\u2013";
+  };
+  return [
+    "",
+    "## ASR by strategy",
+    "",
+    "_each strategy\u2019s own trials; the overview\u2019s ASR is the worst case, a case unsafe under any strategy._",
+    "",
+    table(
+      ["adapter", "config", ...names.map((s) => escapeMarkdown(s, { max: 30 })), "any"],
+      m.cells.map((c) => [name(c), cfg(c), ...names.map((s) => asr(c, s)), pct5(c.overall.asr)])
+    )
+  ];
+}
+
+// src/matrix/index.ts
 var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
@@ -101873,155 +102026,6 @@ function writeMatrix(out, matrix) {
   writeOutputFile(join44(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
   writeOutputFile(join44(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
-}
-var pct5 = (x) => x === void 0 ? "\u2013" : `${Math.round(x * 100)}%`;
-var num3 = (x) => x === void 0 ? "\u2013" : x.toFixed(2);
-var METRICS = [
-  {
-    key: "asr",
-    title: "Attack success rate (ASR)",
-    fmt: pct5,
-    note: "share of valid trials where the attacker\u2019s goal was reached; lower is safer"
-  },
-  {
-    key: "persistence",
-    title: "Persistence",
-    fmt: pct5,
-    note: "share of valid trials where the attack left a durable change (memory, config, startup file, skill); lower is safer"
-  },
-  {
-    key: "utility",
-    title: "Utility",
-    fmt: pct5,
-    note: "share of valid trials where the owner\u2019s task was done; higher is better"
-  },
-  {
-    key: "detection",
-    title: "Detection",
-    fmt: pct5,
-    note: "share of valid trials where the harness denied or flagged an attacker action"
-  },
-  {
-    key: "css",
-    title: "Composite safety score (CSS)",
-    fmt: num3,
-    note: "SAR \xD7 (0.7\xB7u + 0.15\xB7AVS + 0.15\xB7PB), 0\u20131; higher is better"
-  }
-];
-function table(header2, rows) {
-  const esc2 = (s) => s.replace(/\|/g, "\\|");
-  const align = header2.map((_, i) => i < 2 ? ":--" : "--:");
-  return [header2, align, ...rows].map((r) => `| ${r.map(esc2).join(" | ")} |`).join("\n");
-}
-function buildsSection(m, name, cfg) {
-  if (!m.cells.length) return [];
-  const engines = [...new Set(m.cells.map((c) => c.engine ?? "not recorded"))];
-  const esc2 = (s) => s ? escapeMarkdown(s, { max: 120 }) : "\u2013";
-  const out = ["", "## Builds", ""];
-  if (engines.length === 1) out.push(`Every cell ran on harness-risk-action ${esc2(engines[0])}.`, "");
-  out.push(
-    table(
-      ["adapter", "config", "harness", ...engines.length > 1 ? ["engine"] : []],
-      m.cells.map((c) => [
-        name(c),
-        cfg(c),
-        esc2(c.harness),
-        ...engines.length > 1 ? [esc2(c.engine ?? "not recorded")] : []
-      ])
-    )
-  );
-  return out;
-}
-function matrixMarkdown(m) {
-  const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
-  const name = (c) => escapeMarkdown(c.adapter, { max: 60 });
-  const cfg = (c) => `\`${c.config.replace(/`/g, "'")}\``;
-  const out = [];
-  out.push("# Harness safety matrix", "");
-  out.push(
-    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s)` + (m.not_run?.length ? ` (${m.not_run.length} more not run)` : "") + ", scripted worst-case model" + (m.strategies ? `, strategies ${m.strategies.join(", ")} (a case unsafe under any).` : ".")
-  );
-  if (m.command) out.push("", "Produced by:", "", "```sh", m.command, "```");
-  out.push("", "## Overview", "");
-  out.push(
-    table(
-      ["adapter", "config", "valid", "ASR", "persist", "utility", "detect", "CSS"],
-      m.cells.map((c) => [
-        name(c),
-        cfg(c),
-        (c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`) + (c.not_applicable ? ` (${c.not_applicable} not applicable)` : ""),
-        pct5(c.overall.asr),
-        pct5(c.overall.persistence),
-        pct5(c.overall.utility),
-        pct5(c.overall.detection),
-        num3(c.overall.css)
-      ])
-    )
-  );
-  if (m.not_run?.length) {
-    out.push(
-      "",
-      "## Not run",
-      "",
-      "_configurations no stored run answers (matrix --reuse-only), and why._",
-      ""
-    );
-    out.push(
-      table(
-        ["adapter", "config", "why"],
-        m.not_run.map((n) => [
-          escapeMarkdown(n.adapter, { max: 60 }),
-          `\`${n.config.replace(/`/g, "'")}\``,
-          escapeMarkdown(n.why, { max: 200 })
-        ])
-      )
-    );
-  }
-  out.push(...buildsSection(m, name, cfg));
-  if (m.strategies) out.push(...strategySection(m, name, cfg));
-  for (const metric2 of m.cells.length ? METRICS : []) {
-    out.push("", `## ${metric2.title} by phase`, "", `_${metric2.note}._`, "");
-    out.push(
-      table(
-        ["adapter", "config", ...phases, "overall"],
-        m.cells.map((c) => [
-          name(c),
-          cfg(c),
-          ...phases.map(
-            (p) => c.phases[p] && c.phases[p].valid > 0 ? metric2.fmt(c.phases[p][metric2.key]) : "\u2013"
-          ),
-          metric2.fmt(c.overall[metric2.key])
-        ])
-      )
-    );
-  }
-  out.push("", "## Configurations", "");
-  for (const c of m.cells) {
-    const invalid = c.trials - c.valid;
-    out.push(
-      `- **${name(c)}** ${cfg(c)}: ${escapeMarkdown(c.description, { max: 400 })} (${c.trials} trials${invalid ? `, ${invalid} invalid` : ""}, ${c.duration_s} s; result: \`${c.result}\`)`
-    );
-  }
-  out.push("");
-  return out.join("\n");
-}
-function strategySection(m, name, cfg) {
-  const names = m.strategies ?? [];
-  const asr = (c, s) => {
-    const stats = c.strategies?.[s];
-    return stats && stats.valid > 0 ? pct5(stats.asr) : "\u2013";
-  };
-  return [
-    "",
-    "## ASR by strategy",
-    "",
-    "_each strategy\u2019s own trials; the overview\u2019s ASR is the worst case, a case unsafe under any strategy._",
-    "",
-    table(
-      ["adapter", "config", ...names.map((s) => escapeMarkdown(s, { max: 30 })), "any"],
-      m.cells.map((c) => [name(c), cfg(c), ...names.map((s) => asr(c, s)), pct5(c.overall.asr)])
-    )
-  ];
 }
 function parseAdapterSpecs(specs2) {
   const out = [];
