@@ -90555,6 +90555,16 @@ var Budget = class {
   }
 };
 
+// src/sse.ts
+function sseDataTexts(body) {
+  const out = [];
+  for (const event of body.split(/\r?\n\r?\n/)) {
+    const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, ""));
+    if (data.length) out.push(data.join("\n"));
+  }
+  return out;
+}
+
 // src/model/live/gemini.ts
 function geminiRequest(conv, tools, schemaOf2, s) {
   const config2 = {
@@ -90853,8 +90863,7 @@ function fromResponses(response) {
 }
 function sseData(body) {
   const out = [];
-  for (const event of body.split(/\r?\n\r?\n/)) {
-    const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, "")).join("\n");
+  for (const data of sseDataTexts(body)) {
     if (!data || data === "[DONE]") continue;
     try {
       const v = JSON.parse(data);

@@ -4,6 +4,16 @@ import { createRequire as __cr } from 'node:module'; const require = __cr(import
 // src/world/mcp-stdio-cli.ts
 import { createInterface } from "node:readline";
 
+// src/sse.ts
+function sseDataTexts(body) {
+  const out = [];
+  for (const event of body.split(/\r?\n\r?\n/)) {
+    const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, ""));
+    if (data.length) out.push(data.join("\n"));
+  }
+  return out;
+}
+
 // src/world/mcp-stdio.ts
 var isObject = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
 function requestIds(message) {
@@ -13,16 +23,8 @@ function requestIds(message) {
   );
 }
 var rpcError = (id, message, code = -32603) => JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
-function sseData(text) {
-  const out = [];
-  for (const event of text.split(/\r?\n\r?\n/)) {
-    const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, ""));
-    if (data.length) out.push(data.join("\n"));
-  }
-  return out;
-}
 function replyLines(reply) {
-  const bodies = /text\/event-stream/i.test(reply.type) ? sseData(reply.text) : [reply.text];
+  const bodies = /text\/event-stream/i.test(reply.type) ? sseDataTexts(reply.text) : [reply.text];
   const lines = [];
   for (const body of bodies) {
     if (!body.trim()) continue;

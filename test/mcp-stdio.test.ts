@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvidenceRecorder } from '../src/evidence/recorder.js';
 import { actionRoot } from '../src/paths.js';
-import { type HttpReply, relayMcpStdio, replyLines, sseData } from '../src/world/mcp-stdio.js';
+import { sseDataTexts } from '../src/sse.js';
+import { type HttpReply, relayMcpStdio, replyLines } from '../src/world/mcp-stdio.js';
 import { createServices, type ServicesHandler } from '../src/world/services.js';
 
 async function relay(
@@ -103,8 +104,8 @@ describe('relayMcpStdio', () => {
     ]);
   });
 
-  it('sseData and replyLines', () => {
-    expect(sseData('data: a\n\n: comment\n\ndata: b\ndata: c\n\n')).toEqual(['a', 'b\nc']);
+  it('sseDataTexts and replyLines', () => {
+    expect(sseDataTexts('data: a\n\n: comment\n\ndata: b\ndata: c\n\n')).toEqual(['a', 'b\nc']);
     expect(replyLines({ status: 200, type: 'application/json', text: '{"x":\n1}' })).toEqual(['{"x":1}']);
     expect(replyLines({ status: 400, type: 'text/html', text: '<h1>no</h1>' })).toBeUndefined();
   });

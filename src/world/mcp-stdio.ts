@@ -4,6 +4,8 @@
 // HTTP and its replies back to stdout, one message a line. It only relays: the world's server records
 // and answers every message as it does for a harness that speaks HTTP, so the evidence is the same.
 
+import { sseDataTexts } from '../sse.js';
+
 export interface HttpReply {
   status: number;
   /** The reply's content type (`application/json`, `text/event-stream`). */
@@ -35,22 +37,9 @@ function requestIds(message: unknown): (string | number)[] {
 const rpcError = (id: string | number | null, message: string, code = -32603) =>
   JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
 
-/** The `data:` payloads of a text/event-stream body, one per event (multi-line data joined by newlines). */
-export function sseData(text: string): string[] {
-  const out: string[] = [];
-  for (const event of text.split(/\r?\n\r?\n/)) {
-    const data = event
-      .split(/\r?\n/)
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).replace(/^ /, ''));
-    if (data.length) out.push(data.join('\n'));
-  }
-  return out;
-}
-
 /** The JSON-RPC messages of one reply, each as one line; undefined when the reply holds none. */
 export function replyLines(reply: HttpReply): string[] | undefined {
-  const bodies = /text\/event-stream/i.test(reply.type) ? sseData(reply.text) : [reply.text];
+  const bodies = /text\/event-stream/i.test(reply.type) ? sseDataTexts(reply.text) : [reply.text];
   const lines: string[] = [];
   for (const body of bodies) {
     if (!body.trim()) continue;

@@ -4,6 +4,7 @@
 //
 // Hosted tools (web_search, code interpreter) are never forwarded: a provider would run them outside the
 // trial's sandbox, where nothing is recorded.
+import { sseDataTexts } from '../../sse.js';
 import type { Conversation, Dialect, Message } from '../conversation.js';
 import { parseArgs } from '../conversation.js';
 import { arr, isObj, num, type Obj, obj, str } from '../untyped.js';
@@ -298,12 +299,7 @@ function fromResponses(response: Obj): ProviderAnswer {
 /** The `data:` payloads of an SSE body, parsed (`[DONE]` and non-JSON lines dropped). */
 export function sseData(body: string): Obj[] {
   const out: Obj[] = [];
-  for (const event of body.split(/\r?\n\r?\n/)) {
-    const data = event
-      .split(/\r?\n/)
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).replace(/^ /, ''))
-      .join('\n');
+  for (const data of sseDataTexts(body)) {
     if (!data || data === '[DONE]') continue;
     try {
       const v = JSON.parse(data);
