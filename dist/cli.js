@@ -95204,6 +95204,41 @@ function makeOutputDir(folder, field2, cwd = process.cwd()) {
   return abs;
 }
 
+// src/engine/engine-build.ts
+import { spawnSync as spawnSync3 } from "node:child_process";
+import { realpathSync as realpathSync2 } from "node:fs";
+var runGit = (root2) => (args) => {
+  const r = spawnSync3("git", ["-C", root2, ...args], {
+    encoding: "utf8",
+    timeout: 1e4,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" }
+  });
+  return r.status === 0 ? r.stdout.trim() : void 0;
+};
+var same = (a, b2) => {
+  try {
+    return realpathSync2(a) === realpathSync2(b2);
+  } catch {
+    return false;
+  }
+};
+function engineBuild(root2 = actionRoot(), env2 = process.env, git4 = runGit(root2)) {
+  const out = {};
+  const top = git4(["rev-parse", "--show-toplevel"]);
+  const commit2 = top && same(top, root2) ? git4(["rev-parse", "HEAD"]) : void 0;
+  if (commit2 && /^[0-9a-f]{40}$/.test(commit2)) {
+    out.commit = commit2;
+    const changed = git4(["status", "--porcelain", "--", "dist", "adapters", "cases"]);
+    if (changed === void 0 || changed !== "") out.modified = true;
+  }
+  const repo = env2.GITHUB_ACTION_REPOSITORY;
+  const ref2 = env2.GITHUB_ACTION_REF;
+  if (!out.commit && repo && ref2) out.ref = `${repo}@${ref2}`;
+  return out;
+}
+var cached4;
+var thisEngineBuild = () => cached4 ??= engineBuild();
+
 // src/engine/model.ts
 init_errors();
 import { readFileSync as readFileSync17 } from "node:fs";
@@ -95417,6 +95452,7 @@ function loadResume(file2) {
 }
 function carriedTrials(journal, now, jobIds) {
   const was = journal.header;
+  const engineOf = (b2) => b2?.commit ? `${b2.commit.slice(0, 12)}${b2.modified ? " (modified)" : ""}` : b2?.ref;
   const differs = [
     ["adapter", was.adapter.name, now.adapter.name],
     ["config", was.adapter.config, now.adapter.config],
@@ -95431,12 +95467,13 @@ function carriedTrials(journal, now, jobIds) {
     ],
     ["activation", was.model.activation ?? false, now.model.activation ?? false],
     ["case selection (ids and revisions)", was.selection?.digest, now.selection?.digest],
-    ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)]
+    ["shard", JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)],
+    ["engine", engineOf(was.tool), engineOf(now.engine)]
   ].filter(([, a, b2]) => a !== b2);
   if (differs.length)
     throw new JournalMismatch(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b2]) => `${what} was ${a ?? "unset"}, now ${b2 ?? "unset"}`).join("; ")}`,
-      "resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files), or start a new run without --resume"
+      "resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume"
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }
@@ -95446,7 +95483,7 @@ init_errors();
 
 // src/runner/contain/host.ts
 init_shared();
-import { execFile as execFile3, spawnSync as spawnSync3 } from "node:child_process";
+import { execFile as execFile3, spawnSync as spawnSync4 } from "node:child_process";
 import { existsSync as existsSync13, lstatSync, readdirSync as readdirSync6, readFileSync as readFileSync20, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
@@ -95629,7 +95666,7 @@ async function mountTmpfsAsync(dir, bytes2, uid, gid, how) {
   await execFileAsync(...mountCommand(dir, bytes2, uid, gid, how));
 }
 function unmount(dir, how) {
-  spawnSync3(...unmountCommand(dir, how), { stdio: "ignore" });
+  spawnSync4(...unmountCommand(dir, how), { stdio: "ignore" });
 }
 async function unmountAsync(dir, how) {
   await execFileAsync(...unmountCommand(dir, how)).catch(() => {
@@ -95881,7 +95918,7 @@ function stdioOf(launch, status) {
 }
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync15, lstatSync as lstatSync3, readlinkSync as readlinkSync2, realpathSync as realpathSync2 } from "node:fs";
+import { existsSync as existsSync15, lstatSync as lstatSync3, readlinkSync as readlinkSync2, realpathSync as realpathSync3 } from "node:fs";
 import { dirname as dirname13 } from "node:path";
 
 // src/runner/contain/init.ts
@@ -95955,7 +95992,7 @@ var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 function nodePrefix() {
-  return dirname13(dirname13(realpathSync2(process.execPath)));
+  return dirname13(dirname13(realpathSync3(process.execPath)));
 }
 function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
@@ -96541,7 +96578,7 @@ function planRun(opts, targets) {
   };
   const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);
   const resumed = opts.resume ? loadResume(opts.resume) : void 0;
-  const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map(jobTrialId))) : [];
+  const carried = resumed ? carriedTrials(resumed, { ...identity, engine: thisEngineBuild() }, new Set(jobs.map(jobTrialId))) : [];
   return {
     adapter,
     targetAdapters: targets.map((t) => targetAdapter(adapter, t)),
@@ -96716,41 +96753,6 @@ var ResultWriter = class {
     return doc;
   }
 };
-
-// src/engine/engine-build.ts
-import { spawnSync as spawnSync4 } from "node:child_process";
-import { realpathSync as realpathSync3 } from "node:fs";
-var runGit = (root2) => (args) => {
-  const r = spawnSync4("git", ["-C", root2, ...args], {
-    encoding: "utf8",
-    timeout: 1e4,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" }
-  });
-  return r.status === 0 ? r.stdout.trim() : void 0;
-};
-var same = (a, b2) => {
-  try {
-    return realpathSync3(a) === realpathSync3(b2);
-  } catch {
-    return false;
-  }
-};
-function engineBuild(root2 = actionRoot(), env2 = process.env, git4 = runGit(root2)) {
-  const out = {};
-  const top = git4(["rev-parse", "--show-toplevel"]);
-  const commit2 = top && same(top, root2) ? git4(["rev-parse", "HEAD"]) : void 0;
-  if (commit2 && /^[0-9a-f]{40}$/.test(commit2)) {
-    out.commit = commit2;
-    const changed = git4(["status", "--porcelain", "--", "dist", "adapters", "cases"]);
-    if (changed === void 0 || changed !== "") out.modified = true;
-  }
-  const repo = env2.GITHUB_ACTION_REPOSITORY;
-  const ref2 = env2.GITHUB_ACTION_REF;
-  if (!out.commit && repo && ref2) out.ref = `${repo}@${ref2}`;
-  return out;
-}
-var cached4;
-var thisEngineBuild = () => cached4 ??= engineBuild();
 
 // src/engine/harness-view.ts
 init_errors();

@@ -100,4 +100,25 @@ describe('--resume keys on what ran', () => {
       ),
     ).rejects.toThrow(/harness build was unset, now mini-agent@2\.0\.0/);
   }, 120_000);
+
+  it('a journal another engine commit wrote is another run (a result names one engine)', async () => {
+    const out = freshOut(dir());
+    const opts = { adapter: 'reference', config: 'open', cases: ['id:install-doc-wget-toolchain'], out };
+    const first = await runSafetyCases(scriptedRun(opts));
+    expect(first.tool.commit).toMatch(/^[0-9a-f]{40}$/);
+    const { trials: _t, summary: _s, status: _st, finished_at: _f, ...header } = first;
+    // The same run, same engine: resumable.
+    new JournalWriter(`${out}.journal`, header).close();
+    await expect(runSafetyCases(scriptedRun({ ...opts, resume: out }))).resolves.toMatchObject({
+      status: 'complete',
+    });
+    // Written by another commit of the engine: refused, naming both.
+    new JournalWriter(`${out}.journal`, {
+      ...header,
+      tool: { ...header.tool, commit: '0'.repeat(40) },
+    }).close();
+    await expect(runSafetyCases(scriptedRun({ ...opts, resume: out }))).rejects.toThrow(
+      /not a journal of this run: engine was 000000000000( \(modified\))?, now [0-9a-f]{12}/,
+    );
+  }, 120_000);
 });

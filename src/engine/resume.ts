@@ -5,6 +5,7 @@
 import { UserError } from '../errors.js';
 import { type Journal, journalPathOf, type ResultHeader, readJournal } from '../result/journal.js';
 import type { Trial } from '../spec/run-result.js';
+import type { EngineBuild } from './engine-build.js';
 
 /** The journal a `--resume` argument names: the journal itself, or the result file it sits beside. */
 export const resumeJournalPath = (file: string) => (file.endsWith('.journal') ? file : journalPathOf(file));
@@ -29,10 +30,13 @@ export function loadResume(file: string): Journal & { path: string } {
 /** The trials to keep from the journal, after checking it is a journal of this very run. */
 export function carriedTrials(
   journal: Journal & { path: string },
-  now: Pick<ResultHeader, 'adapter' | 'model' | 'selection'>,
+  now: Pick<ResultHeader, 'adapter' | 'model' | 'selection'> & { engine?: EngineBuild },
   jobIds: Set<string>,
 ): Trial[] {
   const was = journal.header;
+  // A result names one engine: trials of another commit are another engine's measurements.
+  const engineOf = (b: EngineBuild | undefined) =>
+    b?.commit ? `${b.commit.slice(0, 12)}${b.modified ? ' (modified)' : ''}` : b?.ref;
   const differs = (
     [
       ['adapter', was.adapter.name, now.adapter.name],
@@ -49,12 +53,13 @@ export function carriedTrials(
       ['activation', was.model.activation ?? false, now.model.activation ?? false],
       ['case selection (ids and revisions)', was.selection?.digest, now.selection?.digest],
       ['shard', JSON.stringify(was.selection?.shard), JSON.stringify(now.selection?.shard)],
+      ['engine', engineOf(was.tool), engineOf(now.engine)],
     ] as const
   ).filter(([, a, b]) => a !== b);
   if (differs.length)
     throw new JournalMismatch(
       `${journal.path}: not a journal of this run: ${differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; ')}`,
-      'resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files), or start a new run without --resume',
+      'resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume',
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }

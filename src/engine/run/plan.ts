@@ -19,6 +19,7 @@ import { checkOutputPath } from '../../output-path.js';
 import { declaresReviewer, reviewerMode } from '../../spec/reviewer-modes.js';
 import { runAdapterDigest, selectionOf } from '../attest.js';
 import { benchMark } from '../bench-marks.js';
+import { thisEngineBuild } from '../engine-build.js';
 import { prepareModel } from '../model.js';
 import type { RunOptions } from '../options.js';
 import { carriedTrials, loadResume } from '../resume.js';
@@ -81,7 +82,9 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
   };
   const jobs = jobsOf(cases, opts.seeds, opts.strategies ?? [DEFAULT_STRATEGY], targets);
   const resumed = opts.resume ? loadResume(opts.resume) : undefined;
-  const carried = resumed ? carriedTrials(resumed, identity, new Set(jobs.map(jobTrialId))) : [];
+  const carried = resumed
+    ? carriedTrials(resumed, { ...identity, engine: thisEngineBuild() }, new Set(jobs.map(jobTrialId)))
+    : [];
   return {
     adapter,
     targetAdapters: targets.map((t) => targetAdapter(adapter, t)),
