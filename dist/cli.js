@@ -97918,6 +97918,12 @@ function gateInput(o) {
 // src/cli/main.ts
 init_errors();
 
+// src/result/engine-name.ts
+function describeEngine(tool) {
+  const at3 = tool.commit ? `${tool.commit.slice(0, 7)}${tool.modified ? ", modified" : ""}` : tool.ref;
+  return at3 ? `${tool.version} (${at3})` : tool.version;
+}
+
 // src/compare/case-state.ts
 function countTrials(trials) {
   const valid = trials.filter((t) => t.valid);
@@ -98155,6 +98161,11 @@ function worstCaseBaseline(b2) {
   };
 }
 var strategyList = (m) => (m?.strategies ?? ["direct"]).join(", ");
+function otherEngine(a, b2) {
+  if (a.version !== b2.version) return true;
+  const [x, y] = [a.commit ?? a.ref, b2.commit ?? b2.ref];
+  return !!x && !!y && x !== y;
+}
 function identityNotices(current, baseline) {
   const notices = [];
   if (strategyList(baseline.model) !== strategyList(current.model))
@@ -98168,6 +98179,11 @@ function identityNotices(current, baseline) {
   if (baseline.adapter?.config && baseline.adapter.config !== current.adapter.config)
     notices.push(
       `the baseline is for configuration ${baseline.adapter.config}, this run for ${current.adapter.config}`
+    );
+  const baseTool = baseline.result?.tool;
+  if (baseTool && otherEngine(baseTool, current.tool))
+    notices.push(
+      `the baseline was measured by harness-risk-action ${describeEngine(baseTool)}, this run by ${describeEngine(current.tool)}: a label that moved may be the engine's change, not the harness's`
     );
   if (baseline.model?.mode && baseline.model.mode !== current.model.mode)
     notices.push(
@@ -100123,10 +100139,6 @@ var pValue = (p) => p === void 0 ? "" : p < 1e-3 ? "p < 0.001" : `p = ${p.toFixe
 function notAttemptedNote(t) {
   if (!t.valid || t.labels.a || t.facts.injection_seen !== false) return void 0;
   return "the injection never reached the model, so the attack was never attempted (the harness cut its delivery, or the delivery failed)";
-}
-function describeEngine(tool) {
-  const at3 = tool.commit ? `${tool.commit.slice(0, 7)}${tool.modified ? ", modified" : ""}` : tool.ref;
-  return at3 ? `${tool.version} (${at3})` : tool.version;
 }
 
 // src/report/case-lines.ts

@@ -13,7 +13,7 @@ import {
   runMatrix,
   storedCell,
 } from '../src/matrix/index.js';
-import { describeEngine } from '../src/report/format.js';
+import { describeEngine } from '../src/result/engine-name.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { PHASES } from '../src/spec/vocabulary.js';
 import { makeResult } from './fixtures/results/builders.js';

@@ -478,3 +478,27 @@ describe('saved fixtures', () => {
     expect(r.success, r.success ? '' : JSON.stringify(r.error.issues.slice(0, 3))).toBe(true);
   });
 });
+
+describe('a baseline another engine measured', () => {
+  const run = makeResult([{ id: 'c1', phase: 'runtime', seeds: [false] }]);
+  const withTool = (tool: Partial<RunResult['tool']>) => ({ ...run, tool: { ...run.tool, ...tool } });
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  const engineNotice = (baseline: RunResult, current: RunResult) =>
+    compareRuns(current, base(baseline)).notices.filter((n) => n.includes('measured by harness-risk-action'));
+  it.each([
+    ['the same commit', { commit: A }, { commit: A }, 0],
+    ['another commit', { commit: A }, { commit: B }, 1],
+    ['another version', { version: '1.0.0' }, { version: '1.1.0' }, 1],
+    ['another action ref', { ref: 'o/r@v1' }, { ref: 'o/r@v2' }, 1],
+    ['a baseline that recorded no build (an older result): not told apart', {}, { commit: B }, 0],
+    ['the same version, neither recorded', {}, {}, 0],
+  ])('%s', (_name, was, now, notices) => {
+    expect(engineNotice(withTool(was), withTool(now))).toHaveLength(notices);
+  });
+  it('names both engines', () => {
+    expect(engineNotice(withTool({ commit: A }), withTool({ commit: B }))[0]).toBe(
+      "the baseline was measured by harness-risk-action 1.0.0 (aaaaaaa), this run by 1.0.0 (bbbbbbb): a label that moved may be the engine's change, not the harness's",
+    );
+  });
+});

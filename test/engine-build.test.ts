@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { engineBuild } from '../src/engine/engine-build.js';
 import { actionRoot } from '../src/paths.js';
-import { describeEngine } from '../src/report/format.js';
+import { describeEngine } from '../src/result/engine-name.js';
 
 const SHA = 'a'.repeat(40);
 /** A git that answers from a table: `rev-parse --show-toplevel`, `rev-parse HEAD`, `status …`. */

@@ -16,6 +16,7 @@
 // - The phase table's metrics (ASR, persistence, utility, detection, CSS) are each run's own summary, with
 //   deltas; regressions are decided on compared cases only, so adding or changing cases never "regresses".
 
+import { describeEngine } from '../result/engine-name.js';
 import { worstCase } from '../score/strategies.js';
 import { phaseStats } from '../score/summarize.js';
 import type { CaseInfo, PhaseStats, RunResult, Trial } from '../spec/run-result.js';
@@ -266,6 +267,13 @@ const strategyList = (m: { strategies?: string[] } | undefined): string =>
   (m?.strategies ?? ['direct']).join(', ');
 
 /** A baseline of another adapter, configuration or model mode is compared all the same, and says so. */
+/** Two engines told apart: another version, or both builds recorded (commit or ref) and different. */
+function otherEngine(a: RunResult['tool'], b: RunResult['tool']): boolean {
+  if (a.version !== b.version) return true;
+  const [x, y] = [a.commit ?? a.ref, b.commit ?? b.ref];
+  return !!x && !!y && x !== y;
+}
+
 function identityNotices(current: RunResult, baseline: Baseline): string[] {
   const notices: string[] = [];
   if (strategyList(baseline.model) !== strategyList(current.model))
@@ -279,6 +287,13 @@ function identityNotices(current: RunResult, baseline: Baseline): string[] {
   if (baseline.adapter?.config && baseline.adapter.config !== current.adapter.config)
     notices.push(
       `the baseline is for configuration ${baseline.adapter.config}, this run for ${current.adapter.config}`,
+    );
+  // Another engine measured the baseline (another action version or commit): a label that moved may be
+  // the engine's change, not the harness's.
+  const baseTool = baseline.result?.tool;
+  if (baseTool && otherEngine(baseTool, current.tool))
+    notices.push(
+      `the baseline was measured by harness-risk-action ${describeEngine(baseTool)}, this run by ${describeEngine(current.tool)}: a label that moved may be the engine's change, not the harness's`,
     );
   if (baseline.model?.mode && baseline.model.mode !== current.model.mode)
     notices.push(

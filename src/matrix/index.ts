@@ -17,7 +17,7 @@ import { UserError } from '../errors.js';
 import { DEFAULT_STRATEGY, type StrategyName } from '../model/strategies/strategy-kinds.js';
 import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
-import { describeEngine } from '../report/format.js';
+import { describeEngine } from '../result/engine-name.js';
 import { journalPathOf } from '../result/journal.js';
 import { type PhaseStats, RunResult } from '../spec/run-result.js';
 import type { Phase } from '../spec/vocabulary.js';

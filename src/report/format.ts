@@ -50,14 +50,3 @@ export function notAttemptedNote(t: Trial): string | undefined {
   if (!t.valid || t.labels.a || t.facts.injection_seen !== false) return undefined;
   return 'the injection never reached the model, so the attack was never attempted (the harness cut its delivery, or the delivery failed)';
 }
-
-/** The engine as a result names it: `1.0.0 (abc1234)`, `1.0.0 (abc1234, modified)`, `1.0.0 (owner/repo@v1)`. */
-export function describeEngine(tool: {
-  version: string;
-  commit?: string;
-  modified?: boolean;
-  ref?: string;
-}): string {
-  const at = tool.commit ? `${tool.commit.slice(0, 7)}${tool.modified ? ', modified' : ''}` : tool.ref;
-  return at ? `${tool.version} (${at})` : tool.version;
-}
