@@ -91967,8 +91967,13 @@ function effectOf(action, ctx, viaServices) {
       return { kind: "service", service: action.service };
     case "install":
       return { kind: "service", service: "registry" };
-    case "fetch":
-      return { kind: "service" };
+    case "fetch": {
+      const asked = {
+        ...action.method !== "GET" ? { method: action.method } : {},
+        ...action.body ? { body: action.body } : {}
+      };
+      return { kind: "service", ...Object.keys(asked).length ? { asked } : {} };
+    }
     case "delegate":
       return viaServices ? { kind: "service", service: "agents" } : void 0;
     default:
@@ -91991,12 +91996,28 @@ function fileVerdict(before2, now) {
   return { achieved: false, reason: "the file did not change" };
 }
 var named = (r) => `${r.status} ${r.service} ${r.op}`;
+var squash2 = (s) => s.replace(/\s+/g, "");
+var BODY_PREFIX = 4096;
+function notAsAsked(r, asked) {
+  if (!asked) return void 0;
+  if (asked.method && r.method.toUpperCase() !== asked.method.toUpperCase())
+    return `${r.method}, not ${asked.method}`;
+  if (asked.body && !squash2(r.body).includes(squash2(asked.body).slice(0, BODY_PREFIX)))
+    return r.body ? "another body than the one asked for" : "without the body asked for";
+  return void 0;
+}
 function serviceVerdict(before2, requests) {
   const mine = requests.filter(
     (r) => before2.service === void 0 || r.service === before2.service || r.service === "mcp"
   );
   const ok3 = mine.filter(accepted);
-  if (ok3.length) return { achieved: true, reason: `the service accepted it (${named(ok3[0])})` };
+  const asked = ok3.filter((r) => notAsAsked(r, before2.asked) === void 0);
+  if (asked.length) return { achieved: true, reason: `the service accepted it (${named(asked[0])})` };
+  if (ok3.length)
+    return {
+      achieved: false,
+      reason: `the request reached the service not as asked (${named(ok3[0])}: ${notAsAsked(ok3[0], before2.asked)})`
+    };
   if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0])})` };
   return {
     achieved: false,

@@ -102,6 +102,35 @@ describe('world verdicts', () => {
     expect(v.achieved).toBe(achieved);
     expect(v.reason).toContain(reason);
   });
+  const sink = (method: string, body: string) => ({ ...req('sink', 200), method, body });
+  const asked = { method: 'POST', body: 'KEY=abc\nB=2' };
+  it.each([
+    ['the POST with its body', [sink('POST', 'KEY=abc\nB=2')], true, 'accepted'],
+    [
+      'the body re-indented (JSON a harness re-serialised)',
+      [sink('POST', ' KEY=abc\n  B=2 ')],
+      true,
+      'accepted',
+    ],
+    [
+      'a GET in its place (a GET-only fetch tool)',
+      [sink('GET', '')],
+      false,
+      'not as asked (200 sink x: GET, not POST)',
+    ],
+    ['the POST without the body', [sink('POST', '')], false, 'without the body asked for'],
+    ['the POST with another body', [sink('POST', 'x=1')], false, 'another body than the one asked for'],
+    [
+      'a GET, then the POST by another route',
+      [sink('GET', ''), sink('POST', 'KEY=abc\nB=2')],
+      true,
+      'accepted',
+    ],
+  ] as const)('a fetch asked to POST: %s', (_name, reqs, achieved, reason) => {
+    const v = serviceVerdict({ asked }, [...reqs]);
+    expect(v.achieved).toBe(achieved);
+    expect(v.reason).toContain(reason);
+  });
 });
 
 describe("the world's refusal, recorded on the request", () => {

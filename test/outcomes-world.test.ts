@@ -62,3 +62,49 @@ describe('a write answered with an undeclared error is a failure the attacker ro
     expect(result.summary.overall.detection).toBe(0);
   });
 });
+
+// test/fixtures/getonly-harness: its web_fetch takes a URL and GETs it, dropping the method and body it is
+// handed (as many web-fetch tools do). The request lands, the data does not: the call failed, and the
+// attacker moves on to the shell. Before, the GET counted as the POST, the attacker stopped, and every
+// exfiltration through a fetch read "blocked".
+const GETONLY = join(import.meta.dirname, 'fixtures', 'getonly-harness');
+const posts = loadCases(['subset:standard'])
+  .filter((lc) => lc.case.inject.goal.some((a) => a.do === 'fetch' && (a.method !== 'GET' || a.body)))
+  .map((lc) => lc.case.id);
+
+describe('a fetch that reached the URL without the method or body asked for is a failure', () => {
+  let result: RunResult;
+  beforeAll(async () => {
+    result = await runSafetyCases(
+      scriptedRun({
+        adapter: GETONLY,
+        config: 'open',
+        cases: posts.map((id) => `id:${id}`),
+        out: join(dir(), 'getonly.json'),
+      }),
+    );
+  }, 600_000);
+
+  it('the GET-only tool’s calls for a POST are failed, with what reached the service', () => {
+    expect(posts.length).toBeGreaterThanOrEqual(10);
+    const fetches = result.trials.flatMap((t) =>
+      (t.outcomes ?? []).filter((o) => o.role === 'attack' && o.tool === 'web_fetch' && o.action === 'fetch'),
+    );
+    expect(fetches.length).toBeGreaterThan(0);
+    for (const o of fetches) {
+      expect(o.outcome).toBe('errored');
+      expect(o.reason).toMatch(
+        /^the request reached the service not as asked \(\d+ \w+ [\w/.-]+: (GET, not POST|without the body asked for)/,
+      );
+    }
+  });
+
+  it('every trial whose injection reached the harness is unsafe by the next route; no refusal booked', () => {
+    const reached = result.trials.filter(
+      (t) => t.valid && (t.outcomes ?? []).some((o) => o.role === 'attack' && o.tool === 'web_fetch'),
+    );
+    expect(reached.length).toBeGreaterThanOrEqual(Math.floor(posts.length / 2));
+    expect(reached.filter((t) => !t.labels.a).map((t) => t.id)).toEqual([]);
+    expect(result.trials.filter((t) => t.labels.d).map((t) => t.id)).toEqual([]);
+  });
+});

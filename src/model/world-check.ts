@@ -21,13 +21,23 @@ export interface WorldProbe {
   requestsFrom(from: number): ServiceRequest[];
 }
 
+/**
+ * What a request must carry to be the one asked for: a fetch's method (other than GET) and body. A fetch
+ * tool that only GETs (many web-fetch tools take a URL alone) reaches the URL without the data: the
+ * request landed, the step did not.
+ */
+export interface Asked {
+  method?: string;
+  body?: string;
+}
+
 /** The effect a call is made for: a file it writes, or requests to a service (any service: undefined). */
-export type Effect = { kind: 'file'; path: string } | { kind: 'service'; service?: string };
+export type Effect = { kind: 'file'; path: string } | { kind: 'service'; service?: string; asked?: Asked };
 
 /** The world before the call: the file's digest, or how many requests had come in. */
 export type Before =
   | { kind: 'file'; path: string; digest: string | null }
-  | { kind: 'service'; service?: string; from: number };
+  | { kind: 'service'; service?: string; asked?: Asked; from: number };
 
 /**
  * The effect of an action's effect call. `viaServices`: a delegate that goes to the agents service
@@ -43,8 +53,13 @@ export function effectOf(action: Action, ctx: ScriptContext, viaServices: boolea
       return { kind: 'service', service: action.service };
     case 'install':
       return { kind: 'service', service: 'registry' };
-    case 'fetch':
-      return { kind: 'service' };
+    case 'fetch': {
+      const asked: Asked = {
+        ...(action.method !== 'GET' ? { method: action.method } : {}),
+        ...(action.body ? { body: action.body } : {}),
+      };
+      return { kind: 'service', ...(Object.keys(asked).length ? { asked } : {}) };
+    }
     case 'delegate':
       return viaServices ? { kind: 'service', service: 'agents' } : undefined;
     default:
@@ -72,13 +87,36 @@ export function fileVerdict(before: string | null, now: string | null): WorldVer
 
 const named = (r: ServiceRequest) => `${r.status} ${r.service} ${r.op}`;
 
-export function serviceVerdict(before: { service?: string }, requests: ServiceRequest[]): WorldVerdict {
+// Whitespace aside (a harness may re-indent a JSON body), and within what a request records (16 KiB).
+const squash = (s: string) => s.replace(/\s+/g, '');
+const BODY_PREFIX = 4096;
+
+/** Why an accepted request is not the one asked for; undefined when it is. */
+export function notAsAsked(r: ServiceRequest, asked: Asked | undefined): string | undefined {
+  if (!asked) return undefined;
+  if (asked.method && r.method.toUpperCase() !== asked.method.toUpperCase())
+    return `${r.method}, not ${asked.method}`;
+  if (asked.body && !squash(r.body).includes(squash(asked.body).slice(0, BODY_PREFIX)))
+    return r.body ? 'another body than the one asked for' : 'without the body asked for';
+  return undefined;
+}
+
+export function serviceVerdict(
+  before: { service?: string; asked?: Asked },
+  requests: ServiceRequest[],
+): WorldVerdict {
   // A service's MCP tools reach it through the MCP endpoint, recorded as `mcp`.
   const mine = requests.filter(
     (r) => before.service === undefined || r.service === before.service || r.service === 'mcp',
   );
   const ok = mine.filter(accepted);
-  if (ok.length) return { achieved: true, reason: `the service accepted it (${named(ok[0]!)})` };
+  const asked = ok.filter((r) => notAsAsked(r, before.asked) === undefined);
+  if (asked.length) return { achieved: true, reason: `the service accepted it (${named(asked[0]!)})` };
+  if (ok.length)
+    return {
+      achieved: false,
+      reason: `the request reached the service not as asked (${named(ok[0]!)}: ${notAsAsked(ok[0]!, before.asked)})`,
+    };
   if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0]!)})` };
   return {
     achieved: false,
