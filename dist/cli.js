@@ -101908,8 +101908,10 @@ function strategySection(m, name, cfg) {
   ];
 }
 
-// src/matrix/index.ts
+// src/matrix/types.ts
 var MATRIX_SCHEMA_VERSION = 1;
+
+// src/matrix/index.ts
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
 function storedCell(path7, want) {

@@ -6,13 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type MatrixResult,
-  matrixMarkdown,
-  parseAdapterSpecs,
-  runMatrix,
-  storedCell,
-} from '../src/matrix/index.js';
+import { parseAdapterSpecs, runMatrix, storedCell } from '../src/matrix/index.js';
+import { matrixMarkdown } from '../src/matrix/markdown.js';
+import type { MatrixResult } from '../src/matrix/types.js';
 import { describeEngine } from '../src/result/engine-name.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { PHASES } from '../src/spec/vocabulary.js';

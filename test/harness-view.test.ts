@@ -49,7 +49,14 @@ describe('harnessView', () => {
   const base = mkdtempSync(join(tmpdir(), 'hr-view-'));
   afterAll(() => rmSync(base, { recursive: true, force: true }));
   const action = join(base, 'action');
-  for (const f of ['cli.js', 'index.js', 'cases-index.json', 'reference-harness.js', 'svc.js']) {
+  for (const f of [
+    'cli.js',
+    'index.js',
+    'cases-index.json',
+    'reference-harness.js',
+    'svc.js',
+    'mcp-stdio.js',
+  ]) {
     mkdirSync(join(action, 'dist'), { recursive: true });
     writeFileSync(join(action, 'dist', f), '');
   }
@@ -78,6 +85,7 @@ describe('harnessView', () => {
       [
         join(action, 'dist/reference-harness.js'),
         join(action, 'dist/svc.js'),
+        join(action, 'dist/mcp-stdio.js'),
         input.adapterDir,
         input.cacheDir,
         repo,

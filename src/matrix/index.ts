@@ -19,13 +19,10 @@ import { makeOutputDir, writeOutputFile } from '../output-path.js';
 import { defaultCacheDir } from '../paths.js';
 import { describeEngine } from '../result/engine-name.js';
 import { journalPathOf } from '../result/journal.js';
-import { type PhaseStats, RunResult } from '../spec/run-result.js';
+import { RunResult } from '../spec/run-result.js';
 import type { Phase } from '../spec/vocabulary.js';
 import { matrixMarkdown } from './markdown.js';
-
-export { matrixMarkdown };
-
-export const MATRIX_SCHEMA_VERSION = 1;
+import { MATRIX_SCHEMA_VERSION, type MatrixCell, type MatrixResult } from './types.js';
 
 export interface MatrixAdapter {
   /** Built-in adapter name or path to an adapter folder/yaml. */
@@ -66,40 +63,6 @@ export interface MatrixOptions {
     event: ProgressEvent | { kind: 'cell'; adapter: string; config: string; reused: boolean },
   ) => void;
   signal?: AbortSignal;
-}
-
-export interface MatrixCell {
-  adapter: string;
-  config: string;
-  description: string;
-  /** Run result file, relative to the matrix folder. */
-  result: string;
-  status: RunResult['status'];
-  trials: number;
-  valid: number;
-  /** Trials whose injection never reached the harness: neither valid nor invalid, in no rate. */
-  not_applicable?: number;
-  duration_s: number;
-  overall: PhaseStats;
-  phases: Partial<Record<Phase, PhaseStats>>;
-  /** With several strategies: each strategy's own rates (the run's summary.strategies). */
-  strategies?: Record<string, PhaseStats>;
-  /** The harness build the cell ran (`package version`), as its result attests it. */
-  harness?: string;
-  /** The engine that ran the cell (`1.0.0 (abc1234)`): reused cells may come from other commits. */
-  engine: string;
-}
-
-export interface MatrixResult {
-  schema_version: typeof MATRIX_SCHEMA_VERSION;
-  generated_at: string;
-  command?: string;
-  cases: { selectors: string[]; shard?: string; ids: string[]; by_phase: Partial<Record<Phase, number>> };
-  /** The attack strategies every cell ran (absent: `direct` only). */
-  strategies?: string[];
-  cells: MatrixCell[];
-  /** With `reuse_only`: the configurations no stored run answers, and why. */
-  not_run?: { adapter: string; config: string; why: string }[];
 }
 
 const cellFile = (adapter: string, config: string) =>

@@ -3,7 +3,7 @@
 import { escapeMarkdown } from '../report/escape.js';
 import type { PhaseStats } from '../spec/run-result.js';
 import { PHASES } from '../spec/vocabulary.js';
-import type { MatrixCell, MatrixResult } from './index.js';
+import type { MatrixCell, MatrixResult } from './types.js';
 
 const pct = (x: number | undefined) => (x === undefined ? '–' : `${Math.round(x * 100)}%`);
 const num = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(2));
