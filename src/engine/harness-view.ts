@@ -11,8 +11,15 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.js';
 import { MAX_SCAN_ENTRIES, scanCredentials } from '../world/credential-paths.js';
 
-/** The files of the action's dist/ a harness may read: the reference harness, the `svc` CLI and the `mcp-stdio` relay. */
-export const HARNESS_BUNDLES = new Set(['reference-harness.js', 'svc.js', 'mcp-stdio.js']);
+/**
+ * The programs of the action every trial has in `{{bin}}`, each its bundle `dist/NAME.js`: `svc` (the
+ * services as a CLI) and `mcp-stdio` (the trial's MCP server as a stdio program).
+ */
+export const MCP_STDIO = 'mcp-stdio';
+export const TRIAL_PROGRAMS = ['svc', MCP_STDIO] as const;
+
+/** The files of the action's dist/ a harness may read: the reference harness and the trial's programs. */
+export const HARNESS_BUNDLES = new Set(['reference-harness.js', ...TRIAL_PROGRAMS.map((p) => `${p}.js`)]);
 
 export interface ViewInput {
   /** The action's root (its dist/ is shared read-only). */

@@ -2,6 +2,7 @@
 // trial's runner like any harness (contained, policed env); the runner hands the engine its stdio and
 // the session (adapters/acp/session.ts) runs over it. What the session reports goes into the trial's
 // harness events as it happens; a session that never started is the trial's start failure.
+
 import { constants, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,7 @@ import { runAcpSession } from '../../adapters/acp/session.js';
 import type { ProcessOutcome } from '../../evidence/types.js';
 import type { TrialLaunch } from '../../runner/types.js';
 import { resolveCasePath } from '../../world/snapshot.js';
+import { MCP_STDIO } from '../harness-view.js';
 import type { RenderedTrial } from './render.js';
 import type { TrialScene } from './types.js';
 
@@ -47,7 +49,7 @@ export function acpConversation(scene: TrialScene, r: RenderedTrial): AcpConvers
             ? {
                 mcpUrl: r.vars.mcp_url,
                 mcpServer: adapter.adapter.mcp?.server ?? 'team',
-                mcpCommand: `${r.vars.bin}/mcp-stdio`,
+                mcpCommand: `${r.vars.bin}/${MCP_STDIO}`,
               }
             : {}),
         },

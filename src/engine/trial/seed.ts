@@ -1,6 +1,7 @@
 // Stage "seed": the trial's world written into its folders before the harness starts: the case's
 // workspace and HOME files (a git repository), its memory entries and pre-installed skills where the
 // adapter keeps them, the adapter configuration's files (and its MCP client's), the `svc` CLI.
+
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FileContent, joinFiles } from '../../adapters/files.js';
@@ -13,6 +14,7 @@ import { packageFiles } from '../../world/services-routes.js';
 import { renderDeep } from '../../world/template.js';
 import type { TrialDirs } from '../../world/trial-dirs.js';
 import { installNodeShim, writeInside, writeWorld } from '../../world/trial-dirs.js';
+import { TRIAL_PROGRAMS } from '../harness-view.js';
 import { pathKey, type RenderedTrial } from './render.js';
 import type { TrialScene } from './types.js';
 
@@ -52,10 +54,9 @@ export async function seedWorld(scene: TrialScene, r: RenderedTrial): Promise<vo
   await seedState(scene, r);
   await seedConfigFiles(scene, r);
   await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
-  // `svc` (the services as a CLI) and `mcp-stdio` (the trial's MCP servers as a stdio program, for
-  // harnesses that start MCP servers only as programs): the bundles, read-only, run by the trial's node.
+  // The trial's programs (`svc`, `mcp-stdio`): their bundles, read-only, run by the trial's node.
   const node = scene.input.runner.name === 'process' ? process.execPath : 'node';
-  for (const name of ['svc', 'mcp-stdio'])
+  for (const name of TRIAL_PROGRAMS)
     await installNodeShim(dirs.bin, name, view.mapReadOnly(join(actionRoot(), 'dist', `${name}.js`)), node);
   // `gh`: the host's, in the folders the trial sees (the process runner binds /usr read-only), or where
   // another runner (docker) shows the host's binary read-only (engine/harness-view.ts hostTools).
