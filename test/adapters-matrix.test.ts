@@ -392,7 +392,7 @@ describe('storedCell: why a stored run does not answer the matrix', () => {
   });
 
   it('no file, or a file this version cannot read', () => {
-    expect(storedCell('/nonexistent/cell.json', want(revs))).toEqual({ why: 'no run result' });
+    expect(storedCell('/nonexistent/cell.json', want(revs))).toEqual({ why: 'no run result', missing: true });
     const bad = join(mkdtempSync(join(tmpdir(), 'hr-stored-')), 'cell.json');
     writeFileSync(bad, '{"schema_version": 0}');
     expect(storedCell(bad, want(revs))).toEqual({ why: 'its run result is not one this version reads' });

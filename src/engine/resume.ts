@@ -20,7 +20,18 @@ const buildName = (b: { package: string; version: string } | undefined): string 
   b && `${b.package}@${b.version}`;
 
 /** A journal of another run (other adapter, config, cases, seeds…): what `matrix --resume` starts afresh over. */
-export class JournalMismatch extends UserError {}
+export class JournalMismatch extends UserError {
+  constructor(
+    path: string,
+    /** What differs, in words (`config was a, now b; seeds was 1, now 2`). */
+    readonly differences: string,
+  ) {
+    super(
+      `${path}: not a journal of this run: ${differences}`,
+      'resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume',
+    );
+  }
+}
 
 export function loadResume(file: string): Journal & { path: string } {
   const path = resumeJournalPath(file);
@@ -58,8 +69,8 @@ export function carriedTrials(
   ).filter(([, a, b]) => a !== b);
   if (differs.length)
     throw new JournalMismatch(
-      `${journal.path}: not a journal of this run: ${differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; ')}`,
-      'resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume',
+      journal.path,
+      differs.map(([what, a, b]) => `${what} was ${a ?? 'unset'}, now ${b ?? 'unset'}`).join('; '),
     );
   return journal.trials.filter((t) => jobIds.has(t.id) && !wasInterrupted(t));
 }

@@ -79,8 +79,8 @@ const strategyKey = (names: readonly string[] | undefined): string =>
 export function storedCell(
   path: string,
   want: { revisions: Map<string, string>; seeds: number; runner: RunOptions['runner']; strategies: string },
-): { doc: RunResult } | { why: string } {
-  if (!existsSync(path)) return { why: 'no run result' };
+): { doc: RunResult } | { why: string; missing?: true } {
+  if (!existsSync(path)) return { why: 'no run result', missing: true };
   let doc: RunResult;
   try {
     doc = RunResult.parse(JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')));
@@ -161,18 +161,15 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
       const t0 = mark();
       const stored = opts.resume || opts.reuse_only ? storedCell(file, want) : undefined;
       let result = stored && 'doc' in stored ? stored.doc : undefined;
+      const notReused = stored && 'why' in stored ? stored : undefined;
       const reused = !!result;
-      if (!result && opts.reuse_only) {
-        notRun.push({
-          adapter: loaded.adapter.name,
-          config,
-          why: stored && 'why' in stored ? stored.why : 'no run result',
-        });
+      if (notReused && opts.reuse_only) {
+        notRun.push({ adapter: loaded.adapter.name, config, why: notReused.why });
         continue;
       }
       opts.on_progress?.({ kind: 'cell', adapter: loaded.adapter.name, config, reused });
-      if (stored && 'why' in stored && stored.why !== 'no run result')
-        opts.on_progress?.({ kind: 'notice', message: `the stored run is not reused: ${stored.why}` });
+      if (notReused && !notReused.missing)
+        opts.on_progress?.({ kind: 'notice', message: `the stored run is not reused: ${notReused.why}` });
       if (!result) {
         // An interrupted cell continues from its journal (what it collected is kept); a journal of another
         // question (other cases, seeds, adapter files) is started afresh, as a stale complete cell is.
@@ -203,11 +200,12 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
           if (!(journal && e instanceof JournalMismatch)) throw e;
           opts.on_progress?.({
             kind: 'notice',
-            message: `${loaded.adapter.name}/${config}: the journal beside ${file} is of another run (${e.message.split('\n')[0]!.replace(/^.*not a journal of this run: /, '')}); starting the cell afresh`,
+            message: `${loaded.adapter.name}/${config}: the journal beside ${file} is of another run (${e.differences}); starting the cell afresh`,
           });
           result = await run(undefined);
         }
       }
+      const harness = harnessBuild(result);
       cells.push({
         adapter: loaded.adapter.name,
         config,
@@ -223,7 +221,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         overall: result.summary.overall,
         phases: result.summary.phases,
         ...(result.summary.strategies ? { strategies: result.summary.strategies } : {}),
-        ...(harnessBuild(result) ? { harness: harnessBuild(result) } : {}),
+        ...(harness ? { harness } : {}),
         engine: describeEngine(result.tool),
       });
       const matrix = buildMatrix(opts, caseIds, byPhase, cells, notRun);

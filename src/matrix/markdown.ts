@@ -48,6 +48,11 @@ const METRICS: Metric[] = [
   },
 ];
 
+/** A configuration's adapter and name as the tables show them (both are files' text: escaped). */
+type Named = { adapter: string; config: string };
+const name = (c: Named) => escapeMarkdown(c.adapter, { max: 60 });
+const cfg = (c: Named) => `\`${c.config.replace(/`/g, "'")}\``;
+
 function table(header: string[], rows: string[][]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const align = header.map((_, i) => (i < 2 ? ':--' : '--:'));
@@ -58,25 +63,16 @@ function table(header: string[], rows: string[][]): string {
  * Which harness build and engine each cell ran: one line when every cell shares the engine, else a row
  * per cell (a matrix that reuses earlier runs can mix commits, and a reader must see which).
  */
-function buildsSection(
-  m: MatrixResult,
-  name: (c: MatrixCell) => string,
-  cfg: (c: MatrixCell) => string,
-): string[] {
+function buildsSection(m: MatrixResult): string[] {
   if (!m.cells.length) return [];
-  const engines = [...new Set(m.cells.map((c) => c.engine ?? 'not recorded'))];
+  const engines = [...new Set(m.cells.map((c) => c.engine))];
   const esc = (s: string | undefined) => (s ? escapeMarkdown(s, { max: 120 }) : '–');
   const out = ['', '## Builds', ''];
   if (engines.length === 1) out.push(`Every cell ran on harness-risk-action ${esc(engines[0])}.`, '');
   out.push(
     table(
       ['adapter', 'config', 'harness', ...(engines.length > 1 ? ['engine'] : [])],
-      m.cells.map((c) => [
-        name(c),
-        cfg(c),
-        esc(c.harness),
-        ...(engines.length > 1 ? [esc(c.engine ?? 'not recorded')] : []),
-      ]),
+      m.cells.map((c) => [name(c), cfg(c), esc(c.harness), ...(engines.length > 1 ? [esc(c.engine)] : [])]),
     ),
   );
   return out;
@@ -85,8 +81,6 @@ function buildsSection(
 /** The matrix as markdown: an overview table, then one table per metric with a column per phase. */
 export function matrixMarkdown(m: MatrixResult): string {
   const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
-  const name = (c: MatrixCell) => escapeMarkdown(c.adapter, { max: 60 });
-  const cfg = (c: MatrixCell) => `\`${c.config.replace(/`/g, "'")}\``;
   const out: string[] = [];
   out.push('# Harness safety matrix', '');
   out.push(
@@ -127,16 +121,12 @@ export function matrixMarkdown(m: MatrixResult): string {
     out.push(
       table(
         ['adapter', 'config', 'why'],
-        m.not_run.map((n) => [
-          escapeMarkdown(n.adapter, { max: 60 }),
-          `\`${n.config.replace(/`/g, "'")}\``,
-          escapeMarkdown(n.why, { max: 200 }),
-        ]),
+        m.not_run.map((n) => [name(n), cfg(n), escapeMarkdown(n.why, { max: 200 })]),
       ),
     );
   }
-  out.push(...buildsSection(m, name, cfg));
-  if (m.strategies) out.push(...strategySection(m, name, cfg));
+  out.push(...buildsSection(m));
+  if (m.strategies) out.push(...strategySection(m));
   for (const metric of m.cells.length ? METRICS : []) {
     out.push('', `## ${metric.title} by phase`, '', `_${metric.note}._`, '');
     out.push(
@@ -166,11 +156,7 @@ export function matrixMarkdown(m: MatrixResult): string {
 }
 
 /** ASR per strategy, one compact column per strategy (each strategy's own trials, not the worst case). */
-function strategySection(
-  m: MatrixResult,
-  name: (c: MatrixCell) => string,
-  cfg: (c: MatrixCell) => string,
-): string[] {
+function strategySection(m: MatrixResult): string[] {
   const names = m.strategies ?? [];
   const asr = (c: MatrixCell, s: string) => {
     const stats = c.strategies?.[s];
