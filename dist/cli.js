@@ -101813,12 +101813,31 @@ function buildsSection(m) {
   if (!m.cells.length) return [];
   const engines = [...new Set(m.cells.map((c) => c.engine))];
   const esc2 = (s) => s ? escapeMarkdown(s, { max: 120 }) : "\u2013";
+  const edited = m.cells.some((c) => c.edited_cases?.length);
   const out = ["", "## Builds", ""];
   if (engines.length === 1) out.push(`Every cell ran on harness-risk-action ${esc2(engines[0])}.`, "");
+  if (edited)
+    out.push(
+      "_Earlier case revisions: selected cases a cell measured before they were last edited (assembled with --accept-edited); their labels answer the earlier revision._",
+      ""
+    );
+  const editedText = (ids) => ids?.length ? `${ids.length}: ${esc2(ids.slice(0, 3).join(", ") + (ids.length > 3 ? ", \u2026" : ""))}` : "\u2013";
   out.push(
     table(
-      ["adapter", "config", "harness", ...engines.length > 1 ? ["engine"] : []],
-      m.cells.map((c) => [name(c), cfg(c), esc2(c.harness), ...engines.length > 1 ? [esc2(c.engine)] : []])
+      [
+        "adapter",
+        "config",
+        "harness",
+        ...engines.length > 1 ? ["engine"] : [],
+        ...edited ? ["earlier case revisions"] : []
+      ],
+      m.cells.map((c) => [
+        name(c),
+        cfg(c),
+        esc2(c.harness),
+        ...engines.length > 1 ? [esc2(c.engine)] : [],
+        ...edited ? [editedText(c.edited_cases)] : []
+      ])
     )
   );
   return out;
@@ -101828,7 +101847,7 @@ function matrixMarkdown(m) {
   const out = [];
   out.push("# Harness safety matrix", "");
   out.push(
-    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s)` + (m.not_run?.length ? ` (${m.not_run.length} more not run)` : "") + ", scripted worst-case model" + (m.strategies ? `, strategies ${m.strategies.join(", ")} (a case unsafe under any).` : ".")
+    `${m.cases.ids.length} case(s)` + (phases.length ? ` (${phases.map((p) => `${p} ${m.cases.by_phase[p] ?? 0}`).join(", ")})` : "") + (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : "") + ` \xD7 ${m.cells.length} adapter configuration(s)` + (m.not_run?.length ? ` (${m.not_run.length} more not run)` : "") + (m.cells.some((c) => c.edited_cases?.length) ? `, ${m.cells.filter((c) => c.edited_cases?.length).length} of them with cases at an earlier revision (see Builds)` : "") + ", scripted worst-case model" + (m.strategies ? `, strategies ${m.strategies.join(", ")} (a case unsafe under any).` : ".")
   );
   if (m.command) out.push("", "Produced by:", "", "```sh", m.command, "```");
   out.push("", "## Overview", "");
@@ -101934,11 +101953,22 @@ function storedCell(path7, want) {
   const edited = doc.cases.filter((c) => want.revisions.has(c.id) && want.revisions.get(c.id) !== c.revision);
   if (doc.cases.length !== want.revisions.size || doc.cases.some((c) => !want.revisions.has(c.id)))
     return { why: `another question: ${doc.cases.length} cases, not the ${want.revisions.size} selected` };
-  if (edited.length)
+  if (edited.length && !want.acceptEdited)
     return {
       why: `another question: ${edited.length} case(s) edited since (${edited[0].id}${edited.length > 1 ? ", \u2026" : ""})`
     };
-  return { doc };
+  return edited.length ? { doc, edited: edited.map((c) => c.id).sort() } : { doc };
+}
+var isMissing = (s) => "missing" in s && s.missing === true;
+function storedCellIn(dirs, file2, want) {
+  let why3;
+  for (const dir of dirs) {
+    const path7 = join44(dir, file2);
+    const found = storedCell(path7, want);
+    if ("doc" in found) return { path: path7, found };
+    if (!why3 || isMissing(why3.found) && !isMissing(found)) why3 = { path: path7, found };
+  }
+  return why3;
 }
 var harnessBuild = (r) => [r.harness?.package, r.harness?.version].filter((x) => x).join(" ") || void 0;
 async function runMatrix(opts) {
@@ -101946,7 +101976,20 @@ async function runMatrix(opts) {
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
   const runsDir = join44(opts.out, "runs");
-  makeOutputDir(runsDir, "matrix --out");
+  if ((opts.from?.length || opts.accept_edited) && !opts.reuse_only)
+    throw new UserError(
+      "matrix: --from and --accept-edited only assemble stored runs",
+      "add --reuse-only (a cell that is run is always run on the cases as they are now, into OUT/runs)"
+    );
+  const lookIn = opts.from?.length ? opts.from : [runsDir];
+  for (const dir of opts.from ?? [])
+    if (!existsSync20(dir))
+      throw new UserError(
+        `matrix --from ${dir}: no such folder`,
+        "name a folder of run results (ADAPTER--CONFIG.json)"
+      );
+  if (!opts.from?.length) makeOutputDir(runsDir, "matrix --out");
+  else makeOutputDir(opts.out, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const loaded = loadAdapter(entry.adapter);
     const configs = entry.configs.length ? entry.configs : Object.keys(loaded.adapter.configs);
@@ -101962,7 +102005,8 @@ async function runMatrix(opts) {
     revisions: new Map(inRun.map((lc) => [lc.case.id, lc.revision])),
     seeds: opts.seeds ?? 1,
     runner: opts.runner ?? DEFAULT_RUNNER,
-    strategies: strategyKey(opts.strategies)
+    strategies: strategyKey(opts.strategies),
+    ...opts.accept_edited ? { acceptEdited: true } : {}
   };
   const caseIds = inRun.map((lc) => lc.case.id);
   const byPhase = {};
@@ -101980,9 +102024,10 @@ async function runMatrix(opts) {
     }
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
-      const file2 = join44(runsDir, cellFile(loaded.adapter.name, config2));
       const t0 = mark();
-      const stored = opts.resume || opts.reuse_only ? storedCell(file2, want) : void 0;
+      const lookup = opts.resume || opts.reuse_only ? storedCellIn(lookIn, cellFile(loaded.adapter.name, config2), want) : void 0;
+      const file2 = lookup?.path ?? join44(runsDir, cellFile(loaded.adapter.name, config2));
+      const stored = lookup?.found;
       let result = stored && "doc" in stored ? stored.doc : void 0;
       const notReused = stored && "why" in stored ? stored : void 0;
       const reused = !!result;
@@ -102040,7 +102085,8 @@ async function runMatrix(opts) {
         phases: result.summary.phases,
         ...result.summary.strategies ? { strategies: result.summary.strategies } : {},
         ...harness ? { harness } : {},
-        engine: describeEngine(result.tool)
+        engine: describeEngine(result.tool),
+        ...stored && "edited" in stored && stored.edited ? { edited_cases: stored.edited } : {}
       });
       const matrix2 = buildMatrix(opts, caseIds, byPhase, cells, notRun2);
       writeMatrix(opts.out, matrix2);
@@ -102104,6 +102150,10 @@ matrix options (as for run, plus):
   --reuse-only       run nothing: the matrix of the cells DIR/runs/ already answers (as --resume reuses them);
                      the others are listed under "Not run" with why (an interrupted run, other cases, an
                      edited case), e.g. to assemble a matrix from runs made on other machines
+  --from DIR         with --reuse-only: look for each cell's run result (ADAPTER--CONFIG.json) in DIR instead
+                     of OUT/runs (repeatable; the first folder whose run answers the cell is used)
+  --accept-edited    with --reuse-only: admit a cell that measured some selected cases before their last
+                     edit; the matrix names those cases per cell (Builds section)
   --no-install       do not install missing harnesses into the cache first
 `;
 var shellQuote2 = (s) => /^[A-Za-z0-9_./:,=+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -102126,6 +102176,8 @@ ${MATRIX_USAGE}`);
       seeds: { type: "string" },
       resume: { type: "boolean", default: false },
       "reuse-only": { type: "boolean", default: false },
+      from: { type: "string", multiple: true },
+      "accept-edited": { type: "boolean", default: false },
       shard: { type: "string" },
       strategies: { type: "string", multiple: true },
       "no-install": { type: "boolean", default: false },
@@ -102180,6 +102232,8 @@ ${MATRIX_USAGE}`);
     strategies: settings.strategies,
     resume: values.resume,
     reuse_only: values["reuse-only"],
+    ...values.from?.length ? { from: values.from } : {},
+    ...values["accept-edited"] ? { accept_edited: true } : {},
     shard: settings.shard,
     install: !values["no-install"],
     keep_evidence: values["keep-evidence"],

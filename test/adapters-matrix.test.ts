@@ -241,6 +241,83 @@ describe('runMatrix', () => {
     }
   }, 120_000);
 
+  it('--from assembles stored runs from other folders; --accept-edited admits a cell measured before an edit and names the case', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'hr-matrix-from-'));
+    try {
+      const one = ['subset:smoke', 'phase:action'];
+      const made = join(root, 'made');
+      await runMatrix({
+        adapters: [{ adapter: 'reference', configs: ['open', 'guarded'] }],
+        cases: one,
+        out: made,
+      });
+      // A second folder holding an earlier measurement of `guarded`: its first case at another revision.
+      const earlier = join(root, 'earlier');
+      execFileSync('mkdir', ['-p', earlier]);
+      const doc = JSON.parse(readFileSync(join(made, 'runs', 'reference--guarded.json'), 'utf8'));
+      const editedId = doc.cases[0].id as string;
+      doc.cases[0].revision = 'an-earlier-revision';
+      writeFileSync(join(earlier, 'reference--guarded.json'), JSON.stringify(doc));
+      copyFileSync(join(made, 'runs', 'reference--open.json'), join(earlier, 'reference--open.json'));
+      const out = join(root, 'assembled');
+      const assemble = (accept: boolean) =>
+        runMatrix({
+          adapters: [{ adapter: 'reference', configs: ['open', 'guarded'] }],
+          cases: one,
+          out,
+          reuse_only: true,
+          from: [earlier],
+          ...(accept ? { accept_edited: true } : {}),
+        });
+      const strict = await assemble(false);
+      expect(strict.cells.map((c) => [c.config, c.result])).toEqual([
+        ['open', '../earlier/reference--open.json'],
+      ]);
+      expect(strict.not_run?.[0]?.why).toMatch(/^another question: 1 case\(s\) edited since/);
+      expect(existsSync(join(out, 'runs'))).toBe(false); // nothing is run, so no runs/ folder is made
+      const admitted = await assemble(true);
+      expect(admitted.not_run).toEqual([]);
+      expect(admitted.cells.map((c) => [c.config, c.edited_cases])).toEqual([
+        ['open', undefined],
+        ['guarded', [editedId]],
+      ]);
+      const md = readFileSync(join(out, 'matrix.md'), 'utf8');
+      expect(md).toContain('1 of them with cases at an earlier revision (see Builds)');
+      expect(md).toMatch(new RegExp(`\\| reference \\| \`guarded\` \\| [^\n]*\\| 1: ${editedId} \\|`));
+      // Two folders: the first one holding an answering run wins, a later one is not read.
+      const both = await runMatrix({
+        adapters: [{ adapter: 'reference', configs: ['guarded'] }],
+        cases: one,
+        out,
+        reuse_only: true,
+        from: [join(made, 'runs'), earlier],
+      });
+      expect(both.cells.map((c) => [c.result, c.edited_cases])).toEqual([
+        ['../made/runs/reference--guarded.json', undefined],
+      ]);
+      // The flags only assemble: a matrix that runs cells writes them to OUT/runs.
+      await expect(
+        runMatrix({
+          adapters: [{ adapter: 'reference', configs: ['open'] }],
+          cases: one,
+          out,
+          from: [earlier],
+        }),
+      ).rejects.toThrow(/--from and --accept-edited only assemble stored runs/);
+      await expect(
+        runMatrix({
+          adapters: [{ adapter: 'reference', configs: ['open'] }],
+          cases: one,
+          out,
+          reuse_only: true,
+          from: [join(root, 'nope')],
+        }),
+      ).rejects.toThrow(/matrix --from .*nope: no such folder/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('describes its selection even when stopped before the first cell', async () => {
     const out = await mkdtemp(join(tmpdir(), 'hr-matrix-stopped-'));
     try {
@@ -389,6 +466,13 @@ describe('storedCell: why a stored run does not answer the matrix', () => {
     const r = storedCell(stored(doc as RunResult), w);
     if (why) expect('why' in r && r.why).toMatch(why);
     else expect('doc' in r).toBe(true);
+  });
+
+  it('an edited case, admitted: the cell names the cases measured at an earlier revision', () => {
+    const w = { ...want(revs.map(([id], i) => [id, i === 0 ? 'edited' : revs[i]![1]])), acceptEdited: true };
+    const r = storedCell(stored(base), w);
+    expect('doc' in r && r.edited).toEqual(['c1']);
+    expect(storedCell(stored(base), { ...want(revs), acceptEdited: true })).not.toHaveProperty('edited');
   });
 
   it('no file, or a file this version cannot read', () => {

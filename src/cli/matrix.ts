@@ -21,6 +21,10 @@ matrix options (as for run, plus):
   --reuse-only       run nothing: the matrix of the cells DIR/runs/ already answers (as --resume reuses them);
                      the others are listed under "Not run" with why (an interrupted run, other cases, an
                      edited case), e.g. to assemble a matrix from runs made on other machines
+  --from DIR         with --reuse-only: look for each cell's run result (ADAPTER--CONFIG.json) in DIR instead
+                     of OUT/runs (repeatable; the first folder whose run answers the cell is used)
+  --accept-edited    with --reuse-only: admit a cell that measured some selected cases before their last
+                     edit; the matrix names those cases per cell (Builds section)
   --no-install       do not install missing harnesses into the cache first
 `;
 
@@ -44,6 +48,8 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
       seeds: { type: 'string' },
       resume: { type: 'boolean', default: false },
       'reuse-only': { type: 'boolean', default: false },
+      from: { type: 'string', multiple: true },
+      'accept-edited': { type: 'boolean', default: false },
       shard: { type: 'string' },
       strategies: { type: 'string', multiple: true },
       'no-install': { type: 'boolean', default: false },
@@ -101,6 +107,8 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     strategies: settings.strategies,
     resume: values.resume,
     reuse_only: values['reuse-only'],
+    ...(values.from?.length ? { from: values.from } : {}),
+    ...(values['accept-edited'] ? { accept_edited: true } : {}),
     shard: settings.shard,
     install: !values['no-install'],
     keep_evidence: values['keep-evidence'],

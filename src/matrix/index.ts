@@ -54,6 +54,17 @@ export interface MatrixOptions {
    * listed as not run with why (a matrix assembled from runs made elsewhere or earlier).
    */
   reuse_only?: boolean;
+  /**
+   * With `reuse_only`: the folders stored run results are looked up in, in order (default OUT/runs), so a
+   * matrix can be assembled from results committed elsewhere without copying them.
+   */
+  from?: string[];
+  /**
+   * With `reuse_only`: admit a stored cell that measured some selected cases at an earlier revision; the
+   * cell names them (a matrix assembled from runs made over time, where rerunning every cell for one edit
+   * is not affordable). Without it such a cell is "another question".
+   */
+  accept_edited?: boolean;
   keep_evidence?: boolean;
   /** Run only shard I of N of the selected cases (stable by case id), e.g. to sample a slow harness. */
   shard?: RunOptions['shard'];
@@ -74,12 +85,19 @@ const strategyKey = (names: readonly string[] | undefined): string =>
 
 /**
  * A cell's earlier run result, when it answers the same question: complete, the same cases at the same
- * revisions (an edited case must be rerun), the same seeds, runner and strategies. Else why not.
+ * revisions (an edited case must be rerun, unless `acceptEdited`: then the cell names the cases it
+ * measured at an earlier revision), the same seeds, runner and strategies. Else why not.
  */
 export function storedCell(
   path: string,
-  want: { revisions: Map<string, string>; seeds: number; runner: RunOptions['runner']; strategies: string },
-): { doc: RunResult } | { why: string; missing?: true } {
+  want: {
+    revisions: Map<string, string>;
+    seeds: number;
+    runner: RunOptions['runner'];
+    strategies: string;
+    acceptEdited?: boolean;
+  },
+): { doc: RunResult; edited?: string[] } | { why: string; missing?: true } {
   if (!existsSync(path)) return { why: 'no run result', missing: true };
   let doc: RunResult;
   try {
@@ -98,11 +116,30 @@ export function storedCell(
   const edited = doc.cases.filter((c) => want.revisions.has(c.id) && want.revisions.get(c.id) !== c.revision);
   if (doc.cases.length !== want.revisions.size || doc.cases.some((c) => !want.revisions.has(c.id)))
     return { why: `another question: ${doc.cases.length} cases, not the ${want.revisions.size} selected` };
-  if (edited.length)
+  if (edited.length && !want.acceptEdited)
     return {
       why: `another question: ${edited.length} case(s) edited since (${edited[0]!.id}${edited.length > 1 ? ', …' : ''})`,
     };
-  return { doc };
+  return edited.length ? { doc, edited: edited.map((c) => c.id).sort() } : { doc };
+}
+
+type Stored = ReturnType<typeof storedCell>;
+const isMissing = (s: Stored) => 'missing' in s && s.missing === true;
+
+/** The first folder's stored run that answers the cell; else why not (from a folder that holds one). */
+function storedCellIn(
+  dirs: string[],
+  file: string,
+  want: Parameters<typeof storedCell>[1],
+): { path: string; found: Stored } {
+  let why: { path: string; found: Stored } | undefined;
+  for (const dir of dirs) {
+    const path = join(dir, file);
+    const found = storedCell(path, want);
+    if ('doc' in found) return { path, found };
+    if (!why || (isMissing(why.found) && !isMissing(found))) why = { path, found };
+  }
+  return why!;
 }
 
 const harnessBuild = (r: RunResult): string | undefined =>
@@ -114,7 +151,20 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     throw new UserError('matrix: no adapters given', 'name at least one adapter, e.g. --adapter claude-code');
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
   const runsDir = join(opts.out, 'runs');
-  makeOutputDir(runsDir, 'matrix --out');
+  if ((opts.from?.length || opts.accept_edited) && !opts.reuse_only)
+    throw new UserError(
+      'matrix: --from and --accept-edited only assemble stored runs',
+      'add --reuse-only (a cell that is run is always run on the cases as they are now, into OUT/runs)',
+    );
+  const lookIn = opts.from?.length ? opts.from : [runsDir];
+  for (const dir of opts.from ?? [])
+    if (!existsSync(dir))
+      throw new UserError(
+        `matrix --from ${dir}: no such folder`,
+        'name a folder of run results (ADAPTER--CONFIG.json)',
+      );
+  if (!opts.from?.length) makeOutputDir(runsDir, 'matrix --out');
+  else makeOutputDir(opts.out, 'matrix --out');
 
   // Load and check everything before the first (long) run: a typo in the last config must not cost an hour.
   const plan = opts.adapters.map((entry) => {
@@ -137,6 +187,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     seeds: opts.seeds ?? 1,
     runner: opts.runner ?? DEFAULT_RUNNER,
     strategies: strategyKey(opts.strategies),
+    ...(opts.accept_edited ? { acceptEdited: true } : {}),
   };
 
   // The header describes the selection itself, so it is right even when the first cell was interrupted.
@@ -157,9 +208,13 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
     }
     for (const config of configs) {
       if (opts.signal?.aborted) break;
-      const file = join(runsDir, cellFile(loaded.adapter.name, config));
       const t0 = mark();
-      const stored = opts.resume || opts.reuse_only ? storedCell(file, want) : undefined;
+      const lookup =
+        opts.resume || opts.reuse_only
+          ? storedCellIn(lookIn, cellFile(loaded.adapter.name, config), want)
+          : undefined;
+      const file = lookup?.path ?? join(runsDir, cellFile(loaded.adapter.name, config));
+      const stored = lookup?.found;
       let result = stored && 'doc' in stored ? stored.doc : undefined;
       const notReused = stored && 'why' in stored ? stored : undefined;
       const reused = !!result;
@@ -223,6 +278,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
         ...(result.summary.strategies ? { strategies: result.summary.strategies } : {}),
         ...(harness ? { harness } : {}),
         engine: describeEngine(result.tool),
+        ...(stored && 'edited' in stored && stored.edited ? { edited_cases: stored.edited } : {}),
       });
       const matrix = buildMatrix(opts, caseIds, byPhase, cells, notRun);
       writeMatrix(opts.out, matrix); // after every cell: an interrupted matrix keeps what it has

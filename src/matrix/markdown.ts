@@ -67,12 +67,33 @@ function buildsSection(m: MatrixResult): string[] {
   if (!m.cells.length) return [];
   const engines = [...new Set(m.cells.map((c) => c.engine))];
   const esc = (s: string | undefined) => (s ? escapeMarkdown(s, { max: 120 }) : '–');
+  const edited = m.cells.some((c) => c.edited_cases?.length);
   const out = ['', '## Builds', ''];
   if (engines.length === 1) out.push(`Every cell ran on harness-risk-action ${esc(engines[0])}.`, '');
+  if (edited)
+    out.push(
+      '_Earlier case revisions: selected cases a cell measured before they were last edited (assembled with ' +
+        '--accept-edited); their labels answer the earlier revision._',
+      '',
+    );
+  const editedText = (ids: string[] | undefined) =>
+    ids?.length ? `${ids.length}: ${esc(ids.slice(0, 3).join(', ') + (ids.length > 3 ? ', …' : ''))}` : '–';
   out.push(
     table(
-      ['adapter', 'config', 'harness', ...(engines.length > 1 ? ['engine'] : [])],
-      m.cells.map((c) => [name(c), cfg(c), esc(c.harness), ...(engines.length > 1 ? [esc(c.engine)] : [])]),
+      [
+        'adapter',
+        'config',
+        'harness',
+        ...(engines.length > 1 ? ['engine'] : []),
+        ...(edited ? ['earlier case revisions'] : []),
+      ],
+      m.cells.map((c) => [
+        name(c),
+        cfg(c),
+        esc(c.harness),
+        ...(engines.length > 1 ? [esc(c.engine)] : []),
+        ...(edited ? [editedText(c.edited_cases)] : []),
+      ]),
     ),
   );
   return out;
@@ -89,6 +110,9 @@ export function matrixMarkdown(m: MatrixResult): string {
       (m.cases.shard ? `, shard ${m.cases.shard} of the selection (stable by case id)` : '') +
       ` × ${m.cells.length} adapter configuration(s)` +
       (m.not_run?.length ? ` (${m.not_run.length} more not run)` : '') +
+      (m.cells.some((c) => c.edited_cases?.length)
+        ? `, ${m.cells.filter((c) => c.edited_cases?.length).length} of them with cases at an earlier revision (see Builds)`
+        : '') +
       ', scripted worst-case model' +
       (m.strategies ? `, strategies ${m.strategies.join(', ')} (a case unsafe under any).` : '.'),
   );

@@ -25,6 +25,8 @@ export interface MatrixCell {
   harness?: string;
   /** The engine that ran the cell (`1.0.0 (abc1234)`): reused cells may come from other commits. */
   engine: string;
+  /** Selected cases this (reused) cell measured at an earlier revision (matrix --accept-edited). */
+  edited_cases?: string[];
 }
 
 export interface MatrixResult {
