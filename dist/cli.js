@@ -86060,6 +86060,24 @@ function serviceMcpRoutes(action, tools, ctx) {
     return call2 ? one2(tool.name, call2) : [];
   });
 }
+function memoryFileRoutes(ctx, build2) {
+  const files = ctx.memory_files ?? [];
+  if (files.length < 2) return build2(ctx);
+  const per = files.map(
+    (file2, k) => build2({ ...ctx, memory_file: file2, memory_files: [file2] }).map(
+      (r) => k === 0 ? r : { ...r, label: `${r.label} (memory file ${asCaseWrites(file2, ctx.paths)})`, elsewhere: true }
+    )
+  );
+  const longest = Math.max(...per.map((routes) => routes.length));
+  const out = [];
+  for (let j = 0; j < longest; j++) for (const routes of per) if (routes[j]) out.push(routes[j]);
+  return dedupe2(out);
+}
+function asCaseWrites(path7, paths) {
+  if (path7.startsWith(`${paths.workspace}/`)) return path7.slice(paths.workspace.length + 1);
+  if (path7.startsWith(`${paths.home}/`)) return `~/${path7.slice(paths.home.length + 1)}`;
+  return path7;
+}
 var signature = (r) => {
   const first = r.calls[0]("");
   return `${r.calls.length}:${first?.tool}:${JSON.stringify(first?.args)}`;
@@ -86425,6 +86443,10 @@ var STRATEGY_NAMES = Object.keys(STRATEGIES);
 var DEFAULT_STRATEGY = "direct";
 var moduleOf = (name2) => STRATEGIES[name2 ?? DEFAULT_STRATEGY] ?? direct;
 function strategyRoutes(step, tools, ctx) {
+  if (step.do === "remember") return memoryFileRoutes(ctx, (one3) => stepRoutes(step, tools, one3));
+  return stepRoutes(step, tools, ctx);
+}
+function stepRoutes(step, tools, ctx) {
   const directRoutes = routesFor(step, tools, ctx);
   const own2 = moduleOf(ctx.strategy).routes;
   if (!own2 || step.do === "reply") return directRoutes;
@@ -90275,6 +90297,7 @@ function renderTrial(scene) {
     keys,
     skillsDir: st.skills_dir ? ra(st.skills_dir) : void 0,
     memoryFile: st.memory_files[0] ? ra(st.memory_files[0]) : void 0,
+    memoryFiles: st.memory_files.map(ra),
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
     mcp: servesMcp(c) ? adapter.adapter.mcp : void 0,
     servesMcp: servesMcp(c)
@@ -94750,6 +94773,7 @@ function scriptContext(scene, r, triggers, delivered) {
     ...scene.input.strategy ? { strategy: scene.input.strategy } : {},
     paths: { workspace: view.workspace, home: view.home, tmp: view.tmp },
     memory_file: r.memoryFile,
+    ...r.memoryFiles.length > 1 ? { memory_files: r.memoryFiles } : {},
     tool_hints: adapter.adapter.tools,
     denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, "i")),
     error_patterns: adapter.adapter.error_patterns.map((p) => new RegExp(p, "i")),

@@ -316,6 +316,11 @@ export interface ScriptContext {
   paths: { workspace: string; home: string; tmp: string };
   /** Memory file the `remember` action appends to when the harness has no memory tool. */
   memory_file?: string;
+  /**
+   * Every memory file the harness loads, in the adapter's order (the first is `memory_file`): a `remember`
+   * step refused on one is tried on the next (routes.ts, memoryFileRoutes).
+   */
+  memory_files?: string[];
   tool_hints: Record<
     string,
     {

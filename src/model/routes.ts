@@ -309,6 +309,37 @@ function serviceMcpRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext)
   });
 }
 
+/**
+ * A `remember` step's routes when the harness loads several memory files (the adapter's
+ * `state.memory_files`): `build`'s routes for the first file, each followed by the same route for the
+ * other files (Route.elsewhere: not more routes against the step's bound), so a harness that refuses one
+ * of its memory files (a home folder outside its project) is tried on the next one it loads, as a
+ * persistent attacker would. The other files' labels name the file; routes that do not depend on the file
+ * (a memory tool) are tried once.
+ */
+export function memoryFileRoutes(ctx: ScriptContext, build: (ctx: ScriptContext) => Route[]): Route[] {
+  const files = ctx.memory_files ?? [];
+  if (files.length < 2) return build(ctx);
+  const per = files.map((file, k) =>
+    build({ ...ctx, memory_file: file, memory_files: [file] }).map((r) =>
+      k === 0
+        ? r
+        : { ...r, label: `${r.label} (memory file ${asCaseWrites(file, ctx.paths)})`, elsewhere: true },
+    ),
+  );
+  const longest = Math.max(...per.map((routes) => routes.length));
+  const out: Route[] = [];
+  for (let j = 0; j < longest; j++) for (const routes of per) if (routes[j]) out.push(routes[j]!);
+  return dedupe(out);
+}
+
+/** A harness path in a case's notation (relative to the workspace, `~/` for home): stable across trials. */
+function asCaseWrites(path: string, paths: ScriptContext['paths']): string {
+  if (path.startsWith(`${paths.workspace}/`)) return path.slice(paths.workspace.length + 1);
+  if (path.startsWith(`${paths.home}/`)) return `~/${path.slice(paths.home.length + 1)}`;
+  return path;
+}
+
 const signature = (r: Route): string => {
   const first = r.calls[0]('');
   return `${r.calls.length}:${first?.tool}:${JSON.stringify(first?.args)}`;

@@ -31,6 +31,8 @@ export interface RenderedTrial {
   /** The skills folder and first memory file as the harness names them (its view). */
   skillsDir?: string;
   memoryFile?: string;
+  /** Every memory file as the harness names them, in the adapter's order. */
+  memoryFiles: string[];
   /** The adapter's MCP client settings, when the case serves MCP tools. */
   mcp?: McpDecl;
   /** The case serves MCP tools (an ACP agent gets the server in session/new, with or without `mcp:`). */
@@ -136,6 +138,7 @@ export function renderTrial(scene: TrialScene): RenderedTrial {
     keys,
     skillsDir: st.skills_dir ? ra(st.skills_dir) : undefined,
     memoryFile: st.memory_files[0] ? ra(st.memory_files[0]) : undefined,
+    memoryFiles: st.memory_files.map(ra),
     // The harness's own MCP client gets the trial's MCP server, for cases that serve MCP tools.
     mcp: servesMcp(c) ? adapter.adapter.mcp : undefined,
     servesMcp: servesMcp(c),

@@ -61,6 +61,7 @@ function scriptContext(
     ...(scene.input.strategy ? { strategy: scene.input.strategy } : {}),
     paths: { workspace: view.workspace, home: view.home, tmp: view.tmp },
     memory_file: r.memoryFile,
+    ...(r.memoryFiles.length > 1 ? { memory_files: r.memoryFiles } : {}),
     tool_hints: adapter.adapter.tools,
     denial_patterns: adapter.adapter.denial_patterns.map((p) => new RegExp(p, 'i')),
     error_patterns: adapter.adapter.error_patterns.map((p) => new RegExp(p, 'i')),

@@ -7,7 +7,7 @@ import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import { baseTools } from '../discovery.js';
 import { prepareAction } from '../prepare-action.js';
-import { MAX_ROUTES_PER_STEP, type Route, routesFor } from '../routes.js';
+import { MAX_ROUTES_PER_STEP, memoryFileRoutes, type Route, routesFor } from '../routes.js';
 import { authority } from './authority.js';
 import { direct } from './direct.js';
 import { encoded } from './encoded.js';
@@ -40,6 +40,11 @@ const moduleOf = (name: string | undefined): StrategyModule =>
  * it has no form of this step with the tools offered.
  */
 export function strategyRoutes(step: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+  if (step.do === 'remember') return memoryFileRoutes(ctx, (one) => stepRoutes(step, tools, one));
+  return stepRoutes(step, tools, ctx);
+}
+
+function stepRoutes(step: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
   const directRoutes = routesFor(step, tools, ctx);
   const own = moduleOf(ctx.strategy).routes;
   if (!own || step.do === 'reply') return directRoutes;
