@@ -96064,13 +96064,13 @@ function descendants(root2) {
   walk2(root2);
   return out;
 }
+function chownTreeSync(path7, uid, gid) {
+  lchownSync(path7, uid, gid);
+  if (!lstatSync3(path7).isDirectory()) return;
+  for (const e7 of readdirSync9(path7)) chownTreeSync(join28(path7, e7), uid, gid);
+}
 async function chownTree(dirs, uid, gid) {
-  const walk2 = (p) => {
-    lchownSync(p, uid, gid);
-    if (!lstatSync3(p).isDirectory()) return;
-    for (const e7 of readdirSync9(p)) walk2(join28(p, e7));
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk2(d);
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) chownTreeSync(d, uid, gid);
 }
 function spawnErrorText(e7, exe, cwd) {
   if (e7.code !== "ENOENT") return e7.message;
@@ -96180,6 +96180,18 @@ function ancestors(p) {
   const parts = p.split("/").filter(Boolean);
   return parts.slice(0, -1).map((_, k) => `/${parts.slice(0, k + 1).join("/")}`).filter((d) => d !== "/tmp");
 }
+function passableParents(dests, covered) {
+  const isCovered = (d) => covered.some((c) => d === c || d.startsWith(`${c}/`));
+  const made = /* @__PURE__ */ new Set();
+  const a = [];
+  for (const dest of dests)
+    for (const d of ancestors(dest))
+      if (!isCovered(d) && !made.has(d)) {
+        made.add(d);
+        a.push("--perms", "0755", "--dir", d);
+      }
+  return a;
+}
 function bwrapArgs(i) {
   const a = [
     "--die-with-parent",
@@ -96203,15 +96215,12 @@ function bwrapArgs(i) {
   a.push("--ro-bind", nodePrefix(), nodePrefix());
   a.push("--proc", "/proc", "--dev", "/dev");
   a.push("--perms", "1777", "--size", String(i.limits.disk_bytes), "--tmpfs", "/tmp");
-  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
-  const covered = (d) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
-  const made = /* @__PURE__ */ new Set();
-  for (const dest of dests)
-    for (const d of ancestors(dest))
-      if (!covered(d) && !made.has(d)) {
-        made.add(d);
-        a.push("--perms", "0755", "--dir", d);
-      }
+  a.push(
+    ...passableParents(
+      [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin],
+      [...SYSTEM_DIRS, nodePrefix()]
+    )
+  );
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
     if (!existsSync16(p)) continue;
@@ -96970,7 +96979,15 @@ async function sweepWorkRoots(parent = tmpdir4()) {
 }
 
 // src/runner/contain/install-sandbox.ts
-import { existsSync as existsSync17, lstatSync as lstatSync5, mkdtempSync as mkdtempSync3, readlinkSync as readlinkSync3, realpathSync as realpathSync4, rmSync as rmSync7 } from "node:fs";
+import {
+  copyFileSync as copyFileSync2,
+  existsSync as existsSync17,
+  lstatSync as lstatSync5,
+  mkdtempSync as mkdtempSync3,
+  readlinkSync as readlinkSync3,
+  realpathSync as realpathSync4,
+  rmSync as rmSync7
+} from "node:fs";
 import { tmpdir as tmpdir5 } from "node:os";
 import { dirname as dirname17, isAbsolute as isAbsolute5, join as join31, resolve as resolve11 } from "node:path";
 var SYSTEM_DIRS2 = ["/usr", "/etc", "/opt"];
@@ -96991,8 +97008,7 @@ function commandDir(cmd) {
 }
 function installBwrapArgs(i) {
   const a = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
-  if (!i.root) a.push("--unshare-user");
-  a.push("--cap-drop", "ALL");
+  if (!i.root) a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS2) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS2) {
     if (!existsSync17(l)) continue;
@@ -97004,12 +97020,31 @@ function installBwrapArgs(i) {
   const cmdDir = commandDir(i.step.cmd);
   if (cmdDir) a.push("--ro-bind", cmdDir, cmdDir);
   a.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
-  for (const p of i.step.readOnly) if (existsSync17(p)) a.push("--ro-bind", p, p);
-  const userrc = userNpmrc(i.step.env);
+  const userrc = i.userNpmrc ?? userNpmrc(i.step.env);
+  const readOnly = i.step.readOnly.filter((p) => existsSync17(p));
+  const dests = [
+    ...readOnly,
+    ...i.step.writable,
+    INSTALL_HOME,
+    ...existsSync17(userrc) ? [USER_NPMRC_IN_SANDBOX] : []
+  ];
+  a.push(...passableParents(dests, [...SYSTEM_DIRS2, nodePrefix(), ...cmdDir ? [cmdDir] : []]));
+  for (const p of readOnly) a.push("--ro-bind", p, p);
   if (existsSync17(userrc)) a.push("--ro-bind", userrc, USER_NPMRC_IN_SANDBOX);
   for (const p of i.step.writable) a.push("--bind", p, p);
   a.push("--bind", i.home, INSTALL_HOME);
   a.push("--remount-ro", "/", "--chdir", i.step.cwd, "--");
+  if (i.root)
+    a.push(
+      "setpriv",
+      `--reuid=${i.root.uid}`,
+      `--regid=${i.root.gid}`,
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--no-new-privs",
+      "--"
+    );
   return a;
 }
 function installSandboxEnv(env2) {
@@ -97024,16 +97059,37 @@ function installSandboxEnv(env2) {
 }
 function installSandboxOf(plan) {
   if (!plan.contained) return void 0;
-  const root2 = plan.mode.kind === "root";
+  const root2 = plan.mode.kind === "root" ? { uid: plan.mode.uid, gid: plan.mode.gid } : void 0;
   return {
-    mechanism: `${plan.mechanism.split(",")[0]}: install prefix writable, no workspace, own pid namespace`,
+    mechanism: `${plan.mechanism.split(",")[0]}: install prefix writable, no workspace, own pid namespace` + (root2 ? `, uid ${root2.uid}` : ""),
     wrap(step) {
       const home = mkdtempSync3(join31(tmpdir5(), "hr-install-home-"));
+      let userrc;
+      if (root2) {
+        const rc = userNpmrc(step.env);
+        if (existsSync17(rc)) copyFileSync2(rc, userrc = join31(home, ".npmrc-user"));
+        for (const d of [home, ...step.writable]) chownTreeSync(d, root2.uid, root2.gid);
+      }
       return {
         cmd: plan.bwrap,
-        args: [...installBwrapArgs({ bwrap: plan.bwrap, root: root2, step, home }), step.cmd, ...step.args],
+        args: [
+          ...installBwrapArgs({
+            bwrap: plan.bwrap,
+            ...root2 ? { root: root2 } : {},
+            step,
+            home,
+            ...userrc ? { userNpmrc: userrc } : {}
+          }),
+          step.cmd,
+          ...step.args
+        ],
         env: installSandboxEnv(step.env),
-        cleanup: () => rmSync7(home, { recursive: true, force: true })
+        cleanup: () => {
+          if (root2) {
+            for (const d of step.writable) if (existsSync17(d)) chownTreeSync(d, 0, 0);
+          }
+          rmSync7(home, { recursive: true, force: true });
+        }
       };
     }
   };
@@ -97762,7 +97818,7 @@ function buildFailureText(b2) {
 }
 
 // src/baseline/cache.ts
-import { copyFileSync as copyFileSync2, mkdirSync as mkdirSync6 } from "node:fs";
+import { copyFileSync as copyFileSync3, mkdirSync as mkdirSync6 } from "node:fs";
 import { dirname as dirname19, join as join36, resolve as resolve15 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
@@ -97826,7 +97882,7 @@ async function saveBaselineToCache(cache3, resultFile, parts, cwd = process.cwd(
   const rel = baselineCachePath(parts.adapter, parts.config);
   const abs = resolve15(cwd, rel);
   mkdirSync6(dirname19(abs), { recursive: true });
-  if (resolve15(cwd, resultFile) !== abs) copyFileSync2(resolve15(cwd, resultFile), abs);
+  if (resolve15(cwd, resultFile) !== abs) copyFileSync3(resolve15(cwd, resultFile), abs);
   try {
     const id = await cache3.saveCache([rel], key);
     if (id === -1)

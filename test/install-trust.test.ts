@@ -4,7 +4,7 @@
 // (b) The install runs in bubblewrap: its scripts cannot read the workspace or the action's
 // /proc/PID/environ, nor write outside the install prefix, and the install still succeeds.
 // Real npm, real bwrap, local registries (test/support/npm-registry.ts), the action's run() in-process.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,18 +236,22 @@ describe('a contained harness install', () => {
   let root: string;
   let workspace: string;
   let outside: string;
+  let rootOnly: string;
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'hr-install-box-'));
     workspace = join(root, 'workspace');
     mkdirSync(workspace);
     writeFileSync(join(workspace, 'secret.txt'), 'workspace-secret\n');
     outside = join(root, 'outside.txt');
+    // A file only root may read, in a folder the sandbox shows read-only.
+    rootOnly = '/etc/shadow';
     // The script records, into its own prefix, what it could do: each attempt's outcome.
     const script = `const fs = require('fs'), path = require('path');
 const tries = {
   workspace: () => fs.readFileSync(${JSON.stringify(join(workspace, 'secret.txt'))}, 'utf8'),
   environ: () => fs.readFileSync('/proc/${process.pid}/environ', 'utf8'),
   write: () => fs.writeFileSync(${JSON.stringify(outside)}, 'escaped'),
+  rootOnly: () => fs.readFileSync(${JSON.stringify(rootOnly)}, 'utf8'),
 };
 const out = {};
 for (const [k, f] of Object.entries(tries)) {
@@ -286,6 +290,10 @@ fs.writeFileSync(path.join(__dirname, 'tries.json'), JSON.stringify(out));
       ...(sandbox ? { sandbox } : {}),
     });
     expect(info.installed).toBe(true);
+    // The install is the engine's user's again, whatever uid ran its steps.
+    expect(statSync(join(cacheDir, 'probe-1.0.0', 'node_modules', PKG, 'probe.js')).uid).toBe(
+      process.getuid?.(),
+    );
     const tries = join(cacheDir, 'probe-1.0.0', 'node_modules', PKG, 'tries.json');
     return JSON.parse(readFileSync(tries, 'utf8')) as Record<string, string>;
   };
@@ -298,6 +306,8 @@ fs.writeFileSync(path.join(__dirname, 'tries.json'), JSON.stringify(out));
       expect(seen.environ).toBe('ENOENT');
       expect(seen.write).not.toBe('ok');
       expect(existsSync(outside)).toBe(false);
+      // As root, the step ran as the trials' unprivileged uid: root's own files stay closed to it.
+      if (existsSync(rootOnly)) expect(seen.rootOnly).toBe('EACCES');
     },
     180_000,
   );
@@ -306,7 +316,8 @@ fs.writeFileSync(path.join(__dirname, 'tries.json'), JSON.stringify(out));
     'the same install on the host (no sandbox) can do all three',
     async () => {
       const seen = await installWith(false);
-      expect(seen).toEqual({ workspace: 'ok', environ: 'ok', write: 'ok' });
+      expect(seen).toMatchObject({ workspace: 'ok', environ: 'ok', write: 'ok' });
+      if (existsSync(rootOnly) && process.getuid?.() === 0) expect(seen.rootOnly).toBe('ok');
       expect(readFileSync(outside, 'utf8')).toBe('escaped');
     },
     180_000,

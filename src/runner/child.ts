@@ -40,19 +40,20 @@ function descendants(root: number): number[] {
   return out;
 }
 
+/** Gives a folder and everything under it to uid:gid; lstat: never follows a link out of it. */
+export function chownTreeSync(path: string, uid: number, gid: number): void {
+  lchownSync(path, uid, gid);
+  if (!lstatSync(path).isDirectory()) return;
+  for (const e of readdirSync(path)) chownTreeSync(join(path, e), uid, gid);
+}
+
 /**
  * Hands the trial folders to the sandbox uid (root mode: the engine wrote the world files as root).
  * Synchronous: a world is tens of files, and an awaited lchown + lstat per file was 10-20 ms of thread-pool
  * round trips on the first trial's way to its harness.
  */
 export async function chownTree(dirs: TrialDirs, uid: number, gid: number): Promise<void> {
-  const walk = (p: string): void => {
-    lchownSync(p, uid, gid);
-    // lstat: never follow a link out of the trial folders.
-    if (!lstatSync(p).isDirectory()) return;
-    for (const e of readdirSync(p)) walk(join(p, e));
-  };
-  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) walk(d);
+  for (const d of [dirs.workspace, dirs.home, dirs.tmp, dirs.bin]) chownTreeSync(d, uid, gid);
 }
 
 /**

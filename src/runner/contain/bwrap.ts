@@ -50,6 +50,25 @@ function ancestors(p: string): string[] {
     .filter((d) => d !== '/tmp');
 }
 
+/**
+ * bwrap arguments making the folders above each bound path passable (0755): they exist in the sandbox
+ * only as mount points, and bwrap copies the host's mode to them (0700 for a private work root, a
+ * mkdtemp folder), which an unprivileged uid inside could not pass. Folders under `covered` (bound
+ * themselves) are left alone.
+ */
+export function passableParents(dests: readonly string[], covered: readonly string[]): string[] {
+  const isCovered = (d: string) => covered.some((c) => d === c || d.startsWith(`${c}/`));
+  const made = new Set<string>();
+  const a: string[] = [];
+  for (const dest of dests)
+    for (const d of ancestors(dest))
+      if (!isCovered(d) && !made.has(d)) {
+        made.add(d);
+        a.push('--perms', '0755', '--dir', d);
+      }
+  return a;
+}
+
 export function bwrapArgs(i: BwrapInput): string[] {
   const a: string[] = [
     '--die-with-parent',
@@ -74,17 +93,12 @@ export function bwrapArgs(i: BwrapInput): string[] {
   a.push('--proc', '/proc', '--dev', '/dev');
   // Tools that ignore TMPDIR still get a /tmp, private and capped; the trial's tmp folder is TMPDIR.
   a.push('--perms', '1777', '--size', String(i.limits.disk_bytes), '--tmpfs', '/tmp');
-  // Folders above each bound path exist in the sandbox only as mount points, and bwrap copies the
-  // host's mode to them (0700 for our private work root), which the harness's uid could not pass.
-  const dests = [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin];
-  const covered = (d: string) => [...SYSTEM_DIRS, nodePrefix()].some((c) => d === c || d.startsWith(`${c}/`));
-  const made = new Set<string>();
-  for (const dest of dests)
-    for (const d of ancestors(dest))
-      if (!covered(d) && !made.has(d)) {
-        made.add(d);
-        a.push('--perms', '0755', '--dir', d);
-      }
+  a.push(
+    ...passableParents(
+      [...i.readOnly, i.dirs.workspace, i.dirs.home, i.dirs.tmp, i.dirs.bin],
+      [...SYSTEM_DIRS, nodePrefix()],
+    ),
+  );
   for (const p of i.readOnly) a.push('--ro-bind-try', p, p);
   // What the engine hides (engine/harness-view.ts): credential files such as the checkout's .git/config,
   // the case library, the engine's files, results and evidence. The same list reaches every runner.
