@@ -250,6 +250,11 @@ export interface ProcessOutcome {
   limit_hit?: string;
   /** protocol: acp: the agent's identity from its initialize answer, when it gave one. */
   agent?: AgentInfo;
+  /**
+   * The runner stopped the harness after its conversation was over (protocol: acp: an agent that does
+   * not exit at end of file): its end, not a crash or a sandbox that failed.
+   */
+  stopped_after_conversation?: true;
 }
 
 /**

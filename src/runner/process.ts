@@ -299,8 +299,13 @@ export class ProcessRunner implements Runner {
         : undefined;
       const hits = [limit, relayed].filter((x): x is string => !!x);
       if (hits.length) result.limit_hit = hits.join('; ');
-      // bwrap ended without our init reporting: the sandbox never started (or a limit killed the init).
-      if (!reported && !result.timed_out && !limit && !result.infra_error)
+      // bwrap ended without our init reporting: the sandbox never started (or a limit killed the init). Not
+      // when we stopped an agent that outlived its conversation: the stop ends bwrap with the init, whose
+      // report may not get out first, and the agent had answered (the stop was its end: SIGTERM).
+      if (!reported && result.stopped_after_conversation && outcome.stdout) {
+        result.exit_code = null;
+        result.signal = 'SIGTERM';
+      } else if (!reported && !result.timed_out && !limit && !result.infra_error)
         result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
       await cgroup?.remove();
       return result;
@@ -405,6 +410,7 @@ export class ProcessRunner implements Runner {
       let hardTimer: NodeJS.Timeout | undefined;
       let drainTimer: NodeJS.Timeout | undefined;
       let endTimer: NodeJS.Timeout | undefined;
+      let stoppedAfterConversation = false;
       const finish = (o: Partial<ProcessOutcome>) => {
         if (settled) return;
         settled = true;
@@ -424,6 +430,7 @@ export class ProcessRunner implements Runner {
           duration_ms: 0,
           stdout: out.text(),
           stderr: err.text(),
+          ...(stoppedAfterConversation ? { stopped_after_conversation: true as const } : {}),
           ...o,
         });
       };
@@ -457,7 +464,11 @@ export class ProcessRunner implements Runner {
           .catch(() => {})
           .then(() => {
             child.stdin?.end();
-            if (!settled) endTimer ??= setTimeout(stop, EOF_EXIT_GRACE_MS);
+            if (!settled)
+              endTimer ??= setTimeout(() => {
+                stoppedAfterConversation = true;
+                stop();
+              }, EOF_EXIT_GRACE_MS);
           });
       cancel = () => {
         if (settled) return;
