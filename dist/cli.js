@@ -96466,7 +96466,10 @@ var ProcessRunner = class {
       ) : void 0;
       const hits = [limit, relayed].filter((x) => !!x);
       if (hits.length) result.limit_hit = hits.join("; ");
-      if (!reported && !result.timed_out && !limit && !result.infra_error)
+      if (!reported && result.stopped_after_conversation && outcome.stdout) {
+        result.exit_code = null;
+        result.signal = "SIGTERM";
+      } else if (!reported && !result.timed_out && !limit && !result.infra_error)
         result.infra_error = `the sandbox did not start (bwrap exit ${outcome.exit_code ?? outcome.signal})${lastLine(outcome.stderr)}`;
       await cgroup?.remove();
       return result;
@@ -96556,6 +96559,7 @@ var ProcessRunner = class {
       let hardTimer;
       let drainTimer;
       let endTimer;
+      let stoppedAfterConversation = false;
       const finish2 = (o) => {
         if (settled) return;
         settled = true;
@@ -96574,6 +96578,7 @@ var ProcessRunner = class {
           duration_ms: 0,
           stdout: out.text(),
           stderr: err.text(),
+          ...stoppedAfterConversation ? { stopped_after_conversation: true } : {},
           ...o
         });
       };
@@ -96602,7 +96607,11 @@ var ProcessRunner = class {
       }).catch(() => {
       }).then(() => {
         child.stdin?.end();
-        if (!settled) endTimer ??= setTimeout(stop, EOF_EXIT_GRACE_MS);
+        if (!settled)
+          endTimer ??= setTimeout(() => {
+            stoppedAfterConversation = true;
+            stop();
+          }, EOF_EXIT_GRACE_MS);
       });
       cancel = () => {
         if (settled) return;
