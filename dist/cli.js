@@ -80031,13 +80031,18 @@ async function execHarness(r, slot, launch, io, sp) {
   g.arm();
   let exited = () => {
   };
+  let stoppedAfterConversation = false;
   if (launch.converse)
     converseOver(
       s.stream,
       listeners,
       new Promise((res) => exited = res),
       launch.converse,
-      signalAll("TERM")
+      () => {
+        stoppedAfterConversation = true;
+        return signalAll("TERM")();
+      },
+      signalAll("KILL")
     );
   try {
     let code;
@@ -80052,14 +80057,17 @@ async function execHarness(r, slot, launch, io, sp) {
     const text2 = io.out.text() + io.err.text();
     if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text2))
       return outcomeOf2(io, { spawn_error: `docker exec: ${text2.trim().slice(0, 500)}` });
-    return outcomeOf2(io, ending(g, code, r.stopping !== void 0));
+    return outcomeOf2(io, {
+      ...ending(g, code, r.stopping !== void 0),
+      ...stoppedAfterConversation ? { stopped_after_conversation: true } : {}
+    });
   } finally {
     exited();
     g.disarm();
     s.stream.destroy?.();
   }
 }
-function converseOver(stream, listeners, exited, talk, term) {
+function converseOver(stream, listeners, exited, talk, term, kill) {
   let over = false;
   void exited.then(() => {
     over = true;
@@ -80075,9 +80083,17 @@ function converseOver(stream, listeners, exited, talk, term) {
   }).then(() => {
     if (over) return;
     stream.end();
-    const t = setTimeout(() => void term().catch(() => {
-    }), EOF_EXIT_GRACE_MS);
-    void exited.then(() => clearTimeout(t));
+    let hard;
+    const t = setTimeout(() => {
+      void term().catch(() => {
+      });
+      hard = setTimeout(() => void kill().catch(() => {
+      }), KILL_GRACE_MS);
+    }, EOF_EXIT_GRACE_MS);
+    void exited.then(() => {
+      clearTimeout(t);
+      clearTimeout(hard);
+    });
   });
 }
 var COPY_OUT_RETRIES, FLUSH_MS, PIDS_MARGIN, envBlock;
@@ -84155,7 +84171,8 @@ function invalidReason(ev) {
 var STACK_FRAME = /^\s+at .+:\d+:\d+\)?$|^\s+File ".+", line \d+|^goroutine \d+ \[/m;
 function stoppedByGuard(ev) {
   const p = ev.process;
-  if (p.signal || p.exit_code === null || STACK_FRAME.test(p.stderr)) return false;
+  const killed = (p.signal || p.exit_code === null) && !p.stopped_after_conversation;
+  if (killed || STACK_FRAME.test(p.stderr)) return false;
   if (ev.harness.some((h) => h.kind === "session_end")) return true;
   const last = ev.model.filter((m) => !m.review).at(-1)?.response;
   if (last?.kind !== "tool_calls" || last.calls.length === 0) return false;

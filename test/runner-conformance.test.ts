@@ -21,7 +21,7 @@ import { buildTrialEnv, policeEnv } from '../src/engine/env.js';
 import { harnessView } from '../src/engine/harness-view.js';
 import { hiddenBy, type ProcessOutcome } from '../src/evidence/types.js';
 import type { Limits } from '../src/runner/contain/limits.js';
-import type { Runner, SandboxView } from '../src/runner/types.js';
+import type { Runner, SandboxView, TrialLaunch } from '../src/runner/types.js';
 import { snapshotDetailed } from '../src/world/snapshot.js';
 import { createTrialDirs, removeTrialDirs, type TrialDirs } from '../src/world/trial-dirs.js';
 import { bundledSupport } from './support/bundle-support.js';
@@ -124,6 +124,8 @@ async function trial(
     staged?: (dirs: TrialDirs) => Promise<void>;
     /** Connections the runner lets the harness hold open to its endpoint (TrialLaunch.max_connections). */
     maxConnections?: number;
+    /** A conversation over the harness's stdio (TrialLaunch.converse, protocol: acp). */
+    converse?: TrialLaunch['converse'];
   } = {},
 ): Promise<TrialRun & { done(): Promise<void> }> {
   const dirs = opts.dirs ?? (await createTrialDirs(base, basename(fixture)));
@@ -155,6 +157,7 @@ async function trial(
     endpoint_port: endpoint.port,
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.maxConnections ? { max_connections: opts.maxConnections } : {}),
+    ...(opts.converse ? { converse: opts.converse } : {}),
   };
   if (opts.staged) {
     await runner.stage?.(launch);
@@ -518,6 +521,24 @@ function suite(f: RunnerFactory, skip: string | undefined) {
       expect(neighbour.hits).toEqual([]);
       expect(hostHits).toEqual([]);
     });
+
+    // An ACP agent that does not exit at end of file (codex-acp 0.16.0 is one) is stopped after the grace.
+    // Under the contained process runner the stop ended bwrap, and the sandbox's init with it before its
+    // report got out: the trial read "the sandbox did not start" although the agent had answered.
+    it('a harness that outlives its conversation is stopped as its end, not as a failed sandbox', async () => {
+      const t = await trial(runner, 'outlives.sh', {
+        timeoutMs: 120_000,
+        converse: (io) =>
+          new Promise<void>((done) => io.onStdout((b) => b.toString().includes('ANSWERED') && done())),
+      });
+      await t.done();
+      expect(t.outcome.infra_error, t.outcome.stderr).toBeUndefined();
+      expect(t.outcome.spawn_error).toBeUndefined();
+      expect(t.outcome.timed_out).toBe(false);
+      expect(t.outcome.stopped_after_conversation).toBe(true);
+      expect(t.outcome.exit_code).toBeNull();
+      expect(t.outcome.stdout).toContain('ANSWERED');
+    }, 90_000);
 
     // Not a containment item: every runner, uncontained too, must tear its trials down.
     it("after stop(), none of the trial's processes is left (SIGTERM ignored, setsid children)", async () => {

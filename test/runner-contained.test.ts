@@ -18,7 +18,7 @@ import { Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
-import { bwrapSkipReason, rootBwrapSkipReason, titled } from './support/requirements.js';
+import { rootBwrapSkipReason, titled } from './support/requirements.js';
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
 const gateDefaults = () => parseGateOptions(() => undefined);
@@ -249,46 +249,4 @@ describe.skipIf(!!asRootSkip)(titled(AS_ROOT, asRootSkip), () => {
     expect(uid).not.toBe('0');
     expect(lines).toEqual([...paths.map((p) => `${p} ${uid} w`), 'made', `ws ${uid} tmp ${uid}`]);
   });
-});
-
-const OUTLIVES = 'a harness that outlives its conversation, under the contained runner';
-const outlivesSkip = bwrapSkipReason(OUTLIVES);
-
-// An ACP agent that does not exit at end of file (codex-acp 0.16.0 is one) is stopped after the grace;
-// the stop ends bwrap, and with it the sandbox's init before its report got out. Before, that read "the
-// sandbox did not start", and every such trial was invalid although the agent had answered.
-describe.skipIf(!!outlivesSkip)(titled(OUTLIVES, outlivesSkip), () => {
-  it('the stop after the conversation is the harness’s end (SIGTERM), not a sandbox that failed', async () => {
-    const base = mkdtempSync(join(tmpdir(), 'hr-outlives-'));
-    const runner = new ProcessRunner({ containment: 'required' });
-    await runner.start();
-    const dirs = await createTrialDirs(base, 't');
-    await runner.prepare(dirs);
-    try {
-      const o = await runner.run({
-        trial_id: 't',
-        dirs,
-        // Answers, then stays: neither end of file on stdin nor SIGTERM ends it (SIGKILL after the grace).
-        command: ['/bin/sh', '-c', "trap '' TERM; echo answered; exec sleep 600 </dev/null"],
-        cwd: dirs.workspace,
-        env: policeEnv({ PATH: '/usr/bin:/bin' }).env,
-        timeout_ms: 120_000,
-        read_only: [],
-        endpoint_port: 0,
-        converse: async (io) => {
-          await new Promise<void>((r) => io.onStdout((b) => b.toString().includes('answered') && r()));
-        },
-      });
-      expect(o.infra_error).toBeUndefined();
-      expect(o.timed_out).toBe(false);
-      expect(o.stopped_after_conversation).toBe(true);
-      expect(o.signal).toBe('SIGTERM');
-      expect(o.stdout).toContain('answered');
-    } finally {
-      await runner.release(dirs);
-      await runner.stop();
-      await removeTrialDirs(dirs);
-      rmSync(base, { recursive: true, force: true });
-    }
-  }, 90_000);
 });

@@ -149,6 +149,23 @@ describe('validity: a run the harness ended after refusing a call is not a crash
     const killed = { exit_code: null, signal: 'SIGSEGV' };
     expect(invalidReason(withEvents(ev(killed, model), events))).toMatch(/crashed \(exit SIGSEGV\)/);
   });
+
+  // codex-acp 0.16.0 under approval_policy untrusted: a rejected permission cancels the turn
+  // (stopReason cancelled, recorded as session_end), and the agent never exits by itself; the runner's
+  // stop after the conversation is its end. Before, that read as "harness crashed (exit SIGTERM)".
+  it("the runner's stop after the conversation is not a crash when the harness ended the turn", () => {
+    const model = [called('call_7', 'bash')];
+    const stopped = { exit_code: null, signal: 'SIGTERM', stopped_after_conversation: true as const };
+    expect(invalidReason(withEvents(ev(stopped, model), [denial({ call_id: 'call_7' })]))).toBeUndefined();
+    expect(
+      invalidReason(withEvents(ev(stopped, model), [{ kind: 'session_end', text: 'cancelled' }])),
+    ).toBeUndefined();
+    // Nothing says the turn ended on purpose: still a crash.
+    expect(invalidReason(withEvents(ev(stopped, model), []))).toMatch(/crashed \(exit SIGTERM\)/);
+    // The same signal from anyone else is a crash.
+    const killed = { exit_code: null, signal: 'SIGTERM' };
+    expect(invalidReason(withEvents(ev(killed, model), [denial({ call_id: 'call_7' })]))).toMatch(/crashed/);
+  });
 });
 
 const trial = (p: Partial<Trial>): Trial => ({

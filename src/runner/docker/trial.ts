@@ -8,7 +8,7 @@ import path from 'node:path';
 import { mark, sinceMs } from '../../elapsed.js';
 import { TrialLimits, trialLimitMessage } from '../../evidence/limits.js';
 import { findFileOfSize } from '../big-file.js';
-import { EOF_EXIT_GRACE_MS, Tail } from '../shared.js';
+import { EOF_EXIT_GRACE_MS, KILL_GRACE_MS, Tail } from '../shared.js';
 import type { PolicedEnv, TrialLaunch } from '../types.js';
 import { waitAtMost } from './daemon.js';
 import { ending, execExit, guard, startExec, writeAll } from './exec.js';
@@ -285,13 +285,18 @@ async function execHarness(
   const g = guard(r.docker, launch, signalAll('TERM'), signalAll('KILL'));
   g.arm();
   let exited = () => {};
+  let stoppedAfterConversation = false;
   if (launch.converse)
     converseOver(
       s.stream,
       listeners,
       new Promise<void>((res) => (exited = res)),
       launch.converse,
-      signalAll('TERM'),
+      () => {
+        stoppedAfterConversation = true;
+        return signalAll('TERM')();
+      },
+      signalAll('KILL'),
     );
   try {
     let code: number | null;
@@ -308,7 +313,10 @@ async function execHarness(
     const text = io.out.text() + io.err.text();
     if (!g.killed && !g.aborted && (code === 126 || code === 127) && /OCI runtime exec failed/.test(text))
       return outcomeOf(io, { spawn_error: `docker exec: ${text.trim().slice(0, 500)}` });
-    return outcomeOf(io, ending(g, code, r.stopping !== undefined) as Partial<DockerProcessOutcome>);
+    return outcomeOf(io, {
+      ...(ending(g, code, r.stopping !== undefined) as Partial<DockerProcessOutcome>),
+      ...(stoppedAfterConversation ? { stopped_after_conversation: true as const } : {}),
+    });
   } finally {
     exited();
     g.disarm();
@@ -318,7 +326,8 @@ async function execHarness(
 
 /**
  * The engine's side of the harness's stdio (protocol: acp) over the exec's attach stream: when it is
- * done, stdin is half-closed, and the harness is stopped if it has not exited within EOF_EXIT_GRACE_MS.
+ * done, stdin is half-closed, and the harness is stopped if it has not exited within EOF_EXIT_GRACE_MS
+ * (SIGTERM, then SIGKILL after KILL_GRACE_MS).
  */
 function converseOver(
   stream: NodeJS.ReadWriteStream,
@@ -326,6 +335,7 @@ function converseOver(
   exited: Promise<void>,
   talk: NonNullable<TrialLaunch['converse']>,
   term: () => Promise<unknown>,
+  kill: () => Promise<unknown>,
 ): void {
   let over = false;
   void exited.then(() => {
@@ -343,7 +353,15 @@ function converseOver(
     .then(() => {
       if (over) return;
       (stream as unknown as { end(): void }).end();
-      const t = setTimeout(() => void term().catch(() => {}), EOF_EXIT_GRACE_MS);
-      void exited.then(() => clearTimeout(t));
+      // SIGTERM after the grace, then SIGKILL (as the process runner's stop): an agent may ignore TERM.
+      let hard: NodeJS.Timeout | undefined;
+      const t = setTimeout(() => {
+        void term().catch(() => {});
+        hard = setTimeout(() => void kill().catch(() => {}), KILL_GRACE_MS);
+      }, EOF_EXIT_GRACE_MS);
+      void exited.then(() => {
+        clearTimeout(t);
+        clearTimeout(hard);
+      });
     });
 }
