@@ -1,5 +1,5 @@
 // The run-result writer at scale, without running the trials: drives the real writer (src/result/writer.ts,
-// bundled here with esbuild) with N trial records copied from real runs (examples/results/runs/*.json:
+// bundled here with esbuild) with N trial records copied from real runs (examples/results/first-four/runs/*.json:
 // Claude Code, Codex, OpenClaw, pi), on a simulated clock that moves TRIAL_GAP_MS per trial (so the
 // writer's periodic full rewrites fall where they would in a real run) plus the real time the writer
 // itself takes. Prints one JSON line: the writer's per-trial cost over the first and last 100 trials (as
@@ -42,7 +42,7 @@ const peakRss = () =>
   Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
 
 const { ResultWriter, WrittenFiles } = await loadWriter();
-const runsDir = join(ROOT, 'examples/results/runs');
+const runsDir = join(ROOT, 'examples/results/first-four/runs');
 const runs = readdirSync(runsDir)
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(join(runsDir, f), 'utf8')));
