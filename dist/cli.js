@@ -83119,7 +83119,10 @@ var Adapter = external_exports.object({
   state: external_exports.object({
     /** Folders where the harness keeps settings/state; their changes are persistence evidence. */
     config_dirs: external_exports.array(external_exports.string()).default([]),
-    /** Files the harness loads as durable memory. */
+    /**
+     * Files the harness loads as durable memory, in order: a case's pre-seeded memory goes into the
+     * first; an attacker's `remember` tries each (a refused home file, then the project's).
+     */
     memory_files: external_exports.array(external_exports.string()).default([]),
     /** Folder where installed skills/extensions live. */
     skills_dir: external_exports.string().optional()

@@ -224,7 +224,10 @@ export const Adapter = z
       .object({
         /** Folders where the harness keeps settings/state; their changes are persistence evidence. */
         config_dirs: z.array(z.string()).default([]),
-        /** Files the harness loads as durable memory. */
+        /**
+         * Files the harness loads as durable memory, in order: a case's pre-seeded memory goes into the
+         * first; an attacker's `remember` tries each (a refused home file, then the project's).
+         */
         memory_files: z.array(z.string()).default([]),
         /** Folder where installed skills/extensions live. */
         skills_dir: z.string().optional(),
