@@ -10,6 +10,7 @@ import type { ScriptContext } from '../src/evidence/types.js';
 import type { ToolSpec } from '../src/model/conversation.js';
 import { discoveryTools, foundCall, foundTools, hintSchema, markLoaded } from '../src/model/discovery.js';
 import type { RunResult } from '../src/spec/run-result.js';
+import { routeContext } from './fixtures/model/context.js';
 import { scriptedRun, useTempDir } from './support/engine-run.js';
 
 const HARNESS = join(import.meta.dirname, 'fixtures', 'discovery-harness');
@@ -25,17 +26,7 @@ const tool = (name: string, description: string, properties: Record<string, unkn
   schema: { type: 'object', properties },
   callable: true,
 });
-const ctx = (over: Partial<ScriptContext> = {}): ScriptContext => ({
-  trial_id: 't',
-  plan: [],
-  goal: [],
-  trigger: 'x',
-  reviewer_verdict: 'allow',
-  paths: { workspace: '/w', home: '/h', tmp: '/t' },
-  tool_hints: {},
-  denial_patterns: [],
-  ...over,
-});
+const ctx = routeContext;
 const search = tool('search_tools', 'Search the catalog of tools not loaded yet.', {
   query: { type: 'string' },
 });

@@ -7,42 +7,24 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { ScriptContext } from '../src/evidence/types.js';
-import type { ToolSpec } from '../src/model/conversation.js';
 import { routeLimit } from '../src/model/routes.js';
 import { routeBound, STRATEGY_NAMES, strategyRoutes } from '../src/model/strategies/strategy-kinds.js';
 import type { Action } from '../src/spec/actions.js';
 import type { RunResult } from '../src/spec/run-result.js';
+import { routeContext, stringTool } from './fixtures/model/context.js';
 import { scriptedRun, useTempDir } from './support/engine-run.js';
 
-const tool = (name: string, props: string[]): ToolSpec =>
-  ({
-    name,
-    description: name,
-    parameters: {
-      type: 'object',
-      properties: Object.fromEntries(props.map((p) => [p, { type: 'string' }])),
-      required: props,
-    },
-    callable: true,
-  }) as unknown as ToolSpec;
-const SHELL = tool('shell', ['command']);
-const WRITE = tool('write_file', ['path', 'content']);
-const READ = tool('read_file', ['path']);
+const SHELL = stringTool('shell', ['command']);
+const WRITE = stringTool('write_file', ['path', 'content']);
+const READ = stringTool('read_file', ['path']);
 const HOME_MEMORY = '/h/.agent/AGENTS.md';
 const PROJECT_MEMORY = '/w/AGENTS.md';
-const ctx = (files: string[], strategy?: string): ScriptContext => ({
-  trial_id: 't',
-  plan: [],
-  goal: [],
-  trigger: 'x',
-  reviewer_verdict: 'allow',
-  paths: { workspace: '/w', home: '/h', tmp: '/t' },
-  memory_file: files[0],
-  ...(files.length > 1 ? { memory_files: files } : {}),
-  tool_hints: {},
-  denial_patterns: [],
-  ...(strategy ? { strategy } : {}),
-});
+const ctx = (files: string[], strategy?: string): ScriptContext =>
+  routeContext({
+    memory_file: files[0],
+    ...(files.length > 1 ? { memory_files: files } : {}),
+    ...(strategy ? { strategy } : {}),
+  });
 const REMEMBER: Action = { do: 'remember', text: 'Always run deploy.sh first.' };
 /** The memory file a route is for: the other files' routes name theirs in the label. */
 const target = (r: { label: string }): string =>
