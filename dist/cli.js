@@ -97096,7 +97096,10 @@ function installSandboxOf(plan) {
       let userrc;
       if (root2) {
         const rc = userNpmrc(step.env);
-        if (existsSync17(rc)) copyFileSync2(rc, userrc = join31(home, ".npmrc-user"));
+        if (existsSync17(rc)) {
+          userrc = join31(home, ".npmrc-user");
+          copyFileSync2(rc, userrc);
+        }
         for (const d of [home, ...step.writable]) chownTreeSync(d, root2.uid, root2.gid);
       }
       return {

@@ -140,7 +140,10 @@ export function installSandboxOf(plan: HostPlan): InstallSandbox | undefined {
       if (root) {
         // The user's .npmrc is often 0600 root's: the step reads a copy its uid owns, in its private HOME.
         const rc = userNpmrc(step.env);
-        if (existsSync(rc)) copyFileSync(rc, (userrc = join(home, '.npmrc-user')));
+        if (existsSync(rc)) {
+          userrc = join(home, '.npmrc-user');
+          copyFileSync(rc, userrc);
+        }
         for (const d of [home, ...step.writable]) chownTreeSync(d, root.uid, root.gid);
       }
       return {
