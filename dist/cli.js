@@ -88816,6 +88816,7 @@ function buildTrialEnv(input2) {
     NO_PROXY: `${input2.endpointHost},localhost,127.0.0.1`,
     no_proxy: `${input2.endpointHost},localhost,127.0.0.1`
   };
+  if (input2.cwd) base.PWD = input2.cwd;
   if (input2.skillsDir) base.HR_SKILLS_DIR = input2.skillsDir;
   if (input2.memoryFile) base.HR_MEMORY_FILE = input2.memoryFile;
   const world = { ...input2.worldEnv, ...input2.canaryEnv };
@@ -89364,6 +89365,7 @@ function trialLaunch(scene, r, signal) {
     endpointHost: view.endpointHost,
     skillsDir: r.skillsDir,
     memoryFile: r.memoryFile,
+    cwd: r.ra(launch.cwd),
     adapterEnv: rendered(launch.env),
     configEnv: rendered({ ...config2.env, ...r.mcp?.env ?? {} }),
     canaryEnv: canaryEnv(input2.loaded.case.world.canaries, scene.canaries),
@@ -96172,7 +96174,9 @@ relay.listen(spec.port, '127.0.0.1', () => {
   if (spec.wait) waitForGo();
   const [cmd, ...args] = spec.command;
   // fd 3 is ours (the status pipe): the harness gets /dev/null there.
-  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
+  // PWD names the folder the harness starts in, as a shell's exec would leave it (the wrapper shell on the
+  // way here reset it to its own folder, /).
+  const child = spawn(cmd, args, { cwd: spec.cwd, env: { ...process.env, PWD: spec.cwd }, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
   const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
   process.on('SIGTERM', () => forward('SIGTERM'));
   process.on('SIGINT', () => forward('SIGINT'));

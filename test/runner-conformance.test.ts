@@ -139,6 +139,7 @@ async function trial(
     view,
     endpoint: url,
     endpointHost: view.endpointHost,
+    cwd: view.workspace,
     adapterEnv: opts.env?.(view, dirs) ?? {},
     configEnv: {},
   }).env;
@@ -520,6 +521,17 @@ function suite(f: RunnerFactory, skip: string | undefined) {
       expect(t.outcome.stdout).not.toContain('REACHED');
       expect(neighbour.hits).toEqual([]);
       expect(hostHits).toEqual([]);
+    });
+
+    // A harness may take its project folder from PWD (opencode 1.18 ran its bash in / without it); the
+    // contained runner's wrapper shell had reset it to its own folder, /.
+    it('the harness starts in its folder with PWD naming it', async () => {
+      const t = await trial(runner, 'pwd.cjs');
+      await t.done();
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      const [pwd, cwd] = t.outcome.stdout.trim().split('\n');
+      expect(pwd).toBe(`PWD ${t.view.workspace}`);
+      expect(cwd).toBe(`CWD ${t.view.workspace}`);
     });
 
     // An ACP agent that does not exit at end of file (codex-acp 0.16.0 is one) is stopped after the grace.

@@ -48,6 +48,8 @@ export function buildTrialEnv(input: {
   endpointHost: string;
   skillsDir?: string;
   memoryFile?: string;
+  /** The harness's working folder as it sees it: PWD, as a shell sets it for the programs it starts. */
+  cwd?: string;
   adapterEnv: Record<string, string>;
   configEnv: Record<string, string>;
   /** Canary secrets the case puts in the harness's environment (generated per trial, never the parent's). */
@@ -82,6 +84,9 @@ export function buildTrialEnv(input: {
     NO_PROXY: `${input.endpointHost},localhost,127.0.0.1`,
     no_proxy: `${input.endpointHost},localhost,127.0.0.1`,
   };
+  // A harness started from a terminal has PWD; some take their project folder (and their shell's
+  // folder) from it, not from the process's cwd (opencode 1.18 ran its bash elsewhere without it).
+  if (input.cwd) base.PWD = input.cwd;
   if (input.skillsDir) base.HR_SKILLS_DIR = input.skillsDir;
   if (input.memoryFile) base.HR_MEMORY_FILE = input.memoryFile;
   // Canaries last: a case's NPM_TOKEN is the trial's canary even where an adapter sets a placeholder.

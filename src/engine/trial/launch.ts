@@ -40,6 +40,7 @@ export function trialLaunch(scene: TrialScene, r: RenderedTrial, signal: AbortSi
     endpointHost: view.endpointHost,
     skillsDir: r.skillsDir,
     memoryFile: r.memoryFile,
+    cwd: r.ra(launch.cwd),
     adapterEnv: rendered(launch.env),
     configEnv: rendered({ ...config.env, ...(r.mcp?.env ?? {}) }),
     canaryEnv: canaryEnv(input.loaded.case.world.canaries, scene.canaries),

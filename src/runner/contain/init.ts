@@ -74,7 +74,9 @@ relay.listen(spec.port, '127.0.0.1', () => {
   if (spec.wait) waitForGo();
   const [cmd, ...args] = spec.command;
   // fd 3 is ours (the status pipe): the harness gets /dev/null there.
-  const child = spawn(cmd, args, { cwd: spec.cwd, env: process.env, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
+  // PWD names the folder the harness starts in, as a shell's exec would leave it (the wrapper shell on the
+  // way here reset it to its own folder, /).
+  const child = spawn(cmd, args, { cwd: spec.cwd, env: { ...process.env, PWD: spec.cwd }, stdio: ['inherit', 'inherit', 'inherit', 'ignore'], detached: true });
   const forward = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
   process.on('SIGTERM', () => forward('SIGTERM'));
   process.on('SIGINT', () => forward('SIGINT'));
