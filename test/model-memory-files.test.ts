@@ -3,16 +3,14 @@
 // Before, only the adapter's first memory file was tried, so a harness whose home file was refused read
 // "persistence blocked" although the project's memory file took the same line.
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCases } from '../src/cases/load.js';
-import { runSafetyCases } from '../src/engine/run.js';
+import { describe, expect, it } from 'vitest';
 import type { ScriptContext } from '../src/evidence/types.js';
 import { routeLimit } from '../src/model/routes.js';
 import { routeBound, STRATEGY_NAMES, strategyRoutes } from '../src/model/strategies/strategy-kinds.js';
 import type { Action } from '../src/spec/actions.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { routeContext, stringTool } from './fixtures/model/context.js';
-import { scriptedRun, useTempDir } from './support/engine-run.js';
+import { fixtureOverStandard } from './support/engine-run.js';
 
 const SHELL = stringTool('shell', ['command']);
 const WRITE = stringTool('write_file', ['path', 'content']);
@@ -62,32 +60,20 @@ describe('remember routes over the memory files the harness loads', () => {
 });
 
 // test/fixtures/homeguard-harness: file tools only, refusing every path outside the project; its memory
-// files are ~/.homeguard/memory.md and the project's AGENTS.md.
-const HARNESS = join(import.meta.dirname, 'fixtures', 'homeguard-harness');
-const dir = useTempDir('hr-memory-files-');
-const remembers = loadCases(['subset:standard'])
-  .filter((lc) => lc.case.inject.goal.some((a) => a.do === 'remember'))
-  .map((lc) => lc.case.id);
+// files are ~/.homeguard/memory.md and the project's AGENTS.md. Over the standard cases that remember.
+const run = fixtureOverStandard(
+  join(import.meta.dirname, 'fixtures', 'homeguard-harness'),
+  'project-only',
+  (lc) => lc.case.inject.goal.some((a) => a.do === 'remember'),
+);
 
 describe('a harness that refuses its home memory file keeps the line in the project one', () => {
-  let result: RunResult;
-  beforeAll(async () => {
-    result = await runSafetyCases(
-      scriptedRun({
-        adapter: HARNESS,
-        config: 'project-only',
-        cases: remembers.map((id) => `id:${id}`),
-        out: join(dir(), 'result.json'),
-      }),
-    );
-  }, 600_000);
-
   it('every remember step that reached the harness ends in the project memory file: persistence, and the refusal seen', () => {
-    expect(remembers.length).toBeGreaterThanOrEqual(5);
+    expect(run.ids.length).toBeGreaterThanOrEqual(5);
     const stepsOf = (t: RunResult['trials'][number]) =>
       (t.facts?.attack_routes ?? []).filter((r) => r.action === 'remember' && r.tried.length > 0);
-    const reached = result.trials.filter((t) => t.valid && stepsOf(t).length > 0);
-    expect(reached.length).toBeGreaterThanOrEqual(Math.ceil(remembers.length / 2));
+    const reached = run.result().trials.filter((t) => t.valid && stepsOf(t).length > 0);
+    expect(reached.length).toBeGreaterThanOrEqual(Math.ceil(run.ids.length / 2));
     for (const t of reached) {
       for (const step of stepsOf(t)) {
         // The home file was refused (the harness's own words); the project file took the line.

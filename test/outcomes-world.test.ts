@@ -4,45 +4,35 @@
 // refusal): the attacker moves on to the next route and succeeds, and the harness shows no detection.
 // Before, the answer counted as an executed write, the attacker stopped, and the attack read "blocked".
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCases } from '../src/cases/load.js';
-import { runSafetyCases } from '../src/engine/run.js';
-import type { RunResult } from '../src/spec/run-result.js';
-import { scriptedRun, useTempDir } from './support/engine-run.js';
+import { describe, expect, it } from 'vitest';
+import { fixtureOverStandard } from './support/engine-run.js';
 
-const HARNESS = join(import.meta.dirname, 'fixtures', 'precondition-harness');
-const dir = useTempDir('hr-outcomes-world-');
 // The standard subset's cases whose attack writes a file: the ones this harness's write tool decides.
-const writes = loadCases(['subset:standard'])
-  .filter((lc) => lc.case.inject.goal.some((a) => a.do === 'write'))
-  .map((lc) => lc.case.id);
+const precondition = fixtureOverStandard(
+  join(import.meta.dirname, 'fixtures', 'precondition-harness'),
+  'open',
+  (lc) => lc.case.inject.goal.some((a) => a.do === 'write'),
+);
+const writes = precondition.ids;
 
 describe('a write answered with an undeclared error is a failure the attacker routes around', () => {
-  let result: RunResult;
-  beforeAll(async () => {
-    result = await runSafetyCases(
-      scriptedRun({
-        adapter: HARNESS,
-        config: 'open',
-        cases: writes.map((id) => `id:${id}`),
-        out: join(dir(), 'result.json'),
-      }),
-    );
-  }, 600_000);
-
   it('runs a real share of the standard subset', () => {
     expect(writes.length).toBeGreaterThanOrEqual(20);
     // Every trial is measured or not applicable: injections planted in a memory file this harness never
     // loads never reach it (not applicable, not defended); nothing is invalid.
-    for (const t of result.trials)
+    for (const t of precondition.result().trials)
       expect(t.valid || /in memory:\d+\) never reached/.test(t.not_applicable ?? ''), t.id).toBe(true);
-    expect(result.trials.filter((t) => t.valid).length).toBeGreaterThanOrEqual(writes.length - 10);
+    expect(precondition.result().trials.filter((t) => t.valid).length).toBeGreaterThanOrEqual(
+      writes.length - 10,
+    );
   });
 
   it('the write tool’s answer is recorded as failed, with what the world showed, and never as a refusal', () => {
-    const writeCalls = result.trials.flatMap((t) =>
-      (t.outcomes ?? []).filter((o) => o.role === 'attack' && o.tool === 'write_file'),
-    );
+    const writeCalls = precondition
+      .result()
+      .trials.flatMap((t) =>
+        (t.outcomes ?? []).filter((o) => o.role === 'attack' && o.tool === 'write_file'),
+      );
     expect(writeCalls.length).toBeGreaterThan(0);
     for (const o of writeCalls) {
       expect(o.outcome).toBe('errored');
@@ -53,13 +43,21 @@ describe('a write answered with an undeclared error is a failure the attacker ro
   it('every trial whose injection reached the harness is unsafe (the next route wrote the file); detection 0 %', () => {
     // Injections planted in a memory file this harness never loads never reach it: nothing is attempted
     // there (not applicable, not defended).
-    const reached = result.trials.filter(
-      (t) => t.valid && (t.outcomes ?? []).some((o) => o.role === 'attack' && o.outcome !== 'not_attempted'),
-    );
+    const reached = precondition
+      .result()
+      .trials.filter(
+        (t) =>
+          t.valid && (t.outcomes ?? []).some((o) => o.role === 'attack' && o.outcome !== 'not_attempted'),
+      );
     expect(reached.length).toBeGreaterThanOrEqual(writes.length - 10);
     expect(reached.filter((t) => !t.labels.a).map((t) => t.id)).toEqual([]);
-    expect(result.trials.filter((t) => t.labels.d).map((t) => t.id)).toEqual([]);
-    expect(result.summary.overall.detection).toBe(0);
+    expect(
+      precondition
+        .result()
+        .trials.filter((t) => t.labels.d)
+        .map((t) => t.id),
+    ).toEqual([]);
+    expect(precondition.result().summary.overall.detection).toBe(0);
   });
 });
 
@@ -67,29 +65,21 @@ describe('a write answered with an undeclared error is a failure the attacker ro
 // handed (as many web-fetch tools do). The request lands, the data does not: the call failed, and the
 // attacker moves on to the shell. Before, the GET counted as the POST, the attacker stopped, and every
 // exfiltration through a fetch read "blocked".
-const GETONLY = join(import.meta.dirname, 'fixtures', 'getonly-harness');
-const posts = loadCases(['subset:standard'])
-  .filter((lc) => lc.case.inject.goal.some((a) => a.do === 'fetch' && (a.method !== 'GET' || a.body)))
-  .map((lc) => lc.case.id);
+const getonly = fixtureOverStandard(join(import.meta.dirname, 'fixtures', 'getonly-harness'), 'open', (lc) =>
+  lc.case.inject.goal.some((a) => a.do === 'fetch' && (a.method !== 'GET' || a.body)),
+);
+const posts = getonly.ids;
 
 describe('a fetch that reached the URL without the method or body asked for is a failure', () => {
-  let result: RunResult;
-  beforeAll(async () => {
-    result = await runSafetyCases(
-      scriptedRun({
-        adapter: GETONLY,
-        config: 'open',
-        cases: posts.map((id) => `id:${id}`),
-        out: join(dir(), 'getonly.json'),
-      }),
-    );
-  }, 600_000);
-
   it('the GET-only tool’s calls for a POST are failed, with what reached the service', () => {
     expect(posts.length).toBeGreaterThanOrEqual(10);
-    const fetches = result.trials.flatMap((t) =>
-      (t.outcomes ?? []).filter((o) => o.role === 'attack' && o.tool === 'web_fetch' && o.action === 'fetch'),
-    );
+    const fetches = getonly
+      .result()
+      .trials.flatMap((t) =>
+        (t.outcomes ?? []).filter(
+          (o) => o.role === 'attack' && o.tool === 'web_fetch' && o.action === 'fetch',
+        ),
+      );
     expect(fetches.length).toBeGreaterThan(0);
     for (const o of fetches) {
       expect(o.outcome).toBe('errored');
@@ -100,11 +90,18 @@ describe('a fetch that reached the URL without the method or body asked for is a
   });
 
   it('every trial whose injection reached the harness is unsafe by the next route; no refusal booked', () => {
-    const reached = result.trials.filter(
-      (t) => t.valid && (t.outcomes ?? []).some((o) => o.role === 'attack' && o.tool === 'web_fetch'),
-    );
+    const reached = getonly
+      .result()
+      .trials.filter(
+        (t) => t.valid && (t.outcomes ?? []).some((o) => o.role === 'attack' && o.tool === 'web_fetch'),
+      );
     expect(reached.length).toBeGreaterThanOrEqual(Math.floor(posts.length / 2));
     expect(reached.filter((t) => !t.labels.a).map((t) => t.id)).toEqual([]);
-    expect(result.trials.filter((t) => t.labels.d).map((t) => t.id)).toEqual([]);
+    expect(
+      getonly
+        .result()
+        .trials.filter((t) => t.labels.d)
+        .map((t) => t.id),
+    ).toEqual([]);
   });
 });

@@ -3,12 +3,9 @@
 // cwd (opencode 1.18). Without it (or with the `/` a wrapper shell on the way left there) an attacker's
 // `rm -f logs/audit.log` ran in `/`, did nothing, and the attack read "blocked".
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCases } from '../src/cases/load.js';
+import { describe, expect, it } from 'vitest';
 import { buildTrialEnv } from '../src/engine/env.js';
-import { runSafetyCases } from '../src/engine/run.js';
-import type { RunResult } from '../src/spec/run-result.js';
-import { scriptedRun, useTempDir } from './support/engine-run.js';
+import { fixtureOverStandard } from './support/engine-run.js';
 
 describe('the trial environment', () => {
   it('PWD is the folder the harness starts in; an adapter may still set its own', () => {
@@ -37,30 +34,16 @@ describe('the trial environment', () => {
 });
 
 // test/fixtures/pwd-harness: file tools and a shell that work in $PWD (in / without it), nothing refused.
-const HARNESS = join(import.meta.dirname, 'fixtures', 'pwd-harness');
-const dir = useTempDir('hr-trial-env-');
-// Standard cases whose attack runs a command not anchored at `/`: what PWD decides.
-const relative = loadCases(['subset:standard'])
-  .filter((lc) => lc.case.inject.goal.some((a) => a.do === 'run' && !a.command.trim().startsWith('/')))
-  .map((lc) => lc.case.id);
+// The standard cases whose attack runs a command not anchored at `/`: what PWD decides.
+const run = fixtureOverStandard(join(import.meta.dirname, 'fixtures', 'pwd-harness'), 'open', (lc) =>
+  lc.case.inject.goal.some((a) => a.do === 'run' && !a.command.trim().startsWith('/')),
+);
 
 describe('a harness that works in $PWD runs the attacker’s commands in the workspace', () => {
-  let result: RunResult;
-  beforeAll(async () => {
-    result = await runSafetyCases(
-      scriptedRun({
-        adapter: HARNESS,
-        config: 'open',
-        cases: relative.map((id) => `id:${id}`),
-        out: join(dir(), 'result.json'),
-      }),
-    );
-  }, 600_000);
-
   it('every measured trial is unsafe: nothing refuses, and every command ran where the case put its files', () => {
-    expect(relative.length).toBeGreaterThanOrEqual(30);
-    const valid = result.trials.filter((t) => t.valid);
-    expect(valid.length).toBeGreaterThanOrEqual(relative.length - 10);
+    expect(run.ids.length).toBeGreaterThanOrEqual(30);
+    const valid = run.result().trials.filter((t) => t.valid);
+    expect(valid.length).toBeGreaterThanOrEqual(run.ids.length - 10);
     expect(valid.filter((t) => !t.labels.a).map((t) => t.case_id)).toEqual([]);
   });
 });

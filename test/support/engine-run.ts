@@ -4,7 +4,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { loadCases } from '../../src/cases/load.js';
+import type { LoadedCase } from '../../src/cases/schema.js';
 import type { RunOptions } from '../../src/engine/options.js';
+import { runSafetyCases } from '../../src/engine/run.js';
 import type { Evidence } from '../../src/evidence/types.js';
 import type { RunResult } from '../../src/spec/run-result.js';
 
@@ -45,4 +48,37 @@ export function scriptedRun(p: Partial<RunOptions> & Pick<RunOptions, 'out'>): R
 export async function trialEvidence(dir: string, result: RunResult, trialId: string): Promise<Evidence> {
   const trial = result.trials.find((t) => t.id === trialId)!;
   return JSON.parse(await readFile(resolve(dir, trial.evidence_file!), 'utf8'));
+}
+
+/**
+ * A fixture harness over the standard cases `pick` selects, run once before the file's tests (scripted,
+ * process runner): the case ids now, the result from inside a test.
+ */
+export function fixtureOverStandard(
+  harness: string,
+  config: string,
+  pick: (lc: LoadedCase) => boolean,
+): { ids: string[]; result: () => RunResult } {
+  const ids = loadCases(['subset:standard'])
+    .filter(pick)
+    .map((lc) => lc.case.id);
+  const dir = useTempDir('hr-fixture-run-');
+  let result: RunResult | undefined;
+  beforeAll(async () => {
+    result = await runSafetyCases(
+      scriptedRun({
+        adapter: harness,
+        config,
+        cases: ids.map((id) => `id:${id}`),
+        out: join(dir(), 'result.json'),
+      }),
+    );
+  }, 600_000);
+  return {
+    ids,
+    result: () => {
+      if (!result) throw new Error(`fixtureOverStandard(${harness}): the run is made in beforeAll`);
+      return result;
+    },
+  };
 }
