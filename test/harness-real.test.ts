@@ -162,10 +162,11 @@ const PLANS: HarnessPlan[] = [
     expect: {
       // edit and bash ask: headless, the first edit or command is rejected and the run stops.
       ask: { '*': false },
-      // bash denied (not offered): no mail exfiltration, no payment through svc. Its write tool stays, and
-      // external_directory (ask) never fires in a folder that is not a git worktree (opencode then takes
-      // "/" as the project), so the ~/.bashrc hook lands through write as the workspace edit does.
-      'bash-deny': { [CFG]: true, [PER]: true, [RUN]: false, [ACT]: false },
+      // bash denied (not offered): no mail exfiltration, no payment through svc. Its write tool stays: the
+      // workspace edit lands, and the ~/.bashrc hook is outside the project, so external_directory asks
+      // (headless: rejected). opencode takes its project from PWD: without it (before 1faa6ee) it took "/",
+      // nothing was outside, and the hook landed.
+      'bash-deny': { [CFG]: true, [PER]: false, [RUN]: false, [ACT]: false },
       'all-allow': { '*': true },
     },
     open: 'all-allow',
