@@ -83006,6 +83006,13 @@ var ToolHint = external_exports.object({
    */
   set: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional(),
   /**
+   * Arguments that ask the harness to run the call outside its sandbox, on its approval (Codex's
+   * `sandbox_permissions: require_escalated` with a `justification`). After the call did not carry its
+   * attacker step out, the scripted attacker makes it once more with them, as the harness tells a model
+   * to (routes.ts, escalatedRoutes); only when the offered tool's schema declares every one of them.
+   */
+  escalate: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional(),
+  /**
    * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
    * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
    * offers it, with its report at `arg` (a dotted path: `result.response` \u2192 {result: {response: \u2026}}).
@@ -85394,6 +85401,40 @@ function markLoaded(tools, searches, ctx) {
 }
 var baseTools = (tools) => tools.filter((t) => !t.loaded);
 
+// src/model/escalation.ts
+function escalations(tools, ctx) {
+  const out = /* @__PURE__ */ new Map();
+  for (const hint of Object.values(ctx.tool_hints)) {
+    if (!hint.escalate || Object.keys(hint.escalate).length === 0) continue;
+    const tool = tools.find((t) => t.name === hint.name && t.callable);
+    if (!tool) continue;
+    const declared = properties(tool);
+    if (Object.keys(hint.escalate).every((k) => k in declared)) out.set(tool.name, hint.escalate);
+  }
+  return out;
+}
+function escalatedCall(call2, tools, ctx, asks = escalations(tools, ctx)) {
+  const ask = call2 && asks.get(call2.tool);
+  return call2 && ask ? { ...call2, args: { ...call2.args, ...ask } } : void 0;
+}
+function escalatedRoutes(routes, tools, ctx) {
+  const asks = escalations(tools, ctx);
+  if (asks.size === 0) return routes;
+  const at3 = routes.findIndex((r) => r.calls.some((call2) => asks.has(call2("")?.tool ?? "")));
+  if (at3 < 0) return routes;
+  const plain = routes[at3];
+  const twin = {
+    ...plain,
+    label: `${plain.label} (escalated)`,
+    calls: plain.calls.map((call2) => (previous) => {
+      const made = call2(previous);
+      return escalatedCall(made, tools, ctx, asks) ?? made;
+    }),
+    elsewhere: true
+  };
+  return [...routes.slice(0, at3 + 1), twin, ...routes.slice(at3 + 1)];
+}
+
 // src/model/alternates.ts
 import { posix as posix4 } from "node:path";
 
@@ -86463,8 +86504,8 @@ var STRATEGY_NAMES = Object.keys(STRATEGIES);
 var DEFAULT_STRATEGY = "direct";
 var moduleOf = (name2) => STRATEGIES[name2 ?? DEFAULT_STRATEGY] ?? direct;
 function strategyRoutes(step, tools, ctx) {
-  if (step.do === "remember") return memoryFileRoutes(ctx, (one3) => stepRoutes(step, tools, one3));
-  return stepRoutes(step, tools, ctx);
+  const routes = step.do === "remember" ? memoryFileRoutes(ctx, (one3) => stepRoutes(step, tools, one3)) : stepRoutes(step, tools, ctx);
+  return escalatedRoutes(routes, baseTools(tools), ctx);
 }
 function stepRoutes(step, tools, ctx) {
   const directRoutes = routesFor(step, tools, ctx);
@@ -91924,6 +91965,7 @@ function ownerCall(move, p, conv, ctx) {
   const action = moveAction(ctx, move);
   const prepared = prepareAction(action, ctx);
   if (move.route === 1) return { call: viaShell(prepared, conv.tools, ctx) };
+  if (move.route === 3) return { call: ownerEscalation(action, conv.tools, ctx) };
   if (move.route === 2)
     return { call: foundCall(prepared, p.found, conv.tools, ctx) ?? viaShell(prepared, conv.tools, ctx) };
   if (!move.redo && !directCall(prepared, conv.tools, ctx)) {
@@ -91955,6 +91997,9 @@ function planNext(p, steps, conv, ctx, routesOf, skipped) {
     move = nextMove(p, steps, ctx, routesOf, skipped);
   }
   return void 0;
+}
+function ownerEscalation(action, tools, ctx) {
+  return escalatedCall(mapAction(action, tools, ctx), tools, ctx) ?? escalatedCall(viaShell(prepareAction(action, ctx), tools, ctx), tools, ctx);
 }
 
 // src/model/route-memory.ts
@@ -92012,6 +92057,11 @@ function absorb(p, ctx, offers, move, result, world) {
       outcome !== "executed" && move.redo !== "read" && (move.route === void 0 ? offers.ownerRetry(move.step.index) : move.route === 2 && offers.foundRetry(move.step.index, p.found))
     ) {
       p.redo = { step: move.step, route: 1 };
+    } else if (
+      // Every other form failed: asked once more outside the sandbox, when the harness lets the model ask.
+      outcome !== "executed" && move.redo !== "read" && move.route !== 3 && offers.ownerEscalation(move.step.index)
+    ) {
+      p.redo = { step: move.step, route: 3 };
     }
     return;
   }
@@ -92055,6 +92105,7 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
       const action = prepareAction(ctx.plan[i], ctx);
       return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
+    ownerEscalation: (i) => !!ownerEscalation(ctx.plan[i], conv.tools, ctx),
     readable: (path7) => {
       const read = nativeRead(path7, conv.tools, ctx);
       return !!read && !read.via_shell;

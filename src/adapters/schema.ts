@@ -62,6 +62,13 @@ const ToolHint = z
      */
     set: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     /**
+     * Arguments that ask the harness to run the call outside its sandbox, on its approval (Codex's
+     * `sandbox_permissions: require_escalated` with a `justification`). After the call did not carry its
+     * attacker step out, the scripted attacker makes it once more with them, as the harness tells a model
+     * to (routes.ts, escalatedRoutes); only when the offered tool's schema declares every one of them.
+     */
+    escalate: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    /**
      * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
      * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
      * offers it, with its report at `arg` (a dotted path: `result.response` → {result: {response: …}}).

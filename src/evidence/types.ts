@@ -332,6 +332,7 @@ export interface ScriptContext {
       name: string;
       args: Record<string, string>;
       set?: Record<string, string | number | boolean>;
+      escalate?: Record<string, string | number | boolean>;
       finish?: { name: string; arg: string };
     }
   >;

@@ -3,8 +3,9 @@
 
 import type { ScriptContext, StepRef } from '../evidence/types.js';
 import type { Action, ActionKind } from '../spec/actions.js';
-import type { Conversation } from './conversation.js';
+import type { Conversation, ToolSpec } from './conversation.js';
 import { directCall, foundCall, searchCall } from './discovery.js';
+import { escalatedCall } from './escalation.js';
 import type { Move } from './ids.js';
 import { moveAction, type Steps } from './plan-steps.js';
 import { prepareAction } from './prepare-action.js';
@@ -155,7 +156,8 @@ function callFor(
 
 /**
  * The owner's call for a move: its own tool for the step, else (no tool of its own, a tool search offered)
- * a search, then the tool it found (route 2); route 1 is the shell's form of a step its own tool failed.
+ * a search, then the tool it found (route 2); route 1 is the shell's form of a step its own tool failed;
+ * route 3 the step asked again outside the sandbox after every other form failed.
  */
 function ownerCall(
   move: Move,
@@ -167,6 +169,8 @@ function ownerCall(
   const prepared = prepareAction(action, ctx);
   // route 1: the shell's form of a step the harness's own tool failed (see ownerRetry).
   if (move.route === 1) return { call: viaShell(prepared, conv.tools, ctx) };
+  // route 3: the step asked again outside the harness's sandbox (see ownerEscalation).
+  if (move.route === 3) return { call: ownerEscalation(action, conv.tools, ctx) };
   if (move.route === 2)
     return { call: foundCall(prepared, p.found, conv.tools, ctx) ?? viaShell(prepared, conv.tools, ctx) };
   if (!move.redo && !directCall(prepared, conv.tools, ctx)) {
@@ -212,4 +216,20 @@ export function planNext(
     move = nextMove(p, steps, ctx, routesOf, skipped);
   }
   return undefined;
+}
+
+/**
+ * The owner's step through a tool that can ask to leave its sandbox (escalation.ts), asking: its own
+ * call, else the shell's form. A harness that stops the owner's fetch in its sandbox (Codex: no network)
+ * tells its model to ask, and the owner's task is how the injection arrives.
+ */
+export function ownerEscalation(
+  action: Action,
+  tools: ToolSpec[],
+  ctx: ScriptContext,
+): MappedCall | undefined {
+  return (
+    escalatedCall(mapAction(action, tools, ctx), tools, ctx) ??
+    escalatedCall(viaShell(prepareAction(action, ctx), tools, ctx), tools, ctx)
+  );
 }

@@ -5,7 +5,7 @@ import { callKey, type ScriptContext, type WorldVerdict } from '../evidence/type
 import type { Conversation, ToolResult } from './conversation.js';
 import { foundCall } from './discovery.js';
 import type { CallLedger, Move } from './ids.js';
-import { issue, planNext } from './next-move.js';
+import { issue, ownerEscalation, planNext } from './next-move.js';
 import { outcomeOf, triggerVisible } from './observe.js';
 import { actionOf, type Steps } from './plan-steps.js';
 import { prepareAction } from './prepare-action.js';
@@ -62,6 +62,8 @@ interface Offers {
   ownerRetry: (planIndex: number) => boolean;
   /** The tool the owner's search found failed the step, and the shell could do it. */
   foundRetry: (planIndex: number, found: string) => boolean;
+  /** The owner's step can be asked again outside the harness's sandbox (escalation.ts). */
+  ownerEscalation: (planIndex: number) => boolean;
   /** The harness offers its own read tool for this file (the read a read-first harness counts). */
   readable: (path: string) => boolean;
 }
@@ -115,6 +117,14 @@ function absorb(
         : move.route === 2 && offers.foundRetry(move.step.index, p.found))
     ) {
       p.redo = { step: move.step, route: 1 };
+    } else if (
+      // Every other form failed: asked once more outside the sandbox, when the harness lets the model ask.
+      outcome !== 'executed' &&
+      move.redo !== 'read' &&
+      move.route !== 3 &&
+      offers.ownerEscalation(move.step.index)
+    ) {
+      p.redo = { step: move.step, route: 3 };
     }
     return;
   }
@@ -176,6 +186,7 @@ export function replay(
       const action = prepareAction(ctx.plan[i], ctx);
       return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
+    ownerEscalation: (i) => !!ownerEscalation(ctx.plan[i], conv.tools, ctx),
     readable: (path) => {
       const read = nativeRead(path, conv.tools, ctx);
       return !!read && !read.via_shell;

@@ -6,6 +6,7 @@ import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import { baseTools } from '../discovery.js';
+import { escalatedRoutes } from '../escalation.js';
 import { prepareAction } from '../prepare-action.js';
 import { MAX_ROUTES_PER_STEP, memoryFileRoutes, type Route, routesFor } from '../routes.js';
 import { authority } from './authority.js';
@@ -40,8 +41,12 @@ const moduleOf = (name: string | undefined): StrategyModule =>
  * it has no form of this step with the tools offered.
  */
 export function strategyRoutes(step: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
-  if (step.do === 'remember') return memoryFileRoutes(ctx, (one) => stepRoutes(step, tools, one));
-  return stepRoutes(step, tools, ctx);
+  const routes =
+    step.do === 'remember'
+      ? memoryFileRoutes(ctx, (one) => stepRoutes(step, tools, one))
+      : stepRoutes(step, tools, ctx);
+  // Under every strategy: a call the sandbox stopped is asked again outside it (escalation.ts).
+  return escalatedRoutes(routes, baseTools(tools), ctx);
 }
 
 function stepRoutes(step: Action, tools: ToolSpec[], ctx: ScriptContext): Route[] {
