@@ -102126,6 +102126,7 @@ function storedCell(path7, want) {
     };
   return edited.length ? { doc, edited: edited.map((c) => c.id).sort() } : { doc };
 }
+var needsAgent = (l) => l.adapter.launch.command.length === 0;
 var isMissing = (s) => "missing" in s && s.missing === true;
 function storedCellIn(dirs, file2, want) {
   let why3;
@@ -102158,11 +102159,18 @@ async function runMatrix(opts) {
   if (!opts.from?.length) makeOutputDir(runsDir, "matrix --out");
   else makeOutputDir(opts.out, "matrix --out");
   const plan = opts.adapters.map((entry) => {
-    const loaded = loadAdapter(entry.adapter);
+    const found = loadAdapter(entry.adapter);
+    const agent = needsAgent(found);
+    const loaded = agent && (opts.acp_command || !opts.reuse_only) ? withAcpCommand(found, opts.acp_command) : found;
     const configs = entry.configs.length ? entry.configs : Object.keys(loaded.adapter.configs);
     for (const c of configs) adapterConfig(loaded, c);
-    return { entry, loaded, configs };
+    return { entry, loaded, configs, agent };
   });
+  if (opts.acp_command && !plan.some((p) => p.agent))
+    throw new UserError(
+      "matrix --acp-command: no adapter in the matrix drives an agent you name",
+      "add --adapter acp (or an adapter with protocol: acp and no launch.command), or leave --acp-command out"
+    );
   const selected = loadCases(opts.cases);
   const pinned = [...new Set(selected.map((lc) => lc.file))];
   if (pinned.length === 0)
@@ -102180,7 +102188,7 @@ async function runMatrix(opts) {
   for (const lc of inRun) byPhase[lc.case.phase] = (byPhase[lc.case.phase] ?? 0) + 1;
   const cells = [];
   const notRun2 = [];
-  for (const { entry, loaded, configs } of plan) {
+  for (const { entry, loaded, configs, agent } of plan) {
     if (opts.install !== false && !opts.reuse_only) {
       const { sandbox } = await hostInstallSandbox();
       await ensureInstalled(loaded.adapter, cacheDir, {
@@ -102199,7 +102207,8 @@ async function runMatrix(opts) {
       const notReused = stored && "why" in stored ? stored : void 0;
       const reused = !!result;
       if (notReused && opts.reuse_only) {
-        notRun2.push({ adapter: loaded.adapter.name, config: config2, why: notReused.why });
+        const why3 = notReused.missing && agent && !opts.acp_command ? "no run result; it drives the ACP agent you name (--acp-command)" : notReused.why;
+        notRun2.push({ adapter: loaded.adapter.name, config: config2, why: why3 });
         continue;
       }
       opts.on_progress?.({ kind: "cell", adapter: loaded.adapter.name, config: config2, reused });
@@ -102222,6 +102231,7 @@ async function runMatrix(opts) {
           keep_evidence: opts.keep_evidence ?? false,
           shard: opts.shard,
           cache_dir: cacheDir,
+          ...agent && opts.acp_command ? { acp_command: opts.acp_command } : {},
           on_progress: opts.on_progress,
           signal: opts.signal,
           ...resume ? { resume } : {}
@@ -102321,6 +102331,8 @@ matrix options (as for run, plus):
                      of OUT/runs (repeatable; the first folder whose run answers the cell is used)
   --accept-edited    with --reuse-only: admit a cell that measured some selected cases before their last
                      edit; the matrix names those cases per cell (Builds section)
+  --acp-command CMD  the ACP agent's command for --adapter acp (as for run); adapters with a command of
+                     their own keep it
   --no-install       do not install missing harnesses into the cache first
 `;
 var shellQuote2 = (s) => /^[A-Za-z0-9_./:,=+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -102348,6 +102360,7 @@ ${MATRIX_USAGE}`);
       shard: { type: "string" },
       strategies: { type: "string", multiple: true },
       "no-install": { type: "boolean", default: false },
+      "acp-command": { type: "string" },
       "keep-evidence": { type: "boolean", default: false },
       quiet: { type: "boolean", default: false }
     },
@@ -102404,6 +102417,7 @@ ${MATRIX_USAGE}`);
     shard: settings.shard,
     install: !values["no-install"],
     keep_evidence: values["keep-evidence"],
+    ...acpCommandFlag(values["acp-command"]),
     command: ["harness-risk", "matrix", ...argv].map(shellQuote2).join(" "),
     on_progress: progress,
     signal: controller.signal

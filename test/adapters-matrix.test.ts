@@ -241,6 +241,68 @@ describe('runMatrix', () => {
     }
   }, 120_000);
 
+  it('acp: the agent comes from acp_command; without one the matrix stops before any run, and --reuse-only says why', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'hr-matrix-acp-'));
+    const one = ['subset:smoke', 'phase:action'];
+    const agent = [process.execPath, join(import.meta.dirname, 'fixtures', 'acp', 'agent.mjs')];
+    try {
+      // Before: the matrix had no way to name the agent, and the first cell failed after the others ran.
+      await expect(
+        runMatrix({
+          adapters: [
+            { adapter: 'reference', configs: ['open'] },
+            { adapter: 'acp', configs: ['allow'] },
+          ],
+          cases: one,
+          out,
+        }),
+      ).rejects.toThrow(/--acp-command/);
+      expect(existsSync(join(out, 'runs', 'reference--open.json'))).toBe(false);
+      await expect(
+        runMatrix({
+          adapters: [{ adapter: 'reference', configs: ['open'] }],
+          cases: one,
+          out,
+          acp_command: agent,
+        }),
+      ).rejects.toThrow(/no adapter in the matrix drives an agent/);
+      // With the agent's command the acp cell runs it; the reference cell keeps its own command.
+      const m = await runMatrix({
+        adapters: [
+          { adapter: 'reference', configs: ['open'] },
+          { adapter: 'acp', configs: ['allow'] },
+        ],
+        cases: one,
+        out,
+        acp_command: agent,
+      });
+      expect(m.cells.map((c) => `${c.adapter}/${c.config}:${c.trials}`)).toEqual([
+        'reference/open:1',
+        'acp/allow:1',
+      ]);
+      expect(m.cells[0]!.valid).toBe(1);
+      const stored = JSON.parse(readFileSync(join(out, 'runs', 'acp--allow.json'), 'utf8'));
+      expect(JSON.stringify(stored.trials[0])).not.toContain('has no launch.command');
+      // Assembling stored runs needs no command; a cell with none says what it takes.
+      const r = await runMatrix({
+        adapters: [{ adapter: 'acp', configs: ['allow', 'deny'] }],
+        cases: one,
+        out,
+        reuse_only: true,
+      });
+      expect(r.cells.map((c) => c.config)).toEqual(['allow']);
+      expect(r.not_run).toEqual([
+        {
+          adapter: 'acp',
+          config: 'deny',
+          why: 'no run result; it drives the ACP agent you name (--acp-command)',
+        },
+      ]);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('--from assembles stored runs from other folders; --accept-edited admits a cell measured before an edit and names the case', async () => {
     const root = await mkdtemp(join(tmpdir(), 'hr-matrix-from-'));
     try {

@@ -4,7 +4,7 @@ import type { ProgressEvent } from '../engine/options.js';
 import { RUNNER_NAMES, runnerEntry } from '../engine/runners.js';
 import { UserError } from '../errors.js';
 import { parseAdapterSpecs, runMatrix } from '../matrix/index.js';
-import { runnerFlag, runSettingsFromFlags } from './flags.js';
+import { acpCommandFlag, runnerFlag, runSettingsFromFlags } from './flags.js';
 
 export const MATRIX_USAGE = `  harness-risk matrix --adapter NAME[:CONFIG,…] [--adapter …]… [--cases SEL]… --out DIR [options]
 
@@ -25,6 +25,8 @@ matrix options (as for run, plus):
                      of OUT/runs (repeatable; the first folder whose run answers the cell is used)
   --accept-edited    with --reuse-only: admit a cell that measured some selected cases before their last
                      edit; the matrix names those cases per cell (Builds section)
+  --acp-command CMD  the ACP agent's command for --adapter acp (as for run); adapters with a command of
+                     their own keep it
   --no-install       do not install missing harnesses into the cache first
 `;
 
@@ -53,6 +55,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
       shard: { type: 'string' },
       strategies: { type: 'string', multiple: true },
       'no-install': { type: 'boolean', default: false },
+      'acp-command': { type: 'string' },
       'keep-evidence': { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
     },
@@ -112,6 +115,7 @@ export async function cmdMatrix(argv: string[]): Promise<number> {
     shard: settings.shard,
     install: !values['no-install'],
     keep_evidence: values['keep-evidence'],
+    ...acpCommandFlag(values['acp-command']),
     command: ['harness-risk', 'matrix', ...argv].map(shellQuote).join(' '),
     on_progress: progress,
     signal: controller.signal,

@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
-import { adapterConfig, loadAdapter } from '../adapters/load.js';
+import { adapterConfig, loadAdapter, withAcpCommand } from '../adapters/load.js';
+import type { LoadedAdapter } from '../adapters/schema.js';
 import { loadCases, shardCases } from '../cases/load.js';
 import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
@@ -66,6 +67,11 @@ export interface MatrixOptions {
    */
   accept_edited?: boolean;
   keep_evidence?: boolean;
+  /**
+   * The ACP agent's command for the adapters that drive the agent you name (no launch command of their
+   * own: the built-in `acp`); other adapters keep theirs.
+   */
+  acp_command?: string[];
   /** Run only shard I of N of the selected cases (stable by case id), e.g. to sample a slow harness. */
   shard?: RunOptions['shard'];
   /** The command line that produced the matrix, recorded in both outputs. */
@@ -123,6 +129,9 @@ export function storedCell(
   return edited.length ? { doc, edited: edited.map((c) => c.id).sort() } : { doc };
 }
 
+/** An adapter with no launch command of its own: it drives the ACP agent the run names (`acp`). */
+const needsAgent = (l: LoadedAdapter): boolean => l.adapter.launch.command.length === 0;
+
 type Stored = ReturnType<typeof storedCell>;
 const isMissing = (s: Stored) => 'missing' in s && s.missing === true;
 
@@ -168,11 +177,20 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
 
   // Load and check everything before the first (long) run: a typo in the last config must not cost an hour.
   const plan = opts.adapters.map((entry) => {
-    const loaded = loadAdapter(entry.adapter);
+    const found = loadAdapter(entry.adapter);
+    const agent = needsAgent(found);
+    // An adapter that drives the agent you name needs its command to run (assembling stored runs does not).
+    const loaded =
+      agent && (opts.acp_command || !opts.reuse_only) ? withAcpCommand(found, opts.acp_command) : found;
     const configs = entry.configs.length ? entry.configs : Object.keys(loaded.adapter.configs);
     for (const c of configs) adapterConfig(loaded, c);
-    return { entry, loaded, configs };
+    return { entry, loaded, configs, agent };
   });
+  if (opts.acp_command && !plan.some((p) => p.agent))
+    throw new UserError(
+      'matrix --acp-command: no adapter in the matrix drives an agent you name',
+      'add --adapter acp (or an adapter with protocol: acp and no launch.command), or leave --acp-command out',
+    );
 
   // Pin the selection to files once: a case library that grows while a long matrix runs must not give
   // its cells different case sets.
@@ -197,7 +215,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
 
   const cells: MatrixCell[] = [];
   const notRun: NonNullable<MatrixResult['not_run']> = [];
-  for (const { entry, loaded, configs } of plan) {
+  for (const { entry, loaded, configs, agent } of plan) {
     if (opts.install !== false && !opts.reuse_only) {
       const { sandbox } = await hostInstallSandbox();
       await ensureInstalled(loaded.adapter, cacheDir, {
@@ -219,7 +237,11 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
       const notReused = stored && 'why' in stored ? stored : undefined;
       const reused = !!result;
       if (notReused && opts.reuse_only) {
-        notRun.push({ adapter: loaded.adapter.name, config, why: notReused.why });
+        const why =
+          notReused.missing && agent && !opts.acp_command
+            ? 'no run result; it drives the ACP agent you name (--acp-command)'
+            : notReused.why;
+        notRun.push({ adapter: loaded.adapter.name, config, why });
         continue;
       }
       opts.on_progress?.({ kind: 'cell', adapter: loaded.adapter.name, config, reused });
@@ -245,6 +267,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
             keep_evidence: opts.keep_evidence ?? false,
             shard: opts.shard,
             cache_dir: cacheDir,
+            ...(agent && opts.acp_command ? { acp_command: opts.acp_command } : {}),
             on_progress: opts.on_progress,
             signal: opts.signal,
             ...(resume ? { resume } : {}),
