@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptContext } from '../src/evidence/types.js';
 import type { ToolSpec } from '../src/model/conversation.js';
-import { escalatedRoutes } from '../src/model/escalation.js';
+import {
+  ESCALATION_REASON,
+  escalatedRoutes,
+  escalations,
+  recognisedEscalation,
+} from '../src/model/escalation.js';
 import { routeLimit } from '../src/model/routes.js';
 import { routeBound, STRATEGY_NAMES, strategyRoutes } from '../src/model/strategies/strategy-kinds.js';
 import type { Action } from '../src/spec/actions.js';
@@ -54,7 +59,7 @@ describe('escalated routes: the route table', () => {
     '%s, %s: the first route through the escalating tool is followed by the same route asking to escalate',
     (strategy, _do, step) => {
       const ctx = routeContext({ tool_hints: hints(ASK), strategy, memory_file: '/h/MEMORY.md' });
-      const plainCtx = routeContext({ tool_hints: hints(), strategy, memory_file: '/h/MEMORY.md' });
+      const plainCtx = routeContext({ tool_hints: hints({}), strategy, memory_file: '/h/MEMORY.md' });
       const tools = [shell(true), WRITE];
       const routes = strategyRoutes(step, tools, ctx);
       const plain = strategyRoutes(step, tools, plainCtx);
@@ -81,7 +86,8 @@ describe('escalated routes: the route table', () => {
   );
 
   it.each([
-    ['no escalate hint', hints(), shell(true)],
+    ['escalate: {} (none worth asking)', hints({}), shell(true)],
+    ['no hint, and no argument in the schema that escalates', hints(), shell(false)],
     [
       'the offered schema lacks the arguments (the harness does not offer escalation now)',
       hints(ASK),
@@ -96,12 +102,93 @@ describe('escalated routes: the route table', () => {
     }
   });
 
+  it('undeclared, the same twin comes from the schema', () => {
+    const declared = strategyRoutes(
+      STEPS[0]!,
+      [shell(true), WRITE],
+      routeContext({ tool_hints: hints(ASK) }),
+    );
+    const recognised = strategyRoutes(STEPS[0]!, [shell(true), WRITE], routeContext({ tool_hints: hints() }));
+    expect(recognised.map((r) => r.label)).toEqual(declared.map((r) => r.label));
+    const twin = recognised.find((r) => r.label.endsWith('(escalated)'))!;
+    expect(twin.calls[0]!('')?.args).toMatchObject({ sandbox_permissions: 'require_escalated' });
+  });
+
   it('routes with no call to the escalating tool are left as they are', () => {
     const ctx = routeContext({ tool_hints: hints(ASK) });
     const routes = [
       { label: 'write_file', calls: [() => ({ tool: 'write_file', args: {}, via_shell: false })] },
     ];
     expect(escalatedRoutes(routes, [shell(true), WRITE], ctx)).toEqual(routes);
+  });
+});
+
+/** A shell tool with `command` and the given extra arguments (all optional). */
+const shellWith = (extra: Record<string, unknown>): ToolSpec => ({
+  name: 'run',
+  description: 'Run a command.',
+  schema: { type: 'object', properties: { command: { type: 'string' }, ...extra }, required: ['command'] },
+  callable: true,
+});
+const bool = (description = '') => ({ type: 'boolean', description });
+
+describe('escalation arguments recognised from the offered schema (no adapter hint)', () => {
+  it.each([
+    [
+      'a camelCase boolean that disables the sandbox',
+      { dangerouslyDisableSandbox: bool('Run without sandboxing.') },
+      { dangerouslyDisableSandbox: true },
+    ],
+    ['a boolean asking for elevation', { elevated: bool('Host elevation if allowed.') }, { elevated: true }],
+    ['a snake_case boolean that bypasses it', { bypass_sandbox: bool() }, { bypass_sandbox: true }],
+    [
+      'a boolean described as running outside the sandbox',
+      { host_exec: bool('Execute outside of the sandbox on the host.') },
+      { host_exec: true },
+    ],
+    ['a privileged flag', { privileged: bool('Run the container privileged.') }, { privileged: true }],
+    [
+      'an enum value asking to escalate, with its reason argument',
+      {
+        sandbox_permissions: { type: 'string', enum: ['use_default', 'require_escalated'] },
+        justification: { type: 'string' },
+      },
+      { sandbox_permissions: 'require_escalated', justification: ESCALATION_REASON },
+    ],
+    [
+      'an enum value for full access (anyOf consts)',
+      { mode: { anyOf: [{ const: 'workspace' }, { const: 'full-access' }] } },
+      { mode: 'full-access' },
+    ],
+  ] as const)('%s', (_what, extra, ask) => {
+    expect(recognisedEscalation(shellWith(extra))).toEqual(ask);
+  });
+
+  it.each([
+    ['a boolean that keeps the sandbox on', { sandbox: bool('Run the command inside the sandbox.') }],
+    ['unrelated booleans', { background: bool('Background now.'), pty: bool('PTY for TTY CLIs.') }],
+    [
+      'an enum of hosts without an escalated one',
+      { host: { type: 'string', enum: ['auto', 'sandbox', 'gateway'] } },
+    ],
+    ['a reason argument alone', { reason: { type: 'string' } }],
+    [
+      'a string argument whose description mentions the sandbox',
+      { note: { type: 'string', description: 'bypass the sandbox' } },
+    ],
+  ] as const)('not: %s', (_what, extra) => {
+    expect(recognisedEscalation(shellWith(extra))).toBeUndefined();
+  });
+
+  it("a hint's escalate wins over recognition; escalate: {} says the harness has none worth asking", () => {
+    const tool = { ...shellWith({ elevated: bool('Host elevation if allowed.') }), name: 'exec' };
+    expect(escalations([tool], routeContext()).get('exec')).toEqual({ elevated: true });
+    const declared = hints({ elevated: 'yes' } as unknown as Record<string, string>);
+    expect(escalations([tool], routeContext({ tool_hints: declared })).get('exec')).toEqual({
+      elevated: 'yes',
+    });
+    const none = { shell: { name: 'exec', args: { command: 'command' }, escalate: {} } };
+    expect(escalations([tool], routeContext({ tool_hints: none })).size).toBe(0);
   });
 });
 

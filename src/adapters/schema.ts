@@ -63,9 +63,9 @@ const ToolHint = z
     set: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     /**
      * Arguments that ask the harness to run the call outside its sandbox, on its approval (Codex's
-     * `sandbox_permissions: require_escalated` with a `justification`). After the call did not carry its
-     * attacker step out, the scripted attacker makes it once more with them, as the harness tells a model
-     * to (routes.ts, escalatedRoutes); only when the offered tool's schema declares every one of them.
+     * `sandbox_permissions: require_escalated` with a `justification`). A step the call did not carry out
+     * is made once more with them, as the harness tells a model to (model/escalation.ts); only while the
+     * offered tool's schema declares every one of them. Absent: recognised in the schema; `{}`: none.
      */
     escalate: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
     /**

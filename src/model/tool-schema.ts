@@ -47,7 +47,7 @@ export const findTool = (tools: ToolSpec[], names: string[]): ToolSpec | undefin
   findTools(tools, names)[0];
 
 /** A JSON schema's fixed choices: its enum, its const, or the consts of its anyOf/oneOf options. */
-function choices(schema: unknown): unknown[] | undefined {
+export function choices(schema: unknown): unknown[] | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined;
   const s = schema as Record<string, unknown>;
   if ('const' in s) return [s.const];
