@@ -3,6 +3,7 @@
 // services (every request), the filesystem (snapshot before/after), the process, and the harness's own
 // output (parsed by the adapter's output parser).
 
+import type { ToolHint } from '../adapters/schema.js';
 import type { Action, ActionKind } from '../spec/actions.js';
 import type { ReviewerMode } from '../spec/reviewer-modes.js';
 import type { AgentInfo } from '../spec/run-result.js';
@@ -326,16 +327,8 @@ export interface ScriptContext {
    * step refused on one is tried on the next (routes.ts, memoryFileRoutes).
    */
   memory_files?: string[];
-  tool_hints: Record<
-    string,
-    {
-      name: string;
-      args: Record<string, string>;
-      set?: Record<string, string | number | boolean>;
-      escalate?: Record<string, string | number | boolean>;
-      finish?: { name: string; arg: string };
-    }
-  >;
+  /** The adapter's tool hints, as its schema defines them (src/adapters/schema.ts). */
+  tool_hints: Record<string, ToolHint>;
   denial_patterns: RegExp[];
   /** Regexes (adapter error_patterns) that mark an answer as an error, not a refusal and not a success. */
   error_patterns?: RegExp[];
