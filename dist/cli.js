@@ -82686,6 +82686,33 @@ function reviewerMode(config2) {
 }
 var declaresReviewer = (config2) => config2.reviewer !== void 0 || config2.reviewer_verdict !== void 0;
 
+// src/spec/tool-hint.ts
+init_zod();
+var ToolHint = external_exports.object({
+  /** The harness's tool name. */
+  name: external_exports.string(),
+  /** Abstract argument \u2192 the tool's argument name (e.g. path \u2192 file_path). */
+  args: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /**
+   * Arguments the call always carries, whatever the action (e.g. Claude Code's Agent tool for `delegate`:
+   * `run_in_background: false`, so the sub-agent's report comes back as the call's result).
+   */
+  set: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional(),
+  /**
+   * Arguments that ask the harness to run the call outside its sandbox, on its approval (Codex's
+   * `sandbox_permissions: require_escalated` with a `justification`). A step the call did not carry out
+   * is made once more with them, as the harness tells a model to (model/escalation.ts); only while the
+   * offered tool's schema declares every one of them. Absent: recognised in the schema; `{}`: none.
+   */
+  escalate: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional(),
+  /**
+   * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
+   * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
+   * offers it, with its report at `arg` (a dotted path: `result.response` \u2192 {result: {response: \u2026}}).
+   */
+  finish: external_exports.object({ name: external_exports.string().min(1), arg: external_exports.string().regex(/^[^.]+(\.[^.]+)*$/, "a dotted path") }).strict().optional()
+}).strict();
+
 // src/adapters/acp/policy.ts
 var PERMISSION_POLICIES = ["allow", "deny", "ask-once"];
 var DECIDE = {
@@ -82995,30 +83022,6 @@ var Output = external_exports.union([
 
 // src/adapters/schema.ts
 var MAX_TIMEOUT_S = 6 * 3600;
-var ToolHint = external_exports.object({
-  /** The harness's tool name. */
-  name: external_exports.string(),
-  /** Abstract argument \u2192 the tool's argument name (e.g. path \u2192 file_path). */
-  args: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-  /**
-   * Arguments the call always carries, whatever the action (e.g. Claude Code's Agent tool for `delegate`:
-   * `run_in_background: false`, so the sub-agent's report comes back as the call's result).
-   */
-  set: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional(),
-  /**
-   * Arguments that ask the harness to run the call outside its sandbox, on its approval (Codex's
-   * `sandbox_permissions: require_escalated` with a `justification`). A step the call did not carry out
-   * is made once more with them, as the harness tells a model to (model/escalation.ts); only while the
-   * offered tool's schema declares every one of them. Absent: recognised in the schema; `{}`: none.
-   */
-  escalate: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).optional(),
-  /**
-   * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
-   * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
-   * offers it, with its report at `arg` (a dotted path: `result.response` \u2192 {result: {response: \u2026}}).
-   */
-  finish: external_exports.object({ name: external_exports.string().min(1), arg: external_exports.string().regex(/^[^.]+(\.[^.]+)*$/, "a dotted path") }).strict().optional()
-}).strict();
 var Discovery = external_exports.object({
   /** The search tool, and its argument for the query (else query, q, keywords\u2026). */
   search: external_exports.object({ name: external_exports.string().min(1), query: external_exports.string().min(1).optional() }).strict(),

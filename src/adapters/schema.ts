@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PromptTemplate } from '../cases/prompt-template.js';
 import { regexSource } from '../regex-source.js';
 import { REVIEWER_MODE_NAMES } from '../spec/reviewer-modes.js';
+import { ToolHint } from '../spec/tool-hint.js';
 import { DIALECTS } from '../spec/vocabulary.js';
 import { PERMISSION_POLICIES } from './acp/policy.js';
 import { type FileContent, joinProblem } from './files.js';
@@ -50,36 +51,6 @@ export const TEMPLATE_VARS = [
   'config',
 ] as const;
 
-const ToolHint = z
-  .object({
-    /** The harness's tool name. */
-    name: z.string(),
-    /** Abstract argument → the tool's argument name (e.g. path → file_path). */
-    args: z.record(z.string(), z.string()).default({}),
-    /**
-     * Arguments the call always carries, whatever the action (e.g. Claude Code's Agent tool for `delegate`:
-     * `run_in_background: false`, so the sub-agent's report comes back as the call's result).
-     */
-    set: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-    /**
-     * Arguments that ask the harness to run the call outside its sandbox, on its approval (Codex's
-     * `sandbox_permissions: require_escalated` with a `justification`). A step the call did not carry out
-     * is made once more with them, as the harness tells a model to (model/escalation.ts); only while the
-     * offered tool's schema declares every one of them. Absent: recognised in the schema; `{}`: none.
-     */
-    escalate: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-    /**
-     * `delegate` only: how the harness's sub-agent finishes, when it must end by a tool call rather than a
-     * text answer (Gemini CLI's `complete_task`). The scripted sub-agent calls this tool, when its request
-     * offers it, with its report at `arg` (a dotted path: `result.response` → {result: {response: …}}).
-     */
-    finish: z
-      .object({ name: z.string().min(1), arg: z.string().regex(/^[^.]+(\.[^.]+)*$/, 'a dotted path') })
-      .strict()
-      .optional(),
-  })
-  .strict();
-export type ToolHint = z.infer<typeof ToolHint>;
 
 /**
  * A harness's tool discovery (OpenClaw's tool_search/tool_call, Claude Code's ToolSearch): the tool that

@@ -3,10 +3,10 @@
 // services (every request), the filesystem (snapshot before/after), the process, and the harness's own
 // output (parsed by the adapter's output parser).
 
-import type { ToolHint } from '../adapters/schema.js';
 import type { Action, ActionKind } from '../spec/actions.js';
 import type { ReviewerMode } from '../spec/reviewer-modes.js';
 import type { AgentInfo } from '../spec/run-result.js';
+import type { ToolHint } from '../spec/tool-hint.js';
 import type { Dialect } from '../spec/vocabulary.js';
 import type { FinalServiceState } from './services-state.js';
 
