@@ -51,7 +51,6 @@ export const TEMPLATE_VARS = [
   'config',
 ] as const;
 
-
 /**
  * A harness's tool discovery (OpenClaw's tool_search/tool_call, Claude Code's ToolSearch): the tool that
  * searches its catalog of hidden tools, and the tool that calls one it found when the harness does not
