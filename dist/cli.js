@@ -83276,6 +83276,7 @@ function adapterConfig(loaded, name2) {
   }
   return config2;
 }
+var drivesNamedAgent = (loaded) => loaded.adapter.launch.command.length === 0;
 function withAcpCommand(loaded, command) {
   const { adapter } = loaded;
   if (command && adapter.protocol !== "acp")
@@ -83283,7 +83284,7 @@ function withAcpCommand(loaded, command) {
       `acp-command was given, but ${loaded.file} does not speak ACP (protocol: ${adapter.protocol})`,
       "use --adapter acp (or an adapter with protocol: acp), or leave acp-command empty"
     );
-  if (!command && adapter.launch.command.length === 0)
+  if (!command && drivesNamedAgent(loaded))
     throw new UserError(
       `${loaded.file}: adapter "${adapter.name}" has no launch.command: it drives the ACP agent you name`,
       `give the agent's command with --acp-command (action input acp-command), e.g. --acp-command "npx --offline my-agent --acp"`
@@ -85424,6 +85425,11 @@ function recognisedEscalation(tool) {
   const reason = Object.keys(props).find((n) => REASON.test(n) && props[n]?.type === "string");
   return reason ? { ...ask, [reason]: ESCALATION_REASON } : ask;
 }
+function offeredAsk(ask, tool) {
+  const offered = properties(tool);
+  const keys = Object.keys(ask);
+  return keys.length > 0 && keys.every((k) => k in offered) ? ask : void 0;
+}
 function escalations(tools, ctx) {
   const declared = /* @__PURE__ */ new Map();
   for (const hint of Object.values(ctx.tool_hints)) if (hint.escalate) declared.set(hint.name, hint.escalate);
@@ -85431,8 +85437,7 @@ function escalations(tools, ctx) {
   for (const tool of tools) {
     if (!tool.callable) continue;
     const hinted = declared.get(tool.name);
-    const offered = properties(tool);
-    const ask = hinted ? Object.keys(hinted).length > 0 && Object.keys(hinted).every((k) => k in offered) ? hinted : void 0 : recognisedEscalation(tool);
+    const ask = hinted ? offeredAsk(hinted, tool) : recognisedEscalation(tool);
     if (ask) out.set(tool.name, ask);
   }
   return out;
@@ -92023,7 +92028,8 @@ function planNext(p, steps, conv, ctx, routesOf, skipped) {
   return void 0;
 }
 function ownerEscalation(action, tools, ctx) {
-  return escalatedCall(mapAction(action, tools, ctx), tools, ctx) ?? escalatedCall(viaShell(prepareAction(action, ctx), tools, ctx), tools, ctx);
+  const asks = escalations(tools, ctx);
+  return escalatedCall(mapAction(action, tools, ctx), tools, ctx, asks) ?? escalatedCall(viaShell(prepareAction(action, ctx), tools, ctx), tools, ctx, asks);
 }
 
 // src/model/route-memory.ts
@@ -102150,7 +102156,6 @@ function storedCell(path7, want) {
     };
   return edited.length ? { doc, edited: edited.map((c) => c.id).sort() } : { doc };
 }
-var needsAgent = (l) => l.adapter.launch.command.length === 0;
 var isMissing = (s) => "missing" in s && s.missing === true;
 function storedCellIn(dirs, file2, want) {
   let why3;
@@ -102184,7 +102189,7 @@ async function runMatrix(opts) {
   else makeOutputDir(opts.out, "matrix --out");
   const plan = opts.adapters.map((entry) => {
     const found = loadAdapter(entry.adapter);
-    const agent = needsAgent(found);
+    const agent = drivesNamedAgent(found);
     const loaded = agent && (opts.acp_command || !opts.reuse_only) ? withAcpCommand(found, opts.acp_command) : found;
     const configs = entry.configs.length ? entry.configs : Object.keys(loaded.adapter.configs);
     for (const c of configs) adapterConfig(loaded, c);

@@ -49,6 +49,10 @@ export function adapterConfig(loaded: LoadedAdapter, name: string): AdapterConfi
   return config;
 }
 
+/** An adapter that leaves launch.command empty (the built-in `acp`): it drives the ACP agent a run names. */
+export const drivesNamedAgent = (loaded: LoadedAdapter): boolean =>
+  loaded.adapter.launch.command.length === 0;
+
 /**
  * The adapter with the run's ACP agent command (acp-command) as its launch.command. Only an adapter
  * speaking ACP takes one; one that leaves launch.command empty (the built-in `acp`) needs one.
@@ -60,7 +64,7 @@ export function withAcpCommand(loaded: LoadedAdapter, command: string[] | undefi
       `acp-command was given, but ${loaded.file} does not speak ACP (protocol: ${adapter.protocol})`,
       'use --adapter acp (or an adapter with protocol: acp), or leave acp-command empty',
     );
-  if (!command && adapter.launch.command.length === 0)
+  if (!command && drivesNamedAgent(loaded))
     throw new UserError(
       `${loaded.file}: adapter "${adapter.name}" has no launch.command: it drives the ACP agent you name`,
       'give the agent\'s command with --acp-command (action input acp-command), e.g. --acp-command "npx --offline my-agent --acp"',

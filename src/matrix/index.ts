@@ -5,8 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureInstalled } from '../adapters/install.js';
-import { adapterConfig, loadAdapter, withAcpCommand } from '../adapters/load.js';
-import type { LoadedAdapter } from '../adapters/schema.js';
+import { adapterConfig, drivesNamedAgent, loadAdapter, withAcpCommand } from '../adapters/load.js';
 import { loadCases, shardCases } from '../cases/load.js';
 import { mark, sinceMs } from '../elapsed.js';
 import type { ProgressEvent, RunOptions } from '../engine/options.js';
@@ -129,9 +128,6 @@ export function storedCell(
   return edited.length ? { doc, edited: edited.map((c) => c.id).sort() } : { doc };
 }
 
-/** An adapter with no launch command of its own: it drives the ACP agent the run names (`acp`). */
-const needsAgent = (l: LoadedAdapter): boolean => l.adapter.launch.command.length === 0;
-
 type Stored = ReturnType<typeof storedCell>;
 const isMissing = (s: Stored) => 'missing' in s && s.missing === true;
 
@@ -178,7 +174,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
   // Load and check everything before the first (long) run: a typo in the last config must not cost an hour.
   const plan = opts.adapters.map((entry) => {
     const found = loadAdapter(entry.adapter);
-    const agent = needsAgent(found);
+    const agent = drivesNamedAgent(found);
     // An adapter that drives the agent you name needs its command to run (assembling stored runs does not).
     const loaded =
       agent && (opts.acp_command || !opts.reuse_only) ? withAcpCommand(found, opts.acp_command) : found;

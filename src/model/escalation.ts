@@ -46,6 +46,13 @@ export function recognisedEscalation(tool: ToolSpec): Escalation | undefined {
   return reason ? { ...ask, [reason]: ESCALATION_REASON } : ask;
 }
 
+/** A declared ask, while the offered schema declares every one of its arguments (`{}`: none). */
+function offeredAsk(ask: Escalation, tool: ToolSpec): Escalation | undefined {
+  const offered = properties(tool);
+  const keys = Object.keys(ask);
+  return keys.length > 0 && keys.every((k) => k in offered) ? ask : undefined;
+}
+
 /** Offered tool name → the arguments that ask it to escalate (declared by a hint, else recognised). */
 export function escalations(tools: ToolSpec[], ctx: ScriptContext): Map<string, Escalation> {
   const declared = new Map<string, Escalation>();
@@ -54,12 +61,7 @@ export function escalations(tools: ToolSpec[], ctx: ScriptContext): Map<string, 
   for (const tool of tools) {
     if (!tool.callable) continue;
     const hinted = declared.get(tool.name);
-    const offered = properties(tool);
-    const ask = hinted
-      ? Object.keys(hinted).length > 0 && Object.keys(hinted).every((k) => k in offered)
-        ? hinted
-        : undefined
-      : recognisedEscalation(tool);
+    const ask = hinted ? offeredAsk(hinted, tool) : recognisedEscalation(tool);
     if (ask) out.set(tool.name, ask);
   }
   return out;

@@ -5,7 +5,7 @@ import type { ScriptContext, StepRef } from '../evidence/types.js';
 import type { Action, ActionKind } from '../spec/actions.js';
 import type { Conversation, ToolSpec } from './conversation.js';
 import { directCall, foundCall, searchCall } from './discovery.js';
-import { escalatedCall } from './escalation.js';
+import { escalatedCall, escalations } from './escalation.js';
 import type { Move } from './ids.js';
 import { moveAction, type Steps } from './plan-steps.js';
 import { prepareAction } from './prepare-action.js';
@@ -228,8 +228,9 @@ export function ownerEscalation(
   tools: ToolSpec[],
   ctx: ScriptContext,
 ): MappedCall | undefined {
+  const asks = escalations(tools, ctx);
   return (
-    escalatedCall(mapAction(action, tools, ctx), tools, ctx) ??
-    escalatedCall(viaShell(prepareAction(action, ctx), tools, ctx), tools, ctx)
+    escalatedCall(mapAction(action, tools, ctx), tools, ctx, asks) ??
+    escalatedCall(viaShell(prepareAction(action, ctx), tools, ctx), tools, ctx, asks)
   );
 }
