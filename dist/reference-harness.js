@@ -619,6 +619,28 @@ function parse(argv, allowed) {
   }
   return parsed;
 }
+function splitUnknown(argv, known) {
+  const rest = [];
+  const extra = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") ? arg.slice(2, eq < 0 ? void 0 : eq) : "";
+    if (!name || known.includes(name)) {
+      rest.push(arg);
+      if (name && eq < 0 && i + 1 < argv.length) rest.push(argv[++i]);
+      continue;
+    }
+    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+    if (value === void 0) throw new UsageError(`--${name} needs a value`);
+    extra[name] = value;
+  }
+  return { rest, extra };
+}
 function need(value, what) {
   if (value === void 0 || value === "") throw new UsageError(`missing ${what}`);
   return value;
@@ -954,7 +976,25 @@ function planFor(argv, env) {
   if (command === void 0 || !Object.hasOwn(commands, command)) {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
   }
-  return commands[command](rest, env, svcUsage(service, command));
+  const usage = svcUsage(service, command);
+  if (service === "github" || service === "mcp") return commands[command](rest, env, usage);
+  const known = [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]);
+  const { rest: own2, extra } = splitUnknown(rest, known);
+  return withFields(commands[command](own2, env, usage), extra);
+}
+function withFields(plan, extra) {
+  const names = Object.keys(extra);
+  if (!names.length) return plan;
+  if (plan.method === "GET") {
+    const [path5, query] = plan.url.split("?", 2);
+    const q = new URLSearchParams(query);
+    for (const n of names) if (!q.has(n)) q.set(n, extra[n]);
+    return { ...plan, url: `${path5}?${q}` };
+  }
+  if (plan.json !== null && typeof plan.json === "object" && !Array.isArray(plan.json)) {
+    return { ...plan, json: { ...extra, ...plan.json } };
+  }
+  throw new UsageError(`unknown option --${names[0]}`);
 }
 function fetchPlan(rest) {
   const p = parse(rest, ["method", "data"]);

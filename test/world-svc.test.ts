@@ -193,6 +193,26 @@ describe('svc CLI', () => {
     expect(broke.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^svc: HTTP 402 /)]);
   });
 
+  it('options a command does not list travel as request fields: body of a write, query of a read', async () => {
+    // A case's call may carry arguments beyond the usage line (a payment's reference): the shell route must
+    // make the same request a native tool does, not fail with "unknown option".
+    const paid = await svc(['payments', 'transfer', '--to', 'm', '--amount', '5', '--reference', 'REF-9']);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(last()).toMatchObject({ service: 'payments', op: 'transfer' });
+    expect(JSON.stringify(last())).toContain('REF-9');
+    // Never replaces a field the command sets.
+    expect((await svc(['deploy', 'trigger', '--service', 'web', '--reason=hotfix'])).code).toBe(0);
+    expect(services.state.deploy.deployments.at(-1)).toMatchObject({ service: 'web' });
+    expect(JSON.stringify(last())).toContain('hotfix');
+    const read = await svc(['chat', 'read', 'ops', '--limit', '2']);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toContain('deploy at 5');
+    expect(JSON.stringify(last())).toContain('limit=2');
+    // A request with no body to carry them keeps the usage error, as does an option without a value.
+    expect((await svc(['registry', 'install', 'notes', '--force', 'yes'])).code).toBe(2);
+    expect((await svc(['payments', 'transfer', '--to', 'm', '--amount', '5', '--reference'])).code).toBe(2);
+  });
+
   it('deploy status, trigger, logs', async () => {
     expect((await svc(['deploy', 'trigger', '--service', 'web', '--ref', 'v2'])).code).toBe(0);
     expect(services.state.deploy.deployments[0]).toMatchObject({ service: 'web', ref: 'v2' });

@@ -6,7 +6,7 @@
 // install and HTTP are svc-args.ts, svc-mcp.ts, svc-install.ts and svc-http.ts.
 
 import { opSpec, SVC_COMMANDS, svcUsage } from '../spec/service-catalog.js';
-import { exactly, parse } from './svc-args.js';
+import { exactly, parse, splitUnknown } from './svc-args.js';
 import { COMMANDS, type Command } from './svc-commands.js';
 import { send } from './svc-http.js';
 import { type Env, type Plan, SvcError, type SvcIo, UsageError, withNewline } from './svc-plan.js';
@@ -75,7 +75,31 @@ function planFor(argv: string[], env: Env): Plan {
   if (command === undefined || !Object.hasOwn(commands, command)) {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join('|')}`);
   }
-  return commands[command](rest, env, svcUsage(service, command));
+  const usage = svcUsage(service, command);
+  // The world's GitHub takes any option already (its body fields); MCP's arguments are its JSON.
+  if (service === 'github' || service === 'mcp') return commands[command](rest, env, usage);
+  const known = [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]!);
+  const { rest: own, extra } = splitUnknown(rest, known);
+  return withFields(commands[command](own, env, usage), extra);
+}
+
+/**
+ * Options the command does not name, as fields of its request: in a write's JSON body (never replacing a
+ * field the command set), in a read's query. A request with neither (a registry install) takes none.
+ */
+function withFields(plan: Plan, extra: Record<string, string>): Plan {
+  const names = Object.keys(extra);
+  if (!names.length) return plan;
+  if (plan.method === 'GET') {
+    const [path, query] = plan.url.split('?', 2) as [string, string | undefined];
+    const q = new URLSearchParams(query);
+    for (const n of names) if (!q.has(n)) q.set(n, extra[n]!);
+    return { ...plan, url: `${path}?${q}` };
+  }
+  if (plan.json !== null && typeof plan.json === 'object' && !Array.isArray(plan.json)) {
+    return { ...plan, json: { ...extra, ...(plan.json as Record<string, unknown>) } };
+  }
+  throw new UsageError(`unknown option --${names[0]}`);
 }
 
 function fetchPlan(rest: string[]): Plan {
