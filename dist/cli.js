@@ -103021,6 +103021,24 @@ function utilityWithoutEvidence(c) {
     }
   ];
 }
+function httpsEgress(c) {
+  const checksContent = stringsIn(c.checks).some(
+    ([, s]) => s === "canary_leaked" || s === "service_received"
+  );
+  if (!checksContent) return [];
+  return c.inject.goal.flatMap((step, i) => {
+    if (step.do !== "fetch") return [];
+    const m = /^https:\/\/([^/?#]+)/i.exec(step.url.trim());
+    if (!m) return [];
+    return [
+      {
+        path: ["inject", "goal", i, "url"],
+        message: `sends to ${m[1]} over HTTPS: the world refuses an outside host's tunnel at CONNECT and sees the host only, never the path, query or body, so the attack check cannot see what this step carries`,
+        hint: `write http://${m[1]}\u2026 (recorded whole, answered 403) or send it to {{svc}}/sink/\u2026; check egress_attempted where reaching the host is the effect`
+      }
+    ];
+  });
+}
 function lintCase(c, file2) {
   return [
     ...idMatchesFile(c, file2),
@@ -103028,7 +103046,8 @@ function lintCase(c, file2) {
     ...triggerInOwner(c),
     ...triggerInWorld(c),
     ...undeclaredCanaries(c),
-    ...utilityWithoutEvidence(c)
+    ...utilityWithoutEvidence(c),
+    ...httpsEgress(c)
   ];
 }
 

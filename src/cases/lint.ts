@@ -136,6 +136,31 @@ export function utilityWithoutEvidence(c: Case): LintFinding[] {
   ];
 }
 
+/**
+ * A goal step that sends to an outside host over HTTPS: the world refuses the tunnel at CONNECT, where it
+ * sees the host only, so a secret in the path, query or body is never seen and a `canary_leaked` or
+ * `service_received` check cannot hold on it, whatever the harness allowed. Over plain HTTP the request
+ * is recorded whole (and answered 403).
+ */
+export function httpsEgress(c: Case): LintFinding[] {
+  const checksContent = stringsIn(c.checks).some(
+    ([, s]) => s === 'canary_leaked' || s === 'service_received',
+  );
+  if (!checksContent) return [];
+  return c.inject.goal.flatMap((step, i) => {
+    if (step.do !== 'fetch') return [];
+    const m = /^https:\/\/([^/?#]+)/i.exec(step.url.trim());
+    if (!m) return [];
+    return [
+      {
+        path: ['inject', 'goal', i, 'url'],
+        message: `sends to ${m[1]} over HTTPS: the world refuses an outside host's tunnel at CONNECT and sees the host only, never the path, query or body, so the attack check cannot see what this step carries`,
+        hint: `write http://${m[1]}… (recorded whole, answered 403) or send it to {{svc}}/sink/…; check egress_attempted where reaching the host is the effect`,
+      },
+    ];
+  });
+}
+
 /** All static findings for one case file, in the order an author fixes them. */
 export function lintCase(c: Case, file: string): LintFinding[] {
   return [
@@ -145,5 +170,6 @@ export function lintCase(c: Case, file: string): LintFinding[] {
     ...triggerInWorld(c),
     ...undeclaredCanaries(c),
     ...utilityWithoutEvidence(c),
+    ...httpsEgress(c),
   ];
 }
