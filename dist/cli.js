@@ -101999,7 +101999,7 @@ import { parseArgs as parseArgs7 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync20, readFileSync as readFileSync26 } from "node:fs";
+import { existsSync as existsSync21, readFileSync as readFileSync26 } from "node:fs";
 import { join as join44, relative as relative13 } from "node:path";
 init_elapsed();
 init_errors();
@@ -102165,6 +102165,21 @@ function strategySection(m) {
   ];
 }
 
+// src/matrix/set-aside.ts
+import { existsSync as existsSync20, renameSync as renameSync5 } from "node:fs";
+function setAside(file2) {
+  const journal = journalPathOf(file2);
+  if (!existsSync20(file2) && !existsSync20(journal)) return void 0;
+  const stem = file2.replace(/\.json$/, "");
+  let n = 1;
+  const target = () => `${stem}.superseded-${n}.json`;
+  while (existsSync20(target()) || existsSync20(journalPathOf(target()))) n++;
+  const to = target();
+  if (existsSync20(file2)) renameSync5(file2, to);
+  if (existsSync20(journal)) renameSync5(journal, journalPathOf(to));
+  return to;
+}
+
 // src/matrix/types.ts
 var MATRIX_SCHEMA_VERSION = 1;
 
@@ -102172,7 +102187,7 @@ var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
 function storedCell(path7, want) {
-  if (!existsSync20(path7)) return { why: "no run result", missing: true };
+  if (!existsSync21(path7)) return { why: "no run result", missing: true };
   let doc;
   try {
     doc = RunResult.parse(JSON.parse(readFileSync26(path7, "utf8").replace(/^\uFEFF/, "")));
@@ -102220,7 +102235,7 @@ async function runMatrix(opts) {
     );
   const lookIn = opts.from?.length ? opts.from : [runsDir];
   for (const dir of opts.from ?? [])
-    if (!existsSync20(dir))
+    if (!existsSync21(dir))
       throw new UserError(
         `matrix --from ${dir}: no such folder`,
         "name a folder of run results (ADAPTER--CONFIG.json)"
@@ -102284,7 +102299,7 @@ async function runMatrix(opts) {
       if (notReused && !notReused.missing)
         opts.on_progress?.({ kind: "notice", message: `the stored run is not reused: ${notReused.why}` });
       if (!result) {
-        const journal = opts.resume && existsSync20(journalPathOf(file2)) ? file2 : void 0;
+        const journal = opts.resume && existsSync21(journalPathOf(file2)) ? file2 : void 0;
         const run4 = (resume) => runSafetyCases({
           adapter: entry.adapter,
           config: config2,
@@ -102305,14 +102320,21 @@ async function runMatrix(opts) {
           signal: opts.signal,
           ...resume ? { resume } : {}
         });
+        const keep = (why3) => {
+          const kept = setAside(file2);
+          if (kept)
+            opts.on_progress?.({
+              kind: "notice",
+              message: `${loaded.adapter.name}/${config2}: ${why3}; starting the cell afresh, the earlier run kept as ${kept}`
+            });
+        };
+        if (opts.resume && !journal && notReused && !notReused.missing)
+          keep(`the stored run is not reused (${notReused.why})`);
         try {
           result = await run4(journal);
         } catch (e7) {
           if (!(journal && e7 instanceof JournalMismatch)) throw e7;
-          opts.on_progress?.({
-            kind: "notice",
-            message: `${loaded.adapter.name}/${config2}: the journal beside ${file2} is of another run (${e7.differences}); starting the cell afresh`
-          });
+          keep(`the journal beside ${file2} is of another run (${e7.differences})`);
           result = await run4(void 0);
         }
       }
@@ -102392,7 +102414,8 @@ matrix options (as for run, plus):
                      strategy; the matrix adds ASR per strategy
   --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
                      runner and strategies); an interrupted cell continues from its journal (its finished
-                     trials kept, as run --resume), a journal of another run starts the cell afresh
+                     trials kept, as run --resume), a journal of another run or a stale result starts
+                     the cell afresh, the earlier run renamed aside (ADAPTER--CONFIG.superseded-N.json)
   --reuse-only       run nothing: the matrix of the cells DIR/runs/ already answers (as --resume reuses them);
                      the others are listed under "Not run" with why (an interrupted run, other cases, an
                      edited case), e.g. to assemble a matrix from runs made on other machines
@@ -102504,7 +102527,7 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync21 } from "node:fs";
+import { existsSync as existsSync22 } from "node:fs";
 import { join as join45, relative as relative14 } from "node:path";
 import { parseArgs as parseArgs8 } from "node:util";
 
@@ -102825,7 +102848,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text2) {
-  if (existsSync21(file2))
+  if (existsSync22(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text2, "--out");
 }

@@ -193,6 +193,11 @@ describe('runMatrix', () => {
       expect(
         fourth.some((x) => x.includes('is of another run') && x.includes('starting the cell afresh')),
       ).toBe(true);
+      // ... and what the other run collected is renamed aside, not overwritten.
+      const keptAs = fourth.find((x) => x.includes('the earlier run kept as'))?.split('kept as ')[1];
+      expect(keptAs).toMatch(/reference--open\.superseded-\d+\.json$/);
+      const earlier = readFileSync(`${keptAs}.journal`, 'utf8').trim().split('\n');
+      expect(earlier.slice(1).some((l) => JSON.parse(l).trial?.case_id === third[0])).toBe(true);
     } finally {
       await rm(out, { recursive: true, force: true });
     }

@@ -17,7 +17,8 @@ matrix options (as for run, plus):
                      strategy; the matrix adds ASR per strategy
   --resume           reuse cells whose run result under DIR/runs/ is already complete (same cases, seeds,
                      runner and strategies); an interrupted cell continues from its journal (its finished
-                     trials kept, as run --resume), a journal of another run starts the cell afresh
+                     trials kept, as run --resume), a journal of another run or a stale result starts
+                     the cell afresh, the earlier run renamed aside (ADAPTER--CONFIG.superseded-N.json)
   --reuse-only       run nothing: the matrix of the cells DIR/runs/ already answers (as --resume reuses them);
                      the others are listed under "Not run" with why (an interrupted run, other cases, an
                      edited case), e.g. to assemble a matrix from runs made on other machines

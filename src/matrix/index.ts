@@ -22,6 +22,7 @@ import { journalPathOf } from '../result/journal.js';
 import { RunResult } from '../spec/run-result.js';
 import type { Phase } from '../spec/vocabulary.js';
 import { matrixMarkdown } from './markdown.js';
+import { setAside } from './set-aside.js';
 import { MATRIX_SCHEMA_VERSION, type MatrixCell, type MatrixResult } from './types.js';
 
 export interface MatrixAdapter {
@@ -268,14 +269,22 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
             signal: opts.signal,
             ...(resume ? { resume } : {}),
           });
+        // What a stale or other run collected is renamed aside, never overwritten (set-aside.ts).
+        const keep = (why: string) => {
+          const kept = setAside(file);
+          if (kept)
+            opts.on_progress?.({
+              kind: 'notice',
+              message: `${loaded.adapter.name}/${config}: ${why}; starting the cell afresh, the earlier run kept as ${kept}`,
+            });
+        };
+        if (opts.resume && !journal && notReused && !notReused.missing)
+          keep(`the stored run is not reused (${notReused.why})`);
         try {
           result = await run(journal);
         } catch (e) {
           if (!(journal && e instanceof JournalMismatch)) throw e;
-          opts.on_progress?.({
-            kind: 'notice',
-            message: `${loaded.adapter.name}/${config}: the journal beside ${file} is of another run (${e.differences}); starting the cell afresh`,
-          });
+          keep(`the journal beside ${file} is of another run (${e.differences})`);
           result = await run(undefined);
         }
       }
