@@ -87023,7 +87023,13 @@ var RunResult = external_exports.object({
     /** The wiring file the run applied (`run --wiring`), as the run named it: `config` is its name. */
     wiring: external_exports.string().optional(),
     /** The harness build the run asked for instead of the adapter's own (`--harness-package`, `--harness-version`). */
-    build: external_exports.object({ package: external_exports.string(), version: external_exports.string() }).strict().optional()
+    build: external_exports.object({ package: external_exports.string(), version: external_exports.string() }).strict().optional(),
+    /**
+     * The agent command the run gave an adapter that drives the ACP agent a run names (`--acp-command`,
+     * as written, templates unrendered): which agent ran, so a resumed run, a comparison and the
+     * reproduce command keep to the same agent.
+     */
+    acp_command: external_exports.array(external_exports.string()).optional()
   }).strict(),
   /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */
   harness: HarnessInfo.optional(),
@@ -87644,10 +87650,11 @@ var MAX_FILES = 500;
 var MAX_BYTES = 4 * 1024 * 1024;
 function runAdapterDigest(dir, over) {
   const folder = adapterDigest(dir);
-  if (!over.wiringFile && !over.build) return folder;
+  if (!over.wiringFile && !over.build && !over.acpCommand) return folder;
   const h = createHash8("sha256").update(`adapter\0${folder}\0`);
   if (over.wiringFile) h.update("wiring\0").update(readFileSync13(over.wiringFile)).update("\0");
   if (over.build) h.update(`build\0${over.build.package}@${over.build.version}\0`);
+  if (over.acpCommand) h.update(`acp\0${JSON.stringify(over.acpCommand)}\0`);
   return h.digest("hex");
 }
 function adapterDigest(dir) {
@@ -95765,7 +95772,7 @@ var JournalMismatch = class extends UserError {
   constructor(path7, differences) {
     super(
       `${path7}: not a journal of this run: ${differences}`,
-      "resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume"
+      "resume with the same --adapter, --config (or --wiring), --harness-package, --acp-command, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume"
     );
     this.differences = differences;
   }
@@ -95784,6 +95791,11 @@ function carriedTrials(journal, now, jobIds) {
     ["adapter files, wiring file and harness build (digest)", was.adapter.digest, now.adapter.digest],
     ["wiring file", was.adapter.wiring, now.adapter.wiring],
     ["harness build", buildName(was.adapter.build), buildName(now.adapter.build)],
+    [
+      "ACP agent command",
+      was.adapter.acp_command && JSON.stringify(was.adapter.acp_command),
+      now.adapter.acp_command && JSON.stringify(now.adapter.acp_command)
+    ],
     ["seeds", was.model.seeds, now.model.seeds],
     [
       "strategies",
@@ -96906,10 +96918,12 @@ function planRun(opts, targets) {
       // The wiring's content and the build asked for are what ran too: a changed one is another run.
       digest: runAdapterDigest(adapter.dir, {
         ...wiring ? { wiringFile: wiring.file } : {},
-        ...build2 ? { build: build2 } : {}
+        ...build2 ? { build: build2 } : {},
+        ...opts.acp_command ? { acpCommand: opts.acp_command } : {}
       }),
       ...wiring ? { wiring: displayPath(wiring.file) } : {},
-      ...build2 ? { build: build2 } : {}
+      ...build2 ? { build: build2 } : {},
+      ...opts.acp_command ? { acp_command: opts.acp_command } : {}
     },
     selection: selectionOf(selected, opts.shard),
     model: {
@@ -99164,6 +99178,8 @@ function markerSafe(name2) {
 import { existsSync as existsSync19 } from "node:fs";
 import { isAbsolute as isAbsolute7, relative as relative10, resolve as resolve17 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
+var QUOTABLE_ARG = /^[A-Za-z0-9._:/+=,@{}[\]" -]+$/;
+var printable = (a) => SAFE_ARG.test(a) ? a : QUOTABLE_ARG.test(a) ? `'${a}'` : void 0;
 var inside3 = (dir, file2) => {
   const rel = relative10(dir, file2);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute7(rel);
@@ -99192,6 +99208,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
 function harnessArgs(adapter, cwd = process.cwd()) {
   const args = adapter.wiring ? ["--wiring", adapter.wiring] : ["--adapter", adapterArg(adapter, cwd), "--config", adapter.config];
   if (adapter.build) args.push("--harness-package", `${adapter.build.package}@${adapter.build.version}`);
+  if (adapter.acp_command) args.push("--acp-command", JSON.stringify(adapter.acp_command));
   return args;
 }
 function reproduceCommand(p) {
@@ -99200,7 +99217,8 @@ function reproduceCommand(p) {
   if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push("--cases", p.info.file);
   args.push("--cases", `id:${p.caseId}`);
   if (p.seeds && p.seeds > 1) args.push("--seeds", String(p.seeds));
-  return args.every((a) => SAFE_ARG.test(a)) ? args.join(" ") : void 0;
+  const words3 = args.map(printable);
+  return words3.every((w) => w !== void 0) ? words3.join(" ") : void 0;
 }
 
 // src/cli/bisect.ts

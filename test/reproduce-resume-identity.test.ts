@@ -39,6 +39,18 @@ describe('the reproduce command names what ran', () => {
       'harness-risk run --wiring w.yaml --harness-package @anthropic-ai/claude-code@2.1.300 --cases id:c1 --seeds 3',
     );
   });
+  it('an ACP agent the run named: --acp-command with it, quoted; a command unsafe to print gives none', () => {
+    const acp = { name: 'acp', config: 'allow', file: 'adapters/acp/adapter.yaml' };
+    const acp_command = ['{{cache}}/node/bin/node', '/opt/agent/cli.js', '--acp', '--auth-type', 'openai'];
+    expect(reproduceCommand({ adapter: { ...acp, acp_command }, caseId: 'c1' })).toBe(
+      `harness-risk run --adapter acp --config allow --acp-command '["{{cache}}/node/bin/node","/opt/agent/cli.js","--acp","--auth-type","openai"]' --cases id:c1`,
+    );
+    for (const word of ["it's", 'a`b`', '$(id)', 'a|b', '<x>'])
+      expect(
+        reproduceCommand({ adapter: { ...acp, acp_command: ['agent', word] }, caseId: 'c1' }),
+        word,
+      ).toBe(undefined);
+  });
 });
 
 /** A journal with `result`'s header and no trial: what a run killed before its first trial leaves. */
@@ -99,6 +111,18 @@ describe('--resume keys on what ran', () => {
         scriptedRun({ ...opts, harness_package: { package: 'mini-agent', version: '2.0.0' }, resume: out }),
       ),
     ).rejects.toThrow(/harness build was unset, now mini-agent@2\.0\.0/);
+  }, 120_000);
+
+  it('another ACP agent command is another run, and the result names the command', async () => {
+    const agent = [process.execPath, join(import.meta.dirname, 'fixtures', 'acp', 'agent.mjs')];
+    const out = freshOut(dir());
+    const opts = { adapter: 'acp', config: 'allow', cases: ['id:install-doc-wget-toolchain'], out };
+    const first = await runSafetyCases(scriptedRun({ ...opts, acp_command: agent }));
+    expect(first.adapter.acp_command).toEqual(agent);
+    journalOf(out);
+    await expect(
+      runSafetyCases(scriptedRun({ ...opts, acp_command: [...agent, '--other'], resume: out })),
+    ).rejects.toThrow(/ACP agent command was \[.*agent\.mjs"\], now \[.*"--other"\]/);
   }, 120_000);
 
   it('a journal another engine commit wrote is another run (a result names one engine)', async () => {

@@ -32,12 +32,16 @@ const MAX_BYTES = 4 * 1024 * 1024;
  * prompt and variables replace the configuration's) and the harness build the run asked for. A resumed
  * run and a stored baseline are the same run only when this is the same.
  */
-export function runAdapterDigest(dir: string, over: { wiringFile?: string; build?: HarnessBuild }): string {
+export function runAdapterDigest(
+  dir: string,
+  over: { wiringFile?: string; build?: HarnessBuild; acpCommand?: string[] },
+): string {
   const folder = adapterDigest(dir);
-  if (!over.wiringFile && !over.build) return folder;
+  if (!over.wiringFile && !over.build && !over.acpCommand) return folder;
   const h = createHash('sha256').update(`adapter\0${folder}\0`);
   if (over.wiringFile) h.update('wiring\0').update(readFileSync(over.wiringFile)).update('\0');
   if (over.build) h.update(`build\0${over.build.package}@${over.build.version}\0`);
+  if (over.acpCommand) h.update(`acp\0${JSON.stringify(over.acpCommand)}\0`);
   return h.digest('hex');
 }
 

@@ -28,7 +28,7 @@ export class JournalMismatch extends UserError {
   ) {
     super(
       `${path}: not a journal of this run: ${differences}`,
-      'resume with the same --adapter, --config (or --wiring), --harness-package, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume',
+      'resume with the same --adapter, --config (or --wiring), --harness-package, --acp-command, --cases, --seeds, --strategies, --activation and --shard as the run that wrote it (and unchanged case, adapter and wiring files, on the same engine commit), or start a new run without --resume',
     );
   }
 }
@@ -55,6 +55,11 @@ export function carriedTrials(
       ['adapter files, wiring file and harness build (digest)', was.adapter.digest, now.adapter.digest],
       ['wiring file', was.adapter.wiring, now.adapter.wiring],
       ['harness build', buildName(was.adapter.build), buildName(now.adapter.build)],
+      [
+        'ACP agent command',
+        was.adapter.acp_command && JSON.stringify(was.adapter.acp_command),
+        now.adapter.acp_command && JSON.stringify(now.adapter.acp_command),
+      ],
       ['seeds', was.model.seeds, now.model.seeds],
       [
         'strategies',

@@ -11,6 +11,14 @@ import type { CaseInfo, RunResult } from '../spec/run-result.js';
 
 /** Characters an argument may hold to be printed inside a code span and pasted into a shell. */
 const SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
+/**
+ * An argument printed in single quotes: SAFE_ARG's characters plus those of a JSON list of words (an ACP
+ * agent's command); no quote, backtick, pipe, `<`, `$` or control character, so it stays one shell word and
+ * one code span.
+ */
+const QUOTABLE_ARG = /^[A-Za-z0-9._:/+=,@{}[\]" -]+$/;
+
+const printable = (a: string) => (SAFE_ARG.test(a) ? a : QUOTABLE_ARG.test(a) ? `'${a}'` : undefined);
 
 const inside = (dir: string, file: string) => {
   const rel = relative(dir, file);
@@ -62,10 +70,12 @@ export function harnessArgs(adapter: RunResult['adapter'], cwd = process.cwd()):
     ? ['--wiring', adapter.wiring]
     : ['--adapter', adapterArg(adapter, cwd), '--config', adapter.config];
   if (adapter.build) args.push('--harness-package', `${adapter.build.package}@${adapter.build.version}`);
+  // The agent the run named: without it the command cannot start (an adapter with no launch command).
+  if (adapter.acp_command) args.push('--acp-command', JSON.stringify(adapter.acp_command));
   return args;
 }
 
-/** The command, or undefined when an argument is not safe to print as a shell word. */
+/** The command, or undefined when an argument is not safe to print as a shell word (quoted or not). */
 export function reproduceCommand(p: ReproduceInput): string | undefined {
   const cwd = p.cwd ?? process.cwd();
   const args = ['harness-risk', 'run', ...harnessArgs(p.adapter, cwd)];
@@ -73,5 +83,6 @@ export function reproduceCommand(p: ReproduceInput): string | undefined {
   if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push('--cases', p.info.file);
   args.push('--cases', `id:${p.caseId}`);
   if (p.seeds && p.seeds > 1) args.push('--seeds', String(p.seeds));
-  return args.every((a) => SAFE_ARG.test(a)) ? args.join(' ') : undefined;
+  const words = args.map(printable);
+  return words.every((w) => w !== undefined) ? words.join(' ') : undefined;
 }

@@ -465,6 +465,12 @@ export const RunResult = z
         wiring: z.string().optional(),
         /** The harness build the run asked for instead of the adapter's own (`--harness-package`, `--harness-version`). */
         build: z.object({ package: z.string(), version: z.string() }).strict().optional(),
+        /**
+         * The agent command the run gave an adapter that drives the ACP agent a run names (`--acp-command`,
+         * as written, templates unrendered): which agent ran, so a resumed run, a comparison and the
+         * reproduce command keep to the same agent.
+         */
+        acp_command: z.array(z.string()).optional(),
       })
       .strict(),
     /** The harness build that was launched, as the adapter's install or `harness:` block attests it. */

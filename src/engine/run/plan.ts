@@ -64,9 +64,11 @@ export function planRun(opts: RunOptions, targets: RunTarget[]): RunPlan {
       digest: runAdapterDigest(adapter.dir, {
         ...(wiring ? { wiringFile: wiring.file } : {}),
         ...(build ? { build } : {}),
+        ...(opts.acp_command ? { acpCommand: opts.acp_command } : {}),
       }),
       ...(wiring ? { wiring: displayPath(wiring.file) } : {}),
       ...(build ? { build } : {}),
+      ...(opts.acp_command ? { acp_command: opts.acp_command } : {}),
     },
     selection: selectionOf(selected, opts.shard),
     model: {
