@@ -102220,6 +102220,10 @@ function storedCell(path7, want) {
   if (doc.runner !== want.runner) return { why: `another question: runner ${doc.runner}` };
   if (strategyKey(doc.model.strategies) !== want.strategies)
     return { why: `another question: strategies ${strategyKey(doc.model.strategies)}` };
+  if (want.acpCommand && JSON.stringify(doc.adapter.acp_command) !== JSON.stringify(want.acpCommand))
+    return {
+      why: doc.adapter.acp_command ? `another question: ACP agent ${JSON.stringify(doc.adapter.acp_command)}` : "another question: the stored run names no ACP agent command"
+    };
   const edited = doc.cases.filter((c) => want.revisions.has(c.id) && want.revisions.get(c.id) !== c.revision);
   if (doc.cases.length !== want.revisions.size || doc.cases.some((c) => !want.revisions.has(c.id)))
     return { why: `another question: ${doc.cases.length} cases, not the ${want.revisions.size} selected` };
@@ -102302,7 +102306,11 @@ async function runMatrix(opts) {
     for (const config2 of configs) {
       if (opts.signal?.aborted) break;
       const t0 = mark();
-      const lookup = opts.resume || opts.reuse_only ? storedCellIn(lookIn, cellFile(loaded.adapter.name, config2), want) : void 0;
+      const lookup = opts.resume || opts.reuse_only ? storedCellIn(
+        lookIn,
+        cellFile(loaded.adapter.name, config2),
+        agent && opts.acp_command ? { ...want, acpCommand: opts.acp_command } : want
+      ) : void 0;
       const file2 = lookup?.path ?? join44(runsDir, cellFile(loaded.adapter.name, config2));
       const stored = lookup?.found;
       let result = stored && "doc" in stored ? stored.doc : void 0;

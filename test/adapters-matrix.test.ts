@@ -303,6 +303,24 @@ describe('runMatrix', () => {
           why: 'no run result; it drives the ACP agent you name (--acp-command)',
         },
       ]);
+      // A stored run of one agent is not the cell of another: reuse keys on the agent's command.
+      const other = await runMatrix({
+        adapters: [{ adapter: 'acp', configs: ['allow'] }],
+        cases: one,
+        out,
+        reuse_only: true,
+        acp_command: [...agent, '--other-agent'],
+      });
+      expect(other.cells).toEqual([]);
+      expect(other.not_run?.[0]?.why).toMatch(/^another question: ACP agent \[.*agent\.mjs"\]$/);
+      const same = await runMatrix({
+        adapters: [{ adapter: 'acp', configs: ['allow'] }],
+        cases: one,
+        out,
+        reuse_only: true,
+        acp_command: agent,
+      });
+      expect(same.cells.map((c) => c.config)).toEqual(['allow']);
     } finally {
       await rm(out, { recursive: true, force: true });
     }

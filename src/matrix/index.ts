@@ -102,6 +102,8 @@ export function storedCell(
     runner: RunOptions['runner'];
     strategies: string;
     acceptEdited?: boolean;
+    /** For a cell that drives the agent a run names: the agent's command (the run's --acp-command). */
+    acpCommand?: string[];
   },
 ): { doc: RunResult; edited?: string[] } | { why: string; missing?: true } {
   if (!existsSync(path)) return { why: 'no run result', missing: true };
@@ -119,6 +121,13 @@ export function storedCell(
   if (doc.runner !== want.runner) return { why: `another question: runner ${doc.runner}` };
   if (strategyKey(doc.model.strategies) !== want.strategies)
     return { why: `another question: strategies ${strategyKey(doc.model.strategies)}` };
+  // Another agent is another harness: a stored run of one is never the cell of another.
+  if (want.acpCommand && JSON.stringify(doc.adapter.acp_command) !== JSON.stringify(want.acpCommand))
+    return {
+      why: doc.adapter.acp_command
+        ? `another question: ACP agent ${JSON.stringify(doc.adapter.acp_command)}`
+        : 'another question: the stored run names no ACP agent command',
+    };
   const edited = doc.cases.filter((c) => want.revisions.has(c.id) && want.revisions.get(c.id) !== c.revision);
   if (doc.cases.length !== want.revisions.size || doc.cases.some((c) => !want.revisions.has(c.id)))
     return { why: `another question: ${doc.cases.length} cases, not the ${want.revisions.size} selected` };
@@ -226,7 +235,11 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
       const t0 = mark();
       const lookup =
         opts.resume || opts.reuse_only
-          ? storedCellIn(lookIn, cellFile(loaded.adapter.name, config), want)
+          ? storedCellIn(
+              lookIn,
+              cellFile(loaded.adapter.name, config),
+              agent && opts.acp_command ? { ...want, acpCommand: opts.acp_command } : want,
+            )
           : undefined;
       const file = lookup?.path ?? join(runsDir, cellFile(loaded.adapter.name, config));
       const stored = lookup?.found;
