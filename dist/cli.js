@@ -3806,7 +3806,7 @@ ${pointer}
 var require_resolve_props = __commonJS({
   "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
-    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    function resolveProps(tokens2, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
       let atNewline = startOnNewline;
       let hasSpace = startOnNewline;
@@ -3821,7 +3821,7 @@ var require_resolve_props = __commonJS({
       let comma = null;
       let found = null;
       let start = null;
-      for (const token of tokens) {
+      for (const token of tokens2) {
         if (reqSpace) {
           if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
             onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
@@ -3912,7 +3912,7 @@ var require_resolve_props = __commonJS({
             hasSpace = false;
         }
       }
-      const last = tokens[tokens.length - 1];
+      const last = tokens2[tokens2.length - 1];
       const end = last ? last.offset + last.source.length : offset;
       if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
         onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
@@ -5252,8 +5252,8 @@ ${cb}` : comment3;
        * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
        * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
        */
-      *compose(tokens, forceDoc = false, endOffset = -1) {
-        for (const token of tokens)
+      *compose(tokens2, forceDoc = false, endOffset = -1) {
+        for (const token of tokens2)
           yield* this.next(token);
         yield* this.end(forceDoc, endOffset);
       }
@@ -20749,7 +20749,7 @@ var require_scan = __commonJS({
       const length = input2.length - 1;
       const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
       const slashes = [];
-      const tokens = [];
+      const tokens2 = [];
       const parts = [];
       let str7 = input2;
       let index = -1;
@@ -20833,7 +20833,7 @@ var require_scan = __commonJS({
         }
         if (code === CHAR_FORWARD_SLASH) {
           slashes.push(index);
-          tokens.push(token);
+          tokens2.push(token);
           token = { value: "", depth: 0, isGlob: false };
           if (finished === true) continue;
           if (prev === CHAR_DOT && index === start + 1) {
@@ -20995,9 +20995,9 @@ var require_scan = __commonJS({
       if (opts.tokens === true) {
         state2.maxDepth = 0;
         if (!isPathSeparator(code)) {
-          tokens.push(token);
+          tokens2.push(token);
         }
-        state2.tokens = tokens;
+        state2.tokens = tokens2;
       }
       if (opts.parts === true || opts.tokens === true) {
         let prevIndex;
@@ -21007,13 +21007,13 @@ var require_scan = __commonJS({
           const value2 = input2.slice(n2, i);
           if (opts.tokens) {
             if (idx === 0 && start !== 0) {
-              tokens[idx].isPrefix = true;
-              tokens[idx].value = prefix2;
+              tokens2[idx].isPrefix = true;
+              tokens2[idx].value = prefix2;
             } else {
-              tokens[idx].value = value2;
+              tokens2[idx].value = value2;
             }
-            depth(tokens[idx]);
-            state2.maxDepth += tokens[idx].depth;
+            depth(tokens2[idx]);
+            state2.maxDepth += tokens2[idx].depth;
           }
           if (i >= start) {
             parts.push(value2);
@@ -21024,9 +21024,9 @@ var require_scan = __commonJS({
         const value = input2.slice(n);
         parts.push(value);
         if (opts.tokens && prevIndex && prevIndex + 1 < input2.length) {
-          tokens[tokens.length - 1].value = value;
-          depth(tokens[tokens.length - 1]);
-          state2.maxDepth += tokens[tokens.length - 1].depth;
+          tokens2[tokens2.length - 1].value = value;
+          depth(tokens2[tokens2.length - 1]);
+          state2.maxDepth += tokens2[tokens2.length - 1].depth;
         }
         state2.slashes = slashes;
         state2.parts = parts;
@@ -21302,7 +21302,7 @@ var require_parse = __commonJS({
         throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
       }
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
-      const tokens = [bos];
+      const tokens2 = [bos];
       const capture = opts.capture ? "" : "?:";
       const PLATFORM_CHARS = constants5.globChars(opts.windows);
       const EXTGLOB_CHARS = constants5.extglobChars(PLATFORM_CHARS);
@@ -21347,7 +21347,7 @@ var require_parse = __commonJS({
         parens: 0,
         quotes: 0,
         globstar: false,
-        tokens
+        tokens: tokens2
       };
       input2 = utils.removePrefix(input2, state2);
       len = input2.length;
@@ -21412,7 +21412,7 @@ var require_parse = __commonJS({
           return;
         }
         tok.prev = prev;
-        tokens.push(tok);
+        tokens2.push(tok);
         prev = tok;
       };
       const extglobOpen = (type, value2) => {
@@ -21421,7 +21421,7 @@ var require_parse = __commonJS({
         token.parens = state2.parens;
         token.output = state2.output;
         token.startIndex = state2.index;
-        token.tokensIndex = tokens.length;
+        token.tokensIndex = tokens2.length;
         const output3 = (opts.capture ? "(" : "") + token.open;
         increment("parens");
         push2({ type, value: value2, output: state2.output ? "" : ONE_CHAR });
@@ -21434,14 +21434,14 @@ var require_parse = __commonJS({
         const analysis = analyzeRepeatedExtglob(body, opts);
         if ((token.type === "plus" || token.type === "star") && analysis.risky) {
           const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
-          const open5 = tokens[token.tokensIndex];
+          const open5 = tokens2[token.tokensIndex];
           open5.type = "text";
           open5.value = literal2;
           open5.output = safeOutput || utils.escapeRegex(literal2);
-          for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
-            tokens[i].value = "";
-            tokens[i].output = "";
-            delete tokens[i].suffix;
+          for (let i = token.tokensIndex + 1; i < tokens2.length; i++) {
+            tokens2[i].value = "";
+            tokens2[i].output = "";
+            delete tokens2[i].suffix;
           }
           state2.output = token.output + open5.output;
           state2.backtrack = true;
@@ -21564,7 +21564,7 @@ var require_parse = __commonJS({
                   prev.value = pre + posix8;
                   state2.backtrack = true;
                   advance();
-                  if (!bos.output && tokens.indexOf(prev) === 1) {
+                  if (!bos.output && tokens2.indexOf(prev) === 1) {
                     bos.output = ONE_CHAR;
                   }
                   continue;
@@ -21682,10 +21682,10 @@ var require_parse = __commonJS({
           }
           let output3 = ")";
           if (brace.dots === true) {
-            const arr3 = tokens.slice();
+            const arr3 = tokens2.slice();
             const range = [];
             for (let i = arr3.length - 1; i >= 0; i--) {
-              tokens.pop();
+              tokens2.pop();
               if (arr3[i].type === "brace") {
                 break;
               }
@@ -21733,7 +21733,7 @@ var require_parse = __commonJS({
             state2.start = state2.index + 1;
             state2.consumed = "";
             state2.output = "";
-            tokens.pop();
+            tokens2.pop();
             prev = bos;
             continue;
           }
@@ -62580,9 +62580,9 @@ var require_parse2 = __commonJS({
           if (isOption) {
             isOption = false;
             if (token2.includes(".") && !token2.includes("(")) {
-              var tokens = token2.split(".");
-              option = tokens[0] + ".";
-              token2 = tokens[1];
+              var tokens2 = token2.split(".");
+              option = tokens2[0] + ".";
+              token2 = tokens2[1];
               continue;
             }
             option = token2;
@@ -62592,10 +62592,10 @@ var require_parse2 = __commonJS({
           token2 = next();
         }
         var name2 = propName ? option.concat(propName) : option;
-        var optionValue = parseOptionValue(parent, name2);
+        var optionValue2 = parseOptionValue(parent, name2);
         propName = propName && propName[0] === "." ? propName.slice(1) : propName;
         option = option && option[option.length - 1] === "." ? option.slice(0, -1) : option;
-        setParsedOption(parent, option, optionValue, propName);
+        setParsedOption(parent, option, optionValue2, propName);
       }
       function parseOptionValue(parent, name2, depth) {
         if (depth === void 0)
@@ -85481,46 +85481,47 @@ function withNewline(text2) {
 }
 
 // src/world/svc-args.ts
-function parse3(argv, allowed) {
-  const parsed = { args: [], opts: {} };
+function* tokens(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {
-      parsed.args.push(...argv.slice(i + 1));
-      break;
+      yield { kind: "end", words: argv.slice(i) };
+      return;
     }
     if (!arg.startsWith("--")) {
-      parsed.args.push(arg);
+      yield { kind: "arg", text: arg };
       continue;
     }
     const eq = arg.indexOf("=");
     const name2 = arg.slice(2, eq < 0 ? void 0 : eq);
-    if (allowed !== "any" && !allowed.includes(name2)) throw new UsageError(`unknown option --${name2}`);
     const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === void 0) throw new UsageError(`--${name2} needs a value`);
-    parsed.opts[name2] = value;
+    yield { kind: "option", name: name2, value, words: eq < 0 && value !== void 0 ? [arg, value] : [arg] };
+  }
+}
+var optionValue = (t) => {
+  if (t.value === void 0) throw new UsageError(`--${t.name} needs a value`);
+  return t.value;
+};
+function parse3(argv, allowed) {
+  const parsed = { args: [], opts: {} };
+  for (const t of tokens(argv)) {
+    if (t.kind === "end") parsed.args.push(...t.words.slice(1));
+    else if (t.kind === "arg") parsed.args.push(t.text);
+    else {
+      if (allowed !== "any" && !allowed.includes(t.name)) throw new UsageError(`unknown option --${t.name}`);
+      parsed.opts[t.name] = optionValue(t);
+    }
   }
   return parsed;
 }
 function splitUnknown(argv, known) {
   const rest = [];
   const extra = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--") {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    const eq = arg.indexOf("=");
-    const name2 = arg.startsWith("--") ? arg.slice(2, eq < 0 ? void 0 : eq) : "";
-    if (!name2 || known.includes(name2)) {
-      rest.push(arg);
-      if (name2 && eq < 0 && i + 1 < argv.length) rest.push(argv[++i]);
-      continue;
-    }
-    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === void 0) throw new UsageError(`--${name2} needs a value`);
-    extra[name2] = value;
+  for (const t of tokens(argv)) {
+    if (t.kind === "arg") rest.push(t.text);
+    else if (t.kind === "end") rest.push(...t.words);
+    else if (known.includes(t.name)) rest.push(...t.words);
+    else extra[t.name] = optionValue(t);
   }
   return { rest, extra };
 }
@@ -90824,16 +90825,16 @@ var Budget = class {
     this.requests++;
   }
   /** Records the tokens an answer used. */
-  spend(tokens) {
-    this.tokens += tokens;
+  spend(tokens2) {
+    this.tokens += tokens2;
     if (this.over()) this.exhaust();
   }
   /** Why no further request may start, or undefined. */
   over() {
-    const { requests, tokens } = this.limits;
+    const { requests, tokens: tokens2 } = this.limits;
     if (requests !== void 0 && this.requests >= requests)
       return `${this.requests} of ${requests} provider requests used`;
-    if (tokens !== void 0 && this.tokens >= tokens) return `${this.tokens} of ${tokens} tokens used`;
+    if (tokens2 !== void 0 && this.tokens >= tokens2) return `${this.tokens} of ${tokens2} tokens used`;
     return void 0;
   }
   onExhausted(listener) {
@@ -92639,12 +92640,12 @@ function createModelHandler(ctx, recorder, options = {}) {
     }
     if ((pathname === "/v1/messages/count_tokens" || geminiMethod(pathname)?.method === "countTokens") && method === "POST") {
       const body = await readBody(req, limit).catch(() => "");
-      const tokens = estimateTokens(body);
+      const tokens2 = estimateTokens(body);
       send2(res, {
         status: 200,
         headers: { "content-type": "application/json" },
         body: JSON.stringify(
-          pathname.endsWith(":countTokens") ? { totalTokens: tokens } : { input_tokens: tokens }
+          pathname.endsWith(":countTokens") ? { totalTokens: tokens2 } : { input_tokens: tokens2 }
         )
       });
       return true;

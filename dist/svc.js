@@ -469,46 +469,47 @@ function withNewline(text) {
 }
 
 // src/world/svc-args.ts
-function parse(argv, allowed) {
-  const parsed = { args: [], opts: {} };
+function* tokens(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {
-      parsed.args.push(...argv.slice(i + 1));
-      break;
+      yield { kind: "end", words: argv.slice(i) };
+      return;
     }
     if (!arg.startsWith("--")) {
-      parsed.args.push(arg);
+      yield { kind: "arg", text: arg };
       continue;
     }
     const eq = arg.indexOf("=");
     const name = arg.slice(2, eq < 0 ? void 0 : eq);
-    if (allowed !== "any" && !allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
     const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === void 0) throw new UsageError(`--${name} needs a value`);
-    parsed.opts[name] = value;
+    yield { kind: "option", name, value, words: eq < 0 && value !== void 0 ? [arg, value] : [arg] };
+  }
+}
+var optionValue = (t) => {
+  if (t.value === void 0) throw new UsageError(`--${t.name} needs a value`);
+  return t.value;
+};
+function parse(argv, allowed) {
+  const parsed = { args: [], opts: {} };
+  for (const t of tokens(argv)) {
+    if (t.kind === "end") parsed.args.push(...t.words.slice(1));
+    else if (t.kind === "arg") parsed.args.push(t.text);
+    else {
+      if (allowed !== "any" && !allowed.includes(t.name)) throw new UsageError(`unknown option --${t.name}`);
+      parsed.opts[t.name] = optionValue(t);
+    }
   }
   return parsed;
 }
 function splitUnknown(argv, known) {
   const rest = [];
   const extra = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--") {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.startsWith("--") ? arg.slice(2, eq < 0 ? void 0 : eq) : "";
-    if (!name || known.includes(name)) {
-      rest.push(arg);
-      if (name && eq < 0 && i + 1 < argv.length) rest.push(argv[++i]);
-      continue;
-    }
-    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === void 0) throw new UsageError(`--${name} needs a value`);
-    extra[name] = value;
+  for (const t of tokens(argv)) {
+    if (t.kind === "arg") rest.push(t.text);
+    else if (t.kind === "end") rest.push(...t.words);
+    else if (known.includes(t.name)) rest.push(...t.words);
+    else extra[t.name] = optionValue(t);
   }
   return { rest, extra };
 }

@@ -7,34 +7,54 @@ interface Parsed {
   opts: Record<string, string>;
 }
 
-/** Positionals and `--name value` / `--name=value` options; unknown options are usage errors. */
-export function parse(argv: string[], allowed: string[] | 'any'): Parsed {
-  const parsed: Parsed = { args: [], opts: {} };
+type Token =
+  | { kind: 'arg'; text: string }
+  | { kind: 'option'; name: string; value: string | undefined; words: string[] }
+  | { kind: 'end'; words: string[] };
+
+/** The words as positionals, `--name value` / `--name=value` options, and what follows `--`. */
+function* tokens(argv: string[]): Generator<Token> {
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i]!;
     if (arg === '--') {
-      parsed.args.push(...argv.slice(i + 1));
-      break;
+      yield { kind: 'end', words: argv.slice(i) };
+      return;
     }
     if (!arg.startsWith('--')) {
-      parsed.args.push(arg);
+      yield { kind: 'arg', text: arg };
       continue;
     }
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (allowed !== 'any' && !allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
     const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    parsed.opts[name] = value;
+    yield { kind: 'option', name, value, words: eq < 0 && value !== undefined ? [arg, value] : [arg] };
+  }
+}
+
+const optionValue = (t: { name: string; value: string | undefined }): string => {
+  if (t.value === undefined) throw new UsageError(`--${t.name} needs a value`);
+  return t.value;
+};
+
+/** Positionals and `--name value` / `--name=value` options; unknown options are usage errors. */
+export function parse(argv: string[], allowed: string[] | 'any'): Parsed {
+  const parsed: Parsed = { args: [], opts: {} };
+  for (const t of tokens(argv)) {
+    if (t.kind === 'end') parsed.args.push(...t.words.slice(1));
+    else if (t.kind === 'arg') parsed.args.push(t.text);
+    else {
+      if (allowed !== 'any' && !allowed.includes(t.name)) throw new UsageError(`unknown option --${t.name}`);
+      parsed.opts[t.name] = optionValue(t);
+    }
   }
   return parsed;
 }
 
 /**
- * Splits off the `--name value` / `--name=value` options a command does not name (`known`), so they can
- * travel to the service as fields of its request: a case's `call` may carry arguments the command's usage
- * line does not list (a payment's `reference`), and a harness that only has a shell must be able to make
- * the same request as one with a native tool. Stops at `--`, as parse does.
+ * Splits off the options a command does not name (`known`), so they can travel to the service as fields
+ * of its request: a case's `call` may carry arguments the command's usage line does not list (a
+ * payment's `reference`), and a harness that only has a shell must be able to make the same request as
+ * one with a native tool.
  */
 export function splitUnknown(
   argv: string[],
@@ -42,23 +62,11 @@ export function splitUnknown(
 ): { rest: string[]; extra: Record<string, string> } {
   const rest: string[] = [];
   const extra: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '';
-    if (!name || known.includes(name)) {
-      rest.push(arg);
-      // A known option's value is its own word, even one that starts with --.
-      if (name && eq < 0 && i + 1 < argv.length) rest.push(argv[++i]);
-      continue;
-    }
-    const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    extra[name] = value;
+  for (const t of tokens(argv)) {
+    if (t.kind === 'arg') rest.push(t.text);
+    else if (t.kind === 'end') rest.push(...t.words);
+    else if (known.includes(t.name)) rest.push(...t.words);
+    else extra[t.name] = optionValue(t);
   }
   return { rest, extra };
 }
