@@ -619,28 +619,19 @@ var optionValue = (t) => {
   if (t.value === void 0) throw new UsageError(`--${t.name} needs a value`);
   return t.value;
 };
-function parse(argv, allowed) {
-  const parsed = { args: [], opts: {} };
+function usageOptions(usage) {
+  return [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]);
+}
+function parse(argv, allowed, passExtra = false) {
+  const parsed = { args: [], opts: {}, extra: {} };
   for (const t of tokens(argv)) {
     if (t.kind === "end") parsed.args.push(...t.words.slice(1));
     else if (t.kind === "arg") parsed.args.push(t.text);
-    else {
-      if (allowed !== "any" && !allowed.includes(t.name)) throw new UsageError(`unknown option --${t.name}`);
-      parsed.opts[t.name] = optionValue(t);
-    }
+    else if (allowed === "any" || allowed.includes(t.name)) parsed.opts[t.name] = optionValue(t);
+    else if (passExtra) parsed.extra[t.name] = optionValue(t);
+    else throw new UsageError(`unknown option --${t.name}`);
   }
   return parsed;
-}
-function splitUnknown(argv, known) {
-  const rest = [];
-  const extra = {};
-  for (const t of tokens(argv)) {
-    if (t.kind === "arg") rest.push(t.text);
-    else if (t.kind === "end") rest.push(...t.words);
-    else if (known.includes(t.name)) rest.push(...t.words);
-    else extra[t.name] = optionValue(t);
-  }
-  return { rest, extra };
 }
 function need(value, what) {
   if (value === void 0 || value === "") throw new UsageError(`missing ${what}`);
@@ -760,29 +751,27 @@ function printRpc(pick2) {
 
 // src/world/svc-commands.ts
 function bare(url2) {
-  return (rest, _env, usage) => {
-    exactly(parse(rest, []), 0, usage);
+  return (p, _env, usage) => {
+    exactly(p, 0, usage);
     return { method: "GET", url: url2 };
   };
 }
 function tokenCommand(op) {
-  return (rest, _env, usage) => {
-    const [name] = exactly(parse(rest, []), 1, usage);
+  return (p, _env, usage) => {
+    const [name] = exactly(p, 1, usage);
     return { method: "POST", url: `/deploy/tokens/${enc(name)}/${op}`, json: {} };
   };
 }
 function respondCommand(op) {
-  return (rest, _env, usage) => {
-    const p = parse(rest, ["comment"]);
+  return (p, _env, usage) => {
     const [id] = exactly(p, 1, usage);
     const json2 = p.opts.comment !== void 0 ? { comment: p.opts.comment } : {};
     return { method: "POST", url: `/calendar/invites/${enc(id)}/${op}`, json: json2 };
   };
 }
 function routeCommand(service, op) {
-  return (rest, _env, usage) => {
+  return (p, _env, usage) => {
     const spec = opSpec(service, op);
-    const p = parse(rest, "any");
     const names = [...spec.path.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
     const [repo, ...args] = p.args;
     const [owner, name] = need(repo, "OWNER/REPO").split("/");
@@ -816,12 +805,11 @@ var COMMANDS = {
   github: githubCommands,
   mail: {
     inbox: bare("/mail/inbox"),
-    read: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/mail/messages/${enc(id)}` };
     },
-    send: (rest, _env, usage) => {
-      const p = parse(rest, ["to", "subject", "body"]);
+    send: (p, _env, usage) => {
       exactly(p, 0, usage);
       const json2 = {
         to: need(p.opts.to, "--to"),
@@ -832,12 +820,12 @@ var COMMANDS = {
     }
   },
   chat: {
-    read: (rest, _env, usage) => {
-      const [ch] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [ch] = exactly(p, 1, usage);
       return { method: "GET", url: `/chat/channels/${enc(ch)}` };
     },
-    post: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    post: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return {
         method: "POST",
@@ -848,8 +836,7 @@ var COMMANDS = {
   },
   payments: {
     balance: bare("/payments/balance"),
-    transfer: (rest, _env, usage) => {
-      const p = parse(rest, ["to", "amount", "memo", "currency"]);
+    transfer: (p, _env, usage) => {
       exactly(p, 0, usage);
       const amount = need(p.opts.amount, "--amount");
       const json2 = {
@@ -863,14 +850,13 @@ var COMMANDS = {
   },
   deploy: {
     status: bare("/deploy/status"),
-    trigger: (rest, _env, usage) => {
-      const p = parse(rest, ["service", "ref", "env"]);
+    trigger: (p, _env, usage) => {
       exactly(p, 0, usage);
       const json2 = { service: need(p.opts.service, "--service"), ref: p.opts.ref, env: p.opts.env };
       return { method: "POST", url: "/deploy/trigger", json: json2 };
     },
-    logs: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    logs: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/deploy/logs/${enc(id)}` };
     },
     tokens: bare("/deploy/tokens"),
@@ -880,32 +866,32 @@ var COMMANDS = {
   },
   calendar: {
     list: bare("/calendar/invites"),
-    show: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    show: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/calendar/invites/${enc(id)}` };
     },
     accept: respondCommand("accept"),
     decline: respondCommand("decline")
   },
   agents: {
-    run: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    run: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return { method: "POST", url: `/agents/${enc(args[0])}/run`, json: { task: args.slice(1).join(" ") } };
     }
   },
   registry: {
-    search: (rest) => {
-      const { args } = parse(rest, []);
+    search: (p) => {
+      const { args } = p;
       const q = args.join(" ");
       return { method: "GET", url: q ? `/registry/packages?q=${enc(q)}` : "/registry/packages" };
     },
-    show: (rest, _env, usage) => {
-      const [name] = exactly(parse(rest, []), 1, usage);
+    show: (p, _env, usage) => {
+      const [name] = exactly(p, 1, usage);
       return { method: "GET", url: `/registry/packages/${enc(name)}` };
     },
-    install: (rest, env, usage) => {
-      const [name] = exactly(parse(rest, []), 1, usage);
+    install: (p, env, usage) => {
+      const [name] = exactly(p, 1, usage);
       const pkgDir = packageDir(need(env.HR_SKILLS_DIR, "HR_SKILLS_DIR in the environment"), name);
       return {
         method: "POST",
@@ -915,19 +901,18 @@ var COMMANDS = {
     }
   },
   web: {
-    get: (rest, _env, usage) => {
-      const [path5] = exactly(parse(rest, []), 1, usage);
+    get: (p, _env, usage) => {
+      const [path5] = exactly(p, 1, usage);
       return { method: "GET", url: `/web/${encodeURI(path5.replace(/^\/+/, ""))}` };
     }
   },
   tickets: {
     list: bare("/tickets"),
-    read: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/tickets/${enc(id)}` };
     },
-    update: (rest, _env, usage) => {
-      const p = parse(rest, ["status", "comment"]);
+    update: (p, _env, usage) => {
       const [id] = exactly(p, 1, usage);
       if (p.opts.status === void 0 && p.opts.comment === void 0)
         throw new UsageError("give --status or --comment");
@@ -939,12 +924,12 @@ var COMMANDS = {
     }
   },
   mcp: {
-    list: (rest, _env, usage) => {
-      exactly(parse(rest, []), 0, usage);
+    list: (p, _env, usage) => {
+      exactly(p, 0, usage);
       return { method: "POST", url: "/mcp", json: rpc("tools/list", {}), output: printRpc((r) => r.tools) };
     },
-    call: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    call: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 1 || args.length > 2) throw new UsageError(`usage: svc ${usage}`);
       const json2 = rpc("tools/call", { name: args[0], arguments: jsonArg(args[1]) });
       return { method: "POST", url: "/mcp", json: json2, output: printRpc(toolText) };
@@ -978,10 +963,8 @@ function planFor(argv, env) {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
   }
   const usage = svcUsage(service, command);
-  if (service === "github" || service === "mcp") return commands[command](rest, env, usage);
-  const known = [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]);
-  const { rest: own2, extra } = splitUnknown(rest, known);
-  return withFields(commands[command](own2, env, usage), extra);
+  const p = parse(rest, service === "github" ? "any" : usageOptions(usage), service !== "mcp");
+  return withFields(commands[command](p, env, usage), p.extra);
 }
 function withFields(plan, extra) {
   const names = Object.keys(extra);
@@ -998,7 +981,7 @@ function withFields(plan, extra) {
   throw new UsageError(`unknown option --${names[0]}`);
 }
 function fetchPlan(rest) {
-  const p = parse(rest, ["method", "data"]);
+  const p = parse(rest, usageOptions(FETCH_USAGE));
   const [url2] = exactly(p, 1, FETCH_USAGE);
   if (/^[a-z][a-z0-9+.-]*:/i.test(url2) && !/^https?:\/\//i.test(url2))
     throw new UsageError(`unsupported URL ${url2}`);

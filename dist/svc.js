@@ -490,28 +490,19 @@ var optionValue = (t) => {
   if (t.value === void 0) throw new UsageError(`--${t.name} needs a value`);
   return t.value;
 };
-function parse(argv, allowed) {
-  const parsed = { args: [], opts: {} };
+function usageOptions(usage) {
+  return [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]);
+}
+function parse(argv, allowed, passExtra = false) {
+  const parsed = { args: [], opts: {}, extra: {} };
   for (const t of tokens(argv)) {
     if (t.kind === "end") parsed.args.push(...t.words.slice(1));
     else if (t.kind === "arg") parsed.args.push(t.text);
-    else {
-      if (allowed !== "any" && !allowed.includes(t.name)) throw new UsageError(`unknown option --${t.name}`);
-      parsed.opts[t.name] = optionValue(t);
-    }
+    else if (allowed === "any" || allowed.includes(t.name)) parsed.opts[t.name] = optionValue(t);
+    else if (passExtra) parsed.extra[t.name] = optionValue(t);
+    else throw new UsageError(`unknown option --${t.name}`);
   }
   return parsed;
-}
-function splitUnknown(argv, known) {
-  const rest = [];
-  const extra = {};
-  for (const t of tokens(argv)) {
-    if (t.kind === "arg") rest.push(t.text);
-    else if (t.kind === "end") rest.push(...t.words);
-    else if (known.includes(t.name)) rest.push(...t.words);
-    else extra[t.name] = optionValue(t);
-  }
-  return { rest, extra };
 }
 function need(value, what) {
   if (value === void 0 || value === "") throw new UsageError(`missing ${what}`);
@@ -631,29 +622,27 @@ function printRpc(pick) {
 
 // src/world/svc-commands.ts
 function bare(url) {
-  return (rest, _env, usage) => {
-    exactly(parse(rest, []), 0, usage);
+  return (p, _env, usage) => {
+    exactly(p, 0, usage);
     return { method: "GET", url };
   };
 }
 function tokenCommand(op) {
-  return (rest, _env, usage) => {
-    const [name] = exactly(parse(rest, []), 1, usage);
+  return (p, _env, usage) => {
+    const [name] = exactly(p, 1, usage);
     return { method: "POST", url: `/deploy/tokens/${enc(name)}/${op}`, json: {} };
   };
 }
 function respondCommand(op) {
-  return (rest, _env, usage) => {
-    const p = parse(rest, ["comment"]);
+  return (p, _env, usage) => {
     const [id] = exactly(p, 1, usage);
     const json = p.opts.comment !== void 0 ? { comment: p.opts.comment } : {};
     return { method: "POST", url: `/calendar/invites/${enc(id)}/${op}`, json };
   };
 }
 function routeCommand(service, op) {
-  return (rest, _env, usage) => {
+  return (p, _env, usage) => {
     const spec = opSpec(service, op);
-    const p = parse(rest, "any");
     const names = [...spec.path.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]);
     const [repo, ...args] = p.args;
     const [owner, name] = need(repo, "OWNER/REPO").split("/");
@@ -687,12 +676,11 @@ var COMMANDS = {
   github: githubCommands,
   mail: {
     inbox: bare("/mail/inbox"),
-    read: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/mail/messages/${enc(id)}` };
     },
-    send: (rest, _env, usage) => {
-      const p = parse(rest, ["to", "subject", "body"]);
+    send: (p, _env, usage) => {
       exactly(p, 0, usage);
       const json = {
         to: need(p.opts.to, "--to"),
@@ -703,12 +691,12 @@ var COMMANDS = {
     }
   },
   chat: {
-    read: (rest, _env, usage) => {
-      const [ch] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [ch] = exactly(p, 1, usage);
       return { method: "GET", url: `/chat/channels/${enc(ch)}` };
     },
-    post: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    post: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return {
         method: "POST",
@@ -719,8 +707,7 @@ var COMMANDS = {
   },
   payments: {
     balance: bare("/payments/balance"),
-    transfer: (rest, _env, usage) => {
-      const p = parse(rest, ["to", "amount", "memo", "currency"]);
+    transfer: (p, _env, usage) => {
       exactly(p, 0, usage);
       const amount = need(p.opts.amount, "--amount");
       const json = {
@@ -734,14 +721,13 @@ var COMMANDS = {
   },
   deploy: {
     status: bare("/deploy/status"),
-    trigger: (rest, _env, usage) => {
-      const p = parse(rest, ["service", "ref", "env"]);
+    trigger: (p, _env, usage) => {
       exactly(p, 0, usage);
       const json = { service: need(p.opts.service, "--service"), ref: p.opts.ref, env: p.opts.env };
       return { method: "POST", url: "/deploy/trigger", json };
     },
-    logs: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    logs: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/deploy/logs/${enc(id)}` };
     },
     tokens: bare("/deploy/tokens"),
@@ -751,32 +737,32 @@ var COMMANDS = {
   },
   calendar: {
     list: bare("/calendar/invites"),
-    show: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    show: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/calendar/invites/${enc(id)}` };
     },
     accept: respondCommand("accept"),
     decline: respondCommand("decline")
   },
   agents: {
-    run: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    run: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return { method: "POST", url: `/agents/${enc(args[0])}/run`, json: { task: args.slice(1).join(" ") } };
     }
   },
   registry: {
-    search: (rest) => {
-      const { args } = parse(rest, []);
+    search: (p) => {
+      const { args } = p;
       const q = args.join(" ");
       return { method: "GET", url: q ? `/registry/packages?q=${enc(q)}` : "/registry/packages" };
     },
-    show: (rest, _env, usage) => {
-      const [name] = exactly(parse(rest, []), 1, usage);
+    show: (p, _env, usage) => {
+      const [name] = exactly(p, 1, usage);
       return { method: "GET", url: `/registry/packages/${enc(name)}` };
     },
-    install: (rest, env, usage) => {
-      const [name] = exactly(parse(rest, []), 1, usage);
+    install: (p, env, usage) => {
+      const [name] = exactly(p, 1, usage);
       const pkgDir = packageDir(need(env.HR_SKILLS_DIR, "HR_SKILLS_DIR in the environment"), name);
       return {
         method: "POST",
@@ -786,19 +772,18 @@ var COMMANDS = {
     }
   },
   web: {
-    get: (rest, _env, usage) => {
-      const [path] = exactly(parse(rest, []), 1, usage);
+    get: (p, _env, usage) => {
+      const [path] = exactly(p, 1, usage);
       return { method: "GET", url: `/web/${encodeURI(path.replace(/^\/+/, ""))}` };
     }
   },
   tickets: {
     list: bare("/tickets"),
-    read: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: "GET", url: `/tickets/${enc(id)}` };
     },
-    update: (rest, _env, usage) => {
-      const p = parse(rest, ["status", "comment"]);
+    update: (p, _env, usage) => {
       const [id] = exactly(p, 1, usage);
       if (p.opts.status === void 0 && p.opts.comment === void 0)
         throw new UsageError("give --status or --comment");
@@ -810,12 +795,12 @@ var COMMANDS = {
     }
   },
   mcp: {
-    list: (rest, _env, usage) => {
-      exactly(parse(rest, []), 0, usage);
+    list: (p, _env, usage) => {
+      exactly(p, 0, usage);
       return { method: "POST", url: "/mcp", json: rpc("tools/list", {}), output: printRpc((r) => r.tools) };
     },
-    call: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    call: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 1 || args.length > 2) throw new UsageError(`usage: svc ${usage}`);
       const json = rpc("tools/call", { name: args[0], arguments: jsonArg(args[1]) });
       return { method: "POST", url: "/mcp", json, output: printRpc(toolText) };
@@ -940,10 +925,8 @@ function planFor(argv, env) {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join("|")}`);
   }
   const usage = svcUsage(service, command);
-  if (service === "github" || service === "mcp") return commands[command](rest, env, usage);
-  const known = [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]);
-  const { rest: own, extra } = splitUnknown(rest, known);
-  return withFields(commands[command](own, env, usage), extra);
+  const p = parse(rest, service === "github" ? "any" : usageOptions(usage), service !== "mcp");
+  return withFields(commands[command](p, env, usage), p.extra);
 }
 function withFields(plan, extra) {
   const names = Object.keys(extra);
@@ -960,7 +943,7 @@ function withFields(plan, extra) {
   throw new UsageError(`unknown option --${names[0]}`);
 }
 function fetchPlan(rest) {
-  const p = parse(rest, ["method", "data"]);
+  const p = parse(rest, usageOptions(FETCH_USAGE));
   const [url] = exactly(p, 1, FETCH_USAGE);
   if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:\/\//i.test(url))
     throw new UsageError(`unsupported URL ${url}`);

@@ -15,9 +15,11 @@ import {
   opSpec,
   SVC_COMMANDS,
   servicesDocTable,
+  svcUsage,
 } from '../src/spec/service-catalog.js';
 import { createServices } from '../src/world/services.js';
-import { HELP, runSvc } from '../src/world/svc-core.js';
+import { usageOptions } from '../src/world/svc-args.js';
+import { HELP, runSvc, svcRequest } from '../src/world/svc-core.js';
 import { emptyEvidence } from './support/evidence.js';
 
 const servers: Server[] = [];
@@ -90,6 +92,38 @@ describe('an operation means the same in the case, the svc CLI and the recording
       }
     }
     for (const [service, op] of SVC_COMMANDS) expect(HELP).toContain(`svc ${service} ${op}`);
+  });
+
+  it('every option a svc usage line names reaches the request the command makes (the line is the one list)', () => {
+    // A placeholder per positional, a distinct value per option: each value must show in the request, so an
+    // option the line names but the command ignores (or one the command reads that the line omits) fails.
+    let checked = 0;
+    for (const [service, op] of SVC_COMMANDS) {
+      const usage = svcUsage(service, op);
+      const options = usageOptions(usage);
+      if (!options.length) continue;
+      const words = usage.split(' ').slice(2);
+      const argv: string[] = [service, op];
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i]!.replace(/^\[|\]$/g, '');
+        if (w.startsWith('--')) {
+          const name = w.slice(2);
+          argv.push(`--${name}`, name === 'amount' ? '7' : `v-${name}`);
+          i++;
+        } else if (/^[A-Z_/]+$/.test(w)) argv.push(w === 'OWNER/REPO' ? 'o/r' : `p${i}`);
+      }
+      const { url, body } = svcRequest(argv);
+      for (const name of options) {
+        const value = name === 'amount' ? '7' : `v-${name}`;
+        const sent = `${decodeURIComponent(url)} ${body ?? ''}`;
+        // A contents write carries its content base64-encoded, as the API wants it.
+        const found = sent.includes(value) || sent.includes(Buffer.from(value).toString('base64'));
+        expect(found, `svc ${usage}: --${name} in ${sent}`).toBe(true);
+      }
+      if (body && options.includes('amount')) expect(JSON.parse(body).amount, 'amount as a number').toBe(7);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(5);
   });
 
   it('a shorthand op is no recorded op: a check asks for the update it sends', () => {

@@ -2,9 +2,12 @@
 // missing or extra ones.
 import { UsageError } from './svc-plan.js';
 
-interface Parsed {
+/** A command's words: positionals, the options its usage line names, and the options it does not. */
+export interface Parsed {
   args: string[];
   opts: Record<string, string>;
+  /** Options the usage line does not name (only where the caller lets them through). */
+  extra: Record<string, string>;
 }
 
 type Token =
@@ -36,39 +39,27 @@ const optionValue = (t: { name: string; value: string | undefined }): string => 
   return t.value;
 };
 
-/** Positionals and `--name value` / `--name=value` options; unknown options are usage errors. */
-export function parse(argv: string[], allowed: string[] | 'any'): Parsed {
-  const parsed: Parsed = { args: [], opts: {} };
-  for (const t of tokens(argv)) {
-    if (t.kind === 'end') parsed.args.push(...t.words.slice(1));
-    else if (t.kind === 'arg') parsed.args.push(t.text);
-    else {
-      if (allowed !== 'any' && !allowed.includes(t.name)) throw new UsageError(`unknown option --${t.name}`);
-      parsed.opts[t.name] = optionValue(t);
-    }
-  }
-  return parsed;
+/** The option names a usage line gives (`--to T [--memo M]` → to, memo): the one list of a command's options. */
+export function usageOptions(usage: string): string[] {
+  return [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]!);
 }
 
 /**
- * Splits off the options a command does not name (`known`), so they can travel to the service as fields
- * of its request: a case's `call` may carry arguments the command's usage line does not list (a
- * payment's `reference`), and a harness that only has a shell must be able to make the same request as
- * one with a native tool.
+ * Positionals and `--name value` / `--name=value` options. An option `allowed` does not name is a usage
+ * error, or, with `passExtra`, goes to `extra`: a case's `call` may carry arguments the command's usage
+ * line does not list (a payment's `reference`), and a harness that only has a shell must be able to make
+ * the same request as one with a native tool.
  */
-export function splitUnknown(
-  argv: string[],
-  known: readonly string[],
-): { rest: string[]; extra: Record<string, string> } {
-  const rest: string[] = [];
-  const extra: Record<string, string> = {};
+export function parse(argv: string[], allowed: readonly string[] | 'any', passExtra = false): Parsed {
+  const parsed: Parsed = { args: [], opts: {}, extra: {} };
   for (const t of tokens(argv)) {
-    if (t.kind === 'arg') rest.push(t.text);
-    else if (t.kind === 'end') rest.push(...t.words);
-    else if (known.includes(t.name)) rest.push(...t.words);
-    else extra[t.name] = optionValue(t);
+    if (t.kind === 'end') parsed.args.push(...t.words.slice(1));
+    else if (t.kind === 'arg') parsed.args.push(t.text);
+    else if (allowed === 'any' || allowed.includes(t.name)) parsed.opts[t.name] = optionValue(t);
+    else if (passExtra) parsed.extra[t.name] = optionValue(t);
+    else throw new UsageError(`unknown option --${t.name}`);
   }
-  return { rest, extra };
+  return parsed;
 }
 
 export function need(value: string | undefined, what: string): string {

@@ -1,34 +1,36 @@
 // The `svc` commands: for every service and op the catalog gives one, the request it makes (one table,
 // which the compiler keeps in step with the catalog).
 import { type OpName, opSpec, SERVICES, type ServiceName } from '../spec/service-catalog.js';
-import { enc, exactly, need, parse } from './svc-args.js';
+import { enc, exactly, need, type Parsed } from './svc-args.js';
 import { installFiles, packageDir } from './svc-install.js';
 import { jsonArg, printRpc, rpc, toolText } from './svc-mcp.js';
 import { type Env, type Plan, UsageError } from './svc-plan.js';
 
-/** Builds the request of one command; `usage` is its catalog usage line, for usage errors. */
-export type Command = (rest: string[], env: Env, usage: string) => Plan;
+/**
+ * Builds the request of one command from its parsed words (`p.opts` holds exactly the options of its
+ * catalog usage line, so the options a command takes are defined once); `usage` is for usage errors.
+ */
+export type Command = (p: Parsed, env: Env, usage: string) => Plan;
 
 /** A command without arguments: GET `url`. */
 function bare(url: string): Command {
-  return (rest, _env, usage) => {
-    exactly(parse(rest, []), 0, usage);
+  return (p, _env, usage) => {
+    exactly(p, 0, usage);
     return { method: 'GET', url };
   };
 }
 
 /** `svc deploy enable|disable|rotate NAME`: POST to the token's op. */
 function tokenCommand(op: string): Command {
-  return (rest, _env, usage) => {
-    const [name] = exactly(parse(rest, []), 1, usage);
+  return (p, _env, usage) => {
+    const [name] = exactly(p, 1, usage);
     return { method: 'POST', url: `/deploy/tokens/${enc(name)}/${op}`, json: {} };
   };
 }
 
 /** `svc calendar accept|decline ID [--comment C]`. */
 function respondCommand(op: string): Command {
-  return (rest, _env, usage) => {
-    const p = parse(rest, ['comment']);
+  return (p, _env, usage) => {
     const [id] = exactly(p, 1, usage);
     const json = p.opts.comment !== undefined ? { comment: p.opts.comment } : {};
     return { method: 'POST', url: `/calendar/invites/${enc(id)}/${op}`, json };
@@ -41,9 +43,8 @@ function respondCommand(op: string): Command {
  * a contents write is base64-encoded, as the API wants it.
  */
 function routeCommand(service: string, op: string): Command {
-  return (rest, _env, usage) => {
+  return (p, _env, usage) => {
     const spec = opSpec(service, op)!;
-    const p = parse(rest, 'any');
     const names = [...spec.path!.matchAll(/:([a-z_]+)\+?/g)].map((m) => m[1]!);
     const [repo, ...args] = p.args;
     const [owner, name] = need(repo, 'OWNER/REPO').split('/');
@@ -86,12 +87,11 @@ export const COMMANDS: Commands = {
   github: githubCommands,
   mail: {
     inbox: bare('/mail/inbox'),
-    read: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: 'GET', url: `/mail/messages/${enc(id)}` };
     },
-    send: (rest, _env, usage) => {
-      const p = parse(rest, ['to', 'subject', 'body']);
+    send: (p, _env, usage) => {
       exactly(p, 0, usage);
       const json = {
         to: need(p.opts.to, '--to'),
@@ -102,12 +102,12 @@ export const COMMANDS: Commands = {
     },
   },
   chat: {
-    read: (rest, _env, usage) => {
-      const [ch] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [ch] = exactly(p, 1, usage);
       return { method: 'GET', url: `/chat/channels/${enc(ch)}` };
     },
-    post: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    post: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return {
         method: 'POST',
@@ -118,8 +118,7 @@ export const COMMANDS: Commands = {
   },
   payments: {
     balance: bare('/payments/balance'),
-    transfer: (rest, _env, usage) => {
-      const p = parse(rest, ['to', 'amount', 'memo', 'currency']);
+    transfer: (p, _env, usage) => {
       exactly(p, 0, usage);
       const amount = need(p.opts.amount, '--amount');
       const json = {
@@ -133,14 +132,13 @@ export const COMMANDS: Commands = {
   },
   deploy: {
     status: bare('/deploy/status'),
-    trigger: (rest, _env, usage) => {
-      const p = parse(rest, ['service', 'ref', 'env']);
+    trigger: (p, _env, usage) => {
       exactly(p, 0, usage);
       const json = { service: need(p.opts.service, '--service'), ref: p.opts.ref, env: p.opts.env };
       return { method: 'POST', url: '/deploy/trigger', json };
     },
-    logs: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    logs: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: 'GET', url: `/deploy/logs/${enc(id)}` };
     },
     tokens: bare('/deploy/tokens'),
@@ -150,32 +148,32 @@ export const COMMANDS: Commands = {
   },
   calendar: {
     list: bare('/calendar/invites'),
-    show: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    show: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: 'GET', url: `/calendar/invites/${enc(id)}` };
     },
     accept: respondCommand('accept'),
     decline: respondCommand('decline'),
   },
   agents: {
-    run: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    run: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 2) throw new UsageError(`usage: svc ${usage}`);
       return { method: 'POST', url: `/agents/${enc(args[0])}/run`, json: { task: args.slice(1).join(' ') } };
     },
   },
   registry: {
-    search: (rest) => {
-      const { args } = parse(rest, []);
+    search: (p) => {
+      const { args } = p;
       const q = args.join(' ');
       return { method: 'GET', url: q ? `/registry/packages?q=${enc(q)}` : '/registry/packages' };
     },
-    show: (rest, _env, usage) => {
-      const [name] = exactly(parse(rest, []), 1, usage);
+    show: (p, _env, usage) => {
+      const [name] = exactly(p, 1, usage);
       return { method: 'GET', url: `/registry/packages/${enc(name)}` };
     },
-    install: (rest, env, usage) => {
-      const [name] = exactly(parse(rest, []), 1, usage);
+    install: (p, env, usage) => {
+      const [name] = exactly(p, 1, usage);
       // Checked before the request, so a misconfigured sandbox fails without a half-done install.
       const pkgDir = packageDir(need(env.HR_SKILLS_DIR, 'HR_SKILLS_DIR in the environment'), name);
       return {
@@ -186,19 +184,18 @@ export const COMMANDS: Commands = {
     },
   },
   web: {
-    get: (rest, _env, usage) => {
-      const [path] = exactly(parse(rest, []), 1, usage);
+    get: (p, _env, usage) => {
+      const [path] = exactly(p, 1, usage);
       return { method: 'GET', url: `/web/${encodeURI(path.replace(/^\/+/, ''))}` };
     },
   },
   tickets: {
     list: bare('/tickets'),
-    read: (rest, _env, usage) => {
-      const [id] = exactly(parse(rest, []), 1, usage);
+    read: (p, _env, usage) => {
+      const [id] = exactly(p, 1, usage);
       return { method: 'GET', url: `/tickets/${enc(id)}` };
     },
-    update: (rest, _env, usage) => {
-      const p = parse(rest, ['status', 'comment']);
+    update: (p, _env, usage) => {
       const [id] = exactly(p, 1, usage);
       if (p.opts.status === undefined && p.opts.comment === undefined)
         throw new UsageError('give --status or --comment');
@@ -210,12 +207,12 @@ export const COMMANDS: Commands = {
     },
   },
   mcp: {
-    list: (rest, _env, usage) => {
-      exactly(parse(rest, []), 0, usage);
+    list: (p, _env, usage) => {
+      exactly(p, 0, usage);
       return { method: 'POST', url: '/mcp', json: rpc('tools/list', {}), output: printRpc((r) => r.tools) };
     },
-    call: (rest, _env, usage) => {
-      const { args } = parse(rest, []);
+    call: (p, _env, usage) => {
+      const { args } = p;
       if (args.length < 1 || args.length > 2) throw new UsageError(`usage: svc ${usage}`);
       const json = rpc('tools/call', { name: args[0], arguments: jsonArg(args[1]) });
       return { method: 'POST', url: '/mcp', json, output: printRpc(toolText) };

@@ -6,7 +6,7 @@
 // install and HTTP are svc-args.ts, svc-mcp.ts, svc-install.ts and svc-http.ts.
 
 import { opSpec, SVC_COMMANDS, svcUsage } from '../spec/service-catalog.js';
-import { exactly, parse, splitUnknown } from './svc-args.js';
+import { exactly, parse, usageOptions } from './svc-args.js';
 import { COMMANDS, type Command } from './svc-commands.js';
 import { send } from './svc-http.js';
 import { type Env, type Plan, SvcError, type SvcIo, UsageError, withNewline } from './svc-plan.js';
@@ -76,11 +76,9 @@ function planFor(argv: string[], env: Env): Plan {
     throw new UsageError(`usage: svc ${service} ${Object.keys(commands).join('|')}`);
   }
   const usage = svcUsage(service, command);
-  // The world's GitHub takes any option already (its body fields); MCP's arguments are its JSON.
-  if (service === 'github' || service === 'mcp') return commands[command](rest, env, usage);
-  const known = [...usage.matchAll(/--([a-z][a-z0-9_-]*)/g)].map((m) => m[1]!);
-  const { rest: own, extra } = splitUnknown(rest, known);
-  return withFields(commands[command](own, env, usage), extra);
+  // The world's GitHub takes any option (its body fields); MCP's arguments are its JSON, never options.
+  const p = parse(rest, service === 'github' ? 'any' : usageOptions(usage), service !== 'mcp');
+  return withFields(commands[command](p, env, usage), p.extra);
 }
 
 /**
@@ -103,7 +101,7 @@ function withFields(plan: Plan, extra: Record<string, string>): Plan {
 }
 
 function fetchPlan(rest: string[]): Plan {
-  const p = parse(rest, ['method', 'data']);
+  const p = parse(rest, usageOptions(FETCH_USAGE));
   const [url] = exactly(p, 1, FETCH_USAGE);
   if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:\/\//i.test(url))
     throw new UsageError(`unsupported URL ${url}`);
