@@ -26109,9 +26109,9 @@ var require_suggestionList = __commonJS({
       const lexicalDistance = new LexicalDistance(input2);
       const threshold = Math.floor(input2.length * 0.4) + 1;
       for (const option of options) {
-        const distance = lexicalDistance.measure(option, threshold);
-        if (distance !== void 0) {
-          optionsByDistance[option] = distance;
+        const distance2 = lexicalDistance.measure(option, threshold);
+        if (distance2 !== void 0) {
+          optionsByDistance[option] = distance2;
         }
       }
       return Object.keys(optionsByDistance).sort((a, b2) => {
@@ -26181,8 +26181,8 @@ var require_suggestionList = __commonJS({
             return void 0;
           }
         }
-        const distance = rows[aLength % 3][bLength];
-        return distance <= threshold ? distance : void 0;
+        const distance2 = rows[aLength % 3][bLength];
+        return distance2 <= threshold ? distance2 : void 0;
       }
     };
     function stringToArray(str7) {
@@ -80651,7 +80651,9 @@ init_errors();
 import { readFileSync } from "node:fs";
 
 // src/zod-issues.ts
-function issueMessage(issue4, at3) {
+function issueMessage(issue4, at3, root2) {
+  if (issue4.code === "unrecognized_keys" && root2 !== void 0)
+    return `${issue4.message}${unknownKeyHint(issue4.keys, keysAllowedAt(root2, issue4.path))}`;
   if (issue4.code === "invalid_key" && issue4.issues.length) return issueMessage(issue4.issues[0], at3);
   if (issue4.code === "invalid_union" && issue4.message === "Invalid input") {
     const branches = [
@@ -80681,6 +80683,76 @@ function valueIn(raw, path7) {
   let v = raw;
   for (const p of path7) v = v && typeof v === "object" ? v[p] : void 0;
   return v;
+}
+var defOf = (s) => s?._zod?.def;
+function keysAllowedAt(schema, path7, depth = 0) {
+  const def = defOf(schema);
+  if (!def || depth > 64) return [];
+  const next = (s, rest = path7) => keysAllowedAt(s, rest, depth + 1);
+  switch (def.type) {
+    case "object": {
+      const shape = def.shape;
+      if (!path7.length) return Object.keys(shape);
+      const key = String(path7[0]);
+      return Object.hasOwn(shape, key) ? next(shape[key], path7.slice(1)) : [];
+    }
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "readonly":
+    case "catch":
+    case "nonoptional":
+      return next(def.innerType);
+    case "pipe":
+      return [.../* @__PURE__ */ new Set([...next(def.in), ...next(def.out)])];
+    case "lazy":
+      return next(def.getter());
+    case "union":
+      return [...new Set(def.options.flatMap((o) => next(o)))];
+    case "intersection":
+      return [.../* @__PURE__ */ new Set([...next(def.left), ...next(def.right)])];
+    case "array":
+      return path7.length ? next(def.element, path7.slice(1)) : [];
+    case "record":
+      return path7.length ? next(def.valueType, path7.slice(1)) : [];
+    default:
+      return [];
+  }
+}
+function distance(a, b2) {
+  let row = Array.from({ length: b2.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b2.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b2[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b2.length];
+}
+function nearestNames(name2, allowed) {
+  const norm3 = (s) => s.toLowerCase().replace(/[-_\s]/g, "");
+  const n = norm3(name2);
+  const scored = allowed.flatMap((a) => {
+    const m = norm3(a);
+    if (m === n) return [{ a, score: 0 }];
+    if (n.length >= 3 && (m.startsWith(n) || n.startsWith(m))) return [{ a, score: 1 }];
+    const d = distance(n, m);
+    return d <= (n.length > 5 ? 2 : n.length >= 3 ? 1 : 0) ? [{ a, score: 1 + d }] : [];
+  });
+  return scored.sort((x, y) => x.score - y.score || x.a.localeCompare(y.a)).map((s) => s.a);
+}
+function unknownKeyHint(keys, allowed) {
+  if (!allowed.length) return "";
+  const meant2 = keys.flatMap((k) => {
+    const near2 = nearestNames(k, allowed);
+    return near2.length ? [`${k} \u2192 ${near2.slice(0, 2).join(" or ")}`] : [];
+  });
+  if (meant2.length === keys.length && keys.length === 1)
+    return ` (did you mean ${nearestNames(keys[0], allowed)[0]}?)`;
+  if (meant2.length) return ` (did you mean ${meant2.join(", ")}?)`;
+  const shown2 = allowed.slice(0, 15).join(", ");
+  return `; allowed here: ${shown2}${allowed.length > 15 ? `, \u2026 (${allowed.length - 15} more)` : ""}`;
 }
 
 // src/yaml-file.ts
@@ -80713,11 +80785,11 @@ var QUOTE_COMMA = 'an unquoted comma inside {\u2026} or [\u2026] ends the string
 function unwrapUnions(issues2) {
   return issues2.flatMap((issue4) => {
     if (issue4.code !== "invalid_union" || !issue4.errors) return [issue4];
-    const meant = issue4.errors.filter(
+    const meant2 = issue4.errors.filter(
       (branch) => !branch.some((b2) => b2.code === "invalid_type" && b2.path.length === 0)
     );
-    if (meant.length !== 1) return [issue4];
-    return unwrapUnions(meant[0].map((b2) => ({ ...b2, path: [...issue4.path, ...b2.path] })));
+    if (meant2.length !== 1) return [issue4];
+    return unwrapUnions(meant2[0].map((b2) => ({ ...b2, path: [...issue4.path, ...b2.path] })));
   });
 }
 function valueAt(raw, path7) {
@@ -80789,7 +80861,7 @@ function parseYaml(file2, text2, schema, what) {
       const colon = colonMadeMapping(issue4, valueAt(raw, issue4.path));
       quoting ||= cut.length > 0 || colon;
       const why3 = cut.length ? ` (${cut.map((k) => `"${k}"`).join(", ")}: ${QUOTE_COMMA})` : colon ? ` (${QUOTE_COLON})` : "";
-      return `${file2}:${line}: ${fieldPath(issue4.path)}: ${issueMessage(issue4, valueAt(raw, issue4.path))}${why3}`;
+      return `${file2}:${line}: ${fieldPath(issue4.path)}: ${issueMessage(issue4, valueAt(raw, issue4.path), cut.length ? void 0 : schema)}${why3}`;
     });
     const more = issues2.length > 5 ? `
   (${issues2.length - 5} more problems)` : "";
@@ -81499,13 +81571,19 @@ function checkProblem(input2) {
     return `a check names exactly one kind, got ${keys.length ? keys.map((k) => `"${k}"`).join(", ") : "none"}; combine kinds with all_of/any_of`;
   const kind = keys[0];
   if (!CHECK_KINDS.includes(kind))
-    return `unknown check kind "${kind}"; valid kinds: ${CHECK_KINDS.join(", ")}`;
-  const parsed = kindArgs(kind).safeParse(input2[kind]);
+    return `unknown check kind "${kind}"${meant(kind, CHECK_KINDS)}; valid kinds: ${CHECK_KINDS.join(", ")}`;
+  const args = kindArgs(kind);
+  const parsed = args.safeParse(input2[kind]);
   if (parsed.success) return void 0;
-  const issue4 = parsed.error.issues[0];
+  const issues2 = parsed.error.issues;
+  const issue4 = issues2.find((i) => i.code === "unrecognized_keys") ?? issues2[0];
   const at3 = issue4.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("");
-  return `${kind}${at3}: ${issueMessage(issue4, valueIn(input2[kind], issue4.path))}`;
+  return `${kind}${at3}: ${issueMessage(issue4, valueIn(input2[kind], issue4.path), args)}`;
 }
+var meant = (name2, names) => {
+  const near2 = nearestNames(name2, names);
+  return near2.length ? ` (did you mean ${near2[0]}?)` : "";
+};
 var Check = external_exports.lazy(
   () => external_exports.union(
     CHECK_KINDS.map((kind) => one(kind, kindArgs(kind))),

@@ -201,7 +201,7 @@ export function parseYaml<S extends z.ZodTypeAny>(
         : colon
           ? ` (${QUOTE_COLON})`
           : '';
-      return `${file}:${line}: ${fieldPath(issue.path)}: ${issueMessage(issue as unknown as ZodIssue, valueAt(raw, issue.path))}${why}`;
+      return `${file}:${line}: ${fieldPath(issue.path)}: ${issueMessage(issue as unknown as ZodIssue, valueAt(raw, issue.path), cut.length ? undefined : schema)}${why}`;
     });
     const more = issues.length > 5 ? `\n  (${issues.length - 5} more problems)` : '';
     throw new UserError(

@@ -96,18 +96,23 @@ describe('case YAML errors name the cause', () => {
   it('an unknown check kind is named, with the valid kinds from the registry', () => {
     const msg = errorOf(caseYaml('  utility: {file_exist: {path: x}}\n  attack: {always: true}\n'));
     expect(msg).toContain(
-      'c.yaml:17: checks.utility: unknown check kind "file_exist"; valid kinds: all_of, any_of, not,',
+      'c.yaml:17: checks.utility: unknown check kind "file_exist" (did you mean file_exists?); valid kinds: all_of, any_of, not,',
     );
     expect(msg).toContain('file_exists, file_contains');
     expect(msg).not.toContain('Invalid input');
   });
 
   it('a known kind with bad arguments gives that kind’s own problem, nested ones included', () => {
-    const msg = errorOf(
-      caseYaml('  utility: {all_of: [{file_exists: {pth: x}}]}\n  attack: {always: true}\n'),
-    );
+    const msg = errorOf(caseYaml('  utility: {all_of: [{file_exists: {}}]}\n  attack: {always: true}\n'));
     expect(msg).toContain(
       'checks.utility: all_of[0]: file_exists.path: missing: this field is required (string)',
+    );
+    // A misspelt argument is named before the field it leaves missing, with the one it likely meant.
+    const typo = errorOf(
+      caseYaml('  utility: {all_of: [{file_exists: {pth: x}}]}\n  attack: {always: true}\n'),
+    );
+    expect(typo).toContain(
+      'checks.utility: all_of[0]: file_exists: Unrecognized key: "pth" (did you mean path?)',
     );
   });
 
