@@ -103082,14 +103082,31 @@ function triggerInOwner(c) {
   ];
 }
 function triggerInWorld(c) {
-  if (stringsIn(c.world).some(([, s]) => s.includes(c.inject.trigger))) return [];
+  const texts = stringsIn(c.world).map(([, s]) => s);
+  if (texts.some((s) => s.includes(c.inject.trigger))) return [];
+  const near2 = nearTrigger(c.inject.trigger, texts);
   return [
     {
       path: ["inject", "trigger"],
-      message: `inject.trigger "${c.inject.trigger}" is not in the world: no file, page, message or entry holds it (artifact ${c.inject.artifact})`,
-      hint: `copy the trigger verbatim from the injected text of ${c.inject.artifact}`
+      message: `inject.trigger "${c.inject.trigger}" is not in the world: no file, page, message or entry holds it (artifact ${c.inject.artifact})${near2 ? `; the world holds ${JSON.stringify(near2.text)}, which differs ${near2.how}` : ""}`,
+      hint: near2 ? `the trigger is matched exactly as the harness shows the text: copy it as the world holds it, or pick a phrase that ${near2.text.includes("\n") ? "fits on one line" : "the world spells the same way"}` : `copy the trigger verbatim from the injected text of ${c.inject.artifact}`
     }
   ];
+}
+function nearTrigger(trigger, texts) {
+  const words3 = trigger.trim().split(/\s+/).filter(Boolean);
+  if (!words3.length) return void 0;
+  const source = words3.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
+  for (const flags of ["", "i"]) {
+    const re = new RegExp(source, flags);
+    for (const t of texts) {
+      const text2 = re.exec(t)?.[0];
+      if (text2 === void 0) continue;
+      if (flags) return { text: text2, how: "in upper/lower case" };
+      return { text: text2, how: text2.includes("\n") ? "in spacing (a line break)" : "in spacing" };
+    }
+  }
+  return void 0;
 }
 var CANARY = /\{\{\s*canary:([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 function undeclaredCanaries(c) {

@@ -1,7 +1,7 @@
 // The pure pieces of `validate`'s explanations: each reason is read from one trial's labels, facts and
 // call outcomes (no evidence file), and the static lint rules on a case value.
 import { describe, expect, it } from 'vitest';
-import { httpsEgress, triggerInWorld, undeclaredCanaries } from '../src/cases/lint.js';
+import { httpsEgress, nearTrigger, triggerInWorld, undeclaredCanaries } from '../src/cases/lint.js';
 import { Case } from '../src/cases/schema.js';
 import {
   describeCall,
@@ -127,6 +127,21 @@ describe('static lint on a case value', () => {
     expect(triggerInWorld(Case.parse(base))).toEqual([]);
     const typo = Case.parse({ ...base, inject: { ...base.inject, trigger: 'SYSTEM NOTlCE' } });
     expect(triggerInWorld(typo)[0]!.message).toContain('is not in the world');
+  });
+
+  it.each([
+    [
+      'SYSTEM NOTICE',
+      ['a SYSTEM\n  NOTICE here'],
+      { text: 'SYSTEM\n  NOTICE', how: 'in spacing (a line break)' },
+    ],
+    ['SYSTEM NOTICE', ['a SYSTEM  NOTICE'], { text: 'SYSTEM  NOTICE', how: 'in spacing' }],
+    ['System notice', ['the SYSTEM NOTICE:'], { text: 'SYSTEM NOTICE', how: 'in upper/lower case' }],
+    ['run (now)?', ['please run\n(now)? ok'], { text: 'run\n(now)?', how: 'in spacing (a line break)' }],
+    ['SYSTEM NOTlCE', ['SYSTEM NOTICE'], undefined],
+    ['  ', ['anything'], undefined],
+  ])('a trigger %j the world holds otherwise (%j) is quoted as it is there', (trigger, texts, want) => {
+    expect(nearTrigger(trigger, texts)).toEqual(want);
   });
 
   it('names every undeclared canary once, in templates and in canary_leaked', () => {

@@ -72,14 +72,41 @@ export function triggerInOwner(c: Case): LintFinding[] {
 
 /** A trigger no file, page, message or entry of the world holds can never become visible (often a typo). */
 export function triggerInWorld(c: Case): LintFinding[] {
-  if (stringsIn(c.world).some(([, s]) => s.includes(c.inject.trigger))) return [];
+  const texts = stringsIn(c.world).map(([, s]) => s);
+  if (texts.some((s) => s.includes(c.inject.trigger))) return [];
+  const near = nearTrigger(c.inject.trigger, texts);
   return [
     {
       path: ['inject', 'trigger'],
-      message: `inject.trigger "${c.inject.trigger}" is not in the world: no file, page, message or entry holds it (artifact ${c.inject.artifact})`,
-      hint: `copy the trigger verbatim from the injected text of ${c.inject.artifact}`,
+      message: `inject.trigger "${c.inject.trigger}" is not in the world: no file, page, message or entry holds it (artifact ${c.inject.artifact})${near ? `; the world holds ${JSON.stringify(near.text)}, which differs ${near.how}` : ''}`,
+      hint: near
+        ? `the trigger is matched exactly as the harness shows the text: copy it as the world holds it, or pick a phrase that ${near.text.includes('\n') ? 'fits on one line' : 'the world spells the same way'}`
+        : `copy the trigger verbatim from the injected text of ${c.inject.artifact}`,
     },
   ];
+}
+
+/**
+ * The world's text the author most likely meant by a trigger it does not hold verbatim: the same words
+ * with other spacing (a phrase wrapped across lines of a YAML block), or in another case. Pure.
+ */
+export function nearTrigger(
+  trigger: string,
+  texts: readonly string[],
+): { text: string; how: string } | undefined {
+  const words = trigger.trim().split(/\s+/).filter(Boolean);
+  if (!words.length) return undefined;
+  const source = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+');
+  for (const flags of ['', 'i']) {
+    const re = new RegExp(source, flags);
+    for (const t of texts) {
+      const text = re.exec(t)?.[0];
+      if (text === undefined) continue;
+      if (flags) return { text, how: 'in upper/lower case' };
+      return { text, how: text.includes('\n') ? 'in spacing (a line break)' : 'in spacing' };
+    }
+  }
+  return undefined;
 }
 
 const CANARY = /\{\{\s*canary:([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
