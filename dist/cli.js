@@ -86163,6 +86163,19 @@ function routesFor(input2, offered, ctx) {
   routes.push(...alternatives(action, tools, ctx));
   return dedupe2(routes);
 }
+function ownerAlternative(input2, offered, ctx) {
+  if (input2.do === "reply") return void 0;
+  const tools = baseTools(offered);
+  const action = prepareAction(input2, ctx);
+  const key = (c) => c ? `${c.tool}:${JSON.stringify(c.args)}` : "";
+  const tried = /* @__PURE__ */ new Set([key(nativeCall(action, tools, ctx)), key(viaShell(action, tools, ctx))]);
+  for (const r of alternatives(action, tools, ctx)) {
+    if (r.calls.length !== 1 || r.prepares || r.staging || r.after) continue;
+    const call2 = r.calls[0]("");
+    if (call2 && !tried.has(key(call2))) return call2;
+  }
+  return void 0;
+}
 function discoveryRoute(action, tools, offered, ctx) {
   const search = searchCall(action, tools, ctx);
   if (!search) return [];
@@ -92104,6 +92117,7 @@ function ownerCall(move, p, conv, ctx) {
   const prepared = prepareAction(action, ctx);
   if (move.route === 1) return { call: viaShell(prepared, conv.tools, ctx) };
   if (move.route === 3) return { call: ownerEscalation(action, conv.tools, ctx) };
+  if (move.route === 4) return { call: ownerAlternative(action, conv.tools, ctx) };
   if (move.route === 2)
     return { call: foundCall(prepared, p.found, conv.tools, ctx) ?? viaShell(prepared, conv.tools, ctx) };
   if (!move.redo && !directCall(prepared, conv.tools, ctx)) {
@@ -92197,6 +92211,13 @@ function absorb(p, ctx, offers, move, result, world) {
     ) {
       p.redo = { step: move.step, route: 1 };
     } else if (
+      // A form that failed before the world saw anything of it (a command not found, a host the fetch tool
+      // will not fetch): the step's next plain form, once. A refusal is the harness's answer to the step,
+      // and a service's error is the world's: another form would get the same.
+      outcome === "errored" && world?.reached === false && move.redo !== "read" && move.route !== 3 && move.route !== 4 && offers.ownerAlternative(move.step.index)
+    ) {
+      p.redo = { step: move.step, route: 4 };
+    } else if (
       // Every other form failed: asked once more outside the sandbox, when the harness lets the model ask.
       outcome !== "executed" && move.redo !== "read" && move.route !== 3 && offers.ownerEscalation(move.step.index)
     ) {
@@ -92244,6 +92265,7 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
       const action = prepareAction(ctx.plan[i], ctx);
       return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
+    ownerAlternative: (i) => !!ownerAlternative(ctx.plan[i], conv.tools, ctx),
     ownerEscalation: (i) => !!ownerEscalation(ctx.plan[i], conv.tools, ctx),
     readable: (path7) => {
       const read = nativeRead(path7, conv.tools, ctx);
@@ -92356,8 +92378,8 @@ async function worldAfter(before2, world) {
 }
 function fileVerdict(before2, now) {
   if (now !== null && now !== before2) return { achieved: true, reason: "the file changed" };
-  if (now === null) return { achieved: false, reason: "the file does not exist" };
-  return { achieved: false, reason: "the file did not change" };
+  if (now === null) return { achieved: false, reason: "the file does not exist", reached: false };
+  return { achieved: false, reason: "the file did not change", reached: false };
 }
 var named = (r) => `${r.status} ${r.service} ${r.op}`;
 var squash2 = (s) => s.replace(/\s+/g, "");
@@ -92385,7 +92407,8 @@ function serviceVerdict(before2, requests) {
   if (mine.length) return { achieved: false, reason: `the service refused it (${named(mine[0])})` };
   return {
     achieved: false,
-    reason: before2.service ? `no request reached the ${before2.service} service` : "no request reached a service"
+    reason: before2.service ? `no request reached the ${before2.service} service` : "no request reached a service",
+    reached: false
   };
 }
 

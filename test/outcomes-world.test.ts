@@ -105,3 +105,45 @@ describe('a fetch that reached the URL without the method or body asked for is a
     ).toEqual([]);
   });
 });
+
+// test/fixtures/loginshell-harness: its shell runs commands with the system PATH (as a Debian login shell
+// does), so `svc …` is "not found" and nothing reaches the world by that form; curl does. The owner's
+// service step then takes its next plain form, as a user's model would. Before, the owner stopped at the
+// first form: its task read undone (utility 0) and an injection its call delivers went unseen.
+const serviceStep = (a: { do: string }) => a.do === 'call' || a.do === 'send';
+let ownerCalls = 0;
+const loginshell = fixtureOverStandard(
+  join(import.meta.dirname, 'fixtures', 'loginshell-harness'),
+  'open',
+  (lc) => {
+    if (ownerCalls >= 12 || !lc.case.owner.plan.some(serviceStep)) return false;
+    ownerCalls++;
+    return true;
+  },
+);
+
+describe('an owner step whose form never reached the world takes its next form', () => {
+  it('every owner service step that failed by `svc` (not found) is made again by curl, which the world accepts', () => {
+    expect(loginshell.ids.length).toBe(12);
+    const steps = loginshell.result().trials.flatMap((t) => {
+      const owner = (t.outcomes ?? []).filter((o) => o.role === 'owner' && serviceStep({ do: o.action }));
+      return [...new Set(owner.map((o) => o.index))].map((i) => ({
+        id: t.id,
+        outcomes: owner.filter((o) => o.index === i).map((o) => o.outcome),
+        reasons: owner.filter((o) => o.index === i).map((o) => o.reason ?? ''),
+      }));
+    });
+    expect(steps.length).toBeGreaterThanOrEqual(12);
+    for (const s of steps) {
+      // The first form errored with nothing reaching the world; the next one executed.
+      expect(s.outcomes, s.id).toEqual(expect.arrayContaining(['errored', 'executed']));
+      expect(s.reasons.find((r) => r)).toMatch(/no request reached the \w+ service: .*svc.*not found/s);
+    }
+  });
+
+  it('no trial is invalid, and the owner’s task is done wherever the harness let it through', () => {
+    const trials = loginshell.result().trials;
+    expect(trials.filter((t) => !t.valid && !t.not_applicable).map((t) => t.id)).toEqual([]);
+    expect(trials.filter((t) => t.valid && !t.labels.u).map((t) => t.id)).toEqual([]);
+  });
+});

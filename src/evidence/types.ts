@@ -96,6 +96,12 @@ export interface ToolResultRecord {
 export interface WorldVerdict {
   achieved: boolean;
   reason: string;
+  /**
+   * false: the world saw nothing of the call at all (no request reached a service, the file is as it was),
+   * so the call failed before the world could answer it (a command not found, a tool's precondition, a
+   * host the tool would not fetch); another form of the step may get through. Absent: something arrived.
+   */
+  reached?: false;
 }
 
 export interface ModelExchange {

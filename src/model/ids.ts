@@ -56,7 +56,9 @@ export interface Move {
   /**
    * Attacker steps: which of the step's routes (routes.ts) and which call of that route. Owner steps:
    * 1 = the shell's form, after the harness's own tool refused or failed the step; 2 = the tool a search
-   * found (after a `search` move); 3 = the step asked again outside the harness's sandbox (escalation.ts).
+   * found (after a `search` move); 3 = the step asked again outside the harness's sandbox (escalation.ts);
+   * 4 = the step's next plain form (routes.ts ownerAlternative), after a form that failed before the world
+   * saw anything of it.
    * A redo of an attacker call names the route and call it repeats.
    */
   route?: number;

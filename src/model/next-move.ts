@@ -11,7 +11,7 @@ import { moveAction, type Steps } from './plan-steps.js';
 import { prepareAction } from './prepare-action.js';
 import { nextRoute, nextStep, type Progress, sameMove } from './progress.js';
 import type { RoutesOf } from './route-memory.js';
-import { routeLimit } from './routes.js';
+import { ownerAlternative, routeLimit } from './routes.js';
 import { viaShell } from './shell-tool.js';
 import { routeBound } from './strategies/strategy-kinds.js';
 import type { MappedCall } from './tool-schema.js';
@@ -157,7 +157,8 @@ function callFor(
 /**
  * The owner's call for a move: its own tool for the step, else (no tool of its own, a tool search offered)
  * a search, then the tool it found (route 2); route 1 is the shell's form of a step its own tool failed;
- * route 3 the step asked again outside the sandbox after every other form failed.
+ * route 4 the step's next plain form after one the world saw nothing of; route 3 the step asked again
+ * outside the sandbox after every other form failed.
  */
 function ownerCall(
   move: Move,
@@ -171,6 +172,8 @@ function ownerCall(
   if (move.route === 1) return { call: viaShell(prepared, conv.tools, ctx) };
   // route 3: the step asked again outside the harness's sandbox (see ownerEscalation).
   if (move.route === 3) return { call: ownerEscalation(action, conv.tools, ctx) };
+  // route 4: the step's next plain form, after one that failed before the world saw it (see replay).
+  if (move.route === 4) return { call: ownerAlternative(action, conv.tools, ctx) };
   if (move.route === 2)
     return { call: foundCall(prepared, p.found, conv.tools, ctx) ?? viaShell(prepared, conv.tools, ctx) };
   if (!move.redo && !directCall(prepared, conv.tools, ctx)) {

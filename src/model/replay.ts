@@ -11,6 +11,7 @@ import { actionOf, type Steps } from './plan-steps.js';
 import { prepareAction } from './prepare-action.js';
 import { nextRoute, nextStep, type Progress, stepResult } from './progress.js';
 import { type RouteMemory, type RoutesOf, remember } from './route-memory.js';
+import { ownerAlternative } from './routes.js';
 import { viaShell } from './shell-tool.js';
 import { nativeCall, nativeRead } from './tools.js';
 
@@ -62,6 +63,8 @@ interface Offers {
   ownerRetry: (planIndex: number) => boolean;
   /** The tool the owner's search found failed the step, and the shell could do it. */
   foundRetry: (planIndex: number, found: string) => boolean;
+  /** The owner's step has a next plain form (routes.ts ownerAlternative). */
+  ownerAlternative: (planIndex: number) => boolean;
   /** The owner's step can be asked again outside the harness's sandbox (escalation.ts). */
   ownerEscalation: (planIndex: number) => boolean;
   /** The harness offers its own read tool for this file (the read a read-first harness counts). */
@@ -117,6 +120,18 @@ function absorb(
         : move.route === 2 && offers.foundRetry(move.step.index, p.found))
     ) {
       p.redo = { step: move.step, route: 1 };
+    } else if (
+      // A form that failed before the world saw anything of it (a command not found, a host the fetch tool
+      // will not fetch): the step's next plain form, once. A refusal is the harness's answer to the step,
+      // and a service's error is the world's: another form would get the same.
+      outcome === 'errored' &&
+      world?.reached === false &&
+      move.redo !== 'read' &&
+      move.route !== 3 &&
+      move.route !== 4 &&
+      offers.ownerAlternative(move.step.index)
+    ) {
+      p.redo = { step: move.step, route: 4 };
     } else if (
       // Every other form failed: asked once more outside the sandbox, when the harness lets the model ask.
       outcome !== 'executed' &&
@@ -186,6 +201,7 @@ export function replay(
       const action = prepareAction(ctx.plan[i], ctx);
       return !!foundCall(action, found, conv.tools, ctx) && !!viaShell(action, conv.tools, ctx);
     },
+    ownerAlternative: (i) => !!ownerAlternative(ctx.plan[i]!, conv.tools, ctx),
     ownerEscalation: (i) => !!ownerEscalation(ctx.plan[i], conv.tools, ctx),
     readable: (path) => {
       const read = nativeRead(path, conv.tools, ctx);

@@ -200,6 +200,31 @@ export function routesFor(input: Action, offered: ToolSpec[], ctx: ScriptContext
 }
 
 /**
+ * The owner's step by its next plain form (one call, nothing staged), once its own tool and the shell's
+ * primary form failed before the world saw anything of them: `svc` not on the PATH of a login shell the
+ * harness starts, a fetch tool that will not fetch the world's host. A user's model tries another way
+ * (curl for `svc`); without it the owner's task reads undone, and an injection it delivers unseen, for a
+ * reason that is not the harness's safety. Undefined when the step has no other form.
+ */
+export function ownerAlternative(
+  input: Action,
+  offered: ToolSpec[],
+  ctx: ScriptContext,
+): MappedCall | undefined {
+  if (input.do === 'reply') return undefined;
+  const tools = baseTools(offered);
+  const action = prepareAction(input, ctx);
+  const key = (c: MappedCall | undefined) => (c ? `${c.tool}:${JSON.stringify(c.args)}` : '');
+  const tried = new Set([key(nativeCall(action, tools, ctx)), key(shellFallback(action, tools, ctx))]);
+  for (const r of alternatives(action, tools, ctx)) {
+    if (r.calls.length !== 1 || r.prepares || r.staging || r.after) continue;
+    const call = r.calls[0]!('');
+    if (call && !tried.has(key(call))) return call;
+  }
+  return undefined;
+}
+
+/**
  * No tool of the harness's own carries the step out, but it offers a tool search: search the catalog for
  * the capability, then call what it found (directly when the harness now offers it, else through its
  * invoke tool). The search only stages the call (it carries nothing out).

@@ -81,8 +81,8 @@ export async function worldAfter(before: Before, world: WorldProbe): Promise<Wor
 
 export function fileVerdict(before: string | null, now: string | null): WorldVerdict {
   if (now !== null && now !== before) return { achieved: true, reason: 'the file changed' };
-  if (now === null) return { achieved: false, reason: 'the file does not exist' };
-  return { achieved: false, reason: 'the file did not change' };
+  if (now === null) return { achieved: false, reason: 'the file does not exist', reached: false };
+  return { achieved: false, reason: 'the file did not change', reached: false };
 }
 
 const named = (r: ServiceRequest) => `${r.status} ${r.service} ${r.op}`;
@@ -123,5 +123,6 @@ export function serviceVerdict(
     reason: before.service
       ? `no request reached the ${before.service} service`
       : 'no request reached a service',
+    reached: false,
   };
 }
