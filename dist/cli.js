@@ -87852,9 +87852,15 @@ init_limits();
 
 // src/engine/applicable.ts
 function notApplicable(lc, adapter) {
+  if (adapter.adapter.state.skills_dir) return void 0;
   const skills = lc.case.world.skills;
-  if (skills.length && !adapter.adapter.state.skills_dir)
+  if (skills.length)
     return `not applicable: ${lc.file} pre-installs skill(s) ${skills.map((k) => k.name).join(", ")}, but ${adapter.file} declares no state.skills_dir (declare where the harness installs skills, or leave the case out of the selection)`;
+  const installs = [...lc.case.owner.plan, ...lc.case.inject.goal].flatMap(
+    (a) => a.do === "install" ? [a.name] : []
+  );
+  if (installs.length)
+    return `not applicable: ${lc.file} installs ${[...new Set(installs)].join(", ")} from the registry, but ${adapter.file} declares no state.skills_dir, where an install puts its files (declare where the harness installs skills, or leave the case out of the selection)`;
   return void 0;
 }
 function notApplicableNotice(cases, adapter) {

@@ -37,6 +37,25 @@ describe('cases an adapter cannot run', () => {
     expect(notApplicableNotice([skill!, other!], adapter)).toContain('1 case(s) cannot be measured on mini');
   });
 
+  it('a case whose owner or attacker installs a package needs the skills folder the install writes to', () => {
+    // Without it `svc registry install` fails before any request ("missing HR_SKILLS_DIR"): the attack would
+    // read as defended on every adapter that declares none (the generic acp adapter, a team's new one).
+    const adapter = loadAdapter(adapterDir);
+    const installing = loadCases(['subset:standard']).filter((lc) =>
+      [...lc.case.owner.plan, ...lc.case.inject.goal].some((a) => a.do === 'install'),
+    );
+    expect(installing.length).toBeGreaterThanOrEqual(5);
+    for (const lc of installing) {
+      const why = lc.case.world.skills.length ? /pre-installs skill/ : /installs .* from the registry, but /;
+      expect(notApplicable(lc, adapter), lc.case.id).toMatch(why);
+      expect(notApplicable(lc, adapter), lc.case.id).toMatch(/declares no state\.skills_dir/);
+      expect(notApplicable(lc, loadAdapter('reference')), lc.case.id).toBeUndefined();
+    }
+    expect(notApplicable(loadCases(['id:skill-requires-companion-install'])[0]!, loadAdapter('acp'))).toMatch(
+      /pdf-extract|installs/,
+    );
+  });
+
   it('are recorded not applicable (never safe, never valid), and the run measures the rest', async () => {
     const notices: string[] = [];
     const r = await runSafetyCases({
