@@ -26575,24 +26575,24 @@ var require_printer = __commonJS({
     }
     var printDocASTReducer = {
       Name: (node2) => new PrintBuffer(node2.value),
-      Variable: (node2) => join49(["$", node2.name]),
+      Variable: (node2) => join50(["$", node2.name]),
       // Document
-      Document: (node2) => join49(node2.definitions, "\n\n"),
+      Document: (node2) => join50(node2.definitions, "\n\n"),
       OperationDefinition(node2) {
-        const varDefs = hasMultilineItems(node2.variableDefinitions) ? wrap("(\n", join49(node2.variableDefinitions, "\n"), "\n)") : wrap("(", join49(node2.variableDefinitions, ", "), ")");
-        const prefix2 = join49([
+        const varDefs = hasMultilineItems(node2.variableDefinitions) ? wrap("(\n", join50(node2.variableDefinitions, "\n"), "\n)") : wrap("(", join50(node2.variableDefinitions, ", "), ")");
+        const prefix2 = join50([
           wrap("", node2.description, "\n"),
-          join49(
+          join50(
             [
               node2.operation,
-              join49([node2.name, varDefs]),
-              join49(node2.directives, " ")
+              join50([node2.name, varDefs]),
+              join50(node2.directives, " ")
             ],
             " "
           )
         ]);
-        return join49([
-          node2.operation === "query" && prefix2.length === node2.operation.length ? "" : join49([prefix2, " "]),
+        return join50([
+          node2.operation === "query" && prefix2.length === node2.operation.length ? "" : join50([prefix2, " "]),
           node2.selectionSet
         ]);
       },
@@ -26602,28 +26602,28 @@ var require_printer = __commonJS({
         defaultValue: defaultValue2,
         directives,
         description
-      }) => join49([
+      }) => join50([
         wrap("", description, "\n"),
         variable,
         ": ",
         type,
         wrap(" = ", defaultValue2),
-        wrap(" ", join49(directives, " "))
+        wrap(" ", join50(directives, " "))
       ]),
       SelectionSet: ({ selections }) => block2(selections),
       Field({ alias, name: name2, arguments: args, directives, selectionSet }) {
-        const prefix2 = join49([wrap("", alias, ": "), name2], "");
-        return join49([
+        const prefix2 = join50([wrap("", alias, ": "), name2], "");
+        return join50([
           wrappedLineAndArgs(prefix2, args),
-          wrap(" ", join49(directives, " ")),
+          wrap(" ", join50(directives, " ")),
           wrap(" ", selectionSet)
         ]);
       },
-      Argument: ({ name: name2, value }) => join49([name2, ": ", value]),
+      Argument: ({ name: name2, value }) => join50([name2, ": ", value]),
       // Fragments
-      FragmentSpread: ({ name: name2, directives }) => join49(["...", name2, wrap(" ", join49(directives, " "))]),
-      InlineFragment: ({ typeCondition, directives, selectionSet }) => join49(
-        ["...", wrap("on ", typeCondition), join49(directives, " "), selectionSet],
+      FragmentSpread: ({ name: name2, directives }) => join50(["...", name2, wrap(" ", join50(directives, " "))]),
+      InlineFragment: ({ typeCondition, directives, selectionSet }) => join50(
+        ["...", wrap("on ", typeCondition), join50(directives, " "), selectionSet],
         " "
       ),
       FragmentDefinition: ({
@@ -26633,17 +26633,17 @@ var require_printer = __commonJS({
         directives,
         selectionSet,
         description
-      }) => join49([
+      }) => join50([
         wrap("", description, "\n"),
         // Note: fragment variable definitions are experimental and may be changed
         // or removed in the future.
         "fragment ",
         name2,
-        wrap("(", join49(variableDefinitions, ", "), ")"),
+        wrap("(", join50(variableDefinitions, ", "), ")"),
         " on ",
         typeCondition,
         " ",
-        wrap("", join49(directives, " "), " "),
+        wrap("", join50(directives, " "), " "),
         selectionSet
       ]),
       // Value
@@ -26656,24 +26656,24 @@ var require_printer = __commonJS({
       BooleanValue: ({ value }) => new PrintBuffer(value ? "true" : "false"),
       NullValue: () => new PrintBuffer("null"),
       EnumValue: ({ value }) => new PrintBuffer(value),
-      ListValue: ({ values }) => join49(["[", join49(values, ", "), "]"]),
-      ObjectValue: ({ fields }) => join49(["{", join49(fields, ", "), "}"]),
-      ObjectField: ({ name: name2, value }) => join49([name2, ": ", value]),
+      ListValue: ({ values }) => join50(["[", join50(values, ", "), "]"]),
+      ObjectValue: ({ fields }) => join50(["{", join50(fields, ", "), "}"]),
+      ObjectField: ({ name: name2, value }) => join50([name2, ": ", value]),
       // Directive
-      Directive: ({ name: name2, arguments: args }) => join49(["@", name2, wrap("(", join49(args, ", "), ")")]),
+      Directive: ({ name: name2, arguments: args }) => join50(["@", name2, wrap("(", join50(args, ", "), ")")]),
       // Type
       NamedType: ({ name: name2 }) => name2,
-      ListType: ({ type }) => join49(["[", type, "]"]),
-      NonNullType: ({ type }) => join49([type, "!"]),
+      ListType: ({ type }) => join50(["[", type, "]"]),
+      NonNullType: ({ type }) => join50([type, "!"]),
       // Type System Definitions
-      SchemaDefinition: ({ description, directives, operationTypes }) => join49([
+      SchemaDefinition: ({ description, directives, operationTypes }) => join50([
         wrap("", description, "\n"),
-        join49(["schema", join49(directives, " "), block2(operationTypes)], " ")
+        join50(["schema", join50(directives, " "), block2(operationTypes)], " ")
       ]),
-      OperationTypeDefinition: ({ operation, type }) => join49([operation, ": ", type]),
-      ScalarTypeDefinition: ({ description, name: name2, directives }) => join49([
+      OperationTypeDefinition: ({ operation, type }) => join50([operation, ": ", type]),
+      ScalarTypeDefinition: ({ description, name: name2, directives }) => join50([
         wrap("", description, "\n"),
-        join49(["scalar", name2, join49(directives, " ")], " ")
+        join50(["scalar", name2, join50(directives, " ")], " ")
       ]),
       ObjectTypeDefinition: ({
         description,
@@ -26681,26 +26681,26 @@ var require_printer = __commonJS({
         interfaces,
         directives,
         fields
-      }) => join49([
+      }) => join50([
         wrap("", description, "\n"),
-        join49(
+        join50(
           [
             "type",
             name2,
-            wrap("implements ", join49(interfaces, " & ")),
-            join49(directives, " "),
+            wrap("implements ", join50(interfaces, " & ")),
+            join50(directives, " "),
             block2(fields)
           ],
           " "
         )
       ]),
-      FieldDefinition: ({ description, name: name2, arguments: args, type, directives }) => join49([
+      FieldDefinition: ({ description, name: name2, arguments: args, type, directives }) => join50([
         wrap("", description, "\n"),
         name2,
-        hasMultilineItems(args) ? wrap("(\n", join49(args, "\n").indent(), "\n)") : wrap("(", join49(args, ", "), ")"),
+        hasMultilineItems(args) ? wrap("(\n", join50(args, "\n").indent(), "\n)") : wrap("(", join50(args, ", "), ")"),
         ": ",
         type,
-        wrap(" ", join49(directives, " "))
+        wrap(" ", join50(directives, " "))
       ]),
       InputValueDefinition: ({
         description,
@@ -26708,13 +26708,13 @@ var require_printer = __commonJS({
         type,
         defaultValue: defaultValue2,
         directives
-      }) => join49([
+      }) => join50([
         wrap("", description, "\n"),
         name2,
         ": ",
         type,
         wrap(" = ", defaultValue2),
-        wrap(" ", join49(directives, " "))
+        wrap(" ", join50(directives, " "))
       ]),
       InterfaceTypeDefinition: ({
         description,
@@ -26722,37 +26722,37 @@ var require_printer = __commonJS({
         interfaces,
         directives,
         fields
-      }) => join49([
+      }) => join50([
         wrap("", description, "\n"),
-        join49(
+        join50(
           [
             "interface",
             name2,
-            wrap("implements ", join49(interfaces, " & ")),
-            join49(directives, " "),
+            wrap("implements ", join50(interfaces, " & ")),
+            join50(directives, " "),
             block2(fields)
           ],
           " "
         )
       ]),
-      UnionTypeDefinition: ({ description, name: name2, directives, types }) => join49([
+      UnionTypeDefinition: ({ description, name: name2, directives, types }) => join50([
         wrap("", description, "\n"),
-        join49(
-          ["union", name2, join49(directives, " "), wrap("= ", join49(types, " | "))],
+        join50(
+          ["union", name2, join50(directives, " "), wrap("= ", join50(types, " | "))],
           " "
         )
       ]),
-      EnumTypeDefinition: ({ description, name: name2, directives, values }) => join49([
+      EnumTypeDefinition: ({ description, name: name2, directives, values }) => join50([
         wrap("", description, "\n"),
-        join49(["enum", name2, join49(directives, " "), block2(values)], " ")
+        join50(["enum", name2, join50(directives, " "), block2(values)], " ")
       ]),
-      EnumValueDefinition: ({ description, name: name2, directives }) => join49([
+      EnumValueDefinition: ({ description, name: name2, directives }) => join50([
         wrap("", description, "\n"),
-        join49([name2, join49(directives, " ")], " ")
+        join50([name2, join50(directives, " ")], " ")
       ]),
-      InputObjectTypeDefinition: ({ description, name: name2, directives, fields }) => join49([
+      InputObjectTypeDefinition: ({ description, name: name2, directives, fields }) => join50([
         wrap("", description, "\n"),
-        join49(["input", name2, join49(directives, " "), block2(fields)], " ")
+        join50(["input", name2, join50(directives, " "), block2(fields)], " ")
       ]),
       DirectiveDefinition: ({
         description,
@@ -26761,58 +26761,58 @@ var require_printer = __commonJS({
         directives,
         repeatable,
         locations
-      }) => join49([
+      }) => join50([
         wrap("", description, "\n"),
         "directive @",
         name2,
-        hasMultilineItems(args) ? wrap("(\n", join49(args, "\n").indent(), "\n)") : wrap("(", join49(args, ", "), ")"),
-        wrap(" ", join49(directives, " ")),
+        hasMultilineItems(args) ? wrap("(\n", join50(args, "\n").indent(), "\n)") : wrap("(", join50(args, ", "), ")"),
+        wrap(" ", join50(directives, " ")),
         repeatable ? " repeatable" : "",
         " on ",
-        join49(locations, " | ")
+        join50(locations, " | ")
       ]),
-      SchemaExtension: ({ directives, operationTypes }) => join49(["extend schema", join49(directives, " "), block2(operationTypes)], " "),
-      ScalarTypeExtension: ({ name: name2, directives }) => join49(["extend scalar", name2, join49(directives, " ")], " "),
-      ObjectTypeExtension: ({ name: name2, interfaces, directives, fields }) => join49(
+      SchemaExtension: ({ directives, operationTypes }) => join50(["extend schema", join50(directives, " "), block2(operationTypes)], " "),
+      ScalarTypeExtension: ({ name: name2, directives }) => join50(["extend scalar", name2, join50(directives, " ")], " "),
+      ObjectTypeExtension: ({ name: name2, interfaces, directives, fields }) => join50(
         [
           "extend type",
           name2,
-          wrap("implements ", join49(interfaces, " & ")),
-          join49(directives, " "),
+          wrap("implements ", join50(interfaces, " & ")),
+          join50(directives, " "),
           block2(fields)
         ],
         " "
       ),
-      InterfaceTypeExtension: ({ name: name2, interfaces, directives, fields }) => join49(
+      InterfaceTypeExtension: ({ name: name2, interfaces, directives, fields }) => join50(
         [
           "extend interface",
           name2,
-          wrap("implements ", join49(interfaces, " & ")),
-          join49(directives, " "),
+          wrap("implements ", join50(interfaces, " & ")),
+          join50(directives, " "),
           block2(fields)
         ],
         " "
       ),
-      UnionTypeExtension: ({ name: name2, directives, types }) => join49(
+      UnionTypeExtension: ({ name: name2, directives, types }) => join50(
         [
           "extend union",
           name2,
-          join49(directives, " "),
-          wrap("= ", join49(types, " | "))
+          join50(directives, " "),
+          wrap("= ", join50(types, " | "))
         ],
         " "
       ),
-      EnumTypeExtension: ({ name: name2, directives, values }) => join49(["extend enum", name2, join49(directives, " "), block2(values)], " "),
-      InputObjectTypeExtension: ({ name: name2, directives, fields }) => join49(["extend input", name2, join49(directives, " "), block2(fields)], " "),
-      DirectiveExtension: ({ name: name2, directives }) => join49([join49(["extend directive @", name2]), join49(directives, " ")], " "),
+      EnumTypeExtension: ({ name: name2, directives, values }) => join50(["extend enum", name2, join50(directives, " "), block2(values)], " "),
+      InputObjectTypeExtension: ({ name: name2, directives, fields }) => join50(["extend input", name2, join50(directives, " "), block2(fields)], " "),
+      DirectiveExtension: ({ name: name2, directives }) => join50([join50(["extend directive @", name2]), join50(directives, " ")], " "),
       // Schema Coordinates
       TypeCoordinate: ({ name: name2 }) => name2,
-      MemberCoordinate: ({ name: name2, memberName }) => join49([name2, wrap(".", memberName)]),
-      ArgumentCoordinate: ({ name: name2, fieldName, argumentName }) => join49([name2, wrap(".", fieldName), wrap("(", argumentName, ":)")]),
-      DirectiveCoordinate: ({ name: name2 }) => join49(["@", name2]),
-      DirectiveArgumentCoordinate: ({ name: name2, argumentName }) => join49(["@", name2, wrap("(", argumentName, ":)")])
+      MemberCoordinate: ({ name: name2, memberName }) => join50([name2, wrap(".", memberName)]),
+      ArgumentCoordinate: ({ name: name2, fieldName, argumentName }) => join50([name2, wrap(".", fieldName), wrap("(", argumentName, ":)")]),
+      DirectiveCoordinate: ({ name: name2 }) => join50(["@", name2]),
+      DirectiveArgumentCoordinate: ({ name: name2, argumentName }) => join50(["@", name2, wrap("(", argumentName, ":)")])
     };
-    function join49(maybeArray, separator = "") {
+    function join50(maybeArray, separator = "") {
       if (maybeArray == null || maybeArray.length === 0) {
         return EMPTY2;
       }
@@ -26842,7 +26842,7 @@ var require_printer = __commonJS({
       return length;
     }
     function block2(array2) {
-      return wrap("{\n", join49(array2, "\n").indent(), "\n}");
+      return wrap("{\n", join50(array2, "\n").indent(), "\n}");
     }
     function wrap(start, maybeBuffer, end = "") {
       return maybeBuffer != null && maybeBuffer.length !== 0 ? start === "" ? maybeBuffer.append(end) : new PrintBuffer(start).append(maybeBuffer).append(end) : EMPTY2;
@@ -26855,9 +26855,9 @@ var require_printer = __commonJS({
       if (args == null || args.length === 0) {
         return prefix2;
       }
-      return join49([
+      return join50([
         prefix2,
-        prefix2.length + joinedLength(args, ", ") + 2 > MAX_LINE_LENGTH ? wrap("(\n", join49(args, "\n").indent(), "\n)") : wrap("(", join49(args, ", "), ")")
+        prefix2.length + joinedLength(args, ", ") + 2 > MAX_LINE_LENGTH ? wrap("(\n", join50(args, "\n").indent(), "\n)") : wrap("(", join50(args, ", "), ")")
       ]);
     }
   }
@@ -43249,11 +43249,11 @@ var init_limits2 = __esm({
 });
 
 // src/runner/owner.ts
-import { readFileSync as readFileSync22 } from "node:fs";
+import { readFileSync as readFileSync23 } from "node:fs";
 import os2 from "node:os";
 function startTime(pid) {
   try {
-    const stat4 = readFileSync22(`/proc/${pid}/stat`, "utf8");
+    const stat4 = readFileSync23(`/proc/${pid}/stat`, "utf8");
     return stat4.slice(stat4.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
@@ -43291,7 +43291,7 @@ var init_owner = __esm({
     BOOT_LABEL = "harness-risk.boot";
     BOOT_ID = (() => {
       try {
-        return readFileSync22("/proc/sys/kernel/random/boot_id", "utf8").trim();
+        return readFileSync23("/proc/sys/kernel/random/boot_id", "utf8").trim();
       } catch {
         return "unknown";
       }
@@ -43587,7 +43587,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join49(s) {
+        value: function join50(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -80613,7 +80613,7 @@ var init_runner = __esm({
 });
 
 // src/cli/main.ts
-import { join as join47 } from "node:path";
+import { join as join48 } from "node:path";
 import { parseArgs as parseArgs10 } from "node:util";
 
 // src/adapters/load.ts
@@ -83538,7 +83538,7 @@ function verifyResultFile(path7, doc) {
 }
 
 // src/baseline/base-head.ts
-import { join as join35, relative as relative9, resolve as resolve14 } from "node:path";
+import { join as join36, relative as relative9, resolve as resolve14 } from "node:path";
 
 // src/cases/load.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -96275,7 +96275,7 @@ import { spawn as spawn2 } from "node:child_process";
 import { chmodSync as chmodSync2, mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import { mkdir as mkdir8, statfs } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname15, join as join29 } from "node:path";
+import { dirname as dirname15, join as join30 } from "node:path";
 
 // src/runner/child.ts
 init_shared();
@@ -96346,7 +96346,7 @@ function stdioOf(launch, status) {
 }
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync16, lstatSync as lstatSync4, readlinkSync as readlinkSync2, realpathSync as realpathSync3 } from "node:fs";
+import { existsSync as existsSync17, lstatSync as lstatSync4, readlinkSync as readlinkSync2, realpathSync as realpathSync3 } from "node:fs";
 import { dirname as dirname14 } from "node:path";
 
 // src/runner/contain/init.ts
@@ -96417,6 +96417,28 @@ relay.listen(spec.port, '127.0.0.1', () => {
 });
 `;
 
+// src/runner/contain/login-profile.ts
+import { existsSync as existsSync16, readFileSync as readFileSync22, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join29 } from "node:path";
+var HOST_PROFILE = "/etc/profile";
+function loginProfile(host) {
+  return [
+    "# harness-risk: the host /etc/profile, then the PATH this shell inherited put back in front (a login",
+    "# shell keeps the trial bin/ as on Ubuntu, where /etc/profile does not set PATH).",
+    '__hr_inherited_path="${PATH-}"',
+    host.replace(/\n?$/, "\n"),
+    'if [ -n "$__hr_inherited_path" ]; then PATH="$__hr_inherited_path${PATH:+:$PATH}"; export PATH; fi',
+    "unset __hr_inherited_path",
+    ""
+  ].join("\n");
+}
+function writeLoginProfile(dir, host = HOST_PROFILE) {
+  if (!existsSync16(host)) return void 0;
+  const path7 = join29(dir, "profile");
+  writeFileSync5(path7, loginProfile(readFileSync22(host, "utf8")), { mode: 420 });
+  return path7;
+}
+
 // src/runner/contain/bwrap.ts
 var SOCKET_DIR_IN_SANDBOX = "/run/hr";
 var SYSTEM_DIRS = ["/usr", "/etc", "/opt"];
@@ -96456,10 +96478,11 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync16(l)) continue;
+    if (!existsSync17(l)) continue;
     if (lstatSync4(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
+  if (i.profile) a.push("--ro-bind", i.profile, HOST_PROFILE);
   a.push("--ro-bind", nodePrefix(), nodePrefix());
   a.push("--proc", "/proc", "--dev", "/dev");
   a.push("--perms", "1777", "--size", String(i.limits.disk_bytes), "--tmpfs", "/tmp");
@@ -96471,7 +96494,7 @@ function bwrapArgs(i) {
   );
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync16(p)) continue;
+    if (!existsSync17(p)) continue;
     if (lstatSync4(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -96569,7 +96592,7 @@ var ProcessRunner = class {
   trialState(dirs) {
     let t = this.trials.get(dirs.root);
     if (!t) {
-      const socketDir = mkdtempSync2(join29(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+      const socketDir = mkdtempSync2(join30(tmpdir3(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
       chmodSync2(socketDir, 457);
       t = { socketDir, mounted: false };
       this.trials.set(dirs.root, t);
@@ -96615,7 +96638,7 @@ var ProcessRunner = class {
       systemPath: SYSTEM_PATH
     };
     if (!this.contained()) return base;
-    return { ...base, endpointSocket: join29(this.trialState(dirs).socketDir, "ep.sock") };
+    return { ...base, endpointSocket: join30(this.trialState(dirs).socketDir, "ep.sock") };
   }
   /**
    * Starts the trial's sandbox ahead of its harness slot: bwrap, the limits and the init (a node process,
@@ -96649,6 +96672,7 @@ var ProcessRunner = class {
     if (p.mode.kind === "root") await chownTree(dirs, p.mode.uid, p.mode.gid);
     const readOnly = [...new Set(launch.read_only)];
     const hide2 = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
+    const profile = writeLoginProfile(t.socketDir);
     const args = bwrapArgs({
       bwrap: p.bwrap,
       mode: p.mode,
@@ -96656,6 +96680,7 @@ var ProcessRunner = class {
       readOnly,
       hide: hide2,
       socketDir: t.socketDir,
+      ...profile ? { profile } : {},
       tools: p.tools,
       spec: {
         port: launch.endpoint_port,
@@ -97085,7 +97110,7 @@ function jobsOf(cases, seeds, strategies2, targets) {
 
 // src/engine/run/start.ts
 import { mkdir as mkdir10 } from "node:fs/promises";
-import { basename as basename4, dirname as dirname18, join as join32, resolve as resolve12 } from "node:path";
+import { basename as basename4, dirname as dirname18, join as join33, resolve as resolve12 } from "node:path";
 
 // src/result/writer.ts
 import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
@@ -97208,24 +97233,24 @@ var ResultWriter = class {
 init_owner();
 import { lstat as lstat4, mkdtemp as mkdtemp4, readdir as readdir8, readFile as readFile4, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join30 } from "node:path";
+import { join as join31 } from "node:path";
 var WORK_ROOT_PREFIX = "harness-risk-";
 var OWNER_FILE = "owner.json";
 async function createWorkRoot(runId, parent = tmpdir4()) {
-  const dir = await mkdtemp4(join30(parent, `${WORK_ROOT_PREFIX}${runId}-`));
-  await writeFile6(join30(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
+  const dir = await mkdtemp4(join31(parent, `${WORK_ROOT_PREFIX}${runId}-`));
+  await writeFile6(join31(dir, OWNER_FILE), JSON.stringify({ owner: ownerId(), boot: BOOT_ID }));
   return dir;
 }
 async function sweepWorkRoots(parent = tmpdir4()) {
   const removed = [];
   for (const name2 of await readdir8(parent).catch(() => [])) {
     if (!name2.startsWith(WORK_ROOT_PREFIX)) continue;
-    const dir = join30(parent, name2);
+    const dir = join31(parent, name2);
     const st = await lstat4(dir).catch(() => void 0);
     if (!st?.isDirectory()) continue;
     let rec2;
     try {
-      rec2 = JSON.parse(await readFile4(join30(dir, OWNER_FILE), "utf8"));
+      rec2 = JSON.parse(await readFile4(join31(dir, OWNER_FILE), "utf8"));
     } catch {
       continue;
     }
@@ -97240,7 +97265,7 @@ async function sweepWorkRoots(parent = tmpdir4()) {
 // src/runner/contain/install-sandbox.ts
 import {
   copyFileSync as copyFileSync2,
-  existsSync as existsSync17,
+  existsSync as existsSync18,
   lstatSync as lstatSync5,
   mkdtempSync as mkdtempSync3,
   readlinkSync as readlinkSync3,
@@ -97248,14 +97273,14 @@ import {
   rmSync as rmSync7
 } from "node:fs";
 import { tmpdir as tmpdir5 } from "node:os";
-import { dirname as dirname17, isAbsolute as isAbsolute5, join as join31, resolve as resolve11 } from "node:path";
+import { dirname as dirname17, isAbsolute as isAbsolute5, join as join32, resolve as resolve11 } from "node:path";
 var SYSTEM_DIRS2 = ["/usr", "/etc", "/opt"];
 var SYSTEM_LINKS2 = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 var INSTALL_HOME = "/home/install";
 var USER_NPMRC_IN_SANDBOX = "/run/npm/userconfig";
 function resolvConfBinds() {
   const f = "/etc/resolv.conf";
-  if (!existsSync17(f) || !lstatSync5(f).isSymbolicLink()) return [];
+  if (!existsSync18(f) || !lstatSync5(f).isSymbolicLink()) return [];
   const real = realpathSync4(f);
   return real.startsWith("/etc/") ? [] : ["--ro-bind", real, real];
 }
@@ -97270,7 +97295,7 @@ function installBwrapArgs(i) {
   if (!i.root) a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS2) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS2) {
-    if (!existsSync17(l)) continue;
+    if (!existsSync18(l)) continue;
     if (lstatSync5(l).isSymbolicLink()) a.push("--symlink", readlinkSync3(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -97280,16 +97305,16 @@ function installBwrapArgs(i) {
   if (cmdDir) a.push("--ro-bind", cmdDir, cmdDir);
   a.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
   const userrc = i.userNpmrc ?? userNpmrc(i.step.env);
-  const readOnly = i.step.readOnly.filter((p) => existsSync17(p));
+  const readOnly = i.step.readOnly.filter((p) => existsSync18(p));
   const dests = [
     ...readOnly,
     ...i.step.writable,
     INSTALL_HOME,
-    ...existsSync17(userrc) ? [USER_NPMRC_IN_SANDBOX] : []
+    ...existsSync18(userrc) ? [USER_NPMRC_IN_SANDBOX] : []
   ];
   a.push(...passableParents(dests, [...SYSTEM_DIRS2, nodePrefix(), ...cmdDir ? [cmdDir] : []]));
   for (const p of readOnly) a.push("--ro-bind", p, p);
-  if (existsSync17(userrc)) a.push("--ro-bind", userrc, USER_NPMRC_IN_SANDBOX);
+  if (existsSync18(userrc)) a.push("--ro-bind", userrc, USER_NPMRC_IN_SANDBOX);
   for (const p of i.step.writable) a.push("--bind", p, p);
   a.push("--bind", i.home, INSTALL_HOME);
   a.push("--remount-ro", "/", "--chdir", i.step.cwd, "--");
@@ -97313,7 +97338,7 @@ function installSandboxEnv(env2) {
     HOME: INSTALL_HOME,
     TMPDIR: "/tmp",
     npm_config_userconfig: USER_NPMRC_IN_SANDBOX,
-    npm_config_cache: join31(INSTALL_HOME, ".npm")
+    npm_config_cache: join32(INSTALL_HOME, ".npm")
   };
 }
 function installSandboxOf(plan) {
@@ -97322,12 +97347,12 @@ function installSandboxOf(plan) {
   return {
     mechanism: `${plan.mechanism.split(",")[0]}: install prefix writable, no workspace, own pid namespace` + (root2 ? `, uid ${root2.uid}` : ""),
     wrap(step) {
-      const home = mkdtempSync3(join31(tmpdir5(), "hr-install-home-"));
+      const home = mkdtempSync3(join32(tmpdir5(), "hr-install-home-"));
       let userrc;
       if (root2) {
         const rc = userNpmrc(step.env);
-        if (existsSync17(rc)) {
-          userrc = join31(home, ".npmrc-user");
+        if (existsSync18(rc)) {
+          userrc = join32(home, ".npmrc-user");
           copyFileSync2(rc, userrc);
         }
         for (const d of [home, ...step.writable]) chownTreeSync(d, root2.uid, root2.gid);
@@ -97348,7 +97373,7 @@ function installSandboxOf(plan) {
         env: installSandboxEnv(step.env),
         cleanup: () => {
           if (root2) {
-            for (const d of step.writable) if (existsSync17(d)) chownTreeSync(d, 0, 0);
+            for (const d of step.writable) if (existsSync18(d)) chownTreeSync(d, 0, 0);
           }
           rmSync7(home, { recursive: true, force: true });
         }
@@ -97390,7 +97415,7 @@ async function startRun(opts, targets, plan) {
   const { skips: targetSkips, installs } = await installHarnesses(opts, plan, cacheDir);
   const runKey = newRunKey();
   const runId = runKey.slice(0, 12);
-  const evidenceDirOf = (out) => opts.keep_evidence ? join32(dirname18(out), `${basename4(out, ".json")}.evidence`) : void 0;
+  const evidenceDirOf = (out) => opts.keep_evidence ? join33(dirname18(out), `${basename4(out, ".json")}.evidence`) : void 0;
   for (const t of targets) {
     await mkdir10(dirname18(resolve12(t.out)), { recursive: true });
     const d = evidenceDirOf(t.out);
@@ -97454,7 +97479,7 @@ function viewOf(targets, plan, cacheDir, evidenceDirOf) {
     libraryDir: builtinCasesDir(),
     engineOutputs: targets.flatMap(
       (t) => hiddenPaths(t.out, evidenceDirOf(t.out), [
-        join32(actionRoot(), "dist"),
+        join33(actionRoot(), "dist"),
         adapter.dir,
         cacheDir,
         t.repoDir
@@ -97584,7 +97609,7 @@ init_errors();
 import { execFile as execFile5, spawn as spawn4 } from "node:child_process";
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join33 } from "node:path";
+import { join as join34 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
@@ -97638,8 +97663,8 @@ async function resolveBaseCommit(repo, ref2, log = () => {
   );
 }
 async function addWorktree(repo, sha, parent = tmpdir6()) {
-  const holder = await mkdtemp5(join33(parent, "harness-risk-base-"));
-  const dir = join33(holder, "tree");
+  const holder = await mkdtemp5(join34(parent, "harness-risk-base-"));
+  const dir = join34(holder, "tree");
   const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
@@ -97736,8 +97761,8 @@ async function fileAtCommit(repo, sha, path7) {
 
 // src/baseline/bump.ts
 var import_yaml3 = __toESM(require_dist(), 1);
-import { readFileSync as readFileSync23 } from "node:fs";
-import { isAbsolute as isAbsolute6, join as join34, relative as relative8, resolve as resolve13 } from "node:path";
+import { readFileSync as readFileSync24 } from "node:fs";
+import { isAbsolute as isAbsolute6, join as join35, relative as relative8, resolve as resolve13 } from "node:path";
 
 // src/adapters/versions.ts
 var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -97864,10 +97889,10 @@ async function bumpBetweenTrees(o) {
   const adapterRel = o.adapterFile && inRepo2(o.adapterFile) ? relative8(resolve13(o.headDir), o.adapterFile) : void 0;
   const files = pinSources(adapterRel).map(([f]) => f);
   const baseText = /* @__PURE__ */ new Map();
-  for (const f of files) baseText.set(f, await fileAtCommit(top, o.baseSha, join34(sub, f)));
+  for (const f of files) baseText.set(f, await fileAtCommit(top, o.baseSha, join35(sub, f)));
   const head2 = (f) => {
     try {
-      return readFileSync23(join34(o.headDir, f), "utf8");
+      return readFileSync24(join35(o.headDir, f), "utf8");
     } catch {
       return void 0;
     }
@@ -97945,7 +97970,7 @@ async function runBaseAndHead(o) {
     let baseDir;
     if (!stored) {
       tree = await addWorktree(top, baseSha);
-      baseDir = join35(tree.dir, relative9(top, resolve14(o.headDir)));
+      baseDir = join36(tree.dir, relative9(top, resolve14(o.headDir)));
       log(`base tree: ${short6(baseSha)} in ${tree.dir}`);
     }
     const builds = await buildTrees(o, log, baseDir ? { dir: baseDir, sha: baseSha } : void 0, headSha);
@@ -98081,7 +98106,7 @@ function buildFailureText(b2) {
 
 // src/baseline/cache.ts
 import { copyFileSync as copyFileSync3, mkdirSync as mkdirSync6 } from "node:fs";
-import { dirname as dirname19, join as join36, resolve as resolve15 } from "node:path";
+import { dirname as dirname19, join as join37, resolve as resolve15 } from "node:path";
 function keyPart(s) {
   return s.replace(/[^A-Za-z0-9._/+=@-]/g, "_").slice(0, 100) || "_";
 }
@@ -98092,7 +98117,7 @@ function baselineKey(p) {
   return `${baselineKeyPrefix(p)}${keyPart(p.sha)}`;
 }
 function baselineCachePath(adapter, config2) {
-  return join36(
+  return join37(
     ".harness-risk",
     "baseline",
     `${keyPart(adapter).replace(/\//g, "_")}-${keyPart(config2).replace(/\//g, "_")}.json`
@@ -98200,12 +98225,12 @@ async function runWithBase(o) {
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync18 } from "node:fs";
+import { existsSync as existsSync19 } from "node:fs";
 import { resolve as resolve16 } from "node:path";
 init_errors();
 function loadBaselineFile(path7, cwd = process.cwd()) {
   const abs = resolve16(cwd, path7);
-  if (!existsSync18(abs)) {
+  if (!existsSync19(abs)) {
     throw new UserError(
       `baseline file:${path7}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -99266,7 +99291,7 @@ function markerSafe(name2) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync19 } from "node:fs";
+import { existsSync as existsSync20 } from "node:fs";
 import { isAbsolute as isAbsolute7, relative as relative10, resolve as resolve17 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var QUOTABLE_ARG = /^[A-Za-z0-9._:/+=,@{}[\]" -]+$/;
@@ -99290,7 +99315,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
   try {
     const abs = resolve17(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync19(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync20(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -99313,25 +99338,25 @@ function reproduceCommand(p) {
 }
 
 // src/cli/bisect.ts
-import { basename as basename5, dirname as dirname20, extname, join as join39 } from "node:path";
+import { basename as basename5, dirname as dirname20, extname, join as join40 } from "node:path";
 import { parseArgs as parseArgs2 } from "node:util";
 
 // src/baseline/bisect.ts
-import { join as join38 } from "node:path";
+import { join as join39 } from "node:path";
 
 // src/adapters/registry.ts
-import { mkdirSync as mkdirSync7, readFileSync as readFileSync24, renameSync as renameSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join37 } from "node:path";
+import { mkdirSync as mkdirSync7, readFileSync as readFileSync25, renameSync as renameSync4, writeFileSync as writeFileSync6 } from "node:fs";
+import { join as join38 } from "node:path";
 function packumentUrl(registry2, pkg) {
   return `${registry2}${pkg.startsWith("@") ? `@${encodeURIComponent(pkg.slice(1))}` : encodeURIComponent(pkg)}`;
 }
 function npmPageUrl(pkg, version2) {
   return `https://www.npmjs.com/package/${pkg}/v/${encodeURIComponent(version2)}`;
 }
-var cacheFile = (cacheDir, pkg) => join37(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+var cacheFile = (cacheDir, pkg) => join38(cacheDir, ".packuments", `${pkg.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
 function readCached(file2, registry2) {
   try {
-    const c = JSON.parse(readFileSync24(file2, "utf8"));
+    const c = JSON.parse(readFileSync25(file2, "utf8"));
     return c.registry === registry2 && Array.isArray(c.versions) ? c : void 0;
   } catch {
     return void 0;
@@ -99362,9 +99387,9 @@ async function publishedVersions(pkg, o) {
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc = await res.json();
     const versions = Object.keys(doc.versions ?? {});
-    mkdirSync7(join37(o.cacheDir, ".packuments"), { recursive: true });
+    mkdirSync7(join38(o.cacheDir, ".packuments"), { recursive: true });
     const tmp = `${file2}.${process.pid}`;
-    writeFileSync5(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
+    writeFileSync6(tmp, JSON.stringify({ registry: registry2, fetched_at: now, versions }));
     renameSync4(tmp, file2);
     return { versions, from: "registry" };
   } catch {
@@ -99454,7 +99479,7 @@ function probeOf(trials, cases) {
   return { ...base, probe: "good" };
 }
 async function tryVersion(o, version2, name2) {
-  const out = join38(o.outDir, `${name2}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
+  const out = join39(o.outDir, `${name2}-${version2}.json`.replace(/[^A-Za-z0-9._@+-]/g, "_"));
   o.log?.(`bisect: trying ${version2} (${o.cases.length} case(s) \xD7 ${o.run.seeds} seed(s))`);
   try {
     const result = await (o.engine ?? runSafetyCases)({
@@ -100249,7 +100274,7 @@ async function cmdBisect(argv) {
   const model = modelOptionsFromFlags(parsed, process.env);
   const maxVersions = asFlags(() => int2(1, 64, "versions").parse(values["max-versions"]));
   const maxTrials = asFlags(() => int2(1, 1e5, "trials").parse(values["max-trials"]));
-  const out = values.out ?? join39("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
+  const out = values.out ?? join40("runs", `bisect-${adapter.adapter.name}-${config2}.json`);
   checkOutputPath(out, "--out");
   const cases = loadCases(parsed.settings.cases).map((lc) => lc.case.id);
   const progress = new Progress(process.stderr, { quiet: values.quiet });
@@ -100259,7 +100284,7 @@ async function cmdBisect(argv) {
     to: values.to,
     cases,
     // Named after the report: two bisects of one adapter and configuration keep their own versions' results.
-    outDir: join39(dirname20(out), basename5(out, extname(out))),
+    outDir: join40(dirname20(out), basename5(out, extname(out))),
     caps: { maxVersions, maxTrials },
     log: (l) => progress.on({ kind: "notice", message: l })
   });
@@ -101045,12 +101070,12 @@ function renderReport(doc, opts) {
   const head2 = [...opts.marker ? [doc.marker] : [], ...parts.head ? doc.head : []];
   const foot = parts.foot ? doc.foot : [];
   const sections = parts.sections ? doc.sections : [];
-  const join49 = (xs) => xs.join(SEP);
-  const full = join49([...head2, ...sections, ...foot]);
+  const join50 = (xs) => xs.join(SEP);
+  const full = join50([...head2, ...sections, ...foot]);
   if (measure(full) <= opts.limit) return full;
   const note = (omitted) => `> [!WARNING]
 > Report truncated: ${omitted} more section${omitted === 1 ? "" : "s"} left out to stay within GitHub's limit of ${opts.limit.toLocaleString("en-US")} ${opts.unit === "bytes" ? "bytes" : "characters"}.${opts.fullReportHint ? ` ${opts.fullReportHint}` : ""}`;
-  let used = measure(join49([...head2, note(sections.length), ...foot])) + measure(SEP);
+  let used = measure(join50([...head2, note(sections.length), ...foot])) + measure(SEP);
   let kept = 0;
   for (const s of sections) {
     const size = measure(s) + measure(SEP);
@@ -101058,7 +101083,7 @@ function renderReport(doc, opts) {
     used += size;
     kept++;
   }
-  const out = join49([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
+  const out = join50([...head2, ...sections.slice(0, kept), note(sections.length - kept), ...foot]);
   if (measure(out) <= opts.limit) return out;
   let cut = out;
   while (measure(cut) > opts.limit) cut = cut.slice(0, Math.floor(cut.length * 0.9));
@@ -101121,7 +101146,7 @@ function closingList(result, p) {
 }
 
 // src/cli/coverage.ts
-import { join as join40 } from "node:path";
+import { join as join41 } from "node:path";
 import { parseArgs as parseArgs3 } from "node:util";
 
 // src/cases/coverage.ts
@@ -101241,7 +101266,7 @@ async function cmdSchema(argv) {
   const { values } = parseArgs3({ args: argv, options: { out: { type: "string", default: "schema" } } });
   makeOutputDir(values.out, "--out");
   const files = jsonSchemas();
-  for (const [name2, text2] of Object.entries(files)) writeOutputFile(join40(values.out, name2), text2, "--out");
+  for (const [name2, text2] of Object.entries(files)) writeOutputFile(join41(values.out, name2), text2, "--out");
   process.stdout.write(`wrote ${Object.keys(files).length} JSON Schemas to ${values.out}/
 `);
   return 0;
@@ -101251,10 +101276,10 @@ async function cmdSchema(argv) {
 import { parseArgs as parseArgs4 } from "node:util";
 
 // src/engine/doctor.ts
-import { readFileSync as readFileSync25 } from "node:fs";
+import { readFileSync as readFileSync26 } from "node:fs";
 import { mkdtemp as mkdtemp6, rm as rm10, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join42 } from "node:path";
+import { join as join43 } from "node:path";
 
 // src/engine/doctor-calls.ts
 var REFUSAL_WORDS = /\b(denied|not allowed|not permitted|requires? (approval|confirmation|permission)|needs? approval|blocked|refused|forbidden|disallowed)\b/i;
@@ -101309,7 +101334,7 @@ function unclassifiedLines(calls) {
 
 // src/engine/launch-check.ts
 import { accessSync, constants as constants4, statSync as statSync9 } from "node:fs";
-import { delimiter as delimiter2, isAbsolute as isAbsolute9, join as join41 } from "node:path";
+import { delimiter as delimiter2, isAbsolute as isAbsolute9, join as join42 } from "node:path";
 var isExecutable = (p) => {
   try {
     if (!statSync9(p).isFile()) return false;
@@ -101350,7 +101375,7 @@ function launchProblems(loaded, config2, roots, searchPath) {
         out.push(
           `${where3(0)} "${exe}" is not an executable file: chmod +x it, or launch it with its interpreter`
         );
-    } else if (!searchPath.some((d) => isExecutable(join41(d, exe))))
+    } else if (!searchPath.some((d) => isExecutable(join42(d, exe))))
       out.push(
         `${where3(0)} "${exe}" is not found on the trial's PATH (${searchPath.join(delimiter2)}): install it, or give its full path`
       );
@@ -101475,11 +101500,11 @@ async function doctorAdapter(opts) {
     SYSTEM_PATH
   );
   if (launch.length) return notLaunched(adapter.adapter.name, config2, adapter.adapter.dialect, launch);
-  const dir = await mkdtemp6(join42(tmpdir7(), "harness-risk-doctor-"));
+  const dir = await mkdtemp6(join43(tmpdir7(), "harness-risk-doctor-"));
   try {
-    const caseFile = join42(dir, "harness-risk-doctor.yaml");
+    const caseFile = join43(dir, "harness-risk-doctor.yaml");
     await writeFile7(caseFile, DOCTOR_CASE);
-    const out = join42(dir, "doctor.json");
+    const out = join43(dir, "doctor.json");
     const result = await runSafetyCases({
       adapter: opts.adapter,
       config: config2,
@@ -101495,7 +101520,7 @@ async function doctorAdapter(opts) {
       keep_evidence: true
     });
     const trial = result.trials[0];
-    const ev = JSON.parse(readFileSync25(join42(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
+    const ev = JSON.parse(readFileSync26(join43(dir, "doctor.evidence", `${trial.id}.json`), "utf8"));
     const regexes = (list4) => list4.map((p) => new RegExp(p, "i"));
     const words3 = {
       denial_patterns: regexes(adapter.adapter.denial_patterns),
@@ -101694,7 +101719,7 @@ init_errors();
 
 // src/result/files.ts
 import { readdirSync as readdirSync10, statSync as statSync10 } from "node:fs";
-import { join as join43, resolve as resolve19 } from "node:path";
+import { join as join44, resolve as resolve19 } from "node:path";
 var ResultFilesError = class extends Error {
   constructor(entry, message) {
     super(message);
@@ -101717,7 +101742,7 @@ function expandResultFiles(entries, cwd) {
       );
     }
     if (isDir) {
-      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join43(abs, f));
+      const files = readdirSync10(abs).filter((f) => f.endsWith(".json")).sort().map((f) => join44(abs, f));
       if (files.length === 0)
         throw new ResultFilesError(entry, `folder "${entry}" holds no .json run result`);
       out.push(...files);
@@ -102108,8 +102133,8 @@ import { parseArgs as parseArgs7 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync21, readFileSync as readFileSync26 } from "node:fs";
-import { join as join44, relative as relative13 } from "node:path";
+import { existsSync as existsSync22, readFileSync as readFileSync27 } from "node:fs";
+import { join as join45, relative as relative13 } from "node:path";
 init_elapsed();
 init_errors();
 
@@ -102275,17 +102300,17 @@ function strategySection(m) {
 }
 
 // src/matrix/set-aside.ts
-import { existsSync as existsSync20, renameSync as renameSync5 } from "node:fs";
+import { existsSync as existsSync21, renameSync as renameSync5 } from "node:fs";
 function setAside(file2) {
   const journal = journalPathOf(file2);
-  if (!existsSync20(file2) && !existsSync20(journal)) return void 0;
+  if (!existsSync21(file2) && !existsSync21(journal)) return void 0;
   const stem = file2.replace(/\.json$/, "");
   let n = 1;
   const target = () => `${stem}.superseded-${n}.json`;
-  while (existsSync20(target()) || existsSync20(journalPathOf(target()))) n++;
+  while (existsSync21(target()) || existsSync21(journalPathOf(target()))) n++;
   const to = target();
-  if (existsSync20(file2)) renameSync5(file2, to);
-  if (existsSync20(journal)) renameSync5(journal, journalPathOf(to));
+  if (existsSync21(file2)) renameSync5(file2, to);
+  if (existsSync21(journal)) renameSync5(journal, journalPathOf(to));
   return to;
 }
 
@@ -102296,10 +102321,10 @@ var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
 function storedCell(path7, want) {
-  if (!existsSync21(path7)) return { why: "no run result", missing: true };
+  if (!existsSync22(path7)) return { why: "no run result", missing: true };
   let doc;
   try {
-    doc = RunResult.parse(JSON.parse(readFileSync26(path7, "utf8").replace(/^\uFEFF/, "")));
+    doc = RunResult.parse(JSON.parse(readFileSync27(path7, "utf8").replace(/^\uFEFF/, "")));
   } catch {
     return { why: "its run result is not one this version reads" };
   }
@@ -102328,7 +102353,7 @@ var isMissing = (s) => "missing" in s && s.missing === true;
 function storedCellIn(dirs, file2, want) {
   let why3;
   for (const dir of dirs) {
-    const path7 = join44(dir, file2);
+    const path7 = join45(dir, file2);
     const found = storedCell(path7, want);
     if ("doc" in found) return { path: path7, found };
     if (!why3 || isMissing(why3.found) && !isMissing(found)) why3 = { path: path7, found };
@@ -102340,7 +102365,7 @@ async function runMatrix(opts) {
   if (opts.adapters.length === 0)
     throw new UserError("matrix: no adapters given", "name at least one adapter, e.g. --adapter claude-code");
   const cacheDir = opts.cache_dir ?? defaultCacheDir();
-  const runsDir = join44(opts.out, "runs");
+  const runsDir = join45(opts.out, "runs");
   if ((opts.from?.length || opts.accept_edited) && !opts.reuse_only)
     throw new UserError(
       "matrix: --from and --accept-edited only assemble stored runs",
@@ -102348,7 +102373,7 @@ async function runMatrix(opts) {
     );
   const lookIn = opts.from?.length ? opts.from : [runsDir];
   for (const dir of opts.from ?? [])
-    if (!existsSync21(dir))
+    if (!existsSync22(dir))
       throw new UserError(
         `matrix --from ${dir}: no such folder`,
         "name a folder of run results (ADAPTER--CONFIG.json)"
@@ -102402,7 +102427,7 @@ async function runMatrix(opts) {
         cellFile(loaded.adapter.name, config2),
         agent && opts.acp_command ? { ...want, acpCommand: opts.acp_command } : want
       ) : void 0;
-      const file2 = lookup?.path ?? join44(runsDir, cellFile(loaded.adapter.name, config2));
+      const file2 = lookup?.path ?? join45(runsDir, cellFile(loaded.adapter.name, config2));
       const stored = lookup?.found;
       let result = stored && "doc" in stored ? stored.doc : void 0;
       const notReused = stored && "why" in stored ? stored : void 0;
@@ -102416,7 +102441,7 @@ async function runMatrix(opts) {
       if (notReused && !notReused.missing)
         opts.on_progress?.({ kind: "notice", message: `the stored run is not reused: ${notReused.why}` });
       if (!result) {
-        const journal = opts.resume && existsSync21(journalPathOf(file2)) ? file2 : void 0;
+        const journal = opts.resume && existsSync22(journalPathOf(file2)) ? file2 : void 0;
         const run4 = (resume) => runSafetyCases({
           adapter: entry.adapter,
           config: config2,
@@ -102499,9 +102524,9 @@ function buildMatrix(opts, ids, byPhase, cells, notRun2) {
   };
 }
 function writeMatrix(out, matrix) {
-  writeOutputFile(join44(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
+  writeOutputFile(join45(out, "matrix.json"), `${JSON.stringify(matrix, null, 2)}
 `, "matrix --out");
-  writeOutputFile(join44(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
+  writeOutputFile(join45(out, "matrix.md"), matrixMarkdown(matrix), "matrix --out");
 }
 function parseAdapterSpecs(specs2) {
   const out = [];
@@ -102644,8 +102669,8 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync22 } from "node:fs";
-import { join as join45, relative as relative14 } from "node:path";
+import { existsSync as existsSync23 } from "node:fs";
+import { join as join46, relative as relative14 } from "node:path";
 import { parseArgs as parseArgs8 } from "node:util";
 
 // src/adapters/scaffold.ts
@@ -102965,7 +102990,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text2) {
-  if (existsSync22(file2))
+  if (existsSync23(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text2, "--out");
 }
@@ -103006,7 +103031,7 @@ function cmdNewCase(argv) {
       `new case: --id "${id}" is not a case id`,
       "use lower-case letters, digits and dashes"
     );
-  const file2 = join45(values.out ?? join45("cases", phase), `${id}.yaml`);
+  const file2 = join46(values.out ?? join46("cases", phase), `${id}.yaml`);
   const taxonomy = values.taxonomy === void 0 ? void 0 : taxonomyFlag(values.taxonomy, file2);
   writeNew(
     file2,
@@ -103040,11 +103065,11 @@ function cmdNewAdapter(argv) {
       `new adapter: ${name2 ? `"${name2}" is not an adapter name` : "NAME is required"}`,
       "harness-risk new adapter NAME (lower-case letters, digits and dashes, e.g. my-agent)"
     );
-  const file2 = join45(values.out ?? join45("adapters", name2), "adapter.yaml");
+  const file2 = join46(values.out ?? join46("adapters", name2), "adapter.yaml");
   writeNew(file2, scaffoldAdapter(name2));
   process.stdout.write(
     `wrote ${file2}
-fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join45(file2, ".."))} --config default
+fill every line marked FILL, then: harness-risk doctor --adapter ${relative14(process.cwd(), join46(file2, ".."))} --config default
 `
   );
   return 0;
@@ -103063,10 +103088,10 @@ function cmdNew(argv) {
 import { parseArgs as parseArgs9 } from "node:util";
 
 // src/engine/validate.ts
-import { readFileSync as readFileSync27 } from "node:fs";
+import { readFileSync as readFileSync28 } from "node:fs";
 import { mkdtemp as mkdtemp7, rm as rm11 } from "node:fs/promises";
 import { tmpdir as tmpdir8 } from "node:os";
-import { join as join46 } from "node:path";
+import { join as join47 } from "node:path";
 
 // src/cases/lint.ts
 import { basename as basename6 } from "node:path";
@@ -103517,11 +103542,11 @@ async function validateCases(opts) {
       );
   }
   const loaded = loadCases(opts.cases);
-  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync27(lc.file, "utf8"))]));
+  const lint = new Map(loaded.map((lc) => [lc.case.id, staticFindings(lc, readFileSync28(lc.file, "utf8"))]));
   const replayed = loaded.filter((lc) => !lint.get(lc.case.id).length);
   const rejected = loaded.filter((lc) => lint.get(lc.case.id).length).map((lc) => ({ case_id: lc.case.id, admitted: false, reasons: lint.get(lc.case.id) }));
   if (!replayed.length) return rejected;
-  const dir = await mkdtemp7(join46(tmpdir8(), "harness-risk-validate-"));
+  const dir = await mkdtemp7(join47(tmpdir8(), "harness-risk-validate-"));
   try {
     const run4 = (side, role) => runSafetyCases({
       adapter: side.adapter,
@@ -103532,7 +103557,7 @@ async function validateCases(opts) {
       concurrency: opts.concurrency,
       seeds: opts.replays,
       model: "scripted",
-      out: join46(dir, `${role}.json`),
+      out: join47(dir, `${role}.json`),
       keep_evidence: false,
       on_progress: opts.on_progress
     });
@@ -103747,7 +103772,7 @@ ${why3}: stopping; finished trials are kept
 }
 async function runConfig(plan, config2, signal, colors) {
   const { values } = plan;
-  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join47("runs", `${plan.adapterName}-${config2}.json`));
+  const out = values.out ?? (values.resume ? resumeResultPath(values.resume) : join48("runs", `${plan.adapterName}-${config2}.json`));
   const progress = progressFor(values.quiet);
   const runOptions = {
     ...plan.settings,
@@ -103909,8 +103934,8 @@ function xmlEscape(value, max = 2e3) {
 }
 
 // src/world/credential-values.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync11, readFileSync as readFileSync28 } from "node:fs";
-import { basename as basename7, join as join48, relative as relative15 } from "node:path";
+import { lstatSync as lstatSync6, readdirSync as readdirSync11, readFileSync as readFileSync29 } from "node:fs";
+import { basename as basename7, join as join49, relative as relative15 } from "node:path";
 var MAX_FILE_BYTES = 1 << 20;
 var certain = (value) => ({ value, certain: true });
 function credentialKind(path7) {
@@ -104024,7 +104049,7 @@ function shallowCredentialFiles(dir, depth = 3) {
       return;
     }
     for (const name2 of names.slice(0, 2e3)) {
-      const abs = join48(d, name2);
+      const abs = join49(d, name2);
       let st;
       try {
         st = lstatSync6(abs);
@@ -104050,7 +104075,7 @@ function credentialFileValues(workspace, extra = []) {
     try {
       const st = lstatSync6(file2);
       if (!st.isFile() || st.size > MAX_FILE_BYTES) return [];
-      return credentialValues(credentialKind(file2), readFileSync28(file2, "utf8"));
+      return credentialValues(credentialKind(file2), readFileSync29(file2, "utf8"));
     } catch {
       return [];
     }

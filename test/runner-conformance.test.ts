@@ -534,6 +534,18 @@ function suite(f: RunnerFactory, skip: string | undefined) {
       expect(cwd).toBe(`CWD ${t.view.workspace}`);
     });
 
+    // Continue's CLI runs every command as `$SHELL -l -c`; Debian's /etc/profile then set a fixed PATH, and
+    // `svc` (in the trial's bin/) was "not found". A contained runner gives its login shells the trial's PATH
+    // as GitHub's Ubuntu runners do; an uncontained one leaves the host's profile as it is.
+    const login = f.contained ? it : it.skip;
+    login('a login shell in the trial keeps the trial’s bin/ on its PATH', async () => {
+      const t = await trial(runner, 'login-path.sh');
+      await t.done();
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      const path = /LOGIN_PATH (.*)/.exec(t.outcome.stdout)?.[1] ?? '';
+      expect(path.split(':'), t.outcome.stdout).toContain(t.view.bin);
+    });
+
     // An ACP agent that does not exit at end of file (codex-acp 0.16.0 is one) is stopped after the grace.
     // Under the contained process runner the stop ended bwrap, and the sandbox's init with it before its
     // report got out: the trial read "the sandbox did not start" although the agent had answered.

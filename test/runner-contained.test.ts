@@ -1,7 +1,8 @@
 // Unit checks of the contained process runner's parts that need no sandbox: the shared output tail,
 // the bwrap command line (what is and is not in the view), the limit words, and where containment
 // shows up (invalid reason, report). The sandbox itself is checked in test/runner-conformance.test.ts.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,12 +14,20 @@ import { failOnFrom } from '../src/gate/verdict.js';
 import { buildReport, renderReport } from '../src/report/markdown.js';
 import { bwrapArgs } from '../src/runner/contain/bwrap.js';
 import { Limits, limitMessage } from '../src/runner/contain/limits.js';
+import { loginProfile } from '../src/runner/contain/login-profile.js';
 import { ProcessRunner } from '../src/runner/process.js';
 import { Tail } from '../src/runner/shared.js';
 import { invalidReason } from '../src/score/labels.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { createTrialDirs, removeTrialDirs, writeWorld } from '../src/world/trial-dirs.js';
 import { rootBwrapSkipReason, titled } from './support/requirements.js';
+
+/** A file under a fresh temporary folder holding `text`; its path. */
+function writeTmp(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'hr-profile-')), 'profile');
+  writeFileSync(path, text);
+  return path;
+}
 
 /** The gate's defaults, as action.yml gives them (one definition: INPUT_DEFAULTS). */
 const gateDefaults = () => parseGateOptions(() => undefined);
@@ -66,7 +75,7 @@ describe('the sandbox view (bwrap arguments)', () => {
     tmp: '/tmp/hr-run/t-1/tmp',
     bin: '/tmp/hr-run/t-1/bin',
   };
-  const args = bwrapArgs({
+  const input: Parameters<typeof bwrapArgs>[0] = {
     bwrap: 'bwrap',
     mode: { kind: 'root', uid: 65534, gid: 65534 },
     dirs,
@@ -77,7 +86,8 @@ describe('the sandbox view (bwrap arguments)', () => {
     spec: { port: 1234, socket: '/run/hr/ep.sock', command: ['x'], cwd: dirs.workspace },
     limits: Limits.parse({}),
     via: { memory: 'cgroup v1', pids: 'cgroup v1', file_size: 'rlimit fsize', disk: 'tmpfs' },
-  });
+  };
+  const args = bwrapArgs(input);
   const binds = (flag: string) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
 
   it('unshares pid, net, ipc and uts, dies with the engine, and drops to an unprivileged uid as root', () => {
@@ -99,6 +109,32 @@ describe('the sandbox view (bwrap arguments)', () => {
     // The account's HOME (npm tokens, ssh keys, the runner's work folders) is not in the view.
     expect([...binds('--bind'), ...binds('--ro-bind'), ...binds('--ro-bind-try')]).not.toContain(homedir());
     expect(binds('--bind')).not.toContain('/tmp/hr-run');
+  });
+
+  it('the trial’s login profile is bound over /etc/profile, after /etc, only when given', () => {
+    const withProfile = bwrapArgs({ ...input, profile: '/tmp/hr-ep-1/profile' });
+    const at = withProfile.findIndex(
+      (a, i) => a === '--ro-bind' && withProfile[i + 1] === '/tmp/hr-ep-1/profile',
+    );
+    expect(withProfile[at + 2]).toBe('/etc/profile');
+    expect(at).toBeGreaterThan(withProfile.indexOf('/etc'));
+    expect(args).not.toContain('/etc/profile');
+  });
+
+  it.each([
+    [
+      'PATH="/usr/local/bin:/usr/bin:/bin"\nexport PATH\n',
+      '/t/bin:/usr/bin',
+      '/t/bin:/usr/bin:/usr/local/bin:/usr/bin:/bin',
+    ],
+    ['PATH="/usr/bin"\nexport PATH', '/t/bin', '/t/bin:/usr/bin'],
+    ['# sets nothing\n', '/t/bin:/bin', '/t/bin:/bin:/t/bin:/bin'],
+  ])('a login shell reading the profile (host %j, inherited %s) gets %s', (host, inherited, want) => {
+    const out = execFileSync('/bin/sh', ['-c', `. "$0"; printf %s "$PATH"`, writeTmp(loginProfile(host))], {
+      encoding: 'utf8',
+      env: { PATH: inherited },
+    });
+    expect(out).toBe(want);
   });
 
   it('the rlimits: file size always, with a core size of 0', () => {

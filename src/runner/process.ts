@@ -21,6 +21,7 @@ import { bwrapArgs, SOCKET_DIR_IN_SANDBOX } from './contain/bwrap.js';
 import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
+import { writeLoginProfile } from './contain/login-profile.js';
 import { EOF_EXIT_GRACE_MS, hostDigests, KILL_GRACE_MS, Tail } from './shared.js';
 import type { PolicedEnv, Runner, SandboxView, TrialFile, TrialLaunch } from './types.js';
 
@@ -222,6 +223,7 @@ export class ProcessRunner implements Runner {
     if (p.mode.kind === 'root') await chownTree(dirs, p.mode.uid, p.mode.gid);
     const readOnly = [...new Set(launch.read_only)];
     const hide = (launch.hide ?? []).filter((h) => readOnly.some((r) => h === r || h.startsWith(`${r}/`)));
+    const profile = writeLoginProfile(t.socketDir);
     const args = bwrapArgs({
       bwrap: p.bwrap,
       mode: p.mode,
@@ -229,6 +231,7 @@ export class ProcessRunner implements Runner {
       readOnly,
       hide,
       socketDir: t.socketDir,
+      ...(profile ? { profile } : {}),
       tools: p.tools,
       spec: {
         port: launch.endpoint_port,

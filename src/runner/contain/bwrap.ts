@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import type { TrialDirs } from '../../world/trial-dirs.js';
 import { INIT_SOURCE, type InitSpec } from './init.js';
 import type { LimitMechanisms, Limits } from './limits.js';
+import { HOST_PROFILE } from './login-profile.js';
 
 /** Where the endpoint socket's folder appears inside the sandbox. */
 export const SOCKET_DIR_IN_SANDBOX = '/run/hr';
@@ -23,6 +24,8 @@ export interface BwrapInput {
   /** Host paths that must not be visible even though a read-only folder holds them (result file…). */
   hide: string[];
   socketDir: string;
+  /** The trial's /etc/profile (login-profile.ts), bound over the host's; absent: the host's as it is. */
+  profile?: string;
   /**
    * Absolute host paths of setpriv and prlimit: bwrap would look them up on the trial's PATH, whose
    * first entry is the trial's own bin/ (and, as root, they run before the uid is dropped).
@@ -89,6 +92,7 @@ export function bwrapArgs(i: BwrapInput): string[] {
     if (lstatSync(l).isSymbolicLink()) a.push('--symlink', readlinkSync(l), l);
     else a.push('--ro-bind', l, l);
   }
+  if (i.profile) a.push('--ro-bind', i.profile, HOST_PROFILE);
   a.push('--ro-bind', nodePrefix(), nodePrefix());
   a.push('--proc', '/proc', '--dev', '/dev');
   // Tools that ignore TMPDIR still get a /tmp, private and capped; the trial's tmp folder is TMPDIR.
