@@ -96425,8 +96425,10 @@ function loginProfile(host) {
   return [
     "# harness-risk: the host /etc/profile, then the PATH this shell inherited put back in front (a login",
     "# shell keeps the trial bin/ as on Ubuntu, where /etc/profile does not set PATH).",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     '__hr_inherited_path="${PATH-}"',
     host.replace(/\n?$/, "\n"),
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     'if [ -n "$__hr_inherited_path" ]; then PATH="$__hr_inherited_path${PATH:+:$PATH}"; export PATH; fi',
     "unset __hr_inherited_path",
     ""

@@ -126,7 +126,9 @@ describe('an owner step whose form never reached the world takes its next form',
   it('every owner service step that failed by `svc` (not found) is made again by curl, which the world accepts', () => {
     expect(loginshell.ids.length).toBe(12);
     const steps = loginshell.result().trials.flatMap((t) => {
-      const owner = (t.outcomes ?? []).filter((o) => o.role === 'owner' && serviceStep({ do: o.action ?? '' }));
+      const owner = (t.outcomes ?? []).filter(
+        (o) => o.role === 'owner' && serviceStep({ do: o.action ?? '' }),
+      );
       return [...new Set(owner.map((o) => o.index))].map((i) => ({
         id: t.id,
         outcomes: owner.filter((o) => o.index === i).map((o) => o.outcome),
