@@ -1,6 +1,14 @@
 // The adapter loader (built-in names, paths, errors with file:line:field) on the built-in adapters, and
 // ensureInstalled's cache behaviour with a stand-in npm (no registry needed).
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +19,21 @@ import { PROMPT_NAMES } from '../src/cases/prompt-template.js';
 import { reviewerMode } from '../src/spec/reviewer-modes.js';
 
 const REAL = ['claude-code', 'codex', 'gemini-cli', 'openclaw', 'pi', 'qwen-code'];
+
+describe('example adapters (examples/adapters/)', () => {
+  const dir = join(import.meta.dirname, '..', 'examples', 'adapters');
+  it.each(readdirSync(dir))(
+    '%s loads, pins an exact version and uses only known template variables',
+    (name) => {
+      const { adapter, file } = loadAdapter(join(dir, name));
+      expect(adapter.install?.npm?.version).toMatch(/^\d+\.\d+\.\d+$/);
+      const known = [...TEMPLATE_VARS, ...PROMPT_NAMES];
+      for (const m of readFileSync(file, 'utf8').matchAll(/\{\{\s*([a-z_:A-Z]+)\s*\}\}/g))
+        expect(known).toContain(m[1]);
+      expect(Object.keys(adapter.configs).length).toBeGreaterThanOrEqual(2);
+    },
+  );
+});
 
 describe('built-in adapters', () => {
   it('lists the five real harnesses and the reference harness', () => {
