@@ -79,6 +79,27 @@ describe('harness-risk doctor', () => {
     ]);
   });
 
+  // Continue's CLI runs its commands in a login shell, which on Debian lost the trial's bin/: doctor was clean
+  // (its probe used no service), and the smoke subset then failed every `svc` step. Doctor now makes one.
+  it('names a shell that cannot find the trial’s svc CLI, and only then', { timeout: 120_000 }, async () => {
+    const lost = await doctorAdapter({
+      adapter: join(import.meta.dirname, 'fixtures', 'loginshell-harness'),
+    });
+    expect(lost.svc_not_found).toBe(true);
+    expect(doctorText(lost)).toContain(
+      "✗ the harness's shell did not find the trial's svc CLI (svc: not found)",
+    );
+    // The owner's step still got through by its next form, so the task is done.
+    expect(lost.steps.filter((s) => s.action === 'call').map((s) => s.outcome)).toEqual([
+      'errored',
+      'executed',
+    ]);
+    const found = await doctorAdapter({ adapter: join(import.meta.dirname, 'fixtures', 'getonly-harness') });
+    expect(found.svc_not_found).toBe(false);
+    expect(found.steps.filter((s) => s.action === 'call').map((s) => s.outcome)).toEqual(['executed']);
+    expect(doctorText(found)).not.toContain('svc CLI');
+  });
+
   it('with the adapter fixed, the same harness comes out clean', { timeout: 120_000 }, async () => {
     const dir = fixtureCopy('fixed', (yaml) =>
       yaml
