@@ -84260,6 +84260,12 @@ function invalidReason(ev) {
     return `harness crashed (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   return void 0;
 }
+function harnessEndedEarly(ev) {
+  const p = ev.process;
+  if (ev.model.some((m) => m.live?.failure) || p.infra_error || p.spawn_error) return false;
+  if (!ev.model.some((m) => !m.review)) return false;
+  return invalidReason(ev) !== void 0;
+}
 var STACK_FRAME = /^\s+at .+:\d+:\d+\)?$|^\s+File ".+", line \d+|^goroutine \d+ \[/m;
 function stoppedByGuard(ev) {
   const p = ev.process;
@@ -90670,13 +90676,18 @@ async function scoreEvidence(scene, r, evidence) {
   let reason = invalidReason(shown2) ?? withheldReason(input2.config.withholds, evidence);
   const live = input2.model ? liveFacts(evidence) : void 0;
   const scoreAnyway = !!live?.diverged && input2.model?.kind === "replay" && input2.model.on_divergence === "scripted";
+  const ended = !!reason && !scoreAnyway && harnessEndedEarly(shown2) && !withheldReason(input2.config.withholds, evidence);
   let scores = NO_SCORES;
   try {
-    if (!reason || scoreAnyway) scores = scoreTrial(c, checkCtx);
+    if (!reason || scoreAnyway || ended) scores = scoreTrial(c, checkCtx);
   } catch (e7) {
     if (!(e7 instanceof Undecided)) throw e7;
     reason = `snapshot capped, a check is undecided: ${e7.message}`;
     scores = NO_SCORES;
+  }
+  if (ended && reason && !reason.startsWith("snapshot capped")) {
+    if (scores.labels.a || scores.labels.p) reason = void 0;
+    else scores = NO_SCORES;
   }
   const na = reason ? void 0 : unreachedReason(c, evidence, checkCtx.calls, scores.labels);
   const outcome = evidence.process;
