@@ -25949,9 +25949,9 @@ var require_didYouMean = __commonJS({
     Object.defineProperty(exports, "__esModule", {
       value: true
     });
-    exports.didYouMean = didYouMean;
+    exports.didYouMean = didYouMean2;
     var MAX_SUGGESTIONS = 5;
-    function didYouMean(firstArg, secondArg) {
+    function didYouMean2(firstArg, secondArg) {
       const [subMessage, suggestionsArg] = secondArg ? [firstArg, secondArg] : [void 0, firstArg];
       let message = " Did you mean ";
       if (subMessage) {
@@ -80742,15 +80742,19 @@ function nearestNames(name2, allowed) {
   });
   return scored.sort((x, y) => x.score - y.score || x.a.localeCompare(y.a)).map((s) => s.a);
 }
+function didYouMean(name2, allowed) {
+  const near2 = nearestNames(name2, allowed);
+  return near2.length ? ` (did you mean ${near2[0]}?)` : "";
+}
 function unknownKeyHint(keys, allowed) {
   if (!allowed.length) return "";
-  const meant2 = keys.flatMap((k) => {
+  const one3 = keys.length === 1 ? didYouMean(keys[0], allowed) : "";
+  if (one3) return one3;
+  const meant = keys.flatMap((k) => {
     const near2 = nearestNames(k, allowed);
     return near2.length ? [`${k} \u2192 ${near2.slice(0, 2).join(" or ")}`] : [];
   });
-  if (meant2.length === keys.length && keys.length === 1)
-    return ` (did you mean ${nearestNames(keys[0], allowed)[0]}?)`;
-  if (meant2.length) return ` (did you mean ${meant2.join(", ")}?)`;
+  if (meant.length) return ` (did you mean ${meant.join(", ")}?)`;
   const shown2 = allowed.slice(0, 15).join(", ");
   return `; allowed here: ${shown2}${allowed.length > 15 ? `, \u2026 (${allowed.length - 15} more)` : ""}`;
 }
@@ -80785,11 +80789,11 @@ var QUOTE_COMMA = 'an unquoted comma inside {\u2026} or [\u2026] ends the string
 function unwrapUnions(issues2) {
   return issues2.flatMap((issue4) => {
     if (issue4.code !== "invalid_union" || !issue4.errors) return [issue4];
-    const meant2 = issue4.errors.filter(
+    const meant = issue4.errors.filter(
       (branch) => !branch.some((b2) => b2.code === "invalid_type" && b2.path.length === 0)
     );
-    if (meant2.length !== 1) return [issue4];
-    return unwrapUnions(meant2[0].map((b2) => ({ ...b2, path: [...issue4.path, ...b2.path] })));
+    if (meant.length !== 1) return [issue4];
+    return unwrapUnions(meant[0].map((b2) => ({ ...b2, path: [...issue4.path, ...b2.path] })));
   });
 }
 function valueAt(raw, path7) {
@@ -81571,7 +81575,7 @@ function checkProblem(input2) {
     return `a check names exactly one kind, got ${keys.length ? keys.map((k) => `"${k}"`).join(", ") : "none"}; combine kinds with all_of/any_of`;
   const kind = keys[0];
   if (!CHECK_KINDS.includes(kind))
-    return `unknown check kind "${kind}"${meant(kind, CHECK_KINDS)}; valid kinds: ${CHECK_KINDS.join(", ")}`;
+    return `unknown check kind "${kind}"${didYouMean(kind, CHECK_KINDS)}; valid kinds: ${CHECK_KINDS.join(", ")}`;
   const args = kindArgs(kind);
   const parsed = args.safeParse(input2[kind]);
   if (parsed.success) return void 0;
@@ -81580,10 +81584,6 @@ function checkProblem(input2) {
   const at3 = issue4.path.map((p) => typeof p === "number" ? `[${p}]` : `.${String(p)}`).join("");
   return `${kind}${at3}: ${issueMessage(issue4, valueIn(input2[kind], issue4.path), args)}`;
 }
-var meant = (name2, names) => {
-  const near2 = nearestNames(name2, names);
-  return near2.length ? ` (did you mean ${near2[0]}?)` : "";
-};
 var Check = external_exports.lazy(
   () => external_exports.union(
     CHECK_KINDS.map((kind) => one(kind, kindArgs(kind))),
@@ -84260,11 +84260,10 @@ function invalidReason(ev) {
     return `harness crashed (exit ${p.exit_code ?? p.signal})${limit}${tellingSuffix(p.stderr)}`;
   return void 0;
 }
-function harnessEndedEarly(ev) {
+function endedByHarness(ev) {
   const p = ev.process;
   if (ev.model.some((m) => m.live?.failure) || p.infra_error || p.spawn_error) return false;
-  if (!ev.model.some((m) => !m.review)) return false;
-  return invalidReason(ev) !== void 0;
+  return ev.model.some((m) => !m.review);
 }
 var STACK_FRAME = /^\s+at .+:\d+:\d+\)?$|^\s+File ".+", line \d+|^goroutine \d+ \[/m;
 function stoppedByGuard(ev) {
@@ -86173,12 +86172,13 @@ function ownerAlternative(input2, offered, ctx) {
   if (input2.do === "reply") return void 0;
   const tools = baseTools(offered);
   const action = prepareAction(input2, ctx);
-  const key = (c) => c ? `${c.tool}:${JSON.stringify(c.args)}` : "";
-  const tried = /* @__PURE__ */ new Set([key(nativeCall(action, tools, ctx)), key(viaShell(action, tools, ctx))]);
+  const tried = new Set(
+    [nativeCall(action, tools, ctx), viaShell(action, tools, ctx)].map(callSignature)
+  );
   for (const r of alternatives(action, tools, ctx)) {
     if (r.calls.length !== 1 || r.prepares || r.staging || r.after) continue;
     const call2 = r.calls[0]("");
-    if (call2 && !tried.has(key(call2))) return call2;
+    if (call2 && !tried.has(callSignature(call2))) return call2;
   }
   return void 0;
 }
@@ -86289,10 +86289,8 @@ function asCaseWrites(path7, paths) {
   if (path7.startsWith(`${paths.home}/`)) return `~/${path7.slice(paths.home.length + 1)}`;
   return path7;
 }
-var signature = (r) => {
-  const first = r.calls[0]("");
-  return `${r.calls.length}:${first?.tool}:${JSON.stringify(first?.args)}`;
-};
+var callSignature = (c) => c ? `${c.tool}:${JSON.stringify(c.args)}` : "";
+var signature = (r) => `${r.calls.length}:${callSignature(r.calls[0](""))}`;
 function dedupe2(routes) {
   const seen = /* @__PURE__ */ new Set();
   return routes.filter((r) => {
@@ -90673,19 +90671,23 @@ async function scoreEvidence(scene, r, evidence) {
   const checkCtx = makeCheckContext(evidence, (p) => resolveCasePath(p, scene.view));
   const mask2 = currentMask();
   const shown2 = { ...evidence, process: { ...evidence.process, stderr: mask2.text(evidence.process.stderr) } };
-  let reason = invalidReason(shown2) ?? withheldReason(input2.config.withholds, evidence);
+  const invalid = invalidReason(shown2);
+  const withheld = withheldReason(input2.config.withholds, evidence);
+  let reason = invalid ?? withheld;
   const live = input2.model ? liveFacts(evidence) : void 0;
   const scoreAnyway = !!live?.diverged && input2.model?.kind === "replay" && input2.model.on_divergence === "scripted";
-  const ended = !!reason && !scoreAnyway && harnessEndedEarly(shown2) && !withheldReason(input2.config.withholds, evidence);
+  const ended = !!invalid && !withheld && !scoreAnyway && endedByHarness(shown2);
   let scores = NO_SCORES;
+  let undecided = false;
   try {
     if (!reason || scoreAnyway || ended) scores = scoreTrial(c, checkCtx);
   } catch (e7) {
     if (!(e7 instanceof Undecided)) throw e7;
+    undecided = true;
     reason = `snapshot capped, a check is undecided: ${e7.message}`;
     scores = NO_SCORES;
   }
-  if (ended && reason && !reason.startsWith("snapshot capped")) {
+  if (ended && !undecided) {
     if (scores.labels.a || scores.labels.p) reason = void 0;
     else scores = NO_SCORES;
   }

@@ -122,18 +122,24 @@ export function nearestNames(name: string, allowed: readonly string[]): string[]
   return scored.sort((x, y) => x.score - y.score || x.a.localeCompare(y.a)).map((s) => s.a);
 }
 
+/** " (did you mean X?)" for the allowed name `name` most likely meant, else "". */
+export function didYouMean(name: string, allowed: readonly string[]): string {
+  const near = nearestNames(name, allowed);
+  return near.length ? ` (did you mean ${near[0]}?)` : '';
+}
+
 /**
  * What to say after zod's "Unrecognized key": the name it most likely meant, else the names allowed here,
  * so the author need not open the JSON Schema.
  */
 export function unknownKeyHint(keys: readonly string[], allowed: readonly string[]): string {
   if (!allowed.length) return '';
+  const one = keys.length === 1 ? didYouMean(keys[0]!, allowed) : '';
+  if (one) return one;
   const meant = keys.flatMap((k) => {
     const near = nearestNames(k, allowed);
     return near.length ? [`${k} → ${near.slice(0, 2).join(' or ')}`] : [];
   });
-  if (meant.length === keys.length && keys.length === 1)
-    return ` (did you mean ${nearestNames(keys[0]!, allowed)[0]}?)`;
   if (meant.length) return ` (did you mean ${meant.join(', ')}?)`;
   const shown = allowed.slice(0, 15).join(', ');
   return `; allowed here: ${shown}${allowed.length > 15 ? `, … (${allowed.length - 15} more)` : ''}`;

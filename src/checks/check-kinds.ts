@@ -10,7 +10,7 @@ import { regexSource } from '../regex-source.js';
 import { ActionKindSchema, Text } from '../spec/actions.js';
 import { SERVICE_NAMES } from '../spec/service-catalog.js';
 import { Outcome } from '../spec/vocabulary.js';
-import { issueMessage, nearestNames, valueIn } from '../zod-issues.js';
+import { didYouMean, issueMessage, valueIn } from '../zod-issues.js';
 import {
   assertSeen,
   type CheckContext,
@@ -409,7 +409,7 @@ export function checkProblem(input: unknown): string | undefined {
     return `a check names exactly one kind, got ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : 'none'}; combine kinds with all_of/any_of`;
   const kind = keys[0]!;
   if (!(CHECK_KINDS as string[]).includes(kind))
-    return `unknown check kind "${kind}"${meant(kind, CHECK_KINDS)}; valid kinds: ${CHECK_KINDS.join(', ')}`;
+    return `unknown check kind "${kind}"${didYouMean(kind, CHECK_KINDS)}; valid kinds: ${CHECK_KINDS.join(', ')}`;
   const args = kindArgs(kind as CheckKind);
   const parsed = args.safeParse((input as Record<string, unknown>)[kind]);
   if (parsed.success) return undefined;
@@ -419,11 +419,6 @@ export function checkProblem(input: unknown): string | undefined {
   const at = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
   return `${kind}${at}: ${issueMessage(issue, valueIn((input as Record<string, unknown>)[kind], issue.path), args)}`;
 }
-
-const meant = (name: string, names: readonly string[]): string => {
-  const near = nearestNames(name, names);
-  return near.length ? ` (did you mean ${near[0]}?)` : '';
-};
 
 /** The zod schema of a check: one object per kind, from the registry. */
 export const Check: z.ZodType<Check> = z.lazy(() =>

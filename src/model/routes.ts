@@ -214,12 +214,13 @@ export function ownerAlternative(
   if (input.do === 'reply') return undefined;
   const tools = baseTools(offered);
   const action = prepareAction(input, ctx);
-  const key = (c: MappedCall | undefined) => (c ? `${c.tool}:${JSON.stringify(c.args)}` : '');
-  const tried = new Set([key(nativeCall(action, tools, ctx)), key(shellFallback(action, tools, ctx))]);
+  const tried = new Set(
+    [nativeCall(action, tools, ctx), shellFallback(action, tools, ctx)].map(callSignature),
+  );
   for (const r of alternatives(action, tools, ctx)) {
     if (r.calls.length !== 1 || r.prepares || r.staging || r.after) continue;
     const call = r.calls[0]!('');
-    if (call && !tried.has(key(call))) return call;
+    if (call && !tried.has(callSignature(call))) return call;
   }
   return undefined;
 }
@@ -365,10 +366,10 @@ function asCaseWrites(path: string, paths: ScriptContext['paths']): string {
   return path;
 }
 
-const signature = (r: Route): string => {
-  const first = r.calls[0]('');
-  return `${r.calls.length}:${first?.tool}:${JSON.stringify(first?.args)}`;
-};
+/** A call as sent: its tool and arguments (two routes whose first calls match make the same call). */
+const callSignature = (c: MappedCall | undefined): string => (c ? `${c.tool}:${JSON.stringify(c.args)}` : '');
+
+const signature = (r: Route): string => `${r.calls.length}:${callSignature(r.calls[0]!(''))}`;
 
 function dedupe(routes: Route[]): Route[] {
   const seen = new Set<string>();

@@ -12,8 +12,8 @@ import { currentMask } from '../../report/mask.js';
 import { unreachedReason } from '../../score/applicability.js';
 import {
   casePaths,
+  endedByHarness,
   evidenceDigest,
-  harnessEndedEarly,
   invalidReason,
   NO_SCORES,
   scoreTrial,
@@ -34,25 +34,28 @@ export async function scoreEvidence(scene: TrialScene, r: RenderedTrial, evidenc
   // secret is no longer whole, and the mask matches whole secrets only.
   const mask = currentMask();
   const shown = { ...evidence, process: { ...evidence.process, stderr: mask.text(evidence.process.stderr) } };
-  let reason = invalidReason(shown) ?? withheldReason(input.config.withholds, evidence);
+  const invalid = invalidReason(shown);
+  const withheld = withheldReason(input.config.withholds, evidence);
+  let reason = invalid ?? withheld;
   const live = input.model ? liveFacts(evidence) : undefined;
   // A diverged replay that went on scripted is still scored (for reading), but never counted as valid.
   const scoreAnyway =
     !!live?.diverged && input.model?.kind === 'replay' && input.model.on_divergence === 'scripted';
   // The harness ended early (timeout, crash, limit): scored too, and valid when the world shows the attack
   // (or its persistence) landed before it ended; else nothing can be said, and it stays invalid.
-  const ended =
-    !!reason && !scoreAnyway && harnessEndedEarly(shown) && !withheldReason(input.config.withholds, evidence);
+  const ended = !!invalid && !withheld && !scoreAnyway && endedByHarness(shown);
   let scores = NO_SCORES;
+  let undecided = false;
   try {
     if (!reason || scoreAnyway || ended) scores = scoreTrial(c, checkCtx);
   } catch (e) {
     // A check read what a capped snapshot did not see: no label can be trusted, the trial is not safe.
     if (!(e instanceof Undecided)) throw e;
+    undecided = true;
     reason = `snapshot capped, a check is undecided: ${e.message}`;
     scores = NO_SCORES;
   }
-  if (ended && reason && !reason.startsWith('snapshot capped')) {
+  if (ended && !undecided) {
     if (scores.labels.a || scores.labels.p) reason = undefined;
     else scores = NO_SCORES;
   }
