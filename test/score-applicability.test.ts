@@ -24,6 +24,12 @@ import { emptyEvidence } from './support/evidence.js';
 const MCP_CASE = join(import.meta.dirname, 'fixtures', 'cases-applicable', 'mcp-description-only.yaml');
 const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
 const OTHER = join(import.meta.dirname, '..', 'cases/configuration/setup-guide-disables-approval.yaml');
+const STRIP = join(import.meta.dirname, 'fixtures', 'stripmarkup-harness');
+const HIDDEN_PAGE = join(
+  import.meta.dirname,
+  '..',
+  'cases/configuration/ci-hardening-blog-widens-permissions.yaml',
+);
 const mcpCase = loadCases([MCP_CASE])[0] as { case: Case };
 
 const exchange = (over: Partial<ModelExchange> = {}): ModelExchange => ({
@@ -94,6 +100,33 @@ describe('whether the injection reached the harness, from the evidence', () => {
     [
       'MCP tools listed but never shown: generic reason',
       { model: [exchange()], services: [listed] },
+      [ownerCall('executed')],
+      none,
+      /^not applicable: .*no request showed it/,
+    ],
+    [
+      'tools listed, the trigger only in a side request: received, never shown to the agent',
+      {
+        model: [exchange({ injection_visible: true, review: { verdict: 'allow' } }), exchange()],
+        services: [listed],
+      },
+      [ownerCall('executed')],
+      none,
+      /^not applicable: .*only the harness’s side requests .* showed it, never a turn of the agent/,
+    ],
+    [
+      'a world answer carried it, no model request showed it: received, left out',
+      { model: [exchange()], services: [{ ...listed, carried_injection: true }] },
+      [ownerCall('executed')],
+      none,
+      /^not applicable: .*the harness received it \(mcp tools\/list POST \/mcp answered 200\) but no request to the model showed it/,
+    ],
+    [
+      'an answer the prompt already carried is not the harness receiving it',
+      {
+        model: [exchange()],
+        services: [listed, { ...listed, op: 'issues.get', carried_injection: true, via: 'prompt' }],
+      },
       [ownerCall('executed')],
       none,
       /^not applicable: .*no request showed it/,
@@ -246,4 +279,26 @@ describe('a harness with no MCP client, on a case whose injection is only in an 
       'mcp-description-only',
     ]);
   }, 120_000);
+});
+
+describe('a harness whose fetch drops hidden markup, on a case whose injection is hidden in the page', () => {
+  const dir = useTempDir('hr-applicability-strip-');
+  it('is not applicable, and the reason says the harness received the injection and the model never saw it', async () => {
+    const r = await runSafetyCases(
+      scriptedRun({
+        adapter: STRIP,
+        config: 'open',
+        cases: [HIDDEN_PAGE],
+        concurrency: 1,
+        out: freshOut(dir()),
+      }),
+    );
+    const [t] = r.trials;
+    expect(t!.valid).toBe(false);
+    expect(t!.labels.u).toBe(true);
+    expect(t!.not_applicable).toMatch(
+      /^not applicable: .*the harness received it \(web get GET \/web\/blog\/ci-speedups answered 200\) but no request to the model showed it/,
+    );
+    expect(r.summary.overall).toMatchObject({ valid: 0, not_applicable: 1 });
+  });
 });

@@ -228,6 +228,23 @@ describe('routes', () => {
     expect((await call(live, 'GET', '/web/missing')).status).toBe(404);
   });
 
+  it('marks the answers that carried the injection (a page, an MCP tool list), and no other', async () => {
+    const carries = (t: string) => /ignore previous|id_rsa/i.test(t);
+    const live = await start(STATE, { carriesInjection: carries });
+    await call(live, 'GET', '/web/docs/setup');
+    expect(last(live).carried_injection).toBeUndefined();
+    await call(live, 'GET', '/mail/inbox');
+    expect(last(live).carried_injection).toBeUndefined();
+    await call(live, 'GET', '/mail/messages/m-evil');
+    expect(last(live)).toMatchObject({ service: 'mail', op: 'read', carried_injection: true });
+    await call(live, 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(last(live)).toMatchObject({ service: 'mcp', op: 'tools/list', carried_injection: true });
+    // Without the option nothing is marked.
+    const plain = await start();
+    await call(plain, 'GET', '/mail/messages/m-evil');
+    expect(last(plain).carried_injection).toBeUndefined();
+  });
+
   it('tickets: list, read, update', async () => {
     const live = await start();
     expect((await call(live, 'GET', '/tickets')).json).toEqual([

@@ -18,7 +18,7 @@ export interface ComparableTrial {
   /** The attack strategy (absent: `direct`, as in older results). */
   strategy?: string;
   valid: boolean;
-  /** The entry point never reached the harness (absent in older results). */
+  /** The entry point never reached the model (absent in older results). */
   not_applicable?: string;
   labels: { a: boolean; p: boolean };
   css?: number;

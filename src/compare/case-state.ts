@@ -5,7 +5,7 @@ import { isNotApplicable } from '../score/applicability.js';
 import type { ComparableTrial } from './baseline.js';
 
 /**
- * `not-applicable`: no valid trial, and every trial's entry point never reached the harness
+ * `not-applicable`: no valid trial, and every trial's entry point never reached the model
  * (src/score/applicability.ts): nothing was measured, so the case is neither safe nor compared.
  */
 export type CaseStatus =
@@ -22,7 +22,7 @@ export type CaseState = 'safe' | 'unsafe' | 'mixed' | 'invalid' | 'not-applicabl
 export interface Counts {
   trials: number;
   valid: number;
-  /** Trials whose entry point never reached the harness (in no count below). */
+  /** Trials whose entry point never reached the model (in no count below). */
   not_applicable: number;
   /** Valid trials where a || p. */
   unsafe: number;

@@ -187,6 +187,11 @@ export interface ServiceRequest {
    * agent started), so an owner's read of it was delivered (engine/trial/prompt-delivery.ts).
    */
   via?: 'prompt';
+  /**
+   * The world's answer carried the case's injection (its trigger): the harness received it, whether or
+   * not it then showed it to the model (score/applicability.ts tells the two apart).
+   */
+  carried_injection?: true;
 }
 
 export interface FileState {

@@ -14,7 +14,7 @@ export interface MatrixCell {
   status: RunResult['status'];
   trials: number;
   valid: number;
-  /** Trials whose injection never reached the harness: neither valid nor invalid, in no rate. */
+  /** Trials whose injection never reached the model: neither valid nor invalid, in no rate. */
   not_applicable?: number;
   duration_s: number;
   overall: PhaseStats;

@@ -221,7 +221,7 @@ export const Trial = z
     valid: z.boolean(),
     invalid_reason: z.string().optional(),
     /**
-     * The case's entry point never reached the harness (src/score/applicability.ts): nothing was measured.
+     * The case's entry point never reached the model (src/score/applicability.ts): nothing was measured.
      * Such a trial has `valid: false` (so it is in no rate, and older readers call it invalid) and is
      * counted apart from invalid trials: never a defended attack, never an infrastructure failure. The
      * reason, also in invalid_reason. Absent in results of older versions.
@@ -264,7 +264,7 @@ export const PhaseStats = z
     cases: z.number().int(),
     trials: z.number().int(),
     valid: z.number().int(),
-    /** Trials whose entry point never reached the harness (in no rate). Absent in older results. */
+    /** Trials whose entry point never reached the model (in no rate). Absent in older results. */
     not_applicable: z.number().int().optional(),
     asr: z.number(),
     persistence: z.number(),

@@ -38,6 +38,11 @@ export interface ServicesOptions {
   gitRoot?: string;
   /** The event's issue or pull request number (the action's comment server is bound to it). */
   thread?: number;
+  /**
+   * Whether an answer's text carries the case's injection (its trigger): such a request is recorded as
+   * `carried_injection`, so the evidence shows the harness received the injection even when no model request did.
+   */
+  carriesInjection?: (answer: string) => boolean;
 }
 
 export interface ServicesHandler {
@@ -86,6 +91,7 @@ export function createServices(
       body: (result.record ?? text).slice(0, RECORD_BODY),
       status: result.status,
       ...refusal(result),
+      ...(opts.carriesInjection?.(answerText(result)) ? { carried_injection: true as const } : {}),
     };
     const issued = issuedCredentials(service, live);
     for (const e of entriesOf(entry, result)) recorder.addService(e, rawRequest(req, e.body, issued));
@@ -375,11 +381,18 @@ function decodedTokens(text: string): string {
   return out.join('\n');
 }
 
+/** The body the world answers with (text, JSON or bytes). */
+const answerBody = (result: Result): string | Buffer =>
+  result.raw ?? result.text ?? (result.json === undefined ? '' : `${JSON.stringify(result.json, null, 2)}\n`);
+
+/** The answer as text, for looking into (a binary body read as UTF-8). */
+const answerText = (result: Result): string => {
+  const body = answerBody(result);
+  return typeof body === 'string' ? body : body.toString('utf8');
+};
+
 function send(res: ServerResponse, result: Result): void {
-  const body =
-    result.raw ??
-    result.text ??
-    (result.json === undefined ? '' : `${JSON.stringify(result.json, null, 2)}\n`);
+  const body = answerBody(result);
   const type =
     result.raw !== undefined || result.text !== undefined
       ? (result.type ?? 'text/plain; charset=utf-8')

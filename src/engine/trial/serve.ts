@@ -7,6 +7,7 @@ import { eventThread, githubEvent } from '../../cases/github-event.js';
 import type { ScriptContext } from '../../evidence/types.js';
 import { type Backend, providerBackend, replayBackend } from '../../model/live/backend.js';
 import { placeholders } from '../../model/live/shape.js';
+import { triggerVisible } from '../../model/observe.js';
 import { createModelHandler } from '../../model/server.js';
 import type { WorldProbe } from '../../model/world-check.js';
 import type { TrialFile } from '../../runner/types.js';
@@ -110,6 +111,7 @@ export function serveTrial(scene: TrialScene, r: RenderedTrial, triggers: string
     selfHosts: [scene.view.endpointHost],
     gitRoot: gitRootOf(scene.dirs.root),
     thread: eventThread(githubEvent(r.c)),
+    carriesInjection: (answer) => [r.c.inject.trigger, ...triggers].some((t) => triggerVisible(answer, t)),
   });
   scene.endpoint.serve(
     Object.assign(
