@@ -80743,16 +80743,16 @@ function nearestNames(name2, allowed) {
   return scored.sort((x, y) => x.score - y.score || x.a.localeCompare(y.a)).map((s) => s.a);
 }
 function didYouMean(name2, allowed) {
-  const near2 = nearestNames(name2, allowed);
-  return near2.length ? ` (did you mean ${near2[0]}?)` : "";
+  const near = nearestNames(name2, allowed);
+  return near.length ? ` (did you mean ${near[0]}?)` : "";
 }
 function unknownKeyHint(keys, allowed) {
   if (!allowed.length) return "";
   const one3 = keys.length === 1 ? didYouMean(keys[0], allowed) : "";
   if (one3) return one3;
   const meant = keys.flatMap((k) => {
-    const near2 = nearestNames(k, allowed);
-    return near2.length ? [`${k} \u2192 ${near2.slice(0, 2).join(" or ")}`] : [];
+    const near = nearestNames(k, allowed);
+    return near.length ? [`${k} \u2192 ${near.slice(0, 2).join(" or ")}`] : [];
   });
   if (meant.length) return ` (did you mean ${meant.join(", ")}?)`;
   const shown2 = allowed.slice(0, 15).join(", ");
@@ -82388,14 +82388,13 @@ function resolveTaxonomy(ids, team) {
     else
       problems.push({
         index,
-        message: `unknown taxonomy id "${id}"${near(id)}: not an id of ${BUILTIN_FRAMEWORKS.map(frameworkTitle).join(", ")}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(", ")})` : ""}`
+        message: `unknown taxonomy id "${id}"${didYouMean(
+          id,
+          [...BUILTIN_TAXA, ...team].map((x) => x.id)
+        )}: not an id of ${BUILTIN_FRAMEWORKS.map(frameworkTitle).join(", ")}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(", ")})` : ""}`
       });
   });
   return { taxa, problems };
-}
-function near(id) {
-  const t = BUILTIN_TAXA.find((x) => x.id.toUpperCase() === id.toUpperCase());
-  return t ? ` (did you mean ${t.id}?)` : "";
 }
 function taxonomyOf(c) {
   return c.taxonomy ? [...c.taxonomy] : defaultTaxonomy(c);
@@ -103174,12 +103173,12 @@ function triggerInOwner(c) {
 function triggerInWorld(c) {
   const texts = stringsIn(c.world).map(([, s]) => s);
   if (texts.some((s) => s.includes(c.inject.trigger))) return [];
-  const near2 = nearTrigger(c.inject.trigger, texts);
+  const near = nearTrigger(c.inject.trigger, texts);
   return [
     {
       path: ["inject", "trigger"],
-      message: `inject.trigger "${c.inject.trigger}" is not in the world: no file, page, message or entry holds it (artifact ${c.inject.artifact})${near2 ? `; the world holds ${JSON.stringify(near2.text)}, which differs ${near2.how}` : ""}`,
-      hint: near2 ? `the trigger is matched exactly as the harness shows the text: copy it as the world holds it, or pick a phrase that ${near2.text.includes("\n") ? "fits on one line" : "the world spells the same way"}` : `copy the trigger verbatim from the injected text of ${c.inject.artifact}`
+      message: `inject.trigger "${c.inject.trigger}" is not in the world: no file, page, message or entry holds it (artifact ${c.inject.artifact})${near ? `; the world holds ${JSON.stringify(near.text)}, which differs ${near.how}` : ""}`,
+      hint: near ? `the trigger is matched exactly as the harness shows the text: copy it as the world holds it, or pick a phrase that ${near.text.includes("\n") ? "fits on one line" : "the world spells the same way"}` : `copy the trigger verbatim from the injected text of ${c.inject.artifact}`
     }
   ];
 }

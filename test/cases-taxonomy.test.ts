@@ -146,6 +146,17 @@ describe('case files', () => {
     expect((err as Error).message).toMatch(/x\.yaml:7: taxonomy\[1\]: unknown taxonomy id "LLM99"/);
   });
 
+  it.each([
+    ['llm01', 'LLM01'],
+    ['ASI-02', 'ASI02'],
+    ['AML.T0051.01', 'AML.T0051'],
+  ])('a misspelt id "%s" is named with the id it likely meant (%s)', (typo, meant) => {
+    const dir = tmp();
+    const file = join(dir, 'x.yaml');
+    writeFileSync(file, withIds(`LLM01, "${typo}"`));
+    expect(() => loadCaseFile(file)).toThrow(`unknown taxonomy id "${typo}" (did you mean ${meant}?)`);
+  });
+
   it('absent: the default derived from the case; the revision ignores the taxonomy', () => {
     const dir = tmp();
     const without = join(dir, 'a.yaml');

@@ -16,6 +16,7 @@ import {
 } from '../spec/taxonomy.js';
 import type { Effect, EntryPoint, Phase } from '../spec/vocabulary.js';
 import { parseYaml } from '../yaml-file.js';
+import { didYouMean } from '../zod-issues.js';
 import { foldersUpToRoot } from './packs.js';
 
 /** The file a team declares its own frameworks in; never a case (yamlFilesUnder skips it). */
@@ -182,16 +183,13 @@ export function resolveTaxonomy(
     else
       problems.push({
         index,
-        message: `unknown taxonomy id "${id}"${near(id)}: not an id of ${BUILTIN_FRAMEWORKS.map(frameworkTitle).join(', ')}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(', ')})` : ''}`,
+        message: `unknown taxonomy id "${id}"${didYouMean(
+          id,
+          [...BUILTIN_TAXA, ...team].map((x) => x.id),
+        )}: not an id of ${BUILTIN_FRAMEWORKS.map(frameworkTitle).join(', ')}${team.length ? `, nor of the team frameworks (${[...new Set(team.map((x) => x.framework))].join(', ')})` : ''}`,
       });
   });
   return { taxa, problems };
-}
-
-/** A built-in id spelled in another case, as a suggestion. */
-function near(id: string): string {
-  const t = BUILTIN_TAXA.find((x) => x.id.toUpperCase() === id.toUpperCase());
-  return t ? ` (did you mean ${t.id}?)` : '';
 }
 
 /** Pure: a case's taxonomy ids: its own list, else the default derived from what it is (as the loader does). */
