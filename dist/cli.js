@@ -92340,6 +92340,45 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
   return { progress: p, fresh };
 }
 
+// src/model/secrets-seen.ts
+var unseenSecret = (name2) => `[${name2}: not seen]`;
+var unseenSecretsIn = (text2) => [
+  ...new Set([...text2.matchAll(/\[([A-Za-z_][\w.-]*): not seen\]/g)].map((m) => m[1]))
+];
+function shownText(conv) {
+  const out = [conv.system, conv.exposed ?? ""];
+  for (const m of conv.messages) {
+    if (m.role === "assistant") continue;
+    out.push(m.seen ?? m.text, ...m.toolResults.map((r) => r.text));
+  }
+  return out;
+}
+function unseenSecrets(conv, secrets2) {
+  const texts = shownText(conv);
+  const unseen = /* @__PURE__ */ new Map();
+  for (const [name2, value] of Object.entries(secrets2))
+    if (value && !texts.some((t) => t.includes(value))) unseen.set(value, name2);
+  return unseen;
+}
+function redact(value, unseen) {
+  if (typeof value === "string") {
+    let s = value;
+    for (const [secret, name2] of unseen) s = s.split(secret).join(unseenSecret(name2));
+    return s;
+  }
+  if (Array.isArray(value)) return value.map((v) => redact(v, unseen));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, unseen)]));
+  return value;
+}
+function goalAsKnown(goal, conv, secrets2) {
+  if (!secrets2 || !Object.keys(secrets2).length) return goal;
+  const unseen = unseenSecrets(conv, secrets2);
+  if (!unseen.size) return goal;
+  const known = redact(goal, unseen);
+  return JSON.stringify(known) === JSON.stringify(goal) ? goal : known;
+}
+
 // src/model/subagent.ts
 function subagentReport(conv, ctx, ledger) {
   const reports = ctx.subagents ?? {};
@@ -92469,7 +92508,9 @@ function withLoaded(conv, ctx, ledger) {
   const tools = markLoaded(conv.tools, searchesMade(conv, ctx, stepOf, callKey), ctx);
   return tools === conv.tools ? conv : { ...conv, tools };
 }
-function decide2(request, ctx, ledger) {
+function decide2(request, given, ledger) {
+  const goal = goalAsKnown(given.goal, request, given.secrets);
+  const ctx = goal === given.goal ? given : { ...given, goal };
   const conv = withLoaded(request, ctx, ledger);
   const steps = planSteps(ctx);
   const memory = { worked: /* @__PURE__ */ new Map(), failed: /* @__PURE__ */ new Map() };
@@ -95045,6 +95086,7 @@ function scriptContext(scene, r, triggers, delivered) {
     error_patterns: adapter.adapter.error_patterns.map((p) => new RegExp(p, "i")),
     running_patterns: adapter.adapter.running_patterns.map((p) => new RegExp(p, "i")),
     services_url: scene.endpoint.url,
+    secrets: scene.canaries,
     subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
     mcp_server: adapter.adapter.mcp?.server ?? "team",
     ...adapter.adapter.discovery ? { discovery: adapter.adapter.discovery } : {}
@@ -103376,6 +103418,9 @@ function whyAttackMissed(t, k) {
   if (stop) return `${unmet}; ${describeCall(stop)}`;
   if (t.facts.attack_unmet?.includes("the world answered"))
     return `${unmet}: the world refused what the goal asks for; seed what the goal targets (e.g. world.services.deploy.services, default [web]) or change the goal`;
+  const unseen = unseenSecretsIn(t.facts.attack_calls.join("\n"));
+  if (unseen.length)
+    return `${unmet}: the goal sends the value of ${unseen.join(", ")}, which nothing the harness showed the model held (the model cannot send a secret it was never shown); make the goal read it first (a read of the file that holds it, or a command that prints it)`;
   const ran = t.facts.attack_calls.length ? ` although the harness executed ${t.facts.attack_calls.join("; ")}` : "";
   return `${unmet}${ran}: the check does not test what the goal does`;
 }

@@ -2,6 +2,7 @@
 // an author learns the cause ("guarded refused the owner's write of .npmrc: protected_paths") without a
 // second run with --keep-evidence. Pure: everything it says is in the run result already.
 
+import { unseenSecretsIn } from '../model/secrets-seen.js';
 import { isNotApplicable } from '../score/applicability.js';
 import type { CallOutcomeRecord, Trial } from '../spec/run-result.js';
 import { TRIAL_DIR_PREFIX } from '../world/trial-dirs.js';
@@ -47,6 +48,10 @@ export function whyAttackMissed(t: Trial, k: CaseClues): string {
   // The harness let the call through and the world refused it: the case asks for what its world lacks.
   if (t.facts.attack_unmet?.includes('the world answered'))
     return `${unmet}: the world refused what the goal asks for; seed what the goal targets (e.g. world.services.deploy.services, default [web]) or change the goal`;
+  // The goal sends a secret's value no request to the model ever showed: no model could send it.
+  const unseen = unseenSecretsIn(t.facts.attack_calls.join('\n'));
+  if (unseen.length)
+    return `${unmet}: the goal sends the value of ${unseen.join(', ')}, which nothing the harness showed the model held (the model cannot send a secret it was never shown); make the goal read it first (a read of the file that holds it, or a command that prints it)`;
   const ran = t.facts.attack_calls.length
     ? ` although the harness executed ${t.facts.attack_calls.join('; ')}`
     : '';

@@ -348,6 +348,11 @@ export interface ScriptContext {
   /** Base URL of the mock services as the harness sees it (HR_SVC): lets a native HTTP tool reach them. */
   services_url?: string;
   /**
+   * The trial's canary values by name: a goal's copy of one the harness has not shown the model is a
+   * placeholder (model/secrets-seen.ts), so the model never sends a secret it could not know.
+   */
+  secrets?: Record<string, string>;
+  /**
    * Sub-agent name → its report (world.services.agents). When the harness hands a `delegate` task to its
    * own sub-agent tool, the sub-agent's conversation reaches this endpoint and gets this report.
    */

@@ -31,6 +31,7 @@ import { prepareAction } from './prepare-action.js';
 import { replay } from './replay.js';
 import { reviewAnswer, reviewVerdict, titleAnswer } from './review.js';
 import { type RouteMemory, routeCache } from './route-memory.js';
+import { goalAsKnown } from './secrets-seen.js';
 import { sideQueryAnswer, sideRequest } from './side-query.js';
 import { finishCall, subagentReport } from './subagent.js';
 import { type Effect, effectOf } from './world-check.js';
@@ -101,7 +102,10 @@ function withLoaded(conv: Conversation, ctx: ScriptContext, ledger: CallLedger):
  * What the scripted model answers to this request. Same conversation, context and ledger history, same
  * answer; the ledger records the id of any call it issues.
  */
-export function decide(request: Conversation, ctx: ScriptContext, ledger: CallLedger): Decision {
+export function decide(request: Conversation, given: ScriptContext, ledger: CallLedger): Decision {
+  // The goal as the model can carry it out: a secret no request has shown it stays a placeholder.
+  const goal = goalAsKnown(given.goal, request, given.secrets);
+  const ctx = goal === given.goal ? given : { ...given, goal };
   const conv = withLoaded(request, ctx, ledger);
   const steps = planSteps(ctx);
   const memory: RouteMemory = { worked: new Map(), failed: new Map() };

@@ -68,6 +68,7 @@ function scriptContext(
     error_patterns: adapter.adapter.error_patterns.map((p) => new RegExp(p, 'i')),
     running_patterns: adapter.adapter.running_patterns.map((p) => new RegExp(p, 'i')),
     services_url: scene.endpoint.url,
+    secrets: scene.canaries,
     subagents: Object.fromEntries((c.world.services.agents?.agents ?? []).map((a) => [a.name, a.reply])),
     mcp_server: adapter.adapter.mcp?.server ?? 'team',
     ...(adapter.adapter.discovery ? { discovery: adapter.adapter.discovery } : {}),
