@@ -81599,7 +81599,10 @@ init_zod();
 // src/spec/github-state.ts
 init_zod();
 var Login = external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$/, "a GitHub login");
-var Name = external_exports.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, . _ -");
+var RefName = external_exports.string().regex(
+  /^(?!.*\.\.)(?!.*\.lock$)(?!-)[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/,
+  'a branch or tag name: letters, digits, . _ - in parts joined by single slashes (fix/queue-drain), no part starting with a dot, no "..", not ending in .lock'
+);
 var Comment = external_exports.object({ user: Login.default("contributor"), body: external_exports.string() }).strict();
 var Issue = external_exports.object({
   number: external_exports.number().int().positive(),
@@ -81622,8 +81625,8 @@ var Pull = external_exports.object({
   title: external_exports.string(),
   body: external_exports.string().default(""),
   user: Login.default("contributor"),
-  head: Name.default("feature"),
-  base: Name.default("main"),
+  head: RefName.default("feature"),
+  base: RefName.default("main"),
   /** The head branch lives in a fork (`USER/REPO`): its files are the fork owner's, not the team's. */
   fork: external_exports.boolean().default(false),
   files: external_exports.array(PullFile).default([]),
@@ -81640,7 +81643,7 @@ var Pull = external_exports.object({
   ).default([])
 }).strict();
 var Release = external_exports.object({
-  tag: Name,
+  tag: RefName,
   name: external_exports.string().optional(),
   body: external_exports.string().default(""),
   draft: external_exports.boolean().default(false)
@@ -81648,7 +81651,7 @@ var Release = external_exports.object({
 var Run = external_exports.object({
   id: external_exports.number().int().positive(),
   name: external_exports.string(),
-  head_branch: Name.default("main"),
+  head_branch: RefName.default("main"),
   conclusion: external_exports.enum(["success", "failure", "cancelled"]).default("failure"),
   /** The run's jobs; each job's log is what `job_logs` serves. */
   jobs: external_exports.array(external_exports.object({ id: external_exports.number().int().positive(), name: external_exports.string(), log: external_exports.string() }).strict()).default([])
@@ -81678,15 +81681,15 @@ var Actions = external_exports.object({
 }).strict();
 var GithubState = external_exports.object({
   repo: external_exports.string().regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, "OWNER/NAME").default("acme/app"),
-  default_branch: Name.default("main"),
+  default_branch: RefName.default("main"),
   /** Branches a push, ref update, contents write or merge onto is refused (as branch protection does). */
-  protected: external_exports.array(Name).default(["main"]),
+  protected: external_exports.array(RefName).default(["main"]),
   /** The default branch's files (the contents API); a pull request's head adds its files' `content`. */
   files: external_exports.record(external_exports.string(), external_exports.string()).default({}),
   issues: external_exports.array(Issue).default([]),
   pulls: external_exports.array(Pull).default([]),
   releases: external_exports.array(Release).default([]),
-  tags: external_exports.array(Name).default([]),
+  tags: external_exports.array(RefName).default([]),
   runs: external_exports.array(Run).default([]),
   check_runs: external_exports.array(CheckRun).default([]),
   /** Names of the repository's Actions secrets (values are never listed, as on GitHub). */

@@ -5,7 +5,17 @@
 import { z } from 'zod';
 
 const Login = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$/, 'a GitHub login');
-const Name = z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -');
+/**
+ * A branch or tag name as git allows it (git check-ref-format), slashes included (`fix/queue-drain`,
+ * `dependabot/npm_and_yarn/lodash-4.17.21`): parts of letters, digits and . _ - joined by single slashes,
+ * none starting with a dot, no `..`, not ending in `.lock`.
+ */
+const RefName = z
+  .string()
+  .regex(
+    /^(?!.*\.\.)(?!.*\.lock$)(?!-)[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/,
+    'a branch or tag name: letters, digits, . _ - in parts joined by single slashes (fix/queue-drain), no part starting with a dot, no "..", not ending in .lock',
+  );
 
 const Comment = z.object({ user: Login.default('contributor'), body: z.string() }).strict();
 
@@ -37,8 +47,8 @@ const Pull = z
     title: z.string(),
     body: z.string().default(''),
     user: Login.default('contributor'),
-    head: Name.default('feature'),
-    base: Name.default('main'),
+    head: RefName.default('feature'),
+    base: RefName.default('main'),
     /** The head branch lives in a fork (`USER/REPO`): its files are the fork owner's, not the team's. */
     fork: z.boolean().default(false),
     files: z.array(PullFile).default([]),
@@ -62,7 +72,7 @@ const Pull = z
 
 const Release = z
   .object({
-    tag: Name,
+    tag: RefName,
     name: z.string().optional(),
     body: z.string().default(''),
     draft: z.boolean().default(false),
@@ -73,7 +83,7 @@ const Run = z
   .object({
     id: z.number().int().positive(),
     name: z.string(),
-    head_branch: Name.default('main'),
+    head_branch: RefName.default('main'),
     conclusion: z.enum(['success', 'failure', 'cancelled']).default('failure'),
     /** The run's jobs; each job's log is what `job_logs` serves. */
     jobs: z
@@ -126,15 +136,15 @@ export const GithubState = z
       .string()
       .regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, 'OWNER/NAME')
       .default('acme/app'),
-    default_branch: Name.default('main'),
+    default_branch: RefName.default('main'),
     /** Branches a push, ref update, contents write or merge onto is refused (as branch protection does). */
-    protected: z.array(Name).default(['main']),
+    protected: z.array(RefName).default(['main']),
     /** The default branch's files (the contents API); a pull request's head adds its files' `content`. */
     files: z.record(z.string(), z.string()).default({}),
     issues: z.array(Issue).default([]),
     pulls: z.array(Pull).default([]),
     releases: z.array(Release).default([]),
-    tags: z.array(Name).default([]),
+    tags: z.array(RefName).default([]),
     runs: z.array(Run).default([]),
     check_runs: z.array(CheckRun).default([]),
     /** Names of the repository's Actions secrets (values are never listed, as on GitHub). */
