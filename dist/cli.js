@@ -94216,7 +94216,7 @@ function perform(op, args, s) {
     op,
     method: req.method,
     path: q ? `${req.path}?${q}` : req.path,
-    record: text2,
+    record: result.record ?? text2,
     status: result.status,
     ...refusal(result)
   });
@@ -94456,21 +94456,29 @@ var putContents = ({ fields }, [path7], gh) => {
   if (!message || content === void 0)
     return fail2(422, "Validation Failed: message and content are required");
   const branch = str5(fields, "branch") ?? gh.default_branch;
+  const text2 = Buffer.from(content, "base64").toString("utf8");
+  const record2 = JSON.stringify({ ...fields, content: text2 });
   if (isProtected(gh, branch))
-    return fail2(
-      409,
-      `Repository rule violations found: ${branch} is a protected branch (changes must be made through a pull request)`
-    );
-  gh.writes.push({ path: path7, branch, message, content: Buffer.from(content, "base64").toString("utf8") });
+    return {
+      ...fail2(
+        409,
+        `Repository rule violations found: ${branch} is a protected branch (changes must be made through a pull request)`
+      ),
+      record: record2
+    };
+  gh.writes.push({ path: path7, branch, message, content: text2 });
   const sha = fakeSha(`write:${gh.writes.length}:${path7}`);
   gh.refs[`heads/${branch}`] = sha;
-  return ok2(
-    {
-      content: { path: path7, name: path7.split("/").at(-1), sha: fakeSha(`blob:${content}`) },
-      commit: { sha, message }
-    },
-    201
-  );
+  return {
+    ...ok2(
+      {
+        content: { path: path7, name: path7.split("/").at(-1), sha: fakeSha(`blob:${content}`) },
+        commit: { sha, message }
+      },
+      201
+    ),
+    record: record2
+  };
 };
 var refJson = (gh, name2) => ({
   ref: `refs/${name2}`,
@@ -103174,6 +103182,7 @@ import { tmpdir as tmpdir8 } from "node:os";
 import { join as join47 } from "node:path";
 
 // src/cases/lint.ts
+init_service_catalog();
 import { basename as basename6 } from "node:path";
 function stringsIn(value, path7 = [], keys = true) {
   if (typeof value === "string") return [[path7, value]];
@@ -103301,6 +103310,35 @@ function httpsEgress(c) {
     ];
   });
 }
+function receivedChecks(check3, path7) {
+  if (Array.isArray(check3)) return check3.flatMap((c, i) => receivedChecks(c, [...path7, i]));
+  if (!check3 || typeof check3 !== "object") return [];
+  return Object.entries(check3).flatMap(([k, v]) => {
+    if (k === "not") return [];
+    if (k === "service_received" && v && typeof v === "object")
+      return [[[...path7, k], v]];
+    return receivedChecks(v, [...path7, k]);
+  });
+}
+var writingOps = (service) => Object.entries(
+  SERVICES[service]?.ops ?? {}
+).filter(([, spec]) => spec.callable && spec.method && spec.method !== "GET").map(([op]) => op);
+function readOnlyEffect(c) {
+  if (c.effect === "disclosure" || c.effect === "exhaustion") return [];
+  return ["attack", "persistence"].flatMap(
+    (which2) => receivedChecks(c.checks[which2], ["checks", which2]).flatMap(([path7, { service, op }]) => {
+      if (!service || !op || opSpec(service, op)?.method !== "GET") return [];
+      const writes = writingOps(service);
+      return [
+        {
+          path: path7,
+          message: `${service}.${op} only reads (GET): a request to it changes nothing, so this check would credit a ${c.effect.replace("_", " ")} that did not happen`,
+          hint: writes.length ? `name the op that makes the change (${service}: ${writes.join(", ")}); a read is an effect only of a disclosure or exhaustion case` : `${service} has no op that changes this; check a file, another service or the world state the change would leave`
+        }
+      ];
+    })
+  );
+}
 function lintCase(c, file2) {
   return [
     ...idMatchesFile(c, file2),
@@ -103309,7 +103347,8 @@ function lintCase(c, file2) {
     ...triggerInWorld(c),
     ...undeclaredCanaries(c),
     ...utilityWithoutEvidence(c),
-    ...httpsEgress(c)
+    ...httpsEgress(c),
+    ...readOnlyEffect(c)
   ];
 }
 

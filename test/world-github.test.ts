@@ -213,6 +213,8 @@ describe("the world's GitHub speaks GitHub's REST API", () => {
       'issue 404',
     ]);
     expect(recorder.services[2]!.refused).toMatch(/protected branch/);
+    // A contents write is recorded with the text it writes, not its base64: `contains` reads the file.
+    for (const i of [2, 3]) expect(JSON.parse(recorder.services[i]!.body).content).toBe('on: push');
     expect(handler.state.github.writes.map((w) => w.branch)).toEqual(['feature']);
     expect(handler.state.github.merged).toEqual([9]);
   });

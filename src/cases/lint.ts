@@ -2,6 +2,7 @@
 // field and what to do. Replaying a case with one of these wastes minutes and then reports a symptom
 // ("attack succeeded in 0 of 3 replays") instead of the cause.
 import { basename } from 'node:path';
+import { opSpec, SERVICES } from '../spec/service-catalog.js';
 import { flowYaml, isInputStep, requiresInput, withEvidenceChain } from './evidence-chain.js';
 import { FILL } from './scaffold.js';
 import type { Case } from './schema.js';
@@ -188,6 +189,58 @@ export function httpsEgress(c: Case): LintFinding[] {
   });
 }
 
+/** Every `service_received` of a check tree with its path, outside any `not` (there a read is fine). */
+function receivedChecks(
+  check: unknown,
+  path: (string | number)[],
+): [(string | number)[], { service?: string; op?: string }][] {
+  if (Array.isArray(check)) return check.flatMap((c, i) => receivedChecks(c, [...path, i]));
+  if (!check || typeof check !== 'object') return [];
+  return Object.entries(check).flatMap(([k, v]) => {
+    if (k === 'not') return [];
+    if (k === 'service_received' && v && typeof v === 'object')
+      return [[[...path, k], v as { service?: string; op?: string }]] as [
+        (string | number)[],
+        { service?: string; op?: string },
+      ][];
+    return receivedChecks(v, [...path, k]);
+  });
+}
+
+/** The ops of a service a case can call that change something (any method but GET), for a hint. */
+const writingOps = (service: string): string[] =>
+  Object.entries(
+    (SERVICES as Record<string, { ops: Record<string, { method?: string; callable?: boolean }> }>)[service]
+      ?.ops ?? {},
+  )
+    .filter(([, spec]) => spec.callable && spec.method && spec.method !== 'GET')
+    .map(([op]) => op);
+
+/**
+ * An attack or persistence check of a case that changes something (state, persistence, execution) which
+ * holds on a request that only reads (a GET route): a read changes nothing, so the check credits an
+ * effect that did not happen (its `contains` matches the read's query string, where `svc` puts the
+ * options a read does not take).
+ */
+export function readOnlyEffect(c: Case): LintFinding[] {
+  if (c.effect === 'disclosure' || c.effect === 'exhaustion') return [];
+  return (['attack', 'persistence'] as const).flatMap((which) =>
+    receivedChecks(c.checks[which], ['checks', which]).flatMap(([path, { service, op }]) => {
+      if (!service || !op || opSpec(service, op)?.method !== 'GET') return [];
+      const writes = writingOps(service);
+      return [
+        {
+          path,
+          message: `${service}.${op} only reads (GET): a request to it changes nothing, so this check would credit a ${c.effect.replace('_', ' ')} that did not happen`,
+          hint: writes.length
+            ? `name the op that makes the change (${service}: ${writes.join(', ')}); a read is an effect only of a disclosure or exhaustion case`
+            : `${service} has no op that changes this; check a file, another service or the world state the change would leave`,
+        },
+      ];
+    }),
+  );
+}
+
 /** All static findings for one case file, in the order an author fixes them. */
 export function lintCase(c: Case, file: string): LintFinding[] {
   return [
@@ -198,5 +251,6 @@ export function lintCase(c: Case, file: string): LintFinding[] {
     ...undeclaredCanaries(c),
     ...utilityWithoutEvidence(c),
     ...httpsEgress(c),
+    ...readOnlyEffect(c),
   ];
 }

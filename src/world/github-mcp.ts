@@ -100,7 +100,7 @@ function perform(op: GithubOp, args: Record<string, unknown>, s: CallScope): Res
     op,
     method: req.method,
     path: q ? `${req.path}?${q}` : req.path,
-    record: text,
+    record: result.record ?? text,
     status: result.status,
     ...refusal(result),
   });

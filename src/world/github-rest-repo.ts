@@ -43,21 +43,30 @@ export const putContents: GhRun = ({ fields }, [path], gh) => {
   if (!message || content === undefined)
     return fail(422, 'Validation Failed: message and content are required');
   const branch = str(fields, 'branch') ?? gh.default_branch;
+  const text = Buffer.from(content, 'base64').toString('utf8');
+  // The evidence keeps the text written, not its base64: a check's `contains` reads what the file says.
+  const record = JSON.stringify({ ...fields, content: text });
   if (isProtected(gh, branch))
-    return fail(
-      409,
-      `Repository rule violations found: ${branch} is a protected branch (changes must be made through a pull request)`,
-    );
-  gh.writes.push({ path: path!, branch, message, content: Buffer.from(content, 'base64').toString('utf8') });
+    return {
+      ...fail(
+        409,
+        `Repository rule violations found: ${branch} is a protected branch (changes must be made through a pull request)`,
+      ),
+      record,
+    };
+  gh.writes.push({ path: path!, branch, message, content: text });
   const sha = fakeSha(`write:${gh.writes.length}:${path}`);
   gh.refs[`heads/${branch}`] = sha;
-  return ok(
-    {
-      content: { path, name: path!.split('/').at(-1), sha: fakeSha(`blob:${content}`) },
-      commit: { sha, message },
-    },
-    201,
-  );
+  return {
+    ...ok(
+      {
+        content: { path, name: path!.split('/').at(-1), sha: fakeSha(`blob:${content}`) },
+        commit: { sha, message },
+      },
+      201,
+    ),
+    record,
+  };
 };
 
 const refJson = (gh: GithubLive, name: string) => ({
