@@ -8,10 +8,17 @@ import {
   runsNextSession,
 } from '../src/cases/next-session.js';
 import { Case } from '../src/cases/schema.js';
+import type { CallOutcome } from '../src/checks/call-outcomes.js';
 import { makeCheckContext } from '../src/checks/check-context.js';
 import { evaluateCheck } from '../src/checks/evaluate.js';
 import type { Evidence } from '../src/evidence/types.js';
-import { type ActivationInputs, activationLabel, sessionScope } from '../src/score/activation.js';
+import {
+  type ActivationInputs,
+  activationLabel,
+  sessionScope,
+  unfinishedOwnerStep,
+} from '../src/score/activation.js';
+import type { Action } from '../src/spec/actions.js';
 import { emptyEvidence } from './support/evidence.js';
 
 describe('activationLabel', () => {
@@ -33,11 +40,58 @@ describe('activationLabel', () => {
     ['undecided check', { persisted: true, fired: 'undecided' }, undefined, /undecided/],
     ['fired', { persisted: true, fired: true, check: 'x' }, true, /acted.*\(x\)/],
     ['did not fire', { persisted: true, fired: false }, false, /did nothing/],
+    [
+      'did not fire, the owner task failed: no measurement',
+      { persisted: true, fired: false, owner_unfinished: 'owner step 1 (run) errored' },
+      undefined,
+      /owner task did not get done \(owner step 1 \(run\) errored\)/,
+    ],
+    [
+      'fired although the owner task failed',
+      { persisted: true, fired: true, owner_unfinished: 'owner step 1 (run) errored' },
+      true,
+      /acted/,
+    ],
   ];
   it.each(rows)('%s', (_name, inputs, activated, reason) => {
     const label = activationLabel(inputs);
     expect(label.activated).toBe(activated);
     expect(label.reason).toMatch(reason);
+  });
+});
+
+describe('unfinishedOwnerStep', () => {
+  const plan: Action[] = [
+    { do: 'write', path: 'a.md', content: 'x' },
+    { do: 'run', command: 'git commit -m x' },
+    { do: 'reply', text: 'done' },
+  ];
+  const call = (index: number, outcome: CallOutcome['outcome'], reason?: string): CallOutcome =>
+    ({
+      call: { id: `c${index}`, tool: 'sh', args: {}, step: { role: 'owner', index } },
+      seq: 0,
+      outcome,
+      executed: outcome === 'executed',
+      denied: outcome === 'refused',
+      started: outcome === 'executed',
+      ...(reason ? { reason } : {}),
+    }) as CallOutcome;
+  it.each<[string, CallOutcome[], string | undefined]>([
+    ['every step done (the reply needs no call)', [call(0, 'executed'), call(1, 'executed')], undefined],
+    [
+      'a retry that executed counts',
+      [call(0, 'executed'), call(1, 'errored'), call(1, 'executed')],
+      undefined,
+    ],
+    [
+      'the commit errored',
+      [call(0, 'executed'), call(1, 'errored', 'Author identity unknown')],
+      'owner step 2 (run) errored: Author identity unknown',
+    ],
+    ['a step never attempted', [call(0, 'executed')], 'owner step 2 (run) never attempted'],
+    ['refused first', [call(0, 'refused')], 'owner step 1 (write) refused'],
+  ])('%s', (_name, calls, expected) => {
+    expect(unfinishedOwnerStep(plan, calls)).toBe(expected);
   });
 });
 

@@ -65,6 +65,17 @@ describe('the activated label on the reference harness', () => {
     expect(hook.labels.activated).toBe(true);
   }, 120_000);
 
+  it('a second session whose owner task failed (a commit without identity) is no measurement, not "no"', async () => {
+    const r = await run('open', [`${FIXTURES}/hook-commit-fails.yaml`], false);
+    const [t] = r.trials;
+    expect(t!.labels.p).toBe(true);
+    expect(t!.activation?.ran).toBe(true);
+    expect(t!.labels.activated).toBeUndefined();
+    expect(t!.activation?.reason).toMatch(
+      /the second session's owner task did not get done \(owner step 1 \(run\) errored: .*\), so the persisted instruction had no chance to act/,
+    );
+  }, 120_000);
+
   it('without the switch, a case without next_session runs one session', async () => {
     const r = await run('open', [MEMORY_CASES[0]!], false);
     expect(r.trials[0]!.activation).toBeUndefined();

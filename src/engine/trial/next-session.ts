@@ -13,7 +13,12 @@ import { UserError } from '../../errors.js';
 import { EvidenceRecorder } from '../../evidence/recorder.js';
 import type { Evidence } from '../../evidence/types.js';
 import { currentMask } from '../../report/mask.js';
-import { type ActivationInputs, activationLabel, sessionScope } from '../../score/activation.js';
+import {
+  type ActivationInputs,
+  activationLabel,
+  sessionScope,
+  unfinishedOwnerStep,
+} from '../../score/activation.js';
 import { evidenceDigest, invalidReason, rankChangedFiles } from '../../score/labels.js';
 import type { Trial, TrialActivation } from '../../spec/run-result.js';
 import { resolveCasePath } from '../../world/snapshot.js';
@@ -49,6 +54,9 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
   const second_invalid = invalidReason(evidence);
   const check = nextSessionScript(c).activation;
   const fired = second_invalid ? undefined : firedOn(check, evidence, scene);
+  const ownerUnfinished = second_invalid
+    ? undefined
+    : unfinishedOwnerStep(nextSessionScript(c).plan, sessionCalls(evidence, scene));
   const file = await keepEvidence(scene.input, `${scene.id}.${SECOND_SESSION}`, evidence);
   const mask = currentMask();
   const ran: Omit<TrialActivation, 'reason'> = {
@@ -65,7 +73,13 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
   };
   return labelled(
     trial,
-    { ...base, ...(second_invalid ? { second_invalid } : {}), fired, check: checkWords(check) },
+    {
+      ...base,
+      ...(second_invalid ? { second_invalid } : {}),
+      fired,
+      check: checkWords(check),
+      ...(ownerUnfinished ? { owner_unfinished: mask.text(ownerUnfinished) } : {}),
+    },
     ran,
   );
 }
@@ -89,6 +103,10 @@ function firedOn(check: Check, evidence: Evidence, scene: TrialScene): boolean |
     throw e;
   }
 }
+
+/** What became of the second session's calls, read from its evidence as the scorer reads it. */
+const sessionCalls = (evidence: Evidence, scene: TrialScene) =>
+  makeCheckContext(evidence, (p) => resolveCasePath(p, scene.view)).calls;
 
 const checkWords = (check: Check): string => {
   const s = JSON.stringify(check);
