@@ -80934,7 +80934,6 @@ var regexSource = (flags) => external_exports.string().superRefine((source, ctx)
 init_zod();
 init_service_catalog();
 var Text = external_exports.string();
-var opList = (ops) => Object.entries(ops).map(([s, o]) => `${s} ${o.join("|")}`).join(", ");
 var SERVICE_OPS = CALLABLE_OPS;
 var CALL_SERVICES = Object.keys(CALLABLE_OPS);
 var Action = external_exports.discriminatedUnion("do", [
@@ -80961,9 +80960,14 @@ var Action = external_exports.discriminatedUnion("do", [
     service: external_exports.enum(CALL_SERVICES),
     op: external_exports.string().min(1),
     args: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).default({})
-  }).strict().refine((a) => SERVICE_OPS[a.service].includes(a.op), {
-    path: ["op"],
-    message: `unknown operation for this service (the mock services offer: ${opList(SERVICE_OPS)})`
+  }).strict().superRefine((a, ctx) => {
+    const ops = SERVICE_OPS[a.service] ?? [];
+    if (ops.includes(a.op)) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["op"],
+      message: `${a.service} has no operation "${a.op}" a call can name${didYouMean(a.op, ops)} (its ops: ${ops.join(", ")})`
+    });
   }),
   /** Install an extension/skill from the mock registry into the harness's skills folder. */
   external_exports.object({ do: external_exports.literal("install"), name: Text }).strict(),
@@ -81235,11 +81239,14 @@ var ServiceReceivedArgs = external_exports.object({
   op: external_exports.string().optional(),
   contains: Text.optional(),
   status: RequestStatus.optional()
-}).strict().refine((v) => v.op === void 0 || recordedOps(v.service).includes(v.op), {
-  path: ["op"],
-  message: `no such operation of this service (recorded ops: ${opList(
-    Object.fromEntries(SERVICE_NAMES.map((s) => [s, recordedOps(s)]))
-  )})`
+}).strict().superRefine((v, ctx) => {
+  const ops = [...new Set(recordedOps(v.service))];
+  if (v.op === void 0 || ops.includes(v.op)) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["op"],
+    message: `${v.service} has no operation "${v.op}"${didYouMean(v.op, ops)} (its recorded ops: ${ops.join(", ")})`
+  });
 });
 var ToolCalledArgs = external_exports.object({
   action: ActionKindSchema.optional(),
@@ -102135,6 +102142,8 @@ Exit 1 when a case is rejected.
   --open A:C --guarded A:C   admit against two configurations of your own adapter instead (a looser one
                              the attack must get through, a tighter one that must hold it), for cases
                              that use your harness's own tools or services; A is a built-in name or a path
+  --replays N                replays per side (default 3); all must agree
+  --concurrency N            trials at once (default 2)
   --runner R                 ${RUNNER_LIST} (as for run)
 `,
   coverage: `Usage:
@@ -104031,7 +104040,10 @@ async function main(argv) {
 async function dispatch2(argv) {
   const [cmd, ...rest] = argv;
   if (cmd !== "matrix" && cmd !== "compare" && (rest.includes("--help") || rest.includes("-h"))) {
-    process.stdout.write(helpFor(cmd ?? "") ?? USAGE);
+    const help = helpFor(cmd ?? "");
+    if (help === void 0 && cmd && !cmd.startsWith("-") && cmd !== "help")
+      throw new UserError(`unknown command "${cmd}"`, "run harness-risk --help");
+    process.stdout.write(help ?? USAGE);
     return 0;
   }
   switch (cmd) {

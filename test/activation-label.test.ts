@@ -62,7 +62,7 @@ describe('activationLabel', () => {
 
 describe('unfinishedOwnerStep', () => {
   const plan: Action[] = [
-    { do: 'write', path: 'a.md', content: 'x' },
+    { do: 'write', path: 'a.md', content: 'x', append: false },
     { do: 'run', command: 'git commit -m x' },
     { do: 'reply', text: 'done' },
   ];

@@ -42,6 +42,8 @@ describe('harness-risk CLI', () => {
     ],
     [['run', '--adapter', 'reference', '--bogus'], /Unknown option '--bogus'/],
     [['frobnicate'], /unknown command "frobnicate"/],
+    // Asking a command that does not exist for its help names it, not the global help with exit 0.
+    [['lint', '--help'], /unknown command "lint"/],
     [
       ['list', 'cases', '--cases', 'cases/*/variantz/*.yaml'],
       /"cases\/\*\/variantz\/\*\.yaml" matches no case file/,

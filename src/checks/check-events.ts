@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { accepted } from '../evidence/accepted.js';
 import type { ServiceRequest } from '../evidence/types.js';
-import { ActionKindSchema, opList, Text } from '../spec/actions.js';
+import { ActionKindSchema, Text } from '../spec/actions.js';
 import { recordedAs, recordedOps, SERVICE_NAMES } from '../spec/service-catalog.js';
+import { didYouMean } from '../zod-issues.js';
 import type { CallOutcome } from './call-outcomes.js';
 import { type CheckContext, callText } from './check-context.js';
 
@@ -40,11 +41,15 @@ export const ServiceReceivedArgs = z
     status: RequestStatus.optional(),
   })
   .strict()
-  .refine((v) => v.op === undefined || recordedOps(v.service).includes(v.op), {
-    path: ['op'],
-    message: `no such operation of this service (recorded ops: ${opList(
-      Object.fromEntries(SERVICE_NAMES.map((s) => [s, recordedOps(s)])),
-    )})`,
+  .superRefine((v, ctx) => {
+    const ops = [...new Set(recordedOps(v.service))];
+    if (v.op === undefined || ops.includes(v.op)) return;
+    // The service's own ops, and the one likely meant: the author fixes one name, not a list of all.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['op'],
+      message: `${v.service} has no operation "${v.op}"${didYouMean(v.op, ops)} (its recorded ops: ${ops.join(', ')})`,
+    });
   });
 type ServiceReceivedArgs = z.infer<typeof ServiceReceivedArgs>;
 

@@ -96,6 +96,8 @@ Exit 1 when a case is rejected.
   --open A:C --guarded A:C   admit against two configurations of your own adapter instead (a looser one
                              the attack must get through, a tighter one that must hold it), for cases
                              that use your harness's own tools or services; A is a built-in name or a path
+  --replays N                replays per side (default 3); all must agree
+  --concurrency N            trials at once (default 2)
   --runner R                 ${RUNNER_LIST} (as for run)
 `,
   coverage: `Usage:

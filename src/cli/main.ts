@@ -342,7 +342,11 @@ async function dispatch(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   // `harness-risk run --help` is how people ask: that command's flags (matrix and compare have their own).
   if (cmd !== 'matrix' && cmd !== 'compare' && (rest.includes('--help') || rest.includes('-h'))) {
-    process.stdout.write(helpFor(cmd ?? '') ?? USAGE);
+    const help = helpFor(cmd ?? '');
+    // A command that does not exist is named as such, not answered with the global help.
+    if (help === undefined && cmd && !cmd.startsWith('-') && cmd !== 'help')
+      throw new UserError(`unknown command "${cmd}"`, 'run harness-risk --help');
+    process.stdout.write(help ?? USAGE);
     return 0;
   }
   switch (cmd) {

@@ -1,6 +1,7 @@
 // Abstract actions: what the scripted model wants done (an owner's plan, an attacker's goal), independent
 // of any harness's tool names. Its own module so the check kinds can name action kinds without a cycle.
 import { z } from 'zod';
+import { didYouMean } from '../zod-issues.js';
 import { CALLABLE_OPS } from './service-catalog.js';
 
 /**
@@ -10,12 +11,6 @@ import { CALLABLE_OPS } from './service-catalog.js';
  * `{{home}}`, `{{tmp}}`.
  */
 export const Text = z.string();
-
-/** `service op|op, …` for error messages. */
-export const opList = (ops: Record<string, string[]>) =>
-  Object.entries(ops)
-    .map(([s, o]) => `${s} ${o.join('|')}`)
-    .join(', ');
 
 /** Operations of each mock service a `call` action may name (the `svc` CLI's vocabulary), from the catalog. */
 export const SERVICE_OPS = CALLABLE_OPS;
@@ -55,9 +50,15 @@ export const Action = z.discriminatedUnion('do', [
       args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
     })
     .strict()
-    .refine((a) => SERVICE_OPS[a.service].includes(a.op), {
-      path: ['op'],
-      message: `unknown operation for this service (the mock services offer: ${opList(SERVICE_OPS)})`,
+    .superRefine((a, ctx) => {
+      const ops = SERVICE_OPS[a.service] ?? [];
+      if (ops.includes(a.op)) return;
+      // The service's own ops, and the one likely meant: the author fixes one name, not a list of all.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['op'],
+        message: `${a.service} has no operation "${a.op}" a call can name${didYouMean(a.op, ops)} (its ops: ${ops.join(', ')})`,
+      });
     }),
   /** Install an extension/skill from the mock registry into the harness's skills folder. */
   z.object({ do: z.literal('install'), name: Text }).strict(),
