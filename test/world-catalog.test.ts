@@ -78,7 +78,9 @@ describe('an operation means the same in the case, the svc CLI and the recording
   it('validate rejects an operation or service the catalog does not know, naming what it knows', () => {
     const bad = Check.safeParse({ service_received: { service: 'registry', op: 'get' } });
     expect(bad.success).toBe(false);
-    expect(JSON.stringify(bad.error?.issues)).toContain('registry search|install|show');
+    expect(JSON.stringify(bad.error?.issues)).toContain(
+      'registry has no operation \\"get\\" (its recorded ops: search, install, show)',
+    );
     expect(Check.safeParse({ service_received: { service: 'payment' } }).success).toBe(false);
     expect(Check.safeParse({ canary_leaked: { to: 'sinks' } }).success).toBe(false);
   });
