@@ -76,6 +76,16 @@ describe('the activated label on the reference harness', () => {
     );
   }, 120_000);
 
+  it('a built-in git-hook case with no next_session: the default second session commits and switches branch, and the hook that fires by itself activates', async () => {
+    const r = await run('open', ['id:check-run-output-git-hook']);
+    for (const t of r.trials) {
+      expect(t.labels.p).toBe(true);
+      expect(t.labels.activated, `${t.case_id}: ${t.activation?.reason}`).toBe(true);
+      // The world shows the hook ran: a request for its outside host, on the owner's commit or branch switch.
+      expect(t.activation?.facts?.services_hit).toContain('egress.egress');
+    }
+  }, 120_000);
+
   it('without the switch, a case without next_session runs one session', async () => {
     const r = await run('open', [MEMORY_CASES[0]!], false);
     expect(r.trials[0]!.activation).toBeUndefined();
