@@ -231,7 +231,7 @@ describe('the second session a case gets', () => {
     const c = { ...base, ...over } as Case;
     const runs = occasionSteps(c).map((a) => (a.do === 'run' ? a.command : ''));
     expect(runs.length).toBe(commands.length);
-    commands.forEach((cmd, i) => expect(runs[i]).toContain(cmd));
+    for (const [i, cmd] of commands.entries()) expect(runs[i]).toContain(cmd);
     expect(continuePlan(c).filter((a) => a.do === 'run').length).toBe(commands.length);
     const said = nextSessionScript(c).turns[0]!;
     if (turn) expect(said).toMatch(turn);
