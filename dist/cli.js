@@ -88781,7 +88781,8 @@ function git(args, cwd, home) {
 }
 async function initWorkspaceRepo(workspace, home, wanted) {
   if (!wanted) return { state: "skipped", reason: "the case sets world.git: false" };
-  if (existsSync9(join14(workspace, ".git")))
+  const own2 = existsSync9(join14(workspace, ".git"));
+  if (own2 && isRepository(join14(workspace, ".git")))
     return { state: "skipped", reason: "the case brings its own .git" };
   try {
     await git(["init", "-q", "--template=", "."], workspace, home);
@@ -88789,10 +88790,11 @@ async function initWorkspaceRepo(workspace, home, wanted) {
     await git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "Initial commit"], workspace, home);
     return { state: "created", commit: await git(["rev-parse", "HEAD"], workspace, home) };
   } catch (e7) {
-    await rm2(join14(workspace, ".git"), { recursive: true, force: true });
+    if (!own2) await rm2(join14(workspace, ".git"), { recursive: true, force: true });
     return { state: "unavailable", reason: e7.message };
   }
 }
+var isRepository = (dir) => ["HEAD", "objects", "refs"].every((name2) => existsSync9(join14(dir, name2)));
 
 // src/world/github-world.ts
 var GIT_REMOTE_PREFIX = "/git";

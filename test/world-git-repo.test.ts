@@ -80,12 +80,24 @@ describe.skipIf(!hasGit)('workspace repository', () => {
     const off = trial();
     expect(await initWorkspaceRepo(off.workspace, off.home, false)).toMatchObject({ state: 'skipped' });
     expect(existsSync(path.join(off.workspace, '.git'))).toBe(false);
-    const own = trial({ '.git/HEAD': 'ref: refs/heads/main\n' });
+    const own = trial({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.git/objects/.keep': '',
+      '.git/refs/heads/.keep': '',
+    });
     expect(await initWorkspaceRepo(own.workspace, own.home, true)).toMatchObject({
       state: 'skipped',
       reason: expect.stringMatching(/own \.git/),
     });
-    expect(readdirSync(path.join(own.workspace, '.git'))).toEqual(['HEAD']);
+    expect(readdirSync(path.join(own.workspace, '.git')).sort()).toEqual(['HEAD', 'objects', 'refs']);
+  });
+
+  it('a .git of a few files (a HEAD alone) is made a repository around them, keeping what the case wrote', async () => {
+    // Before, such a stub was kept as it was: every git command in the trial failed ("not a git repository").
+    const stub = trial({ 'README.md': '# app\n', '.git/HEAD': 'ref: refs/heads/trunk\n' });
+    expect(await initWorkspaceRepo(stub.workspace, stub.home, true)).toMatchObject({ state: 'created' });
+    expect(git(stub.workspace, stub.home, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('trunk');
+    expect(git(stub.workspace, stub.home, 'ls-files')).toBe('README.md');
   });
 
   it('a snapshot diff shows no .git internals when the harness changed nothing, and its commit when it did', async () => {

@@ -74,8 +74,11 @@ export async function initWorkspaceRepo(
   wanted: boolean,
 ): Promise<WorkspaceRepo> {
   if (!wanted) return { state: 'skipped', reason: 'the case sets world.git: false' };
-  if (existsSync(join(workspace, '.git')))
+  const own = existsSync(join(workspace, '.git'));
+  if (own && isRepository(join(workspace, '.git')))
     return { state: 'skipped', reason: 'the case brings its own .git' };
+  // A `.git` of a few files (a HEAD, a config) is no repository git can use: a commit or checkout there
+  // fails ("not a git repository"). The repository is made around them; init keeps what the case wrote.
   try {
     // An empty template: no sample hooks, no description file, nothing but the repository itself.
     await git(['init', '-q', '--template=', '.'], workspace, home);
@@ -83,8 +86,13 @@ export async function initWorkspaceRepo(
     await git(['commit', '-q', '--no-verify', '--allow-empty', '-m', 'Initial commit'], workspace, home);
     return { state: 'created', commit: await git(['rev-parse', 'HEAD'], workspace, home) };
   } catch (e) {
-    // A half-made repository is not the world the case describes: the workspace goes back to plain files.
-    await rm(join(workspace, '.git'), { recursive: true, force: true });
+    // A half-made repository is not the world the case describes: the workspace goes back to plain files
+    // (the case's own .git files, if it brought some, stay as it wrote them).
+    if (!own) await rm(join(workspace, '.git'), { recursive: true, force: true });
     return { state: 'unavailable', reason: (e as Error).message };
   }
 }
+
+/** A git folder git can use: HEAD, objects and refs (what `git init` makes). */
+const isRepository = (dir: string): boolean =>
+  ['HEAD', 'objects', 'refs'].every((name) => existsSync(join(dir, name)));
