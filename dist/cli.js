@@ -82279,9 +82279,35 @@ function resolveAudit(audit, packs) {
 }
 
 // src/cases/taxonomy.ts
-init_errors();
 import { existsSync as existsSync3, readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
 import { join as join3 } from "node:path";
+
+// src/checks/check-tree.ts
+function partsOf(kind, arg) {
+  const list4 = (xs) => Array.isArray(xs) ? xs.map((x, i) => [[i], x]) : [];
+  if (kind === "not") return [[[], arg]];
+  if (isCombinator(kind) || kind === "in_order") return list4(arg);
+  if ((kind === "count" || kind === "only") && arg && typeof arg === "object") {
+    const a = arg;
+    return ["of", "is"].filter((k) => a[k] !== void 0).map((k) => [[k], a[k]]);
+  }
+  return [];
+}
+function checkNodes(check3, path7 = [], negated = false) {
+  if (Array.isArray(check3)) return check3.flatMap((c, i) => checkNodes(c, [...path7, i], negated));
+  if (!check3 || typeof check3 !== "object") return [];
+  return Object.entries(check3).flatMap(([kind, arg]) => {
+    const here = [...path7, kind];
+    const below = negated || kind === "not";
+    return [
+      { kind, arg, path: here, negated },
+      ...partsOf(kind, arg).flatMap(([sub, part]) => checkNodes(part, [...here, ...sub], below))
+    ];
+  });
+}
+
+// src/cases/taxonomy.ts
+init_errors();
 var TAXONOMY_FILE = "taxonomy.yaml";
 var INJECTED = ["LLM01", "ASI01", "AML.T0051.001"];
 var BY_ENTRY = {
@@ -82323,20 +82349,11 @@ var BY_CHECK = {
 var AGENT_CONFIG = /(^|\/)((AGENTS|CLAUDE|GEMINI|QWEN)\.md|\.(claude|codex|gemini|qwen|opencode|kilocode|copilot|openclaw|pi)\/)/i;
 var AGENT_CONFIG_TAXA = ["ASI06", "AML.T0081"];
 function checkLeavesOf(check3) {
-  const kinds = /* @__PURE__ */ new Set();
-  const paths = [];
-  const walk2 = (x) => {
-    if (Array.isArray(x)) x.forEach(walk2);
-    else if (x && typeof x === "object")
-      for (const [k, v] of Object.entries(x)) {
-        kinds.add(k);
-        if (k === "all_of" || k === "any_of" || k === "not") walk2(v);
-        else if (k.startsWith("file_") && typeof v?.path === "string")
-          paths.push(v.path);
-      }
-  };
-  walk2(check3);
-  return { kinds, paths };
+  const nodes = checkNodes(check3);
+  const paths = nodes.flatMap(
+    ({ kind, arg }) => kind.startsWith("file_") && typeof arg?.path === "string" ? [arg.path] : []
+  );
+  return { kinds: new Set(nodes.map((n) => n.kind)), paths };
 }
 var ORDER = new Map(BUILTIN_TAXA.map((t, i) => [t.id, i]));
 function sortTaxonomy(ids) {
@@ -91691,6 +91708,14 @@ function replayBackend(recording, ph, onDivergence) {
 // src/model/observe.ts
 var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
 var SHORT_RESULT = 300;
+var shownOutsideTurns = (conv) => [conv.system, conv.exposed ?? ""];
+var shownInTurn = (m) => m.role === "assistant" ? "" : m.seen ?? m.text;
+var shownTexts = (conv) => [
+  ...shownOutsideTurns(conv),
+  ...conv.messages.flatMap(
+    (m) => m.role === "assistant" ? [] : [shownInTurn(m), ...m.toolResults.map((r) => r.text)]
+  )
+];
 var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
 var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");
 var stripGutters = (s) => s.replace(/^[ \t]*\d+(\u2192|\t| \| |: )/gm, "");
@@ -92377,10 +92402,10 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
   };
   const issued = [];
   let fresh = [];
-  p.trigger = anyTrigger(conv.system, ctx) || anyTrigger(conv.exposed ?? "", ctx);
+  p.trigger = shownOutsideTurns(conv).some((t) => anyTrigger(t, ctx));
   for (const m of conv.messages) {
     if (m.role === "assistant") fresh = [];
-    else p.trigger ||= anyTrigger(m.seen ?? m.text, ctx);
+    else p.trigger ||= anyTrigger(shownInTurn(m), ctx);
     for (const call2 of m.toolCalls) {
       issued.push({
         key: callKey(call2.id),
@@ -92410,16 +92435,8 @@ var unseenSecret = (name2) => `[${name2}: not seen]`;
 var unseenSecretsIn = (text2) => [
   ...new Set([...text2.matchAll(/\[([A-Za-z_][\w.-]*): not seen\]/g)].map((m) => m[1]))
 ];
-function shownText(conv) {
-  const out = [conv.system, conv.exposed ?? ""];
-  for (const m of conv.messages) {
-    if (m.role === "assistant") continue;
-    out.push(m.seen ?? m.text, ...m.toolResults.map((r) => r.text));
-  }
-  return out;
-}
 function unseenSecrets(conv, secrets2) {
-  const texts = shownText(conv);
+  const texts = shownTexts(conv);
   const unseen = /* @__PURE__ */ new Map();
   for (const [name2, value] of Object.entries(secrets2))
     if (value && !texts.some((t) => t.includes(value))) unseen.set(value, name2);
@@ -95247,7 +95264,7 @@ async function withNextSession(scene, trial) {
   const second_invalid = invalidReason(evidence);
   const check3 = nextSessionScript(c).activation;
   const fired = second_invalid ? void 0 : firedOn(check3, evidence, scene);
-  const ownerUnfinished = second_invalid ? void 0 : unfinishedOwnerStep(nextSessionScript(c).plan, sessionCalls(evidence, scene));
+  const ownerUnfinished = second_invalid ? void 0 : unfinishedOwnerStep(nextSessionScript(c).plan, callOutcomes(evidence));
   const file2 = await keepEvidence(scene.input, `${scene.id}.${SECOND_SESSION}`, evidence);
   const mask2 = currentMask();
   const ran = {
@@ -95291,7 +95308,6 @@ function firedOn(check3, evidence, scene) {
     throw e7;
   }
 }
-var sessionCalls = (evidence, scene) => makeCheckContext(evidence, (p) => resolveCasePath(p, scene.view)).calls;
 var checkWords = (check3) => {
   const s = JSON.stringify(check3);
   return s.length > 200 ? `${s.slice(0, 200)}\u2026` : s;
@@ -103254,8 +103270,8 @@ import { tmpdir as tmpdir8 } from "node:os";
 import { join as join47 } from "node:path";
 
 // src/cases/lint.ts
-init_service_catalog();
 import { basename as basename6 } from "node:path";
+init_service_catalog();
 function stringsIn(value, path7 = [], keys = true) {
   if (typeof value === "string") return [[path7, value]];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringsIn(v, [...path7, i], keys));
@@ -103382,23 +103398,13 @@ function httpsEgress(c) {
     ];
   });
 }
-function receivedChecks(check3, path7) {
-  if (Array.isArray(check3)) return check3.flatMap((c, i) => receivedChecks(c, [...path7, i]));
-  if (!check3 || typeof check3 !== "object") return [];
-  return Object.entries(check3).flatMap(([k, v]) => {
-    if (k === "not") return [];
-    if (k === "service_received" && v && typeof v === "object")
-      return [[[...path7, k], v]];
-    return receivedChecks(v, [...path7, k]);
-  });
-}
-var writingOps = (service) => Object.entries(
-  SERVICES[service]?.ops ?? {}
-).filter(([, spec]) => spec.callable && spec.method && spec.method !== "GET").map(([op]) => op);
+var writingOps = (service) => (CALLABLE_OPS[service] ?? []).filter((op) => (opSpec(service, op)?.method ?? "GET") !== "GET");
 function readOnlyEffect(c) {
   if (c.effect === "disclosure" || c.effect === "exhaustion") return [];
   return ["attack", "persistence"].flatMap(
-    (which2) => receivedChecks(c.checks[which2], ["checks", which2]).flatMap(([path7, { service, op }]) => {
+    (which2) => checkNodes(c.checks[which2], ["checks", which2]).flatMap(({ kind, arg, path: path7, negated }) => {
+      if (kind !== "service_received" || negated) return [];
+      const { service, op } = arg;
       if (!service || !op || opSpec(service, op)?.method !== "GET") return [];
       const writes = writingOps(service);
       return [

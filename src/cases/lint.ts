@@ -2,7 +2,8 @@
 // field and what to do. Replaying a case with one of these wastes minutes and then reports a symptom
 // ("attack succeeded in 0 of 3 replays") instead of the cause.
 import { basename } from 'node:path';
-import { opSpec, SERVICES } from '../spec/service-catalog.js';
+import { checkNodes } from '../checks/check-tree.js';
+import { CALLABLE_OPS, opSpec } from '../spec/service-catalog.js';
 import { flowYaml, isInputStep, requiresInput, withEvidenceChain } from './evidence-chain.js';
 import { FILL } from './scaffold.js';
 import type { Case } from './schema.js';
@@ -189,32 +190,9 @@ export function httpsEgress(c: Case): LintFinding[] {
   });
 }
 
-/** Every `service_received` of a check tree with its path, outside any `not` (there a read is fine). */
-function receivedChecks(
-  check: unknown,
-  path: (string | number)[],
-): [(string | number)[], { service?: string; op?: string }][] {
-  if (Array.isArray(check)) return check.flatMap((c, i) => receivedChecks(c, [...path, i]));
-  if (!check || typeof check !== 'object') return [];
-  return Object.entries(check).flatMap(([k, v]) => {
-    if (k === 'not') return [];
-    if (k === 'service_received' && v && typeof v === 'object')
-      return [[[...path, k], v as { service?: string; op?: string }]] as [
-        (string | number)[],
-        { service?: string; op?: string },
-      ][];
-    return receivedChecks(v, [...path, k]);
-  });
-}
-
 /** The ops of a service a case can call that change something (any method but GET), for a hint. */
 const writingOps = (service: string): string[] =>
-  Object.entries(
-    (SERVICES as Record<string, { ops: Record<string, { method?: string; callable?: boolean }> }>)[service]
-      ?.ops ?? {},
-  )
-    .filter(([, spec]) => spec.callable && spec.method && spec.method !== 'GET')
-    .map(([op]) => op);
+  (CALLABLE_OPS[service] ?? []).filter((op) => (opSpec(service, op)?.method ?? 'GET') !== 'GET');
 
 /**
  * An attack or persistence check of a case that changes something (state, persistence, execution) which
@@ -225,7 +203,10 @@ const writingOps = (service: string): string[] =>
 export function readOnlyEffect(c: Case): LintFinding[] {
   if (c.effect === 'disclosure' || c.effect === 'exhaustion') return [];
   return (['attack', 'persistence'] as const).flatMap((which) =>
-    receivedChecks(c.checks[which], ['checks', which]).flatMap(([path, { service, op }]) => {
+    checkNodes(c.checks[which], ['checks', which]).flatMap(({ kind, arg, path, negated }) => {
+      // Under a `not` a read is fine: the check asks that something did not happen.
+      if (kind !== 'service_received' || negated) return [];
+      const { service, op } = arg as { service?: string; op?: string };
       if (!service || !op || opSpec(service, op)?.method !== 'GET') return [];
       const writes = writingOps(service);
       return [

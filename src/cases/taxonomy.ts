@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Check, CheckKind } from '../checks/check-kinds.js';
+import { checkNodes } from '../checks/check-tree.js';
 import { UserError } from '../errors.js';
 import {
   BUILTIN_FRAMEWORKS,
@@ -86,22 +87,15 @@ const AGENT_CONFIG =
   /(^|\/)((AGENTS|CLAUDE|GEMINI|QWEN)\.md|\.(claude|codex|gemini|qwen|opencode|kilocode|copilot|openclaw|pi)\/)/i;
 const AGENT_CONFIG_TAXA = ['ASI06', 'AML.T0081'];
 
-/** Every check kind a check tree uses (all_of/any_of/not walked), and the file paths its leaves name. */
+/** Every check kind a check tree uses (combinators and counted events included), and the file paths its leaves name. */
 export function checkLeavesOf(check: unknown): { kinds: Set<string>; paths: string[] } {
-  const kinds = new Set<string>();
-  const paths: string[] = [];
-  const walk = (x: unknown): void => {
-    if (Array.isArray(x)) x.forEach(walk);
-    else if (x && typeof x === 'object')
-      for (const [k, v] of Object.entries(x)) {
-        kinds.add(k);
-        if (k === 'all_of' || k === 'any_of' || k === 'not') walk(v);
-        else if (k.startsWith('file_') && typeof (v as { path?: unknown })?.path === 'string')
-          paths.push((v as { path: string }).path);
-      }
-  };
-  walk(check);
-  return { kinds, paths };
+  const nodes = checkNodes(check);
+  const paths = nodes.flatMap(({ kind, arg }) =>
+    kind.startsWith('file_') && typeof (arg as { path?: unknown })?.path === 'string'
+      ? [(arg as { path: string }).path]
+      : [],
+  );
+  return { kinds: new Set(nodes.map((n) => n.kind)), paths };
 }
 
 const ORDER = new Map(BUILTIN_TAXA.map((t, i) => [t.id, i]));

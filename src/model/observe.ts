@@ -3,7 +3,7 @@
 // refusal, a failure or a success. The policy decides from these; the facts (route-facts.ts) report them.
 import { failedExit } from '../evidence/exit-status.js';
 import type { WorldVerdict } from '../evidence/types.js';
-import type { ToolResult } from './conversation.js';
+import type { Conversation, Message, ToolResult } from './conversation.js';
 
 /**
  * Denials the harnesses seen so far use (Claude Code "…requested permissions…", codex sandbox errors,
@@ -19,6 +19,20 @@ export const BUILTIN_DENIAL =
 const SHORT_RESULT = 300;
 
 // ---- what the harness showed ----
+
+/** What the harness showed the model outside the turns: the system prompt and every other field (tools…). */
+export const shownOutsideTurns = (conv: Conversation): string[] => [conv.system, conv.exposed ?? ''];
+
+/** What a turn showed the model: its text as the harness sent it. The model's own turns show it nothing. */
+export const shownInTurn = (m: Message): string => (m.role === 'assistant' ? '' : (m.seen ?? m.text));
+
+/** Everything the harness showed the model in one request: outside the turns, the turns, the tool results. */
+export const shownTexts = (conv: Conversation): string[] => [
+  ...shownOutsideTurns(conv),
+  ...conv.messages.flatMap((m) =>
+    m.role === 'assistant' ? [] : [shownInTurn(m), ...m.toolResults.map((r) => r.text)],
+  ),
+];
 
 const squash = (s: string): string => s.toLowerCase().replace(/\s+/g, ' ').trim();
 

@@ -6,7 +6,7 @@ import type { Conversation, ToolResult } from './conversation.js';
 import { foundCall } from './discovery.js';
 import type { CallLedger, Move } from './ids.js';
 import { issue, ownerEscalation, planNext } from './next-move.js';
-import { outcomeOf, triggerVisible } from './observe.js';
+import { outcomeOf, shownInTurn, shownOutsideTurns, triggerVisible } from './observe.js';
 import { actionOf, type Steps } from './plan-steps.js';
 import { prepareAction } from './prepare-action.js';
 import { nextRoute, nextStep, type Progress, stepResult } from './progress.js';
@@ -224,11 +224,11 @@ export function replay(
   const issued: { key: string; move?: Move; answered: boolean }[] = [];
   let fresh: ToolResult[] = [];
   // Everything the harness sent outside the turns counts: system prompt, tool definitions, other fields.
-  p.trigger = anyTrigger(conv.system, ctx) || anyTrigger(conv.exposed ?? '', ctx);
+  p.trigger = shownOutsideTurns(conv).some((t) => anyTrigger(t, ctx));
   for (const m of conv.messages) {
     if (m.role === 'assistant') fresh = [];
     // The model's own text does not count: only what the harness (system, owner, tools) showed it.
-    else p.trigger ||= anyTrigger(m.seen ?? m.text, ctx);
+    else p.trigger ||= anyTrigger(shownInTurn(m), ctx);
     for (const call of m.toolCalls) {
       issued.push({
         key: callKey(call.id),

@@ -6,6 +6,7 @@
 // nothing, as a real model behind it would not; the sink's request shows the placeholder, not the value.
 import type { Action } from '../spec/actions.js';
 import type { Conversation } from './conversation.js';
+import { shownTexts } from './observe.js';
 
 /** What stands in for a secret's value the model has not seen. */
 export const unseenSecret = (name: string): string => `[${name}: not seen]`;
@@ -15,20 +16,9 @@ export const unseenSecretsIn = (text: string): string[] => [
   ...new Set([...text.matchAll(/\[([A-Za-z_][\w.-]*): not seen\]/g)].map((m) => m[1]!)),
 ];
 
-/** Everything the harness showed the model in this request: system prompt, tool list, turns, results. */
-function shownText(conv: Conversation): string[] {
-  const out = [conv.system, conv.exposed ?? ''];
-  for (const m of conv.messages) {
-    // The model's own turns are not something it was shown.
-    if (m.role === 'assistant') continue;
-    out.push(m.seen ?? m.text, ...m.toolResults.map((r) => r.text));
-  }
-  return out;
-}
-
 /** The secrets (name → value) whose value no request to the model has shown. Pure. */
 export function unseenSecrets(conv: Conversation, secrets: Record<string, string>): Map<string, string> {
-  const texts = shownText(conv);
+  const texts = shownTexts(conv);
   const unseen = new Map<string, string>();
   for (const [name, value] of Object.entries(secrets))
     if (value && !texts.some((t) => t.includes(value))) unseen.set(value, name);

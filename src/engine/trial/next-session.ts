@@ -6,6 +6,7 @@
 // label is its activation check over that evidence alone (src/score/activation.ts).
 
 import { nextSessionCase, nextSessionScript } from '../../cases/next-session.js';
+import { callOutcomes } from '../../checks/call-outcomes.js';
 import { makeCheckContext, Undecided } from '../../checks/check-context.js';
 import type { Check } from '../../checks/check-kinds.js';
 import { evaluateCheck } from '../../checks/evaluate.js';
@@ -56,7 +57,7 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
   const fired = second_invalid ? undefined : firedOn(check, evidence, scene);
   const ownerUnfinished = second_invalid
     ? undefined
-    : unfinishedOwnerStep(nextSessionScript(c).plan, sessionCalls(evidence, scene));
+    : unfinishedOwnerStep(nextSessionScript(c).plan, callOutcomes(evidence));
   const file = await keepEvidence(scene.input, `${scene.id}.${SECOND_SESSION}`, evidence);
   const mask = currentMask();
   const ran: Omit<TrialActivation, 'reason'> = {
@@ -103,10 +104,6 @@ function firedOn(check: Check, evidence: Evidence, scene: TrialScene): boolean |
     throw e;
   }
 }
-
-/** What became of the second session's calls, read from its evidence as the scorer reads it. */
-const sessionCalls = (evidence: Evidence, scene: TrialScene) =>
-  makeCheckContext(evidence, (p) => resolveCasePath(p, scene.view)).calls;
 
 const checkWords = (check: Check): string => {
   const s = JSON.stringify(check);
