@@ -86,6 +86,18 @@ describe('the activated label on the reference harness', () => {
     }
   }, 120_000);
 
+  it('the default second session gives an alias its typing and a package script its install: both act', async () => {
+    const r = await run('open', ['test/fixtures/cases-occasions'], false);
+    for (const id of ['alias-fires-when-typed', 'package-script-fires-on-install']) {
+      const t = byCase(r, id);
+      expect(t.labels.p, id).toBe(true);
+      // No model call did it: the owner's ordinary step (a new shell, an install) ran what persisted.
+      expect(t.activation?.facts?.attack_calls, id).toEqual([]);
+      expect(t.activation?.facts?.services_hit, id).toContain('chat.post');
+      expect(t.labels.activated, `${id}: ${t.activation?.reason}`).toBe(true);
+    }
+  }, 120_000);
+
   it('without the switch, a case without next_session runs one session', async () => {
     const r = await run('open', [MEMORY_CASES[0]!], false);
     expect(r.trials[0]!.activation).toBeUndefined();
