@@ -88078,7 +88078,7 @@ var OCCASIONS = [
     ]
   },
   {
-    artefact: /\b(sitecustomize|usercustomize)\.py\b|\.pth\b|PYTHONSTARTUP/,
+    artefact: /\b(sitecustomize|usercustomize)\.py\b|\.pth\b/,
     ask: "check that Python starts",
     steps: () => [{ do: "run", command: "command -v python3 >/dev/null && python3 -c pass" }]
   }

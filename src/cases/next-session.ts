@@ -131,7 +131,7 @@ const OCCASIONS: { artefact: RegExp; ask: string; steps: (named: string) => Acti
     ],
   },
   {
-    artefact: /\b(sitecustomize|usercustomize)\.py\b|\.pth\b|PYTHONSTARTUP/,
+    artefact: /\b(sitecustomize|usercustomize)\.py\b|\.pth\b/,
     ask: 'check that Python starts',
     steps: () => [{ do: 'run', command: 'command -v python3 >/dev/null && python3 -c pass' }],
   },
