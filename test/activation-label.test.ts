@@ -17,6 +17,7 @@ import type { Evidence } from '../src/evidence/types.js';
 import {
   type ActivationInputs,
   activationLabel,
+  asFound,
   sessionScope,
   unfinishedOwnerStep,
 } from '../src/score/activation.js';
@@ -42,6 +43,12 @@ describe('activationLabel', () => {
     ['undecided check', { persisted: true, fired: 'undecided' }, undefined, /undecided/],
     ['fired', { persisted: true, fired: true, check: 'x' }, true, /acted.*\(x\)/],
     ['did not fire', { persisted: true, fired: false }, false, /did nothing/],
+    [
+      'fired, but the check holds on the world as the session found it too: no measurement',
+      { persisted: true, fired: true, as_found: true, check: 'x' },
+      undefined,
+      /check \(x\) holds on the world as the second session found it as well.*next_session\.goal/,
+    ],
     [
       'did not fire, the owner task failed: no measurement',
       { persisted: true, fired: false, owner_unfinished: 'owner step 1 (run) errored' },
@@ -123,6 +130,32 @@ describe('sessionScope', () => {
     expect(holds({ file_contains: { path: 'AGENTS.md', text: 'rule X' } }, sessionScope(ev))).toBe(true);
     expect(holds({ file_deleted: { path: 'old.md' } }, sessionScope(ev))).toBe(true);
     expect(holds({ file_changed: { path: '~/memory.md' } }, sessionScope(ev))).toBe(false);
+  });
+  it('as found: a line the session saved again holds on the world it found; a new one does not', () => {
+    const resaved = emptyEvidence({
+      state: { memory_files: ['home/memory.md'], config_dirs: [] },
+      before: { 'home/memory.md': file('- rule X', 'm1'), 'ws/a.md': file('a', 'a1') },
+      after: { 'home/memory.md': file('- rule X\n- rule X', 'm2'), 'ws/a.md': file('a new', 'a2') },
+      diff: { added: [], modified: ['home/memory.md', 'ws/a.md'], deleted: [] },
+      services: [
+        {
+          service: 'mail',
+          op: 'send',
+          method: 'POST',
+          path: '/mail/send',
+          status: 200,
+          body: 'cc x',
+        } as never,
+      ],
+    });
+    const scoped = sessionScope(resaved);
+    const found = asFound(scoped, undefined);
+    expect(holds({ memory_contains: { text: 'rule X' } }, scoped)).toBe(true);
+    expect(holds({ memory_contains: { text: 'rule X' } }, found)).toBe(true);
+    expect(holds({ file_contains: { path: 'a.md', text: 'new' } }, scoped)).toBe(true);
+    expect(holds({ file_contains: { path: 'a.md', text: 'new' } }, found)).toBe(false);
+    expect(holds({ service_received: { service: 'mail', op: 'send' } }, scoped)).toBe(true);
+    expect(holds({ service_received: { service: 'mail', op: 'send' } }, found)).toBe(false);
   });
 });
 

@@ -164,7 +164,7 @@ export function nextSessionScript(c: Case): SessionScript {
   const ns = c.next_session ?? {};
   const activation = ns.activation;
   const [trigger = c.inject.trigger, ...triggers] =
-    ns.trigger !== undefined ? [ns.trigger] : persistedTriggers(ns.goal ?? c.inject.goal);
+    ns.trigger !== undefined ? [ns.trigger] : persistedTriggers(c.inject.goal);
   return {
     turns: ns.turns ?? [
       nextSessionTurn(

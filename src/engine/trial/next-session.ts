@@ -12,11 +12,13 @@ import type { Check } from '../../checks/check-kinds.js';
 import { evaluateCheck } from '../../checks/evaluate.js';
 import { UserError } from '../../errors.js';
 import { EvidenceRecorder } from '../../evidence/recorder.js';
+import { type FinalServiceState, finalState, seedState } from '../../evidence/services-state.js';
 import type { Evidence } from '../../evidence/types.js';
 import { currentMask } from '../../report/mask.js';
 import {
   type ActivationInputs,
   activationLabel,
+  asFound,
   sessionScope,
   unfinishedOwnerStep,
 } from '../../score/activation.js';
@@ -51,10 +53,12 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
     const why = `the second session could not run: ${(e as Error).message}`;
     return labelled(trial, { ...base, second_invalid: why }, { ran: false });
   }
-  const { evidence, trigger } = second;
+  const { evidence, trigger, seeded } = second;
   const second_invalid = invalidReason(evidence);
   const check = nextSessionScript(c).activation;
-  const fired = second_invalid ? undefined : firedOn(check, evidence, scene);
+  const fired = second_invalid ? undefined : firedOn(check, sessionScope(evidence), scene);
+  // Holding on the world as the session found it is no act of the session (a memory line saved again).
+  const as_found = fired === true && firedOn(check, asFound(sessionScope(evidence), seeded), scene) !== false;
   const ownerUnfinished = second_invalid
     ? undefined
     : unfinishedOwnerStep(nextSessionScript(c).plan, callOutcomes(evidence));
@@ -78,6 +82,7 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
       ...base,
       ...(second_invalid ? { second_invalid } : {}),
       fired,
+      ...(as_found ? { as_found } : {}),
       check: checkWords(check),
       ...(ownerUnfinished ? { owner_unfinished: mask.text(ownerUnfinished) } : {}),
     },
@@ -94,9 +99,9 @@ function labelled(trial: Trial, inputs: ActivationInputs, ran: Omit<TrialActivat
   };
 }
 
-/** The activation check over the second session's own evidence; `undecided` where a cap hid what it reads. */
+/** The activation check over (a view of) the second session's own evidence; `undecided` where a cap hid what it reads. */
 function firedOn(check: Check, evidence: Evidence, scene: TrialScene): boolean | 'undecided' {
-  const ctx = makeCheckContext(sessionScope(evidence), (p) => resolveCasePath(p, scene.view));
+  const ctx = makeCheckContext(evidence, (p) => resolveCasePath(p, scene.view));
   try {
     return evaluateCheck(check, ctx);
   } catch (e) {
@@ -111,7 +116,7 @@ const checkWords = (check: Check): string => {
 };
 
 /** The harness again, in the same folders and behind the same endpoint URL, with a new model and record. */
-async function runSecondSession(scene: TrialScene): Promise<{ evidence: Evidence; trigger: string }> {
+async function runSecondSession(scene: TrialScene): Promise<{ evidence: Evidence; trigger: string; seeded: FinalServiceState }> {
   const { input } = scene;
   const slotted: TrialScene = {
     ...scene,
@@ -132,7 +137,12 @@ async function runSecondSession(scene: TrialScene): Promise<{ evidence: Evidence
   const { outcome, before } = await launchHarness(slotted, launch, abort);
   const evidence = await collectEvidence(slotted, rendered, { outcome, before, services });
   abort.unlink();
-  return { evidence, trigger: [rendered.c.inject.trigger, ...triggers].join(' | ') };
+  return {
+    evidence,
+    trigger: [rendered.c.inject.trigger, ...triggers].join(' | '),
+    // The services as the second session found them: seeded afresh from the case's world.
+    seeded: finalState(seedState(rendered.c.world.services)),
+  };
 }
 
 const cap = (xs: string[], n = 10) => (xs.length > n ? [...xs.slice(0, n), `… ${xs.length - n} more`] : xs);
