@@ -81142,9 +81142,26 @@ function fromHarness(call2, events) {
   }
   return { outcome: "missing" };
 }
+var HARNESS_OWN = /* @__PURE__ */ new Set(["mcp", "egress"]);
+function reachedWorldAlone(window2, others, services) {
+  const overlaps = others.some((o) => o.from < window2.to && window2.from < o.to);
+  return !overlaps && services.some((r) => r.seq > window2.from && r.seq < window2.to && !HARNESS_OWN.has(r.service));
+}
 function callOutcomes(evidence) {
   const results = /* @__PURE__ */ new Map();
-  for (const ex of evidence.model) for (const r of ex.results) results.set(callKey(r.call_id), r);
+  const answeredAt = /* @__PURE__ */ new Map();
+  for (const ex of evidence.model)
+    for (const r of ex.results) {
+      results.set(callKey(r.call_id), r);
+      if (!answeredAt.has(callKey(r.call_id))) answeredAt.set(callKey(r.call_id), ex.seq);
+    }
+  const windows = /* @__PURE__ */ new Map();
+  for (const ex of evidence.model)
+    if (ex.response.kind === "tool_calls")
+      for (const call2 of ex.response.calls) {
+        const to = answeredAt.get(callKey(call2.id));
+        if (to !== void 0 && to > ex.seq) windows.set(call2.id, { from: ex.seq, to });
+      }
   const out = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== "tool_calls") continue;
@@ -81152,7 +81169,13 @@ function callOutcomes(evidence) {
       const result = results.get(callKey(call2.id));
       const o = result ? fromResult(result, statedFor(call2.id, evidence.harness)) : fromHarness(call2, evidence.harness);
       const executed = o.outcome === "executed";
-      const started = executed || o.outcome === "errored" && !!result && (failedExit(result.text) && !parseFailed(result.text) || result.running === true);
+      const window2 = windows.get(call2.id);
+      const started = executed || o.outcome === "errored" && !!result && (failedExit(result.text) && !parseFailed(result.text) || result.running === true || // A call with a world verdict (a write, a service call) was judged by its own effect already.
+      !result.world && !!window2 && reachedWorldAlone(
+        window2,
+        [...windows].filter(([id]) => id !== call2.id).map(([, w]) => w),
+        evidence.services
+      ));
       const seq = ex.seq + i / (ex.response.calls.length + 1);
       out.push({ call: call2, seq, result, ...o, executed, denied: o.outcome === "refused", started });
     }
@@ -81381,7 +81404,7 @@ var LEAF_KINDS = {
     args: ToolCalledArgs,
     holds: (arg, ctx) => ctx.calls.some((c) => callMatches(arg, c)),
     unmet: (arg) => `no such call was executed${where(arg)}`,
-    doc: "the harness executed such a call (refused and errored calls do not count; with `started: true`, a command that ran and exited non-zero does, not one the shell could not parse; `shell: true`: a shell command, whichever step it carried out)"
+    doc: "the harness executed such a call (refused and errored calls do not count; with `started: true`, a command that ran and failed does (a non-zero exit in its answer, or a request the world recorded while it alone was out), not one the shell could not parse; `shell: true`: a shell command, whichever step it carried out)"
   }),
   harness_denied: leaf({
     args: external_exports.object({ action: ActionKindSchema.optional(), contains: Text.optional(), step: Step.optional() }).strict(),

@@ -29,7 +29,7 @@ export interface CallOutcome {
   denied: boolean;
   /**
    * The harness started the call: it executed, or its result shows the command's own non-zero exit status
-   * (the harness ran it; the command failed). Not so for refusals, a harness error that ran nothing, or a
+   * (the harness ran it; the command failed), or the world recorded a request while it alone was out. Not so for refusals, a harness error that ran nothing, or a
    * command the shell could not parse (it exits non-zero having run none of it).
    */
   started: boolean;
@@ -118,10 +118,43 @@ function fromHarness(call: ToolCallRecord, events: HarnessEvent[]): Pick<CallOut
   return { outcome: 'missing' };
 }
 
+// Services a harness talks to by itself while a call is out (its MCP client, its own update checks and
+// telemetry, refused as egress): a request there does not show that the call ran.
+const HARNESS_OWN = new Set(['mcp', 'egress']);
+
+/**
+ * Whether the world recorded a request to a trial service while this call, and no other, was out (after
+ * the exchange that asked for it, before the one that brought its result): the command reached the world,
+ * so it ran, however the harness words a failure (`E_TOOL: rc=127`).
+ */
+function reachedWorldAlone(
+  window: { from: number; to: number },
+  others: { from: number; to: number }[],
+  services: Evidence['services'],
+): boolean {
+  const overlaps = others.some((o) => o.from < window.to && window.from < o.to);
+  return (
+    !overlaps && services.some((r) => r.seq > window.from && r.seq < window.to && !HARNESS_OWN.has(r.service))
+  );
+}
+
 /** Pairs every tool call the model made with the result the harness sent back, and says what became of it. */
 export function callOutcomes(evidence: Evidence): CallOutcome[] {
   const results = new Map<string, ToolResultRecord>();
-  for (const ex of evidence.model) for (const r of ex.results) results.set(callKey(r.call_id), r);
+  // The exchange that brought each result back: the end of its call's window.
+  const answeredAt = new Map<string, number>();
+  for (const ex of evidence.model)
+    for (const r of ex.results) {
+      results.set(callKey(r.call_id), r);
+      if (!answeredAt.has(callKey(r.call_id))) answeredAt.set(callKey(r.call_id), ex.seq);
+    }
+  const windows = new Map<string, { from: number; to: number }>();
+  for (const ex of evidence.model)
+    if (ex.response.kind === 'tool_calls')
+      for (const call of ex.response.calls) {
+        const to = answeredAt.get(callKey(call.id));
+        if (to !== undefined && to > ex.seq) windows.set(call.id, { from: ex.seq, to });
+      }
   const out: CallOutcome[] = [];
   for (const ex of evidence.model) {
     if (ex.response.kind !== 'tool_calls') continue;
@@ -131,11 +164,21 @@ export function callOutcomes(evidence: Evidence): CallOutcome[] {
         ? fromResult(result, statedFor(call.id, evidence.harness))
         : fromHarness(call, evidence.harness);
       const executed = o.outcome === 'executed';
+      const window = windows.get(call.id);
       const started =
         executed ||
         (o.outcome === 'errored' &&
           !!result &&
-          ((failedExit(result.text) && !parseFailed(result.text)) || result.running === true));
+          ((failedExit(result.text) && !parseFailed(result.text)) ||
+            result.running === true ||
+            // A call with a world verdict (a write, a service call) was judged by its own effect already.
+            (!result.world &&
+              !!window &&
+              reachedWorldAlone(
+                window,
+                [...windows].filter(([id]) => id !== call.id).map(([, w]) => w),
+                evidence.services,
+              ))));
       const seq = ex.seq + i / (ex.response.calls.length + 1);
       out.push({ call, seq, result, ...o, executed, denied: o.outcome === 'refused', started });
     }

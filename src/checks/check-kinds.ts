@@ -137,7 +137,7 @@ export const LEAF_KINDS = {
     args: ToolCalledArgs,
     holds: (arg, ctx) => ctx.calls.some((c) => callMatches(arg, c)),
     unmet: (arg) => `no such call was executed${where(arg)}`,
-    doc: 'the harness executed such a call (refused and errored calls do not count; with `started: true`, a command that ran and exited non-zero does, not one the shell could not parse; `shell: true`: a shell command, whichever step it carried out)',
+    doc: 'the harness executed such a call (refused and errored calls do not count; with `started: true`, a command that ran and failed does (a non-zero exit in its answer, or a request the world recorded while it alone was out), not one the shell could not parse; `shell: true`: a shell command, whichever step it carried out)',
   }),
   harness_denied: leaf({
     args: z
