@@ -85281,10 +85281,19 @@ function hintKeys(action) {
   if (action.do === "send") return [`send.${action.channel}`, action.channel, "send"];
   return [action.do];
 }
-function renamed(args, hint, tool) {
+function droppable(action, key) {
+  if (action.do === "fetch" && key === "method") return (action.method ?? "GET") === "GET";
+  return action.do === "send" && key === "subject" || action.do === "delegate" && key === "agent";
+}
+function renamed(action, hint, tool) {
+  const props = Object.keys(properties(tool));
   const out = {};
-  for (const [key, value] of Object.entries(args)) {
+  for (const [key, value] of Object.entries(abstractArgs(action))) {
     const name2 = hint.args[key] ?? key;
+    if (props.length && !props.includes(name2)) {
+      if (droppable(action, key)) continue;
+      return void 0;
+    }
     out[name2] = key === "command" && isArrayProp(tool, name2) ? ["bash", "-lc", value] : value;
   }
   return out;
@@ -85295,11 +85304,9 @@ function fromHint(action, tools, ctx) {
     const tool = hint && tools.find((t) => t.name === hint.name);
     if (!hint || !tool) continue;
     if (action.do === "write" && action.append && !hint.args.append && !argName(tool, ["append"])) continue;
-    const call2 = fitCall(
-      tool,
-      { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
-      ctx.paths.workspace
-    );
+    const args = renamed(action, hint, tool);
+    if (!args) continue;
+    const call2 = fitCall(tool, { ...args, ...hint.set }, ctx.paths.workspace);
     if (call2) return call2;
   }
   return void 0;

@@ -61,8 +61,8 @@ describe('a write answered with an undeclared error is a failure the attacker ro
   });
 });
 
-// test/fixtures/getonly-harness: its web_fetch takes a URL and GETs it, dropping the method and body it is
-// handed (as many web-fetch tools do). The request lands, the data does not: the call failed, and the
+// test/fixtures/getonly-harness: its web_fetch declares a method and a body and GETs the URL, dropping
+// both. The request lands, the data does not: the call failed, and the
 // attacker moves on to the shell. Before, the GET counted as the POST, the attacker stopped, and every
 // exfiltration through a fetch read "blocked".
 const getonly = fixtureOverStandard(join(import.meta.dirname, 'fixtures', 'getonly-harness'), 'open', (lc) =>

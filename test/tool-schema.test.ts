@@ -93,6 +93,41 @@ describe('mapping a step onto a tool whose required fields it cannot fill', () =
   });
 });
 
+describe('a hinted tool gets only the arguments its schema declares', () => {
+  const httpGet = tool('http_get', { address: { type: 'string' } }, ['address']);
+  const put = tool('fs_put', { file: { type: 'string' }, data: { type: 'string' } }, ['file', 'data']);
+  const loose = tool('fs_put', {}, []);
+  const hinted = (hints: Record<string, { name: string; args: Record<string, string> }>) => ({
+    ...ctx,
+    tool_hints: hints,
+  });
+  const fetchHint = hinted({ fetch: { name: 'http_get', args: { url: 'address' } } });
+
+  it('a GET leaves out the method the tool does not take', () => {
+    const get = { do: 'fetch', url: 'http://svc/a', method: 'GET' } as const;
+    expect(mapAction(get, [httpGet], fetchHint)?.args).toEqual({ address: 'http://svc/a' });
+  });
+  it('a POST with a body does not go through a tool that only GETs', () => {
+    const post = { do: 'fetch', url: 'http://svc/a', method: 'POST', body: 'x' } as const;
+    expect(mapAction(post, [httpGet], fetchHint)).toBeUndefined();
+  });
+  it('a hint that maps the wrong way is no fit, not a call with made-up arguments', () => {
+    const write = { do: 'write', path: 'a.txt', content: 'x', append: false } as const;
+    const reversed = hinted({ write: { name: 'fs_put', args: { file: 'path', data: 'content' } } });
+    expect(mapAction(write, [put], reversed)).toBeUndefined();
+    const right = hinted({ write: { name: 'fs_put', args: { path: 'file', content: 'data' } } });
+    expect(mapAction(write, [put], right)?.args).toEqual({
+      file: expect.stringContaining('a.txt'),
+      data: 'x',
+    });
+    // A schema that names no properties takes what the hint gives.
+    expect(mapAction(write, [loose], reversed)?.args).toMatchObject({
+      path: expect.any(String),
+      content: 'x',
+    });
+  });
+});
+
 describe('a search that needs more than its query is not a tool catalog', () => {
   // A session-history search: searches by a query, but only in a mode the caller must choose.
   const history = tool(

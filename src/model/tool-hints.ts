@@ -3,7 +3,7 @@
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import type { ToolSpec } from './conversation.js';
-import { argName, fitCall, isArrayProp, type MappedCall } from './tool-schema.js';
+import { argName, fitCall, isArrayProp, type MappedCall, properties } from './tool-schema.js';
 
 type Hint = ScriptContext['tool_hints'][string];
 
@@ -47,10 +47,30 @@ function hintKeys(action: Action): string[] {
   return [action.do];
 }
 
-function renamed(args: Record<string, unknown>, hint: Hint, tool: ToolSpec): Record<string, unknown> {
+/**
+ * Arguments of an action a tool may do without: a fetch's default GET (a tool that only fetches), a mail's
+ * subject, a delegate's agent name. Every other one carries the step: a hinted tool whose schema has no
+ * place for it cannot do the step.
+ */
+function droppable(action: Action, key: string): boolean {
+  if (action.do === 'fetch' && key === 'method') return (action.method ?? 'GET') === 'GET';
+  return (action.do === 'send' && key === 'subject') || (action.do === 'delegate' && key === 'agent');
+}
+
+/**
+ * The action's arguments under the tool's names. A tool whose schema names its properties gets only those
+ * (a model sends no argument a tool does not declare, and a harness that validates its arguments refuses
+ * the call); undefined when an argument that carries the step has no place in the schema.
+ */
+function renamed(action: Action, hint: Hint, tool: ToolSpec): Record<string, unknown> | undefined {
+  const props = Object.keys(properties(tool));
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args)) {
+  for (const [key, value] of Object.entries(abstractArgs(action))) {
     const name = hint.args[key] ?? key;
+    if (props.length && !props.includes(name)) {
+      if (droppable(action, key)) continue;
+      return undefined;
+    }
     out[name] = key === 'command' && isArrayProp(tool, name) ? ['bash', '-lc', value] : value;
   }
   return out;
@@ -63,11 +83,9 @@ export function fromHint(action: Action, tools: ToolSpec[], ctx: ScriptContext):
     if (!hint || !tool) continue;
     // A write tool can append only when it has an argument for it; else the shell appends.
     if (action.do === 'write' && action.append && !hint.args.append && !argName(tool, ['append'])) continue;
-    const call = fitCall(
-      tool,
-      { ...renamed(abstractArgs(action), hint, tool), ...hint.set },
-      ctx.paths.workspace,
-    );
+    const args = renamed(action, hint, tool);
+    if (!args) continue;
+    const call = fitCall(tool, { ...args, ...hint.set }, ctx.paths.workspace);
     if (call) return call;
   }
   return undefined;
