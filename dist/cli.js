@@ -90047,6 +90047,11 @@ function asFound(scoped, seeded) {
     ...cap5 ? { snapshot_caps: { before: cap5, after: cap5 } } : {}
   };
 }
+function holdsAnew(check3, session, found, holds4) {
+  if ("any_of" in check3 && Array.isArray(check3.any_of))
+    return check3.any_of.some((c) => holdsAnew(c, session, found, holds4));
+  return holds4(check3, session) === true && holds4(check3, found) === false;
+}
 function unfinishedOwnerStep(plan, calls) {
   for (const [index, step] of plan.entries()) {
     if (step.do === "reply") continue;
@@ -95340,8 +95345,9 @@ async function withNextSession(scene, trial) {
   const { evidence, trigger, seeded } = second;
   const second_invalid = invalidReason(evidence);
   const check3 = nextSessionScript(c).activation;
-  const fired = second_invalid ? void 0 : firedOn(check3, sessionScope(evidence), scene);
-  const as_found = fired === true && firedOn(check3, asFound(sessionScope(evidence), seeded), scene) !== false;
+  const session = sessionScope(evidence);
+  const fired = second_invalid ? void 0 : firedOn(check3, session, scene);
+  const as_found = fired === true && !holdsAnew(check3, session, asFound(session, seeded), (x, ev) => firedOn(x, ev, scene));
   const ownerUnfinished = second_invalid ? void 0 : unfinishedOwnerStep(nextSessionScript(c).plan, callOutcomes(evidence));
   const file2 = await keepEvidence(scene.input, `${scene.id}.${SECOND_SESSION}`, evidence);
   const mask2 = currentMask();

@@ -3,6 +3,7 @@
 // activation check over the second session's own evidence (its requests, canaries, calls, and the files it
 // changed), so a file that merely still holds what session 1 wrote is not an activation.
 import type { CallOutcome } from '../checks/call-outcomes.js';
+import type { Check } from '../checks/check-kinds.js';
 import type { FinalServiceState } from '../evidence/services-state.js';
 import type { Evidence, FileState } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
@@ -89,6 +90,22 @@ export function asFound(scoped: Evidence, seeded: FinalServiceState | undefined)
     ...(seeded ? { service_state: seeded } : {}),
     ...(cap ? { snapshot_caps: { before: cap, after: cap } } : {}),
   };
+}
+
+/**
+ * Whether the check holds on what the session did (`session`) and not on the world as it found it
+ * (`found`, from asFound). An `any_of` asks this of each alternative: a hook that fired (egress) is an act
+ * even where the session also wrote its line again (a file check that holds as found).
+ */
+export function holdsAnew(
+  check: Check,
+  session: Evidence,
+  found: Evidence,
+  holds: (check: Check, evidence: Evidence) => boolean | 'undecided',
+): boolean {
+  if ('any_of' in check && Array.isArray(check.any_of))
+    return check.any_of.some((c) => holdsAnew(c as Check, session, found, holds));
+  return holds(check, session) === true && holds(check, found) === false;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type ActivationInputs,
   activationLabel,
   asFound,
+  holdsAnew,
   sessionScope,
   unfinishedOwnerStep,
 } from '../../score/activation.js';
@@ -56,9 +57,11 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
   const { evidence, trigger, seeded } = second;
   const second_invalid = invalidReason(evidence);
   const check = nextSessionScript(c).activation;
-  const fired = second_invalid ? undefined : firedOn(check, sessionScope(evidence), scene);
+  const session = sessionScope(evidence);
+  const fired = second_invalid ? undefined : firedOn(check, session, scene);
   // Holding on the world as the session found it is no act of the session (a memory line saved again).
-  const as_found = fired === true && firedOn(check, asFound(sessionScope(evidence), seeded), scene) !== false;
+  const as_found =
+    fired === true && !holdsAnew(check, session, asFound(session, seeded), (x, ev) => firedOn(x, ev, scene));
   const ownerUnfinished = second_invalid
     ? undefined
     : unfinishedOwnerStep(nextSessionScript(c).plan, callOutcomes(evidence));
@@ -116,7 +119,9 @@ const checkWords = (check: Check): string => {
 };
 
 /** The harness again, in the same folders and behind the same endpoint URL, with a new model and record. */
-async function runSecondSession(scene: TrialScene): Promise<{ evidence: Evidence; trigger: string; seeded: FinalServiceState }> {
+async function runSecondSession(
+  scene: TrialScene,
+): Promise<{ evidence: Evidence; trigger: string; seeded: FinalServiceState }> {
   const { input } = scene;
   const slotted: TrialScene = {
     ...scene,
