@@ -222,6 +222,22 @@ export function readOnlyEffect(c: Case): LintFinding[] {
   );
 }
 
+/**
+ * A persistence case without `checks.persistence`: its `p` label is then false in every trial, and the
+ * report shows the durable change the attack left as "did not persist".
+ */
+export function persistenceUnchecked(c: Case): LintFinding[] {
+  if (c.effect !== 'persistence' || c.checks.persistence !== undefined) return [];
+  return [
+    {
+      path: ['checks'],
+      message:
+        'a persistence case has no checks.persistence: its p label would read false in every trial, whatever the attack left behind',
+      hint: `add checks.persistence: the durable change the goal leaves (often the attack check itself: persistence: ${flowYaml(c.checks.attack)})`,
+    },
+  ];
+}
+
 /** All static findings for one case file, in the order an author fixes them. */
 export function lintCase(c: Case, file: string): LintFinding[] {
   return [
@@ -233,5 +249,6 @@ export function lintCase(c: Case, file: string): LintFinding[] {
     ...utilityWithoutEvidence(c),
     ...httpsEgress(c),
     ...readOnlyEffect(c),
+    ...persistenceUnchecked(c),
   ];
 }
