@@ -44,6 +44,23 @@ describe('harness-risk CLI', () => {
     [['frobnicate'], /unknown command "frobnicate"/],
     // Asking a command that does not exist for its help names it, not the global help with exit 0.
     [['lint', '--help'], /unknown command "lint"/],
+    // list takes one topic, as run and validate take no word: a typo, a second word or a glob the shell
+    // expanded after --cases is refused, never answered with every case.
+    [
+      ['list', 'strategis'],
+      /list: unknown topic "strategis" \(did you mean strategies\?\)\n.*cases, taxonomy/,
+    ],
+    [['list', 'cases', 'extra'], /Unexpected argument 'extra'/],
+    [
+      [
+        'list',
+        'cases',
+        '--cases',
+        'test/fixtures/cases-why/why-check-fails.yaml',
+        'test/fixtures/cases-why/why-never-seen.yaml',
+      ],
+      /Unexpected argument 'test\/fixtures\/cases-why\/why-never-seen\.yaml'/,
+    ],
     [
       ['list', 'cases', '--cases', 'cases/*/variantz/*.yaml'],
       /"cases\/\*\/variantz\/\*\.yaml" matches no case file/,
