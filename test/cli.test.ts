@@ -86,6 +86,31 @@ describe('harness-risk CLI', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  // The global help lists no command's flags: a flag mistake points at the help of its own command.
+  it.each([
+    ['run'],
+    ['list'],
+    ['validate'],
+    ['coverage'],
+    ['schema'],
+    ['doctor'],
+    ['bisect'],
+    ['matrix'],
+    ['compare'],
+  ])('%s --bogus points at its own --help', (cmd) => {
+    const r = cli(cmd, '--bogus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`Unknown option '--bogus'\\n  → run harness-risk ${cmd} --help\\n$`));
+  });
+
+  it("a bad flag value points at its command's --help", () => {
+    const r = cli('doctor', '--adapter', 'reference', '--acp-command', '[1');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /--acp-command "\[1" is not a command.*\n {2}→ run harness-risk doctor --help\n$/,
+    );
+  });
+
   it('runs a smoke case and prints the phase table; the result file is complete', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'hr-cli-')), 'r.json');
     const r = cli(
