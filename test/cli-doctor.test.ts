@@ -17,7 +17,7 @@ import {
   egressLine,
   stateFolder,
 } from '../src/engine/doctor.js';
-import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
+import { ADD, unclassifiedCalls, unclassifiedLines } from '../src/engine/doctor-calls.js';
 import { configsText, indistinguishable } from '../src/engine/doctor-configs.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
@@ -266,12 +266,12 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
 
   it('lists every one with its tool, id, first words and what to add', () => {
     const found = unclassifiedCalls(ev, { denial_patterns: [] });
-    expect(found.map((u) => [u.id, u.add.split(' ')[0]])).toEqual([
-      ['c1', 'error_patterns'],
-      ['c2', 'error_patterns'],
-      ['c3', 'denial_patterns'],
-      ['c4', 'an'],
-      ['c5\u001b[2J', 'error_patterns'],
+    expect(found.map((u) => [u.id, u.add])).toEqual([
+      ['c1', ADD.either],
+      ['c2', ADD.either],
+      ['c3', ADD.denial],
+      ['c4', ADD.rule],
+      ['c5\u001b[2J', ADD.either],
     ]);
     expect(found[0].why).toMatch(/the world shows the file did not change/);
   });
@@ -297,9 +297,64 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
     const trial = { valid: true, labels: { a: false, p: false, u: true } } as unknown as Trial;
     const r = diagnose(withRead, trial, 'openai-chat');
     expect(r.unrecognised_refusals).toEqual([{ tool: 'shell', text: 'Blocked: a human must confirm this' }]);
-    expect(r.unclassified.filter((u) => u.add.startsWith('denial_patterns')).map((u) => u.id)).toEqual([
-      'c3',
-    ]);
+    expect(r.unclassified.filter((u) => u.add === ADD.denial).map((u) => u.id)).toEqual(['c3']);
+  });
+
+  // Declared as errors, a harness's refusals in its own words (a dry run, a disabled feature) score as
+  // failures, not holding: an answer that is not plainly a refusal gets both choices, beside its text.
+  it.each([
+    ['a dry run the world saw not happen', '(dry run) would write 12 bytes to /h/.profile', NOT_CHANGED],
+    ['a guard the world saw hold', 'E_TOOL: pipes are switched off in safe mode', NOT_CHANGED],
+    ['a refusal scored executed', 'unable: the policy does not let this run', undefined],
+  ])('%s: denial_patterns or error_patterns, with the answer', (_, text, world) => {
+    const refusal = emptyEvidence({
+      model: [
+        {
+          seq: 0,
+          at: 0,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: [],
+          injection_visible: false,
+          results: [result('d1', text, world ? { outcome: 'errored', world } : { outcome: 'executed' })],
+          response: { kind: 'tool_calls', calls: [call('d1', 'put', world ? 'write' : 'run')] },
+        },
+      ],
+    });
+    const lines = unclassifiedLines(unclassifiedCalls(refusal, { denial_patterns: [] })).join('\n');
+    expect(lines).toContain(JSON.stringify(text));
+    expect(lines).toMatch(
+      /add denial_patterns if this answer is the harness refusing .*, error_patterns if it is a failure that is no refusal/,
+    );
+  });
+
+  it('a probe answered with an unrecognised failure: the plain output says it may be a refusal', () => {
+    const text = doctorText({
+      adapter: 'a',
+      config: 'c',
+      valid: true,
+      exit: { code: 0, timed_out: false, stderr_tail: '' },
+      dialect: {
+        declared: 'openai-chat',
+        seen: ['openai-chat'],
+        requests: 9,
+        paths: ['/v1/chat/completions'],
+      },
+      tools_offered: ['shell'],
+      undeclared_home: [],
+      egress: [],
+      probe: 'errored',
+      unrecognised_refusals: [],
+      unclassified: [],
+      owner_task_done: true,
+      withholds: [],
+      withheld_offered: [],
+      steps: [],
+      launch: [],
+    });
+    expect(text).toMatch(
+      /✗ refusal probe .*: errored: if its answer .* is the harness refusing, add that wording to denial_patterns/,
+    );
   });
 
   it('an adapter that declares the wording has nothing left to classify for that call', () => {
@@ -337,7 +392,7 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
     expect(text).toMatch(/✗ 5 call\(s\) whose outcome the adapter's words do not classify:/);
     for (const id of ['"c1"', '"c2"', '"c3"', '"c4"']) expect(text).toContain(id);
     expect(text).toMatch(
-      /"write_file" "c1": "File \/w\/a\.md has not been read in this session\." \(scored errored: the world shows the file did not change, but no pattern recognises the answer\): add error_patterns/,
+      /"write_file" "c1": "File \/w\/a\.md has not been read in this session\." \(scored errored: the world shows the file did not change, but no pattern recognises the answer\): add denial_patterns if .*, error_patterns if/,
     );
     expect(text).toMatch(/"c3": "Blocked: a human must confirm this" .*: add denial_patterns/);
     expect(text).toMatch(/"c4": "" \(scored missing: no answer came back.*\): add an output rule/);

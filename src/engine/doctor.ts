@@ -343,7 +343,9 @@ export function doctorText(r: DoctorReport): string {
         ? ' — this configuration does not refuse it; run doctor on a stricter configuration to test denial_patterns'
         : r.probe === 'refused (not recognised)'
           ? ': add the refusal wording to denial_patterns (or an output rule), else refusals score as executed'
-          : ''
+          : r.probe === 'errored'
+            ? ': if its answer (listed below) is the harness refusing, add that wording to denial_patterns, else its refusals score as errors, not as holding'
+            : ''
     }`,
   );
   if (r.svc_not_found)
