@@ -19,6 +19,7 @@ import {
 } from '../src/engine/doctor.js';
 import { ADD, unclassifiedCalls, unclassifiedLines } from '../src/engine/doctor-calls.js';
 import { configsText, indistinguishable } from '../src/engine/doctor-configs.js';
+import { hintProblems } from '../src/engine/doctor-hints.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
 import { SYSTEM_PATH } from '../src/runner/process.js';
@@ -613,5 +614,56 @@ describe('a configuration that withholds tools', () => {
     const open = run('open').stdout;
     expect(open).toMatch(/✓ withheld tools not offered \(web_fetch\)/);
     expect(open).toMatch(/✓ trial valid/);
+  });
+});
+
+describe("the adapter's tool hints against the tools the harness offered", () => {
+  const OWN = join(import.meta.dirname, 'fixtures', 'ownwords-badhints');
+
+  it('names a hint for a tool not offered (did you mean) and one mapping to arguments its schema lacks', {
+    timeout: 120_000,
+  }, async () => {
+    const r = await doctorAdapter({ adapter: OWN });
+    expect(r.tools_offered).toEqual(['cmd', 'doc_get', 'doc_put']);
+    expect(r.hint_problems).toEqual([
+      expect.stringMatching(
+        /^tools\.read\.args maps file → path, but doc_get's schema has no argument "path" \(its arguments: file\)/,
+      ),
+      expect.stringMatching(
+        /^tools\.write names "doc_puts", which the harness did not offer \(did you mean doc_put\?\).*cmd, doc_get, doc_put/,
+      ),
+    ]);
+    // The plain output says it too, and exit 1 (doctor's clean) counts it.
+    expect(doctorText(r)).toMatch(/✗ tools\.write names "doc_puts"/);
+    expect(doctorText(r)).toMatch(/✗ tools\.read\.args maps file → path/);
+  });
+
+  it('a tool the configuration withholds is meant to be missing; a schema without properties takes anything', () => {
+    const ev = emptyEvidence({
+      model: [
+        {
+          seq: 0,
+          at: 0,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: ['run_it', 'free'],
+          tool_args: { run_it: ['cmdline'], free: [] },
+          injection_visible: false,
+          results: [],
+          response: { kind: 'text', text: 'ok' },
+        },
+      ],
+    });
+    const hints = {
+      shell: { name: 'run_it', args: { command: 'cmdline' } },
+      write: { name: 'free', args: { path: 'anything' } },
+      fetch: { name: 'Web_Get', args: {} },
+    };
+    expect(hintProblems(hints, ev, ['free', 'run_it'], ['web_get'])).toEqual([]);
+    expect(hintProblems(hints, ev, ['free', 'run_it'])).toEqual([
+      expect.stringMatching(/^tools\.fetch names "Web_Get", which the harness did not offer/),
+    ]);
+    // No tool offered at all (the harness never reached the model): nothing to say about hints.
+    expect(hintProblems(hints, ev, [])).toEqual([]);
   });
 });

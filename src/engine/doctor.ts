@@ -22,6 +22,7 @@ import {
   unclassifiedCalls,
   unclassifiedLines,
 } from './doctor-calls.js';
+import { hintProblems } from './doctor-hints.js';
 import { launchProblems } from './launch-check.js';
 import { runSafetyCases } from './run.js';
 import { DEFAULT_RUNNER, type RunnerName, runnerEntry } from './runners.js';
@@ -95,6 +96,8 @@ export interface DoctorReport {
   steps: { role: string; action: string; tool?: string; outcome: string }[];
   /** What is wrong with the launch command, found before any trial (then no trial ran). */
   launch: string[];
+  /** The adapter's tool hints that do not fit the tools the harness offered (doctor-hints.ts). */
+  hint_problems?: string[];
 }
 
 /** The folder to declare for a HOME key (`home/.config/x/y` → `.config/x`; XDG folders one level deeper). */
@@ -240,10 +243,12 @@ export async function doctorAdapter(opts: {
       running_patterns: regexes(adapter.adapter.running_patterns),
     };
     const withholds = adapter.adapter.configs[config]?.withholds ?? [];
+    const found = diagnose(ev, trial, adapter.adapter.dialect, words, withholds);
     return {
       adapter: adapter.adapter.name,
       config,
-      ...diagnose(ev, trial, adapter.adapter.dialect, words, withholds),
+      ...found,
+      hint_problems: hintProblems(adapter.adapter.tools, ev, found.tools_offered, withholds),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -315,6 +320,7 @@ export function doctorText(r: DoctorReport): string {
       : `${bullet(dialectOk)} model dialect: ${r.dialect.seen.join(', ') || 'none'} over ${r.dialect.paths.join(', ')} (${r.dialect.requests} requests; adapter says ${r.dialect.declared})${dialectOk ? '' : ': set dialect to what the harness spoke'}`,
   );
   lines.push(`  tools offered: ${r.tools_offered.join(', ') || 'none'}`);
+  for (const p of r.hint_problems ?? []) lines.push(`✗ ${p}`);
   if (r.withholds.length && r.dialect.requests > 0)
     lines.push(
       r.withheld_offered.length
