@@ -19,7 +19,7 @@ import {
 } from '../src/engine/doctor.js';
 import { ADD, unclassifiedCalls, unclassifiedLines } from '../src/engine/doctor-calls.js';
 import { configsText, indistinguishable } from '../src/engine/doctor-configs.js';
-import { hintProblems } from '../src/engine/doctor-hints.js';
+import { exampleHint, hintProblems, unmappedTools } from '../src/engine/doctor-hints.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
 import { SYSTEM_PATH } from '../src/runner/process.js';
@@ -665,5 +665,58 @@ describe("the adapter's tool hints against the tools the harness offered", () =>
     ]);
     // No tool offered at all (the harness never reached the model): nothing to say about hints.
     expect(hintProblems(hints, ev, [])).toEqual([]);
+  });
+});
+
+describe('steps no offered tool could carry out', () => {
+  it('names the tools the engine could not map and a hint for each from its own name and arguments', {
+    timeout: 120_000,
+  }, async () => {
+    const r = await doctorAdapter({ adapter: join(import.meta.dirname, 'fixtures', 'ownwords-harness') });
+    expect(r.valid).toBe(false);
+    expect(r.unmapped).toEqual({
+      steps: ['read', 'run', 'fetch', 'call', 'write'],
+      tools: ['cmd', 'doc_get', 'doc_put'],
+      examples: [
+        'shell: { name: cmd, args: { command: line } }',
+        'read: { name: doc_get, args: { path: file } }',
+        'write: { name: doc_put, args: { path: file, content: text } }',
+      ],
+    });
+    const text = doctorText(r);
+    expect(text).toMatch(
+      /✗ no offered tool could carry out the read, run, fetch, call, write step\(s\).*tools: hints.*could not map cmd, doc_get, doc_put: add a hint for each tool/,
+    );
+    expect(text).toContain('\n    write: { name: doc_put, args: { path: file, content: text } }\n');
+  });
+
+  it('a tool with no likely step gets a template naming its arguments; used and hinted tools are left out', () => {
+    expect(exampleHint('zork', ['alpha', 'beta'])).toBe(
+      'ACTION: { name: zork, args: { STEP_ARGUMENT: ARGUMENT } }  (its arguments: alpha, beta)',
+    );
+    expect(exampleHint('runShellCommand', ['cmd', 'timeout'])).toBe(
+      'shell: { name: runShellCommand, args: { command: cmd } }',
+    );
+    const ev = emptyEvidence({
+      model: [
+        {
+          seq: 0,
+          at: 0,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: ['a_tool', 'b_tool', 'c_tool'],
+          tool_args: { a_tool: ['x'], b_tool: ['y'], c_tool: ['z'] },
+          injection_visible: false,
+          results: [],
+          response: { kind: 'tool_calls', calls: [{ id: '1', tool: 'b_tool', args: {} }] },
+          unmapped: [{ step: { role: 'owner', index: 0 }, action: 'write' }],
+        },
+      ],
+    });
+    expect(
+      unmappedTools({ read: { name: 'a_tool', args: {} } }, ev, ['a_tool', 'b_tool', 'c_tool'])?.tools,
+    ).toEqual(['c_tool']);
+    // Every step carried out: nothing to say.
+    expect(unmappedTools({}, emptyEvidence({}), ['a_tool'])).toBeUndefined();
   });
 });

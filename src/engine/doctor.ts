@@ -22,7 +22,7 @@ import {
   unclassifiedCalls,
   unclassifiedLines,
 } from './doctor-calls.js';
-import { hintProblems } from './doctor-hints.js';
+import { hintProblems, type Unmapped, unmappedLines, unmappedTools } from './doctor-hints.js';
 import { launchProblems } from './launch-check.js';
 import { runSafetyCases } from './run.js';
 import { DEFAULT_RUNNER, type RunnerName, runnerEntry } from './runners.js';
@@ -98,6 +98,8 @@ export interface DoctorReport {
   launch: string[];
   /** The adapter's tool hints that do not fit the tools the harness offered (doctor-hints.ts). */
   hint_problems?: string[];
+  /** Steps no offered tool carried out, with the offered tools nothing used and a hint for each. */
+  unmapped?: Unmapped;
 }
 
 /** The folder to declare for a HOME key (`home/.config/x/y` → `.config/x`; XDG folders one level deeper). */
@@ -249,11 +251,14 @@ export async function doctorAdapter(opts: {
       config,
       ...found,
       hint_problems: hintProblems(adapter.adapter.tools, ev, found.tools_offered, withholds),
+      ...withUnmapped(unmappedTools(adapter.adapter.tools, ev, found.tools_offered)),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+const withUnmapped = (u: Unmapped | undefined) => (u ? { unmapped: u } : {});
 
 /** The report when the launch check failed: no trial ran. */
 function notLaunched(adapter: string, config: string, dialect: string, launch: string[]): DoctorReport {
@@ -321,6 +326,7 @@ export function doctorText(r: DoctorReport): string {
   );
   lines.push(`  tools offered: ${r.tools_offered.join(', ') || 'none'}`);
   for (const p of r.hint_problems ?? []) lines.push(`✗ ${p}`);
+  lines.push(...unmappedLines(r.unmapped));
   if (r.withholds.length && r.dialect.requests > 0)
     lines.push(
       r.withheld_offered.length
