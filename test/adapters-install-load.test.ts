@@ -220,6 +220,26 @@ describe('loadAdapter errors', () => {
     expect(msg).toMatch(/adapter\.yaml:8: configs\.a/);
   });
 
+  it('refuses a tool hint for no action, naming the one likely meant (never read, it would be ignored)', () => {
+    const p = write(
+      'hintkey',
+      'name: h\ndialect: openai-chat\nlaunch:\n  command: [x]\ntools:\n  fetch_page: {name: get}\n  tickets.update: {name: t}\n  send.mail: {name: m}\nconfigs:\n  a: {}\n',
+    );
+    expect(() => loadAdapter(p)).toThrow(
+      /adapter\.yaml:6: tools\.fetch_page: no action "fetch_page" .*\(did you mean fetch\?\)/,
+    );
+    const ok = write(
+      'hintkey-ok',
+      'name: h\ndialect: openai-chat\nlaunch:\n  command: [x]\ntools:\n  fetch: {name: get}\n  tickets.update: {name: t}\n  send.mail: {name: m}\n  shell: {name: sh}\nconfigs:\n  a: {}\n',
+    );
+    expect(Object.keys(loadAdapter(ok).adapter.tools)).toEqual([
+      'fetch',
+      'tickets.update',
+      'send.mail',
+      'shell',
+    ]);
+  });
+
   it('points at the line of a YAML syntax error', () => {
     const p = write('syntax', 'name: s\ndialect: openai-chat\nlaunch:\n  command: [x\nconfigs: {}\n');
     expect(() => loadAdapter(p)).toThrow(/adapter\.yaml:\d+: not valid YAML/);

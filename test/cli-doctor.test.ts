@@ -17,8 +17,9 @@ import {
   egressLine,
   stateFolder,
 } from '../src/engine/doctor.js';
-import { unclassifiedCalls } from '../src/engine/doctor-calls.js';
+import { ADD, unclassifiedCalls, unclassifiedLines } from '../src/engine/doctor-calls.js';
 import { configsText, indistinguishable } from '../src/engine/doctor-configs.js';
+import { exampleHint, hintProblems, unmappedTools } from '../src/engine/doctor-hints.js';
 import { launchProblems } from '../src/engine/launch-check.js';
 import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js';
 import { SYSTEM_PATH } from '../src/runner/process.js';
@@ -266,12 +267,12 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
 
   it('lists every one with its tool, id, first words and what to add', () => {
     const found = unclassifiedCalls(ev, { denial_patterns: [] });
-    expect(found.map((u) => [u.id, u.add.split(' ')[0]])).toEqual([
-      ['c1', 'error_patterns'],
-      ['c2', 'error_patterns'],
-      ['c3', 'denial_patterns'],
-      ['c4', 'an'],
-      ['c5\u001b[2J', 'error_patterns'],
+    expect(found.map((u) => [u.id, u.add])).toEqual([
+      ['c1', ADD.either],
+      ['c2', ADD.either],
+      ['c3', ADD.denial],
+      ['c4', ADD.rule],
+      ['c5\u001b[2J', ADD.either],
     ]);
     expect(found[0].why).toMatch(/the world shows the file did not change/);
   });
@@ -297,9 +298,64 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
     const trial = { valid: true, labels: { a: false, p: false, u: true } } as unknown as Trial;
     const r = diagnose(withRead, trial, 'openai-chat');
     expect(r.unrecognised_refusals).toEqual([{ tool: 'shell', text: 'Blocked: a human must confirm this' }]);
-    expect(r.unclassified.filter((u) => u.add.startsWith('denial_patterns')).map((u) => u.id)).toEqual([
-      'c3',
-    ]);
+    expect(r.unclassified.filter((u) => u.add === ADD.denial).map((u) => u.id)).toEqual(['c3']);
+  });
+
+  // Declared as errors, a harness's refusals in its own words (a dry run, a disabled feature) score as
+  // failures, not holding: an answer that is not plainly a refusal gets both choices, beside its text.
+  it.each([
+    ['a dry run the world saw not happen', '(dry run) would write 12 bytes to /h/.profile', NOT_CHANGED],
+    ['a guard the world saw hold', 'E_TOOL: pipes are switched off in safe mode', NOT_CHANGED],
+    ['a refusal scored executed', 'unable: the policy does not let this run', undefined],
+  ])('%s: denial_patterns or error_patterns, with the answer', (_, text, world) => {
+    const refusal = emptyEvidence({
+      model: [
+        {
+          seq: 0,
+          at: 0,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: [],
+          injection_visible: false,
+          results: [result('d1', text, world ? { outcome: 'errored', world } : { outcome: 'executed' })],
+          response: { kind: 'tool_calls', calls: [call('d1', 'put', world ? 'write' : 'run')] },
+        },
+      ],
+    });
+    const lines = unclassifiedLines(unclassifiedCalls(refusal, { denial_patterns: [] })).join('\n');
+    expect(lines).toContain(JSON.stringify(text));
+    expect(lines).toMatch(
+      /add denial_patterns if this answer is the harness refusing .*, error_patterns if it is a failure that is no refusal/,
+    );
+  });
+
+  it('a probe answered with an unrecognised failure: the plain output says it may be a refusal', () => {
+    const text = doctorText({
+      adapter: 'a',
+      config: 'c',
+      valid: true,
+      exit: { code: 0, timed_out: false, stderr_tail: '' },
+      dialect: {
+        declared: 'openai-chat',
+        seen: ['openai-chat'],
+        requests: 9,
+        paths: ['/v1/chat/completions'],
+      },
+      tools_offered: ['shell'],
+      undeclared_home: [],
+      egress: [],
+      probe: 'errored',
+      unrecognised_refusals: [],
+      unclassified: [],
+      owner_task_done: true,
+      withholds: [],
+      withheld_offered: [],
+      steps: [],
+      launch: [],
+    });
+    expect(text).toMatch(
+      /✗ refusal probe .*: errored: if its answer .* is the harness refusing, add that wording to denial_patterns/,
+    );
   });
 
   it('an adapter that declares the wording has nothing left to classify for that call', () => {
@@ -337,7 +393,7 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
     expect(text).toMatch(/✗ 5 call\(s\) whose outcome the adapter's words do not classify:/);
     for (const id of ['"c1"', '"c2"', '"c3"', '"c4"']) expect(text).toContain(id);
     expect(text).toMatch(
-      /"write_file" "c1": "File \/w\/a\.md has not been read in this session\." \(scored errored: the world shows the file did not change, but no pattern recognises the answer\): add error_patterns/,
+      /"write_file" "c1": "File \/w\/a\.md has not been read in this session\." \(scored errored: the world shows the file did not change, but no pattern recognises the answer\): add denial_patterns if .*, error_patterns if/,
     );
     expect(text).toMatch(/"c3": "Blocked: a human must confirm this" .*: add denial_patterns/);
     expect(text).toMatch(/"c4": "" \(scored missing: no answer came back.*\): add an output rule/);
@@ -558,5 +614,109 @@ describe('a configuration that withholds tools', () => {
     const open = run('open').stdout;
     expect(open).toMatch(/✓ withheld tools not offered \(web_fetch\)/);
     expect(open).toMatch(/✓ trial valid/);
+  });
+});
+
+describe("the adapter's tool hints against the tools the harness offered", () => {
+  const OWN = join(import.meta.dirname, 'fixtures', 'ownwords-badhints');
+
+  it('names a hint for a tool not offered (did you mean) and one mapping to arguments its schema lacks', {
+    timeout: 120_000,
+  }, async () => {
+    const r = await doctorAdapter({ adapter: OWN });
+    expect(r.tools_offered).toEqual(['cmd', 'doc_get', 'doc_put']);
+    expect(r.hint_problems).toEqual([
+      expect.stringMatching(
+        /^tools\.read\.args maps file → path, but doc_get's schema has no argument "path" \(its arguments: file\)/,
+      ),
+      expect.stringMatching(
+        /^tools\.write names "doc_puts", which the harness did not offer \(did you mean doc_put\?\).*cmd, doc_get, doc_put/,
+      ),
+    ]);
+    // The plain output says it too, and exit 1 (doctor's clean) counts it.
+    expect(doctorText(r)).toMatch(/✗ tools\.write names "doc_puts"/);
+    expect(doctorText(r)).toMatch(/✗ tools\.read\.args maps file → path/);
+  });
+
+  it('a tool the configuration withholds is meant to be missing; a schema without properties takes anything', () => {
+    const ev = emptyEvidence({
+      model: [
+        {
+          seq: 0,
+          at: 0,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: ['run_it', 'free'],
+          tool_args: { run_it: ['cmdline'], free: [] },
+          injection_visible: false,
+          results: [],
+          response: { kind: 'text', text: 'ok' },
+        },
+      ],
+    });
+    const hints = {
+      shell: { name: 'run_it', args: { command: 'cmdline' } },
+      write: { name: 'free', args: { path: 'anything' } },
+      fetch: { name: 'Web_Get', args: {} },
+    };
+    expect(hintProblems(hints, ev, ['free', 'run_it'], ['web_get'])).toEqual([]);
+    expect(hintProblems(hints, ev, ['free', 'run_it'])).toEqual([
+      expect.stringMatching(/^tools\.fetch names "Web_Get", which the harness did not offer/),
+    ]);
+    // No tool offered at all (the harness never reached the model): nothing to say about hints.
+    expect(hintProblems(hints, ev, [])).toEqual([]);
+  });
+});
+
+describe('steps no offered tool could carry out', () => {
+  it('names the tools the engine could not map and a hint for each from its own name and arguments', {
+    timeout: 120_000,
+  }, async () => {
+    const r = await doctorAdapter({ adapter: join(import.meta.dirname, 'fixtures', 'ownwords-harness') });
+    expect(r.valid).toBe(false);
+    expect(r.unmapped).toEqual({
+      steps: ['read', 'run', 'fetch', 'call', 'write'],
+      tools: ['cmd', 'doc_get', 'doc_put'],
+      examples: [
+        'shell: { name: cmd, args: { command: line } }',
+        'read: { name: doc_get, args: { path: file } }',
+        'write: { name: doc_put, args: { path: file, content: text } }',
+      ],
+    });
+    const text = doctorText(r);
+    expect(text).toMatch(
+      /✗ no offered tool could carry out the read, run, fetch, call, write step\(s\).*tools: hints.*could not map cmd, doc_get, doc_put: add a hint for each tool/,
+    );
+    expect(text).toContain('\n    write: { name: doc_put, args: { path: file, content: text } }\n');
+  });
+
+  it('a tool with no likely step gets a template naming its arguments; used and hinted tools are left out', () => {
+    expect(exampleHint('zork', ['alpha', 'beta'])).toBe(
+      'ACTION: { name: zork, args: { STEP_ARGUMENT: ARGUMENT } }  (its arguments: alpha, beta)',
+    );
+    expect(exampleHint('runShellCommand', ['cmd', 'timeout'])).toBe(
+      'shell: { name: runShellCommand, args: { command: cmd } }',
+    );
+    const ev = emptyEvidence({
+      model: [
+        {
+          seq: 0,
+          at: 0,
+          dialect: 'openai-chat',
+          path: '/v1/chat/completions',
+          tools: ['a_tool', 'b_tool', 'c_tool'],
+          tool_args: { a_tool: ['x'], b_tool: ['y'], c_tool: ['z'] },
+          injection_visible: false,
+          results: [],
+          response: { kind: 'tool_calls', calls: [{ id: '1', tool: 'b_tool', args: {} }] },
+          unmapped: [{ step: { role: 'owner', index: 0 }, action: 'write' }],
+        },
+      ],
+    });
+    expect(
+      unmappedTools({ read: { name: 'a_tool', args: {} } }, ev, ['a_tool', 'b_tool', 'c_tool'])?.tools,
+    ).toEqual(['c_tool']);
+    // Every step carried out: nothing to say.
+    expect(unmappedTools({}, emptyEvidence({}), ['a_tool'])).toBeUndefined();
   });
 });

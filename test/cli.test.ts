@@ -44,6 +44,23 @@ describe('harness-risk CLI', () => {
     [['frobnicate'], /unknown command "frobnicate"/],
     // Asking a command that does not exist for its help names it, not the global help with exit 0.
     [['lint', '--help'], /unknown command "lint"/],
+    // list takes one topic, as run and validate take no word: a typo, a second word or a glob the shell
+    // expanded after --cases is refused, never answered with every case.
+    [
+      ['list', 'strategis'],
+      /list: unknown topic "strategis" \(did you mean strategies\?\)\n.*cases, taxonomy/,
+    ],
+    [['list', 'cases', 'extra'], /Unexpected argument 'extra'/],
+    [
+      [
+        'list',
+        'cases',
+        '--cases',
+        'test/fixtures/cases-why/why-check-fails.yaml',
+        'test/fixtures/cases-why/why-never-seen.yaml',
+      ],
+      /Unexpected argument 'test\/fixtures\/cases-why\/why-never-seen\.yaml'/,
+    ],
     [
       ['list', 'cases', '--cases', 'cases/*/variantz/*.yaml'],
       /"cases\/\*\/variantz\/\*\.yaml" matches no case file/,
@@ -67,6 +84,31 @@ describe('harness-risk CLI', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  // The global help lists no command's flags: a flag mistake points at the help of its own command.
+  it.each([
+    ['run'],
+    ['list'],
+    ['validate'],
+    ['coverage'],
+    ['schema'],
+    ['doctor'],
+    ['bisect'],
+    ['matrix'],
+    ['compare'],
+  ])('%s --bogus points at its own --help', (cmd) => {
+    const r = cli(cmd, '--bogus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`Unknown option '--bogus'\\n  → run harness-risk ${cmd} --help\\n$`));
+  });
+
+  it("a bad flag value points at its command's --help", () => {
+    const r = cli('doctor', '--adapter', 'reference', '--acp-command', '[1');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /--acp-command "\[1" is not a command.*\n {2}→ run harness-risk doctor --help\n$/,
+    );
   });
 
   it('runs a smoke case and prints the phase table; the result file is complete', () => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { PromptTemplate } from '../cases/prompt-template.js';
 import { regexSource } from '../regex-source.js';
 import { REVIEWER_MODE_NAMES } from '../spec/reviewer-modes.js';
-import { ToolHint } from '../spec/tool-hint.js';
+import { HintKey, ToolHint } from '../spec/tool-hint.js';
 import { DIALECTS } from '../spec/vocabulary.js';
 import { PERMISSION_POLICIES } from './acp/policy.js';
 import { type FileContent, joinProblem } from './files.js';
@@ -242,7 +242,7 @@ export const Adapter = z
      */
     expose_credentials: z.array(z.string().min(1)).default([]),
     /** Hints mapping abstract actions (and `shell`) to the harness's tools; else name/schema heuristics. */
-    tools: z.record(z.string(), ToolHint).default({}),
+    tools: z.record(HintKey, ToolHint).default({}),
     /** The harness's discovery and invoke tools, when it hides tools behind a search (see Discovery). */
     discovery: Discovery.optional(),
     /** Regexes (case-insensitive) that mark a tool result as a denial by the harness. */

@@ -35,6 +35,7 @@ const clean = (r: DoctorReport): boolean =>
   !r.egress.length &&
   r.probe !== 'refused (not recognised)' &&
   !r.withheld_offered.length &&
+  !r.hint_problems?.length &&
   r.owner_task_done;
 
 export async function cmdDoctor(argv: string[]): Promise<number> {

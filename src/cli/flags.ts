@@ -16,9 +16,16 @@ import type { GateOptions } from '../gate/index.js';
 import { GATE_OPTION_NAMES, type GateOptionName, parseGateOptions } from '../gate/options.js';
 import { FieldError, parseFields } from '../input-fields.js';
 
+/** A flag mistake; main.ts points it at the help of the command it was given to. */
+export class FlagError extends UserError {
+  constructor(readonly problem: string) {
+    super(problem, 'run harness-risk --help');
+  }
+}
+
 /** A bad option value as the CLI says it: the flag, what is wrong, where to look. */
 export function flagError(e: FieldError): UserError {
-  return new UserError(`--${e.field} ${e.problem}`, 'run harness-risk --help');
+  return new FlagError(`--${e.field} ${e.problem}`);
 }
 
 /** Runs a parse; a FieldError becomes the CLI's error naming the flag. */

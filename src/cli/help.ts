@@ -122,8 +122,9 @@ Never overwrites a file.
 
 Runs one harmless case (read README.md, ls, fetch a page, list tickets with svc, write NOTES.md; an
 injected probe asks for a write to ~/.bashrc) and reports: whether the trial was valid, the model dialect
-and paths the harness used, the tools it offered, folders it wrote under HOME that state.config_dirs does
-not declare, requests for outside hosts (egress), whether the probe's refusal was recognised by
+and paths the harness used, the tools it offered (with a tools: hint for each the engine could not map,
+and the hints naming a tool it did not offer or arguments the tool lacks), folders it wrote under HOME
+that state.config_dirs does not declare, requests for outside hosts (egress), whether the probe's refusal was recognised by
 denial_patterns/output rules, whether the harness's shell finds the trial's svc CLI, whether the owner's
 task was done, and whether a tool the configuration withholds (withholds:) was offered all the same. With several configurations (a comma list, or all), it runs each and
 names those that behaved identically (tools offered, every step's route and outcome, the probe's outcome):

@@ -22,7 +22,7 @@ import { cmdBisect } from './bisect.js';
 import { closingList } from './closing.js';
 import { cmdCoverage, cmdSchema } from './coverage.js';
 import { cmdDoctor } from './doctor.js';
-import { GATE_FLAGS, gateOptionsFromFlags, RUN_FLAGS, runSettingsFromFlags } from './flags.js';
+import { FlagError, GATE_FLAGS, gateOptionsFromFlags, RUN_FLAGS, runSettingsFromFlags } from './flags.js';
 import { baselineFlagSource, cmdCompare, verdictText, writeReports } from './gate.js';
 import { helpFor } from './help.js';
 import { cmdList } from './list.js';
@@ -330,12 +330,20 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(argv);
   } catch (e) {
-    // node:util parseArgs reports flag mistakes as TypeErrors; they are the user's to fix.
+    // node:util parseArgs reports flag mistakes as TypeErrors; they are the user's to fix. Either kind
+    // points at the command's own help: the global help lists no command's flags.
     if ((e as NodeJS.ErrnoException)?.code?.startsWith('ERR_PARSE_ARGS')) {
-      throw new UserError((e as Error).message, 'run harness-risk --help');
+      throw new UserError((e as Error).message, helpHint(argv[0]));
     }
+    if (e instanceof FlagError) throw new UserError(e.problem, helpHint(argv[0]));
     throw e;
   }
+}
+
+/** `run harness-risk CMD --help` for a command with help of its own, else the global help. */
+function helpHint(cmd: string | undefined): string {
+  const own = cmd !== undefined && (helpFor(cmd) !== undefined || cmd === 'matrix' || cmd === 'compare');
+  return `run harness-risk ${own ? `${cmd} ` : ''}--help`;
 }
 
 async function dispatch(argv: string[]): Promise<number> {

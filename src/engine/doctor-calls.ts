@@ -2,7 +2,10 @@
 // world first, then the words), but the adapter would not have known. A write the world shows did not
 // happen although its answer matched no error pattern scores right only where the engine can look (a
 // file it names, a service it addresses); the same answer to a command is scored executed. So every such
-// call is listed, with what to add to the adapter: error_patterns, denial_patterns or an output rule.
+// call is listed, with what to add to the adapter: denial_patterns, error_patterns or an output rule.
+// Only the author can tell a refusal in the harness's own words ("(dry run) would write …", "pipelines
+// are disabled") from a failure: declared as an error, a refusal scores as the harness failing, not
+// holding (detection 0%). So an answer that is not plainly a refusal gets both, beside its text.
 import { type CallOutcome, callOutcomes } from '../checks/call-outcomes.js';
 import type { Evidence } from '../evidence/types.js';
 import { type AnswerWords, outcomeOf } from '../model/observe.js';
@@ -16,7 +19,8 @@ const ERROR_WORDS =
 
 /** What to add to the adapter for each kind of unclassified call. */
 export const ADD = {
-  error: 'error_patterns (the wording of this answer)',
+  either:
+    'denial_patterns if this answer is the harness refusing (a guard, a dry run), error_patterns if it is a failure that is no refusal',
   denial: 'denial_patterns (the wording of this refusal)',
   rule: 'an output rule (kind denial or error) that names the call by its id',
 } as const;
@@ -50,13 +54,13 @@ function classify(c: CallOutcome, words: AnswerWords): Pick<UnclassifiedCall, 'w
   if (r.world && byWords === 'executed')
     return {
       why: `the world shows ${r.world.reason}, but no pattern recognises the answer`,
-      add: refusalLike ? ADD.denial : ADD.error,
+      add: refusalLike ? ADD.denial : ADD.either,
     };
   if (r.world || answersWithContent(c)) return undefined;
   if (refusalLike && c.outcome !== 'refused')
     return { why: 'it reads like a refusal but no denial pattern or output rule marked it', add: ADD.denial };
   if (c.outcome === 'executed' && ERROR_WORDS.test(head(r.text)))
-    return { why: 'it reads like an error but was scored executed', add: ADD.error };
+    return { why: 'it reads like an error but was scored executed', add: ADD.either };
   return undefined;
 }
 

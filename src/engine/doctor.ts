@@ -22,6 +22,7 @@ import {
   unclassifiedCalls,
   unclassifiedLines,
 } from './doctor-calls.js';
+import { hintProblems, type Unmapped, unmappedLines, unmappedTools } from './doctor-hints.js';
 import { launchProblems } from './launch-check.js';
 import { runSafetyCases } from './run.js';
 import { DEFAULT_RUNNER, type RunnerName, runnerEntry } from './runners.js';
@@ -95,6 +96,10 @@ export interface DoctorReport {
   steps: { role: string; action: string; tool?: string; outcome: string }[];
   /** What is wrong with the launch command, found before any trial (then no trial ran). */
   launch: string[];
+  /** The adapter's tool hints that do not fit the tools the harness offered (doctor-hints.ts). */
+  hint_problems?: string[];
+  /** Steps no offered tool carried out, with the offered tools nothing used and a hint for each. */
+  unmapped?: Unmapped;
 }
 
 /** The folder to declare for a HOME key (`home/.config/x/y` → `.config/x`; XDG folders one level deeper). */
@@ -240,15 +245,20 @@ export async function doctorAdapter(opts: {
       running_patterns: regexes(adapter.adapter.running_patterns),
     };
     const withholds = adapter.adapter.configs[config]?.withholds ?? [];
+    const found = diagnose(ev, trial, adapter.adapter.dialect, words, withholds);
     return {
       adapter: adapter.adapter.name,
       config,
-      ...diagnose(ev, trial, adapter.adapter.dialect, words, withholds),
+      ...found,
+      hint_problems: hintProblems(adapter.adapter.tools, ev, found.tools_offered, withholds),
+      ...withUnmapped(unmappedTools(adapter.adapter.tools, ev, found.tools_offered)),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+const withUnmapped = (u: Unmapped | undefined) => (u ? { unmapped: u } : {});
 
 /** The report when the launch check failed: no trial ran. */
 function notLaunched(adapter: string, config: string, dialect: string, launch: string[]): DoctorReport {
@@ -315,6 +325,8 @@ export function doctorText(r: DoctorReport): string {
       : `${bullet(dialectOk)} model dialect: ${r.dialect.seen.join(', ') || 'none'} over ${r.dialect.paths.join(', ')} (${r.dialect.requests} requests; adapter says ${r.dialect.declared})${dialectOk ? '' : ': set dialect to what the harness spoke'}`,
   );
   lines.push(`  tools offered: ${r.tools_offered.join(', ') || 'none'}`);
+  for (const p of r.hint_problems ?? []) lines.push(`✗ ${p}`);
+  lines.push(...unmappedLines(r.unmapped));
   if (r.withholds.length && r.dialect.requests > 0)
     lines.push(
       r.withheld_offered.length
@@ -343,7 +355,9 @@ export function doctorText(r: DoctorReport): string {
         ? ' — this configuration does not refuse it; run doctor on a stricter configuration to test denial_patterns'
         : r.probe === 'refused (not recognised)'
           ? ': add the refusal wording to denial_patterns (or an output rule), else refusals score as executed'
-          : ''
+          : r.probe === 'errored'
+            ? ': if its answer (listed below) is the harness refusing, add that wording to denial_patterns, else its refusals score as errors, not as holding'
+            : ''
     }`,
   );
   if (r.svc_not_found)

@@ -111,6 +111,8 @@ export interface ModelExchange {
   path: string;
   /** Tool names offered in the request. */
   tools: string[];
+  /** The argument names (schema properties) of each callable tool offered: what a hint's `args` may name. */
+  tool_args?: Record<string, string[]>;
   /** The request was a reviewer/approval call, not an agent turn. */
   review?: { verdict: 'allow' | 'deny' };
   /** The trigger of the injection was visible in this request. */

@@ -26,6 +26,7 @@ import { CallLedger, withIssuedIds } from './ids.js';
 import type { Backend } from './live/backend.js';
 import { type Answer, type Decision, decide } from './policy.js';
 import { structuredText } from './structured-answer.js';
+import { properties } from './tool-schema.js';
 import { type WorldProbe, worldAfter, worldBefore } from './world-check.js';
 
 export interface ModelHandlerOptions {
@@ -157,7 +158,7 @@ export function answerRequest(
   const entry: ExchangeEntry = {
     dialect,
     path,
-    tools: conv.tools.map((t) => t.name),
+    ...offered(conv),
     ...(answer.kind === 'review' ? { review: { verdict: answer.verdict } } : {}),
     injection_visible: observed.injection_visible,
     results: observed.results,
@@ -165,6 +166,17 @@ export function answerRequest(
     ...(observed.unmapped.length ? { unmapped: observed.unmapped } : {}),
   };
   return { encoded: encodeResponse(conv, output, meta), entry, ...(effect ? { effect } : {}) };
+}
+
+/** The tools a request offered, and the argument names each one's schema declares (doctor checks hints by them). */
+function offered(conv: Conversation): Pick<ExchangeEntry, 'tools' | 'tool_args'> {
+  const withArgs = conv.tools.filter((t) => t.callable);
+  return {
+    tools: conv.tools.map((t) => t.name),
+    ...(withArgs.length
+      ? { tool_args: Object.fromEntries(withArgs.map((t) => [t.name, Object.keys(properties(t))])) }
+      : {}),
+  };
 }
 
 /** The abstract action a live call carries out, read from the adapter's tool names (`send.mail` → send). */
@@ -209,7 +221,7 @@ export async function answerLive(
   const base = {
     dialect,
     path,
-    tools: conv.tools.map((t) => t.name),
+    ...offered(conv),
     injection_visible: observed.injection_visible,
     results: observed.results,
   };

@@ -14,6 +14,8 @@ export const Text = z.string();
 
 /** Operations of each mock service a `call` action may name (the `svc` CLI's vocabulary), from the catalog. */
 export const SERVICE_OPS = CALLABLE_OPS;
+/** The channels a `send` action goes through. */
+export const SEND_CHANNELS = ['mail', 'chat'] as const;
 const CALL_SERVICES = Object.keys(CALLABLE_OPS) as [string, ...string[]];
 
 /** Abstract actions: what the scripted model wants done, independent of any harness's tool names. */
@@ -35,7 +37,7 @@ export const Action = z.discriminatedUnion('do', [
   z
     .object({
       do: z.literal('send'),
-      channel: z.enum(['mail', 'chat']),
+      channel: z.enum(SEND_CHANNELS),
       to: Text,
       subject: Text.optional(),
       body: Text,

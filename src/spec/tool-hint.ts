@@ -2,6 +2,31 @@
 // (src/adapters/schema.ts, `tools:`), the scripted model reads it (ScriptContext.tool_hints). Here, below
 // both, so the two share one definition.
 import { z } from 'zod';
+import { didYouMean } from '../zod-issues.js';
+import { ACTION_KINDS, SEND_CHANNELS, SERVICE_OPS } from './actions.js';
+
+/**
+ * What a hint may be declared for: the keys the scripted model looks a step's hint up by (an action,
+ * `send.mail` or its channel, `payments.transfer` or its service; model/tool-hints.ts) and `shell`. Any
+ * other key would never be read: a misspelt one (`fetchh`) must fail to load, not be silently ignored.
+ */
+export const HINT_KEYS: readonly string[] = [
+  ...ACTION_KINDS,
+  'shell',
+  ...SEND_CHANNELS.flatMap((c) => [`send.${c}`, c]),
+  ...Object.entries(SERVICE_OPS).flatMap(([service, ops]) => [
+    service,
+    ...ops.map((op) => `${service}.${op}`),
+  ]),
+];
+
+export const HintKey = z.string().superRefine((key, ctx) => {
+  if (HINT_KEYS.includes(key)) return;
+  ctx.addIssue({
+    code: 'custom',
+    message: `no action "${key}" to hint a tool for${didYouMean(key, HINT_KEYS)}; hint an action (${ACTION_KINDS.join(', ')}), shell, send.CHANNEL (${SEND_CHANNELS.join(', ')}) or SERVICE.OP (e.g. payments.transfer)`,
+  });
+});
 
 export const ToolHint = z
   .object({
