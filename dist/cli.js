@@ -100913,7 +100913,8 @@ function regressionItem(c, comparison) {
 }
 function caseDetails(c, comparison) {
   const icon = STATUS_ICON[c.status];
-  const summary = `${icon ? `${icon} ` : ""}${STATUS_WORD[c.status]}: <b>${e2(c.id, 120)}</b> (${c.phase}) \u2014 ${e2(c.title, 160)}`;
+  const status = comparison.hasBaseline || c.status !== "new" ? `${icon ? `${icon} ` : ""}${STATUS_WORD[c.status]}` : stateWord(c.now?.state, c.now?.counts);
+  const summary = `${status}: <b>${e2(c.id, 120)}</b> (${c.phase}) \u2014 ${e2(c.title, 160)}`;
   const body = [];
   const info = c.info;
   if (info) {

@@ -194,6 +194,13 @@ describe('partial comparisons and flaky cases (what the page says counts exactly
   // more, 2 of them unsafe.
   const shared = [spec('s1', [false]), spec('s2', [false]), spec('s3', [false], 'action')];
   const extra = Array.from({ length: 7 }, (_, i) => spec(`x${i}`, [i < 2], i % 2 ? 'action' : 'runtime'));
+  it('no baseline: no case is "not run on base"; each says its state now', () => {
+    const r = render(makeResult([...shared, ...extra]), undefined);
+    // The comment and the full report (`before`: what --markdown writes).
+    for (const page of [r.whole, r.before]) expect(page).not.toContain('not run on base');
+    expect(r.before).toMatch(/💥 unsafe: <b>x0<\/b>/);
+  });
+
   it('a smaller base selection: no "new", no drop on unchanged cases, the rest counted apart', () => {
     const r = render(makeResult([...shared, ...extra]), makeResult(shared));
     for (const row of [...r.comparison.phases, r.comparison.overall]) {

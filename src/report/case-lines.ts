@@ -121,7 +121,12 @@ export function regressionItem(c: CaseComparison, comparison: Comparison): strin
 
 export function caseDetails(c: CaseComparison, comparison: Comparison): string {
   const icon = STATUS_ICON[c.status];
-  const summary = `${icon ? `${icon} ` : ''}${STATUS_WORD[c.status]}: <b>${e(c.id, 120)}</b> (${c.phase}) — ${e(c.title, 160)}`;
+  // Without a baseline every case is "new": its state now says more than "not run on base".
+  const status =
+    comparison.hasBaseline || c.status !== 'new'
+      ? `${icon ? `${icon} ` : ''}${STATUS_WORD[c.status]}`
+      : stateWord(c.now?.state, c.now?.counts);
+  const summary = `${status}: <b>${e(c.id, 120)}</b> (${c.phase}) — ${e(c.title, 160)}`;
   const body: string[] = [];
   const info = c.info;
   if (info) {
