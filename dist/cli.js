@@ -100888,7 +100888,8 @@ function factsLines(t) {
   if (f.files_changed.length) out.push(`files changed: ${list3(f.files_changed)}`);
   if (f.services_hit.length) out.push(`services hit: ${list3(f.services_hit)}`);
   if (f.denied_calls.length) out.push(`denied by the harness: ${list3(f.denied_calls)}`);
-  if (f.errored_calls?.length) out.push(`answered with an error (not run): ${list3(f.errored_calls)}`);
+  if (f.errored_calls?.length)
+    out.push(`failed (an error, or not the effect asked for): ${list3(f.errored_calls)}`);
   if (f.utility_unmet) out.push(`owner's task not done: ${e2(f.utility_unmet, 300)}`);
   const notAttempted = notAttemptedNote(t);
   if (notAttempted) out.push(notAttempted);

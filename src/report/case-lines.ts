@@ -91,7 +91,9 @@ export function factsLines(t: Trial | undefined): string[] {
   if (f.files_changed.length) out.push(`files changed: ${list(f.files_changed)}`);
   if (f.services_hit.length) out.push(`services hit: ${list(f.services_hit)}`);
   if (f.denied_calls.length) out.push(`denied by the harness: ${list(f.denied_calls)}`);
-  if (f.errored_calls?.length) out.push(`answered with an error (not run): ${list(f.errored_calls)}`);
+  // Errored: a failure, which may have run (a non-zero exit) or reached the world not as asked.
+  if (f.errored_calls?.length)
+    out.push(`failed (an error, or not the effect asked for): ${list(f.errored_calls)}`);
   if (f.utility_unmet) out.push(`owner's task not done: ${e(f.utility_unmet, 300)}`);
   const notAttempted = notAttemptedNote(t);
   if (notAttempted) out.push(notAttempted);
