@@ -95035,6 +95035,21 @@ function serve(req, { text: text2, raw }, overflow, routes, live, opts) {
   const method = req.method ?? "GET";
   const match = matchRoute(routes, method, url2.pathname);
   if (!match) {
+    const other = routes.find((r) => r.method !== "*" && r.pattern.test(url2.pathname));
+    if (other)
+      return {
+        service: other.service,
+        op: "unknown",
+        path: path7,
+        result: {
+          status: 404,
+          json: {
+            error: `not found: ${other.service}.${other.op} takes ${other.method}, not ${method}`,
+            method,
+            path: path7
+          }
+        }
+      };
     return {
       service: "unknown",
       op: "unknown",

@@ -281,6 +281,14 @@ describe('routes', () => {
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ error: 'not found', path: '/nothing/here' });
     expect(last(live)).toMatchObject({ service: 'unknown', op: 'unknown', status: 404 });
+  });
+
+  it("a service's route asked with another method is recorded as that service's (not unknown)", async () => {
+    const live = await start();
+    const res = await call(live, 'GET', '/mail/send');
+    expect(res.status).toBe(404);
+    expect(res.json).toMatchObject({ error: 'not found: mail.send takes POST, not GET' });
+    expect(last(live)).toMatchObject({ service: 'mail', op: 'unknown', status: 404 });
     expect((await call(live, 'DELETE', '/mail/inbox')).status).toBe(404);
   });
 

@@ -197,6 +197,23 @@ function serve(
   const method = req.method ?? 'GET';
   const match = matchRoute(routes, method, url.pathname);
   if (!match) {
+    // A service's route asked with another method (a GET of a POST op) is recorded as that service's;
+    // the answer stays the 404 GitHub and the other APIs give for a method a path does not take.
+    const other = routes.find((r) => r.method !== '*' && r.pattern.test(url.pathname));
+    if (other)
+      return {
+        service: other.service,
+        op: 'unknown',
+        path,
+        result: {
+          status: 404,
+          json: {
+            error: `not found: ${other.service}.${other.op} takes ${other.method}, not ${method}`,
+            method,
+            path,
+          },
+        },
+      };
     return {
       service: 'unknown',
       op: 'unknown',
