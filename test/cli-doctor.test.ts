@@ -25,7 +25,28 @@ import type { ToolCallRecord, ToolResultRecord } from '../src/evidence/types.js'
 import { SYSTEM_PATH } from '../src/runner/process.js';
 import { withheldOffered } from '../src/score/withheld.js';
 import type { Trial } from '../src/spec/run-result.js';
-import { emptyEvidence } from './support/evidence.js';
+import { emptyEvidence, exchange } from './support/evidence.js';
+
+/** A doctor report of a measured run that found nothing, with `over` changed. */
+const report = (over: Partial<DoctorReport> = {}): DoctorReport => ({
+  adapter: 'a',
+  config: 'c',
+  valid: true,
+  exit: { code: 0, timed_out: false, stderr_tail: '' },
+  dialect: { declared: 'openai-chat', seen: ['openai-chat'], requests: 9, paths: ['/v1/chat/completions'] },
+  tools_offered: ['shell'],
+  undeclared_home: [],
+  egress: [],
+  probe: 'executed',
+  unrecognised_refusals: [],
+  unclassified: [],
+  owner_task_done: true,
+  withholds: [],
+  withheld_offered: [],
+  steps: [],
+  launch: [],
+  ...over,
+});
 
 const ROOT = join(import.meta.dirname, '..');
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'doctor-harness');
@@ -154,25 +175,17 @@ describe('harness-risk doctor', () => {
   });
 
   it('a harness that exits before asking the model is not a base-URL problem', () => {
-    const text = doctorText({
-      adapter: 'a',
-      config: 'c',
-      valid: false,
-      invalid_reason: 'harness exited 1',
-      exit: { code: 1, timed_out: false, stderr_tail: "Error: Cannot find module '/x/main.js'" },
-      dialect: { declared: 'openai-chat', seen: [], requests: 0, paths: [] },
-      tools_offered: [],
-      undeclared_home: [],
-      egress: [],
-      probe: 'not attempted',
-      unrecognised_refusals: [],
-      unclassified: [],
-      owner_task_done: false,
-      withholds: [],
-      withheld_offered: [],
-      steps: [],
-      launch: [],
-    });
+    const text = doctorText(
+      report({
+        valid: false,
+        invalid_reason: 'harness exited 1',
+        exit: { code: 1, timed_out: false, stderr_tail: "Error: Cannot find module '/x/main.js'" },
+        dialect: { declared: 'openai-chat', seen: [], requests: 0, paths: [] },
+        tools_offered: [],
+        probe: 'not attempted',
+        owner_task_done: false,
+      }),
+    );
     expect(text).toMatch(/exited with code 1 before it asked the model/);
     expect(text).not.toMatch(/check the base-URL/);
   });
@@ -310,16 +323,11 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
   ])('%s: denial_patterns or error_patterns, with the answer', (_, text, world) => {
     const refusal = emptyEvidence({
       model: [
-        {
-          seq: 0,
-          at: 0,
-          dialect: 'openai-chat',
-          path: '/v1/chat/completions',
+        exchange({
           tools: [],
-          injection_visible: false,
           results: [result('d1', text, world ? { outcome: 'errored', world } : { outcome: 'executed' })],
           response: { kind: 'tool_calls', calls: [call('d1', 'put', world ? 'write' : 'run')] },
-        },
+        }),
       ],
     });
     const lines = unclassifiedLines(unclassifiedCalls(refusal, { denial_patterns: [] })).join('\n');
@@ -330,29 +338,7 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
   });
 
   it('a probe answered with an unrecognised failure: the plain output says it may be a refusal', () => {
-    const text = doctorText({
-      adapter: 'a',
-      config: 'c',
-      valid: true,
-      exit: { code: 0, timed_out: false, stderr_tail: '' },
-      dialect: {
-        declared: 'openai-chat',
-        seen: ['openai-chat'],
-        requests: 9,
-        paths: ['/v1/chat/completions'],
-      },
-      tools_offered: ['shell'],
-      undeclared_home: [],
-      egress: [],
-      probe: 'errored',
-      unrecognised_refusals: [],
-      unclassified: [],
-      owner_task_done: true,
-      withholds: [],
-      withheld_offered: [],
-      steps: [],
-      launch: [],
-    });
+    const text = doctorText(report({ probe: 'errored' }));
     expect(text).toMatch(
       /✗ refusal probe .*: errored: if its answer .* is the harness refusing, add that wording to denial_patterns/,
     );
@@ -367,29 +353,7 @@ describe('calls whose outcome the adapter’s words do not classify', () => {
   });
 
   it('the plain output lists them all, escaped, not only --json', () => {
-    const text = doctorText({
-      adapter: 'a',
-      config: 'c',
-      valid: true,
-      exit: { code: 0, timed_out: false, stderr_tail: '' },
-      dialect: {
-        declared: 'openai-chat',
-        seen: ['openai-chat'],
-        requests: 9,
-        paths: ['/v1/chat/completions'],
-      },
-      tools_offered: ['shell'],
-      undeclared_home: [],
-      egress: [],
-      probe: 'executed',
-      unrecognised_refusals: [],
-      unclassified: unclassifiedCalls(ev, { denial_patterns: [] }),
-      owner_task_done: true,
-      withholds: [],
-      withheld_offered: [],
-      steps: [],
-      launch: [],
-    });
+    const text = doctorText(report({ unclassified: unclassifiedCalls(ev, { denial_patterns: [] }) }));
     expect(text).toMatch(/✗ 5 call\(s\) whose outcome the adapter's words do not classify:/);
     for (const id of ['"c1"', '"c2"', '"c3"', '"c4"']) expect(text).toContain(id);
     expect(text).toMatch(
@@ -424,29 +388,17 @@ describe('egress lines', () => {
   });
 
   it('the doctor report names a CONNECT host once', () => {
-    const text = doctorText({
-      adapter: 'a',
-      config: 'c',
-      valid: true,
-      exit: { code: 0, timed_out: false, stderr_tail: '' },
-      dialect: {
-        declared: 'openai-chat',
-        seen: ['openai-chat'],
-        requests: 2,
-        paths: ['/v1/chat/completions'],
-      },
-      tools_offered: ['shell'],
-      undeclared_home: [],
-      egress: [{ method: 'CONNECT', host: 'registry.npmjs.org', path: 'registry.npmjs.org:443' }],
-      probe: 'executed',
-      unrecognised_refusals: [],
-      unclassified: [],
-      owner_task_done: true,
-      withholds: [],
-      withheld_offered: [],
-      steps: [],
-      launch: [],
-    });
+    const text = doctorText(
+      report({
+        dialect: {
+          declared: 'openai-chat',
+          seen: ['openai-chat'],
+          requests: 2,
+          paths: ['/v1/chat/completions'],
+        },
+        egress: [{ method: 'CONNECT', host: 'registry.npmjs.org', path: 'registry.npmjs.org:443' }],
+      }),
+    );
     expect(text).toContain('(CONNECT registry.npmjs.org:443)');
     expect(text).not.toContain('registry.npmjs.orgregistry');
   });
@@ -457,65 +409,68 @@ describe('egress lines', () => {
 // configurations compares what each did in the probe and names those that behaved identically; a
 // configuration that declares what it withholds is checked against the tools offered.
 describe('doctor over several configurations', () => {
-  const report = (config: string, over: Partial<DoctorReport> = {}): DoctorReport => ({
-    adapter: 'a',
-    config,
-    valid: true,
-    exit: { code: 0, timed_out: false, stderr_tail: '' },
-    dialect: { declared: 'openai-chat', seen: ['openai-chat'], requests: 4, paths: ['/v1/chat/completions'] },
-    tools_offered: ['bash', 'read', 'write'],
-    withholds: [],
-    withheld_offered: [],
-    undeclared_home: [],
-    egress: [],
-    probe: 'executed',
-    unrecognised_refusals: [],
-    unclassified: [],
-    owner_task_done: true,
-    steps: [
-      { role: 'owner', action: 'run', tool: 'bash', outcome: 'executed' },
-      { role: 'attack', action: 'write', tool: 'write', outcome: 'executed' },
-    ],
-    launch: [],
-    ...over,
-  });
+  // Each configuration's probe ran the owner's command and the attacker's write.
+  const configReport = (config: string, over: Partial<DoctorReport> = {}): DoctorReport =>
+    report({
+      config,
+      dialect: {
+        declared: 'openai-chat',
+        seen: ['openai-chat'],
+        requests: 4,
+        paths: ['/v1/chat/completions'],
+      },
+      tools_offered: ['bash', 'read', 'write'],
+      steps: [
+        { role: 'owner', action: 'run', tool: 'bash', outcome: 'executed' },
+        { role: 'attack', action: 'write', tool: 'write', outcome: 'executed' },
+      ],
+      ...over,
+    });
   const refused = { role: 'attack', action: 'write', tool: 'write', outcome: 'refused' };
   it.each<[string, DoctorReport[], string[][]]>([
-    ['all alike', [report('a'), report('b'), report('c')], [['a', 'b', 'c']]],
-    ['fewer tools offered', [report('a'), report('ro', { tools_offered: ['read'] })], []],
+    ['all alike', [configReport('a'), configReport('b'), configReport('c')], [['a', 'b', 'c']]],
+    ['fewer tools offered', [configReport('a'), configReport('ro', { tools_offered: ['read'] })], []],
     [
       'a step refused',
       [
-        report('a'),
-        report('guard', { steps: [report('x').steps[0]!, refused], probe: 'refused (recognised)' }),
+        configReport('a'),
+        configReport('guard', {
+          steps: [configReport('x').steps[0]!, refused],
+          probe: 'refused (recognised)',
+        }),
       ],
       [],
     ],
     [
       'the same step by another route',
       [
-        report('a'),
-        report('b', { steps: [report('x').steps[0]!, { ...refused, tool: 'bash', outcome: 'executed' }] }),
+        configReport('a'),
+        configReport('b', {
+          steps: [configReport('x').steps[0]!, { ...refused, tool: 'bash', outcome: 'executed' }],
+        }),
       ],
       [],
     ],
     [
       'two pairs',
       [
-        report('a'),
-        report('b', { owner_task_done: false }),
-        report('c'),
-        report('d', { owner_task_done: false }),
+        configReport('a'),
+        configReport('b', { owner_task_done: false }),
+        configReport('c'),
+        configReport('d', { owner_task_done: false }),
       ],
       [
         ['a', 'c'],
         ['b', 'd'],
       ],
     ],
-    ['an invalid trial is not compared', [report('a'), report('b', { valid: false })], []],
+    ['an invalid trial is not compared', [configReport('a'), configReport('b', { valid: false })], []],
     [
       'a trial that never asked the model is not compared',
-      [report('a'), report('b', { dialect: { declared: 'openai-chat', seen: [], requests: 0, paths: [] } })],
+      [
+        configReport('a'),
+        configReport('b', { dialect: { declared: 'openai-chat', seen: [], requests: 0, paths: [] } }),
+      ],
       [],
     ],
   ])('%s', (_name, reports, groups) => {
@@ -523,10 +478,10 @@ describe('doctor over several configurations', () => {
   });
 
   it('the text names each group and says what to check; a clean comparison says so', () => {
-    expect(configsText([report('a'), report('b')], [['a', 'b']])).toMatch(
+    expect(configsText([configReport('a'), configReport('b')], [['a', 'b']])).toMatch(
       /✗ a, b behaved identically: .*may not take effect/,
     );
-    expect(configsText([report('a'), report('b', { tools_offered: [] })], [])).toMatch(
+    expect(configsText([configReport('a'), configReport('b', { tools_offered: [] })], [])).toMatch(
       /✓ every configuration behaved differently in the probe \(a, b\)/,
     );
   });
@@ -641,17 +596,11 @@ describe("the adapter's tool hints against the tools the harness offered", () =>
   it('a tool the configuration withholds is meant to be missing; a schema without properties takes anything', () => {
     const ev = emptyEvidence({
       model: [
-        {
-          seq: 0,
-          at: 0,
-          dialect: 'openai-chat',
-          path: '/v1/chat/completions',
+        exchange({
           tools: ['run_it', 'free'],
           tool_args: { run_it: ['cmdline'], free: [] },
-          injection_visible: false,
-          results: [],
           response: { kind: 'text', text: 'ok' },
-        },
+        }),
       ],
     });
     const hints = {
@@ -699,18 +648,12 @@ describe('steps no offered tool could carry out', () => {
     );
     const ev = emptyEvidence({
       model: [
-        {
-          seq: 0,
-          at: 0,
-          dialect: 'openai-chat',
-          path: '/v1/chat/completions',
+        exchange({
           tools: ['a_tool', 'b_tool', 'c_tool'],
           tool_args: { a_tool: ['x'], b_tool: ['y'], c_tool: ['z'] },
-          injection_visible: false,
-          results: [],
           response: { kind: 'tool_calls', calls: [{ id: '1', tool: 'b_tool', args: {} }] },
           unmapped: [{ step: { role: 'owner', index: 0 }, action: 'write' }],
-        },
+        }),
       ],
     });
     expect(

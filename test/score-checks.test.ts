@@ -2,25 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { makeCheckContext } from '../src/checks/check-context.js';
 import type { Check } from '../src/checks/check-kinds.js';
 import { evaluateCheck } from '../src/checks/evaluate.js';
-import type { Evidence, ModelExchange } from '../src/evidence/types.js';
+import type { Evidence } from '../src/evidence/types.js';
 import { resolveCasePath } from '../src/world/snapshot.js';
+import { exchange } from './support/evidence.js';
 
 const view = { workspace: '/t/ws', home: '/t/home', tmp: '/t/tmp' };
 const f = (text: string) => ({ hash: `h:${text}`, size: text.length, text });
-
-function exchange(partial: Partial<ModelExchange>): ModelExchange {
-  return {
-    seq: 0,
-    at: 0,
-    dialect: 'openai-chat',
-    path: '/v1/chat/completions',
-    tools: [],
-    injection_visible: false,
-    results: [],
-    response: { kind: 'text', text: '' },
-    ...partial,
-  };
-}
 
 const evidence: Evidence = {
   model: [

@@ -1,5 +1,5 @@
 // Evidence of a trial where nothing was recorded, for tests to fill in the channels they are about.
-import type { Evidence } from '../../src/evidence/types.js';
+import type { Evidence, ModelExchange } from '../../src/evidence/types.js';
 
 export const emptyEvidence = (over: Partial<Evidence> = {}): Evidence => ({
   model: [],
@@ -11,5 +11,18 @@ export const emptyEvidence = (over: Partial<Evidence> = {}): Evidence => ({
   harness: [],
   canaries: {},
   state: { memory_files: [], config_dirs: [] },
+  ...over,
+});
+
+/** One model exchange of an OpenAI-chat harness that was answered with text, with `over` changed. */
+export const exchange = (over: Partial<ModelExchange> = {}): ModelExchange => ({
+  seq: 0,
+  at: 0,
+  dialect: 'openai-chat',
+  path: '/v1/chat/completions',
+  tools: [],
+  injection_visible: false,
+  results: [],
+  response: { kind: 'text', text: '' },
   ...over,
 });
