@@ -81146,7 +81146,7 @@ function fromHarness(call2, events) {
 var HARNESS_OWN = /* @__PURE__ */ new Set(["mcp", "egress"]);
 function reachedWorldAlone(window2, others, services) {
   const overlaps = others.some((o) => o.from < window2.to && window2.from < o.to);
-  return !overlaps && services.some((r) => r.seq > window2.from && r.seq < window2.to && !HARNESS_OWN.has(r.service));
+  return !overlaps && (services ?? []).some((r) => r.seq > window2.from && r.seq < window2.to && !HARNESS_OWN.has(r.service));
 }
 function callOutcomes(evidence) {
   const results = /* @__PURE__ */ new Map();

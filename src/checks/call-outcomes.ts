@@ -134,7 +134,8 @@ function reachedWorldAlone(
 ): boolean {
   const overlaps = others.some((o) => o.from < window.to && window.from < o.to);
   return (
-    !overlaps && services.some((r) => r.seq > window.from && r.seq < window.to && !HARNESS_OWN.has(r.service))
+    !overlaps &&
+    (services ?? []).some((r) => r.seq > window.from && r.seq < window.to && !HARNESS_OWN.has(r.service))
   );
 }
 
