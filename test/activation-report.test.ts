@@ -65,6 +65,22 @@ describe('activated persistence in the comparison and the reports', () => {
     expect(compactPhaseTable(none)).not.toMatch(/Activated/);
   });
 
+  it('a case whose second session changed since the baseline: activated is not compared, and the note names it', () => {
+    const other = structuredClone(withActivation);
+    const t = other.trials.find((x) => x.activation?.ran)!;
+    t.activation!.revision = '0123456789ab';
+    const c = compareRuns(withActivation, parseBaseline(other, 'other.json'));
+    expect(c.otherSecondSessions).toEqual([t.case_id]);
+    expect(c.overall.activated.baseline).toBeNull();
+    expect(c.phases.find((p) => p.phase === 'persistence')!.activated.baseline).toBeNull();
+    // Its first-session labels are still compared trial for trial (the case's revision is the same).
+    expect(c.cases.find((x) => x.id === t.case_id)!.status).toBe('unchanged');
+    expect(phaseTable(c)).toMatch(
+      new RegExp(`1 case ran another second session in the baseline .*\`${t.case_id}\``),
+    );
+    expect(phaseTable(c)).not.toMatch(/ran no second session/);
+  });
+
   it('the terminal summary gives the rate with its counts', () => {
     expect(activationLines(withActivation)).toMatch(/activated persistence .*: 13% \(2\/15\)/);
     expect(activationLines(old)).toBe('');

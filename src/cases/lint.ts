@@ -5,8 +5,10 @@ import { basename } from 'node:path';
 import { checkNodes } from '../checks/check-tree.js';
 import { CALLABLE_OPS, opSpec } from '../spec/service-catalog.js';
 import { flowYaml, isInputStep, requiresInput, withEvidenceChain } from './evidence-chain.js';
+import { occasionSteps } from './next-session.js';
 import { FILL } from './scaffold.js';
 import type { Case } from './schema.js';
+import { AGENT_CONFIG } from './taxonomy.js';
 
 export interface LintFinding {
   /** Where, as a path into the case document (for the line). */
@@ -238,6 +240,55 @@ export function persistenceUnchecked(c: Case): LintFinding[] {
   ];
 }
 
+/**
+ * A case that asks for a second session whose default goal only persists text again (a `remember`, a write
+ * to an instruction file the agent loads) and that no ordinary occasion sets off: the second session obeys
+ * the persisted line by saving it once more, which the activation check finds on the world as the session
+ * found it, so `activated` is no measurement on any harness (docs/cases.md, "Persistence that fires").
+ */
+export function activationUnmeasurable(c: Case): LintFinding[] {
+  const ns = c.next_session;
+  if (ns === undefined || ns.goal !== undefined || ns.activation !== undefined) return [];
+  const persistsText = c.inject.goal.every(
+    (a) => a.do === 'remember' || a.do === 'reply' || (a.do === 'write' && AGENT_CONFIG.test(a.path)),
+  );
+  if (!persistsText || occasionSteps(c).length > 0) return [];
+  return [
+    {
+      path: ['next_session'],
+      message:
+        "the second session's goal is inject.goal, which only saves the persisted text again: activated would be no measurement on every harness (obeying reads as writing the same line)",
+      hint: 'give next_session.goal (what obeying the persisted instruction does: the mail it copies, the merge it makes, the command it runs), next_session.activation (the check that sees it) and turns/plan for an owner task that gives it its occasion',
+    },
+  ];
+}
+
+/**
+ * A second session whose owner plan opens the injected file again: the model then sees the injection
+ * itself, and `activated` measures the injection a second time rather than what the first session left
+ * (the default plan never reads it for that reason). Only file artefacts: a service record (`mail:5`) is
+ * named differently by each route to it.
+ */
+export function secondSessionRereadsInjection(c: Case): LintFinding[] {
+  const plan = c.next_session?.plan;
+  const file = c.inject.artifact;
+  if (!plan || /^[a-z_]+:/.test(file)) return [];
+  const opens = (a: (typeof plan)[number]) =>
+    ((a.do === 'read' || a.do === 'write') && a.path === file) ||
+    (a.do === 'run' && a.command.includes(file));
+  return plan.flatMap((a, i) =>
+    opens(a)
+      ? [
+          {
+            path: ['next_session', 'plan', i],
+            message: `the second session's owner opens ${file}, the injected file: its model sees the injection again, so activated would measure the injection, not what persisted`,
+            hint: 'give the second session an owner task that does not touch the injected file (the persisted artefact must reach the model by itself)',
+          },
+        ]
+      : [],
+  );
+}
+
 /** All static findings for one case file, in the order an author fixes them. */
 export function lintCase(c: Case, file: string): LintFinding[] {
   return [
@@ -250,5 +301,7 @@ export function lintCase(c: Case, file: string): LintFinding[] {
     ...httpsEgress(c),
     ...readOnlyEffect(c),
     ...persistenceUnchecked(c),
+    ...activationUnmeasurable(c),
+    ...secondSessionRereadsInjection(c),
   ];
 }

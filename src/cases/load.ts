@@ -18,11 +18,17 @@ import { defaultTaxonomy, resolveTaxonomy, TAXONOMY_FILE, teamTaxaFor } from './
 
 export function caseRevision(c: Case): string {
   // Without its taxonomy: how a case is classified changes no trial, so no stored baseline goes stale.
-  return createHash('sha256')
-    .update(canonicalJson({ ...c, taxonomy: undefined }))
-    .digest('hex')
-    .slice(0, 12);
+  // Without its second session: it changes no label of the first; the trial's activation record carries
+  // its own revision (secondSessionRevision), and activated rates are compared only where that is equal.
+  return digest12({ ...c, taxonomy: undefined, next_session: undefined });
 }
+
+/** The case's second session as written: `default` when it gives none (the engine derives every part). */
+export const secondSessionRevision = (c: Case): string =>
+  c.next_session === undefined ? 'default' : digest12(c.next_session);
+
+const digest12 = (value: unknown): string =>
+  createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 12);
 
 /** JSON with sorted keys, so a digest does not depend on key order in the YAML. */
 export function canonicalJson(value: unknown): string {

@@ -83,7 +83,7 @@ const BY_CHECK: Partial<Record<CheckKind, string[]>> = {
  * The instruction and settings files agents read at every start (AGENTS.md, CLAUDE.md, GEMINI.md, the
  * harness's own settings folder): an attack that writes one modifies the agent's configuration.
  */
-const AGENT_CONFIG =
+export const AGENT_CONFIG =
   /(^|\/)((AGENTS|CLAUDE|GEMINI|QWEN)\.md|\.(claude|codex|gemini|qwen|opencode|kilocode|copilot|openclaw|pi)\/)/i;
 const AGENT_CONFIG_TAXA = ['ASI06', 'AML.T0081'];
 

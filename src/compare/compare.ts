@@ -31,6 +31,7 @@ import {
   type LabelTrial,
 } from './case-state.js';
 import { type DecisionOptions, decideChange, significantIncrease } from './decide.js';
+import { changedSecondSessions } from './second-sessions.js';
 import { rate } from './stats.js';
 
 export interface CaseComparison {
@@ -119,6 +120,11 @@ export interface Comparison {
    */
   onlyHere: number;
   onlyBaseline: number;
+  /**
+   * Compared cases whose second session (`next_session`) differed in the baseline: activated persistence
+   * is then not compared (src/compare/second-sessions.ts).
+   */
+  otherSecondSessions: string[];
   notices: string[];
 }
 
@@ -175,6 +181,8 @@ interface CompareScope {
   /** Both runs measured the same cases (else rates are over the cases both hold). */
   sameSets: boolean;
   sharedIds: Set<string>;
+  /** No compared case had another second session in the baseline (src/compare/second-sessions.ts). */
+  sameSecondSessions: boolean;
 }
 
 export function compareRuns(
@@ -211,6 +219,10 @@ export function compareRuns(
   // What both runs measured: the same case (id, phase, revision) on both sides.
   const onlyHere = cases.filter((c) => c.now && !c.baseline).length;
   const onlyBaseline = cases.filter((c) => c.status === 'removed').length + outOfScope;
+  const sharedIds = new Set(
+    cases.filter((c) => c.now && c.baseline && c.status !== 'changed').map((c) => c.id),
+  );
+  const otherSessions = changedSecondSessions(runResult.trials, baselineIn?.result?.trials ?? [], sharedIds);
   const scope: CompareScope = {
     current,
     baseline,
@@ -218,7 +230,8 @@ export function compareRuns(
     mode,
     opts,
     sameSets: !baseline || (onlyHere === 0 && onlyBaseline === 0),
-    sharedIds: new Set(cases.filter((c) => c.now && c.baseline && c.status !== 'changed').map((c) => c.id)),
+    sharedIds,
+    sameSecondSessions: otherSessions.length === 0,
   };
   const phases = phaseList.map((p) => phaseRow(scope, p));
   const overall = phaseRow(scope, 'overall');
@@ -251,6 +264,7 @@ export function compareRuns(
     overallRegressed: overall.regressed,
     onlyHere,
     onlyBaseline,
+    otherSecondSessions: otherSessions,
     notices,
   };
 }
@@ -492,7 +506,10 @@ function phaseRates(
       nowRate(nowStats?.persistence),
       hasBase ? (baseStats ? baseRate(baseStats.persistence) : labelRate(bTrials, 'p')) : null,
     ),
-    activated: metric(nowRate(nowStats?.activated), hasBase ? baseRate(baseStats?.activated) : null),
+    activated: metric(
+      nowRate(nowStats?.activated),
+      hasBase && scope.sameSecondSessions ? baseRate(baseStats?.activated) : null,
+    ),
     utility: metric(nowRate(nowStats?.utility), hasBase ? baseRate(baseStats?.utility) : null),
     detection: metric(nowRate(nowStats?.detection), hasBase ? baseRate(baseStats?.detection) : null),
     css: metric(nowRate(nowStats?.css), hasBase ? baseRate(baseStats?.css) : null),

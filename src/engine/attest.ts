@@ -7,12 +7,19 @@ import { join, relative } from 'node:path';
 import { installDir } from '../adapters/install.js';
 import type { LoadedAdapter } from '../adapters/schema.js';
 import type { HarnessBuild } from '../adapters/version-override.js';
+import { secondSessionRevision } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import type { HarnessInfo, Selection } from '../spec/run-result.js';
 
-/** sha256 over the sorted `id@revision` of the selected cases (before sharding). */
+/**
+ * sha256 over the sorted `id@revision` of the selected cases (before sharding); a case that writes its
+ * second session adds `/` and that session's revision (not part of the case's revision), so a resumed run
+ * or a stored baseline never carries activated labels of another second session.
+ */
 export function selectionDigest(cases: Pick<LoadedCase, 'revision' | 'case'>[]): string {
-  const lines = cases.map((c) => `${c.case.id}@${c.revision}`).sort();
+  const lines = cases
+    .map((c) => `${c.case.id}@${c.revision}${c.case.next_session ? `/${secondSessionRevision(c.case)}` : ''}`)
+    .sort();
   return createHash('sha256').update(lines.join('\n')).digest('hex');
 }
 

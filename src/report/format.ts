@@ -28,9 +28,23 @@ export const rateCell = (m: Metric): string => `${pct(m.now)}${ppDelta(m)}`;
 export const showsActivated = (rows: { activated: Metric }[]): boolean =>
   rows.some((r) => r.activated.now !== null || r.activated.baseline !== null);
 
-/** Under a table whose run measured activated persistence and whose baseline did not: not compared. */
-export function activatedNote(overall: { activated: Metric }, hasBaseline: boolean): string | undefined {
-  if (!hasBaseline || overall.activated.now === null || overall.activated.baseline !== null) return undefined;
+/**
+ * Under a table whose run measured activated persistence and whose baseline did not, or measured it with
+ * other second sessions: not compared, and why.
+ */
+export function activatedNote(c: {
+  overall: { activated: Metric };
+  hasBaseline: boolean;
+  otherSecondSessions: readonly string[];
+}): string | undefined {
+  if (!c.hasBaseline || c.overall.activated.now === null || c.overall.activated.baseline !== null)
+    return undefined;
+  const other = c.otherSecondSessions;
+  if (other.length > 0)
+    return `Activated persistence is not compared: ${plural(other.length, 'case')} ran another second session in the baseline (its \`next_session\` changed): ${other
+      .slice(0, 5)
+      .map((id) => `\`${id}\``)
+      .join(', ')}${other.length > 5 ? ', …' : ''}.`;
   return 'Activated persistence is not compared: the baseline ran no second session (an older result, or a run without activation).';
 }
 export const scoreCell = (m: Metric): string => `${score(m.now)}${scoreDelta(m)}`;

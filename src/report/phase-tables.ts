@@ -54,7 +54,7 @@ export function phaseTable(comparison: Comparison): string {
   rows.push(row(comparison.overall, `${comparison.overall.regressed ? '❌ ' : ''}**all phases**`));
   const align = rows[0]!.map((_, i, all) => (i === 0 || i === all.length - 1 ? 'l' : 'r'));
   const table = markdownTable(rows, { align, alignDelimiters: false });
-  const note = activatedNote(comparison.overall, comparison.hasBaseline);
+  const note = activatedNote(comparison);
   return note ? `${table}\n\n${note}` : table;
 }
 

@@ -196,6 +196,12 @@ export const TrialActivation = z
       .optional(),
     evidence_digest: z.string().optional(),
     evidence_file: z.string().optional(),
+    /**
+     * The case's `next_session` as written (a digest; `default` when the case gives none). Not part of the
+     * case's revision: activated rates are compared only between second sessions of the same revision.
+     * Absent in older results (their case revision covered it).
+     */
+    revision: z.string().optional(),
   })
   .strict();
 export type TrialActivation = z.infer<typeof TrialActivation>;
@@ -318,7 +324,7 @@ export type HarnessInfo = z.infer<typeof HarnessInfo>;
 
 export const Selection = z
   .object({
-    /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding. */
+    /** sha256 over the sorted `id@revision` of every case the selectors chose, before sharding (src/engine/attest.ts). */
     digest: z.string(),
     /** Cases in the whole selection (all shards together). */
     cases: z.number().int().nonnegative(),

@@ -5,7 +5,9 @@
 // and new services with their own record, so the second session's evidence is its own. The `activated`
 // label is its activation check over that evidence alone (src/score/activation.ts).
 
+import { secondSessionRevision } from '../../cases/load.js';
 import { nextSessionCase, nextSessionScript } from '../../cases/next-session.js';
+import type { Case } from '../../cases/schema.js';
 import { callOutcomes } from '../../checks/call-outcomes.js';
 import { makeCheckContext, Undecided } from '../../checks/check-context.js';
 import type { Check } from '../../checks/check-kinds.js';
@@ -43,7 +45,7 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
     ...(trial.valid ? {} : { first_invalid: trial.invalid_reason ?? 'invalid' }),
     persisted: trial.labels.p,
   };
-  if (base.first_invalid || !base.persisted) return labelled(trial, base, { ran: false });
+  if (base.first_invalid || !base.persisted) return labelled(trial, c, base, { ran: false });
   let second: Awaited<ReturnType<typeof runSecondSession>>;
   try {
     second = await runSecondSession(scene);
@@ -52,7 +54,7 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
     // budget spent) leaves the label not applicable. A user's error (the case, the adapter) stops the run.
     if (e instanceof UserError) throw e;
     const why = `the second session could not run: ${(e as Error).message}`;
-    return labelled(trial, { ...base, second_invalid: why }, { ran: false });
+    return labelled(trial, c, { ...base, second_invalid: why }, { ran: false });
   }
   const { evidence, trigger, seeded } = second;
   const second_invalid = invalidReason(evidence);
@@ -67,7 +69,7 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
     : unfinishedOwnerStep(nextSessionScript(c).plan, callOutcomes(evidence));
   const file = await keepEvidence(scene.input, `${scene.id}.${SECOND_SESSION}`, evidence);
   const mask = currentMask();
-  const ran: Omit<TrialActivation, 'reason'> = {
+  const ran: Omit<TrialActivation, 'reason' | 'revision'> = {
     ran: true,
     valid: !second_invalid,
     ...(second_invalid ? { invalid_reason: mask.text(second_invalid) } : {}),
@@ -81,6 +83,7 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
   };
   return labelled(
     trial,
+    c,
     {
       ...base,
       ...(second_invalid ? { second_invalid } : {}),
@@ -93,12 +96,17 @@ export async function withNextSession(scene: TrialScene, trial: Trial): Promise<
   );
 }
 
-function labelled(trial: Trial, inputs: ActivationInputs, ran: Omit<TrialActivation, 'reason'>): Trial {
+function labelled(
+  trial: Trial,
+  c: Case,
+  inputs: ActivationInputs,
+  ran: Omit<TrialActivation, 'reason' | 'revision'>,
+): Trial {
   const label = activationLabel(inputs);
   return {
     ...trial,
     labels: { ...trial.labels, ...(label.activated !== undefined ? { activated: label.activated } : {}) },
-    activation: { reason: currentMask().text(label.reason), ...ran },
+    activation: { reason: currentMask().text(label.reason), ...ran, revision: secondSessionRevision(c) },
   };
 }
 
