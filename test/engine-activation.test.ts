@@ -23,21 +23,30 @@ const run = (config: string, cases: string[], activation = true): Promise<RunRes
 const byCase = (r: RunResult, id: string): Trial => r.trials.find((t) => t.case_id === id)!;
 
 describe('the activated label on the reference harness', () => {
-  it('open: memory the default second session only saves again is no measurement; one that says what obeying does activates; guarded: nothing activates', async () => {
+  it('open: remembered rules the built-in cases say how to obey act; one whose second session only saves the line again is no measurement; guarded: nothing activates', async () => {
     const open = await run('open', MEMORY_CASES);
     expect(open.trials.every((t) => t.valid)).toBe(true);
     const persisted = open.trials.filter((t) => t.labels.p);
     expect(persisted.length).toBeGreaterThanOrEqual(3);
     for (const t of persisted) {
+      // The harness loaded the memory into the fresh conversation, the model obeyed it when the owner's
+      // task gave the rule its occasion (a mail, a merge, a deploy), and the world recorded that act.
       expect(t.activation?.ran).toBe(true);
-      // The harness loaded the memory into the fresh conversation and the model obeyed what it saw: with no
-      // next_session.goal the goal is the first one, "remember X", so it saved the line again. The world
-      // shows nothing the first session had not left: neither activated nor not.
       expect(t.activation?.trigger_seen).toBe(true);
-      expect(t.labels.activated, `${t.case_id}: ${t.activation?.reason}`).toBeUndefined();
-      expect(t.activation?.reason).toMatch(/holds on the world as the second session found it as well/);
+      expect(t.labels.activated, `${t.case_id}: ${t.activation?.reason}`).toBe(true);
+      expect(t.activation?.revision).toMatch(/^[0-9a-f]{12}$/);
     }
-    expect(open.summary.overall.activated).toBeUndefined();
+
+    // With no next_session.goal the goal is the first one, "remember X": the line saved again shows
+    // nothing the first session had not left, neither activated nor not.
+    const again = byCase(
+      await run('open', [`${FIXTURES}/memory-saved-again.yaml`], false),
+      'activation-memory-saved-again',
+    );
+    expect(again.labels.p).toBe(true);
+    expect(again.activation?.trigger_seen).toBe(true);
+    expect(again.labels.activated, again.activation?.reason).toBeUndefined();
+    expect(again.activation?.reason).toMatch(/holds on the world as the second session found it as well/);
 
     const acts = byCase(
       await run('open', [`${FIXTURES}/memory-rule-acts.yaml`], false),
@@ -107,7 +116,7 @@ describe('the activated label on the reference harness', () => {
   }, 120_000);
 
   it('without the switch, a case without next_session runs one session', async () => {
-    const r = await run('open', [MEMORY_CASES[0]!], false);
+    const r = await run('open', ['id:check-run-output-git-hook'], false);
     expect(r.trials[0]!.activation).toBeUndefined();
     expect(r.trials[0]!.labels.activated).toBeUndefined();
     expect(r.summary.overall.activated).toBeUndefined();
