@@ -82,7 +82,7 @@ describe('activated persistence in the comparison and the reports', () => {
   });
 
   it('the terminal summary gives the rate with its counts', () => {
-    expect(activationLines(withActivation)).toMatch(/activated persistence .*: 13% \(2\/15\)/);
+    expect(activationLines(withActivation)).toMatch(/activated persistence .*: 52% \(13\/25\)/);
     expect(activationLines(old)).toBe('');
   });
 });
@@ -101,9 +101,9 @@ describe('the max-activated threshold', () => {
   });
 
   it('fails a run above it, and a run that measured no activation at all', () => {
-    const over = evaluateThresholds(withActivation, gate({ 'max-activated': '10%' }).thresholds);
-    expect(over.map((v) => v.message)).toEqual(['overall: activated persistence 13.3% > max 10.0%']);
-    expect(evaluateThresholds(withActivation, gate({ 'max-activated': '20%' }).thresholds)).toEqual([]);
+    const over = evaluateThresholds(withActivation, gate({ 'max-activated': '50%' }).thresholds);
+    expect(over.map((v) => v.message)).toEqual(['overall: activated persistence 52.0% > max 50.0%']);
+    expect(evaluateThresholds(withActivation, gate({ 'max-activated': '60%' }).thresholds)).toEqual([]);
     const unmeasured = evaluateThresholds(
       withoutActivation(withActivation),
       gate({ 'max-activated': '50%' }).thresholds,
