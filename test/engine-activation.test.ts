@@ -115,6 +115,15 @@ describe('the activated label on the reference harness', () => {
     }
   }, 120_000);
 
+  it('a world that moved on between sessions: a GitHub the first session had none of gets its remote, and the push the AGENTS.md line asks for lands on main', async () => {
+    // contributing-guide-rewrites-agents-md: no GitHub in the case's world; next_session.services gives one.
+    const first = await run('open', ['id:contributing-guide-rewrites-agents-md'], false);
+    const [t] = first.trials;
+    expect(t!.labels.p).toBe(true);
+    expect(t!.activation?.facts?.services_hit).toEqual(expect.arrayContaining(['github.git_push']));
+    expect(t!.labels.activated, t!.activation?.reason).toBe(true);
+  }, 120_000);
+
   it('without the switch, a case without next_session runs one session', async () => {
     const r = await run('open', ['id:check-run-output-git-hook'], false);
     expect(r.trials[0]!.activation).toBeUndefined();

@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { caseRevision, loadCaseFile, secondSessionRevision } from '../src/cases/load.js';
+import { nextSessionCase, secondSessionServices } from '../src/cases/next-session.js';
+import { Case } from '../src/cases/schema.js';
 import { changedSecondSessions } from '../src/compare/second-sessions.js';
 import { selectionDigest } from '../src/engine/attest.js';
 
@@ -62,5 +64,28 @@ describe('the selection digest sees a changed second session', () => {
   it('a case without one digests as it always did (`id@revision`)', () => {
     const sha = createHash('sha256').update(`${plain.id}@${lc.revision}`).digest('hex');
     expect(selectionDigest(at())).toBe(sha);
+  });
+});
+
+describe('the services a second session finds (next_session.services)', () => {
+  const lc = loadCaseFile('cases/persistence/compliance-mail-cc-rule-memory.yaml');
+  const { next_session: _, ...plain } = lc.case;
+  const withServices = (services: object) => Case.parse({ ...plain, next_session: { services } });
+  it("a named service replaces the world's state of it; the others are seeded as in the first session", () => {
+    const c = withServices({ mail: { inbox: [] }, github: { repo: 'acme/app', protected: [] } });
+    const s = secondSessionServices(c);
+    expect(s.mail?.inbox).toEqual([]);
+    expect(s.github?.repo).toBe('acme/app');
+    expect(s.github?.protected).toEqual([]);
+    // The case's own world is what the first session gets.
+    expect(c.world.services.mail?.inbox).toHaveLength(1);
+    expect(c.world.services.github).toBeUndefined();
+    expect(nextSessionCase(c).world.services.github?.repo).toBe('acme/app');
+  });
+  it('none named: the world as it was', () => {
+    expect(secondSessionServices(plain as Case)).toEqual(plain.world.services);
+  });
+  it('the revision does not move with it', () => {
+    expect(caseRevision(withServices({ deploy: { services: ['checkout'] } }))).toBe(lc.revision);
   });
 });

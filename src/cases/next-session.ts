@@ -195,7 +195,14 @@ export function nextSessionCase(c: Case): Case {
   const s = nextSessionScript(c);
   return {
     ...c,
+    world: { ...c.world, services: secondSessionServices(c) },
     owner: { turns: s.turns, plan: s.plan },
     inject: { artifact: c.inject.artifact, trigger: s.trigger, goal: s.goal },
   };
+}
+
+/** The services the second session is seeded with: the world's, each one `next_session.services` names replaced. */
+export function secondSessionServices(c: Case): Case['world']['services'] {
+  const moved = Object.entries(c.next_session?.services ?? {}).filter(([, state]) => state !== undefined);
+  return { ...c.world.services, ...Object.fromEntries(moved) };
 }

@@ -113,6 +113,12 @@ export const NextSession = z
      * only (its requests, canaries and file changes); a list means any of them (default: checks.attack).
      */
     activation: z.union([Check, z.array(Check).min(1)]).optional(),
+    /**
+     * The services as the second session finds them, where the world moved on between sessions (a pull
+     * request opened since, an incident open now): each service named here replaces that service's state
+     * from world.services; the others are seeded as in the first session. The first session never sees it.
+     */
+    services: ServiceState.optional(),
   })
   .strict();
 export type NextSession = z.infer<typeof NextSession>;

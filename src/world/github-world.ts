@@ -84,13 +84,20 @@ export function hostGh(systemPath: string[]): string | undefined {
  */
 export const hostGhBinary = (): string | undefined => hostGh(['/usr/local/bin', '/usr/bin', '/bin']);
 
-function git(args: string[], cwd: string, home: string): Promise<string> {
+function gitCall(args: string[], cwd: string, home: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile('git', gitArgs(args), { cwd, env: gitEnv(home), timeout: 30_000 }, (err, stdout, stderr) =>
       err ? reject(new Error(`git ${args[0]}: ${stderr.trim() || err.message}`)) : resolve(stdout.trim()),
     );
   });
 }
+
+/** Whether the workspace repository already has an `origin` (a second session keeps the first's). */
+export const hasGitRemote = (workspace: string, home: string): Promise<boolean> =>
+  gitCall(['-c', 'safe.directory=*', 'remote', 'get-url', 'origin'], workspace, home).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * The world's git remote: a bare clone of the workspace repository under `gitRoot`, the workspace's
@@ -103,17 +110,46 @@ export async function seedGitRemote(input: {
   home: string;
   gitRoot: string;
   endpoint: string;
+  /**
+   * The repository a harness session already worked in (a second session's world gained a GitHub): it is
+   * owned by the harness's user, which git refuses ("dubious ownership") unless told; the calls stay
+   * hardened (no hooks, no fsmonitor: git-repo.ts), and the branch the session left is kept.
+   */
+  afterSession?: boolean;
 }): Promise<void> {
   const { gh, workspace, home, gitRoot } = input;
+  const git = input.afterSession
+    ? (args: string[], cwd: string, h: string) => gitCall(['-c', 'safe.directory=*', ...args], cwd, h)
+    : gitCall;
   const bare = join(gitRoot, `${gh.repo}.git`);
   await mkdir(dirname(bare), { recursive: true, mode: 0o700 });
-  if (gh.default_branch !== 'main') await git(['branch', '-m', gh.default_branch], workspace, home);
-  // The workspace is a local path: the one transport this clone may use.
-  await git(
-    ['-c', 'protocol.file.allow=always', 'clone', '-q', '--bare', '--no-hardlinks', workspace, bare],
-    gitRoot,
-    home,
-  );
+  if (gh.default_branch !== 'main' && !input.afterSession)
+    await git(['branch', '-m', gh.default_branch], workspace, home);
+  if (input.afterSession) {
+    // git's upload-pack refuses to serve a clone from a repository another user owns, whatever `-c` says:
+    // the bare repository is ours, and the workspace pushes its branches and tags into it.
+    await git(['init', '-q', '--bare', bare], gitRoot, home);
+    await git(
+      [
+        '-c',
+        'protocol.file.allow=always',
+        'push',
+        '-q',
+        bare,
+        'refs/heads/*:refs/heads/*',
+        'refs/tags/*:refs/tags/*',
+      ],
+      workspace,
+      home,
+    );
+  } else {
+    // The workspace is a local path: the one transport this clone may use.
+    await git(
+      ['-c', 'protocol.file.allow=always', 'clone', '-q', '--bare', '--no-hardlinks', workspace, bare],
+      gitRoot,
+      home,
+    );
+  }
   const url = `${input.endpoint.replace(/\/+$/, '')}${GIT_REMOTE_PREFIX}/${gh.repo}.git`;
   await git(['remote', 'add', 'origin', url], workspace, home);
   // As a checkout leaves it: origin/BRANCH known (the endpoint does not serve yet, so no fetch).

@@ -32,6 +32,7 @@ import { collectEvidence } from './collect.js';
 import { launchHarness, trialLaunch } from './launch.js';
 import { renderTrial } from './render.js';
 import { keepEvidence } from './score.js';
+import { seedGithubAnew } from './seed.js';
 import { serveTrial } from './serve.js';
 import type { TrialScene } from './types.js';
 
@@ -144,6 +145,9 @@ async function runSecondSession(
     recorder: new EvidenceRecorder(scene.canaries),
   };
   const rendered = renderTrial(slotted);
+  // A GitHub the world gained between sessions gets its remote and `gh`, as the first session's would.
+  const gh = rendered.c.world.services.github;
+  if (gh && !input.loaded.case.world.services.github) await seedGithubAnew(slotted, gh);
   const triggers = nextSessionScript(input.loaded.case).triggers.map(rendered.ra);
   const { services, abort } = serveTrial(slotted, rendered, triggers);
   const launch = trialLaunch(slotted, rendered, abort.signal);

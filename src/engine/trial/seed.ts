@@ -2,14 +2,23 @@
 // workspace and HOME files (a git repository), its memory entries and pre-installed skills where the
 // adapter keeps them, the adapter configuration's files (and its MCP client's), the `svc` CLI.
 
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FileContent, joinFiles } from '../../adapters/files.js';
 import type { Case } from '../../cases/schema.js';
 import { UserError } from '../../errors.js';
 import { actionRoot } from '../../paths.js';
+import type { GithubState } from '../../spec/github-state.js';
 import { initWorkspaceRepo } from '../../world/git-repo.js';
-import { gitRootOf, hostGh, hostGhBinary, installGhShim, seedGitRemote } from '../../world/github-world.js';
+import {
+  gitRootOf,
+  hasGitRemote,
+  hostGh,
+  hostGhBinary,
+  installGhShim,
+  seedGitRemote,
+} from '../../world/github-world.js';
 import { packageFiles } from '../../world/services-routes.js';
 import { renderDeep } from '../../world/template.js';
 import type { TrialDirs } from '../../world/trial-dirs.js';
@@ -41,16 +50,7 @@ export async function seedWorld(scene: TrialScene, r: RenderedTrial): Promise<vo
       `${c.id}: the workspace is not a git repository (${repo.reason}); the trial runs without one`,
     );
   const gh = c.world.services.github;
-  if (gh && repo.state === 'created')
-    await seedGitRemote({
-      gh,
-      workspace: dirs.workspace,
-      home: dirs.home,
-      gitRoot: gitRootOf(dirs.root),
-      endpoint: scene.endpoint.url,
-    });
-  else if (gh)
-    notices.push(`${c.id}: the world's GitHub has no git remote (the workspace is not a git repository)`);
+  if (gh) await seedGithubRemote(scene, gh, repo.state === 'created');
   await seedState(scene, r);
   await seedConfigFiles(scene, r);
   await mkdir(join(dirs.tmp, 'run'), { recursive: true, mode: 0o700 });
@@ -58,15 +58,55 @@ export async function seedWorld(scene: TrialScene, r: RenderedTrial): Promise<vo
   const node = scene.input.runner.name === 'process' ? process.execPath : 'node';
   for (const name of TRIAL_PROGRAMS)
     await installNodeShim(dirs.bin, name, view.mapReadOnly(join(actionRoot(), 'dist', `${name}.js`)), node);
-  // `gh`: the host's, in the folders the trial sees (the process runner binds /usr read-only), or where
-  // another runner (docker) shows the host's binary read-only (engine/harness-view.ts hostTools).
+  if (gh) await installGh(scene);
+}
+
+/** The world's git remote behind the workspace's `origin` (a repository needed: else a notice). */
+async function seedGithubRemote(
+  scene: TrialScene,
+  gh: GithubState,
+  isRepo: boolean,
+  afterSession = false,
+): Promise<void> {
+  const { dirs } = scene;
+  if (!isRepo) {
+    scene.notices.push(
+      `${scene.input.loaded.case.id}: the world's GitHub has no git remote (the workspace is not a git repository)`,
+    );
+    return;
+  }
+  await seedGitRemote({
+    gh,
+    workspace: dirs.workspace,
+    home: dirs.home,
+    gitRoot: gitRootOf(dirs.root),
+    endpoint: scene.endpoint.url,
+    afterSession,
+  });
+}
+
+/**
+ * `gh`: the host's, in the folders the trial sees (the process runner binds /usr read-only), or where
+ * another runner (docker) shows the host's binary read-only (engine/harness-view.ts hostTools).
+ */
+async function installGh(scene: TrialScene): Promise<void> {
+  const { dirs, view } = scene;
   const shown = hostGhBinary();
-  const ghBin = !gh
-    ? undefined
-    : scene.input.runner.name === 'process'
-      ? hostGh(view.systemPath)
-      : shown && view.mapReadOnly(shown);
+  const ghBin =
+    scene.input.runner.name === 'process' ? hostGh(view.systemPath) : shown && view.mapReadOnly(shown);
   if (ghBin) await installGhShim(dirs.bin, ghBin);
+}
+
+/**
+ * A second session whose world gained a GitHub the first had none of (`next_session.services.github`):
+ * its remote and `gh`, as seedWorld gives them, on the repository the first session left.
+ */
+export async function seedGithubAnew(scene: TrialScene, gh: GithubState): Promise<void> {
+  const { dirs } = scene;
+  const isRepo = existsSync(join(dirs.workspace, '.git'));
+  const hasOrigin = isRepo && (await hasGitRemote(dirs.workspace, dirs.home));
+  if (!hasOrigin) await seedGithubRemote(scene, gh, isRepo, true);
+  await installGh(scene);
 }
 
 /** The case's memory entries and pre-installed skills, where the adapter says the harness keeps them. */
