@@ -82831,6 +82831,18 @@ var HINT_KEYS = [
     ...ops.map((op) => `${service}.${op}`)
   ])
 ];
+var STEP_ARGS = {
+  read: ["path"],
+  write: ["path", "content"],
+  run: ["command"],
+  shell: ["command"],
+  fetch: ["url", "method", "body"],
+  send: ["to", "subject", "body"],
+  install: ["name"],
+  delegate: ["task", "agent"],
+  remember: ["text"],
+  reply: []
+};
 var HintKey = external_exports.string().superRefine((key, ctx) => {
   if (HINT_KEYS.includes(key)) return;
   ctx.addIssue({
@@ -101764,16 +101776,6 @@ function hintProblems(hints, ev, offered2, withholds = []) {
     ];
   });
 }
-var STEP_ARGS = {
-  read: ["path"],
-  write: ["path", "content"],
-  shell: ["command"],
-  fetch: ["url", "method", "body"],
-  remember: ["text"],
-  install: ["name"],
-  delegate: ["task", "agent"],
-  send: ["to", "subject", "body"]
-};
 var STEP_WORDS = [
   ["remember", /^(memo|memory|memories|remember|recall)$/],
   ["shell", /^(sh|bash|zsh|shell|exec|execute|terminal|command|cmd|cmdline|commandline)$/],
@@ -101798,7 +101800,9 @@ function exampleHint(tool, args) {
   const step = likelyStep(tool, args);
   if (!step)
     return `ACTION: { name: ${tool}, args: { STEP_ARGUMENT: ARGUMENT } }  (its arguments: ${args.join(", ") || "none"})`;
-  const pairs = STEP_ARGS[step].flatMap((s, i) => args[i] ? [`${s}: ${args[i]}`] : []);
+  const pairs = STEP_ARGS[step].flatMap(
+    (s, i) => args[i] ? [`${s}: ${args[i]}`] : []
+  );
   return `${step}: { name: ${tool}${pairs.length ? `, args: { ${pairs.join(", ")} }` : ""} }`;
 }
 function unmappedTools(hints, ev, offered2) {

@@ -5,8 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSpec } from '../src/model/conversation.js';
 import { discoveryTools, searchCall } from '../src/model/discovery.js';
+import { abstractArgs } from '../src/model/tool-hints.js';
 import { fillRequired } from '../src/model/tool-schema.js';
 import { mapAction } from '../src/model/tools.js';
+import { Action } from '../src/spec/actions.js';
+import { STEP_ARGS } from '../src/spec/tool-hint.js';
 import { makeContext } from './fixtures/model/context.js';
 
 const tool = (
@@ -155,5 +158,28 @@ describe('a search that needs more than its query is not a tool catalog', () => 
 
   it('a plain catalog search beside it still is', () => {
     expect(searchCall(fetch, [history, catalog], ctx)).toMatchObject({ tool: 'search_tools' });
+  });
+});
+
+describe('one list of the step arguments a hint renames (spec/tool-hint.ts STEP_ARGS)', () => {
+  // Every argument the scripted model gives a step is one the list names (a write's `append` aside), so
+  // doctor's suggested hints and the model's renaming cannot drift apart.
+  it.each([
+    { do: 'read', path: 'a' },
+    { do: 'write', path: 'a', content: 'b', append: true },
+    { do: 'run', command: 'ls' },
+    { do: 'fetch', url: 'http://x', method: 'POST', body: 'b' },
+    { do: 'send', channel: 'mail', to: 'a@x.test', subject: 's', body: 'b' },
+    { do: 'install', name: 'n' },
+    { do: 'delegate', agent: 'a', task: 't' },
+    { do: 'remember', text: 't' },
+    { do: 'reply', text: 't' },
+  ])('$do', (raw) => {
+    const action = Action.parse(raw);
+    const names = STEP_ARGS[action.do as keyof typeof STEP_ARGS] as readonly string[];
+    expect(Object.keys(abstractArgs(action)).filter((k) => k !== 'append')).toEqual(
+      names.filter((n) => n in abstractArgs(action)),
+    );
+    expect(Object.keys(abstractArgs(action)).every((k) => k === 'append' || names.includes(k))).toBe(true);
   });
 });

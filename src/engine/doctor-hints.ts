@@ -3,7 +3,7 @@
 // not offer is never used, and one mapping to argument names the tool's schema lacks makes every hinted
 // call carry arguments the tool does not take; both went unnoticed.
 import type { Evidence } from '../evidence/types.js';
-import type { ToolHint } from '../spec/tool-hint.js';
+import { STEP_ARGS, type ToolHint } from '../spec/tool-hint.js';
 import { didYouMean } from '../zod-issues.js';
 
 /** The argument names of each callable tool the harness offered the agent (reviewer requests aside). */
@@ -45,21 +45,6 @@ export function hintProblems(
   });
 }
 
-/**
- * The step's arguments a hint's `args` renames, per hint key (model/tool-hints.ts, abstractArgs), in the
- * order an example pairs them with the tool's.
- */
-const STEP_ARGS: Record<string, string[]> = {
-  read: ['path'],
-  write: ['path', 'content'],
-  shell: ['command'],
-  fetch: ['url', 'method', 'body'],
-  remember: ['text'],
-  install: ['name'],
-  delegate: ['task', 'agent'],
-  send: ['to', 'subject', 'body'],
-};
-
 /** Words of a tool's name or arguments that say which step it carries out; the first key that scores wins. */
 const STEP_WORDS: [string, RegExp][] = [
   ['remember', /^(memo|memory|memories|remember|recall)$/],
@@ -97,7 +82,9 @@ export function exampleHint(tool: string, args: string[]): string {
   // No likely step: the tool's arguments are named for the author to pair (a template, not YAML to paste).
   if (!step)
     return `ACTION: { name: ${tool}, args: { STEP_ARGUMENT: ARGUMENT } }  (its arguments: ${args.join(', ') || 'none'})`;
-  const pairs = STEP_ARGS[step]!.flatMap((s, i) => (args[i] ? [`${s}: ${args[i]}`] : []));
+  const pairs = (STEP_ARGS[step as keyof typeof STEP_ARGS] as readonly string[]).flatMap((s, i) =>
+    args[i] ? [`${s}: ${args[i]}`] : [],
+  );
   return `${step}: { name: ${tool}${pairs.length ? `, args: { ${pairs.join(', ')} }` : ''} }`;
 }
 

@@ -7,8 +7,8 @@ import { argName, fitCall, isArrayProp, type MappedCall, properties } from './to
 
 type Hint = ScriptContext['tool_hints'][string];
 
-/** Abstract argument names of each action, as adapter hints rename them. */
-function abstractArgs(action: Action): Record<string, unknown> {
+/** An action's arguments under the names a hint renames (spec/tool-hint.ts STEP_ARGS; a write's `append`). */
+export function abstractArgs(action: Action): Record<string, unknown> {
   switch (action.do) {
     case 'read':
       return { path: action.path };

@@ -20,6 +20,25 @@ export const HINT_KEYS: readonly string[] = [
   ]),
 ];
 
+/**
+ * The step arguments a hint's `args` renames (`args: {path: file_path}`), per hint key of an action, as the
+ * scripted model names them (model/tool-hints.ts abstractArgs) and in the order doctor pairs them with a
+ * tool's own when it suggests a hint (engine/doctor-hints.ts). A write asks for `append` only when it
+ * appends; a `call` carries the op's own arguments.
+ */
+export const STEP_ARGS = {
+  read: ['path'],
+  write: ['path', 'content'],
+  run: ['command'],
+  shell: ['command'],
+  fetch: ['url', 'method', 'body'],
+  send: ['to', 'subject', 'body'],
+  install: ['name'],
+  delegate: ['task', 'agent'],
+  remember: ['text'],
+  reply: [],
+} as const satisfies Record<string, readonly string[]>;
+
 export const HintKey = z.string().superRefine((key, ctx) => {
   if (HINT_KEYS.includes(key)) return;
   ctx.addIssue({
