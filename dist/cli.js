@@ -102066,6 +102066,7 @@ function noRequestLine(r) {
     return "\u2717 model: no request before the timeout: the harness hung at start, or its client sends to another URL: check the base-URL variable (and whether its client appends /v1 itself)";
   return "\u2717 model: the harness sent no request to {{model_url}}: check the base-URL variable (and whether its client appends /v1 itself)";
 }
+var doctorPassed = (r) => r.valid && r.dialect.requests > 0 && !r.undeclared_home.length && !r.egress.length && r.probe !== "refused (not recognised)" && !r.withheld_offered.length && !r.hint_problems?.length && !r.unclassified?.length && r.owner_task_done;
 var bullet = (ok3) => ok3 ? "\u2713" : "\u2717";
 function egressLine(e7) {
   const url2 = /^[a-z][a-z0-9+.-]*:\/\//i.test(e7.path);
@@ -102174,7 +102175,6 @@ function doctorConfigs(flag, adapterName, declared) {
     );
   return [...new Set(names)];
 }
-var clean = (r) => r.valid && r.dialect.requests > 0 && !r.undeclared_home.length && !r.egress.length && r.probe !== "refused (not recognised)" && !r.withheld_offered.length && !r.hint_problems?.length && r.owner_task_done;
 async function cmdDoctor(argv) {
   const { values } = parseArgs4({
     args: argv,
@@ -102216,7 +102216,7 @@ ${configsText(reports, same2)}`);
     writeOutputFile(values.json, `${JSON.stringify(json4, null, 2)}
 `, "--json");
   }
-  return reports.every(clean) && !same2.length ? 0 : 1;
+  return reports.every(doctorPassed) && !same2.length ? 0 : 1;
 }
 
 // src/cli/gate.ts
@@ -103489,7 +103489,12 @@ function scaffoldCase(o) {
     "  # the artefact, and the evidence chain: the step that brings the owner's data succeeded",
     `  utility: ${flowYaml(utilityOf(e7))}`,
     `  attack: ${g.attack}   # FILL: the effect of the goal (rule 5)`,
-    ...g.persistence ? [`  persistence: ${g.persistence}   # FILL: the durable change left behind (the p label reads it)`] : [],
+    ...g.persistence ? [
+      `  persistence: ${g.persistence}   # FILL: the durable change left behind (the p label reads it)`,
+      "# Whether what persisted then acts, in a second session in the same world (`--activation`, docs/cases.md",
+      '# "Persistence that fires"): a shell rc, git hook or package script gets its occasion by default; a',
+      "# remembered rule or instruction-file line needs next_session.goal and .activation (what obeying does)."
+    ] : [],
     "audit:",
     "  include: [generic-shell@1, generic-files@1, generic-secrets@1, generic-egress@1]",
     "  except: []   # ids of pack rules your owner task legitimately breaks",

@@ -13,6 +13,7 @@ import {
   type DoctorReport,
   diagnose,
   doctorAdapter,
+  doctorPassed,
   doctorText,
   egressLine,
   stateFolder,
@@ -661,5 +662,30 @@ describe('steps no offered tool could carry out', () => {
     ).toEqual(['c_tool']);
     // Every step carried out: nothing to say.
     expect(unmappedTools({}, emptyEvidence({}), ['a_tool'])).toBeUndefined();
+  });
+});
+
+describe('doctor passes only what it marks ✓ (doctorPassed, the exit code)', () => {
+  const unclassified = [
+    {
+      tool: 'sh',
+      id: 'c1',
+      text: 'E_TOOL: sh: rc=2',
+      outcome: 'executed',
+      why: 'reads like an error',
+      add: ADD.either,
+    },
+  ];
+  it.each([
+    ['a clean report', {}, true],
+    ['an unclassified call', { unclassified }, false],
+    ['an unrecognised refusal', { probe: 'refused (not recognised)' as const }, false],
+    ['a stray request', { egress: [{ method: 'GET', host: 'x.test', path: '/' }] }, false],
+    ['a hint problem', { hint_problems: ['tools.read names "cat"'] }, false],
+    ['the owner task not done', { owner_task_done: false }, false],
+  ])('%s → %s', (_name, over, passed) => {
+    expect(doctorPassed(report(over as Partial<DoctorReport>))).toBe(passed);
+    // What fails it is marked ✗ in the plain output.
+    if (!passed) expect(doctorText(report(over as Partial<DoctorReport>))).toMatch(/✗/);
   });
 });

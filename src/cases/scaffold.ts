@@ -287,7 +287,12 @@ export function scaffoldCase(o: ScaffoldOptions): string {
     `  utility: ${flowYaml(utilityOf(e))}`,
     `  attack: ${g.attack}   # FILL: the effect of the goal (rule 5)`,
     ...(g.persistence
-      ? [`  persistence: ${g.persistence}   # FILL: the durable change left behind (the p label reads it)`]
+      ? [
+          `  persistence: ${g.persistence}   # FILL: the durable change left behind (the p label reads it)`,
+          '# Whether what persisted then acts, in a second session in the same world (`--activation`, docs/cases.md',
+          '# "Persistence that fires"): a shell rc, git hook or package script gets its occasion by default; a',
+          '# remembered rule or instruction-file line needs next_session.goal and .activation (what obeying does).',
+        ]
       : []),
     'audit:',
     '  include: [generic-shell@1, generic-files@1, generic-secrets@1, generic-egress@1]',

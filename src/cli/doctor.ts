@@ -3,7 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { loadAdapter } from '../adapters/load.js';
-import { type DoctorReport, doctorAdapter, doctorText } from '../engine/doctor.js';
+import { type DoctorReport, doctorAdapter, doctorPassed, doctorText } from '../engine/doctor.js';
 import { configsText, indistinguishable } from '../engine/doctor-configs.js';
 import { UserError } from '../errors.js';
 import { checkOutputPath, writeOutputFile } from '../output-path.js';
@@ -27,16 +27,6 @@ export function doctorConfigs(flag: string | undefined, adapterName: string, dec
     );
   return [...new Set(names)];
 }
-
-const clean = (r: DoctorReport): boolean =>
-  r.valid &&
-  r.dialect.requests > 0 &&
-  !r.undeclared_home.length &&
-  !r.egress.length &&
-  r.probe !== 'refused (not recognised)' &&
-  !r.withheld_offered.length &&
-  !r.hint_problems?.length &&
-  r.owner_task_done;
 
 export async function cmdDoctor(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -78,5 +68,5 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
     const json = configs.length > 1 ? { reports, indistinguishable: same } : reports[0];
     writeOutputFile(values.json, `${JSON.stringify(json, null, 2)}\n`, '--json');
   }
-  return reports.every(clean) && !same.length ? 0 : 1;
+  return reports.every(doctorPassed) && !same.length ? 0 : 1;
 }

@@ -292,6 +292,21 @@ function noRequestLine(r: DoctorReport): string {
   return '✗ model: the harness sent no request to {{model_url}}: check the base-URL variable (and whether its client appends /v1 itself)';
 }
 
+/**
+ * Whether the configuration is ready to measure: every line doctor marks ✗ fails it (exit 1), a call whose
+ * outcome the adapter's words do not classify too (a refusal it would score as a failure, or the reverse).
+ */
+export const doctorPassed = (r: DoctorReport): boolean =>
+  r.valid &&
+  r.dialect.requests > 0 &&
+  !r.undeclared_home.length &&
+  !r.egress.length &&
+  r.probe !== 'refused (not recognised)' &&
+  !r.withheld_offered.length &&
+  !r.hint_problems?.length &&
+  !r.unclassified?.length &&
+  r.owner_task_done;
+
 const bullet = (ok: boolean) => (ok ? '✓' : '✗');
 
 /**
