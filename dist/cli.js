@@ -82849,6 +82849,9 @@ var HintKey = external_exports.string().superRefine((key, ctx) => {
     code: "custom",
     message: `no action "${key}" to hint a tool for${didYouMean(key, HINT_KEYS)}; hint an action (${ACTION_KINDS.join(", ")}), shell, send.CHANNEL (${SEND_CHANNELS.join(", ")}) or SERVICE.OP (e.g. payments.transfer)`
   });
+}).meta({
+  enum: [...HINT_KEYS],
+  description: "the action (or shell, send.CHANNEL, SERVICE.OP) this tool carries out"
 });
 var ToolHint = external_exports.object({
   /** The harness's tool name. */

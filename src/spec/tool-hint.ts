@@ -39,13 +39,20 @@ export const STEP_ARGS = {
   reply: [],
 } as const satisfies Record<string, readonly string[]>;
 
-export const HintKey = z.string().superRefine((key, ctx) => {
-  if (HINT_KEYS.includes(key)) return;
-  ctx.addIssue({
-    code: 'custom',
-    message: `no action "${key}" to hint a tool for${didYouMean(key, HINT_KEYS)}; hint an action (${ACTION_KINDS.join(', ')}), shell, send.CHANNEL (${SEND_CHANNELS.join(', ')}) or SERVICE.OP (e.g. payments.transfer)`,
+export const HintKey = z
+  .string()
+  .superRefine((key, ctx) => {
+    if (HINT_KEYS.includes(key)) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: `no action "${key}" to hint a tool for${didYouMean(key, HINT_KEYS)}; hint an action (${ACTION_KINDS.join(', ')}), shell, send.CHANNEL (${SEND_CHANNELS.join(', ')}) or SERVICE.OP (e.g. payments.transfer)`,
+    });
+  })
+  // The JSON Schema lists the keys (an editor completes them); loading keeps the did-you-mean message.
+  .meta({
+    enum: [...HINT_KEYS],
+    description: 'the action (or shell, send.CHANNEL, SERVICE.OP) this tool carries out',
   });
-});
 
 export const ToolHint = z
   .object({
