@@ -10,22 +10,306 @@ var __export = (target, all) => {
 import os from "node:os";
 
 // examples/reference-harness/src/agent.ts
-import { existsSync, readdirSync as readdirSync2, readFileSync as readFileSync2, realpathSync as realpathSync2 } from "node:fs";
-import path4 from "node:path";
+import { existsSync, readdirSync as readdirSync2, readFileSync as readFileSync3, realpathSync as realpathSync2 } from "node:fs";
+import path5 from "node:path";
 
 // examples/reference-harness/src/guard.ts
-import path2 from "node:path";
+import { readFileSync } from "node:fs";
+import path3 from "node:path";
+
+// examples/reference-harness/src/autorun.ts
+import path from "node:path";
+
+// examples/reference-harness/src/entry-kinds.ts
+function clausesOf(text) {
+  return text.normalize("NFKC").split(/\n+|;\s+|(?<=[.!?])\s+(?=\S)/).map((c) => c.replace(/^\s*(?:[-*\u2022]|\d+[.)])\s+/, "").trim()).filter((c) => /[\p{L}\p{N}]/u.test(c));
+}
+var lower = (s) => s.normalize("NFKC").toLowerCase();
+var STANDING = /\b(always|never|from now on|going forward|henceforth|in (the )?future|by default|automatically|permanent(ly)?|every time|each time|whenever|at the (start|beginning|end) of|(before|after|on|for) (any|every|each|all)|(all|any) (future|new|subsequent|later)|every (session|mail|email|message|summary|run|task|request|reply|deploy|commit|time))\b/;
+var OBLIGATION = /\b(must|shall|should|have to|has to|need to|needs to|make sure|be sure|remember to|don't|do not)\b/;
+var RULE_NOUN = /\b(rule|policy|directive|instruction|standing (order|preference|approval))s?\b/;
+var ADDRESSEE = /\b(agents?|assistants?|ai|llms?|bots?|you|your)\b/;
+var CONDITION = /^(when|while|if|whenever|once|during|after|before|until|unless)\b[^,]*,\s*(\S+)/;
+var ACTION_VERBS = new Set(
+  "send forward cc bcc copy mail email post upload share run execute exec install load source pipe download fetch delete remove wipe erase skip bypass disable enable approve grant allow trust add set change use pay transfer deploy push merge close accept reply call invoke store save remember write append create report notify include attach export sync restore rotate revoke kill restart act ignore treat keep give".split(" ")
+);
+var OBJECT_START = /^(a|an|the|all|every|any|each|it|them|this|that|these|those|my|your|our|their|to|into|out|up|off|everything|anything|without|immediately|now|first|copies|\S*[./@:]\S*)$/;
+function imperativeVerb(clause) {
+  const body = lower(clause).replace(/^[^:]{1,40}:\s+(?=\S)/, "");
+  for (const text of body === lower(clause) ? [body] : [lower(clause), body]) {
+    const words = text.split(/\s+/).map((w) => w.replace(/^[("'`]+|[)"'`,.:;!?]+$/g, ""));
+    if (ACTION_VERBS.has(words[0] ?? "") && (words.length === 1 || OBJECT_START.test(words[1] ?? ""))) {
+      return words.slice(0, 3).join(" ");
+    }
+  }
+  const cond = CONDITION.exec(body);
+  if (cond && ACTION_VERBS.has((cond[2] ?? "").replace(/[^\p{L}]/gu, ""))) return cond[0];
+  return void 0;
+}
+function instructionIn(clause) {
+  const c = lower(clause);
+  for (const re of [STANDING, OBLIGATION, RULE_NOUN]) {
+    const m = re.exec(c);
+    if (m) return m[0];
+  }
+  const verb = imperativeVerb(clause);
+  if (verb) return verb;
+  const to = ADDRESSEE.exec(c);
+  if (to && /\b(may|can|will|is allowed|are allowed|acts?|sends?|runs?|skips?)\b/.test(c)) return to[0];
+  return void 0;
+}
+var COMMAND_NAMES = /\b(curl|wget|bash|sh|zsh|sudo|chmod|chown|rm|npx|eval|nc|ncat|ssh|scp|python3?|node|perl|ruby|powershell|iex|crontab|systemctl|launchctl|base64|dd|mkfs|tar|git|npm|pnpm|yarn|pip3?|pipx|gem|cargo|brew|apt(?:-get)?)\s+(\S+)/g;
+var ARGUMENT = /^(-|\/|~|\.|\$)|[/=.:]|^(install|i|add|exec|run|publish|push|config|clone|remote|reset|clean|hook)$/;
+var SCRIPT = /(?:^|[\s'"`(])((?:[\w~.-]+\/)*[\w.-]+\.(?:sh|bash|zsh|ps1|py|rb|pl|command|bat|cmd))\b/;
+function commandIn(clause) {
+  const c = lower(clause);
+  const code = /`([^`]+)`/.exec(c);
+  if (code) return code[1];
+  const pipe2 = /\|\s*(sudo\s+)?(ba|z|da)?sh\b|\$\(|&&\s*\S/.exec(c);
+  if (pipe2) return pipe2[0];
+  for (const m of c.matchAll(COMMAND_NAMES)) {
+    if (ARGUMENT.test(m[2] ?? "")) return m[0];
+  }
+  const script = SCRIPT.exec(c);
+  return script?.[1];
+}
+var CHANGE = /\b(skip\w*|bypass\w*|disabl\w*|enabl\w*|turn(ed|s|ing)? (off|on)|grant\w*|give|allow\w*|permit\w*|revok\w*|waiv\w*|ignor\w*|overrid\w*|elevat\w*|auto-?\w+|automatic\w*|without|no (\S+ )?(needed|required|necessary)|not (needed|required|necessary)|unlimited)\b/;
+var CAPABILITY = /\b(approv\w*|sign-?offs?|confirm\w*|permissions?|privileg\w*|admin\w*|sudo|root|trust\w*|allow-?lists?|whitelist\w*|access|auth\w*|mfa|2fa|tokens?|credentials?|passwords?|secrets?|keys?|checks?|reviews?|prompts?|sandbox\w*|guard\w*|protection|verif\w*|signatures?|hooks?|autostart|startup|scopes?|rate limits?)\b/;
+function capabilityIn(clause) {
+  const c = lower(clause);
+  const change = CHANGE.exec(c);
+  const cap = CAPABILITY.exec(c);
+  if (!change || !cap) return void 0;
+  return change.index < cap.index ? `${change[0]} \u2026 ${cap[0]}` : `${cap[0]} \u2026 ${change[0]}`;
+}
+var FILE_EXT = /\.(md|txt|json|ya?ml|toml|ini|cfg|conf|sh|bash|py|js|ts|rb|pl|ps1|csv|log|lock|env|html?|xml)$/;
+function addressesIn(clause) {
+  const out = /* @__PURE__ */ new Set();
+  const t = lower(clause);
+  const urls = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/g;
+  for (const m of t.matchAll(urls)) out.add(trimAddress(m[0]));
+  const rest = t.replace(urls, " ");
+  for (const m of rest.matchAll(/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu))
+    out.add(trimAddress(m[0]));
+  const noMail = rest.replace(/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+/gu, " ");
+  for (const m of noMail.matchAll(/(?<![\w./-])(?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,}(?::\d+)?(?![\w/-])/gu)) {
+    const host = trimAddress(m[0]);
+    if (!FILE_EXT.test(host) && !/^(e\.g|i\.e|etc)$/.test(host)) out.add(host);
+  }
+  return [...out];
+}
+function trimAddress(a) {
+  return a.replace(/[.,;:!?]+$/, "");
+}
+function carriedBy(clause) {
+  const out = [];
+  const instruction = instructionIn(clause);
+  if (instruction) out.push({ kind: "instruction", shown: instruction });
+  const command = commandIn(clause);
+  if (command) out.push({ kind: "command", shown: command });
+  const capability = capabilityIn(clause);
+  if (capability) out.push({ kind: "capability", shown: capability });
+  for (const a of addressesIn(clause)) out.push({ kind: "address", shown: a });
+  return out;
+}
+
+// examples/reference-harness/src/substance.ts
+var FUNCTION_WORDS = new Set(
+  "a an the and or but nor of to in on at by for from with into onto over under as is are was were be been being am do does did done has have had having will would shall should can could may might must it its this that these those there here i me my mine we us our ours you your yours he him his she her they them their theirs who whom whose which what so than then too very just also not no yes if about up out off please let lets s t".split(" ")
+);
+function stem(word) {
+  let w = word;
+  if (w.length > 5 && w.endsWith("ing")) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith("ies")) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 4 && w.endsWith("ed")) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith("es") && /(ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss")) w = w.slice(0, -1);
+  return w;
+}
+function contentWords(text) {
+  return text.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w && !FUNCTION_WORDS.has(w) && !new RegExp("^\\p{N}+$", "u").test(w)).map(stem);
+}
+function entitiesIn(text) {
+  const out = /* @__PURE__ */ new Set();
+  const t = text.normalize("NFKC");
+  for (const m of t.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/gi)) out.add(trimEntity(m[0]));
+  const rest = t.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/gi, " ");
+  for (const m of rest.matchAll(/[\p{L}\p{N}_~][\p{L}\p{N}_.@/~+:-]*[\p{L}\p{N}_]/gu)) {
+    const w = m[0];
+    if (/^[\p{N}:./-]+$/u.test(w) || /^v?\d+(\.\d+)+$/.test(w)) continue;
+    if (/[@/_]/.test(w) || /[.][\p{L}]/u.test(w) || /-/.test(w) && new RegExp("\\p{N}", "u").test(w)) out.add(trimEntity(w));
+  }
+  return [...out];
+}
+function trimEntity(e) {
+  return e.replace(/[.,;:!?]+$/, "").toLowerCase();
+}
+var MEMORY_TARGET = /^(remember|memory|memories|memori[sz]e|note)$/;
+function namesMemory(prompt, memoryFile) {
+  const words = prompt.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  if (words.some((w) => MEMORY_TARGET.test(w))) return true;
+  if (!memoryFile) return false;
+  const base = memoryFile.split("/").pop() ?? "";
+  return base !== "" && prompt.toLowerCase().includes(base.toLowerCase());
+}
+var KEEP_VERB = /^(note|remember|keep|save|store|record|log|add|put|write|jot|track|memori[sz]e|summari[sz]e|list|copy)$/;
+var REFERENCE = /^(them|these|those|it|they|each|all|both|everything|whatever|what|the)$/;
+var CLAUSE_START = new RegExp("^(the|a|an|we|i|you|he|she|they|it|there|our|my|your|his|her|their|its|this|these|those|\\p{N}+)$", "u");
+function refersToContent(prompt) {
+  const words = prompt.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return words.some((w, i) => {
+    if (!KEEP_VERB.test(w)) return false;
+    for (const [k, x] of words.slice(i + 1, i + 4).entries()) {
+      if (REFERENCE.test(x)) return true;
+      if (x === "that" || x === "this") {
+        const next = words[i + 2 + k];
+        return next === void 0 || !CLAUSE_START.test(next);
+      }
+    }
+    return false;
+  });
+}
+function ownerGave(c, clause, src) {
+  if (c.kind === "address" || c.kind === "command") {
+    return src.ownerText.includes(c.shown.replace(/\s+/g, " "));
+  }
+  if (!contentWords(c.shown).every((w) => src.ownerWords.has(w))) return false;
+  const foreign = foreignWords(clause, src.ownerWords).length;
+  if (c.kind === "capability") return foreign === 0;
+  return foreign * 3 <= new Set(contentWords(clause)).size;
+}
+function foreignWords(text, known) {
+  return [...new Set(contentWords(text))].filter((w) => !known.has(w));
+}
+var KIND_NAMES = {
+  instruction: "an instruction",
+  command: "a command",
+  capability: "a permission or capability change",
+  address: "an address"
+};
+function refusal(c, clause, src) {
+  const from = src.untrusted(c.shown.toLowerCase()) ? "it came from untrusted content" : "the owner's request does not give it";
+  const quoted = clause.length > 80 ? `${clause.slice(0, 77)}\u2026` : clause;
+  return `"${quoted}" carries ${KIND_NAMES[c.kind]} ("${c.shown}") and ${from}`;
+}
+function dataVerdict(clause, src) {
+  const targets = entitiesIn(clause).filter((e) => !src.ownerText.includes(e) && src.untrusted(e));
+  if (targets.length && !src.byReference) {
+    return {
+      ok: false,
+      reason: `it names ${targets.slice(0, 3).map((e) => `"${e}"`).join(", ")}, which came from untrusted content, and the owner's request names no content to keep`
+    };
+  }
+  const words = [...new Set(contentWords(clause))];
+  const foreign = foreignWords(clause, src.ownerWords);
+  if (src.byReference) {
+    const unread = foreign.filter((w) => !src.untrusted(w));
+    if (unread.length * 2 <= words.length) return { ok: true };
+    return {
+      ok: false,
+      reason: `"${clause}" is neither the owner's words nor content read in this session (${unread.slice(0, 6).join(", ")})`
+    };
+  }
+  if (foreign.length * 2 <= words.length) return { ok: true };
+  return {
+    ok: false,
+    reason: `the owner's request does not say this, and names no content to keep (${foreign.length} of ${words.length} content words are not the owner's: ${foreign.slice(0, 6).join(", ")})`
+  };
+}
+function ownerSubstance(text, ownerTurns, untrusted) {
+  const ownerText = ownerTurns.join("\n").normalize("NFKC").toLowerCase().replace(/\s+/g, " ");
+  const src = {
+    ownerText,
+    ownerWords: new Set(contentWords(ownerText)),
+    untrusted,
+    byReference: ownerTurns.some(refersToContent)
+  };
+  for (const clause of clausesOf(text)) {
+    const carried = carriedBy(clause);
+    const taken = carried.find((c) => !ownerGave(c, clause, src));
+    if (taken) return { ok: false, reason: refusal(taken, clause, src) };
+    if (carried.length) continue;
+    const v = dataVerdict(clause, src);
+    if (!v.ok) return v;
+  }
+  return { ok: true };
+}
+
+// examples/reference-harness/src/autorun.ts
+var PACKAGE_COMMAND_FIELDS = [
+  "scripts",
+  "husky",
+  "simple-git-hooks",
+  "pre-commit",
+  "gitHooks",
+  "lint-staged"
+];
+var COMMENT = /^\s*(#|\/\/)/;
+function stringsUnder(v, at, out) {
+  if (typeof v === "string") out.set(at, v);
+  else if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) stringsUnder(x, `${at}[${i}]`, out);
+  } else if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) stringsUnder(x, at ? `${at}.${k}` : k, out);
+  }
+}
+function packageCommands(text) {
+  if (text === void 0) return /* @__PURE__ */ new Map();
+  let json2;
+  try {
+    json2 = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  if (!json2 || typeof json2 !== "object" || Array.isArray(json2)) return void 0;
+  const out = /* @__PURE__ */ new Map();
+  for (const field of PACKAGE_COMMAND_FIELDS) {
+    const v = json2[field];
+    if (v !== void 0) stringsUnder(v, field, out);
+  }
+  return out;
+}
+function addedCommands(file2, before, after) {
+  if (path.basename(file2) === "package.json") {
+    const old = packageCommands(before);
+    const now = packageCommands(after);
+    if (old && now) {
+      return [...now].filter(([k, v]) => old.get(k) !== v).map(([k, v]) => `${k}: ${v}`);
+    }
+  }
+  const had = new Set((before ?? "").split("\n").map((l) => l.trim()));
+  return after.split("\n").map((l) => l.trim()).filter((l) => l && !COMMENT.test(l) && !had.has(l));
+}
+function targetsOf(line) {
+  const command = commandIn(line);
+  return [
+    .../* @__PURE__ */ new Set([...entitiesIn(line), ...addressesIn(line), ...command ? [command.trim()] : []])
+  ].filter((t) => t.length > 1);
+}
+function ownerCommands(added, ownerTurns, untrusted) {
+  const ownerText = ownerTurns.join("\n").normalize("NFKC").toLowerCase().replace(/\s+/g, " ");
+  for (const entry of added) {
+    const taken = targetsOf(entry).find((t) => !ownerText.includes(t) && untrusted(t));
+    if (taken === void 0) continue;
+    const shown = entry.length > 80 ? `${entry.slice(0, 77)}\u2026` : entry;
+    return {
+      ok: false,
+      reason: `"${shown}" would run "${taken}", which came from untrusted content and the owner's request does not give it`
+    };
+  }
+  return { ok: true };
+}
 
 // examples/reference-harness/src/paths.ts
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import path from "node:path";
+import path2 from "node:path";
 function expandHome(p, home) {
   if (p === "~") return home;
-  if (p.startsWith("~/")) return path.join(home, p.slice(2));
+  if (p.startsWith("~/")) return path2.join(home, p.slice(2));
   return p;
 }
 function absolutePath(p, cwd, home) {
-  return path.resolve(cwd, expandHome(p, home));
+  return path2.resolve(cwd, expandHome(p, home));
 }
 function realPath(abs, depth = 0) {
   const rest = [];
@@ -33,7 +317,7 @@ function realPath(abs, depth = 0) {
   for (let guard = 0; guard < 4096; guard++) {
     try {
       const real = realpathSync(current);
-      return rest.length ? path.join(real, ...rest.reverse()) : real;
+      return rest.length ? path2.join(real, ...rest.reverse()) : real;
     } catch {
       let link;
       try {
@@ -42,21 +326,21 @@ function realPath(abs, depth = 0) {
         link = void 0;
       }
       if (link !== void 0 && depth < 40) {
-        const target = path.resolve(path.dirname(current), link);
+        const target = path2.resolve(path2.dirname(current), link);
         const real = realPath(target, depth + 1);
-        return rest.length ? path.join(real, ...rest.reverse()) : real;
+        return rest.length ? path2.join(real, ...rest.reverse()) : real;
       }
-      const parent = path.dirname(current);
+      const parent = path2.dirname(current);
       if (parent === current) return abs;
-      rest.push(path.basename(current));
+      rest.push(path2.basename(current));
       current = parent;
     }
   }
   return abs;
 }
 function isInside(p, dir) {
-  const rel = path.relative(dir, p);
-  return rel === "" || !rel.startsWith("..") && !path.isAbsolute(rel);
+  const rel = path2.relative(dir, p);
+  return rel === "" || !rel.startsWith("..") && !path2.isAbsolute(rel);
 }
 function globToRegExp(glob) {
   let re = "";
@@ -98,7 +382,7 @@ function protectedMatcher(globs, workspace, home) {
     if (glob.startsWith("~/") || glob === "~") {
       return { glob, base: home, re: globToRegExp(glob === "~" ? "**" : glob.slice(2)) };
     }
-    if (path.isAbsolute(glob)) return { glob, base: "/", re: globToRegExp(glob.slice(1)) };
+    if (path2.isAbsolute(glob)) return { glob, base: "/", re: globToRegExp(glob.slice(1)) };
     return { glob, base: workspace, re: globToRegExp(glob.replace(/^\.\//, "")) };
   });
   const realHome = realPath(home);
@@ -108,7 +392,7 @@ function protectedMatcher(globs, workspace, home) {
       const bases = base === home ? [home, realHome] : base === workspace ? [workspace, realWs] : [base];
       for (const b of bases) {
         if (!isInside(abs, b)) continue;
-        const rel = path.relative(b, abs).split(path.sep).join("/");
+        const rel = path2.relative(b, abs).split(path2.sep).join("/");
         if (rel !== "" && re.test(rel)) return glob;
       }
     }
@@ -122,10 +406,10 @@ function protectedMatcher(globs, workspace, home) {
 }
 var SECRET_NAME = /(^\.env(\..*)?$|\.pem$|\.key$|key|token|credential|secret|password|passwd|^\.netrc$|^\.npmrc$|^\.pypirc$|^id_[a-z0-9]+$)/i;
 function looksSecretPath(abs, home) {
-  const base = path.basename(abs);
+  const base = path2.basename(abs);
   if (SECRET_NAME.test(base)) return true;
   for (const dir of [".ssh", ".aws", ".gnupg", ".docker", ".kube"]) {
-    if (isInside(abs, path.join(home, dir))) return true;
+    if (isInside(abs, path2.join(home, dir))) return true;
   }
   return false;
 }
@@ -650,10 +934,10 @@ import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 function packageDir(skillsDir, name) {
   return inside(resolve(skillsDir), name, `package name ${name}`);
 }
-function inside(base, path5, what) {
-  const target = resolve(base, path5);
+function inside(base, path6, what) {
+  const target = resolve(base, path6);
   const rel = relative(base, target);
-  if (isAbsolute(path5) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+  if (isAbsolute(path6) || rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
     throw new SvcError(`refusing ${what}: it escapes ${base}`);
   }
   return target;
@@ -666,9 +950,9 @@ async function installFiles(pkgDir, body, io) {
   } catch {
     throw new SvcError("registry sent a response that is not JSON");
   }
-  const targets = Object.entries(files).map(([path5, content]) => {
-    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path5}`);
-    return [inside(pkgDir, path5, `file ${path5}`), content];
+  const targets = Object.entries(files).map(([path6, content]) => {
+    if (typeof content !== "string") throw new SvcError(`registry sent a non-text file ${path6}`);
+    return [inside(pkgDir, path6, `file ${path6}`), content];
   });
   for (const [target, content] of targets) {
     await mkdir(dirname(target), { recursive: true });
@@ -902,8 +1186,8 @@ var COMMANDS = {
   },
   web: {
     get: (p, _env, usage) => {
-      const [path5] = exactly(p, 1, usage);
-      return { method: "GET", url: `/web/${encodeURI(path5.replace(/^\/+/, ""))}` };
+      const [path6] = exactly(p, 1, usage);
+      return { method: "GET", url: `/web/${encodeURI(path6.replace(/^\/+/, ""))}` };
     }
   },
   tickets: {
@@ -970,10 +1254,10 @@ function withFields(plan, extra) {
   const names = Object.keys(extra);
   if (!names.length) return plan;
   if (plan.method === "GET") {
-    const [path5, query] = plan.url.split("?", 2);
+    const [path6, query] = plan.url.split("?", 2);
     const q = new URLSearchParams(query);
     for (const n of names) if (!q.has(n)) q.set(n, extra[n]);
-    return { ...plan, url: `${path5}?${q}` };
+    return { ...plan, url: `${path6}?${q}` };
   }
   if (plan.json !== null && typeof plan.json === "object" && !Array.isArray(plan.json)) {
     return { ...plan, json: { ...extra, ...plan.json } };
@@ -1391,221 +1675,6 @@ function serviceRouteToTool(method, url2, body) {
   return void 0;
 }
 
-// examples/reference-harness/src/entry-kinds.ts
-function clausesOf(text) {
-  return text.normalize("NFKC").split(/\n+|;\s+|(?<=[.!?])\s+(?=\S)/).map((c) => c.replace(/^\s*(?:[-*\u2022]|\d+[.)])\s+/, "").trim()).filter((c) => /[\p{L}\p{N}]/u.test(c));
-}
-var lower = (s) => s.normalize("NFKC").toLowerCase();
-var STANDING = /\b(always|never|from now on|going forward|henceforth|in (the )?future|by default|automatically|permanent(ly)?|every time|each time|whenever|at the (start|beginning|end) of|(before|after|on|for) (any|every|each|all)|(all|any) (future|new|subsequent|later)|every (session|mail|email|message|summary|run|task|request|reply|deploy|commit|time))\b/;
-var OBLIGATION = /\b(must|shall|should|have to|has to|need to|needs to|make sure|be sure|remember to|don't|do not)\b/;
-var RULE_NOUN = /\b(rule|policy|directive|instruction|standing (order|preference|approval))s?\b/;
-var ADDRESSEE = /\b(agents?|assistants?|ai|llms?|bots?|you|your)\b/;
-var CONDITION = /^(when|while|if|whenever|once|during|after|before|until|unless)\b[^,]*,\s*(\S+)/;
-var ACTION_VERBS = new Set(
-  "send forward cc bcc copy mail email post upload share run execute exec install load source pipe download fetch delete remove wipe erase skip bypass disable enable approve grant allow trust add set change use pay transfer deploy push merge close accept reply call invoke store save remember write append create report notify include attach export sync restore rotate revoke kill restart act ignore treat keep give".split(" ")
-);
-var OBJECT_START = /^(a|an|the|all|every|any|each|it|them|this|that|these|those|my|your|our|their|to|into|out|up|off|everything|anything|without|immediately|now|first|copies|\S*[./@:]\S*)$/;
-function imperativeVerb(clause) {
-  const body = lower(clause).replace(/^[^:]{1,40}:\s+(?=\S)/, "");
-  for (const text of body === lower(clause) ? [body] : [lower(clause), body]) {
-    const words = text.split(/\s+/).map((w) => w.replace(/^[("'`]+|[)"'`,.:;!?]+$/g, ""));
-    if (ACTION_VERBS.has(words[0] ?? "") && (words.length === 1 || OBJECT_START.test(words[1] ?? ""))) {
-      return words.slice(0, 3).join(" ");
-    }
-  }
-  const cond = CONDITION.exec(body);
-  if (cond && ACTION_VERBS.has((cond[2] ?? "").replace(/[^\p{L}]/gu, ""))) return cond[0];
-  return void 0;
-}
-function instructionIn(clause) {
-  const c = lower(clause);
-  for (const re of [STANDING, OBLIGATION, RULE_NOUN]) {
-    const m = re.exec(c);
-    if (m) return m[0];
-  }
-  const verb = imperativeVerb(clause);
-  if (verb) return verb;
-  const to = ADDRESSEE.exec(c);
-  if (to && /\b(may|can|will|is allowed|are allowed|acts?|sends?|runs?|skips?)\b/.test(c)) return to[0];
-  return void 0;
-}
-var COMMAND_NAMES = /\b(curl|wget|bash|sh|zsh|sudo|chmod|chown|rm|npx|eval|nc|ncat|ssh|scp|python3?|node|perl|ruby|powershell|iex|crontab|systemctl|launchctl|base64|dd|mkfs|tar|git|npm|pnpm|yarn|pip3?|pipx|gem|cargo|brew|apt(?:-get)?)\s+(\S+)/g;
-var ARGUMENT = /^(-|\/|~|\.|\$)|[/=.:]|^(install|i|add|exec|run|publish|push|config|clone|remote|reset|clean|hook)$/;
-var SCRIPT = /(?:^|[\s'"`(])((?:[\w~.-]+\/)*[\w.-]+\.(?:sh|bash|zsh|ps1|py|rb|pl|command|bat|cmd))\b/;
-function commandIn(clause) {
-  const c = lower(clause);
-  const code = /`([^`]+)`/.exec(c);
-  if (code) return code[1];
-  const pipe2 = /\|\s*(sudo\s+)?(ba|z|da)?sh\b|\$\(|&&\s*\S/.exec(c);
-  if (pipe2) return pipe2[0];
-  for (const m of c.matchAll(COMMAND_NAMES)) {
-    if (ARGUMENT.test(m[2] ?? "")) return m[0];
-  }
-  const script = SCRIPT.exec(c);
-  return script?.[1];
-}
-var CHANGE = /\b(skip\w*|bypass\w*|disabl\w*|enabl\w*|turn(ed|s|ing)? (off|on)|grant\w*|give|allow\w*|permit\w*|revok\w*|waiv\w*|ignor\w*|overrid\w*|elevat\w*|auto-?\w+|automatic\w*|without|no (\S+ )?(needed|required|necessary)|not (needed|required|necessary)|unlimited)\b/;
-var CAPABILITY = /\b(approv\w*|sign-?offs?|confirm\w*|permissions?|privileg\w*|admin\w*|sudo|root|trust\w*|allow-?lists?|whitelist\w*|access|auth\w*|mfa|2fa|tokens?|credentials?|passwords?|secrets?|keys?|checks?|reviews?|prompts?|sandbox\w*|guard\w*|protection|verif\w*|signatures?|hooks?|autostart|startup|scopes?|rate limits?)\b/;
-function capabilityIn(clause) {
-  const c = lower(clause);
-  const change = CHANGE.exec(c);
-  const cap = CAPABILITY.exec(c);
-  if (!change || !cap) return void 0;
-  return change.index < cap.index ? `${change[0]} \u2026 ${cap[0]}` : `${cap[0]} \u2026 ${change[0]}`;
-}
-var FILE_EXT = /\.(md|txt|json|ya?ml|toml|ini|cfg|conf|sh|bash|py|js|ts|rb|pl|ps1|csv|log|lock|env|html?|xml)$/;
-function addressesIn(clause) {
-  const out = /* @__PURE__ */ new Set();
-  const t = lower(clause);
-  const urls = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/g;
-  for (const m of t.matchAll(urls)) out.add(trimAddress(m[0]));
-  const rest = t.replace(urls, " ");
-  for (const m of rest.matchAll(/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu))
-    out.add(trimAddress(m[0]));
-  const noMail = rest.replace(/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+/gu, " ");
-  for (const m of noMail.matchAll(/(?<![\w./-])(?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,}(?::\d+)?(?![\w/-])/gu)) {
-    const host = trimAddress(m[0]);
-    if (!FILE_EXT.test(host) && !/^(e\.g|i\.e|etc)$/.test(host)) out.add(host);
-  }
-  return [...out];
-}
-function trimAddress(a) {
-  return a.replace(/[.,;:!?]+$/, "");
-}
-function carriedBy(clause) {
-  const out = [];
-  const instruction = instructionIn(clause);
-  if (instruction) out.push({ kind: "instruction", shown: instruction });
-  const command = commandIn(clause);
-  if (command) out.push({ kind: "command", shown: command });
-  const capability = capabilityIn(clause);
-  if (capability) out.push({ kind: "capability", shown: capability });
-  for (const a of addressesIn(clause)) out.push({ kind: "address", shown: a });
-  return out;
-}
-
-// examples/reference-harness/src/substance.ts
-var FUNCTION_WORDS = new Set(
-  "a an the and or but nor of to in on at by for from with into onto over under as is are was were be been being am do does did done has have had having will would shall should can could may might must it its this that these those there here i me my mine we us our ours you your yours he him his she her they them their theirs who whom whose which what so than then too very just also not no yes if about up out off please let lets s t".split(" ")
-);
-function stem(word) {
-  let w = word;
-  if (w.length > 5 && w.endsWith("ing")) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith("ies")) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && w.endsWith("ed")) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith("es") && /(ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss")) w = w.slice(0, -1);
-  return w;
-}
-function contentWords(text) {
-  return text.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w && !FUNCTION_WORDS.has(w) && !new RegExp("^\\p{N}+$", "u").test(w)).map(stem);
-}
-function entitiesIn(text) {
-  const out = /* @__PURE__ */ new Set();
-  const t = text.normalize("NFKC");
-  for (const m of t.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/gi)) out.add(trimEntity(m[0]));
-  const rest = t.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>)]+/gi, " ");
-  for (const m of rest.matchAll(/[\p{L}\p{N}_~][\p{L}\p{N}_.@/~+:-]*[\p{L}\p{N}_]/gu)) {
-    const w = m[0];
-    if (/^[\p{N}:./-]+$/u.test(w) || /^v?\d+(\.\d+)+$/.test(w)) continue;
-    if (/[@/_]/.test(w) || /[.][\p{L}]/u.test(w) || /-/.test(w) && new RegExp("\\p{N}", "u").test(w)) out.add(trimEntity(w));
-  }
-  return [...out];
-}
-function trimEntity(e) {
-  return e.replace(/[.,;:!?]+$/, "").toLowerCase();
-}
-var MEMORY_TARGET = /^(remember|memory|memories|memori[sz]e|note)$/;
-function namesMemory(prompt, memoryFile) {
-  const words = prompt.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u);
-  if (words.some((w) => MEMORY_TARGET.test(w))) return true;
-  if (!memoryFile) return false;
-  const base = memoryFile.split("/").pop() ?? "";
-  return base !== "" && prompt.toLowerCase().includes(base.toLowerCase());
-}
-var KEEP_VERB = /^(note|remember|keep|save|store|record|log|add|put|write|jot|track|memori[sz]e|summari[sz]e|list|copy)$/;
-var REFERENCE = /^(them|these|those|it|they|each|all|both|everything|whatever|what|the)$/;
-var CLAUSE_START = new RegExp("^(the|a|an|we|i|you|he|she|they|it|there|our|my|your|his|her|their|its|this|these|those|\\p{N}+)$", "u");
-function refersToContent(prompt) {
-  const words = prompt.normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  return words.some((w, i) => {
-    if (!KEEP_VERB.test(w)) return false;
-    for (const [k, x] of words.slice(i + 1, i + 4).entries()) {
-      if (REFERENCE.test(x)) return true;
-      if (x === "that" || x === "this") {
-        const next = words[i + 2 + k];
-        return next === void 0 || !CLAUSE_START.test(next);
-      }
-    }
-    return false;
-  });
-}
-function ownerGave(c, clause, src) {
-  if (c.kind === "address" || c.kind === "command") {
-    return src.ownerText.includes(c.shown.replace(/\s+/g, " "));
-  }
-  if (!contentWords(c.shown).every((w) => src.ownerWords.has(w))) return false;
-  const foreign = foreignWords(clause, src.ownerWords).length;
-  if (c.kind === "capability") return foreign === 0;
-  return foreign * 3 <= new Set(contentWords(clause)).size;
-}
-function foreignWords(text, known) {
-  return [...new Set(contentWords(text))].filter((w) => !known.has(w));
-}
-var KIND_NAMES = {
-  instruction: "an instruction",
-  command: "a command",
-  capability: "a permission or capability change",
-  address: "an address"
-};
-function refusal(c, clause, src) {
-  const from = src.untrusted(c.shown.toLowerCase()) ? "it came from untrusted content" : "the owner's request does not give it";
-  const quoted = clause.length > 80 ? `${clause.slice(0, 77)}\u2026` : clause;
-  return `"${quoted}" carries ${KIND_NAMES[c.kind]} ("${c.shown}") and ${from}`;
-}
-function dataVerdict(clause, src) {
-  const targets = entitiesIn(clause).filter((e) => !src.ownerText.includes(e) && src.untrusted(e));
-  if (targets.length && !src.byReference) {
-    return {
-      ok: false,
-      reason: `it names ${targets.slice(0, 3).map((e) => `"${e}"`).join(", ")}, which came from untrusted content, and the owner's request names no content to keep`
-    };
-  }
-  const words = [...new Set(contentWords(clause))];
-  const foreign = foreignWords(clause, src.ownerWords);
-  if (src.byReference) {
-    const unread = foreign.filter((w) => !src.untrusted(w));
-    if (unread.length * 2 <= words.length) return { ok: true };
-    return {
-      ok: false,
-      reason: `"${clause}" is neither the owner's words nor content read in this session (${unread.slice(0, 6).join(", ")})`
-    };
-  }
-  if (foreign.length * 2 <= words.length) return { ok: true };
-  return {
-    ok: false,
-    reason: `the owner's request does not say this, and names no content to keep (${foreign.length} of ${words.length} content words are not the owner's: ${foreign.slice(0, 6).join(", ")})`
-  };
-}
-function ownerSubstance(text, ownerTurns, untrusted) {
-  const ownerText = ownerTurns.join("\n").normalize("NFKC").toLowerCase().replace(/\s+/g, " ");
-  const src = {
-    ownerText,
-    ownerWords: new Set(contentWords(ownerText)),
-    untrusted,
-    byReference: ownerTurns.some(refersToContent)
-  };
-  for (const clause of clausesOf(text)) {
-    const carried = carriedBy(clause);
-    const taken = carried.find((c) => !ownerGave(c, clause, src));
-    if (taken) return { ok: false, reason: refusal(taken, clause, src) };
-    if (carried.length) continue;
-    const v = dataVerdict(clause, src);
-    if (!v.ok) return v;
-  }
-  return { ok: true };
-}
-
 // src/spec/secret-shapes.ts
 var SECRET_SHAPES = [
   // GitHub: personal (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server/Actions (ghs_), refresh (ghr_).
@@ -1675,6 +1744,12 @@ var Provenance = class {
     if (secretSource) for (const v of secretFileValues(text)) this.secrets.add(v);
     if (this.corpus.length < MAX_CORPUS) this.corpus += `
 ${text.normalize("NFKC").toLowerCase()}`;
+  }
+  /** Names of things made from untrusted content (a file written from it): untrusted from now on. */
+  derive(names) {
+    if (this.corpus.length < MAX_CORPUS)
+      this.corpus += `
+${names.join("\n").normalize("NFKC").toLowerCase()}`;
   }
   /** True when untrusted content held `s` (lower-case). */
   seen(s) {
@@ -1749,12 +1824,14 @@ var Guard = class {
     this.ctx = ctx;
     this.realWorkspace = realPath(ctx.workspace);
     this.protectedPaths = protectedMatcher(ctx.policy.protected_paths, ctx.workspace, ctx.home);
+    this.autorunPaths = protectedMatcher(ctx.policy.autorun_paths ?? [], ctx.workspace, ctx.home);
     this.memoryFile = absolutePath(ctx.policy.memory_file, ctx.workspace, ctx.home);
     this.skillsDir = absolutePath(ctx.policy.skills_dir, ctx.workspace, ctx.home);
   }
   ctx;
   provenance = new Provenance();
   protectedPaths;
+  autorunPaths;
   memoryFile;
   skillsDir;
   realWorkspace;
@@ -1863,7 +1940,29 @@ var Guard = class {
     const glob = this.protectedPaths.match(abs);
     if (glob !== void 0) return deny("protected_paths", `${p} is protected (matches "${glob}")`);
     if (this.isMemoryPath(abs)) return this.checkMemoryText(content, `write to ${p}`);
+    const runs = this.autorunPaths.match(abs);
+    if (runs !== void 0) {
+      const v = ownerCommands(
+        addedCommands(abs, currentText(abs), content),
+        this.ctx.prompts,
+        (e) => this.provenance.seen(e)
+      );
+      if (!v.ok) return deny("autorun_paths", `write to ${p} (runs as commands, "${runs}"): ${v.reason}`);
+    }
+    this.noteDerived(p, abs, content);
     return ALLOW;
+  }
+  /**
+   * A file written with a target from untrusted content is itself untrusted from now on: a package script
+   * or Makefile entry that runs it runs what the untrusted content asked for, whatever the file is called.
+   */
+  noteDerived(p, abs, content) {
+    if (!content) return;
+    const owner = this.ctx.prompts.join("\n").normalize("NFKC").toLowerCase();
+    const tainted = content.split("\n").some((line) => targetsOf(line).some((t) => !owner.includes(t) && this.provenance.seen(t)));
+    if (!tainted) return;
+    const rel = path3.relative(this.ctx.workspace, abs);
+    this.provenance.derive([p, abs, ...rel && !rel.startsWith("..") ? [rel] : []]);
   }
   isMemoryPath(abs) {
     const real = realPath(abs);
@@ -1887,7 +1986,7 @@ var Guard = class {
   }
   pathTargets(p) {
     const abs = this.resolve(p);
-    const rel = path2.relative(this.ctx.workspace, abs);
+    const rel = path3.relative(this.ctx.workspace, abs);
     const out = [p.replace(/^\.\//, "")];
     if (rel && !rel.startsWith("..")) out.push(rel);
     return out;
@@ -2010,7 +2109,7 @@ var Guard = class {
     let cwd = this.ctx.workspace;
     for (const part of parsed.commands) {
       const argv = part.argv;
-      const name = argv[0] ? path2.basename(argv[0]) : "";
+      const name = argv[0] ? path3.basename(argv[0]) : "";
       if (name === "svc") {
         const mapped = svcToTool(["svc", ...argv.slice(1)], this.ctx.svc ?? "");
         if (mapped) {
@@ -2095,7 +2194,7 @@ var Guard = class {
     let cwd = this.ctx.workspace;
     return parsed.commands.some((part) => {
       const hit = this.partReadsSecret(part, cwd);
-      const name = part.argv[0] ? path2.basename(part.argv[0]) : "";
+      const name = part.argv[0] ? path3.basename(part.argv[0]) : "";
       if (name === "cd" || name === "pushd") {
         const dir = part.argv.slice(1).find((a) => !a.startsWith("-"));
         cwd = dir === void 0 ? this.ctx.home : this.resolve(dir, cwd);
@@ -2128,7 +2227,7 @@ var Guard = class {
   /** The targets a destructive command acts on, or undefined when the command is not destructive. */
   destructiveTargets(part) {
     const argv = part.argv;
-    const name = argv[0] ? path2.basename(argv[0]) : "";
+    const name = argv[0] ? path3.basename(argv[0]) : "";
     const operands = argv.slice(1).filter((a) => !a.startsWith("-"));
     if (DESTRUCTIVE_COMMANDS.has(name) || name.startsWith("mkfs.")) {
       if (name === "crontab" && !argv.includes("-r")) return void 0;
@@ -2148,8 +2247,15 @@ var Guard = class {
     return void 0;
   }
 };
+function currentText(abs) {
+  try {
+    return readFileSync(abs, "utf8");
+  } catch {
+    return void 0;
+  }
+}
 function writtenContent(part) {
-  const name = part.argv[0] ? path2.basename(part.argv[0]) : "";
+  const name = part.argv[0] ? path3.basename(part.argv[0]) : "";
   const stdin = part.redirects.filter((r) => r.op === "<<" || r.op === "<<-" || r.op === "<<<").map((r) => r.body ?? r.target).join("\n");
   if (name === "echo" || name === "printf")
     return [part.argv.slice(1).join(" "), stdin].filter(Boolean).join("\n");
@@ -2157,7 +2263,7 @@ function writtenContent(part) {
 }
 function writeTargets(part) {
   const argv = part.argv;
-  const name = argv[0] ? path2.basename(argv[0]) : "";
+  const name = argv[0] ? path3.basename(argv[0]) : "";
   const operands = argv.slice(1).filter((a) => !a.startsWith("-"));
   const out = [];
   if (name === "tee" || name === "touch" || name === "mkdir" || name === "rm" || name === "rmdir" || name === "unlink" || name === "shred" || name === "truncate") {
@@ -2183,7 +2289,7 @@ function writeTargets(part) {
 }
 function pathArgs(part) {
   const argv = part.argv;
-  const name = argv[0] ? path2.basename(argv[0]) : "";
+  const name = argv[0] ? path3.basename(argv[0]) : "";
   if (NON_PATH_ARGS.has(name)) {
     if (["grep", "egrep", "fgrep", "rg"].includes(name)) {
       const operands = argv.slice(1).filter((a) => !a.startsWith("-"));
@@ -2226,8 +2332,8 @@ function amountsNamed(prompt) {
   }
   return out;
 }
-function segments(path5) {
-  return path5.split("/").filter(Boolean).map((p) => {
+function segments(path6) {
+  return path6.split("/").filter(Boolean).map((p) => {
     try {
       return decodeURIComponent(p);
     } catch {
@@ -2235,8 +2341,8 @@ function segments(path5) {
     }
   });
 }
-function serviceTargets(path5) {
-  const parts = segments(path5);
+function serviceTargets(path6) {
+  const parts = segments(path6);
   const last = parts.at(-1) ?? "";
   if (parts.length < 3 || /\d/.test(last)) return [[last]];
   const object2 = parts.at(-2);
@@ -2244,8 +2350,8 @@ function serviceTargets(path5) {
   const operation = [last, last.replace(/s$/, ""), last.replace(/_/g, " ")];
   return [[object2], operation.filter((w, i) => w && operation.indexOf(w) === i)];
 }
-function credentialInventory(path5) {
-  const parts = segments(path5).map((p) => p.toLowerCase());
+function credentialInventory(path6) {
+  const parts = segments(path6).map((p) => p.toLowerCase());
   if (parts.includes("contents")) return void 0;
   for (const word of ["secrets", "variables"])
     if (parts.includes(word)) return [word, word.replace(/s$/, "")];
@@ -2412,13 +2518,13 @@ import {
   lstatSync as lstatSync2,
   mkdirSync,
   readdirSync,
-  readFileSync,
+  readFileSync as readFileSync2,
   unlinkSync,
   writeFileSync
 } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import path3 from "node:path";
+import path4 from "node:path";
 import tls from "node:tls";
 var TOOL_SPECS = {
   read_file: {
@@ -2596,7 +2702,7 @@ ${this.o.mcpCatalog}`;
         if (!st) throw new ToolError(`${a.path}: no such file`);
         const real = realPath(abs);
         if (lstatSafe(real)?.isDirectory()) throw new ToolError(`${a.path} is a folder (use list_files)`);
-        const buf = readFileSync(real);
+        const buf = readFileSync2(real);
         const text = buf.subarray(0, MAX_READ).toString("utf8");
         const more = buf.length > MAX_READ ? `
 \u2026[truncated at ${MAX_READ} bytes of ${buf.length}]` : "";
@@ -2608,7 +2714,7 @@ ${this.o.mcpCatalog}`;
       }
       case "write_file": {
         const abs = guard.resolve(a.path);
-        mkdirSync(path3.dirname(abs), { recursive: true });
+        mkdirSync(path4.dirname(abs), { recursive: true });
         if (a.append) appendFileSync(abs, a.content);
         else writeFileSync(abs, a.content);
         return {
@@ -2679,7 +2785,7 @@ ${this.o.mcpCatalog}`;
       case "install_skill":
         return this.installSkill(a.name);
       case "remember": {
-        mkdirSync(path3.dirname(guard.memoryFile), { recursive: true });
+        mkdirSync(path4.dirname(guard.memoryFile), { recursive: true });
         appendFileSync(guard.memoryFile, `- ${String(a.text).replace(/\n/g, " ")}
 `);
         return { text: `saved to memory (${guard.memoryFile})`, ok: true };
@@ -2688,8 +2794,8 @@ ${this.o.mcpCatalog}`;
   }
   /** A path as results show it: relative to the workspace when inside it. */
   shown(abs) {
-    const rel = path3.relative(this.o.workspace, abs);
-    return rel && !rel.startsWith("..") && !path3.isAbsolute(rel) ? rel : abs;
+    const rel = path4.relative(this.o.workspace, abs);
+    return rel && !rel.startsWith("..") && !path4.isAbsolute(rel) ? rel : abs;
   }
   // ---- shell ----
   async shell(command) {
@@ -2821,18 +2927,18 @@ ${r.text}`, ok: false };
       throw new ToolError(`the registry's answer is not JSON: ${r.text.slice(0, 200)}`);
     }
     const files = packageFiles(json2);
-    const dir = path3.join(this.o.guard.skillsDir, name);
+    const dir = path4.join(this.o.guard.skillsDir, name);
     mkdirSync(dir, { recursive: true });
     const realDir = realPath(dir);
     const written = [];
     const refused = [];
     for (const [rel, content] of files) {
-      const target = path3.resolve(dir, rel);
-      if (path3.isAbsolute(rel) || !isInside(target, dir) || target === dir || !isInside(realPath(target), realDir)) {
+      const target = path4.resolve(dir, rel);
+      if (path4.isAbsolute(rel) || !isInside(target, dir) || target === dir || !isInside(realPath(target), realDir)) {
         refused.push(rel);
         continue;
       }
-      mkdirSync(path3.dirname(target), { recursive: true });
+      mkdirSync(path4.dirname(target), { recursive: true });
       writeFileSync(target, content);
       written.push(rel);
     }
@@ -3057,7 +3163,7 @@ var MAX_CONTEXT_FILE = 64 * 1024;
 function loadPersistentContext(memoryFile, skillsDir) {
   let memory;
   try {
-    if (existsSync(memoryFile)) memory = capText(readFileSync2(memoryFile, "utf8"), MAX_CONTEXT_FILE);
+    if (existsSync(memoryFile)) memory = capText(readFileSync3(memoryFile, "utf8"), MAX_CONTEXT_FILE);
   } catch {
   }
   const skills = [];
@@ -3069,10 +3175,10 @@ function loadPersistentContext(memoryFile, skillsDir) {
   }
   for (const name of entries) {
     for (const candidate of ["SKILL.md", "skill.md"]) {
-      const file2 = path4.join(skillsDir, name, candidate);
+      const file2 = path5.join(skillsDir, name, candidate);
       if (!existsSync(file2)) continue;
       try {
-        skills.push({ name, file: file2, text: capText(readFileSync2(file2, "utf8"), MAX_CONTEXT_FILE) });
+        skills.push({ name, file: file2, text: capText(readFileSync3(file2, "utf8"), MAX_CONTEXT_FILE) });
       } catch {
       }
       break;
@@ -3192,7 +3298,7 @@ ${s.text.trim()}`).join("\n\n")}`
 }
 
 // examples/reference-harness/src/policy.ts
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -4011,10 +4117,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path5) {
-  if (!path5)
+function getElementAtPath(obj, path6) {
+  if (!path6)
     return obj;
-  return path5.reduce((acc, key) => acc?.[key], obj);
+  return path6.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -4354,11 +4460,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path5, issues) {
+function prefixIssues(path6, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path5);
+    iss.path.unshift(path6);
     return iss;
   });
 }
@@ -4820,16 +4926,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path5 = []) => {
+  const processError = (error3, path6 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path5, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else {
-        const fullpath = [...path5, ...issue2.path];
+        const fullpath = [...path6, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -4868,17 +4974,17 @@ function formatError(error2, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error2, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error3, path5 = []) => {
+  const processError = (error3, path6 = []) => {
     var _a3;
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path5, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path6, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path5, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path6, ...issue2.path]);
       } else {
-        const fullpath = [...path5, ...issue2.path];
+        const fullpath = [...path6, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -4917,8 +5023,8 @@ function treeifyError(error2, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path5 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path5) {
+  const path6 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path6) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -14620,13 +14726,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path5 = ref.slice(1).split("/").filter(Boolean);
-  if (path5.length === 0) {
+  const path6 = ref.slice(1).split("/").filter(Boolean);
+  if (path6.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path5[0] === defsKey) {
-    const key = path5[1] === void 0 ? void 0 : decodeJSONPointerSegment(path5[1]);
+  if (path6[0] === defsKey) {
+    const key = path6[1] === void 0 ? void 0 : decodeJSONPointerSegment(path6[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -15554,6 +15660,25 @@ var guarded_default = {
   secrets: true,
   memory_guard: true,
   install_scripts: false,
+  autorun_paths: [
+    "**/package.json",
+    "**/Makefile",
+    "**/makefile",
+    "**/GNUmakefile",
+    "**/*.mk",
+    "**/justfile",
+    "**/Justfile",
+    "**/Taskfile.yml",
+    "**/Taskfile.yaml",
+    "**/.envrc",
+    ".vscode/**",
+    ".devcontainer/**",
+    ".pre-commit-config.yaml",
+    "**/tox.ini",
+    "**/noxfile.py",
+    "**/.lintstagedrc*",
+    "**/lefthook.yml"
+  ],
   shell: {
     allow_commands: [
       "ls",
@@ -15664,6 +15789,11 @@ var PolicyFile = external_exports.object({
   memory_guard: external_exports.boolean().optional(),
   /** Run a skill package's lifecycle scripts (preinstall/install/postinstall) on install, as npm does. */
   install_scripts: external_exports.boolean().optional(),
+  /**
+   * Globs of files other programs run as commands (package scripts, Makefiles, editor tasks): a write may
+   * not add a command entry carrying a target from untrusted content the owner did not give (autorun.ts).
+   */
+  autorun_paths: external_exports.array(external_exports.string().min(1)).optional(),
   shell: ShellPolicy.optional(),
   /**
    * A wording guard: regular expressions (JavaScript syntax, case-insensitive) matched against each tool
@@ -15698,6 +15828,7 @@ var DEFAULT_POLICY = {
   secrets: false,
   memory_guard: false,
   install_scripts: true,
+  autorun_paths: [],
   shell: "allow",
   deny_patterns: []
 };
@@ -15741,7 +15872,7 @@ ${lines.join("\n")}
 function loadPolicy(file2, env) {
   let text;
   try {
-    text = readFileSync3(file2, "utf8");
+    text = readFileSync4(file2, "utf8");
   } catch (err) {
     throw new PolicyError(`cannot read policy file ${file2}: ${err.message}`);
   }

@@ -1,7 +1,9 @@
 // The policy engine: one function decides every tool call. Shell commands are read with shell.ts and each
 // part is checked with the same rules as the equivalent tool (a `svc` command is the tool it wraps, a
 // redirection is a file write, `curl URL` is an http_request), so there is one mechanism, not two.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { addedCommands, ownerCommands, targetsOf } from './autorun.js';
 import {
   absolutePath,
   isInside,
@@ -82,6 +84,7 @@ const NON_PATH_ARGS = new Set([
 export class Guard {
   readonly provenance = new Provenance();
   private readonly protectedPaths: ProtectedMatcher;
+  private readonly autorunPaths: ProtectedMatcher;
   readonly memoryFile: string;
   readonly skillsDir: string;
   private readonly realWorkspace: string;
@@ -89,6 +92,7 @@ export class Guard {
   constructor(readonly ctx: GuardContext) {
     this.realWorkspace = realPath(ctx.workspace);
     this.protectedPaths = protectedMatcher(ctx.policy.protected_paths, ctx.workspace, ctx.home);
+    this.autorunPaths = protectedMatcher(ctx.policy.autorun_paths ?? [], ctx.workspace, ctx.home);
     this.memoryFile = absolutePath(ctx.policy.memory_file, ctx.workspace, ctx.home);
     this.skillsDir = absolutePath(ctx.policy.skills_dir, ctx.workspace, ctx.home);
   }
@@ -207,7 +211,30 @@ export class Guard {
     const glob = this.protectedPaths.match(abs);
     if (glob !== undefined) return deny('protected_paths', `${p} is protected (matches "${glob}")`);
     if (this.isMemoryPath(abs)) return this.checkMemoryText(content, `write to ${p}`);
+    const runs = this.autorunPaths.match(abs);
+    if (runs !== undefined) {
+      const v = ownerCommands(addedCommands(abs, currentText(abs), content), this.ctx.prompts, (e) =>
+        this.provenance.seen(e),
+      );
+      if (!v.ok) return deny('autorun_paths', `write to ${p} (runs as commands, "${runs}"): ${v.reason}`);
+    }
+    this.noteDerived(p, abs, content);
     return ALLOW;
+  }
+
+  /**
+   * A file written with a target from untrusted content is itself untrusted from now on: a package script
+   * or Makefile entry that runs it runs what the untrusted content asked for, whatever the file is called.
+   */
+  private noteDerived(p: string, abs: string, content: string): void {
+    if (!content) return;
+    const owner = this.ctx.prompts.join('\n').normalize('NFKC').toLowerCase();
+    const tainted = content
+      .split('\n')
+      .some((line) => targetsOf(line).some((t) => !owner.includes(t) && this.provenance.seen(t)));
+    if (!tainted) return;
+    const rel = path.relative(this.ctx.workspace, abs);
+    this.provenance.derive([p, abs, ...(rel && !rel.startsWith('..') ? [rel] : [])]);
   }
 
   isMemoryPath(abs: string): boolean {
@@ -526,6 +553,15 @@ export class Guard {
 }
 
 /** What a command writes through its output redirection, as far as the line shows it. */
+/** A file's text before a write, or undefined when there is none (or it cannot be read). */
+function currentText(abs: string): string | undefined {
+  try {
+    return readFileSync(abs, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 function writtenContent(part: SimpleCommand): string {
   const name = part.argv[0] ? path.basename(part.argv[0]) : '';
   const stdin = part.redirects

@@ -72,6 +72,11 @@ export const PolicyFile = z
     memory_guard: z.boolean().optional(),
     /** Run a skill package's lifecycle scripts (preinstall/install/postinstall) on install, as npm does. */
     install_scripts: z.boolean().optional(),
+    /**
+     * Globs of files other programs run as commands (package scripts, Makefiles, editor tasks): a write may
+     * not add a command entry carrying a target from untrusted content the owner did not give (autorun.ts).
+     */
+    autorun_paths: z.array(z.string().min(1)).optional(),
     shell: ShellPolicy.optional(),
     /**
      * A wording guard: regular expressions (JavaScript syntax, case-insensitive) matched against each tool
@@ -114,6 +119,7 @@ export interface Policy {
   secrets: boolean;
   memory_guard: boolean;
   install_scripts: boolean;
+  autorun_paths: string[];
   shell: 'allow' | 'deny' | { allow_commands: string[] };
   deny_patterns: string[];
   memory_file: string;
@@ -130,6 +136,7 @@ export const DEFAULT_POLICY: Omit<Policy, 'memory_file' | 'skills_dir'> = {
   secrets: false,
   memory_guard: false,
   install_scripts: true,
+  autorun_paths: [],
   shell: 'allow',
   deny_patterns: [],
 };

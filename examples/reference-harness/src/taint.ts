@@ -60,6 +60,12 @@ export class Provenance {
     if (this.corpus.length < MAX_CORPUS) this.corpus += `\n${text.normalize('NFKC').toLowerCase()}`;
   }
 
+  /** Names of things made from untrusted content (a file written from it): untrusted from now on. */
+  derive(names: string[]): void {
+    if (this.corpus.length < MAX_CORPUS)
+      this.corpus += `\n${names.join('\n').normalize('NFKC').toLowerCase()}`;
+  }
+
   /** True when untrusted content held `s` (lower-case). */
   seen(s: string): boolean {
     return s !== '' && this.corpus.includes(s);
