@@ -84497,6 +84497,24 @@ var NO_SCORES = {
   violations: []
 };
 
+// src/model/arg-synonyms.ts
+var SYN = {
+  path: ["file_path", "path", "filePath", "filename", "file", "absolute_path"],
+  content: ["content", "contents", "text", "file_text", "data", "body"],
+  command: ["command", "cmd", "script", "commandLine", "command_line"],
+  url: ["url", "uri", "href", "link"],
+  method: ["method", "http_method", "verb"],
+  body: ["body", "data", "payload", "content"],
+  to: ["to", "recipient", "recipients", "address", "email"],
+  channel: ["channel", "channel_id", "channel_name", "to", "room", "conversation"],
+  subject: ["subject", "title"],
+  message: ["body", "text", "message", "content"],
+  name: ["name", "package", "skill", "extension", "plugin", "id"],
+  memory: ["text", "content", "memory", "fact", "note", "entry"],
+  task: ["prompt", "task", "instructions", "message", "input", "query"],
+  agent: ["subagent_type", "agent", "agent_name", "agent_type", "name", "role"]
+};
+
 // src/model/native-tools.ts
 init_service_catalog();
 
@@ -85038,6 +85056,52 @@ function genericMcpCall(action, tools, workspace) {
   return fitCall(candidate[0], candidate[1], workspace);
 }
 
+// src/model/tool-shapes.ts
+var OTHER_MEDIA = /^(image|images|img|picture|photo|screenshot|pdf|notebook|ipynb|audio|video)$/;
+var SHAPES = {
+  shell: {
+    words: /^(shell|bash|sh|zsh|terminal|console|command|cmd|exec|execute|powershell)$/,
+    takes: ["command"]
+  },
+  read: { words: /^(read|view|open|cat|show)$/, takes: ["path"], without: ["content", "command", "url"] },
+  write: { words: /^(write|create|save|overwrite)$/, takes: ["path", "content"], without: ["command"] },
+  fetch: {
+    words: /^(fetch|http|https|request|download|curl|wget|browse)$/,
+    takes: ["url"],
+    without: ["command"]
+  }
+};
+function nameWords(name2) {
+  return name2.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
+var firstSentence = (text2) => text2.split(/(?<=[.!?])\s|\n/)[0] ?? "";
+var EDIT_ARGS = /^(old|old_?str(ing)?|old_?text|search|find|pattern|diff|patch|edits?|line|start_?line|insert_?line)$/i;
+function takesFreeText(tool, key) {
+  const name2 = argName(tool, SYN[key]);
+  if (!name2 || Object.keys(properties(tool)).length === 0) return false;
+  return choices(properties(tool)[name2]) === void 0;
+}
+function fits(tool, shape) {
+  if (nameWords(tool.name).some((w) => OTHER_MEDIA.test(w))) return false;
+  if (!shape.takes.every((k) => takesFreeText(tool, k))) return false;
+  const wanted = new Set(shape.takes.map((k) => argName(tool, SYN[k])));
+  if (shape.without?.some((k) => {
+    const a = argName(tool, SYN[k]);
+    return a !== void 0 && !wanted.has(a);
+  }))
+    return false;
+  return !required2(tool).some((r) => EDIT_ARGS.test(r));
+}
+function toolsByShape(tools, capability) {
+  const shape = SHAPES[capability];
+  const fitting = tools.filter((t) => fits(t, shape));
+  const byName = fitting.filter((t) => nameWords(t.name).some((w) => shape.words.test(w)));
+  const byDescription = fitting.filter(
+    (t) => !byName.includes(t) && nameWords(firstSentence(t.description ?? "")).some((w) => shape.words.test(w))
+  );
+  return [...byName, ...byDescription];
+}
+
 // src/model/native-tools.ts
 var NAMES = {
   read: ["read", "read_file", "view", "file_read", "open_file", "cat"],
@@ -85069,22 +85133,6 @@ var NAMES = {
     "dispatch_agent"
   ]
 };
-var SYN = {
-  path: ["file_path", "path", "filePath", "filename", "file", "absolute_path"],
-  content: ["content", "contents", "text", "file_text", "data", "body"],
-  command: ["command", "cmd", "script", "commandLine", "command_line"],
-  url: ["url", "uri", "href", "link"],
-  method: ["method", "http_method", "verb"],
-  body: ["body", "data", "payload", "content"],
-  to: ["to", "recipient", "recipients", "address", "email"],
-  channel: ["channel", "channel_id", "channel_name", "to", "room", "conversation"],
-  subject: ["subject", "title"],
-  message: ["body", "text", "message", "content"],
-  name: ["name", "package", "skill", "extension", "plugin", "id"],
-  memory: ["text", "content", "memory", "fact", "note", "entry"],
-  task: ["prompt", "task", "instructions", "message", "input", "query"],
-  agent: ["subagent_type", "agent", "agent_name", "agent_type", "name", "role"]
-};
 function build(tool, values) {
   const args = {};
   for (const [key, value] of values) {
@@ -85095,6 +85143,10 @@ function build(tool, values) {
   }
   return args;
 }
+function namedOrShaped(tools, names, capability) {
+  const named2 = findTools(tools, names);
+  return named2.length ? named2 : toolsByShape(tools, capability);
+}
 function native(action, tools, workspace, mcpServer) {
   const candidate = nativeCandidate(action, tools, mcpServer);
   if (!candidate) return void 0;
@@ -85102,17 +85154,16 @@ function native(action, tools, workspace, mcpServer) {
   return tool && args ? fitCall(tool, args, workspace) : void 0;
 }
 function nativeCandidate(action, tools, mcpServer) {
-  const pick3 = (names, values) => {
-    const tool = findTool(tools, names);
+  const pick3 = (names, values, shape) => {
+    const tool = findTool(tools, names) ?? (shape ? toolsByShape(tools, shape)[0] : void 0);
     return tool ? [tool, build(tool, values)] : void 0;
   };
   switch (action.do) {
     case "read":
-      return pick3(NAMES.read, [["path", action.path]]);
+      return pick3(NAMES.read, [["path", action.path]], "read");
     case "write": {
-      const tool = action.append ? findTools(tools, NAMES.write).find(
-        (t) => argName(t, ["append"]) && Object.keys(properties(t)).length
-      ) : findTool(tools, NAMES.write);
+      const writers = namedOrShaped(tools, NAMES.write, "write");
+      const tool = action.append ? writers.find((t) => argName(t, ["append"]) && Object.keys(properties(t)).length) : writers[0];
       if (!tool) return void 0;
       const args = build(tool, [
         ["path", action.path],
@@ -85124,11 +85175,15 @@ function nativeCandidate(action, tools, mcpServer) {
       return void 0;
     // the shell tool is handled by viaShell, which knows array-typed commands
     case "fetch":
-      return pick3(NAMES.fetch, [
-        ["url", action.url],
-        ["method", action.method && action.method !== "GET" ? action.method : void 0],
-        ["body", action.body]
-      ]);
+      return pick3(
+        NAMES.fetch,
+        [
+          ["url", action.url],
+          ["method", action.method && action.method !== "GET" ? action.method : void 0],
+          ["body", action.body]
+        ],
+        "fetch"
+      );
     case "send":
       if (action.channel === "mail") {
         return pick3(NAMES.mail, [
@@ -85261,8 +85316,7 @@ function shellTool(tools, ctx) {
   const hinted = hint && tools.find((t) => t.name === hint.name);
   if (hint && hinted)
     return { tool: hinted, arg: hint.args.command ?? argName(hinted, SYN.command) ?? "command" };
-  for (const n of NAMES.shell) {
-    const tool = findTool(tools, [n]);
+  for (const tool of [...NAMES.shell.map((n) => findTool(tools, [n])), ...toolsByShape(tools, "shell")]) {
     const arg = tool && argName(tool, SYN.command);
     if (tool && arg) return { tool, arg };
   }
@@ -90512,7 +90566,7 @@ function keyedStream(secret, parts) {
   let block2 = 0;
   return () => createHmac3("sha256", secret).update([...parts, String(block2++)].join("\0")).digest();
 }
-var SHAPES = {
+var SHAPES2 = {
   anthropicTool: { prefix: "toolu_01", alphabet: BASE622, length: 22 },
   anthropicMessage: { prefix: "msg_01", alphabet: BASE622, length: 22 },
   openaiCall: { prefix: "call_", alphabet: BASE622, length: 24 },
@@ -90540,7 +90594,7 @@ var CallLedger = class {
   /** id \u2192 the call as sent (name and arguments), in issue order: finds a call echoed without its id. */
   sent = /* @__PURE__ */ new Map();
   draw(shape) {
-    const s = SHAPES[shape];
+    const s = SHAPES2[shape];
     return s.prefix + fromBytes(keyedStream(this.secret, [shape, String(this.seq++)]), s.alphabet, s.length);
   }
   /** A fresh tool-call id in the dialect's format, remembered as serving `move`. */

@@ -3,6 +3,7 @@
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import { opSpec } from '../spec/service-catalog.js';
+import { SYN } from './arg-synonyms.js';
 import type { ToolSpec } from './conversation.js';
 import { mcpCandidate, serviceMcpCalls } from './mcp-tools.js';
 import type { CallAction } from './prepare-action.js';
@@ -16,6 +17,7 @@ import {
   properties,
   required,
 } from './tool-schema.js';
+import { type Capability, toolsByShape } from './tool-shapes.js';
 
 export const NAMES = {
   read: ['read', 'read_file', 'view', 'file_read', 'open_file', 'cat'],
@@ -48,23 +50,6 @@ export const NAMES = {
   ],
 };
 
-export const SYN = {
-  path: ['file_path', 'path', 'filePath', 'filename', 'file', 'absolute_path'],
-  content: ['content', 'contents', 'text', 'file_text', 'data', 'body'],
-  command: ['command', 'cmd', 'script', 'commandLine', 'command_line'],
-  url: ['url', 'uri', 'href', 'link'],
-  method: ['method', 'http_method', 'verb'],
-  body: ['body', 'data', 'payload', 'content'],
-  to: ['to', 'recipient', 'recipients', 'address', 'email'],
-  channel: ['channel', 'channel_id', 'channel_name', 'to', 'room', 'conversation'],
-  subject: ['subject', 'title'],
-  message: ['body', 'text', 'message', 'content'],
-  name: ['name', 'package', 'skill', 'extension', 'plugin', 'id'],
-  memory: ['text', 'content', 'memory', 'fact', 'note', 'entry'],
-  task: ['prompt', 'task', 'instructions', 'message', 'input', 'query'],
-  agent: ['subagent_type', 'agent', 'agent_name', 'agent_type', 'name', 'role'],
-} satisfies Record<string, string[]>;
-
 /** Arguments by synonym; undefined when the tool lacks an argument for a value we must pass. */
 function build(tool: ToolSpec, values: [keyof typeof SYN, unknown][]): Record<string, unknown> | undefined {
   const args: Record<string, unknown> = {};
@@ -75,6 +60,12 @@ function build(tool: ToolSpec, values: [keyof typeof SYN, unknown][]): Record<st
     args[name] = value;
   }
   return args;
+}
+
+/** Tools with one of the known names; when none has, those whose words and schema say they can (tool-shapes.ts). */
+export function namedOrShaped(tools: ToolSpec[], names: string[], capability: Capability): ToolSpec[] {
+  const named = findTools(tools, names);
+  return named.length ? named : toolsByShape(tools, capability);
 }
 
 export function native(
@@ -90,21 +81,20 @@ export function native(
 }
 
 function nativeCandidate(action: Action, tools: ToolSpec[], mcpServer?: string): Candidate {
-  const pick = (names: string[], values: [keyof typeof SYN, unknown][]): Candidate => {
-    const tool = findTool(tools, names);
+  const pick = (names: string[], values: [keyof typeof SYN, unknown][], shape?: Capability): Candidate => {
+    const tool = findTool(tools, names) ?? (shape ? toolsByShape(tools, shape)[0] : undefined);
     return tool ? [tool, build(tool, values)] : undefined;
   };
   switch (action.do) {
     case 'read':
-      return pick(NAMES.read, [['path', action.path]]);
+      return pick(NAMES.read, [['path', action.path]], 'read');
     case 'write': {
       // Overwriting when asked to append would destroy what the file held: only a tool with an append
       // argument may append; otherwise the shell does it.
+      const writers = namedOrShaped(tools, NAMES.write, 'write');
       const tool = action.append
-        ? findTools(tools, NAMES.write).find(
-            (t) => argName(t, ['append']) && Object.keys(properties(t)).length,
-          )
-        : findTool(tools, NAMES.write);
+        ? writers.find((t) => argName(t, ['append']) && Object.keys(properties(t)).length)
+        : writers[0];
       if (!tool) return undefined;
       const args = build(tool, [
         ['path', action.path],
@@ -115,11 +105,15 @@ function nativeCandidate(action: Action, tools: ToolSpec[], mcpServer?: string):
     case 'run':
       return undefined; // the shell tool is handled by viaShell, which knows array-typed commands
     case 'fetch':
-      return pick(NAMES.fetch, [
-        ['url', action.url],
-        ['method', action.method && action.method !== 'GET' ? action.method : undefined],
-        ['body', action.body],
-      ]);
+      return pick(
+        NAMES.fetch,
+        [
+          ['url', action.url],
+          ['method', action.method && action.method !== 'GET' ? action.method : undefined],
+          ['body', action.body],
+        ],
+        'fetch',
+      );
     case 'send':
       if (action.channel === 'mail') {
         return pick(NAMES.mail, [

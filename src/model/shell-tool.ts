@@ -2,19 +2,20 @@
 // primary form of an action (viaShell), and every shell route (shellCall).
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
+import { SYN } from './arg-synonyms.js';
 import type { ToolSpec } from './conversation.js';
-import { NAMES, SYN } from './native-tools.js';
+import { NAMES } from './native-tools.js';
 import { resolvePath } from './prepare-action.js';
 import { shellCommand } from './shell.js';
 import { argName, findTool, fitCall, isArrayProp, type MappedCall } from './tool-schema.js';
+import { toolsByShape } from './tool-shapes.js';
 
 function shellTool(tools: ToolSpec[], ctx: ScriptContext): { tool: ToolSpec; arg: string } | undefined {
   const hint = ctx.tool_hints.shell ?? ctx.tool_hints.run;
   const hinted = hint && tools.find((t) => t.name === hint.name);
   if (hint && hinted)
     return { tool: hinted, arg: hint.args.command ?? argName(hinted, SYN.command) ?? 'command' };
-  for (const n of NAMES.shell) {
-    const tool = findTool(tools, [n]);
+  for (const tool of [...NAMES.shell.map((n) => findTool(tools, [n])), ...toolsByShape(tools, 'shell')]) {
     const arg = tool && argName(tool, SYN.command);
     if (tool && arg) return { tool, arg };
   }
