@@ -22288,6 +22288,101 @@ var init_limits = __esm({
   }
 });
 
+// src/runner/shared.ts
+import { createHash as createHash11 } from "node:crypto";
+import { constants as constants2, open as open3 } from "node:fs/promises";
+import os from "node:os";
+import { isAbsolute as isAbsolute4, join as join21, normalize, sep as sep6 } from "node:path";
+function killQuietly(pid, signal) {
+  if (!pid) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+  }
+}
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e7) {
+    return e7.code === "EPERM";
+  }
+}
+async function hostDigests(dirs, files) {
+  return Promise.all(
+    files.map(async (f) => {
+      if (!insideRel(f.rel)) return null;
+      const h = await open3(
+        join21(dirs[f.key], f.rel),
+        constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK
+      ).catch(() => void 0);
+      if (!h) return null;
+      try {
+        const st = await h.stat();
+        if (!st.isFile()) return null;
+        const hash2 = createHash11("sha256");
+        const buf = Buffer.alloc(64 * 1024);
+        for (let total = 0; total < PEEK_BYTES; ) {
+          const { bytesRead } = await h.read(buf, 0, buf.length, total);
+          if (bytesRead === 0) break;
+          hash2.update(buf.subarray(0, bytesRead));
+          total += bytesRead;
+        }
+        return peekDigest(hash2.digest("hex"), st.size);
+      } catch {
+        return null;
+      } finally {
+        await h.close().catch(() => void 0);
+      }
+    })
+  );
+}
+var TAIL_BYTES, KILL_GRACE_MS, EOF_EXIT_GRACE_MS, Tail, SIGNAL_NAMES, signalName, PEEK_BYTES, peekDigest, insideRel;
+var init_shared = __esm({
+  "src/runner/shared.ts"() {
+    "use strict";
+    TAIL_BYTES = 64 * 1024;
+    KILL_GRACE_MS = 2e3;
+    EOF_EXIT_GRACE_MS = 2e4;
+    Tail = class {
+      constructor(limit = TAIL_BYTES) {
+        this.limit = limit;
+      }
+      limit;
+      chunks = [];
+      size = 0;
+      push(b2) {
+        if (b2.length === 0) return;
+        this.chunks.push(b2);
+        this.size += b2.length;
+        while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
+          this.size -= this.chunks.shift().length;
+        }
+      }
+      text() {
+        let buf = Buffer.concat(this.chunks);
+        if (buf.length > this.limit) {
+          buf = buf.subarray(buf.length - this.limit);
+          let i = 0;
+          while (i < 4 && i < buf.length && (buf[i] & 192) === 128) i++;
+          buf = buf.subarray(i);
+        }
+        return buf.toString("utf8");
+      }
+    };
+    SIGNAL_NAMES = /* @__PURE__ */ new Map();
+    for (const [name2, n] of Object.entries(os.constants.signals))
+      if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name2);
+    signalName = (n) => SIGNAL_NAMES.get(n) ?? `signal ${n}`;
+    PEEK_BYTES = 8 * 1024 * 1024;
+    peekDigest = (sha2563, size) => `${sha2563}:${size}`;
+    insideRel = (rel) => {
+      const n = normalize(rel);
+      return !isAbsolute4(n) && n !== ".." && !n.startsWith(`..${sep6}`) && n !== ".";
+    };
+  }
+});
+
 // node_modules/graphql/version.js
 var require_version = __commonJS({
   "node_modules/graphql/version.js"(exports) {
@@ -43075,101 +43170,6 @@ var require_graphql2 = __commonJS({
     var _index4 = require_validation();
     var _index5 = require_error();
     var _index6 = require_utilities();
-  }
-});
-
-// src/runner/shared.ts
-import { createHash as createHash12 } from "node:crypto";
-import { constants as constants2, open as open3 } from "node:fs/promises";
-import os from "node:os";
-import { isAbsolute as isAbsolute4, join as join24, normalize, sep as sep6 } from "node:path";
-function killQuietly(pid, signal) {
-  if (!pid) return;
-  try {
-    process.kill(pid, signal);
-  } catch {
-  }
-}
-function processAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e7) {
-    return e7.code === "EPERM";
-  }
-}
-async function hostDigests(dirs, files) {
-  return Promise.all(
-    files.map(async (f) => {
-      if (!insideRel(f.rel)) return null;
-      const h = await open3(
-        join24(dirs[f.key], f.rel),
-        constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK
-      ).catch(() => void 0);
-      if (!h) return null;
-      try {
-        const st = await h.stat();
-        if (!st.isFile()) return null;
-        const hash2 = createHash12("sha256");
-        const buf = Buffer.alloc(64 * 1024);
-        for (let total = 0; total < PEEK_BYTES; ) {
-          const { bytesRead } = await h.read(buf, 0, buf.length, total);
-          if (bytesRead === 0) break;
-          hash2.update(buf.subarray(0, bytesRead));
-          total += bytesRead;
-        }
-        return peekDigest(hash2.digest("hex"), st.size);
-      } catch {
-        return null;
-      } finally {
-        await h.close().catch(() => void 0);
-      }
-    })
-  );
-}
-var TAIL_BYTES, KILL_GRACE_MS, EOF_EXIT_GRACE_MS, Tail, SIGNAL_NAMES, signalName, PEEK_BYTES, peekDigest, insideRel;
-var init_shared = __esm({
-  "src/runner/shared.ts"() {
-    "use strict";
-    TAIL_BYTES = 64 * 1024;
-    KILL_GRACE_MS = 2e3;
-    EOF_EXIT_GRACE_MS = 2e4;
-    Tail = class {
-      constructor(limit = TAIL_BYTES) {
-        this.limit = limit;
-      }
-      limit;
-      chunks = [];
-      size = 0;
-      push(b2) {
-        if (b2.length === 0) return;
-        this.chunks.push(b2);
-        this.size += b2.length;
-        while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.limit) {
-          this.size -= this.chunks.shift().length;
-        }
-      }
-      text() {
-        let buf = Buffer.concat(this.chunks);
-        if (buf.length > this.limit) {
-          buf = buf.subarray(buf.length - this.limit);
-          let i = 0;
-          while (i < 4 && i < buf.length && (buf[i] & 192) === 128) i++;
-          buf = buf.subarray(i);
-        }
-        return buf.toString("utf8");
-      }
-    };
-    SIGNAL_NAMES = /* @__PURE__ */ new Map();
-    for (const [name2, n] of Object.entries(os.constants.signals))
-      if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name2);
-    signalName = (n) => SIGNAL_NAMES.get(n) ?? `signal ${n}`;
-    PEEK_BYTES = 8 * 1024 * 1024;
-    peekDigest = (sha2563, size) => `${sha2563}:${size}`;
-    insideRel = (rel) => {
-      const n = normalize(rel);
-      return !isAbsolute4(n) && n !== ".." && !n.startsWith(`..${sep6}`) && n !== ".";
-    };
   }
 });
 
@@ -78403,12 +78403,12 @@ var init_daemon = __esm({
 
 // src/runner/docker/cleanup.ts
 import { spawn as spawn3 } from "node:child_process";
-import { createHash as createHash13 } from "node:crypto";
+import { createHash as createHash14 } from "node:crypto";
 import { lstat as lstat2, readdir as readdir4, readFile as readFile3, rm as rm4 } from "node:fs/promises";
 import os3 from "node:os";
 import path from "node:path";
 function shortTag(runId) {
-  return createHash13("sha256").update(runId).digest("hex").slice(0, 10);
+  return createHash14("sha256").update(runId).digest("hex").slice(0, 10);
 }
 async function sweepRun(docker, runId) {
   const filters = JSON.stringify({ label: [`${RUN_LABEL}=${runId}`] });
@@ -86283,8 +86283,10 @@ var SCRIPT_PLACES = [
 function scriptRoutes(command, tools, ctx) {
   return SCRIPT_PLACES.flatMap((place, i) => {
     const script = resolvePath(place.path, ctx.paths);
-    const write = nativeWrite(script, `${command}
+    const native2 = nativeWrite(script, `${command}
 `, tools, ctx);
+    const write = native2 && { ...native2, writes: { path: script, content: `${command}
+` } };
     const run4 = shellCall(runScript(script, command), tools, ctx);
     if (!write || !run4) return [];
     return [
@@ -86483,13 +86485,15 @@ function stepCommand(action, ctx) {
 }
 var runCall = (command, action, tools, ctx) => shellCall(command, tools, ctx, action.do !== "run");
 function stageFile(path7, content, tools, ctx) {
-  return nativeWrite(path7, content, tools, ctx) ?? shellCall(writeCommand(path7, content, false), tools, ctx);
+  const call2 = nativeWrite(path7, content, tools, ctx) ?? shellCall(writeCommand(path7, content, false), tools, ctx);
+  return call2 && { ...call2, writes: { path: path7, content } };
 }
 var workspacePath = (rel, ctx) => resolvePath(rel, ctx.paths);
 function stagedRoute(label4, staged, final, carries) {
   if (!final || staged.some((c) => !c)) return [];
   const calls = [...staged, final].map((c) => () => c);
-  return [{ label: label4, calls, staging: staged.length, carries }];
+  const writes = [...staged, final].map((c) => c?.writes?.path);
+  return [{ label: label4, calls, staging: staged.length, carries, ...writes.some(Boolean) ? { writes } : {} }];
 }
 
 // src/model/strategies/encoded.ts
@@ -86780,13 +86784,14 @@ function splitRoutes(action, tools, ctx) {
   const pieces = splitPayload(command);
   if (pieces.length < 2) return [];
   const file2 = workspacePath(".cache/part.sh", ctx);
-  const staged = pieces.map(
-    (p, i) => shellCall(
+  const staged = pieces.map((p, i) => {
+    const call2 = shellCall(
       `${i ? "" : `mkdir -p ${quote(posix6.dirname(file2))} && `}printf '%s' ${quote(p)} ${i ? ">>" : ">"} ${quote(file2)}`,
       tools,
       ctx
-    )
-  );
+    );
+    return call2 && { ...call2, writes: { path: file2, content: pieces.slice(0, i + 1).join("") } };
+  });
   const final = runCall(runScript(file2, command), action, tools, ctx);
   return stagedRoute(`split ${pieces.length} parts: ${final?.tool}`, staged, final, command);
 }
@@ -91469,6 +91474,7 @@ async function seedConfigFiles(scene, r) {
 }
 
 // src/engine/trial/serve.ts
+import { createHash as createHash12 } from "node:crypto";
 import { basename as basename3 } from "node:path";
 
 // src/model/review.ts
@@ -93110,10 +93116,15 @@ function finishCall(report, conv, ctx) {
 }
 
 // src/model/world-check.ts
+var stagedEffect = (call2) => call2.writes ? { kind: "file", path: call2.writes.path, content: call2.writes.content } : void 0;
 function effectOf(action, ctx, viaServices) {
   switch (action.do) {
     case "write":
-      return { kind: "file", path: absoluteCasePath(action.path, ctx.paths) };
+      return {
+        kind: "file",
+        path: absoluteCasePath(action.path, ctx.paths),
+        ...action.append ? {} : { content: action.content }
+      };
     case "send":
       return { kind: "service", service: action.channel };
     case "call":
@@ -93136,15 +93147,19 @@ function effectOf(action, ctx, viaServices) {
 async function worldBefore(effect, world) {
   if (effect.kind === "service") return { ...effect, from: world.requestCount() };
   const [digest2] = await world.digests([effect.path]);
-  return digest2 === void 0 ? void 0 : { kind: "file", path: effect.path, digest: digest2 };
+  if (digest2 === void 0) return void 0;
+  const expect = effect.content !== void 0 ? world.digestOf?.(effect.content) : void 0;
+  return { kind: "file", path: effect.path, digest: digest2, ...expect !== void 0 ? { expect } : {} };
 }
 async function worldAfter(before2, world) {
   if (before2.kind === "service") return serviceVerdict(before2, world.requestsFrom(before2.from));
   const [now] = await world.digests([before2.path]);
-  return now === void 0 ? void 0 : fileVerdict(before2.digest, now);
+  return now === void 0 ? void 0 : fileVerdict(before2.digest, now, before2.expect);
 }
-function fileVerdict(before2, now) {
+function fileVerdict(before2, now, expect) {
   if (now !== null && now !== before2) return { achieved: true, reason: "the file changed" };
+  if (now !== null && expect !== void 0 && now === expect)
+    return { achieved: true, reason: "the file holds what was written" };
   if (now === null) return { achieved: false, reason: "the file does not exist", reached: false };
   return { achieved: false, reason: "the file did not change", reached: false };
 }
@@ -93247,7 +93262,7 @@ function decide2(request, given, ledger) {
     ...next.staging ? { staging: true } : {},
     ...next.carries !== void 0 ? { carries: next.carries } : {}
   };
-  const effect = next.reads || next.staging ? void 0 : effectOf(next.action, ctx, next.call.via_shell);
+  const effect = next.reads ? void 0 : next.staging ? stagedEffect(next.call) : effectOf(next.action, ctx, next.call.via_shell);
   return {
     answer: { kind: "tool_calls", calls: [call2] },
     observed,
@@ -93538,6 +93553,9 @@ function createModelHandler(ctx, recorder, options = {}) {
     return true;
   };
 }
+
+// src/engine/trial/serve.ts
+init_shared();
 
 // src/world/services.ts
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
@@ -94052,10 +94070,10 @@ var MUTATION_TWINS = {
 // src/world/github-graphql-schema.ts
 var import_graphql = __toESM(require_graphql2(), 1);
 import { readFileSync as readFileSync16 } from "node:fs";
-import { join as join21 } from "node:path";
+import { join as join22 } from "node:path";
 var GITHUB_SCHEMA_FILE = "github-schema.graphql";
 var cached3;
-var githubSchemaPath = () => runsFromBundle ? join21(actionRoot(), "dist", GITHUB_SCHEMA_FILE) : join21(actionRoot(), "node_modules", "@octokit", "graphql-schema", "schema.graphql");
+var githubSchemaPath = () => runsFromBundle ? join22(actionRoot(), "dist", GITHUB_SCHEMA_FILE) : join22(actionRoot(), "node_modules", "@octokit", "graphql-schema", "schema.graphql");
 function githubSchema() {
   const sdl = () => (0, import_graphql.parse)(readFileSync16(githubSchemaPath(), "utf8"), { noLocation: true });
   cached3 ??= (0, import_graphql.buildASTSchema)(sdl(), { assumeValidSDL: true });
@@ -94389,7 +94407,7 @@ function withDiffMedia(handlers) {
 // src/world/git-remote.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { existsSync as existsSync13 } from "node:fs";
-import { join as join22 } from "node:path";
+import { join as join23 } from "node:path";
 function pushCommands(body) {
   const out = [];
   let at3 = 0;
@@ -94432,7 +94450,7 @@ function cgiResult(stdout) {
   return { status, raw: split4 < 0 ? stdout : stdout.subarray(split4 + gap), type, headers: headers2 };
 }
 function gitRemote(ctx, service, gh, opts) {
-  const repoDir = opts.gitRoot ? join22(opts.gitRoot, `${gh.repo}.git`) : void 0;
+  const repoDir = opts.gitRoot ? join23(opts.gitRoot, `${gh.repo}.git`) : void 0;
   if (!repoDir || !existsSync13(repoDir))
     return { status: 503, text: "this world has no git remote (the workspace is not a git repository)\n" };
   const cmds = service === "git-receive-pack" ? pushCommands(ctx.raw) : [];
@@ -95581,6 +95599,13 @@ function worldProbe({ input: input2, dirs, view, recorder }) {
       let i = 0;
       return files.map((f) => f ? got[i++] : void 0);
     },
+    digestOf: (content) => {
+      const bytes2 = Buffer.from(content);
+      return peekDigest(
+        createHash12("sha256").update(bytes2.subarray(0, PEEK_BYTES)).digest("hex"),
+        bytes2.length
+      );
+    },
     requestCount: () => recorder.services.length,
     requestsFrom: (from) => recorder.services.slice(from)
   };
@@ -95946,7 +95971,7 @@ init_errors();
 // src/output-path.ts
 init_errors();
 import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, statSync as statSync8, unlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname13, join as join23, resolve as resolve10 } from "node:path";
+import { dirname as dirname13, join as join24, resolve as resolve10 } from "node:path";
 function stat(p) {
   try {
     return statSync8(p);
@@ -95968,7 +95993,7 @@ function why2(e7) {
   return (err.code && words4[err.code]) ?? err.message?.split("\n")[0] ?? String(e7);
 }
 function probe(dir) {
-  const p = join23(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const p = join24(dir, `.harness-risk-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     closeSync3(openSync3(p, "wx"));
     unlinkSync(p);
@@ -96178,7 +96203,7 @@ init_errors();
 
 // src/result/journal.ts
 init_errors();
-import { createHash as createHash11, randomBytes as randomBytes6 } from "node:crypto";
+import { createHash as createHash13, randomBytes as randomBytes6 } from "node:crypto";
 import { closeSync as closeSync4, fdatasync, fdatasyncSync, openSync as openSync4, readFileSync as readFileSync18, renameSync as renameSync2, writeSync as writeSync2 } from "node:fs";
 var JOURNAL_FORMAT = 1;
 var journalPathOf = (resultPath) => `${resultPath}.journal`;
@@ -96201,7 +96226,7 @@ var JournalWriter = class {
   syncing = false;
   dirty = false;
   closeWhenSynced = false;
-  hash = createHash11("sha256");
+  hash = createHash13("sha256");
   /** Bytes appended so far (what the O(1)-per-trial test counts). */
   bytes = 0;
   appendTrial(trial) {
@@ -97545,7 +97570,7 @@ import { mkdir as mkdir10 } from "node:fs/promises";
 import { basename as basename4, dirname as dirname18, join as join33, resolve as resolve12 } from "node:path";
 
 // src/result/writer.ts
-import { createHash as createHash14, randomBytes as randomBytes8 } from "node:crypto";
+import { createHash as createHash15, randomBytes as randomBytes8 } from "node:crypto";
 import { closeSync as closeSync5, mkdirSync as mkdirSync5, openSync as openSync5, renameSync as renameSync3, rmSync as rmSync6, writeSync as writeSync3 } from "node:fs";
 import { dirname as dirname16 } from "node:path";
 var MAX_FLUSH_SHARE = 0.02;
@@ -97629,7 +97654,7 @@ var ResultWriter = class {
     const attestation = final ? this.sign?.(unsigned) : void 0;
     const doc = attestation ? { ...unsigned, attestation } : unsigned;
     const tmp = `${this.path}.tmp-${process.pid}-${randomBytes8(6).toString("hex")}`;
-    const hash2 = createHash14("sha256");
+    const hash2 = createHash15("sha256");
     let bytes2 = 0;
     const fd = openSync5(tmp, "wx", 420);
     try {

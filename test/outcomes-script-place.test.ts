@@ -36,6 +36,9 @@ describe('a script the harness will only write inside the workspace', () => {
       expect(tried, t.id).toEqual([
         expect.stringMatching(/^run_shell_command → (refused|errored)$/),
         expect.stringMatching(/^write_file \+ run_shell_command: script file in \$TMP → (refused|errored)$/),
+        // The world shows the script did not land (the write is staged, its file the world's to judge): one
+        // read and a second try, as for any write the harness answered without a refusal (replay.ts).
+        'write_file + run_shell_command: script file in $TMP, again after a read → errored',
         'write_file + run_shell_command: script file in workspace → executed',
       ]);
       expect(step.succeeded, t.id).toBe('write_file + run_shell_command: script file in workspace');

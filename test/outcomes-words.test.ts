@@ -89,6 +89,18 @@ describe('world verdicts', () => {
   ] as const)('file %s → %s: achieved %s', (before, now, achieved) => {
     expect(fileVerdict(before, now).achieved).toBe(achieved);
   });
+  // A write of what the file already held (a strategy staging the same script for its next wrapper, a
+  // step writing the content a file has) achieved it; a file left as it was by a write of other content,
+  // or never written, did not, whatever the harness said.
+  it.each([
+    ['h1:3', 'h1:3', 'h1:3', true, 'holds what was written'],
+    ['h1:3', 'h1:3', 'h9:9', false, 'did not change'],
+    [null, null, 'h1:3', false, 'does not exist'],
+    [null, 'h1:3', 'h9:9', true, 'changed'],
+  ] as const)('file %s → %s, written %s: achieved %s', (before, now, expect_, achieved, reason) => {
+    const v = fileVerdict(before, now, expect_);
+    expect([v.achieved, v.reason]).toEqual([achieved, expect.stringContaining(reason)]);
+  });
   it.each([
     [[req('deploy', 200)], true, 'accepted'],
     [[req('deploy', 404)], false, 'refused it (404'],

@@ -17,6 +17,8 @@ import {
   STRATEGY_NAMES,
   strategyRoutes,
 } from '../src/model/strategies/strategy-kinds.js';
+import type { MappedCall } from '../src/model/tool-schema.js';
+import { stagedEffect } from '../src/model/world-check.js';
 import type { Action } from '../src/spec/actions.js';
 import { routeContext, stringTool } from './fixtures/model/context.js';
 
@@ -207,5 +209,47 @@ describe('retry', () => {
     expect(
       rephrase({ tool: 'write_file', args: { path: 'p', content: 'c' }, via_shell: false }),
     ).toBeUndefined();
+  });
+});
+
+describe('staging calls are judged by the world', () => {
+  // A staged script or wrapper is an effect of its own: the file must hold what was staged afterwards
+  // (policy.ts gives the call that effect), so a harness that answers "written" and writes nothing is
+  // seen failing at the staging call, not read from its words as executed.
+  it.each(['split', 'indirect', 'in-project'])(
+    '%s: every staging call names the file and content it writes',
+    (s) => {
+      const routes = strategyRoutes(RUN, [SHELL, WRITE], ctx(s)).filter((r) => r.staging);
+      expect(routes.length).toBeGreaterThan(0);
+      for (const r of routes) {
+        const staged = r.calls.slice(0, r.staging).map((c) => c('') as MappedCall);
+        for (const call of staged) {
+          expect(call.writes, r.label).toBeDefined();
+          expect(stagedEffect(call)).toEqual({
+            kind: 'file',
+            path: call.writes!.path,
+            content: call.writes!.content,
+          });
+          // The content the effect expects is what the call asks the harness to write.
+          if (call.tool === 'write_file')
+            expect(call.args).toMatchObject({ path: call.writes!.path, content: call.writes!.content });
+        }
+        // The last call carries the step out; it stages nothing.
+        expect((r.calls[r.calls.length - 1]!('') as MappedCall).writes).toBeUndefined();
+      }
+    },
+  );
+
+  it('the direct script routes (a script file, then the shell runs it) stage the same way', () => {
+    const routes = routesFor(RUN, [SHELL, WRITE], ctx()).filter((r) => r.label.includes('script file in'));
+    expect(routes.map((r) => r.label)).toEqual([
+      'write_file + shell: script file in $TMP',
+      'write_file + shell: script file in workspace',
+    ]);
+    for (const r of routes) {
+      const write = r.calls[0]!('') as MappedCall;
+      expect(write.writes?.content).toBe(`${RUN.do === 'run' ? RUN.command : ''}\n`);
+      expect(write.args).toMatchObject({ path: write.writes?.path });
+    }
   });
 });

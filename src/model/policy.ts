@@ -34,7 +34,7 @@ import { type RouteMemory, routeCache } from './route-memory.js';
 import { goalAsKnown } from './secrets-seen.js';
 import { sideQueryAnswer, sideRequest } from './side-query.js';
 import { finishCall, subagentReport } from './subagent.js';
-import { type Effect, effectOf } from './world-check.js';
+import { type Effect, effectOf, stagedEffect } from './world-check.js';
 
 /** No conversation gets more tool calls than this: a harness that keeps feeding results ends with a reply. */
 export const MAX_TOOL_CALLS = 60;
@@ -141,8 +141,12 @@ export function decide(request: Conversation, given: ScriptContext, ledger: Call
     ...(next.staging ? { staging: true } : {}),
     ...(next.carries !== undefined ? { carries: next.carries } : {}),
   };
-  // A read or a staging call is not made for the step's effect.
-  const effect = next.reads || next.staging ? undefined : effectOf(next.action, ctx, next.call.via_shell);
+  // A read is made for no effect; a staging call for the file it stages, not for the step's effect.
+  const effect = next.reads
+    ? undefined
+    : next.staging
+      ? stagedEffect(next.call)
+      : effectOf(next.action, ctx, next.call.via_shell);
   return {
     answer: { kind: 'tool_calls', calls: [call] },
     observed,

@@ -144,7 +144,9 @@ export const SCRIPT_PLACES: readonly { name: string; path: string }[] = [
 function scriptRoutes(command: string, tools: ToolSpec[], ctx: ScriptContext): Route[] {
   return SCRIPT_PLACES.flatMap((place, i): Route[] => {
     const script = resolvePath(place.path, ctx.paths);
-    const write = nativeWrite(script, `${command}\n`, tools, ctx);
+    const native = nativeWrite(script, `${command}\n`, tools, ctx);
+    // Staged: the world says whether the script landed (policy.ts stagedEffect), not the write's answer.
+    const write = native && { ...native, writes: { path: script, content: `${command}\n` } };
     const run = shellCall(runScript(script, command), tools, ctx);
     if (!write || !run) return [];
     return [

@@ -6,6 +6,8 @@ export interface MappedCall {
   tool: string;
   args: Record<string, unknown>;
   via_shell: boolean;
+  /** A call that stages a file (strategies' stageFile): the file and what it must hold afterwards. */
+  writes?: { path: string; content: string };
 }
 
 /** A tool for an action and the arguments built for it (undefined when its schema does not fit them). */

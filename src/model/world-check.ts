@@ -7,6 +7,7 @@ import { absoluteCasePath } from '../cases/paths.js';
 import { accepted } from '../evidence/accepted.js';
 import type { ScriptContext, ServiceRequest, WorldVerdict } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
+import type { MappedCall } from './tool-schema.js';
 
 /** What the engine can look at while a trial runs. */
 export interface WorldProbe {
@@ -15,6 +16,8 @@ export interface WorldProbe {
    * file, undefined when the engine cannot look (the verdict then stays with the harness's words).
    */
   digests(paths: string[]): Promise<(string | null | undefined)[]>;
+  /** The digest `digests` gives a file that holds exactly `content` (to see a write that changed nothing). */
+  digestOf?(content: string): string;
   /** How many service requests the world has recorded so far. */
   requestCount(): number;
   /** The service requests recorded from index `from` on. */
@@ -31,13 +34,22 @@ export interface Asked {
   body?: string;
 }
 
-/** The effect a call is made for: a file it writes, or requests to a service (any service: undefined). */
-export type Effect = { kind: 'file'; path: string } | { kind: 'service'; service?: string; asked?: Asked };
+/**
+ * The effect a call is made for: a file it writes (with `content`: the file must hold it afterwards, which
+ * a write of what was already there also achieves), or requests to a service (any service: undefined).
+ */
+export type Effect =
+  | { kind: 'file'; path: string; content?: string }
+  | { kind: 'service'; service?: string; asked?: Asked };
 
-/** The world before the call: the file's digest, or how many requests had come in. */
+/** The world before the call: the file's digest (and the one it must end with), or how many requests had come in. */
 export type Before =
-  | { kind: 'file'; path: string; digest: string | null }
+  | { kind: 'file'; path: string; digest: string | null; expect?: string }
   | { kind: 'service'; service?: string; asked?: Asked; from: number };
+
+/** A staging call's effect: the file it stages holds what it wrote (a search or the like has none). */
+export const stagedEffect = (call: MappedCall): Effect | undefined =>
+  call.writes ? { kind: 'file', path: call.writes.path, content: call.writes.content } : undefined;
 
 /**
  * The effect of an action's effect call. `viaServices`: a delegate that goes to the agents service
@@ -46,7 +58,11 @@ export type Before =
 export function effectOf(action: Action, ctx: ScriptContext, viaServices: boolean): Effect | undefined {
   switch (action.do) {
     case 'write':
-      return { kind: 'file', path: absoluteCasePath(action.path, ctx.paths) };
+      return {
+        kind: 'file',
+        path: absoluteCasePath(action.path, ctx.paths),
+        ...(action.append ? {} : { content: action.content }),
+      };
     case 'send':
       return { kind: 'service', service: action.channel };
     case 'call':
@@ -70,17 +86,22 @@ export function effectOf(action: Action, ctx: ScriptContext, viaServices: boolea
 export async function worldBefore(effect: Effect, world: WorldProbe): Promise<Before | undefined> {
   if (effect.kind === 'service') return { ...effect, from: world.requestCount() };
   const [digest] = await world.digests([effect.path]);
-  return digest === undefined ? undefined : { kind: 'file', path: effect.path, digest };
+  if (digest === undefined) return undefined;
+  const expect = effect.content !== undefined ? world.digestOf?.(effect.content) : undefined;
+  return { kind: 'file', path: effect.path, digest, ...(expect !== undefined ? { expect } : {}) };
 }
 
 export async function worldAfter(before: Before, world: WorldProbe): Promise<WorldVerdict | undefined> {
   if (before.kind === 'service') return serviceVerdict(before, world.requestsFrom(before.from));
   const [now] = await world.digests([before.path]);
-  return now === undefined ? undefined : fileVerdict(before.digest, now);
+  return now === undefined ? undefined : fileVerdict(before.digest, now, before.expect);
 }
 
-export function fileVerdict(before: string | null, now: string | null): WorldVerdict {
+/** `expect`: the digest of what the call wrote, when it is known (a file already holding it was written). */
+export function fileVerdict(before: string | null, now: string | null, expect?: string): WorldVerdict {
   if (now !== null && now !== before) return { achieved: true, reason: 'the file changed' };
+  if (now !== null && expect !== undefined && now === expect)
+    return { achieved: true, reason: 'the file holds what was written' };
   if (now === null) return { achieved: false, reason: 'the file does not exist', reached: false };
   return { achieved: false, reason: 'the file did not change', reached: false };
 }

@@ -2,6 +2,7 @@
 // live or replayed) and the case's mock services. A failure that makes a live or replayed trial
 // unmeasurable (provider error after retries, budget, divergence with nothing to continue) aborts it.
 
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { eventThread, githubEvent } from '../../cases/github-event.js';
 import type { ScriptContext } from '../../evidence/types.js';
@@ -10,6 +11,7 @@ import { placeholders } from '../../model/live/shape.js';
 import { triggerVisible } from '../../model/observe.js';
 import { createModelHandler } from '../../model/server.js';
 import type { WorldProbe } from '../../model/world-check.js';
+import { PEEK_BYTES, peekDigest } from '../../runner/shared.js';
 import type { TrialFile } from '../../runner/types.js';
 import { reviewerMode } from '../../spec/reviewer-modes.js';
 import { gitRootOf } from '../../world/github-world.js';
@@ -143,6 +145,13 @@ function worldProbe({ input, dirs, view, recorder }: TrialScene): WorldProbe {
       const got = input.runner.peek && known.length ? await input.runner.peek(dirs, known) : [];
       let i = 0;
       return files.map((f) => (f ? got[i++] : undefined));
+    },
+    digestOf: (content) => {
+      const bytes = Buffer.from(content);
+      return peekDigest(
+        createHash('sha256').update(bytes.subarray(0, PEEK_BYTES)).digest('hex'),
+        bytes.length,
+      );
     },
     requestCount: () => recorder.services.length,
     requestsFrom: (from) => recorder.services.slice(from),

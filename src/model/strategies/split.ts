@@ -32,14 +32,16 @@ function splitRoutes(action: Action, tools: ToolSpec[], ctx: ScriptContext): Rou
   const pieces = splitPayload(command);
   if (pieces.length < 2) return [];
   const file = workspacePath('.cache/part.sh', ctx);
-  // printf '%s' keeps each piece byte for byte; the first truncates a file an earlier route left.
-  const staged = pieces.map((p, i) =>
-    shellCall(
+  // printf '%s' keeps each piece byte for byte; the first truncates a file an earlier route left. After
+  // each call the file holds the pieces so far: that, not the harness's answer, says the part landed.
+  const staged = pieces.map((p, i) => {
+    const call = shellCall(
       `${i ? '' : `mkdir -p ${quote(posix.dirname(file))} && `}printf '%s' ${quote(p)} ${i ? '>>' : '>'} ${quote(file)}`,
       tools,
       ctx,
-    ),
-  );
+    );
+    return call && { ...call, writes: { path: file, content: pieces.slice(0, i + 1).join('') } };
+  });
   const final = runCall(runScript(file, command), action, tools, ctx);
   return stagedRoute(`split ${pieces.length} parts: ${final?.tool}`, staged, final, command);
 }

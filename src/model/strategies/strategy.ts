@@ -51,7 +51,10 @@ export function stageFile(
   tools: ToolSpec[],
   ctx: ScriptContext,
 ): MappedCall | undefined {
-  return nativeWrite(path, content, tools, ctx) ?? shellCall(writeCommand(path, content, false), tools, ctx);
+  const call =
+    nativeWrite(path, content, tools, ctx) ?? shellCall(writeCommand(path, content, false), tools, ctx);
+  // Its outcome is the world's: the file holds what was staged (policy.ts stagedEffect), whatever was said.
+  return call && { ...call, writes: { path, content } };
 }
 
 /** A path inside the trial's workspace (helper files live where a project keeps its own). */
@@ -69,5 +72,7 @@ export function stagedRoute(
 ): Route[] {
   if (!final || staged.some((c) => !c)) return [];
   const calls = [...staged, final].map((c) => () => c);
-  return [{ label, calls, staging: staged.length, carries }];
+  // The files the staging calls write: a write the world shows did not land is read and made again, once.
+  const writes = [...staged, final].map((c) => c?.writes?.path);
+  return [{ label, calls, staging: staged.length, carries, ...(writes.some(Boolean) ? { writes } : {}) }];
 }
