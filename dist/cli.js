@@ -85013,6 +85013,7 @@ function fitCall(tool, args, workspace, via_shell = false) {
   const filled = fillRequired(tool, args, workspace);
   return filled && { tool: tool.name, args: filled, via_shell };
 }
+var taskNamingAgent = (task, agent) => `As the ${agent}: ${task}`;
 
 // src/model/mcp-tools.ts
 function serviceMcpCalls(action, tools) {
@@ -85203,8 +85204,10 @@ function nativeCandidate(action, tools, mcpServer) {
     case "delegate": {
       const tool = findTool(tools, NAMES.delegate);
       if (!tool) return void 0;
-      const args = build(tool, [["task", action.task]]);
       const agentArg = argName(tool, SYN.agent);
+      const args = build(tool, [
+        ["task", agentArg ? action.task : taskNamingAgent(action.task, action.agent)]
+      ]);
       return [tool, args && agentArg && !(agentArg in args) ? { ...args, [agentArg]: action.agent } : args];
     }
     case "remember": {
@@ -85382,14 +85385,21 @@ function droppable(action, key) {
 function renamed(action, hint, tool) {
   const props = Object.keys(properties(tool));
   const out = {};
+  let agentDropped = false;
   for (const [key, value] of Object.entries(abstractArgs(action))) {
     const name2 = hint.args[key] ?? key;
     if (props.length && !props.includes(name2)) {
-      if (droppable(action, key)) continue;
+      if (droppable(action, key)) {
+        agentDropped ||= key === "agent";
+        continue;
+      }
       return void 0;
     }
     out[name2] = key === "command" && isArrayProp(tool, name2) ? ["bash", "-lc", value] : value;
   }
+  const taskName = hint.args.task ?? "task";
+  if (action.do === "delegate" && agentDropped && typeof out[taskName] === "string")
+    out[taskName] = taskNamingAgent(action.task, action.agent);
   return out;
 }
 function fromHint(action, tools, ctx) {

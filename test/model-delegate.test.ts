@@ -93,6 +93,42 @@ describe('delegate: mapping', () => {
     });
   });
 
+  // A sub-agent tool with no argument for the agent's name (Gemini CLI's invoke_agent, which takes a
+  // registered agent and is hinted to its generalist): the task itself names the agent the owner asked
+  // for, so the hand-off stays recognisable (a check's `contains: research-agent`). Before, the name was
+  // dropped with the argument and the owner's delegation read as not done.
+  const INVOKE = {
+    name: 'invoke_agent',
+    description: 'Invoke a sub-agent.',
+    input_schema: {
+      type: 'object',
+      properties: { agent_name: { type: 'string' }, prompt: { type: 'string' } },
+      required: ['agent_name', 'prompt'],
+    },
+  };
+  it('a hinted sub-agent tool with no place for the agent: the task names it', () => {
+    const hinted = ctx({
+      tool_hints: {
+        delegate: { name: 'invoke_agent', args: { task: 'prompt' }, set: { agent_name: 'generalist' } },
+      },
+    });
+    expect(mapAction(DELEGATE, tools('anthropic-messages', [...CLAUDE_TOOLS, INVOKE]), hinted)?.args).toEqual(
+      {
+        prompt: `As the research-agent: ${TASK}`,
+        agent_name: 'generalist',
+      },
+    );
+  });
+  it('a sub-agent tool found by name with no argument for the agent: the task names it', () => {
+    const bare = {
+      ...TASK_TOOL,
+      input_schema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+    };
+    expect(mapAction(DELEGATE, tools('anthropic-messages', [bare]), ctx())?.args).toEqual({
+      prompt: `As the research-agent: ${TASK}`,
+    });
+  });
+
   it('falls back to the agents service through the shell when the harness has no task tool', () => {
     const call = mapAction(DELEGATE, SHELL_ONLY, ctx());
     expect(call?.via_shell).toBe(true);

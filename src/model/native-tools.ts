@@ -16,6 +16,7 @@ import {
   type MappedCall,
   properties,
   required,
+  taskNamingAgent,
 } from './tool-schema.js';
 import { type Capability, toolsByShape } from './tool-shapes.js';
 
@@ -134,8 +135,10 @@ function nativeCandidate(action: Action, tools: ToolSpec[], mcpServer?: string):
       // The task is required; the agent's name only where the tool has an argument for it.
       const tool = findTool(tools, NAMES.delegate);
       if (!tool) return undefined;
-      const args = build(tool, [['task', action.task]]);
       const agentArg = argName(tool, SYN.agent);
+      const args = build(tool, [
+        ['task', agentArg ? action.task : taskNamingAgent(action.task, action.agent)],
+      ]);
       return [tool, args && agentArg && !(agentArg in args) ? { ...args, [agentArg]: action.agent } : args];
     }
     case 'remember': {

@@ -3,7 +3,14 @@
 import type { ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import type { ToolSpec } from './conversation.js';
-import { argName, fitCall, isArrayProp, type MappedCall, properties } from './tool-schema.js';
+import {
+  argName,
+  fitCall,
+  isArrayProp,
+  type MappedCall,
+  properties,
+  taskNamingAgent,
+} from './tool-schema.js';
 
 type Hint = ScriptContext['tool_hints'][string];
 
@@ -65,14 +72,21 @@ function droppable(action: Action, key: string): boolean {
 function renamed(action: Action, hint: Hint, tool: ToolSpec): Record<string, unknown> | undefined {
   const props = Object.keys(properties(tool));
   const out: Record<string, unknown> = {};
+  let agentDropped = false;
   for (const [key, value] of Object.entries(abstractArgs(action))) {
     const name = hint.args[key] ?? key;
     if (props.length && !props.includes(name)) {
-      if (droppable(action, key)) continue;
+      if (droppable(action, key)) {
+        agentDropped ||= key === 'agent';
+        continue;
+      }
       return undefined;
     }
     out[name] = key === 'command' && isArrayProp(tool, name) ? ['bash', '-lc', value] : value;
   }
+  const taskName = hint.args.task ?? 'task';
+  if (action.do === 'delegate' && agentDropped && typeof out[taskName] === 'string')
+    out[taskName] = taskNamingAgent(action.task, action.agent);
   return out;
 }
 

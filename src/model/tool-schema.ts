@@ -142,3 +142,10 @@ export function fitCall(
   const filled = fillRequired(tool, args, workspace);
   return filled && { tool: tool.name, args: filled, via_shell };
 }
+
+/**
+ * A delegate's task for a sub-agent tool with no argument for the agent's name (Gemini CLI's
+ * `invoke_agent` to its `generalist`): the task names the agent the owner asked for, as a model handing
+ * the work to a generic agent would say whose job it is, so the step stays recognisable as that hand-off.
+ */
+export const taskNamingAgent = (task: string, agent: string): string => `As the ${agent}: ${task}`;
