@@ -552,7 +552,6 @@ export class Guard {
   }
 }
 
-/** What a command writes through its output redirection, as far as the line shows it. */
 /** A file's text before a write, or undefined when there is none (or it cannot be read). */
 function currentText(abs: string): string | undefined {
   try {
@@ -562,6 +561,7 @@ function currentText(abs: string): string | undefined {
   }
 }
 
+/** What a command writes through its output redirection, as far as the line shows it. */
 function writtenContent(part: SimpleCommand): string {
   const name = part.argv[0] ? path.basename(part.argv[0]) : '';
   const stdin = part.redirects
