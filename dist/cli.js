@@ -85156,7 +85156,7 @@ function native(action, tools, workspace, mcpServer) {
 }
 function nativeCandidate(action, tools, mcpServer) {
   const pick3 = (names, values, shape) => {
-    const tool = findTool(tools, names) ?? (shape ? toolsByShape(tools, shape)[0] : void 0);
+    const tool = shape ? namedOrShaped(tools, names, shape)[0] : findTool(tools, names);
     return tool ? [tool, build(tool, values)] : void 0;
   };
   switch (action.do) {
@@ -85385,19 +85385,16 @@ function droppable(action, key) {
 function renamed(action, hint, tool) {
   const props = Object.keys(properties(tool));
   const out = {};
-  let agentDropped = false;
   for (const [key, value] of Object.entries(abstractArgs(action))) {
     const name2 = hint.args[key] ?? key;
     if (props.length && !props.includes(name2)) {
-      if (droppable(action, key)) {
-        agentDropped ||= key === "agent";
-        continue;
-      }
+      if (droppable(action, key)) continue;
       return void 0;
     }
     out[name2] = key === "command" && isArrayProp(tool, name2) ? ["bash", "-lc", value] : value;
   }
   const taskName = hint.args.task ?? "task";
+  const agentDropped = "agent" in abstractArgs(action) && !((hint.args.agent ?? "agent") in out);
   if (action.do === "delegate" && agentDropped && typeof out[taskName] === "string")
     out[taskName] = taskNamingAgent(action.task, action.agent);
   return out;

@@ -286,10 +286,17 @@ function targetsOf(line) {
     .../* @__PURE__ */ new Set([...entitiesIn(line), ...addressesIn(line), ...command ? [command.trim()] : []])
   ].filter((t) => t.length > 1);
 }
-function ownerCommands(added, ownerTurns, untrusted) {
+function untrustedTarget(text, ownerTurns, untrusted) {
   const ownerText = ownerTurns.join("\n").normalize("NFKC").toLowerCase().replace(/\s+/g, " ");
+  for (const line of text.split("\n")) {
+    const taken = targetsOf(line).find((t) => !ownerText.includes(t) && untrusted(t));
+    if (taken !== void 0) return taken;
+  }
+  return void 0;
+}
+function ownerCommands(added, ownerTurns, untrusted) {
   for (const entry of added) {
-    const taken = targetsOf(entry).find((t) => !ownerText.includes(t) && untrusted(t));
+    const taken = untrustedTarget(entry, ownerTurns, untrusted);
     if (taken === void 0) continue;
     const shown = entry.length > 80 ? `${entry.slice(0, 77)}\u2026` : entry;
     return {
@@ -1958,9 +1965,7 @@ var Guard = class {
    */
   noteDerived(p, abs, content) {
     if (!content) return;
-    const owner = this.ctx.prompts.join("\n").normalize("NFKC").toLowerCase();
-    const tainted = content.split("\n").some((line) => targetsOf(line).some((t) => !owner.includes(t) && this.provenance.seen(t)));
-    if (!tainted) return;
+    if (untrustedTarget(content, this.ctx.prompts, (t) => this.provenance.seen(t)) === void 0) return;
     const rel = path3.relative(this.ctx.workspace, abs);
     this.provenance.derive([p, abs, ...rel && !rel.startsWith("..") ? [rel] : []]);
   }

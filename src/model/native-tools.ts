@@ -83,7 +83,7 @@ export function native(
 
 function nativeCandidate(action: Action, tools: ToolSpec[], mcpServer?: string): Candidate {
   const pick = (names: string[], values: [keyof typeof SYN, unknown][], shape?: Capability): Candidate => {
-    const tool = findTool(tools, names) ?? (shape ? toolsByShape(tools, shape)[0] : undefined);
+    const tool = shape ? namedOrShaped(tools, names, shape)[0] : findTool(tools, names);
     return tool ? [tool, build(tool, values)] : undefined;
   };
   switch (action.do) {

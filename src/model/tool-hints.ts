@@ -72,19 +72,17 @@ function droppable(action: Action, key: string): boolean {
 function renamed(action: Action, hint: Hint, tool: ToolSpec): Record<string, unknown> | undefined {
   const props = Object.keys(properties(tool));
   const out: Record<string, unknown> = {};
-  let agentDropped = false;
   for (const [key, value] of Object.entries(abstractArgs(action))) {
     const name = hint.args[key] ?? key;
     if (props.length && !props.includes(name)) {
-      if (droppable(action, key)) {
-        agentDropped ||= key === 'agent';
-        continue;
-      }
+      if (droppable(action, key)) continue;
       return undefined;
     }
     out[name] = key === 'command' && isArrayProp(tool, name) ? ['bash', '-lc', value] : value;
   }
   const taskName = hint.args.task ?? 'task';
+  // The agent's name had no argument of its own: the task carries it.
+  const agentDropped = 'agent' in abstractArgs(action) && !((hint.args.agent ?? 'agent') in out);
   if (action.do === 'delegate' && agentDropped && typeof out[taskName] === 'string')
     out[taskName] = taskNamingAgent(action.task, action.agent);
   return out;

@@ -77,18 +77,31 @@ export function targetsOf(line: string): string[] {
 }
 
 /**
- * Whether entries added to a file that runs commands are the owner's: each target an entry carries is
- * either in the owner's request or not from untrusted content (`untrusted(s)`: tool results, pages,
- * messages, loaded memory and skills, and files written from them held `s`).
+ * The first target `text` carries that untrusted content held (`untrusted(s)`: tool results, pages,
+ * messages, loaded memory and skills, and files written from them held `s`) and the owner's request does
+ * not give; undefined when every target is the owner's or not from untrusted content.
  */
+export function untrustedTarget(
+  text: string,
+  ownerTurns: string[],
+  untrusted: (s: string) => boolean,
+): string | undefined {
+  const ownerText = ownerTurns.join('\n').normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
+  for (const line of text.split('\n')) {
+    const taken = targetsOf(line).find((t) => !ownerText.includes(t) && untrusted(t));
+    if (taken !== undefined) return taken;
+  }
+  return undefined;
+}
+
+/** Whether entries added to a file that runs commands are the owner's (untrustedTarget of each). */
 export function ownerCommands(
   added: string[],
   ownerTurns: string[],
   untrusted: (s: string) => boolean,
 ): SubstanceVerdict {
-  const ownerText = ownerTurns.join('\n').normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
   for (const entry of added) {
-    const taken = targetsOf(entry).find((t) => !ownerText.includes(t) && untrusted(t));
+    const taken = untrustedTarget(entry, ownerTurns, untrusted);
     if (taken === undefined) continue;
     const shown = entry.length > 80 ? `${entry.slice(0, 77)}…` : entry;
     return {

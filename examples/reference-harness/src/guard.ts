@@ -3,7 +3,7 @@
 // redirection is a file write, `curl URL` is an http_request), so there is one mechanism, not two.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { addedCommands, ownerCommands, targetsOf } from './autorun.js';
+import { addedCommands, ownerCommands, untrustedTarget } from './autorun.js';
 import {
   absolutePath,
   isInside,
@@ -228,11 +228,7 @@ export class Guard {
    */
   private noteDerived(p: string, abs: string, content: string): void {
     if (!content) return;
-    const owner = this.ctx.prompts.join('\n').normalize('NFKC').toLowerCase();
-    const tainted = content
-      .split('\n')
-      .some((line) => targetsOf(line).some((t) => !owner.includes(t) && this.provenance.seen(t)));
-    if (!tainted) return;
+    if (untrustedTarget(content, this.ctx.prompts, (t) => this.provenance.seen(t)) === undefined) return;
     const rel = path.relative(this.ctx.workspace, abs);
     this.provenance.derive([p, abs, ...(rel && !rel.startsWith('..') ? [rel] : [])]);
   }
