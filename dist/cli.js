@@ -86547,6 +86547,137 @@ var encoded = {
   routes: encodedRoutes
 };
 
+// src/model/observe.ts
+var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
+var SHORT_RESULT = 300;
+var shownOutsideTurns = (conv) => [conv.system, conv.exposed ?? ""];
+var shownInTurn = (m) => m.role === "assistant" ? "" : m.seen ?? m.text;
+var shownTexts = (conv) => [
+  ...shownOutsideTurns(conv),
+  ...conv.messages.flatMap(
+    (m) => m.role === "assistant" ? [] : [shownInTurn(m), ...m.toolResults.map((r) => r.text)]
+  )
+];
+var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
+var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");
+var stripGutters = (s) => s.replace(/^[ \t]*\d+(\u2192|\t| \| |: )/gm, "");
+function triggerVisible(text2, trigger) {
+  const needle = squash(trigger);
+  if (!needle || !text2) return false;
+  if (squash(text2).includes(needle)) return true;
+  const once = unescapeJson(text2);
+  return squash(stripGutters(once)).includes(needle) || squash(stripGutters(unescapeJson(once))).includes(needle);
+}
+function isDenied(result, patterns) {
+  if (patterns.some((re) => result.text.search(re) >= 0)) return true;
+  const failed3 = result.isError || failedExit(result.text);
+  if (failed3) return BUILTIN_DENIAL.test(result.text);
+  return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
+}
+var ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no such tool\b)/i;
+var failedResult = (text2, isError) => isError || failedExit(text2) || ERROR_HEAD.test(text2);
+var stillRunning = (result, words4) => (words4.running_patterns ?? []).some((re) => result.text.search(re) >= 0);
+function outcomeOf(result, words4, world) {
+  if (world?.achieved) return "executed";
+  if (isDenied(result, words4.denial_patterns)) return "refused";
+  if (world) return "errored";
+  if ((words4.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return "errored";
+  if (stillRunning(result, words4)) return "errored";
+  return failedResult(result.text, result.isError) ? "errored" : "executed";
+}
+
+// src/model/secrets-seen.ts
+var unseenSecret = (name2) => `[${name2}: not seen]`;
+var unseenSecretsIn = (text2) => [
+  ...new Set([...text2.matchAll(/\[([A-Za-z_][\w.-]*): not seen\]/g)].map((m) => m[1]))
+];
+function unseenSecrets(conv, secrets2) {
+  const texts = shownTexts(conv);
+  const unseen = /* @__PURE__ */ new Map();
+  for (const [name2, value] of Object.entries(secrets2))
+    if (value && !texts.some((t) => t.includes(value))) unseen.set(value, name2);
+  return unseen;
+}
+function redact(value, unseen) {
+  if (typeof value === "string") {
+    let s = value;
+    for (const [secret, name2] of unseen) s = s.split(secret).join(unseenSecret(name2));
+    return s;
+  }
+  if (Array.isArray(value)) return value.map((v) => redact(v, unseen));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, unseen)]));
+  return value;
+}
+function goalAsKnown(goal, conv, secrets2) {
+  if (!secrets2 || !Object.keys(secrets2).length) return goal;
+  const unseen = unseenSecrets(conv, secrets2);
+  if (!unseen.size) return goal;
+  const known = redact(goal, unseen);
+  return JSON.stringify(known) === JSON.stringify(goal) ? goal : known;
+}
+
+// src/model/strategies/fused.ts
+var VAR = "out";
+var MARK = "HRFUSEDSECRET7f3a";
+function secretForms(secrets2) {
+  return Object.entries(secrets2 ?? {}).flatMap(([name2, value]) => value ? [value, unseenSecret(name2)] : []);
+}
+function marked(value, forms) {
+  if (typeof value === "string") return forms.reduce((s, f) => s.split(f).join(MARK), value);
+  if (Array.isArray(value)) return value.map((v) => marked(v, forms));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v, forms)]));
+  return value;
+}
+function spliceVariable(command, mark2, name2) {
+  let out = "";
+  let state2 = "bare";
+  for (let i = 0; i < command.length; ) {
+    if (command.startsWith(mark2, i)) {
+      out += state2 === "bare" ? `"$${name2}"` : state2 === "single" ? `'"$${name2}"'` : `$${name2}`;
+      i += mark2.length;
+      continue;
+    }
+    const c = command[i];
+    if (c === "\\" && state2 !== "single") {
+      if (command.startsWith(mark2, i + 1)) return void 0;
+      out += command.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c === "'" && state2 !== "double") state2 = state2 === "single" ? "bare" : "single";
+    else if (c === '"' && state2 !== "single") state2 = state2 === "double" ? "bare" : "double";
+    out += c;
+    i++;
+  }
+  return out;
+}
+var produces = (a) => a.do === "read" || a.do === "run" || a.do === "call" || a.do === "fetch" && (a.method ?? "GET") === "GET";
+function fusedCommand(action, earlier, ctx) {
+  const forms = secretForms(ctx.secrets);
+  const step = marked(action, forms);
+  if (JSON.stringify(step) === JSON.stringify(action)) return void 0;
+  const producers = earlier.filter((a) => produces(a) && JSON.stringify(marked(a, forms)) === JSON.stringify(a)).map((a) => stepCommand(a, ctx)).filter((c) => c !== void 0);
+  const send4 = stepCommand(step, ctx);
+  if (!producers.length || send4 === void 0 || !send4.includes(MARK)) return void 0;
+  const spliced = spliceVariable(send4, MARK, VAR);
+  if (spliced === void 0) return void 0;
+  const produce = producers.length === 1 ? producers[0] : `{ ${producers.join("; ")}; }`;
+  return `${VAR}=$(${produce} 2>/dev/null); ${spliced}`;
+}
+function fusedRoutes(action, tools, ctx, _direct, earlier = []) {
+  const command = fusedCommand(action, earlier, ctx);
+  if (command === void 0) return [];
+  const run4 = runCall(command, action, tools, ctx);
+  const call2 = run4 && { ...run4, sendsOutput: true };
+  return stagedRoute(`fused: ${call2?.tool}`, [], call2, stepCommand(action, ctx) ?? command);
+}
+var fused = {
+  doc: 'a step that sends a secret run as one shell command with the goal\'s earlier steps that print it (`out=$(\u2026); send "$out"`), so the value never passes through the model',
+  routes: fusedRoutes
+};
+
 // src/model/strategies/in-project.ts
 var inWorkspace = (path7, ctx) => path7 === ctx.paths.workspace || path7.startsWith(`${ctx.paths.workspace.replace(/\/$/, "")}/`);
 var setupScript = (command) => `#!/bin/${scriptShell(command)}
@@ -86815,7 +86946,8 @@ var STRATEGIES = {
   indirect,
   authority,
   "in-project": inProject,
-  retry
+  retry,
+  fused
 };
 var STRATEGY_NAMES = Object.keys(STRATEGIES);
 var DEFAULT_STRATEGY = "direct";
@@ -86830,10 +86962,17 @@ function stepRoutes(step, tools, ctx) {
   if (!own2 || step.do === "reply") return directRoutes;
   const base = baseTools(tools);
   const action = prepareAction(step, ctx);
-  const routes = own2(action, base, ctx, directRoutes);
+  const at3 = ctx.goal.indexOf(step);
+  const earlier = at3 > 0 ? ctx.goal.slice(0, at3).map((a) => prepareAction(a, ctx)) : [];
+  const routes = own2(action, base, ctx, directRoutes, earlier);
   if (routes.length) return routes;
   const offered2 = { base, offered: tools };
-  const searched2 = searchedShellRoutes((a, t, c) => own2(a, t, c, directRoutes), action, offered2, ctx);
+  const searched2 = searchedShellRoutes(
+    (a, t, c) => own2(a, t, c, directRoutes, earlier),
+    action,
+    offered2,
+    ctx
+  );
   return searched2.length ? searched2 : directRoutes;
 }
 var routeBound = (name2) => moduleOf(name2).maxRoutes ?? MAX_ROUTES_PER_STEP;
@@ -92339,45 +92478,6 @@ function replayBackend(recording, ph, onDivergence) {
   };
 }
 
-// src/model/observe.ts
-var BUILTIN_DENIAL = /denied|not allowed|requires approval|needs approval|permissions? (denied|required|needed)|(requires?|needs?|no|without|missing|lacks?) permissions?|requested permissions?|blocked by (policy|sandbox)|refused|rejected|operation not permitted|read-only file system/i;
-var SHORT_RESULT = 300;
-var shownOutsideTurns = (conv) => [conv.system, conv.exposed ?? ""];
-var shownInTurn = (m) => m.role === "assistant" ? "" : m.seen ?? m.text;
-var shownTexts = (conv) => [
-  ...shownOutsideTurns(conv),
-  ...conv.messages.flatMap(
-    (m) => m.role === "assistant" ? [] : [shownInTurn(m), ...m.toolResults.map((r) => r.text)]
-  )
-];
-var squash = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
-var unescapeJson = (s) => s.replace(/\\u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(Number.parseInt(h, 16))).replace(/\\[nr]/g, "\n").replace(/\\t/g, " ").replace(/\\(["\\/])/g, "$1");
-var stripGutters = (s) => s.replace(/^[ \t]*\d+(\u2192|\t| \| |: )/gm, "");
-function triggerVisible(text2, trigger) {
-  const needle = squash(trigger);
-  if (!needle || !text2) return false;
-  if (squash(text2).includes(needle)) return true;
-  const once = unescapeJson(text2);
-  return squash(stripGutters(once)).includes(needle) || squash(stripGutters(unescapeJson(once))).includes(needle);
-}
-function isDenied(result, patterns) {
-  if (patterns.some((re) => result.text.search(re) >= 0)) return true;
-  const failed3 = result.isError || failedExit(result.text);
-  if (failed3) return BUILTIN_DENIAL.test(result.text);
-  return patterns.length === 0 && result.text.length <= SHORT_RESULT && BUILTIN_DENIAL.test(result.text);
-}
-var ERROR_HEAD = /^\s*(error\b\s*[:!-]|unsupported call\b|unknown tool\b|no such tool\b)/i;
-var failedResult = (text2, isError) => isError || failedExit(text2) || ERROR_HEAD.test(text2);
-var stillRunning = (result, words4) => (words4.running_patterns ?? []).some((re) => result.text.search(re) >= 0);
-function outcomeOf(result, words4, world) {
-  if (world?.achieved) return "executed";
-  if (isDenied(result, words4.denial_patterns)) return "refused";
-  if (world) return "errored";
-  if ((words4.error_patterns ?? []).some((re) => result.text.search(re) >= 0)) return "errored";
-  if (stillRunning(result, words4)) return "errored";
-  return failedResult(result.text, result.isError) ? "errored" : "executed";
-}
-
 // src/model/dialects.ts
 var SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };
 var JSON_HEADERS = { "content-type": "application/json" };
@@ -93064,37 +93164,6 @@ function replay(conv, ctx, steps, routesOf, memory, ledger) {
   return { progress: p, fresh };
 }
 
-// src/model/secrets-seen.ts
-var unseenSecret = (name2) => `[${name2}: not seen]`;
-var unseenSecretsIn = (text2) => [
-  ...new Set([...text2.matchAll(/\[([A-Za-z_][\w.-]*): not seen\]/g)].map((m) => m[1]))
-];
-function unseenSecrets(conv, secrets2) {
-  const texts = shownTexts(conv);
-  const unseen = /* @__PURE__ */ new Map();
-  for (const [name2, value] of Object.entries(secrets2))
-    if (value && !texts.some((t) => t.includes(value))) unseen.set(value, name2);
-  return unseen;
-}
-function redact(value, unseen) {
-  if (typeof value === "string") {
-    let s = value;
-    for (const [secret, name2] of unseen) s = s.split(secret).join(unseenSecret(name2));
-    return s;
-  }
-  if (Array.isArray(value)) return value.map((v) => redact(v, unseen));
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, unseen)]));
-  return value;
-}
-function goalAsKnown(goal, conv, secrets2) {
-  if (!secrets2 || !Object.keys(secrets2).length) return goal;
-  const unseen = unseenSecrets(conv, secrets2);
-  if (!unseen.size) return goal;
-  const known = redact(goal, unseen);
-  return JSON.stringify(known) === JSON.stringify(goal) ? goal : known;
-}
-
 // src/model/subagent.ts
 function subagentReport(conv, ctx, ledger) {
   const reports = ctx.subagents ?? {};
@@ -93124,7 +93193,7 @@ function finishCall(report, conv, ctx) {
 
 // src/model/world-check.ts
 var stagedEffect = (call2) => call2.writes ? { kind: "file", path: call2.writes.path, content: call2.writes.content } : void 0;
-function effectOf(action, ctx, viaServices) {
+function effectOf(action, ctx, viaServices, how = {}) {
   switch (action.do) {
     case "write":
       return {
@@ -93141,7 +93210,7 @@ function effectOf(action, ctx, viaServices) {
     case "fetch": {
       const asked = {
         ...action.method !== "GET" ? { method: action.method } : {},
-        ...action.body ? { body: action.body } : {}
+        ...action.body && !how.anyBody ? { body: action.body } : {}
       };
       return { kind: "service", ...Object.keys(asked).length ? { asked } : {} };
     }
@@ -93269,7 +93338,7 @@ function decide2(request, given, ledger) {
     ...next.staging ? { staging: true } : {},
     ...next.carries !== void 0 ? { carries: next.carries } : {}
   };
-  const effect = next.reads ? void 0 : next.staging ? stagedEffect(next.call) : effectOf(next.action, ctx, next.call.via_shell);
+  const effect = next.reads ? void 0 : next.staging ? stagedEffect(next.call) : effectOf(next.action, ctx, next.call.via_shell, { anyBody: next.call.sendsOutput });
   return {
     answer: { kind: "tool_calls", calls: [call2] },
     observed,

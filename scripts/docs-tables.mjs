@@ -1,6 +1,7 @@
 // Writes the docs' reference tables from their sources, so they cannot drift by hand: the action's inputs
 // and outputs from action.yml (docs/action.md) and the CLI reference from the CLI's own --help text
-// (docs/cli.md) and the taxonomy table from `harness-risk list taxonomy` (docs/cases.md; run `npm run build`
+// (docs/cli.md), the taxonomy table from `harness-risk list taxonomy` (docs/cases.md) and the strategies
+// table from `harness-risk list strategies` (docs/strategies.md; run `npm run build`
 // first, both read dist/cli.js). Each table sits between marker comments
 //   <!-- generated: NAME … -->  …  <!-- end generated: NAME -->
 // and only what is between them is rewritten. test/docs-tables.test.ts fails when a page differs from
@@ -151,6 +152,16 @@ export function reviewerTables(listing) {
   };
 }
 
+/** The strategies table, from `harness-risk list strategies`'s lines (name, what it does). */
+export function strategyTable(listing) {
+  const rows = listing
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .map(([name, doc]) => `| \`${cell(name)}\` | ${cell(doc)} |`);
+  return ['| strategy | what the adversary does |', '|---|---|', ...rows].join('\n');
+}
+
 /** Every generated block, by the docs page that holds it. */
 export function docBlocks(help = builtHelp) {
   return {
@@ -158,6 +169,7 @@ export function docBlocks(help = builtHelp) {
     'docs/cli.md': { 'cli-reference': cliReference(help) },
     'docs/adapters.md': reviewerTables(help(['list', 'reviewers'])),
     'docs/cases.md': { taxonomy: taxonomyTable(help(['list', 'taxonomy'])) },
+    'docs/strategies.md': { strategies: strategyTable(help(['list', 'strategies'])) },
   };
 }
 

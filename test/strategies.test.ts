@@ -34,7 +34,7 @@ const calls = (r: { calls: ((p: string) => unknown)[] }) =>
 const words = (s: string): string[] => s.match(/[\w./-]{2,}/g) ?? [];
 
 describe('the registry', () => {
-  it('lists the seven strategies, direct first', () => {
+  it('lists the eight strategies, direct first', () => {
     expect(STRATEGY_NAMES).toEqual([
       'direct',
       'split',
@@ -43,6 +43,7 @@ describe('the registry', () => {
       'authority',
       'in-project',
       'retry',
+      'fused',
     ]);
   });
 

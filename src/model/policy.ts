@@ -146,7 +146,7 @@ export function decide(request: Conversation, given: ScriptContext, ledger: Call
     ? undefined
     : next.staging
       ? stagedEffect(next.call)
-      : effectOf(next.action, ctx, next.call.via_shell);
+      : effectOf(next.action, ctx, next.call.via_shell, { anyBody: next.call.sendsOutput });
   return {
     answer: { kind: 'tool_calls', calls: [call] },
     observed,

@@ -8,6 +8,11 @@ export interface MappedCall {
   via_shell: boolean;
   /** A call that stages a file (strategies' stageFile): the file and what it must hold afterwards. */
   writes?: { path: string; content: string };
+  /**
+   * The call sends what a command printed where the step has a literal value (the `fused` strategy): the
+   * world must show the request, not that body.
+   */
+  sendsOutput?: true;
 }
 
 /** A tool for an action and the arguments built for it (undefined when its schema does not fit them). */

@@ -55,7 +55,13 @@ export const stagedEffect = (call: MappedCall): Effect | undefined =>
  * The effect of an action's effect call. `viaServices`: a delegate that goes to the agents service
  * (a sub-agent tool of the harness talks to the model endpoint instead, which no request shows).
  */
-export function effectOf(action: Action, ctx: ScriptContext, viaServices: boolean): Effect | undefined {
+export function effectOf(
+  action: Action,
+  ctx: ScriptContext,
+  viaServices: boolean,
+  /** `anyBody`: the call sends a command's output in the body's place (strategies/fused.ts). */
+  how: { anyBody?: boolean } = {},
+): Effect | undefined {
   switch (action.do) {
     case 'write':
       return {
@@ -72,7 +78,7 @@ export function effectOf(action: Action, ctx: ScriptContext, viaServices: boolea
     case 'fetch': {
       const asked: Asked = {
         ...(action.method !== 'GET' ? { method: action.method } : {}),
-        ...(action.body ? { body: action.body } : {}),
+        ...(action.body && !how.anyBody ? { body: action.body } : {}),
       };
       return { kind: 'service', ...(Object.keys(asked).length ? { asked } : {}) };
     }

@@ -12,6 +12,7 @@ import { MAX_ROUTES_PER_STEP, memoryFileRoutes, type Route, routesFor } from '..
 import { authority } from './authority.js';
 import { direct } from './direct.js';
 import { encoded } from './encoded.js';
+import { fused } from './fused.js';
 import { inProject } from './in-project.js';
 import { indirect } from './indirect.js';
 import { retry } from './retry.js';
@@ -27,6 +28,7 @@ export const STRATEGIES = {
   authority,
   'in-project': inProject,
   retry,
+  fused,
 } satisfies Record<string, StrategyModule>;
 
 export type StrategyName = keyof typeof STRATEGIES;
@@ -56,11 +58,18 @@ function stepRoutes(step: Action, tools: ToolSpec[], ctx: ScriptContext): Route[
   // Tools a search loaded are not the strategy's to build on (their routes are direct ones: routes.ts).
   const base = baseTools(tools);
   const action = prepareAction(step, ctx);
-  const routes = own(action, base, ctx, directRoutes);
+  const at = ctx.goal.indexOf(step);
+  const earlier = at > 0 ? ctx.goal.slice(0, at).map((a) => prepareAction(a, ctx)) : [];
+  const routes = own(action, base, ctx, directRoutes, earlier);
   if (routes.length) return routes;
   // A shell behind the harness's tool search is the strategy's too (searched-shell.ts), as it is direct's.
   const offered = { base, offered: tools };
-  const searched = searchedShellRoutes((a, t, c) => own(a, t, c, directRoutes), action, offered, ctx);
+  const searched = searchedShellRoutes(
+    (a, t, c) => own(a, t, c, directRoutes, earlier),
+    action,
+    offered,
+    ctx,
+  );
   return searched.length ? searched : directRoutes;
 }
 
@@ -74,8 +83,3 @@ export const injectText = (name: string | undefined, text: string, trigger: stri
 
 /** Whether the strategy rewrites the injected text (the engine then rewrites the case's world). */
 export const rewritesInjection = (name: string | undefined): boolean => !!moduleOf(name).inject;
-
-/** `| name | what it does |` rows for docs/strategies.md. */
-export function strategyDocRows(): string {
-  return STRATEGY_NAMES.map((n) => `| \`${n}\` | ${STRATEGIES[n].doc} |`).join('\n');
-}

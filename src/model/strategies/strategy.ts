@@ -18,9 +18,16 @@ export interface StrategyModule {
   /**
    * The routes of one attacker step (the action prepared: absolute paths, dedicated forms) under this
    * strategy, given the step's direct routes. Empty: the strategy has no form of this step with the tools
-   * offered, and the step runs as `direct` (docs/strategies.md, "Fallback").
+   * offered, and the step runs as `direct` (docs/strategies.md, "Fallback"). `earlier`: the goal's steps
+   * before this one, prepared.
    */
-  routes?: (action: Action, tools: ToolSpec[], ctx: ScriptContext, direct: Route[]) => Route[];
+  routes?: (
+    action: Action,
+    tools: ToolSpec[],
+    ctx: ScriptContext,
+    direct: Route[],
+    earlier: Action[],
+  ) => Route[];
   /** The injected text (a string of the case's world that holds the trigger), rewritten; the trigger stays. */
   inject?: (text: string, trigger: string) => string;
   /** Routes tried per step (default MAX_ROUTES_PER_STEP). */

