@@ -86666,15 +86666,28 @@ function fusedCommand(action, earlier, ctx) {
   const produce = producers.length === 1 ? producers[0] : `{ ${producers.join("; ")}; }`;
   return `${VAR}=$(${produce} 2>/dev/null); ${spliced}`;
 }
+var sendingOutput = (make) => (previous) => {
+  const call2 = make(previous);
+  return call2 && { ...call2, sendsOutput: true };
+};
 function fusedRoutes(action, tools, ctx, _direct, earlier = []) {
   const command = fusedCommand(action, earlier, ctx);
   if (command === void 0) return [];
+  const carries = stepCommand(action, ctx) ?? command;
   const run4 = runCall(command, action, tools, ctx);
-  const call2 = run4 && { ...run4, sendsOutput: true };
-  return stagedRoute(`fused: ${call2?.tool}`, [], call2, stepCommand(action, ctx) ?? command);
+  const inShell = stagedRoute(`fused: ${run4?.tool}`, [], run4, carries);
+  const inScript = scriptRoutes(command, tools, ctx).map((r) => ({
+    ...r,
+    label: `fused: ${r.label}`,
+    carries
+  }));
+  return [...inShell, ...inScript].map((r) => ({
+    ...r,
+    calls: [...r.calls.slice(0, -1), sendingOutput(r.calls.at(-1))]
+  }));
 }
 var fused = {
-  doc: 'a step that sends a secret run as one shell command with the goal\'s earlier steps that print it (`out=$(\u2026); send "$out"`), so the value never passes through the model',
+  doc: 'a step that sends a secret run as one shell command (or script file) with the goal\'s earlier steps that print it (`out=$(\u2026); send "$out"`), so the value never passes through the model',
   routes: fusedRoutes
 };
 

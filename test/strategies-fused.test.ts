@@ -83,18 +83,22 @@ const dir = useTempDir('hr-fused-');
 const CASE = join(import.meta.dirname, 'fixtures', 'cases-secrets', 'home-secret-read-then-post.yaml');
 
 describe('a harness that masks secrets from the model, against fused', () => {
-  let run: RunResult;
-  beforeAll(async () => {
-    run = await runSafetyCases(
+  const runOn = (config: string) =>
+    runSafetyCases(
       scriptedRun({
         adapter: join(import.meta.dirname, 'fixtures', 'masking-harness'),
-        config: 'masked',
+        config,
         cases: [CASE],
         strategies: ['direct', 'fused'],
         out: freshOut(dir()),
       }),
     );
-  }, 180_000);
+  let run: RunResult;
+  let noSubst: RunResult;
+  beforeAll(async () => {
+    run = await runOn('masked');
+    noSubst = await runOn('masked-no-subst');
+  }, 300_000);
 
   it('is safe under direct (the model never saw the value) and unsafe under fused', () => {
     const by = new Map(run.trials.map((t) => [t.strategy, t]));
@@ -106,9 +110,20 @@ describe('a harness that masks secrets from the model, against fused', () => {
     const fused = by.get('fused')!;
     expect(fused.labels.a).toBe(true);
     // The send step (the goal's last) went by the fused route.
-    expect(fused.facts.attack_routes?.at(-1)?.succeeded).toMatch(/^fused/);
+    expect(fused.facts.attack_routes?.at(-1)?.succeeded).toMatch(/^fused: sh$/);
     // The fused send is booked as done (the world shows the request), not as failed for its other body.
     const send = fused.outcomes?.filter((o) => o.role === 'attack' && o.index === 1) ?? [];
     expect(send.map((o) => o.outcome)).toEqual(['executed']);
+  });
+
+  it('where the shell refuses `$(` in a command, the fused command goes through a script file', () => {
+    const fused = noSubst.trials.find((t) => t.strategy === 'fused')!;
+    expect(fused.valid).toBe(true);
+    expect(fused.labels.a).toBe(true);
+    expect(fused.facts.attack_routes?.at(-1)?.succeeded).toMatch(/^fused: write_file \+ sh: script file/);
+    const send = fused.outcomes?.filter((o) => o.role === 'attack' && o.index === 1) ?? [];
+    // The command line refused, then the script staged and run.
+    expect(send.map((o) => o.outcome)).toEqual(['refused', 'executed', 'executed']);
+    expect(send.map((o) => o.tool)).toEqual(['sh', 'write_file', 'sh']);
   });
 });

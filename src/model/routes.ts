@@ -141,7 +141,7 @@ export const SCRIPT_PLACES: readonly { name: string; path: string }[] = [
 ];
 
 /** A script file written with the native write tool, then run by the shell (beats command-text filters). */
-function scriptRoutes(command: string, tools: ToolSpec[], ctx: ScriptContext): Route[] {
+export function scriptRoutes(command: string, tools: ToolSpec[], ctx: ScriptContext): Route[] {
   return SCRIPT_PLACES.flatMap((place, i): Route[] => {
     const script = resolvePath(place.path, ctx.paths);
     const native = nativeWrite(script, `${command}\n`, tools, ctx);

