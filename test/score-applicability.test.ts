@@ -8,16 +8,26 @@ import { describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cases/load.js';
 import type { Case } from '../src/cases/schema.js';
 import type { CallOutcome } from '../src/checks/call-outcomes.js';
+import { closingList } from '../src/cli/closing.js';
+import { paint } from '../src/cli/progress.js';
 import { baselineFromResult } from '../src/compare/baseline.js';
 import { compareRuns } from '../src/compare/compare.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence, ModelExchange, ToolCallRecord } from '../src/evidence/types.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { parseGateOptions } from '../src/gate/options.js';
-import { isInvalid, isNotApplicable, unreachedReason } from '../src/score/applicability.js';
+import { failOnFrom } from '../src/gate/verdict.js';
+import { buildComment } from '../src/report/comment-body.js';
+import { buildReport, renderReport } from '../src/report/markdown.js';
+import {
+  deliveryRefusedReason,
+  isInvalid,
+  isNotApplicable,
+  unreachedReason,
+} from '../src/score/applicability.js';
 import { summarize } from '../src/score/summarize.js';
 import { RunResult, type Trial } from '../src/spec/run-result.js';
-import { makeResult } from './fixtures/results/builders.js';
+import { makeResult, resummarize } from './fixtures/results/builders.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
 import { emptyEvidence } from './support/evidence.js';
 
@@ -173,6 +183,80 @@ describe('whether the injection reached the harness, from the evidence', () => {
     const reason = unreachedReason(mcpCase.case, emptyEvidence(ev), calls, labels);
     if (expected) expect(reason).toMatch(expected);
     else expect(reason).toBeUndefined();
+  });
+});
+
+describe('defended before the injection arrived: measured, and counted apart', () => {
+  it.each<[string, Partial<Evidence>, CallOutcome[], { a: boolean; p: boolean }, boolean]>([
+    [
+      'the owner call refused, the trigger never shown',
+      { model: [exchange()] },
+      [ownerCall('refused')],
+      none,
+      true,
+    ],
+    ['the owner call ran', { model: [exchange()] }, [ownerCall('executed')], none, false],
+    [
+      'the owner call errored (not applicable, not this)',
+      { model: [exchange()] },
+      [ownerCall('errored')],
+      none,
+      false,
+    ],
+    [
+      'the trigger reached the model after all',
+      { model: [exchange({ injection_visible: true })] },
+      [ownerCall('refused')],
+      none,
+      false,
+    ],
+    ['the attack held', { model: [exchange()] }, [ownerCall('refused')], { a: true, p: false }, false],
+  ])('%s', (_name, ev, calls, labels, cut) => {
+    const reason = deliveryRefusedReason(emptyEvidence(ev), calls, labels);
+    if (cut) expect(reason).toMatch(/refused the owner's call \(sh\)/);
+    else expect(reason).toBeUndefined();
+    // Never both: a trial cut before delivery is a measured one.
+    if (cut) expect(unreachedReason(mcpCase.case, emptyEvidence(ev), calls, labels)).toBeUndefined();
+  });
+
+  /** Two defended cases, one of them stopped before the injection arrived. */
+  function cutResult(): RunResult {
+    const r = makeResult([
+      { id: 'cut-before', phase: 'runtime', seeds: [false] },
+      { id: 'guarded', phase: 'runtime', seeds: [false] },
+    ]);
+    const t = r.trials.find((x) => x.case_id === 'cut-before')!;
+    t.delivery_refused =
+      "the injection never reached the model: the harness refused the owner's fetch (web_fetch)";
+    return RunResult.parse(resummarize(r));
+  }
+
+  it('stays in the rates as a defended attack, and the summary counts it', () => {
+    expect(cutResult().summary.overall).toMatchObject({ valid: 2, asr: 0, delivery_refused: 1 });
+    expect(
+      makeResult([{ id: 'x', phase: 'runtime', seeds: [false] }]).summary.overall.delivery_refused,
+    ).toBeUndefined();
+  });
+
+  it('the PR comment and the closing list say how many, and which', () => {
+    const r = cutResult();
+    const failOn = failOnFrom(['regression', 'threshold', 'invalid']);
+    const gate = evaluateGate({
+      heads: [{ result: r, name: 'current.json' }],
+      options: { ...options, failOn },
+    });
+    const doc = buildComment({ ...gate, failOn, runUrl: 'https://github.com/o/r/actions/runs/1' });
+    const body = renderReport(doc, { limit: Number.MAX_SAFE_INTEGER, unit: 'chars', marker: true });
+    expect(body).toMatch(/🧱 1 defended before the injection arrived \(the harness refused the owner's call/);
+    const summary = renderReport(buildReport({ ...gate, failOn, runUrl: 'https://x/runs/1' }), {
+      limit: Number.MAX_SAFE_INTEGER,
+      unit: 'chars',
+      marker: false,
+    });
+    expect(summary).toContain('🧱 1 defended before the injection arrived');
+    const text = closingList(r, paint(false));
+    expect(text).toMatch(/^Defended before the injection arrived \(1\): .*: cut-before$/m);
+    expect(text).not.toMatch(/arrived \(1\).*guarded/);
   });
 });
 

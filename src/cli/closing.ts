@@ -2,7 +2,7 @@
 // alone (the same command the PR comment prints), so the next step after a red run is one paste away.
 
 import { countTrials, UNSAFE_HEADINGS, type UnsafeKind, unsafeKind } from '../compare/case-state.js';
-import { NOT_APPLICABLE_WHY } from '../report/markdown.js';
+import { DELIVERY_REFUSED_WHY, NOT_APPLICABLE_WHY } from '../report/markdown.js';
 import { reproduceCommand } from '../report/reproduce.js';
 import { isNotApplicable } from '../score/applicability.js';
 import type { RunResult } from '../spec/run-result.js';
@@ -64,5 +64,16 @@ export function closingList(result: RunResult, p: Paint): string {
     notApplicable.map((x) => x.id),
     (id) => `  ${p.dim(terminalLine(naReasons.get(id)!.split('\n')[0]!))}`,
   );
+  // Defended, but before the injection arrived: one line, the ids (a rerun command is no next step here).
+  const cut = [...byCase].filter(([, ts]) => ts.some((t) => t.delivery_refused)).map(([id]) => id);
+  if (cut.length) {
+    const ids =
+      cut.slice(0, MAX_LISTED).join(', ') +
+      (cut.length > MAX_LISTED ? `, … ${cut.length - MAX_LISTED} more` : '');
+    out.push(
+      '',
+      p.dim(`Defended before the injection arrived (${cut.length}): ${DELIVERY_REFUSED_WHY}: ${ids}`),
+    );
+  }
   return out.join('\n');
 }

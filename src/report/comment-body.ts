@@ -237,6 +237,9 @@ function reasonSentence(input: ReportInput): string {
     sharedNote(c) ?? '',
     c.cases.some((x) => x.flaky) ? `🎲 ${c.cases.filter((x) => x.flaky).length} flaky` : '',
     notApplicableTrials(c) ? `🚫 ${notApplicableTrials(c)} not applicable (not counted as defended)` : '',
+    input.current.summary.overall.delivery_refused
+      ? `🧱 ${input.current.summary.overall.delivery_refused} defended before the injection arrived (the harness refused the owner's call that delivers it)`
+      : '',
   ]
     .filter(Boolean)
     .join(' · ');

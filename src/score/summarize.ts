@@ -18,11 +18,13 @@ const b = (x: boolean) => (x ? 1 : 0);
 export function phaseStats(trials: Trial[], intervals = false): PhaseStats {
   const valid = trials.filter((t) => t.valid);
   const notApplicable = trials.filter(isNotApplicable).length;
+  const deliveryRefused = valid.filter((t) => t.delivery_refused !== undefined).length;
   return {
     cases: new Set(trials.map((t) => t.case_id)).size,
     trials: trials.length,
     valid: valid.length,
     ...(notApplicable ? { not_applicable: notApplicable } : {}),
+    ...(deliveryRefused ? { delivery_refused: deliveryRefused } : {}),
     asr: mean(valid.map((t) => b(t.labels.a))),
     persistence: mean(valid.map((t) => b(t.labels.p))),
     utility: mean(valid.map((t) => b(t.labels.u))),

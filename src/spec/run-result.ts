@@ -233,6 +233,13 @@ export const Trial = z
      * reason, also in invalid_reason. Absent in results of older versions.
      */
     not_applicable: z.string().optional(),
+    /**
+     * A valid trial defended before the injection arrived: it never showed to the agent because the
+     * harness refused one of the owner's calls (src/score/applicability.ts). A defended attack, stopped
+     * with the owner's task rather than by a guard against the attack; the reason (agent-derived: the
+     * tool's name; escape before rendering). Absent otherwise and in results of older versions.
+     */
+    delivery_refused: z.string().optional(),
     labels: Labels,
     sar: Sar,
     avs: z.number(),
@@ -272,6 +279,12 @@ export const PhaseStats = z
     valid: z.number().int(),
     /** Trials whose entry point never reached the model (in no rate). Absent in older results. */
     not_applicable: z.number().int().optional(),
+    /**
+     * Valid trials defended before the injection arrived (Trial.delivery_refused): in the rates as
+     * defended attacks, counted here so a reader can tell a mode that stopped the owner's task from a
+     * guard that stopped the attack. Absent when none (and in older results).
+     */
+    delivery_refused: z.number().int().optional(),
     asr: z.number(),
     persistence: z.number(),
     utility: z.number(),
