@@ -55,6 +55,12 @@ describe('run options: one schema for the action inputs and the CLI flags', () =
     [{ cases: 'phase:runtime, tag:mcp' }, { cases: ['phase:runtime', 'tag:mcp'] }],
     // A repeated flag is already a list: its selectors are kept whole.
     [{ cases: ['a,b', 'c'] }, { cases: ['a,b', 'c'] }],
+    // Strategy names hold no comma: a repeated --strategies (matrix) may still give comma lists.
+    [{ strategies: ['direct,fused', 'split'] }, { strategies: ['direct', 'fused', 'split'] }],
+    [
+      { strategies: 'encoded, all' },
+      { strategies: ['encoded', 'direct', 'split', 'indirect', 'authority', 'in-project', 'retry', 'fused'] },
+    ],
     [
       { runner: 'docker', image: 'img' },
       { runner: 'docker', image: 'img' },

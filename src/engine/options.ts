@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { NpmrcScope } from '../adapters/npmrc.js';
 import { MAX_TIMEOUT_S } from '../adapters/schema.js';
 import { type HarnessBuild, parseHarnessBuild } from '../adapters/version-override.js';
-import { bool, FieldError, int, listField, oneOf, optionalInt } from '../input-fields.js';
+import { bool, FieldError, int, list, listField, oneOf, optionalInt } from '../input-fields.js';
 import { PROVIDERS, type ProviderConfig } from '../model/live/client.js';
 import { STRATEGY_NAMES, type StrategyName } from '../model/strategies/strategy-kinds.js';
 import { MODEL_MODES, type RunResult } from '../spec/run-result.js';
@@ -243,7 +243,8 @@ const harnessPackage = z.string().transform((v, ctx): HarnessBuild | undefined =
  * every strategy of the registry.
  */
 const strategies = listField.transform((v, ctx): StrategyName[] => {
-  const names = v.flatMap((s) => (s === 'all' ? STRATEGY_NAMES : [s]));
+  // A repeated flag gives a list whose items may still be comma lists (`matrix --strategies direct,fused`).
+  const names = v.flatMap(list).flatMap((s) => (s === 'all' ? STRATEGY_NAMES : [s]));
   const unknown = names.filter((n) => !(STRATEGY_NAMES as string[]).includes(n));
   if (unknown.length || names.length === 0) {
     ctx.addIssue({
