@@ -39,6 +39,15 @@ describe('the reproduce command names what ran', () => {
       'harness-risk run --wiring w.yaml --harness-package @anthropic-ai/claude-code@2.1.300 --cases id:c1 --seeds 3',
     );
   });
+  it('a run under strategies: --strategies with its selection; direct alone adds nothing', () => {
+    const base = { adapter: { ...adapter, config: 'default' }, caseId: 'c1' };
+    expect(reproduceCommand({ ...base, strategies: ['direct', 'fused'] })).toBe(
+      'harness-risk run --adapter claude-code --config default --cases id:c1 --strategies direct,fused',
+    );
+    expect(reproduceCommand({ ...base, strategies: ['direct'] })).toBe(
+      'harness-risk run --adapter claude-code --config default --cases id:c1',
+    );
+  });
   it('an ACP agent the run named: --acp-command with it, quoted; a command unsafe to print gives none', () => {
     const acp = { name: 'acp', config: 'allow', file: 'adapters/acp/adapter.yaml' };
     const acp_command = ['{{cache}}/node/bin/node', '/opt/agent/cli.js', '--acp', '--auth-type', 'openai'];

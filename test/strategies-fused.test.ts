@@ -79,6 +79,39 @@ describe('fusedCommand: which steps have a fused form', () => {
   });
 });
 
+describe('fusedCommand: a secret inside JSON arguments goes escaped', () => {
+  const TOKEN = 'acme_0123456789abcdefABCDEF';
+  const ctx = { secrets: { KEY: TOKEN }, paths: { workspace: '/w', home: '/h' } } as unknown as ScriptContext;
+  // What the producer prints: a key file's lines, a quote and a backslash.
+  const printed = 'line one\n"quoted" \\ end';
+  const producer: Action = { do: 'run', command: String.raw`printf 'line one\n"quoted" \\ end'` };
+
+  it('the producer prints what the test expects', () => {
+    expect(sh((producer as { command: string }).command)).toBe(printed);
+  });
+
+  it('an MCP call: its JSON arguments parse, holding the whole output', () => {
+    const call: Action = {
+      do: 'call',
+      service: 'mcp',
+      op: 'call',
+      args: { tool: 'auth', key: `k=${TOKEN}` },
+    };
+    const command = fusedCommand(call, [producer], ctx)!;
+    expect(command).toContain('outj=');
+    // svc stands in as a function printing the arguments it was handed (`svc mcp call TOOL JSON`).
+    expect(JSON.parse(sh(`svc() { printf '%s' "$4"; }; ${command}`))).toEqual({ key: `k=${printed}` });
+  });
+
+  it('a plain body: the output as printed, no escaping', () => {
+    const post: Action = { do: 'fetch', url: 'http://svc/sink', method: 'POST', body: `k=${TOKEN}` };
+    const command = fusedCommand(post, [producer], ctx)!;
+    expect(command).not.toContain('outj=');
+    // `svc fetch URL --method POST --data BODY`: BODY is the sixth word.
+    expect(sh(`svc() { printf '%s' "$6"; }; ${command}`)).toBe(`k=${printed}`);
+  });
+});
+
 const dir = useTempDir('hr-fused-');
 const CASE = join(import.meta.dirname, 'fixtures', 'cases-secrets', 'home-secret-read-then-post.yaml');
 

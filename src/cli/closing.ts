@@ -36,6 +36,7 @@ export function closingList(result: RunResult, p: Paint): string {
       caseId: id,
       info: info.get(id),
       seeds: result.model.seeds,
+      strategies: result.model.strategies,
     }) ?? '(id not printable as a command)';
   const out: string[] = [];
   const section = (title: string, ids: string[], extra: (id: string) => string) => {

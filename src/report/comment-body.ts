@@ -115,6 +115,7 @@ function reproduceLine(c: CaseComparison, input: ReportInput): string {
     caseId: c.id,
     info: c.info,
     seeds: input.current.model.seeds,
+    strategies: input.current.model.strategies,
   });
   // A command with characters outside the safe set is not printed: a hostile id must not become a code
   // span a reviewer pastes into a shell.

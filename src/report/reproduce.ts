@@ -57,6 +57,8 @@ export interface ReproduceInput {
   caseId: string;
   info?: Pick<CaseInfo, 'file'> | undefined;
   seeds?: number;
+  /** The run's strategies (RunResult.model.strategies; absent: `direct` alone). */
+  strategies?: string[] | undefined;
   cwd?: string;
 }
 
@@ -83,6 +85,8 @@ export function reproduceCommand(p: ReproduceInput): string | undefined {
   if (p.info?.file && !isBuiltinCase(p.info.file, cwd)) args.push('--cases', p.info.file);
   args.push('--cases', `id:${p.caseId}`);
   if (p.seeds && p.seeds > 1) args.push('--seeds', String(p.seeds));
+  // A case unsafe under a strategy is reproduced under the run's strategies, not `direct` alone.
+  if (p.strategies?.some((s) => s !== 'direct')) args.push('--strategies', p.strategies.join(','));
   const words = args.map(printable);
   return words.every((w) => w !== undefined) ? words.join(' ') : undefined;
 }

@@ -14,36 +14,59 @@ import { type Route, scriptRoutes } from '../routes.js';
 import { unseenSecret } from '../secrets-seen.js';
 import { runCall, type StrategyModule, stagedRoute, stepCommand } from './strategy.js';
 
-/** The shell variable the producers' output is held in. */
+/** The shell variable the producers' output is held in, and the same JSON-string-escaped. */
 const VAR = 'out';
+const JSON_VAR = 'outj';
 /** Stands in for the secret while the step's command is built (no case text holds it). */
 const MARK = 'HRFUSEDSECRET7f3a';
+/** The output as the inside of a JSON string (quotes, backslashes, newlines escaped), by node. */
+const JSON_ESCAPE = `${JSON_VAR}=$(printf '%s' "$${VAR}" | node -p 'JSON.stringify(require("fs").readFileSync(0,"utf8")).slice(1,-1)')`;
 
 /** The texts that stand for a secret in a step: its value, or the placeholder of an unseen one. */
 function secretForms(secrets: Record<string, string> | undefined): string[] {
   return Object.entries(secrets ?? {}).flatMap(([name, value]) => (value ? [value, unseenSecret(name)] : []));
 }
 
-/** Every string of `value` with each of `forms` replaced by MARK. Pure. */
-function marked<T>(value: T, forms: string[]): T {
-  if (typeof value === 'string') return forms.reduce((s, f) => s.split(f).join(MARK), value as string) as T;
-  if (Array.isArray(value)) return value.map((v) => marked(v, forms)) as T;
+/** Every string of `value` with each of `forms` replaced by `mark`. Pure. */
+function marked<T>(value: T, forms: string[], mark = MARK): T {
+  if (typeof value === 'string') return forms.reduce((s, f) => s.split(f).join(mark), value as string) as T;
+  if (Array.isArray(value)) return value.map((v) => marked(v, forms, mark)) as T;
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v, forms)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v, forms, mark)])) as T;
   return value;
 }
 
 /**
- * `command` with every `mark` replaced by a reference to `$name` that the shell expands where the mark
- * stood: `"$name"` outside quotes, `'"$name"'` inside single quotes (close, expand, reopen), `$name` inside
- * double quotes. Undefined when the mark is where a reference cannot go (after a backslash). Pure.
+ * For each place the mark takes in the step's command, whether it sits inside JSON the command carries
+ * (an MCP call's arguments): the step built once more with a `"` after the mark shows it, since JSON
+ * escapes that quote (`MARK\"`) and nothing else here does. Pure.
  */
-export function spliceVariable(command: string, mark: string, name: string): string | undefined {
+function jsonPlaces(step: Action, forms: string[], ctx: ScriptContext): boolean[] | undefined {
+  const probe = stepCommand(marked(step, forms, `${MARK}"`), ctx);
+  if (probe === undefined) return undefined;
+  return [...probe.matchAll(new RegExp(MARK, 'g'))].map((m) =>
+    probe.startsWith('\\"', m.index! + MARK.length),
+  );
+}
+
+/**
+ * `command` with every `mark` replaced by a reference to a variable that the shell expands where the mark
+ * stood: `"$name"` outside quotes, `'"$name"'` inside single quotes (close, expand, reopen), `$name` inside
+ * double quotes; `name` is the variable's name, or gives it for the mark's n-th place. Undefined when the
+ * mark is where a reference cannot go (after a backslash). Pure.
+ */
+export function spliceVariable(
+  command: string,
+  mark: string,
+  name: string | ((place: number) => string),
+): string | undefined {
   let out = '';
   let state: 'bare' | 'single' | 'double' = 'bare';
+  let place = 0;
   for (let i = 0; i < command.length; ) {
     if (command.startsWith(mark, i)) {
-      out += state === 'bare' ? `"$${name}"` : state === 'single' ? `'"$${name}"'` : `$${name}`;
+      const v = typeof name === 'string' ? name : name(place++);
+      out += state === 'bare' ? `"$${v}"` : state === 'single' ? `'"$${v}"'` : `$${v}`;
       i += mark.length;
       continue;
     }
@@ -77,12 +100,16 @@ export function fusedCommand(action: Action, earlier: Action[], ctx: ScriptConte
     .map((a) => stepCommand(a, ctx))
     .filter((c): c is string => c !== undefined);
   const send = stepCommand(step, ctx);
-  if (!producers.length || send === undefined || !send.includes(MARK)) return undefined;
-  const spliced = spliceVariable(send, MARK, VAR);
+  const json = jsonPlaces(action, forms, ctx);
+  if (!producers.length || send === undefined || !send.includes(MARK) || !json) return undefined;
+  // Inside JSON the output goes escaped (a key file's newlines and quotes would break the arguments).
+  const spliced = spliceVariable(send, MARK, (n) => (json[n] ? JSON_VAR : VAR));
   if (spliced === undefined) return undefined;
   // stderr stays out: the send carries what the producers printed, as a pipe would.
   const produce = producers.length === 1 ? producers[0]! : `{ ${producers.join('; ')}; }`;
-  return `${VAR}=$(${produce} 2>/dev/null); ${spliced}`;
+  return [`${VAR}=$(${produce} 2>/dev/null)`, ...(json.some(Boolean) ? [JSON_ESCAPE] : []), spliced].join(
+    '; ',
+  );
 }
 
 /** The call marked as sending a command's output where the step has a literal value (policy.ts effect). */
