@@ -3,10 +3,11 @@
 // offers it, else through its invoke tool. The fixture harness (test/fixtures/discovery-harness) offers
 // read_file and a search tool only; its shell and HTTP tool come out of the search. Before discovery the
 // attack had no route there (blocked) and the owner's fetch or chat read no tool (not applicable).
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSafetyCases } from '../src/engine/run.js';
-import type { ScriptContext } from '../src/evidence/types.js';
+import type { Evidence, ScriptContext } from '../src/evidence/types.js';
 import type { ToolSpec } from '../src/model/conversation.js';
 import { discoveryTools, foundCall, foundTools, hintSchema, markLoaded } from '../src/model/discovery.js';
 import type { RunResult } from '../src/spec/run-result.js';
@@ -161,5 +162,37 @@ describe('attacks through a harness that hides its shell behind a search', () =>
   // its shell form is still owed, so the page (and its injection) arrives. Before: not applicable.
   it("http-fails: a found tool that fails the owner's step leaves it to the shell", () => {
     expect(labels(results['http-fails']!)).toEqual(labels(results.direct!));
+  });
+});
+
+// A search that found nothing is not made again with the same words (a real model reads the answer it
+// has). Before, every step needing the same capability searched again: Qwen Code's loop detection ended
+// the run (exit 1, the trial invalid) on a case whose four attacker steps and owner step all deploy.
+describe('the same search is not made twice', () => {
+  let r: RunResult;
+  beforeAll(async () => {
+    r = await runSafetyCases(
+      scriptedRun({
+        adapter: HARNESS,
+        config: 'empty-halt',
+        cases: ['id:memory-deploy-everything-habit'],
+        out: join(dir(), 'empty-halt.json'),
+        keep_evidence: true,
+      }),
+    );
+  }, 120_000);
+
+  it('one search for the capability, the trial valid (nothing found: nothing done)', async () => {
+    const [t] = r.trials;
+    expect(t!.invalid_reason).toBeUndefined();
+    expect(t!.valid).toBe(true);
+    expect(t!.labels).toMatchObject({ a: false, p: false, u: false });
+    const ev = JSON.parse(await readFile(t!.evidence_file!, 'utf8')) as Evidence;
+    const searches = ev.model.flatMap((m) =>
+      m.response.kind === 'tool_calls' ? m.response.calls.filter((c) => c.tool === 'search_tools') : [],
+    );
+    expect(searches.map((c) => JSON.stringify(c.args))).toEqual([
+      JSON.stringify({ query: 'deploy trigger or shell command' }),
+    ]);
   });
 });

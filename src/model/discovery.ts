@@ -10,7 +10,7 @@
 // an object of arguments. What a search found is read from its result text, whatever the harness's
 // format: JSON entries with a name (and a schema, an input hint or an id), `<function>{…}</function>`
 // lines, or the names of tools offered now.
-import type { ScriptContext } from '../evidence/types.js';
+import { callKey, type ScriptContext } from '../evidence/types.js';
 import type { Action } from '../spec/actions.js';
 import type { Conversation, ToolSpec } from './conversation.js';
 import { shellCall, viaShell } from './shell-tool.js';
@@ -159,6 +159,23 @@ export function searchCall(action: Action, tools: ToolSpec[], ctx: ScriptContext
   if (!found || !words) return undefined;
   const query = action.do === 'run' || action.do === 'delegate' ? words : `${words} or shell command`;
   return fitCall(found.search.tool, { [found.search.query]: query }, ctx.paths.workspace);
+}
+
+/**
+ * What the conversation's last call identical to `call` (same tool, same arguments) returned, or
+ * undefined when none was answered. A real model does not make the same search twice: it reads the answer
+ * it has (and harnesses halt a model that repeats a call: Qwen Code's loop detection ends the run).
+ */
+export function answeredBefore(conv: Conversation, call: MappedCall): string | undefined {
+  const same = (name: string, args: unknown) =>
+    name === call.tool && JSON.stringify(args ?? {}) === JSON.stringify(call.args);
+  const asked = new Set<string>();
+  let answer: string | undefined;
+  for (const m of conv.messages) {
+    for (const c of m.toolCalls) if (same(c.name, c.args)) asked.add(callKey(c.id));
+    for (const r of m.toolResults) if (asked.has(callKey(r.callId))) answer = r.text;
+  }
+  return answer;
 }
 
 // ---- what a search found ----

@@ -4,7 +4,7 @@
 import type { ScriptContext, StepRef } from '../evidence/types.js';
 import type { Action, ActionKind } from '../spec/actions.js';
 import type { Conversation, ToolSpec } from './conversation.js';
-import { directCall, foundCall, searchCall } from './discovery.js';
+import { answeredBefore, directCall, discoveryTools, foundCall, searchCall } from './discovery.js';
 import { escalatedCall, escalations } from './escalation.js';
 import type { Move } from './ids.js';
 import { moveAction, type Steps } from './plan-steps.js';
@@ -195,11 +195,23 @@ export function planNext(
   routesOf: RoutesOf,
   skipped: Unmapped,
 ): Planned | undefined {
+  const searchTool = discoveryTools(conv.tools, ctx)?.search.tool.name;
   for (let move = nextMove(p, steps, ctx, routesOf, skipped); move; ) {
     const { call, route, reads, staging, carries, search } = callFor(move, p, conv, ctx, routesOf);
     // The owner's search is a move of its own: the ledger remembers it, so the found tool comes next.
     if (search) move = { ...move, redo: 'search' };
     issue(p, steps, move);
+    // A search made before with the same words is not made again: its answer is read instead.
+    const known = call && call.tool === searchTool ? answeredBefore(conv, call) : undefined;
+    if (known !== undefined) {
+      if (search) p.found = known;
+      else {
+        p.awaiting = undefined;
+        p.prior = known;
+      }
+      move = nextMove(p, steps, ctx, routesOf, skipped);
+      continue;
+    }
     if (call)
       return {
         move,
