@@ -262,7 +262,11 @@ export const Trial = z
     agent: AgentInfo.optional(),
     /** sha256 of the canonical evidence JSON. */
     evidence_digest: z.string(),
-    /** Path of the full evidence file, relative to the run result, when kept. */
+    /**
+     * Path of the full evidence file, when kept: in the `NAME.evidence/` folder beside the run result
+     * `NAME.json`, written as the run's `--out` was (absolute, or relative to the folder the run started
+     * in; not to the result file).
+     */
     evidence_file: z.string().optional(),
     /** Live and replay runs (absent for scripted trials). */
     live: TrialLive.optional(),
