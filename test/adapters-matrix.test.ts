@@ -436,6 +436,16 @@ describe('runMatrix', () => {
     expect(mixed).toContain('| reference | `guarded` | pkg&#124;x 2.0 | 1.0.0 (0123456) |');
   });
 
+  it('the valid column counts apart the not-applicable trials and those defended before the injection arrived', () => {
+    const c = m.cells[0]!;
+    const md = matrixMarkdown({
+      ...m,
+      cells: [{ ...c, not_applicable: 2, overall: { ...c.overall, delivery_refused: 3 } }],
+    });
+    expect(md).toMatch(/\| \S+ \(2 not applicable; 3 defended before the injection arrived\) \|/);
+    expect(matrixMarkdown({ ...m, cells: [c] })).not.toContain('defended before');
+  });
+
   it('escapes what it renders from adapter files', () => {
     const md = matrixMarkdown({
       ...m,

@@ -100,6 +100,20 @@ function buildsSection(m: MatrixResult): string[] {
 }
 
 /** The matrix as markdown: an overview table, then one table per metric with a column per phase. */
+/**
+ * What the valid count leaves out or counts apart: trials not applicable, and valid ones defended
+ * before the injection arrived (the harness refused the owner's delivering call: PhaseStats.delivery_refused).
+ */
+function validNote(c: MatrixCell): string {
+  const notes = [
+    ...(c.not_applicable ? [`${c.not_applicable} not applicable`] : []),
+    ...(c.overall.delivery_refused
+      ? [`${c.overall.delivery_refused} defended before the injection arrived`]
+      : []),
+  ];
+  return notes.length ? ` (${notes.join('; ')})` : '';
+}
+
 export function matrixMarkdown(m: MatrixResult): string {
   const phases = PHASES.filter((p) => m.cells.some((c) => c.phases[p]) || m.cases.by_phase[p]);
   const out: string[] = [];
@@ -124,8 +138,7 @@ export function matrixMarkdown(m: MatrixResult): string {
       m.cells.map((c) => [
         name(c),
         cfg(c),
-        (c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`) +
-          (c.not_applicable ? ` (${c.not_applicable} not applicable)` : ''),
+        (c.valid === c.trials ? String(c.trials) : `${c.valid}/${c.trials}`) + validNote(c),
         pct(c.overall.asr),
         pct(c.overall.persistence),
         pct(c.overall.utility),
