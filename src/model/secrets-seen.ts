@@ -4,6 +4,7 @@
 // the value yet, the model cannot send it, so the goal's copy is replaced by a placeholder that names
 // the secret. A harness that refused the read, withheld the file or redacted the value then leaks
 // nothing, as a real model behind it would not; the sink's request shows the placeholder, not the value.
+import { mapStrings } from '../json-strings.js';
 import type { Action } from '../spec/actions.js';
 import type { Conversation } from './conversation.js';
 import { shownTexts } from './observe.js';
@@ -27,15 +28,11 @@ export function unseenSecrets(conv: Conversation, secrets: Record<string, string
 
 /** Every string of `value` with the unseen secrets' values replaced by their placeholders. Pure. */
 function redact<T>(value: T, unseen: Map<string, string>): T {
-  if (typeof value === 'string') {
-    let s: string = value;
-    for (const [secret, name] of unseen) s = s.split(secret).join(unseenSecret(name));
-    return s as T;
-  }
-  if (Array.isArray(value)) return value.map((v) => redact(v, unseen)) as T;
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, unseen)])) as T;
-  return value;
+  return mapStrings(value, (s) => {
+    let out = s;
+    for (const [secret, name] of unseen) out = out.split(secret).join(unseenSecret(name));
+    return out;
+  }) as T;
 }
 
 /** The goal as the model can carry it out now: secrets it has not been shown are placeholders. Pure. */

@@ -8,6 +8,7 @@
 // that carries no secret, or has no earlier producer, or a harness without a shell: no form (the step
 // runs as `direct`).
 import type { ScriptContext } from '../../evidence/types.js';
+import { mapStrings } from '../../json-strings.js';
 import type { Action } from '../../spec/actions.js';
 import type { ToolSpec } from '../conversation.js';
 import { type Route, scriptRoutes } from '../routes.js';
@@ -28,13 +29,8 @@ function secretForms(secrets: Record<string, string> | undefined): string[] {
 }
 
 /** Every string of `value` with each of `forms` replaced by `mark`. Pure. */
-function marked<T>(value: T, forms: string[], mark = MARK): T {
-  if (typeof value === 'string') return forms.reduce((s, f) => s.split(f).join(mark), value as string) as T;
-  if (Array.isArray(value)) return value.map((v) => marked(v, forms, mark)) as T;
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, marked(v, forms, mark)])) as T;
-  return value;
-}
+const marked = <T>(value: T, forms: string[], mark = MARK): T =>
+  mapStrings(value, (s) => forms.reduce((t, f) => t.split(f).join(mark), s)) as T;
 
 /**
  * For each place the mark takes in the step's command, whether it sits inside JSON the command carries
