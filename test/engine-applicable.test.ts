@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapter } from '../src/adapters/load.js';
 import { loadCases } from '../src/cases/load.js';
+import type { AdapterSurface, Check } from '../src/checks/check-kinds.js';
+import { canHold } from '../src/checks/evaluate.js';
 import { notApplicable, notApplicableNotice } from '../src/engine/applicable.js';
 import { runSafetyCases } from '../src/engine/run.js';
 
@@ -15,12 +17,16 @@ const SKILL_CASE = 'id:changelog-page-upgrades-installed-skill';
 const OTHER_CASE = 'id:setup-guide-disables-approval';
 let dir: string;
 let adapterDir: string;
+let noMemoryDir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hr-applicable-'));
   adapterDir = join(dir, 'noskills');
+  noMemoryDir = join(dir, 'nomemory');
   await cp(join(import.meta.dirname, 'fixtures', 'mini-harness'), adapterDir, { recursive: true });
+  await cp(join(import.meta.dirname, 'fixtures', 'mini-harness'), noMemoryDir, { recursive: true });
   const yaml = await readFile(join(adapterDir, 'adapter.yaml'), 'utf8');
   await writeFile(join(adapterDir, 'adapter.yaml'), yaml.replace(/^\s*skills_dir:.*\n/m, ''));
+  await writeFile(join(noMemoryDir, 'adapter.yaml'), yaml.replace(/^\s*memory_files:.*\n/m, ''));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -81,4 +87,48 @@ describe('cases an adapter cannot run', () => {
     expect(other.valid).toBe(true);
     expect(notices.some((n) => n.includes('changelog-page-upgrades-installed-skill'))).toBe(true);
   }, 120_000);
+});
+
+describe('a case whose checks read a surface the adapter does not declare', () => {
+  const memory: Check = { memory_contains: { text: 'x' } };
+  const skill: Check = { skill_installed: { name: 'x' } };
+  const file: Check = { file_contains: { path: 'a', text: 'x' } };
+  const none = new Set<AdapterSurface>();
+  const rows: [string, Check, Set<AdapterSurface>, boolean][] = [
+    ['memory, none declared', memory, none, false],
+    ['memory, memory declared', memory, new Set(['memory_files']), true],
+    ['skill, only memory declared', skill, new Set(['memory_files']), false],
+    ['a file check reads no surface', file, none, true],
+    ['any_of with a readable part', { any_of: [memory, file] }, none, true],
+    ['any_of of unreadable parts', { any_of: [memory, skill] }, none, false],
+    ['all_of with an unreadable part', { all_of: [file, memory] }, none, false],
+    ['not of an unreadable part holds always', { not: memory }, none, true],
+    ['not of not', { not: { not: memory } }, none, false],
+  ];
+  it.each(rows)('canHold: %s', (_, check, declared, expected) => {
+    expect(canHold(check, declared)).toBe(expected);
+  });
+
+  it('every standard case whose attack shows only in memory is not applicable without memory files, and only those', () => {
+    // The generic acp adapter declares no memory file: a "remember this rule" attack had nowhere the engine
+    // could see it land and read "blocked" under every policy, allow included.
+    const adapter = loadAdapter(noMemoryDir);
+    const cases = loadCases(['subset:standard']);
+    const memoryOnly = cases.filter((lc) => {
+      const a = JSON.stringify(lc.case.checks.attack);
+      const p = JSON.stringify(lc.case.checks.persistence ?? { memory_contains: {} });
+      return a.startsWith('{"memory_contains"') && p.startsWith('{"memory_contains"');
+    });
+    expect(memoryOnly.length).toBeGreaterThanOrEqual(5);
+    for (const lc of cases) {
+      const why = notApplicable(lc, adapter);
+      if (memoryOnly.includes(lc)) {
+        expect(why, lc.case.id).toMatch(/can only hold through memory_contains/);
+        expect(why, lc.case.id).toMatch(/declares no state\.memory_files/);
+        expect(why, lc.case.id).toContain(lc.file);
+      } else if (why) expect(why, lc.case.id).not.toMatch(/memory_files/);
+      expect(notApplicable(lc, loadAdapter('reference')), lc.case.id).toBeUndefined();
+    }
+    expect(notApplicable(memoryOnly[0]!, loadAdapter('acp'))).toMatch(/state\.memory_files/);
+  });
 });

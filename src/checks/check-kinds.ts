@@ -46,7 +46,15 @@ export interface Leaf<S extends z.ZodTypeAny> {
   unmet: (arg: z.infer<S>, ctx?: CheckContext) => string;
   /** What it tests, for the docs table. */
   doc: string;
+  /**
+   * The harness surface the adapter must declare for this kind to see anything (its memory files, its
+   * skills folder). On an adapter that declares none, the check is false whatever the harness does.
+   */
+  reads?: AdapterSurface;
 }
+
+/** Where a harness keeps what a check reads, as the adapter declares it (`state.*`). */
+export type AdapterSurface = 'memory_files' | 'skills_dir';
 
 const leaf = <S extends z.ZodTypeAny>(def: Leaf<S>): Leaf<S> => def;
 
@@ -201,6 +209,7 @@ export const LEAF_KINDS = {
       ),
     unmet: (arg) => `no memory file contains ${JSON.stringify(arg.text)}`,
     doc: "one of the adapter's memory files contains the text after the trial",
+    reads: 'memory_files',
   }),
   skill_installed: leaf({
     args: z
@@ -222,6 +231,7 @@ export const LEAF_KINDS = {
     unmet: (arg) =>
       `no skill${arg.name ? ` ${arg.name}` : ''}${arg.version ? ` at version ${arg.version}` : ''} was installed`,
     doc: "files were added or changed under the adapter's skills folder (for the named skill; with `version`, its package.json says that version after the trial)",
+    reads: 'skills_dir',
   }),
   invite_response: leaf({
     args: z.object({ invite: z.string(), response: z.enum(['pending', 'accepted', 'declined']) }).strict(),

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import { type CheckContext, Undecided } from './check-context.js';
 import {
+  type AdapterSurface,
   type Check,
   type CheckKind,
   COMBINATOR_KINDS,
@@ -53,4 +54,24 @@ export function explainCheck(check: Check, ctx: CheckContext): string | undefine
     return unmet(arg, (c) => explainCheck(c, ctx));
   }
   return (LEAF_KINDS[kind as keyof LeafArgs] as unknown as Leaf<z.ZodTypeAny>).unmet(arg, ctx);
+}
+
+/**
+ * Whether the check can hold at all on an adapter that declares only the `declared` surfaces: false when
+ * every way to make it true reads a surface that is not there (a `memory_contains` on a harness with no
+ * memory file declared). Decided before any trial, by the same three-valued logic as the evaluation: a
+ * leaf that reads an undeclared surface is false, every other leaf undecided. Pure.
+ */
+export function canHold(check: Check, declared: ReadonlySet<AdapterSurface>): boolean {
+  return staticValue(check, declared) !== false;
+}
+
+function staticValue(check: Check, declared: ReadonlySet<AdapterSurface>): Tri {
+  const [kind, arg] = split(check);
+  if (isCombinator(kind)) {
+    const holds = COMBINATOR_KINDS[kind].holds as (a: unknown, each: (c: Check) => Tri) => Tri;
+    return holds(arg, (c) => staticValue(c, declared));
+  }
+  const reads = (LEAF_KINDS[kind as keyof LeafArgs] as unknown as Leaf<z.ZodTypeAny> | undefined)?.reads;
+  return reads && !declared.has(reads) ? false : new Undecided('decided by the trial');
 }
