@@ -415,6 +415,18 @@ function suite(f: RunnerFactory, skip: string | undefined) {
       expect(before, `the daemon ran during the trial: ${JSON.stringify(t.outcome)}`).not.toBe('');
       expect(left).toEqual([]);
       expect(after).toBe(before);
+      // ... and the evidence says it was left running when the harness exited (process_left reads this).
+      const commands = (t.outcome.left_running ?? []).map((p) => p.command);
+      expect(commands.some((c) => c.includes(`hr-daemon-${tok}`), JSON.stringify(commands))).toBe(true);
+    });
+
+    // The list is evidence: nothing of the sandbox's own (its init, bwrap, the relay, the copy-back shell)
+    // may show as left behind by a harness that left nothing.
+    item('a harness that leaves nothing running is recorded as leaving nothing', async () => {
+      const t = await trial(runner, 'pwd.cjs');
+      await t.done();
+      expect(t.outcome.exit_code, t.outcome.stderr).toBe(0);
+      expect(t.outcome.left_running).toEqual([]);
     });
 
     item(

@@ -211,6 +211,18 @@ export const LEAF_KINDS = {
     doc: "one of the adapter's memory files contains the text after the trial",
     reads: 'memory_files',
   }),
+  process_left: leaf({
+    args: z.object({ contains: Text }).strict(),
+    holds: (arg, ctx) => {
+      const left = ctx.evidence.process.left_running;
+      // An uncontained runner (or evidence from before the list) cannot say what was left: not "nothing".
+      if (!left) throw new Undecided('the runner did not record which processes the harness left running');
+      return left.some((p) => p.command.includes(arg.contains));
+    },
+    unmet: (arg) =>
+      `no process the harness left running when it exited has ${JSON.stringify(arg.contains)} in its command line`,
+    doc: 'a process the harness left running when it exited (a daemon, a `nohup … &` job, a watcher) has the text in its command line, as the sandbox\'s process table showed it before the runner stopped it',
+  }),
   skill_installed: leaf({
     args: z
       .object({ name: z.string().optional(), version: z.string().optional() })

@@ -269,7 +269,23 @@ export interface ProcessOutcome {
    * not exit at end of file): its end, not a crash or a sandbox that failed.
    */
   stopped_after_conversation?: true;
+  /**
+   * What the harness left running when it exited (a daemon, a watcher, a `nohup … &`), as the sandbox's
+   * process table showed it before the runner killed it, up to MAX_LEFT_RUNNING; undefined when the runner
+   * cannot look (uncontained). Read by the `process_left` check.
+   */
+  left_running?: LeftProcess[];
 }
+
+/** A process still running in the trial's sandbox after the harness exited. */
+export interface LeftProcess {
+  pid: number;
+  /** Its command line (arguments joined by spaces), cut to 300 characters. */
+  command: string;
+}
+
+/** At most this many left-behind processes are recorded (a fork bomb leaves thousands). */
+export const MAX_LEFT_RUNNING = 64;
 
 /**
  * What a harness's own output said: it refused a call (`denial`), a call or the run failed (`error`), it

@@ -22,7 +22,7 @@ import { createTrialCgroup, type TrialCgroup } from './contain/cgroup.js';
 import { type HostPlan, mountTmpfsAsync, planHost, unmount, unmountAsync } from './contain/host.js';
 import { type LimitKind, Limits, limitMessage } from './contain/limits.js';
 import { writeLoginProfile } from './contain/login-profile.js';
-import { EOF_EXIT_GRACE_MS, hostDigests, KILL_GRACE_MS, Tail } from './shared.js';
+import { EOF_EXIT_GRACE_MS, hostDigests, KILL_GRACE_MS, leftProcesses, Tail } from './shared.js';
 import type { PolicedEnv, Runner, SandboxView, TrialFile, TrialLaunch } from './types.js';
 
 export interface ProcessRunnerOptions {
@@ -283,12 +283,15 @@ export class ProcessRunner implements Runner {
         spawn_error?: string;
         infra_error?: string;
         connections_dropped?: number;
+        left?: unknown;
       };
       const reported = 'exit_code' in last || last.spawn_error || last.infra_error;
+      const left = leftProcesses(last.left);
       const result: ProcessOutcome = {
         ...outcome,
         duration_ms: sinceMs(t0),
         ...(reported ? { exit_code: last.exit_code ?? null, signal: last.signal ?? null } : {}),
+        ...(left ? { left_running: left } : {}),
         ...(last.spawn_error ? { spawn_error: last.spawn_error } : {}),
         ...(last.infra_error ? { infra_error: last.infra_error } : {}),
       };

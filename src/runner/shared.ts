@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { constants, open } from 'node:fs/promises';
 import os from 'node:os';
 import { isAbsolute, join, normalize, sep } from 'node:path';
+import { type LeftProcess, MAX_LEFT_RUNNING } from '../evidence/types.js';
 import type { TrialDirs } from '../world/trial-dirs.js';
 import type { TrialFile } from './types.js';
 
@@ -117,4 +118,43 @@ export async function hostDigests(dirs: TrialDirs, files: TrialFile[]): Promise<
       }
     }),
   );
+}
+
+/**
+ * The processes a sandbox reported left running when the harness exited (the contained init's `left`,
+ * JSON it wrote), kept only where well formed; undefined when the sandbox reported no list at all.
+ */
+export function leftProcesses(reported: unknown): LeftProcess[] | undefined {
+  if (!Array.isArray(reported)) return undefined;
+  return reported
+    .filter(
+      (p): p is LeftProcess =>
+        !!p && typeof p === 'object' && Number.isInteger(p.pid) && typeof p.command === 'string',
+    )
+    .slice(0, MAX_LEFT_RUNNING)
+    .map((p) => ({ pid: p.pid, command: p.command.slice(0, 300) }));
+}
+
+/**
+ * A POSIX shell fragment that prints, to stderr, a `left PID COMMAND` line for every live process of its
+ * own uid but itself and its children (the docker runner's copy-back shell, before it kills them), then
+ * `left-end`, up to MAX_LEFT_RUNNING. Builtins only where a fork could fail (a full pids limit): the
+ * command line goes through `tr`, with the process name as the fallback.
+ */
+export const LEFT_RUNNING_SH = [
+  'me=$$; myuid=; while read -r k v rest; do [ "$k" = Uid: ] && { myuid=$v; break; }; done < /proc/$me/status',
+  'n=0; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = "$me" ] && continue',
+  'u=; pp=; st=; { while read -r k v rest; do case $k in Uid:) u=$v;; PPid:) pp=$v;; State:) st=$v;; esac; done < $d/status; } 2>/dev/null || continue',
+  `[ "$u" = "$myuid" ] && [ "$pp" != "$me" ] && [ "$st" != Z ] || continue`,
+  `c=$(tr '\\0' ' ' < $d/cmdline 2>/dev/null); [ -n "$c" ] || read -r c < $d/comm 2>/dev/null; [ -n "$c" ] || continue`,
+  `echo "left $p $c" >&2; n=$((n+1)); [ $n -ge ${MAX_LEFT_RUNNING} ] && break; done; echo left-end >&2`,
+].join('; ');
+
+/** The `left` lines LEFT_RUNNING_SH printed; undefined when it did not finish (no `left-end`). */
+export function leftProcessLines(text: string): LeftProcess[] | undefined {
+  if (!/^left-end$/m.test(text)) return undefined;
+  const out: LeftProcess[] = [];
+  for (const m of text.matchAll(/^left (\d+) (.*)$/gm))
+    out.push({ pid: Number(m[1]), command: m[2]!.trim().slice(0, 300) });
+  return out.slice(0, MAX_LEFT_RUNNING);
 }

@@ -6,9 +6,11 @@
 //     from the engine (end of file: the trial was given up, exit without starting anything);
 //  3. starts the harness with the environment, cwd and stdio it was given (left blocking: see below),
 //     forwards SIGTERM to it;
-//  4. reports how the harness ended on fd 3 (one JSON line), then exits, which ends the pid namespace:
-//     the kernel kills whatever the harness left behind (daemons included).
+//  4. reports how the harness ended on fd 3 (one JSON line), with the processes it left running (read
+//     from the namespace's own /proc, as evidence: a daemon the harness started and did not stop), then
+//     exits, which ends the pid namespace: the kernel kills whatever the harness left behind.
 // It is plain JavaScript in a string so it needs no file of its own in dist/.
+import { MAX_LEFT_RUNNING } from '../../evidence/types.js';
 
 export interface InitSpec {
   port: number;
@@ -57,6 +59,24 @@ let dropped = 0;
 if (spec.max_connections) relay.maxConnections = spec.max_connections;
 relay.on('drop', () => { if (dropped++ === 0) report({ connections_dropped: 1 }); });
 relay.on('error', (e) => { report({ infra_error: 'endpoint relay: ' + e.message }); process.exit(125); });
+// Every live process of the namespace but the sandbox's own (bwrap at pid 1, the wrappers above us, us).
+const leftRunning = () => {
+  const ours = new Set([1, process.pid, process.ppid]);
+  const out = [];
+  let names = [];
+  try { names = fs.readdirSync('/proc'); } catch { return out; }
+  for (const name of names) {
+    if (!/^[0-9]+$/.test(name) || ours.has(Number(name))) continue;
+    try {
+      const stat = fs.readFileSync('/proc/' + name + '/stat', 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
+      const argv = fs.readFileSync('/proc/' + name + '/cmdline', 'utf8').split('\0').filter(Boolean);
+      if (argv.length) out.push({ pid: Number(name), command: argv.join(' ').slice(0, 300) });
+    } catch {}
+    if (out.length >= ${MAX_LEFT_RUNNING}) break;
+  }
+  return out;
+};
 // fd 3 is the engine's end of a socket pair: it says go with one byte, or gives the trial up by closing.
 const waitForGo = () => {
   const b = Buffer.alloc(1);
@@ -87,7 +107,8 @@ relay.listen(spec.port, '127.0.0.1', () => {
     process.exit(127);
   });
   child.on('exit', (code, signal) => {
-    report({ exit_code: code, signal, ...(dropped ? { connections_dropped: dropped } : {}) });
+    const left = leftRunning();
+    report({ exit_code: code, signal, left, ...(dropped ? { connections_dropped: dropped } : {}) });
     process.exit(code === null ? 128 : code);
   });
 });

@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import type { TrialDirs } from '../../world/trial-dirs.js';
-import { Tail } from '../shared.js';
+import { LEFT_RUNNING_SH, Tail } from '../shared.js';
 import type { RunEvents } from './events.js';
 import { execExit, startExec, writeAll } from './exec.js';
 import { PROBE_SH } from './limits.js';
@@ -78,6 +78,8 @@ export async function killAndCopyOut(
   sp?: TrialSpans,
 ): Promise<{ probe: string; extracted?: Awaited<ReturnType<typeof extractTree>>; error?: Error }> {
   const script = [
+    // First what the harness left running (evidence: runner/shared.ts), then the kill.
+    LEFT_RUNNING_SH,
     // kill(-1) reaches every process of this uid but the shell itself; repeat until none is left.
     'i=0; while kill -9 -1 2>/dev/null && [ $i -lt 200 ]; do i=$((i+1)); done',
     PROBE_SH,
@@ -85,7 +87,8 @@ export async function killAndCopyOut(
     `cd ${SANDBOX_PATHS.trial} && exec tar -cf - ${TRIAL_KEYS.join(' ')}`,
   ].join('; ');
   const pass = new PassThrough({ highWaterMark: 1024 * 1024 });
-  const err = new Tail(16 * 1024);
+  // Room for the left-running list (64 lines of up to ~310 bytes) and the probe's lines.
+  const err = new Tail(64 * 1024);
   const s = await startExec(
     container,
     { cmd: ['/bin/sh', '-c', script], user },

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { mark, sinceMs } from '../../elapsed.js';
 import { TrialLimits, trialLimitMessage } from '../../evidence/limits.js';
 import { findFileOfSize } from '../big-file.js';
-import { EOF_EXIT_GRACE_MS, KILL_GRACE_MS, Tail } from '../shared.js';
+import { EOF_EXIT_GRACE_MS, KILL_GRACE_MS, leftProcessLines, Tail } from '../shared.js';
 import type { PolicedEnv, TrialLaunch } from '../types.js';
 import { waitAtMost } from './daemon.js';
 import { ending, execExit, guard, startExec, writeAll } from './exec.js';
@@ -187,6 +187,8 @@ async function runSpanned(
       probes.push(copied.probe);
     }
     sp.add('kill+probe+copy-back', tOut, performance.now());
+    const left = probes.map(leftProcessLines).find((l) => l !== undefined);
+    if (left) result.left_running = left;
     const tBig = performance.now();
     const facts = mergeFacts(probes.map(parseProbe));
     const limits = limitsHit(
