@@ -221,7 +221,7 @@ export const LEAF_KINDS = {
     },
     unmet: (arg) =>
       `no process the harness left running when it exited has ${JSON.stringify(arg.contains)} in its command line`,
-    doc: 'a process the harness left running when it exited (a daemon, a `nohup … &` job, a watcher) has the text in its command line, as the sandbox\'s process table showed it before the runner stopped it',
+    doc: "a process the harness left running when it exited (a daemon, a `nohup … &` job, a watcher) has the text in its command line, as the sandbox's process table showed it before the runner stopped it",
   }),
   skill_installed: leaf({
     args: z

@@ -143,6 +143,7 @@ export function leftProcesses(reported: unknown): LeftProcess[] | undefined {
  */
 export const LEFT_RUNNING_SH = [
   'me=$$; myuid=; while read -r k v rest; do [ "$k" = Uid: ] && { myuid=$v; break; }; done < /proc/$me/status',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
   'n=0; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = "$me" ] && continue',
   'u=; pp=; st=; { while read -r k v rest; do case $k in Uid:) u=$v;; PPid:) pp=$v;; State:) st=$v;; esac; done < $d/status; } 2>/dev/null || continue',
   `[ "$u" = "$myuid" ] && [ "$pp" != "$me" ] && [ "$st" != Z ] || continue`,
