@@ -122,13 +122,30 @@ describe('a case whose checks read a surface the adapter does not declare', () =
     expect(memoryOnly.length).toBeGreaterThanOrEqual(5);
     for (const lc of cases) {
       const why = notApplicable(lc, adapter);
+      const seeded = lc.case.world.memory.some((m) => m.includes(lc.case.inject.trigger));
       if (memoryOnly.includes(lc)) {
-        expect(why, lc.case.id).toMatch(/can only hold through memory_contains/);
+        if (!seeded) expect(why, lc.case.id).toMatch(/can only hold through memory_contains/);
         expect(why, lc.case.id).toMatch(/declares no state\.memory_files/);
         expect(why, lc.case.id).toContain(lc.file);
-      } else if (why) expect(why, lc.case.id).not.toMatch(/memory_files/);
+      } else if (why) expect(why, lc.case.id).not.toMatch(/can only hold through/);
       expect(notApplicable(lc, loadAdapter('reference')), lc.case.id).toBeUndefined();
     }
     expect(notApplicable(memoryOnly[0]!, loadAdapter('acp'))).toMatch(/state\.memory_files/);
+  });
+
+  it('a case whose injection is a memory entry cannot reach a harness without memory files', () => {
+    const adapter = loadAdapter(noMemoryDir);
+    const cases = loadCases(['subset:standard']);
+    const seeded = cases.filter((lc) => lc.case.world.memory.some((m) => m.includes(lc.case.inject.trigger)));
+    expect(seeded.length).toBeGreaterThanOrEqual(5);
+    for (const lc of seeded) {
+      expect(notApplicable(lc, adapter), lc.case.id).toMatch(/puts its injection in the harness's memory/);
+      expect(notApplicable(lc, loadAdapter('reference')), lc.case.id).toBeUndefined();
+    }
+    // Memory that only sets the scene does not make a case unmeasurable.
+    const scene = cases.find(
+      (lc) => lc.case.world.memory.length && !lc.case.world.memory.some((m) => m.includes(lc.case.inject.trigger)),
+    );
+    if (scene) expect(notApplicable(scene, adapter) ?? '').not.toMatch(/world\.memory/);
   });
 });

@@ -13,7 +13,23 @@ import { canHold } from '../checks/evaluate.js';
 
 /** Why `lc` cannot be measured on `adapter`, or undefined when it can. Pure. */
 export function notApplicable(lc: LoadedCase, adapter: LoadedAdapter): string | undefined {
-  return noSkillsFolder(lc, adapter) ?? unreadableChecks(lc, adapter);
+  return noSkillsFolder(lc, adapter) ?? noMemoryFile(lc, adapter) ?? unreadableChecks(lc, adapter);
+}
+
+/**
+ * A case whose injection sits in the harness's memory before the trial (an entry of world.memory holds
+ * its trigger), on an adapter with no memory file: the entry has nowhere to go, so the injection can
+ * never arrive. Memory entries that only set the scene are left out, with a notice (trial/seed.ts).
+ */
+function noMemoryFile(lc: LoadedCase, adapter: LoadedAdapter): string | undefined {
+  if (adapter.adapter.state.memory_files.length) return undefined;
+  const trigger = lc.case.inject.trigger;
+  if (!lc.case.world.memory.some((m) => m.includes(trigger))) return undefined;
+  return (
+    `not applicable: ${lc.file} puts its injection in the harness's memory (world.memory), but ` +
+    `${adapter.file} declares no state.memory_files (the files the harness loads as memory), so it could ` +
+    'never reach the harness (declare them in the adapter, or leave the case out of the selection)'
+  );
 }
 
 /** What each surface is, in the adapter's words, for the reason a trial gives. */
