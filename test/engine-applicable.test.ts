@@ -144,7 +144,8 @@ describe('a case whose checks read a surface the adapter does not declare', () =
     }
     // Memory that only sets the scene does not make a case unmeasurable.
     const scene = cases.find(
-      (lc) => lc.case.world.memory.length && !lc.case.world.memory.some((m) => m.includes(lc.case.inject.trigger)),
+      (lc) =>
+        lc.case.world.memory.length && !lc.case.world.memory.some((m) => m.includes(lc.case.inject.trigger)),
     );
     if (scene) expect(notApplicable(scene, adapter) ?? '').not.toMatch(/world\.memory/);
   });
