@@ -64,15 +64,18 @@ export function cliReference(help) {
   ].join('\n\n');
 }
 
-/** The taxonomy vocabulary as a table, from `harness-risk list taxonomy`'s lines (framework, id, name, page). */
-export function taxonomyTable(listing) {
-  const rows = listing
+/** The rows of a tab-separated `list …` listing, each split into its fields. */
+const tsvRows = (listing) =>
+  listing
     .trim()
     .split('\n')
-    .map((line) => line.split('\t'))
-    .map(
-      ([framework, id, name, page]) => `| \`${cell(framework)}\` | [${cell(id)}](${page}) | ${cell(name)} |`,
-    );
+    .map((line) => line.split('\t'));
+
+/** The taxonomy vocabulary as a table, from `harness-risk list taxonomy`'s lines (framework, id, name, page). */
+export function taxonomyTable(listing) {
+  const rows = tsvRows(listing).map(
+    ([framework, id, name, page]) => `| \`${cell(framework)}\` | [${cell(id)}](${page}) | ${cell(name)} |`,
+  );
   return ['| framework | id | name |', '|---|---|---|', ...rows].join('\n');
 }
 
@@ -154,11 +157,7 @@ export function reviewerTables(listing) {
 
 /** The strategies table, from `harness-risk list strategies`'s lines (name, what it does). */
 export function strategyTable(listing) {
-  const rows = listing
-    .trim()
-    .split('\n')
-    .map((line) => line.split('\t'))
-    .map(([name, doc]) => `| \`${cell(name)}\` | ${cell(doc)} |`);
+  const rows = tsvRows(listing).map(([name, doc]) => `| \`${cell(name)}\` | ${cell(doc)} |`);
   return ['| strategy | what the adversary does |', '|---|---|', ...rows].join('\n');
 }
 
