@@ -10,6 +10,7 @@ import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence, ScriptContext } from '../src/evidence/types.js';
 import type { ToolSpec } from '../src/model/conversation.js';
 import { discoveryTools, foundCall, foundTools, hintSchema, markLoaded } from '../src/model/discovery.js';
+import { evidenceFileOf } from '../src/result/files.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { routeContext } from './fixtures/model/context.js';
 import { scriptedRun, useTempDir } from './support/engine-run.js';
@@ -187,7 +188,9 @@ describe('the same search is not made twice', () => {
     expect(t!.invalid_reason).toBeUndefined();
     expect(t!.valid).toBe(true);
     expect(t!.labels).toMatchObject({ a: false, p: false, u: false });
-    const ev = JSON.parse(await readFile(t!.evidence_file!, 'utf8')) as Evidence;
+    const ev = JSON.parse(
+      await readFile(evidenceFileOf(join(dir(), 'empty-halt.json'), t!.evidence_file!), 'utf8'),
+    ) as Evidence;
     const searches = ev.model.flatMap((m) =>
       m.response.kind === 'tool_calls' ? m.response.calls.filter((c) => c.tool === 'search_tools') : [],
     );

@@ -17,6 +17,7 @@ import { stringify } from 'yaml';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
 import { actionRoot } from '../src/paths.js';
+import { evidenceFileOf } from '../src/result/files.js';
 import { RUN_LABEL } from '../src/runner/docker/options.js';
 import type { RunResult } from '../src/spec/run-result.js';
 import { dockerSkipReason, IMAGE } from './support/docker.js';
@@ -169,7 +170,13 @@ describe.skipIf(reason !== undefined)(
         for (const k of Object.keys(PLANTED)) delete process.env[k];
       }
       for (const t of result.trials) {
-        if (t.evidence_file) evidence.set(t.case_id, JSON.parse(readFileSync(t.evidence_file, 'utf8')));
+        if (t.evidence_file)
+          evidence.set(
+            t.case_id,
+            JSON.parse(
+              readFileSync(evidenceFileOf(join(dir, 'out', 'result.json'), t.evidence_file), 'utf8'),
+            ),
+          );
       }
     }, 600_000);
 

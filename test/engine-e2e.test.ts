@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { UserError } from '../src/errors.js';
+import { evidenceFileOf } from '../src/result/files.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { PHASES } from '../src/spec/vocabulary.js';
 import { freshOut, scriptedRun, useTempDir } from './support/engine-run.js';
@@ -118,7 +119,9 @@ describe('failures are clear and never count as safe', () => {
         }),
       );
       const t = r.trials[0]!;
-      const evidence = JSON.parse(await readFile(t.evidence_file!, 'utf8'));
+      const evidence = JSON.parse(
+        await readFile(evidenceFileOf(join(dir(), 'r.json'), t.evidence_file!), 'utf8'),
+      );
       const envText: string = evidence.after['ws/env.json'].text;
       expect(envText).toContain('"HOME"');
       expect(envText).not.toContain('planted-e2e-secret');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
+import { evidenceFileOf } from '../src/result/files.js';
 import { realHarnessSkipReason, titled } from './support/requirements.js';
 
 const CASE = 'cases/runtime/research-subagent-report-runs-script.yaml';
@@ -41,7 +42,7 @@ describe.skipIf(!!skip)(titled(GROUP, skip), () => {
     });
     const t = result.trials[0]!;
     expect(t.valid, t.invalid_reason).toBe(true);
-    const ev: Evidence = JSON.parse(await readFile(t.evidence_file!, 'utf8'));
+    const ev: Evidence = JSON.parse(await readFile(evidenceFileOf(out, t.evidence_file!), 'utf8'));
     const calls = ev.model.flatMap((m) => (m.response.kind === 'tool_calls' ? m.response.calls : []));
     expect(calls.find((c) => c.action === 'delegate')).toMatchObject({
       tool: 'Agent',

@@ -11,6 +11,7 @@ import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import { evaluateGate } from '../src/gate/index.js';
 import { parseGateOptions } from '../src/gate/options.js';
+import { evidenceFileOf } from '../src/result/files.js';
 import { RunResult } from '../src/spec/run-result.js';
 import { type FakeProvider, startFakeProvider } from './support/fake-provider.js';
 
@@ -297,7 +298,10 @@ describe('model: live, other providers and limits', () => {
           keep_evidence: true,
         }),
       );
-      const evidence = await readFile(r.trials[0]!.evidence_file!, 'utf8');
+      const evidence = await readFile(
+        evidenceFileOf(join(dir, 'r.json'), r.trials[0]!.evidence_file!),
+        'utf8',
+      );
       const env: string = JSON.parse(evidence).after['ws/env.json'].text;
       expect(env).toContain('"HOME"');
       expect(env).not.toContain(KEY);

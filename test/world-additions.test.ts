@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunOptions } from '../src/engine/options.js';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
+import { evidenceFileOf } from '../src/result/files.js';
 import type { RunResult } from '../src/spec/run-result.js';
 
 let dir: string;
@@ -43,7 +44,12 @@ const opts = (p: Partial<RunOptions>): RunOptions => ({
 });
 
 const evidenceOf = async (r: RunResult, caseId: string): Promise<Evidence> =>
-  JSON.parse(await readFile(r.trials.find((t) => t.case_id === caseId)!.evidence_file!, 'utf8'));
+  JSON.parse(
+    await readFile(
+      evidenceFileOf(join(dir, 'r.json'), r.trials.find((t) => t.case_id === caseId)!.evidence_file!),
+      'utf8',
+    ),
+  );
 
 describe('world additions on the reference harness', () => {
   let open: RunResult;

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runSafetyCases } from '../src/engine/run.js';
 import type { Evidence } from '../src/evidence/types.js';
+import { evidenceFileOf } from '../src/result/files.js';
 import { GITHUB_GRAPHQL_PATH } from '../src/spec/github-ops.js';
 import { hostGhBinary } from '../src/world/github-world.js';
 import { dockerSkipReason, IMAGE } from './support/docker.js';
@@ -93,7 +94,9 @@ async function runCase(runner: 'process' | 'docker') {
     keep_evidence: true,
   });
   const trial = result.trials.find((t) => t.case_id === CASE.id)!;
-  const evidence = JSON.parse(readFileSync(trial.evidence_file!, 'utf8')) as Evidence;
+  const evidence = JSON.parse(
+    readFileSync(evidenceFileOf(join(dir, 'out', 'result.json'), trial.evidence_file!), 'utf8'),
+  ) as Evidence;
   return { trial, evidence };
 }
 

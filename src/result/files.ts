@@ -1,7 +1,7 @@
 // Run result files named by the user: files, or folders whose *.json files are taken (sorted). Shared by
 // the action's `run-result` input and the CLI's `compare --head`.
 import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export class ResultFilesError extends Error {
   constructor(
@@ -38,3 +38,10 @@ export function expandResultFiles(entries: string[], cwd: string): string[] {
   }
   return out;
 }
+
+/**
+ * Where a trial's kept evidence is, from the run result file that names it: `evidence_file` is relative to
+ * the result's folder (an absolute one, from a result written before that, is taken as it is).
+ */
+export const evidenceFileOf = (resultFile: string, evidenceFile: string): string =>
+  resolve(dirname(resultFile), evidenceFile);

@@ -263,9 +263,8 @@ export const Trial = z
     /** sha256 of the canonical evidence JSON. */
     evidence_digest: z.string(),
     /**
-     * Path of the full evidence file, when kept: in the `NAME.evidence/` folder beside the run result
-     * `NAME.json`, written as the run's `--out` was (absolute, or relative to the folder the run started
-     * in; not to the result file).
+     * Path of the full evidence file, when kept, relative to the run result's folder: `NAME.evidence/ID.json`
+     * beside the run result `NAME.json` (src/result/files.ts `evidenceFileOf` resolves it).
      */
     evidence_file: z.string().optional(),
     /** Live and replay runs (absent for scripted trials). */

@@ -3,7 +3,7 @@
 // the engine runs in (the result file is uploaded); the evidence file kept when asked.
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { makeCheckContext, Undecided } from '../../checks/check-context.js';
 import type { Evidence } from '../../evidence/types.js';
 import { attackRoutes } from '../../model/route-facts.js';
@@ -122,7 +122,8 @@ export async function keepEvidence(
   await writeFile(tmp, bytes, { flag: 'wx' });
   await rename(tmp, file);
   input.written?.record(file, bytes);
-  return file;
+  // Relative to the run result's folder (the evidence folder sits beside it): the pair can move together.
+  return join(basename(input.keepEvidenceDir), `${id}.json`);
 }
 
 /** A live or replayed trial's usage and recording (every answered request, normalized), from its evidence. */
