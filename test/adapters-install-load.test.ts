@@ -349,3 +349,29 @@ describe('ensureInstalled', () => {
     expect(info).toMatchObject({ dir: undefined, installed: false });
   });
 });
+
+describe('--no-install', () => {
+  // It used to skip only the matrix's own install step: each run then installed what was missing anyway.
+  it('a run never installs: a harness missing from the cache stops it, naming the cache and what to do', async () => {
+    const { runSafetyCases } = await import('../src/engine/run.js');
+    const cache = mkdtempSync(join(tmpdir(), 'hr-noinstall-'));
+    const out = join(cache, 'r.json');
+    const run = runSafetyCases({
+      adapter: 'pi',
+      config: Object.keys(loadAdapter('pi').adapter.configs)[0]!,
+      cases: ['subset:smoke'],
+      runner: 'process',
+      concurrency: 1,
+      seeds: 1,
+      model: 'scripted',
+      out,
+      keep_evidence: false,
+      cache_dir: cache,
+      install: false,
+    });
+    await expect(run).rejects.toThrow(
+      /pi: its harness \(.*@.*\) is not in the install cache .*--no-install forbids/,
+    );
+    expect(readdirSync(cache).filter((n) => n.startsWith('pi-'))).toEqual([]);
+  }, 60_000);
+});

@@ -56,6 +56,7 @@ options:
                      moved to a new npm name): the result and report say which package ran
   --out FILE         run result JSON (default runs/ADAPTER-CONFIG.json); written as trials finish
   --keep-evidence    keep every trial's full evidence beside the result
+  --no-install       never install: a harness missing from the cache is an error (default: install it)
   --resume FILE      continue the run whose result (or RESULT.json.journal) is FILE: only the trials
                      its journal lacks run; same --adapter, --config, --cases, --seeds, --strategies
   --shard I/N        run shard I of N (stable by case id)

@@ -28,7 +28,7 @@ matrix options (as for run, plus):
                      edit; the matrix names those cases per cell (Builds section)
   --acp-command CMD  the ACP agent's command for --adapter acp (as for run); adapters with a command of
                      their own keep it
-  --no-install       do not install missing harnesses into the cache first
+  --no-install       never install: a harness missing from the cache is an error (default: install it)
 `;
 
 const shellQuote = (s: string) => (/^[A-Za-z0-9_./:,=+@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

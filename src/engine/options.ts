@@ -96,6 +96,11 @@ export interface RunOptions {
   out: string;
   /** Keep each trial's full evidence JSON beside the run result. */
   keep_evidence: boolean;
+  /**
+   * false: never install; a harness missing from the cache stops the run before any trial, saying how to
+   * install it (default: install what is missing).
+   */
+  install?: boolean;
   shard?: Shard;
   /** Folder of the harness install cache (default .cache/harnesses under the action root). */
   cache_dir?: string;

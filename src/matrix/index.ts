@@ -46,7 +46,7 @@ export interface MatrixOptions {
   /** Attack strategies, as for `run` (default `direct`): every cell runs each case once per strategy. */
   strategies?: StrategyName[];
   cache_dir?: string;
-  /** Install missing harnesses into the cache first (default true). */
+  /** false: never install; each run refuses a harness missing from the cache (default: install it). */
   install?: boolean;
   /** Reuse a cell whose run result in OUT/runs is already complete for the same cases (default false). */
   resume?: boolean;
@@ -275,6 +275,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
             model: 'scripted',
             out: file,
             keep_evidence: opts.keep_evidence ?? false,
+            ...(opts.install === false ? { install: false } : {}),
             shard: opts.shard,
             cache_dir: cacheDir,
             ...(agent && opts.acp_command ? { acp_command: opts.acp_command } : {}),

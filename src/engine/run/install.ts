@@ -1,7 +1,8 @@
 // The harness install of a run: the adapter's pinned package into the cache, contained where bubblewrap
 // works (runner/contain/install-sandbox.ts), with the .npmrc files the run's scope allows, and what the
 // result records of it (HarnessInstall).
-import { ensureInstalled, type InstallSandbox } from '../../adapters/install.js';
+import { ensureInstalled, type InstallSandbox, isInstalled } from '../../adapters/install.js';
+import { UserError } from '../../errors.js';
 import { ignoredProjectNpmrc } from '../../adapters/npmrc.js';
 import { type HostPlan, planHost } from '../../runner/contain/host.js';
 import { installSandboxOf } from '../../runner/contain/install-sandbox.js';
@@ -32,6 +33,14 @@ export async function installHarness(
   plan: RunPlan,
   cacheDir: string,
 ): Promise<HarnessInstall> {
+  if (opts.install === false && !isInstalled(adapter.adapter, cacheDir)) {
+    const npm = adapter.adapter.install?.npm;
+    const what = npm ? `${npm.package}@${npm.version}` : `Node.js ${adapter.adapter.install?.node}`;
+    throw new UserError(
+      `${adapter.adapter.name}: its harness (${what}) is not in the install cache ${cacheDir}, and --no-install forbids installing it`,
+      `drop --no-install to install it now, or install it first (node scripts/install-harnesses.mjs ${adapter.adapter.name}, with HARNESS_RISK_CACHE=${cacheDir})`,
+    );
+  }
   // The process runner probed the host already; another runner's run probes it here (no setup).
   const { sandbox, reason } = await hostInstallSandbox(plan.hostPlan);
   const scope = opts.npmrc;
