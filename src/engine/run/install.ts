@@ -2,8 +2,8 @@
 // works (runner/contain/install-sandbox.ts), with the .npmrc files the run's scope allows, and what the
 // result records of it (HarnessInstall).
 import { ensureInstalled, type InstallSandbox, isInstalled } from '../../adapters/install.js';
-import { UserError } from '../../errors.js';
 import { ignoredProjectNpmrc } from '../../adapters/npmrc.js';
+import { UserError } from '../../errors.js';
 import { type HostPlan, planHost } from '../../runner/contain/host.js';
 import { installSandboxOf } from '../../runner/contain/install-sandbox.js';
 import type { HarnessInstall } from '../../spec/run-result.js';
