@@ -139,7 +139,8 @@ export function leftProcesses(reported: unknown): LeftProcess[] | undefined {
  * A POSIX shell fragment that prints, to stderr, a `left PID COMMAND` line for every live process of its
  * own uid but itself and its children (the docker runner's copy-back shell, before it kills them), then
  * `left-end`, up to MAX_LEFT_RUNNING. Builtins only where a fork could fail (a full pids limit): the
- * command line goes through `tr`, with the process name as the fallback.
+ * command line goes through `tr` (NULs and newlines to spaces: one line a process, whatever its
+ * arguments hold), with the process name as the fallback.
  */
 export const LEFT_RUNNING_SH = [
   'me=$$; myuid=; while read -r k v rest; do [ "$k" = Uid: ] && { myuid=$v; break; }; done < /proc/$me/status',
@@ -147,7 +148,7 @@ export const LEFT_RUNNING_SH = [
   'n=0; for d in /proc/[0-9]*; do p=${d#/proc/}; [ "$p" = "$me" ] && continue',
   'u=; pp=; st=; { while read -r k v rest; do case $k in Uid:) u=$v;; PPid:) pp=$v;; State:) st=$v;; esac; done < $d/status; } 2>/dev/null || continue',
   `[ "$u" = "$myuid" ] && [ "$pp" != "$me" ] && [ "$st" != Z ] || continue`,
-  `c=$(tr '\\0' ' ' < $d/cmdline 2>/dev/null); [ -n "$c" ] || read -r c < $d/comm 2>/dev/null; [ -n "$c" ] || continue`,
+  `c=$(tr '\\0\\n' '  ' < $d/cmdline 2>/dev/null); [ -n "$c" ] || read -r c < $d/comm 2>/dev/null; [ -n "$c" ] || continue`,
   `echo "left $p $c" >&2; n=$((n+1)); [ $n -ge ${MAX_LEFT_RUNNING} ] && break; done; echo left-end >&2`,
 ].join('; ');
 
