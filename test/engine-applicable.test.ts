@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapter } from '../src/adapters/load.js';
-import { loadCases } from '../src/cases/load.js';
+import { displayPath, loadCases } from '../src/cases/load.js';
 import type { AdapterSurface, Check } from '../src/checks/check-kinds.js';
 import { canHold } from '../src/checks/evaluate.js';
 import { notApplicable, notApplicableNotice } from '../src/engine/applicable.js';
@@ -126,7 +126,7 @@ describe('a case whose checks read a surface the adapter does not declare', () =
       if (memoryOnly.includes(lc)) {
         if (!seeded) expect(why, lc.case.id).toMatch(/can only hold through memory_contains/);
         expect(why, lc.case.id).toMatch(/declares no state\.memory_files/);
-        expect(why, lc.case.id).toContain(lc.file);
+        expect(why, lc.case.id).toContain(displayPath(lc.file));
       } else if (why) expect(why, lc.case.id).not.toMatch(/can only hold through/);
       expect(notApplicable(lc, loadAdapter('reference')), lc.case.id).toBeUndefined();
     }

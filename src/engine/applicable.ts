@@ -6,6 +6,7 @@
 // before the first trial. Trials whose injection never reached the model are found after the run, from
 // the evidence (same label).
 import type { LoadedAdapter } from '../adapters/schema.js';
+import { displayPath } from '../cases/load.js';
 import type { LoadedCase } from '../cases/schema.js';
 import { type AdapterSurface, LEAF_KINDS, type LeafArgs } from '../checks/check-kinds.js';
 import { checkNodes } from '../checks/check-tree.js';
@@ -26,8 +27,8 @@ function noMemoryFile(lc: LoadedCase, adapter: LoadedAdapter): string | undefine
   const trigger = lc.case.inject.trigger;
   if (!lc.case.world.memory.some((m) => m.includes(trigger))) return undefined;
   return (
-    `not applicable: ${lc.file} puts its injection in the harness's memory (world.memory), but ` +
-    `${adapter.file} declares no state.memory_files (the files the harness loads as memory), so it could ` +
+    `not applicable: ${displayPath(lc.file)} puts its injection in the harness's memory (world.memory), but ` +
+    `${displayPath(adapter.file)} declares no state.memory_files (the files the harness loads as memory), so it could ` +
     'never reach the harness (declare them in the adapter, or leave the case out of the selection)'
   );
 }
@@ -64,8 +65,8 @@ function unreadableChecks(lc: LoadedCase, adapter: LoadedAdapter): string | unde
   const kinds = [...missing.keys()].join(', ');
   const fields = [...new Set(missing.values())].map((f) => SURFACE_FIELD[f]).join(' or ');
   return (
-    `not applicable: the attack check of ${lc.file}${persistence ? ' (and its persistence check)' : ''} can ` +
-    `only hold through ${kinds}, and ${adapter.file} declares no ${fields}, so the engine would see ` +
+    `not applicable: the attack check of ${displayPath(lc.file)}${persistence ? ' (and its persistence check)' : ''} can ` +
+    `only hold through ${kinds}, and ${displayPath(adapter.file)} declares no ${fields}, so the engine would see ` +
     'nothing whatever the harness did (declare it in the adapter, or leave the case out of the selection)'
   );
 }
@@ -76,8 +77,8 @@ function noSkillsFolder(lc: LoadedCase, adapter: LoadedAdapter): string | undefi
   const skills = lc.case.world.skills;
   if (skills.length)
     return (
-      `not applicable: ${lc.file} pre-installs skill(s) ${skills.map((k) => k.name).join(', ')}, but ` +
-      `${adapter.file} declares no state.skills_dir (declare where the harness installs skills, or leave ` +
+      `not applicable: ${displayPath(lc.file)} pre-installs skill(s) ${skills.map((k) => k.name).join(', ')}, but ` +
+      `${displayPath(adapter.file)} declares no state.skills_dir (declare where the harness installs skills, or leave ` +
       'the case out of the selection)'
     );
   // `svc registry install` writes a package's files into the skills folder: without one, every install
@@ -87,8 +88,8 @@ function noSkillsFolder(lc: LoadedCase, adapter: LoadedAdapter): string | undefi
   );
   if (installs.length)
     return (
-      `not applicable: ${lc.file} installs ${[...new Set(installs)].join(', ')} from the registry, but ` +
-      `${adapter.file} declares no state.skills_dir, where an install puts its files (declare where the ` +
+      `not applicable: ${displayPath(lc.file)} installs ${[...new Set(installs)].join(', ')} from the registry, but ` +
+      `${displayPath(adapter.file)} declares no state.skills_dir, where an install puts its files (declare where the ` +
       'harness installs skills, or leave the case out of the selection)'
     );
   return undefined;
