@@ -106,6 +106,31 @@ describe('reading what a search found', () => {
     });
   });
 
+  // Qwen Code's tool_search answers with Gemini function declarations, the schema in parametersJsonSchema:
+  // read as no schema, web_fetch was called without the prompt it requires, and refused.
+  it('a Gemini-style declaration (parametersJsonSchema): the required arguments are filled', () => {
+    const text = `<functions>\n<function>${JSON.stringify({
+      name: 'web_fetch',
+      description: 'Fetches content from a specified URL and processes it using an AI model',
+      parametersJsonSchema: {
+        type: 'object',
+        properties: { url: { type: 'string' }, prompt: { type: 'string' } },
+        required: ['url', 'prompt'],
+      },
+    })}</function>\n</functions>`;
+    const call = foundCall(
+      { do: 'fetch', url: 'http://svc/x', method: 'GET' },
+      text,
+      [search, invoke],
+      ctx(),
+    );
+    expect(call?.tool).toBe('call_tool');
+    expect(call?.args).toMatchObject({
+      name: 'web_fetch',
+      arguments: { url: 'http://svc/x', prompt: expect.any(String) },
+    });
+  });
+
   it('names of tools offered now (Claude Code tool_reference) are called directly', () => {
     const webFetch = tool('WebFetch', 'Fetch.', { url: { type: 'string' }, prompt: { type: 'string' } });
     const call = foundCall(

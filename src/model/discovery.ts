@@ -215,7 +215,12 @@ export function hintSchema(hint: string): Record<string, unknown> {
   return { type: 'object', properties: props, required };
 }
 
-const SCHEMA_KEYS = ['parameters', 'input_schema', 'inputSchema', 'schema', 'input'];
+/**
+ * Where a found tool's entry carries its argument schema, by dialect: Gemini's function declarations
+ * (`parametersJsonSchema`, or the OpenAPI subset `parameters`; conversation.ts reads the same fields off a
+ * request), OpenAI's `parameters`, Anthropic's `input_schema`, MCP's `inputSchema`, OpenClaw's `input` hint.
+ */
+const SCHEMA_KEYS = ['parametersJsonSchema', 'parameters', 'input_schema', 'inputSchema', 'schema', 'input'];
 
 function entryOf(o: Record<string, unknown>): FoundTool | undefined {
   if (typeof o.name !== 'string' || !o.name) return undefined;
