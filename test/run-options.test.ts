@@ -52,6 +52,9 @@ describe('run options: one schema for the action inputs and the CLI flags', () =
     [{ timeout: '5m' }, { timeout_s: 300 }],
     [{ timeout: '2 min' }, { timeout_s: 120 }],
     [{ shard: '2/4' }, { shard: { index: 2, total: 4 } }],
+    [{ 'trial-memory': '4GiB' }, { limits: { memory_bytes: 4 * 1024 ** 3 } }],
+    [{ 'trial-memory': '3072 MiB' }, { limits: { memory_bytes: 3072 * 1024 ** 2 } }],
+    [{ 'trial-memory': '6g' }, { limits: { memory_bytes: 6 * 1024 ** 3 } }],
     [{ cases: 'phase:runtime, tag:mcp' }, { cases: ['phase:runtime', 'tag:mcp'] }],
     // A repeated flag is already a list: its selectors are kept whole.
     [{ cases: ['a,b', 'c'] }, { cases: ['a,b', 'c'] }],
@@ -76,6 +79,8 @@ describe('run options: one schema for the action inputs and the CLI flags', () =
     [{ timeout: '0' }, 'timeout', /not a per-trial timeout; write seconds \(e\.g\. 120\) or minutes/],
     [{ timeout: '7h' }, 'timeout', /not a per-trial timeout/],
     [{ timeout: '21601' }, 'timeout', /up to 6 hours/],
+    [{ 'trial-memory': '100MiB' }, 'trial-memory', /from 256MiB to 64GiB/],
+    [{ 'trial-memory': 'lots' }, 'trial-memory', /^"lots" is not a trial memory limit; write GiB or MiB/],
     [{ seeds: '101' }, 'seeds', /not a number of seeds \(a whole number from 1 to 100\)/],
     [{ shard: '3/2' }, 'shard', /write i\/n with 1 ≤ i ≤ n, e\.g\. 2\/4/],
     [{ shard: 'x' }, 'shard', /^"x" is not a shard/],

@@ -30,6 +30,9 @@ options:
   --image IMAGE      container image for --runner docker
   --concurrency N    trials at once (default 2)
   --timeout S        per trial: seconds (120) or minutes (5m); default: the adapter's
+  --trial-memory SIZE
+                     memory of one trial, all its processes (4GiB, 3072MiB; default 2GiB): a harness
+                     the limit kills reads "memory limit reached", never safe
   --max-consecutive-invalid N
                      stop after N invalid trials in a row, a harness that never starts (default 10;
                      0 = off); the result is kept and resumable

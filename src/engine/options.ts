@@ -142,6 +142,7 @@ export const RUN_SETTING_DEFAULTS = {
   image: '',
   concurrency: '2',
   timeout: '',
+  'trial-memory': '',
   'max-consecutive-invalid': String(DEFAULT_MAX_CONSECUTIVE_INVALID),
   seeds: '1',
   strategies: 'direct',
@@ -172,6 +173,22 @@ const timeout = z.string().transform((v, ctx) => {
     ctx.addIssue({
       code: 'custom',
       message: `"${v}" is not a per-trial timeout; write seconds (e.g. 120) or minutes (e.g. 5m), up to ${MAX_TIMEOUT_S / 3600} hours, or leave it empty for the adapter's`,
+    });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** Memory of one trial: 4GiB, 3072MiB (the contained and docker runners' default is 2 GiB). */
+const trialMemory = z.string().transform((v, ctx) => {
+  if (v === '') return undefined;
+  const m = v.trim().match(/^(\d+(?:\.\d+)?)\s*(g|gb|gib|m|mb|mib)$/i);
+  const unit = m?.[2]!.toLowerCase().startsWith('g') ? 1024 ** 3 : 1024 ** 2;
+  const n = m ? Math.round(Number(m[1]) * unit) : Number.NaN;
+  if (!(n >= 256 * 1024 ** 2 && n <= 64 * 1024 ** 3)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${v}" is not a trial memory limit; write GiB or MiB (e.g. 4GiB, 3072MiB), from 256MiB to 64GiB, or leave it empty for the runner's 2GiB`,
     });
     return z.NEVER;
   }
@@ -272,6 +289,7 @@ export const RunSettingFields = z
     image: z.string(),
     concurrency: int(1, 64, 'a concurrency'),
     timeout,
+    'trial-memory': trialMemory,
     'max-consecutive-invalid': int(0, 1_000_000, 'a number of trials (0 turns the fail-fast off)'),
     seeds: int(1, 100, 'a number of seeds'),
     strategies,
@@ -301,6 +319,7 @@ export const RunSettingFields = z
       concurrency: v.concurrency,
       max_consecutive_invalid: v['max-consecutive-invalid'],
       ...(v.timeout !== undefined ? { timeout_s: v.timeout } : {}),
+      ...(v['trial-memory'] !== undefined ? { limits: { memory_bytes: v['trial-memory'] } } : {}),
       seeds: v.seeds,
       strategies: v.strategies,
       ...(v.activation ? { activation: true } : {}),
@@ -332,6 +351,7 @@ export type RunSettings = Pick<
   | 'image'
   | 'concurrency'
   | 'timeout_s'
+  | 'limits'
   | 'seeds'
   | 'strategies'
   | 'activation'
@@ -356,6 +376,7 @@ const SETTING_KEYS = [
   'image',
   'concurrency',
   'timeout_s',
+  'limits',
   'max_consecutive_invalid',
   'seeds',
   'strategies',

@@ -42,6 +42,8 @@ export interface MatrixOptions {
   image?: string;
   concurrency?: number;
   timeout_s?: number;
+  /** Per-trial limits, as for `run` (`--trial-memory`). */
+  limits?: RunOptions['limits'];
   seeds?: number;
   /** Attack strategies, as for `run` (default `direct`): every cell runs each case once per strategy. */
   strategies?: StrategyName[];
@@ -270,6 +272,7 @@ export async function runMatrix(opts: MatrixOptions): Promise<MatrixResult> {
             image: opts.image,
             concurrency: opts.concurrency ?? 2,
             timeout_s: opts.timeout_s,
+            ...(opts.limits ? { limits: opts.limits } : {}),
             seeds: opts.seeds ?? 1,
             ...(opts.strategies ? { strategies: opts.strategies } : {}),
             model: 'scripted',
