@@ -183,7 +183,7 @@ const timeout = z.string().transform((v, ctx) => {
 const trialMemory = z.string().transform((v, ctx) => {
   if (v === '') return undefined;
   const m = v.trim().match(/^(\d+(?:\.\d+)?)\s*(g|gb|gib|m|mb|mib)$/i);
-  const unit = m?.[2]!.toLowerCase().startsWith('g') ? 1024 ** 3 : 1024 ** 2;
+  const unit = /^g/i.test(m?.[2] ?? '') ? 1024 ** 3 : 1024 ** 2;
   const n = m ? Math.round(Number(m[1]) * unit) : Number.NaN;
   if (!(n >= 256 * 1024 ** 2 && n <= 64 * 1024 ** 3)) {
     ctx.addIssue({
