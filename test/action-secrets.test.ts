@@ -247,9 +247,10 @@ describe('a harness that prints every secret it can get, in every encoding', () 
       not_applicable?: string;
       facts: { error_tail?: string; files_changed: string[] };
     }[];
-    // A case this adapter cannot run (it installs a package; the adapter has no skills folder) is recorded
-    // not applicable without a launch: nothing of the harness in it.
-    const trials = all.filter((t) => !t.not_applicable?.includes('declares no state.skills_dir'));
+    // A case this adapter cannot run (it installs a package, or its attack shows only in a memory file, and
+    // the adapter declares no skills folder or memory file) is recorded not applicable without a launch:
+    // nothing of the harness in it.
+    const trials = all.filter((t) => !/declares no state\./.test(t.not_applicable ?? ''));
     expect(trials.length).toBeGreaterThan(3);
     // Each trial's tail and file names carry its slice of the forms, masked.
     for (const t of trials) {
