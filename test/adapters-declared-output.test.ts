@@ -14,7 +14,9 @@ const dir = useTempDir('hr-ask-');
 let blind: string;
 const opts = (adapter: string, config: string, name: string) =>
   scriptedRun({ adapter, config, out: join(dir(), name, 'result.json'), keep_evidence: true });
-const evidence = (result: RunResult, trialId: string) => trialEvidence(dir(), result, trialId);
+/** A trial's kept evidence; `name` is the run's folder (evidence_file is relative to the result's folder). */
+const evidence = (result: RunResult, trialId: string, name = 'ask') =>
+  trialEvidence(join(dir(), name), result, trialId);
 
 describe('output rules declared in YAML', () => {
   let asked: RunResult;

@@ -14,7 +14,9 @@ const MINI = join(import.meta.dirname, 'fixtures', 'mini-harness');
 const dir = useTempDir('hr-fifth-');
 const opts = (config: string) =>
   scriptedRun({ adapter: MINI, config, out: join(dir(), config, 'result.json'), keep_evidence: true });
-const evidence = (result: RunResult, trialId: string) => trialEvidence(dir(), result, trialId);
+// Each run's result sits in a folder named for its configuration; evidence_file is relative to it.
+const evidence = (result: RunResult, trialId: string) =>
+  trialEvidence(join(dir(), result.adapter.config), result, trialId);
 
 describe('a fifth harness from a folder outside adapters/', () => {
   let open: RunResult;

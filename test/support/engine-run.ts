@@ -44,7 +44,7 @@ export function scriptedRun(p: Partial<RunOptions> & Pick<RunOptions, 'out'>): R
   };
 }
 
-/** The evidence trial `trialId` of `result` kept (run with keep_evidence; files relative to `dir`). */
+/** The evidence trial `trialId` of `result` kept (run with keep_evidence); `dir` is the result file's folder. */
 export async function trialEvidence(dir: string, result: RunResult, trialId: string): Promise<Evidence> {
   const trial = result.trials.find((t) => t.id === trialId)!;
   return JSON.parse(await readFile(resolve(dir, trial.evidence_file!), 'utf8'));
